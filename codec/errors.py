@@ -1,0 +1,125 @@
+"""The error taxonomy: one root, one class per side of the wire.
+
+``DecodeError`` means *the bytes* are wrong (the peer's fault, like h11's RemoteProtocolError);
+``EncodeError`` means *the request* is impossible (the caller's fault, like LocalProtocolError).
+Subclasses exist only where a caller acts differently.
+
+Every ``DecodeError`` carries the message, the version, the byte offset and the field path, and
+formats them the same way everywhere, e.g.::
+
+    AssignmentInfo v6: truncated at offset 38 in standby_partitions_by_host[1].host (need 2, have 1)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CodecError",
+    "DecodeError",
+    "TruncatedError",
+    "UnsupportedVersionError",
+    "LimitExceededError",
+    "EncodeError",
+]
+
+
+class CodecError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class DecodeError(CodecError, ValueError):
+    """Bytes that cannot be decoded.
+
+    Attributes: ``message`` (the message name, e.g. ``"SubscriptionInfo"``), ``version`` (or None when
+    the version itself could not be read), ``offset`` (byte offset into the decoded buffer), ``path``
+    (dotted field path with array indices, ``""`` for the message itself) and ``reason``.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        message: str | None = None,
+        version: int | None = None,
+        offset: int | None = None,
+        path: str = "",
+    ) -> None:
+        self.reason = reason
+        self.message = message
+        self.version = version
+        self.offset = offset
+        self.path = path
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        head = self.message or "input"
+        if self.version is not None:
+            head += f" v{self.version}"
+        where = ""
+        if self.offset is not None:
+            where = f" at offset {self.offset}"
+        if self.path:
+            where += f" in {self.path}"
+        reason = self.reason
+        # "truncated (need 2, have 1)" reads best with the location in the middle.
+        detail = ""
+        if reason.endswith(")") and " (" in reason:
+            reason, detail = reason.split(" (", 1)
+            detail = " (" + detail
+        return f"{head}: {reason}{where}{detail}"
+
+    def __str__(self) -> str:  # always reflect later updates (with_context)
+        return self._format()
+
+    def with_context(self, *, message: str | None = None, version: int | None = None,
+                     offset_base: int = 0, path_prefix: str = "") -> "DecodeError":
+        """Fill in what an inner layer could not know (used when one message nests another)."""
+        if message is not None and self.message is None:
+            self.message = message
+        if version is not None and self.version is None:
+            self.version = version
+        if self.offset is not None:
+            self.offset += offset_base
+        if path_prefix:
+            self.path = path_prefix + ("." + self.path if self.path and not self.path.startswith("[") else self.path)
+        self.args = (self._format(),)
+        return self
+
+    def to_json(self) -> dict:
+        return {
+            "type": type(self).__name__,
+            "message": str(self),
+            "offset": self.offset,
+            "path": self.path,
+        }
+
+
+class TruncatedError(DecodeError):
+    """The input ended before a field was complete."""
+
+
+class UnsupportedVersionError(DecodeError):
+    """The version word names a version this message does not have (e.g. AssignmentInfo 12)."""
+
+
+class LimitExceededError(DecodeError):
+    """A size or count exceeds a configured maximum or the bytes that remain."""
+
+
+class EncodeError(CodecError, ValueError):
+    """A model that cannot be written at the requested version (Kafka's UnsupportedVersionException,
+    TaskAssignmentException and IllegalArgumentException cases), or a value out of its wire range."""
+
+    def __init__(self, reason: str, *, message: str | None = None, version: int | None = None,
+                 path: str = "") -> None:
+        self.reason = reason
+        self.message = message
+        self.version = version
+        self.path = path
+        head = message or "value"
+        if version is not None:
+            head += f" v{version}"
+        where = f" ({path})" if path else ""
+        super().__init__(f"{head}: {reason}{where}")
+
+    def to_json(self) -> dict:
+        return {"type": type(self).__name__, "message": str(self), "offset": None, "path": self.path}

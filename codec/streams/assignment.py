@@ -1,0 +1,206 @@
+"""AssignmentInfo: the version-independent model and its conversion to and from every wire version.
+
+Kafka's decoding rules (wire-facts §3): the version word must be 1-11 (no future-version leniency);
+v1-2 have no commonlySupportedVersion (-1); absent fields take their defaults (empty maps, errCode 0,
+nextRebalanceMs Long.MAX_VALUE); v5+ host maps name topics through the topic dictionary; trailing bytes
+are accepted and reported.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field, replace
+
+from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
+from ..types import HostInfo, TaskId, TopicPartition
+from ..wire.builder import decode_wire, encode_wire, field_offsets, wire_class
+from .constants import LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
+
+__all__ = ["AssignmentInfo", "DecodedAssignment", "decode_assignment", "encode_assignment",
+           "assignment_to_wire", "assignment_from_wire", "peek_assignment_version"]
+
+MESSAGE = "AssignmentInfo"
+
+Partitions = tuple[TopicPartition, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssignmentInfo:
+    """What the leader tells one consumer, independent of the wire version.
+
+    ``active_tasks`` is positional: entry i is the task of the consumer's i-th assigned partition in
+    (topic, partition) order, so a task with k partitions appears k times. Maps keep the wire order;
+    :meth:`canonical` sorts everything for comparisons that must not depend on Java's HashMap order."""
+
+    version: int
+    commonly_supported_version: int = LATEST_SUPPORTED_VERSION
+    active_tasks: tuple[TaskId, ...] = ()
+    standby_tasks: dict[TaskId, Partitions] = field(default_factory=dict)
+    partitions_by_host: dict[HostInfo, Partitions] = field(default_factory=dict)
+    standby_partitions_by_host: dict[HostInfo, Partitions] = field(default_factory=dict)
+    error_code: int = 0
+    next_rebalance_ms: int = NO_REBALANCE
+
+    def canonical(self) -> "AssignmentInfo":
+        """The same assignment with every set-like collection sorted (maps by key, partitions by
+        topic and partition). ``active_tasks`` keeps its order: it is positional."""
+        def parts(m):
+            return {k: tuple(sorted(set(v))) for k, v in sorted(m.items(), key=lambda kv: kv[0].sort_key())}
+        return replace(self, standby_tasks=parts(self.standby_tasks),
+                       partitions_by_host=parts(self.partitions_by_host),
+                       standby_partitions_by_host=parts(self.standby_partitions_by_host))
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedAssignment:
+    info: AssignmentInfo
+    wire: object
+    consumed: int
+    trailing: int
+
+
+def peek_assignment_version(data: bytes) -> int:
+    if len(data) < 4:
+        raise TruncatedError(f"truncated (need 4, have {len(data)})", message=MESSAGE, offset=0, path="version")
+    return struct.unpack_from(">i", data)[0]
+
+
+def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = False):
+    """Decode AssignmentInfo bytes as Kafka's ``AssignmentInfo.decode`` does.
+
+    Returns an :class:`AssignmentInfo`, or a :class:`DecodedAssignment` with ``detail=True``."""
+    data = bytes(data)
+    version = peek_assignment_version(data)
+    if not 1 <= version <= LATEST_SUPPORTED_VERSION:
+        raise UnsupportedVersionError(
+            f"unable to decode assignment data: used version {version}; latest supported version "
+            f"{LATEST_SUPPORTED_VERSION}", message=MESSAGE, offset=0, path="version")
+    wire, end = decode_wire(MESSAGE, version, data)
+    try:
+        info = assignment_from_wire(wire)
+    except DecodeError as e:  # locate the offending field in the bytes (the diagnostic path)
+        e.offset = field_offsets(MESSAGE, version, data).get(e.path)
+        raise e.with_context()
+    result = DecodedAssignment(info, wire, end, len(data) - end)
+    return result if detail else info
+
+
+def _task(w) -> TaskId:
+    return TaskId(w.subtopology, w.partition, w.named_topology)
+
+
+def _tp(w) -> TopicPartition:
+    return TopicPartition(w.topic, w.partition)
+
+
+def assignment_from_wire(w) -> AssignmentInfo:
+    v = w.version
+    dictionary = {e.index: e.topic for e in w.topic_dictionary}  # duplicate index: last wins, as in Kafka
+
+    def host_map(entries, name) -> dict[HostInfo, Partitions]:
+        out: dict[HostInfo, Partitions] = {}
+        for i, h in enumerate(entries):
+            if v >= 5:
+                parts = []
+                for j, ip in enumerate(h.indexed_partitions):
+                    topic = dictionary.get(ip.topic_index)
+                    if topic is None:
+                        raise DecodeError(f"topic index {ip.topic_index} is not in the topic dictionary",
+                                          message=MESSAGE, version=v,
+                                          path=f"{name}[{i}].indexed_partitions[{j}].topic_index")
+                    parts.append(TopicPartition(topic, ip.partition))
+                out[HostInfo(h.host, h.port)] = tuple(parts)
+            else:
+                out[HostInfo(h.host, h.port)] = tuple(_tp(p) for p in h.partitions)
+        return out
+
+    return AssignmentInfo(
+        version=v,
+        commonly_supported_version=w.commonly_supported_version if v >= 3 else UNKNOWN,
+        active_tasks=tuple(_task(t) for t in w.active_tasks),
+        standby_tasks={_task(s.task_id): tuple(_tp(p) for p in s.partitions) for s in w.standby_tasks},
+        partitions_by_host=host_map(w.partitions_by_host, "partitions_by_host"),
+        standby_partitions_by_host=host_map(w.standby_partitions_by_host, "standby_partitions_by_host"),
+        error_code=w.err_code,
+        next_rebalance_ms=w.next_scheduled_rebalance_ms,
+    )
+
+
+def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop_unrepresentable: bool = False):
+    """The wire object for ``info`` at ``version`` (default ``info.version``).
+
+    A value the version cannot carry raises :class:`EncodeError`, unless ``drop_unrepresentable=True``,
+    which leaves it out as Kafka's encoder does (host maps below v2, errCode below v4, standby host maps
+    below v6, nextRebalanceMs below v7). Named topologies below v10 are refused either way. v1-2 carry
+    no commonlySupportedVersion: whatever the model holds there is not written."""
+    v = info.version if version is None else version
+    if not 1 <= v <= LATEST_SUPPORTED_VERSION:
+        raise EncodeError(f"cannot encode version {v}; versions 1-{LATEST_SUPPORTED_VERSION} exist",
+                          message=MESSAGE, version=v)
+
+    def refuse(what: str, path: str) -> None:
+        if not drop_unrepresentable:
+            raise EncodeError(f"{what} cannot be carried by this version", message=MESSAGE, version=v, path=path)
+
+    if v < 10:
+        named = [t for t in (*info.active_tasks, *info.standby_tasks) if t.topology_name is not None]
+        if named:
+            raise EncodeError(f"named topologies are not compatible with protocol version {v} (task {named[0]})",
+                              message=MESSAGE, version=v, path="active_tasks")
+    if v < 2 and info.partitions_by_host:
+        refuse("partitions_by_host", "partitions_by_host")
+    if v < 4 and info.error_code:
+        refuse(f"error_code {info.error_code}", "error_code")
+    if v < 6 and info.standby_partitions_by_host:
+        refuse("standby_partitions_by_host", "standby_partitions_by_host")
+    if v < 7 and info.next_rebalance_ms != NO_REBALANCE:
+        refuse(f"next_rebalance_ms {info.next_rebalance_ms}", "next_rebalance_ms")
+
+    W = lambda name: wire_class(MESSAGE, name)  # noqa: E731
+    TaskIdW, TPW, Standby, Host = W("TaskId"), W("TopicPartition"), W("StandbyTask"), W("HostPartitions")
+
+    def task(t: TaskId):
+        return TaskIdW(subtopology=t.subtopology, partition=t.partition,
+                       named_topology=t.topology_name if v >= 10 else None)
+
+    def tps(parts):
+        return tuple(TPW(topic=p.topic, partition=p.partition) for p in parts)
+
+    kwargs: dict = {
+        "version": v,
+        "active_tasks": tuple(task(t) for t in info.active_tasks),
+        "standby_tasks": tuple(Standby(task_id=task(t), partitions=tps(ps)) for t, ps in info.standby_tasks.items()),
+    }
+    if v >= 3:
+        kwargs["commonly_supported_version"] = info.commonly_supported_version
+    if v >= 4:
+        kwargs["err_code"] = info.error_code
+    if v >= 7:
+        kwargs["next_scheduled_rebalance_ms"] = info.next_rebalance_ms
+    if 2 <= v <= 4:
+        kwargs["partitions_by_host"] = tuple(Host(host=h.host, port=h.port, partitions=tps(ps))
+                                             for h, ps in info.partitions_by_host.items())
+    elif v >= 5:
+        maps = [info.partitions_by_host] + ([info.standby_partitions_by_host] if v >= 6 else [])
+        index: dict[str, int] = {}
+        for m in maps:  # the dictionary covers every topic the encoded host maps name, first seen first
+            for parts in m.values():
+                for p in parts:
+                    index.setdefault(p.topic, len(index))
+        Idx, IP = W("TopicIndex"), W("IndexedPartition")
+        kwargs["topic_dictionary"] = tuple(Idx(index=i, topic=t) for t, i in index.items())
+
+        def indexed(m):
+            return tuple(Host(host=h.host, port=h.port,
+                              indexed_partitions=tuple(IP(topic_index=index[p.topic], partition=p.partition)
+                                                       for p in ps))
+                         for h, ps in m.items())
+        kwargs["partitions_by_host"] = indexed(info.partitions_by_host)
+        if v >= 6:
+            kwargs["standby_partitions_by_host"] = indexed(info.standby_partitions_by_host)
+    return wire_class(MESSAGE, MESSAGE)(**kwargs)
+
+
+def encode_assignment(info: AssignmentInfo, version: int | None = None, *, drop_unrepresentable: bool = False) -> bytes:
+    v = info.version if version is None else version
+    return encode_wire(MESSAGE, v, assignment_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))

@@ -1,0 +1,207 @@
+"""JSON views of the Streams models.
+
+``kafka`` style is the shape of the ``data``/``decoded`` records in Kafka's vectors (camelCase, TaskIds as
+``{subtopology, partition, topologyName}``, UUIDs as strings, ``wire`` = the raw field view of that
+version). ``native`` style is the project's own snake_case view, with task ids printed as Kafka prints
+them (``1_2``, ``name__1_2``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ..errors import EncodeError
+from ..types import HostInfo, TaskId, TopicPartition
+from ..wire.builder import to_json
+from .assignment import AssignmentInfo
+from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN, UNKNOWN_OFFSET_SUM
+from .subscription import SubscriptionInfo
+
+__all__ = ["subscription_json", "subscription_from_json", "assignment_json", "assignment_from_json"]
+
+
+def _task_k(t: TaskId) -> dict:
+    return {"subtopology": t.subtopology, "partition": t.partition, "topologyName": t.topology_name}
+
+
+def _tp_k(p: TopicPartition) -> dict:
+    return {"topic": p.topic, "partition": p.partition}
+
+
+def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka") -> dict:
+    if style == "native":
+        out: dict[str, Any] = {
+            "version": info.version,
+            "latest_supported_version": info.latest_supported_version,
+            "process_id": str(info.process_id),
+            "user_endpoint": info.user_endpoint,
+            "task_offset_sums": {str(t): s for t, s in sorted(info.task_offset_sums.items())},
+            "unique_field": info.unique_field,
+            "error_code": info.error_code,
+            "client_tags": dict(sorted(info.client_tags.items())),
+        }
+        if info.is_version_probe:
+            out["version_probe"] = True
+        return out
+    out = {
+        "version": info.version,
+        "latestSupportedVersion": info.latest_supported_version,
+        "processId": str(info.process_id),
+        "userEndPoint": info.user_endpoint,
+        "prevTasks": [_task_k(t) for t in sorted(info.prev_tasks)],
+        "standbyTasks": [_task_k(t) for t in sorted(info.standby_tasks)],
+        "taskOffsetSums": [{"taskId": _task_k(t), "offsetSum": s} for t, s in sorted(info.task_offset_sums.items())],
+        "errorCode": info.error_code,
+        "clientTags": dict(sorted(info.client_tags.items())),
+        "uniqueField": info.unique_field,
+    }
+    if info.is_version_probe:
+        out["futureVersion"] = True
+    elif wire is not None:
+        out["wire"] = to_json(wire, "SubscriptionInfo", info.version, style="kafka")
+    return out
+
+
+def _get(d: dict, *keys, default=None):
+    for k in keys:
+        if k in d:
+            return d[k]
+    return default
+
+
+def _task_from(obj, path: str) -> TaskId:
+    if isinstance(obj, str):
+        try:
+            return TaskId.parse(obj)
+        except ValueError as e:
+            raise EncodeError(str(e), path=path) from None
+    if not isinstance(obj, dict):
+        raise EncodeError(f"expected a task id, got {obj!r}", path=path)
+    try:
+        return TaskId(int(obj["subtopology"]), int(obj["partition"]),
+                      _get(obj, "topologyName", "topology_name"))
+    except (KeyError, TypeError, ValueError):
+        raise EncodeError(f"expected {{subtopology, partition, topologyName}}, got {obj!r}", path=path) from None
+
+
+def _uuid(text, path: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(text) if text is not None else uuid.UUID(int=0)
+    except (ValueError, AttributeError, TypeError):
+        raise EncodeError(f"not a UUID: {text!r}", path=path) from None
+
+
+def subscription_from_json(d: dict) -> SubscriptionInfo:
+    """Read either style, and either of Kafka's ``data`` and ``decoded`` shapes. ``taskOffsetSums`` is the
+    source of truth; the derived views (``prevTasks``, ``standbyTasks``, ``futureVersion``, ``wire``) are
+    used only when it is absent, as Kafka's own constructor does."""
+    if not isinstance(d, dict):
+        raise EncodeError("a SubscriptionInfo must be a JSON object")
+    version = _get(d, "version")
+    if not isinstance(version, int):
+        raise EncodeError("missing integer 'version'", path="version")
+    raw_sums = _get(d, "taskOffsetSums", "task_offset_sums")
+    sums: dict[TaskId, int] = {}
+    if isinstance(raw_sums, dict):
+        for k, v in raw_sums.items():
+            sums[_task_from(k, f"task_offset_sums[{k}]")] = int(v)
+    elif isinstance(raw_sums, list):
+        for i, e in enumerate(raw_sums):
+            sums[_task_from(_get(e, "taskId", "task_id"), f"task_offset_sums[{i}]")] = int(_get(e, "offsetSum", "offset_sum"))
+    else:
+        for i, t in enumerate(_get(d, "prevTasks", "prev_tasks", default=[]) or []):
+            sums[_task_from(t, f"prev_tasks[{i}]")] = LATEST_OFFSET
+        for i, t in enumerate(_get(d, "standbyTasks", "standby_tasks", default=[]) or []):
+            sums[_task_from(t, f"standby_tasks[{i}]")] = UNKNOWN_OFFSET_SUM
+    tags = _get(d, "clientTags", "client_tags", default={}) or {}
+    if isinstance(tags, list):
+        tags = {t["key"]: t["value"] for t in tags}
+    lsv = _get(d, "latestSupportedVersion", "latest_supported_version",
+               default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION)
+    return SubscriptionInfo(
+        version=version,
+        latest_supported_version=lsv,
+        process_id=_uuid(_get(d, "processId", "process_id"), "process_id"),
+        user_endpoint=_get(d, "userEndPoint", "user_endpoint") or None,
+        task_offset_sums=sums,
+        unique_field=_get(d, "uniqueField", "unique_field", default=0) or 0,
+        error_code=_get(d, "errorCode", "error_code", default=0) or 0,
+        client_tags=dict(tags),
+    )
+
+
+def assignment_json(info: AssignmentInfo, *, style: str = "kafka") -> dict:
+    c = info.canonical()
+    if style == "native":
+        def hosts(m):
+            return [{"host": h.host, "port": h.port, "partitions": [_tp_k(p) for p in ps]} for h, ps in m.items()]
+        return {
+            "version": info.version,
+            "commonly_supported_version": info.commonly_supported_version,
+            "active_tasks": [str(t) for t in info.active_tasks],
+            "standby_tasks": {str(t): [_tp_k(p) for p in ps] for t, ps in c.standby_tasks.items()},
+            "partitions_by_host": hosts(c.partitions_by_host),
+            "standby_partitions_by_host": hosts(c.standby_partitions_by_host),
+            "error_code": info.error_code,
+            "next_rebalance_ms": info.next_rebalance_ms,
+        }
+
+    def hosts_k(m):
+        return [{"host": h.host, "port": h.port, "partitions": [_tp_k(p) for p in ps]} for h, ps in m.items()]
+    return {
+        "version": info.version,
+        "commonlySupportedVersion": info.commonly_supported_version,
+        "activeTasks": [_task_k(t) for t in info.active_tasks],
+        "standbyTasks": [{"taskId": _task_k(t), "partitions": [_tp_k(p) for p in ps]}
+                         for t, ps in c.standby_tasks.items()],
+        "partitionsByHost": hosts_k(c.partitions_by_host),
+        "standbyPartitionsByHost": hosts_k(c.standby_partitions_by_host),
+        "errCode": info.error_code,
+        "nextRebalanceMs": info.next_rebalance_ms,
+    }
+
+
+def _parts(items, path) -> tuple[TopicPartition, ...]:
+    try:
+        return tuple(TopicPartition(p["topic"], int(p["partition"])) for p in items or ())
+    except (KeyError, TypeError, ValueError):
+        raise EncodeError("expected partitions as [{topic, partition}]", path=path) from None
+
+
+def _hosts(items, path) -> dict[HostInfo, tuple[TopicPartition, ...]]:
+    out = {}
+    for i, h in enumerate(items or ()):
+        try:
+            out[HostInfo(h["host"], int(h["port"]))] = _parts(h.get("partitions"), f"{path}[{i}].partitions")
+        except (KeyError, TypeError, ValueError):
+            raise EncodeError("expected hosts as [{host, port, partitions}]", path=f"{path}[{i}]") from None
+    return out
+
+
+def assignment_from_json(d: dict) -> AssignmentInfo:
+    """Read either style (Kafka's ``data``/``decoded`` shape or the native one)."""
+    if not isinstance(d, dict):
+        raise EncodeError("an AssignmentInfo must be a JSON object")
+    version = _get(d, "version")
+    if not isinstance(version, int):
+        raise EncodeError("missing integer 'version'", path="version")
+    standby_raw = _get(d, "standbyTasks", "standby_tasks", default=[]) or []
+    if isinstance(standby_raw, dict):
+        standby = {_task_from(k, f"standby_tasks[{k}]"): _parts(v, f"standby_tasks[{k}]") for k, v in standby_raw.items()}
+    else:
+        standby = {_task_from(_get(e, "taskId", "task_id"), f"standby_tasks[{i}]"): _parts(e.get("partitions"), f"standby_tasks[{i}]")
+                   for i, e in enumerate(standby_raw)}
+    return AssignmentInfo(
+        version=version,
+        commonly_supported_version=_get(d, "commonlySupportedVersion", "commonly_supported_version",
+                                        default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION),
+        active_tasks=tuple(_task_from(t, f"active_tasks[{i}]")
+                           for i, t in enumerate(_get(d, "activeTasks", "active_tasks", default=[]) or [])),
+        standby_tasks=standby,
+        partitions_by_host=_hosts(_get(d, "partitionsByHost", "partitions_by_host"), "partitions_by_host"),
+        standby_partitions_by_host=_hosts(_get(d, "standbyPartitionsByHost", "standby_partitions_by_host"),
+                                          "standby_partitions_by_host"),
+        error_code=_get(d, "errCode", "error_code", default=0) or 0,
+        next_rebalance_ms=_get(d, "nextRebalanceMs", "next_rebalance_ms", default=NO_REBALANCE),
+    )

@@ -1,0 +1,239 @@
+"""SubscriptionInfo: the version-independent model and its conversion to and from every wire version.
+
+Kafka's decoding rules (wire-facts §2), exactly:
+
+* a version above 11 is a *version probe*: only ``version`` and ``latestSupportedVersion`` are read,
+  the rest is ignored (processId zero, no tasks, no endpoint);
+* otherwise the whole message is parsed at its version and checked: ``latestSupportedVersion == -1``
+  only for v1-2, else ``1 <= version <= latestSupportedVersion``;
+* v1-6 prevTasks/standbyTasks become offset sums -2/-3;
+* a zero-length endpoint is null; trailing bytes are accepted and reported.
+"""
+
+from __future__ import annotations
+
+import struct
+import uuid
+from dataclasses import dataclass, field
+
+from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
+from ..types import TaskId
+from ..wire.builder import decode_wire, encode_wire, wire_class
+from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN, UNKNOWN_OFFSET_SUM
+
+__all__ = ["SubscriptionInfo", "DecodedSubscription", "decode_subscription", "encode_subscription",
+           "peek_subscription_versions", "subscription_to_wire", "subscription_from_wire"]
+
+MESSAGE = "SubscriptionInfo"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubscriptionInfo:
+    """What a Streams instance tells the leader, independent of the wire version.
+
+    ``task_offset_sums`` maps each task with local state to the sum of its changelog offsets: -2 for a
+    running active task, -3 for unknown (what v1-6 standbys decode to). Dicts compare without regard to
+    order, as Kafka's HashMaps do; their insertion order is the wire order, so re-encoding is stable."""
+
+    version: int
+    latest_supported_version: int = LATEST_SUPPORTED_VERSION
+    process_id: uuid.UUID = field(default_factory=lambda: uuid.UUID(int=0))
+    user_endpoint: str | None = None
+    task_offset_sums: dict[TaskId, int] = field(default_factory=dict)
+    unique_field: int = 0
+    error_code: int = 0
+    client_tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_version_probe(self) -> bool:
+        """A subscription above our newest version: only its two version words were read."""
+        return self.version > LATEST_SUPPORTED_VERSION
+
+    @property
+    def prev_tasks(self) -> frozenset[TaskId]:
+        """Tasks running as active on this instance (offset sum -2)."""
+        return frozenset(t for t, s in self.task_offset_sums.items() if s == LATEST_OFFSET)
+
+    @property
+    def standby_tasks(self) -> frozenset[TaskId]:
+        """Every other task with local state."""
+        return frozenset(t for t, s in self.task_offset_sums.items() if s != LATEST_OFFSET)
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedSubscription:
+    """A decode with everything a debugger wants: the model, the raw wire view, the bytes consumed and
+    the trailing bytes Kafka would ignore."""
+
+    info: SubscriptionInfo
+    wire: object | None  # the wire model, None for a version probe
+    consumed: int
+    trailing: int
+
+
+_TWO_INTS = struct.Struct(">ii")
+
+
+def peek_subscription_versions(data: bytes) -> tuple[int, int]:
+    """``(version, latest_supported_version)`` of any SubscriptionInfo without a full parse.
+
+    v1-2 have no second word: their latest supported version is -1 (unknown)."""
+    if len(data) < 4:
+        raise TruncatedError(f"truncated (need 4, have {len(data)})", message=MESSAGE, offset=0, path="version")
+    (version,) = struct.unpack_from(">i", data)
+    if 1 <= version <= 2:
+        return version, UNKNOWN
+    if len(data) < 8:
+        raise TruncatedError(f"truncated (need 4, have {len(data) - 4})", message=MESSAGE, version=version,
+                             offset=4, path="latest_supported_version")
+    return _TWO_INTS.unpack_from(data)
+
+
+def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = False):
+    """Decode SubscriptionInfo bytes as Kafka's ``SubscriptionInfo.decode`` does.
+
+    Returns a :class:`SubscriptionInfo`, or a :class:`DecodedSubscription` with ``detail=True``."""
+    data = bytes(data)
+    version, lsv = peek_subscription_versions(data)
+    if version > LATEST_SUPPORTED_VERSION:
+        info = SubscriptionInfo(version=version, latest_supported_version=lsv)
+        result = DecodedSubscription(info, None, 8, len(data) - 8)
+        return result if detail else info
+    if version < 1:
+        raise UnsupportedVersionError(f"version must be between 1 and {LATEST_SUPPORTED_VERSION}; was {version}",
+                                      message=MESSAGE, offset=0, path="version")
+    wire, end = decode_wire(MESSAGE, version, data)
+    if lsv == UNKNOWN and version > 2 or lsv != UNKNOWN and not 1 <= version <= lsv:
+        raise DecodeError(f"version must be between 1 and {lsv}; was {version} "
+                          "(a subscription cannot be newer than its latest supported version)",
+                          message=MESSAGE, version=version, offset=4, path="latest_supported_version")
+    info = subscription_from_wire(wire)
+    result = DecodedSubscription(info, wire, end, len(data) - end)
+    return result if detail else info
+
+
+def _utf8(raw: bytes, path: str, version: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DecodeError(f"invalid UTF-8 ({e.reason})", message=MESSAGE, version=version, path=path) from None
+
+
+def subscription_from_wire(w) -> SubscriptionInfo:
+    """The version-independent model of a decoded wire object."""
+    v = w.version
+    sums: dict[TaskId, int] = {}
+    if v <= 6:
+        for t in w.prev_tasks:
+            sums[TaskId(t.topic_group_id, t.partition)] = LATEST_OFFSET
+        for t in w.standby_tasks:
+            sums[TaskId(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
+    elif v <= 9:
+        for group in w.task_offset_sums:
+            for p in group.partition_to_offset_sum:
+                sums[TaskId(group.topic_group_id, p.partition)] = p.offset_sum
+    else:
+        for t in w.task_offset_sums:
+            sums[TaskId(t.topic_group_id, t.partition, t.named_topology)] = t.offset_sum
+    tags: dict[str, str] = {}
+    for i, tag in enumerate(w.client_tags):
+        key = _utf8(tag.key, f"client_tags[{i}].key", v)
+        if key in tags:  # Kafka's decoder throws IllegalStateException on a duplicate key
+            raise DecodeError(f"duplicate client tag key {key!r}", message=MESSAGE, version=v,
+                              path=f"client_tags[{i}].key")
+        tags[key] = _utf8(tag.value, f"client_tags[{i}].value", v)
+    endpoint = _utf8(w.user_end_point, "user_end_point", v) if w.user_end_point else None
+    return SubscriptionInfo(
+        version=v,
+        latest_supported_version=w.latest_supported_version if v >= 3 else UNKNOWN,
+        process_id=w.process_id,
+        user_endpoint=endpoint,
+        task_offset_sums=sums,
+        unique_field=w.unique_field,
+        error_code=w.error_code,
+        client_tags=tags,
+    )
+
+
+def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, drop_unrepresentable: bool = False):
+    """The wire object for ``info`` at ``version`` (default: ``info.version``).
+
+    By default the conversion is lossless or refuses: a value the version cannot carry raises
+    :class:`EncodeError`. ``drop_unrepresentable=True`` does what Kafka's ``SubscriptionInfo`` constructor
+    does instead: it silently leaves out what the version lacks (endpoint below v2, uniqueField below v8,
+    errorCode below v9, clientTags below v11, offset values below v7). Named topologies below v10 are
+    refused either way, as Kafka refuses them. v1-2 have no latestSupportedVersion word: whatever the
+    model holds there is not written, and decodes back as -1 (unknown)."""
+    v = info.version if version is None else version
+    lsv = info.latest_supported_version
+    if not 1 <= v <= LATEST_SUPPORTED_VERSION:
+        raise EncodeError(f"cannot encode version {v}; versions 1-{LATEST_SUPPORTED_VERSION} exist",
+                          message=MESSAGE, version=v)
+
+    def refuse(what: str, path: str) -> None:
+        if not drop_unrepresentable:
+            raise EncodeError(f"{what} cannot be carried by this version", message=MESSAGE, version=v, path=path)
+
+    if v >= 3 and not 1 <= v <= lsv:
+        raise EncodeError(f"version must be between 1 and {lsv}; was {v}", message=MESSAGE, version=v,
+                          path="latest_supported_version")
+    sums = info.task_offset_sums
+    if v < 10:
+        for t in sums:
+            if t.topology_name is not None:
+                raise EncodeError("named topologies are not compatible with versions below 10",
+                                  message=MESSAGE, version=v, path=f"task_offset_sums[{t}]")
+    if v < 2 and info.user_endpoint:
+        refuse(f"user_endpoint {info.user_endpoint!r}", "user_endpoint")
+    if v < 8 and info.unique_field:
+        refuse(f"unique_field {info.unique_field}", "unique_field")
+    if v < 9 and info.error_code:
+        refuse(f"error_code {info.error_code}", "error_code")
+    if v < 11 and info.client_tags:
+        refuse("client_tags", "client_tags")
+    W = wire_class(MESSAGE, MESSAGE)
+    kwargs: dict = {"version": v, "process_id": info.process_id}
+    if v >= 3:
+        kwargs["latest_supported_version"] = lsv
+    if v >= 2:
+        kwargs["user_end_point"] = (info.user_endpoint or "").encode("utf-8", "surrogatepass")
+    if v <= 6:
+        TaskIdW = wire_class(MESSAGE, "TaskId")
+        for t, s in sums.items():
+            if s not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
+                refuse(f"offset sum {s} of task {t} (v1-6 carry only running/not running)",
+                       f"task_offset_sums[{t}]")
+        kwargs["prev_tasks"] = tuple(TaskIdW(topic_group_id=t.subtopology, partition=t.partition)
+                                     for t, s in sums.items() if s == LATEST_OFFSET)
+        kwargs["standby_tasks"] = tuple(TaskIdW(topic_group_id=t.subtopology, partition=t.partition)
+                                        for t, s in sums.items() if s != LATEST_OFFSET)
+    elif v <= 9:
+        TOS = wire_class(MESSAGE, "TaskOffsetSum")
+        P = wire_class(MESSAGE, "PartitionToOffsetSum")
+        groups: dict[int, list] = {}
+        for t, s in sums.items():
+            groups.setdefault(t.subtopology, []).append(P(partition=t.partition, offset_sum=s))
+        kwargs["task_offset_sums"] = tuple(TOS(topic_group_id=g, partition_to_offset_sum=tuple(ps))
+                                           for g, ps in groups.items())
+    else:
+        TOS = wire_class(MESSAGE, "TaskOffsetSum")
+        kwargs["task_offset_sums"] = tuple(
+            TOS(topic_group_id=t.subtopology, partition=t.partition, offset_sum=s, named_topology=t.topology_name)
+            for t, s in sums.items())
+    if v >= 8:
+        kwargs["unique_field"] = info.unique_field
+    if v >= 9:
+        kwargs["error_code"] = info.error_code
+    if v >= 11:
+        Tag = wire_class(MESSAGE, "ClientTag")
+        kwargs["client_tags"] = tuple(Tag(key=k.encode("utf-8", "surrogatepass"),
+                                          value=val.encode("utf-8", "surrogatepass"))
+                                      for k, val in info.client_tags.items())
+    return W(**kwargs)
+
+
+def encode_subscription(info: SubscriptionInfo, version: int | None = None, *,
+                        drop_unrepresentable: bool = False) -> bytes:
+    """Encode ``info`` at ``version`` (default ``info.version``); see :func:`subscription_to_wire`."""
+    v = info.version if version is None else version
+    return encode_wire(MESSAGE, v, subscription_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))

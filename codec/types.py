@@ -1,0 +1,126 @@
+"""Value types shared by every layer: TaskId, TopicPartition, HostInfo, and Java's orderings.
+
+Orderings matter for identical results with Kafka (wire-facts §9): TaskIds compare by
+(named topology, subtopology, partition) with a null topology first; strings compare as Java's
+``String.compareTo`` does (UTF-16 code units); process ids compare as ``java.util.UUID.compareTo``
+(most significant 64 bits as a *signed* long, then the least significant, also signed).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+__all__ = [
+    "TaskId",
+    "TopicPartition",
+    "HostInfo",
+    "java_string_key",
+    "java_uuid_key",
+    "process_id_for_int",
+]
+
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def java_string_key(s: str) -> bytes:
+    """Sort key equal to Java ``String.compareTo`` order (UTF-16 code units, not code points)."""
+    return s.encode("utf-16-be", "surrogatepass")
+
+
+def _signed64(n: int) -> int:
+    return n - (1 << 64) if n >= (1 << 63) else n
+
+
+def java_uuid_key(u: uuid.UUID) -> tuple[int, int]:
+    """Sort key equal to ``java.util.UUID.compareTo`` (signed MSB, then signed LSB)."""
+    n = u.int
+    return (_signed64(n >> 64), _signed64(n & ((1 << 64) - 1)))
+
+
+def process_id_for_int(n: int) -> uuid.UUID:
+    """Kafka's test helper ``processIdForInt(n)``: ``new UUID(0, n)``."""
+    return uuid.UUID(int=n & ((1 << 64) - 1))
+
+
+_TASK_RE = re.compile(r"^(?:(?P<name>.*)__)?(?P<sub>-?\d+)_(?P<part>-?\d+)$", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskId:
+    """A Streams task: ``subtopology`` (Kafka's topicGroupId), ``partition`` and an optional named
+    topology. ``str()`` prints it as Kafka does: ``1_2``, or ``name__1_2`` with a named topology.
+    An empty topology name is the same as none (Kafka's TaskId constructor downgrades ``""``)."""
+
+    subtopology: int
+    partition: int
+    topology_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.topology_name == "":
+            object.__setattr__(self, "topology_name", None)
+
+    @classmethod
+    def parse(cls, text: str) -> "TaskId":
+        """Parse Kafka's printed form (``1_2`` or ``name__1_2``)."""
+        m = _TASK_RE.match(text)
+        if not m:
+            raise ValueError(f"not a task id: {text!r} (expected SUBTOPOLOGY_PARTITION, e.g. 1_2)")
+        return cls(int(m["sub"]), int(m["part"]), m["name"])
+
+    def __str__(self) -> str:
+        base = f"{self.subtopology}_{self.partition}"
+        return f"{self.topology_name}__{base}" if self.topology_name is not None else base
+
+    def sort_key(self) -> tuple:
+        name = self.topology_name
+        return (0, b"", self.subtopology, self.partition) if name is None else (
+            1, java_string_key(name), self.subtopology, self.partition)
+
+    def __lt__(self, other: "TaskId") -> bool:
+        return self.sort_key() < other.sort_key()
+
+    def __le__(self, other: "TaskId") -> bool:
+        return self.sort_key() <= other.sort_key()
+
+    def __gt__(self, other: "TaskId") -> bool:
+        return self.sort_key() > other.sort_key()
+
+    def __ge__(self, other: "TaskId") -> bool:
+        return self.sort_key() >= other.sort_key()
+
+
+@dataclass(frozen=True, slots=True)
+class TopicPartition:
+    """A topic and partition; sorts as Kafka's consumer sorts assigned partitions
+    (topic by Java String order, then partition)."""
+
+    topic: str
+    partition: int
+
+    def sort_key(self) -> tuple[bytes, int]:
+        return (java_string_key(self.topic), self.partition)
+
+    def __lt__(self, other: "TopicPartition") -> bool:
+        return self.sort_key() < other.sort_key()
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True, slots=True)
+class HostInfo:
+    """The ``application.server`` endpoint of a Streams instance (interactive queries)."""
+
+    host: str
+    port: int
+
+    def sort_key(self) -> tuple[bytes, int]:
+        return (java_string_key(self.host), self.port)
+
+    def __lt__(self, other: "HostInfo") -> bool:
+        return self.sort_key() < other.sort_key()
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"

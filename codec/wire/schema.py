@@ -1,0 +1,267 @@
+"""Loading the declarative message tables in ``schemas/``.
+
+The files follow Kafka's own message-spec format (``clients/src/main/resources/common/message``):
+JSON with ``//`` comments, ``validVersions``, ``flexibleVersions``, and an ordered ``fields`` list whose
+entries carry ``name``, ``type``, ``versions``, and where needed ``nullableVersions``, ``default``,
+``ignorable``, ``flexibleVersions``, ``tag``/``taggedVersions`` and ``about``. Field order is wire order.
+``schemas/README.md`` documents the format and the project's extensions (``encoding``, ``versionPrefix``,
+``history`` and the irregular types ``javaUTF`` and ``javaChars``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel"]
+
+
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """An inclusive version range, Kafka style: ``"3+"``, ``"1-6"``, ``"5"``, ``"none"``."""
+
+    low: int
+    high: int  # inclusive; 32767 for an open range
+
+    NONE_HIGH = -1
+
+    @classmethod
+    def parse(cls, text: str | None, default: "Versions | None" = None) -> "Versions":
+        if text is None:
+            if default is None:
+                raise ValueError("missing version range")
+            return default
+        text = text.strip()
+        if text == "none":
+            return cls(0, cls.NONE_HIGH)
+        if text.endswith("+"):
+            return cls(int(text[:-1]), 32767)
+        if "-" in text:
+            lo, hi = text.split("-", 1)
+            return cls(int(lo), int(hi))
+        return cls(int(text), int(text))
+
+    def __contains__(self, version: int) -> bool:
+        return self.low <= version <= self.high
+
+    @property
+    def empty(self) -> bool:
+        return self.high < self.low
+
+    def __str__(self) -> str:
+        if self.empty:
+            return "none"
+        if self.high == 32767:
+            return f"{self.low}+"
+        return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
+
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake(name: str) -> str:
+    """``GroupInstanceId`` / ``latestSupportedVersion`` -> ``group_instance_id`` / ``latest_supported_version``."""
+    return _CAMEL_BOUNDARY.sub("_", name).lower()
+
+
+def camel(name: str) -> str:
+    """Kafka's JSON converters' field names: the spec name with a lower-case first letter."""
+    return name[:1].lower() + name[1:]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    name: str  # as written in the spec (Kafka's spelling)
+    type: str  # "int32", "string", "[]TaskId", "TaskId", ...
+    versions: Versions
+    nullable: Versions
+    default: Any
+    ignorable: bool
+    flexible_override: Versions | None  # a field-level "flexibleVersions" (RequestHeader.ClientId: none)
+    tag: int | None
+    tagged_versions: Versions | None
+    about: str
+    struct: "StructSpec | None"  # for struct and struct-array types
+    attrs: dict = field(default_factory=dict)  # project extensions (e.g. "dictionary")
+
+    @property
+    def py_name(self) -> str:
+        return snake(self.name)
+
+    @property
+    def json_name(self) -> str:
+        return camel(self.name)
+
+    @property
+    def is_array(self) -> bool:
+        return self.type.startswith("[]")
+
+    @property
+    def element_type(self) -> str:
+        return self.type[2:] if self.is_array else self.type
+
+    @property
+    def is_struct(self) -> bool:
+        return self.struct is not None
+
+
+@dataclass(frozen=True, slots=True)
+class StructSpec:
+    name: str
+    versions: Versions
+    fields: tuple[FieldSpec, ...]
+
+    def fields_at(self, version: int) -> tuple[FieldSpec, ...]:
+        return tuple(f for f in self.fields if version in f.versions and f.tag is None)
+
+    def tagged_at(self, version: int) -> tuple[FieldSpec, ...]:
+        return tuple(f for f in self.fields if f.tag is not None and f.tagged_versions and version in f.tagged_versions)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSpec:
+    name: str
+    kind: str  # "streams" | "request" | "response" | "header" | "data"
+    api_key: int | None
+    valid: Versions
+    flexible: Versions
+    encoding: str  # "kafka" (generated-message encoding) | "java-data-output"
+    version_prefix: str | None  # "int16" for the ConsumerProtocol messages
+    history: tuple[str, ...]
+    root: StructSpec
+    structs: dict[str, StructSpec]
+    path: str
+
+    def is_flexible(self, version: int) -> bool:
+        return version in self.flexible
+
+    @property
+    def versions(self) -> range:
+        return range(self.valid.low, self.valid.high + 1)
+
+
+_PRIMITIVES = {"int8", "int16", "int32", "int64", "uint16", "bool", "uuid", "string", "bytes",
+               "javaUTF", "javaChars", "float64"}
+
+
+def strip_comments(text: str) -> str:
+    """Remove ``//`` line comments outside JSON strings (Kafka's specs allow them)."""
+    out = []
+    i, n = 0, len(text)
+    in_str = False
+    while i < n:
+        c = text[i]
+        if in_str:
+            out.append(c)
+            if c == "\\":
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+            out.append(c)
+        elif c == "/" and text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _schema_dir():
+    try:
+        root = resources.files("codec.schemas")
+        if root.joinpath("SubscriptionInfo.json").is_file():
+            return root
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return Path(__file__).resolve().parents[2] / "schemas"
+
+
+def schema_names() -> list[str]:
+    return sorted(p.name[:-5] for p in _schema_dir().iterdir() if p.name.endswith(".json"))
+
+
+def _parse_field(raw: dict, structs: dict[str, dict], parent_versions: Versions, resolved: dict) -> FieldSpec:
+    name = raw["name"]
+    ftype = raw["type"]
+    versions = Versions.parse(raw.get("versions"), parent_versions)
+    nullable = Versions.parse(raw.get("nullableVersions", "none"))
+    elem = ftype[2:] if ftype.startswith("[]") else ftype
+    struct = None
+    if elem not in _PRIMITIVES:
+        if "fields" in raw:  # inline struct, Kafka style
+            struct = _parse_struct(elem, raw["fields"], versions, structs, resolved)
+        elif elem in structs:
+            struct = resolved.get(elem) or _parse_struct(elem, structs[elem]["fields"],
+                                                         Versions.parse(structs[elem].get("versions"), versions),
+                                                         structs, resolved)
+        else:
+            raise ValueError(f"field {name}: unknown type {ftype!r}")
+    known = {"name", "type", "versions", "nullableVersions", "default", "ignorable", "flexibleVersions",
+             "tag", "taggedVersions", "about", "fields", "mapKey", "entityType", "zeroCopy"}
+    attrs = {k: v for k, v in raw.items() if k not in known}
+    return FieldSpec(
+        name=name,
+        type=ftype,
+        versions=versions,
+        nullable=nullable,
+        default=raw.get("default"),
+        ignorable=bool(raw.get("ignorable", False)),
+        flexible_override=Versions.parse(raw["flexibleVersions"]) if "flexibleVersions" in raw else None,
+        tag=raw.get("tag"),
+        tagged_versions=Versions.parse(raw["taggedVersions"]) if "taggedVersions" in raw else None,
+        about=raw.get("about", ""),
+        struct=struct,
+        attrs=attrs,
+    )
+
+
+def _parse_struct(name: str, raw_fields: list, versions: Versions, structs: dict, resolved: dict) -> StructSpec:
+    fields = tuple(_parse_field(f, structs, versions, resolved) for f in raw_fields)
+    spec = StructSpec(name, versions, fields)
+    resolved[name] = spec
+    return spec
+
+
+def parse_message(raw: dict, path: str = "<memory>") -> MessageSpec:
+    valid = Versions.parse(raw["validVersions"])
+    structs = {s["name"]: s for s in raw.get("commonStructs", [])}
+    resolved: dict[str, StructSpec] = {}
+    root = _parse_struct(raw["name"], raw["fields"], valid, structs, resolved)
+    for sname, sraw in structs.items():  # common structs nobody referenced still load (and fail loudly)
+        if sname not in resolved:
+            _parse_struct(sname, sraw["fields"], Versions.parse(sraw.get("versions"), valid), structs, resolved)
+    return MessageSpec(
+        name=raw["name"],
+        kind=raw.get("type", "data"),
+        api_key=raw.get("apiKey"),
+        valid=valid,
+        flexible=Versions.parse(raw.get("flexibleVersions", "none")),
+        encoding=raw.get("encoding", "kafka"),
+        version_prefix=raw.get("versionPrefix"),
+        history=tuple(raw.get("history", ())),
+        root=root,
+        structs=resolved,
+        path=path,
+    )
+
+
+@cache
+def load_message(name: str) -> MessageSpec:
+    """Load ``schemas/<name>.json`` (cached)."""
+    node = _schema_dir().joinpath(f"{name}.json")
+    try:
+        text = node.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise KeyError(f"no schema named {name!r}; known: {', '.join(schema_names())}") from None
+    return parse_message(json.loads(strip_comments(text)), str(node))
