@@ -371,9 +371,10 @@ class JavaChars(KConstruct):
 
 
 class Array(_Length):
-    """A count-prefixed array. The count is checked against the bytes that remain (each element takes
-    at least ``min_size`` bytes) before any element is read, so a forged count cannot make the
-    decoder allocate or loop beyond the input (franz-go's ``ArrayLen`` rule, Kafka's own check)."""
+    """A count-prefixed array. Before any element is read, a count larger than the bytes that remain is
+    rejected (Kafka's own check, franz-go's ``ArrayLen``), so a forged count cannot make the decoder
+    allocate or loop beyond the size of its input; a count the bytes could back is read element by
+    element, and a cut input is then reported at the exact field where it ends."""
 
     def __init__(self, sub: KConstruct, prefix: str, nullable: bool) -> None:
         super().__init__(prefix, nullable)
@@ -385,10 +386,9 @@ class Array(_Length):
         if n is None:
             return None
         left = remaining(stream, context)
-        if n * max(self.sub.min_size, 1) > left:
-            raise LimitExceededError(
-                f"array count {n} needs at least {n * max(self.sub.min_size, 1)} bytes, {left} remain",
-                offset=pos, path=_path(path))
+        if n > left:
+            raise LimitExceededError(f"array count {n} exceeds the {left} bytes that remain",
+                                     offset=pos, path=_path(path))
         sub = self.sub._parse
         base = _path(path)
         return tuple(sub(stream, context, f"{base}[{i}]") for i in range(n))
@@ -419,22 +419,25 @@ class TaggedFields(KConstruct):
 
     def _parse(self, stream, context, path):
         base = _path(path)
+        section = f"{base}._tagged_fields" if base else "_tagged_fields"
         pos = stream.tell()
-        n = UVARINT._parse(stream, context, f"{base}._tagged_fields" if base else "_tagged_fields")
+        n = UVARINT._parse(stream, context, section)
         if 2 * n > remaining(stream, context):
-            raise LimitExceededError(f"tagged field count {n} exceeds the bytes that remain", offset=pos, path=base)
+            raise LimitExceededError(f"tagged field count {n} exceeds the bytes that remain", offset=pos,
+                                     path=section)
         known, unknown = {}, {}
         last = -1
-        for _ in range(n):
+        for i in range(n):
             tpos = stream.tell()
-            tag = UVARINT._parse(stream, context, base)
+            tag = UVARINT._parse(stream, context, f"{section}[{i}]")
             if tag <= last:
-                raise DecodeError(f"tagged field {tag} out of order (after {last})", offset=tpos, path=base)
+                raise DecodeError(f"tagged field {tag} out of order (after {last})", offset=tpos,
+                                  path=f"{section}[{i}]")
             last = tag
-            size = UVARINT._parse(stream, context, base)
+            size = UVARINT._parse(stream, context, f"{section}[{tag}]")
             if size > remaining(stream, context):
-                raise _truncated(f"{base}._tagged_fields[{tag}]", stream.tell(), size, remaining(stream, context))
-            raw = read_exact(stream, size, base)
+                raise _truncated(f"{section}[{tag}]", stream.tell(), size, remaining(stream, context))
+            raw = read_exact(stream, size, f"{section}[{tag}]")
             if tag in self.known:
                 fname, con = self.known[tag]
                 known[fname] = _parse_bytes(con, raw, f"{base}.{fname}" if base else fname, stream.tell() - size)
@@ -447,7 +450,7 @@ class TaggedFields(KConstruct):
         items = dict(unknown)
         for tag, (fname, value) in known.items():
             con = self.known[tag][1]
-            items[tag] = _build_bytes(con, value, f"{_path(path)}.{fname}")
+            items[tag] = _build_bytes(con, value, f"{_path(path)}.{fname}" if _path(path) else fname)
         stream.write(uvarint_bytes(len(items)))
         for tag in sorted(items):
             raw = items[tag]
@@ -529,6 +532,10 @@ class Struct(KConstruct):
                                   f"({default!r})", path=prefix + name)
         for name, con in self.fields:
             con._build(get(name), stream, context, prefix + name)
+        if self.tagged is None and get("unknown_tagged_fields"):
+            # Kafka's generated writers refuse too (UnsupportedVersionException).
+            raise EncodeError("tagged fields are set but this version is not flexible",
+                              path=prefix + "unknown_tagged_fields")
         if self.tagged is not None:
             known = {}
             for name, (tag, default) in self.tagged_names.items():

@@ -1,0 +1,213 @@
+"""The ``rebalance-codec`` command line: the contract that tests and CI gates rely on.
+
+JSON goes to stdout, diagnostics to stderr. Exit status: 0 on success; 1 when any input failed
+(with ``--lines``, when any line failed); 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Iterable
+
+from .errors import CodecError, DecodeError, EncodeError
+from .kinds import get_kind, kind_names
+
+__all__ = ["main", "build_parser"]
+
+
+def _read_input(arg: str | None, *, binary: bool) -> bytes | str:
+    """INPUT: a hex string (decode) or JSON text (encode), ``@path`` (raw bytes / JSON file), or
+    ``-``/absent for stdin."""
+    if arg is None or arg == "-":
+        return sys.stdin.buffer.read() if binary else sys.stdin.read()
+    if arg.startswith("@"):
+        path = Path(arg[1:])
+        return path.read_bytes() if binary else path.read_text(encoding="utf-8")
+    return arg.encode("ascii", "replace") if binary else arg
+
+
+def _hex_to_bytes(text: str) -> bytes:
+    cleaned = "".join(text.split())
+    if cleaned.startswith(("0x", "0X")):
+        cleaned = cleaned[2:]
+    try:
+        return bytes.fromhex(cleaned)
+    except ValueError as e:
+        raise DecodeError(f"input is not hex ({e})", message="input") from None
+
+
+def _dump(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _error_json(e: Exception) -> dict:
+    if isinstance(e, CodecError):
+        return {"error": e.to_json()}
+    if isinstance(e, json.JSONDecodeError):
+        return {"error": {"type": "JSONDecodeError", "message": f"input is not JSON: {e}", "offset": e.pos, "path": ""}}
+    return {"error": {"type": type(e).__name__, "message": str(e), "offset": None, "path": ""}}
+
+
+def _opts(args) -> dict:
+    return {k: getattr(args, k) for k in ("api_key", "drop_unrepresentable", "request_kind") if hasattr(args, k)}
+
+
+def _decode_one(kind, data: bytes, args):
+    return kind.decode(data, style=args.style, version=args.version, **_opts(args))
+
+
+def cmd_decode(args) -> int:
+    kind = get_kind(args.kind)
+    if args.lines:
+        return _lines(args, lambda line: _decode_one(kind, _hex_to_bytes(line), args).value, _dump)
+    raw = _read_input(args.input, binary=True)
+    if args.input is None or args.input == "-" or not args.input.startswith("@"):
+        data = _hex_to_bytes(raw.decode("ascii", "replace"))
+    else:
+        data = raw
+    try:
+        decoded = _decode_one(kind, data, args)
+    except CodecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    for note in decoded.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.format == "pretty":
+        print(decoded.pretty)
+    else:
+        print(json.dumps(decoded.value, ensure_ascii=False, indent=None if args.compact else 2))
+    return 0
+
+
+def cmd_encode(args) -> int:
+    kind = get_kind(args.kind)
+
+    def encode_line(line: str) -> bytes:
+        value = json.loads(line)
+        return kind.encode(value, style=args.style, version=args.version, **_opts(args))
+
+    if args.lines:
+        return _lines(args, encode_line, lambda b: b.hex())
+    text = _read_input(args.input, binary=False)
+    try:
+        print(encode_line(text).hex())
+    except json.JSONDecodeError as e:
+        print(f"error: input is not JSON: {e}", file=sys.stderr)
+        return 1
+    except CodecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _lines(args, handle, render) -> int:
+    """One output line per input line; a failing line gets an ``{"error": ...}`` line of its own."""
+    source: Iterable[str]
+    if args.input and args.input.startswith("@"):
+        source = Path(args.input[1:]).open(encoding="utf-8")
+    else:
+        source = sys.stdin
+    failed = 0
+    out = sys.stdout
+    for line in source:
+        line = line.rstrip("\r\n")
+        try:
+            out.write(render(handle(line)) + "\n")
+        except (CodecError, json.JSONDecodeError) as e:
+            failed += 1
+            out.write(_dump(_error_json(e)) + "\n")
+    out.flush()
+    return 1 if failed else 0
+
+
+def cmd_kinds(args) -> int:
+    for name in kind_names():
+        print(f"{name:24} {get_kind(name).summary}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    """The built-in example: a Kafka-written v7 SubscriptionInfo and the AssignmentInfo its leader sent."""
+    from importlib import resources
+
+    from .pretty import pretty_assignment, pretty_subscription
+    from .streams import decode_assignment, decode_subscription
+
+    root = resources.files("codec") / "examples"
+    sub = (root / "streams-v7-subscription.bin").read_bytes()
+    asg = (root / "streams-v7-assignment.bin").read_bytes()
+    print("# A Kafka Streams member's subscription (written by Kafka's own SubscriptionInfo class)")
+    print(sub.hex())
+    print(pretty_subscription(decode_subscription(sub), size=len(sub)))
+    print()
+    print("# The leader's answer to it (Kafka's AssignmentInfo)")
+    print(asg.hex())
+    print(pretty_assignment(decode_assignment(asg), size=len(asg)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rebalance-codec",
+                                description="Decode, encode and check Kafka group-rebalance bytes.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def io_args(sp, decode: bool):
+        sp.add_argument("--kind", required=True, help="message kind (see `rebalance-codec kinds`)")
+        sp.add_argument("--style", choices=("kafka", "native"), default="kafka",
+                        help="JSON shape: kafka = Kafka's JSON (camelCase), native = snake_case (default kafka)")
+        sp.add_argument("--version", type=int, help="message version (for kinds that do not name it)")
+        sp.add_argument("--api-key", type=int, dest="api_key", help="API key of a response frame")
+        sp.add_argument("--lines", action="store_true",
+                        help="one input per line on stdin (or @file), one output line per input line")
+        sp.add_argument("input", nargs="?", metavar="INPUT",
+                        help="hex string or @path (raw bytes)" if decode else "JSON text or @path (JSON)")
+
+    d = sub.add_parser("decode", help="bytes -> JSON or a readable view")
+    io_args(d, True)
+    d.add_argument("--format", choices=("json", "pretty"), default="json")
+    d.add_argument("--compact", action="store_true", help="one-line JSON")
+    d.set_defaults(func=cmd_decode)
+
+    e = sub.add_parser("encode", help="JSON -> hex bytes")
+    io_args(e, False)
+    e.add_argument("--drop-unrepresentable", action="store_true",
+                   help="native style: leave out what the version cannot carry instead of refusing")
+    e.set_defaults(func=cmd_encode)
+
+    k = sub.add_parser("kinds", help="list the message kinds")
+    k.set_defaults(func=cmd_kinds)
+
+    demo = sub.add_parser("demo", help="decode the built-in example (a v7 subscription and its assignment)")
+    demo.set_defaults(func=cmd_demo)
+
+    for mod in ("codec.assignor.command",):
+        try:
+            module = __import__(mod, fromlist=["register"])
+        except ModuleNotFoundError as err:
+            if err.name and mod.startswith(err.name):
+                continue
+            raise
+        module.register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyError as e:
+        print(f"error: {e.args[0]}", file=sys.stderr)
+        return 2
+    except (OSError, EncodeError, DecodeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Human-readable views (``--format pretty``): what a person debugging a rebalance reads at a glance."""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from .streams.assignment import AssignmentInfo
+from .streams.constants import LATEST_OFFSET, NO_REBALANCE, OFFSET_UNKNOWN, UNKNOWN_OFFSET_SUM, AssignorError
+from .streams.subscription import SubscriptionInfo
+
+__all__ = ["pretty_subscription", "pretty_assignment", "describe_epoch_ms", "describe_error_code"]
+
+
+def describe_epoch_ms(ms: int) -> str:
+    if ms == NO_REBALANCE:
+        return "none (Long.MAX_VALUE)"
+    if ms == 0:
+        return "immediately (0)"
+    try:
+        when = _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc)
+        return f"{when.isoformat(timespec='milliseconds').replace('+00:00', 'Z')} ({ms})"
+    except (OverflowError, OSError, ValueError):
+        return str(ms)
+
+
+def describe_error_code(code: int) -> str:
+    try:
+        return f"{code} {AssignorError(code).name}"
+    except ValueError:
+        return f"{code} (unrecognized: members throw TaskAssignmentException)"
+
+
+def _offset_state(s: int) -> str:
+    if s == LATEST_OFFSET:
+        return "running active (caught up)"
+    if s == UNKNOWN_OFFSET_SUM:
+        return "unknown offset (v1-6 standby)"
+    if s == OFFSET_UNKNOWN:
+        return "OFFSET_UNKNOWN (never sent by Kafka)"
+    if s < 0:
+        return "negative (invalid offset sum)"
+    return "standby / restoring"
+
+
+def _rows(rows: list[tuple[str, str]], indent: str = "  ") -> list[str]:
+    width = max((len(k) for k, _ in rows), default=0)
+    return [f"{indent}{k.ljust(width)}  {v}" for k, v in rows]
+
+
+def pretty_subscription(info: SubscriptionInfo, *, size: int | None = None, trailing: int = 0) -> str:
+    head = f"SubscriptionInfo v{info.version}"
+    if info.is_version_probe:
+        head += f"  VERSION PROBE (newer than v11; latest supported v{info.latest_supported_version})"
+        return head + "\n  only the two version words are read, as Kafka does; the leader answers at an older version"
+    lsv = info.latest_supported_version
+    head += f"  (latest supported {'unknown' if lsv == -1 else 'v' + str(lsv)})"
+    if size is not None:
+        head += f"  {size} bytes"
+    lines = [head]
+    lines += _rows([
+        ("process id", str(info.process_id)),
+        ("endpoint", info.user_endpoint or "(none: application.server unset)"),
+        ("unique field", str(info.unique_field) if info.version >= 8 else "(not in this version)"),
+        ("error code", describe_error_code(info.error_code) if info.version >= 9 else "(not in this version)"),
+        ("client tags", ", ".join(f"{k}={v}" for k, v in sorted(info.client_tags.items())) or "(none)"),
+    ])
+    sums = sorted(info.task_offset_sums.items())
+    lines.append(f"  tasks with local state ({len(sums)}):")
+    if sums:
+        w = max(len(str(t)) for t, _ in sums)
+        ow = max(len(str(s)) for _, s in sums)
+        for t, s in sums:
+            lines.append(f"    {str(t).ljust(w)}  {str(s).rjust(ow)}  {_offset_state(s)}")
+    if trailing:
+        lines.append(f"  note: {trailing} trailing bytes ignored (as Kafka ignores them)")
+    return "\n".join(lines)
+
+
+def _parts(ps) -> str:
+    return ", ".join(str(p) for p in sorted(ps)) or "(no partitions)"
+
+
+def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing: int = 0) -> str:
+    c = info.canonical()
+    csv = info.commonly_supported_version
+    head = f"AssignmentInfo v{info.version}  (commonly supported {'unknown' if csv == -1 else 'v' + str(csv)})"
+    if size is not None:
+        head += f"  {size} bytes"
+    lines = [head]
+    lines += _rows([
+        ("error code", describe_error_code(info.error_code)),
+        ("next rebalance", describe_epoch_ms(info.next_rebalance_ms) if info.version >= 7 else "(not in this version)"),
+    ])
+    distinct = list(dict.fromkeys(info.active_tasks))
+    lines.append(f"  active tasks ({len(distinct)}, {len(info.active_tasks)} partition slots):")
+    lines.append("    " + (", ".join(str(t) for t in distinct) or "(none)"))
+    lines.append(f"  standby tasks ({len(c.standby_tasks)}):")
+    w = max((len(str(t)) for t in c.standby_tasks), default=0)
+    for t, ps in c.standby_tasks.items():
+        lines.append(f"    {str(t).ljust(w)}  <- {_parts(ps)}")
+    for title, m in (("partitions by host", c.partitions_by_host),
+                     ("standby partitions by host", c.standby_partitions_by_host)):
+        if not m and info.version < (2 if "standby" not in title else 6):
+            continue
+        lines.append(f"  {title} ({len(m)}):")
+        hw = max((len(str(h)) for h in m), default=0)
+        for h, ps in m.items():
+            lines.append(f"    {str(h).ljust(hw)}  {_parts(ps)}")
+    if trailing:
+        lines.append(f"  note: {trailing} trailing bytes ignored (as Kafka ignores them)")
+    return "\n".join(lines)
