@@ -65,16 +65,20 @@ def peek_assignment_version(data: bytes) -> int:
     return struct.unpack_from(">i", data)[0]
 
 
-def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = False):
+def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = False,
+                      latest: int = LATEST_SUPPORTED_VERSION):
     """Decode AssignmentInfo bytes as Kafka's ``AssignmentInfo.decode`` does.
 
-    Returns an :class:`AssignmentInfo`, or a :class:`DecodedAssignment` with ``detail=True``."""
+    ``latest`` is the reader's newest version (11 for current Kafka; an older release's number models
+    that release's reader). Returns an :class:`AssignmentInfo`, or a :class:`DecodedAssignment` with
+    ``detail=True``."""
     data = bytes(data)
     version = peek_assignment_version(data)
-    if not 1 <= version <= LATEST_SUPPORTED_VERSION:
+    latest = min(latest, LATEST_SUPPORTED_VERSION)
+    if not 1 <= version <= latest:
         raise UnsupportedVersionError(
             f"unable to decode assignment data: used version {version}; latest supported version "
-            f"{LATEST_SUPPORTED_VERSION}", message=MESSAGE, offset=0, path="version")
+            f"{latest}", message=MESSAGE, offset=0, path="version")
     wire, end = decode_wire(MESSAGE, version, data)
     try:
         info = assignment_from_wire(wire)

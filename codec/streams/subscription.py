@@ -44,10 +44,13 @@ class SubscriptionInfo:
     error_code: int = 0
     client_tags: dict[str, str] = field(default_factory=dict)
 
+    #: True when this came from a subscription newer than its reader: only the two version words were read.
+    future: bool = False
+
     @property
     def is_version_probe(self) -> bool:
-        """A subscription above our newest version: only its two version words were read."""
-        return self.version > LATEST_SUPPORTED_VERSION
+        """A subscription above its reader's newest version: only its two version words were read."""
+        return self.future or self.version > LATEST_SUPPORTED_VERSION
 
     @property
     def prev_tasks(self) -> frozenset[TaskId]:
@@ -89,14 +92,17 @@ def peek_subscription_versions(data: bytes) -> tuple[int, int]:
     return _TWO_INTS.unpack_from(data)
 
 
-def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = False):
+def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = False,
+                        latest: int = LATEST_SUPPORTED_VERSION):
     """Decode SubscriptionInfo bytes as Kafka's ``SubscriptionInfo.decode`` does.
 
+    ``latest`` is the reader's newest version (11 for current Kafka): anything above it is a version
+    probe. Passing an older release's number models that release's reader (version probing, §5).
     Returns a :class:`SubscriptionInfo`, or a :class:`DecodedSubscription` with ``detail=True``."""
     data = bytes(data)
     version, lsv = peek_subscription_versions(data)
-    if version > LATEST_SUPPORTED_VERSION:
-        info = SubscriptionInfo(version=version, latest_supported_version=lsv)
+    if version > min(latest, LATEST_SUPPORTED_VERSION):
+        info = SubscriptionInfo(version=version, latest_supported_version=lsv, future=True)
         result = DecodedSubscription(info, None, 8, len(data) - 8)
         return result if detail else info
     if version < 1:

@@ -1,0 +1,129 @@
+"""Rolling-upgrade scenarios: a group, a sequence of events, and every rebalance round they cause.
+
+A scenario file (JSON)::
+
+    {"name": "2.1 -> 2.6, leader last",
+     "members": [{"name": "A", "release": "2.1"}, {"name": "B", "release": "2.1"}],
+     "leader": "A",
+     "events": [{"restart": "B", "release": "2.6"},
+                {"restart": "A", "release": "2.6", "upgradeFrom": "2.1"}]}
+
+Members may give ``"version": N`` instead of a release. Each event restarts one member (its rejoin
+triggers a rebalance, and the rounds run until nobody asks to rejoin). The result lists, per round, the
+versions on the wire, the leader's decision and each member's reaction, then the steady state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .probing import FUTURE_VERSION, RoundResult, StreamsInstance, run_rounds
+from .protocol import GroupMember, select_protocol
+
+__all__ = ["ScenarioResult", "run_scenario", "compat_matrix", "render_rounds"]
+
+
+def _member(spec: dict) -> StreamsInstance:
+    name = spec["name"]
+    if "release" in spec:
+        return StreamsInstance.of_release(name, spec["release"], spec.get("upgradeFrom"))
+    return StreamsInstance.of_version(name, int(spec["version"]))
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    name: str
+    rounds: list[tuple[str, list[RoundResult]]]  # (event description, rounds it caused)
+    steady: dict[str, int]  # member -> used version at the end
+    failed: dict[str, str]
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "events": [{"event": ev, "rounds": [_round_json(r) for r in rs]} for ev, rs in self.rounds],
+            "steady": self.steady,
+            "failed": self.failed,
+            "totalRounds": sum(len(rs) for _, rs in self.rounds),
+        }
+
+
+def _round_json(r: RoundResult) -> dict:
+    d = r.decision
+    return {
+        "round": r.number,
+        "leader": r.leader,
+        "subscriptions": {m: {"version": v, "latestSupportedVersion": l} for m, (v, l) in r.subscriptions.items()},
+        "assignment": {"version": d.assignment_version, "commonlySupportedVersion": d.assignment_csv},
+        "probing": d.probing,
+        "futureMembers": list(d.future_members),
+        "error": d.error,
+        "reactions": [{"member": x.member, "usedBefore": x.used_before, "usedAfter": x.used_after,
+                       "rejoin": x.rejoin, "failure": x.failure} for x in r.reactions],
+    }
+
+
+def run_scenario(spec: dict) -> ScenarioResult:
+    members = [_member(m) for m in spec["members"]]
+    leader = spec.get("leader", members[0].name)
+    # The members' rebalance protocols must have one in common (seed 004's selection); all run "stream".
+    select_protocol([GroupMember(m.name, ("stream",)) for m in members])
+    history: list[tuple[str, list[RoundResult]]] = [("start", run_rounds(members, leader))]
+    n = len(history[0][1]) + 1
+    for ev in spec.get("events", []):
+        name = ev["restart"]
+        idx = next(i for i, m in enumerate(members) if m.name == name)
+        members[idx] = _member({"name": name, **{k: v for k, v in ev.items() if k != "restart"}})
+        what = f"restart {name} at " + (f"release {ev['release']}" if "release" in ev else f"v{ev['version']}")
+        if ev.get("upgradeFrom"):
+            what += f" with upgrade.from={ev['upgradeFrom']}"
+        rounds = run_rounds(members, leader, first_round=n)
+        n += len(rounds)
+        history.append((what, rounds))
+    return ScenarioResult(spec.get("name", "scenario"), history, {m.name: m.used for m in members},
+                          {m.name: m.failed for m in members if m.failed})
+
+
+def render_rounds(result: ScenarioResult) -> str:
+    lines = [f"# {result.name}"]
+    for event, rounds in result.rounds:
+        lines.append(f"\n{event}:")
+        for r in rounds:
+            d = r.decision
+            wire = ", ".join(f"{m} v{v}" + (f"/{l}" if l != -1 else "") for m, (v, l) in r.subscriptions.items())
+            lines.append(f"  round {r.number}: subscriptions {wire}  (leader {r.leader})")
+            if d.error:
+                lines.append(f"    leader: ERROR {d.error}")
+            else:
+                tag = "  version probing: future " + ", ".join(d.future_members) if d.probing else ""
+                lines.append(f"    leader: assignment v{d.assignment_version}, commonly supported "
+                             f"v{d.assignment_csv}{tag}")
+            for x in r.reactions:
+                if x.failure:
+                    lines.append(f"    {x.member}: FAILED ({x.failure})")
+                elif x.rejoin:
+                    verb = "upgrades" if x.used_after > x.used_before else "downgrades"
+                    lines.append(f"    {x.member}: {verb} v{x.used_before} -> v{x.used_after}, rejoins")
+    steady = ", ".join(f"{m} v{v}" for m, v in result.steady.items())
+    lines.append(f"\nsteady state: {steady}" + (f"; failed: {result.failed}" if result.failed else ""))
+    return "\n".join(lines)
+
+
+def compat_matrix(versions=range(1, FUTURE_VERSION + 1)) -> list[dict]:
+    """Every (member version, leader version) pair, each cell a run of the model over real bytes: a group
+    of the leader and one member, rebalanced until steady."""
+    cells = []
+    for lv in versions:
+        for mv in versions:
+            leader = StreamsInstance.of_version("leader", lv)
+            member = StreamsInstance.of_version("member", mv)
+            rounds = run_rounds([leader, member], "leader")
+            last = rounds[-1]
+            failure = next((x.failure for x in last.reactions if x.failure), None) or last.decision.error
+            cells.append({
+                "member": mv, "leader": lv,
+                "outcome": "error" if failure else ("probing" if any(r.decision.probing for r in rounds) else "ok"),
+                "version": None if failure else last.decision.assignment_version,
+                "memberUses": member.used, "leaderUses": leader.used,
+                "rounds": len(rounds), "error": failure,
+            })
+    return cells
