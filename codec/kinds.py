@@ -77,8 +77,9 @@ def _trailing_note(name: str, version: int, consumed: int, trailing: int) -> tup
     return (f"{name} v{version}: {trailing} trailing bytes after offset {consumed} ignored (Kafka ignores them too)",)
 
 
-def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
-    d = decode_subscription(data, detail=True)
+def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
+                **_) -> Decoded:
+    d = decode_subscription(data, detail=True, latest=latest or 11)
     return Decoded(subscription_json(d.info, d.wire, style=style),
                    pretty_subscription(d.info, size=len(data), trailing=d.trailing),
                    _trailing_note("SubscriptionInfo", d.info.version, d.consumed, d.trailing))
@@ -92,8 +93,9 @@ def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None
     return encode_subscription(info, version, drop_unrepresentable=drop)
 
 
-def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
-    d = decode_assignment(data, detail=True)
+def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
+                **_) -> Decoded:
+    d = decode_assignment(data, detail=True, latest=latest or 11)
     return Decoded(assignment_json(d.info, style=style),
                    pretty_assignment(d.info, size=len(data), trailing=d.trailing),
                    _trailing_note("AssignmentInfo", d.info.version, d.consumed, d.trailing))

@@ -1,0 +1,31 @@
+"""The reference adapter: the built-in codec behind the line protocol.
+
+    python -m codec.conformance.adapter        # reads requests on stdin, answers on stdout
+
+Other implementations write the same loop around their own codec; see vectors/README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .impl import handle_request
+
+
+def main() -> int:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            resp = handle_request(req)
+        except json.JSONDecodeError as e:
+            resp = {"error": {"message": f"request is not JSON: {e}", "offset": None}}
+        sys.stdout.write(json.dumps(resp, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

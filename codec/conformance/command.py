@@ -1,0 +1,106 @@
+"""``rebalance-codec vectors …`` and ``rebalance-codec conformance``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .crossversion import cross_version_matrix, render_matrix
+from .handcrafted import handcrafted_vectors
+from .impl import BuiltinImplementation, CommandImplementation
+from .importer import import_kafka_java
+from .reports import render_table, write_junit, write_json
+from .runner import run_vectors
+from .vectors import check_vectors, load_vectors, vectors_dir
+
+_KEY_ORDER = ("id", "message", "version", "description", "wire", "expected", "result", "error", "offset",
+              "canonical", "flags", "provenance")
+
+
+def dump_vectors(path: Path, vectors: list[dict]) -> None:
+    def ordered(v):
+        return {k: v[k] for k in _KEY_ORDER if k in v}
+    path.write_text("".join(json.dumps(ordered(v), ensure_ascii=False) + "\n" for v in vectors), encoding="utf-8")
+
+
+def cmd_vectors_check(args) -> int:
+    problems, counts = check_vectors(Path(args.dir) if args.dir else None)
+    for p in problems:
+        print(p)
+    total = sum(counts.values())
+    print(f"{total} vectors in {len(counts)} message/version groups; {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def cmd_vectors_import(args) -> int:
+    out = Path(args.dir) if args.dir else vectors_dir()
+    written = import_kafka_java(Path(args.shared), out, include_group=not args.streams_only)
+    for name in written:  # rewrite with the canonical key order
+        dump_vectors(out / name, load_vectors([out / name]))
+    for name, n in written.items():
+        print(f"{name}: {n} vectors")
+    return 0
+
+
+def cmd_vectors_handcraft(args) -> int:
+    out = Path(args.dir) if args.dir else vectors_dir()
+    for name, vectors in handcrafted_vectors().items():
+        dump_vectors(out / name, vectors)
+        print(f"{name}: {len(vectors)} vectors")
+    return 0
+
+
+def cmd_conformance(args) -> int:
+    impl = CommandImplementation(args.impl) if args.impl else BuiltinImplementation()
+    try:
+        if args.cross_version:
+            cells = cross_version_matrix(impl)
+            print(render_matrix(cells))
+            return 0 if all(c["agrees"] for c in cells) else 1
+        vectors = load_vectors([Path(p) for p in args.files] or None)
+        if args.message:
+            vectors = [v for v in vectors if v["message"] in args.message]
+        if args.version is not None:
+            vectors = [v for v in vectors if v.get("version") == args.version]
+        if args.flags:
+            vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
+        results = run_vectors(impl, vectors)
+    finally:
+        impl.close()
+    if args.junit:
+        write_junit(results, Path(args.junit), impl.name)
+    if args.json:
+        write_json(results, Path(args.json), impl.name)
+    print(f"implementation: {impl.name}")
+    print(render_table(results))
+    return 0 if results and all(r.status == "pass" for r in results) else 1
+
+
+def register(subparsers) -> None:
+    v = subparsers.add_parser("vectors", help="lint, import or regenerate the golden vectors")
+    vsub = v.add_subparsers(dest="vectors_command", required=True, metavar="ACTION")
+    c = vsub.add_parser("check", help="lint every vector file (schema, ids, descriptions, flags, expected values)")
+    c.add_argument("--dir", help="vector directory (default: vectors/)")
+    c.set_defaults(func=cmd_vectors_check)
+    i = vsub.add_parser("import", help="import Kafka's reference vectors from ../shared")
+    i.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"))
+    i.add_argument("--dir")
+    i.add_argument("--streams-only", action="store_true", help="only SubscriptionInfo and AssignmentInfo")
+    i.set_defaults(func=cmd_vectors_import)
+    h = vsub.add_parser("handcraft", help="regenerate the handcrafted vectors")
+    h.add_argument("--dir")
+    h.set_defaults(func=cmd_vectors_handcraft)
+
+    k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
+    k.add_argument("--impl", help="command of an implementation speaking the line protocol (vectors/README.md); "
+                                  "default: the built-in codec")
+    k.add_argument("--message", action="append", help="only this message (repeatable)")
+    k.add_argument("--version", type=int)
+    k.add_argument("--flags", action="append", help="only vectors with this flag (repeatable)")
+    k.add_argument("--junit", help="write JUnit XML here")
+    k.add_argument("--json", help="write a JSON report here")
+    k.add_argument("--cross-version", action="store_true",
+                   help="the writer x reader version matrix for the Streams messages")
+    k.add_argument("files", nargs="*", help="vector files (default: every vectors/*.jsonl)")
+    k.set_defaults(func=cmd_conformance)

@@ -1,0 +1,194 @@
+"""``rebalance-codec vectors import``: turn Kafka's reference vectors into golden vectors.
+
+``expected`` always comes from Kafka's own decoded values (or, for group messages, the ``data`` Kafka's
+generated classes wrote and read back), never from this project's decoder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["import_kafka_java", "KAFKA_COMMIT"]
+
+KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
+
+_STREAMS = {"subscription": "SubscriptionInfo", "assignment": "AssignmentInfo"}
+_DERIVED_SUBSCRIPTION_KEYS = ("wire", "prevTasks", "standbyTasks")
+_GROUP_FILES = ["JoinGroupRequest.jsonl", "JoinGroupResponse.jsonl", "SyncGroupRequest.jsonl",
+                "SyncGroupResponse.jsonl", "ConsumerProtocolSubscription.jsonl", "ConsumerProtocolAssignment.jsonl",
+                "group_edge.jsonl"]
+
+
+def _streams_canonical(kind: str, version: int, data: dict | None) -> bool:
+    """Where the vectors' README says Kafka's bytes are reproducible."""
+    if kind == "subscription":
+        return version >= 10 and len((data or {}).get("clientTags") or {}) <= 1
+    return version <= 4
+
+
+def _edge_description(message: str, rid: str, version) -> str:
+    name = rid.rsplit("-v", 1)[0] if rid.rsplit("-v", 1)[-1].isdigit() else rid
+    return f"Kafka's {message} classes at v{version}, edge case '{name}', written and decoded by Kafka"
+
+
+def _streams_vector(r: dict, source_file: str) -> dict:
+    message = _STREAMS[r["kind"]]
+    rid = r.get("id") or f"v{r['version']}-{r['index']}"
+    edge = "id" in r
+    data, decoded = r.get("data"), r.get("decoded")
+    version = (decoded or data or {}).get("version")
+    if version is None and "hex" in r:
+        version = int.from_bytes(bytes.fromhex(r["hex"])[:4].rjust(4, b"\0"), "big", signed=True)
+    v: dict = {
+        "id": f"kj-{r['kind']}-{'edge-' if edge else ''}{rid}".lower(),
+        "message": message,
+        "version": version,
+        "provenance": {"source": "kafka-java", "commit": KAFKA_COMMIT, "record": f"{source_file}:{rid}"},
+    }
+    flags: list[str] = []
+    if "error" in r:
+        v["result"] = "invalid"
+        err = r["error"]
+        if "hex" in r:
+            v["wire"] = r["hex"]
+            v["error"] = ("truncated" if "Underflow" in err or "Failed to decode" in err
+                          else "unsupported-version" if "version" in err else "invalid-value")
+            flags.append("truncated" if v["error"] == "truncated" else "bad-version")
+            v["description"] = f"Kafka's {message} decoder rejects these bytes ({err.split(':')[0].split('.')[-1]})"
+        else:
+            v["expected"] = data
+            v["error"] = "unrepresentable" if "Named" in err else (
+                "inconsistent-version" if "between" in err or "LATEST" in err else "invalid-value")
+            flags.append("encode-refused")
+            exc = err.split(":", 1)[0].rsplit(".", 1)[-1]
+            reason = {"unrepresentable": "named topologies need v10",
+                      "inconsistent-version": "the version is outside 1-11 or above latestSupportedVersion"}.get(
+                          v["error"], "invalid value")
+            v["description"] = f"Kafka's {message} encoder refuses this value with {exc}: {reason}"
+        v["canonical"] = False
+    else:
+        expected = dict(decoded)
+        if message == "SubscriptionInfo":
+            for k in _DERIVED_SUBSCRIPTION_KEYS:
+                expected.pop(k, None)
+        if data:  # Kafka's decoded view sorts what its encoder wrote in the input's (iteration) order
+            expected = _in_input_order(expected, data)
+        v["wire"] = r["hex"]
+        v["expected"] = expected
+        v["result"] = "valid"
+        if decoded.get("futureVersion"):
+            v["canonical"] = False
+            flags.append("version-probe")
+            v["description"] = f"A {message} newer than v11 reads as a version probe in Kafka's decoder"
+        else:
+            v["canonical"] = _streams_canonical(r["kind"], version, data)
+            if not v["canonical"]:
+                flags.append("java-hash-order")
+            v["description"] = (_edge_description(message, rid, version) if edge else
+                                f"Kafka's {message} v{version} (random case {r.get('index')}, seed {r.get('seed')}), "
+                                "written and decoded by Kafka")
+        if data and data.get("version") == version and message == "SubscriptionInfo" and (
+                (version < 2 and data.get("userEndPoint")) or (version < 8 and data.get("uniqueField"))
+                or (version < 9 and data.get("errorCode")) or (version < 11 and data.get("clientTags"))):
+            flags.append("lossy-version")
+        if edge:
+            name = rid.lower()
+            for key, flag in (("sentinel", "sentinel-offsets"), ("named", "named-topology"),
+                              ("unicode", "modified-utf8"), ("maxints", "extreme-ints")):
+                if key in name and (flag != "modified-utf8" or message == "AssignmentInfo"):
+                    flags.append(flag)
+    v["flags"] = sorted(set(flags))
+    return v
+
+
+def _match_key(item) -> str:
+    """Identity of a list item for ordering: the JSON with empty topology names read as none (Kafka's
+    TaskId downgrades "" to null)."""
+    def norm(x):
+        if isinstance(x, dict):
+            return {k: (None if k == "topologyName" and x[k] == "" else norm(x[k])) for k in sorted(x)}
+        if isinstance(x, list):
+            return [norm(e) for e in x]
+        return x
+    return json.dumps(norm(item), sort_keys=True, ensure_ascii=False)
+
+
+def _reorder(items: list, reference: list) -> list:
+    pos = {}
+    for i, r in enumerate(reference):
+        pos.setdefault(_match_key(r), i)
+    return sorted(items, key=lambda it: pos.get(_match_key(it), len(reference)))
+
+
+def _in_input_order(expected: dict, data: dict) -> dict:
+    out = dict(expected)
+    for key in ("taskOffsetSums", "standbyTasks", "partitionsByHost", "standbyPartitionsByHost"):
+        ref = data.get(key)
+        if not isinstance(out.get(key), list) or not isinstance(ref, list):
+            continue
+        if key in ("standbyTasks",):
+            by_task = {_match_key(e["taskId"]): e for e in ref}
+            items = [{**e, "partitions": _reorder(e["partitions"], by_task.get(_match_key(e["taskId"]), {}).get(
+                "partitions", []))} for e in out[key]]
+            out[key] = sorted(items, key=lambda e: [_match_key(r["taskId"]) for r in ref].index(_match_key(e["taskId"]))
+                              if _match_key(e["taskId"]) in [_match_key(r["taskId"]) for r in ref] else len(ref))
+        elif key.endswith("ByHost"):
+            by_host = {(e["host"], e["port"]): e for e in ref}
+            items = [{**e, "partitions": _reorder(e["partitions"], by_host.get((e["host"], e["port"]), {}).get(
+                "partitions", []))} for e in out[key]]
+            hosts = [(e["host"], e["port"]) for e in ref]
+            out[key] = sorted(items, key=lambda e: hosts.index((e["host"], e["port"]))
+                              if (e["host"], e["port"]) in hosts else len(hosts))
+        else:
+            out[key] = _reorder(out[key], ref)
+    tags = data.get("clientTags")
+    if isinstance(out.get("clientTags"), dict) and isinstance(tags, dict):
+        order = list(tags)
+        out["clientTags"] = dict(sorted(out["clientTags"].items(),
+                                        key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+    return out
+
+
+def _group_vector(r: dict, source_file: str) -> dict:
+    message = r["kind"]
+    rid = r.get("id") or f"v{r['version']}-{r['index']}"
+    wire = r.get("hexVersionPrefixed") or r["hex"]
+    return {
+        "id": f"kj-{message}-{rid}".lower(),
+        "message": message,
+        "version": r["version"],
+        "description": f"Kafka's generated {message} class at v{r['version']}"
+                       + (f", edge case '{r['id']}'" if "id" in r else f" (random case {r.get('index')})")
+                       + ", written and read by Kafka",
+        "wire": wire,
+        "expected": r.get("decoded", r["data"]),
+        "result": "valid",
+        "canonical": True,
+        "flags": [],
+        "provenance": {"source": "kafka-java", "commit": KAFKA_COMMIT, "record": f"{source_file}:{rid}"},
+    }
+
+
+def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True) -> dict[str, int]:
+    """Write ``kafka-java-*.jsonl`` vector files from ``shared/vectors/kafka-java``; returns counts."""
+    src = shared / "vectors" / "kafka-java"
+    written: dict[str, int] = {}
+    families: dict[str, list[dict]] = {}
+    for f in ("subscription.jsonl", "subscription_edge.jsonl", "assignment.jsonl", "assignment_edge.jsonl"):
+        for line in (src / f).read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            families.setdefault(_STREAMS[r["kind"]], []).append(_streams_vector(r, f))
+    if include_group:
+        for f in _GROUP_FILES:
+            for line in (src / f).read_text(encoding="utf-8").splitlines():
+                r = json.loads(line)
+                families.setdefault("group", []).append(_group_vector(r, f))
+    names = {"SubscriptionInfo": "kafka-java-subscription-info.jsonl",
+             "AssignmentInfo": "kafka-java-assignment-info.jsonl", "group": "kafka-java-group.jsonl"}
+    for family, vectors in families.items():
+        path = out_dir / names[family]
+        path.write_text("".join(json.dumps(v, ensure_ascii=False, sort_keys=False) + "\n" for v in vectors),
+                        encoding="utf-8")
+        written[path.name] = len(vectors)
+    return written

@@ -1,0 +1,74 @@
+"""What the conformance runner knows about each message: its CLI kind, and which of its collections are
+unordered (Kafka writes them in Java HashMap/HashSet order, so no implementation can be asked to match
+their order; vectors/README.md lists them)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+__all__ = ["MESSAGES", "kind_of", "normalize", "VECTOR_FILES"]
+
+# message name (as in the vectors) -> CLI kind
+MESSAGES: dict[str, str] = {
+    "SubscriptionInfo": "subscription-info",
+    "AssignmentInfo": "assignment-info",
+    "ConsumerProtocolSubscription": "consumer-subscription",
+    "ConsumerProtocolAssignment": "consumer-assignment",
+    "JoinGroupRequest": "join-group-request",
+    "JoinGroupResponse": "join-group-response",
+    "SyncGroupRequest": "sync-group-request",
+    "SyncGroupResponse": "sync-group-response",
+    "HeartbeatRequest": "heartbeat-request",
+    "HeartbeatResponse": "heartbeat-response",
+    "LeaveGroupRequest": "leave-group-request",
+    "LeaveGroupResponse": "leave-group-response",
+    "RequestHeader": "request-header",
+    "ResponseHeader": "response-header",
+}
+
+# message family -> vector file in vectors/
+VECTOR_FILES: dict[str, str] = {
+    "SubscriptionInfo": "subscription-info.jsonl",
+    "AssignmentInfo": "assignment-info.jsonl",
+}
+
+
+def kind_of(message: str) -> str:
+    try:
+        return MESSAGES[message]
+    except KeyError:
+        raise KeyError(f"unknown message {message!r}; known: {', '.join(MESSAGES)}") from None
+
+
+def _sorted(items):
+    return sorted(items, key=lambda x: json.dumps(x, sort_keys=True, ensure_ascii=False))
+
+
+def _subscription(v: dict) -> dict:
+    v = dict(v)
+    for k in ("taskOffsetSums", "prevTasks", "standbyTasks"):
+        if isinstance(v.get(k), list):
+            v[k] = _sorted(v[k])
+    return v
+
+
+def _assignment(v: dict) -> dict:
+    v = dict(v)
+    for k in ("standbyTasks", "partitionsByHost", "standbyPartitionsByHost"):
+        if isinstance(v.get(k), list):
+            v[k] = _sorted({**e, "partitions": _sorted(e.get("partitions", []))} if isinstance(e, dict) else e
+                           for e in v[k])
+    return v
+
+
+_NORMALIZERS: dict[str, Callable[[dict], dict]] = {
+    "SubscriptionInfo": _subscription,
+    "AssignmentInfo": _assignment,
+}
+
+
+def normalize(message: str, value: Any) -> Any:
+    """The value with its unordered collections sorted (identity for messages whose order is fixed)."""
+    f = _NORMALIZERS.get(message)
+    return f(value) if f and isinstance(value, dict) else value

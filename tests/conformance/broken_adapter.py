@@ -1,0 +1,47 @@
+"""A deliberately broken implementation for the conformance tests: it speaks the line protocol through the
+built-in codec, then breaks one thing.
+
+    python tests/conformance/broken_adapter.py le-counts      # writes array counts little-endian
+    python tests/conformance/broken_adapter.py drop-versions  # decodes every message as version 0
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from codec.conformance.impl import handle_request
+from codec.wire.builder import field_offsets
+from codec.wire.schema import load_message
+
+
+def _array_fields(message: str) -> set[str]:
+    spec = load_message(message)
+    return {f.py_name for s in spec.structs.values() for f in s.fields if f.is_array}
+
+
+def little_endian_counts(message: str, version: int, wire: bytes) -> bytes:
+    arrays = _array_fields(message)
+    out = bytearray(wire)
+    for path, offset in field_offsets(message, version, wire).items():
+        if path.rsplit(".", 1)[-1] in arrays:
+            out[offset:offset + 4] = out[offset:offset + 4][::-1]
+    return bytes(out)
+
+
+def main(mode: str) -> int:
+    for line in sys.stdin:
+        req = json.loads(line)
+        resp = handle_request(req)
+        if mode == "le-counts" and req["op"] == "encode" and "wire" in resp:
+            wire = bytes.fromhex(resp["wire"])
+            version = int.from_bytes(wire[:4], "big", signed=True)
+            resp["wire"] = little_endian_counts(req["message"], version, wire).hex()
+        elif mode == "drop-versions" and req["op"] == "decode" and "value" in resp:
+            resp["value"]["version"] = 0
+        print(json.dumps(resp), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,158 @@
+"""The conformance suite gates implementations: the built-in codec passes, broken ones fail readably."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from codec.conformance.handcrafted import handcrafted_vectors
+from codec.conformance.impl import BuiltinImplementation, CommandImplementation
+from codec.conformance.runner import first_difference, run_vectors
+from codec.conformance.vectors import check_vectors, load_vectors, vectors_dir
+from tests.conftest import ROOT
+
+
+def cli(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "codec", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def test_vectors_check_passes():
+    problems, counts = check_vectors()
+    assert problems == []
+    # the design card's core versions each have handcrafted valid and invalid vectors
+    vectors = load_vectors()
+    for message in ("SubscriptionInfo", "AssignmentInfo"):
+        for v in (4, 5, 6, 7):
+            hc = [x for x in vectors if x["provenance"]["source"] == "handcrafted" and x["message"] == message
+                  and x["version"] == v]
+            assert {x["result"] for x in hc} >= {"valid", "invalid"}, (message, v)
+
+
+def test_handcrafted_files_are_up_to_date():
+    for name, vectors in handcrafted_vectors().items():
+        committed = [json.loads(line) for line in (vectors_dir() / name).read_text().splitlines()]
+        assert committed == vectors, f"{name} is stale: run `rebalance-codec vectors handcraft`"
+
+
+def test_vectors_check_catches_problems(tmp_path):
+    import shutil
+
+    for f in ("schema.json", "flags.json"):
+        shutil.copy(vectors_dir() / f, tmp_path / f)
+    good = next(v for v in load_vectors() if v["id"] == "hc-subscriptioninfo-v7")
+    good.pop("_file")
+    bad = [good, dict(good),  # duplicate id
+           {**good, "id": "x-1", "description": "It should decode"},  # modal verb
+           {**good, "id": "x-2", "flags": ["no-such-flag"]},
+           {**good, "id": "x-3", "canonical": False, "flags": []},  # unexplained non-canonical
+           {**good, "id": "x-4", "expected": {"version": 7, "latestSupportedVersion": 3}}]  # does not re-validate
+    (tmp_path / "bad.jsonl").write_text("".join(json.dumps(v) + "\n" for v in bad) + "{not json\n")
+    problems, _ = check_vectors(tmp_path)
+    text = "\n".join(problems)
+    for needle in ("duplicate id", "modal verb", "unknown flag", "no flag says why", "does not re-validate",
+                   "not JSON"):
+        assert needle in text
+
+
+def test_builtin_passes_every_vector():
+    results = run_vectors(BuiltinImplementation(), load_vectors())
+    failures = [r for r in results if r.status != "pass"]
+    assert not failures, failures[:5]
+
+
+def test_conformance_cli_reports_and_junit(tmp_path):
+    junit, report = tmp_path / "j.xml", tmp_path / "r.json"
+    p = cli("conformance", "--junit", str(junit), "--json", str(report), "--message", "AssignmentInfo",
+            "--version", "6")
+    assert p.returncode == 0, p.stdout[-2000:]
+    assert "AssignmentInfo" in p.stdout and p.stdout.rstrip().endswith("passed, 0 failed")
+    root = ET.parse(junit).getroot()  # a standard XML parser reads it
+    assert root.tag == "testsuites" and int(root.get("failures")) == 0
+    cases = root.findall(".//testcase")
+    assert cases and all(c.get("classname") == "AssignmentInfo.v6" for c in cases)
+    data = json.loads(report.read_text())
+    assert data["summary"] == [{"message": "AssignmentInfo", "version": 6, "vectors": len(cases),
+                                "passed": len(cases), "failed": 0}]
+
+
+def test_reference_adapter_passes_through_the_line_protocol():
+    impl = CommandImplementation(f"{sys.executable} -m codec.conformance.adapter")
+    try:
+        vectors = [v for v in load_vectors() if v["provenance"]["source"] == "handcrafted"]
+        results = run_vectors(impl, vectors)
+    finally:
+        impl.close()
+    assert all(r.status == "pass" for r in results), [r for r in results if r.status != "pass"][:3]
+
+
+def test_broken_adapter_fails_with_a_readable_diff(tmp_path):
+    adapter = f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} le-counts"
+    junit = tmp_path / "j.xml"
+    p = cli("conformance", "--impl", adapter, "--message", "SubscriptionInfo", "--version", "7",
+            "--junit", str(junit), str(vectors_dir() / "handcrafted-subscription-info.jsonl"))
+    assert p.returncode == 1
+    # The valid v7 vector: taskOffsetSums count 2 (00000002) at byte 39 comes out as 02000000.
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("FAIL hc-subscriptioninfo-v7 "))
+    assert "re-encoded bytes do not decode" in line or "encoding differs at byte" in line
+    root = ET.parse(junit).getroot()
+    assert int(root.get("failures")) >= 1
+
+
+def test_broken_adapter_diff_names_field_and_offset():
+    adapter = CommandImplementation(f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} le-counts")
+    try:
+        v = next(x for x in load_vectors() if x["id"] == "hc-assignmentinfo-v4")
+        (r,) = run_vectors(adapter, [v])
+    finally:
+        adapter.close()
+    # v4 is canonical: version, csv, then the activeTasks count at byte 8 (00000001 written as 01000000)
+    assert r.status == "fail"
+    assert r.detail == "encoding differs at byte 8 (field active_tasks): expected 0000000100000000..., got 0100000000000000..."
+
+
+def test_decode_diff_names_the_json_path():
+    adapter = CommandImplementation(
+        f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} drop-versions")
+    try:
+        v = next(x for x in load_vectors() if x["id"] == "hc-assignmentinfo-v5")
+        (r,) = run_vectors(adapter, [v])
+    finally:
+        adapter.close()
+    assert r.detail == "decoded value differs at $.version: expected 5, got 0"
+
+
+def test_first_difference():
+    assert first_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}], "extra": 1}) == "$.a[1].b: expected 2, got 3"
+    assert first_difference({"a": 1}, {"a": 1, "b": 2}) is None
+    assert first_difference([1, 2], [1]) == "$: expected 2 elements, got 1"
+    assert first_difference({"x": True}, {"x": 1}) == "$.x: expected true, got 1"
+
+
+def test_cross_version_matrix_agrees_with_kafka():
+    p = cli("conformance", "--cross-version")
+    assert p.returncode == 0, p.stdout
+    assert "242 of 242 cells agree with Kafka" in p.stdout
+    # a v7 SubscriptionInfo read by a v6 reader is a version probe, not garbage
+    rows = [ln for ln in p.stdout.splitlines() if ln.startswith("  v7")]
+    assert rows[0].split()[1:] == ["pr"] * 6 + ["ok"] * 5  # SubscriptionInfo
+    assert rows[1].split()[1:] == ["--"] * 6 + ["ok"] * 5  # AssignmentInfo
+
+
+@pytest.mark.parametrize("request_line,expected", [
+    ({"op": "decode", "message": "AssignmentInfo", "version": 1, "wire": "000000010000000000000000"},
+     {"value": {"version": 1, "commonlySupportedVersion": -1, "activeTasks": [], "standbyTasks": [],
+                "partitionsByHost": [], "standbyPartitionsByHost": [], "errCode": 0,
+                "nextRebalanceMs": 9223372036854775807}}),
+    ({"op": "encode", "message": "AssignmentInfo", "version": 1, "value": {"version": 1, "activeTasks": []}},
+     {"wire": "000000010000000000000000"}),
+])
+def test_line_protocol_worked_example(request_line, expected):
+    """The worked example of vectors/README.md, byte for byte."""
+    p = subprocess.run([sys.executable, "-m", "codec.conformance.adapter"], input=json.dumps(request_line) + "\n",
+                       capture_output=True, text=True, cwd=ROOT)
+    assert json.loads(p.stdout) == expected
