@@ -20,6 +20,8 @@ def test_wheel_contains_schemas(tmp_path):
     schema_files = {p.name for p in (ROOT / "schemas").glob("*.json")}
     assert schema_files and {f"codec/schemas/{n}" for n in schema_files} <= names
     assert "codec/examples/streams-v7-subscription.bin" in names
+    vector_files = {p.name for p in (ROOT / "vectors").iterdir() if p.suffix in (".jsonl", ".json", ".md")}
+    assert vector_files and {f"codec/vectors/{n}" for n in vector_files} <= names
     assert any(n.endswith("entry_points.txt") for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "rebalance-codec = codec.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()

@@ -15,10 +15,16 @@ _MODAL = re.compile(r"\b(should|must|may|might|could)\b", re.I)
 
 
 def vectors_dir() -> Path:
+    """The golden vectors: ``vectors/`` of a source checkout, else the copy shipped in the wheel."""
     here = Path(__file__).resolve().parents[2] / "vectors"
-    if here.is_dir():
+    if (here / "schema.json").is_file():
         return here
-    raise FileNotFoundError("vectors/ not found beside the codec package (run from a clone of the repository)")
+    from importlib import resources
+
+    shipped = Path(str(resources.files("codec.vectors")))
+    if (shipped / "schema.json").is_file():
+        return shipped
+    raise FileNotFoundError("no golden vectors found (neither vectors/ of a checkout nor codec/vectors in the install)")
 
 
 def load_vectors(paths: Iterable[Path] | None = None) -> list[dict]:

@@ -527,7 +527,7 @@ class Struct(KConstruct):
         get = obj.get if isinstance(obj, dict) else (lambda k, d=None: getattr(obj, k, d))
         for name, default, ignorable in self.absent:
             value = get(name, default)
-            if value != default and not ignorable and not (default is None and value in ("", b"")):
+            if value != default and not ignorable:
                 raise EncodeError(f"field {name} is not in this version and {value!r} is not its default "
                                   f"({default!r})", path=prefix + name)
         for name, con in self.fields:

@@ -1,0 +1,76 @@
+"""The APIs whose frames this package reads, and the header version each API version uses.
+
+Wire-facts §7: a request uses header v2 when its API version is flexible and v1 otherwise; a response
+uses header v1 when flexible and v0 otherwise, except ApiVersionsResponse, which is always v0 (a client
+must read it before it knows what the broker speaks). The four group APIs have schemas here; the two
+APIs that surround them in every capture (FindCoordinator, ApiVersions) are known only well enough to
+frame them: their bodies stay bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import DecodeError, UnsupportedVersionError
+from ..wire.schema import load_message
+
+__all__ = ["Api", "API_KEYS", "api_for", "request_header_version", "response_header_version"]
+
+
+@dataclass(frozen=True, slots=True)
+class Api:
+    key: int
+    name: str
+    request: str | None  # schema name of the request body, None when the body stays bytes
+    response: str | None
+    flexible_from: int  # the first flexible API version (Kafka's "flexibleVersions": "N+")
+    response_header_fixed: int | None = None  # ApiVersions: always response header v0
+
+    def check_version(self, version: int, *, message: str | None = None, offset: int = 2) -> None:
+        """Refuse an API version the schema does not have (UnsupportedVersionError)."""
+        if self.request is None:
+            return
+        valid = load_message(self.request).valid
+        if version not in valid:
+            raise UnsupportedVersionError(f"{self.name} has no version {version} (valid {valid})",
+                                          message=message or self.request, offset=offset,
+                                          path="request_api_version")
+
+
+def _group(key: int, name: str) -> Api:
+    request = f"{name}Request"
+    return Api(key, name, request, f"{name}Response", load_message(request).flexible.low)
+
+
+# FindCoordinator and ApiVersions: flexible from v3 (Kafka's FindCoordinatorRequest.json and
+# ApiVersionsRequest.json); frames.jsonl records header versions that agree.
+API_KEYS: dict[int, Api] = {
+    10: Api(10, "FindCoordinator", None, None, 3),
+    11: _group(11, "JoinGroup"),
+    12: _group(12, "Heartbeat"),
+    13: _group(13, "LeaveGroup"),
+    14: _group(14, "SyncGroup"),
+    18: Api(18, "ApiVersions", None, None, 3, response_header_fixed=0),
+}
+
+
+def api_for(api_key: int, *, message: str = "RequestHeader", offset: int | None = 0) -> Api:
+    try:
+        return API_KEYS[api_key]
+    except KeyError:
+        known = ", ".join(f"{k} {a.name}" for k, a in sorted(API_KEYS.items()))
+        raise DecodeError(f"unknown API key {api_key} (known: {known})", message=message, offset=offset,
+                          path="request_api_key") from None
+
+
+def request_header_version(api_key: int, api_version: int) -> int:
+    """2 for a flexible API version, else 1 (wire-facts §7)."""
+    return 2 if api_version >= api_for(api_key).flexible_from else 1
+
+
+def response_header_version(api_key: int, api_version: int) -> int:
+    """1 for a flexible API version, else 0; ApiVersions always 0 (wire-facts §7)."""
+    api = api_for(api_key)
+    if api.response_header_fixed is not None:
+        return api.response_header_fixed
+    return 1 if api_version >= api.flexible_from else 0

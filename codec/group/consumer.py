@@ -1,0 +1,110 @@
+"""ConsumerProtocol subscription and assignment: an int16 version prefix, then the classic encoding.
+
+Kafka's rules (wire-facts §6, ``ConsumerProtocol.java``): a version below 0 is an error; a version
+above the newest (3) is read with the v3 layout, and whatever follows is ignored (new versions may only
+append fields). The model keeps the version as written and those trailing bytes, so that a decoded
+message re-encodes to the bytes it came from.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import EncodeError, TruncatedError, UnsupportedVersionError
+from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
+from ..wire.schema import load_message
+
+__all__ = ["SUBSCRIPTION", "ASSIGNMENT", "ConsumerMessage", "decode_consumer", "encode_consumer",
+           "consumer_subscription", "consumer_assignment", "consumer_json", "consumer_from_json"]
+
+SUBSCRIPTION = "ConsumerProtocolSubscription"
+ASSIGNMENT = "ConsumerProtocolAssignment"
+_PREFIX = struct.Struct(">h")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsumerMessage:
+    """One ConsumerProtocol message with its version prefix.
+
+    ``name`` is ``ConsumerProtocolSubscription`` or ``ConsumerProtocolAssignment``; ``version`` the int16
+    prefix as written (above 3 means: read as v3); ``data`` the wire model (its ``user_data`` may hold a
+    nested Streams layer, see :mod:`codec.group.nested`); ``trailing`` the bytes after the last field
+    (the appended fields of a newer version, or junk), which Kafka ignores and re-encoding writes back."""
+
+    name: str
+    version: int
+    data: Any
+    trailing: bytes = b""
+
+    @property
+    def layout_version(self) -> int:
+        """The version whose field layout the body uses (a newer prefix reads as the newest layout)."""
+        return min(self.version, load_message(self.name).valid.high)
+
+
+def decode_consumer(name: str, data: bytes | bytearray | memoryview) -> ConsumerMessage:
+    """Decode a version-prefixed ConsumerProtocol message (wire-facts §6)."""
+    data = bytes(data)
+    if len(data) < 2:
+        raise TruncatedError(f"truncated (need 2, have {len(data)})", message=name, offset=0, path="version")
+    (version,) = _PREFIX.unpack_from(data)
+    spec = load_message(name)
+    if version < spec.valid.low:
+        raise UnsupportedVersionError(f"unsupported version {version} (lowest is {spec.valid.low})",
+                                      message=name, version=version, offset=0, path="version")
+    layout = min(version, spec.valid.high)
+    body, end = decode_wire(name, layout, data, start=2)
+    return ConsumerMessage(name=name, version=version, data=body, trailing=data[end:])
+
+
+def encode_consumer(msg: ConsumerMessage) -> bytes:
+    """The int16 version, the fields at that version (v3 layout above 3), then ``trailing``."""
+    spec = load_message(msg.name)
+    if not spec.valid.low <= msg.version <= 0x7FFF:
+        raise EncodeError(f"version {msg.version} cannot be written (lowest is {spec.valid.low})",
+                          message=msg.name, version=msg.version, path="version")
+    return _PREFIX.pack(msg.version) + encode_wire(msg.name, msg.layout_version, msg.data) + msg.trailing
+
+
+def consumer_subscription(version: int = 3, **fields) -> ConsumerMessage:
+    """A subscription model from field values (snake_case), e.g. ``topics=("t",), user_data=b""``."""
+    return ConsumerMessage(name=SUBSCRIPTION, version=version, data=wire_class(SUBSCRIPTION, SUBSCRIPTION)(**fields))
+
+
+def consumer_assignment(version: int = 3, **fields) -> ConsumerMessage:
+    """An assignment model from field values (snake_case), e.g. ``assigned_partitions=(...)``."""
+    return ConsumerMessage(name=ASSIGNMENT, version=version, data=wire_class(ASSIGNMENT, ASSIGNMENT)(**fields))
+
+
+def consumer_json(msg: ConsumerMessage, *, style: str = "kafka") -> dict:
+    """Kafka's JSON converter output for the body (``kafka``: exactly Kafka's shape, no version key), or
+    snake_case with ``version`` and, when present, ``trailing`` hex (``native``)."""
+    body = to_json(msg.data, msg.name, msg.layout_version, style=style)
+    if style == "kafka":
+        return body
+    out = {"version": msg.version, **body}
+    if msg.trailing:
+        out["trailing"] = msg.trailing.hex()
+    return out
+
+
+def consumer_from_json(name: str, value: dict, version: int | None = None, *, style: str = "kafka") -> ConsumerMessage:
+    """Inverse of :func:`consumer_json`. The version: ``version`` if given, else the value's
+    ``version`` key, else 3 (what the Java consumer writes)."""
+    if not isinstance(value, dict):
+        raise EncodeError("expected a JSON object", message=name)
+    if version is None:
+        version = value.get("version", load_message(name).valid.high)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise EncodeError(f"version must be an integer, got {version!r}", message=name, path="version")
+    fields = {k: v for k, v in value.items() if k not in ("version", "trailing")}
+    trailing = value.get("trailing") or ""
+    try:
+        trailing_bytes = bytes.fromhex(trailing)
+    except (TypeError, ValueError):
+        raise EncodeError(f"trailing must be hex, got {trailing!r}", message=name, path="trailing") from None
+    data = from_json(fields, name, style=style)
+    return ConsumerMessage(name=name, version=version, data=data, trailing=trailing_bytes)
+

@@ -1,0 +1,155 @@
+"""The group layer's command-line kinds (registered into :mod:`codec.kinds` as a plugin).
+
+Message bodies and headers take ``--version``; the ConsumerProtocol kinds read and write their int16
+version prefix; frames are given without their int32 size (as frames.jsonl stores them), and a
+response frame needs ``--api-key`` and ``--version`` of its request. ``--style kafka`` output of a body
+is exactly Kafka's JSON converter output (the vectors' ``data``).
+"""
+
+from __future__ import annotations
+
+from ..errors import DecodeError, EncodeError
+from ..kinds import Decoded, Kind, get_kind, register
+from ..wire.schema import snake
+from .consumer import ASSIGNMENT, SUBSCRIPTION, consumer_from_json, consumer_json, decode_consumer, encode_consumer
+from .frames import decode_request_frame, decode_response_frame, encode_request_frame, encode_response_frame
+from .jsonview import (body_from_json, body_json, request_frame_from_json, request_frame_json,
+                       response_frame_from_json, response_frame_json)
+from .messages import HEADERS, MESSAGES, decode_message, encode_message
+from .pretty import pretty_body, pretty_consumer, pretty_request_frame, pretty_response_frame
+
+__all__ = ["AUTO_CANDIDATES"]
+
+
+def _need_version(name: str, version: int | None, error=DecodeError) -> int:
+    if version is None:
+        raise error(f"{name} needs --version", message=name)
+    return version
+
+
+def _trailing(name: str, version: int, consumed: int, trailing: int) -> tuple[str, ...]:
+    if not trailing:
+        return ()
+    return (f"{name} v{version}: {trailing} trailing bytes after offset {consumed} ignored (Kafka ignores them too)",)
+
+
+def _kind_name(name: str) -> str:
+    return snake(name).replace("_", "-")
+
+
+def _body_kind(name: str) -> Kind:
+    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
+        v = _need_version(name, version)
+        d = decode_message(name, v, data, nested=True)
+        flat = decode_message(name, v, data)
+        return Decoded(body_json(name, v, flat.value, style), pretty_body(name, v, d.value),
+                       _trailing(name, v, d.consumed, d.trailing))
+
+    def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
+        v = _need_version(name, version, EncodeError)
+        return encode_message(name, v, body_from_json(name, value, style))
+
+    what = "" if name in HEADERS else " body"
+    return Kind(_kind_name(name), f"Kafka {name}{what} (--version required)", decode, encode, self_describing=False)
+
+
+def _consumer_kind(name: str) -> Kind:
+    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
+        msg = decode_consumer(name, data)
+        notes = []
+        if version is not None and version != msg.version:
+            notes.append(f"{name}: the version prefix says v{msg.version} (not --version {version}); read as written")
+        if msg.version != msg.layout_version:
+            notes.append(f"{name} v{msg.version} is newer than v{msg.layout_version}: read with the "
+                         f"v{msg.layout_version} layout, as Kafka does")
+        if msg.trailing:
+            notes.append(f"{name} v{msg.version}: {len(msg.trailing)} trailing bytes ignored (Kafka ignores them too)")
+        return Decoded(consumer_json(msg, style=style), pretty_consumer(msg, size=len(data)), tuple(notes))
+
+    def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
+        return encode_consumer(consumer_from_json(name, value, version, style=style))
+
+    what = "subscription (JoinGroup metadata)" if name == SUBSCRIPTION else "assignment (SyncGroup assignment)"
+    return Kind(_kind_name(name).replace("-protocol", ""), f"ConsumerProtocol {what}, int16 version prefix (v0-3+)",
+                decode, encode)
+
+
+def _decode_request_frame(data: bytes, *, style: str = "kafka", **_) -> Decoded:
+    frame = decode_request_frame(data)
+    notes = (f"{len(frame.trailing)} bytes after the {frame.api.name} request body",) if frame.trailing else ()
+    return Decoded(request_frame_json(frame, style), pretty_request_frame(frame, size=len(data)), notes)
+
+
+def _encode_request_frame(value: dict, *, style: str = "kafka", version: int | None = None,
+                          api_key: int | None = None, **_) -> bytes:
+    return encode_request_frame(request_frame_from_json(value, style=style, api_key=api_key, version=version))
+
+
+def _decode_response_frame(data: bytes, *, style: str = "kafka", version: int | None = None,
+                           api_key: int | None = None, **_) -> Decoded:
+    if api_key is None or version is None:
+        raise DecodeError("a response frame needs --api-key and --version of its request", message="response frame")
+    frame = decode_response_frame(data, api_key, version)
+    notes = (f"{len(frame.trailing)} bytes after the {frame.api.name} response body",) if frame.trailing else ()
+    return Decoded(response_frame_json(frame, style), pretty_response_frame(frame, size=len(data)), notes)
+
+
+def _encode_response_frame(value: dict, *, style: str = "kafka", version: int | None = None,
+                           api_key: int | None = None, **_) -> bytes:
+    return encode_response_frame(response_frame_from_json(value, style=style, api_key=api_key, version=version))
+
+
+# --kind auto: the self-describing kinds, most specific first. A candidate fits when it decodes the
+# whole input (no trailing bytes); the first that fits wins and the others that also fit are named.
+AUTO_CANDIDATES = ("request-frame", "consumer-subscription", "consumer-assignment", "subscription-info",
+                   "assignment-info")
+
+
+def _fits(name: str, data: bytes, style: str) -> Decoded | None:
+    try:
+        d = get_kind(name).decode(data, style=style, version=None)
+    except DecodeError:
+        return None
+    if any("trailing" in n or "bytes after" in n for n in d.notes):
+        return None
+    return d
+
+
+def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
+    fits: list[tuple[str, Decoded]] = []
+    for name in AUTO_CANDIDATES:
+        d = _fits(name, data, style)
+        if d is not None:
+            fits.append((name, d))
+    if not fits:
+        raise DecodeError(f"no self-describing kind decodes all {len(data)} bytes (tried {', '.join(AUTO_CANDIDATES)})",
+                          message="auto")
+    name, d = fits[0]
+    others = [n for n, _ in fits[1:]]
+    also = f" (also fits: {', '.join(others)})" if others else ""
+    value = {"kind": name, "value": d.value}
+    if others:
+        value["alsoFits" if style == "kafka" else "also_fits"] = others
+    return Decoded(value, f"auto: {name}{also}\n{d.pretty}", (f"auto: decoded as {name}{also}",) + d.notes)
+
+
+def _encode_auto(value: dict, *, style: str = "kafka", **opts) -> bytes:
+    if not isinstance(value, dict) or value.get("kind") not in AUTO_CANDIDATES or "value" not in value:
+        raise EncodeError(f"auto expects {{\"kind\": one of {', '.join(AUTO_CANDIDATES)}, \"value\": ...}}",
+                          message="auto")
+    return get_kind(value["kind"]).encode(value["value"], style=style, **opts)
+
+
+def _register_all() -> None:
+    register(_consumer_kind(SUBSCRIPTION))
+    register(_consumer_kind(ASSIGNMENT))
+    for name in MESSAGES + HEADERS:
+        register(_body_kind(name))
+    register(Kind("request-frame", "a request frame without its int32 size: header + body, decoded to the "
+                  "Streams layer", _decode_request_frame, _encode_request_frame))
+    register(Kind("response-frame", "a response frame without its int32 size (--api-key and --version of "
+                  "its request)", _decode_response_frame, _encode_response_frame, self_describing=False))
+    register(Kind("auto", "try the self-describing kinds and say which one fitted", _decode_auto, _encode_auto))
+
+
+_register_all()

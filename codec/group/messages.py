@@ -1,0 +1,58 @@
+"""Group message bodies at a given version: JoinGroup, SyncGroup, Heartbeat, LeaveGroup requests and
+responses and the two headers (schemas in ``schemas/``, wire-facts §7).
+
+Like Kafka's generated readers, decoding stops after the last field: trailing bytes are reported,
+not refused (group_edge.jsonl ``decode-trailing-bytes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import EncodeError, UnsupportedVersionError
+from ..wire.builder import decode_wire, encode_wire
+from ..wire.schema import load_message
+from .nested import flatten_body, nest_body
+
+__all__ = ["MESSAGES", "HEADERS", "DecodedMessage", "decode_message", "encode_message"]
+
+MESSAGES = ("JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse",
+            "HeartbeatRequest", "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse")
+HEADERS = ("RequestHeader", "ResponseHeader")
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedMessage:
+    value: Any  # the wire model (nested layers decoded when asked)
+    consumed: int
+    trailing: int
+
+
+def _known(name: str) -> None:
+    if name not in MESSAGES and name not in HEADERS:
+        raise KeyError(f"not a group message: {name!r} (known: {', '.join(MESSAGES + HEADERS)})")
+
+
+def decode_message(name: str, version: int, data: bytes | bytearray | memoryview, *, nested: bool = False,
+                   protocol_type: str | None = None, protocol_name: str | None = None) -> DecodedMessage:
+    """Decode one body (or header) at ``version``. ``nested=True`` also decodes the ConsumerProtocol
+    and Streams layers in its bytes fields (see :func:`codec.group.nested.nest_body`)."""
+    _known(name)
+    valid = load_message(name).valid
+    if version not in valid:
+        raise UnsupportedVersionError(f"no version {version} (valid {valid})", message=name, version=version)
+    data = bytes(data)
+    value, end = decode_wire(name, version, data)
+    if nested:
+        value = nest_body(name, value, protocol_type=protocol_type, protocol_name=protocol_name)
+    return DecodedMessage(value, end, len(data) - end)
+
+
+def encode_message(name: str, version: int, value) -> bytes:
+    """Encode one body (or header); nested layers in its bytes fields are encoded first."""
+    _known(name)
+    valid = load_message(name).valid
+    if version not in valid:
+        raise EncodeError(f"no version {version} (valid {valid})", message=name, version=version)
+    return encode_wire(name, version, flatten_body(name, value))

@@ -1,0 +1,192 @@
+"""The layers inside the group messages' bytes fields, decoded and encoded in one step.
+
+The stack (wire-facts §6, §7, §2, §3)::
+
+    JoinGroupRequest.Protocols[i].Metadata   -> ConsumerProtocolSubscription -> UserData -> SubscriptionInfo
+    JoinGroupResponse.Members[i].Metadata    -> ConsumerProtocolSubscription -> UserData -> SubscriptionInfo
+    SyncGroupRequest.Assignments[i].Assignment -> ConsumerProtocolAssignment -> UserData -> AssignmentInfo
+    SyncGroupResponse.Assignment             -> ConsumerProtocolAssignment   -> UserData -> AssignmentInfo
+
+A bytes field is decoded one layer further when the group's protocol type is ``consumer`` (assumed
+when the message does not say and the caller does not know); UserData is decoded as Kafka Streams
+metadata when the protocol (assignor) name is ``stream``. Each decoded field becomes a :class:`Nested`
+holding the bytes as carried and either the decoded value or the reason it could not be decoded: a
+layer that fails never raises for the layers around it. Empty and null fields stay as they are (an
+error response carries an empty assignment).
+
+Encoding goes the other way: a bytes field may hold bytes, a :class:`Nested` (its bytes are written
+as carried), a :class:`ConsumerMessage`, a Streams ``SubscriptionInfo`` or ``AssignmentInfo``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..streams import (AssignmentInfo, DecodedAssignment, DecodedSubscription, SubscriptionInfo,
+                       decode_assignment, decode_subscription, encode_assignment, encode_subscription)
+from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, decode_consumer, encode_consumer
+
+__all__ = ["LayerError", "Nested", "STREAMS_PROTOCOL", "nest_body", "flatten_body", "unwrap_body",
+           "nested_fields", "decode_layer", "layer_bytes"]
+
+STREAMS_PROTOCOL = "stream"
+CONSUMER_TYPE = "consumer"
+
+# message -> (array field or None, bytes field, ConsumerProtocol layer)
+_CARRIERS: dict[str, tuple[str | None, str, str]] = {
+    "JoinGroupRequest": ("protocols", "metadata", SUBSCRIPTION),
+    "JoinGroupResponse": ("members", "metadata", SUBSCRIPTION),
+    "SyncGroupRequest": ("assignments", "assignment", ASSIGNMENT),
+    "SyncGroupResponse": (None, "assignment", ASSIGNMENT),
+}
+_STREAMS_LAYER = {SUBSCRIPTION: "SubscriptionInfo", ASSIGNMENT: "AssignmentInfo"}
+
+
+@dataclass(frozen=True, slots=True)
+class LayerError:
+    """Why a layer stayed bytes: the DecodeError's text, reason, offset (into the layer's own bytes)
+    and field path, plus where the layer sits in the outer message (``at``)."""
+
+    message: str
+    reason: str
+    offset: int | None
+    path: str
+    at: str
+
+    @classmethod
+    def of(cls, e: DecodeError, at: str) -> "LayerError":
+        return cls(str(e), e.reason, e.offset, e.path, at)
+
+
+@dataclass(frozen=True, slots=True)
+class Nested:
+    """A bytes field decoded one layer further.
+
+    ``layer``: ``ConsumerProtocolSubscription``, ``ConsumerProtocolAssignment``, ``SubscriptionInfo`` or
+    ``AssignmentInfo``. ``raw``: the field's bytes exactly as carried. ``value``: a
+    :class:`ConsumerMessage` (whose ``data.user_data`` may itself be a ``Nested``), a Streams
+    ``DecodedSubscription``/``DecodedAssignment``, or None when ``error`` says why not."""
+
+    layer: str
+    raw: bytes
+    value: Any = None
+    error: LayerError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def decode_layer(layer: str, raw: bytes, *, protocol_name: str | None, at: str = "") -> Nested:
+    """Decode ``raw`` as ``layer`` and, for protocol ``stream``, its UserData too. Never raises
+    DecodeError: a failure is kept in ``Nested.error``."""
+    try:
+        if layer in (SUBSCRIPTION, ASSIGNMENT):
+            msg = decode_consumer(layer, raw)
+            user = msg.data.user_data
+            if protocol_name == STREAMS_PROTOCOL and user:
+                inner = decode_layer(_STREAMS_LAYER[layer], user, protocol_name=None,
+                                     at=f"{at}.user_data" if at else "user_data")
+                msg = dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=inner))
+            return Nested(layer, raw, msg)
+        if layer == "SubscriptionInfo":
+            return Nested(layer, raw, decode_subscription(raw, detail=True))
+        if layer == "AssignmentInfo":
+            return Nested(layer, raw, decode_assignment(raw, detail=True))
+    except DecodeError as e:
+        return Nested(layer, raw, None, LayerError.of(e, at))
+    raise ValueError(f"unknown layer {layer!r}")
+
+
+def nested_fields(name: str) -> tuple[str | None, str, str] | None:
+    """(array field, bytes field, layer) of a message that carries ConsumerProtocol bytes, else None."""
+    return _CARRIERS.get(name)
+
+
+def nest_body(name: str, body, *, protocol_type: str | None = None, protocol_name: str | None = None):
+    """The body with every carried ConsumerProtocol field decoded (see the module docstring).
+
+    ``protocol_type``/``protocol_name``: what the caller knows from the exchange (a JoinGroup request's
+    ProtocolType, a JoinGroup response's ProtocolName) for versions whose body does not say."""
+    carrier = _CARRIERS.get(name)
+    if carrier is None:
+        return body
+    ptype = getattr(body, "protocol_type", None) or protocol_type or CONSUMER_TYPE
+    if ptype != CONSUMER_TYPE:
+        return body
+    array, field, layer = carrier
+    pname = getattr(body, "protocol_name", None) or protocol_name
+    if array is None:
+        raw = getattr(body, field)
+        if not raw:
+            return body
+        return dataclasses.replace(body, **{field: decode_layer(layer, raw, protocol_name=pname, at=field)})
+    items = []
+    for i, item in enumerate(getattr(body, array)):
+        raw = getattr(item, field)
+        if raw:
+            own = getattr(item, "name", None) or pname  # JoinGroup request: each protocol names itself
+            item = dataclasses.replace(item, **{field: decode_layer(layer, raw, protocol_name=own,
+                                                                   at=f"{array}[{i}].{field}")})
+        items.append(item)
+    return dataclasses.replace(body, **{array: tuple(items)})
+
+
+def layer_bytes(value, *, path: str = "") -> bytes | None:
+    """The bytes a (possibly nested) field value encodes to."""
+    if value is None or isinstance(value, (bytes, bytearray, memoryview)):
+        return None if value is None else bytes(value)
+    if isinstance(value, Nested):
+        return value.raw
+    if isinstance(value, ConsumerMessage):
+        user = value.data.user_data
+        if user is not None and not isinstance(user, (bytes, bytearray)):
+            data = dataclasses.replace(value.data, user_data=layer_bytes(user, path=f"{path}.user_data"))
+            value = dataclasses.replace(value, data=data)
+        return encode_consumer(value)
+    if isinstance(value, SubscriptionInfo):
+        return encode_subscription(value)
+    if isinstance(value, AssignmentInfo):
+        return encode_assignment(value)
+    if isinstance(value, (DecodedSubscription, DecodedAssignment)):
+        return layer_bytes(value.info, path=path)
+    raise EncodeError(f"cannot encode a {type(value).__name__} as bytes", path=path)
+
+
+def _map_carried(name: str, body, fn):
+    carrier = _CARRIERS.get(name)
+    if carrier is None:
+        return body
+    array, field, _ = carrier
+    if array is None:
+        return dataclasses.replace(body, **{field: fn(getattr(body, field), field)})
+    items = getattr(body, array)
+    if items is None:
+        return body
+    return dataclasses.replace(body, **{array: tuple(
+        dataclasses.replace(item, **{field: fn(getattr(item, field), f"{array}[{i}].{field}")})
+        for i, item in enumerate(items))})
+
+
+def flatten_body(name: str, body):
+    """The body with every nested layer encoded back to bytes (ready for ``encode_wire``)."""
+    return _map_carried(name, body, lambda v, path: layer_bytes(v, path=path))
+
+
+def _unwrap(value):
+    if not isinstance(value, Nested) or not value.ok:
+        return value
+    v = value.value
+    if isinstance(v, ConsumerMessage):
+        return dataclasses.replace(v, data=dataclasses.replace(v.data, user_data=_unwrap(v.data.user_data)))
+    return v.info  # DecodedSubscription / DecodedAssignment
+
+
+def unwrap_body(name: str, body):
+    """The body with each decodable :class:`Nested` replaced by its model (ConsumerMessage,
+    SubscriptionInfo, AssignmentInfo), dropping the carried bytes: encoding the result then
+    re-encodes every layer from its model. Layers that failed stay ``Nested`` (written as carried)."""
+    return _map_carried(name, body, lambda v, path: _unwrap(v))
