@@ -9,12 +9,12 @@ from pathlib import Path
 from .crossversion import cross_version_matrix, render_matrix
 from .handcrafted import handcrafted_vectors
 from .impl import BuiltinImplementation, CommandImplementation
-from .importer import import_kafka_java
+from .importer import import_captures, import_kafka_java
 from .reports import render_table, write_junit, write_json
 from .runner import run_vectors
 from .vectors import check_vectors, load_vectors, vectors_dir
 
-_KEY_ORDER = ("id", "message", "version", "description", "wire", "expected", "result", "error", "offset",
+_KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expected", "result", "error", "offset",
               "canonical", "flags", "provenance")
 
 
@@ -36,6 +36,8 @@ def cmd_vectors_check(args) -> int:
 def cmd_vectors_import(args) -> int:
     out = Path(args.dir) if args.dir else vectors_dir()
     written = import_kafka_java(Path(args.shared), out, include_group=not args.streams_only)
+    if not args.streams_only:
+        written.update(import_captures(Path(args.shared), out))
     for name in written:  # rewrite with the canonical key order
         dump_vectors(out / name, load_vectors([out / name]))
     for name, n in written.items():

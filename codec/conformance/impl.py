@@ -5,6 +5,7 @@ response per line on its stdout, in order::
 
     {"op": "decode", "message": "SubscriptionInfo", "version": 7, "wire": "<hex>"}
     {"op": "decode", ..., "readerVersion": 6}           # optional: decode as a reader whose newest version is 6
+    {"op": "decode", "message": "ResponseFrame", "apiKey": 14, "version": 3, "wire": "<hex>"}  # responses name neither
     {"op": "encode", "message": "SubscriptionInfo", "version": 7, "value": {...}}
 
     {"value": {...}}  |  {"wire": "<hex>"}  |  {"error": {"message": "...", "offset": 12}}
@@ -38,9 +39,10 @@ class Outcome:
 class Implementation(Protocol):
     name: str
 
-    def decode(self, message: str, version: int | None, wire: bytes, reader_version: int | None = None) -> Outcome: ...
+    def decode(self, message: str, version: int | None, wire: bytes, reader_version: int | None = None,
+               api_key: int | None = None) -> Outcome: ...
 
-    def encode(self, message: str, version: int | None, value: dict) -> Outcome: ...
+    def encode(self, message: str, version: int | None, value: dict, api_key: int | None = None) -> Outcome: ...
 
     def close(self) -> None: ...
 
@@ -50,14 +52,14 @@ def handle_request(req: dict) -> dict:
     try:
         kind = get_kind(kind_of(req["message"]))
         version = req.get("version")
+        opts = {"api_key": req["apiKey"]} if req.get("apiKey") is not None else {}
         if req["op"] == "decode":
             wire = bytes.fromhex(req["wire"])
-            opts = {}
             if req.get("readerVersion") is not None:
                 opts["latest"] = req["readerVersion"]
             return {"value": kind.decode(wire, style="kafka", version=version, **opts).value}
         if req["op"] == "encode":
-            return {"wire": kind.encode(req["value"], style="kafka", version=version).hex()}
+            return {"wire": kind.encode(req["value"], style="kafka", version=version, **opts).hex()}
         return {"error": {"message": f"unknown op {req['op']!r}", "offset": None}}
     except CodecError as e:
         j = e.to_json()
@@ -69,12 +71,13 @@ def handle_request(req: dict) -> dict:
 class BuiltinImplementation:
     name = "rebalance-codec (built-in)"
 
-    def decode(self, message, version, wire, reader_version=None) -> Outcome:
+    def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         return _outcome(handle_request({"op": "decode", "message": message, "version": version, "wire": wire.hex(),
-                                        "readerVersion": reader_version}))
+                                        "readerVersion": reader_version, "apiKey": api_key}))
 
-    def encode(self, message, version, value) -> Outcome:
-        return _outcome(handle_request({"op": "encode", "message": message, "version": version, "value": value}))
+    def encode(self, message, version, value, api_key=None) -> Outcome:
+        return _outcome(handle_request({"op": "encode", "message": message, "version": version, "value": value,
+                                        "apiKey": api_key}))
 
     def close(self) -> None:
         pass
@@ -117,14 +120,19 @@ class CommandImplementation:
         except json.JSONDecodeError:
             return Outcome(error={"message": f"adapter answered a line that is not JSON: {line[:200]!r}"})
 
-    def decode(self, message, version, wire, reader_version=None) -> Outcome:
+    def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         req = {"op": "decode", "message": message, "version": version, "wire": wire.hex()}
         if reader_version is not None:
             req["readerVersion"] = reader_version
+        if api_key is not None:
+            req["apiKey"] = api_key
         return self._ask(req)
 
-    def encode(self, message, version, value) -> Outcome:
-        return self._ask({"op": "encode", "message": message, "version": version, "value": value})
+    def encode(self, message, version, value, api_key=None) -> Outcome:
+        req = {"op": "encode", "message": message, "version": version, "value": value}
+        if api_key is not None:
+            req["apiKey"] = api_key
+        return self._ask(req)
 
     def close(self) -> None:
         if self.proc.stdin:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["import_kafka_java", "KAFKA_COMMIT"]
+__all__ = ["import_kafka_java", "import_captures", "KAFKA_COMMIT"]
 
 KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 
@@ -153,6 +153,19 @@ def _in_input_order(expected: dict, data: dict) -> dict:
 def _group_vector(r: dict, source_file: str) -> dict:
     message = r["kind"]
     rid = r.get("id") or f"v{r['version']}-{r['index']}"
+    prov = {"source": "kafka-java", "commit": KAFKA_COMMIT, "record": f"{source_file}:{rid}"}
+    if "error" in r:  # Kafka's writer refused the value at this version
+        exc = r["error"].split(":", 1)[0].rsplit(".", 1)[-1]
+        return {"id": f"kj-{message}-{rid}".lower(), "message": message, "version": r["version"],
+                "description": f"Kafka's generated {message} class refuses this value at v{r['version']} ({exc}): "
+                               "a non-default value for a field the version lacks",
+                "expected": r["data"], "result": "invalid", "error": "unrepresentable", "canonical": False,
+                "flags": ["encode-refused"], "provenance": prov}
+    if r.get("trailingBytes"):
+        return {"id": f"kj-{message}-{rid}".lower(), "message": message, "version": r["version"],
+                "description": f"{message} v{r['version']} followed by {r['trailingBytes']} bytes that Kafka's "
+                               "reader ignores", "wire": r["hex"], "expected": r["decoded"], "result": "valid",
+                "canonical": False, "flags": ["trailing-bytes"], "provenance": prov}
     wire = r.get("hexVersionPrefixed") or r["hex"]
     return {
         "id": f"kj-{message}-{rid}".lower(),
@@ -192,3 +205,47 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
                         encoding="utf-8")
         written[path.name] = len(vectors)
     return written
+
+
+_GROUP_KEYS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
+
+
+def import_captures(shared: Path, out_dir: Path) -> dict[str, int]:
+    """Write ``capture-frames.jsonl``: every JoinGroup, SyncGroup, Heartbeat and LeaveGroup frame of
+    ``shared/captures/frames.jsonl`` that its README does not mark unusable, with the facts recorded by
+    the capture (API key, version, correlation id, client id, error code) as ``expected``."""
+    vectors = []
+    for line in (shared / "captures" / "frames.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["api_key"] not in _GROUP_KEYS or "NOT a reference" in r.get("produced_by", ""):
+            continue
+        request = r["direction"] == "request"
+        header: dict = {"correlationId": r["correlation_id"]}
+        if request and r.get("client_id") is not None:
+            header["clientId"] = r["client_id"]
+        expected: dict = {"apiKey": r["api_key"], "apiVersion": r["api_version"], "headerVersion": r["header_version"],
+                          "header": header}
+        if not request and r.get("error_code") is not None:
+            expected["body"] = {"errorCode": r["error_code"]}
+        port = r["conn"].rsplit(":", 1)[-1]
+        v = {
+            "id": f"cap-{r['run']}-{r['scenario']}-{port}-{r['direction']}-{r['correlation_id']}".lower(),
+            "message": "RequestFrame" if request else "ResponseFrame",
+            "version": r["api_version"],
+            "description": f"{_GROUP_KEYS[r['api_key']]} v{r['api_version']} {r['direction']} captured from "
+                           f"{r['produced_by']} ({r['run']}/{r['scenario']}, {r['client_id']})",
+            "wire": r["hex"],
+            "expected": expected,
+            "result": "valid",
+            "canonical": False,
+            "flags": ["capture-facts", "real-client"],
+            "provenance": {"source": "capture", "client": r["produced_by"], "clientVersion": r["client_version"],
+                           "record": f"frames.jsonl:{r['run']}/{r['scenario']}/{r['conn']}/{r['direction']}/"
+                                     f"{r['correlation_id']}"},
+        }
+        if not request:
+            v["apiKey"] = r["api_key"]
+        vectors.append(v)
+    path = out_dir / "capture-frames.jsonl"
+    path.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in vectors), encoding="utf-8")
+    return {path.name: len(vectors)}

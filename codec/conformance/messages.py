@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-__all__ = ["MESSAGES", "kind_of", "normalize", "VECTOR_FILES"]
+__all__ = ["MESSAGES", "kind_of", "normalize"]
 
 # message name (as in the vectors) -> CLI kind
 MESSAGES: dict[str, str] = {
@@ -25,13 +25,11 @@ MESSAGES: dict[str, str] = {
     "LeaveGroupResponse": "leave-group-response",
     "RequestHeader": "request-header",
     "ResponseHeader": "response-header",
+    "RequestFrame": "request-frame",
+    "ResponseFrame": "response-frame",
 }
 
 # message family -> vector file in vectors/
-VECTOR_FILES: dict[str, str] = {
-    "SubscriptionInfo": "subscription-info.jsonl",
-    "AssignmentInfo": "assignment-info.jsonl",
-}
 
 
 def kind_of(message: str) -> str:
