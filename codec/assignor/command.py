@@ -1,0 +1,94 @@
+"""The ``assign`` subcommand: JSON group description(s) in, assignment(s) out.
+
+``assign [--lines] [--format json|table] [INPUT]`` reads INPUT (a path; ``-`` or absent means
+stdin). With ``--lines`` every input line is one group and every output line one result, or
+``{"error": {...}}`` for a group that cannot be assigned; the exit status is 1 if any failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from .engine import assign
+from .json_io import group_from_json, result_to_json
+from .model import AssignmentError, AssignmentResult
+
+__all__ = ["register", "run", "render_table"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``assign`` subcommand to an ``argparse`` subparsers object."""
+    p = subparsers.add_parser(
+        "assign", help="run a Kafka Streams task assignor on a JSON group description",
+        description="Assign the tasks of a JSON group description (high_availability, sticky or "
+                    "fallback_prior) and print the result as JSON or as a per-client table.")
+    p.add_argument("input", nargs="?", default="-", metavar="INPUT", help="group description file ('-' = stdin)")
+    p.add_argument("--lines", action="store_true", help="one group per input line, one result per output line")
+    p.add_argument("--format", choices=("json", "table"), default="json", help="output format (default json)")
+    p.set_defaults(func=run)
+    return p
+
+
+def render_table(result: AssignmentResult) -> str:
+    """A per-client table of active / standby / warmup tasks, laid out like KIP-441's examples."""
+    headers = [""] + [str(c.process_id) for c in result.clients]
+    rows = [["active"] + [", ".join(map(str, c.active)) for c in result.clients],
+            ["standby"] + [", ".join(map(str, c.standby)) for c in result.clients],
+            ["warmup"] + [", ".join(map(str, c.warmup)) for c in result.clients]]
+    widths = [max(len(r[i]) for r in [headers] + rows) for i in range(len(headers))]
+
+    def line(cells: list[str]) -> str:
+        return " | ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip()
+
+    out = [line(headers), "-|-".join("-" * w for w in widths)]
+    out += [line(r) for r in rows]
+    out.append(f"probing rebalance needed: {'yes' if result.probing_rebalance_needed else 'no'}")
+    return "\n".join(out)
+
+
+def _error(kind: str, message: str, line: int | None = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"type": kind, "message": message}
+    if line is not None:
+        err["line"] = line
+    return {"error": err}
+
+
+def _one(text: str, fmt: str, line: int | None) -> tuple[str, bool]:
+    try:
+        result = assign(group_from_json(json.loads(text)))
+    except json.JSONDecodeError as e:
+        return json.dumps(_error("invalid_json", str(e), line)), False
+    except AssignmentError as e:
+        return json.dumps(_error("invalid_group", str(e), line)), False
+    if fmt == "table":
+        return render_table(result), True
+    return json.dumps(result_to_json(result), separators=(",", ":") if line is not None else (", ", ": ")), True
+
+
+def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | None = None) -> int:
+    """Execute the parsed ``assign`` command; returns the exit status."""
+    stdout = stdout or sys.stdout
+    if args.input == "-":
+        text = (stdin or sys.stdin).read()
+    else:
+        try:
+            with open(args.input, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            print(json.dumps(_error("io", str(e))), file=stdout)
+            return 1
+    if not args.lines:
+        out, ok = _one(text, args.format, None)
+        print(out, file=stdout)
+        return 0 if ok else 1
+    failed = False
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        out, ok = _one(raw, args.format, n)
+        failed |= not ok
+        print(out, file=stdout)
+    return 1 if failed else 0
