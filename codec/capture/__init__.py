@@ -1,0 +1,20 @@
+"""Reading users' captured bytes (issue #8): packet captures and ``__consumer_offsets`` records.
+
+* :mod:`~codec.capture.pcapfile` — pcap/pcapng (gzipped or not) packets, streamed;
+* :mod:`~codec.capture.packet` — link/IP/TCP headers;
+* :mod:`~codec.capture.tcp` — sans-IO TCP reassembly: chunks with stream offsets, gaps, closes;
+* :mod:`~codec.capture.framing` — Kafka framing of a byte stream, resynchronising after gaps;
+* :mod:`~codec.capture.kafka` — broker-side detection, request/response pairing;
+* :mod:`~codec.capture.scan` — the whole pipeline over a file;
+* :mod:`~codec.capture.offsets` — ``__consumer_offsets`` keys and values, from text dumps or log segments.
+"""
+
+from .framing import RawFrame, Unframed
+from .kafka import KafkaFrame, KafkaTraffic
+from .scan import BadFile, BadPacket, CaptureStats, kafka_frames, tcp_streams
+from .tcp import Chunk, Closed, Flow, Gap, Reassembler
+
+__all__ = [
+    "kafka_frames", "tcp_streams", "CaptureStats", "BadPacket", "BadFile", "KafkaFrame", "KafkaTraffic",
+    "RawFrame", "Unframed", "Chunk", "Gap", "Closed", "Flow", "Reassembler",
+]

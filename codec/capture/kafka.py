@@ -1,0 +1,226 @@
+"""Kafka connections in reassembled TCP traffic: which side is the broker, frames, request/response pairs.
+
+:class:`KafkaTraffic` consumes the events of :class:`~codec.capture.tcp.Reassembler` and returns
+:class:`KafkaFrame`, :class:`~codec.capture.framing.Unframed` and :class:`~codec.capture.tcp.Gap` records
+of the connections it takes for Kafka. Which direction carries requests:
+
+1. the SYN sender is the client, when the handshake was captured;
+2. else a port in ``ports`` is the broker's (default 9092; every broker port found by rule 3 is added);
+3. else the direction whose bytes start with a plausible request header (:func:`~codec.capture.framing.plausible`).
+
+A connection is Kafka when rule 2 names a broker port or its client's bytes hold a plausible request
+header; until it is decided, up to ``detect_limit`` bytes of it are held, after which it is ignored
+(counted in :attr:`KafkaTraffic.ignored_bytes`).
+
+Pairing (wire-facts §7): a response takes its API key and version from the request with the same
+correlation id on the same connection. Directions are reassembled independently, so a response may be
+framed before its request: it is held until the request shows up or the connection closes (then it
+goes out unpaired, ``api_key`` None). At most ``max_pending`` requests and held responses are kept per
+connection, the oldest dropped first.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from .framing import FrameSplitter, RawFrame, Unframed, plausible
+from .tcp import Chunk, Closed, Flow, Gap
+
+__all__ = ["KafkaFrame", "KafkaTraffic", "DEFAULT_PORTS", "DEFAULT_MAX_FRAME_SIZE"]
+
+DEFAULT_PORTS = frozenset({9092})
+# Kafka brokers refuse request frames above socket.request.max.bytes (100 MiB by default); the same
+# number as codec.group.stream.DEFAULT_MAX_FRAME_SIZE.
+DEFAULT_MAX_FRAME_SIZE = 100 * 1024 * 1024
+_HEAD = struct.Struct(">hhi")
+_CID = struct.Struct(">i")
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaFrame:
+    """One request or response. ``data`` is the frame without its size (None when the ``keep`` filter
+    skipped it); ``api_key``/``api_version`` are the request's own, or, for a response, its request's
+    (None while unpaired); ``request_offset`` locates a response's request in the other direction."""
+
+    flow: Flow
+    direction: str  # "request" | "response"
+    offset: int
+    size: int
+    data: bytes | None
+    api_key: int | None
+    api_version: int | None
+    correlation_id: int
+    ts: float
+    ts_end: float
+    request_offset: int | None = None
+
+
+class _Conn:
+    __slots__ = ("client", "splitters", "held", "held_bytes", "pending", "orphans", "kafka")
+
+    def __init__(self) -> None:
+        self.client: tuple[str, int] | None = None
+        self.splitters: dict[Flow, FrameSplitter] = {}
+        self.held: list[Chunk | Gap] = []
+        self.held_bytes = 0
+        self.pending: OrderedDict[int, KafkaFrame] = OrderedDict()  # requests by correlation id
+        self.orphans: OrderedDict[int, RawFrame] = OrderedDict()  # responses waiting for a request
+        self.kafka: bool | None = None
+
+
+Output = KafkaFrame | Unframed | Gap
+
+
+class KafkaTraffic:
+    """Sans-IO: ``feed(event)`` for each reassembly event; returns the Kafka records it completes."""
+
+    def __init__(self, *, ports: frozenset[int] | set[int] = DEFAULT_PORTS, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+                 api_keys: frozenset[int] | set[int] | None = None, detect_limit: int = 64 * 1024,
+                 max_pending: int = 4096) -> None:
+        self.ports = set(ports)
+        self.max_frame_size = max_frame_size
+        self.api_keys = None if api_keys is None else frozenset(api_keys)
+        self.detect_limit = detect_limit
+        self.max_pending = max_pending
+        self.ignored_bytes = 0
+        self._conns: dict[int, _Conn] = {}
+
+    def feed(self, event: Chunk | Gap | Closed) -> list[Output]:
+        if isinstance(event, Closed):
+            return self._closed(event)
+        conn = self._conns.setdefault(event.flow.conn, _Conn())
+        if conn.kafka is False:
+            self.ignored_bytes += len(event.data) if isinstance(event, Chunk) else 0
+            return []
+        if conn.kafka is None:
+            conn.held.append(event)
+            conn.held_bytes += len(event.data) if isinstance(event, Chunk) else 0
+            self._decide(conn, event.flow)
+            if conn.kafka is None:
+                return []
+            events, conn.held = conn.held, []
+            if conn.kafka is False:
+                self.ignored_bytes += conn.held_bytes
+                return []
+            out: list[Output] = []
+            for e in events:
+                out += self._route(conn, e)
+            return out
+        return self._route(conn, event)
+
+    # -- deciding -------------------------------------------------------------------------------------
+
+    def _decide(self, conn: _Conn, flow: Flow) -> None:
+        if flow.from_client is not None:
+            conn.client = (flow.src, flow.sport) if flow.from_client else (flow.dst, flow.dport)
+        elif flow.dport in self.ports and flow.sport not in self.ports:
+            conn.client = (flow.src, flow.sport)
+        elif flow.sport in self.ports and flow.dport not in self.ports:
+            conn.client = (flow.dst, flow.dport)
+        if conn.client is not None and (flow.dport in self.ports or flow.sport in self.ports):
+            conn.kafka = True
+            return
+        verdict = self._sniff(conn)
+        if verdict is not None:
+            conn.client, conn.kafka = verdict, True
+            server_port = flow.dport if (flow.src, flow.sport) == verdict else flow.sport
+            self.ports.add(server_port)
+        elif conn.held_bytes > self.detect_limit:
+            conn.kafka = False
+
+    def _sniff(self, conn: _Conn) -> tuple[str, int] | None:
+        """The client endpoint, if some held direction starts with a plausible request header."""
+        first: dict[Flow, bytearray] = {}
+        for e in conn.held:
+            if isinstance(e, Chunk):
+                first.setdefault(e.flow, bytearray()).extend(e.data)
+        for flow, data in first.items():
+            if conn.client is not None and (flow.src, flow.sport) != conn.client:
+                continue
+            if any(plausible(data, p, "request", self.max_frame_size) for p in range(min(len(data), 64))):
+                return flow.src, flow.sport
+        return None
+
+    # -- framing and pairing --------------------------------------------------------------------------
+
+    def _splitter(self, conn: _Conn, flow: Flow) -> FrameSplitter:
+        sp = conn.splitters.get(flow)
+        if sp is None:
+            role = "request" if (flow.src, flow.sport) == conn.client else "response"
+            sp = conn.splitters[flow] = FrameSplitter(flow, role, max_frame_size=self.max_frame_size,
+                                                      keep=self._keep_request if role == "request" else (lambda h: self._keep_response(conn, h)))
+        return sp
+
+    def _keep_request(self, header: bytes) -> bool:
+        return self.api_keys is None or _HEAD.unpack_from(header, 4)[0] in self.api_keys
+
+    def _keep_response(self, conn: _Conn, header: bytes) -> bool:
+        """Skip the response to a skipped request; keep one whose request is not known yet."""
+        if self.api_keys is None:
+            return True
+        request = conn.pending.get(_CID.unpack_from(header, 4)[0])
+        return request is None or request.api_key in self.api_keys
+
+    def _route(self, conn: _Conn, event: Chunk | Gap) -> list[Output]:
+        sp = self._splitter(conn, event.flow)
+        if isinstance(event, Gap):
+            return [event, *sp.gap(event.offset, event.length)]
+        return self._pair(conn, sp.chunk(event.offset, event.data, event.ts))
+
+    def _pair(self, conn: _Conn, items: list[RawFrame | Unframed]) -> list[Output]:
+        out: list[Output] = []
+        for item in items:
+            if isinstance(item, Unframed):
+                out.append(item)
+            elif (item.flow.src, item.flow.sport) == conn.client:
+                out += self._request(conn, item)
+            else:
+                out += self._response(conn, item)
+        return out
+
+    def _request(self, conn: _Conn, raw: RawFrame) -> list[Output]:
+        key, version, cid = _HEAD.unpack_from(raw.header, 4)
+        frame = KafkaFrame(raw.flow, "request", raw.offset, raw.size, raw.data, key, version, cid, raw.ts, raw.ts_end)
+        out: list[Output] = [frame]
+        orphan = conn.orphans.pop(cid, None)
+        if orphan is not None:
+            out.append(self._paired(orphan, frame))
+        else:
+            conn.pending[cid] = frame
+            if len(conn.pending) > self.max_pending:
+                conn.pending.popitem(last=False)
+        return out
+
+    def _response(self, conn: _Conn, raw: RawFrame) -> list[Output]:
+        (cid,) = _CID.unpack_from(raw.header, 4)
+        request = conn.pending.pop(cid, None)
+        if request is not None:
+            return [self._paired(raw, request)]
+        conn.orphans[cid] = raw
+        if len(conn.orphans) > self.max_pending:
+            return [self._unpaired(conn.orphans.popitem(last=False)[1])]
+        return []
+
+    def _paired(self, raw: RawFrame, request: KafkaFrame) -> KafkaFrame:
+        return KafkaFrame(raw.flow, "response", raw.offset, raw.size, raw.data, request.api_key,
+                          request.api_version, request.correlation_id, raw.ts, raw.ts_end, request.offset)
+
+    @staticmethod
+    def _unpaired(raw: RawFrame) -> KafkaFrame:
+        (cid,) = _CID.unpack_from(raw.header, 4)
+        return KafkaFrame(raw.flow, "response", raw.offset, raw.size, raw.data, None, None, cid, raw.ts, raw.ts_end)
+
+    def _closed(self, event: Closed) -> list[Output]:
+        conn = self._conns.pop(event.conn, None)
+        if conn is None:
+            return []
+        if conn.kafka is None:  # never decided: the connection ended first
+            self.ignored_bytes += conn.held_bytes
+            return []
+        out: list[Output] = []
+        for sp in conn.splitters.values():
+            out += self._pair(conn, sp.close())
+        out += [self._unpaired(raw) for raw in conn.orphans.values()]
+        return out

@@ -1,0 +1,303 @@
+"""``__consumer_offsets`` records: committed offsets and classic group metadata.
+
+A record's key is ``[int16 version][body]`` and the version says what the record is (Kafka's
+``GroupCoordinatorRecordSerde``): 0 and 1 an :file:`OffsetCommitKey`, 2 a :file:`GroupMetadataKey`, 3 and
+up the records of KIP-848 consumer groups, share groups and streams groups, which this module names
+but does not decode. The value is ``[int16 version][body]`` of the matching value schema
+(:file:`OffsetCommitValue`, :file:`GroupMetadataValue`); a null value is a tombstone.
+
+Inputs:
+
+* :func:`read_text` — one record per line, as dump tools print them. Accepted lines:
+
+  - ``KEY<TAB>VALUE``, ``KEY:VALUE``, ``KEY,VALUE`` or ``KEY VALUE`` (the first tab, else the first
+    colon, else comma, else run of spaces separates the fields);
+  - JSON objects ``{"key": KEY, "value": VALUE}`` (a JSON ``null`` value is a tombstone);
+  - blank lines and lines starting with ``#`` are skipped.
+
+  ``KEY`` and ``VALUE`` are hex (optionally ``0x``-prefixed; a field of an even number of hex digits is
+  read as hex) or else base64 (standard or URL-safe, padding optional). A ``VALUE`` of ``null``,
+  ``NULL``, ``None``, ``-`` or nothing is a tombstone.
+* :func:`read_segment` — a log segment of the ``__consumer_offsets`` partition (record batches,
+  :mod:`codec.capture.records`), CRC-checked; control batches (transaction markers) come out as
+  :class:`ControlMarker`.
+
+Every input record comes out once: as an :class:`OffsetsRecord`, a :class:`ControlMarker`, or a
+:class:`BadRecord` with the :class:`~codec.errors.DecodeError` that says why. A batch that fails as a
+whole is one :class:`BadRecord` (its ``where`` names the batch).
+
+Each group member's ``subscription`` and ``assignment`` stay bytes in the decoded value;
+:func:`member_payloads` decodes them through the ConsumerProtocol (and, for protocol ``stream``,
+Kafka Streams) layers of :mod:`codec.group`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Iterable, Iterator
+
+from ..errors import DecodeError, TruncatedError, UnsupportedVersionError
+from ..wire.builder import decode_wire
+from ..wire.schema import load_message
+from .records import DEFAULT_MAX_BATCH, DEFAULT_MAX_DECOMPRESSED, BadBatch, read_batches
+
+__all__ = ["OffsetsRecord", "BadRecord", "ControlMarker", "MemberPayloads", "decode_record", "decode_key",
+           "decode_value", "read_text", "read_segment", "parse_line", "member_payloads", "RECORD_TYPES"]
+
+# Key version -> (key schema, value schema) as Kafka's group coordinator writes them
+# (group-coordinator/src/main/resources/common/message/*Key.json, "validVersions" of each key).
+RECORD_TYPES: dict[int, tuple[str, str]] = {
+    0: ("OffsetCommitKey", "OffsetCommitValue"),
+    1: ("OffsetCommitKey", "OffsetCommitValue"),
+    2: ("GroupMetadataKey", "GroupMetadataValue"),
+    3: ("ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue"),
+    4: ("ConsumerGroupPartitionMetadataKey", "ConsumerGroupPartitionMetadataValue"),
+    5: ("ConsumerGroupMemberMetadataKey", "ConsumerGroupMemberMetadataValue"),
+    6: ("ConsumerGroupTargetAssignmentMetadataKey", "ConsumerGroupTargetAssignmentMetadataValue"),
+    7: ("ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue"),
+    8: ("ConsumerGroupCurrentMemberAssignmentKey", "ConsumerGroupCurrentMemberAssignmentValue"),
+    9: ("ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"),
+    10: ("ShareGroupMemberMetadataKey", "ShareGroupMemberMetadataValue"),
+    11: ("ShareGroupMetadataKey", "ShareGroupMetadataValue"),
+    12: ("ShareGroupTargetAssignmentMetadataKey", "ShareGroupTargetAssignmentMetadataValue"),
+    13: ("ShareGroupTargetAssignmentMemberKey", "ShareGroupTargetAssignmentMemberValue"),
+    14: ("ShareGroupCurrentMemberAssignmentKey", "ShareGroupCurrentMemberAssignmentValue"),
+    15: ("ShareGroupStatePartitionMetadataKey", "ShareGroupStatePartitionMetadataValue"),
+}
+_DECODED = {0, 1, 2}
+_VERSION = struct.Struct(">h")
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetsRecord:
+    """A decoded record. ``where``: ``line N`` or ``offset N`` (the Kafka log offset);
+    ``key_schema``/``value_schema`` name the schemas; ``value`` is None for a tombstone; ``trailing``
+    holds bytes found after the last field of the key or value (Kafka ignores them), else it is empty."""
+
+    where: str
+    key_version: int
+    key_schema: str
+    key: Any
+    value_version: int | None
+    value_schema: str
+    value: Any
+    trailing: dict[str, bytes] = field(default_factory=dict)
+    crc_ok: bool | None = None  # for records read from a segment: did their batch's CRC match
+
+    @property
+    def tombstone(self) -> bool:
+        return self.value is None
+
+
+@dataclass(frozen=True, slots=True)
+class ControlMarker:
+    """A transaction marker (control record): ``kind`` ``commit``, ``abort`` or ``type N``."""
+
+    where: str
+    kind: str
+    producer_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class BadRecord:
+    """A record (or a whole batch) that could not be decoded, and why."""
+
+    where: str
+    error: DecodeError
+
+
+# -- keys and values ---------------------------------------------------------------------------------
+
+def _version(data: bytes, what: str) -> int:
+    if len(data) < 2:
+        raise TruncatedError(f"truncated (need 2, have {len(data)})", message=what, offset=0, path="version")
+    return _VERSION.unpack_from(data)[0]
+
+
+def _body(schema: str, version: int, data: bytes) -> tuple[Any, bytes]:
+    """The body after the version, and the bytes after its last field (Kafka's readers ignore them,
+    wire-facts §0.3; they are kept so that nothing is silently lost)."""
+    spec = load_message(schema)
+    if version not in spec.valid:
+        raise UnsupportedVersionError(f"unsupported version {version} (valid {spec.valid})", message=schema,
+                                      version=version, offset=0, path="version")
+    body, end = decode_wire(schema, version, data, start=2)
+    return body, bytes(data[end:])
+
+
+def decode_key(data: bytes) -> tuple[int, str, Any, bytes]:
+    """(key version, key schema name, decoded key, trailing bytes)."""
+    version = _version(data, "__consumer_offsets key")
+    names = RECORD_TYPES.get(version)
+    if names is None:
+        raise UnsupportedVersionError(f"unknown record type {version}", message="__consumer_offsets key",
+                                      version=version, offset=0, path="version")
+    if version not in _DECODED:
+        raise UnsupportedVersionError(f"record type {version} ({names[0]}) is not decoded here",
+                                      message=names[0], version=version, offset=0, path="version")
+    return (version, names[0], *_body(names[0], version, data))
+
+
+def decode_value(key_version: int, data: bytes | None) -> tuple[int | None, Any, bytes]:
+    """(value version, decoded value, trailing bytes); (None, None, b"") for a tombstone."""
+    if data is None:
+        return None, None, b""
+    schema = RECORD_TYPES[key_version][1]
+    version = _version(data, schema)
+    return (version, *_body(schema, version, data))
+
+
+def decode_record(key: bytes | None, value: bytes | None, where: str, *, crc_ok: bool | None = None
+                  ) -> OffsetsRecord | BadRecord:
+    """Decode one key/value pair; never raises DecodeError (a failure is a BadRecord)."""
+    try:
+        if key is None:
+            raise DecodeError("record has a null key", message="__consumer_offsets key", offset=0)
+        kv, kschema, k, ktrail = decode_key(key)
+        vv, v, vtrail = decode_value(kv, value)
+    except DecodeError as e:
+        return BadRecord(where, e)
+    trailing = {name: b for name, b in (("key", ktrail), ("value", vtrail)) if b}
+    return OffsetsRecord(where, kv, kschema, k, vv, RECORD_TYPES[kv][1], v, trailing, crc_ok)
+
+
+# -- text dumps --------------------------------------------------------------------------------------
+
+_HEX = re.compile(r"(?:0[xX])?([0-9a-fA-F]*)")
+_NULLS = {"", "null", "NULL", "None", "-"}
+_SEPARATORS = ("\t", ":", ",")
+
+
+def _field(text: str, what: str) -> bytes:
+    text = text.strip()
+    m = _HEX.fullmatch(text)
+    if m and len(m.group(1)) % 2 == 0:
+        return bytes.fromhex(m.group(1))
+    try:
+        padded = text + "=" * (-len(text) % 4)
+        alt = "-_" if ("-" in text or "_" in text) else None
+        return base64.b64decode(padded, altchars=alt, validate=True)
+    except (binascii.Error, ValueError):
+        raise DecodeError(f"{what} is neither hex nor base64: {text[:40]!r}", message="text record",
+                          offset=None, path=what) from None
+
+
+def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
+    """(key, value or None) of one line (see the module docstring); None for a line to skip."""
+    if not text.strip() or text.lstrip().startswith("#"):
+        return None
+    stripped = text.rstrip("\r\n").strip(" ")  # a trailing tab separates an empty (null) value
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except json.JSONDecodeError as e:
+            raise DecodeError(f"bad JSON: {e.msg}", message="text record", offset=e.pos, path="") from None
+        if not isinstance(obj, dict) or "key" not in obj:
+            raise DecodeError('a JSON line needs a "key"', message="text record", offset=0, path="key")
+        k, v = obj["key"], obj.get("value")
+        if not isinstance(k, str) or not (v is None or isinstance(v, str)):
+            raise DecodeError("key and value must be strings (value may be null)", message="text record",
+                              offset=0, path="key")
+        return _field(k, "key"), None if v is None or v.strip() in _NULLS else _field(v, "value")
+    for sep in _SEPARATORS:
+        if sep in stripped:
+            k, v = stripped.split(sep, 1)
+            break
+    else:
+        parts = stripped.split(None, 1)
+        k, v = parts[0], parts[1] if len(parts) > 1 else None
+        if v is None:
+            raise DecodeError("no value field (write null for a tombstone)", message="text record",
+                              offset=len(stripped), path="value")
+    return _field(k, "key"), None if v.strip() in _NULLS else _field(v, "value")
+
+
+def read_text(lines: Iterable[str] | str | Path) -> Iterator[OffsetsRecord | BadRecord]:
+    """Decode a text dump of records (a path, or an iterable of lines), one result per record line."""
+    if isinstance(lines, (str, Path)):
+        with open(lines, encoding="utf-8", errors="replace") as f:
+            yield from read_text(f)
+        return
+    for n, text in enumerate(lines, 1):
+        where = f"line {n}"
+        try:
+            kv = parse_line(text)
+        except DecodeError as e:
+            yield BadRecord(where, e)
+            continue
+        if kv is not None:
+            yield decode_record(kv[0], kv[1], where)
+
+
+# -- log segments ------------------------------------------------------------------------------------
+
+def read_segment(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_BATCH,
+                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+                 ) -> Iterator[OffsetsRecord | ControlMarker | BadRecord]:
+    """Decode every record of a ``__consumer_offsets`` log segment."""
+    for batch in read_batches(source, max_batch=max_batch, max_decompressed=max_decompressed):
+        if isinstance(batch, BadBatch):
+            yield BadRecord(f"batch at byte {batch.position}", batch.error)
+            continue
+        if not batch.crc_ok:
+            computed = "CRC-32C mismatch: the batch's bytes are corrupt; its records are decoded anyway"
+            yield BadRecord(f"batch at byte {batch.position}",
+                            DecodeError(computed, message="RecordBatch", offset=batch.position + 17, path="crc"))
+        for rec in batch.records:
+            where = f"offset {rec.offset}"
+            if batch.is_control:
+                yield _control(rec, where, batch.producer_id)
+            else:
+                yield decode_record(rec.key, rec.value, where, crc_ok=batch.crc_ok)
+
+
+def _control(rec, where: str, producer_id: int) -> ControlMarker | BadRecord:
+    key = rec.key or b""
+    if len(key) < 4:
+        return BadRecord(where, TruncatedError(f"control record key truncated (need 4, have {len(key)})",
+                                               message="ControlRecordKey", offset=0, path="type"))
+    kind = struct.unpack_from(">h", key, 2)[0]
+    return ControlMarker(where, {0: "abort", 1: "commit"}.get(kind, f"type {kind}"), producer_id)
+
+
+# -- the members' payloads ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class MemberPayloads:
+    """One member's subscription and assignment, each a ``codec.group.Nested`` (bytes as carried plus the
+    decoded ConsumerProtocol message or the reason it failed), or the raw bytes with ``note`` saying why
+    they were not decoded."""
+
+    member_id: str
+    subscription: Any
+    assignment: Any
+    note: str = ""
+
+
+def member_payloads(value) -> list[MemberPayloads]:
+    """Decode each member's bytes of a GroupMetadataValue through the ConsumerProtocol layers (and the
+    Streams layers for protocol ``stream``). Only protocol type ``consumer`` carries ConsumerProtocol
+    bytes; other types (e.g. ``connect``) stay raw."""
+    if value.protocol_type != "consumer":
+        note = f"protocol type {value.protocol_type!r} does not carry ConsumerProtocol bytes"
+        return [MemberPayloads(m.member_id, m.subscription, m.assignment, note) for m in value.members]
+    try:
+        from ..group.consumer import ASSIGNMENT, SUBSCRIPTION
+        from ..group.nested import decode_layer
+    except ImportError as e:  # codec.group is a separate layer; keep the bytes if it is absent
+        note = f"ConsumerProtocol decoder unavailable ({e})"
+        return [MemberPayloads(m.member_id, m.subscription, m.assignment, note) for m in value.members]
+    out = []
+    for i, m in enumerate(value.members):
+        sub = decode_layer(SUBSCRIPTION, m.subscription, protocol_name=value.protocol,
+                           at=f"members[{i}].subscription") if m.subscription else m.subscription
+        asg = decode_layer(ASSIGNMENT, m.assignment, protocol_name=value.protocol,
+                           at=f"members[{i}].assignment") if m.assignment else m.assignment
+        out.append(MemberPayloads(m.member_id, sub, asg))
+    return out

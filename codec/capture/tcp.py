@@ -1,0 +1,233 @@
+"""Sans-IO TCP stream reassembly: segments in, per-direction byte chunks and gap records out.
+
+Each direction of each connection is a :class:`HalfStream`. Its byte offsets count from the first
+byte after the SYN, or, for a stream whose SYN was not captured, from the lowest sequence number seen
+when the stream is first delivered. Segments are delivered in sequence order, whatever order they
+arrive in; bytes already delivered (retransmissions, overlaps) are dropped and counted; a hole is held
+open while fewer than ``max_buffer`` bytes wait behind it (they may still arrive out of order), and
+is reported as a :class:`Gap` with its exact byte range when the buffer fills, when the connection
+closes or when the capture ends. Memory is bounded by ``max_buffer`` per direction of each open
+connection; a connection is forgotten once both FINs have been delivered or it was reset.
+
+:class:`Reassembler` keeps the connection table: ``feed(segment)`` and ``finish()`` return events
+(:class:`Chunk`, :class:`Gap`, :class:`Closed`). A SYN (without ACK) whose sequence number differs
+from the connection's starts a new connection on the same ports.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from itertools import count
+
+from .packet import ACK, FIN, RST, SYN, TcpSegment
+
+__all__ = ["Flow", "Chunk", "Gap", "Closed", "HalfStream", "Reassembler", "DEFAULT_MAX_BUFFER"]
+
+DEFAULT_MAX_BUFFER = 1024 * 1024
+_MOD = 1 << 32
+_HALF = 1 << 31
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    """One direction of one connection. ``conn`` numbers connections in order of first packet;
+    ``from_client`` is True for the SYN sender's direction, False for the other, None when the
+    handshake was not captured."""
+
+    conn: int
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    from_client: bool | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        return f"#{self.conn} {self.src}:{self.sport}->{self.dst}:{self.dport}"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Contiguous bytes at stream ``offset``, as carried by one packet captured at ``ts``."""
+
+    flow: Flow
+    offset: int
+    data: bytes
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Bytes ``[offset, offset + length)`` of the stream were never captured; ``ts`` is the time of
+    the first segment after them (or of the last packet, when the stream ends in the gap)."""
+
+    flow: Flow
+    offset: int
+    length: int
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """A connection is finished: ``reason`` is ``fin``, ``rst``, ``reused`` (a new SYN on the same
+    ports) or ``end`` (end of capture). ``stale_bytes`` counts, per flow, bytes dropped because they
+    were already delivered (retransmissions and overlaps) or lay before the stream's start."""
+
+    conn: int
+    reason: str
+    stale_bytes: dict[Flow, int]
+
+
+Event = Chunk | Gap | Closed
+
+
+class HalfStream:
+    """Reassembly of one direction (see the module docstring)."""
+
+    def __init__(self, flow: Flow, *, max_buffer: int = DEFAULT_MAX_BUFFER) -> None:
+        self.flow = flow
+        self.max_buffer = max_buffer
+        self.base: int | None = None  # absolute sequence number of stream offset 0
+        self.next: int | None = None  # absolute sequence number of the next byte to deliver
+        self.isn: int | None = None
+        self.fin: int | None = None
+        self.stale_bytes = 0
+        self._ref: int | None = None  # unwrapping reference (absolute)
+        self._heap: list[tuple[int, int, bytes, float]] = []
+        self._order = count()
+        self._buffered = 0
+        self._last_ts = 0.0
+
+    @property
+    def finished(self) -> bool:
+        """The FIN was seen and every byte before it delivered."""
+        return self.fin is not None and self.next is not None and self.next >= self.fin and not self._heap
+
+    def _unwrap(self, seq: int) -> int:
+        if self._ref is None:
+            self._ref = seq
+            return seq
+        diff = (seq - self._ref) % _MOD
+        if diff >= _HALF:
+            diff -= _MOD
+        value = self._ref + diff
+        self._ref = max(self._ref, value)
+        return value
+
+    def segment(self, seg: TcpSegment) -> list[Event]:
+        """Take one segment of this direction; return what can be delivered now."""
+        self._last_ts = seg.ts
+        start = self._unwrap(seg.seq)
+        if seg.flags & SYN:
+            start += 1
+            if self.isn is None and self.next is None:
+                self.isn = start - 1
+                self.base = self.next = start
+        if seg.flags & FIN:
+            self.fin = start + seg.length
+        if seg.payload:
+            heapq.heappush(self._heap, (start, next(self._order), seg.payload, seg.ts))
+            self._buffered += len(seg.payload)
+        return self._drain(force=False)
+
+    def flush(self) -> list[Event]:
+        """Deliver everything held, reporting holes as gaps (the stream is over or must move on)."""
+        events = self._drain(force=True)
+        if self.fin is not None and self.next is not None and self.next < self.fin:
+            events.append(Gap(self.flow, self.next - self.base, self.fin - self.next, self._last_ts))
+            self.next = self.fin
+        return events
+
+    def _drain(self, *, force: bool) -> list[Event]:
+        heap = self._heap
+        if self.next is None:
+            if not heap or not (force or self._buffered > self.max_buffer):
+                return []
+            self.base = self.next = heap[0][0]  # the stream starts mid-connection
+        events: list[Event] = []
+        while heap:
+            start, _, data, ts = heap[0]
+            end = start + len(data)
+            if end <= self.next:
+                heapq.heappop(heap)
+                self._buffered -= len(data)
+                self.stale_bytes += len(data)
+                continue
+            if start > self.next:
+                if not (force or self._buffered > self.max_buffer):
+                    break
+                events.append(Gap(self.flow, self.next - self.base, start - self.next, ts))
+                self.next = start
+                continue
+            heapq.heappop(heap)
+            self._buffered -= len(data)
+            cut = self.next - start
+            self.stale_bytes += cut
+            events.append(Chunk(self.flow, self.next - self.base, data[cut:] if cut else data, ts))
+            self.next = end
+        return events
+
+
+class _Connection:
+    __slots__ = ("id", "halves", "client_isn")
+
+    def __init__(self, conn_id: int) -> None:
+        self.id = conn_id
+        self.halves: dict[tuple, HalfStream] = {}
+        self.client_isn: int | None = None
+
+
+class Reassembler:
+    """The connection table: feed TCP segments, collect events."""
+
+    def __init__(self, *, max_buffer: int = DEFAULT_MAX_BUFFER) -> None:
+        self.max_buffer = max_buffer
+        self._conns: dict[frozenset, _Connection] = {}
+        self._ids = count()
+
+    def feed(self, seg: TcpSegment) -> list[Event]:
+        a, b = (seg.src, seg.sport), (seg.dst, seg.dport)
+        key = frozenset((a, b))
+        conn = self._conns.get(key)
+        events: list[Event] = []
+        opening = seg.flags & SYN and not seg.flags & ACK
+        if conn is not None and opening and conn.client_isn not in (None, seg.seq):
+            events += self._close(key, "reused")
+            conn = None
+        if conn is None:
+            conn = self._conns[key] = _Connection(next(self._ids))
+        if opening and conn.client_isn is None:
+            conn.client_isn = seg.seq
+        half = conn.halves.get((a, b))
+        if half is None:
+            from_client = None
+            if opening:
+                from_client = True
+            elif seg.flags & SYN:  # SYN+ACK comes from the server
+                from_client = False
+            elif conn.halves:
+                other = next(iter(conn.halves.values()))
+                from_client = None if other.flow.from_client is None else not other.flow.from_client
+            half = conn.halves[(a, b)] = HalfStream(Flow(conn.id, *a, *b, from_client=from_client),
+                                                    max_buffer=self.max_buffer)
+        events += half.segment(seg)
+        if seg.flags & RST:
+            events += self._close(key, "rst")
+        elif conn.halves and all(h.finished for h in conn.halves.values()) and len(conn.halves) == 2:
+            events += self._close(key, "fin")
+        return events
+
+    def finish(self) -> list[Event]:
+        """End of capture: flush and close every open connection."""
+        events: list[Event] = []
+        for key in list(self._conns):
+            events += self._close(key, "end")
+        return events
+
+    def _close(self, key: frozenset, reason: str) -> list[Event]:
+        conn = self._conns.pop(key)
+        events: list[Event] = []
+        for half in conn.halves.values():
+            events += half.flush()
+        events.append(Closed(conn.id, reason, {h.flow: h.stale_bytes for h in conn.halves.values()}))
+        return events

@@ -1,0 +1,115 @@
+"""A minimal capture writer for the tests: TCP/IP packets by hand, as libpcap or pcapng.
+
+Written from the formats' definitions (pcap-savefile(5), the pcapng draft, RFC 791/8200/9293), not
+from the reader under test. Checksums are left 0: the reader does not verify them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import struct
+from dataclasses import dataclass
+
+FIN, SYN, RST, PSH, ACK = 0x01, 0x02, 0x04, 0x08, 0x10
+
+
+@dataclass(frozen=True)
+class Seg:
+    """One TCP segment to write."""
+
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    seq: int
+    flags: int
+    payload: bytes
+    ts: float
+
+
+def tcp_ip(seg: Seg) -> tuple[int, bytes]:
+    """(IP version, the IP packet) for a segment."""
+    tcp = struct.pack(">HHIIBBHHH", seg.sport, seg.dport, seg.seq & 0xFFFFFFFF, 0, 5 << 4, seg.flags, 65535, 0, 0)
+    tcp += seg.payload
+    src, dst = ipaddress.ip_address(seg.src), ipaddress.ip_address(seg.dst)
+    if src.version == 4:
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0x4000, 64, 6, 0, src.packed, dst.packed)
+        return 4, ip + tcp
+    ip = struct.pack(">IHBB16s16s", 6 << 28, len(tcp), 6, 64, src.packed, dst.packed)
+    return 6, ip + tcp
+
+
+def frame(seg: Seg, linktype: int) -> bytes:
+    """The link-layer frame: 1 Ethernet (padded to 60 bytes, as on the wire), 0 BSD loopback,
+    113 Linux cooked (SLL), 101 raw IP."""
+    version, ip = tcp_ip(seg)
+    ethertype = 0x0800 if version == 4 else 0x86DD
+    if linktype == 1:
+        eth = b"\x02" * 6 + b"\x04" * 6 + struct.pack(">H", ethertype) + ip
+        return eth + b"\x00" * max(0, 60 - len(eth))
+    if linktype == 0:
+        return struct.pack("<I", 2 if version == 4 else 30) + ip
+    if linktype == 113:
+        return struct.pack(">HHH8sH", 0, 772, 6, b"\x00" * 8, ethertype) + ip
+    if linktype == 101:
+        return ip
+    raise ValueError(linktype)
+
+
+def pcap(segs: list[Seg], linktype: int = 1, *, nanos: bool = False, big_endian: bool = False) -> bytes:
+    e = ">" if big_endian else "<"
+    magic = 0xA1B23C4D if nanos else 0xA1B2C3D4
+    out = [struct.pack(e + "IHHiIII", magic, 2, 4, 0, 0, 262144, linktype)]
+    for s in segs:
+        data = frame(s, linktype)
+        sec = int(s.ts)
+        frac = round((s.ts - sec) * (1e9 if nanos else 1e6))
+        out.append(struct.pack(e + "IIII", sec, frac, len(data), len(data)) + data)
+    return b"".join(out)
+
+
+def _block(btype: int, body: bytes) -> bytes:
+    body += b"\x00" * (-len(body) % 4)
+    n = len(body) + 12
+    return struct.pack("<II", btype, n) + body + struct.pack("<I", n)
+
+
+def pcapng(segs: list[Seg], linktype: int = 1) -> bytes:
+    """Little-endian pcapng: a section header, two interfaces (the first unused, the second with
+    nanosecond resolution), enhanced packet blocks on interface 1, plus an unknown block type."""
+    shb = _block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    idb0 = _block(1, struct.pack("<HHI", 147, 0, 0))
+    tsresol = struct.pack("<HHB3x", 9, 1, 9) + struct.pack("<HH", 0, 0)
+    idb1 = _block(1, struct.pack("<HHI", linktype, 0, 0) + tsresol)
+    out = [shb, idb0, idb1, _block(0x0BADCAFE, b"ignored")]
+    for s in segs:
+        data = frame(s, linktype)
+        t = round(s.ts * 1e9)
+        out.append(_block(6, struct.pack("<IIIII", 1, t >> 32, t & 0xFFFFFFFF, len(data), len(data)) + data))
+    return b"".join(out)
+
+
+def conversation(frames: list[tuple[str, bytes]], *, client=("10.0.0.1", 50000), server=("10.0.0.2", 9092),
+                 isn=(1000, 5000), syn: bool = True, mss: int = 1400, t0: float = 1_700_000_000.0) -> list[Seg]:
+    """Segments for a list of ("c"|"s", bytes) writes: an optional handshake, each write cut into
+    ``mss``-sized segments, then FINs. Timestamps increase by 1 ms per segment."""
+    segs: list[Seg] = []
+    seq = {"c": isn[0], "s": isn[1]}
+    ends = {"c": (*client, *server), "s": (*server, *client)}
+    t = t0
+
+    def add(side: str, flags: int, payload: bytes = b"") -> None:
+        nonlocal t
+        segs.append(Seg(*ends[side], seq[side], flags, payload, t))
+        t += 0.001
+        seq[side] += len(payload) + (1 if flags & (SYN | FIN) else 0)
+
+    if syn:
+        add("c", SYN)
+        add("s", SYN | ACK)
+    for side, data in frames:
+        for i in range(0, len(data), mss):
+            add(side, PSH | ACK, data[i:i + mss])
+    add("c", FIN | ACK)
+    add("s", FIN | ACK)
+    return segs
