@@ -3,6 +3,7 @@
 ``assign [--lines] [--format json|table] [INPUT]`` reads INPUT (a path; ``-`` or absent means
 stdin). With ``--lines`` every input line is one group and every output line one result, or
 ``{"error": {...}}`` for a group that cannot be assigned; the exit status is 1 if any failed.
+``--from-join-group`` and ``--emit-bytes`` run the leader over real bytes (:mod:`codec.assignor.wire_io`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any, TextIO
 
 from .engine import assign
 from .json_io import group_from_json, result_to_json
+from ..errors import CodecError
 from .model import AssignmentError, AssignmentResult
+from .wire_io import assign_description_over_bytes, assign_join_group
 
 __all__ = ["register", "run", "render_table"]
 
@@ -28,6 +31,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("input", nargs="?", default="-", metavar="INPUT", help="group description file ('-' = stdin)")
     p.add_argument("--lines", action="store_true", help="one group per input line, one result per output line")
     p.add_argument("--format", choices=("json", "table"), default="json", help="output format (default json)")
+    p.add_argument("--from-join-group", dest="from_join_group", metavar="BODY",
+                   help="the leader's JoinGroup response body (hex, or @path to raw bytes) instead of a JSON group; "
+                        "INPUT is then the topology file")
+    p.add_argument("--join-version", dest="join_version", type=int, default=9,
+                   help="the JoinGroup response version of --from-join-group (default 9)")
+    p.add_argument("--emit-bytes", dest="emit_bytes", action="store_true",
+                   help="add each member's SyncGroup assignment bytes (ConsumerProtocol assignment, hex)")
     p.set_defaults(func=run)
     return p
 
@@ -56,16 +66,34 @@ def _error(kind: str, message: str, line: int | None = None) -> dict[str, Any]:
     return {"error": err}
 
 
-def _one(text: str, fmt: str, line: int | None) -> tuple[str, bool]:
+def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None = None) -> tuple[str, bool]:
+    sep = (",", ":") if line is not None else (", ", ": ")
     try:
-        result = assign(group_from_json(json.loads(text)))
+        doc = json.loads(text)
+        if args is not None and getattr(args, "from_join_group", None):
+            out = assign_join_group(_read_bytes(args.from_join_group), args.join_version, doc,
+                                    emit_bytes=args.emit_bytes)
+            return json.dumps(out, separators=sep), True
+        if args is not None and getattr(args, "emit_bytes", False):
+            return json.dumps(assign_description_over_bytes(doc), separators=sep), True
+        result = assign(group_from_json(doc))
     except json.JSONDecodeError as e:
         return json.dumps(_error("invalid_json", str(e), line)), False
-    except AssignmentError as e:
+    except (AssignmentError, CodecError) as e:
         return json.dumps(_error("invalid_group", str(e), line)), False
     if fmt == "table":
         return render_table(result), True
-    return json.dumps(result_to_json(result), separators=(",", ":") if line is not None else (", ", ": ")), True
+    return json.dumps(result_to_json(result), separators=sep), True
+
+
+def _read_bytes(arg: str) -> bytes:
+    if arg.startswith("@"):
+        with open(arg[1:], "rb") as f:
+            return f.read()
+    try:
+        return bytes.fromhex("".join(arg.split()))
+    except ValueError:
+        raise AssignmentError("--from-join-group: expected hex or @path") from None
 
 
 def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | None = None) -> int:
@@ -81,14 +109,14 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | 
             print(json.dumps(_error("io", str(e))), file=stdout)
             return 1
     if not args.lines:
-        out, ok = _one(text, args.format, None)
+        out, ok = _one(text, args.format, None, args)
         print(out, file=stdout)
         return 0 if ok else 1
     failed = False
     for n, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        out, ok = _one(raw, args.format, n)
+        out, ok = _one(raw, args.format, n, args)
         failed |= not ok
         print(out, file=stdout)
     return 1 if failed else 0

@@ -23,7 +23,7 @@ _CONFIG_KEYS = {
     "rackAwareAssignmentTags": "rack_aware_assignment_tags",
 }
 _IGNORED_CONFIG_KEYS = {"rackAwareAssignmentStrategy", "rackAwareTrafficCost", "rackAwareNonOverlapCost"}
-_GROUP_KEYS = {"assignor", "configs", "tasks", "endOffsetSums", "clients"}
+_GROUP_KEYS = {"assignor", "configs", "tasks", "endOffsetSums", "clients", "nowMs"}
 _CLIENT_KEYS = {"processId", "capacity", "clientTags", "prevActive", "prevStandby", "taskOffsetSums", "taskLags"}
 
 

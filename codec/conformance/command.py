@@ -11,8 +11,8 @@ from .handcrafted import handcrafted_vectors
 from .impl import BuiltinImplementation, CommandImplementation
 from .importer import import_captures, import_kafka_java
 from .reports import render_table, write_junit, write_json
-from .runner import run_vectors
-from .vectors import check_vectors, load_vectors, vectors_dir
+from .runner import run_rebalance_rounds, run_vectors
+from .vectors import check_vectors, load_rounds, load_vectors, vectors_dir
 
 _KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expected", "result", "error", "offset",
               "canonical", "flags", "provenance")
@@ -53,6 +53,17 @@ def cmd_vectors_handcraft(args) -> int:
     return 0
 
 
+def cmd_vectors_rebalance(args) -> int:
+    from .rebalance import ROUNDS_FILE, generate_rounds
+
+    out = (Path(args.dir) if args.dir else vectors_dir()) / "rebalance"
+    out.mkdir(exist_ok=True)
+    rounds = generate_rounds(Path(args.shared))
+    (out / ROUNDS_FILE).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rounds), encoding="utf-8")
+    print(f"rebalance/{ROUNDS_FILE}: {len(rounds)} rounds")
+    return 0
+
+
 def cmd_conformance(args) -> int:
     impl = CommandImplementation(args.impl) if args.impl else BuiltinImplementation()
     try:
@@ -68,6 +79,9 @@ def cmd_conformance(args) -> int:
         if args.flags:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
         results = run_vectors(impl, vectors)
+        if not args.files and (not args.message or "RebalanceRound" in args.message) and args.version is None \
+                and not args.flags:
+            results += run_rebalance_rounds(impl, load_rounds())
     finally:
         impl.close()
     if args.junit:
@@ -90,6 +104,10 @@ def register(subparsers) -> None:
     i.add_argument("--dir")
     i.add_argument("--streams-only", action="store_true", help="only SubscriptionInfo and AssignmentInfo")
     i.set_defaults(func=cmd_vectors_import)
+    r = vsub.add_parser("rebalance", help="regenerate the rebalance rounds (vectors/rebalance/rounds.jsonl)")
+    r.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"))
+    r.add_argument("--dir")
+    r.set_defaults(func=cmd_vectors_rebalance)
     h = vsub.add_parser("handcraft", help="regenerate the handcrafted vectors")
     h.add_argument("--dir")
     h.set_defaults(func=cmd_vectors_handcraft)

@@ -7,8 +7,10 @@ response per line on its stdout, in order::
     {"op": "decode", ..., "readerVersion": 6}           # optional: decode as a reader whose newest version is 6
     {"op": "decode", "message": "ResponseFrame", "apiKey": 14, "version": 3, "wire": "<hex>"}  # responses name neither
     {"op": "encode", "message": "SubscriptionInfo", "version": 7, "value": {...}}
+    {"op": "assign", "round": {...}}   # a rebalance round without its "assignments" (vectors/rebalance/)
 
-    {"value": {...}}  |  {"wire": "<hex>"}  |  {"error": {"message": "...", "offset": 12}}
+    {"value": {...}}  |  {"wire": "<hex>"}  |  {"assignments": {"<member id>": "<hex>", ...}}
+    |  {"error": {"message": "...", "offset": 12}}
 """
 
 from __future__ import annotations
@@ -44,12 +46,18 @@ class Implementation(Protocol):
 
     def encode(self, message: str, version: int | None, value: dict, api_key: int | None = None) -> Outcome: ...
 
+    def assign(self, round_: dict) -> Outcome: ...
+
     def close(self) -> None: ...
 
 
 def handle_request(req: dict) -> dict:
     """Answer one line-protocol request with the built-in codec (the reference adapter's core)."""
     try:
+        if req.get("op") == "assign":
+            from .rebalance import run_round
+
+            return {"assignments": {m: b.hex() for m, b in run_round(req["round"]).items()}}
         kind = get_kind(kind_of(req["message"]))
         version = req.get("version")
         opts = {"api_key": req["apiKey"]} if req.get("apiKey") is not None else {}
@@ -64,7 +72,7 @@ def handle_request(req: dict) -> dict:
     except CodecError as e:
         j = e.to_json()
         return {"error": {"message": j["message"], "offset": j["offset"], "path": j["path"]}}
-    except (KeyError, ValueError, TypeError) as e:
+    except (KeyError, ValueError, TypeError) as e:  # AssignmentError is a ValueError
         return {"error": {"message": f"bad request: {e}", "offset": None}}
 
 
@@ -78,6 +86,9 @@ class BuiltinImplementation:
     def encode(self, message, version, value, api_key=None) -> Outcome:
         return _outcome(handle_request({"op": "encode", "message": message, "version": version, "value": value,
                                         "apiKey": api_key}))
+
+    def assign(self, round_: dict) -> Outcome:
+        return _outcome(handle_request({"op": "assign", "round": round_}))
 
     def close(self) -> None:
         pass
@@ -94,6 +105,11 @@ def _outcome(resp: dict) -> Outcome:
             return Outcome(error={"message": f"adapter answered a wire that is not hex: {resp['wire']!r}"})
     if "value" in resp:
         return Outcome(value=resp["value"])
+    if "assignments" in resp:
+        try:
+            return Outcome(value={m: bytes.fromhex(h) for m, h in resp["assignments"].items()})
+        except (AttributeError, TypeError, ValueError):
+            return Outcome(error={"message": "adapter answered assignments that are not {member: hex}"})
     return Outcome(error={"message": f"adapter answered neither value, wire nor error: {resp!r}"})
 
 
@@ -133,6 +149,9 @@ class CommandImplementation:
         if api_key is not None:
             req["apiKey"] = api_key
         return self._ask(req)
+
+    def assign(self, round_: dict) -> Outcome:
+        return self._ask({"op": "assign", "round": round_})
 
     def close(self) -> None:
         if self.proc.stdin:

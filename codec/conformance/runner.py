@@ -21,7 +21,7 @@ from ..wire.schema import schema_names
 from .impl import Implementation
 from .messages import normalize
 
-__all__ = ["VectorResult", "run_vectors", "first_difference", "byte_difference", "summarize", "DECODE_ONLY"]
+__all__ = ["VectorResult", "run_vectors", "run_rebalance_rounds", "first_difference", "byte_difference", "summarize", "DECODE_ONLY"]
 
 # Vectors with these flags are checked in the decode direction only: a version probe cannot be encoded (no
 # such version exists), and a capture's expected value names only the facts recorded with it.
@@ -167,3 +167,19 @@ def summarize(results: list[VectorResult]) -> list[dict]:
         row["vectors"] += 1
         row["passed" if r.status == "pass" else "failed"] += 1
     return [table[k] for k in sorted(table, key=lambda k: (k[0], -1 if k[1] is None else k[1]))]
+
+
+def run_rebalance_rounds(impl: Implementation, rounds: Iterable[dict]) -> list[VectorResult]:
+    """Every rebalance round: the implementation's leader must assign what the round expects."""
+    from .rebalance import compare_round
+
+    results = []
+    for r in rounds:
+        query = {k: v for k, v in r.items() if k not in ("assignments", "_file")}
+        try:
+            out = impl.assign(query)
+            problem = f"assign failed: {out.error.get('message')}" if not out.ok else compare_round(r, out.value)
+        except Exception as e:  # an adapter that crashes the runner is a failing round, not a crash
+            problem = f"runner error: {type(e).__name__}: {e}"
+        results.append(VectorResult(r["id"], "RebalanceRound", None, "fail" if problem else "pass", problem or ""))
+    return results

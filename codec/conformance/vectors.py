@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["vectors_dir", "load_vectors", "check_vectors", "NON_CANONICAL_FLAGS"]
+__all__ = ["vectors_dir", "load_vectors", "load_rounds", "check_vectors", "NON_CANONICAL_FLAGS"]
 
 # A vector that is not canonical must say why with one of these flags.
 NON_CANONICAL_FLAGS = {"java-hash-order", "trailing-bytes", "lossy-version", "version-probe", "capture-facts"}
@@ -37,6 +37,42 @@ def load_vectors(paths: Iterable[Path] | None = None) -> list[dict]:
                     v.setdefault("_file", f"{Path(path).name}:{n}")
                     out.append(v)
     return out
+
+
+def load_rounds(directory: Path | None = None) -> list[dict]:
+    path = (directory or vectors_dir()) / "rebalance" / "rounds.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _check_rounds(directory: Path, seen: dict, problems: list[str], counts: dict) -> None:
+    import jsonschema
+
+    from .rebalance import check_invariants, compare_round, run_round
+
+    schema = json.loads((directory / "rebalance" / "schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    for n, r in enumerate(load_rounds(directory), 1):
+        where = f"rebalance/rounds.jsonl:{n}"
+        for err in validator.iter_errors(r):
+            problems.append(f"{where}: {'/'.join(map(str, err.absolute_path)) or '(round)'}: {err.message}")
+        rid = r.get("id", "?")
+        if rid in seen:
+            problems.append(f"{where}: duplicate id {rid!r} (first at {seen[rid]})")
+        seen[rid] = where
+        if _MODAL.search(r.get("description", "")):
+            problems.append(f"{where}: description uses a modal verb")
+        try:
+            want = {a["memberId"]: bytes.fromhex(a["assignment"]) for a in r["assignments"]}
+            for p in check_invariants(r, want):
+                problems.append(f"{where}: invariant: {p}")
+            diff = compare_round(r, run_round(r))
+            if diff:
+                problems.append(f"{where}: the reference leader no longer assigns this round: {diff}")
+        except Exception as e:  # noqa: BLE001 - a round that cannot even be run is a problem to report
+            problems.append(f"{where}: cannot be run: {type(e).__name__}: {e}")
+        counts["RebalanceRound"] = counts.get("RebalanceRound", 0) + 1
 
 
 def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
@@ -92,6 +128,8 @@ def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
                         problems.append(f"{where}: expected does not re-validate: {enc.error.get('message')}")
                 key = f"{v.get('message')} v{v.get('version')}"
                 counts[key] = counts.get(key, 0) + 1
+    if (directory / "rebalance").is_dir():
+        _check_rounds(directory, seen, problems, counts)
     for fl in flags:
         if not isinstance(flags[fl], str) or len(flags[fl]) < 10:
             problems.append(f"flags.json: flag {fl!r} needs a meaning")

@@ -64,3 +64,66 @@ def register(subparsers) -> None:
     c = subparsers.add_parser("compat", help="the compatibility matrix of member and leader metadata versions")
     c.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     c.set_defaults(func=cmd_compat)
+    register_size(subparsers)
+
+
+def cmd_size(args) -> int:
+    from .size import KAFKA_MESSAGE_MAX_BYTES, GroupShape, measure, members_to_cross
+
+    def shape(n: int) -> GroupShape:
+        return GroupShape(members=n, threads=args.threads, tasks=args.tasks, standbys=args.standbys,
+                          version=args.version, endpoint_length=args.endpoint_length,
+                          member_id_length=args.member_id_length)
+
+    limit = args.limit or KAFKA_MESSAGE_MAX_BYTES
+    if args.find_limit:
+        found = members_to_cross(limit, shape)
+        if found is None:
+            print(f"no group of up to 65536 members crosses {limit} bytes")
+            return 0
+        n, report = found
+        what, size = report.largest()
+        if args.format == "json":
+            print(json.dumps({"members": n, "limit": limit, "largest": what, "bytes": size,
+                              "report": report.to_json()}, indent=2))
+        else:
+            print(f"a v{args.version} group with {args.tasks} tasks and {args.standbys} standby(s) crosses {limit} "
+                  f"bytes at {n} members: the {what} is {size} bytes")
+        return 0
+    report = measure(shape(args.members))
+    if args.format == "json":
+        print(json.dumps(report.to_json(), indent=2))
+        return 0
+    rows = [("SubscriptionInfo (largest)", report.subscription_info),
+            ("ConsumerProtocol subscription (largest)", report.consumer_subscription),
+            ("JoinGroup response to the leader", report.join_group_response_leader),
+            ("AssignmentInfo (largest)", report.assignment_info),
+            ("SyncGroup request from the leader", report.sync_group_request),
+            ("SyncGroup responses (all members)", report.sync_group_response_total),
+            ("group metadata (subscriptions + assignments)", report.group_metadata_payload),
+            ("coordinator bytes out per rebalance", report.coordinator_bytes)]
+    print(f"{args.members} members ({report.shape.instances} instances x {args.threads} threads), {args.tasks} tasks, "
+          f"{args.standbys} standby(s), Streams metadata v{args.version}, endpoint length {args.endpoint_length}")
+    for name, size in rows:
+        flag = "  OVER LIMIT" if size > limit and "coordinator" not in name and "all members" not in name else ""
+        print(f"  {name:46} {size:>12,} bytes{flag}")
+    what, size = report.largest()
+    if size > limit:
+        print(f"warning: the {what} ({size:,} bytes) exceeds the {limit:,}-byte limit")
+    return 0
+
+
+def register_size(subparsers) -> None:
+    s = subparsers.add_parser("size", help="exact encoded sizes of a rebalance for a described group")
+    s.add_argument("--members", type=int, default=10, help="consumers in the group")
+    s.add_argument("--threads", type=int, default=1, help="consumers per Streams instance")
+    s.add_argument("--tasks", type=int, default=1000)
+    s.add_argument("--standbys", type=int, default=0)
+    s.add_argument("--version", type=int, default=7, help="Streams metadata version")
+    s.add_argument("--endpoint-length", type=int, default=0, dest="endpoint_length",
+                   help="length of application.server (host:port); 0 = unset")
+    s.add_argument("--member-id-length", type=int, default=60, dest="member_id_length")
+    s.add_argument("--limit", type=int, help="byte limit to warn about (default 1 MiB, Kafka's message.max.bytes)")
+    s.add_argument("--find-limit", action="store_true", help="find the member count at which the limit is crossed")
+    s.add_argument("--format", choices=("table", "json"), default="table")
+    s.set_defaults(func=cmd_size)
