@@ -183,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="decode the built-in example (a v7 subscription and its assignment)")
     demo.set_defaults(func=cmd_demo)
 
-    for mod in ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command"):
+    for mod in ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
+                "codec.fuzz_command"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as err:
