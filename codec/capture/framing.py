@@ -24,19 +24,11 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
+from ..group.stream import _REQ, _RESP, MAX_API_KEY, MAX_API_VERSION, REQUEST_PEEK, RESPONSE_PEEK, plausible
 from .tcp import Flow
 
 __all__ = ["RawFrame", "Unframed", "FrameSplitter", "plausible", "MAX_API_KEY", "MAX_API_VERSION",
            "REQUEST_PEEK", "RESPONSE_PEEK"]
-
-# Kafka's API keys reach the 90s (KIP-848, KIP-932, KIP-1071) and versions the teens; leave headroom.
-MAX_API_KEY = 127
-MAX_API_VERSION = 31
-REQUEST_PEEK = 14  # size, api key, api version, correlation id, client id length
-RESPONSE_PEEK = 8  # size, correlation id
-_REQ = struct.Struct(">ihhih")
-_RESP = struct.Struct(">ii")
-
 
 @dataclass(frozen=True, slots=True)
 class RawFrame:
@@ -63,21 +55,6 @@ class Unframed:
     offset: int
     length: int
     reason: str
-
-
-def plausible(buf: bytes | bytearray, pos: int, role: str, max_frame_size: int) -> bool | None:
-    """Whether a frame header starts at ``buf[pos]``: True, False, or None when too few bytes are
-    there to tell."""
-    if role == "request":
-        if len(buf) - pos < REQUEST_PEEK:
-            return None
-        size, key, version, cid, client_len = _REQ.unpack_from(buf, pos)
-        return (10 <= size <= max_frame_size and 0 <= key <= MAX_API_KEY and 0 <= version <= MAX_API_VERSION
-                and cid >= 0 and -1 <= client_len <= size - 10)
-    if len(buf) - pos < RESPONSE_PEEK:
-        return None
-    size, cid = _RESP.unpack_from(buf, pos)
-    return 4 <= size <= max_frame_size and cid >= 0
 
 
 class FrameSplitter:

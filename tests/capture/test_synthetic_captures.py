@@ -1,4 +1,4 @@
-"""Captures written by hand (tests/capture/pcapwriter.py): reordering, retransmission, loss, garbage,
+"""Captures written by hand (codec/capture/pcapwriter.py): reordering, retransmission, loss, garbage,
 truncation, link types and file formats. Expected frames are the ones written."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from codec.capture import BadFile, CaptureStats, Gap, KafkaFrame, Unframed, kafk
 from codec.capture.pcapfile import read_packets
 from codec.errors import DecodeError
 
-from .pcapwriter import ACK, PSH, Seg, conversation, pcap, pcapng
+from codec.capture.pcapwriter import ACK, PSH, Seg, conversation, pcap, pcapng
 
 
 def request(key: int, version: int, cid: int, body: bytes, client: bytes = b"cli") -> bytes:

@@ -123,3 +123,33 @@ def test_pairing_refuses_unknown_and_duplicate_ids():
     conn.request(c["request"][0])
     with pytest.raises(DecodeError, match="already waiting"):
         conn.request(c["request"][0])
+
+
+def test_recovering_reader_resynchronises_after_garbage():
+    """A corrupted size is reported (issue #11) and the next intact frames still come out."""
+    import json
+
+    from codec.group.stream import FrameReader
+    from tests.conftest import SHARED
+
+    frames = []
+    for line in (SHARED / "captures" / "frames.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["direction"] == "request" and r["api_key"] in (11, 14):
+            frames.append(bytes.fromhex(r["hex"]))
+        if len(frames) == 6:
+            break
+    garbage = b"\xff\xff\xff\xff not a frame"  # (the heuristic cannot tell garbage that looks like a header)
+    stream = b"".join(len(f).to_bytes(4, "big") + f for f in frames[:3]) + garbage + \
+        b"".join(len(f).to_bytes(4, "big") + f for f in frames[3:])
+    for chunk in (1, 5, 64, len(stream)):
+        reader = FrameReader(role="request")
+        out = []
+        for i in range(0, len(stream), chunk):
+            reader.feed(stream[i:i + chunk])
+            out.extend(reader)
+        reader.close()
+        assert out == frames
+        assert len(reader.skipped) == 1
+        skipped = reader.skipped[0]
+        assert skipped.offset == sum(4 + len(f) for f in frames[:3]) and skipped.length == len(garbage)

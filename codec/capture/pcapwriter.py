@@ -1,7 +1,12 @@
-"""A minimal capture writer for the tests: TCP/IP packets by hand, as libpcap or pcapng.
+"""A minimal capture writer: TCP/IP packets by hand, as libpcap or pcapng.
 
 Written from the formats' definitions (pcap-savefile(5), the pcapng draft, RFC 791/8200/9293), not
-from the reader under test. Checksums are left 0: the reader does not verify them.
+from the reader in this package (the capture tests use it to write their inputs, the rebalance
+simulator to record its frames). Checksums are left 0: the reader does not verify them.
+
+* :func:`conversation` turns a list of writes into the segments of one connection, timestamps 1 ms apart;
+* :class:`TcpConnection` builds one connection write by write, each at its own time, for writers that
+  interleave many connections (sort the segments of all of them by ``ts`` before :func:`pcap`).
 """
 
 from __future__ import annotations
@@ -113,3 +118,35 @@ def conversation(frames: list[tuple[str, bytes]], *, client=("10.0.0.1", 50000),
     add("c", FIN | ACK)
     add("s", FIN | ACK)
     return segs
+
+
+class TcpConnection:
+    """One TCP connection written incrementally: :meth:`open` (the handshake), :meth:`write` from either
+    side at a given time, :meth:`close` (FINs). Segments accumulate in :attr:`segments`."""
+
+    def __init__(self, client: tuple[str, int], server: tuple[str, int], *, isn: tuple[int, int] = (1000, 5000),
+                 mss: int = 1400) -> None:
+        self.ends = {"c": (*client, *server), "s": (*server, *client)}
+        self.seq = {"c": isn[0], "s": isn[1]}
+        self.mss = mss
+        self.segments: list[Seg] = []
+        self.closed = False
+
+    def _add(self, side: str, flags: int, payload: bytes, ts: float) -> None:
+        self.segments.append(Seg(*self.ends[side], self.seq[side], flags, payload, ts))
+        self.seq[side] += len(payload) + (1 if flags & (SYN | FIN) else 0)
+
+    def open(self, ts: float) -> None:
+        self._add("c", SYN, b"", ts)
+        self._add("s", SYN | ACK, b"", ts)
+
+    def write(self, side: str, data: bytes, ts: float) -> None:
+        """``side`` "c" (client) or "s" (server); ``data`` cut into ``mss``-sized segments, all at ``ts``."""
+        for i in range(0, len(data), self.mss):
+            self._add(side, PSH | ACK, data[i:i + self.mss], ts)
+
+    def close(self, ts: float) -> None:
+        if not self.closed:
+            self._add("c", FIN | ACK, b"", ts)
+            self._add("s", FIN | ACK, b"", ts)
+            self.closed = True
