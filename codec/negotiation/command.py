@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from .probing import FUTURE_VERSION
-from .scenario import compat_matrix, render_rounds, run_scenario
+from .scenario import (compat_matrix, render_protocol_phases, render_rounds, run_protocol_phases,
+                       run_scenario)
 
 
 def _label(v: int) -> str:
@@ -23,8 +24,24 @@ def _cell(c: dict) -> str:
     return s + f" ({c['rounds']}r)"
 
 
+def _scenario_path(name: str) -> Path:
+    path = Path(name)
+    if path.is_file():
+        return path
+    from importlib import resources
+
+    bundled = Path(str(resources.files("codec") / "examples" / "negotiation" / f"{name}.json"))
+    if bundled.is_file():
+        return bundled
+    raise FileNotFoundError(f"no scenario file {name!r} (nor a bundled one of that name)")
+
+
 def cmd_negotiate(args) -> int:
-    spec = json.loads(Path(args.scenario).read_text(encoding="utf-8"))
+    spec = json.loads(_scenario_path(args.scenario).read_text(encoding="utf-8"))
+    if spec.get("kind") == "protocol-selection":
+        phases = run_protocol_phases(spec)
+        print(json.dumps(phases, indent=2) if args.format == "json" else render_protocol_phases(spec, phases))
+        return 0
     result = run_scenario(spec)
     if args.format == "json":
         print(json.dumps(result.to_json(), indent=2))
@@ -58,7 +75,9 @@ def cmd_compat(args) -> int:
 
 def register(subparsers) -> None:
     n = subparsers.add_parser("negotiate", help="run a rolling-upgrade scenario through Streams version probing")
-    n.add_argument("--scenario", required=True, help="scenario JSON file")
+    n.add_argument("--scenario", required=True,
+                   help="scenario JSON file, or a bundled one by name: seed-004-phases, streams-v4-to-v7, "
+                        "streams-below-2.0, streams-old-leader")
     n.add_argument("--format", choices=("text", "json"), default="text")
     n.set_defaults(func=cmd_negotiate)
     c = subparsers.add_parser("compat", help="the compatibility matrix of member and leader metadata versions")

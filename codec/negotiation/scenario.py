@@ -11,6 +11,11 @@ A scenario file (JSON)::
 Members may give ``"version": N`` instead of a release. Each event restarts one member (its rejoin
 triggers a rebalance, and the rounds run until nobody asks to rejoin). The result lists, per round, the
 versions on the wire, the leader's decision and each member's reaction, then the steady state.
+
+A group-protocol scenario (``"kind": "protocol-selection"``, seed 004's rolling upgrade) lists phases,
+each the members' protocols in preference order; the coordinator's choice is printed per phase::
+
+    {"kind": "protocol-selection", "phases": [{"A": ["range-1", "range-0"], "B": ["range-0"]}, ...]}
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from dataclasses import dataclass
 from .probing import FUTURE_VERSION, RoundResult, StreamsInstance, run_rounds
 from .protocol import GroupMember, select_protocol
 
-__all__ = ["ScenarioResult", "run_scenario", "compat_matrix", "render_rounds"]
+__all__ = ["ScenarioResult", "run_scenario", "compat_matrix", "render_rounds", "run_protocol_phases",
+           "render_protocol_phases"]
 
 
 def _member(spec: dict) -> StreamsInstance:
@@ -95,11 +101,13 @@ def render_rounds(result: ScenarioResult) -> str:
                 lines.append(f"    leader: ERROR {d.error}")
             else:
                 tag = "  version probing: future " + ", ".join(d.future_members) if d.probing else ""
-                lines.append(f"    leader: assignment v{d.assignment_version}, commonly supported "
-                             f"v{d.assignment_csv}{tag}")
+                csv = "unknown (a v1/v2 member is present)" if d.assignment_csv == -1 else f"v{d.assignment_csv}"
+                lines.append(f"    leader: assignment v{d.assignment_version}, commonly supported {csv}{tag}")
             for x in r.reactions:
                 if x.failure:
                     lines.append(f"    {x.member}: FAILED ({x.failure})")
+                elif x.rejoin and x.used_after == x.used_before:
+                    lines.append(f"    {x.member}: stays at v{x.used_after} (got an older assignment), rejoins")
                 elif x.rejoin:
                     verb = "upgrades" if x.used_after > x.used_before else "downgrades"
                     lines.append(f"    {x.member}: {verb} v{x.used_before} -> v{x.used_after}, rejoins")
@@ -127,3 +135,34 @@ def compat_matrix(versions=range(1, FUTURE_VERSION + 1)) -> list[dict]:
                 "rounds": len(rounds), "error": failure,
             })
     return cells
+
+
+def run_protocol_phases(spec: dict) -> list[dict]:
+    """Each phase's members and the coordinator's selection (or INCONSISTENT_GROUP_PROTOCOL)."""
+    from .protocol import ProtocolSelectionError
+
+    out = []
+    for i, phase in enumerate(spec["phases"], 1):
+        members = [GroupMember(name, tuple(protocols)) for name, protocols in phase.items()]
+        try:
+            sel = select_protocol(members)
+            out.append({"phase": i, "members": phase, "protocol": sel.protocol, "votes": sel.votes,
+                        "candidates": list(sel.candidates), "tie": list(sel.tie), "error": None})
+        except ProtocolSelectionError as e:
+            out.append({"phase": i, "members": phase, "protocol": None, "votes": {}, "candidates": [], "tie": [],
+                        "error": str(e)})
+    return out
+
+
+def render_protocol_phases(spec: dict, phases: list[dict]) -> str:
+    lines = [f"# {spec.get('name', 'group protocol selection')}"]
+    for p in phases:
+        lines.append(f"\nphase {p['phase']}:")
+        for member, protocols in p["members"].items():
+            lines.append(f"  {member}: " + ", ".join(protocols))
+        if p["error"]:
+            lines.append(f"  -> {p['error']}")
+        else:
+            tie = f" (tie between {', '.join(p['tie'])}: Kafka's HashMap order decides)" if p["tie"] else ""
+            lines.append(f"  -> group protocol: {p['protocol']}  (votes {p['votes']}){tie}")
+    return "\n".join(lines)

@@ -119,3 +119,26 @@ def test_cli_negotiate_and_compat(tmp_path):
     p = subprocess.run([sys.executable, "-m", "codec", "compat", "--format", "markdown"], capture_output=True,
                        text=True, cwd=ROOT)
     assert p.returncode == 0 and p.stdout.count("\n| ") >= 12
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "codec", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_bundled_scenarios_through_the_cli():
+    p = _cli("negotiate", "--scenario", "seed-004-phases", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    assert [ph["protocol"] for ph in json.loads(p.stdout)] == ["round-robin-0"] * 3 + ["round-robin-1"]
+    p = _cli("negotiate", "--scenario", "streams-v4-to-v7", "--format", "json")
+    out = json.loads(p.stdout)
+    assert out["steady"] == {"A": 7, "B": 7, "C": 7} and out["totalRounds"] == 7  # 1 + 2 + 2 + 2, as above
+    p = _cli("negotiate", "--scenario", "streams-below-2.0", "--format", "json")
+    out = json.loads(p.stdout)
+    per_event = {e["event"]: e["rounds"] for e in out["events"]}
+    # after the first bounce (both on 2.6 with upgrade.from=1.1) everything is still v2 ...
+    assert per_event["restart B at release 2.6 with upgrade.from=1.1"][-1]["assignment"]["version"] == 2
+    # ... the second bounce reaches v7
+    assert out["steady"] == {"A": 7, "B": 7}
+    p = _cli("negotiate", "--scenario", "streams-old-leader")
+    assert "steady state: L v11, A v11, B v11" in p.stdout
+    assert p.stdout.count("assignment v5") >= 2  # while the leader is old, everyone is at its version
