@@ -42,9 +42,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def short_ids(ids: list[str], minimum: int = 4) -> list[str]:
+    """The shortest unique suffixes of the process ids (at least ``minimum`` characters), as column
+    labels: ``...0001`` rather than ``00000000-0000-0000-0000-000000000001``."""
+    for n in range(minimum, max((len(i) for i in ids), default=0) + 1):
+        tails = [i[-n:] for i in ids]
+        if len(set(tails)) == len(tails):
+            return [("..." if n < len(i) else "") + t for i, t in zip(ids, tails)]
+    return list(ids)
+
+
 def render_table(result: AssignmentResult) -> str:
-    """A per-client table of active / standby / warmup tasks, laid out like KIP-441's examples."""
-    headers = [""] + [str(c.process_id) for c in result.clients]
+    """A per-client table of active / standby / warmup tasks, laid out like KIP-441's examples
+    (instances as columns, task roles as rows)."""
+    headers = [""] + short_ids([str(c.process_id) for c in result.clients])
     rows = [["active"] + [", ".join(map(str, c.active)) for c in result.clients],
             ["standby"] + [", ".join(map(str, c.standby)) for c in result.clients],
             ["warmup"] + [", ".join(map(str, c.warmup)) for c in result.clients]]

@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import io
 import json
-from pathlib import Path
+
 
 import pytest
 
 from codec.assignor import AssignmentError, assign, compute_lag, group_from_json, result_to_json
 from codec.assignor.command import register
+from tests.conftest import SHARED
 
-VECTORS = Path("/work/shared/vectors/kafka-java-assignor/ha_unit_tests.jsonl")
+VECTORS = SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl"
 CASES = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
 
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from pathlib import Path
+
 
 import pytest
 
 from codec.assignor import assign, group_from_json
 from codec.assignor.javapq import JavaPriorityQueue, java_hash_set_order
 from convergence_harness import Cluster
+from tests.conftest import SHARED
 
-VECTORS = Path("/work/shared/vectors/kafka-java-assignor/ha_unit_tests.jsonl")
+VECTORS = SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl"
 CASES = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
 
 

@@ -6,14 +6,15 @@ asserts (its ``assertions`` text, translated by hand below), and Kafka's exact a
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
 
 import pytest
 
 from assignor_invariants import assert_valid_assignment
 from codec.assignor import assign, group_from_json, result_to_json
+from tests.conftest import SHARED
 
-VECTORS = Path("/work/shared/vectors/kafka-java-assignor/ha_unit_tests.jsonl")
+VECTORS = SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl"
 CASES = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
 P = [f"00000000-0000-0000-0000-00000000000{i}" for i in range(10)]
 
