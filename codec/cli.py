@@ -52,7 +52,10 @@ def _error_json(e: Exception) -> dict:
 
 
 def _opts(args) -> dict:
-    return {k: getattr(args, k) for k in ("api_key", "drop_unrepresentable", "request_kind") if hasattr(args, k)}
+    opts = {k: getattr(args, k) for k in ("api_key", "drop_unrepresentable", "request_kind") if hasattr(args, k)}
+    if getattr(args, "max_size", None) is not None:
+        opts["max_size"] = args.max_size
+    return opts
 
 
 def _decode_one(kind, data: bytes, args):
@@ -169,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     io_args(d, True)
     d.add_argument("--format", choices=("json", "pretty"), default="json")
     d.add_argument("--compact", action="store_true", help="one-line JSON")
+    d.add_argument("--max-size", type=int, dest="max_size",
+                   help="largest Streams metadata accepted, in bytes (default 1048588, Kafka's message.max.bytes)")
     d.set_defaults(func=cmd_decode)
 
     e = sub.add_parser("encode", help="JSON -> hex bytes")

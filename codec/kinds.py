@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .pretty import pretty_assignment, pretty_subscription
+from .streams.constants import DEFAULT_MAX_METADATA_SIZE
 from .streams import (assignment_from_json, assignment_json, decode_assignment, decode_subscription,
                       encode_assignment, encode_subscription, subscription_from_json, subscription_json)
 
@@ -78,8 +79,8 @@ def _trailing_note(name: str, version: int, consumed: int, trailing: int) -> tup
 
 
 def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
-                **_) -> Decoded:
-    d = decode_subscription(data, detail=True, latest=latest or 11)
+                max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
+    d = decode_subscription(data, detail=True, latest=latest or 11, max_size=max_size)
     return Decoded(subscription_json(d.info, d.wire, style=style),
                    pretty_subscription(d.info, size=len(data), trailing=d.trailing),
                    _trailing_note("SubscriptionInfo", d.info.version, d.consumed, d.trailing))
@@ -94,8 +95,8 @@ def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None
 
 
 def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
-                **_) -> Decoded:
-    d = decode_assignment(data, detail=True, latest=latest or 11)
+                max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
+    d = decode_assignment(data, detail=True, latest=latest or 11, max_size=max_size)
     return Decoded(assignment_json(d.info, style=style),
                    pretty_assignment(d.info, size=len(data), trailing=d.trailing),
                    _trailing_note("AssignmentInfo", d.info.version, d.consumed, d.trailing))

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import EncodeError, TruncatedError, UnsupportedVersionError
+from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
+from ..streams.subscription import check_size
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
 
@@ -44,9 +46,12 @@ class ConsumerMessage:
         return min(self.version, load_message(self.name).valid.high)
 
 
-def decode_consumer(name: str, data: bytes | bytearray | memoryview) -> ConsumerMessage:
-    """Decode a version-prefixed ConsumerProtocol message (wire-facts §6)."""
+def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
+                    max_size: int = DEFAULT_MAX_METADATA_SIZE) -> ConsumerMessage:
+    """Decode a version-prefixed ConsumerProtocol message (wire-facts §6); input above ``max_size``
+    bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
     data = bytes(data)
+    check_size(name, data, max_size)
     if len(data) < 2:
         raise TruncatedError(f"truncated (need 2, have {len(data)})", message=name, offset=0, path="version")
     (version,) = _PREFIX.unpack_from(data)

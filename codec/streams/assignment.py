@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import HostInfo, TaskId, TopicPartition
 from ..wire.builder import decode_wire, encode_wire, field_offsets, wire_class
-from .constants import LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
+from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
+from .subscription import check_size
 
 __all__ = ["AssignmentInfo", "DecodedAssignment", "decode_assignment", "encode_assignment",
            "assignment_to_wire", "assignment_from_wire", "peek_assignment_version"]
@@ -66,13 +67,14 @@ def peek_assignment_version(data: bytes) -> int:
 
 
 def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = False,
-                      latest: int = LATEST_SUPPORTED_VERSION):
+                      latest: int = LATEST_SUPPORTED_VERSION, max_size: int = DEFAULT_MAX_METADATA_SIZE):
     """Decode AssignmentInfo bytes as Kafka's ``AssignmentInfo.decode`` does.
 
     ``latest`` is the reader's newest version (11 for current Kafka; an older release's number models
     that release's reader). Returns an :class:`AssignmentInfo`, or a :class:`DecodedAssignment` with
-    ``detail=True``."""
+    ``detail=True``. Input above ``max_size`` bytes is refused."""
     data = bytes(data)
+    check_size(MESSAGE, data, max_size)
     version = peek_assignment_version(data)
     latest = min(latest, LATEST_SUPPORTED_VERSION)
     if not 1 <= version <= latest:

@@ -13,6 +13,12 @@ UNKNOWN_OFFSET_SUM = -3  # a v1-6 standby with unknown offset; also "end offsets
 OFFSET_UNKNOWN = -4  # OffsetCheckpoint.OFFSET_UNKNOWN: local checkpoint files only, never sent
 NO_REBALANCE = 2**63 - 1  # Long.MAX_VALUE: no follow-up rebalance scheduled
 
+#: The largest metadata blob (SubscriptionInfo, AssignmentInfo, ConsumerProtocol message) decoded by default:
+#: Kafka's default ``message.max.bytes`` (1 MiB plus 12 bytes of record overhead). The group's metadata
+#: record holds every member's subscription and assignment, so no single one can be larger in a group Kafka
+#: can store. Pass ``max_size=`` to the decoders to accept more.
+DEFAULT_MAX_METADATA_SIZE = 1024 * 1024 + 12
+
 
 class AssignorError(IntEnum):
     """AssignmentInfo.errCode values and what members do with them (wire-facts §4)."""

@@ -16,10 +16,11 @@ import struct
 import uuid
 from dataclasses import dataclass, field
 
-from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
+from ..errors import DecodeError, EncodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
 from ..types import TaskId
 from ..wire.builder import decode_wire, encode_wire, wire_class
-from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN, UNKNOWN_OFFSET_SUM
+from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
+                        UNKNOWN_OFFSET_SUM)
 
 __all__ = ["SubscriptionInfo", "DecodedSubscription", "decode_subscription", "encode_subscription",
            "peek_subscription_versions", "subscription_to_wire", "subscription_from_wire"]
@@ -77,6 +78,13 @@ class DecodedSubscription:
 _TWO_INTS = struct.Struct(">ii")
 
 
+def check_size(message: str, data: bytes, max_size: int) -> None:
+    """Refuse metadata above ``max_size`` bytes with a clear error (the input policy's bound)."""
+    if len(data) > max_size:
+        raise LimitExceededError(f"{len(data)} bytes exceed the maximum of {max_size} (Kafka's default "
+                                 "message.max.bytes; pass max_size= to accept more)", message=message, offset=0)
+
+
 def peek_subscription_versions(data: bytes) -> tuple[int, int]:
     """``(version, latest_supported_version)`` of any SubscriptionInfo without a full parse.
 
@@ -93,13 +101,15 @@ def peek_subscription_versions(data: bytes) -> tuple[int, int]:
 
 
 def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = False,
-                        latest: int = LATEST_SUPPORTED_VERSION):
+                        latest: int = LATEST_SUPPORTED_VERSION, max_size: int = DEFAULT_MAX_METADATA_SIZE):
     """Decode SubscriptionInfo bytes as Kafka's ``SubscriptionInfo.decode`` does.
 
     ``latest`` is the reader's newest version (11 for current Kafka): anything above it is a version
     probe. Passing an older release's number models that release's reader (version probing, §5).
+    Input above ``max_size`` bytes is refused (:data:`DEFAULT_MAX_METADATA_SIZE`).
     Returns a :class:`SubscriptionInfo`, or a :class:`DecodedSubscription` with ``detail=True``."""
     data = bytes(data)
+    check_size(MESSAGE, data, max_size)
     version, lsv = peek_subscription_versions(data)
     if version > min(latest, LATEST_SUPPORTED_VERSION):
         info = SubscriptionInfo(version=version, latest_supported_version=lsv, future=True)

@@ -139,6 +139,8 @@ def test_huge_count_is_rejected_without_allocating(msg, count_offset):
     else:
         data = i32(7) + i32(11) + i32(2_000_000_000)
         decode = decode_assignment
+    with pytest.raises(LimitExceededError):  # warm the caches (compiled structures) outside the measurement
+        decode(data)
     tracemalloc.start()
     try:
         with pytest.raises(LimitExceededError) as ei:
@@ -190,3 +192,18 @@ def test_every_truncation_of_kafka_edge_vectors(r):
     for cut in range(len(data)):
         with pytest.raises(DecodeError):
             decode(data[:cut])
+
+
+def test_metadata_above_the_maximum_is_refused_clearly():
+    from codec.group import decode_consumer
+    from codec.streams.constants import DEFAULT_MAX_METADATA_SIZE
+
+    assert DEFAULT_MAX_METADATA_SIZE == 1_048_588  # Kafka's default message.max.bytes
+    big = E["E2"] + bytes(DEFAULT_MAX_METADATA_SIZE)  # valid message, then trailing bytes past the limit
+    for decode in (decode_subscription, lambda b, **kw: decode_consumer("ConsumerProtocolSubscription", b, **kw)):
+        with pytest.raises(LimitExceededError, match="exceed the maximum of 1048588"):
+            decode(big)
+    d = decode_subscription(big, max_size=len(big), detail=True)  # configurable
+    assert d.trailing == DEFAULT_MAX_METADATA_SIZE
+    with pytest.raises(LimitExceededError):
+        decode_assignment(E["E11"] + bytes(DEFAULT_MAX_METADATA_SIZE))
