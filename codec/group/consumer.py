@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import EncodeError, TruncatedError, UnsupportedVersionError
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
-from ..streams.subscription import check_size
+from ..streams.common import check_size
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
 

@@ -15,7 +15,7 @@ from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersio
 from ..types import HostInfo, TaskId, TopicPartition
 from ..wire.builder import decode_wire, encode_wire, field_offsets, wire_class
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
-from .subscription import check_size
+from .common import check_size, version_guard
 
 __all__ = ["AssignmentInfo", "DecodedAssignment", "decode_assignment", "encode_assignment",
            "assignment_to_wire", "assignment_from_wire", "peek_assignment_version"]
@@ -140,13 +140,7 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
     below v6, nextRebalanceMs below v7). Named topologies below v10 are refused either way. v1-2 carry
     no commonlySupportedVersion: whatever the model holds there is not written."""
     v = info.version if version is None else version
-    if not 1 <= v <= LATEST_SUPPORTED_VERSION:
-        raise EncodeError(f"cannot encode version {v}; versions 1-{LATEST_SUPPORTED_VERSION} exist",
-                          message=MESSAGE, version=v)
-
-    def refuse(what: str, path: str) -> None:
-        if not drop_unrepresentable:
-            raise EncodeError(f"{what} cannot be carried by this version", message=MESSAGE, version=v, path=path)
+    refuse = version_guard(MESSAGE, v, drop_unrepresentable)
 
     if v < 10:
         named = [t for t in (*info.active_tasks, *info.standby_tasks) if t.topology_name is not None]

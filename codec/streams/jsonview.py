@@ -131,32 +131,31 @@ def subscription_from_json(d: dict) -> SubscriptionInfo:
     )
 
 
+def _hosts_json(m) -> list[dict]:
+    return [{"host": h.host, "port": h.port, "partitions": [_tp_k(p) for p in ps]} for h, ps in m.items()]
+
+
 def assignment_json(info: AssignmentInfo, *, style: str = "kafka") -> dict:
     c = info.canonical()
     if style == "native":
-        def hosts(m):
-            return [{"host": h.host, "port": h.port, "partitions": [_tp_k(p) for p in ps]} for h, ps in m.items()]
         return {
             "version": info.version,
             "commonly_supported_version": info.commonly_supported_version,
             "active_tasks": [str(t) for t in info.active_tasks],
             "standby_tasks": {str(t): [_tp_k(p) for p in ps] for t, ps in c.standby_tasks.items()},
-            "partitions_by_host": hosts(c.partitions_by_host),
-            "standby_partitions_by_host": hosts(c.standby_partitions_by_host),
+            "partitions_by_host": _hosts_json(c.partitions_by_host),
+            "standby_partitions_by_host": _hosts_json(c.standby_partitions_by_host),
             "error_code": info.error_code,
             "next_rebalance_ms": info.next_rebalance_ms,
         }
-
-    def hosts_k(m):
-        return [{"host": h.host, "port": h.port, "partitions": [_tp_k(p) for p in ps]} for h, ps in m.items()]
     return {
         "version": info.version,
         "commonlySupportedVersion": info.commonly_supported_version,
         "activeTasks": [_task_k(t) for t in info.active_tasks],
         "standbyTasks": [{"taskId": _task_k(t), "partitions": [_tp_k(p) for p in ps]}
                          for t, ps in c.standby_tasks.items()],
-        "partitionsByHost": hosts_k(c.partitions_by_host),
-        "standbyPartitionsByHost": hosts_k(c.standby_partitions_by_host),
+        "partitionsByHost": _hosts_json(c.partitions_by_host),
+        "standbyPartitionsByHost": _hosts_json(c.standby_partitions_by_host),
         "errCode": info.error_code,
         "nextRebalanceMs": info.next_rebalance_ms,
     }

@@ -16,9 +16,10 @@ import struct
 import uuid
 from dataclasses import dataclass, field
 
-from ..errors import DecodeError, EncodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
+from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import TaskId
 from ..wire.builder import decode_wire, encode_wire, wire_class
+from .common import check_size, version_guard
 from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
                         UNKNOWN_OFFSET_SUM)
 
@@ -76,13 +77,6 @@ class DecodedSubscription:
 
 
 _TWO_INTS = struct.Struct(">ii")
-
-
-def check_size(message: str, data: bytes, max_size: int) -> None:
-    """Refuse metadata above ``max_size`` bytes with a clear error (the input policy's bound)."""
-    if len(data) > max_size:
-        raise LimitExceededError(f"{len(data)} bytes exceed the maximum of {max_size} (Kafka's default "
-                                 "message.max.bytes; pass max_size= to accept more)", message=message, offset=0)
 
 
 def peek_subscription_versions(data: bytes) -> tuple[int, int]:
@@ -182,13 +176,7 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     model holds there is not written, and decodes back as -1 (unknown)."""
     v = info.version if version is None else version
     lsv = info.latest_supported_version
-    if not 1 <= v <= LATEST_SUPPORTED_VERSION:
-        raise EncodeError(f"cannot encode version {v}; versions 1-{LATEST_SUPPORTED_VERSION} exist",
-                          message=MESSAGE, version=v)
-
-    def refuse(what: str, path: str) -> None:
-        if not drop_unrepresentable:
-            raise EncodeError(f"{what} cannot be carried by this version", message=MESSAGE, version=v, path=path)
+    refuse = version_guard(MESSAGE, v, drop_unrepresentable)
 
     if v >= 3 and not 1 <= v <= lsv:
         raise EncodeError(f"version must be between 1 and {lsv}; was {v}", message=MESSAGE, version=v,
