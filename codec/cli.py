@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     for mod in ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
-                "codec.fuzz_command"):
+                "codec.capture.command", "codec.fuzz_command"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as err:
@@ -208,10 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError as e:
         print(f"error: {e.args[0]}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (OSError, EncodeError, DecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
         return 1
 
 

@@ -1,0 +1,140 @@
+"""``rebalance-codec capture FILE``: the rebalance story of a capture or of ``__consumer_offsets`` records.
+
+Input (detected from the bytes, gzipped or not): a pcap/pcapng file (by its magic), a log segment of
+``__consumer_offsets`` (a file named ``*.log``, or whose first batch has magic 2), else a text dump of
+its records (see :func:`codec.capture.offsets.read_text`). Output: per group, each generation in the
+layout of :mod:`codec.capture.storytext`, then a summary of the input; ``--json`` gives JSON lines
+instead (see :func:`run`). On a terminal, stderr shows how far through the file the reading is.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import BinaryIO, Iterator, TextIO
+
+from .offsets import read_segment, read_text
+from .story import CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
+from .storytext import render_generation, render_summary
+
+__all__ = ["register", "run", "detect", "ProgressReader"]
+
+_PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",
+                b"\x0a\x0d\x0d\x0a"}
+_GZIP = b"\x1f\x8b"
+
+
+class ProgressReader(io.RawIOBase):
+    """A file read through, reporting on ``out`` (at most every ``every`` seconds) how many of its
+    ``total`` bytes have been read; silent when ``out`` is None."""
+
+    def __init__(self, f: BinaryIO, total: int, out: TextIO | None, every: float = 0.5) -> None:
+        self._f, self.total, self.out, self.every = f, total, out, every
+        self.done = 0
+        self._last = 0.0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        data = self._f.read(len(buf))
+        n = len(data)
+        buf[:n] = data
+        self.done += n
+        now = time.monotonic()
+        if self.out is not None and now - self._last >= self.every:
+            self._last = now
+            pct = 100 * self.done / self.total if self.total else 100
+            self.out.write(f"\rreading {self.done / 1e6:,.1f} of {self.total / 1e6:,.1f} MB ({pct:.0f}%)")
+            self.out.flush()
+        return n
+
+    def clear(self) -> None:
+        if self.out is not None and self._last:
+            self.out.write("\r\033[K")
+            self.out.flush()
+
+
+def detect(path: Path) -> str:
+    """``pcap``, ``segment`` or ``text``, from the (decompressed) first bytes and the file name."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if head[:2] == _GZIP:
+            f.seek(0)
+            try:
+                head = gzip.GzipFile(fileobj=f).read(64)
+            except (OSError, EOFError):
+                return "text"
+    if head[:4] in _PCAP_MAGICS:
+        return "pcap"
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    if name.endswith(".log") or (len(head) >= 17 and head[16] == 2 and struct.unpack_from(">i", head, 8)[0] > 0):
+        return "segment"
+    return "text"
+
+
+def _gunzipped(f: BinaryIO) -> BinaryIO:
+    """``f``, or its decompressed stream when it starts with the gzip magic."""
+    buffered = io.BufferedReader(f) if not isinstance(f, io.BufferedReader) else f
+    return gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == _GZIP else buffered
+
+
+def _stories(kind: str, f: BinaryIO, args, summary: CaptureSummary) -> Iterator[GroupFrame | Generation]:
+    if kind == "pcap":
+        return capture_story(f, ports=args.port or {9092}, group=args.group, summary=summary)
+    if kind == "segment":
+        return offsets_story(read_segment(_gunzipped(f)), group=args.group, summary=summary)
+    text = io.TextIOWrapper(_gunzipped(f), encoding="utf-8", errors="replace")
+    return offsets_story(read_text(text), group=args.group, summary=summary)
+
+
+def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Print the story of ``args.file``. ``--json``: one line per group frame (``"type": "frame"``) and
+    one per generation (``"type": "generation"``, written when the generation is over: a newer-but-one
+    generation of its group began, or the input ended), then one ``"type": "summary"`` line. Exit
+    status 0, or 1 when the file could not be opened."""
+    path = Path(args.file)
+    kind = detect(path)
+    summary = CaptureSummary()
+    by_group: dict[str, list[Generation]] = {}
+    with open(path, "rb") as raw:
+        progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
+        for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary):
+            if args.json:
+                out.write(json.dumps(item.json(), default=str) + "\n")
+            elif isinstance(item, Generation):
+                by_group.setdefault(item.group, []).append(item)
+        progress.clear()
+    if args.json:
+        out.write(json.dumps(summary.json()) + "\n")
+        return 0
+    for group in sorted(by_group):
+        gens = by_group[group]
+        out.write(f"group {group}  ({sum(g.generation is not None for g in gens)} generations, {kind} input)\n\n")
+        for g in gens:
+            out.write(render_generation(g) + "\n\n")
+    if not by_group:
+        out.write("no consumer group traffic found\n\n")
+    out.write(render_summary(summary, kind, path.name) + "\n")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``capture`` subcommand."""
+    p = subparsers.add_parser("capture", help="the rebalance story of a pcap or of __consumer_offsets records",
+                              description="Per group, each generation: who joined with what, the protocol and "
+                                          "leader, what each member was assigned, heartbeats and leaves, what "
+                                          "changed; then a summary of the input.")
+    p.add_argument("file", metavar="FILE", help="pcap/pcapng (gzipped or not), __consumer_offsets log segment "
+                                                "(*.log) or text dump of its records")
+    p.add_argument("--json", action="store_true", help="JSON lines: each group frame, each generation, a summary")
+    p.add_argument("--group", metavar="G", help="only this group")
+    p.add_argument("--port", metavar="P", type=int, action="append",
+                   help="a broker port (repeatable; default 9092, and ports found from handshakes)")
+    p.set_defaults(func=run)

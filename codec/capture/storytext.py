@@ -1,0 +1,215 @@
+"""The readable layout of a rebalance story (``rebalance-codec capture``), in the spirit of ``git log --stat``.
+
+A generation is a header line (number, protocol, leader, time span), the changes from the previous
+generation, each member (identity and offered protocols; the subscription and assignment through the
+ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. The summary
+gives the input's counts and the first problems of each kind.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from ..pretty import describe_epoch_ms, describe_error_code
+from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
+                    partition_labels, subscription_layers)
+
+__all__ = ["render_generation", "render_summary"]
+
+SHOWN_PROBLEMS = 5
+_I = "  "
+
+
+def _when(ts: float | None, *, date: bool = False) -> str:
+    if ts is None:
+        return "?"
+    t = _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc)
+    return t.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z" if date else t.strftime("%H:%M:%S.%f")[:-3]
+
+
+def _items(items, limit: int = 12) -> str:
+    items = sorted(items)
+    shown = ", ".join(items[:limit])
+    return (shown + f", ... ({len(items)} in all)") if len(items) > limit else (shown or "(none)")
+
+
+def _subscription_lines(m: Member, indent: str) -> list[str]:
+    v = m.subscription
+    if v is None:
+        return [f"{indent}subscription  (not captured)"]
+    msg, info = subscription_layers(v)
+    if msg is None:
+        return _undecoded("subscription", v, indent)
+    d = msg.data
+    parts = [f"topics {_items(d.topics)}"]
+    owned = getattr(d, "owned_partitions", None)
+    if owned:
+        parts.append(f"owned {_items(partition_labels(owned))}")
+    if getattr(d, "generation_id", -1) not in (None, -1):
+        parts.append(f"generation {d.generation_id}")
+    if getattr(d, "rack_id", None) is not None:
+        parts.append(f"rack {d.rack_id!r}")
+    lines = [f"{indent}subscription  v{msg.version}: " + "; ".join(parts) + _user_data(d.user_data)]
+    if info is not None:
+        lsv = info.latest_supported_version
+        lines.append(f"{indent}{_I}Streams SubscriptionInfo v{info.version} (latest supported "
+                     f"{'unknown' if lsv == -1 else f'v{lsv}'})  process {info.process_id}  endpoint "
+                     f"{info.user_endpoint or '(none)'}")
+        sums = sorted(info.task_offset_sums.items())
+        lines.append(f"{indent}{_I*2}task offset sums  " + (", ".join(f"{t}={s}" for t, s in sums) or "(none)"))
+        if info.client_tags:
+            lines.append(f"{indent}{_I*2}client tags       "
+                         + ", ".join(f"{k}={val}" for k, val in sorted(info.client_tags.items())))
+        if info.version >= 9:
+            lines.append(f"{indent}{_I*2}error code        {describe_error_code(info.error_code)}")
+    else:
+        lines += _user_error(d.user_data, indent)
+    return lines
+
+
+def _assignment_lines(m: Member, indent: str) -> list[str]:
+    v = m.assignment
+    if v is None:
+        return [f"{indent}assignment    (not captured)"]
+    msg, info = assignment_layers(v)
+    if msg is None:
+        return _undecoded("assignment", v, indent)
+    parts = partition_labels(msg.data.assigned_partitions)
+    lines = [f"{indent}assignment    v{msg.version}: {_items(parts)} ({len(parts)} partitions)"
+             + _user_data(msg.data.user_data)]
+    if info is not None:
+        csv = info.commonly_supported_version
+        lines.append(f"{indent}{_I}Streams AssignmentInfo v{info.version} (commonly supported "
+                     f"{'unknown' if csv == -1 else f'v{csv}'})  error {describe_error_code(info.error_code)}")
+        if info.version >= 7:
+            lines.append(f"{indent}{_I*2}next rebalance    {describe_epoch_ms(info.next_rebalance_ms)}")
+        lines.append(f"{indent}{_I*2}active tasks      {_items({str(t) for t in info.active_tasks})}")
+        standby = sorted(info.standby_tasks.items())
+        lines.append(f"{indent}{_I*2}standby tasks     "
+                     + (", ".join(f"{t} <- {_items({str(p) for p in ps})}" for t, ps in standby) or "(none)"))
+        for title, hosts in (("hosts", info.partitions_by_host), ("standby hosts", info.standby_partitions_by_host)):
+            for h, ps in sorted(hosts.items(), key=lambda kv: str(kv[0])):
+                lines.append(f"{indent}{_I*2}{title.ljust(17)} {h}: {_items({str(p) for p in ps})}")
+    else:
+        lines += _user_error(msg.data.user_data, indent)
+    return lines
+
+
+def _user_data(user) -> str:
+    if user is None:
+        return "; user data null"
+    return f"; user data {len(getattr(user, 'raw', user))} bytes"
+
+
+def _user_error(user, indent: str) -> list[str]:
+    err = getattr(user, "error", None)
+    return [] if err is None else [f"{indent}{_I}{user.layer}: NOT DECODED ({err.message})"]
+
+
+def _undecoded(what: str, v, indent: str) -> list[str]:
+    err = getattr(v, "error", None)
+    why = err.message if err is not None else "not decoded (protocol type is not consumer)"
+    return [f"{indent}{what.ljust(13)} {len(getattr(v, 'raw', v))} bytes: {why}"]
+
+
+def _member_lines(g: Generation, m: Member) -> list[str]:
+    tags = [t for t, on in (("leader", m.member_id == g.leader), ("left", m.left)) if on]
+    head = f"{_I*2}{m.label}" + (f"  [{', '.join(tags)}]" if tags else "")
+    facts = []
+    if m.group_instance_id:
+        facts.append(f"instance {m.group_instance_id}")
+    if m.client_host:
+        facts.append(f"host {m.client_host}")
+    if m.protocols:
+        facts.append(f"offered {', '.join(m.protocols)}")
+    lines = [head + (f"  {'; '.join(facts)}" if facts else "")]
+    lines += _subscription_lines(m, _I * 3)
+    lines += _assignment_lines(m, _I * 3)
+    if g.source == "capture":
+        errs = ", ".join(f"{n} x {error_name(c)}" for c, n in sorted(m.heartbeat_errors.items()))
+        lines.append(f"{_I*3}heartbeats    {m.heartbeats}" + (f" ({errs})" if errs else ""))
+    return lines
+
+
+def _change_lines(g: Generation) -> list[str]:
+    c = g.changes
+    if c is None:
+        return []
+    moved = sum(len(v) for v in c.moved.values())
+    lines = [f"{_I}changes from generation {c.previous}: {len(c.joined)} joined, {len(c.left)} left, "
+             f"{moved} moved"]
+    lines += [f"{_I*2}+ {m}" for m in c.joined] + [f"{_I*2}- {m}" for m in c.left]
+    for kind, rows in c.moved.items():
+        for item, a, b in rows:
+            lines.append(f"{_I*2}{kind} {item}: {a or '(unassigned)'} -> {b or '(unassigned)'}")
+    return lines
+
+
+def render_generation(g: Generation) -> str:
+    """One generation as text (see the module docstring)."""
+    if g.generation is None:
+        head = f"outside any generation  group {g.group}"
+    else:
+        proto = "/".join(p for p in (g.protocol_type, g.protocol) if p) or "protocol unknown"
+        leader = g.members[g.leader].label if g.leader in g.members else (g.leader or "unknown")
+        head = f"generation {g.generation}  {proto}  leader {leader}"
+    if g.first_ts is not None:
+        head += f"  {_when(g.first_ts, date=True)} .. {_when(g.last_ts)} ({g.last_ts - g.first_ts:.1f} s)"
+    elif g.state_timestamp not in (None, -1):
+        head += f"  state at {describe_epoch_ms(g.state_timestamp)}"
+    lines = [head]
+    if g.generation is not None and not g.joined:
+        lines.append(f"{_I}(its JoinGroup was not captured: members known from later frames only)")
+    lines += _change_lines(g)
+    if g.members:
+        assigned = [h for h in (holdings(m.assignment) for m in g.members.values()) if h is not None]
+        lines.append(f"{_I}members ({len(g.members)}), {sum(len(h['partitions']) for h in assigned)} partitions "
+                     "assigned:")
+        for m in g.members.values():
+            lines += _member_lines(g, m)
+    if g.events:
+        lines.append(f"{_I}events:")
+        for e in g.events:
+            who = e.member or "-"
+            text = f"{_I*2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(9)} {who}  "
+            text += error_name(e.error_code) if e.kind != "deleted" else ""
+            lines.append(text + (f"  {e.detail}" if e.detail else ""))
+    return "\n".join(lines)
+
+
+def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
+    """The summary of the input (see the module docstring)."""
+    st = s.stats
+    lines = [f"summary of {name} ({kind})"]
+    if kind == "pcap":
+        lines += [
+            f"{_I}packets        {st.packets:,} ({st.tcp_segments:,} TCP, {st.non_tcp:,} not TCP, "
+            f"{st.bad_packets:,} unreadable)",
+            f"{_I}connections    {st.connections:,}",
+            f"{_I}Kafka frames   {s.kafka_frames:,}: {s.group_frames:,} group frames decoded, "
+            f"{sum(s.other_apis.values()):,} of other APIs skipped",
+        ]
+        if s.other_apis:
+            apis = sorted(s.other_apis.items())
+            lines.append(f"{_I}other APIs     " + ", ".join(
+                f"{k} {API_NAMES.get(k, 'api')} v{v} x{n}" for (k, v), n in apis))
+        lines.append(f"{_I}gaps           {s.gaps:,} ({st.gap_bytes:,} bytes never captured)")
+        if s.unframed:
+            lines.append(f"{_I}unframed       " + ", ".join(f"{n:,} bytes {r}" for r, n in sorted(s.unframed.items())))
+        if s.unpaired_responses or s.unanswered_requests:
+            lines.append(f"{_I}unpaired       {s.unpaired_responses:,} responses without request, "
+                         f"{s.unanswered_requests:,} group requests without response")
+    else:
+        lines.append(f"{_I}records        {s.records:,}")
+        if s.offset_commits:
+            lines.append(f"{_I}offset commits " + ", ".join(f"{g}: {n:,}" for g, n in sorted(s.offset_commits.items())))
+    lines.append(f"{_I}generations    {s.generations:,}")
+    for k, kept in s.problems.items():
+        if k == "gaps":
+            continue
+        lines.append(f"{_I}{k}: {s.counts[k]:,}")
+        for p in kept[:SHOWN_PROBLEMS]:
+            lines.append(f"{_I*2}{p.where}: {p.what}: {p.reason}")
+        if s.counts[k] > SHOWN_PROBLEMS:
+            lines.append(f"{_I*2}...")
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""The ``capture`` subcommand itself: input detection, ``--group``, ``--port``, the progress line."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+
+from codec.capture.command import detect, register, run
+from codec.capture.pcapwriter import conversation, pcap, pcapng
+
+from .storyfixtures import generation_frames, json_lines, streams_pcap, streams_records
+
+RECORDS = streams_records()[:2]
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_detect(tmp_path):
+    cases = {"a.pcap": streams_pcap(RECORDS), "b.pcapng.gz": gzip.compress(pcapng(conversation([]))),
+             "c.log": b"", "d.bin": b"\x00" * 8 + b"\x00\x00\x00\x31" + b"\x00" * 4 + b"\x02" + b"\x00" * 40,
+             "e.txt": b"0002000167\tnull\n"}
+    want = {"a.pcap": "pcap", "b.pcapng.gz": "pcap", "c.log": "segment", "d.bin": "segment", "e.txt": "text"}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        assert detect(tmp_path / name) == want[name], name
+
+
+def test_port_makes_a_connection_kafka(tmp_path):
+    # no handshake and a port other than 9092: found by sniffing, or named with --port
+    frames = generation_frames(RECORDS[0])
+    p = tmp_path / "p.pcap"
+    p.write_bytes(pcap(conversation(frames, server=("10.0.0.2", 19092), syn=False, mss=1 << 16)))
+    for argv in ((), ("--port", "19092")):
+        lines = json_lines(p, *argv)
+        assert lines[-1]["group_frames"] == 6
+
+
+def test_group_filter(tmp_path):
+    p = tmp_path / "s.pcap"
+    p.write_bytes(streams_pcap(RECORDS))
+    assert [x["type"] for x in json_lines(p, "--group", "other")] == ["summary"]
+    assert len([x for x in json_lines(p, "--group", "streams-app") if x["type"] == "frame"]) == 12
+
+
+def test_progress_only_on_a_terminal(tmp_path):
+    p = tmp_path / "s.pcap"
+    p.write_bytes(streams_pcap(RECORDS))
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["capture", str(p), "--json"])
+    tty, plain = _Tty(), io.StringIO()
+    assert run(args, out=io.StringIO(), err=tty) == 0 and run(args, out=io.StringIO(), err=plain) == 0
+    assert "reading" in tty.getvalue() and f"of {p.stat().st_size / 1e6:,.1f} MB" in tty.getvalue()
+    assert plain.getvalue() == ""
