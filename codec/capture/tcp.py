@@ -4,10 +4,12 @@ Each direction of each connection is a :class:`HalfStream`. Its byte offsets cou
 byte after the SYN, or, for a stream whose SYN was not captured, from the lowest sequence number seen
 when the stream is first delivered. Segments are delivered in sequence order, whatever order they
 arrive in; bytes already delivered (retransmissions, overlaps) are dropped and counted; a hole is held
-open while fewer than ``max_buffer`` bytes wait behind it (they may still arrive out of order), and
-is reported as a :class:`Gap` with its exact byte range when the buffer fills, when the connection
+open while fewer than ``max_buffer`` bytes wait behind it and for at most ``max_wait`` seconds of capture
+time (a retransmission may still fill it: Linux retransmits after 200 ms to a few seconds), and is
+reported as a :class:`Gap` with its exact byte range when either limit is reached, when the connection
 closes or when the capture ends. Memory is bounded by ``max_buffer`` per direction of each open
-connection; a connection is forgotten once both FINs have been delivered or it was reset.
+connection, and in practice by what a connection carries in ``max_wait``; a connection is forgotten once
+both FINs have been delivered or it was reset.
 
 :class:`Reassembler` keeps the connection table: ``feed(segment)`` and ``finish()`` return events
 (:class:`Chunk`, :class:`Gap`, :class:`Closed`). A SYN (without ACK) whose sequence number differs
@@ -22,9 +24,10 @@ from itertools import count
 
 from .packet import ACK, FIN, RST, SYN, TcpSegment
 
-__all__ = ["Flow", "Chunk", "Gap", "Closed", "HalfStream", "Reassembler", "DEFAULT_MAX_BUFFER"]
+__all__ = ["Flow", "Chunk", "Gap", "Closed", "HalfStream", "Reassembler", "DEFAULT_MAX_BUFFER", "DEFAULT_MAX_WAIT"]
 
 DEFAULT_MAX_BUFFER = 1024 * 1024
+DEFAULT_MAX_WAIT = 2.0  # seconds of capture time a hole is held open
 _MOD = 1 << 32
 _HALF = 1 << 31
 
@@ -84,9 +87,11 @@ Event = Chunk | Gap | Closed
 class HalfStream:
     """Reassembly of one direction (see the module docstring)."""
 
-    def __init__(self, flow: Flow, *, max_buffer: int = DEFAULT_MAX_BUFFER) -> None:
+    def __init__(self, flow: Flow, *, max_buffer: int = DEFAULT_MAX_BUFFER,
+                 max_wait: float = DEFAULT_MAX_WAIT) -> None:
         self.flow = flow
         self.max_buffer = max_buffer
+        self.max_wait = max_wait
         self.base: int | None = None  # absolute sequence number of stream offset 0
         self.next: int | None = None  # absolute sequence number of the next byte to deliver
         self.isn: int | None = None
@@ -138,10 +143,14 @@ class HalfStream:
             self.next = self.fin
         return events
 
+    def _give_up(self) -> bool:
+        """Whether the hole at the head of the queue has waited long enough (bytes or time)."""
+        return self._buffered > self.max_buffer or self._last_ts - self._heap[0][3] > self.max_wait
+
     def _drain(self, *, force: bool) -> list[Event]:
         heap = self._heap
         if self.next is None:
-            if not heap or not (force or self._buffered > self.max_buffer):
+            if not heap or not (force or self._give_up()):
                 return []
             self.base = self.next = heap[0][0]  # the stream starts mid-connection
         events: list[Event] = []
@@ -154,7 +163,7 @@ class HalfStream:
                 self.stale_bytes += len(data)
                 continue
             if start > self.next:
-                if not (force or self._buffered > self.max_buffer):
+                if not (force or self._give_up()):
                     break
                 events.append(Gap(self.flow, self.next - self.base, start - self.next, ts))
                 self.next = start
@@ -180,8 +189,9 @@ class _Connection:
 class Reassembler:
     """The connection table: feed TCP segments, collect events."""
 
-    def __init__(self, *, max_buffer: int = DEFAULT_MAX_BUFFER) -> None:
+    def __init__(self, *, max_buffer: int = DEFAULT_MAX_BUFFER, max_wait: float = DEFAULT_MAX_WAIT) -> None:
         self.max_buffer = max_buffer
+        self.max_wait = max_wait
         self._conns: dict[frozenset, _Connection] = {}
         self._ids = count()
 
@@ -209,7 +219,7 @@ class Reassembler:
                 other = next(iter(conn.halves.values()))
                 from_client = None if other.flow.from_client is None else not other.flow.from_client
             half = conn.halves[(a, b)] = HalfStream(Flow(conn.id, *a, *b, from_client=from_client),
-                                                    max_buffer=self.max_buffer)
+                                                    max_buffer=self.max_buffer, max_wait=self.max_wait)
         events += half.segment(seg)
         if seg.flags & RST:
             events += self._close(key, "rst")
