@@ -1,0 +1,145 @@
+"""``rebalance-codec simulate``: run a scenario under one protocol or compare them.
+
+    rebalance-codec simulate SCENARIO.json [--protocol eager|cooperative|ha|affinity] [--out DIR]
+    rebalance-codec simulate --example scale-out --compare [--out DIR]
+    rebalance-codec simulate --list-examples
+
+Writes to ``--out`` (default ``simulate-out/<scenario>``), per protocol P: ``P.timeline.json`` (metrics,
+rebalances, timeline), ``P.frames.jsonl`` and ``P.frames.pcap.gz`` (every recorded frame, readable by
+the capture decoder), ``P.png`` and ``P.html`` (per-instance timeline and unavailability); with
+``--compare`` also ``compare.png``, ``compare.html`` and ``compare.json``, and a metrics table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["register", "run", "TABLE_COLUMNS", "format_table"]
+
+TABLE_COLUMNS = [
+    ("protocol", "protocol"),
+    ("rebalances", "rebalances"),
+    ("time_to_balanced_s", "balanced after (s)"),
+    ("unavailable_task_s", "unavailable (task-s)"),
+    ("restoring_task_s", "restoring (task-s)"),
+    ("unassigned_task_s", "unassigned (task-s)"),
+    ("lagging_restore_task_s", "restore w/ caught-up replica elsewhere (task-s)"),
+    ("offsets_restored", "offsets restored"),
+    ("max_warmups", "max warmups"),
+    ("coordinator_bytes", "coordinator bytes"),
+]
+DEFAULT_COMPARE = ("eager", "cooperative", "ha", "affinity")
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    from .leader import PROTOCOLS
+    p = subparsers.add_parser("simulate", help="simulate a Streams group through membership changes",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("scenario", nargs="?", help="a scenario JSON file (see codec/simulate/scenario.py)")
+    p.add_argument("--example", help="a bundled scenario by name (see --list-examples)")
+    p.add_argument("--list-examples", action="store_true", help="list the bundled scenarios and exit")
+    p.add_argument("--protocol", choices=sorted(PROTOCOLS), default="ha")
+    p.add_argument("--compare", action="store_true", help="run every protocol and print a metrics table")
+    p.add_argument("--protocols", help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)})")
+    p.add_argument("--out", help="output directory (default simulate-out/<scenario>)")
+    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG/HTML pictures")
+    p.add_argument("--no-frames", action="store_true", help="do not keep or write the recorded frames")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON instead of a table")
+    p.set_defaults(func=run)
+    return p
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.1f}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return str(v)
+
+
+def format_table(metrics: list[dict]) -> str:
+    head = [label for _, label in TABLE_COLUMNS]
+    rows = [[_fmt(m.get(k)) for k, _ in TABLE_COLUMNS] for m in metrics]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def run(args) -> int:
+    from dataclasses import replace
+
+    from .engine import simulate
+    from .leader import PROTOCOLS
+    from .plots import have_matplotlib, plot_compare, plot_run, write_html
+    from .scenario import ScenarioError, bundled_examples, example_path, load_scenario
+
+    if args.list_examples:
+        for name in bundled_examples():
+            print(name)
+        return 0
+    try:
+        if args.example and args.scenario:
+            raise ScenarioError("give a scenario file or --example, not both")
+        if not args.example and not args.scenario:
+            raise ScenarioError("give a scenario file or --example NAME (see --list-examples)")
+        scenario = load_scenario(example_path(args.example) if args.example else args.scenario)
+    except ScenarioError as e:
+        print(f"rebalance-codec simulate: {e}", file=sys.stderr)
+        return 2
+    if args.seed is not None:
+        scenario = replace(scenario, seed=args.seed)
+    if args.compare:
+        names = [p.strip() for p in (args.protocols or ",".join(DEFAULT_COMPARE)).split(",") if p.strip()]
+    else:
+        names = [args.protocol]
+    unknown = [n for n in names if n not in PROTOCOLS]
+    if unknown:
+        print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Path("simulate-out") / scenario.name
+    out.mkdir(parents=True, exist_ok=True)
+    plots = not args.no_plots
+    if plots and not have_matplotlib():
+        print("rebalance-codec simulate: matplotlib is not installed (pip install 'rebalance-codec[plots]'); "
+              "writing no pictures", file=sys.stderr)
+        plots = False
+    results, svgs, written = [], [], []
+    for name in names:
+        res = simulate(scenario, name, keep_frames=not args.no_frames, run=f"simulate-{scenario.name}")
+        data = res.to_json()
+        results.append(data)
+        path = out / f"{name}.timeline.json"
+        path.write_text(json.dumps(data, indent=1))
+        written.append(path)
+        if not args.no_frames:
+            written.extend(res.recorder.write(out, f"{name}.frames"))
+        if plots:
+            png, svg = plot_run(data, out, name)
+            written.append(png)
+            written.append(write_html(out / f"{name}.html", f"{scenario.name}: {PROTOCOLS[name].label}",
+                                      scenario.description, [data], [svg]))
+            svgs.append(svg)
+        for note in res.notes:
+            print(f"note ({name}): {note}", file=sys.stderr)
+    if args.compare:
+        (out / "compare.json").write_text(json.dumps({"scenario": scenario.name,
+                                                      "metrics": [r["metrics"] for r in results]}, indent=1))
+        written.append(out / "compare.json")
+        if plots:
+            png, svg = plot_compare(results, out)
+            written.append(png)
+            written.append(write_html(out / "compare.html", f"{scenario.name}: protocols compared",
+                                      scenario.description, results, [svg] + svgs))
+    if args.json:
+        print(json.dumps([r["metrics"] for r in results], indent=1))
+    else:
+        print(f"{scenario.name}: {scenario.description}" if scenario.description else scenario.name)
+        print(format_table([r["metrics"] for r in results]))
+        print(f"\nwrote {len(written)} files to {out}/")
+    return 0

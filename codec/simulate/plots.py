@@ -1,0 +1,217 @@
+"""Pictures of a run: per-instance task timelines and unavailability over time (PNG, and an HTML page
+with the same figures as inline SVG, no network resources). Needs matplotlib (the ``plots`` extra)."""
+
+from __future__ import annotations
+
+import html
+import io
+from pathlib import Path
+from typing import Sequence
+
+__all__ = ["have_matplotlib", "plot_run", "plot_compare", "write_html", "MAX_INSTANCE_ROWS"]
+
+MAX_INSTANCE_ROWS = 16
+COLORS = {"active": "#2e7d32", "restoring": "#ef6c00", "standby": "#1565c0", "warmup": "#8e24aa",
+          "unassigned": "#c62828"}
+PROTOCOL_COLORS = {"eager": "#c62828", "cooperative": "#ef6c00", "ha": "#2e7d32", "affinity": "#1565c0"}
+
+
+def have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _steps(rows: list[dict], key, end: float) -> tuple[list[float], list[float]]:
+    xs, ys = [], []
+    for r in rows:
+        xs.append(r["t"])
+        ys.append(key(r))
+    if xs and xs[-1] < end:
+        xs.append(end)
+        ys.append(ys[-1])
+    return xs, ys
+
+
+def _instances_to_show(timeline: dict) -> tuple[list[str], int]:
+    names = list(timeline["instances"])
+    if len(names) <= MAX_INSTANCE_ROWS:
+        return names, 0
+    changed = sorted(names, key=lambda n: -len(timeline["instances"][n]))[:MAX_INSTANCE_ROWS]
+    return [n for n in names if n in changed], len(names) - MAX_INSTANCE_ROWS
+
+
+def run_figure(result: dict):
+    """Top: one strip per instance (active processing / restoring / standby / warmup tasks, stacked);
+    bottom: active tasks not processing, and warmups in flight, with the rebalances marked."""
+    plt = _plt()
+    tl = result["timeline"]
+    end = tl["end_s"]
+    names, hidden = _instances_to_show(tl)
+    n = len(names)
+    fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
+    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
+    top = max((r["active"] + r["restoring"] + r["standby"] + r["warmup"] for rows in tl["instances"].values()
+               for r in rows), default=1) or 1
+    axes = []
+    for i, name in enumerate(names):
+        ax = fig.add_subplot(gs[i, 0], sharex=axes[0] if axes else None)
+        axes.append(ax)
+        rows = tl["instances"][name]
+        layers = [("active", "active (processing)"), ("restoring", "active, restoring"), ("standby", "standby"),
+                  ("warmup", "warmup")]
+        ys_prev = None
+        for key, label in layers:
+            xs, ys = _steps(rows, lambda r, k=key: r[k], end)
+            base = ys_prev or [0] * len(ys)
+            upper = [b + y for b, y in zip(base, ys)]
+            ax.fill_between(xs, base, upper, step="post", color=COLORS[key], alpha=0.85, linewidth=0,
+                            label=label if i == 0 else None)
+            ys_prev = upper
+        ax.set_ylim(0, top * 1.1)
+        ax.set_yticks([])
+        ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
+        for t in tl["rebalances_completed_s"]:
+            ax.axvline(t, color="#9e9e9e", linewidth=0.5, linestyle=":")
+        ax.tick_params(labelbottom=False)
+        for s in ("top", "right"):
+            ax.spines[s].set_visible(False)
+    ax = fig.add_subplot(gs[n, 0], sharex=axes[0] if axes else None)
+    rows = tl["unavailable"]
+    xs, unassigned = _steps(rows, lambda r: r["unassigned"], end)
+    _, restoring = _steps(rows, lambda r: r["restoring"], end)
+    _, warm = _steps(rows, lambda r: r["warmups"], end)
+    ax.fill_between(xs, 0, unassigned, step="post", color=COLORS["unassigned"], alpha=0.8,
+                    label="active tasks unassigned / revoked", linewidth=0)
+    ax.fill_between(xs, unassigned, [a + b for a, b in zip(unassigned, restoring)], step="post",
+                    color=COLORS["restoring"], alpha=0.8, label="active tasks restoring", linewidth=0)
+    ax.step(xs, warm, where="post", color=COLORS["warmup"], linewidth=1.5, label="warmup replicas in flight")
+    for k, t in enumerate(tl["rebalances_completed_s"]):
+        ax.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
+    for e in tl["events"]:
+        ax.axvline(e["at"], color="black", linewidth=0.8)
+        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
+                    va="top", ha="right")
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("tasks")
+    ax.set_xlim(0, end)
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    m = result["metrics"]
+    title = (f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
+             f"{m['unavailable_task_s']:.0f} task-s unavailable "
+             f"({m['restoring_task_s']:.0f} restoring), balanced after "
+             + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"))
+    if hidden:
+        title += f"\n({hidden} instances with the fewest changes not drawn)"
+    fig.suptitle(title, fontsize=10)
+    if axes:
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, frameon=False,
+                   bbox_to_anchor=(0.5, 0.965))
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.9 if n else 0.85, bottom=0.08)
+    return fig
+
+
+def compare_figure(results: Sequence[dict]):
+    """Unavailable active tasks over time, one line per protocol, and the main metrics as bars."""
+    plt = _plt()
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
+    end = max(r["timeline"]["end_s"] for r in results)
+    styles = ["-", "--", "-.", ":"]
+    for i, r in enumerate(results):
+        rows = r["timeline"]["unavailable"]
+        xs, ys = _steps(rows, lambda x: x["unassigned"] + x["restoring"], end)
+        ax.step(xs, ys, where="post", linewidth=2.4 - 0.4 * (i % 4), linestyle=styles[i % 4],
+                color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+    for e in results[0]["timeline"]["events"]:
+        ax.axvline(e["at"], color="black", linewidth=0.8)
+        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
+                    va="top", ha="right")
+    ax.set_xlim(0, end)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("active tasks not processing")
+    ax.set_title(f"{results[0]['scenario']}: unavailability by rebalance protocol", fontsize=11)
+    ax.legend(fontsize=9, frameon=False)
+    metrics = [("unavailable_task_s", "unavailable\ntask-s"), ("restoring_task_s", "restoring\ntask-s"),
+               ("lagging_restore_task_s", "restoring with a\ncaught-up replica\nelsewhere, task-s"),
+               ("time_to_balanced_s", "time until\nbalanced, s"), ("rebalances", "rebalances")]
+    width = 0.8 / len(results)
+    for i, r in enumerate(results):
+        vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
+        xs = [j + i * width for j in range(len(metrics))]
+        bars = bx.bar(xs, vals, width, color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+        for b, v in zip(bars, vals):
+            bx.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
+    bx.set_xticks([j + width * (len(results) - 1) / 2 for j in range(len(metrics))])
+    bx.set_xticklabels([label for _, label in metrics], fontsize=8)
+    bx.set_yscale("symlog", linthresh=10)
+    bx.set_ylabel("value (symlog)")
+    for a in (ax, bx):
+        for s in ("top", "right"):
+            a.spines[s].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def _save(fig, png: Path) -> str:
+    fig.savefig(png)
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    _plt().close(fig)
+    svg = buf.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+def plot_run(result: dict, out: Path, stem: str) -> tuple[Path, str]:
+    png = out / f"{stem}.png"
+    return png, _save(run_figure(result), png)
+
+
+def plot_compare(results: Sequence[dict], out: Path, stem: str = "compare") -> tuple[Path, str]:
+    png = out / f"{stem}.png"
+    return png, _save(compare_figure(results), png)
+
+
+def metrics_table_html(results: Sequence[dict]) -> str:
+    from .command import TABLE_COLUMNS
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in TABLE_COLUMNS)
+    rows = []
+    for r in results:
+        cells = "".join(f"<td>{html.escape(_fmt(r['metrics'].get(k)))}</td>" for k, _ in TABLE_COLUMNS)
+        rows.append(f"<tr>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:,.1f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def write_html(path: Path, title: str, description: str, results: Sequence[dict], svgs: Sequence[str]) -> Path:
+    body = "\n".join(f"<figure>{svg}</figure>" for svg in svgs)
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}} table{{border-collapse:collapse}}
+td,th{{border:1px solid #bbb;padding:4px 8px;text-align:right}} th{{background:#eee}}
+figure{{margin:1em 0}} svg{{max-width:100%;height:auto}}</style></head>
+<body><h1>{html.escape(title)}</h1><p>{html.escape(description)}</p>
+{metrics_table_html(results)}
+{body}
+</body></html>
+"""
+    path.write_text(page)
+    return path

@@ -1,0 +1,285 @@
+"""Scenario files for the rebalance simulator: a topology, instances, an initial placement and events.
+
+A scenario is a small JSON file (the bundled ones are in ``codec/examples/scenarios/``)::
+
+    {"name": "scale-out",
+     "seed": 1,
+     "topology": [{"subtopology": 0, "source_topics": ["input"], "changelog_topics": ["store-changelog"],
+                   "partitions": 3}],
+     "configs": {"num_standby_replicas": 1, "acceptable_recovery_lag": 10000, "max_warmup_replicas": 2,
+                 "probing_rebalance_interval_ms": 60000},
+     "group": {"session_timeout_ms": 45000, "heartbeat_interval_ms": 3000, "rebalance_timeout_ms": 300000,
+               "latency_ms": 1, "leave_group_on_close": false},
+     "state": {"initial_offsets": 1000000, "write_rate": 100, "restore_rate": 10000},
+     "instances": [{"name": "I1", "release": "3.9", "threads": 1, "host": "h1"},
+                   {"name": "I3", "running": false}],
+     "initial": {"I1": {"active": ["0_0", "0_2"], "standby": ["0_1"]}},
+     "events": [{"at": 10, "start": "I3"}],
+     "duration_s": 3600}
+
+Instances: ``release`` (a Kafka Streams release, wire-facts §1; default ``3.9``) or ``version``, optional
+``upgrade_from`` (§5), ``threads`` (consumers, each one group member), ``host`` (the locality, default the
+name), ``state_dir`` (default the name: where the instance's local stores live; instances that name the same
+directory share their stores, as Samza processors on one host do, seed 002), ``restore_rate`` (offsets per
+second and task), ``running`` (default true).
+
+``initial`` places tasks before the run starts (the group is then stable at generation 1); a standby may
+lag by ``standby_lag`` offsets (per instance, default 0 = in sync). Without ``initial``, the placement is the steady state the KIP-441 assignor picks for the running
+instances (no state anywhere yet: its state-blind desired placement, plus standbys), every store in sync;
+the same for every compared protocol.
+
+Events, each at ``at`` seconds: ``{"start": NAME}`` (optionally with ``release``/``upgrade_from``),
+``{"stop": NAME}`` (a clean shutdown: LeaveGroup only with ``leave_group_on_close``, as Kafka Streams'
+dynamic members do not send one), ``{"crash": NAME}`` (no LeaveGroup, found by session timeout),
+``{"restart": NAME, "downtime_s": 10}`` (stop, then start again on the same host and state directory,
+optionally at a new ``release``), and ``{"rolling": [NAMES], "every_s": 120, "downtime_s": 10}`` (a
+restart of each in turn). ``NAME`` may be ``"@leader"``: the instance of the group leader at that time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..assignor.leader import Subtopology, Topology
+from ..assignor.model import AssignmentConfigs
+from ..negotiation import initial_used_version, release_latest
+from ..types import TaskId
+
+__all__ = ["ScenarioError", "InstanceSpec", "GroupSettings", "StateSettings", "Event", "Scenario",
+           "load_scenario", "parse_scenario", "bundled_examples", "example_path", "parse_task"]
+
+DEFAULT_RELEASE = "3.9"
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run."""
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    name: str
+    release: str | None = DEFAULT_RELEASE
+    version: int | None = None
+    upgrade_from: str | None = None
+    threads: int = 1
+    host: str = ""
+    state_dir: str = ""
+    restore_rate: float | None = None
+    running: bool = True
+
+    @property
+    def latest(self) -> int:
+        """The newest metadata version this instance speaks."""
+        return self.version if self.version is not None else release_latest(self.release)
+
+    @property
+    def initial_used(self) -> tuple[int, str]:
+        """(first used metadata version, rebalance protocol EAGER/COOPERATIVE), wire-facts §5."""
+        if self.version is not None:
+            return self.version, "COOPERATIVE" if self.version >= 5 else "EAGER"
+        return initial_used_version(self.latest, self.upgrade_from)
+
+
+@dataclass(frozen=True)
+class GroupSettings:
+    """The consumer configs that time a rebalance (Kafka 3.x defaults) and a one-way network latency."""
+
+    session_timeout_ms: int = 45000
+    heartbeat_interval_ms: int = 3000
+    rebalance_timeout_ms: int = 300000  # max.poll.interval.ms
+    latency_ms: float = 1.0
+    leave_group_on_close: bool = False
+    group_id: str = "streams-app"
+
+
+@dataclass(frozen=True)
+class StateSettings:
+    initial_offsets: int = 1_000_000  # changelog offsets of every stateful task when the run starts
+    write_rate: float = 100.0  # changelog records per second and task while its active task processes
+    restore_rate: float = 10_000.0  # offsets per second and task an instance restores or replicates
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float
+    kind: str  # start | stop | crash | restart
+    instance: str
+    release: str | None = None
+    version: int | None = None
+    upgrade_from: str | None = None
+    downtime_s: float = 10.0
+    upgrade_from_set: bool = False
+
+    def describe(self) -> str:
+        extra = f" at release {self.release}" if self.release else (f" at v{self.version}" if self.version else "")
+        if self.upgrade_from_set:
+            extra += f" (upgrade.from={self.upgrade_from})"
+        if self.kind == "restart":
+            return f"restart {self.instance} ({self.downtime_s:g} s down){extra}"
+        return f"{self.kind} {self.instance}{extra}"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    topology: Topology
+    configs: AssignmentConfigs
+    instances: tuple[InstanceSpec, ...]
+    events: tuple[Event, ...]
+    group: GroupSettings = GroupSettings()
+    state: StateSettings = StateSettings()
+    initial: dict[str, dict[str, Any]] | None = None
+    seed: int = 1
+    duration_s: float = 3600.0
+    description: str = ""
+    source: dict = field(default_factory=dict, compare=False)
+
+    def instance(self, name: str) -> InstanceSpec:
+        for spec in self.instances:
+            if spec.name == name:
+                return spec
+        raise ScenarioError(f"unknown instance {name!r}")
+
+    def stateful_tasks(self) -> list[TaskId]:
+        return [t for sub in self.topology.subtopologies if sub.stateful for t in sub.tasks()]
+
+    def all_tasks(self) -> list[TaskId]:
+        return [t for sub in self.topology.subtopologies for t in sub.tasks()]
+
+
+def parse_task(text: str) -> TaskId:
+    try:
+        return TaskId.parse(text)
+    except (ValueError, AttributeError):
+        raise ScenarioError(f"bad task id {text!r} (expected SUBTOPOLOGY_PARTITION, e.g. 0_2)") from None
+
+
+def _topology(spec) -> Topology:
+    if not isinstance(spec, list) or not spec:
+        raise ScenarioError("topology must be a non-empty list of subtopologies")
+    subs = []
+    for i, s in enumerate(spec):
+        try:
+            subs.append(Subtopology(int(s.get("subtopology", i)), tuple(s["source_topics"]),
+                                    tuple(s.get("changelog_topics", ())), int(s.get("partitions", 1))))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ScenarioError(f"topology[{i}]: {e}") from None
+    if len({s.subtopology for s in subs}) != len(subs):
+        raise ScenarioError("duplicate subtopology id")
+    return Topology(tuple(subs))
+
+
+def _known(d: dict, keys: set[str], where: str) -> None:
+    unknown = set(d) - keys
+    if unknown:
+        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+
+
+def parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
+    """Validate and build a :class:`Scenario` from its JSON object."""
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario is a JSON object")
+    _known(data, {"name", "description", "seed", "topology", "configs", "group", "state", "instances", "initial",
+                  "events", "duration_s"}, "scenario")
+    try:
+        configs = AssignmentConfigs(**data.get("configs", {}))
+        group = GroupSettings(**data.get("group", {}))
+        state = StateSettings(**data.get("state", {}))
+    except (TypeError, ValueError) as e:
+        raise ScenarioError(str(e)) from None
+    instances = []
+    for i, raw in enumerate(data.get("instances", [])):
+        _known(raw, {"name", "release", "version", "upgrade_from", "threads", "host", "state_dir", "restore_rate",
+                     "running"}, f"instances[{i}]")
+        name = raw["name"]
+        spec = InstanceSpec(name=name, release=None if "version" in raw else raw.get("release", DEFAULT_RELEASE),
+                            version=raw.get("version"), upgrade_from=raw.get("upgrade_from"),
+                            threads=int(raw.get("threads", 1)), host=raw.get("host", name),
+                            state_dir=raw.get("state_dir", name), restore_rate=raw.get("restore_rate"),
+                            running=bool(raw.get("running", True)))
+        try:
+            spec.initial_used  # noqa: B018 (validates release / upgrade_from)
+        except ValueError as e:
+            raise ScenarioError(f"instance {name}: {e}") from None
+        if spec.threads < 1:
+            raise ScenarioError(f"instance {name}: threads must be >= 1")
+        instances.append(spec)
+    if not instances:
+        raise ScenarioError("a scenario needs instances")
+    names = [s.name for s in instances]
+    if len(set(names)) != len(names):
+        raise ScenarioError("duplicate instance name")
+    events: list[Event] = []
+    for i, raw in enumerate(data.get("events", [])):
+        events.extend(_events(raw, i, set(names)))
+    events.sort(key=lambda e: e.at)
+    topology = _topology(data.get("topology"))
+    initial = data.get("initial")
+    if initial is not None:
+        known = {str(t) for sub in topology.subtopologies for t in sub.tasks()}
+        for name, place in initial.items():
+            if name not in names:
+                raise ScenarioError(f"initial: unknown instance {name!r}")
+            _known(place, {"active", "standby", "standby_lag"}, f"initial[{name}]")
+            for t in list(place.get("active", ())) + list(place.get("standby", ())):
+                if t not in known:
+                    raise ScenarioError(f"initial[{name}]: unknown task {t!r}")
+    return Scenario(name=data.get("name", source_name or "scenario"), topology=topology, configs=configs,
+                    instances=tuple(instances), events=tuple(events), group=group, state=state, initial=initial,
+                    seed=int(data.get("seed", 1)), duration_s=float(data.get("duration_s", 3600)),
+                    description=data.get("description", ""), source=data)
+
+
+def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
+    where = f"events[{i}]"
+    if "at" not in raw:
+        raise ScenarioError(f"{where}: needs 'at' (seconds)")
+    at = float(raw["at"])
+    common = {"release": raw.get("release"), "version": raw.get("version"), "upgrade_from": raw.get("upgrade_from"),
+              "upgrade_from_set": "upgrade_from" in raw, "downtime_s": float(raw.get("downtime_s", 10.0))}
+    if common["release"] is not None:
+        try:
+            release_latest(common["release"])
+        except ValueError as e:
+            raise ScenarioError(f"{where}: {e}") from None
+    kinds = [k for k in ("start", "stop", "crash", "restart", "rolling") if k in raw]
+    if len(kinds) != 1:
+        raise ScenarioError(f"{where}: exactly one of start, stop, crash, restart, rolling")
+    kind = kinds[0]
+    targets = raw[kind] if kind == "rolling" else [raw[kind]]
+    for name in targets:
+        if name != "@leader" and name not in names:
+            raise ScenarioError(f"{where}: unknown instance {name!r}")
+    if kind == "rolling":
+        every = float(raw.get("every_s", 120))
+        return [Event(at + j * every, "restart", name, **common) for j, name in enumerate(targets)]
+    return [Event(at, kind, targets[0], **common)]
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ScenarioError(f"{path}: {e}") from None
+    return parse_scenario(data, source_name=path.stem)
+
+
+def _examples_dir():
+    return resources.files("codec") / "examples" / "scenarios"
+
+
+def bundled_examples() -> list[str]:
+    """Names of the bundled scenarios (``--example NAME``)."""
+    return sorted(p.name[:-5] for p in _examples_dir().iterdir() if p.name.endswith(".json"))
+
+
+def example_path(name: str) -> Path:
+    p = _examples_dir() / f"{name}.json"
+    if not p.is_file():
+        raise ScenarioError(f"no bundled scenario {name!r}; bundled: {', '.join(bundled_examples())}")
+    return Path(str(p))

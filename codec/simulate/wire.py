@@ -1,0 +1,199 @@
+"""The simulator's bytes: group frames built and read with the codec, and a recorder that keeps every frame.
+
+Each member (one consumer of a Streams instance, one incarnation) has its own TCP connection to the
+coordinator (``10.0.0.1:9092``); the recorder writes every request and response both as a
+``frames.jsonl`` record (the capture corpus' format: the frame without its int32 size as ``hex``, with
+``body_offset``, ``header_version``, ``error_code`` ...) and as TCP segments of a libpcap file that
+:func:`codec.capture.kafka_frames` reads back.
+
+API versions are those of a current Java client against a current broker: JoinGroup v9, SyncGroup v5,
+Heartbeat v4, LeaveGroup v5 (all flexible: request header v2, response header v1).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..capture.pcapwriter import TcpConnection, pcap
+from ..group import (decode_request_frame, decode_response_frame, encode_request_frame, encode_response_frame,
+                     request_frame, response_frame)
+from ..group.apis import api_for, request_header_version, response_header_version
+from ..wire.builder import wire_class
+
+__all__ = ["JOIN_GROUP", "SYNC_GROUP", "HEARTBEAT", "LEAVE_GROUP", "API_VERSIONS", "Recorder", "Frames",
+           "EPOCH", "MEMBER_ID_REQUIRED", "REBALANCE_IN_PROGRESS", "NONE", "UNKNOWN_MEMBER_ID"]
+
+JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
+API_VERSIONS = {JOIN_GROUP: 9, SYNC_GROUP: 5, HEARTBEAT: 4, LEAVE_GROUP: 5}
+NONE, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED = 0, 25, 27, 79
+#: Simulated time 0 is this wall-clock instant in the recorded timestamps (2023-11-14T22:13:20Z).
+EPOCH = 1_700_000_000.0
+COORDINATOR = ("10.0.0.1", 9092)
+PROTOCOL_TYPE, PROTOCOL_NAME = "consumer", "stream"
+
+
+def _cls(message: str, struct: str | None = None):
+    return wire_class(message, struct or message)
+
+
+class Frames:
+    """Builders of the group messages' bodies (wire models for :func:`codec.group.request_frame`)."""
+
+    @staticmethod
+    def join_request(group_id: str, member_id: str, metadata: bytes, session_ms: int, rebalance_ms: int,
+                     reason: str | None = None):
+        P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
+        return _cls("JoinGroupRequest")(group_id=group_id, session_timeout_ms=session_ms,
+                                        rebalance_timeout_ms=rebalance_ms, member_id=member_id,
+                                        group_instance_id=None, protocol_type=PROTOCOL_TYPE,
+                                        protocols=(P(name=PROTOCOL_NAME, metadata=metadata),), reason=reason)
+
+    @staticmethod
+    def join_response(error: int, generation: int, protocol: str | None, leader: str, member_id: str,
+                      members: dict[str, bytes] | None = None):
+        M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
+        return _cls("JoinGroupResponse")(
+            throttle_time_ms=0, error_code=error, generation_id=generation,
+            protocol_type=PROTOCOL_TYPE if protocol else None, protocol_name=protocol, leader=leader,
+            skip_assignment=False, member_id=member_id,
+            members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in (members or {}).items()))
+
+    @staticmethod
+    def sync_request(group_id: str, generation: int, member_id: str, assignments: dict[str, bytes]):
+        A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
+        return _cls("SyncGroupRequest")(group_id=group_id, generation_id=generation, member_id=member_id,
+                                        group_instance_id=None, protocol_type=PROTOCOL_TYPE,
+                                        protocol_name=PROTOCOL_NAME,
+                                        assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()))
+
+    @staticmethod
+    def sync_response(error: int, assignment: bytes):
+        return _cls("SyncGroupResponse")(throttle_time_ms=0, error_code=error, protocol_type=PROTOCOL_TYPE,
+                                         protocol_name=PROTOCOL_NAME, assignment=assignment)
+
+    @staticmethod
+    def heartbeat_request(group_id: str, generation: int, member_id: str):
+        return _cls("HeartbeatRequest")(group_id=group_id, generation_id=generation, member_id=member_id,
+                                        group_instance_id=None)
+
+    @staticmethod
+    def heartbeat_response(error: int):
+        return _cls("HeartbeatResponse")(throttle_time_ms=0, error_code=error)
+
+    @staticmethod
+    def leave_request(group_id: str, member_id: str, reason: str):
+        M = _cls("LeaveGroupRequest", "MemberIdentity")
+        return _cls("LeaveGroupRequest")(group_id=group_id, member_id="",
+                                         members=(M(member_id=member_id, group_instance_id=None, reason=reason),))
+
+    @staticmethod
+    def leave_response(member_id: str):
+        M = _cls("LeaveGroupResponse", "MemberResponse")
+        return _cls("LeaveGroupResponse")(throttle_time_ms=0, error_code=0,
+                                          members=(M(member_id=member_id, group_instance_id=None, error_code=0),))
+
+
+@dataclass
+class _Conn:
+    name: str  # "10.0.x.y:port"
+    client_id: str
+    release: str
+    tcp: TcpConnection | None
+    next_correlation: int = 1
+    pending: dict[int, int] = field(default_factory=dict)  # correlation id -> api key
+
+
+class Recorder:
+    """Encodes frames, keeps their bytes, and writes them out as ``frames.jsonl`` and a pcap.
+
+    ``keep=False`` still encodes and decodes every frame (the simulation's path is the same) but keeps
+    only the byte counts, for long benchmark runs."""
+
+    def __init__(self, *, scenario: str, protocol: str, run: str = "simulate", keep: bool = True) -> None:
+        self.scenario, self.protocol, self.run, self.keep = scenario, protocol, run, keep
+        self.records: list[dict] = []
+        self._conns: dict[str, _Conn] = {}
+        self._hosts: dict[str, int] = {}
+        self.coordinator_bytes = 0  # every response frame with its size prefix
+        self.frames = 0
+
+    def connect(self, key: str, instance: str, client_id: str, release: str, t: float) -> None:
+        """Open the connection of one member incarnation (``key``), from its instance's address."""
+        host = self._hosts.setdefault(instance, len(self._hosts) + 2)
+        port = 40000 + sum(1 for c in self._conns.values() if c.name.startswith(f"{_ip(host)}:"))
+        tcp = TcpConnection((_ip(host), port), COORDINATOR) if self.keep else None
+        if tcp:
+            tcp.open(EPOCH + t)
+        self._conns[key] = _Conn(f"{_ip(host)}:{port}", client_id, release, tcp)
+
+    def close(self, key: str, t: float) -> None:
+        conn = self._conns.get(key)
+        if conn and conn.tcp:
+            conn.tcp.close(EPOCH + t)
+
+    def request(self, key: str, api_key: int, body, t: float):
+        """Encode a request on ``key``'s connection; returns (correlation id, the decoded frame as the
+        coordinator reads it)."""
+        conn = self._conns[key]
+        cid = conn.next_correlation
+        conn.next_correlation += 1
+        version = API_VERSIONS[api_key]
+        raw = encode_request_frame(request_frame(api_key, version, cid, conn.client_id, body))
+        conn.pending[cid] = api_key
+        self._record(conn, "request", api_key, version, cid, raw, t, None)
+        return cid, decode_request_frame(raw, nested=False)
+
+    def response(self, key: str, correlation_id: int, body, t: float):
+        """Encode the coordinator's response; returns the frame as the member decodes it."""
+        conn = self._conns[key]
+        api_key = conn.pending.pop(correlation_id)
+        version = API_VERSIONS[api_key]
+        raw = encode_response_frame(response_frame(api_key, version, correlation_id, body))
+        self.coordinator_bytes += len(raw) + 4
+        self._record(conn, "response", api_key, version, correlation_id, raw, t, body.error_code)
+        return decode_response_frame(raw, api_key, version, nested=False)
+
+    def _record(self, conn: _Conn, direction: str, api_key: int, version: int, cid: int, raw: bytes, t: float,
+                error: int | None) -> None:
+        self.frames += 1
+        if not self.keep:
+            return
+        if direction == "request":
+            hv = request_header_version(api_key, version)
+            body_offset = 8 + 2 + len(conn.client_id.encode()) + (1 if hv >= 2 else 0)
+        else:
+            hv = response_header_version(api_key, version)
+            body_offset = 4 + (1 if hv >= 1 else 0)
+        conn.tcp.write("c" if direction == "request" else "s", len(raw).to_bytes(4, "big") + raw, EPOCH + t)
+        rec = {"run": self.run, "scenario": self.scenario, "client": f"simulated Kafka Streams {conn.release}",
+               "client_version": conn.release, "strategy": self.protocol, "client_id": conn.client_id,
+               "conn": conn.name, "direction": direction, "ts": round(EPOCH + t, 6), "api_key": api_key,
+               "api_name": api_for(api_key).name, "api_version": version, "correlation_id": cid,
+               "flexible": hv >= (2 if direction == "request" else 1), "header_version": hv,
+               "body_offset": body_offset,
+               "produced_by": "rebalance-codec simulate " + ("member" if direction == "request" else "coordinator")}
+        if direction == "response":
+            rec["error_code"] = error
+        rec["hex"] = raw.hex()
+        self.records.append(rec)
+
+    def write(self, out: Path, stem: str = "frames") -> tuple[Path, Path]:
+        """``<stem>.jsonl`` and ``<stem>.pcap.gz`` in ``out``."""
+        out.mkdir(parents=True, exist_ok=True)
+        jsonl = out / f"{stem}.jsonl"
+        with jsonl.open("w") as f:
+            for r in self.records:
+                f.write(json.dumps(r) + "\n")
+        segs = [s for c in self._conns.values() if c.tcp for s in c.tcp.segments]
+        segs.sort(key=lambda s: s.ts)  # stable: each connection's own order is kept
+        path = out / f"{stem}.pcap.gz"
+        with gzip.open(path, "wb", compresslevel=6) as f:
+            f.write(pcap(segs, linktype=1))
+        return jsonl, path
+
+
+def _ip(n: int) -> str:
+    return f"10.0.{n // 250 + 1}.{n % 250 + 1}"
