@@ -162,13 +162,20 @@ def _map_carried(name: str, body, fn):
         return body
     array, field, _ = carrier
     if array is None:
-        return dataclasses.replace(body, **{field: fn(getattr(body, field), field)})
+        old = getattr(body, field)
+        new = fn(old, field)
+        return body if new is old else dataclasses.replace(body, **{field: new})
     items = getattr(body, array)
     if items is None:
         return body
-    return dataclasses.replace(body, **{array: tuple(
-        dataclasses.replace(item, **{field: fn(getattr(item, field), f"{array}[{i}].{field}")})
-        for i, item in enumerate(items))})
+    mapped, changed = [], False
+    for i, item in enumerate(items):  # rebuild only what changed (most bodies already carry bytes)
+        old = getattr(item, field)
+        new = fn(old, f"{array}[{i}].{field}")
+        if new is not old:
+            item, changed = dataclasses.replace(item, **{field: new}), True
+        mapped.append(item)
+    return dataclasses.replace(body, **{array: tuple(mapped)}) if changed else body
 
 
 def flatten_body(name: str, body):

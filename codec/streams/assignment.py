@@ -12,8 +12,9 @@ import struct
 from dataclasses import dataclass, field, replace
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
-from ..types import HostInfo, TaskId, TopicPartition
+from ..types import HostInfo, TaskId, TopicPartition, _host_info, _task_id, _topic_partition
 from ..wire.builder import decode_wire, encode_wire, field_offsets, wire_class
+from ..wire.fastpath import maker
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
 from .common import check_size, version_guard
 
@@ -92,11 +93,11 @@ def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = Fa
 
 
 def _task(w) -> TaskId:
-    return TaskId(w.subtopology, w.partition, w.named_topology)
+    return _task_id(w.subtopology, w.partition, w.named_topology)
 
 
 def _tp(w) -> TopicPartition:
-    return TopicPartition(w.topic, w.partition)
+    return _topic_partition(w.topic, w.partition)
 
 
 def assignment_from_wire(w) -> AssignmentInfo:
@@ -114,10 +115,10 @@ def assignment_from_wire(w) -> AssignmentInfo:
                         raise DecodeError(f"topic index {ip.topic_index} is not in the topic dictionary",
                                           message=MESSAGE, version=v,
                                           path=f"{name}[{i}].indexed_partitions[{j}].topic_index")
-                    parts.append(TopicPartition(topic, ip.partition))
-                out[HostInfo(h.host, h.port)] = tuple(parts)
+                    parts.append(_topic_partition(topic, ip.partition))
+                out[_host_info(h.host, h.port)] = tuple(parts)
             else:
-                out[HostInfo(h.host, h.port)] = tuple(_tp(p) for p in h.partitions)
+                out[_host_info(h.host, h.port)] = tuple(_tp(p) for p in h.partitions)
         return out
 
     return AssignmentInfo(
@@ -156,20 +157,21 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
     if v < 7 and info.next_rebalance_ms != NO_REBALANCE:
         refuse(f"next_rebalance_ms {info.next_rebalance_ms}", "next_rebalance_ms")
 
-    W = lambda name: wire_class(MESSAGE, name)  # noqa: E731
-    TaskIdW, TPW, Standby, Host = W("TaskId"), W("TopicPartition"), W("StandbyTask"), W("HostPartitions")
+    # positional slot-setting constructors (codec.wire.fastpath.maker): same objects as the keyword ones
+    TaskIdW = maker(MESSAGE, "TaskId", ("subtopology", "partition", "named_topology"))
+    TPW = maker(MESSAGE, "TopicPartition", ("topic", "partition"))
+    Standby = maker(MESSAGE, "StandbyTask", ("task_id", "partitions"))
 
     def task(t: TaskId):
-        return TaskIdW(subtopology=t.subtopology, partition=t.partition,
-                       named_topology=t.topology_name if v >= 10 else None)
+        return TaskIdW(t.subtopology, t.partition, t.topology_name if v >= 10 else None)
 
     def tps(parts):
-        return tuple(TPW(topic=p.topic, partition=p.partition) for p in parts)
+        return tuple([TPW(p.topic, p.partition) for p in parts])
 
     kwargs: dict = {
         "version": v,
-        "active_tasks": tuple(task(t) for t in info.active_tasks),
-        "standby_tasks": tuple(Standby(task_id=task(t), partitions=tps(ps)) for t, ps in info.standby_tasks.items()),
+        "active_tasks": tuple([task(t) for t in info.active_tasks]),
+        "standby_tasks": tuple([Standby(task(t), tps(ps)) for t, ps in info.standby_tasks.items()]),
     }
     if v >= 3:
         kwargs["commonly_supported_version"] = info.commonly_supported_version
@@ -178,8 +180,9 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
     if v >= 7:
         kwargs["next_scheduled_rebalance_ms"] = info.next_rebalance_ms
     if 2 <= v <= 4:
-        kwargs["partitions_by_host"] = tuple(Host(host=h.host, port=h.port, partitions=tps(ps))
-                                             for h, ps in info.partitions_by_host.items())
+        Host = maker(MESSAGE, "HostPartitions", ("host", "port", "partitions"))
+        kwargs["partitions_by_host"] = tuple([Host(h.host, h.port, tps(ps))
+                                              for h, ps in info.partitions_by_host.items()])
     elif v >= 5:
         maps = [info.partitions_by_host] + ([info.standby_partitions_by_host] if v >= 6 else [])
         index: dict[str, int] = {}
@@ -187,14 +190,14 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
             for parts in m.values():
                 for p in parts:
                     index.setdefault(p.topic, len(index))
-        Idx, IP = W("TopicIndex"), W("IndexedPartition")
-        kwargs["topic_dictionary"] = tuple(Idx(index=i, topic=t) for t, i in index.items())
+        Idx = maker(MESSAGE, "TopicIndex", ("index", "topic"))
+        IP = maker(MESSAGE, "IndexedPartition", ("topic_index", "partition"))
+        Host = maker(MESSAGE, "HostPartitions", ("host", "port", "indexed_partitions"))
+        kwargs["topic_dictionary"] = tuple([Idx(i, t) for t, i in index.items()])
 
         def indexed(m):
-            return tuple(Host(host=h.host, port=h.port,
-                              indexed_partitions=tuple(IP(topic_index=index[p.topic], partition=p.partition)
-                                                       for p in ps))
-                         for h, ps in m.items())
+            return tuple([Host(h.host, h.port, tuple([IP(index[p.topic], p.partition) for p in ps]))
+                          for h, ps in m.items()])
         kwargs["partitions_by_host"] = indexed(info.partitions_by_host)
         if v >= 6:
             kwargs["standby_partitions_by_host"] = indexed(info.standby_partitions_by_host)

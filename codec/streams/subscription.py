@@ -17,8 +17,9 @@ import uuid
 from dataclasses import dataclass, field
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
-from ..types import TaskId
+from ..types import TaskId, _task_id
 from ..wire.builder import decode_wire, encode_wire, wire_class
+from ..wire.fastpath import maker, row_encoder
 from .common import check_size, version_guard
 from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
                         UNKNOWN_OFFSET_SUM)
@@ -135,16 +136,17 @@ def subscription_from_wire(w) -> SubscriptionInfo:
     sums: dict[TaskId, int] = {}
     if v <= 6:
         for t in w.prev_tasks:
-            sums[TaskId(t.topic_group_id, t.partition)] = LATEST_OFFSET
+            sums[_task_id(t.topic_group_id, t.partition)] = LATEST_OFFSET
         for t in w.standby_tasks:
-            sums[TaskId(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
+            sums[_task_id(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
     elif v <= 9:
         for group in w.task_offset_sums:
+            g = group.topic_group_id
             for p in group.partition_to_offset_sum:
-                sums[TaskId(group.topic_group_id, p.partition)] = p.offset_sum
+                sums[_task_id(g, p.partition)] = p.offset_sum
     else:
         for t in w.task_offset_sums:
-            sums[TaskId(t.topic_group_id, t.partition, t.named_topology)] = t.offset_sum
+            sums[_task_id(t.topic_group_id, t.partition, t.named_topology)] = t.offset_sum
     tags: dict[str, str] = {}
     for i, tag in enumerate(w.client_tags):
         key = _utf8(tag.key, f"client_tags[{i}].key", v)
@@ -202,27 +204,31 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     if v >= 2:
         kwargs["user_end_point"] = (info.user_endpoint or "").encode("utf-8", "surrogatepass")
     if v <= 6:
-        TaskIdW = wire_class(MESSAGE, "TaskId")
+        TaskIdW = maker(MESSAGE, "TaskId", ("topic_group_id", "partition"))
         for t, s in sums.items():
             if s not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
                 refuse(f"offset sum {s} of task {t} (v1-6 carry only running/not running)",
                        f"task_offset_sums[{t}]")
-        kwargs["prev_tasks"] = tuple(TaskIdW(topic_group_id=t.subtopology, partition=t.partition)
+        kwargs["prev_tasks"] = tuple(TaskIdW(t.subtopology, t.partition)
                                      for t, s in sums.items() if s == LATEST_OFFSET)
-        kwargs["standby_tasks"] = tuple(TaskIdW(topic_group_id=t.subtopology, partition=t.partition)
+        kwargs["standby_tasks"] = tuple(TaskIdW(t.subtopology, t.partition)
                                         for t, s in sums.items() if s != LATEST_OFFSET)
     elif v <= 9:
-        TOS = wire_class(MESSAGE, "TaskOffsetSum")
-        P = wire_class(MESSAGE, "PartitionToOffsetSum")
+        TOS = maker(MESSAGE, "TaskOffsetSum", ("topic_group_id", "partition_to_offset_sum"))
+        P = maker(MESSAGE, "PartitionToOffsetSum", ("partition", "offset_sum"))
         groups: dict[int, list] = {}
         for t, s in sums.items():
-            groups.setdefault(t.subtopology, []).append(P(partition=t.partition, offset_sum=s))
-        kwargs["task_offset_sums"] = tuple(TOS(topic_group_id=g, partition_to_offset_sum=tuple(ps))
+            g = t.subtopology
+            if g in groups:
+                groups[g].append(P(t.partition, s))
+            else:
+                groups[g] = [P(t.partition, s)]
+        kwargs["task_offset_sums"] = tuple(TOS(g, tuple(ps))
                                            for g, ps in groups.items())
     else:
-        TOS = wire_class(MESSAGE, "TaskOffsetSum")
+        TOS = maker(MESSAGE, "TaskOffsetSum", ("topic_group_id", "partition", "offset_sum", "named_topology"))
         kwargs["task_offset_sums"] = tuple(
-            TOS(topic_group_id=t.subtopology, partition=t.partition, offset_sum=s, named_topology=t.topology_name)
+            TOS(t.subtopology, t.partition, s, t.topology_name)
             for t, s in sums.items())
     if v >= 8:
         kwargs["unique_field"] = info.unique_field
@@ -236,8 +242,62 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     return W(**kwargs)
 
 
+def _rows(info: SubscriptionInfo, v: int) -> tuple | None:
+    """The v7+ message as the plain tuples of :func:`codec.wire.fastpath.row_encoder` (fields in wire
+    order), or None whenever :func:`subscription_to_wire` would refuse the model or the model holds
+    anything unusual: the wire-object path then encodes it, or raises its error."""
+    lsv = info.latest_supported_version
+    if not 7 <= v <= LATEST_SUPPORTED_VERSION or not v <= lsv:
+        return None
+    if v < 8 and info.unique_field or v < 9 and info.error_code or v < 11 and info.client_tags:
+        return None
+    endpoint = info.user_endpoint
+    if endpoint is None:
+        endpoint = ""
+    elif type(endpoint) is not str:
+        return None
+    fields = [v, lsv, info.process_id, endpoint.encode("utf-8", "surrogatepass")]
+    sums = info.task_offset_sums
+    if type(sums) is not dict:
+        return None
+    if v <= 9:
+        groups: dict[int, list] = {}
+        for t, s in sums.items():
+            if t.topology_name is not None:
+                return None
+            g = t.subtopology
+            if g in groups:
+                groups[g].append((t.partition, s))
+            else:
+                groups[g] = [(t.partition, s)]
+        fields.append([(g, ps) for g, ps in groups.items()])
+    else:
+        fields.append([(t.subtopology, t.partition, s, t.topology_name) for t, s in sums.items()])
+    if v >= 8:
+        fields.append(info.unique_field)
+    if v >= 9:
+        fields.append(info.error_code)
+    if v >= 11:
+        tags = info.client_tags
+        if type(tags) is not dict:
+            return None
+        fields.append([(k.encode("utf-8", "surrogatepass"), val.encode("utf-8", "surrogatepass"))
+                       for k, val in tags.items()])
+    return tuple(fields)
+
+
 def encode_subscription(info: SubscriptionInfo, version: int | None = None, *,
                         drop_unrepresentable: bool = False) -> bytes:
     """Encode ``info`` at ``version`` (default ``info.version``); see :func:`subscription_to_wire`."""
     v = info.version if version is None else version
+    if not drop_unrepresentable and type(v) is int and 7 <= v <= LATEST_SUPPORTED_VERSION:
+        # the hot versions: straight from the model to bytes through the generated row encoder
+        encode = row_encoder(MESSAGE, v)
+        if encode is not None:
+            try:
+                rows = _rows(info, v)
+                if rows is not None:
+                    return encode(rows)
+            except Exception:  # noqa: BLE001 - anything unusual: the path below decides
+                pass
     return encode_wire(MESSAGE, v, subscription_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))

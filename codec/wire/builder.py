@@ -17,12 +17,13 @@ from typing import Any
 from construct import Container
 
 from ..errors import DecodeError, EncodeError
+from . import fastpath
 from . import primitives as p
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
 __all__ = [
     "wire_class", "struct_for", "default_value", "decode_wire", "encode_wire", "field_offsets", "to_json", "from_json",
-    "uuid_to_kafka", "uuid_from_kafka",
+    "uuid_to_kafka", "uuid_from_kafka", "decode_wire_reference", "encode_wire_reference",
 ]
 
 _FIXED = {"int8": p.INT8, "int16": p.INT16, "int32": p.INT32, "int64": p.INT64, "uint16": p.UINT16,
@@ -136,7 +137,20 @@ def struct_for(message_name: str, version: int) -> p.Struct:
 def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, start: int = 0):
     """Decode one message body at ``version`` from ``data[start:]``.
 
-    Returns ``(wire_object, end_offset)``. Raises ``DecodeError`` naming message, version, offset, path."""
+    Returns ``(wire_object, end_offset)``. Raises ``DecodeError`` naming message, version, offset, path.
+    The code generated from the schema table (:mod:`codec.wire.fastpath`) decodes first; whenever it
+    meets anything unusual the construct path below decodes instead and reports the error."""
+    fast = fastpath.decoder(message_name, version)
+    if fast is not None and start >= 0:
+        try:
+            return fast(data if type(data) is bytes else bytes(data), start)
+        except Exception:  # noqa: BLE001 - anything at all: the reference path decides
+            pass
+    return decode_wire_reference(message_name, version, data, start=start)
+
+
+def decode_wire_reference(message_name: str, version: int, data: bytes | memoryview, *, start: int = 0):
+    """:func:`decode_wire` on the interpreted construct path only (the reference and diagnostic path)."""
     con = struct_for(message_name, version)
     stream = io.BytesIO(data)
     stream.seek(start)
@@ -162,6 +176,19 @@ def field_offsets(message_name: str, version: int, data: bytes) -> dict[str, int
 
 
 def encode_wire(message_name: str, version: int, obj) -> bytes:
+    """Encode a wire object (or a dict of its fields) at ``version``; ``EncodeError`` if it cannot be.
+    Generated code (:mod:`codec.wire.fastpath`) encodes first; anything unusual takes the reference path."""
+    fast = fastpath.encoder(message_name, version)
+    if fast is not None:
+        try:
+            return fast(obj)
+        except Exception:  # noqa: BLE001 - the reference path decides, with its exact error
+            pass
+    return encode_wire_reference(message_name, version, obj)
+
+
+def encode_wire_reference(message_name: str, version: int, obj) -> bytes:
+    """:func:`encode_wire` on the interpreted construct path only."""
     con = struct_for(message_name, version)
     stream = io.BytesIO()
     try:
