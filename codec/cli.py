@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     for mod in ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
-                "codec.capture.command", "codec.simulate.command", "codec.fuzz_command"):
+                "codec.capture.command", "codec.simulate.command", "codec.pipeline.command", "codec.fuzz_command"):
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as err:

@@ -41,6 +41,7 @@ from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
 from .tcp import Gap
+from ..wire.builder import encode_wire
 
 __all__ = ["GROUP_APIS", "API_NAMES", "ERROR_NAMES", "error_name", "GroupFrame", "Member", "Event",
            "Generation", "Changes", "Problem", "CaptureSummary", "capture_story", "offsets_story", "holdings",
@@ -95,6 +96,7 @@ class GroupFrame:
     error_code: int | None = None
     frame: RequestFrame | ResponseFrame | None = None
     error: DecodeError | None = None
+    data: bytes | None = None  # the frame without its size, for tools that decode it themselves
 
     def json(self) -> dict:
         """Run-agnostic fields and the body in Kafka's JSON style (nested layers decoded or their error)."""
@@ -104,6 +106,11 @@ class GroupFrame:
             "api_name": GROUP_APIS[self.api_key], "api_version": self.api_version,
             "correlation_id": self.correlation_id, "group": self.group, "member": self.member,
             "generation": self.generation, "error_code": self.error_code}
+        if self.data is not None:
+            out["hex"] = self.data.hex()
+            if self.frame is not None:
+                header = "RequestHeader" if isinstance(self.frame, RequestFrame) else "ResponseHeader"
+                out["body_offset"] = len(encode_wire(header, self.frame.header_version, self.frame.header))
         if self.error is not None:
             out["error"] = _error_json(self.error)
         elif isinstance(self.frame, RequestFrame):
@@ -582,7 +589,7 @@ class _Story:
         client, broker = ((fl.src, fl.sport), (fl.dst, fl.dport)) if e.direction == "request" else \
             ((fl.dst, fl.dport), (fl.src, fl.sport))
         gf = GroupFrame(e.ts, fl.conn, f"{client[0]}:{client[1]}", f"{broker[0]}:{broker[1]}", e.direction,
-                        e.api_key, e.api_version, e.correlation_id, e.offset, e.size)
+                        e.api_key, e.api_version, e.correlation_id, e.offset, e.size, data=e.data)
         if e.direction == "request":
             self._request(gf, e.data)
         else:

@@ -145,3 +145,17 @@ def test_text_story(story):
                 assert m["member_id"] in text
     assert f"summary of {path.name} (pcap)" in text
     assert f"{lines[-1]['group_frames']:,} group frames decoded" in text
+
+
+def test_json_frame_lines_carry_the_bytes_and_body_offset():
+    """The pipeline reads capture --json: each frame line holds the frame's bytes (without the size) and
+    where its body begins, equal to what frames.jsonl recorded."""
+    frames = [f for f in json_lines(CAPTURES / "pcaps" / "runA" / "java-default.pcap.gz") if f["type"] == "frame"]
+    recorded = {}
+    for line in (CAPTURES / "frames.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["run"] == "runA" and r["scenario"] == "java-default" and r["api_key"] in (11, 12, 13, 14):
+            recorded[r["hex"]] = r["body_offset"]
+    matched = [f for f in frames if f.get("hex") in recorded]
+    assert len(matched) >= len(recorded) // 2
+    assert all(f["body_offset"] == recorded[f["hex"]] for f in matched)

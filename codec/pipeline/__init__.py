@@ -1,0 +1,63 @@
+"""The fleet-scale decode job on Apache Spark (issue #9). Only this package imports pyspark, and only
+in :mod:`codec.pipeline.job`; everything else here is plain Python so that Spark's executors (and
+tests without Spark) can use it.
+
+Input records
+=============
+
+The job reads JSON Lines (``.jsonl``, ``.json``, ``.ndjson``; gzip too) and Parquet (a file or a
+directory). Each record is one captured piece of rebalance metadata with its context. Columns (all
+optional except the bytes; unknown columns are ignored):
+
+==================  ===========================================================================
+column              meaning
+==================  ===========================================================================
+``hex``             the bytes as a hex string (whitespace and a ``0x`` prefix are allowed), or
+``data``            the bytes as a binary column (Parquet) -- ``data`` wins when both are set
+``kind``            what the bytes are (table below); records without ``kind`` are recognized by
+                    their shape: ``api_key`` present -> ``frame``; ``key`` and ``value`` present
+                    -> ``group-metadata`` (a ``__consumer_offsets`` record)
+``version``         the message version, for kinds whose bytes do not carry it (message bodies);
+                    ``api_version`` is read as a synonym
+``group``           consumer group id (``group_id`` is a synonym)
+``member``          member id of the consumer the bytes belong to (``member_id``)
+``generation``      generation id (``generation_id``)
+``timestamp``       capture or record time: epoch milliseconds (integer), or a Spark timestamp;
+                    ``ts`` in epoch *seconds* (float, as ``frames.jsonl`` writes it) also works
+``record_id``       a stable id for the record (``id``); default ``<file URI>:<row id>`` (Spark's
+                    monotonically increasing id: unique, and the row number for small files)
+``leader``          the group leader's member id, when the capture knows it
+``protocol``        the assignor (protocol) name, e.g. ``stream``, when the capture knows it
+==================  ===========================================================================
+
+Accepted ``kind`` values (Kafka's message names and the vectors' short names are accepted too):
+
+* ``subscription-info`` / ``assignment-info``: Kafka Streams SubscriptionInfo / AssignmentInfo
+  bytes, i.e. the ConsumerProtocol ``UserData`` (v1-11; a newer subscription is a version probe);
+* ``consumer-subscription`` / ``consumer-assignment``: ConsumerProtocol bytes with their int16
+  version prefix; the ``UserData`` inside is decoded as Streams metadata;
+* ``join-group-request``, ``join-group-response``, ``sync-group-request``, ``sync-group-response``:
+  a message *body* (no size, no header) at API version ``version``; every ConsumerProtocol and
+  Streams layer inside it is decoded (a leader's JoinGroup response yields every member's
+  subscription, a leader's SyncGroup request every member's assignment);
+* ``frame``: a whole Kafka frame without its int32 size, as ``rebalance-codec capture --json`` and
+  ``frames.jsonl`` write it, with ``api_key``, ``api_version``, ``direction`` (``request`` or
+  ``response``), ``body_offset`` (optional: the header is parsed when absent) and, to pair responses
+  with requests, ``conn`` (or ``connection``) and ``correlation_id``. Only JoinGroup (11) and
+  SyncGroup (14) frames are input to the job; other frames are counted as *not selected*, and so are
+  lines whose ``type`` is not ``frame`` (``capture --json`` also writes generation and summary lines);
+* ``group-metadata``: a ``__consumer_offsets`` record: ``key`` and ``value`` (binary, or hex
+  strings), e.g. what Spark's Kafka source or ``kafka-dump-log --print-data-log`` gives. Only
+  group-metadata records (key version 2) with a value are input; offset commits and tombstones are
+  counted as not selected.
+
+Every selected record ends up either decoded (its rows in the tables) or in ``quarantine``, never
+both and never neither: a record whose bytes fail anywhere, at any layer, is quarantined whole.
+
+Outputs (Parquet, under ``--out``): ``members``, ``task_lags``, ``assignments``, ``rebalances``,
+``findings``, ``quarantine``, and ``report.json`` / ``report.html``; see :mod:`codec.pipeline.job`.
+"""
+
+from .records import KINDS, canonical_kind
+
+__all__ = ["KINDS", "canonical_kind"]

@@ -1,0 +1,392 @@
+"""One input record -> its decoded *units*, through the codec's public API (no pyspark, no pyarrow).
+
+A unit is what becomes rows of the output tables: a :class:`MemberUnit` (one decoded subscription:
+a ``members`` row and its ``task_lags`` rows), an :class:`AssignmentUnit` (one decoded assignment:
+its ``assignments`` rows) or a :class:`GroupUnit` (the group-level facts of a JoinGroup/SyncGroup
+message or a ``__consumer_offsets`` record: generation, leader, protocol). A record decodes to all
+its units or raises :class:`RecordError` -- never a part of them -- so that each record lands in the
+decoded tables or in quarantine, exactly once.
+
+Streams layers are decoded strictly when the protocol is known to be ``stream`` (a failure
+quarantines the record). When the bytes do not say which assignor the group uses (SyncGroup below
+v5, without a ``protocol`` column) the UserData is tried as Streams metadata and, if that fails,
+kept opaque: the member is recorded without Streams fields rather than quarantined, since a plain
+consumer's UserData is not Streams metadata.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, NamedTuple
+
+from ..errors import DecodeError
+from ..streams import AssignmentInfo, SubscriptionInfo, decode_assignment, decode_subscription
+
+__all__ = ["KINDS", "canonical_kind", "MemberUnit", "AssignmentUnit", "GroupUnit", "RecordError",
+           "decode_record", "frame_selected", "JOIN_GROUP", "SYNC_GROUP"]
+
+JOIN_GROUP, SYNC_GROUP = 11, 14
+STREAMS = "stream"
+
+KINDS = ("subscription-info", "assignment-info", "consumer-subscription", "consumer-assignment",
+         "join-group-request", "join-group-response", "sync-group-request", "sync-group-response",
+         "frame", "group-metadata")
+
+_ALIASES = {
+    "subscription": "subscription-info", "subscriptioninfo": "subscription-info",
+    "assignment": "assignment-info", "assignmentinfo": "assignment-info",
+    "consumerprotocolsubscription": "consumer-subscription",
+    "consumerprotocolassignment": "consumer-assignment",
+    "joingrouprequest": "join-group-request", "joingroupresponse": "join-group-response",
+    "syncgrouprequest": "sync-group-request", "syncgroupresponse": "sync-group-response",
+    "groupmetadatavalue": "group-metadata", "groupmetadata": "group-metadata", "consumeroffsets": "group-metadata",
+}
+
+
+_CANONICAL: dict[str, str] = {k: k for k in KINDS}
+
+
+def canonical_kind(kind: str | None) -> str | None:
+    """The canonical kind name for ``kind`` (Kafka message names and the vectors' names accepted)."""
+    if kind is None:
+        return None
+    known = _CANONICAL.get(kind)
+    if known is not None:
+        return known
+    low = kind.strip().lower()
+    out = low if low in KINDS else _ALIASES.get(low.replace("-", "").replace("_", ""), low)
+    if len(_CANONICAL) < 1000:
+        _CANONICAL[kind] = out
+    return out
+
+
+class MemberUnit(NamedTuple):
+    member: str | None
+    generation: int | None
+    group: str | None
+    info: SubscriptionInfo | None  # None: the member's UserData is not Streams metadata
+    consumer_protocol_version: int | None = None
+    rack_id: str | None = None
+    group_instance_id: str | None = None
+    client_id: str | None = None
+    client_host: str | None = None
+
+
+class AssignmentUnit(NamedTuple):
+    member: str | None
+    generation: int | None
+    group: str | None
+    info: AssignmentInfo | None
+    consumer_protocol_version: int | None = None
+
+
+class GroupUnit(NamedTuple):
+    member: str | None
+    generation: int | None
+    group: str | None
+    leader: str | None = None
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    member_count: int | None = None
+    error_code: int | None = None
+
+
+class RecordError(Exception):
+    """Why a record is quarantined: ``type`` (the exception class), ``message``, ``offset`` (into the
+    layer's bytes), ``path`` (field path from the record's outermost layer) and ``layer``."""
+
+    def __init__(self, type_: str, message: str, *, offset: int | None = None, path: str = "",
+                 layer: str | None = None) -> None:
+        super().__init__(message)
+        self.type, self.message, self.offset, self.path, self.layer = type_, message, offset, path, layer
+
+    @classmethod
+    def of(cls, e: Exception, layer: str | None = None, at: str = "") -> "RecordError":
+        if isinstance(e, DecodeError):
+            path = ".".join(p for p in (at, e.path) if p)
+            return cls(type(e).__name__, str(e), offset=e.offset, path=path, layer=layer or e.message)
+        return cls(type(e).__name__, str(e), path=at, layer=layer)
+
+
+# --- the Streams and ConsumerProtocol layers -------------------------------------------------------------
+
+
+def _group_api():
+    try:
+        from .. import group
+    except ImportError as e:  # pragma: no cover - the group layer ships with the codec
+        raise RecordError("UnsupportedKind", f"the group layer (codec.group) is not available: {e}") from None
+    return group
+
+
+def _nested_error(n, at: str) -> RecordError:
+    err = n.error
+    path = ".".join(p for p in (at or err.at, err.path) if p)
+    return RecordError("DecodeError", err.message, offset=err.offset, path=path, layer=n.layer)
+
+
+def _consumer_layer(value: Any, *, strict: bool, at: str):
+    """``(ConsumerMessage or None, streams info or None)`` of a carried ConsumerProtocol field."""
+    group = _group_api()
+    if value is None or isinstance(value, (bytes, bytearray)):
+        return None, None  # empty or null: an error response carries an empty assignment
+    if not value.ok:
+        raise _nested_error(value, at)
+    msg = value.value
+    user = msg.data.user_data
+    if isinstance(user, group.Nested):
+        if not user.ok:
+            if strict:
+                raise _nested_error(user, f"{at}.user_data" if at else "user_data")
+            return msg, None
+        return msg, user.value.info
+    return msg, None
+
+
+def _subscription_unit(msg, info, *, member, generation=None, group=None, **extra) -> MemberUnit:
+    if msg is None:
+        return MemberUnit(member, generation, group, info, **extra)
+    data = msg.data
+    rack = getattr(data, "rack_id", None) or None  # an empty RackId is absent (wire-facts §6)
+    return MemberUnit(member, generation, group, info, msg.version, rack, **extra)
+
+
+# --- per kind ---------------------------------------------------------------------------------------------
+
+
+def _sub_info(data: bytes) -> list:
+    try:
+        info = decode_subscription(data)
+    except DecodeError as e:
+        raise RecordError.of(e, "SubscriptionInfo") from None
+    return [MemberUnit(None, None, None, info)]
+
+
+def _asg_info(data: bytes) -> list:
+    try:
+        info = decode_assignment(data)
+    except DecodeError as e:
+        raise RecordError.of(e, "AssignmentInfo") from None
+    return [AssignmentUnit(None, None, None, info)]
+
+
+def _consumer(name: str, data: bytes, protocol: str | None) -> list:
+    group = _group_api()
+    layer = group.SUBSCRIPTION if name == "consumer-subscription" else group.ASSIGNMENT
+    pname = protocol or STREAMS
+    nested = group.nested.decode_layer(layer, data, protocol_name=pname)
+    msg, info = _consumer_layer(nested, strict=pname == STREAMS, at="")
+    if name == "consumer-subscription":
+        return [_subscription_unit(msg, info, member=None)]
+    return [AssignmentUnit(None, None, None, info, msg.version)]
+
+
+def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> list:
+    group = _group_api()
+    if version is None:
+        raise RecordError("MissingVersion", f"{name} bytes need the API version (column 'version')", layer=name)
+    try:
+        value = group.decode_message(name, version, data, nested=True, protocol_name=protocol or STREAMS).value
+    except DecodeError as e:
+        raise RecordError.of(e, name) from None
+    except KeyError as e:
+        raise RecordError("UnsupportedKind", str(e), layer=name) from None
+    if name == "JoinGroupRequest":
+        protos = value.protocols or ()
+        chosen = next((p for p in protos if p.name == STREAMS), protos[0] if protos else None)
+        units: list = [GroupUnit(value.member_id or None, None, value.group_id, None, value.protocol_type,
+                                 chosen.name if chosen else None)]
+        if chosen is not None:
+            msg, info = _consumer_layer(chosen.metadata, strict=chosen.name == STREAMS,
+                                        at=f"protocols[{protos.index(chosen)}].metadata")
+            units.append(_subscription_unit(msg, info, member=value.member_id or None, group=value.group_id,
+                                            group_instance_id=value.group_instance_id))
+        return units
+    if name == "JoinGroupResponse":
+        gen = value.generation_id
+        members = value.members or ()
+        units = [GroupUnit(value.member_id or None, gen, None, value.leader or None, value.protocol_type,
+                           value.protocol_name, len(members) or None, value.error_code)]
+        strict = value.protocol_name == STREAMS
+        for i, m in enumerate(members):
+            msg, info = _consumer_layer(m.metadata, strict=strict, at=f"members[{i}].metadata")
+            units.append(_subscription_unit(msg, info, member=m.member_id, generation=gen,
+                                            group_instance_id=getattr(m, "group_instance_id", None)))
+        return units
+    if name == "SyncGroupRequest":
+        known = getattr(value, "protocol_name", None) or protocol
+        strict = known == STREAMS
+        gen = value.generation_id
+        assignments = value.assignments or ()
+        units = [GroupUnit(value.member_id or None, gen, value.group_id, None,
+                           getattr(value, "protocol_type", None), known, len(assignments) or None)]
+        for i, a in enumerate(assignments):
+            msg, info = _consumer_layer(a.assignment, strict=strict, at=f"assignments[{i}].assignment")
+            units.append(AssignmentUnit(a.member_id, gen, value.group_id, info, msg.version if msg else None))
+        return units
+    if name == "SyncGroupResponse":
+        known = getattr(value, "protocol_name", None) or protocol
+        msg, info = _consumer_layer(value.assignment, strict=known == STREAMS, at="assignment")
+        units = [GroupUnit(None, None, None, None, getattr(value, "protocol_type", None), known, None,
+                           value.error_code)]
+        if msg is not None:
+            units.append(AssignmentUnit(None, None, None, info, msg.version))
+        return units
+    raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
+
+
+_BODY_KINDS = {"join-group-request": "JoinGroupRequest", "join-group-response": "JoinGroupResponse",
+               "sync-group-request": "SyncGroupRequest", "sync-group-response": "SyncGroupResponse"}
+_FRAME_NAMES = {(JOIN_GROUP, "request"): "JoinGroupRequest", (JOIN_GROUP, "response"): "JoinGroupResponse",
+                (SYNC_GROUP, "request"): "SyncGroupRequest", (SYNC_GROUP, "response"): "SyncGroupResponse"}
+_FLEXIBLE_FROM = {JOIN_GROUP: 6, SYNC_GROUP: 4}
+
+
+def frame_selected(api_key: int | None) -> bool:
+    """Frames that are input to the job: JoinGroup and SyncGroup."""
+    return api_key in (JOIN_GROUP, SYNC_GROUP)
+
+
+def _skip_tagged(data: bytes, pos: int) -> int:
+    def uvarint(p: int) -> tuple[int, int]:
+        shift = value = 0
+        while True:
+            if p >= len(data):
+                raise DecodeError("truncated in the header's tagged fields", message="RequestHeader", offset=p,
+                                  path="_tagged_fields")
+            b = data[p]
+            p += 1
+            value |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return value, p
+            shift += 7
+
+    n, pos = uvarint(pos)
+    for _ in range(n):
+        _, pos = uvarint(pos)
+        size, pos = uvarint(pos)
+        pos += size
+    return pos
+
+
+def _body_offset(data: bytes, api_key: int, version: int, direction: str) -> int:
+    flexible = version >= _FLEXIBLE_FROM[api_key]
+    if direction == "request":
+        if len(data) < 10:
+            raise DecodeError(f"truncated (need 10, have {len(data)})", message="RequestHeader", offset=0,
+                              path="client_id")
+        (n,) = struct.unpack_from(">h", data, 8)
+        pos = 10 + max(n, 0)
+        return _skip_tagged(data, pos) if flexible else pos
+    return _skip_tagged(data, 4) if flexible else 4
+
+
+def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> list:
+    if direction not in ("request", "response"):
+        raise RecordError("MissingContext", f"a frame needs direction 'request' or 'response', got {direction!r}",
+                          layer="frame")
+    if version is None:
+        raise RecordError("MissingVersion", "a frame needs its API version (column 'api_version')", layer="frame")
+    name = _FRAME_NAMES.get((api_key, direction))
+    if name is None:
+        raise RecordError("UnsupportedKind", f"API key {api_key} is not JoinGroup or SyncGroup", layer="frame")
+    if direction == "request" and len(data) >= 4:
+        k, v = struct.unpack_from(">hh", data)
+        if (k, v) != (api_key, version):
+            raise RecordError("DecodeError", f"request header says API {k} v{v}, the record says {api_key} v{version}",
+                              offset=0, path="header", layer="RequestHeader")
+    try:
+        start = body_offset if body_offset is not None else _body_offset(data, api_key, version, direction)
+    except DecodeError as e:
+        raise RecordError.of(e, "header") from None
+    if not 0 <= start <= len(data):
+        raise RecordError("DecodeError", f"body offset {start} outside the {len(data)}-byte frame", layer="frame")
+    try:
+        return _body(name, version, data[start:], protocol)
+    except RecordError as e:
+        if e.offset is not None and e.layer == name:
+            e.offset += start  # offsets into the frame, like the capture's own
+        raise
+
+
+def _offsets_decoders():
+    """``(key reader, value reader)``: the capture layer's schema-table decoders
+    (:mod:`codec.capture.offsets`) when present, else this package's own (:mod:`codec.pipeline.offsets`)."""
+    try:
+        from ..capture import offsets as cap
+
+        def key_of(key: bytes):
+            if len(key) >= 2 and struct.unpack_from(">h", key)[0] != 2:
+                return struct.unpack_from(">h", key)[0], None
+            _, _, k, _ = cap.decode_key(key)
+            return 2, k.group
+
+        return key_of, lambda value: cap.decode_value(2, value)[1]
+    except ImportError:
+        from .offsets import decode_group_metadata, group_metadata_key
+
+        return group_metadata_key, decode_group_metadata
+
+
+def _group_metadata(key: bytes | None, value: bytes) -> list:
+    if key is None:
+        raise RecordError("MissingContext", "a __consumer_offsets record needs its key", layer="GroupMetadataKey")
+    key_of, value_of = _offsets_decoders()
+    try:
+        kv, group_id = key_of(key)
+    except DecodeError as e:
+        raise RecordError.of(e, "GroupMetadataKey", "key") from None
+    if group_id is None:
+        raise RecordError("UnsupportedKind", f"key version {kv} is not group metadata (2)", path="key",
+                          layer="GroupMetadataKey")
+    try:
+        g = value_of(value)
+    except DecodeError as e:
+        raise RecordError.of(e, "GroupMetadataValue") from None
+    group = _group_api()
+    strict = g.protocol == STREAMS and g.protocol_type == "consumer"
+    units: list = [GroupUnit(None, g.generation, group_id, g.leader, g.protocol_type, g.protocol, len(g.members))]
+    if g.protocol_type != "consumer":
+        return units
+    for i, m in enumerate(g.members):
+        extra = dict(group_instance_id=m.group_instance_id, client_id=m.client_id, client_host=m.client_host)
+        at = f"members[{i}]"
+        sub = group.nested.decode_layer(group.SUBSCRIPTION, m.subscription, protocol_name=g.protocol) \
+            if m.subscription else None
+        msg, info = _consumer_layer(sub, strict=strict, at=at + ".subscription")
+        units.append(_subscription_unit(msg, info, member=m.member_id, generation=g.generation, group=group_id,
+                                        **extra))
+        if m.assignment:
+            asg = group.nested.decode_layer(group.ASSIGNMENT, m.assignment, protocol_name=g.protocol)
+            amsg, ainfo = _consumer_layer(asg, strict=strict, at=at + ".assignment")
+            units.append(AssignmentUnit(m.member_id, g.generation, group_id, ainfo, amsg.version if amsg else None))
+    return units
+
+
+def decode_record(kind: str | None, data: bytes, *, version: int | None = None, api_key: int | None = None,
+                  direction: str | None = None, body_offset: int | None = None, key: bytes | None = None,
+                  protocol: str | None = None) -> list:
+    """The units of one record, or :class:`RecordError`. ``kind`` must be canonical (see
+    :func:`canonical_kind`)."""
+    try:
+        if kind == "subscription-info":
+            return _sub_info(data)
+        if kind == "assignment-info":
+            return _asg_info(data)
+        if kind in ("consumer-subscription", "consumer-assignment"):
+            return _consumer(kind, data, protocol)
+        if kind in _BODY_KINDS:
+            return _body(_BODY_KINDS[kind], version, data, protocol)
+        if kind == "frame":
+            return _frame(data, api_key, version, direction, body_offset, protocol)
+        if kind == "group-metadata":
+            return _group_metadata(key, data)
+    except RecordError:
+        raise
+    except DecodeError as e:
+        raise RecordError.of(e) from None
+    except Exception as e:  # the codec promises DecodeError only; one odd record must not fail a fleet's job
+        raise RecordError(type(e).__name__, f"unexpected {type(e).__name__}: {e}") from None
+    if kind == "not-json":
+        raise RecordError("JSONDecodeError", "the input line is not a JSON object")
+    raise RecordError("UnknownKind", f"unknown kind {kind!r}; accepted: {', '.join(KINDS)}")

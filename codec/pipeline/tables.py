@@ -1,0 +1,305 @@
+"""The output tables and the checks across records, as Spark DataFrame plans over the decoded units.
+
+Tables (one Parquet directory each):
+
+* ``members``: one row per decoded subscription (deduplicated per group, generation and member when
+  the member id is known; a JoinGroup request's subscription has no generation unless the record's
+  context gives one, since the response decides it): group, generation, member, process id, metadata version, latest supported
+  version, the first Kafka release that writes each of those versions, endpoint, client tags, error
+  code, unique field, version-probe flag, ConsumerProtocol version and rack, timestamp.
+* ``task_lags``: one row per member x task of its ``task_offset_sums``: offset sum and lag class.
+  The end-offset sums are not on the wire, so the lag is *estimated* against the highest offset sum
+  any member of the same group and generation reported for the task (a lower bound of the end sum):
+  ``running`` (-2, a running active task), ``unknown`` (-3: v1-6 standbys, or a failed fetch),
+  ``caught-up`` (estimated lag <= ``acceptable.recovery.lag``), ``lagging``, or ``invalid`` (another
+  negative sum, which Kafka never sends).
+* ``assignments``: one row per member x task: role ``active``, ``standby`` or ``warmup``. Warmups
+  travel as standbys; a standby is a warmup when ``num.standby.replicas`` is known and the task, active
+  on some member in this generation, has more standby holders than that: the holders beyond it,
+  least caught up first, are the warmups. (A generation that withholds actives for cooperative
+  revocation hands out temporary standbys the wire cannot tell from warmups; tasks without an active
+  owner are therefore never given warmups.)
+* ``rebalances``: one row per group x generation: leader, protocol, member and client counts, the
+  versions in use, the probing deadlines (members whose ``next_rebalance_ms`` is not Long.MAX_VALUE)
+  and task counts.
+* ``findings``: violations of the checks below; ``quarantine``: every record that did not decode.
+
+Checks, per group and generation (wire-facts §12 and §5): ``multiple-active-owners``,
+``no-active-owner`` (a task assigned as standby/warmup but active nowhere), ``active-and-standby``
+(one member holds a task both ways), ``standby-on-active-client`` (another consumer of the same
+client holds it as standby), ``too-many-warmups`` (more than ``max.warmup.replicas``, when known),
+``unbalanced-active`` (KIP-441: max - min of active tasks per client capacity > 1, checked only
+when no follow-up rebalance is scheduled, since warmups may legitimately skew a probing
+generation), ``mixed-assignment-versions`` (a leader sends one version to all), ``unresolved-version-mix``
+(the group's latest observed generation still has mixed subscription versions, a version probe, or
+an assignment below the commonly supported version: probing should have resolved it), and
+``assignment-error`` / ``shutdown-requested`` (non-zero error codes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+__all__ = ["Config", "derive_tables", "RELEASES", "NO_REBALANCE"]
+
+NO_REBALANCE = 2**63 - 1
+#: first Kafka release that writes each Streams metadata version (wire-facts §1)
+RELEASES = ("0.10.0", "0.10.1", "2.0", "2.1", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.2")
+PARTITIONED = ("members", "task_lags", "assignments")
+
+
+@dataclass(frozen=True)
+class Config:
+    acceptable_recovery_lag: int = 10000
+    num_standby_replicas: int | None = None
+    max_warmup_replicas: int | None = None
+
+
+def _release(col):
+    arr = F.array(*[F.lit(r) for r in RELEASES])
+    return F.when((col >= 1) & (col <= len(RELEASES)), F.element_at(arr, col))
+
+
+def _dedupe(units: DataFrame) -> DataFrame:
+    """One unit per (group, generation, member) when the member is known; every unit otherwise."""
+    key = F.coalesce(F.col("member"), F.concat(F.lit("\u0000"), F.col("record_id"), F.lit("#"),
+                                               F.col("unit").cast("string")))
+    w = Window.partitionBy("group", "generation", key).orderBy(F.col("ts_ms").asc_nulls_last(), "record_id", "unit")
+    return units.withColumn("_rn", F.row_number().over(w)).filter("_rn = 1").drop("_rn")
+
+
+def task_name(sub="subtopology", part="partition", topology="topology"):
+    """Kafka's printed TaskId: ``1_2``, or ``name__1_2`` with a named topology (TaskId.toString)."""
+    base = F.concat(F.col(sub).cast("string"), F.lit("_"), F.col(part).cast("string"))
+    return F.when(F.col(topology).isNull(), base).otherwise(F.concat(F.col(topology), F.lit("__"), base))
+
+
+def _ctx():
+    return [F.col("group"), F.col("generation"), F.col("member")]
+
+
+def _date():
+    return F.to_date(F.timestamp_millis(F.col("ts_ms"))).alias("date")
+
+
+def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, DataFrame]:
+    """The tables, in dependency order. ``materialize(name, df)`` is called on each table as soon as
+    it is planned and returns the DataFrame later tables build on: the job writes the table and reads
+    it back, which keeps every plan short (a plan that inlines its inputs' plans takes seconds to
+    optimize) and computes nothing twice. Default: use the plans as they are."""
+    materialize = materialize or (lambda name, df: df)
+    ok = units.filter(F.col("unit_kind") != "quarantine")
+    tables: dict[str, DataFrame] = {}
+
+    # --- members and task lags -----------------------------------------------------------------------
+    m = _dedupe(ok.filter(F.col("unit_kind") == "member"))
+    members = m.select(
+        *_ctx(), "process_id", F.col("sub_version").alias("metadata_version"), "latest_supported_version",
+        _release(F.col("sub_version")).alias("release"),
+        _release(F.col("latest_supported_version")).alias("latest_supported_release"),
+        F.col("user_endpoint").alias("endpoint"), "client_tags", F.col("sub_error_code").alias("error_code"),
+        "unique_field", "is_version_probe", "streams", "consumer_protocol_version", "rack_id", "group_instance_id",
+        "client_id", "client_host", F.size("tasks").alias("task_count"), "kind",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id", "source", _date())
+    members = tables["members"] = materialize("members", members)
+
+    t = m.select(*_ctx(), "process_id", F.col("sub_version").alias("metadata_version"), "ts_ms", "record_id",
+                 F.inline("tasks")).withColumn("task", task_name())
+    w = Window.partitionBy("group", "generation", "task")
+    est = F.max(F.when(F.col("offset_sum") >= 0, F.col("offset_sum"))).over(w)
+    t = t.withColumn("estimated_end_offset_sum", est)
+    lag = F.when(F.col("offset_sum") >= 0, F.col("estimated_end_offset_sum") - F.col("offset_sum"))
+    t = t.withColumn("estimated_lag", lag)
+    lag_class = (F.when(F.col("offset_sum") == -2, "running").when(F.col("offset_sum") == -3, "unknown")
+                 .when(F.col("offset_sum") < 0, "invalid")
+                 .when(F.col("estimated_lag") <= F.lit(cfg.acceptable_recovery_lag), "caught-up")
+                 .otherwise("lagging"))
+    task_lags = t.select(*_ctx(), "process_id", "task", "subtopology", "partition", "topology", "offset_sum",
+                         "estimated_end_offset_sum", "estimated_lag", lag_class.alias("lag_class"),
+                         "metadata_version", F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id",
+                         _date())
+    task_lags = tables["task_lags"] = materialize("task_lags", task_lags)
+
+    # --- assignments ---------------------------------------------------------------------------------
+    a = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("streams")))
+    base = [*_ctx(), F.col("asg_version").alias("metadata_version"), "commonly_supported_version",
+            F.col("asg_error_code").alias("error_code"), "next_rebalance_ms", "ts_ms", "record_id"]
+    act = a.select(*base, F.lit("active").alias("role"), F.inline("active"))
+    stb = a.select(*base, F.lit("standby").alias("role"), F.inline("standby"))
+    rows = act.unionByName(stb).withColumn("task", task_name())
+    procs = members.filter(F.col("member").isNotNull() & F.col("process_id").isNotNull()) \
+        .groupBy("group", "generation", "member").agg(F.first("process_id").alias("process_id"))
+    rows = rows.alias("r").join(
+        procs.alias("p"),
+        F.col("r.group").eqNullSafe(F.col("p.group")) & F.col("r.generation").eqNullSafe(F.col("p.generation"))
+        & (F.col("r.member") == F.col("p.member")), "left") \
+        .select("r.*", F.col("p.process_id"))
+    if cfg.num_standby_replicas is not None:
+        lags = task_lags.filter(F.col("member").isNotNull()).groupBy("group", "generation", "member", "task") \
+            .agg(F.max("offset_sum").alias("_sum"), F.max(F.col("lag_class").isin("running", "caught-up")).alias("_cu"))
+        rows = rows.alias("r").join(
+            lags.alias("l"),
+            F.col("r.group").eqNullSafe(F.col("l.group")) & F.col("r.generation").eqNullSafe(F.col("l.generation"))
+            & (F.col("r.member") == F.col("l.member")) & (F.col("r.task") == F.col("l.task")), "left") \
+            .select("r.*", "l._sum", "l._cu")
+        # a warmup is an extra replica while another client runs the task: a task without an active
+        # owner in this generation (withheld for cooperative revocation) has standbys only
+        has_active = F.max((F.col("role") == "active").cast("int")).over(
+            Window.partitionBy("group", "generation", "task")) == 1
+        ws = Window.partitionBy("group", "generation", "task", "role").orderBy(
+            F.coalesce(F.col("_cu"), F.lit(False)).desc(), F.col("_sum").desc_nulls_last(),
+            F.col("process_id").asc_nulls_last(), "member")
+        rows = rows.withColumn("role", F.when((F.col("role") == "standby") & has_active
+                                              & (F.row_number().over(ws) > cfg.num_standby_replicas), "warmup")
+                               .otherwise(F.col("role"))).drop("_sum", "_cu")
+    assignments = rows.select(*_ctx(), "process_id", "task", "subtopology", "partition", "topology", "role",
+                              "partitions", "metadata_version", "commonly_supported_version", "error_code",
+                              "next_rebalance_ms", F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+                              "record_id", _date())
+    assignments = tables["assignments"] = materialize("assignments", assignments)
+
+    # --- rebalances ----------------------------------------------------------------------------------
+    g = ok.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("generation") >= 0))
+    is_mem = F.col("unit_kind").isin("member", "assignment")
+    deadline = F.when(F.col("next_rebalance_ms") != NO_REBALANCE,
+                      F.struct(F.col("next_rebalance_ms").alias("next_rebalance_ms"), F.col("member")))
+    reb = g.groupBy("group", "generation").agg(
+        F.first("leader", ignorenulls=True).alias("leader"),
+        F.first("protocol_name", ignorenulls=True).alias("protocol"),
+        F.first("protocol_type", ignorenulls=True).alias("protocol_type"),
+        F.count_distinct(F.when(is_mem, F.col("member"))).alias("member_count"),
+        F.max("member_count").alias("reported_member_count"),
+        F.count_distinct("process_id").alias("client_count"),
+        F.array_sort(F.collect_set("sub_version")).alias("subscription_versions"),
+        F.array_sort(F.collect_set("latest_supported_version")).alias("latest_supported_versions"),
+        F.array_sort(F.collect_set("asg_version")).alias("assignment_versions"),
+        F.array_sort(F.collect_set("commonly_supported_version")).alias("commonly_supported_versions"),
+        F.coalesce(F.max("is_version_probe"), F.lit(False)).alias("version_probe"),
+        F.array_sort(F.collect_set(deadline)).alias("probing_deadlines"),
+        F.array_sort(F.collect_set(F.when(F.col("asg_error_code") != 0, F.col("asg_error_code")))).alias(
+            "assignment_error_codes"),
+        F.count(F.when(F.col("unit") == 0, 1)).alias("records"),
+        F.timestamp_millis(F.min("ts_ms")).alias("first_seen"),
+        F.timestamp_millis(F.max("ts_ms")).alias("last_seen"))
+    counts = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull()) \
+        .groupBy("group", "generation").agg(
+            F.count_distinct(F.when(F.col("role") == "active", F.col("task"))).alias("active_tasks"),
+            F.count(F.when(F.col("role") == "standby", 1)).alias("standby_replicas"),
+            F.count(F.when(F.col("role") == "warmup", 1)).alias("warmup_replicas"))
+    rebalances = reb.join(counts, ["group", "generation"], "left").select(
+        "group", "generation", "leader", "protocol", "protocol_type", "member_count", "reported_member_count",
+        "client_count", "subscription_versions", "latest_supported_versions", "assignment_versions",
+        "commonly_supported_versions", "version_probe", "probing_deadlines",
+        (F.size("probing_deadlines") > 0).alias("followup_scheduled"), "assignment_error_codes",
+        F.coalesce("active_tasks", F.lit(0)).alias("active_tasks"),
+        F.coalesce("standby_replicas", F.lit(0)).alias("standby_replicas"),
+        F.coalesce("warmup_replicas", F.lit(0)).alias("warmup_replicas"),
+        "records", "first_seen", "last_seen")
+    rebalances = tables["rebalances"] = materialize("rebalances", rebalances)
+
+    quarantine = units.filter(F.col("unit_kind") == "quarantine").select(
+        "record_id", "source", "kind", "group", "member", "generation",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "error_type", "error_message", "error_offset",
+        "error_path", "error_layer", F.col("raw").alias("data"), F.hex("raw").alias("hex"))
+
+    asg_errors = a.filter((F.col("asg_error_code") != 0) & F.col("group").isNotNull()).select(
+        "group", "generation", "member", F.col("asg_error_code").alias("error_code"))
+    tables["findings"] = materialize("findings", _findings(assignments, members, rebalances, asg_errors, cfg))
+    tables["quarantine"] = materialize("quarantine", quarantine)
+    return tables
+
+
+def _finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:
+    def col(c):
+        return F.col(c) if isinstance(c, str) else (c if c is not None else F.lit(None))
+    return df.select("group", "generation", F.lit(check).alias("check"), F.lit(severity).alias("severity"),
+                     col(task).cast("string").alias("task"), col(member).cast("string").alias("member"),
+                     col(process).cast("string").alias("process_id"), detail.alias("detail"))
+
+
+def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame, asg_errors: DataFrame,
+              cfg: Config) -> DataFrame:
+    a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
+    client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
+    a = a.withColumn("client", client)
+    out = []
+
+    per_task = a.groupBy("group", "generation", "task").agg(
+        F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("member")))).alias("active_members"),
+        F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("client")))).alias("active_clients"),
+        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"))
+    out.append(_finding(per_task.filter(F.size("active_members") > 1), "multiple-active-owners", "error",
+                        F.concat(F.lit("active on "), F.array_join("active_members", ", "))))
+    out.append(_finding(per_task.filter(F.size("active_members") == 0), "no-active-owner", "error",
+                        F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "),
+                                 F.lit(", active on no member"))))
+
+    both = a.groupBy("group", "generation", "member", "task").agg(
+        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id"))
+    both = both.filter(F.array_contains("roles", "active") & (F.size("roles") > 1))
+    out.append(_finding(both, "active-and-standby", "error",
+                        F.concat(F.lit("roles "), F.array_join(F.array_sort("roles"), ", ")),
+                        member="member", process="process_id"))
+
+    act = a.filter(F.col("role") == "active").select("group", "generation", "task",
+                                                     F.col("client").alias("a_client"),
+                                                     F.col("member").alias("a_member"))
+    stb = a.filter(F.col("role") != "active")
+    same = stb.join(act, ["group", "generation", "task"]).filter(
+        (F.col("client") == F.col("a_client")) & (F.col("member") != F.col("a_member")))
+    out.append(_finding(same, "standby-on-active-client", "error",
+                        F.concat(F.col("role"), F.lit(" on "), F.col("member"), F.lit(", active on "),
+                                 F.col("a_member"), F.lit(" of the same client")),
+                        member="member", process="process_id"))
+
+    if cfg.max_warmup_replicas is not None:
+        wu = a.filter(F.col("role") == "warmup").groupBy("group", "generation").agg(F.count("*").alias("n"))
+        out.append(_finding(wu.filter(F.col("n") > cfg.max_warmup_replicas), "too-many-warmups", "error",
+                            F.format_string(f"%d warmups, max.warmup.replicas = {cfg.max_warmup_replicas}",
+                                            F.col("n")), task=None))
+
+    # KIP-441 balance: activeTaskLoad = active tasks / capacity (consumers of the client), max - min <= 1
+    settled = rebalances.filter(~F.col("followup_scheduled") & (F.size("assignment_error_codes") == 0)) \
+        .select("group", "generation")
+    per_client = a.groupBy("group", "generation", "client").agg(
+        F.count_distinct(F.when(F.col("role") == "active", F.col("task"))).alias("actives"),
+        F.count_distinct("member").alias("capacity"))
+    per_client = per_client.join(settled, ["group", "generation"]) \
+        .withColumn("load", F.col("actives") / F.col("capacity"))
+    skew = per_client.groupBy("group", "generation").agg(F.max("load").alias("hi"), F.min("load").alias("lo"))
+    out.append(_finding(skew.filter(F.col("hi") - F.col("lo") > 1.0), "unbalanced-active", "warning",
+                        F.format_string("active tasks per client capacity range %.2f to %.2f (KIP-441 allows 1)",
+                                        F.col("lo"), F.col("hi")), task=None))
+
+    mixed_asg = rebalances.filter(F.size("assignment_versions") > 1)
+    out.append(_finding(mixed_asg, "mixed-assignment-versions", "error",
+                        F.concat(F.lit("assignment versions "), F.array_join("assignment_versions", ", "),
+                                 F.lit(" in one generation (the leader sends one version to all)")), task=None))
+
+    latest = rebalances.withColumn("_last", F.max("generation").over(Window.partitionBy("group"))) \
+        .filter(F.col("generation") == F.col("_last"))
+    csv_max = F.array_max(F.filter("commonly_supported_versions", lambda x: x > 0))
+    below = F.coalesce(F.array_min("assignment_versions") < csv_max, F.lit(False))
+    unresolved = latest.filter((F.size("subscription_versions") > 1) | F.col("version_probe") | below)
+    out.append(_finding(unresolved, "unresolved-version-mix", "warning",
+                        F.concat(F.lit("latest generation: subscription versions "),
+                                 F.array_join("subscription_versions", ", "),
+                                 F.lit("; assignment versions "), F.array_join("assignment_versions", ", "),
+                                 F.lit("; commonly supported "), F.array_join("commonly_supported_versions", ", "),
+                                 F.when(F.col("version_probe"), F.lit("; a version probe")).otherwise(F.lit(""))),
+                        task=None))
+
+    out.append(_finding(asg_errors, "assignment-error", "error",
+                        F.format_string("assignment error code %d", F.col("error_code")), task=None,
+                        member="member"))
+    shut = members.filter((F.col("error_code") == 4) & F.col("group").isNotNull())
+    out.append(_finding(shut, "shutdown-requested", "warning", F.lit("subscription error code 4 (SHUTDOWN_REQUESTED)"),
+                        task=None, member="member", process="process_id"))
+
+    result = out[0]
+    for df in out[1:]:
+        result = result.unionByName(df)
+    return result

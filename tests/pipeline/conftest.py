@@ -1,0 +1,67 @@
+"""A real local SparkSession for the pipeline tests (session-scoped: one JVM for the whole directory),
+and Kafka-derived expectations for the bundled sample captures.
+
+Test modules that need pyspark or pyarrow skip themselves when the ``spark`` extra is not installed.
+Spark's Python workers import the codec from the installed package (``pip install -e '.[spark]'``),
+not from pytest's path."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import KAFKA_VECTORS, ROOT
+
+NEEDS_SPARK = "the pipeline tests need the spark extra (pip install -e '.[spark]')"
+
+SAMPLES = ROOT / "codec" / "examples" / "pipeline"
+CAPTURES = SAMPLES / "captures.jsonl"
+OFFSETS = SAMPLES / "offsets.parquet"
+FRAMES = SAMPLES / "frames.jsonl"
+
+
+def jsonl(path: Path) -> list[dict]:
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            out.append({"__not_json__": line})
+    return out
+
+
+@pytest.fixture(scope="session")
+def spark():
+    pytest.importorskip("pyspark", reason=NEEDS_SPARK)
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    s = (SparkSession.builder.master("local[2]").appName("rebalance-codec pipeline tests")
+         .config("spark.sql.shuffle.partitions", "2")
+         .config("spark.default.parallelism", "2")
+         .config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
+         .config("spark.sql.session.timeZone", "UTC")
+         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+         .getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def nested():
+    """Kafka's nested_streams vectors by Streams version."""
+    return {r["streamsVersion"]: r for r in jsonl(KAFKA_VECTORS / "nested_streams.jsonl")}
+
+
+def read_table(out: Path, name: str) -> list[dict]:
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    part = ds.partitioning(pa.schema([("date", pa.string())]), flavor="hive")
+    return ds.dataset(str(out / name), format="parquet", partitioning=part).to_table().to_pylist()

@@ -1,0 +1,337 @@
+"""The whole job on a real local SparkSession over the bundled samples: exact tables and counts.
+
+Expected values come from the inputs: Kafka's decoded values in the vectors the samples were made
+from, counts of the input files, and checks re-derived here by hand from those decoded values."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+pytest.importorskip("pyspark", reason="the pipeline tests need the spark extra (pip install -e '.[spark]')")
+
+from codec.pipeline.job import Options, run
+from codec.pipeline.tables import Config
+from tests.conftest import KAFKA_VECTORS
+
+from .conftest import CAPTURES, FRAMES, OFFSETS, jsonl, read_table
+
+NO_REBALANCE = 2**63 - 1
+
+
+def _task(t: dict) -> str:
+    base = f"{t['subtopology']}_{t['partition']}"
+    return f"{t['topologyName']}__{base}" if t.get("topologyName") else base
+
+
+@pytest.fixture(scope="module")
+def sample_run(spark, tmp_path_factory):
+    out = tmp_path_factory.mktemp("pipeline") / "out"
+    summary = run(Options(inputs=[str(CAPTURES), str(OFFSETS), str(FRAMES)], out=str(out), quiet=True), spark)
+    return out, summary
+
+
+@pytest.fixture(scope="module")
+def vectors():
+    by = {}
+    for name in ("subscription", "assignment"):
+        for r in jsonl(KAFKA_VECTORS / f"{name}.jsonl"):
+            by[(name, r["version"], r["index"])] = r["decoded"]
+    return by
+
+
+def _input_counts():
+    import pyarrow.parquet as pq
+
+    caps = jsonl(CAPTURES)
+    frames = jsonl(FRAMES)
+    offsets = pq.read_table(OFFSETS).to_pylist()
+    sel_frames = [f for f in frames if f["api_key"] in (11, 14)]
+    sel_offsets = [o for o in offsets if o["key"][:2] == b"\x00\x02" and o["value"] is not None]
+    bad = [r for r in caps if "__not_json__" in r or str(r.get("record_id", "")).startswith("bad/")]
+    broken_offsets = 1  # the value made by cutting 20 bytes off (make_samples.py)
+    return {"records_read": len(caps) + len(frames) + len(offsets),
+            "not_selected": len(frames) - len(sel_frames) + len(offsets) - len(sel_offsets),
+            "records_in": len(caps) + len(sel_frames) + len(sel_offsets),
+            "quarantined": len(bad) + broken_offsets}
+
+
+def test_counts_are_exact(sample_run):
+    out, summary = sample_run
+    want = _input_counts()
+    want["decoded"] = want["records_in"] - want["quarantined"]
+    assert summary["counts"] == want
+    assert json.loads((out / "report.json").read_text())["counts"] == want
+    for name, rows in summary["tables"].items():
+        assert len(read_table(out, name)) == rows
+
+
+def test_quarantine_holds_exactly_the_bad_records_with_their_bytes(sample_run):
+    out, _ = sample_run
+    q = read_table(out, "quarantine")
+    caps = jsonl(CAPTURES)
+    bad = {r["record_id"]: r for r in caps if str(r.get("record_id", "")).startswith("bad/")}
+    named = {r["record_id"]: r for r in q if r["record_id"].startswith("bad/")}
+    assert set(named) == set(bad)
+    for rid, r in named.items():
+        if rid != "bad/not-hex":
+            assert r["data"] == bytes.fromhex(bad[rid]["hex"]) and r["hex"] == bad[rid]["hex"].upper()
+    others = [r for r in q if not r["record_id"].startswith("bad/")]
+    assert sorted(r["error_type"] for r in others) == ["JSONDecodeError", "TruncatedError"]
+    not_json = next(r for r in others if r["error_type"] == "JSONDecodeError")
+    assert not_json["data"].decode() == next(r["__not_json__"] for r in caps if "__not_json__" in r)
+    gm = next(r for r in others if r["error_type"] == "TruncatedError")
+    assert gm["error_path"] == "members[0].assignment" and gm["kind"] == "group-metadata"
+
+
+def test_members_and_task_lags_match_kafka(sample_run, nested):
+    out, _ = sample_run
+    members = {(r["generation"]): r for r in read_table(out, "members") if r["group"] == "streams-app"}
+    assert sorted(members) == list(range(1, 12))
+    lags = defaultdict(dict)
+    for r in read_table(out, "task_lags"):
+        if r["group"] == "streams-app":
+            lags[r["generation"]][r["task"]] = r
+    for v in range(1, 12):
+        want = nested[v]["subscription"]["decoded"]
+        m = members[v]
+        assert (m["member"], m["process_id"], m["metadata_version"]) == ("streams-app-c1", want["processId"], v)
+        assert m["latest_supported_version"] == want["latestSupportedVersion"]
+        assert m["endpoint"] == want["userEndPoint"] and dict(m["client_tags"] or []) == want["clientTags"]
+        assert m["release"] == ("0.10.0", "0.10.1", "2.0", "2.1", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.2")[v - 1]
+        assert str(m["date"]) == f"2024-{10 if v <= 7 else 11}-{(24 + v) if v <= 7 else (v - 7):02d}"
+        sums = {_task(t["taskId"]): t["offsetSum"] for t in want["taskOffsetSums"]}
+        assert {t: r["offset_sum"] for t, r in lags[v].items()} == sums
+        # one member reports the task: the estimate of its end sum is its own sum, so lag 0
+        cls = {-2: "running", -3: "unknown"}
+        assert {t: r["lag_class"] for t, r in lags[v].items()} == {t: cls.get(s, "caught-up") for t, s in sums.items()}
+
+
+def test_assignments_match_kafka(sample_run, nested, vectors):
+    out, _ = sample_run
+    rows = read_table(out, "assignments")
+    got = defaultdict(set)
+    for r in rows:
+        got[(r["group"], r["generation"], r["member"])].add((r["task"], r["role"], r["partitions"]))
+    want = defaultdict(set)
+    for v in range(1, 12):
+        d = nested[v]["assignment"]["decoded"]
+        for t in d["activeTasks"]:
+            want[("streams-app", v, "streams-app-c1")].add((_task(t), "active", d["activeTasks"].count(t)))
+        for s in d["standbyTasks"]:
+            want[("streams-app", v, "streams-app-c1")].add((_task(s["taskId"]), "standby", len(s["partitions"])))
+    for r in jsonl(CAPTURES):
+        if str(r.get("record_id", "")).startswith("orders-app/") and "/asg/" in r["record_id"]:
+            _, v, idx = r["vector"].split()
+            d = vectors[("assignment", int(v[1:]), int(idx[1:]))]
+            key = ("orders-app", r["generation"], r["member"])
+            for t in d["activeTasks"]:
+                want[key].add((_task(t), "active", sum(1 for x in d["activeTasks"] if _task(x) == _task(t))))
+            for s in d["standbyTasks"]:
+                want[key].add((_task(s["taskId"]), "standby", len(s["partitions"])))
+    for v, m in ((10, "ledger-1"), (11, "ledger-2")):
+        d = nested[v]["assignment"]["decoded"]
+        want[("ledger-app", 7, m)] = {(_task(t), "active", 1) for t in d["activeTasks"]} | {
+            (_task(s["taskId"]), "standby", len(s["partitions"])) for s in d["standbyTasks"]}
+    assert dict(got) == dict(want)
+
+
+def test_rebalances_one_row_per_group_generation(sample_run, nested):
+    out, _ = sample_run
+    reb = {(r["group"], r["generation"]): r for r in read_table(out, "rebalances")}
+    frames = [f for f in jsonl(FRAMES) if f["api_key"] == 11 and f["direction"] == "response"]
+    from codec.group import decode_message
+
+    frame_gens = {decode_message("JoinGroupResponse", f["api_version"],
+                                 bytes.fromhex(f["hex"])[f["body_offset"]:]).value.generation_id for f in frames}
+    frame_gens = {g for g in frame_gens if g >= 0}
+    streams = {("streams-app", v) for v in range(1, 12)}
+    assert set(reb) == streams | {("orders-app", 4), ("orders-app", 5), ("ledger-app", 7)} | {
+        ("g-java-default", g) for g in frame_gens}
+    for v in range(1, 12):
+        r = reb[("streams-app", v)]
+        a = nested[v]["assignment"]["decoded"]
+        assert (r["subscription_versions"], r["assignment_versions"]) == ([v], [v])
+        assert r["commonly_supported_versions"] == [a["commonlySupportedVersion"]]
+        assert (r["member_count"], r["client_count"], r["protocol"]) == (1, 1, "stream")
+    led = reb[("ledger-app", 7)]
+    assert (led["leader"], led["protocol"], led["member_count"], led["client_count"]) == ("ledger-1", "stream", 2, 1)
+    assert led["subscription_versions"] == [10, 11] and led["assignment_versions"] == [10, 11]
+
+
+def _oracle(groups: dict) -> set:
+    """Checks re-derived from Kafka's decoded values: groups[(group, gen)][member] = (process, subscription
+    decoded, assignment decoded)."""
+    found = set()
+    latest = {}
+    for (g, gen) in groups:
+        latest[g] = max(latest.get(g, gen), gen)
+    for (g, gen), mem in groups.items():
+        active, others, proc = defaultdict(set), defaultdict(set), {}
+        for m, (p, sub, asg) in mem.items():
+            proc[m] = p
+            if asg is None:
+                continue
+            acts = {_task(t) for t in asg["activeTasks"]}
+            stbs = {_task(s["taskId"]) for s in asg["standbyTasks"]}
+            for t in acts:
+                active[t].add(m)
+            for t in stbs:
+                others[t].add(m)
+            for t in acts & stbs:
+                found.add((g, gen, "active-and-standby", t, m))
+            if asg["errCode"]:
+                found.add((g, gen, "assignment-error", None, m))
+        for t in set(active) | set(others):
+            if len(active[t]) > 1:
+                found.add((g, gen, "multiple-active-owners", t, None))
+            if not active[t]:
+                found.add((g, gen, "no-active-owner", t, None))
+            for s in others[t]:
+                for a in active[t]:
+                    if s != a and proc[s] == proc[a]:
+                        found.add((g, gen, "standby-on-active-client", t, s))
+        asgs = [x[2] for x in mem.values() if x[2] is not None]
+        if asgs and all(a["errCode"] == 0 and a["nextRebalanceMs"] == NO_REBALANCE for a in asgs):
+            load = defaultdict(lambda: [set(), set()])
+            for m, (p, sub, asg) in mem.items():
+                if asg is not None:
+                    load[p][0] |= {_task(t) for t in asg["activeTasks"]}
+                    load[p][1].add(m)
+            loads = [len(a) / len(c) for a, c in load.values()]
+            if max(loads) - min(loads) > 1:
+                found.add((g, gen, "unbalanced-active", None, None))
+        if len({a["version"] for a in asgs}) > 1:
+            found.add((g, gen, "mixed-assignment-versions", None, None))
+        if gen == latest[g]:
+            subs = {x[1]["version"] for x in mem.values() if x[1] is not None}
+            csv = [a["commonlySupportedVersion"] for a in asgs if a["commonlySupportedVersion"] > 0]
+            below = bool(asgs and csv and min(a["version"] for a in asgs) < max(csv))
+            if len(subs) > 1 or below:
+                found.add((g, gen, "unresolved-version-mix", None, None))
+    return found
+
+
+def test_findings_match_hand_derived_checks(sample_run, nested, vectors):
+    out, _ = sample_run
+    groups = defaultdict(dict)
+    for v in range(1, 12):
+        groups[("streams-app", v)]["streams-app-c1"] = (nested[v]["subscription"]["decoded"]["processId"],
+                                                        nested[v]["subscription"]["decoded"],
+                                                        nested[v]["assignment"]["decoded"])
+    orders = defaultdict(dict)
+    for r in jsonl(CAPTURES):
+        if str(r.get("record_id", "")).startswith("orders-app/"):
+            kind, v, idx = r["vector"].split()
+            orders[(r["generation"], r["member"])][kind.split(".")[0]] = vectors[
+                (kind.split(".")[0], int(v[1:]), int(idx[1:]))]
+    for (gen, m), d in orders.items():
+        groups[("orders-app", gen)][m] = (d["subscription"]["processId"], d["subscription"], d["assignment"])
+    for v, m in ((10, "ledger-1"), (11, "ledger-2")):
+        s = nested[v]["subscription"]["decoded"]
+        groups[("ledger-app", 7)][m] = (s["processId"], s, nested[v]["assignment"]["decoded"])
+    want = _oracle(groups)
+    got = {(r["group"], r["generation"], r["check"], r["task"], r["member"]) for r in read_table(out, "findings")}
+    assert got == want
+    assert want  # the samples do exercise the checks
+
+
+def test_report_is_self_contained(sample_run):
+    out, summary = sample_run
+    html = (out / "report.html").read_text()
+    assert "<svg" in html and "<script" not in html and "http://" not in html.replace("http://www.w3", "")
+    for title in ("versions over time", "Decode error rate", "Rebalances", "Findings by check"):
+        assert title in html
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["findings_by_check"] == {k: v for k, v in rep["findings_by_check"].items()}
+    assert sum(rep["findings_by_check"].values()) == summary["tables"]["findings"]
+    assert (out / "members").is_dir() and any(p.name.startswith("date=") for p in (out / "members").iterdir())
+
+
+def test_balance_warmups_and_config(spark, tmp_path):
+    """KIP-441 balance and warmups on Kafka-written bytes. bal-app: three clients holding 3, 6 and 0
+    active tasks (assignment.jsonl v11 #1, #2, #11: no error, no follow-up rebalance) are unbalanced.
+    warm-app: v11 #0 runs task 4_43 that #14 holds as a standby; with num.standby.replicas = 0 each
+    standby of a task active in the generation is a warmup, and max.warmup.replicas = 0 flags them."""
+    subs = [r for r in jsonl(KAFKA_VECTORS / "subscription.jsonl") if r["version"] == 11]
+    asgs = {r["index"]: r for r in jsonl(KAFKA_VECTORS / "assignment.jsonl") if r["version"] == 11}
+    recs = []
+    for group, picks in (("bal-app", (1, 2, 11)), ("warm-app", (0, 14))):
+        for i, idx in enumerate(picks):
+            common = {"group": group, "generation": 1, "member": f"{group}-{i}"}
+            recs.append({"kind": "subscription-info", **common, "hex": subs[i + (3 if group == "warm-app" else 0)]["hex"]})
+            recs.append({"kind": "assignment-info", **common, "hex": asgs[idx]["hex"]})
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    out = tmp_path / "out"
+    run(Options(inputs=[str(src)], out=str(out), quiet=True,
+                config=Config(num_standby_replicas=0, max_warmup_replicas=0)), spark)
+    f = {(r["group"], r["generation"], r["check"]) for r in read_table(out, "findings")}
+    assert ("bal-app", 1, "unbalanced-active") in f
+    assert ("warm-app", 1, "too-many-warmups") in f
+    dec = {i: asgs[idx]["decoded"] for i, idx in enumerate((0, 14))}
+    active = {_task(t) for d in dec.values() for t in d["activeTasks"]}
+    want = set()
+    for i, d in dec.items():
+        want |= {(f"warm-app-{i}", _task(t), "active") for t in d["activeTasks"]}
+        want |= {(f"warm-app-{i}", _task(s["taskId"]), "warmup" if _task(s["taskId"]) in active else "standby")
+                 for s in d["standbyTasks"]}
+    got = {(r["member"], r["task"], r["role"]) for r in read_table(out, "assignments") if r["group"] == "warm-app"}
+    assert got == want and ("warm-app-1", "4_43", "warmup") in got
+    reb = {r["group"]: r for r in read_table(out, "rebalances")}
+    assert reb["warm-app"]["warmup_replicas"] == sum(1 for w in want if w[2] == "warmup")
+
+
+def test_existing_output_is_refused(spark, tmp_path):
+    from codec.pipeline.job import PipelineError
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("x")
+    with pytest.raises(PipelineError, match="--overwrite"):
+        run(Options(inputs=[str(CAPTURES)], out=str(out), quiet=True), spark)
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_normalize_accepts_the_documented_shapes(spark):
+    from pyspark.sql import Row
+
+    from codec.pipeline.job import normalize
+
+    iso = spark.createDataFrame([Row(kind="assignment", hex="00", group_id="g", member_id="m", generation_id=3,
+                                     timestamp="2024-10-25T12:00:00Z", id="a")])
+    r = normalize(iso, "s").collect()[0]
+    assert (r.record_id, r.group, r.member, r.generation, r.ts_ms, r.selected) == ("a", "g", "m", 3,
+                                                                                   1_729_857_600_000, True)
+    ms = normalize(spark.createDataFrame([Row(kind="x", hex="00", timestamp="1729857600123")]), "s").collect()[0]
+    assert ms.ts_ms == 1_729_857_600_123
+    frames = spark.createDataFrame([Row(api_key=11, api_version=5, direction="request", ts=1729857600.5, hex="00",
+                                        conn="c", correlation_id=7),
+                                    Row(api_key=12, api_version=4, direction="request", ts=1729857601.0, hex="00",
+                                        conn="c", correlation_id=8)])
+    f = normalize(frames, "s").orderBy("ts_ms").collect()
+    assert [(x.kind, x.version, x.ts_ms, x.selected, x.link) for x in f] == [
+        ("frame", 5, 1_729_857_600_500, True, "s|c|7"), ("frame", 4, 1_729_857_601_000, False, "s|c|8")]
+    kv = spark.createDataFrame([Row(key="0002000161", value="0003"), Row(key="000100", value="00"),
+                                Row(key="0002000162", value=None)])
+    k = normalize(kv, "s").collect()
+    assert [(x.kind, x.key, x.hex, x.selected) for x in k] == [
+        ("group-metadata", bytes.fromhex("0002000161"), "0003", True),
+        ("group-metadata", bytes.fromhex("000100"), "00", False),
+        ("group-metadata", bytes.fromhex("0002000162"), None, False)]
+
+    cap = spark.createDataFrame([Row(type="frame", api_key=14, api_version=5, direction="response", connection=3,
+                                     correlation_id=9, hex="00", group="g", member="m", generation=2),
+                                 Row(type="generation", api_key=None, api_version=None, direction=None,
+                                     connection=None, correlation_id=None, hex=None, group="g", member=None,
+                                     generation=2)])
+    c = normalize(cap, "s").collect()
+    assert [(x.kind, x.selected, x.link, x.group) for x in c] == [("frame", True, "s|3|9", "g"), (None, False, None, "g")]
+    # context that does not parse is left out (null), never a failed job (Spark's ANSI mode)
+    odd = spark.createDataFrame([Row(kind="assignment", hex="00", generation="seven", version="x", ts=1e300),
+                                 Row(kind="assignment", hex="00", generation="1", version="2", ts=9.2e15)])
+    o = normalize(odd, "s").collect()
+    assert [(x.generation, x.version, x.ts_ms, x.selected) for x in o] == [(None, None, None, True),
+                                                                           (1, 2, None, True)]
