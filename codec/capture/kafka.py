@@ -35,6 +35,7 @@ DEFAULT_PORTS = frozenset({9092})
 # number as codec.group.stream.DEFAULT_MAX_FRAME_SIZE.
 DEFAULT_MAX_FRAME_SIZE = 100 * 1024 * 1024
 _HEAD = struct.Struct(">hhi")
+_RESP_HEAD = struct.Struct(">ii")  # size, correlation id
 _CID = struct.Struct(">i")
 
 
@@ -58,7 +59,7 @@ class KafkaFrame:
 
 
 class _Conn:
-    __slots__ = ("client", "splitters", "held", "held_bytes", "pending", "orphans", "kafka")
+    __slots__ = ("client", "splitters", "held", "held_bytes", "pending", "orphans", "orphan_bytes", "kafka")
 
     def __init__(self) -> None:
         self.client: tuple[str, int] | None = None
@@ -67,6 +68,7 @@ class _Conn:
         self.held_bytes = 0
         self.pending: OrderedDict[int, KafkaFrame] = OrderedDict()  # requests by correlation id
         self.orphans: OrderedDict[int, RawFrame] = OrderedDict()  # responses waiting for a request
+        self.orphan_bytes = 0  # bytes those responses hold
         self.kafka: bool | None = None
 
 
@@ -78,12 +80,15 @@ class KafkaTraffic:
 
     def __init__(self, *, ports: frozenset[int] | set[int] = DEFAULT_PORTS, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
                  api_keys: frozenset[int] | set[int] | None = None, detect_limit: int = 64 * 1024,
-                 max_pending: int = 4096) -> None:
+                 max_pending: int = 4096, max_orphan_bytes: int = 1024 * 1024,
+                 max_unknown_response: int = 4 * 1024 * 1024) -> None:
         self.ports = set(ports)
         self.max_frame_size = max_frame_size
         self.api_keys = None if api_keys is None else frozenset(api_keys)
         self.detect_limit = detect_limit
         self.max_pending = max_pending
+        self.max_orphan_bytes = max_orphan_bytes
+        self.max_unknown_response = max_unknown_response
         self.ignored_bytes = 0
         self._conns: dict[int, _Conn] = {}
 
@@ -157,11 +162,17 @@ class KafkaTraffic:
         return self.api_keys is None or _HEAD.unpack_from(header, 4)[0] in self.api_keys
 
     def _keep_response(self, conn: _Conn, header: bytes) -> bool:
-        """Skip the response to a skipped request; keep one whose request is not known yet."""
+        """Skip the response to a skipped request; keep one whose request is not known yet, unless it is
+        larger than any group response can be (``max_unknown_response``): after a gap, a header found by
+        resynchronising may be bytes of the middle of another frame, and buffering the "frame" it claims
+        (up to ``max_frame_size``) would cost memory for nothing."""
         if self.api_keys is None:
             return True
-        request = conn.pending.get(_CID.unpack_from(header, 4)[0])
-        return request is None or request.api_key in self.api_keys
+        size, cid = _RESP_HEAD.unpack_from(header)
+        request = conn.pending.get(cid)
+        if request is None:
+            return size <= self.max_unknown_response
+        return request.api_key in self.api_keys
 
     def _route(self, conn: _Conn, event: Chunk | Gap) -> list[Output]:
         sp = self._splitter(conn, event.flow)
@@ -186,6 +197,7 @@ class KafkaTraffic:
         out: list[Output] = [frame]
         orphan = conn.orphans.pop(cid, None)
         if orphan is not None:
+            conn.orphan_bytes -= len(orphan.data or b"")
             out.append(self._paired(orphan, frame))
         else:
             conn.pending[cid] = frame
@@ -198,10 +210,17 @@ class KafkaTraffic:
         request = conn.pending.pop(cid, None)
         if request is not None:
             return [self._paired(raw, request)]
+        # A response can arrive before its request (the request's direction may be held behind a hole);
+        # it waits, but a request lost in a gap never comes: the oldest waiting responses are given up
+        # (reported unpaired) once more than max_pending of them, or max_orphan_bytes, wait.
         conn.orphans[cid] = raw
-        if len(conn.orphans) > self.max_pending:
-            return [self._unpaired(conn.orphans.popitem(last=False)[1])]
-        return []
+        conn.orphan_bytes += len(raw.data or b"")
+        out: list[Output] = []
+        while conn.orphans and (len(conn.orphans) > self.max_pending or conn.orphan_bytes > self.max_orphan_bytes):
+            old = conn.orphans.popitem(last=False)[1]
+            conn.orphan_bytes -= len(old.data or b"")
+            out.append(self._unpaired(old))
+        return out
 
     def _paired(self, raw: RawFrame, request: KafkaFrame) -> KafkaFrame:
         return KafkaFrame(raw.flow, "response", raw.offset, raw.size, raw.data, request.api_key,

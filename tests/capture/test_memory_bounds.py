@@ -1,0 +1,44 @@
+"""What a capture reader holds stays bounded when segments are lost (issue #8: a 1 GB capture in bounded
+memory; bench/bench_capture_story.py measures the whole command)."""
+
+from __future__ import annotations
+
+import struct
+
+from codec.capture.kafka import KafkaTraffic
+from codec.capture.tcp import Chunk, Flow
+
+CLIENT, BROKER = ("10.0.0.1", 40000), ("10.0.0.2", 9092)
+REQ = Flow(0, *CLIENT, *BROKER, from_client=True)
+RESP = Flow(0, *BROKER, *CLIENT, from_client=False)
+
+
+def _traffic(**kw) -> KafkaTraffic:
+    t = KafkaTraffic(ports={9092}, api_keys={11, 12, 13, 14}, **kw)
+    # a JoinGroup request makes the connection Kafka and tells the reader which side is the client
+    req = struct.pack(">hhih", 11, 5, 1, 1) + b"c" + bytes(20)
+    t.feed(Chunk(REQ, 0, struct.pack(">i", len(req)) + req, 0.0))
+    return t
+
+
+def test_a_response_of_unknown_request_claiming_a_huge_size_is_not_buffered():
+    t = _traffic(max_unknown_response=1 << 20)
+    conn = next(iter(t._conns.values()))
+    header = struct.pack(">ii", 50_000_000, 999)  # after a gap: a "frame" of 50 MB for no known request
+    assert t._keep_response(conn, header) is False
+    assert t._keep_response(conn, struct.pack(">ii", 1000, 999)) is True  # small ones may still pair later
+
+
+def test_waiting_responses_are_bounded_in_bytes():
+    t = _traffic(max_orphan_bytes=10_000)
+    out = []
+    offset = 0
+    for cid in range(100, 120):  # responses whose requests were lost: 2 KB each
+        body = struct.pack(">i", cid) + bytes(2000)
+        frame = struct.pack(">i", len(body)) + body
+        out += t.feed(Chunk(RESP, offset, frame, 1.0))
+        offset += len(frame)
+    conn = next(iter(t._conns.values()))
+    assert conn.orphan_bytes <= 10_000
+    given_up = [f for f in out if getattr(f, "direction", None) == "response" and f.api_key is None]
+    assert len(given_up) + len(conn.orphans) == 20  # every response accounted for: given up or still waiting
