@@ -7,8 +7,8 @@ registry, so adding a message never touches the CLI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Callable
 
 from .pretty import pretty_assignment, pretty_subscription
 from .streams.constants import DEFAULT_MAX_METADATA_SIZE
@@ -34,7 +34,6 @@ class Kind:
     decode: Callable[..., Decoded]  # (data: bytes, *, style: str, version: int | None, **opts) -> Decoded
     encode: Callable[..., bytes]  # (value: dict, *, style: str, version: int | None, **opts) -> bytes
     self_describing: bool = True  # decodable without --version (for --kind auto)
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 _REGISTRY: dict[str, Kind] = {}

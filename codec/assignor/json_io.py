@@ -13,7 +13,7 @@ from codec.types import TaskId
 
 from .model import AssignmentConfigs, AssignmentError, AssignmentResult, ClientSpec, GroupDescription, TaskSpec
 
-__all__ = ["group_from_json", "result_to_json"]
+__all__ = ["group_from_json", "result_to_json", "configs_from_json"]
 
 _CONFIG_KEYS = {
     "acceptableRecoveryLag": "acceptable_recovery_lag",
@@ -54,7 +54,8 @@ def _unknown(obj: Mapping, allowed: set[str], where: str) -> None:
         raise AssignmentError(f"{where}: unknown key(s) {', '.join(extra)}")
 
 
-def _configs(raw: Any) -> AssignmentConfigs:
+def configs_from_json(raw: Any) -> AssignmentConfigs:
+    """The ``configs`` object of a group description, with Kafka's defaults for what it omits."""
     if raw is None:
         return AssignmentConfigs()
     if not isinstance(raw, Mapping):
@@ -133,7 +134,7 @@ def group_from_json(doc: Any) -> GroupDescription:
         raise AssignmentError("clients: expected a list")
     return GroupDescription(
         assignor=doc.get("assignor", "high_availability"),
-        configs=_configs(doc.get("configs")),
+        configs=configs_from_json(doc.get("configs")),
         tasks=_tasks(doc.get("tasks", [])),
         end_offset_sums=_task_map(doc.get("endOffsetSums", {}), "endOffsetSums"),
         clients=tuple(_client(c, i) for i, c in enumerate(clients)),

@@ -25,7 +25,7 @@ from ..group import consumer_subscription, decode_message, encode_consumer
 from ..streams import LATEST_SUPPORTED_VERSION, SubscriptionInfo, encode_subscription
 from ..types import TaskId
 from ..wire.builder import wire_class
-from .json_io import _configs, group_from_json, result_to_json
+from .json_io import configs_from_json, group_from_json, result_to_json
 from .leader import Subtopology, Topology
 from .model import AssignmentError, GroupDescription
 from .streams import LeaderResult, streams_leader_assign
@@ -86,7 +86,7 @@ def assign_join_group(join_body: bytes, join_version: int, topology_doc: Mapping
         raise AssignmentError("this JoinGroup response has no members: only the leader's carries them")
     metadata = {m.member_id: m.metadata or b"" for m in body.members}
     result = streams_leader_assign(
-        metadata, topology_from_json(topology_doc), configs=_configs(topology_doc.get("configs")),
+        metadata, topology_from_json(topology_doc), configs=configs_from_json(topology_doc.get("configs")),
         end_offset_sums=_end_sums(topology_doc), leader_member_id=body.leader or body.member_id,
         now_ms=int(topology_doc.get("nowMs", 0)), assignor=topology_doc.get("assignor", "high_availability"))
     return leader_result_json(result, emit_bytes=emit_bytes)

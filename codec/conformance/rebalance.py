@@ -22,7 +22,7 @@ import json
 import uuid
 from pathlib import Path
 
-from ..assignor.json_io import _configs
+from ..assignor.json_io import configs_from_json
 from ..assignor.leader import Subtopology, Topology
 from ..assignor.model import AssignmentConfigs
 from ..assignor.streams import streams_leader_assign
@@ -49,7 +49,8 @@ def run_round(r: dict) -> dict[str, bytes]:
     """Assign one round with the built-in leader; returns member id -> assignment bytes."""
     result = streams_leader_assign(
         {m["memberId"]: bytes.fromhex(m["metadata"]) for m in r["members"]}, topology_from_json(r["topology"]),
-        configs=_configs(r["configs"]), end_offset_sums={TaskId.parse(k): v for k, v in r["endOffsetSums"].items()},
+        configs=configs_from_json(r["configs"]),
+        end_offset_sums={TaskId.parse(k): v for k, v in r["endOffsetSums"].items()},
         leader_member_id=r["leader"], now_ms=r["nowMs"], assignor=r.get("assignor", "high_availability"))
     return dict(result.assignments)
 
@@ -58,7 +59,7 @@ def check_invariants(r: dict, assignments: dict[str, bytes]) -> list[str]:
     """The invariants of the module docstring; returns the violations."""
     problems = []
     topology = topology_from_json(r["topology"])
-    configs = _configs(r["configs"])
+    configs = configs_from_json(r["configs"])
     tasks = {t: s for s in topology.subtopologies for t in s.tasks()}
     client_of, infos = {}, {}
     for m in r["members"]:
