@@ -33,7 +33,7 @@ from typing import Any, Callable
 from .primitives import mutf8_decode, mutf8_encode, uvarint_bytes
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
-__all__ = ["decoder", "encoder", "row_encoder", "maker", "source", "enabled", "set_enabled", "FastPathMiss"]
+__all__ = ["decoder", "encoder", "row_encoder", "row_decoder", "maker", "source", "enabled", "set_enabled", "FastPathMiss"]
 
 _ENABLED = os.environ.get("REBALANCE_CODEC_FASTPATH", "1").strip().lower() not in ("0", "no", "off", "false")
 
@@ -194,6 +194,9 @@ class _Gen:
     def new_object(self, ind: int, spec: StructSpec, target: str, values: list[tuple[str, str]]) -> None:
         """Emit the construction of the wire object of ``spec`` into ``target`` from (field, expression)
         pairs; every other field takes its default."""
+        if self.rows:  # row mode: the tuple of the values present at this version, in wire order
+            self.emit(ind, f"{target} = ({''.join(expr + ', ' for _, expr in values)})")
+            return
         cls = self.wire_class(spec)
         cname = self.glob(cls, "C")
         defaults = self.defaults(spec, {name for name, _ in values})
@@ -408,6 +411,10 @@ def _dec_field(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str) -> No
         e = g.var("e")
         g.emit(i2, f"{e} = pos + {size} * {n}")
         g.emit(i2, f"if {e} > end: raise Miss")
+        if g.rows:  # the rows are what iter_unpack yields
+            g.emit(i2, f"{target} = tuple({g.struct_obj(fmt)}.iter_unpack(buf[pos:{e}]))")
+            g.emit(i2, f"pos = {e}")
+            return
         names = [g.var("x") for _ in fixed]
         o = g.var("o")
         g.emit(i2, f"{lst} = []")
@@ -627,7 +634,10 @@ def _generate(message_name: str, version: int, kind: str) -> tuple[str, dict]:
     if version not in message.valid:
         raise ValueError(f"{message_name} has no version {version}")
     g = _Gen(message, version)
-    if kind == "decode":
+    if kind in ("decode", "rowdecode"):
+        g.rows = kind == "rowdecode"
+        if g.rows and message.is_flexible(version):
+            raise NotImplementedError("row decoders are for classic versions")
         g.emit(0, "def decode(buf, pos):")
         g.emit(1, "end = len(buf)")
         _dec_struct(g, 1, message.root, "obj")
@@ -650,7 +660,7 @@ def _compiled(message_name: str, version: int, kind: str) -> Callable | None:
         return None    # schema): the reference path serves it
     code = compile(src, f"<fastpath {kind} {message_name} v{version}>", "exec")
     exec(code, globs)
-    return globs["decode" if kind == "decode" else "encode"]
+    return globs["decode" if kind in ("decode", "rowdecode") else "encode"]
 
 
 def decoder(message_name: str, version: int) -> Callable[[bytes, int], tuple[Any, int]] | None:
@@ -671,6 +681,15 @@ def row_encoder(message_name: str, version: int) -> Callable[[tuple], bytes] | N
     models). Classic versions only; None when there is none or the fast path is off. It raises on
     anything unusual: the caller then takes the wire-object path."""
     return _compiled(message_name, version, "rows") if _ENABLED else None
+
+
+def row_decoder(message_name: str, version: int) -> Callable[[bytes, int], tuple[tuple, int]] | None:
+    """The decoder that :func:`row_encoder` inverts: ``(buf, pos) -> (row, end)``, every struct the tuple
+    of its field values at ``version`` in wire order (uuid fields as ``uuid.UUID``), arrays tuples of
+    such tuples. No wire objects: for readers that take a message apart at once (the pipeline's rows).
+    Classic versions only; None when there is none or the fast path is off. It raises on anything
+    unusual, like :func:`decoder`: the caller then takes the wire-object path, which reports errors."""
+    return _compiled(message_name, version, "rowdecode") if _ENABLED else None
 
 
 def source(message_name: str, version: int, kind: str = "decode") -> str:
