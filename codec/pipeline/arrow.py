@@ -1,43 +1,45 @@
-"""The executor side of the job: Arrow record batches of input records in, Arrow batches of decoded
-units out (the function handed to ``DataFrame.mapInArrow``). Needs pyarrow, not pyspark.
+"""The executor side of the job: Arrow arrays of input records in, an Arrow array of decoded *units*
+per record out (the function behind the job's scalar Arrow UDF). Needs pyarrow, not pyspark.
 
 What it costs per record matters (issue #9: the Spark path must keep >= 70% of the plain decode rate
-per core, and the codec's decode takes ~20 us), so the Python work per record is the decode and
-little else:
+per core), so the shape of the exchange with the JVM is chosen for it:
 
-* only the columns the decode needs become Python lists (``to_pylist``); the record's context
-  (id, source, group, member, generation, time ...) never does: each output row keeps the index of
-  its input row, and the context columns are gathered with ``pyarrow.compute.take`` (C++);
-* one output row per *unit* (:mod:`codec.pipeline.records`); its fields are one tuple, stored in
-  the struct column of its kind (``member``, ``assignment``, ``group``, ``quarantine``), all other
-  kinds' structs null; pyarrow converts the columns of tuples in C++;
-* the process id travels as its 16 bytes and the task's printed form is not made here: Spark
-  formats both (see :func:`flat_columns`);
-* the cyclic GC is off while a batch is built (nothing built here forms cycles; it would otherwise
-  walk the batch's growing rows again and again).
+* the job calls :func:`decode_arrays` as a scalar Arrow UDF over the :data:`DECODE_COLUMNS` only: the
+  record's context (id, source, group, member, generation, time, link ...) never crosses into Python
+  -- Spark keeps each input row in the JVM and joins the UDF's result back to it;
+* the result is one ``array<struct<unit>>`` per record (a record can hold several units: a leader's
+  JoinGroup response has one per member), exploded by Spark (``inline``);
+* a unit's fields live in the struct of its kind (``m`` member, ``a`` assignment, ``g`` group, ``q``
+  quarantine); each kind's rows are built densely, column by column (Python lists of scalars, one
+  ``zip`` to transpose, list columns from offsets) and scattered to the units with one C++ ``take``;
+* SubscriptionInfo and AssignmentInfo records take :mod:`codec.pipeline.rows` (wire object to row
+  fields, no models); everything else, and every record that path declines, takes the models
+  (:func:`codec.pipeline.records.decode_record`), which also report the errors;
+* the record's bytes cross once, into Python; only a quarantined record's come back (``q.raw``).
 
-The Arrow schema is built once per worker process. :func:`flat_columns` turns the output into the
-flat columns the tables are made of (Spark expressions); :func:`decode_table` does the same without
-Spark, for tests.
+:func:`flat_columns` turns the exploded units into the flat columns the tables are made of (Spark
+expressions); :func:`decode_table` does the same without Spark, for tests.
 """
 
 from __future__ import annotations
 
 import gc
-import uuid
-from typing import Iterable, Iterator
+from itertools import accumulate, chain
+from typing import Iterable
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .records import AssignmentUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
+from .rows import assignment_fields, subscription_fields
 
-__all__ = ["INPUT_COLUMNS", "CONTEXT_COLUMNS", "DECODE_COLUMNS", "OUTPUT_SCHEMA", "OUTPUT_DDL", "decode_batches",
-           "decode_table", "Builder", "flat_columns"]
+__all__ = ["INPUT_COLUMNS", "CONTEXT_COLUMNS", "DECODE_COLUMNS", "UNIT", "UNITS", "UNITS_DDL", "decode_arrays", "decode_udf",
+           "Units", "decode_table", "flat_columns"]
 
-#: columns the job hands to :func:`decode_batches`, in this order (see job.normalize)
+#: the record's context: stays in the JVM, next to the decoded units (see job.normalize)
 CONTEXT_COLUMNS = ("record_id", "source", "group", "member", "generation", "kind", "ts_ms", "link", "direction",
                    "leader", "protocol")
+#: the arguments of :func:`decode_arrays`, in this order
 DECODE_COLUMNS = ("kind", "version", "hex", "data", "api_key", "direction", "body_offset", "key", "protocol")
 INPUT_COLUMNS = CONTEXT_COLUMNS + tuple(c for c in DECODE_COLUMNS if c not in CONTEXT_COLUMNS)
 
@@ -45,28 +47,25 @@ _STR, _I32, _I64, _BOOL, _BIN = pa.string(), pa.int32(), pa.int64(), pa.bool_(),
 _TASK = [("subtopology", _I32), ("partition", _I32), ("topology", _STR)]
 TASK_SUM = pa.struct(_TASK + [("offset_sum", _I64)])
 TASK_ASG = pa.struct(_TASK + [("partitions", _I32)])
+TAGS = pa.map_(_STR, _STR)
 
-MEMBER = pa.struct([
-    ("process_id", _BIN), ("sub_version", _I32), ("latest_supported_version", _I32),
-    ("user_endpoint", _STR), ("unique_field", _I32), ("sub_error_code", _I32), ("is_version_probe", _BOOL),
-    ("streams", _BOOL), ("consumer_protocol_version", _I32), ("rack_id", _STR), ("group_instance_id", _STR),
-    ("client_id", _STR), ("client_host", _STR), ("client_tags", pa.map_(_STR, _STR)),
-    ("tasks", pa.list_(TASK_SUM))])
-ASSIGNMENT = pa.struct([
-    ("asg_version", _I32), ("commonly_supported_version", _I32), ("asg_error_code", _I32),
-    ("next_rebalance_ms", _I64), ("endpoints", _I32), ("streams", _BOOL), ("consumer_protocol_version", _I32),
-    ("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG))])
+_M_SCALARS = [("process_id", _STR), ("sub_version", _I32), ("latest_supported_version", _I32),
+              ("user_endpoint", _STR), ("unique_field", _I32), ("sub_error_code", _I32),
+              ("is_version_probe", _BOOL), ("rack_id", _STR), ("group_instance_id", _STR), ("client_id", _STR),
+              ("client_host", _STR)]
+MEMBER = pa.struct(_M_SCALARS + [("client_tags", TAGS), ("tasks", pa.list_(TASK_SUM))])
+_A_SCALARS = [("asg_version", _I32), ("commonly_supported_version", _I32), ("asg_error_code", _I32),
+              ("next_rebalance_ms", _I64), ("endpoints", _I32)]
+ASSIGNMENT = pa.struct(_A_SCALARS + [("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG))])
 GROUP = pa.struct([("protocol_type", _STR), ("member_count", _I32), ("group_error_code", _I32)])
 QUARANTINE = pa.struct([("error_type", _STR), ("error_message", _STR), ("error_offset", _I64),
                         ("error_path", _STR), ("error_layer", _STR), ("raw", _BIN)])
-
-_CONTEXT_TYPES = {"generation": _I32, "ts_ms": _I64}
-_OWN = [("unit", _I32), ("unit_kind", _STR), ("canonical_kind", _STR),
-        # what the bytes themselves say, over the record's context (a JoinGroup body names its group ...)
-        ("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leader", _STR), ("u_protocol", _STR),
-        ("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP), ("q", QUARANTINE)]
-OUTPUT_SCHEMA = pa.schema([pa.field(c, _CONTEXT_TYPES.get(c, _STR)) for c in CONTEXT_COLUMNS]
-                          + [pa.field(n, t) for n, t in _OWN])
+_COMMON = [("unit", _I32), ("unit_kind", _STR), ("canonical_kind", _STR), ("streams", _BOOL),
+           ("consumer_protocol_version", _I32)]
+# what the bytes themselves say, over the record's context (a JoinGroup body names its group ...)
+_OWN = [("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leader", _STR), ("u_protocol", _STR)]
+UNIT = pa.struct(_COMMON + _OWN + [("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP), ("q", QUARANTINE)])
+UNITS = pa.list_(UNIT)
 
 
 def _ddl(t: pa.DataType) -> str:
@@ -78,7 +77,7 @@ def _ddl(t: pa.DataType) -> str:
         return "bigint"
     if pa.types.is_boolean(t):
         return "boolean"
-    if pa.types.is_binary(t) or pa.types.is_fixed_size_binary(t):
+    if pa.types.is_binary(t):
         return "binary"
     if pa.types.is_map(t):
         return f"map<{_ddl(t.key_type)},{_ddl(t.item_type)}>"
@@ -89,8 +88,8 @@ def _ddl(t: pa.DataType) -> str:
     raise TypeError(t)  # pragma: no cover
 
 
-#: the output schema as a Spark DDL string (backticks: ``group`` is an SQL keyword)
-OUTPUT_DDL = ", ".join(f"`{f.name}` {_ddl(f.type)}" for f in OUTPUT_SCHEMA)
+#: the UDF's return type as a Spark DDL string (backticks: ``group`` is an SQL keyword)
+UNITS_DDL = _ddl(UNITS)
 
 
 def _hex(text: str) -> bytes:
@@ -100,188 +99,237 @@ def _hex(text: str) -> bytes:
     return bytes.fromhex(cleaned)
 
 
-class Builder:
-    """The output rows of one batch: per row the input row it came from, its unit index and kind, the
-    unit's own context (sparse) and one struct tuple in the column of its kind."""
+def _lists(items: list, t: pa.DataType) -> pa.Array:
+    """A list or map array of type ``t`` from per-row Python lists of tuples (None: a null entry); the
+    tuples become the values in one C++ conversion."""
+    mask = [x is None for x in items]
+    offsets = pa.array(list(accumulate((len(x) if x else 0 for x in items), initial=0)), _I32)
+    flat = list(chain.from_iterable(x for x in items if x))
+    m = pa.array(mask, _BOOL) if any(mask) else None
+    if pa.types.is_map(t):
+        entries = pa.array(flat, pa.struct([t.key_field, t.item_field]))
+        return pa.MapArray.from_arrays(offsets, entries.field(0), entries.field(1), type=t, mask=m)
+    return pa.ListArray.from_arrays(offsets, pa.array(flat, t.value_type), type=t, mask=m)
+
+
+class _Kind:
+    """The dense rows of one unit kind: the unit position of each, the scalar fields as tuples, and
+    the list fields as per-row Python lists."""
+
+    __slots__ = ("pos", "rows", "lists")
+
+    def __init__(self, n_lists: int) -> None:
+        self.pos: list[int] = []
+        self.rows: list[tuple] = []
+        self.lists: tuple[list, ...] = tuple([] for _ in range(n_lists))
+
+    def array(self, t: pa.StructType, n_scalars: int) -> pa.StructArray:
+        fields = list(t)
+        arrays = pa.array(self.rows, pa.struct(fields[:n_scalars])).flatten()
+        arrays += [_lists(items, f.type) for items, f in zip(self.lists, fields[n_scalars:])]
+        return pa.StructArray.from_arrays(arrays, fields=fields)
+
+    def scatter(self, t: pa.StructType, n_scalars: int, n: int) -> pa.Array:
+        if not self.pos:
+            return pa.nulls(n, t)
+        dense = self.array(t, n_scalars)
+        if len(self.pos) == n:
+            return dense
+        index = [None] * n
+        for i, p in enumerate(self.pos):
+            index[p] = i
+        return pc.take(dense, pa.array(index, _I32))
+
+
+class Units:
+    """The units of one batch of records, in record order: :meth:`array` gives one list per record."""
 
     def __init__(self) -> None:
-        self.src: list[int] = []  # input row of each output row
-        self.unit: list[int] = []
-        self.kind: list[str] = []
-        self.ckind: list[str | None] = []
-        self.own: dict[int, tuple] = {}  # output row -> (member, group, generation, leader, protocol)
-        self.structs: dict[str, dict[int, tuple]] = {"m": {}, "a": {}, "g": {}, "q": {}}
+        self.counts: list[int] = []  # units per record
+        self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
+        self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
+        self.m, self.a, self.g, self.q = _Kind(2), _Kind(2), _Kind(0), _Kind(0)
 
-    def _row(self, src: int, index: int, kind: str, ckind: str | None) -> int:
-        pos = len(self.src)
-        self.src.append(src)
-        self.unit.append(index)
-        self.kind.append(kind)
-        self.ckind.append(ckind)
-        return pos
+    # --- the fast path's rows
+    def member_fields(self, ckind: str | None, fields: tuple, tasks: list, tags: list | None) -> None:
+        """A bare SubscriptionInfo's unit (``fields``: :data:`MEMBER`'s scalars, the client ones None)."""
+        m = self.m
+        self.counts.append(1)
+        m.pos.append(len(self.common))
+        self.common.append((0, "member", ckind, True, None))
+        m.rows.append(fields)
+        m.lists[0].append(tags)
+        m.lists[1].append(tasks)
 
-    def add(self, src: int, ckind: str | None, unit, index: int) -> None:
+    def assignment_fields(self, ckind: str | None, fields: tuple, active: list, standby: list) -> None:
+        a = self.a
+        self.counts.append(1)
+        a.pos.append(len(self.common))
+        self.common.append((0, "assignment", ckind, True, None))
+        a.rows.append(fields)
+        a.lists[0].append(active)
+        a.lists[1].append(standby)
+
+    # --- the models' rows
+    def units(self, ckind: str | None, units: list) -> None:
+        if not units:  # every decoded record leaves at least one row, so that it can be counted
+            units = [GroupUnit(None, None, None)]
+        self.counts.append(len(units))
+        for index, unit in enumerate(units):
+            self._unit(ckind, unit, index)
+
+    def _unit(self, ckind: str | None, unit, index: int) -> None:
+        pos = len(self.common)
         cls = type(unit)
+        info = getattr(unit, "info", None)
         if cls is MemberUnit:
-            pos = self._row(src, index, "member", ckind)
-            info = unit.info
+            self.common.append((index, "member", ckind, info is not None, unit.consumer_protocol_version))
+            m = self.m
+            m.pos.append(pos)
+            extra = (unit.rack_id, unit.group_instance_id, unit.client_id, unit.client_host)
             if info is None:
-                self.structs["m"][pos] = (None, None, None, None, None, None, None, False,
-                                          unit.consumer_protocol_version, unit.rack_id, unit.group_instance_id,
-                                          unit.client_id, unit.client_host, None, None)
+                m.rows.append((None,) * 7 + extra)
+                m.lists[0].append(None)
+                m.lists[1].append(None)
             else:
-                self.structs["m"][pos] = (
-                    info.process_id.bytes, info.version, info.latest_supported_version, info.user_endpoint,
-                    info.unique_field, info.error_code, info.is_version_probe, True, unit.consumer_protocol_version,
-                    unit.rack_id, unit.group_instance_id, unit.client_id, unit.client_host,
-                    list(info.client_tags.items()) if info.client_tags else None,
-                    [(t.subtopology, t.partition, t.topology_name, v) for t, v in info.task_offset_sums.items()])
+                m.rows.append((str(info.process_id), info.version, info.latest_supported_version,
+                               info.user_endpoint, info.unique_field, info.error_code, info.is_version_probe) + extra)
+                m.lists[0].append(list(info.client_tags.items()) if info.client_tags else None)
+                m.lists[1].append([(t.subtopology, t.partition, t.topology_name, v)
+                                   for t, v in info.task_offset_sums.items()])
         elif cls is AssignmentUnit:
-            pos = self._row(src, index, "assignment", ckind)
-            info = unit.info
+            self.common.append((index, "assignment", ckind, info is not None, unit.consumer_protocol_version))
+            a = self.a
+            a.pos.append(pos)
             if info is None:
-                self.structs["a"][pos] = (None, None, None, None, None, False, unit.consumer_protocol_version,
-                                          None, None)
+                a.rows.append((None,) * 5)
+                a.lists[0].append(None)
+                a.lists[1].append(None)
             else:
-                # positional: one entry per assigned partition, counted per task (keyed by a plain
-                # tuple: hashing a TaskId dataclass runs Python code, hashing a tuple does not)
+                # positional: one entry per assigned partition, counted per task
                 active: dict = {}
                 for t in info.active_tasks:
                     k = (t.subtopology, t.partition, t.topology_name)
                     active[k] = active.get(k, 0) + 1
-                self.structs["a"][pos] = (
-                    info.version, info.commonly_supported_version, info.error_code, info.next_rebalance_ms,
-                    len(info.partitions_by_host), True, unit.consumer_protocol_version,
-                    [(*k, c) for k, c in active.items()],
-                    [(t.subtopology, t.partition, t.topology_name, len(ps)) for t, ps in info.standby_tasks.items()])
+                a.rows.append((info.version, info.commonly_supported_version, info.error_code,
+                               info.next_rebalance_ms, len(info.partitions_by_host)))
+                a.lists[0].append([(*k, c) for k, c in active.items()])
+                a.lists[1].append([(t.subtopology, t.partition, t.topology_name, len(ps))
+                                   for t, ps in info.standby_tasks.items()])
         else:
-            pos = self._row(src, index, "group", ckind)
-            self.structs["g"][pos] = (unit.protocol_type, unit.member_count, unit.error_code)
+            self.common.append((index, "group", ckind, None, None))
+            self.g.pos.append(pos)
+            self.g.rows.append((unit.protocol_type, unit.member_count, unit.error_code))
         if unit.member is not None or unit.group is not None or unit.generation is not None or (
                 cls is GroupUnit and (unit.leader is not None or unit.protocol_name is not None)):
             self.own[pos] = (unit.member, unit.group, unit.generation, getattr(unit, "leader", None),
                              getattr(unit, "protocol_name", None))
 
-    def quarantine(self, src: int, ckind: str | None, err: RecordError, raw: bytes | None) -> None:
-        pos = self._row(src, 0, "quarantine", ckind)
-        self.structs["q"][pos] = (err.type, err.message, err.offset, err.path, err.layer, raw)
+    def quarantine(self, ckind: str | None, err: RecordError, raw: bytes | None) -> None:
+        self.counts.append(1)
+        self.q.pos.append(len(self.common))
+        self.common.append((0, "quarantine", ckind, None, None))
+        self.q.rows.append((err.type, err.message, err.offset, err.path, err.layer, raw))
 
-    def batch(self, inp: pa.RecordBatch) -> pa.RecordBatch:
-        n = len(self.src)
-        take = pa.array(self.src, _I32)
-        arrays = []
-        for c in CONTEXT_COLUMNS:
-            col = inp.column(c)
-            want = _CONTEXT_TYPES.get(c, _STR)
-            if col.type != want:
-                col = col.cast(want)
-            arrays.append(pc.take(col, take))
-        arrays += [pa.array(self.unit, _I32), pa.array(self.kind, _STR), pa.array(self.ckind, _STR)]
-        own = self.own
-        for i, t in enumerate((_STR, _STR, _I32, _STR, _STR)):
-            if own:
+    def array(self) -> pa.ListArray:
+        n = len(self.common)
+        arrays = [pa.array(c, t) for c, (_, t) in zip(zip(*self.common), _COMMON)] if n else \
+            [pa.array([], t) for _, t in _COMMON]
+        for i, (_, t) in enumerate(_OWN):
+            if self.own:
                 vals = [None] * n
-                for pos, o in own.items():
+                for pos, o in self.own.items():
                     vals[pos] = o[i]
                 arrays.append(pa.array(vals, t))
             else:
                 arrays.append(pa.nulls(n, t))
-        for key, t in (("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP), ("q", QUARANTINE)):
-            part = self.structs[key]
-            if not part:
-                arrays.append(pa.nulls(n, t))
-            elif len(part) == n:
-                arrays.append(pa.array(list(part.values()), t))
-            else:
-                vals = [None] * n
-                for pos, v in part.items():
-                    vals[pos] = v
-                arrays.append(pa.array(vals, t))
-        return pa.RecordBatch.from_arrays(arrays, schema=OUTPUT_SCHEMA)
+        arrays += [self.m.scatter(MEMBER, len(_M_SCALARS), n), self.a.scatter(ASSIGNMENT, len(_A_SCALARS), n),
+                   self.g.scatter(GROUP, 3, n), self.q.scatter(QUARANTINE, 6, n)]
+        units = pa.StructArray.from_arrays(arrays, fields=list(UNIT))
+        offsets = pa.array(list(accumulate(self.counts, initial=0)), _I32)
+        return pa.ListArray.from_arrays(offsets, units, type=UNITS)
 
 
-def decode_rows(rows: Iterable[tuple], builder: Builder) -> None:
-    """Decode input rows (tuples in :data:`DECODE_COLUMNS` order, the i-th being input row i)."""
-    add, quarantine = builder.add, builder.quarantine
-    for src, (kind, version, hex_, data, api_key, direction, body_offset, key, protocol) in enumerate(rows):
-        raw = data
+def decode_rows(rows: Iterable[tuple], out: Units) -> None:
+    """Decode input rows (tuples in :data:`DECODE_COLUMNS` order) into ``out``, one entry per row."""
+    member_fields, assignment_fields_, units, quarantine = (out.member_fields, out.assignment_fields, out.units,
+                                                            out.quarantine)
+    for kind, version, hex_, data, api_key, direction, body_offset, key, protocol in rows:
         ckind = canonical_kind(kind)
+        raw = data
+        if raw is None and hex_ is not None:
+            try:
+                raw = _hex(hex_)
+            except ValueError as e:  # quarantine keeps what was there
+                quarantine(ckind, RecordError("HexError", f"'hex' is not hex: {e}"), hex_.encode("utf-8", "replace"))
+                continue
+        if raw is not None and not isinstance(key, str):  # (a 'key' in hex is checked below)
+            if ckind == "subscription-info":
+                got = subscription_fields(raw)
+                if got is not None:
+                    member_fields(ckind, *got)
+                    continue
+            elif ckind == "assignment-info":
+                got = assignment_fields(raw)
+                if got is not None:
+                    assignment_fields_(ckind, *got)
+                    continue
         try:
             if raw is None:
-                if hex_ is None:
-                    raise RecordError("MissingBytes", "the record has neither 'data' nor 'hex'")
-                try:
-                    raw = _hex(hex_)
-                except ValueError as e:
-                    raw = hex_.encode("utf-8", "replace")  # quarantine keeps what was there
-                    raise RecordError("HexError", f"'hex' is not hex: {e}") from None
+                raise RecordError("MissingBytes", "the record has neither 'data' nor 'hex'")
             if isinstance(key, str):
                 try:
                     key = _hex(key)
                 except ValueError as e:
                     raise RecordError("HexError", f"'key' is not hex: {e}", path="key") from None
-            units = decode_record(ckind, raw, version=version, api_key=api_key, direction=direction,
-                                  body_offset=body_offset, key=key, protocol=protocol)
+            got = decode_record(ckind, raw, version=version, api_key=api_key, direction=direction,
+                                body_offset=body_offset, key=key, protocol=protocol)
         except RecordError as e:
-            quarantine(src, ckind, e, raw)
+            quarantine(ckind, e, raw)
             continue
-        if not units:  # every decoded record leaves at least one row, so that it can be counted
-            units = [GroupUnit(None, None, None)]
-        for i, u in enumerate(units):
-            add(src, ckind, u, i)
+        units(ckind, got)
 
 
-def _decode_batch(b: pa.RecordBatch) -> pa.RecordBatch:
-    builder = Builder()
-    cols = [b.column(c).to_pylist() for c in DECODE_COLUMNS]
-    decode_rows(zip(*cols), builder)
-    return builder.batch(b)
+def decode_arrays(*arrays: pa.Array) -> pa.ListArray:
+    """The UDF: the :data:`DECODE_COLUMNS` of a batch of records -> each record's units (:data:`UNITS`)."""
+    gc_on = gc.isenabled()
+    gc.disable()  # nothing built here forms cycles; the collector would walk the growing rows again and again
+    try:
+        out = Units()
+        decode_rows(zip(*(a.to_pylist() for a in arrays)), out)
+        return out.array()
+    finally:
+        if gc_on:
+            gc.enable()
 
 
-def decode_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` function: input batches (columns :data:`INPUT_COLUMNS`) to decoded units."""
-    for b in batches:
-        if b.num_rows == 0:
-            continue
-        gc_on = gc.isenabled()
-        gc.disable()
-        try:
-            out = _decode_batch(b)
-        finally:
-            if gc_on:
-                gc.enable()
-        yield out
+def decode_udf(kind: pa.Array, version: pa.Array, hex: pa.Array, data: pa.Array, api_key: pa.Array,
+               direction: pa.Array, body_offset: pa.Array, key: pa.Array, protocol: pa.Array) -> pa.Array:
+    """:func:`decode_arrays` with the argument types Spark's ``arrow_udf`` reads (a scalar Arrow UDF)."""
+    return decode_arrays(kind, version, hex, data, api_key, direction, body_offset, key, protocol)
 
 
 # --- the flat view ------------------------------------------------------------------------------------------
 
-#: flat column -> (struct, field) for the fields of the per-kind structs
-_FLAT_FIELDS = [(f.name, "m") for f in MEMBER] + [(f.name, "a") for f in ASSIGNMENT if f.name not in
-                                                   ("streams", "consumer_protocol_version")] + \
+#: flat column -> struct of the fields of the per-kind structs
+_FLAT_FIELDS = [(f.name, "m") for f in MEMBER] + [(f.name, "a") for f in ASSIGNMENT] + \
     [(f.name, "g") for f in GROUP] + [(f.name, "q") for f in QUARANTINE]
 
 
 def flat_columns(F) -> list:
-    """Spark columns (``F`` is ``pyspark.sql.functions``) turning the decoder's output into the flat
-    units the tables are built from: the unit's own context over the record's, the struct fields as
-    columns, the process id as a UUID string."""
+    """Spark columns (``F`` is ``pyspark.sql.functions``) turning the exploded units (the context columns
+    and the fields of :data:`UNIT`) into the flat units the tables are built from: the unit's own context
+    over the record's, the struct fields as columns."""
     def own(name, ctx):
         return F.coalesce(F.col(f"u_{name}"), F.col(ctx)).alias(name)
 
     cols = [F.col("record_id"), F.col("source"), own("group", "group"), own("member", "member"),
             own("generation", "generation"), F.coalesce(F.col("canonical_kind"), F.col("kind")).alias("kind"),
             F.col("ts_ms"), F.col("link"), F.col("direction"), own("leader", "leader"),
-            own("protocol", "protocol").alias("protocol_name"), F.col("unit"), F.col("unit_kind")]
+            own("protocol", "protocol").alias("protocol_name"), F.col("unit"), F.col("unit_kind"),
+            F.col("streams"), F.col("consumer_protocol_version")]
     for name, s in _FLAT_FIELDS:
-        if name == "process_id":
-            h = F.lower(F.hex(F.col("m.process_id")))
-            uuid_text = F.concat_ws("-", F.substring(h, 1, 8), F.substring(h, 9, 4), F.substring(h, 13, 4),
-                                    F.substring(h, 17, 4), F.substring(h, 21, 12))
-            cols.append(F.when(F.col("m.process_id").isNotNull(), uuid_text).alias("process_id"))
-        elif name in ("streams", "consumer_protocol_version"):
-            cols.append(F.coalesce(F.col(f"m.{name}"), F.col(f"a.{name}")).alias(name))
-        else:
-            cols.append(F.col(f"{s}.{name}").alias(name))
+        cols.append(F.col(f"{s}.{name}").alias(name))
     return cols
 
 
@@ -291,24 +339,25 @@ def decode_table(rows: Iterable[dict]) -> pa.Table:
     rows = list(rows)
     types = {"generation": _I32, "version": _I32, "ts_ms": _I64, "api_key": _I32, "body_offset": _I32,
              "data": _BIN}
-    inp = pa.RecordBatch.from_pydict({c: pa.array([r.get(c) for r in rows], types.get(
-        c, _BIN if c == "key" and any(isinstance(r.get(c), bytes) for r in rows) else _STR)) for c in INPUT_COLUMNS})
-    out = _decode_batch(inp).to_pylist()
+
+    def column(c):
+        t = types.get(c, _BIN if c == "key" and any(isinstance(r.get(c), bytes) for r in rows) else _STR)
+        return pa.array([r.get(c) for r in rows], t)
+
+    units = decode_arrays(*(column(c) for c in DECODE_COLUMNS)).to_pylist()
     flat = []
-    for r in out:
-        d = {c: r[c] for c in ("record_id", "source", "ts_ms", "link", "direction", "unit", "unit_kind")}
-        for name in ("group", "member", "generation", "leader"):
-            d[name] = r[f"u_{name}"] if r[f"u_{name}"] is not None else r[name]
-        d["protocol_name"] = r["u_protocol"] if r["u_protocol"] is not None else r["protocol"]
-        d["kind"] = r["canonical_kind"] if r["canonical_kind"] is not None else r["kind"]
-        for name, s in _FLAT_FIELDS:
-            d[name] = r[s][name] if r[s] is not None else None
-        m, a = r["m"], r["a"]
-        for name in ("streams", "consumer_protocol_version"):
-            d[name] = m[name] if m is not None else (a[name] if a is not None else None)
-        if d["process_id"] is not None:
-            d["process_id"] = str(uuid.UUID(bytes=d["process_id"]))
-        for name in ("client_tags", "tasks", "active", "standby"):
-            d[name] = d[name] or []
-        flat.append(d)
+    for r, record_units in zip(rows, units):
+        for u in record_units:
+            d = {c: r.get(c) for c in ("record_id", "source", "ts_ms", "link", "direction")}
+            d.update(unit=u["unit"], unit_kind=u["unit_kind"], streams=u["streams"],
+                     consumer_protocol_version=u["consumer_protocol_version"])
+            for name in ("group", "member", "generation", "leader"):
+                d[name] = u[f"u_{name}"] if u[f"u_{name}"] is not None else r.get(name)
+            d["protocol_name"] = u["u_protocol"] if u["u_protocol"] is not None else r.get("protocol")
+            d["kind"] = u["canonical_kind"] if u["canonical_kind"] is not None else r.get("kind")
+            for name, s in _FLAT_FIELDS:
+                d[name] = u[s][name] if u[s] is not None else None
+            for name in ("client_tags", "tasks", "active", "standby"):
+                d[name] = d[name] or []
+            flat.append(d)
     return pa.Table.from_pylist(flat)

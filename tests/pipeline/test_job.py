@@ -335,3 +335,16 @@ def test_normalize_accepts_the_documented_shapes(spark):
     o = normalize(odd, "s").collect()
     assert [(x.generation, x.version, x.ts_ms, x.selected) for x in o] == [(None, None, None, True),
                                                                            (1, 2, None, True)]
+
+
+def test_the_udf_type_is_the_documented_ddl(spark):
+    """The job hands Spark the decoder's Arrow type converted in Python (no SQL parse per query): the
+    same type as the DDL the docs show, and the type decode_arrays builds."""
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import _parse_datatype_string
+
+    from codec.pipeline.arrow import DECODE_COLUMNS, UNITS, UNITS_DDL, decode_arrays
+
+    assert from_arrow_type(UNITS) == _parse_datatype_string(UNITS_DDL)
+    pa = pytest.importorskip("pyarrow")
+    assert decode_arrays(*(pa.nulls(0) for _ in DECODE_COLUMNS)).type == UNITS

@@ -8,7 +8,7 @@ import pytest
 
 pa = pytest.importorskip("pyarrow", reason="the pipeline tests need the spark extra (pip install -e '.[spark]')")
 
-from codec.pipeline.arrow import INPUT_COLUMNS, OUTPUT_SCHEMA, decode_batches, decode_table  # noqa: E402
+from codec.pipeline.arrow import DECODE_COLUMNS, UNITS, decode_arrays, decode_table  # noqa: E402
 from codec.pipeline.offsets import (GroupMetadata, MemberMetadata, decode_group_metadata, encode_group_metadata,
                                     encode_group_metadata_key, group_metadata_key)
 from codec.pipeline.records import RecordError, canonical_kind, decode_record
@@ -169,17 +169,16 @@ def test_kind_aliases():
     assert canonical_kind("frame") == "frame"
 
 
-def test_decode_batches_is_columnar_and_schema_stable():
+def test_decode_arrays_gives_one_unit_list_per_record_and_a_stable_type():
     recs = [r for r in jsonl(CAPTURES) if "__not_json__" not in r][:10]
-    cols = {n: [r.get(n) for r in recs] for n in INPUT_COLUMNS}
-    cols["ts_ms"] = [r.get("timestamp") for r in recs]
-    types = {"generation": pa.int32(), "version": pa.int32(), "ts_ms": pa.int64(), "api_key": pa.int32(),
-             "body_offset": pa.int32(), "data": pa.binary(), "key": pa.binary()}
-    batch = pa.RecordBatch.from_pydict({n: pa.array(cols[n], types.get(n, pa.string())) for n in INPUT_COLUMNS})
-    out = list(decode_batches(iter([batch, batch.slice(0, 0), batch])))
-    assert len(out) == 2 and all(b.schema == OUTPUT_SCHEMA for b in out)
-    assert out[0].to_pylist() == out[1].to_pylist()
-    assert json.dumps(out[0].num_rows) == "20"  # 10 records -> 2 units each (group+member or group+assignment)
+    types = {"version": pa.int32(), "api_key": pa.int32(), "body_offset": pa.int32(), "data": pa.binary(),
+             "key": pa.binary()}
+    args = [pa.array([r.get(n) for r in recs], types.get(n, pa.string())) for n in DECODE_COLUMNS]
+    out = decode_arrays(*args)
+    assert out.type == UNITS and len(out) == 10
+    assert decode_arrays(*(a.slice(0, 0) for a in args)).type == UNITS
+    assert decode_arrays(*args).to_pylist() == out.to_pylist()
+    assert [len(u) for u in out.to_pylist()] == [2] * 10  # group+member or group+assignment each
 
 
 def test_own_group_metadata_codec_agrees_with_the_capture_layer(nested):

@@ -1,0 +1,148 @@
+"""The executors' fast path for the two commonest kinds: SubscriptionInfo and AssignmentInfo bytes
+straight to the fields of their output rows, without the codec's models.
+
+The model decode (:func:`codec.streams.decode_subscription` / :func:`~codec.streams.decode_assignment`)
+builds a version-independent object -- ``TaskId`` and ``TopicPartition`` values, host maps of every
+partition -- that the job would only take apart again: a row needs the tasks, the standby partition
+*counts* and the number of distinct hosts. This module keeps exactly what the rows hold, applying the same
+rules as the model conversion: v1-6 task lists become offset sums -2/-3, a duplicate task keeps its
+first position and its last value (a dict, as in the models), an empty endpoint is null, client tags
+are UTF-8 and unique, every v5+ host-map partition names a topic of the dictionary, hosts are counted
+once per (host, port).
+
+It reads the rows of :func:`codec.wire.fastpath.row_decoder` (tuples in wire order, no wire
+objects). It is a fast path in the codec's sense: it *returns None* on anything unusual (a version probe, a
+version outside 1-11, a truncated or malformed buffer, invalid UTF-8, a duplicate tag key, an unknown
+topic index, the fast path turned off ...) and the caller decodes the record through the models
+(:func:`codec.pipeline.records.decode_record`), which decide -- and report the error with its offset and
+field path. ``tests/pipeline/test_rows.py`` holds the rows of both paths equal on every Kafka vector,
+every handcrafted vector and generated inputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from functools import cache
+
+from ..streams.constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
+                                 UNKNOWN_OFFSET_SUM)
+from ..wire import fastpath
+from ..wire.builder import wire_class
+from ..wire.schema import load_message
+
+__all__ = ["subscription_fields", "assignment_fields"]
+
+_I = struct.Struct(">i")
+_II = struct.Struct(">ii")
+
+
+@cache
+def _layout(message: str, version: int) -> tuple:
+    """``(row decoder or None, {field: index in the row}, {field: default})`` of one version: a field
+    the version lacks takes the wire model's default, as in the models."""
+    root = load_message(message).root
+    index = {f.py_name: i for i, f in enumerate(root.fields_at(version))}
+    defaults = {f.name: f.default for f in dataclasses.fields(wire_class(message, root.name))
+                if f.default is not dataclasses.MISSING}
+    return fastpath.row_decoder(message, version), index, defaults
+
+
+def _get(row: tuple, layout: tuple, name: str):
+    i = layout[1].get(name)
+    return row[i] if i is not None else layout[2].get(name)
+
+
+def subscription_fields(data: bytes) -> tuple | None:
+    """``(member fields, tasks, client tags)`` of SubscriptionInfo bytes, or None (use the models).
+
+    member fields: process id (UUID text), version, latest supported version, endpoint, unique field,
+    error code, is-version-probe (always False here: probes take the model path), then rack, group
+    instance id, client id and client host (None: a bare SubscriptionInfo has none); tasks: a list of
+    ``(subtopology, partition, topology, offset sum)``; client tags: a list of ``(key, value)`` or None."""
+    n = len(data)
+    if n < 8 or n > DEFAULT_MAX_METADATA_SIZE or not fastpath.enabled():
+        return None
+    version, lsv = _II.unpack_from(data)
+    if not 1 <= version <= LATEST_SUPPORTED_VERSION:
+        return None
+    if version <= 2:
+        lsv = UNKNOWN
+    elif not version <= lsv:
+        return None
+    layout = _layout("SubscriptionInfo", version)
+    decode, index = layout[0], layout[1]
+    if decode is None:
+        return None
+    try:
+        w = decode(data, 0)[0]
+        sums: dict = {}
+        if version <= 6:
+            for sub, part in w[index["prev_tasks"]]:
+                sums[(sub, part, None)] = LATEST_OFFSET
+            for sub, part in w[index["standby_tasks"]]:
+                sums[(sub, part, None)] = UNKNOWN_OFFSET_SUM
+        elif version <= 9:
+            for sub, pairs in w[index["task_offset_sums"]]:
+                for part, offset_sum in pairs:
+                    sums[(sub, part, None)] = offset_sum
+        else:
+            for sub, part, offset_sum, named in w[index["task_offset_sums"]]:
+                sums[(sub, part, named)] = offset_sum
+        tags = None
+        if version >= 11 and w[index["client_tags"]]:
+            seen: dict = {}
+            for key, value in w[index["client_tags"]]:
+                key = key.decode("utf-8")
+                if key in seen:
+                    return None
+                seen[key] = value.decode("utf-8")
+            tags = list(seen.items())
+        raw_endpoint = _get(w, layout, "user_end_point")
+        endpoint = raw_endpoint.decode("utf-8") if raw_endpoint else None
+    except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
+        return None
+    # (the row's client fields -- rack, instance id, client id and host -- are a ConsumerProtocol's: none)
+    fields = (str(w[index["process_id"]]), version, lsv, endpoint, _get(w, layout, "unique_field"),
+              _get(w, layout, "error_code"), False, None, None, None, None)
+    return fields, [(*k, v) for k, v in sums.items()], tags
+
+
+def assignment_fields(data: bytes) -> tuple | None:
+    """``(assignment fields, active, standby)`` of AssignmentInfo bytes, or None (use the models).
+
+    assignment fields: version, commonly supported version, error code, next rebalance time, number of
+    distinct hosts in the active host map; active: ``(subtopology, partition, topology, partitions)``
+    per task in first-seen order, ``partitions`` counting its entries in the positional list; standby:
+    the same with the number of standby partitions."""
+    n = len(data)
+    if n < 4 or n > DEFAULT_MAX_METADATA_SIZE or not fastpath.enabled():
+        return None
+    (version,) = _I.unpack_from(data)
+    if not 1 <= version <= LATEST_SUPPORTED_VERSION:
+        return None
+    layout = _layout("AssignmentInfo", version)
+    decode, index = layout[0], layout[1]
+    if decode is None:
+        return None
+    try:
+        w = decode(data, 0)[0]
+        hosts = _get(w, layout, "partitions_by_host") or ()
+        if version >= 5:
+            known = {i for i, _ in w[index["topic_dictionary"]]}
+            used = [t for _, _, parts in hosts for t, _ in parts]
+            used += [t for _, _, parts in _get(w, layout, "standby_partitions_by_host") or () for t, _ in parts]
+            if not known.issuperset(used):
+                return None
+        active: dict = {}
+        for t in w[index["active_tasks"]]:
+            active[t] = active.get(t, 0) + 1
+        standby = {t: len(parts) for t, parts in w[index["standby_tasks"]]}
+        n_hosts = len({(h, p) for h, p, _ in hosts})
+    except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
+        return None
+    fields = (version, w[index["commonly_supported_version"]] if version >= 3 else UNKNOWN,
+              _get(w, layout, "err_code"), _get(w, layout, "next_scheduled_rebalance_ms"), n_hosts)
+    if version >= 10:  # task tuples carry their named topology
+        return fields, [(*k, c) for k, c in active.items()], [(*k, c) for k, c in standby.items()]
+    return fields, [(s, p, None, c) for (s, p), c in active.items()], [(s, p, None, c) for (s, p), c in standby.items()]

@@ -1,0 +1,166 @@
+"""The executors' fast path (codec.pipeline.rows) against the models (codec.pipeline.records): for every
+input both give the same units, or the fast path declines and the models decide.
+
+The reference rows are the models' (decode_record -> Units.units, or the quarantine entry of its
+RecordError); the fast path's are what decode_rows builds when the record comes as plain bytes. Inputs:
+every Kafka-written and handcrafted SubscriptionInfo/AssignmentInfo vector, every truncation and a
+thousand seeded byte edits of a sample of them, and hand-made cases for each rule the fast path must
+apply or decline on."""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+import uuid
+
+import pytest
+
+pa = pytest.importorskip("pyarrow", reason="the pipeline's executor code needs pyarrow (spark extra)")
+
+from codec.pipeline.arrow import Units, decode_rows  # noqa: E402
+from codec.pipeline.records import RecordError, decode_record  # noqa: E402
+from codec.pipeline.rows import assignment_fields, subscription_fields  # noqa: E402
+from codec.streams import AssignmentInfo, SubscriptionInfo, encode_assignment, encode_subscription  # noqa: E402
+from codec.types import HostInfo, TaskId, TopicPartition  # noqa: E402
+from tests.conftest import KAFKA_VECTORS, ROOT  # noqa: E402
+
+KINDS = {"subscription-info": subscription_fields, "assignment-info": assignment_fields}
+
+
+def _vectors() -> list[tuple[str, str, bytes]]:
+    out = []
+    for name, kind in (("subscription", "subscription-info"), ("assignment", "assignment-info")):
+        for f in (f"{name}.jsonl", f"{name}_edge.jsonl"):
+            for line in (KAFKA_VECTORS / f).read_text().splitlines():
+                r = json.loads(line)
+                if "hex" in r:  # (encoder-side error records have none)
+                    out.append((f"{f}:{r.get('id', len(out))}", kind, bytes.fromhex(r["hex"])))
+        for line in (ROOT / "vectors" / f"handcrafted-{kind}.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            if r.get("wire") is not None:  # (encode-only vectors have no bytes)
+                out.append((r["id"], kind, bytes.fromhex(r["wire"])))
+    return out
+
+
+VECTORS = _vectors()
+
+
+def reference(kind: str, data: bytes) -> list:
+    u = Units()
+    try:
+        u.units(kind, decode_record(kind, data))
+    except RecordError as e:
+        u.quarantine(kind, e, data)
+    return u.array().to_pylist()
+
+
+def through_rows(kind: str, data: bytes) -> list:
+    u = Units()
+    decode_rows([(kind, None, None, data, None, None, None, None, None)], u)
+    return u.array().to_pylist()
+
+
+def check(kind: str, data: bytes) -> bool:
+    """The two paths agree on ``data``; returns whether the fast path took it."""
+    took = KINDS[kind](data) is not None
+    want = reference(kind, data)
+    assert through_rows(kind, data) == want
+    if took:  # the fast path never accepts what the models refuse
+        assert want[0][0]["unit_kind"] != "quarantine"
+    return took
+
+
+def test_every_vector_gives_the_models_rows():
+    taken = sum(check(kind, data) for _, kind, data in VECTORS)
+    # all but the version probes and the invalid handcrafted inputs take the fast path
+    assert taken >= 0.9 * len(VECTORS) - 150, taken
+    kafka_ok = [(k, d) for i, k, d in VECTORS if i.startswith(("subscription.jsonl", "assignment.jsonl"))
+                and 1 <= struct.unpack_from(">i", d)[0] <= 11]
+    assert kafka_ok and all(KINDS[k](d) is not None for k, d in kafka_ok)
+
+
+def test_truncations_and_byte_edits():
+    rng = random.Random(441)
+    sample = rng.sample(VECTORS, 60)
+    for _, kind, data in sample:
+        for cut in range(len(data)):
+            assert not check(kind, data[:cut]) or cut >= 8
+    for _ in range(1000):
+        _, kind, data = rng.choice(VECTORS)
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            if b:
+                b[rng.randrange(len(b))] = rng.randrange(256)
+        check(kind, bytes(b))
+
+
+PID = uuid.UUID("6f1c2f0e-8d2b-4c6a-9e4e-0123456789ab")
+
+
+def _sub(version=11, **kw) -> bytes:
+    return encode_subscription(SubscriptionInfo(version=version, process_id=PID, **kw))
+
+
+def test_subscription_rules():
+    t0, t1 = TaskId(0, 1), TaskId(1, 0)
+    cases = {
+        "v11 sums, endpoint, tags": _sub(task_offset_sums={t0: 10, t1: -2}, user_endpoint="h:1",
+                                         client_tags={"az": "a", "rack": "r1"}),
+        "v6 prev/standby": _sub(6, task_offset_sums={t0: -2, t1: -3}, user_endpoint="h:1"),
+        "v8 grouped": _sub(8, task_offset_sums={t0: 5, TaskId(0, 2): 7, t1: 9}),
+        "v1": _sub(1, latest_supported_version=-1, task_offset_sums={t0: -2}),
+        "v10 named": _sub(10, task_offset_sums={TaskId(0, 1, "topo"): 3}),
+    }
+    for name, data in cases.items():
+        assert check("subscription-info", data), name
+    # a duplicate task: first position, last value (what the models' dict keeps)
+    v11 = cases["v11 sums, endpoint, tags"]
+    one = struct.pack(">iiqh", 0, 1, 99, -1)
+    at = v11.index(struct.pack(">iiqh", 0, 1, 10, -1))
+    dup = v11[:at - 4] + struct.pack(">i", 3) + v11[at:at + 2 * 18] + one + v11[at + 2 * 18:]
+    assert check("subscription-info", dup)
+    assert through_rows("subscription-info", dup)[0][0]["m"]["tasks"][0]["offset_sum"] == 99
+    # declined, and then decided by the models: a probe, lsv below the version, a duplicate tag key,
+    # a tag that is not UTF-8, an empty endpoint (null in both)
+    probe = struct.pack(">ii", 12, 12) + b"\x00" * 40
+    low_lsv = struct.pack(">ii", 11, 10) + v11[8:]
+    tag = struct.pack(">i", 2) + b"az"
+    dup_tag = v11.replace(tag + struct.pack(">i", 1) + b"a" + struct.pack(">i", 4) + b"rack",
+                          tag + struct.pack(">i", 1) + b"a" + struct.pack(">i", 2) + b"az")
+    bad_utf8 = v11.replace(tag, struct.pack(">i", 2) + b"\xff\xfe")
+    for name, data in {"probe": probe, "low lsv": low_lsv, "duplicate tag": dup_tag, "bad utf8": bad_utf8}.items():
+        assert data != v11 and not check("subscription-info", data), name
+    assert through_rows("subscription-info", probe)[0][0]["m"]["is_version_probe"] is True
+    assert check("subscription-info", _sub(user_endpoint=None))
+    assert through_rows("subscription-info", _sub(user_endpoint=None))[0][0]["m"]["user_endpoint"] is None
+
+
+def test_assignment_rules():
+    t0, t1 = TaskId(0, 0), TaskId(0, 1)
+    tp = TopicPartition("src", 0)
+    info = AssignmentInfo(version=11, active_tasks=(t0, t0, t1), standby_tasks={TaskId(1, 0): (tp, tp)},
+                          partitions_by_host={HostInfo("a", 1): (tp,), HostInfo("b", 2): ()},
+                          standby_partitions_by_host={HostInfo("a", 1): (tp,)}, error_code=0,
+                          next_rebalance_ms=1234)
+    for v in range(1, 12):
+        data = encode_assignment(info, v, drop_unrepresentable=True)
+        assert check("assignment-info", data), v
+    row = through_rows("assignment-info", encode_assignment(info))[0][0]["a"]
+    assert [(t["partition"], t["partitions"]) for t in row["active"]] == [(0, 2), (1, 1)]
+    assert row["standby"][0]["partitions"] == 2 and row["endpoints"] == 2
+    # v5+: a host-map partition whose topic index is not in the dictionary -> declined, quarantined
+    data = encode_assignment(info)
+    entry = b"\x00\x01a" + struct.pack(">iiii", 1, 1, 0, 0)  # host a:1, one partition: (topic index 0, 0)
+    at = data.rindex(entry) + len(entry) - 8  # in the standby host map
+    bad = data[:at] + struct.pack(">ii", 7, 0) + data[at + 8:]
+    assert not check("assignment-info", bad)
+    assert through_rows("assignment-info", bad)[0][0]["q"]["error_path"].endswith("topic_index")
+    # the same host twice counts once (the models' dict)
+    twice = AssignmentInfo(version=4, partitions_by_host={HostInfo("a", 1): (tp,)})
+    data = encode_assignment(twice)
+    host = data[data.index(b"\x00\x01a"):]
+    doubled = data[:data.index(b"\x00\x01a") - 4] + struct.pack(">i", 2) + host[:-4] + host
+    assert check("assignment-info", doubled)
+    for v in (0, 12, -1):
+        assert not check("assignment-info", struct.pack(">i", v) + data[4:])
