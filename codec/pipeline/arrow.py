@@ -357,7 +357,5 @@ def decode_table(rows: Iterable[dict]) -> pa.Table:
             d["kind"] = u["canonical_kind"] if u["canonical_kind"] is not None else r.get("kind")
             for name, s in _FLAT_FIELDS:
                 d[name] = u[s][name] if u[s] is not None else None
-            for name in ("client_tags", "tasks", "active", "standby"):
-                d[name] = d[name] or []
             flat.append(d)
     return pa.Table.from_pylist(flat)

@@ -6,7 +6,7 @@ builds a version-independent object -- ``TaskId`` and ``TopicPartition`` values,
 partition -- that the job would only take apart again: a row needs the tasks, the standby partition
 *counts* and the number of distinct hosts. This module keeps exactly what the rows hold, applying the same
 rules as the model conversion: v1-6 task lists become offset sums -2/-3, a duplicate task keeps its
-first position and its last value (a dict, as in the models), an empty endpoint is null, client tags
+first position and its last value (a dict, as in the models), an empty endpoint or topology name is null, client tags
 are UTF-8 and unique, every v5+ host-map partition names a topic of the dictionary, hosts are counted
 once per (host, port).
 
@@ -38,19 +38,32 @@ _II = struct.Struct(">ii")
 
 
 @cache
-def _layout(message: str, version: int) -> tuple:
-    """``(row decoder or None, {field: index in the row}, {field: default})`` of one version: a field
-    the version lacks takes the wire model's default, as in the models."""
+def _layout(message: str, version: int) -> tuple[dict, dict]:
+    """``({field: index in the row}, {field: default})`` of one version: a field the version lacks takes
+    the wire model's default, as in the models."""
     root = load_message(message).root
     index = {f.py_name: i for i, f in enumerate(root.fields_at(version))}
     defaults = {f.name: f.default for f in dataclasses.fields(wire_class(message, root.name))
                 if f.default is not dataclasses.MISSING}
-    return fastpath.row_decoder(message, version), index, defaults
+    return index, defaults
+
+
+_DECODERS: dict[tuple[str, int], object] = {}
+
+
+def _decoder(message: str, version: int):
+    """The row decoder, or None (not kept: the fast path may be turned on later)."""
+    dec = _DECODERS.get((message, version))
+    if dec is None:
+        dec = fastpath.row_decoder(message, version)
+        if dec is not None:
+            _DECODERS[(message, version)] = dec
+    return dec
 
 
 def _get(row: tuple, layout: tuple, name: str):
-    i = layout[1].get(name)
-    return row[i] if i is not None else layout[2].get(name)
+    i = layout[0].get(name)
+    return row[i] if i is not None else layout[1].get(name)
 
 
 def subscription_fields(data: bytes) -> tuple | None:
@@ -70,10 +83,11 @@ def subscription_fields(data: bytes) -> tuple | None:
         lsv = UNKNOWN
     elif not version <= lsv:
         return None
-    layout = _layout("SubscriptionInfo", version)
-    decode, index = layout[0], layout[1]
+    decode = _decoder("SubscriptionInfo", version)
     if decode is None:
         return None
+    layout = _layout("SubscriptionInfo", version)
+    index = layout[0]
     try:
         w = decode(data, 0)[0]
         sums: dict = {}
@@ -88,7 +102,7 @@ def subscription_fields(data: bytes) -> tuple | None:
                     sums[(sub, part, None)] = offset_sum
         else:
             for sub, part, offset_sum, named in w[index["task_offset_sums"]]:
-                sums[(sub, part, named)] = offset_sum
+                sums[(sub, part, named or None)] = offset_sum  # an empty name is none (Kafka's TaskId)
         tags = None
         if version >= 11 and w[index["client_tags"]]:
             seen: dict = {}
@@ -121,10 +135,11 @@ def assignment_fields(data: bytes) -> tuple | None:
     (version,) = _I.unpack_from(data)
     if not 1 <= version <= LATEST_SUPPORTED_VERSION:
         return None
-    layout = _layout("AssignmentInfo", version)
-    decode, index = layout[0], layout[1]
+    decode = _decoder("AssignmentInfo", version)
     if decode is None:
         return None
+    layout = _layout("AssignmentInfo", version)
+    index = layout[0]
     try:
         w = decode(data, 0)[0]
         hosts = _get(w, layout, "partitions_by_host") or ()

@@ -132,6 +132,17 @@ def test_subscription_rules():
     for name, data in {"probe": probe, "low lsv": low_lsv, "duplicate tag": dup_tag, "bad utf8": bad_utf8}.items():
         assert data != v11 and not check("subscription-info", data), name
     assert through_rows("subscription-info", probe)[0][0]["m"]["is_version_probe"] is True
+    # v10+: an empty topology name is no name (Kafka's TaskId), also when it meets the unnamed task
+    named = _sub(task_offset_sums={TaskId(0, 1, "x"): 5})
+    empty = named.replace(struct.pack(">h", 1) + b"x", struct.pack(">h", 0))
+    assert check("subscription-info", empty)
+    assert through_rows("subscription-info", empty)[0][0]["m"]["tasks"][0]["topology"] is None
+    one = struct.pack(">iiqh", 0, 1, 5, 0)
+    i = empty.index(one)
+    both_names = empty[:i - 4] + struct.pack(">i", 2) + struct.pack(">iiqh", 0, 1, 4, -1) + one + empty[i + len(one):]
+    assert check("subscription-info", both_names)
+    assert [(t["topology"], t["offset_sum"]) for t in through_rows("subscription-info", both_names)[0][0]["m"]["tasks"]] \
+        == [(None, 5)]
     assert check("subscription-info", _sub(user_endpoint=None))
     assert through_rows("subscription-info", _sub(user_endpoint=None))[0][0]["m"]["user_endpoint"] is None
 
