@@ -16,9 +16,9 @@ Three rates, each the best of ``--repeat`` runs (the build machine is shared: si
   SubscriptionInfo/AssignmentInfo fast path of :mod:`codec.pipeline.rows`) called on the same records
   in 10,000-record batches, without Spark: what Spark's own machinery costs is the difference;
 * spark: ``local[2]`` in the job's own session (its JVM and Arrow options), warmed up once, then the
-  job's decode stage -- Parquet scan, normalize, the
-  scalar Arrow UDF, ``inline``, the flat projection the tables are built from -- into Spark's ``noop``
-  sink, so every output row is produced in the JVM. CPU seconds are those of the whole process tree
+  job's decode stage -- Parquet scan, normalize, the scalar Arrow UDF, ``inline``, the flat
+  projection the tables are built from -- into Spark's ``noop`` sink, so every output row is produced
+  in the JVM. CPU seconds are those of the whole process tree
   (driver, JVM, Python workers, read from /proc); wall-clock per core = records / (wall x cores).
 
 ``ratio_per_cpu_second`` (spark / plain) is the issue's measure: the rate through Spark against the
@@ -27,13 +27,18 @@ wall-clock rate against Spark's per core). They do not compare equal work: the e
 two Streams kinds through ``rows.py``, which skips the models (about 1.3x the model decode's rate
 here) and then builds Arrow columns. ``spark_tax`` (spark / executor function) compares equal work:
 Spark's own cost alone. The input is the best case for ``rows.py`` (valid Streams metadata only, as
-binary; frames, ConsumerProtocol and ``__consumer_offsets`` records take the models on both sides). Measured on the 2-core build machine (200,000 records):
+binary; frames, ConsumerProtocol and ``__consumer_offsets`` records take the models on both sides).
+
+Measured on the 2-core build machine:
 
 * first version (mapInArrow, every context column through Python, the models' decode, nested tuples
-  converted by pyarrow): 43-48% per CPU-second; Spark cost ~13 us/record in the JVM and the worker
-  ~14 us/record more than the plain decode;
-* now: 85-89% per CPU-second and per core in wall-clock time; JVM ~5.5-7 us/record, the Python workers
-  ~18-23 us/record against ~20-27 us for the plain decode; Spark's tax alone 64-72%.
+  converted by pyarrow; measured then as the best of 2): 43-48% per CPU-second; Spark cost ~13
+  us/record in the JVM and the worker ~14 us/record more than the plain decode;
+* now (four runs of the script, 200,000 records, best of 5): 83-90% per CPU-second, 82-90% per core
+  in wall-clock time; JVM 5.3-5.8 us/record, the Python workers 16.6-18.6 against 19.5-20.8 for the
+  plain decode and 15.5-17.3 for the executor function alone; Spark's tax 65-80%. Inside the whole
+  ``pytest bench`` run (100,000 records, best of 3, after every other suite): 73.5%, tax 53%. With the
+  JIT limited to C1 (what the job used before) the JVM took ~2.5 us/record more: 74.5%.
 
 What changed: the context stays in the JVM (a scalar Arrow UDF instead of ``mapInArrow``: Spark
 keeps the input row and joins the result), the bytes go in once and only a quarantined record's come
