@@ -153,22 +153,20 @@ class Units:
     # --- the fast path's rows
     def member_fields(self, ckind: str | None, fields: tuple, tasks: list, tags: list | None) -> None:
         """A bare SubscriptionInfo's unit (``fields``: :data:`MEMBER`'s scalars, the client ones None)."""
-        m = self.m
-        self.counts.append(1)
-        m.pos.append(len(self.common))
-        self.common.append((0, "member", ckind, True, None))
-        m.rows.append(fields)
-        m.lists[0].append(tags)
-        m.lists[1].append(tasks)
+        self._fast(self.m, "member", ckind, fields, tags, tasks)
 
     def assignment_fields(self, ckind: str | None, fields: tuple, active: list, standby: list) -> None:
-        a = self.a
+        """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
+        self._fast(self.a, "assignment", ckind, fields, active, standby)
+
+    def _fast(self, k: _Kind, unit_kind: str, ckind: str | None, fields: tuple, first: list | None,
+              second: list | None) -> None:
         self.counts.append(1)
-        a.pos.append(len(self.common))
-        self.common.append((0, "assignment", ckind, True, None))
-        a.rows.append(fields)
-        a.lists[0].append(active)
-        a.lists[1].append(standby)
+        k.pos.append(len(self.common))
+        self.common.append((0, unit_kind, ckind, True, None))
+        k.rows.append(fields)
+        k.lists[0].append(first)
+        k.lists[1].append(second)
 
     # --- the models' rows
     def units(self, ckind: str | None, units: list) -> None:

@@ -51,14 +51,19 @@ def _layout(message: str, version: int) -> tuple[dict, dict]:
 _DECODERS: dict[tuple[str, int], object] = {}
 
 
-def _decoder(message: str, version: int):
-    """The row decoder, or None (not kept: the fast path may be turned on later)."""
-    dec = _DECODERS.get((message, version))
-    if dec is None:
-        dec = fastpath.row_decoder(message, version)
-        if dec is not None:
-            _DECODERS[(message, version)] = dec
-    return dec
+def _decode_row(message: str, version: int, data: bytes) -> tuple | None:
+    """``(row, layout)`` of ``data`` at ``version``, or None: no row decoder (the fast path is off, or
+    turned on later: a missing decoder is not kept) or anything unusual in the bytes."""
+    decode = _DECODERS.get((message, version))
+    if decode is None:
+        decode = fastpath.row_decoder(message, version)
+        if decode is None:
+            return None
+        _DECODERS[(message, version)] = decode
+    try:
+        return decode(data, 0)[0], _layout(message, version)
+    except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
+        return None
 
 
 def _get(row: tuple, layout: tuple, name: str):
@@ -83,13 +88,12 @@ def subscription_fields(data: bytes) -> tuple | None:
         lsv = UNKNOWN
     elif not version <= lsv:
         return None
-    decode = _decoder("SubscriptionInfo", version)
-    if decode is None:
+    got = _decode_row("SubscriptionInfo", version, data)
+    if got is None:
         return None
-    layout = _layout("SubscriptionInfo", version)
+    w, layout = got
     index = layout[0]
     try:
-        w = decode(data, 0)[0]
         sums: dict = {}
         if version <= 6:
             for sub, part in w[index["prev_tasks"]]:
@@ -135,13 +139,12 @@ def assignment_fields(data: bytes) -> tuple | None:
     (version,) = _I.unpack_from(data)
     if not 1 <= version <= LATEST_SUPPORTED_VERSION:
         return None
-    decode = _decoder("AssignmentInfo", version)
-    if decode is None:
+    got = _decode_row("AssignmentInfo", version, data)
+    if got is None:
         return None
-    layout = _layout("AssignmentInfo", version)
+    w, layout = got
     index = layout[0]
     try:
-        w = decode(data, 0)[0]
         hosts = _get(w, layout, "partitions_by_host") or ()
         if version >= 5:
             known = {i for i, _ in w[index["topic_dictionary"]]}
