@@ -46,7 +46,10 @@ def spark():
          .config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
          .config("spark.sql.session.timeZone", "UTC")
-         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+         # C1 only (a short suite compiles more than it runs), with room for the code of every query the
+         # suite plans: C1 alone reserves 48 MB of code cache, and a full cache stops the JVM
+         .config("spark.driver.extraJavaOptions",
+                 "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m -XX:+UseSerialGC")
          .getOrCreate())
     s.sparkContext.setLogLevel("ERROR")
     yield s
