@@ -10,11 +10,13 @@ per core), so the shape of the exchange with the JVM is chosen for it:
 * the result is one ``array<struct<unit>>`` per record (a record can hold several units: a leader's
   JoinGroup response has one per member), exploded by Spark (``inline``);
 * a unit's fields live in the struct of its kind (``m`` member, ``a`` assignment, ``g`` group, ``q``
-  quarantine); each kind's rows are built densely, column by column (Python lists of scalars, one
-  ``zip`` to transpose, list columns from offsets) and scattered to the units with one C++ ``take``;
-* SubscriptionInfo and AssignmentInfo records take :mod:`codec.pipeline.rows` (wire object to row
-  fields, no models); everything else, and every record that path declines, takes the models
-  (:func:`codec.pipeline.records.decode_record`), which also report the errors;
+  quarantine); each kind's rows are built densely (a tuple per row and a Python list per list
+  field, converted by pyarrow in one call each, list columns from offsets) and scattered to the units
+  with one C++ ``take``; the process id is formatted here (in the JVM it cost ~2.5 us per record);
+* SubscriptionInfo and AssignmentInfo records take :mod:`codec.pipeline.rows` (bytes to row fields
+  through the generated row decoder, no models); everything else, and every record that path
+  declines, takes the models (:func:`codec.pipeline.records.decode_record`), which also report the
+  errors;
 * the record's bytes cross once, into Python; only a quarantined record's come back (``q.raw``).
 
 :func:`flat_columns` turns the exploded units into the flat columns the tables are made of (Spark
