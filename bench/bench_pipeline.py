@@ -39,7 +39,7 @@ Measured on the 2-core build machine:
   plain decode and 15.5-17.3 for the executor function alone; Spark's tax 65-80%. Inside the whole
   ``pytest bench`` run (best of 3, after every other suite): 73.5% with 100,000 records (tax 53%);
   with 200,000, 78% (tax 68%; plain 18.8, executor function 16.4, Spark 24.2 us/record) and once
-  108% (tax 73%), the plain decode having had a slow minute in all three of its runs. With the
+  108% (tax 73%): the plain decode's best run was that slow (single runs here swing that much). With the
   JIT limited to C1 (what the job used before) the JVM took ~2.5 us/record more: 74.5%.
 
 What changed: the context stays in the JVM (a scalar Arrow UDF instead of ``mapInArrow``: Spark
