@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
+from . import text as _text
 from .errors import CodecError, DecodeError, EncodeError
 from .kinds import get_kind, kind_names
 
@@ -39,8 +40,13 @@ def _hex_to_bytes(text: str) -> bytes:
         raise DecodeError(f"input is not hex ({e})", message="input") from None
 
 
+def _say(what: str, message) -> None:
+    """One diagnostic line on stderr; wire strings inside it cannot break the line or the terminal."""
+    print(f"{what}: {_text.printable(str(message))}", file=sys.stderr)
+
+
 def _dump(value) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _text.dumps(value, separators=(",", ":"))
 
 
 def _error_json(e: Exception) -> dict:
@@ -74,14 +80,14 @@ def cmd_decode(args) -> int:
     try:
         decoded = _decode_one(kind, data, args)
     except CodecError as e:
-        print(f"error: {e}", file=sys.stderr)
+        _say("error", e)
         return 1
     for note in decoded.notes:
-        print(f"note: {note}", file=sys.stderr)
+        _say("note", note)
     if args.format == "pretty":
         print(decoded.pretty)
     else:
-        print(json.dumps(decoded.value, ensure_ascii=False, indent=None if args.compact else 2))
+        print(_text.dumps(decoded.value, indent=None if args.compact else 2))
     return 0
 
 
@@ -98,10 +104,10 @@ def cmd_encode(args) -> int:
     try:
         print(encode_line(text).hex())
     except json.JSONDecodeError as e:
-        print(f"error: input is not JSON: {e}", file=sys.stderr)
+        _say("error", f"input is not JSON: {e}")
         return 1
     except CodecError as e:
-        print(f"error: {e}", file=sys.stderr)
+        _say("error", e)
         return 1
     return 0
 
@@ -206,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except KeyError as e:
-        print(f"error: {e.args[0]}", file=sys.stderr)
+        _say("error", e.args[0])
         return 2
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         import os
@@ -214,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except (OSError, EncodeError, DecodeError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        _say("error", e)
         return 1
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
+from .. import text as _text
 from .impl import handle_request
 
 
@@ -22,7 +23,7 @@ def main() -> int:
             resp = handle_request(req)
         except json.JSONDecodeError as e:
             resp = {"error": {"message": f"request is not JSON: {e}", "offset": None}}
-        sys.stdout.write(json.dumps(resp, ensure_ascii=False) + "\n")
+        sys.stdout.write(_text.dumps(resp) + "\n")
         sys.stdout.flush()
     return 0
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
+from .. import text as _text
 from .crossversion import cross_version_matrix, render_matrix
 from .handcrafted import handcrafted_vectors
 from .impl import BuiltinImplementation, CommandImplementation
 from .importer import import_captures, import_kafka_java
-from .reports import render_table, write_junit, write_json
+from .reports import render_table, write_json, write_junit
 from .runner import run_rebalance_rounds, run_vectors
 from .vectors import check_vectors, load_rounds, load_vectors, vectors_dir
 
@@ -21,7 +20,7 @@ _KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expe
 def dump_vectors(path: Path, vectors: list[dict]) -> None:
     def ordered(v):
         return {k: v[k] for k in _KEY_ORDER if k in v}
-    path.write_text("".join(json.dumps(ordered(v), ensure_ascii=False) + "\n" for v in vectors), encoding="utf-8")
+    path.write_text("".join(_text.dumps(ordered(v)) + "\n" for v in vectors), encoding="utf-8")
 
 
 def cmd_vectors_check(args) -> int:
@@ -59,7 +58,7 @@ def cmd_vectors_rebalance(args) -> int:
     out = (Path(args.dir) if args.dir else vectors_dir()) / "rebalance"
     out.mkdir(exist_ok=True)
     rounds = generate_rounds(Path(args.shared))
-    (out / ROUNDS_FILE).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rounds), encoding="utf-8")
+    (out / ROUNDS_FILE).write_text("".join(_text.dumps(r) + "\n" for r in rounds), encoding="utf-8")
     print(f"rebalance/{ROUNDS_FILE}: {len(rounds)} rounds")
     return 0
 

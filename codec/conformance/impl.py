@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .. import text as _text
 from ..errors import CodecError
 from ..kinds import get_kind
 from .messages import kind_of
@@ -124,7 +125,7 @@ class CommandImplementation:
     def _ask(self, req: dict) -> Outcome:
         assert self.proc.stdin and self.proc.stdout
         try:
-            self.proc.stdin.write(json.dumps(req, ensure_ascii=False) + "\n")
+            self.proc.stdin.write(_text.dumps(req) + "\n")
             self.proc.stdin.flush()
             line = self.proc.stdout.readline()
         except BrokenPipeError:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .. import text as _text
+
 __all__ = ["import_kafka_java", "import_captures", "KAFKA_COMMIT"]
 
 KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
@@ -111,7 +113,7 @@ def _match_key(item) -> str:
         if isinstance(x, list):
             return [norm(e) for e in x]
         return x
-    return json.dumps(norm(item), sort_keys=True, ensure_ascii=False)
+    return _text.dumps(norm(item), sort_keys=True)
 
 
 def _reorder(items: list, reference: list) -> list:
@@ -201,7 +203,7 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
              "AssignmentInfo": "kafka-java-assignment-info.jsonl", "group": "kafka-java-group.jsonl"}
     for family, vectors in families.items():
         path = out_dir / names[family]
-        path.write_text("".join(json.dumps(v, ensure_ascii=False, sort_keys=False) + "\n" for v in vectors),
+        path.write_text("".join(_text.dumps(v, sort_keys=False) + "\n" for v in vectors),
                         encoding="utf-8")
         written[path.name] = len(vectors)
     return written
@@ -247,5 +249,5 @@ def import_captures(shared: Path, out_dir: Path) -> dict[str, int]:
             v["apiKey"] = r["api_key"]
         vectors.append(v)
     path = out_dir / "capture-frames.jsonl"
-    path.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in vectors), encoding="utf-8")
+    path.write_text("".join(_text.dumps(v) + "\n" for v in vectors), encoding="utf-8")
     return {path.name: len(vectors)}

@@ -4,8 +4,9 @@ their order; vectors/README.md lists them)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
+
+from .. import text as _text
 
 __all__ = ["MESSAGES", "kind_of", "normalize"]
 
@@ -40,7 +41,7 @@ def kind_of(message: str) -> str:
 
 
 def _sorted(items):
-    return sorted(items, key=lambda x: json.dumps(x, sort_keys=True, ensure_ascii=False))
+    return sorted(items, key=lambda x: _text.dumps(x, sort_keys=True))
 
 
 def _subscription(v: dict) -> dict:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from .. import text as _text
 from .runner import VectorResult, summarize
 
 __all__ = ["render_table", "write_junit", "write_json"]
@@ -51,9 +51,9 @@ def write_junit(results: list[VectorResult], path: Path, implementation: str) ->
 
 
 def write_json(results: list[VectorResult], path: Path, implementation: str) -> None:
-    path.write_text(json.dumps({
+    path.write_text(_text.dumps({
         "implementation": implementation,
         "summary": summarize(results),
         "results": [{"id": r.id, "message": r.message, "version": r.version, "status": r.status,
                      "detail": r.detail, "flags": list(r.flags)} for r in results],
-    }, indent=2, ensure_ascii=False), encoding="utf-8")
+    }, indent=2), encoding="utf-8")

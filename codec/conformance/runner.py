@@ -12,10 +12,10 @@ The algorithm (also in vectors/README.md):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .. import text as _text
 from ..wire.builder import field_offsets
 from ..wire.schema import schema_names
 from .impl import Implementation
@@ -69,7 +69,7 @@ def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
 
 
 def _short(v: Any) -> str:
-    s = json.dumps(v, ensure_ascii=False)
+    s = _text.dumps(v)
     return s if len(s) <= 80 else s[:77] + "..."
 
 

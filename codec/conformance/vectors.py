@@ -15,15 +15,12 @@ _MODAL = re.compile(r"\b(should|must|may|might|could)\b", re.I)
 
 
 def vectors_dir() -> Path:
-    """The golden vectors: ``vectors/`` of a source checkout, else the copy shipped in the wheel."""
-    here = Path(__file__).resolve().parents[2] / "vectors"
-    if (here / "schema.json").is_file():
-        return here
-    from importlib import resources
-
-    shipped = Path(str(resources.files("codec.vectors")))
-    if (shipped / "schema.json").is_file():
-        return shipped
+    """The golden vectors: ``vectors/`` of a source checkout, else the copy shipped in the wheel
+    (``codec/vectors/``, a data folder beside this package's own, read as a plain directory)."""
+    codec_root = Path(__file__).resolve().parents[1]
+    for candidate in (codec_root / "vectors", codec_root.parent / "vectors"):
+        if (candidate / "schema.json").is_file():
+            return candidate
     raise FileNotFoundError("no golden vectors found (neither vectors/ of a checkout nor codec/vectors in the install)")
 
 

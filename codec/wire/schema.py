@@ -14,7 +14,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -177,14 +176,15 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def _schema_dir():
-    try:
-        root = resources.files("codec.schemas")
-        if root.joinpath("SubscriptionInfo.json").is_file():
-            return root
-    except (ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parents[2] / "schemas"
+def _schema_dir() -> Path:
+    """``schemas/`` of a source checkout, else the copy shipped in the wheel (``codec/schemas/``). Both are
+    plain directories: ``importlib.resources`` would hand back a ``MultiplexedPath`` for a data folder
+    without ``__init__.py``."""
+    codec_root = Path(__file__).resolve().parents[1]
+    for candidate in (codec_root / "schemas", codec_root.parent / "schemas"):
+        if (candidate / "SubscriptionInfo.json").is_file():
+            return candidate
+    raise FileNotFoundError("no message schemas found (neither schemas/ of a checkout nor codec/schemas in the install)")
 
 
 def schema_names() -> list[str]:

@@ -1,0 +1,73 @@
+"""Any string Java can write, written out safely: one representation for every output.
+
+Java strings are UTF-16 and may hold unpaired surrogates; Kafka's ``writeUTF`` (AssignmentInfo) and modified
+UTF-8 carry them, so the decoders hand back Python strings such as ``"h\\ud800"``. Such a string cannot be
+encoded as UTF-8, so every writer goes through this module:
+
+* JSON (``dumps``): a lone surrogate is written as its JSON escape (``"h\\ud800"``); everything else stays
+  as it is (non-ASCII text unescaped). ``json.loads`` reads the escape back to the same string, so
+  ``encode`` writes the same bytes again.
+* Text for people (``printable``): the pretty view, the capture story, error lines. Lone surrogates,
+  control characters (C0, DEL, C1) and the line and paragraph separators are written as ``\\xNN`` /
+  ``\\uXXXX`` escapes, and a backslash as ``\\\\``, so no wire string can start a new line, move the cursor or
+  send an escape sequence to the terminal.
+* Columnar stores whose strings must be valid UTF-8 (``utf8_safe``): the JSON escape of each lone surrogate,
+  with backslashes doubled so the escaped text is unambiguous (``unescape_utf8_safe`` reverses it). Only
+  strings that hold a lone surrogate change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["dumps", "printable", "has_lone_surrogate", "utf8_safe", "unescape_utf8_safe"]
+
+_LONE = re.compile("[\ud800-\udfff]")
+# C0 controls, DEL, C1 controls, U+2028/U+2029 (line breaks to some terminals and to JavaScript), lone
+# surrogates, and the backslash that introduces our escapes.
+_UNPRINTABLE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SAFE_ESCAPE = re.compile(r"\\(\\|u[0-9a-f]{4})")
+
+
+def _u_escape(m: re.Match) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def has_lone_surrogate(s: str) -> bool:
+    return _LONE.search(s) is not None
+
+
+def dumps(value, **kwargs) -> str:
+    """``json.dumps`` with non-ASCII text kept as it is, and lone surrogates as ``\\uXXXX`` escapes, so the
+    result always encodes as UTF-8 and ``json.loads`` returns the original value."""
+    kwargs.setdefault("ensure_ascii", False)
+    text = json.dumps(value, **kwargs)
+    # A surrogate can only stand inside a JSON string (keys included), where its escape means the same.
+    return _LONE.sub(_u_escape, text) if not kwargs["ensure_ascii"] else text
+
+
+def _printable_escape(m: re.Match) -> str:
+    c = m.group()
+    if c == "\\":
+        return "\\\\"
+    code = ord(c)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(s: str) -> str:
+    """``s`` for a terminal or a text report: one line, no control sequences, always valid UTF-8."""
+    return _UNPRINTABLE.sub(_printable_escape, s)
+
+
+def utf8_safe(s: str | None) -> str | None:
+    """``s`` as valid UTF-8 text for a column store: unchanged unless it holds a lone surrogate, in which case
+    backslashes are doubled and each lone surrogate becomes ``\\uXXXX``."""
+    if s is None or not _LONE.search(s):
+        return s
+    return _LONE.sub(_u_escape, s.replace("\\", "\\\\"))
+
+
+def unescape_utf8_safe(s: str) -> str:
+    """The inverse of :func:`utf8_safe` for a string known to have been escaped."""
+    return _SAFE_ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), s)

@@ -1,0 +1,178 @@
+"""What a user runs: the wheel, installed into a fresh virtual environment outside the checkout, its console
+script run from another folder.
+
+An editable install hides packaging bugs (data folders read through the checkout, modules missing from the
+package list), so these tests build the wheel, install it with plain ``pip install`` into a new venv under a
+temporary folder and run ``rebalance-codec`` with that folder as the working directory. Expected values come
+from the checkout's own files (vector lines, the example ``.bin`` files), the shared captures' ``frames.jsonl``
+and hand derivation, never from the installed code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SHARED
+
+pytestmark = pytest.mark.wheel
+
+# AssignmentInfo v7 whose partitionsByHost has host "h" + U+D800 (an unpaired surrogate, which Java's writeUTF
+# writes as the three bytes ED A0 80) and topic "t" + U+DFFF (ED BF BF). Derived by hand from the v7 layout in
+# ../shared/spec/kafka-wire-facts.md: version 7, commonly supported 11, no active or standby tasks, one host.
+SURROGATE_ASSIGNMENT = (
+    "00000007" "0000000b"            # version 7, commonly supported version 11
+    "00000000"                       # active tasks: 0
+    "00000000"                       # standby tasks: 0
+    "00000001"                       # v5+ topic dictionary: one topic ...
+    "00000000" "0004" "74edbfbf"     # ... int32 index 0, writeUTF "t\udfff"
+    "00000001"                       # partitions by host: one host
+    "0004" "68eda080" "00000001"     # writeUTF "h\ud800", port 1
+    "00000001" "00000000" "00000000" # one partition: topic index 0, partition 0
+    "00000000"                       # standby partitions by host: none
+    "00000000"                       # error code 0
+    "7fffffffffffffff"               # next rebalance: Long.MAX_VALUE
+)
+# Another v7 assignment, with plain ASCII strings (the README's example).
+PLAIN_ASSIGNMENT = (
+    "000000070000000b000000010000000000000000000000010000000100000000000000010001630000000000000001000000000001"
+    "740000000100016800000001000000010000000000000000000000010001680000000100000000000000007fffffffffffffff")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path."""
+    base = tmp_path_factory.mktemp("installed")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
+                   check=True, timeout=600, cwd=base, capture_output=True)
+    (wheel,) = (base / "dist").glob("rebalance_codec-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
+    subprocess.run([str(base / "venv" / "bin" / "pip"), "install", "--quiet", str(wheel)],
+                   check=True, timeout=900, cwd=base, capture_output=True)
+    script = base / "venv" / "bin" / "rebalance-codec"
+    assert script.is_file()
+    return script
+
+
+@pytest.fixture
+def run(installed, tmp_path):
+    """Run the installed console script in an empty folder, with no variable pointing into the checkout."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "REBALANCE_CODEC_SHARED")}
+
+    def go(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([str(installed), *args], input=stdin, capture_output=True, text=True,
+                              encoding="utf-8", cwd=tmp_path, env=env, timeout=timeout)
+
+    return go
+
+
+def _vector_lines() -> int:
+    """The vectors and rebalance rounds of the checkout's vectors/, counted line by line."""
+    files = [*(ROOT / "vectors").glob("*.jsonl"), ROOT / "vectors" / "rebalance" / "rounds.jsonl"]
+    return sum(1 for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def _no_traceback(p: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in p.stderr, p.stderr[-2000:]
+
+
+def test_the_installed_package_is_not_the_checkout(installed, tmp_path):
+    out = subprocess.run([str(installed.parent / "python"), "-c", "import codec; print(codec.__file__)"],
+                         capture_output=True, text=True, cwd=tmp_path, check=True).stdout.strip()
+    assert "site-packages" in out and not out.startswith(str(ROOT))
+
+
+def test_vectors_check(run):
+    p = run("vectors", "check")
+    _no_traceback(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    # Every vector line of the checkout's vectors/ is in the installed copy and was checked.
+    lines = _vector_lines()
+    assert lines > 3000
+    assert p.stdout.strip().splitlines()[-1].startswith(f"{lines} vectors in ")
+    assert p.stdout.strip().endswith("0 problems")
+
+
+def test_conformance_of_the_built_in_codec(run):
+    p = run("conformance")
+    _no_traceback(p)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    lines = _vector_lines()
+    assert p.stdout.strip().splitlines()[-1].startswith(f"{lines} passed, 0 failed")
+
+
+def test_demo(run):
+    p = run("demo")
+    _no_traceback(p)
+    assert p.returncode == 0
+    for name in ("streams-v7-subscription.bin", "streams-v7-assignment.bin"):
+        assert (ROOT / "codec" / "examples" / name).read_bytes().hex() in p.stdout.splitlines()
+    assert "SubscriptionInfo v7" in p.stdout and "AssignmentInfo v7" in p.stdout
+
+
+def test_decode_and_encode_a_lone_surrogate(run):
+    """Kafka-style JSON of the surrogate AssignmentInfo is valid JSON and encodes back to the same bytes."""
+    p = run("decode", "--kind", "assignment-info", "--style", "kafka", SURROGATE_ASSIGNMENT)
+    _no_traceback(p)
+    assert p.returncode == 0, p.stderr
+    assert "\\ud800" in p.stdout and "\\udfff" in p.stdout  # written as JSON escapes
+    value = json.loads(p.stdout)
+    (host,) = value["partitionsByHost"]
+    assert host["host"] == "h\ud800" and host["port"] == 1
+    assert host["partitions"] == [{"topic": "t\udfff", "partition": 0}]
+    e = run("encode", "--kind", "assignment-info", "--style", "kafka", stdin=p.stdout)
+    _no_traceback(e)
+    assert e.returncode == 0, e.stderr
+    assert e.stdout.strip() == SURROGATE_ASSIGNMENT
+
+
+def test_decode_pretty_of_a_lone_surrogate(run):
+    p = run("decode", "--kind", "assignment-info", "--format", "pretty", SURROGATE_ASSIGNMENT)
+    _no_traceback(p)
+    assert p.returncode == 0, p.stderr
+    assert "h\\ud800" in p.stdout
+
+
+def test_decode_lines_keeps_every_line(run):
+    p = run("decode", "--kind", "assignment-info", "--lines",
+            stdin=f"{PLAIN_ASSIGNMENT}\n{SURROGATE_ASSIGNMENT}\n{PLAIN_ASSIGNMENT}\n")
+    _no_traceback(p)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.splitlines()
+    assert len(out) == 3
+    values = [json.loads(line) for line in out]
+    assert values[0] == values[2] and values[0]["partitionsByHost"][0]["host"] == "h"
+    assert values[1]["partitionsByHost"][0]["host"] == "h\ud800"
+
+
+def _recorded_frames(scenario: str) -> list[dict]:
+    path = SHARED / "captures" / "frames.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if r["run"] == "runA" and r["scenario"] == scenario and r["api_key"] in (11, 12, 13, 14)]
+
+
+@pytest.mark.parametrize("scenario", ["java-default", "ck-cooperative-sticky", "kp-sticky"])
+def test_capture_of_a_shared_pcap(run, scenario):
+    """Every group frame the capture harness recorded for the scenario (``frames.jsonl``, written by the
+    harness from the client's side, not by this codec) is in ``capture --json``'s output, byte for byte."""
+    pcap = SHARED / "captures" / "pcaps" / "runA" / f"{scenario}.pcap.gz"
+    p = run("capture", "--json", str(pcap))
+    _no_traceback(p)
+    assert p.returncode == 0, p.stderr[-2000:]
+    records = [json.loads(line) for line in p.stdout.splitlines()]
+    frames = {(r["client"], r["direction"], r["api_key"], r["correlation_id"]): r["hex"]
+              for r in records if r["type"] == "frame"}
+    recorded = _recorded_frames(scenario)
+    assert len(recorded) >= 20
+    for r in recorded:
+        key = (r["conn"], r["direction"], r["api_key"], r["correlation_id"])
+        assert key in frames, key
+        assert frames[key] == r["hex"], key
+    text = run("capture", str(pcap))
+    _no_traceback(text)
+    assert text.returncode == 0 and f"g-{scenario}" in text.stdout
