@@ -1,0 +1,63 @@
+"""codec.text: the one representation of strings Java can write (lone surrogates, NUL, 4-byte UTF-8) in every
+output. Expected strings are written out by hand."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from codec.text import dumps, has_lone_surrogate, printable, unescape_utf8_safe, utf8_safe
+
+# Any string a Java String can hold: every UTF-16 code unit, lone surrogates included, plus astral characters.
+java_strings = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=()))
+
+
+def test_dumps_escapes_lone_surrogates_only():
+    assert dumps({"host": "h\ud800", "t": "é😀\x00"}) == '{"host": "h\\ud800", "t": "é😀\\u0000"}'
+    assert dumps(["\udfff"], separators=(",", ":")) == '["\\udfff"]'
+    # Keys too.
+    assert dumps({"\ud800": 1}) == '{"\\ud800": 1}'
+
+
+def test_dumps_without_surrogates_is_json_dumps():
+    value = {"a": ["é", "x\\y", "\u2028"], "b": None}
+    assert dumps(value) == json.dumps(value, ensure_ascii=False)
+
+
+@given(java_strings)
+def test_dumps_round_trips_and_is_utf8(s):
+    text = dumps({"s": s})
+    text.encode("utf-8")  # never raises
+    assert json.loads(text) == {"s": s}
+
+
+def test_printable_by_hand():
+    assert printable("g\x1b]0;x\x07\nnext") == "g\\x1b]0;x\\x07\\x0anext"
+    assert printable("h\ud800") == "h\\ud800"
+    assert printable("a\\b") == "a\\\\b"
+    assert printable("\x7f\x85\u2028\u2029") == "\\x7f\\x85\\u2028\\u2029"
+    assert printable("é 😀 tab\tend") == "é 😀 tab\\x09end"
+
+
+@given(java_strings)
+def test_printable_is_one_safe_line(s):
+    out = printable(s)
+    out.encode("utf-8")
+    assert not any(c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029" for c in out)
+
+
+def test_utf8_safe_by_hand():
+    assert utf8_safe("plain\\text é") == "plain\\text é"  # unchanged: no lone surrogate
+    assert utf8_safe("h\ud800\\") == "h\\ud800\\\\"
+    assert utf8_safe(None) is None
+
+
+@given(java_strings)
+def test_utf8_safe_is_lossless(s):
+    out = utf8_safe(s)
+    out.encode("utf-8")
+    assert (out != s) == has_lone_surrogate(s)
+    if has_lone_surrogate(s):
+        assert unescape_utf8_safe(out) == s
