@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,8 @@ from codec.group import consumer_subscription, decode_consumer, encode_consumer,
 from codec.streams import NO_REBALANCE, SubscriptionInfo, decode_assignment, encode_subscription
 from codec.types import HostInfo, TaskId
 from codec.wire.builder import wire_class
+from tests.conftest import ROOT, SHARED
 
-ROOT = Path(__file__).resolve().parents[2]
 STATEFUL = Subtopology(0, ("input",), ("store-changelog",), 6)
 TOPO = Topology((STATEFUL,))
 ENDS = {TaskId(0, p): 1000 for p in range(6)}
@@ -152,15 +151,33 @@ def test_cli_from_join_group_and_emit_bytes(tmp_path):
         assert [str(t) for t in dict.fromkeys(info.active_tasks)] == m["active"]
 
 
-def test_cli_emit_bytes_agrees_with_the_json_assignor():
-    cases = [json.loads(line) for line in (ROOT.parent / "shared" / "vectors" / "kafka-java-assignor" /
-                                            "ha_unit_tests.jsonl").read_text().splitlines()]
-    doc = json.dumps(cases[0]["input"])
-    plain = json.loads(subprocess.run([sys.executable, "-m", "codec", "assign", "-"], input=doc, capture_output=True,
-                                      text=True, cwd=ROOT).stdout)
-    over_bytes = json.loads(subprocess.run([sys.executable, "-m", "codec", "assign", "--emit-bytes", "-"], input=doc,
-                                           capture_output=True, text=True, cwd=ROOT).stdout)
-    assert over_bytes["clients"] == plain["clients"]
-    assert over_bytes["probingRebalanceNeeded"] == plain["probingRebalanceNeeded"]
-    assert all(len(m["assignment"]) > 0 for m in over_bytes["members"])
-
+def test_cli_emit_bytes_agrees_with_kafka():
+    """``assign --emit-bytes`` on Kafka's first HA unit-test case assigns what Kafka's own assignor did (the
+    case's recorded ``output``), and each member's emitted bytes carry exactly that member's tasks."""
+    (case, *_) = [json.loads(line) for line in
+                  (SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl").read_text().splitlines()]
+    kafka = {c["processId"]: (sorted(c["active"]), sorted(c["standby"])) for c in case["output"]["clients"]}
+    p = subprocess.run([sys.executable, "-m", "codec", "assign", "--emit-bytes", "-"], input=json.dumps(case["input"]),
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    # Kafka's ClientState lists warmups among the standbys, as the AssignmentInfo does.
+    assert {c["processId"]: (sorted(c["active"]), sorted(c["standby"] + c["warmup"])) for c in out["clients"]} == kafka
+    assert out["probingRebalanceNeeded"] is case["output"]["probingRebalanceNeeded"]
+    assert len(out["members"]) == len(kafka)
+    for m in out["members"]:  # one member per process in this case: "<processId>-0"
+        info = decode_assignment(decode_consumer("ConsumerProtocolAssignment",
+                                                 bytes.fromhex(m["assignment"])).data.user_data)
+        pid = m["memberId"].rsplit("-", 1)[0]
+        want_active, want_standby = kafka[pid]
+        # Cooperative revocation (wire-facts §9 step 8): a task another member owned last generation is
+        # withheld from its new owner, which is told to rejoin at once, and which holds it as a standby
+        # meanwhile if its client had it as a standby before.
+        owned_elsewhere = {t for c in case["input"]["clients"] if c["processId"] != pid for t in c["prevActive"]}
+        (prev_standby,) = [c["prevStandby"] for c in case["input"]["clients"] if c["processId"] == pid]
+        handed = [t for t in want_active if t not in owned_elsewhere]
+        withheld_standby = [t for t in want_active if t in owned_elsewhere and t in prev_standby]
+        assert sorted(str(t) for t in set(info.active_tasks)) == handed
+        assert sorted(str(t) for t in info.standby_tasks) == sorted(want_standby + withheld_standby)
+        if handed != want_active:
+            assert info.next_rebalance_ms == 0
