@@ -234,6 +234,15 @@ def test_bench_pipeline_decode_rate(benchmark) -> None:
     assert result["spark"]["records"] == 200_000
 
 
+def headline(r: dict) -> str:
+    """The result in one sentence, equal work first: Spark against the same function run without it
+    (``spark_tax``), then against the codec's plain per-record decode (``ratio_per_cpu_second``), which also
+    credits the executors' leaner row decoder."""
+    return (f"Spark keeps {100 * r['spark_tax']:.0f} % of the executors' own decode rate per CPU-second (equal work); "
+            f"against the codec's plain per-record decode it is {100 * r['ratio_per_cpu_second']:.0f} % "
+            f"(the executors skip the models; target >= 70 %)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=200_000)
@@ -250,9 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"                                {s['per_core_wall']:9.0f} records/s per core (wall)")
     print(f"  CPU us/record: plain decode {1e6 / p['per_cpu_s']:.1f}; executor function {1e6 / e['per_cpu_s']:.1f}; spark "
           + ", ".join(f"{k} {v:.1f}" for k, v in s["us_per_record"].items()))
-    print(f"ratio per CPU-second            {100 * r['ratio_per_cpu_second']:8.1f} %   (target >= 70 %)")
-    print(f"ratio per core, wall clock      {100 * r['ratio_per_core_wall']:8.1f} %")
-    print(f"spark tax (spark / executor function, per CPU-second) {100 * r['spark_tax']:5.1f} %")
+    print(headline(r))
+    print(f"  ratio per core, wall clock, against the plain decode: {100 * r['ratio_per_core_wall']:.1f} %")
     if "full_job" in r:
         f = r["full_job"]
         print(f"whole job (tables + report)     {f['records_per_s']:9.0f} records/s ({f['wall_s']:.1f} s wall)")

@@ -1,0 +1,39 @@
+"""Prose about results is generated from the results: bench/README.md's generated sections (the results
+table and the targets' verdicts) are what ``bench/report.py`` makes of ``bench/results/latest.json``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+from tests.conftest import ROOT
+
+
+def _report():
+    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "bench" / "report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_sections_match_the_results_file():
+    report = _report()
+    results = json.loads((ROOT / "bench" / "results" / "latest.json").read_text(encoding="utf-8"))
+    doc = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
+    assert report.section(doc) == report.render(results)
+    assert report.section(doc, report.TARGETS_START, report.TARGETS_END) == report.target_prose(results)
+
+
+def test_verdicts_count_every_case():
+    """The verdicts follow the ratios, by hand: a made-up result with one group decode over the target."""
+    report = _report()
+
+    def bench(case, impl, seconds):
+        return {"name": f"{case}-{impl}", "min": seconds, "extra": {"impl": impl, "case": case, "op": "decode",
+                                                                    "kind": "group"}}
+
+    results = {"benchmarks": [bench("A v1", "ours", 1.0), bench("A v1", "kafka-python", 2.0),
+                              bench("B v1", "ours", 3.0), bench("B v1", "kafka-python", 2.0)]}
+    (line,) = report.target_prose(results).splitlines()
+    assert "not met in every case" in line and "public API 1 of 2 (0.50-1.50)" in line
+    assert line.endswith("Missed: B v1 decode (ours 1.50).")
