@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from .. import text as _text
 from .crossversion import cross_version_matrix, render_matrix
 from .handcrafted import handcrafted_vectors
-from .impl import BuiltinImplementation, CommandImplementation
+from .impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation, CommandImplementation
 from .importer import import_captures, import_kafka_java
 from .reports import render_table, write_json, write_junit
 from .runner import run_rebalance_rounds, run_vectors
-from .vectors import check_vectors, load_rounds, load_vectors, vectors_dir
+from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
 
 _KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expected", "result", "error", "offset",
               "canonical", "flags", "provenance")
@@ -64,13 +65,28 @@ def cmd_vectors_rebalance(args) -> int:
 
 
 def cmd_conformance(args) -> int:
-    impl = CommandImplementation(args.impl) if args.impl else BuiltinImplementation()
+    if args.timeout <= 0 or args.max_reply_bytes <= 0:
+        print("error: --timeout and --max-reply-bytes take positive numbers", file=sys.stderr)
+        return 2
+    vectors: list[dict] = []
+    if not args.cross_version:
+        try:
+            vectors = load_vectors([Path(p) for p in args.files] or None)
+        except VectorFileError as e:
+            for p in e.problems:
+                print(f"error: {_text.printable(p)}", file=sys.stderr)
+            return 1
+    try:
+        impl = (CommandImplementation(args.impl, timeout=args.timeout, max_reply=args.max_reply_bytes)
+                if args.impl is not None else BuiltinImplementation())
+    except AdapterError as e:
+        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
+        return 2
     try:
         if args.cross_version:
             cells = cross_version_matrix(impl)
             print(render_matrix(cells))
             return 0 if all(c["agrees"] for c in cells) else 1
-        vectors = load_vectors([Path(p) for p in args.files] or None)
         if args.message:
             vectors = [v for v in vectors if v["message"] in args.message]
         if args.version is not None:
@@ -114,6 +130,10 @@ def register(subparsers) -> None:
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
     k.add_argument("--impl", help="command of an implementation speaking the line protocol (vectors/README.md); "
                                   "default: the built-in codec")
+    k.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"how long the adapter has for each request (default {DEFAULT_TIMEOUT:g})")
+    k.add_argument("--max-reply-bytes", type=int, default=DEFAULT_MAX_REPLY, dest="max_reply_bytes", metavar="N",
+                   help=f"the longest reply line accepted (default {DEFAULT_MAX_REPLY})")
     k.add_argument("--message", action="append", help="only this message (repeatable)")
     k.add_argument("--version", type=int)
     k.add_argument("--flags", action="append", help="only vectors with this flag (repeatable)")

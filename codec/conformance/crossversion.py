@@ -41,7 +41,9 @@ def cross_version_matrix(impl: Implementation) -> list[dict]:
         for message, wire in (("SubscriptionInfo", sub), ("AssignmentInfo", asg)):
             for r in VERSIONS:
                 out = impl.decode(message, w, wire, reader_version=r)
-                if not out.ok:
+                if out.failure or (out.ok and not isinstance(out.value, dict)):
+                    got = "wrong"  # an adapter failure, or a value that is not an object, never agrees
+                elif not out.ok:
                     got = "error"
                 elif message == "SubscriptionInfo" and out.value.get("futureVersion"):
                     got = "probe" if out.value.get("version") == w else "wrong"

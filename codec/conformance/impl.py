@@ -16,8 +16,12 @@ response per line on its stdout, in order::
 from __future__ import annotations
 
 import json
+import os
+import selectors
 import shlex
 import subprocess
+import tempfile
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,17 +30,28 @@ from ..errors import CodecError
 from ..kinds import get_kind
 from .messages import kind_of
 
-__all__ = ["Outcome", "Implementation", "BuiltinImplementation", "CommandImplementation", "handle_request"]
+__all__ = ["Outcome", "Implementation", "BuiltinImplementation", "CommandImplementation", "AdapterError",
+           "handle_request", "DEFAULT_TIMEOUT", "DEFAULT_MAX_REPLY"]
 
 
 @dataclass(frozen=True)
 class Outcome:
-    value: Any = None  # decode: the JSON value; encode: bytes
+    """One answer: a value (decode: the JSON value; encode: bytes; assign: {member: bytes}), a rejection
+    (``error``: the protocol's error object, the only answer that counts as refusing the input), or an
+    adapter failure (``failure``: no answer, or one the protocol does not define), which fails whatever the
+    vector expects."""
+
+    value: Any = None
     error: dict | None = None
+    failure: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.error is None and self.failure is None
+
+    @property
+    def rejected(self) -> bool:
+        return self.error is not None and self.failure is None
 
 
 class Implementation(Protocol):
@@ -95,47 +110,152 @@ class BuiltinImplementation:
         pass
 
 
-def _outcome(resp: dict) -> Outcome:
+def _outcome(resp: Any) -> Outcome:
+    """Read one reply. Only ``{"error": {"message": "..."}}`` is a rejection; any other shape is the
+    adapter's failure, never a pass."""
+    if not isinstance(resp, dict):
+        return Outcome(failure=f"adapter answered {_clip(resp)}, not a JSON object")
     if "error" in resp:
-        err = resp["error"] if isinstance(resp["error"], dict) else {"message": str(resp["error"])}
-        return Outcome(error=err)
+        err = resp["error"]
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return Outcome(error=err)
+        return Outcome(failure=f"adapter answered an error that is not {{\"message\": \"...\"}}: {_clip(err)}")
     if "wire" in resp:
         try:
             return Outcome(value=bytes.fromhex(resp["wire"]))
         except (TypeError, ValueError):
-            return Outcome(error={"message": f"adapter answered a wire that is not hex: {resp['wire']!r}"})
+            return Outcome(failure=f"adapter answered a wire that is not hex: {_clip(resp['wire'])}")
     if "value" in resp:
         return Outcome(value=resp["value"])
     if "assignments" in resp:
         try:
-            return Outcome(value={m: bytes.fromhex(h) for m, h in resp["assignments"].items()})
+            return Outcome(value={str(m): bytes.fromhex(h) for m, h in resp["assignments"].items()})
         except (AttributeError, TypeError, ValueError):
-            return Outcome(error={"message": "adapter answered assignments that are not {member: hex}"})
-    return Outcome(error={"message": f"adapter answered neither value, wire nor error: {resp!r}"})
+            return Outcome(failure="adapter answered assignments that are not {member: hex}")
+    return Outcome(failure=f"adapter answered neither value, wire, assignments nor error: {_clip(resp)}")
+
+
+def _clip(v: Any, n: int = 200) -> str:
+    s = _text.printable(_text.dumps(v))
+    return s if len(s) <= n else s[:n - 3] + "..."
+
+
+DEFAULT_TIMEOUT = 10.0  # seconds per request
+DEFAULT_MAX_REPLY = 64 * 1024 * 1024  # bytes of one reply line
+_STDERR_TAIL = 2000
+
+
+class AdapterError(ValueError):
+    """The adapter command cannot be started (empty, unparseable, not found)."""
 
 
 class CommandImplementation:
-    """Any program that speaks the line protocol, started once and fed one request per line."""
+    """Any program that speaks the line protocol, started once and fed one request per line.
 
-    def __init__(self, command: str) -> None:
+    Each request has ``timeout`` seconds and each reply at most ``max_reply`` bytes. An adapter that exits,
+    hangs, or writes past the cap without a newline fails that request (with the tail of its stderr) and is
+    restarted; if it has answered nothing since it was (re)started, it is given up and every further request
+    fails at once, so a dead or hung adapter ends the run within one timeout."""
+
+    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as e:
+            raise AdapterError(f"--impl {command!r} is not a command line: {e}") from None
+        if not self.argv:
+            raise AdapterError("--impl needs a command (leave it out to test the built-in codec)")
         self.name = command
-        self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, encoding="utf-8", bufsize=1)
+        self.timeout, self.max_reply = timeout, max_reply
+        self.proc: subprocess.Popen | None = None
+        self.gave_up: str | None = None
+        self._start()
+
+    def _start(self) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
+        except OSError as e:
+            self._stderr.close()
+            raise AdapterError(f"cannot start {self.name!r}: {e.strerror or e}") from None
+        for f in (self.proc.stdin, self.proc.stdout):
+            os.set_blocking(f.fileno(), False)
+        self._buffer = b""
+        self.answered = 0
+
+    def _stderr_tail(self) -> str:
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - _STDERR_TAIL))
+            tail = self._stderr.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return f"; its stderr ends: {_text.printable(tail)}" if tail else ""
+
+    def _exchange(self, data: bytes) -> bytes | str:
+        """Send one request line, read one reply line: the line, or the reason there is none."""
+        proc = self.proc
+        assert proc and proc.stdin and proc.stdout
+        deadline = time.monotonic() + self.timeout
+        out_fd, in_fd = proc.stdout.fileno(), proc.stdin.fileno()
+        pending = memoryview(data)
+        with selectors.DefaultSelector() as sel:
+            sel.register(out_fd, selectors.EVENT_READ)
+            if pending:
+                sel.register(in_fd, selectors.EVENT_WRITE)
+            while True:
+                newline = self._buffer.find(b"\n")
+                if newline >= 0:
+                    line, self._buffer = self._buffer[:newline], self._buffer[newline + 1:]
+                    return line
+                if len(self._buffer) > self.max_reply:
+                    return f"adapter wrote more than {self.max_reply} bytes without a newline"
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return f"adapter did not answer within {self.timeout:g} s"
+                for key, _ in sel.select(left):
+                    if key.fd == in_fd:
+                        try:
+                            n = os.write(in_fd, pending[:65536])
+                        except BlockingIOError:
+                            continue
+                        except (BrokenPipeError, OSError):
+                            sel.unregister(in_fd)
+                            pending = memoryview(b"")
+                            continue
+                        pending = pending[n:]
+                        if not pending:
+                            sel.unregister(in_fd)
+                    else:
+                        try:
+                            chunk = os.read(out_fd, 1 << 20)
+                        except BlockingIOError:
+                            continue
+                        if not chunk:
+                            try:
+                                status = proc.wait(timeout=1)
+                            except subprocess.TimeoutExpired:
+                                status = None
+                            return f"adapter exited (status {status}) without answering"
+                        self._buffer += chunk
 
     def _ask(self, req: dict) -> Outcome:
-        assert self.proc.stdin and self.proc.stdout
+        if self.gave_up:
+            return Outcome(failure=f"not run: {self.gave_up}")
+        line = self._exchange((_text.dumps(req) + "\n").encode("utf-8"))
+        if isinstance(line, str):  # no reply: the adapter's state is unknown, so it starts afresh
+            reason = line + self._stderr_tail()
+            self._stop(kill=True)
+            if self.answered == 0:
+                self.gave_up = f"the adapter answered nothing ({reason})"
+            else:
+                self._start()
+            return Outcome(failure=reason)
+        self.answered += 1
         try:
-            self.proc.stdin.write(_text.dumps(req) + "\n")
-            self.proc.stdin.flush()
-            line = self.proc.stdout.readline()
-        except BrokenPipeError:
-            line = ""
-        if not line:
-            return Outcome(error={"message": f"adapter exited (status {self.proc.poll()}) without answering"})
-        try:
-            return _outcome(json.loads(line))
-        except json.JSONDecodeError:
-            return Outcome(error={"message": f"adapter answered a line that is not JSON: {line[:200]!r}"})
+            return _outcome(json.loads(line.decode("utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            return Outcome(failure=f"adapter answered a line that is not JSON: {_text.printable(repr(line[:200]))}")
 
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         req = {"op": "decode", "message": message, "version": version, "wire": wire.hex()}
@@ -154,16 +274,24 @@ class CommandImplementation:
     def assign(self, round_: dict) -> Outcome:
         return self._ask({"op": "assign", "round": round_})
 
-    def close(self) -> None:
-        if self.proc.stdin:
+    def _stop(self, *, kill: bool = False) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if kill:
+            proc.kill()
+        for f in (proc.stdin, proc.stdout):
             try:
-                self.proc.stdin.close()
-            except BrokenPipeError:
+                f.close()
+            except OSError:
                 pass
         try:
-            self.proc.wait(timeout=10)
+            proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        if self.proc.stdout:
-            self.proc.stdout.close()
+            proc.kill()
+            proc.wait()
+        self._stderr.close()
+        self.proc = None
+
+    def close(self) -> None:
+        self._stop()

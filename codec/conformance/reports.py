@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -16,13 +19,13 @@ def render_table(results: list[VectorResult], *, show_failures: int = 20) -> str
     lines = []
     failures = [r for r in results if r.status == "fail"]
     for r in failures[:show_failures]:
-        lines.append(f"FAIL {r.id} ({r.message} v{r.version}): {r.detail}")
+        lines.append(_text.printable(f"FAIL {r.id} ({r.message} v{r.version}): {r.detail}"))
     if len(failures) > show_failures:
         lines.append(f"... and {len(failures) - show_failures} more failures (see --json or --junit)")
     if failures:
         lines.append("")
     header = ("message", "version", "vectors", "passed", "failed")
-    table = [header] + [(r["message"], "-" if r["version"] is None else str(r["version"]), str(r["vectors"]),
+    table = [header] + [(_text.printable(r["message"]), "-" if r["version"] is None else str(r["version"]), str(r["vectors"]),
                          str(r["passed"]), str(r["failed"])) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for i, row in enumerate(table):
@@ -34,26 +37,52 @@ def render_table(results: list[VectorResult], *, show_failures: int = 20) -> str
     return "\n".join(lines)
 
 
+# XML 1.0 has no way to write these characters, not even as references.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(s: str) -> str:
+    """``s`` with every character XML 1.0 cannot carry written as a visible escape (``\\x1b``, ``\\ud800``)."""
+    return _NOT_XML.sub(lambda m: _text.printable(m.group()), s)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write the whole report or nothing: a temporary file beside ``path``, then a rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def write_junit(results: list[VectorResult], path: Path, implementation: str) -> None:
-    suites = ET.Element("testsuites", name=f"rebalance-codec conformance: {implementation}",
+    suites = ET.Element("testsuites", name=_xml_text(f"rebalance-codec conformance: {implementation}"),
                         tests=str(len(results)), failures=str(sum(r.status == "fail" for r in results)))
     by_message: dict[str, list[VectorResult]] = {}
     for r in results:
         by_message.setdefault(r.message, []).append(r)
     for message, rs in by_message.items():
-        suite = ET.SubElement(suites, "testsuite", name=message, tests=str(len(rs)),
+        suite = ET.SubElement(suites, "testsuite", name=_xml_text(message), tests=str(len(rs)),
                               failures=str(sum(r.status == "fail" for r in rs)))
         for r in rs:
-            case = ET.SubElement(suite, "testcase", classname=f"{message}.v{r.version}", name=r.id)
+            case = ET.SubElement(suite, "testcase", classname=_xml_text(f"{message}.v{r.version}"), name=_xml_text(r.id))
             if r.status == "fail":
-                ET.SubElement(case, "failure", message=r.detail[:500]).text = r.detail
-    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+                detail = _xml_text(r.detail)
+                ET.SubElement(case, "failure", message=detail[:500]).text = detail
+    _write_atomically(path, ET.tostring(suites, encoding="utf-8", xml_declaration=True))
 
 
 def write_json(results: list[VectorResult], path: Path, implementation: str) -> None:
-    path.write_text(_text.dumps({
+    _write_atomically(path, _text.dumps({
         "implementation": implementation,
         "summary": summarize(results),
         "results": [{"id": r.id, "message": r.message, "version": r.version, "status": r.status,
                      "detail": r.detail, "flags": list(r.flags)} for r in results],
-    }, indent=2), encoding="utf-8")
+    }, indent=2).encode("utf-8"))

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 from .. import text as _text
 from ..wire.builder import field_offsets
 from ..wire.schema import schema_names
-from .impl import Implementation
+from .impl import Implementation, Outcome
 from .messages import normalize
 
 __all__ = ["VectorResult", "run_vectors", "run_rebalance_rounds", "first_difference", "byte_difference", "summarize", "DECODE_ONLY"]
@@ -95,13 +95,20 @@ def byte_difference(message: str, version: int | None, expected: bytes, actual: 
 _SCHEMAS = set(schema_names())
 
 
+def _why(out: Outcome) -> str:
+    """Why an answer is not a value: the adapter's failure, or the rejection's message."""
+    if out.failure:
+        return f"adapter failure: {out.failure}"
+    return str(out.error.get("message"))
+
+
 def _check_valid(impl: Implementation, v: dict) -> str | None:
     msg, ver, key = v["message"], v.get("version"), v.get("apiKey")
     wire = bytes.fromhex(v["wire"])
     expected = normalize(msg, v["expected"])
     out = impl.decode(msg, ver, wire, api_key=key)
     if not out.ok:
-        return f"decode failed: {out.error.get('message')}"
+        return f"decode failed: {_why(out)}"
     d = first_difference(expected, normalize(msg, out.value))
     if d:
         return f"decoded value differs at {d}"
@@ -109,14 +116,14 @@ def _check_valid(impl: Implementation, v: dict) -> str | None:
         return None
     enc = impl.encode(msg, ver, v["expected"], api_key=key)
     if not enc.ok:
-        return f"encode of expected failed: {enc.error.get('message')}"
+        return f"encode of expected failed: {_why(enc)}"
     if v.get("canonical"):
         if enc.value != wire:
             return byte_difference(msg, ver, wire, enc.value)
         return None
     back = impl.decode(msg, ver, enc.value, api_key=key)
     if not back.ok:
-        return f"re-encoded bytes do not decode: {back.error.get('message')}"
+        return f"re-encoded bytes do not decode: {_why(back)}"
     d = first_difference(expected, normalize(msg, back.value))
     return f"re-encoded value differs at {d}" if d else None
 
@@ -127,15 +134,17 @@ def _check_invalid(impl: Implementation, v: dict) -> str | None:
         out = impl.decode(msg, ver, bytes.fromhex(v["wire"]), api_key=key)
         if out.ok:
             return f"accepted invalid input (expected {v.get('error', 'an error')}); decoded {_short(out.value)}"
-        return None
+        return None if out.rejected else _why(out)
     enc = impl.encode(msg, ver, v["expected"], api_key=key)
     if enc.ok:
         return f"encoded a value that must be refused ({v.get('error', 'an error')}): {enc.value.hex()[:64]}"
-    return None
+    return None if enc.rejected else _why(enc)
 
 
 def _check_acceptable(impl: Implementation, v: dict) -> str | None:
     out = impl.decode(v["message"], v.get("version"), bytes.fromhex(v["wire"]), api_key=v.get("apiKey"))
+    if out.failure:
+        return _why(out)
     if out.ok and "expected" in v:
         d = first_difference(normalize(v["message"], v["expected"]), normalize(v["message"], out.value))
         if d:
@@ -178,7 +187,7 @@ def run_rebalance_rounds(impl: Implementation, rounds: Iterable[dict]) -> list[V
         query = {k: v for k, v in r.items() if k not in ("assignments", "_file")}
         try:
             out = impl.assign(query)
-            problem = f"assign failed: {out.error.get('message')}" if not out.ok else compare_round(r, out.value)
+            problem = f"assign failed: {_why(out)}" if not out.ok else compare_round(r, out.value)
         except Exception as e:  # an adapter that crashes the runner is a failing round, not a crash
             problem = f"runner error: {type(e).__name__}: {e}"
         results.append(VectorResult(r["id"], "RebalanceRound", None, "fail" if problem else "pass", problem or ""))

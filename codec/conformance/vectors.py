@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["vectors_dir", "load_vectors", "load_rounds", "check_vectors", "NON_CANONICAL_FLAGS"]
+__all__ = ["vectors_dir", "load_vectors", "load_rounds", "check_vectors", "structure_problems", "VectorFileError",
+           "NON_CANONICAL_FLAGS"]
 
 # A vector that is not canonical must say why with one of these flags.
 NON_CANONICAL_FLAGS = {"java-hash-order", "trailing-bytes", "lossy-version", "version-probe", "capture-facts"}
@@ -24,15 +25,90 @@ def vectors_dir() -> Path:
     raise FileNotFoundError("no golden vectors found (neither vectors/ of a checkout nor codec/vectors in the install)")
 
 
-def load_vectors(paths: Iterable[Path] | None = None) -> list[dict]:
+class VectorFileError(ValueError):
+    """Vector files that cannot be run: each problem is ``file:line: what``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
+        self.problems = problems
+
+
+_RESULTS = ("valid", "invalid", "acceptable")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def structure_problems(v) -> list[str]:
+    """What stops the runner from using a parsed vector line at all (the JSON Schema says more)."""
+    if not isinstance(v, dict):
+        return [f"a vector is a JSON object, not {type(v).__name__}"]
     out = []
+    for key in ("id", "message"):
+        if not isinstance(v.get(key), str) or not v.get(key):
+            out.append(f"{key}: a non-empty string is required")
+    if v.get("version") is not None and not _is_int(v["version"]):
+        out.append("version: an integer or null")
+    if v.get("apiKey") is not None and not _is_int(v["apiKey"]):
+        out.append("apiKey: an integer or null")
+    if v.get("result") not in _RESULTS:
+        out.append(f"result: one of {', '.join(_RESULTS)}")
+    flags = v.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        out.append("flags: a list of strings")
+    if "wire" in v:
+        try:
+            bytes.fromhex(v["wire"])
+        except (TypeError, ValueError):
+            out.append("wire: a hex string")
+    if v.get("result") in ("valid", "acceptable") and "wire" not in v:
+        out.append(f"wire: required for a {v['result']} vector")
+    if v.get("result") == "valid" and "expected" not in v:
+        out.append("expected: required for a valid vector")
+    if v.get("result") == "invalid" and "wire" not in v and "expected" not in v:
+        out.append("an invalid vector needs wire (to decode) or expected (to encode)")
+    return out
+
+
+def _parse_line(raw: bytes) -> tuple[object, str | None]:
+    """One JSONL line: (the parsed value, None), or (None, what is wrong with it)."""
+    try:
+        return json.loads(raw.decode("utf-8")), None
+    except UnicodeDecodeError as e:
+        return None, f"not UTF-8 (byte {e.start})"
+    except (json.JSONDecodeError, RecursionError) as e:
+        return None, f"not JSON ({e})"
+
+
+def read_lines(path: Path):
+    """``(line number, parsed JSON or None, problem or None)`` for each non-blank line of a JSONL file; a
+    line that is not UTF-8 or not JSON is a problem, never an exception."""
+    for n, raw in enumerate(Path(path).read_bytes().split(b"\n"), 1):
+        if raw.strip():
+            yield (n, *_parse_line(raw))
+
+
+def load_vectors(paths: Iterable[Path] | None = None) -> list[dict]:
+    """Every vector of the files (default: ``vectors/*.jsonl``); raises :class:`VectorFileError` listing
+    every line that is not a usable vector."""
+    out, problems = [], []
     for path in paths or sorted(vectors_dir().glob("*.jsonl")):
-        with Path(path).open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    v = json.loads(line)
-                    v.setdefault("_file", f"{Path(path).name}:{n}")
-                    out.append(v)
+        name = Path(path).name
+        try:
+            lines = list(read_lines(Path(path)))
+        except OSError as e:
+            problems.append(f"{path}: {e.strerror or e}")
+            continue
+        for n, v, problem in lines:
+            found = [problem] if problem else structure_problems(v)
+            if found:
+                problems += [f"{name}:{n}: {p}" for p in found]
+                continue
+            v.setdefault("_file", f"{name}:{n}")
+            out.append(v)
+    if problems:
+        raise VectorFileError(problems)
     return out
 
 
@@ -90,41 +166,42 @@ def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
     counts: dict[str, int] = {}
     builtin = BuiltinImplementation()
     for path in sorted(directory.glob("*.jsonl")):
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                where = f"{path.name}:{n}"
-                if not line.strip():
-                    problems.append(f"{where}: empty line")
-                    continue
-                try:
-                    v = json.loads(line)
-                except json.JSONDecodeError as e:
-                    problems.append(f"{where}: not JSON ({e})")
-                    continue
-                for err in validator.iter_errors(v):
-                    loc = "/".join(str(p) for p in err.absolute_path) or "(vector)"
-                    problems.append(f"{where}: {loc}: {err.message}")
-                vid = v.get("id", "?")
-                if vid in seen:
-                    problems.append(f"{where}: duplicate id {vid!r} (first at {seen[vid]})")
-                seen[vid] = where
-                desc = v.get("description", "")
-                if _MODAL.search(desc):
-                    problems.append(f"{where}: description uses a modal verb; state the fact: {desc!r}")
-                for fl in v.get("flags", []):
-                    if fl not in flags:
-                        problems.append(f"{where}: unknown flag {fl!r} (define it in vectors/flags.json)")
-                if v.get("result") == "valid" and not v.get("canonical") and \
-                        not NON_CANONICAL_FLAGS & set(v.get("flags", [])):
-                    problems.append(f"{where}: not canonical but no flag says why "
-                                    f"(one of {', '.join(sorted(NON_CANONICAL_FLAGS))})")
-                if v.get("result") == "valid" and "expected" in v and "message" in v and \
-                        not DECODE_ONLY & set(v.get("flags", [])):
-                    enc = builtin.encode(v["message"], v.get("version"), v["expected"], api_key=v.get("apiKey"))
-                    if not enc.ok:
-                        problems.append(f"{where}: expected does not re-validate: {enc.error.get('message')}")
-                key = f"{v.get('message')} v{v.get('version')}"
-                counts[key] = counts.get(key, 0) + 1
+        raw_lines = path.read_bytes().split(b"\n")
+        if raw_lines and raw_lines[-1] == b"":
+            raw_lines.pop()
+        for n, raw in enumerate(raw_lines, 1):
+            where = f"{path.name}:{n}"
+            if not raw.strip():
+                problems.append(f"{where}: empty line")
+                continue
+            v, problem = _parse_line(raw)
+            found = [problem] if problem else structure_problems(v)
+            if found:
+                problems += [f"{where}: {p}" for p in found]
+                continue
+            for err in validator.iter_errors(v):
+                loc = "/".join(str(p) for p in err.absolute_path) or "(vector)"
+                problems.append(f"{where}: {loc}: {err.message}")
+            vid = v["id"]
+            if vid in seen:
+                problems.append(f"{where}: duplicate id {vid!r} (first at {seen[vid]})")
+            seen[vid] = where
+            desc = v.get("description", "")
+            if isinstance(desc, str) and _MODAL.search(desc):
+                problems.append(f"{where}: description uses a modal verb; state the fact: {desc!r}")
+            vflags = v.get("flags", [])
+            for fl in vflags:
+                if fl not in flags:
+                    problems.append(f"{where}: unknown flag {fl!r} (define it in vectors/flags.json)")
+            if v["result"] == "valid" and not v.get("canonical") and not NON_CANONICAL_FLAGS & set(vflags):
+                problems.append(f"{where}: not canonical but no flag says why "
+                                f"(one of {', '.join(sorted(NON_CANONICAL_FLAGS))})")
+            if v["result"] == "valid" and not DECODE_ONLY & set(vflags):
+                enc = builtin.encode(v["message"], v.get("version"), v["expected"], api_key=v.get("apiKey"))
+                if not enc.ok:
+                    problems.append(f"{where}: expected does not re-validate: {enc.error.get('message')}")
+            key = f"{v['message']} v{v.get('version')}"
+            counts[key] = counts.get(key, 0) + 1
     if (directory / "rebalance").is_dir():
         _check_rounds(directory, seen, problems, counts)
     for fl in flags:
