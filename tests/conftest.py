@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,31 @@ def record_id(r: dict) -> str:
 @pytest.fixture(scope="session")
 def kafka_vectors():
     return lambda name: load_jsonl(KAFKA_VECTORS / name)
+
+
+# What a user runs: the wheel in a fresh venv outside the checkout (tests/test_installed.py, tests/hostile/).
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory) -> Path:
+    """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path."""
+    base = tmp_path_factory.mktemp("installed")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
+                   check=True, timeout=600, cwd=base, capture_output=True)
+    (wheel,) = (base / "dist").glob("rebalance_codec-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
+    subprocess.run([str(base / "venv" / "bin" / "pip"), "install", "--quiet", str(wheel)],
+                   check=True, timeout=900, cwd=base, capture_output=True)
+    script = base / "venv" / "bin" / "rebalance-codec"
+    assert script.is_file()
+    return script
+
+
+@pytest.fixture
+def installed_cli(installed, tmp_path):
+    """Run the installed console script in an empty folder, with no variable pointing into the checkout."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "REBALANCE_CODEC_SHARED")}
+
+    def go(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([str(installed), *args], input=stdin, capture_output=True, text=True,
+                              encoding="utf-8", cwd=tmp_path, env=env, timeout=timeout)
+
+    return go

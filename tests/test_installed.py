@@ -11,10 +11,7 @@ and hand derivation, never from the installed code.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -44,33 +41,6 @@ PLAIN_ASSIGNMENT = (
     "740000000100016800000001000000010000000000000000000000010001680000000100000000000000007fffffffffffffff")
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path."""
-    base = tmp_path_factory.mktemp("installed")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
-                   check=True, timeout=600, cwd=base, capture_output=True)
-    (wheel,) = (base / "dist").glob("rebalance_codec-*.whl")
-    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
-    subprocess.run([str(base / "venv" / "bin" / "pip"), "install", "--quiet", str(wheel)],
-                   check=True, timeout=900, cwd=base, capture_output=True)
-    script = base / "venv" / "bin" / "rebalance-codec"
-    assert script.is_file()
-    return script
-
-
-@pytest.fixture
-def run(installed, tmp_path):
-    """Run the installed console script in an empty folder, with no variable pointing into the checkout."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "REBALANCE_CODEC_SHARED")}
-
-    def go(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run([str(installed), *args], input=stdin, capture_output=True, text=True,
-                              encoding="utf-8", cwd=tmp_path, env=env, timeout=timeout)
-
-    return go
-
-
 def _vector_lines() -> int:
     """The vectors and rebalance rounds of the checkout's vectors/, counted line by line."""
     files = [*(ROOT / "vectors").glob("*.jsonl"), ROOT / "vectors" / "rebalance" / "rounds.jsonl"]
@@ -87,8 +57,8 @@ def test_the_installed_package_is_not_the_checkout(installed, tmp_path):
     assert "site-packages" in out and not out.startswith(str(ROOT))
 
 
-def test_vectors_check(run):
-    p = run("vectors", "check")
+def test_vectors_check(installed_cli):
+    p = installed_cli("vectors", "check")
     _no_traceback(p)
     assert p.returncode == 0, p.stdout + p.stderr
     # Every vector line of the checkout's vectors/ is in the installed copy and was checked.
@@ -98,16 +68,16 @@ def test_vectors_check(run):
     assert p.stdout.strip().endswith("0 problems")
 
 
-def test_conformance_of_the_built_in_codec(run):
-    p = run("conformance")
+def test_conformance_of_the_built_in_codec(installed_cli):
+    p = installed_cli("conformance")
     _no_traceback(p)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     lines = _vector_lines()
     assert p.stdout.strip().splitlines()[-1].startswith(f"{lines} passed, 0 failed")
 
 
-def test_demo(run):
-    p = run("demo")
+def test_demo(installed_cli):
+    p = installed_cli("demo")
     _no_traceback(p)
     assert p.returncode == 0
     for name in ("streams-v7-subscription.bin", "streams-v7-assignment.bin"):
@@ -115,9 +85,9 @@ def test_demo(run):
     assert "SubscriptionInfo v7" in p.stdout and "AssignmentInfo v7" in p.stdout
 
 
-def test_decode_and_encode_a_lone_surrogate(run):
+def test_decode_and_encode_a_lone_surrogate(installed_cli):
     """Kafka-style JSON of the surrogate AssignmentInfo is valid JSON and encodes back to the same bytes."""
-    p = run("decode", "--kind", "assignment-info", "--style", "kafka", SURROGATE_ASSIGNMENT)
+    p = installed_cli("decode", "--kind", "assignment-info", "--style", "kafka", SURROGATE_ASSIGNMENT)
     _no_traceback(p)
     assert p.returncode == 0, p.stderr
     assert "\\ud800" in p.stdout and "\\udfff" in p.stdout  # written as JSON escapes
@@ -125,21 +95,21 @@ def test_decode_and_encode_a_lone_surrogate(run):
     (host,) = value["partitionsByHost"]
     assert host["host"] == "h\ud800" and host["port"] == 1
     assert host["partitions"] == [{"topic": "t\udfff", "partition": 0}]
-    e = run("encode", "--kind", "assignment-info", "--style", "kafka", stdin=p.stdout)
+    e = installed_cli("encode", "--kind", "assignment-info", "--style", "kafka", stdin=p.stdout)
     _no_traceback(e)
     assert e.returncode == 0, e.stderr
     assert e.stdout.strip() == SURROGATE_ASSIGNMENT
 
 
-def test_decode_pretty_of_a_lone_surrogate(run):
-    p = run("decode", "--kind", "assignment-info", "--format", "pretty", SURROGATE_ASSIGNMENT)
+def test_decode_pretty_of_a_lone_surrogate(installed_cli):
+    p = installed_cli("decode", "--kind", "assignment-info", "--format", "pretty", SURROGATE_ASSIGNMENT)
     _no_traceback(p)
     assert p.returncode == 0, p.stderr
     assert "h\\ud800" in p.stdout
 
 
-def test_decode_lines_keeps_every_line(run):
-    p = run("decode", "--kind", "assignment-info", "--lines",
+def test_decode_lines_keeps_every_line(installed_cli):
+    p = installed_cli("decode", "--kind", "assignment-info", "--lines",
             stdin=f"{PLAIN_ASSIGNMENT}\n{SURROGATE_ASSIGNMENT}\n{PLAIN_ASSIGNMENT}\n")
     _no_traceback(p)
     assert p.returncode == 0, p.stderr
@@ -157,11 +127,11 @@ def _recorded_frames(scenario: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("scenario", ["java-default", "ck-cooperative-sticky", "kp-sticky"])
-def test_capture_of_a_shared_pcap(run, scenario):
+def test_capture_of_a_shared_pcap(installed_cli, scenario):
     """Every group frame the capture harness recorded for the scenario (``frames.jsonl``, written by the
     harness from the client's side, not by this codec) is in ``capture --json``'s output, byte for byte."""
     pcap = SHARED / "captures" / "pcaps" / "runA" / f"{scenario}.pcap.gz"
-    p = run("capture", "--json", str(pcap))
+    p = installed_cli("capture", "--json", str(pcap))
     _no_traceback(p)
     assert p.returncode == 0, p.stderr[-2000:]
     records = [json.loads(line) for line in p.stdout.splitlines()]
@@ -173,6 +143,6 @@ def test_capture_of_a_shared_pcap(run, scenario):
         key = (r["conn"], r["direction"], r["api_key"], r["correlation_id"])
         assert key in frames, key
         assert frames[key] == r["hex"], key
-    text = run("capture", str(pcap))
+    text = installed_cli("capture", str(pcap))
     _no_traceback(text)
     assert text.returncode == 0 and f"g-{scenario}" in text.stdout
