@@ -179,7 +179,7 @@ def test_bad_vector_files_are_lint_errors(installed_cli, tmp_path, line, why):
     p = installed_cli("conformance", str(f))
     _clean(p)
     assert p.returncode == 1
-    assert f"bad.jsonl:2: " in p.stderr and why in p.stderr
+    assert "bad.jsonl:2: " in p.stderr and why in p.stderr
     # vectors check --dir: the same line is a problem, not a crash
     d = tmp_path / "dir"
     d.mkdir()
