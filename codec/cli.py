@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Iterator
 
 from . import text as _text
 from .errors import CodecError, DecodeError, EncodeError
@@ -21,13 +22,22 @@ __all__ = ["main", "build_parser"]
 
 def _read_input(arg: str | None, *, binary: bool) -> bytes | str:
     """INPUT: a hex string (decode) or JSON text (encode), ``@path`` (raw bytes / JSON file), or
-    ``-``/absent for stdin."""
+    ``-``/absent for stdin. Text must be UTF-8: a byte that is not is an error, never a silent U+FFFD or
+    surrogate escape."""
     if arg is None or arg == "-":
-        return sys.stdin.buffer.read() if binary else sys.stdin.read()
-    if arg.startswith("@"):
-        path = Path(arg[1:])
-        return path.read_bytes() if binary else path.read_text(encoding="utf-8")
-    return arg.encode("ascii", "replace") if binary else arg
+        raw = sys.stdin.buffer.read()
+    elif arg.startswith("@"):
+        raw = Path(arg[1:]).read_bytes()
+    else:
+        return arg.encode("ascii", "replace") if binary else arg
+    return raw if binary else _utf8(raw)
+
+
+def _utf8(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DecodeError(f"input is not UTF-8 ({e.reason})", message="input", offset=e.start) from None
 
 
 def _hex_to_bytes(text: str) -> bytes:
@@ -54,6 +64,8 @@ def _error_json(e: Exception) -> dict:
         return {"error": e.to_json()}
     if isinstance(e, json.JSONDecodeError):
         return {"error": {"type": "JSONDecodeError", "message": f"input is not JSON: {e}", "offset": e.pos, "path": ""}}
+    if isinstance(e, RecursionError):
+        return {"error": {"type": "RecursionError", "message": "input nests too deeply", "offset": None, "path": ""}}
     return {"error": {"type": type(e).__name__, "message": str(e), "offset": None, "path": ""}}
 
 
@@ -106,26 +118,37 @@ def cmd_encode(args) -> int:
     except json.JSONDecodeError as e:
         _say("error", f"input is not JSON: {e}")
         return 1
+    except RecursionError:
+        _say("error", "input is not JSON this codec reads: it nests too deeply")
+        return 1
     except CodecError as e:
         _say("error", e)
         return 1
     return 0
 
 
+def _input_lines(args) -> Iterator[bytes]:
+    """The lines of stdin or ``@file``, split at LF alone: a CR, U+2028 or any other character inside a line
+    stays in it, so the output has exactly one line per input line."""
+    source = Path(args.input[1:]).open("rb") if args.input and args.input.startswith("@") else sys.stdin.buffer
+    try:
+        for raw in source:
+            yield raw[:-1] if raw.endswith(b"\n") else raw
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
+
+
 def _lines(args, handle, render) -> int:
     """One output line per input line; a failing line gets an ``{"error": ...}`` line of its own."""
-    source: Iterable[str]
-    if args.input and args.input.startswith("@"):
-        source = Path(args.input[1:]).open(encoding="utf-8")
-    else:
-        source = sys.stdin
     failed = 0
     out = sys.stdout
-    for line in source:
-        line = line.rstrip("\r\n")
+    for raw in _input_lines(args):
+        if raw.endswith(b"\r"):  # CRLF files: the CR belongs to the line ending
+            raw = raw[:-1]
         try:
-            out.write(render(handle(line)) + "\n")
-        except (CodecError, json.JSONDecodeError) as e:
+            out.write(render(handle(_utf8(raw))) + "\n")
+        except (CodecError, json.JSONDecodeError, RecursionError) as e:
             failed += 1
             out.write(_dump(_error_json(e)) + "\n")
     out.flush()
@@ -215,12 +238,18 @@ def main(argv: list[str] | None = None) -> int:
         _say("error", e.args[0])
         return 2
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except (OSError, EncodeError, DecodeError) as e:
         _say("error", e)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # noqa: BLE001 - the last line of defence: one line, never a traceback
+        if os.environ.get("REBALANCE_CODEC_DEBUG"):
+            raise
+        _say("error", f"unexpected {type(e).__name__}: {e} (a bug in rebalance-codec; "
+                      "REBALANCE_CODEC_DEBUG=1 shows the traceback)")
         return 1
 
 

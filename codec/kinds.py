@@ -7,9 +7,10 @@ registry, so adding a message never touches the CLI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
+from .errors import CodecError, EncodeError
 from .pretty import pretty_assignment, pretty_subscription
 from .streams.constants import DEFAULT_MAX_METADATA_SIZE
 from .streams import (assignment_from_json, assignment_json, decode_assignment, decode_subscription,
@@ -40,8 +41,33 @@ _REGISTRY: dict[str, Kind] = {}
 
 
 def register(kind: Kind) -> Kind:
+    kind = replace(kind, encode=_guarded(kind.name, kind.encode))
     _REGISTRY[kind.name] = kind
     return kind
+
+
+def _guarded(name: str, encode: Callable[..., bytes]) -> Callable[..., bytes]:
+    """JSON of the wrong shape (a number where a string goes, a string where a list goes, an integer beyond
+    the field's range, nesting past the stack) is the caller's error: an ``EncodeError``, never a crash."""
+
+    def encode_value(value, **kwargs) -> bytes:
+        if not isinstance(value, dict):
+            raise EncodeError(f"needs a JSON object, got {_json_type(value)}", message=name)
+        try:
+            return encode(value, **kwargs)
+        except CodecError:
+            raise
+        except RecursionError:
+            raise EncodeError("the value nests too deeply", message=name) from None
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError, OverflowError) as e:
+            raise EncodeError(f"the value does not fit the message ({type(e).__name__}: {e})", message=name) from None
+
+    return encode_value
+
+
+def _json_type(v) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(v), type(v).__name__)
 
 
 def get_kind(name: str) -> Kind:

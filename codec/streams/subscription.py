@@ -20,6 +20,7 @@ from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersio
 from ..types import TaskId, _task_id
 from ..wire.builder import decode_wire, encode_wire, wire_class
 from ..wire.fastpath import maker, row_encoder
+from ..wire.primitives import utf8_or_refuse
 from .common import check_size, version_guard
 from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
                         UNKNOWN_OFFSET_SUM)
@@ -123,6 +124,15 @@ def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = 
     return result if detail else info
 
 
+def _encode_utf8(s, path: str, version: int) -> bytes:
+    if not isinstance(s, str):
+        raise EncodeError(f"needs a string, got {type(s).__name__}", message=MESSAGE, version=version, path=path)
+    try:
+        return utf8_or_refuse(s, path)
+    except EncodeError as e:
+        raise EncodeError(e.reason, message=MESSAGE, version=version, path=path) from None
+
+
 def _utf8(raw: bytes, path: str, version: int) -> str:
     try:
         return raw.decode("utf-8")
@@ -202,7 +212,7 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     if v >= 3:
         kwargs["latest_supported_version"] = lsv
     if v >= 2:
-        kwargs["user_end_point"] = (info.user_endpoint or "").encode("utf-8", "surrogatepass")
+        kwargs["user_end_point"] = _encode_utf8(info.user_endpoint or "", "user_endpoint", v)
     if v <= 6:
         TaskIdW = maker(MESSAGE, "TaskId", ("topic_group_id", "partition"))
         for t, s in sums.items():
@@ -236,8 +246,8 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
         kwargs["error_code"] = info.error_code
     if v >= 11:
         Tag = wire_class(MESSAGE, "ClientTag")
-        kwargs["client_tags"] = tuple(Tag(key=k.encode("utf-8", "surrogatepass"),
-                                          value=val.encode("utf-8", "surrogatepass"))
+        kwargs["client_tags"] = tuple(Tag(key=_encode_utf8(k, f"client_tags[{k!r}].key", v),
+                                          value=_encode_utf8(val, f"client_tags[{k!r}].value", v))
                                       for k, val in info.client_tags.items())
     return W(**kwargs)
 
@@ -256,7 +266,10 @@ def _rows(info: SubscriptionInfo, v: int) -> tuple | None:
         endpoint = ""
     elif type(endpoint) is not str:
         return None
-    fields = [v, lsv, info.process_id, endpoint.encode("utf-8", "surrogatepass")]
+    try:
+        fields = [v, lsv, info.process_id, endpoint.encode("utf-8")]
+    except UnicodeEncodeError:  # a lone surrogate: the model path refuses it with the field's name
+        return None
     sums = info.task_offset_sums
     if type(sums) is not dict:
         return None
@@ -281,8 +294,10 @@ def _rows(info: SubscriptionInfo, v: int) -> tuple | None:
         tags = info.client_tags
         if type(tags) is not dict:
             return None
-        fields.append([(k.encode("utf-8", "surrogatepass"), val.encode("utf-8", "surrogatepass"))
-                       for k, val in tags.items()])
+        try:
+            fields.append([(k.encode("utf-8"), val.encode("utf-8")) for k, val in tags.items()])
+        except (UnicodeEncodeError, AttributeError):
+            return None
     return tuple(fields)
 
 

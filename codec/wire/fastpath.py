@@ -514,7 +514,9 @@ def _enc_scalar(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str, nullabl
             i2 = ind
         if t == "string":
             g.emit(i2, f"if type({var}) is not str: raise Miss")
-            g.emit(i2, f"{raw} = {var}.encode('utf-8', 'surrogatepass')")
+            g.emit(i2, "try:")
+            g.emit(i2 + 1, f"{raw} = {var}.encode('utf-8')")
+            g.emit(i2, "except UnicodeEncodeError: raise Miss")  # a lone surrogate: the reference path refuses it
             g.emit(i2, f"{nvar} = len({raw})")
             g.emit(i2, f"if {nvar} > 32767: raise Miss")
         else:

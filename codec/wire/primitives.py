@@ -218,6 +218,16 @@ class _Length(KConstruct):
         self._len._build(n, stream, context, path)
 
 
+def utf8_or_refuse(s: str, path: str = "") -> bytes:
+    """``s`` as UTF-8; a lone surrogate (which UTF-8 cannot carry) is an ``EncodeError`` naming the field.
+    Java's ``String.getBytes(UTF_8)`` would write ``?`` in its place: a silent loss this codec refuses."""
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise EncodeError(f"lone surrogate U+{ord(s[e.start]):04X} at character {e.start} cannot be written as "
+                          f"UTF-8 (Java would write '?')", path=path) from None
+
+
 class String(_Length):
     """A Kafka string: UTF-8, at most 0x7FFF bytes (the reader rejects longer)."""
 
@@ -241,7 +251,7 @@ class String(_Length):
             return obj
         if not isinstance(obj, str):
             raise EncodeError(f"string field needs str, got {type(obj).__name__}", path=_path(path))
-        raw = obj.encode("utf-8", "surrogatepass")
+        raw = utf8_or_refuse(obj, _path(path))
         if len(raw) > 0x7FFF:
             raise EncodeError(f"string of {len(raw)} bytes exceeds 32767", path=_path(path))
         self._write_len(len(raw), stream, context, path)
