@@ -9,12 +9,12 @@
 * :mod:`~codec.capture.offsets` — ``__consumer_offsets`` keys and values, from text dumps or log segments.
 """
 
-from .framing import RawFrame, Unframed
+from .framing import FrameLoss, RawFrame, Unframed
 from .kafka import KafkaFrame, KafkaTraffic
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames, tcp_streams
-from .tcp import Chunk, Closed, Flow, Gap, Reassembler
+from .tcp import Chunk, Closed, Flow, Gap, Late, Reassembler
 
 __all__ = [
     "kafka_frames", "tcp_streams", "CaptureStats", "BadPacket", "BadFile", "KafkaFrame", "KafkaTraffic",
-    "RawFrame", "Unframed", "Chunk", "Gap", "Closed", "Flow", "Reassembler",
+    "RawFrame", "Unframed", "FrameLoss", "Chunk", "Gap", "Late", "Closed", "Flow", "Reassembler",
 ]

@@ -5,14 +5,23 @@ Input (detected from the bytes, gzipped or not): a pcap/pcapng file (by its magi
 its records (see :func:`codec.capture.offsets.read_text`). Output: per group, each generation in the
 layout of :mod:`codec.capture.storytext`, then a summary of the input; ``--json`` gives JSON lines
 instead (see :func:`run`). On a terminal, stderr shows how far through the file the reading is.
+
+``--max-hole-bytes`` and ``--max-hole-seconds`` bound how long TCP reassembly waits for a segment that
+is missing (a retransmission may still fill the hole): while at most that many bytes have arrived behind
+the hole and for at most that many seconds of capture time. Memory grows with the first (per direction of
+each open connection). A hole given up costs the frames it cuts or holds; the summary counts them (lost
+frames) and, when the hole's bytes were captured later after all, states the limits that would have kept
+them.
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import io
 import json
 import os
+import re
 import struct
 import sys
 import time
@@ -22,8 +31,9 @@ from typing import BinaryIO, Iterator, TextIO
 from .offsets import read_segment, read_text
 from .story import CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
 from .storytext import render_generation, render_summary
+from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
-__all__ = ["register", "run", "detect", "ProgressReader"]
+__all__ = ["register", "run", "detect", "ProgressReader", "byte_count", "seconds"]
 
 _PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",
                 b"\x0a\x0d\x0d\x0a"}
@@ -79,6 +89,31 @@ def detect(path: Path) -> str:
     return "text"
 
 
+_UNITS = {"": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000 ** 2, "mib": 1 << 20,
+          "g": 1 << 30, "gb": 1000 ** 3, "gib": 1 << 30}
+_BYTES = re.compile(r"\s*([0-9][0-9_]*)\s*([a-z]*)\s*")
+
+
+def byte_count(text: str) -> int:
+    """A byte count for an option: ``1048576``, ``512K``/``512KiB``, ``16M``/``16MiB``, ``1G``/``1GiB``
+    (binary), or ``16MB``/``1GB`` (decimal)."""
+    m = _BYTES.fullmatch(text.lower())
+    if m is None or m.group(2) not in _UNITS:
+        raise argparse.ArgumentTypeError(f"not a byte count: {text!r} (examples: 1048576, 16M, 1GiB)")
+    return int(m.group(1).replace("_", "")) * _UNITS[m.group(2)]
+
+
+def seconds(text: str) -> float:
+    """A non-negative, finite number of seconds for an option."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    return value
+
+
 def _gunzipped(f: BinaryIO) -> BinaryIO:
     """``f``, or its decompressed stream when it starts with the gzip magic."""
     buffered = io.BufferedReader(f) if not isinstance(f, io.BufferedReader) else f
@@ -87,11 +122,17 @@ def _gunzipped(f: BinaryIO) -> BinaryIO:
 
 def _stories(kind: str, f: BinaryIO, args, summary: CaptureSummary) -> Iterator[GroupFrame | Generation]:
     if kind == "pcap":
-        return capture_story(f, ports=args.port or {9092}, group=args.group, summary=summary)
+        return capture_story(f, ports=args.port or {9092}, group=args.group, summary=summary,
+                             max_hole_bytes=_or(getattr(args, "max_hole_bytes", None), DEFAULT_MAX_BUFFER),
+                             max_hole_seconds=_or(getattr(args, "max_hole_seconds", None), DEFAULT_MAX_WAIT))
     if kind == "segment":
         return offsets_story(read_segment(_gunzipped(f)), group=args.group, summary=summary)
     text = io.TextIOWrapper(_gunzipped(f), encoding="utf-8", errors="replace")
     return offsets_story(read_text(text), group=args.group, summary=summary)
+
+
+def _or(value, default):
+    return default if value is None else value
 
 
 def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -137,4 +178,12 @@ def register(subparsers) -> None:
     p.add_argument("--group", metavar="G", help="only this group")
     p.add_argument("--port", metavar="P", type=int, action="append",
                    help="a broker port (repeatable; default 9092, and ports found from handshakes)")
+    p.add_argument("--max-hole-bytes", metavar="N", type=byte_count, default=DEFAULT_MAX_BUFFER,
+                   help="TCP reassembly: give a missing segment up once more than N bytes of its direction "
+                        f"wait behind it (default {DEFAULT_MAX_BUFFER:,} = 1MiB; suffixes K, M, G; memory grows "
+                        "with N per direction of each connection). Frames lost with a hole given up are "
+                        "counted in the summary (lost frames)")
+    p.add_argument("--max-hole-seconds", metavar="S", type=seconds, default=DEFAULT_MAX_WAIT,
+                   help="TCP reassembly: give a missing segment up once the bytes behind it have waited more "
+                        f"than S seconds of capture time (default {DEFAULT_MAX_WAIT:g})")
     p.set_defaults(func=run)

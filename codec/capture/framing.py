@@ -6,12 +6,19 @@ that many bytes; the frame is returned without the size, as ``frames.jsonl`` and
 store it) and :class:`Unframed` (bytes that could not be framed, with the reason).
 
 Unlike :class:`codec.group.stream.FrameReader`, which refuses to go on after a bad size, a splitter
-recovers: after a gap (the frame it cut is reported, nothing else is lost) or at a header that cannot
-be a frame, it scans for the next offset where a plausible frame header starts (:func:`plausible`) and
-goes on from there. A header counts as plausible when its size is within bounds and, for requests, the
-API key, API version and client-id length are sensible (for responses: a non-negative correlation id);
-when the frame that would follow it is already buffered, its header must be plausible too. This is a
-heuristic: bytes that merely look like a frame header can be taken for one.
+recovers. After a gap, the frame it cut is reported; when the size of that frame was read before the
+gap and the frame ends after it, the rest of the frame is dropped (reported, ``cut by gap``) and
+framing goes on exactly where the next frame starts. Otherwise (the gap swallowed the size), and at a
+header that cannot be a frame, it scans for the next offset where a plausible frame header starts
+(:func:`plausible`) and goes on from there. A header counts as plausible when its size is within
+bounds and, for requests, the API key, API version and client-id length are sensible (for responses: a
+non-negative correlation id); when the frame that would follow it is already buffered, its header must
+be plausible too. This is a heuristic: bytes that merely look like a frame header can be taken for one.
+
+Frames lost with a gap that a limit made the reassembler give up (:attr:`~codec.capture.tcp.Gap.given_up`)
+are counted in a :class:`FrameLoss`: the frame the gap cut, each frame that starts inside the gap when
+its bytes arrive late after all (:meth:`FrameSplitter.late`: their sizes are read from them, frame by
+frame), and the bytes dropped with them.
 
 Frames whose header ``keep(header_bytes)`` rejects are skipped without being buffered (``data`` None),
 so a large Fetch response costs no memory.
@@ -27,8 +34,11 @@ from typing import Callable
 from ..group.stream import _REQ, _RESP, MAX_API_KEY, MAX_API_VERSION, REQUEST_PEEK, RESPONSE_PEEK, plausible
 from .tcp import Flow
 
-__all__ = ["RawFrame", "Unframed", "FrameSplitter", "plausible", "MAX_API_KEY", "MAX_API_VERSION",
+__all__ = ["RawFrame", "Unframed", "FrameLoss", "FrameSplitter", "plausible", "MAX_API_KEY", "MAX_API_VERSION",
            "REQUEST_PEEK", "RESPONSE_PEEK"]
+
+MAX_WALKS = 16  # holes per direction whose late bytes are still being read for frame sizes
+_SIZE = struct.Struct(">i")
 
 @dataclass(frozen=True, slots=True)
 class RawFrame:
@@ -57,15 +67,37 @@ class Unframed:
     reason: str
 
 
+@dataclass(slots=True)
+class FrameLoss:
+    """What gaps given up because of a limit cost (shared by the splitters of a capture): ``frames`` cut
+    by them or starting inside them (those inside counted only when their bytes arrived late), and
+    ``skipped_bytes``, captured bytes dropped with those frames (before and after each gap) and while
+    looking for the next frame."""
+
+    frames: int = 0
+    skipped_bytes: int = 0
+
+
+class _Walk:
+    """Reading frame sizes through the late bytes of a given-up gap: the frame at ``pos`` is counted;
+    ``have`` holds the first bytes of its size read so far; frames that start before ``end`` are lost."""
+
+    __slots__ = ("pos", "have", "end")
+
+    def __init__(self, pos: int, have: bytes, end: int) -> None:
+        self.pos, self.have, self.end = pos, bytearray(have), end
+
+
 class FrameSplitter:
     """Split one direction (``role`` ``"request"`` or ``"response"``) into frames."""
 
     def __init__(self, flow: Flow, role: str, *, max_frame_size: int,
-                 keep: Callable[[bytes], bool] | None = None) -> None:
+                 keep: Callable[[bytes], bool] | None = None, loss: FrameLoss | None = None) -> None:
         self.flow = flow
         self.role = role
         self.max_frame_size = max_frame_size
         self.keep = keep
+        self.loss = loss if loss is not None else FrameLoss()
         self._peek = REQUEST_PEEK if role == "request" else RESPONSE_PEEK
         self._buf = bytearray()
         self._off = 0  # stream offset of _buf[0]
@@ -74,10 +106,28 @@ class FrameSplitter:
         self._synced = True
         self._skip = 0  # bytes of a skipped frame still to pass
         self._skip_frame: tuple[int, int, bytes, float] | None = None
+        self._tail: list[int] | None = None  # [from, at, end]: the rest of a frame a gap cut, being dropped
+        self._losing = False  # bytes dropped now are lost with a given-up gap
+        self._walks: list[_Walk] = []
+
+    def _unframed(self, offset: int, length: int, reason: str) -> Unframed:
+        if self._losing:
+            self.loss.skipped_bytes += length
+        return Unframed(self.flow, offset, length, reason)
 
     def chunk(self, offset: int, data: bytes, ts: float) -> list[RawFrame | Unframed]:
         """Bytes at ``offset`` (the stream position right after what came before)."""
         out: list[RawFrame | Unframed] = []
+        if self._tail is not None:
+            start, _, end = self._tail
+            n = min(end - offset, len(data))
+            offset, data = offset + n, data[n:]
+            self._tail[1] = offset
+            if offset >= end:
+                out.append(self._unframed(start, end - start, "cut by gap"))
+                self._tail, self._synced, self._losing = None, True, False
+            if not data:
+                return out
         if self._skip:
             n = min(self._skip, len(data))
             self._skip -= n
@@ -97,18 +147,75 @@ class FrameSplitter:
         self._split(out, ts)
         return out
 
-    def gap(self, offset: int, length: int) -> list[RawFrame | Unframed]:
-        """Bytes ``[offset, offset + length)`` are missing: drop the frame they cut, then resynchronise."""
+    def gap(self, offset: int, length: int, *, given_up: bool = False) -> list[RawFrame | Unframed]:
+        """Bytes ``[offset, offset + length)`` are missing: drop the frame they cut, then go on where the
+        next frame starts, or resynchronise. ``given_up``: a limit made the reassembler give the bytes up
+        (the frames lost are counted in :attr:`loss`, and late bytes may still come, see :meth:`late`)."""
         out: list[RawFrame | Unframed] = []
-        if self._skip:
-            start = self._skip_frame[0]
-            out.append(Unframed(self.flow, start, offset - start, "cut by gap"))
+        end = offset + length
+        self._losing = given_up or self._losing
+        cut = False  # a frame is cut that was not counted yet
+        start = boundary = None  # where that frame starts, and where the frame after it starts
+        head = b""  # the first bytes of its size, when fewer than 4 were read
+        if self._tail is not None:  # the rest of a frame an earlier gap cut: its end is known
+            t0, _, boundary = self._tail
+            if offset > t0:
+                out.append(self._unframed(t0, offset - t0, "cut by gap"))
+            self._tail = None
+        elif self._skip:
+            start, size = self._skip_frame[:2]
+            out.append(self._unframed(start, offset - start, "cut by gap"))
             self._skip, self._skip_frame = 0, None
+            cut, boundary = True, start + 4 + size
+        elif self._synced:
+            cut, start = True, self._off if self._buf else offset
+            if self._buf:
+                out.append(self._unframed(self._off, len(self._buf), "cut by gap"))
+            if len(self._buf) >= 4:
+                size = _SIZE.unpack_from(self._buf)[0]
+                boundary = start + 4 + size if 0 <= size <= self.max_frame_size else None
+            else:
+                head = bytes(self._buf)
         elif self._buf:
-            out.append(Unframed(self.flow, self._off, len(self._buf), "cut by gap" if self._synced else "garbage"))
+            out.append(self._unframed(self._off, len(self._buf), "garbage"))
         self._buf.clear()
         self._synced = False
+        if given_up and cut:
+            self.loss.frames += 1
+        if boundary is not None and boundary >= end:
+            if boundary > end:
+                self._tail = [end, end, boundary]
+            else:
+                self._synced, self._losing = True, False
+        elif given_up and (boundary is not None or cut):
+            if boundary is not None:  # the next frame starts inside the gap: lost too
+                self.loss.frames += 1
+                start, head = boundary, b""
+            if offset <= start + len(head) < end and start + 4 < end:  # the late bytes will say what follows
+                self._walks.append(_Walk(start, head, end))
+                del self._walks[:-MAX_WALKS]
         return out
+
+    def late(self, offset: int, data: bytes) -> None:
+        """Bytes of a given-up gap that arrived after all: count the frames that start inside the gap."""
+        for w in list(self._walks):
+            while True:
+                at = w.pos + len(w.have)
+                if not offset <= at < offset + len(data):
+                    break
+                w.have += data[at - offset:at - offset + 4 - len(w.have)]
+                if len(w.have) < 4:
+                    break
+                size = _SIZE.unpack_from(w.have)[0]
+                following = w.pos + 4 + size
+                if not 0 <= size <= self.max_frame_size or following >= w.end:
+                    self._walks.remove(w)
+                    break
+                self.loss.frames += 1  # the frame at ``following`` starts inside the gap
+                w.pos, w.have = following, bytearray()
+                if w.pos + 4 >= w.end:  # no other frame can start inside the gap
+                    self._walks.remove(w)
+                    break
 
     def close(self) -> list[RawFrame | Unframed]:
         """The stream ended: whatever is left is an incomplete frame."""
@@ -117,10 +224,16 @@ class FrameSplitter:
             start, size = self._skip_frame[:2]
             out.append(Unframed(self.flow, start, size + 4 - self._skip, "stream ended inside a frame"))
             self._skip, self._skip_frame = 0, None
+        elif self._tail is not None:
+            t0, at, _ = self._tail
+            if at > t0:
+                out.append(self._unframed(t0, at - t0, "cut by gap"))
+            self._tail = None
         elif self._buf:
-            out.append(Unframed(self.flow, self._off, len(self._buf),
-                                "stream ended inside a frame" if self._synced else "garbage"))
+            out.append(self._unframed(self._off, len(self._buf),
+                                      "stream ended inside a frame" if self._synced else "garbage"))
         self._buf.clear()
+        self._walks.clear()
         return out
 
     def _ts_at(self, offset: int) -> float:
@@ -142,13 +255,13 @@ class FrameSplitter:
                 if found is None:  # keep the last bytes: a header may start there
                     keep_from = max(pos, len(buf) - peek + 1)
                     if keep_from > pos:
-                        out.append(Unframed(self.flow, self._off + pos, keep_from - pos, "garbage"))
+                        out.append(self._unframed(self._off + pos, keep_from - pos, "garbage"))
                     pos = keep_from
                     break
                 if found > pos:
-                    out.append(Unframed(self.flow, self._off + pos, found - pos, "garbage"))
+                    out.append(self._unframed(self._off + pos, found - pos, "garbage"))
                 pos = found
-                self._synced = True
+                self._synced, self._losing = True, False
             ok = plausible(buf, pos, self.role, limit)
             if ok is None:
                 break

@@ -25,8 +25,8 @@ import struct
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from .framing import FrameSplitter, RawFrame, Unframed, plausible
-from .tcp import Chunk, Closed, Flow, Gap
+from .framing import FrameLoss, FrameSplitter, RawFrame, Unframed, plausible
+from .tcp import Chunk, Closed, Flow, Gap, Late
 
 __all__ = ["KafkaFrame", "KafkaTraffic", "DEFAULT_PORTS", "DEFAULT_MAX_FRAME_SIZE"]
 
@@ -90,11 +90,18 @@ class KafkaTraffic:
         self.max_orphan_bytes = max_orphan_bytes
         self.max_unknown_response = max_unknown_response
         self.ignored_bytes = 0
+        self.loss = FrameLoss()  # frames lost with gaps given up because of a limit (every connection)
         self._conns: dict[int, _Conn] = {}
 
-    def feed(self, event: Chunk | Gap | Closed) -> list[Output]:
+    def feed(self, event: Chunk | Gap | Late | Closed) -> list[Output]:
         if isinstance(event, Closed):
             return self._closed(event)
+        if isinstance(event, Late):  # only counted: the splitter reads the sizes of the frames they held
+            conn = self._conns.get(event.flow.conn)
+            sp = conn.splitters.get(event.flow) if conn is not None and conn.kafka else None
+            if sp is not None:
+                sp.late(event.offset, event.data)
+            return []
         conn = self._conns.setdefault(event.flow.conn, _Conn())
         if conn.kafka is False:
             self.ignored_bytes += len(event.data) if isinstance(event, Chunk) else 0
@@ -154,7 +161,7 @@ class KafkaTraffic:
         sp = conn.splitters.get(flow)
         if sp is None:
             role = "request" if (flow.src, flow.sport) == conn.client else "response"
-            sp = conn.splitters[flow] = FrameSplitter(flow, role, max_frame_size=self.max_frame_size,
+            sp = conn.splitters[flow] = FrameSplitter(flow, role, max_frame_size=self.max_frame_size, loss=self.loss,
                                                       keep=self._keep_request if role == "request" else (lambda h: self._keep_response(conn, h)))
         return sp
 
@@ -177,7 +184,7 @@ class KafkaTraffic:
     def _route(self, conn: _Conn, event: Chunk | Gap) -> list[Output]:
         sp = self._splitter(conn, event.flow)
         if isinstance(event, Gap):
-            return [event, *sp.gap(event.offset, event.length)]
+            return [event, *sp.gap(event.offset, event.length, given_up=event.given_up)]
         return self._pair(conn, sp.chunk(event.offset, event.data, event.ts))
 
     def _pair(self, conn: _Conn, items: list[RawFrame | Unframed]) -> list[Output]:

@@ -1,7 +1,7 @@
 """From a capture file to TCP streams and Kafka frames, in one pass and bounded memory.
 
 * :func:`tcp_streams` yields the reassembly events of every TCP connection (:class:`~codec.capture.tcp.Chunk`,
-  :class:`~codec.capture.tcp.Gap`, :class:`~codec.capture.tcp.Closed`);
+  :class:`~codec.capture.tcp.Gap`, :class:`~codec.capture.tcp.Late`, :class:`~codec.capture.tcp.Closed`);
 * :func:`kafka_frames` yields the Kafka records (:class:`~codec.capture.kafka.KafkaFrame`,
   :class:`~codec.capture.framing.Unframed`, :class:`~codec.capture.tcp.Gap`).
 
@@ -9,6 +9,12 @@ Both also yield the problems they met instead of raising: :class:`BadPacket` for
 be read (the rest go on) and :class:`BadFile` when the file itself cannot be read further (truncated or
 corrupt); in the second case every connection is still flushed, so no frame read so far is lost.
 Counters are kept in a :class:`CaptureStats` passed in by the caller.
+
+``max_hole_bytes`` and ``max_hole_seconds`` are how long the reassembly holds a hole open (bytes waiting
+behind it, seconds of capture time; see :mod:`codec.capture.tcp`): memory grows with the first, per
+direction of each connection. A hole given up because of them costs the frames it cuts or holds; they
+are counted (:attr:`CaptureStats.lost_frames`), and so are the bytes of such holes that were captured
+too late (:attr:`CaptureStats.late_bytes`) with the limits that would have kept them.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from .framing import Unframed
 from .kafka import DEFAULT_MAX_FRAME_SIZE, DEFAULT_PORTS, KafkaFrame, KafkaTraffic
 from .packet import decode_tcp
 from .pcapfile import DEFAULT_MAX_PACKET, read_packets
-from .tcp import DEFAULT_MAX_BUFFER, Chunk, Closed, Gap, Reassembler
+from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, Chunk, Closed, Gap, Late, Reassembler
 
 __all__ = ["BadPacket", "BadFile", "CaptureStats", "tcp_streams", "kafka_frames"]
 
@@ -45,7 +51,14 @@ class BadFile:
 @dataclass(slots=True)
 class CaptureStats:
     """What a scan met: packets read, TCP segments among them, packets carrying no TCP, bad packets,
-    connections seen, bytes delivered, bytes missing in gaps, and bytes of connections not taken for Kafka."""
+    connections seen, bytes delivered, bytes missing in gaps, and bytes of connections not taken for Kafka.
+
+    Holes given up because of the limits (``max_hole_bytes``, ``max_hole_seconds``, as used): how many
+    (``given_up_holes``) and their bytes (``given_up_bytes``); the Kafka frames lost with them
+    (``lost_frames``: cut by such a hole, or starting inside one whose bytes arrived late) and the captured
+    bytes dropped with those frames (``lost_frame_bytes``); bytes of such holes captured after all, too
+    late (``late_bytes``), and the limits that would have kept every one of them open long enough
+    (``late_max_hole_bytes``, ``late_max_hole_seconds``; 0 when none came)."""
 
     packets: int = 0
     tcp_segments: int = 0
@@ -57,14 +70,25 @@ class CaptureStats:
     stale_bytes: int = 0
     ignored_bytes: int = 0
     close_reasons: dict[str, int] = field(default_factory=dict)
+    max_hole_bytes: int = DEFAULT_MAX_BUFFER
+    max_hole_seconds: float = DEFAULT_MAX_WAIT
+    given_up_holes: int = 0
+    given_up_bytes: int = 0
+    lost_frames: int = 0
+    lost_frame_bytes: int = 0
+    late_bytes: int = 0
+    late_max_hole_bytes: int = 0
+    late_max_hole_seconds: float = 0.0
 
 
 def tcp_streams(source: str | Path | BinaryIO, *, max_buffer: int = DEFAULT_MAX_BUFFER,
-                max_packet: int = DEFAULT_MAX_PACKET,
-                stats: CaptureStats | None = None) -> Iterator[Chunk | Gap | Closed | BadPacket | BadFile]:
-    """Reassemble every TCP connection of a pcap/pcapng file (see :mod:`codec.capture.tcp`)."""
+                max_wait: float = DEFAULT_MAX_WAIT, max_packet: int = DEFAULT_MAX_PACKET,
+                stats: CaptureStats | None = None) -> Iterator[Chunk | Gap | Late | Closed | BadPacket | BadFile]:
+    """Reassemble every TCP connection of a pcap/pcapng file (see :mod:`codec.capture.tcp`): a hole is held
+    open while at most ``max_buffer`` bytes wait behind it, for at most ``max_wait`` seconds."""
     stats = stats if stats is not None else CaptureStats()
-    reasm = Reassembler(max_buffer=max_buffer)
+    stats.max_hole_bytes, stats.max_hole_seconds = max_buffer, max_wait
+    reasm = Reassembler(max_buffer=max_buffer, max_wait=max_wait)
     packets = read_packets(source, max_packet=max_packet)
     while True:
         try:
@@ -91,11 +115,18 @@ def tcp_streams(source: str | Path | BinaryIO, *, max_buffer: int = DEFAULT_MAX_
         yield _count(event, stats)
 
 
-def _count(event: Chunk | Gap | Closed, stats: CaptureStats) -> Chunk | Gap | Closed:
+def _count(event: Chunk | Gap | Late | Closed, stats: CaptureStats) -> Chunk | Gap | Late | Closed:
     if isinstance(event, Chunk):
         stats.stream_bytes += len(event.data)
     elif isinstance(event, Gap):
         stats.gap_bytes += event.length
+        if event.given_up:
+            stats.given_up_holes += 1
+            stats.given_up_bytes += event.length
+    elif isinstance(event, Late):
+        stats.late_bytes += len(event.data)
+        stats.late_max_hole_bytes = max(stats.late_max_hole_bytes, event.behind)
+        stats.late_max_hole_seconds = max(stats.late_max_hole_seconds, event.waited)
     else:
         stats.connections += 1
         stats.stale_bytes += sum(event.stale_bytes.values())
@@ -105,16 +136,19 @@ def _count(event: Chunk | Gap | Closed, stats: CaptureStats) -> Chunk | Gap | Cl
 
 def kafka_frames(source: str | Path | BinaryIO, *, ports: frozenset[int] | set[int] = DEFAULT_PORTS,
                  api_keys: frozenset[int] | set[int] | None = None, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-                 max_buffer: int = DEFAULT_MAX_BUFFER, max_packet: int = DEFAULT_MAX_PACKET,
-                 stats: CaptureStats | None = None
+                 max_buffer: int = DEFAULT_MAX_BUFFER, max_wait: float = DEFAULT_MAX_WAIT,
+                 max_packet: int = DEFAULT_MAX_PACKET, stats: CaptureStats | None = None
                  ) -> Iterator[KafkaFrame | Unframed | Gap | BadPacket | BadFile]:
     """The Kafka frames of a capture file (see :mod:`codec.capture.kafka`); ``api_keys`` limits which
-    frames keep their bytes (the others come out with ``data`` None)."""
+    frames keep their bytes (the others come out with ``data`` None). ``max_buffer``/``max_wait``: see
+    :func:`tcp_streams`; the frames lost to holes given up because of them are counted in ``stats``
+    once the capture has been read."""
     stats = stats if stats is not None else CaptureStats()
     traffic = KafkaTraffic(ports=ports, max_frame_size=max_frame_size, api_keys=api_keys)
-    for event in tcp_streams(source, max_buffer=max_buffer, max_packet=max_packet, stats=stats):
+    for event in tcp_streams(source, max_buffer=max_buffer, max_wait=max_wait, max_packet=max_packet, stats=stats):
         if isinstance(event, (BadPacket, BadFile)):
             yield event
         else:
             yield from traffic.feed(event)
     stats.ignored_bytes = traffic.ignored_bytes
+    stats.lost_frames, stats.lost_frame_bytes = traffic.loss.frames, traffic.loss.skipped_bytes

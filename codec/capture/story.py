@@ -40,7 +40,7 @@ from .framing import Unframed
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
-from .tcp import Gap
+from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, Gap
 from ..wire.builder import encode_wire
 
 __all__ = ["GROUP_APIS", "API_NAMES", "ERROR_NAMES", "error_name", "GroupFrame", "Member", "Event",
@@ -250,6 +250,21 @@ class CaptureSummary:
         if len(kept) < MAX_PROBLEMS:
             kept.append(Problem(where, what, reason))
 
+    def lost_frames_json(self) -> dict:
+        """The frames given up with holes that the limits (``--max-hole-bytes``, ``--max-hole-seconds``)
+        made the reader give up: ``count`` (cut by such a hole, or starting inside one whose bytes were
+        captured late), ``holes`` and their ``hole_bytes``, ``skipped_bytes`` (the holes' bytes and the
+        captured bytes dropped with those frames), ``late_bytes`` (bytes of those holes captured after
+        all, too late), the limits used, and ``needed``: the limits that would have kept every hole open
+        until its late bytes came (None when none came)."""
+        s = self.stats
+        needed = None
+        if s.late_bytes:
+            needed = {"max_hole_bytes": s.late_max_hole_bytes, "max_hole_seconds": s.late_max_hole_seconds}
+        return {"count": s.lost_frames, "holes": s.given_up_holes, "hole_bytes": s.given_up_bytes,
+                "skipped_bytes": s.given_up_bytes + s.lost_frame_bytes, "late_bytes": s.late_bytes,
+                "max_hole_bytes": s.max_hole_bytes, "max_hole_seconds": s.max_hole_seconds, "needed": needed}
+
     def json(self) -> dict:
         s = self.stats
         return {"type": "summary", "packets": s.packets, "tcp_segments": s.tcp_segments, "non_tcp": s.non_tcp,
@@ -258,7 +273,8 @@ class CaptureSummary:
                 "group_frames": self.group_frames, "generations": self.generations, "records": self.records,
                 "other_apis": [{"api_key": k, "api_name": API_NAMES.get(k), "api_version": v, "frames": n}
                                for (k, v), n in sorted(self.other_apis.items(), key=lambda kv: (kv[0][0] is None, kv[0]))],
-                "unframed_bytes": dict(self.unframed), "unpaired_responses": self.unpaired_responses,
+                "unframed_bytes": dict(self.unframed), "lost_frames": self.lost_frames_json(),
+                "unpaired_responses": self.unpaired_responses,
                 "unanswered_requests": self.unanswered_requests, "offset_commits": dict(self.offset_commits),
                 "problems": {k: {"count": self.counts[k], "first": [dataclasses.asdict(p) for p in v]}
                              for k, v in self.problems.items()}}
@@ -557,8 +573,15 @@ class _Story:
                 s.other_apis[(event.api_key, event.api_version)] += 1
         elif isinstance(event, Gap):
             s.gaps += 1
-            s.problem("gaps", str(event.flow), f"bytes {event.offset}-{event.offset + event.length}",
-                      f"{event.length} bytes never captured")
+            if event.given_up:
+                limit = (f"more than {s.stats.max_hole_bytes:,} bytes waited behind them"
+                         if event.reason == GIVEN_UP_BYTES else
+                         f"the bytes behind them waited more than {s.stats.max_hole_seconds:g} s")
+                s.problem("holes given up", str(event.flow), f"bytes {event.offset}-{event.offset + event.length}",
+                          f"{event.length} bytes not captured in time: {limit} (--{event.reason})")
+            else:
+                s.problem("gaps", str(event.flow), f"bytes {event.offset}-{event.offset + event.length}",
+                          f"{event.length} bytes never captured")
         elif isinstance(event, Unframed):
             s.unframed[event.reason] += event.length
             s.problem("unframed", str(event.flow), f"bytes {event.offset}-{event.offset + event.length}", event.reason)
@@ -745,12 +768,16 @@ class _Story:
 
 
 def capture_story(source: str | Path | BinaryIO, *, ports: Iterable[int] = DEFAULT_PORTS, group: str | None = None,
-                  summary: CaptureSummary | None = None) -> Iterator[GroupFrame | Generation]:
+                  summary: CaptureSummary | None = None, max_hole_bytes: int = DEFAULT_MAX_BUFFER,
+                  max_hole_seconds: float = DEFAULT_MAX_WAIT) -> Iterator[GroupFrame | Generation]:
     """The group frames and generations of a pcap/pcapng file (see the module docstring); counts and
-    problems go to ``summary``. ``group`` keeps only that group's frames and generations."""
+    problems go to ``summary``. ``group`` keeps only that group's frames and generations.
+    ``max_hole_bytes``/``max_hole_seconds``: how long TCP reassembly holds a hole open for a late
+    segment (see :mod:`codec.capture.scan`); frames lost to holes given up are counted in the summary."""
     summary = summary if summary is not None else CaptureSummary()
     story = _Story(summary, group)
-    for event in kafka_frames(source, ports=set(ports), api_keys=set(GROUP_APIS), stats=summary.stats):
+    for event in kafka_frames(source, ports=set(ports), api_keys=set(GROUP_APIS), stats=summary.stats,
+                              max_buffer=max_hole_bytes, max_wait=max_hole_seconds):
         gf = story.feed(event)
         if gf is not None:
             yield gf

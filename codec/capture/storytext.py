@@ -3,12 +3,14 @@
 A generation is a header line (number, protocol, leader, time span), the changes from the previous
 generation, each member (identity and offered protocols; the subscription and assignment through the
 ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. The summary
-gives the input's counts and the first problems of each kind.
+gives the input's counts, the frames lost with TCP holes given up at the limits, and the first problems of
+each kind.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 
 from ..pretty import describe_epoch_ms, describe_error_code
 from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
@@ -177,6 +179,30 @@ def render_generation(g: Generation) -> str:
     return "\n".join(lines)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _lost_lines(s: CaptureSummary) -> list[str]:
+    """The frames lost with holes given up at the limits, and the limits that would have kept them."""
+    lost = s.lost_frames_json()
+    limits = f"--max-hole-bytes {lost['max_hole_bytes']:,}, --max-hole-seconds {lost['max_hole_seconds']:g}"
+    if not lost["holes"]:
+        return [f"{_I}lost frames    0 (no hole given up at {limits})"]
+    lines = [f"{_I}lost frames    {lost['count']:,} in {_plural(lost['holes'], 'hole')} given up at {limits}: "
+             f"{lost['skipped_bytes']:,} bytes skipped ({lost['hole_bytes']:,} in the holes)"]
+    needed = lost["needed"]
+    if needed is not None:
+        raise_ = []
+        if needed["max_hole_bytes"] > lost["max_hole_bytes"]:
+            raise_.append(f"--max-hole-bytes {needed['max_hole_bytes']:,}")
+        if needed["max_hole_seconds"] > lost["max_hole_seconds"]:
+            raise_.append(f"--max-hole-seconds {math.ceil(needed['max_hole_seconds'] * 1000) / 1000:g}")
+        lines.append(f"{_I*2}{lost['late_bytes']:,} bytes of the holes were captured later (retransmitted too "
+                     "late)" + (f": {' and '.join(raise_)} would have kept them" if raise_ else ""))
+    return lines
+
+
 def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     """The summary of the input (see the module docstring)."""
     st = s.stats
@@ -194,6 +220,7 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             lines.append(f"{_I}other APIs     " + ", ".join(
                 f"{k} {API_NAMES.get(k, 'api')} v{v} x{n}" for (k, v), n in apis))
         lines.append(f"{_I}gaps           {s.gaps:,} ({st.gap_bytes:,} bytes never captured)")
+        lines += _lost_lines(s)
         if s.unframed:
             lines.append(f"{_I}unframed       " + ", ".join(f"{n:,} bytes {r}" for r, n in sorted(s.unframed.items())))
         if s.unpaired_responses or s.unanswered_requests:

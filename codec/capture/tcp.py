@@ -6,13 +6,19 @@ when the stream is first delivered. Segments are delivered in sequence order, wh
 arrive in; bytes already delivered (retransmissions, overlaps) are dropped and counted; a hole is held
 open while fewer than ``max_buffer`` bytes wait behind it and for at most ``max_wait`` seconds of capture
 time (a retransmission may still fill it: Linux retransmits after 200 ms to a few seconds), and is
-reported as a :class:`Gap` with its exact byte range when either limit is reached, when the connection
-closes or when the capture ends. Memory is bounded by ``max_buffer`` per direction of each open
-connection, and in practice by what a connection carries in ``max_wait``; a connection is forgotten once
-both FINs have been delivered or it was reset.
+reported as a :class:`Gap` with its exact byte range when either limit is reached (``reason``
+``max-hole-bytes`` or ``max-hole-seconds``), when the connection closes or when the capture ends
+(``closed``). Memory is bounded by ``max_buffer`` per direction of each open connection, and in practice
+by what a connection carries in ``max_wait``; a connection is forgotten once both FINs have been
+delivered or it was reset.
+
+A hole given up because of a limit may still be filled later (a retransmission that came too late): its
+bytes then come out as :class:`Late` records, in order from the start of the hole (pieces that do not
+continue what came before are not reported), with how many bytes and seconds the hole would have had to
+be held for them. The last ``MAX_GIVEN_UP`` such holes of each direction are remembered.
 
 :class:`Reassembler` keeps the connection table: ``feed(segment)`` and ``finish()`` return events
-(:class:`Chunk`, :class:`Gap`, :class:`Closed`). A SYN (without ACK) whose sequence number differs
+(:class:`Chunk`, :class:`Gap`, :class:`Late`, :class:`Closed`). A SYN (without ACK) whose sequence number differs
 from the connection's starts a new connection on the same ports.
 """
 
@@ -24,10 +30,13 @@ from itertools import count
 
 from .packet import ACK, FIN, RST, SYN, TcpSegment
 
-__all__ = ["Flow", "Chunk", "Gap", "Closed", "HalfStream", "Reassembler", "DEFAULT_MAX_BUFFER", "DEFAULT_MAX_WAIT"]
+__all__ = ["Flow", "Chunk", "Gap", "Late", "Closed", "HalfStream", "Reassembler", "DEFAULT_MAX_BUFFER",
+           "DEFAULT_MAX_WAIT", "GIVEN_UP_BYTES", "GIVEN_UP_SECONDS", "CLOSED", "MAX_GIVEN_UP"]
 
 DEFAULT_MAX_BUFFER = 1024 * 1024
 DEFAULT_MAX_WAIT = 2.0  # seconds of capture time a hole is held open
+GIVEN_UP_BYTES, GIVEN_UP_SECONDS, CLOSED = "max-hole-bytes", "max-hole-seconds", "closed"  # Gap.reason
+MAX_GIVEN_UP = 16  # holes given up because of a limit remembered per direction, to recognise late bytes
 _MOD = 1 << 32
 _HALF = 1 << 31
 
@@ -61,13 +70,37 @@ class Chunk:
 
 @dataclass(frozen=True, slots=True)
 class Gap:
-    """Bytes ``[offset, offset + length)`` of the stream were never captured; ``ts`` is the time of
-    the first segment after them (or of the last packet, when the stream ends in the gap)."""
+    """Bytes ``[offset, offset + length)`` of the stream are missing: they had not been captured when the
+    reader gave them up. ``reason``: ``max-hole-bytes`` (more than ``max_buffer`` bytes were waiting behind
+    them), ``max-hole-seconds`` (the first segment behind them had waited more than ``max_wait`` seconds)
+    or ``closed`` (the connection or the capture ended). ``ts`` is the time of the first segment after
+    them (or of the last packet, when the stream ends in the gap)."""
 
     flow: Flow
     offset: int
     length: int
     ts: float
+    reason: str = CLOSED
+
+    @property
+    def given_up(self) -> bool:
+        """Whether a limit, rather than the end of the stream, made the reader give the bytes up."""
+        return self.reason != CLOSED
+
+
+@dataclass(frozen=True, slots=True)
+class Late:
+    """Bytes ``[offset, offset + len(data))`` of a hole given up because of a limit, captured at ``ts``
+    after all (too late: the stream had moved on). ``behind`` bytes had arrived behind the hole and its
+    first waiting segment had waited ``waited`` seconds by then: a ``max_buffer`` of at least ``behind``
+    and a ``max_wait`` of at least ``waited`` would have kept the hole open for them."""
+
+    flow: Flow
+    offset: int
+    data: bytes
+    ts: float
+    behind: int
+    waited: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +114,18 @@ class Closed:
     stale_bytes: dict[Flow, int]
 
 
-Event = Chunk | Gap | Closed
+Event = Chunk | Gap | Late | Closed
+
+
+class _GivenUp:
+    """A hole given up because of a limit: absolute sequence numbers ``[start, end)``, how far late bytes
+    have filled it (``filled``, contiguous from ``start``) and the capture time of the first segment that
+    waited behind it."""
+
+    __slots__ = ("start", "end", "filled", "first_ts")
+
+    def __init__(self, start: int, end: int, first_ts: float) -> None:
+        self.start, self.end, self.filled, self.first_ts = start, end, start, first_ts
 
 
 class HalfStream:
@@ -102,6 +146,8 @@ class HalfStream:
         self._order = count()
         self._buffered = 0
         self._last_ts = 0.0
+        self._high: int | None = None  # highest absolute sequence number seen (end of a segment)
+        self._given_up: list[_GivenUp] = []
 
     @property
     def finished(self) -> bool:
@@ -121,6 +167,7 @@ class HalfStream:
 
     def segment(self, seg: TcpSegment) -> list[Event]:
         """Take one segment of this direction; return what can be delivered now."""
+        previous_ts = self._last_ts
         self._last_ts = seg.ts
         start = self._unwrap(seg.seq)
         if seg.flags & SYN:
@@ -130,10 +177,29 @@ class HalfStream:
                 self.base = self.next = start
         if seg.flags & FIN:
             self.fin = start + seg.length
+        late: list[Event] = []
         if seg.payload:
+            if self._given_up and self.next is not None and start < self.next:
+                late = self._late(start, seg.payload, seg.ts, previous_ts)
             heapq.heappush(self._heap, (start, next(self._order), seg.payload, seg.ts))
             self._buffered += len(seg.payload)
-        return self._drain(force=False)
+            end = start + len(seg.payload)
+            self._high = end if self._high is None else max(self._high, end)
+        return late + self._drain(force=False)
+
+    def _late(self, start: int, data: bytes, ts: float, previous_ts: float) -> list[Event]:
+        """The bytes of ``data`` (at absolute ``start``) that continue filling a hole given up earlier."""
+        out: list[Event] = []
+        end = start + len(data)
+        for hole in list(self._given_up):
+            if start <= hole.filled < end:
+                stop = min(end, hole.end)
+                out.append(Late(self.flow, hole.filled - self.base, data[hole.filled - start:stop - start], ts,
+                                max(0, self._high - hole.end), max(0.0, previous_ts - hole.first_ts)))
+                hole.filled = stop
+                if stop >= hole.end:
+                    self._given_up.remove(hole)
+        return out
 
     def flush(self) -> list[Event]:
         """Deliver everything held, reporting holes as gaps (the stream is over or must move on)."""
@@ -143,9 +209,13 @@ class HalfStream:
             self.next = self.fin
         return events
 
-    def _give_up(self) -> bool:
-        """Whether the hole at the head of the queue has waited long enough (bytes or time)."""
-        return self._buffered > self.max_buffer or self._last_ts - self._heap[0][3] > self.max_wait
+    def _give_up(self) -> str | None:
+        """Which limit, if any, the hole at the head of the queue has reached (bytes, then time)."""
+        if self._buffered > self.max_buffer:
+            return GIVEN_UP_BYTES
+        if self._last_ts - self._heap[0][3] > self.max_wait:
+            return GIVEN_UP_SECONDS
+        return None
 
     def _drain(self, *, force: bool) -> list[Event]:
         heap = self._heap
@@ -163,9 +233,13 @@ class HalfStream:
                 self.stale_bytes += len(data)
                 continue
             if start > self.next:
-                if not (force or self._give_up()):
+                reason = CLOSED if force else self._give_up()
+                if reason is None:
                     break
-                events.append(Gap(self.flow, self.next - self.base, start - self.next, ts))
+                events.append(Gap(self.flow, self.next - self.base, start - self.next, ts, reason))
+                if reason != CLOSED:
+                    self._given_up.append(_GivenUp(self.next, start, ts))
+                    del self._given_up[:-MAX_GIVEN_UP]
                 self.next = start
                 continue
             heapq.heappop(heap)

@@ -42,3 +42,31 @@ def test_waiting_responses_are_bounded_in_bytes():
     assert conn.orphan_bytes <= 10_000
     given_up = [f for f in out if getattr(f, "direction", None) == "response" and f.api_key is None]
     assert len(given_up) + len(conn.orphans) == 20  # every response accounted for: given up or still waiting
+
+
+def test_holes_given_up_are_remembered_boundedly():
+    """Every hole given up at a limit is remembered (to recognise its late bytes), the last MAX_GIVEN_UP of a
+    direction only; the splitter reads frame sizes through the late bytes of the last MAX_WALKS only."""
+    from codec.capture.framing import MAX_WALKS, FrameSplitter
+    from codec.capture.packet import TcpSegment
+    from codec.capture.tcp import MAX_GIVEN_UP, Chunk, Gap, HalfStream
+
+    half = HalfStream(RESP, max_buffer=100, max_wait=1e9)
+    half.segment(TcpSegment(*BROKER, *CLIENT, 0, 0x12, b"", 0, 0.0))  # SYN+ACK: the stream starts at 1
+    events = []
+    seq = 1
+    for i in range(200):  # 10 bytes lost, then a 101-byte response frame behind them: each hole is given up
+        seq += 10
+        frame = struct.pack(">ii", 97, i) + bytes(93)
+        events += half.segment(TcpSegment(*BROKER, *CLIENT, seq, 0x18, frame, len(frame), float(i)))
+        seq += len(frame)
+    gaps = [e for e in events if isinstance(e, Gap)]
+    assert len(gaps) == 200 and all(g.given_up for g in gaps)
+    assert len(half._given_up) == MAX_GIVEN_UP
+    sp = FrameSplitter(RESP, "response", max_frame_size=1 << 20)
+    framed = []
+    for e in events:
+        framed += sp.gap(e.offset, e.length, given_up=True) if isinstance(e, Gap) else sp.chunk(e.offset, e.data, e.ts)
+    assert len([f for f in framed if type(f).__name__ == "RawFrame"]) == 200  # every frame behind a hole
+    assert len(sp._walks) == MAX_WALKS
+    assert sp.loss.frames == 200  # one frame cut by each hole

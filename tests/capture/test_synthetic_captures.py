@@ -121,17 +121,26 @@ def test_dropped_segment_is_a_gap_and_the_rest_survives():
     assert [(g.offset, g.length) for g in gaps] == [(4 * 117, 117)]
 
 
-def test_gap_inside_a_frame_resynchronises_at_the_next_frame():
+def test_gap_inside_a_frame_goes_on_at_the_next_frame():
     conv = [("c", request(12, 4, i, bytes(300))) for i in range(6)]  # 317-byte frames
     segs = conversation(conv, mss=100)  # every frame is written as 100 + 100 + 100 + 17 bytes
     lost = segs[2 + 9]  # frame 2 (bytes 634-950): its second segment, bytes 734-833
     events, _ = frames_of(pcap([s for s in segs if s is not lost]))
     assert [e.correlation_id for e in events if isinstance(e, KafkaFrame)] == [0, 1, 3, 4, 5]
     assert [(g.offset, g.length) for g in events if isinstance(g, Gap)] == [(734, 100)]
+    # frame 2's size was read before the gap: its rest (834-950) is dropped as such, and framing goes on at 951
     unframed = [(u.offset, u.length, u.reason) for u in events if isinstance(u, Unframed)]
-    assert unframed[0] == (634, 100, "cut by gap")
-    assert unframed[1:] and sum(u[1] for u in unframed[1:]) == 951 - 834  # the rest of frame 2
-    assert all(u[2] == "garbage" for u in unframed[1:])
+    assert unframed == [(634, 100, "cut by gap"), (834, 951 - 834, "cut by gap")]
+
+
+def test_gap_over_a_size_resynchronises_at_the_next_frame():
+    conv = [("c", request(12, 4, i, bytes(300))) for i in range(6)]  # 317-byte frames
+    segs = conversation(conv, mss=100)
+    lost = segs[2 + 8]  # frame 2's first segment (bytes 634-733), its size with it
+    events, _ = frames_of(pcap([s for s in segs if s is not lost]))
+    assert [e.correlation_id for e in events if isinstance(e, KafkaFrame)] == [0, 1, 3, 4, 5]
+    unframed = [(u.offset, u.length, u.reason) for u in events if isinstance(u, Unframed)]
+    assert sum(u[1] for u in unframed) == 951 - 734 and {u[2] for u in unframed} == {"garbage"}
 
 
 def test_stream_without_handshake():
