@@ -11,7 +11,9 @@ is missing (a retransmission may still fill the hole): while at most that many b
 the hole and for at most that many seconds of capture time. Memory grows with the first (per direction of
 each open connection). A hole given up costs the frames it cuts or holds; the summary counts them (lost
 frames) and, when the hole's bytes were captured later after all, states the limits that would have kept
-them.
+them. Wire strings are written with :func:`codec.text.printable` in the text story and
+:func:`codec.text.dumps` in JSON, so any Java string (lone surrogates included) comes out, and no name can
+start a line or send a terminal control sequence.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
-import json
 import os
 import re
 import struct
@@ -28,6 +29,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Iterator, TextIO
 
+from ..text import dumps, printable
 from .offsets import read_segment, read_text
 from .story import CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
 from .storytext import render_generation, render_summary
@@ -148,16 +150,17 @@ def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
         progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
         for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary):
             if args.json:
-                out.write(json.dumps(item.json(), default=str) + "\n")
+                out.write(dumps(item.json(), default=str) + "\n")
             elif isinstance(item, Generation):
                 by_group.setdefault(item.group, []).append(item)
         progress.clear()
     if args.json:
-        out.write(json.dumps(summary.json()) + "\n")
+        out.write(dumps(summary.json()) + "\n")
         return 0
     for group in sorted(by_group):
         gens = by_group[group]
-        out.write(f"group {group}  ({sum(g.generation is not None for g in gens)} generations, {kind} input)\n\n")
+        out.write(f"group {printable(group)}  ({sum(g.generation is not None for g in gens)} generations, "
+                  f"{kind} input)\n\n")
         for g in gens:
             out.write(render_generation(g) + "\n\n")
     if not by_group:

@@ -655,7 +655,7 @@ class _Story:
             members = [(m.member_id, m.group_instance_id, getattr(m, "reason", None)) for m in body.members or ()] \
                 or [(getattr(body, "member_id", ""), None, None)]
             gf.member = members[0][0] if len(members) == 1 else None
-            detail = "; ".join(f"{mid}:{f' instance {iid}' if iid else ''}{f' reason {r!r}' if r else ''}"
+            detail = "; ".join(mid + ":" + (f" instance {iid}" if iid else "") + (f" reason '{r}'" if r else "")
                                for mid, iid, r in members if iid or r)
             ev = Event(gf.ts, "leave", ", ".join(m[0] for m in members), None, detail)
             group.event(ev)

@@ -5,6 +5,11 @@ generation, each member (identity and offered protocols; the subscription and as
 ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. The summary
 gives the input's counts, the frames lost with TCP holes given up at the limits, and the first problems of
 each kind.
+
+Every string that came from the input (group, member, client and instance ids, hosts, protocols, topics,
+task ids with their topology names, endpoints, client tags, racks, reasons, error messages) goes through
+:func:`codec.text.printable`: lone surrogates and control characters are escaped, so the text is always
+valid UTF-8 and no name can start a new line or send a terminal control sequence.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import datetime as _dt
 import math
 
 from ..pretty import describe_epoch_ms, describe_error_code
+from ..text import printable as _p
 from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
                     partition_labels, subscription_layers)
 
@@ -30,7 +36,8 @@ def _when(ts: float | None, *, date: bool = False) -> str:
 
 
 def _items(items, limit: int = 12) -> str:
-    items = sorted(items)
+    """Wire strings, escaped, sorted, at most ``limit`` of them shown."""
+    items = sorted(_p(str(i)) for i in items)
     shown = ", ".join(items[:limit])
     return (shown + f", ... ({len(items)} in all)") if len(items) > limit else (shown or "(none)")
 
@@ -50,18 +57,18 @@ def _subscription_lines(m: Member, indent: str) -> list[str]:
     if getattr(d, "generation_id", -1) not in (None, -1):
         parts.append(f"generation {d.generation_id}")
     if getattr(d, "rack_id", None) is not None:
-        parts.append(f"rack {d.rack_id!r}")
+        parts.append(f"rack '{_p(d.rack_id)}'")
     lines = [f"{indent}subscription  v{msg.version}: " + "; ".join(parts) + _user_data(d.user_data)]
     if info is not None:
         lsv = info.latest_supported_version
         lines.append(f"{indent}{_I}Streams SubscriptionInfo v{info.version} (latest supported "
-                     f"{'unknown' if lsv == -1 else f'v{lsv}'})  process {info.process_id}  endpoint "
-                     f"{info.user_endpoint or '(none)'}")
+                     f"{'unknown' if lsv == -1 else f'v{lsv}'})  process {_p(str(info.process_id))}  endpoint "
+                     f"{_p(info.user_endpoint) if info.user_endpoint else '(none)'}")
         sums = sorted(info.task_offset_sums.items())
-        lines.append(f"{indent}{_I*2}task offset sums  " + (", ".join(f"{t}={s}" for t, s in sums) or "(none)"))
+        lines.append(f"{indent}{_I*2}task offset sums  " + (", ".join(f"{_p(str(t))}={s}" for t, s in sums) or "(none)"))
         if info.client_tags:
             lines.append(f"{indent}{_I*2}client tags       "
-                         + ", ".join(f"{k}={val}" for k, val in sorted(info.client_tags.items())))
+                         + ", ".join(f"{_p(k)}={_p(val)}" for k, val in sorted(info.client_tags.items())))
         if info.version >= 9:
             lines.append(f"{indent}{_I*2}error code        {describe_error_code(info.error_code)}")
     else:
@@ -88,10 +95,10 @@ def _assignment_lines(m: Member, indent: str) -> list[str]:
         lines.append(f"{indent}{_I*2}active tasks      {_items({str(t) for t in info.active_tasks})}")
         standby = sorted(info.standby_tasks.items())
         lines.append(f"{indent}{_I*2}standby tasks     "
-                     + (", ".join(f"{t} <- {_items({str(p) for p in ps})}" for t, ps in standby) or "(none)"))
+                     + (", ".join(f"{_p(str(t))} <- {_items({str(p) for p in ps})}" for t, ps in standby) or "(none)"))
         for title, hosts in (("hosts", info.partitions_by_host), ("standby hosts", info.standby_partitions_by_host)):
             for h, ps in sorted(hosts.items(), key=lambda kv: str(kv[0])):
-                lines.append(f"{indent}{_I*2}{title.ljust(17)} {h}: {_items({str(p) for p in ps})}")
+                lines.append(f"{indent}{_I*2}{title.ljust(17)} {_p(str(h))}: {_items({str(p) for p in ps})}")
     else:
         lines += _user_error(msg.data.user_data, indent)
     return lines
@@ -105,25 +112,25 @@ def _user_data(user) -> str:
 
 def _user_error(user, indent: str) -> list[str]:
     err = getattr(user, "error", None)
-    return [] if err is None else [f"{indent}{_I}{user.layer}: NOT DECODED ({err.message})"]
+    return [] if err is None else [f"{indent}{_I}{user.layer}: NOT DECODED ({_p(err.message)})"]
 
 
 def _undecoded(what: str, v, indent: str) -> list[str]:
     err = getattr(v, "error", None)
-    why = err.message if err is not None else "not decoded (protocol type is not consumer)"
+    why = _p(err.message) if err is not None else "not decoded (protocol type is not consumer)"
     return [f"{indent}{what.ljust(13)} {len(getattr(v, 'raw', v))} bytes: {why}"]
 
 
 def _member_lines(g: Generation, m: Member) -> list[str]:
     tags = [t for t, on in (("leader", m.member_id == g.leader), ("left", m.left)) if on]
-    head = f"{_I*2}{m.label}" + (f"  [{', '.join(tags)}]" if tags else "")
+    head = f"{_I*2}{_p(m.label)}" + (f"  [{', '.join(tags)}]" if tags else "")
     facts = []
     if m.group_instance_id:
-        facts.append(f"instance {m.group_instance_id}")
+        facts.append(f"instance {_p(m.group_instance_id)}")
     if m.client_host:
-        facts.append(f"host {m.client_host}")
+        facts.append(f"host {_p(m.client_host)}")
     if m.protocols:
-        facts.append(f"offered {', '.join(m.protocols)}")
+        facts.append(f"offered {', '.join(_p(x) for x in m.protocols)}")
     lines = [head + (f"  {'; '.join(facts)}" if facts else "")]
     lines += _subscription_lines(m, _I * 3)
     lines += _assignment_lines(m, _I * 3)
@@ -140,21 +147,22 @@ def _change_lines(g: Generation) -> list[str]:
     moved = sum(len(v) for v in c.moved.values())
     lines = [f"{_I}changes from generation {c.previous}: {len(c.joined)} joined, {len(c.left)} left, "
              f"{moved} moved"]
-    lines += [f"{_I*2}+ {m}" for m in c.joined] + [f"{_I*2}- {m}" for m in c.left]
+    lines += [f"{_I*2}+ {_p(m)}" for m in c.joined] + [f"{_I*2}- {_p(m)}" for m in c.left]
     for kind, rows in c.moved.items():
         for item, a, b in rows:
-            lines.append(f"{_I*2}{kind} {item}: {a or '(unassigned)'} -> {b or '(unassigned)'}")
+            lines.append(f"{_I*2}{kind} {_p(item)}: {_p(a) if a else '(unassigned)'} -> "
+                         f"{_p(b) if b else '(unassigned)'}")
     return lines
 
 
 def render_generation(g: Generation) -> str:
     """One generation as text (see the module docstring)."""
     if g.generation is None:
-        head = f"outside any generation  group {g.group}"
+        head = f"outside any generation  group {_p(g.group)}"
     else:
-        proto = "/".join(p for p in (g.protocol_type, g.protocol) if p) or "protocol unknown"
+        proto = "/".join(_p(p) for p in (g.protocol_type, g.protocol) if p) or "protocol unknown"
         leader = g.members[g.leader].label if g.leader in g.members else (g.leader or "unknown")
-        head = f"generation {g.generation}  {proto}  leader {leader}"
+        head = f"generation {g.generation}  {proto}  leader {_p(leader)}"
     if g.first_ts is not None:
         head += f"  {_when(g.first_ts, date=True)} .. {_when(g.last_ts)} ({g.last_ts - g.first_ts:.1f} s)"
     elif g.state_timestamp not in (None, -1):
@@ -172,10 +180,10 @@ def render_generation(g: Generation) -> str:
     if g.events:
         lines.append(f"{_I}events:")
         for e in g.events:
-            who = e.member or "-"
+            who = _p(e.member) if e.member else "-"
             text = f"{_I*2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(9)} {who}  "
             text += error_name(e.error_code) if e.kind != "deleted" else ""
-            lines.append(text + (f"  {e.detail}" if e.detail else ""))
+            lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
     return "\n".join(lines)
 
 
@@ -206,7 +214,7 @@ def _lost_lines(s: CaptureSummary) -> list[str]:
 def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     """The summary of the input (see the module docstring)."""
     st = s.stats
-    lines = [f"summary of {name} ({kind})"]
+    lines = [f"summary of {_p(name)} ({kind})"]
     if kind == "pcap":
         lines += [
             f"{_I}packets        {st.packets:,} ({st.tcp_segments:,} TCP, {st.non_tcp:,} not TCP, "
@@ -229,14 +237,14 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     else:
         lines.append(f"{_I}records        {s.records:,}")
         if s.offset_commits:
-            lines.append(f"{_I}offset commits " + ", ".join(f"{g}: {n:,}" for g, n in sorted(s.offset_commits.items())))
+            lines.append(f"{_I}offset commits " + ", ".join(f"{_p(g)}: {n:,}" for g, n in sorted(s.offset_commits.items())))
     lines.append(f"{_I}generations    {s.generations:,}")
     for k, kept in s.problems.items():
         if k == "gaps":
             continue
         lines.append(f"{_I}{k}: {s.counts[k]:,}")
         for p in kept[:SHOWN_PROBLEMS]:
-            lines.append(f"{_I*2}{p.where}: {p.what}: {p.reason}")
+            lines.append(f"{_I*2}{_p(p.where)}: {_p(p.what)}: {_p(p.reason)}")
         if s.counts[k] > SHOWN_PROBLEMS:
             lines.append(f"{_I*2}...")
     return "\n".join(lines)
