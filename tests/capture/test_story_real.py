@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import collections
 import json
+import struct
 
 import pytest
 
+from codec.capture.packet import decode_tcp
 from codec.capture.pcapfile import read_packets
 from codec.group import decode_response_frame
 from tests.conftest import SHARED
@@ -147,15 +149,76 @@ def test_text_story(story):
     assert f"{lines[-1]['group_frames']:,} group frames decoded" in text
 
 
-def test_json_frame_lines_carry_the_bytes_and_body_offset():
+JAVA_DEFAULT = CAPTURES / "pcaps" / "runA" / "java-default.pcap.gz"
+
+
+def _identity(port, direction: str, key: int, version: int, cid: int, hex_: str, body_offset: int) -> tuple:
+    return int(port), direction, key, version, cid, hex_, body_offset
+
+
+def _missing(lines: list[dict], recorded: list[dict]) -> list[tuple]:
+    """The recorded frames the story's JSON frame lines do not give, each once, with the same connection,
+    direction, API, version, correlation id, bytes and body offset (what frames.jsonl recorded)."""
+    found = collections.Counter(
+        _identity(f["client"].rsplit(":", 1)[1], f["direction"], f["api_key"], f["api_version"], f["correlation_id"],
+                  f.get("hex"), f.get("body_offset")) for f in lines if f["type"] == "frame")
+    want = collections.Counter(
+        _identity(r["conn"].rsplit(":", 1)[1], r["direction"], r["api_key"], r["api_version"], r["correlation_id"],
+                  r["hex"], r["body_offset"]) for r in recorded)
+    return sorted((want - found).elements())
+
+
+def _java_default(records) -> list[dict]:
+    # runA/java-default's pcap holds the whole scenario (only the flex* pcaps stop early)
+    return [r for r in records if r["run"] == "runA" and r["scenario"] == "java-default" and r["api_key"] in GROUP_KEYS]
+
+
+def test_json_frame_lines_carry_the_bytes_and_body_offset(records):
     """The pipeline reads capture --json: each frame line holds the frame's bytes (without the size) and
-    where its body begins, equal to what frames.jsonl recorded."""
-    frames = [f for f in json_lines(CAPTURES / "pcaps" / "runA" / "java-default.pcap.gz") if f["type"] == "frame"]
-    recorded = {}
-    for line in (CAPTURES / "frames.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        if r["run"] == "runA" and r["scenario"] == "java-default" and r["api_key"] in (11, 12, 13, 14):
-            recorded[r["hex"]] = r["body_offset"]
-    matched = [f for f in frames if f.get("hex") in recorded]
-    assert len(matched) >= len(recorded) // 2
-    assert all(f["body_offset"] == recorded[f["hex"]] for f in matched)
+    where its body begins. Every frame frames.jsonl recorded for the scenario (72: 9 JoinGroup, 9 SyncGroup,
+    15 Heartbeat and 3 LeaveGroup pairs) is there, once, with the recorded bytes and body offset.
+    ``test_json_frame_check_fails_with_frames_removed`` shows the check failing on the same capture with half
+    of those frames' packets removed."""
+    recorded = _java_default(records)
+    assert len(recorded) == 72
+    assert _missing(json_lines(JAVA_DEFAULT, "--port", _port("runA")), recorded) == []
+
+
+def test_json_frame_check_fails_with_frames_removed(tmp_path, records):
+    """The check above against a deliberately broken input: the capture without the packets that carry the
+    recorded Heartbeat and LeaveGroup frames (36 of the 72). It names exactly those as missing, where the
+    former check (half of the recorded bytes found anywhere) still passed."""
+    recorded = _java_default(records)
+    removed = [r for r in recorded if r["api_key"] in (12, 13)]
+    assert len(removed) == len(recorded) // 2
+    packets = list(read_packets(JAVA_DEFAULT))
+    drop = set()
+    for r in removed:  # the packet carrying the frame (size and bytes) on the frame's connection and direction
+        wire = struct.pack(">i", len(r["hex"]) // 2) + bytes.fromhex(r["hex"])
+        port = int(r["conn"].rsplit(":", 1)[1])
+        (i,) = [p.index for p, seg in zip(packets, map(_segment, packets))
+                if wire in seg.payload and (seg.sport if r["direction"] == "request" else seg.dport) == port]
+        drop.add(i)
+    path = tmp_path / "without-heartbeats.pcap"
+    path.write_bytes(_pcap([p for p in packets if p.index not in drop]))
+    lines = json_lines(path, "--port", _port("runA"))
+    missing = _missing(lines, recorded)
+    assert missing == sorted(_identity(r["conn"].rsplit(":", 1)[1], r["direction"], r["api_key"], r["api_version"],
+                                       r["correlation_id"], r["hex"], r["body_offset"]) for r in removed)
+    # the former check: half of the recorded bytes among the frame lines (keyed by bytes alone)
+    by_hex = {r["hex"]: r["body_offset"] for r in recorded}
+    matched = [f for f in lines if f["type"] == "frame" and f.get("hex") in by_hex]
+    assert len(matched) >= len(by_hex) // 2
+
+
+def _segment(packet):
+    return decode_tcp(packet.linktype, packet.data, packet.ts)
+
+
+def _pcap(packets) -> bytes:
+    """A libpcap file of captured packets as they were (pcap-savefile(5): microsecond timestamps)."""
+    out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, packets[0].linktype)]
+    for p in packets:
+        sec = int(p.ts)
+        out.append(struct.pack("<IIII", sec, round((p.ts - sec) * 1e6), len(p.data), p.orig_len) + p.data)
+    return b"".join(out)
