@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+import struct
 import unicodedata
 
 import pytest
@@ -25,7 +26,7 @@ from codec.capture.pcapwriter import TcpConnection, pcap
 
 from .groupcapture import (consumer_assignment_v0, heartbeat_request, heartbeat_response, join_request,
                            join_response, leave_request, leave_response, run_console, sync_request, sync_response)
-from .storyfixtures import streams_records
+from .storyfixtures import run_capture, streams_records
 
 ASSIGNMENT_INFO = bytes.fromhex(
     "000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda0800000000100000001"
@@ -118,3 +119,79 @@ def test_json_story_carries_the_strings_exactly(outputs):
     frames = [x for x in lines if x["type"] == "frame"]
     assert len(frames) == 8 and {f["group"] for f in frames} == {HOSTILE["group"]}
     assert lines[-1]["type"] == "summary" and lines[-1]["problems"] == {}
+
+
+# -- every other wire string the text story shows ---------------------------------------------------------
+
+def _str16(s: str) -> bytes:
+    b = s.encode()
+    return struct.pack(">h", len(b)) + b
+
+
+def _subscription_v3(topics: list[str], owned: dict[str, list[int]], generation: int, rack: str) -> bytes:
+    """ConsumerProtocolSubscription v3 by hand: version, topics, user data (null), owned partitions,
+    generation id, rack id."""
+    out = struct.pack(">hi", 3, len(topics)) + b"".join(_str16(t) for t in topics) + struct.pack(">i", -1)
+    out += struct.pack(">i", len(owned))
+    for t, ps in owned.items():
+        out += _str16(t) + struct.pack(f">i{len(ps)}i", len(ps), *ps)
+    return out + struct.pack(">i", generation) + _str16(rack)
+
+
+def _subscription_v0(topics: list[str], user_data: bytes) -> bytes:
+    return (struct.pack(">hi", 0, len(topics)) + b"".join(_str16(t) for t in topics)
+            + struct.pack(">i", len(user_data)) + user_data)
+
+
+FIELDS = {  # field: (hostile, as shown)
+    "protocol": ("p\x1b[1m", r"p\x1b[1m"), "topic": ("t\x1b[5mx", r"t\x1b[5mx"), "owned": ("o\nq", r"o\x0aq"),
+    "rack": ("r\x07k", r"r\x07k"), "assigned": ("a\x85b", r"a\x85b"), "endpoint": ("e\x1b]8;;x\x07:1", r"e\x1b]8;;x\x07:1"),
+    "tag": ("k\n", r"k\x0a"), "value": ("v\x9b", r"v\x9b"), "topology": ("topo\x1b", r"topo\x1b"),
+}
+
+
+def _fields_capture(v: dict[str, str]) -> bytes:
+    """Generation 1: protocol ``v["protocol"]``, a v3 subscription (topic, owned partition, rack) and a v0
+    assignment; generation 2: protocol ``stream``, a SubscriptionInfo v11 (endpoint, client tag, a task of a
+    named topology) and the AssignmentInfo above."""
+    from codec.streams import SubscriptionInfo, encode_subscription
+    from codec.types import TaskId
+
+    info = SubscriptionInfo(version=11, user_endpoint=v["endpoint"], task_offset_sums={TaskId(0, 1, v["topology"]): 5},
+                            client_tags={v["tag"]: v["value"]})
+    gens = [(1, v["protocol"], _subscription_v3([v["topic"]], {v["owned"]: [1]}, 0, v["rack"]),
+             consumer_assignment_v0({v["assigned"]: [2]}, None)),
+            (2, "stream", _subscription_v0(["s"], encode_subscription(info)),
+             consumer_assignment_v0({"t": [0]}, ASSIGNMENT_INFO))]
+    c = TcpConnection(("10.0.0.1", 40000), ("10.0.0.2", 9092))
+    t = 1_700_000_000.0
+    c.open(t)
+    for gen, protocol, sub, asg in gens:
+        frames = [("c", join_request(10 * gen, "c", "g", "m" if gen > 1 else "", [(protocol, sub)])),
+                  ("s", join_response(10 * gen, gen, protocol, "m", sub)),
+                  ("c", sync_request(10 * gen + 1, "c", "g", gen, "m", asg)),
+                  ("s", sync_response(10 * gen + 1, asg))]
+        for i, (side, data) in enumerate(frames):
+            c.write(side, data, t + gen + 0.01 * i)
+    c.close(t + 5)
+    return pcap(c.segments)
+
+
+def test_every_other_wire_field_is_escaped(tmp_path):
+    hostile, benign = tmp_path / "hostile.pcap", tmp_path / "benign.pcap"
+    hostile.write_bytes(_fields_capture({k: h for k, (h, _) in FIELDS.items()}))
+    benign.write_bytes(_fields_capture({k: f"{k}-plain" for k in FIELDS}))
+    status, text = run_capture(hostile)
+    assert status == 0 and _controls(text) == []
+    lines = text.split("\n")
+    shown = {k: s for k, (_, s) in FIELDS.items()}
+    wanted = [f"generation 1  consumer/{shown['protocol']}  leader m",
+              f"subscription  v3: topics {shown['topic']}; owned {shown['owned']}-1; generation 0; rack '{shown['rack']}'",
+              f"assignment    v0: {shown['assigned']}-2 (1 partitions)",
+              f"endpoint {shown['endpoint']}", f"task offset sums  {shown['topology']}__0_1=5",
+              f"client tags       {shown['tag']}={shown['value']}", "hosts             h\\ud800:1: t\\udfff-0",
+              f"partitions {shown['assigned']}-2: m (c) -> (unassigned)"]  # a change between the generations
+    for w in wanted:
+        assert any(w in line for line in lines), w
+    status, plain = run_capture(benign)
+    assert status == 0 and len(plain.split("\n")) == len(lines)
