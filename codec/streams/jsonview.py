@@ -70,6 +70,27 @@ def _get(d: dict, *keys, default=None):
     return default
 
 
+def _int(v, path: str) -> int:
+    """A JSON integer: ``true``, ``1.0`` and ``"1"`` are not integers (Kafka's JSON never writes them)."""
+    if type(v) is not int:
+        raise EncodeError(f"needs an integer, got {v!r}"[:200], path=path)
+    return v
+
+
+def _int_field(d: dict, *keys, default: int, path: str) -> int:
+    v = _get(d, *keys)
+    return default if v is None else _int(v, path)
+
+
+def _list_field(d: dict, *keys, path: str) -> list:
+    v = _get(d, *keys)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise EncodeError(f"needs a list, got {v!r}"[:200], path=path)
+    return v
+
+
 def _task_from(obj, path: str) -> TaskId:
     if isinstance(obj, str):
         try:
@@ -99,34 +120,49 @@ def subscription_from_json(d: dict) -> SubscriptionInfo:
     if not isinstance(d, dict):
         raise EncodeError("a SubscriptionInfo must be a JSON object")
     version = _get(d, "version")
-    if not isinstance(version, int):
+    if type(version) is not int:
         raise EncodeError("missing integer 'version'", path="version")
     raw_sums = _get(d, "taskOffsetSums", "task_offset_sums")
     sums: dict[TaskId, int] = {}
     if isinstance(raw_sums, dict):
         for k, v in raw_sums.items():
-            sums[_task_from(k, f"task_offset_sums[{k}]")] = int(v)
+            sums[_task_from(k, f"task_offset_sums[{k}]")] = _int(v, f"task_offset_sums[{k}]")
     elif isinstance(raw_sums, list):
         for i, e in enumerate(raw_sums):
-            sums[_task_from(_get(e, "taskId", "task_id"), f"task_offset_sums[{i}]")] = int(_get(e, "offsetSum", "offset_sum"))
+            if not isinstance(e, dict):
+                raise EncodeError("expected {taskId, offsetSum}", path=f"task_offset_sums[{i}]")
+            t = _task_from(_get(e, "taskId", "task_id"), f"task_offset_sums[{i}]")
+            if t in sums:  # Kafka's model is a map: one offset sum per task
+                raise EncodeError(f"task {t} appears twice", path=f"task_offset_sums[{i}]")
+            sums[t] = _int(_get(e, "offsetSum", "offset_sum"), f"task_offset_sums[{i}].offset_sum")
+    elif raw_sums is not None:
+        raise EncodeError(f"needs a list or an object, got {raw_sums!r}"[:200], path="task_offset_sums")
     else:
-        for i, t in enumerate(_get(d, "prevTasks", "prev_tasks", default=[]) or []):
+        for i, t in enumerate(_list_field(d, "prevTasks", "prev_tasks", path="prev_tasks")):
             sums[_task_from(t, f"prev_tasks[{i}]")] = LATEST_OFFSET
-        for i, t in enumerate(_get(d, "standbyTasks", "standby_tasks", default=[]) or []):
+        for i, t in enumerate(_list_field(d, "standbyTasks", "standby_tasks", path="standby_tasks")):
             sums[_task_from(t, f"standby_tasks[{i}]")] = UNKNOWN_OFFSET_SUM
     tags = _get(d, "clientTags", "client_tags", default={}) or {}
     if isinstance(tags, list):
-        tags = {t["key"]: t["value"] for t in tags}
-    lsv = _get(d, "latestSupportedVersion", "latest_supported_version",
-               default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION)
+        try:
+            tags = {t["key"]: t["value"] for t in tags}
+        except (KeyError, TypeError):
+            raise EncodeError("expected client tags as [{key, value}]", path="client_tags") from None
+    if not isinstance(tags, dict) or not all(isinstance(x, str) for kv in tags.items() for x in kv):
+        raise EncodeError("expected client tags as {key: value} strings", path="client_tags")
+    endpoint = _get(d, "userEndPoint", "user_endpoint")
+    if endpoint is not None and not isinstance(endpoint, str):
+        raise EncodeError(f"needs a string, got {endpoint!r}"[:200], path="user_endpoint")
+    lsv = _int_field(d, "latestSupportedVersion", "latest_supported_version",
+                     default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION, path="latest_supported_version")
     return SubscriptionInfo(
         version=version,
         latest_supported_version=lsv,
         process_id=_uuid(_get(d, "processId", "process_id"), "process_id"),
-        user_endpoint=_get(d, "userEndPoint", "user_endpoint") or None,
+        user_endpoint=endpoint or None,
         task_offset_sums=sums,
-        unique_field=_get(d, "uniqueField", "unique_field", default=0) or 0,
-        error_code=_get(d, "errorCode", "error_code", default=0) or 0,
+        unique_field=_int_field(d, "uniqueField", "unique_field", default=0, path="unique_field"),
+        error_code=_int_field(d, "errorCode", "error_code", default=0, path="error_code"),
         client_tags=dict(tags),
     )
 
@@ -169,12 +205,18 @@ def _parts(items, path) -> tuple[TopicPartition, ...]:
 
 
 def _hosts(items, path) -> dict[HostInfo, tuple[TopicPartition, ...]]:
+    if items is not None and not isinstance(items, list):
+        raise EncodeError(f"needs a list, got {items!r}"[:200], path=path)
     out = {}
     for i, h in enumerate(items or ()):
         try:
-            out[HostInfo(h["host"], int(h["port"]))] = _parts(h.get("partitions"), f"{path}[{i}].partitions")
-        except (KeyError, TypeError, ValueError):
+            host = HostInfo(h["host"], _int(h["port"], f"{path}[{i}].port"))
+            parts = _parts(h.get("partitions"), f"{path}[{i}].partitions")
+        except (KeyError, TypeError, AttributeError):
             raise EncodeError("expected hosts as [{host, port, partitions}]", path=f"{path}[{i}]") from None
+        if host in out:  # Kafka's model is a map: a host appears once
+            raise EncodeError(f"host {host.host}:{host.port} appears twice", path=f"{path}[{i}]")
+        out[host] = parts
     return out
 
 
@@ -183,9 +225,11 @@ def assignment_from_json(d: dict) -> AssignmentInfo:
     if not isinstance(d, dict):
         raise EncodeError("an AssignmentInfo must be a JSON object")
     version = _get(d, "version")
-    if not isinstance(version, int):
+    if type(version) is not int:
         raise EncodeError("missing integer 'version'", path="version")
     standby_raw = _get(d, "standbyTasks", "standby_tasks", default=[]) or []
+    if not isinstance(standby_raw, (dict, list)):
+        raise EncodeError(f"needs a list, got {standby_raw!r}"[:200], path="standby_tasks")
     if isinstance(standby_raw, dict):
         standby = {_task_from(k, f"standby_tasks[{k}]"): _parts(v, f"standby_tasks[{k}]") for k, v in standby_raw.items()}
     else:
@@ -193,14 +237,16 @@ def assignment_from_json(d: dict) -> AssignmentInfo:
                    for i, e in enumerate(standby_raw)}
     return AssignmentInfo(
         version=version,
-        commonly_supported_version=_get(d, "commonlySupportedVersion", "commonly_supported_version",
-                                        default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION),
+        commonly_supported_version=_int_field(d, "commonlySupportedVersion", "commonly_supported_version",
+                                              default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION,
+                                              path="commonly_supported_version"),
         active_tasks=tuple(_task_from(t, f"active_tasks[{i}]")
-                           for i, t in enumerate(_get(d, "activeTasks", "active_tasks", default=[]) or [])),
+                           for i, t in enumerate(_list_field(d, "activeTasks", "active_tasks", path="active_tasks"))),
         standby_tasks=standby,
         partitions_by_host=_hosts(_get(d, "partitionsByHost", "partitions_by_host"), "partitions_by_host"),
         standby_partitions_by_host=_hosts(_get(d, "standbyPartitionsByHost", "standby_partitions_by_host"),
                                           "standby_partitions_by_host"),
-        error_code=_get(d, "errCode", "error_code", default=0) or 0,
-        next_rebalance_ms=_get(d, "nextRebalanceMs", "next_rebalance_ms", default=NO_REBALANCE),
+        error_code=_int_field(d, "errCode", "error_code", default=0, path="error_code"),
+        next_rebalance_ms=_int_field(d, "nextRebalanceMs", "next_rebalance_ms", default=NO_REBALANCE,
+                                     path="next_rebalance_ms"),
     )
