@@ -84,7 +84,7 @@ def test_lines_of_a_file_with_invalid_utf8_cr_and_u2028(installed_cli, tmp_path)
     assert out[-1] == "" and len(out) == 5, p.stdout
     assert p.returncode == 1
     assert out[0].startswith("00000007") and out[3].startswith("00000007")
-    assert json.loads(out[1])["error"]["message"].startswith("input is not UTF-8")
+    assert "input is not UTF-8 at offset 33" in json.loads(out[1])["error"]["message"]
     # a raw CR is a control character JSON strings cannot hold: that line's error, on that line
     assert "not JSON" in json.loads(out[2])["error"]["message"]
 
