@@ -17,7 +17,12 @@ per core), so the shape of the exchange with the JVM is chosen for it:
   through the generated row decoder, no models); everything else, and every record that path
   declines, takes the models (:func:`codec.pipeline.records.decode_record`), which also report the
   errors;
-* the record's bytes cross once, into Python; only a quarantined record's come back (``q.raw``).
+* the record's bytes cross once, into Python; only a quarantined record's come back (``q.raw``);
+* Java strings may hold lone surrogates (AssignmentInfo's ``javaUTF`` and ``javaChars`` fields: a
+  named topology reaches the tables), which Arrow and Parquet cannot store: a batch whose conversion
+  fails is converted again with every such string written as :func:`codec.text.utf8_safe` gives it and
+  its field named in the unit's ``escaped`` list (e.g. ``active[0].topology``); a record that still
+  cannot be converted is quarantined alone (``ConversionError``), never the whole batch.
 
 :func:`flat_columns` turns the exploded units into the flat columns the tables are made of (Spark
 expressions); :func:`decode_table` does the same without Spark, for tests.
@@ -32,6 +37,7 @@ from typing import Iterable
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..text import has_lone_surrogate, utf8_safe
 from .records import AssignmentUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
 from .rows import assignment_fields, subscription_fields
 
@@ -66,7 +72,11 @@ _COMMON = [("unit", _I32), ("unit_kind", _STR), ("canonical_kind", _STR), ("stre
            ("consumer_protocol_version", _I32)]
 # what the bytes themselves say, over the record's context (a JoinGroup body names its group ...)
 _OWN = [("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leader", _STR), ("u_protocol", _STR)]
-UNIT = pa.struct(_COMMON + _OWN + [("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP), ("q", QUARANTINE)])
+#: the unit's fields whose strings held lone surrogates and are written escaped (codec.text.utf8_safe): flat
+#: column names, ``tasks[i].topology`` / ``active[i].topology`` / ``standby[i].topology`` for a list's entry
+ESCAPED = pa.list_(_STR)
+UNIT = pa.struct(_COMMON + _OWN + [("escaped", ESCAPED), ("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP),
+                                   ("q", QUARANTINE)])
 UNITS = pa.list_(UNIT)
 
 
@@ -150,6 +160,7 @@ class Units:
         self.counts: list[int] = []  # units per record
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
+        self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
         self.m, self.a, self.g, self.q = _Kind(2), _Kind(2), _Kind(0), _Kind(0)
 
     # --- the fast path's rows
@@ -231,7 +242,58 @@ class Units:
         self.common.append((0, "quarantine", ckind, None, None))
         self.q.rows.append((err.type, err.message, err.offset, err.path, err.layer, raw))
 
+    def escape_surrogates(self) -> bool:
+        """Write every string holding a lone surrogate as :func:`codec.text.utf8_safe` gives it, naming its
+        field in the unit's ``escaped`` list; True if any was found. (Only after a failed conversion: the
+        walk costs what the conversion does.)"""
+        found = False
+
+        def fix(pos: int, name: str, s):
+            nonlocal found
+            if isinstance(s, str) and has_lone_surrogate(s):
+                found = True
+                names = self.escaped.setdefault(pos, [])
+                if name not in names:
+                    names.append(name)
+                return utf8_safe(s)
+            return s
+
+        def row(pos: int, values: tuple, names) -> tuple:
+            return tuple(fix(pos, n, v) if n else v for v, n in zip(values, names))
+
+        common_names = (None, None, "kind", None, None)
+        self.common = [row(p, c, common_names) for p, c in enumerate(self.common)]
+        own_names = ("member", "group", None, "leader", "protocol_name")
+        self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
+        kinds = ((self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks")),
+                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby")), (self.g, GROUP, 3, ()),
+                 (self.q, QUARANTINE, 6, ()))
+        for k, t, n_scalars, list_names in kinds:
+            names = [f.name if pa.types.is_string(f.type) else None for f in list(t)[:n_scalars]]
+            for j, pos in enumerate(k.pos):
+                k.rows[j] = row(pos, k.rows[j], names)
+                for items, list_name in zip(k.lists, list_names):
+                    entries = items[j]
+                    if not entries:
+                        continue
+                    if list_name == "client_tags":  # a map: its keys and values together
+                        items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
+                    else:  # tasks: (subtopology, partition, topology, n)
+                        items[j] = [(e[0], e[1], fix(pos, f"{list_name}[{i}].topology", e[2]), *e[3:])
+                                    for i, e in enumerate(entries)]
+        return found
+
     def array(self) -> pa.ListArray:
+        """One list of units per record (:data:`UNITS`). A string Arrow cannot hold (a lone surrogate) makes
+        the batch convert again after :meth:`escape_surrogates`."""
+        try:
+            return self._array()
+        except Exception:  # noqa: BLE001 - pyarrow's UnicodeEncodeError (or ArrowInvalid) on a lone surrogate
+            if not self.escape_surrogates():
+                raise
+        return self._array()
+
+    def _array(self) -> pa.ListArray:
         n = len(self.common)
         arrays = [pa.array(c, t) for c, (_, t) in zip(zip(*self.common), _COMMON)] if n else \
             [pa.array([], t) for _, t in _COMMON]
@@ -243,6 +305,10 @@ class Units:
                 arrays.append(pa.array(vals, t))
             else:
                 arrays.append(pa.nulls(n, t))
+        if self.escaped:
+            arrays.append(pa.array([self.escaped.get(p) for p in range(n)], ESCAPED))
+        else:
+            arrays.append(pa.nulls(n, ESCAPED))
         arrays += [self.m.scatter(MEMBER, len(_M_SCALARS), n), self.a.scatter(ASSIGNMENT, len(_A_SCALARS), n),
                    self.g.scatter(GROUP, 3, n), self.q.scatter(QUARANTINE, 6, n)]
         units = pa.StructArray.from_arrays(arrays, fields=list(UNIT))
@@ -295,12 +361,40 @@ def decode_arrays(*arrays: pa.Array) -> pa.ListArray:
     gc_on = gc.isenabled()
     gc.disable()  # nothing built here forms cycles; the collector would walk the growing rows again and again
     try:
+        rows = list(zip(*(a.to_pylist() for a in arrays)))
         out = Units()
-        decode_rows(zip(*(a.to_pylist() for a in arrays)), out)
-        return out.array()
+        decode_rows(rows, out)
+        try:
+            return out.array()
+        except Exception:  # noqa: BLE001 - units Arrow cannot hold even escaped: see _convert_carefully
+            return _convert_carefully(rows)
     finally:
         if gc_on:
             gc.enable()
+
+
+def _convert_carefully(rows: list[tuple]) -> pa.ListArray:
+    """Record by record (slow; only for a batch that failed whole): lone surrogates escaped, and a record
+    whose units still cannot be converted quarantined alone, with its bytes."""
+    pieces = []
+    for row in rows:
+        u = Units()
+        decode_rows([row], u)
+        try:
+            pieces.append(u.array())
+            continue
+        except Exception as e:  # noqa: BLE001 - this record only
+            err = RecordError("ConversionError", f"the decoded record cannot be stored: {type(e).__name__}: {e}")
+        kind, hex_, data = row[0], row[2], row[3]
+        if data is None and hex_ is not None:
+            try:
+                data = _hex(hex_)
+            except ValueError:
+                data = hex_.encode("utf-8", "replace")
+        q = Units()
+        q.quarantine(canonical_kind(kind), err, data)
+        pieces.append(q.array())
+    return pa.concat_arrays(pieces) if pieces else Units().array()
 
 
 def decode_udf(kind: pa.Array, version: pa.Array, hex: pa.Array, data: pa.Array, api_key: pa.Array,
@@ -327,7 +421,7 @@ def flat_columns(F) -> list:
             own("generation", "generation"), F.coalesce(F.col("canonical_kind"), F.col("kind")).alias("kind"),
             F.col("ts_ms"), F.col("link"), F.col("direction"), own("leader", "leader"),
             own("protocol", "protocol").alias("protocol_name"), F.col("unit"), F.col("unit_kind"),
-            F.col("streams"), F.col("consumer_protocol_version")]
+            F.col("streams"), F.col("consumer_protocol_version"), F.col("escaped")]
     for name, s in _FLAT_FIELDS:
         cols.append(F.col(f"{s}.{name}").alias(name))
     return cols
@@ -350,7 +444,7 @@ def decode_table(rows: Iterable[dict]) -> pa.Table:
         for u in record_units:
             d = {c: r.get(c) for c in ("record_id", "source", "ts_ms", "link", "direction")}
             d.update(unit=u["unit"], unit_kind=u["unit_kind"], streams=u["streams"],
-                     consumer_protocol_version=u["consumer_protocol_version"])
+                     consumer_protocol_version=u["consumer_protocol_version"], escaped=u["escaped"])
             for name in ("group", "member", "generation", "leader"):
                 d[name] = u[f"u_{name}"] if u[f"u_{name}"] is not None else r.get(name)
             d["protocol_name"] = u["u_protocol"] if u["u_protocol"] is not None else r.get("protocol")

@@ -24,6 +24,14 @@ Tables (one Parquet directory each):
   and task counts.
 * ``findings``: violations of the checks below; ``quarantine``: every record that did not decode.
 
+Every table is written with its schema also when it has no rows. Parquet strings must be valid UTF-8,
+and a Java string may hold lone surrogates (AssignmentInfo's named topologies): such a value is written
+as :func:`codec.text.utf8_safe` gives it (each lone surrogate as ``\\uXXXX``, backslashes doubled), and the
+row's ``escaped`` column names the columns written so (``["topology", "task"]``), so that
+:func:`codec.text.unescape_utf8_safe` recovers the exact value; ``escaped`` is null on every other row.
+``members``, ``task_lags``, ``assignments``, ``findings`` and ``quarantine`` have it (``rebalances``
+holds no string that can carry a lone surrogate: group, member and protocol names are UTF-8 on the wire).
+
 Checks, per group and generation (wire-facts §12 and §5): ``multiple-active-owners``,
 ``no-active-owner`` (a task assigned as standby/warmup but active nowhere), ``active-and-standby``
 (one member holds a task both ways), ``standby-on-active-client`` (another consumer of the same
@@ -85,6 +93,28 @@ def _date():
     return F.to_date(F.timestamp_millis(F.col("ts_ms"))).alias("date")
 
 
+def _escaped(columns: dict[str, str], *extra):
+    """The row's ``escaped`` column: the unit's escaped fields (``escaped``, see
+    :data:`codec.pipeline.arrow.ESCAPED`) that are columns of the table (``columns``: unit field -> table
+    column), plus ``extra`` (conditions with the columns they stand for); null when none."""
+    rename = F.create_map(*[F.lit(v) for kv in columns.items() for v in kv])
+    names = F.transform(F.filter(F.coalesce(F.col("escaped"), F.array().cast("array<string>")),
+                                 lambda x: x.isin(*columns)), lambda x: F.element_at(rename, x))
+    for cond, cols in extra:
+        names = F.concat(names, F.when(cond, F.array(*[F.lit(c) for c in cols])).otherwise(
+            F.array().cast("array<string>")))
+    return F.when(F.size(names) > 0, names).alias("escaped")
+
+
+def _task_escaped(list_name: str):
+    """Whether the exploded task (position ``_pos`` in ``list_name``) had its topology escaped."""
+    return F.coalesce(F.array_contains(F.col("escaped"), F.concat(F.lit(f"{list_name}["), F.col("_pos").cast("string"),
+                                                                  F.lit("].topology"))), F.lit(False))
+
+
+_CTX_ESCAPED = {"group": "group", "member": "member"}
+
+
 def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, DataFrame]:
     """The tables, in dependency order. ``materialize(name, df)`` is called on each table as soon as
     it is planned and returns the DataFrame later tables build on: the job writes the table and reads
@@ -103,11 +133,17 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         F.col("user_endpoint").alias("endpoint"), "client_tags", F.col("sub_error_code").alias("error_code"),
         "unique_field", "is_version_probe", "streams", "consumer_protocol_version", "rack_id", "group_instance_id",
         "client_id", "client_host", F.size("tasks").alias("task_count"), "kind",
-        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id", "source", _date())
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id", "source",
+        _escaped({**_CTX_ESCAPED, "process_id": "process_id", "user_endpoint": "endpoint", "client_tags": "client_tags",
+                  "rack_id": "rack_id", "group_instance_id": "group_instance_id", "client_id": "client_id",
+                  "client_host": "client_host", "kind": "kind"}), _date())
     members = tables["members"] = materialize("members", members)
 
     t = m.select(*_ctx(), "process_id", F.col("sub_version").alias("metadata_version"), "ts_ms", "record_id",
-                 F.inline("tasks")).withColumn("task", task_name())
+                 "escaped", F.posexplode("tasks").alias("_pos", "_t")).select("*", "_t.*").drop("_t") \
+        .withColumn("task", task_name())
+    t = t.withColumn("escaped", _escaped({**_CTX_ESCAPED, "process_id": "process_id"},
+                                         (_task_escaped("tasks"), ("topology", "task")))).drop("_pos")
     w = Window.partitionBy("group", "generation", "task")
     est = F.max(F.when(F.col("offset_sum") >= 0, F.col("offset_sum"))).over(w)
     t = t.withColumn("estimated_end_offset_sum", est)
@@ -120,16 +156,20 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     task_lags = t.select(*_ctx(), "process_id", "task", "subtopology", "partition", "topology", "offset_sum",
                          "estimated_end_offset_sum", "estimated_lag", lag_class.alias("lag_class"),
                          "metadata_version", F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id",
-                         _date())
+                         "escaped", _date())
     task_lags = tables["task_lags"] = materialize("task_lags", task_lags)
 
     # --- assignments ---------------------------------------------------------------------------------
     a = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("streams")))
     base = [*_ctx(), F.col("asg_version").alias("metadata_version"), "commonly_supported_version",
-            F.col("asg_error_code").alias("error_code"), "next_rebalance_ms", "ts_ms", "record_id"]
-    act = a.select(*base, F.lit("active").alias("role"), F.inline("active"))
-    stb = a.select(*base, F.lit("standby").alias("role"), F.inline("standby"))
-    rows = act.unionByName(stb).withColumn("task", task_name())
+            F.col("asg_error_code").alias("error_code"), "next_rebalance_ms", "ts_ms", "record_id", "escaped"]
+
+    def tasks(role: str) -> DataFrame:
+        t = a.select(*base, F.lit(role).alias("role"), F.posexplode(role).alias("_pos", "_t")) \
+            .select("*", "_t.*").drop("_t").withColumn("task", task_name())
+        return t.withColumn("escaped", _escaped(_CTX_ESCAPED, (_task_escaped(role), ("topology", "task")))).drop("_pos")
+
+    rows = tasks("active").unionByName(tasks("standby"))
     procs = members.filter(F.col("member").isNotNull() & F.col("process_id").isNotNull()) \
         .groupBy("group", "generation", "member").agg(F.first("process_id").alias("process_id"))
     rows = rows.alias("r").join(
@@ -158,7 +198,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     assignments = rows.select(*_ctx(), "process_id", "task", "subtopology", "partition", "topology", "role",
                               "partitions", "metadata_version", "commonly_supported_version", "error_code",
                               "next_rebalance_ms", F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
-                              "record_id", _date())
+                              "record_id", "escaped", _date())
     assignments = tables["assignments"] = materialize("assignments", assignments)
 
     # --- rebalances ----------------------------------------------------------------------------------
@@ -203,7 +243,9 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     quarantine = units.filter(F.col("unit_kind") == "quarantine").select(
         "record_id", "source", "kind", "group", "member", "generation",
         F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "error_type", "error_message", "error_offset",
-        "error_path", "error_layer", F.col("raw").alias("data"), F.hex("raw").alias("hex"))
+        "error_path", "error_layer", F.col("raw").alias("data"), F.hex("raw").alias("hex"),
+        _escaped({**_CTX_ESCAPED, "kind": "kind", "error_type": "error_type", "error_message": "error_message",
+                  "error_path": "error_path", "error_layer": "error_layer"}))
 
     asg_errors = a.filter((F.col("asg_error_code") != 0) & F.col("group").isNotNull()).select(
         "group", "generation", "member", F.col("asg_error_code").alias("error_code"))
@@ -215,22 +257,27 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
 def _finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:
     def col(c):
         return F.col(c) if isinstance(c, str) else (c if c is not None else F.lit(None))
+    # the task name is the only string of a finding that can hold a lone surrogate (written escaped)
+    escaped = F.when(F.col("_task_escaped"), F.array(F.lit("task"))) if task == "task" else F.lit(None)
     return df.select("group", "generation", F.lit(check).alias("check"), F.lit(severity).alias("severity"),
                      col(task).cast("string").alias("task"), col(member).cast("string").alias("member"),
-                     col(process).cast("string").alias("process_id"), detail.alias("detail"))
+                     col(process).cast("string").alias("process_id"), detail.alias("detail"),
+                     escaped.cast("array<string>").alias("escaped"))
 
 
 def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame, asg_errors: DataFrame,
               cfg: Config) -> DataFrame:
     a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
     client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
-    a = a.withColumn("client", client)
+    a = a.withColumn("client", client).withColumn("_task_escaped", F.coalesce(
+        F.array_contains(F.col("escaped"), "task"), F.lit(False)))
     out = []
 
     per_task = a.groupBy("group", "generation", "task").agg(
         F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("member")))).alias("active_members"),
         F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("client")))).alias("active_clients"),
-        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"))
+        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"),
+        F.max("_task_escaped").alias("_task_escaped"))
     out.append(_finding(per_task.filter(F.size("active_members") > 1), "multiple-active-owners", "error",
                         F.concat(F.lit("active on "), F.array_join("active_members", ", "))))
     out.append(_finding(per_task.filter(F.size("active_members") == 0), "no-active-owner", "error",
@@ -238,7 +285,8 @@ def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame,
                                  F.lit(", active on no member"))))
 
     both = a.groupBy("group", "generation", "member", "task").agg(
-        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id"))
+        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id"),
+        F.max("_task_escaped").alias("_task_escaped"))
     both = both.filter(F.array_contains("roles", "active") & (F.size("roles") > 1))
     out.append(_finding(both, "active-and-standby", "error",
                         F.concat(F.lit("roles "), F.array_join(F.array_sort("roles"), ", ")),
