@@ -13,7 +13,9 @@ header that cannot be a frame, it scans for the next offset where a plausible fr
 (:func:`plausible`) and goes on from there. A header counts as plausible when its size is within
 bounds and, for requests, the API key, API version and client-id length are sensible (for responses: a
 non-negative correlation id); when the frame that would follow it is already buffered, its header must
-be plausible too. This is a heuristic: bytes that merely look like a frame header can be taken for one.
+be plausible too; and the caller's ``confirm(header)``, when given, must not say False (the capture reader
+checks the correlation id against the connection's requests). This is a heuristic: bytes that merely look
+like a frame header can be taken for one.
 
 Frames lost with a gap that a limit made the reassembler give up (:attr:`~codec.capture.tcp.Gap.given_up`)
 are counted in a :class:`FrameLoss`: the frame the gap cut, each frame that starts inside the gap when
@@ -92,11 +94,13 @@ class FrameSplitter:
     """Split one direction (``role`` ``"request"`` or ``"response"``) into frames."""
 
     def __init__(self, flow: Flow, role: str, *, max_frame_size: int,
-                 keep: Callable[[bytes], bool] | None = None, loss: FrameLoss | None = None) -> None:
+                 keep: Callable[[bytes], bool] | None = None, loss: FrameLoss | None = None,
+                 confirm: Callable[[bytes], bool] | None = None) -> None:
         self.flow = flow
         self.role = role
         self.max_frame_size = max_frame_size
         self.keep = keep
+        self.confirm = confirm
         self.loss = loss if loss is not None else FrameLoss()
         self._peek = REQUEST_PEEK if role == "request" else RESPONSE_PEEK
         self._buf = bytearray()
@@ -291,10 +295,11 @@ class FrameSplitter:
     def _resync(self, pos: int) -> int | None:
         """The first offset at or after ``pos`` where a plausible header starts (and the header of the
         frame after it, when buffered, is plausible too)."""
-        buf, role, limit = self._buf, self.role, self.max_frame_size
-        for p in range(pos, len(buf) - self._peek + 1):
+        buf, role, limit, confirm, peek = self._buf, self.role, self.max_frame_size, self.confirm, self._peek
+        for p in range(pos, len(buf) - peek + 1):
             if plausible(buf, p, role, limit):
                 after = p + 4 + _RESP.unpack_from(buf, p)[0]
-                if plausible(buf, after, role, limit) is not False:
+                if plausible(buf, after, role, limit) is not False and (
+                        confirm is None or confirm(bytes(buf[p:p + peek])) is not False):
                     return p
         return None

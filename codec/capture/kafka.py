@@ -17,6 +17,14 @@ correlation id on the same connection. Directions are reassembled independently,
 framed before its request: it is held until the request shows up or the connection closes (then it
 goes out unpaired, ``api_key`` None). At most ``max_pending`` requests and held responses are kept per
 connection, the oldest dropped first.
+
+Resynchronising (after a gap or garbage, see :mod:`~codec.capture.framing`) takes a header only if its
+correlation id fits the connection: a waiting request's (for a response), or within ``RESYNC_CID_WINDOW``
+of the last request framed on the connection (clients number their requests from a counter: per
+connection, or, in the Java client, shared by its connections, so that a connection's ids stay close but
+need not ascend; a response's request may not be framed yet). Random bytes (a Fetch response's records)
+pass the size check of a response header often; this check makes a false frame, which could swallow the
+frames behind it, unlikely. Until a connection's first request is framed, any plausible header is taken.
 """
 
 from __future__ import annotations
@@ -28,12 +36,13 @@ from dataclasses import dataclass
 from .framing import FrameLoss, FrameSplitter, RawFrame, Unframed, plausible
 from .tcp import Chunk, Closed, Flow, Gap, Late
 
-__all__ = ["KafkaFrame", "KafkaTraffic", "DEFAULT_PORTS", "DEFAULT_MAX_FRAME_SIZE"]
+__all__ = ["KafkaFrame", "KafkaTraffic", "DEFAULT_PORTS", "DEFAULT_MAX_FRAME_SIZE", "RESYNC_CID_WINDOW"]
 
 DEFAULT_PORTS = frozenset({9092})
 # Kafka brokers refuse request frames above socket.request.max.bytes (100 MiB by default); the same
 # number as codec.group.stream.DEFAULT_MAX_FRAME_SIZE.
 DEFAULT_MAX_FRAME_SIZE = 100 * 1024 * 1024
+RESYNC_CID_WINDOW = 1 << 16  # how far from the last request's correlation id a resynchronised header may be
 _HEAD = struct.Struct(">hhi")
 _RESP_HEAD = struct.Struct(">ii")  # size, correlation id
 _CID = struct.Struct(">i")
@@ -59,7 +68,8 @@ class KafkaFrame:
 
 
 class _Conn:
-    __slots__ = ("client", "splitters", "held", "held_bytes", "pending", "orphans", "orphan_bytes", "kafka")
+    __slots__ = ("client", "splitters", "held", "held_bytes", "pending", "orphans", "orphan_bytes", "kafka",
+                 "last_cid")
 
     def __init__(self) -> None:
         self.client: tuple[str, int] | None = None
@@ -70,9 +80,16 @@ class _Conn:
         self.orphans: OrderedDict[int, RawFrame] = OrderedDict()  # responses waiting for a request
         self.orphan_bytes = 0  # bytes those responses hold
         self.kafka: bool | None = None
+        self.last_cid: int | None = None  # the correlation id of the last request framed
 
 
 Output = KafkaFrame | Unframed | Gap
+
+
+def _fits(conn: _Conn, cid: int, pending: OrderedDict | None = None) -> bool:
+    """Whether a resynchronised header's correlation id fits the connection (see the module docstring)."""
+    last = conn.last_cid
+    return last is None or abs(cid - last) <= RESYNC_CID_WINDOW or (pending is not None and cid in pending)
 
 
 class KafkaTraffic:
@@ -161,8 +178,12 @@ class KafkaTraffic:
         sp = conn.splitters.get(flow)
         if sp is None:
             role = "request" if (flow.src, flow.sport) == conn.client else "response"
-            sp = conn.splitters[flow] = FrameSplitter(flow, role, max_frame_size=self.max_frame_size, loss=self.loss,
-                                                      keep=self._keep_request if role == "request" else (lambda h: self._keep_response(conn, h)))
+            request = role == "request"
+            sp = conn.splitters[flow] = FrameSplitter(
+                flow, role, max_frame_size=self.max_frame_size, loss=self.loss,
+                keep=self._keep_request if request else (lambda h: self._keep_response(conn, h)),
+                confirm=(lambda h: _fits(conn, _HEAD.unpack_from(h, 4)[2])) if request else
+                (lambda h: _fits(conn, _CID.unpack_from(h, 4)[0], conn.pending)))
         return sp
 
     def _keep_request(self, header: bytes) -> bool:
@@ -200,6 +221,7 @@ class KafkaTraffic:
 
     def _request(self, conn: _Conn, raw: RawFrame) -> list[Output]:
         key, version, cid = _HEAD.unpack_from(raw.header, 4)
+        conn.last_cid = cid
         frame = KafkaFrame(raw.flow, "request", raw.offset, raw.size, raw.data, key, version, cid, raw.ts, raw.ts_end)
         out: list[Output] = [frame]
         orphan = conn.orphans.pop(cid, None)

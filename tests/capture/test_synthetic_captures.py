@@ -235,3 +235,20 @@ def test_tcp_streams_offsets_and_timestamps():
     assert b"".join(c.data for c in chunks) == conv[0][1]
     assert [c.offset for c in chunks] == list(range(0, 1024, 100))
     assert [round(c.ts, 6) for c in chunks] == [round(s.ts, 6) for s in segs if s.payload]
+
+
+def test_resynchronising_takes_only_a_correlation_id_that_fits_the_connection():
+    """After a gap that swallowed a response's header, its body (records: any bytes) is scanned for the next
+    frame. A header there claiming 1 MiB with correlation id 0x12345678 looks like a response (size in
+    bounds, id not negative) and, taken, would swallow the Heartbeat response behind it; its id is neither
+    a waiting request's nor near the connection's last request's (6), so the reader goes on to the
+    Heartbeat response."""
+    fake = struct.pack(">ii", 1 << 20, 0x12345678)
+    conv = [("c", request(1, 12, 5, bytes(30))), ("c", request(12, 3, 6, bytes(30))),
+            ("s", response(5, bytes(1000) + fake + bytes(1000))), ("s", response(6, bytes(6)))]
+    segs = conversation(conv, mss=500)
+    lost = segs[2 + 2]  # the Fetch response's first segment: its header
+    assert lost.payload[:8] == struct.pack(">ii", 2000 + len(fake) + 4, 5)
+    events, _ = frames_of(pcap([s for s in segs if s is not lost]))
+    responses = [(e.correlation_id, e.api_key) for e in events if isinstance(e, KafkaFrame) and e.direction == "response"]
+    assert responses == [(6, 12)]
