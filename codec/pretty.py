@@ -1,9 +1,16 @@
-"""Human-readable views (``--format pretty``): what a person debugging a rebalance reads at a glance."""
+"""Human-readable views (``--format pretty``): what a person debugging a rebalance reads at a glance.
+
+Every string that came off the wire (endpoints, client tags, topology names, topics, hosts) is shown through
+:func:`codec.text.printable`: a lone surrogate (AssignmentInfo's ``writeUTF`` carries them), a control
+character or a line separator is written as an escape, so the view is always valid UTF-8 and no name can
+start a line of its own or drive the terminal.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 
+from .text import printable
 from .streams.assignment import AssignmentInfo
 from .streams.constants import LATEST_OFFSET, NO_REBALANCE, OFFSET_UNKNOWN, UNKNOWN_OFFSET_SUM, AssignorError
 from .streams.subscription import SubscriptionInfo
@@ -58,26 +65,32 @@ def pretty_subscription(info: SubscriptionInfo, *, size: int | None = None, trai
         head += f"  {size} bytes"
     lines = [head]
     lines += _rows([
-        ("process id", str(info.process_id)),
-        ("endpoint", info.user_endpoint or "(none: application.server unset)"),
+        ("process id", printable(str(info.process_id))),
+        ("endpoint", printable(info.user_endpoint) if info.user_endpoint else "(none: application.server unset)"),
         ("unique field", str(info.unique_field) if info.version >= 8 else "(not in this version)"),
         ("error code", describe_error_code(info.error_code) if info.version >= 9 else "(not in this version)"),
-        ("client tags", ", ".join(f"{k}={v}" for k, v in sorted(info.client_tags.items())) or "(none)"),
+        ("client tags", ", ".join(f"{printable(k)}={printable(v)}" for k, v in sorted(info.client_tags.items()))
+         or "(none)"),
     ])
-    sums = sorted(info.task_offset_sums.items())
+    sums = [(_shown(t), s) for t, s in sorted(info.task_offset_sums.items())]
     lines.append(f"  tasks with local state ({len(sums)}):")
     if sums:
-        w = max(len(str(t)) for t, _ in sums)
+        w = max(len(t) for t, _ in sums)
         ow = max(len(str(s)) for _, s in sums)
         for t, s in sums:
-            lines.append(f"    {str(t).ljust(w)}  {str(s).rjust(ow)}  {_offset_state(s)}")
+            lines.append(f"    {t.ljust(w)}  {str(s).rjust(ow)}  {_offset_state(s)}")
     if trailing:
         lines.append(f"  note: {trailing} trailing bytes ignored (as Kafka ignores them)")
     return "\n".join(lines)
 
 
+def _shown(x) -> str:
+    """A task, partition or host as text: its wire strings (topology name, topic, host) made printable."""
+    return printable(str(x))
+
+
 def _parts(ps) -> str:
-    return ", ".join(str(p) for p in sorted(ps)) or "(no partitions)"
+    return ", ".join(_shown(p) for p in sorted(ps)) or "(no partitions)"
 
 
 def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing: int = 0) -> str:
@@ -93,19 +106,19 @@ def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing
     ])
     distinct = list(dict.fromkeys(info.active_tasks))
     lines.append(f"  active tasks ({len(distinct)}, {len(info.active_tasks)} partition slots):")
-    lines.append("    " + (", ".join(str(t) for t in distinct) or "(none)"))
+    lines.append("    " + (", ".join(_shown(t) for t in distinct) or "(none)"))
     lines.append(f"  standby tasks ({len(c.standby_tasks)}):")
-    w = max((len(str(t)) for t in c.standby_tasks), default=0)
+    w = max((len(_shown(t)) for t in c.standby_tasks), default=0)
     for t, ps in c.standby_tasks.items():
-        lines.append(f"    {str(t).ljust(w)}  <- {_parts(ps)}")
+        lines.append(f"    {_shown(t).ljust(w)}  <- {_parts(ps)}")
     for title, m in (("partitions by host", c.partitions_by_host),
                      ("standby partitions by host", c.standby_partitions_by_host)):
         if not m and info.version < (2 if "standby" not in title else 6):
             continue
         lines.append(f"  {title} ({len(m)}):")
-        hw = max((len(str(h)) for h in m), default=0)
+        hw = max((len(_shown(h)) for h in m), default=0)
         for h, ps in m.items():
-            lines.append(f"    {str(h).ljust(hw)}  {_parts(ps)}")
+            lines.append(f"    {_shown(h).ljust(hw)}  {_parts(ps)}")
     if trailing:
         lines.append(f"  note: {trailing} trailing bytes ignored (as Kafka ignores them)")
     return "\n".join(lines)

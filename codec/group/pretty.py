@@ -3,13 +3,16 @@
 Every field of the body is shown by name; a carried ConsumerProtocol field is shown as its decoded
 message, indented under the element that carries it (the protocol, member or assignment), with the
 Streams subscription or assignment under that, rendered by :mod:`codec.pretty`.
+
+Strings are shown quoted, through :func:`codec.text.printable` (and ``"`` as ``\\"``): a control character, a
+line separator or a lone surrogate in a group id, member id, client id, topic or protocol name is written as
+an escape, so no wire string can add a line to the view or send an escape sequence to the terminal.
 """
 
 from __future__ import annotations
 
-import json
-
 from ..pretty import pretty_assignment, pretty_subscription
+from ..text import printable
 from ..wire.schema import load_message
 from .consumer import ConsumerMessage
 from .frames import RequestFrame, ResponseFrame
@@ -29,7 +32,7 @@ def _scalar(v) -> str:
         h = bytes(v).hex()
         return f"({len(v)} bytes) {h[:64]}{'...' if len(h) > 64 else ''}"
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return '"' + printable(v).replace('"', '\\"') + '"'
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
@@ -66,7 +69,7 @@ def _indent(text: str, indent: str) -> list[str]:
 def _nested_lines(n: Nested, indent: str) -> list[str]:
     if n.error is not None:
         return [f"{indent}{n.layer}: NOT DECODED ({len(n.raw)} bytes kept as carried)",
-                f"{indent}{_STEP}{n.error.message}"]
+                f"{indent}{_STEP}{printable(n.error.message)}"]
     v = n.value
     if isinstance(v, ConsumerMessage):
         return _consumer_lines(v, indent, size=len(n.raw))
