@@ -1,4 +1,4 @@
-"""Fuzzing every decoder: targets, seeds, mutations, and the invariant.
+"""Fuzzing every decoder: targets, seeds, mutations, the invariant, and the render pass.
 
 The invariant (README "Input policy"): whatever bytes come in, every entry point returns a value or raises
 :class:`~codec.errors.DecodeError` — nothing else — in bounded time and memory. The record-level readers
@@ -6,27 +6,45 @@ The invariant (README "Input policy"): whatever bytes come in, every entry point
 raising, so there the invariant is simply "no exception".
 
 * :func:`targets` — every decoding entry point, by name, as a function of one ``bytes``;
-* :func:`seeds` — valid inputs for each target, from the golden vectors (``vectors/``);
+* :func:`seed_corpus` / :func:`seeds` — inputs for every target: the golden vectors (``vectors/``), Kafka's
+  own vectors, kio's and the real clients' captures from the shared folder (:func:`shared_dir`), and, where
+  no vector exists (Heartbeat and LeaveGroup bodies, headers, most response frames, log segments), messages
+  built with the project's encoders from values written out here. Each :class:`Seed` says whether its
+  target accepts it and whether re-encoding reproduces it byte for byte;
 * :func:`mutate` — one random mutation: bit flips, truncation, splices with another seed, a length or count
   field rewritten to an extreme value, inserted or duplicated bytes;
+* :func:`render` — every output a decoded value reaches: the JSON views (``--style kafka`` and ``native``,
+  written by :func:`codec.text.dumps`, as UTF-8), the pretty view (valid UTF-8, no control characters but the
+  newline), the Kafka-style round trip (decode, encode the JSON, decode again: the same value; the same bytes
+  for canonical inputs), the capture story (JSON lines and text) for captures and ``__consumer_offsets``
+  records, and the pipeline's Arrow rows;
 * :func:`run` — a deterministic loop (seeded) over targets and mutations, counting inputs and collecting
-  violations. ``rebalance-codec fuzz`` runs it; the test suite runs a bounded pass, ``pytest -m fuzz`` a long
-  one, and ``tests/fuzz/atheris_harness.py`` a coverage-guided one (the ``fuzz`` extra).
+  violations; with ``render`` every seed and every decoded input also goes through :func:`render`.
+  ``rebalance-codec fuzz`` runs it; the test suite runs a bounded pass, ``pytest -m fuzz`` a long one, and
+  ``tests/fuzz/atheris_harness.py`` a coverage-guided one (the ``fuzz`` extra).
 
 A violation found here becomes a ``regression`` vector (:func:`regression_vector`) so it stays fixed.
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 import io
+import json
+import os
 import random
+import re
+import struct
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Iterator
 
-from .errors import DecodeError
+from .errors import CodecError, DecodeError
 
-__all__ = ["targets", "seeds", "mutate", "run", "FuzzReport", "Violation", "regression_vector", "EXTREMES"]
+__all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "FuzzReport",
+           "Violation", "regression_vector", "EXTREMES"]
 
 Target = Callable[[bytes], object]
 
@@ -90,7 +108,8 @@ def _record_targets() -> dict[str, Target]:
     return {"pcap": pcap, "offsets-segment": segment, "offsets-key-value": offsets_record}
 
 
-def targets() -> dict[str, Target]:
+@functools.cache
+def _targets() -> dict[str, Target]:
     from .streams import decode_assignment, decode_subscription
 
     out: dict[str, Target] = {"subscription-info": decode_subscription, "assignment-info": decode_assignment}
@@ -99,64 +118,450 @@ def targets() -> dict[str, Target]:
     return out
 
 
-def seeds() -> dict[str, list[bytes]]:
-    """Valid inputs per target, from the golden vectors and the handcrafted pcap/segment makers."""
-    from .conformance.messages import MESSAGES as MESSAGE_KINDS
+def targets() -> dict[str, Target]:
+    """Every decoding entry point by name (a new dict each call)."""
+    return dict(_targets())
+
+
+# --- seeds ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Seed:
+    """One input for a target, and what is known about it.
+
+    ``accepted``: True when the target decodes it (a valid vector, a real client's frame, a message built by
+    the encoder), False when it must reject it with a DecodeError (an invalid vector), None when either is
+    right (an ``acceptable`` vector, a frame its capture marks unusable, another protocol's bytes).
+    ``canonical``: encoding the Kafka-style decode reproduces the bytes (the vector says ``canonical``, or the
+    encoder wrote them)."""
+
+    data: bytes
+    origin: str
+    accepted: bool | None = True
+    canonical: bool = False
+
+
+def shared_dir() -> Path | None:
+    """The shared reference folder (Kafka's and kio's vectors, the captures): ``$REBALANCE_CODEC_SHARED``,
+    else ``shared/`` beside the repository, as the tests find it; None when it is not there."""
+    env = os.environ.get("REBALANCE_CODEC_SHARED")
+    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
+    return path if path.is_dir() else None
+
+
+class _Corpus:
+    def __init__(self) -> None:
+        self.by_target: dict[str, list[Seed]] = {}
+        self._seen: set[tuple[str, bytes]] = set()
+
+    def add(self, target: str, data: bytes, origin: str, accepted: bool | None = True,
+            canonical: bool = False) -> None:
+        if (target, data) in self._seen:
+            return
+        self._seen.add((target, data))
+        self.by_target.setdefault(target, []).append(Seed(bytes(data), origin, accepted, canonical))
+
+    def data(self, target: str) -> list[bytes]:
+        return [s.data for s in self.by_target.get(target, [])]
+
+
+# Kafka's message JSON ("flexibleVersions"): JoinGroup 6+, Heartbeat, LeaveGroup and SyncGroup 4+; a
+# flexible request has header v2, a flexible response header v1. Written out here, not taken from
+# codec.group.apis, so that a seed assembled with them checks the decoder rather than agreeing with it.
+_FLEXIBLE_FROM = {11: 6, 12: 4, 13: 4, 14: 4}
+_GROUP_API = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
+_STREAMS_TARGETS = {"SubscriptionInfo": "subscription-info", "AssignmentInfo": "assignment-info",
+                    "ConsumerProtocolSubscription": "consumer-subscription",
+                    "ConsumerProtocolAssignment": "consumer-assignment", "RequestFrame": "request-frame"}
+
+
+def _request_header(key: int, version: int, correlation_id: int, client_id: str | None) -> bytes:
+    """Request header v1 (v2 when the API version is flexible): int16 key, int16 version, int32 correlation
+    id, int16-length client id (-1: null), and for v2 an empty tagged-field section."""
+    cid = b"\xff\xff" if client_id is None else struct.pack(">h", len(client_id.encode())) + client_id.encode()
+    head = struct.pack(">hhi", key, version, correlation_id) + cid
+    return head + (b"\x00" if version >= _FLEXIBLE_FROM.get(key, 1 << 15) else b"")
+
+
+def _response_header(key: int, version: int, correlation_id: int) -> bytes:
+    """Response header v0 (int32 correlation id), v1 when flexible (plus an empty tagged-field section)."""
+    return struct.pack(">i", correlation_id) + (b"\x00" if version >= _FLEXIBLE_FROM.get(key, 1 << 15) else b"")
+
+
+def _request_header_length(wire: bytes, header_version: int) -> int:
+    """Where the body of a request frame starts, read from the header's own layout (header v1/v2)."""
+    n = struct.unpack_from(">h", wire, 8)[0]
+    pos = 10 + max(n, 0)
+    if header_version >= 2:  # tagged fields: uvarint count, then (uvarint tag, uvarint size, bytes)*
+        def uvarint() -> int:
+            nonlocal pos
+            shift = value = 0
+            while True:
+                b = wire[pos]
+                pos += 1
+                value |= (b & 0x7F) << shift
+                if b < 0x80:
+                    return value
+                shift += 7
+        for _ in range(uvarint()):
+            uvarint()  # the tag
+            size = uvarint()
+            pos += size
+    return pos
+
+
+def _from_vectors(c: _Corpus) -> None:
+    """Every vector with bytes; a request frame's header and body also seed the header and body targets."""
+    from .conformance.runner import DECODE_ONLY
     from .conformance.vectors import load_vectors
 
-    by_target: dict[str, list[bytes]] = {}
-    kind_target = {"subscription-info": "subscription-info", "assignment-info": "assignment-info",
-                   "consumer-subscription": "consumer-subscription", "consumer-assignment": "consumer-assignment",
-                   "request-frame": "request-frame"}
     for v in load_vectors():
-        if "wire" not in v or v.get("result") != "valid":
+        if "wire" not in v:
             continue
         wire = bytes.fromhex(v["wire"])
-        kind = MESSAGE_KINDS.get(v["message"])
-        if kind in kind_target:
-            by_target.setdefault(kind_target[kind], []).append(wire)
-        elif v["message"] == "ResponseFrame":
-            by_target.setdefault(f"response-frame/{v['apiKey']}/v{v['version']}", []).append(wire)
-        elif v.get("version") is not None:
-            by_target.setdefault(f"{v['message']}/v{v['version']}", []).append(wire)
-    frames = by_target.get("request-frame", [])
-    by_target["frame-stream"] = [b"".join(len(f).to_bytes(4, "big") + f for f in frames[i:i + 3])
-                                 for i in range(0, min(len(frames), 300), 3)]
-    by_target["pcap"] = _pcap_seeds(frames)
-    by_target["offsets-key-value"] = _offsets_seeds(by_target.get("consumer-subscription", []),
-                                                    by_target.get("consumer-assignment", []))
-    return by_target
+        msg, version = v["message"], v.get("version")
+        accepted = {"valid": True, "invalid": False}.get(v["result"])
+        canonical = bool(v["result"] == "valid" and v.get("canonical") and not DECODE_ONLY & set(v.get("flags", ())))
+        origin = f"vectors/{v['_file']} {v['id']}"
+        if msg in _STREAMS_TARGETS:
+            c.add(_STREAMS_TARGETS[msg], wire, origin, accepted, canonical)
+        elif msg == "ResponseFrame":
+            c.add(f"response-frame/{v['apiKey']}/v{version}", wire, origin, accepted, canonical)
+        elif version is not None:
+            c.add(f"{msg}/v{version}", wire, origin, accepted, canonical)
+        exp = v.get("expected") if isinstance(v.get("expected"), dict) else {}
+        if v["result"] != "valid" or "headerVersion" not in exp:
+            continue
+        key, hv = exp["apiKey"], exp["headerVersion"]
+        if msg == "RequestFrame":
+            split = _request_header_length(wire, hv)
+            c.add(f"RequestHeader/v{hv}", wire[:split], origin + " (header)")
+            if key in _GROUP_API:
+                c.add(f"{_GROUP_API[key]}Request/v{version}", wire[split:], origin + " (body)")
+        elif msg == "ResponseFrame":
+            split = 4 + (hv >= 1)
+            c.add(f"ResponseHeader/v{hv}", wire[:split], origin + " (header)")
+            c.add(f"{_GROUP_API[key]}Response/v{version}", wire[split:], origin + " (body)")
 
 
-def _offsets_seeds(subscriptions: list[bytes], assignments: list[bytes]) -> list[bytes]:
-    """Group metadata records (key v2, value v0-v3) carrying real member subscriptions and assignments."""
+def _jsonl(path: Path) -> Iterator[dict]:
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _from_kafka_java(c: _Corpus, shared: Path) -> None:
+    """What the golden vectors do not import: the whole stacks of ``nested_streams.jsonl`` (Streams metadata
+    inside ConsumerProtocol inside JoinGroup/SyncGroup) and Kafka Connect's worker metadata and assignments
+    (another protocol's bytes in the same ConsumerProtocol slots: either outcome is right, never a crash)."""
+    src = shared / "vectors" / "kafka-java"
+    for r in _jsonl(src / "nested_streams.jsonl"):
+        origin = f"kafka-java/nested_streams.jsonl {r['id']}"
+        for layer, target in (("subscription", "subscription-info"), ("assignment", "assignment-info"),
+                              ("consumerProtocolSubscription", "consumer-subscription"),
+                              ("consumerProtocolAssignment", "consumer-assignment"),
+                              ("joinGroupRequest", None), ("syncGroupResponse", None)):
+            rec = r.get(layer)
+            if not isinstance(rec, dict) or "error" in rec:
+                continue
+            wire = bytes.fromhex(rec.get("hexVersionPrefixed") or rec["hex"])
+            target = target or f"{rec['kind']}/v{rec['version']}"
+            c.add(target, wire, f"{origin} ({layer})")
+        join, sync = r.get("joinGroupRequest"), r.get("syncGroupResponse")
+        if isinstance(join, dict) and "hex" in join:
+            v = join["version"]
+            c.add("request-frame", _request_header(11, v, 7, "streams-app") + bytes.fromhex(join["hex"]),
+                  f"{origin} (joinGroupRequest in a request frame)")
+        if isinstance(sync, dict) and "hex" in sync:
+            v = sync["version"]
+            c.add(f"response-frame/14/v{v}", _response_header(14, v, 8) + bytes.fromhex(sync["hex"]),
+                  f"{origin} (syncGroupResponse in a response frame)")
+    for r in _jsonl(src / "connect.jsonl"):
+        if "hex" not in r or r.get("version", -1) < 0:
+            continue
+        target = "consumer-subscription" if r["kind"] == "ConnectMetadata" else "consumer-assignment"
+        c.add(target, bytes.fromhex(r["hex"]), f"kafka-java/connect.jsonl {r['id']}", None)
+
+
+def _from_kio(c: _Corpus, shared: Path) -> list[bytes]:
+    """kio's KIP-848/KIP-1071 request bodies (API keys 68, 69, 88, 89: flexible versions, compact strings,
+    tagged fields, UUIDs) in request frames. This codec frames only the classic group APIs, so a request
+    frame of them is refused with a DecodeError; a stream of them is split all the same."""
+    frames = []
+    for r in _jsonl(shared / "vectors" / "kio" / "group-kafka4.jsonl"):
+        if not r["kind"].endswith("Request"):
+            continue
+        header = struct.pack(">hhih", r["apiKey"], r["version"], r["index"], 3) + b"kio\x00"
+        frame = header + bytes.fromhex(r["hex"])
+        c.add("request-frame", frame, f"kio/group-kafka4.jsonl {r['id']} in a request frame", False)
+        frames.append(frame)
+    return frames
+
+
+def _from_frames_jsonl(c: _Corpus, shared: Path) -> dict[tuple, list[tuple[str, bytes]]]:
+    """Every frame real clients (and librdkafka's mock broker) sent: the frame, its header and its body, at
+    the offsets recorded with the capture. Returns each connection's frames in order, for streams and pcaps."""
+    conns: dict[tuple, list[tuple[str, bytes]]] = {}
+    for r in _jsonl(shared / "captures" / "frames.jsonl"):
+        wire, at, key, v = bytes.fromhex(r["hex"]), r["body_offset"], r["api_key"], r["api_version"]
+        origin = f"captures/frames.jsonl {r['run']}/{r['scenario']}/{r['conn']}/{r['direction']}/{r['correlation_id']}"
+        usable = None if "NOT a reference" in r.get("produced_by", "") else True
+        request = r["direction"] == "request"
+        conns.setdefault((r["run"], r["scenario"], r["conn"]), []).append(("c" if request else "s", wire))
+        if request:
+            c.add("request-frame", wire, origin)
+            c.add(f"RequestHeader/v{r['header_version']}", wire[:at], origin + " (header)")
+            if key in _GROUP_API:
+                c.add(f"{_GROUP_API[key]}Request/v{v}", wire[at:], origin + " (body)")
+        else:
+            c.add(f"ResponseHeader/v{r['header_version']}", wire[:at], origin + " (header)", usable)
+            if key in _GROUP_API:
+                c.add(f"response-frame/{key}/v{v}", wire, origin, usable)
+                c.add(f"{_GROUP_API[key]}Response/v{v}", wire[at:], origin + " (body)", usable)
+    return conns
+
+
+def _cut_pcap(raw: bytes, start: int, count: int) -> bytes:
+    """The global header of a classic pcap file and its records ``[start, start + count)`` (pcap-savefile(5):
+    a 24-byte header, then per packet a 16-byte header whose third word is the captured length)."""
+    endian = "<" if raw[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    out, pos, n = [raw[:24]], 24, 0
+    while pos + 16 <= len(raw) and n < start + count:
+        length = struct.unpack_from(endian + "I", raw, pos + 8)[0]
+        if n >= start:
+            out.append(raw[pos:pos + 16 + length])
+        pos += 16 + length
+        n += 1
+    return b"".join(out)
+
+
+def _from_pcaps(c: _Corpus, shared: Path) -> None:
+    """The real captures, cut into windows of 40 packets (the whole files take tens of milliseconds each,
+    too long for a mutation loop), and the smallest one whole and gzipped as it is stored."""
+    files = sorted((shared / "captures" / "pcaps").glob("*/*.pcap.gz"))
+    for path in files:
+        raw = gzip.decompress(path.read_bytes())
+        if raw[:4] not in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d"):
+            continue
+        for start in (0, 60, 150):
+            cut = _cut_pcap(raw, start, 40)
+            if len(cut) > 24:
+                c.add("pcap", cut, f"captures/pcaps/{path.parent.name}/{path.name} packets {start}-{start + 39}")
+    if files:
+        smallest = min(files, key=lambda p: p.stat().st_size)
+        c.add("pcap", smallest.read_bytes(), f"captures/pcaps/{smallest.parent.name}/{smallest.name} (gzipped)")
+
+
+def _encode(kind: str, version: int | None, value: dict, **opts) -> bytes:
+    from .kinds import get_kind
+
+    return get_kind(kind).encode(value, style="kafka", version=version, **opts)
+
+
+# Strings a person's terminal must see escaped: an escape sequence, a newline, a line separator, a backslash.
+_HOSTILE = "m-1\x1b[2J\nFORGED LINE\u2028\x7f\\x"
+
+
+def _built_bodies() -> Iterator[tuple[str, int, dict]]:
+    """Heartbeat and LeaveGroup bodies and the headers at every version, written out by hand (values only at
+    the versions that carry them: Kafka's encoder refuses a non-default value a version cannot carry)."""
+    for v in range(5):
+        inst = {"groupInstanceId": "static-1"} if v >= 3 else {}
+        yield "HeartbeatRequest", v, {"groupId": "g-1", "generationId": 7, "memberId": "consumer-1-5f0c", **inst}
+        yield "HeartbeatRequest", v, {"groupId": "", "generationId": -1, "memberId": _HOSTILE}
+        yield "HeartbeatResponse", v, {**({"throttleTimeMs": 100} if v >= 1 else {}), "errorCode": 27}
+        yield "HeartbeatResponse", v, {"errorCode": 0}
+    for v in range(6):
+        if v <= 2:
+            yield "LeaveGroupRequest", v, {"groupId": "g-1", "memberId": "consumer-1-5f0c"}
+            yield "LeaveGroupRequest", v, {"groupId": "g\u00e9-\U0001f600", "memberId": _HOSTILE}
+            yield "LeaveGroupResponse", v, {**({"throttleTimeMs": 5} if v >= 1 else {}), "errorCode": 25}
+        else:
+            reason = {"reason": "the consumer is being closed"} if v >= 5 else {}
+            yield "LeaveGroupRequest", v, {"groupId": "g-1", "members": [
+                {"memberId": "consumer-1-5f0c", "groupInstanceId": None, **reason},
+                {"memberId": _HOSTILE, "groupInstanceId": "static-2"}]}
+            yield "LeaveGroupRequest", v, {"groupId": "g-1", "members": []}
+            yield "LeaveGroupResponse", v, {"throttleTimeMs": 0, "errorCode": 0, "members": [
+                {"memberId": "consumer-1-5f0c", "groupInstanceId": None, "errorCode": 0},
+                {"memberId": "", "groupInstanceId": "static-2", "errorCode": 25}]}
+    for v in range(3):
+        yield "RequestHeader", v, {"requestApiKey": 12, "requestApiVersion": 4, "correlationId": 9,
+                                   **({"clientId": "consumer-g-1"} if v >= 1 else {})}
+        if v >= 1:
+            yield "RequestHeader", v, {"requestApiKey": 11, "requestApiVersion": 0, "correlationId": 2**31 - 1,
+                                       "clientId": None}
+    for v in range(2):
+        yield "ResponseHeader", v, {"correlationId": 9}
+        yield "ResponseHeader", v, {"correlationId": -1}
+
+
+def _built(c: _Corpus) -> None:
+    """Seeds written by the project's encoders from the values above, for what no vector covers; each also
+    in a request or response frame (headers by hand) at its version. Canonical: the encoder wrote them."""
+    from .conformance.messages import kind_of
+    from .wire.schema import load_message
+
+    bodies: dict[tuple[str, int], list[bytes]] = {}
+    for name, v, value in _built_bodies():
+        wire = _encode(kind_of(name), v, value)
+        c.add(f"{name}/v{v}", wire, f"built: {name} v{v} {json.dumps(value)[:60]}", True, True)
+        bodies.setdefault((name, v), []).append(wire)
+    for key in (12, 13):
+        for kind in ("Request", "Response"):
+            for (name, v), wires in sorted(bodies.items()):
+                if name != _GROUP_API[key] + kind:
+                    continue
+                for i, body in enumerate(wires):
+                    if kind == "Request":
+                        frame = _request_header(key, v, 100 + i, "consumer-g-1" if i == 0 else _HOSTILE) + body
+                        c.add("request-frame", frame, f"built: {name} v{v} in a request frame", True, True)
+                    else:
+                        frame = _response_header(key, v, 100 + i) + body
+                        c.add(f"response-frame/{key}/v{v}", frame, f"built: {name} v{v} in a response frame",
+                              True, True)
+    # JoinGroup and SyncGroup responses at every version: Kafka's own bodies, a header by hand
+    for key in (11, 14):
+        name = _GROUP_API[key] + "Response"
+        for v in load_message(name).versions:
+            for i, seed in enumerate(s for s in c.by_target.get(f"{name}/v{v}", ()) if s.canonical):
+                if i >= 6:
+                    break
+                c.add(f"response-frame/{key}/v{v}", _response_header(key, v, 40 + i) + seed.data,
+                      f"{seed.origin} in a response frame", True, True)
+
+
+def _zigzag(n: int) -> bytes:
+    v, out = (n << 1) ^ (n >> 63), bytearray()
+    while v > 0x7F:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+
+
+def _batch(records: list[tuple[bytes, bytes | None]], *, base_offset: int, codec: int = 0,
+           control: bool = False) -> bytes:
+    """A record batch (magic 2) as Kafka's DefaultRecordBatch writes it: base offset, length, leader epoch,
+    magic, CRC-32C of what follows it, attributes, last offset delta, timestamps, producer id/epoch, base
+    sequence, record count, records (varint framed; gzip-compressed when ``codec`` is 1)."""
+    import crc32c
+
+    recs = b""
+    for i, (k, v) in enumerate(records):
+        body = b"\x00" + _zigzag(i) + _zigzag(i) + _zigzag(len(k)) + k
+        body += (_zigzag(-1) if v is None else _zigzag(len(v)) + v) + _zigzag(0)
+        recs += _zigzag(len(body)) + body
+    payload = gzip.compress(recs, mtime=0) if codec == 1 else recs
+    attributes = codec | (0x30 if control else 0)
+    after_crc = struct.pack(">hiqqqhii", attributes, len(records) - 1, 1_700_000_000_000, 1_700_000_000_000,
+                            42 if control else -1, 0 if control else -1, -1, len(records)) + payload
+    body = struct.pack(">ibI", 0, 2, crc32c.crc32c(after_crc)) + after_crc
+    return struct.pack(">qi", base_offset, len(body)) + body
+
+
+def _offsets(c: _Corpus) -> None:
+    """``__consumer_offsets`` records: group metadata (key v2, value v0-v3) carrying real members'
+    subscriptions and assignments, and offset commits; alone (``offsets-key-value``) and in log segments
+    (plain and gzip batches, a control batch, a tombstone)."""
     from .wire.builder import encode_wire, wire_class
 
-    out = []
+    subs, asgs = c.data("consumer-subscription")[:40], c.data("consumer-assignment")[:40]
     key = (2).to_bytes(2, "big") + encode_wire("GroupMetadataKey", 2, wire_class("GroupMetadataKey",
                                                                                    "GroupMetadataKey")(group="g"))
     Value = wire_class("GroupMetadataValue", "GroupMetadataValue")
     Member = wire_class("GroupMetadataValue", "MemberMetadata")
-    for i, (sub, asg) in enumerate(zip(subscriptions[:40], assignments[:40])):
+    records: list[tuple[bytes, bytes | None]] = []
+    for i, (sub, asg) in enumerate(zip(subs, asgs)):
         version = i % 4
         value = Value(protocol_type="consumer", generation=i, protocol="range", leader="m",
-                      members=(Member(member_id="m", client_id="c", client_host="/10.0.0.1", session_timeout=10_000,
-                                      rebalance_timeout=30_000, subscription=sub, assignment=asg),))
-        body = (version).to_bytes(2, "big") + encode_wire("GroupMetadataValue", version, value)
-        out.append(len(key).to_bytes(2, "big") + key + body)
-    return out
+                      members=(Member(member_id="m", client_id="c" if i % 5 else _HOSTILE, client_host="/10.0.0.1",
+                                      session_timeout=10_000, rebalance_timeout=30_000, subscription=sub,
+                                      assignment=asg),))
+        body = version.to_bytes(2, "big") + encode_wire("GroupMetadataValue", version, value)
+        c.add("offsets-key-value", len(key).to_bytes(2, "big") + key + body, f"built: GroupMetadataValue v{version}")
+        records.append((key, body))
+    for v in (0, 1):
+        ck = (v).to_bytes(2, "big") + encode_wire("OffsetCommitKey", v, wire_class("OffsetCommitKey", "OffsetCommitKey")(
+            group="g", topic="orders", partition=3))
+        for vv in range(4):
+            cls = wire_class("OffsetCommitValue", "OffsetCommitValue")
+            cv = vv.to_bytes(2, "big") + encode_wire("OffsetCommitValue", vv, cls(offset=1234, metadata="meta"))
+            c.add("offsets-key-value", len(ck).to_bytes(2, "big") + ck + cv, f"built: OffsetCommit key v{v} value v{vv}")
+            records.append((ck, cv))
+    for i in range(0, len(records), 4):
+        chunk = records[i:i + 4]
+        seg = _batch(chunk, base_offset=100 + i)
+        if i % 8 == 4:
+            seg += _batch(chunk[:1] + [(chunk[0][0], None)], base_offset=1000 + i, codec=1)
+        c.add("offsets-segment", seg, f"built: a log segment of records {i}-{i + len(chunk) - 1}")
+    marker = (struct.pack(">hh", 0, 1), struct.pack(">hi", 0, 0))  # a COMMIT control record
+    if records:
+        c.add("offsets-segment", _batch([marker], base_offset=0, control=True) + _batch(records[:2], base_offset=1),
+              "built: a control batch, then group metadata")
 
 
-def _pcap_seeds(frames: list[bytes]) -> list[bytes]:
-    """Small captures of a few request frames each, as pcap and pcapng."""
+def _streams_and_pcaps(c: _Corpus, conns: dict[tuple, list[tuple[str, bytes]]], kio: list[bytes]) -> None:
+    """Frame streams (size-prefixed frames back to back) and small captures made of them."""
     from .capture.pcapwriter import conversation, pcap, pcapng
 
-    out = []
+    def sized(frames: list[bytes]) -> bytes:
+        return b"".join(len(f).to_bytes(4, "big") + f for f in frames)
+
+    frames = c.data("request-frame")
+    for i in range(0, min(len(frames), 300), 3):
+        c.add("frame-stream", sized(frames[i:i + 3]), "request frames of the vectors, back to back")
+    for i in range(0, len(kio), 25):
+        c.add("frame-stream", sized(kio[i:i + 4]), "kio's request frames, back to back")
     for i in range(0, min(len(frames), 60), 4):
         segs = conversation([("c", len(f).to_bytes(4, "big") + f) for f in frames[i:i + 4]])
-        out.append(pcap(segs) if i % 8 == 0 else pcapng(segs))
-    return out
+        c.add("pcap", pcap(segs) if i % 8 == 0 else pcapng(segs), "request frames of the vectors in a capture")
+    # Whole conversations of real clients with the mock broker's responses: JoinGroup and SyncGroup pairs,
+    # so that the capture story has generations to tell.
+    group_conns = [(k, fs) for k, fs in sorted(conns.items())
+                   if any(d[:2] in (b"\x00\x0b", b"\x00\x0e") for side, d in fs if side == "c")]
+    for n, ((run, scenario, conn), fs) in enumerate(group_conns[::3][:16]):
+        writes = [(side, len(d).to_bytes(4, "big") + d) for side, d in fs[:14]]
+        c.add("frame-stream", b"".join(d for side, d in writes if side == "c"),
+              f"captures/frames.jsonl {run}/{scenario}/{conn}: the requests, back to back")
+        segs = conversation(writes, client=("127.0.0.1", 40000 + n))
+        c.add("pcap", pcap(segs) if n % 2 else pcapng(segs), f"captures/frames.jsonl {run}/{scenario}/{conn}")
 
+
+@functools.lru_cache(maxsize=4)
+def _corpus(shared: Path | None) -> dict[str, tuple[Seed, ...]]:
+    c = _Corpus()
+    _from_vectors(c)
+    conns: dict[tuple, list[tuple[str, bytes]]] = {}
+    kio: list[bytes] = []
+    if shared is not None:
+        _from_kafka_java(c, shared)
+        kio = _from_kio(c, shared)
+        conns = _from_frames_jsonl(c, shared)
+        _from_pcaps(c, shared)
+    _built(c)
+    _offsets(c)
+    _streams_and_pcaps(c, conns, kio)
+    return {k: tuple(v) for k, v in c.by_target.items()}
+
+
+_DEFAULT = object()
+
+
+def seed_corpus(shared: Path | None | object = _DEFAULT) -> dict[str, tuple[Seed, ...]]:
+    """Seeds per target (see :class:`Seed`), from ``vectors/``, the shared folder (default
+    :func:`shared_dir`; None: without it) and the messages built here."""
+    return _corpus(shared_dir() if shared is _DEFAULT else shared)
+
+
+def seeds(shared: Path | None | object = _DEFAULT) -> dict[str, list[bytes]]:
+    """The bytes of :func:`seed_corpus`, per target."""
+    return {k: [s.data for s in v] for k, v in seed_corpus(shared).items()}
+
+
+# --- mutations --------------------------------------------------------------------------------------------
 
 def mutate(data: bytes, rng: random.Random, pool: list[bytes]) -> bytes:
     """One random mutation of ``data`` (see the module docstring)."""
@@ -189,6 +594,259 @@ def mutate(data: bytes, rng: random.Random, pool: list[bytes]) -> bytes:
     return bytes(b)
 
 
+# --- the render pass --------------------------------------------------------------------------------------
+
+# Text for people may hold a newline and nothing else below U+0020 (nor DEL, C1, U+2028/U+2029).
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# Kinds of the CLI for the targets that are not a message at a version
+_KIND_OF_TARGET = {"subscription-info": "subscription-info", "assignment-info": "assignment-info",
+                   "consumer-subscription": "consumer-subscription", "consumer-assignment": "consumer-assignment",
+                   "request-frame": "request-frame"}
+_MESSAGE_OF_KIND = {"subscription-info": "SubscriptionInfo", "assignment-info": "AssignmentInfo"}
+# pipeline kinds of the group bodies it reads
+_PIPELINE_BODIES = {"JoinGroupRequest": "join-group-request", "JoinGroupResponse": "join-group-response",
+                    "SyncGroupRequest": "sync-group-request", "SyncGroupResponse": "sync-group-response"}
+
+
+def _kind_call(name: str) -> tuple[str, dict] | None:
+    """(CLI kind, decode/encode options) of a target, or None for the record readers."""
+    from .conformance.messages import kind_of
+
+    if name in _KIND_OF_TARGET:
+        return _KIND_OF_TARGET[name], {}
+    if name.startswith("response-frame/"):
+        _, key, v = name.split("/")
+        return "response-frame", {"api_key": int(key), "version": int(v[1:])}
+    if "/v" in name:
+        message, v = name.split("/v")
+        return kind_of(message), {"version": int(v)}
+    return None
+
+
+def _text_problem(what: str, text: str) -> str | None:
+    """Why ``text`` (for a terminal) is not fit to print: not UTF-8, or a control character in it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"{what} is not valid UTF-8: {e}"
+    m = _CONTROL.search(text)
+    if m:
+        return f"{what} holds the control character {m.group()!r} at {m.start()}: {text[max(0, m.start() - 40):m.start() + 20]!r}"
+    return None
+
+
+def _json_problem(what: str, value) -> tuple[str | None, object]:
+    """(why ``value`` written as the CLI writes JSON is not valid UTF-8 or does not read back the same, or
+    None; the value read back from that JSON)."""
+    from .text import dumps
+
+    try:
+        out = dumps(value, indent=2)
+        out.encode("utf-8")
+    except (UnicodeEncodeError, TypeError, ValueError) as e:
+        return f"{what}: {type(e).__name__}: {e}", None
+    back = json.loads(out)
+    return (f"{what} does not read back as the same value" if back != value else None), back
+
+
+def _comparable(message: str | None, value):
+    """A decoded Kafka-style value with Kafka's unordered collections sorted and the derived ``wire`` view
+    of a SubscriptionInfo left out (it records the order on the wire, which the encoder chooses anew)."""
+    from .conformance.messages import normalize
+
+    if isinstance(value, dict) and message == "SubscriptionInfo":
+        value = {k: v for k, v in value.items() if k != "wire"}
+    return normalize(message, value) if message else value
+
+
+def _order_free(message: str | None, value) -> bool:
+    """Whether no unordered collection of the value (vectors/README.md: Kafka writes them in HashMap/HashSet
+    order, and the decoded value keeps no order for them) holds two elements or more: only then can a
+    re-encoding be asked to reproduce the input byte for byte."""
+    if message == "SubscriptionInfo":
+        return all(len(value.get(k) or ()) < 2 for k in ("taskOffsetSums", "prevTasks", "standbyTasks", "clientTags"))
+    if message == "AssignmentInfo":
+        for k in ("standbyTasks", "partitionsByHost", "standbyPartitionsByHost"):
+            items = value.get(k) or ()
+            if len(items) > 1 or any(len(e.get("partitions") or ()) > 1 for e in items):
+                return False
+    return True
+
+
+def _render_kind(name: str, data: bytes, canonical: bool) -> list[str]:
+    from .conformance.runner import first_difference
+    from .kinds import get_kind
+
+    kind_name, opts = _kind_call(name)
+    kind = get_kind(kind_name)
+    problems: list[str] = []
+    read_back = {}
+    for style in ("kafka", "native"):
+        try:
+            d = kind.decode(data, style=style, **opts)
+        except DecodeError as e:
+            return [f"decode --kind {kind_name} --style {style} rejects what the target accepted: {e}"]
+        p, read_back[style] = _json_problem(f"decode --kind {kind_name} --style {style} JSON", d.value)
+        if p:
+            problems.append(p)
+        if style == "kafka":
+            value = d.value
+            p = _text_problem(f"decode --kind {kind_name} --format pretty", d.pretty)
+            if p:
+                problems.append(p)
+    if read_back["kafka"] is None:
+        return problems
+    if kind_name == "subscription-info" and value.get("version", 0) > 11:
+        return problems  # a version probe: no such version to encode
+    if kind_name.startswith("consumer-"):  # Kafka's JSON of a ConsumerProtocol message does not carry its
+        opts = {**opts, "version": struct.unpack_from(">h", data)[0]}  # version: encode --version N
+    message = _MESSAGE_OF_KIND.get(kind_name)
+    where = f"encode --kind {kind_name} --style kafka"
+    try:
+        again = kind.encode(read_back["kafka"], style="kafka", **opts)  # the JSON as the CLI wrote it
+    except CodecError as e:
+        return problems + [f"{where} refuses the decoded value: {e}"]
+    if canonical and again != data and _order_free(message, value):
+        problems.append(f"{where} of a canonical input gives other bytes: {again.hex()[:120]}")
+    try:
+        back = kind.decode(again, style="kafka", **opts).value
+        third = kind.encode(back, style="kafka", **opts)
+    except CodecError as e:
+        return problems + [f"{where}: the re-encoded bytes {again.hex()[:120]} do not decode and encode again: {e}"]
+    if _comparable(message, back) != _comparable(message, value):
+        diff = first_difference(_comparable(message, value), _comparable(message, back)) or "a field more"
+        problems.append(f"{where}: the re-encoded bytes {again.hex()[:120]} decode to another value ({diff})")
+    if third != again:
+        problems.append(f"{where} is not stable: {again.hex()[:80]} encodes again as {third.hex()[:80]}")
+    return problems
+
+
+def _story_problems(items, summary, kind: str) -> list[str]:
+    """The capture story's outputs as ``rebalance-codec capture`` writes them: ``--json`` lines, and the text
+    (each generation, the summary)."""
+    from .capture.story import Generation
+    from .capture.storytext import render_generation, render_summary
+    from .text import dumps
+
+    problems = []
+    for item in items:
+        try:
+            dumps(item.json(), default=str).encode("utf-8")
+            if isinstance(item, Generation):
+                p = _text_problem(f"capture story ({kind}) generation text", render_generation(item))
+                if p:
+                    problems.append(p)
+        except Exception as e:  # noqa: BLE001 - any failure of an output is a finding
+            problems.append(f"capture story ({kind}): {type(e).__name__}: {e}")
+    try:
+        dumps(summary.json()).encode("utf-8")
+        p = _text_problem(f"capture story ({kind}) summary text", render_summary(summary, kind, "input"))
+        if p:
+            problems.append(p)
+    except Exception as e:  # noqa: BLE001
+        problems.append(f"capture story ({kind}) summary: {type(e).__name__}: {e}")
+    return problems
+
+
+def _render_story(name: str, data: bytes) -> list[str]:
+    from .capture.offsets import read_segment, read_text
+    from .capture.story import CaptureSummary, capture_story, offsets_story
+
+    summary = CaptureSummary()
+    try:
+        if name == "pcap":
+            items, kind = list(capture_story(io.BytesIO(data), ports={9092}, summary=summary)), "pcap"
+        elif name == "offsets-segment":
+            items, kind = list(offsets_story(read_segment(io.BytesIO(data)), summary=summary)), "segment"
+        else:
+            n = int.from_bytes(data[:2], "big")
+            line = f"{data[2:2 + n].hex()}\t{data[2 + n:].hex()}"
+            items, kind = list(offsets_story(read_text([line]), summary=summary)), "text"
+    except Exception as e:  # noqa: BLE001 - the story reports bad input as records; anything raised is a finding
+        return [f"capture story of {name}: {type(e).__name__}: {e}"]
+    return _story_problems(items, summary, kind)
+
+
+def _pipeline_row(name: str, data: bytes) -> dict | None:
+    """The pipeline's input record for a target's bytes, or None when the pipeline does not read them."""
+    if name in ("subscription-info", "assignment-info", "consumer-subscription", "consumer-assignment"):
+        return {"kind": name, "data": data}
+    if name == "request-frame" and len(data) >= 4:
+        key, v = struct.unpack_from(">hh", data)
+        return {"kind": "frame", "data": data, "api_key": key, "version": v, "direction": "request"}
+    if name.startswith("response-frame/"):
+        _, key, v = name.split("/")
+        return {"kind": "frame", "data": data, "api_key": int(key), "version": int(v[1:]), "direction": "response"}
+    if name == "offsets-key-value":
+        n = int.from_bytes(data[:2], "big")
+        return {"kind": "group-metadata", "key": data[2:2 + n], "data": data[2 + n:]}
+    message, _, v = name.partition("/v")
+    if message in _PIPELINE_BODIES:
+        return {"kind": _PIPELINE_BODIES[message], "data": data, "version": int(v)}
+    return None
+
+
+@functools.cache
+def _pipeline():
+    try:
+        from .pipeline.arrow import decode_table
+    except ImportError:  # pyarrow is the spark extra's
+        return None
+    return decode_table
+
+
+def _rows_problems(batch: list[tuple[str, bytes]]) -> list[tuple[int, str]]:
+    """The pipeline's Arrow rows of many inputs at once (one table: a table per input costs a millisecond);
+    (index in ``batch``, problem) for each input whose rows fail. A failing table is retried input by input
+    to find the culprits."""
+    decode_table = _pipeline()
+    rows = [(i, r) for i, (name, data) in enumerate(batch) if (r := _pipeline_row(name, data)) is not None]
+    if decode_table is None or not rows:
+        return []
+    try:
+        table = decode_table([{**r, "record_id": str(i)} for i, r in rows]).to_pylist()
+    except Exception as e:  # noqa: BLE001 - the pipeline quarantines bad records; anything raised is a finding
+        if len(rows) == 1:
+            return [(rows[0][0], f"pipeline rows: {type(e).__name__}: {e}")]
+        return [(i, q) for i, _ in rows for _, q in _rows_problems([batch[i]])]
+    problems = []
+    strict = {i for i, (name, _) in enumerate(batch) if name in ("subscription-info", "assignment-info")}
+    for r in table:
+        i = int(r["record_id"])
+        if i in strict and r.get("error_type"):
+            problems.append((i, f"pipeline rows: quarantined what the codec decodes: {r['error_type']}: "
+                                f"{r['error_message']}"))
+    return problems
+
+
+def _render_outputs(name: str, data: bytes, canonical: bool) -> list[str]:
+    """Every output but the pipeline's rows (see :func:`render`)."""
+    if name in ("pcap", "offsets-segment", "offsets-key-value"):
+        return _render_story(name, data)
+    if name == "frame-stream":
+        from .group import decode_request_frame
+
+        problems = []
+        for frame in _targets()[name](data):
+            try:
+                decode_request_frame(frame)
+            except DecodeError:
+                continue
+            problems += _render_kind("request-frame", frame, False)
+        return problems
+    return _render_kind(name, data, canonical)
+
+
+def render(name: str, data: bytes, *, canonical: bool = False) -> list[str]:
+    """Every output of a value ``targets()[name]`` decoded from ``data`` (see the module docstring); the
+    problems found, empty when every output is sound. ``canonical``: the input is canonical (its vector says
+    so, or the encoder wrote it), so re-encoding must give ``data`` back wherever the value has no unordered
+    collection of two elements or more."""
+    return _render_outputs(name, data, canonical) + [p for _, p in _rows_problems([(name, data)])]
+
+
+# --- the loop ---------------------------------------------------------------------------------------------
+
 @dataclass(frozen=True)
 class Violation:
     target: str
@@ -201,22 +859,67 @@ class FuzzReport:
     inputs: int = 0
     decoded: int = 0
     rejected: int = 0
+    rendered: int = 0  # decoded values taken through every output (render pass)
     per_target: dict[str, int] = field(default_factory=dict)
+    rendered_per_target: dict[str, int] = field(default_factory=dict)
     violations: list[Violation] = field(default_factory=list)
     slowest: float = 0.0
 
 
+class _Renderer:
+    """The render pass inside :func:`run`: each input's outputs at once, the pipeline's rows in batches."""
+
+    BATCH = 256
+
+    def __init__(self, report: FuzzReport) -> None:
+        self.report = report
+        self.pending: list[tuple[str, bytes]] = []
+
+    def __call__(self, name: str, data: bytes, canonical: bool) -> None:
+        try:
+            problems = _render_outputs(name, data, canonical)
+        except Exception as e:  # noqa: BLE001 - a crash of an output is a finding too
+            problems = [f"{type(e).__name__}: {e}"]
+        self.report.rendered += 1
+        self.report.rendered_per_target[name] = self.report.rendered_per_target.get(name, 0) + 1
+        self.report.violations.extend(Violation(name, data, f"render: {p}") for p in problems)
+        self.pending.append((name, data))
+        if len(self.pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        batch, self.pending = self.pending, []
+        for i, p in _rows_problems(batch):
+            self.report.violations.append(Violation(batch[i][0], batch[i][1], f"render: {p}"))
+
+
 def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: float | None = None,
-        max_seconds_per_input: float = 2.0) -> FuzzReport:
+        max_seconds_per_input: float = 2.0, render: bool = False, render_seeds: int | None = None,
+        shared: Path | None | object = _DEFAULT) -> FuzzReport:
     """``n`` mutated inputs spread over the targets (round robin), deterministic for ``seed``. Random
-    bytes are mixed in for every target (also the ones without seeds)."""
+    bytes are mixed in for every target. With ``render``, the seeds its target decodes (all of them, or the
+    first ``render_seeds`` of each target), then every decoded input, also go through :func:`render` (seeds
+    first: a seed's canonical flag holds for its own bytes only)."""
     rng = random.Random(seed)
     all_targets = targets()
     names = [t for t in all_targets if not only or any(t.startswith(o) for o in only)]
-    pool = seeds()
+    corpus = seed_corpus(shared)
+    pool = {k: [s.data for s in v] for k, v in corpus.items()}
     flat = [s for ss in pool.values() for s in ss]
     report = FuzzReport()
+    renderer = _Renderer(report) if render else None
     start = time.monotonic()
+    if renderer is not None:
+        for name in names:
+            for s in corpus.get(name, ())[:render_seeds]:
+                try:
+                    all_targets[name](s.data)
+                except DecodeError:
+                    continue
+                except Exception as e:  # noqa: BLE001 - a seed that crashes its target is a finding too
+                    report.violations.append(Violation(name, s.data, f"{type(e).__name__}: {e}"))
+                    continue
+                renderer(name, s.data, s.canonical)
     for i in range(n):
         if time_limit is not None and time.monotonic() - start > time_limit:
             break
@@ -229,9 +932,11 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
         else:
             data = rng.randbytes(rng.randint(0, 64))
         t0 = time.perf_counter()
+        ok = False
         try:
             all_targets[name](data)
             report.decoded += 1
+            ok = True
         except DecodeError:
             report.rejected += 1
         except Exception as e:  # noqa: BLE001 - this is what we are hunting for
@@ -240,14 +945,36 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
         report.slowest = max(report.slowest, took)
         if took > max_seconds_per_input:
             report.violations.append(Violation(name, data, f"took {took:.2f} s"))
+        if ok and renderer is not None:
+            renderer(name, data, False)
         report.inputs += 1
         report.per_target[name] = report.per_target.get(name, 0) + 1
+    if renderer is not None:
+        renderer.flush()
     return report
 
 
-def regression_vector(message: str, version: int | None, data: bytes, reason: str, *, vid: str) -> dict:
-    """A vector that keeps a fuzzing find fixed: the input must be rejected cleanly (``invalid``)."""
-    return {"id": vid, "message": message, "version": version,
-            "description": f"Found by fuzzing: {reason[:200]}", "wire": data.hex(), "result": "invalid",
-            "error": "invalid-value", "canonical": False, "flags": [],
-            "provenance": {"source": "regression", "note": reason[:200]}}
+# --- regression vectors -----------------------------------------------------------------------------------
+
+_KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expected", "result", "error",
+              "canonical", "flags", "provenance")
+
+
+def regression_vector(message: str, version: int | None, data: bytes, reason: str, *, vid: str,
+                      expected: dict | None = None, canonical: bool = False, flags: tuple[str, ...] = (),
+                      api_key: int | None = None, error: str = "invalid-value",
+                      description: str | None = None) -> dict:
+    """A vector (``vectors/schema.json``) that keeps a finding fixed, with ``provenance.source``
+    ``regression``. Without ``expected`` the input must be rejected cleanly (``invalid``, ``error``); with
+    it, it must decode to ``expected`` (``valid``; ``canonical`` when encoding ``expected`` gives ``data``
+    back). ``reason`` says what went wrong (``provenance.note``), ``description`` what the vector holds
+    (default: the reason)."""
+    v: dict = {"id": vid, "message": message, "version": version, "apiKey": api_key,
+               "description": (description or f"Found by fuzzing: {reason}")[:300], "wire": data.hex()}
+    if expected is None:
+        v.update(result="invalid", error=error)
+    else:
+        v.update(expected=expected, result="valid")
+    v.update(canonical=bool(canonical and expected is not None), flags=sorted(set(flags)),
+             provenance={"source": "regression", "note": reason[:500]})
+    return {k: v[k] for k in _KEY_ORDER if v.get(k) is not None or k == "version"}

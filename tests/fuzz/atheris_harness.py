@@ -4,9 +4,10 @@
     python tests/fuzz/atheris_harness.py [-atheris_runs=1000000] [-max_total_time=3600] [corpus_dir]
 
 The first input byte picks the target (codec.fuzz.targets, in sorted order); the rest is the input. The
-corpus is seeded from the golden vectors (vectors/). Any exception other than DecodeError is a finding:
-libFuzzer stops and writes the input to crash-*; turn it into a regression vector with
-codec.fuzz.regression_vector and fix the decoder.
+corpus is seeded from codec.fuzz.seeds() (the golden vectors, the shared folder, messages built by the
+encoders). Any exception other than DecodeError is a finding: libFuzzer stops and writes the input to
+crash-*; turn it into a regression vector (an entry of codec.fuzz.REGRESSIONS, then
+`rebalance-codec fuzz --write-regressions vectors/regression.jsonl`) and fix the decoder.
 """
 
 from __future__ import annotations

@@ -1,0 +1,138 @@
+"""The render pass: every decoded value through every output (JSON of both styles, the pretty view, the
+Kafka-style round trip, the capture story, the pipeline's rows). The bounded pass runs in the default test
+run, a long one under ``-m fuzz``; the other tests break one output at a time and check the pass says so."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+import codec.fuzz as fuzz
+import codec.kinds
+from codec.fuzz import render, run, seed_corpus, targets
+from tests.conftest import SHARED
+
+SURROGATE = bytes.fromhex("000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda080"
+                          "0000000100000001000000000000000000000000000000007fffffffffffffff")
+# HeartbeatRequest v0: group id "", generation -1, member id "m-1" ESC "[2J" LF "FORGED LINE" U+2028 DEL "\x"
+HOSTILE_HEARTBEAT = bytes.fromhex("0000ffffffff0019" "6d2d31" "1b" "5b324a" "0a" "464f52474544204c494e45" "e280a8"
+                                  "7f" "5c78")
+
+
+def test_bounded_render_pass():
+    """Seeds of every target, then mutated inputs, each decoded one through every output: no violation."""
+    report = run(2_500, seed=20250101, render=True, render_seeds=6, shared=SHARED)
+    assert report.violations == [], [(v.target, v.error[:300], v.data.hex()[:200]) for v in report.violations[:5]]
+    assert set(report.rendered_per_target) == set(targets())  # every target's decoded values rendered
+    assert report.rendered > 95 * 4 + 600  # seeds and mutated inputs
+
+
+@pytest.mark.fuzz
+def test_long_render_pass():
+    report = run(200_000, seed=99, render=True, shared=SHARED)  # every seed, then 200,000 inputs
+    assert report.violations == [], [(v.target, v.error[:300], v.data.hex()[:200]) for v in report.violations[:5]]
+
+
+def test_the_issue_16_inputs_render():
+    assert render("assignment-info", SURROGATE, canonical=True) == []
+    assert render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT, canonical=True) == []
+    assert render("request-frame", bytes.fromhex("000c0000" "00000001" "0001" "63") + HOSTILE_HEARTBEAT,
+                  canonical=True) == []
+
+
+# --- each output, broken on purpose, is caught ----------------------------------------------------------
+
+def test_json_that_is_not_utf8_is_caught(monkeypatch):
+    import codec.text
+
+    monkeypatch.setattr(codec.text, "dumps", lambda v, **kw: json.dumps(v, ensure_ascii=False, **kw))
+    problems = render("assignment-info", SURROGATE)
+    assert any("JSON" in p and "surrogates not allowed" in p for p in problems), problems
+
+
+def test_a_pretty_view_with_raw_control_characters_is_caught(monkeypatch):
+    import codec.group.pretty
+
+    monkeypatch.setattr(codec.group.pretty, "_scalar",
+                        lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, str) else str(v))
+    problems = render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT)
+    assert any("--format pretty holds the control character" in p for p in problems), problems
+    report = run(0, only=["HeartbeatRequest/v0"], render=True, shared=None)
+    assert report.violations and all(v.target == "HeartbeatRequest/v0" for v in report.violations)
+
+
+def _replace_encode(monkeypatch, kind_name, encode):
+    kind = codec.kinds.get_kind(kind_name)
+    monkeypatch.setitem(codec.kinds._REGISTRY, kind_name, dataclasses.replace(kind, encode=encode))
+    return kind.encode
+
+
+def test_an_encoder_that_loses_a_field_is_caught(monkeypatch):
+    original = codec.kinds.get_kind("heartbeat-request").encode
+    _replace_encode(monkeypatch, "heartbeat-request",
+                    lambda value, **kw: original({**value, "memberId": ""}, **kw))
+    problems = render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT)
+    assert any("decode to another value" in p and "memberId" in p for p in problems), problems
+
+
+def test_a_canonical_input_encoded_differently_is_caught(monkeypatch):
+    original = codec.kinds.get_kind("heartbeat-request").encode
+    _replace_encode(monkeypatch, "heartbeat-request", lambda value, **kw: original(value, **kw) + b"\x00")
+    # one trailing byte: the same value, so only the canonical claim catches it
+    assert render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT, canonical=False) == []
+    problems = render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT, canonical=True)
+    assert problems and all("of a canonical input gives other bytes" in p for p in problems), problems
+
+
+def test_an_encoder_that_refuses_its_own_decode_is_caught(monkeypatch):
+    from codec.errors import EncodeError
+
+    def refuse(value, **kw):
+        raise EncodeError("no")
+
+    _replace_encode(monkeypatch, "assignment-info", refuse)
+    assert any("refuses the decoded value" in p for p in render("assignment-info", SURROGATE))
+
+
+def test_unordered_collections_are_no_canonical_failure():
+    """A canonical Kafka vector with two standby partitions in Java's HashSet order: the decoded value keeps
+    no order for them, so the bytes are compared as values (vectors/README.md, unordered collections)."""
+    kj = next(s for s in seed_corpus(SHARED)["assignment-info"] if "kj-assignment-v1-0" in s.origin)
+    assert kj.canonical
+    assert render("assignment-info", kj.data, canonical=True) == []
+
+
+def test_a_capture_story_with_raw_control_characters_is_caught(monkeypatch):
+    import codec.capture.storytext
+
+    monkeypatch.setattr(codec.capture.storytext, "render_generation", lambda g: "generation\x1b[2J")
+    data = next(s.data for s in seed_corpus(None)["offsets-key-value"])
+    problems = render("offsets-key-value", data)
+    assert any("capture story (text) generation text holds the control character '\\x1b'" in p
+               for p in problems), problems
+
+
+def test_the_pipeline_rows_are_checked_and_a_failure_is_pinned_to_its_input(monkeypatch):
+    pytest.importorskip("pyarrow")
+    from codec.pipeline.arrow import decode_table
+
+    def fails_on_surrogates(rows):
+        if any(r.get("data") == SURROGATE for r in rows):
+            raise UnicodeEncodeError("utf-8", "h\ud800", 1, 2, "surrogates not allowed")
+        return decode_table(rows)
+
+    monkeypatch.setattr(fuzz, "_pipeline", lambda: fails_on_surrogates)
+    plain = bytes.fromhex("000000010000000000000000")  # AssignmentInfo v1, nothing assigned
+    problems = fuzz._rows_problems([("assignment-info", plain), ("assignment-info", SURROGATE),
+                                    ("HeartbeatRequest/v0", HOSTILE_HEARTBEAT), ("assignment-info", plain)])
+    assert problems == [(1, "pipeline rows: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800' "
+                            "in position 1: surrogates not allowed")]
+
+
+def test_text_problem_by_hand():
+    assert fuzz._text_problem("v", "line one\nline two \\ud800 \u00e9\U0001f600") is None
+    for bad in ("a\x1bb", "a\rb", "a\tb", "a\x7fb", "a\x85b", "a\u2028b", "a\u2029b", "a\x00b"):
+        assert "control character" in fuzz._text_problem("v", bad)
+    assert "not valid UTF-8" in fuzz._text_problem("v", "h\ud800")

@@ -1,0 +1,154 @@
+"""Every fuzz target has seeds, each does what its origin says (decodes, or is rejected), and the pieces
+the seeds are assembled from are right by independent facts: the captures' recorded body offsets, Kafka's
+flexible versions, the pcap and record-batch layouts written out by hand."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import struct
+
+import pytest
+
+from codec.errors import DecodeError
+from codec.fuzz import (_batch, _cut_pcap, _request_header, _request_header_length, _response_header, seed_corpus,
+                        seeds, targets)
+from tests.conftest import SHARED
+
+TARGETS = targets()
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    assert (SHARED / "vectors" / "kafka-java").is_dir(), (
+        f"{SHARED} is missing: the tests need ../shared beside the repository (or REBALANCE_CODEC_SHARED)")
+    return seed_corpus(SHARED)
+
+
+def test_every_target_has_seeds(corpus):
+    assert len(TARGETS) == 95
+    without = sorted(t for t in TARGETS if not corpus.get(t))
+    assert without == []
+    assert set(corpus) <= set(TARGETS)  # no seed goes to a target that does not exist
+
+
+def test_every_seed_does_what_its_origin_says(corpus):
+    wrong = []
+    for name, ss in corpus.items():
+        for s in ss:
+            try:
+                TARGETS[name](s.data)
+                got = True
+            except DecodeError:
+                got = False
+            if s.accepted is not None and got != s.accepted:
+                wrong.append((name, s.origin, got))
+    assert wrong == []
+    # every target has a seed it decodes (the render pass needs one), and the rejections are the few
+    # expected ones: invalid vectors and kio's frames of APIs this codec does not frame
+    accepted = {name for name, ss in corpus.items() if any(s.accepted for s in ss)}
+    assert accepted == set(TARGETS)
+    rejected = [s.origin for ss in corpus.values() for s in ss if s.accepted is False]
+    assert rejected and all(o.startswith(("vectors/", "kio/")) for o in rejected)
+
+
+def test_the_sources_all_contribute(corpus):
+    origins = {s.origin.split(" ")[0].split("/")[0] for ss in corpus.values() for s in ss}
+    assert {"vectors", "kafka-java", "kio", "captures", "built:"} <= origins
+    pcaps = [s for s in corpus["pcap"] if s.origin.startswith("captures/pcaps/")]
+    assert len(pcaps) >= 16 * 2  # every real capture, in windows
+    assert any(s.data[:2] == b"\x1f\x8b" for s in pcaps)  # one as stored, gzipped
+    # Heartbeat and LeaveGroup bodies at every version, not only those real clients sent
+    for name, versions in (("HeartbeatRequest", 5), ("HeartbeatResponse", 5), ("LeaveGroupRequest", 6),
+                           ("LeaveGroupResponse", 6)):
+        for v in range(versions):
+            assert any(s.origin.startswith("built:") and s.canonical for s in corpus[f"{name}/v{v}"]), (name, v)
+
+
+def test_seeds_without_the_shared_folder(tmp_path):
+    from codec import fuzz
+
+    alone = seed_corpus(None)
+    # the project's own vectors and the messages built here still seed every target
+    assert {t for t in TARGETS if not alone.get(t)} == set()
+    assert not any(s.origin.startswith(("kafka-java", "kio", "captures/")) for ss in alone.values() for s in ss)
+    assert seeds(None).keys() == alone.keys()
+    # a shared folder without the expected files adds nothing, and is no error either
+    c = fuzz._Corpus()
+    fuzz._from_kafka_java(c, tmp_path)
+    assert fuzz._from_kio(c, tmp_path) == [] and fuzz._from_frames_jsonl(c, tmp_path) == {}
+    fuzz._from_pcaps(c, tmp_path)
+    assert c.by_target == {}
+
+
+# --- the pieces, by independent facts -----------------------------------------------------------------
+
+def test_built_heartbeat_by_hand(corpus):
+    # HeartbeatRequest v0: int16-length group id "g-1", int32 generation 7, member id "consumer-1-5f0c"
+    want = b"\x00\x03g-1" + struct.pack(">i", 7) + b"\x00\x0fconsumer-1-5f0c"
+    assert any(s.data == want and s.canonical for s in corpus["HeartbeatRequest/v0"])
+    # v4 is flexible: compact strings (uvarint length + 1), a null group instance id (0), no tagged fields
+    want = b"\x04g-1" + struct.pack(">i", 7) + b"\x10consumer-1-5f0c" + b"\x09static-1" + b"\x00"
+    assert any(s.data == want for s in corpus["HeartbeatRequest/v4"])
+    # HeartbeatResponse v0 is the error code alone (27 REBALANCE_IN_PROGRESS)
+    assert b"\x00\x1b" in [s.data for s in corpus["HeartbeatResponse/v0"]]
+
+
+def test_headers_by_hand():
+    assert _request_header(12, 3, 5, "c") == bytes.fromhex("000c0003" "00000005" "0001" "63")  # v1
+    assert _request_header(12, 4, 5, None) == bytes.fromhex("000c0004" "00000005" "ffff" "00")  # v2: tags
+    assert _request_header(11, 5, 1, "") == bytes.fromhex("000b0005" "00000001" "0000")  # JoinGroup v5: v1
+    assert _request_header(11, 6, 1, "") == bytes.fromhex("000b0006" "00000001" "0000" "00")  # v6 flexible
+    assert _response_header(14, 3, 9) == bytes.fromhex("00000009")
+    assert _response_header(14, 4, 9) == bytes.fromhex("00000009" "00")
+
+
+def test_header_length_agrees_with_the_captures():
+    """The body offset read from a request header's own layout is the one recorded with every captured
+    request (frames.jsonl), including header v2 with tagged fields."""
+    n = 0
+    for line in (SHARED / "captures" / "frames.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["direction"] == "request":
+            assert _request_header_length(bytes.fromhex(r["hex"]), r["header_version"]) == r["body_offset"]
+            n += 1
+    assert n > 700  # 787 requests in the shared captures
+    # a header v2 with one tagged field (tag 3, 2 bytes) before the body
+    wire = bytes.fromhex("000c0004" "00000005" "0001" "63" "01" "03" "02" "abcd") + b"BODY"
+    assert wire[_request_header_length(wire, 2):] == b"BODY"
+
+
+def test_pcap_cut_by_hand():
+    # a little-endian pcap: 24-byte header, then records of 16-byte header (incl_len third) + data
+    head = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+    recs = [struct.pack("<IIII", i, 0, 3 + i, 3 + i) + bytes([i]) * (3 + i) for i in range(5)]
+    raw = head + b"".join(recs)
+    assert _cut_pcap(raw, 0, 2) == head + recs[0] + recs[1]
+    assert _cut_pcap(raw, 3, 10) == head + recs[3] + recs[4]
+    assert _cut_pcap(raw, 7, 2) == head
+
+
+def test_record_batch_by_hand():
+    """The segment writer against Kafka's DefaultRecordBatch layout: the header fields at their offsets,
+    the CRC-32C over everything after the CRC field, and the reader finds every record with a good CRC."""
+    import crc32c
+
+    from codec.capture.offsets import OffsetsRecord, read_segment
+
+    key = (1).to_bytes(2, "big") + b"\x00\x01g\x00\x01t\x00\x00\x00\x03"  # OffsetCommitKey v1: g, t, 3
+    value = (1).to_bytes(2, "big") + struct.pack(">q", 42) + b"\x00\x00" + struct.pack(">qq", 5, -1)
+    seg = _batch([(key, value), (key, None)], base_offset=100)
+    base_offset, length, epoch, magic, crc = struct.unpack_from(">qiibI", seg)
+    assert (base_offset, length, magic) == (100, len(seg) - 12, 2)
+    assert crc == crc32c.crc32c(seg[21:])
+    attributes, last_delta = struct.unpack_from(">hi", seg, 21)
+    count = struct.unpack_from(">i", seg, 57)[0]
+    assert (attributes, last_delta, count) == (0, 1, 2)
+    out = list(read_segment(io.BytesIO(seg)))
+    assert [type(o) for o in out] == [OffsetsRecord, OffsetsRecord] and all(o.crc_ok for o in out)
+    assert out[0].value.offset == 42 and out[1].tombstone
+    zipped = _batch([(key, value)], base_offset=7, codec=1)
+    assert struct.unpack_from(">h", zipped, 21)[0] == 1  # attributes: gzip
+    assert gzip.decompress(zipped[61:])  # the records, gzipped
+    assert [o.value.offset for o in read_segment(io.BytesIO(zipped))] == [42]
