@@ -9,6 +9,8 @@ heartbeats over one connection; its broker's responses carry the holes.
 
 from __future__ import annotations
 
+import functools
+
 from codec.capture.pcapwriter import Seg, TcpConnection, pcap
 from codec.capture.tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
@@ -35,6 +37,7 @@ def _segments_of(conn: TcpConnection, start: int, side: str = "s") -> list[Seg]:
     return [s for s in conn.segments[start:] if s.payload and s.sport == port]
 
 
+@functools.cache
 def _bytes_capture():
     """Two holes in the broker's direction, both retransmitted after 1,500,056 more bytes (all within 30 ms):
 
