@@ -7,9 +7,13 @@ from pathlib import Path
 
 
 def cmd_fuzz(args) -> int:
-    from .fuzz import run, shared_dir
+    from .fuzz import run, shared_dir, write_regression_vectors
     from .text import printable
 
+    if args.write_regressions:
+        n = write_regression_vectors(Path(args.write_regressions))
+        print(f"{args.write_regressions}: {n} regression vectors")
+        return 0
     shared = Path(args.shared) if args.shared else shared_dir()
     report = run(args.inputs, seed=args.seed, only=args.target or None, time_limit=args.seconds,
                  render=args.render, render_seeds=args.render_seeds, shared=shared)
@@ -35,4 +39,6 @@ def register(subparsers) -> None:
                    help="with --render, only the first N seeds of each target (default: all)")
     p.add_argument("--shared", metavar="DIR",
                    help="the shared reference folder for seeds (default: $REBALANCE_CODEC_SHARED or ../shared)")
+    p.add_argument("--write-regressions", metavar="FILE",
+                   help="write the regression vectors (codec.fuzz.REGRESSIONS) to FILE and exit")
     p.set_defaults(func=cmd_fuzz)
