@@ -227,7 +227,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             apis = sorted(s.other_apis.items())
             lines.append(f"{_I}other APIs     " + ", ".join(
                 f"{k} {API_NAMES.get(k, 'api')} v{v} x{n}" for (k, v), n in apis))
-        lines.append(f"{_I}gaps           {s.gaps:,} ({st.gap_bytes:,} bytes never captured)")
+        lines.append(f"{_I}gaps           {s.gaps:,} ({st.gap_bytes:,} bytes not captured in time"
+                     + (f", {st.late_bytes:,} of them captured too late)" if st.late_bytes else ")"))
         lines += _lost_lines(s)
         if s.unframed:
             lines.append(f"{_I}unframed       " + ", ".join(f"{n:,} bytes {r}" for r, n in sorted(s.unframed.items())))

@@ -138,6 +138,8 @@ def test_defaults_lose_the_frames_behind_the_holes_and_count_them(tmp_path):
     assert (f"lost frames    4 in 2 holes given up at --max-hole-bytes {DEFAULT_MAX_BUFFER:,}, --max-hole-seconds 2: "
             f"{facts['sync_len'] + facts['hole_a']:,} bytes skipped ({facts['hole_b'] + facts['hole_a']:,} in the holes)") in text
     assert f"--max-hole-bytes {facts['behind_b']:,} would have kept them" in text
+    holes = facts["hole_b"] + facts["hole_a"]
+    assert f"gaps           2 ({holes:,} bytes not captured in time, {holes:,} of them captured too late)" in text
 
 
 def test_a_larger_max_hole_bytes_loses_nothing(tmp_path):
