@@ -33,7 +33,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
-from ..group.stream import _REQ, _RESP, MAX_API_KEY, MAX_API_VERSION, REQUEST_PEEK, RESPONSE_PEEK, plausible
+from ..group.stream import _RESP, MAX_API_KEY, MAX_API_VERSION, REQUEST_PEEK, RESPONSE_PEEK, plausible
 from .tcp import Flow
 
 __all__ = ["RawFrame", "Unframed", "FrameLoss", "FrameSplitter", "plausible", "MAX_API_KEY", "MAX_API_VERSION",

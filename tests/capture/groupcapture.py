@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codec.capture.pcapwriter import SYN, Seg
+from codec.capture.pcapwriter import Seg
 from codec.group import encode_request_frame, encode_response_frame, request_frame, response_frame
 from codec.wire.builder import wire_class
 
@@ -119,6 +119,6 @@ def console_json(tmp_path: Path, *argv: str) -> list[dict]:
     return [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line]
 
 
-__all__ = ["CONSOLE_SCRIPT", "SYN", "join_request", "join_response", "sync_request", "sync_response",
+__all__ = ["CONSOLE_SCRIPT", "join_request", "join_response", "sync_request", "sync_response",
            "heartbeat_request", "heartbeat_response", "leave_request", "leave_response", "raw_request", "raw_response", "consumer_assignment_v0",
            "stream_offset", "run_console", "console_json"]

@@ -49,7 +49,7 @@ def test_holes_given_up_are_remembered_boundedly():
     direction only; the splitter reads frame sizes through the late bytes of the last MAX_WALKS only."""
     from codec.capture.framing import MAX_WALKS, FrameSplitter
     from codec.capture.packet import TcpSegment
-    from codec.capture.tcp import MAX_GIVEN_UP, Chunk, Gap, HalfStream
+    from codec.capture.tcp import MAX_GIVEN_UP, Gap, HalfStream
 
     half = HalfStream(RESP, max_buffer=100, max_wait=1e9)
     half.segment(TcpSegment(*BROKER, *CLIENT, 0, 0x12, b"", 0, 0.0))  # SYN+ACK: the stream starts at 1
