@@ -4,8 +4,9 @@ Java strings are UTF-16 and may hold unpaired surrogates; Kafka's ``writeUTF`` (
 UTF-8 carry them, so the decoders hand back Python strings such as ``"h\\ud800"``. Such a string cannot be
 encoded as UTF-8, so every writer goes through this module:
 
-* JSON (``dumps``): a lone surrogate is written as its JSON escape (``"h\\ud800"``); everything else stays
-  as it is (non-ASCII text unescaped). ``json.loads`` reads the escape back to the same string, so
+* JSON (``dumps``): a lone surrogate is written as its JSON escape (``"h\\ud800"``), and so are DEL, the C1
+  controls and U+2028/U+2029 (which some readers take for line breaks and some terminals for commands);
+  other non-ASCII text stays as it is. ``json.loads`` reads the escapes back to the same string, so
   ``encode`` writes the same bytes again.
 * Text for people (``printable``): the pretty view, the capture story, error lines. Lone surrogates,
   control characters (C0, DEL, C1) and the line and paragraph separators are written as ``\\xNN`` /
@@ -24,6 +25,7 @@ import re
 __all__ = ["dumps", "printable", "has_lone_surrogate", "utf8_safe", "unescape_utf8_safe"]
 
 _LONE = re.compile("[\ud800-\udfff]")
+_JSON_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # C0 controls, DEL, C1 controls, U+2028/U+2029 (line breaks to some terminals and to JavaScript), lone
 # surrogates, and the backslash that introduces our escapes.
 _UNPRINTABLE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -39,12 +41,13 @@ def has_lone_surrogate(s: str) -> bool:
 
 
 def dumps(value, **kwargs) -> str:
-    """``json.dumps`` with non-ASCII text kept as it is, and lone surrogates as ``\\uXXXX`` escapes, so the
-    result always encodes as UTF-8 and ``json.loads`` returns the original value."""
+    """``json.dumps`` with non-ASCII text kept as it is, and lone surrogates, DEL, C1 controls and U+2028/9 as
+    ``\\uXXXX`` escapes, so the result always encodes as UTF-8, is one line for any line splitter, and
+    ``json.loads`` returns the original value."""
     kwargs.setdefault("ensure_ascii", False)
     text = json.dumps(value, **kwargs)
-    # A surrogate can only stand inside a JSON string (keys included), where its escape means the same.
-    return _LONE.sub(_u_escape, text) if not kwargs["ensure_ascii"] else text
+    # These characters can only stand inside a JSON string (keys included), where an escape means the same.
+    return _JSON_ESCAPE.sub(_u_escape, text) if not kwargs["ensure_ascii"] else text
 
 
 def _printable_escape(m: re.Match) -> str:

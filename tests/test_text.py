@@ -22,14 +22,20 @@ def test_dumps_escapes_lone_surrogates_only():
 
 
 def test_dumps_without_surrogates_is_json_dumps():
-    value = {"a": ["é", "x\\y", "\u2028"], "b": None}
+    value = {"a": ["é", "x\\y", "\t😀"], "b": None}
     assert dumps(value) == json.dumps(value, ensure_ascii=False)
+
+
+def test_dumps_escapes_what_splits_or_steers_a_line():
+    assert dumps(["\x7f\x85\x9b\u2028\u2029"]) == '["\\u007f\\u0085\\u009b\\u2028\\u2029"]'
+
 
 
 @given(java_strings)
 def test_dumps_round_trips_and_is_utf8(s):
     text = dumps({"s": s})
     text.encode("utf-8")  # never raises
+    assert len(text.splitlines()) == 1  # no character any line splitter breaks at
     assert json.loads(text) == {"s": s}
 
 
