@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import text as _text
-from .errors import CodecError, DecodeError, EncodeError
+from .errors import CodecError, DecodeError
 from .kinds import get_kind, kind_names
 
 __all__ = ["main", "build_parser"]
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (OSError, EncodeError, DecodeError) as e:
+    except (OSError, CodecError) as e:
         _say("error", e)
         return 1
     except KeyboardInterrupt:

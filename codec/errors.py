@@ -19,6 +19,7 @@ __all__ = [
     "UnsupportedVersionError",
     "LimitExceededError",
     "EncodeError",
+    "InputError",
 ]
 
 
@@ -123,3 +124,8 @@ class EncodeError(CodecError, ValueError):
 
     def to_json(self) -> dict:
         return {"type": type(self).__name__, "message": str(self), "offset": None, "path": self.path}
+
+
+class InputError(CodecError, ValueError):
+    """A file or value a command reads that is not what it expects (a scenario, a topology, a group
+    description): the user's input, reported in one line, never a traceback."""

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..cliutil import input_errors, int_range, read_json_file
 from .probing import FUTURE_VERSION
 from .scenario import (compat_matrix, render_protocol_phases, render_rounds, run_protocol_phases,
                        run_scenario)
@@ -37,16 +38,18 @@ def _scenario_path(name: str) -> Path:
 
 
 def cmd_negotiate(args) -> int:
-    spec = json.loads(_scenario_path(args.scenario).read_text(encoding="utf-8"))
-    if spec.get("kind") == "protocol-selection":
-        phases = run_protocol_phases(spec)
-        print(json.dumps(phases, indent=2) if args.format == "json" else render_protocol_phases(spec, phases))
-        return 0
-    result = run_scenario(spec)
-    if args.format == "json":
-        print(json.dumps(result.to_json(), indent=2))
-    else:
-        print(render_rounds(result))
+    path = _scenario_path(args.scenario)
+    spec = read_json_file(path, "scenario")
+    with input_errors(f"scenario {path}"):
+        if not isinstance(spec, dict):
+            raise TypeError("a scenario is a JSON object")
+        if spec.get("kind") == "protocol-selection":
+            phases = run_protocol_phases(spec)
+            text = json.dumps(phases, indent=2) if args.format == "json" else render_protocol_phases(spec, phases)
+        else:
+            result = run_scenario(spec)
+            text = json.dumps(result.to_json(), indent=2) if args.format == "json" else render_rounds(result)
+    print(text)
     return 0
 
 
@@ -95,6 +98,14 @@ def cmd_size(args) -> int:
                           member_id_length=args.member_id_length)
 
     limit = args.limit or KAFKA_MESSAGE_MAX_BYTES
+    instances = -(-args.members // args.threads)
+    work = args.members * (args.tasks * (1 + args.standbys) + (instances if args.endpoint_length else 0))
+    if not args.find_limit and work > MAX_SIZE_WORK:
+        print(f"error: a group of {args.members} members and {args.tasks} tasks is too large to build here "
+              f"(members x (tasks x (1 + standbys) + instances with an endpoint) = {work:,} > {MAX_SIZE_WORK:,}); "
+              f"its messages are far above Kafka's limits: --find-limit tells where a group crosses them",
+              file=sys.stderr)
+        return 1
     if args.find_limit:
         found = members_to_cross(limit, shape)
         if found is None:
@@ -132,17 +143,23 @@ def cmd_size(args) -> int:
     return 0
 
 
+# `size` builds every message of the group for real; past this much work (about 10 s and 1 GB here) the
+# messages are hundreds of MB, far beyond any Kafka limit, so the command refuses instead of grinding.
+MAX_SIZE_WORK = 4_000_000
+
+
 def register_size(subparsers) -> None:
     s = subparsers.add_parser("size", help="exact encoded sizes of a rebalance for a described group")
-    s.add_argument("--members", type=int, default=10, help="consumers in the group")
-    s.add_argument("--threads", type=int, default=1, help="consumers per Streams instance")
-    s.add_argument("--tasks", type=int, default=1000)
-    s.add_argument("--standbys", type=int, default=0)
-    s.add_argument("--version", type=int, default=7, help="Streams metadata version")
-    s.add_argument("--endpoint-length", type=int, default=0, dest="endpoint_length",
+    s.add_argument("--members", type=int_range(1, 65536), default=10, help="consumers in the group (1-65536)")
+    s.add_argument("--threads", type=int_range(1, 1024), default=1, help="consumers per Streams instance (1-1024)")
+    s.add_argument("--tasks", type=int_range(1, 1_000_000), default=1000, help="tasks (1-1,000,000)")
+    s.add_argument("--standbys", type=int_range(0, 16), default=0, help="standby replicas (0-16)")
+    s.add_argument("--version", type=int_range(1, 11), default=7, help="Streams metadata version (1-11)")
+    s.add_argument("--endpoint-length", type=int_range(0, 32767), default=0, dest="endpoint_length",
                    help="length of application.server (host:port); 0 = unset")
-    s.add_argument("--member-id-length", type=int, default=60, dest="member_id_length")
-    s.add_argument("--limit", type=int, help="byte limit to warn about (default 1 MiB, Kafka's message.max.bytes)")
+    s.add_argument("--member-id-length", type=int_range(0, 32767), default=60, dest="member_id_length")
+    s.add_argument("--limit", type=int_range(1, 1 << 30),
+                   help="byte limit to warn about (default 1 MiB, Kafka's message.max.bytes)")
     s.add_argument("--find-limit", action="store_true", help="find the member count at which the limit is crossed")
     s.add_argument("--format", choices=("table", "json"), default="table")
     s.set_defaults(func=cmd_size)

@@ -17,6 +17,8 @@ import json
 import sys
 from pathlib import Path
 
+from .. import text as _text
+
 __all__ = ["register", "run", "TABLE_COLUMNS", "format_table"]
 
 TABLE_COLUMNS = [
@@ -88,10 +90,15 @@ def run(args) -> int:
             raise ScenarioError("give a scenario file or --example, not both")
         if not args.example and not args.scenario:
             raise ScenarioError("give a scenario file or --example NAME (see --list-examples)")
-        scenario = load_scenario(example_path(args.example) if args.example else args.scenario)
+        source = example_path(args.example) if args.example else args.scenario
     except ScenarioError as e:
         print(f"rebalance-codec simulate: {e}", file=sys.stderr)
         return 2
+    try:
+        scenario = load_scenario(source)
+    except ScenarioError as e:  # the file's fault, not the command line's
+        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
+        return 1
     if args.seed is not None:
         scenario = replace(scenario, seed=args.seed)
     if args.compare:

@@ -164,23 +164,56 @@ def _topology(spec) -> Topology:
     subs = []
     for i, s in enumerate(spec):
         try:
-            subs.append(Subtopology(int(s.get("subtopology", i)), tuple(s["source_topics"]),
-                                    tuple(s.get("changelog_topics", ())), int(s.get("partitions", 1))))
-        except (KeyError, TypeError, ValueError) as e:
+            sub = Subtopology(int(s.get("subtopology", i)), _names(s["source_topics"], f"topology[{i}].source_topics"),
+                              _names(s.get("changelog_topics", []), f"topology[{i}].changelog_topics"),
+                              int(s.get("partitions", 1)))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ScenarioError(f"topology[{i}]: {e}") from None
+        if not 1 <= sub.partitions <= MAX_PARTITIONS:
+            raise ScenarioError(f"topology[{i}]: partitions must be 1..{MAX_PARTITIONS}")
+        subs.append(sub)
     if len({s.subtopology for s in subs}) != len(subs):
         raise ScenarioError("duplicate subtopology id")
     return Topology(tuple(subs))
 
 
+# Bounds that keep a simulation's work proportional to what a real group could be (README: simulate).
+MAX_PARTITIONS = 10_000  # per subtopology
+MAX_THREADS = 256  # per instance
+MAX_INSTANCES = 1_000
+MAX_EVENTS = 10_000
+MAX_DURATION_S = 30 * 24 * 3600.0
+
+
+def _names(v, where: str) -> tuple[str, ...]:
+    """A list of topic names: a bare string is refused, not read as its letters."""
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        raise ScenarioError(f"{where}: needs a list of topic names, got {v!r}"[:200])
+    return tuple(v)
+
+
 def _known(d: dict, keys: set[str], where: str) -> None:
+    if not isinstance(d, dict):
+        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
     unknown = set(d) - keys
     if unknown:
         raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
 
 
 def parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
-    """Validate and build a :class:`Scenario` from its JSON object."""
+    """Validate and build a :class:`Scenario` from its JSON object; anything malformed is a
+    :class:`ScenarioError`."""
+    try:
+        return _parse_scenario(data, source_name=source_name)
+    except ScenarioError:
+        raise
+    except KeyError as e:
+        raise ScenarioError(f"missing {e.args[0]!r}") from None
+    except (TypeError, ValueError, AttributeError, IndexError, OverflowError, StopIteration) as e:
+        raise ScenarioError(f"{e} ({type(e).__name__})") from None
+
+
+def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a JSON object")
     _known(data, {"name", "description", "seed", "topology", "configs", "group", "state", "instances", "initial",
@@ -205,11 +238,15 @@ def parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
             spec.initial_used  # noqa: B018 (validates release / upgrade_from)
         except ValueError as e:
             raise ScenarioError(f"instance {name}: {e}") from None
-        if spec.threads < 1:
-            raise ScenarioError(f"instance {name}: threads must be >= 1")
+        if not 1 <= spec.threads <= MAX_THREADS:
+            raise ScenarioError(f"instance {name}: threads must be 1..{MAX_THREADS}")
         instances.append(spec)
     if not instances:
         raise ScenarioError("a scenario needs instances")
+    if len(instances) > MAX_INSTANCES:
+        raise ScenarioError(f"at most {MAX_INSTANCES} instances")
+    if len(data.get("events", [])) > MAX_EVENTS:
+        raise ScenarioError(f"at most {MAX_EVENTS} events")
     names = [s.name for s in instances]
     if len(set(names)) != len(names):
         raise ScenarioError("duplicate instance name")
@@ -228,9 +265,12 @@ def parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
             for t in list(place.get("active", ())) + list(place.get("standby", ())):
                 if t not in known:
                     raise ScenarioError(f"initial[{name}]: unknown task {t!r}")
+    duration = float(data.get("duration_s", 3600))
+    if not 0 < duration <= MAX_DURATION_S:
+        raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
     return Scenario(name=data.get("name", source_name or "scenario"), topology=topology, configs=configs,
                     instances=tuple(instances), events=tuple(events), group=group, state=state, initial=initial,
-                    seed=int(data.get("seed", 1)), duration_s=float(data.get("duration_s", 3600)),
+                    seed=int(data.get("seed", 1)), duration_s=duration,
                     description=data.get("description", ""), source=data)
 
 
@@ -256,6 +296,8 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
             raise ScenarioError(f"{where}: unknown instance {name!r}")
     if kind == "rolling":
         every = float(raw.get("every_s", 120))
+        if not every > 0:
+            raise ScenarioError(f"{where}: every_s must be > 0")
         return [Event(at + j * every, "restart", name, **common) for j, name in enumerate(targets)]
     return [Event(at, kind, targets[0], **common)]
 

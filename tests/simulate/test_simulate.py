@@ -288,7 +288,8 @@ def test_command_single_protocol_and_errors(tmp_path, capsys):
     assert "no bundled scenario" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"topology": [], "instances": [{"name": "a"}]}))
-    assert _cli([str(bad)]) == 2
+    assert _cli([str(bad)]) == 1  # the file's fault: bad input, not bad usage
+    assert capsys.readouterr().err == "error: topology must be a non-empty list of subtopologies\n"
 
 
 @pytest.mark.slow
