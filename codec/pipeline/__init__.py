@@ -5,9 +5,14 @@ tests without Spark) can use it.
 Input records
 =============
 
-The job reads JSON Lines (``.jsonl``, ``.json``, ``.ndjson``; gzip too) and Parquet (a file or a
-directory). Each record is one captured piece of rebalance metadata with its context. Columns (all
-optional except the bytes; unknown columns are ignored):
+The job reads JSON Lines (``.jsonl``, ``.json``, ``.ndjson``; gzip too) and Parquet: files, directories
+and globs, local or any Hadoop filesystem URI. A file's format is told by its extension, else by its first
+bytes (``PAR1``, or a ``{``); a directory by the files inside it, recursively (hidden ones, such as
+``_SUCCESS`` and ``.crc`` files, skipped; empty files hold no records), a mixed one read format by format
+and unioned (:mod:`codec.pipeline.inputs`). ``--input-format`` reads every input with one reader; an input
+whose format cannot be told is refused with one line saying so. Each record is one captured piece of
+rebalance metadata with its context. Columns (all optional except the bytes; unknown columns are
+ignored):
 
 ==================  ===========================================================================
 column              meaning
@@ -51,11 +56,22 @@ Accepted ``kind`` values (Kafka's message names and the vectors' short names are
   group-metadata records (key version 2) with a value are input; offset commits and tombstones are
   counted as not selected.
 
-Every selected record ends up either decoded (its rows in the tables) or in ``quarantine``, never
-both and never neither: a record whose bytes fail anywhere, at any layer, is quarantined whole.
+Every record read is counted once: ``records read = not selected + decoded + quarantined``, which the
+job checks before it commits its output (``report.json``: ``counts``, and ``not_selected_by_reason``,
+e.g. ``frame Heartbeat``, ``line type generation``, ``__consumer_offsets tombstone``). A selected record
+is either decoded -- its units feed the tables: a subscription gives a ``members`` row and its
+``task_lags`` rows, an assignment its ``assignments`` rows, and the group facts feed ``rebalances`` and
+``findings`` -- or quarantined whole, as one ``quarantine`` row, never both and never neither: a record
+whose bytes fail anywhere, at any layer, is quarantined whole.
+
+Strings: Parquet strings are valid UTF-8, Java strings may hold lone surrogates (AssignmentInfo's
+named topologies). Such a value is written as :func:`codec.text.utf8_safe` gives it and the row's
+``escaped`` column names the columns written so; :func:`codec.text.unescape_utf8_safe` gives the exact
+value back (see :mod:`codec.pipeline.tables`).
 
 Outputs (Parquet, under ``--out``): ``members``, ``task_lags``, ``assignments``, ``rebalances``,
-``findings``, ``quarantine``, and ``report.json`` / ``report.html``; see :mod:`codec.pipeline.job`.
+``findings``, ``quarantine`` (each written with its schema also when it has no rows), and ``report.json``
+/ ``report.html``; see :mod:`codec.pipeline.job`.
 """
 
 from .records import KINDS, canonical_kind

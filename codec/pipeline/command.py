@@ -19,17 +19,21 @@ _DESCRIPTION = """Decode captured rebalance records at scale on Apache Spark: JS
 with hex or binary metadata and context (see `python -m pydoc codec.pipeline` for the format),
 `rebalance-codec capture --json` output, and __consumer_offsets dumps. Writes the Parquet tables
 members, task_lags, assignments, rebalances, findings and quarantine, plus report.json and
-report.html, atomically under --out. Local Spark (local[*]) by default; --master URL for a cluster."""
+report.html, atomically under --out. Local Spark (local[*]) by default; --master URL for a cluster.
+Directories are read by the files inside them (JSON lines or Parquet, told by extension or content;
+mixed folders work). Spark's log goes to a file (--log), not the terminal. Exit status: 0 done, 1 bad
+input or output refused (one line on stderr), 2 the job failed (one line; details in the log)."""
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     # the same arguments as `spark-submit codec/pipeline/job.py`; defined here too so that --help works
     # without pyspark installed
     p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="JSONL or Parquet files/directories (any URI Spark reads: file:, hdfs:, s3a: ...)")
+                   help="JSONL or Parquet files, directories or globs (any URI Spark reads: file:, hdfs:, s3a: ...)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (URI); written atomically")
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--input-format", choices=("jsonl", "parquet"), help="default: by file extension")
+    p.add_argument("--input-format", choices=("jsonl", "parquet"),
+                   help="read every input with this reader (default: by extension, else by content)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     p.add_argument("--acceptable-recovery-lag", type=int, default=10000, metavar="N",
                    help="lag below which a task counts as caught up (Streams default 10000)")
@@ -43,6 +47,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="send the codec's Python code to the executors (clusters without it installed)")
     p.add_argument("--ui", action="store_true", help="enable the Spark web UI")
     p.add_argument("--quiet", action="store_true", help="no progress messages")
+    p.add_argument("--log", metavar="FILE",
+                   help="Spark's and the JVM's log (default: rebalance-codec-pipeline-<time>-<pid>.log in the "
+                        "temporary directory)")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -54,6 +61,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _one_line(text: str) -> str:
+    from ..text import printable
+
+    return printable(" ".join(text.split()))
+
+
 def run(args) -> int:
     try:
         import pyspark  # noqa: F401
@@ -61,19 +74,48 @@ def run(args) -> int:
     except ImportError as e:
         print(f"error: {e.name or 'pyspark'} is not installed; {INSTALL_HINT}", file=sys.stderr)
         return 2
-    from .job import PipelineError, options_from_args
+    from .job import PipelineError, options_from_args, spark_error_line
     from .job import run as run_job
 
+    opts = options_from_args(args)
     try:
-        summary = run_job(options_from_args(args))
+        summary = run_job(opts)
     except PipelineError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {_one_line(str(e))}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - no stack trace for the user: one line, the details in the log
+        where = f" (Spark's log: {opts.log})" if opts.log else ""
+        print(f"error: the job failed: {_one_line(spark_error_line(e))}{where}", file=sys.stderr)
+        if opts.log:
+            import traceback
+
+            try:
+                with open(opts.log, "a", encoding="utf-8", errors="backslashreplace") as f:
+                    f.write("rebalance-codec pipeline: the job failed\n" + traceback.format_exc())
+            except OSError:
+                pass
+        return 2
+    print_summary(summary)
+    return 0
+
+
+def print_summary(summary: dict, file=None) -> None:
+    """The run's accounting and tables, as the command prints them."""
+    file = file or sys.stdout
     c = summary["counts"]
     out = summary["output"]
-    print(f"{c['records_in']} records in: {c['decoded']} decoded, {c['quarantined']} quarantined"
-          + (f" ({c['not_selected']} more not selected)" if c["not_selected"] else ""))
+    holds = c["records_read"] == c["not_selected"] + c["decoded"] + c["quarantined"]
+    print(f"{c['records_read']} records read = {c['not_selected']} not selected + {c['decoded']} decoded + "
+          f"{c['quarantined']} quarantined" + ("" if holds else "  (DOES NOT ADD UP)"), file=file)
+    reasons = summary.get("not_selected_by_reason") or {}
+    if reasons:
+        shown = list(reasons.items())[:6]
+        more = sum(n for _, n in list(reasons.items())[6:])
+        print("  not selected: " + ", ".join(f"{n} {_one_line(r)}" for r, n in shown)
+              + (f", {more} other" if more else ""), file=file)
     for name, n in summary["tables"].items():
-        print(f"  {name:12} {n:8d} rows   {out}/{name}")
-    print(f"  report                      {out}/report.html  (and report.json)")
-    return 0
+        print(f"  {name:12} {n:8d} rows   {out}/{name}", file=file)
+    print(f"  report                      {out}/report.html  (and report.json)", file=file)

@@ -10,13 +10,22 @@ Plan: inputs (JSONL/Parquet, any URI Spark reads) -> :func:`normalize` to the ca
 staging directory next to ``--out`` -> the counts check -> report -> one rename into place. A run that
 fails at any point deletes its staging directory, so ``--out`` is either absent (or the previous
 run's output, with ``--overwrite``) or complete.
+
+Which reader reads which input is decided first (:mod:`codec.pipeline.inputs`: by extension, by content,
+directories by their files). Every record read is accounted for: the job checks ``records read = not
+selected + decoded + quarantined`` (the not-selected ones counted by reason) and refuses to commit
+otherwise. Bad input -- a missing path, a format that cannot be told, a file its reader cannot read --
+is a :class:`PipelineError` with one line for the user. A session the job starts itself writes Spark's
+and the JVM's log (and stderr) to a file (``--log``), not to the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -31,21 +40,22 @@ from pyspark.sql.pandas.types import from_arrow_type
 
 from .arrow import CONTEXT_COLUMNS, DECODE_COLUMNS, UNITS, decode_udf, flat_columns
 from .command import _add_arguments as add_arguments
+from .inputs import HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, plan_inputs
 from .report import render_html, render_json
 from .tables import PARTITIONED, Config, derive_tables
 
-__all__ = ["Options", "PipelineError", "build_session", "normalize", "read_inputs", "decode", "run", "main",
-           "TABLES"]
+__all__ = ["Options", "PipelineError", "build_session", "normalize", "plan", "read_inputs", "decode", "run",
+           "main", "TABLES", "spark_error_line", "default_log_path"]
 
 #: Arrow Java's unchecked buffer access; for a cluster, pass them as spark.executor.extraJavaOptions
 ARROW_JAVA_OPTS = "-Darrow.enable_unsafe_memory_access=true -Darrow.enable_null_check_for_get=false"
 
 TABLES = ("members", "task_lags", "assignments", "rebalances", "findings", "quarantine")
-_JSON_EXT = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
 
 
 class PipelineError(RuntimeError):
-    """The job refused to commit its output (bad input, failed counts check)."""
+    """The job refused to run or to commit its output: bad input (a missing path, a format that cannot be
+    told, a file its reader cannot read), an existing output, a failed counts check. One line."""
 
 
 @dataclass
@@ -62,6 +72,7 @@ class Options:
     progress: bool = True
     ship_code: bool = False
     quiet: bool = False
+    log: str | None = None  # the Spark/JVM log of a session the job starts (default: default_log_path())
 
 
 def _say(opts: Options, msg: str, t0: float) -> None:
@@ -76,38 +87,73 @@ def _under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
+def _local_master(opts: Options) -> bool:
+    return not _under_spark_submit() and (opts.master is None or opts.master.startswith("local"))
+
+
+def default_log_path() -> str:
+    """Where a session the job starts writes Spark's log and the JVM's output, unless ``--log`` says."""
+    return os.path.join(tempfile.gettempdir(),
+                        f"rebalance-codec-pipeline-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log")
+
+
 def build_session(opts: Options) -> SparkSession:
     """A session for the job: ``local[*]`` with laptop settings unless ``--master`` is given or the job
-    runs under spark-submit (then the submitter's settings apply). Nothing is resolved at run time."""
+    runs under spark-submit (then the submitter's settings apply). Nothing is resolved at run time.
+
+    A JVM started here logs to ``opts.log`` (set to :func:`default_log_path` when unset): Spark's log4j
+    log (warnings and errors) and everything the JVM and the Python workers write to stderr."""
     b = SparkSession.builder.appName("rebalance-codec pipeline")
-    local = not _under_spark_submit() and (opts.master is None or opts.master.startswith("local"))
-    if not _under_spark_submit():
+    local = _local_master(opts)
+    submitted = _under_spark_submit()
+    if not submitted:
         b = b.master(opts.master or "local[*]")
-    if local:
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        opts.log = opts.log or default_log_path()
         log4j = Path(__file__).with_name("log4j2.properties")
+        log_opts = f'-Dlog4j2.configurationFile={log4j.as_uri()} "-Drebalance_codec.log={opts.log}"'
         # the serial collector (one process, a laptop's cores); the full JIT: C1 alone saved nothing on the
         # bundled samples (31-35 s either way) and cost ~2.5 us per record on 200,000 (bench_pipeline);
         # Arrow without per-access bounds checks (a tenth of the JVM's time reading the decoder's
         # batches, which pyarrow built and validated)
-        java_opts = (f"-XX:+UseSerialGC {ARROW_JAVA_OPTS} "
-                     f"-Dlog4j2.configurationFile={log4j.as_uri()}")
+        b = b.config("spark.driver.extraJavaOptions",
+                     f"-XX:+UseSerialGC {ARROW_JAVA_OPTS} {log_opts}" if local else log_opts)
+    if local:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         b = (b.config("spark.driver.memory", opts.driver_memory)
-             .config("spark.driver.extraJavaOptions", java_opts)
              .config("spark.sql.shuffle.partitions", str(opts.shuffle_partitions or max(2, os.cpu_count() or 2))))
     elif opts.shuffle_partitions:
         b = b.config("spark.sql.shuffle.partitions", str(opts.shuffle_partitions))
     b = (b.config("spark.ui.enabled", "true" if opts.ui else "false")
-         .config("spark.ui.showConsoleProgress", "true" if opts.progress and sys.stderr.isatty() else "false")
+         .config("spark.ui.showConsoleProgress", "true" if submitted and opts.progress and sys.stderr.isatty()
+                 else "false")
          .config("spark.sql.session.timeZone", "UTC")
          .config("spark.sql.adaptive.enabled", "true")
          .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false"))
-    spark = b.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    if submitted:
+        spark = b.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+    else:
+        spark = _with_stderr_to(opts.log, b.getOrCreate)
     if opts.ship_code:
         _ship_code(spark)
     return spark
+
+
+def _with_stderr_to(path: str, start):
+    """``start()`` with file descriptor 2 pointing at ``path``: the JVM it launches (and the Python workers
+    the JVM forks) inherit it, so their output goes to the log file; this process's stderr is restored."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    saved = os.dup(2)
+    try:
+        os.dup2(fd, 2)
+        return start()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
 
 
 def _ship_code(spark: SparkSession) -> None:
@@ -136,12 +182,6 @@ def _ship_code(spark: SparkSession) -> None:
 
 
 # --- input ---------------------------------------------------------------------------------------------------
-
-
-def _is_json(path: str, fmt: str | None) -> bool:
-    if fmt:
-        return fmt in ("jsonl", "json")
-    return path.lower().endswith(_JSON_EXT)
 
 
 def _col(df: DataFrame, *names: str):
@@ -230,33 +270,77 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
         (data if data is not None else F.lit(None).cast("binary")).alias("data"),
         _int(df, "api_key").alias("api_key"), _str(df, "direction").alias("direction"),
         _int(df, "body_offset").alias("body_offset"), key.alias("key"), _str(df, "protocol").alias("protocol"),
-        _str(df, "leader").alias("leader"), link.alias("link"), F.col("__row"), _str(df, "type").alias("__type"))
+        _str(df, "leader").alias("leader"), link.alias("link"), F.col("__row"), _str(df, "type").alias("__type"),
+        _str(df, "api_name").alias("__api_name"))
     out = out.withColumn("record_id", F.coalesce(
         F.col("record_id"), F.concat(F.col("source"), F.lit(":"), F.col("__row").cast("string")))).drop("__row")
-    selected = F.lit(True)
+    # why a record is not input to the decoder (null: it is): every record read is counted, by reason
+    reasons = []
     if "type" in cols:  # `capture --json` also writes generation and summary lines: only frames are records
-        selected = F.col("__type").isNull() | (F.col("__type") == "frame")
+        reasons.append(F.when(F.col("__type") != "frame", F.concat(F.lit("line type "), F.col("__type"))))
     if "api_key" in cols:
-        selected = selected & ((F.col("kind") != "frame") | F.col("api_key").isin(11, 14))
+        reasons.append(F.when((F.col("kind") == "frame") & ~F.col("api_key").isin(11, 14), F.concat(
+            F.lit("frame "), F.coalesce(F.col("__api_name"), F.concat(F.lit("API key "), F.col("api_key").cast("string"))))))
     if kv:
-        gm = F.substring(F.col("key"), 1, 2) == F.unhex(F.lit("0002"))
-        selected = selected & ((F.col("kind") != "group-metadata")
-                               | (gm & (F.col("data").isNotNull() | F.col("hex").isNotNull())))
-    return out.withColumn("selected", F.coalesce(selected, F.lit(True))).drop("__type")
+        key_version = F.conv(F.hex(F.substring(F.col("key"), 1, 2)), 16, 10)
+        reasons.append(F.when((F.col("kind") == "group-metadata") & F.col("key").isNotNull(),
+                              F.when(key_version != "2", F.concat(F.lit("__consumer_offsets key version "), key_version))
+                              .when(F.col("data").isNull() & F.col("hex").isNull(),
+                                    F.lit("__consumer_offsets tombstone"))))
+    reason = F.coalesce(*reasons) if len(reasons) > 1 else (reasons[0] if reasons else F.lit(None))
+    return out.withColumn("skip_reason", reason.cast("string")) \
+        .withColumn("selected", F.col("skip_reason").isNull()).drop("__type", "__api_name")
 
 
-def read_inputs(spark: SparkSession, inputs: list[str], fmt: str | None = None) -> tuple[DataFrame, bool]:
+def plan(spark: SparkSession | None, inputs: list[str], fmt: str | None = None) -> InputPlan:
+    """Which reader reads which input (:func:`codec.pipeline.inputs.plan_inputs`). Local paths are listed
+    with the standard library, URIs (and plain paths when the session's default filesystem is not local)
+    through the session's Hadoop FileSystem; ``spark`` may be None when every input is a local path."""
+    local = LocalFiles()
+    hadoop = HadoopFiles(spark) if spark is not None else None
+    default_local = True
+    if spark is not None:
+        default_fs = spark.sparkContext._jsc.hadoopConfiguration().get("fs.defaultFS") or "file:///"
+        default_local = default_fs.startswith("file:")
+
+    def files_for(path: str):
+        if is_uri(path) or not default_local:
+            if hadoop is None:
+                raise InputError(f"{path}: not a local path")  # (run() plans such inputs with a session)
+            return hadoop
+        return local
+
+    try:
+        return plan_inputs(inputs, fmt, files_for)
+    except InputError as e:
+        raise PipelineError(str(e)) from None
+    except Exception as e:  # noqa: BLE001 - a filesystem Hadoop cannot reach, a path it refuses ...
+        raise PipelineError(f"cannot list the inputs: {spark_error_line(e)}") from None
+
+
+def read_inputs(spark: SparkSession, inputs: list[str] | InputPlan, fmt: str | None = None) -> tuple[DataFrame, bool]:
     """All inputs as one normalized DataFrame, and whether any input has request/response pairing.
+    ``inputs``: paths (planned here, see :func:`plan`) or an :class:`~codec.pipeline.inputs.InputPlan`.
     The JSON inputs are read in one pass (one schema inference for all), the Parquet ones in another
-    (schemas merged): the union of their columns is what :func:`normalize` sees."""
+    (schemas merged): the union of their columns is what :func:`normalize` sees. A reader that fails
+    (a file that is not what its name or first bytes say ...) raises :class:`PipelineError`."""
+    the_plan = inputs if isinstance(inputs, InputPlan) else plan(spark, list(inputs), fmt)
     frames, linked = [], False
-    json_paths = [p for p in inputs if _is_json(p, fmt)]
-    parquet_paths = [p for p in inputs if not _is_json(p, fmt)]
-    for paths, reader in ((json_paths, lambda ps: spark.read.option("mode", "PERMISSIVE").json(ps)),
-                          (parquet_paths, lambda ps: spark.read.option("mergeSchema", "true").parquet(*ps))):
+    readers = {"jsonl": lambda ps: spark.read.option("mode", "PERMISSIVE").json(ps),
+               "parquet": lambda ps: spark.read.option("mergeSchema", "true").parquet(*ps)}
+    for name, paths in the_plan.paths.items():
         if not paths:
             continue
-        df = reader(paths)
+        try:
+            df = readers[name](paths)
+            if df.columns == ["_corrupt_record"]:
+                # no line is a JSON object: read again with one more column, since Spark refuses queries
+                # that read nothing but the corrupt-record column of raw files
+                df = spark.read.schema("kind string, _corrupt_record string").option("mode", "PERMISSIVE") \
+                    .json(paths)
+        except Exception as e:  # noqa: BLE001 - Spark's reader on bad input: one line for the user
+            raise PipelineError(f"cannot read the {'JSON lines' if name == 'jsonl' else 'Parquet'} input "
+                                f"({_paths_brief(paths)}): {spark_error_line(e)}") from None
         if "_corrupt_record" in df.columns:  # a line that is not JSON: quarantined with its text
             bad = F.col("_corrupt_record").isNotNull()
             data = F.col("data") if "data" in df.columns and isinstance(df.schema["data"].dataType, T.BinaryType) \
@@ -266,6 +350,8 @@ def read_inputs(spark: SparkSession, inputs: list[str], fmt: str | None = None) 
             df = df.withColumn("data", F.when(bad, F.encode(F.col("_corrupt_record"), "UTF-8")).otherwise(data))
         linked |= "correlation_id" in df.columns and bool({"conn", "connection"} & set(df.columns))
         frames.append(normalize(df))
+    if not frames:  # only empty files: no records
+        frames.append(normalize(spark.range(0).drop("id"), "(empty)"))
     out = frames[0]
     for df in frames[1:]:
         out = out.unionByName(df)
@@ -343,6 +429,14 @@ def _write_table(name: str, df: DataFrame, path: str) -> None:
     w.parquet(path)
 
 
+def _write_schema_file(spark: SparkSession, df: DataFrame, path: str) -> None:
+    """An empty partitioned table has no partition, so Spark writes no file: write its schema as one empty
+    Parquet file at the table's top, ``date`` in it as text (what readers infer from ``date=...``
+    directories), so that Spark, pyarrow and pandas all read the table back with its columns."""
+    schema = df.withColumn("date", F.col("date").cast("string")).schema
+    spark.createDataFrame([], schema).coalesce(1).write.mode("append").option("compression", "snappy").parquet(path)
+
+
 def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dict:
     members, findings, rebalances, quarantine = (tables[n] for n in ("members", "findings", "rebalances",
                                                                      "quarantine"))
@@ -362,28 +456,117 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
             "findings_by_check": by_check, "sample_findings": sample, "quarantine_by_type": qtypes}
 
 
+def _paths_brief(paths: list[str]) -> str:
+    return ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+
+def _error_chain(e: BaseException) -> list[tuple[str, str]]:
+    """``[(class name, message)]`` from the outermost error to its root cause: a Java exception's causes
+    (py4j's Py4JJavaError), a PySpark captured exception's, or Python's ``__cause__``."""
+    chain: list[tuple[str, str]] = []
+    java = getattr(e, "java_exception", None)
+    if java is not None:
+        try:
+            seen = 0
+            while java is not None and seen < 20:
+                chain.append((str(java.getClass().getSimpleName()), str(java.getMessage() or "")))
+                cause = java.getCause()
+                java = None if cause is None or cause.equals(java) else cause
+                seen += 1
+        except Exception:  # noqa: BLE001 - the gateway may be gone; what was read so far will do
+            pass
+    cur, seen = e, 0
+    while cur is not None and not chain and seen < 20:
+        desc = getattr(cur, "_desc", None)  # pyspark's captured exceptions (AnalysisException ...)
+        chain.append((type(cur).__name__, desc if isinstance(desc, str) and desc else str(cur)))
+        nxt = getattr(cur, "_cause", None) or cur.__cause__
+        cur = nxt if isinstance(nxt, BaseException) else None
+        seen += 1
+    return chain
+
+
+_ERROR_CLASS = re.compile(r"^\[[A-Z][A-Z0-9_.]*\]")
+_SQLSTATE = re.compile(r"\s*SQLSTATE: \w+\s*$")
+
+
+def spark_error_line(e: BaseException) -> str:
+    """One line for the user from a Spark, Py4J or Python error, without stack traces: a Python worker's
+    exception (the last line of its traceback); else Spark's first error-class message (``[CLASS] ...``,
+    which names the file) with the root cause; else the root cause."""
+    chain = _error_chain(e) or [(type(e).__name__, str(e))]
+
+    def first_line(text: str) -> str:
+        for ln in text.splitlines():
+            ln = _SQLSTATE.sub("", ln).strip()
+            if ln:
+                return ln
+        return ""
+
+    line = ""
+    for _, msg in chain:
+        if "Traceback (most recent call last)" in msg:
+            lines = [_SQLSTATE.sub("", ln).strip() for ln in msg.splitlines()]
+            lines = [ln for ln in lines if ln and not ln.startswith(("File ", "^", "~", "at ", "Traceback"))]
+            exc = [ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b", ln)]
+            line = exc[-1] if exc else (lines[-1] if lines else "")
+            break
+    if not line:
+        root_cls, root_msg = chain[-1]
+        root = f"{root_cls}: {first_line(root_msg)}" if first_line(root_msg) else root_cls
+        for _, msg in chain:
+            head = first_line(msg)
+            if _ERROR_CLASS.match(head):
+                line = head if first_line(root_msg) in head or len(chain) == 1 else f"{head} ({root})"
+                break
+        line = line or root
+    return line if len(line) <= 500 else line[:497] + "..."
+
+
+def _count_inputs(records: DataFrame) -> tuple[int, dict[str, int]]:
+    """(records read, {reason a record is not selected: count})."""
+    read, reasons = 0, {}
+    for r in records.groupBy("skip_reason").count().collect():
+        read += r["count"]
+        if r["skip_reason"] is not None:
+            reasons[r["skip_reason"]] = r["count"]
+    return read, dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def run(opts: Options, spark: SparkSession | None = None) -> dict:
     """Run the job; returns the summary (also written as report.json). Raises PipelineError, leaving
-    nothing behind, when the output cannot be committed."""
+    nothing behind, on bad input or when the output cannot be committed."""
     t0 = time.monotonic()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     own = spark is None
+    the_plan = None
+    if own and _local_master(opts) and not os.environ.get("HADOOP_CONF_DIR") \
+            and not any(is_uri(p) for p in opts.inputs):
+        the_plan = plan(None, opts.inputs, opts.input_format)  # bad local input: said before Spark starts
     if own:
-        _say(opts, "starting Spark" + (f" ({opts.master})" if opts.master else " (local[*])"), t0)
+        opts.log = opts.log or (None if _under_spark_submit() else default_log_path())
+        _say(opts, "starting Spark" + (f" ({opts.master})" if opts.master else " (local[*])")
+             + (f"; its log: {opts.log}" if opts.log else ""), t0)
         spark = build_session(opts)
-    fs = _FS(spark, opts.out)
-    out = opts.out.rstrip("/")
-    if fs.exists(out) and not opts.overwrite and not fs.is_empty_dir(out):
-        raise PipelineError(f"{out} exists; pass --overwrite to replace it")
-    staging = _sibling(out, "staging")
-    units = None
+    staging = None
+    units = records = None
     try:
+        fs = _FS(spark, opts.out)
+        out = opts.out.rstrip("/")
+        if fs.exists(out) and not opts.overwrite and not fs.is_empty_dir(out):
+            raise PipelineError(f"{out} exists; pass --overwrite to replace it")
+        if the_plan is None:
+            the_plan = plan(spark, opts.inputs, opts.input_format)
+        staging = _sibling(out, "staging")
         _say(opts, f"reading {len(opts.inputs)} input(s)", t0)
-        records, linked = read_inputs(spark, opts.inputs, opts.input_format)
+        records, linked = read_inputs(spark, the_plan)
         records = records.persist(StorageLevel.MEMORY_AND_DISK)
-        sel = {r["selected"]: r["count"] for r in records.groupBy("selected").count().collect()}
-        records_in, not_selected = sel.get(True, 0), sel.get(False, 0)
-        _say(opts, f"decoding {records_in} records ({not_selected} not selected)", t0)
+        try:
+            records_read, not_selected_by = _count_inputs(records)
+        except Exception as e:  # noqa: BLE001 - the first pass over the input: a file its reader cannot read
+            raise PipelineError(f"cannot read the input: {spark_error_line(e)}") from None
+        not_selected = sum(not_selected_by.values())
+        records_in = records_read - not_selected
+        _say(opts, f"{records_read} records read; decoding {records_in} ({not_selected} not selected)", t0)
         units = decode(records.filter(F.col("selected")))
         if linked:
             units = _fill_from_requests(units)
@@ -395,18 +578,25 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
             .orderBy("date").collect()
         decoded = sum(r["records"] - r["quarantined"] for r in per_day)
         quarantined = sum(r["quarantined"] for r in per_day)
-        counts = {"records_read": records_in + not_selected, "not_selected": not_selected, "records_in": records_in,
+        counts = {"records_read": records_read, "not_selected": not_selected, "records_in": records_in,
                   "decoded": decoded, "quarantined": quarantined}
         _say(opts, f"{decoded} decoded, {quarantined} quarantined", t0)
-        if records_in != decoded + quarantined:
-            raise PipelineError(f"records in ({records_in}) != decoded ({decoded}) + quarantined ({quarantined})")
+        if records_read != not_selected + decoded + quarantined:
+            raise PipelineError(f"records read ({records_read}) != not selected ({not_selected}) + decoded "
+                                f"({decoded}) + quarantined ({quarantined})")
         rows = {}
 
         def materialize(name: str, df: DataFrame) -> DataFrame:
             _say(opts, f"writing {name}", t0)
-            _write_table(name, df, f"{staging}/{name}")
-            back = spark.read.parquet(f"{staging}/{name}")
+            path = f"{staging}/{name}"
+            _write_table(name, df, path)
+            # read back with the written schema: an empty partitioned table has no file yet
+            back = spark.read.schema(df.schema).parquet(path)
             rows[name] = back.count()
+            if rows[name] == 0:
+                if name in PARTITIONED:
+                    _write_schema_file(spark, df, path)
+                back = spark.createDataFrame([], df.schema)
             return back
 
         tables = derive_tables(units, opts.config, materialize)
@@ -419,7 +609,11 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
                    "config": {"acceptable_recovery_lag": opts.config.acceptable_recovery_lag,
                               "num_standby_replicas": opts.config.num_standby_replicas,
                               "max_warmup_replicas": opts.config.max_warmup_replicas},
-                   "counts": counts, "counts_check": "records_in == decoded + quarantined", "tables": rows}
+                   "counts": counts, "counts_check": "records_read == not_selected + decoded + quarantined",
+                   "not_selected_by_reason": not_selected_by,
+                   "input_files": {"jsonl": len(the_plan.paths["jsonl"]), "parquet": len(the_plan.paths["parquet"]),
+                                   "empty": len(the_plan.empty)},
+                   "tables": rows}
         _say(opts, "report", t0)
         summary.update(_collect_report(spark, [r.asDict() for r in per_day], tables))
         summary["seconds"] = round(time.monotonic() - t0, 2)
@@ -431,19 +625,27 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
             old = _sibling(out, "old")
             fs.rename(out, old)
         fs.rename(staging, out)
+        staging = None
         if old:
             fs.delete(old)
         _say(opts, f"done: tables and report in {out} (report.html)", t0)
+        if opts.log:
+            summary["log"] = opts.log
         return summary
     except BaseException:
-        try:
-            fs.delete(staging)
-        except Exception:  # pragma: no cover - best effort; the original error matters more
-            pass
+        if staging is not None:
+            try:
+                fs.delete(staging)
+            except Exception:  # pragma: no cover - best effort; the original error matters more
+                pass
         raise
     finally:
-        if units is not None:
-            units.unpersist()
+        for df in (units, records):
+            if df is not None:
+                try:
+                    df.unpersist()
+                except Exception:  # pragma: no cover - a gateway already gone
+                    pass
         if own:
             spark.stop()
 
@@ -456,22 +658,16 @@ def options_from_args(args) -> Options:
                    overwrite=args.overwrite,
                    config=Config(args.acceptable_recovery_lag, args.num_standby_replicas, args.max_warmup_replicas),
                    shuffle_partitions=args.shuffle_partitions, driver_memory=args.driver_memory, ui=args.ui,
-                   ship_code=args.ship_code, quiet=args.quiet)
+                   ship_code=args.ship_code, quiet=args.quiet, log=args.log)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``spark-submit .../job.py`` and ``python -m codec.pipeline.job``: the ``pipeline`` subcommand."""
+    from .command import run as run_command
+
     p = argparse.ArgumentParser(prog="rebalance-codec pipeline", description=__doc__.split("\n\n")[0])
     add_arguments(p)
-    args = p.parse_args(argv)
-    try:
-        summary = run(options_from_args(args))
-    except PipelineError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    c = summary["counts"]
-    print(f"{c['records_in']} records: {c['decoded']} decoded, {c['quarantined']} quarantined; "
-          f"tables and report in {summary['output']}")
-    return 0
+    return run_command(p.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def test_lost_record_fails_the_counts_check(spark, tmp_path, monkeypatch):
     real = job.decode
     monkeypatch.setattr(job, "decode", lambda records: real(records).filter(
         F.col("record_id") != "orders-app/g4/sub/1"))
-    with pytest.raises(PipelineError, match=r"records in \(43\) != decoded \(33\) \+ quarantined \(9\)"):
+    with pytest.raises(PipelineError, match=r"records read \(43\) != not selected \(0\) \+ decoded \(33\) \+ quarantined \(9\)"):
         run(Options(inputs=[str(CAPTURES)], out=str(tmp_path / "out"), quiet=True), spark)
     assert _leftovers(tmp_path) == []
 

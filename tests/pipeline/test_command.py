@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import subprocess
 import sys
@@ -59,3 +60,66 @@ def test_end_to_end_under_a_minute(tmp_path):
     assert r.returncode == 0, r.stderr
     assert took < 60, took
     assert len(read_table(out, "quarantine")) == 10
+
+
+def _pipeline(*args, timeout=300) -> subprocess.CompletedProcess:
+    """``rebalance-codec pipeline ...`` as a user runs it (its own process, and its own Spark when it gets
+    that far)."""
+    return subprocess.run([sys.executable, "-m", "codec", "pipeline", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout)
+
+
+def _one_error_line(r: subprocess.CompletedProcess) -> str:
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    assert "Traceback" not in r.stderr and "\tat " not in r.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("case", ["missing", "unknown format"])
+def test_bad_input_is_one_line_before_spark_starts(tmp_path, case):
+    pytest.importorskip("pyspark")
+    if case == "missing":
+        target, want = tmp_path / "no-such-folder", "input not found"
+    else:
+        target = tmp_path / "in"
+        target.mkdir()
+        (target / "a.jsonl").write_text('{"kind": "assignment-info", "hex": "00"}\n')
+        (target / "notes.txt").write_text("not records\n")
+        want = "pass --input-format jsonl or --input-format parquet"
+    t = time.monotonic()
+    r = _pipeline(target, "--out", tmp_path / "out", "--log", tmp_path / "spark.log")
+    assert r.returncode == 1 and r.stdout == ""
+    assert want in _one_error_line(r)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "spark.log").exists()  # Spark never started
+    assert time.monotonic() - t < 60
+
+
+def test_a_file_spark_cannot_read_is_one_line_and_the_java_trace_goes_to_the_log(tmp_path):
+    """A folder with good JSON lines and a Parquet file that is not one (right magic number, no footer):
+    Spark fails reading it. The user gets one line naming the file; Spark's log -- with the Java stack
+    trace -- is in the log file, and nothing of the JVM's reaches the terminal."""
+    pytest.importorskip("pyspark")
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.jsonl").write_text('{"kind": "assignment-info", "hex": "00"}\n')
+    (d / "broken.parquet").write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
+    log = tmp_path / "spark.log"
+    r = _pipeline(d, "--out", tmp_path / "out", "--log", log, "--quiet")
+    assert r.returncode == 1 and r.stdout == ""
+    line = _one_error_line(r)
+    assert line.startswith("error: cannot read the Parquet input") and "broken.parquet" in line
+    assert "broken.parquet" in log.read_text() and "\tat org.apache" in log.read_text()
+    assert not (tmp_path / "out").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in", "spark.log"]
+
+
+def test_the_summary_states_the_accounting():
+    from codec.pipeline.command import print_summary
+
+    buf = io.StringIO()
+    print_summary({"counts": {"records_read": 10, "not_selected": 4, "records_in": 6, "decoded": 5, "quarantined": 1},
+                   "not_selected_by_reason": {"frame Heartbeat": 3, "line type summary": 1},
+                   "tables": {"members": 2}, "output": "o"}, file=buf)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "10 records read = 4 not selected + 5 decoded + 1 quarantined"
+    assert lines[1] == "  not selected: 3 frame Heartbeat, 1 line type summary"

@@ -1,0 +1,214 @@
+"""Which reader reads which input: files by their extension, or by their first bytes where the extension
+does not tell, and directories by the files inside them. No pyspark here: local paths are listed with
+the standard library (so that a wrong path or an unknown format is reported before Spark starts), URIs
+(``hdfs://``, ``s3a://``, ``file:`` ...) through Hadoop's FileSystem API (:class:`HadoopFiles`, given
+the JVM of a running session).
+
+Rules, for each input (after glob expansion):
+
+* a file: ``.jsonl``/``.json``/``.ndjson`` (optionally ``.gz``) is JSON lines, ``.parquet`` is Parquet;
+  otherwise its first bytes decide (``PAR1``: Parquet; ``{`` after any whitespace, also inside a gzip
+  file named ``.gz``: JSON lines); an empty file holds no records and is left out;
+* a directory: every file below it, recursively, except hidden ones (a name starting with ``.``, or
+  with ``_`` and without ``=``, as Spark skips them: ``_SUCCESS``, ``.crc`` files ...), by the rule
+  for files. A directory whose files are all of one format is read whole by that format's reader
+  (Spark's own directory semantics, e.g. partition columns); a mixed one file by file, each format
+  by its own reader;
+* with ``--input-format``, every input is read by that reader, unsniffed.
+
+A file whose format cannot be told, an input that does not exist and a directory without files are
+:class:`InputError`, one line each, naming ``--input-format`` where it helps.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Iterable, Protocol
+
+__all__ = ["InputError", "InputPlan", "LocalFiles", "HadoopFiles", "plan_inputs", "sniff", "is_uri", "FORMATS",
+           "JSON_EXTENSIONS", "PARQUET_EXTENSIONS"]
+
+FORMATS = ("jsonl", "parquet")
+JSON_EXTENSIONS = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
+PARQUET_EXTENSIONS = (".parquet", ".parq")
+_HEAD = 4096  # bytes read to sniff a file
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_GLOB = re.compile(r"[*?\[{]")
+
+
+class InputError(ValueError):
+    """Bad input paths or an input whose format cannot be told (one line, for the user)."""
+
+
+def is_uri(path: str) -> bool:
+    """``scheme:...`` (but not a Windows drive letter): read through Hadoop's FileSystem API."""
+    return bool(_URI.match(path)) and not re.match(r"^[A-Za-z]:[\\/]", path)
+
+
+def hidden(name: str) -> bool:
+    """Spark's rule for files and directories it skips inside a directory input."""
+    return name.startswith(".") or (name.startswith("_") and "=" not in name) or name.endswith("._COPYING_")
+
+
+class Files(Protocol):
+    def expand(self, path: str) -> list[tuple[str, bool]]:
+        """``[(path, is_dir)]`` for an input (a glob may give several, a missing path none)."""
+
+    def walk(self, directory: str) -> Iterable[tuple[str, int]]:
+        """``(path, size)`` of every non-hidden file below ``directory``."""
+
+    def head(self, path: str, n: int) -> bytes:
+        """The first ``n`` bytes of a file (fewer if it is shorter)."""
+
+
+class LocalFiles:
+    """Local paths, with the standard library."""
+
+    def expand(self, path: str) -> list[tuple[str, bool]]:
+        paths = sorted(glob.glob(path)) if _GLOB.search(path) and not os.path.exists(path) else [path]
+        return [(p, os.path.isdir(p)) for p in paths if os.path.exists(p)]
+
+    def walk(self, directory: str) -> Iterable[tuple[str, int]]:
+        for root, dirs, files in os.walk(directory, followlinks=True):
+            dirs[:] = sorted(d for d in dirs if not hidden(d))
+            for f in sorted(files):
+                if not hidden(f):
+                    p = os.path.join(root, f)
+                    yield p, os.path.getsize(p)
+
+    def head(self, path: str, n: int) -> bytes:
+        with open(path, "rb") as f:
+            return f.read(n)
+
+
+class HadoopFiles:
+    """Any Hadoop filesystem (HDFS, S3A, ``file:`` ...), through the JVM of a SparkSession."""
+
+    def __init__(self, spark) -> None:
+        sc = spark.sparkContext
+        self._jvm = sc._jvm
+        self._conf = sc._jsc.hadoopConfiguration()
+
+    def _fs(self, path: str):
+        p = self._jvm.org.apache.hadoop.fs.Path(path)
+        return p, p.getFileSystem(self._conf)
+
+    def expand(self, path: str) -> list[tuple[str, bool]]:
+        p, fs = self._fs(path)
+        statuses = fs.globStatus(p)  # null when a plain path does not exist
+        return [(s.getPath().toString(), s.isDirectory()) for s in (statuses or [])]
+
+    def walk(self, directory: str) -> Iterable[tuple[str, int]]:
+        root, fs = self._fs(directory)
+        pending = [fs.getFileStatus(root).getPath()]
+        while pending:
+            d = pending.pop()
+            for s in sorted(fs.listStatus(d), key=lambda s: s.getPath().toString(), reverse=True):
+                if hidden(s.getPath().getName()):
+                    continue
+                if s.isDirectory():
+                    pending.append(s.getPath())
+                else:
+                    yield s.getPath().toString(), s.getLen()
+
+    def head(self, path: str, n: int) -> bytes:
+        p, fs = self._fs(path)
+        stream = fs.open(p)
+        try:
+            return bytes(stream.readNBytes(n))  # (a Java byte[] comes back as Python bytes)
+        finally:
+            stream.close()
+
+
+def _gunzip_head(data: bytes) -> bytes:
+    """What the first bytes of a gzip stream decompress to (the stream may be cut anywhere)."""
+    try:
+        return zlib.decompressobj(wbits=31).decompress(data)
+    except zlib.error:
+        return b""
+
+
+def _format_of_bytes(head: bytes, gzipped_name: bool) -> str | None:
+    if head[:4] == b"PAR1":
+        return "parquet"
+    if head[:2] == b"\x1f\x8b" and gzipped_name:  # Spark decompresses by the .gz extension only
+        head = _gunzip_head(head)
+    text = head.lstrip(b" \t\r\n\xef\xbb\xbf")  # (and a UTF-8 byte order mark)
+    if text[:1] == b"{":
+        return "jsonl"
+    return None
+
+
+def sniff(files: Files, path: str, size: int | None = None) -> str | None:
+    """``jsonl``, ``parquet``, ``empty`` or None (cannot tell) for one file."""
+    low = path.lower()
+    if size == 0:
+        return "empty"
+    if low.endswith(JSON_EXTENSIONS):
+        return "jsonl"
+    if low.endswith(PARQUET_EXTENSIONS):
+        return "parquet"
+    head = files.head(path, _HEAD)
+    if not head:
+        return "empty"
+    return _format_of_bytes(head, low.endswith(".gz"))
+
+
+@dataclass
+class InputPlan:
+    """The paths each reader reads, and what was left out."""
+
+    paths: dict[str, list[str]] = field(default_factory=lambda: {f: [] for f in FORMATS})
+    empty: list[str] = field(default_factory=list)  # empty files: no records
+
+    @property
+    def nothing(self) -> bool:
+        return not any(self.paths.values())
+
+
+def _unknown(path: str) -> InputError:
+    return InputError(f"cannot tell the format of {path} (neither a .jsonl/.json/.ndjson/.parquet name nor "
+                      f"JSON lines or Parquet in its first bytes); pass --input-format jsonl or --input-format "
+                      f"parquet")
+
+
+def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
+    """Sort ``inputs`` among the readers. ``files_for(path)`` gives the :class:`Files` that reads a path."""
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(f"unknown input format {fmt!r}; use one of {', '.join(FORMATS)}")
+    plan = InputPlan()
+    for given in inputs:
+        files = files_for(given)
+        matches = files.expand(given)
+        if not matches:
+            raise InputError(f"input not found: {given}" if not _GLOB.search(given) else f"no input matches {given}")
+        for path, is_dir in matches:
+            if not is_dir:
+                kind = fmt or sniff(files, path)
+                if kind is None:
+                    raise _unknown(path)
+                (plan.empty if kind == "empty" else plan.paths[kind]).append(path)
+                continue
+            found = list(files.walk(path))
+            if not found:
+                raise InputError(f"no input files in {path}")
+            if fmt is not None:
+                plan.paths[fmt].append(path)
+                continue
+            kinds = {}
+            for p, size in found:
+                kind = sniff(files, p, size)
+                if kind is None:
+                    raise _unknown(p)
+                kinds[p] = kind
+            used = {k for k in kinds.values()}
+            if len(used) == 1 and "empty" not in used:
+                plan.paths[used.pop()].append(path)  # the whole directory, by its one reader
+                continue
+            for p, kind in kinds.items():
+                (plan.empty if kind == "empty" else plan.paths[kind]).append(p)
+    return plan

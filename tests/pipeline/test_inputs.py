@@ -1,0 +1,162 @@
+"""Which reader reads which input (codec.pipeline.inputs): by extension, by content, directories by their
+files, mixed folders split by format; and bad inputs as one line naming what to do. The expectations
+are the files each test writes itself."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from codec.pipeline.inputs import InputError, LocalFiles, plan_inputs, sniff
+
+from .conftest import CAPTURES, OFFSETS
+
+LINE = json.dumps({"kind": "assignment-info", "hex": "00"}) + "\n"
+
+
+def _plan(*inputs, fmt=None):
+    return plan_inputs([str(i) for i in inputs], fmt, lambda p: LocalFiles())
+
+
+def _write(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+def test_files_by_extension_then_by_content(tmp_path):
+    parquet = OFFSETS.read_bytes()
+    files = {
+        "a.jsonl": LINE, "b.ndjson": LINE, "c.json": LINE, "d.jsonl.gz": gzip.compress(LINE.encode()),
+        "e.parquet": parquet,
+        "no-extension": "\n  " + LINE,  # JSON lines by content (after blank space)
+        "part-00000": parquet,  # Parquet by its magic number
+        "lines.gz": gzip.compress(LINE.encode() * 500),  # gzip named .gz: Spark decompresses it
+        "bom.txt": b"\xef\xbb\xbf" + LINE.encode(),
+    }
+    for name, data in files.items():
+        _write(tmp_path / name, data)
+    lf = LocalFiles()
+    got = {name: sniff(lf, str(tmp_path / name)) for name in files}
+    assert got == {"a.jsonl": "jsonl", "b.ndjson": "jsonl", "c.json": "jsonl", "d.jsonl.gz": "jsonl",
+                   "e.parquet": "parquet", "no-extension": "jsonl", "part-00000": "parquet", "lines.gz": "jsonl",
+                   "bom.txt": "jsonl"}
+
+
+def test_a_directory_of_jsonl_is_read_whole_by_the_json_reader(tmp_path):
+    d = tmp_path / "caps"
+    _write(d / "one.jsonl", LINE)
+    _write(d / "two.jsonl", LINE)
+    _write(d / "_SUCCESS", "")  # hidden, as Spark hides it
+    _write(d / ".one.jsonl.crc", b"\x00\x01")
+    _write(d / "_temporary" / "junk.bin", b"\x00")  # a hidden directory is not looked into
+    plan = _plan(d)
+    assert plan.paths == {"jsonl": [str(d)], "parquet": []}
+
+
+def test_a_mixed_folder_is_split_file_by_file(tmp_path):
+    d = tmp_path / "mixed"
+    a = _write(d / "a.jsonl", LINE)
+    b = _write(d / "sub" / "b", LINE)  # recursive, by content
+    p = _write(d / "offsets.parquet", OFFSETS.read_bytes())
+    e = _write(d / "empty.jsonl", "")  # no records: left out
+    plan = _plan(d)
+    assert sorted(plan.paths["jsonl"]) == sorted([str(a), str(b)])
+    assert plan.paths["parquet"] == [str(p)]
+    assert plan.empty == [str(e)]
+
+
+def test_files_globs_and_input_format(tmp_path):
+    a = _write(tmp_path / "x" / "a.jsonl", LINE)
+    b = _write(tmp_path / "x" / "b.jsonl", LINE)
+    weird = _write(tmp_path / "y" / "records.csv", "kind,hex\n")
+    assert _plan(tmp_path / "x" / "*.jsonl").paths["jsonl"] == [str(a), str(b)]
+    assert _plan(CAPTURES, OFFSETS).paths == {"jsonl": [str(CAPTURES)], "parquet": [str(OFFSETS)]}
+    # --input-format: no sniffing at all, a directory goes to that reader whole
+    assert _plan(weird, fmt="jsonl").paths["jsonl"] == [str(weird)]
+    assert _plan(tmp_path / "y", fmt="parquet").paths["parquet"] == [str(tmp_path / "y")]
+
+
+@pytest.mark.parametrize("case", ["unknown file", "unknown file in a folder", "missing", "glob", "empty dir",
+                                  "gzip not named .gz"])
+def test_bad_inputs_are_one_line_naming_what_to_do(tmp_path, case):
+    d = tmp_path / "in"
+    d.mkdir()
+    if case == "unknown file":
+        target, want = _write(d / "records.csv", "kind,hex\n"), "--input-format"
+    elif case == "unknown file in a folder":
+        _write(d / "ok.jsonl", LINE)
+        _write(d / "notes.txt", "these are my notes\n")
+        target, want = d, "--input-format"
+    elif case == "missing":
+        target, want = tmp_path / "nope", "input not found"
+    elif case == "glob":
+        target, want = d / "*.jsonl", "no input matches"
+    elif case == "empty dir":
+        target, want = d, "no input files in"
+    else:
+        target, want = _write(d / "records", gzip.compress(LINE.encode())), "--input-format"
+    with pytest.raises(InputError) as e:
+        _plan(target)
+    msg = str(e.value)
+    assert want in msg and "\n" not in msg
+    if want == "--input-format":
+        assert "cannot tell the format of" in msg
+
+
+def test_hadoop_listing_agrees_with_the_local_one(spark, tmp_path):
+    """URIs are listed through Hadoop's FileSystem API (any scheme Spark is set up for); on file: URIs it
+    must give the plan the standard library gives on the same folder."""
+    from codec.pipeline.inputs import HadoopFiles
+
+    d = tmp_path / "mixed"
+    _write(d / "a.jsonl", LINE)
+    _write(d / "sub" / "b", LINE)
+    _write(d / "offsets.parquet", OFFSETS.read_bytes())
+    _write(d / "empty", "")
+    _write(d / "_SUCCESS", "")
+    _write(d / ".hidden" / "c.jsonl", LINE)
+    hadoop = HadoopFiles(spark)
+    plan = plan_inputs([d.as_uri()], None, lambda p: hadoop)
+    local = _plan(d)
+
+    def rel(paths):
+        return sorted(p.split(str(d), 1)[1] for p in paths)
+
+    assert {k: rel(v) for k, v in plan.paths.items()} == {k: rel(v) for k, v in local.paths.items()} == {
+        "jsonl": ["/a.jsonl", "/sub/b"], "parquet": ["/offsets.parquet"]}
+    assert rel(plan.empty) == rel(local.empty) == ["/empty"]
+    assert hadoop.head(d.as_uri() + "/offsets.parquet", 4) == b"PAR1"
+    with pytest.raises(InputError, match="input not found"):
+        plan_inputs([(d / "nope").as_uri()], None, lambda p: hadoop)
+    # a whole folder of one format is read whole, also through Hadoop
+    one = tmp_path / "one"
+    _write(one / "a.jsonl", LINE)
+    whole = plan_inputs([one.as_uri()], None, lambda p: hadoop).paths["jsonl"]
+    assert [w.replace("file:///", "file:/") for w in whole] == [one.as_uri().replace("file:///", "file:/")]
+
+
+def test_only_empty_files_are_no_records(spark, tmp_path):
+    from codec.pipeline.job import read_inputs
+
+    _write(tmp_path / "in" / "a.jsonl", "")
+    _write(tmp_path / "in" / "b.parquet", "")
+    records, linked = read_inputs(spark, [str(tmp_path / "in")])
+    assert records.count() == 0 and not linked
+    assert {"record_id", "kind", "hex", "data", "selected", "skip_reason"} <= set(records.columns)
+
+
+def test_a_file_of_no_json_at_all_is_quarantined_not_a_crash(spark, tmp_path):
+    """Spark refuses queries that read only the corrupt-record column of raw JSON: a file in which no line
+    is JSON must still give one record per line, each quarantined as not JSON."""
+    from codec.pipeline.arrow import DECODE_COLUMNS  # noqa: F401 - (the executors' module imports)
+    from codec.pipeline.job import decode, read_inputs
+
+    lines = ["this is not JSON", "neither is this"]
+    _write(tmp_path / "notes.jsonl", "\n".join(lines) + "\n")
+    records, _ = read_inputs(spark, [str(tmp_path / "notes.jsonl")])
+    got = decode(records.filter("selected")).select("unit_kind", "error_type", "raw").collect()
+    assert sorted((r.unit_kind, r.error_type, r.raw.decode()) for r in got) == sorted(
+        ("quarantine", "JSONDecodeError", line) for line in lines)
