@@ -58,12 +58,37 @@ def _input_counts():
             "quarantined": len(bad) + broken_offsets}
 
 
+def _not_selected_by_reason() -> dict:
+    """Why the inputs' records are not decoded, counted from the files: frames of other APIs than
+    JoinGroup/SyncGroup (named by their ``api_name``), ``__consumer_offsets`` records of other key
+    versions than group metadata (2), and group-metadata tombstones."""
+    import pyarrow.parquet as pq
+
+    reasons = defaultdict(int)
+    for f in jsonl(FRAMES):
+        if f["api_key"] not in (11, 14):
+            reasons[f"frame {f['api_name']}"] += 1
+    for o in pq.read_table(OFFSETS).to_pylist():
+        version = int.from_bytes(o["key"][:2], "big")
+        if version != 2:
+            reasons[f"__consumer_offsets key version {version}"] += 1
+        elif o["value"] is None:
+            reasons["__consumer_offsets tombstone"] += 1
+    return dict(reasons)
+
+
 def test_counts_are_exact(sample_run):
+    """read = not selected + decoded + quarantined, each counted from the input files."""
     out, summary = sample_run
     want = _input_counts()
     want["decoded"] = want["records_in"] - want["quarantined"]
     assert summary["counts"] == want
-    assert json.loads((out / "report.json").read_text())["counts"] == want
+    assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
+    report = json.loads((out / "report.json").read_text())
+    assert report["counts"] == want
+    assert report["not_selected_by_reason"] == summary["not_selected_by_reason"] == _not_selected_by_reason()
+    assert sum(report["not_selected_by_reason"].values()) == want["not_selected"]
+    assert report["counts_check"] == "records_read == not_selected + decoded + quarantined"
     for name, rows in summary["tables"].items():
         assert len(read_table(out, name)) == rows
 
@@ -214,40 +239,77 @@ def _oracle(groups: dict) -> set:
     return found
 
 
-def test_findings_match_hand_derived_checks(sample_run, nested, vectors):
-    out, _ = sample_run
+def _expected_findings(nested, vectors, captures: list[dict] | None = None) -> set:
+    """The findings re-derived by hand (:func:`_oracle`) from Kafka's decoded values of the records the
+    samples were made from: ``captures`` (default: the rows of captures.jsonl) names the orders-app ones."""
     groups = defaultdict(dict)
     for v in range(1, 12):
         groups[("streams-app", v)]["streams-app-c1"] = (nested[v]["subscription"]["decoded"]["processId"],
                                                         nested[v]["subscription"]["decoded"],
                                                         nested[v]["assignment"]["decoded"])
     orders = defaultdict(dict)
-    for r in jsonl(CAPTURES):
+    for r in jsonl(CAPTURES) if captures is None else captures:
         if str(r.get("record_id", "")).startswith("orders-app/"):
             kind, v, idx = r["vector"].split()
             orders[(r["generation"], r["member"])][kind.split(".")[0]] = vectors[
                 (kind.split(".")[0], int(v[1:]), int(idx[1:]))]
     for (gen, m), d in orders.items():
-        groups[("orders-app", gen)][m] = (d["subscription"]["processId"], d["subscription"], d["assignment"])
+        groups[("orders-app", gen)][m] = (d["subscription"]["processId"], d["subscription"], d.get("assignment"))
     for v, m in ((10, "ledger-1"), (11, "ledger-2")):
         s = nested[v]["subscription"]["decoded"]
         groups[("ledger-app", 7)][m] = (s["processId"], s, nested[v]["assignment"]["decoded"])
-    want = _oracle(groups)
+    return _oracle(groups)
+
+
+def test_findings_match_hand_derived_checks(sample_run, nested, vectors):
+    out, _ = sample_run
+    want = _expected_findings(nested, vectors)
     got = {(r["group"], r["generation"], r["check"], r["task"], r["member"]) for r in read_table(out, "findings")}
     assert got == want
     assert want  # the samples do exercise the checks
 
 
-def test_report_is_self_contained(sample_run):
+def check_findings_by_check(report: dict, expected: set) -> None:
+    """report.json's findings per check against the hand-derived findings: one finding per (group,
+    generation, check, task, member), counted by check."""
+    want = defaultdict(int)
+    for _, _, check, _, _ in expected:
+        want[check] += 1
+    assert report["findings_by_check"] == dict(want)
+
+
+def test_report_is_self_contained(sample_run, nested, vectors):
     out, summary = sample_run
     html = (out / "report.html").read_text()
     assert "<svg" in html and "<script" not in html and "http://" not in html.replace("http://www.w3", "")
     for title in ("versions over time", "Decode error rate", "Rebalances", "Findings by check"):
         assert title in html
     rep = json.loads((out / "report.json").read_text())
-    assert rep["findings_by_check"] == {k: v for k, v in rep["findings_by_check"].items()}
+    check_findings_by_check(rep, _expected_findings(nested, vectors))
     assert sum(rep["findings_by_check"].values()) == summary["tables"]["findings"]
     assert (out / "members").is_dir() and any(p.name.startswith("date=") for p in (out / "members").iterdir())
+
+
+def test_the_findings_count_check_can_fail(sample_run, nested, vectors):
+    """check_findings_by_check is no tautology: its expectation comes from the input files, so it fails on
+    the report of these inputs when the inputs are deliberately broken -- captures.jsonl without orders-1's
+    generation-5 assignment, which carries an error code and two standbys of tasks active nowhere (so, by
+    the oracle, no-active-owner 23 -> 21, assignment-error 3 -> 2, and generation 5, now without an error, is checked
+    for balance and is unbalanced) -- and when the report's count of one check is off by one."""
+    out, _ = sample_run
+    rep = json.loads((out / "report.json").read_text())
+    broken = [r for r in jsonl(CAPTURES) if r.get("record_id") != "orders-app/g5/asg/1"]
+    assert len(broken) == len(jsonl(CAPTURES)) - 1
+    count = defaultdict(int)
+    for f in _expected_findings(nested, vectors, broken):
+        count[f[2]] += 1
+    assert (count["no-active-owner"], count["assignment-error"], count["unbalanced-active"]) == (21, 2, 1)
+    with pytest.raises(AssertionError):
+        check_findings_by_check(rep, _expected_findings(nested, vectors, broken))
+    check, n = next(iter(rep["findings_by_check"].items()))
+    with pytest.raises(AssertionError):
+        check_findings_by_check(dict(rep, findings_by_check={**rep["findings_by_check"], check: n + 1}),
+                                _expected_findings(nested, vectors))
 
 
 def test_balance_warmups_and_config(spark, tmp_path):
