@@ -1,0 +1,206 @@
+"""End to end on real captures, in the default test run: ``rebalance-codec capture --json`` on every pcap of
+the shared corpus (plain consumers of five client libraries: ConsumerProtocol, no Kafka Streams, see
+``../shared/captures/README.md``), its output written as several ``.jsonl`` files into one folder -- with
+a file without extension (JSON lines by content), an empty file, Spark's hidden ``_SUCCESS`` and a Parquet
+file of hand-written AssignmentInfo records holding lone surrogates -- and the pipeline run once (local
+Spark) on the folder.
+
+Expected values come from the input files themselves (their lines counted by type and API), from the
+corpus's ``frames.jsonl`` and ``runs/*/run_meta.json`` and from its README, never from the pipeline."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark", reason="the pipeline tests need the spark extra (pip install -e '.[spark]')")
+pa = pytest.importorskip("pyarrow")
+
+from codec.pipeline.job import TABLES, Options, run  # noqa: E402
+from codec.text import unescape_utf8_safe  # noqa: E402
+from tests.conftest import ROOT, SHARED  # noqa: E402
+
+from .conftest import read_table  # noqa: E402
+from .test_surrogates import LITERAL, SURROGATE, V7_HOST  # noqa: E402
+
+CORPUS = SHARED / "captures"
+PCAPS = sorted((CORPUS / "pcaps").glob("*/*.pcap.gz"))
+SELECTED_APIS = (11, 14)  # JoinGroup, SyncGroup: the pipeline's input among the frames
+#: documented columns of the tables that are empty here (tables.py): they must be there without rows
+COLUMNS = {"task_lags": {"group", "generation", "member", "process_id", "task", "subtopology", "partition", "topology",
+                         "offset_sum", "estimated_lag", "lag_class", "record_id", "escaped", "date"},
+           "findings": {"group", "generation", "check", "severity", "task", "member", "detail", "escaped"},
+           "quarantine": {"record_id", "kind", "error_type", "error_message", "error_offset", "error_path", "data",
+                          "hex", "escaped"}}
+
+
+def _capture_command() -> list[str]:
+    script = Path(sys.executable).with_name("rebalance-codec")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "codec"]
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def corpus_run(spark, tmp_path_factory):
+    if not PCAPS:
+        pytest.skip(f"no pcaps under {CORPUS / 'pcaps'}")
+    base = tmp_path_factory.mktemp("e2e")
+    folder = base / "captures"
+    folder.mkdir()
+    cmd = _capture_command()
+
+    def capture(pcap: Path) -> tuple[Path, Path]:
+        name = f"{pcap.parent.name}-{pcap.name[:-len('.pcap.gz')]}"
+        target = folder / f"{name}.jsonl"
+        with target.open("w") as out:
+            r = subprocess.run([*cmd, "capture", "--json", str(pcap)], stdout=out, stderr=subprocess.PIPE,
+                               text=True, cwd=ROOT, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return pcap, target
+
+    t = time.monotonic()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        written = dict(pool.map(capture, PCAPS))
+    capture_s = time.monotonic() - t
+    # one capture's output under a name without extension, in a subfolder: told by its content
+    first = written[PCAPS[0]]
+    (folder / "more").mkdir()
+    moved = folder / "more" / first.stem
+    shutil.move(first, moved)
+    written[PCAPS[0]] = moved
+    (folder / "empty.jsonl").write_text("")
+    (folder / "_SUCCESS").write_text("")
+    surrogates = [{"record_id": f"surrogate/{n}", "kind": "assignment-info", "hex": h, "timestamp": 1730808000000}
+                  for n, h in (("named-x-d800", SURROGATE), ("named-literal", LITERAL), ("v7-host", V7_HOST))]
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist(surrogates), folder / "surrogates.parquet")
+
+    out = base / "out"
+    t = time.monotonic()
+    summary = run(Options(inputs=[str(folder)], out=str(out), quiet=True), spark)
+    job_s = time.monotonic() - t
+    print(f"\ncapture: {capture_s:.1f} s for {len(PCAPS)} pcaps; pipeline: {job_s:.1f} s")
+    return {"written": written, "surrogates": surrogates, "out": out, "summary": summary}
+
+
+def test_the_corpus_is_plain_consumers_only():
+    """The premise (captures/README: 'nothing in reach produces SubscriptionInfo'): every group in these
+    runs uses a ConsumerProtocol assignor, not Streams' ``stream``."""
+    assert len(PCAPS) >= 12
+    for meta in sorted(CORPUS.glob("runs/*/run_meta.json")):
+        for scenario in json.loads(meta.read_text())["scenarios"].values():
+            assert {m["strategy"] for m in scenario["members"]} <= {"default", "range", "roundrobin", "sticky",
+                                                                    "cooperative-sticky"}
+
+
+def test_read_equals_not_selected_plus_decoded_plus_quarantined(corpus_run):
+    lines = [r for path in corpus_run["written"].values() for r in _lines(path)]
+    frames = [r for r in lines if r.get("type") == "frame"]
+    selected = [f for f in frames if f["api_key"] in SELECTED_APIS]
+    n_parquet = len(corpus_run["surrogates"])
+    # Every JoinGroup/SyncGroup frame of this corpus was written by a real client or by librdkafka's mock
+    # and read back by real clients (captures/README), and the three AssignmentInfo records are Kafka's
+    # layouts by hand (test_surrogates): none is quarantined.
+    want = {"records_read": len(lines) + n_parquet, "not_selected": len(lines) - len(selected),
+            "records_in": len(selected) + n_parquet, "decoded": len(selected) + n_parquet, "quarantined": 0}
+    summary = corpus_run["summary"]
+    assert summary["counts"] == want
+    assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
+    reasons = Counter(f"line type {r['type']}" for r in lines if r.get("type") != "frame")
+    reasons.update(f"frame {f['api_name']}" for f in frames if f["api_key"] not in SELECTED_APIS)
+    assert summary["not_selected_by_reason"] == dict(reasons)
+    assert set(reasons) >= {"line type generation", "line type summary", "frame Heartbeat", "frame LeaveGroup"}
+    report = json.loads((corpus_run["out"] / "report.json").read_text())
+    assert report["counts"] == want and report["not_selected_by_reason"] == dict(reasons)
+    # the folder was read by its files: every capture as JSON lines (one by content), the Parquet file, and
+    # the empty file left out
+    assert summary["input_files"] == {"jsonl": len(PCAPS), "parquet": 1, "empty": 1}
+
+
+def test_the_captures_hold_every_join_and_sync_group_frame_of_the_corpus(corpus_run):
+    """An independent count of the pipeline's input: ``frames.jsonl`` keeps every JoinGroup and SyncGroup
+    frame of the runA scenarios (its README; the flex* scenarios are thinned to the first two of each
+    kind), so ``capture --json`` on the same pcaps must find as many."""
+    corpus = Counter()
+    for line in (CORPUS / "frames.jsonl").read_text().splitlines():
+        f = json.loads(line)
+        if f["run"] == "runA" and f["api_key"] in SELECTED_APIS:
+            corpus[f["scenario"]] += 1
+    got = Counter()
+    for pcap, path in corpus_run["written"].items():
+        if pcap.parent.name == "runA":
+            got[pcap.name[:-len(".pcap.gz")]] = sum(
+                1 for r in _lines(path) if r.get("type") == "frame" and r["api_key"] in SELECTED_APIS)
+    assert got == corpus and sum(got.values()) > 400
+
+
+def test_every_table_is_written_with_its_schema_also_when_empty(corpus_run, spark):
+    out, summary = corpus_run["out"], corpus_run["summary"]
+    assert sorted(summary["tables"]) == sorted(TABLES)
+    # no Streams metadata in plain consumers' captures: no task offset sums, no findings; nothing broken
+    assert {n: summary["tables"][n] for n in COLUMNS} == {"task_lags": 0, "findings": 0, "quarantine": 0}
+    for name in TABLES:
+        assert (out / name).is_dir(), name
+        rows = read_table(out, name)  # pyarrow: the schema is in the files
+        assert len(rows) == summary["tables"][name], name
+        import pyarrow.dataset as ds
+
+        schema = ds.dataset(str(out / name), format="parquet", partitioning="hive").schema
+        if name in COLUMNS:
+            assert COLUMNS[name] <= set(schema.names), (name, schema.names)
+        back = spark.read.parquet(str(out / name))  # Spark too, without being told the schema
+        assert set(schema.names) <= set(back.columns) and back.count() == summary["tables"][name]
+
+
+def test_the_members_and_the_groups_are_the_corpus(corpus_run):
+    out = corpus_run["out"]
+    members = read_table(out, "members")
+    # captures/README: subscriptions v3 (librdkafka, Java), v0 (kafka-python, aiokafka, kafkajs) and v1
+    # (kafka-python's cooperative-sticky); none carries Streams metadata
+    assert {m["consumer_protocol_version"] for m in members} == {0, 1, 3}
+    assert not any(m["streams"] for m in members)
+    # a generation is known where the capture has a JoinGroup response or a SyncGroup (the request-only
+    # flexjoin runs have neither: the mock closed the connection): their groups, from run_meta.json
+    groups = {}
+    for meta in CORPUS.glob("runs/*/run_meta.json"):
+        for name, scenario in json.loads(meta.read_text())["scenarios"].items():
+            groups[(meta.parent.name, name)] = scenario["group"]
+    used = {(p.parent.name, p.name[:-len(".pcap.gz")]) for p in PCAPS}
+    with_generation = set()
+    for line in (CORPUS / "frames.jsonl").read_text().splitlines():
+        f = json.loads(line)
+        if (f["run"], f["scenario"]) in used and (f["api_key"] == 14 or (f["api_key"] == 11
+                                                                         and f["direction"] == "response")):
+            with_generation.add(groups[(f["run"], f["scenario"])])
+    assert {r["group"] for r in read_table(out, "rebalances")} == with_generation
+    assert {m["group"] for m in members if m["group"]} == {groups[u] for u in used}
+
+
+def test_a_lone_surrogate_in_the_input_is_kept_losslessly(corpus_run):
+    """The named topology "x" + U+D800 (a lone high surrogate, writeChars) is decoded, not quarantined; its
+    assignments row holds the utf8_safe text and names the escaped columns, so that the exact Java string
+    comes back. The topology whose name is the 7 characters x\\ud800 is stored as it is and not flagged;
+    the issue's v7 example (surrogates in a host and a topic, which no table holds) is decoded too."""
+    out = corpus_run["out"]
+    rows = {r["record_id"]: r for r in read_table(out, "assignments") if r["record_id"].startswith("surrogate/")}
+    assert sorted(rows) == ["surrogate/named-literal", "surrogate/named-x-d800"]  # (v7: no tasks, no rows)
+    flagged, literal = rows["surrogate/named-x-d800"], rows["surrogate/named-literal"]
+    assert (flagged["topology"], flagged["task"], flagged["escaped"]) == ("x\\ud800", "x\\ud800__0_0",
+                                                                        ["topology", "task"])
+    assert unescape_utf8_safe(flagged["topology"]) == "x\ud800"
+    assert unescape_utf8_safe(flagged["task"]) == "x\ud800__0_0"
+    assert (literal["topology"], literal["escaped"]) == ("x\\ud800", None)
+    assert (flagged["role"], flagged["partitions"], flagged["metadata_version"]) == ("active", 1, 10)
+    assert not read_table(out, "quarantine")  # all three decoded, the v7 one included
