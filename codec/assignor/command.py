@@ -15,9 +15,12 @@ from typing import Any, TextIO
 
 from .engine import assign
 from .json_io import group_from_json, result_to_json
+from .. import text as _text
 from ..errors import CodecError
 from .model import AssignmentError, AssignmentResult
 from .wire_io import assign_description_over_bytes, assign_join_group
+
+_dumps = _text.dumps
 
 __all__ = ["register", "run", "render_table"]
 
@@ -84,17 +87,23 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
         if args is not None and getattr(args, "from_join_group", None):
             out = assign_join_group(_read_bytes(args.from_join_group), args.join_version, doc,
                                     emit_bytes=args.emit_bytes)
-            return json.dumps(out, separators=sep), True
+            return _dumps(out, separators=sep), True
         if args is not None and getattr(args, "emit_bytes", False):
-            return json.dumps(assign_description_over_bytes(doc), separators=sep), True
+            return _dumps(assign_description_over_bytes(doc), separators=sep), True
         result = assign(group_from_json(doc))
     except json.JSONDecodeError as e:
-        return json.dumps(_error("invalid_json", str(e), line)), False
+        return _dumps(_error("invalid_json", str(e), line)), False
+    except RecursionError:
+        return _dumps(_error("invalid_json", "the input nests too deeply", line)), False
     except (AssignmentError, CodecError) as e:
-        return json.dumps(_error("invalid_group", str(e), line)), False
+        return _dumps(_error("invalid_group", str(e), line)), False
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as e:
+        # a description of the wrong shape (a string for a number, a number out of range, ...): the input's fault
+        what = f"missing {e.args[0]!r}" if isinstance(e, KeyError) and e.args else f"{e} ({type(e).__name__})"
+        return _dumps(_error("invalid_group", what, line)), False
     if fmt == "table":
         return render_table(result), True
-    return json.dumps(result_to_json(result), separators=sep), True
+    return _dumps(result_to_json(result), separators=sep), True
 
 
 def _read_bytes(arg: str) -> bytes:
@@ -108,26 +117,43 @@ def _read_bytes(arg: str) -> bytes:
 
 
 def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | None = None) -> int:
-    """Execute the parsed ``assign`` command; returns the exit status."""
+    """Execute the parsed ``assign`` command; returns the exit status. With ``--lines``, exactly one output
+    line per input line (split at LF alone): a blank line or a line that is not UTF-8 gets its error line."""
     stdout = stdout or sys.stdout
-    if args.input == "-":
-        text = (stdin or sys.stdin).read()
-    else:
-        try:
-            with open(args.input, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            print(json.dumps(_error("io", str(e))), file=stdout)
-            return 1
+    try:
+        if args.input == "-":
+            raw = stdin.read().encode("utf-8", "surrogateescape") if stdin is not None else sys.stdin.buffer.read()
+        else:
+            with open(args.input, "rb") as f:
+                raw = f.read()
+    except OSError as e:
+        print(_dumps(_error("io", str(e))), file=stdout)
+        return 1
     if not args.lines:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            print(_dumps(_error("invalid_json", f"input is not UTF-8 at byte {e.start}")), file=stdout)
+            return 1
         out, ok = _one(text, args.format, None, args)
         print(out, file=stdout)
         return 0 if ok else 1
     failed = False
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        out, ok = _one(raw, args.format, n, args)
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for n, line in enumerate(lines, start=1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            out, ok = _dumps(_error("invalid_json", f"line is not UTF-8 at byte {e.start}", n)), False
+        else:
+            if not text.strip():
+                out, ok = _dumps(_error("invalid_json", "empty line", n)), False
+            else:
+                out, ok = _one(text, args.format, n, args)
         failed |= not ok
-        print(out, file=stdout)
+        print(out if args.format != "table" else out.replace("\n", " / "), file=stdout)
     return 1 if failed else 0

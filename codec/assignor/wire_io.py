@@ -75,6 +75,14 @@ def leader_result_json(result: LeaderResult, *, emit_bytes: bool) -> dict[str, A
     return out
 
 
+def _now_ms(doc: Mapping) -> int:
+    """``nowMs``: the leader's clock, an integer of milliseconds (0 when absent)."""
+    now = doc.get("nowMs", 0)
+    if type(now) is not int or not 0 <= now < 1 << 62:
+        raise AssignmentError(f"nowMs: needs an integer of milliseconds in 0..2^62, got {now!r}"[:200])
+    return now
+
+
 def _end_sums(doc: Mapping) -> dict[TaskId, int]:
     return {TaskId.parse(k): int(v) for k, v in (doc.get("endOffsetSums") or {}).items()}
 
@@ -88,8 +96,12 @@ def assign_join_group(join_body: bytes, join_version: int, topology_doc: Mapping
     result = streams_leader_assign(
         metadata, topology_from_json(topology_doc), configs=configs_from_json(topology_doc.get("configs")),
         end_offset_sums=_end_sums(topology_doc), leader_member_id=body.leader or body.member_id,
-        now_ms=int(topology_doc.get("nowMs", 0)), assignor=topology_doc.get("assignor", "high_availability"))
+        now_ms=_now_ms(topology_doc), assignor=topology_doc.get("assignor", "high_availability"))
     return leader_result_json(result, emit_bytes=emit_bytes)
+
+
+# --emit-bytes writes every member's subscription and assignment; a group this large is far beyond Kafka's limits.
+MAX_EMIT_MEMBERS = 10_000
 
 
 def description_to_bytes(doc: Mapping) -> tuple[dict[str, bytes], Topology, GroupDescription, dict[TaskId, int]]:
@@ -97,8 +109,15 @@ def description_to_bytes(doc: Mapping) -> tuple[dict[str, bytes], Topology, Grou
     subscription bytes, the topology, the parsed description and the end-offset sums (see the module
     docstring for the conventions)."""
     group = group_from_json(doc)  # validates the description
+    members = sum(c.capacity for c in group.clients)
+    if members > MAX_EMIT_MEMBERS:
+        raise AssignmentError(f"--emit-bytes builds one member per unit of capacity: {members} members is more "
+                              f"than {MAX_EMIT_MEMBERS}")
     by_sub: dict[int, list] = {}
     for spec in group.tasks:
+        if spec.task_id.topology_name is not None:
+            raise AssignmentError(f"--emit-bytes cannot carry task {spec.task_id}: the Streams leader here models "
+                                  "one unnamed topology, and dropping the name would merge it with another task")
         by_sub.setdefault(spec.task_id.subtopology, []).append(spec)
     subtopologies = []
     for s, specs in sorted(by_sub.items()):
@@ -145,6 +164,6 @@ def assign_description_over_bytes(doc: Mapping) -> dict:
     """A JSON group description run through the Streams leader over real subscription bytes."""
     metadata, topology, group, ends = description_to_bytes(doc)
     result = streams_leader_assign(metadata, topology, configs=group.configs, end_offset_sums=ends,
-                                   leader_member_id=min(metadata), now_ms=int(doc.get("nowMs", 0)),
+                                   leader_member_id=min(metadata), now_ms=_now_ms(doc),
                                    assignor=group.assignor)
     return leader_result_json(result, emit_bytes=True)
