@@ -87,7 +87,8 @@ def render_html(summary: dict) -> str:
                  for e in errors]
     reb = [(r["group"], r["generations"]) for r in charts.get("rebalances_per_group", [])]
     fnd = [(k, v) for k, v in summary.get("findings_by_check", {}).items()]
-    ok = c["records_in"] == c["decoded"] + c["quarantined"]
+    ok = c["records_read"] == c["not_selected"] + c["decoded"] + c["quarantined"]
+    reasons = [{"reason": k, "records": v} for k, v in (summary.get("not_selected_by_reason") or {}).items()]
     tables = "".join(f"<tr><td>{_esc(k)}</td><td>{v}</td><td><code>{_esc(summary['output'])}/{_esc(k)}</code></td></tr>"
                      for k, v in summary.get("tables", {}).items())
     return f"""<!doctype html>
@@ -104,10 +105,13 @@ code{{font-size:12px}}
 <code>{_esc(summary.get('spark', {}).get('master', ''))}</code> &middot; inputs:
 {', '.join('<code>' + _esc(i) + '</code>' for i in summary.get('inputs', []))}</p>
 <h2>Records</h2>
-<table><tr><th>read</th><th>not selected</th><th>in</th><th>decoded</th><th>quarantined</th><th>check</th></tr>
-<tr><td>{c['records_read']}</td><td>{c['not_selected']}</td><td>{c['records_in']}</td><td>{c['decoded']}</td>
-<td>{c['quarantined']}</td><td class="{'ok' if ok else 'bad'}">in = decoded + quarantined:
+<table><tr><th>read</th><th>not selected</th><th>decoded</th><th>quarantined</th><th>check</th></tr>
+<tr><td>{c['records_read']}</td><td>{c['not_selected']}</td><td>{c['decoded']}</td>
+<td>{c['quarantined']}</td><td class="{'ok' if ok else 'bad'}">read = not selected + decoded + quarantined:
 {'holds' if ok else 'FAILS'}</td></tr></table>
+<p>Every record read is counted once. A decoded record's units feed the tables (a subscription gives a
+<code>members</code> row and its <code>task_lags</code> rows); a quarantined one is one <code>quarantine</code> row.</p>
+<h2>Not selected (read, not input to the decoder)</h2>{_table(reasons, ['reason', 'records'])}
 <h2>Tables</h2><table><tr><th>table</th><th>rows</th><th>path</th></tr>{tables}</table>
 <h2>Subscription metadata versions over time</h2>{_stacked(versions)}
 <h2>Decode error rate (% of records quarantined, by day)</h2>{_bars(err_items, unit='%')}

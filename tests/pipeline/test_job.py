@@ -282,8 +282,11 @@ def test_report_is_self_contained(sample_run, nested, vectors):
     out, summary = sample_run
     html = (out / "report.html").read_text()
     assert "<svg" in html and "<script" not in html and "http://" not in html.replace("http://www.w3", "")
-    for title in ("versions over time", "Decode error rate", "Rebalances", "Findings by check"):
+    for title in ("versions over time", "Decode error rate", "Rebalances", "Findings by check", "Not selected"):
         assert title in html
+    assert "read = not selected + decoded + quarantined:\nholds" in html
+    for reason, n in _not_selected_by_reason().items():
+        assert f"<td>{reason}</td><td>{n}</td>" in html
     rep = json.loads((out / "report.json").read_text())
     check_findings_by_check(rep, _expected_findings(nested, vectors))
     assert sum(rep["findings_by_check"].values()) == summary["tables"]["findings"]
