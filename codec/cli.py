@@ -80,10 +80,18 @@ def _decode_one(kind, data: bytes, args):
     return kind.decode(data, style=args.style, version=args.version, **_opts(args))
 
 
+def _value(decoded) -> object:
+    """The JSON of a decode, with ``trailing`` (offset and count of the bytes after the message, which Kafka
+    ignores) when there are any."""
+    if decoded.trailing and isinstance(decoded.value, dict):
+        return {**decoded.value, "trailing": decoded.trailing}
+    return decoded.value
+
+
 def cmd_decode(args) -> int:
     kind = get_kind(args.kind)
     if args.lines:
-        return _lines(args, lambda line: _decode_one(kind, _hex_to_bytes(line), args).value, _dump)
+        return _lines(args, lambda line: _value(_decode_one(kind, _hex_to_bytes(line), args)), _dump)
     raw = _read_input(args.input, binary=True)
     if args.input is None or args.input == "-" or not args.input.startswith("@"):
         data = _hex_to_bytes(raw.decode("ascii", "replace"))
@@ -99,7 +107,7 @@ def cmd_decode(args) -> int:
     if args.format == "pretty":
         print(decoded.pretty)
     else:
-        print(_text.dumps(decoded.value, indent=None if args.compact else 2))
+        print(_text.dumps(_value(decoded), indent=None if args.compact else 2))
     return 0
 
 

@@ -26,6 +26,7 @@ class Decoded:
     value: dict
     pretty: str
     notes: tuple[str, ...] = ()
+    trailing: dict | None = None  # {"offset": where the message ended, "bytes": how many followed}
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,10 @@ def _load_plugins() -> None:
                 raise
 
 
+def _trailing_json(consumed: int, trailing: int) -> dict | None:
+    return {"offset": consumed, "bytes": trailing} if trailing else None
+
+
 def _trailing_note(name: str, version: int, consumed: int, trailing: int) -> tuple[str, ...]:
     if not trailing:
         return ()
@@ -108,7 +113,9 @@ def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None
     d = decode_subscription(data, detail=True, latest=latest or 11, max_size=max_size)
     return Decoded(subscription_json(d.info, d.wire, style=style),
                    pretty_subscription(d.info, size=len(data), trailing=d.trailing),
-                   _trailing_note("SubscriptionInfo", d.info.version, d.consumed, d.trailing))
+                   _trailing_note("SubscriptionInfo", d.info.version, d.consumed, d.trailing),
+                   # a version probe's unread body is a newer version's fields, not bytes after the message
+                   None if d.info.is_version_probe else _trailing_json(d.consumed, d.trailing))
 
 
 def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
@@ -124,7 +131,8 @@ def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None
     d = decode_assignment(data, detail=True, latest=latest or 11, max_size=max_size)
     return Decoded(assignment_json(d.info, style=style),
                    pretty_assignment(d.info, size=len(data), trailing=d.trailing),
-                   _trailing_note("AssignmentInfo", d.info.version, d.consumed, d.trailing))
+                   _trailing_note("AssignmentInfo", d.info.version, d.consumed, d.trailing),
+                   _trailing_json(d.consumed, d.trailing))
 
 
 def _encode_asg(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:

@@ -96,3 +96,12 @@ def test_decode_lines_with_bad_lines_between(installed_cli):
     out = p.stdout.splitlines()
     assert len(out) == 5 and p.returncode == 1
     assert [("error" in json.loads(line)) for line in out] == [False, True, True, True, False]
+
+
+def test_trailing_bytes_are_in_the_json_also_with_lines(installed_cli):
+    """Two bytes after a 104-byte AssignmentInfo (README: trailing bytes are accepted and reported)."""
+    one = installed_cli("decode", "--kind", "assignment-info", "--compact", PLAIN_ASSIGNMENT + "abcd")
+    assert json.loads(one.stdout)["trailing"] == {"offset": 104, "bytes": 2}
+    p = installed_cli("decode", "--kind", "assignment-info", "--lines", stdin=f"{PLAIN_ASSIGNMENT}abcd\n{PLAIN_ASSIGNMENT}\n")
+    first, second = (json.loads(line) for line in p.stdout.splitlines())
+    assert first["trailing"] == {"offset": 104, "bytes": 2} and "trailing" not in second
