@@ -84,12 +84,12 @@ def consumer_assignment(version: int = 3, **fields) -> ConsumerMessage:
 
 
 def consumer_json(msg: ConsumerMessage, *, style: str = "kafka") -> dict:
-    """Kafka's JSON converter output for the body (``kafka``: exactly Kafka's shape, no version key), or
-    snake_case with ``version`` and, when present, ``trailing`` hex (``native``)."""
-    body = to_json(msg.data, msg.name, msg.layout_version, style=style)
-    if style == "kafka":
-        return body
-    out = {"version": msg.version, **body}
+    """The message as JSON: ``version`` (the int16 prefix as written), then the body as Kafka's JSON
+    converter writes it (``kafka``: camelCase, bytes base64) or snake_case with bytes as hex
+    (``native``), then, when present, ``trailing`` (hex). Kafka's converter output for the body alone has
+    no version (the vectors keep it beside ``data``); the key is added so that the JSON says which
+    layout it is and encodes back to the same prefix (:func:`consumer_from_json`)."""
+    out = {"version": msg.version, **to_json(msg.data, msg.name, msg.layout_version, style=style)}
     if msg.trailing:
         out["trailing"] = msg.trailing.hex()
     return out

@@ -3,7 +3,9 @@
 Message bodies and headers take ``--version``; the ConsumerProtocol kinds read and write their int16
 version prefix; frames are given without their int32 size (as frames.jsonl stores them), and a
 response frame needs ``--api-key`` and ``--version`` of its request. ``--style kafka`` output of a body
-is exactly Kafka's JSON converter output (the vectors' ``data``).
+is exactly Kafka's JSON converter output (the vectors' ``data``); that of a ConsumerProtocol message is
+Kafka's output for its body after a ``version`` key (the prefix as written; ``trailing`` hex too when
+bytes follow the body), which ``encode`` honours when ``--version`` is not given.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def _consumer_kind(name: str) -> Kind:
             notes.append(f"{name} v{msg.version} is newer than v{msg.layout_version}: read with the "
                          f"v{msg.layout_version} layout, as Kafka does")
         if msg.trailing:
-            notes.append(f"{name} v{msg.version}: {len(msg.trailing)} trailing bytes ignored (Kafka ignores them too)")
+            notes.append(f"{name} v{msg.version}: {len(msg.trailing)} trailing bytes (Kafka ignores them; "
+                         f"kept as \"trailing\" in the JSON)")
         return Decoded(consumer_json(msg, style=style), pretty_consumer(msg, size=len(data)), tuple(notes))
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:

@@ -37,16 +37,24 @@ def _batches():
     batches = []
     for (kind, version), recs in sorted(groups.items(), key=str):
         vargs = [] if version is None else ["--version", str(version)]
-        raw = "hexVersionPrefixed" if kind in CONSUMER_KINDS else "hex"
+        consumer = kind in CONSUMER_KINDS
+        raw = "hexVersionPrefixed" if consumer else "hex"
+        # ConsumerProtocol: the JSON names the version (Kafka's data has none; the vector keeps it beside)
+        want = [{"version": r["version"], **r["data"]} if consumer else r.get("data", r.get("decoded"))
+                for r in recs]
         batches.append((f"decode {kind} v{version}", ["decode", "--kind", KIND[kind], *vargs, "--lines", "--style", "kafka"],
-                        [r[raw] for r in recs], [r.get("data", r.get("decoded")) for r in recs]))
+                        [r[raw] for r in recs], want))
         enc = [r for r in recs if "data" in r]
-        # ConsumerProtocol: the version comes from --version when encoding (Kafka's data has none)
+        # ConsumerProtocol: Kafka's data has no version: --version gives it (the JSON's own key is tested below)
         for v in sorted({r["version"] for r in enc}) if version is None else [version]:
             these = [r for r in enc if r["version"] == v]
             batches.append((f"encode {kind} v{v}", ["encode", "--kind", KIND[kind], "--version", str(v), "--lines",
                                                     "--style", "kafka"],
                             [json.dumps(r["data"], ensure_ascii=False) for r in these], [r[raw] for r in these]))
+        if consumer:  # the version taken from the JSON's own key, as decode writes it (no --version)
+            batches.append((f"encode {kind} version key", ["encode", "--kind", KIND[kind], "--lines", "--style", "kafka"],
+                            [json.dumps({"version": r["version"], **r["data"]}, ensure_ascii=False) for r in enc],
+                            [r[raw] for r in enc]))
     return batches
 
 

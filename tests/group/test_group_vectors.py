@@ -47,7 +47,7 @@ def test_consumer_protocol_both_ways(r):
     assert prefixed[2:].hex() == r["hex"]
     msg = decode_consumer(r["kind"], prefixed)
     assert msg.version == r["version"] and msg.trailing == b""
-    assert consumer_json(msg) == r["data"]
+    assert consumer_json(msg) == {"version": r["version"], **r["data"]}
     assert encode_consumer(consumer_from_json(r["kind"], r["data"], r["version"])) == prefixed
 
 
