@@ -11,10 +11,12 @@ Rules, for each input (after glob expansion):
   file named ``.gz``: JSON lines); an empty file holds no records and is left out;
 * a directory: every file below it, recursively, except hidden ones (a name starting with ``.``, or
   with ``_`` and without ``=``, as Spark skips them: ``_SUCCESS``, ``.crc`` files ...), by the rule
-  for files. A directory whose files are all of one format is read whole by that format's reader
-  (Spark's own directory semantics, e.g. partition columns); a mixed one file by file, each format
-  by its own reader;
-* with ``--input-format``, every input is read by that reader, unsniffed.
+  for files. A directory whose files are all of one format, directly in it or in partition
+  directories (``name=value``), is read whole by that format's reader (Spark's own directory
+  semantics, e.g. partition columns); any other one file by file, each format by its own reader
+  (Spark would not look into a subdirectory that is not a partition);
+* with ``--input-format``, every input is read by that reader, unsniffed (directories still listed, so
+  that no file below one is left out).
 
 A file whose format cannot be told, an input that does not exist and a directory without files are
 :class:`InputError`, one line each, naming ``--input-format`` where it helps.
@@ -146,7 +148,7 @@ def _format_of_bytes(head: bytes, gzipped_name: bool) -> str | None:
 def sniff(files: Files, path: str, size: int | None = None) -> str | None:
     """``jsonl``, ``parquet``, ``empty`` or None (cannot tell) for one file."""
     low = path.lower()
-    if size == 0:
+    if size == 0 or (size is None and not files.head(path, 1)):
         return "empty"
     if low.endswith(JSON_EXTENSIONS):
         return "jsonl"
@@ -164,6 +166,14 @@ class InputPlan:
 
     paths: dict[str, list[str]] = field(default_factory=lambda: {f: [] for f in FORMATS})
     empty: list[str] = field(default_factory=list)  # empty files: no records
+    #: directories read whole that have partition directories (``name=value``): each is read on its own,
+    #: since Spark refuses to discover partitions across inputs of different shapes
+    partitioned: set[str] = field(default_factory=set)
+
+    def reads(self, fmt: str) -> list[list[str]]:
+        """The reader calls for ``fmt``: each partitioned directory alone, everything else together."""
+        rest = [p for p in self.paths[fmt] if p not in self.partitioned]
+        return [[p] for p in self.paths[fmt] if p in self.partitioned] + ([rest] if rest else [])
 
     @property
     def nothing(self) -> bool:
@@ -174,6 +184,20 @@ def _unknown(path: str) -> InputError:
     return InputError(f"cannot tell the format of {path} (neither a .jsonl/.json/.ndjson/.parquet name nor "
                       f"JSON lines or Parquet in its first bytes); pass --input-format jsonl or --input-format "
                       f"parquet")
+
+
+def _spark_reads_all(directory: str, paths: list[str]) -> bool:
+    """Whether Spark, given ``directory``, reads every one of the files ``paths`` below it: only if they are
+    all directly in it, or all in partition directories (``name=value``) as deep. (Spark does not look
+    into other subdirectories, and drops the files above the partitions.)"""
+    root = directory.rstrip("/")
+    rels = [p[len(root):].strip("/").split("/") for p in paths]
+    return (all(p.startswith(root) for p in paths) and len({len(r) for r in rels}) == 1
+            and all("=" in d for r in rels for d in r[:-1]))
+
+
+def _depth(directory: str, path: str) -> int:
+    return len(path[len(directory.rstrip("/")):].strip("/").split("/")) - 1
 
 
 def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
@@ -196,18 +220,17 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
             found = list(files.walk(path))
             if not found:
                 raise InputError(f"no input files in {path}")
-            if fmt is not None:
-                plan.paths[fmt].append(path)
-                continue
             kinds = {}
             for p, size in found:
-                kind = sniff(files, p, size)
+                kind = ("empty" if size == 0 else fmt) if fmt is not None else sniff(files, p, size)
                 if kind is None:
                     raise _unknown(p)
                 kinds[p] = kind
             used = {k for k in kinds.values()}
-            if len(used) == 1 and "empty" not in used:
+            if len(used) == 1 and "empty" not in used and _spark_reads_all(path, list(kinds)):
                 plan.paths[used.pop()].append(path)  # the whole directory, by its one reader
+                if any(_depth(path, p) > 0 for p in kinds):
+                    plan.partitioned.add(path)
                 continue
             for p, kind in kinds.items():
                 (plan.empty if kind == "empty" else plan.paths[kind]).append(p)

@@ -322,15 +322,14 @@ def read_inputs(spark: SparkSession, inputs: list[str] | InputPlan, fmt: str | N
     """All inputs as one normalized DataFrame, and whether any input has request/response pairing.
     ``inputs``: paths (planned here, see :func:`plan`) or an :class:`~codec.pipeline.inputs.InputPlan`.
     The JSON inputs are read in one pass (one schema inference for all), the Parquet ones in another
-    (schemas merged): the union of their columns is what :func:`normalize` sees. A reader that fails
+    (schemas merged): the union of their columns is what :func:`normalize` sees; a directory with
+    partition directories is read in a pass of its own. A reader that fails
     (a file that is not what its name or first bytes say ...) raises :class:`PipelineError`."""
     the_plan = inputs if isinstance(inputs, InputPlan) else plan(spark, list(inputs), fmt)
     frames, linked = [], False
     readers = {"jsonl": lambda ps: spark.read.option("mode", "PERMISSIVE").json(ps),
                "parquet": lambda ps: spark.read.option("mergeSchema", "true").parquet(*ps)}
-    for name, paths in the_plan.paths.items():
-        if not paths:
-            continue
+    for name, paths in ((name, group) for name in the_plan.paths for group in the_plan.reads(name)):
         try:
             df = readers[name](paths)
             if df.columns == ["_corrupt_record"]:
@@ -539,7 +538,7 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     own = spark is None
     the_plan = None
-    if own and _local_master(opts) and not os.environ.get("HADOOP_CONF_DIR") \
+    if own and _local_master(opts) and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")) \
             and not any(is_uri(p) for p in opts.inputs):
         the_plan = plan(None, opts.inputs, opts.input_format)  # bad local input: said before Spark starts
     if own:

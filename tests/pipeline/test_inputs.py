@@ -74,9 +74,13 @@ def test_files_globs_and_input_format(tmp_path):
     weird = _write(tmp_path / "y" / "records.csv", "kind,hex\n")
     assert _plan(tmp_path / "x" / "*.jsonl").paths["jsonl"] == [str(a), str(b)]
     assert _plan(CAPTURES, OFFSETS).paths == {"jsonl": [str(CAPTURES)], "parquet": [str(OFFSETS)]}
-    # --input-format: no sniffing at all, a directory goes to that reader whole
+    empty = _write(tmp_path / "z" / "nothing.parquet", b"")  # no records, not a broken Parquet file
+    assert _plan(empty).empty == [str(empty)] and _plan(empty).nothing
+    # --input-format: no sniffing at all, a directory goes to that reader whole (when Spark reads it all)
     assert _plan(weird, fmt="jsonl").paths["jsonl"] == [str(weird)]
     assert _plan(tmp_path / "y", fmt="parquet").paths["parquet"] == [str(tmp_path / "y")]
+    deep = _write(tmp_path / "y" / "sub" / "more.csv", "kind,hex\n")
+    assert sorted(_plan(tmp_path / "y", fmt="jsonl").paths["jsonl"]) == sorted([str(weird), str(deep)])
 
 
 @pytest.mark.parametrize("case", ["unknown file", "unknown file in a folder", "missing", "glob", "empty dir",
@@ -160,3 +164,24 @@ def test_a_file_of_no_json_at_all_is_quarantined_not_a_crash(spark, tmp_path):
     got = decode(records.filter("selected")).select("unit_kind", "error_type", "raw").collect()
     assert sorted((r.unit_kind, r.error_type, r.raw.decode()) for r in got) == sorted(
         ("quarantine", "JSONDecodeError", line) for line in lines)
+
+
+def test_records_in_subdirectories_are_read(spark, tmp_path):
+    """Spark, given a directory, reads the files directly in it and in partition directories (name=value)
+    only: a folder with files in other subdirectories is read file by file, so that no record is left out."""
+    from codec.pipeline.job import read_inputs
+
+    flat = tmp_path / "flat"
+    _write(flat / "group=g1" / "a.jsonl", LINE)
+    _write(flat / "group=g2" / "b.jsonl", LINE)
+    above = tmp_path / "above"  # a file above the partitions: Spark would drop it
+    files = [_write(above / "a.jsonl", LINE), _write(above / "group=g3" / "b.jsonl", LINE)]
+    assert sorted(_plan(above).paths["jsonl"]) == sorted(map(str, files))
+    nested = tmp_path / "nested"
+    files = [_write(nested / "a.jsonl", LINE), _write(nested / "day1" / "b.jsonl", LINE * 2),
+             _write(nested / "day1" / "late" / "c.jsonl", LINE * 3)]
+    assert _plan(flat).paths["jsonl"] == [str(flat)]  # Spark's own directory reading, partitions and all
+    assert sorted(_plan(nested).paths["jsonl"]) == sorted(map(str, files))
+    records, _ = read_inputs(spark, [str(flat), str(nested), str(above)])
+    assert records.count() == 2 + (1 + 2 + 3) + 2
+    assert {r.group for r in records.select("group").collect()} == {None, "g1", "g2"}  # the partition column
