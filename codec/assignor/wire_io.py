@@ -40,13 +40,27 @@ def topology_from_json(doc: Mapping) -> Topology:
         raise AssignmentError("topology: expected a non-empty 'subtopologies' list")
     out = []
     for i, s in enumerate(subs):
+        where = f"topology.subtopologies[{i}]"
         try:
-            out.append(Subtopology(int(s["subtopology"]), tuple(s["sourceTopics"]), tuple(s.get("changelogTopics", ())),
-                                   int(s.get("partitions", 1)), s.get("topologyName")))
-        except (KeyError, TypeError, ValueError):
-            raise AssignmentError(f"topology.subtopologies[{i}]: expected {{subtopology, sourceTopics, "
-                                  "changelogTopics, partitions}") from None
+            sub = Subtopology(int(s["subtopology"]), _topics(s["sourceTopics"], f"{where}.sourceTopics"),
+                              _topics(s.get("changelogTopics", []), f"{where}.changelogTopics"),
+                              int(s.get("partitions", 1)), s.get("topologyName"))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise AssignmentError(f"{where}: expected {{subtopology, sourceTopics, changelogTopics, partitions}}") from None
+        if not 1 <= sub.partitions <= MAX_PARTITIONS:
+            raise AssignmentError(f"{where}.partitions: expected 1..{MAX_PARTITIONS}")
+        out.append(sub)
     return Topology(tuple(out))
+
+
+MAX_PARTITIONS = 100_000  # per subtopology: work stays proportional to a real topology
+
+
+def _topics(v, where: str) -> tuple[str, ...]:
+    """A list of topic names; a bare string is refused rather than read as its letters."""
+    if not isinstance(v, list) or not all(isinstance(t, str) and t for t in v):
+        raise AssignmentError(f"{where}: expected a list of topic names, got {v!r}"[:200])
+    return tuple(v)
 
 
 def topology_to_json(topology: Topology) -> dict:
@@ -89,12 +103,13 @@ def _end_sums(doc: Mapping) -> dict[TaskId, int]:
 
 def assign_join_group(join_body: bytes, join_version: int, topology_doc: Mapping, *, emit_bytes: bool) -> dict:
     """The leader's JoinGroup response body plus a topology document in; the assignment out."""
+    topology = topology_from_json(topology_doc)  # the user's own file first: its errors are the clearest
     body = decode_message("JoinGroupResponse", join_version, join_body).value
     if not body.members:
         raise AssignmentError("this JoinGroup response has no members: only the leader's carries them")
     metadata = {m.member_id: m.metadata or b"" for m in body.members}
     result = streams_leader_assign(
-        metadata, topology_from_json(topology_doc), configs=configs_from_json(topology_doc.get("configs")),
+        metadata, topology, configs=configs_from_json(topology_doc.get("configs")),
         end_offset_sums=_end_sums(topology_doc), leader_member_id=body.leader or body.member_id,
         now_ms=_now_ms(topology_doc), assignor=topology_doc.get("assignor", "high_availability"))
     return leader_result_json(result, emit_bytes=emit_bytes)

@@ -120,3 +120,14 @@ def test_assign_on_a_malformed_topology_file(installed_cli, tmp_path):
     p = installed_cli("assign", "--from-join-group", "00", str(f))
     _no_traceback(p)
     assert p.returncode == 1 and "error" in json.loads(p.stdout)
+
+
+def test_assign_refuses_a_string_for_a_topic_list(installed_cli, tmp_path):
+    """``"sourceTopics": "input"`` is not the five topics i, n, p, u, t."""
+    f = tmp_path / "topo.json"
+    f.write_text(json.dumps({"subtopologies": [{"subtopology": 0, "sourceTopics": "input", "partitions": 2}]}),
+                 encoding="utf-8")
+    p = installed_cli("assign", "--from-join-group", "00", str(f))
+    _no_traceback(p)
+    assert p.returncode == 1
+    assert "sourceTopics: expected a list of topic names" in json.loads(p.stdout)["error"]["message"]
