@@ -45,6 +45,8 @@ def topology_from_json(doc: Mapping) -> Topology:
             sub = Subtopology(int(s["subtopology"]), _topics(s["sourceTopics"], f"{where}.sourceTopics"),
                               _topics(s.get("changelogTopics", []), f"{where}.changelogTopics"),
                               int(s.get("partitions", 1)), s.get("topologyName"))
+        except AssignmentError:
+            raise
         except (KeyError, TypeError, ValueError, AttributeError):
             raise AssignmentError(f"{where}: expected {{subtopology, sourceTopics, changelogTopics, partitions}}") from None
         if not 1 <= sub.partitions <= MAX_PARTITIONS:
