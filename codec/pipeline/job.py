@@ -329,7 +329,7 @@ def read_inputs(spark: SparkSession, inputs: list[str] | InputPlan, fmt: str | N
     frames, linked = [], False
     readers = {"jsonl": lambda ps: spark.read.option("mode", "PERMISSIVE").json(ps),
                "parquet": lambda ps: spark.read.option("mergeSchema", "true").parquet(*ps)}
-    for name, paths in ((name, group) for name in the_plan.paths for group in the_plan.reads(name)):
+    for name, paths in ((fmt_, group) for fmt_ in the_plan.paths for group in the_plan.reads(fmt_)):
         try:
             df = readers[name](paths)
             if df.columns == ["_corrupt_record"]:

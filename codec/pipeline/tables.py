@@ -115,6 +115,12 @@ def _task_escaped(list_name: str):
 _CTX_ESCAPED = {"group": "group", "member": "member"}
 
 
+def _te():
+    """Whether the row's ``task`` is escaped: part of a task's identity wherever tasks are grouped or joined
+    (an escaped name could equal another task's literal name)."""
+    return F.coalesce(F.array_contains(F.col("escaped"), "task"), F.lit(False))
+
+
 def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, DataFrame]:
     """The tables, in dependency order. ``materialize(name, df)`` is called on each table as soon as
     it is planned and returns the DataFrame later tables build on: the job writes the table and reads
@@ -144,7 +150,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         .withColumn("task", task_name())
     t = t.withColumn("escaped", _escaped({**_CTX_ESCAPED, "process_id": "process_id"},
                                          (_task_escaped("tasks"), ("topology", "task")))).drop("_pos")
-    w = Window.partitionBy("group", "generation", "task")
+    w = Window.partitionBy("group", "generation", "task", _te())
     est = F.max(F.when(F.col("offset_sum") >= 0, F.col("offset_sum"))).over(w)
     t = t.withColumn("estimated_end_offset_sum", est)
     lag = F.when(F.col("offset_sum") >= 0, F.col("estimated_end_offset_sum") - F.col("offset_sum"))
@@ -169,7 +175,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
             .select("*", "_t.*").drop("_t").withColumn("task", task_name())
         return t.withColumn("escaped", _escaped(_CTX_ESCAPED, (_task_escaped(role), ("topology", "task")))).drop("_pos")
 
-    rows = tasks("active").unionByName(tasks("standby"))
+    rows = tasks("active").unionByName(tasks("standby")).withColumn("_te", _te())
     procs = members.filter(F.col("member").isNotNull() & F.col("process_id").isNotNull()) \
         .groupBy("group", "generation", "member").agg(F.first("process_id").alias("process_id"))
     rows = rows.alias("r").join(
@@ -178,18 +184,20 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         & (F.col("r.member") == F.col("p.member")), "left") \
         .select("r.*", F.col("p.process_id"))
     if cfg.num_standby_replicas is not None:
-        lags = task_lags.filter(F.col("member").isNotNull()).groupBy("group", "generation", "member", "task") \
+        lags = task_lags.filter(F.col("member").isNotNull()).withColumn("_te", _te()) \
+            .groupBy("group", "generation", "member", "task", "_te") \
             .agg(F.max("offset_sum").alias("_sum"), F.max(F.col("lag_class").isin("running", "caught-up")).alias("_cu"))
         rows = rows.alias("r").join(
             lags.alias("l"),
             F.col("r.group").eqNullSafe(F.col("l.group")) & F.col("r.generation").eqNullSafe(F.col("l.generation"))
-            & (F.col("r.member") == F.col("l.member")) & (F.col("r.task") == F.col("l.task")), "left") \
+            & (F.col("r.member") == F.col("l.member")) & (F.col("r.task") == F.col("l.task"))
+            & (F.col("r._te") == F.col("l._te")), "left") \
             .select("r.*", "l._sum", "l._cu")
         # a warmup is an extra replica while another client runs the task: a task without an active
         # owner in this generation (withheld for cooperative revocation) has standbys only
         has_active = F.max((F.col("role") == "active").cast("int")).over(
-            Window.partitionBy("group", "generation", "task")) == 1
-        ws = Window.partitionBy("group", "generation", "task", "role").orderBy(
+            Window.partitionBy("group", "generation", "task", "_te")) == 1
+        ws = Window.partitionBy("group", "generation", "task", "_te", "role").orderBy(
             F.coalesce(F.col("_cu"), F.lit(False)).desc(), F.col("_sum").desc_nulls_last(),
             F.col("process_id").asc_nulls_last(), "member")
         rows = rows.withColumn("role", F.when((F.col("role") == "standby") & has_active
@@ -226,7 +234,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         F.timestamp_millis(F.max("ts_ms")).alias("last_seen"))
     counts = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull()) \
         .groupBy("group", "generation").agg(
-            F.count_distinct(F.when(F.col("role") == "active", F.col("task"))).alias("active_tasks"),
+            F.count_distinct(F.when(F.col("role") == "active", F.struct("task", _te()))).alias("active_tasks"),
             F.count(F.when(F.col("role") == "standby", 1)).alias("standby_replicas"),
             F.count(F.when(F.col("role") == "warmup", 1)).alias("warmup_replicas"))
     rebalances = reb.join(counts, ["group", "generation"], "left").select(
@@ -269,34 +277,31 @@ def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame,
               cfg: Config) -> DataFrame:
     a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
     client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
-    a = a.withColumn("client", client).withColumn("_task_escaped", F.coalesce(
-        F.array_contains(F.col("escaped"), "task"), F.lit(False)))
+    a = a.withColumn("client", client).withColumn("_task_escaped", _te())
     out = []
 
-    per_task = a.groupBy("group", "generation", "task").agg(
+    per_task = a.groupBy("group", "generation", "task", "_task_escaped").agg(
         F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("member")))).alias("active_members"),
         F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("client")))).alias("active_clients"),
-        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"),
-        F.max("_task_escaped").alias("_task_escaped"))
+        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"))
     out.append(_finding(per_task.filter(F.size("active_members") > 1), "multiple-active-owners", "error",
                         F.concat(F.lit("active on "), F.array_join("active_members", ", "))))
     out.append(_finding(per_task.filter(F.size("active_members") == 0), "no-active-owner", "error",
                         F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "),
                                  F.lit(", active on no member"))))
 
-    both = a.groupBy("group", "generation", "member", "task").agg(
-        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id"),
-        F.max("_task_escaped").alias("_task_escaped"))
+    both = a.groupBy("group", "generation", "member", "task", "_task_escaped").agg(
+        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id"))
     both = both.filter(F.array_contains("roles", "active") & (F.size("roles") > 1))
     out.append(_finding(both, "active-and-standby", "error",
                         F.concat(F.lit("roles "), F.array_join(F.array_sort("roles"), ", ")),
                         member="member", process="process_id"))
 
-    act = a.filter(F.col("role") == "active").select("group", "generation", "task",
+    act = a.filter(F.col("role") == "active").select("group", "generation", "task", "_task_escaped",
                                                      F.col("client").alias("a_client"),
                                                      F.col("member").alias("a_member"))
     stb = a.filter(F.col("role") != "active")
-    same = stb.join(act, ["group", "generation", "task"]).filter(
+    same = stb.join(act, ["group", "generation", "task", "_task_escaped"]).filter(
         (F.col("client") == F.col("a_client")) & (F.col("member") != F.col("a_member")))
     out.append(_finding(same, "standby-on-active-client", "error",
                         F.concat(F.col("role"), F.lit(" on "), F.col("member"), F.lit(", active on "),
@@ -313,7 +318,7 @@ def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame,
     settled = rebalances.filter(~F.col("followup_scheduled") & (F.size("assignment_error_codes") == 0)) \
         .select("group", "generation")
     per_client = a.groupBy("group", "generation", "client").agg(
-        F.count_distinct(F.when(F.col("role") == "active", F.col("task"))).alias("actives"),
+        F.count_distinct(F.when(F.col("role") == "active", F.struct("task", "_task_escaped"))).alias("actives"),
         F.count_distinct("member").alias("capacity"))
     per_client = per_client.join(settled, ["group", "generation"]) \
         .withColumn("load", F.col("actives") / F.col("capacity"))

@@ -29,9 +29,10 @@ from codec.text import unescape_utf8_safe  # noqa: E402
 from tests.conftest import ROOT, SHARED  # noqa: E402
 
 from .conftest import read_table  # noqa: E402
-from .test_surrogates import LITERAL, SURROGATE, V7_HOST  # noqa: E402
+from .test_surrogates import LITERAL, STANDBY, SURROGATE, V7_HOST  # noqa: E402
 
 CORPUS = SHARED / "captures"
+SURROGATE_GROUP = "surrogate-app"
 PCAPS = sorted((CORPUS / "pcaps").glob("*/*.pcap.gz"))
 SELECTED_APIS = (11, 14)  # JoinGroup, SyncGroup: the pipeline's input among the frames
 #: documented columns of the tables that are empty here (tables.py): they must be there without rows
@@ -81,8 +82,13 @@ def corpus_run(spark, tmp_path_factory):
     written[PCAPS[0]] = moved
     (folder / "empty.jsonl").write_text("")
     (folder / "_SUCCESS").write_text("")
-    surrogates = [{"record_id": f"surrogate/{n}", "kind": "assignment-info", "hex": h, "timestamp": 1730808000000}
-                  for n, h in (("named-x-d800", SURROGATE), ("named-literal", LITERAL), ("v7-host", V7_HOST))]
+    # one group, generation 1: m-1 runs task 0_0 of the topology "x" + U+D800, m-2 task 0_0 of the topology
+    # named with the 7 characters x\ud800 (not the same task), m-3 holds a standby of task 1_0 of the first
+    # topology, which nobody runs; the v7 record alone
+    surrogates = [{"record_id": f"surrogate/{n}", "kind": "assignment-info", "hex": h, "timestamp": 1730808000000,
+                   "group": SURROGATE_GROUP if m else None, "generation": 1 if m else None, "member": m}
+                  for n, h, m in (("named-x-d800", SURROGATE, "m-1"), ("named-literal", LITERAL, "m-2"),
+                                  ("standby-x-d800", STANDBY, "m-3"), ("v7-host", V7_HOST, None))]
     import pyarrow.parquet as pq
 
     pq.write_table(pa.Table.from_pylist(surrogates), folder / "surrogates.parquet")
@@ -149,8 +155,9 @@ def test_the_captures_hold_every_join_and_sync_group_frame_of_the_corpus(corpus_
 def test_every_table_is_written_with_its_schema_also_when_empty(corpus_run, spark):
     out, summary = corpus_run["out"], corpus_run["summary"]
     assert sorted(summary["tables"]) == sorted(TABLES)
-    # no Streams metadata in plain consumers' captures: no task offset sums, no findings; nothing broken
-    assert {n: summary["tables"][n] for n in COLUMNS} == {"task_lags": 0, "findings": 0, "quarantine": 0}
+    # no Streams metadata in plain consumers' captures: no task offset sums; nothing broken (the two
+    # findings are the surrogate group's: test_a_lone_surrogate_in_the_input_is_kept_losslessly)
+    assert {n: summary["tables"][n] for n in COLUMNS} == {"task_lags": 0, "findings": 2, "quarantine": 0}
     for name in TABLES:
         assert (out / name).is_dir(), name
         rows = read_table(out, name)  # pyarrow: the schema is in the files
@@ -184,23 +191,34 @@ def test_the_members_and_the_groups_are_the_corpus(corpus_run):
         if (f["run"], f["scenario"]) in used and (f["api_key"] == 14 or (f["api_key"] == 11
                                                                          and f["direction"] == "response")):
             with_generation.add(groups[(f["run"], f["scenario"])])
-    assert {r["group"] for r in read_table(out, "rebalances")} == with_generation
+    assert {r["group"] for r in read_table(out, "rebalances")} == with_generation | {SURROGATE_GROUP}
     assert {m["group"] for m in members if m["group"]} == {groups[u] for u in used}
+    assert not [r for r in read_table(out, "findings") if r["group"] != SURROGATE_GROUP]
 
 
 def test_a_lone_surrogate_in_the_input_is_kept_losslessly(corpus_run):
     """The named topology "x" + U+D800 (a lone high surrogate, writeChars) is decoded, not quarantined; its
-    assignments row holds the utf8_safe text and names the escaped columns, so that the exact Java string
-    comes back. The topology whose name is the 7 characters x\\ud800 is stored as it is and not flagged;
-    the issue's v7 example (surrogates in a host and a topic, which no table holds) is decoded too."""
+    rows hold the utf8_safe text and name the escaped columns, so that the exact Java string comes back.
+    The topology whose name is the 7 characters x\\ud800 is stored as it is and not flagged, and stays
+    another task: no multiple-active-owners finding; the standby of x + U+D800's task 1_0, which nobody
+    runs, is a no-active-owner finding, its task flagged too (the other finding: v10 assignments where 11
+    is commonly supported, an unresolved version mix). The issue's v7 example (surrogates in a host and a
+    topic, which no table holds) is decoded as well."""
     out = corpus_run["out"]
     rows = {r["record_id"]: r for r in read_table(out, "assignments") if r["record_id"].startswith("surrogate/")}
-    assert sorted(rows) == ["surrogate/named-literal", "surrogate/named-x-d800"]  # (v7: no tasks, no rows)
-    flagged, literal = rows["surrogate/named-x-d800"], rows["surrogate/named-literal"]
+    assert sorted(rows) == ["surrogate/named-literal", "surrogate/named-x-d800", "surrogate/standby-x-d800"]
+    flagged, literal, standby = (rows[f"surrogate/{n}"] for n in ("named-x-d800", "named-literal", "standby-x-d800"))
     assert (flagged["topology"], flagged["task"], flagged["escaped"]) == ("x\\ud800", "x\\ud800__0_0",
                                                                         ["topology", "task"])
     assert unescape_utf8_safe(flagged["topology"]) == "x\ud800"
     assert unescape_utf8_safe(flagged["task"]) == "x\ud800__0_0"
-    assert (literal["topology"], literal["escaped"]) == ("x\\ud800", None)
+    assert (literal["topology"], literal["task"], literal["escaped"]) == ("x\\ud800", "x\\ud800__0_0", None)
     assert (flagged["role"], flagged["partitions"], flagged["metadata_version"]) == ("active", 1, 10)
-    assert not read_table(out, "quarantine")  # all three decoded, the v7 one included
+    assert (standby["role"], standby["task"], standby["escaped"]) == ("standby", "x\\ud800__1_0", ["topology", "task"])
+    findings = read_table(out, "findings")
+    assert sorted((f["group"], f["check"], f["task"] or "", f["escaped"] or []) for f in findings) == [
+        (SURROGATE_GROUP, "no-active-owner", "x\\ud800__1_0", ["task"]),
+        (SURROGATE_GROUP, "unresolved-version-mix", "", [])]
+    (reb,) = [r for r in read_table(out, "rebalances") if r["group"] == SURROGATE_GROUP]
+    assert (reb["active_tasks"], reb["standby_replicas"]) == (2, 1)  # two tasks, not one name
+    assert not read_table(out, "quarantine")  # all four decoded, the v7 one included

@@ -37,6 +37,10 @@ def v10_named(chars: str) -> str:
 
 SURROGATE = v10_named("0078" "d800")  # "x\ud800": x, then a lone high surrogate
 LITERAL = v10_named("0078" "005c" "0075" "0064" "0038" "0030" "0030")  # the 7 characters x\ud800, no surrogate
+#: v10, no active task; one standby task 1_0 of the named topology "x" + U+D800, with one source partition:
+#: writeUTF "t" + ED BF BF (U+DFFF), partition 0; then the empty dictionary and host maps, error 0
+STANDBY = ("0000000a" "0000000b" "00000000" "00000001" "00000001" "00000000" "00000002" "0078d800"
+           "00000001" "0004" "74edbfbf" "00000000" "00000000" "00000000" "00000000" "00000000" + MAX)
 
 
 def test_a_lone_surrogate_in_a_named_topology_is_escaped_and_flagged():
@@ -51,8 +55,11 @@ def test_a_lone_surrogate_in_a_named_topology_is_escaped_and_flagged():
 
 
 def test_the_fast_path_and_the_models_agree_on_surrogates():
-    for hex_ in (SURROGATE, LITERAL, V7_HOST):
+    for hex_ in (SURROGATE, LITERAL, V7_HOST, STANDBY):
         assert check("assignment-info", bytes.fromhex(hex_))  # the fast path takes it, and agrees
+    (unit,) = through_rows("assignment-info", bytes.fromhex(STANDBY))[0]
+    assert (unit["escaped"], unit["a"]["active"], unit["a"]["standby"]) == (
+        ["standby[0].topology"], [], [{"subtopology": 1, "partition": 0, "topology": "x\\ud800", "partitions": 1}])
     # the example: host and topic are not columns of any table (a row counts the hosts)
     (unit,) = through_rows("assignment-info", bytes.fromhex(V7_HOST))[0]
     assert (unit["unit_kind"], unit["escaped"], unit["a"]["asg_version"], unit["a"]["endpoints"]) == (
