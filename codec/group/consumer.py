@@ -17,6 +17,7 @@ from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..streams.common import check_size
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
+from .jsoncheck import check_json, describe
 
 __all__ = ["SUBSCRIPTION", "ASSIGNMENT", "ConsumerMessage", "decode_consumer", "encode_consumer",
            "consumer_subscription", "consumer_assignment", "consumer_json", "consumer_from_json"]
@@ -96,20 +97,30 @@ def consumer_json(msg: ConsumerMessage, *, style: str = "kafka") -> dict:
 
 
 def consumer_from_json(name: str, value: dict, version: int | None = None, *, style: str = "kafka") -> ConsumerMessage:
-    """Inverse of :func:`consumer_json`. The version: ``version`` if given, else the value's
-    ``version`` key, else 3 (what the Java consumer writes)."""
+    """Inverse of :func:`consumer_json`. The version: ``version`` if given (``encode --version``), else
+    the value's ``version`` key, else 3 (what the Java consumer writes). The fields are checked against
+    the schema first (:func:`codec.group.jsoncheck.check_json`): a wrong JSON type, an integer out of
+    range, a null where none is allowed or an unknown key is an :class:`EncodeError` naming the field."""
     if not isinstance(value, dict):
         raise EncodeError("expected a JSON object", message=name)
+    spec = load_message(name)
     if version is None:
-        version = value.get("version", load_message(name).valid.high)
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise EncodeError(f"version must be an integer, got {version!r}", message=name, path="version")
+        version = value.get("version", spec.valid.high)
+    if type(version) is not int:
+        raise EncodeError(f"version must be an integer, got {describe(version)}", message=name, path="version")
+    if not spec.valid.low <= version <= 0x7FFF:
+        raise EncodeError(f"version {version} cannot be written (an int16 of at least {spec.valid.low})",
+                          message=name, path="version")
+    trailing = value.get("trailing")
+    if trailing is None:
+        trailing_bytes = b""
+    else:
+        try:
+            trailing_bytes = bytes.fromhex(trailing)
+        except (TypeError, ValueError):
+            raise EncodeError(f"trailing must be hex, got {describe(trailing)}", message=name, version=version,
+                              path="trailing") from None
+    check_json(value, name, min(version, spec.valid.high), style=style, extra=("version", "trailing"))
     fields = {k: v for k, v in value.items() if k not in ("version", "trailing")}
-    trailing = value.get("trailing") or ""
-    try:
-        trailing_bytes = bytes.fromhex(trailing)
-    except (TypeError, ValueError):
-        raise EncodeError(f"trailing must be hex, got {trailing!r}", message=name, path="trailing") from None
     data = from_json(fields, name, style=style)
     return ConsumerMessage(name=name, version=version, data=data, trailing=trailing_bytes)
-

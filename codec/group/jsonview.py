@@ -21,9 +21,11 @@ from ..errors import EncodeError
 from ..streams import (assignment_from_json, assignment_json, encode_assignment, encode_subscription,
                        subscription_from_json, subscription_json)
 from ..wire.builder import from_json, to_json
-from .apis import api_for
+from ..wire.schema import load_message
+from .apis import API_KEYS, api_for, request_header_version, response_header_version
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, consumer_from_json, encode_consumer
 from .frames import RequestFrame, ResponseFrame
+from .jsoncheck import check_json, describe
 from .nested import Nested, flatten_body, nested_fields
 
 __all__ = ["body_json", "nested_json", "request_frame_json", "response_frame_json", "body_from_json",
@@ -42,13 +44,15 @@ def _bytes_json(b: bytes, style: str) -> str:
     return base64.b64encode(b).decode("ascii") if style == "kafka" else b.hex()
 
 
-def _bytes_from(v, style: str, path: str) -> bytes:
+def _bytes_from(v, style: str, path: str, message: str | None = None) -> bytes:
     if not isinstance(v, str):
-        raise EncodeError(f"expected bytes as a {'base64' if style == 'kafka' else 'hex'} string", path=path)
+        raise EncodeError(f"expected bytes as a {'base64' if style == 'kafka' else 'hex'} string, got "
+                          f"{type(v).__name__}", message=message, path=path)
     try:
         return base64.b64decode(v, validate=True) if style == "kafka" else bytes.fromhex(v)
     except ValueError:
-        raise EncodeError(f"not {'base64' if style == 'kafka' else 'hex'}: {v[:40]!r}", path=path) from None
+        raise EncodeError(f"not {'base64' if style == 'kafka' else 'hex'}: {v[:40]!r}", message=message,
+                          path=path) from None
 
 
 def nested_json(n: Nested, style: str = "kafka") -> dict:
@@ -123,6 +127,9 @@ def _any_body_json(schema: str | None, version: int, body, style: str):
 
 # --- JSON -> models -------------------------------------------------------------------------------------
 
+_LAYER_KEYS = ("layer", "bytes", "value", "error")
+
+
 def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | None = None):
     """A carried field's JSON (bytes string or layer object) -> bytes."""
     if v is None:
@@ -130,7 +137,11 @@ def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | 
     if isinstance(v, str):
         return _bytes_from(v, style, path)
     if not isinstance(v, dict):
-        raise EncodeError("expected bytes or a layer object", path=path)
+        raise EncodeError(f"expected bytes or a layer object, got {type(v).__name__}", path=path)
+    unknown = [k for k in v if k not in _LAYER_KEYS]
+    if unknown:
+        raise EncodeError(f"a layer object has no key {describe(unknown[0])} (its keys: {', '.join(_LAYER_KEYS)})",
+                          path=path)
     if v.get("bytes") is not None:
         return _bytes_from(v["bytes"], style, f"{path}.bytes")
     value = v.get("value")
@@ -139,41 +150,71 @@ def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | 
     layer = v.get("layer", layer)
     if layer in (SUBSCRIPTION, ASSIGNMENT):
         value = dict(value)
-        user_key = next((k for k in ("userData", "user_data") if k in value), None)
-        user = value.pop(user_key) if user_key else None
+        user_keys = [k for k in ("userData", "user_data") if k in value]
+        if len(user_keys) > 1:
+            raise EncodeError("given twice (as 'userData' and 'user_data')", path=f"{path}.value.user_data")
+        user = value.pop(user_keys[0]) if user_keys else None
         inner = {SUBSCRIPTION: "SubscriptionInfo", ASSIGNMENT: "AssignmentInfo"}[layer]
-        user_bytes = _layer_from_json(user, inner, style, f"{path}.user_data")
-        msg = consumer_from_json(layer, value, style=style)
-        return encode_consumer(dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=user_bytes)))
-    if layer == "SubscriptionInfo":
-        return encode_subscription(subscription_from_json(value), drop_unrepresentable=style == "kafka")
-    if layer == "AssignmentInfo":
-        return encode_assignment(assignment_from_json(value), drop_unrepresentable=style == "kafka")
-    raise EncodeError(f"unknown layer {layer!r}", path=path)
+        user_bytes = _layer_from_json(user, inner, style, f"{path}.value.user_data")
+        try:
+            msg = consumer_from_json(layer, value, style=style)
+            return encode_consumer(dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=user_bytes)))
+        except EncodeError as e:
+            raise _within(e, f"{path}.value", layer) from None
+    try:
+        if layer == "SubscriptionInfo":
+            return encode_subscription(subscription_from_json(value), drop_unrepresentable=style == "kafka")
+        if layer == "AssignmentInfo":
+            return encode_assignment(assignment_from_json(value), drop_unrepresentable=style == "kafka")
+    except EncodeError as e:
+        raise _within(e, f"{path}.value", layer) from None
+    raise EncodeError(f"unknown layer {describe(layer)}", path=f"{path}.layer")
 
 
-def body_from_json(name: str, value: dict, style: str = "kafka"):
-    """A body's wire model from its JSON; layer objects in carried fields are encoded to bytes."""
+def _within(e: EncodeError, prefix: str, layer: str) -> EncodeError:
+    """An inner layer's error located in the outer message: the inner message named in the reason, the
+    path prefixed with where the layer sits (the outer message is filled in by :func:`_located`)."""
+    inner = (e.message or layer) + (f" v{e.version}" if e.version is not None else "") + ": "
+    path = f"{prefix}.{e.path}" if e.path and not e.path.startswith("[") else prefix + e.path
+    return EncodeError(inner + e.reason, path=path)
+
+
+def _located(e: EncodeError, message: str, version: int | None) -> EncodeError:
+    """``e`` with the message (and version) it happened in, when it does not name one yet."""
+    if e.message is not None:
+        return e
+    return EncodeError(e.reason, message=message, version=version, path=e.path)
+
+
+def body_from_json(name: str, value: dict, style: str = "kafka", version: int | None = None):
+    """A body's wire model from its JSON; layer objects in carried fields are encoded to bytes. The JSON
+    is checked against the schema first (:func:`codec.group.jsoncheck.check_json`; ``version``, when
+    known, decides which fields may be null): a wrong type, an out-of-range integer, a null where none is
+    allowed or an unknown key is an :class:`EncodeError` naming the field."""
     if not isinstance(value, dict):
-        raise EncodeError("expected a JSON object", message=name)
+        raise EncodeError("expected a JSON object", message=name, version=version)
     carrier = nested_fields(name)
-    if carrier is not None:
-        array, field, layer = carrier
-        value = dict(value)
+    try:
+        if carrier is not None:
+            array, field, layer = carrier
+            value = dict(value)
 
-        def fix(d: dict, path: str) -> dict:
-            if isinstance(d.get(field), dict):
-                raw = _layer_from_json(d[field], layer, style, path)
-                d = {**d, field: _bytes_json(raw, style)}
-            return d
+            def fix(d: dict, path: str) -> dict:
+                if isinstance(d.get(field), dict):
+                    raw = _layer_from_json(d[field], layer, style, path)
+                    d = {**d, field: _bytes_json(raw, style)}
+                return d
 
-        if array is None:
-            value = fix(value, field)
-        else:
-            akey = array if array in value else _key(array, style)
-            if isinstance(value.get(akey), list):
-                value[akey] = [fix(x, f"{array}[{i}].{field}") if isinstance(x, dict) else x
-                               for i, x in enumerate(value[akey])]
+            if array is None:
+                value = fix(value, field)
+            else:
+                akey = array if array in value else _key(array, style)
+                if isinstance(value.get(akey), list):
+                    value[akey] = [fix(x, f"{array}[{i}].{field}") if isinstance(x, dict) else x
+                                   for i, x in enumerate(value[akey])]
+    except EncodeError as e:
+        raise _located(e, name, version) from None
+    check_json(value, name, version, style=style)
     return from_json(value, name, style=style)
 
 
@@ -184,39 +225,90 @@ def _get(d: dict, *keys):
     return None
 
 
-def _frame_parts(value: dict, api_key: int | None, version: int | None):
+def _api_int(v, what: str, path: str) -> int:
+    if type(v) is not int:
+        raise EncodeError(f"{what} must be an integer, got {describe(v)}", message="frame", path=path)
+    if not -(1 << 15) <= v < (1 << 15):
+        raise EncodeError(f"{what} {v} is out of range for int16", message="frame", path=path)
+    return v
+
+
+_FRAME_KEYS = {"api", "apiKey", "api_key", "apiVersion", "api_version", "headerVersion", "header_version",
+               "header", "body", "trailing"}
+
+
+def _frame_parts(value: dict, api_key: int | None, version: int | None, request: bool):
+    """(API key, API version, header version, trailing bytes) of a frame's JSON, each checked; what the
+    JSON repeats (``api``, ``headerVersion``) must agree with what the key and version decide."""
     if not isinstance(value, dict):
         raise EncodeError("expected a JSON object", message="frame")
+    unknown = sorted(k for k in value if k not in _FRAME_KEYS)
+    if unknown:
+        raise EncodeError(f"a frame has no key {describe(unknown[0])} (its keys: api, apiKey, apiVersion, "
+                          f"headerVersion, header, body, trailing)", message="frame", path=unknown[0][:80])
     key = _get(value, "apiKey", "api_key")
-    key = api_key if key is None else key
+    key = api_key if key is None else _api_int(key, "the API key", "api_key")
     ver = _get(value, "apiVersion", "api_version")
-    ver = version if ver is None else ver
-    if not isinstance(key, int) or not isinstance(ver, int):
+    ver = version if ver is None else _api_int(ver, "the API version", "api_version")
+    if key is None or ver is None:
         raise EncodeError("a frame needs its API key and version (JSON apiKey/apiVersion or --api-key/--version)",
                           message="frame")
-    trailing = value.get("trailing") or ""
+    if key not in API_KEYS:
+        known = ", ".join(f"{k} {a.name}" for k, a in sorted(API_KEYS.items()))
+        raise EncodeError(f"unknown API key {key} (known: {known})", message="frame", path="api_key")
+    api = API_KEYS[key]
+    if "api" in value and value["api"] != api.name:
+        raise EncodeError(f"api {describe(value['api'])} is not API key {key} ({api.name})", message="frame", path="api")
+    header_version = request_header_version(key, ver) if request else response_header_version(key, ver)
+    given = _get(value, "headerVersion", "header_version")
+    if given is not None and (type(given) is not int or given != header_version):
+        raise EncodeError(f"headerVersion {describe(given)} is not the header version of {api.name} v{ver} "
+                          f"({header_version})", message="frame", path="header_version")
+    trailing = value.get("trailing")
     try:
-        return key, ver, bytes.fromhex(trailing)
+        return key, ver, header_version, b"" if trailing is None else bytes.fromhex(trailing)
     except (TypeError, ValueError):
-        raise EncodeError(f"trailing must be hex, got {trailing!r}", message="frame", path="trailing") from None
+        raise EncodeError(f"trailing must be hex, got {describe(trailing)}", message="frame", path="trailing") from None
+
+
+def _header(value: dict, name: str, version: int, fixed: dict[str, int], style: str) -> dict:
+    """The frame's header JSON, checked; ``fixed``: fields the frame itself decides (the request's API key
+    and version), which the header may repeat but not contradict."""
+    header = value.get("header")
+    if header is None:
+        header = {}
+    check_json(header, name, version, style=style)
+    header = dict(header)
+    for f in load_message(name).root.fields:
+        if f.py_name not in fixed:
+            continue
+        want = fixed[f.py_name]
+        for k in (f.json_name, f.py_name, f.name):
+            if k in header:
+                got = header.pop(k)
+                if got != want:
+                    raise EncodeError(f"the header says {describe(got)} but the frame's {f.py_name} is {want}",
+                                      message=name, version=version, path=f.py_name)
+        header[f.json_name] = want
+    return header
 
 
 def request_frame_from_json(value: dict, *, style: str = "kafka", api_key: int | None = None,
                             version: int | None = None) -> RequestFrame:
-    key, ver, trailing = _frame_parts(value, api_key, version)
-    header = from_json({**(value.get("header") or {}), "requestApiKey": key, "requestApiVersion": ver},
-                       "RequestHeader", style=style)
-    api = api_for(key, offset=None)
+    key, ver, hv, trailing = _frame_parts(value, api_key, version, request=True)
+    header = from_json(_header(value, "RequestHeader", hv, {"request_api_key": key, "request_api_version": ver},
+                               style), "RequestHeader", style=style)
+    api = API_KEYS[key]
     body = value.get("body")
-    body = _bytes_from(body, style, "body") if api.request is None else body_from_json(api.request, body, style)
+    body = _bytes_from(body, style, "body", "frame") if api.request is None else body_from_json(api.request, body, style, ver)
     return RequestFrame(header=header, body=body, trailing=trailing)
 
 
 def response_frame_from_json(value: dict, *, style: str = "kafka", api_key: int | None = None,
                              version: int | None = None) -> ResponseFrame:
-    key, ver, trailing = _frame_parts(value, api_key, version)
-    header = from_json(value.get("header") or {}, "ResponseHeader", style=style)
-    api = api_for(key, message="ResponseHeader", offset=None)
+    key, ver, hv, trailing = _frame_parts(value, api_key, version, request=False)
+    header = from_json(_header(value, "ResponseHeader", hv, {}, style), "ResponseHeader", style=style)
+    api = API_KEYS[key]
     body = value.get("body")
-    body = _bytes_from(body, style, "body") if api.response is None else body_from_json(api.response, body, style)
+    body = _bytes_from(body, style, "body", "frame") if api.response is None else body_from_json(api.response, body, style, ver)
     return ResponseFrame(api_key=key, api_version=ver, header=header, body=body, trailing=trailing)

@@ -49,7 +49,7 @@ def _body_kind(name: str) -> Kind:
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         v = _need_version(name, version, EncodeError)
-        return encode_message(name, v, body_from_json(name, value, style))
+        return encode_message(name, v, body_from_json(name, value, style, v))
 
     what = "" if name in HEADERS else " body"
     return Kind(_kind_name(name), f"Kafka {name}{what} (--version required)", decode, encode, self_describing=False)
