@@ -5,17 +5,20 @@ A :class:`FrameSplitter` takes a direction's :class:`~codec.capture.tcp.Chunk` a
 that many bytes; the frame is returned without the size, as ``frames.jsonl`` and :mod:`codec.group`
 store it) and :class:`Unframed` (bytes that could not be framed, with the reason).
 
-Unlike :class:`codec.group.stream.FrameReader`, which refuses to go on after a bad size, a splitter
-recovers. After a gap, the frame it cut is reported; when the size of that frame was read before the
-gap and the frame ends after it, the rest of the frame is dropped (reported, ``cut by gap``) and
+Unlike a strict :class:`codec.group.stream.FrameReader`, which refuses to go on after a bad size, a
+splitter recovers. After a gap, the frame it cut is reported; when the size of that frame was read before
+the gap and the frame ends after it, the rest of the frame is dropped (reported, ``cut by gap``) and
 framing goes on exactly where the next frame starts. Otherwise (the gap swallowed the size), and at a
-header that cannot be a frame, it scans for the next offset where a plausible frame header starts
-(:func:`plausible`) and goes on from there. A header counts as plausible when its size is within
-bounds and, for requests, the API key, API version and client-id length are sensible (for responses: a
-non-negative correlation id); when the frame that would follow it is already buffered, its header must
-be plausible too; and the caller's ``confirm(header)``, when given, must not say False (the capture reader
-checks the correlation id against the connection's requests). This is a heuristic: bytes that merely look
-like a frame header can be taken for one.
+header that cannot be a frame, a :class:`~codec.group.stream.Resynchroniser` finds where framing resumes:
+at the plausible header (:func:`plausible`, and the caller's ``confirm(header)`` does not say False: the
+capture reader checks the correlation id against the connection's requests) whose frame is confirmed
+first, by another such header right after it or by the end of the bytes (the stream's end, or a gap
+starting exactly there). A bogus header claiming a large frame therefore cannot swallow the frames behind
+it: they are confirmed long before its claimed end. The bytes passed over are reported (``garbage``).
+A candidate frame is buffered until it is confirmed (a candidate longer than ``resync_window`` is taken
+when nothing else is confirmed within that many bytes), so resynchronising holds up to about
+``resync_window`` bytes per direction. This is a heuristic: bytes that merely look like a chain of frame
+headers can be taken for frames.
 
 Frames lost with a gap that a limit made the reassembler give up (:attr:`~codec.capture.tcp.Gap.given_up`)
 are counted in a :class:`FrameLoss`: the frame the gap cut, each frame that starts inside the gap when
@@ -33,11 +36,12 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
-from ..group.stream import _RESP, MAX_API_KEY, MAX_API_VERSION, REQUEST_PEEK, RESPONSE_PEEK, plausible
+from ..group.stream import (_RESP, MAX_API_KEY, MAX_API_VERSION, REQUEST_PEEK, RESPONSE_PEEK, RESYNC_WINDOW,
+                            Resynchroniser, plausible)
 from .tcp import Flow
 
 __all__ = ["RawFrame", "Unframed", "FrameLoss", "FrameSplitter", "plausible", "MAX_API_KEY", "MAX_API_VERSION",
-           "REQUEST_PEEK", "RESPONSE_PEEK"]
+           "REQUEST_PEEK", "RESPONSE_PEEK", "RESYNC_WINDOW"]
 
 MAX_WALKS = 16  # holes per direction whose late bytes are still being read for frame sizes
 _SIZE = struct.Struct(">i")
@@ -95,7 +99,7 @@ class FrameSplitter:
 
     def __init__(self, flow: Flow, role: str, *, max_frame_size: int,
                  keep: Callable[[bytes], bool] | None = None, loss: FrameLoss | None = None,
-                 confirm: Callable[[bytes], bool] | None = None) -> None:
+                 confirm: Callable[[bytes], bool] | None = None, resync_window: int = RESYNC_WINDOW) -> None:
         self.flow = flow
         self.role = role
         self.max_frame_size = max_frame_size
@@ -113,6 +117,7 @@ class FrameSplitter:
         self._tail: list[int] | None = None  # [from, at, end]: the rest of a frame a gap cut, being dropped
         self._losing = False  # bytes dropped now are lost with a given-up gap
         self._walks: list[_Walk] = []
+        self._resyncer = Resynchroniser(role, max_frame_size, window=resync_window, confirm=confirm)
 
     def _unframed(self, offset: int, length: int, reason: str) -> Unframed:
         if self._losing:
@@ -148,7 +153,7 @@ class FrameSplitter:
         self._starts.append(offset)
         self._times.append(ts)
         self._buf += data
-        self._split(out, ts)
+        self._split(out)
         return out
 
     def gap(self, offset: int, length: int, *, given_up: bool = False) -> list[RawFrame | Unframed]:
@@ -156,6 +161,7 @@ class FrameSplitter:
         next frame starts, or resynchronise. ``given_up``: a limit made the reassembler give the bytes up
         (the frames lost are counted in :attr:`loss`, and late bytes may still come, see :meth:`late`)."""
         out: list[RawFrame | Unframed] = []
+        self._settle(out)
         end = offset + length
         self._losing = given_up or self._losing
         cut = False  # a frame is cut that was not counted yet
@@ -184,6 +190,7 @@ class FrameSplitter:
             out.append(self._unframed(self._off, len(self._buf), "garbage"))
         self._buf.clear()
         self._synced = False
+        self._resyncer.reset()
         if given_up and cut:
             self.loss.frames += 1
         if boundary is not None and boundary >= end:
@@ -222,8 +229,10 @@ class FrameSplitter:
                     break
 
     def close(self) -> list[RawFrame | Unframed]:
-        """The stream ended: whatever is left is an incomplete frame."""
+        """The stream ended: frames an open resynchronisation can place, then whatever is left is an
+        incomplete frame."""
         out: list[RawFrame | Unframed] = []
+        self._settle(out)
         if self._skip:
             start, size = self._skip_frame[:2]
             out.append(Unframed(self.flow, start, size + 4 - self._skip, "stream ended inside a frame"))
@@ -237,6 +246,7 @@ class FrameSplitter:
             out.append(self._unframed(self._off, len(self._buf),
                                       "stream ended inside a frame" if self._synced else "garbage"))
         self._buf.clear()
+        self._resyncer.reset()
         self._walks.clear()
         return out
 
@@ -250,14 +260,16 @@ class FrameSplitter:
         if i > 0:
             del self._starts[:i], self._times[:i]
 
-    def _split(self, out: list, ts: float) -> None:
+    def _split(self, out: list, *, final: bool = False) -> None:
+        """Take the frames of the buffer; ``final``: no byte follows it (the stream ended or a gap starts),
+        so a resynchronisation still open is settled and the bytes it cannot place are garbage."""
         buf, peek, limit = self._buf, self._peek, self.max_frame_size
         pos = 0
         while True:
             if not self._synced:
-                found = self._resync(pos)
-                if found is None:  # keep the last bytes: a header may start there
-                    keep_from = max(pos, len(buf) - peek + 1)
+                found = self._resyncer.find(buf, self._off, pos, final=final)
+                if found is None:  # keep the bytes that may still start the frame to resume at
+                    keep_from = len(buf) if final else self._resyncer.keep_from(self._off, pos)
                     if keep_from > pos:
                         out.append(self._unframed(self._off + pos, keep_from - pos, "garbage"))
                     pos = keep_from
@@ -292,14 +304,7 @@ class FrameSplitter:
             pos += 4 + size
         self._consume(pos)
 
-    def _resync(self, pos: int) -> int | None:
-        """The first offset at or after ``pos`` where a plausible header starts (and the header of the
-        frame after it, when buffered, is plausible too)."""
-        buf, role, limit, confirm, peek = self._buf, self.role, self.max_frame_size, self.confirm, self._peek
-        for p in range(pos, len(buf) - peek + 1):
-            if plausible(buf, p, role, limit):
-                after = p + 4 + _RESP.unpack_from(buf, p)[0]
-                if plausible(buf, after, role, limit) is not False and (
-                        confirm is None or confirm(bytes(buf[p:p + peek])) is not False):
-                    return p
-        return None
+    def _settle(self, out: list) -> None:
+        """Before a gap or the end: frames a resynchronisation still open can place (see :meth:`_split`)."""
+        if not self._synced and self._buf and self._tail is None and not self._skip:
+            self._split(out, final=True)

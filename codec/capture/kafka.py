@@ -205,7 +205,7 @@ class KafkaTraffic:
     def _route(self, conn: _Conn, event: Chunk | Gap) -> list[Output]:
         sp = self._splitter(conn, event.flow)
         if isinstance(event, Gap):
-            return [event, *sp.gap(event.offset, event.length, given_up=event.given_up)]
+            return [event, *self._pair(conn, sp.gap(event.offset, event.length, given_up=event.given_up))]
         return self._pair(conn, sp.chunk(event.offset, event.data, event.ts))
 
     def _pair(self, conn: _Conn, items: list[RawFrame | Unframed]) -> list[Output]:
