@@ -16,24 +16,162 @@ A group-protocol scenario (``"kind": "protocol-selection"``, seed 004's rolling 
 each the members' protocols in preference order; the coordinator's choice is printed per phase::
 
     {"kind": "protocol-selection", "phases": [{"A": ["range-1", "range-0"], "B": ["range-0"]}, ...]}
+
+Both shapes are checked before anything runs, and a file that does not fit is one :class:`ScenarioError`
+naming the place (``phases[0].A: needs a list of protocol names, got a string ('range')``): a string where
+a list of names goes is refused, not read as its letters; member versions are JSON integers (``"7"``,
+``7.9`` and ``true`` are refused); member names are unique; the leader and every restarted member exist;
+a member gives a release or a version, not both, and ``upgradeFrom`` only with a release; unknown keys and
+an unknown ``kind`` are refused.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .probing import FUTURE_VERSION, RoundResult, StreamsInstance, run_rounds
+from .probing import FUTURE_VERSION, RELEASES, RoundResult, StreamsInstance, initial_used_version, run_rounds
 from .protocol import GroupMember, select_protocol
 
-__all__ = ["ScenarioResult", "run_scenario", "compat_matrix", "render_rounds", "run_protocol_phases",
-           "render_protocol_phases"]
+__all__ = ["ScenarioError", "ScenarioResult", "run_scenario", "compat_matrix", "render_rounds",
+           "run_protocol_phases", "render_protocol_phases", "check_scenario", "check_protocol_phases"]
+
+PROTOCOL_SELECTION = "protocol-selection"
+_MAX_VERSION = (1 << 31) - 1  # the SubscriptionInfo version word is an int32
+
+
+class ScenarioError(ValueError):
+    """A negotiation scenario file that does not fit its shape (see the module docstring)."""
+
+
+def _show(v) -> str:
+    """A JSON value's type and a short rendering of it, for messages."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    kind = {int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "an object", type(None): "null"}.get(type(v), type(v).__name__)
+    if isinstance(v, (list, dict)) or v is None:
+        return kind
+    text = repr(v) if not isinstance(v, int) or v.bit_length() <= 128 else f"{v.bit_length()} bits"
+    return f"{kind} ({text[:40]}{'...' if len(text) > 40 else ''})"
+
+
+def _quote(v) -> str:
+    """A string as itself (quoted, shortened), anything else described."""
+    return repr(v[:60]) if isinstance(v, str) else _show(v)
+
+
+def _object(v, where: str, keys: set[str]) -> dict:
+    if not isinstance(v, dict):
+        raise ScenarioError(f"{where}: needs a JSON object, got {_show(v)}")
+    unknown = sorted(k for k in v if k not in keys)
+    if unknown:
+        raise ScenarioError(f"{where}: unknown key {unknown[0][:60]!r} (known: {', '.join(sorted(keys))})")
+    return v
+
+
+def _list(v, where: str) -> list:
+    if not isinstance(v, list):
+        raise ScenarioError(f"{where}: needs a list, got {_show(v)}")
+    return v
+
+
+def _name(v, where: str) -> str:
+    if not isinstance(v, str) or not v:
+        raise ScenarioError(f"{where}: needs a non-empty name, got {_show(v)}")
+    return v
+
+
+def _instance_keys(v: dict, where: str) -> None:
+    """A member's (or a restart's) release or version, and upgradeFrom."""
+    if ("release" in v) == ("version" in v):
+        raise ScenarioError(f"{where}: needs either \"release\" or \"version\"" +
+                            (", not both" if "release" in v else ""))
+    if "release" in v:
+        if not isinstance(v["release"], str) or v["release"] not in RELEASES:
+            raise ScenarioError(f"{where}.release: unknown Kafka Streams release {_quote(v['release'])}; known: "
+                                f"{', '.join(RELEASES)}")
+    else:
+        ver = v["version"]
+        if type(ver) is not int or not 1 <= ver <= _MAX_VERSION:
+            raise ScenarioError(f"{where}.version: needs a metadata version, an integer in 1..{_MAX_VERSION}, "
+                                f"got {_show(ver)}")
+    up = v.get("upgradeFrom")
+    if up is not None:
+        if "release" not in v:
+            raise ScenarioError(f"{where}.upgradeFrom: only a member given by release has upgrade.from")
+        if not isinstance(up, str):
+            raise ScenarioError(f"{where}.upgradeFrom: needs a release string, got {_show(up)}")
+        try:
+            initial_used_version(RELEASES[v["release"]], up)
+        except ValueError as e:
+            raise ScenarioError(f"{where}.upgradeFrom: {e}") from None
+
+
+_SCENARIO_KEYS = {"name", "description", "members", "leader", "events"}
+_MEMBER_KEYS = {"name", "release", "version", "upgradeFrom"}
+_EVENT_KEYS = {"restart", "release", "version", "upgradeFrom"}
+
+
+def check_scenario(spec) -> None:
+    """Raise :class:`ScenarioError` unless ``spec`` is a rolling-upgrade scenario (module docstring)."""
+    if isinstance(spec, dict) and spec.get("kind") is not None:
+        raise ScenarioError(f"kind: unknown scenario kind {_quote(spec['kind'])} (a rolling upgrade has no "
+                            f"\"kind\"; the other is {PROTOCOL_SELECTION!r})")
+    _object(spec, "scenario", _SCENARIO_KEYS | {"kind"})
+    if "name" in spec and not isinstance(spec["name"], str):
+        raise ScenarioError(f"name: needs a string, got {_show(spec['name'])}")
+    if "members" not in spec:
+        raise ScenarioError("members: missing (a list of {\"name\", \"release\" or \"version\"})")
+    members = _list(spec["members"], "members")
+    if not members:
+        raise ScenarioError("members: a group needs at least one member")
+    names: set[str] = set()
+    for i, m in enumerate(members):
+        where = f"members[{i}]"
+        _object(m, where, _MEMBER_KEYS)
+        name = _name(m.get("name"), f"{where}.name")
+        if name in names:
+            raise ScenarioError(f"{where}.name: {name!r} is already a member")
+        names.add(name)
+        _instance_keys(m, where)
+    if spec.get("leader") is not None and spec["leader"] not in names:
+        raise ScenarioError(f"leader: {_quote(spec['leader'])} is not a member ({', '.join(sorted(names))})")
+    for i, ev in enumerate(_list(spec.get("events", []), "events")):
+        where = f"events[{i}]"
+        _object(ev, where, _EVENT_KEYS)
+        if ev.get("restart") not in names:
+            raise ScenarioError(f"{where}.restart: {_quote(ev.get('restart'))} is not a member "
+                                f"({', '.join(sorted(names))})")
+        _instance_keys(ev, where)
+
+
+def check_protocol_phases(spec) -> None:
+    """Raise :class:`ScenarioError` unless ``spec`` is a protocol-selection scenario: ``phases``, a list
+    of objects mapping each member to its list of protocol names (preference order)."""
+    _object(spec, "scenario", {"kind", "name", "description", "phases"})
+    if "name" in spec and not isinstance(spec["name"], str):
+        raise ScenarioError(f"name: needs a string, got {_show(spec['name'])}")
+    if "phases" not in spec:
+        raise ScenarioError("phases: missing (a list of {member: [protocol names]})")
+    for i, phase in enumerate(_list(spec["phases"], "phases")):
+        if not isinstance(phase, dict):
+            raise ScenarioError(f"phases[{i}]: needs an object of member -> protocol names, got {_show(phase)}")
+        if not phase:
+            raise ScenarioError(f"phases[{i}]: a group needs at least one member")
+        for member, protocols in phase.items():
+            where = f"phases[{i}].{member[:60]}"
+            if not isinstance(protocols, list):
+                raise ScenarioError(f"{where}: needs a list of protocol names, got {_show(protocols)}")
+            for j, p in enumerate(protocols):
+                if not isinstance(p, str):
+                    raise ScenarioError(f"{where}[{j}]: needs a protocol name (a string), got {_show(p)}")
 
 
 def _member(spec: dict) -> StreamsInstance:
     name = spec["name"]
     if "release" in spec:
         return StreamsInstance.of_release(name, spec["release"], spec.get("upgradeFrom"))
-    return StreamsInstance.of_version(name, int(spec["version"]))
+    return StreamsInstance.of_version(name, spec["version"])
 
 
 @dataclass(frozen=True)
@@ -69,6 +207,14 @@ def _round_json(r: RoundResult) -> dict:
 
 
 def run_scenario(spec: dict) -> ScenarioResult:
+    check_scenario(spec)
+    try:
+        return _run_scenario(spec)
+    except ValueError as e:  # what the model refuses (an upgrade.from the release's config validation rejects)
+        raise ScenarioError(str(e)) from None
+
+
+def _run_scenario(spec: dict) -> ScenarioResult:
     members = [_member(m) for m in spec["members"]]
     leader = spec.get("leader", members[0].name)
     # The members' rebalance protocols must have one in common (seed 004's selection); all run "stream".
@@ -141,6 +287,7 @@ def run_protocol_phases(spec: dict) -> list[dict]:
     """Each phase's members and the coordinator's selection (or INCONSISTENT_GROUP_PROTOCOL)."""
     from .protocol import ProtocolSelectionError
 
+    check_protocol_phases(spec)
     out = []
     for i, phase in enumerate(spec["phases"], 1):
         members = [GroupMember(name, tuple(protocols)) for name, protocols in phase.items()]
