@@ -411,6 +411,11 @@ class _FS:
         finally:
             out.close()
 
+    def has_data_file(self, p: str) -> bool:
+        """A Parquet part file directly in ``p`` (not hidden)."""
+        return any(not s.getPath().getName().startswith(("_", ".")) and s.isFile()
+                   for s in self.fs.listStatus(self.Path(p)))
+
     def is_empty_dir(self, p: str) -> bool:
         return self.fs.getFileStatus(self.Path(p)).isDirectory() and len(self.fs.listStatus(self.Path(p))) == 0
 
@@ -429,11 +434,13 @@ def _write_table(name: str, df: DataFrame, path: str) -> None:
 
 
 def _write_schema_file(spark: SparkSession, df: DataFrame, path: str) -> None:
-    """An empty partitioned table has no partition, so Spark writes no file: write its schema as one empty
-    Parquet file at the table's top, ``date`` in it as text (what readers infer from ``date=...``
-    directories), so that Spark, pyarrow and pandas all read the table back with its columns."""
-    schema = df.withColumn("date", F.col("date").cast("string")).schema
-    spark.createDataFrame([], schema).coalesce(1).write.mode("append").option("compression", "snappy").parquet(path)
+    """An empty partitioned table has no partition, so Spark writes no file (nor, in some versions, for an
+    empty unpartitioned one): write its schema as one empty Parquet file at the table's top, ``date`` in
+    it as text (what readers infer from ``date=...`` directories), so that Spark, pyarrow and pandas all
+    read the table back with its columns."""
+    if "date" in df.columns:
+        df = df.withColumn("date", F.col("date").cast("string"))
+    spark.createDataFrame([], df.schema).coalesce(1).write.mode("append").option("compression", "snappy").parquet(path)
 
 
 def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dict:
@@ -593,7 +600,7 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
             back = spark.read.schema(df.schema).parquet(path)
             rows[name] = back.count()
             if rows[name] == 0:
-                if name in PARTITIONED:
+                if not fs.has_data_file(path):  # (Spark writes an unpartitioned empty table's file itself)
                     _write_schema_file(spark, df, path)
                 back = spark.createDataFrame([], df.schema)
             return back
@@ -610,7 +617,8 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
                               "max_warmup_replicas": opts.config.max_warmup_replicas},
                    "counts": counts, "counts_check": "records_read == not_selected + decoded + quarantined",
                    "not_selected_by_reason": not_selected_by,
-                   "input_files": {"jsonl": len(the_plan.paths["jsonl"]), "parquet": len(the_plan.paths["parquet"]),
+                   # paths each reader read (a file, or a directory read whole), and empty files left out
+                   "input_paths": {"jsonl": len(the_plan.paths["jsonl"]), "parquet": len(the_plan.paths["parquet"]),
                                    "empty": len(the_plan.empty)},
                    "tables": rows}
         _say(opts, "report", t0)

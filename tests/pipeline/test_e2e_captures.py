@@ -132,7 +132,7 @@ def test_read_equals_not_selected_plus_decoded_plus_quarantined(corpus_run):
     assert report["counts"] == want and report["not_selected_by_reason"] == dict(reasons)
     # the folder was read by its files: every capture as JSON lines (one by content), the Parquet file, and
     # the empty file left out
-    assert summary["input_files"] == {"jsonl": len(PCAPS), "parquet": 1, "empty": 1}
+    assert summary["input_paths"] == {"jsonl": len(PCAPS), "parquet": 1, "empty": 1}
 
 
 def test_the_captures_hold_every_join_and_sync_group_frame_of_the_corpus(corpus_run):
