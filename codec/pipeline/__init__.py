@@ -8,8 +8,8 @@ Input records
 The job reads JSON Lines (``.jsonl``, ``.json``, ``.ndjson``; gzip too) and Parquet: files, directories
 and globs, local or any Hadoop filesystem URI. A file's format is told by its extension, else by its first
 bytes (``PAR1``, or a ``{``); a directory by the files inside it, recursively (hidden ones, such as
-``_SUCCESS`` and ``.crc`` files, skipped; empty files hold no records), a mixed one read format by format
-and unioned (:mod:`codec.pipeline.inputs`). ``--input-format`` reads every input with one reader; an input
+``_SUCCESS`` and ``.crc`` files, skipped; empty files hold no records), each format with its own reader,
+the results unioned (:mod:`codec.pipeline.inputs`). ``--input-format`` reads every input with one reader; an input
 whose format cannot be told is refused with one line saying so. Each record is one captured piece of
 rebalance metadata with its context. Columns (all optional except the bytes; unknown columns are
 ignored):
