@@ -140,6 +140,10 @@ def _encode_auto(value: dict, *, style: str = "kafka", **opts) -> bytes:
     if not isinstance(value, dict) or value.get("kind") not in AUTO_CANDIDATES or "value" not in value:
         raise EncodeError(f"auto expects {{\"kind\": one of {', '.join(AUTO_CANDIDATES)}, \"value\": ...}}",
                           message="auto")
+    unknown = sorted(k for k in value if k not in ("kind", "value", "alsoFits", "also_fits"))
+    if unknown:  # alsoFits is what decode --kind auto reports; anything else would be dropped
+        raise EncodeError(f"no key {unknown[0][:60]!r} here (auto takes kind, value, alsoFits)", message="auto",
+                          path=unknown[0][:60])
     return get_kind(value["kind"]).encode(value["value"], style=style, **opts)
 
 

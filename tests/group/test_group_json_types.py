@@ -190,3 +190,13 @@ def test_consumer_json_refusals(value, path, words):
     with pytest.raises(EncodeError) as e:
         consumer_from_json("ConsumerProtocolSubscription", value)
     assert e.value.path == path and words in str(e.value), str(e.value)
+
+
+def test_auto_keeps_the_version_and_refuses_unknown_keys():
+    auto = get_kind("auto")
+    d = auto.decode(bytes.fromhex(V0))
+    assert d.value["kind"] == "consumer-subscription" and d.value["value"]["version"] == 0
+    assert auto.encode(d.value).hex() == V0
+    with pytest.raises(EncodeError) as e:
+        auto.encode({**d.value, "values": {}})
+    assert e.value.path == "values"
