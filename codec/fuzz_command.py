@@ -6,10 +6,48 @@ import sys
 from pathlib import Path
 
 
+def cmd_fuzz_cli(args) -> int:
+    """``fuzz --cli``: the commands as child processes under hostile ``--lines`` input (:mod:`codec.fuzz_cli`)."""
+    import json
+    import shlex
+
+    from .fuzz_cli import COMMANDS, DEFAULT_PROGRAM, run
+    from .text import printable
+
+    commands = tuple(args.command or COMMANDS)
+    unknown = sorted(set(commands) - set(COMMANDS))
+    if unknown:
+        print(f"error: unknown --command {', '.join(unknown)}; known: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    if args.workers < 1 or args.max_rss_mb < 1 or args.inputs < 0:
+        print("error: --workers and --max-rss-mb take positive numbers, --inputs a count", file=sys.stderr)
+        return 2
+    program = tuple(shlex.split(args.program)) if args.program else DEFAULT_PROGRAM
+    if not program:
+        print("error: --program needs a command", file=sys.stderr)
+        return 2
+    shared = Path(args.shared) if args.shared else None
+    report = run(args.inputs, seed=args.seed, commands=commands, workers=args.workers, time_limit=args.seconds,
+                 program=program, max_rss_mb=args.max_rss_mb,
+                 **({"shared": shared} if shared is not None else {}))
+    print(report.summary())
+    for key, n in sorted(report.problem_counts.items()):
+        print(f"  {key}: {n} runs", file=sys.stderr)
+    for v in report.violations:
+        print(f"VIOLATION {printable(str(v))}", file=sys.stderr)
+    if args.write_violations:
+        with open(args.write_violations, "w", encoding="utf-8") as f:
+            for v in report.violations:
+                f.write(json.dumps(v.to_json()) + "\n")
+    return 1 if report.violations or report.problem_counts else 0
+
+
 def cmd_fuzz(args) -> int:
     from .fuzz import run, shared_dir, write_regression_vectors
     from .text import printable
 
+    if args.cli:
+        return cmd_fuzz_cli(args)
     if args.write_regressions:
         n = write_regression_vectors(Path(args.write_regressions))
         print(f"{args.write_regressions}: {n} regression vectors")
@@ -41,4 +79,18 @@ def register(subparsers) -> None:
                    help="the shared reference folder for seeds (default: $REBALANCE_CODEC_SHARED or ../shared)")
     p.add_argument("--write-regressions", metavar="FILE",
                    help="write the regression vectors (codec.fuzz.REGRESSIONS) to FILE and exit")
+    c = p.add_argument_group("the command-line fuzzer (--cli)")
+    c.add_argument("--cli", action="store_true",
+                   help="fuzz the commands instead of the decoders: decode, encode, assign and conformance --impl as "
+                        "child processes on --inputs hostile --lines inputs (or vectors, for conformance), checking "
+                        "one valid line per input, no traceback, exit status 0 or 1, bounded time and memory")
+    c.add_argument("--command", action="append", metavar="CMD",
+                   help="with --cli, only this command: decode, encode, assign or conformance (repeatable)")
+    c.add_argument("--workers", type=int, default=2, help="with --cli, processes at a time (default 2)")
+    c.add_argument("--max-rss-mb", type=int, default=600, dest="max_rss_mb",
+                   help="with --cli, the memory a run may reach before it is killed and reported (default 600)")
+    c.add_argument("--program", metavar="CMD",
+                   help="with --cli, the command line under test (default: this Python's `-m codec`)")
+    c.add_argument("--write-violations", metavar="FILE",
+                   help="with --cli, write each violation as a JSON line (its command and input lines, hex) to FILE")
     p.set_defaults(func=cmd_fuzz)
