@@ -14,6 +14,7 @@ and version from the request with the same correlation id on the same connection
 from __future__ import annotations
 
 import heapq
+import re
 import struct
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -76,6 +77,23 @@ def _could_start(buf: bytes | bytearray, pos: int, role: str, max_frame_size: in
     return size is None or 4 <= size <= max_frame_size
 
 
+def _header_prefilter(role: str, max_frame_size: int) -> re.Pattern:
+    """A bytes pattern matching (with a zero-width lookahead, so at every offset) where a header may start:
+    the size's first byte at most ``max_frame_size``'s, the size not below the role's minimum, the
+    correlation id's (responses) or the API key's, version's and correlation id's (requests) sign and high
+    bytes in range. Every offset :func:`plausible` accepts matches; most others do not."""
+    top = min(max_frame_size >> 24, 0x7F)
+    low = 10 if role == "request" else 4
+    first = rb"[\x01-%s]" % re.escape(bytes([top])) if top else None
+    size = rb"(?:\x00[\x01-\xff]..|\x00\x00[\x01-\xff].|\x00\x00\x00[%s-\xff]" % re.escape(bytes([low]))
+    size += (rb"|" + first + rb"...)") if first is not None else rb")"
+    if role == "request":  # api key 0-127, version 0-31, correlation id not negative
+        rest = rb"\x00[\x00-\x7f]\x00[\x00-\x1f][\x00-\x7f]"
+    else:  # correlation id not negative
+        rest = rb"[\x00-\x7f]"
+    return re.compile(rb"(?s)(?=" + size + rest + rb")")
+
+
 class Resynchroniser:
     """Where framing resumes after damage (a bad size, garbage, a gap) in one direction of a connection.
 
@@ -107,6 +125,7 @@ class Resynchroniser:
             raise ValueError("role must be 'request' or 'response'")
         self.role, self.max_frame_size, self.window, self.confirm = role, max_frame_size, window, confirm
         self.peek = REQUEST_PEEK if role == "request" else RESPONSE_PEEK
+        self._maybe = _header_prefilter(role, max_frame_size)
         self.reset()
 
     def reset(self) -> None:
@@ -129,7 +148,10 @@ class Resynchroniser:
         peek, cands = self.peek, self._cands
         start = pos if self._scanned is None else max(pos, self._scanned - off)
         last = len(buf) - peek
-        for p in range(start, last + 1):
+        for m in self._maybe.finditer(buf, start, len(buf)):  # a superset of the plausible starts, found in C
+            p = m.start()
+            if p > last:
+                break
             if self._candidate(buf, p):
                 end = off + p + 4 + _SIZE.unpack_from(buf, p)[0]
                 cands[off + p] = [end, None]
