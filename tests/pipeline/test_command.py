@@ -64,9 +64,12 @@ def test_end_to_end_under_a_minute(tmp_path):
 
 def _pipeline(*args, timeout=300) -> subprocess.CompletedProcess:
     """``rebalance-codec pipeline ...`` as a user runs it (its own process, and its own Spark when it gets
-    that far)."""
+    that far). Its JVM compiles with C1 only, as the test session's does (a short run; about half the
+    time); the JVM announces that on its stderr ("Picked up JAVA_TOOL_OPTIONS"), which must reach the log
+    file, not the terminal."""
+    env = dict(os.environ, JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1")
     return subprocess.run([sys.executable, "-m", "codec", "pipeline", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
+                          text=True, cwd=ROOT, timeout=timeout, env=env)
 
 
 def _one_error_line(r: subprocess.CompletedProcess) -> str:
@@ -109,7 +112,8 @@ def test_a_file_spark_cannot_read_is_one_line_and_the_java_trace_goes_to_the_log
     assert r.returncode == 1 and r.stdout == ""
     line = _one_error_line(r)
     assert line.startswith("error: cannot read the Parquet input") and "broken.parquet" in line
-    assert "broken.parquet" in log.read_text() and "\tat org.apache" in log.read_text()
+    text = log.read_text()
+    assert "broken.parquet" in text and "\tat org.apache" in text and "Picked up JAVA_TOOL_OPTIONS" in text
     assert not (tmp_path / "out").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in", "spark.log"]
 
 
