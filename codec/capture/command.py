@@ -14,6 +14,13 @@ frames) and, when the hole's bytes were captured later after all, states the lim
 them. Wire strings are written with :func:`codec.text.printable` in the text story and
 :func:`codec.text.dumps` in JSON, so any Java string (lone surrogates included) comes out, and no name can
 start a line or send a terminal control sequence.
+
+Damaged input is reported, never raised: bad packets, records and frames are problems in the summary. When
+the file cannot be read to its end (a pcap cut inside a packet, a truncated or corrupt gzip stream, a
+segment cut inside a batch), the story of what was read is still written, the summary names the damage
+(problem ``bad file``), one ``error:`` line on stderr says so, and the exit status is 1. A file whose gzip
+stream cannot even be started is taken for what its name says (``.pcap``/``.pcapng``, ``.log``, else a text
+dump), and reported the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import re
 import struct
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator, TextIO
 
@@ -75,17 +83,18 @@ class ProgressReader(io.RawIOBase):
 
 def detect(path: Path) -> str:
     """``pcap``, ``segment`` or ``text``, from the (decompressed) first bytes and the file name."""
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
     with open(path, "rb") as f:
         head = f.read(64)
         if head[:2] == _GZIP:
             f.seek(0)
             try:
                 head = gzip.GzipFile(fileobj=f).read(64)
-            except (OSError, EOFError):
-                return "text"
+            except (OSError, EOFError, zlib.error):  # not even its start can be read: go by the name
+                return "pcap" if name.endswith((".pcap", ".pcapng", ".cap")) else \
+                    "segment" if name.endswith(".log") else "text"
     if head[:4] in _PCAP_MAGICS:
         return "pcap"
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
     if name.endswith(".log") or (len(head) >= 17 and head[16] == 2 and struct.unpack_from(">i", head, 8)[0] > 0):
         return "segment"
     return "text"
@@ -141,7 +150,8 @@ def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Print the story of ``args.file``. ``--json``: one line per group frame (``"type": "frame"``) and
     one per generation (``"type": "generation"``, written when the generation is over: a newer-but-one
     generation of its group began, or the input ended), then one ``"type": "summary"`` line. Exit
-    status 0, or 1 when the file could not be opened."""
+    status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
+    read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
     path = Path(args.file)
     kind = detect(path)
     summary = CaptureSummary()
@@ -156,7 +166,7 @@ def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
         progress.clear()
     if args.json:
         out.write(dumps(summary.json()) + "\n")
-        return 0
+        return _unreadable(summary, path, err)
     for group in sorted(by_group):
         gens = by_group[group]
         out.write(f"group {printable(group)}  ({sum(g.generation is not None for g in gens)} generations, "
@@ -166,7 +176,20 @@ def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     if not by_group:
         out.write("no consumer group traffic found\n\n")
     out.write(render_summary(summary, kind, path.name) + "\n")
-    return 0
+    return _unreadable(summary, path, err)
+
+
+def _unreadable(summary: CaptureSummary, path: Path, err: TextIO) -> int:
+    """1, with one line on ``err``, when the input could not be read to its end (problem ``bad file``)."""
+    if not summary.counts.get("bad file"):
+        return 0
+    first = summary.problems["bad file"][0]
+    out = sys.stdout if err is sys.stderr else None
+    if out is not None:
+        out.flush()
+    err.write(f"error: {printable(str(path))}: cannot be read to its end: {printable(first.reason)} "
+              "(the output covers what was read before)\n")
+    return 1
 
 
 def register(subparsers) -> None:

@@ -17,14 +17,18 @@ Inputs:
 
   ``KEY`` and ``VALUE`` are hex (optionally ``0x``-prefixed; a field of an even number of hex digits is
   read as hex) or else base64 (standard or URL-safe, padding optional). A ``VALUE`` of ``null``,
-  ``NULL``, ``None``, ``-`` or nothing is a tombstone.
+  ``NULL``, ``None``, ``-`` or nothing is a tombstone. A line longer than ``max_line`` characters
+  (default 64 Mi, far above any record a broker accepts) is a bad record, read past in bounded memory.
 * :func:`read_segment` — a log segment of the ``__consumer_offsets`` partition (record batches,
   :mod:`codec.capture.records`), CRC-checked; control batches (transaction markers) come out as
   :class:`ControlMarker`.
 
 Every input record comes out once: as an :class:`OffsetsRecord`, a :class:`ControlMarker`, or a
 :class:`BadRecord` with the :class:`~codec.errors.DecodeError` that says why. A batch that fails as a
-whole is one :class:`BadRecord` (its ``where`` names the batch).
+whole is one :class:`BadRecord` (its ``where`` names the batch). When the input cannot be read to its end
+(a truncated or corrupt gzip stream, a segment cut inside a batch, a read error), reading stops with a
+last :class:`BadRecord` whose ``stopped`` is True: what came before it has been read, what comes after
+cannot be.
 
 Each group member's ``subscription`` and ``assignment`` stay bytes in the decoded value;
 :func:`member_payloads` decodes them through the ConsumerProtocol (and, for protocol ``stream``,
@@ -38,17 +42,19 @@ import binascii
 import json
 import re
 import struct
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator, TextIO
 
-from ..errors import DecodeError, TruncatedError, UnsupportedVersionError
+from ..errors import DecodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
 from ..wire.builder import decode_wire
 from ..wire.schema import load_message
 from .records import DEFAULT_MAX_BATCH, DEFAULT_MAX_DECOMPRESSED, BadBatch, read_batches
 
 __all__ = ["OffsetsRecord", "BadRecord", "ControlMarker", "MemberPayloads", "decode_record", "decode_key",
-           "decode_value", "read_text", "read_segment", "parse_line", "member_payloads", "RECORD_TYPES"]
+           "decode_value", "read_text", "read_segment", "parse_line", "member_payloads", "RECORD_TYPES",
+           "DEFAULT_MAX_LINE", "READ_ERRORS"]
 
 # Key version -> (key schema, value schema) as Kafka's group coordinator writes them
 # (group-coordinator/src/main/resources/common/message/*Key.json, "validVersions" of each key).
@@ -72,6 +78,10 @@ RECORD_TYPES: dict[int, tuple[str, str]] = {
 }
 _DECODED = {0, 1, 2}
 _VERSION = struct.Struct(">h")
+DEFAULT_MAX_LINE = 64 * 1024 * 1024  # characters of a text dump line
+# What reading a damaged input raises: a cut gzip stream (EOFError), a corrupt one (zlib.error, or
+# gzip.BadGzipFile, an OSError), a failing disk (OSError).
+READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +116,12 @@ class ControlMarker:
 
 @dataclass(frozen=True, slots=True)
 class BadRecord:
-    """A record (or a whole batch) that could not be decoded, and why."""
+    """A record (or a whole batch) that could not be decoded, and why. ``stopped``: the input could not be
+    read past it (nothing follows it)."""
 
     where: str
     error: DecodeError
+    stopped: bool = False
 
 
 # -- keys and values ---------------------------------------------------------------------------------
@@ -198,6 +210,11 @@ def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
             obj = json.loads(stripped)
         except json.JSONDecodeError as e:
             raise DecodeError(f"bad JSON: {e.msg}", message="text record", offset=e.pos, path="") from None
+        except RecursionError:
+            raise DecodeError("bad JSON: it nests too deeply", message="text record", offset=None,
+                              path="") from None
+        except ValueError as e:  # an integer of more digits than Python converts
+            raise DecodeError(f"bad JSON: {e}", message="text record", offset=None, path="") from None
         if not isinstance(obj, dict) or "key" not in obj:
             raise DecodeError('a JSON line needs a "key"', message="text record", offset=0, path="key")
         k, v = obj["key"], obj.get("value")
@@ -218,14 +235,31 @@ def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
     return _field(k, "key"), None if v.strip() in _NULLS else _field(v, "value")
 
 
-def read_text(lines: Iterable[str] | str | Path) -> Iterator[OffsetsRecord | BadRecord]:
-    """Decode a text dump of records (a path, or an iterable of lines), one result per record line."""
+def read_text(lines: Iterable[str] | str | Path | TextIO, *, max_line: int = DEFAULT_MAX_LINE
+              ) -> Iterator[OffsetsRecord | BadRecord]:
+    """Decode a text dump of records (a path, a text stream, or an iterable of lines), one result per record
+    line. A stream that cannot be read to its end ends with a ``stopped`` :class:`BadRecord`."""
     if isinstance(lines, (str, Path)):
         with open(lines, encoding="utf-8", errors="replace") as f:
-            yield from read_text(f)
+            yield from read_text(f, max_line=max_line)
         return
-    for n, text in enumerate(lines, 1):
+    source = _bounded_lines(lines, max_line) if hasattr(lines, "readline") else iter(lines)
+    n = 0
+    while True:
+        try:
+            text = next(source)
+        except StopIteration:
+            return
+        except READ_ERRORS as e:
+            yield BadRecord(f"line {n + 1}", DecodeError(f"cannot be read {f'past line {n}' if n else 'at all'}: {_reason(e)}",
+                                                         message="text dump", offset=None, path=""), stopped=True)
+            return
+        n += 1
         where = f"line {n}"
+        if isinstance(text, _TooLong):
+            yield BadRecord(where, LimitExceededError(f"a line of {text.length:,} characters exceeds the maximum "
+                                                      f"{max_line:,}", message="text record", offset=None, path=""))
+            continue
         try:
             kv = parse_line(text)
         except DecodeError as e:
@@ -233,6 +267,38 @@ def read_text(lines: Iterable[str] | str | Path) -> Iterator[OffsetsRecord | Bad
             continue
         if kv is not None:
             yield decode_record(kv[0], kv[1], where)
+
+
+@dataclass(frozen=True, slots=True)
+class _TooLong:
+    length: int
+
+
+def _bounded_lines(f: TextIO, max_line: int) -> Iterator[str | _TooLong]:
+    """The lines of ``f``, none read into memory beyond ``max_line`` characters (a longer one is passed over
+    in pieces and stands as a :class:`_TooLong`)."""
+    while True:
+        line = f.readline(max_line + 1)
+        if not line:
+            return
+        if len(line) <= max_line or line.endswith("\n"):
+            yield line
+            continue
+        length = len(line)
+        while not line.endswith("\n"):
+            line = f.readline(1 << 20)
+            if not line:
+                break
+            length += len(line)
+        yield _TooLong(length)
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, EOFError):
+        return "the compressed stream is cut short (truncated gzip)"
+    if isinstance(e, zlib.error):
+        return f"the compressed stream is corrupt ({e})"
+    return str(e) or type(e).__name__
 
 
 # -- log segments ------------------------------------------------------------------------------------
@@ -243,7 +309,7 @@ def read_segment(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_
     """Decode every record of a ``__consumer_offsets`` log segment."""
     for batch in read_batches(source, max_batch=max_batch, max_decompressed=max_decompressed):
         if isinstance(batch, BadBatch):
-            yield BadRecord(f"batch at byte {batch.position}", batch.error)
+            yield BadRecord(f"batch at byte {batch.position}", batch.error, stopped=not batch.skipped)
             continue
         if not batch.crc_ok:
             computed = "CRC-32C mismatch: the batch's bytes are corrupt; its records are decoded anyway"

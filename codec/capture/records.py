@@ -17,7 +17,9 @@ framed stream (``SnappyOutputStream``) or, as some clients write it, one raw blo
 format. Decompression stops at ``max_decompressed`` bytes.
 
 :func:`read_batches` reads a segment batch by batch (bounded memory) and yields :class:`RecordBatch` or,
-for a batch it cannot read, :class:`BadBatch`; when a batch's length cannot be trusted, reading stops.
+for a batch it cannot read, :class:`BadBatch`; when a batch's length cannot be trusted, or the source cannot
+be read further (a truncated or corrupt gzip stream, a read error), reading stops with a :class:`BadBatch`
+that skipped nothing.
 """
 
 from __future__ import annotations
@@ -122,7 +124,11 @@ def read_batches(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_
         return
     pos = 0
     while True:
-        head = _read(source, _LOG_OVERHEAD)
+        try:
+            head = _read(source, _LOG_OVERHEAD)
+        except _READ_ERRORS as e:
+            yield _unreadable(pos, e)
+            return
         if not head:
             return
         if len(head) < _LOG_OVERHEAD:
@@ -136,7 +142,11 @@ def read_batches(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_
             yield BadBatch(pos, _fail(f"batch length {length} is out of bounds [5, {max_batch}]", pos + 8,
                                       "batch_length", LimitExceededError), 0)
             return
-        body = _read(source, length)
+        try:
+            body = _read(source, length)
+        except _READ_ERRORS as e:
+            yield _unreadable(pos, e)
+            return
         if len(body) < length:
             yield BadBatch(pos, _fail(f"segment ends inside a batch (need {length}, have {len(body)})",
                                       pos + _LOG_OVERHEAD + len(body), "records", TruncatedError), 0)
@@ -146,6 +156,19 @@ def read_batches(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_
         except DecodeError as e:
             yield BadBatch(pos, e, _LOG_OVERHEAD + length)
         pos += _LOG_OVERHEAD + length
+
+
+_READ_ERRORS = (OSError, EOFError, zlib.error)  # a cut gzip stream (EOFError), a corrupt one, a failing disk
+
+
+def _unreadable(pos: int, e: BaseException) -> BadBatch:
+    if isinstance(e, EOFError):
+        why = "the compressed stream is cut short (truncated gzip)"
+    elif isinstance(e, zlib.error):
+        why = f"the compressed stream is corrupt ({e})"
+    else:
+        why = str(e) or type(e).__name__
+    return BadBatch(pos, _fail(f"cannot be read {f'past byte {pos}' if pos else 'at all'}: {why}", None, ""), 0)
 
 
 def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> RecordBatch:

@@ -792,13 +792,15 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
 
     Each ``GroupMetadataValue`` is a snapshot of a group at a generation (Kafka writes one when a
     generation forms and again when its assignment is stored); snapshots of the same generation merge,
-    the later one winning. A tombstone (the group deleted) is an event. Offset commits are counted."""
+    the later one winning. A tombstone (the group deleted) is an event. Offset commits are counted. A bad
+    record is a problem of kind ``bad records``, or ``bad file`` when the input could not be read past it."""
     summary = summary if summary is not None else CaptureSummary()
     groups: dict[str, _Group] = {}
     for rec in records:
         summary.records += 1
         if isinstance(rec, BadRecord):
-            summary.problem("bad records", rec.where, rec.error.message or "record", str(rec.error))
+            summary.problem("bad file" if rec.stopped else "bad records", rec.where, rec.error.message or "record",
+                            str(rec.error))
             continue
         if isinstance(rec, ControlMarker):
             continue

@@ -9,7 +9,8 @@ each kind.
 Every string that came from the input (group, member, client and instance ids, hosts, protocols, topics,
 task ids with their topology names, endpoints, client tags, racks, reasons, error messages) goes through
 :func:`codec.text.printable`: lone surrogates and control characters are escaped, so the text is always
-valid UTF-8 and no name can start a new line or send a terminal control sequence.
+valid UTF-8 and no name can start a new line or send a terminal control sequence. Times are UTC; one outside
+the calendar (years 1-9999; a capture file's timestamps are whatever it holds) is shown as ``epoch+SECONDS s``.
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ _I = "  "
 
 
 def _when(ts: float | None, *, date: bool = False) -> str:
+    """A capture time (seconds since the epoch), as UTC; a time outside the calendar's years 1-9999 (a
+    capture file's timestamps are whatever it holds) as ``epoch+SECONDS s``."""
     if ts is None:
         return "?"
-    t = _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc)
+    try:
+        t = _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return f"epoch{ts:+.3f} s" if math.isfinite(ts) else f"epoch{ts:+} s"
     return t.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z" if date else t.strftime("%H:%M:%S.%f")[:-3]
 
 

@@ -36,10 +36,15 @@ def run_capture(path, *argv: str) -> tuple[int, str]:
     return args.func(args, out=out, err=err), out.getvalue()
 
 
-def json_lines(path, *argv: str) -> list[dict]:
-    status, text = run_capture(path, "--json", *argv)
-    assert status == 0
-    return [json.loads(line) for line in text.split("\n") if line]  # not splitlines: U+2028 may be in a string
+def json_lines(path, *argv: str, status: int | None = 0) -> list[dict]:
+    """The JSON lines of ``capture --json``; ``status``: the exit status expected (None: 1 exactly when the
+    summary reports the file unreadable to its end, problem ``bad file``, else 0)."""
+    got, text = run_capture(path, "--json", *argv)
+    lines = [json.loads(line) for line in text.split("\n") if line]  # not splitlines: U+2028 may be in a string
+    if status is None:
+        status = 1 if "bad file" in lines[-1]["problems"] else 0
+    assert got == status
+    return lines
 
 
 def streams_records() -> list[dict]:

@@ -1,6 +1,7 @@
 """``capture`` over damaged captures: cut mid-packet, packets swapped, bytes flipped inside a frame,
 garbage between frames. The damage shows up as gaps, unframed bytes and errors in the output; nothing
-raises, and the frames the damage did not touch are all still there, decoded as before.
+raises, and the frames the damage did not touch are all still there, decoded as before. A file that cannot
+be read to its end (cut mid-packet, a cut gzip stream) is also a ``bad file`` problem and exit status 1.
 
 Inputs: the synthetic Streams capture of storyfixtures (one TCP segment per frame, so which frames a
 cut leaves whole is known from the file layout) and a corpus pcap."""
@@ -27,10 +28,10 @@ REAL = SHARED / "captures" / "pcaps" / "runA" / "mixed-range.pcap.gz"
 REAL_PORT = "49975"  # runs/runA/run_meta.json bootstrap
 
 
-def _story(tmp_path, data: bytes, *argv: str) -> list[dict]:
+def _story(tmp_path, data: bytes, *argv: str, status: int | None = 0) -> list[dict]:
     path = tmp_path / "damaged.pcap"
     path.write_bytes(data)
-    lines = json_lines(path, *argv)
+    lines = json_lines(path, *argv, status=status)
     assert lines[-1]["type"] == "summary"
     return lines
 
@@ -69,7 +70,7 @@ def test_cut_mid_packet(tmp_path, intact, fraction):
     cut = int(len(WHOLE) * fraction)
     if cut in ends:
         cut -= 1
-    lines = _story(tmp_path, WHOLE[:cut])
+    lines = _story(tmp_path, WHOLE[:cut], status=1)
     assert lines[-1]["problems"]["bad file"]["count"] == 1
     got = _frames(lines)
     whole = {_seg_key(s) for s, end in zip(SEGS, ends) if end <= cut} - {None}
@@ -159,7 +160,7 @@ def test_real_capture_cut_and_swapped(tmp_path):
     full = _frames(_story(tmp_path, whole, "--port", REAL_PORT))
     # gzip cut mid-stream: the packets before the cut are read, the file is reported bad
     cut = gzip.compress(whole)
-    lines = _story(tmp_path, cut[:len(cut) * 2 // 3], "--port", REAL_PORT)
+    lines = _story(tmp_path, cut[:len(cut) * 2 // 3], "--port", REAL_PORT, status=1)
     got = _frames(lines)
     assert "bad file" in lines[-1]["problems"] and got
     assert all(got[k]["frame"] == full[k]["frame"] for k in got)
@@ -178,6 +179,6 @@ def test_random_damage_never_raises(tmp_path_factory, flips, length):
     for at, value in flips:
         if at < len(data):
             data[at] = value
-    lines = _story(tmp_path_factory.mktemp("fuzz"), bytes(data))
+    lines = _story(tmp_path_factory.mktemp("fuzz"), bytes(data), status=None)  # 1 when cut mid-packet
     frames = [f for f in lines if f["type"] == "frame"]
     assert lines[-1]["group_frames"] == len(frames)
