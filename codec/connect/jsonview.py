@@ -12,6 +12,7 @@ and the delay for the v0 reader) are left out, as Kafka's classes of that reader
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..errors import EncodeError
@@ -210,8 +211,13 @@ def connect_metadata_from_json(d) -> ConnectMetadata:
         allocation = None
     else:
         allocation = connect_assignment_from_json(alloc, message=message, path="allocation")
+        if allocation.is_empty:  # what a null allocation reads as: null again
+            allocation = None
+    version = _version(f.get("version"), "version", message)
+    if allocation is not None and allocation.version is None and version is not None:
+        allocation = replace(allocation, version=version)  # written at the metadata's version
     return ConnectMetadata(
-        version=_version(f.get("version"), "version", message),
+        version=version,
         url=_str(f["url"], "url", message),
         config_offset=_int(f["configOffset"], _INT64, "config_offset", message),
         allocation=allocation,
