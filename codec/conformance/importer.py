@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import text as _text
 
-__all__ = ["import_kafka_java", "import_captures", "KAFKA_COMMIT"]
+__all__ = ["import_kafka_java", "import_captures", "connect_vectors", "KAFKA_COMMIT"]
 
 KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 
@@ -199,14 +199,117 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
             for line in (src / f).read_text(encoding="utf-8").splitlines():
                 r = json.loads(line)
                 families.setdefault("group", []).append(_group_vector(r, f))
+        families["connect"] = connect_vectors(src)
     names = {"SubscriptionInfo": "kafka-java-subscription-info.jsonl",
-             "AssignmentInfo": "kafka-java-assignment-info.jsonl", "group": "kafka-java-group.jsonl"}
+             "AssignmentInfo": "kafka-java-assignment-info.jsonl", "group": "kafka-java-group.jsonl",
+             "connect": "kafka-java-connect.jsonl"}
     for family, vectors in families.items():
         path = out_dir / names[family]
         path.write_text("".join(_text.dumps(v, sort_keys=False) + "\n" for v in vectors),
                         encoding="utf-8")
         written[path.name] = len(vectors)
     return written
+
+
+# --- Kafka Connect (connect.jsonl) ----------------------------------------------------------------------
+#
+# A Connect message is read by the reading worker's deserializer, not by its header's (codec/connect/common.py):
+# 0 is ConnectProtocol's, 1 and up IncrementalCooperativeConnectProtocol's. A vector's ``version`` is the
+# version the bytes are read at, which the runner hands the decoder: the header for Kafka's own records (the
+# reader of the protocol that wrote them), the other reader's version for the ``readBy...Decoder`` views and the
+# ``ReadAs...`` records (flag ``other-reader`` where that differs from the header's reader).
+
+_CONNECT_READERS = {"ReadAsEager": 0, "ReadAsIncremental": 1}
+_CONNECT_VIEWS = {"readByIncrementalDecoder": 1, "readByEagerDecoder": 0}
+_CONNECT_READER_NAMES = {0: "ConnectProtocol's (eager, v0)", 1: "IncrementalCooperativeConnectProtocol's (v1/v2)"}
+
+
+def _connect_header(hexed: str) -> int | None:
+    """The int16 header of Kafka's bytes, read off the hex (None when fewer than two bytes)."""
+    raw = bytes.fromhex(hexed)
+    return int.from_bytes(raw[:2], "big", signed=True) if len(raw) >= 2 else None
+
+
+def _connect_read_version(reader: int, header: int | None) -> int:
+    return 0 if reader == 0 else (header if header is not None and header >= 1 else 1)
+
+
+def _connect_other_reader(reader: int, header: int | None) -> bool:
+    return header is not None and header >= 0 and (reader == 0) != (header == 0)
+
+
+def _connect_read(r: dict, message: str, rid: str, reader: int, header: int | None, prov: dict, *,
+                  expected=None, error: str | None = None, flags: tuple[str, ...] = (), what: str) -> dict:
+    """One vector of bytes handed to one of Kafka's deserializers: valid (Kafka returned ``expected``) or
+    invalid (Kafka threw ``error``)."""
+    fl = set(flags)
+    if _connect_other_reader(reader, header):
+        fl.add("other-reader")
+    v: dict = {"id": rid, "message": message, "version": _connect_read_version(reader, header),
+               "wire": r["hex"], "provenance": prov}
+    by = _CONNECT_READER_NAMES[reader]
+    if error is not None:
+        bad_version = "Unsupported subscription version" in error
+        if bad_version:
+            fl.add("bad-version")
+        v.update(result="invalid", error="unsupported-version" if bad_version else "truncated",
+                 offset=0 if bad_version else len(r["hex"]) // 2,
+                 description=f"{what} {by} deserializer rejects ({error.split(':', 1)[0]}: "
+                             f"{error.split(':', 1)[-1].strip()[:150]})")
+    else:
+        v.update(result="valid", expected=expected, description=f"{what} as {by} deserializer reads them")
+    v["canonical"] = False
+    v["flags"] = sorted(fl)
+    return v
+
+
+def connect_vectors(src: Path, source_file: str = "connect.jsonl") -> list[dict]:
+    """Golden vectors from Kafka Connect's ``connect.jsonl``: every record's bytes with Kafka's ``decoded`` (or
+    its exception) as the expected outcome, and the other deserializer's reading of them as a vector of its own.
+    ``canonical`` holds where Kafka's bytes are the only encoding (at most one assigned connector: Kafka groups
+    them in HashSet order)."""
+    out: list[dict] = []
+    for line in (src / source_file).read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        kind, rid = r["kind"], r["id"]
+        message = "ConnectMetadata" if kind.startswith("ConnectMetadata") else "ConnectAssignment"
+        prov = {"source": "kafka-java", "commit": KAFKA_COMMIT, "record": f"{source_file}:{rid}"}
+        header = _connect_header(r["hex"])
+        base_id = f"kj-{rid}".lower()
+        if kind in ("ConnectMetadata", "ConnectAssignment"):
+            decoded = r["decoded"]
+            hash_order = "java-hash-order" in r.get("flags", ())
+            out.append({
+                "id": base_id, "message": message, "version": r["version"],
+                "description": f"Kafka's {message} v{r['version']} (protocol {r['protocol']}, random case "
+                               f"{r['index']}, seed {r['seed']}), written and read by Kafka",
+                "wire": r["hex"], "expected": {k: x for k, x in decoded.items() if k not in _CONNECT_VIEWS},
+                "result": "valid", "canonical": not hash_order,
+                "flags": ["java-hash-order"] if hash_order else [], "provenance": prov})
+            for key, reader in _CONNECT_VIEWS.items():
+                view = decoded.get(key)
+                if view is None:
+                    continue
+                failed = isinstance(view.get("error"), str)  # the view of an exception, not an error code
+                extra = ["java-hash-order"] if hash_order and (reader or message == "ConnectAssignment") else []
+                extra.append("missing-fields" if reader else "trailing-bytes")
+                out.append(_connect_read(
+                    r, message, f"{base_id}-read-by-{'incremental' if reader else 'eager'}", reader, header, prov,
+                    expected=None if failed else view, error=view["error"] if failed else None,
+                    flags=tuple(extra) if not failed else (),
+                    what=f"The bytes of Kafka's {message} v{r['version']} (case {r['index']})"))
+            continue
+        reader = _CONNECT_READERS[kind[len(message):]]
+        prefix = "prefix" in r.get("flags", ())
+        what = (f"A {len(r['hex']) // 2}-byte prefix of a Kafka-written {message}" if prefix
+                else f"Cut or corrupted {message} bytes ({len(r['hex']) // 2} bytes, header "
+                     f"{'missing' if header is None else header})")
+        if "error" in r:
+            out.append(_connect_read(r, message, base_id, reader, header, prov, error=r["error"], what=what))
+        else:
+            out.append(_connect_read(r, message, base_id, reader, header, prov, expected=r["decoded"],
+                                     flags=("missing-fields",) if reader else (), what=what))
+    return out
 
 
 _GROUP_KEYS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}

@@ -28,6 +28,8 @@ MESSAGES: dict[str, str] = {
     "ResponseHeader": "response-header",
     "RequestFrame": "request-frame",
     "ResponseFrame": "response-frame",
+    "ConnectMetadata": "connect-metadata",
+    "ConnectAssignment": "connect-assignment",
 }
 
 # message family -> vector file in vectors/
@@ -61,9 +63,29 @@ def _assignment(v: dict) -> dict:
     return v
 
 
+def _connect_assignment(v: dict) -> dict:
+    """Kafka groups the assigned connectors in HashSet order: compare them as a set, and the tasks as the task
+    list of each connector (their order inside a connector is kept; the connectors' order is not)."""
+    v = dict(v)
+    if isinstance(v.get("connectorIds"), list):
+        v["connectorIds"] = _sorted(v["connectorIds"])
+    if isinstance(v.get("taskIds"), list):
+        v["taskIds"] = sorted(v["taskIds"], key=lambda t: _text.dumps(t.get("connector") if isinstance(t, dict) else t))
+    return v
+
+
+def _connect_metadata(v: dict) -> dict:
+    v = dict(v)
+    if isinstance(v.get("allocation"), dict):
+        v["allocation"] = _connect_assignment(v["allocation"])
+    return v
+
+
 _NORMALIZERS: dict[str, Callable[[dict], dict]] = {
     "SubscriptionInfo": _subscription,
     "AssignmentInfo": _assignment,
+    "ConnectAssignment": _connect_assignment,
+    "ConnectMetadata": _connect_metadata,
 }
 
 

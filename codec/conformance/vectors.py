@@ -11,7 +11,8 @@ __all__ = ["vectors_dir", "load_vectors", "load_rounds", "check_vectors", "struc
            "NON_CANONICAL_FLAGS"]
 
 # A vector that is not canonical must say why with one of these flags.
-NON_CANONICAL_FLAGS = {"java-hash-order", "trailing-bytes", "lossy-version", "version-probe", "capture-facts"}
+NON_CANONICAL_FLAGS = {"java-hash-order", "trailing-bytes", "lossy-version", "version-probe", "capture-facts",
+                       "other-reader", "missing-fields"}
 _MODAL = re.compile(r"\b(should|must|may|might|could)\b", re.I)
 
 
