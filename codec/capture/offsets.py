@@ -251,8 +251,9 @@ def read_text(lines: Iterable[str] | str | Path | TextIO, *, max_line: int = DEF
         except StopIteration:
             return
         except READ_ERRORS as e:
-            yield BadRecord(f"line {n + 1}", DecodeError(f"cannot be read {f'past line {n}' if n else 'at all'}: {_reason(e)}",
-                                                         message="text dump", offset=None, path=""), stopped=True)
+            where = f"past line {n}" if n else "at all"
+            yield BadRecord(f"line {n + 1}", DecodeError(f"cannot be read {where}: {_reason(e)}", message="text dump",
+                                                         offset=None, path=""), stopped=True)
             return
         n += 1
         where = f"line {n}"
