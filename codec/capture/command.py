@@ -197,7 +197,10 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("capture", help="the rebalance story of a pcap or of __consumer_offsets records",
                               description="Per group, each generation: who joined with what, the protocol and "
                                           "leader, what each member was assigned, heartbeats and leaves, what "
-                                          "changed; then a summary of the input.")
+                                          "changed; then a summary of the input, with every problem met (bad "
+                                          "packets, records and frames, gaps, unframed bytes). Exit status 1 when "
+                                          "FILE cannot be read to its end (cut short, a truncated or corrupt gzip "
+                                          "stream): the story of what was read is written all the same.")
     p.add_argument("file", metavar="FILE", help="pcap/pcapng (gzipped or not), __consumer_offsets log segment "
                                                 "(*.log) or text dump of its records")
     p.add_argument("--json", action="store_true", help="JSON lines: each group frame, each generation, a summary")
