@@ -50,6 +50,19 @@ def _hex_to_bytes(text: str) -> bytes:
         raise DecodeError(f"input is not hex ({e})", message="input") from None
 
 
+def _parse_json(text: str):
+    """JSON input; any way it is not JSON this codec reads is a ``DecodeError`` on the input (a
+    ``json.JSONDecodeError`` keeps its own type, with its offset)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise DecodeError("input is not JSON this codec reads: it nests too deeply", message="input") from None
+    except ValueError as e:  # e.g. an integer of more than 4,300 digits
+        raise DecodeError(f"input is not JSON this codec reads: {e}", message="input") from None
+
+
 def _say(what: str, message) -> None:
     """One diagnostic line on stderr; wire strings inside it cannot break the line or the terminal."""
     print(f"{what}: {_text.printable(str(message))}", file=sys.stderr)
@@ -115,7 +128,7 @@ def cmd_encode(args) -> int:
     kind = get_kind(args.kind)
 
     def encode_line(line: str) -> bytes:
-        value = json.loads(line)
+        value = _parse_json(line)
         return kind.encode(value, style=args.style, version=args.version, **_opts(args))
 
     if args.lines:
@@ -125,9 +138,6 @@ def cmd_encode(args) -> int:
         print(encode_line(text).hex())
     except json.JSONDecodeError as e:
         _say("error", f"input is not JSON: {e}")
-        return 1
-    except RecursionError:
-        _say("error", "input is not JSON this codec reads: it nests too deeply")
         return 1
     except CodecError as e:
         _say("error", e)
