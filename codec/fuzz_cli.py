@@ -12,8 +12,11 @@ input lines per process:
   surrogates as JSON escapes and as raw CESU bytes, CR, U+2028 and control characters in strings, keys
   removed, added, renamed, values grafted from other messages) and as text (bytes that are not UTF-8, a bare
   CR or U+2028 anywhere, truncation, duplicate keys, blank lines);
-* ``assign --lines`` (with and without ``--emit-bytes``) — Kafka's assignor unit-test groups (the shared
-  folder's ``vectors/kafka-java-assignor/ha_unit_tests.jsonl``) and random small groups, mutated the same way;
+* ``assign --lines`` (plain, ``--emit-bytes``, ``--format table``) — Kafka's assignor unit-test groups (the
+  shared folder's ``vectors/kafka-java-assignor/ha_unit_tests.jsonl``) and random small groups, mutated the
+  same way;
+
+A fifth of these runs read their lines from a file (``@file``; assign's INPUT) instead of stdin.
 * ``conformance --impl`` — the runner against an adapter (``python -m codec.fuzz_cli adapter``) that answers
   each request with a mutated reply: junk, bytes that are not UTF-8, JSON of the wrong shape, replies past
   ``--max-reply-bytes``, two lines for one request, no answer, an exit, deep nesting, huge integers, control
@@ -23,10 +26,12 @@ The contract checked for each run (README "Decoding and encoding from the comman
 help, vectors/README.md):
 
 * the run ends within its time limit and the peak memory of the process (VmHWM) stays under a bound; the
-  exit status is 0 or 1; stderr holds no traceback and no "a bug in rebalance-codec" line;
+  exit status is 0 or 1; stderr holds no traceback and no "a bug in rebalance-codec" line, and is UTF-8
+  with no control character but LF (it reaches a terminal);
 * ``--lines``: stdout split at LF has exactly one line per input line (split at LF alone, as the CLI
   splits); every line is UTF-8 holding no other line break (CR, VT, FF, FS-RS, NEL, U+2028/9), and is strict
-  JSON (no NaN) of an object — or, for ``encode``, lowercase hex — and an error line is
+  JSON (no NaN) of an object — or, for ``encode``, lowercase hex; for ``assign --format table``, text with no
+  control character — and an error line is
   ``{"error": {"type": str, "message": str, ...}}``; the exit status is 0 exactly when no line is an error;
 * ``conformance``: the last line is ``N passed, M failed`` and ``N + M`` is the number of vectors the filters
   select (counted here from the vector files); the exit status is 0 exactly when nothing failed; an adapter
@@ -62,9 +67,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 from xml.etree import ElementTree
 
-__all__ = ["COMMANDS", "Job", "RunResult", "CliViolation", "CliFuzzReport", "run", "jobs", "execute", "check",
-           "replay", "Examiner", "Problem", "mutate_value", "json_text", "mutate_text", "mutate_hex_line", "adapter_main", "adapter_reply", "CROSS_VERSION_CELLS",
-           "violation_from_json", "DEFAULT_PROGRAM"]
+__all__ = ["COMMANDS", "CROSS_VERSION_CELLS", "DEFAULT_PROGRAM", "Job", "RunResult", "Problem", "CliViolation",
+           "CliFuzzReport", "Examiner", "run", "jobs", "execute", "check", "replay", "violation_from_json",
+           "vector_counts", "mutate_value", "json_text", "mutate_text", "mutate_hex_line", "adapter_main",
+           "adapter_reply"]
 
 COMMANDS = ("decode", "encode", "assign", "conformance")
 #: The share of the inputs each command gets (conformance: one input is one vector the runner checks).
@@ -89,9 +95,10 @@ _MATRIX = re.compile(r"(\d+) of (\d+) cells agree with Kafka\Z")
 @dataclass(frozen=True)
 class Job:
     """One run of the CLI: ``args`` after the program, and ``lines`` on stdin (LF after each, but the last
-    when ``final_newline`` is False). For ``conformance``: ``vectors`` is how many vectors the filters select,
-    ``all_fail`` says every reply of the adapter is a failure of the protocol, ``reports`` asks for
-    ``--json`` and ``--junit``."""
+    when ``final_newline`` is False); ``trailing``: the lines (indices) that are a message the kind accepts with
+    bytes after it, which decode must report (README, "Input policy"). For ``conformance``: ``vectors`` is how
+    many vectors the filters select, ``all_fail`` says every reply of the adapter is a failure of the
+    protocol, ``reports`` asks for ``--json`` and ``--junit``."""
 
     command: str
     args: tuple[str, ...]
@@ -100,6 +107,7 @@ class Job:
     vectors: int = 0
     all_fail: bool = False
     reports: bool = False
+    trailing: tuple[int, ...] = ()
 
     @property
     def inputs(self) -> int:
@@ -114,7 +122,8 @@ class Job:
     def part(self, start: int, stop: int) -> Job:
         """The same run on ``lines[start:stop]`` (ending as this one ends when it takes the last line)."""
         stop = min(stop, len(self.lines))
-        return Job(self.command, self.args, self.lines[start:stop], self.final_newline or stop < len(self.lines))
+        return Job(self.command, self.args, self.lines[start:stop], self.final_newline or stop < len(self.lines),
+                   trailing=tuple(i - start for i in self.trailing if start <= i < stop))
 
 
 # --- the inputs -------------------------------------------------------------------------------------------
@@ -431,7 +440,7 @@ def _assign_corpus(shared: Path | None) -> list[dict]:
 
 # --- conformance: what the filters select, counted from the files -----------------------------------------
 
-def _vector_counts() -> tuple[dict[tuple[str, Any], int], int]:
+def vector_counts() -> tuple[dict[tuple[str, Any], int], int]:
     """Vectors per (message, version) in the default vector files, and the number of rebalance rounds,
     counted from the files themselves."""
     from .conformance.vectors import vectors_dir
@@ -454,9 +463,16 @@ class _Inputs:
     """Seeds and base values, built once and shared by the job threads."""
 
     def __init__(self, shared: Path | None | object) -> None:
-        from .fuzz import seeds
+        from .fuzz import seed_corpus
 
-        self.seeds = seeds() if shared is _UNSET else seeds(shared)
+        corpus = seed_corpus() if shared is _UNSET else seed_corpus(shared)
+        self.seeds = {t: [s.data for s in ss] for t, ss in corpus.items()}
+        # messages the target decodes whole: with bytes after them, the bytes are trailing. Not frames (the
+        # body of another API is opaque bytes, which take them in) nor SubscriptionInfo version probes (only
+        # the version and the latest supported version are read)
+        self.whole = {t: [s.data for s in ss if s.accepted and not (t == "subscription-info" and
+                                                                    int.from_bytes(s.data[:4], "big") > 11)]
+                      for t, ss in corpus.items() if "frame" not in t}
         self.decode_specs = [(t, *ka) for t in sorted(self.seeds) if (ka := _kind_args(t)) is not None]
         self.flat = [d for t, *_ in self.decode_specs for d in self.seeds[t]]
         self._values: dict[tuple[str, str], list[Any]] = {}
@@ -464,7 +480,7 @@ class _Inputs:
         from .fuzz import shared_dir
 
         self.assign_docs = _assign_corpus(shared_dir() if shared is _UNSET else shared)  # type: ignore[arg-type]
-        self.vector_counts, self.rounds = _vector_counts()
+        self.vector_counts, self.rounds = vector_counts()
 
     def values(self, target: str, kind: str, args: tuple[str, ...], style: str) -> list[Any]:
         """JSON values of the target's seeds, decoded in ``style`` (the base of the encode inputs)."""
@@ -489,6 +505,21 @@ class _Inputs:
 _UNSET = object()
 
 
+#: The input file of a run that reads a file instead of stdin (``@in`` for decode and encode, ``in`` for assign).
+INPUT_FILE = "in"
+
+
+def _input_arg(command: str, rng: random.Random) -> tuple[str, ...]:
+    """A fifth of the runs read their lines from a file (``@file``, or assign's INPUT) instead of stdin."""
+    if rng.random() >= 0.2:
+        return ()
+    return (INPUT_FILE,) if command == "assign" else ("@" + INPUT_FILE,)
+
+
+def _reads_file(args: tuple[str, ...]) -> bool:
+    return bool(args) and args[-1] in (INPUT_FILE, "@" + INPUT_FILE)
+
+
 def _decode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
     if rng.random() < 0.05:
         target, kind, extra = "auto", "auto", ()
@@ -500,8 +531,14 @@ def _decode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
 
     style = rng.choice(("kafka", "native"))
     lines = []
-    for _ in range(n):
+    trailing = []
+    whole = inp.whole.get(target)
+    for i in range(n):
         r = rng.random()
+        if whole and rng.random() < 0.02:  # a whole message, and bytes after it
+            lines.append((rng.choice(whole) + rng.randbytes(rng.randint(1, 5))).hex().encode())
+            trailing.append(i)
+            continue
         if r < 0.86 and pool:
             data = rng.choice(pool)
             for _ in range(rng.choice((1, 1, 1, 2, 3))):
@@ -514,8 +551,8 @@ def _decode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
         if rng.random() < 0.1:
             line = mutate_hex_line(line, rng)
         lines.append(_capped(line))
-    args = ("decode", "--kind", kind, *extra, "--style", style, "--lines")
-    return Job("decode", args, tuple(lines), final_newline=rng.random() < 0.9)
+    args = ("decode", "--kind", kind, *extra, "--style", style, "--lines", *_input_arg("decode", rng))
+    return Job("decode", args, tuple(lines), final_newline=rng.random() < 0.9, trailing=tuple(trailing))
 
 
 def _encode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
@@ -540,7 +577,7 @@ def _encode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
         if rng.random() < 0.12:
             line = mutate_text(line, rng)
         lines.append(_capped(line))
-    args = ("encode", "--kind", kind, *extra, "--style", style, *flags, "--lines")
+    args = ("encode", "--kind", kind, *extra, "--style", style, *flags, "--lines", *_input_arg("encode", rng))
     return Job("encode", args, tuple(lines), final_newline=rng.random() < 0.9)
 
 
@@ -555,7 +592,9 @@ def _assign_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
         if rng.random() < 0.1:
             line = mutate_text(line, rng)
         lines.append(_capped(line))
-    args = ("assign", "--lines", "--emit-bytes") if rng.random() < 0.4 else ("assign", "--lines")
+    r = rng.random()
+    args = ("assign", "--lines", *(("--emit-bytes",) if r < 0.4 else ("--format", "table") if r < 0.5 else ()),
+            *_input_arg("assign", rng))
     return Job("assign", args, tuple(lines), final_newline=rng.random() < 0.9)
 
 
@@ -665,8 +704,8 @@ def execute(job: Job, *, program: tuple[str, ...] = DEFAULT_PROGRAM, timeout: fl
         args = list(job.args)
         if job.reports:
             args += ["--json", str(t / "report.json"), "--junit", str(t / "report.xml")]
-        (t / "in").write_bytes(job.stdin())
-        with open(t / "in", "rb") as fin, open(t / "out", "wb") as fout, open(t / "err", "wb") as ferr:
+        (t / INPUT_FILE).write_bytes(job.stdin())  # stdin, and the file of a run that names it
+        with open(t / INPUT_FILE, "rb") as fin, open(t / "out", "wb") as fout, open(t / "err", "wb") as ferr:
             start = time.monotonic()
             proc = subprocess.Popen([*program, *args], stdin=fin, stdout=fout, stderr=ferr, cwd=tmp,
                                     env=_child_env(unbuffered), start_new_session=True)
@@ -715,7 +754,9 @@ def _timeout(job: Job) -> float:
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # timeout, memory, exit-status, traceback, internal-error, line-count, bad-line, exit-mismatch, summary, report, false-pass, output
+    # timeout, memory, exit-status, traceback, internal-error, stderr, line-count, bad-line, exit-mismatch,
+    # summary, report, false-pass, output
+    kind: str
     detail: str
     index: int | None = None  # the input line it belongs to, when known
 
@@ -760,6 +801,15 @@ def _common(res: RunResult) -> list[Problem]:
     if b"Traceback" in res.stderr:
         tail = res.stderr[res.stderr.rfind(b"Traceback"):]
         out.append(Problem("traceback", _clip(tail[-600:], 600)))
+    try:
+        err = res.stderr.decode("utf-8")
+    except UnicodeDecodeError as e:
+        out.append(Problem("stderr", f"stderr is not UTF-8 ({e.reason} at {e.start}): {_clip(res.stderr[-300:])}"))
+    else:
+        m = _CONTROL.search(err)
+        if m and not res.killed:
+            out.append(Problem("stderr", f"stderr holds the control character {m.group()!r}: "
+                                         f"{_clip(err[max(0, m.start() - 80):m.start() + 40])}"))
     if b"a bug in rebalance-codec" in res.stderr:
         line = next(ln for ln in res.stderr.split(b"\n") if b"a bug in rebalance-codec" in ln)
         out.append(Problem("internal-error", _clip(line)))
@@ -780,6 +830,8 @@ def _check_lines(job: Job, res: RunResult) -> list[Problem]:
         problems.append(Problem("line-count", f"{len(job.lines)} input lines, {len(lines)} output lines"))
         return problems
     errors = 0
+    table = job.command == "assign" and "table" in job.args
+    trailing = set(job.trailing)
     for i, raw in enumerate(lines):
         why = None
         try:
@@ -792,6 +844,10 @@ def _check_lines(job: Job, res: RunResult) -> list[Problem]:
             why = f"output line holds the line break {m.group()!r} at {m.start()}"
         elif job.command == "encode" and _HEX.match(text):
             continue
+        elif table and not text.startswith("{"):
+            m = _CONTROL.search(text)
+            if m:
+                why = f"table line holds the control character {m.group()!r} at {m.start()}"
         else:
             try:
                 value = _strict_json(text)
@@ -803,10 +859,18 @@ def _check_lines(job: Job, res: RunResult) -> list[Problem]:
                     why = "malformed error line"
                 elif kind:
                     errors += 1
+                    if i in trailing:
+                        problems.append(Problem("trailing", f"a whole message with bytes after it was refused "
+                                                            f"(the input policy accepts trailing bytes): {_clip(raw)}", i))
                 elif not isinstance(value, dict):
                     why = "output line is JSON but not an object"
+                elif i in trailing and "trailing" not in value:
+                    problems.append(Problem("trailing", f"a whole message with bytes after it decoded without "
+                                                        f"'trailing' in its JSON: {_clip(raw)}", i))
                 elif job.command == "encode":
                     why = "encode printed JSON that is not an error line"
+                elif table:
+                    why = "a table line that is JSON but not an error line"
                 elif job.command == "assign" and "--emit-bytes" not in job.args and \
                         not isinstance(value.get("clients"), list):
                     why = "assign result without a clients list"
@@ -924,13 +988,14 @@ class CliViolation:
     lines: tuple[bytes, ...] = ()
     isolated: bool = False
     final_newline: bool = True
+    trailing: tuple[int, ...] = ()
 
     @property
     def kind(self) -> str:
         return self.problem.split(":", 1)[0]
 
     def job(self) -> Job:
-        return Job(self.command, self.args, self.lines, self.final_newline)
+        return Job(self.command, self.args, self.lines, self.final_newline, trailing=self.trailing)
 
     def reproducer(self, program: str = "rebalance-codec") -> str:
         """A shell command that runs it again: ``printf '…' | rebalance-codec …`` (every byte that is not
@@ -941,15 +1006,17 @@ class CliViolation:
         stdin = self.job().stdin()
         fmt = "".join(_printf_arg(bytes([b]))[1:-1] if b != 0x0A else "\\n" for b in stdin)
         if len(fmt) <= 400:
-            return f"printf '{fmt}' | {cmd}"
-        packed = base64.b64encode(zlib.compress(stdin, 9)).decode("ascii")
-        return (f"python3 -c 'import base64, sys, zlib; sys.stdout.buffer.write(zlib.decompress("
-                f"base64.b64decode(sys.argv[1])))' {packed} | {cmd}")
+            write = f"printf '{fmt}'"
+        else:
+            packed = base64.b64encode(zlib.compress(stdin, 9)).decode("ascii")
+            write = (f"python3 -c 'import base64, sys, zlib; sys.stdout.buffer.write(zlib.decompress("
+                     f"base64.b64decode(sys.argv[1])))' {packed}")
+        return f"{write} > {INPUT_FILE} && {cmd}" if _reads_file(self.args) else f"{write} | {cmd}"
 
     def to_json(self) -> dict:
         return {"command": self.command, "args": list(self.args), "problem": self.problem,
                 "lines_hex": [line.hex() for line in self.lines], "isolated": self.isolated,
-                "final_newline": self.final_newline}
+                "final_newline": self.final_newline, "trailing": list(self.trailing)}
 
     def __str__(self) -> str:
         lines = "".join(f"\n  line (hex): {line.hex()[:400]}{'...' if len(line) > 200 else ''}"
@@ -962,7 +1029,7 @@ class CliViolation:
 
 def violation_from_json(d: dict) -> CliViolation:
     return CliViolation(d["command"], tuple(d["args"]), d["problem"], tuple(bytes.fromhex(h) for h in d["lines_hex"]),
-                        d.get("isolated", False), d.get("final_newline", True))
+                        d.get("isolated", False), d.get("final_newline", True), tuple(d.get("trailing", ())))
 
 
 def _describe(p: Problem) -> str:
@@ -1015,7 +1082,7 @@ class Examiner:
                 small = job.part(p.index, p.index + 1)
                 _, again = self.run(small)
                 out.append(CliViolation(job.command, job.args, _describe(p), small.lines, bool(again),
-                                        small.final_newline))
+                                        small.final_newline, small.trailing))
         whole = [p for p in problems if p.whole_run]
         if whole:
             out.append(self.narrow_whole(job, whole))
@@ -1031,7 +1098,8 @@ class Examiner:
             small = job.part(at, at + 1)
             hit = [q for q in self.run(small)[1] if q.kind in kinds]
             if hit:
-                return CliViolation(job.command, job.args, _describe(hit[0]), small.lines, True, small.final_newline)
+                return CliViolation(job.command, job.args, _describe(hit[0]), small.lines, True, small.final_newline,
+                                    small.trailing)
         lo, hi = 0, len(job.lines)
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -1047,7 +1115,8 @@ class Examiner:
                 break
             first, lo, hi = found
         small = job.part(lo, hi)
-        return CliViolation(job.command, job.args, _describe(first), small.lines, hi - lo == 1, small.final_newline)
+        return CliViolation(job.command, job.args, _describe(first), small.lines, hi - lo == 1,
+                            small.final_newline, small.trailing)
 
 
 def replay(violation: CliViolation, *, program: tuple[str, ...] = DEFAULT_PROGRAM,

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from codec.fuzz_cli import (CROSS_VERSION_CELLS, CliViolation, Examiner, Job, adapter_reply, check, execute, replay,
-                            run, violation_from_json)
+                            run, vector_counts, violation_from_json)
 
 HERE = Path(__file__).resolve().parent
 REGRESSIONS = HERE / "cli_regressions.jsonl"
@@ -73,6 +73,30 @@ def test_cli_regression(row):
     assert problems == [], f"{v.reproducer()[:1000]}\n{problems}"
 
 
+BIG_INT_ADAPTER = """
+import sys
+for line in sys.stdin:
+    print('{"value": ' + "9" * 5000 + '}', flush=True)
+"""
+
+
+@pytest.mark.parametrize("args,vectors", [
+    (("--cross-version",), CROSS_VERSION_CELLS),   # found by the fuzzer: ValueError out of the matrix
+    (("--message", "ConsumerProtocolSubscription"), None),
+])
+def test_conformance_regression_reply_with_a_5000_digit_integer(tmp_path, args, vectors):
+    """A reply Python's JSON reader refuses with ValueError (an integer past 4,300 digits) is the adapter's
+    failure, for every vector and every cell."""
+    script = tmp_path / "adapter.py"
+    script.write_text(BIG_INT_ADAPTER, encoding="utf-8")
+    if vectors is None:
+        vectors = sum(c for (m, _), c in vector_counts()[0].items() if m == "ConsumerProtocolSubscription")
+    job = Job("conformance", ("conformance", *args, "--impl", shlex.join([sys.executable, str(script)])),
+              vectors=vectors, all_fail=True)
+    res = execute(job)
+    assert check(job, res) == [], res.stderr[-2000:]
+
+
 # --- the checker fails what breaks the contract -----------------------------------------------------------
 
 FAKE_CLI = r'''
@@ -98,6 +122,8 @@ else:
 out = sys.stdout
 status = 0
 for line in lines:
+    if mode == "stderr-esc" and b"esc" in line:
+        sys.stderr.write("note: \x1b]0;title\x07\n")
     if mode == "traceback" and b"boom" in line:
         raise RuntimeError("boom")
     if mode == "hang" and b"sleep" in line:
@@ -110,6 +136,9 @@ for line in lines:
     if b"bad" in line:
         status = 0 if mode == "exit0" else 1
         out.write('{"error": {"type": "X", "message": "bad line"}}\n')
+        continue
+    if mode == "trailing" and line.endswith(b"00"):
+        out.write('{"v": 1, "trailing": "00"}\n')
         continue
     if mode == "u2028" and b"sep" in line:
         out.write('{"v": "a\u2028b"}\n')
@@ -147,6 +176,7 @@ def _lines(n: int, at: int, special: bytes) -> tuple[bytes, ...]:
     ("nan", "assign", b"nan", {"bad-line"}),
     ("hexjson", "encode", b"enc", {"bad-line"}),              # encode printed JSON that is not an error line
     ("exit2", "decode", b"x", {"exit-status"}),
+    ("stderr-esc", "encode", b"esc", {"stderr"}),             # an OSC sequence to the terminal
 ])
 def test_the_checker_finds_each_broken_promise(fake, mode, command, special, kinds):
     job = Job(command, (command, "--lines"), _lines(41, 23, special))
@@ -161,6 +191,16 @@ def test_the_checker_finds_each_broken_promise(fake, mode, command, special, kin
     # narrowed down to the line that does it, which breaks the contract alone too
     assert [v.lines for v in violations] == [(special,)] * len(violations), [str(v) for v in violations]
     assert all(v.isolated for v in violations)
+
+
+def test_trailing_bytes_must_be_reported(fake):
+    """Lines known to be a whole message with bytes after it: decode must say so (``trailing``)."""
+    lines = (b"0a0b", b"0a0b00", b"0a0bff", b"0a0b")
+    job = Job("decode", ("decode", "--lines"), lines, trailing=(1, 2))
+    res, problems, violations = fake("trailing").examine(job)
+    assert [(p.kind, p.index) for p in problems] == [("trailing", 2)]
+    assert [v.lines for v in violations] == [(b"0a0bff",)] and violations[0].trailing == (0,)
+    assert violations[0].isolated
 
 
 def test_a_hang_is_killed_and_narrowed_to_its_line(fake):
