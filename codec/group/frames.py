@@ -110,9 +110,13 @@ def _body(schema: str | None, version: int, data: bytes, start: int):
 
 
 def decode_request_frame(data: bytes | bytearray | memoryview, *, nested: bool = True,
-                         size_prefixed: bool = False) -> RequestFrame:
-    """Decode a request frame; with ``nested`` also every ConsumerProtocol and Streams layer inside it.
+                         size_prefixed: bool = False, protocol_type: str | None = None,
+                         protocol_name: str | None = None) -> RequestFrame:
+    """Decode a request frame; with ``nested`` also every ConsumerProtocol and Streams (or, in a Connect
+    group, Connect) layer inside it.
 
+    ``protocol_type``/``protocol_name`` help the nested decode where the request does not carry them
+    (SyncGroup before v5: e.g. the JoinGroup request's ProtocolType, the JoinGroup response's ProtocolName).
     Raises DecodeError for the header and body; nested layers that fail stay bytes with the reason."""
     data = bytes(data)
     base = 0
@@ -131,7 +135,7 @@ def decode_request_frame(data: bytes | bytearray | memoryview, *, nested: bool =
     except DecodeError as e:
         raise e.with_context(offset_base=base)
     if nested and api.request is not None:
-        body = nest_body(api.request, body)
+        body = nest_body(api.request, body, protocol_type=protocol_type, protocol_name=protocol_name)
     return RequestFrame(header=header, body=body, trailing=trailing)
 
 

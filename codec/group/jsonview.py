@@ -8,7 +8,9 @@ does. In a frame, a carried field that was decoded further (:class:`Nested`) bec
      "value": {"version": 3, "topics": [...], "userData": {"layer": "SubscriptionInfo", ...}}}
 
 or, when the layer could not be decoded, ``"error": {"message", "reason", "offset", "path", "at"}`` in
-place of ``"value"``. Encoding accepts the same shape: ``bytes`` wins when present (the bytes as
+place of ``"value"``. In a Connect group the layer is ``ConnectMetadata`` or ``ConnectAssignment`` and its
+value the JSON of :mod:`codec.connect.jsonview` as read by reader version 1 (Kafka's names in ``kafka``
+style, snake_case in ``native``), with ``"trailing": {"offset", "bytes"}`` when bytes follow the message. Encoding accepts the same shape: ``bytes`` wins when present (the bytes as
 carried); without it the layer is encoded from ``value``.
 """
 
@@ -17,6 +19,10 @@ from __future__ import annotations
 import base64
 import dataclasses
 
+from ..connect.assignment import encode_connect_assignment
+from ..connect.jsonview import (connect_assignment_from_json, connect_assignment_json, connect_metadata_from_json,
+                               connect_metadata_json)
+from ..connect.metadata import encode_connect_metadata
 from ..errors import EncodeError
 from ..streams import (assignment_from_json, assignment_json, encode_assignment, encode_subscription,
                        subscription_from_json, subscription_json)
@@ -26,7 +32,7 @@ from .apis import API_KEYS, api_for, request_header_version, response_header_ver
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, consumer_from_json, encode_consumer
 from .frames import RequestFrame, ResponseFrame
 from .jsoncheck import check_json, describe
-from .nested import Nested, flatten_body, nested_fields
+from .nested import CONNECT_ASSIGNMENT, CONNECT_METADATA, Nested, carried_layer, flatten_body, nested_fields
 
 __all__ = ["body_json", "nested_json", "request_frame_json", "response_frame_json", "body_from_json",
            "request_frame_from_json", "response_frame_from_json"]
@@ -72,6 +78,12 @@ def nested_json(n: Nested, style: str = "kafka") -> dict:
         out["value"] = value
     elif n.layer == "SubscriptionInfo":
         out["value"] = subscription_json(v.info, v.wire, style=style)
+    elif n.layer in (CONNECT_METADATA, CONNECT_ASSIGNMENT):
+        view = connect_metadata_json if n.layer == CONNECT_METADATA else connect_assignment_json
+        value = view(v.info, style=style, reader_version=v.reader_version)
+        if v.trailing:
+            value["trailing"] = {"offset": v.consumed, "bytes": v.trailing}
+        out["value"] = value
     else:
         out["value"] = assignment_json(v.info, style=style)
     return out
@@ -166,6 +178,11 @@ def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | 
             return encode_subscription(subscription_from_json(value), drop_unrepresentable=style == "kafka")
         if layer == "AssignmentInfo":
             return encode_assignment(assignment_from_json(value), drop_unrepresentable=style == "kafka")
+        if layer == CONNECT_METADATA:
+            return encode_connect_metadata(connect_metadata_from_json(value), drop_unrepresentable=style == "kafka")
+        if layer == CONNECT_ASSIGNMENT:
+            return encode_connect_assignment(connect_assignment_from_json(value),
+                                             drop_unrepresentable=style == "kafka")
     except EncodeError as e:
         raise _within(e, f"{path}.value", layer) from None
     raise EncodeError(f"unknown layer {describe(layer)}", path=f"{path}.layer")
@@ -197,6 +214,9 @@ def body_from_json(name: str, value: dict, style: str = "kafka", version: int | 
     try:
         if carrier is not None:
             array, field, layer = carrier
+            ptype = _get(value, "protocolType", "protocol_type")
+            if ptype is not None and isinstance(ptype, str):  # a layer object without "layer" is this group's
+                layer = carried_layer(name, ptype) or layer
             value = dict(value)
 
             def fix(d: dict, path: str) -> dict:

@@ -103,9 +103,12 @@ def _encode_response_frame(value: dict, *, style: str = "kafka", version: int | 
 
 
 # --kind auto: the self-describing kinds, most specific first. A candidate fits when it decodes the
-# whole input (no trailing bytes); the first that fits wins and the others that also fit are named.
+# whole input (no trailing bytes); the first that fits wins and the others that also fit are named. A
+# request frame goes down into its carried layers (ConsumerProtocol and Streams, or Connect's metadata and
+# assignments when its protocol type is "connect"); bare Connect messages come last, as their int16 header
+# looks like a ConsumerProtocol version prefix.
 AUTO_CANDIDATES = ("request-frame", "consumer-subscription", "consumer-assignment", "subscription-info",
-                   "assignment-info")
+                   "assignment-info", "connect-metadata", "connect-assignment")
 
 
 def _fits(name: str, data: bytes, style: str) -> Decoded | None:
@@ -153,7 +156,7 @@ def _register_all() -> None:
     for name in MESSAGES + HEADERS:
         register(_body_kind(name))
     register(Kind("request-frame", "a request frame without its int32 size: header + body, decoded to the "
-                  "Streams layer", _decode_request_frame, _encode_request_frame))
+                  "Streams layer (Connect's in a connect group)", _decode_request_frame, _encode_request_frame))
     register(Kind("response-frame", "a response frame without its int32 size (--api-key and --version of "
                   "its request)", _decode_response_frame, _encode_response_frame, self_describing=False))
     register(Kind("auto", "try the self-describing kinds and say which one fitted", _decode_auto, _encode_auto))

@@ -9,13 +9,25 @@ The stack (wire-facts §6, §7, §2, §3)::
 
 A bytes field is decoded one layer further when the group's protocol type is ``consumer`` (assumed
 when the message does not say and the caller does not know); UserData is decoded as Kafka Streams
-metadata when the protocol (assignor) name is ``stream``. Each decoded field becomes a :class:`Nested`
+metadata when the protocol (assignor) name is ``stream``.
+
+A Kafka Connect group (protocol type ``connect``) carries Connect's own messages in the same fields::
+
+    JoinGroupRequest.Protocols[i].Metadata     -> ConnectMetadata
+    JoinGroupResponse.Members[i].Metadata      -> ConnectMetadata
+    SyncGroupRequest.Assignments[i].Assignment -> ConnectAssignment
+    SyncGroupResponse.Assignment               -> ConnectAssignment
+
+read as every worker since Kafka 2.3 reads them, whatever the protocol (``default``, ``compatible`` or
+``sessioned``): with ``IncrementalCooperativeConnectProtocol``'s deserializer (reader version 1; both of
+Kafka's assignors read the members' metadata so, and ``WorkerCoordinator.onJoinComplete`` the assignment). Each decoded field becomes a :class:`Nested`
 holding the bytes as carried and either the decoded value or the reason it could not be decoded: a
 layer that fails never raises for the layers around it. Empty and null fields stay as they are (an
 error response carries an empty assignment).
 
 Encoding goes the other way: a bytes field may hold bytes, a :class:`Nested` (its bytes are written
-as carried), a :class:`ConsumerMessage`, a Streams ``SubscriptionInfo`` or ``AssignmentInfo``.
+as carried), a :class:`ConsumerMessage`, a Streams ``SubscriptionInfo`` or ``AssignmentInfo``, a Connect
+``ConnectMetadata`` or ``ConnectAssignment``.
 """
 
 from __future__ import annotations
@@ -24,16 +36,26 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..connect.assignment import (ConnectAssignment, DecodedConnectAssignment, decode_connect_assignment,
+                                  encode_connect_assignment)
+from ..connect.constants import CONNECT_PROTOCOL_V1
+from ..connect.metadata import ConnectMetadata, DecodedConnectMetadata, decode_connect_metadata, encode_connect_metadata
 from ..errors import DecodeError, EncodeError
 from ..streams import (AssignmentInfo, DecodedAssignment, DecodedSubscription, SubscriptionInfo,
                        decode_assignment, decode_subscription, encode_assignment, encode_subscription)
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, decode_consumer, encode_consumer
 
-__all__ = ["LayerError", "Nested", "STREAMS_PROTOCOL", "nest_body", "flatten_body", "unwrap_body",
-           "nested_fields", "decode_layer", "layer_bytes"]
+__all__ = ["LayerError", "Nested", "STREAMS_PROTOCOL", "CONSUMER_TYPE", "CONNECT_TYPE", "CONNECT_METADATA",
+           "CONNECT_ASSIGNMENT", "CONNECT_READER_VERSION", "nest_body", "flatten_body", "unwrap_body",
+           "nested_fields", "carried_layer", "decode_layer", "layer_bytes"]
 
 STREAMS_PROTOCOL = "stream"
 CONSUMER_TYPE = "consumer"
+CONNECT_TYPE = "connect"
+CONNECT_METADATA = "ConnectMetadata"
+CONNECT_ASSIGNMENT = "ConnectAssignment"
+#: The deserializer every current worker reads Connect's group messages with (IncrementalCooperativeConnectProtocol).
+CONNECT_READER_VERSION = CONNECT_PROTOCOL_V1
 
 # message -> (array field or None, bytes field, ConsumerProtocol layer)
 _CARRIERS: dict[str, tuple[str | None, str, str]] = {
@@ -43,6 +65,8 @@ _CARRIERS: dict[str, tuple[str | None, str, str]] = {
     "SyncGroupResponse": (None, "assignment", ASSIGNMENT),
 }
 _STREAMS_LAYER = {SUBSCRIPTION: "SubscriptionInfo", ASSIGNMENT: "AssignmentInfo"}
+# the ConsumerProtocol layer of a carrier -> the Connect message the same field carries in a Connect group
+_CONNECT_LAYER = {SUBSCRIPTION: CONNECT_METADATA, ASSIGNMENT: CONNECT_ASSIGNMENT}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +89,11 @@ class LayerError:
 class Nested:
     """A bytes field decoded one layer further.
 
-    ``layer``: ``ConsumerProtocolSubscription``, ``ConsumerProtocolAssignment``, ``SubscriptionInfo`` or
-    ``AssignmentInfo``. ``raw``: the field's bytes exactly as carried. ``value``: a
-    :class:`ConsumerMessage` (whose ``data.user_data`` may itself be a ``Nested``), a Streams
-    ``DecodedSubscription``/``DecodedAssignment``, or None when ``error`` says why not."""
+    ``layer``: ``ConsumerProtocolSubscription``, ``ConsumerProtocolAssignment``, ``SubscriptionInfo``,
+    ``AssignmentInfo``, ``ConnectMetadata`` or ``ConnectAssignment``. ``raw``: the field's bytes exactly as
+    carried. ``value``: a :class:`ConsumerMessage` (whose ``data.user_data`` may itself be a ``Nested``), a
+    Streams ``DecodedSubscription``/``DecodedAssignment``, a Connect ``DecodedConnectMetadata``/
+    ``DecodedConnectAssignment`` (read with reader version 1), or None when ``error`` says why not."""
 
     layer: str
     raw: bytes
@@ -81,7 +106,8 @@ class Nested:
 
 
 def decode_layer(layer: str, raw: bytes, *, protocol_name: str | None, at: str = "") -> Nested:
-    """Decode ``raw`` as ``layer`` and, for protocol ``stream``, its UserData too. Never raises
+    """Decode ``raw`` as ``layer`` and, for protocol ``stream``, its UserData too; a Connect layer is read
+    as current workers read it (reader version 1, whatever its header or the protocol name). Never raises
     DecodeError: a failure is kept in ``Nested.error``."""
     try:
         if layer in (SUBSCRIPTION, ASSIGNMENT):
@@ -96,6 +122,11 @@ def decode_layer(layer: str, raw: bytes, *, protocol_name: str | None, at: str =
             return Nested(layer, raw, decode_subscription(raw, detail=True))
         if layer == "AssignmentInfo":
             return Nested(layer, raw, decode_assignment(raw, detail=True))
+        if layer == CONNECT_METADATA:
+            return Nested(layer, raw, decode_connect_metadata(raw, reader_version=CONNECT_READER_VERSION, detail=True))
+        if layer == CONNECT_ASSIGNMENT:
+            return Nested(layer, raw, decode_connect_assignment(raw, reader_version=CONNECT_READER_VERSION,
+                                                                detail=True))
     except DecodeError as e:
         return Nested(layer, raw, None, LayerError.of(e, at))
     raise ValueError(f"unknown layer {layer!r}")
@@ -106,8 +137,24 @@ def nested_fields(name: str) -> tuple[str | None, str, str] | None:
     return _CARRIERS.get(name)
 
 
+def carried_layer(name: str, protocol_type: str | None) -> str | None:
+    """The layer a message's bytes fields carry in a group of ``protocol_type`` (None: ``consumer``):
+    ConsumerProtocol for ``consumer``, Connect's messages for ``connect``, None for any other type (or a
+    message that carries none)."""
+    carrier = _CARRIERS.get(name)
+    if carrier is None:
+        return None
+    ptype = protocol_type or CONSUMER_TYPE
+    if ptype == CONSUMER_TYPE:
+        return carrier[2]
+    if ptype == CONNECT_TYPE:
+        return _CONNECT_LAYER[carrier[2]]
+    return None
+
+
 def nest_body(name: str, body, *, protocol_type: str | None = None, protocol_name: str | None = None):
-    """The body with every carried ConsumerProtocol field decoded (see the module docstring).
+    """The body with every carried ConsumerProtocol (or, in a Connect group, Connect) field decoded (see
+    the module docstring).
 
     ``protocol_type``/``protocol_name``: what the caller knows from the exchange (a JoinGroup request's
     ProtocolType, a JoinGroup response's ProtocolName) for versions whose body does not say."""
@@ -115,9 +162,10 @@ def nest_body(name: str, body, *, protocol_type: str | None = None, protocol_nam
     if carrier is None:
         return body
     ptype = getattr(body, "protocol_type", None) or protocol_type or CONSUMER_TYPE
-    if ptype != CONSUMER_TYPE:
+    layer = carried_layer(name, ptype)
+    if layer is None:
         return body
-    array, field, layer = carrier
+    array, field, _ = carrier
     pname = getattr(body, "protocol_name", None) or protocol_name
     if array is None:
         raw = getattr(body, field)
@@ -151,8 +199,12 @@ def layer_bytes(value, *, path: str = "") -> bytes | None:
         return encode_subscription(value)
     if isinstance(value, AssignmentInfo):
         return encode_assignment(value)
-    if isinstance(value, (DecodedSubscription, DecodedAssignment)):
+    if isinstance(value, (DecodedSubscription, DecodedAssignment, DecodedConnectMetadata, DecodedConnectAssignment)):
         return layer_bytes(value.info, path=path)
+    if isinstance(value, ConnectMetadata):
+        return encode_connect_metadata(value)
+    if isinstance(value, ConnectAssignment):
+        return encode_connect_assignment(value)
     raise EncodeError(f"cannot encode a {type(value).__name__} as bytes", path=path)
 
 
@@ -189,11 +241,11 @@ def _unwrap(value):
     v = value.value
     if isinstance(v, ConsumerMessage):
         return dataclasses.replace(v, data=dataclasses.replace(v.data, user_data=_unwrap(v.data.user_data)))
-    return v.info  # DecodedSubscription / DecodedAssignment
+    return v.info  # DecodedSubscription / DecodedAssignment / DecodedConnectMetadata / DecodedConnectAssignment
 
 
 def unwrap_body(name: str, body):
     """The body with each decodable :class:`Nested` replaced by its model (ConsumerMessage,
-    SubscriptionInfo, AssignmentInfo), dropping the carried bytes: encoding the result then
+    SubscriptionInfo, AssignmentInfo, ConnectMetadata, ConnectAssignment), dropping the carried bytes: encoding the result then
     re-encodes every layer from its model. Layers that failed stay ``Nested`` (written as carried)."""
     return _map_carried(name, body, lambda v, path: _unwrap(v))

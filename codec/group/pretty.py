@@ -2,7 +2,8 @@
 
 Every field of the body is shown by name; a carried ConsumerProtocol field is shown as its decoded
 message, indented under the element that carries it (the protocol, member or assignment), with the
-Streams subscription or assignment under that, rendered by :mod:`codec.pretty`.
+Streams subscription or assignment under that, rendered by :mod:`codec.pretty`; in a Connect group, the
+worker's metadata or assignment as :mod:`codec.connect.pretty` renders it.
 
 Strings are shown quoted, through :func:`codec.text.printable` (and ``"`` as ``\\"``): a control character, a
 line separator or a lone surrogate in a group id, member id, client id, topic or protocol name is written as
@@ -11,6 +12,7 @@ an escape, so no wire string can add a line to the view or send an escape sequen
 
 from __future__ import annotations
 
+from ..connect.pretty import pretty_connect_assignment, pretty_connect_metadata
 from ..pretty import pretty_assignment, pretty_subscription
 from ..text import printable
 from ..wire.schema import load_message
@@ -75,6 +77,9 @@ def _nested_lines(n: Nested, indent: str) -> list[str]:
         return _consumer_lines(v, indent, size=len(n.raw))
     if n.layer == "SubscriptionInfo":
         return _indent(pretty_subscription(v.info, size=len(n.raw), trailing=v.trailing), indent)
+    if n.layer in ("ConnectMetadata", "ConnectAssignment"):
+        view = pretty_connect_metadata if n.layer == "ConnectMetadata" else pretty_connect_assignment
+        return _indent(view(v.info, reader_version=v.reader_version, size=len(n.raw), trailing=v.trailing), indent)
     return _indent(pretty_assignment(v.info, size=len(n.raw), trailing=v.trailing), indent)
 
 

@@ -376,7 +376,8 @@ class Connection:
 
     ``request(frame)`` decodes a request frame and remembers its API key and version (and, for a
     JoinGroup, the protocol type; from the JoinGroup response, the selected protocol name), so that
-    ``response(frame)`` can decode the answer, including its nested layers."""
+    ``response(frame)`` can decode the answer, and a later SyncGroup request, including their nested
+    layers."""
 
     def __init__(self, *, nested: bool = True) -> None:
         self.nested = nested
@@ -390,7 +391,10 @@ class Connection:
         return dict(self._pending)
 
     def request(self, data: bytes) -> RequestFrame:
-        frame = decode_request_frame(data, nested=self.nested)
+        # a SyncGroup request before v5 does not say its protocol type: the JoinGroup's (a Connect group's
+        # assignments are Connect's, not ConsumerProtocol)
+        frame = decode_request_frame(data, nested=self.nested, protocol_type=self._protocol_type,
+                                     protocol_name=self._protocol_name)
         if frame.correlation_id in self._pending:
             raise DecodeError(f"correlation id {frame.correlation_id} is already waiting for a response",
                               message="RequestHeader", offset=4, path="correlation_id")
