@@ -8,8 +8,14 @@ from pathlib import Path
 
 from ..cliutil import input_errors, int_range, read_json_file
 from .probing import FUTURE_VERSION
-from .scenario import (compat_matrix, render_protocol_phases, render_rounds, run_protocol_phases,
-                       run_scenario)
+from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, render_protocol_phases,
+                       render_rounds, run_connect_phases, run_protocol_phases, run_scenario)
+
+
+#: The bundled Kafka Connect scenarios (codec/examples/negotiation/).
+CONNECT_SCENARIOS = ("connect-eager-to-sessioned", "connect-eager-to-compatible", "connect-compatible-to-sessioned",
+                     "connect-eager-to-sessioned-via-compatible", "connect-sessioned-to-eager",
+                     "connect-sessioned-to-compatible")
 
 
 def _label(v: int) -> str:
@@ -46,6 +52,9 @@ def cmd_negotiate(args) -> int:
         if spec.get("kind") == "protocol-selection":
             phases = run_protocol_phases(spec)
             text = json.dumps(phases, indent=2) if args.format == "json" else render_protocol_phases(spec, phases)
+        elif spec.get("kind") == CONNECT_PROTOCOL:
+            phases = run_connect_phases(spec)
+            text = json.dumps(phases, indent=2) if args.format == "json" else render_connect_phases(spec, phases)
         else:
             result = run_scenario(spec)
             text = json.dumps(result.to_json(), indent=2) if args.format == "json" else render_rounds(result)
@@ -77,10 +86,11 @@ def cmd_compat(args) -> int:
 
 
 def register(subparsers) -> None:
-    n = subparsers.add_parser("negotiate", help="run a rolling-upgrade scenario through Streams version probing")
+    n = subparsers.add_parser("negotiate", help="run a rolling-upgrade scenario through Streams version probing, "
+                                                "group protocol selection or Kafka Connect's connect.protocol")
     n.add_argument("--scenario", required=True,
                    help="scenario JSON file, or a bundled one by name: seed-004-phases, streams-v4-to-v7, "
-                        "streams-below-2.0, streams-old-leader")
+                        "streams-below-2.0, streams-old-leader, " + ", ".join(CONNECT_SCENARIOS))
     n.add_argument("--format", choices=("text", "json"), default="text")
     n.set_defaults(func=cmd_negotiate)
     c = subparsers.add_parser("compat", help="the compatibility matrix of member and leader metadata versions")

@@ -17,12 +17,20 @@ each the members' protocols in preference order; the coordinator's choice is pri
 
     {"kind": "protocol-selection", "phases": [{"A": ["range-1", "range-0"], "B": ["range-0"]}, ...]}
 
-Both shapes are checked before anything runs, and a file that does not fit is one :class:`ScenarioError`
+A Kafka Connect scenario (``"kind": "connect-protocol"``: a rolling upgrade or downgrade of
+``connect.protocol``) lists phases, each the workers' ``connect.protocol`` (``eager``, ``compatible`` or
+``sessioned``); each phase shows the protocols every worker sends (Kafka's order of preference) and the
+protocol the coordinator selects for the group, i.e. how the group rebalances::
+
+    {"kind": "connect-protocol", "phases": [{"A": "eager", "B": "eager"}, {"A": "sessioned", "B": "eager"}, ...]}
+
+All three shapes are checked before anything runs, and a file that does not fit is one :class:`ScenarioError`
 naming the place (``phases[0].A: needs a list of protocol names, got a string ('range')``): a string where
 a list of names goes is refused, not read as its letters; member versions are JSON integers (``"7"``,
 ``7.9`` and ``true`` are refused); member names are unique; the leader and every restarted member exist;
-a member gives a release or a version, not both, and ``upgradeFrom`` only with a release; unknown keys and
-an unknown ``kind`` are refused.
+a member gives a release or a version, not both, and ``upgradeFrom`` only with a release; a Connect worker's
+mode is one of the three names (any case, as Kafka's config reads it), not a list of protocols; unknown keys
+and an unknown ``kind`` are refused.
 """
 
 from __future__ import annotations
@@ -33,9 +41,11 @@ from .probing import FUTURE_VERSION, RELEASES, RoundResult, StreamsInstance, ini
 from .protocol import GroupMember, select_protocol
 
 __all__ = ["ScenarioError", "ScenarioResult", "run_scenario", "compat_matrix", "render_rounds",
-           "run_protocol_phases", "render_protocol_phases", "check_scenario", "check_protocol_phases"]
+           "run_protocol_phases", "render_protocol_phases", "check_scenario", "check_protocol_phases",
+           "check_connect_phases", "run_connect_phases", "render_connect_phases"]
 
 PROTOCOL_SELECTION = "protocol-selection"
+CONNECT_PROTOCOL = "connect-protocol"
 _MAX_VERSION = (1 << 31) - 1  # the SubscriptionInfo version word is an int32
 
 
@@ -116,7 +126,7 @@ def check_scenario(spec) -> None:
     """Raise :class:`ScenarioError` unless ``spec`` is a rolling-upgrade scenario (module docstring)."""
     if isinstance(spec, dict) and spec.get("kind") is not None:
         raise ScenarioError(f"kind: unknown scenario kind {_quote(spec['kind'])} (a rolling upgrade has no "
-                            f"\"kind\"; the other is {PROTOCOL_SELECTION!r})")
+                            f"\"kind\"; the others are {PROTOCOL_SELECTION!r} and {CONNECT_PROTOCOL!r})")
     _object(spec, "scenario", _SCENARIO_KEYS | {"kind"})
     if "name" in spec and not isinstance(spec["name"], str):
         raise ScenarioError(f"name: needs a string, got {_show(spec['name'])}")
@@ -312,4 +322,95 @@ def render_protocol_phases(spec: dict, phases: list[dict]) -> str:
         else:
             tie = f" (tie between {', '.join(p['tie'])}: Kafka's HashMap order decides)" if p["tie"] else ""
             lines.append(f"  -> group protocol: {p['protocol']}  (votes {p['votes']}){tie}")
+    return "\n".join(lines)
+
+
+# --- Kafka Connect: connect.protocol through a rolling upgrade or downgrade --------------------------------
+
+def check_connect_phases(spec) -> None:
+    """Raise :class:`ScenarioError` unless ``spec`` is a Connect scenario: ``phases``, a non-empty list of
+    objects mapping each worker to its ``connect.protocol`` (``eager``, ``compatible`` or ``sessioned``)."""
+    from .connect import CONNECT_MODES, connect_mode
+
+    _object(spec, "scenario", {"kind", "name", "description", "phases"})
+    for key in ("name", "description"):
+        if key in spec and not isinstance(spec[key], str):
+            raise ScenarioError(f"{key}: needs a string, got {_show(spec[key])}")
+    if "phases" not in spec:
+        raise ScenarioError("phases: missing (a list of {worker: connect.protocol})")
+    phases = _list(spec["phases"], "phases")
+    if not phases:
+        raise ScenarioError("phases: a scenario needs at least one phase")
+    modes = ", ".join(CONNECT_MODES)
+    for i, phase in enumerate(phases):
+        if not isinstance(phase, dict):
+            raise ScenarioError(f"phases[{i}]: needs an object of worker -> connect.protocol, got {_show(phase)}")
+        if not phase:
+            raise ScenarioError(f"phases[{i}]: a group needs at least one worker")
+        for worker, mode in phase.items():
+            where = f"phases[{i}].{worker[:60]}"
+            if not worker:
+                raise ScenarioError(f"phases[{i}]: a worker needs a non-empty name")
+            if not isinstance(mode, str):
+                hint = (" (a worker is named with its connect.protocol; the protocols it sends follow from it)"
+                        if isinstance(mode, list) else "")
+                raise ScenarioError(f"{where}: needs a connect.protocol ({modes}), got {_show(mode)}{hint}")
+            try:
+                connect_mode(mode)
+            except ValueError:
+                raise ScenarioError(f"{where}: unknown connect.protocol {_quote(mode)} (known: {modes})") from None
+
+
+def _changes(before: dict[str, str] | None, after: dict[str, str]) -> list[str]:
+    """What happened between two phases: workers restarted with another mode, joined, left."""
+    if before is None:
+        return []
+    out = []
+    for w, mode in after.items():
+        if w not in before:
+            out.append(f"{w} joins with connect.protocol={mode}")
+        elif before[w] != mode:
+            out.append(f"{w} restarts with connect.protocol={mode} (was {before[w]})")
+    out += [f"{w} leaves" for w in before if w not in after]
+    return out
+
+
+def run_connect_phases(spec: dict) -> list[dict]:
+    """Each phase: the workers' modes and the protocols they send, and the coordinator's selection (the
+    protocol, its version, the group's rebalancing and assignor, the votes), with what changed since the
+    phase before."""
+    from .connect import connect_mode, select_connect_protocol
+
+    check_connect_phases(spec)
+    out = []
+    before: dict[str, str] | None = None
+    for i, phase in enumerate(spec["phases"], 1):
+        modes = {w: connect_mode(m) for w, m in phase.items()}
+        sel = select_connect_protocol(modes)
+        out.append({"phase": i, "changes": _changes(before, modes),
+                    "workers": {w: {"connectProtocol": mode, "protocols": list(protos)}
+                                for w, (mode, protos) in sel.workers.items()},
+                    **sel.to_json()})
+        before = modes
+    return out
+
+
+def render_connect_phases(spec: dict, phases: list[dict]) -> str:
+    lines = [f"# {spec.get('name', 'Kafka Connect protocol selection')}"]
+    if spec.get("description"):
+        lines.append(spec["description"])
+    previous = None
+    for p in phases:
+        what = "; ".join(p["changes"]) if p["changes"] else ("the group" if p["phase"] == 1 else "no change")
+        lines.append(f"\nphase {p['phase']}: {what}")
+        width = max(len(w) for w in p["workers"])
+        for w, x in p["workers"].items():
+            lines.append(f"  {w.ljust(width)}  connect.protocol={x['connectProtocol']:<10}  sends "
+                         + ", ".join(x["protocols"]))
+        changed = "" if previous is None or previous == p["protocol"] else f"  (was {previous})"
+        lines.append(f"  -> group protocol: {p['protocol']} (v{p['version']}): {p['rebalancing']} rebalancing, "
+                     f"{p['assignor']}" + (", session-keyed requests" if p["sessioned"] else "") + changed)
+        lines.append(f"     common to all: {', '.join(p['candidates'])}; votes {p['votes']}")
+        previous = p["protocol"]
+    lines.append("\nthe group runs: " + ", ".join(f"phase {p['phase']} {p['protocol']}" for p in phases))
     return "\n".join(lines)
