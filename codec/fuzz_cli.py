@@ -15,12 +15,13 @@ input lines per process:
 * ``assign --lines`` (plain, ``--emit-bytes``, ``--format table``) — Kafka's assignor unit-test groups (the
   shared folder's ``vectors/kafka-java-assignor/ha_unit_tests.jsonl``) and random small groups, mutated the
   same way;
+* ``conformance --impl`` (and ``--cross-version``) — the runner against an adapter (``python -m codec.fuzz_cli
+  adapter``) that answers each request with a mutated reply: junk, bytes that are not UTF-8, JSON of the wrong
+  shape, replies past ``--max-reply-bytes``, two lines for one request, no answer, an exit, deep nesting, huge
+  integers, control characters and lone surrogates in error messages (through ``--json`` and ``--junit``),
+  valid-but-wrong values.
 
-A fifth of these runs read their lines from a file (``@file``; assign's INPUT) instead of stdin.
-* ``conformance --impl`` — the runner against an adapter (``python -m codec.fuzz_cli adapter``) that answers
-  each request with a mutated reply: junk, bytes that are not UTF-8, JSON of the wrong shape, replies past
-  ``--max-reply-bytes``, two lines for one request, no answer, an exit, deep nesting, huge integers, control
-  characters and lone surrogates in error messages (through ``--json`` and ``--junit``), valid-but-wrong values.
+A fifth of the ``--lines`` runs read their lines from a file (``@file``; assign's INPUT) instead of stdin.
 
 The contract checked for each run (README "Decoding and encoding from the command line", the ``assign``
 help, vectors/README.md):
@@ -33,6 +34,8 @@ help, vectors/README.md):
   JSON (no NaN) of an object — or, for ``encode``, lowercase hex; for ``assign --format table``, text with no
   control character — and an error line is
   ``{"error": {"type": str, "message": str, ...}}``; the exit status is 0 exactly when no line is an error;
+  a whole message the kind accepts, with bytes after it, decodes with ``trailing`` in its JSON (README,
+  "Input policy": trailing bytes are accepted and reported);
 * ``conformance``: the last line is ``N passed, M failed`` and ``N + M`` is the number of vectors the filters
   select (counted here from the vector files); the exit status is 0 exactly when nothing failed; an adapter
   whose every reply is a failure of the protocol passes nothing; ``--json`` and ``--junit`` reports are valid
@@ -668,7 +671,7 @@ class RunResult:
     stderr: bytes
     seconds: float
     max_rss_kb: int
-    killed: str | None = None  # "timeout" | "memory"
+    killed: str | None = None  # "timeout" | "memory" | "output"
     json_report: bytes | None = None
     junit_report: bytes | None = None
 
@@ -696,7 +699,8 @@ def _child_env(unbuffered: bool) -> dict[str, str]:
 def execute(job: Job, *, program: tuple[str, ...] = DEFAULT_PROGRAM, timeout: float | None = None,
             max_rss_mb: int = DEFAULT_MAX_RSS_MB, unbuffered: bool = False) -> RunResult:
     """Run ``job`` in its own process group (stdin, stdout and stderr are files, so nothing blocks), watching
-    its memory; the group is killed past ``timeout`` seconds or ``max_rss_mb``."""
+    its memory and output; the group is killed past ``timeout`` seconds, ``max_rss_mb``, or 64 MB of output
+    beyond 64 bytes per input byte."""
     if timeout is None:
         timeout = _timeout(job)
     with tempfile.TemporaryDirectory(prefix="fuzz-cli-") as tmp:
@@ -712,6 +716,7 @@ def execute(job: Job, *, program: tuple[str, ...] = DEFAULT_PROGRAM, timeout: fl
             killed = None
             peak = 0
             delay = 0.002
+            max_output = 64 * 1024 * 1024 + 64 * len(job.stdin())
             while True:
                 pid, status = os.waitpid(proc.pid, os.WNOHANG)
                 if pid:
@@ -719,6 +724,8 @@ def execute(job: Job, *, program: tuple[str, ...] = DEFAULT_PROGRAM, timeout: fl
                 peak = max(peak, _peak_rss_kb(proc.pid))
                 if peak > max_rss_mb * 1024:
                     killed = "memory"
+                elif os.fstat(fout.fileno()).st_size + os.fstat(ferr.fileno()).st_size > max_output:
+                    killed = "output"
                 elif time.monotonic() - start > timeout:
                     killed = "timeout"
                 if killed:
@@ -790,12 +797,15 @@ def _clip(b: bytes | str, n: int = 300) -> str:
     return s if len(s) <= n else s[:n] + "..."
 
 
-def _common(res: RunResult) -> list[Problem]:
+def _common(job: Job, res: RunResult) -> list[Problem]:
     out = []
     if res.killed == "timeout":
         out.append(Problem("timeout", f"did not finish in {res.seconds:.1f} s"))
     elif res.killed == "memory":
         out.append(Problem("memory", f"grew past {res.max_rss_kb // 1024} MB"))
+    elif res.killed == "output":
+        out.append(Problem("output", f"wrote {len(res.stdout) + len(res.stderr)} bytes for {len(job.stdin())} "
+                                     "bytes of input"))
     elif res.status not in (0, 1):
         out.append(Problem("exit-status", f"exit status {res.status}; stderr: {_clip(res.stderr[-600:])}"))
     if b"Traceback" in res.stderr:
@@ -817,7 +827,7 @@ def _common(res: RunResult) -> list[Problem]:
 
 
 def _check_lines(job: Job, res: RunResult) -> list[Problem]:
-    problems = _common(res)
+    problems = _common(job, res)
     if res.killed:
         return problems
     out = res.stdout
@@ -885,7 +895,7 @@ def _check_lines(job: Job, res: RunResult) -> list[Problem]:
 
 
 def _check_conformance(job: Job, res: RunResult) -> list[Problem]:
-    problems = _common(res)
+    problems = _common(job, res)
     if res.killed:
         return problems
     try:

@@ -129,6 +129,9 @@ for line in lines:
     if mode == "hang" and b"sleep" in line:
         out.flush()
         time.sleep(600)
+    if mode == "flood" and b"flood" in line:
+        while True:
+            out.write("x" * 1000000)
     if mode == "memory" and b"eat" in line:
         out.flush()
         hog = b"x" * (250 << 20)
@@ -211,6 +214,13 @@ def test_a_hang_is_killed_and_narrowed_to_its_line(fake):
     assert "timeout" in {p.kind for p in problems}
     assert [v.lines for v in violations] == [(b"sleep",)] and violations[0].kind == "timeout"
     assert time.monotonic() - t0 < 30
+
+
+def test_endless_output_is_killed_and_narrowed_to_its_line(fake):
+    job = Job("decode", ("decode", "--lines"), _lines(20, 5, b"flood"))
+    res, problems, violations = fake("flood", timeout=60).examine(job)
+    assert res.killed == "output" and len(res.stdout) > 64 << 20
+    assert [v.lines for v in violations] == [(b"flood",)] and violations[0].kind == "output"
 
 
 def test_memory_growth_is_killed_and_narrowed_to_its_line(fake):
