@@ -650,3 +650,39 @@ def test_bad_protocol_and_delay():
         assign_incremental("a", [ConnectWorker("a")], {}, now=0, protocol="default")
     with pytest.raises(ValueError):
         assign_incremental("a", [ConnectWorker("a")], {}, now=0, max_delay=-1)
+
+
+@pytest.mark.parametrize("mismatch", [False, True])
+def test_revocation_that_never_arrived_is_reapplied(mismatch):
+    """Kafka's testTaskAssignmentWhenSubsequentAssignmentAttemptFails (and ...FailsOutsideTheAssignor with a
+    generation mismatch: the leader drops its view, and the unapplied revocation puts it back the same way).
+    Round 1: worker1 connector1, 1-0 1-2 2-0 2-2; worker2 connector2, 1-1 1-3 2-1 2-3.
+    Round 2: worker3 joins. Connectors N=2, n=3: 1, 1, 0 is balanced. Tasks fair 2, 2 extras: worker1 (4)
+    takes one, keeps 3, gives up 1-0; worker2 likewise gives up 1-1. The assignment is never delivered.
+    Round 3: members still run everything. The revocation did not take effect (1-0 still runs): the leader's
+    view := what runs (so nothing is lost or created, also when the view was dropped for the mismatch). R4
+    wants the same revocations, but the last round revoked: backoff, delay 40, nothing moves.
+    Round 4 (40 ms later): due; revoke 1-0 from worker1 and 1-1 from worker2 now.
+    Round 5: 1-0 1-1 free -> worker3 (0 tasks against 3 and 3)."""
+    g = Group(two_connectors())
+    g.join("worker1", "worker2")
+    g.rebalance()
+    g.join("worker3")
+    r = g.rebalance(apply=False)
+    got(r, "worker1", revoked_tasks="1-0")
+    got(r, "worker2", revoked_tasks="1-1")
+    kw = {}
+    if mismatch:
+        kw = dict(generation_id=g.state.previous_generation_id + 1,
+                  last_completed_generation_id=g.state.previous_generation_id - 1)
+    r = g.rebalance(**kw)
+    nothing(r, delay=40)
+    g.now += 40
+    r = g.rebalance()
+    got(r, "worker1", revoked_tasks="1-0")
+    got(r, "worker2", revoked_tasks="1-1")
+    got(r, "worker3")
+    r = g.rebalance()
+    got(r, "worker3", "", "1-0 1-1")
+    g.complete()
+    assert g.counts() == ([0, 1, 1], [2, 3, 3])
