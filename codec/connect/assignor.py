@@ -28,19 +28,34 @@ least loaded workers first, ties by member id in ``String.compareTo`` order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Mapping, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from ..negotiation.protocol import java_string_hash
 from ..types import java_string_key
-from .assignment import ConnectAssignment, ConnectorTaskId
-from .constants import (CONNECT_PROTOCOL_V0, CONNECT_PROTOCOL_V1, CONNECT_PROTOCOL_V2, ConnectError,
-                        protocol_version)
+from .assignment import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
+from .constants import (
+    CONNECT_PROTOCOL_V0,
+    CONNECT_PROTOCOL_V1,
+    CONNECT_PROTOCOL_V2,
+    ConnectError,
+    protocol_version,
+)
 from .metadata import ConnectMetadata, decode_connect_metadata
 
-__all__ = ["ConnectWorker", "IncrementalAssignorState", "ConnectAssignResult", "DEFAULT_MAX_DELAY_MS",
-           "assign_eager", "assign_incremental", "assign_connect", "apply_assignment", "connector_tasks",
-           "workers_from_metadata"]
+__all__ = [
+    "DEFAULT_MAX_DELAY_MS",
+    "ConnectAssignResult",
+    "ConnectWorker",
+    "IncrementalAssignorState",
+    "apply_assignment",
+    "assign_connect",
+    "assign_eager",
+    "assign_incremental",
+    "connector_tasks",
+    "workers_from_metadata",
+]
 
 #: ``scheduled.rebalance.max.delay.ms``'s default (``DistributedConfig``): five minutes.
 DEFAULT_MAX_DELAY_MS = 300_000
@@ -67,7 +82,8 @@ class ConnectWorker:
     assignment: ConnectAssignment | None = None
 
     @classmethod
-    def from_metadata(cls, member_id: str, metadata: ConnectMetadata | bytes | bytearray | memoryview) -> "ConnectWorker":
+    def from_metadata(cls, member_id: str,
+                      metadata: ConnectMetadata | bytes | bytearray | memoryview) -> ConnectWorker:
         """A member from its JoinGroup metadata, a model or the bytes (read as Kafka's assignors read every
         member's metadata: with ``IncrementalCooperativeConnectProtocol.deserializeMetadata``)."""
         if not isinstance(metadata, ConnectMetadata):
@@ -112,6 +128,73 @@ class IncrementalAssignorState:
     previous_generation_id: int = -1
     previous_members: frozenset[str] = frozenset()
 
+    def to_json(self) -> dict:
+        """A JSON object of the state (sets sorted as Java sorts them), for :meth:`from_json`."""
+        def tasks(ts):
+            return [{"connector": t.connector, "task": t.task} for t in _java_sorted_tasks(ts)]
+        return {
+            "previousConnectors": _java_sorted_names(self.previous_connectors),
+            "previousTasks": tasks(self.previous_tasks),
+            "revokedConnectors": _java_sorted_names(self.revoked_connectors),
+            "revokedTasks": tasks(self.revoked_tasks),
+            "revokedInPrevious": self.revoked_in_previous,
+            "successiveRevokingRebalances": self.successive_revoking_rebalances,
+            "scheduledRebalance": self.scheduled_rebalance,
+            "delay": self.delay,
+            "candidateWorkers": list(self.candidate_workers),
+            "previousGenerationId": self.previous_generation_id,
+            "previousMembers": _java_sorted_names(self.previous_members),
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping) -> IncrementalAssignorState:
+        """The state from :meth:`to_json`'s object; missing keys take a fresh leader's values; wrong types and
+        unknown keys are a ValueError naming the key."""
+        known = set(cls().to_json())
+        if not isinstance(obj, Mapping):
+            raise ValueError("assignor state must be a JSON object")
+        for k in obj:
+            if k not in known:
+                raise ValueError(f"assignor state: unknown key {k!r}")
+
+        def names(key):
+            v = obj.get(key, [])
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise ValueError(f"assignor state: {key} must be a list of strings")
+            return v
+
+        def tasks(key):
+            v = obj.get(key, [])
+            out = []
+            if not isinstance(v, list):
+                raise ValueError(f"assignor state: {key} must be a list")
+            for i, x in enumerate(v):
+                if (not isinstance(x, Mapping) or set(x) != {"connector", "task"}
+                        or not isinstance(x["connector"], str) or isinstance(x["task"], bool)
+                        or not isinstance(x["task"], int)):
+                    raise ValueError(f"assignor state: {key}[{i}] must be {{\"connector\": str, \"task\": int}}")
+                out.append(ConnectorTaskId(x["connector"], x["task"]))
+            return out
+
+        def integer(key, default):
+            v = obj.get(key, default)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ValueError(f"assignor state: {key} must be an integer")
+            return v
+
+        flag = obj.get("revokedInPrevious", False)
+        if not isinstance(flag, bool):
+            raise ValueError("assignor state: revokedInPrevious must be true or false")
+        return cls(previous_connectors=frozenset(names("previousConnectors")),
+                   previous_tasks=frozenset(tasks("previousTasks")),
+                   revoked_connectors=frozenset(names("revokedConnectors")),
+                   revoked_tasks=frozenset(tasks("revokedTasks")), revoked_in_previous=flag,
+                   successive_revoking_rebalances=integer("successiveRevokingRebalances", 0),
+                   scheduled_rebalance=integer("scheduledRebalance", 0), delay=integer("delay", 0),
+                   candidate_workers=tuple(dict.fromkeys(names("candidateWorkers"))),
+                   previous_generation_id=integer("previousGenerationId", -1),
+                   previous_members=frozenset(names("previousMembers")))
+
 
 @dataclass(frozen=True, slots=True)
 class ConnectAssignResult:
@@ -129,14 +212,21 @@ class ConnectAssignResult:
     assignments: dict[str, ConnectAssignment]
     running: dict[str, tuple[tuple[str, ...], tuple[ConnectorTaskId, ...]]]
     state: IncrementalAssignorState | None = None
-    error: int = ConnectError.NO_ERROR
+    error: int = 0
 
     @property
     def delay(self) -> int:
         return self.state.delay if self.state is not None else 0
 
+    def encoded(self, *, java_order: bool = True) -> dict[str, bytes]:
+        """Each member's SyncGroup assignment bytes, as the leader writes them (``ConnectProtocol`` v0 or
+        ``IncrementalCooperativeConnectProtocol`` with the v1 or v2 header); by default with the connectors
+        grouped in Java's HashSet order, Kafka's bytes exactly."""
+        return {m: encode_connect_assignment(a, java_order=java_order) for m, a in self.assignments.items()}
 
-def connector_tasks(connectors: Mapping[str, int] | Iterable[tuple[str, int]]) -> dict[str, tuple[ConnectorTaskId, ...]]:
+
+def connector_tasks(connectors: Mapping[str, int] | Iterable[tuple[str, int]]
+                    ) -> dict[str, tuple[ConnectorTaskId, ...]]:
     """The configured connectors (name -> task count) as their task ids 0..n-1."""
     items = connectors.items() if isinstance(connectors, Mapping) else connectors
     out: dict[str, tuple[ConnectorTaskId, ...]] = {}
@@ -238,10 +328,10 @@ def _leader_offset(leader: ConnectWorker, max_offset: int, leader_fresh_offset: 
 def _mismatch(protocol: str, version: int, leader: str, by_id: dict[str, ConnectWorker], max_offset: int,
               state: IncrementalAssignorState | None) -> ConnectAssignResult:
     url = by_id[leader].url
-    assignments = {m: ConnectAssignment(version=version, error=ConnectError.CONFIG_MISMATCH, leader=leader,
+    assignments = {m: ConnectAssignment(version=version, error=int(ConnectError.CONFIG_MISMATCH), leader=leader,
                                         leader_url=url, config_offset=max_offset) for m in by_id}
     return ConnectAssignResult(protocol, leader, max_offset, assignments, {m: ((), ()) for m in by_id}, state,
-                               ConnectError.CONFIG_MISMATCH)
+                               int(ConnectError.CONFIG_MISMATCH))
 
 
 # --- the eager assignor -----------------------------------------------------------------------------------
@@ -272,7 +362,7 @@ def assign_eager(leader: str, workers: Sequence[ConnectWorker],
             got_t[circle[position % len(circle)]].append(task)
             position += 1
     url = by_id[leader].url
-    assignments = {m: ConnectAssignment(version=CONNECT_PROTOCOL_V0, error=ConnectError.NO_ERROR, leader=leader,
+    assignments = {m: ConnectAssignment(version=CONNECT_PROTOCOL_V0, error=int(ConnectError.NO_ERROR), leader=leader,
                                         leader_url=url, config_offset=offset, connectors=tuple(got_c[m]),
                                         tasks=tuple(got_t[m])) for m in by_id}
     running = {m: (tuple(got_c[m]), tuple(got_t[m])) for m in by_id}
@@ -284,7 +374,7 @@ def assign_eager(leader: str, workers: Sequence[ConnectWorker],
 class _Load:
     """A worker's load during the computation: ordered sets (dict keys) of connectors and tasks."""
 
-    __slots__ = ("worker", "connectors", "tasks")
+    __slots__ = ("connectors", "tasks", "worker")
 
     def __init__(self, worker: str, connectors: Iterable[str] = (), tasks: Iterable[ConnectorTaskId] = ()):
         self.worker = worker
@@ -572,7 +662,7 @@ def assign_incremental(leader: str, workers: Sequence[ConnectWorker],
     running = {}
     for m in by_id:  # the JoinGroup order
         assignments[m] = ConnectAssignment(
-            version=version, error=ConnectError.NO_ERROR, leader=leader, leader_url=url, config_offset=offset,
+            version=version, error=int(ConnectError.NO_ERROR), leader=leader, leader_url=url, config_offset=offset,
             connectors=new_c[m], tasks=new_t[m], revoked_connectors=tuple(revoke_c[m]),
             revoked_tasks=tuple(revoke_t[m]), delay=r.delay)
         running[m] = (tuple(c for c in nxt[m].connectors if c not in revoke_c[m]),

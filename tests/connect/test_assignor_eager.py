@@ -14,8 +14,14 @@ from __future__ import annotations
 
 import pytest
 
-from codec.connect import (ConnectAssignment, ConnectMetadata, ConnectorTaskId, decode_connect_assignment,
-                           encode_connect_assignment, encode_connect_metadata)
+from codec.connect import (
+    ConnectAssignment,
+    ConnectMetadata,
+    ConnectorTaskId,
+    decode_connect_assignment,
+    encode_connect_assignment,
+    encode_connect_metadata,
+)
 from codec.connect.assignor import ConnectWorker, assign_connect, assign_eager
 
 
