@@ -744,3 +744,62 @@ def test_state_json_round_trip():
                 {"previousConnectors": [1]}, []):
         with pytest.raises(ValueError):
             IncrementalAssignorState.from_json(bad)
+
+
+def test_worker_joining_while_the_backoff_runs():
+    """Kafka's testWorkerJoiningDuringDelayedRebalance; rounds 1-3 as in test_successive_revoking_rounds_back_off
+    (after round 3, t=1000: worker1 connector2 connector3, 2-2 2-3 3-0..3-3; worker2 connector1, 1-0 1-2 2-0;
+    worker3 1-1 1-3 2-1; delay 40, scheduled 1040, the backoff flag still set).
+    Round 4 (t=1020): worker4 joins. Nothing lost, but the flag is set, so R3 runs: not due; worker4 is empty
+    and becomes a candidate; delay = 1040 - 1020 = 20. A delay runs: no balancing, and the flag is cleared.
+    Nothing moves; all carry delay 20.
+    Round 5 (t=1040): worker5 joins. Nothing lost and the flag clear: the delay is dropped (candidates too),
+    and balancing revokes now. Connectors N=3, n=5: fair 0, 3 extras: worker1 (2) takes one, gives up
+    connector2; worker2 (1) takes one. Tasks fair 2, 2 extras: worker1 (6) takes one, keeps 3, gives up
+    2-2 2-3 3-0; worker2 (3) takes the other; worker3 (3) keeps 2, gives up 1-1.
+    Round 6: created connector2, 1-1 2-2 2-3 3-0; nobody above share-with-extras: no revocation. connector2 ->
+    worker3 (0 connectors, first by id among w3 w4 w5). Tasks: worker4, worker5 hold 0: 1-1 w4, 2-2 w5, 2-3 w4,
+    3-0 w5."""
+    g = Group({"connector1": 4, "connector2": 4, "connector3": 4})
+    g.join("worker1")
+    g.rebalance()
+    g.join("worker2")
+    g.rebalance()
+    g.join("worker3")
+    assert g.rebalance().state.delay == 40
+    g.now = 1_020
+    g.join("worker4")
+    r = g.rebalance()
+    nothing(r, delay=20)
+    assert r.state.candidate_workers == ("worker4",) and not r.state.revoked_in_previous
+    g.now = 1_040
+    g.join("worker5")
+    r = g.rebalance()
+    got(r, "worker1", revoked_connectors="2", revoked_tasks="2-2 2-3 3-0")
+    got(r, "worker2")
+    got(r, "worker3", revoked_tasks="1-1")
+    assert r.state.candidate_workers == () and r.state.scheduled_rebalance == 0
+    r = g.rebalance()
+    got(r, "worker3", "2")
+    got(r, "worker4", "", "1-1 2-3")
+    got(r, "worker5", "", "2-2 3-0")
+    got(r, "worker1")
+    got(r, "worker2")
+    g.complete()
+    assert g.counts() == ([0, 0, 1, 1, 1], [2, 2, 2, 3, 3])
+
+
+def test_backoff_with_a_max_delay_of_one_ms():
+    """Kafka's testSuccessiveRevocationsWhenMaxDelayIsEqualToExpBackOffInitialInterval: max delay 1 ms. The
+    backoff's initial interval is min(1, 1) = 1 and no growth fits under the max: the successive revoking
+    round waits 1 ms (nothing revoked), while the work freed in round 2 is given out as in the 300 s case."""
+    g = Group({"connector1": 4, "connector2": 4, "connector3": 4}, max_delay=1)
+    g.join("worker1")
+    g.rebalance()
+    g.join("worker2")
+    g.rebalance()
+    g.join("worker3")
+    r = g.rebalance()
+    got(r, "worker1", delay=1)
+    got(r, "worker2", "1", "1-0 1-2 2-0", delay=1)
+    got(r, "worker3", "", "1-1 1-3 2-1", delay=1)
