@@ -287,6 +287,8 @@ def _layers(value) -> tuple[ConsumerMessage | None, Any]:
     if not isinstance(value, Nested) or not value.ok:
         return None, None
     msg = value.value
+    if not isinstance(msg, ConsumerMessage):  # another protocol's layer (Kafka Connect's): not consumer data
+        return None, None
     user = msg.data.user_data
     if isinstance(user, Nested) and user.ok:
         return msg, user.value.info
@@ -383,6 +385,19 @@ def _assignment_info_json(i: AssignmentInfo) -> dict:
             "error_code": i.error_code, "next_rebalance_ms": i.next_rebalance_ms}
 
 
+def _connect_json(decoded) -> dict:
+    """Kafka Connect's layer in Kafka's JSON, read as it was read (``connect_metadata`` or
+    ``connect_assignment``); another layer is named only."""
+    from ..connect import (DecodedConnectAssignment, DecodedConnectMetadata, connect_assignment_json,
+                           connect_metadata_json)
+
+    if isinstance(decoded, DecodedConnectMetadata):
+        return {"connect_metadata": connect_metadata_json(decoded.info, reader_version=decoded.reader_version)}
+    if isinstance(decoded, DecodedConnectAssignment):
+        return {"connect_assignment": connect_assignment_json(decoded.info, reader_version=decoded.reader_version)}
+    return {"layer": type(decoded).__name__}
+
+
 def _payload_json(value, streams_json) -> dict | None:
     if value is None:
         return None
@@ -391,6 +406,8 @@ def _payload_json(value, streams_json) -> dict | None:
     if not value.ok:
         return {"bytes": len(value.raw), "error": dataclasses.asdict(value.error)}
     msg, info = _layers(value)
+    if msg is None:  # another protocol's layer: Kafka Connect's worker metadata or assignment
+        return {"bytes": len(value.raw), **_connect_json(value.value)}
     out = {"bytes": len(value.raw), "consumer": _consumer_summary(msg)}
     user = msg.data.user_data
     if info is not None:

@@ -123,8 +123,36 @@ def _user_error(user, indent: str) -> list[str]:
 
 def _undecoded(what: str, v, indent: str) -> list[str]:
     err = getattr(v, "error", None)
+    connect = _connect_line(getattr(v, "value", None)) if err is None else None
+    if connect:
+        return [f"{indent}{what.ljust(13)} {len(v.raw)} bytes: {connect}"]
     why = _p(err.message) if err is not None else "not decoded (protocol type is not consumer)"
     return [f"{indent}{what.ljust(13)} {len(getattr(v, 'raw', v))} bytes: {why}"]
+
+
+def _connect_line(decoded) -> str | None:
+    """Kafka Connect's worker metadata or assignment in one line; None for any other layer."""
+    from ..connect import DecodedConnectAssignment, DecodedConnectMetadata
+
+    if isinstance(decoded, DecodedConnectMetadata):
+        m = decoded.info
+        line = f"Connect worker metadata v{decoded.reader_version} url {_p(m.url)} config offset {m.config_offset}"
+        prev = getattr(m, "allocation", None)
+        if prev is not None:
+            line += f"; previously {len(prev.connectors)} connectors, {len(prev.tasks)} tasks"
+        return line
+    if isinstance(decoded, DecodedConnectAssignment):
+        a = decoded.info
+        tasks = ", ".join(_p(f"{t.connector}-{t.task}") for t in a.tasks[:8]) + (" ..." if len(a.tasks) > 8 else "")
+        line = (f"Connect assignment v{decoded.reader_version} error {a.error}, leader {_p(a.leader or '-')}: "
+                f"connectors [{', '.join(_p(c) for c in a.connectors[:8])}{' ...' if len(a.connectors) > 8 else ''}]"
+                f", tasks [{tasks}]")
+        if a.revoked_connectors or a.revoked_tasks:
+            line += f"; revoked {len(a.revoked_connectors)} connectors, {len(a.revoked_tasks)} tasks"
+        if a.delay:
+            line += f"; scheduled delay {a.delay} ms"
+        return line
+    return None
 
 
 def _member_lines(g: Generation, m: Member) -> list[str]:

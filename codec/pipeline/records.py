@@ -133,6 +133,8 @@ def _consumer_layer(value: Any, *, strict: bool, at: str):
     if not value.ok:
         raise _nested_error(value, at)
     msg = value.value
+    if not hasattr(msg, "data"):  # another protocol's layer (Kafka Connect's): no ConsumerProtocol data
+        return None, None
     user = msg.data.user_data
     if isinstance(user, group.Nested):
         if not user.ok:
