@@ -22,7 +22,14 @@ Kafka's collections are Java hash maps and sets, and some choices follow their i
 is asked to give up load first, the order of revoked items, the order of candidate workers): the members are
 visited in Java ``HashMap`` order of their ids, as Kafka's leader does, and a worker's own connectors and
 tasks in the order of its previous assignment (the order of its metadata's allocation). New work goes to the
-least loaded workers first, ties by member id in ``String.compareTo`` order.
+least loaded workers first, ties by member id in ``String.compareTo`` order. (Java 17's hash tables; exact
+while no bucket holds eight or more members.)
+
+Kafka's quirks are kept: on expiry of the delay the candidate workers receive the lost work before the
+balancing revocations are worked out, so a candidate can be asked, in one assignment, to start lost tasks and
+to stop one it never ran (that task is handed out again the next round); and the leader's config snapshot is
+taken to be at the offset of the leader's own metadata (``leader_fresh_offset`` is the offset of the fresh
+snapshot it reads when a member is ahead; unset, it catches up).
 """
 
 from __future__ import annotations
