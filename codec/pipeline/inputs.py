@@ -19,7 +19,12 @@ Rules, for each input (after glob expansion):
   that no file below one is left out).
 
 A file whose format cannot be told, an input that does not exist and a directory without files are
-:class:`InputError`, one line each, naming ``--input-format`` where it helps.
+:class:`InputError`, one line each, naming ``--input-format`` where it helps. Local files are also checked
+against their reader before Spark starts (:meth:`LocalFiles.check`): a Parquet file must begin and end with
+Parquet's magic number ``PAR1``, and a JSON lines file named ``.gz`` must be gzip data (Spark decompresses
+by the name). Files on other filesystems are left to Spark's readers (a request per file would cost too
+much on an object store), which fail with one line too. A local directory that cannot be listed or a file
+that cannot be read is an :class:`InputError` as well, never skipped.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Protocol
 
 __all__ = ["InputError", "InputPlan", "LocalFiles", "HadoopFiles", "plan_inputs", "sniff", "is_uri", "FORMATS",
-           "JSON_EXTENSIONS", "PARQUET_EXTENSIONS"]
+           "JSON_EXTENSIONS", "PARQUET_EXTENSIONS", "local_only"]
 
 FORMATS = ("jsonl", "parquet")
 JSON_EXTENSIONS = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
@@ -51,6 +56,16 @@ def is_uri(path: str) -> bool:
     return bool(_URI.match(path)) and not re.match(r"^[A-Za-z]:[\\/]", path)
 
 
+def local_only(paths: list[str], master: str | None) -> bool:
+    """Whether a job on ``paths`` (its inputs and output) with ``--master master`` reads and writes local
+    files only, so that its inputs can be planned (and refused) before Spark starts: a local master, not under
+    spark-submit, no Hadoop or YARN configuration (whose default filesystem may not be the local one), and
+    no URI among the paths."""
+    return ("PYSPARK_GATEWAY_PORT" not in os.environ and (master is None or master.startswith("local"))
+            and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR"))
+            and not any(is_uri(p) for p in paths))
+
+
 def hidden(name: str) -> bool:
     """Spark's rule for files and directories it skips inside a directory input."""
     return name.startswith(".") or (name.startswith("_") and "=" not in name) or name.endswith("._COPYING_")
@@ -66,6 +81,13 @@ class Files(Protocol):
     def head(self, path: str, n: int) -> bytes:
         """The first ``n`` bytes of a file (fewer if it is shorter)."""
 
+    def check(self, path: str, fmt: str) -> None:
+        """Raise :class:`InputError` if the file cannot be what ``fmt``'s reader reads (or do nothing)."""
+
+
+def _unreadable(path: str, e: OSError) -> InputError:
+    return InputError(f"cannot read {path}: {e.strerror or e}")
+
 
 class LocalFiles:
     """Local paths, with the standard library."""
@@ -75,16 +97,51 @@ class LocalFiles:
         return [(p, os.path.isdir(p)) for p in paths if os.path.exists(p)]
 
     def walk(self, directory: str) -> Iterable[tuple[str, int]]:
-        for root, dirs, files in os.walk(directory, followlinks=True):
+        def refuse(e: OSError) -> None:  # (os.walk would skip a folder it cannot list, and its files with it)
+            raise _unreadable(e.filename or directory, e)
+
+        for root, dirs, files in os.walk(directory, onerror=refuse, followlinks=True):
             dirs[:] = sorted(d for d in dirs if not hidden(d))
             for f in sorted(files):
                 if not hidden(f):
                     p = os.path.join(root, f)
-                    yield p, os.path.getsize(p)
+                    try:
+                        yield p, os.path.getsize(p)
+                    except OSError as e:  # a dangling link ...
+                        raise _unreadable(p, e) from None
 
     def head(self, path: str, n: int) -> bytes:
-        with open(path, "rb") as f:
-            return f.read(n)
+        try:
+            with open(path, "rb") as f:
+                return f.read(n)
+        except OSError as e:
+            raise _unreadable(path, e) from None
+
+    def check(self, path: str, fmt: str) -> None:
+        """A Parquet file begins and ends with ``PAR1`` (else Spark's reader fails on it: not Parquet, or cut
+        short); a JSON lines file named ``.gz`` is gzip data whose first bytes decompress (Spark decompresses
+        by the name). Cut or corrupt gzip data further on is left to Spark's reader."""
+        try:
+            with open(path, "rb") as f:
+                head = f.read(_HEAD)
+                if fmt == "parquet":
+                    size = f.seek(0, os.SEEK_END)
+                    f.seek(max(size - 4, 0))
+                    tail = f.read(4)
+        except OSError as e:
+            raise _unreadable(path, e) from None
+        if fmt == "parquet":
+            if head[:4] != b"PAR1" or tail != b"PAR1" or size < 12:
+                raise InputError(f"{path} is not a Parquet file: it does not begin and end with Parquet's magic "
+                                 f"number PAR1 (not Parquet, or cut short)")
+        elif fmt == "jsonl" and path.lower().endswith(".gz"):
+            if head[:2] != b"\x1f\x8b":
+                raise InputError(f"{path} is not gzip data, but its name ends in .gz (which makes Spark "
+                                 f"decompress it); rename it or compress it")
+            try:
+                zlib.decompressobj(wbits=31).decompress(head)
+            except zlib.error as e:
+                raise InputError(f"{path} is not valid gzip data: {e}") from None
 
 
 class HadoopFiles:
@@ -124,6 +181,10 @@ class HadoopFiles:
             return bytes(stream.readNBytes(n))  # (a Java byte[] comes back as Python bytes)
         finally:
             stream.close()
+
+    def check(self, path: str, fmt: str) -> None:
+        """Nothing: a remote file is left to Spark's reader (one more request per file would cost too much
+        on an object store); a file the reader cannot read fails the job with one line."""
 
 
 def _gunzip_head(data: bytes) -> bytes:
@@ -215,6 +276,11 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
                 kind = fmt or sniff(files, path)
                 if kind is None:
                     raise _unknown(path)
+                if kind == "jsonl" or kind == "parquet":
+                    if fmt is not None and not files.head(path, 1):
+                        kind = "empty"  # (an empty file holds no records, whatever its reader)
+                    else:
+                        files.check(path, kind)
                 (plan.empty if kind == "empty" else plan.paths[kind]).append(path)
                 continue
             found = list(files.walk(path))
@@ -225,6 +291,8 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
                 kind = ("empty" if size == 0 else fmt) if fmt is not None else sniff(files, p, size)
                 if kind is None:
                     raise _unknown(p)
+                if kind != "empty":
+                    files.check(p, kind)
                 kinds[p] = kind
             used = {k for k in kinds.values()}
             if len(used) == 1 and "empty" not in used and _spark_reads_all(path, list(kinds)):

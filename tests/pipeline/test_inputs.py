@@ -78,7 +78,11 @@ def test_files_globs_and_input_format(tmp_path):
     assert _plan(empty).empty == [str(empty)] and _plan(empty).nothing
     # --input-format: no sniffing at all, a directory goes to that reader whole (when Spark reads it all)
     assert _plan(weird, fmt="jsonl").paths["jsonl"] == [str(weird)]
-    assert _plan(tmp_path / "y", fmt="parquet").paths["parquet"] == [str(tmp_path / "y")]
+    hidden_parquet = _write(tmp_path / "w" / "records.dat", OFFSETS.read_bytes())
+    assert _plan(tmp_path / "w", fmt="parquet").paths["parquet"] == [str(tmp_path / "w")]
+    assert _plan(hidden_parquet, fmt="parquet").paths["parquet"] == [str(hidden_parquet)]
+    with pytest.raises(InputError, match="records.csv is not a Parquet file"):  # what Spark's reader would fail on
+        _plan(tmp_path / "y", fmt="parquet")
     deep = _write(tmp_path / "y" / "sub" / "more.csv", "kind,hex\n")
     assert sorted(_plan(tmp_path / "y", fmt="jsonl").paths["jsonl"]) == sorted([str(weird), str(deep)])
 
@@ -185,3 +189,73 @@ def test_records_in_subdirectories_are_read(spark, tmp_path):
     records, _ = read_inputs(spark, [str(flat), str(nested), str(above)])
     assert records.count() == 2 + (1 + 2 + 3) + 2
     assert {r.group for r in records.select("group").collect()} == {None, "g1", "g2"}  # the partition column
+
+
+@pytest.mark.parametrize("case", ["text named .parquet", "cut Parquet", "magic numbers only", "cut Parquet, no name",
+                                  "plain named .jsonl.gz", "plain named .gz", "corrupt gzip", "in a folder",
+                                  "in a folder, --input-format"])
+def test_local_files_not_what_their_reader_reads_are_refused_before_spark(tmp_path, case):
+    """What Spark's readers would fail on (after a JVM start, with a Java error), said first in one line:
+    Parquet begins and ends with PAR1; a .gz name makes Spark gunzip the file."""
+    parquet = OFFSETS.read_bytes()
+    fmt = None
+    if case == "text named .parquet":
+        bad = _write(tmp_path / "records.parquet", "kind,hex\nassignment-info,00\n")
+    elif case == "cut Parquet":
+        bad = _write(tmp_path / "records.parquet", parquet[:len(parquet) // 2])
+    elif case == "magic numbers only":
+        bad = _write(tmp_path / "records.parquet", b"PAR1PAR1")
+    elif case == "cut Parquet, no name":
+        bad = _write(tmp_path / "part-00000", parquet[:-1])  # Parquet by its first bytes, then cut
+    elif case == "plain named .jsonl.gz":
+        bad = _write(tmp_path / "records.jsonl.gz", LINE)
+    elif case == "plain named .gz":
+        bad = _write(tmp_path / "records.gz", LINE)  # JSON lines by content, but Spark would gunzip it
+    elif case == "corrupt gzip":
+        bad = _write(tmp_path / "records.jsonl.gz", b"\x1f\x8b" + b"\x00" * 30)
+    else:
+        _write(tmp_path / "in" / "a.jsonl", LINE)
+        bad = _write(tmp_path / "in" / "sub" / "b.parquet", LINE)
+        fmt = "parquet" if case.endswith("--input-format") else None
+        if fmt:
+            (tmp_path / "in" / "a.jsonl").write_bytes(parquet)  # (the one good Parquet file)
+    with pytest.raises(InputError) as e:
+        _plan(bad if "folder" not in case else tmp_path / "in", fmt=fmt)
+    msg = str(e.value)
+    assert msg.startswith(str(bad) + " is not ") and "\n" not in msg
+    assert ("gzip" in msg) == ("gz" in case)
+
+
+def test_what_passes_the_checks(tmp_path):
+    """Good files pass, an empty file is no records under any reader, and a gzip file cut after its first
+    bytes is left to Spark's reader (the check reads the start of a file only)."""
+    good = _write(tmp_path / "a.jsonl.gz", gzip.compress(LINE.encode() * 2000))
+    cut = _write(tmp_path / "b.jsonl.gz", good.read_bytes()[:200])
+    plan = _plan(good, cut, OFFSETS)
+    assert plan.paths == {"jsonl": [str(good), str(cut)], "parquet": [str(OFFSETS)]}
+    empty = _write(tmp_path / "e.parquet", b"")
+    assert _plan(empty, fmt="parquet").empty == [str(empty)]
+    assert _plan(empty, fmt="jsonl").empty == [str(empty)]
+
+
+def test_a_file_that_cannot_be_read_is_refused_not_skipped(tmp_path):
+    d = tmp_path / "in"
+    _write(d / "a.jsonl", LINE)
+    (d / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")  # a dangling link
+    with pytest.raises(InputError, match=f"cannot read {d / 'b.jsonl'}: No such file"):
+        _plan(d)
+
+
+def test_local_only_decides_what_is_planned_before_spark(monkeypatch):
+    from codec.pipeline.inputs import local_only
+
+    for var in ("PYSPARK_GATEWAY_PORT", "HADOOP_CONF_DIR", "YARN_CONF_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    assert local_only(["a.jsonl", "dir/"], None) and local_only(["a"], "local[2]")
+    assert not local_only(["a.jsonl", "hdfs:///x"], None) and not local_only(["file:///a.jsonl"], None)
+    assert not local_only(["a"], "spark://h:7077") and not local_only(["a"], "yarn")
+    monkeypatch.setenv("HADOOP_CONF_DIR", "/etc/hadoop")  # the default filesystem may be HDFS
+    assert not local_only(["a"], None)
+    monkeypatch.delenv("HADOOP_CONF_DIR")
+    monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "1234")  # under spark-submit
+    assert not local_only(["a"], None)
