@@ -33,8 +33,10 @@ def cmd_fuzz_cli(args) -> int:
     print(report.summary())
     for key, n in sorted(report.problem_counts.items()):
         print(f"  {key}: {n} runs", file=sys.stderr)
-    for v in report.violations:
-        print(f"VIOLATION {printable(str(v))}", file=sys.stderr)
+    for v in report.violations:  # the reproducer is printable ASCII: printed as it is, to be copied
+        for i, line in enumerate(str(v).split("\n")):
+            line = line if line.isascii() and line.isprintable() else printable(line)
+            print(f"VIOLATION {line}" if i == 0 else line, file=sys.stderr)
     if args.write_violations:
         with open(args.write_violations, "w", encoding="utf-8") as f:
             for v in report.violations:

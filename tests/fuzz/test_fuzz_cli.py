@@ -337,3 +337,25 @@ def test_the_honest_adapter_passes_the_conformance_run():
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     assert p.stdout.rstrip().endswith(" passed, 0 failed")
+
+
+# --- rebalance-codec fuzz --cli -----------------------------------------------------------------------------
+
+def test_the_fuzz_cli_subcommand(fake, tmp_path):
+    ok = subprocess.run([sys.executable, "-m", "codec", "fuzz", "--cli", "--inputs", "300", "--command", "assign",
+                         "--seed", "3"], capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0 and "Traceback" not in ok.stderr, ok.stdout + ok.stderr
+    assert re.match(r"300 inputs in 1 runs \(assign 300\) in [\d.]+ s: 0 violations", ok.stdout)
+    # a program that exits 2 on every run: reported, written, exit 1
+    out = tmp_path / "violations.jsonl"
+    program = shlex.join(fake("exit2").program)
+    bad = subprocess.run([sys.executable, "-m", "codec", "fuzz", "--cli", "--inputs", "40", "--command", "encode",
+                          "--program", program, "--write-violations", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "VIOLATION encode: exit-status" in bad.stderr, bad.stdout + bad.stderr
+    assert "\n  reproduce: printf '" in bad.stderr  # a line to copy
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert rows and all(r["command"] == "encode" and r["problem"].startswith("exit-status") for r in rows)
+    usage = subprocess.run([sys.executable, "-m", "codec", "fuzz", "--cli", "--command", "capture"],
+                           capture_output=True, text=True, timeout=300)
+    assert usage.returncode == 2 and "unknown --command capture" in usage.stderr
