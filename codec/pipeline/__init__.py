@@ -10,7 +10,15 @@ and globs, local or any Hadoop filesystem URI. A file's format is told by its ex
 bytes (``PAR1``, or a ``{``); a directory by the files inside it, recursively (hidden ones, such as
 ``_SUCCESS`` and ``.crc`` files, skipped; empty files hold no records), each format with its own reader,
 the results unioned (:mod:`codec.pipeline.inputs`). ``--input-format`` reads every input with one reader; an input
-whose format cannot be told is refused with one line saying so. Each record is one captured piece of
+whose format cannot be told is refused with one line saying so. Before Spark starts, the command checks the
+options' values (``--master`` must be a master URL Spark accepts, ``--driver-memory`` a JVM size with its
+unit, such as ``2g``: else one line, exit status 2) and, when inputs and output are local, the inputs (a
+missing path; a Parquet file that does not begin and end with ``PAR1``; a JSON lines file named ``.gz`` that
+is not gzip data) and the output (one that exists, without ``--overwrite``): one line, exit status 1, no
+JVM started. A JVM that does not start is one line with its reason (exit status 2); Spark's and the JVM's
+output go to the log file (``--log``). In a JSON lines file, a line that is not a JSON object is a record,
+quarantined as ``not-json`` with its text (a file of nothing else too); a blank line is not a record.
+Each record is one captured piece of
 rebalance metadata with its context. Columns (all optional except the bytes; unknown columns are
 ignored):
 

@@ -7,10 +7,12 @@ and the subcommand says how to install it when it is missing.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from typing import Any
 
-__all__ = ["register", "run", "INSTALL_HINT"]
+__all__ = ["register", "run", "INSTALL_HINT", "usage_error", "MASTER_FORMS"]
 
 INSTALL_HINT = ("the pipeline needs the 'spark' extra (PySpark 4.3, pyarrow, pandas<3; Java 17):\n"
                 "    pip install 'rebalance-codec[spark]'        (from a checkout: pip install -e '.[spark]')")
@@ -22,7 +24,8 @@ members, task_lags, assignments, rebalances, findings and quarantine, plus repor
 report.html, atomically under --out. Local Spark (local[*]) by default; --master URL for a cluster.
 Directories are read by the files inside them (JSON lines or Parquet, told by extension or content;
 mixed folders work). Spark's log goes to a file (--log), not the terminal. Exit status: 0 done, 1 bad
-input or output refused (one line on stderr), 2 the job failed (one line; details in the log)."""
+input or output refused (one line on stderr), 2 bad usage (an option's value), Spark did not start, or
+the job failed (one line; details in the log). Options and local inputs are checked before Spark starts."""
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -61,6 +64,63 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+#: what ``--master`` accepts: the master URLs spark-submit and SparkContext accept
+MASTER_FORMS = "local, local[N], local[*], local[N,F], local-cluster[N,C,M], spark://HOST:PORT, yarn, k8s://URL"
+_MASTER = re.compile(r"local(\[([1-9][0-9]*|\*)(\s*,\s*[0-9]+)?\])?"
+                     r"|local-cluster\[\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*\]"
+                     r"|spark://[^\s,/?#@]+:[0-9]+(,[^\s,/?#@]+:[0-9]+)*|yarn|k8s://\S+")
+#: a JVM heap size as ``-Xmx`` takes it, with its unit (Spark reads a bare number as MiB, the JVM as bytes)
+_MEMORY = re.compile(r"[1-9][0-9]*[kKmMgGtT]")
+
+
+def usage_error(args) -> str | None:
+    """The first option whose value cannot work, as one line (exit status 2), checked before Spark starts;
+    None when all can."""
+    if args.master is not None and not _MASTER.fullmatch(args.master):
+        return f"--master {args.master}: not a Spark master URL (use {MASTER_FORMS})"
+    if not _MEMORY.fullmatch(args.driver_memory or ""):
+        return (f"--driver-memory {args.driver_memory}: not a JVM memory size (a whole number and a unit k, m, g "
+                f"or t: 512m, 2g)")
+    ranges = (("--shuffle-partitions", args.shuffle_partitions, 1), ("--acceptable-recovery-lag",
+              args.acceptable_recovery_lag, 0), ("--num-standby-replicas", args.num_standby_replicas, 0),
+              ("--max-warmup-replicas", args.max_warmup_replicas, 1))
+    for name, value, least in ranges:
+        if value is not None and value < least:
+            return f"{name} {value}: must be at least {least}"
+    return None
+
+
+def _out_exists(out: str) -> bool:
+    """A local ``--out`` that the job would refuse without ``--overwrite`` (it exists, and is not an empty
+    folder)."""
+    try:
+        return os.path.lexists(out) and not (os.path.isdir(out) and not os.listdir(out))
+    except OSError:  # (left to the job, which says it in its words)
+        return False
+
+
+def _checks_before_spark(args) -> tuple[int, str | None, Any]:
+    """(exit status, error line, the input plan) from what can be checked without Spark (nor pyspark): the
+    options' values (2), and, when the job reads and writes local files only, the inputs -- missing, of a
+    format that cannot be told, not what their reader reads (:mod:`codec.pipeline.inputs`) -- and an
+    existing output (1)."""
+    from .inputs import InputError, LocalFiles, local_only, plan_inputs
+
+    line = usage_error(args)
+    if line is not None:
+        return 2, line, None
+    plan = None
+    if local_only(list(args.inputs), args.master):
+        try:
+            plan = plan_inputs(list(args.inputs), args.input_format, lambda p: LocalFiles())
+        except InputError as e:
+            return 1, str(e), None
+    out = args.out.rstrip("/") or args.out
+    if not args.overwrite and local_only([out], args.master) and _out_exists(out):
+        return 1, f"{out} exists; pass --overwrite to replace it", None
+    return 0, None, plan
+
+
 def _one_line(text: str) -> str:
     from ..text import printable
 
@@ -68,21 +128,29 @@ def _one_line(text: str) -> str:
 
 
 def run(args) -> int:
+    status, line, plan = _checks_before_spark(args)
+    if line is not None:
+        print(f"error: {_one_line(line)}", file=sys.stderr)
+        return status
     try:
         import pyspark  # noqa: F401
         import pyarrow  # noqa: F401
     except ImportError as e:
         print(f"error: {e.name or 'pyspark'} is not installed; {INSTALL_HINT}", file=sys.stderr)
         return 2
-    from .job import PipelineError, options_from_args, spark_error_line
+    from .job import PipelineError, SparkStartError, options_from_args, spark_error_line
     from .job import run as run_job
 
     opts = options_from_args(args)
+    opts.plan = plan
     try:
         summary = run_job(opts)
     except PipelineError as e:
         print(f"error: {_one_line(str(e))}", file=sys.stderr)
         return 1
+    except SparkStartError as e:
+        print(f"error: {_one_line(str(e))}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

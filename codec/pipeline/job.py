@@ -16,7 +16,7 @@ directories by their files). Every record read is accounted for: the job checks 
 selected + decoded + quarantined`` (the not-selected ones counted by reason) and refuses to commit
 otherwise. Bad input -- a missing path, a format that cannot be told, a file its reader cannot read --
 is a :class:`PipelineError` with one line for the user. A session the job starts itself writes Spark's
-and the JVM's log (and stderr) to a file (``--log``), not to the terminal.
+and the JVM's log (and their stdout and stderr) to a file (``--log``), not to the terminal.
 """
 
 from __future__ import annotations
@@ -40,11 +40,11 @@ from pyspark.sql.pandas.types import from_arrow_type
 
 from .arrow import CONTEXT_COLUMNS, DECODE_COLUMNS, UNITS, decode_udf, flat_columns
 from .command import _add_arguments as add_arguments
-from .inputs import HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, plan_inputs
+from .inputs import HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, local_only, plan_inputs
 from .report import render_html, render_json
 from .tables import PARTITIONED, Config, derive_tables
 
-__all__ = ["Options", "PipelineError", "build_session", "normalize", "plan", "read_inputs", "decode", "run",
+__all__ = ["Options", "PipelineError", "SparkStartError", "build_session", "normalize", "plan", "read_inputs", "decode", "run",
            "main", "TABLES", "spark_error_line", "default_log_path"]
 
 #: Arrow Java's unchecked buffer access; for a cluster, pass them as spark.executor.extraJavaOptions
@@ -56,6 +56,11 @@ TABLES = ("members", "task_lags", "assignments", "rebalances", "findings", "quar
 class PipelineError(RuntimeError):
     """The job refused to run or to commit its output: bad input (a missing path, a format that cannot be
     told, a file its reader cannot read), an existing output, a failed counts check. One line."""
+
+
+class SparkStartError(RuntimeError):
+    """The session's JVM did not start (no Java, a heap size the JVM refuses, a master spark-submit refuses
+    ...): one line, the JVM's own reason, read from the log it wrote to."""
 
 
 @dataclass
@@ -73,6 +78,7 @@ class Options:
     ship_code: bool = False
     quiet: bool = False
     log: str | None = None  # the Spark/JVM log of a session the job starts (default: default_log_path())
+    plan: InputPlan | None = None  # the inputs' plan, when made before Spark started (the CLI does for local ones)
 
 
 def _say(opts: Options, msg: str, t0: float) -> None:
@@ -102,7 +108,8 @@ def build_session(opts: Options) -> SparkSession:
     runs under spark-submit (then the submitter's settings apply). Nothing is resolved at run time.
 
     A JVM started here logs to ``opts.log`` (set to :func:`default_log_path` when unset): Spark's log4j
-    log (warnings and errors) and everything the JVM and the Python workers write to stderr."""
+    log (warnings and errors) and everything the JVM and the Python workers write to stdout and stderr.
+    A JVM that exits before PySpark can talk to it is a :class:`SparkStartError` with its reason."""
     b = SparkSession.builder.appName("rebalance-codec pipeline")
     local = _local_master(opts)
     submitted = _under_spark_submit()
@@ -134,25 +141,69 @@ def build_session(opts: Options) -> SparkSession:
         spark = b.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
     else:
-        spark = _with_stderr_to(opts.log, b.getOrCreate)
+        try:
+            start = os.path.getsize(opts.log)
+        except OSError:
+            start = 0
+        try:
+            spark = _with_output_to(opts.log, b.getOrCreate)
+        except Exception as e:
+            reason = jvm_start_error(opts.log, start) if "JAVA_GATEWAY_EXITED" in str(e) else None
+            if reason is None:
+                raise
+            raise SparkStartError(f"Spark did not start: {reason} (Spark's log: {opts.log})") from e
     if opts.ship_code:
         _ship_code(spark)
     return spark
 
 
-def _with_stderr_to(path: str, start):
-    """``start()`` with file descriptor 2 pointing at ``path``: the JVM it launches (and the Python workers
-    the JVM forks) inherit it, so their output goes to the log file; this process's stderr is restored."""
+_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d\S* +(TRACE|DEBUG|INFO|WARN)\b")
+_MAIN_EXCEPTION = re.compile(r'^Exception in thread "[^"]*" (?:[\w$]+\.)*([\w$]+(?:Exception|Error)): ?(.*)$')
+
+
+def jvm_start_error(log: str, start: int = 0) -> str | None:
+    """Why a session's JVM exited before PySpark could talk to it, from what it wrote to ``log`` after
+    byte ``start``: the message of ``Exception in thread "main" ...`` (spark-submit refusing a master ...),
+    else its first two lines of output that are neither log lines below ERROR, notices nor stack frames
+    (``Invalid maximum heap size: -Xmxxyz``, ``.../bin/java: No such file or directory``). None if it
+    wrote nothing of the kind."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(start)
+            text = f.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = []
+    for ln in text.splitlines():
+        ln = ln.strip()
+        m = _MAIN_EXCEPTION.match(ln)
+        if m:
+            return f"{m.group(1)}: {m.group(2)}" if m.group(2) else m.group(1)
+        if (ln and not _LOG_LINE.match(ln) and not ln.startswith(("at ", "... ", "WARNING:", "Picked up ",
+                                                                  "Using Spark's default log4j"))
+                and len(lines) < 2):
+            lines.append(ln)
+    line = "; ".join(lines)
+    return (line if len(line) <= 400 else line[:397] + "...") or None
+
+
+def _with_output_to(path: str, start):
+    """``start()`` with file descriptors 1 and 2 pointing at ``path``: the JVM it launches (and the Python
+    workers the JVM forks) inherit them, so their output goes to the log file (the JVM writes some of its
+    start-up errors to its stdout); this process's stdout and stderr are restored."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
     sys.stderr.flush()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    saved = os.dup(2)
+    saved = [os.dup(1), os.dup(2)]
     try:
+        os.dup2(fd, 1)
         os.dup2(fd, 2)
         return start()
     finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+        for target, copy in zip((1, 2), saved):
+            os.dup2(copy, target)
+            os.close(copy)
         os.close(fd)
 
 
@@ -544,9 +595,8 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
     t0 = time.monotonic()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     own = spark is None
-    the_plan = None
-    if own and _local_master(opts) and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")) \
-            and not any(is_uri(p) for p in opts.inputs):
+    the_plan = opts.plan
+    if the_plan is None and own and local_only(list(opts.inputs), opts.master):
         the_plan = plan(None, opts.inputs, opts.input_format)  # bad local input: said before Spark starts
     if own:
         opts.log = opts.log or (None if _under_spark_submit() else default_log_path())

@@ -37,11 +37,11 @@ def test_register_adds_the_subcommand():
     assert (args.num_standby_replicas, args.max_warmup_replicas, args.acceptable_recovery_lag) == (1, 2, 10000)
 
 
-def test_without_pyspark_says_how_to_install():
+def test_without_pyspark_says_how_to_install(tmp_path):
     r = _py("import sys, argparse; sys.modules['pyspark'] = None\n"
             "from codec.pipeline.command import register\n"
             "p = argparse.ArgumentParser(); register(p.add_subparsers())\n"
-            "a = p.parse_args(['pipeline', 'x.jsonl', '--out', 'o'])\n"
+            f"a = p.parse_args(['pipeline', {str(CAPTURES)!r}, '--out', {str(tmp_path / 'o')!r}])\n"
             "sys.exit(a.func(a))")
     assert r.returncode == 2
     assert "spark' extra" in r.stderr and "pip install 'rebalance-codec[spark]'" in r.stderr
@@ -127,3 +127,114 @@ def test_the_summary_states_the_accounting():
     lines = buf.getvalue().splitlines()
     assert lines[0] == "10 records read = 4 not selected + 5 decoded + 1 quarantined"
     assert lines[1] == "  not selected: 3 frame Heartbeat, 1 line type summary"
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    register(p.add_subparsers(dest="command"))
+    return p.parse_args(["pipeline", *argv])
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["--master", "bogus://x"], "--master bogus://x: not a Spark master URL"),
+    (["--master", "local[0]"], "--master local[0]: not a Spark master URL"),  # Spark: "0 threads"
+    (["--master", "localhost"], "not a Spark master URL"),
+    (["--master", "spark://head"], "not a Spark master URL"),  # no port
+    (["--master", "yarn-cluster"], "not a Spark master URL"),
+    (["--driver-memory", "xyz"], "--driver-memory xyz: not a JVM memory size"),
+    (["--driver-memory", "2gb"], "not a JVM memory size"),  # Spark would take it, the JVM's -Xmx would not
+    (["--driver-memory", "2048"], "not a JVM memory size"),  # bytes to the JVM, MiB to Spark: ambiguous
+    (["--driver-memory", "0g"], "not a JVM memory size"),
+    (["--shuffle-partitions", "0"], "--shuffle-partitions 0: must be at least 1"),
+    (["--acceptable-recovery-lag", "-1"], "--acceptable-recovery-lag -1: must be at least 0"),
+    (["--num-standby-replicas", "-1"], "--num-standby-replicas -1: must be at least 0"),
+    (["--max-warmup-replicas", "0"], "--max-warmup-replicas 0: must be at least 1"),
+])
+def test_option_values_that_cannot_work_are_usage_errors(argv, says):
+    from codec.pipeline.command import usage_error
+
+    line = usage_error(_args("a.jsonl", "--out", "o", *argv))
+    assert line is not None and line.startswith(f"{argv[0]} {argv[1]}: ") and says in line
+
+
+@pytest.mark.parametrize("master", ["local", "local[1]", "local[*]", "local[4,2]", "local[*, 3]",
+                                    "local-cluster[2,1,1024]", "spark://head:7077", "spark://h1:7077,h2:7077",
+                                    "yarn", "k8s://https://api.example:6443"])
+def test_master_urls_spark_accepts_pass(master):
+    from codec.pipeline.command import usage_error
+
+    for memory in ("512m", "2g", "2G", "1t", "4096k"):
+        assert usage_error(_args("a.jsonl", "--out", "o", "--master", master, "--driver-memory", memory)) is None
+
+
+@pytest.mark.parametrize("case", ["usage", "input", "output"])
+def test_checked_before_pyspark_is_imported(tmp_path, monkeypatch, capsys, case):
+    """The checks need neither Spark nor pyspark: with pyspark unimportable, each is still its own line (and
+    the install hint only comes when everything else is right)."""
+    from codec.pipeline.command import run
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    good = tmp_path / "a.jsonl"
+    good.write_text('{"kind": "assignment-info", "hex": "00"}\n')
+    out = tmp_path / "out"
+    argv, status, says = {
+        "usage": ([str(good), "--out", str(out), "--master", "bogus://x"], 2, "not a Spark master URL"),
+        "input": ([str(tmp_path / "nope"), "--out", str(out)], 1, "input not found"),
+        "output": ([str(good), "--out", str(tmp_path)], 1, f"{tmp_path} exists; pass --overwrite to replace it"),
+    }[case]
+    assert run(_args(*argv)) == status
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and says in err[0]
+    # and with every check passed, the hint
+    assert run(_args(str(good), "--out", str(out))) == 2
+    assert "spark' extra" in capsys.readouterr().err
+    out.mkdir()  # an empty output folder is fine, as the job says
+    assert run(_args(str(good), "--out", str(out))) == 2
+    assert run(_args(str(good), "--out", str(tmp_path), "--overwrite")) == 2
+
+
+def test_jvm_start_errors_read_from_the_log(tmp_path):
+    """The three ways a session's JVM was seen to die before PySpark could talk to it, as their log shows them."""
+    from codec.pipeline.job import jvm_start_error
+
+    log = tmp_path / "spark.log"
+    log.write_text("old run's text\n"
+                   "WARNING: Using incubator modules: jdk.incubator.vector\n"
+                   "2026-11-24 04:40:02 WARN Utils: Your hostname, vm, resolves to a loopback address\n"
+                   'Exception in thread "main" org.apache.spark.SparkException: Master must either be yarn or '
+                   "start with spark, k8s, or local\n"
+                   "\tat org.apache.spark.deploy.SparkSubmit.error(SparkSubmit.scala:1068)\n")
+    start = len("old run's text\n")
+    assert jvm_start_error(str(log), start) == ("SparkException: Master must either be yarn or start with spark, "
+                                                "k8s, or local")
+    log.write_text("Invalid maximum heap size: -Xmxxyz\nError: Could not create the Java Virtual Machine.\n"
+                   "Error: A fatal exception has occurred. Program will exit.\n")
+    assert jvm_start_error(str(log)) == ("Invalid maximum heap size: -Xmxxyz; Error: Could not create the Java "
+                                         "Virtual Machine.")
+    log.write_text(".../pyspark/bin/spark-class: line 71: /nonexistent/bin/java: No such file or directory\n")
+    assert jvm_start_error(str(log)) == ".../pyspark/bin/spark-class: line 71: /nonexistent/bin/java: No such file or directory"
+    log.write_text("2026-11-24 04:40:02 WARN Utils: nothing else\n")
+    assert jvm_start_error(str(log)) is None and jvm_start_error(str(tmp_path / "none.log")) is None
+
+
+@pytest.mark.parametrize("case", ["no java", "heap the JVM refuses"])
+def test_a_jvm_that_does_not_start_is_one_line(tmp_path, case):
+    """Past the option checks, the JVM itself refuses: one line with its reason (exit 2), what it wrote --
+    to its stderr or, "Too small maximum heap", to its stdout -- in the log, nothing on the terminal."""
+    pytest.importorskip("pyspark")
+    good = tmp_path / "a.jsonl"
+    good.write_text('{"kind": "assignment-info", "hex": "00"}\n')
+    log = tmp_path / "spark.log"
+    if case == "no java":
+        env = dict(os.environ, JAVA_HOME=str(tmp_path / "no-jdk"))
+        argv, says = [], f"{tmp_path / 'no-jdk'}/bin/java: No such file or directory"
+    else:
+        env = dict(os.environ)
+        argv, says = ["--driver-memory", "1k"], "Error occurred during initialization of VM; Too small maximum heap"
+    r = subprocess.run([sys.executable, "-m", "codec", "pipeline", str(good), "--out", str(tmp_path / "out"),
+                        "--log", str(log), "--quiet", *argv], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120, env=env, check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    line = _one_error_line(r)
+    assert line.startswith("error: Spark did not start: ") and says in line and f"(Spark's log: {log})" in line
+    assert says.split("; ")[-1] in log.read_text() and not (tmp_path / "out").exists()
