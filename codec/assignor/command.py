@@ -39,6 +39,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "INPUT is then the topology file")
     p.add_argument("--join-version", dest="join_version", type=int, default=9,
                    help="the JoinGroup response version of --from-join-group (default 9)")
+    p.add_argument("--connect", action="store_true",
+                   help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
+                        "Connect's eager or incremental cooperative assignor (codec.connect.assignjson)")
     p.add_argument("--emit-bytes", dest="emit_bytes", action="store_true",
                    help="add each member's SyncGroup assignment bytes (ConsumerProtocol assignment, hex)")
     p.set_defaults(func=run)
@@ -84,6 +87,10 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
     sep = (",", ":") if line is not None else (", ", ": ")
     try:
         doc = json.loads(text)
+        if args is not None and getattr(args, "connect", False):
+            from ..connect.assignjson import run_connect_group_json
+
+            return _dumps(run_connect_group_json(doc, include_bytes=args.emit_bytes), separators=sep), True
         if args is not None and getattr(args, "from_join_group", None):
             out = assign_join_group(_read_bytes(args.from_join_group), args.join_version, doc,
                                     emit_bytes=args.emit_bytes)

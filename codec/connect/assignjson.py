@@ -58,6 +58,11 @@ def _int(obj: Mapping, key: str, default=None, *, minimum: int | None = None, wh
     return v
 
 
+# Bounds that keep one round's work proportional to a real Connect cluster.
+MAX_TASKS_PER_CONNECTOR = 100_000
+MAX_TASKS = 1_000_000
+
+
 def connect_group_from_json(obj: Any) -> dict[str, Any]:
     """The keyword arguments of :func:`codec.connect.assignor.assign_connect` (with ``protocol``, ``leader``,
     ``workers``, ``connectors``) from the JSON above; a ValueError names the key at fault (an
@@ -78,8 +83,11 @@ def connect_group_from_json(obj: Any) -> dict[str, Any]:
     if not isinstance(connectors, Mapping):
         raise ValueError("connectors must be an object: connector name -> task count")
     for name, count in connectors.items():
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"connectors.{name} must be a task count (an integer >= 0), not {count!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_TASKS_PER_CONNECTOR:
+            raise ValueError(f"connectors.{name} must be a task count (an integer 0..{MAX_TASKS_PER_CONNECTOR}), "
+                             f"not {count!r}"[:300])
+    if sum(connectors.values()) > MAX_TASKS:
+        raise ValueError(f"at most {MAX_TASKS} tasks in all")
     raw_workers = obj.get("workers")
     if not isinstance(raw_workers, list) or not raw_workers:
         raise ValueError("workers must be a non-empty list")
