@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -205,12 +206,16 @@ def test_types_it_does_not_decode_are_counted_never_dropped(runs):
     report = json.loads((d / "out" / "report.json").read_text(encoding="utf-8"))
     assert report["counts"] == {"records_read": 15, "not_selected": 8, "records_in": 7, "decoded": 3,
                                 "quarantined": 4}
-    assert report["not_selected_by_reason"] == {"line type generation": 2, "frame API key 99": 1,
-                                                "frame Heartbeat": 1, "line type 7": 1, "line type FRAME": 1,
-                                                "line type heartbeat": 1, "line type summary": 1}
+    reasons = {"line type generation": 2, "frame API key 99": 1, "frame Heartbeat": 1, "line type 7": 1,
+               "line type FRAME": 1, "line type heartbeat": 1, "line type summary": 1}
+    outcomes = Counter(o for _, o in MIXED)  # (the table's notes agree with the numbers above)
+    assert outcomes == {**reasons, "decoded": 3, "quarantined UnknownKind": 3, "quarantined DecodeError": 1}
+    assert report["not_selected_by_reason"] == reasons
     assert lines[1] == ("  not selected: 2 line type generation, 1 frame API key 99, 1 frame Heartbeat, "
                         "1 line type 7, 1 line type FRAME, 1 line type heartbeat, 1 other")
     rows = _quarantine(d / "out")
+    assert Counter(f"quarantined {r['error_type']}" for r in rows) == {
+        o: n for o, n in outcomes.items() if o.startswith("quarantined")}
     assert sorted((r["kind"] or "", r["error_type"]) for r in rows) == [
         ("", "UnknownKind"), ("frame", "DecodeError"), ("heartbeat-request", "UnknownKind"),
         ("no-such-kind", "UnknownKind")]
