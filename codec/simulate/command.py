@@ -3,6 +3,7 @@
     rebalance-codec simulate SCENARIO.json [--protocol eager|cooperative|ha|affinity] [--out DIR]
     rebalance-codec simulate --example scale-out --compare [--out DIR]
     rebalance-codec simulate --list-examples
+    rebalance-codec simulate --example connect-bounce --compare   (a Kafka Connect scenario, "kind": "connect")
 
 Writes to ``--out`` (default ``simulate-out/<scenario>``), per protocol P: ``P.timeline.json`` (metrics,
 rebalances, timeline), ``P.frames.jsonl`` and ``P.frames.pcap.gz`` (every recorded frame, readable by
@@ -43,7 +44,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("scenario", nargs="?", help="a scenario JSON file (see codec/simulate/scenario.py)")
     p.add_argument("--example", help="a bundled scenario by name (see --list-examples)")
     p.add_argument("--list-examples", action="store_true", help="list the bundled scenarios and exit")
-    p.add_argument("--protocol", choices=sorted(PROTOCOLS), default="ha")
+    from .connect import CONNECT_PROTOCOLS
+    p.add_argument("--protocol", choices=sorted(set(PROTOCOLS) | set(CONNECT_PROTOCOLS)),
+                   help="Streams: eager|cooperative|ha|affinity (default ha); a Connect scenario: "
+                        "eager|compatible|sessioned|as-configured (default sessioned)")
     p.add_argument("--compare", action="store_true", help="run every protocol and print a metrics table")
     p.add_argument("--protocols", help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)})")
     p.add_argument("--out", help="output directory (default simulate-out/<scenario>)")
@@ -73,6 +77,13 @@ def format_table(metrics: list[dict]) -> str:
     return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+def _is_connect(source, is_connect_scenario) -> bool:
+    try:
+        return is_connect_scenario(json.loads(Path(source).read_text()))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False  # load_scenario reports it
+
+
 def run(args) -> int:
     from dataclasses import replace
 
@@ -94,6 +105,9 @@ def run(args) -> int:
     except ScenarioError as e:
         print(f"rebalance-codec simulate: {e}", file=sys.stderr)
         return 2
+    from .connect import is_connect_scenario, run_connect
+    if _is_connect(source, is_connect_scenario):  # "kind": "connect": Kafka Connect workers (issue #18)
+        return run_connect(args, source)
     try:
         scenario = load_scenario(source)
     except ScenarioError as e:  # the file's fault, not the command line's
@@ -104,7 +118,7 @@ def run(args) -> int:
     if args.compare:
         names = [p.strip() for p in (args.protocols or ",".join(DEFAULT_COMPARE)).split(",") if p.strip()]
     else:
-        names = [args.protocol]
+        names = [args.protocol or "ha"]
     unknown = [n for n in names if n not in PROTOCOLS]
     if unknown:
         print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)}", file=sys.stderr)

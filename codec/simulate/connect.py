@@ -1,0 +1,785 @@
+"""Kafka Connect worker groups in ``simulate`` (issue #18): eager (``default``) vs incremental cooperative
+(``compatible``/``sessioned``) rebalancing of connectors and tasks, over real bytes.
+
+A Connect scenario is a JSON file with ``"kind": "connect"``::
+
+    {"kind": "connect", "name": "connect-bounce", "description": "...",
+     "workers": [{"name": "W1"}, {"name": "W2"}, {"name": "W3", "running": true}],
+     "connectors": {"orders-sink": 4, "users-source": 4},
+     "configs": {"scheduled_rebalance_max_delay_ms": 300000, "session_timeout_ms": 10000,
+                 "heartbeat_interval_ms": 3000},
+     "protocols": ["eager", "sessioned"],
+     "events": [{"at": 60, "bounce": "W3", "downtime_s": 20}],
+     "duration_s": 600}
+
+Workers: ``name``, ``running`` (default true), ``protocol`` (their ``connect.protocol``: ``eager``,
+``compatible`` or ``sessioned``; a run under a compared protocol sets every worker's to it, except with
+``--protocol as-configured``, which keeps each worker's own). Events, each at ``at`` seconds: ``{"stop": W}``
+(a clean shutdown: LeaveGroup, the rebalance starts at once), ``{"crash": W}`` (no LeaveGroup: found after
+``session_timeout_ms``), ``{"start": W}`` (optionally with ``"protocol"``: the worker's new
+``connect.protocol``), ``{"bounce": W, "downtime_s": N}`` (stop, then start N s later), ``{"rolling": [W...],
+"every_s": N, "downtime_s": M}`` (a bounce of each in turn, optionally with ``"protocol"``).
+
+The model. The group starts stable at generation 1 with the placement the group's assignor gives the running
+workers from nothing. A rebalance round starts when a worker leaves (at once on a clean stop, after the session
+timeout on a crash), joins, or rejoins on its own (after an assignment that revoked something: at once; after
+one that carries a scheduled delay: when it runs out); the other workers learn of it at their next heartbeat,
+so a round takes one ``heartbeat_interval_ms``: JoinGroup requests (each worker's metadata for the protocols of
+its ``connect.protocol``, with its current allocation), the JoinGroup responses (the leader's with every
+member's metadata of the selected protocol), the leader's assignor (:func:`codec.connect.assignor.assign_connect`,
+with the leader's state kept between rounds while it stays leader), the SyncGroup requests and responses with
+each worker's assignment bytes, which the worker decodes and applies. Every frame is encoded and decoded with
+the codec and recorded (``frames.jsonl`` and a pcap, readable by ``capture``). Under eager rebalancing every
+worker stops all its connectors and tasks when the round starts (stop-the-world) and starts what it receives at
+the end; under incremental cooperative rebalancing workers keep running what they hold, stop only what is
+revoked, and start what is assigned. A stopped worker's work stops with it.
+
+Metrics: ``rebalances`` (completed rounds), ``connector_s_not_running`` and ``task_s_not_running`` (seconds each
+configured connector / task was not running, summed), ``connector_revocations``/``task_revocations`` (a
+running item stopped by a rebalance: eager rounds revoke everything a worker holds, incremental rounds what the
+assignment revokes), ``connector_moves``/``task_moves`` (an item started on a worker other than the last one
+that ran it), ``time_to_balanced_s`` (from the first event until the last change of what runs where, if at the
+end every item runs and the running workers' counts of connectors and of tasks differ by at most one).
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+import uuid
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..connect.assignment import (
+    ConnectAssignment,
+    ConnectorTaskId,
+    decode_connect_assignment,
+)
+from ..connect.assignor import (
+    DEFAULT_MAX_DELAY_MS,
+    apply_assignment,
+    assign_connect,
+    connector_tasks,
+    workers_from_metadata,
+)
+from ..negotiation.connect import (
+    join_group_protocols,
+    select_connect_protocol,
+)
+from ..wire.builder import wire_class
+from .scenario import ScenarioError
+from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
+
+__all__ = [
+    "CONNECT_COMPARE",
+    "CONNECT_PROTOCOLS",
+    "CONNECT_TABLE_COLUMNS",
+    "ConnectEvent",
+    "ConnectScenario",
+    "ConnectSimulationResult",
+    "ConnectWorkerSpec",
+    "format_connect_table",
+    "is_connect_scenario",
+    "parse_connect_scenario",
+    "run_connect",
+    "simulate_connect",
+]
+
+#: Runs of a Connect scenario: every worker's ``connect.protocol`` set to one mode, or each its own.
+CONNECT_PROTOCOLS = {"eager": "eager (default, v0): stop-the-world, EagerAssignor",
+                     "compatible": "compatible (v1): incremental cooperative",
+                     "sessioned": "sessioned (v2): incremental cooperative, session-keyed",
+                     "as-configured": "each worker's own connect.protocol"}
+CONNECT_COMPARE = ("eager", "sessioned")
+CONNECT_TABLE_COLUMNS = [
+    ("protocol", "protocol"),
+    ("rebalances", "rebalances"),
+    ("time_to_balanced_s", "balanced after (s)"),
+    ("connector_s_not_running", "connectors not running (s)"),
+    ("task_s_not_running", "tasks not running (task-s)"),
+    ("connector_revocations", "connector revocations"),
+    ("task_revocations", "task revocations"),
+    ("connector_moves", "connector moves"),
+    ("task_moves", "task moves"),
+    ("coordinator_bytes", "coordinator bytes"),
+]
+MODES = ("eager", "compatible", "sessioned")
+MAX_WORKERS, MAX_CONNECTORS, MAX_TASKS, MAX_EVENTS, MAX_DURATION_S = 100, 1000, 10000, 1000, 7 * 86400.0
+COORDINATOR_GROUP = "connect-cluster"
+
+
+# --- scenarios ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConnectWorkerSpec:
+    name: str
+    protocol: str = "sessioned"
+    running: bool = True
+
+
+@dataclass(frozen=True)
+class ConnectEvent:
+    at: float
+    kind: str  # start | stop | crash
+    worker: str
+    protocol: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.worker}" + (f" ({self.protocol})" if self.protocol else "")
+
+
+@dataclass(frozen=True)
+class ConnectScenario:
+    name: str
+    description: str
+    workers: tuple[ConnectWorkerSpec, ...]
+    connectors: tuple[tuple[str, int], ...]
+    events: tuple[ConnectEvent, ...]
+    duration_s: float
+    max_delay_ms: int = DEFAULT_MAX_DELAY_MS
+    session_timeout_ms: int = 10_000
+    heartbeat_interval_ms: int = 3_000
+    protocols: tuple[str, ...] = CONNECT_COMPARE
+    seed: int = 1
+    kind: str = "connect"
+
+
+def is_connect_scenario(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("kind") == "connect"
+
+
+def _known(d, keys: set[str], where: str) -> None:
+    if not isinstance(d, dict):
+        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
+    unknown = set(d) - keys
+    if unknown:
+        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"[:300])
+
+
+def _number(v, where: str, *, positive: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ScenarioError(f"{where}: needs a number, got {v!r}"[:200])
+    if v < 0 or (positive and v == 0):
+        raise ScenarioError(f"{where}: must be {'> 0' if positive else '>= 0'}")
+    return float(v)
+
+
+def _int(v, where: str, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ScenarioError(f"{where}: needs an integer in {lo}..{hi}, got {v!r}"[:200])
+    return v
+
+
+def _mode(v, where: str) -> str:
+    if v not in MODES:
+        raise ScenarioError(f"{where}: connect.protocol is one of {', '.join(MODES)}, got {v!r}"[:200])
+    return v
+
+
+def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> ConnectScenario:
+    """A :class:`ConnectScenario` from its JSON object; :class:`ScenarioError` for anything it cannot run."""
+    _known(data, {"kind", "name", "description", "seed", "workers", "connectors", "configs", "protocols",
+                  "events", "duration_s"}, "scenario")
+    if data.get("kind") != "connect":
+        raise ScenarioError("a Connect scenario has \"kind\": \"connect\"")
+    name = data.get("name", source_name or "connect")
+    if not isinstance(name, str) or not name:
+        raise ScenarioError("name: needs a non-empty string")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise ScenarioError("description: needs a string")
+    seed = _int(data.get("seed", 1), "seed", -2**63, 2**63 - 1)
+    raw_workers = data.get("workers")
+    if not isinstance(raw_workers, list) or not raw_workers:
+        raise ScenarioError("a Connect scenario needs workers (a non-empty list)")
+    if len(raw_workers) > MAX_WORKERS:
+        raise ScenarioError(f"at most {MAX_WORKERS} workers")
+    workers = []
+    for i, raw in enumerate(raw_workers):
+        _known(raw, {"name", "protocol", "running"}, f"workers[{i}]")
+        wname = raw.get("name")
+        if not isinstance(wname, str) or not wname or not wname.isprintable() or len(wname) > 100:
+            raise ScenarioError(f"workers[{i}]: name needs a printable string of 1..100 characters")
+        running = raw.get("running", True)
+        if not isinstance(running, bool):
+            raise ScenarioError(f"workers[{i}]: running needs true or false")
+        workers.append(ConnectWorkerSpec(wname, _mode(raw.get("protocol", "sessioned"), f"workers[{i}]"), running))
+    names = {w.name for w in workers}
+    if len(names) != len(workers):
+        raise ScenarioError("duplicate worker name")
+    conns = data.get("connectors")
+    if not isinstance(conns, dict) or not conns:
+        raise ScenarioError("connectors: needs a JSON object of connector name -> task count")
+    if len(conns) > MAX_CONNECTORS:
+        raise ScenarioError(f"at most {MAX_CONNECTORS} connectors")
+    connectors = tuple((c, _int(n, f"connectors[{c}]", 0, MAX_TASKS)) for c, n in conns.items())
+    if sum(n for _, n in connectors) > MAX_TASKS:
+        raise ScenarioError(f"at most {MAX_TASKS} tasks in all")
+    for c, _ in connectors:
+        if not c or not c.isprintable():
+            raise ScenarioError("connector names need printable, non-empty strings")
+    configs = data.get("configs", {})
+    _known(configs, {"scheduled_rebalance_max_delay_ms", "session_timeout_ms", "heartbeat_interval_ms"}, "configs")
+    max_delay = _int(configs.get("scheduled_rebalance_max_delay_ms", DEFAULT_MAX_DELAY_MS),
+                     "configs.scheduled_rebalance_max_delay_ms", 0, 2**31 - 1)
+    session = _int(configs.get("session_timeout_ms", 10_000), "configs.session_timeout_ms", 1, 2**31 - 1)
+    hb = _int(configs.get("heartbeat_interval_ms", 3_000), "configs.heartbeat_interval_ms", 1, 2**31 - 1)
+    protocols = data.get("protocols", list(CONNECT_COMPARE))
+    if not isinstance(protocols, list) or not protocols or any(p not in CONNECT_PROTOCOLS for p in protocols):
+        raise ScenarioError(f"protocols: a non-empty list of {', '.join(CONNECT_PROTOCOLS)}")
+    raw_events = data.get("events", [])
+    if not isinstance(raw_events, list):
+        raise ScenarioError("events: needs a list")
+    events: list[ConnectEvent] = []
+    for i, raw in enumerate(raw_events):
+        events.extend(_events(raw, i, names))
+    if len(events) > MAX_EVENTS:
+        raise ScenarioError(f"at most {MAX_EVENTS} events")
+    duration = _number(data.get("duration_s", 600), "duration_s", positive=True)
+    if duration > MAX_DURATION_S:
+        raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
+    events.sort(key=lambda e: e.at)
+    return ConnectScenario(name=name, description=description, workers=tuple(workers), connectors=connectors,
+                           events=tuple(events), duration_s=duration, max_delay_ms=max_delay,
+                           session_timeout_ms=session, heartbeat_interval_ms=hb, protocols=tuple(protocols),
+                           seed=seed)
+
+
+def _events(raw, i: int, names: set[str]) -> list[ConnectEvent]:
+    where = f"events[{i}]"
+    _known(raw, {"at", "start", "stop", "crash", "bounce", "rolling", "downtime_s", "every_s", "protocol"}, where)
+    if "at" not in raw:
+        raise ScenarioError(f"{where}: needs 'at' (seconds)")
+    at = _number(raw["at"], f"{where}.at")
+    kinds = [k for k in ("start", "stop", "crash", "bounce", "rolling") if k in raw]
+    if len(kinds) != 1:
+        raise ScenarioError(f"{where}: exactly one of start, stop, crash, bounce, rolling")
+    kind = kinds[0]
+    targets = raw[kind] if kind == "rolling" else [raw[kind]]
+    if not isinstance(targets, list) or not targets:
+        raise ScenarioError(f"{where}: rolling needs a non-empty list of workers")
+    for w in targets:
+        if not isinstance(w, str) or w not in names:
+            raise ScenarioError(f"{where}: unknown worker {w!r}"[:200])
+    protocol = _mode(raw["protocol"], where) if "protocol" in raw else None
+    if protocol and kind in ("stop", "crash"):
+        raise ScenarioError(f"{where}: protocol goes with start, bounce or rolling")
+    if kind in ("start", "stop", "crash"):
+        return [ConnectEvent(at, kind, targets[0], protocol)]
+    downtime = _number(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
+    every = _number(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
+    out = []
+    for k, w in enumerate(targets):
+        t = at + k * every
+        out += [ConnectEvent(t, "stop", w), ConnectEvent(t + downtime, "start", w, protocol)]
+    return out
+
+
+# --- frames ------------------------------------------------------------------------------------------------
+
+def _cls(message: str, struct: str | None = None):
+    return wire_class(message, struct or message)
+
+
+def _join_request(member_id: str, protocols: tuple[tuple[str, bytes], ...], session_ms: int):
+    P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
+    return _cls("JoinGroupRequest")(group_id=COORDINATOR_GROUP, session_timeout_ms=session_ms,
+                                    rebalance_timeout_ms=60_000, member_id=member_id, group_instance_id=None,
+                                    protocol_type="connect",
+                                    protocols=tuple(P(name=n, metadata=md) for n, md in protocols), reason=None)
+
+
+def _join_response(generation: int, protocol: str, leader: str, member_id: str, members: dict[str, bytes]):
+    M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
+    return _cls("JoinGroupResponse")(
+        throttle_time_ms=0, error_code=0, generation_id=generation, protocol_type="connect", protocol_name=protocol,
+        leader=leader, skip_assignment=False, member_id=member_id,
+        members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in members.items()))
+
+
+def _sync_request(generation: int, member_id: str, protocol: str, assignments: dict[str, bytes]):
+    A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
+    return _cls("SyncGroupRequest")(group_id=COORDINATOR_GROUP, generation_id=generation, member_id=member_id,
+                                    group_instance_id=None, protocol_type="connect", protocol_name=protocol,
+                                    assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()))
+
+
+def _sync_response(protocol: str, assignment: bytes):
+    return _cls("SyncGroupResponse")(throttle_time_ms=0, error_code=0, protocol_type="connect",
+                                     protocol_name=protocol, assignment=assignment)
+
+
+def _leave_request(member_id: str):
+    M = _cls("LeaveGroupRequest", "MemberIdentity")
+    return _cls("LeaveGroupRequest")(group_id=COORDINATOR_GROUP, member_id="", members=(
+        M(member_id=member_id, group_instance_id=None, reason="the consumer is being closed"),))
+
+
+def _leave_response(member_id: str):
+    M = _cls("LeaveGroupResponse", "MemberResponse")
+    return _cls("LeaveGroupResponse")(throttle_time_ms=0, error_code=0, members=(
+        M(member_id=member_id, group_instance_id=None, error_code=0),))
+
+
+class _ConnectRecorder(Recorder):
+    """The simulator's recorder, its records naming Connect workers."""
+
+    def _record(self, conn, direction, api_key, version, cid, raw, t, error) -> None:
+        n = len(self.records)
+        super()._record(conn, direction, api_key, version, cid, raw, t, error)
+        if len(self.records) > n:
+            self.records[-1]["client"] = f"simulated Kafka Connect worker ({conn.release})"
+
+
+# --- the simulation ----------------------------------------------------------------------------------------
+
+@dataclass
+class _Worker:
+    spec: ConnectWorkerSpec
+    mode: str
+    running: bool = False
+    member_id: str = ""
+    key: str = ""
+    incarnation: int = 0
+    allocation: ConnectAssignment | None = None  # what it holds (the metadata's allocation)
+    connectors: set[str] = field(default_factory=set)  # what it runs now
+    tasks: set[ConnectorTaskId] = field(default_factory=set)
+    rejoin_at: float | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.spec.name.lower()}:8083/"
+
+
+@dataclass
+class ConnectSimulationResult:
+    scenario: str
+    protocol: str
+    metrics: dict
+    rebalances: list[dict]
+    timeline: dict
+    notes: list[str]
+    recorder: Recorder
+    final: dict[str, dict]  # worker -> {"connectors": [...], "tasks": [...]} at the end
+
+    def to_json(self) -> dict:
+        return {"scenario": self.scenario, "protocol": self.protocol, "kind": "connect", "metrics": self.metrics,
+                "rebalances": self.rebalances, "timeline": self.timeline, "final": self.final, "notes": self.notes}
+
+
+class _Sim:
+    def __init__(self, sc: ConnectScenario, protocol: str, *, keep_frames: bool, run: str) -> None:
+        if protocol not in CONNECT_PROTOCOLS:
+            raise ScenarioError(f"unknown Connect protocol {protocol!r}")
+        self.sc, self.protocol = sc, protocol
+        self.rec = _ConnectRecorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames)
+        self.hb = sc.heartbeat_interval_ms / 1000.0
+        self.configured = connector_tasks(dict(sc.connectors))
+        self.all_connectors = [c for c, _ in sc.connectors]
+        self.all_tasks = [t for c in self.all_connectors for t in self.configured[c]]
+        self.workers = {w.name: _Worker(w, w.protocol if protocol == "as-configured" else protocol)
+                        for w in sc.workers}
+        self.queue: list = []
+        self.seq = 0
+        self.now = 0.0
+        self.round_start: float | None = None
+        self.round_end: float | None = None
+        self.generation = 1
+        self.leader: str | None = None
+        self.join_order: list[str] = []
+        self.state = None
+        self.rebalances: list[dict] = []
+        self.notes: list[str] = []
+        self.last_runner: dict[Any, str] = {}
+        self.metrics = {"connector_revocations": 0, "task_revocations": 0, "connector_moves": 0, "task_moves": 0}
+        self.samples: dict[str, list[dict]] = {w: [] for w in self.workers}
+        self.unavailable: list[dict] = []
+        self.not_running_c = 0.0
+        self.not_running_t = 0.0
+        self.last_t = 0.0
+        self.last_change = 0.0
+        self.events_json: list[dict] = []
+        self._pending_reasons: list[str] = []
+        self._round_before: dict = dict(self.metrics)
+
+    # time and bookkeeping
+    def _push(self, t: float, action: str, *args) -> None:
+        self.seq += 1
+        heapq.heappush(self.queue, (t, self.seq, action, args))
+
+    def _account(self, t: float) -> None:
+        dt = t - self.last_t
+        if dt > 0:
+            run_c = {c for w in self.workers.values() for c in w.connectors}
+            run_t = {x for w in self.workers.values() for x in w.tasks}
+            self.not_running_c += dt * (len(self.all_connectors) - len(run_c))
+            self.not_running_t += dt * (len(self.all_tasks) - len(run_t))
+        self.last_t = max(self.last_t, t)
+
+    def _sample(self, t: float) -> None:
+        run_t = {x for w in self.workers.values() for x in w.tasks}
+        run_c = {c for w in self.workers.values() for c in w.connectors}
+        for name, w in self.workers.items():
+            row = {"t": round(t, 3), "active": len(w.tasks) + len(w.connectors), "restoring": 0, "standby": 0,
+                   "warmup": 0, "connectors": len(w.connectors), "tasks": len(w.tasks)}
+            rows = self.samples[name]
+            if rows and rows[-1]["t"] == row["t"]:
+                rows[-1] = row
+            elif not rows or any(rows[-1][k] != row[k] for k in ("connectors", "tasks")):
+                rows.append(row)
+        row = {"t": round(t, 3), "unassigned": len(self.all_tasks) - len(run_t) + len(self.all_connectors) - len(run_c),
+               "restoring": 0, "warmups": 0, "tasks": len(self.all_tasks) - len(run_t),
+               "connectors": len(self.all_connectors) - len(run_c)}
+        if self.unavailable and self.unavailable[-1]["t"] == row["t"]:
+            self.unavailable[-1] = row
+        elif not self.unavailable or self.unavailable[-1]["unassigned"] != row["unassigned"]:
+            self.unavailable.append(row)
+
+    def _stop_items(self, w: _Worker, connectors, tasks, t: float, *, revoked: bool) -> None:
+        connectors, tasks = set(connectors) & w.connectors, set(tasks) & w.tasks
+        if not connectors and not tasks:
+            return
+        w.connectors -= connectors
+        w.tasks -= tasks
+        if revoked:
+            self.metrics["connector_revocations"] += len(connectors)
+            self.metrics["task_revocations"] += len(tasks)
+        self.last_change = t
+
+    def _start_items(self, w: _Worker, connectors, tasks, t: float) -> None:
+        for item in list(connectors) + list(tasks):
+            prev = self.last_runner.get(item)
+            if prev is not None and prev != w.spec.name:
+                self.metrics["task_moves" if isinstance(item, ConnectorTaskId) else "connector_moves"] += 1
+            self.last_runner[item] = w.spec.name
+        new_c, new_t = set(connectors) - w.connectors, set(tasks) - w.tasks
+        if new_c or new_t:
+            self.last_change = t
+        w.connectors |= set(connectors)
+        w.tasks |= set(tasks)
+
+    def _new_member(self, w: _Worker, t: float) -> None:
+        w.incarnation += 1
+        w.running = True
+        w.member_id = f"connect-{w.spec.name}-{w.incarnation}-" + uuid.uuid5(
+            uuid.NAMESPACE_URL, f"{self.sc.seed}/{self.sc.name}/{w.spec.name}/{w.incarnation}").hex[:12]
+        w.key = f"{w.spec.name}#{w.incarnation}"
+        w.allocation = None
+        w.connectors, w.tasks = set(), set()
+        w.rejoin_at = None
+        self.rec.connect(w.key, w.spec.name, f"connect-{w.spec.name}", w.mode, t)
+        self._drop(w)
+        self.join_order.append(w.spec.name)
+
+    # the run
+    def run(self) -> ConnectSimulationResult:
+        sc = self.sc
+        for w in self.workers.values():
+            if w.spec.running:
+                self._new_member(w, 0.0)
+        members = [w for w in self.workers.values() if w.running]
+        if members:
+            # the stable group at generation 1: its assignor's placement from nothing, not counted
+            self._round(0.0, initial=True)
+        self._sample(0.0)
+        for e in sc.events:
+            self._push(e.at, "event", e)
+            self.events_json.append({"at": e.at, "event": e.describe()})
+        end = sc.duration_s
+        while self.queue and self.queue[0][0] <= end:
+            t, _, action, args = heapq.heappop(self.queue)
+            self._account(t)
+            self.now = t
+            if action == "event":
+                self._event(args[0], t)
+            elif action == "timeout":
+                w = self.workers[args[0]]
+                if w.member_id == args[1]:
+                    self._drop(w)
+                    self._trigger(t, f"{args[0]}'s session timed out")
+            elif action == "complete":
+                self._round(t)
+            elif action == "rejoin":
+                w = self.workers[args[0]]
+                if w.running and w.member_id == args[1] and w.rejoin_at == t:
+                    w.rejoin_at = None
+                    self._trigger(t, f"{w.spec.name} rejoins ({args[2]})")
+            self._sample(t)
+        self._account(end)
+        self._sample(end)
+        for w in self.workers.values():
+            if w.running:
+                self.rec.close(w.key, end)
+        return self._result(end)
+
+    def _event(self, e: ConnectEvent, t: float) -> None:
+        w = self.workers[e.worker]
+        if e.kind == "start":
+            if w.running:
+                self.notes.append(f"{t:g}s: start {e.worker}: already running")
+                return
+            if e.protocol:
+                w.mode = e.protocol
+            self._new_member(w, t)
+            self._trigger(t, f"{e.worker} joins")
+        else:
+            if not w.running:
+                self.notes.append(f"{t:g}s: {e.kind} {e.worker}: not running")
+                return
+            self._stop_items(w, w.connectors, w.tasks, t, revoked=False)
+            w.running = False
+            w.rejoin_at = None
+            if e.kind == "stop":
+                cid, _ = self.rec.request(w.key, LEAVE_GROUP, _leave_request(w.member_id), t)
+                self.rec.response(w.key, cid, _leave_response(w.member_id), t)
+                self.rec.close(w.key, t)
+                self._drop(w)
+                self._trigger(t, f"{e.worker} leaves")
+            else:
+                self.rec.close(w.key, t)
+                self._push(t + self.sc.session_timeout_ms / 1000.0, "timeout", e.worker, w.member_id)
+
+    def _drop(self, w: _Worker) -> None:
+        if w.spec.name in self.join_order:
+            self.join_order.remove(w.spec.name)
+
+    def _trigger(self, t: float, reason: str) -> None:
+        if self.round_end is not None:  # a round is under way: this change joins it
+            self._pending_reasons.append(reason)
+            return
+        self.round_start, self.round_end = t, t + self.hb
+        self._pending_reasons = [reason]
+        self._round_before = dict(self.metrics)
+        members = [w for w in self.workers.values() if w.running]
+        if members and self._group_mode(members) == "eager":
+            for w in members:  # stop-the-world: every worker gives up all it runs when it rejoins
+                self._stop_items(w, w.connectors, w.tasks, t, revoked=True)
+                w.allocation = None
+        self._push(self.round_end, "complete")
+
+    def _group_mode(self, members: list[_Worker]) -> str:
+        sel = select_connect_protocol({w.member_id: w.mode for w in members})
+        return sel.mode
+
+    def _round(self, t: float, *, initial: bool = False) -> None:
+        start = 0.0 if initial else self.round_start
+        self.round_start = self.round_end = None
+        members = [self.workers[n] for n in self.join_order if self.workers[n].running]
+        if not members:
+            return
+        if not initial:
+            self.generation += 1
+        gen = self.generation
+        if self.leader not in [w.spec.name for w in members]:
+            self.leader, self.state = members[0].spec.name, None
+        leader = self.workers[self.leader]
+        sel = select_connect_protocol({w.member_id: w.mode for w in members})
+        # JoinGroup: every member's protocols and metadata, as the coordinator decodes them
+        joins = {}
+        for w in members:
+            protos = join_group_protocols(w.mode, w.url, 0, w.allocation)
+            cid, frame = self.rec.request(w.key, JOIN_GROUP, _join_request(w.member_id, protos,
+                                                                          self.sc.session_timeout_ms), start)
+            joins[w.member_id] = (w, cid, {p.name: p.metadata for p in frame.body.protocols})
+        metadata = {m: protos[sel.protocol] for m, (_, _, protos) in joins.items()}
+        leader_frame = None
+        for m, (w, cid, _) in joins.items():
+            body = _join_response(gen, sel.protocol, leader.member_id, m,
+                                  metadata if w is leader else {})
+            frame = self.rec.response(w.key, cid, body, t)
+            if w is leader:
+                leader_frame = frame
+        # the leader's assignor, on the members' metadata from its JoinGroup response
+        wk = workers_from_metadata([(x.member_id, x.metadata) for x in leader_frame.body.members])
+        result = assign_connect(sel.protocol, leader.member_id, wk, dict(self.sc.connectors), now=round(t * 1000),
+                                state=self.state, max_delay=self.sc.max_delay_ms)
+        self.state = result.state
+        encoded = result.encoded()
+        sync_cids = {}
+        for m, (w, _, _) in joins.items():
+            cid, frame = self.rec.request(w.key, SYNC_GROUP, _sync_request(
+                gen, m, sel.protocol, encoded if w is leader else {}), t)
+            sync_cids[m] = cid
+            if w is leader:  # what the coordinator reads from the leader's SyncGroup
+                encoded = {a.member_id: a.assignment for a in frame.body.assignments}
+        received: dict[str, ConnectAssignment] = {}
+        for m, (w, _, _) in joins.items():
+            frame = self.rec.response(w.key, sync_cids[m], _sync_response(sel.protocol, encoded[m]), t)
+            # a worker reads its assignment with the deserializer of the group's protocol
+            received[m] = decode_connect_assignment(frame.body.assignment,
+                                                    reader_version=0 if sel.version == 0 else None)
+        before = self._round_before if not initial else dict(self.metrics)
+        delay = 0
+        for m, (w, _, _) in joins.items():
+            a = received[m]
+            if a.version == 0:
+                self._stop_items(w, set(w.connectors) - set(a.connectors), set(w.tasks) - set(a.tasks), t,
+                                 revoked=True)
+                w.allocation = a
+                self._start_items(w, a.connectors, a.tasks, t)
+            else:
+                self._stop_items(w, a.revoked_connectors, a.revoked_tasks, t, revoked=True)
+                w.allocation = apply_assignment(w.allocation, a)
+                self._start_items(w, a.connectors, a.tasks, t)
+                if a.revoked_connectors or a.revoked_tasks:
+                    w.rejoin_at = t  # rejoins at once after giving up what was revoked
+                    self._push(t, "rejoin", w.spec.name, w.member_id, "after revoking")
+                elif a.delay > 0:
+                    w.rejoin_at = t + a.delay / 1000.0
+                    delay = max(delay, a.delay)
+                    self._push(w.rejoin_at, "rejoin", w.spec.name, w.member_id, "scheduled delay ran out")
+        if initial:
+            return
+        self.rebalances.append({
+            "generation": gen, "started_s": round(start, 3), "completed_s": round(t, 3),
+            "reasons": list(self._pending_reasons), "protocol": sel.protocol, "leader": self.leader,
+            "members": [w.spec.name for w in members],
+            "connector_revocations": self.metrics["connector_revocations"] - before["connector_revocations"],
+            "task_revocations": self.metrics["task_revocations"] - before["task_revocations"],
+            "delay_ms": delay,
+            "assignments": {w.spec.name: _assignment_json(received[m]) for m, (w, _, _) in joins.items()}})
+
+    def _result(self, end: float) -> ConnectSimulationResult:
+        run_c = {c for w in self.workers.values() for c in w.connectors}
+        run_t = {x for w in self.workers.values() for x in w.tasks}
+        live = [w for w in self.workers.values() if w.running]
+        balanced = (len(run_c) == len(self.all_connectors) and len(run_t) == len(self.all_tasks) and bool(live)
+                    and max(len(w.connectors) for w in live) - min(len(w.connectors) for w in live) <= 1
+                    and max(len(w.tasks) for w in live) - min(len(w.tasks) for w in live) <= 1)
+        first = self.sc.events[0].at if self.sc.events else 0.0
+        metrics = {
+            "protocol": self.protocol, "rebalances": len(self.rebalances),
+            "time_to_balanced_s": round(max(0.0, self.last_change - first), 3) if balanced else None,
+            "connector_s_not_running": round(self.not_running_c, 3), "task_s_not_running": round(self.not_running_t, 3),
+            **self.metrics, "coordinator_bytes": self.rec.coordinator_bytes, "frames": self.rec.frames,
+            "balanced_at_end": balanced,
+            # the Streams pictures' names: every connector and task not running counts as unavailable
+            "unavailable_task_s": round(self.not_running_c + self.not_running_t, 3), "restoring_task_s": 0.0,
+            "lagging_restore_task_s": 0.0,
+        }
+        timeline = {"end_s": end, "instances": self.samples, "unavailable": self.unavailable,
+                    "rebalances_completed_s": [r["completed_s"] for r in self.rebalances],
+                    "events": self.events_json}
+        final = {w.spec.name: {"connectors": sorted(w.connectors), "tasks": sorted(str(t) for t in w.tasks)}
+                 for w in self.workers.values()}
+        return ConnectSimulationResult(self.sc.name, self.protocol, metrics, self.rebalances, timeline, self.notes,
+                                       self.rec, final)
+
+
+def _task_str(t: ConnectorTaskId) -> str:
+    return f"{t.connector}-{t.task}"
+
+
+def _assignment_json(a: ConnectAssignment) -> dict:
+    out = {"connectors": list(a.connectors), "tasks": [_task_str(t) for t in a.tasks]}
+    if a.version >= 1:
+        out.update(revoked_connectors=list(a.revoked_connectors),
+                   revoked_tasks=[_task_str(t) for t in a.revoked_tasks], delay_ms=a.delay)
+    return out
+
+
+def simulate_connect(scenario: ConnectScenario, protocol: str = "sessioned", *, keep_frames: bool = True,
+                     run: str = "simulate") -> ConnectSimulationResult:
+    """Run a Connect scenario with every worker's ``connect.protocol`` set to ``protocol`` (or, with
+    ``as-configured``, each its own)."""
+    return _Sim(scenario, protocol, keep_frames=keep_frames, run=run).run()
+
+
+# --- the command -------------------------------------------------------------------------------------------
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.1f}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return str(v)
+
+
+def format_connect_table(metrics: list[dict]) -> str:
+    head = [label for _, label in CONNECT_TABLE_COLUMNS]
+    rows = [[_fmt(m.get(k)) for k, _ in CONNECT_TABLE_COLUMNS] for m in metrics]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def load_connect_scenario(path: str | Path) -> ConnectScenario:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ScenarioError(f"{path}: {e}") from None
+    return parse_connect_scenario(data, source_name=path.stem)
+
+
+def run_connect(args, source: str | Path) -> int:
+    """``rebalance-codec simulate`` on a Connect scenario (``"kind": "connect"``)."""
+    import sys
+
+    from .. import text as _text
+    from .plots import have_matplotlib, plot_compare, plot_run, write_html
+
+    try:
+        scenario = load_connect_scenario(source)
+    except ScenarioError as e:
+        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
+        return 1
+    if args.seed is not None:
+        scenario = replace(scenario, seed=args.seed)
+    if args.compare:
+        names = ([p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols
+                 else list(scenario.protocols))
+    else:
+        names = [args.protocol or scenario.protocols[-1]]
+    unknown = [n for n in names if n not in CONNECT_PROTOCOLS]
+    if unknown or not names:
+        print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
+              f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Path("simulate-out") / scenario.name
+    out.mkdir(parents=True, exist_ok=True)
+    plots = not args.no_plots
+    if plots and not have_matplotlib():
+        print("rebalance-codec simulate: matplotlib is not installed (pip install 'rebalance-codec[plots]'); "
+              "writing no pictures", file=sys.stderr)
+        plots = False
+    results, svgs, written = [], [], []
+    for name in names:
+        res = simulate_connect(scenario, name, keep_frames=not args.no_frames, run=f"simulate-{scenario.name}")
+        data = res.to_json()
+        results.append(data)
+        path = out / f"{name}.timeline.json"
+        path.write_text(json.dumps(data, indent=1))
+        written.append(path)
+        if not args.no_frames:
+            written.extend(res.recorder.write(out, f"{name}.frames"))
+        if plots:
+            png, svg = plot_run(data, out, name)
+            written.append(png)
+            written.append(write_html(out / f"{name}.html", f"{scenario.name}: {CONNECT_PROTOCOLS[name]}",
+                                      scenario.description, [data], [svg]))
+            svgs.append(svg)
+        for note in res.notes:
+            print(f"note ({name}): {_text.printable(note)}", file=sys.stderr)
+    if args.compare:
+        (out / "compare.json").write_text(json.dumps({"scenario": scenario.name, "kind": "connect",
+                                                      "metrics": [r["metrics"] for r in results]}, indent=1))
+        written.append(out / "compare.json")
+        if plots:
+            png, svg = plot_compare(results, out)
+            written.append(png)
+            written.append(write_html(out / "compare.html", f"{scenario.name}: protocols compared",
+                                      scenario.description, results, [svg] + svgs))
+    if args.json:
+        print(json.dumps([r["metrics"] for r in results], indent=1))
+    else:
+        print(f"{scenario.name}: {scenario.description}" if scenario.description else scenario.name)
+        print(format_connect_table([r["metrics"] for r in results]))
+        print(f"\nwrote {len(written)} files to {out}/")
+    return 0

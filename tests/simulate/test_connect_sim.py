@@ -1,0 +1,234 @@
+"""Kafka Connect worker groups in ``simulate`` (issue #18): eager vs incremental cooperative rebalancing.
+
+Expected values are derived by hand from the scenario and the rules (README: Connect's assignors; seed 003's
+Designs I and II; the simulator's model in ``codec/simulate/connect.py``: a round lasts one heartbeat interval,
+3 s here; eager workers stop all they run when it starts), never from the simulator's output.
+
+``connect-bounce``: workers W1, W2, W3; connectors c1, c2, c3 with 4 tasks each (3 connectors, 12 tasks);
+``scheduled.rebalance.max.delay.ms`` 300 s; W3 stops at 60 s (LeaveGroup) and starts again at 80 s.
+
+Eager, by hand. The EagerAssignor goes round the members sorted by id (W1 < W2 < W3: member ids start
+``connect-W<n>-``): connectors c1 W1, c2 W2, c3 W3, then the tasks continue from W1: c1-0 W1, c1-1 W2, c1-2 W3,
+c1-3 W1, c2-0 W2, c2-1 W3, c2-2 W1, c2-3 W2, c3-0 W3, c3-1 W1, c3-2 W2, c3-3 W3. At 60 W3 leaves: round
+[60, 63], W1 and W2 give up all they run (2 connectors, 8 tasks revoked); circle W1, W2: c1 W1, c2 W2, c3 W1,
+tasks from W2: c1-0 W2, c1-1 W1, c1-2 W2, c1-3 W1, c2-0 W2, c2-1 W1, c2-2 W2, c2-3 W1, c3-0 W2, c3-1 W1, c3-2 W2,
+c3-3 W1 — moved: c3; c1-0, c1-1, c1-2, c2-1, c2-2, c2-3, c3-0, c3-3 (8 tasks). At 80 W3 joins: round [80, 83],
+everything (3 connectors, 12 tasks) revoked; the 3-worker placement again, so the same 1 connector and 8 tasks
+move back. Not running: all 15 items for 3 s twice: 12*3*2 = 72 task-s, 3*3*2 = 18 connector-s. Two rebalances,
+20 task revocations, 5 connector revocations, 16 task moves, 2 connector moves; balanced at 83 s, 23 s after 60.
+
+Incremental cooperative (sessioned), by hand. From nothing the assignor spreads 3 connectors and 12 tasks evenly:
+1 connector and 4 tasks each. At 60 W3 leaves: round [60, 63]; its work is lost, held back for the delay:
+assignments carry delay 300000 ms, nothing assigned, nothing revoked; the workers will rejoin at 63 + 300 = 363.
+At 80 W3 joins empty: round [80, 83], delay 363 - 83 = 280 s, nothing assigned. At 363 the workers rejoin:
+round [363, 366], the delay has run out and the lost work goes to the candidate W3. Three rebalances, no
+revocation, no move; W1 and W2 never stop; W3's connector and 4 tasks are down from 60 to 366: 306 connector-s,
+4*306 = 1224 task-s; balanced at 366 s, 306 s after 60.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from codec.capture import KafkaFrame, kafka_frames
+from codec.connect import ConnectorTaskId, decode_connect_assignment
+from codec.group import decode_request_frame, decode_response_frame
+from codec.simulate.command import register
+from codec.simulate.connect import (
+    ConnectScenario,
+    is_connect_scenario,
+    load_connect_scenario,
+    parse_connect_scenario,
+    simulate_connect,
+)
+from codec.simulate.scenario import ScenarioError, bundled_examples, example_path
+
+
+def T(c: str, n: int) -> ConnectorTaskId:
+    return ConnectorTaskId(c, n)
+
+
+def tasks_of(names: str) -> set[str]:
+    return set(names.split())
+
+
+@pytest.fixture(scope="module")
+def bounce() -> ConnectScenario:
+    return load_connect_scenario(example_path("connect-bounce"))
+
+
+@pytest.fixture(scope="module")
+def eager(bounce):
+    return simulate_connect(bounce, "eager")
+
+
+@pytest.fixture(scope="module")
+def coop(bounce):
+    return simulate_connect(bounce, "sessioned")
+
+
+def held(result, worker: str, t: float) -> dict:
+    """The worker's running (connectors, tasks) counts just after ``t``."""
+    rows = [r for r in result.timeline["instances"][worker] if r["t"] <= t + 1e-9]
+    return {"connectors": rows[-1]["connectors"], "tasks": rows[-1]["tasks"]} if rows else {"connectors": 0, "tasks": 0}
+
+
+def test_bundled_and_recognised(bounce):
+    assert "connect-bounce" in bundled_examples()
+    assert is_connect_scenario(json.loads(example_path("connect-bounce").read_text()))
+    assert bounce.max_delay_ms == 300_000 and bounce.protocols == ("eager", "sessioned")
+    assert [(e.at, e.kind, e.worker) for e in bounce.events] == [(60, "stop", "W3"), (80, "start", "W3")]
+
+
+def test_eager_bounce_is_stop_the_world_twice(eager):
+    m = eager.metrics
+    assert m["rebalances"] == 2
+    assert [(r["started_s"], r["completed_s"]) for r in eager.rebalances] == [(60, 63), (80, 83)]
+    assert m["task_s_not_running"] == pytest.approx(72)
+    assert m["connector_s_not_running"] == pytest.approx(18)
+    assert (m["task_revocations"], m["connector_revocations"]) == (20, 5)
+    assert [(r["task_revocations"], r["connector_revocations"]) for r in eager.rebalances] == [(8, 2), (12, 3)]
+    assert (m["task_moves"], m["connector_moves"]) == (16, 2)
+    assert m["time_to_balanced_s"] == pytest.approx(23)
+    for w in ("W1", "W2", "W3"):  # nothing runs anywhere during either round
+        assert held(eager, w, 61) == {"connectors": 0, "tasks": 0}
+        assert held(eager, w, 81) == {"connectors": 0, "tasks": 0}
+    two = eager.rebalances[0]["assignments"]
+    assert set(two["W1"]["connectors"]) == {"c1", "c3"} and set(two["W2"]["connectors"]) == {"c2"}
+    assert set(two["W1"]["tasks"]) == tasks_of("c1-1 c1-3 c2-1 c2-3 c3-1 c3-3")
+    assert set(two["W2"]["tasks"]) == tasks_of("c1-0 c1-2 c2-0 c2-2 c3-0 c3-2")
+    assert eager.final == {
+        "W1": {"connectors": ["c1"], "tasks": sorted(tasks_of("c1-0 c1-3 c2-2 c3-1"))},
+        "W2": {"connectors": ["c2"], "tasks": sorted(tasks_of("c1-1 c2-0 c2-3 c3-2"))},
+        "W3": {"connectors": ["c3"], "tasks": sorted(tasks_of("c1-2 c2-1 c3-0 c3-3"))}}
+
+
+def test_cooperative_bounce_moves_nothing(coop):
+    m = coop.metrics
+    assert (m["task_moves"], m["connector_moves"]) == (0, 0)
+    assert (m["task_revocations"], m["connector_revocations"]) == (0, 0)
+    assert m["rebalances"] == 3
+    assert [(r["started_s"], r["completed_s"]) for r in coop.rebalances] == [(60, 63), (80, 83), (363, 366)]
+    assert [r["delay_ms"] for r in coop.rebalances] == [300_000, 280_000, 0]
+    assert m["task_s_not_running"] == pytest.approx(1224)
+    assert m["connector_s_not_running"] == pytest.approx(306)
+    assert m["time_to_balanced_s"] == pytest.approx(306)
+    for w in ("W1", "W2"):  # they never stop, and are never handed anything
+        assert all(r["connectors"] == 1 and r["tasks"] == 4 for r in coop.timeline["instances"][w])
+        assert all(not r["assignments"][w]["tasks"] and not r["assignments"][w]["connectors"]
+                   for r in coop.rebalances)
+    assert held(coop, "W3", 100) == {"connectors": 0, "tasks": 0}
+    assert held(coop, "W3", 365) == {"connectors": 0, "tasks": 0}
+    assert held(coop, "W3", 366) == {"connectors": 1, "tasks": 4}
+    # W3 gets back exactly what it ran before the bounce
+    initial = coop.timeline["instances"]["W3"][0]
+    assert initial["connectors"] == 1 and initial["tasks"] == 4
+    last = coop.rebalances[-1]["assignments"]["W3"]
+    assert len(last["connectors"]) == 1 and len(last["tasks"]) == 4
+    assert coop.final["W3"] == {"connectors": last["connectors"], "tasks": sorted(last["tasks"])}
+
+
+def test_frames_are_connect_bytes_and_capture_reads_them(coop, tmp_path):
+    jsonl, pcap = coop.recorder.write(tmp_path)
+    records = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    frames = [f for f in kafka_frames(pcap) if isinstance(f, KafkaFrame)]
+    assert len(frames) == len(records) > 0
+    delays = []
+    for f in frames:
+        assert f.api_key is not None
+        if f.direction == "request":
+            req = decode_request_frame(f.data)
+            if f.api_key == 11:
+                assert req.body.protocol_type == "connect"
+                assert [p.name for p in req.body.protocols] == ["sessioned", "compatible", "default"]
+        else:
+            resp = decode_response_frame(f.data, f.api_key, f.api_version)
+            if f.api_key == 14:
+                raw = resp.body.assignment
+                raw = raw.raw if hasattr(raw, "raw") else raw
+                a = decode_connect_assignment(bytes(raw))
+                assert a.version == 2
+                delays.append(a.delay)
+    # 4 rounds (the group forming at 0, then 3), one SyncGroup per member
+    assert delays.count(300_000) == 2 and delays.count(280_000) == 3
+
+
+def test_eager_frames_offer_only_default(eager):
+    for r in eager.recorder.records:
+        if r["api_key"] == 11 and r["direction"] == "request":
+            req = decode_request_frame(bytes.fromhex(r["hex"]))
+            assert [p.name for p in req.body.protocols] == ["default"]
+
+
+def _cli(argv):
+    parser = argparse.ArgumentParser(prog="rebalance-codec")
+    register(parser.add_subparsers())
+    args = parser.parse_args(["simulate", *argv])
+    return args.func(args)
+
+
+def test_command_compare(tmp_path, capsys):
+    assert _cli(["--example", "connect-bounce", "--compare", "--no-plots", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("eager ", "sessioned "))}
+    assert set(rows) == {"eager", "sessioned"}
+    assert rows["eager"][1] == "2" and rows["sessioned"][1] == "3"
+    assert rows["eager"][-2] == "16" and rows["sessioned"][-2] == "0"  # task moves
+    for name in ("compare.json", "eager.timeline.json", "sessioned.frames.jsonl", "sessioned.frames.pcap.gz"):
+        assert (tmp_path / name).is_file()
+
+
+def test_command_compare_pictures(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert _cli(["--example", "connect-bounce", "--compare", "--out", str(tmp_path)]) == 0
+    for name in ("compare.png", "compare.html", "eager.png", "sessioned.png"):
+        assert (tmp_path / name).stat().st_size > 0
+
+
+def test_command_single_protocol_and_errors(tmp_path, capsys):
+    assert _cli(["--example", "connect-bounce", "--protocol", "eager", "--no-plots", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "eager.timeline.json").is_file()
+    assert _cli(["--example", "connect-bounce", "--protocol", "ha", "--no-plots", "--out", str(tmp_path)]) == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": 1},
+                               "events": [{"at": 1, "stop": "W9"}]}))
+    assert _cli([str(bad), "--no-plots", "--out", str(tmp_path / "o")]) == 1
+    assert "unknown worker" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("data,why", [
+    ({"kind": "connect", "connectors": {"c": 1}}, "needs workers"),
+    ({"kind": "connect", "workers": [{"name": "W1"}]}, "connectors"),
+    ({"kind": "connect", "workers": [{"name": "W1", "protocol": "range"}], "connectors": {"c": 1}}, "connect.protocol"),
+    ({"kind": "connect", "workers": [{"name": "W1"}, {"name": "W1"}], "connectors": {"c": 1}}, "duplicate"),
+    ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": -1}}, "connectors[c]"),
+    ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": 1}, "topology": []}, "unknown key"),
+    ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": 1},
+      "events": [{"at": 1, "stop": "W1", "start": "W1"}]}, "exactly one"),
+])
+def test_scenario_validation(data, why):
+    with pytest.raises(ScenarioError, match=r".*" + why.replace("[", r"\[").replace("]", r"\]")):
+        parse_connect_scenario(data)
+
+
+def test_crash_longer_than_the_delay_spreads_the_lost_work():
+    """Two workers, one connector with 4 tasks, delay 30 s, session timeout 10 s; W2 crashes at 10 s for good.
+    By hand: from nothing, 1 connector and 4 tasks over 2 workers: the connector on one, 2 tasks each. W2's
+    session times out at 20: round [20, 23], its work held back, delay 30 s; W1 rejoins at 53: round [53, 56],
+    the delay has run out and nothing came back, so W2's work goes to W1. Under eager: round [20, 23] gives all
+    to W1 at once."""
+    sc = parse_connect_scenario({
+        "kind": "connect", "name": "lost", "workers": [{"name": "W1"}, {"name": "W2"}], "connectors": {"c": 4},
+        "configs": {"scheduled_rebalance_max_delay_ms": 30000, "session_timeout_ms": 10000,
+                    "heartbeat_interval_ms": 3000},
+        "events": [{"at": 10, "crash": "W2"}], "duration_s": 100})
+    coop = simulate_connect(sc, "sessioned")
+    assert [(r["started_s"], r["completed_s"]) for r in coop.rebalances] == [(20, 23), (53, 56)]
+    assert coop.final["W1"]["connectors"] == ["c"] and len(coop.final["W1"]["tasks"]) == 4
+    assert coop.metrics["task_moves"] == 2
+    eager = simulate_connect(sc, "eager")
+    assert [(r["started_s"], r["completed_s"]) for r in eager.rebalances] == [(20, 23)]
+    assert eager.final["W1"] == {"connectors": ["c"], "tasks": ["c-0", "c-1", "c-2", "c-3"]}
