@@ -402,6 +402,7 @@ class _Sim:
         self.last_change = 0.0
         self.events_json: list[dict] = []
         self._pending_reasons: list[str] = []
+        self.group_mode: str | None = None  # the connect.protocol mode of the last completed generation
         self._round_before: dict = dict(self.metrics)
 
     # time and bookkeeping
@@ -520,7 +521,7 @@ class _Sim:
             if w.running:
                 self.notes.append(f"{t:g}s: start {e.worker}: already running")
                 return
-            if e.protocol:
+            if e.protocol and self.protocol == "as-configured":
                 w.mode = e.protocol
             self._new_member(w, t)
             self._trigger(t, f"{e.worker} joins")
@@ -553,15 +554,13 @@ class _Sim:
         self._pending_reasons = [reason]
         self._round_before = dict(self.metrics)
         members = [w for w in self.workers.values() if w.running]
-        if members and self._group_mode(members) == "eager":
-            for w in members:  # stop-the-world: every worker gives up all it runs when it rejoins
+        if self.group_mode == "eager":
+            # stop-the-world: under the protocol of the last generation (WorkerCoordinator.onJoinPrepare), every
+            # worker gives up all it runs when it rejoins
+            for w in members:
                 self._stop_items(w, w.connectors, w.tasks, t, revoked=True)
                 w.allocation = None
         self._push(self.round_end, "complete")
-
-    def _group_mode(self, members: list[_Worker]) -> str:
-        sel = select_connect_protocol({w.member_id: w.mode for w in members})
-        return sel.mode
 
     def _round(self, t: float, *, initial: bool = False) -> None:
         start = 0.0 if initial else self.round_start
@@ -576,6 +575,7 @@ class _Sim:
             self.leader, self.state = members[0].spec.name, None
         leader = self.workers[self.leader]
         sel = select_connect_protocol({w.member_id: w.mode for w in members})
+        self.group_mode = sel.mode
         # JoinGroup: every member's protocols and metadata, as the coordinator decodes them
         joins = {}
         for w in members:
