@@ -232,3 +232,41 @@ def test_crash_longer_than_the_delay_spreads_the_lost_work():
     eager = simulate_connect(sc, "eager")
     assert [(r["started_s"], r["completed_s"]) for r in eager.rebalances] == [(20, 23)]
     assert eager.final["W1"] == {"connectors": ["c"], "tasks": ["c-0", "c-1", "c-2", "c-3"]}
+
+
+def test_scale_out():
+    """``connect-scale-out``: W1-W3 run 4 connectors x 6 tasks (24 tasks: 8 each; connectors 2, 1, 1), W4 joins at 60.
+    Eager, by hand: round [60, 63] stops all 4 connectors and 24 tasks: 12 connector-s, 72 task-s, 1 rebalance.
+    Incremental, by hand: round [60, 63]: fair shares 24/4 = 6 tasks, 4/4 = 1 connector, so W1-W3 each give up
+    2 tasks and the one with 2 connectors gives up 1 (6 + 1 revoked, and not running from 63); they rejoin at
+    once: round [63, 66] hands the 6 tasks and the connector to W4: 18 task-s, 3 connector-s, 2 rebalances,
+    7 moves."""
+    sc = load_connect_scenario(example_path("connect-scale-out"))
+    eager = simulate_connect(sc, "eager").metrics
+    assert (eager["rebalances"], eager["task_s_not_running"], eager["connector_s_not_running"]) == (1, 72, 12)
+    assert (eager["task_revocations"], eager["connector_revocations"]) == (24, 4)
+    coop = simulate_connect(sc, "sessioned")
+    m = coop.metrics
+    assert (m["rebalances"], m["task_s_not_running"], m["connector_s_not_running"]) == (2, 18, 3)
+    assert (m["task_revocations"], m["connector_revocations"], m["task_moves"], m["connector_moves"]) == (6, 1, 6, 1)
+    assert [(r["started_s"], r["completed_s"]) for r in coop.rebalances] == [(60, 63), (63, 66)]
+    assert {w: (len(v["connectors"]), len(v["tasks"])) for w, v in coop.final.items()} == {
+        w: (1, 6) for w in ("W1", "W2", "W3", "W4")}
+
+
+def test_rolling_upgrade_runs_eager_until_the_last_eager_worker_leaves():
+    """``connect-rolling-upgrade`` as configured: W1 at 60, W2 at 120, W3 at 180 restart (20 s down) with
+    sessioned. The coordinator picks a protocol every member offers: while an eager worker is a member the
+    group runs ``default``; when W3, the last, leaves at 180 the remaining two offer sessioned first. Rounds:
+    60 (W1 leaves), 80 (joins), 120, 140 default; 180 (W3 leaves) and 200 (W3 joins) sessioned. The round at
+    180 still stops the world: the workers rejoin under the last generation's protocol, eager."""
+    sc = load_connect_scenario(example_path("connect-rolling-upgrade"))
+    res = simulate_connect(sc, "as-configured")
+    by_start = {r["started_s"]: r for r in res.rebalances}
+    assert [by_start[t]["protocol"] for t in (60, 80, 120, 140)] == ["default"] * 4
+    assert [by_start[t]["protocol"] for t in (180, 200)] == ["sessioned"] * 2
+    assert by_start[180]["task_revocations"] == 8  # W1 and W2's 4 tasks each, stop-the-world
+    for r in res.recorder.records:
+        if r["api_key"] == 11 and r["direction"] == "request" and r["ts"] >= 1_700_000_200:
+            names = [p.name for p in decode_request_frame(bytes.fromhex(r["hex"])).body.protocols]
+            assert names == ["sessioned", "compatible", "default"]
