@@ -723,7 +723,7 @@ def run_connect(args, source: str | Path) -> int:
     import sys
 
     from .. import text as _text
-    from .plots import have_matplotlib, plot_compare, plot_run, write_html
+    from .plots import have_matplotlib
 
     try:
         scenario = load_connect_scenario(source)
@@ -760,9 +760,10 @@ def run_connect(args, source: str | Path) -> int:
         if not args.no_frames:
             written.extend(res.recorder.write(out, f"{name}.frames"))
         if plots:
-            png, svg = plot_run(data, out, name)
+            from .connect_plots import plot_connect_run, write_connect_html
+            png, svg = plot_connect_run(data, out, name)
             written.append(png)
-            written.append(write_html(out / f"{name}.html", f"{scenario.name}: {CONNECT_PROTOCOLS[name]}",
+            written.append(write_connect_html(out / f"{name}.html", f"{scenario.name}: {CONNECT_PROTOCOLS[name]}",
                                       scenario.description, [data], [svg]))
             svgs.append(svg)
         for note in res.notes:
@@ -772,9 +773,10 @@ def run_connect(args, source: str | Path) -> int:
                                                       "metrics": [r["metrics"] for r in results]}, indent=1))
         written.append(out / "compare.json")
         if plots:
-            png, svg = plot_compare(results, out)
+            from .connect_plots import plot_connect_compare, write_connect_html
+            png, svg = plot_connect_compare(results, out)
             written.append(png)
-            written.append(write_html(out / "compare.html", f"{scenario.name}: protocols compared",
+            written.append(write_connect_html(out / "compare.html", f"{scenario.name}: protocols compared",
                                       scenario.description, results, [svg] + svgs))
     if args.json:
         print(json.dumps([r["metrics"] for r in results], indent=1))

@@ -1,0 +1,150 @@
+"""Pictures of a Connect run (issue #18), as :mod:`codec.simulate.plots` draws Streams runs: per-worker
+connector and task strips with the rebalances and events, and the protocols compared (connectors and tasks not
+running over time, and the main metrics as bars). PNG, and an HTML page with the same figures as inline SVG.
+Needs matplotlib (the ``plots`` extra)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from pathlib import Path
+
+from .plots import _instances_to_show, _plt, _save, _steps
+
+__all__ = ["plot_connect_compare", "plot_connect_run", "write_connect_html"]
+
+COLORS = {"connectors": "#1565c0", "tasks": "#2e7d32", "down_tasks": "#c62828", "down_connectors": "#ef6c00"}
+PROTOCOL_COLORS = {"eager": "#c62828", "compatible": "#ef6c00", "sessioned": "#2e7d32", "as-configured": "#1565c0"}
+
+
+def _events(ax, tl: dict) -> None:
+    for e in tl["events"]:
+        ax.axvline(e["at"], color="black", linewidth=0.8)
+        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
+                    va="top", ha="right")
+
+
+def run_figure(result: dict):
+    plt = _plt()
+    tl = result["timeline"]
+    end = tl["end_s"]
+    names, hidden = _instances_to_show(tl)
+    n = len(names)
+    fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
+    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
+    top = max((r["connectors"] + r["tasks"] for rows in tl["instances"].values() for r in rows), default=1) or 1
+    axes = []
+    for i, name in enumerate(names):
+        ax = fig.add_subplot(gs[i, 0], sharex=axes[0] if axes else None)
+        axes.append(ax)
+        rows = tl["instances"][name]
+        xs, cs = _steps(rows, lambda r: r["connectors"], end)
+        _, ts = _steps(rows, lambda r: r["tasks"], end)
+        ax.fill_between(xs, 0, cs, step="post", color=COLORS["connectors"], alpha=0.85, linewidth=0,
+                        label="connectors running" if i == 0 else None)
+        ax.fill_between(xs, cs, [c + t for c, t in zip(cs, ts)], step="post", color=COLORS["tasks"], alpha=0.85,
+                        linewidth=0, label="tasks running" if i == 0 else None)
+        ax.set_ylim(0, top * 1.1)
+        ax.set_yticks([])
+        ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
+        for t in tl["rebalances_completed_s"]:
+            ax.axvline(t, color="#9e9e9e", linewidth=0.5, linestyle=":")
+        ax.tick_params(labelbottom=False)
+        for s in ("top", "right"):
+            ax.spines[s].set_visible(False)
+    ax = fig.add_subplot(gs[n, 0], sharex=axes[0] if axes else None)
+    rows = tl["unavailable"]
+    xs, dt = _steps(rows, lambda r: r["tasks"], end)
+    _, dc = _steps(rows, lambda r: r["connectors"], end)
+    ax.fill_between(xs, 0, dt, step="post", color=COLORS["down_tasks"], alpha=0.8, linewidth=0,
+                    label="tasks not running")
+    ax.fill_between(xs, dt, [a + b for a, b in zip(dt, dc)], step="post", color=COLORS["down_connectors"],
+                    alpha=0.8, linewidth=0, label="connectors not running")
+    for k, t in enumerate(tl["rebalances_completed_s"]):
+        ax.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
+    _events(ax, tl)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("connectors + tasks")
+    ax.set_xlim(0, end)
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    m = result["metrics"]
+    title = (f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
+             f"{m['task_s_not_running']:.0f} task-s and {m['connector_s_not_running']:.0f} connector-s not running, "
+             f"{m['task_moves']} task moves, balanced after "
+             + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"))
+    if hidden:
+        title += f"\n({hidden} workers with the fewest changes not drawn)"
+    fig.suptitle(title, fontsize=10)
+    if axes:
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, frameon=False,
+                   bbox_to_anchor=(0.5, 0.965))
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.9 if n else 0.85, bottom=0.08)
+    return fig
+
+
+def compare_figure(results: Sequence[dict]):
+    plt = _plt()
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
+    end = max(r["timeline"]["end_s"] for r in results)
+    styles = ["-", "--", "-.", ":"]
+    for i, r in enumerate(results):
+        xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["tasks"] + x["connectors"], end)
+        ax.step(xs, ys, where="post", linewidth=2.4 - 0.4 * (i % 4), linestyle=styles[i % 4],
+                color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+    _events(ax, results[0]["timeline"])
+    ax.set_xlim(0, end)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("connectors + tasks not running")
+    ax.set_title(f"{results[0]['scenario']}: Kafka Connect, by rebalance protocol", fontsize=11)
+    ax.legend(fontsize=9, frameon=False)
+    metrics = [("task_s_not_running", "tasks not\nrunning, task-s"),
+               ("connector_s_not_running", "connectors not\nrunning, s"),
+               ("task_revocations", "task\nrevocations"), ("task_moves", "task moves"),
+               ("time_to_balanced_s", "time until\nbalanced, s"), ("rebalances", "rebalances")]
+    width = 0.8 / len(results)
+    for i, r in enumerate(results):
+        vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
+        xs = [j + i * width for j in range(len(metrics))]
+        bars = bx.bar(xs, vals, width, color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+        for b, v in zip(bars, vals):
+            bx.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
+    bx.set_xticks([j + width * (len(results) - 1) / 2 for j in range(len(metrics))])
+    bx.set_xticklabels([label for _, label in metrics], fontsize=8)
+    bx.set_yscale("symlog", linthresh=10)
+    bx.set_ylabel("value (symlog)")
+    for a in (ax, bx):
+        for s in ("top", "right"):
+            a.spines[s].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_connect_run(result: dict, out: Path, stem: str) -> tuple[Path, str]:
+    png = out / f"{stem}.png"
+    return png, _save(run_figure(result), png)
+
+
+def plot_connect_compare(results: Sequence[dict], out: Path, stem: str = "compare") -> tuple[Path, str]:
+    png = out / f"{stem}.png"
+    return png, _save(compare_figure(results), png)
+
+
+def write_connect_html(path: Path, title: str, description: str, results: Sequence[dict],
+                       svgs: Sequence[str]) -> Path:
+    from .connect import CONNECT_TABLE_COLUMNS, _fmt
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in CONNECT_TABLE_COLUMNS)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r['metrics'].get(k)))}</td>"
+                                    for k, _ in CONNECT_TABLE_COLUMNS) + "</tr>" for r in results)
+    body = "\n".join(f"<figure>{svg}</figure>" for svg in svgs)
+    path.write_text(f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}} table{{border-collapse:collapse}}
+td,th{{border:1px solid #bbb;padding:4px 8px;text-align:right}} th{{background:#eee}}
+figure{{margin:1em 0}} svg{{max-width:100%;height:auto}}</style></head>
+<body><h1>{html.escape(title)}</h1><p>{html.escape(description)}</p>
+<table><tr>{head}</tr>{rows}</table>
+{body}
+</body></html>
+""")
+    return path
