@@ -635,28 +635,34 @@ CROSS_VERSION_CELLS = 2 * 11 * 11
 
 
 def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, index: int) -> Job:
-    all_fail = index % 4 == 1  # the second run of every four: an adapter that never answers right
+    """Run ``index`` of the conformance runs: the first with a mostly honest adapter, the second with one that
+    never answers right (and every fourth after), the third the cross-version matrix (and every tenth after);
+    the others pick one or two messages (a version of them when they have many vectors), now and then with
+    the rebalance rounds."""
+    all_fail = index % 4 == 1
     mode = "fail" if all_fail else "mixed"
     adapter = shlex.join([sys.executable, "-m", "codec.fuzz_cli", "adapter", "--seed", seed, "--mode", mode,
                           "--p", str(rng.choice((0.05, 0.3, 0.8)))])
     common = ("--impl", adapter, "--timeout", "0.5", "--max-reply-bytes", "200000")
-    if index % 10 == 3:
+    if index % 10 == 2:
         return Job("conformance", ("conformance", "--cross-version", *common), vectors=CROSS_VERSION_CELLS,
                    all_fail=all_fail)
+    cap = min(max(budget // 2, 80), 400)
     messages = sorted({m for m, _ in inp.vector_counts})
     chosen = {rng.choice(messages)}
     if rng.random() < 0.3:
         chosen.add(rng.choice(messages))
-    with_rounds = rng.random() < 0.15
     version = None
     count = sum(c for (m, _), c in inp.vector_counts.items() if m in chosen)
-    if count > min(max(budget, 40), 400) and not with_rounds:
+    if rng.random() < 0.15:  # the rounds run only when no --version is given
+        if count > cap:
+            chosen, count = set(), 0
+        chosen.add("RebalanceRound")
+        count += inp.rounds
+    elif count > cap:
         versions = sorted({v for (m, v), _ in inp.vector_counts.items() if m in chosen and v is not None})
         version = rng.choice(versions)
         count = sum(c for (m, v), c in inp.vector_counts.items() if m in chosen and v == version)
-    if with_rounds:
-        chosen.add("RebalanceRound")
-        count += inp.rounds
     args: list[str] = ["conformance", *common]
     for m in sorted(chosen):
         args += ["--message", m]
