@@ -270,3 +270,23 @@ def test_rolling_upgrade_runs_eager_until_the_last_eager_worker_leaves():
         if r["api_key"] == 11 and r["direction"] == "request" and r["ts"] >= 1_700_000_200:
             names = [p.name for p in decode_request_frame(bytes.fromhex(r["hex"])).body.protocols]
             assert names == ["sessioned", "compatible", "default"]
+
+
+def test_capture_tells_the_story_of_the_recorded_frames(coop, tmp_path):
+    """``rebalance-codec capture`` on the recorded pcap: one Connect group, generations 1 (forming) to 4, W3's
+    leave, its new member joining in generation 3, every frame paired, no problem."""
+    import subprocess
+    import sys
+    _, pcap = coop.recorder.write(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "codec", "capture", "--json", str(pcap)], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    lines = [json.loads(line) for line in out.splitlines()]
+    gens = [x for x in lines if x.get("type") == "generation"]
+    summary = next(x for x in lines if x.get("type") == "summary")
+    assert [g["generation"] for g in gens] == [1, 2, 3, 4]
+    assert {(g["protocol_type"], g["protocol"], g["group"]) for g in gens} == {("connect", "sessioned",
+                                                                              "connect-cluster")}
+    assert [len(g["changes"]["left"]) for g in gens[1:]] == [1, 0, 0]
+    assert [len(g["changes"]["joined"]) for g in gens[1:]] == [0, 1, 0]
+    assert summary["group_frames"] == len(coop.recorder.records)
+    assert summary["unpaired_responses"] == summary["unanswered_requests"] == 0 and not summary["problems"]
