@@ -49,7 +49,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="Streams: eager|cooperative|ha|affinity (default ha); a Connect scenario: "
                         "eager|compatible|sessioned|as-configured (default sessioned)")
     p.add_argument("--compare", action="store_true", help="run every protocol and print a metrics table")
-    p.add_argument("--protocols", help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)})")
+    p.add_argument("--protocols", help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)}; "
+                        "a Connect scenario: its \"protocols\", e.g. eager,sessioned)")
     p.add_argument("--out", help="output directory (default simulate-out/<scenario>)")
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG/HTML pictures")

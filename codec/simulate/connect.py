@@ -347,6 +347,7 @@ class _Worker:
     connectors: set[str] = field(default_factory=set)  # what it runs now
     tasks: set[ConnectorTaskId] = field(default_factory=set)
     rejoin_at: float | None = None
+    joined_at: float = 0.0  # when this incarnation connected
 
     @property
     def url(self) -> str:
@@ -470,6 +471,7 @@ class _Sim:
         w.allocation = None
         w.connectors, w.tasks = set(), set()
         w.rejoin_at = None
+        w.joined_at = t
         self.rec.connect(w.key, w.spec.name, f"connect-{w.spec.name}", w.mode, t)
         self._drop(w)
         self.join_order.append(w.spec.name)
@@ -581,7 +583,8 @@ class _Sim:
         for w in members:
             protos = join_group_protocols(w.mode, w.url, 0, w.allocation)
             cid, frame = self.rec.request(w.key, JOIN_GROUP, _join_request(w.member_id, protos,
-                                                                          self.sc.session_timeout_ms), start)
+                                                                          self.sc.session_timeout_ms),
+                                          max(start, w.joined_at))
             joins[w.member_id] = (w, cid, {p.name: p.metadata for p in frame.body.protocols})
         metadata = {m: protos[sel.protocol] for m, (_, _, protos) in joins.items()}
         leader_frame = None
