@@ -45,10 +45,15 @@ def _body_kind(name: str) -> Kind:
         d = decode_message(name, v, data, nested=True)
         flat = decode_message(name, v, data)
         return Decoded(body_json(name, v, flat.value, style), pretty_body(name, v, d.value),
-                       _trailing(name, v, d.consumed, d.trailing))
+                       _trailing(name, v, d.consumed, d.trailing),
+                       {"offset": d.consumed, "bytes": d.trailing} if d.trailing else None)
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         v = _need_version(name, version, EncodeError)
+        if isinstance(value, dict) and isinstance(value.get("trailing"), dict) \
+                and set(value["trailing"]) == {"offset", "bytes"}:
+            # decode's report of bytes after the message (which Kafka ignores): not a field to write
+            value = {k: x for k, x in value.items() if k != "trailing"}
         return encode_message(name, v, body_from_json(name, value, style, v))
 
     what = "" if name in HEADERS else " body"

@@ -27,6 +27,14 @@ def run(args: list[str], stdin: str) -> subprocess.CompletedProcess:
                           cwd=ROOT, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+def _with_trailing(r: dict) -> dict:
+    """Kafka's value, and for a record Kafka wrote with bytes after the message (``trailingBytes``) the CLI's
+    report of them: where the message ended and how many bytes followed."""
+    value = r.get("data", r.get("decoded"))
+    n = r.get("trailingBytes")
+    return {**value, "trailing": {"offset": len(r["hex"]) // 2 - n, "bytes": n}} if n else value
+
+
 def _batches():
     """(args, input lines, expected output lines) per process."""
     groups: dict[tuple, list[dict]] = collections.defaultdict(list)
@@ -40,8 +48,7 @@ def _batches():
         consumer = kind in CONSUMER_KINDS
         raw = "hexVersionPrefixed" if consumer else "hex"
         # ConsumerProtocol: the JSON names the version (Kafka's data has none; the vector keeps it beside)
-        want = [{"version": r["version"], **r["data"]} if consumer else r.get("data", r.get("decoded"))
-                for r in recs]
+        want = [{"version": r["version"], **r["data"]} if consumer else _with_trailing(r) for r in recs]
         batches.append((f"decode {kind} v{version}", ["decode", "--kind", KIND[kind], *vargs, "--lines", "--style", "kafka"],
                         [r[raw] for r in recs], want))
         enc = [r for r in recs if "data" in r]
