@@ -443,7 +443,7 @@ def _assign_corpus(shared: Path | None) -> list[dict]:
 
 # --- conformance: what the filters select, counted from the files -----------------------------------------
 
-def _MESSAGE_KINDS() -> dict[str, str]:
+def _message_kinds() -> dict[str, str]:
     from .conformance.messages import MESSAGES
 
     return MESSAGES
@@ -500,7 +500,7 @@ class _Inputs:
         # kinds the fuzz corpus has no target for yet (Connect's): the golden vectors' bytes are their seeds
         covered = {kind for _, kind, _ in self.decode_specs}
         for (message, version), wires in sorted(_vector_wires().items(), key=str):
-            kind = _MESSAGE_KINDS().get(message)
+            kind = _message_kinds().get(message)
             if kind is not None and kind not in covered:
                 target = f"vectors:{message}/v{version}"
                 self.seeds[target] = wires
