@@ -105,3 +105,40 @@ def test_trailing_bytes_are_in_the_json_also_with_lines(installed_cli):
     p = installed_cli("decode", "--kind", "assignment-info", "--lines", stdin=f"{PLAIN_ASSIGNMENT}abcd\n{PLAIN_ASSIGNMENT}\n")
     first, second = (json.loads(line) for line in p.stdout.splitlines())
     assert first["trailing"] == {"offset": 104, "bytes": 2} and "trailing" not in second
+
+
+@pytest.mark.parametrize("kind,value,why", [
+    ("assignment-info", {"version": 7, "partitionsByHost": [{"host": "a", "port": 1, "partitions": []},
+                                                            {"host": "a", "port": 1, "partitions": []}]},
+     "appears twice"),
+    ("subscription-info", {"version": 7, "taskOffsetSums": [{"taskId": "0_1", "offsetSum": 5},
+                                                            {"taskId": "0_1", "offsetSum": 7}]}, "appears twice"),
+    ("assignment-info", {"version": 7, "errCode": False}, "needs an integer"),
+    ("subscription-info", {"version": 9, "errorCode": True}, "needs an integer"),
+])
+def test_duplicates_and_booleans_are_refused_not_merged(installed_cli, kind, value, why):
+    """Kafka's models are maps (one entry per host, one offset sum per task) and its JSON has no boolean
+    integers: a duplicate or a boolean is an error naming the field, never silently the last or 0."""
+    line = _one_error_line(installed_cli("encode", "--kind", kind, json.dumps(value)))
+    assert why in line
+
+
+def test_an_integer_of_5000_digits_is_one_error_line(installed_cli, tmp_path):
+    f = tmp_path / "big.json"
+    f.write_text('{"version": ' + "9" * 5000 + "}", encoding="utf-8")
+    assert "4300 digits" in _one_error_line(installed_cli("encode", "--kind", "assignment-info", f"@{f}"))
+    p = installed_cli("encode", "--kind", "assignment-info", "--lines", f"@{f}")
+    assert p.returncode == 1 and len(p.stdout.splitlines()) == 1 and "error" in json.loads(p.stdout)
+
+
+def test_pretty_views_cannot_forge_lines(installed_cli):
+    """A HeartbeatRequest v0 whose member id holds ESC [2J, a newline, "FORGED LINE", U+2028 and DEL: the pretty
+    view shows them escaped, on the member id's own line."""
+    member = "m-1\x1b[2J\nFORGED LINE\u2028\x7f"
+    raw = member.encode("utf-8")
+    body = ("0001" "67" "00000001" + f"{len(raw):04x}" + raw.hex())  # group "g", generation 1, member id
+    p = installed_cli("decode", "--kind", "heartbeat-request", "--version", "0", "--format", "pretty", body)
+    assert p.returncode == 0, p.stderr
+    assert "\x1b" not in p.stdout and "\u2028" not in p.stdout and "\x7f" not in p.stdout
+    assert not any(line.startswith("FORGED") for line in p.stdout.splitlines())
+    assert "\\x1b[2J\\x0aFORGED LINE\\u2028\\x7f" in p.stdout
