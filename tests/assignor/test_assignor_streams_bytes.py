@@ -151,16 +151,10 @@ def test_cli_from_join_group_and_emit_bytes(tmp_path):
         assert [str(t) for t in dict.fromkeys(info.active_tasks)] == m["active"]
 
 
-def test_cli_emit_bytes_agrees_with_kafka():
-    """``assign --emit-bytes`` on Kafka's first HA unit-test case assigns what Kafka's own assignor did (the
-    case's recorded ``output``), and each member's emitted bytes carry exactly that member's tasks."""
-    (case, *_) = [json.loads(line) for line in
-                  (SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl").read_text().splitlines()]
+def _check_emit_bytes_against_kafka(case: dict, out: dict) -> None:
+    """``assign --emit-bytes``'s output ``out`` against Kafka's recorded ``output`` of ``case``: the clients'
+    tasks, the probing decision, and each member's bytes carrying exactly that member's tasks."""
     kafka = {c["processId"]: (sorted(c["active"]), sorted(c["standby"])) for c in case["output"]["clients"]}
-    p = subprocess.run([sys.executable, "-m", "codec", "assign", "--emit-bytes", "-"], input=json.dumps(case["input"]),
-                       capture_output=True, text=True, cwd=ROOT)
-    assert p.returncode == 0, p.stderr
-    out = json.loads(p.stdout)
     # Kafka's ClientState lists warmups among the standbys, as the AssignmentInfo does.
     assert {c["processId"]: (sorted(c["active"]), sorted(c["standby"] + c["warmup"])) for c in out["clients"]} == kafka
     assert out["probingRebalanceNeeded"] is case["output"]["probingRebalanceNeeded"]
@@ -181,3 +175,34 @@ def test_cli_emit_bytes_agrees_with_kafka():
         assert sorted(str(t) for t in info.standby_tasks) == sorted(want_standby + withheld_standby)
         if handed != want_active:
             assert info.next_rebalance_ms == 0
+
+
+def _first_kafka_case_through_emit_bytes() -> tuple[dict, dict]:
+    (case, *_) = [json.loads(line) for line in
+                  (SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl").read_text().splitlines()]
+    p = subprocess.run([sys.executable, "-m", "codec", "assign", "--emit-bytes", "-"], input=json.dumps(case["input"]),
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    return case, json.loads(p.stdout)
+
+
+def test_cli_emit_bytes_agrees_with_kafka():
+    """``assign --emit-bytes`` on Kafka's first HA unit-test case assigns what Kafka's own assignor did (the
+    case's recorded ``output``), and each member's emitted bytes carry exactly that member's tasks."""
+    _check_emit_bytes_against_kafka(*_first_kafka_case_through_emit_bytes())
+
+
+def test_the_emit_bytes_check_fails_on_a_broken_output():
+    """The check above can fail: with one member's bytes swapped for another's, or one task moved between
+    clients in the JSON, it rejects the output."""
+    case, out = _first_kafka_case_through_emit_bytes()
+    swapped = json.loads(json.dumps(out))
+    swapped["members"][0]["assignment"], swapped["members"][1]["assignment"] = (
+        out["members"][1]["assignment"], out["members"][0]["assignment"])
+    with pytest.raises(AssertionError):
+        _check_emit_bytes_against_kafka(case, swapped)
+    moved = json.loads(json.dumps(out))
+    task = moved["clients"][0]["active"].pop()
+    moved["clients"][1]["active"].append(task)
+    with pytest.raises(AssertionError):
+        _check_emit_bytes_against_kafka(case, moved)
