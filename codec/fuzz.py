@@ -110,6 +110,19 @@ def _record_targets() -> dict[str, Target]:
     return {"pcap": pcap, "offsets-segment": segment, "offsets-key-value": offsets_record}
 
 
+def _connect_targets() -> dict[str, Target]:
+    """Kafka Connect's worker metadata and assignment, each as both of Kafka's deserializers read it: ``/r0``
+    ConnectProtocol's (reader version 0), ``/r1`` IncrementalCooperativeConnectProtocol's (1; 2 reads alike)."""
+    from .connect import decode_connect_assignment, decode_connect_metadata
+
+    out: dict[str, Target] = {}
+    for kind, decode in (("connect-metadata", decode_connect_metadata),
+                         ("connect-assignment", decode_connect_assignment)):
+        for reader in _CONNECT_READERS:
+            out[f"{kind}/r{reader}"] = (lambda d, r: lambda b: d(b, reader_version=r))(decode, reader)
+    return out
+
+
 @functools.cache
 def _targets() -> dict[str, Target]:
     from .streams import decode_assignment, decode_subscription
@@ -117,6 +130,7 @@ def _targets() -> dict[str, Target]:
     out: dict[str, Target] = {"subscription-info": decode_subscription, "assignment-info": decode_assignment}
     out.update(_group_targets())
     out.update(_record_targets())
+    out.update(_connect_targets())
     return out
 
 
@@ -175,7 +189,15 @@ _GROUP_API = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup
 _STREAMS_TARGETS = {"SubscriptionInfo": "subscription-info", "AssignmentInfo": "assignment-info",
                     "ConsumerProtocolSubscription": "consumer-subscription",
                     "ConsumerProtocolAssignment": "consumer-assignment", "RequestFrame": "request-frame"}
-_CONNECT_MESSAGES = ("ConnectMetadata", "ConnectAssignment")
+_CONNECT_TARGETS = {"ConnectMetadata": "connect-metadata", "ConnectAssignment": "connect-assignment"}
+# Connect's readers: 0 is ConnectProtocol's, 1 IncrementalCooperativeConnectProtocol's (which reads version 2
+# alike: codec/connect/common.py reader_layout)
+_CONNECT_READERS = (0, 1)
+
+
+def _connect_target(message: str, reader: int) -> str:
+    """The target of a Connect message read at ``reader`` (a vector's ``version``: 0, 1 or 2)."""
+    return f"{_CONNECT_TARGETS[message]}/r{min(reader, 1)}"
 
 
 def _request_header(key: int, version: int, correlation_id: int, client_id: str | None) -> bytes:
@@ -228,8 +250,8 @@ def _from_vectors(c: _Corpus) -> None:
         origin = f"vectors/{v['_file']} {v['id']}"
         if msg in _STREAMS_TARGETS:
             c.add(_STREAMS_TARGETS[msg], wire, origin, accepted, canonical)
-        elif msg in _CONNECT_MESSAGES:  # no Connect target yet; _from_kafka_java seeds the same bytes elsewhere
-            continue
+        elif msg in _CONNECT_TARGETS:  # a Connect vector's version is the reader's (conformance/importer.py)
+            c.add(_connect_target(msg, version), wire, origin, accepted, canonical)
         elif msg == "ResponseFrame":
             c.add(f"response-frame/{v['apiKey']}/v{version}", wire, origin, accepted, canonical)
         elif version is not None:
@@ -261,7 +283,8 @@ def _jsonl(path: Path) -> Iterator[dict]:
 def _from_kafka_java(c: _Corpus, shared: Path) -> None:
     """What the golden vectors do not import: the whole stacks of ``nested_streams.jsonl`` (Streams metadata
     inside ConsumerProtocol inside JoinGroup/SyncGroup) and Kafka Connect's worker metadata and assignments
-    (another protocol's bytes in the same ConsumerProtocol slots: either outcome is right, never a crash)."""
+    (another protocol's bytes in the same ConsumerProtocol slots: either outcome is right, never a crash; and
+    every record's bytes for both Connect readers, where the golden vectors already hold most of them)."""
     src = shared / "vectors" / "kafka-java"
     for r in _jsonl(src / "nested_streams.jsonl"):
         origin = f"kafka-java/nested_streams.jsonl {r['id']}"
@@ -289,6 +312,13 @@ def _from_kafka_java(c: _Corpus, shared: Path) -> None:
             continue
         target = "consumer-subscription" if r["kind"] == "ConnectMetadata" else "consumer-assignment"
         c.add(target, bytes.fromhex(r["hex"]), f"kafka-java/connect.jsonl {r['id']}", None)
+    for r in _jsonl(src / "connect.jsonl"):
+        message = "ConnectMetadata" if r["kind"].startswith("ConnectMetadata") else "ConnectAssignment"
+        if "hex" not in r:
+            continue
+        for reader in _CONNECT_READERS:  # either outcome is right: the golden vectors say which
+            c.add(_connect_target(message, reader), bytes.fromhex(r["hex"]), f"kafka-java/connect.jsonl {r['id']}",
+                  None)
 
 
 def _from_kio(c: _Corpus, shared: Path) -> list[bytes]:
@@ -607,7 +637,8 @@ _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _KIND_OF_TARGET = {"subscription-info": "subscription-info", "assignment-info": "assignment-info",
                    "consumer-subscription": "consumer-subscription", "consumer-assignment": "consumer-assignment",
                    "request-frame": "request-frame"}
-_MESSAGE_OF_KIND = {"subscription-info": "SubscriptionInfo", "assignment-info": "AssignmentInfo"}
+_MESSAGE_OF_KIND = {"subscription-info": "SubscriptionInfo", "assignment-info": "AssignmentInfo",
+                    "connect-metadata": "ConnectMetadata", "connect-assignment": "ConnectAssignment"}
 # pipeline kinds of the group bodies it reads
 _PIPELINE_BODIES = {"JoinGroupRequest": "join-group-request", "JoinGroupResponse": "join-group-response",
                     "SyncGroupRequest": "sync-group-request", "SyncGroupResponse": "sync-group-response"}
@@ -619,6 +650,9 @@ def _kind_call(name: str) -> tuple[str, dict] | None:
 
     if name in _KIND_OF_TARGET:
         return _KIND_OF_TARGET[name], {}
+    if name.startswith("connect-"):  # connect-metadata/r0: --version 0 picks the reader
+        kind, _, reader = name.partition("/r")
+        return kind, {"version": int(reader)}
     if name.startswith("response-frame/"):
         _, key, v = name.split("/")
         return "response-frame", {"api_key": int(key), "version": int(v[1:])}
@@ -661,7 +695,22 @@ def _comparable(message: str | None, value):
 
     if isinstance(value, dict) and message == "SubscriptionInfo":
         value = {k: v for k, v in value.items() if k != "wire"}
+    if isinstance(value, dict) and message in ("ConnectAssignment", "ConnectMetadata"):
+        value = _connect_distinct(value)
     return normalize(message, value) if message else value
+
+
+def _connect_distinct(value: dict) -> dict:
+    """A Connect value with each connector named once in ``connectorIds`` and ``revokedConnectorIds`` (also in a
+    metadata's ``allocation``): Kafka's writer groups the connectors in a map (``asMap``), so bytes naming one
+    twice decode to a list no writer reproduces; the encoder, like Kafka's, writes it once."""
+    value = dict(value)
+    for k in ("connectorIds", "revokedConnectorIds"):
+        if isinstance(value.get(k), list):
+            value[k] = list(dict.fromkeys(json.dumps(c) for c in value[k]))
+    if isinstance(value.get("allocation"), dict):
+        value["allocation"] = _connect_distinct(value["allocation"])
+    return value
 
 
 def _order_free(message: str | None, value) -> bool:
@@ -703,23 +752,31 @@ def _render_kind(name: str, data: bytes, canonical: bool) -> list[str]:
         return problems
     if kind_name == "subscription-info" and value.get("version", 0) > 11:
         return problems  # a version probe: no such version to encode
+    encode_opts, unversioned = opts, False
     if kind_name.startswith("consumer-"):  # Kafka's JSON of a ConsumerProtocol message does not carry its
-        opts = {**opts, "version": struct.unpack_from(">h", data)[0]}  # version: encode --version N
+        opts = encode_opts = {**opts, "version": struct.unpack_from(">h", data)[0]}  # version: encode --version N
+    elif kind_name.startswith("connect-"):  # decode --version names the reader; encode --version the header,
+        header = struct.unpack_from(">h", data)[0]  # but version 1 for a v0 header read by reader 1: Kafka's v0
+        unversioned = header == 0 and opts["version"] >= 1  # writer has no room for the fields reader 1 read
+        encode_opts = {**opts, "version": 1 if unversioned else header}  # (then the versions differ)
     message = _MESSAGE_OF_KIND.get(kind_name)
     where = f"encode --kind {kind_name} --style kafka"
     try:
-        again = kind.encode(read_back["kafka"], style="kafka", **opts)  # the JSON as the CLI wrote it
+        again = kind.encode(read_back["kafka"], style="kafka", **encode_opts)  # the JSON as the CLI wrote it
     except CodecError as e:
         return problems + [f"{where} refuses the decoded value: {e}"]
     if canonical and again != data and _order_free(message, value):
         problems.append(f"{where} of a canonical input gives other bytes: {again.hex()[:120]}")
     try:
         back = kind.decode(again, style="kafka", **opts).value
-        third = kind.encode(back, style="kafka", **opts)
+        third = kind.encode(back, style="kafka", **encode_opts)
     except CodecError as e:
         return problems + [f"{where}: the re-encoded bytes {again.hex()[:120]} do not decode and encode again: {e}"]
-    if _comparable(message, back) != _comparable(message, value):
-        diff = first_difference(_comparable(message, value), _comparable(message, back)) or "a field more"
+    want, got = _comparable(message, value), _comparable(message, back)
+    if unversioned:
+        want, got = ({k: x for k, x in v.items() if k != "version"} for v in (want, got))
+    if got != want:
+        diff = first_difference(want, got) or "a field more"
         problems.append(f"{where}: the re-encoded bytes {again.hex()[:120]} decode to another value ({diff})")
     if third != again:
         problems.append(f"{where} is not stable: {again.hex()[:80]} encodes again as {third.hex()[:80]}")

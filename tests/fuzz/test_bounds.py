@@ -122,3 +122,31 @@ def test_four_byte_input_claiming_two_billion_elements():
 def test_every_message_has_its_length_fields_checked():
     counted = sum(1 for name, version in _cases() for _ in _claims(name, version))
     assert counted > 300  # every array/bytes/string field of every message and version
+
+
+@pytest.mark.parametrize("reader", [0, 1])
+def test_connect_decoders_reject_huge_claims_without_allocating(reader):
+    """The fuzz targets connect-metadata/r0, /r1 and connect-assignment/r0, /r1 (codec.connect's decoders with a
+    reader version, not only decode_wire of their schemas above): a count or length claiming two billion."""
+    from codec.connect import decode_connect_assignment, decode_connect_metadata
+
+    claim = CLAIM.to_bytes(4, "big")
+    # ConnectAssignment, header v(reader): int16 error 0, leader "l", leader URL "u", int64 config offset 0,
+    # then the int32 count of the assignment's connector groups
+    assignment = (reader.to_bytes(2, "big") + b"\x00\x00" + b"\x00\x01l" + b"\x00\x01u" + bytes(8) + claim)
+    cases = [(decode_connect_assignment, assignment)]
+    if reader:  # ConnectMetadata v1: URL "u", int64 config offset 0, then the int32 length of the allocation
+        cases.append((decode_connect_metadata, b"\x00\x01" + b"\x00\x01u" + bytes(8) + claim))
+    else:  # v0: an int16 URL length of 0x7FFF with one byte behind it
+        cases.append((decode_connect_metadata, b"\x00\x00" + b"\x7f\xffu"))
+    for decode, data in cases:
+        with pytest.raises(DecodeError):  # warm the caches outside the measurement
+            decode(data, reader_version=reader)
+        tracemalloc.start()
+        try:
+            with pytest.raises(DecodeError):
+                decode(data, reader_version=reader)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < PEAK_LIMIT, (decode.__name__, reader, peak)

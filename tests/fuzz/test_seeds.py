@@ -27,7 +27,7 @@ def corpus():
 
 
 def test_every_target_has_seeds(corpus):
-    assert len(TARGETS) == 95
+    assert len(TARGETS) == 99  # 95, and connect-metadata/r0, /r1 and connect-assignment/r0, /r1
     without = sorted(t for t in TARGETS if not corpus.get(t))
     assert without == []
     assert set(corpus) <= set(TARGETS)  # no seed goes to a target that does not exist
@@ -152,3 +152,32 @@ def test_record_batch_by_hand():
     assert struct.unpack_from(">h", zipped, 21)[0] == 1  # attributes: gzip
     assert gzip.decompress(zipped[61:])  # the records, gzipped
     assert [o.value.offset for o in read_segment(io.BytesIO(zipped))] == [42]
+
+
+def test_connect_targets_are_seeded_by_both_readers(corpus):
+    """The Connect vectors go to the target of the reader their ``version`` names (0: ConnectProtocol's, 1 and
+    2: IncrementalCooperativeConnectProtocol's), Kafka's own records to both readers."""
+    for kind in ("connect-metadata", "connect-assignment"):
+        for reader in (0, 1):
+            ss = corpus[f"{kind}/r{reader}"]
+            assert any(s.origin.startswith("vectors/kafka-java-connect.jsonl") and s.canonical for s in ss)
+            assert any(s.origin.startswith("vectors/") and s.accepted is False for s in ss)
+    # every record's bytes of Kafka's connect.jsonl reach both readers (most through the golden vectors)
+    for line in (SHARED / "vectors" / "kafka-java" / "connect.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        kind = "connect-metadata" if r["kind"].startswith("ConnectMetadata") else "connect-assignment"
+        for reader in (0, 1):
+            assert bytes.fromhex(r["hex"]) in {s.data for s in corpus[f"{kind}/r{reader}"]}, (r["id"], reader)
+    # ConnectMetadata v0 of Kafka's (URL "https://10.0.0.100:8443/", config offset 0), by hand: int16 header 0,
+    # int16 length 24 and the URL, int64 0; both readers decode it (reader 1 finds no allocation)
+    want = bytes.fromhex("0000" "0018") + b"https://10.0.0.100:8443/" + bytes(8)
+    r0 = [s for s in corpus["connect-metadata/r0"] if s.data == want]
+    r1 = [s for s in corpus["connect-metadata/r1"] if s.data == want]
+    assert r0 and r0[0].accepted and r0[0].canonical
+    assert r1 and r1[0].accepted and not r1[0].canonical  # the other reader: a view of Kafka's bytes
+    assert TARGETS["connect-metadata/r0"](want).url == "https://10.0.0.100:8443/"
+    # a v1 header: reader 0 reads the v0 fields and ignores the rest; reader 1 needs the allocation
+    v1 = bytes.fromhex("0001") + want[2:]
+    assert TARGETS["connect-metadata/r0"](v1).config_offset == 0
+    with pytest.raises(DecodeError):
+        TARGETS["connect-metadata/r1"](v1 + b"\x00")  # a truncated int32 allocation length
