@@ -68,9 +68,10 @@ Every record read is counted once: ``records read = not selected + decoded + qua
 job checks before it commits its output (``report.json``: ``counts``, and ``not_selected_by_reason``,
 e.g. ``frame Heartbeat``, ``line type generation``, ``__consumer_offsets tombstone``). A selected record
 is either decoded -- its units feed the tables: a subscription gives a ``members`` row and its
-``task_lags`` rows, an assignment its ``assignments`` rows, and the group facts feed ``rebalances`` and
-``findings`` -- or quarantined whole, as one ``quarantine`` row, never both and never neither: a record
-whose bytes fail anywhere, at any layer, is quarantined whole.
+``task_lags`` rows, an assignment its ``assignments`` rows, a Kafka Connect worker's metadata or
+assignment (a group of protocol type ``connect``) a ``connect`` row, and the group facts feed
+``rebalances`` and ``findings`` -- or quarantined whole, as one ``quarantine`` row, never both and never
+neither: a record whose bytes fail anywhere, at any layer, is quarantined whole (a Connect layer too).
 
 Strings: Parquet strings are valid UTF-8, Java strings may hold lone surrogates (AssignmentInfo's
 named topologies). Such a value is written as :func:`codec.text.utf8_safe` gives it and the row's
@@ -78,7 +79,7 @@ named topologies). Such a value is written as :func:`codec.text.utf8_safe` gives
 value back (see :mod:`codec.pipeline.tables`).
 
 Outputs (Parquet, under ``--out``): ``members``, ``task_lags``, ``assignments``, ``rebalances``,
-``findings``, ``quarantine`` (each written with its schema also when it has no rows), and ``report.json``
+``connect``, ``findings``, ``quarantine`` (each written with its schema also when it has no rows), and ``report.json``
 / ``report.html``; see :mod:`codec.pipeline.job`.
 """
 

@@ -10,8 +10,9 @@ per core), so the shape of the exchange with the JVM is chosen for it:
 * the result is one ``array<struct<unit>>`` per record (a record can hold several units: a leader's
   JoinGroup response has one per member), exploded by Spark (``inline``);
 * a unit's fields live in the struct of its kind (``m`` member, ``a`` assignment, ``g`` group, ``q``
-  quarantine); each kind's rows are built densely (a tuple per row and a Python list per list
-  field, converted by pyarrow in one call each, list columns from offsets) and scattered to the units
+  quarantine, ``c`` a Kafka Connect worker's metadata or assignment); each kind's rows are built densely (a
+  tuple per row and a Python list per list field, converted by pyarrow in one call each, list columns from
+  offsets) and scattered to the units
   with one C++ ``take``; the process id is formatted here (in the JVM it cost ~2.5 us per record);
 * SubscriptionInfo and AssignmentInfo records take :mod:`codec.pipeline.rows` (bytes to row fields
   through the generated row decoder, no models); everything else, and every record that path
@@ -38,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..text import has_lone_surrogate, utf8_safe
-from .records import AssignmentUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
+from .records import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
 from .rows import assignment_fields, subscription_fields
 
 __all__ = ["INPUT_COLUMNS", "CONTEXT_COLUMNS", "DECODE_COLUMNS", "UNIT", "UNITS", "UNITS_DDL", "decode_arrays", "decode_udf",
@@ -66,6 +67,12 @@ _A_SCALARS = [("asg_version", _I32), ("commonly_supported_version", _I32), ("asg
               ("next_rebalance_ms", _I64), ("endpoints", _I32)]
 ASSIGNMENT = pa.struct(_A_SCALARS + [("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG))])
 GROUP = pa.struct([("protocol_type", _STR), ("member_count", _I32), ("group_error_code", _I32)])
+CONNECT_TASK = pa.struct([("connector", _STR), ("task", _I32)])
+_C_SCALARS = [("connect_layer", _STR), ("connect_version", _I32), ("url", _STR), ("config_offset", _I64),
+              ("connect_error", _I32), ("connect_leader", _STR), ("leader_url", _STR), ("delay", _I32)]
+_C_LISTS = ("connectors", "connect_tasks", "revoked_connectors", "revoked_tasks")
+CONNECT = pa.struct(_C_SCALARS + [("connectors", pa.list_(_STR)), ("connect_tasks", pa.list_(CONNECT_TASK)),
+                                  ("revoked_connectors", pa.list_(_STR)), ("revoked_tasks", pa.list_(CONNECT_TASK))])
 QUARANTINE = pa.struct([("error_type", _STR), ("error_message", _STR), ("error_offset", _I64),
                         ("error_path", _STR), ("error_layer", _STR), ("raw", _BIN)])
 _COMMON = [("unit", _I32), ("unit_kind", _STR), ("canonical_kind", _STR), ("streams", _BOOL),
@@ -74,9 +81,11 @@ _COMMON = [("unit", _I32), ("unit_kind", _STR), ("canonical_kind", _STR), ("stre
 _OWN = [("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leader", _STR), ("u_protocol", _STR)]
 #: the unit's fields whose strings held lone surrogates and are written escaped (codec.text.utf8_safe): flat
 #: column names, ``tasks[i].topology`` / ``active[i].topology`` / ``standby[i].topology`` for a list's entry
+#: (Connect's: ``connectors[i]``, ``revoked_connectors[i]``, ``connect_tasks[i].connector``,
+#: ``revoked_tasks[i].connector``)
 ESCAPED = pa.list_(_STR)
 UNIT = pa.struct(_COMMON + _OWN + [("escaped", ESCAPED), ("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP),
-                                   ("q", QUARANTINE)])
+                                   ("q", QUARANTINE), ("c", CONNECT)])
 UNITS = pa.list_(UNIT)
 
 
@@ -161,7 +170,7 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q = _Kind(2), _Kind(2), _Kind(0), _Kind(0)
+        self.m, self.a, self.g, self.q, self.c = _Kind(2), _Kind(2), _Kind(0), _Kind(0), _Kind(len(_C_LISTS))
 
     # --- the fast path's rows
     def member_fields(self, ckind: str | None, fields: tuple, tasks: list, tags: list | None) -> None:
@@ -227,12 +236,32 @@ class Units:
                 a.lists[0].append([(*k, c) for k, c in active.items()])
                 a.lists[1].append([(t.subtopology, t.partition, t.topology_name, len(ps))
                                    for t, ps in info.standby_tasks.items()])
+        elif cls is ConnectUnit:
+            self.common.append((index, "connect", ckind, None, None))
+            c = self.c
+            c.pos.append(pos)
+            if unit.layer == "metadata":  # the worker's url and config offset, and its previous assignment
+                alloc = info.allocation
+                c.rows.append(("metadata", info.version, info.url, info.config_offset, None, None, None, None))
+                lists = (alloc.connectors, alloc.tasks, alloc.revoked_connectors, alloc.revoked_tasks) \
+                    if alloc is not None else (None,) * 4
+            else:
+                c.rows.append(("assignment", info.version, None, info.config_offset, info.error, info.leader,
+                               info.leader_url, info.delay))
+                lists = (info.connectors, info.tasks, info.revoked_connectors, info.revoked_tasks)
+            for items, values, tasks in zip(c.lists, lists, (False, True, False, True)):
+                if values is None:
+                    items.append(None)
+                elif tasks:
+                    items.append([(t.connector, t.task) for t in values])
+                else:
+                    items.append(list(values))
         else:
             self.common.append((index, "group", ckind, None, None))
             self.g.pos.append(pos)
             self.g.rows.append((unit.protocol_type, unit.member_count, unit.error_code))
         if unit.member is not None or unit.group is not None or unit.generation is not None or (
-                cls is GroupUnit and (unit.leader is not None or unit.protocol_name is not None)):
+                cls is GroupUnit and unit.leader is not None) or getattr(unit, "protocol_name", None) is not None:
             self.own[pos] = (unit.member, unit.group, unit.generation, getattr(unit, "leader", None),
                              getattr(unit, "protocol_name", None))
 
@@ -267,7 +296,7 @@ class Units:
         self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
         kinds = ((self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks")),
                  (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby")), (self.g, GROUP, 3, ()),
-                 (self.q, QUARANTINE, 6, ()))
+                 (self.q, QUARANTINE, 6, ()), (self.c, CONNECT, len(_C_SCALARS), _C_LISTS))
         for k, t, n_scalars, list_names in kinds:
             names = [f.name if pa.types.is_string(f.type) else None for f in list(t)[:n_scalars]]
             for j, pos in enumerate(k.pos):
@@ -278,6 +307,11 @@ class Units:
                         continue
                     if list_name == "client_tags":  # a map: its keys and values together
                         items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
+                    elif list_name in ("connectors", "revoked_connectors"):  # Connect's names
+                        items[j] = [fix(pos, f"{list_name}[{i}]", e) for i, e in enumerate(entries)]
+                    elif list_name in ("connect_tasks", "revoked_tasks"):  # (connector, task)
+                        items[j] = [(fix(pos, f"{list_name}[{i}].connector", e[0]), e[1])
+                                    for i, e in enumerate(entries)]
                     else:  # tasks: (subtopology, partition, topology, n)
                         items[j] = [(e[0], e[1], fix(pos, f"{list_name}[{i}].topology", e[2]), *e[3:])
                                     for i, e in enumerate(entries)]
@@ -310,7 +344,8 @@ class Units:
         else:
             arrays.append(pa.nulls(n, ESCAPED))
         arrays += [self.m.scatter(MEMBER, len(_M_SCALARS), n), self.a.scatter(ASSIGNMENT, len(_A_SCALARS), n),
-                   self.g.scatter(GROUP, 3, n), self.q.scatter(QUARANTINE, 6, n)]
+                   self.g.scatter(GROUP, 3, n), self.q.scatter(QUARANTINE, 6, n),
+                   self.c.scatter(CONNECT, len(_C_SCALARS), n)]
         units = pa.StructArray.from_arrays(arrays, fields=list(UNIT))
         offsets = pa.array(list(accumulate(self.counts, initial=0)), _I32)
         return pa.ListArray.from_arrays(offsets, units, type=UNITS)
@@ -407,7 +442,7 @@ def decode_udf(kind: pa.Array, version: pa.Array, hex: pa.Array, data: pa.Array,
 
 #: flat column -> struct of the fields of the per-kind structs
 _FLAT_FIELDS = [(f.name, "m") for f in MEMBER] + [(f.name, "a") for f in ASSIGNMENT] + \
-    [(f.name, "g") for f in GROUP] + [(f.name, "q") for f in QUARANTINE]
+    [(f.name, "g") for f in GROUP] + [(f.name, "q") for f in QUARANTINE] + [(f.name, "c") for f in CONNECT]
 
 
 def flat_columns(F) -> list:

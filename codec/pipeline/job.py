@@ -50,7 +50,7 @@ __all__ = ["Options", "PipelineError", "SparkStartError", "build_session", "norm
 #: Arrow Java's unchecked buffer access; for a cluster, pass them as spark.executor.extraJavaOptions
 ARROW_JAVA_OPTS = "-Darrow.enable_unsafe_memory_access=true -Darrow.enable_null_check_for_get=false"
 
-TABLES = ("members", "task_lags", "assignments", "rebalances", "findings", "quarantine")
+TABLES = ("members", "task_lags", "assignments", "rebalances", "connect", "findings", "quarantine")
 
 
 class PipelineError(RuntimeError):

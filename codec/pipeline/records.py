@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from ..errors import DecodeError
 from ..streams import AssignmentInfo, SubscriptionInfo, decode_assignment, decode_subscription
 
-__all__ = ["KINDS", "canonical_kind", "MemberUnit", "AssignmentUnit", "GroupUnit", "RecordError",
+__all__ = ["KINDS", "canonical_kind", "MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordError",
            "decode_record", "frame_selected", "JOIN_GROUP", "SYNC_GROUP"]
 
 JOIN_GROUP, SYNC_GROUP = 11, 14
@@ -91,6 +91,19 @@ class GroupUnit(NamedTuple):
     error_code: int | None = None
 
 
+class ConnectUnit(NamedTuple):
+    """A Kafka Connect worker's layer (a group of protocol type ``connect``): ``layer`` is ``metadata`` (a
+    JoinGroup's :class:`~codec.connect.metadata.ConnectMetadata`) or ``assignment`` (a SyncGroup's
+    :class:`~codec.connect.assignment.ConnectAssignment`); ``info`` is the model; ``protocol_name`` the
+    Connect protocol (``default``, ``compatible``, ``sessioned``) when the message names it."""
+    member: str | None
+    generation: int | None
+    group: str | None
+    layer: str
+    info: Any
+    protocol_name: str | None = None
+
+
 class RecordError(Exception):
     """Why a record is quarantined: ``type`` (the exception class), ``message``, ``offset`` (into the
     layer's bytes), ``path`` (field path from the record's outermost layer) and ``layer``."""
@@ -143,6 +156,22 @@ def _consumer_layer(value: Any, *, strict: bool, at: str):
             return msg, None
         return msg, user.value.info
     return msg, None
+
+
+def _connect_unit(value: Any, *, member, generation=None, group=None, protocol=None) -> ConnectUnit | None:
+    """The :class:`ConnectUnit` of a carried field holding a decoded Connect layer, else None (a failed layer
+    has already been refused by :func:`_consumer_layer`)."""
+    if value is None or isinstance(value, (bytes, bytearray)) or not value.ok:
+        return None
+    from ..connect.assignment import ConnectAssignment
+    from ..connect.metadata import ConnectMetadata
+
+    info = getattr(value.value, "info", None)
+    if isinstance(info, ConnectMetadata):
+        return ConnectUnit(member, generation, group, "metadata", info, protocol)
+    if isinstance(info, ConnectAssignment):
+        return ConnectUnit(member, generation, group, "assignment", info, protocol)
+    return None
 
 
 def _subscription_unit(msg, info, *, member, generation=None, group=None, **extra) -> MemberUnit:
@@ -203,6 +232,10 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
                                         at=f"protocols[{protos.index(chosen)}].metadata")
             units.append(_subscription_unit(msg, info, member=value.member_id or None, group=value.group_id,
                                             group_instance_id=value.group_instance_id))
+            cu = _connect_unit(chosen.metadata, member=value.member_id or None, group=value.group_id,
+                               protocol=chosen.name)
+            if cu is not None:
+                units.append(cu)
         return units
     if name == "JoinGroupResponse":
         gen = value.generation_id
@@ -214,6 +247,9 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
             msg, info = _consumer_layer(m.metadata, strict=strict, at=f"members[{i}].metadata")
             units.append(_subscription_unit(msg, info, member=m.member_id, generation=gen,
                                             group_instance_id=getattr(m, "group_instance_id", None)))
+            cu = _connect_unit(m.metadata, member=m.member_id, generation=gen, protocol=value.protocol_name)
+            if cu is not None:
+                units.append(cu)
         return units
     if name == "SyncGroupRequest":
         known = getattr(value, "protocol_name", None) or protocol
@@ -225,6 +261,10 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
         for i, a in enumerate(assignments):
             msg, info = _consumer_layer(a.assignment, strict=strict, at=f"assignments[{i}].assignment")
             units.append(AssignmentUnit(a.member_id, gen, value.group_id, info, msg.version if msg else None))
+            cu = _connect_unit(a.assignment, member=a.member_id, generation=gen, group=value.group_id,
+                               protocol=known)
+            if cu is not None:
+                units.append(cu)
         return units
     if name == "SyncGroupResponse":
         known = getattr(value, "protocol_name", None) or protocol
@@ -233,6 +273,9 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
                            value.error_code)]
         if msg is not None:
             units.append(AssignmentUnit(None, None, None, info, msg.version))
+        cu = _connect_unit(value.assignment, member=None, protocol=known)
+        if cu is not None:
+            units.append(cu)
         return units
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 

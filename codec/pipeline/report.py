@@ -110,7 +110,8 @@ code{{font-size:12px}}
 <td>{c['quarantined']}</td><td class="{'ok' if ok else 'bad'}">read = not selected + decoded + quarantined:
 {'holds' if ok else 'FAILS'}</td></tr></table>
 <p>Every record read is counted once. A decoded record's units feed the tables (a subscription gives a
-<code>members</code> row and its <code>task_lags</code> rows); a quarantined one is one <code>quarantine</code> row.</p>
+<code>members</code> row and its <code>task_lags</code> rows, a Kafka Connect worker's metadata or assignment a
+<code>connect</code> row); a quarantined one is one <code>quarantine</code> row.</p>
 <h2>Not selected (read, not input to the decoder)</h2>{_table(reasons, ['reason', 'records'])}
 <h2>Tables</h2><table><tr><th>table</th><th>rows</th><th>path</th></tr>{tables}</table>
 <h2>Subscription metadata versions over time</h2>{_stacked(versions)}

@@ -22,6 +22,15 @@ Tables (one Parquet directory each):
 * ``rebalances``: one row per group x generation: leader, protocol, member and client counts, the
   versions in use, the probing deadlines (members whose ``next_rebalance_ms`` is not Long.MAX_VALUE)
   and task counts.
+* ``connect``: Kafka Connect workers (groups of protocol type ``connect``): one row per worker layer,
+  deduplicated per group, generation, member and ``layer`` like ``members``: ``metadata`` (a JoinGroup's
+  ConnectMetadata: ``url``, ``config_offset``, and from v1 the worker's previous assignment, its
+  ``allocation``, as ``connectors`` / ``tasks`` / ``revoked_connectors`` / ``revoked_tasks``, null when it
+  has none) or ``assignment`` (a SyncGroup's ConnectAssignment: ``error``, ``leader``, ``leader_url``,
+  ``config_offset``, the assigned ``connectors`` and ``tasks`` (``{connector, task}``), and from v1 the
+  revoked connectors and tasks and the scheduled ``delay`` in ms; v0 has none revoked and delay 0);
+  group, generation, member, ``protocol`` (``default``, ``compatible``, ``sessioned``), ``version`` (the
+  bytes' header), connector and task counts, timestamp, record id, source.
 * ``findings``: violations of the checks below; ``quarantine``: every record that did not decode.
 
 Every table is written with its schema also when it has no rows. Parquet strings must be valid UTF-8,
@@ -29,7 +38,9 @@ and a Java string may hold lone surrogates (AssignmentInfo's named topologies): 
 as :func:`codec.text.utf8_safe` gives it (each lone surrogate as ``\\uXXXX``, backslashes doubled), and the
 row's ``escaped`` column names the columns written so (``["topology", "task"]``), so that
 :func:`codec.text.unescape_utf8_safe` recovers the exact value; ``escaped`` is null on every other row.
-``members``, ``task_lags``, ``assignments``, ``findings`` and ``quarantine`` have it (``rebalances``
+``members``, ``task_lags``, ``assignments``, ``connect``, ``findings`` and ``quarantine`` have it
+(``connect`` names ``connectors`` / ``tasks`` / ``revoked_connectors`` / ``revoked_tasks`` when an entry was
+escaped; Connect's strings are UTF-8 on the wire, so only a hand-built model can need it; ``rebalances``
 holds no string that can carry a lone surrogate: group, member and protocol names are UTF-8 on the wire).
 
 Checks, per group and generation (wire-facts §12 and §5): ``multiple-active-owners``,
@@ -71,11 +82,11 @@ def _release(col):
     return F.when((col >= 1) & (col <= len(RELEASES)), F.element_at(arr, col))
 
 
-def _dedupe(units: DataFrame) -> DataFrame:
-    """One unit per (group, generation, member) when the member is known; every unit otherwise."""
+def _dedupe(units: DataFrame, *by: str) -> DataFrame:
+    """One unit per (group, generation, member, ``by``...) when the member is known; every unit otherwise."""
     key = F.coalesce(F.col("member"), F.concat(F.lit("\u0000"), F.col("record_id"), F.lit("#"),
                                                F.col("unit").cast("string")))
-    w = Window.partitionBy("group", "generation", key).orderBy(F.col("ts_ms").asc_nulls_last(), "record_id", "unit")
+    w = Window.partitionBy("group", "generation", *by, key).orderBy(F.col("ts_ms").asc_nulls_last(), "record_id", "unit")
     return units.withColumn("_rn", F.row_number().over(w)).filter("_rn = 1").drop("_rn")
 
 
@@ -247,6 +258,27 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         F.coalesce("warmup_replicas", F.lit(0)).alias("warmup_replicas"),
         "records", "first_seen", "last_seen")
     rebalances = tables["rebalances"] = materialize("rebalances", rebalances)
+
+    # --- Kafka Connect workers -----------------------------------------------------------------------------
+    c = _dedupe(ok.filter(F.col("unit_kind") == "connect"), "connect_layer")
+
+    def listed(*names):  # a list column escaped when any of its entries is
+        return [(F.exists(F.coalesce(F.col("escaped"), F.array().cast("array<string>")),
+                          lambda x: x.startswith(f"{n}[")), (col,)) for n, col in names]
+
+    connect = c.select(
+        *_ctx(), F.col("connect_layer").alias("layer"), F.col("protocol_name").alias("protocol"),
+        F.col("connect_version").alias("version"), "url", "config_offset", "connectors",
+        F.col("connect_tasks").alias("tasks"), "revoked_connectors", "revoked_tasks",
+        F.when(F.col("connectors").isNotNull(), F.size("connectors")).alias("connector_count"),
+        F.when(F.col("connect_tasks").isNotNull(), F.size("connect_tasks")).alias("task_count"), "delay",
+        F.col("connect_error").alias("error"), F.col("connect_leader").alias("leader"), "leader_url",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id", "source",
+        _escaped({**_CTX_ESCAPED, "protocol_name": "protocol", "url": "url", "connect_leader": "leader",
+                  "leader_url": "leader_url"},
+                 *listed(("connectors", "connectors"), ("connect_tasks", "tasks"),
+                         ("revoked_connectors", "revoked_connectors"), ("revoked_tasks", "revoked_tasks"))))
+    tables["connect"] = materialize("connect", connect)
 
     quarantine = units.filter(F.col("unit_kind") == "quarantine").select(
         "record_id", "source", "kind", "group", "member", "generation",

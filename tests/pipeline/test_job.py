@@ -413,3 +413,15 @@ def test_the_udf_type_is_the_documented_ddl(spark):
     assert from_arrow_type(UNITS) == _parse_datatype_string(UNITS_DDL)
     pa = pytest.importorskip("pyarrow")
     assert decode_arrays(*(pa.nulls(0) for _ in DECODE_COLUMNS)).type == UNITS
+
+
+def test_the_connect_table_is_written_empty_with_its_schema(sample_run):
+    """The samples hold no Kafka Connect group: the ``connect`` table has no rows and still its columns."""
+    import pyarrow.dataset as ds
+
+    out, summary = sample_run
+    assert summary["tables"]["connect"] == 0
+    names = ds.dataset(str(out / "connect"), format="parquet").schema.names
+    assert {"group", "generation", "member", "layer", "protocol", "version", "url", "config_offset", "connectors",
+            "tasks", "revoked_connectors", "revoked_tasks", "delay", "error", "leader", "leader_url",
+            "escaped"} <= set(names)
