@@ -90,6 +90,8 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
         if args is not None and getattr(args, "connect", False):
             from ..connect.assignjson import run_connect_group_json
 
+            if getattr(args, "from_join_group", None):
+                doc = _connect_round_from_join_group(_read_bytes(args.from_join_group), args.join_version, doc)
             return _dumps(run_connect_group_json(doc, include_bytes=args.emit_bytes), separators=sep), True
         if args is not None and getattr(args, "from_join_group", None):
             out = assign_join_group(_read_bytes(args.from_join_group), args.join_version, doc,
@@ -111,6 +113,27 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
     if fmt == "table":
         return render_table(result), True
     return _dumps(result_to_json(result), separators=sep), True
+
+
+def _connect_round_from_join_group(body: bytes, version: int, doc) -> dict:
+    """A Connect round from the leader's JoinGroup response: its members' metadata bytes are the workers, its
+    leader and protocol the round's (unless ``doc`` names them); ``doc`` gives the rest (connectors, now,
+    state, the delay)."""
+    from ..group import decode_message
+
+    if not isinstance(doc, dict) or "workers" in doc:
+        raise AssignmentError("with --from-join-group, INPUT is the round without 'workers' (they come from the "
+                              "JoinGroup response)")
+    resp = decode_message("JoinGroupResponse", version, body).value
+    if not resp.members:
+        raise AssignmentError("this JoinGroup response has no members: only the leader's carries them")
+    workers = [{"memberId": m.member_id, "metadata": bytes(m.metadata or b"").hex()} for m in resp.members]
+    out = {"leader": resp.leader or resp.member_id, **doc, "workers": workers}
+    if "protocol" not in doc and resp.protocol_name:
+        out["protocol"] = resp.protocol_name
+    if "generationId" not in doc:
+        out["generationId"] = resp.generation_id
+    return out
 
 
 def _read_bytes(arg: str) -> bytes:
