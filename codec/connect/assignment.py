@@ -17,7 +17,7 @@ from ..streams.common import check_size
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..types import java_string_key
 from ..wire.builder import encode_wire, wire_class
-from .common import HEADER_SIZE, java_hash_set_order, read_body, read_header, reader_layout
+from .common import HEADER_SIZE, write_version, java_hash_set_order, read_body, read_header, reader_layout
 from .constants import CONNECT_PROTOCOL_V0, CONNECT_PROTOCOL_V1, CONNECTOR_TASK, LATEST_VERSION
 
 __all__ = ["ConnectorTaskId", "ConnectAssignment", "DecodedConnectAssignment", "EMPTY_ASSIGNMENT",
@@ -25,7 +25,6 @@ __all__ = ["ConnectorTaskId", "ConnectAssignment", "DecodedConnectAssignment", "
            "connect_assignment_to_wire"]
 
 MESSAGE = "ConnectAssignment"
-_HEADER_MAX = 0x7FFF
 
 
 @dataclass(frozen=True, slots=True, order=False)
@@ -185,13 +184,7 @@ def connect_assignment_to_wire(info: ConnectAssignment, version: int | None = No
 
 
 def _version(info: ConnectAssignment, version: int | None) -> int:
-    v = info.version if version is None else version
-    v = LATEST_VERSION if v is None else v
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _HEADER_MAX:
-        raise EncodeError(f"version {v!r} cannot be written (versions 0-{LATEST_VERSION} exist; an int16 header "
-                          f"above {LATEST_VERSION} is written with the v{LATEST_VERSION} layout)",
-                          message=MESSAGE, version=v if isinstance(v, int) else None, path="version")
-    return v
+    return write_version(MESSAGE, info.version, version)
 
 
 def encode_connect_assignment(info: ConnectAssignment, version: int | None = None, *,

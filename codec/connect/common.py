@@ -24,7 +24,7 @@ from typing import Iterable
 
 from construct import Container
 
-from ..errors import DecodeError, TruncatedError, UnsupportedVersionError
+from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..wire.builder import decode_wire, default_value, struct_for
 from ..wire.schema import Versions, load_message
 from .constants import CONNECT_PROTOCOL_V0, LATEST_VERSION
@@ -34,6 +34,21 @@ __all__ = ["read_header", "reader_layout", "read_body", "java_hash_set_order", "
 HEADER_SIZE = 2
 _HEADER = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
+
+
+HEADER_MAX = 0x7FFF  # the int16 header's largest value
+
+
+def write_version(message: str, model_version: int | None, version: int | None) -> int:
+    """The header to write: ``version`` if given, else the model's own, else the newest. Anything an int16
+    header cannot hold is an ``EncodeError``; a header above the newest is written with the newest layout."""
+    v = model_version if version is None else version
+    v = LATEST_VERSION if v is None else v
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= HEADER_MAX:
+        raise EncodeError(f"version {v!r} cannot be written (versions 0-{LATEST_VERSION} exist; an int16 header "
+                          f"above {LATEST_VERSION} is written with the v{LATEST_VERSION} layout)",
+                          message=message, version=v if isinstance(v, int) else None, path="version")
+    return v
 
 
 def read_header(message: str, data: bytes) -> int:

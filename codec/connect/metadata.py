@@ -17,13 +17,12 @@ from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..wire.builder import encode_wire, wire_class
 from .assignment import (EMPTY_ASSIGNMENT, ConnectAssignment, DecodedConnectAssignment, decode_connect_assignment,
                          encode_connect_assignment)
-from .common import HEADER_SIZE, read_body, read_header, reader_layout
+from .common import HEADER_SIZE, write_version, read_body, read_header, reader_layout
 from .constants import CONNECT_PROTOCOL_V0, CONNECT_PROTOCOL_V1, LATEST_VERSION
 
 __all__ = ["ConnectMetadata", "DecodedConnectMetadata", "decode_connect_metadata", "encode_connect_metadata"]
 
 MESSAGE = "ConnectMetadata"
-_HEADER_MAX = 0x7FFF
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,13 +90,7 @@ def decode_connect_metadata(data: bytes | bytearray | memoryview, *, reader_vers
 
 
 def _version(info: ConnectMetadata, version: int | None) -> int:
-    v = info.version if version is None else version
-    v = LATEST_VERSION if v is None else v
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _HEADER_MAX:
-        raise EncodeError(f"version {v!r} cannot be written (versions 0-{LATEST_VERSION} exist; an int16 header "
-                          f"above {LATEST_VERSION} is written with the v{LATEST_VERSION} layout)",
-                          message=MESSAGE, version=v if isinstance(v, int) else None, path="version")
-    return v
+    return write_version(MESSAGE, info.version, version)
 
 
 def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *, drop_unrepresentable: bool = False,
