@@ -90,7 +90,7 @@ def run(args) -> int:
 
     from .engine import simulate
     from .leader import PROTOCOLS
-    from .plots import have_matplotlib, plot_compare, plot_run, write_html
+    from .plots import plot_compare, plot_run, write_html
     from .scenario import ScenarioError, bundled_examples, example_path, load_scenario
 
     if args.list_examples:
@@ -124,6 +124,17 @@ def run(args) -> int:
     if unknown:
         print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)}", file=sys.stderr)
         return 2
+    return run_protocols(args, scenario, names, simulate=simulate, label=lambda n: PROTOCOLS[n].label,
+                         plot_run=plot_run, plot_compare=plot_compare, write_html=write_html,
+                         format_table=format_table)
+
+
+def run_protocols(args, scenario, names: list[str], *, simulate, label, plot_run, plot_compare, write_html,
+                  format_table, compare_extra: dict | None = None) -> int:
+    """Run ``scenario`` under each protocol of ``names``, write each timeline, the frames and the pictures, and
+    print the metrics table (or JSON): the part of ``simulate`` that Streams and Connect groups share."""
+    from .plots import have_matplotlib
+
     out = Path(args.out) if args.out else Path("simulate-out") / scenario.name
     out.mkdir(parents=True, exist_ok=True)
     plots = not args.no_plots
@@ -144,13 +155,13 @@ def run(args) -> int:
         if plots:
             png, svg = plot_run(data, out, name)
             written.append(png)
-            written.append(write_html(out / f"{name}.html", f"{scenario.name}: {PROTOCOLS[name].label}",
+            written.append(write_html(out / f"{name}.html", f"{scenario.name}: {label(name)}",
                                       scenario.description, [data], [svg]))
             svgs.append(svg)
         for note in res.notes:
-            print(f"note ({name}): {note}", file=sys.stderr)
+            print(f"note ({name}): {_text.printable(note)}", file=sys.stderr)
     if args.compare:
-        (out / "compare.json").write_text(json.dumps({"scenario": scenario.name,
+        (out / "compare.json").write_text(json.dumps({"scenario": scenario.name, **(compare_extra or {}),
                                                       "metrics": [r["metrics"] for r in results]}, indent=1))
         written.append(out / "compare.json")
         if plots:

@@ -726,7 +726,6 @@ def run_connect(args, source: str | Path) -> int:
     import sys
 
     from .. import text as _text
-    from .plots import have_matplotlib
 
     try:
         scenario = load_connect_scenario(source)
@@ -745,46 +744,9 @@ def run_connect(args, source: str | Path) -> int:
         print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
               f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else Path("simulate-out") / scenario.name
-    out.mkdir(parents=True, exist_ok=True)
-    plots = not args.no_plots
-    if plots and not have_matplotlib():
-        print("rebalance-codec simulate: matplotlib is not installed (pip install 'rebalance-codec[plots]'); "
-              "writing no pictures", file=sys.stderr)
-        plots = False
-    results, svgs, written = [], [], []
-    for name in names:
-        res = simulate_connect(scenario, name, keep_frames=not args.no_frames, run=f"simulate-{scenario.name}")
-        data = res.to_json()
-        results.append(data)
-        path = out / f"{name}.timeline.json"
-        path.write_text(json.dumps(data, indent=1))
-        written.append(path)
-        if not args.no_frames:
-            written.extend(res.recorder.write(out, f"{name}.frames"))
-        if plots:
-            from .connect_plots import plot_connect_run, write_connect_html
-            png, svg = plot_connect_run(data, out, name)
-            written.append(png)
-            written.append(write_connect_html(out / f"{name}.html", f"{scenario.name}: {CONNECT_PROTOCOLS[name]}",
-                                      scenario.description, [data], [svg]))
-            svgs.append(svg)
-        for note in res.notes:
-            print(f"note ({name}): {_text.printable(note)}", file=sys.stderr)
-    if args.compare:
-        (out / "compare.json").write_text(json.dumps({"scenario": scenario.name, "kind": "connect",
-                                                      "metrics": [r["metrics"] for r in results]}, indent=1))
-        written.append(out / "compare.json")
-        if plots:
-            from .connect_plots import plot_connect_compare, write_connect_html
-            png, svg = plot_connect_compare(results, out)
-            written.append(png)
-            written.append(write_connect_html(out / "compare.html", f"{scenario.name}: protocols compared",
-                                      scenario.description, results, [svg] + svgs))
-    if args.json:
-        print(json.dumps([r["metrics"] for r in results], indent=1))
-    else:
-        print(f"{scenario.name}: {scenario.description}" if scenario.description else scenario.name)
-        print(format_connect_table([r["metrics"] for r in results]))
-        print(f"\nwrote {len(written)} files to {out}/")
-    return 0
+    from .command import run_protocols
+    from .connect_plots import plot_connect_compare, plot_connect_run, write_connect_html
+
+    return run_protocols(args, scenario, names, simulate=simulate_connect, label=CONNECT_PROTOCOLS.__getitem__,
+                         plot_run=plot_connect_run, plot_compare=plot_connect_compare, write_html=write_connect_html,
+                         format_table=format_connect_table, compare_extra={"kind": "connect"})
