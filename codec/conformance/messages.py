@@ -65,7 +65,8 @@ def _assignment(v: dict) -> dict:
 
 def _connect_assignment(v: dict) -> dict:
     """Kafka groups the assigned connectors in HashSet order: compare them as a set, and the tasks as the task
-    list of each connector (their order inside a connector is kept; the connectors' order is not)."""
+    list of each connector (their order inside a connector is kept; the connectors' order is not). The revoked
+    ones keep their order: Kafka's ``revokedAsMap`` groups them in the order given (a ``LinkedHashMap``)."""
     v = dict(v)
     if isinstance(v.get("connectorIds"), list):
         v["connectorIds"] = _sorted(v["connectorIds"])

@@ -18,9 +18,9 @@ from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..types import java_string_key
 from ..wire.builder import encode_wire, wire_class
 from .common import HEADER_SIZE, write_version, java_hash_set_order, read_body, read_header, reader_layout
-from .constants import CONNECT_PROTOCOL_V0, CONNECT_PROTOCOL_V1, CONNECTOR_TASK, LATEST_VERSION
+from .constants import CONNECT_PROTOCOL_V0, CONNECT_PROTOCOL_V1, CONNECTOR_TASK
 
-__all__ = ["ConnectorTaskId", "ConnectAssignment", "DecodedConnectAssignment", "EMPTY_ASSIGNMENT",
+__all__ = ["regrouped", "ConnectorTaskId", "ConnectAssignment", "DecodedConnectAssignment", "EMPTY_ASSIGNMENT",
            "decode_connect_assignment", "encode_connect_assignment", "connect_assignment_from_wire",
            "connect_assignment_to_wire"]
 
@@ -114,6 +114,21 @@ def decode_connect_assignment(data: bytes | bytearray | memoryview, *, reader_ve
     return DecodedConnectAssignment(info, wire, layout, end, len(data) - end) if detail else info
 
 
+def regrouped(wire) -> tuple[str, ...]:
+    """The connectors that the wire object ``wire`` names in more than one group of its assignment or of its
+    revocations. Kafka's reader lists each group's connector and tasks as they come; its writer gives every
+    connector one group (a connector named twice is written once), so such bytes do not come back the same from
+    any writer, Kafka's included."""
+    out = []
+    for field in ("assignment", "revoked"):
+        seen: set[str] = set()
+        for g in getattr(wire, field, None) or ():
+            if g.connector in seen:
+                out.append(f"{field}: connector {g.connector!r}")
+            seen.add(g.connector)
+    return tuple(dict.fromkeys(out))
+
+
 def _split(groups) -> tuple[tuple[str, ...], Tasks]:
     connectors: list[str] = []
     tasks: list[ConnectorTaskId] = []
@@ -154,22 +169,25 @@ def _distinct(names: list[str]) -> list[str]:
 
 
 def connect_assignment_to_wire(info: ConnectAssignment, version: int | None = None, *,
-                               drop_unrepresentable: bool = False, java_order: bool = False):
-    """The wire object of ``info`` at ``version`` (default ``info.version``, else the newest).
+                               drop_unrepresentable: bool = False, java_order: bool = False,
+                               reader_version: int | None = None):
+    """The wire object of ``info`` at ``version`` (default ``info.version``, else the newest), in the layout
+    ``reader_version``'s deserializer reads (:func:`codec.connect.common.reader_layout`; None: the header's).
 
-    At version 0 revoked connectors and tasks and a delay cannot be carried: :class:`EncodeError`, unless
+    In the version 0 layout revoked connectors and tasks and a delay cannot be carried: :class:`EncodeError`, unless
     ``drop_unrepresentable`` (Kafka's v0 writer leaves them out). The assigned connectors are grouped in
     the order given, duplicates dropped; ``java_order=True`` groups them in Java's ``HashSet`` order instead,
     as Kafka's writer does (:func:`codec.connect.common.java_hash_set_order`), for Kafka's bytes exactly."""
     v = _version(info, version)
+    layout = reader_layout(MESSAGE, v, reader_version)
     if info.leader is None or info.leader_url is None:
         what = "leader" if info.leader is None else "leader_url"
         raise EncodeError(f"{what} is null: only Kafka's empty assignment has none, and it travels as a null "
                           "allocation, never as an assignment", message=MESSAGE, version=v, path=what)
-    if v == CONNECT_PROTOCOL_V0 and not drop_unrepresentable:
+    if layout == CONNECT_PROTOCOL_V0 and not drop_unrepresentable:
         for name in ("revoked_connectors", "revoked_tasks", "delay"):
             if getattr(info, name):
-                raise EncodeError(f"{name} cannot be carried by version 0 (ConnectProtocol)", message=MESSAGE,
+                raise EncodeError(f"{name} cannot be carried by the version 0 layout (ConnectProtocol)", message=MESSAGE,
                                   version=v, path=name)
     order = java_hash_set_order if java_order else _distinct
     fields = {
@@ -177,7 +195,7 @@ def connect_assignment_to_wire(info: ConnectAssignment, version: int | None = No
         "config_offset": info.config_offset,
         "assignment": _groups(info.connectors, info.tasks, "tasks", order),
     }
-    if v >= CONNECT_PROTOCOL_V1:
+    if layout >= CONNECT_PROTOCOL_V1:
         fields["revoked"] = _groups(info.revoked_connectors, info.revoked_tasks, "revoked_tasks", _distinct)
         fields["delay"] = info.delay
     return wire_class(MESSAGE, MESSAGE)(**fields)
@@ -188,12 +206,17 @@ def _version(info: ConnectAssignment, version: int | None) -> int:
 
 
 def encode_connect_assignment(info: ConnectAssignment, version: int | None = None, *,
-                              drop_unrepresentable: bool = False, java_order: bool = False) -> bytes:
+                              drop_unrepresentable: bool = False, java_order: bool = False,
+                              reader_version: int | None = None) -> bytes:
     """The int16 header, then the fields: the v0 layout at version 0 (``ConnectProtocol.serializeAssignment``),
-    the v1 layout above (``IncrementalCooperativeConnectProtocol.serializeAssignment``)."""
+    the v1 layout above (``IncrementalCooperativeConnectProtocol.serializeAssignment``). ``reader_version``
+    names the deserializer the bytes are for, as in :func:`decode_connect_assignment`: a worker's allocation is
+    always read by IncrementalCooperativeConnectProtocol's (reader version 1), so an allocation whose header
+    says 0 is still written in the v1 layout, revocations and delay included."""
     v = _version(info, version)
-    wire = connect_assignment_to_wire(info, v, drop_unrepresentable=drop_unrepresentable, java_order=java_order)
-    layout = min(v, LATEST_VERSION)
+    layout = reader_layout(MESSAGE, v, reader_version)
+    wire = connect_assignment_to_wire(info, v, drop_unrepresentable=drop_unrepresentable, java_order=java_order,
+                                      reader_version=reader_version)
     return v.to_bytes(2, "big") + _encode(layout, v, wire)
 
 

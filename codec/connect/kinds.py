@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..kinds import Decoded, Kind, register
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
-from .assignment import decode_connect_assignment, encode_connect_assignment
+from .assignment import decode_connect_assignment, encode_connect_assignment, regrouped
 from .constants import reader_name
 from .jsonview import (connect_assignment_from_json, connect_assignment_json, connect_metadata_from_json,
                        connect_metadata_json)
@@ -24,8 +24,12 @@ from .pretty import pretty_connect_assignment, pretty_connect_metadata
 __all__: list[str] = []
 
 
-def _notes(name: str, header: int, reader: int, asked: int | None, consumed: int, trailing: int) -> tuple[str, ...]:
+def _notes(name: str, header: int, reader: int, asked: int | None, consumed: int, trailing: int,
+           wire=None) -> tuple[str, ...]:
     notes = []
+    for where in regrouped(wire):
+        notes.append(f"{name} v{header}: {where} is named in more than one group; Kafka's writer gives each "
+                     "connector one group, so encoding this value does not give these bytes back")
     if asked is not None and (asked == 0) != (header == 0):
         notes.append(f"{name} v{header} read with {reader_name(reader)}'s deserializer (reader version {asked})")
     if trailing:
@@ -45,7 +49,8 @@ def _decode_metadata(data: bytes, *, style: str = "kafka", version: int | None =
     return Decoded(connect_metadata_json(d.info, style=style, reader_version=d.reader_version),
                    pretty_connect_metadata(d.info, reader_version=d.reader_version, size=len(data),
                                            trailing=d.trailing),
-                   _notes("ConnectMetadata", d.info.version, d.reader_version, asked, d.consumed, d.trailing),
+                   _notes("ConnectMetadata", d.info.version, d.reader_version, asked, d.consumed, d.trailing,
+                          d.allocation.wire if d.allocation else None),
                    _trailing(d.consumed, d.trailing))
 
 
@@ -61,7 +66,8 @@ def _decode_assignment(data: bytes, *, style: str = "kafka", version: int | None
     return Decoded(connect_assignment_json(d.info, style=style, reader_version=d.reader_version),
                    pretty_connect_assignment(d.info, reader_version=d.reader_version, size=len(data),
                                              trailing=d.trailing),
-                   _notes("ConnectAssignment", d.info.version, d.reader_version, asked, d.consumed, d.trailing),
+                   _notes("ConnectAssignment", d.info.version, d.reader_version, asked, d.consumed, d.trailing,
+                          d.wire),
                    _trailing(d.consumed, d.trailing))
 
 

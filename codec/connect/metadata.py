@@ -97,8 +97,9 @@ def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *
                             java_order: bool = False) -> bytes:
     """The int16 header, then the fields: URL and config offset at version 0 (``ConnectProtocol.serializeMetadata``),
     and the allocation from v1 (``IncrementalCooperativeConnectProtocol.serializeMetadata``): null for None or
-    Kafka's empty assignment, else the assignment written at its own version, or at the metadata's when it names
-    none (as Kafka writes it). At version 0 an allocation is an :class:`EncodeError` unless
+    Kafka's empty assignment, else the assignment in the v1 layout (the only one an allocation is read in) under
+    its own version header, or the metadata's when it names none (Kafka's writer always uses the metadata's; a
+    decoded allocation keeps the header it came with, so that bytes decode and encode back the same). At version 0 an allocation is an :class:`EncodeError` unless
     ``drop_unrepresentable`` (Kafka's v0 writer leaves it out). ``java_order``: see
     :func:`codec.connect.assignment.connect_assignment_to_wire`."""
     v = _version(info, version)
@@ -119,7 +120,7 @@ def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *
             try:
                 fields["allocation"] = encode_connect_assignment(
                     alloc, v if alloc.version is None else alloc.version, drop_unrepresentable=drop_unrepresentable,
-                    java_order=java_order)
+                    java_order=java_order, reader_version=CONNECT_PROTOCOL_V1)
             except EncodeError as e:
                 raise EncodeError(e.reason, message=MESSAGE, version=v,
                                   path="allocation." + e.path if e.path else "allocation") from None
