@@ -97,9 +97,10 @@ def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *
                             java_order: bool = False) -> bytes:
     """The int16 header, then the fields: URL and config offset at version 0 (``ConnectProtocol.serializeMetadata``),
     and the allocation from v1 (``IncrementalCooperativeConnectProtocol.serializeMetadata``): null for None or
-    Kafka's empty assignment, else the assignment in the v1 layout (the only one an allocation is read in) under
-    its own version header, or the metadata's when it names none (Kafka's writer always uses the metadata's; a
-    decoded allocation keeps the header it came with, so that bytes decode and encode back the same). At version 0 an allocation is an :class:`EncodeError` unless
+    Kafka's empty assignment, else the assignment under its own version header, or the metadata's when it names
+    none (Kafka's writer always uses the metadata's; a decoded allocation keeps the header it came with, so that
+    bytes decode and encode back the same). The v1 reader reads every allocation, so one whose header says 0 is
+    written in the v0 layout only while it carries no revocations and no delay, else in the v1 layout. At version 0 an allocation is an :class:`EncodeError` unless
     ``drop_unrepresentable`` (Kafka's v0 writer leaves it out). ``java_order``: see
     :func:`codec.connect.assignment.connect_assignment_to_wire`."""
     v = _version(info, version)
@@ -118,9 +119,12 @@ def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *
             fields["allocation"] = None
         else:
             try:
+                # an allocation is read by the v1 reader whatever its header: one whose header says 0 keeps the
+                # short v0 layout (the v1 reader gives the missing fields their defaults) unless it carries more
+                carries_more = bool(alloc.revoked_connectors or alloc.revoked_tasks or alloc.delay)
                 fields["allocation"] = encode_connect_assignment(
                     alloc, v if alloc.version is None else alloc.version, drop_unrepresentable=drop_unrepresentable,
-                    java_order=java_order, reader_version=CONNECT_PROTOCOL_V1)
+                    java_order=java_order, reader_version=CONNECT_PROTOCOL_V1 if carries_more else None)
             except EncodeError as e:
                 raise EncodeError(e.reason, message=MESSAGE, version=v,
                                   path="allocation." + e.path if e.path else "allocation") from None
