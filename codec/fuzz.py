@@ -874,7 +874,33 @@ def _pipeline_row(name: str, data: bytes) -> dict | None:
     message, _, v = name.partition("/v")
     if message in _PIPELINE_BODIES:
         return {"kind": _PIPELINE_BODIES[message], "data": data, "version": int(v)}
+    if name.startswith("connect-"):
+        return _connect_carrier(name.split("/")[0], data)
     return None
+
+
+#: the requests that carry a Connect target's bytes into the pipeline, at versions that name the protocol type
+#: (SyncGroupRequest from v5), so that the stack goes down into Connect's layer
+_CONNECT_CARRIERS = {"connect-metadata": ("JoinGroupRequest", 5), "connect-assignment": ("SyncGroupRequest", 5)}
+
+
+def _connect_carrier(kind: str, data: bytes) -> dict:
+    """A Connect target's bytes as the pipeline meets them: a worker's metadata in a JoinGroupRequest of a group
+    of protocol type ``connect``, an assignment in the leader's SyncGroupRequest (the pipeline reads both with
+    the v1/v2 deserializer, as every worker since Kafka 2.3 does)."""
+    from .group.messages import encode_message
+    from .wire.builder import wire_class
+
+    message, version = _CONNECT_CARRIERS[kind]
+    if message == "JoinGroupRequest":
+        body = wire_class(message, message)(
+            group_id="g", member_id="w", protocol_type="connect",
+            protocols=(wire_class(message, "JoinGroupRequestProtocol")(name="sessioned", metadata=data),))
+    else:
+        body = wire_class(message, message)(
+            group_id="g", generation_id=1, member_id="w", protocol_type="connect", protocol_name="sessioned",
+            assignments=(wire_class(message, "SyncGroupRequestAssignment")(member_id="w", assignment=data),))
+    return {"kind": _PIPELINE_BODIES[message], "data": encode_message(message, version, body), "version": version}
 
 
 @functools.cache
@@ -901,13 +927,30 @@ def _rows_problems(batch: list[tuple[str, bytes]]) -> list[tuple[int, str]]:
             return [(rows[0][0], f"pipeline rows: {type(e).__name__}: {e}")]
         return [(i, q) for i, _ in rows for _, q in _rows_problems([batch[i]])]
     problems = []
-    strict = {i for i, (name, _) in enumerate(batch) if name in ("subscription-info", "assignment-info")}
+    strict = {i for i, (name, data) in enumerate(batch)
+              if name in ("subscription-info", "assignment-info") or _connect_read_by_pipeline(name, data)}
     for r in table:
         i = int(r["record_id"])
         if i in strict and r.get("error_type"):
             problems.append((i, f"pipeline rows: quarantined what the codec decodes: {r['error_type']}: "
                                 f"{r['error_message']}"))
     return problems
+
+
+def _connect_read_by_pipeline(name: str, data: bytes) -> bool:
+    """Whether a Connect target's bytes are read by the v1/v2 deserializer (the pipeline's): then the pipeline
+    must not quarantine them."""
+    if not name.startswith("connect-"):
+        return False
+    from .connect import decode_connect_assignment, decode_connect_metadata
+    from .errors import CodecError
+
+    decode = decode_connect_metadata if name.startswith("connect-metadata") else decode_connect_assignment
+    try:
+        decode(data, reader_version=1)
+    except CodecError:
+        return False
+    return True
 
 
 def _render_outputs(name: str, data: bytes, canonical: bool) -> list[str]:

@@ -136,3 +136,33 @@ def test_text_problem_by_hand():
     for bad in ("a\x1bb", "a\rb", "a\tb", "a\x7fb", "a\x85b", "a\u2028b", "a\u2029b", "a\x00b"):
         assert "control character" in fuzz._text_problem("v", bad)
     assert "not valid UTF-8" in fuzz._text_problem("v", "h\ud800")
+
+
+def test_connect_targets_reach_the_pipeline_rows_and_a_quarantine_is_a_finding(monkeypatch):
+    """The Connect targets go through the pipeline inside the requests that carry them; bytes the v1/v2 reader
+    decodes must not be quarantined there. The url and connectors below are Kafka's own decoded values."""
+    pytest.importorskip("pyarrow")
+    from codec.pipeline.arrow import decode_table
+
+    recs = [json.loads(line) for line in (SHARED / "vectors" / "kafka-java" / "connect.jsonl").read_text().splitlines()]
+    meta = next(r for r in recs if r["kind"] == "ConnectMetadata" and r["version"] == 2 and r["decoded"]["url"])
+    row = fuzz._pipeline_row("connect-metadata/r1", bytes.fromhex(meta["hex"]))
+    assert row["kind"] == "join-group-request"
+    table = decode_table([{**row, "record_id": "0"}]).to_pylist()
+    urls = [r["url"] for r in table if r["unit_kind"] == "connect"]
+    assert urls == [meta["decoded"]["url"]], table
+    assert fuzz._rows_problems([("connect-metadata/r1", bytes.fromhex(meta["hex"]))]) == []
+
+    pa = pytest.importorskip("pyarrow")
+
+    def quarantines_connect(rows):
+        out = decode_table(rows)
+        return out.set_column(out.schema.get_field_index("error_type"), "error_type",
+                              pa.array(["Quarantined"] * len(out), pa.string()))
+
+    monkeypatch.setattr(fuzz, "_pipeline", lambda: quarantines_connect)
+    problems = fuzz._rows_problems([("connect-metadata/r1", bytes.fromhex(meta["hex"]))])
+    assert problems and problems[0][0] == 0 and "quarantined what the codec decodes" in problems[0][1]
+    # a record the v1/v2 reader refuses is the pipeline's to quarantine: no finding
+    cut = next(r for r in recs if r["kind"] == "ConnectMetadataReadAsIncremental" and "error" in r)
+    assert fuzz._rows_problems([("connect-metadata/r1", bytes.fromhex(cut["hex"]))]) == []
