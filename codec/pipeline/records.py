@@ -391,6 +391,8 @@ def _group_metadata(key: bytes | None, value: bytes) -> list:
     group = _group_api()
     strict = g.protocol == STREAMS and g.protocol_type == "consumer"
     units: list = [GroupUnit(None, g.generation, group_id, g.leader, g.protocol_type, g.protocol, len(g.members))]
+    if g.protocol_type == group.nested.CONNECT_TYPE:
+        return units + _connect_members(g, group_id)
     if g.protocol_type != "consumer":
         return units
     for i, m in enumerate(g.members):
@@ -405,6 +407,25 @@ def _group_metadata(key: bytes | None, value: bytes) -> list:
             asg = group.nested.decode_layer(group.ASSIGNMENT, m.assignment, protocol_name=g.protocol)
             amsg, ainfo = _consumer_layer(asg, strict=strict, at=at + ".assignment")
             units.append(AssignmentUnit(m.member_id, g.generation, group_id, ainfo, amsg.version if amsg else None))
+    return units
+
+
+def _connect_members(g, group_id: str) -> list:
+    """A Connect group's members as the coordinator stored them: each worker's metadata (its JoinGroup
+    protocol bytes) and the assignment the leader gave it, read as current workers read them."""
+    group = _group_api()
+    units: list = []
+    for i, m in enumerate(g.members):
+        for field, layer in (("subscription", group.nested.CONNECT_METADATA),
+                             ("assignment", group.nested.CONNECT_ASSIGNMENT)):
+            raw = getattr(m, field)
+            if not raw:
+                continue
+            nested = group.nested.decode_layer(layer, raw, protocol_name=g.protocol, at=f"members[{i}].{field}")
+            if not nested.ok:
+                raise _nested_error(nested, f"members[{i}].{field}")
+            units.append(_connect_unit(nested, member=m.member_id, generation=g.generation, group=group_id,
+                                       protocol=g.protocol))
     return units
 
 
