@@ -348,23 +348,25 @@ class MemberPayloads:
 
 
 def member_payloads(value) -> list[MemberPayloads]:
-    """Decode each member's bytes of a GroupMetadataValue through the ConsumerProtocol layers (and the
-    Streams layers for protocol ``stream``). Only protocol type ``consumer`` carries ConsumerProtocol
-    bytes; other types (e.g. ``connect``) stay raw."""
-    if value.protocol_type != "consumer":
-        note = f"protocol type {value.protocol_type!r} does not carry ConsumerProtocol bytes"
+    """Decode each member's bytes of a GroupMetadataValue through the layers its protocol type carries:
+    ConsumerProtocol (and the Streams layers for protocol ``stream``) for ``consumer``, a worker's metadata and
+    assignment for ``connect`` (read as current workers read them); other types stay raw."""
+    if value.protocol_type not in ("consumer", "connect"):
+        note = f"protocol type {value.protocol_type!r} carries no messages this project reads"
         return [MemberPayloads(m.member_id, m.subscription, m.assignment, note) for m in value.members]
     try:
         from ..group.consumer import ASSIGNMENT, SUBSCRIPTION
-        from ..group.nested import decode_layer
+        from ..group.nested import CONNECT_ASSIGNMENT, CONNECT_METADATA, decode_layer
     except ImportError as e:  # codec.group is a separate layer; keep the bytes if it is absent
-        note = f"ConsumerProtocol decoder unavailable ({e})"
+        note = f"group message decoder unavailable ({e})"
         return [MemberPayloads(m.member_id, m.subscription, m.assignment, note) for m in value.members]
+    sub_layer, asg_layer = (CONNECT_METADATA, CONNECT_ASSIGNMENT) if value.protocol_type == "connect" \
+        else (SUBSCRIPTION, ASSIGNMENT)
     out = []
     for i, m in enumerate(value.members):
-        sub = decode_layer(SUBSCRIPTION, m.subscription, protocol_name=value.protocol,
+        sub = decode_layer(sub_layer, m.subscription, protocol_name=value.protocol,
                            at=f"members[{i}].subscription") if m.subscription else m.subscription
-        asg = decode_layer(ASSIGNMENT, m.assignment, protocol_name=value.protocol,
+        asg = decode_layer(asg_layer, m.assignment, protocol_name=value.protocol,
                            at=f"members[{i}].assignment") if m.assignment else m.assignment
         out.append(MemberPayloads(m.member_id, sub, asg))
     return out

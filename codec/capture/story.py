@@ -36,6 +36,7 @@ from ..group.jsonview import request_frame_json, response_frame_json
 from ..group.consumer import ASSIGNMENT, SUBSCRIPTION
 from ..group.nested import STREAMS_PROTOCOL, Nested, decode_layer, nest_body
 from ..streams import AssignmentInfo, SubscriptionInfo
+from ..connect.assignment import ConnectAssignment
 from .framing import Unframed
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
@@ -310,7 +311,12 @@ def partition_labels(items) -> set[str]:
 
 def holdings(assignment) -> dict[str, set[str]] | None:
     """What an assignment gives its member: ``partitions`` and, for Streams, ``active tasks`` and
-    ``standby tasks``; None when it was not seen or not decoded."""
+    ``standby tasks``; for a Connect worker ``connectors`` and ``tasks``; None when it was not seen or not
+    decoded."""
+    if isinstance(assignment, Nested) and assignment.ok and isinstance(getattr(assignment.value, "info", None),
+                                                                       ConnectAssignment):
+        a = assignment.value.info
+        return {"connectors": set(a.connectors), "tasks": {str(t) for t in a.tasks}}
     msg, info = assignment_layers(assignment)
     if msg is None:
         return None

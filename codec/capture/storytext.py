@@ -207,8 +207,9 @@ def render_generation(g: Generation) -> str:
     lines += _change_lines(g)
     if g.members:
         assigned = [h for h in (holdings(m.assignment) for m in g.members.values()) if h is not None]
-        lines.append(f"{_I}members ({len(g.members)}), {sum(len(h['partitions']) for h in assigned)} partitions "
-                     "assigned:")
+        kinds = ("connectors", "tasks") if any("connectors" in h for h in assigned) else ("partitions",)
+        counts = ", ".join(f"{sum(len(h.get(k, ())) for h in assigned)} {k}" for k in kinds)
+        lines.append(f"{_I}members ({len(g.members)}), {counts} assigned:")
         for m in g.members.values():
             lines += _member_lines(g, m)
     if g.events:

@@ -79,3 +79,44 @@ def test_the_story_carries_kafkas_connect_values(tmp_path):
     assert sorted(map(json.dumps, got["revokedTaskIds"])) == sorted(map(json.dumps, want["revokedTaskIds"]))
     text = run_console(tmp_path, "capture", str(path)).stdout.decode("utf-8")
     assert "Connect assignment v2 error 0" in text and "Connect worker metadata v2" in text
+
+
+def _offsets_dump(tmp_path):
+    """Two snapshots of a Connect group in ``__consumer_offsets``: generation 4 with worker w1 holding Kafka's
+    assignment, generation 5 with w2 holding the same one (w1 gone)."""
+    from codec.pipeline.offsets import GroupMetadata, MemberMetadata, encode_group_metadata, encode_group_metadata_key
+
+    meta, asg = _kafka("ConnectMetadata", 2), _kafka("ConnectAssignment", 2)
+    key = encode_group_metadata_key("connect-cluster").hex()
+    lines = []
+    for gen, worker in ((4, "w1"), (5, "w2")):
+        m = MemberMetadata(worker, None, f"{worker}-client", "/10.0.0.9", 60000, 10000, bytes.fromhex(meta["hex"]),
+                           bytes.fromhex(asg["hex"]))
+        value = encode_group_metadata(GroupMetadata(3, "connect", gen, "sessioned", worker, 1700000000000, (m,)))
+        lines.append(f"{key} {value.hex()}")
+    path = tmp_path / "connect-offsets.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path, asg["decoded"]
+
+
+def test_a_connect_group_in_consumer_offsets_is_told_with_its_connectors_and_tasks(tmp_path):
+    path, kafka = _offsets_dump(tmp_path)
+    text = run_console(tmp_path, "capture", str(path))
+    assert text.returncode == 0, text.stderr.decode(errors="replace")
+    out = text.stdout.decode("utf-8")
+    n_conn, n_tasks = len(set(kafka["connectorIds"])), len(kafka["taskIds"])
+    assert out.count(f"members (1), {n_conn} connectors, {n_tasks} tasks assigned:") == 2, out
+    assert f"url {_kafka('ConnectMetadata', 2)['decoded']['url']}" in out
+    done = run_console(tmp_path, "capture", "--json", str(path))
+    gens = [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line]
+    gens = [g for g in gens if g["type"] == "generation"]
+    assert [g["generation"] for g in gens] == [4, 5]
+    member = gens[0]["members"][0]
+    assert member["assignment"]["connect_assignment"]["connectorIds"] == kafka["connectorIds"]
+    assert member["subscription"]["connect_metadata"]["url"] == _kafka("ConnectMetadata", 2)["decoded"]["url"]
+    moved = gens[1]["changes"]["moved"]
+    # every connector and task moves from w1 to w2
+    assert sorted(r["item"] for r in moved["connectors"]) == sorted(set(kafka["connectorIds"]))
+    assert sorted(r["item"] for r in moved["tasks"]) == sorted(f"{t['connector']}-{t['task']}"
+                                                                for t in kafka["taskIds"])
+    assert all((r["from"], r["to"]) == ("w1 (w1-client)", "w2 (w2-client)") for rows in moved.values() for r in rows)
