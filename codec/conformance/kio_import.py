@@ -1,0 +1,116 @@
+"""Golden vectors from kio's Heartbeat and LeaveGroup records (``vectors/kio-group.jsonl``).
+
+``vectors/tools/gen_kio_group.py`` (this project's script, modelled on ``../shared/vectors/kio/tools/gen.py``)
+has kio 0.6.5 write random instances of every version of the four messages and keeps each record that kio reads
+back to the same value; its output, ``vectors/tools/kio-group.source.jsonl``, is kio's values in kio's terms.
+Here they become vectors: ``wire`` is kio's bytes and ``expected`` kio's value translated field by field into
+Kafka's JSON shape along Kafka's message JSON (``schemas/``, which cites the release), never through this
+project's decoder.
+
+Where kio and Kafka's message JSON differ — a field one of them lacks, a null where Kafka's field is not nullable,
+an integer outside Kafka's type, a class kio writes with another flexibility (the generator records
+``kafkaJsonDiffers``) — Kafka's JSON wins: the vector is flagged ``kio-differs``, and a value Kafka cannot
+carry becomes an ``invalid`` vector (Kafka's reader refuses the bytes).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..wire.schema import FieldSpec, StructSpec, load_message, snake
+
+__all__ = ["KIO_FILE", "KIO_SOURCE", "kio_group_vectors"]
+
+KIO_SOURCE = Path("tools") / "kio-group.source.jsonl"  # inside vectors/
+KIO_FILE = "kio-group.jsonl"
+KIO_TOOL = "vectors/tools/gen_kio_group.py"
+
+_RANGES = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
+           "int64": (-2**63, 2**63 - 1), "uint16": (0, 2**16 - 1)}
+
+
+def _kio_name(f: FieldSpec, value: dict) -> str:
+    """kio's name of a Kafka field: snake_case, without the ``_ms`` of durations (kio types them as timedeltas)."""
+    name = snake(f.name)
+    return name if name in value else name.removesuffix("_ms")
+
+
+def _translate(value: dict, spec: StructSpec, version: int, path: str, problems: list[str]) -> dict:
+    """kio's value of one struct in Kafka's JSON shape; what Kafka's JSON cannot carry goes to ``problems``."""
+    out: dict = {}
+    known = set()
+    for f in spec.fields_at(version):
+        key = _kio_name(f, value)
+        known.add(key)
+        where = f"{path}.{f.json_name}" if path else f.json_name
+        if key not in value:
+            problems.append(f"{where}: missing in kio's value")
+            continue
+        v = value[key]
+        if v is None:
+            if version not in f.nullable:
+                problems.append(f"{where}: null, but Kafka's field is not nullable at v{version}")
+            out[f.json_name] = None
+        elif f.is_array:
+            out[f.json_name] = [_translate(x, f.struct, version, f"{where}[{i}]", problems) if f.is_struct
+                                else _scalar(x, f, f"{where}[{i}]", problems) for i, x in enumerate(v)]
+        elif f.is_struct:
+            out[f.json_name] = _translate(v, f.struct, version, where, problems)
+        else:
+            out[f.json_name] = _scalar(v, f, where, problems)
+    for extra in sorted(set(value) - known):
+        problems.append(f"{path + '.' if path else ''}{extra}: kio has a field Kafka's JSON lacks at v{version}")
+    return out
+
+
+def _scalar(v, f: FieldSpec, where: str, problems: list[str]):
+    t = f.element_type
+    if t in _RANGES:
+        lo, hi = _RANGES[t]
+        if not (isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi):
+            problems.append(f"{where}: {v!r} is not a Kafka {t}")
+    elif t == "string" and not isinstance(v, str):
+        problems.append(f"{where}: {v!r} is not a string")
+    return v
+
+
+def _vector(rec: dict, source: str) -> dict:
+    kind, version, idx = rec["kind"], rec["version"], rec["index"]
+    spec = load_message(kind)
+    problems: list[str] = list(rec.get("kafkaJsonDiffers", ()))
+    expected = _translate(rec["decoded"], spec.root, version, "", problems)
+    v: dict = {
+        "id": f"kio-{kind}-v{version}-{idx:04d}".lower(),
+        "message": kind,
+        "version": version,
+        "description": f"kio 0.6.5's {kind} v{version} (random case {idx}, seed {rec['seed']}), written by kio and "
+                       "read back by kio to the same value",
+        "wire": rec["hex"],
+        "expected": expected,
+        "result": "valid",
+        "canonical": True,
+        "flags": [],
+        "provenance": {"source": "kio", "producedBy": rec["producedBy"], "seed": rec["seed"], "index": idx,
+                       "record": f"{source}:{rec['id']}",
+                       "note": f"written by this project's {KIO_TOOL}, modelled on ../shared/vectors/kio/tools/gen.py"},
+    }
+    if problems:
+        v["flags"] = ["kio-differs"]
+        v["provenance"]["note"] += "; kio differs from Kafka's message JSON: " + "; ".join(problems)[:300]
+        if any("not nullable" in p or "is not a" in p for p in problems):
+            # Kafka's reader refuses what its JSON cannot carry: the bytes are an invalid input
+            v.update(result="invalid", error="invalid-value", canonical=False)
+            del v["expected"]
+            v["description"] = f"kio 0.6.5's {kind} v{version} (case {idx}) carries a value Kafka's JSON refuses"
+    return v
+
+
+def kio_group_vectors(vectors_directory: Path) -> list[dict]:
+    """Every record of ``vectors/tools/kio-group.source.jsonl`` as a golden vector."""
+    path = vectors_directory / KIO_SOURCE
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            out.append(_vector(json.loads(line), f"vectors/{KIO_SOURCE.as_posix()}"))
+    return out
