@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..cliutil import input_errors, int_range, read_json_file
+from .kafka4 import KAFKA4_MIGRATION, render_kafka4_scenario, run_kafka4_scenario
 from .probing import FUTURE_VERSION
 from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, render_protocol_phases,
                        render_rounds, run_connect_phases, run_protocol_phases, run_scenario)
@@ -16,6 +17,9 @@ from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, r
 CONNECT_SCENARIOS = ("connect-eager-to-sessioned", "connect-eager-to-compatible", "connect-compatible-to-sessioned",
                      "connect-eager-to-sessioned-via-compatible", "connect-sessioned-to-eager",
                      "connect-sessioned-to-compatible")
+#: The bundled Kafka 4 migration scenarios (KIP-848 consumer groups, KIP-1071 streams groups).
+KAFKA4_SCENARIOS = ("kip848-classic-to-consumer", "kip848-consumer-to-classic", "kip848-migration-disabled",
+                    "kip848-group-version-0", "kip1071-streams-offline-migration", "kip1071-streams-not-enabled")
 
 
 def _label(v: int) -> str:
@@ -55,6 +59,9 @@ def cmd_negotiate(args) -> int:
         elif spec.get("kind") == CONNECT_PROTOCOL:
             phases = run_connect_phases(spec)
             text = json.dumps(phases, indent=2) if args.format == "json" else render_connect_phases(spec, phases)
+        elif spec.get("kind") == KAFKA4_MIGRATION:
+            phases = run_kafka4_scenario(spec)
+            text = json.dumps(phases, indent=2) if args.format == "json" else render_kafka4_scenario(spec, phases)
         else:
             result = run_scenario(spec)
             text = json.dumps(result.to_json(), indent=2) if args.format == "json" else render_rounds(result)
@@ -90,7 +97,7 @@ def register(subparsers) -> None:
                                                 "group protocol selection or Kafka Connect's connect.protocol")
     n.add_argument("--scenario", required=True,
                    help="scenario JSON file, or a bundled one by name: seed-004-phases, streams-v4-to-v7, "
-                        "streams-below-2.0, streams-old-leader, " + ", ".join(CONNECT_SCENARIOS))
+                        "streams-below-2.0, streams-old-leader, " + ", ".join(CONNECT_SCENARIOS + KAFKA4_SCENARIOS))
     n.add_argument("--format", choices=("text", "json"), default="text")
     n.set_defaults(func=cmd_negotiate)
     c = subparsers.add_parser("compat", help="the compatibility matrix of member and leader metadata versions")
