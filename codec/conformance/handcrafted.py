@@ -79,7 +79,7 @@ def assignment_segments(v: int) -> list[tuple[str, bytes]]:
 
 
 def assignment_expected(v: int) -> dict:
-    host = lambda parts: [{"host": HOST, "port": PORT, "partitions": parts}]  # noqa: E731
+    host = lambda parts: [{"host": HOST, "port": PORT, "partitions": parts}]
     return {"version": v, "commonlySupportedVersion": 11, "activeTasks": [task(0, 1)],
             "standbyTasks": [{"taskId": task(1, 0), "partitions": [{"topic": "rep", "partition": 0}]}],
             "partitionsByHost": host([{"topic": "src", "partition": 1}]),
@@ -201,4 +201,8 @@ def handcrafted_vectors() -> dict[str, list[dict]]:
                              "activeTasks": [{"subtopology": 0, "partition": 1, "topologyName": "app"}]},
                 "result": "invalid", "error": "unrepresentable", "canonical": False, "flags": ["encode-refused"],
                 "provenance": PROV})
-    return {"handcrafted-subscription-info.jsonl": sub, "handcrafted-assignment-info.jsonl": asg}
+    from .handcrafted_group import GROUP_FILE, group_vectors
+    from .vectors import vectors_dir
+
+    return {"handcrafted-subscription-info.jsonl": sub, "handcrafted-assignment-info.jsonl": asg,
+            GROUP_FILE: group_vectors(vectors_dir())}

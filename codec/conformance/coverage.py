@@ -1,0 +1,190 @@
+"""What the golden vectors cover: every message × version × op the codec supports, and ``vectors list``.
+
+An op is what the runner asks of an implementation with a vector (vectors/README.md, "The runner"): a
+``valid`` vector is decoded and then encoded (decoded only when flagged ``version-probe`` or ``capture-facts``),
+an ``invalid`` vector with ``wire`` is decoded and one without is encoded (and must be refused), an
+``acceptable`` vector is decoded, a rebalance round is assigned.
+
+Every message × version needs a valid and an invalid vector to decode and a valid one to encode; it needs an
+invalid one to encode wherever Kafka refuses to write something at that version: a field the version lacks that
+Kafka's message JSON does not mark ``ignorable`` (:func:`refusal_fields`; Kafka's generated classes throw
+``UnsupportedVersionException`` on a non-default value for it). A frame needs one where the body of any of its
+APIs at that version does. ``tests/conformance/test_coverage.py`` holds the suite to this.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from ..wire.schema import StructSpec, load_message
+from .messages import MESSAGES
+from .runner import DECODE_ONLY
+
+__all__ = [
+    "FRAME_APIS",
+    "GENERATED",
+    "GROUP_SOURCES",
+    "OPS",
+    "gaps",
+    "refusal_fields",
+    "render_list",
+    "required",
+    "supported",
+    "tally",
+    "vector_ops",
+    "version_ranges",
+]
+
+# Messages Kafka writes with the classes generated from its message JSON, where the refusal rule holds. Kafka
+# Streams' SubscriptionInfo/AssignmentInfo and Kafka Connect's messages are written by hand-written code that
+# leaves out what a version cannot carry (flag lossy-version), so nothing is refused there by this rule.
+GENERATED = ("JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse", "HeartbeatRequest",
+             "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse", "ConsumerProtocolSubscription",
+             "ConsumerProtocolAssignment", "RequestHeader", "ResponseHeader")
+FRAME_APIS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 13}
+# the vector files whose valid vectors the handcrafted truncations, refusals and frames are built from
+GROUP_SOURCES = ("kafka-java-group.jsonl", "kio-group.jsonl", "kafka-java-subscription-info.jsonl",
+                 "kafka-java-assignment-info.jsonl")
+OPS = ("decode", "encode")
+_FRAMES = {"RequestFrame": "Request", "ResponseFrame": "Response"}
+
+
+def refusal_fields(message: str, version: int) -> list[tuple[str, ...]]:
+    """The fields (as paths of Kafka's names) Kafka's generated writer refuses a non-default value for at
+    ``version``: absent from the version, not ``ignorable``, inside a struct the version writes."""
+    if message not in GENERATED:
+        return []
+    out: list[tuple[str, ...]] = []
+
+    def walk(struct: StructSpec, path: tuple[str, ...]) -> None:
+        for f in struct.fields:
+            if f.tag is not None:
+                continue
+            if version in f.versions:
+                if f.struct is not None:
+                    walk(f.struct, (*path, f.name))
+            elif not f.ignorable:
+                out.append((*path, f.name))
+
+    walk(load_message(message).root, ())
+    return out
+
+
+def supported() -> dict[str, list[int]]:
+    """Every message the conformance protocol names and the versions the codec reads and writes it at (a
+    frame's version is its API version: every version of the four group APIs)."""
+    out: dict[str, list[int]] = {}
+    for message in MESSAGES:
+        if message in _FRAMES:
+            versions = set()
+            for api in FRAME_APIS:
+                versions |= set(load_message(api + _FRAMES[message]).versions)
+            out[message] = sorted(versions)
+        else:
+            out[message] = list(load_message(message).versions)
+    return out
+
+
+def _frame_refusals(message: str, version: int) -> bool:
+    side = _FRAMES[message]
+    return any(version in load_message(api + side).versions and refusal_fields(api + side, version)
+               for api in FRAME_APIS)
+
+
+def required(message: str, version: int) -> set[tuple[str, str]]:
+    """The (op, result) pairs a message × version needs at least one vector of."""
+    need = {("decode", "valid"), ("decode", "invalid"), ("encode", "valid")}
+    if _frame_refusals(message, version) if message in _FRAMES else refusal_fields(message, version):
+        need.add(("encode", "invalid"))
+    return need
+
+
+def vector_ops(v: dict) -> list[tuple[str, str]]:
+    """The (op, result) pairs the runner makes of one vector."""
+    result = v["result"]
+    if result == "valid":
+        return [("decode", "valid")] + ([] if DECODE_ONLY & set(v.get("flags", ())) else [("encode", "valid")])
+    if result == "invalid":
+        return [("decode" if "wire" in v else "encode", "invalid")]
+    return [("decode", "acceptable")]
+
+
+def tally(vectors: Iterable[dict]) -> dict[tuple[str, int | None], Counter]:
+    """(message, version) -> counts of (op, result)."""
+    out: dict[tuple[str, int | None], Counter] = {}
+    for v in vectors:
+        c = out.setdefault((v["message"], v.get("version")), Counter())
+        for pair in vector_ops(v):
+            c[pair] += 1
+    return out
+
+
+def gaps(vectors: Iterable[dict]) -> list[str]:
+    """Every message × version × op the suite leaves without the vectors :func:`required` asks for."""
+    counts = tally(vectors)
+    out = []
+    for message, versions in supported().items():
+        for version in versions:
+            have = counts.get((message, version), Counter())
+            for op, result in sorted(required(message, version)):
+                if not have[(op, result)]:
+                    out.append(f"{message} v{version}: no {result} vector to {op}")
+    return out
+
+
+def version_ranges(versions: Iterable[int]) -> str:
+    """``[0, 1, 2, 5, 12]`` -> ``"0-2, 5, 12"``."""
+    vs = sorted(set(versions))
+    parts, i = [], 0
+    while i < len(vs):
+        j = i
+        while j + 1 < len(vs) and vs[j + 1] == vs[j] + 1:
+            j += 1
+        parts.append(str(vs[i]) if i == j else f"{vs[i]}-{vs[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]:
+    counts = tally(vectors)
+    rows = []
+    for message, versions in supported().items():
+        seen = sorted(v for (m, v) in counts if m == message and v is not None)
+        groups = [[v] for v in versions] if by_version else [versions]
+        for group in groups:
+            c: Counter = Counter()
+            for v in group:
+                c.update(counts.get((message, v), Counter()))
+            ops = [op for op in OPS if c[(op, "valid")] or c[(op, "invalid")] or c[(op, "acceptable")]]
+            row = [message, version_ranges(group), ", ".join(ops) or "-"]
+            for op in OPS:
+                cell = f"{c[(op, 'valid')]} / {c[(op, 'invalid')]}"
+                if c[(op, "acceptable")]:
+                    cell += f" (+{c[(op, 'acceptable')]} either)"
+                row.append(cell)
+            if not by_version:
+                other = [v for v in seen if v not in versions]
+                row.append(version_ranges(other) if other else "")
+            rows.append(row)
+    if rounds:
+        rows.append(["RebalanceRound", "", f"assign ({rounds} rounds)", "-", "-", *([] if by_version else [""])])
+    return rows
+
+
+def render_list(vectors: list[dict], rounds: int = 0, *, markdown: bool = False, by_version: bool = False) -> str:
+    """The table of ``rebalance-codec vectors list``: per message (or message × version) the versions, the ops
+    its vectors exercise and how many valid / invalid vectors each op has; versions the codec does not support
+    that vectors name (unknown version words, version probes) in the last column."""
+    head = ["message", "version" if by_version else "versions", "ops", "decode: valid / invalid",
+            "encode: valid / invalid"] + ([] if by_version else ["other versions (bad or probes)"])
+    rows = _rows(vectors, rounds, by_version)
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)

@@ -1,0 +1,246 @@
+"""Handcrafted vectors for the group messages, headers and frames (``vectors/handcrafted-group.jsonl``).
+
+Four kinds, none of them made by this project's encoder or decoder:
+
+* **refusals** — for every field a version lacks that Kafka's message JSON does not mark ``ignorable``
+  (:func:`codec.conformance.coverage.refusal_fields`), at every such version: a Kafka- or kio-written value of that
+  version with the field set to a non-default value, which Kafka's generated writer refuses
+  (``UnsupportedVersionException: Attempted to write a non-default … at version …``). A null-default string is
+  set twice, to a name and to ``""`` (not null, so not the default either). Invalid vectors without ``wire``;
+* **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut short, for every message and
+  version whose decode has no invalid vector of its own: Kafka's readers need every field, so each cut fails;
+* **headers** — RequestHeader v0-2 and ResponseHeader v0-1, bytes assembled field by field from
+  kafka-wire-facts.md §7 (int16 key and version, int32 correlation id, int16-length client id, an empty tagged
+  field section from the flexible versions) with their values written out literally;
+* **frames** — every API and version of JoinGroup, SyncGroup, Heartbeat and LeaveGroup as a whole request and
+  response frame (no size prefix): a header assembled here (v1/v0, or v2/v1 at the API's flexible versions)
+  followed by the body bytes of a Kafka- or kio-written vector, the value that vector's; and their truncations
+  and refusals.
+
+``rebalance-codec vectors handcraft`` writes them with the other handcrafted files; a test checks the committed
+file is what this module produces from the committed vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+from ..wire.schema import load_message
+from .coverage import FRAME_APIS, GROUP_SOURCES, refusal_fields
+
+__all__ = ["GROUP_FILE", "group_vectors"]
+
+GROUP_FILE = "handcrafted-group.jsonl"
+_UNCUTTABLE = {"trailing-bytes", "missing-fields", "version-probe", "capture-facts", "other-reader"}
+# Streams versions whose truncations handcrafted.py already writes (handcrafted-*-info.jsonl)
+_STREAMS_CORE = {4, 5, 6, 7}
+_CUT_MESSAGES = ["JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse",
+                 "HeartbeatRequest", "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse",
+                 "ConsumerProtocolSubscription", "ConsumerProtocolAssignment", "SubscriptionInfo", "AssignmentInfo"]
+# the non-default values a refusal sets, by field (hand-chosen; Kafka's defaults are null, "", [] and false)
+_NON_DEFAULT = {
+    "GroupInstanceId": ["instance-1", ""],
+    "MemberId": ["member-1"],
+    "SkipAssignment": [True],
+}
+_MEMBERS = {"LeaveGroupRequest": [{"memberId": "member-1", "groupInstanceId": "instance-1"}],
+            "LeaveGroupResponse": [{"memberId": "member-1", "groupInstanceId": None, "errorCode": 0}]}
+
+
+def _prov(note: str) -> dict:
+    return {"source": "handcrafted", "note": note}
+
+
+def _i16(n: int) -> bytes:
+    return struct.pack(">h", n)
+
+
+def _i32(n: int) -> bytes:
+    return struct.pack(">i", n)
+
+
+def _str16(s: str | None) -> bytes:  # Kafka's non-compact (nullable) string: int16 length + UTF-8
+    if s is None:
+        return _i16(-1)
+    b = s.encode("utf-8")
+    return _i16(len(b)) + b
+
+
+def _load(directory: Path, names) -> list[dict]:
+    out = []
+    for name in names:
+        path = directory / name
+        if path.is_file():
+            out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return out
+
+
+def _has_bytes(value: dict) -> bool:
+    """Whether a group value carries embedded bytes (metadata, assignments): frames take bodies without them,
+    so a frame's body compares field for field whatever view of embedded bytes an implementation gives."""
+    return (any(p.get("metadata") for p in value.get("protocols", []) + value.get("members", []))
+            or any(a.get("assignment") for a in value.get("assignments", [])) or bool(value.get("assignment")))
+
+
+def _sources(directory: Path) -> dict[tuple[str, int], list[dict]]:
+    """Valid, cuttable vectors of the other files by (message, version), canonical ones first, in file order."""
+    by: dict[tuple[str, int], list[dict]] = {}
+    for v in _load(directory, GROUP_SOURCES):
+        if v.get("result") == "valid" and not _UNCUTTABLE & set(v.get("flags", ())) and v.get("version") is not None:
+            by.setdefault((v["message"], v["version"]), []).append(v)
+    for vs in by.values():
+        vs.sort(key=lambda v: not v.get("canonical"))
+    return by
+
+
+def _cut_points(n: int) -> list[int]:
+    return sorted({n // 2, n - 1} - {n})
+
+
+def _truncations(message: str, version: int, src: dict, extra: dict | None = None, what: str = "") -> list[dict]:
+    wire = bytes.fromhex(src["wire"])
+    out = []
+    for cut in _cut_points(len(wire)):
+        out.append({"id": f"hc-{message.lower()}-{what}v{version}-cut-{cut}", "message": message, "version": version,
+                    **(extra or {}),
+                    "description": f"{message} v{version}: the {len(wire)} bytes of {src['id']} cut to {cut}",
+                    "wire": wire[:cut].hex(), "result": "invalid", "error": "truncated", "offset": cut,
+                    "canonical": False, "flags": ["truncated"],
+                    "provenance": _prov(f"the bytes of {src['id']} ({src['provenance']['source']}), cut")})
+    return out
+
+
+def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -> list[dict]:
+    out = []
+    for path in refusal_fields(message, version):
+        name = path[-1]
+        values = [_MEMBERS[message]] if name == "Members" else _NON_DEFAULT[name]
+        for value in values:
+            key = name[0].lower() + name[1:]
+            body = {**base, key: value}
+            shown = json.dumps(value) if not isinstance(value, list) else "one member"
+            vid = f"hc-{message.lower()}-v{version}-refuse-{key.lower()}{'-empty' if value == '' else ''}"
+            desc = (f"{message} v{version} with {key} {shown}, a non-default value for a field v{version} lacks: "
+                    "Kafka's generated writer throws UnsupportedVersionException")
+            expected = body
+            extra: dict = {}
+            if frame is not None:
+                vid = vid.replace(f"hc-{message.lower()}", f"hc-{frame['message'].lower()}-{message.lower()}")
+                expected = {**frame["expected"], "body": body}
+                desc = f"A {frame['message']} of {desc}"
+                extra = {"apiKey": frame["apiKey"]} if "apiKey" in frame else {}
+                message_out = frame["message"]
+            else:
+                message_out = message
+            out.append({"id": vid, "message": message_out, "version": version, **extra, "description": desc,
+                        "expected": expected, "result": "invalid", "error": "unrepresentable", "canonical": False,
+                        "flags": ["encode-refused"],
+                        "provenance": _prov(f"{src_id}'s value with {key} set; Kafka's rule for generated messages "
+                                            "(kafka-wire-facts.md §0.3)")})
+    return out
+
+
+# --- headers ------------------------------------------------------------------------------------------------
+
+_REQUEST_HEADERS = [  # (api key, api version, correlation id, client id)
+    (11, 5, 1, "consumer-app-1"), (12, 4, 2147483647, None), (14, 3, -1, "cl\u00e9-\U0001f600"), (13, 0, 0, ""),
+]
+
+
+def _header_vectors() -> list[dict]:
+    out = []
+    for hv in (0, 1, 2):
+        for n, (key, ver, corr, client) in enumerate(_REQUEST_HEADERS):
+            if hv == 0 and n:
+                continue
+            wire = _i16(key) + _i16(ver) + _i32(corr)
+            expected: dict = {"requestApiKey": key, "requestApiVersion": ver, "correlationId": corr}
+            if hv >= 1:
+                wire += _str16(client)
+                expected["clientId"] = client
+            if hv >= 2:
+                wire += b"\x00"  # no tagged fields
+            out.append({"id": f"hc-requestheader-v{hv}-{n}", "message": "RequestHeader", "version": hv,
+                        "description": f"RequestHeader v{hv} of API {key} v{ver}, correlation id {corr}"
+                                       + (f", client id {json.dumps(client)}" if hv >= 1 else "")
+                                       + (" (int16-length even in v2), no tagged fields" if hv == 2 else ""),
+                        "wire": wire.hex(), "expected": expected, "result": "valid", "canonical": True, "flags": [],
+                        "provenance": _prov("assembled field by field (kafka-wire-facts.md §7)")})
+    for hv in (0, 1):
+        for n, corr in enumerate((7, -2147483648)):
+            wire = _i32(corr) + (b"\x00" if hv else b"")
+            out.append({"id": f"hc-responseheader-v{hv}-{n}", "message": "ResponseHeader", "version": hv,
+                        "description": f"ResponseHeader v{hv}, correlation id {corr}"
+                                       + (", no tagged fields" if hv else ""),
+                        "wire": wire.hex(), "expected": {"correlationId": corr}, "result": "valid", "canonical": True,
+                        "flags": [], "provenance": _prov("assembled field by field (kafka-wire-facts.md §7)")})
+    return out
+
+
+# --- frames -------------------------------------------------------------------------------------------------
+
+def _frame(api: str, key: int, version: int, side: str, body: dict) -> dict:
+    message = f"{api}{side.capitalize()}"
+    flexible = load_message(message).is_flexible(version)
+    corr = 1000 * key + version
+    if side == "request":
+        client = None if version % 2 else f"rebalance-codec-{api.lower()}"
+        hv = 2 if flexible else 1
+        head = _i16(key) + _i16(version) + _i32(corr) + _str16(client) + (b"\x00" if flexible else b"")
+        header = {"requestApiKey": key, "requestApiVersion": version, "correlationId": corr, "clientId": client}
+        frame_message = "RequestFrame"
+    else:
+        hv = 1 if flexible else 0
+        head = _i32(corr) + (b"\x00" if flexible else b"")
+        header = {"correlationId": corr}
+        frame_message = "ResponseFrame"
+    v = {"id": f"hc-{frame_message.lower()}-{api.lower()}-v{version}", "message": frame_message, "version": version}
+    if side == "response":
+        v["apiKey"] = key
+    v.update({"description": f"A {api} v{version} {side} frame: header v{hv} (correlation id {corr}) and the body of "
+                             f"{body['id']}",
+              "wire": (head + bytes.fromhex(body["wire"])).hex(),
+              "expected": {"apiKey": key, "apiVersion": version, "headerVersion": hv, "header": header,
+                           "body": body["expected"]},
+              "result": "valid", "canonical": True, "flags": [],
+              "provenance": _prov(f"header assembled field by field (kafka-wire-facts.md §7), body {body['id']} "
+                                  f"({body['provenance']['source']})")})
+    return v
+
+
+def group_vectors(directory: Path) -> list[dict]:
+    """The vectors of ``handcrafted-group.jsonl``, from the committed vectors of ``directory``."""
+    sources = _sources(directory)
+    out = _header_vectors()
+    # refusals, on a Kafka- or kio-written value of the same message and version
+    for message in _CUT_MESSAGES:
+        for version in load_message(message).versions:
+            if refusal_fields(message, version):
+                src = sources[(message, version)][0]
+                out += _refusals(message, version, src["expected"], src["id"])
+    # truncations of every message and version (the Streams core versions have their own in handcrafted.py)
+    for message in _CUT_MESSAGES:
+        for version in load_message(message).versions:
+            if message in ("SubscriptionInfo", "AssignmentInfo") and version in _STREAMS_CORE:
+                continue
+            out += _truncations(message, version, sources[(message, version)][0])
+    seen = set()
+    for v in [v for v in out if v["message"] in ("RequestHeader", "ResponseHeader")]:
+        if (v["message"], v["version"]) not in seen:  # the first header of each version, cut
+            seen.add((v["message"], v["version"]))
+            out += _truncations(v["message"], v["version"], v)
+    # frames: every API, version and side, with their truncations and refusals
+    for api, key in FRAME_APIS.items():
+        for side in ("request", "response"):
+            message = f"{api}{side.capitalize()}"
+            for version in load_message(message).versions:
+                cands = sources[(message, version)]
+                body = next((c for c in cands if c.get("canonical") and not _has_bytes(c["expected"])), cands[0])
+                frame = _frame(api, key, version, side, body)
+                out.append(frame)
+                out += _truncations(frame["message"], version, frame, {"apiKey": key} if side == "response" else None,
+                                    f"{api.lower()}-")
+                out += _refusals(message, version, body["expected"], body["id"], frame=frame)
+    return out
