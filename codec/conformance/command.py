@@ -6,10 +6,12 @@ import sys
 from pathlib import Path
 
 from .. import text as _text
+from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
 from .handcrafted import handcrafted_vectors
 from .impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation, CommandImplementation
 from .importer import import_captures, import_kafka_java
+from .kio_import import import_kio_group
 from .reports import render_table, write_json, write_junit
 from .runner import run_rebalance_rounds, run_vectors
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
@@ -38,6 +40,7 @@ def cmd_vectors_import(args) -> int:
     written = import_kafka_java(Path(args.shared), out, include_group=not args.streams_only)
     if not args.streams_only:
         written.update(import_captures(Path(args.shared), out))
+        written.update(import_kio_group(vectors_dir(), out))
     for name in written:  # rewrite with the canonical key order
         dump_vectors(out / name, load_vectors([out / name]))
     for name, n in written.items():
@@ -126,6 +129,7 @@ def register(subparsers) -> None:
     h = vsub.add_parser("handcraft", help="regenerate the handcrafted vectors")
     h.add_argument("--dir")
     h.set_defaults(func=cmd_vectors_handcraft)
+    add_list_parser(vsub)
 
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
     k.add_argument("--impl", help="command of an implementation speaking the line protocol (vectors/README.md); "

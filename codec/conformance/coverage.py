@@ -134,12 +134,12 @@ def gaps(vectors: Iterable[dict]) -> list[str]:
 
 
 def version_ranges(versions: Iterable[int]) -> str:
-    """``[0, 1, 2, 5, 12]`` -> ``"0-2, 5, 12"``."""
+    """``[0, 1, 2, 5, 12]`` -> ``"0-2, 5, 12"`` (negative versions one by one: ``"-1, 0"``)."""
     vs = sorted(set(versions))
     parts, i = [], 0
     while i < len(vs):
         j = i
-        while j + 1 < len(vs) and vs[j + 1] == vs[j] + 1:
+        while j + 1 < len(vs) and vs[j + 1] == vs[j] + 1 and vs[i] >= 0:
             j += 1
         parts.append(str(vs[i]) if i == j else f"{vs[i]}-{vs[j]}")
         i = j + 1
@@ -188,3 +188,30 @@ def render_list(vectors: list[dict], rounds: int = 0, *, markdown: bool = False,
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     return "\n".join(lines)
+
+
+def cmd_vectors_list(args) -> int:
+    """``rebalance-codec vectors list``: the table of what the vectors cover."""
+    from pathlib import Path
+
+    from .. import text as _text
+    from .vectors import VectorFileError, load_rounds, load_vectors, vectors_dir
+
+    directory = Path(args.dir) if args.dir else vectors_dir()
+    try:
+        vectors = load_vectors(sorted(directory.glob("*.jsonl")))
+    except VectorFileError as e:
+        for p in e.problems:
+            print(f"error: {_text.printable(p)}")
+        return 1
+    print(render_list(vectors, len(load_rounds(directory)), markdown=args.markdown, by_version=args.by_version))
+    return 0
+
+
+def add_list_parser(vsub) -> None:
+    """``vectors list`` on the ``vectors`` subcommand's parsers."""
+    p = vsub.add_parser("list", help="the table of messages, versions and ops the vectors cover, with counts")
+    p.add_argument("--markdown", action="store_true", help="as a Markdown table (as vectors/README.md embeds it)")
+    p.add_argument("--by-version", action="store_true", dest="by_version", help="one row per message and version")
+    p.add_argument("--dir", help="vector directory (default: vectors/)")
+    p.set_defaults(func=cmd_vectors_list)

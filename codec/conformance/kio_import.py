@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..wire.schema import FieldSpec, StructSpec, load_message, snake
 
-__all__ = ["KIO_FILE", "KIO_SOURCE", "kio_group_vectors"]
+__all__ = ["KIO_FILE", "KIO_SOURCE", "import_kio_group", "kio_group_vectors"]
 
 KIO_SOURCE = Path("tools") / "kio-group.source.jsonl"  # inside vectors/
 KIO_FILE = "kio-group.jsonl"
@@ -114,3 +114,13 @@ def kio_group_vectors(vectors_directory: Path) -> list[dict]:
         if line.strip():
             out.append(_vector(json.loads(line), f"vectors/{KIO_SOURCE.as_posix()}"))
     return out
+
+
+def import_kio_group(vectors_directory: Path, out_dir: Path) -> dict[str, int]:
+    """Write ``kio-group.jsonl`` into ``out_dir`` from the kio records of ``vectors_directory``."""
+    from .. import text as _text
+
+    vectors = kio_group_vectors(vectors_directory)
+    path = out_dir / KIO_FILE
+    path.write_text("".join(_text.dumps(v) + "\n" for v in vectors), encoding="utf-8")
+    return {path.name: len(vectors)}
