@@ -105,6 +105,8 @@ def _field_con(f: FieldSpec, message: MessageSpec, version: int) -> p.KConstruct
         raise ValueError(f"{message.name}.{f.name}: unsupported type {f.type}")
     if f.is_array:
         return p.Array(sub, prefix_len, nullable and not dataout)
+    if f.struct is not None and nullable:
+        return p.NullableStruct(sub, tagged=f.tag is not None)  # a marker (-1/0 null, 1 present), then the struct
     return sub
 
 

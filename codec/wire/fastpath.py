@@ -339,6 +339,14 @@ def _dec_scalar(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, null
     flexible = g.flexible(f)
     if f.struct is not None:
         _flush_dec(g, ind, run)
+        if nullable:  # an int8 marker: negative for null, else the struct follows
+            g.emit(ind, "if pos >= end: raise Miss")
+            g.emit(ind, "pos += 1")
+            g.emit(ind, "if buf[pos - 1] >= 128:")
+            g.emit(ind + 1, f"{target} = None")
+            g.emit(ind, "else:")
+            _dec_struct(g, ind + 1, f.struct, target)
+            return
         _dec_struct(g, ind, f.struct, target)
         return
     if t in _INT_FMT:
@@ -490,6 +498,13 @@ def _enc_scalar(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str, nullabl
     flexible = g.flexible(f)
     if f.struct is not None:
         _flush_enc(g, ind, run)
+        if nullable:  # an int8 marker: -1 for null, 1 before the struct
+            g.emit(ind, f"if {var} is None:")
+            g.emit(ind + 1, "ap(b'\\xff')")
+            g.emit(ind, "else:")
+            g.emit(ind + 1, "ap(b'\\x01')")
+            _enc_struct(g, ind + 1, f.struct, var)
+            return
         _enc_struct(g, ind, f.struct, var)
         return
     if t in _INT_FMT:

@@ -493,6 +493,37 @@ def _build_bytes(con: KConstruct, value, path: str) -> bytes:
     return s.getvalue()
 
 
+class NullableStruct(KConstruct):
+    """A nullable struct field (not an array element), as Kafka's generated code writes it: an int8
+    marker, -1 for null and 1 before the struct; a reader takes any negative marker as null and any other
+    as a struct that follows (Kafka's ``readByte() < 0``). In a tagged field the marker is a uvarint
+    (``readUnsignedVarint() <= 0`` is null; a null tagged field is not written at all)."""
+
+    min_size = 1
+
+    def __init__(self, sub: "Struct", tagged: bool = False) -> None:
+        super().__init__()
+        self.sub = sub
+        self.tagged = tagged  # inside a tagged field the marker is a uvarint: 0 null, 1 present
+
+    def _parse(self, stream, context, path):
+        if self.tagged:
+            if UVARINT._parse(stream, context, path) == 0:
+                return None
+            return self.sub._parse(stream, context, path)
+        marker = INT8._parse(stream, context, path)
+        if marker < 0:
+            return None
+        return self.sub._parse(stream, context, path)
+
+    def _build(self, obj, stream, context, path):
+        if obj is None:
+            stream.write(b"\xff")
+            return obj
+        stream.write(b"\x01")
+        return self.sub._build(obj, stream, context, path)
+
+
 class Struct(KConstruct):
     """Fields in order, building a model object with ``factory(**fields)``.
 

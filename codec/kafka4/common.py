@@ -1,0 +1,93 @@
+"""The names of Kafka 4's group RPCs and ``__consumer_offsets`` records, and the kind names of both.
+
+The RPCs (KIP-848 consumer groups, KIP-1071 Streams groups) and the coordinator records whose schemas
+are in ``schemas/`` (taken from one Kafka snapshot: ``schemas/README.md``). A CLI kind name is the message
+name in kebab case: ``ConsumerGroupHeartbeatRequest`` is ``consumer-group-heartbeat-request``; a record
+part is ``<record>-key`` or ``<record>-value``, e.g. ``consumer-group-member-metadata-value``.
+"""
+
+from __future__ import annotations
+
+from ..errors import DecodeError, EncodeError
+from ..wire.schema import snake
+
+__all__ = [
+    "API_KEYS",
+    "CLASSIC_RECORD_TYPES",
+    "MESSAGES",
+    "RECORDS",
+    "RECORD_TYPES",
+    "SHARE_RECORD_TYPES",
+    "kind_name",
+    "message_for",
+    "record_type_of",
+]
+
+#: The RPC bodies: message name -> (API key, "request"/"response").
+MESSAGES: dict[str, tuple[int, str]] = {
+    "ConsumerGroupHeartbeatRequest": (68, "request"), "ConsumerGroupHeartbeatResponse": (68, "response"),
+    "ConsumerGroupDescribeRequest": (69, "request"), "ConsumerGroupDescribeResponse": (69, "response"),
+    "StreamsGroupHeartbeatRequest": (88, "request"), "StreamsGroupHeartbeatResponse": (88, "response"),
+    "StreamsGroupDescribeRequest": (89, "request"), "StreamsGroupDescribeResponse": (89, "response"),
+}
+
+#: API key -> API name.
+API_KEYS: dict[int, str] = {68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat",
+                            89: "StreamsGroupDescribe"}
+
+#: Coordinator record types of consumer and Streams groups (the int16 before a record key; the key
+#: schemas' ``apiKey``; GroupCoordinatorRecordSerde) -> record name (schemas ``<name>Key``/``<name>Value``).
+RECORD_TYPES: dict[int, str] = {
+    3: "ConsumerGroupMetadata", 4: "ConsumerGroupPartitionMetadata", 5: "ConsumerGroupMemberMetadata",
+    6: "ConsumerGroupTargetAssignmentMetadata", 7: "ConsumerGroupTargetAssignmentMember",
+    8: "ConsumerGroupCurrentMemberAssignment", 16: "ConsumerGroupRegularExpression",
+    17: "StreamsGroupMetadata", 18: "StreamsGroupPartitionMetadata", 19: "StreamsGroupMemberMetadata",
+    20: "StreamsGroupTargetAssignmentMetadata", 21: "StreamsGroupTargetAssignmentMember",
+    22: "StreamsGroupCurrentMemberAssignment", 23: "StreamsGroupTopology",
+}
+
+#: The classic group's records, read with the older schemas: the key version is the record type and the
+#: key schema is read at that version.
+CLASSIC_RECORD_TYPES: dict[int, str] = {0: "OffsetCommit", 1: "OffsetCommit", 2: "GroupMetadata"}
+
+#: Share groups' records (KIP-932), which this package does not read.
+SHARE_RECORD_TYPES: dict[int, str] = {
+    9: "ShareGroupPartitionMetadata", 10: "ShareGroupMemberMetadata", 11: "ShareGroupMetadata",
+    12: "ShareGroupTargetAssignmentMetadata", 13: "ShareGroupTargetAssignmentMember",
+    14: "ShareGroupCurrentMemberAssignment", 15: "ShareGroupStatePartitionMetadata",
+}
+
+#: Every record name read here -> its type.
+RECORDS: dict[str, int] = {name: t for t, name in RECORD_TYPES.items()}
+
+
+def kind_name(message: str) -> str:
+    """``ConsumerGroupHeartbeatRequest`` -> ``consumer-group-heartbeat-request``."""
+    return snake(message).replace("_", "-")
+
+
+_BY_KIND: dict[str, str] = {kind_name(m): m for m in MESSAGES}
+_BY_KIND.update({kind_name(r + part): r + part for r in RECORDS for part in ("Key", "Value")})
+
+
+def message_for(kind: str, *, error=DecodeError) -> str:
+    """The schema name for a kind given as a message name (``ConsumerGroupHeartbeatRequest``, also a record
+    part such as ``ConsumerGroupMetadataValue``) or a CLI kind name (``consumer-group-heartbeat-request``)."""
+    if kind in MESSAGES or (kind.endswith(("Key", "Value")) and kind.removesuffix("Key").removesuffix("Value")
+                            in RECORDS):
+        return kind
+    try:
+        return _BY_KIND[kind]
+    except (KeyError, TypeError):
+        known = ", ".join(kind_name(m) for m in MESSAGES)
+        raise error(f"not a Kafka 4 group message: {str(kind)[:80]!r} (known: {known}, and the record "
+                    f"kinds <record>-key/-value)", message="kafka4") from None
+
+
+def record_type_of(name: str, *, error=EncodeError) -> int:
+    """The record type of a record name (``ConsumerGroupMetadata`` -> 3; ``Key``/``Value`` suffix allowed)."""
+    base = name.removesuffix("Key").removesuffix("Value") if name not in RECORDS else name
+    try:
+        return RECORDS[base]
+    except KeyError:
+        raise error(f"not a consumer or Streams group record: {name[:80]!r}", message="record") from None

@@ -1,0 +1,189 @@
+"""``__consumer_offsets`` records of consumer groups (KIP-848) and Streams groups (KIP-1071), as the group
+coordinator writes them (``CoordinatorRecordSerde``/``GroupCoordinatorRecordSerde``; schemas/README.md):
+
+* key   = int16 record type, then the key message (non-flexible, version 0) of that type;
+* value = int16 value version, then the value message (flexible) at that version; a null value is a
+  tombstone (the member, assignment or group was deleted).
+
+Types 0-2 (OffsetCommit, GroupMetadata) are the classic records, read here with their own schemas (key
+version = record type); share-group types (9-15) are named and refused.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ..errors import DecodeError, EncodeError, TruncatedError
+from ..wire.builder import decode_wire, encode_wire
+from ..wire.schema import load_message
+from .body import body_from_json, body_json
+from .common import CLASSIC_RECORD_TYPES, RECORD_TYPES, RECORDS, SHARE_RECORD_TYPES
+
+__all__ = [
+    "decode_record",
+    "decode_record_key",
+    "decode_record_value",
+    "encode_record",
+    "encode_record_key",
+    "encode_record_value",
+    "record_schemas",
+]
+
+
+def _k(name: str, style: str) -> str:
+    if style == "kafka":
+        return name
+    return {"recordType": "record_type", "valueVersion": "value_version"}.get(name, name)
+
+
+def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, int, str]:
+    """(record name, key schema, key schema version, value schema) of a record type."""
+    if record_type in RECORD_TYPES:
+        name = RECORD_TYPES[record_type]
+        return name, name + "Key", 0, name + "Value"
+    if record_type in CLASSIC_RECORD_TYPES:
+        name = CLASSIC_RECORD_TYPES[record_type]
+        return name, name + "Key", record_type, name + "Value"
+    if record_type in SHARE_RECORD_TYPES:
+        raise error(f"record type {record_type} is a share group's {SHARE_RECORD_TYPES[record_type]} record "
+                    "(KIP-932), not read here", message="record key", **({"offset": 0} if error is DecodeError else {}))
+    raise error(f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, Streams groups "
+                "17-23, classic 0-2)", message="record key", **({"offset": 0} if error is DecodeError else {}))
+
+
+def _prefix(data: bytes, what: str) -> int:
+    if len(data) < 2:
+        raise TruncatedError(f"truncated (need 2, have {len(data)})", message=what, offset=0,
+                             path="record_type" if what == "record key" else "version")
+    return struct.unpack_from(">h", data)[0]
+
+
+def _trailing(end: int, total: int) -> dict | None:
+    return {"offset": end, "bytes": total - end} if end < total else None
+
+
+def decode_record_key(key: bytes, *, style: str = "kafka") -> dict:
+    """``{"recordType", "record", "key"}`` (and ``"trailing"`` when bytes follow the key)."""
+    key = bytes(key)
+    rtype = _prefix(key, "record key")
+    name, schema, kver, _ = record_schemas(rtype)
+    model, end = decode_wire(schema, kver, key, start=2)
+    out = {_k("recordType", style): rtype, "record": name, "key": body_json(schema, kver, model, style)}
+    t = _trailing(end, len(key))
+    if t:
+        out["trailing"] = t
+    return out
+
+
+def decode_record_value(record_type: int, value: bytes | None, *, style: str = "kafka") -> dict:
+    """``{"valueVersion", "value"}`` of a record of ``record_type``; a None value is a tombstone:
+    ``{"valueVersion": None, "value": None}``."""
+    _, _, _, schema = record_schemas(record_type)
+    if value is None:
+        return {_k("valueVersion", style): None, "value": None}
+    value = bytes(value)
+    version = _prefix(value, schema)
+    valid = load_message(schema).valid
+    if version not in valid:
+        from ..errors import UnsupportedVersionError
+        raise UnsupportedVersionError(f"no version {version} (valid {valid})", message=schema, offset=0,
+                                      path="version")
+    model, end = decode_wire(schema, version, value, start=2)
+    out = {_k("valueVersion", style): version, "value": body_json(schema, version, model, style)}
+    t = _trailing(end, len(value))
+    if t:
+        out["trailing"] = t
+    return out
+
+
+def decode_record(key: bytes, value: bytes | None, *, style: str = "kafka") -> dict:
+    """One ``__consumer_offsets`` record (see :func:`codec.kafka4.decode_record`)."""
+    k = decode_record_key(key, style=style)
+    try:
+        v = decode_record_value(k[_k("recordType", style)], value, style=style)
+    except DecodeError as e:
+        raise e.with_context(path_prefix="value") if not e.path.startswith("value") else e
+    out = {_k("recordType", style): k[_k("recordType", style)], "record": k["record"], "key": k["key"],
+           _k("valueVersion", style): v[_k("valueVersion", style)], "value": v["value"]}
+    trailing = {}
+    if "trailing" in k:
+        trailing["key"] = k["trailing"]
+    if "trailing" in v:
+        trailing["value"] = v["trailing"]
+    if trailing:
+        out["trailing"] = trailing
+    return out
+
+
+def _get(d: dict, *names):
+    for n in names:
+        if n in d:
+            return d[n]
+    return None
+
+
+def _record_type(record: dict) -> int:
+    rtype = _get(record, "recordType", "record_type")
+    name = record.get("record")
+    if rtype is None and name is None:
+        raise EncodeError("a record needs recordType or record (its name)", message="record")
+    if rtype is not None and (type(rtype) is not int or not -(1 << 15) <= rtype < (1 << 15)):
+        raise EncodeError(f"recordType must be an int16, got {rtype!r}"[:120], message="record", path="record_type")
+    if name is not None:
+        if not isinstance(name, str) or name not in RECORDS and name not in CLASSIC_RECORD_TYPES.values():
+            raise EncodeError(f"unknown record {str(name)[:60]!r} (known: {', '.join(RECORDS)})", message="record",
+                              path="record")
+        by_name = RECORDS.get(name, 2 if name == "GroupMetadata" else None)
+        if rtype is None:
+            if by_name is None:
+                raise EncodeError("an OffsetCommit record needs its recordType (0 or 1)", message="record",
+                                  path="record_type")
+            rtype = by_name
+        elif record_schemas(rtype, error=EncodeError)[0] != name:
+            raise EncodeError(f"record {name} is not record type {rtype}", message="record", path="record")
+    return rtype
+
+
+def encode_record_key(record_type: int, key: dict, *, style: str = "kafka") -> bytes:
+    _, schema, kver, _ = record_schemas(record_type, error=EncodeError)
+    model = body_from_json(schema, kver, key if key is not None else {}, style)
+    return struct.pack(">h", record_type) + encode_wire(schema, kver, model)
+
+
+def encode_record_value(record_type: int, version: int | None, value: dict | None, *,
+                        style: str = "kafka") -> bytes | None:
+    if value is None:
+        return None
+    _, _, _, schema = record_schemas(record_type, error=EncodeError)
+    valid = load_message(schema).valid
+    if version is None:
+        if valid.low != valid.high:
+            raise EncodeError(f"{schema} needs its valueVersion (valid {valid})", message=schema,
+                              path="value_version")
+        version = valid.low
+    if type(version) is not int or version not in valid:
+        raise EncodeError(f"no version {version!r} (valid {valid})"[:120], message=schema, path="value_version")
+    model = body_from_json(schema, version, value, style)
+    return struct.pack(">h", version) + encode_wire(schema, version, model)
+
+
+_RECORD_KEYS = {"recordType", "record_type", "record", "key", "valueVersion", "value_version", "value", "trailing"}
+
+
+def encode_record(record: dict, *, style: str = "kafka") -> tuple[bytes, bytes | None]:
+    """The (key, value) bytes of a record's JSON; ``value`` None (a tombstone) gives a None value."""
+    if not isinstance(record, dict):
+        raise EncodeError("a record needs a JSON object", message="record")
+    unknown = sorted(k for k in record if k not in _RECORD_KEYS)
+    if unknown:
+        raise EncodeError(f"a record has no key {unknown[0][:60]!r} (its keys: recordType, record, key, "
+                          "valueVersion, value)", message="record", path=unknown[0][:60])
+    rtype = _record_type(record)
+    key = encode_record_key(rtype, record.get("key") or {}, style=style)
+    try:
+        value = encode_record_value(rtype, _get(record, "valueVersion", "value_version"), record.get("value"),
+                                    style=style)
+    except EncodeError as e:
+        raise EncodeError(e.reason, message=e.message, version=e.version,
+                          path="value" + ("." + e.path if e.path else "")) from None
+    return key, value
