@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .high_availability import HighAvailabilityTaskAssignor
+from .high_availability_fast import HighAvailabilityFastTaskAssignor
 from .model import AssignmentResult, ClientAssignment, GroupDescription
 from .state import ClientState, build_states
 from .sticky import FallbackPriorTaskAssignor, LegacyStickyTaskAssignor
@@ -11,6 +12,7 @@ __all__ = ["ASSIGNORS", "assign"]
 
 ASSIGNORS = {
     "high_availability": HighAvailabilityTaskAssignor,
+    "high_availability_fast": HighAvailabilityFastTaskAssignor,
     "sticky": LegacyStickyTaskAssignor,
     "fallback_prior": FallbackPriorTaskAssignor,
 }

@@ -33,7 +33,7 @@ LATEST_OFFSET = -2
 UNKNOWN_OFFSET_SUM = -3
 """Offset-sum sentinel of an unknown position; lag -3, never caught up, sorts first by lag, §10."""
 
-ASSIGNOR_NAMES = ("high_availability", "sticky", "fallback_prior")
+ASSIGNOR_NAMES = ("high_availability", "high_availability_fast", "sticky", "fallback_prior")
 
 
 class AssignmentError(ValueError):

@@ -1,0 +1,407 @@
+"""A convergence harness for the KIP-441 assignors, on the rules of Kafka's ``TaskAssignorConvergenceTest``
+(wire-facts §12), and the guarantees every round must keep (issue #19).
+
+Rules (§12): every stateful task has end-offset sum 150000 and acceptable recovery lag 100; after each
+round every client reports, for every stateful task it now holds (active, standby or warmup), an offset
+sum equal to the end sum (full catch-up), and nothing for the others; a convergence ends with the first
+round that asks for no probing rebalance, and fails past Kafka's iteration limit (1 for a first
+assignment, ``2 × (numStateful + numStateful × numStandby)`` after an event).
+
+On top of Kafka's harness, clients have mixed capacities (1–4 threads) and scenarios come in four kinds:
+
+- ``fresh``: a first assignment of a new group;
+- ``scale_out``: a converged group, then 1–n new clients join;
+- ``scale_in``: a converged group, then 1–(n−1) clients leave;
+- ``events``: a converged group, then 1–10 random events (clients leave; new or returning clients join,
+  a returning client with the state it left with; a client's capacity changes).
+
+:func:`check_round` checks the guarantees of one round from the JSON group and result alone (never from
+the assignor's internals); :func:`run_scenario` runs one scenario on one assignor and counts rounds,
+restores started (a stateful copy given to a client that was not caught up on it) and assign() time;
+:func:`compare` runs scenarios on several assignors side by side.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine import assign
+from .json_io import group_from_json, result_to_json
+
+__all__ = [
+    "DEFAULT_SCENARIOS",
+    "END_SUM",
+    "KINDS",
+    "Cluster",
+    "Scenario",
+    "ScenarioResult",
+    "check_round",
+    "compare",
+    "is_balanced",
+    "make_scenario",
+    "restores_started",
+    "run_scenario",
+    "scenarios",
+    "summarize",
+]
+
+END_SUM = 150000
+ACCEPTABLE_LAG = 100
+LONG_MAX = 2**63 - 1
+KINDS = ("fresh", "scale_out", "scale_in", "events")
+DEFAULT_SCENARIOS = 2000
+"""The default scenario set: seeds 0 .. DEFAULT_SCENARIOS − 1, the kinds in turn."""
+
+Json = dict[str, Any]
+
+
+@dataclass
+class Cluster:
+    """The state of a simulated group between rounds: live and departed clients with what they held."""
+
+    stateless: list[str]
+    stateful: list[str]
+    configs: dict
+    assignor: str = "high_availability"
+    live: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)  # pid -> (active, standby+warmup)
+    dropped: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    capacity: dict[str, int] = field(default_factory=dict)
+    next_id: int = 1
+
+    @classmethod
+    def random(cls, rng: random.Random, num_clients: int, num_stateless: int, num_stateful: int,
+               max_warmups: int, num_standby: int, assignor: str = "high_availability",
+               capacities: tuple[int, int] = (1, 1)) -> Cluster:
+        """Kafka's randomized cluster: tasks over subtopologies of 1–10 partitions."""
+        sub = 0
+        stateless: list[str] = []
+        stateful: list[str] = []
+        for tasks, count in ((stateless, num_stateless), (stateful, num_stateful)):
+            while count > 0:
+                parts = min(count, rng.randint(1, 10))
+                tasks.extend(f"{sub}_{p}" for p in range(parts))
+                count -= parts
+                sub += 1
+        configs = {"acceptableRecoveryLag": ACCEPTABLE_LAG, "maxWarmupReplicas": max_warmups,
+                   "numStandbyReplicas": num_standby, "probingRebalanceIntervalMs": 60000}
+        cluster = cls(stateless, stateful, configs, assignor)
+        for _ in range(num_clients):
+            cluster.add_client(rng.randint(*capacities))
+        return cluster
+
+    def add_client(self, capacity: int = 1) -> str:
+        pid = f"00000000-0000-0000-0000-{self.next_id:012x}"
+        self.live[pid] = ([], [])
+        self.capacity[pid] = capacity
+        self.next_id += 1
+        return pid
+
+    def drop(self, pid: str) -> None:
+        self.dropped[pid] = self.live.pop(pid)
+
+    def drop_random(self, rng: random.Random, count: int) -> None:
+        for _ in range(min(count, len(self.live))):
+            self.drop(sorted(self.live)[rng.randrange(len(self.live))])
+
+    def add_or_resurrect(self, rng: random.Random, count: int, capacities: tuple[int, int] = (1, 1)) -> None:
+        for _ in range(count):
+            if rng.random() < 0.5 or not self.dropped:
+                self.add_client(rng.randint(*capacities))
+            else:
+                pid = sorted(self.dropped)[rng.randrange(len(self.dropped))]
+                self.live[pid] = self.dropped.pop(pid)
+
+    def group(self) -> Json:
+        """The JSON group description of the next round (full catch-up on everything held)."""
+        def task(t: str, stateful: bool) -> dict:
+            s, p = t.split("_")
+            return {"subtopology": int(s), "partition": int(p), "stateful": stateful}
+
+        stateful = set(self.stateful)
+        return {
+            "assignor": self.assignor,
+            "configs": self.configs,
+            "tasks": [task(t, False) for t in self.stateless] + [task(t, True) for t in self.stateful],
+            "endOffsetSums": {t: END_SUM for t in self.stateful},
+            "clients": [{"processId": pid, "capacity": self.capacity.get(pid, 1), "prevActive": active,
+                         "prevStandby": [t for t in standby if t not in active],
+                         "taskOffsetSums": {t: END_SUM for t in active + standby if t in stateful}}
+                        for pid, (active, standby) in sorted(self.live.items())],
+        }
+
+    def rebalance(self) -> tuple[Json, Json, float]:
+        """One round: assign, then fully catch every client up on what it now holds. Returns the group,
+        the result and the seconds assign() took."""
+        group = self.group()
+        description = group_from_json(group)
+        start = time.perf_counter()
+        raw = assign(description)
+        elapsed = time.perf_counter() - start
+        result = result_to_json(raw)
+        for c in result["clients"]:
+            self.live[c["processId"]] = (c["active"], c["standby"] + c["warmup"])
+        return group, result, elapsed
+
+    def converge(self, limit: int) -> tuple[Json, Json, int]:
+        """Rebalance until no probing rebalance is needed; AssertionError after ``limit`` rounds."""
+        for rounds in range(1, limit + 1):
+            group, result, _ = self.rebalance()
+            if not result["probingRebalanceNeeded"]:
+                return group, result, rounds
+        raise AssertionError(f"no convergence within {limit} rounds")
+
+
+# --- the guarantees of one round -------------------------------------------------------------------------
+
+def _task_ids(group: Json) -> tuple[list[str], list[str]]:
+    stateful = [f"{t['subtopology']}_{t['partition']}" for t in group["tasks"] if t["stateful"]]
+    stateless = [f"{t['subtopology']}_{t['partition']}" for t in group["tasks"] if not t["stateful"]]
+    return stateful, stateless
+
+
+def _caught_up(group: Json) -> dict[str, set[str]]:
+    """task -> process ids caught up on it (§10 definition, from the reported offset sums)."""
+    configs = group.get("configs", {})
+    acceptable = configs.get("acceptableRecoveryLag", 10000)
+    ends = group.get("endOffsetSums", {})
+    stateful, _ = _task_ids(group)
+    out: dict[str, set[str]] = {t: set() for t in stateful}
+    for c in group["clients"]:
+        sums = c.get("taskOffsetSums", {})
+        for t in stateful:
+            o = sums.get(t, 0)
+            end = ends.get(t, 0)
+            lag = o if o in (-2, -3) else (end if end < o else end - o)
+            if lag == -2 or acceptable == LONG_MAX or 0 <= lag <= acceptable:
+                out[t].add(c["processId"])
+    return out
+
+
+def _should_move(src: int, src_cap: int, dst: int, dst_cap: int) -> bool:
+    """Kafka's ``shouldMoveATask`` on counts (§10 step 2)."""
+    skew = src / src_cap - dst / dst_cap
+    if skew <= 0:
+        return False
+    proposed = (src - 1.0) / src_cap - (dst + 1.0) / dst_cap
+    return 0 <= proposed < skew
+
+
+def is_balanced(group: Json, result: Json) -> list[str]:
+    """Why the assignment is not balanced as Kafka defines it; empty when it is.
+
+    Kafka's assignor balances (§10): the stateful actives until no pair of clients passes
+    ``shouldMoveATask`` (steps 1–2); then actives + standbys, moving standbys, until no pair passes it
+    with a standby the destination does not hold (step 3); then each stateless task goes to the client
+    with the lowest ``activeTaskLoad`` (step 7), so a client holding a stateless task had, one task
+    earlier, no more active load than any other client has at the end. With capacity 1 everywhere,
+    Kafka's test assertions are added (§12): active and stateful task loads differ by at most 1."""
+    stateful, stateless = _task_ids(group)
+    stateful_set, stateless_set = set(stateful), set(stateless)
+    cap = {c["processId"]: c.get("capacity", 1) for c in group["clients"]}
+    clients = result["clients"]
+    why = []
+    sa = {c["processId"]: sum(1 for t in c["active"] if t in stateful_set) for c in clients}
+    tot = {c["processId"]: sa[c["processId"]] + len(c["standby"]) + len(c["warmup"]) for c in clients}
+    held = {c["processId"]: set(c["active"]) | set(c["standby"]) | set(c["warmup"]) for c in clients}
+    standby = {c["processId"]: set(c["standby"]) | set(c["warmup"]) for c in clients}
+    act = {c["processId"]: len(c["active"]) for c in clients}
+    for s, s_cap in cap.items():
+        for d, d_cap in cap.items():
+            if s == d:
+                continue
+            if _should_move(sa[s], s_cap, sa[d], d_cap):
+                why.append(f"stateful actives: {s} ({sa[s]}/{s_cap}) could give one to {d} ({sa[d]}/{d_cap})")
+            if _should_move(tot[s], s_cap, tot[d], d_cap) and standby[s] - held[d]:
+                why.append(f"stateful tasks: {s} ({tot[s]}/{s_cap}) could give a standby to {d} ({tot[d]}/{d_cap})")
+    for c in clients:
+        s = c["processId"]
+        if set(c["active"]) & stateless_set:
+            for d, d_cap in cap.items():
+                if d != s and (act[s] - 1) / cap[s] > act[d] / d_cap:
+                    why.append(f"stateless: {s} ({act[s]}/{cap[s]} active) holds one that {d} "
+                               f"({act[d]}/{d_cap}) should have had")
+    if all(v == 1 for v in cap.values()) and clients:
+        if max(act.values()) - min(act.values()) > 1:
+            why.append(f"active loads differ by more than 1: {sorted(act.values())}")
+        if max(tot.values()) - min(tot.values()) > 1:
+            why.append(f"stateful loads differ by more than 1: {sorted(tot.values())}")
+    return why
+
+
+def check_round(group: Json, result: Json) -> list[str]:
+    """The guarantees of one round (issue #19), from the JSON group and result; empty when all hold.
+
+    - every task active on exactly one client; stateless tasks held once; no client holds a task twice;
+      every stateful task has exactly ``min(numStandbyReplicas, clients − 1)`` standbys, none on its
+      active's client (warmups are listed apart);
+    - no stateful active on a client that is not caught up while a caught-up client exists;
+    - at most ``maxWarmupReplicas`` warmups in all;
+    - without a probing rebalance: no warmups, and balanced (:func:`is_balanced`)."""
+    configs = group.get("configs", {})
+    stateful, stateless = _task_ids(group)
+    stateful_set = set(stateful)
+    clients = result["clients"]
+    why: list[str] = []
+    actives = Counter(t for c in clients for t in c["active"])
+    missing = (stateful_set | set(stateless)) - set(actives)
+    if missing:
+        why.append(f"tasks without an active: {sorted(missing)}")
+    why += [f"task {t} active on {n} clients" for t, n in sorted(actives.items()) if n != 1]
+    k = min(configs.get("numStandbyReplicas", 0), len(clients) - 1)
+    standbys: Counter = Counter()
+    warmups = 0
+    for c in clients:
+        held = c["active"] + c["standby"] + c["warmup"]
+        if len(held) != len(set(held)):
+            why.append(f"{c['processId']} holds a task twice")
+        extra = (set(c["standby"]) | set(c["warmup"])) - stateful_set
+        if extra:
+            why.append(f"{c['processId']} holds stateless or unknown tasks as standby/warmup: {sorted(extra)}")
+        standbys.update(c["standby"])
+        warmups += len(c["warmup"])
+    why += [f"task {t} has {standbys[t]} standbys, expected {k}" for t in stateful if standbys[t] != k]
+    caught = _caught_up(group)
+    for c in clients:
+        for t in c["active"]:
+            if t in stateful_set and caught[t] and c["processId"] not in caught[t]:
+                why.append(f"task {t} active on {c['processId']}, not caught up, while {sorted(caught[t])} are")
+    max_warmups = configs.get("maxWarmupReplicas", 2)
+    if warmups > max_warmups:
+        why.append(f"{warmups} warmups, more than maxWarmupReplicas {max_warmups}")
+    if not result["probingRebalanceNeeded"]:
+        if warmups:
+            why.append(f"no probing rebalance asked for, yet {warmups} warmups")
+        why += is_balanced(group, result)
+    return why
+
+
+def restores_started(group: Json, result: Json) -> int:
+    """Stateful copies (active, standby or warmup) given to a client not caught up on them."""
+    caught = _caught_up(group)
+    return sum(1 for c in result["clients"] for t in c["active"] + c["standby"] + c["warmup"]
+               if t in caught and c["processId"] not in caught[t])
+
+
+# --- scenarios -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Scenario:
+    """One seeded scenario: its kind and seed determine everything else."""
+
+    seed: int
+    kind: str
+
+
+def make_scenario(seed: int, kind: str | None = None) -> Scenario:
+    return Scenario(seed, kind or KINDS[seed % len(KINDS)])
+
+
+def scenarios(count: int = DEFAULT_SCENARIOS, start: int = 0) -> list[Scenario]:
+    """Seeds ``start .. start + count − 1``, the four kinds in turn."""
+    return [make_scenario(s) for s in range(start, start + count)]
+
+
+@dataclass
+class ScenarioResult:
+    scenario: Scenario
+    assignor: str
+    rounds: int = 0
+    convergences: int = 0
+    restores: int = 0
+    seconds: float = 0.0
+    violations: list[str] = field(default_factory=list)
+
+
+CAPACITIES = (1, 4)
+
+
+def _build(scenario: Scenario, assignor: str) -> tuple[random.Random, Cluster, dict]:
+    rng = random.Random(scenario.seed)
+    size = rng.randint(1, 10) if scenario.kind != "scale_in" else rng.randint(2, 10)
+    num_stateless = rng.randint(0, 10)
+    num_stateful = rng.randint(1, 20)
+    max_warmups = rng.randint(1, min(3, num_stateful))
+    num_standby = rng.randint(0, 2)
+    cluster = Cluster.random(rng, size, num_stateless, num_stateful, max_warmups, num_standby, assignor,
+                             CAPACITIES)
+    params = {"size": size, "stateful": num_stateful, "standby": num_standby}
+    return rng, cluster, params
+
+
+def run_scenario(scenario: Scenario, assignor: str) -> ScenarioResult:
+    """Run one scenario on ``assignor``: the rounds, restores and time counted are those after the
+    scenario's event(s) (for ``fresh``, the first assignment itself); every round is checked."""
+    rng, cluster, params = _build(scenario, assignor)
+    out = ScenarioResult(scenario, assignor)
+    event_limit = 2 * (params["stateful"] + params["stateful"] * params["standby"])
+
+    def converge(limit: int, counted: bool) -> bool:
+        for _ in range(limit):
+            group, result, seconds = cluster.rebalance()
+            for v in check_round(group, result):
+                out.violations.append(f"seed {scenario.seed} ({scenario.kind}, {assignor}): {v}")
+            if counted:
+                out.rounds += 1
+                out.restores += restores_started(group, result)
+                out.seconds += seconds
+            if not result["probingRebalanceNeeded"]:
+                if counted:
+                    out.convergences += 1
+                return True
+        out.violations.append(f"seed {scenario.seed} ({scenario.kind}, {assignor}): no convergence within "
+                              f"{limit} rounds")
+        return False
+
+    if scenario.kind == "fresh":
+        converge(1, True)
+        return out
+    if not converge(1, False):
+        return out
+    size = params["size"]
+    if scenario.kind == "scale_out":
+        for _ in range(rng.randint(1, size)):
+            cluster.add_client(rng.randint(*CAPACITIES))
+        converge(event_limit, True)
+    elif scenario.kind == "scale_in":
+        cluster.drop_random(rng, rng.randint(1, size - 1))
+        converge(event_limit, True)
+    else:
+        for _ in range(rng.randint(1, 10)):
+            roll = rng.randrange(3)
+            if roll == 0:
+                cluster.drop_random(rng, rng.randrange(size))
+            elif roll == 1:
+                cluster.add_or_resurrect(rng, rng.randrange(size), CAPACITIES)
+            elif cluster.live:
+                pid = sorted(cluster.live)[rng.randrange(len(cluster.live))]
+                cluster.capacity[pid] = rng.randint(*CAPACITIES)
+            if cluster.live and not converge(event_limit, True):
+                break
+    return out
+
+
+def compare(items: Iterable[Scenario], assignors: tuple[str, ...] = ("high_availability", "high_availability_fast")
+            ) -> dict[str, list[ScenarioResult]]:
+    """Every scenario on every assignor, side by side."""
+    items = list(items)
+    return {a: [run_scenario(s, a) for s in items] for a in assignors}
+
+
+def summarize(results: list[ScenarioResult]) -> dict[str, Any]:
+    """Totals and per-kind median/max rounds, restores and assign() time of one assignor's results."""
+    def block(rs: list[ScenarioResult]) -> dict[str, Any]:
+        rounds = [r.rounds for r in rs]
+        return {"scenarios": len(rs), "rounds": sum(rounds),
+                "rounds_median": statistics.median(rounds) if rounds else 0,
+                "rounds_max": max(rounds, default=0), "restores": sum(r.restores for r in rs),
+                "seconds": sum(r.seconds for r in rs), "violations": sum(len(r.violations) for r in rs)}
+
+    out = block(results)
+    out["kinds"] = {k: block([r for r in results if r.scenario.kind == k]) for k in KINDS}
+    return out
