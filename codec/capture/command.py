@@ -39,8 +39,9 @@ from typing import BinaryIO, Iterator, TextIO
 
 from ..text import dumps, printable
 from .offsets import read_segment, read_text
+from .heartbeat import HeartbeatGroup
 from .story import CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
-from .storytext import render_generation, render_summary
+from .storytext import render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
 __all__ = ["register", "run", "detect", "ProgressReader", "byte_count", "seconds"]
@@ -155,24 +156,26 @@ def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     path = Path(args.file)
     kind = detect(path)
     summary = CaptureSummary()
-    by_group: dict[str, list[Generation]] = {}
+    by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
     with open(path, "rb") as raw:
         progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
         for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary):
             if args.json:
                 out.write(dumps(item.json(), default=str) + "\n")
-            elif isinstance(item, Generation):
+            elif isinstance(item, (Generation, HeartbeatGroup)):
                 by_group.setdefault(item.group, []).append(item)
         progress.clear()
     if args.json:
         out.write(dumps(summary.json()) + "\n")
         return _unreadable(summary, path, err)
     for group in sorted(by_group):
-        gens = by_group[group]
-        out.write(f"group {printable(group)}  ({sum(g.generation is not None for g in gens)} generations, "
-                  f"{kind} input)\n\n")
-        for g in gens:
-            out.write(render_generation(g) + "\n\n")
+        items = by_group[group]
+        gens = [g for g in items if isinstance(g, Generation)]
+        hb = [g for g in items if isinstance(g, HeartbeatGroup)]
+        what = [f"{sum(g.generation is not None for g in gens)} generations"] if gens or not hb else []
+        what += [f"{g.protocol} group: {len(g.members)} members" for g in hb]
+        out.write(f"group {printable(group)}  ({', '.join(what)}, {kind} input)\n\n")
+        out.writelines([render_generation(g) + "\n\n" for g in gens] + [render_heartbeat_group(g) + "\n\n" for g in hb])
     if not by_group:
         out.write("no consumer group traffic found\n\n")
     out.write(render_summary(summary, kind, path.name) + "\n")

@@ -37,7 +37,9 @@ from ..group.consumer import ASSIGNMENT, SUBSCRIPTION
 from ..group.nested import STREAMS_PROTOCOL, Nested, decode_layer, nest_body
 from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
+from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
+from .heartbeat import HEARTBEAT_APIS, HeartbeatGroup, HeartbeatStory, PendingHeartbeat, decode_heartbeat
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
@@ -55,22 +57,8 @@ API_NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 8: "Offs
              19: "CreateTopics", 22: "InitProducerId", 36: "SaslAuthenticate", 42: "DeleteGroups",
              47: "OffsetDelete", 60: "DescribeCluster", 68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe",
              88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", **GROUP_APIS}
-# wire-facts §7, "Error codes seen in group flows".
-ERROR_NAMES = {0: "NONE", -1: "UNKNOWN_SERVER_ERROR", 14: "COORDINATOR_LOAD_IN_PROGRESS",
-               15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR", 22: "ILLEGAL_GENERATION",
-               23: "INCONSISTENT_GROUP_PROTOCOL", 24: "INVALID_GROUP_ID", 25: "UNKNOWN_MEMBER_ID",
-               26: "INVALID_SESSION_TIMEOUT", 27: "REBALANCE_IN_PROGRESS", 30: "GROUP_AUTHORIZATION_FAILED",
-               35: "UNSUPPORTED_VERSION", 69: "GROUP_ID_NOT_FOUND", 79: "MEMBER_ID_REQUIRED",
-               81: "GROUP_MAX_SIZE_REACHED", 82: "FENCED_INSTANCE_ID"}
 MAX_PENDING = 65536  # requests waiting for their response, over all connections
 MAX_PROBLEMS = 50  # problems of each kind kept for the summary (all are counted)
-
-
-def error_name(code: int | None) -> str:
-    """``27 REBALANCE_IN_PROGRESS``; ``no response`` for None."""
-    if code is None:
-        return "no response"
-    return f"{code} {ERROR_NAMES.get(code, 'error')}"
 
 
 # -- records ------------------------------------------------------------------------------------------
@@ -98,13 +86,14 @@ class GroupFrame:
     frame: RequestFrame | ResponseFrame | None = None
     error: DecodeError | None = None
     data: bytes | None = None  # the frame without its size, for tools that decode it themselves
+    message: dict | None = None  # a heartbeat frame (api keys 68, 88): header and body in Kafka's JSON
 
     def json(self) -> dict:
         """Run-agnostic fields and the body in Kafka's JSON style (nested layers decoded or their error)."""
         out: dict[str, Any] = {
             "type": "frame", "ts": self.ts, "connection": self.conn, "client": self.client,
             "broker": self.broker, "direction": self.direction, "api_key": self.api_key,
-            "api_name": GROUP_APIS[self.api_key], "api_version": self.api_version,
+            "api_name": API_NAMES[self.api_key], "api_version": self.api_version,
             "correlation_id": self.correlation_id, "group": self.group, "member": self.member,
             "generation": self.generation, "error_code": self.error_code}
         if self.data is not None:
@@ -112,8 +101,12 @@ class GroupFrame:
             if self.frame is not None:
                 header = "RequestHeader" if isinstance(self.frame, RequestFrame) else "ResponseHeader"
                 out["body_offset"] = len(encode_wire(header, self.frame.header_version, self.frame.header))
+            elif self.message is not None:
+                out["body_offset"] = self.message["body_offset"]
         if self.error is not None:
             out["error"] = _error_json(self.error)
+        elif self.message is not None:
+            out["frame"] = {k: v for k, v in self.message.items() if k != "body_offset"}
         elif isinstance(self.frame, RequestFrame):
             out["frame"] = request_frame_json(self.frame)
         elif self.frame is not None:
@@ -143,22 +136,6 @@ class Member:
     @property
     def label(self) -> str:
         return f"{self.member_id} ({self.client_id})" if self.client_id else self.member_id
-
-
-@dataclass(slots=True)
-class Event:
-    """Something that happened to a member: ``kind`` ``join``, ``sync``, ``heartbeat`` (failed ones only),
-    ``leave`` or, from ``__consumer_offsets``, ``deleted``; ``error_code`` None while unanswered."""
-
-    ts: float | None
-    kind: str
-    member: str | None
-    error_code: int | None
-    detail: str = ""
-
-    def json(self) -> dict:
-        return {"ts": self.ts, "kind": self.kind, "member": self.member, "error_code": self.error_code,
-                "detail": self.detail}
 
 
 @dataclass(slots=True)
@@ -240,6 +217,7 @@ class CaptureSummary:
     unpaired_responses: int = 0
     unanswered_requests: int = 0
     generations: int = 0
+    heartbeat_groups: int = 0
     records: int = 0
     offset_commits: Counter = field(default_factory=Counter)  # group -> records
     counts: Counter = field(default_factory=Counter)  # problem kind -> how many
@@ -271,7 +249,8 @@ class CaptureSummary:
         return {"type": "summary", "packets": s.packets, "tcp_segments": s.tcp_segments, "non_tcp": s.non_tcp,
                 "bad_packets": s.bad_packets, "connections": s.connections, "stream_bytes": s.stream_bytes,
                 "gap_bytes": s.gap_bytes, "gaps": self.gaps, "kafka_frames": self.kafka_frames,
-                "group_frames": self.group_frames, "generations": self.generations, "records": self.records,
+                "group_frames": self.group_frames, "generations": self.generations,
+                "heartbeat_groups": self.heartbeat_groups, "records": self.records,
                 "other_apis": [{"api_key": k, "api_name": API_NAMES.get(k), "api_version": v, "frames": n}
                                for (k, v), n in sorted(self.other_apis.items(), key=lambda kv: (kv[0][0] is None, kv[0]))],
                 "unframed_bytes": dict(self.unframed), "lost_frames": self.lost_frames_json(),
@@ -571,6 +550,7 @@ class _Story:
         self.requests: OrderedDict[tuple[int, int, int], _Request] = OrderedDict()
         # connection -> (protocol type, protocol names) of its last JoinGroup request
         self.offered: OrderedDict[int, tuple[str, tuple[str, ...]]] = OrderedDict()
+        self.hb = HeartbeatStory()
 
     def _group(self, name: str) -> _Group:
         g = self.groups.get(name)
@@ -583,7 +563,12 @@ class _Story:
         s = self.summary
         if isinstance(event, KafkaFrame):
             s.kafka_frames += 1
-            if event.api_key in GROUP_APIS and event.data is not None:
+            if event.api_key in HEARTBEAT_APIS and event.data is not None:
+                gf = self._heartbeat_frame(event)
+                if self.only is None or gf.group == self.only:
+                    s.group_frames += 1
+                    return gf
+            elif event.api_key in GROUP_APIS and event.data is not None:
                 gf = self._frame(event)
                 if self.only is None or gf.group == self.only:
                     s.group_frames += 1
@@ -614,21 +599,58 @@ class _Story:
             s.problem("bad file", f"byte {event.error.offset}", "file", str(event.error))
         return None
 
-    def finish(self) -> Iterator[Generation]:
+    def finish(self) -> Iterator[Generation | HeartbeatGroup]:
         s = self.summary
         for req in self.requests.values():
             s.unanswered_requests += 1
             f = req.frame
             s.problem("unanswered requests", f"connection #{f.conn}",
-                      f"{GROUP_APIS[f.api_key]} v{f.api_version} correlation id {f.correlation_id}", "no response captured")
+                      f"{API_NAMES[f.api_key]} v{f.api_version} correlation id {f.correlation_id}", "no response captured")
         self.requests.clear()
         for name in sorted(self.groups):
             if self.only is None or name == self.only:
                 for g in self.groups[name].finish():
                     s.generations += g.generation is not None
                     yield g
+        classic = {name: [k for k in g.generations] for name, g in self.groups.items()}
+        for hg in self.hb.finish(classic):
+            if self.only is None or hg.group == self.only:
+                s.heartbeat_groups += 1
+                yield hg
 
     # -- one frame --------------------------------------------------------------------------------------
+
+    def _heartbeat_frame(self, e: KafkaFrame) -> GroupFrame:
+        """A ConsumerGroupHeartbeat or StreamsGroupHeartbeat frame, decoded in Kafka's JSON and fed to the
+        heartbeat story."""
+        fl = e.flow
+        client, broker = ((fl.src, fl.sport), (fl.dst, fl.dport)) if e.direction == "request" else \
+            ((fl.dst, fl.dport), (fl.src, fl.sport))
+        gf = GroupFrame(e.ts, fl.conn, f"{client[0]}:{client[1]}", f"{broker[0]}:{broker[1]}", e.direction,
+                        e.api_key, e.api_version, e.correlation_id, e.offset, e.size, data=e.data)
+        req = None
+        if e.direction == "response":
+            req = self.requests.pop((gf.conn, gf.correlation_id, gf.api_key), None)
+            if req is not None:
+                gf.group, gf.member = req.frame.group, req.frame.member
+        try:
+            gf.message = decode_heartbeat(e.data, e.direction, e.api_key, e.api_version)
+        except DecodeError as err:
+            self._failed(gf, err)
+            if e.direction == "request":
+                self._remember(_Request(gf, None))
+            return gf
+        body = gf.message["body"]
+        if e.direction == "request":
+            gf.group, gf.member = body.get("groupId"), body.get("memberId") or None
+            pending = self.hb.request(e.ts, e.api_key, gf.message["header"].get("clientId"), body)
+            self._remember(_Request(gf, pending))
+        else:
+            gf.error_code = body.get("errorCode")
+            gf.member = body.get("memberId") or gf.member
+            if req is not None and isinstance(req.body, PendingHeartbeat):
+                self.hb.response(e.ts, req.body, body)
+        return gf
 
     def _frame(self, e: KafkaFrame) -> GroupFrame:
         fl = e.flow
@@ -649,7 +671,7 @@ class _Story:
 
     @staticmethod
     def _where(gf: GroupFrame) -> str:
-        return (f"connection #{gf.conn} {GROUP_APIS[gf.api_key]} {gf.direction} v{gf.api_version} "
+        return (f"connection #{gf.conn} {API_NAMES[gf.api_key]} {gf.direction} v{gf.api_version} "
                 f"correlation id {gf.correlation_id}")
 
     def _failed(self, gf: GroupFrame, e: DecodeError) -> None:
@@ -799,7 +821,7 @@ def capture_story(source: str | Path | BinaryIO, *, ports: Iterable[int] = DEFAU
     segment (see :mod:`codec.capture.scan`); frames lost to holes given up are counted in the summary."""
     summary = summary if summary is not None else CaptureSummary()
     story = _Story(summary, group)
-    for event in kafka_frames(source, ports=set(ports), api_keys=set(GROUP_APIS), stats=summary.stats,
+    for event in kafka_frames(source, ports=set(ports), api_keys=set(GROUP_APIS) | set(HEARTBEAT_APIS), stats=summary.stats,
                               max_buffer=max_hole_bytes, max_wait=max_hole_seconds):
         gf = story.feed(event)
         if gf is not None:

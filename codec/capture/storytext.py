@@ -20,10 +20,11 @@ import math
 
 from ..pretty import describe_epoch_ms, describe_error_code
 from ..text import printable as _p
+from .heartbeat import HeartbeatGroup, HeartbeatMember, Step
 from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
                     partition_labels, subscription_layers)
 
-__all__ = ["render_generation", "render_summary"]
+__all__ = ["render_generation", "render_heartbeat_group", "render_summary"]
 
 SHOWN_PROBLEMS = 5
 _I = "  "
@@ -275,6 +276,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
         if s.offset_commits:
             lines.append(f"{_I}offset commits " + ", ".join(f"{_p(g)}: {n:,}" for g, n in sorted(s.offset_commits.items())))
     lines.append(f"{_I}generations    {s.generations:,}")
+    if s.heartbeat_groups:
+        lines.append(f"{_I}heartbeat-based groups {s.heartbeat_groups:,}")
     for k, kept in s.problems.items():
         if k == "gaps":
             continue
@@ -284,3 +287,143 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
         if s.counts[k] > SHOWN_PROBLEMS:
             lines.append(f"{_I*2}...")
     return "\n".join(lines)
+
+
+# -- heartbeat-based groups (KIP-848, KIP-1071) -----------------------------------------------------------
+
+_PROTOCOL_NAMES = {"consumer": "consumer group (KIP-848 heartbeats)", "streams": "streams group (KIP-1071 heartbeats)"}
+
+
+def _by_topic(labels) -> str:
+    """``topic-partition`` labels as ``topic 0, 1, 2; other 3`` (partitions in numeric order)."""
+    topics: dict[str, list[int]] = {}
+    for label in labels:
+        topic, _, p = label.rpartition("-")
+        topics.setdefault(topic, []).append(int(p))
+    return "; ".join(f"{_p(t)} {', '.join(map(str, sorted(ps)))}" for t, ps in sorted(topics.items()))
+
+
+def _held(items, kind: str) -> str:
+    n = len(items)
+    if not n:
+        return "(none)"
+    shown = _by_topic(items) if kind == "partitions" else _items(items)
+    return f"{shown} ({n} {kind if n != 1 else kind[:-1]})"
+
+
+def _delta(step: Step, kind: str) -> str:
+    out = []
+    for sign, moved in (("+", step.added.get(kind, ())), ("-", step.revoked.get(kind, ()))):
+        if moved:
+            word = "added" if sign == "+" else "revoked"
+            out.append(f"{word} {_by_topic(moved) if kind == 'partitions' else _items(moved)}")
+    return ("; " + "; ".join(out)) if out else ""
+
+
+def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
+    when = step.where if step.where is not None else _when(step.ts)
+    if step.cause == "fenced":
+        return [f"{indent}fenced  {_p(when)}: gave up " + ", ".join(
+            f"{_held(v, k)}" for k, v in step.revoked.items()) if step.revoked else f"{indent}fenced  {_p(when)}"]
+    head = f"{indent}{title} {step.epoch if step.epoch is not None else '?'}  {_p(when)}"
+    if step.previous_epoch is not None:
+        head += f"  (previous epoch {step.previous_epoch}" + (f", state {step.state})" if step.state is not None else ")")
+    if step.reached is not None and (step.ts is None or step.reached > step.ts):
+        head += f"  reached {_when(step.reached)}"
+    kinds = list(step.holdings) or ["partitions"]
+    if not step.added and not step.revoked and step.cause == "assigned" and step.where is None:
+        total = ", ".join(_held(step.holdings.get(k, ()), k) for k in kinds)
+        return [f"{head}  unchanged: {total}"]
+    if len(kinds) == 1:
+        k = kinds[0]
+        lines = [f"{head}  {_held(step.holdings.get(k, ()), k)}{_delta(step, k)}"]
+    else:
+        lines = [head] + [f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k)}"
+                          for k in kinds]
+    for k, items in step.pending.items():
+        lines.append(f"{indent}{_I}pending revocation of {k}: "
+                     + (_by_topic(items) if k == "partitions" else _items(items)))
+    return lines
+
+
+def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember) -> list[str]:
+    facts = []
+    for label, value in (("instance", m.instance_id), ("rack", m.rack_id), ("host", m.client_host),
+                         ("process", m.process_id), ("endpoint", m.user_endpoint), ("assignor", m.server_assignor),
+                         ("regex", m.subscribed_regex)):
+        if value is not None:
+            facts.append(f"{label} {_p(str(value))}")
+    if m.subscribed_topics is not None:
+        facts.append(f"subscribed {_items(m.subscribed_topics)}")
+    if m.client_tags:
+        facts.append("tags " + ", ".join(f"{_p(str(k))}={_p(str(v))}" for k, v in sorted(m.client_tags.items())))
+    if m.topology_epoch is not None:
+        facts.append(f"topology epoch {m.topology_epoch}")
+    if m.rebalance_timeout_ms is not None:
+        facts.append(f"rebalance timeout {m.rebalance_timeout_ms} ms")
+    if m.classic:
+        facts.append("classic protocol member")
+    tags = [m.left] if m.left else []
+    lines = [f"{_I*2}{_p(m.label)}" + (f"  [{tags[0]}]" if tags else "") + (f"  {'; '.join(facts)}" if facts else "")]
+    life = []
+    if m.joined is not None:
+        life.append(f"joined {_when(m.joined)} at epoch {m.join_epoch}")
+    if g.source == "capture":
+        errs = ", ".join(f"{n} x {error_name(c)}" for c, n in sorted(m.errors.items()))
+        life.append(f"heartbeats {m.heartbeats}" + (f" ({errs})" if errs else ""))
+    if m.left is not None and m.left_ts is not None:
+        life.append(f"{m.left} {_when(m.left_ts)}")
+    if life:
+        lines.append(f"{_I*3}" + "; ".join(life))
+    if not m.steps and m.target is None:
+        lines.append(f"{_I*3}no assignment seen")
+    for step in m.steps:
+        lines += _step_lines(step, _I * 3)
+    if m.target is not None:
+        lines += _step_lines(m.target, _I * 3, "target at assignment epoch")
+    if m.dropped:
+        lines.append(f"{_I*3}({m.dropped:,} oldest observations dropped)")
+    return lines
+
+
+def render_heartbeat_group(g: HeartbeatGroup) -> str:
+    """A heartbeat-based group as text: its epochs, each member's steps (assignment given, when reached,
+    what was added and revoked), and its events."""
+    head = _PROTOCOL_NAMES.get(g.protocol, g.protocol)
+    if g.first_ts is not None:
+        head += f"  {_when(g.first_ts, date=True)} .. {_when(g.last_ts)} ({g.last_ts - g.first_ts:.1f} s)"
+    lines = [head]
+    epochs = g.epochs()
+    facts = [f"member epochs {', '.join(map(str, epochs))}" if epochs else "no member epoch seen"]
+    if g.group_epochs:
+        facts.append(f"group epochs {', '.join(map(str, g.group_epochs))}")
+    if g.assignment_epoch is not None:
+        facts.append(f"target assignment epoch {g.assignment_epoch}")
+    if g.classic_generations:
+        facts.append("classic members formed generations " + ", ".join(map(str, g.classic_generations))
+                     + " (told above)")
+    if g.deleted:
+        facts.append("deleted (tombstone)")
+    lines.append(f"{_I}" + "; ".join(facts))
+    for code, detail in g.status:
+        lines.append(f"{_I}status {code} {_STREAMS_STATUS.get(code, 'unknown')}" + (f": {_p(detail)}" if detail else ""))
+    if g.members:
+        held = [m.holdings() or {} for m in g.members.values() if m.left is None]
+        kinds = sorted({k for h in held for k in h}, key=lambda k: (k != "partitions", k))
+        counts = ", ".join(f"{sum(len(h.get(k, ())) for h in held)} {k}" for k in kinds)
+        lines.append(f"{_I}members ({len(g.members)})" + (f", {counts} held at the end" if counts else "") + ":")
+        for m in g.members.values():
+            lines += _hb_member_lines(g, m)
+    if g.events:
+        lines.append(f"{_I}events:")
+        for e in g.events:
+            who = _p(e.member) if e.member else "-"
+            text = f"{_I*2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(12)} {who}"
+            text += f"  {error_name(e.error_code)}" if e.error_code is not None else ""
+            lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
+    return "\n".join(lines)
+
+
+# StreamsGroupHeartbeatResponse.json, Status.StatusCode.
+_STREAMS_STATUS = {0: "STALE_TOPOLOGY", 1: "MISSING_SOURCE_TOPICS", 2: "INCORRECTLY_PARTITIONED_TOPICS",
+                   3: "MISSING_INTERNAL_TOPICS", 4: "SHUTDOWN_APPLICATION"}

@@ -1,0 +1,485 @@
+"""The story of groups that rebalance through heartbeats: KIP-848 consumer groups and KIP-1071 streams groups.
+
+A classic group rebalances in generations (JoinGroup, SyncGroup); a heartbeat-based group has none. Each
+member sends ConsumerGroupHeartbeat (api key 68) or StreamsGroupHeartbeat (88) with its member epoch: 0 to
+join, -1 to leave, -2 for a static member that leaves to come back; the coordinator answers with the
+member's epoch and, when it changed, the member's assignment (partitions by topic id; for streams, active,
+standby and warm-up tasks by subtopology). A member's request reports what it owns (Kafka's
+``topicPartitions``, ``activeTasks``…) when that changed. The story of a member is therefore a list of
+:class:`Step`: each assignment it was given, at which member epoch, what it added and revoked against the
+one before, and when the member reported owning exactly that (it *reached* it).
+
+:class:`HeartbeatStory` collects, per group, what the frames say (field names are Kafka's, from the
+messages' JSON: ``memberId``, ``memberEpoch``, ``assignment.topicPartitions[topicId, partitions]``,
+``activeTasks[subtopologyId, partitions]``, ``standbyTasks``, ``warmupTasks``, …) and settles it at the end:
+frames do not come out in time order (see :mod:`codec.capture.story`), so each member's observations are
+sorted by time before its steps are computed. Memory: only the observations that change something are
+kept (requests that report owned partitions or tasks, responses with an assignment, a new epoch or an
+error); plain heartbeats are counted.
+
+:meth:`HeartbeatStory.record` tells the same from the ``__consumer_offsets`` records of those groups
+(ConsumerGroup*/StreamsGroup*: group epoch, member metadata, target assignment, current member assignment,
+tombstones), in record order.
+
+Topic ids: an assignment names topics by UUID. A name is shown when the input gives one (a
+ConsumerGroupPartitionMetadata record, or a Metadata response in the capture); otherwise the UUID in Kafka's
+own short form (``Uuid.toString()``: 22 characters of URL-safe base64), never a made-up name.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import DecodeError
+from .events import Event
+
+__all__ = [
+    "CONSUMER",
+    "HEARTBEAT_APIS",
+    "STREAMS",
+    "TASK_KINDS",
+    "HeartbeatGroup",
+    "HeartbeatMember",
+    "HeartbeatStory",
+    "Step",
+    "kafka_uuid",
+    "task_labels",
+]
+
+HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat"}
+CONSUMER, STREAMS = "consumer", "streams"
+PARTITIONS = "partitions"
+TASK_KINDS = ("active tasks", "standby tasks", "warmup tasks")
+_TASK_FIELDS = (("activeTasks", "active tasks"), ("standbyTasks", "standby tasks"), ("warmupTasks", "warmup tasks"))
+FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID = 110, 25
+LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
+MAX_OBSERVATIONS = 1 << 16  # per member: the oldest are dropped beyond (and counted)
+
+Holdings = dict[str, frozenset[str]]
+
+
+def kafka_uuid(value: Any) -> str:
+    """A topic id in Kafka's short form (``Uuid.toString()``: URL-safe base64 of its 16 bytes, no padding),
+    from the 22-character form itself, a 36-character UUID string, 16 bytes or a :class:`uuid.UUID`."""
+    if isinstance(value, uuid.UUID):
+        raw = value.bytes
+    elif isinstance(value, (bytes, bytearray)) and len(value) == 16:
+        raw = bytes(value)
+    elif isinstance(value, str) and len(value) == 36:
+        try:
+            raw = uuid.UUID(value).bytes
+        except ValueError:
+            return value
+    else:
+        return str(value)
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _get(d: Any, *names: str, default: Any = None) -> Any:
+    """A field of a decoded message in Kafka's JSON (camelCase); the first of ``names`` present."""
+    if not isinstance(d, dict):
+        return default
+    for n in names:
+        if n in d:
+            return d[n]
+    return default
+
+
+def task_labels(items: Any) -> frozenset[str]:
+    """``subtopology_partition`` labels (Kafka Streams' TaskId form) of a list of ``{subtopologyId,
+    partitions}``."""
+    return frozenset(f"{_get(t, 'subtopologyId')}_{p}" for t in items or () for p in _get(t, "partitions") or ())
+
+
+def _partition_labels(items: Any, names: dict[str, str]) -> frozenset[str]:
+    out = set()
+    for t in items or ():
+        tid = kafka_uuid(_get(t, "topicId"))
+        topic = names.get(tid, tid)
+        out.update(f"{topic}-{p}" for p in _get(t, "partitions") or ())
+    return frozenset(out)
+
+
+def _topic_ids(items: Any) -> set[str]:
+    return {kafka_uuid(_get(t, "topicId")) for t in items or ()}
+
+
+# -- the story's records ------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Step:
+    """An assignment a member was given (``cause`` ``join`` in the answer to its join, else ``assigned``), or
+    what it gave up when fenced (``fenced``):
+    ``epoch`` the member epoch it came with, ``holdings`` what it holds by kind (``partitions``, or the
+    streams kinds of :data:`TASK_KINDS`), ``added``/``revoked`` against the step before, ``reached`` when the
+    member reported owning exactly that (None: not seen). From ``__consumer_offsets`` (``cause`` ``current``
+    or ``target``): ``where`` the record, ``previous_epoch``, ``state`` and ``pending`` (revocations pending)."""
+
+    ts: float | None
+    epoch: int | None
+    holdings: Holdings
+    added: dict[str, list[str]]
+    revoked: dict[str, list[str]]
+    cause: str = "assigned"
+    reached: float | None = None
+    where: str | None = None
+    previous_epoch: int | None = None
+    state: int | None = None
+    pending: dict[str, list[str]] = field(default_factory=dict)
+
+    def json(self) -> dict:
+        out = {"ts": self.ts, "epoch": self.epoch, "cause": self.cause,
+               "assignment": {k: sorted(v) for k, v in self.holdings.items()},
+               "added": self.added, "revoked": self.revoked, "reached_ts": self.reached}
+        if self.where is not None:
+            out.update({"where": self.where, "previous_epoch": self.previous_epoch, "state": self.state,
+                        "pending_revocation": self.pending})
+        return out
+
+
+@dataclass(slots=True)
+class HeartbeatMember:
+    """A member of a heartbeat-based group: identity (the latest non-null value of each field its requests or
+    records carried), its steps, heartbeats and errors, and how it ended (``left``: ``leave``, ``static
+    leave``, ``fenced`` or ``removed``, None while a member)."""
+
+    member_id: str
+    client_id: str | None = None
+    instance_id: str | None = None
+    rack_id: str | None = None
+    client_host: str | None = None
+    subscribed_topics: tuple[str, ...] | None = None
+    subscribed_regex: str | None = None
+    server_assignor: str | None = None
+    rebalance_timeout_ms: int | None = None
+    process_id: str | None = None
+    user_endpoint: str | None = None
+    client_tags: dict[str, str] | None = None
+    topology_epoch: int | None = None
+    classic: bool = False  # its records say it joined with the classic protocol (online migration)
+    joined: float | None = None
+    join_epoch: int | None = None
+    epoch: int | None = None
+    heartbeats: int = 0
+    errors: Counter = field(default_factory=Counter)
+    left: str | None = None
+    left_ts: float | None = None
+    steps: list[Step] = field(default_factory=list)
+    target: Step | None = None
+    dropped: int = 0
+    _obs: list[tuple] = field(default_factory=list, repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.member_id} ({self.client_id})" if self.client_id else self.member_id
+
+    def holdings(self) -> Holdings | None:
+        """What the member holds at the end of the story (its last step), None when no step was seen."""
+        return self.steps[-1].holdings if self.steps else None
+
+    def json(self) -> dict:
+        return {"member_id": self.member_id, "client_id": self.client_id, "instance_id": self.instance_id,
+                "rack_id": self.rack_id, "client_host": self.client_host,
+                "subscribed_topic_names": None if self.subscribed_topics is None else list(self.subscribed_topics),
+                "subscribed_topic_regex": self.subscribed_regex, "server_assignor": self.server_assignor,
+                "rebalance_timeout_ms": self.rebalance_timeout_ms, "process_id": self.process_id,
+                "user_endpoint": self.user_endpoint, "client_tags": self.client_tags,
+                "topology_epoch": self.topology_epoch, "classic": self.classic, "joined_ts": self.joined,
+                "join_epoch": self.join_epoch, "member_epoch": self.epoch, "heartbeats": self.heartbeats,
+                "errors": {str(k): v for k, v in sorted(self.errors.items())}, "left": self.left,
+                "left_ts": self.left_ts, "steps": [s.json() for s in self.steps],
+                "target": None if self.target is None else self.target.json(), "observations_dropped": self.dropped}
+
+
+@dataclass(slots=True)
+class HeartbeatGroup:
+    """A heartbeat-based group (``protocol`` ``consumer`` or ``streams``): its members, its events (joins,
+    leaves, failed heartbeats, in time order), and, from ``__consumer_offsets``, its group epochs and
+    target assignment epoch. ``classic_generations``: generations of the same group id formed by classic
+    members (JoinGroup/SyncGroup), told as generations beside this story."""
+
+    group: str
+    protocol: str
+    source: str = "capture"
+    members: dict[str, HeartbeatMember] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    first_ts: float | None = None
+    last_ts: float | None = None
+    group_epochs: list[int] = field(default_factory=list)
+    assignment_epoch: int | None = None
+    topology: Any = None
+    status: list[tuple[int, str]] = field(default_factory=list)
+    classic_generations: list[int] = field(default_factory=list)
+    deleted: bool = False
+
+    def touch(self, ts: float | None) -> None:
+        if ts is not None:
+            self.first_ts = ts if self.first_ts is None else min(self.first_ts, ts)
+            self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
+
+    def member(self, member_id: str) -> HeartbeatMember:
+        m = self.members.get(member_id)
+        if m is None:
+            m = self.members[member_id] = HeartbeatMember(member_id)
+        return m
+
+    def epochs(self) -> list[int]:
+        """The member epochs the group's members were given, in order."""
+        return sorted({s.epoch for m in self.members.values() for s in m.steps if s.epoch is not None and s.epoch > 0})
+
+    def json(self) -> dict:
+        return {"type": "heartbeat-group", "group": self.group, "protocol": self.protocol, "source": self.source,
+                "first_ts": self.first_ts, "last_ts": self.last_ts, "member_epochs": self.epochs(),
+                "group_epochs": self.group_epochs, "assignment_epoch": self.assignment_epoch,
+                "status": [{"code": c, "detail": d} for c, d in self.status],
+                "classic_generations": self.classic_generations, "deleted": self.deleted,
+                "members": [m.json() for m in self.members.values()], "events": [e.json() for e in self.events]}
+
+
+# -- from a capture -----------------------------------------------------------------------------------
+
+_KINDS = {(68, "request"): "consumer-group-heartbeat-request", (68, "response"): "consumer-group-heartbeat-response",
+          (88, "request"): "streams-group-heartbeat-request", (88, "response"): "streams-group-heartbeat-response"}
+
+
+def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int) -> dict:
+    """A heartbeat frame (without its size) in Kafka's JSON: ``api``, ``apiKey``, ``apiVersion``,
+    ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`), ``body_offset``. Both
+    APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises DecodeError."""
+    from ..group.jsonview import to_json
+    from ..kafka4 import decode
+    from ..wire.builder import decode_wire
+
+    schema, hv = ("RequestHeader", 2) if direction == "request" else ("ResponseHeader", 1)
+    header, end = decode_wire(schema, hv, data)
+    try:
+        body = decode(_KINDS[(api_key, direction)], api_version, bytes(data[end:]))
+    except DecodeError as e:
+        raise e.with_context(offset_base=end)
+    return {"api": HEARTBEAT_APIS[api_key], "apiKey": api_key, "apiVersion": api_version, "headerVersion": hv,
+            "header": to_json(header, schema, hv, style="kafka"), "body": body, "body_offset": end}
+
+
+@dataclass(slots=True)
+class PendingHeartbeat:
+    """What a heartbeat response needs from its request."""
+
+    api_key: int
+    group: str
+    member_id: str
+    epoch: int
+    client_id: str | None
+
+
+def _assignment(protocol: str, body: dict, names: dict[str, str], *, request: bool) -> Holdings | None:
+    """The holdings a heartbeat carries (owned ones in a request, the assignment in a response); None when
+    the message says "unchanged" (a null field)."""
+    if protocol == CONSUMER:
+        if request:
+            items = _get(body, "topicPartitions")
+        else:
+            a = _get(body, "assignment")
+            items = None if a is None else _get(a, "topicPartitions", default=())
+        return None if items is None else {PARTITIONS: _partition_labels(items, names)}
+    fields = [(kind, _get(body, name)) for name, kind in _TASK_FIELDS]
+    if all(v is None for _, v in fields):
+        return None
+    return {kind: task_labels(v) for kind, v in fields if v is not None}
+
+
+class HeartbeatStory:
+    """Feeds of decoded heartbeat frames (and ``__consumer_offsets`` records) to :class:`HeartbeatGroup`\\ s."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, HeartbeatGroup] = {}
+        self.topic_names: dict[str, str] = {}  # Kafka short uuid -> topic name
+        self._raw_ids: set[str] = set()  # topic ids seen in assignments (labels are settled at the end)
+
+    def group(self, name: str, protocol: str, source: str = "capture") -> HeartbeatGroup:
+        g = self.groups.get(name)
+        if g is None:
+            g = self.groups[name] = HeartbeatGroup(name, protocol, source)
+        return g
+
+    def topic_name(self, topic_id: Any, name: str | None) -> None:
+        """A topic's name, from a Metadata response or a partition metadata record."""
+        if name:
+            self.topic_names[kafka_uuid(topic_id)] = name
+
+    # -- frames -----------------------------------------------------------------------------------------
+
+    def request(self, ts: float, api_key: int, client_id: str | None, body: dict) -> PendingHeartbeat:
+        protocol = CONSUMER if api_key == 68 else STREAMS
+        name = _get(body, "groupId", default="")
+        member_id = _get(body, "memberId", default="")
+        epoch = _get(body, "memberEpoch", default=0)
+        g = self.group(name, protocol)
+        g.touch(ts)
+        if member_id:
+            m = g.member(member_id)
+            self._identity(m, body, client_id)
+            owned = _assignment(protocol, body, {}, request=True)
+            if owned is not None:
+                self._observe(m, (ts, "owned", epoch, owned, self._raw(protocol, body, request=True)))
+            if epoch > 0:
+                m.heartbeats += 1
+        return PendingHeartbeat(api_key, name, member_id, epoch, client_id)
+
+    def response(self, ts: float, req: PendingHeartbeat, body: dict) -> None:
+        protocol = CONSUMER if req.api_key == 68 else STREAMS
+        g = self.group(req.group, protocol)
+        g.touch(ts)
+        error = _get(body, "errorCode", default=0)
+        member_id = _get(body, "memberId") or req.member_id
+        if protocol == STREAMS:
+            for s in _get(body, "status") or ():
+                item = (_get(s, "statusCode"), _get(s, "statusDetail", default=""))
+                if item not in g.status:
+                    g.status.append(item)
+        if not member_id:  # a join refused before the coordinator named the member
+            g.events.append(Event(ts, "join", None, error, _get(body, "errorMessage") or ""))
+            return
+        m = g.member(member_id)
+        if m.client_id is None and req.client_id is not None:
+            m.client_id = req.client_id
+        given = None if error else _assignment(protocol, body, {}, request=False)
+        epoch = _get(body, "memberEpoch")
+        if error or given is not None or req.epoch <= 0 or epoch != m.epoch:
+            self._observe(m, (ts, "response", req.epoch, epoch, error, _get(body, "errorMessage"), given,
+                              self._raw(protocol, body, request=False)))
+        if not error:
+            m.epoch = epoch
+
+    def _raw(self, protocol: str, body: dict, *, request: bool) -> Any:
+        """Topic ids of a consumer heartbeat's partitions (labels wait for names seen later)."""
+        if protocol != CONSUMER:
+            return None
+        items = _get(body, "topicPartitions") if request else _get(_get(body, "assignment"), "topicPartitions")
+        return None if items is None else tuple((kafka_uuid(_get(t, "topicId")), tuple(_get(t, "partitions") or ()))
+                                                for t in items)
+
+    @staticmethod
+    def _observe(m: HeartbeatMember, obs: tuple) -> None:
+        m._obs.append(obs)
+        if len(m._obs) > MAX_OBSERVATIONS:
+            del m._obs[0]
+            m.dropped += 1
+
+    @staticmethod
+    def _identity(m: HeartbeatMember, body: dict, client_id: str | None) -> None:
+        if client_id is not None:
+            m.client_id = client_id
+        for attr, key in (("instance_id", "instanceId"), ("rack_id", "rackId"), ("subscribed_regex", "subscribedTopicRegex"),
+                          ("server_assignor", "serverAssignor"), ("process_id", "processId")):
+            v = _get(body, key)
+            if v is not None:
+                setattr(m, attr, v)
+        topics = _get(body, "subscribedTopicNames")
+        if topics is not None:
+            m.subscribed_topics = tuple(topics)
+        timeout = _get(body, "rebalanceTimeoutMs", default=-1)
+        if timeout is not None and timeout != -1:
+            m.rebalance_timeout_ms = timeout
+        ep = _get(body, "userEndpoint")
+        if ep is not None:
+            m.user_endpoint = f"{_get(ep, 'host')}:{_get(ep, 'port')}"
+        tags = _get(body, "clientTags")
+        if tags is not None:
+            m.client_tags = {_get(t, "key"): _get(t, "value") for t in tags}
+        topo = _get(body, "topology")
+        if topo is not None:
+            m.topology_epoch = _get(topo, "epoch")
+
+    # -- settling ---------------------------------------------------------------------------------------
+
+    def finish(self, classic: dict[str, list[int]] | None = None) -> list[HeartbeatGroup]:
+        """Every group, its members' steps computed from their observations in time order; ``classic``:
+        group -> generations formed by classic members of the same group id."""
+        out = []
+        for name in sorted(self.groups):
+            g = self.groups[name]
+            for m in g.members.values():
+                if m._obs:
+                    self._replay(g, m)
+            g.members = dict(sorted(g.members.items(), key=lambda kv: (kv[1].label, kv[0])))
+            g.events.sort(key=lambda e: (e.ts is None, e.ts or 0.0))
+            g.classic_generations = sorted((classic or {}).get(name, ()))
+            out.append(g)
+        return out
+
+    def _labels(self, raw: Any, holdings: Holdings | None) -> Holdings | None:
+        """Consumer partitions labelled with the topic names known at the end (else the short uuid)."""
+        if raw is None:
+            return holdings
+        return {PARTITIONS: frozenset(f"{self.topic_names.get(t, t)}-{p}" for t, ps in raw for p in ps)}
+
+    def _replay(self, g: HeartbeatGroup, m: HeartbeatMember) -> None:
+        obs = sorted(m._obs, key=lambda o: o[0])
+        m._obs = []
+        current: Holdings | None = None
+        owned: Holdings = {}
+        epoch: int | None = None
+        for o in obs:
+            if o[1] == "owned":  # null fields are unchanged: what the member owns is the last value of each
+                owned = {**owned, **self._labels(o[4], o[3])}
+                last = m.steps[-1] if m.steps else None
+                if last is not None and last.reached is None and _same(owned, last.holdings):
+                    last.reached = o[0]
+                continue
+            ts, _, req_epoch, resp_epoch, error, message, given, raw = o
+            given = self._labels(raw, given)
+            if error:
+                m.errors[error] += 1
+                kind = "join" if req_epoch == 0 else LEAVE_EPOCHS.get(req_epoch, "heartbeat")
+                g.events.append(Event(ts, kind, m.member_id, error, message or ""))
+                if error in (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) and req_epoch > 0:
+                    g.events.append(Event(ts, "fenced", m.member_id, None,
+                                          "the member must give up everything it holds and join again"))
+                    if current:
+                        m.steps.append(Step(ts, 0, {k: frozenset() for k in current}, {},
+                                            _diff(current, {k: frozenset() for k in current})[1], cause="fenced"))
+                        current = {k: frozenset() for k in current}
+                    m.left, m.left_ts, epoch = "fenced", ts, None
+                continue
+            if req_epoch in LEAVE_EPOCHS:
+                m.left, m.left_ts = LEAVE_EPOCHS[req_epoch], ts
+                g.events.append(Event(ts, LEAVE_EPOCHS[req_epoch], m.member_id, 0, f"member epoch {req_epoch}"))
+                continue
+            if req_epoch == 0:
+                rejoin = m.joined is not None
+                m.joined = m.joined if rejoin else ts
+                m.join_epoch = m.join_epoch if rejoin else resp_epoch
+                m.left = m.left_ts = None
+                g.events.append(Event(ts, "join", m.member_id, 0,
+                                      f"{'rejoined' if rejoin else 'joined'} at member epoch {resp_epoch}"))
+            if given is None and resp_epoch == epoch:
+                continue
+            new = {**(current or {}), **(given or {})}  # null fields are unchanged
+            added, revoked = _diff(current or {}, new)
+            if added or revoked or resp_epoch != epoch or not m.steps:
+                step = Step(ts, resp_epoch, new, added, revoked, cause="join" if req_epoch == 0 else "assigned")
+                if owned and _same(owned, new):
+                    step.reached = ts
+                m.steps.append(step)
+            current, epoch = new, resp_epoch
+        m.epoch = epoch if m.left is None else m.epoch
+
+
+def _same(a: Holdings, b: Holdings) -> bool:
+    kinds = set(a) | set(b)
+    return all(a.get(k, frozenset()) == b.get(k, frozenset()) for k in kinds)
+
+
+def _diff(before: Holdings, after: Holdings) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    added, revoked = {}, {}
+    for k in sorted(set(before) | set(after)):
+        a, b = before.get(k, frozenset()), after.get(k, frozenset())
+        if b - a:
+            added[k] = sorted(b - a)
+        if a - b:
+            revoked[k] = sorted(a - b)
+    return added, revoked
