@@ -84,7 +84,7 @@ def kind_names() -> list[str]:
     return list(_REGISTRY)
 
 
-_PLUGINS = ("codec.group.kinds", "codec.connect.kinds")
+_PLUGINS = ("codec.group.kinds", "codec.connect.kinds", "codec.kafka4.kinds")
 
 
 def _load_plugins() -> None:

@@ -1,0 +1,157 @@
+"""Kafka 4's command-line kinds (registered into :mod:`codec.kinds` as a plugin).
+
+* the eight RPC bodies, e.g. ``consumer-group-heartbeat-request`` (``--version`` required; bodies only:
+  whole frames are ``request-frame``/``response-frame``, which know API keys 68, 69, 88 and 89);
+* each ``__consumer_offsets`` record's two parts: ``<record>-key`` (the int16 record type, which must be the
+  record's, then the key) and ``<record>-value`` (the int16 value version, then the value; JSON
+  ``{"version": N, ...fields}`` and ``--version`` overrides the JSON's), e.g.
+  ``consumer-group-member-metadata-key`` / ``-value``;
+* ``group-record-key``: the key of any consumer, Streams or classic group record, whatever its type
+  (``{"recordType", "record", "key"}``).
+
+``--style kafka`` is Kafka's JSON (camelCase); ``native`` is snake_case.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
+from ..kinds import Decoded, Kind, register
+from ..wire.builder import decode_wire
+from ..wire.schema import load_message
+from .body import body_from_json, body_json, decode_body, encode_model
+from .common import MESSAGES, RECORD_TYPES, kind_name
+from .pretty import pretty_message, pretty_record
+from .records import (
+    decode_record_key,
+    encode_record,
+    encode_record_key,
+    encode_record_value,
+    record_schemas,
+)
+
+__all__: list[str] = []
+
+
+def _trailing(name: str, version: int, consumed: int, trailing: int) -> tuple[str, ...]:
+    if not trailing:
+        return ()
+    return (f"{name} v{version}: {trailing} trailing bytes after offset {consumed} ignored (Kafka ignores them too)",)
+
+
+def _body_kind(name: str) -> Kind:
+    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
+        if version is None:
+            raise DecodeError(f"{name} needs --version", message=name)
+        d = decode_body(name, version, data)
+        return Decoded(body_json(name, version, d.value, style),
+                       pretty_message(name, version, d.value, size=len(data), trailing=d.trailing),
+                       _trailing(name, version, d.consumed, d.trailing),
+                       {"offset": d.consumed, "bytes": d.trailing} if d.trailing else None)
+
+    def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
+        if version is None:
+            raise EncodeError(f"{name} needs --version", message=name)
+        if isinstance(value.get("trailing"), dict) and set(value["trailing"]) == {"offset", "bytes"}:
+            value = {k: x for k, x in value.items() if k != "trailing"}  # decode's report, not a field
+        return encode_model(name, version, body_from_json(name, version, value, style))
+
+    api_key, _ = MESSAGES[name]
+    valid = load_message(name).valid
+    return Kind(kind_name(name), f"Kafka {name} body (API key {api_key}, v{valid}; --version required)", decode, encode,
+                self_describing=False)
+
+
+def _prefix(data: bytes, what: str, path: str) -> int:
+    if len(data) < 2:
+        raise TruncatedError(f"truncated (need 2, have {len(data)})", message=what, offset=0, path=path)
+    return struct.unpack_from(">h", data)[0]
+
+
+def _key_kind(rtype: int, record: str) -> Kind:
+    schema = record + "Key"
+
+    def decode(data: bytes, *, style: str = "kafka", **_) -> Decoded:
+        data = bytes(data)
+        got = _prefix(data, schema, "record_type")
+        if got != rtype:
+            other = RECORD_TYPES.get(got, "another record")
+            raise DecodeError(f"record type {got} ({other}), not {rtype} ({record})", message=schema, offset=0,
+                              path="record_type")
+        model, end = decode_wire(schema, 0, data, start=2)
+        return Decoded(body_json(schema, 0, model, style), pretty_record(record, rtype, schema, model, None, None, None),
+                       _trailing(schema, 0, end, len(data) - end),
+                       {"offset": end, "bytes": len(data) - end} if end < len(data) else None)
+
+    def encode(value: dict, *, style: str = "kafka", **_) -> bytes:
+        if isinstance(value.get("trailing"), dict):
+            value = {k: x for k, x in value.items() if k != "trailing"}
+        return encode_record_key(rtype, value, style=style)
+
+    return Kind(kind_name(schema), f"__consumer_offsets key of a {record} record (int16 type {rtype}, then the key)",
+                decode, encode)
+
+
+def _value_kind(rtype: int, record: str) -> Kind:
+    schema = record + "Value"
+
+    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
+        data = bytes(data)
+        v = _prefix(data, schema, "version")
+        valid = load_message(schema).valid
+        if v not in valid:
+            raise UnsupportedVersionError(f"no version {v} (valid {valid})", message=schema, offset=0, path="version")
+        notes = ()
+        if version is not None and version != v:
+            notes = (f"{schema}: the version prefix says v{v} (not --version {version}); read as written",)
+        model, end = decode_wire(schema, v, data, start=2)
+        return Decoded({"version": v, **body_json(schema, v, model, style)},
+                       pretty_record(record, rtype, None, None, schema, v, model),
+                       notes + _trailing(schema, v, end, len(data) - end),
+                       {"offset": end, "bytes": len(data) - end} if end < len(data) else None)
+
+    def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
+        value = dict(value)
+        given = value.pop("version", None)
+        if isinstance(value.get("trailing"), dict):
+            value.pop("trailing")
+        if version is None:
+            if given is not None and type(given) is not int:
+                raise EncodeError(f"version must be an integer, got {given!r}"[:100], message=schema, path="version")
+            version = given
+        return encode_record_value(rtype, version, value, style=style)
+
+    return Kind(kind_name(schema), f"__consumer_offsets value of a {record} record (int16 version, then the value)",
+                decode, encode)
+
+
+def _decode_any_key(data: bytes, *, style: str = "kafka", **_) -> Decoded:
+    d = decode_record_key(data, style=style)
+    rtype = d["recordType" if style == "kafka" else "record_type"]
+    name, schema, kver, _ = record_schemas(rtype)
+    model, end = decode_wire(schema, kver, bytes(data), start=2)
+    notes = _trailing(schema, kver, end, len(data) - end)
+    trailing = d.pop("trailing", None)
+    return Decoded(d, pretty_record(name, rtype, schema, model, None, None, None), notes, trailing)
+
+
+def _encode_any_key(value: dict, *, style: str = "kafka", **_) -> bytes:
+    value = {k: x for k, x in value.items() if k not in ("trailing",)}
+    if "value" in value or "valueVersion" in value or "value_version" in value:
+        raise EncodeError("group-record-key encodes a key only (recordType or record, and key)", message="record key")
+    key, _ = encode_record(value, style=style)
+    return key
+
+
+def _register_all() -> None:
+    for name in MESSAGES:
+        register(_body_kind(name))
+    for rtype, record in RECORD_TYPES.items():
+        register(_key_kind(rtype, record))
+        register(_value_kind(rtype, record))
+    register(Kind("group-record-key", "__consumer_offsets key of any group record (int16 record type, then the key; "
+                  "consumer groups 3-8, 16, Streams groups 17-23, classic 0-2)", _decode_any_key, _encode_any_key))
+
+
+_register_all()

@@ -1,0 +1,208 @@
+"""Readable views of Kafka 4's group RPCs and records (``--format pretty``).
+
+A Streams heartbeat is shown the way a SubscriptionInfo/AssignmentInfo is (:mod:`codec.pretty`): the member,
+its endpoint and client tags, its tasks as ``subtopology_partition`` by kind (active, standby, warm-up),
+its task offsets with the lag to the end offsets, and the topology's subtopologies with their topics; a
+consumer heartbeat shows the member, epoch, subscription and partitions. Every other message is the
+schema-driven tree of :func:`codec.group.pretty.pretty_body`. Wire strings go through
+:func:`codec.text.printable`, so no name can add a line or drive the terminal.
+"""
+
+from __future__ import annotations
+
+from ..group.pretty import pretty_body
+from ..text import printable
+from ..wire.builder import uuid_to_kafka
+
+__all__ = ["ERRORS", "describe_epoch", "describe_error", "pretty_message", "pretty_record"]
+
+#: Kafka's error codes (org.apache.kafka.common.protocol.Errors) the group RPCs answer with.
+ERRORS = {0: "NONE", 14: "COORDINATOR_LOAD_IN_PROGRESS", 15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR",
+          25: "UNKNOWN_MEMBER_ID", 30: "GROUP_AUTHORIZATION_FAILED", 35: "UNSUPPORTED_VERSION", 42: "INVALID_REQUEST",
+          69: "GROUP_ID_NOT_FOUND", 81: "GROUP_MAX_SIZE_REACHED", 82: "FENCED_INSTANCE_ID",
+          110: "FENCED_MEMBER_EPOCH", 111: "UNRELEASED_INSTANCE_ID", 112: "UNSUPPORTED_ASSIGNOR",
+          113: "STALE_MEMBER_EPOCH", 128: "INVALID_REGULAR_EXPRESSION", 130: "STREAMS_INVALID_TOPOLOGY",
+          131: "STREAMS_INVALID_TOPOLOGY_EPOCH", 132: "STREAMS_TOPOLOGY_FENCED"}
+#: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients).
+STREAMS_STATUS = {0: "STALE_TOPOLOGY", 1: "MISSING_SOURCE_TOPICS", 2: "INCORRECTLY_PARTITIONED_TOPICS",
+                  3: "MISSING_INTERNAL_TOPICS", 4: "SHUTDOWN_APPLICATION"}
+
+
+def describe_error(code: int) -> str:
+    return f"{code} {ERRORS.get(code, '(unrecognized)')}"
+
+
+def describe_epoch(epoch: int) -> str:
+    return {0: "0 (join)", -1: "-1 (leave)", -2: "-2 (static member leaving, will rejoin)"}.get(epoch, str(epoch))
+
+
+def _q(s) -> str:
+    return "null" if s is None else '"' + printable(s).replace('"', '\\"') + '"'
+
+
+def _rows(rows: list[tuple[str, str]], indent: str = "  ") -> list[str]:
+    w = max((len(k) for k, _ in rows), default=0)
+    return [f"{indent}{k.ljust(w)}  {v}" for k, v in rows]
+
+
+def _unchanged(v, shown: str) -> str:
+    return "(unchanged since the last heartbeat: null)" if v is None else shown
+
+
+def _tasks(task_ids) -> list[str]:
+    """``subtopology_partition`` names of a TaskIds array, as Streams names tasks."""
+    return [f"{printable(t.subtopology_id)}_{p}" for t in task_ids for p in t.partitions]
+
+
+def _task_lines(title: str, task_ids, indent: str = "  ") -> list[str]:
+    if task_ids is None:
+        return [f"{indent}{title}: (unchanged since the last heartbeat: null)"]
+    names = _tasks(task_ids)
+    return [f"{indent}{title} ({len(names)}):", f"{indent}  " + (", ".join(names) or "(none)")]
+
+
+def _endpoint(e) -> str:
+    return "null" if e is None else f"{printable(e.host)}:{e.port}"
+
+
+def _topology_lines(topology, indent: str = "  ") -> list[str]:
+    if topology is None:
+        return [f"{indent}topology: (not sent: only a joining member sends it)"]
+    subs = topology.subtopologies or ()
+    lines = [f"{indent}topology epoch {topology.epoch}, {len(subs)} subtopologies:"]
+    for s in subs:
+        lines.append(f"{indent}  {printable(s.subtopology_id)}")
+        rows = [("source topics", ", ".join(printable(t) for t in s.source_topics) or "(none)")]
+        if getattr(s, "source_topic_regex", None):
+            rows.append(("source regex", ", ".join(printable(t) for t in s.source_topic_regex)))
+        if s.repartition_sink_topics:
+            rows.append(("repartition sinks", ", ".join(printable(t) for t in s.repartition_sink_topics)))
+        for what, infos in (("repartition sources", s.repartition_source_topics),
+                            ("changelogs", s.state_changelog_topics)):
+            if infos:
+                rows.append((what, ", ".join(f"{printable(i.name)} ({i.partitions} partitions, rf "
+                                             f"{i.replication_factor})" for i in infos)))
+        for g in getattr(s, "copartition_groups", None) or ():
+            shown = (f"source {list(g.source_topics)}, regex {list(g.source_topic_regex)}, "
+                     f"repartition {list(g.repartition_source_topics)} (indexes)")
+            rows.append(("copartitioned", shown))
+        lines += _rows(rows, indent + "    ")
+    return lines
+
+
+def _offset_lines(offsets, end_offsets, indent: str = "  ") -> list[str]:
+    """Task offsets with their lag to the end offsets, as a SubscriptionInfo's task offset sums are shown."""
+    if offsets is None and end_offsets is None:
+        return [f"{indent}task offsets: (unchanged since the last heartbeat: null)"]
+    ends = {(o.subtopology_id, o.partition): o.offset for o in end_offsets or ()}
+    rows = []
+    for o in offsets or ():
+        end = ends.get((o.subtopology_id, o.partition))
+        lag = "" if end is None else f"  end {end}  lag {end - o.offset}"
+        rows.append((f"{printable(o.subtopology_id)}_{o.partition}", f"offset {o.offset}{lag}"))
+    seen = {(o.subtopology_id, o.partition) for o in offsets or ()}
+    for (sub, p), end in ends.items():
+        if (sub, p) not in seen:
+            rows.append((f"{printable(sub)}_{p}", f"end {end}  (no offset sent)"))
+    lines = [f"{indent}task offsets ({len(rows)}):"]
+    return lines + (_rows(rows, indent + "  ") if rows else [f"{indent}  (none)"])
+
+
+def _streams_request(m, version: int, size: int | None) -> str:
+    head = f"StreamsGroupHeartbeatRequest v{version}" + (f"  {size} bytes" if size is not None else "")
+    lines = [head]
+    lines += _rows([
+        ("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
+        ("instance id", _q(m.instance_id)), ("rack", _q(m.rack_id)),
+        ("rebalance timeout", "-1 (unchanged)" if m.rebalance_timeout_ms == -1 else f"{m.rebalance_timeout_ms} ms"),
+        ("process id", _unchanged(m.process_id, _q(m.process_id))),
+        ("endpoint", _unchanged(m.user_endpoint, _endpoint(m.user_endpoint))),
+        ("client tags", _unchanged(m.client_tags, ", ".join(f"{printable(t.key)}={printable(t.value)}"
+                                                             for t in m.client_tags or ()) or "(none)")),
+        ("shutdown application", "yes" if m.shutdown_application else "no"),
+    ])
+    lines += _topology_lines(m.topology)
+    for title, field in (("active tasks", m.active_tasks), ("standby tasks", m.standby_tasks),
+                         ("warm-up tasks", m.warmup_tasks)):
+        lines += _task_lines(title, field)
+    lines += _offset_lines(m.task_offsets, m.task_end_offsets)
+    return "\n".join(lines)
+
+
+def _streams_response(m, version: int, size: int | None) -> str:
+    head = f"StreamsGroupHeartbeatResponse v{version}" + (f"  {size} bytes" if size is not None else "")
+    lines = [head]
+    lines += _rows([
+        ("error", describe_error(m.error_code) + (f": {_q(m.error_message)}" if m.error_message else "")),
+        ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
+        ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"), ("throttle", f"{m.throttle_time_ms} ms"),
+        ("acceptable recovery lag", str(m.acceptable_recovery_lag)),
+        ("task offset interval", f"{m.task_offset_interval_ms} ms"),
+        ("status", "null" if m.status is None else ", ".join(
+            f"{STREAMS_STATUS.get(s.status_code, s.status_code)}: {_q(s.status_detail)}" for s in m.status) or "(none)"),
+    ])
+    for title, field in (("active tasks", m.active_tasks), ("standby tasks", m.standby_tasks),
+                         ("warm-up tasks", m.warmup_tasks)):
+        lines += _task_lines(title, field)
+    if m.partitions_by_user_endpoint is None:
+        lines.append("  partitions by endpoint: (unchanged: null)")
+    else:
+        lines.append(f"  partitions by endpoint ({len(m.partitions_by_user_endpoint)}):")
+        for e in m.partitions_by_user_endpoint:
+            parts = ", ".join(f"{printable(tp.topic)}-{p}" for tp in e.partitions for p in tp.partitions)
+            lines.append(f"    {_endpoint(e.user_endpoint)}  {parts or '(no partitions)'}")
+    return "\n".join(lines)
+
+
+def _topic_partitions(tps) -> str:
+    if tps is None:
+        return "(unchanged since the last heartbeat: null)"
+    return ", ".join(f"{uuid_to_kafka(t.topic_id)}:{list(t.partitions)}" for t in tps) or "(none)"
+
+
+def _consumer_request(m, version: int, size: int | None) -> str:
+    head = f"ConsumerGroupHeartbeatRequest v{version}" + (f"  {size} bytes" if size is not None else "")
+    rows = [("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
+            ("instance id", _q(m.instance_id)), ("rack", _q(m.rack_id)),
+            ("rebalance timeout", "-1 (unchanged)" if m.rebalance_timeout_ms == -1 else f"{m.rebalance_timeout_ms} ms"),
+            ("subscribed topics", _unchanged(m.subscribed_topic_names,
+                                             ", ".join(printable(t) for t in m.subscribed_topic_names or ()) or "(none)"))]
+    if version >= 1:
+        rows.append(("subscribed regex", _q(m.subscribed_topic_regex)))
+    rows += [("server assignor", _q(m.server_assignor)), ("owned partitions", _topic_partitions(m.topic_partitions))]
+    return "\n".join([head] + _rows(rows))
+
+
+def _consumer_response(m, version: int, size: int | None) -> str:
+    head = f"ConsumerGroupHeartbeatResponse v{version}" + (f"  {size} bytes" if size is not None else "")
+    rows = [("error", describe_error(m.error_code) + (f": {_q(m.error_message)}" if m.error_message else "")),
+            ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
+            ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"), ("throttle", f"{m.throttle_time_ms} ms"),
+            ("assignment", "(unchanged: null)" if m.assignment is None
+             else _topic_partitions(m.assignment.topic_partitions))]
+    return "\n".join([head] + _rows(rows))
+
+
+_VIEWS = {"StreamsGroupHeartbeatRequest": _streams_request, "StreamsGroupHeartbeatResponse": _streams_response,
+          "ConsumerGroupHeartbeatRequest": _consumer_request, "ConsumerGroupHeartbeatResponse": _consumer_response}
+
+
+def pretty_message(name: str, version: int, model, *, size: int | None = None, trailing: int = 0) -> str:
+    view = _VIEWS.get(name)
+    text = view(model, version, size) if view else pretty_body(name, version, model)
+    if trailing:
+        text += f"\n  note: {trailing} trailing bytes ignored (as Kafka ignores them)"
+    return text
+
+
+def pretty_record(record_name: str, record_type: int, key_schema: str | None, key_model, value_schema: str | None,
+                  value_version: int | None, value_model) -> str:
+    lines = [f"{record_name} record (type {record_type})"]
+    if key_schema is not None:
+        lines += ["  " + x for x in pretty_body(key_schema, 0, key_model).splitlines()]
+    if value_schema is not None:
+        if value_model is None:
+            lines.append("  value: null (a tombstone: deleted)")
+        else:
+            lines += ["  " + x for x in pretty_body(value_schema, value_version, value_model).splitlines()]
+    return "\n".join(lines)
