@@ -1,0 +1,239 @@
+"""``capture`` over heartbeat-based groups (issue #21): the scripted KIP-848 consumer group and KIP-1071 streams
+group of :mod:`codec.capture.scripted`, and a mixed group (a classic member joining a consumer group).
+
+Every expected value is written by hand from the scripts' steps (their docstrings): who joins when, the epochs
+and assignments the coordinator answers, what each member reports owning. Times are seconds after the
+script's T0; a response is written 2 ms after its request (``ScriptedCapture.latency``), and the story dates
+what a response says by the response.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+
+import pytest
+
+from codec.capture.scripted import ScriptedCapture, consumer_request, consumer_response, kip848_script, kip1071_script
+from tests.capture.groupcapture import consumer_assignment_v0, join_request, join_response, sync_request, sync_response
+
+from .storyfixtures import json_lines, run_capture
+
+T0 = 1_700_000_000.0
+RTT = 0.002
+ORDERS = base64.urlsafe_b64encode(b"orders-topic-id\0").decode().rstrip("=")
+
+
+def _at(seconds: float) -> float:
+    return pytest.approx(T0 + seconds, abs=1e-6)
+
+
+def _parts(*ps: int) -> list[str]:
+    return [f"{ORDERS}-{p}" for p in sorted(ps)]
+
+
+@pytest.fixture(scope="module")
+def consumer_lines(tmp_path_factory):
+    path = tmp_path_factory.mktemp("kip848") / "kip848.pcap"
+    path.write_bytes(kip848_script().pcap())
+    return json_lines(path)
+
+
+@pytest.fixture(scope="module")
+def streams_lines(tmp_path_factory):
+    path = tmp_path_factory.mktemp("kip1071") / "kip1071.pcap"
+    path.write_bytes(kip1071_script().pcap())
+    return json_lines(path)
+
+
+def _group(lines: list[dict], name: str) -> dict:
+    (g,) = [x for x in lines if x["type"] == "heartbeat-group" and x["group"] == name]
+    return g
+
+
+def _member(g: dict, member_id: str) -> dict:
+    (m,) = [m for m in g["members"] if m["member_id"] == member_id]
+    return m
+
+
+def _steps(m: dict) -> list[tuple]:
+    return [(s["epoch"], s["cause"], s["assignment"].get("partitions"), s["added"].get("partitions", []),
+             s["revoked"].get("partitions", [])) for s in m["steps"]]
+
+
+# -- KIP-848 -------------------------------------------------------------------------------------------------
+
+def test_every_heartbeat_frame_is_decoded(consumer_lines):
+    summary = consumer_lines[-1]
+    # 29 exchanges in the script: a 9, b 6, c 5, d 6 (join, 2 beats, fenced beat, rejoin, and one more), e 1, f 1
+    frames = [x for x in consumer_lines if x["type"] == "frame"]
+    assert len(frames) == summary["group_frames"] == summary["kafka_frames"] == 2 * 29
+    assert all("error" not in f and f["frame"]["body"]["groupId"] == "orders-app"
+               for f in frames if f["direction"] == "request")
+    assert summary["heartbeat_groups"] == 1 and summary["generations"] == 0 and not summary["problems"]
+    assert summary["unanswered_requests"] == summary["unpaired_responses"] == 0
+
+
+def test_the_group_and_its_epochs(consumer_lines):
+    g = _group(consumer_lines, "orders-app")
+    assert g["protocol"] == "consumer" and g["source"] == "capture"
+    assert g["member_epochs"] == [1, 2, 3, 4, 5, 6]
+    assert g["first_ts"] == _at(0.0) and g["last_ts"] == _at(9.0 + RTT)
+    assert sorted(m["member_id"] for m in g["members"]) == [f"member-{x}" for x in "abcdef"]
+
+
+def test_member_a_target_assignments_revocations_and_when_reached(consumer_lines):
+    a = _member(_group(consumer_lines, "orders-app"), "member-a")
+    assert (a["client_id"], a["subscribed_topic_names"], a["server_assignor"], a["rebalance_timeout_ms"]) == \
+        ("consumer-a", ["orders"], "uniform", 300000)
+    assert (a["joined_ts"], a["join_epoch"], a["member_epoch"], a["left"]) == (_at(RTT), 1, 5, None)
+    assert _steps(a) == [
+        (1, "join", _parts(0, 1, 2, 3, 4, 5), _parts(0, 1, 2, 3, 4, 5), []),
+        (1, "assigned", _parts(0, 1, 2), [], _parts(3, 4, 5)),  # 1.5: revoke 3-5 before epoch 2
+        (2, "assigned", _parts(0, 1, 2), [], []),  # 1.6: acked, epoch 2
+        (2, "assigned", _parts(0, 1), [], _parts(2)),  # 3.5
+        (3, "assigned", _parts(0, 1), [], []),  # 3.6
+        (4, "assigned", _parts(0, 1, 3), _parts(3), []),  # 5.5: b's partitions free after b left
+        (4, "assigned", _parts(0, 1), [], _parts(3)),  # 6.5: 3 goes to d
+        (5, "assigned", _parts(0, 1), [], []),  # 6.6
+    ]
+    # reached: the first request reporting exactly that as owned (the request's time), or the step itself when
+    # the member already reported owning it
+    assert [s["reached_ts"] for s in a["steps"]] == [_at(0.5), _at(1.6), _at(1.6 + RTT), _at(3.6), _at(3.6 + RTT),
+                                                     _at(5.7), _at(6.6), _at(6.6 + RTT)]
+    # heartbeats: requests with epoch > 0 (0.5, 1.5, 1.6, 3.5, 3.6, 5.5, 5.7, 6.5, 6.6)
+    assert a["heartbeats"] == 9 and a["errors"] == {}
+
+
+def test_members_that_leave(consumer_lines):
+    g = _group(consumer_lines, "orders-app")
+    b, c = _member(g, "member-b"), _member(g, "member-c")
+    assert (b["left"], b["left_ts"], b["join_epoch"]) == ("leave", _at(5.0 + RTT), 2)
+    assert _steps(b) == [(2, "join", [], [], []), (2, "assigned", _parts(3, 4, 5), _parts(3, 4, 5), []),
+                         (2, "assigned", _parts(3, 4), [], _parts(5)), (3, "assigned", _parts(3, 4), [], [])]
+    assert (c["left"], c["left_ts"], c["instance_id"]) == ("static leave", _at(9.0 + RTT), "c-static")
+    assert _steps(c) == [(3, "join", [], [], []), (3, "assigned", _parts(2, 5), _parts(2, 5), []),
+                         (4, "assigned", _parts(2, 4, 5), _parts(4), [])]
+
+
+def test_the_fenced_member_gives_up_its_partitions_and_rejoins(consumer_lines):
+    d = _member(_group(consumer_lines, "orders-app"), "member-d")
+    assert d["errors"] == {"110": 1} and d["left"] is None and d["member_epoch"] == 6
+    assert _steps(d) == [(5, "join", [], [], []), (5, "assigned", _parts(3), _parts(3), []),
+                         (0, "fenced", [], [], _parts(3)), (6, "join", [], [], [])]
+    assert d["steps"][2]["ts"] == _at(8.0 + RTT)
+
+
+def test_refused_joins_and_the_events_in_order(consumer_lines):
+    g = _group(consumer_lines, "orders-app")
+    e, f = _member(g, "member-e"), _member(g, "member-f")
+    assert (e["errors"], e["steps"], e["instance_id"]) == ({"111": 1}, [], "c-static")
+    assert (f["errors"], f["steps"]) == ({"81": 1}, [])
+    assert [(ev["kind"], ev["member"], ev["error_code"]) for ev in g["events"]] == [
+        ("join", "member-a", 0), ("join", "member-b", 0), ("join", "member-c", 0), ("leave", "member-b", 0),
+        ("join", "member-d", 0), ("heartbeat", "member-d", 110), ("fenced", "member-d", None),
+        ("join", "member-d", 0), ("join", "member-e", 111), ("join", "member-f", 81),
+        ("static leave", "member-c", 0)]
+
+
+def test_the_text_story(tmp_path):
+    path = tmp_path / "kip848.pcap"
+    path.write_bytes(kip848_script().pcap())
+    status, text = run_capture(path)
+    assert status == 0
+    assert text.startswith("group orders-app  (consumer group: 6 members, pcap input)\n")
+    assert "consumer group (KIP-848 heartbeats)  2023-11-14 22:13:20.000Z .. 22:13:29.002 (9.0 s)" in text
+    assert f"epoch 1  22:13:21.502  reached 22:13:21.600  {ORDERS} 0, 1, 2 (3 partitions); revoked {ORDERS} 3, 4, 5" \
+        in text
+    assert f"fenced  22:13:28.002: gave up {ORDERS} 1 (1 partition)" not in text  # partition 3, not 1
+    assert f"fenced  22:13:28.002: gave up {ORDERS} 3 (1 partition)" in text
+    assert "member-e (consumer-e)  instance c-static" in text and "1 x 111 UNRELEASED_INSTANCE_ID" in text
+    assert "heartbeat    member-d  110 FENCED_MEMBER_EPOCH" in text
+    assert "static leave member-c  0 NONE  member epoch -2" in text
+    assert "orders 0" not in text and "orders-0" not in text  # no topic name is made up: the capture names none
+
+
+# -- KIP-1071 ------------------------------------------------------------------------------------------------
+
+def _tasks(step: dict) -> tuple:
+    a = step["assignment"]
+    return (step["epoch"], a.get("active tasks"), a.get("standby tasks"), a.get("warmup tasks"))
+
+
+def test_streams_tasks_per_member(streams_lines):
+    g = _group(streams_lines, "wordcount")
+    assert g["protocol"] == "streams" and g["member_epochs"] == [1, 2]
+    s1, s2 = _member(g, "stream-1"), _member(g, "stream-2")
+    assert (s1["process_id"], s1["user_endpoint"], s1["client_tags"], s1["topology_epoch"]) == \
+        ("p-1", "host1:8080", {"zone": "z1"}, 1)
+    every = ["0_0", "0_1", "0_2", "1_0", "1_1", "1_2"]
+    assert [_tasks(s) for s in s1["steps"]] == [
+        (1, every, [], []),
+        (1, ["0_0", "0_1", "0_2", "1_0"], [], []),
+        (2, ["0_0", "0_1", "0_2", "1_0"], ["1_1", "1_2"], []),
+    ]
+    assert s1["steps"][1]["revoked"] == {"active tasks": ["1_1", "1_2"]}
+    assert [s["reached_ts"] for s in s1["steps"]] == [_at(0.5), _at(1.6), None]  # standbys never reported
+    assert [_tasks(s) for s in s2["steps"]] == [(2, [], ["1_0"], ["1_1", "1_2"]), (2, ["1_1", "1_2"], ["1_0"], [])]
+    assert (s2["steps"][1]["added"], s2["steps"][1]["revoked"]) == ({"active tasks": ["1_1", "1_2"]},
+                                                                    {"warmup tasks": ["1_1", "1_2"]})
+    assert s2["steps"][1]["reached_ts"] == _at(2.1)
+    assert (s2["left"], s2["left_ts"]) == ("leave", _at(4.0 + RTT))
+
+
+def test_streams_topology_error(streams_lines):
+    g = _group(streams_lines, "wordcount")
+    s3 = _member(g, "stream-3")
+    assert (s3["errors"], s3["steps"], s3["topology_epoch"]) == ({"131": 1}, [], 2)
+    assert ("join", "stream-3", 131) in [(e["kind"], e["member"], e["error_code"]) for e in g["events"]]
+
+
+def test_streams_text(tmp_path):
+    path = tmp_path / "kip1071.pcap"
+    path.write_bytes(kip1071_script().pcap())
+    status, text = run_capture(path)
+    assert status == 0
+    assert "streams group (KIP-1071 heartbeats)" in text
+    assert "active tasks   0_0, 0_1, 0_2, 1_0 (4 active tasks); revoked 1_1, 1_2" in text
+    assert "warmup tasks   (none); revoked 1_1, 1_2" in text
+    assert "join         stream-3  131 STREAMS_INVALID_TOPOLOGY_EPOCH" in text
+
+
+# -- a mixed group -------------------------------------------------------------------------------------------
+
+def _subscription_v0(topics: list[str]) -> bytes:
+    """ConsumerProtocolSubscription v0 by hand: int16 version, topics as int32 count + int16 strings, null
+    user data."""
+    out = struct.pack(">hi", 0, len(topics))
+    for t in topics:
+        out += struct.pack(">h", len(t)) + t.encode()
+    return out + struct.pack(">i", -1)
+
+
+def test_a_classic_member_joining_a_consumer_group_shows_both(tmp_path):
+    """Online migration: member-a heartbeats (epoch 1, orders 0-5, then 0-2); classic-1 joins with JoinGroup
+    and is given generation 2 (the group epoch) and orders 3-5 in its SyncGroup."""
+    cap = ScriptedCapture()
+    g = "orders-app"
+    cap.exchange(0.0, "member-a", 68, 0, consumer_request(g, "member-a", 0, owned={}, topics=["orders"]),
+                 consumer_response("member-a", 1, {ORDERS: [0, 1, 2, 3, 4, 5]}))
+    sub = _subscription_v0(["orders"])
+    cap.raw(1.0, "classic", join_request(1, "classic-client", g, "classic-1", [("range", sub)]),
+            join_response(1, 2, "range", "classic-1", sub))
+    cap.exchange(1.5, "member-a", 68, 0, consumer_request(g, "member-a", 1),
+                 consumer_response("member-a", 2, {ORDERS: [0, 1, 2]}))
+    asg = consumer_assignment_v0({"orders": [3, 4, 5]}, None)
+    cap.raw(2.0, "classic", sync_request(2, "classic-client", g, 2, "classic-1", asg), sync_response(2, asg))
+    path = tmp_path / "mixed.pcap"
+    path.write_bytes(cap.pcap())
+    lines = json_lines(path)
+    (gen,) = [x for x in lines if x["type"] == "generation"]
+    assert (gen["group"], gen["generation"], [m["member_id"] for m in gen["members"]]) == (g, 2, ["classic-1"])
+    assert gen["members"][0]["assignment"]["consumer"]["partitions"] == ["orders-3", "orders-4", "orders-5"]
+    hb = _group(lines, g)
+    assert hb["classic_generations"] == [2] and [m["member_id"] for m in hb["members"]] == ["member-a"]
+    assert _steps(hb["members"][0])[-1] == (2, "assigned", _parts(0, 1, 2), [], _parts(3, 4, 5))
+    status, text = run_capture(path)
+    assert text.startswith("group orders-app  (1 generations, consumer group: 1 members, pcap input)\n")
+    assert text.index("generation 2  consumer/range") < text.index("consumer group (KIP-848 heartbeats)")
+    assert "classic members formed generations 2 (told above)" in text
