@@ -14,8 +14,20 @@ import struct
 
 import pytest
 
-from codec.capture.scripted import ScriptedCapture, consumer_request, consumer_response, kip848_script, kip1071_script
-from tests.capture.groupcapture import consumer_assignment_v0, join_request, join_response, sync_request, sync_response
+from codec.capture.scripted import (
+    ScriptedCapture,
+    consumer_request,
+    consumer_response,
+    kip848_script,
+    kip1071_script,
+)
+from tests.capture.groupcapture import (
+    consumer_assignment_v0,
+    join_request,
+    join_response,
+    sync_request,
+    sync_response,
+)
 
 from .storyfixtures import json_lines, run_capture
 
@@ -234,6 +246,7 @@ def test_a_classic_member_joining_a_consumer_group_shows_both(tmp_path):
     assert hb["classic_generations"] == [2] and [m["member_id"] for m in hb["members"]] == ["member-a"]
     assert _steps(hb["members"][0])[-1] == (2, "assigned", _parts(0, 1, 2), [], _parts(3, 4, 5))
     status, text = run_capture(path)
+    assert status == 0
     assert text.startswith("group orders-app  (1 generations, consumer group: 1 members, pcap input)\n")
     assert text.index("generation 2  consumer/range") < text.index("consumer group (KIP-848 heartbeats)")
     assert "classic members formed generations 2 (told above)" in text
