@@ -150,22 +150,23 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]
     counts = tally(vectors)
     rows = []
     for message, versions in supported().items():
-        seen = sorted(v for (m, v) in counts if m == message and v is not None)
-        groups = [[v] for v in versions] if by_version else [versions]
+        seen = [v for (m, v) in counts if m == message]
+        other = sorted(v for v in seen if v is not None and v not in versions)
+        # a row per version (the unsupported ones a vector names too), or one per message counting every vector
+        groups = [[v] for v in sorted(set(versions) | set(other))] if by_version else [versions + seen]
         for group in groups:
             c: Counter = Counter()
-            for v in group:
+            for v in set(group):
                 c.update(counts.get((message, v), Counter()))
             ops = [op for op in OPS if c[(op, "valid")] or c[(op, "invalid")] or c[(op, "acceptable")]]
-            row = [message, version_ranges(group), ", ".join(ops) or "-"]
+            row = [message, version_ranges(group if by_version else versions), ", ".join(ops) or "-"]
             for op in OPS:
                 cell = f"{c[(op, 'valid')]} / {c[(op, 'invalid')]}"
                 if c[(op, "acceptable")]:
                     cell += f" (+{c[(op, 'acceptable')]} either)"
                 row.append(cell)
             if not by_version:
-                other = [v for v in seen if v not in versions]
-                row.append(version_ranges(other) if other else "")
+                row.append(version_ranges(other))
             rows.append(row)
     if rounds:
         rows.append(["RebalanceRound", "", f"assign ({rounds} rounds)", "-", "-", *([] if by_version else [""])])
@@ -175,7 +176,8 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]
 def render_list(vectors: list[dict], rounds: int = 0, *, markdown: bool = False, by_version: bool = False) -> str:
     """The table of ``rebalance-codec vectors list``: per message (or message × version) the versions, the ops
     its vectors exercise and how many valid / invalid vectors each op has; versions the codec does not support
-    that vectors name (unknown version words, version probes) in the last column."""
+    that vectors name (unknown version words, version probes) in the last column, their vectors counted in the
+    message's row (``by_version``: rows of their own)."""
     head = ["message", "version" if by_version else "versions", "ops", "decode: valid / invalid",
             "encode: valid / invalid"] + ([] if by_version else ["other versions (bad or probes)"])
     rows = _rows(vectors, rounds, by_version)
@@ -199,7 +201,8 @@ def cmd_vectors_list(args) -> int:
 
     directory = Path(args.dir) if args.dir else vectors_dir()
     try:
-        vectors = load_vectors(sorted(directory.glob("*.jsonl")))
+        files = sorted(directory.glob("*.jsonl"))
+        vectors = load_vectors(files) if files else []
     except VectorFileError as e:
         for p in e.problems:
             print(f"error: {_text.printable(p)}")

@@ -1,0 +1,177 @@
+"""Coverage of the golden vectors: every message × version × op, Kafka's refusals, kio's Heartbeat/LeaveGroup
+vectors, and ``vectors list`` (issue #22)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from codec.conformance.coverage import (
+    gaps,
+    refusal_fields,
+    render_list,
+    supported,
+    tally,
+    version_ranges,
+)
+from codec.conformance.impl import BuiltinImplementation
+from codec.conformance.kio_import import KIO_FILE, KIO_SOURCE, kio_group_vectors
+from codec.conformance.vectors import load_rounds, load_vectors, vectors_dir
+from tests.conftest import ROOT
+
+# Kafka's generated writer refuses a non-default value for these fields at these versions (hand-checked against
+# Kafka's message JSON at 1eb7644 and MessageDataGenerator: not ignorable, absent from the version, inside a struct
+# the version writes). ConsumerProtocol's, the headers' and the other fields a version lacks are ignorable.
+KAFKA_REFUSALS = {
+    ("JoinGroupRequest", v, ("GroupInstanceId",)) for v in range(5)} | {
+    ("JoinGroupResponse", v, ("SkipAssignment",)) for v in range(9)} | {
+    ("SyncGroupRequest", v, ("GroupInstanceId",)) for v in range(3)} | {
+    ("HeartbeatRequest", v, ("GroupInstanceId",)) for v in range(3)} | {
+    ("LeaveGroupRequest", v, ("Members",)) for v in range(3)} | {
+    ("LeaveGroupRequest", v, ("MemberId",)) for v in range(3, 6)} | {
+    ("LeaveGroupResponse", v, ("Members",)) for v in range(3)}
+API_KEYS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 13}
+
+
+@pytest.fixture(scope="module")
+def vectors():
+    return load_vectors()
+
+
+def test_every_message_version_and_op_has_valid_and_invalid_vectors(vectors):
+    assert gaps(vectors) == []
+
+
+def test_a_missing_op_is_reported():
+    vectors = [v for v in load_vectors() if not (v["message"] == "HeartbeatRequest" and v["version"] == 1
+                                                 and "wire" not in v)]
+    assert gaps(vectors) == ["HeartbeatRequest v1: no invalid vector to encode"]
+    vectors = [v for v in vectors if not (v["message"] == "LeaveGroupResponse" and v["version"] == 4)]
+    assert {g for g in gaps(vectors) if g.startswith("LeaveGroupResponse")} == {
+        "LeaveGroupResponse v4: no valid vector to decode", "LeaveGroupResponse v4: no invalid vector to decode",
+        "LeaveGroupResponse v4: no valid vector to encode"}
+
+
+def test_refusal_fields_are_kafkas():
+    derived = {(m, v, path) for m, versions in supported().items() for v in versions
+               for path in refusal_fields(m, v)}
+    assert derived == KAFKA_REFUSALS
+
+
+def _non_default(value) -> bool:
+    return value not in (None, "", [], False)
+
+
+def test_every_refused_field_has_a_vector_the_codec_refuses_and_nothing_else_in_it(vectors):
+    builtin = BuiltinImplementation()
+    for message, version, (field,) in sorted(KAFKA_REFUSALS):
+        key = field[0].lower() + field[1:]
+        for frame in (None, "RequestFrame" if message.endswith("Request") else "ResponseFrame"):
+            found = []
+            for v in vectors:
+                if v["message"] != (frame or message) or v["version"] != version or v["result"] != "invalid" \
+                        or "wire" in v or "encode-refused" not in v["flags"]:
+                    continue
+                body = v["expected"]["body"] if frame else v["expected"]
+                if frame and v["expected"]["apiKey"] != API_KEYS[message.removesuffix("Request").removesuffix("Response")]:
+                    continue
+                if key in body and _non_default(body[key]):
+                    found.append(v)
+            assert found, (frame, message, version, field)
+            for v in found:
+                # the refusal is the field's: the same value without it is written
+                without = {k: x for k, x in (v["expected"]["body"] if frame else v["expected"]).items() if k != key}
+                value = {**v["expected"], "body": without} if frame else without
+                assert builtin.encode(frame or message, version, value, api_key=v.get("apiKey")).ok, v["id"]
+                assert not builtin.encode(frame or message, version, v["expected"], api_key=v.get("apiKey")).ok
+
+
+def test_a_null_default_string_is_refused_when_empty(vectors):
+    ids = {v["id"] for v in vectors}
+    for message, versions in (("HeartbeatRequest", range(3)), ("SyncGroupRequest", range(3)),
+                              ("JoinGroupRequest", range(5))):
+        for v in versions:
+            assert f"hc-{message.lower()}-v{v}-refuse-groupinstanceid-empty" in ids
+
+
+def test_heartbeat_and_leave_group_have_kio_vectors_for_every_version_and_both_ops(vectors):
+    counts = tally(v for v in vectors if v["provenance"]["source"] == "kio")
+    for message, top in (("HeartbeatRequest", 4), ("HeartbeatResponse", 4), ("LeaveGroupRequest", 5),
+                         ("LeaveGroupResponse", 5)):
+        assert supported()[message] == list(range(top + 1))
+        for version in range(top + 1):
+            c = counts[(message, version)]
+            assert c[("decode", "valid")] >= 10 and c[("encode", "valid")] >= 10, (message, version)
+
+
+def test_kio_vectors_are_the_translation_of_kios_records():
+    source = vectors_dir() / KIO_SOURCE
+    if not source.is_file():
+        pytest.skip("kio's records are in a source checkout only")
+    committed = [json.loads(line) for line in (vectors_dir() / KIO_FILE).read_text(encoding="utf-8").splitlines()]
+    assert committed == kio_group_vectors(vectors_dir())
+    records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    assert {r["producedBy"] for r in records} == {"kio 0.6.5 (generated from Kafka's message JSON)"}
+    assert [v["provenance"]["index"] for v in committed] == list(range(len(records)))
+
+
+def test_kio_translation_by_hand():
+    (v,) = _translate({"id": "LeaveGroupResponse-v3-kio-0007", "kind": "LeaveGroupResponse", "apiKey": 13,
+                       "version": 3, "hex": "000008d700110000000100027e4dffff0069", "seed": 1, "index": 7,
+                       "producedBy": "kio 0.6.5", "decoded": {"throttle_time": 2263, "error_code": 17, "members": [
+                           {"member_id": "~M", "group_instance_id": None, "error_code": 105}]}})
+    assert v["expected"] == {"throttleTimeMs": 2263, "errorCode": 17,
+                             "members": [{"memberId": "~M", "groupInstanceId": None, "errorCode": 105}]}
+    assert v["result"] == "valid" and v["flags"] == [] and v["provenance"]["source"] == "kio"
+
+
+def test_where_kio_and_kafkas_json_differ_kafka_wins_and_the_vector_is_flagged():
+    base = {"id": "HeartbeatRequest-v0-kio-0001", "kind": "HeartbeatRequest", "apiKey": 12, "version": 0,
+            "hex": "ffff00000000ffff", "seed": 1, "index": 1, "producedBy": "kio 0.6.5"}
+    (null,) = _translate({**base, "decoded": {"group_id": None, "generation_id": 0, "member_id": None}})
+    assert null["result"] == "invalid" and null["flags"] == ["kio-differs"] and "expected" not in null
+    assert "groupId: null, but Kafka's field is not nullable at v0" in null["provenance"]["note"]
+    (extra,) = _translate({**base, "hex": "0000000000000000",
+                           "decoded": {"group_id": "", "generation_id": 0, "member_id": "", "group_instance_id": None}})
+    assert extra["result"] == "valid" and extra["flags"] == ["kio-differs"]
+    assert "group_instance_id: kio has a field Kafka's JSON lacks at v0" in extra["provenance"]["note"]
+
+
+def _translate(record: dict) -> list[dict]:
+    from codec.conformance.kio_import import _vector
+
+    return [_vector(record, "test")]
+
+
+def test_version_ranges():
+    assert version_ranges([3, 0, 1, 2, 5, 12, 11]) == "0-3, 5, 11-12"
+    assert version_ranges([-1, 0, 12]) == "-1, 0, 12"
+    assert version_ranges([]) == ""
+
+
+def test_list_counts_by_op():
+    vs = [{"id": "a", "message": "HeartbeatResponse", "version": 0, "result": "valid", "wire": "0000",
+           "expected": {}, "flags": []},
+          {"id": "b", "message": "HeartbeatResponse", "version": 1, "result": "valid", "wire": "0000",
+           "expected": {}, "flags": ["capture-facts"]},  # decode only
+          {"id": "c", "message": "HeartbeatResponse", "version": 1, "result": "invalid", "wire": "00", "flags": []},
+          {"id": "d", "message": "HeartbeatRequest", "version": 0, "result": "invalid", "expected": {}, "flags": []},
+          {"id": "e", "message": "HeartbeatResponse", "version": 9, "result": "invalid", "wire": "00", "flags": []}]
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in render_list(vs, markdown=True).splitlines()[2:]}
+    assert rows["HeartbeatResponse"] == ["0-4", "decode, encode", "2 / 2", "1 / 0", "9"]
+    assert rows["HeartbeatRequest"] == ["0-4", "encode", "0 / 0", "0 / 1", ""]
+    assert rows["JoinGroupRequest"] == ["0-9", "-", "0 / 0", "0 / 0", ""]
+
+
+def test_vectors_list_cli():
+    p = subprocess.run([sys.executable, "-m", "codec", "vectors", "list", "--markdown"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == render_list(load_vectors(), len(load_rounds()), markdown=True)
+    p = subprocess.run([sys.executable, "-m", "codec", "vectors", "list", "--by-version", "--dir", str(ROOT)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    assert p.returncode == 0 and "HeartbeatRequest" in p.stdout and "0 / 0" in p.stdout
