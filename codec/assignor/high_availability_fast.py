@@ -45,7 +45,7 @@ from .model import AssignmentConfigs
 from .standby import standby_assignor_for
 from .state import ClientState, LagIndex
 
-__all__ = ["HighAvailabilityFastTaskAssignor", "water_fill"]
+__all__ = ["HighAvailabilityFastTaskAssignor", "balanced_counts", "water_fill"]
 
 _MAX_AUGMENT_VISITS = 2000
 
@@ -53,24 +53,62 @@ _MAX_AUGMENT_VISITS = 2000
 def water_fill(capacities: list[int], start: list[int], units: int, limit: int | None = None,
                prefer: list[int] | None = None, keys: list | None = None) -> list[int]:
     """Counts after handing out ``units`` one at a time, each to the client with the smallest
-    ``(count + 1) / capacity`` (then the one with ``count < prefer``, then ``keys``), never past
-    ``limit`` per client."""
+    ``count / capacity`` (then ``(count + 1) / capacity``, then the one with ``count < prefer``, then
+    ``keys``), never past ``limit`` per client.
+
+    When a client got its last unit, ``(count - 1) / capacity`` was at most every other client's
+    ``count / capacity`` then, so no pair passes ``shouldMoveATask`` afterwards (a client at ``limit``
+    aside); of such counts these keep ``(count - 1) / capacity`` smallest, which leaves the most
+    room for clients that join later: a first unit for every client before a second for any."""
     counts = list(start)
     prefer = prefer or [0] * len(counts)
     keys = keys if keys is not None else list(range(len(counts)))
 
     def entry(i: int) -> tuple:
-        return ((counts[i] + 1) / capacities[i], 0 if counts[i] < prefer[i] else 1, keys[i], i)
+        return (counts[i] / capacities[i], (counts[i] + 1) / capacities[i], 0 if counts[i] < prefer[i] else 1,
+                keys[i], i)
 
     heap = [entry(i) for i in range(len(counts)) if limit is None or counts[i] < limit]
     heapq.heapify(heap)
     for _ in range(units):
         if not heap:
             break
-        i = heapq.heappop(heap)[3]
+        i = heapq.heappop(heap)[-1]
         counts[i] += 1
         if limit is None or counts[i] < limit:
             heapq.heappush(heap, entry(i))
+    return counts
+
+
+def balanced_counts(capacities: list[int], start: list[int], units: int, limit: int | None = None,
+                    keys: list | None = None) -> list[int]:
+    """Counts summing to ``units`` as close to ``start`` as Kafka's balance allows: the missing units
+    are water-filled onto ``start``, surplus ones taken from the most loaded, then one unit at a time
+    moves from the client with the largest ``(count - 1) / capacity`` to the one with the smallest
+    ``(count + 1) / capacity`` while ``shouldMoveATask`` would hold between them (§10 step 2)."""
+    n = len(capacities)
+    keys = keys if keys is not None else list(range(n))
+    counts = [min(s, limit) if limit is not None else s for s in start]
+    surplus = sum(counts) - units
+    while surplus > 0:
+        i = max((i for i in range(n) if counts[i] > 0), key=lambda i: (counts[i] / capacities[i], keys[i]))
+        counts[i] -= 1
+        surplus -= 1
+    if surplus < 0:
+        counts = water_fill(capacities, counts, -surplus, limit, keys=keys)
+    while n > 1:
+        src = sorted((i for i in range(n) if counts[i] > 0),
+                     key=lambda i: (-(counts[i] - 1.0) / capacities[i], keys[i]))[:2]
+        dst = sorted((i for i in range(n) if limit is None or counts[i] < limit),
+                     key=lambda i: ((counts[i] + 1.0) / capacities[i], keys[i]))[:2]
+        pair = next(((a, b) for a in src for b in dst if a != b), None)
+        if pair is None:
+            break
+        a, b = pair
+        if (counts[a] - 1.0) / capacities[a] - (counts[b] + 1.0) / capacities[b] < 0:
+            break
+        counts[a] -= 1
+        counts[b] += 1
     return counts
 
 
@@ -139,8 +177,8 @@ def _plan_actives(clients: list[ClientState], stateful: list[TaskId], lags: LagI
         for t in c.prev_active:
             if t in caught_sets and c in caught_sets[t]:
                 sticky[c].append(t)
-    quota_list = water_fill([c.capacity for c in clients], [0] * len(clients), len(stateful),
-                            prefer=[len(sticky[c]) for c in clients], keys=[c.key for c in clients])
+    quota_list = balanced_counts([c.capacity for c in clients], [len(sticky[c]) for c in clients], len(stateful),
+                                 keys=[c.key for c in clients])
     quota = dict(zip(clients, quota_list))
     owner: dict[TaskId, ClientState] = {}
     count: dict[ClientState, int] = {c: 0 for c in clients}
@@ -274,13 +312,17 @@ def _plan_standbys(clients: list[ClientState], stateful: list[TaskId], lags: Lag
 
 
 def _sticky_standbys(clients: list[ClientState], stateful: list[TaskId], caught_sets: dict, k: int) -> None:
-    """Fill ``k`` standbys per task into ``clients[*].standby`` at water-filled totals: caught-up
-    clients first, then the least-loaded clients with room."""
+    """Fill ``k`` standbys per task into ``clients[*].standby`` at balanced totals as close to the
+    caught-up copies as balance allows: caught-up clients first, then the least-loaded clients with room."""
     n_tasks = len(stateful)
-    prev_holders = [sum(1 for t in c.prev_standby | c.prev_active if t in caught_sets and c in caught_sets[t])
-                    for c in clients]
-    totals = water_fill([c.capacity for c in clients], [len(c.active) for c in clients], k * n_tasks,
-                        limit=n_tasks, prefer=prev_holders, keys=[c.key for c in clients])
+    sticky = dict.fromkeys(clients, 0)
+    for t in stateful:
+        cands = sorted((c for c in caught_sets[t] if t not in c.active),
+                       key=lambda c: (t not in c.prev_standby, c.key))
+        for c in cands[:k]:
+            sticky[c] += 1
+    totals = balanced_counts([c.capacity for c in clients], [len(c.active) + sticky[c] for c in clients],
+                             (k + 1) * n_tasks, limit=n_tasks, keys=[c.key for c in clients])
     room = {c: totals[i] - len(c.active) for i, c in enumerate(clients)}
     count = {c: len(c.active) for c in clients}
     need = {t: k for t in stateful}
