@@ -1,0 +1,159 @@
+"""kafka-python behind rebalance-codec's conformance line protocol: a worked example for client authors.
+
+    pip install kafka-python==3.0.12 rebalance-codec
+    rebalance-codec conformance --impl 'python adapter.py' --expect expect.txt
+
+Reads one JSON request a line on stdin and answers one JSON line on stdout, flushed, until stdin closes.
+Every byte is read and written by kafka-python's own protocol classes; this file only translates between
+them and the protocol's values: Kafka's JSON shape (camelCase names, bytes as base64), wire as hex.
+What kafka-python does not implement is declined with {"unsupported": "..."}, which the runner skips.
+"""
+
+import base64
+import io
+import json
+import sys
+
+from kafka.protocol.api_header import RequestHeader, ResponseHeader
+from kafka.protocol.consumer import group, metadata
+
+VERSION = "kafka-python 3.0.12"
+CLASSES = {c.__name__: c for c in (
+    group.JoinGroupRequest, group.JoinGroupResponse, group.SyncGroupRequest, group.SyncGroupResponse,
+    group.HeartbeatRequest, group.HeartbeatResponse, group.LeaveGroupRequest, group.LeaveGroupResponse,
+    metadata.ConsumerProtocolSubscription, metadata.ConsumerProtocolAssignment)}
+# Whole frames without their int32 size: a request names its API key in its header; a response does not,
+# so the runner passes it as "apiKey". kafka-python reads both headers itself (decode(header=True)).
+FRAMES = {("RequestFrame" if c.is_request() else "ResponseFrame", c.API_KEY): c
+          for c in CLASSES.values() if hasattr(c, "API_KEY")}
+
+
+def _camel(field):  # Kafka's JSON name: the schema's field name with its first letter lower-case
+    return field._name[0].lower() + field._name[1:]
+
+
+def to_json(obj, struct, version):
+    """A kafka-python data object as Kafka's JSON: the fields this version has, bytes as base64."""
+    out = {}
+    for f in struct.fields.values():
+        if not f.for_version_q(version):
+            continue
+        v = getattr(obj, f.name)
+        if v is not None and f.is_struct_array():
+            v = [to_json(item, f, version) for item in v]
+        elif v is not None and f.is_struct():
+            v = to_json(v, f, version)
+        elif v is not None and f.type_str == "bytes":
+            v = base64.b64encode(bytes(v)).decode("ascii")
+        out[_camel(f)] = v
+    return out
+
+
+def from_json(value, struct, make):
+    """Kafka's JSON as a kafka-python data object, built the way a caller of the library builds one:
+    every field the value sets is passed on, whether or not the version has it."""
+    kwargs = {}
+    for f in struct.fields.values():
+        if _camel(f) not in value:
+            continue
+        v = value[_camel(f)]
+        if v is not None and f.is_struct_array():
+            v = [from_json(item, f, f.data_class) for item in v]
+        elif v is not None and f.is_struct():
+            v = from_json(v, f, f.data_class)
+        elif v is not None and f.type_str == "bytes":
+            v = base64.b64decode(v)
+        kwargs[f.name] = v
+    return make(**kwargs)
+
+
+HEADERS = {"RequestHeader": (RequestHeader, (1, 2)), "ResponseHeader": (ResponseHeader, (0, 1))}  # kafka-python's
+
+
+def header_version(cls, version):  # kafka-python's choice: the flexible versions take the newer header
+    return (2 if cls.flexible_version_q(version) else 1) if cls.is_request() else int(cls.flexible_version_q(version))
+
+
+def capabilities():
+    """The answer to the optional first request: op x message x versions this adapter does."""
+    caps = [{"op": ["decode", "encode"], "message": name, "versions": f"0-{c.max_version}"}
+            for name, c in CLASSES.items()]
+    caps += [{"op": ["decode", "encode"], "message": name, "versions": f"{lo}-{hi}"}
+             for name, (_, (lo, hi)) in HEADERS.items()]
+    for frame in ("RequestFrame", "ResponseFrame"):  # per API key, the versions are checked in answer()
+        newest = max(c.max_version for (f, _), c in FRAMES.items() if f == frame)
+        caps.append({"op": ["decode", "encode"], "message": frame, "versions": f"0-{newest}"})
+    return {"capabilities": caps}
+
+
+def answer(req):
+    op, message, version = req.get("op"), req.get("message"), req.get("version")
+    if op == "capabilities":
+        return capabilities()
+    if op not in ("decode", "encode"):
+        return {"unsupported": f"{VERSION} has no {op}"}
+    if message in HEADERS:
+        cls, (lo, hi) = HEADERS[message]
+        if not lo <= version <= hi:
+            return {"unsupported": f"{VERSION} has no {message} v{version}"}
+        if op == "decode":
+            return {"value": to_json(cls.decode(io.BytesIO(bytes.fromhex(req["wire"])), flexible=version == hi),
+                                     cls._struct, version)}
+        return {"wire": from_json(req["value"], cls._struct, cls).encode(flexible=version == hi).hex()}
+    if message in ("RequestFrame", "ResponseFrame"):
+        return frame(req)
+    cls = CLASSES.get(message)
+    if cls is None or not 0 <= version <= cls.max_version:
+        return {"unsupported": f"{VERSION} has no {message} v{version}"}
+    if op == "decode":
+        if message.startswith("ConsumerProtocol"):  # these bodies start with their int16 version
+            obj = cls.decode(bytes.fromhex(req["wire"]), header=True)
+        else:
+            obj = cls.decode(bytes.fromhex(req["wire"]), version=version)
+        return {"value": to_json(obj, cls._struct, obj.version)}
+    obj = from_json(req["value"], cls._struct, lambda **kw: cls(version=version, **kw))
+    return {"wire": obj.encode(version=version).hex()}
+
+
+def frame(req):
+    """A whole frame without its int32 size: header, then body. kafka-python reads and writes the header
+    itself (decode/encode with header=True; with_header() is how its client sets one)."""
+    message, version = req["message"], req["version"]
+    if message == "RequestFrame":  # a request names its API key first; a response does not
+        key = req["value"]["apiKey"] if req["op"] == "encode" else int.from_bytes(bytes.fromhex(req["wire"])[:2], "big")
+    else:
+        key = req.get("apiKey")
+    cls = FRAMES.get((message, key))
+    if cls is None or not 0 <= version <= cls.max_version:
+        return {"unsupported": f"{VERSION} has no {message} of API key {key} v{version}"}
+    hv = header_version(cls, version)
+    if req["op"] == "decode":
+        obj = cls.decode(bytes.fromhex(req["wire"]), version=version, header=True)
+        return {"value": {"apiKey": key, "apiVersion": version, "headerVersion": hv,
+                          "header": to_json(obj.header, obj.header_class._struct, hv),
+                          "body": to_json(obj, cls._struct, version)}}
+    value = req["value"]
+    obj = from_json(value["body"], cls._struct, lambda **kw: cls(version=version, **kw))
+    header = value["header"]
+    if cls.is_request():
+        obj.with_header(correlation_id=header["correlationId"], client_id=header.get("clientId"))
+    else:
+        obj.with_header(correlation_id=header["correlationId"])
+    return {"wire": obj.encode(header=True).hex()}  # (the version is the object's)
+
+
+def main():
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            resp = answer(json.loads(line))
+        except Exception as e:  # noqa: BLE001 -- kafka-python refused the input: that is an answer, not a crash
+            resp = {"error": {"message": f"{type(e).__name__}: {e}"}}
+        sys.stdout.write(json.dumps(resp) + "\n")
+        sys.stdout.flush()  # one reply a request, flushed at once: the runner waits for the newline
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
