@@ -7,8 +7,9 @@ Four kinds, none of them made by this project's encoder or decoder:
   version with the field set to a non-default value, which Kafka's generated writer refuses
   (``UnsupportedVersionException: Attempted to write a non-default … at version …``). A null-default string is
   set twice, to a name and to ``""`` (not null, so not the default either). Invalid vectors without ``wire``;
-* **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut short, for every message and
-  version whose decode has no invalid vector of its own: Kafka's readers need every field, so each cut fails;
+* **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut to half and to all but the
+  last byte, for every group and ConsumerProtocol message × version and the Streams versions outside the core
+  4-7 (handcrafted.py cuts those at every field): Kafka's readers need every field, so each cut fails;
 * **headers** — RequestHeader v0-2 and ResponseHeader v0-1, bytes assembled field by field from
   kafka-wire-facts.md §7 (int16 key and version, int32 correlation id, int16-length client id, an empty tagged
   field section from the flexible versions) with their values written out literally;

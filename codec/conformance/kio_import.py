@@ -117,9 +117,12 @@ def kio_group_vectors(vectors_directory: Path) -> list[dict]:
 
 
 def import_kio_group(vectors_directory: Path, out_dir: Path) -> dict[str, int]:
-    """Write ``kio-group.jsonl`` into ``out_dir`` from the kio records of ``vectors_directory``."""
+    """Write ``kio-group.jsonl`` into ``out_dir`` from the kio records of ``vectors_directory`` (nothing when
+    they are absent: an installed wheel ships the vectors, not the records)."""
     from .. import text as _text
 
+    if not (vectors_directory / KIO_SOURCE).is_file():
+        return {}
     vectors = kio_group_vectors(vectors_directory)
     path = out_dir / KIO_FILE
     path.write_text("".join(_text.dumps(v) + "\n" for v in vectors), encoding="utf-8")
