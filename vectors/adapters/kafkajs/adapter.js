@@ -6,11 +6,13 @@
  *   rebalance-codec conformance --impl 'node adapter.js' --expect expect.txt
  *
  * Reads one JSON request a line on stdin and answers one JSON line on stdout, in order, until stdin
- * closes. Like most clients, kafkajs only writes requests and only reads responses: this adapter encodes
- * JoinGroup, SyncGroup, Heartbeat and LeaveGroup requests and decodes their responses (bodies, and
- * response frames as kafkajs' connection reads them), at the versions kafkajs has, through kafkajs' own
- * protocol/requests modules. Everything else is declined with {"unsupported": "..."}, which the runner
- * skips. Values are Kafka's JSON shape (camelCase, bytes as base64); wire bytes are hex.
+ * closes, writing each reply out before reading the next request. Like most clients, kafkajs only writes
+ * requests and only reads responses: this adapter encodes JoinGroup, SyncGroup, Heartbeat and LeaveGroup
+ * requests (bodies, and frames as kafkajs sends them, less the int32 size a frame vector does not have)
+ * and decodes their responses (bodies, and frames as kafkajs' connection reads them after the size), at
+ * the versions kafkajs has, through kafkajs' own protocol modules. Everything else is declined with
+ * {"unsupported": "..."}, which the runner skips. Values are Kafka's JSON shape (camelCase, bytes as
+ * base64); wire bytes are hex.
  */
 const readline = require('readline')
 const Decoder = require('kafkajs/src/protocol/decoder')
