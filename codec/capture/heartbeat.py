@@ -394,6 +394,70 @@ class HeartbeatStory:
         if topo is not None:
             m.topology_epoch = _get(topo, "epoch")
 
+    # -- __consumer_offsets records ----------------------------------------------------------------------
+
+    def record(self, where: str, name: str, key: dict, value: dict | None) -> None:
+        """One consumer or streams group record (``name`` as :data:`codec.kafka4.RECORD_TYPES` names it,
+        ``key``/``value`` in Kafka's JSON, ``value`` None for a tombstone), in record order."""
+        protocol = STREAMS if name.startswith("Streams") else CONSUMER
+        kind = name.removeprefix("ConsumerGroup").removeprefix("StreamsGroup")
+        g = self.group(_get(key, "groupId", default=""), protocol, "__consumer_offsets")
+        member_id = _get(key, "memberId")
+        m = g.member(member_id) if member_id is not None else None
+        if value is None:
+            if kind == "Metadata":
+                g.deleted = True
+                g.events.append(Event(None, "deleted", None, None, f"group metadata tombstone at {where}"))
+            elif kind == "MemberMetadata" and m is not None:
+                m.left, m.left_ts = "removed", None
+                g.events.append(Event(None, "removed", member_id, None, f"member metadata tombstone at {where}"))
+            elif kind == "TargetAssignmentMember" and m is not None:
+                m.target = None
+            return
+        if kind == "Metadata":
+            g.group_epochs.append(_get(value, "epoch"))
+        elif kind == "PartitionMetadata":
+            for t in _get(value, "topics") or ():
+                self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+        elif kind == "TargetAssignmentMetadata":
+            g.assignment_epoch = _get(value, "assignmentEpoch")
+            for other in g.members.values():
+                if other.target is not None and other.target.epoch is None:
+                    other.target.epoch = g.assignment_epoch
+        elif kind == "Topology":
+            g.topology = value
+        elif m is not None and kind == "MemberMetadata":
+            if m.left is not None or (not m.steps and m.target is None and m.client_id is None):
+                g.events.append(Event(None, "join", member_id, None, f"member metadata at {where}"))
+            m.left = None
+            self._identity(m, value, _get(value, "clientId"))
+            m.client_host = _get(value, "clientHost", default=m.client_host)
+            m.topology_epoch = _get(value, "topologyEpoch", default=m.topology_epoch)
+            m.classic = _get(value, "classicMemberMetadata") is not None
+        elif m is not None and kind == "TargetAssignmentMember":
+            new = self._record_holdings(protocol, value, "")
+            before = m.target.holdings if m.target is not None else {}
+            added, revoked = _diff(before, new)
+            m.target = Step(None, None, new, added, revoked, cause="target", where=where)
+        elif m is not None and kind == "CurrentMemberAssignment":
+            new = self._record_holdings(protocol, value, "")
+            before = m.steps[-1].holdings if m.steps else {}
+            added, revoked = _diff(before, new)
+            pending = {k: sorted(v) for k, v in self._record_holdings(protocol, value, "PendingRevocation").items() if v}
+            m.epoch = _get(value, "memberEpoch")
+            m.steps.append(Step(None, m.epoch, new, added, revoked, cause="current", where=where,
+                                previous_epoch=_get(value, "previousMemberEpoch"), state=_get(value, "state"),
+                                pending=pending))
+
+    def _record_holdings(self, protocol: str, value: dict, suffix: str) -> Holdings:
+        """What a target or current assignment record holds (``suffix`` ``PendingRevocation``: what it is to
+        give up). Partitions are labelled with topic ids here and named at the end (:meth:`finish`)."""
+        if protocol == CONSUMER:
+            field_name = "partitionsPendingRevocation" if suffix else None
+            items = _get(value, field_name) if field_name else _get(value, "assignedPartitions", "topicPartitions")
+            return {PARTITIONS: _partition_labels(items, {})}
+        return {kind: task_labels(_get(value, f"{name}{suffix}")) for name, kind in _TASK_FIELDS}
+
     # -- settling ---------------------------------------------------------------------------------------
 
     def finish(self, classic: dict[str, list[int]] | None = None) -> list[HeartbeatGroup]:
@@ -405,11 +469,26 @@ class HeartbeatStory:
             for m in g.members.values():
                 if m._obs:
                     self._replay(g, m)
+                if self.topic_names:
+                    for step in [*m.steps, *([m.target] if m.target is not None else [])]:
+                        self._name_topics(step)
             g.members = dict(sorted(g.members.items(), key=lambda kv: (kv[1].label, kv[0])))
             g.events.sort(key=lambda e: (e.ts is None, e.ts or 0.0))
             g.classic_generations = sorted((classic or {}).get(name, ()))
             out.append(g)
         return out
+
+    def _name(self, label: str) -> str:
+        topic, _, p = label.rpartition("-")
+        return f"{self.topic_names.get(topic, topic)}-{p}"
+
+    def _name_topics(self, step: Step) -> None:
+        """Partition labels with topic ids replaced by the names the input gave (records seen after them)."""
+        if PARTITIONS in step.holdings:
+            step.holdings = {**step.holdings, PARTITIONS: frozenset(self._name(x) for x in step.holdings[PARTITIONS])}
+        for d in (step.added, step.revoked, step.pending):
+            if PARTITIONS in d:
+                d[PARTITIONS] = sorted(self._name(x) for x in d[PARTITIONS])
 
     def _labels(self, raw: Any, holdings: Holdings | None) -> Holdings | None:
         """Consumer partitions labelled with the topic names known at the end (else the short uuid)."""

@@ -2,9 +2,11 @@
 
 A record's key is ``[int16 version][body]`` and the version says what the record is (Kafka's
 ``GroupCoordinatorRecordSerde``): 0 and 1 an :file:`OffsetCommitKey`, 2 a :file:`GroupMetadataKey`, 3 and
-up the records of KIP-848 consumer groups, share groups and streams groups, which this module names
-but does not decode. The value is ``[int16 version][body]`` of the matching value schema
-(:file:`OffsetCommitValue`, :file:`GroupMetadataValue`); a null value is a tombstone.
+up the records of KIP-848 consumer groups, share groups and streams groups. The value is ``[int16
+version][body]`` of the matching value schema (:file:`OffsetCommitValue`, :file:`GroupMetadataValue`); a
+null value is a tombstone. Consumer and streams group records (types 3-8, 16-23) are decoded by
+:func:`codec.kafka4.decode_record`: their ``key`` and ``value`` are dicts in Kafka's JSON (camelCase);
+share group records (9-15) are named, not decoded.
 
 Inputs:
 
@@ -48,6 +50,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, TextIO
 
 from ..errors import DecodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
+from ..kafka4.common import RECORD_TYPES as KAFKA4_RECORD_TYPES
 from ..wire.builder import decode_wire
 from ..wire.schema import load_message
 from .records import DEFAULT_MAX_BATCH, DEFAULT_MAX_DECOMPRESSED, BadBatch, read_batches
@@ -75,6 +78,7 @@ RECORD_TYPES: dict[int, tuple[str, str]] = {
     13: ("ShareGroupTargetAssignmentMemberKey", "ShareGroupTargetAssignmentMemberValue"),
     14: ("ShareGroupCurrentMemberAssignmentKey", "ShareGroupCurrentMemberAssignmentValue"),
     15: ("ShareGroupStatePartitionMetadataKey", "ShareGroupStatePartitionMetadataValue"),
+    **{t: (f"{name}Key", f"{name}Value") for t, name in KAFKA4_RECORD_TYPES.items()},
 }
 _DECODED = {0, 1, 2}
 _VERSION = struct.Struct(">h")
@@ -171,12 +175,29 @@ def decode_record(key: bytes | None, value: bytes | None, where: str, *, crc_ok:
     try:
         if key is None:
             raise DecodeError("record has a null key", message="__consumer_offsets key", offset=0)
+        if len(key) >= 2 and _VERSION.unpack_from(key)[0] in KAFKA4_RECORD_TYPES:
+            return _kafka4_record(key, value, where, crc_ok)
         kv, kschema, k, ktrail = decode_key(key)
         vv, v, vtrail = decode_value(kv, value)
     except DecodeError as e:
         return BadRecord(where, e)
     trailing = {name: b for name, b in (("key", ktrail), ("value", vtrail)) if b}
     return OffsetsRecord(where, kv, kschema, k, vv, RECORD_TYPES[kv][1], v, trailing, crc_ok)
+
+
+def _kafka4_record(key: bytes, value: bytes | None, where: str, crc_ok: bool | None) -> OffsetsRecord:
+    """A consumer or streams group record through :func:`codec.kafka4.decode_record` (raises DecodeError)."""
+    from ..kafka4 import decode_record as decode4
+
+    rec = decode4(key, value)
+    trailing = {}
+    for part, data in (("key", key), ("value", value)):
+        n = rec.get("trailing", {}).get(part, {}).get("bytes")
+        if n and data is not None:
+            trailing[part] = bytes(data[len(data) - n:])
+    name = rec["record"]
+    return OffsetsRecord(where, rec["recordType"], f"{name}Key", rec["key"], rec["valueVersion"], f"{name}Value",
+                         rec["value"], trailing, crc_ok)
 
 
 # -- text dumps --------------------------------------------------------------------------------------

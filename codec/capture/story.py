@@ -841,6 +841,7 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
     record is a problem of kind ``bad records``, or ``bad file`` when the input could not be read past it."""
     summary = summary if summary is not None else CaptureSummary()
     groups: dict[str, _Group] = {}
+    hb = HeartbeatStory()
     for rec in records:
         summary.records += 1
         if isinstance(rec, BadRecord):
@@ -848,6 +849,10 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
                             str(rec.error))
             continue
         if isinstance(rec, ControlMarker):
+            continue
+        if isinstance(rec.key, dict):  # a consumer or streams group record (codec.kafka4)
+            if group is None or rec.key.get("groupId") == group:
+                hb.record(rec.where, rec.key_schema.removesuffix("Key"), rec.key, rec.value)
             continue
         name = rec.key.group
         if group is not None and name != group:
@@ -866,6 +871,10 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
         for gen in groups[name].finish():
             summary.generations += gen.generation is not None
             yield gen
+    classic = {name: list(g.generations) for name, g in groups.items()}
+    for hg in hb.finish(classic):
+        summary.heartbeat_groups += 1
+        yield hg
 
 
 def _snapshot_record(g: _Group, rec: OffsetsRecord) -> None:

@@ -291,7 +291,7 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
 
 # -- heartbeat-based groups (KIP-848, KIP-1071) -----------------------------------------------------------
 
-_PROTOCOL_NAMES = {"consumer": "consumer group (KIP-848 heartbeats)", "streams": "streams group (KIP-1071 heartbeats)"}
+_PROTOCOL_NAMES = {"consumer": ("consumer group", "KIP-848"), "streams": ("streams group", "KIP-1071")}
 
 
 def _by_topic(labels) -> str:
@@ -351,7 +351,7 @@ def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember) -> list[str]:
     for label, value in (("instance", m.instance_id), ("rack", m.rack_id), ("host", m.client_host),
                          ("process", m.process_id), ("endpoint", m.user_endpoint), ("assignor", m.server_assignor),
                          ("regex", m.subscribed_regex)):
-        if value is not None:
+        if value not in (None, ""):  # records write "" for a field never set
             facts.append(f"{label} {_p(str(value))}")
     if m.subscribed_topics is not None:
         facts.append(f"subscribed {_items(m.subscribed_topics)}")
@@ -389,7 +389,8 @@ def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember) -> list[str]:
 def render_heartbeat_group(g: HeartbeatGroup) -> str:
     """A heartbeat-based group as text: its epochs, each member's steps (assignment given, when reached,
     what was added and revoked), and its events."""
-    head = _PROTOCOL_NAMES.get(g.protocol, g.protocol)
+    what, kip = _PROTOCOL_NAMES.get(g.protocol, (g.protocol, "?"))
+    head = f"{what} ({kip} {'heartbeats' if g.source == 'capture' else 'records of __consumer_offsets'})"
     if g.first_ts is not None:
         head += f"  {_when(g.first_ts, date=True)} .. {_when(g.last_ts)} ({g.last_ts - g.first_ts:.1f} s)"
     lines = [head]
@@ -410,7 +411,7 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     if g.members:
         held = [m.holdings() or {} for m in g.members.values() if m.left is None]
         kinds = sorted({k for h in held for k in h}, key=lambda k: (k != "partitions", k))
-        counts = ", ".join(f"{sum(len(h.get(k, ())) for h in held)} {k}" for k in kinds)
+        counts = ", ".join(_plural(sum(len(h.get(k, ())) for h in held), k[:-1]) for k in kinds)
         lines.append(f"{_I}members ({len(g.members)})" + (f", {counts} held at the end" if counts else "") + ":")
         for m in g.members.values():
             lines += _hb_member_lines(g, m)
