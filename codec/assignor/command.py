@@ -17,7 +17,7 @@ from .engine import assign
 from .json_io import group_from_json, result_to_json
 from .. import text as _text
 from ..errors import CodecError
-from .model import AssignmentError, AssignmentResult
+from .model import ASSIGNOR_NAMES, AssignmentError, AssignmentResult
 from .wire_io import assign_description_over_bytes, assign_join_group
 
 _dumps = _text.dumps
@@ -29,8 +29,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``assign`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
         "assign", help="run a Kafka Streams task assignor on a JSON group description",
-        description="Assign the tasks of a JSON group description (high_availability, sticky or "
-                    "fallback_prior) and print the result as JSON or as a per-client table.")
+        description="Assign the tasks of a JSON group description (high_availability, high_availability_fast, "
+                    "sticky or fallback_prior) and print the result as JSON or as a per-client table.")
     p.add_argument("input", nargs="?", default="-", metavar="INPUT", help="group description file ('-' = stdin)")
     p.add_argument("--lines", action="store_true", help="one group per input line, one result per output line")
     p.add_argument("--format", choices=("json", "table"), default="json", help="output format (default json)")
@@ -42,6 +42,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--connect", action="store_true",
                    help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
                         "Connect's eager or incremental cooperative assignor (codec.connect.assignjson)")
+    p.add_argument("--assignor", choices=ASSIGNOR_NAMES,
+                   help="run this assignor whatever the input's \"assignor\" says (e.g. high_availability_fast)")
     p.add_argument("--emit-bytes", dest="emit_bytes", action="store_true",
                    help="add each member's SyncGroup assignment bytes (ConsumerProtocol assignment, hex)")
     p.set_defaults(func=run)
@@ -87,6 +89,9 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
     sep = (",", ":") if line is not None else (", ", ": ")
     try:
         doc = json.loads(text)
+        if args is not None and getattr(args, "assignor", None) and isinstance(doc, dict) \
+                and not getattr(args, "connect", False):
+            doc = {**doc, "assignor": args.assignor}
         if args is not None and getattr(args, "connect", False):
             from ..connect.assignjson import run_connect_group_json
 

@@ -46,7 +46,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--list-examples", action="store_true", help="list the bundled scenarios and exit")
     from .connect import CONNECT_PROTOCOLS
     p.add_argument("--protocol", choices=sorted(set(PROTOCOLS) | set(CONNECT_PROTOCOLS)),
-                   help="Streams: eager|cooperative|ha|affinity (default ha); a Connect scenario: "
+                   help="Streams: eager|cooperative|ha|ha_fast|affinity (default ha); a Connect scenario: "
                         "eager|compatible|sessioned|as-configured (default sessioned)")
     p.add_argument("--compare", action="store_true", help="run every protocol and print a metrics table")
     p.add_argument("--protocols", help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)}; "

@@ -35,7 +35,7 @@ LOCALITY_TAG = "locality"
 class Protocol:
     name: str
     rebalance: str  # EAGER | COOPERATIVE (a member with upgrade.from <= 2.3 is EAGER anyway, §5)
-    assignor: str  # high_availability | sticky | host_affinity
+    assignor: str  # high_availability | high_availability_fast | sticky | host_affinity
     label: str
 
 
@@ -43,6 +43,8 @@ PROTOCOLS: dict[str, Protocol] = {
     "eager": Protocol("eager", "EAGER", "sticky", "eager (revoke all on join, sticky assignor)"),
     "cooperative": Protocol("cooperative", "COOPERATIVE", "sticky", "cooperative (KIP-429, sticky assignor)"),
     "ha": Protocol("ha", "COOPERATIVE", "high_availability", "KIP-441 high availability (warmups, probing)"),
+    "ha_fast": Protocol("ha_fast", "COOPERATIVE", "high_availability_fast",
+                        "KIP-441's guarantees, fewer probing rounds (high_availability_fast, issue #19)"),
     "affinity": Protocol("affinity", "EAGER", "host_affinity", "host affinity (Samza standalone grouping)"),
 }
 

@@ -11,7 +11,7 @@ import random
 import pytest
 
 from assignor_invariants import assert_balanced, assert_valid_assignment
-from convergence_harness import Cluster
+from codec.assignor.convergence import Cluster
 
 
 def run_scenario(seed: int) -> None:
