@@ -8,12 +8,14 @@ from pathlib import Path
 from .. import text as _text
 from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
+from .expect import apply as apply_expectations
+from .expect import expectations_text, read_expectations
 from .handcrafted import handcrafted_vectors
 from .impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation, CommandImplementation
 from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
-from .reports import render_table, write_json, write_junit
-from .runner import run_rebalance_rounds, run_vectors
+from .reports import _write_atomically, render_table, write_json, write_junit
+from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_rebalance_rounds, run_vectors
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
 
 _KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expected", "result", "error", "offset",
@@ -67,10 +69,22 @@ def cmd_vectors_rebalance(args) -> int:
     return 0
 
 
+def _version_ranges(texts: list[str] | None) -> list | None:
+    if not texts:
+        return None
+    return [parse_versions(t) for t in texts]
+
+
 def cmd_conformance(args) -> int:
     if args.timeout <= 0 or args.max_reply_bytes <= 0:
         print("error: --timeout and --max-reply-bytes take positive numbers", file=sys.stderr)
         return 2
+    try:
+        versions = _version_ranges(args.version)
+    except ValueError as e:
+        print(f"error: --version: {_text.printable(str(e))}", file=sys.stderr)
+        return 2
+    expectations = read_expectations(args.expect) if args.expect else None  # InputError: one line, exit 1
     vectors: list[dict] = []
     if not args.cross_version:
         try:
@@ -90,25 +104,44 @@ def cmd_conformance(args) -> int:
             cells = cross_version_matrix(impl)
             print(render_matrix(cells))
             return 0 if all(c["agrees"] for c in cells) else 1
+        suite = vectors
         if args.message:
             vectors = [v for v in vectors if v["message"] in args.message]
-        if args.version is not None:
-            vectors = [v for v in vectors if v.get("version") == args.version]
+        if versions is not None:
+            vectors = [v for v in vectors if in_ranges(v.get("version"), versions)]
         if args.flags:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
-        results = run_vectors(impl, vectors)
-        if not args.files and (not args.message or "RebalanceRound" in args.message) and args.version is None \
-                and not args.flags:
-            results += run_rebalance_rounds(impl, load_rounds())
+        declared, said = ask_capabilities(impl)
+        results = run_vectors(impl, vectors, ops=args.op, declared=declared, witnesses=suite)
+        rounds = load_rounds() if not args.files else []
+        if rounds and (not args.message or "RebalanceRound" in args.message) and versions is None \
+                and not args.flags and (not args.op or "assign" in args.op):
+            results += run_rebalance_rounds(impl, rounds, declared=declared)
     finally:
         impl.close()
+    stale: list[str] = []
+    if expectations is not None:
+        known = {v["id"] for v in suite} | {r["id"] for r in rounds}
+        if args.files:  # ids of the default suite are not stale because other files were given
+            try:
+                known |= {v["id"] for v in load_vectors()} | {r["id"] for r in load_rounds()}
+            except (VectorFileError, FileNotFoundError):
+                pass
+        results, stale = apply_expectations(results, expectations, known)
     if args.junit:
         write_junit(results, Path(args.junit), impl.name)
     if args.json:
         write_json(results, Path(args.json), impl.name)
-    print(f"implementation: {impl.name}")
-    print(render_table(results))
-    return 0 if results and all(r.status == "pass" for r in results) else 1
+    if args.write_expect:
+        _write_atomically(Path(args.write_expect), expectations_text(results, impl.name).encode("utf-8"))
+    print(f"implementation: {_text.printable(impl.name)}")
+    print(_text.printable(said))
+    for entry in stale:
+        print(_text.printable(f"STALE {entry}: no such vector in the suite; remove it"))
+    print(render_table(results, expectations=expectations is not None))
+    checked = sum(r.status in ("pass", "xfail") for r in results)
+    bad = sum(r.status in ("fail", "xpass") for r in results) + len(stale)
+    return 0 if checked and not bad else 1
 
 
 def register(subparsers) -> None:
@@ -139,8 +172,17 @@ def register(subparsers) -> None:
     k.add_argument("--max-reply-bytes", type=int, default=DEFAULT_MAX_REPLY, dest="max_reply_bytes", metavar="N",
                    help=f"the longest reply line accepted (default {DEFAULT_MAX_REPLY})")
     k.add_argument("--message", action="append", help="only this message (repeatable)")
-    k.add_argument("--version", type=int)
+    k.add_argument("--version", action="append", metavar="RANGE",
+                   help="only these versions: 3, 3-5 or 5- (repeatable; leaves out the rebalance rounds)")
+    k.add_argument("--op", action="append", choices=OPS,
+                   help="only this op (repeatable): decode (valid vectors' wire, invalid vectors with wire, "
+                        "acceptable ones), encode (valid vectors' expected, invalid vectors without wire), "
+                        "assign (rebalance rounds)")
     k.add_argument("--flags", action="append", help="only vectors with this flag (repeatable)")
+    k.add_argument("--expect", metavar="FILE",
+                   help="known failures: vector ids, one a line, '#' comments (vectors/ADAPTERS.md)")
+    k.add_argument("--write-expect", dest="write_expect", metavar="FILE",
+                   help="write today's failures here as a starting expectations file")
     k.add_argument("--junit", help="write JUnit XML here")
     k.add_argument("--json", help="write a JSON report here")
     k.add_argument("--cross-version", action="store_true",

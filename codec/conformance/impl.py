@@ -8,9 +8,11 @@ response per line on its stdout, in order::
     {"op": "decode", "message": "ResponseFrame", "apiKey": 14, "version": 3, "wire": "<hex>"}  # responses name neither
     {"op": "encode", "message": "SubscriptionInfo", "version": 7, "value": {...}}
     {"op": "assign", "round": {...}}   # a rebalance round without its "assignments" (vectors/rebalance/)
+    {"op": "capabilities"}             # optional, sent first: what the implementation does
 
     {"value": {...}}  |  {"wire": "<hex>"}  |  {"assignments": {"<member id>": "<hex>", ...}}
-    |  {"error": {"message": "...", "offset": 12}}
+    |  {"error": {"message": "...", "offset": 12}}  |  {"unsupported": "<reason>"}  (declined: skipped)
+    |  {"capabilities": [{"op": "decode", "message": "JoinGroupResponse", "versions": "0-9"}, ...]}
 """
 
 from __future__ import annotations
@@ -37,17 +39,19 @@ __all__ = ["Outcome", "Implementation", "BuiltinImplementation", "CommandImpleme
 @dataclass(frozen=True)
 class Outcome:
     """One answer: a value (decode: the JSON value; encode: bytes; assign: {member: bytes}), a rejection
-    (``error``: the protocol's error object, the only answer that counts as refusing the input), or an
-    adapter failure (``failure``: no answer, or one the protocol does not define), which fails whatever the
-    vector expects."""
+    (``error``: the protocol's error object, the only answer that counts as refusing the input), a decline
+    (``declined``: ``{"unsupported": "<reason>"}``, the implementation does not do this; the case is skipped),
+    or an adapter failure (``failure``: no answer, or one the protocol does not define), which fails whatever
+    the vector expects."""
 
     value: Any = None
     error: dict | None = None
     failure: str | None = None
+    declined: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.failure is None
+        return self.error is None and self.failure is None and self.declined is None
 
     @property
     def rejected(self) -> bool:
@@ -64,12 +68,18 @@ class Implementation(Protocol):
 
     def assign(self, round_: dict) -> Outcome: ...
 
+    def capabilities(self) -> Outcome: ...
+
     def close(self) -> None: ...
 
 
 def handle_request(req: dict) -> dict:
     """Answer one line-protocol request with the built-in codec (the reference adapter's core)."""
     try:
+        if req.get("op") == "capabilities":  # every message, every version, and the leader
+            from .messages import MESSAGES
+
+            return {"capabilities": [{"op": ["decode", "encode"], "message": list(MESSAGES)}, {"op": "assign"}]}
         if req.get("op") == "assign":
             from .rebalance import run_round
 
@@ -106,6 +116,9 @@ class BuiltinImplementation:
     def assign(self, round_: dict) -> Outcome:
         return _outcome(handle_request({"op": "assign", "round": round_}))
 
+    def capabilities(self) -> Outcome:
+        return _outcome(handle_request({"op": "capabilities"}))
+
     def close(self) -> None:
         pass
 
@@ -120,6 +133,12 @@ def _outcome(resp: Any) -> Outcome:
         if isinstance(err, dict) and isinstance(err.get("message"), str):
             return Outcome(error=err)
         return Outcome(failure=f"adapter answered an error that is not {{\"message\": \"...\"}}: {_clip(err)}")
+    if "unsupported" in resp:
+        if isinstance(resp["unsupported"], str):
+            return Outcome(declined=resp["unsupported"])
+        return Outcome(failure=f"adapter answered unsupported without a string reason: {_clip(resp['unsupported'])}")
+    if "capabilities" in resp:
+        return Outcome(value=resp["capabilities"])
     if "wire" in resp:
         try:
             return Outcome(value=bytes.fromhex(resp["wire"]))
@@ -132,7 +151,7 @@ def _outcome(resp: Any) -> Outcome:
             return Outcome(value={str(m): bytes.fromhex(h) for m, h in resp["assignments"].items()})
         except (AttributeError, TypeError, ValueError):
             return Outcome(failure="adapter answered assignments that are not {member: hex}")
-    return Outcome(failure=f"adapter answered neither value, wire, assignments nor error: {_clip(resp)}")
+    return Outcome(failure=f"adapter answered neither value, wire, assignments, error nor unsupported: {_clip(resp)}")
 
 
 def _clip(v: Any, n: int = 200) -> str:
@@ -273,6 +292,15 @@ class CommandImplementation:
 
     def assign(self, round_: dict) -> Outcome:
         return self._ask({"op": "assign", "round": round_})
+
+    def capabilities(self) -> Outcome:
+        """The optional first request. An adapter that dies or hangs on it is started again and asked
+        everything: not knowing the op is no reason to give it up."""
+        out = self._ask({"op": "capabilities"})
+        if out.failure and self.gave_up:
+            self.gave_up = None
+            self._start()
+        return out
 
     def _stop(self, *, kill: bool = False) -> None:
         proc = self.proc

@@ -77,7 +77,7 @@ def test_conformance_cli_reports_and_junit(tmp_path):
     assert cases and all(c.get("classname") == "AssignmentInfo.v6" for c in cases)
     data = json.loads(report.read_text())
     assert data["summary"] == [{"message": "AssignmentInfo", "version": 6, "vectors": len(cases),
-                                "passed": len(cases), "failed": 0}]
+                                "passed": len(cases), "failed": 0, "skipped": 0, "xfailed": 0, "fixed": 0}]
 
 
 def test_reference_adapter_passes_through_the_line_protocol():

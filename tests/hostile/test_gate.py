@@ -53,7 +53,7 @@ def test_an_adapter_that_answers_nothing_fails_every_vector(installed_cli, impl)
 
 
 @pytest.mark.parametrize("reply", ["[]", "5", "null", '"no"', '{"error": "x"}', '{"error": {}}', '{}',
-                                   "not json", '{"unsupported": "maybe"}'])
+                                   "not json", '{"unsupported": 5}'])
 def test_only_the_error_object_rejects(installed_cli, tmp_path, reply):
     impl = _adapter(tmp_path, "reply", f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n")
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
@@ -63,13 +63,39 @@ def test_only_the_error_object_rejects(installed_cli, tmp_path, reply):
     assert "adapter failure" in p.stdout
 
 
+# An implementation of the messages (the built-in codec's answers), whose rejections all say just "no".
+_HONEST_NO = ("from codec.conformance.impl import handle_request\n"
+              "def answer(req):\n"
+              "    out = handle_request(req)\n"
+              "    return {'error': {'message': 'no'}} if 'error' in out else out\n")
+
+
 def test_a_real_rejection_passes_invalid_vectors(installed_cli, tmp_path):
-    impl = _adapter(tmp_path, "reject",
-                    "for line in sys.stdin:\n    print(json.dumps({'error': {'message': 'no'}}), flush=True)\n")
+    impl = _adapter(tmp_path, "reject", _HONEST_NO +
+                    "for line in sys.stdin:\n    print(json.dumps(answer(json.loads(line))), flush=True)\n")
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 0, p.stdout[-2000:]
     assert _summary(p.stdout) == f"{TRUNCATED} passed, 0 failed"
+
+
+def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
+    """Issue #22: an error for valid input too is no evidence; such an adapter passes no invalid vector."""
+    impl = _adapter(tmp_path, "reject",
+                    "for line in sys.stdin:\n    print(json.dumps({'error': {'message': 'no'}}), flush=True)\n")
+    p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
+    _clean(p)
+    assert p.returncode == 1
+    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed"
+    assert "decline with unsupported" in p.stdout
+
+
+def test_a_decline_is_a_skip_never_a_pass(installed_cli, tmp_path):
+    impl = _adapter(tmp_path, "decline", "for line in sys.stdin:\n    print('{\"unsupported\": \"maybe\"}', flush=True)\n")
+    p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
+    _clean(p)
+    assert p.returncode == 1  # nothing was checked
+    assert _summary(p.stdout) == f"0 passed, 0 failed, {TRUNCATED} skipped"
 
 
 def test_a_hung_adapter_ends_within_its_timeout(installed_cli):
@@ -93,7 +119,7 @@ def test_the_default_timeout_ends_a_hung_adapter(installed_cli):
 
 def test_an_adapter_that_hangs_on_one_request_is_restarted(installed_cli, tmp_path):
     """Hangs on its third request only: that vector fails with the timeout, the rest are answered."""
-    impl = _adapter(tmp_path, "hang3", (
+    impl = _adapter(tmp_path, "hang3", _HONEST_NO + (
         "import os, time\n"
         "state = os.path.join(os.path.dirname(__file__), 'count')\n"
         "for line in sys.stdin:\n"
@@ -101,7 +127,7 @@ def test_an_adapter_that_hangs_on_one_request_is_restarted(installed_cli, tmp_pa
         "    open(state, 'w').write(str(n))\n"
         "    if n == 3:\n"
         "        time.sleep(1000)\n"
-        "    print(json.dumps({'error': {'message': 'no'}}), flush=True)\n"))
+        "    print(json.dumps(answer(json.loads(line))), flush=True)\n"))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated", "--timeout", "2", timeout=120)
     _clean(p)
     assert _summary(p.stdout) == f"{TRUNCATED - 1} passed, 1 failed"
