@@ -27,6 +27,7 @@ import struct
 from dataclasses import dataclass, field
 
 from ..wire.builder import encode_wire, wire_class
+from .metadata import metadata_response_v12
 from .pcapwriter import TcpConnection, pcap
 
 __all__ = [
@@ -77,6 +78,18 @@ class ScriptedCapture:
         req = encode_wire("RequestHeader", 2, header) + encode(f"{_KINDS[api_key]}-request", version, request)
         rh = wire_class("ResponseHeader", "ResponseHeader")(correlation_id=cid)
         resp = encode_wire("ResponseHeader", 1, rh) + encode(f"{_KINDS[api_key]}-response", version, response)
+        self.raw(t, client, struct.pack(">i", len(req)) + req, struct.pack(">i", len(resp)) + resp)
+
+    def metadata(self, t: float, client: str, topics: dict[str, tuple[bytes, int]]) -> None:
+        """A Metadata v12 exchange (all topics asked for) whose response names ``topics`` (name -> (16-byte
+        id, partition count))."""
+        cid = self.cids[client] = self.cids.get(client, 0) + 1
+        header = wire_class("RequestHeader", "RequestHeader")(
+            request_api_key=3, request_api_version=12, correlation_id=cid, client_id=self.clients.get(client, client))
+        # topics null (all), allowAutoTopicCreation true, includeTopicAuthorizedOperations false, no tagged fields
+        req = encode_wire("RequestHeader", 2, header) + b"\x00\x01\x00\x00"
+        rh = wire_class("ResponseHeader", "ResponseHeader")(correlation_id=cid)
+        resp = encode_wire("ResponseHeader", 1, rh) + metadata_response_v12(topics, broker=self.broker)
         self.raw(t, client, struct.pack(">i", len(req)) + req, struct.pack(">i", len(resp)) + resp)
 
     def raw(self, t: float, client: str, request: bytes, response: bytes) -> None:
@@ -143,8 +156,10 @@ def streams_response(member: str, epoch: int, *, active=None, standby=None, warm
 
 # -- the scripts -------------------------------------------------------------------------------------------
 
-def kip848_script(cap: ScriptedCapture | None = None, *, version: int = 0) -> ScriptedCapture:
-    """The KIP-848 consumer group ``orders-app`` (see the module docstring). Times in seconds after T0:
+def kip848_script(cap: ScriptedCapture | None = None, *, version: int = 0, metadata: bool = False) -> ScriptedCapture:
+    """The KIP-848 consumer group ``orders-app`` (see the module docstring). With ``metadata``, member-a first
+    asks for Metadata (at -0.1 s), whose response names topic ``orders`` (id :data:`ORDERS_ID`) and ``payments``.
+    Times in seconds after T0:
 
     0.0 a joins (epoch 0, subscribes orders, assignor uniform) -> epoch 1, orders 0-5; 0.5 a owns 0-5.
     1.0 b joins -> epoch 2, nothing. 1.5 a -> still epoch 1, orders 0-2 (3-5 revoked); 1.6 a owns 0-2 -> epoch 2.
@@ -164,6 +179,8 @@ def kip848_script(cap: ScriptedCapture | None = None, *, version: int = 0) -> Sc
     g, o = "orders-app", ORDERS_ID
     for name in "abcdef":
         cap.clients[f"member-{name}"] = f"consumer-{name}"
+    if metadata:
+        cap.metadata(-0.1, "member-a", {"orders": (b"orders-topic-id\0", 6), "payments": (b"payments-topicid", 2)})
 
     def hb(t, m, req, resp):
         cap.exchange(t, f"member-{m}", 68, version, req, resp)

@@ -39,12 +39,13 @@ from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
 from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
+from .metadata import METADATA, topic_names
 from .heartbeat import HEARTBEAT_APIS, HeartbeatGroup, HeartbeatStory, PendingHeartbeat, decode_heartbeat
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, Gap
-from ..wire.builder import encode_wire
+from ..wire.builder import decode_wire, encode_wire
 
 __all__ = ["GROUP_APIS", "API_NAMES", "ERROR_NAMES", "error_name", "GroupFrame", "Member", "Event",
            "Generation", "Changes", "Problem", "CaptureSummary", "capture_story", "offsets_story", "holdings",
@@ -579,6 +580,8 @@ class _Story:
                           "its request was not captured (or not framed): the API is unknown")
             else:
                 s.other_apis[(event.api_key, event.api_version)] += 1
+                if event.api_key == METADATA and event.direction == "response" and event.data is not None:
+                    self._metadata(event)
         elif isinstance(event, Gap):
             s.gaps += 1
             if event.given_up:
@@ -619,6 +622,16 @@ class _Story:
                 yield hg
 
     # -- one frame --------------------------------------------------------------------------------------
+
+    def _metadata(self, e: KafkaFrame) -> None:
+        """The topic names of a Metadata response (v10+), for the topic ids of heartbeat assignments."""
+        try:
+            _, end = decode_wire("ResponseHeader", 1 if e.api_version >= 9 else 0, e.data)
+            self.hb.topic_names.update(topic_names(e.data[end:], e.api_version))
+        except DecodeError as err:
+            self.summary.problem("unread metadata", f"connection #{e.flow.conn}",
+                                 f"Metadata response v{e.api_version} correlation id {e.correlation_id}",
+                                 f"{err} (its topic names are not used)")
 
     def _heartbeat_frame(self, e: KafkaFrame) -> GroupFrame:
         """A ConsumerGroupHeartbeat or StreamsGroupHeartbeat frame, decoded in Kafka's JSON and fed to the
@@ -821,7 +834,7 @@ def capture_story(source: str | Path | BinaryIO, *, ports: Iterable[int] = DEFAU
     segment (see :mod:`codec.capture.scan`); frames lost to holes given up are counted in the summary."""
     summary = summary if summary is not None else CaptureSummary()
     story = _Story(summary, group)
-    for event in kafka_frames(source, ports=set(ports), api_keys=set(GROUP_APIS) | set(HEARTBEAT_APIS), stats=summary.stats,
+    for event in kafka_frames(source, ports=set(ports), api_keys={*GROUP_APIS, *HEARTBEAT_APIS, METADATA}, stats=summary.stats,
                               max_buffer=max_hole_bytes, max_wait=max_hole_seconds):
         gf = story.feed(event)
         if gf is not None:

@@ -250,3 +250,40 @@ def test_a_classic_member_joining_a_consumer_group_shows_both(tmp_path):
     assert text.startswith("group orders-app  (1 generations, consumer group: 1 members, pcap input)\n")
     assert text.index("generation 2  consumer/range") < text.index("consumer group (KIP-848 heartbeats)")
     assert "classic members formed generations 2 (told above)" in text
+
+
+# -- topic names from Metadata ---------------------------------------------------------------------------
+
+# A MetadataResponse v12 body laid out by hand from Kafka's MetadataResponse.json (flexible: compact lengths
+# are N+1): throttle 0; brokers [1 "b":9092 rack null]; cluster "c"; controller 1; topics [error 0, name "t",
+# id 00..01, internal false, partitions [error 0, index 0, leader 1, epoch 0, replicas [1], isr [1],
+# offline []], authorized ops MIN]; no tagged fields anywhere.
+METADATA_V12 = bytes.fromhex(
+    "00000000" "02" "00000001" "0262" "00002384" "00" "00" "0263" "00000001"
+    "02" "0000" "0274" "00000000000000000000000000000001" "00"
+    "02" "0000" "00000000" "00000001" "00000000" "0200000001" "0200000001" "01" "00"
+    "80000000" "00" "00")
+
+
+def test_topic_names_of_a_metadata_response():
+    from codec.capture.metadata import topic_names
+    from codec.errors import DecodeError
+
+    assert topic_names(METADATA_V12, 12) == {"AAAAAAAAAAAAAAAAAAAAAQ": "t"}
+    assert topic_names(METADATA_V12, 9) == {}  # no topic ids before v10
+    with pytest.raises(DecodeError) as e:
+        topic_names(METADATA_V12[:40], 12)
+    assert e.value.path.startswith("topics[0]")
+
+
+def test_a_metadata_response_names_the_assignment_topics(tmp_path):
+    path = tmp_path / "kip848-named.pcap"
+    path.write_bytes(kip848_script(metadata=True).pcap())
+    lines = json_lines(path)
+    a = _member(_group(lines, "orders-app"), "member-a")
+    assert a["steps"][0]["assignment"]["partitions"] == [f"orders-{p}" for p in range(6)]
+    assert lines[-1]["other_apis"] == [{"api_key": 3, "api_name": "Metadata", "api_version": 12, "frames": 2}]
+    status, text = run_capture(path)
+    assert status == 0
+    assert "epoch 1  22:13:21.502  reached 22:13:21.600  orders 0, 1, 2 (3 partitions); revoked orders 3, 4, 5" in text
+    assert ORDERS not in text
