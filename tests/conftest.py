@@ -5,10 +5,13 @@ Profiles: ``ci`` (the default: derandomized, bounded) and ``deep`` (long runs:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -69,3 +72,31 @@ def installed_cli(installed, tmp_path):
                               encoding="utf-8", cwd=tmp_path, env=env, timeout=timeout)
 
     return go
+
+
+@pytest.fixture(scope="session")
+def kafkajs_modules() -> Path:
+    """A node_modules folder with the kafkajs that vectors/adapters/kafkajs/package-lock.json pins, installed by
+    ``npm ci`` from the npm registry once per lockfile and kept in ~/.cache/rebalance-codec/. Skips only when node
+    or npm is not installed; a failing ``npm ci`` fails the tests that need it."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        pytest.skip("node and npm are not installed: the kafkajs adapter (vectors/adapters/kafkajs) needs them")
+    src = ROOT / "vectors" / "adapters" / "kafkajs"
+    pinned = (src / "package.json").read_bytes() + (src / "package-lock.json").read_bytes()
+    cache = Path.home() / ".cache" / "rebalance-codec" / f"kafkajs-{hashlib.sha256(pinned).hexdigest()[:16]}"
+    if not (cache / "node_modules" / "kafkajs" / "package.json").is_file():
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".npm-ci-", dir=cache.parent))  # renamed into place when complete
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(src / name, work / name)
+        p = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=work, check=False,
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            shutil.rmtree(work, ignore_errors=True)
+            pytest.fail(f"npm ci in a copy of vectors/adapters/kafkajs failed (exit {p.returncode}): {p.stderr[-2000:]}")
+        try:
+            work.rename(cache)
+        except OSError:  # another run installed it meanwhile
+            shutil.rmtree(work, ignore_errors=True)
+    return cache / "node_modules"

@@ -1,0 +1,207 @@
+"""The shipped adapters of real clients (vectors/adapters/): kafka-python 3.0.12 and kafkajs 2.2.4, run through
+the installed console script with the expectations files the wheel ships (issue #22).
+
+The counts are not constants: they come from the vector files and from what each client implements (its message
+versions, written out below and checked against the installed library): a vector is skipped when every op it uses
+(README, "The runner") is one the client does not do, each id of the expectations file is an expected failure, and
+every other vector passes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shlex
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.wheel
+
+ADAPTERS = ROOT / "vectors" / "adapters"
+API_KEYS = {11: "JoinGroup", 14: "SyncGroup", 12: "Heartbeat", 13: "LeaveGroup"}
+# the newest version each client has of each group API (kafka-python: its classes' validVersions; kafkajs: the
+# v* folders of src/protocol/requests/<api>/); both checked below against the installed library
+KAFKA_PYTHON = {"JoinGroup": 9, "SyncGroup": 5, "Heartbeat": 4, "LeaveGroup": 5}
+KAFKAJS = {"JoinGroup": 5, "SyncGroup": 3, "Heartbeat": 3, "LeaveGroup": 3}
+SUMMARY = re.compile(r"(\d+) passed, (\d+) failed(?:, (\d+) skipped)?(?:, (\d+) expected failures?)?$")
+
+
+def _suite() -> list[dict]:
+    return [json.loads(line) for f in sorted((ROOT / "vectors").glob("*.jsonl"))
+            for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _rounds() -> int:
+    return sum(1 for line in (ROOT / "vectors" / "rebalance" / "rounds.jsonl").read_text(encoding="utf-8").splitlines()
+               if line.strip())
+
+
+def _ops(v: dict) -> list[str]:
+    """The ops a vector uses (vectors/README.md, "The runner")."""
+    if v["result"] == "valid":
+        return ["decode"] if {"version-probe", "capture-facts"} & set(v.get("flags", ())) else ["decode", "encode"]
+    return ["encode"] if v["result"] == "invalid" and "wire" not in v else ["decode"]
+
+
+def _api(op: str, v: dict) -> str | None:
+    """The group API a vector is about: from its message name, or for a frame from its API key (a request frame
+    names it in its first two bytes, or in the value it is written from; a response frame's vector carries it)."""
+    m = v["message"]
+    if m == "ResponseFrame":
+        return API_KEYS.get(v.get("apiKey"))
+    if m == "RequestFrame":
+        key = v["expected"].get("apiKey") if op == "encode" else int(v["wire"][:4] or "0", 16)
+        return API_KEYS.get(key)
+    found = re.fullmatch(r"(JoinGroup|SyncGroup|Heartbeat|LeaveGroup)(Request|Response)", m)
+    return found and found.group(1)
+
+
+def kafka_python_does(op: str, v: dict) -> bool:
+    """kafka-python reads and writes every group message and frame at its versions, ConsumerProtocol v0-3 and
+    the headers it has (RequestHeader v1-2, ResponseHeader v0-1)."""
+    m, ver = v["message"], v.get("version")
+    if m.startswith("ConsumerProtocol"):
+        return 0 <= ver <= 3
+    if m in ("RequestHeader", "ResponseHeader"):
+        return ver in ((1, 2) if m == "RequestHeader" else (0, 1))
+    api = _api(op, v)
+    return api in KAFKA_PYTHON and 0 <= ver <= KAFKA_PYTHON[api]
+
+
+def kafkajs_does(op: str, v: dict) -> bool:
+    """kafkajs writes requests (bodies and frames) and reads responses (bodies and frames), at its versions."""
+    m, api = v["message"], _api(op, v)
+    if api not in KAFKAJS or not 0 <= v.get("version", -1) <= KAFKAJS[api]:
+        return False
+    writes = m.endswith("Request") or m == "RequestFrame"
+    return (op == "encode") == writes
+
+
+def _expected_ids(path: Path) -> dict[str, str]:
+    """The expectations file: id -> reason."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry, _, reason = line.partition("#")
+        if entry.strip():
+            out[entry.strip()] = reason.strip()
+    return out
+
+
+def _expected_statuses(does, expect: Path) -> dict[str, str]:
+    xfail = _expected_ids(expect)
+    status = {}
+    for v in _suite():
+        checked = any(does(op, v) for op in _ops(v))
+        status[v["id"]] = "skip" if not checked else "xfail" if v["id"] in xfail else "pass"
+    return status
+
+
+def _shipped(installed: Path, *parts: str) -> Path:
+    """A file of vectors/adapters/ as the wheel installed it."""
+    (site,) = installed.parent.parent.glob("lib/python*/site-packages")
+    path = site.joinpath("codec", "vectors", "adapters", *parts)
+    assert path.is_file(), f"{'/'.join(parts)} is not in the wheel"
+    return path
+
+
+def _run(installed_cli, tmp_path, impl: str, *args: str):
+    report = tmp_path / "report.json"
+    p = installed_cli("conformance", "--impl", impl, "--json", str(report), *args, timeout=600)
+    assert "Traceback" not in p.stdout + p.stderr, p.stderr[-3000:]
+    results = json.loads(report.read_text(encoding="utf-8"))["results"] if report.exists() else []
+    return p, {r["id"]: r for r in results}
+
+
+def _check_counts(p, results: dict, expected: dict[str, str], rounds: int) -> None:
+    """The run's summary and every vector's status are what the files say."""
+    n = {s: sum(1 for x in expected.values() if x == s) for s in ("pass", "skip", "xfail")}
+    summary = p.stdout.strip().splitlines()[-1]
+    assert SUMMARY.fullmatch(summary), summary
+    assert summary == (f"{n['pass']} passed, 0 failed, {n['skip'] + rounds} skipped, "
+                       f"{n['xfail']} expected failure{'' if n['xfail'] == 1 else 's'}"), p.stdout[-4000:]
+    got = {i: r["status"] for i, r in results.items() if r["message"] != "RebalanceRound"}
+    assert got == expected
+    assert sum(r["status"] == "skip" for r in results.values() if r["message"] == "RebalanceRound") == rounds
+
+
+@pytest.fixture(scope="module")
+def kafka_python() -> str:
+    """The Python that runs the adapter: this one, where the test extra installed kafka-python."""
+    if importlib.util.find_spec("kafka") is None:
+        pytest.fail("kafka-python is not installed: it is in the test extra (pip install -e '.[test]')")
+    return sys.executable
+
+
+def test_kafka_python_versions_are_the_librarys(kafka_python):
+    with warnings.catch_warnings():  # kafka-python 3.0.12 reads its schemas with importlib.resources.read_text
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from kafka.protocol.consumer import group, metadata
+
+    for api, newest in KAFKA_PYTHON.items():
+        for half in ("Request", "Response"):
+            assert getattr(group, api + half).max_version == newest
+    assert metadata.ConsumerProtocolSubscription.max_version == metadata.ConsumerProtocolAssignment.max_version == 3
+
+
+def test_kafka_python_with_its_expectations(installed, installed_cli, tmp_path, kafka_python):
+    adapter, expect = _shipped(installed, "kafka-python", "adapter.py"), _shipped(installed, "kafka-python", "expect.txt")
+    p, results = _run(installed_cli, tmp_path, shlex.join([kafka_python, str(adapter)]), "--expect", str(expect))
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+    _check_counts(p, results, _expected_statuses(kafka_python_does, expect), _rounds())
+    # no declined message costs a failure: SubscriptionInfo, AssignmentInfo, Connect and the rounds are skipped
+    for r in results.values():
+        if r["message"] in ("SubscriptionInfo", "AssignmentInfo", "ConnectMetadata", "ConnectAssignment",
+                            "RebalanceRound"):
+            assert r["status"] == "skip", r
+
+
+def test_kafka_python_without_expectations_fails_on_the_refusal(installed, installed_cli, tmp_path, kafka_python):
+    """Kafka's JoinGroupRequest refuses a groupInstanceId at v4 (group_edge.jsonl); kafka-python writes v4
+    without it. Without the expectations file that is a failure, on one readable line, and the run fails."""
+    adapter = _shipped(installed, "kafka-python", "adapter.py")
+    p, results = _run(installed_cli, tmp_path, shlex.join([kafka_python, str(adapter)]), "--message", "JoinGroupRequest",
+                      "--version", "4")
+    assert p.returncode == 1
+    line = next(x for x in p.stdout.splitlines() if "kj-joingrouprequest-error-groupinstanceid-v4" in x)
+    assert line == ("FAIL kj-joingrouprequest-error-groupinstanceid-v4 (JoinGroupRequest v4): encoded a value that "
+                    "must be refused (unrepresentable); its bytes read back as $.groupInstanceId: missing "
+                    "(expected \"x\")")
+    listed = {i for i in _expected_ids(ADAPTERS / "kafka-python" / "expect.txt")
+              if results.get(i, {}).get("version") == 4}
+    assert {i for i, r in results.items() if r["status"] == "fail"} == listed
+    assert {r["message"] for r in results.values()} == {"JoinGroupRequest"}
+
+
+def test_kafkajs_versions_are_the_librarys(kafkajs_modules):
+    requests = kafkajs_modules / "kafkajs" / "src" / "protocol" / "requests"
+    for api, newest in KAFKAJS.items():
+        folder = requests / (api[0].lower() + api[1:])
+        assert sorted(int(d.name[1:]) for d in folder.glob("v*")) == list(range(newest + 1))
+
+
+def test_kafkajs_with_its_expectations(installed, installed_cli, tmp_path, kafkajs_modules):
+    """kafkajs encodes requests and decodes responses: every other half is declined and skipped, and what it
+    does either passes or is listed with its reason."""
+    adapter, expect = _shipped(installed, "kafkajs", "adapter.js"), _shipped(installed, "kafkajs", "expect.txt")
+    impl = shlex.join(["env", f"NODE_PATH={kafkajs_modules}", "node", str(adapter)])  # kafkajs from the npm ci
+    p, results = _run(installed_cli, tmp_path, impl, "--expect", str(expect))
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+    _check_counts(p, results, _expected_statuses(kafkajs_does, expect), _rounds())
+
+
+@pytest.mark.parametrize("client", ["kafka-python", "kafkajs"])
+def test_every_expected_failure_is_explained(client):
+    """Each listed id is a vector the client runs, once, with a reason that says what differs."""
+    ids = [line.partition("#")[0].strip() for line in (ADAPTERS / client / "expect.txt").read_text().splitlines()]
+    ids = [i for i in ids if i]
+    assert len(ids) == len(set(ids))
+    suite = {v["id"]: v for v in _suite()}
+    does = kafka_python_does if client == "kafka-python" else kafkajs_does
+    for i, reason in _expected_ids(ADAPTERS / client / "expect.txt").items():
+        assert i in suite and any(does(op, suite[i]) for op in _ops(suite[i])), i
+        assert len(reason) > 40 and not re.search(r"unknown|todo|\?\?", reason, re.IGNORECASE), (i, reason)
