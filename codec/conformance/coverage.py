@@ -214,6 +214,7 @@ def render_list(vectors: list[dict], rounds: int = 0, *, markdown: bool = False,
 
 def cmd_vectors_list(args) -> int:
     """``rebalance-codec vectors list``: the table of what the vectors cover."""
+    import sys
     from pathlib import Path
 
     from .. import text as _text
@@ -225,7 +226,7 @@ def cmd_vectors_list(args) -> int:
         vectors = load_vectors(files) if files else []
     except VectorFileError as e:
         for p in e.problems:
-            print(f"error: {_text.printable(p)}")
+            print(f"error: {_text.printable(p)}", file=sys.stderr)
         return 1
     print(render_list(vectors, len(load_rounds(directory)), markdown=args.markdown, by_version=args.by_version))
     return 0

@@ -3,6 +3,7 @@ vectors, and ``vectors list`` (issue #22)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 
 from codec.conformance.coverage import (
     ENFORCED,
+    cmd_vectors_list,
     gaps,
     refusal_fields,
     render_list,
@@ -168,11 +170,20 @@ def test_list_counts_by_op():
     assert rows["JoinGroupRequest"] == ["0-9", "-", "0 / 0", "0 / 0", ""]
 
 
-def test_vectors_list_cli():
+def test_vectors_list_cli(tmp_path, capsys):
     p = subprocess.run([sys.executable, "-m", "codec", "vectors", "list", "--markdown"], capture_output=True,
                        text=True, cwd=ROOT, timeout=120, check=False)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == render_list(load_vectors(), len(load_rounds()), markdown=True)
-    p = subprocess.run([sys.executable, "-m", "codec", "vectors", "list", "--by-version", "--dir", str(ROOT)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
-    assert p.returncode == 0 and "HeartbeatRequest" in p.stdout and "0 / 0" in p.stdout
+    # a folder of one file, per version: rows for every version, counted from that file only
+    (tmp_path / "one.jsonl").write_text(json.dumps(
+        {"id": "x", "message": "HeartbeatResponse", "version": 2, "description": "two bytes cut to one",
+         "wire": "00", "result": "invalid", "error": "truncated", "canonical": False, "flags": [],
+         "provenance": {"source": "handcrafted"}}) + "\n")
+    assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=True)) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert ["HeartbeatResponse", "2", "decode", "0", "/", "1", "0", "/", "0"] in rows
+    assert ["HeartbeatResponse", "1", "-", "0", "/", "0", "0", "/", "0"] in rows
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=False)) == 1
+    assert capsys.readouterr().err.startswith("error: bad.jsonl:1: not JSON")
