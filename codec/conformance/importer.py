@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import text as _text
 
-__all__ = ["import_kafka_java", "import_captures", "connect_vectors", "KAFKA_COMMIT"]
+__all__ = ["import_kafka_java", "import_captures", "connect_vectors", "kio_kafka4_vectors", "KAFKA_COMMIT"]
 
 KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 
@@ -200,15 +200,64 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
                 r = json.loads(line)
                 families.setdefault("group", []).append(_group_vector(r, f))
         families["connect"] = connect_vectors(src)
+        kio4 = shared / "vectors" / "kio" / KIO_KAFKA4
+        if kio4.is_file():
+            families["kio-kafka4"] = kio_kafka4_vectors(kio4)
     names = {"SubscriptionInfo": "kafka-java-subscription-info.jsonl",
              "AssignmentInfo": "kafka-java-assignment-info.jsonl", "group": "kafka-java-group.jsonl",
-             "connect": "kafka-java-connect.jsonl"}
+             "connect": "kafka-java-connect.jsonl", "kio-kafka4": "kio-group-kafka4.jsonl"}
     for family, vectors in families.items():
         path = out_dir / names[family]
         path.write_text("".join(_text.dumps(v, sort_keys=False) + "\n" for v in vectors),
                         encoding="utf-8")
         written[path.name] = len(vectors)
     return written
+
+
+# --- Kafka 4's group RPCs written by kio (../shared/vectors/kio/group-kafka4.jsonl, issue #21) -------------
+#
+# ``expected`` is kio's value translated field by field into Kafka's JSON along the schemas' field tables
+# (codec/kafka4/kio.py), never through this project's decoder. Where kio's class and the release's message JSON
+# disagree (kio has a field the release lacks, or lacks one it has), the release wins: the bytes follow another
+# layout, so the vector is ``acceptable`` (either outcome) without ``expected``, flagged ``kio-newer-schema``.
+
+KIO_KAFKA4 = "group-kafka4.jsonl"
+
+
+def _kio_kafka4_vector(r: dict) -> dict:
+    from ..kafka4.kio import kio_to_kafka
+
+    kind, version, idx = r["kind"], r["version"], r["index"]
+    expected, problems = kio_to_kafka(kind, version, r["decoded"])
+    v: dict = {
+        "id": f"kio-{kind}-v{version}-{idx:04d}".lower(),
+        "message": kind,
+        "version": version,
+        "description": f"kio 0.6.5's {kind} v{version} (random case {idx}, seed {r['seed']}), written by kio and read "
+                       "back by kio to the same value",
+        "wire": r["hex"],
+        "expected": expected,
+        "result": "valid",
+        "canonical": True,
+        "flags": [],
+        "provenance": {"source": "kio", "producedBy": r["producedBy"], "seed": r["seed"], "index": idx,
+                       "record": f"../shared/vectors/kio/{KIO_KAFKA4}:{r['id']}"},
+    }
+    if problems:
+        fields = sorted({p.split(":")[0] for p in problems})
+        del v["expected"]
+        v.update(result="acceptable", canonical=False, flags=["kio-newer-schema"],
+                 description=f"kio 0.6.5's {kind} v{version} (case {idx}) in kio's layout, which the release's "
+                             "message JSON does not have; either outcome passes")
+        v["provenance"]["note"] = ("kio's class differs from the release's message JSON (schemas/README.md): "
+                                   + "; ".join(fields))[:400]
+    return v
+
+
+def kio_kafka4_vectors(path: Path) -> list[dict]:
+    """Every record of ``group-kafka4.jsonl`` as a golden vector (see above)."""
+    return [_kio_kafka4_vector(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
 
 
 # --- Kafka Connect (connect.jsonl) ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import text as _text
+from ..kafka4.common import KIND_NAMES as KAFKA4_KINDS
 
 __all__ = ["MESSAGES", "kind_of", "normalize"]
 
@@ -31,6 +32,9 @@ MESSAGES: dict[str, str] = {
     "ConnectMetadata": "connect-metadata",
     "ConnectAssignment": "connect-assignment",
 }
+# Kafka 4's group RPC bodies and __consumer_offsets record parts (codec.kafka4): "ConsumerGroupHeartbeatRequest"
+# -> "consumer-group-heartbeat-request", "ConsumerGroupMetadataKey" -> "consumer-group-metadata-key", ...
+MESSAGES.update(KAFKA4_KINDS)
 
 # message family -> vector file in vectors/
 

@@ -14,6 +14,7 @@ from ..wire.schema import snake
 __all__ = [
     "API_KEYS",
     "CLASSIC_RECORD_TYPES",
+    "KIND_NAMES",
     "MESSAGES",
     "RECORDS",
     "RECORD_TYPES",
@@ -66,8 +67,10 @@ def kind_name(message: str) -> str:
     return snake(message).replace("_", "-")
 
 
-_BY_KIND: dict[str, str] = {kind_name(m): m for m in MESSAGES}
-_BY_KIND.update({kind_name(r + part): r + part for r in RECORDS for part in ("Key", "Value")})
+#: Every message (RPC body, record key or value) -> its CLI kind.
+KIND_NAMES: dict[str, str] = {m: kind_name(m) for m in MESSAGES}
+KIND_NAMES.update({r + part: kind_name(r + part) for r in RECORDS for part in ("Key", "Value")})
+_BY_KIND: dict[str, str] = {k: m for m, k in KIND_NAMES.items()}
 
 
 def message_for(kind: str, *, error=DecodeError) -> str:
