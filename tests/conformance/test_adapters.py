@@ -117,8 +117,9 @@ def _run(installed_cli, tmp_path, impl: str, *args: str):
     return p, {r["id"]: r for r in results}
 
 
-def _check_counts(p, results: dict, expected: dict[str, str], rounds: int) -> None:
-    """The run's summary and every vector's status are what the files say."""
+def _check_counts(p, results: dict, expected: dict[str, str], rounds: int, does=None) -> None:
+    """The run's summary and every vector's status are what the files say; with ``does``, every op of every
+    vector too: skipped exactly where the client does not do it."""
     n = {s: sum(1 for x in expected.values() if x == s) for s in ("pass", "skip", "xfail")}
     summary = p.stdout.strip().splitlines()[-1]
     assert SUMMARY.fullmatch(summary), summary
@@ -126,6 +127,12 @@ def _check_counts(p, results: dict, expected: dict[str, str], rounds: int) -> No
                        f"{n['xfail']} expected failure{'' if n['xfail'] == 1 else 's'}"), p.stdout[-4000:]
     got = {i: r["status"] for i, r in results.items() if r["message"] != "RebalanceRound"}
     assert got == expected
+    if does is not None:
+        suite = {v["id"]: v for v in _suite()}
+        for i, r in results.items():
+            if r["message"] != "RebalanceRound":
+                assert {op for op, st in r["ops"].items() if st == "skip"} == \
+                    {op for op in _ops(suite[i]) if not does(op, suite[i])}, r
     assert sum(r["status"] == "skip" for r in results.values() if r["message"] == "RebalanceRound") == rounds
 
 
@@ -152,7 +159,7 @@ def test_kafka_python_with_its_expectations(installed, installed_cli, tmp_path, 
     adapter, expect = _shipped(installed, "kafka-python", "adapter.py"), _shipped(installed, "kafka-python", "expect.txt")
     p, results = _run(installed_cli, tmp_path, shlex.join([kafka_python, str(adapter)]), "--expect", str(expect))
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
-    _check_counts(p, results, _expected_statuses(kafka_python_does, expect), _rounds())
+    _check_counts(p, results, _expected_statuses(kafka_python_does, expect), _rounds(), kafka_python_does)
     # no declined message costs a failure: SubscriptionInfo, AssignmentInfo, Connect and the rounds are skipped
     for r in results.values():
         if r["message"] in ("SubscriptionInfo", "AssignmentInfo", "ConnectMetadata", "ConnectAssignment",
@@ -191,7 +198,7 @@ def test_kafkajs_with_its_expectations(installed, installed_cli, tmp_path, kafka
     impl = shlex.join(["env", f"NODE_PATH={kafkajs_modules}", "node", str(adapter)])  # kafkajs from the npm ci
     p, results = _run(installed_cli, tmp_path, impl, "--expect", str(expect))
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
-    _check_counts(p, results, _expected_statuses(kafkajs_does, expect), _rounds())
+    _check_counts(p, results, _expected_statuses(kafkajs_does, expect), _rounds(), kafkajs_does)
 
 
 @pytest.mark.parametrize("client", ["kafka-python", "kafkajs"])
