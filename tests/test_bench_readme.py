@@ -37,3 +37,18 @@ def test_verdicts_count_every_case():
     (line,) = report.target_prose(results).splitlines()
     assert "not met in every case" in line and "public API 1 of 2 (0.50-1.50)" in line
     assert line.endswith("Missed: B v1 decode (ours 1.50).")
+
+
+def test_convergence_tables_match_the_results_file():
+    """Issue #19: bench/README.md's convergence table and README.md's fast-assignor table are what
+    ``bench/report.py`` makes of ``bench/results/convergence.json``, and the file meets the issue's bars."""
+    report = _report()
+    results = json.loads((ROOT / "bench" / "results" / "convergence.json").read_text(encoding="utf-8"))
+    bench_doc = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
+    assert report.section(bench_doc, report.CONV_START, report.CONV_END) == report.convergence_table(results)
+    doc = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert report.section(doc, report.FAST_START, report.FAST_END) == report.fast_assignor_summary(results)
+    ref, fast = results["assignors"]["high_availability"], results["assignors"]["high_availability_fast"]
+    assert fast["rounds"] * 2 <= ref["rounds"] and fast["restores"] <= ref["restores"]
+    assert fast["violations"] == ref["violations"] == 0
+    assert all(fast["kinds"][k]["rounds_max"] <= ref["kinds"][k]["rounds_max"] for k in ref["kinds"])

@@ -199,8 +199,10 @@ def is_balanced(group: Json, result: Json) -> list[str]:
     ``shouldMoveATask`` (steps 1–2); then actives + standbys, moving standbys, until no pair passes it
     with a standby the destination does not hold (step 3); then each stateless task goes to the client
     with the lowest ``activeTaskLoad`` (step 7), so a client holding a stateless task had, one task
-    earlier, no more active load than any other client has at the end. With capacity 1 everywhere,
-    Kafka's test assertions are added (§12): active and stateful task loads differ by at most 1."""
+    earlier, no more active load than any other client has at the end. With rack tags
+    (``rackAwareAssignmentTags``) a standby moves only between clients whose tags match (§11). With
+    capacity 1 everywhere, Kafka's test assertions are added (§12): active loads, and without rack tags
+    stateful task loads, differ by at most 1."""
     stateful, stateless = _task_ids(group)
     stateful_set, stateless_set = set(stateful), set(stateless)
     cap = {c["processId"]: c.get("capacity", 1) for c in group["clients"]}
@@ -211,13 +213,20 @@ def is_balanced(group: Json, result: Json) -> list[str]:
     held = {c["processId"]: set(c["active"]) | set(c["standby"]) | set(c["warmup"]) for c in clients}
     standby = {c["processId"]: set(c["standby"]) | set(c["warmup"]) for c in clients}
     act = {c["processId"]: len(c["active"]) for c in clients}
+    tagged = bool(group.get("configs", {}).get("rackAwareAssignmentTags"))
+    tags = {c["processId"]: c.get("clientTags", {}) for c in group["clients"]}
+
+    def standby_move_allowed(s: str, d: str) -> bool:
+        """The tag-aware standby assignor's movement rule (§11): every tag of the source, same on the destination."""
+        return not tagged or all(tags[d].get(k) == v for k, v in tags[s].items())
+
     for s, s_cap in cap.items():
         for d, d_cap in cap.items():
             if s == d:
                 continue
             if _should_move(sa[s], s_cap, sa[d], d_cap):
                 why.append(f"stateful actives: {s} ({sa[s]}/{s_cap}) could give one to {d} ({sa[d]}/{d_cap})")
-            if _should_move(tot[s], s_cap, tot[d], d_cap) and standby[s] - held[d]:
+            if _should_move(tot[s], s_cap, tot[d], d_cap) and standby[s] - held[d] and standby_move_allowed(s, d):
                 why.append(f"stateful tasks: {s} ({tot[s]}/{s_cap}) could give a standby to {d} ({tot[d]}/{d_cap})")
     for c in clients:
         s = c["processId"]
@@ -229,7 +238,7 @@ def is_balanced(group: Json, result: Json) -> list[str]:
     if all(v == 1 for v in cap.values()) and clients:
         if max(act.values()) - min(act.values()) > 1:
             why.append(f"active loads differ by more than 1: {sorted(act.values())}")
-        if max(tot.values()) - min(tot.values()) > 1:
+        if not tagged and max(tot.values()) - min(tot.values()) > 1:
             why.append(f"stateful loads differ by more than 1: {sorted(tot.values())}")
     return why
 
