@@ -29,6 +29,7 @@ own short form (``Uuid.toString()``: 22 characters of URL-safe base64), never a 
 from __future__ import annotations
 
 import base64
+import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ __all__ = [
     "HeartbeatStory",
     "Step",
     "kafka_uuid",
+    "split_label",
     "task_labels",
 ]
 
@@ -77,6 +79,16 @@ def kafka_uuid(value: Any) -> str:
     else:
         return str(value)
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+_LABEL = re.compile(r"(.*?)-(-?[0-9]+)", re.DOTALL)
+
+
+def split_label(label: str) -> tuple[str, int]:
+    """(topic, partition) of a ``topic-partition`` label; the partition may be negative (``t--1``), as bytes can
+    say anything. A label without a partition is (label, 0)."""
+    m = _LABEL.fullmatch(label)
+    return (m.group(1), int(m.group(2))) if m else (label, 0)
 
 
 def _get(d: Any, *names: str, default: Any = None) -> Any:
@@ -479,7 +491,7 @@ class HeartbeatStory:
         return out
 
     def _name(self, label: str) -> str:
-        topic, _, p = label.rpartition("-")
+        topic, p = split_label(label)
         return f"{self.topic_names.get(topic, topic)}-{p}"
 
     def _name_topics(self, step: Step) -> None:

@@ -20,7 +20,7 @@ import math
 
 from ..pretty import describe_epoch_ms, describe_error_code
 from ..text import printable as _p
-from .heartbeat import HeartbeatGroup, HeartbeatMember, Step
+from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, split_label
 from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
                     partition_labels, subscription_layers)
 
@@ -298,8 +298,8 @@ def _by_topic(labels) -> str:
     """``topic-partition`` labels as ``topic 0, 1, 2; other 3`` (partitions in numeric order)."""
     topics: dict[str, list[int]] = {}
     for label in labels:
-        topic, _, p = label.rpartition("-")
-        topics.setdefault(topic, []).append(int(p))
+        topic, p = split_label(label)
+        topics.setdefault(topic, []).append(p)
     return "; ".join(f"{_p(t)} {', '.join(map(str, sorted(ps)))}" for t, ps in sorted(topics.items()))
 
 

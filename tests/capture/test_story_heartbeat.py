@@ -287,3 +287,14 @@ def test_a_metadata_response_names_the_assignment_topics(tmp_path):
     assert status == 0
     assert "epoch 1  22:13:21.502  reached 22:13:21.600  orders 0, 1, 2 (3 partitions); revoked orders 3, 4, 5" in text
     assert ORDERS not in text
+
+
+def test_labels_and_topic_ids():
+    from codec.capture.heartbeat import kafka_uuid, split_label
+
+    assert [split_label(x) for x in ("orders-0", "a-1-2", "t--5")] == [("orders", 0), ("a-1", 2), ("t", -5)]
+    # Kafka's Uuid.toString(): URL-safe base64 without padding, from any spelling of the same 16 bytes
+    one = "00000000-0000-0000-0000-000000000001"
+    assert kafka_uuid(one) == kafka_uuid(bytes(15) + b"\x01") == kafka_uuid("AAAAAAAAAAAAAAAAAAAAAQ") == \
+        "AAAAAAAAAAAAAAAAAAAAAQ"
+    assert kafka_uuid("ffffffff-ffff-ffff-ffff-ffffffffffff") == "_____________________w"
