@@ -6,7 +6,12 @@
 * :mod:`~codec.capture.framing` — Kafka framing of a byte stream, resynchronising after gaps;
 * :mod:`~codec.capture.kafka` — broker-side detection, request/response pairing;
 * :mod:`~codec.capture.scan` — the whole pipeline over a file;
-* :mod:`~codec.capture.offsets` — ``__consumer_offsets`` keys and values, from text dumps or log segments.
+* :mod:`~codec.capture.offsets` — ``__consumer_offsets`` keys and values, from text dumps or log segments;
+* :mod:`~codec.capture.story` — the rebalance story of classic groups (generations), with
+  :mod:`~codec.capture.heartbeat` for heartbeat-based ones (KIP-848, KIP-1071: member epochs), told as text by
+  :mod:`~codec.capture.storytext`; :mod:`~codec.capture.metadata` names topic ids from Metadata responses;
+* :mod:`~codec.capture.pcapwriter`, :mod:`~codec.capture.scripted` — captures written by hand, and scripted
+  heartbeat-based rebalances.
 """
 
 from .framing import FrameLoss, RawFrame, Unframed

@@ -2,9 +2,10 @@
 
 Input (detected from the bytes, gzipped or not): a pcap/pcapng file (by its magic), a log segment of
 ``__consumer_offsets`` (a file named ``*.log``, or whose first batch has magic 2), else a text dump of
-its records (see :func:`codec.capture.offsets.read_text`). Output: per group, each generation in the
-layout of :mod:`codec.capture.storytext`, then a summary of the input; ``--json`` gives JSON lines
-instead (see :func:`run`). On a terminal, stderr shows how far through the file the reading is.
+its records (see :func:`codec.capture.offsets.read_text`). Output: per group, each generation and, for a
+group that rebalances through heartbeats (KIP-848, KIP-1071), its member epochs, in the layout of
+:mod:`codec.capture.storytext`, then a summary of the input; ``--json`` gives JSON lines instead (see
+:func:`run`). On a terminal, stderr shows how far through the file the reading is.
 
 ``--max-hole-bytes`` and ``--max-hole-seconds`` bound how long TCP reassembly waits for a segment that
 is missing (a retransmission may still fill the hole): while at most that many bytes have arrived behind
@@ -148,9 +149,10 @@ def _or(value, default):
 
 
 def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Print the story of ``args.file``. ``--json``: one line per group frame (``"type": "frame"``) and
-    one per generation (``"type": "generation"``, written when the generation is over: a newer-but-one
-    generation of its group began, or the input ended), then one ``"type": "summary"`` line. Exit
+    """Print the story of ``args.file``. ``--json``: one line per group frame (``"type": "frame"``), one
+    per generation (``"type": "generation"``, written when the generation is over: a newer-but-one
+    generation of its group began, or the input ended) and one per heartbeat-based group (``"type":
+    "heartbeat-group"``, at the end), then one ``"type": "summary"`` line. Exit
     status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
     read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
     path = Path(args.file)
@@ -200,7 +202,10 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("capture", help="the rebalance story of a pcap or of __consumer_offsets records",
                               description="Per group, each generation: who joined with what, the protocol and "
                                           "leader, what each member was assigned, heartbeats and leaves, what "
-                                          "changed; then a summary of the input, with every problem met (bad "
+                                          "changed; for a group that rebalances through heartbeats (KIP-848 "
+                                          "consumer groups, KIP-1071 streams groups) each member's epochs, the "
+                                          "assignments it was given and reached, what was revoked, leaves, "
+                                          "fencing and errors; then a summary of the input, with every problem met (bad "
                                           "packets, records and frames, gaps, unframed bytes). Exit status 1 when "
                                           "FILE cannot be read to its end (cut short, a truncated or corrupt gzip "
                                           "stream): the story of what was read is written all the same.")

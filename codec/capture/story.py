@@ -9,6 +9,13 @@ previous generation. :func:`offsets_story` gives the generations of ``__consumer
 ``GroupMetadataValue`` is a snapshot of one generation). Frames of other APIs are counted in the
 :class:`CaptureSummary`, with the gaps, bad packets and undecodable frames and layers.
 
+Groups that rebalance through heartbeats (ConsumerGroupHeartbeat, api key 68; StreamsGroupHeartbeat, 88)
+have no generations: their frames come out as :class:`GroupFrame` too (``message``: header and body in
+Kafka's JSON, through :mod:`codec.kafka4`), and at the end each such group is one
+:class:`~codec.capture.heartbeat.HeartbeatGroup` (member epochs, assignments, revocations; see
+:mod:`codec.capture.heartbeat`), after the generations. Metadata responses (v10+) name the topic ids of
+their assignments. :func:`offsets_story` does the same for the consumer and streams group records.
+
 Frames do not come out in time order: reassembly holds a direction's bytes behind a hole until the
 hole is given up (see :mod:`codec.capture.tcp`), so the story keys everything by group and generation
 and settles it at the end, placing the events that name no generation (failed joins, leaves) by time.

@@ -2,7 +2,10 @@
 
 A generation is a header line (number, protocol, leader, time span), the changes from the previous
 generation, each member (identity and offered protocols; the subscription and assignment through the
-ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. The summary
+ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. A heartbeat-based
+group (:func:`render_heartbeat_group`) is its member epochs, then each member with its steps (epoch, time,
+what it holds, what was added and revoked, when it reached it; for a streams member its active, standby and
+warm-up tasks), then the events. The summary
 gives the input's counts, the frames lost with TCP holes given up at the limits, and the first problems of
 each kind.
 
