@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..text import has_lone_surrogate, utf8_safe
+from .kafka4 import HeartbeatAssignmentUnit, HeartbeatMemberUnit
 from .records import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
 from .rows import assignment_fields, subscription_fields
 
@@ -54,7 +55,8 @@ INPUT_COLUMNS = CONTEXT_COLUMNS + tuple(c for c in DECODE_COLUMNS if c not in CO
 
 _STR, _I32, _I64, _BOOL, _BIN = pa.string(), pa.int32(), pa.int64(), pa.bool_(), pa.binary()
 _TASK = [("subtopology", _I32), ("partition", _I32), ("topology", _STR)]
-TASK_SUM = pa.struct(_TASK + [("offset_sum", _I64)])
+#: a task's offset sum and, when the bytes carry it (a KIP-1071 member's taskEndOffsets), its end offset sum
+TASK_SUM = pa.struct(_TASK + [("offset_sum", _I64), ("end_offset_sum", _I64)])
 TASK_ASG = pa.struct(_TASK + [("partitions", _I32)])
 TAGS = pa.map_(_STR, _STR)
 
@@ -65,7 +67,9 @@ _M_SCALARS = [("process_id", _STR), ("sub_version", _I32), ("latest_supported_ve
 MEMBER = pa.struct(_M_SCALARS + [("client_tags", TAGS), ("tasks", pa.list_(TASK_SUM))])
 _A_SCALARS = [("asg_version", _I32), ("commonly_supported_version", _I32), ("asg_error_code", _I32),
               ("next_rebalance_ms", _I64), ("endpoints", _I32)]
-ASSIGNMENT = pa.struct(_A_SCALARS + [("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG))])
+#: ``warmup``: the warm-up tasks a KIP-1071 assignment names (a classic one's travel as standbys)
+ASSIGNMENT = pa.struct(_A_SCALARS + [("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG)),
+                                     ("warmup", pa.list_(TASK_ASG))])
 GROUP = pa.struct([("protocol_type", _STR), ("member_count", _I32), ("group_error_code", _I32)])
 CONNECT_TASK = pa.struct([("connector", _STR), ("task", _I32)])
 _C_SCALARS = [("connect_layer", _STR), ("connect_version", _I32), ("url", _STR), ("config_offset", _I64),
@@ -170,25 +174,24 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q, self.c = _Kind(2), _Kind(2), _Kind(0), _Kind(0), _Kind(len(_C_LISTS))
+        self.m, self.a, self.g, self.q, self.c = _Kind(2), _Kind(3), _Kind(0), _Kind(0), _Kind(len(_C_LISTS))
 
     # --- the fast path's rows
     def member_fields(self, ckind: str | None, fields: tuple, tasks: list, tags: list | None) -> None:
         """A bare SubscriptionInfo's unit (``fields``: :data:`MEMBER`'s scalars, the client ones None)."""
-        self._fast(self.m, "member", ckind, fields, tags, tasks)
+        self._fast(self.m, "member", ckind, fields, (tags, tasks))
 
     def assignment_fields(self, ckind: str | None, fields: tuple, active: list, standby: list) -> None:
         """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
-        self._fast(self.a, "assignment", ckind, fields, active, standby)
+        self._fast(self.a, "assignment", ckind, fields, (active, standby, None))
 
-    def _fast(self, k: _Kind, unit_kind: str, ckind: str | None, fields: tuple, first: list | None,
-              second: list | None) -> None:
+    def _fast(self, k: _Kind, unit_kind: str, ckind: str | None, fields: tuple, lists: tuple) -> None:
         self.counts.append(1)
         k.pos.append(len(self.common))
         self.common.append((0, unit_kind, ckind, True, None))
         k.rows.append(fields)
-        k.lists[0].append(first)
-        k.lists[1].append(second)
+        for items, values in zip(k.lists, lists):
+            items.append(values)
 
     # --- the models' rows
     def units(self, ckind: str | None, units: list) -> None:
@@ -215,12 +218,13 @@ class Units:
                 m.rows.append((str(info.process_id), info.version, info.latest_supported_version,
                                info.user_endpoint, info.unique_field, info.error_code, info.is_version_probe) + extra)
                 m.lists[0].append(list(info.client_tags.items()) if info.client_tags else None)
-                m.lists[1].append([(t.subtopology, t.partition, t.topology_name, v)
+                m.lists[1].append([(t.subtopology, t.partition, t.topology_name, v, None)
                                    for t, v in info.task_offset_sums.items()])
         elif cls is AssignmentUnit:
             self.common.append((index, "assignment", ckind, info is not None, unit.consumer_protocol_version))
             a = self.a
             a.pos.append(pos)
+            a.lists[2].append(None)
             if info is None:
                 a.rows.append((None,) * 5)
                 a.lists[0].append(None)
@@ -236,6 +240,22 @@ class Units:
                 a.lists[0].append([(*k, c) for k, c in active.items()])
                 a.lists[1].append([(t.subtopology, t.partition, t.topology_name, len(ps))
                                    for t, ps in info.standby_tasks.items()])
+        elif cls is HeartbeatMemberUnit:  # a KIP-848/1071 member: no SubscriptionInfo, its fields as they are
+            self.common.append((index, "member", ckind, unit.streams, None))
+            m = self.m
+            m.pos.append(pos)
+            m.rows.append((unit.process_id, None, None, unit.endpoint, None, None, False, unit.rack_id,
+                           unit.group_instance_id, unit.client_id, unit.client_host))
+            m.lists[0].append(unit.client_tags)
+            m.lists[1].append(unit.tasks)
+        elif cls is HeartbeatAssignmentUnit:
+            self.common.append((index, "assignment", ckind, unit.streams, None))
+            a = self.a
+            a.pos.append(pos)
+            a.rows.append((None, None, unit.error_code, None, None))
+            a.lists[0].append(unit.active)
+            a.lists[1].append(unit.standby)
+            a.lists[2].append(unit.warmup)
         elif cls is ConnectUnit:
             self.common.append((index, "connect", ckind, None, None))
             c = self.c
@@ -295,7 +315,7 @@ class Units:
         own_names = ("member", "group", None, "leader", "protocol_name")
         self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
         kinds = ((self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks")),
-                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby")), (self.g, GROUP, 3, ()),
+                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup")), (self.g, GROUP, 3, ()),
                  (self.q, QUARANTINE, 6, ()), (self.c, CONNECT, len(_C_SCALARS), _C_LISTS))
         for k, t, n_scalars, list_names in kinds:
             names = [f.name if pa.types.is_string(f.type) else None for f in list(t)[:n_scalars]]

@@ -42,6 +42,7 @@ from .arrow import CONTEXT_COLUMNS, DECODE_COLUMNS, UNITS, decode_udf, flat_colu
 from .command import _add_arguments as add_arguments
 from .inputs import HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, local_only, plan_inputs
 from .report import render_html, render_json
+from .records import SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 from .tables import PARTITIONED, Config, derive_tables
 
 __all__ = ["Options", "PipelineError", "SparkStartError", "build_session", "normalize", "plan", "read_inputs", "decode", "run",
@@ -330,12 +331,13 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
     if "type" in cols:  # `capture --json` also writes generation and summary lines: only frames are records
         reasons.append(F.when(F.col("__type") != "frame", F.concat(F.lit("line type "), F.col("__type"))))
     if "api_key" in cols:
-        reasons.append(F.when((F.col("kind") == "frame") & ~F.col("api_key").isin(11, 14), F.concat(
+        reasons.append(F.when((F.col("kind") == "frame") & ~F.col("api_key").isin(*SELECTED_API_KEYS), F.concat(
             F.lit("frame "), F.coalesce(F.col("__api_name"), F.concat(F.lit("API key "), F.col("api_key").cast("string"))))))
     if kv:
         key_version = F.conv(F.hex(F.substring(F.col("key"), 1, 2)), 16, 10)
         reasons.append(F.when((F.col("kind") == "group-metadata") & F.col("key").isNotNull(),
-                              F.when(key_version != "2", F.concat(F.lit("__consumer_offsets key version "), key_version))
+                              F.when(~key_version.isin(*map(str, SELECTED_RECORD_TYPES)),
+                                     F.concat(F.lit("__consumer_offsets key version "), key_version))
                               .when(F.col("data").isNull() & F.col("hex").isNull(),
                                     F.lit("__consumer_offsets tombstone"))))
     reason = F.coalesce(*reasons) if len(reasons) > 1 else (reasons[0] if reasons else F.lit(None))

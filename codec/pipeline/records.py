@@ -22,15 +22,19 @@ from typing import Any, NamedTuple
 from ..errors import DecodeError
 from ..streams import AssignmentInfo, SubscriptionInfo, decode_assignment, decode_subscription
 
-__all__ = ["KINDS", "canonical_kind", "MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordError",
+__all__ = ["KINDS", "KAFKA4_KINDS", "canonical_kind", "MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordError",
            "decode_record", "frame_selected", "JOIN_GROUP", "SYNC_GROUP"]
 
 JOIN_GROUP, SYNC_GROUP = 11, 14
 STREAMS = "stream"
 
+#: Kafka 4's group RPC bodies (KIP-848, KIP-1071): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
+KAFKA4_KINDS = {f"{w}-group-{api}-{d}": f"{w.capitalize()}Group{api.capitalize()}{d.capitalize()}"
+                for w in ("consumer", "streams") for api in ("heartbeat", "describe") for d in ("request", "response")}
+
 KINDS = ("subscription-info", "assignment-info", "consumer-subscription", "consumer-assignment",
          "join-group-request", "join-group-response", "sync-group-request", "sync-group-response",
-         "frame", "group-metadata")
+         "frame", "group-metadata") + tuple(KAFKA4_KINDS)
 
 _ALIASES = {
     "subscription": "subscription-info", "subscriptioninfo": "subscription-info",
@@ -40,6 +44,7 @@ _ALIASES = {
     "joingrouprequest": "join-group-request", "joingroupresponse": "join-group-response",
     "syncgrouprequest": "sync-group-request", "syncgroupresponse": "sync-group-response",
     "groupmetadatavalue": "group-metadata", "groupmetadata": "group-metadata", "consumeroffsets": "group-metadata",
+    **{k.replace("-", ""): k for k in KAFKA4_KINDS},
 }
 
 
@@ -284,12 +289,22 @@ _BODY_KINDS = {"join-group-request": "JoinGroupRequest", "join-group-response": 
                "sync-group-request": "SyncGroupRequest", "sync-group-response": "SyncGroupResponse"}
 _FRAME_NAMES = {(JOIN_GROUP, "request"): "JoinGroupRequest", (JOIN_GROUP, "response"): "JoinGroupResponse",
                 (SYNC_GROUP, "request"): "SyncGroupRequest", (SYNC_GROUP, "response"): "SyncGroupResponse"}
-_FLEXIBLE_FROM = {JOIN_GROUP: 6, SYNC_GROUP: 4}
+_FLEXIBLE_FROM = {JOIN_GROUP: 6, SYNC_GROUP: 4, 68: 0, 69: 0, 88: 0, 89: 0}  # Kafka 4's group APIs: all flexible
+_FRAME_NAMES.update({(k, d): v for v, k, d in (
+    (f"{name}{d.capitalize()}", k, d) for k, name in ((68, "ConsumerGroupHeartbeat"), (69, "ConsumerGroupDescribe"),
+                                                       (88, "StreamsGroupHeartbeat"), (89, "StreamsGroupDescribe"))
+    for d in ("request", "response"))})
+#: API keys of the frames that are input to the job: JoinGroup, SyncGroup and Kafka 4's group APIs
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, 68, 69, 88, 89)
+#: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
+#: Kafka 4's consumer (3-8, 16) and streams (17-23) group records
+SELECTED_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23)
 
 
 def frame_selected(api_key: int | None) -> bool:
-    """Frames that are input to the job: JoinGroup and SyncGroup."""
-    return api_key in (JOIN_GROUP, SYNC_GROUP)
+    """Frames that are input to the job: JoinGroup, SyncGroup, ConsumerGroupHeartbeat/Describe and
+    StreamsGroupHeartbeat/Describe."""
+    return api_key in SELECTED_API_KEYS
 
 
 def _skip_tagged(data: bytes, pos: int) -> int:
@@ -334,7 +349,8 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
         raise RecordError("MissingVersion", "a frame needs its API version (column 'api_version')", layer="frame")
     name = _FRAME_NAMES.get((api_key, direction))
     if name is None:
-        raise RecordError("UnsupportedKind", f"API key {api_key} is not JoinGroup or SyncGroup", layer="frame")
+        raise RecordError("UnsupportedKind", f"API key {api_key} is not a group API the job reads "
+                          f"({', '.join(map(str, SELECTED_API_KEYS))})", layer="frame")
     if direction == "request" and len(data) >= 4:
         k, v = struct.unpack_from(">hh", data)
         if (k, v) != (api_key, version):
@@ -347,11 +363,45 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
     if not 0 <= start <= len(data):
         raise RecordError("DecodeError", f"body offset {start} outside the {len(data)}-byte frame", layer="frame")
     try:
-        return _body(name, version, data[start:], protocol)
+        if api_key in (JOIN_GROUP, SYNC_GROUP):
+            return _body(name, version, data[start:], protocol)
+        return _kafka4_body(name, version, data[start:])
     except RecordError as e:
         if e.offset is not None and e.layer == name:
             e.offset += start  # offsets into the frame, like the capture's own
         raise
+
+
+def _kafka4_body(name: str, version: int | None, data: bytes) -> list:
+    """A Kafka 4 group RPC body (KIP-848, KIP-1071) -> its units (:mod:`codec.pipeline.kafka4`)."""
+    if version is None:
+        raise RecordError("MissingVersion", f"{name} bytes need the API version (column 'version')", layer=name)
+    try:
+        from .. import kafka4
+    except ImportError as e:  # pragma: no cover - the Kafka 4 codec ships with the codec
+        raise RecordError("UnsupportedKind", f"the Kafka 4 codec (codec.kafka4) is not available: {e}") from None
+    from .kafka4 import body_units
+
+    try:
+        value = kafka4.decode(name, version, data)
+    except DecodeError as e:
+        raise RecordError.of(e, name) from None
+    return body_units(name, value)
+
+
+def _kafka4_record(key: bytes, value: bytes | None) -> list:
+    """A Kafka 4 group record of ``__consumer_offsets`` -> its units (:mod:`codec.pipeline.kafka4`)."""
+    try:
+        from .. import kafka4
+    except ImportError as e:  # pragma: no cover - the Kafka 4 codec ships with the codec
+        raise RecordError("UnsupportedKind", f"the Kafka 4 codec (codec.kafka4) is not available: {e}") from None
+    from .kafka4 import record_units
+
+    try:
+        rec = kafka4.decode_record(key, value)
+    except DecodeError as e:
+        raise RecordError.of(e, e.message or "record") from None
+    return record_units(rec)
 
 
 def _offsets_decoders():
@@ -376,6 +426,10 @@ def _offsets_decoders():
 def _group_metadata(key: bytes | None, value: bytes) -> list:
     if key is None:
         raise RecordError("MissingContext", "a __consumer_offsets record needs its key", layer="GroupMetadataKey")
+    from .kafka4 import RECORD_TYPES
+
+    if len(key) >= 2 and struct.unpack_from(">h", key)[0] in RECORD_TYPES:
+        return _kafka4_record(key, value)
     key_of, value_of = _offsets_decoders()
     try:
         kv, group_id = key_of(key)
@@ -443,6 +497,8 @@ def decode_record(kind: str | None, data: bytes, *, version: int | None = None, 
             return _consumer(kind, data, protocol)
         if kind in _BODY_KINDS:
             return _body(_BODY_KINDS[kind], version, data, protocol)
+        if kind in KAFKA4_KINDS:
+            return _kafka4_body(KAFKA4_KINDS[kind], version, data)
         if kind == "frame":
             return _frame(data, api_key, version, direction, body_offset, protocol)
         if kind == "group-metadata":

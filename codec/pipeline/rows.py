@@ -77,7 +77,7 @@ def subscription_fields(data: bytes) -> tuple | None:
     member fields: process id (UUID text), version, latest supported version, endpoint, unique field,
     error code, is-version-probe (always False here: probes take the model path), then rack, group
     instance id, client id and client host (None: a bare SubscriptionInfo has none); tasks: a list of
-    ``(subtopology, partition, topology, offset sum)``; client tags: a list of ``(key, value)`` or None."""
+    ``(subtopology, partition, topology, offset sum, None)`` (the end offset sum: not in SubscriptionInfo); client tags: a list of ``(key, value)`` or None."""
     n = len(data)
     if n < 8 or n > DEFAULT_MAX_METADATA_SIZE or not fastpath.enabled():
         return None
@@ -123,7 +123,7 @@ def subscription_fields(data: bytes) -> tuple | None:
     # (the row's client fields -- rack, instance id, client id and host -- are a ConsumerProtocol's: none)
     fields = (str(w[index["process_id"]]), version, lsv, endpoint, _get(w, layout, "unique_field"),
               _get(w, layout, "error_code"), False, None, None, None, None)
-    return fields, [(*k, v) for k, v in sums.items()], tags
+    return fields, [(*k, v, None) for k, v in sums.items()], tags  # (no end offset sum in SubscriptionInfo)
 
 
 def assignment_fields(data: bytes) -> tuple | None:

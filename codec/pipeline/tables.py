@@ -6,15 +6,19 @@ Tables (one Parquet directory each):
   the member id is known; a JoinGroup request's subscription has no generation unless the record's
   context gives one, since the response decides it): group, generation, member, process id, metadata version, latest supported
   version, the first Kafka release that writes each of those versions, endpoint, client tags, error
-  code, unique field, version-probe flag, ConsumerProtocol version and rack, timestamp.
+  code, unique field, version-probe flag, ConsumerProtocol version and rack, timestamp. Kafka 4's groups
+  (KIP-848 consumer groups, KIP-1071 streams groups; :mod:`codec.pipeline.kafka4`) fill the same rows from
+  their heartbeats, Describe responses and ``__consumer_offsets`` records, with the member epoch as the
+  generation and no metadata version (their ``kind`` says where a row came from).
 * ``task_lags``: one row per member x task of its ``task_offset_sums``: offset sum and lag class.
   The end-offset sums are not on the wire, so the lag is *estimated* against the highest offset sum
   any member of the same group and generation reported for the task (a lower bound of the end sum):
   ``running`` (-2, a running active task), ``unknown`` (-3: v1-6 standbys, or a failed fetch),
   ``caught-up`` (estimated lag <= ``acceptable.recovery.lag``), ``lagging``, or ``invalid`` (another
-  negative sum, which Kafka never sends).
-* ``assignments``: one row per member x task: role ``active``, ``standby`` or ``warmup``. Warmups
-  travel as standbys; a standby is a warmup when ``num.standby.replicas`` is known and the task, active
+  negative sum, which Kafka never sends). A KIP-1071 member reports its end offsets (``taskEndOffsets``): its
+  rows take them instead of the estimate.
+* ``assignments``: one row per member x task: role ``active``, ``standby`` or ``warmup``. A KIP-1071
+  assignment names its warm-up tasks; a classic one's travel as standbys: a standby is a warmup when ``num.standby.replicas`` is known and the task, active
   on some member in this generation, has more standby holders than that: the holders beyond it,
   least caught up first, are the warmups. (A generation that withholds actives for cooperative
   revocation hands out temporary standbys the wire cannot tell from warmups; tasks without an active
@@ -163,7 +167,8 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
                                          (_task_escaped("tasks"), ("topology", "task")))).drop("_pos")
     w = Window.partitionBy("group", "generation", "task", _te())
     est = F.max(F.when(F.col("offset_sum") >= 0, F.col("offset_sum"))).over(w)
-    t = t.withColumn("estimated_end_offset_sum", est)
+    # a KIP-1071 member reports its tasks' end offsets (taskEndOffsets): no estimate needed
+    t = t.withColumn("estimated_end_offset_sum", F.coalesce(F.col("end_offset_sum"), est))
     lag = F.when(F.col("offset_sum") >= 0, F.col("estimated_end_offset_sum") - F.col("offset_sum"))
     t = t.withColumn("estimated_lag", lag)
     lag_class = (F.when(F.col("offset_sum") == -2, "running").when(F.col("offset_sum") == -3, "unknown")
@@ -186,7 +191,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
             .select("*", "_t.*").drop("_t").withColumn("task", task_name())
         return t.withColumn("escaped", _escaped(_CTX_ESCAPED, (_task_escaped(role), ("topology", "task")))).drop("_pos")
 
-    rows = tasks("active").unionByName(tasks("standby")).withColumn("_te", _te())
+    rows = tasks("active").unionByName(tasks("standby")).unionByName(tasks("warmup")).withColumn("_te", _te())
     procs = members.filter(F.col("member").isNotNull() & F.col("process_id").isNotNull()) \
         .groupBy("group", "generation", "member").agg(F.first("process_id").alias("process_id"))
     rows = rows.alias("r").join(

@@ -1,0 +1,219 @@
+"""Kafka 4's group protocols in the pipeline's units (issue #21): KIP-848 consumer groups and KIP-1071 streams
+groups, from their RPC bodies (ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69, StreamsGroupHeartbeat 88,
+StreamsGroupDescribe 89) and their ``__consumer_offsets`` records, read as Kafka's JSON (camelCase field names,
+:func:`codec.kafka4.decode` and :func:`codec.kafka4.decode_record`). No pyspark, no pyarrow.
+
+What each becomes (``generation`` is the member epoch for a member's unit, the group epoch for a group's):
+
+* a heartbeat **request** (epoch >= 0): a :class:`~codec.pipeline.records.GroupUnit` (protocol type
+  ``consumer`` or ``streams``; a consumer's ``serverAssignor`` as the protocol) and, when it carries the
+  member's data (a join, epoch 0, or any of those fields changed), a :class:`HeartbeatMemberUnit`: a streams
+  member's process id, endpoint (``host:port``), client tags and task offsets (``taskOffsets``, with their
+  ``taskEndOffsets``: the lag is on the wire), a consumer's rack and instance id;
+* a heartbeat **response**: a GroupUnit with its error code and, when it carries an assignment, a
+  :class:`HeartbeatAssignmentUnit` (a streams member's active, standby and warm-up tasks);
+* a **Describe** response: per group a GroupUnit (group epoch, member count, the consumer group's assignor,
+  the error code) and per member its member unit and (streams) its current assignment;
+* **records**: ``*GroupMetadata`` (the group epoch) and ``*TargetAssignmentMetadata`` (the assignment epoch) as
+  GroupUnits, ``*MemberMetadata`` as member units, ``*CurrentMemberAssignment`` (at its member epoch) and
+  ``*TargetAssignmentMember`` (no epoch of its own) as assignment units; the others as a GroupUnit.
+
+Streams tasks are numbered as the tables number them: a KIP-1071 ``subtopologyId`` is a string, which Kafka
+Streams fills with its subtopology number; one that is not a decimal int32 cannot be a task of the tables and
+the record is refused (quarantined) with its field path.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .records import GroupUnit, RecordError
+
+__all__ = [
+    "API_KEYS",
+    "RECORD_TYPES",
+    "HeartbeatAssignmentUnit",
+    "HeartbeatMemberUnit",
+    "body_units",
+    "record_units",
+]
+
+#: the Kafka 4 group APIs the job reads (frames of these keys are selected)
+API_KEYS = {68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat",
+            89: "StreamsGroupDescribe"}
+#: ``__consumer_offsets`` record types of consumer (3-8, 16) and streams (17-23) groups the job reads
+RECORD_TYPES = (3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23)
+_INT32_MAX = (1 << 31) - 1
+
+
+class HeartbeatMemberUnit(NamedTuple):
+    """A member as a KIP-848/1071 message or record shows it. ``tasks``: ``(subtopology, partition, topology,
+    offset, end offset)`` (topology is always None: KIP-1071 has no named topologies)."""
+    member: str | None
+    generation: int | None
+    group: str | None
+    streams: bool
+    process_id: str | None = None
+    endpoint: str | None = None
+    client_tags: list | None = None
+    tasks: list | None = None
+    rack_id: str | None = None
+    group_instance_id: str | None = None
+    client_id: str | None = None
+    client_host: str | None = None
+
+
+class HeartbeatAssignmentUnit(NamedTuple):
+    """A member's assignment: ``active``, ``standby``, ``warmup`` as ``(subtopology, partition, topology,
+    partitions)`` (partitions None: a KIP-1071 task has no positional partition list)."""
+    member: str | None
+    generation: int | None
+    group: str | None
+    streams: bool
+    active: list | None = None
+    standby: list | None = None
+    warmup: list | None = None
+    error_code: int | None = None
+
+
+def _subtopology(sid, at: str, layer: str) -> int:
+    if isinstance(sid, str) and sid.isascii() and sid.isdigit() and int(sid) <= _INT32_MAX:
+        return int(sid)
+    raise RecordError("UnsupportedValue", f"subtopology id {sid!r} is not a Kafka Streams subtopology number "
+                      "(the tables number tasks)", path=at, layer=layer)
+
+
+def _tasks(entries, at: str, layer: str) -> list:
+    """``[{subtopologyId, partitions}]`` -> one ``(subtopology, partition, None, None)`` per task."""
+    out = []
+    for i, t in enumerate(entries or ()):
+        sub = _subtopology(t["subtopologyId"], f"{at}[{i}].subtopology_id", layer)
+        out.extend((sub, p, None, None) for p in t["partitions"])
+    return out
+
+
+def _offsets(offsets, ends, at: str, layer: str) -> list | None:
+    """``taskOffsets`` with their ``taskEndOffsets`` -> ``(subtopology, partition, None, offset, end)``."""
+    if offsets is None:
+        return None
+    end = {}
+    for i, t in enumerate(ends or ()):
+        end[(_subtopology(t["subtopologyId"], f"task_end_offsets[{i}].subtopology_id", layer), t["partition"])] = \
+            t["offset"]
+    out = {}
+    for i, t in enumerate(offsets):
+        k = (_subtopology(t["subtopologyId"], f"{at}[{i}].subtopology_id", layer), t["partition"])
+        out[k] = t["offset"]  # a repeated task keeps its last offset, as a map would
+    return [(s, p, None, o, end.get((s, p))) for (s, p), o in out.items()]
+
+
+def _endpoint(e) -> str | None:
+    return None if e is None else f"{e['host']}:{e['port']}"
+
+
+def _tags(tags) -> list | None:
+    if not tags:
+        return None
+    return list({t["key"]: t["value"] for t in tags}.items())
+
+
+def _streams_member(v: dict, *, member, generation, group, layer: str) -> HeartbeatMemberUnit:
+    return HeartbeatMemberUnit(
+        member, generation, group, True, v.get("processId"), _endpoint(v.get("userEndpoint")),
+        _tags(v.get("clientTags")), _offsets(v.get("taskOffsets"), v.get("taskEndOffsets"), "task_offsets", layer),
+        v.get("rackId") or None, v.get("instanceId"), v.get("clientId"), v.get("clientHost"))
+
+
+def _consumer_member(v: dict, *, member, generation, group) -> HeartbeatMemberUnit:
+    return HeartbeatMemberUnit(member, generation, group, False, rack_id=v.get("rackId") or None,
+                               group_instance_id=v.get("instanceId"), client_id=v.get("clientId"),
+                               client_host=v.get("clientHost"))
+
+
+def _streams_assignment(v: dict, *, member, generation, group, layer: str, at: str = "",
+                        error_code=None) -> HeartbeatAssignmentUnit:
+    p = f"{at}." if at else ""
+    return HeartbeatAssignmentUnit(member, generation, group, True,
+                                   _tasks(v.get("activeTasks"), p + "active_tasks", layer),
+                                   _tasks(v.get("standbyTasks"), p + "standby_tasks", layer),
+                                   _tasks(v.get("warmupTasks"), p + "warmup_tasks", layer), error_code)
+
+
+def body_units(name: str, v: dict) -> list:
+    """The units of one Kafka 4 group RPC body (``name``: Kafka's message name; ``v``: its Kafka JSON)."""
+    if name == "StreamsGroupHeartbeatRequest":
+        member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
+        units: list = [GroupUnit(member, epoch, group, None, "streams")]
+        carries = any(v.get(f) is not None for f in ("processId", "userEndpoint", "clientTags", "taskOffsets",
+                                                      "taskEndOffsets", "rackId", "instanceId"))
+        if epoch >= 0 and (epoch == 0 or carries):
+            units.append(_streams_member(v, member=member, generation=epoch, group=group, layer=name))
+        return units
+    if name == "StreamsGroupHeartbeatResponse":
+        member, epoch = v["memberId"] or None, v["memberEpoch"]
+        units = [GroupUnit(member, epoch, None, None, "streams", None, None, v["errorCode"])]
+        if v["errorCode"] == 0 and any(v.get(f) is not None for f in ("activeTasks", "standbyTasks", "warmupTasks")):
+            units.append(_streams_assignment(v, member=member, generation=epoch, group=None, layer=name))
+        return units
+    if name == "ConsumerGroupHeartbeatRequest":
+        member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
+        units = [GroupUnit(member, epoch, group, None, "consumer", v.get("serverAssignor"))]
+        carries = any(v.get(f) is not None for f in ("rackId", "instanceId", "subscribedTopicNames",
+                                                      "subscribedTopicRegex"))
+        if epoch >= 0 and (epoch == 0 or carries):
+            units.append(_consumer_member(v, member=member, generation=epoch, group=group))
+        return units
+    if name == "ConsumerGroupHeartbeatResponse":
+        member, epoch = v.get("memberId") or None, v["memberEpoch"]
+        units = [GroupUnit(member, epoch, None, None, "consumer", None, None, v["errorCode"])]
+        if v["errorCode"] == 0 and v.get("assignment") is not None:
+            units.append(HeartbeatAssignmentUnit(member, epoch, None, False))
+        return units
+    if name in ("ConsumerGroupDescribeResponse", "StreamsGroupDescribeResponse"):
+        streams = name.startswith("Streams")
+        units = []
+        for i, g in enumerate(v["groups"]):
+            gid, members = g["groupId"], g.get("members") or ()
+            units.append(GroupUnit(None, g["groupEpoch"], gid, None, "streams" if streams else "consumer",
+                                   g.get("assignorName") or None, len(members), g["errorCode"]))
+            for j, m in enumerate(members):
+                mid, epoch = m["memberId"] or None, m["memberEpoch"]
+                if not streams:
+                    units.append(_consumer_member(m, member=mid, generation=epoch, group=gid))
+                    continue
+                units.append(_streams_member(m, member=mid, generation=epoch, group=gid, layer=name))
+                units.append(_streams_assignment(m["assignment"], member=mid, generation=epoch, group=gid,
+                                                 layer=name, at=f"groups[{i}].members[{j}].assignment"))
+        return units
+    if name in ("ConsumerGroupDescribeRequest", "StreamsGroupDescribeRequest"):
+        return [GroupUnit(None, None, None, None, "streams" if name.startswith("Streams") else "consumer")]
+    raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
+
+
+def record_units(rec: dict) -> list:
+    """The units of one decoded Kafka 4 ``__consumer_offsets`` record (:func:`codec.kafka4.decode_record`'s
+    dict); a tombstone is its group's GroupUnit alone."""
+    name, key, v = rec["record"], rec["key"], rec["value"]
+    group = key.get("groupId")
+    streams = name.startswith("Streams")
+    ptype = "streams" if streams else "consumer"
+    member = key.get("memberId") or None
+    if v is None:
+        return [GroupUnit(member, None, group, None, ptype)]
+    if name.endswith("GroupMetadata"):
+        return [GroupUnit(None, v["epoch"], group, None, ptype)]
+    if name.endswith("TargetAssignmentMetadata"):
+        return [GroupUnit(None, v["assignmentEpoch"], group, None, ptype)]
+    if name.endswith("MemberMetadata"):
+        if streams:
+            return [_streams_member(v, member=member, generation=None, group=group, layer=name)]
+        return [_consumer_member(v, member=member, generation=None, group=group)]
+    if name.endswith("CurrentMemberAssignment"):
+        if streams:
+            return [_streams_assignment(v, member=member, generation=v["memberEpoch"], group=group, layer=name)]
+        return [HeartbeatAssignmentUnit(member, v["memberEpoch"], group, False)]
+    if name.endswith("TargetAssignmentMember"):
+        if streams:
+            return [_streams_assignment(v, member=member, generation=None, group=group, layer=name)]
+        return [HeartbeatAssignmentUnit(member, None, group, False)]
+    return [GroupUnit(member, None, group, None, ptype)]
