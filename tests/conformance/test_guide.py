@@ -26,7 +26,7 @@ VECTORS = load_vectors()
 
 
 def blocks(info: str) -> list[str]:
-    return re.findall(rf"^```{info}\n(.*?)^```", GUIDE, re.S | re.M)
+    return re.findall(rf"^```{info}\n(.*?)^```", GUIDE, re.DOTALL | re.MULTILINE)
 
 
 def exchanges() -> list[tuple[dict, dict]]:
