@@ -4,7 +4,8 @@
   whole frames are ``request-frame``/``response-frame``, which know API keys 68, 69, 88 and 89);
 * each ``__consumer_offsets`` record's two parts: ``<record>-key`` (the int16 record type, which must be the
   record's, then the key) and ``<record>-value`` (the int16 value version, then the value; JSON
-  ``{"version": N, ...fields}`` and ``--version`` overrides the JSON's), e.g.
+  ``{"valueVersion": N, ...fields}``, as :func:`codec.kafka4.decode_record` names it, since a value may have a
+  field named ``version``; ``--version`` overrides the JSON's), e.g.
   ``consumer-group-member-metadata-key`` / ``-value``;
 * ``group-record-key``: the key of any consumer, Streams or classic group record, whatever its type
   (``{"recordType", "record", "key"}``).
@@ -106,19 +107,20 @@ def _value_kind(rtype: int, record: str) -> Kind:
         if version is not None and version != v:
             notes = (f"{schema}: the version prefix says v{v} (not --version {version}); read as written",)
         model, end = decode_wire(schema, v, data, start=2)
-        return Decoded({"version": v, **body_json(schema, v, model, style)},
+        return Decoded({"valueVersion" if style == "kafka" else "value_version": v, **body_json(schema, v, model, style)},
                        pretty_record(record, rtype, None, None, schema, v, model),
                        notes + _trailing(schema, v, end, len(data) - end),
                        {"offset": end, "bytes": len(data) - end} if end < len(data) else None)
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         value = dict(value)
-        given = value.pop("version", None)
+        given = value.pop("valueVersion", value.pop("value_version", None))
         if isinstance(value.get("trailing"), dict):
             value.pop("trailing")
         if version is None:
             if given is not None and type(given) is not int:
-                raise EncodeError(f"version must be an integer, got {given!r}"[:100], message=schema, path="version")
+                raise EncodeError(f"valueVersion must be an integer, got {given!r}"[:100], message=schema,
+                                  path="value_version")
             version = given
         return encode_record_value(rtype, version, value, style=style)
 

@@ -1,0 +1,351 @@
+"""Hand-made edge vectors of Kafka 4's group RPCs and __consumer_offsets records (issue #21):
+``vectors/handcrafted-kafka4.jsonl``.
+
+Every ``wire`` is assembled here field by field with :mod:`struct` from the message JSON's field tables
+(``schemas/``; Kafka's flexible encoding: uvarint compact lengths + 1 with 0 for null, a tagged-field section
+after every struct, an int8 marker -1/1 before a nullable struct, a uvarint marker inside a tagged struct;
+``../shared/spec/kafka-wire-facts.md``), and every ``expected`` is written out by hand in Kafka's JSON shape.
+Nothing here imports this project's codec. Run from the repository root:
+``python vectors/tools/handcraft_kafka4.py > vectors/handcrafted-kafka4.jsonl``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import sys
+
+# --- Kafka's flexible encoding, by hand -----------------------------------------------------------------
+
+
+def uvarint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def i8(n): return struct.pack(">b", n)
+def i16(n): return struct.pack(">h", n)
+def i32(n): return struct.pack(">i", n)
+def i64(n): return struct.pack(">q", n)
+def u16(n): return struct.pack(">H", n)
+def boolean(b): return b"\x01" if b else b"\x00"
+
+
+def cstr(s: str | None) -> bytes:
+    """Compact string: uvarint(length + 1), 0 for null."""
+    if s is None:
+        return b"\x00"
+    raw = s.encode("utf-8")
+    return uvarint(len(raw) + 1) + raw
+
+
+def cstr_non_flexible(s: str) -> bytes:
+    """A classic (non-flexible) string: int16 length (record keys are version 0, not flexible)."""
+    raw = s.encode("utf-8")
+    return i16(len(raw)) + raw
+
+
+def carr(items: list[bytes] | None) -> bytes:
+    if items is None:
+        return b"\x00"
+    return uvarint(len(items) + 1) + b"".join(items)
+
+
+def ints(xs) -> bytes:
+    return carr([i32(x) for x in xs])
+
+
+def strs(xs) -> bytes:
+    return carr([cstr(x) for x in xs])
+
+
+def tags(fields: dict[int, bytes] | None = None) -> bytes:
+    fields = fields or {}
+    out = uvarint(len(fields))
+    for t in sorted(fields):
+        out += uvarint(t) + uvarint(len(fields[t])) + fields[t]
+    return out
+
+
+T0 = bytes(range(0x10, 0x20))  # a topic id: 101112...1f
+T1 = bytes(16)  # the zero UUID
+
+
+def kuuid(b: bytes) -> str:
+    """Kafka's Uuid.toString(): URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode("ascii")
+
+
+VECTORS: list[dict] = []
+
+
+def valid(vid, message, version, desc, wire: bytes, expected, note="assembled by hand from the message JSON"):
+    VECTORS.append({"id": f"hc-k4-{vid}", "message": message, "version": version, "description": desc,
+                    "wire": wire.hex(), "expected": expected, "result": "valid", "canonical": True, "flags": [],
+                    "provenance": {"source": "handcrafted", "note": note}})
+
+
+def invalid(vid, message, version, desc, error, *, wire: bytes | None = None, offset=None, expected=None,
+            flags=(), note="assembled by hand from the message JSON"):
+    v = {"id": f"hc-k4-{vid}", "message": message, "version": version, "description": desc}
+    if wire is not None:
+        v["wire"] = wire.hex()
+    if expected is not None:
+        v["expected"] = expected
+    v.update(result="invalid", error=error)
+    if offset is not None:
+        v["offset"] = offset
+    v.update(canonical=False, flags=list(flags), provenance={"source": "handcrafted", "note": note})
+    VECTORS.append(v)
+
+
+def cuts(vid, message, version, wire: bytes, at: list[int]):
+    for n in at:
+        invalid(f"{vid}-cut-{n}", message, version, f"{message} v{version}: the {len(wire)} bytes of hc-k4-{vid} "
+                f"cut to {n}", "truncated", wire=wire[:n], offset=n, flags=("truncated",),
+                note=f"the bytes of hc-k4-{vid}, cut")
+
+
+# --- ConsumerGroupHeartbeat (68) -------------------------------------------------------------------------
+
+CGHB_REQ, CGHB_RESP = "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse"
+
+w = (cstr("orders-app") + cstr("Zq8aHd2mQy6wYkQ0s1XbJg") + i32(0) + cstr(None) + cstr("rack-a") + i32(300000)
+     + strs(["orders", "payments"]) + cstr(None) + cstr("uniform") + carr([]) + tags())
+valid("cghb-request-v1-join", CGHB_REQ, 1, "ConsumerGroupHeartbeatRequest v1: a member joins (epoch 0) with two "
+      "topics, no regex, the uniform server assignor and no owned partitions (an empty array, not null)", w,
+      {"groupId": "orders-app", "memberId": "Zq8aHd2mQy6wYkQ0s1XbJg", "memberEpoch": 0, "instanceId": None,
+       "rackId": "rack-a", "rebalanceTimeoutMs": 300000, "subscribedTopicNames": ["orders", "payments"],
+       "subscribedTopicRegex": None, "serverAssignor": "uniform", "topicPartitions": []})
+JOIN = w
+cuts("cghb-request-v1-join", CGHB_REQ, 1, w, [0, 1, 11, 40, 45, len(w) - 1])
+
+w = (cstr("g") + cstr("m") + i32(3) + cstr(None) + cstr(None) + i32(-1) + carr(None) + cstr("^orders-.*")
+     + cstr(None) + carr([uuidb + ints([0, 2]) + tags() for uuidb in (T0, T1)]) + tags())
+valid("cghb-request-v1-regex", CGHB_REQ, 1, "ConsumerGroupHeartbeatRequest v1: a subscription by regex, topic names "
+      "null (unchanged), owned partitions of two topics, one with the zero topic id", w,
+      {"groupId": "g", "memberId": "m", "memberEpoch": 3, "instanceId": None, "rackId": None, "rebalanceTimeoutMs": -1,
+       "subscribedTopicNames": None, "subscribedTopicRegex": "^orders-.*", "serverAssignor": None,
+       "topicPartitions": [{"topicId": kuuid(T0), "partitions": [0, 2]},
+                           {"topicId": "AAAAAAAAAAAAAAAAAAAAAA", "partitions": [0, 2]}]})
+
+w = cstr("g") + cstr("m") + i32(-1) + cstr(None) + cstr(None) + i32(-1) + carr(None) + cstr(None) + carr(None) + tags()
+valid("cghb-request-v0-leave", CGHB_REQ, 0, "ConsumerGroupHeartbeatRequest v0: a dynamic member leaves (epoch -1), "
+      "every nullable field null", w,
+      {"groupId": "g", "memberId": "m", "memberEpoch": -1, "instanceId": None, "rackId": None, "rebalanceTimeoutMs": -1,
+       "subscribedTopicNames": None, "serverAssignor": None, "topicPartitions": None})
+
+w = (cstr("g") + cstr("m") + i32(-2) + cstr("instance-1") + cstr(None) + i32(-1) + carr(None) + cstr(None)
+     + carr(None) + tags())
+valid("cghb-request-v0-static-leave", CGHB_REQ, 0, "ConsumerGroupHeartbeatRequest v0: a static member leaves and "
+      "will rejoin (epoch -2) under its instance id", w,
+      {"groupId": "g", "memberId": "m", "memberEpoch": -2, "instanceId": "instance-1", "rackId": None,
+       "rebalanceTimeoutMs": -1, "subscribedTopicNames": None, "serverAssignor": None, "topicPartitions": None})
+
+big = "g" * 32767
+w = cstr(big) + cstr("") + i32(0) + cstr(None) + cstr(None) + i32(-1) + carr(None) + cstr(None) + carr(None) + tags()
+valid("cghb-request-v0-longest-group-id", CGHB_REQ, 0, "ConsumerGroupHeartbeatRequest v0 with a 32767-byte group id "
+      "(the longest string Kafka reads: its compact length 32768 is the three-byte uvarint 80 80 02)", w,
+      {"groupId": big, "memberId": "", "memberEpoch": 0, "instanceId": None, "rackId": None, "rebalanceTimeoutMs": -1,
+       "subscribedTopicNames": None, "serverAssignor": None, "topicPartitions": None})
+w = cstr(big + "g") + cstr("") + i32(0) + cstr(None) + cstr(None) + i32(-1) + carr(None) + cstr(None) + carr(None) + tags()
+invalid("cghb-request-v0-group-id-too-long", CGHB_REQ, 0, "ConsumerGroupHeartbeatRequest v0 with a 32768-byte group "
+        "id: Kafka's reader refuses a string longer than 32767 bytes", "malformed-string", wire=w, offset=0)
+w = cstr("g") + cstr("m") + i32(0) + cstr(None) + cstr(None) + i32(-1) + uvarint(1_000_001) + b"\x02a"
+invalid("cghb-request-v0-count-beyond-input", CGHB_REQ, 0, "ConsumerGroupHeartbeatRequest v0 whose topic-name count "
+        "(1000000) exceeds the bytes that remain", "invalid-count", wire=w, offset=14)
+invalid("cghb-request-v0-refuse-regex", CGHB_REQ, 0, "ConsumerGroupHeartbeatRequest v0 with subscribedTopicRegex "
+        "\"^a\", a non-default value for a field v0 lacks (not ignorable): Kafka's writer throws "
+        "UnsupportedVersionException", "unrepresentable", flags=("encode-refused",),
+        expected={"groupId": "g", "memberId": "m", "memberEpoch": 0, "instanceId": None, "rackId": None,
+                  "rebalanceTimeoutMs": -1, "subscribedTopicNames": None, "subscribedTopicRegex": "^a",
+                  "serverAssignor": None, "topicPartitions": None})
+
+w = i32(0) + i16(0) + cstr(None) + cstr("m") + i32(5) + i32(5000) + i8(-1) + tags()
+valid("cghb-response-v0-no-assignment", CGHB_RESP, 0, "ConsumerGroupHeartbeatResponse v0: epoch 5, assignment null "
+      "(unchanged; the int8 marker ff)", w,
+      {"throttleTimeMs": 0, "errorCode": 0, "errorMessage": None, "memberId": "m", "memberEpoch": 5,
+       "heartbeatIntervalMs": 5000, "assignment": None})
+w = (i32(10) + i16(0) + cstr(None) + cstr("m") + i32(6) + i32(3000) + i8(1)
+     + carr([T0 + ints([0, 1, 2]) + tags(), T1 + ints([]) + tags()]) + tags() + tags())
+valid("cghb-response-v1-assignment", CGHB_RESP, 1, "ConsumerGroupHeartbeatResponse v1: the assignment of epoch 6 "
+      "(int8 marker 01), three partitions of one topic and none of the zero topic id", w,
+      {"throttleTimeMs": 10, "errorCode": 0, "errorMessage": None, "memberId": "m", "memberEpoch": 6,
+       "heartbeatIntervalMs": 3000, "assignment": {"topicPartitions": [
+           {"topicId": kuuid(T0), "partitions": [0, 1, 2]}, {"topicId": "AAAAAAAAAAAAAAAAAAAAAA", "partitions": []}]}})
+cuts("cghb-response-v1-assignment", CGHB_RESP, 1, w, [19, 20, 22, 30, len(w) - 1])
+w = (i32(0) + i16(110) + cstr("The member epoch is fenced") + cstr(None) + i32(-1) + i32(0) + i8(-1) + tags())
+valid("cghb-response-v0-fenced", CGHB_RESP, 0, "ConsumerGroupHeartbeatResponse v0: FENCED_MEMBER_EPOCH (110) with its "
+      "message, member id null", w,
+      {"throttleTimeMs": 0, "errorCode": 110, "errorMessage": "The member epoch is fenced", "memberId": None,
+       "memberEpoch": -1, "heartbeatIntervalMs": 0, "assignment": None})
+w = (i32(0) + i16(0) + cstr(None) + cstr("m") + i32(7) + i32(5000) + i8(1)
+     + carr([T0 + ints([4]) + tags({3: b"\x2a"})]) + tags({0: b"\x01"}) + tags({0: b"", 300: bytes.fromhex("beef")}))
+valid("cghb-response-v0-unknown-tags", CGHB_RESP, 0, "ConsumerGroupHeartbeatResponse v0 with unknown tagged fields at "
+      "three levels: the body (tags 0, empty, and 300, a two-byte uvarint tag), the assignment (tag 0) and a topic "
+      "(tag 3); Kafka keeps them and writes them back", w,
+      {"throttleTimeMs": 0, "errorCode": 0, "errorMessage": None, "memberId": "m", "memberEpoch": 7,
+       "heartbeatIntervalMs": 5000,
+       "assignment": {"topicPartitions": [{"topicId": kuuid(T0), "partitions": [4], "_unknownTaggedFields": {"3": "2a"}}],
+                      "_unknownTaggedFields": {"0": "01"}},
+       "_unknownTaggedFields": {"0": "", "300": "beef"}})
+
+# --- ConsumerGroupDescribe (69) --------------------------------------------------------------------------
+
+w = strs([]) + boolean(False) + tags()
+valid("cgd-request-v0-empty", "ConsumerGroupDescribeRequest", 0, "ConsumerGroupDescribeRequest v0 naming no group, "
+      "without authorized operations", w, {"groupIds": [], "includeAuthorizedOperations": False})
+member = (cstr("m1") + cstr(None) + cstr("rack-b") + i32(4) + cstr("consumer-1") + cstr("/10.0.0.7") + strs(["orders"])
+          + cstr(None) + (carr([T0 + cstr("orders") + ints([0]) + tags()]) + tags())
+          + (carr([T0 + cstr("orders") + ints([0, 1]) + tags()]) + tags()) + i8(1) + tags())
+w = (i32(0) + carr([i16(0) + cstr(None) + cstr("orders-app") + cstr("Reconciling") + i32(5) + i32(5) + cstr("uniform")
+                    + carr([member]) + i32(-2147483648) + tags()]) + tags())
+asg = lambda ps: {"topicPartitions": [{"topicId": kuuid(T0), "topicName": "orders", "partitions": ps}]}
+valid("cgd-response-v1-member-type", "ConsumerGroupDescribeResponse", 1, "ConsumerGroupDescribeResponse v1: a "
+      "reconciling group whose member (memberType 1, a consumer-protocol member) owns partition 0 and is to own 0 "
+      "and 1; authorized operations not asked (INT32_MIN)", w,
+      {"throttleTimeMs": 0, "groups": [{"errorCode": 0, "errorMessage": None, "groupId": "orders-app",
+                                        "groupState": "Reconciling", "groupEpoch": 5, "assignmentEpoch": 5,
+                                        "assignorName": "uniform", "members": [
+          {"memberId": "m1", "instanceId": None, "rackId": "rack-b", "memberEpoch": 4, "clientId": "consumer-1",
+           "clientHost": "/10.0.0.7", "subscribedTopicNames": ["orders"], "subscribedTopicRegex": None,
+           "assignment": asg([0]), "targetAssignment": asg([0, 1]), "memberType": 1}],
+          "authorizedOperations": -2147483648}]})
+
+# --- StreamsGroupHeartbeat (88) --------------------------------------------------------------------------
+
+SG_REQ, SG_RESP = "StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse"
+kv = lambda k, v: cstr(k) + cstr(v) + tags()
+taskids = lambda sub, ps: cstr(sub) + ints(ps) + tags()
+topic_info = cstr("app-store-changelog") + i32(0) + i16(3) + carr([kv("cleanup.policy", "compact")]) + tags()
+subtopology = (cstr("0") + strs(["words"]) + strs([]) + carr([topic_info]) + strs(["app-repartition"]) + carr([])
+               + carr([carr([i16(0)]) + carr([]) + carr([]) + tags()]) + tags())
+w = (cstr("app") + cstr("m1") + i32(0) + cstr(None) + cstr("r1") + i32(300000)
+     + i8(1) + i32(1) + carr([subtopology]) + tags()
+     + carr([taskids("0", [0, 1])]) + carr([]) + carr([taskids("1", [2])])
+     + cstr("3b241101-e2bb-4255-8caf-4136c566a962") + i8(1) + cstr("host-1") + u16(8080) + tags()
+     + carr([kv("zone", "eu-1a")])
+     + carr([cstr("0") + i32(0) + i64(90) + tags()]) + carr([cstr("0") + i32(0) + i64(100) + tags()])
+     + boolean(False) + tags())
+valid("sghb-request-v0-join", SG_REQ, 0, "StreamsGroupHeartbeatRequest v0: a member joins with its topology (one "
+      "subtopology, a changelog with a config, one copartition group), active, standby (none) and warm-up tasks, "
+      "its endpoint on port 8080, a client tag and task offsets", w,
+      {"groupId": "app", "memberId": "m1", "memberEpoch": 0, "instanceId": None, "rackId": "r1",
+       "rebalanceTimeoutMs": 300000,
+       "topology": {"epoch": 1, "subtopologies": [{
+           "subtopologyId": "0", "sourceTopics": ["words"], "sourceTopicRegex": [],
+           "stateChangelogTopics": [{"name": "app-store-changelog", "partitions": 0, "replicationFactor": 3,
+                                     "topicConfigs": [{"key": "cleanup.policy", "value": "compact"}]}],
+           "repartitionSinkTopics": ["app-repartition"], "repartitionSourceTopics": [],
+           "copartitionGroups": [{"sourceTopics": [0], "sourceTopicRegex": [], "repartitionSourceTopics": []}]}]},
+       "activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]}], "standbyTasks": [],
+       "warmupTasks": [{"subtopologyId": "1", "partitions": [2]}],
+       "processId": "3b241101-e2bb-4255-8caf-4136c566a962", "userEndpoint": {"host": "host-1", "port": 8080},
+       "clientTags": [{"key": "zone", "value": "eu-1a"}],
+       "taskOffsets": [{"subtopologyId": "0", "partition": 0, "offset": 90}],
+       "taskEndOffsets": [{"subtopologyId": "0", "partition": 0, "offset": 100}], "shutdownApplication": False})
+cuts("sghb-request-v0-join", SG_REQ, 0, w, [18, 19, 30, 100, len(w) - 1])
+w = (cstr("app") + cstr("m1") + i32(7) + cstr(None) + cstr(None) + i32(-1) + i8(-1) + carr(None) + carr(None)
+     + carr(None) + cstr(None) + i8(-1) + carr(None) + carr(None) + carr(None) + boolean(True) + tags())
+valid("sghb-request-v0-unchanged-shutdown", SG_REQ, 0, "StreamsGroupHeartbeatRequest v0: nothing changed since the "
+      "last heartbeat (every nullable field null, the topology's and endpoint's markers ff) and the member asks the "
+      "whole application to shut down", w,
+      {"groupId": "app", "memberId": "m1", "memberEpoch": 7, "instanceId": None, "rackId": None,
+       "rebalanceTimeoutMs": -1, "topology": None, "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
+       "processId": None, "userEndpoint": None, "clientTags": None, "taskOffsets": None, "taskEndOffsets": None,
+       "shutdownApplication": True})
+w = (i32(0) + i16(0) + cstr(None) + cstr("m1") + i32(8) + i32(5000) + i32(10000) + i32(60000)
+     + carr([i8(1) + cstr("missing source topic words") + tags()])
+     + carr([taskids("0", [0])]) + carr([taskids("0", [1])]) + carr([])
+     + carr([(cstr("host-1") + u16(65535) + tags()) + carr([cstr("words") + ints([0]) + tags()]) + tags()])
+     + tags())
+valid("sghb-response-v0-assignment", SG_RESP, 0, "StreamsGroupHeartbeatResponse v0: epoch 8, a MISSING_SOURCE_TOPICS "
+      "status (1), one active and one standby task, no warm-up task, and the partitions of an endpoint on port "
+      "65535 (the largest uint16)", w,
+      {"throttleTimeMs": 0, "errorCode": 0, "errorMessage": None, "memberId": "m1", "memberEpoch": 8,
+       "heartbeatIntervalMs": 5000, "acceptableRecoveryLag": 10000, "taskOffsetIntervalMs": 60000,
+       "status": [{"statusCode": 1, "statusDetail": "missing source topic words"}],
+       "activeTasks": [{"subtopologyId": "0", "partitions": [0]}],
+       "standbyTasks": [{"subtopologyId": "0", "partitions": [1]}], "warmupTasks": [],
+       "partitionsByUserEndpoint": [{"userEndpoint": {"host": "host-1", "port": 65535},
+                                     "partitions": [{"topic": "words", "partitions": [0]}]}]})
+
+# --- StreamsGroupDescribe (89) ---------------------------------------------------------------------------
+
+w = (i32(0) + carr([i16(69) + cstr("group app not found") + cstr("app") + cstr("Dead") + i32(-1) + i32(-1) + i8(-1)
+                    + carr([]) + i32(-2147483648) + tags()]) + tags())
+valid("sgd-response-v0-not-found", "StreamsGroupDescribeResponse", 0, "StreamsGroupDescribeResponse v0: GROUP_ID_NOT_"
+      "FOUND (69) for a group, its topology null (marker ff) and no members", w,
+      {"throttleTimeMs": 0, "groups": [{"errorCode": 69, "errorMessage": "group app not found", "groupId": "app",
+                                        "groupState": "Dead", "groupEpoch": -1, "assignmentEpoch": -1,
+                                        "topology": None, "members": [], "authorizedOperations": -2147483648}]})
+
+# --- __consumer_offsets records --------------------------------------------------------------------------
+
+valid("record-consumer-group-metadata-key", "ConsumerGroupMetadataKey", None, "The key of a ConsumerGroupMetadata "
+      "record: int16 record type 3, then the group id as a classic int16-length string (keys are not flexible)",
+      i16(3) + cstr_non_flexible("orders-app"), {"groupId": "orders-app"})
+valid("record-consumer-group-member-metadata-key", "ConsumerGroupMemberMetadataKey", None, "The key of a "
+      "ConsumerGroupMemberMetadata record: record type 5, group id, member id",
+      i16(5) + cstr_non_flexible("g") + cstr_non_flexible("m1"), {"groupId": "g", "memberId": "m1"})
+valid("record-consumer-group-regular-expression-key", "ConsumerGroupRegularExpressionKey", None, "The key of a "
+      "ConsumerGroupRegularExpression record: record type 16, group id, the regular expression",
+      i16(16) + cstr_non_flexible("g") + cstr_non_flexible("orders-.*"), {"groupId": "g", "regularExpression": "orders-.*"})
+valid("record-streams-group-topology-key", "StreamsGroupTopologyKey", None, "The key of a StreamsGroupTopology "
+      "record: record type 23, then the group id", i16(23) + cstr_non_flexible("app"), {"groupId": "app"})
+invalid("record-consumer-group-metadata-key-other-type", "ConsumerGroupMetadataKey", None, "A ConsumerGroupMember"
+        "Metadata key (record type 5) read as a ConsumerGroupMetadata key (type 3)", "invalid-value",
+        wire=i16(5) + cstr_non_flexible("g") + cstr_non_flexible("m1"), offset=0)
+valid("record-consumer-group-metadata-value", "ConsumerGroupMetadataValue", None, "A ConsumerGroupMetadata value: "
+      "int16 value version 0, then the flexible body: group epoch 12 and an empty tagged-field section",
+      i16(0) + i32(12) + tags(), {"valueVersion": 0, "epoch": 12})
+invalid("record-consumer-group-metadata-value-v1", "ConsumerGroupMetadataValue", None, "A ConsumerGroupMetadata "
+        "value whose version prefix says 1: the release has version 0 only", "unsupported-version",
+        wire=i16(1) + i32(12) + tags(), offset=0)
+classic = i32(45000) + carr([cstr("range") + uvarint(3) + b"\x00\x01" + tags()]) + tags()
+w = (i16(0) + cstr(None) + cstr(None) + cstr("consumer-1") + cstr("/10.0.0.7") + strs(["orders"]) + cstr(None)
+     + i32(45000) + cstr("uniform") + tags({0: b"\x01" + classic}))
+valid("record-consumer-group-member-metadata-value-classic", "ConsumerGroupMemberMetadataValue", None,
+      "A ConsumerGroupMemberMetadata value of a classic member in a consumer group (online migration): the tagged "
+      "ClassicMemberMetadata (tag 0, a uvarint marker 01 before the struct) with its session timeout and protocols", w,
+      {"valueVersion": 0, "instanceId": None, "rackId": None, "clientId": "consumer-1", "clientHost": "/10.0.0.7",
+       "subscribedTopicNames": ["orders"], "subscribedTopicRegex": None, "rebalanceTimeoutMs": 45000,
+       "serverAssignor": "uniform",
+       "classicMemberMetadata": {"sessionTimeoutMs": 45000,
+                                 "supportedProtocols": [{"name": "range", "metadata": base64.b64encode(b"\x00\x01").decode()}]}})
+w = (i16(0) + i32(6) + i32(5) + i8(1) + carr([T0 + ints([0]) + tags()]) + carr([T0 + ints([1]) + tags()]) + tags())
+valid("record-consumer-group-current-member-assignment-value", "ConsumerGroupCurrentMemberAssignmentValue", None,
+      "A ConsumerGroupCurrentMemberAssignment value: epoch 6 after 5, state 1, partition 0 assigned and 1 pending "
+      "revocation", w,
+      {"valueVersion": 0, "memberEpoch": 6, "previousMemberEpoch": 5, "state": 1,
+       "assignedPartitions": [{"topicId": kuuid(T0), "partitions": [0]}],
+       "partitionsPendingRevocation": [{"topicId": kuuid(T0), "partitions": [1]}]})
+w = i16(0) + strs(["orders-1", "orders-2"]) + i64(42) + i64(1732406400000) + tags()
+valid("record-consumer-group-regular-expression-value", "ConsumerGroupRegularExpressionValue", None,
+      "A ConsumerGroupRegularExpression value: the topics the regex resolved to, the metadata version and the "
+      "timestamp (its field Version, not the value version before it)", w,
+      {"valueVersion": 0, "topics": ["orders-1", "orders-2"], "version": 42, "timestamp": 1732406400000})
+w = (i16(0) + i32(3) + i32(2) + i8(0) + carr([taskids("0", [0])]) + carr([taskids("0", [1])]) + carr([])
+     + carr([]) + carr([]) + carr([taskids("1", [0])]) + tags())
+valid("record-streams-group-current-member-assignment-value", "StreamsGroupCurrentMemberAssignmentValue", None,
+      "A StreamsGroupCurrentMemberAssignment value: epoch 3 after 2, state 0, one active and one standby task, "
+      "a warm-up task pending revocation", w,
+      {"valueVersion": 0, "memberEpoch": 3, "previousMemberEpoch": 2, "state": 0,
+       "activeTasks": [{"subtopologyId": "0", "partitions": [0]}],
+       "standbyTasks": [{"subtopologyId": "0", "partitions": [1]}], "warmupTasks": [],
+       "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [],
+       "warmupTasksPendingRevocation": [{"subtopologyId": "1", "partitions": [0]}]})
+cuts("record-streams-group-current-member-assignment-value", "StreamsGroupCurrentMemberAssignmentValue", None, w,
+     [1, 2, 6, 11, len(w) - 1])
+
+if __name__ == "__main__":
+    for v in VECTORS:
+        sys.stdout.write(json.dumps(v, ensure_ascii=False) + "\n")
