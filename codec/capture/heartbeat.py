@@ -40,6 +40,7 @@ from .events import Event
 
 __all__ = [
     "CONSUMER",
+    "DESCRIBE_APIS",
     "HEARTBEAT_APIS",
     "STREAMS",
     "TASK_KINDS",
@@ -53,6 +54,7 @@ __all__ = [
 ]
 
 HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat"}
+DESCRIBE_APIS = {69: "ConsumerGroupDescribe", 89: "StreamsGroupDescribe"}
 CONSUMER, STREAMS = "consumer", "streams"
 PARTITIONS = "partitions"
 TASK_KINDS = ("active tasks", "standby tasks", "warmup tasks")
@@ -182,6 +184,8 @@ class HeartbeatMember:
     left_ts: float | None = None
     steps: list[Step] = field(default_factory=list)
     target: Step | None = None
+    target_raw: Any = field(default=None, repr=False)
+    target_source: str | None = None
     dropped: int = 0
     _obs: list[tuple] = field(default_factory=list, repr=False)
 
@@ -204,7 +208,8 @@ class HeartbeatMember:
                 "join_epoch": self.join_epoch, "member_epoch": self.epoch, "heartbeats": self.heartbeats,
                 "errors": {str(k): v for k, v in sorted(self.errors.items())}, "left": self.left,
                 "left_ts": self.left_ts, "steps": [s.json() for s in self.steps],
-                "target": None if self.target is None else self.target.json(), "observations_dropped": self.dropped}
+                "target": None if self.target is None else self.target.json(), "target_source": self.target_source,
+                "observations_dropped": self.dropped}
 
 
 @dataclass(slots=True)
@@ -255,11 +260,13 @@ class HeartbeatGroup:
 # -- from a capture -----------------------------------------------------------------------------------
 
 _KINDS = {(68, "request"): "consumer-group-heartbeat-request", (68, "response"): "consumer-group-heartbeat-response",
-          (88, "request"): "streams-group-heartbeat-request", (88, "response"): "streams-group-heartbeat-response"}
+          (88, "request"): "streams-group-heartbeat-request", (88, "response"): "streams-group-heartbeat-response",
+          (69, "request"): "consumer-group-describe-request", (69, "response"): "consumer-group-describe-response",
+          (89, "request"): "streams-group-describe-request", (89, "response"): "streams-group-describe-response"}
 
 
 def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int) -> dict:
-    """A heartbeat frame (without its size) in Kafka's JSON: ``api``, ``apiKey``, ``apiVersion``,
+    """A heartbeat or describe frame (api keys 68, 88, 69, 89; without its size) in Kafka's JSON: ``api``, ``apiKey``, ``apiVersion``,
     ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`), ``body_offset``. Both
     APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises DecodeError."""
     from ..group.jsonview import to_json
@@ -272,7 +279,7 @@ def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int
         body = decode(_KINDS[(api_key, direction)], api_version, bytes(data[end:]))
     except DecodeError as e:
         raise e.with_context(offset_base=end)
-    return {"api": HEARTBEAT_APIS[api_key], "apiKey": api_key, "apiVersion": api_version, "headerVersion": hv,
+    return {"api": {**HEARTBEAT_APIS, **DESCRIBE_APIS}[api_key], "apiKey": api_key, "apiVersion": api_version, "headerVersion": hv,
             "header": to_json(header, schema, hv, style="kafka"), "body": body, "body_offset": end}
 
 
@@ -366,6 +373,43 @@ class HeartbeatStory:
         if not error:
             m.epoch = epoch
 
+    def describe(self, ts: float, api_key: int, body: dict) -> None:
+        """A ConsumerGroupDescribe or StreamsGroupDescribe response: each described group's epochs, and each
+        member's identity, current assignment (a ``described`` step when it is news) and target assignment;
+        the topic names a consumer group's assignments carry."""
+        protocol = CONSUMER if api_key == 69 else STREAMS
+        api = DESCRIBE_APIS[api_key]
+        for gd in _get(body, "groups") or ():
+            if _get(gd, "errorCode"):
+                continue
+            g = self.group(_get(gd, "groupId", default=""), protocol)
+            g.touch(ts)
+            epoch = _get(gd, "groupEpoch")
+            if epoch is not None and epoch not in g.group_epochs:
+                g.group_epochs.append(epoch)
+            g.assignment_epoch = _get(gd, "assignmentEpoch", default=g.assignment_epoch)
+            for md in _get(gd, "members") or ():
+                m = g.member(_get(md, "memberId", default=""))
+                self._identity(m, md, _get(md, "clientId"))
+                m.client_host = _get(md, "clientHost", default=m.client_host)
+                m.topology_epoch = _get(md, "topologyEpoch", default=m.topology_epoch)
+                current, target = _get(md, "assignment"), _get(md, "targetAssignment")
+                if protocol == CONSUMER:
+                    for a in (current, target):
+                        for t in _get(a, "topicPartitions") or ():
+                            self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+                self._observe(m, (ts, "described", _get(md, "memberEpoch"), self._described(protocol, current),
+                                  self._raw(protocol, current, request=True)))
+                m.target = Step(ts, g.assignment_epoch, self._described(protocol, target), {}, {}, cause="target")
+                m.target_raw = self._raw(protocol, target, request=True)
+                m.target_source = api
+
+    @staticmethod
+    def _described(protocol: str, a: Any) -> Holdings:
+        if protocol == CONSUMER:
+            return {PARTITIONS: _partition_labels(_get(a, "topicPartitions"), {})}
+        return {kind: task_labels(_get(a, name)) for name, kind in _TASK_FIELDS}
+
     def _raw(self, protocol: str, body: dict, *, request: bool) -> Any:
         """Topic ids of a consumer heartbeat's partitions (labels wait for names seen later)."""
         if protocol != CONSUMER:
@@ -451,6 +495,7 @@ class HeartbeatStory:
             before = m.target.holdings if m.target is not None else {}
             added, revoked = _diff(before, new)
             m.target = Step(None, None, new, added, revoked, cause="target", where=where)
+            m.target_source, m.target_raw = "__consumer_offsets", None
         elif m is not None and kind == "CurrentMemberAssignment":
             new = self._record_holdings(protocol, value, "")
             before = m.steps[-1].holdings if m.steps else {}
@@ -481,6 +526,8 @@ class HeartbeatStory:
             for m in g.members.values():
                 if m._obs:
                     self._replay(g, m)
+                if m.target is not None and m.target_raw is not None:
+                    m.target.holdings = self._labels(m.target_raw, m.target.holdings)
                 if self.topic_names:
                     for step in [*m.steps, *([m.target] if m.target is not None else [])]:
                         self._name_topics(step)
@@ -515,6 +562,14 @@ class HeartbeatStory:
         owned: Holdings = {}
         epoch: int | None = None
         for o in obs:
+            if o[1] == "described":  # what a Describe response says the member holds, when it is news
+                ts, _, d_epoch, held, raw = o
+                held = self._labels(raw, held)
+                added, revoked = _diff(current or {}, held)
+                if not m.steps or added or revoked or d_epoch != epoch:
+                    m.steps.append(Step(ts, d_epoch, held, added, revoked, cause="described"))
+                current, epoch = held, d_epoch
+                continue
             if o[1] == "owned":  # null fields are unchanged: what the member owns is the last value of each
                 owned = {**owned, **self._labels(o[4], o[3])}
                 last = m.steps[-1] if m.steps else None

@@ -45,7 +45,8 @@ __all__ = [
 T0 = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
 BROKER = ("10.0.0.100", 9092)
 ORDERS_ID = "b3JkZXJzLXRvcGljLWlkAA"  # Kafka's short form of the 16 bytes b"orders-topic-id\0"
-_KINDS = {68: "consumer-group-heartbeat", 88: "streams-group-heartbeat"}
+_KINDS = {68: "consumer-group-heartbeat", 88: "streams-group-heartbeat", 69: "consumer-group-describe",
+          89: "streams-group-describe"}
 
 
 @dataclass

@@ -47,7 +47,7 @@ from ..connect.assignment import ConnectAssignment
 from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
 from .metadata import METADATA, topic_names
-from .heartbeat import HEARTBEAT_APIS, HeartbeatGroup, HeartbeatStory, PendingHeartbeat, decode_heartbeat
+from .heartbeat import DESCRIBE_APIS, HEARTBEAT_APIS, HeartbeatGroup, HeartbeatStory, PendingHeartbeat, decode_heartbeat
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
@@ -571,7 +571,7 @@ class _Story:
         s = self.summary
         if isinstance(event, KafkaFrame):
             s.kafka_frames += 1
-            if event.api_key in HEARTBEAT_APIS and event.data is not None:
+            if (event.api_key in HEARTBEAT_APIS or event.api_key in DESCRIBE_APIS) and event.data is not None:
                 gf = self._heartbeat_frame(event)
                 if self.only is None or gf.group == self.only:
                     s.group_frames += 1
@@ -661,7 +661,16 @@ class _Story:
                 self._remember(_Request(gf, None))
             return gf
         body = gf.message["body"]
-        if e.direction == "request":
+        if e.api_key in DESCRIBE_APIS:
+            if e.direction == "request":
+                ids = body.get("groupIds") or []
+                gf.group = ids[0] if len(ids) == 1 else None
+                self._remember(_Request(gf, None))
+            else:
+                groups = body.get("groups") or []
+                gf.error_code = groups[0].get("errorCode") if len(groups) == 1 else None
+                self.hb.describe(e.ts, e.api_key, body)
+        elif e.direction == "request":
             gf.group, gf.member = body.get("groupId"), body.get("memberId") or None
             pending = self.hb.request(e.ts, e.api_key, gf.message["header"].get("clientId"), body)
             self._remember(_Request(gf, pending))
@@ -841,7 +850,7 @@ def capture_story(source: str | Path | BinaryIO, *, ports: Iterable[int] = DEFAU
     segment (see :mod:`codec.capture.scan`); frames lost to holes given up are counted in the summary."""
     summary = summary if summary is not None else CaptureSummary()
     story = _Story(summary, group)
-    for event in kafka_frames(source, ports=set(ports), api_keys={*GROUP_APIS, *HEARTBEAT_APIS, METADATA}, stats=summary.stats,
+    for event in kafka_frames(source, ports=set(ports), api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA}, stats=summary.stats,
                               max_buffer=max_hole_bytes, max_wait=max_hole_seconds):
         gf = story.feed(event)
         if gf is not None:

@@ -331,10 +331,12 @@ def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
     head = f"{indent}{title} {step.epoch if step.epoch is not None else '?'}  {_p(when)}"
     if step.previous_epoch is not None:
         head += f"  (previous epoch {step.previous_epoch}" + (f", state {step.state})" if step.state is not None else ")")
+    if step.cause == "described":
+        head += "  (as described)"
     if step.reached is not None and (step.ts is None or step.reached > step.ts):
         head += f"  reached {_when(step.reached)}"
     kinds = list(step.holdings) or ["partitions"]
-    if not step.added and not step.revoked and step.cause == "assigned" and step.where is None:
+    if not step.added and not step.revoked and step.cause in ("assigned", "described") and step.where is None:
         total = ", ".join(_held(step.holdings.get(k, ()), k) for k in kinds)
         return [f"{head}  unchanged: {total}"]
     if len(kinds) == 1:

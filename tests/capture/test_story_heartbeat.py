@@ -298,3 +298,38 @@ def test_labels_and_topic_ids():
     assert kafka_uuid(one) == kafka_uuid(bytes(15) + b"\x01") == kafka_uuid("AAAAAAAAAAAAAAAAAAAAAQ") == \
         "AAAAAAAAAAAAAAAAAAAAAQ"
     assert kafka_uuid("ffffffff-ffff-ffff-ffff-ffffffffffff") == "_____________________w"
+
+
+def test_a_describe_response_gives_targets_epochs_and_names(tmp_path):
+    """member-a joins (epoch 1, orders 0-5); then an admin client's ConsumerGroupDescribe says: group epoch 4,
+    assignment epoch 4, member-a at epoch 3 holding orders 0, 1 with target orders 0 (topic name given)."""
+    cap = ScriptedCapture()
+    g = "orders-app"
+    cap.exchange(0.0, "member-a", 68, 0, consumer_request(g, "member-a", 0, owned={}, topics=["orders"]),
+                 consumer_response("member-a", 1, {ORDERS: [0, 1, 2, 3, 4, 5]}))
+
+    def tps(*ps):
+        return {"topicPartitions": [{"topicId": ORDERS, "topicName": "orders", "partitions": list(ps)}]}
+
+    member = {"memberId": "member-a", "memberEpoch": 3, "clientId": "consumer-a", "clientHost": "/10.0.1.1",
+              "subscribedTopicNames": ["orders"], "assignment": tps(0, 1), "targetAssignment": tps(0)}
+    cap.exchange(5.0, "admin", 69, 0, {"groupIds": [g], "includeAuthorizedOperations": False},
+                 {"groups": [{"errorCode": 0, "groupId": g, "groupState": "reconciling", "groupEpoch": 4,
+                              "assignmentEpoch": 4, "assignorName": "uniform", "members": [member]}]})
+    path = tmp_path / "describe.pcap"
+    path.write_bytes(cap.pcap())
+    lines = json_lines(path)
+    hb = _group(lines, g)
+    assert (hb["group_epochs"], hb["assignment_epoch"]) == ([4], 4)
+    (a,) = hb["members"]
+    named = [f"orders-{p}" for p in range(6)]
+    assert [(s["epoch"], s["cause"], s["assignment"]["partitions"], s["revoked"].get("partitions", []))
+            for s in a["steps"]] == [(1, "join", named, []), (3, "described", named[:2], named[2:])]
+    assert (a["target"]["epoch"], a["target"]["assignment"], a["target_source"]) == \
+        (4, {"partitions": ["orders-0"]}, "ConsumerGroupDescribe")
+    frames = [x for x in lines if x["type"] == "frame" and x["api_key"] == 69]
+    assert [f["frame"]["api"] for f in frames] == ["ConsumerGroupDescribe"] * 2 and frames[1]["error_code"] == 0
+    status, text = run_capture(path)
+    assert status == 0
+    assert "epoch 3  22:13:25.002  (as described)  orders 0, 1 (2 partitions); revoked orders 2, 3, 4, 5" in text
+    assert "target at assignment epoch 4  22:13:25.002  orders 0 (1 partition)" in text
