@@ -333,3 +333,12 @@ def test_a_describe_response_gives_targets_epochs_and_names(tmp_path):
     assert status == 0
     assert "epoch 3  22:13:25.002  (as described)  orders 0, 1 (2 partitions); revoked orders 2, 3, 4, 5" in text
     assert "target at assignment epoch 4  22:13:25.002  orders 0 (1 partition)" in text
+
+
+def test_group_filter(tmp_path):
+    path = tmp_path / "kip848.pcap"
+    path.write_bytes(kip848_script().pcap())
+    other = json_lines(path, "--group", "another-group")
+    assert [x["type"] for x in other] == ["summary"] and other[0]["heartbeat_groups"] == 0
+    same = json_lines(path, "--group", "orders-app")
+    assert sum(x["type"] == "heartbeat-group" for x in same) == 1 and same[-1]["group_frames"] == 58
