@@ -1,0 +1,151 @@
+"""Issue #21, "done when": every record of ../shared/vectors/kio/group-kafka4.jsonl decodes through
+``decode --style kafka --lines`` to kio's value (names compared after dropping underscores, case and a
+trailing ``Ms``) and encodes back to the same bytes, through the CLI, in one process for all 300 records.
+
+The comparison is written here against kio's raw values (not through codec.kafka4.kio): kio's null UUID is
+the zero UUID, its UUIDs are dashed, its booleans 0/1. kio's StreamsGroupHeartbeat records follow a newer
+layout than the release the schemas follow (kio has EndpointInformationEpoch): they are the records that do
+not decode to kio's value, exactly those, and the vector file flags exactly those.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+import uuid
+from collections import defaultdict
+
+import pytest
+
+from tests.conftest import ROOT, SHARED
+
+KIO = SHARED / "vectors" / "kio" / "group-kafka4.jsonl"
+KINDS = {"ConsumerGroupHeartbeatRequest": "consumer-group-heartbeat-request",
+         "ConsumerGroupHeartbeatResponse": "consumer-group-heartbeat-response",
+         "ConsumerGroupDescribeRequest": "consumer-group-describe-request",
+         "ConsumerGroupDescribeResponse": "consumer-group-describe-response",
+         "StreamsGroupHeartbeatRequest": "streams-group-heartbeat-request",
+         "StreamsGroupHeartbeatResponse": "streams-group-heartbeat-response",
+         "StreamsGroupDescribeRequest": "streams-group-describe-request",
+         "StreamsGroupDescribeResponse": "streams-group-describe-response"}
+
+# One process: the CLI's main() run once per (kind, version) with --lines over a file of that group's hex
+# lines, decoding, then encoding what it decoded.
+_DRIVER = r"""
+import contextlib, json, sys
+from codec.cli import main
+for job in json.load(open(sys.argv[1])):
+    with open(job["out"], "w", encoding="utf-8") as out, contextlib.redirect_stdout(out):
+        job_status = main(job["argv"])
+    print(json.dumps({"out": job["out"], "status": job_status}))
+"""
+
+
+def _norm(name: str) -> str:
+    n = name.replace("_", "").lower()
+    return n.removesuffix("ms")
+
+
+def _same(ours, kio, path="") -> str | None:
+    """None when our Kafka-style value is kio's value, else where they differ."""
+    if isinstance(kio, dict):
+        if not isinstance(ours, dict):
+            return f"{path}: {ours!r} is not an object"
+        a = {_norm(k): v for k, v in ours.items()}
+        b = {_norm(k): v for k, v in kio.items()}
+        if set(a) != set(b):
+            return f"{path}: fields {sorted(set(a) ^ set(b))} on one side only"
+        for k, want in b.items():
+            d = _same(a[k], want, f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(kio, list):
+        if not isinstance(ours, list) or len(ours) != len(kio):
+            return f"{path}: lists differ"
+        for i, (x, y) in enumerate(zip(ours, kio)):
+            d = _same(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    if path.endswith("topicid"):  # Kafka's Uuid string against kio's dashed one (None: the zero UUID)
+        got = uuid.UUID(bytes=base64.urlsafe_b64decode(ours + "=" * (-len(ours) % 4)))
+        want = uuid.UUID(int=0) if kio is None else uuid.UUID(kio)
+        return None if got == want else f"{path}: {got} != {want}"
+    if isinstance(ours, bool):
+        return None if kio in (0, 1) and bool(kio) == ours else f"{path}: {ours!r} != {kio!r}"
+    return None if ours == kio and type(ours) is type(kio) else f"{path}: {ours!r} != {kio!r}"
+
+
+@pytest.fixture(scope="module")
+def kio_through_cli(tmp_path_factory):
+    records = [json.loads(line) for line in KIO.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(records) == 300
+    tmp = tmp_path_factory.mktemp("kio-cli")
+    groups = defaultdict(list)
+    for r in records:
+        groups[(r["kind"], r["version"])].append(r)
+    jobs, order = [], []
+    for i, ((kind, version), rs) in enumerate(sorted(groups.items())):
+        hex_in = tmp / f"in-{i}.txt"
+        hex_in.write_text("".join(r["hex"] + "\n" for r in rs), encoding="utf-8")
+        dec = tmp / f"dec-{i}.jsonl"
+        enc = tmp / f"enc-{i}.txt"
+        common = ["--kind", KINDS[kind], "--version", str(version), "--style", "kafka", "--lines"]
+        jobs.append({"argv": ["decode", *common, f"@{hex_in}"], "out": str(dec)})
+        jobs.append({"argv": ["encode", *common, f"@{dec}"], "out": str(enc)})
+        order.append((rs, dec, enc))
+    (tmp / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+    p = subprocess.run([sys.executable, "-c", _DRIVER, str(tmp / "jobs.json")], capture_output=True, text=True,
+                       cwd=ROOT, timeout=300, check=False)
+    assert p.returncode == 0, p.stderr[-2000:]
+    out = []
+    for rs, dec, enc in order:
+        decoded = dec.read_text(encoding="utf-8").splitlines()
+        encoded = enc.read_text(encoding="utf-8").splitlines()
+        assert len(decoded) == len(encoded) == len(rs)  # one output line per input line
+        out += [(r, json.loads(d), e) for r, d, e in zip(rs, decoded, encoded)]
+    return out
+
+
+def _newer_layout(r: dict) -> bool:
+    """kio's StreamsGroupHeartbeat class has EndpointInformationEpoch, which the release lacks."""
+    return "endpoint_information_epoch" in r["decoded"]
+
+
+def test_every_kio_record_decodes_to_kios_value_and_encodes_back(kio_through_cli):
+    matched = 0
+    for r, value, hex_out in kio_through_cli:
+        if _newer_layout(r):
+            continue
+        assert "error" not in value, (r["id"], value)
+        assert _same(value, r["decoded"]) is None, (r["id"], _same(value, r["decoded"]))
+        assert hex_out == r["hex"], r["id"]
+        matched += 1
+    assert matched == 250
+
+
+def test_the_records_in_kios_newer_layout_are_exactly_those_that_differ(kio_through_cli):
+    newer = {r["id"] for r, _, _ in kio_through_cli if _newer_layout(r)}
+    assert len(newer) == 50 and all(i.startswith("StreamsGroupHeartbeat") for i in newer)
+    differ = {r["id"] for r, value, _ in kio_through_cli if "error" in value or _same(value, r["decoded"])}
+    assert differ == newer
+    flagged = set()
+    for line in (ROOT / "vectors" / "kio-group-kafka4.jsonl").read_text(encoding="utf-8").splitlines():
+        v = json.loads(line)
+        if "kio-newer-schema" in v["flags"]:
+            assert v["result"] == "acceptable" and "expected" not in v
+            flagged.add(v["provenance"]["record"].rsplit(":", 1)[1])
+    assert flagged == newer
+
+
+def test_the_comparison_can_fail():
+    """The name and value rules above are not vacuous."""
+    assert _same({"rebalanceTimeoutMs": 5}, {"rebalance_timeout": 5}) is None
+    assert _same({"rebalanceTimeoutMs": 5}, {"rebalance_timeout": 6})
+    assert _same({"memberEpoch": 1}, {"member_epoch": 1, "member_id": ""})
+    assert _same({"topicId": "AAAAAAAAAAAAAAAAAAAAAA"}, {"topic_id": None}) is None
+    assert _same({"topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}, {"topic_id": None})
+    assert _same({"isClassic": True}, {"is_classic": 0})
