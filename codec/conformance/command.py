@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import text as _text
+from ..cliutil import int_range
 from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
 from .expect import apply as apply_expectations
@@ -138,7 +139,7 @@ def cmd_conformance(args) -> int:
     print(_text.printable(said))
     for entry in stale:
         print(_text.printable(f"STALE {entry}: no such vector in the suite; remove it"))
-    print(render_table(results, expectations=expectations is not None))
+    print(render_table(results, expectations=expectations is not None, show_failures=args.show_failures or None))
     checked = sum(r.status in ("pass", "xfail") for r in results)
     bad = sum(r.status in ("fail", "xpass") for r in results) + len(stale)
     return 0 if checked and not bad else 1
@@ -183,6 +184,8 @@ def register(subparsers) -> None:
                    help="known failures: vector ids, one a line, '#' comments (vectors/ADAPTERS.md)")
     k.add_argument("--write-expect", dest="write_expect", metavar="FILE",
                    help="write today's failures here as a starting expectations file")
+    k.add_argument("--show-failures", type=int_range(0), default=20, dest="show_failures", metavar="N",
+                   help="print at most N FAIL, FIXED and XFAIL lines each (default 20; 0: all)")
     k.add_argument("--junit", help="write JUnit XML here")
     k.add_argument("--json", help="write a JSON report here")
     k.add_argument("--cross-version", action="store_true",

@@ -36,7 +36,9 @@ def _version(r: VectorResult) -> str:
     return "" if r.version is None else f" v{r.version}"
 
 
-def render_table(results: list[VectorResult], *, show_failures: int = 20, expectations: bool = False) -> str:
+def render_table(results: list[VectorResult], *, show_failures: int | None = 20, expectations: bool = False) -> str:
+    """Failures (FIXED, FAIL, XFAIL: at most ``show_failures`` of each; None: all), the skips by reason, a row per
+    message and version, and the summary line."""
     rows = summarize(results)
     lines = []
     for status, label in (("xpass", "FIXED"), ("fail", "FAIL"), ("xfail", "XFAIL")):
@@ -44,7 +46,7 @@ def render_table(results: list[VectorResult], *, show_failures: int = 20, expect
         for r in listed[:show_failures]:
             why = f"  # {r.reason}" if status == "xfail" and r.reason else ""
             lines.append(_text.printable(f"{label} {r.id} ({r.message}{_version(r)}): {r.detail}{why}"))
-        if len(listed) > show_failures:
+        if show_failures is not None and len(listed) > show_failures:
             lines.append(f"... and {len(listed) - show_failures} more {label} (see --json or --junit)")
     skipped: dict[str, int] = {}
     for r in results:

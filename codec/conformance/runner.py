@@ -334,7 +334,7 @@ class _Recording:
         self.impl, self.answered = impl, set()
 
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
-        out = self.impl.decode(message, version, wire, api_key=api_key)
+        out = self.impl.decode(message, version, wire, reader_version=reader_version, api_key=api_key)
         if out.ok:
             self.answered.add(("decode", message, version, api_key))
         return out
