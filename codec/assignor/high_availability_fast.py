@@ -34,7 +34,7 @@ tie-breaks are chosen so that copies warmed up in one round are kept by the next
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import ClassVar
 
 from codec.types import TaskId
@@ -161,7 +161,7 @@ class HighAvailabilityFastTaskAssignor:
         caught_sets = {t: set(cs) for t, cs in caught.items()}
         owner = _plan_actives(clients, stateful, lags, caught, caught_sets)
         k = min(configs.num_standby_replicas, len(clients) - 1)
-        standbys = _plan_standbys(clients, stateful, lags, owner, caught_sets, k, configs)
+        standbys = _plan_standbys(clients, stateful, owner, caught, caught_sets, k, configs)
         probing = _realize(clients, stateful, owner, standbys, caught, caught_sets, k, configs.max_warmup_replicas)
         _assign_stateless(clients, sorted(t for t in all_tasks if t not in stateful_set))
         return probing
@@ -282,7 +282,7 @@ def _augment(t: TaskId, caught: dict, owner: dict, owned: dict, count: dict, roo
     return False
 
 
-def _plan_standbys(clients: list[ClientState], stateful: list[TaskId], lags: LagIndex, owner: dict,
+def _plan_standbys(clients: list[ClientState], stateful: list[TaskId], owner: dict, caught: dict,
                    caught_sets: dict, k: int, configs: AssignmentConfigs) -> dict[TaskId, list[ClientState]]:
     """The target standbys of every stateful task (``k`` per task, never on its target owner), with
     Kafka's balance check over the target actives and standbys as a safety net."""
@@ -297,7 +297,7 @@ def _plan_standbys(clients: list[ClientState], stateful: list[TaskId], lags: Lag
         standby.assign(clients, stateful, configs.num_standby_replicas)
         balance_tasks_over_threads(clients, "standby", standby.is_allowed_task_movement)
     elif k > 0:
-        _sticky_standbys(clients, stateful, caught_sets, k)
+        _sticky_standbys(clients, stateful, caught, caught_sets, k)
         balance_tasks_over_threads(clients, "standby", lambda src, dst: True)
     for c in clients:
         for t in c.active:
@@ -311,7 +311,8 @@ def _plan_standbys(clients: list[ClientState], stateful: list[TaskId], lags: Lag
     return standbys
 
 
-def _sticky_standbys(clients: list[ClientState], stateful: list[TaskId], caught_sets: dict, k: int) -> None:
+def _sticky_standbys(clients: list[ClientState], stateful: list[TaskId], caught: dict, caught_sets: dict,
+                     k: int) -> None:
     """Fill ``k`` standbys per task into ``clients[*].standby`` at balanced totals as close to the
     caught-up copies as balance allows: caught-up clients first, then the least-loaded clients with room."""
     n_tasks = len(stateful)
@@ -335,6 +336,14 @@ def _sticky_standbys(clients: list[ClientState], stateful: list[TaskId], caught_
             room[c] -= 1
             count[c] += 1
             need[t] -= 1
+    # ... and as many more as moving kept copies between caught-up clients makes room for
+    for t in stateful:
+        while need[t] > 0:
+            c = _augment_standby(t, caught, room)
+            if c is None:
+                break
+            count[c] += 1
+            need[t] -= 1
     # 2. the rest to the least-loaded clients with room (tasks with the most copies missing first)
     heap = _RoomHeap(clients, count, room)
     for t in sorted((t for t in stateful if need[t] > 0), key=lambda t: (-need[t], t.sort_key())):
@@ -351,6 +360,42 @@ def _sticky_standbys(clients: list[ClientState], stateful: list[TaskId], caught_
             count[c] += 1
             need[t] -= 1
             heap.update(c)
+
+
+def _augment_standby(t: TaskId, caught: dict, room: dict) -> ClientState | None:
+    """Breadth-first search for caught-up clients c0, c1, ... such that c0 takes ``t``, c1 takes one of
+    c0's kept standbys, ... and the last one has room; apply it and return the last client."""
+    def eligible(c: ClientState, task: TaskId) -> bool:
+        return task not in c.active and task not in c.standby
+
+    parent: dict = {}
+    queue = deque()
+    for c in caught[t]:
+        if eligible(c, t):
+            parent[c] = (t, None)
+            queue.append(c)
+    visits = 0
+    while queue:
+        c = queue.popleft()
+        if room[c] > 0:
+            room[c] -= 1
+            node = c
+            while node is not None:
+                task, giver = parent[node]
+                node.standby.add(task)
+                if giver is not None:
+                    giver.standby.discard(task)
+                node = giver
+            return c
+        visits += 1
+        if visits > _MAX_AUGMENT_VISITS:
+            return None
+        for t2 in sorted(c.standby):
+            for c2 in caught[t2]:
+                if c2 not in parent and eligible(c2, t2):
+                    parent[c2] = (t2, c)
+                    queue.append(c2)
+    return None
 
 
 def _realize(clients: list[ClientState], stateful: list[TaskId], owner: dict, standbys: dict,
