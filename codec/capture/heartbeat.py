@@ -292,6 +292,7 @@ class PendingHeartbeat:
     member_id: str
     epoch: int
     client_id: str | None
+    join: dict | None = None  # a join's body when it named no member: its fields go to the member the response names
 
 
 def _assignment(protocol: str, body: dict, names: dict[str, str], *, request: bool) -> Holdings | None:
@@ -346,7 +347,8 @@ class HeartbeatStory:
                 self._observe(m, (ts, "owned", epoch, owned, self._raw(protocol, body, request=True)))
             if epoch > 0:
                 m.heartbeats += 1
-        return PendingHeartbeat(api_key, name, member_id, epoch, client_id)
+        return PendingHeartbeat(api_key, name, member_id, epoch, client_id,
+                                body if not member_id and epoch == 0 else None)
 
     def response(self, ts: float, req: PendingHeartbeat, body: dict) -> None:
         protocol = CONSUMER if req.api_key == 68 else STREAMS
@@ -363,6 +365,8 @@ class HeartbeatStory:
             g.events.append(Event(ts, "join", None, error, _get(body, "errorMessage") or ""))
             return
         m = g.member(member_id)
+        if req.join is not None:
+            self._identity(m, req.join, req.client_id)
         if m.client_id is None and req.client_id is not None:
             m.client_id = req.client_id
         given = None if error else _assignment(protocol, body, {}, request=False)

@@ -342,3 +342,23 @@ def test_group_filter(tmp_path):
     assert [x["type"] for x in other] == ["summary"] and other[0]["heartbeat_groups"] == 0
     same = json_lines(path, "--group", "orders-app")
     assert sum(x["type"] == "heartbeat-group" for x in same) == 1 and same[-1]["group_frames"] == 58
+
+
+def test_a_member_id_given_by_the_coordinator(tmp_path):
+    """A 3.7-3.9 client joins with an empty member id and takes the one the response gives (KIP-848 v0)."""
+    cap = ScriptedCapture()
+    g = "orders-app"
+    cap.exchange(0.0, "c", 68, 0, consumer_request(g, "", 0, owned={}, topics=["orders"]),
+                 consumer_response("given-1", 1, {ORDERS: [0, 1]}))
+    cap.exchange(1.0, "c", 68, 0, consumer_request(g, "given-1", 1, owned={ORDERS: [0, 1]}),
+                 consumer_response("given-1", 1))
+    path = tmp_path / "given.pcap"
+    path.write_bytes(cap.pcap())
+    lines = json_lines(path)
+    (m,) = _group(lines, g)["members"]
+    assert (m["member_id"], m["client_id"], m["join_epoch"], m["heartbeats"]) == ("given-1", "c", 1, 1)
+    assert m["subscribed_topic_names"] == ["orders"]  # from the join, which named no member
+    assert [(s["epoch"], s["assignment"]["partitions"], s["reached_ts"]) for s in m["steps"]] == \
+        [(1, _parts(0, 1), _at(1.0))]
+    frames = [x for x in lines if x["type"] == "frame"]
+    assert [f["member"] for f in frames] == [None, "given-1", "given-1", "given-1"]
