@@ -253,7 +253,7 @@ class HeartbeatGroup:
                 "first_ts": self.first_ts, "last_ts": self.last_ts, "member_epochs": self.epochs(),
                 "group_epochs": self.group_epochs, "assignment_epoch": self.assignment_epoch,
                 "status": [{"code": c, "detail": d} for c, d in self.status],
-                "classic_generations": self.classic_generations, "deleted": self.deleted,
+                "classic_generations": self.classic_generations, "deleted": self.deleted, "topology": self.topology,
                 "members": [m.json() for m in self.members.values()], "events": [e.json() for e in self.events]}
 
 
@@ -293,6 +293,7 @@ class PendingHeartbeat:
     epoch: int
     client_id: str | None
     join: dict | None = None  # a join's body when it named no member: its fields go to the member the response names
+    topology: dict | None = None  # a streams join's topology: the group's once the join is accepted
 
 
 def _assignment(protocol: str, body: dict, names: dict[str, str], *, request: bool) -> Holdings | None:
@@ -348,7 +349,8 @@ class HeartbeatStory:
             if epoch > 0:
                 m.heartbeats += 1
         return PendingHeartbeat(api_key, name, member_id, epoch, client_id,
-                                body if not member_id and epoch == 0 else None)
+                                body if not member_id and epoch == 0 else None,
+                                _get(body, "topology") if protocol == STREAMS else None)
 
     def response(self, ts: float, req: PendingHeartbeat, body: dict) -> None:
         protocol = CONSUMER if req.api_key == 68 else STREAMS
@@ -361,6 +363,8 @@ class HeartbeatStory:
                 item = (_get(s, "statusCode"), _get(s, "statusDetail", default=""))
                 if item not in g.status:
                     g.status.append(item)
+        if req.topology is not None and not error:
+            g.topology = req.topology
         if not member_id:  # a join refused before the coordinator named the member
             g.events.append(Event(ts, "join", None, error, _get(body, "errorMessage") or ""))
             return

@@ -411,6 +411,8 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     if g.deleted:
         facts.append("deleted (tombstone)")
     lines.append(f"{_I}" + "; ".join(facts))
+    if isinstance(g.topology, dict):
+        lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))
     for code, detail in g.status:
         lines.append(f"{_I}status {code} {_STREAMS_STATUS.get(code, 'unknown')}" + (f": {_p(detail)}" if detail else ""))
     if g.members:
@@ -428,6 +430,17 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
             text += f"  {error_name(e.error_code)}" if e.error_code is not None else ""
             lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
     return "\n".join(lines)
+
+
+def _topology(t: dict) -> str:
+    """A streams topology in one line: each subtopology and the topics it reads (source topics, patterns and
+    repartition topics)."""
+    parts = []
+    for sub in t.get("subtopologies") or ():
+        reads = [*(sub.get("sourceTopics") or ()), *(f"/{r}/" for r in sub.get("sourceTopicRegex") or ()),
+                 *(r.get("name") for r in sub.get("repartitionSourceTopics") or ())]
+        parts.append(f"{_p(str(sub.get('subtopologyId')))} reads {_items(reads, 6)}")
+    return "; ".join(parts) or "(no subtopology)"
 
 
 # StreamsGroupHeartbeatResponse.json, Status.StatusCode.

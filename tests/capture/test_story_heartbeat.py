@@ -197,6 +197,7 @@ def test_streams_topology_error(streams_lines):
     g = _group(streams_lines, "wordcount")
     s3 = _member(g, "stream-3")
     assert (s3["errors"], s3["steps"], s3["topology_epoch"]) == ({"131": 1}, [], 2)
+    assert g["topology"]["epoch"] == 1 and [t["subtopologyId"] for t in g["topology"]["subtopologies"]] == ["0", "1"]
     assert ("join", "stream-3", 131) in [(e["kind"], e["member"], e["error_code"]) for e in g["events"]]
 
 
@@ -209,6 +210,8 @@ def test_streams_text(tmp_path):
     assert "active tasks   0_0, 0_1, 0_2, 1_0 (4 active tasks); revoked 1_1, 1_2" in text
     assert "warmup tasks   (none); revoked 1_1, 1_2" in text
     assert "join         stream-3  131 STREAMS_INVALID_TOPOLOGY_EPOCH" in text
+    # the accepted joins' topology (epoch 1), not the refused one's (epoch 2)
+    assert "  topology epoch 1: 0 reads words; 1 reads wordcount-counts-repartition\n" in text
 
 
 # -- a mixed group -------------------------------------------------------------------------------------------
