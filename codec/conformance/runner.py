@@ -161,7 +161,12 @@ def ask_capabilities(impl: Implementation) -> tuple[Capabilities | None, str]:
             caps = Capabilities.parse(out.value)
         except ValueError as e:
             return None, f"capabilities: the answer is not a declaration ({e}); every vector is sent"
-        return caps, f"capabilities: {caps.describe()}"
+        from .messages import MESSAGES
+
+        named = {m for _, msgs, _ in caps.entries for m in (msgs or ())}
+        unknown = sorted(named - set(MESSAGES) - {"RebalanceRound"})
+        note = f" (no such message in the suite: {', '.join(unknown)})" if unknown else ""
+        return caps, f"capabilities: {caps.describe()}{note}"
     why = (f"the adapter declined ({out.declined})" if out.declined is not None else
            f"the adapter answered an error ({out.error.get('message')})" if out.error is not None else out.failure)
     return None, f"capabilities: none declared ({why}); every vector is sent"

@@ -18,12 +18,7 @@ import pytest
 
 from codec.cli import main
 from codec.conformance.impl import CommandImplementation
-from codec.conformance.runner import (
-    Capabilities,
-    parse_versions,
-    run_vectors,
-    vector_ops,
-)
+from codec.conformance.runner import Capabilities, ask_capabilities, parse_versions, run_vectors, vector_ops
 from codec.conformance.vectors import load_rounds, load_vectors
 from tests.conftest import ROOT
 
@@ -191,6 +186,19 @@ def test_without_a_declaration_everything_is_asked(mode, said):
         assert last(p) == f"{n} passed, 0 failed" and p.returncode == 0
 
 
+def test_a_declaration_naming_no_message_of_the_suite_says_so(tmp_path):
+    script = tmp_path / "a.py"
+    script.write_text("import sys\nsys.stdin.readline()\n"
+                      "print('{\"capabilities\": [{\"op\": \"decode\", \"message\": \"JoinGroupRequset\"}]}', flush=True)\n")
+    impl = CommandImplementation(f"{sys.executable} {script}")
+    try:
+        caps, said = ask_capabilities(impl)
+    finally:
+        impl.close()
+    assert said == "capabilities: decode JoinGroupRequset (no such message in the suite: JoinGroupRequset)"
+    assert not caps.covers("decode", "JoinGroupRequest", 1)
+
+
 def test_capabilities_declarations():
     caps = Capabilities.parse([{"op": "decode", "message": "JoinGroupResponse", "versions": "0-5"},
                                {"op": ["encode", "decode"], "message": ["HeartbeatRequest"], "versions": [0, "3-"]},
@@ -321,6 +329,7 @@ def test_junit_and_json_of_expected_and_fixed(tmp_path):
     fixed = next(v["id"] for v in select({"JoinGroupRequest"}, {4}) if v["result"] == "valid")
     junit, report = tmp_path / "j.xml", tmp_path / "r.json"
     p, _ = run_expect(tmp_path, f"{REFUSAL}  # drops it\n{fixed}\n{OTHERS}", "--junit", str(junit), "--json", str(report))
+    assert p.returncode == 1
     root = ET.parse(junit).getroot()
     assert (root.get("failures"), root.get("skipped")) == ("1", str(len(REFUSALS)))
     xfail = root.find(f".//testcase[@name='{REFUSAL}']/skipped")
