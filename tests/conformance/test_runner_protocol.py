@@ -18,7 +18,13 @@ import pytest
 
 from codec.cli import main
 from codec.conformance.impl import CommandImplementation
-from codec.conformance.runner import Capabilities, ask_capabilities, parse_versions, run_vectors, vector_ops
+from codec.conformance.runner import (
+    Capabilities,
+    ask_capabilities,
+    parse_versions,
+    run_vectors,
+    vector_ops,
+)
 from codec.conformance.vectors import load_rounds, load_vectors
 from tests.conftest import ROOT
 
