@@ -292,6 +292,8 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
             ts = F.coalesce(F.expr(f"try_cast(`{ts_name}` AS BIGINT)"), F.unix_millis(F.try_to_timestamp(ts_col)))
         else:
             ts = ts_col.try_cast("bigint")
+        if "ts" in cols:  # files read together: capture lines (ts, seconds) next to records with a timestamp
+            ts = F.coalesce(ts, (F.col("ts").try_cast("double") * 1000).try_cast("bigint"))
     elif "ts" in cols:
         ts = (F.col("ts").try_cast("double") * 1000).try_cast("bigint")
     else:

@@ -11,7 +11,9 @@ What each becomes (``generation`` is the member epoch for a member's unit, the g
   member's process id, endpoint (``host:port``), client tags and task offsets (``taskOffsets``, with their
   ``taskEndOffsets``: the lag is on the wire), a consumer's rack and instance id;
 * a heartbeat **response**: a GroupUnit with its error code and, when it carries an assignment, a
-  :class:`HeartbeatAssignmentUnit` (a streams member's active, standby and warm-up tasks);
+  :class:`HeartbeatAssignmentUnit` (a streams member's active, standby and warm-up tasks). Each list is null
+  when unchanged since the member's last heartbeat (Kafka's field descriptions): a null list gives no rows,
+  so a response that names only some roles shows only those at that epoch;
 * a **Describe** response: per group a GroupUnit (group epoch, member count, the consumer group's assignor,
   the error code) and per member its member unit and (streams) its current assignment;
 * **records**: ``*GroupMetadata`` (the group epoch) and ``*TargetAssignmentMetadata`` (the assignment epoch) as
@@ -83,10 +85,12 @@ def _subtopology(sid, at: str, layer: str) -> int:
                       "(the tables number tasks)", path=at, layer=layer)
 
 
-def _tasks(entries, at: str, layer: str) -> list:
-    """``[{subtopologyId, partitions}]`` -> one ``(subtopology, partition, None, None)`` per task."""
+def _tasks(entries, at: str, layer: str) -> list | None:
+    """``[{subtopologyId, partitions}]`` -> one ``(subtopology, partition, None, None)`` per task (None: null)."""
+    if entries is None:
+        return None
     out = []
-    for i, t in enumerate(entries or ()):
+    for i, t in enumerate(entries):
         sub = _subtopology(t["subtopologyId"], f"{at}[{i}].subtopology_id", layer)
         out.extend((sub, p, None, None) for p in t["partitions"])
     return out

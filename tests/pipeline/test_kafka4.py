@@ -19,6 +19,7 @@ from codec.pipeline.arrow import decode_table
 from .conftest import SAMPLES, jsonl, read_table
 
 MIXED = SAMPLES / "kafka4-mixed.jsonl"
+STREAMS_PCAP = SAMPLES.parent / "kip1071-streams.pcap"  # the capture story's scripted streams group (wordcount)
 
 
 def _lines():
@@ -93,34 +94,52 @@ def test_bad_kafka4_records_are_quarantined_with_their_place():
 
 
 @pytest.fixture(scope="module")
-def mixed_run(spark, tmp_path_factory):
+def capture_lines(tmp_path_factory):
+    """``rebalance-codec capture --json`` of the bundled KIP-1071 pcap: frames as the capture writes them."""
+    import subprocess
+    import sys
+
+    path = tmp_path_factory.mktemp("kafka4-capture") / "wordcount.jsonl"
+    p = subprocess.run([sys.executable, "-m", "codec", "capture", "--json", str(STREAMS_PCAP)], capture_output=True,
+                       text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    path.write_text(p.stdout)
+    return path, [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def mixed_run(spark, tmp_path_factory, capture_lines):
     from codec.pipeline.job import Options, run
 
     out = tmp_path_factory.mktemp("kafka4") / "out"
-    summary = run(Options(inputs=[str(MIXED)], out=str(out), quiet=True), spark)
+    summary = run(Options(inputs=[str(MIXED), str(capture_lines[0])], out=str(out), quiet=True), spark)
     return out, summary
 
 
-def test_counts_hold_on_a_mixed_fleet(mixed_run):
+def test_counts_hold_on_a_mixed_fleet(mixed_run, capture_lines):
     out, summary = mixed_run
     lines = _lines()
     tombstones = [d for d in lines if "key" in d and d["value"] is None]
     share = [d for d in lines if "key" in d and int(d["key"][:4], 16) == 10]
     bad = [d for d in lines if d["record_id"].startswith("bad/")]
-    want = {"records_read": len(lines), "not_selected": len(tombstones) + len(share),
-            "records_in": len(lines) - len(tombstones) - len(share), "quarantined": len(bad)}
+    captured = capture_lines[1]
+    other = Counter(f"line type {d['type']}" for d in captured if d["type"] != "frame")
+    frames = [d for d in captured if d["type"] == "frame"]
+    assert {d["api_key"] for d in frames} == {88}  # the script's StreamsGroupHeartbeat exchanges only
+    want = {"records_read": len(lines) + len(captured), "not_selected": len(tombstones) + len(share) + other.total(),
+            "records_in": len(lines) - len(tombstones) - len(share) + len(frames), "quarantined": len(bad)}
     want["decoded"] = want["records_in"] - want["quarantined"]
     assert summary["counts"] == want
     assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
     assert summary["not_selected_by_reason"] == {"__consumer_offsets tombstone": 1,
-                                                 "__consumer_offsets key version 10": 1}
+                                                 "__consumer_offsets key version 10": 1, **other}
     assert {r["record_id"] for r in read_table(out, "quarantine")} == {d["record_id"] for d in bad}
 
 
 def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     out, _ = mixed_run
-    reb = {(r["group"], r["generation"]): r for r in read_table(out, "rebalances")}
-    # classic streams-app generations 1-3 (JoinGroup/SyncGroup), checkout-app epochs 0-2 (heartbeats, Describe,
+    reb = {(r["group"], r["generation"]): r for r in read_table(out, "rebalances") if r["group"] != "wordcount"}
+    # (wordcount: the capture's group, below) classic streams-app generations 1-3 (JoinGroup/SyncGroup), checkout-app epochs 0-2 (heartbeats, Describe,
     # records), payments epochs 0 and 5 (heartbeats, Describe, records); negative epochs are no generation
     assert set(reb) == {("streams-app", g) for g in (1, 2, 3)} | {("checkout-app", e) for e in (0, 1, 2)} | {
         ("payments", 0), ("payments", 5)}
@@ -160,6 +179,31 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     assert ("checkout-app", 2, "multiple-active-owners", "0_0") in findings
     assert {f for f in findings if f[0] == "checkout-app"} == {("checkout-app", 2, "multiple-active-owners", "0_0")}
     assert not {f for f in findings if f[0] == "payments"}
+
+
+def test_a_captured_streams_group_gives_its_assignments(mixed_run, capture_lines):
+    """The capture's frames (its own decode of each body, ``frame.body``) against the pipeline's tables: each
+    member's first assignment at each epoch, the lists the responses name (a null list: unchanged, no rows)."""
+    out, _ = mixed_run
+    want: dict = {}
+    for d in capture_lines[1]:
+        body = d.get("frame", {}).get("body") or {}
+        if d["type"] != "frame" or d["direction"] != "response" or body.get("errorCode") != 0:
+            continue
+        lists = {role: body.get(f"{role}Tasks") for role in ("active", "standby", "warmup")}
+        if all(v is None for v in lists.values()):
+            continue
+        want.setdefault((body["memberId"], body["memberEpoch"]), {
+            (f"{t['subtopologyId']}_{p}", role) for role, ts in lists.items() for t in ts or () for p in t["partitions"]})
+    assert want  # the script assigns tasks
+    got = defaultdict(set)
+    for r in read_table(out, "assignments"):
+        if r["group"] == "wordcount":
+            got[(r["member"], r["generation"])].add((r["task"], r["role"]))
+    assert dict(got) == want
+    reb = {r["generation"] for r in read_table(out, "rebalances") if r["group"] == "wordcount"}
+    epochs = {d["frame"]["body"]["memberEpoch"] for d in capture_lines[1] if d["type"] == "frame"}
+    assert reb == {e for e in epochs if e >= 0}
 
 
 def test_the_sample_is_what_its_script_writes():
