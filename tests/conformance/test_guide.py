@@ -160,6 +160,7 @@ def test_the_ci_step_is_a_command_the_cli_takes():
 def test_the_readme_links_the_guide_and_the_table_markers_stay():
     readme = (ROOT / "vectors" / "README.md").read_text(encoding="utf-8")
     assert "(ADAPTERS.md)" in readme
-    assert GUIDE.count("<!-- vectors-list:start -->") == 1 and GUIDE.count("<!-- vectors-list:end -->") == 1
+    assert readme.count("<!-- vectors-list:start -->") == 1 and readme.count("<!-- vectors-list:end -->") == 1
+    assert "(README.md#what-the-suite-holds)" in GUIDE and "## What the suite holds" in readme
     for target in re.findall(r"\]\(((?:adapters|README)[^)#]*)\)", GUIDE):
         assert (ROOT / "vectors" / target).exists(), target
