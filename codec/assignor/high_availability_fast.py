@@ -96,11 +96,25 @@ def balanced_counts(capacities: list[int], start: list[int], units: int, limit: 
         surplus -= 1
     if surplus < 0:
         counts = water_fill(capacities, counts, -surplus, limit, keys=keys)
+    def src_key(i: int) -> tuple:
+        return (-(counts[i] - 1.0) / capacities[i], keys[i], i)
+
+    def dst_key(i: int) -> tuple:
+        return ((counts[i] + 1.0) / capacities[i], keys[i], i)
+
+    def can_give(i: int) -> bool:
+        return counts[i] > 0
+
+    def can_take(i: int) -> bool:
+        return limit is None or counts[i] < limit
+
+    src_heap = [src_key(i) for i in range(n) if can_give(i)]
+    dst_heap = [dst_key(i) for i in range(n) if can_take(i)]
+    heapq.heapify(src_heap)
+    heapq.heapify(dst_heap)
     while n > 1:
-        src = sorted((i for i in range(n) if counts[i] > 0),
-                     key=lambda i: (-(counts[i] - 1.0) / capacities[i], keys[i]))[:2]
-        dst = sorted((i for i in range(n) if limit is None or counts[i] < limit),
-                     key=lambda i: ((counts[i] + 1.0) / capacities[i], keys[i]))[:2]
+        src = _top_two(src_heap, src_key, can_give)
+        dst = _top_two(dst_heap, dst_key, can_take)
         pair = next(((a, b) for a in src for b in dst if a != b), None)
         if pair is None:
             break
@@ -109,7 +123,25 @@ def balanced_counts(capacities: list[int], start: list[int], units: int, limit: 
             break
         counts[a] -= 1
         counts[b] += 1
+        for i in (a, b):
+            if can_give(i):
+                heapq.heappush(src_heap, src_key(i))
+            if can_take(i):
+                heapq.heappush(dst_heap, dst_key(i))
     return counts
+
+
+def _top_two(heap: list, key, valid) -> list[int]:
+    """The (at most) two best distinct clients of a lazy heap whose entries are current."""
+    out: list[tuple] = []
+    while heap and len(out) < 2:
+        e = heapq.heappop(heap)
+        i = e[-1]
+        if valid(i) and e == key(i) and all(x[-1] != i for x in out):
+            out.append(e)
+    for e in out:
+        heapq.heappush(heap, e)
+    return [e[-1] for e in out]
 
 
 class _RoomHeap:
