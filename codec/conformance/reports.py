@@ -56,6 +56,9 @@ def render_table(results: list[VectorResult], *, show_failures: int | None = 20,
         lines.append(_text.printable(f"SKIP {count}: {reason[:200]}"))
     if len(skipped) > 10:
         lines.append(f"... and {len(skipped) - 10} more reasons to skip (see --json)")
+    halves = sum(r.status != "skip" and any(s == "skip" for _, s, _ in r.ops) for r in results)
+    if halves:
+        lines.append(f"HALF {halves}: checked on one half only, the other skipped (each vector's reason in --json)")
     if lines:
         lines.append("")
     cols = [("passed", "passed"), ("failed", "failed")]
