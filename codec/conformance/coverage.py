@@ -27,13 +27,16 @@ __all__ = [
     "GENERATED_DATA",
     "GENERATED_KINDS",
     "GROUP_SOURCES",
+    "MARKERS",
     "OPS",
+    "embedded_block",
     "gaps",
     "refusal_fields",
     "render_list",
     "required",
     "supported",
     "tally",
+    "update_block",
     "vector_ops",
     "version_ranges",
 ]
@@ -228,8 +231,38 @@ def cmd_vectors_list(args) -> int:
         for p in e.problems:
             print(f"error: {_text.printable(p)}", file=sys.stderr)
         return 1
-    print(render_list(vectors, len(load_rounds(directory)), markdown=args.markdown, by_version=args.by_version))
+    table = render_list(vectors, len(load_rounds(directory)), markdown=args.markdown or bool(args.update),
+                        by_version=args.by_version)
+    if args.update:
+        try:
+            update_block(Path(args.update), table)
+        except (OSError, ValueError) as e:
+            print(f"error: {args.update}: {_text.printable(str(getattr(e, 'strerror', None) or e))}", file=sys.stderr)
+            return 1
+        print(f"{args.update}: the table between the {MARKERS[0]} and {MARKERS[1]} markers rewritten")
+        return 0
+    print(table)
     return 0
+
+
+MARKERS = ("<!-- vectors-list:start -->", "<!-- vectors-list:end -->")
+
+
+def embedded_block(text: str) -> str | None:
+    """The text between the vectors-list markers (stripped), or None without both markers in order."""
+    start, end = text.find(MARKERS[0]), text.find(MARKERS[1])
+    if start < 0 or end < start:
+        return None
+    return text[start + len(MARKERS[0]):end].strip()
+
+
+def update_block(path, table: str) -> None:
+    """Rewrite the table between the markers of ``path`` (vectors/README.md); ValueError without them."""
+    text = path.read_text(encoding="utf-8")
+    if embedded_block(text) is None:
+        raise ValueError(f"no {MARKERS[0]} ... {MARKERS[1]} block")
+    start, end = text.find(MARKERS[0]) + len(MARKERS[0]), text.find(MARKERS[1])
+    path.write_text(text[:start] + "\n" + table + "\n" + text[end:], encoding="utf-8")
 
 
 def add_list_parser(vsub) -> None:
@@ -238,4 +271,7 @@ def add_list_parser(vsub) -> None:
     p.add_argument("--markdown", action="store_true", help="as a Markdown table (as vectors/README.md embeds it)")
     p.add_argument("--by-version", action="store_true", dest="by_version", help="one row per message and version")
     p.add_argument("--dir", help="vector directory (default: vectors/)")
+    p.add_argument("--update", metavar="FILE",
+                   help="rewrite the Markdown table between the vectors-list markers of FILE (vectors/README.md) "
+                        "instead of printing it")
     p.set_defaults(func=cmd_vectors_list)

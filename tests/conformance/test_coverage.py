@@ -12,7 +12,9 @@ import pytest
 
 from codec.conformance.coverage import (
     ENFORCED,
+    MARKERS,
     cmd_vectors_list,
+    embedded_block,
     gaps,
     refusal_fields,
     render_list,
@@ -170,6 +172,31 @@ def test_list_counts_by_op():
     assert rows["JoinGroupRequest"] == ["0-9", "-", "0 / 0", "0 / 0", ""]
 
 
+def test_vectors_readme_embeds_the_list():
+    readme = (ROOT / "vectors" / "README.md").read_text(encoding="utf-8")
+    block = embedded_block(readme)
+    assert block is not None, "vectors/README.md lacks the vectors-list markers"
+    assert block == render_list(load_vectors(), len(load_rounds()), markdown=True), \
+        "vectors/README.md is stale: run `rebalance-codec vectors list --update vectors/README.md`"
+
+
+def test_update_rewrites_only_the_block(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# t\n\nbefore\n{MARKERS[0]}\nold table\n{MARKERS[1]}\nafter\n", encoding="utf-8")
+    (tmp_path / "one.jsonl").write_text(json.dumps(
+        {"id": "x", "message": "HeartbeatResponse", "version": 2, "description": "two bytes cut to one",
+         "wire": "00", "result": "invalid", "error": "truncated", "canonical": False, "flags": [],
+         "provenance": {"source": "handcrafted"}}) + "\n")
+    args = argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=False, update=str(readme))
+    assert cmd_vectors_list(args) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("# t\n\nbefore\n") and text.endswith(f"{MARKERS[1]}\nafter\n")
+    assert "| HeartbeatResponse | 0-4 | decode | 0 / 1 | 0 / 0 |  |" in embedded_block(text).splitlines()
+    readme.write_text("no markers\n", encoding="utf-8")
+    assert cmd_vectors_list(args) == 1
+    assert "no <!-- vectors-list:start --> ... <!-- vectors-list:end --> block" in capsys.readouterr().err
+
+
 def test_vectors_list_cli(tmp_path, capsys):
     p = subprocess.run([sys.executable, "-m", "codec", "vectors", "list", "--markdown"], capture_output=True,
                        text=True, cwd=ROOT, timeout=120, check=False)
@@ -180,10 +207,10 @@ def test_vectors_list_cli(tmp_path, capsys):
         {"id": "x", "message": "HeartbeatResponse", "version": 2, "description": "two bytes cut to one",
          "wire": "00", "result": "invalid", "error": "truncated", "canonical": False, "flags": [],
          "provenance": {"source": "handcrafted"}}) + "\n")
-    assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=True)) == 0
+    assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=True, update=None)) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
     assert ["HeartbeatResponse", "2", "decode", "0", "/", "1", "0", "/", "0"] in rows
     assert ["HeartbeatResponse", "1", "-", "0", "/", "0", "0", "/", "0"] in rows
     (tmp_path / "bad.jsonl").write_text("{not json\n")
-    assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=False)) == 1
+    assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=False, update=None)) == 1
     assert capsys.readouterr().err.startswith("error: bad.jsonl:1: not JSON")
