@@ -6,17 +6,20 @@ towards it with at most ``max.warmup.replicas`` warmups per round. After a scale
 state-blind deal lands most tasks somewhere new, so most of them have to be warmed up, a few per
 round. This assignor plans a *state-aware* target instead and walks towards it:
 
-1. **Quotas.** The balanced counts per client are water-filled: each unit goes to the client with
-   the smallest ``(count + 1) / capacity``. Such counts leave no pair for which Kafka's
-   ``shouldMoveATask`` holds, i.e. they are balanced as Kafka's own ``balanceTasksOverThreads``
-   defines it (stateful actives first, then actives + standbys). Ties go to the clients that already
-   hold more caught-up copies.
+1. **Quotas.** Balanced counts per client (stateful actives first, then actives + standbys), as close
+   to the caught-up copies each client holds as balance allows (:func:`balanced_counts`): missing
+   units are water-filled (smallest ``count / capacity`` first, so every client gets a first unit
+   before any gets a second, which leaves room for clients that join later), then units move from
+   the client with the largest ``(count - 1) / capacity`` to the one with the smallest
+   ``(count + 1) / capacity`` while Kafka's ``shouldMoveATask`` would hold between them. The result
+   is balanced as Kafka's own ``balanceTasksOverThreads`` defines it.
 2. **Target actives.** Each client keeps the stateful actives it is caught up on, up to its quota
    (the tasks with the fewest other caught-up clients first); the rest go to caught-up clients with
    room (a free swap), found with short augmenting paths, and only then to a client with room and
    the smallest lag (a restore).
-3. **Target standbys.** ``num.standby.replicas`` copies per task on distinct clients, caught-up
-   clients with room first, then the least-loaded clients with room. Rack tags
+3. **Target standbys.** ``num.standby.replicas`` copies per task on distinct clients: caught-up
+   clients with room first (a maximum set of them, found with augmenting paths, so that copies
+   warmed up in one round are kept in the next), then the least-loaded clients with room. Rack tags
    (``rack.aware.assignment.tags``) use Kafka's tag-aware standby assignor instead.
 4. **This round.** An active goes to its target client when that client is caught up (or nobody
    is); otherwise it stays on a caught-up client. Standbys stay on caught-up clients until the
