@@ -142,6 +142,9 @@ def cmd_conformance(args) -> int:
     print(render_table(results, expectations=expectations is not None, show_failures=args.show_failures or None))
     checked = sum(r.status in ("pass", "xfail") for r in results)
     bad = sum(r.status in ("fail", "xpass") for r in results) + len(stale)
+    if not checked and not bad:
+        print("error: nothing was checked: " + ("every selected vector was skipped" if results else
+                                                "no vector is selected"), file=sys.stderr)
     return 0 if checked and not bad else 1
 
 

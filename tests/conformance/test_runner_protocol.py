@@ -93,6 +93,14 @@ def test_declined_messages_are_skipped_not_failed(tmp_path):
     assert len(marks) == streams and marks[0].get("message") == "no Kafka Streams metadata here"
 
 
+def test_a_run_that_checks_nothing_fails_and_says_why():
+    p = cli("--impl", adapter("decline-streams"), "--message", "SubscriptionInfo", "--version", "4")
+    assert p.returncode == 1 and last(p) == f"0 passed, 0 failed, {len(select({'SubscriptionInfo'}, {4}))} skipped"
+    assert p.stderr == "error: nothing was checked: every selected vector was skipped\n"
+    p = cli("--message", "NoSuchMessage")
+    assert p.returncode == 1 and p.stderr == "error: nothing was checked: no vector is selected\n"
+
+
 def test_unsupported_never_passes_an_invalid_vector():
     """Before #22 a decline had to be an error, which passed every invalid vector: now it is a skip."""
     invalid = [v for v in select({"SubscriptionInfo"}) if v["result"] == "invalid"]
