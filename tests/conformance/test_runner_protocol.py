@@ -136,6 +136,25 @@ def test_an_adapter_that_rejects_everything_passes_no_invalid_vector():
     assert "rejected, but the adapter also decodes no valid SubscriptionInfo input" in results[0].detail
 
 
+def test_one_valid_vector_the_adapter_gets_wrong_is_not_the_verdict_on_its_rejections():
+    """The witnesses: up to three valid vectors of the same cell; one answered is evidence enough."""
+    from codec.conformance.impl import BuiltinImplementation, Outcome
+
+    cell = select({"SubscriptionInfo"}, {4})
+    invalid = [v for v in cell if v["result"] == "invalid" and "wire" in v]
+    valid = [v for v in cell if v["result"] == "valid"]
+    first = valid[0]["wire"]
+
+    class FirstWrong(BuiltinImplementation):
+        def decode(self, message, version, wire, reader_version=None, api_key=None):
+            if wire.hex() == first:
+                return Outcome(error={"message": "a bug of this one vector"})
+            return super().decode(message, version, wire, reader_version, api_key)
+
+    results = run_vectors(FirstWrong(), invalid, witnesses=valid)
+    assert invalid and all(r.status == "pass" for r in results)
+
+
 def test_a_real_rejection_still_passes_without_valid_vectors_in_the_run():
     vectors = [v for v in VECTORS if "truncated" in v.get("flags", ())][:40]
     impl = CommandImplementation(adapter("drop-instance-id"))  # honest for decoding
