@@ -18,7 +18,7 @@ passes when a half passes and none fails, and is skipped when every half is.
 A rejection is only evidence from an adapter that reads (or writes) valid input of the same message and
 version: a rejection of an invalid vector passes only once the adapter has answered a valid request of the
 same op, message and version (of the message, when the suite has no valid vector at that version), in the
-run or in one extra request for a valid vector (a witness). An adapter that rejects everything fails the
+run or in one of up to three extra requests for valid vectors (witnesses). An adapter that rejects everything fails the
 invalid vectors too; one that does not implement a message says so with ``unsupported``.
 """
 
