@@ -169,7 +169,7 @@ def register(subparsers) -> None:
     add_list_parser(vsub)
 
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
-    k.add_argument("--impl", help="command of an implementation speaking the line protocol (vectors/README.md); "
+    k.add_argument("--impl", help="command of an adapter speaking the line protocol (the guide: vectors/ADAPTERS.md); "
                                   "default: the built-in codec")
     k.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"how long the adapter has for each request (default {DEFAULT_TIMEOUT:g})")
