@@ -9,7 +9,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from .. import text as _text
-from .runner import VectorResult, summarize
+from .runner import STATUSES, VectorResult, summarize
 
 __all__ = ["render_table", "summary_line", "write_junit", "write_json"]
 
@@ -123,7 +123,8 @@ def write_junit(results: list[VectorResult], path: Path, implementation: str) ->
     for message, rs in by_message.items():
         suite = ET.SubElement(suites, "testsuite", name=_xml_text(message), **_counts(rs))
         for r in rs:
-            case = ET.SubElement(suite, "testcase", classname=_xml_text(f"{message}.v{r.version}"), name=_xml_text(r.id))
+            classname = message if r.version is None else f"{message}.v{r.version}"
+            case = ET.SubElement(suite, "testcase", classname=_xml_text(classname), name=_xml_text(r.id))
             if r.status in ("fail", "xpass"):
                 detail = _xml_text(r.detail)
                 ET.SubElement(case, "failure", message=detail[:500]).text = detail
@@ -138,6 +139,7 @@ def write_junit(results: list[VectorResult], path: Path, implementation: str) ->
 def write_json(results: list[VectorResult], path: Path, implementation: str) -> None:
     _write_atomically(path, _text.dumps({
         "implementation": implementation,
+        "counts": {status: sum(r.status == status for r in results) for status in STATUSES},
         "summary": summarize(results),
         "results": [{"id": r.id, "message": r.message, "version": r.version, "status": r.status,
                      "detail": r.detail, "reason": r.reason, "flags": list(r.flags),
