@@ -70,7 +70,9 @@ _A_SCALARS = [("asg_version", _I32), ("commonly_supported_version", _I32), ("asg
 #: ``warmup``: the warm-up tasks a KIP-1071 assignment names (a classic one's travel as standbys)
 ASSIGNMENT = pa.struct(_A_SCALARS + [("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG)),
                                      ("warmup", pa.list_(TASK_ASG))])
-GROUP = pa.struct([("protocol_type", _STR), ("member_count", _I32), ("group_error_code", _I32)])
+#: ``group_protocol``: ``consumer`` (KIP-848) or ``streams`` (KIP-1071) for Kafka 4's groups, null for classic ones
+GROUP = pa.struct([("protocol_type", _STR), ("member_count", _I32), ("group_error_code", _I32),
+                   ("group_protocol", _STR)])
 CONNECT_TASK = pa.struct([("connector", _STR), ("task", _I32)])
 _C_SCALARS = [("connect_layer", _STR), ("connect_version", _I32), ("url", _STR), ("config_offset", _I64),
               ("connect_error", _I32), ("connect_leader", _STR), ("leader_url", _STR), ("delay", _I32)]
@@ -279,7 +281,7 @@ class Units:
         else:
             self.common.append((index, "group", ckind, None, None))
             self.g.pos.append(pos)
-            self.g.rows.append((unit.protocol_type, unit.member_count, unit.error_code))
+            self.g.rows.append((unit.protocol_type, unit.member_count, unit.error_code, unit.group_protocol))
         if unit.member is not None or unit.group is not None or unit.generation is not None or (
                 cls is GroupUnit and unit.leader is not None) or getattr(unit, "protocol_name", None) is not None:
             self.own[pos] = (unit.member, unit.group, unit.generation, getattr(unit, "leader", None),
@@ -315,7 +317,7 @@ class Units:
         own_names = ("member", "group", None, "leader", "protocol_name")
         self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
         kinds = ((self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks")),
-                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup")), (self.g, GROUP, 3, ()),
+                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup")), (self.g, GROUP, 4, ()),
                  (self.q, QUARANTINE, 6, ()), (self.c, CONNECT, len(_C_SCALARS), _C_LISTS))
         for k, t, n_scalars, list_names in kinds:
             names = [f.name if pa.types.is_string(f.type) else None for f in list(t)[:n_scalars]]
@@ -364,7 +366,7 @@ class Units:
         else:
             arrays.append(pa.nulls(n, ESCAPED))
         arrays += [self.m.scatter(MEMBER, len(_M_SCALARS), n), self.a.scatter(ASSIGNMENT, len(_A_SCALARS), n),
-                   self.g.scatter(GROUP, 3, n), self.q.scatter(QUARANTINE, 6, n),
+                   self.g.scatter(GROUP, 4, n), self.q.scatter(QUARANTINE, 6, n),
                    self.c.scatter(CONNECT, len(_C_SCALARS), n)]
         units = pa.StructArray.from_arrays(arrays, fields=list(UNIT))
         offsets = pa.array(list(accumulate(self.counts, initial=0)), _I32)

@@ -18,7 +18,8 @@ What each becomes (``generation`` is the member epoch for a member's unit, the g
   the error code) and per member its member unit and (streams) its current assignment;
 * **records**: ``*GroupMetadata`` (the group epoch) and ``*TargetAssignmentMetadata`` (the assignment epoch) as
   GroupUnits, ``*MemberMetadata`` as member units, ``*CurrentMemberAssignment`` (at its member epoch) and
-  ``*TargetAssignmentMember`` (no epoch of its own) as assignment units; the others as a GroupUnit.
+  ``*TargetAssignmentMember`` (no epoch of its own) as assignment units; the others as a GroupUnit. Every
+  GroupUnit names its ``group_protocol`` (``consumer`` or ``streams``).
 
 Streams tasks are numbered as the tables number them: a KIP-1071 ``subtopologyId`` is a string, which Kafka
 Streams fills with its subtopology number; one that is not a decimal int32 cannot be a task of the tables and
@@ -29,7 +30,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .records import GroupUnit, RecordError
+from .records import GroupUnit as _GroupUnit
+from .records import RecordError
 
 __all__ = [
     "API_KEYS",
@@ -76,6 +78,13 @@ class HeartbeatAssignmentUnit(NamedTuple):
     standby: list | None = None
     warmup: list | None = None
     error_code: int | None = None
+
+
+def _group(member, generation, group, leader=None, protocol_type=None, protocol_name=None, member_count=None,
+           error_code=None) -> _GroupUnit:
+    """A Kafka 4 group's unit: its protocol type is its group protocol (``consumer`` or ``streams``)."""
+    return _GroupUnit(member, generation, group, leader, protocol_type, protocol_name, member_count, error_code,
+                      protocol_type)
 
 
 def _subtopology(sid, at: str, layer: str) -> int:
@@ -147,7 +156,7 @@ def body_units(name: str, v: dict) -> list:
     """The units of one Kafka 4 group RPC body (``name``: Kafka's message name; ``v``: its Kafka JSON)."""
     if name == "StreamsGroupHeartbeatRequest":
         member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
-        units: list = [GroupUnit(member, epoch, group, None, "streams")]
+        units: list = [_group(member, epoch, group, None, "streams")]
         carries = any(v.get(f) is not None for f in ("processId", "userEndpoint", "clientTags", "taskOffsets",
                                                       "taskEndOffsets", "rackId", "instanceId"))
         if epoch >= 0 and (epoch == 0 or carries):
@@ -155,13 +164,13 @@ def body_units(name: str, v: dict) -> list:
         return units
     if name == "StreamsGroupHeartbeatResponse":
         member, epoch = v["memberId"] or None, v["memberEpoch"]
-        units = [GroupUnit(member, epoch, None, None, "streams", None, None, v["errorCode"])]
+        units = [_group(member, epoch, None, None, "streams", None, None, v["errorCode"])]
         if v["errorCode"] == 0 and any(v.get(f) is not None for f in ("activeTasks", "standbyTasks", "warmupTasks")):
             units.append(_streams_assignment(v, member=member, generation=epoch, group=None, layer=name))
         return units
     if name == "ConsumerGroupHeartbeatRequest":
         member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
-        units = [GroupUnit(member, epoch, group, None, "consumer", v.get("serverAssignor"))]
+        units = [_group(member, epoch, group, None, "consumer", v.get("serverAssignor"))]
         carries = any(v.get(f) is not None for f in ("rackId", "instanceId", "subscribedTopicNames",
                                                       "subscribedTopicRegex"))
         if epoch >= 0 and (epoch == 0 or carries):
@@ -169,7 +178,7 @@ def body_units(name: str, v: dict) -> list:
         return units
     if name == "ConsumerGroupHeartbeatResponse":
         member, epoch = v.get("memberId") or None, v["memberEpoch"]
-        units = [GroupUnit(member, epoch, None, None, "consumer", None, None, v["errorCode"])]
+        units = [_group(member, epoch, None, None, "consumer", None, None, v["errorCode"])]
         if v["errorCode"] == 0 and v.get("assignment") is not None:
             units.append(HeartbeatAssignmentUnit(member, epoch, None, False))
         return units
@@ -178,7 +187,7 @@ def body_units(name: str, v: dict) -> list:
         units = []
         for i, g in enumerate(v["groups"]):
             gid, members = g["groupId"], g.get("members") or ()
-            units.append(GroupUnit(None, g["groupEpoch"], gid, None, "streams" if streams else "consumer",
+            units.append(_group(None, g["groupEpoch"], gid, None, "streams" if streams else "consumer",
                                    g.get("assignorName") or None, len(members), g["errorCode"]))
             for j, m in enumerate(members):
                 mid, epoch = m["memberId"] or None, m["memberEpoch"]
@@ -190,7 +199,7 @@ def body_units(name: str, v: dict) -> list:
                                                  layer=name, at=f"groups[{i}].members[{j}].assignment"))
         return units
     if name in ("ConsumerGroupDescribeRequest", "StreamsGroupDescribeRequest"):
-        return [GroupUnit(None, None, None, None, "streams" if name.startswith("Streams") else "consumer")]
+        return [_group(None, None, None, None, "streams" if name.startswith("Streams") else "consumer")]
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 
 
@@ -203,21 +212,23 @@ def record_units(rec: dict) -> list:
     ptype = "streams" if streams else "consumer"
     member = key.get("memberId") or None
     if v is None:
-        return [GroupUnit(member, None, group, None, ptype)]
+        return [_group(member, None, group, None, ptype)]
     if name.endswith("GroupMetadata"):
-        return [GroupUnit(None, v["epoch"], group, None, ptype)]
+        return [_group(None, v["epoch"], group, None, ptype)]
     if name.endswith("TargetAssignmentMetadata"):
-        return [GroupUnit(None, v["assignmentEpoch"], group, None, ptype)]
+        return [_group(None, v["assignmentEpoch"], group, None, ptype)]
     if name.endswith("MemberMetadata"):
         if streams:
             return [_streams_member(v, member=member, generation=None, group=group, layer=name)]
         return [_consumer_member(v, member=member, generation=None, group=group)]
-    if name.endswith("CurrentMemberAssignment"):
+    if name.endswith("CurrentMemberAssignment"):  # the member's epoch is a generation of its group
+        epoch = v["memberEpoch"]
         if streams:
-            return [_streams_assignment(v, member=member, generation=v["memberEpoch"], group=group, layer=name)]
-        return [HeartbeatAssignmentUnit(member, v["memberEpoch"], group, False)]
+            return [_group(member, epoch, group, None, ptype),
+                    _streams_assignment(v, member=member, generation=epoch, group=group, layer=name)]
+        return [_group(member, epoch, group, None, ptype), HeartbeatAssignmentUnit(member, epoch, group, False)]
     if name.endswith("TargetAssignmentMember"):
         if streams:
             return [_streams_assignment(v, member=member, generation=None, group=group, layer=name)]
         return [HeartbeatAssignmentUnit(member, None, group, False)]
-    return [GroupUnit(member, None, group, None, ptype)]
+    return [_group(member, None, group, None, ptype)]

@@ -94,6 +94,7 @@ class GroupUnit(NamedTuple):
     protocol_name: str | None = None
     member_count: int | None = None
     error_code: int | None = None
+    group_protocol: str | None = None  # Kafka 4's groups: "consumer" (KIP-848) or "streams" (KIP-1071); None: classic
 
 
 class ConnectUnit(NamedTuple):

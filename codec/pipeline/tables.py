@@ -23,7 +23,8 @@ Tables (one Parquet directory each):
   least caught up first, are the warmups. (A generation that withholds actives for cooperative
   revocation hands out temporary standbys the wire cannot tell from warmups; tasks without an active
   owner are therefore never given warmups.)
-* ``rebalances``: one row per group x generation: leader, protocol, member and client counts, the
+* ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams``
+  for Kafka 4's groups, whose generations are their epochs), leader, protocol, member and client counts, the
   versions in use, the probing deadlines (members whose ``next_rebalance_ms`` is not Long.MAX_VALUE)
   and task counts.
 * ``connect``: Kafka Connect workers (groups of protocol type ``connect``): one row per worker layer,
@@ -56,7 +57,8 @@ when no follow-up rebalance is scheduled, since warmups may legitimately skew a 
 generation), ``mixed-assignment-versions`` (a leader sends one version to all), ``unresolved-version-mix``
 (the group's latest observed generation still has mixed subscription versions, a version probe, or
 an assignment below the commonly supported version: probing should have resolved it), and
-``assignment-error`` / ``shutdown-requested`` (non-zero error codes).
+``assignment-error`` / ``shutdown-requested`` (non-zero error codes), and ``group-error`` (a Kafka 4 group's
+heartbeat or Describe response with an error code, e.g. ``FENCED_MEMBER_EPOCH (110)``, at the epoch it names).
 """
 
 from __future__ import annotations
@@ -231,6 +233,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     deadline = F.when(F.col("next_rebalance_ms") != NO_REBALANCE,
                       F.struct(F.col("next_rebalance_ms").alias("next_rebalance_ms"), F.col("member")))
     reb = g.groupBy("group", "generation").agg(
+        F.coalesce(F.first("group_protocol", ignorenulls=True), F.lit("classic")).alias("group_protocol"),
         F.first("leader", ignorenulls=True).alias("leader"),
         F.first("protocol_name", ignorenulls=True).alias("protocol"),
         F.first("protocol_type", ignorenulls=True).alias("protocol_type"),
@@ -254,7 +257,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
             F.count(F.when(F.col("role") == "standby", 1)).alias("standby_replicas"),
             F.count(F.when(F.col("role") == "warmup", 1)).alias("warmup_replicas"))
     rebalances = reb.join(counts, ["group", "generation"], "left").select(
-        "group", "generation", "leader", "protocol", "protocol_type", "member_count", "reported_member_count",
+        "group", "generation", "group_protocol", "leader", "protocol", "protocol_type", "member_count", "reported_member_count",
         "client_count", "subscription_versions", "latest_supported_versions", "assignment_versions",
         "commonly_supported_versions", "version_probe", "probing_deadlines",
         (F.size("probing_deadlines") > 0).alias("followup_scheduled"), "assignment_error_codes",
@@ -294,7 +297,11 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
 
     asg_errors = a.filter((F.col("asg_error_code") != 0) & F.col("group").isNotNull()).select(
         "group", "generation", "member", F.col("asg_error_code").alias("error_code"))
-    tables["findings"] = materialize("findings", _findings(assignments, members, rebalances, asg_errors, cfg))
+    k4_errors = ok.filter((F.col("unit_kind") == "group") & F.col("group_protocol").isNotNull()
+                          & (F.col("group_error_code") != 0) & F.col("group").isNotNull()).select(
+        "group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
+    tables["findings"] = materialize("findings", _findings(assignments, members, rebalances, asg_errors, cfg,
+                                                           k4_errors))
     tables["quarantine"] = materialize("quarantine", quarantine)
     return tables
 
@@ -311,7 +318,7 @@ def _finding(df: DataFrame, check: str, severity: str, detail, task="task", memb
 
 
 def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame, asg_errors: DataFrame,
-              cfg: Config) -> DataFrame:
+              cfg: Config, group_errors: DataFrame | None = None) -> DataFrame:
     a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
     client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
     a = a.withColumn("client", client).withColumn("_task_escaped", _te())
@@ -388,6 +395,14 @@ def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame,
     shut = members.filter((F.col("error_code") == 4) & F.col("group").isNotNull())
     out.append(_finding(shut, "shutdown-requested", "warning", F.lit("subscription error code 4 (SHUTDOWN_REQUESTED)"),
                         task=None, member="member", process="process_id"))
+
+    if group_errors is not None:  # a Kafka 4 group's heartbeat or Describe answered with an error
+        from ..capture.events import ERROR_NAMES
+
+        names = F.create_map(*[F.lit(x) for kv in sorted(ERROR_NAMES.items()) for x in kv])
+        out.append(_finding(group_errors, "group-error", "warning", F.format_string(
+            "%s (%d) in a %s group's response", F.coalesce(F.element_at(names, F.col("error_code")), F.lit("error")),
+            F.col("error_code"), F.col("group_protocol")), task=None, member="member"))
 
     result = out[0]
     for df in out[1:]:

@@ -74,7 +74,8 @@ def test_the_kafka4_units_without_spark():
     [m] = by["checkout/rec/m1"]
     assert (m["member"], m["generation"], m["process_id"], m["client_id"], m["client_host"]) == (
         "m1", None, "p1", "checkout", "/10.0.0.1")
-    [a] = by["checkout/rec/m1-current"]
+    [g, a] = by["checkout/rec/m1-current"]  # the member's epoch is a generation of its group
+    assert (g["unit_kind"], g["generation"], g["group_protocol"]) == ("group", 2, "streams")
     assert (a["generation"], [(t["subtopology"], t["partition"]) for t in a["active"]]) == (2, [(0, 0), (0, 1)])
     # Describe: one group unit (epoch 2, one member) and the member's unit and assignment
     kinds = [(u["unit_kind"], u["generation"], u["member_count"]) for u in by["checkout/describe-resp"]]
@@ -174,11 +175,19 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
         ("m3", 2): {("0_0", "active")},
         ("m2", None): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")}}
 
-    findings = {(r["group"], r["generation"], r["check"], r["task"]) for r in read_table(out, "findings")}
-    # m3 claims 0_0 at epoch 2, which m1 holds: the only conflict in the sample
-    assert ("checkout-app", 2, "multiple-active-owners", "0_0") in findings
-    assert {f for f in findings if f[0] == "checkout-app"} == {("checkout-app", 2, "multiple-active-owners", "0_0")}
-    assert not {f for f in findings if f[0] == "payments"}
+    assert {g: reb[(g, e)]["group_protocol"] for g, e in reb} == {
+        "streams-app": "classic", "checkout-app": "streams", "payments": "consumer"}
+
+    findings = {(r["group"], r["generation"], r["check"], r["task"], r["member"], r["detail"])
+                for r in read_table(out, "findings") if r["group"] in ("checkout-app", "payments")}
+    # m3 claims 0_0 at epoch 2, which m1 holds: the only conflict in the sample; the two error responses (m2
+    # fenced at epoch 1: FENCED_MEMBER_EPOCH 110; c2 at epoch 0: UNRELEASED_INSTANCE_ID 111) are group errors
+    assert {f[:5] for f in findings} == {("checkout-app", 2, "multiple-active-owners", "0_0", None),
+                                         ("checkout-app", 1, "group-error", None, "m2"),
+                                         ("payments", 0, "group-error", None, None)}
+    details = {f[2:5]: f[5] for f in findings}
+    assert details[("group-error", None, "m2")] == "FENCED_MEMBER_EPOCH (110) in a streams group's response"
+    assert details[("group-error", None, None)] == "UNRELEASED_INSTANCE_ID (111) in a consumer group's response"
 
 
 def test_a_captured_streams_group_gives_its_assignments(mixed_run, capture_lines):
