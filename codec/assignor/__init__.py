@@ -1,7 +1,8 @@
 """Kafka Streams task assignors in pure Python (wire-facts §8–§12).
 
-- :func:`assign` runs ``high_availability`` (KIP-441), ``sticky`` or ``fallback_prior`` on a
-  :class:`GroupDescription`; :func:`group_from_json` / :func:`result_to_json` are the JSON shape.
+- :func:`assign` runs ``high_availability`` (KIP-441, Kafka-exact), ``high_availability_fast`` (the same
+  guarantees in fewer probing rounds: :mod:`codec.assignor.high_availability_fast`), ``sticky`` or
+  ``fallback_prior`` on a :class:`GroupDescription`; :func:`group_from_json` / :func:`result_to_json` are the JSON shape.
 - :func:`assign_group` is the leader pipeline around it: members grouped into clients, thread
   distribution and cooperative revocation (§9).
 - :func:`group_tasks_with_host_affinity` is Samza standalone's host-affine grouping (seed 002).
