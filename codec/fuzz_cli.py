@@ -413,7 +413,8 @@ def _random_group(rng: random.Random) -> dict:
         if rng.random() < 0.4:
             c["clientTags"] = {"zone": rng.choice("abc"), "cluster": rng.choice("kl")}
         clients.append(c)
-    doc: dict[str, Any] = {"assignor": rng.choice(("high_availability", "high_availability", "sticky", "fallback_prior")),
+    assignors = ("high_availability", "high_availability", "high_availability_fast", "sticky", "fallback_prior")
+    doc: dict[str, Any] = {"assignor": rng.choice(assignors),
                            "configs": {"acceptableRecoveryLag": rng.choice((0, 10, 100)),
                                        "maxWarmupReplicas": rng.randint(1, 3),
                                        "numStandbyReplicas": rng.randint(0, 2),
