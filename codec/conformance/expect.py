@@ -1,6 +1,6 @@
 """Expectations files, test262-style: the vectors an implementation is known to fail, each with its reason.
 
-    # kafka-python 2.0.2: known differences from Kafka
+    # kafka-python 3.0.12: known differences from Kafka
     kj-joingrouprequest-error-groupinstanceid-v4   # writes v4 without the groupInstanceId it was given
 
 One vector id a line; ``#`` starts a comment (after an id: the reason); blank lines are ignored. Applied to a
