@@ -41,7 +41,9 @@ def cross_version_matrix(impl: Implementation) -> list[dict]:
         for message, wire in (("SubscriptionInfo", sub), ("AssignmentInfo", asg)):
             for r in VERSIONS:
                 out = impl.decode(message, w, wire, reader_version=r)
-                if out.failure or (out.ok and not isinstance(out.value, dict)):
+                if out.declined is not None:
+                    got = "skip"  # declined: not checked, so it never agrees (nor does a rejection it is not)
+                elif out.failure or (out.ok and not isinstance(out.value, dict)):
                     got = "wrong"  # an adapter failure, or a value that is not an object, never agrees
                 elif not out.ok:
                     got = "error"
@@ -56,11 +58,11 @@ def cross_version_matrix(impl: Implementation) -> list[dict]:
 
 
 def render_matrix(cells: list[dict]) -> str:
-    sym = {"ok": "ok", "probe": "pr", "error": "--", "wrong": "!!"}
+    sym = {"ok": "ok", "probe": "pr", "error": "--", "wrong": "!!", "skip": "sk"}
     lines = []
     for message in ("SubscriptionInfo", "AssignmentInfo"):
         lines.append(f"{message}: rows = written at, columns = reader's newest version "
-                     "(ok decoded, pr version probe, -- error, * disagrees with Kafka)")
+                     "(ok decoded, pr version probe, -- error, sk declined, * disagrees with Kafka)")
         lines.append("      " + " ".join(f"{r:>3}" for r in VERSIONS))
         for w in VERSIONS:
             row = [c for c in cells if c["message"] == message and c["writer"] == w]

@@ -102,6 +102,13 @@ def test_a_run_that_checks_nothing_fails_and_says_why():
     assert p.returncode == 1 and p.stderr == "error: nothing was checked: no vector is selected\n"
 
 
+def test_a_declined_cell_of_the_cross_version_matrix_never_agrees():
+    """An AssignmentInfo newer than its reader is an error in Kafka: a decline is no such error."""
+    p = cli("--impl", adapter("decline-streams"), "--cross-version")
+    assert p.returncode == 1 and last(p) == "0 of 242 cells agree with Kafka"
+    assert "  v11 " + " ".join(["sk*"] * 11) in p.stdout
+
+
 def test_unsupported_never_passes_an_invalid_vector():
     """Before #22 a decline had to be an error, which passed every invalid vector: now it is a skip."""
     invalid = [v for v in select({"SubscriptionInfo"}) if v["result"] == "invalid"]
