@@ -242,6 +242,14 @@ def test_a_declaration_naming_no_message_of_the_suite_says_so(tmp_path):
     assert not caps.covers("decode", "JoinGroupRequest", 1)
 
 
+def test_the_reference_adapter_declares_every_vector_of_the_suite():
+    reply = subprocess.run([sys.executable, "-m", "codec.conformance.adapter"], input='{"op": "capabilities"}\n',
+                           capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
+    caps = Capabilities.parse(json.loads(reply.stdout)["capabilities"])
+    hidden = [(v["id"], op) for v in VECTORS for op in vector_ops(v) if not caps.covers(op, v["message"], v.get("version"))]
+    assert hidden == [] and caps.covers("assign", "RebalanceRound", None)
+
+
 def test_capabilities_declarations():
     caps = Capabilities.parse([{"op": "decode", "message": "JoinGroupResponse", "versions": "0-5"},
                                {"op": ["encode", "decode"], "message": ["HeartbeatRequest"], "versions": [0, "3-"]},
