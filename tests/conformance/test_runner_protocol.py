@@ -356,6 +356,15 @@ def test_a_malformed_expectations_file_is_one_line(tmp_path):
     assert p.returncode == 1 and p.stderr.startswith("error: expectations file ") and "Traceback" not in p.stderr
 
 
+def test_an_expectations_file_from_a_windows_editor(tmp_path):
+    from codec.conformance.expect import read_expectations
+
+    path = tmp_path / "expect.txt"
+    path.write_bytes(b"\xef\xbb\xbf# list\r\nabc  # why\r\n\r\ndef\r\n")
+    exp = read_expectations(path)
+    assert exp.reasons == {"abc": "why", "def": ""} and exp.lines == {"abc": 2, "def": 4}
+
+
 def test_write_expect_starts_a_list_that_holds(tmp_path):
     out = tmp_path / "written.txt"
     p = cli("--impl", adapter("drop-instance-id"), "--message", "JoinGroupRequest", "--version", "0-4",
