@@ -247,8 +247,19 @@ def _declined(out: Outcome) -> _Half | None:
     return ("skip", f"unsupported: {out.declined}", None) if out.declined is not None else None
 
 
+def _api(v: dict) -> int | None:
+    """The API a vector's frame belongs to: its ``apiKey`` (a response frame), else the first int16 of a request
+    frame (its header's requestApiKey); None for bodies."""
+    if v.get("apiKey") is not None or v["message"] != "RequestFrame":
+        return v.get("apiKey")
+    if isinstance(v.get("expected"), dict) and isinstance(v["expected"].get("apiKey"), int):
+        return v["expected"]["apiKey"]
+    wire = bytes.fromhex(v.get("wire", ""))
+    return int.from_bytes(wire[:2], "big", signed=True) if len(wire) >= 2 else None
+
+
 def _key(op: str, v: dict) -> tuple:
-    return op, v["message"], v.get("version"), v.get("apiKey")
+    return op, v["message"], v.get("version"), _api(v)
 
 
 def _decode_valid(impl: Implementation, v: dict) -> _Half:
@@ -333,7 +344,7 @@ _HALVES = {("valid", "decode"): _decode_valid, ("valid", "encode"): _encode_vali
 
 
 class _Recording:
-    """The implementation, noting which (op, message, version, apiKey) it answered with a value."""
+    """The implementation, noting which (op, message, version, API) it answered with a value."""
 
     def __init__(self, impl: Implementation) -> None:
         self.impl, self.answered = impl, set()
@@ -341,13 +352,15 @@ class _Recording:
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         out = self.impl.decode(message, version, wire, reader_version=reader_version, api_key=api_key)
         if out.ok:
-            self.answered.add(("decode", message, version, api_key))
+            self.answered.add(_key("decode", {"message": message, "version": version, "apiKey": api_key,
+                                              "wire": wire.hex()}))
         return out
 
     def encode(self, message, version, value, api_key=None) -> Outcome:
         out = self.impl.encode(message, version, value, api_key=api_key)
         if out.ok:
-            self.answered.add(("encode", message, version, api_key))
+            self.answered.add(_key("encode", {"message": message, "version": version, "apiKey": api_key,
+                                              "expected": value}))
         return out
 
 
@@ -430,13 +443,14 @@ def _evidence(rec: _Recording, key: tuple, pool: list[dict], declared: Capabilit
                 and (declared is None or declared.covers(op, message, w.get("version"))))
 
     def exact(w: dict) -> bool:
-        return usable(w) and w.get("version") == version and w.get("apiKey") == api_key
+        return usable(w) and w.get("version") == version and _api(w) == api_key
 
     same = [w for w in pool if exact(w)] or [w for w in _suite() if exact(w)]
     if not same:  # no valid vector at this version (a version probe, a version that does not exist)
-        if any(k[0] == op and k[1] == message for k in rec.answered):
+        if any(k[0] == op and k[1] == message and k[3] == api_key for k in rec.answered):
             return None
-        same = [w for w in pool if usable(w)] or [w for w in _suite() if usable(w)]
+        same = [w for w in pool if usable(w) and _api(w) == api_key] or \
+            [w for w in _suite() if usable(w) and _api(w) == api_key]
         if not same:
             return None  # nothing to ask: the rejection stands
     for w in same[:3]:  # a witness or two may hit a bug of their own: three chances

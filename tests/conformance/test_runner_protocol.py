@@ -163,6 +163,32 @@ def test_one_valid_vector_the_adapter_gets_wrong_is_not_the_verdict_on_its_rejec
     assert invalid and all(r.status == "pass" for r in results)
 
 
+def test_the_evidence_for_a_frame_is_its_own_api():
+    """An adapter that reads JoinGroup request frames but answers an error (not unsupported) to LeaveGroup
+    ones: its rejections of cut LeaveGroup frames are no evidence."""
+    from codec.conformance.impl import BuiltinImplementation, Outcome
+
+    def api(v):
+        return int(v["wire"][:4], 16) if len(v.get("wire", "")) >= 4 else None
+
+    frames = [v for v in VECTORS if v["message"] == "RequestFrame" and "wire" in v]
+    leave_cut = [v for v in frames if v["result"] == "invalid" and api(v) == 13]
+    join_valid = [v for v in frames if v["result"] == "valid" and api(v) == 11]
+
+    class NoLeaveGroup(BuiltinImplementation):
+        def decode(self, message, version, wire, reader_version=None, api_key=None):
+            if wire[:2] == b"\x00\x0d":
+                return Outcome(error={"message": "no such API"})
+            return super().decode(message, version, wire, reader_version, api_key)
+
+    assert leave_cut and join_valid
+    results = run_vectors(NoLeaveGroup(), leave_cut + join_valid, ops=["decode"])
+    leave = [r for r in results if r.id in {v["id"] for v in leave_cut}]
+    assert all(r.status == "fail" and "rejected, but the adapter also decodes no valid RequestFrame" in r.detail
+               for r in leave)
+    assert all(r.status == "pass" for r in results if r not in leave)
+
+
 def test_a_real_rejection_still_passes_without_valid_vectors_in_the_run():
     vectors = [v for v in VECTORS if "truncated" in v.get("flags", ())][:40]
     impl = CommandImplementation(adapter("drop-instance-id"))  # honest for decoding
