@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..cliutil import input_errors, int_range, read_json_file
+from ..text import dumps
 from .kafka4 import KAFKA4_MIGRATION, render_kafka4_scenario, run_kafka4_scenario
 from .probing import FUTURE_VERSION
 from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, render_protocol_phases,
@@ -61,7 +62,7 @@ def cmd_negotiate(args) -> int:
             text = json.dumps(phases, indent=2) if args.format == "json" else render_connect_phases(spec, phases)
         elif spec.get("kind") == KAFKA4_MIGRATION:
             phases = run_kafka4_scenario(spec)
-            text = json.dumps(phases, indent=2) if args.format == "json" else render_kafka4_scenario(spec, phases)
+            text = dumps(phases, indent=2) if args.format == "json" else render_kafka4_scenario(spec, phases)
         else:
             result = run_scenario(spec)
             text = json.dumps(result.to_json(), indent=2) if args.format == "json" else render_rounds(result)

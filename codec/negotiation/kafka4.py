@@ -60,6 +60,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..text import printable
 from .scenario import ScenarioError, _list, _name, _object, _quote, _show
 
 __all__ = ["KAFKA4_MIGRATION", "MIGRATION_POLICIES", "Broker", "check_kafka4_scenario", "join_outcome",
@@ -393,27 +394,29 @@ def run_kafka4_scenario(spec: dict) -> list[dict]:
 
 def _describe_event(ev: dict) -> str:
     if "leave" in ev:
-        return f"{ev['leave']} leaves"
+        return f"{printable(ev['leave'])} leaves"
     verb = "joins" if "join" in ev else "restarts"
-    who = ev.get("join", ev.get("restart"))
+    who = printable(ev.get("join", ev.get("restart")))
     return f"{who} {verb} with group.protocol={ev.get('groupProtocol', 'classic')} (client {ev.get('client', '4.0')})"
 
 
 def render_kafka4_scenario(spec: dict, phases: list[dict]) -> str:
+    """The phases as text; names from the scenario are shown with :func:`codec.text.printable` (one line, no
+    control sequences, valid UTF-8)."""
     broker = _broker(spec.get("broker", {}))
-    lines = [f"# {spec.get('name', 'Kafka 4 group protocol migration')}"]
+    lines = [f"# {printable(spec.get('name', 'Kafka 4 group protocol migration'))}"]
     if spec.get("description"):
-        lines.append(spec["description"])
+        lines.append(printable(spec["description"]))
     lines.append(broker.describe())
     for ev, p in zip(spec["events"], phases):
         lines.append(f"\nphase {p['phase']}: {_describe_event(ev)}")
         for s in p["steps"]:
             if s["action"] == "join":
-                head = f"  {s['member']} ({s['rpc']}): "
+                head = f"  {printable(s['member'])} ({s['rpc']}): "
                 lines.append(head + (f"ERROR {s['error']}: {s['what']}" if s["error"] else s["what"]))
             else:
-                lines.append(f"  {s['member']} {s['what']}")
-        members = ", ".join(f"{n} {proto}" for n, proto in p["members"].items()) or "no members"
+                lines.append(f"  {printable(s['member'])} {s['what']}")
+        members = ", ".join(f"{printable(n)} {proto}" for n, proto in p["members"].items()) or "no members"
         changed = f" (was {p['groupBefore']})" if p["groupBefore"] and p["groupBefore"] != p["group"] else ""
         lines.append(f"  -> group: {p['group'] or 'none'}{changed}; members: {members}")
         lines.append("     a new member with group.protocol=" + "; ".join(

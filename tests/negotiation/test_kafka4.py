@@ -201,3 +201,20 @@ def test_through_the_cli():
     assert "-> group: consumer (was classic); members: B classic, C classic, A consumer" in p.stdout
     assert p.stdout.rstrip().endswith("the group runs: phase 1 classic, phase 2 classic, phase 3 classic, "
                                       "phase 4 consumer, phase 5 consumer, phase 6 consumer")
+
+
+def test_names_java_can_write_are_shown_safely(tmp_path):
+    # a member named with a lone surrogate, a newline and an escape sequence: one line each, valid UTF-8
+    path = tmp_path / "hostile.json"
+    path.write_text('{"kind": "kafka4-migration", "name": "x\\u001b[2J", "events": '
+                    '[{"join": "A\\ud800\\n", "groupProtocol": "classic"}]}')
+    for fmt in ("text", "json"):
+        p = subprocess.run([sys.executable, "-m", "codec", "negotiate", "--scenario", str(path), "--format", fmt],
+                           capture_output=True, cwd=ROOT, check=False)
+        assert p.returncode == 0, p.stderr
+        out = p.stdout.decode("utf-8")  # strict: valid UTF-8
+        assert "\x1b" not in out
+        if fmt == "text":
+            assert "phase 1: A\\ud800\\x0a joins with group.protocol=classic (client 4.0)" in out
+        else:
+            assert json.loads(out)[0]["steps"][0]["member"] == "A\ud800\n"
