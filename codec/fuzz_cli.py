@@ -36,7 +36,7 @@ help, vectors/README.md):
   ``{"error": {"type": str, "message": str, ...}}``; the exit status is 0 exactly when no line is an error;
   a whole message the kind accepts, with bytes after it, decodes with ``trailing`` in its JSON (README,
   "Input policy": trailing bytes are accepted and reported);
-* ``conformance``: the last line is ``N passed, M failed`` and ``N + M`` is the number of vectors the filters
+* ``conformance``: the last line is ``N passed, M failed, K skipped`` and ``N + M + K`` is the number of vectors the filters
   select (counted here from the vector files); the exit status is 0 exactly when nothing failed; an adapter
   whose every reply is a failure of the protocol passes nothing; ``--json`` and ``--junit`` reports are valid
   and hold every vector; stdout holds no control character. ``--cross-version``: the last line is ``N of 242
@@ -89,7 +89,7 @@ _BREAKERS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 # What a line for people may not hold (conformance's table): C0 but LF, DEL, C1, U+2028/9.
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _HEX = re.compile(r"[0-9a-f]*\Z")
-_SUMMARY = re.compile(r"(\d+) passed, (\d+) failed\Z")
+_SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped\Z")
 _MATRIX = re.compile(r"(\d+) of (\d+) cells agree with Kafka\Z")
 
 
@@ -948,13 +948,13 @@ def _check_conformance(job: Job, res: RunResult) -> list[Problem]:
         return problems + _check_matrix(job, res, last)
     summary = _SUMMARY.match(last)
     if not summary:
-        problems.append(Problem("summary", f"no 'N passed, M failed' line at the end; stdout ends "
+        problems.append(Problem("summary", f"no 'N passed, M failed, K skipped' line at the end; stdout ends "
                                            f"{_clip(text[-300:])}; stderr: {_clip(res.stderr[-300:])}"))
         return problems
-    passed, failed = int(summary.group(1)), int(summary.group(2))
-    if passed + failed != job.vectors:
-        problems.append(Problem("summary", f"{passed} passed + {failed} failed, but the filters select "
-                                           f"{job.vectors} vectors"))
+    passed, failed, skipped = int(summary.group(1)), int(summary.group(2)), int(summary.group(3))
+    if passed + failed + skipped != job.vectors:
+        problems.append(Problem("summary", f"{passed} passed + {failed} failed + {skipped} skipped, but the filters "
+                                           f"select {job.vectors} vectors"))
     if res.status != (0 if failed == 0 and passed > 0 else 1):
         problems.append(Problem("exit-mismatch", f"exit status {res.status} with {passed} passed, {failed} failed"))
     if job.all_fail and passed:

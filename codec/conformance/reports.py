@@ -19,12 +19,10 @@ def _plural(n: int, word: str, words: str) -> str:
 
 
 def summary_line(results: list[VectorResult], *, expectations: bool = False) -> str:
-    """``N passed, N failed``, then ``, N skipped`` when something was skipped, ``, N expected failures``
-    with an expectations file, ``, N fixed`` when a listed vector passes. A vector counts once."""
+    """``N passed, N failed, N skipped``, then ``, N expected failures`` with an expectations file, ``, N fixed``
+    when a listed vector passes. A vector counts once."""
     n = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "skip", "xfail", "xpass")}
-    line = f"{n['pass']} passed, {n['fail']} failed"
-    if n["skip"]:
-        line += f", {n['skip']} skipped"
+    line = f"{n['pass']} passed, {n['fail']} failed, {n['skip']} skipped"
     if expectations or n["xfail"]:
         line += ", " + _plural(n["xfail"], "expected failure", "expected failures")
     if n["xpass"]:

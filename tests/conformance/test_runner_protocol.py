@@ -206,7 +206,7 @@ def test_the_refusal_is_a_readable_one_line_diff():
     assert line == (f"FAIL {REFUSAL} (JoinGroupRequest v4): encoded a value that must be refused (unrepresentable); "
                     'its bytes read back as $.groupInstanceId: missing (expected "x")')
     n = len(REFUSALS)
-    assert last(p) == f"{len(select({'JoinGroupRequest'}, {4})) - n} passed, {n} failed"
+    assert last(p) == f"{len(select({'JoinGroupRequest'}, {4})) - n} passed, {n} failed, 0 skipped"
 
 
 # --- declared capabilities -------------------------------------------------------------------------------
@@ -250,9 +250,9 @@ def test_without_a_declaration_everything_is_asked(mode, said):
     assert "every vector is sent" in p.stdout
     n = len(select({"JoinGroupRequest"}, {5}))
     if mode == "reject-all":
-        assert last(p) == f"0 passed, {n} failed"
+        assert last(p) == f"0 passed, {n} failed, 0 skipped"
     else:
-        assert last(p) == f"{n} passed, 0 failed" and p.returncode == 0
+        assert last(p) == f"{n} passed, 0 failed, 0 skipped" and p.returncode == 0
 
 
 def test_a_declaration_naming_no_message_of_the_suite_says_so(tmp_path):
@@ -342,7 +342,7 @@ def test_a_listed_failure_is_expected(tmp_path):
     p, _ = run_expect(tmp_path, f"# kafka-python\n\n{REFUSAL}   # writes v4 without groupInstanceId\n{OTHERS}")
     assert p.returncode == 0, p.stdout[-2000:]
     k = len(REFUSALS)
-    assert last(p) == f"{n - k} passed, 0 failed, {k} expected failure{'s' if k > 1 else ''}"
+    assert last(p) == f"{n - k} passed, 0 failed, 0 skipped, {k} expected failure{'s' if k > 1 else ''}"
     (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith(f"XFAIL {REFUSAL} ")]
     assert line.startswith(f"XFAIL {REFUSAL} (JoinGroupRequest v4): encoded a value that must be refused")
     assert line.endswith("  # writes v4 without groupInstanceId")
@@ -353,13 +353,13 @@ def test_a_listed_id_that_passes_fails_the_run_naming_it(tmp_path):
     p, exp = run_expect(tmp_path, f"{fixed}  # was broken once\n{REFUSAL}  # known\n{OTHERS}")
     assert p.returncode == 1
     assert f"FIXED {fixed} (JoinGroupRequest v4): fixed: remove {fixed} from {exp} (line 1)" in p.stdout
-    assert last(p).endswith(f", 0 failed, {len(REFUSALS)} expected failure{'s' if len(REFUSALS) > 1 else ''}, 1 fixed")
+    assert last(p).endswith(f", 0 failed, 0 skipped, {len(REFUSALS)} expected failure{'s' if len(REFUSALS) > 1 else ''}, 1 fixed")
 
 
 def test_an_unlisted_failure_still_fails(tmp_path):
     p, _ = run_expect(tmp_path, f"# one not known\n{OTHERS}")
     k = len(REFUSALS) - 1
-    assert p.returncode == 1 and last(p).endswith(f" passed, 1 failed, {k} expected failure{'' if k == 1 else 's'}")
+    assert p.returncode == 1 and last(p).endswith(f" passed, 1 failed, 0 skipped, {k} expected failure{'' if k == 1 else 's'}")
     assert f"FAIL {REFUSAL} " in p.stdout
 
 
@@ -407,7 +407,7 @@ def test_write_expect_starts_a_list_that_holds(tmp_path):
     p = cli("--impl", adapter("drop-instance-id"), "--message", "JoinGroupRequest", "--version", "0-4",
             "--expect", str(out), "--show-failures", "0")
     k = len(below_v5)
-    assert p.returncode == 0 and last(p).endswith(f" passed, 0 failed, {k} expected failure{'s' if k > 1 else ''}")
+    assert p.returncode == 0 and last(p).endswith(f" passed, 0 failed, 0 skipped, {k} expected failure{'s' if k > 1 else ''}")
     assert len([ln for ln in p.stdout.splitlines() if ln.startswith("XFAIL ")]) == k
 
 

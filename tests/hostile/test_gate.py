@@ -48,7 +48,7 @@ def test_an_adapter_that_answers_nothing_fails_every_vector(installed_cli, impl)
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
-    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed"
+    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed, 0 skipped"
     assert "answered nothing" in p.stdout
 
 
@@ -59,7 +59,7 @@ def test_only_the_error_object_rejects(installed_cli, tmp_path, reply):
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
-    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed"
+    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed, 0 skipped"
     assert "adapter failure" in p.stdout
 
 
@@ -76,7 +76,7 @@ def test_a_real_rejection_passes_invalid_vectors(installed_cli, tmp_path):
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 0, p.stdout[-2000:]
-    assert _summary(p.stdout) == f"{TRUNCATED} passed, 0 failed"
+    assert _summary(p.stdout) == f"{TRUNCATED} passed, 0 failed, 0 skipped"
 
 
 def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
@@ -86,7 +86,7 @@ def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
-    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed"
+    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed, 0 skipped"
     assert "decline with unsupported" in p.stdout
 
 
@@ -130,7 +130,7 @@ def test_an_adapter_that_hangs_on_one_request_is_restarted(installed_cli, tmp_pa
         "    print(json.dumps(answer(json.loads(line))), flush=True)\n"))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated", "--timeout", "2", timeout=120)
     _clean(p)
-    assert _summary(p.stdout) == f"{TRUNCATED - 1} passed, 1 failed"
+    assert _summary(p.stdout) == f"{TRUNCATED - 1} passed, 1 failed, 0 skipped"
     assert "did not answer within 2 s" in p.stdout
 
 
