@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..cliutil import input_errors, int_range, read_json_file
-from ..text import dumps
+from ..text import dumps, printable
 from .kafka4 import KAFKA4_MIGRATION, render_kafka4_scenario, run_kafka4_scenario
 from .probing import FUTURE_VERSION
 from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, render_protocol_phases,
@@ -54,6 +54,8 @@ def cmd_negotiate(args) -> int:
     with input_errors(f"scenario {path}"):
         if not isinstance(spec, dict):
             raise TypeError("a scenario is a JSON object")
+        if args.format != "json" and spec.get("kind") in ("protocol-selection", CONNECT_PROTOCOL):
+            spec = _shown(spec)
         if spec.get("kind") == "protocol-selection":
             phases = run_protocol_phases(spec)
             text = json.dumps(phases, indent=2) if args.format == "json" else render_protocol_phases(spec, phases)
@@ -68,6 +70,19 @@ def cmd_negotiate(args) -> int:
             text = json.dumps(result.to_json(), indent=2) if args.format == "json" else render_rounds(result)
     print(text)
     return 0
+
+
+def _shown(value):
+    """A scenario with every string escaped by :func:`codec.text.printable` (lossless, so distinct names stay
+    distinct): the text renderers then show any string JSON holds (lone surrogates, line breaks, control
+    characters) on one line, as the Kafka 4 renderer does its names."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    return value
 
 
 def cmd_compat(args) -> int:
