@@ -205,4 +205,22 @@ def pretty_record(record_name: str, record_type: int, key_schema: str | None, ke
             lines.append("  value: null (a tombstone: deleted)")
         else:
             lines += ["  " + x for x in pretty_body(value_schema, value_version, value_model).splitlines()]
+            lines += _tagged_lines(value_schema, value_version, value_model, "    ")
     return "\n".join(lines)
+
+
+def _tagged_lines(schema: str, version: int, model, indent: str) -> list[str]:
+    """The known tagged fields of a body (the tree of :func:`pretty_body` shows the regular ones only), in
+    Kafka's JSON: ``ClassicMemberMetadata`` of a classic member in a consumer group."""
+    from .. import text as _text
+    from ..wire.builder import to_json
+    from ..wire.schema import load_message
+
+    spec = load_message(schema)
+    out = []
+    for f in spec.root.tagged_at(version):
+        v = getattr(model, f.py_name)
+        shown = "null (not written)" if v is None else _text.dumps(
+            to_json(model, schema, version, style="kafka").get(f.json_name), ensure_ascii=True)
+        out.append(f"{indent}{f.py_name} (tag {f.tag})  {printable(shown)}")
+    return out

@@ -113,6 +113,9 @@ def test_record_kinds_on_the_command_line(capsys):
     assert json.loads(out) == {"recordType": 5, "record": "ConsumerGroupMemberMetadata", "key": k["expected"]}
     status, _, err = cli(capsys, "decode", "--kind", "consumer-group-metadata-key", k["wire"])
     assert status == 1 and "record type 5" in err and "at offset 0 in record_type" in err
+    status, out, _ = cli(capsys, "decode", "--kind", "consumer-group-member-metadata-value", "--format", "pretty",
+                         vec("record-consumer-group-member-metadata-value-classic")["wire"])
+    assert status == 0 and 'classic_member_metadata (tag 0)  {"sessionTimeoutMs": 45000, ' in out
 
 
 # --- frames and auto --------------------------------------------------------------------------------------
