@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from codec.negotiation import StreamsInstance, initial_used_version, leader_assign, run_rounds
+from codec.negotiation import StreamsInstance, initial_used_version, leader_assign
 from codec.negotiation.scenario import compat_matrix, run_scenario
 from codec.streams import decode_assignment
 from tests.conftest import ROOT
