@@ -337,12 +337,11 @@ def _from_kafka_java(c: _Corpus, shared: Path) -> None:
 
 def _from_kio(c: _Corpus, shared: Path) -> list[bytes]:
     """kio's KIP-848/KIP-1071 bodies (API keys 68, 69, 88, 89: flexible versions, compact strings, tagged
-    fields, UUIDs) in request frames (header v2) and response frames (header v1): codec.kafka4 reads them
-    (issue #21), except kio's StreamsGroupHeartbeat records, whose layout is newer than the schemas' release
-    (either outcome is right there: vectors/README.md, flag kio-newer-schema)."""
+    fields, UUIDs) in request frames (header v2) and response frames (header v1): codec.kafka4 reads every
+    one of them (issue #21; the StreamsGroupHeartbeat schemas follow the released v0 layout kio writes)."""
     frames = []
     for r in _jsonl(shared / "vectors" / "kio" / "group-kafka4.jsonl"):
-        accepted = None if r["kind"].startswith("StreamsGroupHeartbeat") else True
+        accepted = True
         origin = f"kio/group-kafka4.jsonl {r['id']}"
         if not r["kind"].endswith("Request"):
             c.add(f"response-frame/{r['apiKey']}/v{r['version']}",

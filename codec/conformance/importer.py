@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from .. import text as _text
+from ..errors import InputError
 
 __all__ = ["import_kafka_java", "import_captures", "connect_vectors", "kio_kafka4_vectors", "KAFKA_COMMIT"]
 
@@ -217,9 +218,10 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
 # --- Kafka 4's group RPCs written by kio (../shared/vectors/kio/group-kafka4.jsonl, issue #21) -------------
 #
 # ``expected`` is kio's value translated field by field into Kafka's JSON along the schemas' field tables
-# (codec/kafka4/kio.py), never through this project's decoder. Where kio's class and the release's message JSON
-# disagree (kio has a field the release lacks, or lacks one it has), the release wins: the bytes follow another
-# layout, so the vector is ``acceptable`` (either outcome) without ``expected``, flagged ``kio-newer-schema``.
+# (codec/kafka4/kio.py), never through this project's decoder. Every record fits the schemas' field tables (the
+# StreamsGroupHeartbeat schemas follow the released v0 layout, schemas/README.md): a record that does not (kio
+# has a field the schemas lack, or lacks one they have) stops the import with one line naming it and its fields,
+# so that a schema or kio change is looked at, not silently turned into an unchecked vector.
 
 KIO_KAFKA4 = "group-kafka4.jsonl"
 
@@ -245,12 +247,8 @@ def _kio_kafka4_vector(r: dict) -> dict:
     }
     if problems:
         fields = sorted({p.split(":")[0] for p in problems})
-        del v["expected"]
-        v.update(result="acceptable", canonical=False, flags=["kio-newer-schema"],
-                 description=f"kio 0.6.5's {kind} v{version} (case {idx}) in kio's layout, which the release's "
-                             "message JSON does not have; either outcome passes")
-        v["provenance"]["note"] = ("kio's class differs from the release's message JSON (schemas/README.md): "
-                                   + "; ".join(fields))[:400]
+        raise InputError(f"{KIO_KAFKA4}: record {r['id']}: kio's value does not fit schemas/{kind}.json v{version} "
+                         f"(schemas/README.md): {'; '.join(fields)}"[:400])
     return v
 
 

@@ -113,6 +113,7 @@ def _streams_request(m, version: int, size: int | None) -> str:
     lines = [head]
     lines += _rows([
         ("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
+        ("endpoint epoch", str(m.endpoint_information_epoch)),
         ("instance id", _q(m.instance_id)), ("rack", _q(m.rack_id)),
         ("rebalance timeout", "-1 (unchanged)" if m.rebalance_timeout_ms == -1 else f"{m.rebalance_timeout_ms} ms"),
         ("process id", _unchanged(m.process_id, _q(m.process_id))),
@@ -138,6 +139,7 @@ def _streams_response(m, version: int, size: int | None) -> str:
         ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"), ("throttle", f"{m.throttle_time_ms} ms"),
         ("acceptable recovery lag", str(m.acceptable_recovery_lag)),
         ("task offset interval", f"{m.task_offset_interval_ms} ms"),
+        ("endpoint epoch", str(m.endpoint_information_epoch)),
         ("status", "null" if m.status is None else ", ".join(
             f"{STREAMS_STATUS.get(s.status_code, s.status_code)}: {_q(s.status_detail)}" for s in m.status) or "(none)"),
     ])
@@ -149,9 +151,13 @@ def _streams_response(m, version: int, size: int | None) -> str:
     else:
         lines.append(f"  partitions by endpoint ({len(m.partitions_by_user_endpoint)}):")
         for e in m.partitions_by_user_endpoint:
-            parts = ", ".join(f"{printable(tp.topic)}-{p}" for tp in e.partitions for p in tp.partitions)
-            lines.append(f"    {_endpoint(e.user_endpoint)}  {parts or '(no partitions)'}")
+            lines.append(f"    {_endpoint(e.user_endpoint)}  active {_endpoint_partitions(e.active_partitions)}"
+                         f"  standby {_endpoint_partitions(e.standby_partitions)}")
     return "\n".join(lines)
+
+
+def _endpoint_partitions(tps) -> str:
+    return ", ".join(f"{printable(tp.topic)}-{p}" for tp in tps for p in tp.partitions) or "(none)"
 
 
 def _topic_partitions(tps) -> str:

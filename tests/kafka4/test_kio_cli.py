@@ -3,9 +3,9 @@
 trailing ``Ms``) and encodes back to the same bytes, through the CLI, in one process for all 300 records.
 
 The comparison is written here against kio's raw values (not through codec.kafka4.kio): kio's null UUID is
-the zero UUID, its UUIDs are dashed, its booleans 0/1. kio's StreamsGroupHeartbeat records follow a newer
-layout than the release the schemas follow (kio has EndpointInformationEpoch): they are the records that do
-not decode to kio's value, exactly those, and the vector file flags exactly those.
+the zero UUID, its UUIDs are dashed, its booleans 0/1. All 300 must match, kio's StreamsGroupHeartbeat records
+(EndpointInformationEpoch, per-endpoint active and standby partitions: the released v0 layout) among them; the
+vector file has all 300 as valid vectors with an expected value.
 """
 
 from __future__ import annotations
@@ -110,35 +110,44 @@ def kio_through_cli(tmp_path_factory):
     return out
 
 
-def _newer_layout(r: dict) -> bool:
-    """kio's StreamsGroupHeartbeat class has EndpointInformationEpoch, which the release lacks."""
-    return "endpoint_information_epoch" in r["decoded"]
-
-
 def test_every_kio_record_decodes_to_kios_value_and_encodes_back(kio_through_cli):
-    matched = 0
+    failed = []
     for r, value, hex_out in kio_through_cli:
-        if _newer_layout(r):
-            continue
-        assert "error" not in value, (r["id"], value)
-        assert _same(value, r["decoded"]) is None, (r["id"], _same(value, r["decoded"]))
-        assert hex_out == r["hex"], r["id"]
-        matched += 1
-    assert matched == 250
+        if "error" in value:
+            failed.append((r["id"], value["error"]))
+        elif (d := _same(value, r["decoded"])) is not None:
+            failed.append((r["id"], d))
+        elif hex_out != r["hex"]:
+            failed.append((r["id"], "encodes to other bytes"))
+    assert not failed, (len(failed), failed[:5])
+    assert len(kio_through_cli) == 300
+    kinds = {r["kind"] for r, _, _ in kio_through_cli}
+    assert {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse"} <= kinds
 
 
-def test_the_records_in_kios_newer_layout_are_exactly_those_that_differ(kio_through_cli):
-    newer = {r["id"] for r, _, _ in kio_through_cli if _newer_layout(r)}
-    assert len(newer) == 50 and all(i.startswith("StreamsGroupHeartbeat") for i in newer)
-    differ = {r["id"] for r, value, _ in kio_through_cli if "error" in value or _same(value, r["decoded"])}
-    assert differ == newer
-    flagged = set()
+def test_the_streams_heartbeat_records_carry_the_released_fields(kio_through_cli):
+    """The 50 StreamsGroupHeartbeat records are read with the released v0 fields, not skipped."""
+    n = with_standby = 0
+    for r, value, _ in kio_through_cli:
+        if r["kind"].startswith("StreamsGroupHeartbeat"):
+            assert value["endpointInformationEpoch"] == r["decoded"]["endpoint_information_epoch"], r["id"]
+            for ours, theirs in zip(value.get("partitionsByUserEndpoint") or [],
+                                    r["decoded"].get("partitions_by_user_endpoint") or []):
+                assert set(ours) == {"userEndpoint", "activePartitions", "standbyPartitions"}, r["id"]
+                assert len(ours["standbyPartitions"]) == len(theirs["standby_partitions"]), r["id"]
+            n += 1
+            with_standby += any(e["standby_partitions"] for e in r["decoded"].get("partitions_by_user_endpoint") or [])
+    assert n == 50 and with_standby > 0
+
+
+def test_the_vector_file_has_every_kio_record_valid_with_expected(kio_through_cli):
+    ids = {r["id"] for r, _, _ in kio_through_cli}
+    seen = set()
     for line in (ROOT / "vectors" / "kio-group-kafka4.jsonl").read_text(encoding="utf-8").splitlines():
         v = json.loads(line)
-        if "kio-newer-schema" in v["flags"]:
-            assert v["result"] == "acceptable" and "expected" not in v
-            flagged.add(v["provenance"]["record"].rsplit(":", 1)[1])
-    assert flagged == newer
+        assert v["result"] == "valid" and "expected" in v and v["flags"] == [], v["id"]
+        seen.add(v["provenance"]["record"].rsplit(":", 1)[1])
+    assert seen == ids
 
 
 def test_the_comparison_can_fail():

@@ -228,7 +228,7 @@ taskids = lambda sub, ps: cstr(sub) + ints(ps) + tags()
 topic_info = cstr("app-store-changelog") + i32(0) + i16(3) + carr([kv("cleanup.policy", "compact")]) + tags()
 subtopology = (cstr("0") + strs(["words"]) + strs([]) + carr([topic_info]) + strs(["app-repartition"]) + carr([])
                + carr([carr([i16(0)]) + carr([]) + carr([]) + tags()]) + tags())
-w = (cstr("app") + cstr("m1") + i32(0) + cstr(None) + cstr("r1") + i32(300000)
+w = (cstr("app") + cstr("m1") + i32(0) + i32(-1) + cstr(None) + cstr("r1") + i32(300000)
      + i8(1) + i32(1) + carr([subtopology]) + tags()
      + carr([taskids("0", [0, 1])]) + carr([]) + carr([taskids("1", [2])])
      + cstr("3b241101-e2bb-4255-8caf-4136c566a962") + i8(1) + cstr("host-1") + u16(8080) + tags()
@@ -236,9 +236,10 @@ w = (cstr("app") + cstr("m1") + i32(0) + cstr(None) + cstr("r1") + i32(300000)
      + carr([cstr("0") + i32(0) + i64(90) + tags()]) + carr([cstr("0") + i32(0) + i64(100) + tags()])
      + boolean(False) + tags())
 valid("sghb-request-v0-join", SG_REQ, 0, "StreamsGroupHeartbeatRequest v0: a member joins with its topology (one "
-      "subtopology, a changelog with a config, one copartition group), active, standby (none) and warm-up tasks, "
-      "its endpoint on port 8080, a client tag and task offsets", w,
-      {"groupId": "app", "memberId": "m1", "memberEpoch": 0, "instanceId": None, "rackId": "r1",
+      "subtopology, a changelog with a config, one copartition group), no endpoint information yet (epoch -1), "
+      "active, standby (none) and warm-up tasks, its endpoint on port 8080, a client tag and task offsets", w,
+      {"groupId": "app", "memberId": "m1", "memberEpoch": 0, "endpointInformationEpoch": -1, "instanceId": None,
+       "rackId": "r1",
        "rebalanceTimeoutMs": 300000,
        "topology": {"epoch": 1, "subtopologies": [{
            "subtopologyId": "0", "sourceTopics": ["words"], "sourceTopicRegex": [],
@@ -252,31 +253,38 @@ valid("sghb-request-v0-join", SG_REQ, 0, "StreamsGroupHeartbeatRequest v0: a mem
        "clientTags": [{"key": "zone", "value": "eu-1a"}],
        "taskOffsets": [{"subtopologyId": "0", "partition": 0, "offset": 90}],
        "taskEndOffsets": [{"subtopologyId": "0", "partition": 0, "offset": 100}], "shutdownApplication": False})
-cuts("sghb-request-v0-join", SG_REQ, 0, w, [18, 19, 30, 100, len(w) - 1])
-w = (cstr("app") + cstr("m1") + i32(7) + cstr(None) + cstr(None) + i32(-1) + i8(-1) + carr(None) + carr(None)
+cuts("sghb-request-v0-join", SG_REQ, 0, w, [13, 22, 23, 34, 104, len(w) - 1])
+w = (cstr("app") + cstr("m1") + i32(7) + i32(3) + cstr(None) + cstr(None) + i32(-1) + i8(-1) + carr(None) + carr(None)
      + carr(None) + cstr(None) + i8(-1) + carr(None) + carr(None) + carr(None) + boolean(True) + tags())
 valid("sghb-request-v0-unchanged-shutdown", SG_REQ, 0, "StreamsGroupHeartbeatRequest v0: nothing changed since the "
       "last heartbeat (every nullable field null, the topology's and endpoint's markers ff) and the member asks the "
-      "whole application to shut down", w,
-      {"groupId": "app", "memberId": "m1", "memberEpoch": 7, "instanceId": None, "rackId": None,
+      "whole application to shut down (endpoint information epoch 3)", w,
+      {"groupId": "app", "memberId": "m1", "memberEpoch": 7, "endpointInformationEpoch": 3, "instanceId": None,
+       "rackId": None,
        "rebalanceTimeoutMs": -1, "topology": None, "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
        "processId": None, "userEndpoint": None, "clientTags": None, "taskOffsets": None, "taskEndOffsets": None,
        "shutdownApplication": True})
 w = (i32(0) + i16(0) + cstr(None) + cstr("m1") + i32(8) + i32(5000) + i32(10000) + i32(60000)
      + carr([i8(1) + cstr("missing source topic words") + tags()])
-     + carr([taskids("0", [0])]) + carr([taskids("0", [1])]) + carr([])
-     + carr([(cstr("host-1") + u16(65535) + tags()) + carr([cstr("words") + ints([0]) + tags()]) + tags()])
+     + carr([taskids("0", [0])]) + carr([taskids("0", [1])]) + carr([]) + i32(4)
+     + carr([(cstr("host-1") + u16(65535) + tags()) + carr([cstr("words") + ints([0]) + tags()])
+             + carr([cstr("words") + ints([1]) + tags()]) + tags(),
+             (cstr("host-2") + u16(8080) + tags()) + carr([]) + carr([]) + tags()])
      + tags())
 valid("sghb-response-v0-assignment", SG_RESP, 0, "StreamsGroupHeartbeatResponse v0: epoch 8, a MISSING_SOURCE_TOPICS "
-      "status (1), one active and one standby task, no warm-up task, and the partitions of an endpoint on port "
-      "65535 (the largest uint16)", w,
+      "status (1), one active and one standby task, no warm-up task, endpoint information epoch 4, and the active "
+      "and standby partitions of an endpoint on port 65535 (the largest uint16) and of one without partitions", w,
       {"throttleTimeMs": 0, "errorCode": 0, "errorMessage": None, "memberId": "m1", "memberEpoch": 8,
        "heartbeatIntervalMs": 5000, "acceptableRecoveryLag": 10000, "taskOffsetIntervalMs": 60000,
        "status": [{"statusCode": 1, "statusDetail": "missing source topic words"}],
        "activeTasks": [{"subtopologyId": "0", "partitions": [0]}],
        "standbyTasks": [{"subtopologyId": "0", "partitions": [1]}], "warmupTasks": [],
+       "endpointInformationEpoch": 4,
        "partitionsByUserEndpoint": [{"userEndpoint": {"host": "host-1", "port": 65535},
-                                     "partitions": [{"topic": "words", "partitions": [0]}]}]})
+                                     "activePartitions": [{"topic": "words", "partitions": [0]}],
+                                     "standbyPartitions": [{"topic": "words", "partitions": [1]}]},
+                                    {"userEndpoint": {"host": "host-2", "port": 8080},
+                                     "activePartitions": [], "standbyPartitions": []}]})
 
 # --- StreamsGroupDescribe (89) ---------------------------------------------------------------------------
 
