@@ -118,6 +118,11 @@ def _partition_labels(items: Any, names: dict[str, str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def _topic_partition_labels(items: Any) -> set[str]:
+    """``topic-partition`` labels of a list of ``{topic, partitions}`` (a streams endpoint's partitions)."""
+    return {f"{_get(t, 'topic')}-{p}" for t in items or () for p in _get(t, "partitions") or ()}
+
+
 def _topic_ids(items: Any) -> set[str]:
     return {kafka_uuid(_get(t, "topicId")) for t in items or ()}
 
@@ -232,6 +237,8 @@ class HeartbeatGroup:
     status: list[tuple[int, str]] = field(default_factory=list)
     classic_generations: list[int] = field(default_factory=list)
     deleted: bool = False
+    endpoint_epoch: int | None = None
+    endpoints: list[tuple[str, tuple[str, ...], tuple[str, ...]]] | None = None
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -254,6 +261,9 @@ class HeartbeatGroup:
                 "group_epochs": self.group_epochs, "assignment_epoch": self.assignment_epoch,
                 "status": [{"code": c, "detail": d} for c, d in self.status],
                 "classic_generations": self.classic_generations, "deleted": self.deleted, "topology": self.topology,
+                "endpoint_information_epoch": self.endpoint_epoch,
+                "partitions_by_endpoint": None if self.endpoints is None else [
+                    {"endpoint": e, "active": list(a), "standby": list(sb)} for e, a, sb in self.endpoints],
                 "members": [m.json() for m in self.members.values()], "events": [e.json() for e in self.events]}
 
 
@@ -363,6 +373,7 @@ class HeartbeatStory:
                 item = (_get(s, "statusCode"), _get(s, "statusDetail", default=""))
                 if item not in g.status:
                     g.status.append(item)
+            self._endpoints(g, body, error)
         if req.topology is not None and not error:
             g.topology = req.topology
         if not member_id:  # a join refused before the coordinator named the member
@@ -380,6 +391,22 @@ class HeartbeatStory:
                               self._raw(protocol, body, request=False)))
         if not error:
             m.epoch = epoch
+
+    @staticmethod
+    def _endpoints(g: HeartbeatGroup, body: dict, error: int) -> None:
+        """The partitions of every member's endpoint (Interactive Queries) a streams response carries, with
+        its endpoint information epoch: the group keeps those of the highest epoch (frames do not come out in
+        time order). Null: unchanged for that member; each endpoint's partitions are active and standby."""
+        items = _get(body, "partitionsByUserEndpoint")
+        epoch = _get(body, "endpointInformationEpoch")
+        if error or items is None or epoch is None or (g.endpoint_epoch is not None and epoch < g.endpoint_epoch):
+            return
+        g.endpoint_epoch = epoch
+        g.endpoints = sorted(
+            (f"{_get(_get(e, 'userEndpoint'), 'host')}:{_get(_get(e, 'userEndpoint'), 'port')}",
+             tuple(sorted(_topic_partition_labels(_get(e, "activePartitions")), key=split_label)),
+             tuple(sorted(_topic_partition_labels(_get(e, "standbyPartitions")), key=split_label)))
+            for e in items)
 
     def describe(self, ts: float, api_key: int, body: dict) -> None:
         """A ConsumerGroupDescribe or StreamsGroupDescribe response: each described group's epochs, and each

@@ -17,7 +17,8 @@ written from the scripts' steps below, not from the story:
   ``member-f`` too (GROUP_MAX_SIZE_REACHED); ``member-c`` leaves as a static member (epoch -2).
 * :func:`kip1071_script` — streams group ``wordcount`` (subtopologies ``0`` and ``1``, 3 partitions each):
   ``stream-1`` joins and gets every active task; ``stream-2`` joins, first warming up, then takes active tasks
-  over and holds standbys; ``stream-3`` sends a topology of another epoch and is refused
+  over and holds standbys; the responses give the active and standby partitions of each member's endpoint
+  (endpoint information epochs 1-3); ``stream-3`` sends a topology of another epoch and is refused
   (STREAMS_INVALID_TOPOLOGY_EPOCH).
 """
 
@@ -136,9 +137,11 @@ def _tasks(tasks: dict[str, list[int]] | None) -> list[dict] | None:
 
 def streams_request(group: str, member: str, epoch: int, *, active=None, standby=None, warmup=None,
                     topology: dict | None = None, process: str | None = None, endpoint: tuple[str, int] | None = None,
-                    tags: dict[str, str] | None = None, timeout: int = -1) -> dict:
-    """A StreamsGroupHeartbeatRequest (task fields: subtopology -> partitions, None: unchanged)."""
-    return {"groupId": group, "memberId": member, "memberEpoch": epoch, "instanceId": None, "rackId": None, "rebalanceTimeoutMs": timeout, "topology": topology,
+                    tags: dict[str, str] | None = None, timeout: int = -1, endpoint_epoch: int = -1) -> dict:
+    """A StreamsGroupHeartbeatRequest (task fields: subtopology -> partitions, None: unchanged;
+    ``endpoint_epoch``: the last endpoint information epoch the member received, -1 for none yet)."""
+    return {"groupId": group, "memberId": member, "memberEpoch": epoch, "endpointInformationEpoch": endpoint_epoch,
+            "instanceId": None, "rackId": None, "rebalanceTimeoutMs": timeout, "topology": topology,
             "activeTasks": _tasks(active), "standbyTasks": _tasks(standby), "warmupTasks": _tasks(warmup),
             "processId": process,
             "userEndpoint": None if endpoint is None else {"host": endpoint[0], "port": endpoint[1]},
@@ -146,13 +149,23 @@ def streams_request(group: str, member: str, epoch: int, *, active=None, standby
             "taskOffsets": None, "taskEndOffsets": None, "shutdownApplication": False}
 
 
+def _endpoint_partitions(parts: dict[str, list[int]]) -> list[dict]:
+    return [{"topic": t, "partitions": ps} for t, ps in parts.items()]
+
+
 def streams_response(member: str, epoch: int, *, active=None, standby=None, warmup=None, error: int = 0,
-                     message: str | None = None) -> dict:
-    """A StreamsGroupHeartbeatResponse (task fields: subtopology -> partitions, None: unchanged)."""
+                     message: str | None = None, endpoint_epoch: int = 0,
+                     endpoints: dict[tuple[str, int], tuple[dict, dict]] | None = None) -> dict:
+    """A StreamsGroupHeartbeatResponse (task fields: subtopology -> partitions, None: unchanged;
+    ``endpoints``: (host, port) -> (active, standby) partitions by topic, for Interactive Queries, None:
+    unchanged since the member's endpoint information epoch; ``endpoint_epoch``: the group's)."""
     return {"throttleTimeMs": 0, "errorCode": error, "errorMessage": message, "memberId": member,
             "memberEpoch": epoch, "heartbeatIntervalMs": 5000, "acceptableRecoveryLag": 10000,
             "taskOffsetIntervalMs": 60000, "status": None, "activeTasks": _tasks(active),
-            "standbyTasks": _tasks(standby), "warmupTasks": _tasks(warmup), "partitionsByUserEndpoint": None}
+            "standbyTasks": _tasks(standby), "warmupTasks": _tasks(warmup), "endpointInformationEpoch": endpoint_epoch,
+            "partitionsByUserEndpoint": None if endpoints is None else [
+                {"userEndpoint": {"host": h, "port": port}, "activePartitions": _endpoint_partitions(a),
+                 "standbyPartitions": _endpoint_partitions(sb)} for (h, port), (a, sb) in endpoints.items()]}
 
 
 # -- the scripts -------------------------------------------------------------------------------------------
@@ -254,6 +267,10 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
     2.1 stream-2 owns them.
     3.0 stream-3 joins with topology epoch 2 -> STREAMS_INVALID_TOPOLOGY_EPOCH (131).
     4.0 stream-2 leaves (epoch -1).
+    Partitions by endpoint (Interactive Queries; requests carry the last endpoint information epoch the member
+    received, -1 before any): at 0.0 epoch 1, host1:8080 active words 0-2 and wordcount-counts-repartition
+    0-2; at 1.0 and 1.5 epoch 2, the same and host2:8080 standby repartition 0; at 2.0 epoch 3, host1 active
+    words 0-2 and repartition 0, standby repartition 1, 2; host2 active repartition 1, 2, standby 0.
     """
     cap = cap or ScriptedCapture()
     g = "wordcount"
@@ -268,20 +285,31 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
                                  endpoint=(f"host{n}", 8080), tags={"zone": f"z{n}"}, timeout=300000), resp)
 
     all_active = {"0": [0, 1, 2], "1": [0, 1, 2]}
-    join(0.0, "stream-1", streams_response("stream-1", 1, active=all_active, standby={}, warmup={}), 1)
-    hb(0.5, "stream-1", streams_request(g, "stream-1", 1, active=all_active, standby={}, warmup={}),
-       streams_response("stream-1", 1))
-    join(1.0, "stream-2", streams_response("stream-2", 2, active={}, standby={"1": [0]}, warmup={"1": [1, 2]}), 2)
-    hb(1.5, "stream-1", streams_request(g, "stream-1", 1),
-       streams_response("stream-1", 1, active={"0": [0, 1, 2], "1": [0]}, standby={}, warmup={}))
-    hb(1.6, "stream-1", streams_request(g, "stream-1", 1, active={"0": [0, 1, 2], "1": [0]}),
-       streams_response("stream-1", 2, standby={"1": [1, 2]}))
-    hb(2.0, "stream-2", streams_request(g, "stream-2", 2),
-       streams_response("stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={}))
-    hb(2.1, "stream-2", streams_request(g, "stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={}),
-       streams_response("stream-2", 2))
+    words, rep = "words", "wordcount-counts-repartition"
+    h1, h2 = ("host1", 8080), ("host2", 8080)
+    iq1 = {h1: ({words: [0, 1, 2], rep: [0, 1, 2]}, {})}
+    iq2 = {**iq1, h2: ({}, {rep: [0]})}
+    iq3 = {h1: ({words: [0, 1, 2], rep: [0]}, {rep: [1, 2]}), h2: ({rep: [1, 2]}, {rep: [0]})}
+    join(0.0, "stream-1", streams_response("stream-1", 1, active=all_active, standby={}, warmup={},
+                                           endpoint_epoch=1, endpoints=iq1), 1)
+    hb(0.5, "stream-1", streams_request(g, "stream-1", 1, active=all_active, standby={}, warmup={}, endpoint_epoch=1),
+       streams_response("stream-1", 1, endpoint_epoch=1))
+    join(1.0, "stream-2", streams_response("stream-2", 2, active={}, standby={"1": [0]}, warmup={"1": [1, 2]},
+                                           endpoint_epoch=2, endpoints=iq2), 2)
+    hb(1.5, "stream-1", streams_request(g, "stream-1", 1, endpoint_epoch=1),
+       streams_response("stream-1", 1, active={"0": [0, 1, 2], "1": [0]}, standby={}, warmup={}, endpoint_epoch=2,
+                        endpoints=iq2))
+    hb(1.6, "stream-1", streams_request(g, "stream-1", 1, active={"0": [0, 1, 2], "1": [0]}, endpoint_epoch=2),
+       streams_response("stream-1", 2, standby={"1": [1, 2]}, endpoint_epoch=2))
+    hb(2.0, "stream-2", streams_request(g, "stream-2", 2, endpoint_epoch=2),
+       streams_response("stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={}, endpoint_epoch=3,
+                        endpoints=iq3))
+    hb(2.1, "stream-2", streams_request(g, "stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={},
+                                        endpoint_epoch=3),
+       streams_response("stream-2", 2, endpoint_epoch=3))
     join(3.0, "stream-3", streams_response("stream-3", 0, error=131, message="The topology epoch 2 does not "
                                                                               "match the group's epoch 1."),
          3, topology={**TOPOLOGY, "epoch": 2})
-    hb(4.0, "stream-2", streams_request(g, "stream-2", -1), streams_response("stream-2", -1))
+    hb(4.0, "stream-2", streams_request(g, "stream-2", -1, endpoint_epoch=3),
+       streams_response("stream-2", -1, endpoint_epoch=3))
     return cap

@@ -415,6 +415,12 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
         lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))
     for code, detail in g.status:
         lines.append(f"{_I}status {code} {_STREAMS_STATUS.get(code, 'unknown')}" + (f": {_p(detail)}" if detail else ""))
+    if g.endpoints is not None:
+        lines.append(f"{_I}partitions by endpoint (endpoint information epoch {g.endpoint_epoch}):"
+                     + ("" if g.endpoints else " (none)"))
+        for endpoint, active, standby in g.endpoints:
+            lines.append(f"{_I*2}{_p(endpoint)}  active: {_by_topic(active) or '(none)'}  "
+                         f"standby: {_by_topic(standby) or '(none)'}")
     if g.members:
         held = [m.holdings() or {} for m in g.members.values() if m.left is None]
         kinds = sorted({k for h in held for k in h}, key=lambda k: (k != "partitions", k))

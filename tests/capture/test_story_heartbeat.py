@@ -201,6 +201,36 @@ def test_streams_topology_error(streams_lines):
     assert ("join", "stream-3", 131) in [(e["kind"], e["member"], e["error_code"]) for e in g["events"]]
 
 
+def test_streams_partitions_by_endpoint(streams_lines):
+    """The script's responses give each endpoint's active and standby partitions at endpoint information
+    epochs 1, 2 (at 1.0 and 1.5) and 3 (at 2.0): the group keeps those of epoch 3."""
+    g = _group(streams_lines, "wordcount")
+    rep = "wordcount-counts-repartition"
+    assert g["endpoint_information_epoch"] == 3
+    assert g["partitions_by_endpoint"] == [
+        {"endpoint": "host1:8080", "active": [f"{rep}-0", "words-0", "words-1", "words-2"],
+         "standby": [f"{rep}-1", f"{rep}-2"]},
+        {"endpoint": "host2:8080", "active": [f"{rep}-1", f"{rep}-2"], "standby": [f"{rep}-0"]},
+    ]
+
+
+def test_streams_endpoints_of_the_highest_epoch_win_whatever_the_order():
+    """Frames come out of order: an endpoint epoch lower than the one kept changes nothing; an error
+    response's endpoints are not taken."""
+    from codec.capture.heartbeat import HeartbeatStory
+    from codec.capture.scripted import streams_request, streams_response
+
+    story = HeartbeatStory()
+    newer = streams_response("m", 2, endpoint_epoch=5, endpoints={("h", 1): ({"t": [1]}, {"t": [0]})})
+    older = streams_response("m", 1, endpoint_epoch=4, endpoints={("h", 1): ({"t": [0, 1]}, {})})
+    failed = streams_response("m", 2, error=110, endpoint_epoch=9, endpoints={("x", 2): ({}, {})})
+    for ts, resp in ((2.0, newer), (1.0, older), (3.0, failed)):
+        req = story.request(ts, 88, "c", streams_request("g", "m", 1))
+        story.response(ts + 0.1, req, resp)
+    (g,) = story.finish()
+    assert (g.endpoint_epoch, g.endpoints) == (5, [("h:1", ("t-1",), ("t-0",))])
+
+
 def test_streams_text(tmp_path):
     path = tmp_path / "kip1071.pcap"
     path.write_bytes(kip1071_script().pcap())
@@ -212,6 +242,10 @@ def test_streams_text(tmp_path):
     assert "join         stream-3  131 STREAMS_INVALID_TOPOLOGY_EPOCH" in text
     # the accepted joins' topology (epoch 1), not the refused one's (epoch 2)
     assert "  topology epoch 1: 0 reads words; 1 reads wordcount-counts-repartition\n" in text
+    assert ("  partitions by endpoint (endpoint information epoch 3):\n"
+            "    host1:8080  active: wordcount-counts-repartition 0; words 0, 1, 2  "
+            "standby: wordcount-counts-repartition 1, 2\n"
+            "    host2:8080  active: wordcount-counts-repartition 1, 2  standby: wordcount-counts-repartition 0\n") in text
 
 
 # -- a mixed group -------------------------------------------------------------------------------------------

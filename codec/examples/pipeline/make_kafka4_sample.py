@@ -46,16 +46,26 @@ def _offsets(spec: dict) -> list:
 
 
 def sgh_request(member, epoch, **kw) -> dict:
-    v = {"groupId": "checkout-app", "memberId": member, "memberEpoch": epoch, "rebalanceTimeoutMs": -1}
+    """A StreamsGroupHeartbeatRequest v0; ``endpointInformationEpoch`` -1: no endpoint information received yet."""
+    v = {"groupId": "checkout-app", "memberId": member, "memberEpoch": epoch, "endpointInformationEpoch": -1,
+         "rebalanceTimeoutMs": -1}
     v.update(kw)
     return v
 
 
-def sgh_response(member, epoch, error=0, active=None, standby=None, warmup=None) -> dict:
+def sgh_response(member, epoch, error=0, active=None, standby=None, warmup=None, endpoints=None) -> dict:
+    """A StreamsGroupHeartbeatResponse v0; ``endpoints``: (host, port) -> (active, standby) partitions by topic
+    (Interactive Queries), given at endpoint information epoch 1."""
     v = {"memberId": member, "memberEpoch": epoch, "errorCode": error, "heartbeatIntervalMs": 5000,
          "acceptableRecoveryLag": 10000, "taskOffsetIntervalMs": 60000}
     if active is not None:
         v.update(activeTasks=_tasks(active), standbyTasks=_tasks(standby or {}), warmupTasks=_tasks(warmup or {}))
+    if endpoints is not None:
+        v.update(endpointInformationEpoch=1, partitionsByUserEndpoint=[
+            {"userEndpoint": {"host": h, "port": port},
+             "activePartitions": [{"topic": t, "partitions": ps} for t, ps in a.items()],
+             "standbyPartitions": [{"topic": t, "partitions": ps} for t, ps in sb.items()]}
+            for (h, port), (a, sb) in endpoints.items()])
     return v
 
 
@@ -101,7 +111,9 @@ def records() -> list[dict]:
         f"{sgh}-response", 0, sgh_response("m2", 2, active={"1": [0, 1]}, standby={"0": [0]}, warmup={"0": [1]})))
     frame("checkout/m1/hb2", conn1, 2, "request", 88, 0, kafka4.encode(f"{sgh}-request", 0, sgh_request("m1", 1)))
     frame("checkout/m1/hb2-resp", conn1, 2, "response", 88, 0, kafka4.encode(
-        f"{sgh}-response", 0, sgh_response("m1", 2, active={"0": [0, 1]}, standby={"1": [0]})))
+        f"{sgh}-response", 0, sgh_response("m1", 2, active={"0": [0, 1]}, standby={"1": [0]}, endpoints={
+            ("h1", 8080): ({"orders": [0, 1]}, {"checkout-repartition": [0]}),
+            ("h2", 8080): ({"checkout-repartition": [0, 1]}, {"orders": [0]})})))
     frame("checkout/m2/fenced", conn2, 2, "request", 88, 0, kafka4.encode(f"{sgh}-request", 0, sgh_request("m2", 1)))
     frame("checkout/m2/fenced-resp", conn2, 2, "response", 88, 0, kafka4.encode(
         f"{sgh}-response", 0, sgh_response("m2", 1, error=110)))  # FENCED_MEMBER_EPOCH
