@@ -162,3 +162,16 @@ def test_streams_heartbeat_pretty_shows_tasks_lags_endpoint_and_topology(capsys)
                  "active tasks (2):", "    0_0, 0_1", "warm-up tasks (1):", "    1_2",
                  "0_0  offset 90  end 100  lag 10"):
         assert line in out, line
+    assert "endpoint epoch        -1\n" in out  # hc-k4-sghb-request-v0-join: no endpoint information yet
+
+
+def test_streams_heartbeat_response_pretty_shows_active_and_standby_partitions_by_endpoint(capsys):
+    # hc-k4-sghb-response-v0-assignment: endpoint information epoch 4; host-1:65535 active words 0, standby words 1;
+    # host-2:8080 with neither
+    status, out, _ = cli(capsys, "decode", "--kind", "streams-group-heartbeat-response", "--version", "0", "--format",
+                         "pretty", vec("sghb-response-v0-assignment")["wire"])
+    assert status == 0
+    assert "  endpoint epoch           4\n" in out
+    assert out.endswith("  partitions by endpoint (2):\n"
+                        "    host-1:65535  active words-0  standby words-1\n"
+                        "    host-2:8080  active (none)  standby (none)\n")
