@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..wire.schema import FieldSpec, StructSpec, load_message, snake
+from ..kafka4.kio import kio_to_kafka
 
 __all__ = ["KIO_FILE", "KIO_SOURCE", "import_kio_group", "kio_group_vectors"]
 
@@ -26,60 +26,10 @@ KIO_SOURCE = Path("tools") / "kio-group.source.jsonl"  # inside vectors/
 KIO_FILE = "kio-group.jsonl"
 KIO_TOOL = "vectors/tools/gen_kio_group.py"
 
-_RANGES = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
-           "int64": (-2**63, 2**63 - 1), "uint16": (0, 2**16 - 1)}
-
-
-def _kio_name(f: FieldSpec, value: dict) -> str:
-    """kio's name of a Kafka field: snake_case, without the ``_ms`` of durations (kio types them as timedeltas)."""
-    name = snake(f.name)
-    return name if name in value else name.removesuffix("_ms")
-
-
-def _translate(value: dict, spec: StructSpec, version: int, path: str, problems: list[str]) -> dict:
-    """kio's value of one struct in Kafka's JSON shape; what Kafka's JSON cannot carry goes to ``problems``."""
-    out: dict = {}
-    known = set()
-    for f in spec.fields_at(version):
-        key = _kio_name(f, value)
-        known.add(key)
-        where = f"{path}.{f.json_name}" if path else f.json_name
-        if key not in value:
-            problems.append(f"{where}: missing in kio's value")
-            continue
-        v = value[key]
-        if v is None:
-            if version not in f.nullable:
-                problems.append(f"{where}: null, but Kafka's field is not nullable at v{version}")
-            out[f.json_name] = None
-        elif f.is_array:
-            out[f.json_name] = [_translate(x, f.struct, version, f"{where}[{i}]", problems) if f.is_struct
-                                else _scalar(x, f, f"{where}[{i}]", problems) for i, x in enumerate(v)]
-        elif f.is_struct:
-            out[f.json_name] = _translate(v, f.struct, version, where, problems)
-        else:
-            out[f.json_name] = _scalar(v, f, where, problems)
-    for extra in sorted(set(value) - known):
-        problems.append(f"{path + '.' if path else ''}{extra}: kio has a field Kafka's JSON lacks at v{version}")
-    return out
-
-
-def _scalar(v, f: FieldSpec, where: str, problems: list[str]):
-    t = f.element_type
-    if t in _RANGES:
-        lo, hi = _RANGES[t]
-        if not (isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi):
-            problems.append(f"{where}: {v!r} is not a Kafka {t}")
-    elif t == "string" and not isinstance(v, str):
-        problems.append(f"{where}: {v!r} is not a string")
-    return v
-
-
 def _vector(rec: dict, source: str) -> dict:
     kind, version, idx = rec["kind"], rec["version"], rec["index"]
-    spec = load_message(kind)
-    problems: list[str] = list(rec.get("kafkaJsonDiffers", ()))
-    expected = _translate(rec["decoded"], spec.root, version, "", problems)
+    expected, found = kio_to_kafka(kind, version, rec["decoded"])  # the translator of every kio import
+    problems: list[str] = list(rec.get("kafkaJsonDiffers", ())) + found
     v: dict = {
         "id": f"kio-{kind}-v{version}-{idx:04d}".lower(),
         "message": kind,
