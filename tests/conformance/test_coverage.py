@@ -142,7 +142,7 @@ def test_where_kio_and_kafkas_json_differ_kafka_wins_and_the_vector_is_flagged()
     (extra,) = _translate({**base, "hex": "0000000000000000",
                            "decoded": {"group_id": "", "generation_id": 0, "member_id": "", "group_instance_id": None}})
     assert extra["result"] == "valid" and extra["flags"] == ["kio-differs"]
-    assert "group_instance_id: kio has a field Kafka's JSON lacks at v0" in extra["provenance"]["note"]
+    assert "group_instance_id: kio has a field the release's JSON lacks at v0" in extra["provenance"]["note"]
 
 
 def _translate(record: dict) -> list[dict]:
