@@ -26,7 +26,7 @@ StreamsGroupDescribeResponse       streams-group-describe-response         89   
 
 (also ``<Record>Key``/``<Record>Value`` for one record part's body without its int16 prefix). ``body`` is
 the message body alone: no size, no request/response header (``codec.group.frames`` reads whole frames of
-these APIs too). The field lists are those of one Kafka snapshot, named in ``schemas/README.md``.
+these APIs too). The field lists are Kafka's message JSON, each file's commit named in ``schemas/README.md``.
 
 **JSON** (``style="kafka"``, the default) is the shape of Kafka's generated JSON converters: Kafka's field
 names in camelCase (``groupId``, ``memberEpoch``, ``rebalanceTimeoutMs``, ``topicPartitions``), every field
