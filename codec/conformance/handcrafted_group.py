@@ -8,8 +8,9 @@ Four kinds, none of them made by this project's encoder or decoder:
   (``UnsupportedVersionException: Attempted to write a non-default … at version …``). A null-default string is
   set twice, to a name and to ``""`` (not null, so not the default either). Invalid vectors without ``wire``;
 * **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut to half and to all but the
-  last byte, for every group and ConsumerProtocol message × version and the Streams versions outside the core
-  4-7 (handcrafted.py cuts those at every field): Kafka's readers need every field, so each cut fails;
+  last byte, for every group and ConsumerProtocol message × version, the Streams versions outside the core
+  4-7 (handcrafted.py cuts those at every field) and Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``):
+  Kafka's readers need every field, and a flexible body its final tagged-field count, so each cut fails;
 * **headers** — RequestHeader v0-2 and ResponseHeader v0-1, bytes assembled field by field from
   kafka-wire-facts.md §7 (int16 key and version, int32 correlation id, int16-length client id, an empty tagged
   field section from the flexible versions) with their values written out literally;
@@ -29,7 +30,7 @@ import struct
 from pathlib import Path
 
 from ..wire.schema import load_message
-from .coverage import FRAME_APIS, GROUP_SOURCES, refusal_fields, supported
+from .coverage import FRAME_APIS, GROUP_SOURCES, KAFKA4_RPCS, refusal_fields, supported
 
 __all__ = ["GROUP_FILE", "group_vectors"]
 
@@ -45,6 +46,7 @@ _CUT_MESSAGES = ("SubscriptionInfo", "AssignmentInfo", "ConsumerProtocolSubscrip
 # the non-default values a refusal sets, by field (hand-chosen; Kafka's defaults are null, "", [] and false)
 _NON_DEFAULT = {
     "GroupInstanceId": ["instance-1", ""],
+    "SubscribedTopicRegex": ["^orders-.*", ""],
     "MemberId": ["member-1"],
     "SkipAssignment": [True],
 }
@@ -71,9 +73,13 @@ def _str16(s: str | None) -> bytes:  # Kafka's non-compact (nullable) string: in
     return _i16(len(b)) + b
 
 
+# the file of kio's Kafka 4 RPCs (issue #21), whose bytes the Kafka 4 truncations and refusals are built from
+KAFKA4_SOURCE = "kio-group-kafka4.jsonl"
+
+
 def _load(directory: Path) -> list[dict]:
     out = []
-    for name in GROUP_SOURCES:
+    for name in (*GROUP_SOURCES, KAFKA4_SOURCE):
         path = directory / name
         out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return out
@@ -220,13 +226,13 @@ def group_vectors(directory: Path) -> list[dict]:
     out = _header_vectors()
     # refusals, on a Kafka- or kio-written value of the same message and version
     # (a message × version without a source vector gets none: the coverage test names it)
-    for message in _CUT_MESSAGES:
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS):
         for version in supported()[message]:
             if refusal_fields(message, version) and sources.get((message, version)):
                 src = sources[(message, version)][0]
                 out += _refusals(message, version, src["expected"], src["id"])
     # truncations of every message and version (the Streams core versions have their own in handcrafted.py)
-    for message in _CUT_MESSAGES:
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS):
         for version in supported()[message]:
             if message in ("SubscriptionInfo", "AssignmentInfo") and version in _STREAMS_CORE:
                 continue

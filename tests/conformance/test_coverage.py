@@ -29,8 +29,10 @@ from tests.conftest import ROOT
 
 # Kafka's generated writer refuses a non-default value for these fields at these versions (hand-checked against
 # Kafka's message JSON at 1eb7644 and MessageDataGenerator: not ignorable, absent from the version, inside a struct
-# the version writes). ConsumerProtocol's, the headers' and the other fields a version lacks are ignorable.
+# the version writes). ConsumerProtocol's, the headers' and the other fields a version lacks are ignorable (among
+# Kafka 4's, ConsumerGroupDescribeResponse v1's MemberType is; the records have one version).
 KAFKA_REFUSALS = {
+    ("ConsumerGroupHeartbeatRequest", 0, ("SubscribedTopicRegex",))} | {
     ("JoinGroupRequest", v, ("GroupInstanceId",)) for v in range(5)} | {
     ("JoinGroupResponse", v, ("SkipAssignment",)) for v in range(9)} | {
     ("SyncGroupRequest", v, ("GroupInstanceId",)) for v in range(3)} | {
@@ -74,7 +76,9 @@ def test_every_refused_field_has_a_vector_the_codec_refuses_and_nothing_else_in_
     builtin = BuiltinImplementation()
     for message, version, (field,) in sorted(KAFKA_REFUSALS):
         key = field[0].lower() + field[1:]
-        for frame in (None, "RequestFrame" if message.endswith("Request") else "ResponseFrame"):
+        side = "RequestFrame" if message.endswith("Request") else "ResponseFrame"
+        # frames are those of the classic APIs (coverage.FRAME_APIS)
+        for frame in (None, side) if message.removesuffix("Request").removesuffix("Response") in API_KEYS else (None,):
             found = []
             for v in vectors:
                 if v["message"] != (frame or message) or v["version"] != version or v["result"] != "invalid" \
@@ -100,6 +104,7 @@ def test_a_null_default_string_is_refused_when_empty(vectors):
                               ("JoinGroupRequest", range(5))):
         for v in versions:
             assert f"hc-{message.lower()}-v{v}-refuse-groupinstanceid-empty" in ids
+    assert "hc-consumergroupheartbeatrequest-v0-refuse-subscribedtopicregex-empty" in ids
 
 
 def test_heartbeat_and_leave_group_have_kio_vectors_for_every_version_and_both_ops(vectors):
@@ -214,3 +219,23 @@ def test_vectors_list_cli(tmp_path, capsys):
     (tmp_path / "bad.jsonl").write_text("{not json\n")
     assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=False, update=None)) == 1
     assert capsys.readouterr().err.startswith("error: bad.jsonl:1: not JSON")
+
+
+def test_kafka4_rpcs_and_every_record_kind_are_enforced():
+    # by hand: the four Kafka 4 group APIs' requests and responses, and the key and value of the 14
+    # __consumer_offsets records of consumer groups (types 3-8, 16) and Streams groups (types 17-23)
+    from codec.conformance.coverage import KAFKA4_RECORDS, KAFKA4_RPCS
+
+    assert {f"{api}{side}" for api in ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe", "StreamsGroupHeartbeat",
+                                       "StreamsGroupDescribe") for side in ("Request", "Response")} == set(KAFKA4_RPCS)
+    assert len(KAFKA4_RECORDS) == 28 and set(KAFKA4_RECORDS) | set(KAFKA4_RPCS) <= set(ENFORCED)
+    assert {"ConsumerGroupPartitionMetadataValue", "StreamsGroupTopologyValue",
+            "ConsumerGroupTargetAssignmentMemberKey"} <= set(KAFKA4_RECORDS)
+    assert set(KAFKA4_RECORDS) <= set(supported())
+
+
+def test_a_record_kind_without_vectors_is_a_gap():
+    vectors = [v for v in load_vectors() if v["message"] != "StreamsGroupTopologyValue"]
+    assert gaps(vectors) == ["StreamsGroupTopologyValue v0: no invalid vector to decode",
+                             "StreamsGroupTopologyValue v0: no valid vector to decode",
+                             "StreamsGroupTopologyValue v0: no valid vector to encode"]

@@ -354,6 +354,102 @@ valid("record-streams-group-current-member-assignment-value", "StreamsGroupCurre
 cuts("record-streams-group-current-member-assignment-value", "StreamsGroupCurrentMemberAssignmentValue", None, w,
      [1, 2, 6, 11, len(w) - 1])
 
+# --- the record kinds without a vector yet (issue #22): a key and a value of each ----------------------------
+
+valid("record-consumer-group-partition-metadata-key", "ConsumerGroupPartitionMetadataKey", None, "The key of a "
+      "ConsumerGroupPartitionMetadata record: record type 4, then the group id", i16(4) + cstr_non_flexible("g"),
+      {"groupId": "g"})
+w = (i16(0) + carr([T0 + cstr("orders") + i32(2) + carr([i32(0) + strs(["rack-a", "rack-b"]) + tags(),
+                                                        i32(1) + strs([]) + tags()]) + tags()]) + tags())
+valid("record-consumer-group-partition-metadata-value", "ConsumerGroupPartitionMetadataValue", None,
+      "A ConsumerGroupPartitionMetadata value: one topic of two partitions, the racks of partition 0 and none of 1", w,
+      {"valueVersion": 0, "topics": [{"topicId": kuuid(T0), "topicName": "orders", "numPartitions": 2,
+                                      "partitionMetadata": [{"partition": 0, "racks": ["rack-a", "rack-b"]},
+                                                            {"partition": 1, "racks": []}]}]})
+valid("record-consumer-group-target-assignment-metadata-key", "ConsumerGroupTargetAssignmentMetadataKey", None,
+      "The key of a ConsumerGroupTargetAssignmentMetadata record: record type 6, then the group id",
+      i16(6) + cstr_non_flexible("orders-app"), {"groupId": "orders-app"})
+valid("record-consumer-group-target-assignment-metadata-value", "ConsumerGroupTargetAssignmentMetadataValue", None,
+      "A ConsumerGroupTargetAssignmentMetadata value: assignment epoch 2147483647 (the largest int32)",
+      i16(0) + i32(2147483647) + tags(), {"valueVersion": 0, "assignmentEpoch": 2147483647})
+valid("record-consumer-group-target-assignment-member-key", "ConsumerGroupTargetAssignmentMemberKey", None,
+      "The key of a ConsumerGroupTargetAssignmentMember record: record type 7, group id, member id",
+      i16(7) + cstr_non_flexible("g") + cstr_non_flexible("m1"), {"groupId": "g", "memberId": "m1"})
+w = i16(0) + carr([T0 + ints([0, 1]) + tags(), T1 + ints([]) + tags()]) + tags()
+valid("record-consumer-group-target-assignment-member-value", "ConsumerGroupTargetAssignmentMemberValue", None,
+      "A ConsumerGroupTargetAssignmentMember value: partitions 0 and 1 of one topic and none of the zero topic id", w,
+      {"valueVersion": 0, "topicPartitions": [{"topicId": kuuid(T0), "partitions": [0, 1]},
+                                              {"topicId": "AAAAAAAAAAAAAAAAAAAAAA", "partitions": []}]})
+valid("record-consumer-group-current-member-assignment-key", "ConsumerGroupCurrentMemberAssignmentKey", None,
+      "The key of a ConsumerGroupCurrentMemberAssignment record: record type 8, group id, member id (empty)",
+      i16(8) + cstr_non_flexible("g") + cstr_non_flexible(""), {"groupId": "g", "memberId": ""})
+valid("record-streams-group-metadata-key", "StreamsGroupMetadataKey", None, "The key of a StreamsGroupMetadata "
+      "record: record type 17, then the group id", i16(17) + cstr_non_flexible("app"), {"groupId": "app"})
+valid("record-streams-group-metadata-value", "StreamsGroupMetadataValue", None, "A StreamsGroupMetadata value: "
+      "group epoch 9", i16(0) + i32(9) + tags(), {"valueVersion": 0, "epoch": 9})
+valid("record-streams-group-partition-metadata-key", "StreamsGroupPartitionMetadataKey", None, "The key of a "
+      "StreamsGroupPartitionMetadata record: record type 18, then the group id", i16(18) + cstr_non_flexible("app"),
+      {"groupId": "app"})
+w = (i16(0) + carr([T0 + cstr("words") + i32(1) + carr([i32(0) + strs(["r1"]) + tags()]) + tags(),
+                    T1 + cstr("app-repartition") + i32(0) + carr([]) + tags()]) + tags())
+valid("record-streams-group-partition-metadata-value", "StreamsGroupPartitionMetadataValue", None,
+      "A StreamsGroupPartitionMetadata value: a source topic of one partition on rack r1 and a repartition topic of "
+      "none (the zero topic id)", w,
+      {"valueVersion": 0, "topics": [{"topicId": kuuid(T0), "topicName": "words", "numPartitions": 1,
+                                      "partitionMetadata": [{"partition": 0, "racks": ["r1"]}]},
+                                     {"topicId": "AAAAAAAAAAAAAAAAAAAAAA", "topicName": "app-repartition",
+                                      "numPartitions": 0, "partitionMetadata": []}]})
+valid("record-streams-group-member-metadata-key", "StreamsGroupMemberMetadataKey", None, "The key of a "
+      "StreamsGroupMemberMetadata record: record type 19, group id, member id",
+      i16(19) + cstr_non_flexible("app") + cstr_non_flexible("m1"), {"groupId": "app", "memberId": "m1"})
+w = (i16(0) + cstr("instance-1") + cstr(None) + cstr("app-client") + cstr("/10.0.0.8") + i32(300000) + i32(1)
+     + cstr("3b241101-e2bb-4255-8caf-4136c566a962") + i8(1) + cstr("host-1") + u16(8080) + tags()
+     + carr([kv("zone", "eu-1a")]) + tags())
+valid("record-streams-group-member-metadata-value", "StreamsGroupMemberMetadataValue", None,
+      "A StreamsGroupMemberMetadata value: a static member (instance id) without a rack, topology epoch 1, its "
+      "endpoint on port 8080 (int8 marker 01 before the nullable struct) and a client tag", w,
+      {"valueVersion": 0, "instanceId": "instance-1", "rackId": None, "clientId": "app-client",
+       "clientHost": "/10.0.0.8", "rebalanceTimeoutMs": 300000, "topologyEpoch": 1,
+       "processId": "3b241101-e2bb-4255-8caf-4136c566a962", "userEndpoint": {"host": "host-1", "port": 8080},
+       "clientTags": [{"key": "zone", "value": "eu-1a"}]})
+valid("record-streams-group-target-assignment-metadata-key", "StreamsGroupTargetAssignmentMetadataKey", None,
+      "The key of a StreamsGroupTargetAssignmentMetadata record: record type 20, then the group id",
+      i16(20) + cstr_non_flexible("app"), {"groupId": "app"})
+valid("record-streams-group-target-assignment-metadata-value", "StreamsGroupTargetAssignmentMetadataValue", None,
+      "A StreamsGroupTargetAssignmentMetadata value: assignment epoch 0", i16(0) + i32(0) + tags(),
+      {"valueVersion": 0, "assignmentEpoch": 0})
+valid("record-streams-group-target-assignment-member-key", "StreamsGroupTargetAssignmentMemberKey", None,
+      "The key of a StreamsGroupTargetAssignmentMember record: record type 21, group id, member id",
+      i16(21) + cstr_non_flexible("app") + cstr_non_flexible("m1"), {"groupId": "app", "memberId": "m1"})
+w = i16(0) + carr([taskids("0", [0, 1])]) + carr([taskids("1", [0])]) + carr([]) + tags()
+valid("record-streams-group-target-assignment-member-value", "StreamsGroupTargetAssignmentMemberValue", None,
+      "A StreamsGroupTargetAssignmentMember value: two active tasks of subtopology 0, a standby task of 1, no "
+      "warm-up task", w,
+      {"valueVersion": 0, "activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]}],
+       "standbyTasks": [{"subtopologyId": "1", "partitions": [0]}], "warmupTasks": []})
+valid("record-streams-group-current-member-assignment-key", "StreamsGroupCurrentMemberAssignmentKey", None,
+      "The key of a StreamsGroupCurrentMemberAssignment record: record type 22, group id, member id",
+      i16(22) + cstr_non_flexible("app") + cstr_non_flexible("m1"), {"groupId": "app", "memberId": "m1"})
+w = i16(0) + i32(1) + carr([subtopology]) + tags()
+valid("record-streams-group-topology-value", "StreamsGroupTopologyValue", None, "A StreamsGroupTopology value: "
+      "topology epoch 1, one subtopology (the same bytes as hc-k4-sghb-request-v0-join's topology: a changelog with "
+      "a config, one copartition group)", w,
+      {"valueVersion": 0, "epoch": 1, "subtopologies": [{
+          "subtopologyId": "0", "sourceTopics": ["words"], "sourceTopicRegex": [],
+          "stateChangelogTopics": [{"name": "app-store-changelog", "partitions": 0, "replicationFactor": 3,
+                                    "topicConfigs": [{"key": "cleanup.policy", "value": "compact"}]}],
+          "repartitionSinkTopics": ["app-repartition"], "repartitionSourceTopics": [],
+          "copartitionGroups": [{"sourceTopics": [0], "sourceTopicRegex": [], "repartitionSourceTopics": []}]}]})
+
+# every record kind, cut: the first vector of each key or value without cuts of its own cut to half and to all but its
+# last byte (a strict prefix: the key's fields or the value's final tagged-field count are missing)
+for kind in dict.fromkeys(v["message"] for v in VECTORS if v["version"] is None):
+    if not any(v["message"] == kind and "truncated" in v["flags"] for v in VECTORS):
+        v = next(v for v in VECTORS if v["message"] == kind and v["result"] == "valid")
+        raw = bytes.fromhex(v["wire"])
+        cuts(v["id"].removeprefix("hc-k4-"), kind, None, raw, sorted({len(raw) // 2, len(raw) - 1}))
+
+
 if __name__ == "__main__":
     for v in VECTORS:
         sys.stdout.write(json.dumps(v, ensure_ascii=False) + "\n")
