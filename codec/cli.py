@@ -199,7 +199,16 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The subcommands defined here; the others come from their own modules (``register``).
+CORE_COMMANDS = ("decode", "encode", "kinds", "demo")
+_COMMAND_MODULES = ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
+                    "codec.capture.command", "codec.simulate.command", "codec.pipeline.command",
+                    "codec.fuzz_command")
+
+
+def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
+    """The whole parser; ``core_only`` leaves out the subcommands of other modules (their imports cost half of
+    a ``decode`` call's start-up), for a command line that names one of :data:`CORE_COMMANDS`."""
     p = argparse.ArgumentParser(prog="rebalance-codec",
                                 description="Decode, encode and check Kafka group-rebalance bytes.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -235,8 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="decode the built-in example (a v7 subscription and its assignment)")
     demo.set_defaults(func=cmd_demo)
 
-    for mod in ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
-                "codec.capture.command", "codec.simulate.command", "codec.pipeline.command", "codec.fuzz_command"):
+    for mod in () if core_only else _COMMAND_MODULES:
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as err:
@@ -248,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
