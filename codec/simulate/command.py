@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from .. import text as _text
+from .metrics import format_metrics_table
 
 __all__ = ["register", "run", "TABLE_COLUMNS", "format_table"]
 
@@ -60,22 +61,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _fmt(v) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:,.1f}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return str(v)
-
-
 def format_table(metrics: list[dict]) -> str:
-    head = [label for _, label in TABLE_COLUMNS]
-    rows = [[_fmt(m.get(k)) for k, _ in TABLE_COLUMNS] for m in metrics]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
-    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+    return format_metrics_table(metrics, TABLE_COLUMNS)
 
 
 def _is_connect(source, is_connect_scenario) -> bool:

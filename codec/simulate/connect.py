@@ -69,6 +69,7 @@ from ..negotiation.connect import (
     select_connect_protocol,
 )
 from ..wire.builder import wire_class
+from .metrics import format_metrics_table
 from .scenario import ScenarioError
 from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
 
@@ -692,24 +693,8 @@ def simulate_connect(scenario: ConnectScenario, protocol: str = "sessioned", *, 
 
 # --- the command -------------------------------------------------------------------------------------------
 
-def _fmt(v) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:,.1f}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return str(v)
-
-
 def format_connect_table(metrics: list[dict]) -> str:
-    head = [label for _, label in CONNECT_TABLE_COLUMNS]
-    rows = [[_fmt(m.get(k)) for k, _ in CONNECT_TABLE_COLUMNS] for m in metrics]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-
-    def line(cells):
-        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+    return format_metrics_table(metrics, CONNECT_TABLE_COLUMNS)
 
 
 def load_connect_scenario(path: str | Path) -> ConnectScenario:

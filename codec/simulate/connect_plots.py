@@ -132,7 +132,8 @@ def plot_connect_compare(results: Sequence[dict], out: Path, stem: str = "compar
 
 def write_connect_html(path: Path, title: str, description: str, results: Sequence[dict],
                        svgs: Sequence[str]) -> Path:
-    from .connect import CONNECT_TABLE_COLUMNS, _fmt
+    from .connect import CONNECT_TABLE_COLUMNS
+    from .metrics import format_value as _fmt
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in CONNECT_TABLE_COLUMNS)
     rows = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r['metrics'].get(k)))}</td>"
                                     for k, _ in CONNECT_TABLE_COLUMNS) + "</tr>" for r in results)

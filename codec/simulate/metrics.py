@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Metrics"]
+__all__ = ["Metrics", "format_value", "format_metrics_table"]
 
 
 class Metrics:
@@ -130,3 +130,26 @@ class Metrics:
                           for name, rows in sorted(self.per_instance.items(),
                                                    key=lambda kv: list(sim.instances).index(kv[0]))},
         }
+
+
+def format_value(v) -> str:
+    """A metric as the text tables show it: ``-`` for none, thousands separators, one decimal for seconds."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.1f}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return str(v)
+
+
+def format_metrics_table(metrics: list[dict], columns) -> str:
+    """One row per run's metrics, ``columns`` being (key, label) pairs: labels left-aligned in the first column,
+    numbers right-aligned."""
+    head = [label for _, label in columns]
+    rows = [[format_value(m.get(k)) for k, _ in columns] for m in metrics]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
