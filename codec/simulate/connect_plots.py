@@ -5,23 +5,15 @@ Needs matplotlib (the ``plots`` extra)."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from .plots import _instances_to_show, _plt, _save, _steps
+from .plots import _events, _finish, _instances_to_show, _plt, _save, _steps, write_html
 
 __all__ = ["plot_connect_compare", "plot_connect_run", "write_connect_html"]
 
 COLORS = {"connectors": "#1565c0", "tasks": "#2e7d32", "down_tasks": "#c62828", "down_connectors": "#ef6c00"}
 PROTOCOL_COLORS = {"eager": "#c62828", "compatible": "#ef6c00", "sessioned": "#2e7d32", "as-configured": "#1565c0"}
-
-
-def _events(ax, tl: dict) -> None:
-    for e in tl["events"]:
-        ax.axvline(e["at"], color="black", linewidth=0.8)
-        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
-                    va="top", ha="right")
 
 
 def run_figure(result: dict):
@@ -72,15 +64,7 @@ def run_figure(result: dict):
              f"{m['task_s_not_running']:.0f} task-s and {m['connector_s_not_running']:.0f} connector-s not running, "
              f"{m['task_moves']} task moves, balanced after "
              + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"))
-    if hidden:
-        title += f"\n({hidden} workers with the fewest changes not drawn)"
-    fig.suptitle(title, fontsize=10)
-    if axes:
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, frameon=False,
-                   bbox_to_anchor=(0.5, 0.965))
-    fig.subplots_adjust(left=0.1, right=0.98, top=0.9 if n else 0.85, bottom=0.08)
-    return fig
+    return _finish(fig, axes, n, title, hidden, "workers")
 
 
 def compare_figure(results: Sequence[dict]):
@@ -133,19 +117,6 @@ def plot_connect_compare(results: Sequence[dict], out: Path, stem: str = "compar
 def write_connect_html(path: Path, title: str, description: str, results: Sequence[dict],
                        svgs: Sequence[str]) -> Path:
     from .connect import CONNECT_TABLE_COLUMNS
-    from .metrics import format_value as _fmt
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in CONNECT_TABLE_COLUMNS)
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r['metrics'].get(k)))}</td>"
-                                    for k, _ in CONNECT_TABLE_COLUMNS) + "</tr>" for r in results)
-    body = "\n".join(f"<figure>{svg}</figure>" for svg in svgs)
-    path.write_text(f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #bbb;padding:4px 8px;text-align:right}} th{{background:#eee}}
-figure{{margin:1em 0}} svg{{max-width:100%;height:auto}}</style></head>
-<body><h1>{html.escape(title)}</h1><p>{html.escape(description)}</p>
-<table><tr>{head}</tr>{rows}</table>
-{body}
-</body></html>
-""")
-    return path
+    from .metrics import format_value
+
+    return write_html(path, title, description, results, svgs, columns=CONNECT_TABLE_COLUMNS, fmt=format_value)

@@ -97,10 +97,7 @@ def run_figure(result: dict):
     ax.step(xs, warm, where="post", color=COLORS["warmup"], linewidth=1.5, label="warmup replicas in flight")
     for k, t in enumerate(tl["rebalances_completed_s"]):
         ax.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
-    for e in tl["events"]:
-        ax.axvline(e["at"], color="black", linewidth=0.8)
-        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
-                    va="top", ha="right")
+    _events(ax, tl)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("tasks")
     ax.set_xlim(0, end)
@@ -110,8 +107,21 @@ def run_figure(result: dict):
              f"{m['unavailable_task_s']:.0f} task-s unavailable "
              f"({m['restoring_task_s']:.0f} restoring), balanced after "
              + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"))
+    return _finish(fig, axes, n, title, hidden, "instances")
+
+
+def _events(ax, tl: dict) -> None:
+    """The scenario's events as labelled vertical lines."""
+    for e in tl["events"]:
+        ax.axvline(e["at"], color="black", linewidth=0.8)
+        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
+                    va="top", ha="right")
+
+
+def _finish(fig, axes, n: int, title: str, hidden: int, members: str):
+    """A run figure's title (with how many ``members`` were left out), shared legend and margins."""
     if hidden:
-        title += f"\n({hidden} instances with the fewest changes not drawn)"
+        title += f"\n({hidden} {members} with the fewest changes not drawn)"
     fig.suptitle(title, fontsize=10)
     if axes:
         handles, labels = axes[0].get_legend_handles_labels()
@@ -181,12 +191,16 @@ def plot_compare(results: Sequence[dict], out: Path, stem: str = "compare") -> t
     return png, _save(compare_figure(results), png)
 
 
-def metrics_table_html(results: Sequence[dict]) -> str:
-    from .command import TABLE_COLUMNS
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in TABLE_COLUMNS)
+def metrics_table_html(results: Sequence[dict], columns=None, fmt=None) -> str:
+    """The metrics as an HTML table: ``columns`` (key, label) pairs, default the Streams table's; ``fmt`` formats
+    a value (default: an em dash for none)."""
+    if columns is None:
+        from .command import TABLE_COLUMNS as columns
+    fmt = fmt or _fmt
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     rows = []
     for r in results:
-        cells = "".join(f"<td>{html.escape(_fmt(r['metrics'].get(k)))}</td>" for k, _ in TABLE_COLUMNS)
+        cells = "".join(f"<td>{html.escape(fmt(r['metrics'].get(k)))}</td>" for k, _ in columns)
         rows.append(f"<tr>{cells}</tr>")
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 
@@ -201,7 +215,8 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def write_html(path: Path, title: str, description: str, results: Sequence[dict], svgs: Sequence[str]) -> Path:
+def write_html(path: Path, title: str, description: str, results: Sequence[dict], svgs: Sequence[str], *,
+               columns=None, fmt=None) -> Path:
     body = "\n".join(f"<figure>{svg}</figure>" for svg in svgs)
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
@@ -209,7 +224,7 @@ def write_html(path: Path, title: str, description: str, results: Sequence[dict]
 td,th{{border:1px solid #bbb;padding:4px 8px;text-align:right}} th{{background:#eee}}
 figure{{margin:1em 0}} svg{{max-width:100%;height:auto}}</style></head>
 <body><h1>{html.escape(title)}</h1><p>{html.escape(description)}</p>
-{metrics_table_html(results)}
+{metrics_table_html(results, columns, fmt)}
 {body}
 </body></html>
 """
