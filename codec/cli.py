@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Iterator
 
 from . import text as _text
+from .budget import BUDGETS, json_text
+from .cliutil import int_range, loads
 from .errors import CodecError, DecodeError
 from .kinds import get_kind, kind_names
 
@@ -52,9 +54,9 @@ def _hex_to_bytes(text: str) -> bytes:
 
 def _parse_json(text: str):
     """JSON input; any way it is not JSON this codec reads is a ``DecodeError`` on the input (a
-    ``json.JSONDecodeError`` keeps its own type, with its offset)."""
+    ``json.JSONDecodeError`` keeps its own type, with its offset; an object holding one key twice is refused)."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError:
         raise
     except RecursionError:
@@ -101,10 +103,23 @@ def _value(decoded) -> object:
     return decoded.value
 
 
+def _json_of(kind, data: bytes, decoded, **kwargs) -> str:
+    """The decode's JSON, within ``decode``'s output budget for ``data`` (:mod:`codec.budget`): past it, one
+    error instead (Kafka's JSON repeats a name the bytes write once for each of its items)."""
+    return json_text(_value(decoded), BUDGETS["decode"].output(len(data)), message=kind.name,
+                     what=f"the JSON of these {len(data):,} bytes",
+                     hint=": Kafka's JSON repeats a name the bytes write once for each of its items "
+                          "(--format pretty shows each name once)", **kwargs)
+
+
 def cmd_decode(args) -> int:
     kind = get_kind(args.kind)
     if args.lines:
-        return _lines(args, lambda line: _value(_decode_one(kind, _hex_to_bytes(line), args)), _dump)
+        def decode_line(line: str) -> str:
+            data = _hex_to_bytes(line)
+            return _json_of(kind, data, _decode_one(kind, data, args), separators=(",", ":"))
+
+        return _lines(args, decode_line, str)
     raw = _read_input(args.input, binary=True)
     if args.input is None or args.input == "-" or not args.input.startswith("@"):
         data = _hex_to_bytes(raw.decode("ascii", "replace"))
@@ -112,15 +127,14 @@ def cmd_decode(args) -> int:
         data = raw
     try:
         decoded = _decode_one(kind, data, args)
+        text = decoded.pretty if args.format == "pretty" else _json_of(kind, data, decoded,
+                                                                         indent=None if args.compact else 2)
     except CodecError as e:
         _say("error", e)
         return 1
     for note in decoded.notes:
         _say("note", note)
-    if args.format == "pretty":
-        print(decoded.pretty)
-    else:
-        print(_text.dumps(_value(decoded), indent=None if args.compact else 2))
+    print(text)
     return 0
 
 
@@ -217,8 +231,8 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
         sp.add_argument("--kind", required=True, help="message kind (see `rebalance-codec kinds`)")
         sp.add_argument("--style", choices=("kafka", "native"), default="kafka",
                         help="JSON shape: kafka = Kafka's JSON (camelCase), native = snake_case (default kafka)")
-        sp.add_argument("--version", type=int, help="message version (for kinds that do not name it)")
-        sp.add_argument("--api-key", type=int, dest="api_key", help="API key of a response frame")
+        sp.add_argument("--version", type=int_range(-(1 << 15), (1 << 15) - 1), help="message version (for kinds that do not name it)")
+        sp.add_argument("--api-key", type=int_range(-(1 << 15), (1 << 15) - 1), dest="api_key", help="API key of a response frame")
         sp.add_argument("--lines", action="store_true",
                         help="one input per line on stdin (or @file), one output line per input line")
         sp.add_argument("input", nargs="?", metavar="INPUT",
@@ -228,7 +242,7 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     io_args(d, True)
     d.add_argument("--format", choices=("json", "pretty"), default="json")
     d.add_argument("--compact", action="store_true", help="one-line JSON")
-    d.add_argument("--max-size", type=int, dest="max_size",
+    d.add_argument("--max-size", type=int_range(0), dest="max_size",
                    help="largest Streams metadata accepted, in bytes (default 1048588, Kafka's message.max.bytes)")
     d.set_defaults(func=cmd_decode)
 

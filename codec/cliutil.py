@@ -1,40 +1,100 @@
-"""What every command shares at its edge: bounded numeric options and input files that fail in one line."""
+"""What every command shares at its edge: bounded numeric options, input files that fail in one line, and the
+one JSON reader of the command line.
+
+* Integers on the command line (:func:`int_range`, :func:`cli_int`) are ASCII digits with an optional sign,
+  at most 20 of them, within the option's bounds: ``--version ٣`` (an Arabic-Indic digit, which Python's
+  ``int`` takes) and a 5,000-digit number are usage errors (exit 2) naming the text, never a reading of it.
+* JSON (:func:`loads`, :func:`read_json_file`): an object that holds one key twice is refused, naming the key
+  (:class:`DuplicateKeyError`), instead of keeping the last value as Python's reader does. Every JSON the
+  command line reads goes through it: ``encode``'s input, ``assign``'s groups, ``negotiate`` and ``simulate``
+  scenarios, ``capture``'s text dumps, the conformance adapters' replies and the pipeline's JSON lines.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from .errors import CodecError, InputError
 
-__all__ = ["int_range", "read_json_file", "input_errors"]
+__all__ = ["DuplicateKeyError", "cli_int", "int_range", "loads", "read_json_file", "input_errors", "seconds"]
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
+#: The bounds of an integer option that names none: a Java long.
+LONG = (-(1 << 63), (1 << 63) - 1)
 
 
-def int_range(lo: int, hi: int | None = None):
-    """An argparse type: an integer in [lo, hi] (a usage error otherwise, exit 2)."""
+def cli_int(text: str, lo: int = LONG[0], hi: int | None = LONG[1]) -> int:
+    """An integer written on the command line: ASCII digits (at most 20) with an optional sign, in [lo, hi];
+    ``ValueError`` naming the text otherwise."""
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    if not isinstance(text, str) or _INTEGER.fullmatch(text.strip()) is None:
+        raise ValueError(f"{shown!r} is not an integer (ASCII digits, at most 20)")
+    n = int(text.strip())
+    if n < lo or (hi is not None and n > hi):
+        raise ValueError(f"{n} is outside {lo}..{hi if hi is not None else ''}")
+    return n
+
+
+def int_range(lo: int = LONG[0], hi: int | None = LONG[1]):
+    """An argparse type: an integer in [lo, hi] written in ASCII digits (a usage error otherwise, exit 2)."""
 
     def parse(text: str) -> int:
         try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if n < lo or (hi is not None and n > hi):
-            raise argparse.ArgumentTypeError(f"{n} is outside {lo}..{hi if hi is not None else ''}")
-        return n
+            return cli_int(text, lo, hi)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
 
     parse.__name__ = "integer"
     return parse
 
 
+_SECONDS = re.compile(r"[0-9]{1,20}(\.[0-9]{0,20})?|\.[0-9]{1,20}")
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a non-negative number of seconds in ASCII digits (``2``, ``0.5``)."""
+    if _SECONDS.fullmatch(text.strip()) is None:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}")
+    return float(text)
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that holds one key twice (which value was meant cannot be told)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        shown = key if len(key) <= 60 else key[:60] + "..."
+        super().__init__(f"duplicate key {shown!r} in one JSON object")
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DuplicateKeyError(k)
+            seen.add(k)
+    return out
+
+
+def loads(text: str | bytes, **kwargs):
+    """``json.loads`` that refuses an object holding one key twice (:class:`DuplicateKeyError`, a
+    ``ValueError``); every other failure is ``json.loads``'s own."""
+    return json.loads(text, object_pairs_hook=_unique_keys, **kwargs)
+
+
 def read_json_file(path: str | Path, what: str):
-    """Parse a JSON file, with any problem (missing, not UTF-8, not JSON, nested too deeply) as one
-    :class:`InputError` line naming the file."""
+    """Parse a JSON file, with any problem (missing, not UTF-8, not JSON, a duplicate key, nested too deeply) as
+    one :class:`InputError` line naming the file."""
     try:
         text = Path(path).read_bytes().decode("utf-8")
-        return json.loads(text)
+        return loads(text)
     except OSError as e:
         raise InputError(f"{what} {path}: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
@@ -43,6 +103,8 @@ def read_json_file(path: str | Path, what: str):
         raise InputError(f"{what} {path}: not JSON ({e})") from None
     except RecursionError:
         raise InputError(f"{what} {path}: nests too deeply") from None
+    except ValueError as e:  # a duplicate key, an integer of more than 4,300 digits
+        raise InputError(f"{what} {path}: {e}") from None
 
 
 @contextmanager

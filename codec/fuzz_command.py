@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .cliutil import int_range, seconds
+
 
 def cmd_fuzz_cli(args) -> int:
     """``fuzz --cli``: the commands as child processes under hostile ``--lines`` input (:mod:`codec.fuzz_cli`)."""
@@ -68,14 +70,14 @@ def cmd_fuzz(args) -> int:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("fuzz", help="fuzz every decoder with mutated vectors and random bytes")
-    p.add_argument("--inputs", type=int, default=100_000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--seconds", type=float, help="stop after this long")
+    p.add_argument("--inputs", type=int_range(0), default=100_000)
+    p.add_argument("--seed", type=int_range(), default=0)
+    p.add_argument("--seconds", type=seconds, help="stop after this long")
     p.add_argument("--target", action="append", help="only targets starting with this (repeatable)")
     p.add_argument("--render", action="store_true",
                    help="also take every seed and every decoded input through every output: JSON (both styles), "
                         "the pretty view, the Kafka-style round trip, the capture story, the pipeline's rows")
-    p.add_argument("--render-seeds", type=int, metavar="N",
+    p.add_argument("--render-seeds", type=int_range(0), metavar="N",
                    help="with --render, only the first N seeds of each target (default: all)")
     p.add_argument("--shared", metavar="DIR",
                    help="the shared reference folder for seeds (default: $REBALANCE_CODEC_SHARED or ../shared)")
@@ -88,8 +90,8 @@ def register(subparsers) -> None:
                         "one valid line per input, no traceback, exit status 0 or 1, bounded time and memory")
     c.add_argument("--command", action="append", metavar="CMD",
                    help="with --cli, only this command: decode, encode, assign or conformance (repeatable)")
-    c.add_argument("--workers", type=int, default=2, help="with --cli, processes at a time (default 2)")
-    c.add_argument("--max-rss-mb", type=int, default=600, dest="max_rss_mb",
+    c.add_argument("--workers", type=int_range(1, 64), default=2, help="with --cli, processes at a time (default 2)")
+    c.add_argument("--max-rss-mb", type=int_range(1), default=600, dest="max_rss_mb",
                    help="with --cli, the memory a run may reach before it is killed and reported (default 600)")
     c.add_argument("--program", metavar="CMD",
                    help="with --cli, the command line under test (default: this Python's `-m codec`)")

@@ -8,6 +8,7 @@ Orderings matter for identical results with Kafka (wire-facts §9): TaskIds comp
 
 from __future__ import annotations
 
+import base64
 import re
 import uuid
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ __all__ = [
     "HostInfo",
     "java_string_key",
     "java_uuid_key",
+    "parse_uuid",
     "process_id_for_int",
 ]
 
@@ -39,12 +41,33 @@ def java_uuid_key(u: uuid.UUID) -> tuple[int, int]:
     return (_signed64(n >> 64), _signed64(n & ((1 << 64) - 1)))
 
 
+# Kafka's Uuid.toString(): URL-safe base64 of the 16 bytes without padding, 22 characters; the last carries 2
+# bits of the UUID and 4 zero bits, so only A, Q, g and w are canonical there.
+_KAFKA_UUID = re.compile(r"[A-Za-z0-9_-]{21}[AQgw]")
+# java.util.UUID.toString(): 8-4-4-4-12 hexadecimal digits.
+_DASHED_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def parse_uuid(text: str) -> uuid.UUID:
+    """A UUID as Kafka writes it (``Uuid.toString()``: 22 characters of URL-safe base64, canonical) or as Java's
+    ``UUID.toString()`` does (8-4-4-4-12 hexadecimal digits); nothing else: no ``+``/``/`` alphabet, padding,
+    braces, ``urn:`` prefix, missing dashes or non-ASCII digits. ``ValueError`` naming the text otherwise."""
+    if isinstance(text, str):
+        if _KAFKA_UUID.fullmatch(text):
+            return uuid.UUID(bytes=base64.urlsafe_b64decode(text + "=="))
+        if _DASHED_UUID.fullmatch(text):
+            return uuid.UUID(text)
+    shown = repr(text) if not isinstance(text, str) or len(text) <= 60 else repr(text[:60]) + "..."
+    raise ValueError(f"not a UUID: {shown} (22 characters of URL-safe base64, as Kafka writes a Uuid, or "
+                     "8-4-4-4-12 hexadecimal digits)")
+
+
 def process_id_for_int(n: int) -> uuid.UUID:
     """Kafka's test helper ``processIdForInt(n)``: ``new UUID(0, n)``."""
     return uuid.UUID(int=n & ((1 << 64) - 1))
 
 
-_TASK_RE = re.compile(r"^(?:(?P<name>.*)__)?(?P<sub>-?\d+)_(?P<part>-?\d+)$", re.S)
+_TASK_RE = re.compile(r"(?:(?P<name>.*)__)?(?P<sub>-?[0-9]{1,20})_(?P<part>-?[0-9]{1,20})\Z", re.S)
 
 
 @dataclass(frozen=True, slots=True)

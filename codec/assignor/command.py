@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from .engine import assign
 from .json_io import group_from_json, result_to_json
 from .. import text as _text
+from ..cliutil import int_range, loads
 from ..errors import CodecError
 from .model import ASSIGNOR_NAMES, AssignmentError, AssignmentResult
 from .wire_io import assign_description_over_bytes, assign_join_group
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--from-join-group", dest="from_join_group", metavar="BODY",
                    help="the leader's JoinGroup response body (hex, or @path to raw bytes) instead of a JSON group; "
                         "INPUT is then the topology file")
-    p.add_argument("--join-version", dest="join_version", type=int, default=9,
+    p.add_argument("--join-version", dest="join_version", type=int_range(0, (1 << 15) - 1), default=9,
                    help="the JoinGroup response version of --from-join-group (default 9)")
     p.add_argument("--connect", action="store_true",
                    help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
@@ -88,7 +89,7 @@ def _error(kind: str, message: str, line: int | None = None) -> dict[str, Any]:
 def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None = None) -> tuple[str, bool]:
     sep = (",", ":") if line is not None else (", ", ": ")
     try:
-        doc = json.loads(text)
+        doc = loads(text)
         if args is not None and getattr(args, "assignor", None) and isinstance(doc, dict) \
                 and not getattr(args, "connect", False):
             doc = {**doc, "assignor": args.assignor}

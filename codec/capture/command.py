@@ -38,6 +38,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator, TextIO
 
+from ..cliutil import int_range, seconds
 from ..text import dumps, printable
 from .offsets import read_segment, read_text
 from .heartbeat import HeartbeatGroup
@@ -104,7 +105,7 @@ def detect(path: Path) -> str:
 
 _UNITS = {"": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000 ** 2, "mib": 1 << 20,
           "g": 1 << 30, "gb": 1000 ** 3, "gib": 1 << 30}
-_BYTES = re.compile(r"\s*([0-9][0-9_]*)\s*([a-z]*)\s*")
+_BYTES = re.compile(r"\s*([0-9][0-9_]{0,30})\s*([a-z]*)\s*")
 
 
 def byte_count(text: str) -> int:
@@ -114,17 +115,6 @@ def byte_count(text: str) -> int:
     if m is None or m.group(2) not in _UNITS:
         raise argparse.ArgumentTypeError(f"not a byte count: {text!r} (examples: 1048576, 16M, 1GiB)")
     return int(m.group(1).replace("_", "")) * _UNITS[m.group(2)]
-
-
-def seconds(text: str) -> float:
-    """A non-negative, finite number of seconds for an option."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
-    return value
 
 
 def _gunzipped(f: BinaryIO) -> BinaryIO:
@@ -213,7 +203,7 @@ def register(subparsers) -> None:
                                                 "(*.log) or text dump of its records")
     p.add_argument("--json", action="store_true", help="JSON lines: each group frame, each generation, a summary")
     p.add_argument("--group", metavar="G", help="only this group")
-    p.add_argument("--port", metavar="P", type=int, action="append",
+    p.add_argument("--port", metavar="P", type=int_range(0, 65535), action="append",
                    help="a broker port (repeatable; default 9092, and ports found from handshakes)")
     p.add_argument("--max-hole-bytes", metavar="N", type=byte_count, default=DEFAULT_MAX_BUFFER,
                    help="TCP reassembly: give a missing segment up once more than N bytes of its direction "

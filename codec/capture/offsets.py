@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, TextIO
 
+from ..cliutil import loads
 from ..errors import DecodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
 from ..kafka4.common import RECORD_TYPES as KAFKA4_RECORD_TYPES
 from ..wire.builder import decode_wire
@@ -228,13 +229,13 @@ def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
     stripped = text.rstrip("\r\n").strip(" ")  # a trailing tab separates an empty (null) value
     if stripped.startswith("{"):
         try:
-            obj = json.loads(stripped)
+            obj = loads(stripped)
         except json.JSONDecodeError as e:
             raise DecodeError(f"bad JSON: {e.msg}", message="text record", offset=e.pos, path="") from None
         except RecursionError:
             raise DecodeError("bad JSON: it nests too deeply", message="text record", offset=None,
                               path="") from None
-        except ValueError as e:  # an integer of more digits than Python converts
+        except ValueError as e:  # a duplicate key, an integer of more digits than Python converts
             raise DecodeError(f"bad JSON: {e}", message="text record", offset=None, path="") from None
         if not isinstance(obj, dict) or "key" not in obj:
             raise DecodeError('a JSON line needs a "key"', message="text record", offset=0, path="key")

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import text as _text
-from ..cliutil import int_range
+from ..cliutil import int_range, seconds
 from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
 from .expect import apply as apply_expectations
@@ -171,9 +171,9 @@ def register(subparsers) -> None:
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
     k.add_argument("--impl", help="command of an adapter speaking the line protocol (the guide: vectors/ADAPTERS.md); "
                                   "default: the built-in codec")
-    k.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+    k.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"how long the adapter has for each request (default {DEFAULT_TIMEOUT:g})")
-    k.add_argument("--max-reply-bytes", type=int, default=DEFAULT_MAX_REPLY, dest="max_reply_bytes", metavar="N",
+    k.add_argument("--max-reply-bytes", type=int_range(1), default=DEFAULT_MAX_REPLY, dest="max_reply_bytes", metavar="N",
                    help=f"the longest reply line accepted (default {DEFAULT_MAX_REPLY})")
     k.add_argument("--message", action="append", help="only this message (repeatable)")
     k.add_argument("--version", action="append", metavar="RANGE",

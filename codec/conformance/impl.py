@@ -17,7 +17,6 @@ response per line on its stdout, in order::
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shlex
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .. import text as _text
+from ..cliutil import DuplicateKeyError, loads
 from ..errors import CodecError
 from ..kinds import get_kind
 from .messages import kind_of
@@ -272,7 +272,9 @@ class CommandImplementation:
             return Outcome(failure=reason)
         self.answered += 1
         try:
-            return _outcome(json.loads(line.decode("utf-8")))
+            return _outcome(loads(line.decode("utf-8")))
+        except DuplicateKeyError as e:  # which of the two values was meant cannot be told
+            return Outcome(failure=f"adapter answered JSON with a {_text.printable(str(e))}")
         except (ValueError, RecursionError):  # not UTF-8, not JSON, or JSON this reader refuses (huge integers)
             return Outcome(failure=f"adapter answered a line that is not JSON: {_text.printable(repr(line[:200]))}")
 

@@ -69,7 +69,7 @@ def vector_ops(v: dict) -> tuple[str, ...]:
     return ("decode",)
 
 
-_RANGE = re.compile(r"(\d+)(?:(-)(\d*))?\Z")
+_RANGE = re.compile(r"([0-9]{1,10})(?:(-)([0-9]{0,10}))?\Z")
 
 
 def parse_versions(text: Any) -> tuple[int, int | None]:

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from .. import text as _text
+from ..cliutil import int_range, loads
 from .metrics import format_metrics_table
 
 __all__ = ["register", "run", "TABLE_COLUMNS", "format_table"]
@@ -53,7 +54,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--protocols", help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)}; "
                         "a Connect scenario: its \"protocols\", e.g. eager,sessioned)")
     p.add_argument("--out", help="output directory (default simulate-out/<scenario>)")
-    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument("--seed", type=int_range(), help="override the scenario's seed")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG/HTML pictures")
     p.add_argument("--no-frames", action="store_true", help="do not keep or write the recorded frames")
     p.add_argument("--json", action="store_true", help="print the metrics as JSON instead of a table")
@@ -67,8 +68,8 @@ def format_table(metrics: list[dict]) -> str:
 
 def _is_connect(source, is_connect_scenario) -> bool:
     try:
-        return is_connect_scenario(json.loads(Path(source).read_text()))
-    except (OSError, UnicodeDecodeError, ValueError):
+        return is_connect_scenario(loads(Path(source).read_bytes().decode("utf-8")))
+    except (OSError, ValueError, RecursionError):
         return False  # load_scenario reports it
 
 

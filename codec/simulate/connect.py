@@ -45,13 +45,13 @@ end every item runs and the running workers' counts of connectors and of tasks d
 from __future__ import annotations
 
 import heapq
-import json
 import math
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..cliutil import loads
 from ..connect.assignment import (
     ConnectAssignment,
     ConnectorTaskId,
@@ -700,8 +700,8 @@ def format_connect_table(metrics: list[dict]) -> str:
 def load_connect_scenario(path: str | Path) -> ConnectScenario:
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        data = loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
         raise ScenarioError(f"{path}: {e}") from None
     return parse_connect_scenario(data, source_name=path.stem)
 

@@ -38,13 +38,13 @@ restart of each in turn). ``NAME`` may be ``"@leader"``: the instance of the gro
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..assignor.leader import Subtopology, Topology
+from ..cliutil import loads
 from ..assignor.model import AssignmentConfigs
 from ..negotiation import initial_used_version, release_latest
 from ..types import TaskId
@@ -305,8 +305,8 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
+        data = loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
         raise ScenarioError(f"{path}: {e}") from None
     return parse_scenario(data, source_name=path.stem)
 
