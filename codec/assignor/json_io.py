@@ -6,10 +6,9 @@ strategy ``none`` is accepted: the min-cost-flow optimizations are not implement
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Mapping
 
-from codec.types import TaskId
+from codec.types import TaskId, parse_uuid
 
 from .model import AssignmentConfigs, AssignmentError, AssignmentResult, ClientSpec, GroupDescription, TaskSpec
 
@@ -83,9 +82,11 @@ def _client(raw: Any, i: int) -> ClientSpec:
         raise AssignmentError(f"{where}: expected an object")
     _unknown(raw, _CLIENT_KEYS, where)
     try:
-        pid = uuid.UUID(raw["processId"])
-    except (KeyError, TypeError, ValueError, AttributeError):
+        pid = parse_uuid(raw["processId"])
+    except KeyError:
         raise AssignmentError(f"{where}.processId: expected a UUID string") from None
+    except ValueError as e:
+        raise AssignmentError(f"{where}.processId: {e}") from None
     tags = raw.get("clientTags", {})
     if not isinstance(tags, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items()):
         raise AssignmentError(f"{where}.clientTags: expected an object of strings")

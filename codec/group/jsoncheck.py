@@ -14,7 +14,13 @@ version when known, and the field path (snake_case, as decode errors name it):
   version otherwise);
 * a key the struct does not have (a typo would otherwise leave the field at its default), or one field
   under two spellings (``groupId`` and ``group_id``);
-* unknown tagged fields that are not ``{"<tag>": "<hex>"}`` with tags in 0..2^31-1.
+* a UUID that is not Kafka's form (22 characters of URL-safe base64, canonical) or 8-4-4-4-12 hexadecimal
+  digits (:func:`codec.types.parse_uuid`);
+* unknown tagged fields that are not ``{"<tag>": "<hex>"}``: a tag is written in canonical decimal (``"5"``,
+  never ``"05"`` or ``"+5"``, so that two keys cannot name one tag), within the range a tag has on the wire
+  (an unsigned varint of at most 32 bits: 0..2^32-1, the range the decoder keeps, so every decoded value
+  encodes again), and is none of the tags the struct's schema defines (bytes under a known tag would be read
+  as that field, or refused, by every reader).
 
 Missing fields keep taking their defaults, and fields the version does not carry are left to the
 encoder (Kafka's rule: refused unless at their default, or dropped when ``ignorable``).
@@ -25,11 +31,13 @@ from __future__ import annotations
 import base64
 import binascii
 import difflib
+import re
 
 from ..errors import EncodeError
+from ..types import parse_uuid
 from ..wire.schema import FieldSpec, StructSpec, load_message
 
-__all__ = ["check_json", "describe", "INT_RANGES"]
+__all__ = ["check_json", "describe", "INT_RANGES", "MAX_TAG"]
 
 #: Integer field types and their inclusive ranges.
 INT_RANGES: dict[str, tuple[int, int]] = {
@@ -41,7 +49,9 @@ INT_RANGES: dict[str, tuple[int, int]] = {
 }
 _STRINGS = ("string", "javaUTF", "javaChars")
 _TAGGED_KEYS = ("_unknownTaggedFields", "unknown_tagged_fields")
-_MAX_TAG = (1 << 31) - 1
+_TAG = re.compile(r"0|[1-9][0-9]{0,9}")
+#: The largest tag a tagged field can have: the wire's unsigned varint holds 32 bits (the decoder's bound too).
+MAX_TAG = (1 << 32) - 1
 
 
 def describe(v) -> str:
@@ -105,7 +115,7 @@ class _Checker:
             seen[f.name] = key
             self.field(value[key], f, _join(path, f.py_name))
         if tagged_key is not None:
-            self.tagged(value[tagged_key], _join(path, "unknown_tagged_fields"))
+            self.tagged(value[tagged_key], spec, _join(path, "unknown_tagged_fields"))
 
     def _in_version(self, f: FieldSpec) -> bool:
         if f.tag is not None:
@@ -152,6 +162,10 @@ class _Checker:
         elif t == "uuid":
             if not isinstance(v, str):
                 raise self.fail(f"needs a UUID string, got {describe(v)}", path)
+            try:
+                parse_uuid(v)
+            except ValueError as e:
+                raise self.fail(str(e), path) from None
         elif t == "float64":
             if type(v) not in (int, float):
                 raise self.fail(f"needs a number, got {describe(v)}", path)
@@ -170,12 +184,17 @@ class _Checker:
         except (ValueError, binascii.Error):
             raise self.fail(f"not {form}: {v[:40]!r}", path) from None
 
-    def tagged(self, v, path: str) -> None:
+    def tagged(self, v, spec: StructSpec, path: str) -> None:
         if not isinstance(v, dict):
             raise self.fail(f"needs an object of tag -> hex bytes, got {describe(v)}", path)
+        defined = {f.tag: f.name for f in spec.fields if f.tag is not None}
         for k, raw in v.items():
-            if not (isinstance(k, str) and k.isascii() and k.isdigit() and len(k) <= 10 and int(k) <= _MAX_TAG):
-                raise self.fail(f"a tag is a decimal integer in 0..{_MAX_TAG}, got {describe(k)}", path)
+            if not (isinstance(k, str) and _TAG.fullmatch(k) and int(k) <= MAX_TAG):
+                raise self.fail(f"a tag is a decimal integer without leading zeros in 0..{MAX_TAG}, got "
+                                f"{describe(k)}", path)
+            if int(k) in defined:
+                raise self.fail(f"tag {k} is {spec.name}'s {defined[int(k)]} field, not an unknown tagged field",
+                                f"{path}[{k}]")
             if not isinstance(raw, str):
                 raise self.fail(f"needs hex bytes, got {describe(raw)}", f"{path}[{k}]")
             try:

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from ..errors import EncodeError
-from ..types import HostInfo, TaskId, TopicPartition
+from ..types import HostInfo, TaskId, TopicPartition, parse_uuid
 from ..wire.builder import to_json
 from .assignment import AssignmentInfo
 from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN, UNKNOWN_OFFSET_SUM
@@ -108,7 +108,7 @@ def _task_from(obj, path: str) -> TaskId:
 
 def _uuid(text, path: str) -> uuid.UUID:
     try:
-        return uuid.UUID(text) if text is not None else uuid.UUID(int=0)
+        return parse_uuid(text) if text is not None else uuid.UUID(int=0)
     except (ValueError, AttributeError, TypeError):
         raise EncodeError(f"not a UUID: {text!r}", path=path) from None
 

@@ -19,6 +19,7 @@ from construct import Container
 from ..errors import DecodeError, EncodeError
 from . import fastpath
 from . import primitives as p
+from ..types import parse_uuid
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
 __all__ = [
@@ -208,9 +209,8 @@ def uuid_to_kafka(u: uuid.UUID) -> str:
 
 
 def uuid_from_kafka(s: str) -> uuid.UUID:
-    if len(s) == 36:
-        return uuid.UUID(s)
-    return uuid.UUID(bytes=base64.urlsafe_b64decode(s + "=" * (-len(s) % 4)))
+    """Kafka's ``Uuid`` string, or a dashed UUID (:func:`codec.types.parse_uuid`: nothing else)."""
+    return parse_uuid(s)
 
 
 def to_json(obj, message_name: str, version: int, *, style: str = "kafka", struct_name: str | None = None) -> dict:
