@@ -4,6 +4,11 @@ Every string that came off the wire (endpoints, client tags, topology names, top
 :func:`codec.text.printable`: a lone surrogate (AssignmentInfo's ``writeUTF`` carries them), a control
 character or a line separator is written as an escape, so the view is always valid UTF-8 and no name can
 start a line of its own or drive the terminal.
+
+Text for people stays proportional to its input (``codec.budget``): a name the wire writes once is shown once
+— partitions grouped by topic and tasks by subtopology, their numbers as ranges (``t: 0-19999``,
+:func:`grouped_ranges`) — long lists are cut with a count of what is not shown (:func:`bounded`), and columns
+are padded to at most :data:`MAX_PAD` characters, so that one long name cannot widen every other row.
 """
 
 from __future__ import annotations
@@ -15,7 +20,49 @@ from .streams.assignment import AssignmentInfo
 from .streams.constants import LATEST_OFFSET, NO_REBALANCE, OFFSET_UNKNOWN, UNKNOWN_OFFSET_SUM, AssignorError
 from .streams.subscription import SubscriptionInfo
 
-__all__ = ["pretty_subscription", "pretty_assignment", "describe_epoch_ms", "describe_error_code"]
+__all__ = ["pretty_subscription", "pretty_assignment", "describe_epoch_ms", "describe_error_code", "ranges",
+           "bounded", "grouped_ranges", "pad", "MAX_PAD", "MAX_SHOWN"]
+
+#: The widest a column is padded to.
+MAX_PAD = 40
+#: The most items (names, ranges, rows) one list shows; the rest are counted.
+MAX_SHOWN = 64
+
+
+def bounded(items, limit: int | None = MAX_SHOWN, *, sep: str = ", ", what: str = "more") -> str:
+    """``items`` (text) joined by ``sep``, at most ``limit`` of them (None: all), then how many were not shown."""
+    shown: list[str] = []
+    n = 0
+    for n, item in enumerate(items, 1):
+        if limit is None or n <= limit:
+            shown.append(item)
+    return sep.join(shown) + (f"{sep}... ({n - limit:,} {what})" if limit is not None and n > limit else "")
+
+
+def ranges(numbers, limit: int | None = None) -> str:
+    """Integers as sorted runs, ``0-3, 5, 7-9`` (a repeated number once), at most ``limit`` runs shown."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return bounded((str(a) if a == b else f"{a}-{b}" for a, b in runs), limit, what="more ranges") or "(none)"
+
+
+def grouped_ranges(pairs, limit: int | None = None) -> str:
+    """(name, number) pairs — topic and partition, subtopology and partition — as ``name: 0-3, 7; other: 1``,
+    each name once (printable); with ``limit``, at most that many names and ranges of each shown."""
+    by_name: dict[str, list[int]] = {}
+    for name, n in pairs:
+        by_name.setdefault(name, []).append(n)
+    return bounded((f"{printable(str(k))}: {ranges(v, limit)}" for k, v in sorted(by_name.items())), limit,
+                   sep="; ", what="more names")
+
+
+def pad(labels, cap: int = MAX_PAD) -> int:
+    """The width to pad a column of ``labels`` to: the longest, at most ``cap``."""
+    return min(cap, max((len(x) for x in labels), default=0))
 
 
 def describe_epoch_ms(ms: int) -> str:
@@ -50,7 +97,7 @@ def _offset_state(s: int) -> str:
 
 
 def _rows(rows: list[tuple[str, str]], indent: str = "  ") -> list[str]:
-    width = max((len(k) for k, _ in rows), default=0)
+    width = pad(k for k, _ in rows)
     return [f"{indent}{k.ljust(width)}  {v}" for k, v in rows]
 
 
@@ -75,7 +122,7 @@ def pretty_subscription(info: SubscriptionInfo, *, size: int | None = None, trai
     sums = [(_shown(t), s) for t, s in sorted(info.task_offset_sums.items())]
     lines.append(f"  tasks with local state ({len(sums)}):")
     if sums:
-        w = max(len(t) for t, _ in sums)
+        w = pad(t for t, _ in sums)
         ow = max(len(str(s)) for _, s in sums)
         for t, s in sums:
             lines.append(f"    {t.ljust(w)}  {str(s).rjust(ow)}  {_offset_state(s)}")
@@ -90,7 +137,8 @@ def _shown(x) -> str:
 
 
 def _parts(ps) -> str:
-    return ", ".join(_shown(p) for p in sorted(ps)) or "(no partitions)"
+    """Partitions by topic, each topic once: ``t: 0-3, 7``."""
+    return grouped_ranges((p.topic, p.partition) for p in ps) or "(no partitions)"
 
 
 def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing: int = 0) -> str:
@@ -108,7 +156,7 @@ def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing
     lines.append(f"  active tasks ({len(distinct)}, {len(info.active_tasks)} partition slots):")
     lines.append("    " + (", ".join(_shown(t) for t in distinct) or "(none)"))
     lines.append(f"  standby tasks ({len(c.standby_tasks)}):")
-    w = max((len(_shown(t)) for t in c.standby_tasks), default=0)
+    w = pad(_shown(t) for t in c.standby_tasks)
     for t, ps in c.standby_tasks.items():
         lines.append(f"    {_shown(t).ljust(w)}  <- {_parts(ps)}")
     for title, m in (("partitions by host", c.partitions_by_host),
@@ -116,7 +164,7 @@ def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing
         if not m and info.version < (2 if "standby" not in title else 6):
             continue
         lines.append(f"  {title} ({len(m)}):")
-        hw = max((len(_shown(h)) for h in m), default=0)
+        hw = pad(_shown(h) for h in m)
         for h, ps in m.items():
             lines.append(f"    {_shown(h).ljust(hw)}  {_parts(ps)}")
     if trailing:

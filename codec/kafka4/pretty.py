@@ -5,14 +5,19 @@ its endpoint and client tags, its tasks as ``subtopology_partition`` by kind (ac
 its task offsets with the lag to the end offsets, and the topology's subtopologies with their topics; a
 consumer heartbeat shows the member, epoch, subscription and partitions. Every other message is the
 schema-driven tree of :func:`codec.group.pretty.pretty_body`. Wire strings go through
-:func:`codec.text.printable`, so no name can add a line or drive the terminal.
+:func:`codec.text.printable`, so no name can add a line or drive the terminal. A name the wire writes once is
+shown once: tasks by subtopology and partitions by topic, as ranges (``0: 0-19999``), so the view stays
+proportional to the message (:mod:`codec.pretty`). Unknown tagged fields, wherever they are in the message,
+are listed after the view with their field path.
 """
 
 from __future__ import annotations
 
 from ..group.pretty import pretty_body
+from ..pretty import grouped_ranges, pad
 from ..text import printable
 from ..wire.builder import uuid_to_kafka
+from ..wire.schema import StructSpec, load_message
 
 __all__ = ["ERRORS", "describe_epoch", "describe_error", "pretty_message", "pretty_record"]
 
@@ -41,7 +46,7 @@ def _q(s) -> str:
 
 
 def _rows(rows: list[tuple[str, str]], indent: str = "  ") -> list[str]:
-    w = max((len(k) for k, _ in rows), default=0)
+    w = pad(k for k, _ in rows)
     return [f"{indent}{k.ljust(w)}  {v}" for k, v in rows]
 
 
@@ -49,16 +54,12 @@ def _unchanged(v, shown: str) -> str:
     return "(unchanged since the last heartbeat: null)" if v is None else shown
 
 
-def _tasks(task_ids) -> list[str]:
-    """``subtopology_partition`` names of a TaskIds array, as Streams names tasks."""
-    return [f"{printable(t.subtopology_id)}_{p}" for t in task_ids for p in t.partitions]
-
-
 def _task_lines(title: str, task_ids, indent: str = "  ") -> list[str]:
+    """A TaskIds array: the tasks by subtopology, partitions as ranges (``0: 0-2; 1: 5``)."""
     if task_ids is None:
         return [f"{indent}{title}: (unchanged since the last heartbeat: null)"]
-    names = _tasks(task_ids)
-    return [f"{indent}{title} ({len(names)}):", f"{indent}  " + (", ".join(names) or "(none)")]
+    pairs = {(t.subtopology_id, p) for t in task_ids for p in t.partitions}
+    return [f"{indent}{title} ({len(pairs)}):", f"{indent}  " + (grouped_ranges(pairs) or "(none)")]
 
 
 def _endpoint(e) -> str:
@@ -157,7 +158,7 @@ def _streams_response(m, version: int, size: int | None) -> str:
 
 
 def _endpoint_partitions(tps) -> str:
-    return ", ".join(f"{printable(tp.topic)}-{p}" for tp in tps for p in tp.partitions) or "(none)"
+    return grouped_ranges((tp.topic, p) for tp in tps for p in tp.partitions) or "(none)"
 
 
 def _topic_partitions(tps) -> str:
@@ -193,9 +194,30 @@ _VIEWS = {"StreamsGroupHeartbeatRequest": _streams_request, "StreamsGroupHeartbe
           "ConsumerGroupHeartbeatRequest": _consumer_request, "ConsumerGroupHeartbeatResponse": _consumer_response}
 
 
+def _unknown_tags(model, spec: StructSpec, path: str) -> list[str]:
+    """``path: unknown tagged field T (N bytes) hex`` for every unknown tagged field in a wire model."""
+    out = []
+    for tag, raw in (getattr(model, "unknown_tagged_fields", None) or {}).items():
+        h = bytes(raw).hex()
+        out.append(f"{path or '(body)'}: unknown tagged field {tag} ({len(raw)} bytes) {h[:64]}"
+                   + ("..." if len(h) > 64 else ""))
+    for f in spec.fields:
+        if f.struct is None:
+            continue
+        v = getattr(model, f.py_name, None)
+        sub = f"{path}.{f.py_name}" if path else f.py_name
+        items = v if f.is_array else (v,)
+        for i, item in enumerate(items or ()):
+            if item is not None:
+                out += _unknown_tags(item, f.struct, f"{sub}[{i}]" if f.is_array else sub)
+    return out
+
+
 def pretty_message(name: str, version: int, model, *, size: int | None = None, trailing: int = 0) -> str:
     view = _VIEWS.get(name)
     text = view(model, version, size) if view else pretty_body(name, version, model)
+    if view:  # the tree of pretty_body shows them in place
+        text += "".join(f"\n  {line}" for line in _unknown_tags(model, load_message(name).root, ""))
     if trailing:
         text += f"\n  note: {trailing} trailing bytes ignored (as Kafka ignores them)"
     return text

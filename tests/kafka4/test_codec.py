@@ -159,7 +159,7 @@ def test_streams_heartbeat_pretty_shows_tasks_lags_endpoint_and_topology(capsys)
     assert status == 0
     for line in ("member epoch          0 (join)", "endpoint              host-1:8080", "client tags           zone=eu-1a",
                  "topology epoch 1, 1 subtopologies:", "changelogs         app-store-changelog (0 partitions, rf 3)",
-                 "active tasks (2):", "    0_0, 0_1", "warm-up tasks (1):", "    1_2",
+                 "active tasks (2):", "    0: 0-1", "warm-up tasks (1):", "    1: 2",
                  "0_0  offset 90  end 100  lag 10"):
         assert line in out, line
     assert "endpoint epoch        -1\n" in out  # hc-k4-sghb-request-v0-join: no endpoint information yet
@@ -173,5 +173,5 @@ def test_streams_heartbeat_response_pretty_shows_active_and_standby_partitions_b
     assert status == 0
     assert "  endpoint epoch           4\n" in out
     assert out.endswith("  partitions by endpoint (2):\n"
-                        "    host-1:65535  active words-0  standby words-1\n"
+                        "    host-1:65535  active words: 0  standby words: 1\n"
                         "    host-2:8080  active (none)  standby (none)\n")

@@ -76,7 +76,7 @@ def test_pretty_v7_assignment_reads_at_a_glance():
     text = p.stdout
     assert text.splitlines()[0] == "AssignmentInfo v7  (commonly supported v11)  104 bytes"
     for expected in ("error code      0 NONE", "next rebalance  none (Long.MAX_VALUE)", "0_0",
-                     "1_0  <- c-0", "h:1  t-0", "h:1  (no partitions)"):
+                     "1_0  <- c: 0", "h:1  t: 0", "h:1  (no partitions)"):
         assert expected in text
 
 
