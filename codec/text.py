@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["dumps", "printable", "has_lone_surrogate", "utf8_safe", "unescape_utf8_safe"]
+__all__ = ["dumps", "dumps_chunks", "printable", "has_lone_surrogate", "utf8_safe", "unescape_utf8_safe"]
 
 _LONE = re.compile("[\ud800-\udfff]")
 _JSON_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -48,6 +48,13 @@ def dumps(value, **kwargs) -> str:
     text = json.dumps(value, **kwargs)
     # These characters can only stand inside a JSON string (keys included), where an escape means the same.
     return _JSON_ESCAPE.sub(_u_escape, text) if not kwargs["ensure_ascii"] else text
+
+
+def dumps_chunks(value, **kwargs):
+    """:func:`dumps` as the chunks of ``json.JSONEncoder.iterencode`` (for a writer that stops at a budget)."""
+    kwargs.setdefault("ensure_ascii", False)
+    for chunk in json.JSONEncoder(**kwargs).iterencode(value):
+        yield _JSON_ESCAPE.sub(_u_escape, chunk) if not kwargs["ensure_ascii"] else chunk
 
 
 def _printable_escape(m: re.Match) -> str:

@@ -1,0 +1,125 @@
+"""Every command's budget: what one input may cost in output, memory and time (issue #31).
+
+A command works in proportion to what it is given. For each command the table below states how many bytes of
+output, bytes of peak memory and seconds one input may cost — a floor (what any input may cost, however
+small) plus a small multiple of the input's size — and, where a shape of input would cost more than that by
+nature (a name written once on the wire but once per item in Kafka's JSON, a compressed batch of millions of
+records), the explicit cap that stops it with one clear error line or cuts the output and says so. The
+amplification check of the fuzzer (:mod:`codec.fuzz_amplification`) runs every command under its budget;
+``tests/fuzz/test_amplification.py`` holds the worst inputs it found.
+
+"Input" is what the command reads: the message's bytes for ``decode`` (one line's with ``--lines``), the JSON
+text for ``encode`` and ``assign``, the file for ``capture``, the scenario file for ``negotiate`` and
+``simulate``, the files and folders for ``pipeline``. Memory is the peak of what the command allocates for
+that input (Python's heap, measured with :mod:`tracemalloc`), above what it held before; time is wall-clock
+on one core of an idle machine (the fuzzer allows a factor for a loaded one).
+
+=============  ==================  ==================  ==================  ================================
+command        output              memory              time                caps (one error line, or a cut
+                                                                           the output says it made)
+=============  ==================  ==================  ==================  ================================
+decode         64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      JSON past the output budget: one
+                                                                           error line (``--format pretty``
+                                                                           shows names once, grouped)
+encode         64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      —
+assign         64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      Connect: 10,000 tasks and 1 MiB
+                                                                           of task names in all
+                                                                           (:data:`codec.connect.constants.
+                                                                           MAX_TASKS`)
+capture        64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      a compressed batch of more
+                                                                           records than 2 per byte of it
+                                                                           (and 10,000): a bad batch, its
+                                                                           records not read; a frame's
+                                                                           JSON past its budget: the frame
+                                                                           without it, saying so; lists in
+                                                                           text cut at 64 items, counted
+negotiate      64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      scenario caps (members, steps)
+simulate       16 MiB              256 MiB             60 s                scenario caps (instances, tasks,
+                                                                           events, duration): fixed, not
+                                                                           from the input's size
+compat, size,  64 KiB              64 MiB              5 s                 their options' bounds
+kinds, demo
+conformance    16 MiB              256 MiB             per vector:         the adapter's reply
+                                                       ``--timeout``       (``--max-reply-bytes``)
+vectors        16 MiB              256 MiB             60 s                —
+pipeline       the tables: rows    Spark's             Spark's             a record's fields bounded as
+               in proportion to    (``--driver-                            ``decode`` bounds them
+               the records         memory``)
+fuzz           one line per        —                   ``--seconds``       ``--inputs``
+               violation
+=============  ==================  ==================  ==================  ================================
+
+:data:`BUDGETS` holds the same figures for the commands the amplification check runs; :func:`json_text`
+writes JSON within an output budget, stopping as soon as it is passed (so an input never costs the memory of
+its whole JSON before it is refused).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import LimitExceededError
+from .text import dumps_chunks
+
+__all__ = ["BUDGETS", "Budget", "OverBudget", "json_text", "KIB", "MIB"]
+
+KIB, MIB = 1 << 10, 1 << 20
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one input of ``size`` bytes may cost (see the module docstring): a floor plus a multiple of the size."""
+
+    output_floor: int
+    output_per_byte: float
+    memory_floor: int
+    memory_per_byte: float
+    seconds_floor: float
+    seconds_per_mib: float
+
+    def output(self, size: int) -> int:
+        return int(self.output_floor + self.output_per_byte * size)
+
+    def memory(self, size: int) -> int:
+        return int(self.memory_floor + self.memory_per_byte * size)
+
+    def seconds(self, size: int) -> float:
+        return self.seconds_floor + self.seconds_per_mib * size / MIB
+
+
+_PROPORTIONAL = Budget(64 * KIB, 64, 64 * MIB, 512, 1.0, 20.0)
+_FIXED = Budget(64 * KIB, 0, 64 * MIB, 0, 5.0, 0.0)
+
+#: The budget of each command the amplification check runs (the table of the module docstring).
+BUDGETS: dict[str, Budget] = {
+    "decode": _PROPORTIONAL,
+    "encode": _PROPORTIONAL,
+    "assign": _PROPORTIONAL,
+    "capture": _PROPORTIONAL,
+    "negotiate": _PROPORTIONAL,
+    "simulate": Budget(16 * MIB, 0, 256 * MIB, 0, 60.0, 0.0),
+    "compat": _FIXED,
+    "size": _FIXED,
+    "kinds": _FIXED,
+    "demo": _FIXED,
+}
+
+
+class OverBudget(LimitExceededError):
+    """JSON that would pass its output budget (see :func:`json_text`)."""
+
+
+def json_text(value, limit: int, *, what: str = "the JSON", message: str | None = None, hint: str = "",
+              **kwargs) -> str:
+    """``codec.text.dumps(value, **kwargs)``, or :class:`OverBudget` as soon as the text passes ``limit``
+    characters (the text is built chunk by chunk, so refusing costs no more than the limit). ``what`` and
+    ``hint`` word the error."""
+    parts: list[str] = []
+    n = 0
+    for chunk in dumps_chunks(value, **kwargs):
+        n += len(chunk)
+        if n > limit:
+            raise OverBudget(f"{what} would be more than {limit:,} characters, past the output budget (codec.budget)"
+                             f"{hint}", message=message)
+        parts.append(chunk)
+    return "".join(parts)
