@@ -38,6 +38,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator, TextIO
 
+from ..budget import BUDGETS, OverBudget, json_text
 from ..cliutil import int_range, seconds
 from ..text import dumps, printable
 from .offsets import read_segment, read_text
@@ -153,7 +154,7 @@ def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
         progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
         for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary):
             if args.json:
-                out.write(dumps(item.json(), default=str) + "\n")
+                out.write(_json_line(item, summary) + "\n")
             elif isinstance(item, (Generation, HeartbeatGroup)):
                 by_group.setdefault(item.group, []).append(item)
         progress.clear()
@@ -172,6 +173,23 @@ def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
         out.write("no consumer group traffic found\n\n")
     out.write(render_summary(summary, kind, path.name) + "\n")
     return _unreadable(summary, path, err)
+
+
+def _json_line(item, summary: CaptureSummary) -> str:
+    """One JSON line. A frame's decoded layers in Kafka's JSON can repeat a name its bytes write once (a topic
+    for each of its partitions): past the frame's output budget (``codec.budget``) the line carries the frame
+    without them, ``frame_omitted`` saying why (and the summary counts it)."""
+    value = item.json()
+    if not isinstance(item, GroupFrame):
+        return dumps(value, default=str)
+    try:
+        return json_text(value, BUDGETS["capture"].output(item.size), default=str,
+                         what=f"the JSON of this {item.size:,}-byte frame")
+    except OverBudget as e:
+        value.pop("frame", None)
+        value["frame_omitted"] = e.reason
+        summary.problem("frames shown without their JSON", f"frame at {item.ts:.6f}", "output budget", e.reason)
+        return dumps(value, default=str)
 
 
 def _unreadable(summary: CaptureSummary, path: Path, err: TextIO) -> int:

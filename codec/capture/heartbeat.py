@@ -24,12 +24,22 @@ tombstones), in record order.
 Topic ids: an assignment names topics by UUID. A name is shown when the input gives one (a
 ConsumerGroupPartitionMetadata record, or a Metadata response in the capture); otherwise the UUID in Kafka's
 own short form (``Uuid.toString()``: 22 characters of URL-safe base64), never a made-up name.
+
+What a member holds is items (:mod:`codec.capture.items`): (topic, partition) and (subtopology, partition)
+pairs whose names are shared, so a long name over many partitions costs its length once, in memory and in
+the output. Records repeat themselves: a group epoch equal to the one before is not listed again, and a
+current-assignment record equal to the step before counts as a repeat of that step (``repeats``).
+
+Anomalies are events of kind ``anomaly`` (and listed with the group's events): a member epoch that goes
+backwards, an assignment given to a member after it left (without joining again), a client tag key given
+twice (the map keeps the last value; the member's request had both), and a group's records after its
+tombstone (the group re-created: an event ``recreated``, and the group is not ``deleted`` unless a later
+tombstone says so).
 """
 
 from __future__ import annotations
 
 import base64
-import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -37,6 +47,7 @@ from typing import Any
 
 from ..errors import DecodeError
 from .events import Event
+from .items import Item, items_json, numbered
 
 __all__ = [
     "CONSUMER",
@@ -49,8 +60,7 @@ __all__ = [
     "HeartbeatStory",
     "Step",
     "kafka_uuid",
-    "split_label",
-    "task_labels",
+    "task_items",
 ]
 
 HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat"}
@@ -63,7 +73,7 @@ FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID = 110, 25
 LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
 MAX_OBSERVATIONS = 1 << 16  # per member: the oldest are dropped beyond (and counted)
 
-Holdings = dict[str, frozenset[str]]
+Holdings = dict[str, frozenset[Item]]
 
 
 def kafka_uuid(value: Any) -> str:
@@ -83,16 +93,6 @@ def kafka_uuid(value: Any) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
-_LABEL = re.compile(r"(.*?)-(-?[0-9]+)", re.DOTALL)
-
-
-def split_label(label: str) -> tuple[str, int]:
-    """(topic, partition) of a ``topic-partition`` label; the partition may be negative (``t--1``), as bytes can
-    say anything. A label without a partition is (label, 0)."""
-    m = _LABEL.fullmatch(label)
-    return (m.group(1), int(m.group(2))) if m else (label, 0)
-
-
 def _get(d: Any, *names: str, default: Any = None) -> Any:
     """A field of a decoded message in Kafka's JSON (camelCase); the first of ``names`` present."""
     if not isinstance(d, dict):
@@ -103,24 +103,22 @@ def _get(d: Any, *names: str, default: Any = None) -> Any:
     return default
 
 
-def task_labels(items: Any) -> frozenset[str]:
-    """``subtopology_partition`` labels (Kafka Streams' TaskId form) of a list of ``{subtopologyId,
-    partitions}``."""
-    return frozenset(f"{_get(t, 'subtopologyId')}_{p}" for t in items or () for p in _get(t, "partitions") or ())
+def task_items(items: Any) -> frozenset[Item]:
+    """(subtopology, partition) items of a list of ``{subtopologyId, partitions}``."""
+    return frozenset(x for t in items or () for x in numbered(str(_get(t, "subtopologyId")), _get(t, "partitions") or ()))
 
 
-def _partition_labels(items: Any, names: dict[str, str]) -> frozenset[str]:
-    out = set()
+def _partition_items(items: Any, names: dict[str, str]) -> frozenset[Item]:
+    out: set[Item] = set()
     for t in items or ():
         tid = kafka_uuid(_get(t, "topicId"))
-        topic = names.get(tid, tid)
-        out.update(f"{topic}-{p}" for p in _get(t, "partitions") or ())
+        out.update(numbered(names.get(tid, tid), _get(t, "partitions") or ()))
     return frozenset(out)
 
 
-def _topic_partition_labels(items: Any) -> set[str]:
-    """``topic-partition`` labels of a list of ``{topic, partitions}`` (a streams endpoint's partitions)."""
-    return {f"{_get(t, 'topic')}-{p}" for t in items or () for p in _get(t, "partitions") or ()}
+def _topic_partition_items(items: Any) -> set[Item]:
+    """(topic, partition) items of a list of ``{topic, partitions}`` (a streams endpoint's partitions)."""
+    return {x for t in items or () for x in numbered(str(_get(t, "topic")), _get(t, "partitions") or ())}
 
 
 def _topic_ids(items: Any) -> set[str]:
@@ -136,27 +134,31 @@ class Step:
     ``epoch`` the member epoch it came with, ``holdings`` what it holds by kind (``partitions``, or the
     streams kinds of :data:`TASK_KINDS`), ``added``/``revoked`` against the step before, ``reached`` when the
     member reported owning exactly that (None: not seen). From ``__consumer_offsets`` (``cause`` ``current``
-    or ``target``): ``where`` the record, ``previous_epoch``, ``state`` and ``pending`` (revocations pending)."""
+    or ``target``): ``where`` the record, ``previous_epoch``, ``state``, ``pending`` (revocations pending) and
+    ``repeats`` (records after it that said the same again)."""
 
     ts: float | None
     epoch: int | None
     holdings: Holdings
-    added: dict[str, list[str]]
-    revoked: dict[str, list[str]]
+    added: dict[str, list[Item]]
+    revoked: dict[str, list[Item]]
     cause: str = "assigned"
     reached: float | None = None
     where: str | None = None
     previous_epoch: int | None = None
     state: int | None = None
-    pending: dict[str, list[str]] = field(default_factory=dict)
+    pending: dict[str, list[Item]] = field(default_factory=dict)
+    repeats: int = 0
 
     def json(self) -> dict:
         out = {"ts": self.ts, "epoch": self.epoch, "cause": self.cause,
-               "assignment": {k: sorted(v) for k, v in self.holdings.items()},
-               "added": self.added, "revoked": self.revoked, "reached_ts": self.reached}
+               "assignment": {k: items_json(v) for k, v in self.holdings.items()},
+               "added": {k: items_json(v) for k, v in self.added.items()},
+               "revoked": {k: items_json(v) for k, v in self.revoked.items()}, "reached_ts": self.reached}
         if self.where is not None:
             out.update({"where": self.where, "previous_epoch": self.previous_epoch, "state": self.state,
-                        "pending_revocation": self.pending})
+                        "pending_revocation": {k: items_json(v) for k, v in self.pending.items()},
+                        "repeats": self.repeats})
         return out
 
 
@@ -192,6 +194,7 @@ class HeartbeatMember:
     target_raw: Any = field(default=None, repr=False)
     target_source: str | None = None
     dropped: int = 0
+    last_epoch: int | None = field(default=None, repr=False)  # from records, since it last joined
     _obs: list[tuple] = field(default_factory=list, repr=False)
 
     @property
@@ -234,11 +237,11 @@ class HeartbeatGroup:
     group_epochs: list[int] = field(default_factory=list)
     assignment_epoch: int | None = None
     topology: Any = None
-    status: list[tuple[int, str]] = field(default_factory=list)
+    status: dict[tuple[int, str], None] = field(default_factory=dict)  # distinct, in the order first seen
     classic_generations: list[int] = field(default_factory=list)
     deleted: bool = False
     endpoint_epoch: int | None = None
-    endpoints: list[tuple[str, tuple[str, ...], tuple[str, ...]]] | None = None
+    endpoints: list[tuple[str, tuple[Item, ...], tuple[Item, ...]]] | None = None
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -255,6 +258,14 @@ class HeartbeatGroup:
         """The member epochs the group's members were given, in order."""
         return sorted({s.epoch for m in self.members.values() for s in m.steps if s.epoch is not None and s.epoch > 0})
 
+    def group_epoch(self, epoch: int | None) -> None:
+        """A group epoch a record or a Describe response gave: listed unless it equals the one before."""
+        if epoch is not None and (not self.group_epochs or self.group_epochs[-1] != epoch):
+            self.group_epochs.append(epoch)
+
+    def anomaly(self, ts: float | None, member: str | None, detail: str) -> None:
+        self.events.append(Event(ts, "anomaly", member, None, detail))
+
     def json(self) -> dict:
         return {"type": "heartbeat-group", "group": self.group, "protocol": self.protocol, "source": self.source,
                 "first_ts": self.first_ts, "last_ts": self.last_ts, "member_epochs": self.epochs(),
@@ -263,7 +274,7 @@ class HeartbeatGroup:
                 "classic_generations": self.classic_generations, "deleted": self.deleted, "topology": self.topology,
                 "endpoint_information_epoch": self.endpoint_epoch,
                 "partitions_by_endpoint": None if self.endpoints is None else [
-                    {"endpoint": e, "active": list(a), "standby": list(sb)} for e, a, sb in self.endpoints],
+                    {"endpoint": e, "active": items_json(a), "standby": items_json(sb)} for e, a, sb in self.endpoints],
                 "members": [m.json() for m in self.members.values()], "events": [e.json() for e in self.events]}
 
 
@@ -315,11 +326,11 @@ def _assignment(protocol: str, body: dict, names: dict[str, str], *, request: bo
         else:
             a = _get(body, "assignment")
             items = None if a is None else _get(a, "topicPartitions", default=())
-        return None if items is None else {PARTITIONS: _partition_labels(items, names)}
+        return None if items is None else {PARTITIONS: _partition_items(items, names)}
     fields = [(kind, _get(body, name)) for name, kind in _TASK_FIELDS]
     if all(v is None for _, v in fields):
         return None
-    return {kind: task_labels(v) for kind, v in fields if v is not None}
+    return {kind: task_items(v) for kind, v in fields if v is not None}
 
 
 class HeartbeatStory:
@@ -352,7 +363,7 @@ class HeartbeatStory:
         g.touch(ts)
         if member_id:
             m = g.member(member_id)
-            self._identity(m, body, client_id)
+            self._identity(g, m, body, client_id, ts)
             owned = _assignment(protocol, body, {}, request=True)
             if owned is not None:
                 self._observe(m, (ts, "owned", epoch, owned, self._raw(protocol, body, request=True)))
@@ -370,9 +381,7 @@ class HeartbeatStory:
         member_id = _get(body, "memberId") or req.member_id
         if protocol == STREAMS:
             for s in _get(body, "status") or ():
-                item = (_get(s, "statusCode"), _get(s, "statusDetail", default=""))
-                if item not in g.status:
-                    g.status.append(item)
+                g.status.setdefault((_get(s, "statusCode"), _get(s, "statusDetail", default="")), None)
             self._endpoints(g, body, error)
         if req.topology is not None and not error:
             g.topology = req.topology
@@ -381,7 +390,7 @@ class HeartbeatStory:
             return
         m = g.member(member_id)
         if req.join is not None:
-            self._identity(m, req.join, req.client_id)
+            self._identity(g, m, req.join, req.client_id, ts)
         if m.client_id is None and req.client_id is not None:
             m.client_id = req.client_id
         given = None if error else _assignment(protocol, body, {}, request=False)
@@ -404,8 +413,8 @@ class HeartbeatStory:
         g.endpoint_epoch = epoch
         g.endpoints = sorted(
             (f"{_get(_get(e, 'userEndpoint'), 'host')}:{_get(_get(e, 'userEndpoint'), 'port')}",
-             tuple(sorted(_topic_partition_labels(_get(e, "activePartitions")), key=split_label)),
-             tuple(sorted(_topic_partition_labels(_get(e, "standbyPartitions")), key=split_label)))
+             tuple(sorted(_topic_partition_items(_get(e, "activePartitions")))),
+             tuple(sorted(_topic_partition_items(_get(e, "standbyPartitions")))))
             for e in items)
 
     def describe(self, ts: float, api_key: int, body: dict) -> None:
@@ -419,13 +428,11 @@ class HeartbeatStory:
                 continue
             g = self.group(_get(gd, "groupId", default=""), protocol)
             g.touch(ts)
-            epoch = _get(gd, "groupEpoch")
-            if epoch is not None and epoch not in g.group_epochs:
-                g.group_epochs.append(epoch)
+            g.group_epoch(_get(gd, "groupEpoch"))
             g.assignment_epoch = _get(gd, "assignmentEpoch", default=g.assignment_epoch)
             for md in _get(gd, "members") or ():
                 m = g.member(_get(md, "memberId", default=""))
-                self._identity(m, md, _get(md, "clientId"))
+                self._identity(g, m, md, _get(md, "clientId"), ts)
                 m.client_host = _get(md, "clientHost", default=m.client_host)
                 m.topology_epoch = _get(md, "topologyEpoch", default=m.topology_epoch)
                 current, target = _get(md, "assignment"), _get(md, "targetAssignment")
@@ -442,8 +449,8 @@ class HeartbeatStory:
     @staticmethod
     def _described(protocol: str, a: Any) -> Holdings:
         if protocol == CONSUMER:
-            return {PARTITIONS: _partition_labels(_get(a, "topicPartitions"), {})}
-        return {kind: task_labels(_get(a, name)) for name, kind in _TASK_FIELDS}
+            return {PARTITIONS: _partition_items(_get(a, "topicPartitions"), {})}
+        return {kind: task_items(_get(a, name)) for name, kind in _TASK_FIELDS}
 
     def _raw(self, protocol: str, body: dict, *, request: bool) -> Any:
         """Topic ids of a consumer heartbeat's partitions (labels wait for names seen later)."""
@@ -461,7 +468,8 @@ class HeartbeatStory:
             m.dropped += 1
 
     @staticmethod
-    def _identity(m: HeartbeatMember, body: dict, client_id: str | None) -> None:
+    def _identity(g: HeartbeatGroup, m: HeartbeatMember, body: dict, client_id: str | None, ts: float | None,
+                  where: str | None = None) -> None:
         if client_id is not None:
             m.client_id = client_id
         for attr, key in (("instance_id", "instanceId"), ("rack_id", "rackId"), ("subscribed_regex", "subscribedTopicRegex"),
@@ -480,7 +488,13 @@ class HeartbeatStory:
             m.user_endpoint = f"{_get(ep, 'host')}:{_get(ep, 'port')}"
         tags = _get(body, "clientTags")
         if tags is not None:
-            m.client_tags = {_get(t, "key"): _get(t, "value") for t in tags}
+            given = {_get(t, "key"): _get(t, "value") for t in tags}
+            repeated, m.client_tags = len(given) < len(tags) and given != m.client_tags, given
+            if repeated:  # once for each time the tags change, not for each heartbeat that repeats them
+                seen: set = set()
+                twice = sorted({str(k) for k in (_get(t, "key") for t in tags) if k in seen or seen.add(k)})
+                g.anomaly(ts, m.member_id, f"client tag key {', '.join(map(repr, twice[:5]))} given twice"
+                                           f"{f' at {where}' if where else ''}; the last value is kept")
         topo = _get(body, "topology")
         if topo is not None:
             m.topology_epoch = _get(topo, "epoch")
@@ -500,13 +514,17 @@ class HeartbeatStory:
                 g.deleted = True
                 g.events.append(Event(None, "deleted", None, None, f"group metadata tombstone at {where}"))
             elif kind == "MemberMetadata" and m is not None:
-                m.left, m.left_ts = "removed", None
+                m.left, m.left_ts, m.last_epoch = "removed", None, None
                 g.events.append(Event(None, "removed", member_id, None, f"member metadata tombstone at {where}"))
             elif kind == "TargetAssignmentMember" and m is not None:
                 m.target = None
             return
+        if g.deleted:
+            g.deleted = False
+            g.events.append(Event(None, "recreated", None, None, f"{name} record at {where}, after the group's "
+                                                                "tombstone: the group was created again"))
         if kind == "Metadata":
-            g.group_epochs.append(_get(value, "epoch"))
+            g.group_epoch(_get(value, "epoch"))
         elif kind == "PartitionMetadata":
             for t in _get(value, "topics") or ():
                 self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
@@ -521,25 +539,53 @@ class HeartbeatStory:
             if m.left is not None or (not m.steps and m.target is None and m.client_id is None):
                 g.events.append(Event(None, "join", member_id, None, f"member metadata at {where}"))
             m.left = None
-            self._identity(m, value, _get(value, "clientId"))
+            self._identity(g, m, value, _get(value, "clientId"), None, where)
             m.client_host = _get(value, "clientHost", default=m.client_host)
             m.topology_epoch = _get(value, "topologyEpoch", default=m.topology_epoch)
             m.classic = _get(value, "classicMemberMetadata") is not None
         elif m is not None and kind == "TargetAssignmentMember":
             new = self._record_holdings(protocol, value, "")
+            self._after_leave(g, m, new, f"target assignment record at {where}")
             before = m.target.holdings if m.target is not None else {}
             added, revoked = _diff(before, new)
             m.target = Step(None, None, new, added, revoked, cause="target", where=where)
             m.target_source, m.target_raw = "__consumer_offsets", None
         elif m is not None and kind == "CurrentMemberAssignment":
-            new = self._record_holdings(protocol, value, "")
-            before = m.steps[-1].holdings if m.steps else {}
-            added, revoked = _diff(before, new)
-            pending = {k: sorted(v) for k, v in self._record_holdings(protocol, value, "PendingRevocation").items() if v}
-            m.epoch = _get(value, "memberEpoch")
-            m.steps.append(Step(None, m.epoch, new, added, revoked, cause="current", where=where,
-                                previous_epoch=_get(value, "previousMemberEpoch"), state=_get(value, "state"),
-                                pending=pending))
+            self._current(g, m, protocol, where, value)
+
+    def _current(self, g: HeartbeatGroup, m: HeartbeatMember, protocol: str, where: str, value: dict) -> None:
+        """A current member assignment record: a step, or a repeat of the step before when it says the same."""
+        new = self._record_holdings(protocol, value, "")
+        pending = {k: sorted(v) for k, v in self._record_holdings(protocol, value, "PendingRevocation").items() if v}
+        epoch, previous, state = _get(value, "memberEpoch"), _get(value, "previousMemberEpoch"), _get(value, "state")
+        last = m.steps[-1] if m.steps else None
+        if last is not None and last.where is not None and (last.epoch, last.previous_epoch, last.state) == (
+                epoch, previous, state) and _same(last.holdings, new) and last.pending == pending:
+            last.repeats += 1
+            return
+        self._after_leave(g, m, new, f"current assignment record at {where}")
+        self._epoch_order(g, m, epoch, None, f"current assignment record at {where}")
+        added, revoked = _diff(last.holdings if last is not None else {}, new)
+        m.epoch = epoch
+        m.steps.append(Step(None, epoch, new, added, revoked, cause="current", where=where, previous_epoch=previous,
+                            state=state, pending=pending))
+
+    @staticmethod
+    def _after_leave(g: HeartbeatGroup, m: HeartbeatMember, given: Holdings | None, what: str,
+                     ts: float | None = None) -> None:
+        """An anomaly when something is given to a member that left (and did not join again)."""
+        if m.left is not None and any(given.values() if given else ()):
+            n = sum(len(v) for v in given.values())
+            g.anomaly(ts, m.member_id, f"{what} gives {n:,} partitions or tasks to the member after it "
+                                       f"left ({m.left})")
+
+    @staticmethod
+    def _epoch_order(g: HeartbeatGroup, m: HeartbeatMember, epoch: int | None, ts: float | None, what: str) -> None:
+        """An anomaly when a member's epoch goes backwards (member epochs only grow while it is a member)."""
+        if epoch is not None and epoch > 0:
+            if m.last_epoch is not None and epoch < m.last_epoch:
+                g.anomaly(ts, m.member_id, f"member epoch went back from {m.last_epoch} to {epoch} ({what})")
+            m.last_epoch = epoch
 
     def _record_holdings(self, protocol: str, value: dict, suffix: str) -> Holdings:
         """What a target or current assignment record holds (``suffix`` ``PendingRevocation``: what it is to
@@ -547,8 +593,8 @@ class HeartbeatStory:
         if protocol == CONSUMER:
             field_name = "partitionsPendingRevocation" if suffix else None
             items = _get(value, field_name) if field_name else _get(value, "assignedPartitions", "topicPartitions")
-            return {PARTITIONS: _partition_labels(items, {})}
-        return {kind: task_labels(_get(value, f"{name}{suffix}")) for name, kind in _TASK_FIELDS}
+            return {PARTITIONS: _partition_items(items, {})}
+        return {kind: task_items(_get(value, f"{name}{suffix}")) for name, kind in _TASK_FIELDS}
 
     # -- settling ---------------------------------------------------------------------------------------
 
@@ -562,7 +608,7 @@ class HeartbeatStory:
                 if m._obs:
                     self._replay(g, m)
                 if m.target is not None and m.target_raw is not None:
-                    m.target.holdings = self._labels(m.target_raw, m.target.holdings)
+                    m.target.holdings = self._items(m.target_raw, m.target.holdings)
                 if self.topic_names:
                     for step in [*m.steps, *([m.target] if m.target is not None else [])]:
                         self._name_topics(step)
@@ -572,23 +618,23 @@ class HeartbeatStory:
             out.append(g)
         return out
 
-    def _name(self, label: str) -> str:
-        topic, p = split_label(label)
-        return f"{self.topic_names.get(topic, topic)}-{p}"
+    def _name(self, item: Item) -> Item:
+        topic, p = item
+        return self.topic_names.get(topic, topic), p
 
     def _name_topics(self, step: Step) -> None:
-        """Partition labels with topic ids replaced by the names the input gave (records seen after them)."""
+        """Partitions with topic ids replaced by the names the input gave (records seen after them)."""
         if PARTITIONS in step.holdings:
             step.holdings = {**step.holdings, PARTITIONS: frozenset(self._name(x) for x in step.holdings[PARTITIONS])}
         for d in (step.added, step.revoked, step.pending):
             if PARTITIONS in d:
                 d[PARTITIONS] = sorted(self._name(x) for x in d[PARTITIONS])
 
-    def _labels(self, raw: Any, holdings: Holdings | None) -> Holdings | None:
-        """Consumer partitions labelled with the topic names known at the end (else the short uuid)."""
+    def _items(self, raw: Any, holdings: Holdings | None) -> Holdings | None:
+        """Consumer partitions named with the topic names known at the end (else the short uuid)."""
         if raw is None:
             return holdings
-        return {PARTITIONS: frozenset(f"{self.topic_names.get(t, t)}-{p}" for t, ps in raw for p in ps)}
+        return {PARTITIONS: frozenset(x for t, ps in raw for x in numbered(self.topic_names.get(t, t), ps))}
 
     def _replay(self, g: HeartbeatGroup, m: HeartbeatMember) -> None:
         obs = sorted(m._obs, key=lambda o: o[0])
@@ -599,20 +645,20 @@ class HeartbeatStory:
         for o in obs:
             if o[1] == "described":  # what a Describe response says the member holds, when it is news
                 ts, _, d_epoch, held, raw = o
-                held = self._labels(raw, held)
+                held = self._items(raw, held)
                 added, revoked = _diff(current or {}, held)
                 if not m.steps or added or revoked or d_epoch != epoch:
                     m.steps.append(Step(ts, d_epoch, held, added, revoked, cause="described"))
                 current, epoch = held, d_epoch
                 continue
             if o[1] == "owned":  # null fields are unchanged: what the member owns is the last value of each
-                owned = {**owned, **self._labels(o[4], o[3])}
+                owned = {**owned, **self._items(o[4], o[3])}
                 last = m.steps[-1] if m.steps else None
                 if last is not None and last.reached is None and _same(owned, last.holdings):
                     last.reached = o[0]
                 continue
             ts, _, req_epoch, resp_epoch, error, message, given, raw = o
-            given = self._labels(raw, given)
+            given = self._items(raw, given)
             if error:
                 m.errors[error] += 1
                 kind = "join" if req_epoch == 0 else LEAVE_EPOCHS.get(req_epoch, "heartbeat")
@@ -630,6 +676,10 @@ class HeartbeatStory:
                 m.left, m.left_ts = LEAVE_EPOCHS[req_epoch], ts
                 g.events.append(Event(ts, LEAVE_EPOCHS[req_epoch], m.member_id, 0, f"member epoch {req_epoch}"))
                 continue
+            if req_epoch > 0:  # a heartbeat of a member that did not join (again) here
+                self._after_leave(g, m, given, "a heartbeat response", ts)
+                if epoch is not None and resp_epoch is not None and 0 < resp_epoch < epoch:
+                    g.anomaly(ts, m.member_id, f"member epoch went back from {epoch} to {resp_epoch}")
             if req_epoch == 0:
                 rejoin = m.joined is not None
                 m.joined = m.joined if rejoin else ts

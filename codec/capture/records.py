@@ -20,6 +20,16 @@ format. Decompression stops at ``max_decompressed`` bytes.
 for a batch it cannot read, :class:`BadBatch`; when a batch's length cannot be trusted, or the source cannot
 be read further (a truncated or corrupt gzip stream, a read error), reading stops with a :class:`BadBatch`
 that skipped nothing.
+
+A batch is checked whole before any of its records is given (every record's framing, the bytes after the
+last), but its records are not held: :attr:`RecordBatch.records` reads them one at a time from the batch's
+bytes, so a batch of millions of tiny records costs the memory of its bytes, not of its records. Work stays
+in proportion to the segment (``codec.budget``): the records of compressed batches may number at most one per
+:data:`BYTES_PER_RECORD` bytes of the segment up to their end, and :data:`RECORDS_FLOOR` more (an
+uncompressed record takes at least 7 bytes, a compressed one of Kafka's rarely fewer than 10), and a batch's
+records may decompress to at most :data:`DECOMPRESSION_RATIO` times its compressed bytes (and
+:data:`DECOMPRESSION_FLOOR` more); a batch past either — millions of records, or megabytes of zeros, squeezed
+into a few kilobytes — is a :class:`BadBatch` saying so, its records not read.
 """
 
 from __future__ import annotations
@@ -35,12 +45,17 @@ import crc32c
 
 from ..errors import DecodeError, LimitExceededError, TruncatedError
 
-__all__ = ["Record", "RecordBatch", "BadBatch", "read_batches", "decode_batch", "decompress", "COMPRESSION",
-           "DEFAULT_MAX_BATCH", "DEFAULT_MAX_DECOMPRESSED"]
+__all__ = ["Record", "RecordBatch", "BatchRecords", "BadBatch", "read_batches", "decode_batch", "decompress",
+           "COMPRESSION", "DEFAULT_MAX_BATCH", "DEFAULT_MAX_DECOMPRESSED", "RECORDS_FLOOR", "BYTES_PER_RECORD", "DECOMPRESSION_RATIO",
+           "DECOMPRESSION_FLOOR"]
 
 COMPRESSION = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 DEFAULT_MAX_BATCH = 64 * 1024 * 1024
 DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
+#: A segment may hold one record per this many of its bytes, and RECORDS_FLOOR more (the module docstring).
+BYTES_PER_RECORD, RECORDS_FLOOR = 4, 1000
+#: How many times its compressed size a batch's records may decompress to, beyond the floor.
+DECOMPRESSION_RATIO, DECOMPRESSION_FLOOR = 128, 1 << 20
 _LOG_OVERHEAD = 12
 _HEADER = struct.Struct(">qiibIhiqqqhii")  # through recordCount: 61 bytes
 _XERIAL = b"\x82SNAPPY\x00"
@@ -75,7 +90,7 @@ class RecordBatch:
     producer_id: int
     producer_epoch: int
     base_sequence: int
-    records: tuple[Record, ...]
+    records: BatchRecords
 
     @property
     def compression(self) -> str:
@@ -123,6 +138,7 @@ def read_batches(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_
             yield from read_batches(f, max_batch=max_batch, max_decompressed=max_decompressed)
         return
     pos = 0
+    records = 0  # in the batches read so far
     while True:
         try:
             head = _read(source, _LOG_OVERHEAD)
@@ -152,9 +168,14 @@ def read_batches(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_
                                       pos + _LOG_OVERHEAD + len(body), "records", TruncatedError), 0)
             return
         try:
-            yield decode_batch(head + body, position=pos, max_decompressed=max_decompressed)
+            batch = decode_batch(head + body, position=pos, max_decompressed=max_decompressed,
+                                 max_records=RECORDS_FLOOR + (pos + _LOG_OVERHEAD + length) // BYTES_PER_RECORD
+                                 - records)
         except DecodeError as e:
             yield BadBatch(pos, e, _LOG_OVERHEAD + length)
+        else:
+            records += len(batch.records)
+            yield batch
         pos += _LOG_OVERHEAD + length
 
 
@@ -171,9 +192,11 @@ def _unreadable(pos: int, e: BaseException) -> BadBatch:
     return BadBatch(pos, _fail(f"cannot be read {f'past byte {pos}' if pos else 'at all'}: {why}", None, ""), 0)
 
 
-def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> RecordBatch:
+def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+                 max_records: int | None = None) -> RecordBatch:
     """Decode one whole batch (``data`` is exactly the batch). Offsets in errors count from
-    ``position``; a CRC mismatch does not raise (see ``crc_ok``)."""
+    ``position``; a CRC mismatch does not raise (see ``crc_ok``). ``max_records``: the most records a
+    compressed batch may hold (see the module docstring; None: as many as its bytes can hold)."""
     if len(data) < _HEADER.size:
         magic = data[16] if len(data) > 16 else None
         if magic is not None and magic != 2:
@@ -191,12 +214,21 @@ def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFA
     if codec:
         if codec not in COMPRESSION:
             raise _fail(f"unknown compression codec {codec}", position + 21, "attributes")
-        payload = decompress(codec, payload, max_decompressed, offset=base)
+        if max_records is not None and count > max_records:
+            raise _fail(f"{count:,} records compressed into {len(data):,} bytes: more than the segment's size so far "
+                        f"allows (one record per {BYTES_PER_RECORD} bytes, and {RECORDS_FLOOR:,}: {max_records:,} here; "
+                        "codec.budget); its records are not read", position + 57, "record_count", LimitExceededError)
+        ratio_limit = DECOMPRESSION_FLOOR + DECOMPRESSION_RATIO * len(payload)
+        payload = decompress(codec, payload, min(max_decompressed, ratio_limit), offset=base,
+                             why="" if max_decompressed <= ratio_limit else
+                             f" ({DECOMPRESSION_RATIO} times its {len(payload):,} bytes and {DECOMPRESSION_FLOOR:,} "
+                             "more, codec.budget; its records are not read)")
         base = None  # offsets inside decompressed bytes are not file offsets
     if count < 0 or count > len(payload) // 7 + 1:  # a record takes at least 7 bytes
         raise _fail(f"record count {count} exceeds what {len(payload)} bytes can hold", position + 57,
                     "record_count", LimitExceededError)
-    records = _records(payload, count, base_offset, base_ts, base)
+    records = BatchRecords(payload, count, base_offset, base_ts, base)
+    _walk(records)  # every record's framing, before any is given
     return RecordBatch(position, base_offset, epoch, magic, crc, crc_ok, attributes, last_delta, base_ts, max_ts,
                        pid, pepoch, base_seq, records)
 
@@ -239,9 +271,32 @@ class _Reader:
         return None if n == -1 else self.take(n, path)
 
 
-def _records(payload: bytes, count: int, base_offset: int, base_ts: int, base: int | None) -> tuple[Record, ...]:
-    r = _Reader(payload, base)
-    out = []
+@dataclass(frozen=True, slots=True)
+class BatchRecords:
+    """The records of a batch, read one at a time from its (decompressed) bytes each time they are iterated."""
+
+    payload: bytes
+    count: int
+    base_offset: int
+    base_timestamp: int
+    base: int | None  # the file offset of the payload (None when it was decompressed)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Record]:
+        return _records(self, True)
+
+
+def _walk(records: BatchRecords) -> None:
+    """Check the framing of every record (raises DecodeError), making none."""
+    for _ in _records(records, False):
+        pass
+
+
+def _records(batch: BatchRecords, make: bool) -> Iterator[Record]:
+    payload, count, base_offset, base_ts = batch.payload, batch.count, batch.base_offset, batch.base_timestamp
+    r = _Reader(payload, batch.base)
     for i in range(count):
         p = f"records[{i}]"
         length = r.varint(p + ".length")
@@ -272,39 +327,41 @@ def _records(payload: bytes, count: int, base_offset: int, base_ts: int, base: i
         if r.pos != start + length:
             raise DecodeError(f"record length {length} does not match its fields ({r.pos - start})", message=_MSG,
                               offset=r.where(start), path=p + ".length")
-        out.append(Record(base_offset + offset_delta, base_ts + ts_delta, key, value, tuple(headers)))
+        if make:
+            yield Record(base_offset + offset_delta, base_ts + ts_delta, key, value, tuple(headers))
     if r.pos != len(payload):
         raise DecodeError(f"{len(payload) - r.pos} bytes after the last of {count} records", message=_MSG,
                           offset=r.where(), path="records")
-    return tuple(out)
 
 
-def decompress(codec: int, data: bytes, limit: int = DEFAULT_MAX_DECOMPRESSED, *, offset: int | None = None) -> bytes:
-    """Decompress a batch's records with Kafka's codec number, refusing output beyond ``limit`` bytes."""
+def decompress(codec: int, data: bytes, limit: int = DEFAULT_MAX_DECOMPRESSED, *, offset: int | None = None,
+               why: str = "") -> bytes:
+    """Decompress a batch's records with Kafka's codec number, refusing output beyond ``limit`` bytes (``why``:
+    what that limit is, for the error)."""
     name = COMPRESSION.get(codec, str(codec))
     try:
         if codec == 1:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
             out = d.decompress(data, limit + 1)
             if len(out) > limit:
-                raise _too_big(name, limit, offset)
+                raise _too_big(name, limit, offset, why)
             if not d.eof:
                 raise _fail("gzip stream is truncated", offset, "records", TruncatedError)
             return out
         if codec == 2:
-            return _snappy(data, limit, offset)
+            return _snappy(data, limit, offset, why)
         if codec in (3, 4):
-            return _bounded(cramjam.lz4 if codec == 3 else cramjam.zstd, data, limit, name, offset)
+            return _bounded(cramjam.lz4 if codec == 3 else cramjam.zstd, data, limit, name, offset, why)
     except (zlib.error, cramjam.DecompressionError) as e:
         raise _fail(f"{name} data is corrupt: {e}", offset, "records") from None
     raise _fail(f"unknown compression codec {codec}", offset, "attributes")
 
 
-def _too_big(name: str, limit: int, offset: int | None) -> DecodeError:
-    return _fail(f"{name} data decompresses to more than {limit} bytes", offset, "records", LimitExceededError)
+def _too_big(name: str, limit: int, offset: int | None, why: str = "") -> DecodeError:
+    return _fail(f"{name} data decompresses to more than {limit} bytes{why}", offset, "records", LimitExceededError)
 
 
-def _bounded(module, data: bytes, limit: int, name: str, offset: int | None) -> bytes:
+def _bounded(module, data: bytes, limit: int, name: str, offset: int | None, why: str) -> bytes:
     """cramjam's ``decompress_into`` fails on a full buffer: grow it geometrically up to ``limit``."""
     size = min(limit, max(1 << 16, 4 * len(data)))
     while True:
@@ -316,13 +373,14 @@ def _bounded(module, data: bytes, limit: int, name: str, offset: int | None) -> 
             if "buffer" not in str(e):
                 raise
             if size >= limit:
-                raise _too_big(name, limit, offset) from None
+                raise _too_big(name, limit, offset, why) from None
+            del buf
             size = min(limit, size * 4)
 
 
-def _snappy(data: bytes, limit: int, offset: int | None) -> bytes:
+def _snappy(data: bytes, limit: int, offset: int | None, why: str) -> bytes:
     if not data.startswith(_XERIAL):
-        return _snappy_block(data, limit, offset)
+        return _snappy_block(data, limit, offset, why)
     pos, parts, total = 16, [], 0  # magic, int32 version, int32 compatible version
     if len(data) < pos:
         raise _fail("xerial snappy header is truncated", offset, "records", TruncatedError)
@@ -332,17 +390,17 @@ def _snappy(data: bytes, limit: int, offset: int | None) -> bytes:
         n = struct.unpack_from(">i", data, pos)[0]
         if n < 0 or n > len(data) - pos - 4:
             raise _fail(f"xerial snappy block length {n} exceeds the data", offset, "records", TruncatedError)
-        block = _snappy_block(data[pos + 4:pos + 4 + n], limit - total, offset)
+        block = _snappy_block(data[pos + 4:pos + 4 + n], limit - total, offset, why)
         parts.append(block)
         total += len(block)
         pos += 4 + n
     return b"".join(parts)
 
 
-def _snappy_block(block: bytes, limit: int, offset: int | None) -> bytes:
+def _snappy_block(block: bytes, limit: int, offset: int | None, why: str) -> bytes:
     size = cramjam.snappy.decompress_raw_len(block)
     if size > limit:
-        raise _too_big("snappy", limit, offset)
+        raise _too_big("snappy", limit, offset, why)
     buf = bytearray(size)
     n = cramjam.snappy.decompress_raw_into(block, buf)
     return bytes(buf[:n])

@@ -48,6 +48,7 @@ from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
 from .metadata import METADATA, topic_names
 from .heartbeat import DESCRIBE_APIS, HEARTBEAT_APIS, HeartbeatGroup, HeartbeatStory, PendingHeartbeat, decode_heartbeat
+from .items import Item, items_json, numbered
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
@@ -56,7 +57,7 @@ from ..wire.builder import decode_wire, encode_wire
 
 __all__ = ["GROUP_APIS", "API_NAMES", "ERROR_NAMES", "error_name", "GroupFrame", "Member", "Event",
            "Generation", "Changes", "Problem", "CaptureSummary", "capture_story", "offsets_story", "holdings",
-           "subscription_layers", "assignment_layers", "partition_labels"]
+           "subscription_layers", "assignment_layers", "partition_items"]
 
 GROUP_APIS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
 # Names of the APIs a capture commonly holds besides the group ones (Kafka's ApiKeys.java).
@@ -150,16 +151,18 @@ class Member:
 class Changes:
     """What changed from the previous generation of the group: members that joined and left, and
     for each kind of holding (``partitions``, ``active tasks``, ``standby tasks``) the items whose owner
-    changed: (item, previous owner or None, new owner or None)."""
+    changed, by move: (previous owner or None, new owner or None) -> the items (each owner named once, however
+    many items moved between the two)."""
 
     previous: int | None
     joined: list[str]
     left: list[str]
-    moved: dict[str, list[tuple[str, str | None, str | None]]]
+    moved: dict[str, dict[tuple[str | None, str | None], list[Item]]]
 
     def json(self) -> dict:
         return {"previous_generation": self.previous, "joined": self.joined, "left": self.left,
-                "moved": {k: [{"item": i, "from": a, "to": b} for i, a, b in v] for k, v in self.moved.items()}}
+                "moved": {k: [{"from": a, "to": b, "items": items_json(items)} for (a, b), items in v.items()]
+                          for k, v in self.moved.items()}}
 
 
 @dataclass(slots=True)
@@ -291,26 +294,29 @@ def assignment_layers(value) -> tuple[ConsumerMessage | None, AssignmentInfo | N
     return _layers(value)
 
 
-def partition_labels(items) -> set[str]:
-    """``topic-partition`` labels of ConsumerProtocol topic-partition lists."""
-    return {f"{tp.topic}-{p}" for tp in items or () for p in tp.partitions}
+def partition_items(items) -> set[Item]:
+    """(topic, partition) items of ConsumerProtocol topic-partition lists (or of TopicPartitions)."""
+    out: set[Item] = set()
+    for tp in items or ():
+        out.update(numbered(tp.topic, tp.partitions) if hasattr(tp, "partitions") else [(tp.topic, tp.partition)])
+    return out
 
 
-def holdings(assignment) -> dict[str, set[str]] | None:
-    """What an assignment gives its member: ``partitions`` and, for Streams, ``active tasks`` and
-    ``standby tasks``; for a Connect worker ``connectors`` and ``tasks``; None when it was not seen or not
-    decoded."""
+def holdings(assignment) -> dict[str, set[Item]] | None:
+    """What an assignment gives its member, as items (:mod:`codec.capture.items`): ``partitions`` and, for
+    Streams, ``active tasks`` and ``standby tasks``; for a Connect worker ``connectors`` and ``tasks``; None
+    when it was not seen or not decoded."""
     if isinstance(assignment, Nested) and assignment.ok and isinstance(getattr(assignment.value, "info", None),
                                                                        ConnectAssignment):
         a = assignment.value.info
-        return {"connectors": set(a.connectors), "tasks": {str(t) for t in a.tasks}}
+        return {"connectors": {(c, None) for c in a.connectors}, "tasks": {(t.connector, t.task) for t in a.tasks}}
     msg, info = assignment_layers(assignment)
     if msg is None:
         return None
-    out = {"partitions": partition_labels(msg.data.assigned_partitions)}
+    out = {"partitions": partition_items(msg.data.assigned_partitions)}
     if info is not None:
-        out["active tasks"] = {str(t) for t in info.active_tasks}
-        out["standby tasks"] = {str(t) for t in info.standby_tasks}
+        out["active tasks"] = {(str(t), None) for t in info.active_tasks}
+        out["standby tasks"] = {(str(t), None) for t in info.standby_tasks}
     return out
 
 
@@ -347,12 +353,12 @@ def _consumer_summary(msg: ConsumerMessage) -> dict:
         out: dict[str, Any] = {"version": msg.version, "topics": list(d.topics)}
         owned = getattr(d, "owned_partitions", None)
         if owned:
-            out["owned_partitions"] = sorted(partition_labels(owned))
+            out["owned_partitions"] = items_json(partition_items(owned))
         for k in ("generation_id", "rack_id"):
             if getattr(d, k, None) not in (None, -1):
                 out[k] = getattr(d, k)
     else:
-        out = {"version": msg.version, "partitions": sorted(partition_labels(d.assigned_partitions))}
+        out = {"version": msg.version, "partitions": items_json(partition_items(d.assigned_partitions))}
     user = d.user_data
     out["user_data_bytes"] = None if user is None else len(user.raw if isinstance(user, Nested) else user)
     return out
@@ -365,14 +371,15 @@ def _subscription_info_json(i: SubscriptionInfo) -> dict:
             "client_tags": dict(i.client_tags), "error_code": i.error_code, "unique_field": i.unique_field}
 
 
-def _hosts(m) -> dict[str, list[str]]:
-    return {str(h): sorted(str(p) for p in ps) for h, ps in sorted(m.items(), key=lambda kv: str(kv[0]))}
+def _hosts(m) -> dict[str, dict[str, list[int]]]:
+    """Partitions by host, each topic once: ``{"h:1": {"t": [0, 1]}}``."""
+    return {str(h): items_json(partition_items(ps)) for h, ps in sorted(m.items(), key=lambda kv: str(kv[0]))}
 
 
 def _assignment_info_json(i: AssignmentInfo) -> dict:
     return {"version": i.version, "commonly_supported_version": i.commonly_supported_version,
             "active_tasks": [str(t) for t in i.active_tasks],
-            "standby_tasks": {str(t): sorted(str(p) for p in ps) for t, ps in sorted(i.standby_tasks.items())},
+            "standby_tasks": {str(t): items_json(partition_items(ps)) for t, ps in sorted(i.standby_tasks.items())},
             "partitions_by_host": _hosts(i.partitions_by_host),
             "standby_partitions_by_host": _hosts(i.standby_partitions_by_host),
             "error_code": i.error_code, "next_rebalance_ms": i.next_rebalance_ms}
@@ -428,11 +435,11 @@ class _Snapshot:
 
     generation: int | None
     members: dict[str, str]  # member id -> label
-    owners: dict[str, dict[str, str]]  # kind -> item -> member label
+    owners: dict[str, dict[Item, str]]  # kind -> item -> member label
 
 
 def _snapshot(gen: Generation) -> _Snapshot:
-    owners: dict[str, dict[str, str]] = {}
+    owners: dict[str, dict[Item, str]] = {}
     for m in gen.members.values():
         for kind, items in (holdings(m.assignment) or {}).items():
             for item in items:
@@ -444,12 +451,15 @@ def _changes(prev: _Snapshot | None, gen: Generation) -> Changes | None:
     if prev is None:
         return None
     now = _snapshot(gen)
-    moved: dict[str, list[tuple[str, str | None, str | None]]] = {}
+    moved: dict[str, dict[tuple[str | None, str | None], list[Item]]] = {}
     for kind in sorted(set(prev.owners) | set(now.owners)):
         a, b = prev.owners.get(kind, {}), now.owners.get(kind, {})
-        rows = [(item, a.get(item), b.get(item)) for item in sorted(set(a) | set(b)) if a.get(item) != b.get(item)]
-        if rows:
-            moved[kind] = rows
+        moves: dict[tuple[str | None, str | None], list[Item]] = {}
+        for item in sorted(set(a) | set(b)):
+            if a.get(item) != b.get(item):
+                moves.setdefault((a.get(item), b.get(item)), []).append(item)
+        if moves:
+            moved[kind] = dict(sorted(moves.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or "")))
     return Changes(prev.generation, sorted(now.members[m] for m in now.members.keys() - prev.members.keys()),
                    sorted(prev.members[m] for m in prev.members.keys() - now.members.keys()), moved)
 

@@ -14,6 +14,11 @@ task ids with their topology names, endpoints, client tags, racks, reasons, erro
 :func:`codec.text.printable`: lone surrogates and control characters are escaped, so the text is always
 valid UTF-8 and no name can start a new line or send a terminal control sequence. Times are UTC; one outside
 the calendar (years 1-9999; a capture file's timestamps are whatever it holds) is shown as ``epoch+SECONDS s``.
+
+The text stays proportional to the input (``codec.budget``): partitions and tasks are shown by topic or
+subtopology with their numbers as ranges (:func:`codec.capture.items.items_text`), and long lists — group
+epochs, statuses, a group's events, the items of one line — show their first :data:`codec.pretty.MAX_SHOWN`
+(events :data:`SHOWN_EVENTS`) with a count of the rest; ``--json`` has them all.
 """
 
 from __future__ import annotations
@@ -21,15 +26,17 @@ from __future__ import annotations
 import datetime as _dt
 import math
 
-from ..pretty import describe_epoch_ms, describe_error_code
+from ..pretty import MAX_SHOWN, bounded, describe_epoch_ms, describe_error_code
 from ..text import printable as _p
-from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, split_label
+from .heartbeat import HeartbeatGroup, HeartbeatMember, Step
+from .items import items_text
 from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
-                    partition_labels, subscription_layers)
+                    partition_items, subscription_layers)
 
 __all__ = ["render_generation", "render_heartbeat_group", "render_summary"]
 
 SHOWN_PROBLEMS = 5
+SHOWN_EVENTS = 200
 _I = "  "
 
 
@@ -63,7 +70,7 @@ def _subscription_lines(m: Member, indent: str) -> list[str]:
     parts = [f"topics {_items(d.topics)}"]
     owned = getattr(d, "owned_partitions", None)
     if owned:
-        parts.append(f"owned {_items(partition_labels(owned))}")
+        parts.append(f"owned {items_text(partition_items(owned))}")
     if getattr(d, "generation_id", -1) not in (None, -1):
         parts.append(f"generation {d.generation_id}")
     if getattr(d, "rack_id", None) is not None:
@@ -93,8 +100,8 @@ def _assignment_lines(m: Member, indent: str) -> list[str]:
     msg, info = assignment_layers(v)
     if msg is None:
         return _undecoded("assignment", v, indent)
-    parts = partition_labels(msg.data.assigned_partitions)
-    lines = [f"{indent}assignment    v{msg.version}: {_items(parts)} ({len(parts)} partitions)"
+    parts = partition_items(msg.data.assigned_partitions)
+    lines = [f"{indent}assignment    v{msg.version}: {items_text(parts)} ({len(parts)} partitions)"
              + _user_data(msg.data.user_data)]
     if info is not None:
         csv = info.commonly_supported_version
@@ -105,10 +112,11 @@ def _assignment_lines(m: Member, indent: str) -> list[str]:
         lines.append(f"{indent}{_I*2}active tasks      {_items({str(t) for t in info.active_tasks})}")
         standby = sorted(info.standby_tasks.items())
         lines.append(f"{indent}{_I*2}standby tasks     "
-                     + (", ".join(f"{_p(str(t))} <- {_items({str(p) for p in ps})}" for t, ps in standby) or "(none)"))
+                     + (bounded(f"{_p(str(t))} <- {items_text(partition_items(ps))}" for t, ps in standby)
+                        or "(none)"))
         for title, hosts in (("hosts", info.partitions_by_host), ("standby hosts", info.standby_partitions_by_host)):
             for h, ps in sorted(hosts.items(), key=lambda kv: str(kv[0])):
-                lines.append(f"{indent}{_I*2}{title.ljust(17)} {_p(str(h))}: {_items({str(p) for p in ps})}")
+                lines.append(f"{indent}{_I*2}{title.ljust(17)} {_p(str(h))}: {items_text(partition_items(ps))}")
     else:
         lines += _user_error(msg.data.user_data, indent)
     return lines
@@ -182,13 +190,13 @@ def _change_lines(g: Generation) -> list[str]:
     c = g.changes
     if c is None:
         return []
-    moved = sum(len(v) for v in c.moved.values())
+    moved = sum(len(items) for moves in c.moved.values() for items in moves.values())
     lines = [f"{_I}changes from generation {c.previous}: {len(c.joined)} joined, {len(c.left)} left, "
              f"{moved} moved"]
     lines += [f"{_I*2}+ {_p(m)}" for m in c.joined] + [f"{_I*2}- {_p(m)}" for m in c.left]
-    for kind, rows in c.moved.items():
-        for item, a, b in rows:
-            lines.append(f"{_I*2}{kind} {_p(item)}: {_p(a) if a else '(unassigned)'} -> "
+    for kind, moves in c.moved.items():
+        for (a, b), items in moves.items():
+            lines.append(f"{_I*2}{kind} {items_text(items)}: {_p(a) if a else '(unassigned)'} -> "
                          f"{_p(b) if b else '(unassigned)'}")
     return lines
 
@@ -218,12 +226,17 @@ def render_generation(g: Generation) -> str:
             lines += _member_lines(g, m)
     if g.events:
         lines.append(f"{_I}events:")
-        for e in g.events:
+        for e in g.events[:SHOWN_EVENTS]:
             who = _p(e.member) if e.member else "-"
             text = f"{_I*2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(9)} {who}  "
             text += error_name(e.error_code) if e.kind != "deleted" else ""
             lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
+        lines += _more(len(g.events), SHOWN_EVENTS, "events")
     return "\n".join(lines)
+
+
+def _more(n: int, shown: int, what: str) -> list[str]:
+    return [f"{_I*2}... ({n - shown:,} more {what}; --json lists them all)"] if n > shown else []
 
 
 def _plural(n: int, word: str) -> str:
@@ -297,21 +310,11 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
 _PROTOCOL_NAMES = {"consumer": ("consumer group", "KIP-848"), "streams": ("streams group", "KIP-1071")}
 
 
-def _by_topic(labels) -> str:
-    """``topic-partition`` labels as ``topic 0, 1, 2; other 3`` (partitions in numeric order)."""
-    topics: dict[str, list[int]] = {}
-    for label in labels:
-        topic, p = split_label(label)
-        topics.setdefault(topic, []).append(p)
-    return "; ".join(f"{_p(t)} {', '.join(map(str, sorted(ps)))}" for t, ps in sorted(topics.items()))
-
-
 def _held(items, kind: str) -> str:
     n = len(items)
     if not n:
         return "(none)"
-    shown = _by_topic(items) if kind == "partitions" else _items(items)
-    return f"{shown} ({n} {kind if n != 1 else kind[:-1]})"
+    return f"{items_text(items)} ({n} {kind if n != 1 else kind[:-1]})"
 
 
 def _delta(step: Step, kind: str) -> str:
@@ -319,7 +322,7 @@ def _delta(step: Step, kind: str) -> str:
     for sign, moved in (("+", step.added.get(kind, ())), ("-", step.revoked.get(kind, ()))):
         if moved:
             word = "added" if sign == "+" else "revoked"
-            out.append(f"{word} {_by_topic(moved) if kind == 'partitions' else _items(moved)}")
+            out.append(f"{word} {items_text(moved)}")
     return ("; " + "; ".join(out)) if out else ""
 
 
@@ -333,6 +336,8 @@ def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
         head += f"  (previous epoch {step.previous_epoch}" + (f", state {step.state})" if step.state is not None else ")")
     if step.cause == "described":
         head += "  (as described)"
+    if step.repeats:
+        head += f"  (and {step.repeats:,} more records saying the same)"
     if step.reached is not None and (step.ts is None or step.reached > step.ts):
         head += f"  reached {_when(step.reached)}"
     kinds = list(step.holdings) or ["partitions"]
@@ -346,8 +351,7 @@ def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
         lines = [head] + [f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k)}"
                           for k in kinds]
     for k, items in step.pending.items():
-        lines.append(f"{indent}{_I}pending revocation of {k}: "
-                     + (_by_topic(items) if k == "partitions" else _items(items)))
+        lines.append(f"{indent}{_I}pending revocation of {k}: {items_text(items)}")
     return lines
 
 
@@ -402,7 +406,7 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     epochs = g.epochs()
     facts = [f"member epochs {', '.join(map(str, epochs))}" if epochs else "no member epoch seen"]
     if g.group_epochs:
-        facts.append(f"group epochs {', '.join(map(str, g.group_epochs))}")
+        facts.append(f"group epochs {bounded(map(str, g.group_epochs), what='more')}")
     if g.assignment_epoch is not None:
         facts.append(f"target assignment epoch {g.assignment_epoch}")
     if g.classic_generations:
@@ -413,14 +417,14 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     lines.append(f"{_I}" + "; ".join(facts))
     if isinstance(g.topology, dict):
         lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))
-    for code, detail in g.status:
+    for code, detail in list(g.status)[:MAX_SHOWN]:
         lines.append(f"{_I}status {code} {_STREAMS_STATUS.get(code, 'unknown')}" + (f": {_p(detail)}" if detail else ""))
+    lines += _more(len(g.status), MAX_SHOWN, "statuses")
     if g.endpoints is not None:
         lines.append(f"{_I}partitions by endpoint (endpoint information epoch {g.endpoint_epoch}):"
                      + ("" if g.endpoints else " (none)"))
         for endpoint, active, standby in g.endpoints:
-            lines.append(f"{_I*2}{_p(endpoint)}  active: {_by_topic(active) or '(none)'}  "
-                         f"standby: {_by_topic(standby) or '(none)'}")
+            lines.append(f"{_I*2}{_p(endpoint)}  active: {items_text(active)}  standby: {items_text(standby)}")
     if g.members:
         held = [m.holdings() or {} for m in g.members.values() if m.left is None]
         kinds = sorted({k for h in held for k in h}, key=lambda k: (k != "partitions", k))
@@ -430,11 +434,12 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
             lines += _hb_member_lines(g, m)
     if g.events:
         lines.append(f"{_I}events:")
-        for e in g.events:
+        for e in g.events[:SHOWN_EVENTS]:
             who = _p(e.member) if e.member else "-"
             text = f"{_I*2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(12)} {who}"
             text += f"  {error_name(e.error_code)}" if e.error_code is not None else ""
             lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
+        lines += _more(len(g.events), SHOWN_EVENTS, "events")
     return "\n".join(lines)
 
 

@@ -121,3 +121,21 @@ def task(t: dict) -> str:
     """Kafka's TaskId.toString: ``[topologyName__]subtopology_partition``."""
     base = f"{t['subtopology']}_{t['partition']}"
     return f"{t['topologyName']}__{base}" if t.get("topologyName") else base
+
+
+def by_name(pairs) -> dict[str, list[int]]:
+    """(name, number) pairs as the story's JSON writes items: each name once, ``{name: [numbers]}``, sorted."""
+    out: dict[str, list[int]] = {}
+    for name, n in pairs:
+        out.setdefault(name, []).append(n)
+    return {k: sorted(out[k]) for k in sorted(out)}
+
+
+def moved_items(changes: dict, kind: str) -> set[tuple]:
+    """Every (name, number) item of one kind the changes of a generation moved (or names, for kinds without
+    numbers), whichever members it moved between."""
+    out = set()
+    for move in changes["moved"].get(kind, []):
+        items = move["items"]
+        out |= {(k, n) for k, ns in items.items() for n in ns} if isinstance(items, dict) else set(items)
+    return out

@@ -43,4 +43,4 @@ def test_the_example_tells_the_rebalance():
     _, out = run_capture(EXAMPLES / "kip848-group.pcap")
     assert "group orders-app  (consumer group: 6 members, pcap input)" in out
     assert "member epochs 1, 2, 3, 4, 5, 6" in out
-    assert "revoked orders 3, 4, 5" in out and "fenced  22:13:28.002: gave up orders 3 (1 partition)" in out
+    assert "revoked orders: 3-5" in out and "fenced  22:13:28.002: gave up orders: 3 (1 partition)" in out

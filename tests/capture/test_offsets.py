@@ -221,7 +221,7 @@ def test_segment_with_each_codec(name):
     assert out[2].tombstone and out[1].value.members[0].subscription == SUBSCRIPTION
     (b, _) = list(read_batches(io.BytesIO(seg)))
     assert b.compression == name.split("-")[0]
-    assert b.records[0].headers == (("h", b"v"), ("n", None))
+    assert next(iter(b.records)).headers == (("h", b"v"), ("n", None))
     assert [r.timestamp for r in b.records] == [5000, 5010, 5020]
 
 

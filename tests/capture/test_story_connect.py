@@ -9,6 +9,7 @@ from codec.capture.pcapwriter import conversation, pcap
 from codec.group import encode_request_frame, encode_response_frame, request_frame, response_frame
 from codec.wire.builder import wire_class
 from tests.capture.groupcapture import run_console
+from tests.capture.storyfixtures import moved_items
 from tests.conftest import KAFKA_VECTORS, load_jsonl
 
 
@@ -115,8 +116,8 @@ def test_a_connect_group_in_consumer_offsets_is_told_with_its_connectors_and_tas
     assert member["assignment"]["connect_assignment"]["connectorIds"] == kafka["connectorIds"]
     assert member["subscription"]["connect_metadata"]["url"] == _kafka("ConnectMetadata", 2)["decoded"]["url"]
     moved = gens[1]["changes"]["moved"]
-    # every connector and task moves from w1 to w2
-    assert sorted(r["item"] for r in moved["connectors"]) == sorted(set(kafka["connectorIds"]))
-    assert sorted(r["item"] for r in moved["tasks"]) == sorted(f"{t['connector']}-{t['task']}"
-                                                                for t in kafka["taskIds"])
-    assert all((r["from"], r["to"]) == ("w1 (w1-client)", "w2 (w2-client)") for rows in moved.values() for r in rows)
+    # every connector and task moves from w1 to w2: one move of each kind, each connector named once
+    assert [(m["from"], m["to"], m["items"]) for m in moved["connectors"]] == \
+        [("w1 (w1-client)", "w2 (w2-client)", sorted(set(kafka["connectorIds"])))]
+    assert [(m["from"], m["to"]) for m in moved["tasks"]] == [("w1 (w1-client)", "w2 (w2-client)")]
+    assert moved_items(gens[1]["changes"], "tasks") == {(t["connector"], t["task"]) for t in kafka["taskIds"]}

@@ -90,7 +90,7 @@ def test_text_story_escapes_every_wire_string(outputs):
     lines = text.splitlines()
     assert f"group {SHOWN['group']}  (1 generations, pcap input)" in lines  # one line, escaped
     assert not [line for line in lines if line.startswith("forged")]
-    assert " " * 10 + "hosts             h\\ud800:1: t\\udfff-0" in lines  # from the AssignmentInfo
+    assert " " * 10 + "hosts             h\\ud800:1: t\\udfff: 0" in lines  # from the AssignmentInfo
     assert any(line.lstrip().startswith(f"{SHOWN['member']} ({SHOWN['client']})  [leader, left]  "
                                         f"instance {SHOWN['instance']}") for line in lines)
     assert any(f"reason '{SHOWN['reason']}'" in line for line in lines)
@@ -111,8 +111,8 @@ def test_json_story_carries_the_strings_exactly(outputs):
     assert (m["member_id"], m["client_id"], m["group_instance_id"]) == (HOSTILE["member"], HOSTILE["client"],
                                                                        HOSTILE["instance"])
     streams = m["assignment"]["streams"]
-    assert streams["version"] == 7 and streams["partitions_by_host"] == {"h\ud800:1": ["t\udfff-0"]}
-    assert m["assignment"]["consumer"]["partitions"] == ["t-0"]
+    assert streams["version"] == 7 and streams["partitions_by_host"] == {"h\ud800:1": {"t\udfff": [0]}}
+    assert m["assignment"]["consumer"]["partitions"] == {"t": [0]}
     assert m["subscription"]["streams"]["version"] == 7
     (leave,) = [e for e in gen["events"] if e["kind"] == "leave"]
     assert HOSTILE["reason"] in leave["detail"]
@@ -186,11 +186,11 @@ def test_every_other_wire_field_is_escaped(tmp_path):
     lines = text.split("\n")
     shown = {k: s for k, (_, s) in FIELDS.items()}
     wanted = [f"generation 1  consumer/{shown['protocol']}  leader m",
-              f"subscription  v3: topics {shown['topic']}; owned {shown['owned']}-1; generation 0; rack '{shown['rack']}'",
-              f"assignment    v0: {shown['assigned']}-2 (1 partitions)",
+              f"subscription  v3: topics {shown['topic']}; owned {shown['owned']}: 1; generation 0; rack '{shown['rack']}'",
+              f"assignment    v0: {shown['assigned']}: 2 (1 partitions)",
               f"endpoint {shown['endpoint']}", f"task offset sums  {shown['topology']}__0_1=5",
-              f"client tags       {shown['tag']}={shown['value']}", "hosts             h\\ud800:1: t\\udfff-0",
-              f"partitions {shown['assigned']}-2: m (c) -> (unassigned)"]  # a change between the generations
+              f"client tags       {shown['tag']}={shown['value']}", "hosts             h\\ud800:1: t\\udfff: 0",
+              f"partitions {shown['assigned']}: 2: m (c) -> (unassigned)"]  # a change between the generations
     for w in wanted:
         assert any(w in line for line in lines), w
     status, plain = run_capture(benign)

@@ -40,8 +40,9 @@ def _at(seconds: float) -> float:
     return pytest.approx(T0 + seconds, abs=1e-6)
 
 
-def _parts(*ps: int) -> list[str]:
-    return [f"{ORDERS}-{p}" for p in sorted(ps)]
+def _parts(*ps: int) -> dict[str, list[int]]:
+    """Partitions of topic ORDERS as the story's JSON writes them: the topic once, its partitions sorted."""
+    return {ORDERS: sorted(ps)} if ps else {}
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +70,8 @@ def _member(g: dict, member_id: str) -> dict:
 
 
 def _steps(m: dict) -> list[tuple]:
-    return [(s["epoch"], s["cause"], s["assignment"].get("partitions"), s["added"].get("partitions", []),
-             s["revoked"].get("partitions", [])) for s in m["steps"]]
+    return [(s["epoch"], s["cause"], s["assignment"].get("partitions"), s["added"].get("partitions", {}),
+             s["revoked"].get("partitions", {})) for s in m["steps"]]
 
 
 # -- KIP-848 -------------------------------------------------------------------------------------------------
@@ -100,14 +101,14 @@ def test_member_a_target_assignments_revocations_and_when_reached(consumer_lines
         ("consumer-a", ["orders"], "uniform", 300000)
     assert (a["joined_ts"], a["join_epoch"], a["member_epoch"], a["left"]) == (_at(RTT), 1, 5, None)
     assert _steps(a) == [
-        (1, "join", _parts(0, 1, 2, 3, 4, 5), _parts(0, 1, 2, 3, 4, 5), []),
-        (1, "assigned", _parts(0, 1, 2), [], _parts(3, 4, 5)),  # 1.5: revoke 3-5 before epoch 2
-        (2, "assigned", _parts(0, 1, 2), [], []),  # 1.6: acked, epoch 2
-        (2, "assigned", _parts(0, 1), [], _parts(2)),  # 3.5
-        (3, "assigned", _parts(0, 1), [], []),  # 3.6
-        (4, "assigned", _parts(0, 1, 3), _parts(3), []),  # 5.5: b's partitions free after b left
-        (4, "assigned", _parts(0, 1), [], _parts(3)),  # 6.5: 3 goes to d
-        (5, "assigned", _parts(0, 1), [], []),  # 6.6
+        (1, "join", _parts(0, 1, 2, 3, 4, 5), _parts(0, 1, 2, 3, 4, 5), {}),
+        (1, "assigned", _parts(0, 1, 2), {}, _parts(3, 4, 5)),  # 1.5: revoke 3-5 before epoch 2
+        (2, "assigned", _parts(0, 1, 2), {}, {}),  # 1.6: acked, epoch 2
+        (2, "assigned", _parts(0, 1), {}, _parts(2)),  # 3.5
+        (3, "assigned", _parts(0, 1), {}, {}),  # 3.6
+        (4, "assigned", _parts(0, 1, 3), _parts(3), {}),  # 5.5: b's partitions free after b left
+        (4, "assigned", _parts(0, 1), {}, _parts(3)),  # 6.5: 3 goes to d
+        (5, "assigned", _parts(0, 1), {}, {}),  # 6.6
     ]
     # reached: the first request reporting exactly that as owned (the request's time), or the step itself when
     # the member already reported owning it
@@ -121,18 +122,18 @@ def test_members_that_leave(consumer_lines):
     g = _group(consumer_lines, "orders-app")
     b, c = _member(g, "member-b"), _member(g, "member-c")
     assert (b["left"], b["left_ts"], b["join_epoch"]) == ("leave", _at(5.0 + RTT), 2)
-    assert _steps(b) == [(2, "join", [], [], []), (2, "assigned", _parts(3, 4, 5), _parts(3, 4, 5), []),
-                         (2, "assigned", _parts(3, 4), [], _parts(5)), (3, "assigned", _parts(3, 4), [], [])]
+    assert _steps(b) == [(2, "join", {}, {}, {}), (2, "assigned", _parts(3, 4, 5), _parts(3, 4, 5), {}),
+                         (2, "assigned", _parts(3, 4), {}, _parts(5)), (3, "assigned", _parts(3, 4), {}, {})]
     assert (c["left"], c["left_ts"], c["instance_id"]) == ("static leave", _at(9.0 + RTT), "c-static")
-    assert _steps(c) == [(3, "join", [], [], []), (3, "assigned", _parts(2, 5), _parts(2, 5), []),
-                         (4, "assigned", _parts(2, 4, 5), _parts(4), [])]
+    assert _steps(c) == [(3, "join", {}, {}, {}), (3, "assigned", _parts(2, 5), _parts(2, 5), {}),
+                         (4, "assigned", _parts(2, 4, 5), _parts(4), {})]
 
 
 def test_the_fenced_member_gives_up_its_partitions_and_rejoins(consumer_lines):
     d = _member(_group(consumer_lines, "orders-app"), "member-d")
     assert d["errors"] == {"110": 1} and d["left"] is None and d["member_epoch"] == 6
-    assert _steps(d) == [(5, "join", [], [], []), (5, "assigned", _parts(3), _parts(3), []),
-                         (0, "fenced", [], [], _parts(3)), (6, "join", [], [], [])]
+    assert _steps(d) == [(5, "join", {}, {}, {}), (5, "assigned", _parts(3), _parts(3), {}),
+                         (0, "fenced", {}, {}, _parts(3)), (6, "join", {}, {}, {})]
     assert d["steps"][2]["ts"] == _at(8.0 + RTT)
 
 
@@ -155,14 +156,14 @@ def test_the_text_story(tmp_path):
     assert status == 0
     assert text.startswith("group orders-app  (consumer group: 6 members, pcap input)\n")
     assert "consumer group (KIP-848 heartbeats)  2023-11-14 22:13:20.000Z .. 22:13:29.002 (9.0 s)" in text
-    assert f"epoch 1  22:13:21.502  reached 22:13:21.600  {ORDERS} 0, 1, 2 (3 partitions); revoked {ORDERS} 3, 4, 5" \
+    assert f"epoch 1  22:13:21.502  reached 22:13:21.600  {ORDERS}: 0-2 (3 partitions); revoked {ORDERS}: 3-5" \
         in text
-    assert f"fenced  22:13:28.002: gave up {ORDERS} 1 (1 partition)" not in text  # partition 3, not 1
-    assert f"fenced  22:13:28.002: gave up {ORDERS} 3 (1 partition)" in text
+    assert f"fenced  22:13:28.002: gave up {ORDERS}: 1 (1 partition)" not in text  # partition 3, not 1
+    assert f"fenced  22:13:28.002: gave up {ORDERS}: 3 (1 partition)" in text
     assert "member-e (consumer-e)  instance c-static" in text and "1 x 111 UNRELEASED_INSTANCE_ID" in text
     assert "heartbeat    member-d  110 FENCED_MEMBER_EPOCH" in text
     assert "static leave member-c  0 NONE  member epoch -2" in text
-    assert "orders 0" not in text and "orders-0" not in text  # no topic name is made up: the capture names none
+    assert "orders: 0" not in text and "orders-0" not in text  # no topic name is made up: the capture names none
 
 
 # -- KIP-1071 ------------------------------------------------------------------------------------------------
@@ -178,17 +179,18 @@ def test_streams_tasks_per_member(streams_lines):
     s1, s2 = _member(g, "stream-1"), _member(g, "stream-2")
     assert (s1["process_id"], s1["user_endpoint"], s1["client_tags"], s1["topology_epoch"]) == \
         ("p-1", "host1:8080", {"zone": "z1"}, 1)
-    every = ["0_0", "0_1", "0_2", "1_0", "1_1", "1_2"]
+    # tasks by subtopology, each subtopology once: {"0": [0, 1, 2]} is tasks 0_0, 0_1, 0_2
+    every = {"0": [0, 1, 2], "1": [0, 1, 2]}
     assert [_tasks(s) for s in s1["steps"]] == [
-        (1, every, [], []),
-        (1, ["0_0", "0_1", "0_2", "1_0"], [], []),
-        (2, ["0_0", "0_1", "0_2", "1_0"], ["1_1", "1_2"], []),
+        (1, every, {}, {}),
+        (1, {"0": [0, 1, 2], "1": [0]}, {}, {}),
+        (2, {"0": [0, 1, 2], "1": [0]}, {"1": [1, 2]}, {}),
     ]
-    assert s1["steps"][1]["revoked"] == {"active tasks": ["1_1", "1_2"]}
+    assert s1["steps"][1]["revoked"] == {"active tasks": {"1": [1, 2]}}
     assert [s["reached_ts"] for s in s1["steps"]] == [_at(0.5), _at(1.6), None]  # standbys never reported
-    assert [_tasks(s) for s in s2["steps"]] == [(2, [], ["1_0"], ["1_1", "1_2"]), (2, ["1_1", "1_2"], ["1_0"], [])]
-    assert (s2["steps"][1]["added"], s2["steps"][1]["revoked"]) == ({"active tasks": ["1_1", "1_2"]},
-                                                                    {"warmup tasks": ["1_1", "1_2"]})
+    assert [_tasks(s) for s in s2["steps"]] == [(2, {}, {"1": [0]}, {"1": [1, 2]}), (2, {"1": [1, 2]}, {"1": [0]}, {})]
+    assert (s2["steps"][1]["added"], s2["steps"][1]["revoked"]) == ({"active tasks": {"1": [1, 2]}},
+                                                                    {"warmup tasks": {"1": [1, 2]}})
     assert s2["steps"][1]["reached_ts"] == _at(2.1)
     assert (s2["left"], s2["left_ts"]) == ("leave", _at(4.0 + RTT))
 
@@ -208,9 +210,8 @@ def test_streams_partitions_by_endpoint(streams_lines):
     rep = "wordcount-counts-repartition"
     assert g["endpoint_information_epoch"] == 3
     assert g["partitions_by_endpoint"] == [
-        {"endpoint": "host1:8080", "active": [f"{rep}-0", "words-0", "words-1", "words-2"],
-         "standby": [f"{rep}-1", f"{rep}-2"]},
-        {"endpoint": "host2:8080", "active": [f"{rep}-1", f"{rep}-2"], "standby": [f"{rep}-0"]},
+        {"endpoint": "host1:8080", "active": {rep: [0], "words": [0, 1, 2]}, "standby": {rep: [1, 2]}},
+        {"endpoint": "host2:8080", "active": {rep: [1, 2]}, "standby": {rep: [0]}},
     ]
 
 
@@ -228,7 +229,7 @@ def test_streams_endpoints_of_the_highest_epoch_win_whatever_the_order():
         req = story.request(ts, 88, "c", streams_request("g", "m", 1))
         story.response(ts + 0.1, req, resp)
     (g,) = story.finish()
-    assert (g.endpoint_epoch, g.endpoints) == (5, [("h:1", ("t-1",), ("t-0",))])
+    assert (g.endpoint_epoch, g.endpoints) == (5, [("h:1", (("t", 1),), (("t", 0),))])
 
 
 def test_streams_text(tmp_path):
@@ -237,15 +238,15 @@ def test_streams_text(tmp_path):
     status, text = run_capture(path)
     assert status == 0
     assert "streams group (KIP-1071 heartbeats)" in text
-    assert "active tasks   0_0, 0_1, 0_2, 1_0 (4 active tasks); revoked 1_1, 1_2" in text
-    assert "warmup tasks   (none); revoked 1_1, 1_2" in text
+    assert "active tasks   0: 0-2; 1: 0 (4 active tasks); revoked 1: 1-2" in text
+    assert "warmup tasks   (none); revoked 1: 1-2" in text
     assert "join         stream-3  131 STREAMS_INVALID_TOPOLOGY_EPOCH" in text
     # the accepted joins' topology (epoch 1), not the refused one's (epoch 2)
     assert "  topology epoch 1: 0 reads words; 1 reads wordcount-counts-repartition\n" in text
     assert ("  partitions by endpoint (endpoint information epoch 3):\n"
-            "    host1:8080  active: wordcount-counts-repartition 0; words 0, 1, 2  "
-            "standby: wordcount-counts-repartition 1, 2\n"
-            "    host2:8080  active: wordcount-counts-repartition 1, 2  standby: wordcount-counts-repartition 0\n") in text
+            "    host1:8080  active: wordcount-counts-repartition: 0; words: 0-2  "
+            "standby: wordcount-counts-repartition: 1-2\n"
+            "    host2:8080  active: wordcount-counts-repartition: 1-2  standby: wordcount-counts-repartition: 0\n") in text
 
 
 # -- a mixed group -------------------------------------------------------------------------------------------
@@ -278,10 +279,10 @@ def test_a_classic_member_joining_a_consumer_group_shows_both(tmp_path):
     lines = json_lines(path)
     (gen,) = [x for x in lines if x["type"] == "generation"]
     assert (gen["group"], gen["generation"], [m["member_id"] for m in gen["members"]]) == (g, 2, ["classic-1"])
-    assert gen["members"][0]["assignment"]["consumer"]["partitions"] == ["orders-3", "orders-4", "orders-5"]
+    assert gen["members"][0]["assignment"]["consumer"]["partitions"] == {"orders": [3, 4, 5]}
     hb = _group(lines, g)
     assert hb["classic_generations"] == [2] and [m["member_id"] for m in hb["members"]] == ["member-a"]
-    assert _steps(hb["members"][0])[-1] == (2, "assigned", _parts(0, 1, 2), [], _parts(3, 4, 5))
+    assert _steps(hb["members"][0])[-1] == (2, "assigned", _parts(0, 1, 2), {}, _parts(3, 4, 5))
     status, text = run_capture(path)
     assert status == 0
     assert text.startswith("group orders-app  (1 generations, consumer group: 1 members, pcap input)\n")
@@ -318,18 +319,17 @@ def test_a_metadata_response_names_the_assignment_topics(tmp_path):
     path.write_bytes(kip848_script(metadata=True).pcap())
     lines = json_lines(path)
     a = _member(_group(lines, "orders-app"), "member-a")
-    assert a["steps"][0]["assignment"]["partitions"] == [f"orders-{p}" for p in range(6)]
+    assert a["steps"][0]["assignment"]["partitions"] == {"orders": list(range(6))}
     assert lines[-1]["other_apis"] == [{"api_key": 3, "api_name": "Metadata", "api_version": 12, "frames": 2}]
     status, text = run_capture(path)
     assert status == 0
-    assert "epoch 1  22:13:21.502  reached 22:13:21.600  orders 0, 1, 2 (3 partitions); revoked orders 3, 4, 5" in text
+    assert "epoch 1  22:13:21.502  reached 22:13:21.600  orders: 0-2 (3 partitions); revoked orders: 3-5" in text
     assert ORDERS not in text
 
 
-def test_labels_and_topic_ids():
-    from codec.capture.heartbeat import kafka_uuid, split_label
+def test_topic_ids():
+    from codec.capture.heartbeat import kafka_uuid
 
-    assert [split_label(x) for x in ("orders-0", "a-1-2", "t--5")] == [("orders", 0), ("a-1", 2), ("t", -5)]
     # Kafka's Uuid.toString(): URL-safe base64 without padding, from any spelling of the same 16 bytes
     one = "00000000-0000-0000-0000-000000000001"
     assert kafka_uuid(one) == kafka_uuid(bytes(15) + b"\x01") == kafka_uuid("AAAAAAAAAAAAAAAAAAAAAQ") == \
@@ -359,17 +359,17 @@ def test_a_describe_response_gives_targets_epochs_and_names(tmp_path):
     hb = _group(lines, g)
     assert (hb["group_epochs"], hb["assignment_epoch"]) == ([4], 4)
     (a,) = hb["members"]
-    named = [f"orders-{p}" for p in range(6)]
-    assert [(s["epoch"], s["cause"], s["assignment"]["partitions"], s["revoked"].get("partitions", []))
-            for s in a["steps"]] == [(1, "join", named, []), (3, "described", named[:2], named[2:])]
+    assert [(s["epoch"], s["cause"], s["assignment"]["partitions"], s["revoked"].get("partitions", {}))
+            for s in a["steps"]] == [(1, "join", {"orders": [0, 1, 2, 3, 4, 5]}, {}),
+                                     (3, "described", {"orders": [0, 1]}, {"orders": [2, 3, 4, 5]})]
     assert (a["target"]["epoch"], a["target"]["assignment"], a["target_source"]) == \
-        (4, {"partitions": ["orders-0"]}, "ConsumerGroupDescribe")
+        (4, {"partitions": {"orders": [0]}}, "ConsumerGroupDescribe")
     frames = [x for x in lines if x["type"] == "frame" and x["api_key"] == 69]
     assert [f["frame"]["api"] for f in frames] == ["ConsumerGroupDescribe"] * 2 and frames[1]["error_code"] == 0
     status, text = run_capture(path)
     assert status == 0
-    assert "epoch 3  22:13:25.002  (as described)  orders 0, 1 (2 partitions); revoked orders 2, 3, 4, 5" in text
-    assert "target at assignment epoch 4  22:13:25.002  orders 0 (1 partition)" in text
+    assert "epoch 3  22:13:25.002  (as described)  orders: 0-1 (2 partitions); revoked orders: 2-5" in text
+    assert "target at assignment epoch 4  22:13:25.002  orders: 0 (1 partition)" in text
 
 
 def test_group_filter(tmp_path):

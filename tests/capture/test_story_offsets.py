@@ -123,11 +123,11 @@ def test_generations(path):
     assert g2["members"][1]["group_instance_id"] == "static-2"
     # the later snapshot of generation 2 (with assignments) wins
     assert [m["assignment"]["consumer"]["partitions"] for m in g2["members"]] == \
-           [["orders-0", "orders-1"], ["orders-2", "orders-3"]]
+           [{"orders": [0, 1]}, {"orders": [2, 3]}]
     assert g2["members"][0]["subscription"]["consumer"]["topics"] == TOPICS
     assert g2["changes"]["joined"] == ["m-2 (c-2)"] and g2["changes"]["left"] == []
-    assert g2["changes"]["moved"] == {"partitions": [{"item": "orders-2", "from": "m-1 (c-1)", "to": "m-2 (c-2)"},
-                                                     {"item": "orders-3", "from": "m-1 (c-1)", "to": "m-2 (c-2)"}]}
+    assert g2["changes"]["moved"] == {"partitions": [{"from": "m-1 (c-1)", "to": "m-2 (c-2)",
+                                                      "items": {"orders": [2, 3]}}]}
     assert [e["kind"] for e in g2["events"]] == ["deleted"]
     summary = lines[-1]
     assert summary["records"] == len(dump_records()) and summary["offset_commits"] == {"g": 2}
@@ -150,7 +150,7 @@ def test_text_story(path):
     assert status == 0
     assert "group g  (2 generations" in text and "group app  (1 generations" in text
     assert "generation 2  consumer/range  leader m-1 (c-1)" in text
-    assert "partitions orders-3: m-1 (c-1) -> m-2 (c-2)" in text
+    assert "partitions orders: 2-3: m-1 (c-1) -> m-2 (c-2)" in text
     assert "instance static-2" in text
     assert "offset commits g: 2" in text
 

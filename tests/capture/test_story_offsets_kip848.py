@@ -104,7 +104,7 @@ def groups(path):
 
 def _steps(m: dict) -> list[tuple]:
     return [(s["where"], s["epoch"], s["previous_epoch"], s["state"], s["assignment"]["partitions"],
-             s["revoked"].get("partitions", []), s["pending_revocation"].get("partitions", [])) for s in m["steps"]]
+             s["revoked"].get("partitions", {}), s["pending_revocation"].get("partitions", {})) for s in m["steps"]]
 
 
 def test_consumer_group_epochs_members_and_assignments(groups):
@@ -116,15 +116,15 @@ def test_consumer_group_epochs_members_and_assignments(groups):
         ("m-1", "c-1", "/10.0.0.1", "uniform", False)
     # topic ids named by the partition metadata record
     assert _steps(m1) == [
-        ("offset 5", 1, 0, 0, ["orders-0", "orders-1", "orders-2"], [], []),
-        ("offset 11", 1, 1, 1, ["orders-0", "orders-1"], ["orders-2"], ["orders-2"]),
-        ("offset 12", 2, 1, 0, ["orders-0", "orders-1"], [], []),
+        ("offset 5", 1, 0, 0, {"orders": [0, 1, 2]}, {}, {}),
+        ("offset 11", 1, 1, 1, {"orders": [0, 1]}, {"orders": [2]}, {"orders": [2]}),
+        ("offset 12", 2, 1, 0, {"orders": [0, 1]}, {}, {}),
     ]
     assert (m1["target"]["where"], m1["target"]["epoch"], m1["target"]["assignment"]["partitions"]) == \
-        ("offset 8", 2, ["orders-0", "orders-1"])
+        ("offset 8", 2, {"orders": [0, 1]})
     assert m1["member_epoch"] == 2 and m1["left"] is None
     assert (m2["member_id"], m2["classic"], m2["left"], m2["target"]) == ("m-2", True, "removed", None)
-    assert _steps(m2) == [("offset 13", 2, 0, 0, ["orders-2"], [], [])]
+    assert _steps(m2) == [("offset 13", 2, 0, 0, {"orders": [2]}, {}, {})]
     assert [(e["kind"], e["member"]) for e in g["events"]] == [("join", "m-1"), ("join", "m-2"), ("removed", "m-2")]
 
 
@@ -136,9 +136,9 @@ def test_streams_group_tasks(groups):
         ("p-1", "host1:8080", {"zone": "z1"}, 1)
     (step,) = s1["steps"]
     assert (step["epoch"], step["previous_epoch"], step["assignment"]) == \
-        (3, 2, {"active tasks": ["0_0", "0_1"], "standby tasks": ["1_0"], "warmup tasks": []})
-    assert step["pending_revocation"] == {"active tasks": ["0_2"]}
-    assert s1["target"]["epoch"] == 3 and s1["target"]["assignment"]["active tasks"] == ["0_0", "0_1"]
+        (3, 2, {"active tasks": {"0": [0, 1]}, "standby tasks": {"1": [0]}, "warmup tasks": {}})
+    assert step["pending_revocation"] == {"active tasks": {"0": [2]}}
+    assert s1["target"]["epoch"] == 3 and s1["target"]["assignment"]["active tasks"] == {"0": [0, 1]}
 
 
 def test_a_deleted_group(groups):
@@ -151,8 +151,8 @@ def test_text(path):
     assert status == 0
     assert "group orders-app  (consumer group: 2 members, segment input)" in text
     assert "group epochs 1, 2; target assignment epoch 2" in text
-    assert "epoch 1  offset 11  (previous epoch 1, state 1)  orders 0, 1 (2 partitions); revoked orders 2" in text
-    assert "pending revocation of partitions: orders 2" in text
+    assert "epoch 1  offset 11  (previous epoch 1, state 1)  orders: 0-1 (2 partitions); revoked orders: 2" in text
+    assert "pending revocation of partitions: orders: 2" in text
     assert "m-2 (c-2)  [removed]" in text and "classic protocol member" in text
-    assert "target at assignment epoch 2  offset 8  orders 0, 1 (2 partitions)" in text
+    assert "target at assignment epoch 2  offset 8  orders: 0-1 (2 partitions)" in text
     assert "heartbeat-based groups 3" in text

@@ -8,7 +8,7 @@ import gzip
 
 import pytest
 
-from .storyfixtures import GROUP, json_lines, run_capture, streams_pcap, streams_records, task
+from .storyfixtures import GROUP, by_name, json_lines, moved_items, run_capture, streams_pcap, streams_records, task
 
 RECORDS = streams_records()
 
@@ -37,8 +37,8 @@ def _generation(lines, v: int) -> dict:
     return g
 
 
-def _hosts(entries: list[dict]) -> dict[str, list[str]]:
-    return {f"{h['host']}:{h['port']}": sorted(f"{p['topic']}-{p['partition']}" for p in h["partitions"])
+def _hosts(entries: list[dict]) -> dict[str, dict[str, list[int]]]:
+    return {f"{h['host']}:{h['port']}": by_name((p["topic"], p["partition"]) for p in h["partitions"])
             for h in entries}
 
 
@@ -69,7 +69,7 @@ def test_assignment_facts(lines, r):
     assert asg["version"] == want["version"]
     assert asg["commonly_supported_version"] == want["commonlySupportedVersion"]
     assert asg["active_tasks"] == [task(t) for t in want["activeTasks"]]
-    assert asg["standby_tasks"] == {task(s["taskId"]): sorted(f"{p['topic']}-{p['partition']}" for p in s["partitions"])
+    assert asg["standby_tasks"] == {task(s["taskId"]): by_name((p["topic"], p["partition"]) for p in s["partitions"])
                                     for s in want["standbyTasks"]}
     assert asg["partitions_by_host"] == _hosts(want.get("partitionsByHost") or [])
     assert asg["standby_partitions_by_host"] == _hosts(want.get("standbyPartitionsByHost") or [])
@@ -104,7 +104,7 @@ def test_changes_between_generations(lines):
         assert g["changes"]["previous_generation"] == prev["generation"]
         assert g["changes"]["joined"] == [f"m-{g['generation']} (app-{g['generation']})"]
         assert g["changes"]["left"] == [f"m-{prev['generation']} (app-{prev['generation']})"]
-        moved = {row["item"] for row in g["changes"]["moved"].get("active tasks", [])}
+        moved = moved_items(g["changes"], "active tasks")
         assert moved == set(prev["members"][0]["assignment"]["streams"]["active_tasks"]) | \
                set(g["members"][0]["assignment"]["streams"]["active_tasks"])
 

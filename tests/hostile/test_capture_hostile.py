@@ -281,5 +281,5 @@ def test_names_cannot_forge_lines_or_drive_the_terminal(installed_cli, tmp_path)
     for wanted in (f"group {SHOWN['group']}  (1 generations, pcap input)",
                    f"generation 5  consumer/range  leader m-1 ({SHOWN['client']})",
                    f"subscription  v0: topics {SHOWN['topic']}",
-                   f"assignment    v0: {SHOWN['topic']}-0 (1 partitions)"):
+                   f"assignment    v0: {SHOWN['topic']}: 0 (1 partitions)"):
         assert any(wanted in line for line in lines), wanted
