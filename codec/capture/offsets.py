@@ -14,7 +14,7 @@ Inputs:
 
   - ``KEY<TAB>VALUE``, ``KEY:VALUE``, ``KEY,VALUE`` or ``KEY VALUE`` (the first tab, else the first
     colon, else comma, else run of spaces separates the fields);
-  - JSON objects ``{"key": KEY, "value": VALUE}`` (a JSON ``null`` value is a tombstone);
+  - JSON objects ``{"key": KEY, "value": VALUE}``, both keys required (a JSON ``null`` value is a tombstone);
   - blank lines and lines starting with ``#`` are skipped.
 
   ``KEY`` and ``VALUE`` are hex (optionally ``0x``-prefixed; a field of an even number of hex digits is
@@ -239,7 +239,10 @@ def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
             raise DecodeError(f"bad JSON: {e}", message="text record", offset=None, path="") from None
         if not isinstance(obj, dict) or "key" not in obj:
             raise DecodeError('a JSON line needs a "key"', message="text record", offset=0, path="key")
-        k, v = obj["key"], obj.get("value")
+        if "value" not in obj:  # as a line without a key is refused: a tombstone says so ("value": null)
+            raise DecodeError('a JSON line needs a "value" (null for a tombstone)', message="text record",
+                              offset=0, path="value")
+        k, v = obj["key"], obj["value"]
         if not isinstance(k, str) or not (v is None or isinstance(v, str)):
             raise DecodeError("key and value must be strings (value may be null)", message="text record",
                               offset=0, path="key")
