@@ -21,11 +21,25 @@ from typing import Iterator
 
 from .errors import CodecError, InputError
 
-__all__ = ["DuplicateKeyError", "cli_int", "int_range", "loads", "read_json_file", "input_errors", "seconds"]
+__all__ = ["DuplicateKeyError", "cli_int", "int_range", "kafka_int", "loads", "read_json_file", "input_errors",
+           "seconds", "INT", "LONG"]
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
-#: The bounds of an integer option that names none: a Java long.
-LONG = (-(1 << 63), (1 << 63) - 1)
+#: Kafka's config types (ConfigDef.Type INT and LONG) as bounds; a Java long is also an option's default bound.
+INT, LONG = (-(1 << 31), (1 << 31) - 1), (-(1 << 63), (1 << 63) - 1)
+KAFKA_INT_TYPES = {"INT": INT, "LONG": LONG}
+
+
+def kafka_int(value, key: str, kind: str = "INT", minimum: int | None = None) -> int:
+    """A JSON value that stands for a Kafka config or field of type ``kind`` (``INT``, ``LONG``): an integer
+    (not a boolean) within the type, and ``>= minimum``; ``ValueError`` naming ``key`` and the type otherwise."""
+    lo, hi = KAFKA_INT_TYPES[kind]
+    lo = lo if minimum is None else max(lo, minimum)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        shown = (repr(value)[:60] if not isinstance(value, int) or isinstance(value, bool) else
+                 str(value) if value.bit_length() <= 128 else f"an integer of {value.bit_length()} bits")
+        raise ValueError(f"{key} must be an integer in {lo}..{hi} (Kafka's {kind}), not {shown}")
+    return value
 
 
 def cli_int(text: str, lo: int = LONG[0], hi: int | None = LONG[1]) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from codec.cliutil import kafka_int
 from codec.types import TaskId, parse_uuid
 
 from .model import AssignmentConfigs, AssignmentError, AssignmentResult, ClientSpec, GroupDescription, TaskSpec
@@ -26,10 +27,17 @@ _GROUP_KEYS = {"assignor", "configs", "tasks", "endOffsetSums", "clients", "nowM
 _CLIENT_KEYS = {"processId", "capacity", "clientTags", "prevActive", "prevStandby", "taskOffsetSums", "taskLags"}
 
 
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise AssignmentError(f"{where}: expected an integer, got {value!r}")
-    return value
+#: Kafka's types of the configs (StreamsConfig's ConfigDef: INT or LONG).
+_CONFIG_TYPES = {"acceptableRecoveryLag": "LONG", "maxWarmupReplicas": "INT", "numStandbyReplicas": "INT",
+                 "probingRebalanceIntervalMs": "LONG"}
+
+
+def _int(value: Any, where: str, kind: str = "LONG") -> int:
+    """An integer of Kafka's type ``kind`` (offsets, lags and clocks are longs), or one error naming ``where``."""
+    try:
+        return kafka_int(value, where, kind)
+    except ValueError as e:
+        raise AssignmentError(str(e)) from None
 
 
 def _task(text: Any, where: str) -> TaskId:
@@ -72,7 +80,7 @@ def configs_from_json(raw: Any) -> AssignmentConfigs:
                     raise AssignmentError("configs.rackAwareAssignmentTags: expected a list of strings")
                 kwargs[attr] = tuple(tags)
             else:
-                kwargs[attr] = _int(raw[key], f"configs.{key}")
+                kwargs[attr] = _int(raw[key], f"configs.{key}", _CONFIG_TYPES[key])
     return AssignmentConfigs(**kwargs)
 
 
@@ -98,7 +106,7 @@ def _client(raw: Any, i: int) -> ClientSpec:
         lists[key] = frozenset(_task(t, f"{where}.{key}") for t in value)
     return ClientSpec(
         process_id=pid,
-        capacity=_int(raw.get("capacity", 1), f"{where}.capacity"),
+        capacity=_int(raw.get("capacity", 1), f"{where}.capacity", "INT"),
         client_tags=dict(tags),
         prev_active=lists["prevActive"],
         prev_standby=lists["prevStandby"],
@@ -119,8 +127,8 @@ def _tasks(raw: Any) -> tuple[TaskSpec, ...]:
         stateful = t.get("stateful", False)
         if not isinstance(stateful, bool):
             raise AssignmentError(f"tasks[{i}].stateful: expected true or false")
-        out.append(TaskSpec(TaskId(_int(t.get("subtopology"), f"tasks[{i}].subtopology"),
-                                   _int(t.get("partition"), f"tasks[{i}].partition"),
+        out.append(TaskSpec(TaskId(_int(t.get("subtopology"), f"tasks[{i}].subtopology", "INT"),
+                                   _int(t.get("partition"), f"tasks[{i}].partition", "INT"),
                                    t.get("topology")), stateful))
     return tuple(out)
 

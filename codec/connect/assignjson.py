@@ -37,7 +37,8 @@ from .assignor import (
     IncrementalAssignorState,
     assign_connect,
 )
-from .constants import PROTOCOL_VERSIONS
+from ..cliutil import kafka_int
+from .constants import MAX_NAME_CHARS, MAX_TASKS, PROTOCOL_VERSIONS
 from .jsonview import connect_assignment_from_json, connect_assignment_json
 from .metadata import decode_connect_metadata
 
@@ -48,19 +49,12 @@ _KEYS = {"protocol", "leader", "connectors", "workers", "now", "scheduledRebalan
 _WORKER_KEYS = {"memberId", "url", "configOffset", "allocation", "metadata"}
 
 
-def _int(obj: Mapping, key: str, default=None, *, minimum: int | None = None, where: str = ""):
+def _int(obj: Mapping, key: str, default=None, *, kind: str = "INT", minimum: int | None = None, where: str = ""):
+    """An integer of the group JSON, of Kafka's type for it (``INT``, ``LONG``): one ValueError naming the key."""
     v = obj.get(key, default)
     if v is None and default is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or (minimum is not None and v < minimum):
-        bound = f" >= {minimum}" if minimum is not None else ""
-        raise ValueError(f"{where}{key} must be an integer{bound}, not {v!r}")
-    return v
-
-
-# Bounds that keep one round's work proportional to a real Connect cluster.
-MAX_TASKS_PER_CONNECTOR = 100_000
-MAX_TASKS = 1_000_000
+    return kafka_int(v, f"{where}{key}", kind, minimum)
 
 
 def connect_group_from_json(obj: Any) -> dict[str, Any]:
@@ -83,11 +77,11 @@ def connect_group_from_json(obj: Any) -> dict[str, Any]:
     if not isinstance(connectors, Mapping):
         raise ValueError("connectors must be an object: connector name -> task count")
     for name, count in connectors.items():
-        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_TASKS_PER_CONNECTOR:
-            raise ValueError(f"connectors.{name} must be a task count (an integer 0..{MAX_TASKS_PER_CONNECTOR}), "
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_TASKS:
+            raise ValueError(f"connectors.{name} must be a task count (an integer 0..{MAX_TASKS}), "
                              f"not {count!r}"[:300])
     if sum(connectors.values()) > MAX_TASKS:
-        raise ValueError(f"at most {MAX_TASKS} tasks in all")
+        raise ValueError(f"at most {MAX_TASKS:,} tasks in all (codec.connect.constants.MAX_TASKS, as for simulate)")
     raw_workers = obj.get("workers")
     if not isinstance(raw_workers, list) or not raw_workers:
         raise ValueError("workers must be a non-empty list")
@@ -95,16 +89,28 @@ def connect_group_from_json(obj: Any) -> dict[str, Any]:
     leader = obj.get("leader", workers[0].member_id)
     if not isinstance(leader, str):
         raise ValueError(f"leader must be a member id, not {leader!r}")
+    _names_bound(connectors, workers, leader)
     state = obj.get("state")
     return {
         "protocol": protocol, "leader": leader, "workers": workers, "connectors": dict(connectors),
-        "now": _int(obj, "now", 0),
+        "now": _int(obj, "now", 0, kind="LONG"),
         "max_delay": _int(obj, "scheduledRebalanceMaxDelayMs", DEFAULT_MAX_DELAY_MS, minimum=0),
         "state": None if state is None else IncrementalAssignorState.from_json(state),
         "generation_id": _int(obj, "generationId"),
         "last_completed_generation_id": _int(obj, "lastCompletedGenerationId"),
-        "leader_fresh_offset": _int(obj, "leaderFreshOffset"),
+        "leader_fresh_offset": _int(obj, "leaderFreshOffset", kind="LONG"),
     }
+
+
+def _names_bound(connectors: Mapping[str, int], workers: list[ConnectWorker], leader: str) -> None:
+    """The names the round's assignments repeat (a connector's for each of its tasks, the leader's id and URL
+    for each worker) at most :data:`MAX_NAME_CHARS` characters in all, so that the output stays bounded."""
+    url = next((w.url for w in workers if w.member_id == leader), "")
+    repeated = sum(len(c) * n for c, n in connectors.items()) + len(workers) * (len(leader) + len(url or ""))
+    if repeated > MAX_NAME_CHARS:
+        raise ValueError(f"the assignments would repeat {repeated:,} characters of names (each connector's for "
+                         f"each of its tasks, the leader's id and URL for each worker): at most {MAX_NAME_CHARS:,} "
+                         "(codec.connect.constants.MAX_NAME_CHARS)")
 
 
 def _worker(w: Any, i: int) -> ConnectWorker:
@@ -128,7 +134,7 @@ def _worker(w: Any, i: int) -> ConnectWorker:
     url = w.get("url", "")
     if not isinstance(url, str):
         raise ValueError(f"{where}url must be a string")
-    offset = _int(w, "configOffset", 0, where=where)
+    offset = _int(w, "configOffset", 0, kind="LONG", where=where)
     allocation = w.get("allocation")
     assignment = None if allocation is None else connect_assignment_from_json(
         allocation, path=f"workers[{i}].allocation")

@@ -7,7 +7,7 @@ from enum import IntEnum
 
 __all__ = ["CONNECT_PROTOCOL_V0", "CONNECT_PROTOCOL_V1", "CONNECT_PROTOCOL_V2", "LATEST_VERSION", "CONNECTOR_TASK",
            "PROTOCOL_TYPE", "PROTOCOL_NAMES", "PROTOCOL_VERSIONS", "COMPATIBILITY_PROTOCOLS", "ConnectError",
-           "protocol_version", "protocol_name", "reader_name"]
+           "protocol_version", "protocol_name", "reader_name", "MAX_TASKS", "MAX_NAME_CHARS"]
 
 CONNECT_PROTOCOL_V0 = 0  # ConnectProtocol, group protocol "default" (eager rebalancing)
 CONNECT_PROTOCOL_V1 = 1  # IncrementalCooperativeConnectProtocol, "compatible" (KIP-415, Kafka 2.3)
@@ -16,6 +16,12 @@ LATEST_VERSION = CONNECT_PROTOCOL_V2
 
 #: The task id that stands for the connector itself in a connector's group of task ids.
 CONNECTOR_TASK = -1
+
+#: The most tasks a Connect group may have in one ``assign --connect`` round or one ``simulate`` scenario,
+#: and the most characters of names its assignments may repeat: a connector's name once for each of its tasks,
+#: the leader's id and URL once for each worker (``codec.budget``: one clear error line beyond, so that a
+#: short input cannot ask for a huge output).
+MAX_TASKS, MAX_NAME_CHARS = 10_000, 512 * 1024
 
 #: JoinGroup's protocol type of a Connect group.
 PROTOCOL_TYPE = "connect"

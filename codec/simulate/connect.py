@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliutil import loads
+from ..connect.constants import MAX_TASKS
 from ..connect.assignment import (
     ConnectAssignment,
     ConnectorTaskId,
@@ -107,7 +108,7 @@ CONNECT_TABLE_COLUMNS = [
     ("coordinator_bytes", "coordinator bytes"),
 ]
 MODES = ("eager", "compatible", "sessioned")
-MAX_WORKERS, MAX_CONNECTORS, MAX_TASKS, MAX_EVENTS, MAX_DURATION_S = 100, 1000, 10000, 1000, 7 * 86400.0
+MAX_WORKERS, MAX_CONNECTORS, MAX_EVENTS, MAX_DURATION_S = 100, 1000, 1000, 7 * 86400.0  # and MAX_TASKS, as assign
 COORDINATOR_GROUP = "connect-cluster"
 
 
