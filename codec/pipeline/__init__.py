@@ -16,8 +16,13 @@ unit, such as ``2g``: else one line, exit status 2) and, when inputs and output 
 missing path; a Parquet file that does not begin and end with ``PAR1``; a JSON lines file named ``.gz`` that
 is not gzip data) and the output (one that exists, without ``--overwrite``): one line, exit status 1, no
 JVM started. A JVM that does not start is one line with its reason (exit status 2); Spark's and the JVM's
-output go to the log file (``--log``). In a JSON lines file, a line that is not a JSON object is a record,
-quarantined as ``not-json`` with its text (a file of nothing else too); a blank line is not a record.
+output go to the log file (``--log``). In a JSON lines file each line is parsed on its own, into the columns
+below, with no schema inferred (:mod:`codec.pipeline.jsonlines`): a line that is not one JSON object is a
+record, quarantined as ``not-json`` with its text (a file of nothing else too); a line holding a key twice, or
+two keys that differ only in case, is quarantined as ``duplicate-key`` with its text; a blank line is not a
+record. Parquet files are read together when their schemas merge, else each on its own. A value that does not
+fit its column -- bytes that are not a string, a ``version`` no 32-bit integer holds -- quarantines its record
+(``FieldType``, ``FieldRange``), naming the column and what it holds.
 Each record is one captured piece of
 rebalance metadata with its context. Columns (all optional except the bytes; unknown columns are
 ignored):

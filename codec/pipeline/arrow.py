@@ -50,7 +50,9 @@ __all__ = ["INPUT_COLUMNS", "CONTEXT_COLUMNS", "DECODE_COLUMNS", "UNIT", "UNITS"
 CONTEXT_COLUMNS = ("record_id", "source", "group", "member", "generation", "kind", "ts_ms", "link", "direction",
                    "leader", "protocol")
 #: the arguments of :func:`decode_arrays`, in this order
-DECODE_COLUMNS = ("kind", "version", "hex", "data", "api_key", "direction", "body_offset", "key", "protocol")
+#: (``input_error``: why the record does not fit before any decoding, ``<type>: <message>``, see job.normalize)
+DECODE_COLUMNS = ("kind", "version", "hex", "data", "api_key", "direction", "body_offset", "key", "protocol",
+                  "input_error")
 INPUT_COLUMNS = CONTEXT_COLUMNS + tuple(c for c in DECODE_COLUMNS if c not in CONTEXT_COLUMNS)
 
 _STR, _I32, _I64, _BOOL, _BIN = pa.string(), pa.int32(), pa.int64(), pa.bool_(), pa.binary()
@@ -377,8 +379,13 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
     """Decode input rows (tuples in :data:`DECODE_COLUMNS` order) into ``out``, one entry per row."""
     member_fields, assignment_fields_, units, quarantine = (out.member_fields, out.assignment_fields, out.units,
                                                             out.quarantine)
-    for kind, version, hex_, data, api_key, direction, body_offset, key, protocol in rows:
+    for kind, version, hex_, data, api_key, direction, body_offset, key, protocol, input_error in rows:
         ckind = canonical_kind(kind)
+        if input_error is not None:  # the record as given does not fit: quarantined with what it holds
+            type_, _, message = input_error.partition(": ")
+            quarantine(ckind, RecordError(type_, message), data if data is not None else
+                       None if hex_ is None else hex_.encode("utf-8", "replace"))
+            continue
         raw = data
         if raw is None and hex_ is not None:
             try:
@@ -455,9 +462,10 @@ def _convert_carefully(rows: list[tuple]) -> pa.ListArray:
 
 
 def decode_udf(kind: pa.Array, version: pa.Array, hex: pa.Array, data: pa.Array, api_key: pa.Array,
-               direction: pa.Array, body_offset: pa.Array, key: pa.Array, protocol: pa.Array) -> pa.Array:
+               direction: pa.Array, body_offset: pa.Array, key: pa.Array, protocol: pa.Array,
+               input_error: pa.Array) -> pa.Array:
     """:func:`decode_arrays` with the argument types Spark's ``arrow_udf`` reads (a scalar Arrow UDF)."""
-    return decode_arrays(kind, version, hex, data, api_key, direction, body_offset, key, protocol)
+    return decode_arrays(kind, version, hex, data, api_key, direction, body_offset, key, protocol, input_error)
 
 
 # --- the flat view ------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import re
 import sys
 from typing import Any
 
-from ..cliutil import int_range
+from ..cliutil import INT, LONG, int_range
 
 __all__ = ["register", "run", "INSTALL_HINT", "usage_error", "MASTER_FORMS"]
 
@@ -40,13 +40,13 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input-format", choices=("jsonl", "parquet"),
                    help="read every input with this reader (default: by extension, else by content)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
-    p.add_argument("--acceptable-recovery-lag", type=int_range(0), default=10000, metavar="N",
+    p.add_argument("--acceptable-recovery-lag", type=int_range(*LONG), default=10000, metavar="N",
                    help="lag below which a task counts as caught up (Streams default 10000)")
-    p.add_argument("--num-standby-replicas", type=int_range(0, (1 << 31) - 1), metavar="N",
+    p.add_argument("--num-standby-replicas", type=int_range(*INT), metavar="N",
                    help="the apps' num.standby.replicas, to tell warmups from standbys (default: unknown)")
-    p.add_argument("--max-warmup-replicas", type=int_range(1, (1 << 31) - 1), metavar="N",
+    p.add_argument("--max-warmup-replicas", type=int_range(*INT), metavar="N",
                    help="the apps' max.warmup.replicas, for the warmup check (default: unknown)")
-    p.add_argument("--shuffle-partitions", type=int_range(1, (1 << 31) - 1), metavar="N", help="spark.sql.shuffle.partitions")
+    p.add_argument("--shuffle-partitions", type=int_range(*INT), metavar="N", help="spark.sql.shuffle.partitions")
     p.add_argument("--driver-memory", default="2g", help="local mode driver memory (default 2g)")
     p.add_argument("--ship-code", action="store_true",
                    help="send the codec's Python code to the executors (clusters without it installed)")

@@ -41,6 +41,9 @@ from pyspark.sql.pandas.types import from_arrow_type
 from .arrow import CONTEXT_COLUMNS, DECODE_COLUMNS, UNITS, decode_udf, flat_columns
 from .command import _add_arguments as add_arguments
 from .inputs import HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, local_only, plan_inputs
+from .jsonlines import INPUT_ERROR
+from .jsonlines import ROW as JSON_ROW
+from .jsonlines import parse_lines
 from .report import render_html, render_json
 from .records import SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 from .tables import PARTITIONED, Config, derive_tables
@@ -237,10 +240,10 @@ def _ship_code(spark: SparkSession) -> None:
 
 
 def _col(df: DataFrame, *names: str):
-    for n in names:
-        if n in df.columns:
-            return F.col(f"`{n}`")
-    return None
+    """The first non-null of the columns ``names`` the input has (a name and its synonym, such as ``group`` and
+    ``group_id``), or None when it has none of them."""
+    cols = [F.col(f"`{n}`") for n in names if n in df.columns]
+    return F.coalesce(*cols) if len(cols) > 1 else (cols[0] if cols else None)
 
 
 def _str(df, *names):
@@ -264,11 +267,29 @@ def _binary_or_hex(df: DataFrame, name: str):
     return None, F.col(f"`{name}`").cast("string")
 
 
+#: Columns read as 32-bit integers: a value that is not one quarantines its record, naming it.
+_INT_COLUMNS = ("version", "api_version", "generation", "generation_id", "api_key", "body_offset")
+
+
+def _field_errors(df: DataFrame):
+    """Why a record's context does not fit (a value of an integer column that is not a 32-bit integer), as the
+    decoder's ``input_error`` (``FieldRange: ...``); null when it fits."""
+    checks = [F.when(F.col(f"`{n}`").isNotNull() & F.col(f"`{n}`").try_cast("int").isNull(),
+                     F.concat(F.lit(f"FieldRange: '{n}' is "), F.substring(F.col(f"`{n}`").cast("string"), 1, 60),
+                              F.lit(", not a 32-bit integer")))
+              for n in _INT_COLUMNS if n in df.columns]
+    given = [F.col(INPUT_ERROR)] if INPUT_ERROR in df.columns else []
+    return F.coalesce(*given, *checks) if len(given) + len(checks) > 1 else \
+        (given + checks)[0] if given or checks else F.lit(None).cast("string")
+
+
 def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
     """Any supported input shape -> the canonical columns plus ``selected`` (see the package docstring)."""
     cols = set(df.columns)
-    src = F.lit(source) if source else F.input_file_name()
+    src = F.lit(source) if source else F.col(_SOURCE) if _SOURCE in cols else F.input_file_name()
     data, hex_ = _binary_or_hex(df, "data")
+    if _LINE in cols:  # the bytes of a JSON line that is quarantined whole
+        data = F.coalesce(F.col(_LINE), data) if data is not None else F.col(_LINE)
     if "hex" in cols:
         hex_ = F.coalesce(*(c for c in (hex_, F.col("hex").cast("string")) if c is not None))
     kv = {"key", "value"} <= cols
@@ -279,8 +300,8 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
     kind = [F.col("kind").cast("string")] if "kind" in cols else []
     if "api_key" in cols:
         kind.append(F.when(F.col("api_key").isNotNull(), F.lit("frame")))
-    if kv:
-        kind.append(F.lit("group-metadata"))
+    if kv:  # a record with a key (a tombstone's value is null)
+        kind.append(F.when(F.col("key").isNotNull(), F.lit("group-metadata")))
     kind_col = F.coalesce(*kind) if len(kind) > 1 else (kind[0] if kind else F.lit(None).cast("string"))
 
     ts_name = "timestamp" if "timestamp" in cols else ("ts_ms" if "ts_ms" in cols else None)
@@ -306,11 +327,11 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
         kt = df.schema["key"].dataType
         key = F.col("key") if isinstance(kt, T.BinaryType) else F.unhex(F.col("key").cast("string"))
     link = F.lit(None).cast("string")
-    conn = "conn" if "conn" in cols else ("connection" if "connection" in cols else None)
-    if conn and "correlation_id" in cols:
-        parts = [c for c in ("run", "scenario") if c in cols] + [conn, "correlation_id"]
-        link = F.when(F.col(conn).isNotNull() & F.col("correlation_id").isNotNull(),
-                      F.concat_ws("|", src, *[F.col(c).cast("string") for c in parts]))
+    conn = _col(df, "conn", "connection")
+    if conn is not None and "correlation_id" in cols:
+        parts = [F.col(c).cast("string") for c in ("run", "scenario") if c in cols] + [conn.cast("string"),
+                                                                                      F.col("correlation_id").cast("string")]
+        link = F.when(conn.isNotNull() & F.col("correlation_id").isNotNull(), F.concat_ws("|", src, *parts))
     rid = _col(df, "record_id", "id")
     # its own column first: inside coalesce() the id would be generated only for the rows that need it
     df = df.withColumn("__row", F.monotonically_increasing_id())
@@ -325,7 +346,7 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
         _int(df, "api_key").alias("api_key"), _str(df, "direction").alias("direction"),
         _int(df, "body_offset").alias("body_offset"), key.alias("key"), _str(df, "protocol").alias("protocol"),
         _str(df, "leader").alias("leader"), link.alias("link"), F.col("__row"), _str(df, "type").alias("__type"),
-        _str(df, "api_name").alias("__api_name"))
+        _str(df, "api_name").alias("__api_name"), _field_errors(df).alias(INPUT_ERROR))
     out = out.withColumn("record_id", F.coalesce(
         F.col("record_id"), F.concat(F.col("source"), F.lit(":"), F.col("__row").cast("string")))).drop("__row")
     # why a record is not input to the decoder (null: it is): every record read is counted, by reason
@@ -382,34 +403,62 @@ def read_inputs(spark: SparkSession, inputs: list[str] | InputPlan, fmt: str | N
     (a file that is not what its name or first bytes say ...) raises :class:`PipelineError`."""
     the_plan = inputs if isinstance(inputs, InputPlan) else plan(spark, list(inputs), fmt)
     frames, linked = [], False
-    readers = {"jsonl": lambda ps: spark.read.option("mode", "PERMISSIVE").json(ps),
-               "parquet": lambda ps: spark.read.option("mergeSchema", "true").parquet(*ps)}
     for name, paths in ((fmt_, group) for fmt_ in the_plan.paths for group in the_plan.reads(fmt_)):
         try:
-            df = readers[name](paths)
-            if df.columns == ["_corrupt_record"]:
-                # no line is a JSON object: read again with one more column, since Spark refuses queries
-                # that read nothing but the corrupt-record column of raw files
-                df = spark.read.schema("kind string, _corrupt_record string").option("mode", "PERMISSIVE") \
-                    .json(paths)
+            dfs = _json_lines(spark, paths) if name == "jsonl" else _parquet(spark, paths)
         except Exception as e:  # noqa: BLE001 - Spark's reader on bad input: one line for the user
             raise PipelineError(f"cannot read the {'JSON lines' if name == 'jsonl' else 'Parquet'} input "
                                 f"({_paths_brief(paths)}): {spark_error_line(e)}") from None
-        if "_corrupt_record" in df.columns:  # a line that is not JSON: quarantined with its text
-            bad = F.col("_corrupt_record").isNotNull()
-            data = F.col("data") if "data" in df.columns and isinstance(df.schema["data"].dataType, T.BinaryType) \
-                else F.lit(None).cast("binary")
-            df = df.withColumn("kind", F.when(bad, F.lit("not-json"))
-                               .otherwise(F.col("kind") if "kind" in df.columns else F.lit(None).cast("string")))
-            df = df.withColumn("data", F.when(bad, F.encode(F.col("_corrupt_record"), "UTF-8")).otherwise(data))
-        linked |= "correlation_id" in df.columns and bool({"conn", "connection"} & set(df.columns))
-        frames.append(normalize(df))
+        for df in dfs:
+            linked |= "correlation_id" in df.columns and bool({"conn", "connection"} & set(df.columns))
+            frames.append(normalize(df))
     if not frames:  # only empty files: no records
         frames.append(normalize(spark.range(0).drop("id"), "(empty)"))
     out = frames[0]
     for df in frames[1:]:
         out = out.unionByName(df)
     return out, linked
+
+
+_SOURCE, _LINE = "__source", "__line"  # a JSON line's file, and the text of a line quarantined whole
+
+
+def _json_lines(spark: SparkSession, paths: list[str]) -> list[DataFrame]:
+    """JSON lines read as text and parsed one line at a time into the documented columns
+    (:mod:`codec.pipeline.jsonlines`): no schema is inferred, so no line decides how another is read; a line
+    that is not a JSON object is kind ``not-json`` with its text, one with a key twice (or in two cases)
+    ``duplicate-key``; blank lines are not records."""
+    parse = F.arrow_udf(parse_lines, from_arrow_type(JSON_ROW))
+    text = spark.read.text(paths)
+    parts = [c for c in text.columns if c != "value"]  # partition columns (a directory's name=value folders)
+    rows = text.select(F.input_file_name().alias(_SOURCE), "value", *parts, parse(F.col("value")).alias("r")) \
+        .filter(F.col("r").isNotNull())
+    bad = F.col("r.kind").isin("not-json", "duplicate-key")
+    fields = [F.coalesce(F.col(f"r.{f.name}"), F.col(f"`{f.name}`").cast("string")).alias(f.name)
+              if f.name in parts else F.col(f"r.{f.name}") for f in JSON_ROW]
+    return [rows.select(_SOURCE, *fields, *(F.col(f"`{p}`") for p in parts if p not in JSON_ROW.names),
+                        F.when(bad, F.encode(F.col("value"), "UTF-8")).alias(_LINE))]
+
+
+def _parquet(spark: SparkSession, paths: list[str]) -> list[DataFrame]:
+    """Parquet files read together with their schemas merged; when their schemas cannot be merged (one file's
+    ``version`` an integer, another's a string), each file on its own (a directory by its files), so that no
+    file decides for another: a value that does not fit its column is quarantined with its record."""
+    try:
+        return [spark.read.option("mergeSchema", "true").parquet(*paths)]
+    except Exception as e:  # noqa: BLE001 - Spark says "Failed to merge ..." in several exception types
+        if "merge" not in str(e).lower() and "incompatible" not in str(e).lower():
+            raise
+    files = [f for p in paths for f in _files_of(spark, p)]
+    return [spark.read.parquet(f) for f in files]
+
+
+def _files_of(spark: SparkSession, path: str) -> list[str]:
+    """A Parquet input's files: itself, or every non-hidden file below a directory."""
+    files = LocalFiles() if not is_uri(path) and os.path.exists(path) else HadoopFiles(spark)
+    if not (os.path.isdir(path) if isinstance(files, LocalFiles) else files.expand(path)[0][1]):
+        return [path]
+    return [p for p, size in files.walk(path) if size > 0]
 
 
 # --- decode --------------------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ def reference(kind: str, data: bytes) -> list:
 
 def through_rows(kind: str, data: bytes) -> list:
     u = Units()
-    decode_rows([(kind, None, None, data, None, None, None, None, None)], u)
+    decode_rows([(kind, None, None, data, None, None, None, None, None, None)], u)
     return u.array().to_pylist()
 
 
