@@ -27,13 +27,19 @@ assign         4 MiB + 64 x in     64 MiB + 512 x in   1 s + 20 s/MiB      Conne
                                                                            names the assignments repeat
                                                                            (``codec.connect.constants``),
                                                                            hence the 4 MiB floor
-capture        64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      a compressed batch of more
-                                                                           records than 2 per byte of it
-                                                                           (and 10,000): a bad batch, its
-                                                                           records not read; a frame's
-                                                                           JSON past its budget: the frame
-                                                                           without it, saying so; lists in
-                                                                           text cut at 64 items, counted
+capture        1 MiB + 64 x in     64 MiB + 512 x in   1 s + 20 s/MiB      a segment's compressed records:
+                                                                           one per 4 bytes of it (and
+                                                                           1,000), 128x decompressed: else
+                                                                           a bad batch, its records not
+                                                                           read; the story tells one
+                                                                           member per 16 bytes (and 1,000),
+                                                                           the rest counted as not told; a
+                                                                           frame's JSON past its budget:
+                                                                           the frame without it, saying so;
+                                                                           lists in text cut at 64 items
+                                                                           (events 200), counted. A .gz
+                                                                           input counts as the bytes it
+                                                                           decompresses to
 negotiate      64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      scenario caps (members, steps)
 simulate       16 MiB              256 MiB             60 s                scenario caps (instances, tasks,
                                                                            events, duration): fixed, not
@@ -90,6 +96,7 @@ class Budget:
 
 _PROPORTIONAL = Budget(64 * KIB, 64, 64 * MIB, 512, 1.0, 20.0)
 _ASSIGN = Budget(4 * MIB, 64, 64 * MIB, 512, 1.0, 20.0)
+_CAPTURE = Budget(1 * MIB, 64, 64 * MIB, 512, 1.0, 20.0)
 _FIXED = Budget(64 * KIB, 0, 64 * MIB, 0, 5.0, 0.0)
 
 #: The budget of each command the amplification check runs (the table of the module docstring).
@@ -97,7 +104,7 @@ BUDGETS: dict[str, Budget] = {
     "decode": _PROPORTIONAL,
     "encode": _PROPORTIONAL,
     "assign": _ASSIGN,
-    "capture": _PROPORTIONAL,
+    "capture": _CAPTURE,
     "negotiate": _PROPORTIONAL,
     "simulate": Budget(16 * MIB, 0, 256 * MIB, 0, 60.0, 0.0),
     "compat": _FIXED,
@@ -113,15 +120,15 @@ class OverBudget(LimitExceededError):
 
 def json_text(value, limit: int, *, what: str = "the JSON", message: str | None = None, hint: str = "",
               **kwargs) -> str:
-    """``codec.text.dumps(value, **kwargs)``, or :class:`OverBudget` as soon as the text passes ``limit``
-    characters (the text is built chunk by chunk, so refusing costs no more than the limit). ``what`` and
-    ``hint`` word the error."""
+    """``codec.text.dumps(value, **kwargs)``, or :class:`OverBudget` as soon as its UTF-8 passes ``limit`` bytes
+    (the text is built chunk by chunk, so refusing costs no more than the limit). ``what`` and ``hint`` word
+    the error."""
     parts: list[str] = []
     n = 0
     for chunk in dumps_chunks(value, **kwargs):
-        n += len(chunk)
+        n += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
         if n > limit:
-            raise OverBudget(f"{what} would be more than {limit:,} characters, past the output budget (codec.budget)"
+            raise OverBudget(f"{what} would be more than {limit:,} bytes, past the output budget (codec.budget)"
                              f"{hint}", message=message)
         parts.append(chunk)
     return "".join(parts)

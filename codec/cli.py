@@ -19,7 +19,7 @@ from .cliutil import int_range, loads
 from .errors import CodecError, DecodeError
 from .kinds import get_kind, kind_names
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "run"]
 
 
 def _read_input(arg: str | None, *, binary: bool) -> bytes | str:
@@ -272,7 +272,12 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS)
-    args = parser.parse_args(argv)
+    return run(parser.parse_args(argv))
+
+
+def run(args) -> int:
+    """Run parsed arguments (of :func:`build_parser`) as :func:`main` does: an error is one line, never a
+    traceback; the exit status."""
     try:
         return args.func(args)
     except KeyError as e:

@@ -43,7 +43,8 @@ from ..cliutil import int_range, seconds
 from ..text import dumps, printable
 from .offsets import read_segment, read_text
 from .heartbeat import HeartbeatGroup
-from .story import CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
+from .story import (BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story,
+                    offsets_story)
 from .storytext import render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
@@ -124,35 +125,38 @@ def _gunzipped(f: BinaryIO) -> BinaryIO:
     return gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == _GZIP else buffered
 
 
-def _stories(kind: str, f: BinaryIO, args, summary: CaptureSummary) -> Iterator[GroupFrame | Generation]:
+def _stories(kind: str, f: BinaryIO, args, summary: CaptureSummary, size: int) -> Iterator[GroupFrame | Generation]:
+    """The story of the input (``size``: its bytes, for the story's budget)."""
     if kind == "pcap":
         return capture_story(f, ports=args.port or {9092}, group=args.group, summary=summary,
                              max_hole_bytes=_or(getattr(args, "max_hole_bytes", None), DEFAULT_MAX_BUFFER),
                              max_hole_seconds=_or(getattr(args, "max_hole_seconds", None), DEFAULT_MAX_WAIT))
+    told = TOLD_FLOOR + size // BYTES_PER_TOLD
     if kind == "segment":
-        return offsets_story(read_segment(_gunzipped(f)), group=args.group, summary=summary)
+        return offsets_story(read_segment(_gunzipped(f)), group=args.group, summary=summary, max_told=told)
     text = io.TextIOWrapper(_gunzipped(f), encoding="utf-8", errors="replace")
-    return offsets_story(read_text(text), group=args.group, summary=summary)
+    return offsets_story(read_text(text), group=args.group, summary=summary, max_told=told)
 
 
 def _or(value, default):
     return default if value is None else value
 
 
-def run(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Print the story of ``args.file``. ``--json``: one line per group frame (``"type": "frame"``), one
     per generation (``"type": "generation"``, written when the generation is over: a newer-but-one
     generation of its group began, or the input ended) and one per heartbeat-based group (``"type":
     "heartbeat-group"``, at the end), then one ``"type": "summary"`` line. Exit
     status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
     read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
+    out, err = out or sys.stdout, err or sys.stderr  # (looked up now: a caller may have replaced them)
     path = Path(args.file)
     kind = detect(path)
     summary = CaptureSummary()
     by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
     with open(path, "rb") as raw:
         progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
-        for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary):
+        for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary, progress.total):
             if args.json:
                 out.write(_json_line(item, summary) + "\n")
             elif isinstance(item, (Generation, HeartbeatGroup)):

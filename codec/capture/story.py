@@ -67,6 +67,10 @@ API_NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 8: "Offs
              47: "OffsetDelete", 60: "DescribeCluster", 68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe",
              88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", **GROUP_APIS}
 MAX_PENDING = 65536  # requests waiting for their response, over all connections
+#: What ``offsets_story`` tells for an input of N bytes: TOLD_FLOOR + N // BYTES_PER_TOLD members' worth of group
+#: records (a heartbeat-based group's record is one, a GroupMetadataValue one and one per member), so that a
+#: segment of tiny compressed records cannot ask for a story many times its size (codec.budget).
+TOLD_FLOOR, BYTES_PER_TOLD = 1000, 16
 MAX_PROBLEMS = 50  # problems of each kind kept for the summary (all are counted)
 
 
@@ -871,16 +875,19 @@ def capture_story(source: str | Path | BinaryIO, *, ports: Iterable[int] = DEFAU
 # -- from __consumer_offsets --------------------------------------------------------------------------
 
 def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], *, group: str | None = None,
-                  summary: CaptureSummary | None = None) -> Iterator[Generation]:
+                  summary: CaptureSummary | None = None, max_told: int | None = None) -> Iterator[Generation]:
     """The generations that ``__consumer_offsets`` group metadata records describe, in record order.
 
     Each ``GroupMetadataValue`` is a snapshot of a group at a generation (Kafka writes one when a
     generation forms and again when its assignment is stored); snapshots of the same generation merge,
     the later one winning. A tombstone (the group deleted) is an event. Offset commits are counted. A bad
-    record is a problem of kind ``bad records``, or ``bad file`` when the input could not be read past it."""
+    record is a problem of kind ``bad records``, or ``bad file`` when the input could not be read past it.
+    ``max_told``: the most members' worth of group records told (see :data:`TOLD_FLOOR`); the records past it
+    are counted as the problem ``records not told`` (the output budget), never dropped without a word."""
     summary = summary if summary is not None else CaptureSummary()
     groups: dict[str, _Group] = {}
     hb = HeartbeatStory()
+    told = 0
     for rec in records:
         summary.records += 1
         if isinstance(rec, BadRecord):
@@ -890,7 +897,8 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
         if isinstance(rec, ControlMarker):
             continue
         if isinstance(rec.key, dict):  # a consumer or streams group record (codec.kafka4)
-            if group is None or rec.key.get("groupId") == group:
+            if (group is None or rec.key.get("groupId") == group) and _tell(summary, rec, 1, told, max_told):
+                told += 1
                 hb.record(rec.where, rec.key_schema.removesuffix("Key"), rec.key, rec.value)
             continue
         name = rec.key.group
@@ -899,6 +907,10 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
         if rec.key_schema == "OffsetCommitKey":
             summary.offset_commits[name] += 1
             continue
+        cost = 1 + (0 if rec.tombstone else len(rec.value.members))
+        if not _tell(summary, rec, cost, told, max_told):
+            continue
+        told += cost
         g = groups.get(name)
         if g is None:
             g = groups[name] = _Group(name, "__consumer_offsets")
@@ -914,6 +926,16 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
     for hg in hb.finish(classic):
         summary.heartbeat_groups += 1
         yield hg
+
+
+def _tell(summary: CaptureSummary, rec: OffsetsRecord, cost: int, told: int, max_told: int | None) -> bool:
+    """Whether the story has room for a record (``cost`` members' worth); a problem when it has not."""
+    if max_told is None or told + cost <= max_told:
+        return True
+    summary.problem("records not told", rec.where, rec.key_schema.removesuffix("Key"),
+                    f"past the {max_told:,} members' worth of group records the story tells for an input of this "
+                    "size (codec.budget)")
+    return False
 
 
 def _snapshot_record(g: _Group, rec: OffsetsRecord) -> None:
