@@ -44,8 +44,12 @@ negotiate      64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      scena
 simulate       16 MiB              256 MiB             60 s                scenario caps (instances, tasks,
                                                                            events, duration): fixed, not
                                                                            from the input's size
-compat, size,  64 KiB              64 MiB              5 s                 their options' bounds
-kinds, demo
+compat         64 KiB              64 MiB              5 s                 its options' bounds
+kinds          64 KiB              64 MiB              5 s                 —
+demo           64 KiB              64 MiB              5 s                 —
+size           64 KiB              64 MiB              30 s                its options' bounds (``--find-
+                                                                           limit`` sizes groups up to
+                                                                           65,536 members)
 conformance    16 MiB              256 MiB             per vector:         the adapter's reply
                                                        ``--timeout``       (``--max-reply-bytes``)
 vectors        16 MiB              256 MiB             60 s                —
@@ -98,6 +102,7 @@ _PROPORTIONAL = Budget(64 * KIB, 64, 64 * MIB, 512, 1.0, 20.0)
 _ASSIGN = Budget(4 * MIB, 64, 64 * MIB, 512, 1.0, 20.0)
 _CAPTURE = Budget(1 * MIB, 64, 64 * MIB, 512, 1.0, 20.0)
 _FIXED = Budget(64 * KIB, 0, 64 * MIB, 0, 5.0, 0.0)
+_SIZE = Budget(64 * KIB, 0, 64 * MIB, 0, 30.0, 0.0)
 
 #: The budget of each command the amplification check runs (the table of the module docstring).
 BUDGETS: dict[str, Budget] = {
@@ -108,7 +113,7 @@ BUDGETS: dict[str, Budget] = {
     "negotiate": _PROPORTIONAL,
     "simulate": Budget(16 * MIB, 0, 256 * MIB, 0, 60.0, 0.0),
     "compat": _FIXED,
-    "size": _FIXED,
+    "size": _SIZE,
     "kinds": _FIXED,
     "demo": _FIXED,
 }

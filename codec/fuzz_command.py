@@ -46,12 +46,32 @@ def cmd_fuzz_cli(args) -> int:
     return 1 if report.violations or report.problem_counts else 0
 
 
+def cmd_fuzz_amplification(args) -> int:
+    """``fuzz --amplification``: every command against its budget (:mod:`codec.fuzz_amplification`)."""
+    import json
+
+    from .fuzz_amplification import run
+    from .text import printable
+
+    report = run(args.inputs, seed=args.seed, workers=args.workers, time_limit=args.seconds)
+    print(report.summary())
+    for v in report.violations[:20]:
+        print(f"VIOLATION {printable(str(v))}", file=sys.stderr)
+    if args.write_violations:
+        with open(args.write_violations, "w", encoding="utf-8") as f:
+            for v in report.violations:
+                f.write(json.dumps(v.to_json()) + "\n")
+    return 1 if report.violations else 0
+
+
 def cmd_fuzz(args) -> int:
     from .fuzz import run, shared_dir, write_regression_vectors
     from .text import printable
 
     if args.cli:
         return cmd_fuzz_cli(args)
+    if args.amplification:
+        return cmd_fuzz_amplification(args)
     if args.write_regressions:
         n = write_regression_vectors(Path(args.write_regressions))
         print(f"{args.write_regressions}: {n} regression vectors")
@@ -83,6 +103,10 @@ def register(subparsers) -> None:
                    help="the shared reference folder for seeds (default: $REBALANCE_CODEC_SHARED or ../shared)")
     p.add_argument("--write-regressions", metavar="FILE",
                    help="write the regression vectors (codec.fuzz.REGRESSIONS) to FILE and exit")
+    p.add_argument("--amplification", action="store_true",
+                   help="run every command on generated inputs (long names over many items, many tiny records, "
+                        "counts of tiny elements, mutated seeds) and hold its output, memory and time to its budget "
+                        "(codec.budget); with --workers, --seconds, --write-violations")
     c = p.add_argument_group("the command-line fuzzer (--cli)")
     c.add_argument("--cli", action="store_true",
                    help="fuzz the commands instead of the decoders: decode, encode, assign and conformance --impl as "
@@ -96,5 +120,6 @@ def register(subparsers) -> None:
     c.add_argument("--program", metavar="CMD",
                    help="with --cli, the command line under test (default: this Python's `-m codec`)")
     c.add_argument("--write-violations", metavar="FILE",
-                   help="with --cli, write each violation as a JSON line (its command and input lines, hex) to FILE")
+                   help="with --cli or --amplification, write each violation as a JSON line (its command and "
+                        "input) to FILE")
     p.set_defaults(func=cmd_fuzz)

@@ -1,0 +1,740 @@
+"""The amplification check of the fuzzer (issue #31): every command, on generated inputs, within its budget.
+
+:mod:`codec.budget` states what one input may cost each command: output bytes, peak memory and time, a floor
+plus a small multiple of the input's size. This module generates inputs for every command of that table and
+runs each through the command as a user runs it (``rebalance-codec COMMAND ...``), in process — the parsers
+built once per worker, stdin, stdout and stderr in memory — and measures:
+
+* output: the bytes written to stdout and stderr (and to ``--out`` for ``simulate``);
+* memory: the growth of the process's peak resident memory during the run (Linux's ``VmHWM``, reset before
+  each run through ``/proc/self/clear_refs``), which counts what C extensions allocate too;
+* time: wall-clock seconds, against the budget times :data:`LOAD_FACTOR` (a loaded machine).
+
+A run past any of the three, an exit status other than 0, 1 or 2, or a line of ``a bug in rebalance-codec`` is
+a :class:`Violation`, with the input to reproduce it. The inputs are biased towards the shapes that amplify
+(the generators of :data:`SHAPES`), not only mutated bytes:
+
+* long repeated strings: a subtopology id, topic, connector, host or leader of up to 30,000 characters named
+  once in the bytes but once per item in a view (tasks, partitions, workers);
+* many partitions per task and many small records: TaskIds of 20,000 partitions, ``__consumer_offsets``
+  batches of up to a million tiny records in a few kilobytes (zstd, gzip), decompression bombs;
+* large counts of tiny elements: arrays of empty structs, thousands of statuses, unknown tagged fields, JSON
+  arrays of ``{}`` that encoding fills with defaults;
+* and the fuzz seeds mutated (:func:`codec.fuzz.mutate`, :func:`codec.fuzz_cli.mutate_value`).
+
+:func:`run` is deterministic for its seed; ``rebalance-codec fuzz --amplification`` runs it, the default test
+run a bounded pass and the worst inputs found (``tests/fuzz/amplification_worst.jsonl``, replayed by
+``tests/fuzz/test_amplification.py``), ``pytest -m fuzz`` a million inputs.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import io
+import json
+import os
+import random
+import shutil
+import struct
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from .budget import BUDGETS, Budget
+from .errors import CodecError
+
+__all__ = ["COMMANDS", "LOAD_FACTOR", "SHAPES", "Case", "Measure", "Violation", "AmplificationReport", "cases",
+           "Runner", "run", "case_from_json"]
+
+#: The commands checked: those of :data:`codec.budget.BUDGETS`.
+COMMANDS = tuple(BUDGETS)
+#: Time is checked against the budget times this (a machine shared with other work, Python's collector).
+LOAD_FACTOR = 3.0
+_FILE = "{file}"  # in a case's argv: the path of its input file
+
+
+@dataclass(frozen=True)
+class Case:
+    """One run: ``command`` with ``argv`` after it (``{file}`` stands for ``file`` written out), ``stdin``;
+    ``size`` is the input's size as the budget counts it; ``shape`` the generator that made it."""
+
+    command: str
+    argv: tuple[str, ...]
+    size: int
+    shape: str
+    stdin: bytes = b""
+    file: bytes | None = None
+
+    def to_json(self) -> dict:
+        pack = lambda b: None if b is None else base64.b64encode(zlib.compress(b, 9)).decode("ascii")  # noqa: E731
+        return {"command": self.command, "argv": list(self.argv), "size": self.size, "shape": self.shape,
+                "stdin_z": pack(self.stdin), "file_z": pack(self.file)}
+
+
+def case_from_json(d: dict) -> Case:
+    unpack = lambda s: None if s is None else zlib.decompress(base64.b64decode(s))  # noqa: E731
+    return Case(d["command"], tuple(d["argv"]), d["size"], d["shape"], unpack(d["stdin_z"]) or b"",
+                unpack(d["file_z"]))
+
+
+@dataclass(frozen=True)
+class Measure:
+    status: int | None
+    output: int  # bytes
+    memory: int  # bytes of peak resident growth
+    seconds: float
+    bug: str | None = None  # a last-resort error line, a traceback, an exit status outside 0-2
+
+    def ratios(self, budget: Budget, size: int) -> dict[str, float]:
+        """Each measure over its budget (1.0 is the budget)."""
+        return {"output": self.output / budget.output(size), "memory": self.memory / budget.memory(size),
+                "seconds": self.seconds / (LOAD_FACTOR * budget.seconds(size))}
+
+
+@dataclass(frozen=True)
+class Violation:
+    case: Case
+    measure: Measure
+    why: str
+
+    def __str__(self) -> str:
+        c = self.case
+        return (f"{c.command} ({c.shape}, {c.size:,} bytes in): {self.why}; argv {' '.join(c.argv)[:200]}")
+
+    def to_json(self) -> dict:
+        return {"why": self.why, "case": self.case.to_json()}
+
+
+@dataclass
+class AmplificationReport:
+    inputs: int = 0
+    per_command: dict[str, int] = field(default_factory=dict)
+    violations: list[Violation] = field(default_factory=list)
+    worst: dict[str, tuple[float, Case, Measure]] = field(default_factory=dict)  # command -> highest ratio
+    seconds: float = 0.0
+
+    def add(self, case: Case, m: Measure) -> None:
+        """Count a measured case and keep it when it is past its budget or the worst of its command so far."""
+        self.inputs += 1
+        self.per_command[case.command] = self.per_command.get(case.command, 0) + 1
+        self.keep(case, m)
+
+    def keep(self, case: Case, m: Measure) -> None:
+        budget = BUDGETS[case.command]
+        ratios = m.ratios(budget, case.size)
+        over = [f"{k} {v:.2f}x its budget" for k, v in ratios.items() if v > 1.0]
+        if m.bug:
+            over.append(m.bug)
+        if over:
+            self.violations.append(Violation(case, m, "; ".join(over)))
+        top = max(ratios.values())
+        if case.command not in self.worst or top > self.worst[case.command][0]:
+            self.worst[case.command] = (top, case, m)
+
+    def summary(self) -> str:
+        worst = ", ".join(f"{c} {r:.2f}" for c, (r, _, _) in sorted(self.worst.items()))
+        return (f"{self.inputs} inputs over {len(self.per_command)} commands, {len(self.violations)} past their "
+                f"budget; highest share of a budget by command: {worst}; {self.seconds:.0f} s")
+
+
+# --- running one case --------------------------------------------------------------------------------------
+
+def _peak_reset() -> None:
+    """Give freed memory back (so that what was held for an earlier case does not hide this one's) and start
+    the peak from the current resident size."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def _libc():
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def _rss() -> tuple[int, int]:
+    """(peak, current) resident bytes of this process (0, 0 where /proc is not there)."""
+    hwm = rss = 0
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmHWM:"):
+                    hwm = int(line.split()[1]) * 1024
+                elif line.startswith(b"VmRSS:"):
+                    rss = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return hwm, rss
+
+
+class Runner:
+    """Runs cases in this process: the parsers built once, stdio in memory, files in a scratch folder."""
+
+    def __init__(self) -> None:
+        from .cli import build_parser
+
+        self.parser = build_parser()
+        self.tmp = tempfile.mkdtemp(prefix="fuzz-amp-")
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run(self, case: Case) -> Measure:
+        from .cli import run as run_args
+
+        here = os.path.join(self.tmp, str(os.getpid()))  # (workers forked from one runner: a folder each)
+        os.makedirs(here, exist_ok=True)
+        path = os.path.join(here, "input")
+        out_dir = os.path.join(here, "out")
+        shutil.rmtree(out_dir, ignore_errors=True)
+        if case.file is not None:
+            with open(path, "wb") as f:
+                f.write(case.file)
+        argv = [case.command] + [a.replace(_FILE, path).replace("{out}", out_dir) for a in case.argv]
+        out, err = io.BytesIO(), io.BytesIO()
+        streams = (io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+                   io.TextIOWrapper(err, encoding="utf-8", write_through=True),
+                   io.TextIOWrapper(io.BytesIO(case.stdin), encoding="utf-8"))
+        saved = sys.stdout, sys.stderr, sys.stdin
+        _peak_reset()
+        _, before = _rss()
+        start = time.perf_counter()
+        sys.stdout, sys.stderr, sys.stdin = streams
+        bug = None
+        try:
+            try:
+                status = run_args(self.parser.parse_args(argv))
+            except SystemExit as e:
+                status = e.code if isinstance(e.code, int) else 2
+            except Exception as e:  # noqa: BLE001 - what the CLI's last resort would call a bug
+                status, bug = 1, f"raised {type(e).__name__}: {e}"[:300]
+            streams[0].flush()
+            streams[1].flush()
+        finally:
+            sys.stdout, sys.stderr, sys.stdin = saved
+            for s in streams:
+                s.detach()
+        seconds = time.perf_counter() - start
+        peak, _ = _rss()
+        written = out.tell() + err.tell() + _tree_size(out_dir)
+        if b"a bug in rebalance-codec" in err.getvalue():
+            bug = "a last-resort error line: " + err.getvalue().decode("utf-8", "replace")[-300:].strip()
+        elif status not in (0, 1, 2):
+            bug = f"exit status {status}"
+        return Measure(status, written, max(0, peak - before), seconds, bug)
+
+
+def _tree_size(path: str) -> int:
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(root, f))
+            except OSError:
+                pass
+    return total
+
+
+# --- the inputs ----------------------------------------------------------------------------------------------
+
+#: String lengths and element counts the generators draw, the small ones far more often (:func:`_pick`).
+_LENGTHS = (0, 1, 3, 10, 40, 250, 1000, 3000, 30_000)
+_COUNTS = (0, 1, 2, 16, 100, 1000, 5000, 20_000)
+#: The largest input a generator makes (the budgets are proportional: bigger inputs only take longer).
+MAX_INPUT = 256 * 1024
+
+
+def _pick(rng: random.Random, values: tuple[int, ...], top: int | None = None) -> int:
+    """One of ``values`` (at most ``top``), each half as likely as the one before: the largest come rarely."""
+    values = tuple(v for v in values if top is None or v <= top)
+    return rng.choices(values, weights=[1 << (len(values) - i) for i in range(len(values))])[0]
+
+
+def _name(style: int, n: int) -> str:
+    """A name of ``n`` characters: one ASCII character repeated (styles 0-6), or non-ASCII text (style 7; a
+    third as long: a Kafka string holds at most 32,767 bytes)."""
+    return "xyz0_-."[style] * n if style < 7 else ("ab\u00e9\u2603" * n)[:n // 3]
+
+
+def _style(rng: random.Random) -> int:
+    return rng.randrange(8)
+
+
+def _fitting(make: Callable[[int], bytes], n: int) -> bytes:
+    """``make(n)``, with ``n`` cut by ten until the result is at most :data:`MAX_INPUT` bytes."""
+    while True:
+        data = make(n)
+        if len(data) <= MAX_INPUT or n == 0:
+            return data
+        n //= 10
+
+
+def _decode_case(shape: str, kind: str, data: bytes, rng: random.Random, *opts: str) -> Case:
+    fmt = ("--format", "pretty") if rng.random() < 0.4 else (("--compact",) if rng.random() < 0.5 else ())
+    style = ("--style", "native") if rng.random() < 0.2 else ()
+    if rng.random() < 0.15:  # one line of --lines
+        return Case("decode", ("--kind", kind, *opts, *style, "--lines"), len(data), shape,
+                    stdin=data.hex().encode() + b"\n")
+    return Case("decode", ("--kind", kind, *opts, *fmt, *style, f"@{_FILE}"), len(data), shape, file=data)
+
+
+@functools.lru_cache(maxsize=256)
+def _streams_bytes(request: bool, style: int, n: int, parts: int, entries: int, extra: int) -> bytes:
+    """A StreamsGroupHeartbeat body: ``entries`` TaskIds of a subtopology named by ``n`` characters over
+    ``parts`` partitions, and (``extra``) standbys, statuses, an endpoint's partitions, task offsets with one
+    long subtopology among short ones, or client tags."""
+    from .kafka4 import encode
+
+    def make(k: int) -> bytes:
+        tasks = [{"subtopologyId": _name(style, n), "partitions": list(range(k))}] * entries
+        if request:
+            offsets = [{"subtopologyId": _name(style, n if i == 0 else 1), "partition": i, "offset": i}
+                       for i in range(k if extra & 1 else 0)]
+            body = {"groupId": "g", "memberId": "m", "activeTasks": tasks, "taskOffsets": offsets,
+                    "taskEndOffsets": offsets if extra & 2 else None,
+                    "clientTags": [{"key": "k", "value": "v"}] * k if extra & 4 else None}
+            return encode("streams-group-heartbeat-request", 0, body)
+        body = {"memberId": "m", "activeTasks": tasks, "standbyTasks": tasks if extra & 1 else None,
+                "status": [{"statusCode": 1, "statusDetail": str(i)} for i in range(k)] if extra & 2 else None,
+                "partitionsByUserEndpoint": [{"userEndpoint": {"host": _name(style, n), "port": 1},
+                                              "activePartitions": [{"topic": _name(style, n),
+                                                                    "partitions": list(range(k))}],
+                                              "standbyPartitions": []}] if extra & 4 else None}
+        return encode("streams-group-heartbeat-response", 0, body)
+
+    return _fitting(make, parts)
+
+
+def _streams_tasks(rng: random.Random) -> Case:
+    request = rng.random() < 0.4
+    data = _streams_bytes(request, _style(rng), _pick(rng, _LENGTHS), _pick(rng, _COUNTS), rng.choice((1, 1, 2, 8)),
+                          rng.randrange(8))
+    kind = "streams-group-heartbeat-request" if request else "streams-group-heartbeat-response"
+    return _decode_case("streams heartbeat tasks", kind, data, rng, "--version", "0")
+
+
+@functools.lru_cache(maxsize=256)
+def _assignment_bytes(version: int, style: int, n: int, host: int, parts: int, extra: int) -> bytes:
+    """An AssignmentInfo whose topic dictionary names one topic of ``n`` characters for ``parts`` partitions
+    (of a host of ``host`` characters), with (``extra``) standby tasks and standby partitions by host."""
+    from .streams import AssignmentInfo, encode_assignment
+    from .types import HostInfo, TaskId, TopicPartition
+
+    def make(k: int) -> bytes:
+        topic = _name(style, n)
+        hosts = {HostInfo(_name(style, host) or "h", 1): tuple(TopicPartition(topic, p) for p in range(k))}
+        standby = {TaskId(0, i): (TopicPartition(topic, i),) for i in range(k)} if extra & 1 else {}
+        info = AssignmentInfo(version=version, partitions_by_host=hosts, standby_tasks=standby,
+                              standby_partitions_by_host=hosts if version >= 6 and extra & 2 else {})
+        return encode_assignment(info, version)
+
+    return _fitting(make, parts)
+
+
+def _assignment_dictionary(rng: random.Random) -> Case:
+    data = _assignment_bytes(rng.choice((5, 6, 7, 8, 9, 10, 11)), _style(rng), _pick(rng, _LENGTHS, 3000),
+                             _pick(rng, _LENGTHS, 3000), _pick(rng, _COUNTS, 5000), rng.randrange(4))
+    return _decode_case("assignment-info topic dictionary", "assignment-info", data, rng)
+
+
+@functools.lru_cache(maxsize=256)
+def _connect_bytes(version: int, style: int, n: int, leader: int, tasks: int) -> bytes:
+    from .connect import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
+
+    def make(k: int) -> bytes:
+        name = _name(style, n)
+        a = ConnectAssignment(version=version, leader=_name(style, leader), leader_url="u", config_offset=1,
+                              connectors=(name,) * min(k, 100), tasks=tuple(ConnectorTaskId(name, i) for i in range(k)))
+        return encode_connect_assignment(a)
+
+    return _fitting(make, tasks)
+
+
+def _connect_names(rng: random.Random) -> Case:
+    data = _connect_bytes(rng.choice((0, 1, 2)), _style(rng), _pick(rng, _LENGTHS, 3000),
+                          _pick(rng, _LENGTHS, 3000), _pick(rng, _COUNTS, 10_000))
+    return _decode_case("connect assignment names", "connect-assignment", data, rng)
+
+
+#: Messages with arrays of tiny elements: (kind, version, a body of n elements).
+_TINY: tuple[tuple[str, int, Callable[[int], dict]], ...] = (
+    ("consumer-group-describe-response", 1, lambda n: {"groups": [{}] * n}),
+    ("streams-group-describe-response", 0, lambda n: {"groups": [{"members": [{}] * 3}] * n}),
+    ("streams-group-heartbeat-request", 0, lambda n: {"topology": {"subtopologies": [{}] * n}}),
+    ("streams-group-heartbeat-response", 0, lambda n: {"activeTasks": [{}] * n, "warmupTasks": [{}] * n}),
+    ("consumer-group-heartbeat-response", 1, lambda n: {"assignment": {"topicPartitions": [{}] * n}}),
+    ("consumer-group-heartbeat-request", 0, lambda n: {"_unknownTaggedFields": {str(i): "" for i in range(n)}}),
+    ("join-group-response", 5, lambda n: {"members": [{"memberId": "", "metadata": ""}] * n}),
+    ("join-group-request", 5, lambda n: {"protocols": [{"name": "", "metadata": ""}] * n}),
+    ("sync-group-request", 3, lambda n: {"assignments": [{"memberId": "", "assignment": ""}] * n}),
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _tiny_bytes(which: int, n: int, as_json: bool) -> bytes:
+    from .kinds import get_kind
+
+    kind, version, body = _TINY[which]
+    if as_json:
+        return _fitting(lambda k: json.dumps(body(k)).encode(), n)
+    return _fitting(lambda k: get_kind(kind).encode(body(k), style="kafka", version=version), n)
+
+
+def _tiny_elements(rng: random.Random) -> Case:
+    which = rng.randrange(len(_TINY))
+    kind, version, _ = _TINY[which]
+    if rng.random() < 0.4:  # the same, as JSON to encode (defaults fill each {})
+        value = _tiny_bytes(which, _pick(rng, _COUNTS), True)
+        return Case("encode", ("--kind", kind, "--version", str(version), f"@{_FILE}"), len(value),
+                    "tiny elements (encode)", file=value)
+    data = _tiny_bytes(which, _pick(rng, _COUNTS), False)
+    return _decode_case("tiny elements", kind, data, rng, "--version", str(version))
+
+
+_SEEDS: dict[str, list[bytes]] | None = None
+
+
+def _seeds() -> dict[str, list[bytes]]:
+    global _SEEDS
+    if _SEEDS is None:
+        from .fuzz import seeds
+
+        _SEEDS = {k: v for k, v in seeds().items() if v}
+    return _SEEDS
+
+
+def _mutated(rng: random.Random) -> Case:
+    """A fuzz seed of a decode target, mutated (or not)."""
+    from .fuzz import mutate
+    from .fuzz_cli import _kind_args
+
+    seeds = _seeds()
+    while True:
+        target = rng.choice(sorted(seeds))
+        ka = _kind_args(target)
+        if ka is not None:
+            break
+    kind, opts = ka
+    pool = seeds[target]
+    data = rng.choice(pool)
+    for _ in range(rng.choice((0, 1, 1, 2, 4))):
+        data = mutate(data, rng, pool)
+    return _decode_case("mutated seed", kind, data, rng, *opts)
+
+
+def _encode_mutated(rng: random.Random) -> Case:
+    """The JSON of a decoded seed, mutated as values (wrong types, huge numbers, deep nesting ...)."""
+    from .fuzz_cli import _kind_args, json_text, mutate_value
+    from .kinds import get_kind
+
+    seeds = _seeds()
+    for _ in range(20):
+        target = rng.choice(sorted(seeds))
+        ka = _kind_args(target)
+        if ka is None:
+            continue
+        kind, opts = ka
+        options = dict(zip(opts[::2], opts[1::2]))
+        try:
+            value = get_kind(kind).decode(rng.choice(seeds[target]), style="kafka",
+                                          version=int(options["--version"]) if "--version" in options else None,
+                                          **({"api_key": int(options["--api-key"])} if "--api-key" in options else {})).value
+        except Exception:  # noqa: BLE001 - a seed this kind refuses: try another
+            continue
+        value = mutate_value(value, rng) if rng.random() < 0.7 else value
+        text = json_text(value, rng)
+        return Case("encode", ("--kind", kind, *opts, f"@{_FILE}"), len(text), "mutated json", file=text)
+    return _mutated(rng)
+
+
+def _assign_streams(rng: random.Random) -> Case:
+    from .fuzz_cli import _random_group, json_text, mutate_value
+
+    doc = _random_group(rng)
+    if rng.random() < 0.3:
+        doc["configs"]["numStandbyReplicas"] = rng.choice((5, 100))
+    if rng.random() < 0.5:
+        doc = mutate_value(doc, rng)
+    text = json_text(doc, rng)
+    fmt = ("--format", "table") if rng.random() < 0.2 else ()
+    return Case("assign", (*fmt, f"{_FILE}"), len(text), "streams group", file=text)
+
+
+def _assign_connect(rng: random.Random) -> Case:
+    style, n = _style(rng), _pick(rng, _LENGTHS, 1000)
+    connectors = {_name(style, n) + str(i): _pick(rng, (0, 1, 10, 100, 1000, 10_000))
+                  for i in range(_pick(rng, (1, 10, 100, 1000)))}
+    leader = _name(style, _pick(rng, _LENGTHS, 3000)) or "w0"
+    workers = [{"memberId": leader, "url": _name(style, _pick(rng, _LENGTHS, 1000))}] + \
+        [{"memberId": f"w{i}"} for i in range(_pick(rng, (0, 1, 10, 100)))]
+    doc = {"connectors": connectors, "workers": workers, "leader": leader,
+           "protocol": rng.choice(("default", "compatible", "sessioned"))}
+    text = json.dumps(doc).encode()
+    extra = ("--emit-bytes",) if rng.random() < 0.5 else ()
+    return Case("assign", ("--connect", *extra, f"{_FILE}"), len(text), "connect names", file=text)
+
+
+def _zigzag(n: int) -> bytes:
+    v, out = (n << 1) ^ (n >> 63), bytearray()
+    while v > 0x7F:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+
+
+def _segment(records: list[tuple[bytes, bytes | None]] | tuple[int, bytes, bytes | None], codec: int,
+             distinct: bool) -> bytes:
+    """A one-batch segment; ``records`` may be (count, key, value): that many copies."""
+    import crc32c
+    import cramjam
+
+    def record(i: int, k: bytes, v: bytes | None) -> bytes:
+        body = b"\x00" + _zigzag(0) + _zigzag(i if distinct else 0) + _zigzag(len(k)) + k
+        body += (_zigzag(-1) if v is None else _zigzag(len(v)) + v) + _zigzag(0)
+        return _zigzag(len(body)) + body
+
+    if isinstance(records, tuple):  # (count, key, value): the same record that many times
+        n, key, value = records
+        recs, count = record(0, key, value) * n, n
+    else:
+        recs, count = b"".join(record(i, k, v) for i, (k, v) in enumerate(records)), len(records)
+    payload = {0: lambda b: b, 1: lambda b: gzip.compress(b, mtime=0),
+               4: lambda b: bytes(cramjam.zstd.compress(b, level=3))}[codec](recs)
+    after = struct.pack(">hiqqqhii", codec, count - 1, 1_700_000_000_000, 1_700_000_000_000, -1, -1, -1,
+                        count) + payload
+    body = struct.pack(">ibI", 0, 2, crc32c.crc32c(after)) + after
+    return struct.pack(">qi", 0, len(body)) + body
+
+
+@functools.lru_cache(maxsize=128)
+def _tiny_records(n: int, codec: int, distinct: bool) -> bytes:
+    """A batch of ``n`` tiny ConsumerGroupMetadata records: the same record, or (at most 100,000) one epoch
+    each (the value's int32 epoch follows its int16 version)."""
+    from .kafka4 import encode_record
+
+    key, value = encode_record({"record": "ConsumerGroupMetadata", "key": {"groupId": "g"}, "value": {"epoch": 0}})
+    if not distinct:
+        return _segment((n, key, value), codec, False)
+    return _segment([(key, value[:2] + struct.pack(">i", i) + value[6:]) for i in range(min(n, 100_000))], codec,
+                    True)
+
+
+@functools.lru_cache(maxsize=64)
+def _member_records(n: int, codec: int) -> bytes:
+    """A batch of ``n`` current-assignment records, each of its own member."""
+    from .kafka4 import encode_record
+
+    return _segment([encode_record({"record": "ConsumerGroupCurrentMemberAssignment",
+                                    "key": {"groupId": "g", "memberId": f"m{i}"},
+                                    "value": {"memberEpoch": i, "previousMemberEpoch": i - 1, "state": 0}})
+                     for i in range(n)], codec, True)
+
+
+@functools.lru_cache(maxsize=8)
+def _bomb(size: int) -> bytes:
+    """A zstd batch of one record whose value is ``size`` zero bytes."""
+    return _segment([(b"\x00\x02" + b"\x00" * 10, b"\x00" * size)], 4, False)
+
+
+def _capture_segment(rng: random.Random) -> Case:
+    which = rng.random()
+    if which < 0.4:  # many tiny records
+        data = _tiny_records(_pick(rng, (10, 1000, 10_000, 100_000, 1_000_000)), rng.choice((1, 4, 4)),
+                             rng.random() < 0.3)
+    elif which < 0.6:  # distinct members
+        data = _member_records(_pick(rng, (10, 1000, 5000)), rng.choice((0, 4)))
+    elif which < 0.7:  # a decompression bomb: one record of zeros
+        data = _bomb(_pick(rng, (10, 1 << 20, 8 << 20)))
+    else:  # a fuzz seed segment, mutated
+        from .fuzz import mutate
+
+        pool = _seeds().get("offsets-segment") or [b""]
+        data = rng.choice(pool)
+        for _ in range(rng.choice((0, 1, 3))):
+            data = mutate(data, rng, pool)
+    json_flag = ("--json",) if rng.random() < 0.5 else ()
+    return Case("capture", (*json_flag, _FILE), len(data), "offsets segment", file=data)
+
+
+@functools.lru_cache(maxsize=256)
+def _heartbeat_pcap(response: bytes) -> bytes:
+    """A pcap of one StreamsGroupHeartbeat exchange (request header v2, response header v1) answered by
+    ``response`` (a body)."""
+    from .capture.pcapwriter import conversation, pcap
+    from .kafka4 import encode
+
+    request = struct.pack(">hhih", 88, 0, 1, 1) + b"c\x00" + encode("streams-group-heartbeat-request", 0,
+                                                                    {"groupId": "g", "memberId": "m", "memberEpoch": 1})
+    response = struct.pack(">i", 1) + b"\x00" + response
+    return pcap(conversation([("c", struct.pack(">i", len(request)) + request),
+                              ("s", struct.pack(">i", len(response)) + response)]))
+
+
+def _capture_frames(rng: random.Random) -> Case:
+    """A pcap of one StreamsGroupHeartbeat exchange whose response carries the amplifying shapes of
+    :func:`_streams_bytes`: tasks of a long subtopology over many partitions, thousands of distinct statuses."""
+    data = _heartbeat_pcap(_streams_bytes(False, _style(rng), _pick(rng, _LENGTHS), _pick(rng, _COUNTS),
+                                          rng.choice((1, 2)), rng.randrange(8)))
+    json_flag = ("--json",) if rng.random() < 0.5 else ()
+    return Case("capture", (*json_flag, _FILE), len(data), "pcap of amplifying frames", file=data)
+
+
+def _capture_mutated(rng: random.Random) -> Case:
+    from .fuzz import mutate
+
+    pool = _seeds().get("pcap") or [b""]
+    data = rng.choice(pool)
+    for _ in range(rng.choice((0, 1, 2, 4))):
+        data = mutate(data, rng, pool)
+    json_flag = ("--json",) if rng.random() < 0.5 else ()
+    return Case("capture", (*json_flag, _FILE), len(data), "mutated pcap", file=data)
+
+
+def _negotiate(rng: random.Random) -> Case:
+    from importlib import resources
+
+    from .fuzz_cli import json_text, mutate_value
+
+    root = resources.files("codec") / "examples" / "negotiation"
+    names = sorted(p.name for p in root.iterdir() if p.name.endswith(".json"))
+    doc = json.loads((root / rng.choice(names)).read_text(encoding="utf-8"))
+    for _ in range(rng.choice((0, 1, 2))):
+        doc = mutate_value(doc, rng)
+    text = json_text(doc, rng)
+    fmt = ("--format", "json") if rng.random() < 0.5 else ()
+    return Case("negotiate", ("--scenario", _FILE, *fmt), len(text), "mutated scenario", file=text)
+
+
+def _simulate(rng: random.Random) -> Case:
+    from importlib import resources
+
+    root = resources.files("codec") / "examples" / "scenarios"
+    name = rng.choice(("scale-out.json", "rolling-bounce.json", "connect-bounce.json", "connect-scale-out.json"))
+    doc = json.loads((root / name).read_text(encoding="utf-8"))
+    if rng.random() < 0.5 and "connectors" in doc:
+        doc["connectors"] = {_name(_style(rng), _pick(rng, _LENGTHS, 3000)) + str(i): 10 for i in range(3)}
+    text = json.dumps(doc).encode()
+    return Case("simulate", (_FILE, "--no-plots", "--no-frames", "--out", "{out}"), len(text), "scenario",
+                file=text)
+
+
+def _fixed(rng: random.Random) -> Case:
+    command, argv = rng.choice((
+        ("kinds", ()), ("demo", ()), ("compat", ("--format", rng.choice(("table", "json", "markdown")))),
+        ("size", ("--members", str(_pick(rng, (1, 100, 65536))), "--tasks", str(_pick(rng, (1, 1000, 1_000_000))),
+                  "--standbys", str(rng.choice((0, 16))), "--format", "json")),
+        ("size", ("--find-limit",)),
+    ))
+    return Case(command, argv, 0, "options")
+
+
+#: The generators, by command, with their weights (the share of the inputs each gets).
+SHAPES: dict[str, tuple[tuple[Callable[[random.Random], Case], float], ...]] = {
+    "decode": ((_mutated, 30), (_streams_tasks, 4), (_assignment_dictionary, 3), (_connect_names, 3),
+               (_tiny_elements, 6)),
+    "encode": ((_encode_mutated, 25),),
+    "assign": ((_assign_streams, 6), (_assign_connect, 3)),
+    "capture": ((_capture_segment, 3), (_capture_frames, 2), (_capture_mutated, 3)),
+    "negotiate": ((_negotiate, 2),),
+    "simulate": ((_simulate, 0.01),),
+    "compat": ((_fixed, 0.02),),
+}
+
+
+#: The commands a generator's cases may run, where they are not (only) the command it is listed under.
+_PRODUCES = {_tiny_elements: ("decode", "encode"), _fixed: ("compat", "size", "kinds", "demo")}
+
+
+def cases(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, start: int = 0) -> Iterator[Case]:
+    """Cases ``start`` .. ``start + n - 1`` of the sequence for ``seed`` (each from its own random stream, so any
+    slice is the same whoever makes it) of the generators that make cases of ``commands``."""
+    table = [(g, w) for c, gens in SHAPES.items() for g, w in gens if set(_PRODUCES.get(g, (c,))) & set(commands)]
+    gens = [g for g, _ in table]
+    weights = [w for _, w in table]
+    for i in range(start, start + n):
+        rng = random.Random(f"amplification:{seed}:{i}")
+        for _ in range(100):
+            try:
+                case = rng.choices(gens, weights)[0](rng)
+            except (CodecError, ValueError):  # a combination the encoders refuse (a string past 32,767 bytes)
+                continue
+            if case.command in commands:
+                yield case
+                break
+
+
+def _work(args: tuple[int, int, int, tuple[str, ...]]) -> tuple[list[tuple[Case, Measure]], dict[str, int]]:
+    """A worker's slice: every case measured; what crosses back is the violations and the highest ratio of each
+    command (with the counts), not every measure."""
+    seed, start, n, commands = args
+    runner = _worker_runner()
+    report = AmplificationReport()
+    for case in cases(n, seed=seed, commands=commands, start=start):
+        report.add(case, runner.run(case))
+    kept = [(v.case, v.measure) for v in report.violations] + [(c, m) for _, c, m in report.worst.values()]
+    return kept, report.per_command
+
+
+_RUNNER: Runner | None = None
+
+
+def _worker_runner() -> Runner:
+    global _RUNNER
+    if _RUNNER is None:
+        _RUNNER = Runner()
+        for c in ("decode", "encode", "assign", "capture"):  # imports and caches before the first measure
+            warm = next(cases(1, seed=-1, commands=(c,)), None)
+            if warm is not None:
+                _RUNNER.run(warm)
+    return _RUNNER
+
+
+def run(n: int, *, seed: int = 0, workers: int = 2, commands: tuple[str, ...] = COMMANDS,
+        time_limit: float | None = None, chunk: int = 500) -> AmplificationReport:
+    """``n`` cases, measured in ``workers`` processes (0: in this one), each against its budget."""
+    import multiprocessing
+
+    t0 = time.monotonic()
+    report = AmplificationReport()
+    jobs = [(seed, s, min(chunk, n - s), tuple(commands)) for s in range(0, n, chunk)]
+
+    def take(result: tuple[list[tuple[Case, Measure]], dict[str, int]]) -> None:
+        kept, counts = result
+        for case, m in kept:
+            report.keep(case, m)
+        for c, k in counts.items():
+            report.per_command[c] = report.per_command.get(c, 0) + k
+            report.inputs += k
+
+    if workers <= 0:
+        for job in jobs:
+            take(_work(job))
+            if time_limit is not None and time.monotonic() - t0 > time_limit:
+                break
+    else:
+        _worker_runner()  # the seeds, caches and imports once, before the workers are forked
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(workers) as pool:
+            for result in pool.imap_unordered(_work, jobs):
+                take(result)
+                if time_limit is not None and time.monotonic() - t0 > time_limit:
+                    pool.terminate()
+                    break
+    report.seconds = time.monotonic() - t0
+    return report
