@@ -240,7 +240,7 @@ def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
         if not isinstance(obj, dict) or "key" not in obj:
             raise DecodeError('a JSON line needs a "key"', message="text record", offset=0, path="key")
         if "value" not in obj:  # as a line without a key is refused: a tombstone says so ("value": null)
-            raise DecodeError('a JSON line needs a "value" (null for a tombstone)', message="text record",
+            raise DecodeError('a JSON line needs a "value", null for a tombstone', message="text record",
                               offset=0, path="value")
         k, v = obj["key"], obj["value"]
         if not isinstance(k, str) or not (v is None or isinstance(v, str)):
