@@ -18,16 +18,16 @@ on one core of an idle machine (the fuzzer allows a factor for a loaded one).
 command        output              memory              time                caps (one error line, or a cut
                                                                            the output says it made)
 =============  ==================  ==================  ==================  ================================
-decode         64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      JSON past the output budget: one
+decode         64 KiB + 64 x in    64 MiB + 512 x in   1 s + 60 s/MiB      JSON past the output budget: one
                                                                            error line (``--format pretty``
                                                                            shows names once, grouped)
-encode         64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      —
-assign         4 MiB + 64 x in     64 MiB + 512 x in   1 s + 20 s/MiB      Connect (``--connect``): 10,000
+encode         64 KiB + 64 x in    64 MiB + 512 x in   1 s + 60 s/MiB      —
+assign         4 MiB + 64 x in     64 MiB + 512 x in   1 s + 60 s/MiB      Connect (``--connect``): 10,000
                                                                            tasks, 512 Ki characters of
                                                                            names the assignments repeat
                                                                            (``codec.connect.constants``),
                                                                            hence the 4 MiB floor
-capture        1 MiB + 64 x in     64 MiB + 512 x in   1 s + 20 s/MiB      a segment's compressed records:
+capture        1 MiB + 64 x in     64 MiB + 512 x in   1 s + 120 s/MiB     a segment's compressed records:
                                                                            one per 4 bytes of it (and
                                                                            1,000), 128x decompressed: else
                                                                            a bad batch, its records not
@@ -40,7 +40,7 @@ capture        1 MiB + 64 x in     64 MiB + 512 x in   1 s + 20 s/MiB      a seg
                                                                            (events 200), counted. A .gz
                                                                            input counts as the bytes it
                                                                            decompresses to
-negotiate      64 KiB + 64 x in    64 MiB + 512 x in   1 s + 20 s/MiB      scenario caps (members, steps)
+negotiate      64 KiB + 64 x in    64 MiB + 512 x in   1 s + 60 s/MiB      scenario caps (members, steps)
 simulate       16 MiB              256 MiB             60 s                scenario caps (instances, tasks,
                                                                            events, duration): fixed, not
                                                                            from the input's size
@@ -98,9 +98,9 @@ class Budget:
         return self.seconds_floor + self.seconds_per_mib * size / MIB
 
 
-_PROPORTIONAL = Budget(64 * KIB, 64, 64 * MIB, 512, 1.0, 20.0)
-_ASSIGN = Budget(4 * MIB, 64, 64 * MIB, 512, 1.0, 20.0)
-_CAPTURE = Budget(1 * MIB, 64, 64 * MIB, 512, 1.0, 20.0)
+_PROPORTIONAL = Budget(64 * KIB, 64, 64 * MIB, 512, 1.0, 60.0)
+_ASSIGN = Budget(4 * MIB, 64, 64 * MIB, 512, 1.0, 60.0)
+_CAPTURE = Budget(1 * MIB, 64, 64 * MIB, 512, 1.0, 120.0)  # a segment's records: one per 4 bytes, decoded one by one
 _FIXED = Budget(64 * KIB, 0, 64 * MIB, 0, 5.0, 0.0)
 _SIZE = Budget(64 * KIB, 0, 64 * MIB, 0, 30.0, 0.0)
 
