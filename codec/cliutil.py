@@ -46,9 +46,9 @@ def cli_int(text: str, lo: int = LONG[0], hi: int | None = LONG[1]) -> int:
     """An integer written on the command line: ASCII digits (at most 20) with an optional sign, in [lo, hi];
     ``ValueError`` naming the text otherwise."""
     shown = text if len(text) <= 40 else text[:40] + "..."
-    if not isinstance(text, str) or _INTEGER.fullmatch(text.strip()) is None:
+    if not isinstance(text, str) or _INTEGER.fullmatch(text) is None:
         raise ValueError(f"{shown!r} is not an integer (ASCII digits, at most 20)")
-    n = int(text.strip())
+    n = int(text)
     if n < lo or (hi is not None and n > hi):
         raise ValueError(f"{n} is outside {lo}..{hi if hi is not None else ''}")
     return n
@@ -72,7 +72,7 @@ _SECONDS = re.compile(r"[0-9]{1,20}(\.[0-9]{0,20})?|\.[0-9]{1,20}")
 
 def seconds(text: str) -> float:
     """An argparse type: a non-negative number of seconds in ASCII digits (``2``, ``0.5``)."""
-    if _SECONDS.fullmatch(text.strip()) is None:
+    if _SECONDS.fullmatch(text) is None:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}")
     return float(text)
 

@@ -10,11 +10,22 @@ import json
 
 import pytest
 
+from codec.cli import main
 from codec.errors import EncodeError
 from codec.kafka4 import decode, encode, encode_record
 from tests.capture.storyfixtures import json_lines, run_capture
 
 pytestmark = pytest.mark.wheel
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """The command line in this process: (exit status, stdout, stderr)."""
+    try:
+        status = main(list(argv))
+    except SystemExit as e:
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
 def _one_error_line(p, status: int = 1) -> str:
@@ -33,17 +44,18 @@ def test_encode_refuses_a_duplicate_key(installed_cli):
     assert "duplicate key 'groupId'" in _one_error_line(p)
 
 
-def test_assign_connect_refuses_a_connector_given_twice(installed_cli, tmp_path):
+def test_assign_connect_refuses_a_connector_given_twice(capsys, tmp_path):
     f = tmp_path / "g.json"
     f.write_text('{"connectors": {"c": 1, "c": 3}, "workers": [{"memberId": "w"}]}', encoding="utf-8")
-    p = installed_cli("assign", "--connect", str(f))
-    assert p.returncode == 1 and "duplicate key 'c'" in p.stdout
+    status, out, _ = _cli(capsys, "assign", "--connect", str(f))
+    assert status == 1 and "duplicate key 'c'" in out
 
 
-def test_negotiate_refuses_a_member_given_twice(installed_cli, tmp_path):
+def test_negotiate_refuses_a_member_given_twice(capsys, tmp_path):
     f = tmp_path / "s.json"
     f.write_text('{"kind": "protocol-selection", "members": {"a": ["range"], "a": ["sticky"]}}', encoding="utf-8")
-    assert "duplicate key 'a'" in _one_error_line(installed_cli("negotiate", "--scenario", str(f)))
+    status, _, err = _cli(capsys, "negotiate", "--scenario", str(f))
+    assert status == 1 and "duplicate key 'a'" in err and len(err.strip().splitlines()) == 1
 
 
 def test_simulate_refuses_a_duplicate_key(tmp_path):
@@ -138,20 +150,25 @@ def test_kafka_and_dashed_uuids_are_the_same_uuid():
 
 # -- integers from the command line, config types -------------------------------------------------------------
 
-@pytest.mark.parametrize("value", ["\u0663", "9" * 5000, "1_0", "0x10"])
-def test_an_integer_option_takes_ascii_digits_only(installed_cli, value):
-    p = installed_cli("decode", "--kind", "assignment-info", "--version", value, "00")
-    assert p.returncode == 2 and "is not an integer (ASCII digits, at most 20)" in p.stderr
-    assert len(p.stderr) < 2000
+def test_an_integer_option_takes_ascii_digits_only(installed_cli):
+    """``--version ٣`` (an Arabic-Indic three) selected v3: a usage error now, naming the text."""
+    p = installed_cli("decode", "--kind", "assignment-info", "--version", "\u0663", "00")
+    assert p.returncode == 2 and "'\u0663' is not an integer (ASCII digits, at most 20)" in p.stderr
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "1_0", "0x10", "\uff13", " 3\u00a0"])
+def test_other_integers_that_are_not_ascii_digits(capsys, value):
+    status, _, err = _cli(capsys, "decode", "--kind", "assignment-info", "--version", value, "00")
+    assert status == 2 and "is not an integer (ASCII digits, at most 20)" in err and len(err) < 2000
 
 
 @pytest.mark.parametrize("key,value,kind", [("scheduledRebalanceMaxDelayMs", 2 ** 31, "INT"),
                                             ("now", 2 ** 63, "LONG"), ("generationId", -2 ** 31 - 1, "INT")])
-def test_connect_config_values_are_kafka_types(installed_cli, tmp_path, key, value, kind):
+def test_connect_config_values_are_kafka_types(capsys, tmp_path, key, value, kind):
     f = tmp_path / "g.json"
     f.write_text(json.dumps({"connectors": {"c": 1}, "workers": [{"memberId": "w"}], key: value}), encoding="utf-8")
-    p = installed_cli("assign", "--connect", "--emit-bytes", str(f))
-    assert p.returncode == 1 and f"{key} must be an integer in" in p.stdout and f"(Kafka's {kind})" in p.stdout
+    status, out, _ = _cli(capsys, "assign", "--connect", "--emit-bytes", str(f))
+    assert status == 1 and f"{key} must be an integer in" in out and f"(Kafka's {kind})" in out
 
 
 @pytest.mark.parametrize("key,value,kind", [("numStandbyReplicas", 2 ** 31, "INT"), ("maxWarmupReplicas", -2 ** 31 - 1, "INT"),
