@@ -490,19 +490,13 @@ def _assign_connect(rng: random.Random) -> Case:
     return Case("assign", ("--connect", *extra, f"{_FILE}"), len(text), "connect names", file=text)
 
 
-def _zigzag(n: int) -> bytes:
-    v, out = (n << 1) ^ (n >> 63), bytearray()
-    while v > 0x7F:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    return bytes(out + bytes([v]))
-
-
 def _segment(records: list[tuple[bytes, bytes | None]] | tuple[int, bytes, bytes | None], codec: int,
              distinct: bool) -> bytes:
     """A one-batch segment; ``records`` may be (count, key, value): that many copies."""
     import crc32c
     import cramjam
+
+    from .fuzz import _zigzag
 
     def record(i: int, k: bytes, v: bytes | None) -> bytes:
         body = b"\x00" + _zigzag(0) + _zigzag(i if distinct else 0) + _zigzag(len(k)) + k
