@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Iterable
 
+from ..cliutil import DuplicateKeyError, loads
+
 __all__ = ["vectors_dir", "load_vectors", "load_rounds", "check_vectors", "structure_problems", "VectorFileError",
            "NON_CANONICAL_FLAGS"]
 
@@ -75,9 +77,11 @@ def structure_problems(v) -> list[str]:
 def _parse_line(raw: bytes) -> tuple[object, str | None]:
     """One JSONL line: (the parsed value, None), or (None, what is wrong with it)."""
     try:
-        return json.loads(raw.decode("utf-8")), None
+        return loads(raw.decode("utf-8")), None
     except UnicodeDecodeError as e:
         return None, f"not UTF-8 (byte {e.start})"
+    except DuplicateKeyError as e:
+        return None, str(e)
     except (json.JSONDecodeError, RecursionError) as e:
         return None, f"not JSON ({e})"
 
