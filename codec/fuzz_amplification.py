@@ -144,16 +144,36 @@ class AmplificationReport:
 
 # --- running one case --------------------------------------------------------------------------------------
 
+def _proc(name: str, flags: int) -> int | None:
+    try:
+        return os.open(f"/proc/{os.getpid()}/{name}", flags)
+    except OSError:
+        return None
+
+
+_PROC: dict[int, tuple[int | None, int | None]] = {}
+
+
+def _proc_files() -> tuple[int | None, int | None]:
+    """This process's clear_refs and status, kept open (opening them costs a millisecond each on a busy
+    machine; status is re-read with pread): per process, as a forked worker's /proc is its own."""
+    pid = os.getpid()
+    if pid not in _PROC:
+        _PROC[pid] = (_proc("clear_refs", os.O_WRONLY), _proc("status", os.O_RDONLY))
+    return _PROC[pid]
+
+
 def _peak_reset() -> None:
     """Give freed memory back (so that what was held for an earlier case does not hide this one's) and start
     the peak from the current resident size."""
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
+    clear_refs, _ = _proc_files()
+    if clear_refs is not None:
+        try:
+            os.write(clear_refs, b"5")
+        except OSError:
+            pass
 
 
 def _libc():
@@ -171,13 +191,15 @@ _LIBC = _libc()
 def _rss() -> tuple[int, int]:
     """(peak, current) resident bytes of this process (0, 0 where /proc is not there)."""
     hwm = rss = 0
+    _, status = _proc_files()
+    if status is None:
+        return hwm, rss
     try:
-        with open("/proc/self/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"VmHWM:"):
-                    hwm = int(line.split()[1]) * 1024
-                elif line.startswith(b"VmRSS:"):
-                    rss = int(line.split()[1]) * 1024
+        for line in os.pread(status, 1 << 14, 0).split(b"\n"):
+            if line.startswith(b"VmHWM:"):
+                hwm = int(line.split()[1]) * 1024
+            elif line.startswith(b"VmRSS:"):
+                rss = int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     return hwm, rss
@@ -700,8 +722,9 @@ def _worker_runner() -> Runner:
 
 
 def run(n: int, *, seed: int = 0, workers: int = 2, commands: tuple[str, ...] = COMMANDS,
-        time_limit: float | None = None, chunk: int = 500) -> AmplificationReport:
-    """``n`` cases, measured in ``workers`` processes (0: in this one), each against its budget."""
+        time_limit: float | None = None, chunk: int = 500, progress=None) -> AmplificationReport:
+    """``n`` cases, measured in ``workers`` processes (0: in this one), each against its budget; ``progress``,
+    when given, is called with the report after each chunk."""
     import multiprocessing
 
     t0 = time.monotonic()
@@ -715,6 +738,9 @@ def run(n: int, *, seed: int = 0, workers: int = 2, commands: tuple[str, ...] = 
         for c, k in counts.items():
             report.per_command[c] = report.per_command.get(c, 0) + k
             report.inputs += k
+        if progress is not None:
+            report.seconds = time.monotonic() - t0
+            progress(report)
 
     if workers <= 0:
         for job in jobs:

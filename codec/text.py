@@ -54,7 +54,10 @@ def dumps_chunks(value, **kwargs):
     """:func:`dumps` as the chunks of ``json.JSONEncoder.iterencode`` (for a writer that stops at a budget)."""
     kwargs.setdefault("ensure_ascii", False)
     for chunk in json.JSONEncoder(**kwargs).iterencode(value):
-        yield _JSON_ESCAPE.sub(_u_escape, chunk) if not kwargs["ensure_ascii"] else chunk
+        if kwargs["ensure_ascii"] or (chunk.isascii() and "\x7f" not in chunk):  # (most chunks: nothing to escape)
+            yield chunk
+        else:
+            yield _JSON_ESCAPE.sub(_u_escape, chunk)
 
 
 def _printable_escape(m: re.Match) -> str:
