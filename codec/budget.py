@@ -11,8 +11,8 @@ amplification check of the fuzzer (:mod:`codec.fuzz_amplification`) runs every c
 "Input" is what the command reads: the message's bytes for ``decode`` (one line's with ``--lines``), the JSON
 text for ``encode`` and ``assign``, the file for ``capture``, the scenario file for ``negotiate`` and
 ``simulate``, the files and folders for ``pipeline``. Memory is the peak of what the command allocates for
-that input (Python's heap, measured with :mod:`tracemalloc`), above what it held before; time is wall-clock
-on one core of an idle machine (the fuzzer allows a factor for a loaded one).
+that input (the peak resident size, above what the process held before); time is the CPU time of the run, on
+one core (the fuzzer allows a factor for the collector and caches).
 
 =============  ==================  ==================  ==================  ================================
 command        output              memory              time                caps (one error line, or a cut
