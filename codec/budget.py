@@ -47,9 +47,11 @@ simulate       16 MiB              256 MiB             60 s                scena
 compat         64 KiB              64 MiB              5 s                 its options' bounds
 kinds          64 KiB              64 MiB              5 s                 —
 demo           64 KiB              64 MiB              5 s                 —
-size           64 KiB              64 MiB              30 s                its options' bounds (``--find-
+size           64 KiB              1 GiB               60 s                its options' bounds: a group of
+                                                                           up to 1,000,000 tasks is built
+                                                                           to be measured, and ``--find-
                                                                            limit`` sizes groups up to
-                                                                           65,536 members)
+                                                                           65,536 members
 conformance    16 MiB              256 MiB             per vector:         the adapter's reply
                                                        ``--timeout``       (``--max-reply-bytes``)
 vectors        16 MiB              256 MiB             60 s                —
@@ -102,7 +104,7 @@ _PROPORTIONAL = Budget(64 * KIB, 64, 64 * MIB, 512, 1.0, 60.0)
 _ASSIGN = Budget(4 * MIB, 64, 64 * MIB, 512, 1.0, 60.0)
 _CAPTURE = Budget(1 * MIB, 64, 64 * MIB, 512, 1.0, 120.0)  # a segment's records: one per 4 bytes, decoded one by one
 _FIXED = Budget(64 * KIB, 0, 64 * MIB, 0, 5.0, 0.0)
-_SIZE = Budget(64 * KIB, 0, 64 * MIB, 0, 30.0, 0.0)
+_SIZE = Budget(64 * KIB, 0, 1024 * MIB, 0, 60.0, 0.0)
 
 #: The budget of each command the amplification check runs (the table of the module docstring).
 BUDGETS: dict[str, Budget] = {

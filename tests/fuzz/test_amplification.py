@@ -21,14 +21,14 @@ WORST = Path(__file__).with_name("amplification_worst.jsonl")
 
 def _units(text: str) -> int:
     n, unit = text.split()
-    return int(n) * {"KiB": KIB, "MiB": MIB}[unit]
+    return int(n) * {"KiB": KIB, "MiB": MIB, "GiB": 1024 * MIB}[unit]
 
 
 def test_the_table_states_each_budget_as_BUDGETS_holds_it():
     """The docstring's table is the documentation: its row for each command says what BUDGETS holds."""
     rows = {}
     for line in budget.__doc__.splitlines():
-        m = re.match(r"(\w[\w, ]*?)\s{2,}(\d+ [KM]iB)(?: \+ (\d+) x in)?\s+(\d+ MiB)(?: \+ (\d+) x in)?\s+"
+        m = re.match(r"(\w[\w, ]*?)\s{2,}(\d+ [KMG]iB)(?: \+ (\d+) x in)?\s+(\d+ [KMG]iB)(?: \+ (\d+) x in)?\s+"
                      r"(\d+) s(?: \+ (\d+) s/MiB)?", line)
         if m:
             for name in m.group(1).replace(",", " ").split():
