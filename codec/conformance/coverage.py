@@ -31,6 +31,7 @@ __all__ = [
     "KAFKA4_RPCS",
     "MARKERS",
     "OPS",
+    "SHARE_RPCS",
     "embedded_block",
     "gaps",
     "refusal_fields",
@@ -52,24 +53,31 @@ FRAME_APIS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 1
 # the vector files whose valid vectors the handcrafted truncations, refusals and frames are built from
 GROUP_SOURCES = ("kafka-java-group.jsonl", "kio-group.jsonl", "kafka-java-subscription-info.jsonl",
                  "kafka-java-assignment-info.jsonl")
-# Kafka 4's group RPCs (issue #21) and the __consumer_offsets records of consumer and Streams groups (a key and a
+# Kafka 4's group RPCs (issue #21) and the __consumer_offsets records of consumer, Streams and share groups (a key and a
 # value of each; their vectors carry no version: a key's record type and a value's version prefix are in the bytes,
 # and the release has version 0 of each)
 KAFKA4_RPCS = ("ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerGroupDescribeRequest",
                "ConsumerGroupDescribeResponse", "StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse",
                "StreamsGroupDescribeRequest", "StreamsGroupDescribeResponse")
+# KIP-932 share groups' RPCs and records (issue #30): kio's bodies (kio-group-share.jsonl) and the hand-made edges
+# of handcrafted-share.jsonl, which also cuts them
+SHARE_RPCS = ("ShareGroupHeartbeatRequest", "ShareGroupHeartbeatResponse", "ShareGroupDescribeRequest",
+              "ShareGroupDescribeResponse")
 KAFKA4_RECORDS = tuple(f"{group}Group{record}{part}" for group, records in (
     ("Consumer", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
                   "TargetAssignmentMember", "CurrentMemberAssignment", "RegularExpression")),
     ("Streams", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
-                 "TargetAssignmentMember", "CurrentMemberAssignment", "Topology")))
+                 "TargetAssignmentMember", "CurrentMemberAssignment", "Topology")),
+    ("Share", ("PartitionMetadata", "MemberMetadata", "Metadata", "TargetAssignmentMetadata",
+               "TargetAssignmentMember", "CurrentMemberAssignment", "StatePartitionMetadata")))
     for record in records for part in ("Key", "Value"))
 # The messages whose coverage the suite holds itself to (issue #22): the classic group protocol and what it
 # carries, and Kafka 4's RPCs and records.
 ENFORCED = ("SubscriptionInfo", "AssignmentInfo", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
             "JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse", "HeartbeatRequest",
             "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse", "RequestHeader", "ResponseHeader",
-            "RequestFrame", "ResponseFrame", "ConnectMetadata", "ConnectAssignment", *KAFKA4_RPCS, *KAFKA4_RECORDS)
+            "RequestFrame", "ResponseFrame", "ConnectMetadata", "ConnectAssignment", *KAFKA4_RPCS, *SHARE_RPCS,
+            *KAFKA4_RECORDS)
 OPS = ("decode", "encode")
 _FRAMES = {"RequestFrame": "Request", "ResponseFrame": "Response"}
 

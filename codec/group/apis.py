@@ -2,9 +2,9 @@
 
 Wire-facts §7: a request uses header v2 when its API version is flexible and v1 otherwise; a response
 uses header v1 when flexible and v0 otherwise, except ApiVersionsResponse, which is always v0 (a client
-must read it before it knows what the broker speaks). The four classic group APIs and Kafka 4's four
-(ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69, StreamsGroupHeartbeat 88, StreamsGroupDescribe 89)
-have schemas here; the two
+must read it before it knows what the broker speaks). The four classic group APIs and Kafka 4's six
+(ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69, ShareGroupHeartbeat 76, ShareGroupDescribe 77,
+StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) have schemas here; the two
 APIs that surround them in every capture (FindCoordinator, ApiVersions) are known only well enough to
 frame them: their bodies stay bytes.
 """
@@ -53,9 +53,12 @@ API_KEYS: dict[int, Api] = {
     13: _group(13, "LeaveGroup"),
     14: _group(14, "SyncGroup"),
     18: Api(18, "ApiVersions", None, None, 3, response_header_fixed=0),
-    # Kafka 4's group APIs (KIP-848 consumer groups, KIP-1071 Streams groups; codec.kafka4), flexible from v0
+    # Kafka 4's group APIs (KIP-848 consumer groups, KIP-932 share groups, KIP-1071 Streams groups;
+    # codec.kafka4), flexible from v0
     68: _group(68, "ConsumerGroupHeartbeat"),
     69: _group(69, "ConsumerGroupDescribe"),
+    76: _group(76, "ShareGroupHeartbeat"),
+    77: _group(77, "ShareGroupDescribe"),
     88: _group(88, "StreamsGroupHeartbeat"),
     89: _group(89, "StreamsGroupDescribe"),
 }
