@@ -24,8 +24,23 @@ from __future__ import annotations
 import json
 import sys
 
-from handcraft_kafka4 import T0, T1, boolean, carr, cstr, cstr_non_flexible, i8, i16, i32, i64, ints, kuuid, strs, \
-    tags, uvarint
+from handcraft_kafka4 import (
+    T0,
+    T1,
+    boolean,
+    carr,
+    cstr,
+    cstr_non_flexible,
+    i8,
+    i16,
+    i32,
+    i64,
+    ints,
+    kuuid,
+    strs,
+    tags,
+    uvarint,
+)
 
 VECTORS: list[dict] = []
 NOTE = "assembled by hand from the message JSON"
