@@ -20,7 +20,8 @@ CONNECT_SCENARIOS = ("connect-eager-to-sessioned", "connect-eager-to-compatible"
                      "connect-sessioned-to-compatible")
 #: The bundled Kafka 4 migration scenarios (KIP-848 consumer groups, KIP-1071 streams groups).
 KAFKA4_SCENARIOS = ("kip848-classic-to-consumer", "kip848-consumer-to-classic", "kip848-migration-disabled",
-                    "kip848-group-version-0", "kip1071-streams-offline-migration", "kip1071-streams-not-enabled")
+                    "kip848-group-version-0", "kip1071-streams-offline-migration", "kip1071-streams-not-enabled",
+                    "kip932-share-not-enabled", "kip932-share-group-type-conflict", "kip932-share-id-taken")
 
 
 def _label(v: int) -> str:

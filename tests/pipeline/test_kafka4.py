@@ -38,7 +38,7 @@ def _row(d: dict) -> dict:
 
 
 def test_the_kafka4_units_without_spark():
-    lines = [d for d in _lines() if not d["record_id"].startswith(("bad/", "payments/rec/share"))
+    lines = [d for d in _lines() if not d["record_id"].startswith(("bad/", "payments/rec/commit"))
              and d.get("value", "x") is not None]
     units = decode_table(_row(d) for d in lines).to_pylist()
     by = defaultdict(list)
@@ -121,19 +121,19 @@ def test_counts_hold_on_a_mixed_fleet(mixed_run, capture_lines):
     out, summary = mixed_run
     lines = _lines()
     tombstones = [d for d in lines if "key" in d and d["value"] is None]
-    share = [d for d in lines if "key" in d and int(d["key"][:4], 16) == 10]
+    commits = [d for d in lines if "key" in d and int(d["key"][:4], 16) == 1]
     bad = [d for d in lines if d["record_id"].startswith("bad/")]
     captured = capture_lines[1]
     other = Counter(f"line type {d['type']}" for d in captured if d["type"] != "frame")
     frames = [d for d in captured if d["type"] == "frame"]
     assert {d["api_key"] for d in frames} == {88}  # the script's StreamsGroupHeartbeat exchanges only
-    want = {"records_read": len(lines) + len(captured), "not_selected": len(tombstones) + len(share) + other.total(),
-            "records_in": len(lines) - len(tombstones) - len(share) + len(frames), "quarantined": len(bad)}
+    want = {"records_read": len(lines) + len(captured), "not_selected": len(tombstones) + len(commits) + other.total(),
+            "records_in": len(lines) - len(tombstones) - len(commits) + len(frames), "quarantined": len(bad)}
     want["decoded"] = want["records_in"] - want["quarantined"]
     assert summary["counts"] == want
     assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
     assert summary["not_selected_by_reason"] == {"__consumer_offsets tombstone": 1,
-                                                 "__consumer_offsets key version 10": 1, **other}
+                                                 "__consumer_offsets key version 1": 1, **other}
     assert {r["record_id"] for r in read_table(out, "quarantine")} == {d["record_id"] for d in bad}
 
 
