@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import CodecError, DecodeError
+from .kafka4.common import MESSAGES as KAFKA4_MESSAGES
 
 __all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "FuzzReport",
            "Violation", "regression_vector", "regression_vectors", "write_regression_vectors", "REGRESSIONS",
@@ -235,10 +236,7 @@ def _request_header_length(wire: bytes, header_version: int) -> int:
     return pos
 
 
-_KAFKA4_MESSAGES = {"ConsumerGroupHeartbeatRequest": (68, "request"), "ConsumerGroupHeartbeatResponse": (68, "response"),
-                    "ConsumerGroupDescribeRequest": (69, "request"), "ConsumerGroupDescribeResponse": (69, "response"),
-                    "StreamsGroupHeartbeatRequest": (88, "request"), "StreamsGroupHeartbeatResponse": (88, "response"),
-                    "StreamsGroupDescribeRequest": (89, "request"), "StreamsGroupDescribeResponse": (89, "response")}
+
 
 
 def _from_vectors(c: _Corpus) -> None:
@@ -260,8 +258,8 @@ def _from_vectors(c: _Corpus) -> None:
             c.add(_connect_target(msg, version), wire, origin, accepted, canonical)
         elif msg == "ResponseFrame":
             c.add(f"response-frame/{v['apiKey']}/v{version}", wire, origin, accepted, canonical)
-        elif msg in _KAFKA4_MESSAGES:  # a Kafka 4 group RPC body (codec.kafka4): inside its frame
-            key, direction = _KAFKA4_MESSAGES[msg]
+        elif msg in KAFKA4_MESSAGES:  # a Kafka 4 group RPC body (codec.kafka4): inside its frame
+            key, direction = KAFKA4_MESSAGES[msg]
             if direction == "request":
                 c.add("request-frame", struct.pack(">hhih", key, version, 7, 3) + b"k4v\x00" + wire,
                       f"{origin} in a request frame", accepted)
@@ -336,13 +334,14 @@ def _from_kafka_java(c: _Corpus, shared: Path) -> None:
 
 
 def _from_kio(c: _Corpus, shared: Path) -> list[bytes]:
-    """kio's KIP-848/KIP-1071 bodies (API keys 68, 69, 88, 89: flexible versions, compact strings, tagged
-    fields, UUIDs) in request frames (header v2) and response frames (header v1): codec.kafka4 reads every
-    one of them (issue #21; the StreamsGroupHeartbeat schemas follow the released v0 layout kio writes)."""
+    """kio's KIP-848/KIP-1071/KIP-932 bodies (API keys 68, 69, 88, 89, 76, 77: flexible versions, compact strings,
+    tagged fields, UUIDs) in request frames (header v2) and response frames (header v1): codec.kafka4 reads every
+    one of them (issues #21, #30; the StreamsGroupHeartbeat schemas follow the released v0 layout kio writes)."""
     frames = []
-    for r in _jsonl(shared / "vectors" / "kio" / "group-kafka4.jsonl"):
+    for name, r in ((n, r) for n in ("group-kafka4.jsonl", "group-share.jsonl")
+                    for r in _jsonl(shared / "vectors" / "kio" / n)):
         accepted = True
-        origin = f"kio/group-kafka4.jsonl {r['id']}"
+        origin = f"kio/{name} {r['id']}"
         if not r["kind"].endswith("Request"):
             c.add(f"response-frame/{r['apiKey']}/v{r['version']}",
                   struct.pack(">i", r["index"]) + b"\x00" + bytes.fromhex(r["hex"]), f"{origin} in a response frame",
