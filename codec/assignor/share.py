@@ -13,7 +13,7 @@ whose state is initialized; all when not given). Kafka's rules:
   onto one target (``abs(memberId.hashCode() % targets)``), so two members can land on one partition. A member then
   keeps partitions of its current assignment that are still subscribed and that no member was hashed onto, while it
   holds fewer than ``ceil(targets / members)`` (in the iteration order of Kafka's ``HashMap<TopicIdPartition, ...>``:
-  by ``31 * Uuid.hashCode() + partition``). The partitions nobody holds yet go round robin over the members, each
+  by ``31 * Uuid.hashCode() + partition``, a bucket newest first, as ``computeIfAbsent`` fills it). The partitions nobody holds yet go round robin over the members, each
   taking one more while it holds at most that count, members that are full dropped from the round.
 * **Heterogeneous**: each subscribing member is hashed onto one partition of its own subscription; every partition
   that nobody was hashed onto and that no member currently holds goes round robin, topic by topic, over the members
@@ -145,17 +145,37 @@ def _targets(spec: ShareGroupSpec, topics: Iterable[uuid.UUID]) -> list[tuple[uu
     return out
 
 
+def _computed_order(calls: Iterable, hash_fn) -> list:
+    """The iteration order of a ``new HashMap<>()`` filled by ``computeIfAbsent`` with the keys of ``calls`` (one
+    per call, repeats included): Java 17's ``computeIfAbsent`` puts a new entry at the *head* of its bucket and
+    resizes lazily, at the start of a call that finds the size above the threshold (``put`` appends and resizes
+    after the insertion). A resize keeps each bucket's relative order, so a bucket lists its keys newest first."""
+    cap, seen = 0, {}
+    for key in calls:
+        if cap == 0 or len(seen) > cap * 3 // 4:
+            cap = 16 if cap == 0 else cap * 2
+        seen.setdefault(key, len(seen))
+
+    def bucket(x) -> int:
+        h = hash_fn(x) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (cap - 1)
+    return sorted(seen, key=lambda x: (bucket(x), -seen[x]))
+
+
 def _current(member_ids: list[str], by_id: dict[str, ShareMember]) -> dict[tuple[uuid.UUID, int], list[str]]:
-    """Kafka's ``currentAssignment``: partition -> members, in Java's order of that ``HashMap``."""
-    current: dict[tuple[uuid.UUID, int], list[str]] = {}
+    """Kafka's ``currentAssignment``: partition -> members (``computeIfAbsent`` into a ``HashMap``, member by member,
+    each member's topics in its ``HashMap<Uuid, ...>``'s order and their partitions in ``HashSet`` order), in
+    Java's order of that map."""
+    calls: list[tuple[tuple[uuid.UUID, int], str]] = []
     for mid in member_ids:
         topics = dict(by_id[mid].assignment)
         for t in _hash_order(list(topics), uuid_hash, _grown(len(topics))):
             ps = list(dict.fromkeys(topics[t]))
-            for p in _hash_order(ps, lambda x: x, _copied(len(ps))):
-                current.setdefault((t, p), []).append(mid)
-    order = _hash_order(list(current), _tp_hash, _grown(len(current)))
-    return {tp: current[tp] for tp in order}
+            calls += [((t, p), mid) for p in _hash_order(ps, lambda x: x, _copied(len(ps)))]
+    current: dict[tuple[uuid.UUID, int], list[str]] = {}
+    for tp, mid in calls:
+        current.setdefault(tp, []).append(mid)
+    return {tp: current[tp] for tp in _computed_order((tp for tp, _ in calls), _tp_hash)}
 
 
 def _hash_members(member_ids: Iterable[str], targets: list, into: dict) -> None:

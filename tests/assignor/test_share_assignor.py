@@ -123,6 +123,19 @@ def test_a_full_member_keeps_its_partitions_in_javas_topicidpartition_order():
     assert r.unassigned == ()
 
 
+def test_a_bucket_of_the_current_assignment_lists_its_newest_partition_first():
+    """By hand: the topic id 00..05 00..05 has Uuid.hashCode 0, so TopicIdPartition(t, p) hashes to p. A holds 3
+    and 19 (19 is stale: t has 4 partitions, but Kafka keeps what a member holds of a subscribed topic); both
+    fall in bucket 3 of the 16-bucket map, and computeIfAbsent puts the newer key (19, after 3 in A's
+    HashSet) at the head of the bucket: 19 comes first. Two members, four targets: 2 each. A hashes onto t-1
+    (65 % 4), B onto t-2 (66 % 4); A keeps 19, which fills it; t-0 and t-3 go round robin: t-0 to A (it may take
+    one more), t-3 to B. (Had 3 come first, A would keep 3 and B hold t-2 alone.)"""
+    t = uuid.UUID(int=(5 << 64) | 5)
+    assert uuid_hash(t) == 0
+    r = assign_share(_spec([ShareMember("A", (t,), ((t, (3, 19)),)), ShareMember("B", (t,))], {t: 4}))
+    assert r.members == {"A": {t: frozenset({0, 1, 19})}, "B": {t: frozenset({2, 3})}}
+
+
 def test_heterogeneous_leaves_a_partition_held_by_a_member_that_unsubscribed_to_nobody():
     """By hand, Kafka's heterogeneous rule: A held t-0 and now subscribes to u only (it hashes onto u-0); C
     subscribes to t (two partitions) and hashes onto t-1 (67 % 2). t-0 is in the current assignment, so it is not
