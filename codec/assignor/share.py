@@ -13,8 +13,9 @@ whose state is initialized; all when not given). Kafka's rules:
   onto one target (``abs(memberId.hashCode() % targets)``), so two members can land on one partition. A member then
   keeps partitions of its current assignment that are still subscribed and that no member was hashed onto, while it
   holds fewer than ``ceil(targets / members)`` (in the iteration order of Kafka's ``HashMap<TopicIdPartition, ...>``:
-  by ``31 * Uuid.hashCode() + partition``, a bucket newest first, as ``computeIfAbsent`` fills it). The partitions nobody holds yet go round robin over the members, each
-  taking one more while it holds at most that count, members that are full dropped from the round.
+  by ``31 * Uuid.hashCode() + partition``, a bucket newest first, as ``computeIfAbsent`` fills it). The
+  partitions nobody holds yet go round robin over the members, each taking one more while it holds at most that
+  count, members that are full dropped from the round.
 * **Heterogeneous**: each subscribing member is hashed onto one partition of its own subscription; every partition
   that nobody was hashed onto and that no member currently holds goes round robin, topic by topic, over the members
   subscribed to its topic; then every member keeps all of its current partitions of topics it still subscribes to
@@ -179,7 +180,8 @@ def _current(member_ids: list[str], by_id: dict[str, ShareMember]) -> dict[tuple
 
 
 def _hash_members(member_ids: Iterable[str], targets: list, into: dict) -> None:
-    """``memberHashAssignment``: each member onto ``targets[abs(hashCode % size)]`` (Java's remainder keeps the sign)."""
+    """``memberHashAssignment``: each member onto ``targets[abs(hashCode % size)]`` (Java's remainder keeps the
+    sign)."""
     if targets:
         for mid in member_ids:
             into.setdefault(targets[abs(java_string_hash(mid)) % len(targets)], []).append(mid)

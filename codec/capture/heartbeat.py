@@ -3,8 +3,7 @@ KIP-932 share groups.
 
 A classic group rebalances in generations (JoinGroup, SyncGroup); a heartbeat-based group has none. Each
 member sends ConsumerGroupHeartbeat (api key 68), StreamsGroupHeartbeat (88) or ShareGroupHeartbeat (76) with its
-member epoch: 0 to
-join, -1 to leave, -2 for a static member that leaves to come back; the coordinator answers with the
+member epoch: 0 to join, -1 to leave, -2 for a static member that leaves to come back; the coordinator answers with the
 member's epoch and, when it changed, the member's assignment (partitions by topic id; for streams, active,
 standby and warm-up tasks by subtopology). A member's request reports what it owns (Kafka's
 ``topicPartitions``, ``activeTasks``…) when that changed. The story of a member is therefore a list of
@@ -299,9 +298,10 @@ _KINDS = {(68, "request"): "consumer-group-heartbeat-request", (68, "response"):
 
 
 def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int) -> dict:
-    """A heartbeat or describe frame (api keys 68, 88, 76, 69, 89, 77; without its size) in Kafka's JSON: ``api``, ``apiKey``, ``apiVersion``,
-    ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`), ``body_offset``. Both
-    APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises DecodeError."""
+    """A heartbeat or describe frame (api keys 68, 88, 76, 69, 89, 77; without its size) in Kafka's JSON: ``api``,
+    ``apiKey``, ``apiVersion``, ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`),
+    ``body_offset``. The APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises
+    DecodeError."""
     from ..group.jsonview import to_json
     from ..kafka4 import decode
     from ..wire.builder import decode_wire

@@ -194,9 +194,9 @@ def _consumer_response(m, version: int, size: int | None) -> str:
 def _share_request(m, version: int, size: int | None) -> str:
     head = f"ShareGroupHeartbeatRequest v{version}" + (f"  {size} bytes" if size is not None else "")
     rows = [("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
-            ("rack", _unchanged(m.rack_id, _q(m.rack_id))),
-            ("subscribed topics", _unchanged(m.subscribed_topic_names,
-                                             ", ".join(printable(t) for t in m.subscribed_topic_names or ()) or "(none)"))]
+            ("rack", _unchanged(m.rack_id, _q(m.rack_id)))]
+    topics = m.subscribed_topic_names
+    rows.append(("subscribed topics", _unchanged(topics, ", ".join(printable(t) for t in topics or ()) or "(none)")))
     return "\n".join([head] + _rows(rows))
 
 
@@ -222,11 +222,11 @@ def _share_describe(m, version: int, size: int | None) -> str:
                 holders.setdefault(label, []).append(printable(mem.member_id))
             lines.append(f"    member {_q(mem.member_id)}  epoch {mem.member_epoch}  client {_q(mem.client_id)} "
                          f"{_q(mem.client_host)}  rack {_q(mem.rack_id)}")
-            lines.append("      subscribed " + (", ".join(printable(t) for t in mem.subscribed_topic_names) or "(none)"))
+            subscribed = ", ".join(printable(t) for t in mem.subscribed_topic_names)
+            lines.append(f"      subscribed {subscribed or '(none)'}")
             lines.append("      partitions " + (", ".join(parts) or "(none)"))
-        shared = {label: who for label, who in holders.items() if len(who) > 1}
-        lines.append("    shared partitions " + ("; ".join(f"{label} by {', '.join(who)}" for label, who in shared.items())
-                                                 or "(none)"))
+        shared = "; ".join(f"{label} by {', '.join(who)}" for label, who in holders.items() if len(who) > 1)
+        lines.append(f"    shared partitions {shared or '(none)'}")
     return "\n".join(lines)
 
 

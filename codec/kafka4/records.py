@@ -1,5 +1,6 @@
 """``__consumer_offsets`` records of consumer groups (KIP-848), Streams groups (KIP-1071) and share groups
-(KIP-932), as the group coordinator writes them (``CoordinatorRecordSerde``/``GroupCoordinatorRecordSerde``; schemas/README.md):
+(KIP-932), as the group coordinator writes them (``CoordinatorRecordSerde``/``GroupCoordinatorRecordSerde``;
+schemas/README.md):
 
 * key   = int16 record type, then the key message (non-flexible, version 0) of that type;
 * value = int16 value version, then the value message (flexible) at that version; a null value is a
@@ -45,7 +46,8 @@ def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, in
         name = CLASSIC_RECORD_TYPES[record_type]
         return name, name + "Key", record_type, name + "Value"
     raise error(f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, share groups 9-15, "
-                "Streams groups 17-23, classic 0-2)", message="record key", **({"offset": 0} if error is DecodeError else {}))
+                "Streams groups 17-23, classic 0-2)", message="record key",
+                **({"offset": 0} if error is DecodeError else {}))
 
 
 def _prefix(data: bytes, what: str) -> int:

@@ -139,7 +139,8 @@ class Broker:
 
     def describe(self) -> str:
         share = f", share.version={self.share_version}" if _release_key(self.release) >= (4, 1) else ""
-        return (f"broker {self.release}: group.version={self.group_version}, streams.version={self.streams_version}{share}, "
+        return (f"broker {self.release}: group.version={self.group_version}, "
+                f"streams.version={self.streams_version}{share}, "
                 f"group.coordinator.rebalance.protocols={','.join(self.rebalance_protocols)}, "
                 f"group.consumer.migration.policy={self.migration_policy}")
 
@@ -171,7 +172,8 @@ def heartbeat_version(protocol: str, client: str) -> int:
 def _rpc(m: _Member) -> str:
     if m.protocol == "classic":
         return "JoinGroup/SyncGroup"
-    api = {"consumer": "ConsumerGroupHeartbeat", "share": "ShareGroupHeartbeat"}.get(m.protocol, "StreamsGroupHeartbeat")
+    api = {"consumer": "ConsumerGroupHeartbeat", "share": "ShareGroupHeartbeat"}.get(m.protocol,
+                                                                                    "StreamsGroupHeartbeat")
     return f"{api} v{heartbeat_version(m.protocol, m.client)}"
 
 

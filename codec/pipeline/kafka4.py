@@ -152,7 +152,8 @@ def _consumer_member(v: dict, *, member, generation, group) -> HeartbeatMemberUn
     topics = v.get("subscribedTopicNames")
     return HeartbeatMemberUnit(member, generation, group, False, rack_id=v.get("rackId") or None,
                                group_instance_id=v.get("instanceId"), client_id=v.get("clientId"),
-                               client_host=v.get("clientHost"), subscribed_topics=None if topics is None else list(topics))
+                               client_host=v.get("clientHost"),
+                               subscribed_topics=None if topics is None else list(topics))
 
 
 def _shared(items, named: bool = False) -> list:

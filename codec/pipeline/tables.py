@@ -350,8 +350,10 @@ def _share_findings(assignments: DataFrame, members: DataFrame, topics: DataFram
     * ``unsubscribed-partition``: a member holds a partition of a topic its subscription (its last one at or
       before the epoch) does not name.
     """
-    sh = assignments.filter((F.col("role") == "share") & F.col("group").isNotNull() & F.col("generation").isNotNull()) \
-        .select("group", "generation", "member", "task", F.regexp_extract("task", r"^(.*)-(-?[0-9]+)$", 1).alias("topic"))
+    sh = assignments.filter((F.col("role") == "share") & F.col("group").isNotNull()
+                            & F.col("generation").isNotNull()) \
+        .select("group", "generation", "member", "task",
+                F.regexp_extract("task", r"^(.*)-(-?[0-9]+)$", 1).alias("topic"))
     gens = sh.select("group", "generation").distinct()
     seen = sh.select("group", "member", F.col("generation").alias("_g")).distinct()
     latest = gens.join(seen, "group").filter(F.col("_g") <= F.col("generation")) \
@@ -360,7 +362,8 @@ def _share_findings(assignments: DataFrame, members: DataFrame, topics: DataFram
         .select("group", "generation", "member", "task", "topic")
     subs = members.filter(F.col("subscribed_topics").isNotNull()).select(
         "group", "member", F.coalesce("generation", F.lit(-1)).alias("_sg"), "timestamp", "subscribed_topics")
-    w = Window.partitionBy("group", "generation", "member").orderBy(F.col("_sg").desc(), F.col("timestamp").desc_nulls_last())
+    w = Window.partitionBy("group", "generation", "member").orderBy(F.col("_sg").desc(),
+                                                                    F.col("timestamp").desc_nulls_last())
     subs_at = latest.select("group", "generation", "member").join(subs, ["group", "member"]) \
         .filter(F.col("_sg") <= F.col("generation")).withColumn("_rn", F.row_number().over(w)).filter("_rn = 1") \
         .select("group", "generation", "member", "subscribed_topics")

@@ -1,5 +1,6 @@
 """The heartbeat story under arbitrary values: every ConsumerGroupHeartbeat and StreamsGroupHeartbeat body of
-``../shared/vectors/kio/group-kafka4.jsonl`` and every ShareGroupHeartbeat body of ``group-share.jsonl`` (random strings with lone surrogates and control characters,
+``../shared/vectors/kio/group-kafka4.jsonl`` and every ShareGroupHeartbeat body of ``group-share.jsonl`` (random
+strings with lone surrogates and control characters,
 negative epochs and partitions, nulls), the n-th request of a kind and version paired with its n-th response,
 each pair on one connection, in a pcap. Whatever the values, ``capture`` tells them (text always valid UTF-8,
 no control character; JSON lines that carry the strings exactly) or reports a body it cannot read as a problem;
