@@ -467,3 +467,22 @@ def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run
     assert {"group", "generation", "member", "layer", "protocol", "version", "url", "config_offset", "connectors",
             "tasks", "revoked_connectors", "revoked_tasks", "delay", "error", "leader", "leader_url",
             "escaped"} <= set(names)
+
+
+def test_the_operator_page_shows_what_the_job_prints(sample_run):
+    """docs/getting-started/fleet-in-spark.md shows the bundled example's summary (the docs' slow test runs its
+    command as written): the same job on the same inputs, run here in-process, prints exactly that."""
+    import io
+
+    from codec.pipeline.command import print_summary
+    from tests.docs.examples import blocks, matches, session
+
+    out, summary = sample_run
+    buf = io.StringIO()
+    print_summary(summary, file=buf)
+    printed = buf.getvalue().replace(summary["output"], "out/pipeline").splitlines()
+    (block,) = [b for b in blocks("getting-started/fleet-in-spark.md") if "$ rebalance-codec pipeline" in b.text]
+    (command,) = session(block)
+    assert command.expected[0] == "..."  # Spark's progress lines, on stderr
+    assert matches(command.expected, printed), "\n".join(printed)
+    assert not matches(command.expected, [line.replace("94 decoded", "93 decoded") for line in printed])
