@@ -28,3 +28,5 @@ def test_wheel_contains_schemas(tmp_path):
     # Every module of the source tree is in the wheel (the package list in pyproject.toml is explicit).
     sources = {str(p.relative_to(ROOT)) for p in (ROOT / "codec").rglob("*.py") if "__pycache__" not in p.parts}
     assert sources <= names, sorted(sources - names)
+    # PEP 561: type checkers read the package's annotations (its public packages list their names in __all__)
+    assert "codec/py.typed" in names
