@@ -17,6 +17,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "rebalance-codec"
 author = "the rebalance-codec authors"
+copyright = "the rebalance-codec authors; Apache-2.0"
 
 extensions = [
     "sphinx.ext.autodoc",
