@@ -126,41 +126,39 @@ def _options(block: str) -> dict[str, str]:
     return options
 
 
-def _outside_code(text: str, change) -> str:
-    """``change`` applied to the parts of Markdown ``text`` outside fenced code blocks."""
-    out, chunk, fence = [], [], None
-    for line in text.splitlines(keepends=True):
+def _in_code(lines: list[str]) -> list[bool]:
+    """For each Markdown line, whether it belongs to a fenced code block (its fences included)."""
+    marks, fence = [], None
+    for line in lines:
         m = FENCE.match(line)
-        if fence is None and m:
-            out.append(change("".join(chunk)))
-            chunk, fence = [], m.group(1)
-            out.append(line)
-        elif fence is not None:
-            out.append(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
+        if fence is None:
+            marks.append(bool(m))
+            fence = m.group(1) if m else None
+        else:
+            marks.append(True)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
+                    and not line.strip()[len(m.group(1)):]:
                 fence = None
+    return marks
+
+
+def _outside_code(text: str, change) -> str:
+    """``change`` applied to each run of Markdown ``text`` outside fenced code blocks."""
+    lines = text.splitlines(keepends=True)
+    out, chunk = [], []
+    for line, code in zip(lines, _in_code(lines)):
+        if code:
+            out += [change("".join(chunk)), line]
+            chunk = []
         else:
             chunk.append(line)
-    out.append(change("".join(chunk)))
-    return "".join(out)
+    return "".join(out) + change("".join(chunk))
 
 
 def headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line index, level, text) of each Markdown heading outside fenced code blocks."""
-    found, fence = [], None
-    for i, line in enumerate(lines):
-        m = FENCE.match(line)
-        if fence is None and m:
-            fence = m.group(1)
-            continue
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        h = HEADING.match(line)
-        if h:
-            found.append((i, len(h.group(1)), h.group(2)))
-    return found
+    return [(i, len(h.group(1)), h.group(2)) for i, (line, code) in enumerate(zip(lines, _in_code(lines)))
+            if not code and (h := HEADING.match(line))]
 
 
 def take(text: str, options: dict[str, str], where: str) -> str:
