@@ -31,17 +31,25 @@ _FONT = 11
 _CHAR_W = 7.0
 
 
+def _char_width(ch: str) -> float:
+    return _CHAR_W * (2 if unicodedata.east_asian_width(ch) in "WF" else 1)
+
+
 def _text_width(text: str) -> float:
-    return _CHAR_W * sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return sum(map(_char_width, text))
 
 
 def _clip(text: str, width: float) -> str:
-    """``text`` cut (with an ellipsis) to what fits in ``width`` px."""
+    """``text`` cut (with an ellipsis) to what fits in ``width`` px, in one pass (a group id may be 32,767
+    characters long)."""
     if _text_width(text) <= width:
         return text
-    while text and _text_width(text + "…") > width:
-        text = text[:-1]
-    return text + "…"
+    room, used = width - _char_width("…"), 0.0
+    for i, ch in enumerate(text):
+        used += _char_width(ch)
+        if used > room:
+            return text[:i] + "…"
+    return text
 
 
 def _fmt(v: float) -> str:
@@ -187,7 +195,7 @@ def render_html(summary: dict) -> str:
 body{{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222}}
 h1{{font-size:1.5em}} h2{{font-size:1.15em;margin-top:1.8em;border-bottom:1px solid #ddd}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ddd;padding:3px 8px;text-align:left}}
-svg text{{font-size:11px;fill:#333}} svg .axis-title{{font-weight:600;fill:#555}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}}
+svg text{{font-size:{_FONT}px;fill:#333}} svg .axis-title{{font-weight:600;fill:#555}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}}
 code{{font-size:12px}}
 </style></head><body>
 <h1>rebalance-codec pipeline report</h1>
