@@ -13,6 +13,7 @@ import random
 import re
 import shutil
 import subprocess
+import tempfile
 from itertools import combinations
 
 import pytest
@@ -65,13 +66,17 @@ def measure(page: str, tmp_path, name: str) -> list[dict]:
     """The charts of an HTML page as Chromium lays them out (and a screenshot of the page, ``name``.png)."""
     path = tmp_path / f"{name}.html"
     path.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
-    run = [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1100,1400"]
-    shot = subprocess.run([*run, f"--screenshot={tmp_path / name}.png", path.as_uri()], capture_output=True,
-                          timeout=120, check=False)
+    def chromium(*args: str) -> subprocess.CompletedProcess:
+        """One headless Chromium with a fresh profile (a profile still held by another one would hand the
+        page over to it and exit)."""
+        profile = tempfile.mkdtemp(prefix="profile-", dir=tmp_path)
+        return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--window-size=1100,1400", *args,
+                               path.as_uri()], capture_output=True, text=True, timeout=180, check=False)
+
+    shot = chromium(f"--screenshot={tmp_path / name}.png")
     assert shot.returncode == 0 and (tmp_path / f"{name}.png").stat().st_size > 10_000, shot.stderr[-2000:]
-    dom = subprocess.run([*run, "--dump-dom", path.as_uri()], capture_output=True, text=True, timeout=120,
-                         check=False)
-    m = re.search(r'<pre id="measured">(.*?)</pre>', dom.stdout, re.DOTALL)
+    dom = chromium("--dump-dom")
+    m = re.search(r'<pre id="measured"[^>]*>(.*?)</pre>', dom.stdout, re.DOTALL)
     assert m, dom.stderr[-2000:]
     return json.loads(html.unescape(m.group(1)))
 
