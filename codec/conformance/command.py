@@ -19,6 +19,9 @@ from .reports import _write_atomically, render_table, write_json, write_junit
 from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_rebalance_rounds, run_vectors
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
 
+__all__ = ["register", "dump_vectors", "cmd_vectors_check", "cmd_vectors_import", "cmd_vectors_handcraft",
+           "cmd_vectors_rebalance", "cmd_conformance"]
+
 _KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expected", "result", "error", "offset",
               "canonical", "flags", "provenance")
 

@@ -13,6 +13,9 @@ from .probing import FUTURE_VERSION
 from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, render_protocol_phases,
                        render_rounds, run_connect_phases, run_protocol_phases, run_scenario)
 
+__all__ = ["register", "register_size", "cmd_negotiate", "cmd_compat", "cmd_size", "CONNECT_SCENARIOS",
+           "KAFKA4_SCENARIOS", "MAX_SIZE_WORK"]
+
 
 #: The bundled Kafka Connect scenarios (codec/examples/negotiation/).
 CONNECT_SCENARIOS = ("connect-eager-to-sessioned", "connect-eager-to-compatible", "connect-compatible-to-sessioned",

@@ -22,6 +22,24 @@ MIXED = SAMPLES / "kafka4-mixed.jsonl"
 STREAMS_PCAP = SAMPLES.parent / "kip1071-streams.pcap"  # the capture story's scripted streams group (wordcount)
 
 
+#: checkout-app's assignments by (member, epoch), as (task, role), from the script's values: m1 at epoch 1
+#: (its join response: active 0_0, 0_1, 1_0, 1_1), m2 at epoch 2 (its join response's three lists), m1 at epoch 2
+#: (its second heartbeat's response), m3's odd response at epoch 2, and m2's target assignment record (no epoch)
+CHECKOUT_ASSIGNMENTS = {
+    ("m1", 1): {("0_0", "active"), ("0_1", "active"), ("1_0", "active"), ("1_1", "active")},
+    ("m2", 2): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")},
+    ("m1", 2): {("0_0", "active"), ("0_1", "active"), ("1_0", "standby")},
+    ("m3", 2): {("0_0", "active")},
+    ("m2", None): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")}}
+
+#: The findings of the two Kafka 4 groups as (group, epoch, check, task, member): m3 claims 0_0 at epoch 2, which
+#: m1 holds -- the only conflict in the sample; the two error responses (m2 fenced at epoch 1:
+#: FENCED_MEMBER_EPOCH 110; c2 at epoch 0: UNRELEASED_INSTANCE_ID 111) are group errors
+KAFKA4_FINDINGS = {("checkout-app", 2, "multiple-active-owners", "0_0", None),
+                   ("checkout-app", 1, "group-error", None, "m2"),
+                   ("payments", 0, "group-error", None, None)}
+
+
 def _lines():
     return jsonl(MIXED)
 
@@ -168,23 +186,14 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     for r in read_table(out, "assignments"):
         if r["group"] == "checkout-app":
             asg[(r["member"], r["generation"])].add((r["task"], r["role"]))
-    assert dict(asg) == {
-        ("m1", 1): {("0_0", "active"), ("0_1", "active"), ("1_0", "active"), ("1_1", "active")},
-        ("m2", 2): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")},
-        ("m1", 2): {("0_0", "active"), ("0_1", "active"), ("1_0", "standby")},
-        ("m3", 2): {("0_0", "active")},
-        ("m2", None): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")}}
+    assert dict(asg) == CHECKOUT_ASSIGNMENTS
 
     assert {g: reb[(g, e)]["group_protocol"] for g, e in reb} == {
         "streams-app": "classic", "checkout-app": "streams", "payments": "consumer"}
 
     findings = {(r["group"], r["generation"], r["check"], r["task"], r["member"], r["detail"])
                 for r in read_table(out, "findings") if r["group"] in ("checkout-app", "payments")}
-    # m3 claims 0_0 at epoch 2, which m1 holds: the only conflict in the sample; the two error responses (m2
-    # fenced at epoch 1: FENCED_MEMBER_EPOCH 110; c2 at epoch 0: UNRELEASED_INSTANCE_ID 111) are group errors
-    assert {f[:5] for f in findings} == {("checkout-app", 2, "multiple-active-owners", "0_0", None),
-                                         ("checkout-app", 1, "group-error", None, "m2"),
-                                         ("payments", 0, "group-error", None, None)}
+    assert {f[:5] for f in findings} == KAFKA4_FINDINGS
     details = {f[2:5]: f[5] for f in findings}
     assert details[("group-error", None, "m2")] == "FENCED_MEMBER_EPOCH (110) in a streams group's response"
     assert details[("group-error", None, None)] == "UNRELEASED_INSTANCE_ID (111) in a consumer group's response"
