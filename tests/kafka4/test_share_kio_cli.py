@@ -2,7 +2,7 @@
 ShareGroupDescribe v1, requests and responses) decodes through ``decode --style kafka --lines`` to kio's value and
 encodes back to the same bytes, in one CLI process; and so do held-out records of the same four classes that kio
 writes from other random instances (``vectors/tools/gen_kio_share.py``, seed 20261201, 25 per class), where kio is
-installed (the ``bench`` extra); without kio that half is skipped.
+installed (the ``test`` and ``bench`` extras); without kio that half is skipped.
 
 The comparison is test_kio_cli's (against kio's raw values, never through codec.kafka4.kio).
 """
@@ -57,7 +57,7 @@ def test_every_shared_kio_record_decodes_to_kios_value_and_encodes_back(share_th
 def test_held_out_kio_records_decode_to_kios_value_and_encode_back(share_through_cli):
     _, held = share_through_cli
     if not held:
-        pytest.skip("kio is not installed (pip install -e '.[bench]'): no held-out records")
+        pytest.skip("kio is not installed (pip install -e '.[test]'): no held-out records")
     assert len(held) == 4 * HELD_OUT_PER and {r["kind"] for r, _, _ in held} == set(KINDS)
     assert not any("kafkaJsonDiffers" in r for r, _, _ in held)  # kio's classes are the release's message JSON
     shared_hex = {json.loads(line)["hex"] for line in KIO.read_text(encoding="utf-8").splitlines() if line.strip()}
