@@ -18,10 +18,10 @@ from test_assignor_fast_properties import groups
 import codec.assignor.high_availability_fast as fast
 from codec.assignor import convergence, group_from_json
 from codec.assignor.convergence import (
-    Cluster,
     _bands,
     _should_move,
     check_round,
+    issue_28_cluster,
     make_scenario,
     progress_made,
     progress_measure,
@@ -34,28 +34,13 @@ from codec.assignor.state import build_states
 FAST = "high_availability_fast"
 
 
-def _issue_cluster() -> Cluster:
-    """Issue #28: 9 clients of capacity 1, 190 tasks (152 stateful) in subtopologies of 5 partitions as
-    in Kafka's fixed tests, 2 standbys, 1 warmup, acceptable lag 100."""
-    cluster = Cluster([], [], {"acceptableRecoveryLag": 100, "maxWarmupReplicas": 1, "numStandbyReplicas": 2,
-                               "probingRebalanceIntervalMs": 60000}, "high_availability")
-    sub = 0
-    for tasks, count in ((cluster.stateless, 38), (cluster.stateful, 152)):
-        while count > 0:
-            tasks.extend(f"{sub}_{p}" for p in range(min(count, 5)))
-            count -= 5
-            sub += 1
-    for _ in range(9):
-        cluster.add_client()
-    return cluster
-
-
 def test_issue_28_scale_out_converges_in_the_fewest_rounds_possible():
-    """Converged by Kafka's assignor, then a tenth client joins. By hand: balanced totals give the joiner at
+    """Issue #28: 9 clients of capacity 1, 152 stateful tasks, 2 standbys, 1 warmup, converged by Kafka's
+    assignor, then a tenth client joins. By hand: balanced totals give the joiner at
     least floor(152 × 3 / 10) = 45 copies; every task has caught-up clients elsewhere, so each of those
     copies is a warmup, one per round (maxWarmupReplicas 1), and a final round follows: at least 46 rounds.
     The fast assignor takes exactly that (Kafka's takes 316), every round valid and making progress."""
-    cluster = _issue_cluster()
+    cluster = issue_28_cluster()
     _, result, rounds = cluster.converge(1)
     assert rounds == 1
     cluster.assignor = FAST
@@ -64,7 +49,7 @@ def test_issue_28_scale_out_converges_in_the_fewest_rounds_possible():
     for rounds in range(1, 317):
         group, result, _ = cluster.rebalance()
         assert check_round(group, result) == [], rounds
-        measure = progress_measure(group, before[1] if before else None)
+        measure = progress_measure(group)
         if before is not None:
             assert progress_made(before[0], before[1], measure) == "", rounds
         before = (group, measure)
