@@ -57,6 +57,7 @@ __all__ = [
     "is_balanced",
     "issue_28_cluster",
     "make_scenario",
+    "progress_made",
     "progress_measure",
     "restores_started",
     "round_bound",
