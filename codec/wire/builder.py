@@ -19,7 +19,7 @@ from construct import Container
 from ..errors import DecodeError, EncodeError
 from . import fastpath
 from . import primitives as p
-from .schema import FieldSpec, MessageSpec, StructSpec, load_message
+from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 __all__ = [
     "wire_class", "struct_for", "default_value", "decode_wire", "encode_wire", "field_offsets", "to_json", "from_json",
@@ -126,6 +126,12 @@ def _struct_con(message_name: str, struct_name: str, version: int) -> p.Struct:
         tagged = p.TaggedFields({f.tag: (f.py_name, _field_con(f, message, version)) for f in tagged_specs})
         tagged_names = {f.py_name: (f.tag, default_value(f, message)) for f in tagged_specs}
     return p.Struct(spec.name, fields, wire_class(message_name, struct_name), absent, tagged, tagged_names)
+
+
+@on_schema_change
+def _forget_tables() -> None:
+    wire_class.cache_clear()
+    _struct_con.cache_clear()
 
 
 def struct_for(message_name: str, version: int) -> p.Struct:
