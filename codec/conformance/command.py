@@ -15,6 +15,7 @@ from .handcrafted import handcrafted_vectors
 from .impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation, CommandImplementation
 from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
+from .mutation import add_mutate_parser
 from .reports import _write_atomically, render_table, write_json, write_junit
 from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_rebalance_rounds, run_vectors
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
@@ -167,6 +168,7 @@ def register(subparsers) -> None:
     h.add_argument("--dir")
     h.set_defaults(func=cmd_vectors_handcraft)
     add_list_parser(vsub)
+    add_mutate_parser(vsub)
 
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
     k.add_argument("--impl", help="command of an adapter speaking the line protocol (the guide: vectors/ADAPTERS.md); "
