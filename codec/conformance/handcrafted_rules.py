@@ -48,12 +48,26 @@ from pathlib import Path
 from typing import Any
 
 from .. import text as _text
-from ..wire.schema import FieldSpec, StructSpec, load_message, raw_message, schema_overrides
+from ..wire.schema import (
+    FieldSpec,
+    StructSpec,
+    load_message,
+    raw_message,
+    schema_overrides,
+)
 from .coverage import FRAME_APIS, supported
 from .mutation import with_field
 
-__all__ = ["RULES_FILE", "ANSWERS", "rule_cases", "rule_vectors", "RuleError", "CLASSIC_COMMIT", "KAFKA4_COMMIT",
-           "binding"]
+__all__ = [
+    "ANSWERS",
+    "CLASSIC_COMMIT",
+    "KAFKA4_COMMIT",
+    "RULES_FILE",
+    "RuleError",
+    "binding",
+    "rule_cases",
+    "rule_vectors",
+]
 
 RULES_FILE = "kafka-java-rules.jsonl"
 ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
@@ -320,7 +334,7 @@ def _sources(directory: Path, messages: Iterable[str] | None = None) -> dict[tup
             if key in best and reach <= best[key][0]:
                 continue
             same = _writer(v["message"])(v["message"], version, value) == wire
-        except Exception:  # noqa: BLE001 - a vector the table does not reproduce is no source
+        except Exception:  # noqa: BLE001, S112 - a vector the table does not reproduce is no source
             continue
         if same:
             best[key] = (reach, {**v, "tableValue": value})
@@ -536,7 +550,7 @@ def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[by
     pos = _first_diff(wire, null_wire)
     compact = flexible and not (f.flexible_override is not None and at not in f.flexible_override)
     if compact:
-        n, width = _uvarint(wire, pos)
+        _, width = _uvarint(wire, pos)
     else:
         width = 2 if f.type == "string" else 4
     remaining = len(wire) - pos - width
