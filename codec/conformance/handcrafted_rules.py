@@ -367,8 +367,17 @@ def rule_cases(directory: Path, messages: Iterable[str] | None = None) -> list[C
 
 
 def _case_id(message: str, version, rule: str, what: str = "") -> str:
+    """``kr-<message>-v<version>-<rule>-<field path>``; a path too long for an id (120 characters) goes without its
+    array indexes, and then with its first and last two steps only."""
     v = "" if version is None else f"-v{version}"
-    return f"kr-{message.lower()}{v}-{rule}" + (f"-{what}" if what else "")
+    head = f"kr-{message.lower()}{v}-{rule}"
+    for slug in (what, "-".join(p for p in what.split("-") if not p.isdigit())):
+        if len(head) + 1 + len(slug) <= 120:
+            break
+    else:
+        steps = slug.split("-")
+        slug = "-".join([steps[0], "x", *steps[-2:]])
+    return head + (f"-{slug}" if slug else "")
 
 
 def _slug(path: tuple) -> str:

@@ -11,6 +11,7 @@ entries carry ``name``, ``type``, ``versions``, and where needed ``nullableVersi
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel",
-           "raw_message", "schema_overrides", "on_schema_change"]
+           "raw_message", "schema_overrides", "on_schema_change", "table_token"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +283,16 @@ def load_message(name: str) -> MessageSpec:
 # and the functions that drop what was built from the tables (the builder's classes and constructs, the fast
 # path's compiled code): every cache derived from a schema registers one.
 _OVERRIDES: dict[str, dict] = {}
+_TOKENS: dict[str, int] = {}  # name -> which override is in place (none: 0)
+_NEXT_TOKEN = itertools.count(1)
 _ON_CHANGE: list[Callable[[], None]] = []
+
+
+def table_token(name: str) -> int:
+    """0 while ``schemas/<name>.json`` is in force, else a number of the table :func:`schema_overrides` put in its
+    place: for caches whose objects must outlive an override (the wire classes: what was decoded before compares
+    equal to what is decoded after)."""
+    return _TOKENS.get(name, 0)
 
 
 def on_schema_change(hook: Callable[[], None]) -> Callable[[], None]:
@@ -303,13 +313,17 @@ def schema_overrides(tables: Mapping[str, dict]) -> Iterator[None]:
     :func:`raw_message` returns it) instead of ``schemas/<name>.json``; every cache built from the tables is
     dropped on the way in and on the way out. For the mutation command, which runs the codec built from a
     mistaken table (one process, one mutant at a time); not thread-safe."""
-    saved = dict(_OVERRIDES)
+    saved, saved_tokens = dict(_OVERRIDES), dict(_TOKENS)
     _OVERRIDES.clear()
     _OVERRIDES.update({name: copy.deepcopy(raw) for name, raw in tables.items()})
+    _TOKENS.clear()
+    _TOKENS.update({name: next(_NEXT_TOKEN) for name in tables})
     _tables_changed()
     try:
         yield
     finally:
         _OVERRIDES.clear()
         _OVERRIDES.update(saved)
+        _TOKENS.clear()
+        _TOKENS.update(saved_tokens)
         _tables_changed()
