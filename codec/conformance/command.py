@@ -53,8 +53,16 @@ def cmd_vectors_import(args) -> int:
 
 
 def cmd_vectors_handcraft(args) -> int:
+    from .handcrafted_rules import RuleError
+
     out = Path(args.dir) if args.dir else vectors_dir()
-    for name, vectors in handcrafted_vectors().items():
+    try:
+        files = handcrafted_vectors()
+    except RuleError as e:  # a case Kafka's classes have not answered, or an answer against its rule
+        for problem in str(e).split("; "):
+            print(f"error: {_text.printable(problem)}", file=sys.stderr)
+        return 1
+    for name, vectors in files.items():
         dump_vectors(out / name, vectors)
         print(f"{name}: {len(vectors)} vectors")
     return 0

@@ -14,7 +14,6 @@ from codec.conformance.handcrafted_rules import (
     CLASSIC_COMMIT,
     KAFKA4_COMMIT,
     RULES_FILE,
-    SOURCES,
     RuleError,
     binding,
     rule_vectors,
@@ -104,8 +103,9 @@ def test_rule_vectors_by_hand(rules):
 def _copy(tmp_path):
     d = tmp_path / "vectors"
     (d / "tools").mkdir(parents=True)
-    for name in SOURCES:
-        shutil.copy(vectors_dir() / name, d / name)
+    for path in vectors_dir().glob("*.jsonl"):
+        if path.name != RULES_FILE:
+            shutil.copy(path, d / path.name)
     return d
 
 

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
-import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.protocol.Readable;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 
@@ -37,7 +37,7 @@ import java.util.List;
  * </pre>
  *
  * read: {@code new <class>(new ByteBufferAccessor(buf), version)}, then the class's JsonConverter writes the value;
- * write: the class's JsonConverter reads the value, the message writes itself ({@code MessageUtil.toByteBuffer});
+ * write: the class's JsonConverter reads the value, the message writes itself (its size, then write);
  * write-null: as write, but the field at the path is set to null with its setter before writing (Kafka's writer
  * itself meets the null, not the JSON converter); read-prefixed: Kafka's {@code ConsumerProtocol} reads the int16
  * version and the body ({@code deserializeConsumerProtocolSubscription}/{@code ...Assignment}); call: the static
@@ -115,7 +115,7 @@ public class KafkaRules {
             m = (Message) converter(cls).getMethod("read", JsonNode.class, short.class).invoke(null, value, version);
             addTagged(m, value);
             if (op.equals("write-null")) setNull(m, c.get("path"));
-            a.put("hex", HEX.formatHex(MessageUtil.byteBufferToArray(MessageUtil.toByteBuffer(m, version))));
+            a.put("hex", HEX.formatHex(written(m, version)));
             // read back by the same class: the value a decoder of these bytes gives
             ByteBuffer again = ByteBuffer.wrap(HEX.parseHex(a.get("hex").asText()));
             m = (Message) cls.getConstructor(Readable.class, short.class).newInstance(new ByteBufferAccessor(again), version);
@@ -127,7 +127,7 @@ public class KafkaRules {
         a.set("value", json);
         a.put("consumed", consumed);
         if (!a.has("hex")) {
-            a.put("hex", HEX.formatHex(MessageUtil.byteBufferToArray(MessageUtil.toByteBuffer(m, version))));
+            a.put("hex", HEX.formatHex(written(m, version)));
         }
     }
 
@@ -174,6 +174,14 @@ public class KafkaRules {
 
     static Object call(Object o, String method) throws ReflectiveOperationException {
         return o.getClass().getMethod(method).invoke(o);
+    }
+
+    /** The bytes the message writes at version: its size, then write into a buffer of that size. */
+    static byte[] written(Message m, short version) {
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        ByteBuffer buf = ByteBuffer.allocate(m.size(cache, version));
+        m.write(new ByteBufferAccessor(buf), cache, version);
+        return buf.array();
     }
 
     static Class<?> converter(Class<?> cls) throws ClassNotFoundException {
