@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import text as _text
+from ..wire.primitives import uvarint_bytes
 from ..wire.schema import (
     FieldSpec,
     StructSpec,
@@ -564,8 +565,8 @@ def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[by
                  else _encode_nullable(message, version, null_value, struct, f))
     pos = _first_diff(wire, null_wire)
     compact = flexible and not (f.flexible_override is not None and at not in f.flexible_override)
-    if compact:
-        _, width = _uvarint(wire, pos)
+    if compact:  # a uvarint: its bytes up to the first below 0x80
+        width = next(i for i in range(5) if wire[pos + i] < 0x80) + 1
     else:
         width = 2 if f.type == "string" else 4
     remaining = len(wire) - pos - width
@@ -573,31 +574,10 @@ def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[by
     if f.type == "string" and claim > 0x7FFF:
         return None
     if compact:
-        prefix = _uvarint_bytes(claim + 1)
+        prefix = uvarint_bytes(claim + 1)
     else:
         prefix = claim.to_bytes(width, "big")
     return wire[:pos] + prefix + wire[pos + width:], pos
-
-
-def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    for i in range(5):
-        b = data[pos + i]
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, i + 1
-        shift += 7
-    raise ValueError("a varint over five bytes")
-
-
-def _uvarint_bytes(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def _frame_cases(sources: dict) -> list[Case]:
@@ -701,17 +681,22 @@ def _full_value(case: Case, kafka_value: dict) -> dict:
     return kafka_value
 
 
+def _refused(case: Case, a: dict, description: str, error: str, flags: list[str], how: str, **extra) -> dict:
+    """An invalid vector of bytes Kafka's reader refused (``how``: what was done to the source's bytes)."""
+    m = case.make
+    return {"id": case.id, "message": case.message, "version": case.version, **extra, "description": description,
+            "wire": m["caseWire"], "result": "invalid", "error": error, "offset": m["offset"], "canonical": False,
+            "flags": flags, "provenance": _prov(case, a, f"{m['src']} {how}; Kafka: {a['error'][:160]}")}
+
+
 def _vector(case: Case, a: dict) -> dict:
     m, msg, ver = case.make, case.message, case.version
     where = f"{msg} v{ver}" if ver is not None else msg
     base = {"id": case.id, "message": msg, "version": ver}
     if case.rule == "null-read":
-        return {**base, "description": f"{where} with -1 (null) as the length of non-nullable {_shown(tuple(m['path']))}: "
-                                       f"Kafka's reader throws",
-                "wire": m["caseWire"], "result": "invalid", "error": "invalid-value", "offset": m["offset"],
-                "canonical": False, "flags": ["null-non-nullable"],
-                "provenance": _prov(case, a, f"{m['src']} written with null there by a table that makes the field "
-                                             f"nullable; Kafka: {a['error'][:160]}")}
+        return _refused(case, a, f"{where} with -1 (null) as the length of non-nullable {_shown(tuple(m['path']))}: "
+                                 "Kafka's reader throws", "invalid-value", ["null-non-nullable"],
+                        "written with null there by a table that makes the field nullable")
     if case.rule == "null-write":
         return {**base, "description": f"{where} with null in non-nullable {_shown(tuple(m['path']))}: Kafka's writer "
                                        f"throws",
@@ -727,16 +712,12 @@ def _vector(case: Case, a: dict) -> dict:
                     "wire": m["caseWire"], "expected": _full_value(case, a["value"]), "result": "acceptable",
                     "error": "invalid-count", "offset": m["offset"], "canonical": False, "flags": ["bad-count"],
                     "provenance": _prov(case, a, f"{m['src']} with -2 there; Kafka read null")}
-        return {**base, "description": f"{where} with -2 as the count of non-nullable {shown}: Kafka's reader throws",
-                "wire": m["caseWire"], "result": "invalid", "error": "invalid-count", "offset": m["offset"],
-                "canonical": False, "flags": ["bad-count"],
-                "provenance": _prov(case, a, f"{m['src']} with -2 there; Kafka: {a['error'][:160]}")}
+        return _refused(case, a, f"{where} with -2 as the count of non-nullable {shown}: Kafka's reader throws",
+                        "invalid-count", ["bad-count"], "with -2 there")
     if case.rule == "past-input":
-        return {**base, "description": f"{where}: the length of its last {m['kind']}, {_shown(tuple(m['path']))}, one "
-                                       f"more than the bytes that remain",
-                "wire": m["caseWire"], "result": "invalid", "error": "truncated", "offset": m["offset"],
-                "canonical": False, "flags": ["length-past-input"] + (["bad-count"] if m["kind"] == "array" else []),
-                "provenance": _prov(case, a, f"{m['src']} with that length; Kafka: {a['error'][:160]}")}
+        return _refused(case, a, f"{where}: the length of its last {m['kind']}, {_shown(tuple(m['path']))}, one more than "
+                                 "the bytes that remain", "truncated",
+                        ["length-past-input"] + (["bad-count"] if m["kind"] == "array" else []), "with that length")
     if case.rule == "ignorable-dropped":
         return {**base, "description": f"{where} with {_shown(tuple(m['path']))} {json.dumps(m['shown'])}, a field the "
                                        f"version lacks that Kafka marks ignorable: written without it",
@@ -782,18 +763,13 @@ def _vector(case: Case, a: dict) -> dict:
                 "provenance": _prov(case, a, f"{m['src']}'s value with the fields added; Kafka read them and wrote "
                                              f"the same bytes back")}
     if case.rule == "long-varint":
-        return {**base, "description": f"{where} whose tagged-field count is written in six bytes (80 80 80 80 80 00): "
-                                       f"Kafka's varint reader throws after five",
-                "wire": m["caseWire"], "result": "invalid", "error": "invalid-value", "offset": m["offset"],
-                "canonical": False, "flags": ["long-varint"],
-                "provenance": _prov(case, a, f"{m['src']}{' without its tagged fields' if m['bare'] else ''} with that "
-                                             f"count; Kafka: {a['error'][:160]}")}
+        return _refused(case, a, f"{where} whose tagged-field count is written in six bytes (80 80 80 80 80 00): "
+                                 "Kafka's varint reader throws after five", "invalid-value", ["long-varint"],
+                        f"{'without its tagged fields, ' if m['bare'] else ''}with that count")
     if case.rule == "version-prefix":
-        return {**base, "version": -1,
-                "description": f"{msg} behind version -1 (ffff), below its lowest: Kafka's ConsumerProtocol throws",
-                "wire": m["caseWire"], "result": "invalid", "error": "unsupported-version", "offset": 0,
-                "canonical": False, "flags": ["bad-version"],
-                "provenance": _prov(case, a, f"{m['src']}'s body behind -1; Kafka: {a['error'][:160]}")}
+        reader = "ConsumerProtocol" if binding(msg).method is None else a["class"].rsplit(".", 1)[-1]
+        return _refused(case, a, f"{msg} behind version -1 (ffff), below its lowest: Kafka's {reader} throws",
+                        "unsupported-version", ["bad-version"], "behind -1 instead of its version", version=-1)
     raise ValueError(case.rule)
 
 
