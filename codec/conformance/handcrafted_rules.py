@@ -1,16 +1,20 @@
 """Rule vectors: one for every rule Kafka's generated readers and writers enforce, at every message and version
 where it applies (``vectors/kafka-java-rules.jsonl``), each verdict Kafka's own.
 
-The cases are made from the schemas (so a message added to ``schemas/`` gets them with no code here) and from a
-valid vector of each message and version that Kafka or kio wrote (the one reaching the most fields); Kafka's
-generated message classes then judge each case — ``vectors/tools/KafkaRules.java`` calls them, and their
+The cases are made from the schemas (so a message added to ``schemas/`` and given vectors gets them with no code
+here) and from a valid vector of each message and version that Kafka, kio or a hand-assembler wrote (of any
+vector file; the one reaching the most fields), and, for fields that vector does not reach, from a value made
+from the table; Kafka's classes then judge each case — ``vectors/tools/KafkaRules.java`` calls them, and their
 answers are kept in ``vectors/tools/kafka-rules.answers.jsonl`` (the Kafka commit, the class, the bytes written,
 the value read or the exception thrown). A vector is made only from an answer to the very case (a digest of the
-case is in the answer); a case without one stops ``vectors handcraft``. The rules:
+case is in the answer); a case without one stops ``vectors handcraft``. The file also holds the answers to the
+cases of tables a branch does not have yet (KIP-932's share groups, #30), so that the merge finds them. The
+rules:
 
 * ``null-read`` — -1 (compact: 0) as the length of each non-nullable string, bytes and array: the bytes a codec
   that took the field for nullable writes (this project's encoder with that one field made nullable, so the
-  rest of the message reads on); Kafka's reader throws "non-nullable field … was serialized as null";
+  rest of the message reads on); Kafka's reader throws "non-nullable field … was serialized as null" (Connect's
+  "… -1 cannot be negative");
 * ``null-write`` — a null value in each non-nullable string, bytes, array and struct: Kafka's writer, handed
   the null by the field's setter, throws (an ``encode-refused`` vector without ``wire``);
 * ``negative-count`` — -2 as the count of each array of a classic (non-flexible) version: refused where the
@@ -23,17 +27,20 @@ case is in the answer); a case without one stops ``vectors handcraft``. The rule
 * ``filled`` — every field of the version set, each to a value of its own that is not its default (arrays of
   one element, nullable structs present, known tagged fields set), made from the table: Kafka writes and reads it;
 * ``nullable-null`` — every nullable field null (those inside a nullable field in a second vector): Kafka
-  writes and reads them;
+  writes and reads them (Kafka Connect: reads a null array or allocation as empty, flag ``null-as-empty``);
 * ``unknown-tagged`` — unknown tagged fields, with their sizes, on every struct of each flexible version (tag 1
   with two bytes and tag 300, a two-byte tag, with none on the top level; tag 2 with one byte below): Kafka reads
   and writes them back unchanged; headers included, and a frame of each API whose header carries them;
 * ``long-varint`` — the top-level tagged-field count of each flexible version written in six bytes: Kafka's
   varint reader throws after five;
-* ``version-prefix`` — the ConsumerProtocol messages behind version -1: Kafka's ``ConsumerProtocol`` throws.
+* ``version-prefix`` — the ConsumerProtocol and Connect messages behind version -1: Kafka's ``ConsumerProtocol``
+  (``ConnectProtocol``) throws.
 
-Kafka Streams' SubscriptionInfo/AssignmentInfo (hand-written, their rules in handcrafted.py's vectors) and Kafka
-Connect (hand-written ``protocol.types`` schemas; its Kafka-checked cases are in kafka-java-connect.jsonl) are
-not generated messages: no case here.
+The group messages, headers, ConsumerProtocol and Kafka 4's RPCs and records get every rule that applies; Kafka
+Streams' SubscriptionInfo (which Kafka reads with its generated SubscriptionInfoData) and Kafka Connect's messages
+(hand-written ``protocol.types`` schemas) the reading ones (null-read, negative-count, past-input, version-prefix,
+Connect's nullable-null), their vectors' values being Kafka's views, not their tables'; AssignmentInfo (a
+hand-written ``DataOutputStream`` encoding) none here: handcrafted.py's vectors hold its rules.
 """
 
 from __future__ import annotations

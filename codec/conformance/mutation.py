@@ -4,7 +4,7 @@ The classic schema mistakes — a field one version late or early, the flexible 
 (both ways), a missing field made ignorable, an int widened, two adjacent fields swapped, a field dropped, a tagged
 field's tag changed — are applied to the project's own tables in ``schemas/``, one at a time. Each mutant is loaded
 in place of the real table (:func:`codec.wire.schema.schema_overrides`, which drops every cache built from the
-tables: the builder's classes and constructs, the fast path's compiled code, the group APIs' header versions), and
+tables: the builder's constructs and the mistaken table's classes, the fast path's compiled code), and
 the built-in codec so mutated runs the vectors whose processing reads that table, once with the fast path and once
 on the construct path alone. A mutant is **killed** when a vector fails on both paths; one that passes on either is
 a survivor, and every survivor must be listed as equivalent with its reason (``vectors/mutation/equivalent.txt``,
@@ -40,6 +40,7 @@ __all__ = [
     "render_results",
     "run_mutant",
     "run_mutants",
+    "table_mutants",
     "with_field",
 ]
 
@@ -76,7 +77,6 @@ def _walk(raw: dict) -> Iterator[tuple[str, list, int, set[int]]]:
     valid = Versions.parse(raw["validVersions"])
     all_versions = set(range(valid.low, valid.high + 1))
     common = {s["name"]: s for s in raw.get("commonStructs", [])}
-    seen: dict[str, set[int]] = {}
     order: list[tuple[str, list]] = [(raw["name"], raw["fields"])]
     presence: dict[str, set[int]] = {raw["name"]: all_versions}
 
@@ -99,9 +99,6 @@ def _walk(raw: dict) -> Iterator[tuple[str, list, int, set[int]]]:
 
     visit(raw["name"], raw["fields"], all_versions)
     for struct, fields in order:
-        if struct in seen:
-            continue
-        seen[struct] = presence[struct]
         for i in range(len(fields)):
             yield struct, fields, i, presence[struct]
 
@@ -204,7 +201,8 @@ def _remove(fields: list, f: dict) -> None:
     fields.remove(f)
 
 
-def _message_mutants(message: str, raw: dict) -> Iterator[Mutant]:
+def table_mutants(message: str, raw: dict) -> Iterator[Mutant]:
+    """Every mutant of one raw table in Kafka's message-spec format (the project's, or another codec's copy of Kafka's)."""
     valid = Versions.parse(raw["validVersions"])
     flex = raw.get("flexibleVersions", "none")
     if flex != "none":
@@ -228,7 +226,7 @@ def mutants(messages: Iterable[str] | None = None, operators: Iterable[str] | No
     ops = set(operators or OPERATORS)
     out = []
     for name in messages or schema_names():
-        out += [m for m in _message_mutants(name, raw_message(name)) if m.operator in ops]
+        out += [m for m in table_mutants(name, raw_message(name)) if m.operator in ops]
     return out
 
 

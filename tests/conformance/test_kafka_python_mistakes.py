@@ -20,7 +20,7 @@ import pytest
 
 from codec.conformance.expect import read_expectations
 from codec.conformance.impl import Outcome
-from codec.conformance.mutation import OPERATORS, Mutant, _message_mutants, sample
+from codec.conformance.mutation import OPERATORS, Mutant, sample, table_mutants
 from codec.conformance.runner import run_vectors
 from codec.conformance.vectors import load_vectors
 from tests.conftest import ROOT
@@ -84,7 +84,7 @@ def mistakes(adapter) -> list[Mutant]:
     """Every mistake of the operators, seeded into the JSON of every class the adapter uses."""
     out = []
     for name, cls in _classes(adapter).items():
-        out += _message_mutants(name, copy.deepcopy(cls._json))
+        out += table_mutants(name, copy.deepcopy(cls._json))
     return out
 
 
