@@ -236,7 +236,7 @@ def rule_gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> li
     below: set[str] = set()
     for v in vectors:
         version = v.get("version")
-        if version is not None and version < load_message_or_none(v["message"]):
+        if _prefix_below(v):
             below.add(v["message"])
         for op, result in vector_ops(v):
             for rule, (r_op, r_result, flag) in RULES.items():
@@ -256,12 +256,16 @@ def rule_gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> li
     return out
 
 
-def load_message_or_none(message: str) -> int:
-    """The lowest version of a message's table (frames and messages without one: 0)."""
+def _prefix_below(v: dict) -> bool:
+    """Whether an invalid vector to decode puts an int16 version prefix below its message's lowest version (the
+    vector's ``version`` is that of the bytes for ConsumerProtocol, the reader's for Connect: the bytes say)."""
     try:
-        return load_message(message).valid.low
+        spec = load_message(v["message"])
     except KeyError:
-        return 0
+        return False
+    wire = bytes.fromhex(v.get("wire", ""))
+    return (spec.version_prefix == "int16" and v["result"] == "invalid" and len(wire) >= 2
+            and int.from_bytes(wire[:2], "big", signed=True) < spec.valid.low)
 
 
 def version_ranges(versions: Iterable[int]) -> str:

@@ -774,9 +774,12 @@ def _vector(case: Case, a: dict) -> dict:
                                  "Kafka's varint reader throws after five", "invalid-value", ["long-varint"],
                         f"{'without its tagged fields, ' if m['bare'] else ''}with that count")
     if case.rule == "version-prefix":
-        reader = "ConsumerProtocol" if binding(msg).method is None else a["class"].rsplit(".", 1)[-1]
+        # a ConsumerProtocol vector's version is the one its bytes claim; a Connect one's, its reader's (here v0's)
+        connect = binding(msg).method is not None
+        reader = a["class"].rsplit(".", 1)[-1] if connect else "ConsumerProtocol"
         return _refused(case, a, f"{msg} behind version -1 (ffff), below its lowest: Kafka's {reader} throws",
-                        "unsupported-version", ["bad-version"], "behind -1 instead of its version", version=-1)
+                        "unsupported-version", ["bad-version"], "behind -1 instead of its version",
+                        version=case.version if connect else -1)
     raise ValueError(case.rule)
 
 
