@@ -15,6 +15,7 @@ from .handcrafted import handcrafted_vectors
 from .impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation, CommandImplementation
 from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
+from .mutation import add_mutate_parser
 from .reports import _write_atomically, render_table, write_json, write_junit
 from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_rebalance_rounds, run_vectors
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
@@ -55,8 +56,16 @@ def cmd_vectors_import(args) -> int:
 
 
 def cmd_vectors_handcraft(args) -> int:
+    from .handcrafted_rules import RuleError
+
     out = Path(args.dir) if args.dir else vectors_dir()
-    for name, vectors in handcrafted_vectors().items():
+    try:
+        files = handcrafted_vectors()
+    except RuleError as e:  # a case Kafka's classes have not answered, or an answer against its rule
+        for problem in str(e).split("; "):
+            print(f"error: {_text.printable(problem)}", file=sys.stderr)
+        return 1
+    for name, vectors in files.items():
         dump_vectors(out / name, vectors)
         print(f"{name}: {len(vectors)} vectors")
     return 0
@@ -170,6 +179,7 @@ def register(subparsers) -> None:
     h.add_argument("--dir")
     h.set_defaults(func=cmd_vectors_handcraft)
     add_list_parser(vsub)
+    add_mutate_parser(vsub)
 
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
     k.add_argument("--impl", help="command of an adapter speaking the line protocol (the guide: vectors/ADAPTERS.md); "

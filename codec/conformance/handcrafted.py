@@ -202,7 +202,8 @@ def handcrafted_vectors() -> dict[str, list[dict]]:
                 "result": "invalid", "error": "unrepresentable", "canonical": False, "flags": ["encode-refused"],
                 "provenance": PROV})
     from .handcrafted_group import GROUP_FILE, group_vectors
+    from .handcrafted_rules import RULES_FILE, rule_vectors
     from .vectors import vectors_dir
 
     return {"handcrafted-subscription-info.jsonl": sub, "handcrafted-assignment-info.jsonl": asg,
-            GROUP_FILE: group_vectors(vectors_dir())}
+            GROUP_FILE: group_vectors(vectors_dir()), RULES_FILE: rule_vectors(vectors_dir())}

@@ -35,11 +35,14 @@ from .impl import BuiltinImplementation, Implementation, Outcome
 from .messages import normalize
 
 __all__ = ["VectorResult", "run_vectors", "run_rebalance_rounds", "first_difference", "byte_difference", "summarize",
-           "DECODE_ONLY", "OPS", "vector_ops", "Capabilities", "parse_versions", "ask_capabilities", "STATUSES"]
+           "DECODE_ONLY", "ENCODE_ONLY", "OPS", "vector_ops", "Capabilities", "parse_versions", "ask_capabilities", "STATUSES"]
 
 # Vectors with these flags are checked in the decode direction only: a version probe cannot be encoded (no
 # such version exists), and a capture's expected value names only the facts recorded with it.
 DECODE_ONLY = {"version-probe", "capture-facts"}
+# and these in the encode direction only: expected sets an ignorable field the version lacks, which Kafka's writer
+# leaves out, so decoding wire gives the value without it
+ENCODE_ONLY = {"ignorable-dropped"}
 OPS = ("decode", "encode", "assign")
 # pass, fail, skip (declined or not declared), xfail (a failure an expectations file lists), xpass (a listed
 # vector that passes: fixed, the list is stale)
@@ -63,7 +66,8 @@ def vector_ops(v: dict) -> tuple[str, ...]:
     flagged ``version-probe`` or ``capture-facts``); an invalid vector with ``wire`` decodes, one without
     encodes; an acceptable vector decodes. Rebalance rounds use ``assign``."""
     if v["result"] == "valid":
-        return ("decode",) if DECODE_ONLY & set(v.get("flags", ())) else ("decode", "encode")
+        flags = set(v.get("flags", ()))
+        return ("decode",) if DECODE_ONLY & flags else ("encode",) if ENCODE_ONLY & flags else ("decode", "encode")
     if v["result"] == "invalid" and "wire" not in v:
         return ("encode",)
     return ("decode",)

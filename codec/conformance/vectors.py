@@ -12,7 +12,7 @@ __all__ = ["vectors_dir", "load_vectors", "load_rounds", "check_vectors", "struc
 
 # A vector that is not canonical must say why with one of these flags.
 NON_CANONICAL_FLAGS = {"java-hash-order", "trailing-bytes", "lossy-version", "version-probe", "capture-facts",
-                       "other-reader", "missing-fields", "negative-marker"}
+                       "other-reader", "missing-fields", "negative-marker", "null-as-empty"}
 _MODAL = re.compile(r"\b(should|must|may|might|could)\b", re.I)
 
 

@@ -45,7 +45,8 @@ def encodes(v: dict) -> bool:
 
 
 def decodes(v: dict) -> bool:
-    return "wire" in v
+    """A vector with wire, but a valid one flagged encode-only (ignorable-dropped: its bytes decode to another value)."""
+    return "wire" in v and not (v["result"] == "valid" and "ignorable-dropped" in v.get("flags", ()))
 
 
 def adapter(mode: str, log=None) -> str:
