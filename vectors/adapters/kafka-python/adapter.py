@@ -46,6 +46,8 @@ def to_json(obj, struct, version):
         elif v is not None and f.type_str == "bytes":
             v = base64.b64encode(bytes(v)).decode("ascii")
         out[_camel(f)] = v
+    if getattr(obj, "unknown_tags", None):  # tagged fields this version does not know, as kafka-python read them
+        out["_unknownTaggedFields"] = {name[1:]: bytes(b).hex() for name, b in obj.unknown_tags.items()}
     return out
 
 
@@ -64,6 +66,8 @@ def from_json(value, struct, make):
         elif v is not None and f.type_str == "bytes":
             v = base64.b64decode(v)
         kwargs[f.name] = v
+    for tag, data in (value.get("_unknownTaggedFields") or {}).items():  # kafka-python's name for tag N: "_N"
+        kwargs[f"_{tag}"] = bytes.fromhex(data)
     return make(**kwargs)
 
 
