@@ -65,8 +65,8 @@ def structure_problems(v) -> list[str]:
             out.append("wire: a hex string")
     if v.get("result") in ("valid", "acceptable") and "wire" not in v:
         out.append(f"wire: required for a {v['result']} vector")
-    if v.get("result") == "valid" and "expected" not in v:
-        out.append("expected: required for a valid vector")
+    if v.get("result") in ("valid", "acceptable") and "expected" not in v:
+        out.append(f"expected: required for a {v['result']} vector (the value a decode must give)")
     if v.get("result") == "invalid" and "wire" not in v and "expected" not in v:
         out.append("an invalid vector needs wire (to decode) or expected (to encode)")
     return out
