@@ -159,7 +159,7 @@ def cmd_conformance(args) -> int:
             vectors = [v for v in vectors if in_ranges(v.get("version"), versions)]
         if args.flags:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
-        cells = [(m, v) for m, v in generated_cells(args.message) if versions is None or in_ranges(v, versions)]
+        cells = [c for c in generated_cells(args.message) if versions is None or in_ranges(c[1], versions)]
         declared, said = ask_capabilities(impl)
         rounds = load_rounds() if not args.files else []
         run_rounds = rounds and (not args.message or "RebalanceRound" in args.message) and versions is None \

@@ -79,28 +79,28 @@ def _frame_apis() -> dict[int, tuple[str, str]]:
     return {k: (a.request, a.response) for k, a in API_KEYS.items() if a.request is not None}
 
 
-def _frame_versions(message: str) -> list[int]:
-    schemas = [req if message == "RequestFrame" else resp for req, resp in _frame_apis().values()]
-    return sorted({v for s in schemas for v in load_message(s).versions})
+def _frame_cells(message: str) -> list[tuple[str, int, int]]:
+    """(frame, version, API key) for every API whose frames the codec reads, at each version it has."""
+    out = []
+    for key, (req, resp) in sorted(_frame_apis().items()):
+        out += [(message, v, key) for v in load_message(req if message == "RequestFrame" else resp).versions]
+    return sorted(out)
 
 
-def _is_record(message: str) -> bool:
-    return message.endswith(("Key", "Value")) and load_message(message).kind.startswith("coordinator")
-
-
-def generated_cells(messages: Iterable[str] | None = None) -> list[tuple[str, int | None]]:
-    """Every message × version the generator draws (records: version None, as their vectors have)."""
+def generated_cells(messages: Iterable[str] | None = None) -> list[tuple[str, int | None, int | None]]:
+    """Every (message, version, API key) the generator draws: a frame is a cell per API that has the version;
+    a body's API is None, and so is a record's version (as their vectors have)."""
     names = set(schema_names())
-    cells: list[tuple[str, int | None]] = []
+    cells: list[tuple[str, int | None, int | None]] = []
     for message in messages if messages is not None else MESSAGES:
         if message in _FRAMES:
-            cells += [(message, v) for v in _frame_versions(message)]
+            cells += _frame_cells(message)
         elif message in names:
             spec = load_message(message)
             if spec.kind.startswith("coordinator"):
-                cells.append((message, None))
+                cells.append((message, None, None))
             else:
-                cells += [(message, v) for v in spec.versions]
+                cells += [(message, v, None) for v in spec.versions]
     return cells
 
 
@@ -430,36 +430,52 @@ def case_rng(seed: int, index: int, attempt: int) -> random.Random:
     return random.Random(f"rebalance-codec generate {seed} {index} {attempt}")
 
 
-def plan(seed: int, n: int, cells: list[tuple[str, int | None]], ops: Iterable[str] = ("decode", "encode"), *,
-         wanted: Callable[[str, str, int | None], bool] | None = None) -> list[tuple[str, str, int | None, int]]:
-    """``n`` cases spread over ``cells`` x ``ops``: (op, message, version, index). Every pair comes once
-    before any comes twice, in an order the seed shuffles; ``wanted(op, message, version)`` leaves pairs out
-    (the undeclared ones)."""
-    pairs = [(op, m, v) for m, v in cells for op in ops if wanted is None or wanted(op, m, v)]
+def plan(seed: int, n: int, cells: list[tuple[str, int | None, int | None]], ops: Iterable[str] = ("decode", "encode"),
+         *, wanted: Callable[[str, str, int | None], bool] | None = None) -> list[tuple]:
+    """``n`` cases spread over ``cells`` x ``ops``: (op, message, version, API key, index). Every pair comes
+    once before any comes twice, in an order the seed shuffles; ``wanted(op, message, version)`` leaves
+    pairs out (the undeclared ones)."""
+    pairs = [(op, m, v, a) for m, v, a in cells for op in ops if wanted is None or wanted(op, m, v)]
     if not pairs or n <= 0:
         return []
     order = random.Random(f"rebalance-codec cells {seed}")
-    out: list[tuple[str, str, int | None, int]] = []
+    out: list[tuple] = []
     while len(out) < n:
         batch = list(pairs)
         order.shuffle(batch)
-        out += [(op, m, v, len(out) + i) for i, (op, m, v) in enumerate(batch[:n - len(out)])]
+        out += [(*pair, len(out) + i) for i, pair in enumerate(batch[:n - len(out)])]
     return out
+
+
+@cache
+def _suite_wires() -> frozenset[str]:
+    """The bytes of every vector of the suite (hex): what an adapter could answer from a copy of the files."""
+    from .vectors import VectorFileError, load_vectors
+
+    try:
+        return frozenset(v["wire"] for v in load_vectors() if "wire" in v)
+    except (VectorFileError, OSError):
+        return frozenset()
 
 
 ATTEMPTS = 4  # draws of a case the reference does not give back whole, before the case is left out
 
 
-def take_case(seed: int, index: int, op: str, message: str, version: int | None) -> Case | str:
+def take_case(seed: int, index: int, op: str, message: str, version: int | None, api_key: int | None = None
+              ) -> Case | str:
     """Case ``index`` of the run with ``seed``: drawn again (up to :data:`ATTEMPTS` times, each from its own
-    random source) when the reference does not give a draw back whole; the last reason when none is whole."""
+    random source) when the reference does not give a draw back whole or the bytes are a vector's; the last
+    reason when no draw will do."""
     why = ""
     for attempt in range(ATTEMPTS):
-        got = draw_case(case_rng(seed, index, attempt), message, version)
+        got = draw_case(case_rng(seed, index, attempt), message, version, api_key=api_key)
         if isinstance(got, str):
             why = f"{message}{'' if version is None else f' v{version}'}: {got}"
             continue
-        wire, value, canonical, api_key = got
+        wire, value, canonical, key = got
+        if wire.hex() in _suite_wires():  # a value a vector already holds is drawn again: a case is fresh
+            why = f"{message}{'' if version is None else f' v{version}'}: drew only bytes of the suite's vectors"
+            continue
         ver = "" if version is None else f"-v{version}"
-        return Case(f"gen-{message.lower()}{ver}-{op}-{index}", op, message, version, api_key, wire, value, canonical)
+        return Case(f"gen-{message.lower()}{ver}-{op}-{index}", op, message, version, key, wire, value, canonical)
     return why

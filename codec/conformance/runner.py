@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import random
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -549,6 +549,8 @@ class _Run:
         self.halves: list[list[tuple[str, _Half]]] = [[] for _ in vectors]
         self.passed: set[tuple] = set()  # (op, message, API) of every valid request answered correctly
         self.verdicts: dict[tuple, _Half | None] = {}
+        # (op, message, version or "*", API) -> [generated cases answered, declined]
+        self.gen_answers: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
 
     def items(self, op: str, gen_plan: list[tuple]) -> list[tuple]:
         """The requests of one part of the run, in the order the seed gives them."""
@@ -579,9 +581,9 @@ class _Run:
                 self.passed.add(_key(op, v))
             self.halves[i].append((op, half))
 
-    def ask_generated(self, op: str, message: str, version: int | None, index: int) -> None:
+    def ask_generated(self, op: str, message: str, version: int | None, api: int | None, index: int) -> None:
         gen = self.generated
-        case = take_case(gen.seed, index, op, message, version)
+        case = take_case(gen.seed, index, op, message, version, api)
         if isinstance(case, str):
             gen.dropped += 1
             if len(gen.problems) < 5:
@@ -591,7 +593,28 @@ class _Run:
         half = _check(self.impl, v, op)
         if half.status == "pass":
             self.passed.add(_key(op, v))
+        api = _api(v)
+        for key in ((op, message, version, api), (op, message, "*", api)):
+            self.gen_answers[key][half.status == "skip"] += 1
         gen.record(case, half)
+
+    def settle_generated(self) -> None:
+        """A vector's pass counts only from an adapter that also answers the generated cases of its op, message,
+        version (and API): where it declined every one of them, the half is skipped. An implementation declines
+        by what it does, not by whether the values are the suite's; an adapter that knows the suite's answers by
+        heart (or recorded them from the run) declines the values nobody wrote down."""
+        for i, halves in enumerate(self.halves):
+            v = self.vectors[i]
+            for j, (op, half) in enumerate(halves):
+                key = (op, v["message"], v.get("version"), _api(v))
+                if key not in self.gen_answers:  # no case of that version (a version probe): those of the message
+                    key = (op, v["message"], "*", _api(v))
+                answered, declined = self.gen_answers.get(key, (0, 0))
+                if half.status == "pass" and declined and not answered:
+                    ver = "" if key[2] == "*" or v.get("version") is None else f" v{v['version']}"
+                    halves[j] = (op, _Half("skip", f"no evidence: the adapter declines every generated {op} case of "
+                                                   f"{v['message']}{ver} ({declined}) but answers the suite's: a "
+                                                   "vector counts from an adapter that answers fresh values too"))
 
     def settle(self, op: str) -> None:
         """Turn passes by rejection of ``op`` into failures or skips where the adapter answers no valid
@@ -615,7 +638,7 @@ class _Run:
         suite = [w for w in self.pool if usable(w)] or [w for w in _suite() if usable(w)]
         suite.sort(key=lambda w: (w.get("version") != version,
                                   self.declared is not None and not self.declared.covers(op, message, w.get("version"))))
-        versions = [v for m, v in generated_cells([message]) if m == message]
+        versions = [v for _, v, a in generated_cells([message]) if a == api]
         versions.sort(key=lambda v: (v != version, self.declared is not None and not self.declared.covers(op, message, v)))
         gen = []
         rng = random.Random(f"rebalance-codec witness {self.seed} {op} {message} {api}")
@@ -651,7 +674,7 @@ class _Run:
 
 def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str] | None = None,
             declared: Capabilities | None = None, witnesses: Iterable[dict] | None = None,
-            rounds: Iterable[dict] = (), generate: int = 0, cells: list[tuple[str, int | None]] | None = None,
+            rounds: Iterable[dict] = (), generate: int = 0, cells: list[tuple] | None = None,
             seed: int = 0) -> RunResults:
     """Every vector's halves (those of ``ops``; default all), ``generate`` generated cases over ``cells``
     (default: every message x version the generator draws) and the rebalance ``rounds``, against ``impl``,
@@ -667,7 +690,7 @@ def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str]
         cells = generated_cells() if cells is None else cells
         gen_plan = plan(seed, generate, cells, gen_ops,
                         wanted=None if declared is None else declared.covers)
-        generated = GeneratedRun(seed, generate, sorted({(m, v) for _, m, v, _ in gen_plan},
+        generated = GeneratedRun(seed, generate, sorted({(m, v) for _, m, v, _, _ in gen_plan},
                                                         key=lambda c: (c[0], -1 if c[1] is None else c[1])))
     run = _Run(impl, vectors, wanted=wanted, declared=declared,
                witnesses=list(witnesses) if witnesses is not None else vectors, seed=seed, generated=generated)
@@ -684,6 +707,7 @@ def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str]
             restart()
         run.ask(run.items("decode", gen_plan))
         run.settle("decode")
+    run.settle_generated()
     results = [_combine(v, run.halves[i]) for i, v in enumerate(vectors) if run.halves[i]]
     return RunResults(results + round_results, generated, seed)
 
