@@ -549,7 +549,7 @@ class _Run:
         self.halves: list[list[tuple[str, _Half]]] = [[] for _ in vectors]
         self.passed: set[tuple] = set()  # (op, message, API) of every valid request answered correctly
         self.verdicts: dict[tuple, _Half | None] = {}
-        # (op, message, version or "*", API) -> [generated cases answered, declined]
+        # (op, message, API) -> [generated cases passed, not passed]
         self.gen_answers: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
 
     def items(self, op: str, gen_plan: list[tuple]) -> list[tuple]:
@@ -593,28 +593,23 @@ class _Run:
         half = _check(self.impl, v, op)
         if half.status == "pass":
             self.passed.add(_key(op, v))
-        api = _api(v)
-        for key in ((op, message, version, api), (op, message, "*", api)):
-            self.gen_answers[key][half.status == "skip"] += 1
+        self.gen_answers[(op, message, _api(v))][half.status != "pass"] += 1
         gen.record(case, half)
 
     def settle_generated(self) -> None:
-        """A vector's pass counts only from an adapter that also answers the generated cases of its op, message,
-        version (and API): where it declined every one of them, the half is skipped. An implementation declines
-        by what it does, not by whether the values are the suite's; an adapter that knows the suite's answers by
-        heart (or recorded them from the run) declines the values nobody wrote down."""
+        """A vector's pass counts only from an adapter that also passes a generated case of the same op and
+        message (for a frame, API), where the run generated any: an adapter that knows the suite's answers by
+        heart, or recorded them from the run, answers the values nobody wrote down wrongly or not at all."""
         for i, halves in enumerate(self.halves):
             v = self.vectors[i]
             for j, (op, half) in enumerate(halves):
-                key = (op, v["message"], v.get("version"), _api(v))
-                if key not in self.gen_answers:  # no case of that version (a version probe): those of the message
-                    key = (op, v["message"], "*", _api(v))
-                answered, declined = self.gen_answers.get(key, (0, 0))
-                if half.status == "pass" and declined and not answered:
-                    ver = "" if key[2] == "*" or v.get("version") is None else f" v{v['version']}"
-                    halves[j] = (op, _Half("skip", f"no evidence: the adapter declines every generated {op} case of "
-                                                   f"{v['message']}{ver} ({declined}) but answers the suite's: a "
-                                                   "vector counts from an adapter that answers fresh values too"))
+                passed, other = self.gen_answers.get((op, v["message"], _api(v)), (0, 0))
+                if half.status == "pass" and other and not passed:
+                    api = "" if _api(v) is None or v["message"] not in ("RequestFrame", "ResponseFrame") \
+                        else f" of API {_api(v)}"
+                    halves[j] = (op, _Half("skip", f"no evidence: the adapter passes none of the {other} generated "
+                                                   f"{op} cases of {v['message']}{api}; a vector counts from an "
+                                                   "adapter that also answers values nobody wrote down"))
 
     def settle(self, op: str) -> None:
         """Turn passes by rejection of ``op`` into failures or skips where the adapter answers no valid
