@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..wire.builder import default_value, to_json, wire_class
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
@@ -287,7 +288,12 @@ def _task_id(rng: random.Random, named: bool, surrogates: bool):
 
 
 def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) -> bytes:
-    from ..streams import AssignmentInfo, SubscriptionInfo, encode_assignment, encode_subscription
+    from ..streams import (
+        AssignmentInfo,
+        SubscriptionInfo,
+        encode_assignment,
+        encode_subscription,
+    )
     from ..types import HostInfo, TopicPartition
 
     budget = [30 if tame else 200]
@@ -328,7 +334,11 @@ def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) ->
 
 
 def _connect_wire(rng: random.Random, message: str, version: int, tame: bool) -> bytes:
-    from ..connect.assignment import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
+    from ..connect.assignment import (
+        ConnectAssignment,
+        ConnectorTaskId,
+        encode_connect_assignment,
+    )
     from ..connect.metadata import ConnectMetadata, encode_connect_metadata
 
     budget = [20 if tame else 100]

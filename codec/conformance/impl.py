@@ -199,8 +199,8 @@ class CommandImplementation:
       answers once a start and then hangs), or when the run's ``time_limit`` is spent;
     * its stderr is drained while it is asked and only the newest :data:`_STDERR_RING` bytes are kept.
 
-    :meth:`restart` starts a fresh process (the runner asks the reading half of a run from one that never saw
-    the writing half's requests)."""
+    :meth:`restart` goes on with a fresh process (the runner asks the reading half of a run from one that never
+    saw the writing half's requests), started early by :meth:`prepare_restart` so it loads meanwhile."""
 
     def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY,
                  time_limit: float | None = DEFAULT_TIME_LIMIT) -> None:
@@ -216,16 +216,20 @@ class CommandImplementation:
         self.proc: subprocess.Popen | None = None
         self.gave_up: str | None = None
         self._timeouts_in_a_row = 0
+        self._spare: subprocess.Popen | None = None
         self._start()
 
-    def _start(self) -> None:
+    def _spawn(self) -> subprocess.Popen:
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE)
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as e:
             raise AdapterError(f"cannot start {self.name!r}: {e.strerror or e}") from None
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for f in (proc.stdin, proc.stdout, proc.stderr):
             os.set_blocking(f.fileno(), False)
+        return proc
+
+    def _start(self, proc: subprocess.Popen | None = None) -> None:
+        self.proc = proc or self._spawn()
         self._buffer = b""
         self._stderr = bytearray()
         self.answered = 0
@@ -369,17 +373,31 @@ class CommandImplementation:
             self._start()
         return out
 
+    def prepare_restart(self) -> None:
+        """Start the process :meth:`restart` switches to now, so that it loads while this one is asked (it is sent
+        nothing until then)."""
+        if self._spare is None and not self.gave_up:
+            self._spare = self._spawn()
+
     def restart(self) -> None:
-        """Stop the adapter and start a fresh process for what follows (unless it was given up)."""
+        """Stop the adapter and go on with a fresh process, one that was sent nothing yet (unless it was given
+        up)."""
+        spare, self._spare = self._spare, None
         if self.gave_up:
+            if spare is not None:
+                self._stop_process(spare, kill=True)
             return
         self._stop()
-        self._start()
+        self._start(spare)
 
     def _stop(self, *, kill: bool = False) -> None:
-        proc = self.proc
-        if proc is None:
-            return
+        if self.proc is not None:
+            self._drain_stderr()
+            self._stop_process(self.proc, kill=kill)
+        self.proc = None
+
+    @staticmethod
+    def _stop_process(proc: subprocess.Popen, *, kill: bool) -> None:
         if kill:
             proc.kill()
         for f in (proc.stdin, proc.stdout):
@@ -392,9 +410,10 @@ class CommandImplementation:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        self._drain_stderr()
         proc.stderr.close()
-        self.proc = None
 
     def close(self) -> None:
         self._stop()
+        if self._spare is not None:
+            self._stop_process(self._spare, kill=True)
+            self._spare = None

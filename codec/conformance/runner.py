@@ -112,7 +112,7 @@ def in_ranges(version: int | None, ranges: list[tuple[int, int | None]] | None) 
 
 
 MAX_ENTRIES = 10_000  # entries of a capabilities declaration
-MAX_NAMES = 100_000  # message names and version ranges over the whole declaration
+MAX_NAMES = 200_000  # message names and version ranges over the whole declaration
 MAX_CELLS = 1_000_000  # sum over the entries of (message names x version ranges)
 _ALL = None  # every version (records have none)
 _TOP = 1 << 62  # "and later"
@@ -690,7 +690,10 @@ def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str]
     run = _Run(impl, vectors, wanted=wanted, declared=declared,
                witnesses=list(witnesses) if witnesses is not None else vectors, seed=seed, generated=generated)
     round_results: list[VectorResult] = []
-    # the writing part, then the reading part in a fresh process
+    # the writing part, then the reading part in a fresh process (started now: it loads meanwhile)
+    prepare = getattr(impl, "prepare_restart", None)
+    if prepare is not None and "decode" in wanted:
+        prepare()
     run.ask(run.items("encode", gen_plan))
     rounds = list(rounds)
     if rounds and "assign" in wanted:
