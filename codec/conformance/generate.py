@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..text import dumps
 from ..wire.builder import default_value, to_json, wire_class
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
 from .impl import BuiltinImplementation
@@ -398,6 +399,8 @@ def _reference(message: str, version: int | None, api_key: int | None, *, value:
         return f"the reference does not read its own bytes: {dec.error and dec.error.get('message')}"
     got = kafka_shape(message, dec.value)
     if value is not None:
+        if dumps(got, sort_keys=True) == dumps(value, sort_keys=True):
+            return wire, got, True  # the very value drawn: writing it again gives the same bytes
         d = first_difference(normalize(message, value), normalize(message, got))
         if d:
             return f"the reference reads back another value: {d}"
@@ -460,12 +463,9 @@ def plan(seed: int, n: int, cells: list[tuple[str, int | None, int | None]], ops
 @cache
 def _suite_wires() -> frozenset[str]:
     """The bytes of every vector of the suite (hex): what an adapter could answer from a copy of the files."""
-    from .vectors import VectorFileError, load_vectors
+    from .vectors import suite
 
-    try:
-        return frozenset(v["wire"] for v in load_vectors() if "wire" in v)
-    except (VectorFileError, OSError):
-        return frozenset()
+    return frozenset(v["wire"] for v in suite() if "wire" in v)
 
 
 ATTEMPTS = 4  # draws of a case the reference does not give back whole, before the case is left out

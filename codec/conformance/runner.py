@@ -46,6 +46,7 @@ from ..wire.schema import schema_names
 from .generate import Case, draw_case, generated_cells, plan, take_case
 from .impl import BuiltinImplementation, Implementation, Outcome, clip
 from .messages import normalize
+from .vectors import suite as suite_vectors
 
 __all__ = ["VectorResult", "GeneratedRun", "RunResults", "run_all", "run_vectors", "run_rebalance_rounds",
            "first_difference", "byte_difference", "summarize", "DECODE_ONLY", "OPS", "vector_ops", "Capabilities",
@@ -630,7 +631,7 @@ class _Run:
         def usable(w: dict) -> bool:
             return w["result"] == "valid" and w["message"] == message and op in vector_ops(w) and _api(w) == api
 
-        suite = [w for w in self.pool if usable(w)] or [w for w in _suite() if usable(w)]
+        suite = [w for w in self.pool if usable(w)] or [w for w in suite_vectors() if usable(w)]
         suite.sort(key=lambda w: (w.get("version") != version,
                                   self.declared is not None and not self.declared.covers(op, message, w.get("version"))))
         versions = [v for _, v, a in generated_cells([message]) if a == api]
@@ -715,21 +716,6 @@ def run_vectors(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[
                 seed: int = 0) -> list[VectorResult]:
     """The vectors alone (no generated cases, no rounds): :func:`run_all`'s vector results."""
     return run_all(impl, vectors, ops=ops, declared=declared, witnesses=witnesses, seed=seed).vectors
-
-
-_SUITE: list[dict] = []
-
-
-def _suite() -> list[dict]:
-    """The golden vectors, as witnesses when the vectors run hold none (loaded once; none if unreadable)."""
-    if not _SUITE:
-        from .vectors import VectorFileError, load_vectors
-
-        try:
-            _SUITE.extend(load_vectors())
-        except (VectorFileError, OSError):
-            pass
-    return _SUITE
 
 
 def summarize(results: list[VectorResult]) -> list[dict]:
