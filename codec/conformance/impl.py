@@ -176,6 +176,7 @@ def _clip(v: Any, n: int = 200) -> str:
 DEFAULT_TIMEOUT = 10.0  # seconds per request
 DEFAULT_MAX_REPLY = 64 * 1024 * 1024  # bytes of one reply line
 DEFAULT_TIME_LIMIT = 1800.0  # seconds for a whole run through an adapter
+MAX_REPLY_PARTS = 1_000_000  # objects, arrays and strings in one reply (the largest vector's value has 600)
 TIMEOUT_STARTS = 3  # starts in a row that each end in a timeout: the adapter is given up
 _STDERR_RING = 64 * 1024  # bytes of the adapter's stderr kept (the newest)
 _STDERR_TAIL = 2000  # characters of it a failure quotes
@@ -191,9 +192,10 @@ class CommandImplementation:
 
     Bounds, each ending in a failure that says which (never a hang, never unbounded memory):
 
-    * each request has ``timeout`` seconds and each reply at most ``max_reply`` bytes. An adapter that exits,
-      hangs, or writes past the cap without a newline fails that request (with the tail of its stderr) and is
-      restarted;
+    * each request has ``timeout`` seconds and each reply at most ``max_reply`` bytes and
+      :data:`MAX_REPLY_PARTS` objects, arrays and strings (read, each is a Python object: 64 MiB of ``[]`` would
+      be gigabytes). An adapter that exits, hangs, or writes past the cap without a newline fails that request
+      (with the tail of its stderr) and is restarted;
     * it is given up (every further request fails at once) when it has answered nothing since it was
       (re)started, or when :data:`TIMEOUT_STARTS` starts in a row each ended in a timeout (an adapter that
       answers once a start and then hangs), or when the run's ``time_limit`` is spent;
@@ -341,6 +343,10 @@ class CommandImplementation:
                 self._start()
             return Outcome(failure=reason)
         self.answered += 1
+        parts = line.count(b"{") + line.count(b"[") + line.count(b'"') // 2
+        if parts > MAX_REPLY_PARTS:  # each one a Python object dozens of bytes large: refused before it is read
+            return Outcome(failure=f"adapter answered a line of {parts} objects, arrays and strings "
+                                   f"(more than {MAX_REPLY_PARTS} are not read)")
         try:
             return _outcome(json.loads(line.decode("utf-8")))
         except (ValueError, RecursionError):  # not UTF-8, not JSON, or JSON this reader refuses (huge integers)

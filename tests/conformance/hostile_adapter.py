@@ -11,6 +11,8 @@ Modes:
   answer-once       answers the first request after each start, then hangs on the next
   slow              honest, but takes 0.05 s over each answer
   flood-stderr      honest, while a thread writes to stderr without end
+  many-objects      answers its first request after capabilities with 6 MB of empty JSON objects (2 million, which
+                    read would take hundreds of MB), then is honest
   nasty-texts       every text it writes (error messages, reasons, member ids of an assignment, the message names it
                     declares) holds noncharacters, bidi overrides, invisible and control characters; values are
                     honest
@@ -38,6 +40,9 @@ def answer(mode: str, req: dict, state: dict) -> dict | None:
     if mode == "many-ranges" and op == "capabilities":
         ranges = [str(v) for v in range(0, 200_000, 2)]
         return {"capabilities": [{"op": ["decode", "encode"], "versions": ranges}]}
+    if mode == "many-objects" and op != "capabilities" and not state.get("sent"):
+        state["sent"] = True
+        return None  # main() writes the line itself: json.dumps of it would take longer than the runner waits
     if mode == "answer-once":
         state["n"] = state.get("n", 0) + 1
         if state["n"] > 1:
@@ -73,7 +78,7 @@ def main(mode: str) -> int:
     state: dict = {}
     for line in sys.stdin:
         reply = answer(mode, json.loads(line), state)
-        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.write(json.dumps(reply) + "\n" if reply is not None else '{"value": [' + "{}," * 1_999_999 + "{}]}\n")
         sys.stdout.flush()
     return 0
 

@@ -65,6 +65,14 @@ def test_long_texts_are_clipped_and_memory_stays_small(tmp_path):
     assert junit.stat().st_size < 4 * 1024 * 1024
 
 
+def test_a_reply_of_millions_of_objects_is_not_read():
+    p, rss = run("--impl", hostile("many-objects"), "--message", "HeartbeatResponse", "--version", "0",
+                 "--generate", "20")
+    assert rss < 256 * MIB, rss
+    assert "adapter answered a line of 2000003 objects, arrays and strings (more than 1000000 are not read)" \
+        in p.stdout
+
+
 def test_a_hundred_thousand_capability_ranges(tmp_path):
     p = cli("--impl", hostile("many-ranges"), "--message", "HeartbeatResponse", "--generate", "50")
     assert p.returncode == 0, p.stdout[-2000:]
