@@ -147,9 +147,11 @@ def test_a_pattern_matches_by_message_versions_op_and_class(tmp_path):
     from codec.conformance.runner import GeneratedRun
 
     path = tmp_path / "e.txt"
-    path.write_text("generated * 3-4 encode *._unknownTaggedFields  # tags\ngenerated Heartbeat* * * *  # no glob\n")
+    path.write_text("generated * 3-4 encode *._unknownTaggedFields  # tags\ngenerated Heartbeat* * * *  # no glob\n"
+                    "generated HeartbeatRequest 4 decode error  # not this run\n"
+                    "generated SyncGroupRequest * * *  # no case of it drawn: not mentioned\n")
     exp = read_expectations(path)
-    gen = GeneratedRun(1, 4, [])
+    gen = GeneratedRun(1, 4, [("JoinGroupRequest", 3), ("JoinGroupRequest", 5), ("HeartbeatRequest", 4)])
     groups = [("encode", "JoinGroupRequest", 3, "$.protocols[]._unknownTaggedFields"),
               ("encode", "JoinGroupRequest", 5, "$._unknownTaggedFields"),
               ("decode", "JoinGroupRequest", 3, "$._unknownTaggedFields"),
@@ -157,7 +159,7 @@ def test_a_pattern_matches_by_message_versions_op_and_class(tmp_path):
     for g in groups:
         gen.failed[g] = [1, "id", "detail"]
     not_seen = apply_generated(gen, exp)
-    assert list(gen.expected) == [groups[0]] and not_seen == []
+    assert list(gen.expected) == [groups[0]] and not_seen == [f"{path}:3: generated HeartbeatRequest 4 decode error"]
     assert apply([], exp, set()) == ([], [f"{path}:2: generated Heartbeat* * * *"])  # a message is not a glob
 
 
