@@ -29,6 +29,9 @@ op and message (for a frame, of the same API) correctly, at any version: a valid
 or one of up to three *witnesses* the runner then asks, declared or not (fresh generated values first, then
 the suite's valid vectors). Where the adapter declines the witnesses, or there is none to ask, the rejection
 is skipped ("no evidence"); where it answers them wrongly, the rejection fails ("decline with unsupported").
+And any pass of a vector's half counts only where the adapter also passes a generated case of the same op and
+message (and API), if the run drew any: values nobody wrote down are what an adapter that knows the suite by
+heart cannot answer.
 """
 
 from __future__ import annotations
