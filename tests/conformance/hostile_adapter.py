@@ -8,7 +8,7 @@ Modes:
                     capabilities request with a 200,000-character reason
   many-ranges       declares 100,000 version ranges (every other version of 0-199,999, for decode and encode of
                     every message); honest otherwise
-  answer-once       answers the first request after each start, then hangs on the next
+  answer-once       declines the first request after each start, then hangs on the next
   slow              honest, but takes 0.05 s over each answer
   flood-stderr      honest, while a thread writes to stderr without end
   many-objects      answers its first request after capabilities with 6 MB of empty JSON objects (2 million, which
@@ -25,10 +25,15 @@ import sys
 import threading
 import time
 
-from codec.conformance.impl import handle_request
-
 LONG = 200_000
 NASTY = "x\ufffe\uffff\U0001fffe\ufdd0\u202e\u2066\u200b\ufeff\x1b[2J\x00\ud800\x85\u2028!"
+
+
+def handle_request(req: dict) -> dict:
+    """The built-in codec's answer (loaded when first needed: answer-once never loads it)."""
+    from codec.conformance.impl import handle_request as builtin
+
+    return builtin(req)
 
 
 def answer(mode: str, req: dict, state: dict) -> dict | None:
@@ -43,10 +48,11 @@ def answer(mode: str, req: dict, state: dict) -> dict | None:
     if mode == "many-objects" and op != "capabilities" and not state.get("sent"):
         state["sent"] = True
         return None  # main() writes the line itself: json.dumps of it would take longer than the runner waits
-    if mode == "answer-once":
+    if mode == "answer-once":  # (answers without loading the codec: a start costs only the interpreter's)
         state["n"] = state.get("n", 0) + 1
         if state["n"] > 1:
             time.sleep(3600)
+        return {"unsupported": "answers once"}
     if mode == "slow":
         time.sleep(0.05)
     if mode == "nasty-texts":
