@@ -24,8 +24,9 @@ reads the bytes back, and the case keeps the value as read, in Kafka's JSON shap
 ``expected`` holds: no ``version`` key for ConsumerProtocol and Connect messages, no ``api`` for frames, a
 carried layer as its bytes). A case is **canonical** when writing that value gives the same bytes again;
 otherwise (Java's hash order, Connect's grouping) the implementation's bytes are read back by the reference
-and compared as values. A draw the reference does not give back whole is drawn again, and after a few tries
-left out and counted (the run reports how many), never used.
+and compared as values. A draw the reference does not give back whole, or whose bytes a vector of the suite
+already holds, is drawn again, and after a few tries left out and counted (the run reports how many), never
+used: a case is a value nobody wrote down.
 
 Everything follows from the seed: the same seed, cells and count give the same cases, in the same order.
 """
