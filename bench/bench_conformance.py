@@ -78,7 +78,7 @@ def run(rounds: int, baseline: str) -> dict:
     pairs = {f"{x}/B": {fig: _median([a[fig] / b[fig] for a, b in zip(runs[x], runs["B"])]) for fig in ("cpu", "wall")}
              for x in ("A", "C")}
     return {
-        "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "baseline": f"{baseline} ({commit})", "rounds": rounds, "generate": DEFAULT_GENERATE,
         "runs": {k: {"cpu": _median([r["cpu"] for r in v]), "wall": _median([r["wall"] for r in v]),
@@ -91,16 +91,17 @@ def run(rounds: int, baseline: str) -> dict:
 def render(results: dict) -> str:
     """The README's section: the three runs and the two ratios, from the results file."""
     r, q = results["runs"], results["ratios"]
-    lines = [f"`rebalance-codec conformance` on {results['machine']}, {results['rounds']} interleaved rounds "
-             f"against {results['baseline']} ({results['when'][:10]}); medians, ratios pair by pair:", "",
-             "| run | CPU s | wall s | peak MiB | last line |", "|---|---|---|---|---|"]
+    head = (f"`rebalance-codec conformance` on {results['machine']}, {results['rounds']} interleaved rounds "
+            f"against {results['baseline']} ({results['when'][:10]}); medians, ratios pair by pair:")
+    lines = [head, "", "| run | CPU s | wall s | peak MiB | last line |", "|---|---|---|---|---|"]
     names = {"A": f"this tree: vectors + {results['generate']} generated cases (the default)",
              "B": f"baseline {results['baseline']}: vectors", "C": "this tree: vectors, `--generate 0`"}
     for k in ("A", "B", "C"):
         lines.append(f"| {names[k]} | {r[k]['cpu']:.2f} | {r[k]['wall']:.2f} | {r[k]['rss_mib']:.0f} | "
                      f"`{r[k]['last']}` |")
-    lines += ["", f"Default run over the baseline: **{q['A/B']['cpu']:.2f}x** CPU ({q['A/B']['wall']:.2f}x wall); "
-                  f"the vectors alone: {q['C/B']['cpu']:.2f}x CPU. Issue #27's bar: within 2x."]
+    verdict = (f"Default run over the baseline: **{q['A/B']['cpu']:.2f}x** CPU ({q['A/B']['wall']:.2f}x wall); "
+               f"the vectors alone: {q['C/B']['cpu']:.2f}x CPU. Issue #27's bar: within 2x.")
+    lines += ["", verdict]
     return "\n".join(lines)
 
 
