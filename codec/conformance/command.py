@@ -80,6 +80,7 @@ def _version_ranges(texts: list[str] | None) -> list | None:
 
 
 DEFAULT_GENERATE = 2000  # generated cases of a run of the default suite (bench/bench_conformance.py: the cost)
+GENERATE_MIN = 20  # generated cases of a run of a few messages and versions, at least
 
 
 def _nothing_passed(results: list, gen) -> str | None:
@@ -125,8 +126,8 @@ def cmd_conformance(args) -> int:
     except ValueError as e:
         print(f"error: --version: {_text.printable(str(e))}", file=sys.stderr)
         return 2
-    n_generate = args.generate if args.generate is not None else 0 if args.files or args.flags else DEFAULT_GENERATE
-    if args.generated_only and not n_generate:
+    n_generate = args.generate if args.generate is not None else None if not args.files and not args.flags else 0
+    if args.generated_only and n_generate == 0:
         print("error: --generated-only needs --generate N with N > 0", file=sys.stderr)
         return 2
     expectations = read_expectations(args.expect) if args.expect else None  # InputError: one line, exit 1
@@ -160,6 +161,9 @@ def cmd_conformance(args) -> int:
         if args.flags:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
         cells = [c for c in generated_cells(args.message) if versions is None or in_ranges(c[1], versions)]
+        if n_generate is None:  # the default: DEFAULT_GENERATE over every cell, in proportion for a selection
+            n_generate = max(GENERATE_MIN, round(DEFAULT_GENERATE * len(cells) / len(generated_cells()))) if cells \
+                else 0
         declared, said = ask_capabilities(impl)
         rounds = load_rounds() if not args.files else []
         run_rounds = rounds and (not args.message or "RebalanceRound" in args.message) and versions is None \
@@ -237,7 +241,8 @@ def register(subparsers) -> None:
                         "samples (default: a fresh one, printed)")
     k.add_argument("--generate", type=int_range(0), metavar="N",
                    help="random values drawn from the schemas for every declared message and version, written by "
-                        f"the built-in codec, N cases in all (default {DEFAULT_GENERATE} with the default vectors, "
+                        f"the built-in codec, N cases in all (default {DEFAULT_GENERATE} over every message and "
+                        f"version, in proportion for a --message or --version selection, at least {GENERATE_MIN}; "
                         "0 with --flags or vector files)")
     k.add_argument("--generated-only", action="store_true", dest="generated_only",
                    help="run the generated cases alone (no vectors, no rounds)")
