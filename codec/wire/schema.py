@@ -68,6 +68,7 @@ class Versions:
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+@cache  # called for every field of every value written or read (FieldSpec.py_name)
 def snake(name: str) -> str:
     """``GroupInstanceId`` / ``latestSupportedVersion`` -> ``group_instance_id`` / ``latest_supported_version``."""
     return _CAMEL_BOUNDARY.sub("_", name).lower()
