@@ -7,6 +7,8 @@ from pathlib import Path
 
 from .cliutil import int_range, seconds
 
+__all__ = ["register", "cmd_fuzz", "cmd_fuzz_cli"]
+
 
 def cmd_fuzz_cli(args) -> int:
     """``fuzz --cli``: the commands as child processes under hostile ``--lines`` input (:mod:`codec.fuzz_cli`)."""

@@ -1,13 +1,16 @@
-"""The story of groups that rebalance through heartbeats: KIP-848 consumer groups and KIP-1071 streams groups.
+"""The story of groups that rebalance through heartbeats: KIP-848 consumer groups, KIP-1071 streams groups and
+KIP-932 share groups.
 
 A classic group rebalances in generations (JoinGroup, SyncGroup); a heartbeat-based group has none. Each
-member sends ConsumerGroupHeartbeat (api key 68) or StreamsGroupHeartbeat (88) with its member epoch: 0 to
-join, -1 to leave, -2 for a static member that leaves to come back; the coordinator answers with the
+member sends ConsumerGroupHeartbeat (api key 68), StreamsGroupHeartbeat (88) or ShareGroupHeartbeat (76) with its
+member epoch: 0 to join, -1 to leave, -2 for a static member that leaves to come back; the coordinator answers with the
 member's epoch and, when it changed, the member's assignment (partitions by topic id; for streams, active,
 standby and warm-up tasks by subtopology). A member's request reports what it owns (Kafka's
 ``topicPartitions``, ``activeTasks``…) when that changed. The story of a member is therefore a list of
 :class:`Step`: each assignment it was given, at which member epoch, what it added and revoked against the
-one before, and when the member reported owning exactly that (it *reached* it).
+one before, and when the member reported owning exactly that (it *reached* it). A share group's members share
+partitions (several may hold one) and never revoke: a share member reports nothing it owns, it simply holds what
+its last response gave it; :meth:`HeartbeatGroup.shared` says which partitions members share and with whom.
 
 :class:`HeartbeatStory` collects, per group, what the frames say (field names are Kafka's, from the
 messages' JSON: ``memberId``, ``memberEpoch``, ``assignment.topicPartitions[topicId, partitions]``,
@@ -18,11 +21,12 @@ kept (requests that report owned partitions or tasks, responses with an assignme
 error); plain heartbeats are counted.
 
 :meth:`HeartbeatStory.record` tells the same from the ``__consumer_offsets`` records of those groups
-(ConsumerGroup*/StreamsGroup*: group epoch, member metadata, target assignment, current member assignment,
-tombstones), in record order.
+(ConsumerGroup*/StreamsGroup*/ShareGroup*: group epoch, member metadata, target assignment, current member
+assignment, tombstones; a share group's state partitions), in record order.
 
 Topic ids: an assignment names topics by UUID. A name is shown when the input gives one (a
-ConsumerGroupPartitionMetadata record, or a Metadata response in the capture); otherwise the UUID in Kafka's
+ConsumerGroupPartitionMetadata or share group partition or state record, a share group's Describe response, or a
+Metadata response in the capture); otherwise the UUID in Kafka's
 own short form (``Uuid.toString()``: 22 characters of URL-safe base64), never a made-up name.
 
 What a member holds is items (:mod:`codec.capture.items`): (topic, partition) and (subtopology, partition)
@@ -53,6 +57,7 @@ __all__ = [
     "CONSUMER",
     "DESCRIBE_APIS",
     "HEARTBEAT_APIS",
+    "SHARE",
     "STREAMS",
     "TASK_KINDS",
     "HeartbeatGroup",
@@ -60,12 +65,15 @@ __all__ = [
     "HeartbeatStory",
     "Step",
     "kafka_uuid",
+    "shared_by_count",
     "task_items",
 ]
 
-HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat"}
-DESCRIBE_APIS = {69: "ConsumerGroupDescribe", 89: "StreamsGroupDescribe"}
-CONSUMER, STREAMS = "consumer", "streams"
+HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat", 76: "ShareGroupHeartbeat"}
+DESCRIBE_APIS = {69: "ConsumerGroupDescribe", 89: "StreamsGroupDescribe", 77: "ShareGroupDescribe"}
+CONSUMER, STREAMS, SHARE = "consumer", "streams", "share"
+#: each heartbeat or describe API's group protocol
+PROTOCOLS = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: SHARE, 77: SHARE}
 PARTITIONS = "partitions"
 TASK_KINDS = ("active tasks", "standby tasks", "warmup tasks")
 _TASK_FIELDS = (("activeTasks", "active tasks"), ("standbyTasks", "standby tasks"), ("warmupTasks", "warmup tasks"))
@@ -116,9 +124,18 @@ def _partition_items(items: Any, names: dict[str, str]) -> frozenset[Item]:
     return frozenset(out)
 
 
-def _topic_partition_items(items: Any) -> set[Item]:
-    """(topic, partition) items of a list of ``{topic, partitions}`` (a streams endpoint's partitions)."""
-    return {x for t in items or () for x in numbered(str(_get(t, "topic")), _get(t, "partitions") or ())}
+def _topic_partition_items(items: Any, topic: str = "topic") -> set[Item]:
+    """(topic, partition) items of a list of ``{topic, partitions}`` (a streams endpoint's partitions; a share
+    group's state record names its field ``topicName``)."""
+    return {x for t in items or () for x in numbered(str(_get(t, topic)), _get(t, "partitions") or ())}
+
+
+def shared_by_count(shared: list[tuple[tuple[str, ...], frozenset[Item]]]) -> list[tuple[int, frozenset[Item]]]:
+    """:meth:`HeartbeatGroup.shared`'s partitions grouped by how many members hold them, fewest first."""
+    by_count: dict[int, set[Item]] = {}
+    for who, items in shared:
+        by_count.setdefault(len(who), set()).update(items)
+    return [(n, frozenset(by_count[n])) for n in sorted(by_count)]
 
 
 def _topic_ids(items: Any) -> set[str]:
@@ -242,6 +259,8 @@ class HeartbeatGroup:
     deleted: bool = False
     endpoint_epoch: int | None = None
     endpoints: list[tuple[str, tuple[Item, ...], tuple[Item, ...]]] | None = None
+    #: a share group's state: initializing and initialized partitions, deleting topics (items without number)
+    state_partitions: dict[str, frozenset[Item]] | None = None
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -266,13 +285,34 @@ class HeartbeatGroup:
     def anomaly(self, ts: float | None, member: str | None, detail: str) -> None:
         self.events.append(Event(ts, "anomaly", member, None, detail))
 
+    def shared(self) -> list[tuple[tuple[str, ...], frozenset[Item]]]:
+        """The partitions that two or more of the group's members hold at the end of the story (a share group's
+        members share them; in another group it would be a fault), grouped by who holds them: (holders,
+        partitions), so that a holder's name is written once per group of partitions, not once per partition."""
+        holders: dict[Item, list[str]] = {}
+        for m in self.members.values():
+            if m.left is None:
+                for item in (m.holdings() or {}).get(PARTITIONS, ()):
+                    holders.setdefault(item, []).append(m.member_id)
+        by_set: dict[tuple[str, ...], set[Item]] = {}
+        for item, ms in holders.items():
+            if len(ms) > 1:
+                by_set.setdefault(tuple(sorted(ms)), set()).add(item)
+        return sorted((ms, frozenset(items)) for ms, items in by_set.items())
+
     def json(self) -> dict:
+        """The group in the story's JSON. Shared partitions are grouped by how many members hold them: who
+        they are is each member's holdings (listing them per group could cost a name per shared partition)."""
         return {"type": "heartbeat-group", "group": self.group, "protocol": self.protocol, "source": self.source,
                 "first_ts": self.first_ts, "last_ts": self.last_ts, "member_epochs": self.epochs(),
                 "group_epochs": self.group_epochs, "assignment_epoch": self.assignment_epoch,
                 "status": [{"code": c, "detail": d} for c, d in self.status],
                 "classic_generations": self.classic_generations, "deleted": self.deleted, "topology": self.topology,
                 "endpoint_information_epoch": self.endpoint_epoch,
+                "shared_partitions": [{"holders": n, "partitions": items_json(items)}
+                                      for n, items in shared_by_count(self.shared())],
+                "state_partitions": None if self.state_partitions is None else {
+                    state: items_json(items) for state, items in self.state_partitions.items()},
                 "partitions_by_endpoint": None if self.endpoints is None else [
                     {"endpoint": e, "active": items_json(a), "standby": items_json(sb)} for e, a, sb in self.endpoints],
                 "members": [m.json() for m in self.members.values()], "events": [e.json() for e in self.events]}
@@ -283,13 +323,16 @@ class HeartbeatGroup:
 _KINDS = {(68, "request"): "consumer-group-heartbeat-request", (68, "response"): "consumer-group-heartbeat-response",
           (88, "request"): "streams-group-heartbeat-request", (88, "response"): "streams-group-heartbeat-response",
           (69, "request"): "consumer-group-describe-request", (69, "response"): "consumer-group-describe-response",
-          (89, "request"): "streams-group-describe-request", (89, "response"): "streams-group-describe-response"}
+          (89, "request"): "streams-group-describe-request", (89, "response"): "streams-group-describe-response",
+          (76, "request"): "share-group-heartbeat-request", (76, "response"): "share-group-heartbeat-response",
+          (77, "request"): "share-group-describe-request", (77, "response"): "share-group-describe-response"}
 
 
 def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int) -> dict:
-    """A heartbeat or describe frame (api keys 68, 88, 69, 89; without its size) in Kafka's JSON: ``api``, ``apiKey``, ``apiVersion``,
-    ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`), ``body_offset``. Both
-    APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises DecodeError."""
+    """A heartbeat or describe frame (api keys 68, 88, 76, 69, 89, 77; without its size) in Kafka's JSON: ``api``,
+    ``apiKey``, ``apiVersion``, ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`),
+    ``body_offset``. The APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises
+    DecodeError."""
     from ..group.jsonview import to_json
     from ..kafka4 import decode
     from ..wire.builder import decode_wire
@@ -319,8 +362,8 @@ class PendingHeartbeat:
 
 def _assignment(protocol: str, body: dict, names: dict[str, str], *, request: bool) -> Holdings | None:
     """The holdings a heartbeat carries (owned ones in a request, the assignment in a response); None when
-    the message says "unchanged" (a null field)."""
-    if protocol == CONSUMER:
+    the message says "unchanged" (a null field). A share member's request owns nothing it reports."""
+    if protocol != STREAMS:
         if request:
             items = _get(body, "topicPartitions")
         else:
@@ -355,7 +398,7 @@ class HeartbeatStory:
     # -- frames -----------------------------------------------------------------------------------------
 
     def request(self, ts: float, api_key: int, client_id: str | None, body: dict) -> PendingHeartbeat:
-        protocol = CONSUMER if api_key == 68 else STREAMS
+        protocol = PROTOCOLS[api_key]
         name = _get(body, "groupId", default="")
         member_id = _get(body, "memberId", default="")
         epoch = _get(body, "memberEpoch", default=0)
@@ -374,7 +417,7 @@ class HeartbeatStory:
                                 _get(body, "topology") if protocol == STREAMS else None)
 
     def response(self, ts: float, req: PendingHeartbeat, body: dict) -> None:
-        protocol = CONSUMER if req.api_key == 68 else STREAMS
+        protocol = PROTOCOLS[req.api_key]
         g = self.group(req.group, protocol)
         g.touch(ts)
         error = _get(body, "errorCode", default=0)
@@ -418,10 +461,11 @@ class HeartbeatStory:
             for e in items)
 
     def describe(self, ts: float, api_key: int, body: dict) -> None:
-        """A ConsumerGroupDescribe or StreamsGroupDescribe response: each described group's epochs, and each
-        member's identity, current assignment (a ``described`` step when it is news) and target assignment;
-        the topic names a consumer group's assignments carry."""
-        protocol = CONSUMER if api_key == 69 else STREAMS
+        """A ConsumerGroupDescribe, StreamsGroupDescribe or ShareGroupDescribe response: each described group's
+        epochs, and each member's identity, current assignment (a ``described`` step when it is news) and target
+        assignment (a share group's members have none: they hold their target); the topic names a consumer or
+        share group's assignments carry."""
+        protocol = PROTOCOLS[api_key]
         api = DESCRIBE_APIS[api_key]
         for gd in _get(body, "groups") or ():
             if _get(gd, "errorCode"):
@@ -436,25 +480,27 @@ class HeartbeatStory:
                 m.client_host = _get(md, "clientHost", default=m.client_host)
                 m.topology_epoch = _get(md, "topologyEpoch", default=m.topology_epoch)
                 current, target = _get(md, "assignment"), _get(md, "targetAssignment")
-                if protocol == CONSUMER:
+                if protocol != STREAMS:
                     for a in (current, target):
                         for t in _get(a, "topicPartitions") or ():
                             self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
                 self._observe(m, (ts, "described", _get(md, "memberEpoch"), self._described(protocol, current),
                                   self._raw(protocol, current, request=True)))
+                if protocol == SHARE:
+                    continue
                 m.target = Step(ts, g.assignment_epoch, self._described(protocol, target), {}, {}, cause="target")
                 m.target_raw = self._raw(protocol, target, request=True)
                 m.target_source = api
 
     @staticmethod
     def _described(protocol: str, a: Any) -> Holdings:
-        if protocol == CONSUMER:
+        if protocol != STREAMS:
             return {PARTITIONS: _partition_items(_get(a, "topicPartitions"), {})}
         return {kind: task_items(_get(a, name)) for name, kind in _TASK_FIELDS}
 
     def _raw(self, protocol: str, body: dict, *, request: bool) -> Any:
-        """Topic ids of a consumer heartbeat's partitions (labels wait for names seen later)."""
-        if protocol != CONSUMER:
+        """Topic ids of a consumer or share heartbeat's partitions (labels wait for names seen later)."""
+        if protocol == STREAMS:
             return None
         items = _get(body, "topicPartitions") if request else _get(_get(body, "assignment"), "topicPartitions")
         return None if items is None else tuple((kafka_uuid(_get(t, "topicId")), tuple(_get(t, "partitions") or ()))
@@ -502,10 +548,10 @@ class HeartbeatStory:
     # -- __consumer_offsets records ----------------------------------------------------------------------
 
     def record(self, where: str, name: str, key: dict, value: dict | None) -> None:
-        """One consumer or streams group record (``name`` as :data:`codec.kafka4.RECORD_TYPES` names it,
+        """One consumer, streams or share group record (``name`` as :data:`codec.kafka4.RECORD_TYPES` names it,
         ``key``/``value`` in Kafka's JSON, ``value`` None for a tombstone), in record order."""
-        protocol = STREAMS if name.startswith("Streams") else CONSUMER
-        kind = name.removeprefix("ConsumerGroup").removeprefix("StreamsGroup")
+        protocol = STREAMS if name.startswith("Streams") else SHARE if name.startswith("Share") else CONSUMER
+        kind = name.removeprefix("ConsumerGroup").removeprefix("StreamsGroup").removeprefix("ShareGroup")
         g = self.group(_get(key, "groupId", default=""), protocol, "__consumer_offsets")
         member_id = _get(key, "memberId")
         m = g.member(member_id) if member_id is not None else None
@@ -528,6 +574,16 @@ class HeartbeatStory:
         elif kind == "PartitionMetadata":
             for t in _get(value, "topics") or ():
                 self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+        elif kind == "StatePartitionMetadata":  # the share-group state of the group's partitions
+            g.state_partitions = {}
+            for state, field_name in (("initializing", "initializingTopics"), ("initialized", "initializedTopics"),
+                                      ("deleting", "deletingTopics")):
+                items = _get(value, field_name) or ()
+                for t in items:
+                    self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+                g.state_partitions[state] = frozenset(
+                    _topic_partition_items(items, "topicName") if state != "deleting"
+                    else ((str(_get(t, "topicName")), None) for t in items))
         elif kind == "TargetAssignmentMetadata":
             g.assignment_epoch = _get(value, "assignmentEpoch")
             for other in g.members.values():
@@ -590,7 +646,7 @@ class HeartbeatStory:
     def _record_holdings(self, protocol: str, value: dict, suffix: str) -> Holdings:
         """What a target or current assignment record holds (``suffix`` ``PendingRevocation``: what it is to
         give up). Partitions are labelled with topic ids here and named at the end (:meth:`finish`)."""
-        if protocol == CONSUMER:
+        if protocol != STREAMS:
             field_name = "partitionsPendingRevocation" if suffix else None
             items = _get(value, field_name) if field_name else _get(value, "assignedPartitions", "topicPartitions")
             return {PARTITIONS: _partition_items(items, {})}

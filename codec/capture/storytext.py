@@ -5,7 +5,7 @@ generation, each member (identity and offered protocols; the subscription and as
 ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. A heartbeat-based
 group (:func:`render_heartbeat_group`) is its member epochs, then each member with its steps (epoch, time,
 what it holds, what was added and revoked, when it reached it; for a streams member its active, standby and
-warm-up tasks), then the events. The summary
+warm-up tasks; for a share member the partitions it shares and with whom), then the events. The summary
 gives the input's counts, the frames lost with TCP holes given up at the limits, and the first problems of
 each kind.
 
@@ -28,7 +28,7 @@ import math
 
 from ..pretty import MAX_SHOWN, bounded, describe_epoch_ms, describe_error_code
 from ..text import printable as _p
-from .heartbeat import HeartbeatGroup, HeartbeatMember, Step
+from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, shared_by_count
 from .items import items_text
 from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
                     partition_items, subscription_layers)
@@ -37,6 +37,9 @@ __all__ = ["render_generation", "render_heartbeat_group", "render_summary"]
 
 SHOWN_PROBLEMS = 5
 SHOWN_EVENTS = 200
+#: a share member's line names at most this many groups of partitions it shares, and others of each group (every
+#: member sharing with every other would otherwise cost members x members names)
+_SHOWN_SHARERS = 4
 _I = "  "
 
 
@@ -307,7 +310,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
 
 # -- heartbeat-based groups (KIP-848, KIP-1071) -----------------------------------------------------------
 
-_PROTOCOL_NAMES = {"consumer": ("consumer group", "KIP-848"), "streams": ("streams group", "KIP-1071")}
+_PROTOCOL_NAMES = {"consumer": ("consumer group", "KIP-848"), "streams": ("streams group", "KIP-1071"),
+                   "share": ("share group", "KIP-932")}
 
 
 def _held(items, kind: str) -> str:
@@ -317,16 +321,18 @@ def _held(items, kind: str) -> str:
     return f"{items_text(items)} ({n} {kind if n != 1 else kind[:-1]})"
 
 
-def _delta(step: Step, kind: str) -> str:
+def _delta(step: Step, kind: str, gone: str = "revoked") -> str:
+    """What a step added and took away (``gone``: "revoked", or "dropped" for a share member, which never
+    revokes: it just stops consuming a partition)."""
     out = []
     for sign, moved in (("+", step.added.get(kind, ())), ("-", step.revoked.get(kind, ()))):
         if moved:
-            word = "added" if sign == "+" else "revoked"
+            word = "added" if sign == "+" else gone
             out.append(f"{word} {items_text(moved)}")
     return ("; " + "; ".join(out)) if out else ""
 
 
-def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
+def _step_lines(step: Step, indent: str, title: str = "epoch", gone: str = "revoked") -> list[str]:
     when = step.where if step.where is not None else _when(step.ts)
     if step.cause == "fenced":
         return [f"{indent}fenced  {_p(when)}: gave up " + ", ".join(
@@ -346,16 +352,17 @@ def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
         return [f"{head}  unchanged: {total}"]
     if len(kinds) == 1:
         k = kinds[0]
-        lines = [f"{head}  {_held(step.holdings.get(k, ()), k)}{_delta(step, k)}"]
+        lines = [f"{head}  {_held(step.holdings.get(k, ()), k)}{_delta(step, k, gone)}"]
     else:
-        lines = [head] + [f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k)}"
+        lines = [head] + [f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k, gone)}"
                           for k in kinds]
     for k, items in step.pending.items():
         lines.append(f"{indent}{_I}pending revocation of {k}: {items_text(items)}")
     return lines
 
 
-def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember) -> list[str]:
+def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember, shares=()) -> list[str]:
+    """A heartbeat member's lines; ``shares``: a share member's partitions that others hold too, with them."""
     facts = []
     for label, value in (("instance", m.instance_id), ("rack", m.rack_id), ("host", m.client_host),
                          ("process", m.process_id), ("endpoint", m.user_endpoint), ("assignor", m.server_assignor),
@@ -387,7 +394,11 @@ def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember) -> list[str]:
     if not m.steps and m.target is None:
         lines.append(f"{_I*3}no assignment seen")
     for step in m.steps:
-        lines += _step_lines(step, _I * 3)
+        lines += _step_lines(step, _I * 3, gone="dropped" if g.protocol == "share" else "revoked")
+    if shares and m.left is None:
+        lines.append(f"{_I*3}shares " + bounded(
+            (f"{items_text(items)} with {bounded(map(_p, others), _SHOWN_SHARERS)}" for items, others in shares),
+            _SHOWN_SHARERS, sep=" | ", what="more groups of partitions"))
     if m.target is not None:
         lines += _step_lines(m.target, _I * 3, "target at assignment epoch")
     if m.dropped:
@@ -425,13 +436,25 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
                      + ("" if g.endpoints else " (none)"))
         for endpoint, active, standby in g.endpoints:
             lines.append(f"{_I*2}{_p(endpoint)}  active: {items_text(active)}  standby: {items_text(standby)}")
+    if g.state_partitions is not None:
+        lines.append(f"{_I}share-group state: " + (" | ".join(
+            f"{state} {items_text(items)}" for state, items in g.state_partitions.items() if items)
+            or "(no partition)"))
+    shares: dict[str, list[tuple[frozenset, list[str]]]] = {}  # member -> (partitions, the others holding them)
+    if g.protocol == "share" and g.members:
+        shared = g.shared()
+        for who, items in shared:
+            for member in who:
+                shares.setdefault(member, []).append((items, [x for x in who if x != member]))
+        lines.append(f"{_I}shared partitions at the end: " + (" | ".join(
+            f"{items_text(items)} by {n} members" for n, items in shared_by_count(shared)) or "(none)"))
     if g.members:
         held = [m.holdings() or {} for m in g.members.values() if m.left is None]
         kinds = sorted({k for h in held for k in h}, key=lambda k: (k != "partitions", k))
         counts = ", ".join(_plural(sum(len(h.get(k, ())) for h in held), k[:-1]) for k in kinds)
         lines.append(f"{_I}members ({len(g.members)})" + (f", {counts} held at the end" if counts else "") + ":")
         for m in g.members.values():
-            lines += _hb_member_lines(g, m)
+            lines += _hb_member_lines(g, m, shares.get(m.member_id, ()))
     if g.events:
         lines.append(f"{_I}events:")
         for e in g.events[:SHOWN_EVENTS]:
