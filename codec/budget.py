@@ -10,7 +10,7 @@ amplification check of the fuzzer (:mod:`codec.fuzz_amplification`) runs every c
 
 "Input" is what the command reads: the message's bytes for ``decode`` (one line's with ``--lines``), the JSON
 text for ``encode`` and ``assign``, the file for ``capture``, the scenario file for ``negotiate`` and
-``simulate``, the files and folders for ``pipeline``. Memory is the peak of what the command allocates for
+``simulate``, the vector files for ``conformance``, the files and folders for ``pipeline``. Memory is the peak of what the command allocates for
 that input (the peak resident size, above what the process held before); time is the CPU time of the run, on
 one core (the fuzzer allows a factor for the collector and caches).
 
@@ -26,7 +26,9 @@ assign         4 MiB + 64 x in     64 MiB + 512 x in   1 s + 60 s/MiB      Conne
                                                                            tasks, 512 Ki characters of
                                                                            names the assignments repeat
                                                                            (``codec.connect.constants``),
-                                                                           hence the 4 MiB floor
+                                                                           hence the 4 MiB floor; a share
+                                                                           group (``--share``): 100,000
+                                                                           partitions, each name once
 capture        1 MiB + 64 x in     64 MiB + 512 x in   1 s + 120 s/MiB     a segment's compressed records:
                                                                            one per 4 bytes of it (and
                                                                            1,000), 128x decompressed: else
@@ -52,9 +54,15 @@ size           64 KiB              1 GiB               60 s                its o
                                                                            to be measured, and ``--find-
                                                                            limit`` sizes groups up to
                                                                            65,536 members
-conformance    16 MiB              256 MiB             per vector:         the adapter's reply
-                                                       ``--timeout``       (``--max-reply-bytes``)
-vectors        16 MiB              256 MiB             60 s                —
+conformance    64 KiB + 64 x in    64 MiB + 512 x in   1 s + 60 s/MiB      through an adapter (``--impl``),
+                                                                           its time too: ``--timeout`` a
+                                                                           vector, ``--time-limit`` a run;
+                                                                           its reply ``--max-reply-bytes``
+vectors        16 MiB              256 MiB             60 s                ``vectors mutate``: the suite's
+                                                                           mutants (about 1,250, half a
+                                                                           second each on one core; fewer
+                                                                           with ``--sample``), not from an
+                                                                           input
 pipeline       the tables: rows    Spark's             Spark's             a record's fields bounded as
                in proportion to    (``--driver-                            ``decode`` bounds them
                the records         memory``)
@@ -113,6 +121,7 @@ BUDGETS: dict[str, Budget] = {
     "assign": _ASSIGN,
     "capture": _CAPTURE,
     "negotiate": _PROPORTIONAL,
+    "conformance": _PROPORTIONAL,
     "simulate": Budget(16 * MIB, 0, 256 * MIB, 0, 60.0, 0.0),
     "compat": _FIXED,
     "size": _SIZE,

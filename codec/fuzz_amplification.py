@@ -499,6 +499,27 @@ def _assign_streams(rng: random.Random) -> Case:
     return Case("assign", (*fmt, f"{_FILE}"), len(text), "streams group", file=text)
 
 
+def _assign_share(rng: random.Random) -> Case:
+    """A share group for ``assign --share``: long topic and member names, partition counts up to past the cap,
+    members subscribed to every topic or to one, with current assignments."""
+    style = _style(rng)
+    topics = {_name(style, _pick(rng, _LENGTHS, 3000)) + str(i): _pick(rng, (0, 1, 10, 1000, 20_000, 200_000))
+              for i in range(_pick(rng, (1, 2, 10, 100)))}
+    names = list(topics)
+    n = _pick(rng, _LENGTHS, 3000)
+    members = []
+    for i in range(_pick(rng, (0, 1, 2, 10, 100, 1000))):
+        subscribed = names if rng.random() < 0.5 else [rng.choice(names)]
+        current = {t: list(range(min(topics[t], _pick(rng, (0, 1, 100))))) for t in subscribed[:2]}
+        members.append({"memberId": _name(style, n) + str(i), "subscribedTopicNames": subscribed,
+                        "assignment": current})
+    doc = {"topics": topics, "members": members}
+    if rng.random() < 0.2:
+        doc["assignablePartitions"] = {t: list(range(min(c, 10))) for t, c in topics.items()}
+    text = json.dumps(doc).encode()
+    return Case("assign", ("--share", f"{_FILE}"), len(text), "share group", file=text)
+
+
 def _assign_connect(rng: random.Random) -> Case:
     style, n = _style(rng), _pick(rng, _LENGTHS, 1000)
     connectors = {_name(style, n) + str(i): _pick(rng, (0, 1, 10, 100, 1000, 10_000))
@@ -589,18 +610,83 @@ def _capture_segment(rng: random.Random) -> Case:
     return Case("capture", (*json_flag, _FILE), len(data), "offsets segment", file=data)
 
 
+def _exchanges_pcap(exchanges: list[tuple[int, int, bytes, bytes]]) -> bytes:
+    """A pcap of one connection's exchanges (api key, version, request body, response body), request header v2
+    and response header v1."""
+    from .capture.pcapwriter import conversation, pcap
+
+    frames = []
+    for cid, (api_key, version, request, response) in enumerate(exchanges, 1):
+        request = struct.pack(">hhih", api_key, version, cid, 1) + b"c\x00" + request
+        response = struct.pack(">i", cid) + b"\x00" + response
+        frames += [("c", struct.pack(">i", len(request)) + request), ("s", struct.pack(">i", len(response)) + response)]
+    return pcap(conversation(frames))
+
+
 @functools.lru_cache(maxsize=256)
 def _heartbeat_pcap(response: bytes) -> bytes:
-    """A pcap of one StreamsGroupHeartbeat exchange (request header v2, response header v1) answered by
-    ``response`` (a body)."""
-    from .capture.pcapwriter import conversation, pcap
+    """A pcap of one StreamsGroupHeartbeat exchange answered by ``response`` (a body)."""
     from .kafka4 import encode
 
-    request = struct.pack(">hhih", 88, 0, 1, 1) + b"c\x00" + encode("streams-group-heartbeat-request", 0,
-                                                                    {"groupId": "g", "memberId": "m", "memberEpoch": 1})
-    response = struct.pack(">i", 1) + b"\x00" + response
-    return pcap(conversation([("c", struct.pack(">i", len(request)) + request),
-                              ("s", struct.pack(">i", len(response)) + response)]))
+    request = encode("streams-group-heartbeat-request", 0, {"groupId": "g", "memberId": "m", "memberEpoch": 1})
+    return _exchanges_pcap([(88, 0, request, response)])
+
+
+#: a topic id in Kafka's form (the zero UUID's canonical text)
+_TOPIC_ID = "A" * 22
+
+
+@functools.lru_cache(maxsize=256)
+def _share_describe_bytes(style: int, n: int, members: int, parts: int) -> bytes:
+    """A ShareGroupDescribeResponse: ``members`` members, ids of ``n`` characters, each holding the same ``parts``
+    partitions of one topic named by ``n`` characters (every partition shared by every member)."""
+    from .kafka4 import encode
+
+    def make(k: int) -> bytes:
+        tps = [{"topicId": _TOPIC_ID, "topicName": _name(style, n), "partitions": list(range(k))}]
+        ms = [{"memberId": f"{_name(style, n)}{i}", "rackId": None, "memberEpoch": 1, "clientId": "c",
+               "clientHost": "h", "subscribedTopicNames": [_name(style, n)], "assignment": {"topicPartitions": tps}}
+              for i in range(members)]
+        return encode("share-group-describe-response", 1, {"groups": [
+            {"groupId": "g", "groupState": "Stable", "groupEpoch": 1, "assignmentEpoch": 1, "assignorName": "simple",
+             "members": ms}]})
+
+    return _fitting(make, parts)
+
+
+def _share_sharers(rng: random.Random) -> Case:
+    data = _share_describe_bytes(_style(rng), _pick(rng, _LENGTHS), _pick(rng, (1, 2, 16, 100, 1000)),
+                                 _pick(rng, _COUNTS))
+    return _decode_case("share describe, every partition shared", "share-group-describe-response", data, rng,
+                        "--version", "1")
+
+
+@functools.lru_cache(maxsize=64)
+def _share_pcap(style: int, n: int, members: int, parts: int) -> bytes:
+    """A pcap of ``members`` ShareGroupHeartbeat joins (ids of ``n`` characters), each answered with the same
+    ``parts`` partitions, then the group's Describe response naming the topic (:func:`_share_describe_bytes`)."""
+    from .kafka4 import encode
+
+    def make(k: int) -> bytes:
+        tps = [{"topicId": _TOPIC_ID, "partitions": list(range(k))}]
+        exchanges = [(76, 1, encode("share-group-heartbeat-request", 1,
+                                    {"groupId": "g", "memberId": f"{_name(style, n)}{i}", "memberEpoch": 0,
+                                     "subscribedTopicNames": ["t"]}),
+                      encode("share-group-heartbeat-response", 1,
+                             {"memberId": f"{_name(style, n)}{i}", "memberEpoch": 1, "heartbeatIntervalMs": 5000,
+                              "assignment": {"topicPartitions": tps}}))
+                     for i in range(members)]
+        describe = encode("share-group-describe-request", 1, {"groupIds": ["g"]})
+        return _exchanges_pcap(exchanges + [(77, 1, describe, _share_describe_bytes(style, n, members, k))])
+
+    return _fitting(make, parts)
+
+
+def _capture_share(rng: random.Random) -> Case:
+    data = _share_pcap(_style(rng), _pick(rng, _LENGTHS, 3000), _pick(rng, (1, 2, 16, 100)), _pick(rng, _COUNTS))
+    json_flag = ("--json",) if rng.random() < 0.5 else ()
+    return Case("capture", (*json_flag, _FILE), len(data), "pcap of a share group, every partition shared",
+                file=data)
 
 
 def _capture_frames(rng: random.Random) -> Case:
@@ -621,6 +707,34 @@ def _capture_mutated(rng: random.Random) -> Case:
         data = mutate(data, rng, pool)
     json_flag = ("--json",) if rng.random() < 0.5 else ()
     return Case("capture", (*json_flag, _FILE), len(data), "mutated pcap", file=data)
+
+
+@functools.lru_cache(maxsize=1)
+def _vector_lines() -> tuple[tuple[str, ...], ...]:
+    """The lines of each of the project's vector files (the gate's input)."""
+    from .conformance.vectors import vectors_dir
+
+    return tuple(tuple(p.read_text(encoding="utf-8").splitlines()) for p in sorted(vectors_dir().glob("*.jsonl")))
+
+
+def _conformance(rng: random.Random) -> Case:
+    """A vector file for ``conformance`` (the built-in codec): a run of one of the project's files, some lines
+    mutated (a field's type, a huge or nested value, a key twice...), some repeated."""
+    from .fuzz_cli import json_text, mutate_value
+
+    lines = rng.choice(_vector_lines())
+    start = rng.randrange(len(lines))
+    chosen = list(lines[start:start + _pick(rng, (1, 10, 100, 1000))])
+    for i in rng.sample(range(len(chosen)), min(len(chosen), rng.choice((0, 1, 3)))):
+        value = json.loads(chosen[i])
+        for _ in range(rng.choice((1, 2))):
+            value = mutate_value(value, rng)
+        chosen[i] = json_text(value, rng).decode("utf-8", "surrogateescape")
+    if rng.random() < 0.2:
+        chosen *= _pick(rng, (2, 10, 100))
+    text = "\n".join(chosen).encode("utf-8", "surrogateescape")[:MAX_INPUT] + b"\n"
+    opts = ("--show-failures", str(_pick(rng, (0, 20, 1000)))) if rng.random() < 0.3 else ()
+    return Case("conformance", (*opts, _FILE), len(text), "vector file", file=text)
 
 
 def _negotiate(rng: random.Random) -> Case:
@@ -664,11 +778,12 @@ def _fixed(rng: random.Random) -> Case:
 #: The generators, by command, with their weights (the share of the inputs each gets).
 SHAPES: dict[str, tuple[tuple[Callable[[random.Random], Case], float], ...]] = {
     "decode": ((_mutated, 30), (_streams_tasks, 4), (_assignment_dictionary, 3), (_connect_names, 3),
-               (_tiny_elements, 6)),
+               (_tiny_elements, 6), (_share_sharers, 3)),
     "encode": ((_encode_mutated, 25),),
-    "assign": ((_assign_streams, 6), (_assign_connect, 3)),
-    "capture": ((_capture_segment, 3), (_capture_frames, 2), (_capture_mutated, 3)),
+    "assign": ((_assign_streams, 6), (_assign_connect, 3), (_assign_share, 3)),
+    "capture": ((_capture_segment, 3), (_capture_frames, 2), (_capture_mutated, 3), (_capture_share, 2)),
     "negotiate": ((_negotiate, 2),),
+    "conformance": ((_conformance, 2),),
     "simulate": ((_simulate, 0.01),),
     "compat": ((_fixed, 0.02),),
 }
@@ -715,7 +830,7 @@ def _worker_runner() -> Runner:
     global _RUNNER
     if _RUNNER is None:
         _RUNNER = Runner()
-        for c in ("decode", "encode", "assign", "capture"):  # imports and caches before the first measure
+        for c in ("decode", "encode", "assign", "capture", "conformance"):  # imports and caches before measuring
             warm = next(cases(1, seed=-1, commands=(c,)), None)
             if warm is not None:
                 _RUNNER.run(warm)

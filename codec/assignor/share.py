@@ -46,7 +46,9 @@ __all__ = ["ShareAssignment", "ShareGroupSpec", "ShareMember", "assign_share", "
            "share_result_to_json"]
 
 HOMOGENEOUS, HETEROGENEOUS = "homogeneous", "heterogeneous"
-MAX_PARTITIONS = 1_000_000  # target partitions per assignment: the work is linear in them
+#: target partitions per assignment (checked before any is made): a partition count is a few bytes of input, and the
+#: work and the output are linear in the partitions, so this bounds what a small input can cost (codec.budget)
+MAX_PARTITIONS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +142,9 @@ def _targets(spec: ShareGroupSpec, topics: Iterable[uuid.UUID]) -> list[tuple[uu
             raise AssignmentError(f"Members are subscribed to topic {_kafka_uuid(t)} which doesn't exist in the topic "
                                   "metadata. (Kafka's PartitionAssignorException)")
         allowed = None if spec.assignable is None else spec.assignable.get(t, frozenset())
-        out += [(t, p) for p in range(n) if allowed is None or p in allowed]
-        if len(out) > MAX_PARTITIONS:
+        if len(out) + (n if allowed is None else min(n, len(allowed))) > MAX_PARTITIONS:
             raise AssignmentError(f"more than {MAX_PARTITIONS:,} partitions to assign")
+        out += [(t, p) for p in range(n) if allowed is None or p in allowed]
     return out
 
 
@@ -395,19 +397,32 @@ def share_group_from_json(doc: Any) -> tuple[ShareGroupSpec, dict[uuid.UUID, str
 
 def share_result_to_json(result: ShareAssignment, names: dict[uuid.UUID, str]) -> dict:
     """``{"assignor", "subscriptionType", "members": [{memberId, assignment: {topic: [partitions]}}],
-    "partitions": [{topic, partition, members}], "unassigned": ["topic-p"]}``: every member in input order, and
-    every target partition with the members that hold it (several: they share it)."""
+    "shared": [{"holders": n, "partitions": {topic: [partitions]}}], "unassigned": {topic: [partitions]}}``: every
+    member in input order; the partitions two or more members hold (they share them), grouped by how many hold
+    them; the partitions nobody holds. A topic's name is written once per list, never once per partition, and a
+    member's id once (who shares a partition is the members' assignments), so the output stays proportional to
+    the assignment (codec.budget)."""
     def name(t: uuid.UUID) -> str:
         return names.get(t, _kafka_uuid(t))
 
-    holders: dict[tuple[uuid.UUID, int], list[str]] = {tp: [] for tp in result.targets}
-    for mid, asg in result.members.items():
+    def by_topic(tps: Iterable[tuple[uuid.UUID, int]]) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for t, p in tps:
+            out.setdefault(name(t), []).append(p)
+        return {k: sorted(out[k]) for k in sorted(out)}
+
+    holders: dict[tuple[uuid.UUID, int], int] = {}
+    for asg in result.members.values():
         for t, ps in asg.items():
             for p in ps:
-                holders.setdefault((t, p), []).append(mid)
+                holders[(t, p)] = holders.get((t, p), 0) + 1
+    shared: dict[int, list[tuple[uuid.UUID, int]]] = {}
+    for tp, n in holders.items():
+        if n > 1:
+            shared.setdefault(n, []).append(tp)
     return {"assignor": "simple", "subscriptionType": result.subscription_type,
             "members": [{"memberId": mid, "assignment": {name(t): sorted(ps) for t, ps in
                                                          sorted(asg.items(), key=lambda kv: name(kv[0]))}}
                         for mid, asg in result.members.items()],
-            "partitions": [{"topic": name(t), "partition": p, "members": ms} for (t, p), ms in holders.items()],
-            "unassigned": [f"{name(t)}-{p}" for t, p in result.unassigned]}
+            "shared": [{"holders": n, "partitions": by_topic(tps)} for n, tps in sorted(shared.items())],
+            "unassigned": by_topic(result.unassigned)}

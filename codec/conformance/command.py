@@ -246,7 +246,7 @@ def register(subparsers) -> None:
                    help=f"how long the adapter has for each request (default {DEFAULT_TIMEOUT:g})")
     k.add_argument("--max-reply-bytes", type=int_range(1), default=DEFAULT_MAX_REPLY, dest="max_reply_bytes", metavar="N",
                    help=f"the longest reply line accepted (default {DEFAULT_MAX_REPLY})")
-    k.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, dest="time_limit", metavar="SECONDS",
+    k.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT, dest="time_limit", metavar="SECONDS",
                    help=f"the wall time a run through an adapter may take; what is left unasked then fails "
                         f"(default {DEFAULT_TIME_LIMIT:g})")
     k.add_argument("--seed", type=int_range(0, 2**63 - 1), metavar="N",

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cliutil import int_range
 from ..wire import fastpath
 from ..wire.schema import Versions, raw_message, schema_names, schema_overrides
 
@@ -467,7 +468,7 @@ def add_mutate_parser(vsub) -> None:
     p = vsub.add_parser("mutate", help="the suite's mutation score: schema mistakes the built-in codec is run with")
     p.add_argument("--operator", action="append", choices=OPERATORS, help="only this operator (repeatable)")
     p.add_argument("--message", action="append", metavar="NAME", help="only the mutants of this table (repeatable)")
-    p.add_argument("--sample", type=int, metavar="N", help="about N mutants spread over the operators")
+    p.add_argument("--sample", type=int_range(1), metavar="N", help="about N mutants spread over the operators")
     p.add_argument("--equivalent", metavar="FILE",
                    help="the equivalent mutants, 'id  # reason' a line (default: vectors/mutation/equivalent.txt)")
     p.add_argument("--write-results", dest="write_results", metavar="FILE",

@@ -84,6 +84,8 @@ def _parse_line(raw: bytes) -> tuple[object, str | None]:
         return None, str(e)
     except (json.JSONDecodeError, RecursionError) as e:
         return None, f"not JSON ({e})"
+    except ValueError:  # json.loads's one other refusal: Python's int-conversion limit
+        return None, "an integer of more than 4,300 digits (no vector field holds one)"
 
 
 def read_lines(path: Path):

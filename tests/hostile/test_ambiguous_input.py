@@ -76,6 +76,16 @@ def test_a_text_dump_line_with_a_duplicate_key_is_a_bad_record(tmp_path):
     assert "duplicate key 'value'" in bad["reason"]
 
 
+def test_a_vector_file_line_with_an_integer_past_pythons_digits_limit_is_a_problem_of_its_line(capsys, tmp_path):
+    """Found by the amplification check: ``json.loads`` refuses an integer of more than 4,300 digits with a
+    ValueError that is not a JSONDecodeError; the gate names the line, as it does for a line that is not JSON."""
+    f = tmp_path / "v.jsonl"
+    f.write_text('{"id": "a", "n": ' + "9" * 5000 + "}\n", encoding="utf-8")
+    status, out, err = _cli(capsys, "conformance", str(f))
+    assert status == 1 and "a bug in rebalance-codec" not in err
+    assert err == "error: v.jsonl:1: an integer of more than 4,300 digits (no vector field holds one)\n"
+
+
 def test_a_conformance_adapter_reply_with_a_duplicate_key_fails_the_vector(tmp_path):
     """An adapter whose reply holds "value" twice: which answer it gave cannot be told, so it gave none."""
     import sys
@@ -170,6 +180,24 @@ def test_an_integer_option_takes_ascii_digits_only(installed_cli):
 def test_other_integers_that_are_not_ascii_digits(capsys, value):
     status, _, err = _cli(capsys, "decode", "--kind", "assignment-info", "--version", value, "00")
     assert status == 2 and "is not an integer (ASCII digits, at most 20)" in err and len(err) < 2000
+
+
+def test_no_option_of_any_command_reads_a_number_with_int_or_float():
+    """``int`` takes ``٣`` and 5,000 digits, ``float`` takes ``nan``, ``inf`` and ``١``: every numeric option of
+    every command goes through codec.cliutil (int_range, seconds) instead, read from the parser itself."""
+    import argparse
+
+    from codec.cli import build_parser
+
+    def options(parser, words=()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from options(sub, words + (name,))
+            elif action.type in (int, float):
+                yield " ".join(words + (action.option_strings or [action.dest])[:1])
+
+    assert list(options(build_parser())) == []
 
 
 @pytest.mark.parametrize("key,value,kind", [("scheduledRebalanceMaxDelayMs", 2 ** 31, "INT"),
