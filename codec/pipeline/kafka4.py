@@ -161,7 +161,30 @@ def _shared(items, named: bool = False) -> list:
     return [(t["topicId"], t["topicName"] if named else None, p) for t in items or () for p in t["partitions"]]
 
 
-def _share_assignment(items, *, member, generation, group, error_code=None, named=False) -> HeartbeatAssignmentUnit:
+#: a share assignment becomes one row per partition naming its topic, member and group: at most this many bytes of
+#: such names per byte of the assignment on the wire (and 1 MiB), else the record is quarantined (codec.budget:
+#: the rows in proportion to the records; a long name over many partitions would cost its length per partition)
+SHARE_ROW_BYTES = (256, 1 << 20)
+#: the partitions a share group's partition metadata record (Kafka 4.0) may count for one topic: the group row
+#: lists them, so a count is bounded as ``assign --share`` bounds its targets
+MAX_SHARE_PARTITIONS = 100_000
+
+
+def _share_assignment(items, *, member, generation, group, layer: str, at: str, error_code=None,
+                      named=False) -> HeartbeatAssignmentUnit:
+    """A share member's partitions; :class:`RecordError` when its rows would repeat names past
+    :data:`SHARE_ROW_BYTES`."""
+    fixed = len(member or "") + len(group or "")
+    wire = rows = 0
+    for t in items or ():
+        n, name = len(t["partitions"]), len(t["topicName"]) if named else 0
+        wire += 16 + name + 4 * n  # a topic id, its name, an int32 a partition
+        rows += n * (22 + name + fixed)
+    wire += fixed
+    if rows > SHARE_ROW_BYTES[0] * wire + SHARE_ROW_BYTES[1]:
+        raise RecordError("UnsupportedValue", f"a share assignment whose rows would repeat its topic, member and "
+                          f"group names in {rows:,} bytes, past {SHARE_ROW_BYTES[0]} x its {wire:,} bytes "
+                          "(one row per partition; codec.budget)", path=at, layer=layer)
     return HeartbeatAssignmentUnit(member, generation, group, False, error_code=error_code,
                                    shared=_shared(items, named))
 
@@ -179,20 +202,21 @@ def _share_body_units(name: str, v: dict) -> list:
         units = [_group(member, epoch, None, None, "share", None, None, v["errorCode"])]
         if v["errorCode"] == 0 and v.get("assignment") is not None:
             units.append(_share_assignment(v["assignment"]["topicPartitions"], member=member, generation=epoch,
-                                           group=None))
+                                           group=None, layer=name, at="assignment.topic_partitions"))
         return units
     if name == "ShareGroupDescribeResponse":
         units = []
-        for g in v["groups"]:
+        for i, g in enumerate(v["groups"]):
             gid, members = g["groupId"], g["members"]
             named = {(t["topicId"], t["topicName"]) for m in members for t in m["assignment"]["topicPartitions"]}
             units.append(_group(None, g["groupEpoch"], gid, None, "share", g["assignorName"] or None, len(members),
                                 g["errorCode"], [(tid, tname, None) for tid, tname in sorted(named)]))
-            for m in members:
+            for j, m in enumerate(members):
                 mid, epoch = m["memberId"] or None, m["memberEpoch"]
                 units.append(_consumer_member(m, member=mid, generation=epoch, group=gid))
                 units.append(_share_assignment(m["assignment"]["topicPartitions"], member=mid, generation=epoch,
-                                               group=gid, named=True))
+                                               group=gid, named=True, layer=name,
+                                               at=f"groups[{i}].members[{j}].assignment.topic_partitions"))
         return units
     return [_group(None, None, None, None, "share")]  # a ShareGroupDescribeRequest
 
@@ -297,6 +321,11 @@ def record_units(rec: dict) -> list:
 def _share_record_units(name: str, v: dict, *, member, group) -> list | None:
     """The units of a share group's record that differ from a consumer group's (None: the same as theirs)."""
     if name == "ShareGroupPartitionMetadata":  # Kafka 4.0's early access: every topic with its partition count
+        for i, t in enumerate(v["topics"]):
+            if t["numPartitions"] > MAX_SHARE_PARTITIONS:
+                raise RecordError("UnsupportedValue", f"a topic of {t['numPartitions']:,} partitions, more than "
+                                  f"{MAX_SHARE_PARTITIONS:,} (the group's row lists them; codec.budget)",
+                                  path=f"topics[{i}].num_partitions", layer=name)
         topics = [(t["topicId"], t["topicName"], list(range(max(t["numPartitions"], 0)))) for t in v["topics"]]
         return [_group(None, None, group, None, "share", share_topics=topics)]
     if name == "ShareGroupStatePartitionMetadata":  # the initialized partitions are the assignable ones
@@ -306,7 +335,9 @@ def _share_record_units(name: str, v: dict, *, member, group) -> list | None:
     if name == "ShareGroupCurrentMemberAssignment":
         epoch = v["memberEpoch"]
         return [_group(member, epoch, group, None, "share"),
-                _share_assignment(v["assignedPartitions"], member=member, generation=epoch, group=group)]
+                _share_assignment(v["assignedPartitions"], member=member, generation=epoch, group=group, layer=name,
+                                  at="assigned_partitions")]
     if name == "ShareGroupTargetAssignmentMember":
-        return [_share_assignment(v["topicPartitions"], member=member, generation=None, group=group)]
+        return [_share_assignment(v["topicPartitions"], member=member, generation=None, group=group, layer=name,
+                                  at="topic_partitions")]
     return None

@@ -155,3 +155,47 @@ def test_share_findings(share_run):
         # the two refused heartbeats of the script: share-d (TOPIC_AUTHORIZATION_FAILED) and share-c (UNKNOWN_MEMBER_ID)
         ("queue-app", 0, "group-error", None, "share-d"): "TOPIC_AUTHORIZATION_FAILED (29) in a share group's response",
         ("queue-app", 0, "group-error", None, "share-c"): "UNKNOWN_MEMBER_ID (25) in a share group's response"}
+
+
+def _describe(topic: str, member: str, partitions: int) -> str:
+    from codec.kafka4 import encode
+
+    return encode("share-group-describe-response", 1, {"groups": [{
+        "groupId": "g", "groupState": "Stable", "groupEpoch": 1, "assignmentEpoch": 1, "assignorName": "simple",
+        "members": [{"memberId": member, "rackId": None, "memberEpoch": 1, "clientId": "c", "clientHost": "h",
+                     "subscribedTopicNames": [topic], "assignment": {"topicPartitions": [
+                         {"topicId": ORDERS, "topicName": topic, "partitions": list(range(partitions))}]}}]}]}).hex()
+
+
+@pytest.mark.parametrize("topic,member", [("y" * 32_000, "m"), ("t", "m" * 32_000)])
+def test_a_long_name_over_many_shared_partitions_is_one_quarantine_row(topic, member):
+    """Issue #31's amplification, for share groups: one row per member x partition naming the topic and the
+    member would turn a 112 KB Describe response (a 32,000-character name, 20,000 partitions) into 640 MB of
+    rows (Spark ran out of heap). The record is quarantined, saying so; a like record of usual names is not."""
+    rows = lambda hex_: decode_table([{"record_id": "r", "kind": "share-group-describe-response",  # noqa: E731
+                                       "version": 1, "hex": hex_}]).to_pylist()
+    [q] = [u for u in rows(_describe(topic, member, 20_000)) if u["unit_kind"] == "quarantine"]
+    assert q["error_type"] == "UnsupportedValue" and "past 256 x its" in q["error_message"]
+    assert q["error_path"] == "groups[0].members[0].assignment.topic_partitions"
+    ok = rows(_describe("orders", "share-a", 20_000))
+    assert not [u for u in ok if u["unit_kind"] == "quarantine"]
+    assert len([u for u in ok if u["unit_kind"] == "assignment"][0]["shared"]) == 20_000
+
+
+def test_a_partition_count_past_the_bound_is_one_quarantine_row():
+    """A Kafka 4.0 share partition metadata record counts a topic's partitions; the group's row lists them, so
+    2^31 - 1 of them (a record of a few bytes) is refused as assign --share refuses it."""
+    def unit(n: int) -> dict:
+        rec = _rec("r", "ShareGroupPartitionMetadata", {"groupId": "g"},
+                   {"topics": [{"topicId": ORDERS, "topicName": "orders", "numPartitions": n}]})
+        # as the job hands a __consumer_offsets record over: the key's bytes, the value as hex
+        [u] = decode_table([{"record_id": "r", "kind": "group-metadata", "key": bytes.fromhex(rec["key"]),
+                             "hex": rec["value"]}]).to_pylist()
+        return u
+
+    big = unit(2 ** 31 - 1)
+    assert (big["unit_kind"], big["error_type"], big["error_path"]) == (
+        "quarantine", "UnsupportedValue", "topics[0].num_partitions")
+    assert "2,147,483,647 partitions, more than 100,000" in big["error_message"]
+    small = unit(100_000)
+    assert small["unit_kind"] == "group" and len(small["share_topics"][0]["partitions"]) == 100_000
