@@ -64,8 +64,13 @@ vectors        16 MiB              256 MiB             60 s                ``vec
                                                                            with ``--sample``), not from an
                                                                            input
 pipeline       the tables: rows    Spark's             Spark's             a record's fields bounded as
-               in proportion to    (``--driver-                            ``decode`` bounds them
-               the records         memory``)
+               in proportion to    (``--driver-                            ``decode`` bounds them; a share
+               the records         memory``)                               assignment's rows repeat its
+                                                                           names in at most 256 x its
+                                                                           bytes (and 1 MiB), a topic's
+                                                                           partitions counted up to
+                                                                           100,000: else the record is
+                                                                           quarantined
 fuzz           one line per        —                   ``--seconds``       ``--inputs``
                violation
 =============  ==================  ==================  ==================  ================================
