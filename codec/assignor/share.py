@@ -34,6 +34,8 @@ the JSON shape of ``rebalance-codec assign --share``.
 from __future__ import annotations
 
 import base64
+import bisect
+import itertools
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -238,14 +240,37 @@ def _homogeneous(spec, member_ids, by_id) -> dict[str, set]:
     return final
 
 
+class _Concatenated(Sequence):
+    """Lists read as one, by position, without being copied: a heterogeneous member's targets are its topics'
+    (each topic's list made once), so that members x partitions tuples are never made."""
+
+    def __init__(self, parts: list[list]) -> None:
+        self.parts, self.ends = parts, list(itertools.accumulate(len(p) for p in parts))
+
+    def __len__(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+    def __getitem__(self, i):  # type: ignore[override] - positions only (what _hash_members asks)
+        k = bisect.bisect_right(self.ends, i)
+        return self.parts[k][i - (self.ends[k - 1] if k else 0)]
+
+
 def _heterogeneous(spec, member_ids, by_id) -> dict[str, set]:
     subscribing = java_hashmap_order([mid for mid in member_ids if by_id[mid].topics])
-    targets_of = {mid: _targets(spec, by_id[mid].topics) for mid in subscribing}
-    targets = list(dict.fromkeys(tp for mid in subscribing for tp in targets_of[mid]))
+    of_topic: dict[uuid.UUID, list] = {}  # each topic's targets (Kafka's error for the first topic it lacks)
+    for mid in subscribing:
+        for t in dict.fromkeys(by_id[mid].topics):
+            if t not in of_topic:
+                of_topic[t] = _targets(spec, [t])
+                if sum(map(len, of_topic.values())) > MAX_PARTITIONS:
+                    raise AssignmentError(f"more than {MAX_PARTITIONS:,} partitions to assign")
+    targets_of = {mid: _Concatenated([of_topic[t] for t in dict.fromkeys(by_id[mid].topics)]) for mid in subscribing}
+    targets = [tp for tps in of_topic.values() for tp in tps]
     subscribers: dict[uuid.UUID, dict[str, None]] = {}
     for mid in subscribing:
-        for t, _ in targets_of[mid]:
-            subscribers.setdefault(t, {})[mid] = None
+        for t in dict.fromkeys(by_id[mid].topics):
+            if of_topic[t]:  # a topic none of whose partitions is assignable has no subscribers here
+                subscribers.setdefault(t, {})[mid] = None
     current = _current(member_ids, by_id)
     hashed: dict = {}
     for mid in subscribing:
