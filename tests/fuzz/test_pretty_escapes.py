@@ -40,7 +40,7 @@ def test_decode_pretty_of_the_surrogate_assignment_prints_the_escape():
         "    (none)",
         "  standby tasks (0):",
         "  partitions by host (1):",
-        "    h\\ud800:1  t\\udfff-0",
+        "    h\\ud800:1  t\\udfff: 0",
         "  standby partitions by host (0):",
     ]
 
@@ -99,6 +99,6 @@ def test_assignment_strings_and_alignment():
                                               HostInfo("long-host", 9): ()})
     lines = pretty_assignment(info).split("\n")
     assert lines[4] == "    \\ud800__1_0"
-    assert lines[6] == "    2_0  <- t\\x091-3"
+    assert lines[6] == "    2_0  <- t\\x091: 3"
     # columns line up on the text as shown: h\ud800:1 is 9 characters wide, long-host:9 11
-    assert lines[8:10] == ["    h\\ud800:1    x-0", "    long-host:9  (no partitions)"]
+    assert lines[8:10] == ["    h\\ud800:1    x: 0", "    long-host:9  (no partitions)"]
