@@ -105,8 +105,20 @@ def _keys(e: _Collision) -> str:
     return f"the keys {first!r} and {second!r} (they differ only in case, and column names do not)"
 
 
+def _parse_bytes(raw: bytes) -> list[str | None] | None:
+    """A line as Spark's text reader hands it over (its bytes, whatever they are): one that is not UTF-8 is
+    not JSON (kind ``not-json``), never decoded with replacement characters."""
+    try:
+        return parse_line(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        row: list[str | None] = [None] * (len(COLUMNS) + 1)
+        row[_INDEX["kind"]] = "not-json"
+        return row
+
+
 def parse_lines(lines: pa.Array) -> pa.Array:
-    """The rows (:data:`ROW`) of a batch of lines; a blank line's row is null (the job drops it)."""
+    """The rows (:data:`ROW`) of a batch of lines; a blank line's row is null (the job drops it). The lines are
+    read as bytes: Spark's strings keep a file's bytes as they are, UTF-8 or not."""
     names = (*COLUMNS, INPUT_ERROR)
-    rows = (None if line is None else parse_line(line) for line in lines.to_pylist())
+    rows = (None if raw is None else _parse_bytes(raw) for raw in lines.cast(pa.binary()).to_pylist())
     return pa.array([None if r is None else dict(zip(names, r)) for r in rows], ROW)

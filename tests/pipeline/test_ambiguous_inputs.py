@@ -85,3 +85,13 @@ def test_each_bad_record_is_quarantined_alone_saying_why(result, folder):
     lines = (folder / "lines.jsonl").read_text(encoding="utf-8").splitlines()
     kept = {bytes(q["data"]).decode("utf-8") for q in quarantine if q["error_type"] == "DuplicateKey"}
     assert kept == {lines[1], lines[2]}
+
+
+def test_a_line_that_is_not_utf8_is_not_json():
+    """Spark's text reader hands a line's bytes over as they are: one that is not UTF-8 is a not-json record
+    (quarantined with its text by the job), a blank one no record, never a failure of the whole input."""
+    from codec.pipeline.jsonlines import parse_lines
+
+    raw = pa.array([b"\xff\xfe garbage", b'{"kind": "x"}', b"", None], pa.binary())
+    lines = pa.Array.from_buffers(pa.string(), len(raw), raw.buffers())  # a string array, its bytes unchecked
+    assert [None if r is None else r["kind"] for r in parse_lines(lines).to_pylist()] == ["not-json", "x", None, None]
