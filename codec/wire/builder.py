@@ -17,7 +17,7 @@ from typing import Any
 from construct import Container
 
 from ..errors import DecodeError, EncodeError
-from . import fastpath
+from . import fastpath, native
 from . import primitives as p
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
@@ -140,8 +140,16 @@ def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, st
     """Decode one message body at ``version`` from ``data[start:]``.
 
     Returns ``(wire_object, end_offset)``. Raises ``DecodeError`` naming message, version, offset, path.
-    The code generated from the schema table (:mod:`codec.wire.fastpath`) decodes first; whenever it
-    meets anything unusual the construct path below decodes instead and reports the error."""
+    The native codec (:mod:`codec.wire.native`) decodes first, or where it is not active the code
+    generated from the schema table (:mod:`codec.wire.fastpath`); whenever either meets anything unusual
+    the construct path below decodes instead and reports the error."""
+    if native.ACTIVE[0]:
+        prog = native.OBJECT_PROGRAMS.get((message_name, version)) or native.object_program(message_name, version)
+        if prog is not None and start >= 0:
+            got = prog.decode(data, start)
+            if got is not None:
+                return got
+        return decode_wire_reference(message_name, version, data, start=start)
     fast = fastpath.decoder(message_name, version)
     if fast is not None and start >= 0:
         try:
@@ -179,7 +187,15 @@ def field_offsets(message_name: str, version: int, data: bytes) -> dict[str, int
 
 def encode_wire(message_name: str, version: int, obj) -> bytes:
     """Encode a wire object (or a dict of its fields) at ``version``; ``EncodeError`` if it cannot be.
-    Generated code (:mod:`codec.wire.fastpath`) encodes first; anything unusual takes the reference path."""
+    The native codec (or, where it is not active, the generated code of :mod:`codec.wire.fastpath`)
+    encodes first; anything unusual takes the reference path."""
+    if native.ACTIVE[0]:
+        prog = native.OBJECT_PROGRAMS.get((message_name, version)) or native.object_program(message_name, version)
+        if prog is not None:
+            got = prog.encode(obj)
+            if got is not None:
+                return got
+        return encode_wire_reference(message_name, version, obj)
     fast = fastpath.encoder(message_name, version)
     if fast is not None:
         try:
