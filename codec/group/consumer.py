@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import EncodeError, TruncatedError, UnsupportedVersionError
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..streams.common import check_size
+from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
 from .jsoncheck import check_json, describe
@@ -47,10 +48,21 @@ class ConsumerMessage:
         return min(self.version, load_message(self.name).valid.high)
 
 
+_message = native.maker(ConsumerMessage)
+#: (name, version prefix) -> the native program of that layout, once a call has checked both.
+_NATIVE: dict[tuple[str, int], object] = {}
+
+
 def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
                     max_size: int = DEFAULT_MAX_METADATA_SIZE) -> ConsumerMessage:
     """Decode a version-prefixed ConsumerProtocol message (wire-facts §6); input above ``max_size``
     bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
+    if native.ACTIVE[0] and type(data) is bytes and 2 <= len(data) <= max_size:
+        version = _PREFIX.unpack_from(data)[0]
+        prog = _NATIVE.get((name, version))
+        got = prog.decode(data, 2) if prog is not None else None
+        if got is not None:
+            return _message(name, version, got[0], data[got[1]:])
     data = bytes(data)
     check_size(name, data, max_size)
     if len(data) < 2:
@@ -62,7 +74,9 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
                                       message=name, version=version, offset=0, path="version")
     layout = min(version, spec.valid.high)
     body, end = decode_wire(name, layout, data, start=2)
-    return ConsumerMessage(name=name, version=version, data=body, trailing=data[end:])
+    if native.ACTIVE[0] and layout == version:
+        _NATIVE[(name, version)] = native.object_program(name, version)
+    return _message(name, version, body, data[end:])
 
 
 def encode_consumer(msg: ConsumerMessage) -> bytes:

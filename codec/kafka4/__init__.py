@@ -73,6 +73,7 @@ counts them).
 from __future__ import annotations
 
 from ..errors import EncodeError
+from ..wire import native
 from .body import (
     DecodedBody,
     body_from_json,
@@ -124,9 +125,20 @@ __all__ = [
 ]
 
 
+#: (kind, version, style) -> the native program straight to that JSON, once a call has checked them.
+_JSON: dict[tuple, object] = {}
+
+
 def decode(kind: str, version: int, body: bytes, *, style: str = "kafka") -> dict:
-    """One RPC body (or record part body) at ``version`` as Kafka's JSON (see the module docstring)."""
+    """One RPC body (or record part body) at ``version`` as Kafka's JSON (see the module docstring).
+    The native codec writes the JSON straight from the bytes, without the wire model in between."""
+    prog = _JSON.get((kind, version, style)) if native.ACTIVE[0] else None
+    got = prog.decode(body, 0) if prog is not None else None
+    if got is not None:
+        return got[0]
     d = decode_body(kind, version, body)
+    if native.ACTIVE[0]:
+        _JSON[(kind, version, style)] = native.program(d.message, version, "kafka" if style == "kafka" else "native")
     return body_json(d.message, version, d.value, style)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError, UnsupportedVersionError
 from ..group.jsoncheck import check_json
+from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json
 from ..wire.schema import load_message
 from .common import message_for
@@ -56,9 +57,20 @@ def decode_body(kind: str, version: int, data: bytes) -> DecodedBody:
     return DecodedBody(name, version, value, end, len(data) - end)
 
 
+#: (kind, version) -> the native program, once a call has checked both (the hot path skips the checks).
+_NATIVE: dict[tuple, object] = {}
+
+
 def decode_model(kind: str, version: int, data: bytes):
     """The wire model (a frozen dataclass, snake_case fields) of one body."""
-    return decode_body(kind, version, data).value
+    prog = _NATIVE.get((kind, version)) if native.ACTIVE[0] else None
+    got = prog.decode(data, 0) if prog is not None else None
+    if got is not None:
+        return got[0]
+    d = decode_body(kind, version, data)
+    if native.ACTIVE[0]:
+        _NATIVE[(kind, version)] = native.object_program(d.message, version)
+    return d.value
 
 
 def encode_model(kind: str, version: int, model) -> bytes:

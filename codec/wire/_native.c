@@ -938,7 +938,10 @@ static PyObject *prog_decode(StructProg *sp, PyObject *const *args, Py_ssize_t n
         c.b = (const unsigned char *)PyBytes_AS_STRING(args[0]);
         c.end = PyBytes_GET_SIZE(args[0]);
     } else {
-        if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+        if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {  /* not bytes-like: the reference decides */
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
         release = 1;
         c.b = view.buf;
         c.end = view.len;
@@ -1295,6 +1298,70 @@ static PyObject *prog_encode(StructProg *sp, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
+/* --- makers: positional constructors of slotted classes ------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyTypeObject *type;
+    int n;
+    Py_ssize_t offs[MAXSLOTS];
+} Maker;
+
+static PyObject *maker_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Maker *m = (Maker *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames || nargs != m->n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes exactly %d positional arguments", m->type->tp_name, m->n);
+        return NULL;
+    }
+    PyObject *o = m->type->tp_alloc(m->type, 0);
+    if (!o) return NULL;
+    for (int i = 0; i < m->n; i++) {
+        Py_INCREF(args[i]);
+        SLOT(o, m->offs[i]) = args[i];
+    }
+    return o;
+}
+
+static void maker_dealloc(Maker *m) {
+    Py_XDECREF(m->type);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static PyTypeObject MakerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "codec.wire._native.Maker",
+    .tp_basicsize = sizeof(Maker),
+    .tp_dealloc = (destructor)maker_dealloc,
+    .tp_vectorcall_offset = offsetof(Maker, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A positional constructor that fills every slot of a class directly (codec.wire.native.maker).",
+};
+
+static PyObject *native_maker(PyObject *self, PyObject *args) {
+    PyObject *type, *offs;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyTuple_Type, &offs)) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(offs);
+    if (n > MAXSLOTS) { PyErr_SetString(PyExc_ValueError, "too many slots"); return NULL; }
+    Maker *m = PyObject_New(Maker, &MakerType);
+    if (!m) return NULL;
+    m->vectorcall = maker_vectorcall;
+    Py_INCREF(type);
+    m->type = (PyTypeObject *)type;
+    m->n = (int)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        m->offs[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(offs, i));
+        if (m->offs[i] < (Py_ssize_t)sizeof(PyObject) || m->offs[i] >= ((PyTypeObject *)type)->tp_basicsize) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "slot offset outside the instance");
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
+    return (PyObject *)m;
+}
+
 /* --- module --------------------------------------------------------------------------------------- */
 
 static PyMethodDef prog_methods[] = {
@@ -1344,6 +1411,7 @@ static PyObject *native_configure(PyObject *self, PyObject *args) {
 static PyMethodDef module_methods[] = {
     {"struct", native_struct, METH_O, "struct(spec) -> a struct program (see codec/wire/native.py)"},
     {"slot_offset", native_slot_offset, METH_O, "slot_offset(member_descriptor) -> the slot's offset"},
+    {"maker", native_maker, METH_VARARGS, "maker(cls, offsets) -> a positional constructor filling those slots"},
     {"tuple_hash", native_tuple_hash, METH_O, "tuple_hash(t) -> the engine's hash(t), to check it is CPython's"},
     {"configure", native_configure, METH_VARARGS,
      "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown, mutf8_decode, mutf8_encode)"},
@@ -1357,7 +1425,7 @@ static struct PyModuleDef native_module = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (PyType_Ready(&StructProgType) < 0) return NULL;
+    if (PyType_Ready(&StructProgType) < 0 || PyType_Ready(&MakerType) < 0) return NULL;
     PyObject *m = PyModule_Create(&native_module);
     if (!m) return NULL;
     Py_INCREF(&StructProgType);

@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
-__all__ = ["available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program",
+__all__ = ["available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
            "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Pair", "Flat", "In", "Item",
            "Row", "Attr", "Key", "KeyAttr", "Value", "Extra", "LookupAttr"]
 
@@ -124,6 +124,24 @@ def slot_offset(cls: type, name: str) -> int:
 if _engine is not None:
     _engine.configure(uuid.UUID, slot_offset(uuid.UUID, "int"), slot_offset(uuid.UUID, "is_safe"),
                       uuid.SafeUUID.unknown, _mutf8_decode, _mutf8_encode)
+
+
+def maker(cls: type) -> Callable[..., Any]:
+    """A positional constructor of a slotted class (a frozen dataclass: its fields in order) that fills the
+    slots directly, skipping ``__init__``: ``maker(DecodedMessage)(value, consumed, trailing)`` equals
+    ``DecodedMessage(value, consumed, trailing)``. For the results the hot paths return. Native where the
+    native codec is active when it is made, else the same in Python (a plain twin class with the same
+    slots, then ``__class__`` set: what :func:`codec.wire.fastpath.maker` does for wire classes)."""
+    names = _slot_names(cls)
+    if ACTIVE[0]:
+        return _engine.maker(cls, tuple(slot_offset(cls, n) for n in names))
+    twin = type(f"{cls.__name__}Builder", (), {"__slots__": tuple(names)})
+    lines = [f"def make({', '.join(names)}):", "    o = B()"]
+    lines += [f"    o.{n} = {n}" for n in names]
+    lines += ["    o.__class__ = C", "    return o"]
+    globs = {"B": twin, "C": cls}
+    exec("\n".join(lines) + "\n", globs)
+    return globs["make"]
 
 
 # --- shapes: a message straight to (and from) a higher layer's model ---------------------------------
