@@ -211,6 +211,8 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     a ``decode`` call's start-up), for a command line that names one of :data:`CORE_COMMANDS`."""
     p = argparse.ArgumentParser(prog="rebalance-codec",
                                 description="Decode, encode and check Kafka group-rebalance bytes.")
+    p.add_argument("--version", action=_VersionAction,
+                   help="the version, the codec in use (native or pure Python) and the Kafka releases followed")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def io_args(sp, decode: bool):
@@ -255,10 +257,31 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     return p
 
 
+def _print_version(args) -> int:
+    from .version import version_text
+
+    print(version_text())
+    return 0
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .version import version_text
+
+        print(version_text())
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS)
-    args = parser.parse_args(argv)
+    if words == ["--version"]:  # without building the parser (its imports)
+        args = argparse.Namespace(func=_print_version)
+    else:
+        parser = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS)
+        args = parser.parse_args(argv)
     try:
         return args.func(args)
     except KeyError as e:

@@ -19,7 +19,11 @@ raising, so there the invariant is simply "no exception".
   for canonical inputs), the capture story (JSON lines and text) for captures and ``__consumer_offsets``
   records, and the pipeline's Arrow rows;
 * :func:`run` — a deterministic loop (seeded) over targets and mutations, counting inputs and collecting
-  violations; with ``render`` every seed and every decoded input also goes through :func:`render`.
+  violations; with ``render`` every seed and every decoded input also goes through :func:`render`. Where the
+  native codec is installed the loop is also a *differential oracle*: every input goes through its target
+  with the native codec and again with the pure-Python one, and any difference -- another value, another
+  error class, message, offset or path, or a crash on one side -- is a violation (``differential=False``
+  turns it off).
   ``rebalance-codec fuzz`` runs it; the test suite runs a bounded pass, ``pytest -m fuzz`` a long one, and
   ``tests/fuzz/atheris_harness.py`` a coverage-guided one (the ``fuzz`` extra).
 
@@ -44,7 +48,7 @@ from typing import Callable, Iterator
 
 from .errors import CodecError, DecodeError
 
-__all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "FuzzReport",
+__all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "differential", "FuzzReport",
            "Violation", "regression_vector", "regression_vectors", "write_regression_vectors", "REGRESSIONS",
            "EXTREMES"]
 
@@ -1013,6 +1017,7 @@ class FuzzReport:
     decoded: int = 0
     rejected: int = 0
     rendered: int = 0  # decoded values taken through every output (render pass)
+    compared: int = 0  # inputs also decoded by the pure-Python codec and compared (differential oracle)
     per_target: dict[str, int] = field(default_factory=dict)
     rendered_per_target: dict[str, int] = field(default_factory=dict)
     violations: list[Violation] = field(default_factory=list)
@@ -1046,13 +1051,67 @@ class _Renderer:
             self.report.violations.append(Violation(batch[i][0], batch[i][1], f"render: {p}"))
 
 
+def _outcome(fn: Target, data: bytes) -> tuple:
+    """What a target makes of ``data``, comparable across the two codecs: its value, or its error's class,
+    text (message, version, offset, path) and offset; anything but a DecodeError as a crash."""
+    try:
+        return ("value", fn(data))
+    except DecodeError as e:
+        return ("error", type(e).__name__, str(e), e.offset)
+    except Exception as e:  # noqa: BLE001 - compared, and reported, like the rest
+        return ("crash", type(e).__name__, str(e))
+
+
+def differential(fn: Target, data: bytes, native_outcome: tuple | None = None) -> str | None:
+    """The difference between the native and the pure-Python codec on one input, or None when they agree
+    (or there is no native codec). ``native_outcome``: :func:`_outcome` with the native codec, if already
+    known."""
+    from .wire import native
+
+    if not native.available():
+        return None
+    if native_outcome is None:
+        old = native.set_active(True)
+        try:
+            native_outcome = _outcome(fn, data)
+        finally:
+            native.set_active(old)
+    old = native.set_active(False)
+    try:
+        python = _outcome(fn, data)
+    finally:
+        native.set_active(old)
+    if python == native_outcome or repr(python) == repr(native_outcome):  # repr: values holding exceptions
+        return None                                                           # (a capture's BadFile) compare so
+
+    def said(o: tuple) -> str:
+        return "a value" if o[0] == "value" else f"{o[1]}: {o[2]}"[:300]
+    if python[0] == native_outcome[0] == "value":
+        return "the native and the pure-Python codec decode to different values"
+    return f"native {said(native_outcome)}; pure Python {said(python)}"
+
+
 def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: float | None = None,
         max_seconds_per_input: float = 2.0, render: bool = False, render_seeds: int | None = None,
-        shared: Path | None | object = _DEFAULT) -> FuzzReport:
+        shared: Path | None | object = _DEFAULT, differential_check: bool = True) -> FuzzReport:
     """``n`` mutated inputs spread over the targets (round robin), deterministic for ``seed``. Random
     bytes are mixed in for every target. With ``render``, the seeds its target decodes (all of them, or the
     first ``render_seeds`` of each target), then every decoded input, also go through :func:`render` (seeds
-    first: a seed's canonical flag holds for its own bytes only)."""
+    first: a seed's canonical flag holds for its own bytes only). With ``differential_check`` (and the
+    native codec installed), every input also goes through :func:`differential`."""
+    from .wire import native
+
+    differential_check = differential_check and native.available()
+    native_before = native.set_active(True) if differential_check else native.active()
+    try:
+        return _run(n, seed, only, time_limit, max_seconds_per_input, render, render_seeds, shared,
+                    differential_check)
+    finally:
+        native.set_active(native_before)
+
+
+def _run(n: int, seed: int, only, time_limit, max_seconds_per_input: float, render: bool, render_seeds,
+         shared, differential_check: bool) -> FuzzReport:
     rng = random.Random(seed)
     all_targets = targets()
     names = [t for t in all_targets if not only or any(t.startswith(o) for o in only)]
@@ -1085,16 +1144,20 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
         else:
             data = rng.randbytes(rng.randint(0, 64))
         t0 = time.perf_counter()
-        ok = False
-        try:
-            all_targets[name](data)
-            report.decoded += 1
-            ok = True
-        except DecodeError:
-            report.rejected += 1
-        except Exception as e:  # noqa: BLE001 - this is what we are hunting for
-            report.violations.append(Violation(name, data, f"{type(e).__name__}: {e}"))
+        got = _outcome(all_targets[name], data)
         took = time.perf_counter() - t0
+        ok = got[0] == "value"
+        if ok:
+            report.decoded += 1
+        elif got[0] == "error":
+            report.rejected += 1
+        else:  # this is what we are hunting for
+            report.violations.append(Violation(name, data, f"{got[1]}: {got[2]}"))
+        if differential_check:
+            problem = differential(all_targets[name], data, got)
+            report.compared += 1
+            if problem is not None:
+                report.violations.append(Violation(name, data, f"differential: {problem}"))
         report.slowest = max(report.slowest, took)
         if took > max_seconds_per_input:
             report.violations.append(Violation(name, data, f"took {took:.2f} s"))

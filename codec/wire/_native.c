@@ -964,22 +964,101 @@ static PyObject *prog_decode(StructProg *sp, PyObject *const *args, Py_ssize_t n
 
 /* --- encoding ------------------------------------------------------------------------------------- */
 
+/* The output is gathered: small pieces go to a scratch buffer, a bytes field of BIG bytes or more is only
+   referenced, and the result is allocated once at the end (each byte copied once; no growing copies of a
+   megabyte, whose fresh pages cost more than the copying in a VM). */
+#define BIG 512
+
 typedef struct {
-    PyObject *bytes;
+    PyObject *obj;  /* a referenced bytes object, or NULL: bytes [off, off + n) of the scratch buffer */
+    Py_ssize_t off, n;
+} Seg;
+
+typedef struct {
     char *p;
-    Py_ssize_t n, cap;
+    Py_ssize_t n, cap, run;
+    Seg *segs;
+    int nseg, capseg;
     PyObject *const *extra;
     Py_ssize_t nextra;
+    char stack[512];
+    Seg stack_segs[8];
 } W;
+
+static void w_init(W *w, PyObject *const *extra, Py_ssize_t nextra) {
+    w->p = w->stack;
+    w->n = w->run = 0;
+    w->cap = sizeof(w->stack);
+    w->segs = w->stack_segs;
+    w->nseg = 0;
+    w->capseg = 8;
+    w->extra = extra;
+    w->nextra = nextra;
+}
+
+static void w_free(W *w) {
+    for (int i = 0; i < w->nseg; i++) Py_XDECREF(w->segs[i].obj);
+    if (w->p != w->stack) PyMem_Free(w->p);
+    if (w->segs != w->stack_segs) PyMem_Free(w->segs);
+}
 
 static int w_reserve(W *w, Py_ssize_t k) {
     if (w->n + k <= w->cap) return 0;
     Py_ssize_t cap = w->cap * 2;
     if (cap < w->n + k) cap = w->n + k + 64;
-    if (_PyBytes_Resize(&w->bytes, cap) < 0) return -1;
-    w->p = PyBytes_AS_STRING(w->bytes);
+    char *p = w->p == w->stack ? PyMem_Malloc(cap) : PyMem_Realloc(w->p, cap);
+    if (!p) { PyErr_NoMemory(); return -1; }
+    if (w->p == w->stack) memcpy(p, w->stack, w->n);
+    w->p = p;
     w->cap = cap;
     return 0;
+}
+
+static int w_seg(W *w, PyObject *obj, Py_ssize_t off, Py_ssize_t n) {
+    if (w->nseg == w->capseg) {
+        int cap = w->capseg * 2;
+        Seg *s = w->segs == w->stack_segs ? PyMem_Malloc(cap * sizeof(Seg)) : PyMem_Realloc(w->segs, cap * sizeof(Seg));
+        if (!s) { PyErr_NoMemory(); return -1; }
+        if (w->segs == w->stack_segs) memcpy(s, w->stack_segs, sizeof(w->stack_segs));
+        w->segs = s;
+        w->capseg = cap;
+    }
+    Py_XINCREF(obj);
+    w->segs[w->nseg].obj = obj;
+    w->segs[w->nseg].off = off;
+    w->segs[w->nseg].n = n;
+    w->nseg++;
+    return 0;
+}
+
+/* a bytes object's contents: referenced when big, else copied */
+static int w_bytes(W *w, PyObject *b) {
+    Py_ssize_t n = PyBytes_GET_SIZE(b);
+    if (n < BIG) {
+        if (w_reserve(w, n) < 0) return -1;
+        memcpy(w->p + w->n, PyBytes_AS_STRING(b), n);
+        w->n += n;
+        return 0;
+    }
+    if (w->n > w->run && w_seg(w, NULL, w->run, w->n - w->run) < 0) return -1;
+    w->run = w->n;
+    return w_seg(w, b, 0, n);
+}
+
+static PyObject *w_finish(W *w) {
+    if (w->n > w->run && w_seg(w, NULL, w->run, w->n - w->run) < 0) return NULL;
+    w->run = w->n;
+    Py_ssize_t total = 0;
+    for (int i = 0; i < w->nseg; i++) total += w->segs[i].n;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total);
+    if (!out) return NULL;
+    char *o = PyBytes_AS_STRING(out);
+    for (int i = 0; i < w->nseg; i++) {
+        Seg *s = &w->segs[i];
+        memcpy(o, s->obj ? PyBytes_AS_STRING(s->obj) : w->p + s->off, s->n);
+        o += s->n;
+    }
+    return out;
 }
 
 static inline int w_put(W *w, const void *src, Py_ssize_t k) {
@@ -1056,7 +1135,7 @@ static int enc_leaf(FieldOp *f, W *w, PyObject *v) {
         n = PyBytes_GET_SIZE(v);
         if (n > INT32_MAX - 1) return -1;
         if (w_len(w, n, f->flags & F_COMPACT, 1) < 0) return -1;
-        return w_put(w, PyBytes_AS_STRING(v), n);
+        return w_bytes(w, v);
     case K_JAVAUTF: {
         if (!PyUnicode_CheckExact(v)) return -1;
         if (PyUnicode_IS_ASCII(v) && !memchr(PyUnicode_1BYTE_DATA(v), 0, PyUnicode_GET_LENGTH(v))) {
@@ -1196,19 +1275,16 @@ static int enc_tagged(StructProg *sp, W *w, PyObject *in) {
         int eq = PyObject_RichCompareBool(v, f->tdefault, Py_EQ);
         if (eq < 0) goto done;
         if (eq) continue;
-        W sub = {0};
-        sub.cap = 64;
-        sub.bytes = PyBytes_FromStringAndSize(NULL, sub.cap);
-        if (!sub.bytes) goto done;
-        sub.p = PyBytes_AS_STRING(sub.bytes);
-        sub.extra = w->extra;
-        sub.nextra = w->nextra;
+        W sub;
+        w_init(&sub, w->extra, w->nextra);
         Py_INCREF(v);
         int e = enc_value(f, &sub, v);
         Py_DECREF(v);
-        if (e < 0 || _PyBytes_Resize(&sub.bytes, sub.n) < 0) { Py_XDECREF(sub.bytes); goto done; }
+        PyObject *raw = e < 0 ? NULL : w_finish(&sub);
+        w_free(&sub);
+        if (!raw) goto done;
         outs[n].tag = (uint32_t)f->tag;
-        outs[n].raw = sub.bytes;
+        outs[n].raw = raw;
         n++;
     }
     {
@@ -1233,7 +1309,7 @@ static int enc_tagged(StructProg *sp, W *w, PyObject *in) {
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t size = PyBytes_GET_SIZE(outs[i].raw);
         if (size > 0xFFFFFFFFLL || w_uvarint(w, outs[i].tag) < 0 || w_uvarint(w, (uint32_t)size) < 0 ||
-            w_put(w, PyBytes_AS_STRING(outs[i].raw), size) < 0)
+            w_bytes(w, outs[i].raw) < 0)
             goto done;
     }
     r = 0;
@@ -1280,19 +1356,15 @@ static int enc_struct(StructProg *sp, W *w, PyObject *in, PyObject *key, PyObjec
 static PyObject *prog_encode(StructProg *sp, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 1) { PyErr_SetString(PyExc_TypeError, "encode(value, *extra)"); return NULL; }
     if (!sp->ein) Py_RETURN_NONE;
-    W w = {0};
-    w.cap = 256;
-    w.bytes = PyBytes_FromStringAndSize(NULL, w.cap);
-    if (!w.bytes) return NULL;
-    w.p = PyBytes_AS_STRING(w.bytes);
-    w.extra = args + 1;
-    w.nextra = nargs - 1;
+    W w;
+    w_init(&w, args + 1, nargs - 1);
     PyObject *in = args[0];
     Py_INCREF(in);
     int r = enc_struct(sp, &w, in, NULL, NULL);
     Py_DECREF(in);
-    if (r == 0 && _PyBytes_Resize(&w.bytes, w.n) == 0) return w.bytes;
-    Py_XDECREF(w.bytes);
+    PyObject *out = r == 0 ? w_finish(&w) : NULL;
+    w_free(&w);
+    if (out) return out;
     if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
     PyErr_Clear();
     Py_RETURN_NONE;

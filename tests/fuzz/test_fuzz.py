@@ -8,6 +8,7 @@ extra). The seeds themselves: tests/fuzz/test_seeds.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -22,10 +23,46 @@ SEEDS = seeds()
 
 
 def test_bounded_mutation_pass():
-    report = run(60_000, seed=20241122)
+    report = run(60_000, seed=20241122, differential_check=False)
     assert report.inputs == 60_000
     assert report.violations == [], report.violations[:3]
     assert report.decoded > 1000 and report.rejected > 1000  # the mutations reach both outcomes
+
+
+def test_bounded_differential_pass():
+    """The native and the pure-Python codec give every input the same value or the same error (class,
+    message, offset, path): a differential oracle over every target (issue #29; ``-m fuzz`` runs a million)."""
+    from codec.wire import native
+
+    if not native.available():
+        pytest.skip(f"no native codec: {native.unavailable_reason()}")
+    report = run(12_000, seed=29)
+    assert report.compared == report.inputs == 12_000
+    assert report.violations == [], report.violations[:3]
+    assert report.decoded > 1000 and report.rejected > 1000
+
+
+def test_the_differential_oracle_sees_a_difference(monkeypatch):
+    """A sibling that can fail: a native program made to decode one field wrong is caught."""
+    from codec.fuzz import differential
+    from codec.wire import native
+
+    if not native.available():
+        pytest.skip(f"no native codec: {native.unavailable_reason()}")
+    from codec.group.messages import _NATIVE, decode_message
+
+    data = bytes.fromhex("0001670000000100016d")  # HeartbeatRequest v0: group "g", generation 1, member "m"
+    decode_message("HeartbeatRequest", 0, data)
+
+    class Wrong:
+        def decode(self, buf, pos):
+            got = native.program("HeartbeatRequest", 0).decode(buf, pos)
+            return None if got is None else (dataclasses.replace(got[0], generation_id=2), got[1])
+
+    monkeypatch.setitem(_NATIVE, ("HeartbeatRequest", 0), Wrong())
+    target = lambda b: decode_message("HeartbeatRequest", 0, b)  # noqa: E731
+    assert differential(target, data) == "the native and the pure-Python codec decode to different values"
+    assert differential(target, data[:5]) is None  # cut: both refuse alike (the reference reports it)
 
 
 def _check(name: str, data: bytes) -> None:
@@ -58,6 +95,7 @@ def test_hypothesis_random_bytes(name, raw):
 
 @pytest.mark.fuzz
 def test_a_million_inputs():
+    """A million inputs, each through the native and the pure-Python codec (the differential oracle)."""
     report = run(1_000_000, seed=7)
     assert report.inputs == 1_000_000
     assert report.violations == [], report.violations[:3]
