@@ -10,8 +10,10 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
-from typing import Iterator
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Iterator
 
 from . import text as _text
 from .errors import CodecError, DecodeError
@@ -27,7 +29,8 @@ def _read_input(arg: str | None, *, binary: bool) -> bytes | str:
     if arg is None or arg == "-":
         raw = sys.stdin.buffer.read()
     elif arg.startswith("@"):
-        raw = Path(arg[1:]).read_bytes()
+        with open(arg[1:], "rb") as f:  # (not pathlib: its imports would cost a decode call's start-up)
+            raw = f.read()
     else:
         return arg.encode("ascii", "replace") if binary else arg
     return raw if binary else _utf8(raw)
@@ -148,7 +151,7 @@ def cmd_encode(args) -> int:
 def _input_lines(args) -> Iterator[bytes]:
     """The lines of stdin or ``@file``, split at LF alone: a CR, U+2028 or any other character inside a line
     stays in it, so the output has exactly one line per input line."""
-    source = Path(args.input[1:]).open("rb") if args.input and args.input.startswith("@") else sys.stdin.buffer
+    source = open(args.input[1:], "rb") if args.input and args.input.startswith("@") else sys.stdin.buffer
     try:
         for raw in source:
             yield raw[:-1] if raw.endswith(b"\n") else raw

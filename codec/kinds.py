@@ -8,10 +8,12 @@ registry, so adding a message never touches the CLI.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Callable
 
 from .errors import CodecError, EncodeError
-from .pretty import pretty_assignment, pretty_subscription
 from .streams.constants import DEFAULT_MAX_METADATA_SIZE
 from .streams import (assignment_from_json, assignment_json, decode_assignment, decode_subscription,
                       encode_assignment, encode_subscription, subscription_from_json, subscription_json)
@@ -21,12 +23,17 @@ __all__ = ["Kind", "Decoded", "register", "get_kind", "kind_names"]
 
 @dataclass(frozen=True)
 class Decoded:
-    """A decode for the CLI: the JSON value, a pretty rendering, and notes for stderr."""
+    """A decode for the CLI: the JSON value, a pretty rendering (``view``: the text, or a function that makes
+    it, called only when :attr:`pretty` is read), and notes for stderr."""
 
     value: dict
-    pretty: str
+    view: str | Callable[[], str]
     notes: tuple[str, ...] = ()
     trailing: dict | None = None  # {"offset": where the message ended, "bytes": how many followed}
+
+    @property
+    def pretty(self) -> str:
+        return self.view() if callable(self.view) else self.view
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,13 @@ def _json_type(v) -> str:
 
 
 def get_kind(name: str) -> Kind:
-    _load_plugins()
+    """The kind called ``name``; plugins are imported one at a time until one registers it (a decode call
+    imports only what its kind needs)."""
+    if name not in _REGISTRY:
+        for mod in _PLUGINS:
+            _load_plugin(mod)
+            if name in _REGISTRY:
+                break
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -88,14 +101,24 @@ _PLUGINS = ("codec.group.kinds", "codec.connect.kinds", "codec.kafka4.kinds")
 
 
 def _load_plugins() -> None:
+    for mod in _PLUGINS:
+        _load_plugin(mod)
+
+
+def _load_plugin(mod: str) -> None:
     import importlib
 
-    for mod in _PLUGINS:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as e:
-            if e.name != mod and not mod.startswith(e.name or "\0"):
-                raise
+    try:
+        importlib.import_module(mod)
+    except ModuleNotFoundError as e:
+        if e.name != mod and not mod.startswith(e.name or "\0"):
+            raise
+
+
+def _pretty():
+    from . import pretty  # only for --format pretty
+
+    return pretty
 
 
 def _trailing_json(consumed: int, trailing: int) -> dict | None:
@@ -112,7 +135,7 @@ def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None
                 max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
     d = decode_subscription(data, detail=True, latest=latest or 11, max_size=max_size)
     return Decoded(subscription_json(d.info, d.wire, style=style),
-                   pretty_subscription(d.info, size=len(data), trailing=d.trailing),
+                   lambda: _pretty().pretty_subscription(d.info, size=len(data), trailing=d.trailing),
                    _trailing_note("SubscriptionInfo", d.info.version, d.consumed, d.trailing),
                    # a version probe's unread body is a newer version's fields, not bytes after the message
                    None if d.info.is_version_probe else _trailing_json(d.consumed, d.trailing))
@@ -130,7 +153,7 @@ def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None
                 max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
     d = decode_assignment(data, detail=True, latest=latest or 11, max_size=max_size)
     return Decoded(assignment_json(d.info, style=style),
-                   pretty_assignment(d.info, size=len(data), trailing=d.trailing),
+                   lambda: _pretty().pretty_assignment(d.info, size=len(data), trailing=d.trailing),
                    _trailing_note("AssignmentInfo", d.info.version, d.consumed, d.trailing),
                    _trailing_json(d.consumed, d.trailing))
 

@@ -8,8 +8,6 @@ start a line of its own or drive the terminal.
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from .text import printable
 from .streams.assignment import AssignmentInfo
 from .streams.constants import LATEST_OFFSET, NO_REBALANCE, OFFSET_UNKNOWN, UNKNOWN_OFFSET_SUM, AssignorError
@@ -24,6 +22,8 @@ def describe_epoch_ms(ms: int) -> str:
     if ms == 0:
         return "immediately (0)"
     try:
+        import datetime as _dt  # here: a decode that is not shown pretty does not import it
+
         when = _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc)
         return f"{when.isoformat(timespec='milliseconds').replace('+00:00', 'Z')} ({ms})"
     except (OverflowError, OSError, ValueError):

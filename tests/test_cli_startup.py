@@ -3,10 +3,14 @@ every other command line, and the help, still sees every subcommand."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
+import pytest
+
 from codec.cli import CORE_COMMANDS, build_parser
+from tests.conftest import ROOT
 
 OTHERS = ("assign", "negotiate", "conformance", "vectors", "capture", "simulate", "pipeline", "fuzz")
 
@@ -31,3 +35,42 @@ def test_a_decode_call_does_not_import_the_other_subcommands():
     assert out[1] == "[]"
     p = subprocess.run([sys.executable, "-m", "codec", "--help"], capture_output=True, text=True, timeout=60)
     assert all(c in p.stdout for c in OTHERS)
+
+
+# What a decode of one SubscriptionInfo or AssignmentInfo may not import (issue #29: the whole process within
+# 3x `python -c pass`; bench/README.md's start-up figure measures it). Not a timed test: the modules themselves.
+NOT_ON_A_DECODE = ("construct", "pathlib", "urllib", "ipaddress", "typing", "datetime", "codec.wire.fastpath",
+                   "codec.wire.primitives", "codec.group", "codec.connect", "codec.kafka4", "codec.pretty",
+                   "codec.capture", "codec.assignor", "codec.pipeline", "codec.conformance", "codec.simulate",
+                   "codec.negotiation")
+
+
+@pytest.mark.parametrize("kind, example", [("subscription-info", "streams-v7-subscription.bin"),
+                                           ("assignment-info", "streams-v7-assignment.bin")])
+def test_a_decode_imports_only_what_it_needs(kind, example):
+    """``-S``: no site packages, so no editable-install hook importing pathlib first; whatever the decode needs
+    beyond the standard library would fail to import (the native codec needs nothing else)."""
+    from codec.wire import native
+
+    if not native.available():
+        pytest.skip("the pure-Python codec needs construct")
+    code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from codec.cli import main; "
+            f"main(['decode', '--kind', {kind!r}, '@{ROOT / 'codec' / 'examples' / example}']); "
+            f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {NOT_ON_A_DECODE!r} "
+            f"or any(m == x or m.startswith(x + '.') for x in {NOT_ON_A_DECODE!r}))))")
+    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    *output, imported = p.stdout.splitlines()
+    assert json.loads("\n".join(output))["version"] == 7
+    assert json.loads(imported) == []
+
+
+def test_the_import_check_sees_an_import():
+    """A sibling that can fail: the same check after a decode through the pretty view, which imports
+    codec.pretty (and datetime for its timestamps)."""
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from codec.cli import main; "
+            f"main(['decode', '--kind', 'assignment-info', '--format', 'pretty', "
+            f"'@{ROOT / 'codec' / 'examples' / 'streams-v7-assignment.bin'}']); print('codec.pretty' in sys.modules)")
+    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-1] == "True"

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import HostInfo, TaskId, TopicPartition, _host_info, _task_id, _topic_partition
 from ..wire.builder import decode_wire, encode_wire, field_offsets, wire_class
-from ..wire.fastpath import maker
 from ..wire import native
 from . import shapes
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
@@ -159,6 +158,8 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
     _check(info, v, drop_unrepresentable)
 
     # positional slot-setting constructors (codec.wire.fastpath.maker): same objects as the keyword ones
+    from ..wire.fastpath import maker
+
     TaskIdW = maker(MESSAGE, "TaskId", ("subtopology", "partition", "named_topology"))
     TPW = maker(MESSAGE, "TopicPartition", ("topic", "partition"))
     Standby = maker(MESSAGE, "StandbyTask", ("task_id", "partitions"))

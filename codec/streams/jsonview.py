@@ -9,7 +9,10 @@ them (``1_2``, ``name__1_2``).
 from __future__ import annotations
 
 import uuid
-from typing import Any
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 from ..errors import EncodeError
 from ..types import HostInfo, TaskId, TopicPartition

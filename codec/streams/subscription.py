@@ -20,7 +20,6 @@ from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersio
 from ..types import TaskId, _task_id
 from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, wire_class
-from ..wire.fastpath import maker, row_encoder
 from . import shapes
 from .common import check_size, version_guard
 from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
@@ -144,7 +143,7 @@ def _check_latest(version: int, lsv: int) -> None:
 
 
 def _encode_utf8(s, path: str, version: int) -> bytes:
-    from ..wire.primitives import utf8_or_refuse
+    from ..wire.encodings import utf8_or_refuse
 
     if not isinstance(s, str):
         raise EncodeError(f"needs a string, got {type(s).__name__}", message=MESSAGE, version=version, path=path)
@@ -207,6 +206,8 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     errorCode below v9, clientTags below v11, offset values below v7). Named topologies below v10 are
     refused either way, as Kafka refuses them. v1-2 have no latestSupportedVersion word: whatever the
     model holds there is not written, and decodes back as -1 (unknown)."""
+    from ..wire.fastpath import maker  # the slot-filling constructors (not on the native decode's path)
+
     v = info.version if version is None else version
     lsv = info.latest_supported_version
     refuse = version_guard(MESSAGE, v, drop_unrepresentable)
@@ -358,4 +359,6 @@ def _row_encoder(v: int):
     prog = native.program(MESSAGE, v, "rows")
     if prog is not None:
         return prog.encode
+    from ..wire.fastpath import row_encoder
+
     return row_encoder(MESSAGE, v)

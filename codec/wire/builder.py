@@ -12,13 +12,13 @@ import dataclasses
 import io
 import uuid
 from functools import cache
-from typing import Any
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
-from construct import Container
+if TYPE_CHECKING:
+    from typing import Any
 
 from ..errors import DecodeError, EncodeError
-from . import fastpath, native
-from . import primitives as p
+from . import native
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
 __all__ = [
@@ -26,9 +26,20 @@ __all__ = [
     "uuid_to_kafka", "uuid_from_kafka", "decode_wire_reference", "encode_wire_reference",
 ]
 
-_FIXED = {"int8": p.INT8, "int16": p.INT16, "int32": p.INT32, "int64": p.INT64, "uint16": p.UINT16,
-          "bool": p.BOOL, "uuid": p.UUID}
 _INT_TYPES = {"int8", "int16", "int32", "int64", "uint16"}
+
+
+_FASTPATH = []
+
+
+def _fastpath():
+    """:mod:`codec.wire.fastpath`, imported when the pure-Python codec first runs (the native one never needs
+    it)."""
+    if not _FASTPATH:
+        from . import fastpath
+
+        _FASTPATH.append(fastpath)
+    return _FASTPATH[0]
 
 
 def default_value(f: FieldSpec, message: MessageSpec) -> Any:
@@ -64,10 +75,10 @@ def wire_class(message_name: str, struct_name: str) -> type:
     fields = []
     for f in spec.fields:
         if f.struct is not None and not f.is_array and f.default != "null":
-            fields.append((f.py_name, Any, dataclasses.field(
+            fields.append((f.py_name, "typing.Any", dataclasses.field(
                 default_factory=lambda m=message_name, s=f.struct.name: wire_class(m, s)())))
         else:
-            fields.append((f.py_name, Any, dataclasses.field(default=default_value(f, message))))
+            fields.append((f.py_name, "typing.Any", dataclasses.field(default=default_value(f, message))))
     if not message.flexible.empty:
         fields.append(("unknown_tagged_fields", dict, dataclasses.field(default_factory=dict, compare=True)))
     cls_name = spec.name if struct_name != message.name else f"{message.name}Data"
@@ -79,7 +90,20 @@ def wire_class(message_name: str, struct_name: str) -> type:
     return cls
 
 
-def _field_con(f: FieldSpec, message: MessageSpec, version: int) -> p.KConstruct:
+@cache
+def _fixed() -> dict:
+    from . import primitives as p
+
+    return {"int8": p.INT8, "int16": p.INT16, "int32": p.INT32, "int64": p.INT64, "uint16": p.UINT16,
+            "bool": p.BOOL, "uuid": p.UUID}
+
+
+def _field_con(f: FieldSpec, message: MessageSpec, version: int):
+    """The construct structure of one field (construct is imported here, on the reference path only: a
+    decode that the native codec serves does not load it)."""
+    from . import primitives as p
+
+    _FIXED = _fixed()
     flexible = message.is_flexible(version)
     if f.flexible_override is not None:
         flexible = version in f.flexible_override
@@ -88,7 +112,7 @@ def _field_con(f: FieldSpec, message: MessageSpec, version: int) -> p.KConstruct
     prefix_len = "compact" if flexible else ("int32")
     elem = f.element_type
     if f.struct is not None:
-        sub: p.KConstruct = _struct_con(message.name, f.struct.name, version)
+        sub = _struct_con(message.name, f.struct.name, version)
     elif elem in _FIXED:
         sub = _FIXED[elem]
     elif elem == "string":
@@ -111,7 +135,9 @@ def _field_con(f: FieldSpec, message: MessageSpec, version: int) -> p.KConstruct
 
 
 @cache
-def _struct_con(message_name: str, struct_name: str, version: int) -> p.Struct:
+def _struct_con(message_name: str, struct_name: str, version: int):
+    from . import primitives as p
+
     message = load_message(message_name)
     spec: StructSpec = message.structs[struct_name]
     present = spec.fields_at(version)
@@ -128,7 +154,7 @@ def _struct_con(message_name: str, struct_name: str, version: int) -> p.Struct:
     return p.Struct(spec.name, fields, wire_class(message_name, struct_name), absent, tagged, tagged_names)
 
 
-def struct_for(message_name: str, version: int) -> p.Struct:
+def struct_for(message_name: str, version: int):
     """The construct structure of a whole message body at one version."""
     message = load_message(message_name)
     if version not in message.valid:
@@ -150,7 +176,7 @@ def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, st
             if got is not None:
                 return got
         return decode_wire_reference(message_name, version, data, start=start)
-    fast = fastpath.decoder(message_name, version)
+    fast = _fastpath().decoder(message_name, version)
     if fast is not None and start >= 0:
         try:
             return fast(data if type(data) is bytes else bytes(data), start)
@@ -161,6 +187,8 @@ def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, st
 
 def decode_wire_reference(message_name: str, version: int, data: bytes | memoryview, *, start: int = 0):
     """:func:`decode_wire` on the interpreted construct path only (the reference and diagnostic path)."""
+    from construct import Container
+
     con = struct_for(message_name, version)
     stream = io.BytesIO(data)
     stream.seek(start)
@@ -175,6 +203,8 @@ def decode_wire_reference(message_name: str, version: int, data: bytes | memoryv
 def field_offsets(message_name: str, version: int, data: bytes) -> dict[str, int]:
     """The start offset of every field path in ``data`` (the diagnostic re-parse). Stops quietly at the
     first error, returning what was located up to there."""
+    from construct import Container
+
     con = struct_for(message_name, version)
     offsets: dict[str, int] = {}
     ctx = Container(_total=len(data), _offsets=offsets)
@@ -196,7 +226,7 @@ def encode_wire(message_name: str, version: int, obj) -> bytes:
             if got is not None:
                 return got
         return encode_wire_reference(message_name, version, obj)
-    fast = fastpath.encoder(message_name, version)
+    fast = _fastpath().encoder(message_name, version)
     if fast is not None:
         try:
             return fast(obj)

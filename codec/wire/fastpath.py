@@ -30,7 +30,7 @@ import uuid
 from functools import cache
 from typing import Any, Callable
 
-from .primitives import mutf8_decode, mutf8_encode, uvarint_bytes
+from .encodings import mutf8_decode, mutf8_encode, uvarint_bytes
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
 __all__ = ["decoder", "encoder", "row_encoder", "row_decoder", "maker", "source", "enabled", "set_enabled", "FastPathMiss"]

@@ -33,8 +33,12 @@ import dataclasses
 import os
 import uuid
 from functools import cache
-from typing import Any, Callable
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+from .encodings import mutf8_decode, mutf8_encode
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
 __all__ = ["available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
@@ -100,18 +104,6 @@ _ECONV = {"utf8": EC_UTF8, "utf8_none_empty": EC_UTF8_NONE_EMPTY}
 _IMMUTABLE = (type(None), int, bool, str, bytes, float, uuid.UUID)
 
 
-def _mutf8_decode(raw: bytes) -> str:
-    from .primitives import mutf8_decode  # construct is imported only when a non-ASCII javaUTF appears
-
-    return mutf8_decode(raw)
-
-
-def _mutf8_encode(s: str) -> bytes:
-    from .primitives import mutf8_encode
-
-    return mutf8_encode(s)
-
-
 def slot_offset(cls: type, name: str) -> int:
     """Where the slot ``name`` of instances of ``cls`` lives (the engine reads and writes it directly)."""
     for klass in cls.__mro__:
@@ -123,7 +115,7 @@ def slot_offset(cls: type, name: str) -> int:
 
 if _engine is not None:
     _engine.configure(uuid.UUID, slot_offset(uuid.UUID, "int"), slot_offset(uuid.UUID, "is_safe"),
-                      uuid.SafeUUID.unknown, _mutf8_decode, _mutf8_encode)
+                      uuid.SafeUUID.unknown, mutf8_decode, mutf8_encode)
 
 
 def maker(cls: type) -> Callable[..., Any]:

@@ -11,11 +11,15 @@ entries carry ``name``, ``type``, ``versions``, and where needed ``nullableVersi
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 __all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel"]
 
@@ -148,47 +152,34 @@ _PRIMITIVES = {"int8", "int16", "int32", "int64", "uint16", "bool", "uuid", "str
                "javaUTF", "javaChars", "float64"}
 
 
+_STRING_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*', re.S)
+
+
 def strip_comments(text: str) -> str:
     """Remove ``//`` line comments outside JSON strings (Kafka's specs allow them)."""
-    out = []
-    i, n = 0, len(text)
-    in_str = False
-    while i < n:
-        c = text[i]
-        if in_str:
-            out.append(c)
-            if c == "\\":
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-            out.append(c)
-        elif c == "/" and text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
+    return _STRING_OR_COMMENT.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else "", text)
 
 
-def _schema_dir() -> Path:
+@cache
+def _schema_path() -> str:
     """``schemas/`` of a source checkout, else the copy shipped in the wheel (``codec/schemas/``). Both are
     plain directories: ``importlib.resources`` would hand back a ``MultiplexedPath`` for a data folder
-    without ``__init__.py``."""
-    codec_root = Path(__file__).resolve().parents[1]
-    for candidate in (codec_root / "schemas", codec_root.parent / "schemas"):
-        if (candidate / "SubscriptionInfo.json").is_file():
+    without ``__init__.py``. (``os.path``, not ``pathlib``: this is on a decode call's start-up path.)"""
+    codec_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for candidate in (os.path.join(codec_root, "schemas"), os.path.join(os.path.dirname(codec_root), "schemas")):
+        if os.path.isfile(os.path.join(candidate, "SubscriptionInfo.json")):
             return candidate
     raise FileNotFoundError("no message schemas found (neither schemas/ of a checkout nor codec/schemas in the install)")
 
 
+def _schema_dir() -> Path:
+    from pathlib import Path
+
+    return Path(_schema_path())
+
+
 def schema_names() -> list[str]:
-    return sorted(p.name[:-5] for p in _schema_dir().iterdir() if p.name.endswith(".json"))
+    return sorted(name[:-5] for name in os.listdir(_schema_path()) if name.endswith(".json"))
 
 
 def _parse_field(raw: dict, structs: dict[str, dict], parent_versions: Versions, resolved: dict) -> FieldSpec:
@@ -259,9 +250,10 @@ def parse_message(raw: dict, path: str = "<memory>") -> MessageSpec:
 @cache
 def load_message(name: str) -> MessageSpec:
     """Load ``schemas/<name>.json`` (cached)."""
-    node = _schema_dir().joinpath(f"{name}.json")
+    node = os.path.join(_schema_path(), f"{name}.json")
     try:
-        text = node.read_text(encoding="utf-8")
+        with open(node, encoding="utf-8") as f:
+            text = f.read()
     except FileNotFoundError:
         raise KeyError(f"no schema named {name!r}; known: {', '.join(schema_names())}") from None
     return parse_message(json.loads(strip_comments(text)), str(node))
