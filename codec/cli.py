@@ -207,11 +207,19 @@ CORE_COMMANDS = ("decode", "encode", "kinds", "demo")
 _COMMAND_MODULES = ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
                     "codec.capture.command", "codec.simulate.command", "codec.pipeline.command",
                     "codec.fuzz_command")
+#: Which module defines each of the other subcommands: a command line that names one imports that module
+#: alone (``tests/test_cli_startup.py`` checks the table against the whole parser).
+COMMAND_MODULE = {"assign": "codec.assignor.command", "negotiate": "codec.negotiation.command",
+                  "compat": "codec.negotiation.command", "size": "codec.negotiation.command",
+                  "vectors": "codec.conformance.command", "conformance": "codec.conformance.command",
+                  "capture": "codec.capture.command", "simulate": "codec.simulate.command",
+                  "pipeline": "codec.pipeline.command", "fuzz": "codec.fuzz_command"}
 
 
-def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
+def build_parser(*, core_only: bool = False, only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; ``core_only`` leaves out the subcommands of other modules (their imports cost half of
-    a ``decode`` call's start-up), for a command line that names one of :data:`CORE_COMMANDS`."""
+    a ``decode`` call's start-up), for a command line that names one of :data:`CORE_COMMANDS`; ``only``
+    (a module of :data:`COMMAND_MODULE`) adds that module's subcommands alone."""
     p = argparse.ArgumentParser(prog="rebalance-codec",
                                 description="Decode, encode and check Kafka group-rebalance bytes.")
     p.add_argument("--version", action=_VersionAction,
@@ -249,7 +257,7 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="decode the built-in example (a v7 subscription and its assignment)")
     demo.set_defaults(func=cmd_demo)
 
-    for mod in () if core_only else _COMMAND_MODULES:
+    for mod in () if core_only else (only,) if only else _COMMAND_MODULES:
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as err:
@@ -283,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     if words == ["--version"]:  # without building the parser (its imports)
         args = argparse.Namespace(func=_print_version)
     else:
-        parser = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS)
+        first = words[0] if words else None
+        parser = build_parser(core_only=first in CORE_COMMANDS, only=COMMAND_MODULE.get(first))
         args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -25,6 +25,16 @@ def test_the_core_parser_has_the_core_commands_and_the_whole_one_has_all():
     assert _commands(build_parser()) >= set(CORE_COMMANDS) | set(OTHERS)
 
 
+def test_each_other_command_names_the_module_that_defines_it():
+    """A command line naming one of the other subcommands builds the parser of its module alone: the table
+    must cover every subcommand, and each module must define what the table says."""
+    from codec.cli import COMMAND_MODULE
+
+    assert _commands(build_parser()) - set(CORE_COMMANDS) == set(COMMAND_MODULE)
+    for command, module in COMMAND_MODULE.items():
+        assert command in _commands(build_parser(only=module)), (command, module)
+
+
 def test_a_decode_call_does_not_import_the_other_subcommands():
     code = ("import sys; from codec.cli import main; main(['decode', '--kind', 'heartbeat-request', '--version', "
             "'0', '--compact', '0001670000000100016d']); print(sorted(m for m in sys.modules if m.endswith('.command')))")
