@@ -133,6 +133,8 @@ class _GivenUp:
 class HalfStream:
     """Reassembly of one direction (see the module docstring)."""
 
+    shortcut = True  # in-order segments skip the queue (tests/capture/test_fast_paths.py turns it off to compare)
+
     def __init__(self, flow: Flow, *, max_buffer: int = DEFAULT_MAX_BUFFER,
                  max_wait: float = DEFAULT_MAX_WAIT) -> None:
         self.flow = flow
@@ -173,7 +175,7 @@ class HalfStream:
         previous_ts = self._last_ts
         self._last_ts = seg.ts
         start = self._unwrap(seg.seq)
-        if start == self.next and not self._heap and not seg.flags & (SYN | FIN) and seg.payload:
+        if self.shortcut and start == self.next and not self._heap and not seg.flags & (SYN | FIN) and seg.payload:
             # In order, nothing waiting: what pushing and draining would deliver, without the queue. (A late
             # byte lies before ``next``, so none is here.)
             end = start + len(seg.payload)
