@@ -50,7 +50,7 @@ enum { EC_NONE = 0, EC_UTF8, EC_UTF8_NONE_EMPTY };
 
 static PyTypeObject *UUID_T = NULL;
 static Py_ssize_t UUID_INT_OFF = -1, UUID_SAFE_OFF = -1;
-static PyObject *UUID_SAFE_UNKNOWN = NULL, *MUTF8_DECODE = NULL, *MUTF8_ENCODE = NULL;
+static PyObject *UUID_SAFE_UNKNOWN = NULL;
 
 /* --- programs ------------------------------------------------------------------------------------- */
 
@@ -528,6 +528,85 @@ static PyObject *ascii_or_null(const unsigned char *p, Py_ssize_t n) {
     return s;
 }
 
+/* Java's modified UTF-8 (DataInputStream.readUTF), as lenient and as strict as codec.wire.encodings'
+   mutf8_decode: one-, two- and three-byte forms to UTF-16 code units, then those units (lone surrogates
+   kept) to a str. NULL without an exception on a malformed byte: the reference reports it. */
+static PyObject *mutf8_decode(const unsigned char *p, Py_ssize_t n) {
+    unsigned char small[512];
+    unsigned char *u = 2 * n <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc(2 * n + 1);
+    if (!u) return PyErr_NoMemory();
+    Py_ssize_t k = 0, i = 0;
+    PyObject *out = NULL;
+    while (i < n) {
+        unsigned c = p[i], top = c >> 4, unit;
+        if (top < 8) {
+            unit = c;
+            i += 1;
+        } else if (top == 12 || top == 13) {
+            if (i + 1 >= n || (p[i + 1] & 0xC0) != 0x80) goto done;
+            unit = (c & 0x1F) << 6 | (p[i + 1] & 0x3F);
+            i += 2;
+        } else if (top == 14) {
+            if (i + 2 >= n || (p[i + 1] & 0xC0) != 0x80 || (p[i + 2] & 0xC0) != 0x80) goto done;
+            unit = (c & 0x0F) << 12 | (p[i + 1] & 0x3F) << 6 | (p[i + 2] & 0x3F);
+            i += 3;
+        } else {
+            goto done;
+        }
+        u[k++] = (unsigned char)(unit >> 8);
+        u[k++] = (unsigned char)unit;
+    }
+    {
+        int order = 1;
+        out = PyUnicode_DecodeUTF16((const char *)u, k, "surrogatepass", &order);
+    }
+done:
+    if (u != small) PyMem_Free(u);
+    return out;
+}
+
+/* ... and back: each UTF-16 code unit of the str (a lone surrogate is a unit of its own) in one to three
+   bytes, NUL as C0 80. */
+static PyObject *mutf8_encode(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), size = 0;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 cp = PyUnicode_READ(kind, data, i);
+        size += cp >= 0x10000 ? 6 : (cp >= 1 && cp <= 0x7F) ? 1 : cp <= 0x7FF ? 2 : 3;
+    }
+    PyObject *b = PyBytes_FromStringAndSize(NULL, size);
+    if (!b) return NULL;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(b);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 cp = PyUnicode_READ(kind, data, i);
+        unsigned units[2];
+        int m = 1;
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            units[0] = 0xD800 | (cp >> 10);
+            units[1] = 0xDC00 | (cp & 0x3FF);
+            m = 2;
+        } else {
+            units[0] = cp;
+        }
+        for (int j = 0; j < m; j++) {
+            unsigned c = units[j];
+            if (c >= 1 && c <= 0x7F) {
+                *o++ = (unsigned char)c;
+            } else if (c <= 0x7FF) {
+                *o++ = (unsigned char)(0xC0 | (c >> 6));
+                *o++ = (unsigned char)(0x80 | (c & 0x3F));
+            } else {
+                *o++ = (unsigned char)(0xE0 | (c >> 12));
+                *o++ = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+                *o++ = (unsigned char)(0x80 | (c & 0x3F));
+            }
+        }
+    }
+    return b;
+}
+
 static PyObject *dec_struct(StructProg *sp, DC *c, Py_ssize_t *pos, PyObject **parent);
 
 static PyObject *dec_leaf(FieldOp *f, DC *c, Py_ssize_t *pos) {
@@ -610,13 +689,7 @@ static PyObject *dec_leaf(FieldOp *f, DC *c, Py_ssize_t *pos) {
         p += 2;
         if (n > c->end - p) return NULL;
         v = ascii_or_null(b + p, (Py_ssize_t)n);
-        if (!v && !PyErr_Occurred() && MUTF8_DECODE) {
-            PyObject *raw = PyBytes_FromStringAndSize((const char *)b + p, (Py_ssize_t)n);
-            if (raw) {
-                v = PyObject_CallOneArg(MUTF8_DECODE, raw);
-                Py_DECREF(raw);
-            }
-        }
+        if (!v && !PyErr_Occurred()) v = mutf8_decode(b + p, (Py_ssize_t)n);
         p += n;
         break;
     case K_JAVACHARS:
@@ -1143,8 +1216,7 @@ static int enc_leaf(FieldOp *f, W *w, PyObject *v) {
             if (n > 65535 || w_be(w, (uint64_t)n, 2) < 0) return -1;
             return w_put(w, PyUnicode_1BYTE_DATA(v), n);
         }
-        if (!MUTF8_ENCODE) return -1;
-        PyObject *b = PyObject_CallOneArg(MUTF8_ENCODE, v);
+        PyObject *b = mutf8_encode(v);
         if (!b) return -1;
         int r = -1;
         if (PyBytes_CheckExact(b) && PyBytes_GET_SIZE(b) <= 65535 && w_be(w, (uint64_t)PyBytes_GET_SIZE(b), 2) == 0)
@@ -1468,16 +1540,26 @@ static PyObject *native_slot_offset(PyObject *self, PyObject *descr) {
 }
 
 static PyObject *native_configure(PyObject *self, PyObject *args) {
-    PyObject *ut, *unknown, *dec, *enc;
+    PyObject *ut, *unknown;
     Py_ssize_t ioff, soff;
-    if (!PyArg_ParseTuple(args, "O!nnOOO", &PyType_Type, &ut, &ioff, &soff, &unknown, &dec, &enc)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!nnO", &PyType_Type, &ut, &ioff, &soff, &unknown)) return NULL;
     Py_INCREF(ut); Py_XSETREF(UUID_T, (PyTypeObject *)ut);
     UUID_INT_OFF = ioff;
     UUID_SAFE_OFF = soff;
     Py_INCREF(unknown); Py_XSETREF(UUID_SAFE_UNKNOWN, unknown);
-    Py_INCREF(dec); Py_XSETREF(MUTF8_DECODE, dec);
-    Py_INCREF(enc); Py_XSETREF(MUTF8_ENCODE, enc);
     Py_RETURN_NONE;
+}
+
+static PyObject *native_mutf8_decode(PyObject *self, PyObject *raw) {
+    if (!PyBytes_Check(raw)) { PyErr_SetString(PyExc_TypeError, "bytes"); return NULL; }
+    PyObject *s = mutf8_decode((const unsigned char *)PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw));
+    if (!s && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "malformed modified UTF-8");
+    return s;
+}
+
+static PyObject *native_mutf8_encode(PyObject *self, PyObject *s) {
+    if (!PyUnicode_Check(s)) { PyErr_SetString(PyExc_TypeError, "str"); return NULL; }
+    return mutf8_encode(s);
 }
 
 static PyMethodDef module_methods[] = {
@@ -1485,8 +1567,9 @@ static PyMethodDef module_methods[] = {
     {"slot_offset", native_slot_offset, METH_O, "slot_offset(member_descriptor) -> the slot's offset"},
     {"maker", native_maker, METH_VARARGS, "maker(cls, offsets) -> a positional constructor filling those slots"},
     {"tuple_hash", native_tuple_hash, METH_O, "tuple_hash(t) -> the engine's hash(t), to check it is CPython's"},
-    {"configure", native_configure, METH_VARARGS,
-     "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown, mutf8_decode, mutf8_encode)"},
+    {"configure", native_configure, METH_VARARGS, "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown)"},
+    {"mutf8_decode", native_mutf8_decode, METH_O, "the engine's modified UTF-8 decoder (tests compare it)"},
+    {"mutf8_encode", native_mutf8_encode, METH_O, "the engine's modified UTF-8 encoder (tests compare it)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -38,11 +38,11 @@ TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a dec
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-from .encodings import mutf8_decode, mutf8_encode
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
 __all__ = ["available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
-           "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Pair", "Flat", "In", "Item",
+           "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Tuple", "Pair", "Flat", "In",
+           "Item",
            "Row", "Attr", "Key", "KeyAttr", "Value", "Extra", "LookupAttr"]
 
 try:
@@ -99,7 +99,7 @@ EC_NONE, EC_UTF8, EC_UTF8_NONE_EMPTY = range(3)
 _KINDS = {"int8": K_INT8, "int16": K_INT16, "int32": K_INT32, "int64": K_INT64, "uint16": K_UINT16,
           "bool": K_BOOL, "uuid": K_UUID, "string": K_STRING, "bytes": K_BYTES, "javaUTF": K_JAVAUTF,
           "javaChars": K_JAVACHARS}
-_CONV = {"utf8": C_UTF8, "utf8_or_none": C_UTF8_OR_NONE}
+_CONV = {"utf8": C_UTF8, "utf8_or_none": C_UTF8_OR_NONE, "uuid_text": C_SUUID}
 _ECONV = {"utf8": EC_UTF8, "utf8_none_empty": EC_UTF8_NONE_EMPTY}
 _IMMUTABLE = (type(None), int, bool, str, bytes, float, uuid.UUID)
 
@@ -115,7 +115,7 @@ def slot_offset(cls: type, name: str) -> int:
 
 if _engine is not None:
     _engine.configure(uuid.UUID, slot_offset(uuid.UUID, "int"), slot_offset(uuid.UUID, "is_safe"),
-                      uuid.SafeUUID.unknown, mutf8_decode, mutf8_encode)
+                      uuid.SafeUUID.unknown)
 
 
 def maker(cls: type) -> Callable[..., Any]:
@@ -167,6 +167,16 @@ Lookup = _term("Lookup", ("table", "name"),
 EmptyNone = _term("EmptyNone", ("name",), "The field's value, an empty string as None.")
 Obj = _term("Obj", ("cls", "slots"), "An instance of a slotted class whose every slot is given (slot -> source).")
 Pair = _term("Pair", ("key", "value"), "An element of a dict-shaped array: key -> value in the dict it becomes.")
+
+
+class Tuple(_Term):
+    """A tuple of sources (``Tuple("a", Const(None), Parent("b"))``)."""
+
+    __slots__ = ("items",)
+    _fields = ("items",)
+
+    def __init__(self, *items) -> None:
+        object.__setattr__(self, "items", items)
 Flat = _term("Flat", (), "An element not itself kept: its ``into`` arrays fill the dict of the enclosing array.")
 In = _term("In", ("cls", "fields"), "Encoding from an instance of ``cls`` (exactly); fields: wire field -> source.")
 Item = _term("Item", ("key_cls", "fields"),
@@ -184,11 +194,12 @@ LookupAttr = _term("LookupAttr", ("name", "index"), "``extra[index][obj.name]``:
 
 class Shape:
     """What a message's structs become instead of wire dataclasses, struct by struct (by struct name):
-    ``decode`` maps a struct to an :class:`Obj`, :class:`Pair` or :class:`Flat` (structs not named stay
-    wire dataclasses); ``arrays`` maps an array field (``Struct.field``) to ``dict``, ``dict-unique`` or
+    ``decode`` maps a struct to an :class:`Obj`, :class:`Tuple`, :class:`Pair` or :class:`Flat` (structs not
+    named stay wire dataclasses); ``arrays`` maps an array field (``Struct.field``) to ``dict``, ``dict-unique`` or
     ``into`` (filling the enclosing dict); ``conv`` maps a bytes field (``Struct.field``) to ``utf8`` or
-    ``utf8_or_none``. ``encode`` maps a struct to :class:`In`, :class:`Item` or :class:`Row`. Every name is
-    checked against the schema when the program is compiled. Shapes compare (and cache) by ``name``."""
+    ``utf8_or_none``, a uuid field to ``uuid_text`` (its dashed text). ``encode`` maps a struct to
+    :class:`In`, :class:`Item` or :class:`Row`. Every name is checked against the schema when the program is
+    compiled. Shapes compare (and cache) by ``name``."""
 
     __slots__ = ("name", "decode", "arrays", "conv", "encode")
 
@@ -271,9 +282,9 @@ class _Compiler:
             conv = {K_BYTES: C_HEX, K_UUID: C_SUUID}.get(kind, C_NONE)
         if self.shape is not None and key in self.shape.conv:
             self.used.add(key)
-            if kind != K_BYTES:
-                raise ValueError(f"{key}: only bytes fields take a conversion")
             conv = _CONV[self.shape.conv[key]]
+            if (kind == K_UUID) != (conv == C_SUUID) or kind not in (K_BYTES, K_UUID):
+                raise ValueError(f"{key}: {self.shape.conv[key]} does not apply to a {f.type} field")
         gsrc, garg = enc_src if enc_src else (0, 0)
         return (kind, flags, amode, slot, conv, sub, gsrc, garg, econv, ain, tag, ddefault, dcall, tdefault)
 
@@ -406,6 +417,8 @@ class _Compiler:
         if isinstance(target, Pair):
             key, value = self.shape_src(target.key, slots), self.shape_src(target.value, slots)
             return (B_PAIR, key, value, _hash_offsets(target.key))
+        if isinstance(target, Tuple):
+            return (B_TUPLE, tuple(self.shape_src(x, slots) for x in target.items))
         if isinstance(target, Obj):
             names = _slot_names(target.cls)
             missing = set(names) ^ set(target.slots)
@@ -436,7 +449,7 @@ class _Compiler:
             root = self.message.root
             rslots = {f.py_name: i for i, f in enumerate(root.fields_at(self.version))}
             return (S_LOOKUP, rslots[src.table], slots[src.name])
-        if isinstance(src, Obj):
+        if isinstance(src, (Obj, Tuple)):
             return (S_BUILD, self.shape_builder(src, slots))
         raise ValueError(f"not a source: {src!r}")
 

@@ -330,3 +330,24 @@ def test_dict_keys_the_engine_built_are_found_by_python():
                                           + "00000000"))))
     assert info.task_offset_sums[TaskId(1, 2)] == 7 and TaskId(1, 2) in set(info.task_offset_sums)
     assert uuid.UUID(int=0) == info.process_id
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=40) | st.lists(st.integers(0, 0x10FFFF).filter(lambda c: not 0xD800 <= c <= 0xDFFF) |
+                                       st.integers(0xD800, 0xDFFF), max_size=12).map(lambda cs: "".join(map(chr, cs))))
+def test_the_engines_modified_utf8_is_the_references(s):
+    from codec.wire.encodings import mutf8_decode, mutf8_encode
+
+    raw = mutf8_encode(s)
+    assert native._engine.mutf8_encode(s) == raw
+    assert native._engine.mutf8_decode(raw) == mutf8_decode(raw)  # (two lone halves of a pair read back as one)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=24))
+def test_the_engines_modified_utf8_refuses_what_the_reference_refuses(raw):
+    from codec.wire.encodings import mutf8_decode
+
+    assert outcome(native._engine.mutf8_decode, raw)[0] == outcome(mutf8_decode, raw)[0]
+    if outcome(mutf8_decode, raw)[0] == "ok":
+        assert native._engine.mutf8_decode(raw) == mutf8_decode(raw)
