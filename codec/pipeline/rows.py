@@ -189,14 +189,15 @@ def subscription_fields(data: bytes) -> tuple | None:
 
 @cache
 def _assignment_shape(version: int) -> Shape:
-    """AssignmentInfo bytes -> (commonly supported version, error code, next rebalance, active tasks, standby
-    tasks with their partitions, distinct hosts); v5+ partitions checked against the topic dictionary."""
+    """AssignmentInfo bytes -> (commonly supported version, error code, next rebalance, {active task: its
+    partition slots}, {standby task: its partitions' number}, distinct hosts); v5+ partitions checked against
+    the topic dictionary."""
     decode: dict = {
         "TaskId": Tuple("subtopology", "partition", EmptyNone("named_topology") if version >= 10 else Const(None)),
         "StandbyTask": Pair("task_id", "partitions"),
-        "TopicPartition": Tuple("partition"),
     }
-    arrays = {"AssignmentInfo.standby_tasks": "dict"}
+    arrays = {"AssignmentInfo.standby_tasks": "dict", "StandbyTask.partitions": "count",
+              "AssignmentInfo.active_tasks": "counts"}
     if version >= 2:
         arrays["AssignmentInfo.partitions_by_host"] = "dict"
         decode["HostPartitions"] = Pair(Tuple("host", "port"), Const(None))
@@ -218,12 +219,9 @@ def _native_assignment(data: bytes, version: int) -> tuple | None:
     got = prog.decode(data, 0) if prog is not None else None
     if got is None:
         return None
-    common, error, next_ms, active_tasks, standby, hosts = got[0]
-    active: dict = {}
-    for t in active_tasks:
-        active[t] = active.get(t, 0) + 1
+    common, error, next_ms, active, standby, hosts = got[0]
     return ((version, common, error, next_ms, len(hosts)), [(*k, c) for k, c in active.items()],
-            [(*k, len(parts)) for k, parts in standby.items()])
+            [(*k, n) for k, n in standby.items()])
 
 
 def assignment_fields(data: bytes) -> tuple | None:

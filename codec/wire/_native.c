@@ -31,8 +31,9 @@ enum { K_INT8 = 1, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING
 #define F_ARR_NULLABLE 0x08 /* a null array */
 #define F_MARKER_UV 0x10    /* nullable struct in a tagged field: a uvarint marker */
 #define F_UNIQUE 0x20       /* a dict-building array: a repeated key is a miss */
-/* what an array becomes */
-enum { A_TUPLE = 0, A_LIST, A_DICT, A_INTO };
+/* what an array becomes: a tuple, a list, a dict its (pair) elements fill, the enclosing array's dict, the
+   number of its elements, or a dict of each distinct element's count (first seen first) */
+enum { A_TUPLE = 0, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS };
 /* decode conversions of a leaf */
 enum { C_NONE = 0, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE };
 /* what a struct becomes */
@@ -771,6 +772,25 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
         *pos = p;
         return out;
     }
+    if (f->amode == A_COUNT || f->amode == A_COUNTS) {  /* every element read (and checked) */
+        out = f->amode == A_COUNTS ? PyDict_New() : NULL;
+        if (f->amode == A_COUNTS && !out) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *x = f->kind == K_STRUCT ? dec_struct(f->sub, c, &p, slots) : dec_leaf(f, c, &p);
+            if (!x) { Py_XDECREF(out); return NULL; }
+            if (out) {  /* element -> its count so far, plus one */
+                PyObject *old = PyDict_GetItemWithError(out, x);
+                PyObject *count = old ? PyLong_FromSsize_t(PyLong_AsSsize_t(old) + 1)
+                                      : PyErr_Occurred() ? NULL : PyLong_FromLong(1);
+                int r = count ? PyDict_SetItem(out, x, count) : -1;
+                Py_XDECREF(count);
+                if (r < 0) { Py_DECREF(x); Py_DECREF(out); return NULL; }
+            }
+            Py_DECREF(x);
+        }
+        *pos = p;
+        return out ? out : PyLong_FromSsize_t((Py_ssize_t)n);
+    }
     /* A_DICT: a new dict that the elements fill; A_INTO: the dict of an enclosing A_DICT array */
     if (f->kind != K_STRUCT) return NULL;
     PyObject *saved = c->target;
@@ -1021,7 +1041,11 @@ static PyObject *prog_decode(StructProg *sp, PyObject *const *args, Py_ssize_t n
     }
     PyObject *result = NULL;
     if (pos >= 0 && pos <= c.end) {
+        /* No collection while the value is built: it makes no cycles, and a large one (Kafka's JSON of a
+           100-member describe) would otherwise be walked by the young generation again and again. */
+        int gc_was_on = PyGC_Disable();
         PyObject *v = dec_struct(sp, &c, &pos, NULL);
+        if (gc_was_on) PyGC_Enable();
         if (v) {
             result = Py_BuildValue("(Nn)", v, pos);
         }

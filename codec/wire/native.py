@@ -88,7 +88,7 @@ def codec_name() -> str:
 K_INT8, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING, K_BYTES, K_JAVAUTF, K_JAVACHARS, K_STRUCT = \
     range(1, 13)
 F_ARRAY, F_COMPACT, F_NULLABLE, F_ARR_NULLABLE, F_MARKER_UV, F_UNIQUE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
-A_TUPLE, A_LIST, A_DICT, A_INTO = range(4)
+A_TUPLE, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS = range(6)
 C_NONE, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE = range(7)
 B_OBJECT, B_TUPLE, B_DICT, B_PAIR, B_NONE = range(1, 6)
 S_SLOT, S_CONST, S_NEWDICT, S_CALL, S_BUILD, S_PARENT, S_LOOKUP, S_EMPTY_NONE, S_UNKNOWN_JSON = range(1, 10)
@@ -272,7 +272,8 @@ class _Compiler:
         key = f"{spec.name}.{f.py_name}"
         if self.shape is not None and key in self.shape.arrays:
             self.used.add(key)
-            amode = {"dict": A_DICT, "dict-unique": A_DICT, "into": A_INTO}[self.shape.arrays[key]]
+            amode = {"dict": A_DICT, "dict-unique": A_DICT, "into": A_INTO, "count": A_COUNT,
+                     "counts": A_COUNTS}[self.shape.arrays[key]]
             if self.shape.arrays[key] == "dict-unique":
                 flags |= F_UNIQUE
         conv = C_NONE
