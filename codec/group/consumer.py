@@ -49,20 +49,23 @@ class ConsumerMessage:
 
 
 _message = native.maker(ConsumerMessage)
-#: (name, version prefix) -> the native program of that layout, once a call has checked both.
-_NATIVE: dict[tuple[str, int], object] = {}
+#: (name, version prefix) -> the native program of that layout, once a call has checked both; empty while the
+#: native codec is off
+_NATIVE = native.fast_table()
 
 
 def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
                     max_size: int = DEFAULT_MAX_METADATA_SIZE) -> ConsumerMessage:
     """Decode a version-prefixed ConsumerProtocol message (wire-facts §6); input above ``max_size``
     bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
-    if native.ACTIVE[0] and type(data) is bytes and 2 <= len(data) <= max_size:
-        version = _PREFIX.unpack_from(data)[0]
-        prog = _NATIVE.get((name, version))
+    if type(data) is bytes and 2 <= len(data) <= max_size:
+        try:
+            prog = _NATIVE[name, data[0] << 8 | data[1]]  # (a negative version is never in the table)
+        except (KeyError, TypeError):
+            prog = None
         got = prog.decode(data, 2) if prog is not None else None
         if got is not None:
-            return _message(name, version, got[0], data[got[1]:])
+            return _message(name, data[0] << 8 | data[1], got[0], data[got[1]:])
     data = bytes(data)
     check_size(name, data, max_size)
     if len(data) < 2:

@@ -31,8 +31,9 @@ class DecodedMessage:
 
 
 _decoded = native.maker(DecodedMessage)
-#: (name, version) -> the native program, once a call has checked both (the hot path skips the checks).
-_NATIVE: dict[tuple[str, int], object] = {}
+#: (name, version) -> the native decoder of the whole call, once a call has checked both (the hot path skips
+#: the checks); empty while the native codec is off
+_NATIVE = native.fast_table()
 
 
 def _known(name: str) -> None:
@@ -44,21 +45,25 @@ def decode_message(name: str, version: int, data: bytes | bytearray | memoryview
                    protocol_type: str | None = None, protocol_name: str | None = None) -> DecodedMessage:
     """Decode one body (or header) at ``version``. ``nested=True`` also decodes the ConsumerProtocol
     and Streams layers in its bytes fields (see :func:`codec.group.nested.nest_body`)."""
-    prog = _NATIVE.get((name, version)) if native.ACTIVE[0] and type(name) is str else None
-    got = prog.decode(data, 0) if prog is not None else None  # a miss: the checks and the reference below
-    if got is None:
+    try:
+        got = _NATIVE[name, version](data)
+    except (KeyError, TypeError):  # not checked yet (or unhashable): the checks below
+        got = None
+    if got is None:  # (a miss too: the reference path decides)
         _known(name)
         valid = load_message(name).valid
         if version not in valid:
             raise UnsupportedVersionError(f"no version {version} (valid {valid})", message=name, version=version)
         data = bytes(data)
-        got = decode_wire(name, version, data)
-        if native.ACTIVE[0]:
-            _NATIVE[(name, version)] = native.object_program(name, version)
-    value, end = got
+        value, end = decode_wire(name, version, data)
+        got = _decoded(value, end, len(data) - end)
+        prog = native.object_program(name, version) if native.ACTIVE[0] else None
+        if prog is not None:
+            _NATIVE[(name, version)] = native.bound(prog, _decoded)
     if nested:
-        value = nest_body(name, value, protocol_type=protocol_type, protocol_name=protocol_name)
-    return _decoded(value, end, len(data) - end)
+        value = nest_body(name, got.value, protocol_type=protocol_type, protocol_name=protocol_name)
+        return _decoded(value, got.consumed, got.trailing)
+    return got
 
 
 def encode_message(name: str, version: int, value) -> bytes:

@@ -125,20 +125,23 @@ __all__ = [
 ]
 
 
-#: (kind, version, style) -> the native program straight to that JSON, once a call has checked them.
-_JSON: dict[tuple, object] = {}
+#: (kind, version, style) -> the native decoder straight to that JSON, once a call has checked them
+_JSON = native.fast_table()
 
 
 def decode(kind: str, version: int, body: bytes, *, style: str = "kafka") -> dict:
     """One RPC body (or record part body) at ``version`` as Kafka's JSON (see the module docstring).
     The native codec writes the JSON straight from the bytes, without the wire model in between."""
-    prog = _JSON.get((kind, version, style)) if native.ACTIVE[0] else None
-    got = prog.decode(body, 0) if prog is not None else None
+    try:
+        got = _JSON[kind, version, style](body)
+    except (KeyError, TypeError):
+        got = None
     if got is not None:
-        return got[0]
+        return got
     d = decode_body(kind, version, body)
-    if native.ACTIVE[0]:
-        _JSON[(kind, version, style)] = native.program(d.message, version, "kafka" if style == "kafka" else "native")
+    prog = native.program(d.message, version, "kafka" if style == "kafka" else "native")
+    if prog is not None:
+        _JSON[(kind, version, style)] = native.bound(prog)
     return body_json(d.message, version, d.value, style)
 
 

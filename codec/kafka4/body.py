@@ -57,19 +57,22 @@ def decode_body(kind: str, version: int, data: bytes) -> DecodedBody:
     return DecodedBody(name, version, value, end, len(data) - end)
 
 
-#: (kind, version) -> the native program, once a call has checked both (the hot path skips the checks).
-_NATIVE: dict[tuple, object] = {}
+#: (kind, version) -> the native decoder, once a call has checked both (the hot path skips the checks)
+_NATIVE = native.fast_table()
 
 
 def decode_model(kind: str, version: int, data: bytes):
     """The wire model (a frozen dataclass, snake_case fields) of one body."""
-    prog = _NATIVE.get((kind, version)) if native.ACTIVE[0] else None
-    got = prog.decode(data, 0) if prog is not None else None
+    try:
+        got = _NATIVE[kind, version](data)
+    except (KeyError, TypeError):
+        got = None
     if got is not None:
-        return got[0]
+        return got
     d = decode_body(kind, version, data)
-    if native.ACTIVE[0]:
-        _NATIVE[(kind, version)] = native.object_program(d.message, version)
+    prog = native.object_program(d.message, version) if native.ACTIVE[0] else None
+    if prog is not None:
+        _NATIVE[(kind, version)] = native.bound(prog)
     return d.value
 
 

@@ -1017,46 +1017,51 @@ done:
     return out;
 }
 
-static PyObject *prog_decode(StructProg *sp, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs < 1 || nargs > 2) { PyErr_SetString(PyExc_TypeError, "decode(buf, pos=0)"); return NULL; }
-    Py_ssize_t pos = 0;
-    if (nargs == 2) {
-        pos = PyLong_AsSsize_t(args[1]);
-        if (pos == -1 && PyErr_Occurred()) return NULL;
-    }
+/* The value at ``pos`` of ``buf`` and where it ends, or NULL: a miss (no exception) or an error that must
+   propagate (not an Exception: KeyboardInterrupt ...). ``*size`` is the buffer's length. */
+static PyObject *decode_at(StructProg *sp, PyObject *buf, Py_ssize_t *pos, Py_ssize_t *size) {
     Py_buffer view;
     int release = 0;
     DC c = {0};
-    if (PyBytes_CheckExact(args[0])) {
-        c.b = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-        c.end = PyBytes_GET_SIZE(args[0]);
+    if (PyBytes_CheckExact(buf)) {
+        c.b = (const unsigned char *)PyBytes_AS_STRING(buf);
+        c.end = PyBytes_GET_SIZE(buf);
     } else {
-        if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {  /* not bytes-like: the reference decides */
+        if (PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE) < 0) {  /* not bytes-like: the reference decides */
             PyErr_Clear();
-            Py_RETURN_NONE;
+            return NULL;
         }
         release = 1;
         c.b = view.buf;
         c.end = view.len;
     }
-    PyObject *result = NULL;
-    if (pos >= 0 && pos <= c.end) {
+    *size = c.end;
+    PyObject *v = NULL;
+    if (*pos >= 0 && *pos <= c.end) {
         /* No collection while the value is built: it makes no cycles, and a large one (Kafka's JSON of a
            100-member describe) would otherwise be walked by the young generation again and again. */
         int gc_was_on = PyGC_Disable();
-        PyObject *v = dec_struct(sp, &c, &pos, NULL);
+        v = dec_struct(sp, &c, pos, NULL);
         if (gc_was_on) PyGC_Enable();
-        if (v) {
-            result = Py_BuildValue("(Nn)", v, pos);
-        }
     }
     if (release) PyBuffer_Release(&view);
-    if (!result) {
-        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;  /* KeyboardInterrupt ... */
-        PyErr_Clear();
+    if (!v && PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_Exception)) PyErr_Clear();  /* a miss */
+    return v;
+}
+
+static PyObject *prog_decode(StructProg *sp, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) { PyErr_SetString(PyExc_TypeError, "decode(buf, pos=0)"); return NULL; }
+    Py_ssize_t pos = 0, size;
+    if (nargs == 2) {
+        pos = PyLong_AsSsize_t(args[1]);
+        if (pos == -1 && PyErr_Occurred()) return NULL;
+    }
+    PyObject *v = decode_at(sp, args[0], &pos, &size);
+    if (!v) {
+        if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
-    return result;
+    return Py_BuildValue("(Nn)", v, pos);
 }
 
 /* --- encoding ------------------------------------------------------------------------------------- */
@@ -1466,6 +1471,66 @@ static PyObject *prog_encode(StructProg *sp, PyObject *const *args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
+/* --- bound decoders: a program and what to make of its value, in one call ------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    StructProg *prog;
+    PyObject *make;  /* called with (value, end, trailing bytes); NULL: the value alone */
+} Bound;
+
+static PyObject *bound_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Bound *b = (Bound *)self;
+    if (kwnames || PyVectorcall_NARGS(nargsf) != 1) {
+        PyErr_SetString(PyExc_TypeError, "a bound decoder takes the buffer alone");
+        return NULL;
+    }
+    Py_ssize_t pos = 0, size = 0;
+    PyObject *v = decode_at(b->prog, args[0], &pos, &size);
+    if (!v) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (!b->make) return v;
+    PyObject *call[3] = {v, PyLong_FromSsize_t(pos), PyLong_FromSsize_t(size - pos)};
+    PyObject *out = NULL;
+    if (call[1] && call[2]) out = PyObject_Vectorcall(b->make, call, 3, NULL);
+    Py_DECREF(v);
+    Py_XDECREF(call[1]);
+    Py_XDECREF(call[2]);
+    return out;
+}
+
+static void bound_dealloc(Bound *b) {
+    Py_XDECREF(b->prog);
+    Py_XDECREF(b->make);
+    Py_TYPE(b)->tp_free((PyObject *)b);
+}
+
+static PyTypeObject BoundType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "codec.wire._native.Bound",
+    .tp_basicsize = sizeof(Bound),
+    .tp_dealloc = (destructor)bound_dealloc,
+    .tp_vectorcall_offset = offsetof(Bound, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "bound(program, make)(buf): make(value, end, trailing) of buf's value from offset 0, or None.",
+};
+
+static PyObject *native_bound(PyObject *self, PyObject *args) {
+    PyObject *prog, *make;
+    if (!PyArg_ParseTuple(args, "O!O", &StructProgType, &prog, &make)) return NULL;
+    Bound *b = PyObject_New(Bound, &BoundType);
+    if (!b) return NULL;
+    b->vectorcall = bound_vectorcall;
+    Py_INCREF(prog);
+    b->prog = (StructProg *)prog;
+    b->make = make == Py_None ? NULL : (Py_INCREF(make), make);
+    return (PyObject *)b;
+}
+
 /* --- makers: positional constructors of slotted classes ------------------------------------------ */
 
 typedef struct {
@@ -1590,6 +1655,7 @@ static PyMethodDef module_methods[] = {
     {"struct", native_struct, METH_O, "struct(spec) -> a struct program (see codec/wire/native.py)"},
     {"slot_offset", native_slot_offset, METH_O, "slot_offset(member_descriptor) -> the slot's offset"},
     {"maker", native_maker, METH_VARARGS, "maker(cls, offsets) -> a positional constructor filling those slots"},
+    {"bound", native_bound, METH_VARARGS, "bound(program, make or None) -> a one-call decoder of a whole buffer"},
     {"tuple_hash", native_tuple_hash, METH_O, "tuple_hash(t) -> the engine's hash(t), to check it is CPython's"},
     {"configure", native_configure, METH_VARARGS, "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown)"},
     {"mutf8_decode", native_mutf8_decode, METH_O, "the engine's modified UTF-8 decoder (tests compare it)"},
@@ -1604,7 +1670,7 @@ static struct PyModuleDef native_module = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (PyType_Ready(&StructProgType) < 0 || PyType_Ready(&MakerType) < 0) return NULL;
+    if (PyType_Ready(&StructProgType) < 0 || PyType_Ready(&MakerType) < 0 || PyType_Ready(&BoundType) < 0) return NULL;
     PyObject *m = PyModule_Create(&native_module);
     if (!m) return NULL;
     Py_INCREF(&StructProgType);

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
 __all__ = ["available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
+           "fast_table", "bound",
            "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Tuple", "Pair", "Flat", "In",
            "Item",
            "Row", "Attr", "Key", "KeyAttr", "Value", "Extra", "LookupAttr"]
@@ -76,7 +77,27 @@ def set_active(on: bool) -> bool:
     it on without the extension leaves it off."""
     old = ACTIVE[0]
     ACTIVE[0] = bool(on) and _engine is not None
+    if ACTIVE[0] != old:
+        for table in _TABLES:
+            table.clear()
     return old
+
+
+_TABLES: list[dict] = []
+
+
+def fast_table() -> dict:
+    """A dict for a hot path's bound decoders (:func:`bound`): filled only while the native codec is active and
+    emptied whenever it is turned off or on, so that a hit needs no other check."""
+    table: dict = {}
+    _TABLES.append(table)
+    return table
+
+
+def bound(prog, make: Callable[..., Any] | None = None):
+    """One call for a whole buffer: ``bound(prog, make)(buf)`` is ``make(value, end, len(buf) - end)`` of
+    ``prog.decode(buf, 0)`` (the value alone without ``make``), or None on anything unusual."""
+    return _engine.bound(prog, make)
 
 
 def codec_name() -> str:
