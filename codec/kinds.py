@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 from .errors import CodecError, EncodeError
 from .streams.constants import DEFAULT_MAX_METADATA_SIZE
-from .streams import (assignment_from_json, assignment_json, decode_assignment, decode_subscription,
-                      encode_assignment, encode_subscription, subscription_from_json, subscription_json)
+from .streams import (assignment_from_json, assignment_json, encode_assignment, encode_subscription,
+                      subscription_from_json, subscription_json)
+from .streams.assignment import assignment_view
+from .streams.subscription import subscription_view
 
 __all__ = ["Kind", "Decoded", "register", "get_kind", "kind_names"]
 
@@ -133,12 +135,12 @@ def _trailing_note(name: str, version: int, consumed: int, trailing: int) -> tup
 
 def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
                 max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
-    d = decode_subscription(data, detail=True, latest=latest or 11, max_size=max_size)
-    return Decoded(subscription_json(d.info, d.wire, style=style),
-                   lambda: _pretty().pretty_subscription(d.info, size=len(data), trailing=d.trailing),
-                   _trailing_note("SubscriptionInfo", d.info.version, d.consumed, d.trailing),
+    info, wire, consumed, trailing = subscription_view(data, latest=latest or 11, max_size=max_size)
+    return Decoded(subscription_json(info, style=style, wire_json=wire),
+                   lambda: _pretty().pretty_subscription(info, size=len(data), trailing=trailing),
+                   _trailing_note("SubscriptionInfo", info.version, consumed, trailing),
                    # a version probe's unread body is a newer version's fields, not bytes after the message
-                   None if d.info.is_version_probe else _trailing_json(d.consumed, d.trailing))
+                   None if info.is_version_probe else _trailing_json(consumed, trailing))
 
 
 def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
@@ -151,11 +153,11 @@ def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None
 
 def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
                 max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
-    d = decode_assignment(data, detail=True, latest=latest or 11, max_size=max_size)
-    return Decoded(assignment_json(d.info, style=style),
-                   lambda: _pretty().pretty_assignment(d.info, size=len(data), trailing=d.trailing),
-                   _trailing_note("AssignmentInfo", d.info.version, d.consumed, d.trailing),
-                   _trailing_json(d.consumed, d.trailing))
+    info, consumed, trailing = assignment_view(data, latest=latest or 11, max_size=max_size)
+    return Decoded(assignment_json(info, style=style),
+                   lambda: _pretty().pretty_assignment(info, size=len(data), trailing=trailing),
+                   _trailing_note("AssignmentInfo", info.version, consumed, trailing),
+                   _trailing_json(consumed, trailing))
 
 
 def _encode_asg(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:

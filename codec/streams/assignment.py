@@ -100,6 +100,20 @@ def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = Fa
     return result if detail else info
 
 
+def assignment_view(data: bytes | bytearray | memoryview, *, latest: int = LATEST_SUPPORTED_VERSION,
+                    max_size: int = DEFAULT_MAX_METADATA_SIZE) -> tuple[AssignmentInfo, int, int]:
+    """What the command line shows of AssignmentInfo bytes: ``(model, bytes consumed, trailing bytes)``,
+    decoded and checked as :func:`decode_assignment` does; with the native codec without wire objects."""
+    if native.active() and type(data) is bytes and 4 <= len(data) <= max_size:
+        version = peek_assignment_version(data)
+        shaped = _shaped(version) if 1 <= version <= min(latest, LATEST_SUPPORTED_VERSION) else None
+        got = shaped.decode(data, 0) if shaped is not None else None
+        if got is not None:
+            return got[0], got[1], len(data) - got[1]
+    d = decode_assignment(data, detail=True, latest=latest, max_size=max_size)
+    return d.info, d.consumed, d.trailing
+
+
 def _shaped(version: int):
     """The native program that decodes ``version`` straight to the model, or None (:mod:`codec.streams.shapes`)."""
     shape = shapes.assignment_decode(version)

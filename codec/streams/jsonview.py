@@ -32,7 +32,9 @@ def _tp_k(p: TopicPartition) -> dict:
     return {"topic": p.topic, "partition": p.partition}
 
 
-def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka") -> dict:
+def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka", wire_json: dict | None = None) -> dict:
+    """The model as JSON (see the module docstring); in ``kafka`` style with the wire view of that version:
+    ``wire_json`` when the caller has it already (Kafka's JSON of the wire object), else ``to_json(wire)``."""
     if style == "native":
         out: dict[str, Any] = {
             "version": info.version,
@@ -61,6 +63,8 @@ def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka"
     }
     if info.is_version_probe:
         out["futureVersion"] = True
+    elif wire_json is not None:
+        out["wire"] = wire_json
     elif wire is not None:
         out["wire"] = to_json(wire, "SubscriptionInfo", info.version, style="kafka")
     return out

@@ -128,6 +128,27 @@ def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = 
     return result if detail else info
 
 
+def subscription_view(data: bytes | bytearray | memoryview, *, latest: int = LATEST_SUPPORTED_VERSION,
+                      max_size: int = DEFAULT_MAX_METADATA_SIZE) -> tuple[SubscriptionInfo, dict | None, int, int]:
+    """What the command line shows of SubscriptionInfo bytes: ``(model, wire view as Kafka's JSON or None for a
+    version probe, bytes consumed, trailing bytes)``, decoded and checked as :func:`decode_subscription` does.
+    With the native codec both come straight from the bytes (v7-11), without wire objects."""
+    if native.active() and type(data) is bytes and 8 <= len(data) <= max_size:
+        version, lsv = peek_subscription_versions(data)
+        shaped = _shaped(version) if 1 <= version <= min(latest, LATEST_SUPPORTED_VERSION) else None
+        got = shaped.decode(data, 0) if shaped is not None else None
+        as_json = native.program(MESSAGE, version, "kafka") if got is not None else None
+        wire = as_json.decode(data, 0) if as_json is not None else None
+        if wire is not None:
+            _check_latest(version, lsv)
+            return got[0], wire[0], got[1], len(data) - got[1]
+    from ..wire.builder import to_json
+
+    d = decode_subscription(data, detail=True, latest=latest, max_size=max_size)
+    wire = None if d.wire is None else to_json(d.wire, MESSAGE, d.info.version, style="kafka")
+    return d.info, wire, d.consumed, d.trailing
+
+
 def _shaped(version: int):
     """The native program that decodes ``version`` straight to the model, or None (see
     :mod:`codec.streams.shapes`)."""
