@@ -49,7 +49,7 @@ class ConsumerMessage:
 
 
 _message = native.maker(ConsumerMessage)
-#: (name, version prefix) -> the native program of that layout, once a call has checked both; empty while the
+#: (name, version prefix) -> the native decoder of the whole call, once a call has checked both; empty while the
 #: native codec is off
 _NATIVE = native.fast_table()
 
@@ -60,12 +60,11 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
     bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
     if type(data) is bytes and 2 <= len(data) <= max_size:
         try:
-            prog = _NATIVE[name, data[0] << 8 | data[1]]  # (a negative version is never in the table)
+            got = _NATIVE[name, data[0] << 8 | data[1]](data)  # (a negative version is never in the table)
         except (KeyError, TypeError):
-            prog = None
-        got = prog.decode(data, 2) if prog is not None else None
+            got = None
         if got is not None:
-            return _message(name, data[0] << 8 | data[1], got[0], data[got[1]:])
+            return got
     data = bytes(data)
     check_size(name, data, max_size)
     if len(data) < 2:
@@ -77,8 +76,9 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
                                       message=name, version=version, offset=0, path="version")
     layout = min(version, spec.valid.high)
     body, end = decode_wire(name, layout, data, start=2)
-    if native.ACTIVE[0] and layout == version:
-        _NATIVE[(name, version)] = native.object_program(name, version)
+    prog = native.object_program(name, version) if native.ACTIVE[0] and layout == version else None
+    if prog is not None:
+        _NATIVE[(name, version)] = native.bound(prog, _message, prefix=(name, version), start=2, trailing_bytes=True)
     return _message(name, version, body, data[end:])
 
 

@@ -66,10 +66,26 @@ def decode_message(name: str, version: int, data: bytes | bytearray | memoryview
     return got
 
 
+#: (name, version) -> the native encoder, once a call has checked both
+_ENCODERS = native.fast_table()
+
+
 def encode_message(name: str, version: int, value) -> bytes:
     """Encode one body (or header); nested layers in its bytes fields are encoded first."""
+    try:
+        encode = _ENCODERS[name, version]
+    except (KeyError, TypeError):  # not checked yet: the checks below
+        encode = None
+    if encode is not None:
+        out = encode(flatten_body(name, value))
+        if out is not None:
+            return out
     _known(name)
     valid = load_message(name).valid
     if version not in valid:
         raise EncodeError(f"no version {version} (valid {valid})", message=name, version=version)
-    return encode_wire(name, version, flatten_body(name, value))
+    out = encode_wire(name, version, flatten_body(name, value))
+    prog = native.object_program(name, version) if native.ACTIVE[0] else None
+    if prog is not None:
+        _ENCODERS[(name, version)] = prog.encode
+    return out

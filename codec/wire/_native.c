@@ -1477,7 +1477,11 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     StructProg *prog;
-    PyObject *make;  /* called with (value, end, trailing bytes); NULL: the value alone */
+    PyObject *make;    /* called with (*prefix, value, end, trailing count) or (*prefix, value, trailing bytes);
+                          NULL: the value alone */
+    PyObject *prefix;  /* a tuple */
+    Py_ssize_t start;
+    int trailing_bytes;
 } Bound;
 
 static PyObject *bound_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
@@ -1486,25 +1490,39 @@ static PyObject *bound_vectorcall(PyObject *self, PyObject *const *args, size_t 
         PyErr_SetString(PyExc_TypeError, "a bound decoder takes the buffer alone");
         return NULL;
     }
-    Py_ssize_t pos = 0, size = 0;
+    Py_ssize_t pos = b->start, size = 0;
     PyObject *v = decode_at(b->prog, args[0], &pos, &size);
     if (!v) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
     if (!b->make) return v;
-    PyObject *call[3] = {v, PyLong_FromSsize_t(pos), PyLong_FromSsize_t(size - pos)};
-    PyObject *out = NULL;
-    if (call[1] && call[2]) out = PyObject_Vectorcall(b->make, call, 3, NULL);
+    PyObject *call[8];
+    Py_ssize_t n = PyTuple_GET_SIZE(b->prefix), k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) call[k++] = PyTuple_GET_ITEM(b->prefix, i);
+    call[k++] = v;
+    PyObject *a = NULL, *t = NULL, *out = NULL;
+    if (b->trailing_bytes) {
+        if (!PyBytes_CheckExact(args[0])) { Py_DECREF(v); Py_RETURN_NONE; }  /* (a slice of bytes alone) */
+        t = PyBytes_FromStringAndSize(PyBytes_AS_STRING(args[0]) + pos, size - pos);
+        call[k++] = t;
+    } else {
+        a = PyLong_FromSsize_t(pos);
+        t = PyLong_FromSsize_t(size - pos);
+        call[k++] = a;
+        call[k++] = t;
+    }
+    if (t && (b->trailing_bytes || a)) out = PyObject_Vectorcall(b->make, call, k, NULL);
     Py_DECREF(v);
-    Py_XDECREF(call[1]);
-    Py_XDECREF(call[2]);
+    Py_XDECREF(a);
+    Py_XDECREF(t);
     return out;
 }
 
 static void bound_dealloc(Bound *b) {
     Py_XDECREF(b->prog);
     Py_XDECREF(b->make);
+    Py_XDECREF(b->prefix);
     Py_TYPE(b)->tp_free((PyObject *)b);
 }
 
@@ -1520,14 +1538,23 @@ static PyTypeObject BoundType = {
 };
 
 static PyObject *native_bound(PyObject *self, PyObject *args) {
-    PyObject *prog, *make;
-    if (!PyArg_ParseTuple(args, "O!O", &StructProgType, &prog, &make)) return NULL;
+    PyObject *prog, *make, *prefix;
+    Py_ssize_t start;
+    int trailing_bytes;
+    if (!PyArg_ParseTuple(args, "O!OO!np", &StructProgType, &prog, &make, &PyTuple_Type, &prefix, &start,
+                          &trailing_bytes))
+        return NULL;
+    if (PyTuple_GET_SIZE(prefix) > 5 || start < 0) { PyErr_SetString(PyExc_ValueError, "prefix or start"); return NULL; }
     Bound *b = PyObject_New(Bound, &BoundType);
     if (!b) return NULL;
     b->vectorcall = bound_vectorcall;
     Py_INCREF(prog);
     b->prog = (StructProg *)prog;
     b->make = make == Py_None ? NULL : (Py_INCREF(make), make);
+    Py_INCREF(prefix);
+    b->prefix = prefix;
+    b->start = start;
+    b->trailing_bytes = trailing_bytes;
     return (PyObject *)b;
 }
 
@@ -1655,7 +1682,8 @@ static PyMethodDef module_methods[] = {
     {"struct", native_struct, METH_O, "struct(spec) -> a struct program (see codec/wire/native.py)"},
     {"slot_offset", native_slot_offset, METH_O, "slot_offset(member_descriptor) -> the slot's offset"},
     {"maker", native_maker, METH_VARARGS, "maker(cls, offsets) -> a positional constructor filling those slots"},
-    {"bound", native_bound, METH_VARARGS, "bound(program, make or None) -> a one-call decoder of a whole buffer"},
+    {"bound", native_bound, METH_VARARGS,
+     "bound(program, make or None, prefix, start, trailing_bytes) -> a one-call decoder of a whole buffer"},
     {"tuple_hash", native_tuple_hash, METH_O, "tuple_hash(t) -> the engine's hash(t), to check it is CPython's"},
     {"configure", native_configure, METH_VARARGS, "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown)"},
     {"mutf8_decode", native_mutf8_decode, METH_O, "the engine's modified UTF-8 decoder (tests compare it)"},

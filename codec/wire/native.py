@@ -94,10 +94,12 @@ def fast_table() -> dict:
     return table
 
 
-def bound(prog, make: Callable[..., Any] | None = None):
+def bound(prog, make: Callable[..., Any] | None = None, *, prefix: tuple = (), start: int = 0,
+          trailing_bytes: bool = False):
     """One call for a whole buffer: ``bound(prog, make)(buf)`` is ``make(value, end, len(buf) - end)`` of
-    ``prog.decode(buf, 0)`` (the value alone without ``make``), or None on anything unusual."""
-    return _engine.bound(prog, make)
+    ``prog.decode(buf, start)`` (the value alone without ``make``), or None on anything unusual. ``prefix``:
+    arguments before the value; ``trailing_bytes``: ``make(*prefix, value, buf[end:])`` instead (bytes only)."""
+    return _engine.bound(prog, make, prefix, start, trailing_bytes)
 
 
 def codec_name() -> str:
