@@ -16,6 +16,7 @@ from ..errors import EncodeError, TruncatedError, UnsupportedVersionError
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..streams.common import check_size
 from ..wire import native
+from ..wire.native import ACTIVE, OFF
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
 from .jsoncheck import check_json, describe
@@ -60,7 +61,8 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
     bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
     if type(data) is bytes and 2 <= len(data) <= max_size:
         try:
-            got = _NATIVE[name, data[0] << 8 | data[1]](data)  # (a negative version is never in the table)
+            # (a negative version is never in the table)
+            got = (_NATIVE if ACTIVE[0] else OFF)[name, data[0] << 8 | data[1]](data)
         except (KeyError, TypeError):
             got = None
         if got is not None:
@@ -78,7 +80,8 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
     body, end = decode_wire(name, layout, data, start=2)
     prog = native.object_program(name, version) if native.ACTIVE[0] and layout == version else None
     if prog is not None:
-        _NATIVE[(name, version)] = native.bound(prog, _message, prefix=(name, version), start=2, trailing_bytes=True)
+        _NATIVE[(name, version)] = native.bound(prog, _message, prefix=(name, version), start=2,
+                                                trailing_bytes=True)
     return _message(name, version, body, data[end:])
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import EncodeError, UnsupportedVersionError
 from ..wire import native
+from ..wire.native import ACTIVE, OFF
 from ..wire.builder import decode_wire, encode_wire
 from ..wire.schema import load_message
 from .nested import flatten_body, nest_body
@@ -46,7 +47,7 @@ def decode_message(name: str, version: int, data: bytes | bytearray | memoryview
     """Decode one body (or header) at ``version``. ``nested=True`` also decodes the ConsumerProtocol
     and Streams layers in its bytes fields (see :func:`codec.group.nested.nest_body`)."""
     try:
-        got = _NATIVE[name, version](data)
+        got = (_NATIVE if ACTIVE[0] else OFF)[name, version](data)
     except (KeyError, TypeError):  # not checked yet (or unhashable): the checks below
         got = None
     if got is None:  # (a miss too: the reference path decides)
@@ -73,7 +74,7 @@ _ENCODERS = native.fast_table()
 def encode_message(name: str, version: int, value) -> bytes:
     """Encode one body (or header); nested layers in its bytes fields are encoded first."""
     try:
-        encode = _ENCODERS[name, version]
+        encode = (_ENCODERS if ACTIVE[0] else OFF)[name, version]
     except (KeyError, TypeError):  # not checked yet: the checks below
         encode = None
     if encode is not None:

@@ -74,6 +74,7 @@ from __future__ import annotations
 
 from ..errors import EncodeError
 from ..wire import native
+from ..wire.native import ACTIVE, OFF
 from .body import (
     DecodedBody,
     body_from_json,
@@ -133,7 +134,7 @@ def decode(kind: str, version: int, body: bytes, *, style: str = "kafka") -> dic
     """One RPC body (or record part body) at ``version`` as Kafka's JSON (see the module docstring).
     The native codec writes the JSON straight from the bytes, without the wire model in between."""
     try:
-        got = _JSON[kind, version, style](body)
+        got = (_JSON if ACTIVE[0] else OFF)[kind, version, style](body)
     except (KeyError, TypeError):
         got = None
     if got is not None:

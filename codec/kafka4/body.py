@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError, UnsupportedVersionError
 from ..group.jsoncheck import check_json
 from ..wire import native
+from ..wire.native import ACTIVE, OFF
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json
 from ..wire.schema import load_message
 from .common import message_for
@@ -64,7 +65,7 @@ _NATIVE = native.fast_table()
 def decode_model(kind: str, version: int, data: bytes):
     """The wire model (a frozen dataclass, snake_case fields) of one body."""
     try:
-        got = _NATIVE[kind, version](data)
+        got = (_NATIVE if ACTIVE[0] else OFF)[kind, version](data)
     except (KeyError, TypeError):
         got = None
     if got is not None:

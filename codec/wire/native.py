@@ -77,21 +77,18 @@ def set_active(on: bool) -> bool:
     it on without the extension leaves it off."""
     old = ACTIVE[0]
     ACTIVE[0] = bool(on) and _engine is not None
-    if ACTIVE[0] != old:
-        for table in _TABLES:
-            table.clear()
     return old
 
 
-_TABLES: list[dict] = []
+#: What a hot path reads instead of its table while the native codec is off (``table if ACTIVE[0] else OFF``):
+#: the tables keep their entries for when it is on again.
+OFF: dict = {}
 
 
 def fast_table() -> dict:
-    """A dict for a hot path's bound decoders (:func:`bound`): filled only while the native codec is active and
-    emptied whenever it is turned off or on, so that a hit needs no other check."""
-    table: dict = {}
-    _TABLES.append(table)
-    return table
+    """A hot path's native decoders or encoders by key, filled once a call has checked the key (after which a
+    hit needs no other check): read it as ``table if ACTIVE[0] else OFF``."""
+    return {}
 
 
 def bound(prog, make: Callable[..., Any] | None = None, *, prefix: tuple = (), start: int = 0,
