@@ -6,10 +6,35 @@ JSON goes to stdout, diagnostics to stderr. Exit status: 0 on success; 1 when an
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
+from types import ModuleType, SimpleNamespace
+
+
+class _LazyModule(ModuleType):
+    """A standard-library module imported on first use (see :func:`_defer_inspect`)."""
+
+    def __getattr__(self, attr: str):
+        import importlib
+
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        module = importlib.import_module(name)
+        sys.modules[name] = module
+        return getattr(module, attr)
+
+
+def _defer_inspect() -> None:
+    """``dataclasses`` imports ``inspect`` (with ast, dis and tokenize: a third of a decode call's start-up)
+    but uses it only for a class without a docstring. For the command line, ``inspect`` is imported on first
+    use instead: until then ``sys.modules`` holds a stand-in that imports it and hands its attributes over."""
+    if "inspect" not in sys.modules and "dataclasses" not in sys.modules:
+        sys.modules["inspect"] = _LazyModule("inspect")
+
+
+_defer_inspect()
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
@@ -216,13 +241,63 @@ COMMAND_MODULE = {"assign": "codec.assignor.command", "negotiate": "codec.negoti
                   "pipeline": "codec.pipeline.command", "fuzz": "codec.fuzz_command"}
 
 
-def build_parser(*, core_only: bool = False, only: str | None = None) -> argparse.ArgumentParser:
+_DECODE_OPTIONS = {"--kind": "kind", "--style": "style", "--version": "version", "--api-key": "api_key",
+                   "--format": "format", "--max-size": "max_size"}
+_DECODE_SWITCHES = {"--lines": "lines", "--compact": "compact"}
+_CHOICES = {"style": ("kafka", "native"), "format": ("json", "pretty")}
+_INTS = ("version", "api_key", "max_size")
+
+
+def plain_decode_args(words: list[str]) -> SimpleNamespace | None:
+    """The arguments of a plain ``decode`` command line -- options spelled out in full, each given once, values
+    that argparse takes, at most one input -- parsed without argparse (whose import and parser cost a decode
+    call's start-up more than the decode); None for any other command line, which argparse then parses and, if
+    need be, reports. ``tests/test_cli_startup.py`` holds the result to argparse's."""
+    if not words or words[0] != "decode":
+        return None
+    args: dict = {"command": "decode", "kind": None, "style": "kafka", "version": None, "api_key": None,
+                  "lines": False, "input": None, "format": "json", "compact": False, "max_size": None,
+                  "func": cmd_decode}
+    seen: set[str] = set()
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word in seen:
+            return None
+        if word in _DECODE_SWITCHES:
+            args[_DECODE_SWITCHES[word]] = True
+            seen.add(word)
+            i += 1
+        elif word in _DECODE_OPTIONS:
+            if i + 1 >= len(words) or words[i + 1].startswith("-"):  # argparse's rules for these: let it decide
+                return None
+            name, value = _DECODE_OPTIONS[word], words[i + 1]
+            if name in _INTS:
+                try:
+                    value = int(value)
+                except ValueError:
+                    return None
+            if value not in _CHOICES.get(name, (value,)):
+                return None
+            args[name] = value
+            seen.add(word)
+            i += 2
+        elif word.startswith("-") and word != "-" or args["input"] is not None:
+            return None
+        else:
+            args["input"] = word
+            i += 1
+    return SimpleNamespace(**args) if args["kind"] is not None else None
+
+
+def build_parser(*, core_only: bool = False, only: str | None = None):
     """The whole parser; ``core_only`` leaves out the subcommands of other modules (their imports cost half of
     a ``decode`` call's start-up), for a command line that names one of :data:`CORE_COMMANDS`; ``only``
     (a module of :data:`COMMAND_MODULE`) adds that module's subcommands alone."""
+    import argparse
     p = argparse.ArgumentParser(prog="rebalance-codec",
                                 description="Decode, encode and check Kafka group-rebalance bytes.")
-    p.add_argument("--version", action=_VersionAction,
+    p.add_argument("--version", action=_version_action(),
                    help="the version, the codec in use (native or pure Python) and the Kafka releases followed")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -275,25 +350,32 @@ def _print_version(args) -> int:
     return 0
 
 
-class _VersionAction(argparse.Action):
-    def __init__(self, option_strings, dest, **kwargs) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+def _version_action():
+    import argparse
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from .version import version_text
+    class VersionAction(argparse.Action):
+        def __init__(self, option_strings, dest, **kwargs) -> None:
+            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
-        print(version_text())
-        parser.exit()
+        def __call__(self, parser, namespace, values, option_string=None) -> None:
+            from .version import version_text
+
+            print(version_text())
+            parser.exit()
+
+    return VersionAction
 
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words == ["--version"]:  # without building the parser (its imports)
-        args = argparse.Namespace(func=_print_version)
+        args = SimpleNamespace(func=_print_version)
     else:
-        first = words[0] if words else None
-        parser = build_parser(core_only=first in CORE_COMMANDS, only=COMMAND_MODULE.get(first))
-        args = parser.parse_args(argv)
+        args = plain_decode_args(words)
+        if args is None:
+            first = words[0] if words else None
+            parser = build_parser(core_only=first in CORE_COMMANDS, only=COMMAND_MODULE.get(first))
+            args = parser.parse_args(argv)
     try:
         return args.func(args)
     except KeyError as e:

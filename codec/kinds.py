@@ -7,7 +7,6 @@ registry, so adding a message never touches the CLI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
@@ -15,43 +14,54 @@ if TYPE_CHECKING:
 
 from .errors import CodecError, EncodeError
 from .streams.constants import DEFAULT_MAX_METADATA_SIZE
-from .streams import (assignment_from_json, assignment_json, encode_assignment, encode_subscription,
-                      subscription_from_json, subscription_json)
-from .streams.assignment import assignment_view
-from .streams.subscription import subscription_view
+from .streams.jsonview import assignment_from_json, assignment_json, subscription_from_json, subscription_json
+from .streams.subscription import encode_subscription, subscription_view
 
 __all__ = ["Kind", "Decoded", "register", "get_kind", "kind_names"]
 
 
-@dataclass(frozen=True)
-class Decoded:
-    """A decode for the CLI: the JSON value, a pretty rendering (``view``: the text, or a function that makes
-    it, called only when :attr:`pretty` is read), and notes for stderr."""
+# Plain classes, not dataclasses: they are made on every decode call's start-up (tests/test_cli_startup.py).
 
-    value: dict
-    view: str | Callable[[], str]
-    notes: tuple[str, ...] = ()
-    trailing: dict | None = None  # {"offset": where the message ended, "bytes": how many followed}
+class Decoded:
+    """A decode for the CLI: the JSON ``value``, a pretty rendering (``view``: the text, or a function that
+    makes it, called only when :attr:`pretty` is read), ``notes`` for stderr and ``trailing`` (``{"offset":
+    where the message ended, "bytes": how many followed}`` or None)."""
+
+    __slots__ = ("value", "view", "notes", "trailing")
+
+    def __init__(self, value: dict, view: str | Callable[[], str], notes: tuple[str, ...] = (),
+                 trailing: dict | None = None) -> None:
+        self.value, self.view, self.notes, self.trailing = value, view, notes, trailing
 
     @property
     def pretty(self) -> str:
         return self.view() if callable(self.view) else self.view
 
+    def __repr__(self) -> str:
+        return f"Decoded(value={self.value!r}, notes={self.notes!r}, trailing={self.trailing!r})"
 
-@dataclass(frozen=True)
+
 class Kind:
-    name: str
-    summary: str
-    decode: Callable[..., Decoded]  # (data: bytes, *, style: str, version: int | None, **opts) -> Decoded
-    encode: Callable[..., bytes]  # (value: dict, *, style: str, version: int | None, **opts) -> bytes
-    self_describing: bool = True  # decodable without --version (for --kind auto)
+    """A message kind: ``name``, ``summary``, ``decode`` (``(data, *, style, version, **opts) -> Decoded``),
+    ``encode`` (``(value, *, style, version, **opts) -> bytes``) and ``self_describing`` (decodable without
+    ``--version``, for ``--kind auto``)."""
+
+    __slots__ = ("name", "summary", "decode", "encode", "self_describing")
+
+    def __init__(self, name: str, summary: str, decode: Callable[..., Decoded], encode: Callable[..., bytes],
+                 self_describing: bool = True) -> None:
+        self.name, self.summary, self.decode, self.encode = name, summary, decode, encode
+        self.self_describing = self_describing
+
+    def __repr__(self) -> str:
+        return f"Kind({self.name!r}, {self.summary!r})"
 
 
 _REGISTRY: dict[str, Kind] = {}
 
 
 def register(kind: Kind) -> Kind:
-    kind = replace(kind, encode=_guarded(kind.name, kind.encode))
+    kind = Kind(kind.name, kind.summary, kind.decode, _guarded(kind.name, kind.encode), kind.self_describing)
     _REGISTRY[kind.name] = kind
     return kind
 
@@ -153,6 +163,8 @@ def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None
 
 def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
                 max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
+    from .streams.assignment import assignment_view  # (here: a subscription's decode does not load it)
+
     info, consumed, trailing = assignment_view(data, latest=latest or 11, max_size=max_size)
     return Decoded(assignment_json(info, style=style),
                    lambda: _pretty().pretty_assignment(info, size=len(data), trailing=trailing),
@@ -161,6 +173,8 @@ def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None
 
 
 def _encode_asg(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
+    from .streams.assignment import encode_assignment
+
     info = assignment_from_json(value)
     drop = style == "kafka" or bool(opts.get("drop_unrepresentable"))
     return encode_assignment(info, version, drop_unrepresentable=drop)

@@ -49,7 +49,7 @@ def test_a_decode_call_does_not_import_the_other_subcommands():
 
 # What a decode of one SubscriptionInfo or AssignmentInfo may not import (issue #29: the whole process within
 # 3x `python -c pass`; bench/README.md's start-up figure measures it). Not a timed test: the modules themselves.
-NOT_ON_A_DECODE = ("construct", "pathlib", "urllib", "ipaddress", "typing", "datetime", "codec.wire.fastpath",
+NOT_ON_A_DECODE = ("construct", "pathlib", "urllib", "ipaddress", "typing", "datetime", "argparse", "ast", "codec.wire.fastpath",
                    "codec.wire.primitives", "codec.group", "codec.connect", "codec.kafka4", "codec.pretty",
                    "codec.capture", "codec.assignor", "codec.pipeline", "codec.conformance", "codec.simulate",
                    "codec.negotiation")
@@ -84,3 +84,46 @@ def test_the_import_check_sees_an_import():
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[-1] == "True"
+
+
+EXAMPLE = str(ROOT / "codec" / "examples" / "streams-v7-subscription.bin")
+COMMAND_LINES = [
+    ["decode", "--kind", "subscription-info", f"@{EXAMPLE}"],
+    ["decode", "--kind", "heartbeat-request", "--version", "0", "--compact", "0001670000000100016d"],
+    ["decode", "--compact", "--kind", "x", "--style", "native", "--format", "pretty", "-"],
+    ["decode", "--kind", "x", "--lines", "--max-size", "100", "--api-key", "11"],
+    ["decode", "--kind", "x", "--version", " 7 "], ["decode", "--kind", ""], ["decode", "ab", "--kind", "k"],
+    # what argparse must parse (and may refuse): the plain parser declines
+    ["decode", "--kind", "x", "--version", "-1"], ["decode", "--kind=x"], ["decode", "--kin", "x"],
+    ["decode", "--kind", "x", "--style", "yaml"], ["decode", "--kind", "x", "--version", "seven"],
+    ["decode", "--kind", "x", "--kind", "y"], ["decode", "--kind", "x", "a", "b"], ["decode", "--kind", "x", "--"],
+    ["decode", "a"], ["decode", "--kind"], ["decode", "-h"], ["decode", "--kind", "x", "--compact", "--compact"],
+    ["encode", "--kind", "x"], ["kinds"], [],
+]
+
+
+@pytest.mark.parametrize("words", COMMAND_LINES, ids=lambda w: " ".join(w) or "(none)")
+def test_a_plain_decode_command_line_parses_as_argparse_parses_it(words):
+    from codec.cli import plain_decode_args
+
+    plain = plain_decode_args(words)
+    if plain is None:
+        return  # argparse decides
+    assert vars(plain) == vars(build_parser(core_only=True).parse_args(words))
+
+
+def test_the_plain_parser_takes_the_common_command_lines():
+    from codec.cli import plain_decode_args
+
+    taken = [w for w in COMMAND_LINES if plain_decode_args(w) is not None]
+    assert taken == COMMAND_LINES[:7]
+
+
+def test_inspect_deferred_by_the_command_line_still_works():
+    """The stand-in the CLI leaves for ``inspect`` imports it on first use and answers as it does."""
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import codec.cli; import inspect; "
+            "print(type(sys.modules['inspect']).__name__); print(inspect.signature(lambda a, b=2: 0)); "
+            "print(type(sys.modules['inspect']).__name__, inspect.isfunction(print))")
+    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["_LazyModule", "(a, b=2)", "module False"]

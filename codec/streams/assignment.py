@@ -56,6 +56,9 @@ class AssignmentInfo:
 
 @dataclass(frozen=True, slots=True)
 class DecodedAssignment:
+    """A decode with everything a debugger wants: the model, the raw wire view, the bytes consumed and the
+    trailing bytes Kafka would ignore."""
+
     info: AssignmentInfo
     wire: object
     consumed: int

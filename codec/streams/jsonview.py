@@ -14,10 +14,11 @@ TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a dec
 if TYPE_CHECKING:
     from typing import Any
 
+    from .assignment import AssignmentInfo
+
 from ..errors import EncodeError
 from ..types import HostInfo, TaskId, TopicPartition
 from ..wire.builder import to_json
-from .assignment import AssignmentInfo
 from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .subscription import SubscriptionInfo
 
@@ -228,6 +229,8 @@ def _hosts(items, path) -> dict[HostInfo, tuple[TopicPartition, ...]]:
 
 
 def assignment_from_json(d: dict) -> AssignmentInfo:
+    from .assignment import AssignmentInfo  # (here: a subscription's decode does not load this module)
+
     """Read either style (Kafka's ``data``/``decoded`` shape or the native one)."""
     if not isinstance(d, dict):
         raise EncodeError("an AssignmentInfo must be a JSON object")

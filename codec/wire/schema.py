@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from functools import cache
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
@@ -24,12 +23,44 @@ if TYPE_CHECKING:
 __all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel"]
 
 
-@dataclass(frozen=True, slots=True)
-class Versions:
-    """An inclusive version range, Kafka style: ``"3+"``, ``"1-6"``, ``"5"``, ``"none"``."""
+class _Record:
+    """A plain record with named slots, equal by value (the tables are made once per schema and never
+    changed). Not a dataclass: these are built on every decode call's start-up, where the decorator's cost
+    shows (tests/test_cli_startup.py)."""
 
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs) -> None:
+        names = self.__slots__
+        values = dict(zip(names, args), **kwargs)
+        for name in names:
+            object.__setattr__(self, name, values[name] if name in values else self._defaults[name]())
+
+    _defaults: dict = {}
+
+    def __setattr__(self, name, value) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, n) for n in self.__slots__)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+
+class Versions(_Record):
+    """An inclusive version range, Kafka style: ``"3+"``, ``"1-6"``, ``"5"``, ``"none"``. ``low`` and
+    ``high`` (inclusive; 32767 for an open range)."""
+
+    __slots__ = ("low", "high")
     low: int
-    high: int  # inclusive; 32767 for an open range
+    high: int
 
     NONE_HIGH = -1
 
@@ -77,20 +108,33 @@ def camel(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
-@dataclass(frozen=True, slots=True)
-class FieldSpec:
-    name: str  # as written in the spec (Kafka's spelling)
-    type: str  # "int32", "string", "[]TaskId", "TaskId", ...
+class FieldSpec(_Record):
+    """One field: ``name`` as written in the spec (Kafka's spelling), ``type`` ("int32", "string",
+    "[]TaskId", "TaskId", ...), ``versions``, ``nullable``, ``default``, ``ignorable``, ``flexible_override``
+    (a field-level "flexibleVersions": RequestHeader.ClientId's none), ``tag``, ``tagged_versions``,
+    ``about``, ``struct`` (for struct and struct-array types) and ``attrs`` (project extensions, e.g.
+    "dictionary")."""
+
+    __slots__ = ("name", "type", "versions", "nullable", "default", "ignorable", "flexible_override", "tag",
+                 "tagged_versions", "about", "struct", "attrs")
+    _defaults = {"attrs": dict}
+    name: str
+    type: str
     versions: Versions
     nullable: Versions
     default: Any
     ignorable: bool
-    flexible_override: Versions | None  # a field-level "flexibleVersions" (RequestHeader.ClientId: none)
+    flexible_override: Versions | None
     tag: int | None
     tagged_versions: Versions | None
     about: str
-    struct: "StructSpec | None"  # for struct and struct-array types
-    attrs: dict = field(default_factory=dict)  # project extensions (e.g. "dictionary")
+    struct: StructSpec | None
+    attrs: dict
+
+    def __eq__(self, other) -> bool:  # the same field (a table's fields are made once): no deep compare
+        return self is other
+
+    __hash__ = object.__hash__
 
     @property
     def py_name(self) -> str:
@@ -113,11 +157,18 @@ class FieldSpec:
         return self.struct is not None
 
 
-@dataclass(frozen=True, slots=True)
-class StructSpec:
+class StructSpec(_Record):
+    """A struct: ``name``, ``versions``, ``fields`` (in wire order)."""
+
+    __slots__ = ("name", "versions", "fields")
     name: str
     versions: Versions
     fields: tuple[FieldSpec, ...]
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
 
     def fields_at(self, version: int) -> tuple[FieldSpec, ...]:
         return tuple(f for f in self.fields if version in f.versions and f.tag is None)
@@ -126,8 +177,12 @@ class StructSpec:
         return tuple(f for f in self.fields if f.tag is not None and f.tagged_versions and version in f.tagged_versions)
 
 
-@dataclass(frozen=True, slots=True)
-class MessageSpec:
+class MessageSpec(_Record):
+    """A message: ``name``, ``kind``, ``api_key``, ``valid``, ``flexible``, ``encoding``, ``version_prefix``,
+    ``history``, ``root``, ``structs`` and ``path`` (see the module docstring)."""
+
+    __slots__ = ("name", "kind", "api_key", "valid", "flexible", "encoding", "version_prefix", "history", "root",
+                 "structs", "path")
     name: str
     kind: str  # "streams" | "request" | "response" | "header" | "data"
     api_key: int | None
@@ -139,6 +194,11 @@ class MessageSpec:
     root: StructSpec
     structs: dict[str, StructSpec]
     path: str
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
 
     def is_flexible(self, version: int) -> bool:
         return version in self.flexible
