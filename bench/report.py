@@ -25,7 +25,7 @@ README = HERE / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 #: generated sections of bench/README.md: name -> renderer of results.json
-SECTIONS = ("codec", "kafka4", "targets", "startup", "capture", "pipeline", "claims")
+SECTIONS = ("codec", "kafka4", "targets", "startup", "capture", "pipeline", "claims", "alternatives")
 SPEED_START, SPEED_END = "<!-- speed:start -->", "<!-- speed:end -->"
 
 
@@ -323,8 +323,31 @@ def speed_lines(results: dict) -> str:
     return "\n".join(lines) + ("\n\n(`bench/README.md`: how, and every figure)" if lines else "(not measured yet)")
 
 
+def alternatives_text(results: dict) -> str:
+    recs = _records(results, "alternatives")
+    if not recs:
+        return "(not measured yet: `python bench/run.py alternatives`, with Cython installed)"
+    sec = results["sections"]["alternatives"]
+    b = recs[0]["meta"]
+    lines = [_head(sec, "Alternatives"), "",
+             "| build | C lines | seconds |", "|---|--:|--:|",
+             f"| Cython over the generated Python: {b['functions']} functions ({b['message']}, every version, decode "
+             f"and encode) | {b['c_lines']:,} | {b['cython_seconds']:.1f} + {b['cc_seconds']:.1f} (cc -O2) |",
+             f"| the engine: every message of `schemas/` ({b['messages']} files), every version and mode | "
+             f"{b['engine_c_lines']:,} | {b['engine_cc_seconds']:.1f} (cc -O2) |", "",
+             "| work | engine µs | Cython µs | generated Python µs | engine ÷ Cython | engine ÷ generated Python |",
+             "|---|--:|--:|--:|--:|--:|"]
+    for r in recs:
+        t = r["times"]
+        lines.append(f"| {r['label']} {r['op']} | {_us(t['engine']['median'])} | {_us(t['Cython']['median'])} "
+                     f"| {_us(t['generated Python']['median'])} | {_r(r['ratios']['Cython'])} "
+                     f"| {_r(r['ratios']['generated Python'])} |")
+    return "\n".join(lines)
+
+
 RENDER = {"codec": codec_table, "kafka4": kafka4_table, "targets": targets_text, "startup": startup_text,
-          "capture": capture_text, "pipeline": pipeline_text, "claims": claims_text}
+          "capture": capture_text, "pipeline": pipeline_text, "claims": claims_text,
+          "alternatives": alternatives_text}
 
 
 # --- pytest-benchmark's absolute timings (latest.json) --------------------------------------------------------

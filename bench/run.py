@@ -11,7 +11,8 @@ pure-Python codec, the plain-value floor, kio, kafka-python), ``kafka4`` (Kafka 
 ``startup`` (``rebalance-codec decode`` of one record against ``python -c pass``, in a venv with the wheel
 installed), ``capture`` (``capture --json`` against tshark's Kafka dissector on the 200 MB capture) and
 ``pipeline`` (decoded records per CPU-second through Spark ``local[2]``, the native codec against the
-pure-Python one). Every figure is paired and interleaved (``bench/harness.py``).
+pure-Python one) and ``alternatives`` (the engine against Cython over the generated Python: build time and
+speed). Every figure is paired and interleaved (``bench/harness.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline")
+SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline", "alternatives")
 
 
 def _micro(section: str, comparisons, args) -> None:
@@ -88,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
             elif section == "pipeline":
                 import pipeline_bench
                 pipeline_bench.run(args)
+            elif section == "alternatives":
+                import alternatives_bench
+                alternatives_bench.run(args)
     import report
 
     report.write_tables()
