@@ -19,7 +19,8 @@ a common plain form. The issue's bars are the comparisons' ``targets``.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import floor as F
 import payloads as P
@@ -29,7 +30,12 @@ from peers import PEERS, PREFIXED, plain_ours
 from codec import kafka4
 from codec.group.consumer import decode_consumer, encode_consumer
 from codec.group.messages import decode_message, encode_message
-from codec.streams import decode_assignment, decode_subscription, encode_assignment, encode_subscription
+from codec.streams import (
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
 from codec.wire import native
 from codec.wire.builder import encode_wire, to_json
 
@@ -82,13 +88,13 @@ def codec_comparisons() -> list[Comparison]:
         label = f"{message} v{v} ({what})"
         meta = {"bytes": len(data), "kind": "group", "message": message, "version": v}
         if message in PREFIXED:
-            dec = lambda m=message, d=data: decode_consumer(m, d)  # noqa: E731
-            enc = lambda o=obj: encode_consumer(o)  # noqa: E731
-            plain_body = lambda value, m=message: F.plain_wire(value.data, m, 3)  # noqa: E731
+            dec = lambda m=message, d=data: decode_consumer(m, d)
+            enc = lambda o=obj: encode_consumer(o)
+            plain_body = lambda value, m=message: F.plain_wire(value.data, m, 3)
         else:
-            dec = lambda m=message, v=v, d=data: decode_message(m, v, d).value  # noqa: E731
-            enc = lambda m=message, v=v, o=obj: encode_message(m, v, o)  # noqa: E731
-            plain_body = lambda value, m=message, v=v: F.plain_wire(value, m, v)  # noqa: E731
+            dec = lambda m=message, v=v, d=data: decode_message(m, v, d).value
+            enc = lambda m=message, v=v, o=obj: encode_message(m, v, o)
+            plain_body = lambda value, m=message, v=v: F.plain_wire(value, m, v)
         fdec, fenc = F.FLOOR[(message, v)]
         decode_sides = {"ours": dec, "python": python(dec), "floor": lambda f=fdec, d=data: f(d)}
         encode_sides = {"ours": enc, "python": python(enc)}
@@ -117,8 +123,8 @@ def codec_comparisons() -> list[Comparison]:
         fdec, fenc = F.FLOOR[(message, v)]
         label = f"{message} v{v} ({'200 tasks' if sub else '100 hosts'})"
         meta = {"bytes": len(data), "kind": "streams", "message": message, "version": v}
-        dec = lambda f=dec_fn, d=data: f(d)  # noqa: E731
-        enc = lambda f=enc_fn, i=info: f(i)  # noqa: E731
+        dec = lambda f=dec_fn, d=data: f(d)
+        enc = lambda f=enc_fn, i=info: f(i)
         plain_value = fdec(data)
         out.append(Comparison("codec", label, "decode", {"ours": dec, "python": python(dec),
                                                           "floor": lambda f=fdec, d=data: f(d)},
@@ -136,9 +142,9 @@ def kafka4_comparisons() -> list[Comparison]:
         data = encode_wire(message, v, obj)
         label = f"{message} v{v} ({what})"
         meta = {"bytes": len(data), "kind": "kafka4", "message": message, "version": v}
-        as_json = lambda m=message, v=v, d=data: kafka4.decode(m, v, d)  # noqa: E731
-        model = lambda m=message, v=v, d=data: kafka4.decode_model(m, v, d)  # noqa: E731
-        enc = lambda m=message, v=v, o=obj: kafka4.encode_model(m, v, o)  # noqa: E731
+        as_json = lambda m=message, v=v, d=data: kafka4.decode(m, v, d)
+        model = lambda m=message, v=v, d=data: kafka4.decode_model(m, v, d)
+        enc = lambda m=message, v=v, o=obj: kafka4.encode_model(m, v, o)
         sides_json = {"ours": as_json, "python": python(as_json)}
         sides_model = {"ours": model, "python": python(model)}
         sides_enc = {"ours": enc, "python": python(enc)}

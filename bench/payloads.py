@@ -15,8 +15,18 @@ import uuid
 from functools import cache
 from pathlib import Path
 
-from codec.group.consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, encode_consumer
-from codec.streams import AssignmentInfo, SubscriptionInfo, encode_assignment, encode_subscription
+from codec.group.consumer import (
+    ASSIGNMENT,
+    SUBSCRIPTION,
+    ConsumerMessage,
+    encode_consumer,
+)
+from codec.streams import (
+    AssignmentInfo,
+    SubscriptionInfo,
+    encode_assignment,
+    encode_subscription,
+)
 from codec.types import HostInfo, TaskId, TopicPartition
 from codec.wire.builder import encode_wire, wire_class
 
@@ -152,7 +162,7 @@ def _fill(message: str, version: int, struct_name: str, sizes: dict, rng: random
         if not (tagged or (f.tag is None and version in f.versions)) or tagged:
             continue
 
-        def one(i: int):
+        def one(i: int, f=f):
             t = f.element_type
             if f.struct is not None:
                 return _fill(message, version, f.struct.name, sizes, rng, f"{path}.{f.py_name}[{i}]")

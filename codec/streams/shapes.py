@@ -23,8 +23,26 @@ from __future__ import annotations
 from functools import cache
 
 from ..types import HostInfo, TaskId, TopicPartition
-from ..wire.native import (Attr, Const, EmptyNone, Extra, Flat, In, Item, Key, KeyAttr, Lookup, LookupAttr, NewDict,
-                           Obj, Pair, Parent, Row, Shape, Value)
+from ..wire.native import (
+    Attr,
+    Const,
+    EmptyNone,
+    Extra,
+    Flat,
+    In,
+    Item,
+    Key,
+    KeyAttr,
+    Lookup,
+    LookupAttr,
+    NewDict,
+    Obj,
+    Pair,
+    Parent,
+    Row,
+    Shape,
+    Value,
+)
 from .constants import NO_REBALANCE, UNKNOWN
 
 __all__ = ["subscription_decode", "subscription_encode", "assignment_decode", "assignment_encode"]

@@ -33,10 +33,12 @@ import dataclasses
 import os
 import uuid
 from functools import cache
+
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 

@@ -45,7 +45,6 @@ def test_bounded_differential_pass():
 def test_the_differential_oracle_sees_a_difference():
     """A sibling that can fail: targets that answer differently under the two codecs are caught (another
     value, another error offset, a crash on one side); the same answer is not."""
-    from codec.errors import DecodeError
     from codec.fuzz import differential
     from codec.wire import native
 
@@ -72,6 +71,34 @@ def test_the_differential_oracle_sees_a_difference():
 @dataclasses.dataclass(frozen=True)
 class Frozen:
     b: bytes
+
+
+def _check(name: str, data: bytes) -> None:
+    try:
+        TARGETS[name](data)
+    except DecodeError:
+        pass
+
+
+@pytest.mark.parametrize("name", ["subscription-info", "assignment-info", "consumer-subscription",
+                                  "consumer-assignment", "request-frame", "frame-stream", "pcap",
+                                  "offsets-key-value"])
+@settings(max_examples=250)
+@given(data=st.data())
+def test_hypothesis_mutations(name, data):
+    pool = SEEDS[name]
+    raw = data.draw(st.sampled_from(pool))
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        raw = mutate(raw, rng, pool)
+    _check(name, raw)
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+@settings(max_examples=20)
+@given(raw=st.binary(max_size=96))
+def test_hypothesis_random_bytes(name, raw):
+    _check(name, raw)
 
 
 @pytest.mark.fuzz

@@ -26,11 +26,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codec.streams import decode_assignment, decode_subscription, encode_assignment, encode_subscription, shapes
+from codec.streams import (
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    shapes,
+)
 from codec.streams.assignment import assignment_from_wire
 from codec.streams.subscription import subscription_from_wire
 from codec.wire import fastpath, native
-from codec.wire.builder import decode_wire, decode_wire_reference, encode_wire, encode_wire_reference, to_json
+from codec.wire.builder import (
+    decode_wire,
+    decode_wire_reference,
+    encode_wire,
+    encode_wire_reference,
+    to_json,
+)
 from codec.wire.schema import load_message, schema_names
 from tests.strategies import subscription_infos, wire_objects
 from tests.wire.test_fastpath import RECORDS, _cuts, _row, _wire_level, entry, outcome
@@ -208,21 +220,25 @@ def test_known_tagged_fields_decode_and_encode_natively():
     versions = [v for v in load_message(name).versions if load_message(name).root.tagged_at(v)]
     assert versions
     for v in versions:
-        @settings(max_examples=25)
-        @given(obj=wire_objects(name, v))
-        def check(obj):
-            from codec.wire.builder import wire_class
+        _check_tagged(name, v)
 
-            classic = wire_class(name, "ClassicMemberMetadata")(session_timeout_ms=45000)
-            obj = dataclasses.replace(obj, classic_member_metadata=classic)
-            raw = outcome(encode_wire_reference, name, v, obj)
-            if raw[0] != "ok":
-                return
-            assert native.program(name, v).encode(obj) == raw[1]
-            got = native.program(name, v).decode(raw[1], 0)
-            assert got == decode_wire_reference(name, v, raw[1]) and got[0].classic_member_metadata == classic
 
-        check()
+def _check_tagged(name: str, v: int) -> None:
+    @settings(max_examples=25)
+    @given(obj=wire_objects(name, v))
+    def check(obj):
+        from codec.wire.builder import wire_class
+
+        classic = wire_class(name, "ClassicMemberMetadata")(session_timeout_ms=45000)
+        obj = dataclasses.replace(obj, classic_member_metadata=classic)
+        raw = outcome(encode_wire_reference, name, v, obj)
+        if raw[0] != "ok":
+            return
+        assert native.program(name, v).encode(obj) == raw[1]
+        got = native.program(name, v).decode(raw[1], 0)
+        assert got == decode_wire_reference(name, v, raw[1]) and got[0].classic_member_metadata == classic
+
+    check()
 
 
 # --- the Streams shapes -------------------------------------------------------------------------------------
