@@ -437,13 +437,15 @@ static PyObject *long_from_16(const unsigned char *p) {
 #endif
 }
 
+/* a non-negative int below 2**128, big-endian (a negative one or a larger one: -1, an exception set) */
 static int long_to_16(PyObject *v, unsigned char *out) {
-    if (!PyLong_CheckExact(v) || _PyLong_Sign(v) < 0) return -1;
+    if (!PyLong_CheckExact(v)) return -1;
 #if PY_VERSION_HEX >= 0x030D0000
-    Py_ssize_t r = PyLong_AsNativeBytes(v, out, 16, Py_ASNATIVEBYTES_BIG_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER);
+    Py_ssize_t r = PyLong_AsNativeBytes(v, out, 16, Py_ASNATIVEBYTES_BIG_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
+                                                   Py_ASNATIVEBYTES_REJECT_NEGATIVE);
     return (r < 0 || r > 16) ? -1 : 0;
 #else
-    return _PyLong_AsByteArray((PyLongObject *)v, out, 16, 0, 0);
+    return _PyLong_AsByteArray((PyLongObject *)v, out, 16, 0, 0);  /* unsigned: a negative int is refused */
 #endif
 }
 
