@@ -42,11 +42,13 @@ if TYPE_CHECKING:
 
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message
 
-__all__ = ["available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
-           "fast_table", "bound",
-           "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Tuple", "Pair", "Flat", "In",
-           "Item",
-           "Row", "Attr", "Key", "KeyAttr", "Value", "Extra", "LookupAttr"]
+__all__ = [
+    "available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
+    "fast_table", "bound", "ACTIVE", "OFF",
+    # shapes
+    "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Tuple", "Pair", "Flat", "In",
+    "Item", "Row", "Attr", "Key", "KeyAttr", "Value", "Extra", "LookupAttr",
+]
 
 try:
     from . import _native as _engine
@@ -368,24 +370,23 @@ class _Compiler:
         return None, EC_NONE, 0
 
     def shape_source(self, src, enc_in) -> tuple:
-        items = 0
         if isinstance(src, Attr):
             off = slot_offset(enc_in.cls, src.name)
             return (G_OFF, off), _ECONV.get(src.conv, EC_NONE), int(src.items)
         if isinstance(src, Key):
-            return (G_KEY, 0), _ECONV.get(src.conv, EC_NONE), items
+            return (G_KEY, 0), _ECONV.get(src.conv, EC_NONE), 0
         if isinstance(src, KeyAttr):
             if enc_in.key_cls is None:
                 raise ValueError("KeyAttr needs the item's key class")
-            return (G_KEYOFF, slot_offset(enc_in.key_cls, src.name)), EC_NONE, items
+            return (G_KEYOFF, slot_offset(enc_in.key_cls, src.name)), EC_NONE, 0
         if isinstance(src, Value):
             return (G_VALUE, 0), _ECONV.get(src.conv, EC_NONE), int(src.items)
         if isinstance(src, Const):
-            return (G_CONST, src.value), EC_NONE, items
+            return (G_CONST, src.value), EC_NONE, 0
         if isinstance(src, Extra):
-            return (G_EXTRA, src.index), EC_NONE, items
+            return (G_EXTRA, src.index), EC_NONE, 0
         if isinstance(src, LookupAttr):
-            return (G_LOOKUP, (slot_offset(enc_in.cls, src.name), src.index)), EC_NONE, items
+            return (G_LOOKUP, (slot_offset(enc_in.cls, src.name), src.index)), EC_NONE, 0
         raise ValueError(f"not an encoder source: {src!r}")
 
     def tagged_op(self, f: FieldSpec, slot: int, spec: StructSpec, cls: type | None) -> tuple:
