@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -50,6 +51,7 @@ def test_version_names_the_codec_in_use_and_the_releases():
     import codec
 
     assert out.splitlines()[0] == f"rebalance-codec {codec.__version__}"
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"] == codec.__version__
     expected = "native" if native.available() else "python"
     assert out.splitlines()[1].startswith(f"codec: {expected} ")
     assert "JoinGroup v0-9" in out and "SubscriptionInfo v1-11" in out  # the ranges, from the schemas
