@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import CodecError, DecodeError
+from .kafka4.common import MESSAGES as KAFKA4_MESSAGES
 
 __all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "differential", "FuzzReport",
            "Violation", "regression_vector", "regression_vectors", "write_regression_vectors", "REGRESSIONS",
@@ -221,28 +222,34 @@ def _request_header_length(wire: bytes, header_version: int) -> int:
     """Where the body of a request frame starts, read from the header's own layout (header v1/v2)."""
     n = struct.unpack_from(">h", wire, 8)[0]
     pos = 10 + max(n, 0)
-    if header_version >= 2:  # tagged fields: uvarint count, then (uvarint tag, uvarint size, bytes)*
-        def uvarint() -> int:
-            nonlocal pos
-            shift = value = 0
-            while True:
-                b = wire[pos]
-                pos += 1
-                value |= (b & 0x7F) << shift
-                if b < 0x80:
-                    return value
-                shift += 7
-        for _ in range(uvarint()):
-            uvarint()  # the tag
-            size = uvarint()
-            pos += size
+    return _tagged_end(wire, pos) if header_version >= 2 else pos
+
+
+def _response_header_length(wire: bytes, header_version: int) -> int:
+    """Where the body of a response frame starts (header v0: the correlation id; v1: and its tagged fields)."""
+    return _tagged_end(wire, 4) if header_version >= 1 else 4
+
+
+def _tagged_end(wire: bytes, pos: int) -> int:
+    """The end of the tagged-field section at ``pos``: uvarint count, then (uvarint tag, uvarint size, bytes)*."""
+    def uvarint() -> int:
+        nonlocal pos
+        shift = value = 0
+        while True:
+            b = wire[pos]
+            pos += 1
+            value |= (b & 0x7F) << shift
+            if b < 0x80:
+                return value
+            shift += 7
+    for _ in range(uvarint()):
+        uvarint()  # the tag
+        size = uvarint()
+        pos += size
     return pos
 
 
-_KAFKA4_MESSAGES = {"ConsumerGroupHeartbeatRequest": (68, "request"), "ConsumerGroupHeartbeatResponse": (68, "response"),
-                    "ConsumerGroupDescribeRequest": (69, "request"), "ConsumerGroupDescribeResponse": (69, "response"),
-                    "StreamsGroupHeartbeatRequest": (88, "request"), "StreamsGroupHeartbeatResponse": (88, "response"),
-                    "StreamsGroupDescribeRequest": (89, "request"), "StreamsGroupDescribeResponse": (89, "response")}
+
 
 
 def _from_vectors(c: _Corpus) -> None:
@@ -264,8 +271,8 @@ def _from_vectors(c: _Corpus) -> None:
             c.add(_connect_target(msg, version), wire, origin, accepted, canonical)
         elif msg == "ResponseFrame":
             c.add(f"response-frame/{v['apiKey']}/v{version}", wire, origin, accepted, canonical)
-        elif msg in _KAFKA4_MESSAGES:  # a Kafka 4 group RPC body (codec.kafka4): inside its frame
-            key, direction = _KAFKA4_MESSAGES[msg]
+        elif msg in KAFKA4_MESSAGES:  # a Kafka 4 group RPC body (codec.kafka4): inside its frame
+            key, direction = KAFKA4_MESSAGES[msg]
             if direction == "request":
                 c.add("request-frame", struct.pack(">hhih", key, version, 7, 3) + b"k4v\x00" + wire,
                       f"{origin} in a request frame", accepted)
@@ -284,7 +291,7 @@ def _from_vectors(c: _Corpus) -> None:
             if key in _GROUP_API:
                 c.add(f"{_GROUP_API[key]}Request/v{version}", wire[split:], origin + " (body)")
         elif msg == "ResponseFrame":
-            split = 4 + (hv >= 1)
+            split = _response_header_length(wire, hv)
             c.add(f"ResponseHeader/v{hv}", wire[:split], origin + " (header)")
             c.add(f"{_GROUP_API[key]}Response/v{version}", wire[split:], origin + " (body)")
 
@@ -340,13 +347,14 @@ def _from_kafka_java(c: _Corpus, shared: Path) -> None:
 
 
 def _from_kio(c: _Corpus, shared: Path) -> list[bytes]:
-    """kio's KIP-848/KIP-1071 bodies (API keys 68, 69, 88, 89: flexible versions, compact strings, tagged
-    fields, UUIDs) in request frames (header v2) and response frames (header v1): codec.kafka4 reads every
-    one of them (issue #21; the StreamsGroupHeartbeat schemas follow the released v0 layout kio writes)."""
+    """kio's KIP-848/KIP-1071/KIP-932 bodies (API keys 68, 69, 88, 89, 76, 77: flexible versions, compact strings,
+    tagged fields, UUIDs) in request frames (header v2) and response frames (header v1): codec.kafka4 reads every
+    one of them (issues #21, #30; the StreamsGroupHeartbeat schemas follow the released v0 layout kio writes)."""
     frames = []
-    for r in _jsonl(shared / "vectors" / "kio" / "group-kafka4.jsonl"):
+    for name, r in ((n, r) for n in ("group-kafka4.jsonl", "group-share.jsonl")
+                    for r in _jsonl(shared / "vectors" / "kio" / n)):
         accepted = True
-        origin = f"kio/group-kafka4.jsonl {r['id']}"
+        origin = f"kio/{name} {r['id']}"
         if not r["kind"].endswith("Request"):
             c.add(f"response-frame/{r['apiKey']}/v{r['version']}",
                   struct.pack(">i", r["index"]) + b"\x00" + bytes.fromhex(r["hex"]), f"{origin} in a response frame",
@@ -1123,7 +1131,8 @@ def _run(n: int, seed: int, only, time_limit, max_seconds_per_input: float, rend
     start = time.monotonic()
     if renderer is not None:
         for name in names:
-            for s in corpus.get(name, ())[:render_seeds]:
+            # the seeds that decode first: a rejected seed renders nothing
+            for s in sorted(corpus.get(name, ()), key=lambda s: s.accepted is not True)[:render_seeds]:
                 try:
                     all_targets[name](s.data)
                 except DecodeError:

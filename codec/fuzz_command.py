@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+__all__ = ["register", "cmd_fuzz", "cmd_fuzz_cli"]
+
 
 def cmd_fuzz_cli(args) -> int:
     """``fuzz --cli``: the commands as child processes under hostile ``--lines`` input (:mod:`codec.fuzz_cli`)."""

@@ -42,6 +42,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--connect", action="store_true",
                    help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
                         "Connect's eager or incremental cooperative assignor (codec.connect.assignjson)")
+    p.add_argument("--share", action="store_true",
+                   help="INPUT is a KIP-932 share group (topics, members with subscriptions and current assignments): "
+                        "Kafka's SimpleAssignor as the group coordinator runs it (codec.assignor.share)")
     p.add_argument("--assignor", choices=ASSIGNOR_NAMES,
                    help="run this assignor whatever the input's \"assignor\" says (e.g. high_availability_fast)")
     p.add_argument("--emit-bytes", dest="emit_bytes", action="store_true",
@@ -89,6 +92,11 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
     sep = (",", ":") if line is not None else (", ", ": ")
     try:
         doc = json.loads(text)
+        if args is not None and getattr(args, "share", False):
+            from .share import assign_share, share_group_from_json, share_result_to_json
+
+            spec, names = share_group_from_json(doc)
+            return _dumps(share_result_to_json(assign_share(spec), names), separators=sep), True
         if args is not None and getattr(args, "assignor", None) and isinstance(doc, dict) \
                 and not getattr(args, "connect", False):
             doc = {**doc, "assignor": args.assignor}

@@ -1,13 +1,16 @@
-"""The story of groups that rebalance through heartbeats: KIP-848 consumer groups and KIP-1071 streams groups.
+"""The story of groups that rebalance through heartbeats: KIP-848 consumer groups, KIP-1071 streams groups and
+KIP-932 share groups.
 
 A classic group rebalances in generations (JoinGroup, SyncGroup); a heartbeat-based group has none. Each
-member sends ConsumerGroupHeartbeat (api key 68) or StreamsGroupHeartbeat (88) with its member epoch: 0 to
-join, -1 to leave, -2 for a static member that leaves to come back; the coordinator answers with the
+member sends ConsumerGroupHeartbeat (api key 68), StreamsGroupHeartbeat (88) or ShareGroupHeartbeat (76) with its
+member epoch: 0 to join, -1 to leave, -2 for a static member that leaves to come back; the coordinator answers with the
 member's epoch and, when it changed, the member's assignment (partitions by topic id; for streams, active,
 standby and warm-up tasks by subtopology). A member's request reports what it owns (Kafka's
 ``topicPartitions``, ``activeTasks``…) when that changed. The story of a member is therefore a list of
 :class:`Step`: each assignment it was given, at which member epoch, what it added and revoked against the
-one before, and when the member reported owning exactly that (it *reached* it).
+one before, and when the member reported owning exactly that (it *reached* it). A share group's members share
+partitions (several may hold one) and never revoke: a share member reports nothing it owns, it simply holds what
+its last response gave it; :meth:`HeartbeatGroup.shared` says which partitions members share and with whom.
 
 :class:`HeartbeatStory` collects, per group, what the frames say (field names are Kafka's, from the
 messages' JSON: ``memberId``, ``memberEpoch``, ``assignment.topicPartitions[topicId, partitions]``,
@@ -18,11 +21,12 @@ kept (requests that report owned partitions or tasks, responses with an assignme
 error); plain heartbeats are counted.
 
 :meth:`HeartbeatStory.record` tells the same from the ``__consumer_offsets`` records of those groups
-(ConsumerGroup*/StreamsGroup*: group epoch, member metadata, target assignment, current member assignment,
-tombstones), in record order.
+(ConsumerGroup*/StreamsGroup*/ShareGroup*: group epoch, member metadata, target assignment, current member
+assignment, tombstones; a share group's state partitions), in record order.
 
 Topic ids: an assignment names topics by UUID. A name is shown when the input gives one (a
-ConsumerGroupPartitionMetadata record, or a Metadata response in the capture); otherwise the UUID in Kafka's
+ConsumerGroupPartitionMetadata or share group partition or state record, a share group's Describe response, or a
+Metadata response in the capture); otherwise the UUID in Kafka's
 own short form (``Uuid.toString()``: 22 characters of URL-safe base64), never a made-up name.
 """
 
@@ -42,6 +46,7 @@ __all__ = [
     "CONSUMER",
     "DESCRIBE_APIS",
     "HEARTBEAT_APIS",
+    "SHARE",
     "STREAMS",
     "TASK_KINDS",
     "HeartbeatGroup",
@@ -53,9 +58,11 @@ __all__ = [
     "task_labels",
 ]
 
-HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat"}
-DESCRIBE_APIS = {69: "ConsumerGroupDescribe", 89: "StreamsGroupDescribe"}
-CONSUMER, STREAMS = "consumer", "streams"
+HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat", 76: "ShareGroupHeartbeat"}
+DESCRIBE_APIS = {69: "ConsumerGroupDescribe", 89: "StreamsGroupDescribe", 77: "ShareGroupDescribe"}
+CONSUMER, STREAMS, SHARE = "consumer", "streams", "share"
+#: each heartbeat or describe API's group protocol
+PROTOCOLS = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: SHARE, 77: SHARE}
 PARTITIONS = "partitions"
 TASK_KINDS = ("active tasks", "standby tasks", "warmup tasks")
 _TASK_FIELDS = (("activeTasks", "active tasks"), ("standbyTasks", "standby tasks"), ("warmupTasks", "warmup tasks"))
@@ -239,6 +246,7 @@ class HeartbeatGroup:
     deleted: bool = False
     endpoint_epoch: int | None = None
     endpoints: list[tuple[str, tuple[str, ...], tuple[str, ...]]] | None = None
+    state_partitions: dict[str, list[str]] | None = None  # a share group's: initializing/initialized/deleting
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -255,6 +263,16 @@ class HeartbeatGroup:
         """The member epochs the group's members were given, in order."""
         return sorted({s.epoch for m in self.members.values() for s in m.steps if s.epoch is not None and s.epoch > 0})
 
+    def shared(self) -> list[tuple[str, list[str]]]:
+        """The partitions that two or more of the group's members hold at the end of the story (a share group's
+        members share them; in another group it would be a fault), each with its holders."""
+        holders: dict[str, list[str]] = {}
+        for m in self.members.values():
+            if m.left is None:
+                for label in (m.holdings() or {}).get(PARTITIONS, ()):
+                    holders.setdefault(label, []).append(m.member_id)
+        return sorted(((p, ms) for p, ms in holders.items() if len(ms) > 1), key=lambda x: split_label(x[0]))
+
     def json(self) -> dict:
         return {"type": "heartbeat-group", "group": self.group, "protocol": self.protocol, "source": self.source,
                 "first_ts": self.first_ts, "last_ts": self.last_ts, "member_epochs": self.epochs(),
@@ -262,6 +280,8 @@ class HeartbeatGroup:
                 "status": [{"code": c, "detail": d} for c, d in self.status],
                 "classic_generations": self.classic_generations, "deleted": self.deleted, "topology": self.topology,
                 "endpoint_information_epoch": self.endpoint_epoch,
+                "shared_partitions": [{"partition": p, "members": ms} for p, ms in self.shared()],
+                "state_partitions": self.state_partitions,
                 "partitions_by_endpoint": None if self.endpoints is None else [
                     {"endpoint": e, "active": list(a), "standby": list(sb)} for e, a, sb in self.endpoints],
                 "members": [m.json() for m in self.members.values()], "events": [e.json() for e in self.events]}
@@ -272,13 +292,16 @@ class HeartbeatGroup:
 _KINDS = {(68, "request"): "consumer-group-heartbeat-request", (68, "response"): "consumer-group-heartbeat-response",
           (88, "request"): "streams-group-heartbeat-request", (88, "response"): "streams-group-heartbeat-response",
           (69, "request"): "consumer-group-describe-request", (69, "response"): "consumer-group-describe-response",
-          (89, "request"): "streams-group-describe-request", (89, "response"): "streams-group-describe-response"}
+          (89, "request"): "streams-group-describe-request", (89, "response"): "streams-group-describe-response",
+          (76, "request"): "share-group-heartbeat-request", (76, "response"): "share-group-heartbeat-response",
+          (77, "request"): "share-group-describe-request", (77, "response"): "share-group-describe-response"}
 
 
 def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int) -> dict:
-    """A heartbeat or describe frame (api keys 68, 88, 69, 89; without its size) in Kafka's JSON: ``api``, ``apiKey``, ``apiVersion``,
-    ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`), ``body_offset``. Both
-    APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises DecodeError."""
+    """A heartbeat or describe frame (api keys 68, 88, 76, 69, 89, 77; without its size) in Kafka's JSON: ``api``,
+    ``apiKey``, ``apiVersion``, ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`),
+    ``body_offset``. The APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises
+    DecodeError."""
     from ..group.jsonview import to_json
     from ..kafka4 import decode
     from ..wire.builder import decode_wire
@@ -308,8 +331,8 @@ class PendingHeartbeat:
 
 def _assignment(protocol: str, body: dict, names: dict[str, str], *, request: bool) -> Holdings | None:
     """The holdings a heartbeat carries (owned ones in a request, the assignment in a response); None when
-    the message says "unchanged" (a null field)."""
-    if protocol == CONSUMER:
+    the message says "unchanged" (a null field). A share member's request owns nothing it reports."""
+    if protocol != STREAMS:
         if request:
             items = _get(body, "topicPartitions")
         else:
@@ -344,7 +367,7 @@ class HeartbeatStory:
     # -- frames -----------------------------------------------------------------------------------------
 
     def request(self, ts: float, api_key: int, client_id: str | None, body: dict) -> PendingHeartbeat:
-        protocol = CONSUMER if api_key == 68 else STREAMS
+        protocol = PROTOCOLS[api_key]
         name = _get(body, "groupId", default="")
         member_id = _get(body, "memberId", default="")
         epoch = _get(body, "memberEpoch", default=0)
@@ -363,7 +386,7 @@ class HeartbeatStory:
                                 _get(body, "topology") if protocol == STREAMS else None)
 
     def response(self, ts: float, req: PendingHeartbeat, body: dict) -> None:
-        protocol = CONSUMER if req.api_key == 68 else STREAMS
+        protocol = PROTOCOLS[req.api_key]
         g = self.group(req.group, protocol)
         g.touch(ts)
         error = _get(body, "errorCode", default=0)
@@ -409,10 +432,11 @@ class HeartbeatStory:
             for e in items)
 
     def describe(self, ts: float, api_key: int, body: dict) -> None:
-        """A ConsumerGroupDescribe or StreamsGroupDescribe response: each described group's epochs, and each
-        member's identity, current assignment (a ``described`` step when it is news) and target assignment;
-        the topic names a consumer group's assignments carry."""
-        protocol = CONSUMER if api_key == 69 else STREAMS
+        """A ConsumerGroupDescribe, StreamsGroupDescribe or ShareGroupDescribe response: each described group's
+        epochs, and each member's identity, current assignment (a ``described`` step when it is news) and target
+        assignment (a share group's members have none: they hold their target); the topic names a consumer or
+        share group's assignments carry."""
+        protocol = PROTOCOLS[api_key]
         api = DESCRIBE_APIS[api_key]
         for gd in _get(body, "groups") or ():
             if _get(gd, "errorCode"):
@@ -429,25 +453,27 @@ class HeartbeatStory:
                 m.client_host = _get(md, "clientHost", default=m.client_host)
                 m.topology_epoch = _get(md, "topologyEpoch", default=m.topology_epoch)
                 current, target = _get(md, "assignment"), _get(md, "targetAssignment")
-                if protocol == CONSUMER:
+                if protocol != STREAMS:
                     for a in (current, target):
                         for t in _get(a, "topicPartitions") or ():
                             self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
                 self._observe(m, (ts, "described", _get(md, "memberEpoch"), self._described(protocol, current),
                                   self._raw(protocol, current, request=True)))
+                if protocol == SHARE:
+                    continue
                 m.target = Step(ts, g.assignment_epoch, self._described(protocol, target), {}, {}, cause="target")
                 m.target_raw = self._raw(protocol, target, request=True)
                 m.target_source = api
 
     @staticmethod
     def _described(protocol: str, a: Any) -> Holdings:
-        if protocol == CONSUMER:
+        if protocol != STREAMS:
             return {PARTITIONS: _partition_labels(_get(a, "topicPartitions"), {})}
         return {kind: task_labels(_get(a, name)) for name, kind in _TASK_FIELDS}
 
     def _raw(self, protocol: str, body: dict, *, request: bool) -> Any:
-        """Topic ids of a consumer heartbeat's partitions (labels wait for names seen later)."""
-        if protocol != CONSUMER:
+        """Topic ids of a consumer or share heartbeat's partitions (labels wait for names seen later)."""
+        if protocol == STREAMS:
             return None
         items = _get(body, "topicPartitions") if request else _get(_get(body, "assignment"), "topicPartitions")
         return None if items is None else tuple((kafka_uuid(_get(t, "topicId")), tuple(_get(t, "partitions") or ()))
@@ -488,10 +514,10 @@ class HeartbeatStory:
     # -- __consumer_offsets records ----------------------------------------------------------------------
 
     def record(self, where: str, name: str, key: dict, value: dict | None) -> None:
-        """One consumer or streams group record (``name`` as :data:`codec.kafka4.RECORD_TYPES` names it,
+        """One consumer, streams or share group record (``name`` as :data:`codec.kafka4.RECORD_TYPES` names it,
         ``key``/``value`` in Kafka's JSON, ``value`` None for a tombstone), in record order."""
-        protocol = STREAMS if name.startswith("Streams") else CONSUMER
-        kind = name.removeprefix("ConsumerGroup").removeprefix("StreamsGroup")
+        protocol = STREAMS if name.startswith("Streams") else SHARE if name.startswith("Share") else CONSUMER
+        kind = name.removeprefix("ConsumerGroup").removeprefix("StreamsGroup").removeprefix("ShareGroup")
         g = self.group(_get(key, "groupId", default=""), protocol, "__consumer_offsets")
         member_id = _get(key, "memberId")
         m = g.member(member_id) if member_id is not None else None
@@ -510,6 +536,16 @@ class HeartbeatStory:
         elif kind == "PartitionMetadata":
             for t in _get(value, "topics") or ():
                 self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+        elif kind == "StatePartitionMetadata":  # the share-group state of the group's partitions
+            g.state_partitions = {}
+            for state, field_name in (("initializing", "initializingTopics"), ("initialized", "initializedTopics"),
+                                      ("deleting", "deletingTopics")):
+                items = _get(value, field_name) or ()
+                for t in items:
+                    self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+                g.state_partitions[state] = sorted(
+                    (f"{_get(t, 'topicName')}-{p}" for t in items for p in _get(t, "partitions") or ()),
+                    key=split_label) if state != "deleting" else sorted(str(_get(t, "topicName")) for t in items)
         elif kind == "TargetAssignmentMetadata":
             g.assignment_epoch = _get(value, "assignmentEpoch")
             for other in g.members.values():
@@ -544,7 +580,7 @@ class HeartbeatStory:
     def _record_holdings(self, protocol: str, value: dict, suffix: str) -> Holdings:
         """What a target or current assignment record holds (``suffix`` ``PendingRevocation``: what it is to
         give up). Partitions are labelled with topic ids here and named at the end (:meth:`finish`)."""
-        if protocol == CONSUMER:
+        if protocol != STREAMS:
             field_name = "partitionsPendingRevocation" if suffix else None
             items = _get(value, field_name) if field_name else _get(value, "assignedPartitions", "topicPartitions")
             return {PARTITIONS: _partition_labels(items, {})}

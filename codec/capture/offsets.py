@@ -4,9 +4,8 @@ A record's key is ``[int16 version][body]`` and the version says what the record
 ``GroupCoordinatorRecordSerde``): 0 and 1 an :file:`OffsetCommitKey`, 2 a :file:`GroupMetadataKey`, 3 and
 up the records of KIP-848 consumer groups, share groups and streams groups. The value is ``[int16
 version][body]`` of the matching value schema (:file:`OffsetCommitValue`, :file:`GroupMetadataValue`); a
-null value is a tombstone. Consumer and streams group records (types 3-8, 16-23) are decoded by
-:func:`codec.kafka4.decode_record`: their ``key`` and ``value`` are dicts in Kafka's JSON (camelCase);
-share group records (9-15) are named, not decoded.
+null value is a tombstone. Consumer, share and streams group records (types 3-8, 16, 9-15 and 17-23) are
+decoded by :func:`codec.kafka4.decode_record`: their ``key`` and ``value`` are dicts in Kafka's JSON (camelCase).
 
 Inputs:
 
@@ -71,13 +70,6 @@ RECORD_TYPES: dict[int, tuple[str, str]] = {
     6: ("ConsumerGroupTargetAssignmentMetadataKey", "ConsumerGroupTargetAssignmentMetadataValue"),
     7: ("ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue"),
     8: ("ConsumerGroupCurrentMemberAssignmentKey", "ConsumerGroupCurrentMemberAssignmentValue"),
-    9: ("ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"),
-    10: ("ShareGroupMemberMetadataKey", "ShareGroupMemberMetadataValue"),
-    11: ("ShareGroupMetadataKey", "ShareGroupMetadataValue"),
-    12: ("ShareGroupTargetAssignmentMetadataKey", "ShareGroupTargetAssignmentMetadataValue"),
-    13: ("ShareGroupTargetAssignmentMemberKey", "ShareGroupTargetAssignmentMemberValue"),
-    14: ("ShareGroupCurrentMemberAssignmentKey", "ShareGroupCurrentMemberAssignmentValue"),
-    15: ("ShareGroupStatePartitionMetadataKey", "ShareGroupStatePartitionMetadataValue"),
     **{t: (f"{name}Key", f"{name}Value") for t, name in KAFKA4_RECORD_TYPES.items()},
 }
 _DECODED = {0, 1, 2}
@@ -186,7 +178,7 @@ def decode_record(key: bytes | None, value: bytes | None, where: str, *, crc_ok:
 
 
 def _kafka4_record(key: bytes, value: bytes | None, where: str, crc_ok: bool | None) -> OffsetsRecord:
-    """A consumer or streams group record through :func:`codec.kafka4.decode_record` (raises DecodeError)."""
+    """A consumer, share or streams group record through :func:`codec.kafka4.decode_record` (raises DecodeError)."""
     from ..kafka4 import decode_record as decode4
 
     rec = decode4(key, value)

@@ -15,6 +15,8 @@ import ipaddress
 import struct
 from dataclasses import dataclass
 
+__all__ = ["Seg", "tcp_ip", "frame", "pcap", "pcapng", "conversation", "TcpConnection"]
+
 FIN, SYN, RST, PSH, ACK = 0x01, 0x02, 0x04, 0x08, 0x10
 
 

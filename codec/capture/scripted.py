@@ -6,9 +6,9 @@ Kafka's JSON (camelCase, as :func:`codec.kafka4.encode` takes them); frames carr
 response header v1 of flexible versions (both heartbeat APIs are flexible from v0). Frames of other APIs can
 be written as bytes (:meth:`ScriptedCapture.raw`), e.g. a classic member's JoinGroup in a mixed group.
 
-Two scripts, bundled as examples (``codec/examples/kip848-group.pcap``, ``codec/examples/kip1071-streams.pcap``,
-written by ``codec/examples/make_heartbeat_examples.py``) and read by the tests, whose expected facts are
-written from the scripts' steps below, not from the story:
+Three scripts, bundled as examples (``codec/examples/kip848-group.pcap``, ``codec/examples/kip1071-streams.pcap``,
+``codec/examples/kip932-share.pcap``, written by ``codec/examples/kip848-examples.py``) and read by the tests,
+whose expected facts are written from the scripts' steps below, not from the story:
 
 * :func:`kip848_script` — consumer group ``orders-app`` on topic ``orders`` (6 partitions, topic id
   :data:`ORDERS_ID`): members ``member-a``, ``member-b``, ``member-c`` join one after the other and the
@@ -20,6 +20,12 @@ written from the scripts' steps below, not from the story:
   over and holds standbys; the responses give the active and standby partitions of each member's endpoint
   (endpoint information epochs 1-3); ``stream-3`` sends a topology of another epoch and is refused
   (STREAMS_INVALID_TOPOLOGY_EPOCH).
+* :func:`kip932_script` — share group ``queue-app`` on topics ``orders`` (3 partitions) and ``payments`` (1):
+  ``share-a`` and ``share-b`` subscribe to both, ``share-c`` to ``payments`` alone and shares ``payments-0``
+  with ``share-a``; ``share-d`` is refused (TOPIC_AUTHORIZATION_FAILED); ``share-b`` leaves; ``share-c`` is
+  told it is unknown (UNKNOWN_MEMBER_ID) and joins again; a ShareGroupDescribe names the topics. The
+  assignments are those of Kafka 4.1.0's SimpleAssignor for each membership (worked out in the script's
+  docstring).
 """
 
 from __future__ import annotations
@@ -33,12 +39,16 @@ from .pcapwriter import TcpConnection, pcap
 
 __all__ = [
     "ORDERS_ID",
+    "PAYMENTS_ID",
     "T0",
     "ScriptedCapture",
     "consumer_request",
     "consumer_response",
     "kip848_script",
+    "kip932_script",
     "kip1071_script",
+    "share_request",
+    "share_response",
     "streams_request",
     "streams_response",
 ]
@@ -46,8 +56,9 @@ __all__ = [
 T0 = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
 BROKER = ("10.0.0.100", 9092)
 ORDERS_ID = "b3JkZXJzLXRvcGljLWlkAA"  # Kafka's short form of the 16 bytes b"orders-topic-id\0"
+PAYMENTS_ID = "cGF5bWVudHMtdG9waWNpZA"  # ... of b"payments-topicid"
 _KINDS = {68: "consumer-group-heartbeat", 88: "streams-group-heartbeat", 69: "consumer-group-describe",
-          89: "streams-group-describe"}
+          89: "streams-group-describe", 76: "share-group-heartbeat", 77: "share-group-describe"}
 
 
 @dataclass
@@ -129,6 +140,19 @@ def consumer_response(member: str | None, epoch: int, assignment: dict[str, list
     return {"throttleTimeMs": 0, "errorCode": error, "errorMessage": message, "memberId": member,
             "memberEpoch": epoch, "heartbeatIntervalMs": interval,
             "assignment": None if assignment is None else {"topicPartitions": _tps(assignment)}}
+
+
+def share_request(group: str, member: str, epoch: int, *, topics: list[str] | None = None,
+                  rack: str | None = None) -> dict:
+    """A ShareGroupHeartbeatRequest (``topics`` None: the subscription is unchanged)."""
+    return {"groupId": group, "memberId": member, "memberEpoch": epoch, "rackId": rack, "subscribedTopicNames": topics}
+
+
+def share_response(member: str | None, epoch: int, assignment: dict[str, list[int]] | None = None, *,
+                   error: int = 0, message: str | None = None) -> dict:
+    """A ShareGroupHeartbeatResponse (``assignment``: topic id -> partitions, None: unchanged): the fields of a
+    ConsumerGroupHeartbeatResponse."""
+    return consumer_response(member, epoch, assignment, error=error, message=message)
 
 
 def _tasks(tasks: dict[str, list[int]] | None) -> list[dict] | None:
@@ -312,4 +336,68 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
          3, topology={**TOPOLOGY, "epoch": 2})
     hb(4.0, "stream-2", streams_request(g, "stream-2", -1, endpoint_epoch=3),
        streams_response("stream-2", -1, endpoint_epoch=3))
+    return cap
+
+
+def kip932_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
+    """The KIP-932 share group ``queue-app`` (see the module docstring): topics ``orders`` (3 partitions, id
+    :data:`ORDERS_ID`) and ``payments`` (1, :data:`PAYMENTS_ID`). Times in seconds after T0:
+
+    0.0 share-a joins (rack r1, subscribes orders and payments) -> epoch 1, orders 0-2 and payments 0.
+    0.5 a heartbeats -> epoch 1, assignment unchanged (null).
+    1.0 share-b joins (orders and payments) -> epoch 2, orders 0. 1.5 a -> epoch 2, orders 1, 2 and payments 0.
+    2.0 share-c joins (payments only) -> epoch 3, payments 0 (shared with a). 2.5 a -> epoch 3, unchanged;
+    2.6 b -> epoch 3, unchanged.
+    3.0 share-d joins (subscribes secret) -> TOPIC_AUTHORIZATION_FAILED (29).
+    4.0 b leaves (epoch -1). 4.5 a -> epoch 4, orders 0-2 and payments 0. 4.6 c -> epoch 4, unchanged.
+    5.0 c heartbeats at epoch 4 -> UNKNOWN_MEMBER_ID (25): the coordinator removed it (group epoch 5);
+    5.1 c joins again -> epoch 6, payments 0. 5.5 a -> epoch 6, unchanged.
+    6.0 a describes the group: Stable, group and assignment epoch 6, assignor simple, a holds orders 0-2 and
+    payments 0, c payments 0 (the Describe names the topics).
+
+    The assignments are SimpleAssignor's (Kafka 4.1.0): hashCode("share-a") = 2054216179, "share-b" +1, "share-c"
+    +2. At epoch 2 (a, b on orders 0-2 and payments 0: 4 targets, 2 each) a hashes onto target 3 (payments-0),
+    b onto 0 (orders-0); a keeps one more of its partitions (orders-1) and takes the one left (orders-2) round
+    robin, as it may hold one more than 2. At epoch 3 (c subscribes payments alone: heterogeneous) c hashes onto
+    payments-0; a and b keep what they hold. At epoch 4 (a, c) a hashes onto payments-0 and takes orders-0, which
+    nobody holds, round robin; at epochs 5 and 6 the same holdings stand.
+    """
+    cap = cap or ScriptedCapture()
+    g, o, p = "queue-app", ORDERS_ID, PAYMENTS_ID
+    for name in "abcd":
+        cap.clients[f"share-{name}"] = f"share-consumer-{name}"
+
+    def hb(t, m, epoch, resp, **kw):
+        cap.exchange(t, f"share-{m}", 76, 1, share_request(g, f"share-{m}", epoch, **kw), resp)
+
+    hb(0.0, "a", 0, share_response("share-a", 1, {o: [0, 1, 2], p: [0]}), topics=["orders", "payments"], rack="r1")
+    hb(0.5, "a", 1, share_response("share-a", 1))
+    hb(1.0, "b", 0, share_response("share-b", 2, {o: [0]}), topics=["orders", "payments"])
+    hb(1.5, "a", 1, share_response("share-a", 2, {o: [1, 2], p: [0]}))
+    hb(2.0, "c", 0, share_response("share-c", 3, {p: [0]}), topics=["payments"])
+    hb(2.5, "a", 2, share_response("share-a", 3))
+    hb(2.6, "b", 2, share_response("share-b", 3))
+    hb(3.0, "d", 0, share_response(None, 0, error=29, message="Not authorized to access topics: [secret]"),
+       topics=["secret"])
+    hb(4.0, "b", -1, share_response("share-b", -1))
+    hb(4.5, "a", 3, share_response("share-a", 4, {o: [0, 1, 2], p: [0]}))
+    hb(4.6, "c", 3, share_response("share-c", 4))
+    hb(5.0, "c", 4, share_response(None, 0, error=25, message="Member share-c is not a member of group queue-app."))
+    hb(5.1, "c", 0, share_response("share-c", 6, {p: [0]}), topics=["payments"])
+    hb(5.5, "a", 4, share_response("share-a", 6))
+
+    def member(m, epoch, rack, parts):
+        return {"memberId": f"share-{m}", "rackId": rack, "memberEpoch": epoch, "clientId": f"share-consumer-{m}",
+                "clientHost": f"/10.0.1.{'abc'.index(m) + 1}",
+                "subscribedTopicNames": ["orders", "payments"] if m == "a" else ["payments"],
+                "assignment": {"topicPartitions": [{"topicId": tid, "topicName": name, "partitions": ps}
+                                                   for tid, name, ps in parts]}}
+
+    cap.exchange(6.0, "share-a", 77, 1, {"groupIds": [g], "includeAuthorizedOperations": False},
+                 {"throttleTimeMs": 0, "groups": [{
+                     "errorCode": 0, "errorMessage": None, "groupId": g, "groupState": "Stable", "groupEpoch": 6,
+                     "assignmentEpoch": 6, "assignorName": "simple",
+                     "members": [member("a", 6, "r1", [(o, "orders", [0, 1, 2]), (p, "payments", [0])]),
+                                 member("c", 6, None, [(p, "payments", [0])])],
+                     "authorizedOperations": -2147483648}]})
     return cap

@@ -9,7 +9,8 @@ previous generation. :func:`offsets_story` gives the generations of ``__consumer
 ``GroupMetadataValue`` is a snapshot of one generation). Frames of other APIs are counted in the
 :class:`CaptureSummary`, with the gaps, bad packets and undecodable frames and layers.
 
-Groups that rebalance through heartbeats (ConsumerGroupHeartbeat, api key 68; StreamsGroupHeartbeat, 88)
+Groups that rebalance through heartbeats (ConsumerGroupHeartbeat, api key 68; StreamsGroupHeartbeat, 88;
+ShareGroupHeartbeat, 76)
 have no generations: their frames come out as :class:`GroupFrame` too (``message``: header and body in
 Kafka's JSON, through :mod:`codec.kafka4`), and at the end each such group is one
 :class:`~codec.capture.heartbeat.HeartbeatGroup` (member epochs, assignments, revocations; see
@@ -64,6 +65,7 @@ API_NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 8: "Offs
              10: "FindCoordinator", 15: "DescribeGroups", 16: "ListGroups", 17: "SaslHandshake", 18: "ApiVersions",
              19: "CreateTopics", 22: "InitProducerId", 36: "SaslAuthenticate", 42: "DeleteGroups",
              47: "OffsetDelete", 60: "DescribeCluster", 68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe",
+             76: "ShareGroupHeartbeat", 77: "ShareGroupDescribe", 78: "ShareFetch", 79: "ShareAcknowledge",
              88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", **GROUP_APIS}
 MAX_PENDING = 65536  # requests waiting for their response, over all connections
 MAX_PROBLEMS = 50  # problems of each kind kept for the summary (all are counted)
@@ -94,7 +96,7 @@ class GroupFrame:
     frame: RequestFrame | ResponseFrame | None = None
     error: DecodeError | None = None
     data: bytes | None = None  # the frame without its size, for tools that decode it themselves
-    message: dict | None = None  # a heartbeat frame (api keys 68, 88): header and body in Kafka's JSON
+    message: dict | None = None  # a heartbeat frame (api keys 68, 88, 76): header and body in Kafka's JSON
 
     def json(self) -> dict:
         """Run-agnostic fields and the body in Kafka's JSON style (nested layers decoded or their error)."""

@@ -5,7 +5,7 @@ generation, each member (identity and offered protocols; the subscription and as
 ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. A heartbeat-based
 group (:func:`render_heartbeat_group`) is its member epochs, then each member with its steps (epoch, time,
 what it holds, what was added and revoked, when it reached it; for a streams member its active, standby and
-warm-up tasks), then the events. The summary
+warm-up tasks; for a share member the partitions it shares and with whom), then the events. The summary
 gives the input's counts, the frames lost with TCP holes given up at the limits, and the first problems of
 each kind.
 
@@ -294,7 +294,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
 
 # -- heartbeat-based groups (KIP-848, KIP-1071) -----------------------------------------------------------
 
-_PROTOCOL_NAMES = {"consumer": ("consumer group", "KIP-848"), "streams": ("streams group", "KIP-1071")}
+_PROTOCOL_NAMES = {"consumer": ("consumer group", "KIP-848"), "streams": ("streams group", "KIP-1071"),
+                   "share": ("share group", "KIP-932")}
 
 
 def _by_topic(labels) -> str:
@@ -314,16 +315,18 @@ def _held(items, kind: str) -> str:
     return f"{shown} ({n} {kind if n != 1 else kind[:-1]})"
 
 
-def _delta(step: Step, kind: str) -> str:
+def _delta(step: Step, kind: str, gone: str = "revoked") -> str:
+    """What a step added and took away (``gone``: "revoked", or "dropped" for a share member, which never
+    revokes: it just stops consuming a partition)."""
     out = []
     for sign, moved in (("+", step.added.get(kind, ())), ("-", step.revoked.get(kind, ()))):
         if moved:
-            word = "added" if sign == "+" else "revoked"
+            word = "added" if sign == "+" else gone
             out.append(f"{word} {_by_topic(moved) if kind == 'partitions' else _items(moved)}")
     return ("; " + "; ".join(out)) if out else ""
 
 
-def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
+def _step_lines(step: Step, indent: str, title: str = "epoch", gone: str = "revoked") -> list[str]:
     when = step.where if step.where is not None else _when(step.ts)
     if step.cause == "fenced":
         return [f"{indent}fenced  {_p(when)}: gave up " + ", ".join(
@@ -341,9 +344,9 @@ def _step_lines(step: Step, indent: str, title: str = "epoch") -> list[str]:
         return [f"{head}  unchanged: {total}"]
     if len(kinds) == 1:
         k = kinds[0]
-        lines = [f"{head}  {_held(step.holdings.get(k, ()), k)}{_delta(step, k)}"]
+        lines = [f"{head}  {_held(step.holdings.get(k, ()), k)}{_delta(step, k, gone)}"]
     else:
-        lines = [head] + [f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k)}"
+        lines = [head] + [f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k, gone)}"
                           for k in kinds]
     for k, items in step.pending.items():
         lines.append(f"{indent}{_I}pending revocation of {k}: "
@@ -383,7 +386,12 @@ def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember) -> list[str]:
     if not m.steps and m.target is None:
         lines.append(f"{_I*3}no assignment seen")
     for step in m.steps:
-        lines += _step_lines(step, _I * 3)
+        lines += _step_lines(step, _I * 3, gone="dropped" if g.protocol == "share" else "revoked")
+    if g.protocol == "share" and m.left is None:
+        mine = [(label, [x for x in who if x != m.member_id]) for label, who in g.shared() if m.member_id in who]
+        if mine:
+            lines.append(f"{_I*3}shares " + "; ".join(f"{_p(label)} with {', '.join(_p(x) for x in others)}"
+                                                      for label, others in mine))
     if m.target is not None:
         lines += _step_lines(m.target, _I * 3, "target at assignment epoch")
     if m.dropped:
@@ -421,6 +429,14 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
         for endpoint, active, standby in g.endpoints:
             lines.append(f"{_I*2}{_p(endpoint)}  active: {_by_topic(active) or '(none)'}  "
                          f"standby: {_by_topic(standby) or '(none)'}")
+    if g.state_partitions is not None:
+        lines.append(f"{_I}share-group state: " + ("; ".join(
+            f"{state} {_by_topic(items) if state != 'deleting' else _items(items)}"
+            for state, items in g.state_partitions.items() if items) or "(no partition)"))
+    shared = g.shared()
+    if g.protocol == "share" and g.members:
+        lines.append(f"{_I}shared partitions at the end: " + ("; ".join(
+            f"{_p(label)} by {', '.join(_p(m) for m in who)}" for label, who in shared) or "(none)"))
     if g.members:
         held = [m.holdings() or {} for m in g.members.values() if m.left is None]
         kinds = sorted({k for h in held for k in h}, key=lambda k: (k != "partitions", k))

@@ -13,6 +13,8 @@ import sys
 from .. import text as _text
 from .impl import handle_request
 
+__all__ = ["main"]
+
 
 def main() -> int:
     for line in sys.stdin:

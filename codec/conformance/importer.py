@@ -201,12 +201,14 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
                 r = json.loads(line)
                 families.setdefault("group", []).append(_group_vector(r, f))
         families["connect"] = connect_vectors(src)
-        kio4 = shared / "vectors" / "kio" / KIO_KAFKA4
-        if kio4.is_file():
-            families["kio-kafka4"] = kio_kafka4_vectors(kio4)
+        for family, source in (("kio-kafka4", KIO_KAFKA4), ("kio-share", KIO_SHARE)):
+            kio4 = shared / "vectors" / "kio" / source
+            if kio4.is_file():
+                families[family] = kio_kafka4_vectors(kio4)
     names = {"SubscriptionInfo": "kafka-java-subscription-info.jsonl",
              "AssignmentInfo": "kafka-java-assignment-info.jsonl", "group": "kafka-java-group.jsonl",
-             "connect": "kafka-java-connect.jsonl", "kio-kafka4": "kio-group-kafka4.jsonl"}
+             "connect": "kafka-java-connect.jsonl", "kio-kafka4": "kio-group-kafka4.jsonl",
+             "kio-share": "kio-group-share.jsonl"}
     for family, vectors in families.items():
         path = out_dir / names[family]
         path.write_text("".join(_text.dumps(v, sort_keys=False) + "\n" for v in vectors),
@@ -215,7 +217,8 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
     return written
 
 
-# --- Kafka 4's group RPCs written by kio (../shared/vectors/kio/group-kafka4.jsonl, issue #21) -------------
+# --- Kafka 4's group RPCs written by kio (../shared/vectors/kio/group-kafka4.jsonl, issue #21, and the share
+# groups' group-share.jsonl, issue #30) ------------------------------------------------------------------------
 #
 # ``expected`` is kio's value translated field by field into Kafka's JSON along the schemas' field tables
 # (codec/kafka4/kio.py), never through this project's decoder. Every record fits the schemas' field tables (the
@@ -224,9 +227,10 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
 # so that a schema or kio change is looked at, not silently turned into an unchecked vector.
 
 KIO_KAFKA4 = "group-kafka4.jsonl"
+KIO_SHARE = "group-share.jsonl"
 
 
-def _kio_kafka4_vector(r: dict) -> dict:
+def _kio_kafka4_vector(r: dict, source: str = KIO_KAFKA4) -> dict:
     from ..kafka4.kio import kio_to_kafka
 
     kind, version, idx = r["kind"], r["version"], r["index"]
@@ -243,18 +247,18 @@ def _kio_kafka4_vector(r: dict) -> dict:
         "canonical": True,
         "flags": [],
         "provenance": {"source": "kio", "producedBy": r["producedBy"], "seed": r["seed"], "index": idx,
-                       "record": f"../shared/vectors/kio/{KIO_KAFKA4}:{r['id']}"},
+                       "record": f"../shared/vectors/kio/{source}:{r['id']}"},
     }
     if problems:
         fields = sorted({p.split(":")[0] for p in problems})
-        raise InputError(f"{KIO_KAFKA4}: record {r['id']}: kio's value does not fit schemas/{kind}.json v{version} "
+        raise InputError(f"{source}: record {r['id']}: kio's value does not fit schemas/{kind}.json v{version} "
                          f"(schemas/README.md): {'; '.join(fields)}"[:400])
     return v
 
 
 def kio_kafka4_vectors(path: Path) -> list[dict]:
-    """Every record of ``group-kafka4.jsonl`` as a golden vector (see above)."""
-    return [_kio_kafka4_vector(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()
+    """Every record of ``group-kafka4.jsonl`` (or ``group-share.jsonl``) as a golden vector (see above)."""
+    return [_kio_kafka4_vector(json.loads(line), path.name) for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
 
 

@@ -2,9 +2,9 @@
 
 Wire-facts §7: a request uses header v2 when its API version is flexible and v1 otherwise; a response
 uses header v1 when flexible and v0 otherwise, except ApiVersionsResponse, which is always v0 (a client
-must read it before it knows what the broker speaks). The four classic group APIs and Kafka 4's four
-(ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69, StreamsGroupHeartbeat 88, StreamsGroupDescribe 89)
-have schemas here; the two
+must read it before it knows what the broker speaks). The four classic group APIs and Kafka 4's six
+(ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69, ShareGroupHeartbeat 76, ShareGroupDescribe 77,
+StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) have schemas here; the two
 APIs that surround them in every capture (FindCoordinator, ApiVersions) are known only well enough to
 frame them: their bodies stay bytes.
 """
@@ -25,8 +25,16 @@ class Api:
     name: str
     request: str | None  # schema name of the request body, None when the body stays bytes
     response: str | None
-    flexible_from: int  # the first flexible API version (Kafka's "flexibleVersions": "N+")
+    bodiless_flexible_from: int | None = None  # the first flexible version of an API without a schema here
     response_header_fixed: int | None = None  # ApiVersions: always response header v0
+
+    @property
+    def flexible_from(self) -> int:
+        """The first flexible API version (Kafka's ``"flexibleVersions": "N+"``): the request table's, read
+        when asked (so a table loaded in place of the real one, as the mutation command does, decides)."""
+        if self.request is None:
+            return self.bodiless_flexible_from
+        return load_message(self.request).flexible.low
 
     def check_version(self, version: int, *, message: str | None = None, offset: int = 2) -> None:
         """Refuse an API version the schema does not have (UnsupportedVersionError)."""
@@ -41,7 +49,7 @@ class Api:
 
 def _group(key: int, name: str) -> Api:
     request = f"{name}Request"
-    return Api(key, name, request, f"{name}Response", load_message(request).flexible.low)
+    return Api(key, name, request, f"{name}Response")
 
 
 # FindCoordinator and ApiVersions: flexible from v3 (Kafka's FindCoordinatorRequest.json and
@@ -53,9 +61,12 @@ API_KEYS: dict[int, Api] = {
     13: _group(13, "LeaveGroup"),
     14: _group(14, "SyncGroup"),
     18: Api(18, "ApiVersions", None, None, 3, response_header_fixed=0),
-    # Kafka 4's group APIs (KIP-848 consumer groups, KIP-1071 Streams groups; codec.kafka4), flexible from v0
+    # Kafka 4's group APIs (KIP-848 consumer groups, KIP-932 share groups, KIP-1071 Streams groups;
+    # codec.kafka4), flexible from v0
     68: _group(68, "ConsumerGroupHeartbeat"),
     69: _group(69, "ConsumerGroupDescribe"),
+    76: _group(76, "ShareGroupHeartbeat"),
+    77: _group(77, "ShareGroupDescribe"),
     88: _group(88, "StreamsGroupHeartbeat"),
     89: _group(89, "StreamsGroupDescribe"),
 }

@@ -1,5 +1,5 @@
-"""Kafka 4's group protocols: KIP-848 consumer groups and KIP-1071 Streams groups, their RPC bodies and
-their ``__consumer_offsets`` records, read and written byte for byte (issue #21).
+"""Kafka 4's group protocols: KIP-848 consumer groups, KIP-1071 Streams groups and KIP-932 share groups,
+their RPC bodies and their ``__consumer_offsets`` records, read and written byte for byte (issues #21, #30).
 
 The public API (everything else in this package is detail)::
 
@@ -9,7 +9,7 @@ The public API (everything else in this package is detail)::
     encode_record(record)                  -> (key bytes, value bytes or None)
     decode_model(kind, version, body)      -> wire model (frozen dataclass, snake_case attributes)
 
-``kind`` is the message name or its CLI kind name, for the eight RPC bodies:
+``kind`` is the message name or its CLI kind name, for the twelve RPC bodies:
 
 =================================  ======================================  =======  ========
 message                            CLI kind                                API key  versions
@@ -22,6 +22,10 @@ StreamsGroupHeartbeatRequest       streams-group-heartbeat-request         88   
 StreamsGroupHeartbeatResponse      streams-group-heartbeat-response        88       0
 StreamsGroupDescribeRequest        streams-group-describe-request          89       0
 StreamsGroupDescribeResponse       streams-group-describe-response         89       0
+ShareGroupHeartbeatRequest         share-group-heartbeat-request           76       1
+ShareGroupHeartbeatResponse        share-group-heartbeat-response          76       1
+ShareGroupDescribeRequest          share-group-describe-request            77       1
+ShareGroupDescribeResponse         share-group-describe-response           77       1
 =================================  ======================================  =======  ========
 
 (also ``<Record>Key``/``<Record>Value`` for one record part's body without its int16 prefix). ``body`` is
@@ -56,7 +60,10 @@ ConsumerGroupTargetAssignmentMetadata, 7 ConsumerGroupTargetAssignmentMember, 8
 ConsumerGroupCurrentMemberAssignment, 16 ConsumerGroupRegularExpression; Streams groups 17
 StreamsGroupMetadata, 18 StreamsGroupPartitionMetadata, 19 StreamsGroupMemberMetadata, 20
 StreamsGroupTargetAssignmentMetadata, 21 StreamsGroupTargetAssignmentMember, 22
-StreamsGroupCurrentMemberAssignment, 23 StreamsGroupTopology (:data:`RECORD_TYPES`); the classic 0/1
+StreamsGroupCurrentMemberAssignment, 23 StreamsGroupTopology; share groups 9 ShareGroupPartitionMetadata
+(Kafka 4.0's early access), 10 ShareGroupMemberMetadata, 11 ShareGroupMetadata, 12
+ShareGroupTargetAssignmentMetadata, 13 ShareGroupTargetAssignmentMember, 14 ShareGroupCurrentMemberAssignment,
+15 ShareGroupStatePartitionMetadata (:data:`RECORD_TYPES`); the classic 0/1
 OffsetCommit and 2 GroupMetadata are read too. ``encode_record`` takes that same dict (``recordType`` or
 ``record``; ``valueVersion`` may be left out where the value has one version) and returns the two byte
 strings.

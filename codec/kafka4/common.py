@@ -1,7 +1,7 @@
 """The names of Kafka 4's group RPCs and ``__consumer_offsets`` records, and the kind names of both.
 
-The RPCs (KIP-848 consumer groups, KIP-1071 Streams groups) and the coordinator records whose schemas
-are in ``schemas/`` (taken from one Kafka snapshot: ``schemas/README.md``). A CLI kind name is the message
+The RPCs (KIP-848 consumer groups, KIP-1071 Streams groups, KIP-932 share groups) and the coordinator records
+whose schemas are in ``schemas/`` (each file's Kafka commit: ``schemas/README.md``). A CLI kind name is the message
 name in kebab case: ``ConsumerGroupHeartbeatRequest`` is ``consumer-group-heartbeat-request``; a record
 part is ``<record>-key`` or ``<record>-value``, e.g. ``consumer-group-member-metadata-value``.
 """
@@ -30,13 +30,23 @@ MESSAGES: dict[str, tuple[int, str]] = {
     "ConsumerGroupDescribeRequest": (69, "request"), "ConsumerGroupDescribeResponse": (69, "response"),
     "StreamsGroupHeartbeatRequest": (88, "request"), "StreamsGroupHeartbeatResponse": (88, "response"),
     "StreamsGroupDescribeRequest": (89, "request"), "StreamsGroupDescribeResponse": (89, "response"),
+    "ShareGroupHeartbeatRequest": (76, "request"), "ShareGroupHeartbeatResponse": (76, "response"),
+    "ShareGroupDescribeRequest": (77, "request"), "ShareGroupDescribeResponse": (77, "response"),
 }
 
 #: API key -> API name.
 API_KEYS: dict[int, str] = {68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat",
-                            89: "StreamsGroupDescribe"}
+                            89: "StreamsGroupDescribe", 76: "ShareGroupHeartbeat", 77: "ShareGroupDescribe"}
 
-#: Coordinator record types of consumer and Streams groups (the int16 before a record key; the key
+#: Share groups' records (KIP-932). Type 9 is Kafka 4.0's early-access partition metadata, which 4.1 no
+#: longer writes (schemas/README.md); 15 records the share-group state of the group's partitions.
+SHARE_RECORD_TYPES: dict[int, str] = {
+    9: "ShareGroupPartitionMetadata", 10: "ShareGroupMemberMetadata", 11: "ShareGroupMetadata",
+    12: "ShareGroupTargetAssignmentMetadata", 13: "ShareGroupTargetAssignmentMember",
+    14: "ShareGroupCurrentMemberAssignment", 15: "ShareGroupStatePartitionMetadata",
+}
+
+#: Coordinator record types of consumer, Streams and share groups (the int16 before a record key; the key
 #: schemas' ``apiKey``; GroupCoordinatorRecordSerde) -> record name (schemas ``<name>Key``/``<name>Value``).
 RECORD_TYPES: dict[int, str] = {
     3: "ConsumerGroupMetadata", 4: "ConsumerGroupPartitionMetadata", 5: "ConsumerGroupMemberMetadata",
@@ -45,18 +55,12 @@ RECORD_TYPES: dict[int, str] = {
     17: "StreamsGroupMetadata", 18: "StreamsGroupPartitionMetadata", 19: "StreamsGroupMemberMetadata",
     20: "StreamsGroupTargetAssignmentMetadata", 21: "StreamsGroupTargetAssignmentMember",
     22: "StreamsGroupCurrentMemberAssignment", 23: "StreamsGroupTopology",
+    **SHARE_RECORD_TYPES,
 }
 
 #: The classic group's records, read with the older schemas: the key version is the record type and the
 #: key schema is read at that version.
 CLASSIC_RECORD_TYPES: dict[int, str] = {0: "OffsetCommit", 1: "OffsetCommit", 2: "GroupMetadata"}
-
-#: Share groups' records (KIP-932), which this package does not read.
-SHARE_RECORD_TYPES: dict[int, str] = {
-    9: "ShareGroupPartitionMetadata", 10: "ShareGroupMemberMetadata", 11: "ShareGroupMetadata",
-    12: "ShareGroupTargetAssignmentMetadata", 13: "ShareGroupTargetAssignmentMember",
-    14: "ShareGroupCurrentMemberAssignment", 15: "ShareGroupStatePartitionMetadata",
-}
 
 #: Every record name read here -> its type.
 RECORDS: dict[str, int] = {name: t for t, name in RECORD_TYPES.items()}
@@ -93,4 +97,4 @@ def record_type_of(name: str, *, error=EncodeError) -> int:
     try:
         return RECORDS[base]
     except KeyError:
-        raise error(f"not a consumer or Streams group record: {name[:80]!r}", message="record") from None
+        raise error(f"not a consumer, Streams or share group record: {name[:80]!r}", message="record") from None

@@ -1,13 +1,13 @@
 """Kafka 4's command-line kinds (registered into :mod:`codec.kinds` as a plugin).
 
-* the eight RPC bodies, e.g. ``consumer-group-heartbeat-request`` (``--version`` required; bodies only:
-  whole frames are ``request-frame``/``response-frame``, which know API keys 68, 69, 88 and 89);
+* the twelve RPC bodies, e.g. ``consumer-group-heartbeat-request`` (``--version`` required; bodies only:
+  whole frames are ``request-frame``/``response-frame``, which know API keys 68, 69, 76, 77, 88 and 89);
 * each ``__consumer_offsets`` record's two parts: ``<record>-key`` (the int16 record type, which must be the
   record's, then the key) and ``<record>-value`` (the int16 value version, then the value; JSON
   ``{"valueVersion": N, ...fields}``, as :func:`codec.kafka4.decode_record` names it, since a value may have a
   field named ``version``; ``--version`` overrides the JSON's), e.g.
   ``consumer-group-member-metadata-key`` / ``-value``;
-* ``group-record-key``: the key of any consumer, Streams or classic group record, whatever its type
+* ``group-record-key``: the key of any consumer, Streams, share or classic group record, whatever its type
   (``{"recordType", "record", "key"}``).
 
 ``--style kafka`` is Kafka's JSON (camelCase); ``native`` is snake_case.
@@ -153,7 +153,8 @@ def _register_all() -> None:
         register(_key_kind(rtype, record))
         register(_value_kind(rtype, record))
     register(Kind("group-record-key", "__consumer_offsets key of any group record (int16 record type, then the key; "
-                  "consumer groups 3-8, 16, Streams groups 17-23, classic 0-2)", _decode_any_key, _encode_any_key))
+                  "consumer groups 3-8, 16, share groups 9-15, Streams groups 17-23, classic 0-2)", _decode_any_key,
+                  _encode_any_key))
 
 
 _register_all()

@@ -1,5 +1,6 @@
-"""kio's values in Kafka's JSON shape: Kafka 4's group RPCs (``../shared/vectors/kio/group-kafka4.jsonl``) and the
-classic Heartbeat and LeaveGroup records this project has kio write (:mod:`codec.conformance.kio_import`).
+"""kio's values in Kafka's JSON shape: Kafka 4's group RPCs (``../shared/vectors/kio/group-kafka4.jsonl``, and the
+share groups' ``group-share.jsonl``) and the classic Heartbeat and LeaveGroup records this project has kio write
+(:mod:`codec.conformance.kio_import`).
 
 kio (an independent implementation generated from Kafka's message JSON) writes its values with snake_case
 names, durations without their ``Ms`` (``rebalance_timeout`` is Kafka's ``rebalanceTimeoutMs``), UUIDs as

@@ -3,8 +3,9 @@
 A Streams heartbeat is shown the way a SubscriptionInfo/AssignmentInfo is (:mod:`codec.pretty`): the member,
 its endpoint and client tags, its tasks as ``subtopology_partition`` by kind (active, standby, warm-up),
 its task offsets with the lag to the end offsets, and the topology's subtopologies with their topics; a
-consumer heartbeat shows the member, epoch, subscription and partitions. Every other message is the
-schema-driven tree of :func:`codec.group.pretty.pretty_body`. Wire strings go through
+consumer or share heartbeat shows the member, epoch, subscription and partitions (a share member reports none:
+it never revokes), a share group's Describe response each member's partitions and which of them it shares with
+whom. Every other message is the schema-driven tree of :func:`codec.group.pretty.pretty_body`. Wire strings go through
 :func:`codec.text.printable`, so no name can add a line or drive the terminal.
 """
 
@@ -18,7 +19,8 @@ __all__ = ["ERRORS", "describe_epoch", "describe_error", "pretty_message", "pret
 
 #: Kafka's error codes (org.apache.kafka.common.protocol.Errors) the group RPCs answer with.
 ERRORS = {0: "NONE", 14: "COORDINATOR_LOAD_IN_PROGRESS", 15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR",
-          25: "UNKNOWN_MEMBER_ID", 30: "GROUP_AUTHORIZATION_FAILED", 35: "UNSUPPORTED_VERSION", 42: "INVALID_REQUEST",
+          24: "INVALID_GROUP_ID", 25: "UNKNOWN_MEMBER_ID", 29: "TOPIC_AUTHORIZATION_FAILED",
+          30: "GROUP_AUTHORIZATION_FAILED", 35: "UNSUPPORTED_VERSION", 42: "INVALID_REQUEST",
           69: "GROUP_ID_NOT_FOUND", 81: "GROUP_MAX_SIZE_REACHED", 82: "FENCED_INSTANCE_ID",
           110: "FENCED_MEMBER_EPOCH", 111: "UNRELEASED_INSTANCE_ID", 112: "UNSUPPORTED_ASSIGNOR",
           113: "STALE_MEMBER_EPOCH", 128: "INVALID_REGULAR_EXPRESSION", 130: "STREAMS_INVALID_TOPOLOGY",
@@ -189,8 +191,49 @@ def _consumer_response(m, version: int, size: int | None) -> str:
     return "\n".join([head] + _rows(rows))
 
 
+def _share_request(m, version: int, size: int | None) -> str:
+    head = f"ShareGroupHeartbeatRequest v{version}" + (f"  {size} bytes" if size is not None else "")
+    rows = [("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
+            ("rack", _unchanged(m.rack_id, _q(m.rack_id)))]
+    topics = m.subscribed_topic_names
+    rows.append(("subscribed topics", _unchanged(topics, ", ".join(printable(t) for t in topics or ()) or "(none)")))
+    return "\n".join([head] + _rows(rows))
+
+
+def _share_response(m, version: int, size: int | None) -> str:
+    return _consumer_response(m, version, size).replace("ConsumerGroupHeartbeatResponse", "ShareGroupHeartbeatResponse",
+                                                        1)
+
+
+def _share_describe(m, version: int, size: int | None) -> str:
+    """Each described share group: its epochs and assignor, each member's subscription and partitions, and the
+    partitions two or more members hold (a share group lets several members consume one partition)."""
+    head = f"ShareGroupDescribeResponse v{version}" + (f"  {size} bytes" if size is not None else "")
+    lines = [head, f"  throttle {m.throttle_time_ms} ms"]
+    for g in m.groups:
+        lines.append(f"  group {_q(g.group_id)}  {describe_error(g.error_code)}"
+                     + (f": {_q(g.error_message)}" if g.error_message else ""))
+        lines += _rows([("state", _q(g.group_state)), ("group epoch", str(g.group_epoch)),
+                        ("assignment epoch", str(g.assignment_epoch)), ("assignor", _q(g.assignor_name))], "    ")
+        holders: dict[str, list[str]] = {}
+        for mem in g.members:
+            parts = [f"{printable(t.topic_name)}-{p}" for t in mem.assignment.topic_partitions for p in t.partitions]
+            for label in parts:
+                holders.setdefault(label, []).append(printable(mem.member_id))
+            lines.append(f"    member {_q(mem.member_id)}  epoch {mem.member_epoch}  client {_q(mem.client_id)} "
+                         f"{_q(mem.client_host)}  rack {_q(mem.rack_id)}")
+            subscribed = ", ".join(printable(t) for t in mem.subscribed_topic_names)
+            lines.append(f"      subscribed {subscribed or '(none)'}")
+            lines.append("      partitions " + (", ".join(parts) or "(none)"))
+        shared = "; ".join(f"{label} by {', '.join(who)}" for label, who in holders.items() if len(who) > 1)
+        lines.append(f"    shared partitions {shared or '(none)'}")
+    return "\n".join(lines)
+
+
 _VIEWS = {"StreamsGroupHeartbeatRequest": _streams_request, "StreamsGroupHeartbeatResponse": _streams_response,
-          "ConsumerGroupHeartbeatRequest": _consumer_request, "ConsumerGroupHeartbeatResponse": _consumer_response}
+          "ConsumerGroupHeartbeatRequest": _consumer_request, "ConsumerGroupHeartbeatResponse": _consumer_response,
+          "ShareGroupHeartbeatRequest": _share_request, "ShareGroupHeartbeatResponse": _share_response,
+          "ShareGroupDescribeResponse": _share_describe}
 
 
 def pretty_message(name: str, version: int, model, *, size: int | None = None, trailing: int = 0) -> str:

@@ -1,12 +1,13 @@
-"""``__consumer_offsets`` records of consumer groups (KIP-848) and Streams groups (KIP-1071), as the group
-coordinator writes them (``CoordinatorRecordSerde``/``GroupCoordinatorRecordSerde``; schemas/README.md):
+"""``__consumer_offsets`` records of consumer groups (KIP-848), Streams groups (KIP-1071) and share groups
+(KIP-932), as the group coordinator writes them (``CoordinatorRecordSerde``/``GroupCoordinatorRecordSerde``;
+schemas/README.md):
 
 * key   = int16 record type, then the key message (non-flexible, version 0) of that type;
 * value = int16 value version, then the value message (flexible) at that version; a null value is a
   tombstone (the member, assignment or group was deleted).
 
 Types 0-2 (OffsetCommit, GroupMetadata) are the classic records, read here with their own schemas (key
-version = record type); share-group types (9-15) are named and refused.
+version = record type).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..errors import DecodeError, EncodeError, TruncatedError
 from ..wire.builder import decode_wire, encode_wire
 from ..wire.schema import load_message
 from .body import body_from_json, body_json
-from .common import CLASSIC_RECORD_TYPES, RECORD_TYPES, RECORDS, SHARE_RECORD_TYPES
+from .common import CLASSIC_RECORD_TYPES, RECORD_TYPES, RECORDS
 
 __all__ = [
     "decode_record",
@@ -44,11 +45,9 @@ def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, in
     if record_type in CLASSIC_RECORD_TYPES:
         name = CLASSIC_RECORD_TYPES[record_type]
         return name, name + "Key", record_type, name + "Value"
-    if record_type in SHARE_RECORD_TYPES:
-        raise error(f"record type {record_type} is a share group's {SHARE_RECORD_TYPES[record_type]} record "
-                    "(KIP-932), not read here", message="record key", **({"offset": 0} if error is DecodeError else {}))
-    raise error(f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, Streams groups "
-                "17-23, classic 0-2)", message="record key", **({"offset": 0} if error is DecodeError else {}))
+    raise error(f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, share groups 9-15, "
+                "Streams groups 17-23, classic 0-2)", message="record key",
+                **({"offset": 0} if error is DecodeError else {}))
 
 
 def _prefix(data: bytes, what: str) -> int:

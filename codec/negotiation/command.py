@@ -13,6 +13,9 @@ from .probing import FUTURE_VERSION
 from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, render_protocol_phases,
                        render_rounds, run_connect_phases, run_protocol_phases, run_scenario)
 
+__all__ = ["register", "register_size", "cmd_negotiate", "cmd_compat", "cmd_size", "CONNECT_SCENARIOS",
+           "KAFKA4_SCENARIOS", "MAX_SIZE_WORK"]
+
 
 #: The bundled Kafka Connect scenarios (codec/examples/negotiation/).
 CONNECT_SCENARIOS = ("connect-eager-to-sessioned", "connect-eager-to-compatible", "connect-compatible-to-sessioned",
@@ -20,7 +23,8 @@ CONNECT_SCENARIOS = ("connect-eager-to-sessioned", "connect-eager-to-compatible"
                      "connect-sessioned-to-compatible")
 #: The bundled Kafka 4 migration scenarios (KIP-848 consumer groups, KIP-1071 streams groups).
 KAFKA4_SCENARIOS = ("kip848-classic-to-consumer", "kip848-consumer-to-classic", "kip848-migration-disabled",
-                    "kip848-group-version-0", "kip1071-streams-offline-migration", "kip1071-streams-not-enabled")
+                    "kip848-group-version-0", "kip1071-streams-offline-migration", "kip1071-streams-not-enabled",
+                    "kip932-share-not-enabled", "kip932-share-group-type-conflict", "kip932-share-id-taken")
 
 
 def _label(v: int) -> str:

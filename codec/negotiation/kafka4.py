@@ -1,6 +1,7 @@
 """Kafka 4's group protocols: which protocol a group runs and who can join it, through the migration paths
 between the classic protocol (JoinGroup/SyncGroup), KIP-848's consumer protocol (ConsumerGroupHeartbeat,
-api key 68) and KIP-1071's streams protocol (StreamsGroupHeartbeat, api key 88).
+api key 68) and KIP-1071's streams protocol (StreamsGroupHeartbeat, api key 88), and beside them KIP-932's share
+groups (ShareGroupHeartbeat, api key 76), which no other kind of group may share an id with.
 
 A scenario (``"kind": "kafka4-migration"``) is a broker and a sequence of events, each a member joining,
 leaving or restarting with a ``group.protocol`` and a client release::
@@ -49,11 +50,26 @@ The coordinator's rules, as Kafka's group coordinator applies them (``GroupMetad
 * The classic protocol's own rule (``ClassicGroup.supportsProtocols``): a member joining a classic group
   must have the group's protocol type and offer a protocol every member offers, else
   ``INCONSISTENT_GROUP_PROTOCOL``.
+* **Share groups** (KIP-932; Kafka 4.1.0, apache/kafka ``13f70256``: ``KafkaApis.handleShareGroupHeartbeat`` and
+  ``GroupMetadataManager.getOrMaybeCreateShareGroup``). A 4.1 broker serves ShareGroupHeartbeat v1 only when the
+  ``share.version`` feature is at least 1 (``ShareVersion.SV_1``: "a preview in 4.1", off by default and enabled
+  with ``kafka-features.sh upgrade --feature share.version=1``); otherwise ``UNSUPPORTED_VERSION``. A 4.0 broker
+  has only the early access's v0, which 4.1 clients do not speak: ``UNSUPPORTED_VERSION`` too. There is no
+  migration to or from a share group ("We don't support upgrading/downgrading between protocols"): a
+  ShareGroupHeartbeat to any group of another type, even an empty classic group, gets ``GROUP_ID_NOT_FOUND``
+  ("Group ... is not a share group."); a ConsumerGroupHeartbeat or StreamsGroupHeartbeat to a share group gets
+  ``GROUP_ID_NOT_FOUND`` ("... is not a consumer group." / "... is not a streams group."), and a JoinGroup
+  ``INCONSISTENT_GROUP_PROTOCOL`` (``classicGroupJoin``), whether the share group has members or not. A share
+  group holds at most ``group.share.max.size`` members (default 200, ``throwIfShareGroupIsFull``:
+  ``GROUP_MAX_SIZE_REACHED``). A share group left empty stays a share group (until Kafka deletes it, which the
+  model does not do).
 
 Clients: the Java consumer first has ``group.protocol=consumer`` in 3.7 (early access; GA in 4.0) and
 speaks ConsumerGroupHeartbeat v0 up to 3.9 and v1 (SubscribedTopicRegex) from 4.0; Kafka Streams first has
-``group.protocol=streams`` in 4.1 and speaks StreamsGroupHeartbeat v0. A scenario giving an older client
-that setting is refused (the model does not guess what an unknown setting does there).
+``group.protocol=streams`` in 4.1 and speaks StreamsGroupHeartbeat v0; the share consumer (``app`` ``share``,
+``KafkaShareConsumer``, ``groupProtocol`` ``share``) speaks ShareGroupHeartbeat v1 from 4.1 and nothing else. A
+scenario giving an older client that setting is refused (the model does not guess what an unknown setting does
+there).
 """
 
 from __future__ import annotations
@@ -70,8 +86,9 @@ KAFKA4_MIGRATION = "kafka4-migration"
 #: group.consumer.migration.policy values (ConsumerGroupMigrationPolicy); the default is bidirectional
 #: (GroupCoordinatorConfig.CONSUMER_GROUP_MIGRATION_POLICY_DEFAULT).
 MIGRATION_POLICIES = ("disabled", "upgrade", "downgrade", "bidirectional")
-GROUP_PROTOCOLS = ("classic", "consumer", "streams")
-APPS = ("consumer", "streams", "connect")
+GROUP_PROTOCOLS = ("classic", "consumer", "streams", "share")
+REBALANCE_PROTOCOLS = ("classic", "consumer", "streams")  # group.coordinator.rebalance.protocols
+APPS = ("consumer", "streams", "connect", "share")
 BROKER_RELEASES = ("4.0", "4.1", "4.2")
 # Client releases the model knows (the Java clients'); "3.7" is the first with group.protocol=consumer.
 CLIENT_RELEASES = ("2.4", "2.8", "3.0", "3.4", "3.6", "3.7", "3.8", "3.9", "4.0", "4.1", "4.2")
@@ -82,7 +99,8 @@ _INT32_MAX = (1 << 31) - 1
 # Streams: StreamsPartitionAssignor ("stream"), protocol type consumer; Connect: connect.protocol=sessioned.
 _CLASSIC_DEFAULTS = {"consumer": ("consumer", ("range", "cooperative-sticky")),
                      "streams": ("consumer", ("stream",)),
-                     "connect": ("connect", ("sessioned", "compatible", "default"))}
+                     "connect": ("connect", ("sessioned", "compatible", "default")),
+                     "share": ("share", ("simple",))}  # a share consumer never sends a JoinGroup
 
 
 def _release_key(r: str) -> tuple[int, ...]:
@@ -98,6 +116,8 @@ class Broker:
     migration_policy: str = "bidirectional"
     consumer_max_size: int = _INT32_MAX  # group.consumer.max.size
     classic_max_size: int = _INT32_MAX  # group.max.size
+    share_version: int = 0  # the share.version feature (KIP-932)
+    share_max_size: int = 200  # group.share.max.size (GroupCoordinatorConfig.SHARE_GROUP_MAX_SIZE_DEFAULT)
 
     @property
     def upgrade_enabled(self) -> bool:
@@ -114,8 +134,13 @@ class Broker:
         return (_release_key(self.release) >= (4, 1) and "streams" in self.rebalance_protocols
                 and self.streams_version >= 1)
 
+    def share_protocol_enabled(self) -> bool:  # KafkaApis.isShareGroupProtocolEnabled, ShareGroupHeartbeat v1
+        return _release_key(self.release) >= (4, 1) and self.share_version >= 1
+
     def describe(self) -> str:
-        return (f"broker {self.release}: group.version={self.group_version}, streams.version={self.streams_version}, "
+        share = f", share.version={self.share_version}" if _release_key(self.release) >= (4, 1) else ""
+        return (f"broker {self.release}: group.version={self.group_version}, "
+                f"streams.version={self.streams_version}{share}, "
                 f"group.coordinator.rebalance.protocols={','.join(self.rebalance_protocols)}, "
                 f"group.consumer.migration.policy={self.migration_policy}")
 
@@ -123,7 +148,7 @@ class Broker:
 @dataclass
 class _Member:
     name: str
-    protocol: str  # classic | consumer | streams: the protocol it speaks to the coordinator
+    protocol: str  # classic | consumer | streams | share: the protocol it speaks to the coordinator
     app: str
     client: str
     protocol_type: str
@@ -132,22 +157,23 @@ class _Member:
 
 @dataclass
 class _Group:
-    type: str | None = None  # None: no group; classic | consumer | streams
+    type: str | None = None  # None: no group; classic | consumer | streams | share
     members: dict[str, _Member] = field(default_factory=dict)
     protocol_type: str | None = None  # a classic group's protocol type
 
 
 def heartbeat_version(protocol: str, client: str) -> int:
-    """The heartbeat version a client release speaks (the broker serves 68 v0-1 and 88 v0)."""
+    """The heartbeat version a client release speaks (the broker serves 68 v0-1, 88 v0 and 76 v1)."""
     if protocol == "consumer":
         return 1 if _release_key(client) >= (4, 0) else 0
-    return 0
+    return 1 if protocol == "share" else 0
 
 
 def _rpc(m: _Member) -> str:
     if m.protocol == "classic":
         return "JoinGroup/SyncGroup"
-    api = "ConsumerGroupHeartbeat" if m.protocol == "consumer" else "StreamsGroupHeartbeat"
+    api = {"consumer": "ConsumerGroupHeartbeat", "share": "ShareGroupHeartbeat"}.get(m.protocol,
+                                                                                    "StreamsGroupHeartbeat")
     return f"{api} v{heartbeat_version(m.protocol, m.client)}"
 
 
@@ -157,6 +183,12 @@ def join_outcome(broker: Broker, group: _Group, m: _Member) -> tuple[str | None,
     classic_in = [x for x in group.members.values() if x.protocol == "classic"]
     full = (f"the consumer group has {len(group.members)} members, group.consumer.max.size="
             f"{broker.consumer_max_size}")
+    if m.protocol == "share":
+        return _share_join(broker, group)
+    if group.type == "share":  # no protocol migrates to or from a share group
+        if m.protocol == "classic":
+            return "INCONSISTENT_GROUP_PROTOCOL", "the group is a share group (classicGroupJoin)", "share"
+        return "GROUP_ID_NOT_FOUND", f"the group is a share group, not a {m.protocol} group", "share"
     if m.protocol == "classic":
         if group.type == "consumer" and group.members:
             if len(group.members) >= broker.consumer_max_size:  # throwIfConsumerGroupIsFull (line 1919)
@@ -220,6 +252,22 @@ def join_outcome(broker: Broker, group: _Group, m: _Member) -> tuple[str | None,
     return None, "joins the streams group" if group.type else "creates the streams group", "streams"
 
 
+def _share_join(broker: Broker, group: _Group) -> tuple[str | None, str, str | None]:
+    """A ShareGroupHeartbeat joining (epoch 0): the feature gate, the group's type, its size."""
+    if not broker.share_protocol_enabled():
+        why = ("a 4.0 broker has only the early access's v0" if _release_key(broker.release) < (4, 1) else
+               f"share.version={broker.share_version}: share groups are a preview in 4.1, enabled with "
+               "kafka-features.sh upgrade --feature share.version=1")
+        return "UNSUPPORTED_VERSION", f"the broker does not serve ShareGroupHeartbeat v1 ({why})", group.type
+    if group.type not in (None, "share"):
+        which = "a" if group.members else "an empty"
+        return "GROUP_ID_NOT_FOUND", f"the group is {which} {group.type} group, not a share group", group.type
+    if len(group.members) >= broker.share_max_size:
+        full = f"the share group has {len(group.members)} members, group.share.max.size={broker.share_max_size}"
+        return "GROUP_MAX_SIZE_REACHED", full, "share"
+    return None, "joins the share group" if group.type else "creates the share group", "share"
+
+
 def _apply_join(broker: Broker, group: _Group, m: _Member) -> tuple[str | None, str]:
     error, what, after = join_outcome(broker, group, m)
     if error:
@@ -255,7 +303,7 @@ def _apply_leave(broker: Broker, group: _Group, name: str) -> str:
 # --- scenario files ---------------------------------------------------------------------------------------
 
 _BROKER_KEYS = {"release", "groupVersion", "streamsVersion", "rebalanceProtocols", "migrationPolicy",
-                "consumerMaxSize", "classicMaxSize"}
+                "consumerMaxSize", "classicMaxSize", "shareVersion", "shareMaxSize"}
 _JOIN_KEYS = {"join", "restart", "groupProtocol", "client", "app", "assignors"}
 
 
@@ -273,9 +321,9 @@ def _broker(spec) -> Broker:
                             f"{', '.join(BROKER_RELEASES)})")
     protocols = b.get("rebalanceProtocols", ["classic", "consumer"])
     for i, p in enumerate(_list(protocols, "broker.rebalanceProtocols")):
-        if p not in GROUP_PROTOCOLS:
+        if p not in REBALANCE_PROTOCOLS:  # share groups are gated by share.version, not by this list
             raise ScenarioError(f"broker.rebalanceProtocols[{i}]: unknown protocol {_quote(p)} (known: "
-                                f"{', '.join(GROUP_PROTOCOLS)})")
+                                f"{', '.join(REBALANCE_PROTOCOLS)})")
     policy = b.get("migrationPolicy", "bidirectional")
     if not isinstance(policy, str) or policy.lower() not in MIGRATION_POLICIES:
         raise ScenarioError(f"broker.migrationPolicy: unknown group.consumer.migration.policy {_quote(policy)} "
@@ -284,7 +332,9 @@ def _broker(spec) -> Broker:
                   streams_version=_int(b.get("streamsVersion", 0), "broker.streamsVersion", 0, 1),
                   rebalance_protocols=tuple(protocols), migration_policy=policy.lower(),
                   consumer_max_size=_int(b.get("consumerMaxSize", _INT32_MAX), "broker.consumerMaxSize", 1, _INT32_MAX),
-                  classic_max_size=_int(b.get("classicMaxSize", _INT32_MAX), "broker.classicMaxSize", 1, _INT32_MAX))
+                  classic_max_size=_int(b.get("classicMaxSize", _INT32_MAX), "broker.classicMaxSize", 1, _INT32_MAX),
+                  share_version=_int(b.get("shareVersion", 0), "broker.shareVersion", 0, 1),
+                  share_max_size=_int(b.get("shareMaxSize", 200), "broker.shareMaxSize", 1, _INT32_MAX))
 
 
 def _member(ev: dict, where: str, name: str) -> _Member:
@@ -296,14 +346,16 @@ def _member(ev: dict, where: str, name: str) -> _Member:
     if client not in CLIENT_RELEASES:
         raise ScenarioError(f"{where}.client: unknown client release {_quote(client)} (known: "
                             f"{', '.join(CLIENT_RELEASES)})")
-    app = ev.get("app", "streams" if protocol == "streams" else "consumer")
+    app = ev.get("app", protocol if protocol in ("streams", "share") else "consumer")
     if app not in APPS:
         raise ScenarioError(f"{where}.app: unknown application {_quote(app)} (known: {', '.join(APPS)})")
-    first = {"consumer": "3.7", "streams": "4.1"}.get(protocol)
+    first = {"consumer": "3.7", "streams": "4.1", "share": "4.1"}.get(protocol)
     if first and _release_key(client) < _release_key(first):
         raise ScenarioError(f"{where}.client: a {client} client has no group.protocol={protocol} (first in {first})")
-    if protocol == "consumer" and app != "consumer" or protocol == "streams" and app != "streams":
+    if protocol == "consumer" and app != "consumer" or protocol in ("streams", "share") and app != protocol:
         raise ScenarioError(f"{where}.app: group.protocol={protocol} is not for a {app} application")
+    if app == "share" and protocol != "share":
+        raise ScenarioError(f"{where}.groupProtocol: a share consumer speaks only the share protocol")
     ptype, assignors = _CLASSIC_DEFAULTS[app]
     if "assignors" in ev:
         names = _list(ev["assignors"], f"{where}.assignors")
@@ -351,6 +403,8 @@ def _can_join(broker: Broker, group: _Group) -> dict[str, str]:
         "consumer": _Member("?", "consumer", "consumer", "4.0", *_CLASSIC_DEFAULTS["consumer"]),
         "streams": _Member("?", "streams", "streams", "4.1", *_CLASSIC_DEFAULTS["streams"]),
     }
+    if _release_key(broker.release) >= (4, 1):  # share groups exist from 4.1 (a preview there)
+        probes["share"] = _Member("?", "share", "share", "4.1", *_CLASSIC_DEFAULTS["share"])
     out = {}
     for label, probe in probes.items():
         error, what, _ = join_outcome(broker, group, replace(probe, name="?"))

@@ -54,21 +54,24 @@ Accepted ``kind`` values (Kafka's message names and the vectors' short names are
   Streams layer inside it is decoded (a leader's JoinGroup response yields every member's
   subscription, a leader's SyncGroup request every member's assignment);
 * ``consumer-group-heartbeat-request``/``-response``, ``consumer-group-describe-request``/``-response``,
-  ``streams-group-heartbeat-request``/``-response``, ``streams-group-describe-request``/``-response``: a
-  body of Kafka 4's group APIs (KIP-848 consumer groups, KIP-1071 streams groups) at ``version``
+  ``streams-group-heartbeat-request``/``-response``, ``streams-group-describe-request``/``-response``,
+  ``share-group-heartbeat-request``/``-response``, ``share-group-describe-request``/``-response``: a
+  body of Kafka 4's group APIs (KIP-848 consumer groups, KIP-1071 streams groups, KIP-932 share groups) at
+  ``version``
   (:mod:`codec.pipeline.kafka4` says what each gives);
 * ``frame``: a whole Kafka frame without its int32 size, as ``rebalance-codec capture --json`` and
   ``frames.jsonl`` write it, with ``api_key``, ``api_version``, ``direction`` (``request`` or
   ``response``), ``body_offset`` (optional: the header is parsed when absent) and, to pair responses
   with requests, ``conn`` (or ``connection``) and ``correlation_id``. Only JoinGroup (11), SyncGroup (14),
-  ConsumerGroupHeartbeat (68), ConsumerGroupDescribe (69), StreamsGroupHeartbeat (88) and StreamsGroupDescribe
-  (89) frames are input to the job; other frames are counted as *not selected*, and so are
+  ConsumerGroupHeartbeat (68), ConsumerGroupDescribe (69), StreamsGroupHeartbeat (88), StreamsGroupDescribe
+  (89), ShareGroupHeartbeat (76) and ShareGroupDescribe (77) frames are input to the job; other frames are
+  counted as *not selected*, and so are
   lines whose ``type`` is not ``frame`` (``capture --json`` also writes generation and summary lines);
 * ``group-metadata``: a ``__consumer_offsets`` record: ``key`` and ``value`` (binary, or hex
   strings), e.g. what Spark's Kafka source or ``kafka-dump-log --print-data-log`` gives. Only
-  group records with a value are input: classic group metadata (key version 2) and Kafka 4's consumer and
-  streams group records (record types 3-8, 16 and 17-23); offset commits, share groups' records and
-  tombstones are counted as not selected.
+  group records with a value are input: classic group metadata (key version 2) and Kafka 4's consumer, share
+  and streams group records (record types 3-8, 16, 9-15 and 17-23); offset commits and tombstones are counted
+  as not selected.
 
 Every record read is counted once: ``records read = not selected + decoded + quarantined``, which the
 job checks before it commits its output (``report.json``: ``counts``, and ``not_selected_by_reason``,

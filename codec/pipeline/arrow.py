@@ -64,15 +64,23 @@ _M_SCALARS = [("process_id", _STR), ("sub_version", _I32), ("latest_supported_ve
               ("user_endpoint", _STR), ("unique_field", _I32), ("sub_error_code", _I32),
               ("is_version_probe", _BOOL), ("rack_id", _STR), ("group_instance_id", _STR), ("client_id", _STR),
               ("client_host", _STR)]
-MEMBER = pa.struct(_M_SCALARS + [("client_tags", TAGS), ("tasks", pa.list_(TASK_SUM))])
+#: ``subscribed_topics``: a consumer or share member's subscribed topic names (KIP-848, KIP-932)
+MEMBER = pa.struct(_M_SCALARS + [("client_tags", TAGS), ("tasks", pa.list_(TASK_SUM)),
+                                 ("subscribed_topics", pa.list_(_STR))])
 _A_SCALARS = [("asg_version", _I32), ("commonly_supported_version", _I32), ("asg_error_code", _I32),
               ("next_rebalance_ms", _I64), ("endpoints", _I32)]
-#: ``warmup``: the warm-up tasks a KIP-1071 assignment names (a classic one's travel as standbys)
+#: a share member's partition (KIP-932): its topic id (Kafka's Uuid string), the name when the bytes give it
+SHARED = pa.struct([("topic_id", _STR), ("topic", _STR), ("partition", _I32)])
+#: ``warmup``: the warm-up tasks a KIP-1071 assignment names (a classic one's travel as standbys); ``shared``: the
+#: partitions a share member holds
 ASSIGNMENT = pa.struct(_A_SCALARS + [("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG)),
-                                     ("warmup", pa.list_(TASK_ASG))])
-#: ``group_protocol``: ``consumer`` (KIP-848) or ``streams`` (KIP-1071) for Kafka 4's groups, null for classic ones
+                                     ("warmup", pa.list_(TASK_ASG)), ("shared", pa.list_(SHARED))])
+#: a share group's topic (its records and Describe responses): id, name, the partitions to hold (null: unknown)
+SHARE_TOPIC = pa.struct([("topic_id", _STR), ("topic", _STR), ("partitions", pa.list_(_I32))])
+#: ``group_protocol``: ``consumer`` (KIP-848), ``streams`` (KIP-1071) or ``share`` (KIP-932) for Kafka 4's
+#: groups, null for classic ones
 GROUP = pa.struct([("protocol_type", _STR), ("member_count", _I32), ("group_error_code", _I32),
-                   ("group_protocol", _STR)])
+                   ("group_protocol", _STR), ("share_topics", pa.list_(SHARE_TOPIC))])
 CONNECT_TASK = pa.struct([("connector", _STR), ("task", _I32)])
 _C_SCALARS = [("connect_layer", _STR), ("connect_version", _I32), ("url", _STR), ("config_offset", _I64),
               ("connect_error", _I32), ("connect_leader", _STR), ("leader_url", _STR), ("delay", _I32)]
@@ -176,16 +184,16 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q, self.c = _Kind(2), _Kind(3), _Kind(0), _Kind(0), _Kind(len(_C_LISTS))
+        self.m, self.a, self.g, self.q, self.c = _Kind(3), _Kind(4), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
 
     # --- the fast path's rows
     def member_fields(self, ckind: str | None, fields: tuple, tasks: list, tags: list | None) -> None:
         """A bare SubscriptionInfo's unit (``fields``: :data:`MEMBER`'s scalars, the client ones None)."""
-        self._fast(self.m, "member", ckind, fields, (tags, tasks))
+        self._fast(self.m, "member", ckind, fields, (tags, tasks, None))
 
     def assignment_fields(self, ckind: str | None, fields: tuple, active: list, standby: list) -> None:
         """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
-        self._fast(self.a, "assignment", ckind, fields, (active, standby, None))
+        self._fast(self.a, "assignment", ckind, fields, (active, standby, None, None))
 
     def _fast(self, k: _Kind, unit_kind: str, ckind: str | None, fields: tuple, lists: tuple) -> None:
         self.counts.append(1)
@@ -212,6 +220,7 @@ class Units:
             m = self.m
             m.pos.append(pos)
             extra = (unit.rack_id, unit.group_instance_id, unit.client_id, unit.client_host)
+            m.lists[2].append(None)
             if info is None:
                 m.rows.append((None,) * 7 + extra)
                 m.lists[0].append(None)
@@ -227,6 +236,7 @@ class Units:
             a = self.a
             a.pos.append(pos)
             a.lists[2].append(None)
+            a.lists[3].append(None)
             if info is None:
                 a.rows.append((None,) * 5)
                 a.lists[0].append(None)
@@ -250,6 +260,7 @@ class Units:
                            unit.group_instance_id, unit.client_id, unit.client_host))
             m.lists[0].append(unit.client_tags)
             m.lists[1].append(unit.tasks)
+            m.lists[2].append(unit.subscribed_topics)
         elif cls is HeartbeatAssignmentUnit:
             self.common.append((index, "assignment", ckind, unit.streams, None))
             a = self.a
@@ -258,6 +269,7 @@ class Units:
             a.lists[0].append(unit.active)
             a.lists[1].append(unit.standby)
             a.lists[2].append(unit.warmup)
+            a.lists[3].append(unit.shared)
         elif cls is ConnectUnit:
             self.common.append((index, "connect", ckind, None, None))
             c = self.c
@@ -282,6 +294,7 @@ class Units:
             self.common.append((index, "group", ckind, None, None))
             self.g.pos.append(pos)
             self.g.rows.append((unit.protocol_type, unit.member_count, unit.error_code, unit.group_protocol))
+            self.g.lists[0].append(getattr(unit, "share_topics", None))
         if unit.member is not None or unit.group is not None or unit.generation is not None or (
                 cls is GroupUnit and unit.leader is not None) or getattr(unit, "protocol_name", None) is not None:
             self.own[pos] = (unit.member, unit.group, unit.generation, getattr(unit, "leader", None),
@@ -316,8 +329,9 @@ class Units:
         self.common = [row(p, c, common_names) for p, c in enumerate(self.common)]
         own_names = ("member", "group", None, "leader", "protocol_name")
         self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
-        kinds = ((self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks")),
-                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup")), (self.g, GROUP, 4, ()),
+        kinds = ((self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks", "subscribed_topics")),
+                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup", "shared")),
+                 (self.g, GROUP, 4, ("share_topics",)),
                  (self.q, QUARANTINE, 6, ()), (self.c, CONNECT, len(_C_SCALARS), _C_LISTS))
         for k, t, n_scalars, list_names in kinds:
             names = [f.name if pa.types.is_string(f.type) else None for f in list(t)[:n_scalars]]
@@ -329,7 +343,10 @@ class Units:
                         continue
                     if list_name == "client_tags":  # a map: its keys and values together
                         items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
-                    elif list_name in ("connectors", "revoked_connectors"):  # Connect's names
+                    elif list_name in ("shared", "share_topics"):  # (topic id, topic name, ...)
+                        items[j] = [(e[0], fix(pos, f"{list_name}[{i}].topic", e[1]), *e[2:])
+                                    for i, e in enumerate(entries)]
+                    elif list_name in ("connectors", "revoked_connectors", "subscribed_topics"):  # names
                         items[j] = [fix(pos, f"{list_name}[{i}]", e) for i, e in enumerate(entries)]
                     elif list_name in ("connect_tasks", "revoked_tasks"):  # (connector, task)
                         items[j] = [(fix(pos, f"{list_name}[{i}].connector", e[0]), e[1])

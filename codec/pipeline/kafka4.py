@@ -1,6 +1,7 @@
-"""Kafka 4's group protocols in the pipeline's units (issue #21): KIP-848 consumer groups and KIP-1071 streams
-groups, from their RPC bodies (ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69, StreamsGroupHeartbeat 88,
-StreamsGroupDescribe 89) and their ``__consumer_offsets`` records, read as Kafka's JSON (camelCase field names,
+"""Kafka 4's group protocols in the pipeline's units (issues #21, #30): KIP-848 consumer groups, KIP-1071 streams
+groups and KIP-932 share groups, from their RPC bodies (ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69,
+StreamsGroupHeartbeat 88, StreamsGroupDescribe 89, ShareGroupHeartbeat 76, ShareGroupDescribe 77) and their
+``__consumer_offsets`` records, read as Kafka's JSON (camelCase field names,
 :func:`codec.kafka4.decode` and :func:`codec.kafka4.decode_record`). No pyspark, no pyarrow.
 
 What each becomes (``generation`` is the member epoch for a member's unit, the group epoch for a group's):
@@ -19,7 +20,14 @@ What each becomes (``generation`` is the member epoch for a member's unit, the g
 * **records**: ``*GroupMetadata`` (the group epoch) and ``*TargetAssignmentMetadata`` (the assignment epoch) as
   GroupUnits, ``*MemberMetadata`` as member units, ``*CurrentMemberAssignment`` (at its member epoch) and
   ``*TargetAssignmentMember`` (no epoch of its own) as assignment units; the others as a GroupUnit. Every
-  GroupUnit names its ``group_protocol`` (``consumer`` or ``streams``).
+  GroupUnit names its ``group_protocol`` (``consumer``, ``streams`` or ``share``).
+
+A share group's member unit carries its subscribed topic names (a consumer's too), and its assignment unit the
+partitions it holds (``shared``: ``(topic id, topic name or None, partition)``; heartbeats name topics by id, a
+Describe response by id and name); the topics a share group's records describe ride on its GroupUnit
+(``share_topics``: ``(topic id, name, partitions)``: all of them for Kafka 4.0's partition metadata (type 9),
+the initialized ones for the state record (15; the initializing ones with partitions None), None for the topics
+a Describe names): the tables name topic ids with them and know which partitions a member should hold.
 
 Streams tasks are numbered as the tables number them: a KIP-1071 ``subtopologyId`` is a string, which Kafka
 Streams fills with its subtopology number; one that is not a decimal int32 cannot be a task of the tables and
@@ -44,9 +52,9 @@ __all__ = [
 
 #: the Kafka 4 group APIs the job reads (frames of these keys are selected)
 API_KEYS = {68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat",
-            89: "StreamsGroupDescribe"}
-#: ``__consumer_offsets`` record types of consumer (3-8, 16) and streams (17-23) groups the job reads
-RECORD_TYPES = (3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23)
+            89: "StreamsGroupDescribe", 76: "ShareGroupHeartbeat", 77: "ShareGroupDescribe"}
+#: ``__consumer_offsets`` record types of consumer (3-8, 16), share (9-15) and streams (17-23) groups the job reads
+RECORD_TYPES = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)
 _INT32_MAX = (1 << 31) - 1
 
 
@@ -65,6 +73,7 @@ class HeartbeatMemberUnit(NamedTuple):
     group_instance_id: str | None = None
     client_id: str | None = None
     client_host: str | None = None
+    subscribed_topics: list | None = None  # a consumer or share member's topic names (None: unchanged/unknown)
 
 
 class HeartbeatAssignmentUnit(NamedTuple):
@@ -78,13 +87,14 @@ class HeartbeatAssignmentUnit(NamedTuple):
     standby: list | None = None
     warmup: list | None = None
     error_code: int | None = None
+    shared: list | None = None  # a share member's partitions: (topic id, topic name or None, partition)
 
 
 def _group(member, generation, group, leader=None, protocol_type=None, protocol_name=None, member_count=None,
-           error_code=None) -> _GroupUnit:
-    """A Kafka 4 group's unit: its protocol type is its group protocol (``consumer`` or ``streams``)."""
+           error_code=None, share_topics=None) -> _GroupUnit:
+    """A Kafka 4 group's unit: its protocol type is its group protocol (``consumer``, ``streams`` or ``share``)."""
     return _GroupUnit(member, generation, group, leader, protocol_type, protocol_name, member_count, error_code,
-                      protocol_type)
+                      protocol_type, share_topics)
 
 
 def _subtopology(sid, at: str, layer: str) -> int:
@@ -138,9 +148,53 @@ def _streams_member(v: dict, *, member, generation, group, layer: str) -> Heartb
 
 
 def _consumer_member(v: dict, *, member, generation, group) -> HeartbeatMemberUnit:
+    """A consumer or share member (a share member has no instance id)."""
+    topics = v.get("subscribedTopicNames")
     return HeartbeatMemberUnit(member, generation, group, False, rack_id=v.get("rackId") or None,
                                group_instance_id=v.get("instanceId"), client_id=v.get("clientId"),
-                               client_host=v.get("clientHost"))
+                               client_host=v.get("clientHost"),
+                               subscribed_topics=None if topics is None else list(topics))
+
+
+def _shared(items, named: bool = False) -> list:
+    """``[{topicId[, topicName], partitions}]`` -> ``(topic id, name or None, partition)`` per partition."""
+    return [(t["topicId"], t["topicName"] if named else None, p) for t in items or () for p in t["partitions"]]
+
+
+def _share_assignment(items, *, member, generation, group, error_code=None, named=False) -> HeartbeatAssignmentUnit:
+    return HeartbeatAssignmentUnit(member, generation, group, False, error_code=error_code,
+                                   shared=_shared(items, named))
+
+
+def _share_body_units(name: str, v: dict) -> list:
+    """ShareGroupHeartbeat and ShareGroupDescribe bodies (KIP-932)."""
+    if name == "ShareGroupHeartbeatRequest":
+        member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
+        units: list = [_group(member, epoch, group, None, "share")]
+        if epoch >= 0 and (epoch == 0 or v.get("rackId") is not None or v.get("subscribedTopicNames") is not None):
+            units.append(_consumer_member(v, member=member, generation=epoch, group=group))
+        return units
+    if name == "ShareGroupHeartbeatResponse":
+        member, epoch = v.get("memberId") or None, v["memberEpoch"]
+        units = [_group(member, epoch, None, None, "share", None, None, v["errorCode"])]
+        if v["errorCode"] == 0 and v.get("assignment") is not None:
+            units.append(_share_assignment(v["assignment"]["topicPartitions"], member=member, generation=epoch,
+                                           group=None))
+        return units
+    if name == "ShareGroupDescribeResponse":
+        units = []
+        for g in v["groups"]:
+            gid, members = g["groupId"], g["members"]
+            named = {(t["topicId"], t["topicName"]) for m in members for t in m["assignment"]["topicPartitions"]}
+            units.append(_group(None, g["groupEpoch"], gid, None, "share", g["assignorName"] or None, len(members),
+                                g["errorCode"], [(tid, tname, None) for tid, tname in sorted(named)]))
+            for m in members:
+                mid, epoch = m["memberId"] or None, m["memberEpoch"]
+                units.append(_consumer_member(m, member=mid, generation=epoch, group=gid))
+                units.append(_share_assignment(m["assignment"]["topicPartitions"], member=mid, generation=epoch,
+                                               group=gid, named=True))
+        return units
+    return [_group(None, None, None, None, "share")]  # a ShareGroupDescribeRequest
 
 
 def _streams_assignment(v: dict, *, member, generation, group, layer: str, at: str = "",
@@ -154,6 +208,8 @@ def _streams_assignment(v: dict, *, member, generation, group, layer: str, at: s
 
 def body_units(name: str, v: dict) -> list:
     """The units of one Kafka 4 group RPC body (``name``: Kafka's message name; ``v``: its Kafka JSON)."""
+    if name.startswith("ShareGroup"):
+        return _share_body_units(name, v)
     if name == "StreamsGroupHeartbeatRequest":
         member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
         units: list = [_group(member, epoch, group, None, "streams")]
@@ -209,10 +265,14 @@ def record_units(rec: dict) -> list:
     name, key, v = rec["record"], rec["key"], rec["value"]
     group = key.get("groupId")
     streams = name.startswith("Streams")
-    ptype = "streams" if streams else "consumer"
+    ptype = "streams" if streams else "share" if name.startswith("Share") else "consumer"
     member = key.get("memberId") or None
     if v is None:
         return [_group(member, None, group, None, ptype)]
+    if ptype == "share":
+        units = _share_record_units(name, v, member=member, group=group)
+        if units is not None:
+            return units
     if name.endswith("GroupMetadata"):
         return [_group(None, v["epoch"], group, None, ptype)]
     if name.endswith("TargetAssignmentMetadata"):
@@ -232,3 +292,21 @@ def record_units(rec: dict) -> list:
             return [_streams_assignment(v, member=member, generation=None, group=group, layer=name)]
         return [HeartbeatAssignmentUnit(member, None, group, False)]
     return [_group(member, None, group, None, ptype)]
+
+
+def _share_record_units(name: str, v: dict, *, member, group) -> list | None:
+    """The units of a share group's record that differ from a consumer group's (None: the same as theirs)."""
+    if name == "ShareGroupPartitionMetadata":  # Kafka 4.0's early access: every topic with its partition count
+        topics = [(t["topicId"], t["topicName"], list(range(max(t["numPartitions"], 0)))) for t in v["topics"]]
+        return [_group(None, None, group, None, "share", share_topics=topics)]
+    if name == "ShareGroupStatePartitionMetadata":  # the initialized partitions are the assignable ones
+        topics = [(t["topicId"], t["topicName"], list(t["partitions"])) for t in v["initializedTopics"]]
+        topics += [(t["topicId"], t["topicName"], None) for t in v["initializingTopics"] + v["deletingTopics"]]
+        return [_group(None, None, group, None, "share", share_topics=topics)]
+    if name == "ShareGroupCurrentMemberAssignment":
+        epoch = v["memberEpoch"]
+        return [_group(member, epoch, group, None, "share"),
+                _share_assignment(v["assignedPartitions"], member=member, generation=epoch, group=group)]
+    if name == "ShareGroupTargetAssignmentMember":
+        return [_share_assignment(v["topicPartitions"], member=member, generation=None, group=group)]
+    return None

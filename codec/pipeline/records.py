@@ -28,9 +28,10 @@ __all__ = ["KINDS", "KAFKA4_KINDS", "canonical_kind", "MemberUnit", "AssignmentU
 JOIN_GROUP, SYNC_GROUP = 11, 14
 STREAMS = "stream"
 
-#: Kafka 4's group RPC bodies (KIP-848, KIP-1071): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
+#: Kafka 4's group RPC bodies (KIP-848, KIP-1071, KIP-932): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
 KAFKA4_KINDS = {f"{w}-group-{api}-{d}": f"{w.capitalize()}Group{api.capitalize()}{d.capitalize()}"
-                for w in ("consumer", "streams") for api in ("heartbeat", "describe") for d in ("request", "response")}
+                for w in ("consumer", "streams", "share") for api in ("heartbeat", "describe")
+                for d in ("request", "response")}
 
 KINDS = ("subscription-info", "assignment-info", "consumer-subscription", "consumer-assignment",
          "join-group-request", "join-group-response", "sync-group-request", "sync-group-response",
@@ -94,7 +95,9 @@ class GroupUnit(NamedTuple):
     protocol_name: str | None = None
     member_count: int | None = None
     error_code: int | None = None
-    group_protocol: str | None = None  # Kafka 4's groups: "consumer" (KIP-848) or "streams" (KIP-1071); None: classic
+    group_protocol: str | None = None  # Kafka 4's groups: "consumer" (KIP-848), "streams" (KIP-1071) or "share"
+    # (KIP-932); None: classic
+    share_topics: list | None = None  # a share group's topics: (topic id, name, partitions or None)
 
 
 class ConnectUnit(NamedTuple):
@@ -290,21 +293,22 @@ _BODY_KINDS = {"join-group-request": "JoinGroupRequest", "join-group-response": 
                "sync-group-request": "SyncGroupRequest", "sync-group-response": "SyncGroupResponse"}
 _FRAME_NAMES = {(JOIN_GROUP, "request"): "JoinGroupRequest", (JOIN_GROUP, "response"): "JoinGroupResponse",
                 (SYNC_GROUP, "request"): "SyncGroupRequest", (SYNC_GROUP, "response"): "SyncGroupResponse"}
-_FLEXIBLE_FROM = {JOIN_GROUP: 6, SYNC_GROUP: 4, 68: 0, 69: 0, 88: 0, 89: 0}  # Kafka 4's group APIs: all flexible
+_FLEXIBLE_FROM = {JOIN_GROUP: 6, SYNC_GROUP: 4, 68: 0, 69: 0, 88: 0, 89: 0, 76: 0, 77: 0}  # Kafka 4's: all flexible
 _FRAME_NAMES.update({(k, d): v for v, k, d in (
     (f"{name}{d.capitalize()}", k, d) for k, name in ((68, "ConsumerGroupHeartbeat"), (69, "ConsumerGroupDescribe"),
-                                                       (88, "StreamsGroupHeartbeat"), (89, "StreamsGroupDescribe"))
+                                                       (88, "StreamsGroupHeartbeat"), (89, "StreamsGroupDescribe"),
+                                                       (76, "ShareGroupHeartbeat"), (77, "ShareGroupDescribe"))
     for d in ("request", "response"))})
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, 68, 69, 88, 89)
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, 68, 69, 88, 89, 76, 77)
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
-#: Kafka 4's consumer (3-8, 16) and streams (17-23) group records
-SELECTED_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23)
+#: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17-23) group records
+SELECTED_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)
 
 
 def frame_selected(api_key: int | None) -> bool:
-    """Frames that are input to the job: JoinGroup, SyncGroup, ConsumerGroupHeartbeat/Describe and
-    StreamsGroupHeartbeat/Describe."""
+    """Frames that are input to the job: JoinGroup, SyncGroup, ConsumerGroupHeartbeat/Describe,
+    StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
     return api_key in SELECTED_API_KEYS
 
 
@@ -374,7 +378,7 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
 
 
 def _kafka4_body(name: str, version: int | None, data: bytes) -> list:
-    """A Kafka 4 group RPC body (KIP-848, KIP-1071) -> its units (:mod:`codec.pipeline.kafka4`)."""
+    """A Kafka 4 group RPC body (KIP-848, KIP-1071, KIP-932) -> its units (:mod:`codec.pipeline.kafka4`)."""
     if version is None:
         raise RecordError("MissingVersion", f"{name} bytes need the API version (column 'version')", layer=name)
     try:

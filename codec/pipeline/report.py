@@ -4,8 +4,11 @@ Pure Python: the job collects the small aggregates on the driver and hands them 
 
 from __future__ import annotations
 
+import datetime
 import html
 import json
+import math
+import unicodedata
 
 __all__ = ["render_json", "render_html"]
 
@@ -21,53 +24,150 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
-def _bars(items: list[tuple[str, float]], *, width: int = 640, unit: str = "") -> str:
-    """Horizontal bar chart."""
+#: Layout of the charts' labels: tick, value and legend labels are drawn at _FONT px, and no character of the
+#: page's sans-serif font is wider than _CHAR_W px at that size (East Asian wide characters count twice); the
+#: report's screenshot test measures the drawn labels (tests/pipeline/test_report_charts.py).
+_FONT = 11
+_CHAR_W = 7.0
+
+
+def _char_width(ch: str) -> float:
+    return _CHAR_W * (2 if unicodedata.east_asian_width(ch) in "WF" else 1)
+
+
+def _text_width(text: str) -> float:
+    return sum(map(_char_width, text))
+
+
+def _clip(text: str, width: float) -> str:
+    """``text`` cut (with an ellipsis) to what fits in ``width`` px, in one pass (a group id may be 32,767
+    characters long)."""
+    if _text_width(text) <= width:
+        return text
+    room, used = width - _char_width("…"), 0.0
+    for i, ch in enumerate(text):
+        used += _char_width(ch)
+        if used > room:
+            return text[:i] + "…"
+    return text
+
+
+def _fmt(v: float) -> str:
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.4g}"
+
+
+def _ticks(top: float, *, integer: bool = False) -> list[float]:
+    """Axis ticks from 0 to at least ``top``: up to five steps of 1, 2 or 5 times a power of ten (whole steps
+    for counts)."""
+    top = top if top > 0 else 1
+    raw = top / 4
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    step = max(step, 1) if integer else step
+    return [i * step for i in range(math.ceil(top / step - 1e-9) + 1)]
+
+
+def _bars(items: list[tuple[str, float]], *, category: str, value: str, width: int = 720, unit: str = "") -> str:
+    """Horizontal bars, one per item: the category axis (its title above the labels) and the value axis (its
+    title under the bars); labels too long for their column are cut, whole in the bar's tooltip."""
     if not items:
         return "<p class=empty>none</p>"
-    bar_h, label_w = 18, 220
+    bar_h, label_w, top_pad = 18, 220, 18
     top = max(v for _, v in items) or 1
-    h = bar_h * len(items) + 4
-    parts = [f'<svg width="{width}" height="{h}" role="img">']
+    h = top_pad + bar_h * len(items) + 30
+    parts = [f'<svg width="{width}" height="{h}" role="img">',
+             f'<text class="axis-title" x="{label_w - 6}" y="12" text-anchor="end">{_esc(category)}</text>']
     for i, (label, v) in enumerate(items):
-        y = i * bar_h + 2
-        w = (width - label_w - 70) * (v / top)
-        parts.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{_esc(label)[:34]}</text>'
-                     f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}"/>'
-                     f'<text x="{label_w + w + 4:.1f}" y="{y + 13}">{v:g}{unit}</text>')
-    parts.append("</svg>")
+        y = top_pad + i * bar_h
+        w = (width - label_w - 80) * (v / top)
+        parts.append(f'<text class="category" x="{label_w - 6}" y="{y + 13}" text-anchor="end">'
+                     f'{_esc(_clip(str(label), label_w - 12))}<title>{_esc(label)}</title></text>'
+                     f'<rect x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}">'
+                     f'<title>{_esc(label)}: {_fmt(v)}{unit}</title></rect>'
+                     f'<text class="value" x="{label_w + w + 4:.1f}" y="{y + 13}">{_fmt(v)}{unit}</text>')
+    parts.append(f'<text class="axis-title" x="{label_w}" y="{h - 8}">{_esc(value)}</text></svg>')
     return "".join(parts)
 
 
-def _stacked(series: dict[str, dict[str, int]], *, width: int = 640, height: int = 220) -> str:
-    """Stacked columns: x = date, stacks = version."""
-    dates = sorted(series)
+def _columns(dates: list[str], layers: list[tuple[str, dict[str, float]]], *, y_title: str, width: int = 720,
+             height: int = 200, unit: str = "", legend: bool = True, integer: bool = False) -> str:
+    """Columns over time, one per date, stacked by layer: a y axis with ticks, gridlines and its title, date
+    labels thinned to those that fit side by side, the x axis title, and the legend in rows."""
     if not dates:
-        return "<p class=empty>no timestamped members</p>"
-    keys = sorted({k for d in dates for k in series[d]}, key=lambda k: (len(k), k))
-    top = max(sum(series[d].values()) for d in dates) or 1
-    left, bottom = 40, 40
-    col_w = max(4, (width - left - 10) / len(dates))
-    out = [f'<svg width="{width}" height="{height + 24}" role="img">']
+        return "<p class=empty>no dates</p>"
+    left, right, top_pad = 64, 44, 10
+    plot_w, bottom = width - left - right, top_pad + height
+    ticks = _ticks(max(sum(layer.get(d, 0) for _, layer in layers) for d in dates), integer=integer)
+    y_max = ticks[-1]
+    col_w = min(plot_w / len(dates), 80.0)
+    gap = min(2.0, col_w * 0.2) if col_w > 3 else 0.0
+    out = []
+    for t in ticks:
+        y = bottom - height * t / y_max
+        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>'
+                   f'<text class="y-tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}{unit}</text>')
     for i, d in enumerate(dates):
-        x, y = left + i * col_w, height - bottom
-        for j, k in enumerate(keys):
-            n = series[d].get(k, 0)
+        y, x = bottom, left + i * col_w + gap / 2
+        for j, (name, layer) in enumerate(layers):
+            n = layer.get(d, 0)
             if not n:
                 continue
-            h = (height - bottom - 10) * n / top
+            h = height * n / y_max
             y -= h
-            out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{col_w * 0.8:.1f}" height="{h:.1f}" '
-                       f'fill="{_PALETTE[j % len(_PALETTE)]}"><title>{_esc(d)} v{_esc(k)}: {n}</title></rect>')
-        if len(dates) <= 16 or i % max(1, len(dates) // 8) == 0:
-            out.append(f'<text x="{x:.1f}" y="{height - bottom + 14}" font-size="10">{_esc(d)}</text>')
-    out.append(f'<text x="0" y="12" font-size="10">{top}</text>')
-    for j, k in enumerate(keys):
-        out.append(f'<rect x="{left + j * 56}" y="{height}" width="10" height="10" '
-                   f'fill="{_PALETTE[j % len(_PALETTE)]}"/><text x="{left + j * 56 + 14}" y="{height + 9}" '
-                   f'font-size="11">v{_esc(k)}</text>')
-    out.append("</svg>")
-    return "".join(out)
+            out.append(f'<rect x="{x:.2f}" y="{y:.2f}" width="{max(col_w - gap, 0.5):.2f}" height="{h:.2f}" '
+                       f'fill="{_PALETTE[j % len(_PALETTE)]}"><title>{_esc(d)} {_esc(name)}: {_fmt(n)}{unit}</title>'
+                       f'</rect>')
+    step = max(1, math.ceil((max(_text_width(d) for d in dates) + 8) / col_w))
+    for i in range(0, len(dates), step):
+        x = left + (i + 0.5) * col_w
+        out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{bottom}" y2="{bottom + 4}" stroke="#999"/>'
+                   f'<text class="x-tick" x="{x:.1f}" y="{bottom + 19}" text-anchor="middle">{_esc(dates[i])}</text>')
+    out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{bottom}" y2="{bottom}" stroke="#999"/>'
+               f'<text class="axis-title" x="{left + plot_w / 2:.1f}" y="{bottom + 38}" text-anchor="middle">'
+               f'date (UTC{", every " + str(step) + " days labelled" if step > 1 else ""})</text>'
+               f'<text class="axis-title" transform="rotate(-90)" x="{-(top_pad + height / 2):.1f}" y="14" '
+               f'text-anchor="middle">{_esc(y_title)}</text>')
+    rows_y = bottom + 58
+    if legend:
+        x = left
+        for j, (name, _) in enumerate(layers):
+            w = 14 + _text_width(name) + 18
+            if x + w > left + plot_w and x > left:
+                x, rows_y = left, rows_y + 18
+            out.append(f'<rect x="{x:.1f}" y="{rows_y - 9}" width="10" height="10" fill="{_PALETTE[j % len(_PALETTE)]}"/>'
+                       f'<text class="legend" x="{x + 14:.1f}" y="{rows_y}">{_esc(name)}</text>')
+            x += w
+    total = (rows_y + 10) if legend else bottom + 46
+    return f'<svg width="{width}" height="{total:.0f}" role="img">{"".join(out)}</svg>'
+
+
+def _days(keys) -> list[str]:
+    """The x axis of a chart by day: every day from the first to the last (a day without records is an empty
+    column, not a missing one), then any key that is not a date (``unknown``)."""
+    days, other = [], []
+    for k in keys:
+        try:
+            days.append(datetime.date.fromisoformat(k))
+        except (TypeError, ValueError):
+            other.append(k)
+    if days:
+        first, last = min(days), max(days)
+        days = [first + datetime.timedelta(i) for i in range((last - first).days + 1)]
+    return [d.isoformat() for d in days] + sorted(other)
+
+
+def _versions_chart(series: dict[str, dict[str, int]]) -> str:
+    """Members (subscriptions decoded) per date, stacked by their metadata version."""
+    dates = _days(series)
+    keys = sorted({k for counts in series.values() for k in counts}, key=lambda k: (len(k), k))
+    layers = [(f"v{k}", {d: counts.get(k, 0) for d, counts in series.items()}) for k in keys]
+    return _columns(dates, layers, y_title="members (subscriptions)", integer=True)
+
+
+def _error_rate_chart(errors: list[dict]) -> str:
+    """The share of each day's records that were quarantined."""
+    rate = {e["date"]: round(100.0 * e["quarantined"] / e["records"], 2) if e["records"] else 0.0 for e in errors}
+    return _columns(_days(rate), [("quarantined", rate)], y_title="% of the day's records", unit="%", legend=False)
 
 
 def _table(rows: list[dict], cols: list[str]) -> str:
@@ -83,8 +183,6 @@ def render_html(summary: dict) -> str:
     charts = summary.get("charts", {})
     versions = charts.get("versions_by_date", {})
     errors = charts.get("error_rate_by_date", [])
-    err_items = [(e["date"], round(100.0 * e["quarantined"] / e["records"], 2) if e["records"] else 0.0)
-                 for e in errors]
     reb = [(r["group"], r["generations"]) for r in charts.get("rebalances_per_group", [])]
     fnd = [(k, v) for k, v in summary.get("findings_by_check", {}).items()]
     ok = c["records_read"] == c["not_selected"] + c["decoded"] + c["quarantined"]
@@ -97,7 +195,7 @@ def render_html(summary: dict) -> str:
 body{{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222}}
 h1{{font-size:1.5em}} h2{{font-size:1.15em;margin-top:1.8em;border-bottom:1px solid #ddd}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ddd;padding:3px 8px;text-align:left}}
-svg text{{font-size:11px;fill:#333}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}}
+svg text{{font-size:{_FONT}px;fill:#333}} svg .axis-title{{font-weight:600;fill:#555}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}}
 code{{font-size:12px}}
 </style></head><body>
 <h1>rebalance-codec pipeline report</h1>
@@ -114,10 +212,10 @@ code{{font-size:12px}}
 <code>connect</code> row); a quarantined one is one <code>quarantine</code> row.</p>
 <h2>Not selected (read, not input to the decoder)</h2>{_table(reasons, ['reason', 'records'])}
 <h2>Tables</h2><table><tr><th>table</th><th>rows</th><th>path</th></tr>{tables}</table>
-<h2>Subscription metadata versions over time</h2>{_stacked(versions)}
-<h2>Decode error rate (% of records quarantined, by day)</h2>{_bars(err_items, unit='%')}
-<h2>Rebalances (generations observed) per group</h2>{_bars(reb)}
-<h2>Findings by check</h2>{_bars(fnd)}
+<h2>Subscription metadata versions over time</h2>{_versions_chart(versions)}
+<h2>Decode error rate (% of records quarantined, by day)</h2>{_error_rate_chart(errors)}
+<h2>Rebalances (generations observed) per group</h2>{_bars(reb, category="group", value="generations observed")}
+<h2>Findings by check</h2>{_bars(fnd, category="check", value="findings")}
 <h2>Quarantine by error type</h2>{_table(summary.get('quarantine_by_type', []), ['error_type', 'kind', 'records'])}
 <h2>First findings</h2>{_table(summary.get('sample_findings', []),
                                ['group', 'generation', 'check', 'severity', 'task', 'member', 'detail'])}

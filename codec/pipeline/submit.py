@@ -11,5 +11,7 @@ import sys
 
 from codec.pipeline.job import main
 
+__all__ = ["main"]
+
 if __name__ == "__main__":
     sys.exit(main())

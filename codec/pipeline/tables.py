@@ -7,9 +7,10 @@ Tables (one Parquet directory each):
   context gives one, since the response decides it): group, generation, member, process id, metadata version, latest supported
   version, the first Kafka release that writes each of those versions, endpoint, client tags, error
   code, unique field, version-probe flag, ConsumerProtocol version and rack, timestamp. Kafka 4's groups
-  (KIP-848 consumer groups, KIP-1071 streams groups; :mod:`codec.pipeline.kafka4`) fill the same rows from
-  their heartbeats, Describe responses and ``__consumer_offsets`` records, with the member epoch as the
-  generation and no metadata version (their ``kind`` says where a row came from).
+  (KIP-848 consumer groups, KIP-1071 streams groups, KIP-932 share groups; :mod:`codec.pipeline.kafka4`) fill
+  the same rows from their heartbeats, Describe responses and ``__consumer_offsets`` records, with the member
+  epoch as the generation and no metadata version (their ``kind`` says where a row came from); a consumer or
+  share member's ``subscribed_topics`` are its topic names (null: not carried, e.g. unchanged).
 * ``task_lags``: one row per member x task of its ``task_offset_sums``: offset sum and lag class.
   The end-offset sums are not on the wire, so the lag is *estimated* against the highest offset sum
   any member of the same group and generation reported for the task (a lower bound of the end sum):
@@ -22,9 +23,11 @@ Tables (one Parquet directory each):
   on some member in this generation, has more standby holders than that: the holders beyond it,
   least caught up first, are the warmups. (A generation that withholds actives for cooperative
   revocation hands out temporary standbys the wire cannot tell from warmups; tasks without an active
-  owner are therefore never given warmups.)
-* ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams``
-  for Kafka 4's groups, whose generations are their epochs), leader, protocol, member and client counts, the
+  owner are therefore never given warmups.) A share group's member holds partitions (role ``share``): one row
+  per member x partition, ``task`` ``topic-partition`` (the topic named from the group's records or Describe
+  responses, else its id in Kafka's form) and ``partition`` set, the task columns null.
+* ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams`` /
+  ``share`` for Kafka 4's groups, whose generations are their epochs), leader, protocol, member and client counts, the
   versions in use, the probing deadlines (members whose ``next_rebalance_ms`` is not Long.MAX_VALUE)
   and task counts.
 * ``connect``: Kafka Connect workers (groups of protocol type ``connect``): one row per worker layer,
@@ -59,6 +62,9 @@ generation), ``mixed-assignment-versions`` (a leader sends one version to all), 
 an assignment below the commonly supported version: probing should have resolved it), and
 ``assignment-error`` / ``shutdown-requested`` (non-zero error codes), and ``group-error`` (a Kafka 4 group's
 heartbeat or Describe response with an error code, e.g. ``FENCED_MEMBER_EPOCH (110)``, at the epoch it names).
+A share group's: ``unheld-partition`` (a partition of its topics that no member holds at an epoch) and
+``unsubscribed-partition`` (a member holds a partition of a topic it does not subscribe to); see
+:func:`_share_findings`. The Streams checks above look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
@@ -155,7 +161,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         _release(F.col("latest_supported_version")).alias("latest_supported_release"),
         F.col("user_endpoint").alias("endpoint"), "client_tags", F.col("sub_error_code").alias("error_code"),
         "unique_field", "is_version_probe", "streams", "consumer_protocol_version", "rack_id", "group_instance_id",
-        "client_id", "client_host", F.size("tasks").alias("task_count"), "kind",
+        "client_id", "client_host", F.size("tasks").alias("task_count"), "subscribed_topics", "kind",
         F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id", "source",
         _escaped({**_CTX_ESCAPED, "process_id": "process_id", "user_endpoint": "endpoint", "client_tags": "client_tags",
                   "rack_id": "rack_id", "group_instance_id": "group_instance_id", "client_id": "client_id",
@@ -225,6 +231,14 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
                               "partitions", "metadata_version", "commonly_supported_version", "error_code",
                               "next_rebalance_ms", F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
                               "record_id", "escaped", _date())
+    share_topics, shared = _share_partitions(ok)
+    assignments = assignments.unionByName(shared.select(
+        *_ctx(), F.lit(None).cast("string").alias("process_id"), "task", F.lit(None).cast("int").alias("subtopology"),
+        "partition", F.lit(None).cast("string").alias("topology"), F.lit("share").alias("role"),
+        F.lit(None).cast("int").alias("partitions"), F.lit(None).cast("int").alias("metadata_version"),
+        F.lit(None).cast("int").alias("commonly_supported_version"), F.lit(None).cast("int").alias("error_code"),
+        F.lit(None).cast("bigint").alias("next_rebalance_ms"), F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id", F.lit(None).cast("array<string>").alias("escaped"), _date()))
     assignments = tables["assignments"] = materialize("assignments", assignments)
 
     # --- rebalances ----------------------------------------------------------------------------------
@@ -300,10 +314,76 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     k4_errors = ok.filter((F.col("unit_kind") == "group") & F.col("group_protocol").isNotNull()
                           & (F.col("group_error_code") != 0) & F.col("group").isNotNull()).select(
         "group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
+    share_findings = _share_findings(assignments, members, share_topics)
     tables["findings"] = materialize("findings", _findings(assignments, members, rebalances, asg_errors, cfg,
-                                                           k4_errors))
+                                                           k4_errors).unionByName(share_findings))
     tables["quarantine"] = materialize("quarantine", quarantine)
     return tables
+
+
+def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """A share group's topics (``group``, ``topic_id``, ``topic``, ``partitions``: the ones to hold, null when
+    unknown) from its records and Describe responses, and one row per member x partition it holds (each
+    member's assignment unit deduplicated per group, epoch and member), the topic named where any unit names it
+    (``task``: ``topic-partition``; the topic id in Kafka's form when no input names it)."""
+    topics = ok.filter(F.col("share_topics").isNotNull()).select("group", F.explode("share_topics").alias("_t")) \
+        .select("group", "_t.*")
+    names = topics.filter(F.col("topic").isNotNull()).groupBy("group", "topic_id").agg(F.min("topic").alias("_name"))
+    sa = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("shared").isNotNull()))
+    rows = sa.select(*_ctx(), "ts_ms", "record_id", F.explode("shared").alias("_s")).select("*", "_s.*").drop("_s")
+    rows = rows.alias("r").join(names.alias("n"), F.col("r.group").eqNullSafe(F.col("n.group"))
+                                & (F.col("r.topic_id") == F.col("n.topic_id")), "left").select("r.*", "n._name")
+    rows = rows.withColumn("topic", F.coalesce("topic", "_name")).drop("_name") \
+        .withColumn("task", F.concat(F.coalesce("topic", "topic_id"), F.lit("-"), F.col("partition").cast("string")))
+    return topics, rows
+
+
+def _share_findings(assignments: DataFrame, members: DataFrame, topics: DataFrame) -> DataFrame:
+    """A share group's two checks, per group and epoch (``generation``):
+
+    * ``unheld-partition``: a partition its members should hold that none does. What each member holds at an
+      epoch is its last assignment at or before it (a null assignment in a heartbeat response means unchanged);
+      the partitions to hold are the ones the group's records list (Kafka 4.0's partition metadata, or the
+      initialized share-group state of 4.1) of the topics those members subscribe to (each member's last
+      subscription at or before the epoch) or hold. Kafka's assignor leaves such a partition when the only
+      member that held it stopped subscribing to its topic and no member was hashed onto it.
+    * ``unsubscribed-partition``: a member holds a partition of a topic its subscription (its last one at or
+      before the epoch) does not name.
+    """
+    sh = assignments.filter((F.col("role") == "share") & F.col("group").isNotNull()
+                            & F.col("generation").isNotNull()) \
+        .select("group", "generation", "member", "task",
+                F.regexp_extract("task", r"^(.*)-(-?[0-9]+)$", 1).alias("topic"))
+    gens = sh.select("group", "generation").distinct()
+    seen = sh.select("group", "member", F.col("generation").alias("_g")).distinct()
+    latest = gens.join(seen, "group").filter(F.col("_g") <= F.col("generation")) \
+        .groupBy("group", "generation", "member").agg(F.max("_g").alias("_g"))
+    held = latest.join(sh.withColumnRenamed("generation", "_g"), ["group", "member", "_g"]) \
+        .select("group", "generation", "member", "task", "topic")
+    subs = members.filter(F.col("subscribed_topics").isNotNull()).select(
+        "group", "member", F.coalesce("generation", F.lit(-1)).alias("_sg"), "timestamp", "subscribed_topics")
+    w = Window.partitionBy("group", "generation", "member").orderBy(F.col("_sg").desc(),
+                                                                    F.col("timestamp").desc_nulls_last())
+    subs_at = latest.select("group", "generation", "member").join(subs, ["group", "member"]) \
+        .filter(F.col("_sg") <= F.col("generation")).withColumn("_rn", F.row_number().over(w)).filter("_rn = 1") \
+        .select("group", "generation", "member", "subscribed_topics")
+
+    wanted = subs_at.select("group", "generation", F.explode("subscribed_topics").alias("topic")) \
+        .unionByName(held.select("group", "generation", "topic")).distinct()
+    known = topics.filter(F.col("partitions").isNotNull() & F.col("topic").isNotNull()) \
+        .select("group", "topic", F.explode("partitions").alias("partition")).distinct()
+    expected = wanted.join(known, ["group", "topic"]).withColumn(
+        "task", F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string")))
+    unheld = expected.join(held.select("group", "generation", "task").distinct(), ["group", "generation", "task"],
+                           "left_anti").withColumn("_task_escaped", F.lit(False))
+
+    odd = sh.join(subs_at, ["group", "generation", "member"]).filter(
+        ~F.array_contains("subscribed_topics", F.col("topic"))).withColumn("_task_escaped", F.lit(False))
+    return _finding(unheld, "unheld-partition", "warning", F.concat(
+        F.lit("no member of the share group holds "), F.col("task"), F.lit(" at this epoch"))).unionByName(
+        _finding(odd, "unsubscribed-partition", "error", F.concat(
+            F.lit("holds "), F.col("task"), F.lit(" but subscribes to "),
+            F.array_join(F.array_sort("subscribed_topics"), ", ")), member="member"))
 
 
 def _finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:
@@ -319,7 +399,7 @@ def _finding(df: DataFrame, check: str, severity: str, detail, task="task", memb
 
 def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame, asg_errors: DataFrame,
               cfg: Config, group_errors: DataFrame | None = None) -> DataFrame:
-    a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
+    a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("role") != "share"))
     client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
     a = a.withColumn("client", client).withColumn("_task_escaped", _te())
     out = []

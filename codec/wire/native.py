@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-from .schema import FieldSpec, MessageSpec, StructSpec, load_message
+from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 __all__ = [
     "available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
@@ -89,10 +89,16 @@ def set_active(on: bool) -> bool:
 OFF: dict = {}
 
 
+_FAST_TABLES: list[dict] = []
+
+
 def fast_table() -> dict:
     """A hot path's native decoders or encoders by key, filled once a call has checked the key (after which a
-    hit needs no other check): read it as ``table if ACTIVE[0] else OFF``."""
-    return {}
+    hit needs no other check): read it as ``table if ACTIVE[0] else OFF``. Emptied when the schema tables
+    change (:func:`codec.wire.schema.schema_overrides`)."""
+    table: dict = {}
+    _FAST_TABLES.append(table)
+    return table
 
 
 def bound(prog, make: Callable[..., Any] | None = None, *, prefix: tuple = (), start: int = 0,
@@ -562,6 +568,15 @@ def _compiled(message_name: str, version: int, mode: str, shape: Shape | None):
 
 #: (message, version) -> the object-mode program (or None), for decode_wire/encode_wire.
 OBJECT_PROGRAMS: dict[tuple[str, int], Any] = {}
+
+
+@on_schema_change
+def _forget_tables() -> None:
+    """Drop every program compiled from the tables, and the hot paths' tables holding them."""
+    _compiled.cache_clear()
+    OBJECT_PROGRAMS.clear()
+    for table in _FAST_TABLES:
+        table.clear()
 
 
 def object_program(message_name: str, version: int):

@@ -23,7 +23,7 @@ def _script():
     return module
 
 
-@pytest.mark.parametrize("name", ["kip848-group.pcap", "kip1071-streams.pcap"])
+@pytest.mark.parametrize("name", ["kip848-group.pcap", "kip1071-streams.pcap", "kip932-share.pcap"])
 def test_bundled_capture_is_what_the_script_writes(name):
     assert (EXAMPLES / name).read_bytes() == _script().EXAMPLES[name]()
 

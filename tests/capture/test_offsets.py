@@ -136,7 +136,7 @@ def test_line_formats_and_tombstones():
     (f"{commit_key(1).hex()}\t0009", "version"),           # value version 9 does not exist
     (f"{commit_key(1).hex()}\t{commit_value(3)[:-3].hex()}", "commit_timestamp"),  # truncated value
     (f"{struct.pack('>h', 3).hex()}\t00", "group_id"),      # KIP-848 record type 3: key cut after its type
-    (f"{struct.pack('>h', 9).hex()}\t00", "version"),       # share group record type: named, not decoded
+    (f"{struct.pack('>h', 9).hex()}\t00", "group_id"),      # share group record type 9: key cut after its type
     (f"{struct.pack('>h', 99).hex()}\t00", "version"),      # unknown record type
     ("{not json", ""),
     ("lonelykey", "value"),

@@ -1,5 +1,6 @@
 """The heartbeat story under arbitrary values: every ConsumerGroupHeartbeat and StreamsGroupHeartbeat body of
-``../shared/vectors/kio/group-kafka4.jsonl`` (random strings with lone surrogates and control characters,
+``../shared/vectors/kio/group-kafka4.jsonl`` and every ShareGroupHeartbeat body of ``group-share.jsonl`` (random
+strings with lone surrogates and control characters,
 negative epochs and partitions, nulls), the n-th request of a kind and version paired with its n-th response,
 each pair on one connection, in a pcap. Whatever the values, ``capture`` tells them (text always valid UTF-8,
 no control character; JSON lines that carry the strings exactly) or reports a body it cannot read as a problem;
@@ -19,14 +20,14 @@ from tests.conftest import SHARED
 
 from .storyfixtures import json_lines, run_capture
 
-KIO = SHARED / "vectors" / "kio" / "group-kafka4.jsonl"
+KIO = [SHARED / "vectors" / "kio" / "group-kafka4.jsonl", SHARED / "vectors" / "kio" / "group-share.jsonl"]
 
 
 def _pairs() -> list[tuple[int, int, bytes, bytes]]:
     by = defaultdict(list)
-    for line in KIO.read_text(encoding="utf-8").splitlines():
+    for line in (x for f in KIO for x in f.read_text(encoding="utf-8").splitlines()):
         r = json.loads(line)
-        if r["apiKey"] in (68, 88):
+        if r["apiKey"] in (68, 88, 76):
             by[(r["apiKey"], r["version"], r["kind"].endswith("Request"))].append(bytes.fromhex(r["hex"]))
     return [(key, v, req, resp) for (key, v, is_req), reqs in sorted(by.items()) if is_req
             for req, resp in zip(reqs, by[(key, v, False)])]
@@ -49,7 +50,8 @@ def path(tmp_path_factory):
 
 def test_every_frame_is_told_or_reported(path):
     p, pairs = path
-    assert pairs == 3 * 25  # ConsumerGroupHeartbeat v0 and v1, StreamsGroupHeartbeat v0: 25 pairs each
+    assert pairs == 3 * 25 + 40  # ConsumerGroupHeartbeat v0 and v1, StreamsGroupHeartbeat v0: 25 pairs each;
+    # ShareGroupHeartbeat v1: 40
     lines = json_lines(p)
     summary = lines[-1]
     assert summary["group_frames"] == 2 * pairs and summary["unanswered_requests"] == 0

@@ -73,8 +73,8 @@ def test_a_record_value_error_counts_its_version_prefix():
     with pytest.raises(DecodeError) as e:
         kafka4.decode_record(key, v[:11])
     assert e.value.offset == 11 and e.value.path.startswith("value.")
-    with pytest.raises(DecodeError, match="share group"):
-        kafka4.decode_record(struct.pack(">h", 11) + struct.pack(">h", 1) + b"g", None)
+    with pytest.raises(DecodeError, match="unknown coordinator record type 24"):
+        kafka4.decode_record(struct.pack(">h", 24) + struct.pack(">h", 1) + b"g", None)
 
 
 # --- records --------------------------------------------------------------------------------------------

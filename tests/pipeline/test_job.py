@@ -17,8 +17,13 @@ from codec.pipeline.tables import Config
 from tests.conftest import KAFKA_VECTORS
 
 from .conftest import CAPTURES, FRAMES, OFFSETS, jsonl, read_table
+from .test_kafka4 import CHECKOUT_ASSIGNMENTS, KAFKA4_FINDINGS
 
 NO_REBALANCE = 2**63 - 1
+#: ``__consumer_offsets`` record types the job reads (the int16 at the start of a key): classic group metadata
+#: (2), Kafka 4's consumer group records (3-8) and streams group records (16-23); offset commits (0, 1) and
+#: share groups' records (9-15) are not input
+SELECTED_RECORD_TYPES = {2, *range(3, 9), *range(16, 24)}
 
 
 def _task(t: dict) -> str:
@@ -49,7 +54,8 @@ def _input_counts():
     frames = jsonl(FRAMES)
     offsets = pq.read_table(OFFSETS).to_pylist()
     sel_frames = [f for f in frames if f["api_key"] in (11, 14)]
-    sel_offsets = [o for o in offsets if o["key"][:2] == b"\x00\x02" and o["value"] is not None]
+    sel_offsets = [o for o in offsets if int.from_bytes(o["key"][:2], "big") in SELECTED_RECORD_TYPES
+                   and o["value"] is not None]
     bad = [r for r in caps if "__not_json__" in r or str(r.get("record_id", "")).startswith("bad/")]
     broken_offsets = 1  # the value made by cutting 20 bytes off (make_samples.py)
     return {"records_read": len(caps) + len(frames) + len(offsets),
@@ -61,7 +67,7 @@ def _input_counts():
 def _not_selected_by_reason() -> dict:
     """Why the inputs' records are not decoded, counted from the files: frames of other APIs than
     JoinGroup/SyncGroup (named by their ``api_name``), ``__consumer_offsets`` records of other key
-    versions than group metadata (2), and group-metadata tombstones."""
+    versions than the group records, and tombstones."""
     import pyarrow.parquet as pq
 
     reasons = defaultdict(int)
@@ -70,7 +76,7 @@ def _not_selected_by_reason() -> dict:
             reasons[f"frame {f['api_name']}"] += 1
     for o in pq.read_table(OFFSETS).to_pylist():
         version = int.from_bytes(o["key"][:2], "big")
-        if version != 2:
+        if version not in SELECTED_RECORD_TYPES:
             reasons[f"__consumer_offsets key version {version}"] += 1
         elif o["value"] is None:
             reasons["__consumer_offsets tombstone"] += 1
@@ -160,6 +166,9 @@ def test_assignments_match_kafka(sample_run, nested, vectors):
         d = nested[v]["assignment"]["decoded"]
         want[("ledger-app", 7, m)] = {(_task(t), "active", 1) for t in d["activeTasks"]} | {
             (_task(s["taskId"]), "standby", len(s["partitions"])) for s in d["standbyTasks"]}
+    # the streams group names tasks, not partition slots; the consumer group (payments) has no tasks
+    for (member, epoch), tasks in CHECKOUT_ASSIGNMENTS.items():
+        want[("checkout-app", epoch, member)] = {(task, role, None) for task, role in tasks}
     assert dict(got) == dict(want)
 
 
@@ -173,8 +182,14 @@ def test_rebalances_one_row_per_group_generation(sample_run, nested):
                                  bytes.fromhex(f["hex"])[f["body_offset"]:]).value.generation_id for f in frames}
     frame_gens = {g for g in frame_gens if g >= 0}
     streams = {("streams-app", v) for v in range(1, 12)}
+    # Kafka 4 (make_kafka4_sample.py): checkout-app's joins at epoch 0, responses and records at 1 and 2; payments'
+    # joins at 0, its response, Describe and records at 5. connect-cluster: the generation its record holds (4)
+    kafka4 = {("checkout-app", e) for e in (0, 1, 2)} | {("payments", 0), ("payments", 5)}
     assert set(reb) == streams | {("orders-app", 4), ("orders-app", 5), ("ledger-app", 7)} | {
-        ("g-java-default", g) for g in frame_gens}
+        ("g-java-default", g) for g in frame_gens} | kafka4 | {("connect-cluster", 4)}
+    connect = reb[("connect-cluster", 4)]
+    assert (connect["protocol_type"], connect["protocol"], connect["leader"]) == ("connect", "sessioned", "worker-1")
+    assert connect["reported_member_count"] == 2
     for v in range(1, 12):
         r = reb[("streams-app", v)]
         a = nested[v]["assignment"]["decoded"]
@@ -241,7 +256,8 @@ def _oracle(groups: dict) -> set:
 
 def _expected_findings(nested, vectors, captures: list[dict] | None = None) -> set:
     """The findings re-derived by hand (:func:`_oracle`) from Kafka's decoded values of the records the
-    samples were made from: ``captures`` (default: the rows of captures.jsonl) names the orders-app ones."""
+    samples were made from: ``captures`` (default: the rows of captures.jsonl) names the orders-app ones. The
+    Kafka 4 groups' findings are derived in ``test_kafka4.py`` from the same records."""
     groups = defaultdict(dict)
     for v in range(1, 12):
         groups[("streams-app", v)]["streams-app-c1"] = (nested[v]["subscription"]["decoded"]["processId"],
@@ -258,7 +274,7 @@ def _expected_findings(nested, vectors, captures: list[dict] | None = None) -> s
     for v, m in ((10, "ledger-1"), (11, "ledger-2")):
         s = nested[v]["subscription"]["decoded"]
         groups[("ledger-app", 7)][m] = (s["processId"], s, nested[v]["assignment"]["decoded"])
-    return _oracle(groups)
+    return _oracle(groups) | KAFKA4_FINDINGS  # (the Connect group's records hold no tasks: no finding)
 
 
 def test_findings_match_hand_derived_checks(sample_run, nested, vectors):
@@ -415,13 +431,58 @@ def test_the_udf_type_is_the_documented_ddl(spark):
     assert decode_arrays(*(pa.nulls(0) for _ in DECODE_COLUMNS)).type == UNITS
 
 
-def test_the_connect_table_is_written_empty_with_its_schema(sample_run):
-    """The samples hold no Kafka Connect group: the ``connect`` table has no rows and still its columns."""
+def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run):
+    """connect-cluster (offsets.parquet): two workers, each with Kafka-written ConnectMetadata and ConnectAssignment
+    v2 (the first two of each in connect.jsonl); one row per worker and layer, its fields Kafka's decoded values
+    (the assigned connectors compare as a set: Kafka writes them in Java HashSet order)."""
     import pyarrow.dataset as ds
 
     out, summary = sample_run
-    assert summary["tables"]["connect"] == 0
+    rows = {(r["member"], r["layer"]): r for r in read_table(out, "connect")}
+    assert summary["tables"]["connect"] == len(rows) == 4
+    vectors = jsonl(KAFKA_VECTORS / "connect.jsonl")
+    meta = [v for v in vectors if v["kind"] == "ConnectMetadata" and v["version"] == 2][:2]
+    asg = [v for v in vectors if v["kind"] == "ConnectAssignment" and v["version"] == 2][:2]
+
+    def tasks(ts):
+        return sorted((t["connector"], t["task"]) for t in ts)
+
+    for i, worker in enumerate(("worker-1", "worker-2")):
+        m, a = rows[(worker, "metadata")], rows[(worker, "assignment")]
+        for r in (m, a):
+            assert (r["group"], r["generation"], r["protocol"], r["version"]) == ("connect-cluster", 4, "sessioned", 2)
+        want = meta[i]["decoded"]
+        alloc = want.get("allocation") or want["readByIncrementalDecoder"]["allocation"]
+        assert (m["url"], m["config_offset"]) == (want["url"], want["configOffset"])
+        assert sorted(m["connectors"] or []) == sorted(alloc["connectorIds"])
+        assert tasks(m["tasks"] or []) == tasks(alloc["taskIds"])
+        want = asg[i]["decoded"]
+        assert (a["leader"], a["leader_url"] or "", a["config_offset"], a["delay"], a["error"]) == (
+            want["leader"], want["leaderUrl"], want["configOffset"], want["delay"], want["error"])
+        assert sorted(a["connectors"] or []) == sorted(want["connectorIds"])
+        assert tasks(a["tasks"] or []) == tasks(want["taskIds"])
+        assert sorted(a["revoked_connectors"] or []) == sorted(want["revokedConnectorIds"])
+        assert tasks(a["revoked_tasks"] or []) == tasks(want["revokedTaskIds"])
     names = ds.dataset(str(out / "connect"), format="parquet").schema.names
     assert {"group", "generation", "member", "layer", "protocol", "version", "url", "config_offset", "connectors",
             "tasks", "revoked_connectors", "revoked_tasks", "delay", "error", "leader", "leader_url",
             "escaped"} <= set(names)
+
+
+def test_the_operator_page_shows_what_the_job_prints(sample_run):
+    """docs/getting-started/fleet-in-spark.md shows the bundled example's summary (the docs' slow test runs its
+    command as written): the same job on the same inputs, run here in-process, prints exactly that."""
+    import io
+
+    from codec.pipeline.command import print_summary
+    from tests.docs.examples import blocks, matches, session
+
+    out, summary = sample_run
+    buf = io.StringIO()
+    print_summary(summary, file=buf)
+    printed = buf.getvalue().replace(summary["output"], "out/pipeline").splitlines()
+    (block,) = [b for b in blocks("getting-started/fleet-in-spark.md") if "$ rebalance-codec pipeline" in b.text]
+    (command,) = session(block)
+    assert command.expected[0] == "..."  # Spark's progress lines, on stderr
+    assert matches(command.expected, printed), "\n".join(printed)
+    assert not matches(command.expected, [line.replace("94 decoded", "93 decoded") for line in printed])

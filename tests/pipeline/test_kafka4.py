@@ -22,6 +22,24 @@ MIXED = SAMPLES / "kafka4-mixed.jsonl"
 STREAMS_PCAP = SAMPLES.parent / "kip1071-streams.pcap"  # the capture story's scripted streams group (wordcount)
 
 
+#: checkout-app's assignments by (member, epoch), as (task, role), from the script's values: m1 at epoch 1
+#: (its join response: active 0_0, 0_1, 1_0, 1_1), m2 at epoch 2 (its join response's three lists), m1 at epoch 2
+#: (its second heartbeat's response), m3's odd response at epoch 2, and m2's target assignment record (no epoch)
+CHECKOUT_ASSIGNMENTS = {
+    ("m1", 1): {("0_0", "active"), ("0_1", "active"), ("1_0", "active"), ("1_1", "active")},
+    ("m2", 2): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")},
+    ("m1", 2): {("0_0", "active"), ("0_1", "active"), ("1_0", "standby")},
+    ("m3", 2): {("0_0", "active")},
+    ("m2", None): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")}}
+
+#: The findings of the two Kafka 4 groups as (group, epoch, check, task, member): m3 claims 0_0 at epoch 2, which
+#: m1 holds -- the only conflict in the sample; the two error responses (m2 fenced at epoch 1:
+#: FENCED_MEMBER_EPOCH 110; c2 at epoch 0: UNRELEASED_INSTANCE_ID 111) are group errors
+KAFKA4_FINDINGS = {("checkout-app", 2, "multiple-active-owners", "0_0", None),
+                   ("checkout-app", 1, "group-error", None, "m2"),
+                   ("payments", 0, "group-error", None, None)}
+
+
 def _lines():
     return jsonl(MIXED)
 
@@ -38,7 +56,7 @@ def _row(d: dict) -> dict:
 
 
 def test_the_kafka4_units_without_spark():
-    lines = [d for d in _lines() if not d["record_id"].startswith(("bad/", "payments/rec/share"))
+    lines = [d for d in _lines() if not d["record_id"].startswith(("bad/", "payments/rec/commit"))
              and d.get("value", "x") is not None]
     units = decode_table(_row(d) for d in lines).to_pylist()
     by = defaultdict(list)
@@ -121,19 +139,19 @@ def test_counts_hold_on_a_mixed_fleet(mixed_run, capture_lines):
     out, summary = mixed_run
     lines = _lines()
     tombstones = [d for d in lines if "key" in d and d["value"] is None]
-    share = [d for d in lines if "key" in d and int(d["key"][:4], 16) == 10]
+    commits = [d for d in lines if "key" in d and int(d["key"][:4], 16) == 1]
     bad = [d for d in lines if d["record_id"].startswith("bad/")]
     captured = capture_lines[1]
     other = Counter(f"line type {d['type']}" for d in captured if d["type"] != "frame")
     frames = [d for d in captured if d["type"] == "frame"]
     assert {d["api_key"] for d in frames} == {88}  # the script's StreamsGroupHeartbeat exchanges only
-    want = {"records_read": len(lines) + len(captured), "not_selected": len(tombstones) + len(share) + other.total(),
-            "records_in": len(lines) - len(tombstones) - len(share) + len(frames), "quarantined": len(bad)}
+    want = {"records_read": len(lines) + len(captured), "not_selected": len(tombstones) + len(commits) + other.total(),
+            "records_in": len(lines) - len(tombstones) - len(commits) + len(frames), "quarantined": len(bad)}
     want["decoded"] = want["records_in"] - want["quarantined"]
     assert summary["counts"] == want
     assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
     assert summary["not_selected_by_reason"] == {"__consumer_offsets tombstone": 1,
-                                                 "__consumer_offsets key version 10": 1, **other}
+                                                 "__consumer_offsets key version 1": 1, **other}
     assert {r["record_id"] for r in read_table(out, "quarantine")} == {d["record_id"] for d in bad}
 
 
@@ -168,23 +186,14 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     for r in read_table(out, "assignments"):
         if r["group"] == "checkout-app":
             asg[(r["member"], r["generation"])].add((r["task"], r["role"]))
-    assert dict(asg) == {
-        ("m1", 1): {("0_0", "active"), ("0_1", "active"), ("1_0", "active"), ("1_1", "active")},
-        ("m2", 2): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")},
-        ("m1", 2): {("0_0", "active"), ("0_1", "active"), ("1_0", "standby")},
-        ("m3", 2): {("0_0", "active")},
-        ("m2", None): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")}}
+    assert dict(asg) == CHECKOUT_ASSIGNMENTS
 
     assert {g: reb[(g, e)]["group_protocol"] for g, e in reb} == {
         "streams-app": "classic", "checkout-app": "streams", "payments": "consumer"}
 
     findings = {(r["group"], r["generation"], r["check"], r["task"], r["member"], r["detail"])
                 for r in read_table(out, "findings") if r["group"] in ("checkout-app", "payments")}
-    # m3 claims 0_0 at epoch 2, which m1 holds: the only conflict in the sample; the two error responses (m2
-    # fenced at epoch 1: FENCED_MEMBER_EPOCH 110; c2 at epoch 0: UNRELEASED_INSTANCE_ID 111) are group errors
-    assert {f[:5] for f in findings} == {("checkout-app", 2, "multiple-active-owners", "0_0", None),
-                                         ("checkout-app", 1, "group-error", None, "m2"),
-                                         ("payments", 0, "group-error", None, None)}
+    assert {f[:5] for f in findings} == KAFKA4_FINDINGS
     details = {f[2:5]: f[5] for f in findings}
     assert details[("group-error", None, "m2")] == "FENCED_MEMBER_EPOCH (110) in a streams group's response"
     assert details[("group-error", None, None)] == "UNRELEASED_INSTANCE_ID (111) in a consumer group's response"

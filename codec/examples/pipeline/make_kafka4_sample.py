@@ -9,7 +9,7 @@
   response frame, and ``__consumer_offsets`` records (:func:`codec.kafka4.encode_record`);
 * ``payments``, a KIP-848 consumer group: ConsumerGroupHeartbeat v0 and v1 frames, a ConsumerGroupDescribe
   response body and records;
-* records that are not input (a share group's record type, a tombstone), one that is refused (a streams task
+* records that are not input (an offset commit, a tombstone), one that is refused (a streams task
   whose subtopology id is not a number) and one frame cut short (``bad/...``, their ``note`` says how).
 
 Every value is written out below: the tests derive their expectations from these values, by hand.
@@ -157,8 +157,9 @@ def records() -> list[dict]:
                                               "key": {**g, "memberId": "m9"}, "value": {
         "activeTasks": _tasks({"sub-A": [0]}), "standbyTasks": [], "warmupTasks": []}})
     out[-1]["note"] = "a subtopology id that is not a number: the tables cannot number its task"
-    # a share group's record (type 10, ShareGroupMemberMetadata): not selected, its bytes are not read
-    add("payments/rec/share", key=(struct.pack(">h", 10) + b"\x00\x05share\x00\x01s").hex(), value="0000")
+    # an offset commit (key version 1: group, topic, partition): not selected, its value is not read
+    add("payments/rec/commit", key=(struct.pack(">h", 1) + b"\x00\x08payments\x00\x08payments" + struct.pack(">i", 0))
+        .hex(), value="0000")
 
     # --- payments: a KIP-848 consumer group
     cgh = "consumer-group-heartbeat"

@@ -2,19 +2,28 @@
 
     python codec/examples/pipeline/make_samples.py [/work/shared]
 
-Every well-formed record's bytes were written by Apache Kafka's own classes (the reference vectors
-``vectors/kafka-java/{nested_streams,subscription,assignment}.jsonl``) or captured off the wire
+Every classic record's bytes were written by Apache Kafka's own classes (the reference vectors
+``vectors/kafka-java/{nested_streams,subscription,assignment,connect}.jsonl``) or captured off the wire
 (``captures/frames.jsonl``). Only the context columns (group, member, generation, timestamp) are made
-up here, and the ``__consumer_offsets`` records wrap Kafka-written ConsumerProtocol bytes in a
-GroupMetadataValue written by :mod:`codec.pipeline.offsets`. The malformed records are named
-``bad/...`` and say in ``note`` how they were broken.
+up here, and the ``__consumer_offsets`` group-metadata records wrap Kafka-written ConsumerProtocol and Kafka
+Connect bytes in a GroupMetadataValue written by :mod:`codec.pipeline.offsets`. The Kafka 4 groups (the
+KIP-1071 streams group ``checkout-app`` and the KIP-848 consumer group ``payments``) are the valid records of
+``make_kafka4_sample.py``, each value written out there. The malformed records are named ``bad/...`` and say
+in ``note`` how they were broken.
 
 Outputs, next to this script:
 
-* ``captures.jsonl``: 43 records (34 good, 9 malformed incl. one line that is not JSON);
-* ``offsets.parquet``: 4 ``__consumer_offsets`` records (key/value binary): one group-metadata value,
-  one malformed value, one offset commit and one tombstone (the last two are not selected);
+* ``captures.jsonl``: 58 records: 34 good classic ones, 15 Kafka 4 frames and bodies (StreamsGroupHeartbeat,
+  StreamsGroupDescribe, ConsumerGroupHeartbeat, ConsumerGroupDescribe), 9 malformed incl. one line that is not
+  JSON;
+* ``offsets.parquet``: 12 ``__consumer_offsets`` records (key/value binary): two classic group-metadata
+  values (``ledger-app``, a Streams group, and ``connect-cluster``, a Kafka Connect group of two workers), one
+  malformed value, one offset commit and one tombstone (the last two are not selected), and 7 records of the
+  Kafka 4 groups (their group epochs, member metadata, current and target assignments);
 * ``frames.jsonl``: one capture scenario (runA/java-default) as ``frames.jsonl`` writes it.
+
+So the job's bundled example holds every protocol family it reads: classic consumer groups with Kafka Streams
+metadata, Kafka Connect, and Kafka 4's consumer and streams groups.
 """
 
 from __future__ import annotations
@@ -87,7 +96,43 @@ def captures(shared: Path) -> list[dict]:
          "group": "streams-app", "member": "streams-app-c1", "generation": 12, "timestamp": bad_ts,
          "hex": future, "note": "v11 SyncGroupResponse whose AssignmentInfo version word was set to 12"},
     ]
-    return out
+    return out + kafka4()[0]
+
+
+KAFKA4_TS = BASE_TS + 15 * DAY
+
+
+def kafka4() -> tuple[list[dict], list[dict]]:
+    """The valid records of ``make_kafka4_sample.py``'s two Kafka 4 groups, retimed into these samples' days:
+    (frames and bodies, for ``captures.jsonl``; ``__consumer_offsets`` key/value records, for the Parquet)."""
+    sys.path.insert(0, str(HERE))
+    import make_kafka4_sample
+
+    lines, records = [], []
+    for r in make_kafka4_sample.records():
+        if not r["record_id"].startswith(("checkout/", "payments/")) or r["record_id"] == "payments/rec/share":
+            continue
+        if "key" in r:
+            if r["value"] is not None:
+                records.append(r)
+            continue
+        lines.append(r)
+    for i, r in enumerate(lines + records):
+        r["timestamp"] = KAFKA4_TS + i * 1000
+    return lines, records
+
+
+def connect_group(shared: Path) -> bytes:
+    """A Kafka Connect group as its coordinator stores it: two workers (``sessioned``, v2), each with the
+    metadata it sent in JoinGroup and the assignment its leader gave it, all Kafka-written (connect.jsonl)."""
+    from codec.pipeline.offsets import GroupMetadata, MemberMetadata, encode_group_metadata
+
+    rows = _lines(shared / "vectors" / "kafka-java" / "connect.jsonl")
+    meta = [r for r in rows if r["kind"] == "ConnectMetadata" and r["version"] == 2][:2]
+    asg = [r for r in rows if r["kind"] == "ConnectAssignment" and r["version"] == 2][:2]
+    workers = tuple(MemberMetadata(f"worker-{i + 1}", None, f"connect-{i + 1}", f"/10.0.2.{i + 1}", 300000, 10000,
+                                   bytes.fromhex(meta[i]["hex"]), bytes.fromhex(asg[i]["hex"])) for i in range(2))
+    return encode_group_metadata(GroupMetadata(3, "connect", 4, "sessioned", "worker-1", BASE_TS + 14 * DAY, workers))
 
 
 def offsets(shared: Path):
@@ -114,10 +159,13 @@ def offsets(shared: Path):
         (encode_group_metadata_key("broken-app"), broken[:-20], 1, ts + 1),  # truncated inside the assignment
         (commit_key, bytes.fromhex("0003") + bytes(30), 2, ts + 2),  # an offset commit: not selected
         (encode_group_metadata_key("old-app"), None, 3, ts + 3),  # a tombstone: not selected
+        (encode_group_metadata_key("connect-cluster"), connect_group(shared), 4, ts + 4),
     ]
+    rows += [(bytes.fromhex(r["key"]), bytes.fromhex(r["value"]), 5 + i, r["timestamp"])
+             for i, r in enumerate(kafka4()[1])]
     return pa.table({
         "key": pa.array([r[0] for r in rows], pa.binary()), "value": pa.array([r[1] for r in rows], pa.binary()),
-        "topic": ["__consumer_offsets"] * 4, "partition": pa.array([0] * 4, pa.int32()),
+        "topic": ["__consumer_offsets"] * len(rows), "partition": pa.array([0] * len(rows), pa.int32()),
         "offset": pa.array([r[2] for r in rows], pa.int64()),
         "timestamp": pa.array([r[3] * 1000 for r in rows], pa.timestamp("us", tz="UTC"))})
 

@@ -1,0 +1,157 @@
+"""KIP-932 share groups through the pipeline (issue #30), on a real local SparkSession: ``capture --json`` of the
+bundled ``kip932-share.pcap`` (the share group ``queue-app``, :func:`codec.capture.scripted.kip932_script`) and
+``__consumer_offsets`` records of a second share group, ``broken-queue``, that gets two things wrong.
+
+Expected values are written by hand from the script's steps (its docstring) and from the records below; the
+record counts come from counting the inputs' lines; never from the pipeline."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from collections import Counter, defaultdict
+
+import pytest
+
+pa = pytest.importorskip("pyarrow", reason="the pipeline tests need the spark extra (pip install -e '.[spark]')")
+
+from codec.kafka4 import encode_record
+from codec.pipeline.arrow import decode_table
+
+from .conftest import SAMPLES, read_table
+
+PCAP = SAMPLES.parent / "kip932-share.pcap"
+ORDERS = base64.urlsafe_b64encode(b"orders-topic-id\0").decode().rstrip("=")
+PAYMENTS = base64.urlsafe_b64encode(b"payments-topicid").decode().rstrip("=")
+B = "broken-queue"
+
+
+def _rec(rid: str, name: str, key: dict, value: dict | None) -> dict:
+    k, v = encode_record({"record": name, "key": key, "value": value})
+    return {"record_id": rid, "key": k.hex(), "value": None if v is None else v.hex()}
+
+
+def _current(epoch: int, orders: list[int]) -> dict:
+    return {"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0,
+            "assignedPartitions": [{"topicId": ORDERS, "partitions": orders}]}
+
+
+# broken-queue: x subscribes to orders, y to payments; the share-group state of orders 0-2 is initialized.
+# epoch 3: x holds orders 0 and 1, nobody orders-2 (unheld-partition orders-2);
+# epoch 4: y holds orders-2, a topic it does not subscribe to (unsubscribed-partition); x still holds 0, 1
+RECORDS = [
+    _rec("b/state", "ShareGroupStatePartitionMetadata", {"groupId": B},
+         {"initializingTopics": [], "deletingTopics": [],
+          "initializedTopics": [{"topicId": ORDERS, "topicName": "orders", "partitions": [0, 1, 2]}]}),
+    _rec("b/x", "ShareGroupMemberMetadata", {"groupId": B, "memberId": "x"},
+         {"rackId": None, "clientId": "cx", "clientHost": "/h", "subscribedTopicNames": ["orders"]}),
+    _rec("b/y", "ShareGroupMemberMetadata", {"groupId": B, "memberId": "y"},
+         {"rackId": None, "clientId": "cy", "clientHost": "/h", "subscribedTopicNames": ["payments"]}),
+    _rec("b/meta", "ShareGroupMetadata", {"groupId": B}, {"epoch": 4, "metadataHash": 7}),
+    _rec("b/x-3", "ShareGroupCurrentMemberAssignment", {"groupId": B, "memberId": "x"}, _current(3, [0, 1])),
+    _rec("b/y-4", "ShareGroupCurrentMemberAssignment", {"groupId": B, "memberId": "y"}, _current(4, [2])),
+    _rec("b/x-target", "ShareGroupTargetAssignmentMember", {"groupId": B, "memberId": "x"},
+         {"topicPartitions": [{"topicId": ORDERS, "partitions": [0, 1]}]}),
+    _rec("b/y-gone", "ShareGroupCurrentMemberAssignment", {"groupId": B, "memberId": "z"}, None),  # a tombstone
+]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("share-pipeline")
+    p = subprocess.run([sys.executable, "-m", "codec", "capture", "--json", str(PCAP)], capture_output=True, text=True,
+                       check=False)
+    assert p.returncode == 0, p.stderr
+    (tmp / "queue-app.jsonl").write_text(p.stdout)
+    (tmp / "broken-queue.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    captured = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    return tmp, captured
+
+
+def test_share_units_without_spark(inputs):
+    _, captured = inputs
+    frames = [d for d in captured if d["type"] == "frame"]
+    units = decode_table({"record_id": f"f{i}", "kind": "frame", "hex": d["hex"], "version": d["api_version"],
+                          "api_key": d["api_key"], "direction": d["direction"], "group": d["group"],
+                          "member": d["member"]} for i, d in enumerate(frames)).to_pylist()
+    assert not [u for u in units if u["unit_kind"] == "quarantine"]
+    by = defaultdict(list)
+    for u in units:
+        by[u["record_id"]].append(u)
+    # frame 0: share-a's join (rack r1, orders and payments); frame 1: its answer at epoch 1, by topic id
+    [g, m] = by["f0"]
+    assert (g["group_protocol"], g["generation"], m["rack_id"], m["subscribed_topics"]) == (
+        "share", 0, "r1", ["orders", "payments"])
+    [g, a] = by["f1"]
+    assert (a["generation"], a["streams"]) == (1, False)
+    assert [(s["topic_id"], s["topic"], s["partition"]) for s in a["shared"]] == [
+        (ORDERS, None, 0), (ORDERS, None, 1), (ORDERS, None, 2), (PAYMENTS, None, 0)]
+    # the Describe response (last frame): the group (epoch 6, 2 members, assignor simple) names both topics
+    [g, *rest] = by[f"f{len(frames) - 1}"]
+    assert (g["generation"], g["member_count"], g["protocol_name"]) == (6, 2, "simple")
+    assert sorted((t["topic_id"], t["topic"]) for t in g["share_topics"]) == [(ORDERS, "orders"),
+                                                                             (PAYMENTS, "payments")]
+    assert [u["unit_kind"] for u in rest] == ["member", "assignment", "member", "assignment"]
+
+
+@pytest.fixture(scope="module")
+def share_run(spark, inputs):
+    from codec.pipeline.job import Options, run
+
+    tmp, _ = inputs
+    out = tmp / "out"
+    summary = run(Options(inputs=[str(tmp / "queue-app.jsonl"), str(tmp / "broken-queue.jsonl")], out=str(out),
+                          quiet=True), spark)
+    return out, summary
+
+
+def test_every_record_is_accounted_for(share_run, inputs):
+    _, summary = share_run
+    _, captured = inputs
+    other = Counter(f"line type {d['type']}" for d in captured if d["type"] != "frame")
+    frames = [d for d in captured if d["type"] == "frame"]
+    assert len(frames) == 30 and {d["api_key"] for d in frames} == {76, 77}  # 14 heartbeats and a Describe
+    want = {"records_read": len(captured) + len(RECORDS), "not_selected": other.total() + 1,  # + the tombstone
+            "records_in": len(frames) + len(RECORDS) - 1, "quarantined": 0}
+    want["decoded"] = want["records_in"]
+    assert summary["counts"] == want
+    assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
+    assert summary["not_selected_by_reason"] == {"__consumer_offsets tombstone": 1, **other}
+
+
+def test_members_assignments_and_rebalances_of_a_share_group(share_run):
+    out, _ = share_run
+    reb = {(r["group"], r["generation"]): r for r in read_table(out, "rebalances") if r["group"] == "queue-app"}
+    # the epochs the requests and responses carry (0 joins, 1-4, 6) and the Describe's group epoch 6
+    assert set(reb) == {("queue-app", e) for e in (0, 1, 2, 3, 4, 6)}
+    assert {r["group_protocol"] for r in reb.values()} == {"share"}
+    assert reb[("queue-app", 6)]["protocol"] == "simple" and reb[("queue-app", 6)]["reported_member_count"] == 2
+
+    subs = {(r["member"], r["generation"]): r["subscribed_topics"] for r in read_table(out, "members")
+            if r["group"] == "queue-app"}
+    assert subs[("share-a", 0)] == ["orders", "payments"] and subs[("share-c", 0)] == ["payments"]
+    assert subs[("share-d", 0)] == ["secret"] and subs[("share-c", 6)] == ["payments"]  # described at epoch 6
+
+    asg = defaultdict(set)
+    for r in read_table(out, "assignments"):
+        if r["group"] == "queue-app":
+            assert (r["role"], r["subtopology"]) == ("share", None)
+            asg[(r["member"], r["generation"])].add(r["task"])
+    everything = {"orders-0", "orders-1", "orders-2", "payments-0"}
+    assert dict(asg) == {("share-a", 1): everything, ("share-a", 2): {"orders-1", "orders-2", "payments-0"},
+                         ("share-b", 2): {"orders-0"}, ("share-c", 3): {"payments-0"}, ("share-a", 4): everything,
+                         ("share-c", 6): {"payments-0"}, ("share-a", 6): everything}
+
+
+def test_share_findings(share_run):
+    out, _ = share_run
+    findings = {(r["group"], r["generation"], r["check"], r["task"], r["member"]): r["detail"]
+                for r in read_table(out, "findings") if r["group"] in ("queue-app", B)}
+    assert findings == {
+        (B, 3, "unheld-partition", "orders-2", None): "no member of the share group holds orders-2 at this epoch",
+        (B, 4, "unsubscribed-partition", "orders-2", "y"): "holds orders-2 but subscribes to payments",
+        # the two refused heartbeats of the script: share-d (TOPIC_AUTHORIZATION_FAILED) and share-c (UNKNOWN_MEMBER_ID)
+        ("queue-app", 0, "group-error", None, "share-d"): "TOPIC_AUTHORIZATION_FAILED (29) in a share group's response",
+        ("queue-app", 0, "group-error", None, "share-c"): "UNKNOWN_MEMBER_ID (25) in a share group's response"}
