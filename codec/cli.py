@@ -34,15 +34,15 @@ def _defer_inspect() -> None:
         sys.modules["inspect"] = _LazyModule("inspect")
 
 
-_defer_inspect()
+_defer_inspect()  # before the imports below, which import dataclasses
+from . import text as _text  # noqa: E402
+from .errors import CodecError, DecodeError  # noqa: E402
+from .kinds import get_kind, kind_names  # noqa: E402
+
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
     from typing import Iterator
-
-from . import text as _text
-from .errors import CodecError, DecodeError
-from .kinds import get_kind, kind_names
 
 __all__ = ["main", "build_parser"]
 

@@ -7,15 +7,15 @@ registry, so adding a message never touches the CLI.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
-
-if TYPE_CHECKING:
-    from typing import Callable
-
 from .errors import CodecError, EncodeError
 from .streams.constants import DEFAULT_MAX_METADATA_SIZE
 from .streams.jsonview import assignment_from_json, assignment_json, subscription_from_json, subscription_json
 from .streams.subscription import encode_subscription, subscription_view
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Callable
 
 __all__ = ["Kind", "Decoded", "register", "get_kind", "kind_names"]
 

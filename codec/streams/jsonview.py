@@ -9,18 +9,19 @@ them (``1_2``, ``name__1_2``).
 from __future__ import annotations
 
 import uuid
-TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
-
-if TYPE_CHECKING:
-    from typing import Any
-
-    from .assignment import AssignmentInfo
 
 from ..errors import EncodeError
 from ..types import HostInfo, TaskId, TopicPartition
 from ..wire.builder import to_json
 from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .subscription import SubscriptionInfo
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .assignment import AssignmentInfo
 
 __all__ = ["subscription_json", "subscription_from_json", "assignment_json", "assignment_from_json"]
 

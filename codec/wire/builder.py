@@ -12,14 +12,15 @@ import dataclasses
 import io
 import uuid
 from functools import cache
-TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
-
-if TYPE_CHECKING:
-    from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from . import native
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change, table_token
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "wire_class", "struct_for", "default_value", "decode_wire", "encode_wire", "field_offsets", "to_json", "from_json",

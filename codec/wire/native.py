@@ -34,13 +34,13 @@ import os
 import uuid
 from functools import cache
 
+from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
+
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
-
-from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 __all__ = [
     "available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
