@@ -78,7 +78,11 @@ def encode_message(name: str, version: int, value) -> bytes:
     except (KeyError, TypeError):  # not checked yet: the checks below
         encode = None
     if encode is not None:
-        out = encode(flatten_body(name, value))
+        # The engine takes a body only when every bytes field holds bytes (or None), which is when flatten_body
+        # returns the body itself: nested layers (a miss here) are flattened first.
+        out = encode(value)
+        if out is None:
+            out = encode(flatten_body(name, value))
         if out is not None:
             return out
     _known(name)
