@@ -16,12 +16,14 @@ from ..wire.builder import to_json
 from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .subscription import SubscriptionInfo
 
+# The package, for the AssignmentInfo of two annotations (loaded on first use: a subscription's decode does not
+# import codec.streams.assignment; the annotations are strings that only documentation tools evaluate).
+from .. import streams as _streams
+
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
     from typing import Any
-
-    from .assignment import AssignmentInfo
 
 __all__ = ["subscription_json", "subscription_from_json", "assignment_json", "assignment_from_json"]
 
@@ -180,7 +182,7 @@ def _hosts_json(m) -> list[dict]:
     return [{"host": h.host, "port": h.port, "partitions": [_tp_k(p) for p in ps]} for h, ps in m.items()]
 
 
-def assignment_json(info: AssignmentInfo, *, style: str = "kafka") -> dict:
+def assignment_json(info: _streams.AssignmentInfo, *, style: str = "kafka") -> dict:
     c = info.canonical()
     if style == "native":
         return {
@@ -229,7 +231,7 @@ def _hosts(items, path) -> dict[HostInfo, tuple[TopicPartition, ...]]:
     return out
 
 
-def assignment_from_json(d: dict) -> AssignmentInfo:
+def assignment_from_json(d: dict) -> _streams.AssignmentInfo:
     from .assignment import AssignmentInfo  # (here: a subscription's decode does not load this module)
 
     """Read either style (Kafka's ``data``/``decoded`` shape or the native one)."""

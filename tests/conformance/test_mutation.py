@@ -24,7 +24,8 @@ from codec.conformance.mutation import (
     summary,
 )
 from codec.conformance.vectors import load_rounds, load_vectors
-from codec.wire import fastpath
+from codec.group.messages import decode_message
+from codec.wire import fastpath, native
 from codec.wire.builder import encode_wire
 from codec.wire.schema import load_message, schema_names, schema_overrides
 from tests.conftest import ROOT
@@ -66,13 +67,17 @@ def test_a_mutant_reaches_both_paths_and_goes_away(suite):
     m = _mutant("int-widened:HeartbeatRequest:GenerationId")
     value = {"group_id": "g", "generation_id": 1, "member_id": "m"}
     normal = encode_wire("HeartbeatRequest", 0, value)
+    assert decode_message("HeartbeatRequest", 0, normal).value.generation_id == 1  # the native tables filled
     with schema_overrides({m.message: m.table}):
-        for fast in (True, False):
-            old = fastpath.set_enabled(fast)
+        for codec, fast in (("native", True), ("python", True), ("python", False)):  # the engine, fast path, construct
+            old, old_native = fastpath.set_enabled(fast), native.set_active(codec == "native")
             try:
                 assert encode_wire("HeartbeatRequest", 0, value) == bytes.fromhex("000167" "0000000000000001" "00016d")
+                assert decode_message("HeartbeatRequest", 0, bytes.fromhex("000167" "0000000000000001" "00016d")
+                                      ).value.generation_id == 1  # the hot path's own table too
             finally:
                 fastpath.set_enabled(old)
+                native.set_active(old_native)
     assert encode_wire("HeartbeatRequest", 0, value) == normal == bytes.fromhex("000167" "00000001" "00016d")
     # killed on both paths, by a vector of HeartbeatRequest
     r = run_mutant(suite, m)
