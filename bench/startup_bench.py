@@ -42,7 +42,7 @@ def comparison(bin_dir: Path, cwd: Path) -> harness.Comparison:
         targets={"python -c pass": 3.0}, unit="s per run",
         meta={"command": "rebalance-codec decode --kind subscription-info @streams-v7-subscription.bin",
               "what": "the wheel installed with plain pip in a fresh venv, both commands run from another folder "
-                      f"({version})"})
+                      f"({'; '.join(version.splitlines()[:2])})"})  # the release and the codec in use
 
 
 def run(args) -> None:
