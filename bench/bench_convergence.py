@@ -9,7 +9,7 @@ Then issue #28's own scale-out (9 → 10 clients, 152 stateful tasks, 2 standbys
 assign() on 500 clients × 10,000 tasks with one client joining (``bench_assignor.py``'s group), in pairs
 (the two in turn, order swapped every pair). It writes ``bench/results/convergence.json``; ``--readme``
 also rewrites the generated tables in ``bench/README.md`` (between ``convergence:start``/``end``) and
-``README.md`` (``fast-assignor:start``/``end``), rendered here from the results file alone
+``docs/explanations/assignors.md`` (``fast-assignor:start``/``end``), rendered here from the results file alone
 (``tests/test_bench_readme.py`` holds them to it).
 
 Run: ``PYTHONPATH=. python bench/bench_convergence.py [--scenarios N] [--readme]`` (a few minutes;
@@ -45,7 +45,7 @@ from codec.assignor.convergence import (
 
 RESULTS = HERE / "results" / "convergence.json"
 README = HERE / "README.md"
-PROJECT_README = HERE.parent / "README.md"
+ASSIGNORS_PAGE = HERE.parent / "docs" / "explanations" / "assignors.md"
 CONV_START, CONV_END = "<!-- convergence:start -->", "<!-- convergence:end -->"
 FAST_START, FAST_END = "<!-- fast-assignor:start -->", "<!-- fast-assignor:end -->"
 ASSIGNORS = ("high_availability", "high_availability_fast")
@@ -152,7 +152,7 @@ def rounds_ratio(results: dict, exclude: str | None = None) -> float:
 
 
 def fast_assignor_summary(results: dict) -> str:
-    """The project README's short table of the same results."""
+    """The assignors page's short table of the same results (docs/explanations/assignors.md)."""
     scale = results["scale_500x10000"]
     issue = results["issue_28_rounds"]
     lines = [(f"| assignor | rounds, {results['scenarios']:,} scenarios | max (events) | restores started "
@@ -172,7 +172,7 @@ def section(doc: str, start: str, end: str) -> str:
 
 def rewrite_readmes(results: dict) -> None:
     for path, start, end, body in ((README, CONV_START, CONV_END, convergence_table(results)),
-                                   (PROJECT_README, FAST_START, FAST_END, fast_assignor_summary(results))):
+                                   (ASSIGNORS_PAGE, FAST_START, FAST_END, fast_assignor_summary(results))):
         doc = path.read_text(encoding="utf-8")
         a, b = doc.index(start) + len(start), doc.index(end)
         path.write_text(doc[:a] + "\n" + body + "\n" + doc[b:], encoding="utf-8")
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", type=int, default=DEFAULT_SCENARIOS, help="how many seeded scenarios")
     ap.add_argument("--pairs", type=int, default=5, help="interleaved assign() pairs on the 500 × 10,000 group")
-    ap.add_argument("--readme", action="store_true", help="rewrite the generated tables in the READMEs")
+    ap.add_argument("--readme", action="store_true", help="rewrite the generated tables in bench/README.md and the assignors page of the docs")
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--render-only", action="store_true", help="run nothing: render the existing results file")
     args = ap.parse_args(argv)

@@ -68,7 +68,7 @@ def _bench_convergence():
 
 
 def test_convergence_tables_match_the_results_file():
-    """Issues #19, #28: bench/README.md's convergence table and README.md's fast-assignor table are what
+    """Issues #19, #28: bench/README.md's convergence table and the assignors page's fast-assignor table are what
     ``bench/bench_convergence.py`` makes of ``bench/results/convergence.json``, and the file meets the
     issues' bars: at most half the rounds on the project's scenario set (with and without issue #28's own
     kind of scenario), no more restores, no kind's
@@ -78,7 +78,7 @@ def test_convergence_tables_match_the_results_file():
     results = json.loads((ROOT / "bench" / "results" / "convergence.json").read_text(encoding="utf-8"))
     bench_doc = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
     assert bench.section(bench_doc, bench.CONV_START, bench.CONV_END) == bench.convergence_table(results)
-    doc = (ROOT / "README.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "explanations" / "assignors.md").read_text(encoding="utf-8")
     assert bench.section(doc, bench.FAST_START, bench.FAST_END) == bench.fast_assignor_summary(results)
     ref, fast = results["assignors"]["high_availability"], results["assignors"]["high_availability_fast"]
     assert results["scenarios"] >= 2000 and set(results["kinds"]) == set(ref["kinds"]) == set(fast["kinds"])

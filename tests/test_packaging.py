@@ -59,3 +59,15 @@ def test_every_public_package_lists_its_public_names():
             assert e.name.split(".")[0] in ("pyspark", "pyarrow"), e
             continue
         assert [n for n in module.__all__ if not hasattr(module, n)] == [], name
+
+
+def test_the_package_description_names_every_family_and_tool():
+    """`pip show` is a newcomer's first look (issue #32): the summary names each protocol family the codec reads
+    and each thing it does, not the Streams metadata alone."""
+    import tomllib
+
+    description = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["description"]
+    for word in ("ConsumerProtocol", "Kafka Streams", "Kafka Connect", "consumer", "streams", "share groups",
+                 "negotiation", "assignors", "simulator", "conformance gate", "pcap", "__consumer_offsets",
+                 "PySpark"):
+        assert word in description, word

@@ -469,7 +469,10 @@ def _suite_wires() -> frozenset[str]:
     return frozenset(v["wire"] for v in suite() if "wire" in v)
 
 
-ATTEMPTS = 4  # draws of a case the reference does not give back whole, before the case is left out
+# draws of a case before it is left out: the reference does not give a draw back whole, or the draw is a vector's
+# bytes; a small message (ConsumerGroupDescribeRequest: an array of ids and a boolean) draws its empty and
+# one-element forms often, and the suite holds those, so four draws left one case of a 400-case run out now and then
+ATTEMPTS = 16
 
 
 def take_case(seed: int, index: int, op: str, message: str, version: int | None, api_key: int | None = None

@@ -71,6 +71,7 @@ __all__ = [
     "CLASSIC_COMMIT",
     "KAFKA4_COMMIT",
     "RULES_FILE",
+    "SHARE_COMMIT",
     "RuleError",
     "binding",
     "rule_cases",

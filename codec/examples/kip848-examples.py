@@ -1,7 +1,7 @@
 """Writes the bundled captures of heartbeat-based groups from the scripts of :mod:`codec.capture.scripted`:
 
 * ``kip848-group.pcap`` — the KIP-848 consumer group ``orders-app`` (``kip848_script(metadata=True)``: a
-  Metadata exchange names the topic ids), shown in the README's ``capture`` example;
+  Metadata exchange names the topic ids), shown in the Kafka 4 guide's ``capture`` example (docs/guides/kafka4.md);
 * ``kip1071-streams.pcap`` — the KIP-1071 streams group ``wordcount`` (``kip1071_script()``);
 * ``kip932-share.pcap`` — the KIP-932 share group ``queue-app`` (``kip932_script()``).
 

@@ -1,5 +1,5 @@
 """The bundled heartbeat-based captures (issue #21): each is what ``codec/examples/kip848-examples.py`` writes
-from :mod:`codec.capture.scripted`, and the README's ``capture`` example is the command's output, line for
+from :mod:`codec.capture.scripted`, and the Kafka 4 guide's ``capture`` example is the command's output, line for
 line."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ def test_bundled_capture_is_what_the_script_writes(name):
     assert (EXAMPLES / name).read_bytes() == _script().EXAMPLES[name]()
 
 
-def test_readme_block_is_the_command_output():
-    doc = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_guides_block_is_the_command_output():
+    doc = (ROOT / "docs" / "guides" / "kafka4.md").read_text(encoding="utf-8")
     assert doc.count(COMMAND) == 1
     block = doc[doc.index(COMMAND) + len(COMMAND) + 1:]
     block = block[:block.index("```\n")]

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from codec.cli import build_parser
+from tests.conftest import ROOT
 
 from .examples import JAVASCRIPT, PYTHON, SHELL, Block, blocks, cli_words, command_lines, environment, is_session, \
     matches, pages, run, session, workdir
@@ -84,6 +85,16 @@ def test_the_page_examples_run_as_shown(page, tmp_path):
     cwd, doctests = workdir(tmp_path), []
     for block in blocks(page):
         _run_block(block, cwd, slow=False, doctests=doctests)
+
+
+def test_the_readme_examples_run_as_shown(tmp_path):
+    """README.md is the first page anyone reads: its examples run as the site's do, from a fresh folder."""
+    readme = blocks("../README.md", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert readme, "README.md holds no example"
+    cwd, doctests = workdir(tmp_path), []
+    for block in readme:
+        _run_block(block, cwd, slow=False, doctests=doctests)
+    assert doctests, "README.md's Python example is a doctest"
 
 
 @pytest.mark.slow
