@@ -4,7 +4,6 @@ run, a long one under ``-m fuzz``; the other tests break one output at a time an
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -65,7 +64,8 @@ def test_a_pretty_view_with_raw_control_characters_is_caught(monkeypatch):
 
 def _replace_encode(monkeypatch, kind_name, encode):
     kind = codec.kinds.get_kind(kind_name)
-    monkeypatch.setitem(codec.kinds._REGISTRY, kind_name, dataclasses.replace(kind, encode=encode))
+    monkeypatch.setitem(codec.kinds._REGISTRY, kind_name,
+                        codec.kinds.Kind(kind.name, kind.summary, kind.decode, encode, kind.self_describing))
     return kind.encode
 
 
