@@ -43,9 +43,11 @@ RECORDS = [
     # offset 0-5: m-1 joins, group epoch 1, its target and current assignment: orders 0-2
     _rec("ConsumerGroupPartitionMetadata", {"groupId": G},
          {"topics": [{"topicId": ORDERS, "topicName": "orders", "numPartitions": 3, "partitionMetadata": []}]}),
+    # a consumer-protocol member: ClassicMemberMetadata null, as Kafka writes it (left out, it would take its
+    # default, the empty struct: a classic member)
     _rec("ConsumerGroupMemberMetadata", _member(G, "m-1"),
          {"clientId": "c-1", "clientHost": "/10.0.0.1", "subscribedTopicNames": ["orders"],
-          "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform"}),
+          "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform", "classicMemberMetadata": None}),
     _rec("ConsumerGroupMetadata", {"groupId": G}, {"epoch": 1}),
     _rec("ConsumerGroupTargetAssignmentMember", _member(G, "m-1"), {"topicPartitions": _tp(0, 1, 2)}),
     _rec("ConsumerGroupTargetAssignmentMetadata", {"groupId": G}, {"assignmentEpoch": 1}),
