@@ -193,3 +193,16 @@ def test_streams_heartbeat_response_pretty_shows_active_and_standby_partitions_b
     assert out.endswith("  partitions by endpoint (2):\n"
                         "    host-1:65535  active words-0  standby words-1\n"
                         "    host-2:8080  active (none)  standby (none)\n")
+
+
+def test_streams_status_5_is_named():
+    """Status code 5, ASSIGNMENT_DELAYED (StreamsGroupHeartbeatResponse.json's table since 4.2): hc-k4-sghb-response-
+    v0-assignment's status code is byte 27 (int32, int16, null string, "m1", four int32s, the array length)."""
+    from codec.kafka4.pretty import pretty_message
+
+    wire = bytearray.fromhex(vec("sghb-response-v0-assignment")["wire"])
+    assert wire[26:28] == b"\x02\x01"  # one status, code 1 (MISSING_SOURCE_TOPICS)
+    wire[27] = 5
+    out = pretty_message("StreamsGroupHeartbeatResponse", 0, kafka4.decode_model("StreamsGroupHeartbeatResponse", 0,
+                                                                                bytes(wire)))
+    assert 'ASSIGNMENT_DELAYED: "missing source topic words"' in out
