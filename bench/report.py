@@ -180,64 +180,6 @@ def render(results: dict) -> str:
     return "\n".join(parts)
 
 
-CONVERGENCE = HERE / "results" / "convergence.json"
-CONV_START, CONV_END = "<!-- convergence:start -->", "<!-- convergence:end -->"
-FAST_START, FAST_END = "<!-- fast-assignor:start -->", "<!-- fast-assignor:end -->"
-PROJECT_README = HERE.parent / "README.md"
-_KIND_NAMES = {"fresh": "fresh start", "scale_out": "scale-out", "scale_in": "scale-in", "events": "random events"}
-
-
-def _median(x) -> str:
-    return f"{x:g}" if isinstance(x, (int, float)) else "-"
-
-
-def convergence_table(results: dict) -> str:
-    """bench/README.md's table of ``bench/bench_convergence.py``'s results (issue #19)."""
-    names = list(results["assignors"])
-    ref, fast = (results["assignors"][n] for n in names[:2])
-    lines = [(f"Run {results['when']} ({results['machine']['python']}, {results['machine']['cores']} cores): "
-              f"{results['scenarios']:,} seeded scenarios of the convergence harness, both assignors on each."), "",
-             ("| scenarios | assignor | rounds | median | max | restores started | violations | assign() s |"),
-             "|---|---|--:|--:|--:|--:|--:|--:|"]
-    kinds = [k for k in _KIND_NAMES if k in ref["kinds"]] + sorted(set(ref["kinds"]) - set(_KIND_NAMES))
-    for kind in [None, *kinds]:
-        label = "all" if kind is None else f"{_KIND_NAMES.get(kind, kind)}"
-        for name in names:
-            b = results["assignors"][name] if kind is None else results["assignors"][name]["kinds"][kind]
-            lines.append(f"| {label} ({b['scenarios']:,}) | {name} | {b['rounds']:,} | {_median(b['rounds_median'])} "
-                         f"| {b['rounds_max']} | {b['restores']:,} | {b['violations']} | {b['seconds']:.2f} |")
-    scale = results["scale_500x10000_seconds"]
-    no_worse = all(fast["kinds"][k]["rounds_max"] <= ref["kinds"][k]["rounds_max"] for k in ref["kinds"])
-    verdict = (f"Rounds: {fast['rounds'] / ref['rounds']:.0%} of {names[0]}'s (target ≤ 50 %); restores: "
-               f"{fast['restores'] / ref['restores']:.0%}; no kind's maximum worse: {'yes' if no_worse else 'NO'}; "
-               f"violations: {fast['violations'] + ref['violations']}. assign() on 500 clients × 10,000 tasks, "
-               f"one joining: {names[0]} {scale[names[0]]:.2f} s, {names[1]} {scale[names[1]]:.2f} s "
-               f"({scale[names[1]] / scale[names[0]]:.2f}×, target ≤ 2×).")
-    lines += ["", verdict]
-    return "\n".join(lines)
-
-
-def fast_assignor_summary(results: dict) -> str:
-    """The project README's short table of the same results."""
-    names = list(results["assignors"])
-    scale = results["scale_500x10000_seconds"]
-    lines = [("| assignor | rounds, all scenarios | max (events) | restores started | violations "
-              "| assign(), 500 × 10,000 |"), "|---|--:|--:|--:|--:|--:|"]
-    for name in names:
-        b = results["assignors"][name]
-        lines.append(f"| {name} | {b['rounds']:,} | {b['kinds']['events']['rounds_max']} | {b['restores']:,} "
-                     f"| {b['violations']} | {scale[name]:.2f} s |")
-    return "\n".join(lines)
-
-
-def rewrite_convergence(results: dict) -> None:
-    for path, start, end, body in ((README, CONV_START, CONV_END, convergence_table(results)),
-                                   (PROJECT_README, FAST_START, FAST_END, fast_assignor_summary(results))):
-        doc = path.read_text(encoding="utf-8")
-        a, b = doc.index(start) + len(start), doc.index(end)
-        path.write_text(doc[:a] + "\n" + body + "\n" + doc[b:], encoding="utf-8")
-
-
 def section(doc: str, start: str = START, end: str = END) -> str:
     """The generated text between two markers of ``doc``."""
     return doc[doc.index(start) + len(start):doc.index(end)].strip("\n")

@@ -219,21 +219,30 @@ def _request_header_length(wire: bytes, header_version: int) -> int:
     """Where the body of a request frame starts, read from the header's own layout (header v1/v2)."""
     n = struct.unpack_from(">h", wire, 8)[0]
     pos = 10 + max(n, 0)
-    if header_version >= 2:  # tagged fields: uvarint count, then (uvarint tag, uvarint size, bytes)*
-        def uvarint() -> int:
-            nonlocal pos
-            shift = value = 0
-            while True:
-                b = wire[pos]
-                pos += 1
-                value |= (b & 0x7F) << shift
-                if b < 0x80:
-                    return value
-                shift += 7
-        for _ in range(uvarint()):
-            uvarint()  # the tag
-            size = uvarint()
-            pos += size
+    return _tagged_end(wire, pos) if header_version >= 2 else pos
+
+
+def _response_header_length(wire: bytes, header_version: int) -> int:
+    """Where the body of a response frame starts (header v0: the correlation id; v1: and its tagged fields)."""
+    return _tagged_end(wire, 4) if header_version >= 1 else 4
+
+
+def _tagged_end(wire: bytes, pos: int) -> int:
+    """The end of the tagged-field section at ``pos``: uvarint count, then (uvarint tag, uvarint size, bytes)*."""
+    def uvarint() -> int:
+        nonlocal pos
+        shift = value = 0
+        while True:
+            b = wire[pos]
+            pos += 1
+            value |= (b & 0x7F) << shift
+            if b < 0x80:
+                return value
+            shift += 7
+    for _ in range(uvarint()):
+        uvarint()  # the tag
+        size = uvarint()
+        pos += size
     return pos
 
 
@@ -283,7 +292,7 @@ def _from_vectors(c: _Corpus) -> None:
             if key in _GROUP_API:
                 c.add(f"{_GROUP_API[key]}Request/v{version}", wire[split:], origin + " (body)")
         elif msg == "ResponseFrame":
-            split = 4 + (hv >= 1)
+            split = _response_header_length(wire, hv)
             c.add(f"ResponseHeader/v{hv}", wire[:split], origin + " (header)")
             c.add(f"{_GROUP_API[key]}Response/v{version}", wire[split:], origin + " (body)")
     _kafka4_segments(c, records)
@@ -1084,7 +1093,8 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
     start = time.monotonic()
     if renderer is not None:
         for name in names:
-            for s in corpus.get(name, ())[:render_seeds]:
+            # the seeds that decode first: a rejected seed renders nothing
+            for s in sorted(corpus.get(name, ()), key=lambda s: s.accepted is not True)[:render_seeds]:
                 try:
                     all_targets[name](s.data)
                 except DecodeError:

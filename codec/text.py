@@ -9,9 +9,13 @@ encoded as UTF-8, so every writer goes through this module:
   other non-ASCII text stays as it is. ``json.loads`` reads the escapes back to the same string, so
   ``encode`` writes the same bytes again.
 * Text for people (``printable``): the pretty view, the capture story, error lines. Lone surrogates,
-  control characters (C0, DEL, C1) and the line and paragraph separators are written as ``\\xNN`` /
-  ``\\uXXXX`` escapes, and a backslash as ``\\\\``, so no wire string can start a new line, move the cursor or
-  send an escape sequence to the terminal.
+  control characters (C0, DEL, C1), the line and paragraph separators, noncharacters (U+FDD0-U+FDEF and the
+  last two code points of every plane, U+FFFE/U+FFFF among them, which XML cannot carry), format characters
+  (Unicode category Cf: the bidi overrides and isolates that reorder what a reader sees, zero-width spaces
+  and joiners, the BOM, tag characters) and the other invisible characters (the Hangul fillers, the
+  combining grapheme joiner) are written as ``\\xNN`` / ``\\uXXXX`` / ``\\UXXXXXXXX`` escapes, and a
+  backslash as ``\\\\``, so no wire string can start a new line, move the cursor, send an escape sequence
+  to the terminal, or hide or reorder text.
 * Columnar stores whose strings must be valid UTF-8 (``utf8_safe``): the JSON escape of each lone surrogate,
   with backslashes doubled so the escaped text is unambiguous (``unescape_utf8_safe`` reverses it). Only
   strings that hold a lone surrogate change.
@@ -26,9 +30,20 @@ __all__ = ["dumps", "printable", "has_lone_surrogate", "utf8_safe", "unescape_ut
 
 _LONE = re.compile("[\ud800-\udfff]")
 _JSON_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Format characters (Unicode category Cf, as of Unicode 16; tests/test_text.py checks the running Python's
+# table against it): soft hyphen, Arabic number signs, bidi marks, embeddings, overrides and isolates, zero-width
+# space/joiners, word joiner, invisible operators, BOM, interlinear annotation, Egyptian hieroglyph format
+# controls, shorthand format controls, musical symbol formats, tag characters.
+_FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+           "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+           "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+# Invisible characters of other categories: the combining grapheme joiner and the Hangul fillers.
+_INVISIBLE = "\u034f\u115f\u1160\u3164\uffa0"
+# Noncharacters: U+FDD0-U+FDEF and the last two code points of each of the 17 planes.
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}" for p in range(17))
 # C0 controls, DEL, C1 controls, U+2028/U+2029 (line breaks to some terminals and to JavaScript), lone
-# surrogates, and the backslash that introduces our escapes.
-_UNPRINTABLE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# surrogates, the characters above, and the backslash that introduces our escapes.
+_UNPRINTABLE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + _FORMAT + _INVISIBLE + _NONCHARACTERS + "]")
 _SAFE_ESCAPE = re.compile(r"\\(\\|u[0-9a-f]{4})")
 
 
@@ -55,11 +70,12 @@ def _printable_escape(m: re.Match) -> str:
     if c == "\\":
         return "\\\\"
     code = ord(c)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def printable(s: str) -> str:
-    """``s`` for a terminal or a text report: one line, no control sequences, always valid UTF-8."""
+    """``s`` for a terminal or a text report: one line, no control sequences, nothing invisible or reordering,
+    no noncharacter, always valid UTF-8."""
     return _UNPRINTABLE.sub(_printable_escape, s)
 
 

@@ -4,6 +4,7 @@ output. Expected strings are written out by hand."""
 from __future__ import annotations
 
 import json
+import unicodedata
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -47,11 +48,34 @@ def test_printable_by_hand():
     assert printable("é 😀 tab\tend") == "é 😀 tab\\x09end"
 
 
+def test_printable_hides_nothing_and_reorders_nothing():
+    """Issue #27: bidi overrides and isolates, zero-width characters, the BOM, tag characters and noncharacters
+    are escaped too (U+FFFE/U+FFFF are not XML; a right-to-left override shows a line's text reversed)."""
+    assert printable("ok\u202egnp.exe") == "ok\\u202egnp.exe"
+    assert printable("a\u2066b\u2069c\u200bd\u200de\ufefff") == "a\\u2066b\\u2069c\\u200bd\\u200de\\ufefff"
+    assert printable("\ufffe\uffff\ufdd0\U0001fffe\U0010ffff") == "\\ufffe\\uffff\\ufdd0\\U0001fffe\\U0010ffff"
+    assert printable("\U000e0041\u00ad\u3164") == "\\U000e0041\\xad\\u3164"
+
+
+def _is_hidden(c: str) -> bool:
+    """What a person must never get raw: controls, separators, surrogates, format characters (Cf) and
+    noncharacters, from Python's own Unicode tables."""
+    code = ord(c)
+    return (unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+            or 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE)
+
+
+def test_printable_escapes_every_character_of_those_classes():
+    hidden = [chr(c) for c in range(0x110000) if _is_hidden(chr(c))]
+    assert len(hidden) > 1000
+    assert all(printable(c).startswith("\\") for c in hidden), [c for c in hidden if not printable(c).startswith("\\")][:5]
+
+
 @given(java_strings)
 def test_printable_is_one_safe_line(s):
     out = printable(s)
     out.encode("utf-8")
-    assert not any(c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029" for c in out)
+    assert not any(_is_hidden(c) for c in out)
 
 
 def test_utf8_safe_by_hand():

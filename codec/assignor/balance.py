@@ -11,11 +11,13 @@ for the same predicate, so the moves and their order are Kafka's.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+
+from codec.types import TaskId
 
 from .state import ClientState
 
-__all__ = ["should_move_a_task", "balance_tasks_over_threads"]
+__all__ = ["balance_tasks_over_threads", "should_move_a_task"]
 
 MovePredicate = Callable[[ClientState, ClientState], bool]
 
@@ -46,7 +48,7 @@ def balance_tasks_over_threads(clients: list[ClientState], kind: str, allowed: M
                 if dst is src or not should_move_a_task(src, dst):
                     continue
                 owned: set = getattr(src, kind)
-                for task in sorted(owned):
+                for task in sorted(owned, key=TaskId.sort_key):
                     if not should_move_a_task(src, dst):
                         break
                     if not dst.holds(task) and allowed(src, dst):

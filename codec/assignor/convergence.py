@@ -1,5 +1,6 @@
 """A convergence harness for the KIP-441 assignors, on the rules of Kafka's ``TaskAssignorConvergenceTest``
-(wire-facts §12), and the guarantees every round must keep (issue #19).
+(wire-facts §12), the guarantees every round must keep (issue #19) and the progress ``high_availability_fast``
+must make every round (issue #28).
 
 Rules (§12): every stateful task has end-offset sum 150000 and acceptable recovery lag 100; after each
 round every client reports, for every stateful task it now holds (active, standby or warmup), an offset
@@ -7,28 +8,38 @@ sum equal to the end sum (full catch-up), and nothing for the others; a converge
 round that asks for no probing rebalance, and fails past Kafka's iteration limit (1 for a first
 assignment, ``2 × (numStateful + numStateful × numStandby)`` after an event).
 
-On top of Kafka's harness, clients have mixed capacities (1–4 threads) and scenarios come in four kinds:
+On top of Kafka's harness, clients have mixed capacities (1–5 threads), 0–3 standbys and 1–3 warmups, and
+scenarios come in five kinds:
 
 - ``fresh``: a first assignment of a new group;
 - ``scale_out``: a converged group, then 1–n new clients join;
 - ``scale_in``: a converged group, then 1–(n−1) clients leave;
 - ``events``: a converged group, then 1–10 random events (clients leave; new or returning clients join,
-  a returning client with the state it left with; a client's capacity changes).
+  a returning client with the state it left with; a client's capacity changes);
+- ``scale_out_one``: 2–9 clients of capacity 1 holding 1–40 stateful tasks with 2–3 standbys and a single
+  warmup, converged by Kafka's assignor (``high_availability``) from a fresh start, then one client joins
+  (the shape of issue #28, where the fast assignor once probed forever).
 
 :func:`check_round` checks the guarantees of one round from the JSON group and result alone (never from
-the assignor's internals); :func:`run_scenario` runs one scenario on one assignor and counts rounds,
-restores started (a stateful copy given to a client that was not caught up on it) and assign() time;
-:func:`compare` runs scenarios on several assignors side by side.
+the assignor's internals); :func:`progress_measure` computes, from the JSON group alone and with a flow
+solver of its own, the measure ``high_availability_fast`` promises to decrease (its module documentation);
+:func:`run_scenario` runs one scenario on one assignor and counts rounds, restores started (a stateful copy
+given to a client that was not caught up on it) and assign() time, and for ``high_availability_fast`` checks
+the measure after every probing round and the rounds against :func:`round_bound`; :func:`compare` runs
+scenarios on several assignors side by side, interleaved scenario by scenario.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 import statistics
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from .engine import assign
@@ -44,8 +55,12 @@ __all__ = [
     "check_round",
     "compare",
     "is_balanced",
+    "issue_28_cluster",
     "make_scenario",
+    "progress_made",
+    "progress_measure",
     "restores_started",
+    "round_bound",
     "run_scenario",
     "scenarios",
     "summarize",
@@ -54,9 +69,10 @@ __all__ = [
 END_SUM = 150000
 ACCEPTABLE_LAG = 100
 LONG_MAX = 2**63 - 1
-KINDS = ("fresh", "scale_out", "scale_in", "events")
+KINDS = ("fresh", "scale_out", "scale_in", "events", "scale_out_one")
+FAST = "high_availability_fast"
 DEFAULT_SCENARIOS = 2000
-"""The default scenario set: seeds 0 .. DEFAULT_SCENARIOS − 1, the kinds in turn."""
+"""The project's scenario set: seeds 0 .. DEFAULT_SCENARIOS − 1, the kinds in turn."""
 
 Json = dict[str, Any]
 
@@ -327,34 +343,57 @@ class ScenarioResult:
     violations: list[str] = field(default_factory=list)
 
 
-CAPACITIES = (1, 4)
+CAPACITIES = (1, 5)
 
 
 def _build(scenario: Scenario, assignor: str) -> tuple[random.Random, Cluster, dict]:
     rng = random.Random(scenario.seed)
-    size = rng.randint(1, 10) if scenario.kind != "scale_in" else rng.randint(2, 10)
-    num_stateless = rng.randint(0, 10)
-    num_stateful = rng.randint(1, 20)
-    max_warmups = rng.randint(1, min(3, num_stateful))
-    num_standby = rng.randint(0, 2)
+    if scenario.kind == "scale_out_one":
+        size = rng.randint(2, 9)
+        num_stateless = rng.randint(0, 10)
+        num_stateful = rng.randint(1, 40)
+        max_warmups = 1
+        num_standby = rng.randint(2, 3)
+        capacities = (1, 1)
+    else:
+        size = rng.randint(1, 10) if scenario.kind != "scale_in" else rng.randint(2, 10)
+        num_stateless = rng.randint(0, 10)
+        num_stateful = rng.randint(1, 20)
+        max_warmups = rng.randint(1, 3)
+        num_standby = rng.randint(0, 3)
+        capacities = CAPACITIES
     cluster = Cluster.random(rng, size, num_stateless, num_stateful, max_warmups, num_standby, assignor,
-                             CAPACITIES)
-    params = {"size": size, "stateful": num_stateful, "standby": num_standby}
+                             capacities)
+    params = {"size": size, "stateful": num_stateful, "standby": num_standby, "capacities": capacities}
     return rng, cluster, params
 
 
-def run_scenario(scenario: Scenario, assignor: str) -> ScenarioResult:
+def run_scenario(scenario: Scenario, assignor: str, check_progress: bool | None = None) -> ScenarioResult:
     """Run one scenario on ``assignor``: the rounds, restores and time counted are those after the
-    scenario's event(s) (for ``fresh``, the first assignment itself); every round is checked."""
+    scenario's event(s) (for ``fresh``, the first assignment itself); every round is checked, and with
+    ``check_progress`` (the default for ``high_availability_fast``) so is the progress measure after every
+    probing round and each convergence's rounds against :func:`round_bound`."""
     rng, cluster, params = _build(scenario, assignor)
     out = ScenarioResult(scenario, assignor)
     event_limit = 2 * (params["stateful"] + params["stateful"] * params["standby"])
+    progress = assignor == FAST if check_progress is None else check_progress
+
+    def note(message: str) -> None:
+        out.violations.append(f"seed {scenario.seed} ({scenario.kind}, {assignor}): {message}")
 
     def converge(limit: int, counted: bool) -> bool:
-        for _ in range(limit):
+        before: tuple[Json, tuple] | None = None
+        for rounds in range(1, limit + 1):
             group, result, seconds = cluster.rebalance()
             for v in check_round(group, result):
-                out.violations.append(f"seed {scenario.seed} ({scenario.kind}, {assignor}): {v}")
+                note(v)
+            if progress:
+                measure = progress_measure(group)
+                if before is not None:
+                    why = progress_made(before[0], before[1], measure)
+                    if why:
+                        note(f"round {rounds}: {why}")
+                before = (group, measure)
             if counted:
                 out.rounds += 1
                 out.restores += restores_started(group, result)
@@ -362,20 +401,29 @@ def run_scenario(scenario: Scenario, assignor: str) -> ScenarioResult:
             if not result["probingRebalanceNeeded"]:
                 if counted:
                     out.convergences += 1
+                if progress and rounds > round_bound(group):
+                    note(f"{rounds} rounds, more than the bound {round_bound(group)}")
                 return True
-        out.violations.append(f"seed {scenario.seed} ({scenario.kind}, {assignor}): no convergence within "
-                              f"{limit} rounds")
+        note(f"no convergence within {limit} rounds")
         return False
 
     if scenario.kind == "fresh":
         converge(1, True)
         return out
+    if scenario.kind == "scale_out_one":
+        cluster.assignor = "high_availability"
+        ok = converge(1, False)
+        cluster.assignor = assignor
+        if ok:
+            cluster.add_client()
+            converge(event_limit, True)
+        return out
     if not converge(1, False):
         return out
-    size = params["size"]
+    size, capacities = params["size"], params["capacities"]
     if scenario.kind == "scale_out":
         for _ in range(rng.randint(1, size)):
-            cluster.add_client(rng.randint(*CAPACITIES))
+            cluster.add_client(rng.randint(*capacities))
         converge(event_limit, True)
     elif scenario.kind == "scale_in":
         cluster.drop_random(rng, rng.randint(1, size - 1))
@@ -386,20 +434,258 @@ def run_scenario(scenario: Scenario, assignor: str) -> ScenarioResult:
             if roll == 0:
                 cluster.drop_random(rng, rng.randrange(size))
             elif roll == 1:
-                cluster.add_or_resurrect(rng, rng.randrange(size), CAPACITIES)
+                cluster.add_or_resurrect(rng, rng.randrange(size), capacities)
             elif cluster.live:
                 pid = sorted(cluster.live)[rng.randrange(len(cluster.live))]
-                cluster.capacity[pid] = rng.randint(*CAPACITIES)
+                cluster.capacity[pid] = rng.randint(*capacities)
             if cluster.live and not converge(event_limit, True):
                 break
     return out
 
 
-def compare(items: Iterable[Scenario], assignors: tuple[str, ...] = ("high_availability", "high_availability_fast")
-            ) -> dict[str, list[ScenarioResult]]:
-    """Every scenario on every assignor, side by side."""
-    items = list(items)
-    return {a: [run_scenario(s, a) for s in items] for a in assignors}
+def issue_28_cluster() -> Cluster:
+    """Issue #28's group before its scale-out: 9 clients of capacity 1, 190 tasks (152 stateful) in
+    subtopologies of 5 partitions as in Kafka's fixed tests, 2 standbys, 1 warmup, acceptable lag 100;
+    to be converged by Kafka's assignor (the cluster's), then joined by a tenth client."""
+    cluster = Cluster([], [], {"acceptableRecoveryLag": ACCEPTABLE_LAG, "maxWarmupReplicas": 1,
+                               "numStandbyReplicas": 2, "probingRebalanceIntervalMs": 60000})
+    sub = 0
+    for tasks, count in ((cluster.stateless, 38), (cluster.stateful, 152)):
+        while count > 0:
+            tasks.extend(f"{sub}_{p}" for p in range(min(count, 5)))
+            count -= 5
+            sub += 1
+    for _ in range(9):
+        cluster.add_client()
+    return cluster
+
+
+def compare(items: Iterable[Scenario], assignors: tuple[str, ...] = ("high_availability", FAST),
+            check_progress: bool | None = None) -> dict[str, list[ScenarioResult]]:
+    """Every scenario on every assignor, interleaved: scenario by scenario, the assignors in turn (their
+    order reversed every other scenario), so that time measured on a busy machine is paired."""
+    out: dict[str, list[ScenarioResult]] = {a: [] for a in assignors}
+    for i, scenario in enumerate(items):
+        for a in assignors if i % 2 == 0 else assignors[::-1]:
+            out[a].append(run_scenario(scenario, a, check_progress))
+    return out
+
+
+# --- the progress measure of high_availability_fast (issue #28) ------------------------------------------
+
+def round_bound(group: Json) -> int:
+    """The most rounds ``high_availability_fast`` may take to converge after an event, the last
+    (non-probing) round included, for the group as it stands: ``ceil(T / W) + ceil(T · k / W) + 2`` with T
+    stateful tasks, W = maxWarmupReplicas and k = min(numStandbyReplicas, clients − 1) (derived in
+    :mod:`codec.assignor.high_availability_fast`)."""
+    configs = group.get("configs", {})
+    stateful, _ = _task_ids(group)
+    w = configs.get("maxWarmupReplicas", 2)
+    k = min(configs.get("numStandbyReplicas", 0), len(group["clients"]) - 1)
+    return -(-len(stateful) // w) + -(-len(stateful) * k // w) + 2
+
+
+def progress_measure(group: Json) -> tuple[int, int | None]:
+    """(Φ_A, Ψ) of the group state, as :mod:`codec.assignor.high_availability_fast` defines them (None for
+    Ψ = ∞): the fewest actives off caught-up clients over all balanced active placements, then, when the
+    previous actives are complete, caught up and balanced, the fewest standbys off caught-up clients over
+    all balanced placements beside them. Computed from the JSON group alone by minimum-cost flows (this
+    module's own, not the assignor's). Ψ is left out (None) while Φ_A > 0, where it decides nothing."""
+    stateful, _ = _task_ids(group)
+    caught = _caught_up(group)
+    clients = group["clients"]
+    pids = [c["processId"] for c in clients]
+    caps = [c.get("capacity", 1) for c in clients]
+    edges = [[i for i, pid in enumerate(pids) if pid in caught[t]] for t in stateful]
+    phi = _fewest_active_misses(caps, edges)
+    if phi:
+        return phi, None
+    return phi, _fewest_standby_misses(group, stateful, caught, pids, caps, edges)
+
+
+def progress_made(group: Json, before: tuple, after: tuple) -> str:
+    """Why the measure did not fall as promised from ``before`` (the state ``group`` a probing round left)
+    to ``after``; empty when it did: Φ_A by at least min(W, Φ_A) while Φ_A > 0; else Ψ from ∞ to finite, or
+    by at least min(W, Ψ)."""
+    w = group.get("configs", {}).get("maxWarmupReplicas", 2)
+    (phi, psi), (phi2, psi2) = before, after
+    if phi > 0:
+        return "" if phi2 <= phi - min(w, phi) else f"Φ_A {phi} -> {phi2}, not down by min(W={w}, {phi})"
+    if phi2 > 0:
+        return f"Φ_A rose from 0 to {phi2}"
+    if psi2 is None:
+        return f"Ψ {'∞' if psi is None else psi} -> ∞"
+    if psi is None or psi2 <= psi - min(w, psi):
+        return ""
+    return f"Ψ {psi} -> {psi2}, not down by min(W={w}, {psi})"
+
+
+def _bands(caps: list[int], units: int, limit: int) -> list[tuple[list[int], list[int], int]]:
+    """Every band of balanced counts (lo, hi, how many at hi): counts ``min(floor(λ c), limit)`` or one more,
+    over every level λ = j / c where a band can change, from one below every band (there the counts sum
+    to at most ``units`` − clients) up to where they sum past ``units``."""
+    low = Fraction(max(0, units - 2 * len(caps)), sum(caps))
+    levels = sorted({low} | {Fraction(j, c) for c in set(caps)
+                             for j in range(math.floor(low * c), (limit + 1) * c + 1)})
+    seen: dict[tuple[int, ...], list[int]] = {}
+    for level in levels:
+        lo = tuple(min(math.floor(level * c), limit) for c in caps)
+        if sum(lo) > units:
+            break
+        hi = [min(x + 1, limit) for x in lo]
+        if units <= sum(hi) and lo not in seen:
+            seen[lo] = hi
+    return [(list(lo), hi, units - sum(lo)) for lo, hi in seen.items()]
+
+
+def _fewest_active_misses(caps: list[int], edges: list[list[int]]) -> int:
+    n, m = len(edges), len(caps)
+    reachable = sum(1 for e in edges if e)
+    best = 0
+    for lo, hi, extra in _bands(caps, n, n):
+        net = _Network(n + m + 3)
+        src, pool, snk = n + m, n + m + 1, n + m + 2
+        for j, cs in enumerate(edges):
+            net.arc(src, j, 1)
+            for i in cs:
+                net.arc(j, n + i, 1)
+        for i in range(m):
+            net.arc(n + i, snk, lo[i])
+            net.arc(n + i, pool, hi[i] - lo[i])
+        net.arc(pool, snk, extra)
+        best = max(best, net.min_cost_flow(src, snk)[0])
+        if best == reachable:
+            break
+    return n - best
+
+
+def _fewest_standby_misses(group: Json, stateful: list[str], caught: dict, pids: list[str], caps: list[int],
+                           edges: list[list[int]]) -> int | None:
+    n, m = len(stateful), len(pids)
+    owners: dict[str, list[int]] = {t: [] for t in stateful}
+    for i, c in enumerate(group["clients"]):
+        for t in c.get("prevActive", []):
+            if t in owners:
+                owners[t].append(i)
+    if any(len(o) != 1 or o[0] not in edges[j] for j, o in enumerate(owners.values())):
+        return None
+    owner = [owners[t][0] for t in stateful]
+    actives = [owner.count(i) for i in range(m)]
+    if any(_should_move(actives[a], caps[a], actives[b], caps[b]) for a in range(m) for b in range(m) if a != b):
+        return None
+    k = min(group.get("configs", {}).get("numStandbyReplicas", 0), m - 1)
+    if k == 0:
+        return 0
+    floor = sum(max(0, k - sum(1 for i in cs if i != owner[j])) for j, cs in enumerate(edges))
+    best = None
+    for lo, hi, extra in _bands(caps, n * (k + 1), n):
+        if any(a > h for a, h in zip(actives, hi)):
+            continue
+        pool_places = extra - sum(1 for a, x in zip(actives, lo) if a > x)
+        if pool_places < 0:
+            continue
+        net = _Network(n + m + 3)
+        src, pool, snk = n + m, n + m + 1, n + m + 2
+        for j in range(n):
+            net.arc(src, j, k)
+            for i in range(m):
+                if i != owner[j]:
+                    net.arc(j, n + i, 1, 0 if i in edges[j] else 1)
+        for i in range(m):
+            if actives[i] <= lo[i]:
+                net.arc(n + i, snk, lo[i] - actives[i])
+                net.arc(n + i, pool, hi[i] - lo[i])
+        net.arc(pool, snk, pool_places)
+        flow, cost = net.min_cost_flow(src, snk)
+        if flow == n * k and (best is None or cost < best):
+            best = cost
+            if best == floor:
+                break
+    return best
+
+
+class _Network:
+    """A small flow network: minimum-cost maximum flow by the primal-dual method (Dijkstra on reduced
+    costs, then a blocking flow over the arcs of reduced cost 0, phase after phase)."""
+
+    def __init__(self, size: int) -> None:
+        self.adj: list[list[int]] = [[] for _ in range(size)]
+        self.to: list[int] = []
+        self.cap: list[int] = []
+        self.cost: list[int] = []
+
+    def arc(self, u: int, v: int, cap: int, cost: int = 0) -> None:
+        for a, b, c, w in ((u, v, cap, cost), (v, u, 0, -cost)):
+            self.adj[a].append(len(self.to))
+            self.to.append(b)
+            self.cap.append(c)
+            self.cost.append(w)
+
+    def min_cost_flow(self, s: int, t: int) -> tuple[int, int]:
+        size = len(self.adj)
+        potential = [0] * size
+        flow = cost = 0
+        while True:
+            dist = self._dijkstra(s, potential)
+            if dist[t] == math.inf:
+                return flow, cost
+            potential = [p + min(d, dist[t]) for p, d in zip(potential, dist)]
+            pushed = self._blocking_flows(s, t, potential)
+            flow += pushed
+            cost += pushed * (potential[t] - potential[s])
+
+    def _dijkstra(self, s: int, potential: list[int]) -> list[float]:
+        dist = [math.inf] * len(self.adj)
+        dist[s] = 0
+        heap = [(0, s)]
+        while heap:
+            d, u = heapq.heappop(heap)
+            if d > dist[u]:
+                continue
+            for e in self.adj[u]:
+                if self.cap[e] > 0:
+                    v = self.to[e]
+                    nd = d + self.cost[e] + potential[u] - potential[v]
+                    if nd < dist[v]:
+                        dist[v] = nd
+                        heapq.heappush(heap, (nd, v))
+        return dist
+
+    def _admissible(self, e: int, u: int, potential: list[int]) -> bool:
+        return self.cap[e] > 0 and self.cost[e] + potential[u] - potential[self.to[e]] == 0
+
+    def _blocking_flows(self, s: int, t: int, potential: list[int]) -> int:
+        """Dinic's algorithm over the arcs of reduced cost 0 (every path of them is a shortest path)."""
+        pushed = 0
+        while True:
+            level = {s: 0}
+            queue = deque([s])
+            while queue:
+                u = queue.popleft()
+                for e in self.adj[u]:
+                    if self._admissible(e, u, potential) and self.to[e] not in level:
+                        level[self.to[e]] = level[u] + 1
+                        queue.append(self.to[e])
+            if t not in level:
+                return pushed
+            nxt = dict.fromkeys(level, 0)
+            while got := self._augment(s, t, math.inf, potential, level, nxt):
+                pushed += got
+
+    def _augment(self, u: int, t: int, limit: float, potential: list[int], level: dict, nxt: dict) -> int:
+        if u == t:
+            return int(limit)
+        while nxt[u] < len(self.adj[u]):
+            e = self.adj[u][nxt[u]]
+            v = self.to[e]
+            if self._admissible(e, u, potential) and level.get(v) == level[u] + 1:
+                got = self._augment(v, t, min(limit, self.cap[e]), potential, level, nxt)
+                if got:
+                    self.cap[e] -= got
+                    self.cap[e ^ 1] += got
+                    return got
+            nxt[u] += 1
+        return 0
 
 
 def summarize(results: list[ScenarioResult]) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from codec.types import TaskId
+
 from .high_availability import HighAvailabilityTaskAssignor
 from .high_availability_fast import HighAvailabilityFastTaskAssignor
 from .model import AssignmentResult, ClientAssignment, GroupDescription
@@ -36,7 +38,7 @@ def _result(c: ClientState) -> ClientAssignment:
     warmup = c.warmup & c.standby
     return ClientAssignment(
         process_id=c.process_id,
-        active=tuple(sorted(c.active)),
-        standby=tuple(sorted(c.standby - warmup)),
-        warmup=tuple(sorted(warmup)),
+        active=tuple(sorted(c.active, key=TaskId.sort_key)),
+        standby=tuple(sorted(c.standby - warmup, key=TaskId.sort_key)),
+        warmup=tuple(sorted(warmup, key=TaskId.sort_key)),
     )

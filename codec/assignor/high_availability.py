@@ -38,7 +38,9 @@ class HighAvailabilityTaskAssignor:
         """Fill ``clients`` (in Java UUID order) and return ``probingRebalanceNeeded``."""
         stateful = sorted(stateful)
         _assign_active_stateful(clients, stateful)
-        if configs.num_standby_replicas > 0:
+        if configs.num_standby_replicas >= len(clients) - 1:
+            _every_client_holds_every_task(clients, stateful)
+        elif configs.num_standby_replicas > 0:
             standby = standby_assignor_for(configs.rack_aware_assignment_tags)
             standby.assign(clients, stateful, configs.num_standby_replicas)
             balance_tasks_over_threads(clients, "standby", standby.is_allowed_task_movement)
@@ -56,6 +58,16 @@ def _assign_active_stateful(clients: list[ClientState], stateful: list[TaskId]) 
     for i, task in enumerate(stateful):
         clients[i % n].assign_active(task)
     balance_tasks_over_threads(clients, "active", lambda src, dst: True)
+
+
+def _every_client_holds_every_task(clients: list[ClientState], stateful: list[TaskId]) -> None:
+    """§11 with ``numStandbyReplicas >= clients - 1``: both of Kafka's standby assignors poll, task after
+    task, a least-loaded client without the task until they have placed ``numStandbyReplicas`` copies or
+    no such client is left, so every client ends up holding every stateful task whatever the order (and
+    the balance that follows finds no standby a client lacks). The same sets are made here in one pass
+    instead of ``numStandbyReplicas`` polls per task (issue #31: 2^31 - 1 standbys on 800 clients)."""
+    for c in clients:
+        c.standby.update(t for t in stateful if t not in c.active)
 
 
 def _assign_stateless(clients: list[ClientState], stateless: list[TaskId]) -> None:

@@ -21,8 +21,11 @@ that fails the constraint. Two implementations are offered:
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Protocol
+from operator import attrgetter
+from typing import Protocol
 
 from codec.types import TaskId
 
@@ -31,10 +34,10 @@ from .model import AssignmentError
 from .state import ClientState, LagIndex
 
 __all__ = [
-    "WarmupBudget",
     "CaughtUpCandidates",
-    "KeyedCandidates",
     "JavaConstrainedPrioritySet",
+    "KeyedCandidates",
+    "WarmupBudget",
     "assign_active_task_movements",
     "assign_standby_task_movements",
 ]
@@ -87,6 +90,15 @@ def _most_caught_up(lags: LagIndex, task: TaskId, destination: ClientState, acce
     return None
 
 
+def _most_caught_up_of(lags: LagIndex, task: TaskId, destination: ClientState,
+                       candidates: Iterable[ClientState]) -> ClientState | None:
+    """:func:`_most_caught_up` when the acceptable clients are known: the least (lag, UUID) of them below
+    the destination's."""
+    bar = (lags.lag(destination, task), destination.key)
+    best = min(((lags.lag(c, task), c.key, c) for c in candidates), default=None, key=lambda e: e[:2])
+    return best[2] if best is not None and best[:2] < bar else None
+
+
 def _needs_movement(lags: LagIndex, client: ClientState, task: TaskId) -> bool:
     """Not caught up, and some client has a strictly smaller lag."""
     if lags.is_caught_up(client, task):
@@ -95,11 +107,14 @@ def _needs_movement(lags: LagIndex, client: ClientState, task: TaskId) -> bool:
 
 
 def _queue() -> JavaPriorityQueue[_Movement]:
-    return JavaPriorityQueue(key=lambda m: m.order)
+    return JavaPriorityQueue(key=attrgetter("order"))
 
 
 class CaughtUpCandidates(Protocol):
     """Kafka's ``ConstrainedPrioritySet`` constrained to clients caught up on the task."""
+
+    polls_reorder: bool
+    """Whether a poll that finds nobody still changes what later polls return (Java's heap layout)."""
 
     def poll(self, task: TaskId, accept: Accept) -> ClientState | None:
         """The least-loaded caught-up client passing ``accept``, taken out of the set."""
@@ -110,6 +125,8 @@ class CaughtUpCandidates(Protocol):
 
 class KeyedCandidates:
     """True minimum by (assignedTaskLoad, UUID) over the task's caught-up clients."""
+
+    polls_reorder = False
 
     def __init__(self, clients: list[ClientState], lags: LagIndex) -> None:
         self._lags = lags
@@ -123,6 +140,8 @@ class KeyedCandidates:
 
 class JavaConstrainedPrioritySet:
     """Operation-by-operation replay of Kafka's ``ConstrainedPrioritySet`` over all clients."""
+
+    polls_reorder = True
 
     def __init__(self, clients: list[ClientState], lags: LagIndex) -> None:
         self._lags = lags
@@ -176,14 +195,14 @@ def assign_active_task_movements(clients: list[ClientState], lags: LagIndex, bud
     candidates = candidates_factory(clients, lags)
     queue = _queue()
     for client in clients:
-        for task in sorted(client.active):
+        for task in sorted(client.active, key=TaskId.sort_key):
             if _needs_movement(lags, client, task):
                 queue.offer(_Movement(task, client, len(lags.caught_up_clients(task))))
     scheduled = len(queue)
     while queue:
         m = queue.poll()
         task, dest = m.task, m.destination
-        source = candidates.poll(task, lambda c: task in c.standby)
+        source = candidates.poll(task, lambda c, task=task: task in c.standby)
         if source is not None:
             _swap(task, source, dest)
         else:
@@ -207,24 +226,43 @@ def assign_standby_task_movements(clients: list[ClientState], lags: LagIndex, bu
     """Move standbys off clients that are not caught up (§10 step 6); return the performed count.
 
     Warmups created by active movements are not moved. When the budget allows, the destination
-    keeps its copy as a warmup; otherwise the copy is dropped."""
-    queue = _queue()
-    for client in clients:
-        for task in sorted(client.standby):
-            if task not in client.warmup and _needs_movement(lags, client, task):
-                queue.offer(_Movement(task, client, len(lags.caught_up_clients(task))))
+    keeps its copy as a warmup; otherwise the copy is dropped.
+
+    A task every client holds has no client to move to: each of its movements polls nobody and is
+    skipped, and none of them changes who holds it. Unless those empty polls reorder the candidates (the
+    Java replay), they are not made; and when the other movements are at most one per task (distinct
+    keys, so polled in key order whatever else is queued), those are all that is queued (issue #31:
+    with as many standbys as clients, every task is held everywhere)."""
+    movements = [_Movement(task, client, len(lags.caught_up_clients(task)))
+                 for client in clients for task in sorted(client.standby, key=TaskId.sort_key)
+                 if task not in client.warmup and _needs_movement(lags, client, task)]
     candidates = candidates_factory(clients, lags)
+    everywhere: set[TaskId] = set()
+    if not candidates.polls_reorder:
+        held = Counter(t for c in clients for t in c.active | c.standby)
+        everywhere = {t for t, n in held.items() if n == len(clients)}
+        rest = [m for m in movements if m.task not in everywhere]
+        if len({m.task for m in rest}) == len(rest):
+            movements = rest
+    queue = _queue()
+    for m in movements:
+        queue.offer(m)
+    free: dict[TaskId, set[ClientState]] = {}  # task -> clients without it, once a movement needed them
     performed = 0
     while queue:
         m = queue.poll()
         task, dest = m.task, m.destination
+        if task in everywhere:
+            continue
 
-        def eligible(c: ClientState) -> bool:
+        def eligible(c: ClientState, task: TaskId = task) -> bool:
             return not c.holds(task)
 
         source = candidates.poll(task, eligible)
         if source is None:
-            source = _most_caught_up(lags, task, dest, eligible)
+            if task not in free:
+                free[task] = {c for c in clients if eligible(c)}
+            source = _most_caught_up_of(lags, task, dest, free[task])
         if source is None:
             continue
         source.assign_standby(task)
@@ -232,6 +270,10 @@ def assign_standby_task_movements(clients: list[ClientState], lags: LagIndex, bu
             dest.warmup.add(task)
         else:
             dest.unassign_standby(task)
+            if task in free:
+                free[task].add(dest)
+        if task in free:
+            free[task].discard(source)
         candidates.offer_all([source, dest])
         performed += 1
     return performed

@@ -9,13 +9,13 @@ clients.
 from __future__ import annotations
 
 import heapq
-from typing import Callable
+from collections.abc import Callable
 
 from codec.types import TaskId
 
 from .state import ClientState
 
-__all__ = ["StandbyAssignor", "DefaultStandbyAssignor", "ClientTagAwareStandbyAssignor", "standby_assignor_for"]
+__all__ = ["ClientTagAwareStandbyAssignor", "DefaultStandbyAssignor", "StandbyAssignor", "standby_assignor_for"]
 
 
 class _LeastLoaded:
@@ -41,6 +41,22 @@ class _LeastLoaded:
     def offer(self, client: ClientState) -> None:
         heapq.heappush(self._heap, (client.assigned_load(), client.key, client))
 
+    def take(self, accept: Callable[[ClientState], bool], count: int) -> list[ClientState]:
+        """What ``count`` polls in a row return when each polled client then fails ``accept``: the
+        ``count`` least-loaded clients passing it, taken out. The clients passed over are put back once,
+        not after every poll, so this costs O((count + passed over) · log clients)."""
+        taken: list[ClientState] = []
+        rejected = []
+        while self._heap and len(taken) < count:
+            entry = heapq.heappop(self._heap)
+            if accept(entry[2]):
+                taken.append(entry[2])
+            else:
+                rejected.append(entry)
+        for entry in rejected:
+            heapq.heappush(self._heap, entry)
+        return taken
+
 
 class StandbyAssignor:
     """Interface: place ``num_standby`` standbys for each stateful task; say which balancing moves
@@ -54,15 +70,17 @@ class StandbyAssignor:
 
 
 def _fill_least_loaded(queue: _LeastLoaded, task: TaskId, count: int) -> int:
-    """Give ``task`` to up to ``count`` least-loaded clients not holding it; return how many are missing."""
-    while count > 0:
-        client = queue.poll(lambda c: not c.holds(task))
-        if client is None:
-            break
+    """Give ``task`` to up to ``count`` least-loaded clients not holding it; return how many are missing.
+
+    Kafka polls one client at a time and re-offers it at once, but a client that took the task fails
+    every later poll for it, and no other client's load changes meanwhile: the clients it polls are the
+    ``count`` least loaded without the task when the task comes up, taken here in one pass (issue #31:
+    one poll per copy walked past every client already given the task)."""
+    clients = queue.take(lambda c: not c.holds(task), count)
+    for client in clients:
         client.assign_standby(task)
-        count -= 1
         queue.offer(client)
-    return count
+    return count - len(clients)
 
 
 class DefaultStandbyAssignor(StandbyAssignor):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 from pathlib import Path
 
@@ -10,13 +11,16 @@ from ..cliutil import int_range
 from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
 from .expect import apply as apply_expectations
-from .expect import expectations_text, read_expectations
+from .expect import apply_generated, expectations_text, read_expectations
+from .generate import generated_cells
 from .handcrafted import handcrafted_vectors
-from .impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation, CommandImplementation
+from .impl import (DEFAULT_MAX_REPLY, DEFAULT_TIME_LIMIT, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation,
+                   CommandImplementation)
 from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
-from .reports import _write_atomically, render_table, write_json, write_junit
-from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_rebalance_rounds, run_vectors
+from .mutation import add_mutate_parser
+from .reports import render_generated, render_table, write_json, write_junit, write_report
+from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_all
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
 
 __all__ = ["register", "dump_vectors", "cmd_vectors_check", "cmd_vectors_import", "cmd_vectors_handcraft",
@@ -55,8 +59,16 @@ def cmd_vectors_import(args) -> int:
 
 
 def cmd_vectors_handcraft(args) -> int:
+    from .handcrafted_rules import RuleError
+
     out = Path(args.dir) if args.dir else vectors_dir()
-    for name, vectors in handcrafted_vectors().items():
+    try:
+        files = handcrafted_vectors()
+    except RuleError as e:  # a case Kafka's classes have not answered, or an answer against its rule
+        for problem in str(e).split("; "):
+            print(f"error: {_text.printable(problem)}", file=sys.stderr)
+        return 1
+    for name, vectors in files.items():
         dump_vectors(out / name, vectors)
         print(f"{name}: {len(vectors)} vectors")
     return 0
@@ -79,16 +91,59 @@ def _version_ranges(texts: list[str] | None) -> list | None:
     return [parse_versions(t) for t in texts]
 
 
+DEFAULT_GENERATE = 2000  # generated cases of a run of the default suite (bench/bench_conformance.py: the cost)
+GENERATE_MIN = 20  # generated cases of a run of a few messages and versions, at least
+
+
+def _nothing_passed(results: list, gen) -> str | None:
+    """Why a run that passed nothing fails (None when something passed)."""
+    counts = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "skip", "xfail", "xpass")}
+    if gen is not None:
+        for s, n in gen.counts().items():
+            counts[s] += n
+    if counts["pass"]:
+        return None
+    if not results and (gen is None or not gen.cases):
+        return "nothing was checked: no vector is selected"
+    if not counts["fail"] and not counts["xfail"] and not counts["xpass"]:
+        return "nothing was checked: every selected vector was skipped"
+    return (f"nothing passed ({counts['fail']} failed, {counts['xfail']} expected failures, {counts['skip']} "
+            "skipped): a run passes only when the implementation passes at least one vector or case, whatever an "
+            "expectations file lists")
+
+
+def _write_reports(args, results, impl_name: str, seed: int, gen) -> list[str]:
+    """Write the reports asked for; each one that cannot be written is one error line (returned)."""
+    errors = []
+    for what, path, write in (
+            ("JUnit report", args.junit, lambda p: write_junit(results, p, impl_name, gen)),
+            ("JSON report", args.json, lambda p: write_json(results, p, impl_name, seed=seed, generated=gen)),
+            ("expectations file", args.write_expect,
+             lambda p: write_report(p, expectations_text(results, impl_name, gen).encode("utf-8")))):
+        if not path:
+            continue
+        try:
+            write(Path(path))
+        except OSError as e:
+            errors.append(f"error: cannot write the {what} {_text.printable(path)}: {e.strerror or e}")
+    return errors
+
+
 def cmd_conformance(args) -> int:
-    if args.timeout <= 0 or args.max_reply_bytes <= 0:
-        print("error: --timeout and --max-reply-bytes take positive numbers", file=sys.stderr)
+    if args.timeout <= 0 or args.max_reply_bytes <= 0 or args.time_limit <= 0:
+        print("error: --timeout, --time-limit and --max-reply-bytes take positive numbers", file=sys.stderr)
         return 2
     try:
         versions = _version_ranges(args.version)
     except ValueError as e:
         print(f"error: --version: {_text.printable(str(e))}", file=sys.stderr)
         return 2
+    n_generate = args.generate if args.generate is not None else None if not args.files and not args.flags else 0
+    if args.generated_only and n_generate == 0:
+        print("error: --generated-only needs --generate N with N > 0", file=sys.stderr)
+        return 2
     expectations = read_expectations(args.expect) if args.expect else None  # InputError: one line, exit 1
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
     vectors: list[dict] = []
     if not args.cross_version:
         try:
@@ -98,14 +153,16 @@ def cmd_conformance(args) -> int:
                 print(f"error: {_text.printable(p)}", file=sys.stderr)
             return 1
     try:
-        impl = (CommandImplementation(args.impl, timeout=args.timeout, max_reply=args.max_reply_bytes)
+        impl = (CommandImplementation(args.impl, timeout=args.timeout, max_reply=args.max_reply_bytes,
+                                      time_limit=args.time_limit)
                 if args.impl is not None else BuiltinImplementation())
     except AdapterError as e:
         print(f"error: {_text.printable(str(e))}", file=sys.stderr)
         return 2
     try:
         if args.cross_version:
-            cells = cross_version_matrix(impl)
+            cells = cross_version_matrix(impl, seed)
+            print(f"seed: {seed} (--seed {seed} replays this run)")
             print(render_matrix(cells))
             return 0 if all(c["agrees"] for c in cells) else 1
         suite = vectors
@@ -115,15 +172,21 @@ def cmd_conformance(args) -> int:
             vectors = [v for v in vectors if in_ranges(v.get("version"), versions)]
         if args.flags:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
+        cells = [c for c in generated_cells(args.message) if versions is None or in_ranges(c[1], versions)]
+        if n_generate is None:  # the default: DEFAULT_GENERATE over every cell, in proportion for a selection
+            n_generate = max(GENERATE_MIN, round(DEFAULT_GENERATE * len(cells) / len(generated_cells()))) if cells \
+                else 0
         declared, said = ask_capabilities(impl)
-        results = run_vectors(impl, vectors, ops=args.op, declared=declared, witnesses=suite)
         rounds = load_rounds() if not args.files else []
-        if rounds and (not args.message or "RebalanceRound" in args.message) and versions is None \
-                and not args.flags and (not args.op or "assign" in args.op):
-            results += run_rebalance_rounds(impl, rounds, declared=declared)
+        run_rounds = rounds and (not args.message or "RebalanceRound" in args.message) and versions is None \
+            and not args.flags and not args.generated_only
+        run = run_all(impl, [] if args.generated_only else vectors, ops=args.op, declared=declared, witnesses=suite,
+                      rounds=rounds if run_rounds else (), generate=n_generate, cells=cells, seed=seed)
     finally:
         impl.close()
+    results, gen = run.vectors, run.generated
     stale: list[str] = []
+    not_seen: list[str] = []
     if expectations is not None:
         known = {v["id"] for v in suite} | {r["id"] for r in rounds}
         if args.files:  # ids of the default suite are not stale because other files were given
@@ -132,23 +195,27 @@ def cmd_conformance(args) -> int:
             except (VectorFileError, FileNotFoundError):
                 pass
         results, stale = apply_expectations(results, expectations, known)
-    if args.junit:
-        write_junit(results, Path(args.junit), impl.name)
-    if args.json:
-        write_json(results, Path(args.json), impl.name)
-    if args.write_expect:
-        _write_atomically(Path(args.write_expect), expectations_text(results, impl.name).encode("utf-8"))
+        if gen is not None:
+            not_seen = apply_generated(gen, expectations)
+    report_errors = _write_reports(args, results, impl.name, seed, gen)
     print(f"implementation: {_text.printable(impl.name)}")
+    print(f"seed: {seed} (--seed {seed} replays this run: its order and its generated cases)")
     print(_text.printable(said))
     for entry in stale:
         print(_text.printable(f"STALE {entry}: no such vector in the suite; remove it"))
-    print(render_table(results, expectations=expectations is not None, show_failures=args.show_failures or None))
-    checked = sum(r.status in ("pass", "xfail") for r in results)
-    bad = sum(r.status in ("fail", "xpass") for r in results) + len(stale)
-    if not checked and not bad:
-        print("error: nothing was checked: " + ("every selected vector was skipped" if results else
-                                                "no vector is selected"), file=sys.stderr)
-    return 0 if checked and not bad else 1
+    show = args.show_failures or None
+    if gen is not None:
+        print(render_generated(gen, show_failures=show, not_seen=not_seen))
+    if not args.generated_only:  # the generated cases' line ends a run of them alone
+        print(render_table(results, expectations=expectations is not None, show_failures=show))
+    for line in report_errors:
+        print(line, file=sys.stderr)
+    bad = sum(r.status in ("fail", "xpass") for r in results) + len(stale) + len(report_errors) \
+        + (len(gen.unexpected()) if gen is not None else 0)
+    why = _nothing_passed(results, gen)
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+    return 0 if not why and not bad else 1
 
 
 def register(subparsers) -> None:
@@ -170,6 +237,7 @@ def register(subparsers) -> None:
     h.add_argument("--dir")
     h.set_defaults(func=cmd_vectors_handcraft)
     add_list_parser(vsub)
+    add_mutate_parser(vsub)
 
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
     k.add_argument("--impl", help="command of an adapter speaking the line protocol (the guide: vectors/ADAPTERS.md); "
@@ -178,6 +246,19 @@ def register(subparsers) -> None:
                    help=f"how long the adapter has for each request (default {DEFAULT_TIMEOUT:g})")
     k.add_argument("--max-reply-bytes", type=int, default=DEFAULT_MAX_REPLY, dest="max_reply_bytes", metavar="N",
                    help=f"the longest reply line accepted (default {DEFAULT_MAX_REPLY})")
+    k.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, dest="time_limit", metavar="SECONDS",
+                   help=f"the wall time a run through an adapter may take; what is left unasked then fails "
+                        f"(default {DEFAULT_TIME_LIMIT:g})")
+    k.add_argument("--seed", type=int_range(0, 2**63 - 1), metavar="N",
+                   help="the run's seed: the order of its requests, its generated cases, the --cross-version "
+                        "samples (default: a fresh one, printed)")
+    k.add_argument("--generate", type=int_range(0), metavar="N",
+                   help="random values drawn from the schemas for every declared message and version, written by "
+                        f"the built-in codec, N cases in all (default {DEFAULT_GENERATE} over every message and "
+                        f"version, in proportion for a --message or --version selection, at least {GENERATE_MIN}; "
+                        "0 with --flags or vector files)")
+    k.add_argument("--generated-only", action="store_true", dest="generated_only",
+                   help="run the generated cases alone (no vectors, no rounds)")
     k.add_argument("--message", action="append", help="only this message (repeatable)")
     k.add_argument("--version", action="append", metavar="RANGE",
                    help="only these versions: 3, 3-5 or 5- (repeatable; leaves out the rebalance rounds)")
@@ -187,7 +268,8 @@ def register(subparsers) -> None:
                         "assign (rebalance rounds)")
     k.add_argument("--flags", action="append", help="only vectors with this flag (repeatable)")
     k.add_argument("--expect", metavar="FILE",
-                   help="known failures: vector ids, one a line, '#' comments (vectors/ADAPTERS.md)")
+                   help="known failures: vector ids, one a line, and 'generated MESSAGE VERSIONS OP WHERE' lines "
+                        "for generated cases; '#' comments (vectors/ADAPTERS.md)")
     k.add_argument("--write-expect", dest="write_expect", metavar="FILE",
                    help="write today's failures here as a starting expectations file")
     k.add_argument("--show-failures", type=int_range(0), default=20, dest="show_failures", metavar="N",

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from ..wire.schema import StructSpec, load_message
 from .messages import MESSAGES
-from .runner import DECODE_ONLY
+from .runner import vector_ops as _runner_ops
 
 __all__ = [
     "ENFORCED",
@@ -37,6 +37,8 @@ __all__ = [
     "refusal_fields",
     "render_list",
     "required",
+    "rule_gaps",
+    "rules_that_apply",
     "supported",
     "tally",
     "update_block",
@@ -141,12 +143,7 @@ def required(message: str, version: int) -> set[tuple[str, str]]:
 
 def vector_ops(v: dict) -> list[tuple[str, str]]:
     """The (op, result) pairs the runner makes of one vector."""
-    result = v["result"]
-    if result == "valid":
-        return [("decode", "valid")] + ([] if DECODE_ONLY & set(v.get("flags", ())) else [("encode", "valid")])
-    if result == "invalid":
-        return [("decode" if "wire" in v else "encode", "invalid")]
-    return [("decode", "acceptable")]
+    return [(op, v["result"]) for op in _runner_ops(v)]
 
 
 def tally(vectors: Iterable[dict]) -> dict[tuple[str, int | None], Counter]:
@@ -175,6 +172,108 @@ def gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> list[st
                 if not have[(op, result)]:
                     out.append(f"{message} v{version}: no {result} vector to {op}")
     return out
+
+
+# --- the rules Kafka's readers and writers enforce (issue #27) ----------------------------------------------
+
+# rule class -> (the op and result of its vectors, the flag they carry)
+RULES = {
+    "null in a non-nullable field, read": ("decode", "invalid", "null-non-nullable"),
+    "null in a non-nullable field, written": ("encode", "invalid", "null-non-nullable"),
+    "null in a nullable field": ("decode", "valid", "null-nullable"),
+    "a negative count": ("decode", None, "bad-count"),
+    "a length past the input": ("decode", "invalid", "length-past-input"),
+    "an ignorable field dropped": ("encode", "valid", "ignorable-dropped"),
+    "every field set": ("decode", "valid", "every-field"),
+    "unknown tagged fields": ("decode", "valid", "unknown-tagged-fields"),
+    "a varint over five bytes": ("decode", "invalid", "long-varint"),
+    "a version prefix below the lowest": ("decode", "invalid", "bad-version"),
+}
+# Kafka Streams' SubscriptionInfo (read by Kafka's generated SubscriptionInfoData) and Kafka Connect's messages (its
+# protocol.types schemas) are held to the rules of reading only: their vectors' values are not their tables'
+_READ_RULES_ONLY = ("SubscriptionInfo", "ConnectMetadata", "ConnectAssignment")
+
+
+def rules_that_apply(message: str, version: int) -> list[str]:
+    """The rule classes a message × version must have a vector of, from its table: Kafka's generated messages
+    (requests, responses, headers, ConsumerProtocol, the __consumer_offsets records) all of them where their
+    fields allow; SubscriptionInfo and Connect the reading ones; AssignmentInfo (Kafka Streams' hand-written
+    encoding) none here (handcrafted.py's vectors hold its rules)."""
+    if message in _FRAMES or message == "AssignmentInfo":
+        return []
+    spec = load_message(message)
+    generated = message not in _READ_RULES_ONLY
+    top = [f for f in spec.root.fields if f.tag is None]
+    present = [f for f in top if version in f.versions]
+    lengths = [f for f in _all_fields(spec.root, version) if f.is_array or f.type in ("string", "bytes")]
+    flexible = spec.is_flexible(version)
+    out = []
+    if any(version not in f.nullable for f in lengths):
+        out.append("null in a non-nullable field, read")
+        if generated:
+            out.append("null in a non-nullable field, written")
+    if generated and any(version in f.nullable for f in present):
+        out.append("null in a nullable field")
+    if not flexible and any(f.is_array and version not in f.nullable for f in _all_fields(spec.root, version)):
+        out.append("a negative count")
+    if lengths:
+        out.append("a length past the input")
+    if generated and any(version not in f.versions and f.ignorable and not (f.is_array and f.struct) for f in top):
+        out.append("an ignorable field dropped")
+    if generated:
+        out.append("every field set")
+    if flexible:
+        out += ["unknown tagged fields", "a varint over five bytes"]
+    if spec.version_prefix == "int16" and version == spec.valid.low:
+        out.append("a version prefix below the lowest")
+    return out
+
+
+def _all_fields(struct: StructSpec, version: int):
+    for f in struct.fields:
+        if f.tag is None and version in f.versions:
+            yield f
+            if f.struct is not None:
+                yield from _all_fields(f.struct, version)
+
+
+def rule_gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> list[str]:
+    """Every rule class of :func:`rules_that_apply` a message × version has no vector of (a version prefix below
+    the lowest: a vector of the message at a lower version; a record's vectors name no version: the release's)."""
+    have: dict[tuple, set[str]] = {}
+    below: set[str] = set()
+    for v in vectors:
+        version = v.get("version")
+        if _prefix_below(v):
+            below.add(v["message"])
+        for op, result in vector_ops(v):
+            for rule, (r_op, r_result, flag) in RULES.items():
+                if op == r_op and (r_result is None or result == r_result) and flag in v.get("flags", ()):
+                    have.setdefault((v["message"], version), set()).add(rule)
+    out = []
+    for message, versions in supported().items():
+        if message not in messages:
+            continue
+        for version in versions:
+            got = have.get((message, version), set()) | (have.get((message, None), set())
+                                                          if message in KAFKA4_RECORDS else set())
+            for rule in rules_that_apply(message, version):
+                ok = message in below if rule == "a version prefix below the lowest" else rule in got
+                if not ok:
+                    out.append(f"{message} v{version}: no vector of {rule}")
+    return out
+
+
+def _prefix_below(v: dict) -> bool:
+    """Whether an invalid vector to decode puts an int16 version prefix below its message's lowest version (the
+    vector's ``version`` is that of the bytes for ConsumerProtocol, the reader's for Connect: the bytes say)."""
+    try:
+        spec = load_message(v["message"])
+    except KeyError:
+        return False
+    wire = bytes.fromhex(v.get("wire", ""))
+    return (spec.version_prefix == "int16" and v["result"] == "invalid" and len(wire) >= 2
+            and int.from_bytes(wire[:2], "big", signed=True) < spec.valid.low)
 
 
 def version_ranges(versions: Iterable[int]) -> str:
@@ -271,20 +370,20 @@ def cmd_vectors_list(args) -> int:
 MARKERS = ("<!-- vectors-list:start -->", "<!-- vectors-list:end -->")
 
 
-def embedded_block(text: str) -> str | None:
-    """The text between the vectors-list markers (stripped), or None without both markers in order."""
-    start, end = text.find(MARKERS[0]), text.find(MARKERS[1])
+def embedded_block(text: str, markers: tuple[str, str] = MARKERS) -> str | None:
+    """The text between the markers (default: vectors-list's; stripped), or None without both in order."""
+    start, end = text.find(markers[0]), text.find(markers[1])
     if start < 0 or end < start:
         return None
-    return text[start + len(MARKERS[0]):end].strip()
+    return text[start + len(markers[0]):end].strip()
 
 
-def update_block(path, table: str) -> None:
+def update_block(path, table: str, markers: tuple[str, str] = MARKERS) -> None:
     """Rewrite the table between the markers of ``path`` (vectors/README.md); ValueError without them."""
     text = path.read_text(encoding="utf-8")
-    if embedded_block(text) is None:
-        raise ValueError(f"no {MARKERS[0]} ... {MARKERS[1]} block")
-    start, end = text.find(MARKERS[0]) + len(MARKERS[0]), text.find(MARKERS[1])
+    if embedded_block(text, markers) is None:
+        raise ValueError(f"no {markers[0]} ... {markers[1]} block")
+    start, end = text.find(markers[0]) + len(markers[0]), text.find(markers[1])
     path.write_text(text[:start] + "\n" + table + "\n" + text[end:], encoding="utf-8")
 
 

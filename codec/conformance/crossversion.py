@@ -4,28 +4,51 @@ to read it as a reader of every version, against what Kafka's rules imply (wire-
 * SubscriptionInfo written at W, read by a reader whose newest version is R: W <= R decodes in full;
   W > R is a version probe (only the version and latestSupportedVersion words);
 * AssignmentInfo: W <= R decodes; W > R is an error (no future-version leniency).
+
+The samples are drawn from the run's seed (process id, endpoint, tasks and offset sums, host maps, the
+latest supported version), and a cell agrees only when the answer is the one Kafka implies *and* the value
+read is the sample's, field by field, as the vector runner compares (the built-in codec's reading as a
+reader of that version is the value expected): an answer made from the request's ``version`` and
+``readerVersion`` alone agrees nowhere.
 """
 
 from __future__ import annotations
 
+import random
 import uuid
 
 from ..streams import AssignmentInfo, SubscriptionInfo, encode_assignment, encode_subscription
 from ..types import HostInfo, TaskId, TopicPartition
-from .impl import Implementation
+from .generate import kafka_shape
+from .impl import BuiltinImplementation, Implementation
+from .messages import normalize
+from .runner import first_difference
 
 __all__ = ["cross_version_matrix", "render_matrix"]
 
 VERSIONS = range(1, 12)
+_REFERENCE = BuiltinImplementation()
 
 
-def _samples():
-    pid = uuid.UUID("6f1c2f0e-8d2b-4c6a-9e4e-0123456789ab")
+def _samples(seed: int):
+    rng = random.Random(f"rebalance-codec cross-version {seed}")
     for w in VERSIONS:
-        sub = SubscriptionInfo(version=w, latest_supported_version=w if w >= 3 else -1, process_id=pid,
-                               user_endpoint="h:1" if w >= 2 else None, task_offset_sums={TaskId(0, 0): -2})
-        asg = AssignmentInfo(version=w, commonly_supported_version=w if w >= 3 else -1, active_tasks=(TaskId(0, 0),),
-                             partitions_by_host={HostInfo("h", 1): (TopicPartition("t", 0),)} if w >= 2 else {})
+        def task() -> TaskId:
+            return TaskId(rng.randint(0, 50), rng.randint(0, 500))
+
+        sub = SubscriptionInfo(version=w, latest_supported_version=rng.randint(w, 2**31 - 1) if w >= 3 else -1,
+                               process_id=uuid.UUID(int=rng.getrandbits(128)),
+                               user_endpoint=f"host-{rng.randint(0, 999)}:{rng.randint(1, 65535)}" if w >= 2 else None,
+                               task_offset_sums={task(): -2, task(): rng.randint(0, 2**40) if w >= 7 else -3},
+                               unique_field=rng.randint(-128, 127) if w >= 8 else 0,
+                               error_code=rng.randint(0, 4) if w >= 9 else 0)
+        topic = f"topic-{rng.randint(0, 999)}"
+        asg = AssignmentInfo(version=w, commonly_supported_version=rng.randint(w, 11) if w >= 3 else -1,
+                             active_tasks=(task(), task()),
+                             partitions_by_host={HostInfo(f"h{rng.randint(0, 99)}", rng.randint(1, 65535)):
+                                                 (TopicPartition(topic, rng.randint(0, 99)),)} if w >= 2 else {},
+                             error_code=rng.randint(0, 4) if w >= 4 else 0,
+                             next_rebalance_ms=rng.randint(0, 2**62) if w >= 7 else 2**63 - 1)
         yield w, encode_subscription(sub), encode_assignment(asg)
 
 
@@ -35,22 +58,30 @@ def implied(message: str, writer: int, reader: int) -> str:
     return "probe" if message == "SubscriptionInfo" else "error"
 
 
-def cross_version_matrix(impl: Implementation) -> list[dict]:
+def _got(message: str, w: int, r: int, wire: bytes, out) -> str:
+    """What an answer is: ok, probe, error, skip (declined), or wrong (a failure, not an object, or a value
+    that is not what the bytes hold)."""
+    if out.declined is not None:
+        return "skip"  # declined: not checked, so it never agrees (nor does a rejection it is not)
+    if out.failure or (out.ok and not isinstance(out.value, dict)):
+        return "wrong"
+    if not out.ok:
+        return "error"
+    probe = message == "SubscriptionInfo" and bool(out.value.get("futureVersion"))
+    ref = _REFERENCE.decode(message, w, wire, reader_version=r)
+    if not ref.ok:
+        return "wrong"  # the reference refuses these bytes at this reader: no value agrees
+    expected = kafka_shape(message, ref.value)
+    same = first_difference(normalize(message, expected), normalize(message, out.value)) is None
+    return ("probe" if probe else "ok") if same else "wrong"
+
+
+def cross_version_matrix(impl: Implementation, seed: int = 0) -> list[dict]:
     cells = []
-    for w, sub, asg in _samples():
+    for w, sub, asg in _samples(seed):
         for message, wire in (("SubscriptionInfo", sub), ("AssignmentInfo", asg)):
             for r in VERSIONS:
-                out = impl.decode(message, w, wire, reader_version=r)
-                if out.declined is not None:
-                    got = "skip"  # declined: not checked, so it never agrees (nor does a rejection it is not)
-                elif out.failure or (out.ok and not isinstance(out.value, dict)):
-                    got = "wrong"  # an adapter failure, or a value that is not an object, never agrees
-                elif not out.ok:
-                    got = "error"
-                elif message == "SubscriptionInfo" and out.value.get("futureVersion"):
-                    got = "probe" if out.value.get("version") == w else "wrong"
-                else:
-                    got = "ok" if out.value.get("version") == w else "wrong"
+                got = _got(message, w, r, wire, impl.decode(message, w, wire, reader_version=r))
                 want = implied(message, w, r)
                 cells.append({"message": message, "writer": w, "reader": r, "got": got, "kafka": want,
                               "agrees": got == want})
@@ -62,7 +93,8 @@ def render_matrix(cells: list[dict]) -> str:
     lines = []
     for message in ("SubscriptionInfo", "AssignmentInfo"):
         lines.append(f"{message}: rows = written at, columns = reader's newest version "
-                     "(ok decoded, pr version probe, -- error, sk declined, * disagrees with Kafka)")
+                     "(ok decoded, pr version probe, -- error, !! a wrong value or no answer, sk declined, "
+                     "* disagrees with Kafka)")
         lines.append("      " + " ".join(f"{r:>3}" for r in VERSIONS))
         for w in VERSIONS:
             row = [c for c in cells if c["message"] == message and c["writer"] == w]

@@ -190,11 +190,15 @@ def handcrafted_vectors() -> dict[str, list[dict]]:
     bad = bytearray(base6a)
     index_at = pbh + 4 + 2 + len(HOST) + 4 + 4
     bad[index_at:index_at + 4] = i32(9)
+    # Kafka's readTopicPartitions: new TopicPartition(topicIndexDict.get(index), partition), a null topic
+    null_topic = assignment_expected(6)
+    null_topic["partitionsByHost"][0]["partitions"] = [{"topic": None, "partition": 1}]
     asg.append({"id": "hc-assignmentinfo-v6-unknown-topic-index", "message": "AssignmentInfo", "version": 6,
                 "description": "AssignmentInfo v6 whose host map names topic index 9, absent from the dictionary "
                                "(Kafka builds a partition with a null topic; rebalance-codec rejects it)",
-                "wire": bytes(bad).hex(), "result": "acceptable", "error": "unknown-topic-index",
-                "offset": index_at, "canonical": False, "flags": [], "provenance": PROV})
+                "wire": bytes(bad).hex(), "expected": null_topic, "result": "acceptable",
+                "error": "unknown-topic-index", "offset": index_at, "canonical": False, "flags": [],
+                "provenance": PROV})
     asg.append({"id": "hc-assignmentinfo-v9-named-topology", "message": "AssignmentInfo", "version": 9,
                 "description": "A named-topology task at v9: Kafka refuses to encode it (named topologies need v10)",
                 "expected": {**assignment_expected(7), "version": 9,
@@ -202,7 +206,8 @@ def handcrafted_vectors() -> dict[str, list[dict]]:
                 "result": "invalid", "error": "unrepresentable", "canonical": False, "flags": ["encode-refused"],
                 "provenance": PROV})
     from .handcrafted_group import GROUP_FILE, group_vectors
+    from .handcrafted_rules import RULES_FILE, rule_vectors
     from .vectors import vectors_dir
 
     return {"handcrafted-subscription-info.jsonl": sub, "handcrafted-assignment-info.jsonl": asg,
-            GROUP_FILE: group_vectors(vectors_dir())}
+            GROUP_FILE: group_vectors(vectors_dir()), RULES_FILE: rule_vectors(vectors_dir())}

@@ -22,7 +22,6 @@ import os
 import selectors
 import shlex
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -33,7 +32,7 @@ from ..kinds import get_kind
 from .messages import kind_of
 
 __all__ = ["Outcome", "Implementation", "BuiltinImplementation", "CommandImplementation", "AdapterError",
-           "handle_request", "DEFAULT_TIMEOUT", "DEFAULT_MAX_REPLY"]
+           "handle_request", "clip", "CLIP", "DEFAULT_TIMEOUT", "DEFAULT_MAX_REPLY", "DEFAULT_TIME_LIMIT"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +68,8 @@ class Implementation(Protocol):
     def assign(self, round_: dict) -> Outcome: ...
 
     def capabilities(self) -> Outcome: ...
+
+    def restart(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -119,23 +120,27 @@ class BuiltinImplementation:
     def capabilities(self) -> Outcome:
         return _outcome(handle_request({"op": "capabilities"}))
 
+    def restart(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
 def _outcome(resp: Any) -> Outcome:
     """Read one reply. Only ``{"error": {"message": "..."}}`` is a rejection; any other shape is the
-    adapter's failure, never a pass."""
+    adapter's failure, never a pass. Every text of the adapter's kept here (an error message, a reason to
+    decline) is clipped to :data:`CLIP` characters, its full length said."""
     if not isinstance(resp, dict):
         return Outcome(failure=f"adapter answered {_clip(resp)}, not a JSON object")
     if "error" in resp:
         err = resp["error"]
         if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return Outcome(error=err)
+            return Outcome(error={"message": clip(err["message"])})
         return Outcome(failure=f"adapter answered an error that is not {{\"message\": \"...\"}}: {_clip(err)}")
     if "unsupported" in resp:
         if isinstance(resp["unsupported"], str):
-            return Outcome(declined=resp["unsupported"])
+            return Outcome(declined=clip(resp["unsupported"]))
         return Outcome(failure=f"adapter answered unsupported without a string reason: {_clip(resp['unsupported'])}")
     if "capabilities" in resp:
         return Outcome(value=resp["capabilities"])
@@ -154,6 +159,15 @@ def _outcome(resp: Any) -> Outcome:
     return Outcome(failure=f"adapter answered neither value, wire, assignments, error nor unsupported: {_clip(resp)}")
 
 
+CLIP = 300  # characters of one adapter text (a reason, an error message, a member list) a report keeps
+
+
+def clip(text: str, limit: int = CLIP) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was: an adapter's text is stored (in every
+    result, the JSON and JUnit reports) only so clipped, whatever it wrote."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _clip(v: Any, n: int = 200) -> str:
     s = _text.printable(_text.dumps(v))
     return s if len(s) <= n else s[:n - 3] + "..."
@@ -161,7 +175,12 @@ def _clip(v: Any, n: int = 200) -> str:
 
 DEFAULT_TIMEOUT = 10.0  # seconds per request
 DEFAULT_MAX_REPLY = 64 * 1024 * 1024  # bytes of one reply line
-_STDERR_TAIL = 2000
+DEFAULT_TIME_LIMIT = 1800.0  # seconds for a whole run through an adapter
+MAX_REPLY_PARTS = 1_000_000  # objects, arrays and strings in one reply (the largest vector's value has 600)
+TIMEOUT_STARTS = 3  # starts in a row that each end in a timeout: the adapter is given up
+_STDERR_RING = 64 * 1024  # bytes of the adapter's stderr kept (the newest)
+_STDERR_TAIL = 2000  # characters of it a failure quotes
+_STDERR_READ = 4 * 1024 * 1024  # bytes of stderr read at most per drain (an adapter may write it forever)
 
 
 class AdapterError(ValueError):
@@ -171,12 +190,22 @@ class AdapterError(ValueError):
 class CommandImplementation:
     """Any program that speaks the line protocol, started once and fed one request per line.
 
-    Each request has ``timeout`` seconds and each reply at most ``max_reply`` bytes. An adapter that exits,
-    hangs, or writes past the cap without a newline fails that request (with the tail of its stderr) and is
-    restarted; if it has answered nothing since it was (re)started, it is given up and every further request
-    fails at once, so a dead or hung adapter ends the run within one timeout."""
+    Bounds, each ending in a failure that says which (never a hang, never unbounded memory):
 
-    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY) -> None:
+    * each request has ``timeout`` seconds and each reply at most ``max_reply`` bytes and
+      :data:`MAX_REPLY_PARTS` objects, arrays and strings (read, each is a Python object: 64 MiB of ``[]`` would
+      be gigabytes). An adapter that exits, hangs, or writes past the cap without a newline fails that request
+      (with the tail of its stderr) and is restarted;
+    * it is given up (every further request fails at once) when it has answered nothing since it was
+      (re)started, or when :data:`TIMEOUT_STARTS` starts in a row each ended in a timeout (an adapter that
+      answers once a start and then hangs), or when the run's ``time_limit`` is spent;
+    * its stderr is drained while it is asked and only the newest :data:`_STDERR_RING` bytes are kept.
+
+    :meth:`restart` goes on with a fresh process (the runner asks the reading half of a run from one that never
+    saw the writing half's requests), started early by :meth:`prepare_restart` so it loads meanwhile."""
+
+    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY,
+                 time_limit: float | None = DEFAULT_TIME_LIMIT) -> None:
         try:
             self.argv = shlex.split(command)
         except ValueError as e:
@@ -184,42 +213,71 @@ class CommandImplementation:
         if not self.argv:
             raise AdapterError("--impl needs a command (leave it out to test the built-in codec)")
         self.name = command
-        self.timeout, self.max_reply = timeout, max_reply
+        self.timeout, self.max_reply, self.time_limit = timeout, max_reply, time_limit
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
         self.proc: subprocess.Popen | None = None
         self.gave_up: str | None = None
+        self._timeouts_in_a_row = 0
+        self._spare: subprocess.Popen | None = None
         self._start()
 
-    def _start(self) -> None:
-        self._stderr = tempfile.TemporaryFile()
+    def _spawn(self) -> subprocess.Popen:
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as e:
-            self._stderr.close()
             raise AdapterError(f"cannot start {self.name!r}: {e.strerror or e}") from None
-        for f in (self.proc.stdin, self.proc.stdout):
+        for f in (proc.stdin, proc.stdout, proc.stderr):
             os.set_blocking(f.fileno(), False)
+        return proc
+
+    def _start(self, proc: subprocess.Popen | None = None) -> None:
+        self.proc = proc or self._spawn()
         self._buffer = b""
+        self._stderr = bytearray()
         self.answered = 0
 
+    def _drain_stderr(self, limit: int = _STDERR_READ) -> bool:
+        """Read what the adapter wrote to stderr (at most ``limit`` bytes now), keeping the newest bytes.
+        Returns whether its stderr has ended."""
+        proc = self.proc
+        if proc is None or proc.stderr is None or proc.stderr.closed:
+            return True
+        read = 0
+        while read < limit:
+            try:
+                chunk = os.read(proc.stderr.fileno(), 1 << 16)
+            except BlockingIOError:
+                return False
+            except OSError:
+                return True
+            if not chunk:
+                return True
+            read += len(chunk)
+            self._stderr += chunk
+            if len(self._stderr) > 2 * _STDERR_RING:
+                del self._stderr[:-_STDERR_RING]
+        return False
+
     def _stderr_tail(self) -> str:
-        try:
-            self._stderr.seek(0, os.SEEK_END)
-            size = self._stderr.tell()
-            self._stderr.seek(max(0, size - _STDERR_TAIL))
-            tail = self._stderr.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
+        self._drain_stderr()
+        tail = bytes(self._stderr[-_STDERR_TAIL * 4:]).decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
         return f"; its stderr ends: {_text.printable(tail)}" if tail else ""
 
-    def _exchange(self, data: bytes) -> bytes | str:
-        """Send one request line, read one reply line: the line, or the reason there is none."""
+    def _exchange(self, data: bytes) -> bytes | tuple[str, bool]:
+        """Send one request line, read one reply line: the line, or (the reason there is none, whether it
+        was a timeout)."""
         proc = self.proc
-        assert proc and proc.stdin and proc.stdout
-        deadline = time.monotonic() + self.timeout
-        out_fd, in_fd = proc.stdout.fileno(), proc.stdin.fileno()
+        assert proc and proc.stdin and proc.stdout and proc.stderr
+        now = time.monotonic()
+        deadline = now + self.timeout
+        run_ends = self.deadline is not None and self.deadline < deadline
+        if run_ends:
+            deadline = self.deadline
+        out_fd, in_fd, err_fd = proc.stdout.fileno(), proc.stdin.fileno(), proc.stderr.fileno()
         pending = memoryview(data)
         with selectors.DefaultSelector() as sel:
             sel.register(out_fd, selectors.EVENT_READ)
+            sel.register(err_fd, selectors.EVENT_READ)
             if pending:
                 sel.register(in_fd, selectors.EVENT_WRITE)
             while True:
@@ -228,12 +286,17 @@ class CommandImplementation:
                     line, self._buffer = self._buffer[:newline], self._buffer[newline + 1:]
                     return line
                 if len(self._buffer) > self.max_reply:
-                    return f"adapter wrote more than {self.max_reply} bytes without a newline"
+                    return f"adapter wrote more than {self.max_reply} bytes without a newline", False
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    return f"adapter did not answer within {self.timeout:g} s"
+                    if run_ends:
+                        return f"the run's time limit of {self.time_limit:g} s ran out waiting for an answer", False
+                    return f"adapter did not answer within {self.timeout:g} s", True
                 for key, _ in sel.select(left):
-                    if key.fd == in_fd:
+                    if key.fd == err_fd:
+                        if self._drain_stderr(1 << 20):  # its stderr ended: it closed it or exited
+                            sel.unregister(err_fd)
+                    elif key.fd == in_fd:
                         try:
                             n = os.write(in_fd, pending[:65536])
                         except BlockingIOError:
@@ -255,22 +318,35 @@ class CommandImplementation:
                                 status = proc.wait(timeout=1)
                             except subprocess.TimeoutExpired:
                                 status = None
-                            return f"adapter exited (status {status}) without answering"
+                            return f"adapter exited (status {status}) without answering", False
                         self._buffer += chunk
 
     def _ask(self, req: dict) -> Outcome:
+        if not self.gave_up and self.deadline is not None and time.monotonic() >= self.deadline:
+            self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
         if self.gave_up:
             return Outcome(failure=f"not run: {self.gave_up}")
         line = self._exchange((_text.dumps(req) + "\n").encode("utf-8"))
-        if isinstance(line, str):  # no reply: the adapter's state is unknown, so it starts afresh
-            reason = line + self._stderr_tail()
+        if isinstance(line, tuple):  # no reply: the adapter's state is unknown, so it starts afresh
+            why, timed_out = line
+            reason = clip(why + self._stderr_tail(), 2 * _STDERR_TAIL)
             self._stop(kill=True)
+            self._timeouts_in_a_row = self._timeouts_in_a_row + 1 if timed_out else 0
             if self.answered == 0:
                 self.gave_up = f"the adapter answered nothing ({reason})"
+            elif self._timeouts_in_a_row >= TIMEOUT_STARTS:
+                self.gave_up = (f"the adapter timed out after each of its last {TIMEOUT_STARTS} starts "
+                                f"(the last: {reason})")
+            elif self.deadline is not None and time.monotonic() >= self.deadline:
+                self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
             else:
                 self._start()
             return Outcome(failure=reason)
         self.answered += 1
+        parts = line.count(b"{") + line.count(b"[") + line.count(b'"') // 2
+        if parts > MAX_REPLY_PARTS:  # each one a Python object dozens of bytes large: refused before it is read
+            return Outcome(failure=f"adapter answered a line of {parts} objects, arrays and strings "
+                                   f"(more than {MAX_REPLY_PARTS} are not read)")
         try:
             return _outcome(json.loads(line.decode("utf-8")))
         except (ValueError, RecursionError):  # not UTF-8, not JSON, or JSON this reader refuses (huge integers)
@@ -297,15 +373,37 @@ class CommandImplementation:
         """The optional first request. An adapter that dies or hangs on it is started again and asked
         everything: not knowing the op is no reason to give it up."""
         out = self._ask({"op": "capabilities"})
-        if out.failure and self.gave_up:
+        if out.failure and self.gave_up and self.proc is None:
             self.gave_up = None
+            self._timeouts_in_a_row = 0
             self._start()
         return out
 
-    def _stop(self, *, kill: bool = False) -> None:
-        proc = self.proc
-        if proc is None:
+    def prepare_restart(self) -> None:
+        """Start the process :meth:`restart` switches to now, so that it loads while this one is asked (it is sent
+        nothing until then)."""
+        if self._spare is None and not self.gave_up:
+            self._spare = self._spawn()
+
+    def restart(self) -> None:
+        """Stop the adapter and go on with a fresh process, one that was sent nothing yet (unless it was given
+        up)."""
+        spare, self._spare = self._spare, None
+        if self.gave_up:
+            if spare is not None:
+                self._stop_process(spare, kill=True)
             return
+        self._stop()
+        self._start(spare)
+
+    def _stop(self, *, kill: bool = False) -> None:
+        if self.proc is not None:
+            self._drain_stderr()
+            self._stop_process(self.proc, kill=kill)
+        self.proc = None
+
+    @staticmethod
+    def _stop_process(proc: subprocess.Popen, *, kill: bool) -> None:
         if kill:
             proc.kill()
         for f in (proc.stdin, proc.stdout):
@@ -318,8 +416,10 @@ class CommandImplementation:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        self._stderr.close()
-        self.proc = None
+        proc.stderr.close()
 
     def close(self) -> None:
         self._stop()
+        if self._spare is not None:
+            self._stop_process(self._spare, kill=True)
+            self._spare = None

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from .. import text as _text
 from ..kafka4.common import KIND_NAMES as KAFKA4_KINDS
 
-__all__ = ["MESSAGES", "kind_of", "normalize"]
+__all__ = ["MESSAGES", "flatten_layers", "kind_of", "normalize"]
 
 # message name (as in the vectors) -> CLI kind
 MESSAGES: dict[str, str] = {
@@ -86,15 +86,30 @@ def _connect_metadata(v: dict) -> dict:
     return v
 
 
+def flatten_layers(v: Any) -> Any:
+    """A frame's carried layers (``{"layer": ..., "bytes": ..., "value" or "error": ...}``, what the built-in
+    codec writes for a bytes field it decoded further) as their bytes, which Kafka's JSON shape has there."""
+    if isinstance(v, dict):
+        if "layer" in v and "bytes" in v:
+            return v["bytes"]
+        return {k: flatten_layers(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [flatten_layers(x) for x in v]
+    return v
+
+
 _NORMALIZERS: dict[str, Callable[[dict], dict]] = {
     "SubscriptionInfo": _subscription,
     "AssignmentInfo": _assignment,
     "ConnectAssignment": _connect_assignment,
     "ConnectMetadata": _connect_metadata,
+    "RequestFrame": flatten_layers,
+    "ResponseFrame": flatten_layers,
 }
 
 
 def normalize(message: str, value: Any) -> Any:
-    """The value with its unordered collections sorted (identity for messages whose order is fixed)."""
+    """The value with its unordered collections sorted and, in a frame, carried layers as their bytes
+    (identity for messages whose order is fixed)."""
     f = _NORMALIZERS.get(message)
     return f(value) if f and isinstance(value, dict) else value

@@ -15,35 +15,57 @@ half of a valid vector are checked, selected, declared and declined separately. 
 capabilities leave out is skipped without being sent ("not declared"). A vector fails when a half fails,
 passes when a half passes and none fails, and is skipped when every half is.
 
-A rejection is only evidence from an adapter that reads (or writes) valid input of the same message and
-version: a rejection of an invalid vector passes only once the adapter has answered a valid request of the
-same op, message and version (of the message, when the suite has no valid vector at that version), in the
-run or in one of up to three extra requests for valid vectors (witnesses). An adapter that rejects everything fails the
-invalid vectors too; one that does not implement a message says so with ``unsupported``.
+**The order of a run** (:func:`run_all`): no answer may be copied from bytes the run showed earlier. Every
+writing request comes first (the encode halves, the generated encode cases, the rebalance rounds), then the
+adapter is restarted and every reading request follows (the decode halves, the generated decode cases) in a
+process that never saw a value it is asked for. Each part is shuffled by the run's seed; within the writing
+part a message's encode halves come before those of every message that carries it as bytes (SubscriptionInfo
+before ConsumerProtocol before JoinGroup before frames), so no value shown holds the bytes of one still to be
+asked.
+
+**Evidence.** A rejection is only evidence from an adapter that reads (or writes) valid input of the same
+message: a rejection passes an invalid vector only once the adapter has answered a valid request of the same
+op and message (for a frame, of the same API) correctly, at any version: a valid half of the run that passed,
+or one of up to three *witnesses* the runner then asks, declared or not (fresh generated values first, then
+the suite's valid vectors). Where the adapter declines the witnesses, or there is none to ask, the rejection
+is skipped ("no evidence"); where it answers them wrongly, the rejection fails ("decline with unsupported").
+And any pass of a vector's half counts only where the adapter also passes a generated case of the same op and
+message (and API), if the run drew any: values nobody wrote down are what an adapter that knows the suite by
+heart cannot answer.
 """
 
 from __future__ import annotations
 
+import bisect
+import random
 import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import text as _text
 from ..wire.builder import field_offsets
 from ..wire.schema import schema_names
-from .impl import BuiltinImplementation, Implementation, Outcome
+from .generate import Case, draw_case, generated_cells, plan, take_case
+from .impl import BuiltinImplementation, Implementation, Outcome, clip
 from .messages import normalize
+from .vectors import suite as suite_vectors
 
-__all__ = ["VectorResult", "run_vectors", "run_rebalance_rounds", "first_difference", "byte_difference", "summarize",
-           "DECODE_ONLY", "OPS", "vector_ops", "Capabilities", "parse_versions", "ask_capabilities", "STATUSES"]
+__all__ = ["VectorResult", "GeneratedRun", "RunResults", "run_all", "run_vectors", "run_rebalance_rounds",
+           "first_difference", "byte_difference", "summarize", "DECODE_ONLY", "ENCODE_ONLY", "OPS", "vector_ops", "Capabilities",
+           "parse_versions", "ask_capabilities", "STATUSES", "write_rank"]
 
 # Vectors with these flags are checked in the decode direction only: a version probe cannot be encoded (no
 # such version exists), and a capture's expected value names only the facts recorded with it.
 DECODE_ONLY = {"version-probe", "capture-facts"}
+# and these in the encode direction only: expected sets an ignorable field the version lacks, which Kafka's writer
+# leaves out, so decoding wire gives the value without it
+ENCODE_ONLY = {"ignorable-dropped"}
 OPS = ("decode", "encode", "assign")
 # pass, fail, skip (declined or not declared), xfail (a failure an expectations file lists), xpass (a listed
 # vector that passes: fixed, the list is stale)
 STATUSES = ("pass", "fail", "skip", "xfail", "xpass")
+DETAIL = 2 * 300  # characters of a result's detail or reason (adapter text inside is clipped to 300 already)
 
 
 @dataclass(frozen=True)
@@ -63,7 +85,8 @@ def vector_ops(v: dict) -> tuple[str, ...]:
     flagged ``version-probe`` or ``capture-facts``); an invalid vector with ``wire`` decodes, one without
     encodes; an acceptable vector decodes. Rebalance rounds use ``assign``."""
     if v["result"] == "valid":
-        return ("decode",) if DECODE_ONLY & set(v.get("flags", ())) else ("decode", "encode")
+        flags = set(v.get("flags", ()))
+        return ("decode",) if DECODE_ONLY & flags else ("encode",) if ENCODE_ONLY & flags else ("decode", "encode")
     if v["result"] == "invalid" and "wire" not in v:
         return ("encode",)
     return ("decode",)
@@ -77,7 +100,7 @@ def parse_versions(text: Any) -> tuple[int, int | None]:
     Returns (lowest, highest or None); raises ValueError naming the text."""
     if isinstance(text, int) and not isinstance(text, bool) and text >= 0:
         return text, text
-    m = _RANGE.match(text.strip()) if isinstance(text, str) else None
+    m = _RANGE.match(text.strip()) if isinstance(text, str) and len(text) < 64 else None
     if not m:
         raise ValueError(f"{_short(text)} is not a version range (3, 3-5 or 5-)")
     lo = int(m.group(1))
@@ -96,30 +119,53 @@ def in_ranges(version: int | None, ranges: list[tuple[int, int | None]] | None) 
     return version is not None and any(lo <= version and (hi is None or version <= hi) for lo, hi in ranges)
 
 
+MAX_ENTRIES = 10_000  # entries of a capabilities declaration
+MAX_NAMES = 200_000  # message names and version ranges over the whole declaration
+MAX_CELLS = 1_000_000  # sum over the entries of (message names x version ranges)
+_ALL = None  # every version (records have none)
+_TOP = 1 << 62  # "and later"
+
+
 class Capabilities:
     """What an adapter declared it does, from its answer to ``{"op": "capabilities"}``: a list of entries
     ``{"op": <op or list>, "message": <name or list, absent: every message>, "versions": <range or list,
-    absent: every version>}``. A half is sent only when an entry covers its op, message and version."""
+    absent: every version>}``. A half is sent only when an entry covers its op, message and version.
+
+    The entries are merged once into sorted, disjoint version intervals per (op, message), so asking costs a
+    binary search whatever the declaration's size; a declaration past :data:`MAX_ENTRIES` entries,
+    :data:`MAX_NAMES` names and ranges or :data:`MAX_CELLS` name x range pairs is refused as too large."""
 
     def __init__(self, entries: list[tuple[frozenset, frozenset | None, list | None]]) -> None:
         self.entries = entries
+        table: dict[tuple[str, str | None], list | None] = {}
+        for ops, msgs, vs in entries:
+            for op in ops:
+                for m in (msgs if msgs is not None else (None,)):
+                    if vs is None:
+                        table[(op, m)] = _ALL
+                    elif table.get((op, m), []) is not _ALL:
+                        table.setdefault((op, m), []).extend((lo, _TOP if hi is None else hi) for lo, hi in vs)
+        self._table = {k: (_ALL if v is _ALL else _merge(v)) for k, v in table.items()}
 
     @classmethod
     def parse(cls, value: Any) -> Capabilities:
         """Raises ValueError with what is wrong with the declaration."""
         if not isinstance(value, list):
             raise ValueError("capabilities is not a list")  # noqa: TRY004
+        if len(value) > MAX_ENTRIES:
+            raise ValueError(f"capabilities has {len(value)} entries (at most {MAX_ENTRIES} are read)")
         entries = []
+        names = cells = 0
         for i, e in enumerate(value):
             where = f"capabilities[{i}]"
             if not isinstance(e, dict):
                 raise ValueError(f"{where} is not an object")  # noqa: TRY004
             unknown = set(e) - {"op", "message", "versions"}
             if unknown:
-                raise ValueError(f"{where} has unknown keys {sorted(unknown)}")
+                raise ValueError(f"{where} has unknown keys {_short(sorted(unknown))}")
             ops = e.get("op")
             ops = [ops] if isinstance(ops, str) else ops
-            if not isinstance(ops, list) or not ops or any(o not in OPS for o in ops):
+            if not isinstance(ops, list) or not ops or len(ops) > len(OPS) * 4 or any(o not in OPS for o in ops):
                 raise ValueError(f"{where}.op is not one of {', '.join(OPS)} (or a list of them)")
             messages = e.get("message")
             if messages is not None:
@@ -128,24 +174,57 @@ class Capabilities:
                     raise ValueError(f"{where}.message is not a message name or a list of them")
             versions = e.get("versions")
             if versions is not None:
-                versions = [parse_versions(x) for x in (versions if isinstance(versions, list) else [versions])]
+                versions = versions if isinstance(versions, list) else [versions]
+            names += len(messages or ()) + len(versions or ())
+            cells += max(1, len(messages or ())) * max(1, len(versions or ()))
+            if names > MAX_NAMES or cells > MAX_CELLS:
+                raise ValueError(f"capabilities is too large: more than {MAX_NAMES} message names and version "
+                                 f"ranges, or {MAX_CELLS} pairs of them, by {where}")
+            if versions is not None:
+                versions = [parse_versions(x) for x in versions]
             entries.append((frozenset(ops), None if messages is None else frozenset(messages), versions))
         return cls(entries)
 
     def covers(self, op: str, message: str, version: int | None) -> bool:
-        return any(op in ops and (msgs is None or message in msgs) and in_ranges(version, vs)
-                   for ops, msgs, vs in self.entries)
+        for key in ((op, message), (op, None)):
+            if key not in self._table:
+                continue
+            spans = self._table[key]
+            if spans is _ALL:
+                return True
+            if version is not None:
+                i = bisect.bisect_right(spans, (version, _TOP)) - 1
+                if i >= 0 and spans[i][0] <= version <= spans[i][1]:
+                    return True
+        return False
 
-    def describe(self) -> str:
+    def describe(self, limit: int = 12) -> str:
         def one(ops, msgs, vs):
             if ops == {"assign"}:
                 return "assign"
             what = ("every message" if msgs is None else ", ".join(sorted(msgs)) if len(msgs) <= 4
                     else f"{len(msgs)} messages")
-            ver = "" if vs is None else " v" + ",".join(f"{lo}" if lo == hi else f"{lo}-{'' if hi is None else hi}"
-                                                      for lo, hi in vs)
+            shown = vs if vs is None or len(vs) <= 8 else vs[:8]
+            ver = "" if shown is None else " v" + ",".join(
+                f"{lo}" if lo == hi else f"{lo}-{'' if hi is None else hi}" for lo, hi in shown)
+            if vs is not None and len(vs) > 8:
+                ver += f",... ({len(vs)} ranges)"
             return f"{'/'.join(o for o in OPS if o in ops)} {what}{ver}"
-        return "; ".join(one(*e) for e in self.entries) or "nothing"
+        parts = [one(*e) for e in self.entries[:limit]]
+        if len(self.entries) > limit:
+            parts.append(f"... and {len(self.entries) - limit} more entries")
+        return "; ".join(parts) or "nothing"
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, disjoint intervals covering ``spans`` (touching ones joined)."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
 
 
 def ask_capabilities(impl: Implementation) -> tuple[Capabilities | None, str]:
@@ -160,13 +239,16 @@ def ask_capabilities(impl: Implementation) -> tuple[Capabilities | None, str]:
         try:
             caps = Capabilities.parse(out.value)
         except ValueError as e:
-            return None, f"capabilities: the answer is not a declaration ({e}); every vector is sent"
+            return None, f"capabilities: the answer is not a declaration ({clip(str(e))}); every vector is sent"
         from .messages import MESSAGES
 
         named = {m for _, msgs, _ in caps.entries for m in (msgs or ())}
         unknown = sorted(named - set(MESSAGES) - {"RebalanceRound"})
-        note = f" (no such message in the suite: {', '.join(unknown)})" if unknown else ""
-        return caps, f"capabilities: {caps.describe()}{note}"
+        note = ""
+        if unknown:
+            shown = ", ".join(unknown[:8]) + (f", ... ({len(unknown)} names)" if len(unknown) > 8 else "")
+            note = f" (no such message in the suite: {clip(shown)})"
+        return caps, f"capabilities: {clip(caps.describe(), 2000)}{note}"
     why = (f"the adapter declined ({out.declined})" if out.declined is not None else
            f"the adapter answered an error ({out.error.get('message')})" if out.error is not None else out.failure)
     return None, f"capabilities: none declared ({why}); every vector is sent"
@@ -236,15 +318,28 @@ def _why(out: Outcome) -> str:
     return str(out.error.get("message"))
 
 
+def _class(out: Outcome) -> str:
+    """The failure class of an answer that is no value: ``error`` (a rejection) or ``failure``."""
+    return "failure" if out.failure else "error"
+
+
 _REFERENCE = BuiltinImplementation()
 
-# A half's outcome: (status, detail, key) where key names the (op, message, version, apiKey) whose evidence a
-# pass by rejection needs (None otherwise).
-_Half = tuple
+
+@dataclass(frozen=True)
+class _Half:
+    """One half's outcome: its status and detail; ``key``, the (op, message, API) whose evidence a pass by
+    rejection needs (None otherwise); ``where``, a failure's class: the JSON path where the value differs
+    (indices as ``[]``), ``error`` (the valid input was rejected), ``failure`` or ``bytes`` (unreadable)."""
+
+    status: str
+    detail: str = ""
+    key: tuple | None = None
+    where: str = ""
 
 
 def _declined(out: Outcome) -> _Half | None:
-    return ("skip", f"unsupported: {out.declined}", None) if out.declined is not None else None
+    return _Half("skip", f"unsupported: {out.declined}") if out.declined is not None else None
 
 
 def _api(v: dict) -> int | None:
@@ -259,7 +354,22 @@ def _api(v: dict) -> int | None:
 
 
 def _key(op: str, v: dict) -> tuple:
-    return op, v["message"], v.get("version"), _api(v)
+    return op, v["message"], _api(v)
+
+
+_INDEX = re.compile(r"\[\d+\]")
+_MAP_KEY = re.compile(r"\.(_unknownTaggedFields|clientTags)\..*")  # maps whose keys are data, not field names
+
+
+def _where(diff: str) -> str:
+    """The class of a first difference: its JSON path with every index written ``[]``, cut at a map whose keys
+    are data (a tag number, a client tag)."""
+    return _MAP_KEY.sub(r".\1", _INDEX.sub("[]", diff.split(": ", 1)[0]))
+
+
+def _compare(v: dict, value: Any, what: str) -> _Half:
+    d = first_difference(normalize(v["message"], v["expected"]), normalize(v["message"], value))
+    return _Half("fail", f"{what} differs at {d}", where=_where(d)) if d else _Half("pass")
 
 
 def _decode_valid(impl: Implementation, v: dict) -> _Half:
@@ -268,9 +378,8 @@ def _decode_valid(impl: Implementation, v: dict) -> _Half:
     if out.declined is not None:
         return _declined(out)
     if not out.ok:
-        return "fail", f"decode failed: {_why(out)}", None
-    d = first_difference(normalize(msg, v["expected"]), normalize(msg, out.value))
-    return ("fail", f"decoded value differs at {d}", None) if d else ("pass", "", None)
+        return _Half("fail", f"decode failed: {_why(out)}", where=_class(out))
+    return _compare(v, out.value, "decoded value")
 
 
 def _encode_valid(impl: Implementation, v: dict) -> _Half:
@@ -279,17 +388,19 @@ def _encode_valid(impl: Implementation, v: dict) -> _Half:
     if enc.declined is not None:
         return _declined(enc)
     if not enc.ok:
-        return "fail", f"encode of expected failed: {_why(enc)}", None
+        return _Half("fail", f"encode of expected failed: {_why(enc)}", where=_class(enc))
     if not isinstance(enc.value, bytes):
-        return "fail", "encode answered no wire", None
+        return _Half("fail", "encode answered no wire", where="failure")
     wire = bytes.fromhex(v["wire"])
-    if v.get("canonical"):
-        return ("fail", byte_difference(msg, ver, wire, enc.value), None) if enc.value != wire else ("pass", "", None)
+    if v.get("canonical") and enc.value == wire:
+        return _Half("pass")
     back = _REFERENCE.decode(msg, ver, enc.value, api_key=key)
+    if v.get("canonical"):
+        where = "bytes" if not back.ok else _compare(v, back.value, "").where or "bytes"
+        return _Half("fail", byte_difference(msg, ver, wire, enc.value), where=where)
     if not back.ok:
-        return "fail", f"re-encoded bytes do not decode (reference decoder): {_why(back)}", None
-    d = first_difference(normalize(msg, v["expected"]), normalize(msg, back.value))
-    return ("fail", f"re-encoded value differs at {d}", None) if d else ("pass", "", None)
+        return _Half("fail", f"re-encoded bytes do not decode (reference decoder): {_why(back)}", where="bytes")
+    return _compare(v, back.value, "re-encoded value")
 
 
 def _decode_invalid(impl: Implementation, v: dict) -> _Half:
@@ -297,8 +408,9 @@ def _decode_invalid(impl: Implementation, v: dict) -> _Half:
     if out.declined is not None:
         return _declined(out)
     if out.ok:
-        return "fail", f"accepted invalid input (expected {v.get('error', 'an error')}); decoded {_short(out.value)}", None
-    return ("pass", "", _key("decode", v)) if out.rejected else ("fail", _why(out), None)
+        return _Half("fail", f"accepted invalid input (expected {v.get('error', 'an error')}); decoded "
+                             f"{_short(out.value)}")
+    return _Half("pass", key=_key("decode", v)) if out.rejected else _Half("fail", _why(out))
 
 
 def _encode_invalid(impl: Implementation, v: dict) -> _Half:
@@ -307,8 +419,8 @@ def _encode_invalid(impl: Implementation, v: dict) -> _Half:
     if enc.declined is not None:
         return _declined(enc)
     if enc.ok:
-        return "fail", _refusal_diff(v, enc.value), None
-    return ("pass", "", _key("encode", v)) if enc.rejected else ("fail", _why(enc), None)
+        return _Half("fail", _refusal_diff(v, enc.value))
+    return _Half("pass", key=_key("encode", v)) if enc.rejected else _Half("fail", _why(enc))
 
 
 def _refusal_diff(v: dict, wire: Any) -> str:
@@ -326,16 +438,18 @@ def _refusal_diff(v: dict, wire: Any) -> str:
 
 
 def _decode_acceptable(impl: Implementation, v: dict) -> _Half:
+    """Either outcome is Kafka's; a value must still be the one ``expected`` says (a vector without one is
+    refused by the linter: every answer is checked)."""
     out = impl.decode(v["message"], v.get("version"), bytes.fromhex(v["wire"]), api_key=v.get("apiKey"))
     if out.declined is not None:
         return _declined(out)
     if out.failure:
-        return "fail", _why(out), None
-    if out.ok and "expected" in v:
-        d = first_difference(normalize(v["message"], v["expected"]), normalize(v["message"], out.value))
-        if d:
-            return "fail", f"decoded value differs at {d}", None
-    return ("pass", "", _key("decode", v) if out.rejected else None)
+        return _Half("fail", _why(out))
+    if out.rejected:
+        return _Half("pass", key=_key("decode", v))
+    if "expected" not in v:
+        return _Half("fail", f"decoded {_short(out.value)}, but the vector has no expected value to compare with")
+    return _compare(v, out.value, "decoded value")
 
 
 _HALVES = {("valid", "decode"): _decode_valid, ("valid", "encode"): _encode_valid,
@@ -343,132 +457,272 @@ _HALVES = {("valid", "decode"): _decode_valid, ("valid", "encode"): _encode_vali
            ("acceptable", "decode"): _decode_acceptable}
 
 
-class _Recording:
-    """The implementation, noting which (op, message, version, API) it answered with a value."""
+def _check(impl: Implementation, v: dict, op: str) -> _Half:
+    try:
+        return _HALVES[(v["result"], op)](impl, v)
+    except Exception as e:  # noqa: BLE001 - an adapter that crashes the runner fails its vector
+        return _Half("fail", clip(f"runner error: {type(e).__name__}: {e}"), where="failure")
 
-    def __init__(self, impl: Implementation) -> None:
-        self.impl, self.answered = impl, set()
 
-    def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
-        out = self.impl.decode(message, version, wire, reader_version=reader_version, api_key=api_key)
-        if out.ok:
-            self.answered.add(_key("decode", {"message": message, "version": version, "apiKey": api_key,
-                                              "wire": wire.hex()}))
-        return out
-
-    def encode(self, message, version, value, api_key=None) -> Outcome:
-        out = self.impl.encode(message, version, value, api_key=api_key)
-        if out.ok:
-            self.answered.add(_key("encode", {"message": message, "version": version, "apiKey": api_key,
-                                              "expected": value}))
-        return out
+def _case_vector(case: Case) -> dict:
+    """A generated case as a valid vector (the form the half checks take)."""
+    return {"id": case.id, "message": case.message, "version": case.version, "apiKey": case.api_key,
+            "wire": case.wire.hex(), "expected": case.value, "result": "valid", "canonical": case.canonical}
 
 
 def _combine(v: dict, halves: list[tuple[str, _Half]]) -> VectorResult:
-    statuses = [h[0] for _, h in halves]
-    ops = tuple((op, h[0], h[1]) for op, h in halves)
+    halves = sorted(halves, key=lambda h: OPS.index(h[0]))
+    statuses = [h.status for _, h in halves]
+    ops = tuple((op, h.status, clip(h.detail, DETAIL)) for op, h in halves)
     status = "fail" if "fail" in statuses else "pass" if "pass" in statuses else "skip"
-    detail = next((h[1] for _, h in halves if h[0] == status), "")
+    detail = next((h.detail for _, h in halves if h.status == status), "")
     if status == "skip":
         reason = detail.removeprefix("unsupported: ")
     else:  # a half skipped beside one checked: say which, and why
-        reason = "; ".join(f"{op} skipped: {h[1].removeprefix('unsupported: ')}" for op, h in halves if h[0] == "skip")
-    return VectorResult(v["id"], v["message"], v.get("version"), status, detail, tuple(v.get("flags", ())), reason, ops)
+        reason = "; ".join(f"{op} skipped: {h.detail.removeprefix('unsupported: ')}" for op, h in halves
+                           if h.status == "skip")
+    return VectorResult(v["id"], v["message"], v.get("version"), status, clip(detail, DETAIL),
+                        tuple(v.get("flags", ())), clip(reason, DETAIL), ops)
+
+
+# --- generated cases -------------------------------------------------------------------------------------
+
+@dataclass
+class GeneratedRun:
+    """What the generated cases of a run gave, per (op, message, version): passes counted; skips counted with
+    the first reason; failures grouped by class (:class:`_Half`'s ``where``), each group with its count and
+    its first case (id and detail). An expectations file marks groups expected (``expected``: group ->
+    reason; the xfail status); a group no pattern lists is a failure."""
+
+    seed: int
+    requested: int
+    cells: list[tuple[str, int | None]]
+    cases: int = 0
+    dropped: int = 0
+    problems: list[str] = field(default_factory=list)
+    passed: Counter = field(default_factory=Counter)
+    skipped: dict = field(default_factory=dict)
+    failed: dict = field(default_factory=dict)
+    expected: dict = field(default_factory=dict)
+
+    def record(self, case: Case, half: _Half) -> None:
+        cell = (case.op, case.message, case.version)
+        self.cases += 1
+        if half.status == "pass":
+            self.passed[cell] += 1
+        elif half.status == "skip":
+            entry = self.skipped.setdefault(cell, [0, clip(half.detail.removeprefix("unsupported: "), DETAIL)])
+            entry[0] += 1
+        else:
+            entry = self.failed.setdefault((*cell, half.where or "failure"), [0, case.id, clip(half.detail, DETAIL)])
+            entry[0] += 1
+
+    def counts(self) -> dict[str, int]:
+        """Cases by status (a failure an expectations pattern lists is ``xfail``)."""
+        xfail = sum(n for g, (n, *_) in self.failed.items() if g in self.expected)
+        return {"pass": sum(self.passed.values()), "fail": sum(n for n, *_ in self.failed.values()) - xfail,
+                "skip": sum(n for n, _ in self.skipped.values()), "xfail": xfail}
+
+    def unexpected(self) -> list[tuple]:
+        return [g for g in self.failed if g not in self.expected]
+
+
+# --- the run ---------------------------------------------------------------------------------------------
+
+# The order of the writing part: a message's encode halves before those of the messages that carry it as bytes
+# (so no value shown earlier holds the bytes of one still to be asked); the rebalance rounds, whose members'
+# metadata is such bytes, last.
+_CARRIED_BY = {"SubscriptionInfo": 0, "AssignmentInfo": 0, "ConnectMetadata": 0, "ConnectAssignment": 0,
+               "ConsumerProtocolSubscription": 1, "ConsumerProtocolAssignment": 1, "RequestFrame": 3,
+               "ResponseFrame": 3, "RebalanceRound": 4}
+
+
+def write_rank(message: str) -> int:
+    """Where a message's encode requests go in the writing part of a run (lower first)."""
+    return _CARRIED_BY.get(message, 2)
+
+
+@dataclass
+class RunResults:
+    vectors: list[VectorResult]
+    generated: GeneratedRun | None
+    seed: int
+
+
+class _Run:
+    def __init__(self, impl: Implementation, vectors: list[dict], *, wanted: set[str], declared: Capabilities | None,
+                 witnesses: list[dict], seed: int, generated: GeneratedRun | None) -> None:
+        self.impl, self.vectors, self.wanted, self.declared = impl, vectors, wanted, declared
+        self.pool, self.seed, self.generated = witnesses, seed, generated
+        self.halves: list[list[tuple[str, _Half]]] = [[] for _ in vectors]
+        self.passed: set[tuple] = set()  # (op, message, API) of every valid request answered correctly
+        self.verdicts: dict[tuple, _Half | None] = {}
+        # (op, message, API) -> [generated cases passed, not passed]
+        self.gen_answers: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+
+    def items(self, op: str, gen_plan: list[tuple]) -> list[tuple]:
+        """The requests of one part of the run, in the order the seed gives them."""
+        rng = random.Random(f"rebalance-codec order {self.seed} {op}")
+        items = []
+        for i, v in enumerate(self.vectors):
+            if op not in vector_ops(v) or op not in self.wanted:
+                continue
+            if self.declared is not None and not self.declared.covers(op, v["message"], v.get("version")):
+                self.halves[i].append((op, _Half("skip", "not declared")))
+                continue
+            items.append((write_rank(v["message"]) if op == "encode" else 0, rng.random(), "half", (i, op)))
+        for entry in gen_plan:
+            if entry[0] == op:
+                items.append((write_rank(entry[1]) if op == "encode" else 0, rng.random(), "gen", entry))
+        items.sort(key=lambda x: (x[0], x[1]))
+        return items
+
+    def ask(self, items: list[tuple]) -> None:
+        for _, _, kind, what in items:
+            if kind == "gen":
+                self.ask_generated(*what)
+                continue
+            i, op = what
+            v = self.vectors[i]
+            half = _check(self.impl, v, op)
+            if half.status == "pass" and v["result"] == "valid":
+                self.passed.add(_key(op, v))
+            self.halves[i].append((op, half))
+
+    def ask_generated(self, op: str, message: str, version: int | None, api: int | None, index: int) -> None:
+        gen = self.generated
+        case = take_case(gen.seed, index, op, message, version, api)
+        if isinstance(case, str):
+            gen.dropped += 1
+            if len(gen.problems) < 5:
+                gen.problems.append(case)
+            return
+        v = _case_vector(case)
+        half = _check(self.impl, v, op)
+        if half.status == "pass":
+            self.passed.add(_key(op, v))
+        self.gen_answers[(op, message, _api(v))][half.status != "pass"] += 1
+        gen.record(case, half)
+
+    def settle_generated(self) -> None:
+        """A vector's pass counts only from an adapter that also passes a generated case of the same op and
+        message (for a frame, API), where the run generated any: an adapter that knows the suite's answers by
+        heart, or recorded them from the run, answers the values nobody wrote down wrongly or not at all."""
+        for i, halves in enumerate(self.halves):
+            v = self.vectors[i]
+            for j, (op, half) in enumerate(halves):
+                passed, other = self.gen_answers.get((op, v["message"], _api(v)), (0, 0))
+                if half.status == "pass" and other and not passed:
+                    api = "" if _api(v) is None or v["message"] not in ("RequestFrame", "ResponseFrame") \
+                        else f" of API {_api(v)}"
+                    halves[j] = (op, _Half("skip", f"no evidence: the adapter passes none of the {other} generated "
+                                                   f"{op} cases of {v['message']}{api}; a vector counts from an "
+                                                   "adapter that also answers values nobody wrote down"))
+
+    def settle(self, op: str) -> None:
+        """Turn passes by rejection of ``op`` into failures or skips where the adapter answers no valid
+        request of the same op and message correctly (a witness is asked when the run holds none)."""
+        for i, halves in enumerate(self.halves):
+            for j, (o, half) in enumerate(halves):
+                if o != op or half.status != "pass" or half.key is None:
+                    continue
+                if half.key not in self.verdicts:
+                    self.verdicts[half.key] = self.evidence(half.key, self.vectors[i].get("version"))
+                if self.verdicts[half.key] is not None:
+                    halves[j] = (o, self.verdicts[half.key])
+
+    def witnesses(self, op: str, message: str, api: int | None, version: int | None) -> list[dict]:
+        """Up to three valid requests of ``op`` x ``message`` (x API): a fresh generated value at the
+        rejected vector's version (or another the generator has), the suite's valid vectors (that version
+        first), another generated value."""
+        def usable(w: dict) -> bool:
+            return w["result"] == "valid" and w["message"] == message and op in vector_ops(w) and _api(w) == api
+
+        suite = [w for w in self.pool if usable(w)] or [w for w in suite_vectors() if usable(w)]
+        suite.sort(key=lambda w: (w.get("version") != version,
+                                  self.declared is not None and not self.declared.covers(op, message, w.get("version"))))
+        versions = [v for _, v, a in generated_cells([message]) if a == api]
+        versions.sort(key=lambda v: (v != version, self.declared is not None and not self.declared.covers(op, message, v)))
+        gen = []
+        rng = random.Random(f"rebalance-codec witness {self.seed} {op} {message} {api}")
+        for v in versions[:2]:
+            got = draw_case(rng, message, v, tame=True, api_key=api)
+            if not isinstance(got, str):
+                wire, value, canonical, key = got
+                gen.append(_case_vector(Case(f"generated {message}{'' if v is None else f' v{v}'}", op, message, v,
+                                             key, wire, value, canonical)))
+        return (gen[:1] + suite[:1] + gen[1:2] + suite[1:2])[:3]
+
+    def evidence(self, key: tuple, version: int | None) -> _Half | None:
+        op, message, api = key
+        if key in self.passed:
+            return None
+        out = None
+        for w in self.witnesses(op, message, api, version):
+            half = _check(self.impl, w, op)
+            if half.status == "pass":
+                self.passed.add(key)
+                return None
+            if half.status == "skip":
+                return _Half("skip", f"no evidence: the adapter declines valid {message} input "
+                                     f"({w['id']}: {half.detail.removeprefix('unsupported: ')})")
+            out = (w, half)
+        if out is None:
+            return _Half("skip", f"no evidence: no valid {message} input to ask the adapter")
+        w, half = out
+        return _Half("fail", f"rejected, but the adapter also {op}s no valid {message} input correctly "
+                             f"(witness {w['id']}: {half.detail}); a rejection counts from an implementation of the "
+                             "message; decline with unsupported")
+
+
+def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str] | None = None,
+            declared: Capabilities | None = None, witnesses: Iterable[dict] | None = None,
+            rounds: Iterable[dict] = (), generate: int = 0, cells: list[tuple] | None = None,
+            seed: int = 0) -> RunResults:
+    """Every vector's halves (those of ``ops``; default all), ``generate`` generated cases over ``cells``
+    (default: every message x version the generator draws) and the rebalance ``rounds``, against ``impl``,
+    in the order the module docstring gives. Halves ``declared`` leaves out are skipped unsent; undeclared
+    cells are not generated. ``witnesses``: where the suite's valid vectors for the evidence rule come from
+    (default: ``vectors``). Vector results keep the order of ``vectors`` (a vector none of whose halves is
+    selected has none), the rounds' follow."""
+    vectors = list(vectors)
+    wanted = set(ops or OPS)
+    gen_ops = [op for op in ("decode", "encode") if op in wanted]
+    generated, gen_plan = None, []
+    if generate > 0:
+        cells = generated_cells() if cells is None else cells
+        gen_plan = plan(seed, generate, cells, gen_ops,
+                        wanted=None if declared is None else declared.covers)
+        generated = GeneratedRun(seed, generate, sorted({(m, v) for _, m, v, _, _ in gen_plan},
+                                                        key=lambda c: (c[0], -1 if c[1] is None else c[1])))
+    run = _Run(impl, vectors, wanted=wanted, declared=declared,
+               witnesses=list(witnesses) if witnesses is not None else vectors, seed=seed, generated=generated)
+    round_results: list[VectorResult] = []
+    # the writing part, then the reading part in a fresh process (started now: it loads meanwhile)
+    prepare = getattr(impl, "prepare_restart", None)
+    if prepare is not None and "decode" in wanted:
+        prepare()
+    run.ask(run.items("encode", gen_plan))
+    rounds = list(rounds)
+    if rounds and "assign" in wanted:
+        round_results = run_rebalance_rounds(impl, rounds, declared=declared)
+    run.settle("encode")
+    if "decode" in wanted:
+        restart = getattr(impl, "restart", None)
+        if restart is not None:
+            restart()
+        run.ask(run.items("decode", gen_plan))
+        run.settle("decode")
+    run.settle_generated()
+    results = [_combine(v, run.halves[i]) for i, v in enumerate(vectors) if run.halves[i]]
+    return RunResults(results + round_results, generated, seed)
 
 
 def run_vectors(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str] | None = None,
-                declared: Capabilities | None = None, witnesses: Iterable[dict] | None = None) -> list[VectorResult]:
-    """Every vector's halves (those of ``ops``; default all) against ``impl``. Halves ``declared`` leaves out
-    are skipped unsent. ``witnesses``: where valid vectors for the rejection-evidence rule come from (default:
-    ``vectors``). A vector none of whose halves is selected has no result."""
-    vectors = list(vectors)
-    wanted = set(ops or OPS)
-    rec = _Recording(impl)
-    runs: list[tuple[dict, list[tuple[str, _Half]]]] = []
-    for v in vectors:
-        halves = []
-        for op in vector_ops(v):
-            if op not in wanted:
-                continue
-            if declared is not None and not declared.covers(op, v["message"], v.get("version")):
-                halves.append((op, ("skip", "not declared", None)))
-                continue
-            try:
-                halves.append((op, _HALVES[(v["result"], op)](rec, v)))
-            except Exception as e:  # noqa: BLE001 - an adapter that crashes the runner fails its vector
-                halves.append((op, ("fail", f"runner error: {type(e).__name__}: {e}", None)))
-        if halves:
-            runs.append((v, halves))
-    _require_evidence(rec, runs, list(witnesses) if witnesses is not None else vectors, declared)
-    return [_combine(v, halves) for v, halves in runs]
-
-
-def _require_evidence(rec: _Recording, runs: list, pool: list[dict], declared: Capabilities | None) -> None:
-    """Turn passes by rejection into failures (or skips) where the adapter answers no valid request of the
-    same op, message and version (of the message, when no valid vector has that version)."""
-    verdicts: dict[tuple, _Half | None] = {}
-    for _v, halves in runs:
-        for i, (op, half) in enumerate(halves):
-            key = half[2]
-            if half[0] != "pass" or key is None:
-                continue
-            if key not in verdicts:
-                verdicts[key] = _evidence(rec, key, pool, declared)
-            if verdicts[key] is not None:
-                halves[i] = (op, verdicts[key])
-
-
-_SUITE: list[dict] = []
-
-
-def _suite() -> list[dict]:
-    """The golden vectors, as witnesses when the vectors run hold none (loaded once; none if unreadable)."""
-    if not _SUITE:
-        from .vectors import VectorFileError, load_vectors
-
-        try:
-            _SUITE.extend(load_vectors())
-        except (VectorFileError, OSError):
-            pass
-    return _SUITE
-
-
-def _evidence(rec: _Recording, key: tuple, pool: list[dict], declared: Capabilities | None) -> _Half | None:
-    op, message, version, api_key = key
-    if key in rec.answered:
-        return None
-
-    def usable(w: dict) -> bool:
-        return (w["result"] == "valid" and w["message"] == message and op in vector_ops(w)
-                and (declared is None or declared.covers(op, message, w.get("version"))))
-
-    def exact(w: dict) -> bool:
-        return usable(w) and w.get("version") == version and _api(w) == api_key
-
-    same = [w for w in pool if exact(w)] or [w for w in _suite() if exact(w)]
-    if not same:  # no valid vector at this version (a version probe, a version that does not exist)
-        if any(k[0] == op and k[1] == message and k[3] == api_key for k in rec.answered):
-            return None
-        same = [w for w in pool if usable(w) and _api(w) == api_key] or \
-            [w for w in _suite() if usable(w) and _api(w) == api_key]
-        if not same:
-            return None  # nothing to ask: the rejection stands
-    for w in same[:3]:  # a witness or two may hit a bug of their own: three chances
-        try:
-            if op == "decode":
-                out = rec.decode(message, w.get("version"), bytes.fromhex(w["wire"]), api_key=w.get("apiKey"))
-            else:
-                out = rec.encode(message, w.get("version"), w["expected"], api_key=w.get("apiKey"))
-        except Exception as e:  # noqa: BLE001 - as in run_vectors
-            out = Outcome(failure=f"runner error: {type(e).__name__}: {e}")
-        if out.ok:
-            return None
-        if out.declined is not None:
-            break
-    if out.declined is not None:
-        return "skip", f"unsupported: the adapter declines valid input of the same message ({w['id']}: {out.declined})", None
-    return "fail", (f"rejected, but the adapter also {op}s no valid {message} input (vector {w['id']}: {_why(out)}); "
-                    "a rejection counts from an implementation of the message; decline with unsupported"), None
+                declared: Capabilities | None = None, witnesses: Iterable[dict] | None = None,
+                seed: int = 0) -> list[VectorResult]:
+    """The vectors alone (no generated cases, no rounds): :func:`run_all`'s vector results."""
+    return run_all(impl, vectors, ops=ops, declared=declared, witnesses=witnesses, seed=seed).vectors
 
 
 def summarize(results: list[VectorResult]) -> list[dict]:
@@ -506,7 +760,8 @@ def run_rebalance_rounds(impl: Implementation, rounds: Iterable[dict], *,
             problem = f"runner error: {type(e).__name__}: {e}"
         if status != "skip":
             status = "fail" if problem else "pass"
+        problem = clip(problem or "", DETAIL)
         reason = problem.removeprefix("unsupported: ") if status == "skip" else ""
-        results.append(VectorResult(r["id"], "RebalanceRound", None, status, problem or "", (), reason,
-                                    (("assign", status, problem or ""),)))
+        results.append(VectorResult(r["id"], "RebalanceRound", None, status, problem, (), reason,
+                                    (("assign", status, problem),)))
     return results

@@ -25,8 +25,16 @@ class Api:
     name: str
     request: str | None  # schema name of the request body, None when the body stays bytes
     response: str | None
-    flexible_from: int  # the first flexible API version (Kafka's "flexibleVersions": "N+")
+    bodiless_flexible_from: int | None = None  # the first flexible version of an API without a schema here
     response_header_fixed: int | None = None  # ApiVersions: always response header v0
+
+    @property
+    def flexible_from(self) -> int:
+        """The first flexible API version (Kafka's ``"flexibleVersions": "N+"``): the request table's, read
+        when asked (so a table loaded in place of the real one, as the mutation command does, decides)."""
+        if self.request is None:
+            return self.bodiless_flexible_from
+        return load_message(self.request).flexible.low
 
     def check_version(self, version: int, *, message: str | None = None, offset: int = 2) -> None:
         """Refuse an API version the schema does not have (UnsupportedVersionError)."""
@@ -41,7 +49,7 @@ class Api:
 
 def _group(key: int, name: str) -> Api:
     request = f"{name}Request"
-    return Api(key, name, request, f"{name}Response", load_message(request).flexible.low)
+    return Api(key, name, request, f"{name}Response")
 
 
 # FindCoordinator and ApiVersions: flexible from v3 (Kafka's FindCoordinatorRequest.json and

@@ -19,7 +19,7 @@ from construct import Container
 from ..errors import DecodeError, EncodeError
 from . import fastpath
 from . import primitives as p
-from .schema import FieldSpec, MessageSpec, StructSpec, load_message
+from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change, table_token
 
 __all__ = [
     "wire_class", "struct_for", "default_value", "decode_wire", "encode_wire", "field_offsets", "to_json", "from_json",
@@ -56,9 +56,21 @@ def default_value(f: FieldSpec, message: MessageSpec) -> Any:
     raise ValueError(f"no default for type {t}")
 
 
-@cache
+# (message, struct, table token) -> class. The classes of schemas/' tables are made once and kept (token 0): an
+# object decoded before a schema_overrides block compares equal to one decoded after it.
+_CLASSES: dict[tuple[str, str, int], type] = {}
+
+
 def wire_class(message_name: str, struct_name: str) -> type:
     """The frozen dataclass for one struct of a message (all fields of all versions)."""
+    key = (message_name, struct_name, table_token(message_name))
+    cls = _CLASSES.get(key)
+    if cls is None:
+        cls = _CLASSES[key] = _make_wire_class(message_name, struct_name)
+    return cls
+
+
+def _make_wire_class(message_name: str, struct_name: str) -> type:
     message = load_message(message_name)
     spec = message.structs[struct_name]
     fields = []
@@ -126,6 +138,13 @@ def _struct_con(message_name: str, struct_name: str, version: int) -> p.Struct:
         tagged = p.TaggedFields({f.tag: (f.py_name, _field_con(f, message, version)) for f in tagged_specs})
         tagged_names = {f.py_name: (f.tag, default_value(f, message)) for f in tagged_specs}
     return p.Struct(spec.name, fields, wire_class(message_name, struct_name), absent, tagged, tagged_names)
+
+
+@on_schema_change
+def _forget_tables() -> None:
+    for key in [k for k in _CLASSES if k[2]]:  # an override's classes; schemas/' ones stay
+        del _CLASSES[key]
+    _struct_con.cache_clear()
 
 
 def struct_for(message_name: str, version: int) -> p.Struct:

@@ -31,7 +31,7 @@ from functools import cache
 from typing import Any, Callable
 
 from .primitives import mutf8_decode, mutf8_encode, uvarint_bytes
-from .schema import FieldSpec, MessageSpec, StructSpec, load_message
+from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 __all__ = ["decoder", "encoder", "row_encoder", "row_decoder", "maker", "source", "enabled", "set_enabled", "FastPathMiss"]
 
@@ -680,6 +680,13 @@ def _compiled(message_name: str, version: int, kind: str) -> Callable | None:
     code = compile(src, f"<fastpath {kind} {message_name} v{version}>", "exec")
     exec(code, globs)
     return globs["decode" if kind in ("decode", "rowdecode") else "encode"]
+
+
+@on_schema_change
+def _forget_tables() -> None:
+    _compiled.cache_clear()
+    _twin.cache_clear()
+    maker.cache_clear()
 
 
 def decoder(message_name: str, version: int) -> Callable[[bytes, int], tuple[Any, int]] | None:

@@ -10,14 +10,19 @@ entries carry ``name``, ``type``, ``versions``, and where needed ``nullableVersi
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel"]
+__all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel",
+           "raw_message", "schema_overrides", "on_schema_change", "table_token"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,7 @@ class Versions:
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+@cache  # called for every field of every value written or read (FieldSpec.py_name)
 def snake(name: str) -> str:
     """``GroupInstanceId`` / ``latestSupportedVersion`` -> ``group_instance_id`` / ``latest_supported_version``."""
     return _CAMEL_BOUNDARY.sub("_", name).lower()
@@ -256,12 +262,69 @@ def parse_message(raw: dict, path: str = "<memory>") -> MessageSpec:
     )
 
 
-@cache
-def load_message(name: str) -> MessageSpec:
-    """Load ``schemas/<name>.json`` (cached)."""
+def raw_message(name: str) -> dict:
+    """``schemas/<name>.json`` as parsed JSON (comments stripped): a fresh copy the caller may change."""
     node = _schema_dir().joinpath(f"{name}.json")
     try:
         text = node.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise KeyError(f"no schema named {name!r}; known: {', '.join(schema_names())}") from None
-    return parse_message(json.loads(strip_comments(text)), str(node))
+    return json.loads(strip_comments(text))
+
+
+@cache
+def load_message(name: str) -> MessageSpec:
+    """Load ``schemas/<name>.json`` (cached), or the table :func:`schema_overrides` put in its place."""
+    if name in _OVERRIDES:
+        return parse_message(copy.deepcopy(_OVERRIDES[name]), f"<override of {name}>")
+    return parse_message(raw_message(name), str(_schema_dir().joinpath(f"{name}.json")))
+
+
+# Tables that replace schemas/<name>.json while a schema_overrides block runs (the mutation command's mutants),
+# and the functions that drop what was built from the tables (the builder's classes and constructs, the fast
+# path's compiled code): every cache derived from a schema registers one.
+_OVERRIDES: dict[str, dict] = {}
+_TOKENS: dict[str, int] = {}  # name -> which override is in place (none: 0)
+_NEXT_TOKEN = itertools.count(1)
+_ON_CHANGE: list[Callable[[], None]] = []
+
+
+def table_token(name: str) -> int:
+    """0 while ``schemas/<name>.json`` is in force, else a number of the table :func:`schema_overrides` put in its
+    place: for caches whose objects must outlive an override (the wire classes: what was decoded before compares
+    equal to what is decoded after)."""
+    return _TOKENS.get(name, 0)
+
+
+def on_schema_change(hook: Callable[[], None]) -> Callable[[], None]:
+    """Register ``hook`` to run whenever the tables change (it clears a cache built from them)."""
+    _ON_CHANGE.append(hook)
+    return hook
+
+
+def _tables_changed() -> None:
+    load_message.cache_clear()
+    for hook in _ON_CHANGE:
+        hook()
+
+
+@contextmanager
+def schema_overrides(tables: Mapping[str, dict]) -> Iterator[None]:
+    """Inside the block, :func:`load_message` reads ``tables[name]`` (raw message JSON, as
+    :func:`raw_message` returns it) instead of ``schemas/<name>.json``; every cache built from the tables is
+    dropped on the way in and on the way out. For the mutation command, which runs the codec built from a
+    mistaken table (one process, one mutant at a time); not thread-safe."""
+    saved, saved_tokens = dict(_OVERRIDES), dict(_TOKENS)
+    _OVERRIDES.clear()
+    _OVERRIDES.update({name: copy.deepcopy(raw) for name, raw in tables.items()})
+    _TOKENS.clear()
+    _TOKENS.update({name: next(_NEXT_TOKEN) for name in tables})
+    _tables_changed()
+    try:
+        yield
+    finally:
+        _OVERRIDES.clear()
+        _OVERRIDES.update(saved)
+        _TOKENS.clear()
+        _TOKENS.update(saved_tokens)
+        _tables_changed()

@@ -3,6 +3,7 @@ built-in codec, then breaks one thing.
 
     python tests/conformance/broken_adapter.py le-counts      # writes array counts little-endian
     python tests/conformance/broken_adapter.py drop-versions  # decodes every message as version 0
+    python tests/conformance/broken_adapter.py swap-int32     # JoinGroupRequest's two int32 timeouts swapped
 """
 
 from __future__ import annotations
@@ -29,10 +30,23 @@ def little_endian_counts(message: str, version: int, wire: bytes) -> bytes:
     return bytes(out)
 
 
+def _swapped(value: dict) -> dict:
+    """JoinGroupRequest with sessionTimeoutMs and rebalanceTimeoutMs (two adjacent int32 fields, v1+) swapped,
+    as a codec whose field table lists them the wrong way round reads and writes them."""
+    if "rebalanceTimeoutMs" not in value:
+        return value
+    return {**value, "sessionTimeoutMs": value["rebalanceTimeoutMs"], "rebalanceTimeoutMs": value["sessionTimeoutMs"]}
+
+
 def main(mode: str) -> int:
     for line in sys.stdin:
         req = json.loads(line)
+        swap = mode == "swap-int32" and req.get("message") == "JoinGroupRequest"
+        if swap and req["op"] == "encode" and isinstance(req.get("value"), dict):
+            req = {**req, "value": _swapped(req["value"])}
         resp = handle_request(req)
+        if swap and req["op"] == "decode" and "value" in resp:
+            resp["value"] = _swapped(resp["value"])
         if mode == "le-counts" and req["op"] == "encode" and "wire" in resp:
             wire = bytes.fromhex(resp["wire"])
             version = int.from_bytes(wire[:4], "big", signed=True)

@@ -11,6 +11,7 @@ Modes:
   drop-instance-id  encodes a JoinGroupRequest below v5 without its groupInstanceId (as kafka-python does)
   crash-on-capabilities  exits on the capabilities request; honest otherwise
   bad-declaration   answers capabilities with a declaration that is not one; honest otherwise
+  honest            the built-in codec's answers, unchanged
 LOG, when given, gets one line per request: the request's op, message and version.
 """
 

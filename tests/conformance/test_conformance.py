@@ -73,8 +73,10 @@ def test_conformance_cli_reports_and_junit(tmp_path):
     assert "AssignmentInfo" in p.stdout and p.stdout.rstrip().endswith("passed, 0 failed, 0 skipped")
     root = ET.parse(junit).getroot()  # a standard XML parser reads it
     assert root.tag == "testsuites" and int(root.get("failures")) == 0
-    cases = root.findall(".//testcase")
+    cases = root.findall("testsuite[@name='AssignmentInfo']/testcase")
     assert cases and all(c.get("classname") == "AssignmentInfo.v6" for c in cases)
+    generated = [(c.get("classname"), c.get("name")) for c in root.findall("testsuite[last()]/testcase")]
+    assert generated == [("generated.AssignmentInfo.v6", "decode"), ("generated.AssignmentInfo.v6", "encode")]
     data = json.loads(report.read_text())
     assert data["summary"] == [{"message": "AssignmentInfo", "version": 6, "vectors": len(cases),
                                 "passed": len(cases), "failed": 0, "skipped": 0, "xfailed": 0, "fixed": 0}]

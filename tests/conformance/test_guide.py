@@ -134,13 +134,21 @@ def test_the_declaration_parses():
     assert not caps.covers("decode", "HeartbeatRequest", 0)
 
 
-def test_the_expectations_example_names_real_vectors(tmp_path):
-    (text,) = blocks("expect")
+def test_the_expectations_examples_name_real_vectors_and_messages(tmp_path):
+    from codec.conformance.messages import MESSAGES
+
+    ids_example, generated_example = blocks("expect")
     path = tmp_path / "expect.txt"
-    path.write_text(text)
+    path.write_text(ids_example)
     exp = read_expectations(path)
     ids = {v["id"] for v in VECTORS}
     assert exp.reasons and set(exp.reasons) <= ids and all(exp.reasons.values())
+    path.write_text(generated_example)
+    exp = read_expectations(path)
+    assert not exp.reasons and [p.message for p in exp.patterns] == ["JoinGroupResponse"]
+    (p,) = exp.patterns
+    assert p.message in MESSAGES and p.reason and p.matches("decode", "JoinGroupResponse", 5,
+                                                             "$.members[].groupInstanceId")
 
 
 def test_the_ci_step_is_a_command_the_cli_takes():

@@ -5,8 +5,17 @@
 
 Reads one JSON request a line on stdin and answers one JSON line on stdout, flushed, until stdin closes.
 Every byte is read and written by kafka-python's own protocol classes; this file only translates between
-them and the protocol's values: Kafka's JSON shape (camelCase names, bytes as base64), wire as hex.
-What kafka-python does not implement is declined with {"unsupported": "..."}, which the runner skips.
+them and the protocol's values: Kafka's JSON shape (camelCase names, bytes as base64, unknown tagged fields as
+"_unknownTaggedFields", tag -> hex), wire as hex. What kafka-python does not implement is declined with
+{"unsupported": "..."}, which the runner skips.
+
+On top of kafka-python, two rules Kafka's generated classes enforce and kafka-python does not, read from the same
+message JSON kafka-python builds its classes from (cls._json), so they follow whatever that JSON says:
+
+* nullability: a null where the field is not nullable at that version is refused, read or written (kafka-python
+  reads -1 there as None, and writes None as -1);
+* ignorable: a non-default value for a field the version lacks is refused unless the field is "ignorable"
+  (kafka-python leaves any such field out and says nothing).
 """
 
 import base64
@@ -32,6 +41,70 @@ def _camel(field):  # Kafka's JSON name: the schema's field name with its first 
     return field._name[0].lower() + field._name[1:]
 
 
+# --- Kafka's nullability and ignorable rules, from kafka-python's message JSON ----------------------------------
+
+def _in(text, version):
+    """Whether a version range of the message JSON ("3+", "1-5", "2", "none"; absent: none) holds ``version``."""
+    if text is None or text == "none":
+        return False
+    if text.endswith("+"):
+        return version >= int(text[:-1])
+    lo, _, hi = text.partition("-")
+    return int(lo) <= version <= int(hi or lo)
+
+
+def _is_default(field, value):
+    """Whether ``value`` (Kafka's JSON shape) is the default Kafka gives ``field`` where a version lacks it."""
+    d, t = field.get("default"), field["type"]
+    if value is None or d == "null":
+        return value is None and d == "null"
+    if t.startswith("[]"):
+        return value == []
+    if "fields" in field:
+        return isinstance(value, dict) and all(_is_default(f, value[_json_name(f)])
+                                               for f in field["fields"] if _json_name(f) in value)
+    if t == "bool":
+        return value is (d in (True, "true"))
+    if t in ("string", "bytes"):
+        return value == (d or "")
+    if t == "uuid":
+        return value == "AAAAAAAAAAAAAAAAAAAAAA"
+    return value == (int(d, 0) if isinstance(d, str) else d or 0)
+
+
+def _json_name(field_json):
+    return field_json["name"][0].lower() + field_json["name"][1:]
+
+
+def kafka_rules(fields, value, version, writing, path=""):
+    """The first breach of Kafka's rules in ``value`` (Kafka's JSON shape) at ``version``, or None."""
+    for f in fields:
+        key = _json_name(f)
+        if not isinstance(value, dict) or key not in value:
+            continue
+        x, where = value[key], f"{path}{key}"
+        if _in(f.get("versions"), version):
+            if x is None and not _in(f.get("nullableVersions"), version):
+                return f"non-nullable field {where} is null at version {version}"
+            for i, item in enumerate(x if f["type"].startswith("[]") and "fields" in f and x else []):
+                problem = kafka_rules(f["fields"], item, version, writing, f"{where}[{i}].")
+                if problem:
+                    return problem
+            if "fields" in f and not f["type"].startswith("[]") and x is not None:
+                problem = kafka_rules(f["fields"], x, version, writing, f"{where}.")
+                if problem:
+                    return problem
+        elif writing and not f.get("ignorable") and not _is_default(f, x):
+            return f"a non-default {where} at version {version}, which lacks it (not ignorable)"
+    return None
+
+
+def checked(cls, value, version, writing):
+    """``value``, or an error answer when it breaks Kafka's rules for ``cls`` at ``version``."""
+    problem = kafka_rules(cls._json["fields"], value, version, writing)
+    return {"error": {"message": f"{cls.__name__}: {problem}"}} if problem else None
+
+
 def to_json(obj, struct, version):
     """A kafka-python data object as Kafka's JSON: the fields this version has, bytes as base64."""
     out = {}
@@ -46,6 +119,9 @@ def to_json(obj, struct, version):
         elif v is not None and f.type_str == "bytes":
             v = base64.b64encode(bytes(v)).decode("ascii")
         out[_camel(f)] = v
+    unknown = getattr(obj, "unknown_tags", None)  # kafka-python keeps the tags it does not know as "_<tag>"
+    if unknown:
+        out["_unknownTaggedFields"] = {name[1:]: bytes(raw).hex() for name, raw in unknown.items()}
     return out
 
 
@@ -64,6 +140,8 @@ def from_json(value, struct, make):
         elif v is not None and f.type_str == "bytes":
             v = base64.b64decode(v)
         kwargs[f.name] = v
+    for tag, raw in (value.get("_unknownTaggedFields") or {}).items():  # kafka-python's keyword for them
+        kwargs[f"_{tag}"] = bytes.fromhex(raw)
     return make(**kwargs)
 
 
@@ -97,9 +175,11 @@ def answer(req):
         if not lo <= version <= hi:
             return {"unsupported": f"{VERSION} has no {message} v{version}"}
         if op == "decode":
-            return {"value": to_json(cls.decode(io.BytesIO(bytes.fromhex(req["wire"])), flexible=version == hi),
-                                     cls._struct, version)}
-        return {"wire": from_json(req["value"], cls._struct, cls).encode(flexible=version == hi).hex()}
+            value = to_json(cls.decode(io.BytesIO(bytes.fromhex(req["wire"])), flexible=version == hi), cls._struct,
+                            version)
+            return checked(cls, value, version, False) or {"value": value}
+        return checked(cls, req["value"], version, True) or \
+            {"wire": from_json(req["value"], cls._struct, cls).encode(flexible=version == hi).hex()}
     if message in ("RequestFrame", "ResponseFrame"):
         return frame(req)
     cls = CLASSES.get(message)
@@ -110,7 +190,11 @@ def answer(req):
             obj = cls.decode(bytes.fromhex(req["wire"]), header=True)
         else:
             obj = cls.decode(bytes.fromhex(req["wire"]), version=version)
-        return {"value": to_json(obj, cls._struct, obj.version)}
+        value = to_json(obj, cls._struct, obj.version)
+        return checked(cls, value, obj.version, False) or {"value": value}
+    problem = checked(cls, req["value"], version, True)
+    if problem:
+        return problem
     obj = from_json(req["value"], cls._struct, lambda **kw: cls(version=version, **kw))
     return {"wire": obj.encode(version=version).hex()}
 
@@ -129,10 +213,13 @@ def frame(req):
     hv = header_version(cls, version)
     if req["op"] == "decode":
         obj = cls.decode(bytes.fromhex(req["wire"]), version=version, header=True)
-        return {"value": {"apiKey": key, "apiVersion": version, "headerVersion": hv,
-                          "header": to_json(obj.header, obj.header_class._struct, hv),
-                          "body": to_json(obj, cls._struct, version)}}
+        header, body = to_json(obj.header, obj.header_class._struct, hv), to_json(obj, cls._struct, version)
+        return checked(obj.header_class, header, hv, False) or checked(cls, body, version, False) or \
+            {"value": {"apiKey": key, "apiVersion": version, "headerVersion": hv, "header": header, "body": body}}
     value = req["value"]
+    problem = checked(cls.header_class, value["header"], hv, True) or checked(cls, value["body"], version, True)
+    if problem:
+        return problem
     obj = from_json(value["body"], cls._struct, lambda **kw: cls(version=version, **kw))
     header = value["header"]
     if cls.is_request():

@@ -1,0 +1,158 @@
+"""The suite's own mutation score (issue #27): mutants of schemas/, the codec built from each, the vectors
+that must kill it, the equivalence list and vectors/README.md's figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from codec.conformance.coverage import embedded_block
+from codec.conformance.mutation import (
+    MARKERS,
+    OPERATORS,
+    Suite,
+    cmd_vectors_mutate,
+    equivalent_path,
+    mutants,
+    read_equivalent,
+    render_summary,
+    results_path,
+    run_mutant,
+    sample,
+    summary,
+)
+from codec.conformance.vectors import load_rounds, load_vectors
+from codec.wire import fastpath
+from codec.wire.builder import encode_wire
+from codec.wire.schema import load_message, schema_names, schema_overrides
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    return Suite(load_vectors(), load_rounds())
+
+
+def _mutant(mid: str):
+    return next(m for m in mutants([mid.split(":")[1]]) if m.id == mid)
+
+
+def test_the_mutants_of_heartbeat_request_by_hand():
+    # HeartbeatRequest: GroupId string 0+, GenerationId int32 0+, MemberId string 0+, GroupInstanceId string 3+
+    # nullable 3+ (default null, not ignorable); valid 0-4, flexible 4+
+    ids = {m.id for m in mutants(["HeartbeatRequest"])}
+    assert ids == {
+        "flexible-late:HeartbeatRequest", "flexible-early:HeartbeatRequest",
+        "nullable-added:HeartbeatRequest:GroupId", "nullable-added:HeartbeatRequest:MemberId",
+        "nullable-removed:HeartbeatRequest:GroupInstanceId",
+        "int-widened:HeartbeatRequest:GenerationId",
+        "fields-swapped:HeartbeatRequest:GroupId+GenerationId", "fields-swapped:HeartbeatRequest:GenerationId+MemberId",
+        "fields-swapped:HeartbeatRequest:MemberId+GroupInstanceId",
+        "field-dropped:HeartbeatRequest:GroupId", "field-dropped:HeartbeatRequest:GenerationId",
+        "field-dropped:HeartbeatRequest:MemberId", "field-dropped:HeartbeatRequest:GroupInstanceId",
+        "field-late:HeartbeatRequest:GroupInstanceId:start", "field-early:HeartbeatRequest:GroupInstanceId:start",
+        "ignorable-added:HeartbeatRequest:GroupInstanceId"}
+    late = _mutant("field-late:HeartbeatRequest:GroupInstanceId:start")
+    assert next(f for f in late.table["fields"] if f["name"] == "GroupInstanceId")["versions"] == "4+"
+    assert _mutant("flexible-early:HeartbeatRequest").table["flexibleVersions"] == "3+"
+    # a nested field of a common struct is named by its struct, and the table's copy is the one changed
+    m = _mutant("nullable-added:ConsumerProtocolAssignment:TopicPartition.Topic")
+    assert m.table != load_message("ConsumerProtocolAssignment") and "nullableVersions" in json.dumps(m.table)
+
+
+def test_a_mutant_reaches_both_paths_and_goes_away(suite):
+    m = _mutant("int-widened:HeartbeatRequest:GenerationId")
+    value = {"group_id": "g", "generation_id": 1, "member_id": "m"}
+    normal = encode_wire("HeartbeatRequest", 0, value)
+    with schema_overrides({m.message: m.table}):
+        for fast in (True, False):
+            old = fastpath.set_enabled(fast)
+            try:
+                assert encode_wire("HeartbeatRequest", 0, value) == bytes.fromhex("000167" "0000000000000001" "00016d")
+            finally:
+                fastpath.set_enabled(old)
+    assert encode_wire("HeartbeatRequest", 0, value) == normal == bytes.fromhex("000167" "00000001" "00016d")
+    # killed on both paths, by a vector of HeartbeatRequest
+    r = run_mutant(suite, m)
+    assert r.killed and all(k.startswith(("kj-", "kio-", "hc-", "kr-", "cap-")) for k in r.killed_by)
+
+
+def test_every_table_the_vectors_read_is_mutated(suite):
+    # the tables of __consumer_offsets' classic records have no message in the conformance protocol
+    assert sorted(set(schema_names()) - set(suite.reads)) == [
+        "GroupMetadataKey", "GroupMetadataValue", "OffsetCommitKey", "OffsetCommitValue"]
+    assert {k for k in suite.reads["RequestHeader"]} >= {("RequestFrame", 11), ("RequestFrame", 14)}
+
+
+def test_a_sample_is_killed_or_listed_as_equivalent(suite):
+    equivalent = read_equivalent(equivalent_path())
+    names = [n for n in sorted(suite.reads)]
+    ms = sample(mutants(names), 22)
+    assert {m.operator for m in ms} == set(OPERATORS)
+    survivors = [m.id for m in ms if not run_mutant(suite, m).killed]
+    assert set(survivors) <= set(equivalent), [s for s in survivors if s not in equivalent]
+
+
+def test_the_equivalence_list_names_mutants_with_reasons(tmp_path):
+    equivalent = read_equivalent(equivalent_path())
+    ids = {m.id for m in mutants()}
+    assert equivalent and set(equivalent) <= ids
+    bad = tmp_path / "equivalent.txt"
+    bad.write_text("nullable-added:HeartbeatRequest:GroupId\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="has no reason"):
+        read_equivalent(bad)
+
+
+def _args(**kw) -> argparse.Namespace:
+    return argparse.Namespace(**{"operator": None, "message": None, "sample": None, "equivalent": None,
+                                 "write_results": None, "update": None, **kw})
+
+
+def test_a_killed_mutant_listed_as_equivalent_is_stale(tmp_path, capsys, monkeypatch, suite):
+    monkeypatch.setattr("codec.conformance.mutation.Suite", lambda *_: suite)  # built once for the module
+    listed = tmp_path / "equivalent.txt"
+    listed.write_text("int-widened:HeartbeatRequest:GenerationId  # a reason that is not true\n", encoding="utf-8")
+    assert cmd_vectors_mutate(_args(message=["HeartbeatRequest"], operator=["int-widened"],
+                                    equivalent=str(listed))) == 1
+    out = capsys.readouterr().out
+    assert "STALE int-widened:HeartbeatRequest:GenerationId: listed as equivalent, but" in out
+    assert "| int-widened | 1 | 1 | 0 | 0 | 100.0 % |" in out
+
+
+def test_an_unlisted_survivor_fails_the_run(tmp_path, capsys, monkeypatch, suite):
+    monkeypatch.setattr("codec.conformance.mutation.Suite", lambda *_: suite)
+    empty = tmp_path / "equivalent.txt"
+    empty.write_text("", encoding="utf-8")
+    assert cmd_vectors_mutate(_args(message=["ConnectMetadata"], operator=["ignorable-added"],
+                                    equivalent=str(empty))) == 1
+    out = capsys.readouterr().out
+    assert "SURVIVED ignorable-added:ConnectMetadata:Allocation" in out
+    assert "| ignorable-added | 1 | 0 | 0 | 1 | 0.0 % |" in out
+
+
+def test_readme_figures_are_the_results_file():
+    results = json.loads(results_path().read_text(encoding="utf-8"))
+    readme = (ROOT / "vectors" / "README.md").read_text(encoding="utf-8")
+    assert embedded_block(readme, MARKERS) == render_summary(results).strip(), \
+        "vectors/README.md is stale: run `rebalance-codec vectors mutate --write-results vectors/mutation/results.json " \
+        "--update vectors/README.md`"
+    # the run recorded: nothing survived unlisted, the equivalent ones are the list, every mutant counted
+    assert results["survived"] == []
+    assert results["equivalent"] == sorted(read_equivalent(equivalent_path()))
+    read = [n for n in schema_names() if n not in results["unread"]]
+    assert results["mutants"] == len(mutants(read))
+    assert results["mutants"] == sum(c.get("mutants", 0) for c in results["byOperator"].values())
+
+
+@pytest.mark.mutation
+def test_every_mutant_is_killed_or_equivalent(suite):
+    equivalent = read_equivalent(equivalent_path())
+    from codec.conformance.mutation import run_mutants
+
+    ms = mutants(sorted(suite.reads))
+    results = run_mutants(suite, ms)
+    s = summary(results, equivalent, json.loads(results_path().read_text(encoding="utf-8"))["unread"])
+    assert s["survived"] == []
+    assert s == json.loads(results_path().read_text(encoding="utf-8"))
