@@ -72,6 +72,7 @@ __all__ = [
     "KAFKA4_COMMIT",
     "RULES_FILE",
     "RuleError",
+    "SHARE_COMMIT",
     "binding",
     "rule_cases",
     "rule_vectors",
@@ -83,16 +84,15 @@ ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl); Kafka 4's RPCs and
 # __consumer_offsets records at the commit schemas/README.md follows for them
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
-KAFKA4_COMMIT = "dfb178a1d8d2d847534e3340bcf2267422496975"
+KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 _CLASSIC = {"RequestHeader", "ResponseHeader", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
             *(f"{api}{side}" for api in FRAME_APIS for side in ("Request", "Response"))}
 # messages whose classes were generated (by Kafka's generator at their commit) from this project's table, because
-# the layout it follows is in no stored Kafka commit with the others (schemas/README.md): StreamsGroupHeartbeat's
-# release, the share groups' type 9 record of 4.0's early access
-_FROM_OUR_TABLE = {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse", "ShareGroupPartitionMetadataKey",
-                   "ShareGroupPartitionMetadataValue"}
+# the layout it follows is in no stored Kafka commit with the others (schemas/README.md): the share groups' type 9
+# record of 4.0's early access
+_FROM_OUR_TABLE = {"ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"}
 # the valid vectors the cases start from: Kafka's, kio's and the hand-assembled ones of every vector file (not
 # captures or regressions), so a message whose vectors are added gets its cases
 _SOURCE_KINDS = {"kafka-java", "kio", "handcrafted"}
