@@ -206,9 +206,11 @@ def table_mutants(message: str, raw: dict) -> Iterator[Mutant]:
     valid = Versions.parse(raw["validVersions"])
     flex = raw.get("flexibleVersions", "none")
     if flex != "none":
-        n = Versions.parse(flex).low
+        # the boundary as the valid versions see it: a table flexible from 0+ whose versions start at 1 (the share
+        # groups' RPCs) is flexible from 1, and moving 0+ to 1+ would change no version a reader can be asked for
+        n = max(Versions.parse(flex).low, valid.low)
         for op, new in (("flexible-late", n + 1), ("flexible-early", n - 1)):
-            if valid.low <= new <= valid.high + 1 and new >= 0:
+            if valid.low <= new <= valid.high + 1:
                 table = copy.deepcopy(raw)
                 table["flexibleVersions"] = f"{new}+"
                 yield Mutant(f"{op}:{message}", op, message, f"{message}: flexibleVersions {flex} -> {new}+", table)

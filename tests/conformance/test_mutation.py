@@ -62,6 +62,15 @@ def test_the_mutants_of_heartbeat_request_by_hand():
     assert m.table != load_message("ConsumerProtocolAssignment") and "nullableVersions" in json.dumps(m.table)
 
 
+def test_the_flexible_boundary_moves_from_the_first_valid_version():
+    # ShareGroupHeartbeatRequest: validVersions "1", flexibleVersions "0+" (Kafka 4.1 removed v0, kept the "0+"):
+    # the boundary a reader sees is v1, so the late mutant makes v1 inflexible (2+) and there is no early one (0+
+    # and the flexible-from-v1 table read every valid version alike)
+    flex = {m.id: m.table["flexibleVersions"] for m in mutants(["ShareGroupHeartbeatRequest"])
+            if m.operator.startswith("flexible")}
+    assert flex == {"flexible-late:ShareGroupHeartbeatRequest": "2+"}
+
+
 def test_a_mutant_reaches_both_paths_and_goes_away(suite):
     m = _mutant("int-widened:HeartbeatRequest:GenerationId")
     value = {"group_id": "g", "generation_id": 1, "member_id": "m"}
