@@ -395,6 +395,17 @@ valid("record-streams-group-current-member-assignment-value-epochs", "StreamsGro
        "activeTasks": [{"subtopologyId": "0", "partitions": [0, 1], "assignmentEpochs": [2, 4]}],
        "standbyTasks": [{"subtopologyId": "0", "partitions": [2], "assignmentEpochs": []}], "warmupTasks": [],
        "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [], "warmupTasksPendingRevocation": []})
+w = (i16(0) + i32(5) + i32(4) + i8(0) + carr([cstr("0") + ints([0]) + tags({0: ints([5])})]) + carr([]) + carr([])
+     + carr([cstr("1") + ints([3]) + tags({0: b"\x00"})]) + carr([]) + carr([]) + tags())
+valid("record-streams-group-current-member-assignment-value-null-epochs", "StreamsGroupCurrentMemberAssignmentValue",
+      None, "A StreamsGroupCurrentMemberAssignment value whose active task pending revocation has AssignmentEpochs "
+      "null (tag 0, size 1, marker 00), which Kafka writes because its default is the empty array: a reader that "
+      "takes the field for non-nullable refuses it", w,
+      {"valueVersion": 0, "memberEpoch": 5, "previousMemberEpoch": 4, "state": 0,
+       "activeTasks": [{"subtopologyId": "0", "partitions": [0], "assignmentEpochs": [5]}], "standbyTasks": [],
+       "warmupTasks": [],
+       "activeTasksPendingRevocation": [{"subtopologyId": "1", "partitions": [3], "assignmentEpochs": None}],
+       "standbyTasksPendingRevocation": [], "warmupTasksPendingRevocation": []})
 
 # --- the record kinds without a vector yet (issue #22): a key and a value of each ----------------------------
 
