@@ -68,7 +68,7 @@ SHARE_RPCS = ("ShareGroupHeartbeatRequest", "ShareGroupHeartbeatResponse", "Shar
 KAFKA4_RECORDS = tuple(f"{group}Group{record}{part}" for group, records in (
     ("Consumer", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
                   "TargetAssignmentMember", "CurrentMemberAssignment", "RegularExpression")),
-    ("Streams", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
+    ("Streams", ("Metadata", "MemberMetadata", "TargetAssignmentMetadata",
                  "TargetAssignmentMember", "CurrentMemberAssignment", "Topology")),
     ("Share", ("PartitionMetadata", "MemberMetadata", "Metadata", "TargetAssignmentMetadata",
                "TargetAssignmentMember", "CurrentMemberAssignment", "StatePartitionMetadata")))

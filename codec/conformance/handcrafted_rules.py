@@ -7,9 +7,11 @@ vector file; the one reaching the most fields), and, for fields that vector does
 from the table; Kafka's classes then judge each case — ``vectors/tools/KafkaRules.java`` calls them, and their
 answers are kept in ``vectors/tools/kafka-rules.answers.jsonl`` (the Kafka commit, the class, the bytes written,
 the value read or the exception thrown). A vector is made only from an answer to the very case (a digest of the
-case is in the answer); a case without one stops ``vectors handcraft``. The file also holds the answers to the
-cases of tables a branch does not have yet (KIP-932's share groups, #30), so that the merge finds them. The
-rules:
+case is in the answer); a case without one stops ``vectors handcraft``. Kafka's classes of three commits answer,
+each at the commit its tables follow (``CLASSIC_COMMIT``, ``KAFKA4_COMMIT``, ``SHARE_COMMIT``); when one moves,
+the cases of that commit are asked again: ``Case.question()`` of each of ``rule_cases(vectors_dir())`` whose
+``commit`` it is, one JSON line each, to KafkaRules.java run on that commit's classes (its header comment), and
+its answers replace theirs in the answers file. The rules:
 
 * ``null-read`` — -1 (compact: 0) as the length of each non-nullable string, bytes and array: the bytes a codec
   that took the field for nullable writes (this project's encoder with that one field made nullable, so the
@@ -73,6 +75,7 @@ __all__ = [
     "RULES_FILE",
     "SHARE_COMMIT",
     "RuleError",
+    "SHARE_COMMIT",
     "binding",
     "rule_cases",
     "rule_vectors",
@@ -84,16 +87,15 @@ ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl); Kafka 4's RPCs and
 # __consumer_offsets records at the commit schemas/README.md follows for them
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
-KAFKA4_COMMIT = "dfb178a1d8d2d847534e3340bcf2267422496975"
+KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 _CLASSIC = {"RequestHeader", "ResponseHeader", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
             *(f"{api}{side}" for api in FRAME_APIS for side in ("Request", "Response"))}
 # messages whose classes were generated (by Kafka's generator at their commit) from this project's table, because
-# the layout it follows is in no stored Kafka commit with the others (schemas/README.md): StreamsGroupHeartbeat's
-# release, the share groups' type 9 record of 4.0's early access
-_FROM_OUR_TABLE = {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse", "ShareGroupPartitionMetadataKey",
-                   "ShareGroupPartitionMetadataValue"}
+# the layout it follows is in no stored Kafka commit with the others (schemas/README.md): the share groups' type 9
+# record of 4.0's early access
+_FROM_OUR_TABLE = {"ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"}
 # the valid vectors the cases start from: Kafka's, kio's and the hand-assembled ones of every vector file (not
 # captures or regressions), so a message whose vectors are added gets its cases
 _SOURCE_KINDS = {"kafka-java", "kio", "handcrafted"}
