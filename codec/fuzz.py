@@ -48,6 +48,7 @@ from typing import Callable, Iterator
 
 from .errors import CodecError, DecodeError
 from .kafka4.common import MESSAGES as KAFKA4_MESSAGES
+from .kafka4.common import RECORDS as KAFKA4_RECORDS
 
 __all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "differential", "FuzzReport",
            "Violation", "regression_vector", "regression_vectors", "write_regression_vectors", "REGRESSIONS",
@@ -257,6 +258,7 @@ def _from_vectors(c: _Corpus) -> None:
     from .conformance.runner import DECODE_ONLY
     from .conformance.vectors import load_vectors
 
+    records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]] = {}
     for v in load_vectors():
         if "wire" not in v:
             continue
@@ -281,6 +283,9 @@ def _from_vectors(c: _Corpus) -> None:
                       f"{origin} in a response frame", accepted)
         elif version is not None:
             c.add(f"{msg}/v{version}", wire, origin, accepted, canonical)
+        elif msg.removesuffix("Key").removesuffix("Value") in KAFKA4_RECORDS:
+            part = "Key" if msg.endswith("Key") else "Value"
+            records.setdefault(msg.removesuffix(part), {}).setdefault(part, []).append((wire, origin, accepted))
         exp = v.get("expected") if isinstance(v.get("expected"), dict) else {}
         if v["result"] != "valid" or "headerVersion" not in exp:
             continue
@@ -294,6 +299,22 @@ def _from_vectors(c: _Corpus) -> None:
             split = _response_header_length(wire, hv)
             c.add(f"ResponseHeader/v{hv}", wire[:split], origin + " (header)")
             c.add(f"{_GROUP_API[key]}Response/v{version}", wire[split:], origin + " (body)")
+    _kafka4_segments(c, records)
+
+
+def _kafka4_segments(c: _Corpus, records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]]) -> None:
+    """Kafka 4's group records (the vectors of record keys and values: their tagged fields, nulls, cuts) reach the
+    readers only inside a ``__consumer_offsets`` segment: every value vector of a record, valid or not, behind the
+    record's first valid key, four records to a segment."""
+    for name in sorted(records):
+        key = next((w for w, _, ok in records[name].get("Key", ()) if ok), None)
+        if key is None:
+            continue
+        values = records[name].get("Value", [])
+        for i in range(0, len(values), 4):
+            chunk = values[i:i + 4]
+            c.add("offsets-segment", _batch([(key, w) for w, _, _ in chunk], base_offset=i),
+                  f"{chunk[0][1]} (and {len(chunk) - 1} more {name} values) behind its key in a log segment")
 
 
 def _jsonl(path: Path) -> Iterator[dict]:

@@ -9,18 +9,28 @@
 from __future__ import annotations
 
 import uuid
-from typing import Callable, Generic, Iterable, TypeVar
+from typing import Callable, Generic, Iterable, Protocol, Self, TypeVar
 
 __all__ = ["JavaPriorityQueue", "java_hash_set_order"]
 
 T = TypeVar("T")
 
 
+class _Ordered(Protocol):
+    """A heap key: compared with keys of the same type (numbers, tuples of them), as Java's ``compareTo``."""
+
+    def __le__(self, other: Self, /) -> bool: ...
+
+    def __ge__(self, other: Self, /) -> bool: ...
+
+    def __gt__(self, other: Self, /) -> bool: ...
+
+
 class JavaPriorityQueue(Generic[T]):
     """Array binary heap with Java's ``siftUp``/``siftDown``/``removeAt`` rules, ordered by
     ``key(element)`` (read anew at every comparison)."""
 
-    def __init__(self, key: Callable[[T], object]) -> None:
+    def __init__(self, key: Callable[[T], _Ordered]) -> None:
         self._key = key
         self._q: list[T] = []
 

@@ -151,7 +151,8 @@ def _computed_order(calls: Iterable, hash_fn) -> list:
     per call, repeats included): Java 17's ``computeIfAbsent`` puts a new entry at the *head* of its bucket and
     resizes lazily, at the start of a call that finds the size above the threshold (``put`` appends and resizes
     after the insertion). A resize keeps each bucket's relative order, so a bucket lists its keys newest first."""
-    cap, seen = 0, {}
+    cap = 0
+    seen: dict[object, int] = {}  # key -> insertion index
     for key in calls:
         if cap == 0 or len(seen) > cap * 3 // 4:
             cap = 16 if cap == 0 else cap * 2

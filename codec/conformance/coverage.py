@@ -68,7 +68,7 @@ SHARE_RPCS = ("ShareGroupHeartbeatRequest", "ShareGroupHeartbeatResponse", "Shar
 KAFKA4_RECORDS = tuple(f"{group}Group{record}{part}" for group, records in (
     ("Consumer", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
                   "TargetAssignmentMember", "CurrentMemberAssignment", "RegularExpression")),
-    ("Streams", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
+    ("Streams", ("Metadata", "MemberMetadata", "TargetAssignmentMetadata",
                  "TargetAssignmentMember", "CurrentMemberAssignment", "Topology")),
     ("Share", ("PartitionMetadata", "MemberMetadata", "Metadata", "TargetAssignmentMetadata",
                "TargetAssignmentMember", "CurrentMemberAssignment", "StatePartitionMetadata")))
@@ -298,13 +298,15 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]
             continue
         other = sorted(v for v in seen if v is not None and v not in versions)
         # a row per version (the unsupported ones a vector names too), or one per message counting every vector
-        groups = [[v] for v in sorted(set(versions) | set(other))] if by_version else [versions + seen]
-        for group in groups:
+        groups: list[tuple[str, list[int | None]]] = (
+            [(version_ranges([v]), [v]) for v in sorted(set(versions) | set(other))] if by_version
+            else [(version_ranges(versions), [*versions, *seen])])
+        for label, group in groups:
             c: Counter = Counter()
             for v in set(group):
                 c.update(counts.get((message, v), Counter()))
             ops = [op for op in OPS if c[(op, "valid")] or c[(op, "invalid")] or c[(op, "acceptable")]]
-            row = [message, version_ranges(group if by_version else versions), ", ".join(ops) or "-"]
+            row = [message, label, ", ".join(ops) or "-"]
             for op in OPS:
                 cell = f"{c[(op, 'valid')]} / {c[(op, 'invalid')]}"
                 if c[(op, "acceptable")]:

@@ -44,7 +44,7 @@ _CUT_MESSAGES = ("SubscriptionInfo", "AssignmentInfo", "ConsumerProtocolSubscrip
                  "JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse", "HeartbeatRequest",
                  "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse")
 # the non-default values a refusal sets, by field (hand-chosen; Kafka's defaults are null, "", [] and false)
-_NON_DEFAULT = {
+_NON_DEFAULT: dict[str, list[object]] = {
     "GroupInstanceId": ["instance-1", ""],
     "SubscribedTopicRegex": ["^orders-.*", ""],
     "MemberId": ["member-1"],
@@ -124,7 +124,8 @@ def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -
     out = []
     for path in refusal_fields(message, version):
         name = path[-1]
-        values = [_MEMBERS[message]] if name == "Members" and message in _MEMBERS else _NON_DEFAULT.get(name, [])
+        values: list[object] = ([_MEMBERS[message]] if name == "Members" and message in _MEMBERS
+                                else _NON_DEFAULT.get(name, []))
         if len(path) > 1:
             values = []  # none today; a nested field would need its parent written (the coverage test tells)
         for value in values:
@@ -160,7 +161,7 @@ _REQUEST_HEADERS = [  # (api key, api version, correlation id, client id)
 
 
 def _header_vectors() -> list[dict]:
-    out = []
+    out: list[dict] = []
     for hv in (0, 1, 2):
         for n, (key, ver, corr, client) in enumerate(_REQUEST_HEADERS):
             if hv == 0 and n:

@@ -93,9 +93,9 @@ class ConnectWorker:
                       metadata: ConnectMetadata | bytes | bytearray | memoryview) -> ConnectWorker:
         """A member from its JoinGroup metadata, a model or the bytes (read as Kafka's assignors read every
         member's metadata: with ``IncrementalCooperativeConnectProtocol.deserializeMetadata``)."""
-        if not isinstance(metadata, ConnectMetadata):
-            metadata = decode_connect_metadata(bytes(metadata), reader_version=CONNECT_PROTOCOL_V1)
-        return cls(member_id, metadata.url, metadata.config_offset, metadata.allocation)
+        model = metadata if isinstance(metadata, ConnectMetadata) else decode_connect_metadata(
+            bytes(metadata), reader_version=CONNECT_PROTOCOL_V1)
+        return cls(member_id, model.url, model.config_offset, model.allocation)
 
     @property
     def connectors(self) -> tuple[str, ...]:

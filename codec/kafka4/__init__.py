@@ -58,12 +58,13 @@ tombstone) and returns::
 ConsumerGroupMetadata, 4 ConsumerGroupPartitionMetadata, 5 ConsumerGroupMemberMetadata, 6
 ConsumerGroupTargetAssignmentMetadata, 7 ConsumerGroupTargetAssignmentMember, 8
 ConsumerGroupCurrentMemberAssignment, 16 ConsumerGroupRegularExpression; Streams groups 17
-StreamsGroupMetadata, 18 StreamsGroupPartitionMetadata, 19 StreamsGroupMemberMetadata, 20
+StreamsGroupMetadata, 19 StreamsGroupMemberMetadata, 20
 StreamsGroupTargetAssignmentMetadata, 21 StreamsGroupTargetAssignmentMember, 22
 StreamsGroupCurrentMemberAssignment, 23 StreamsGroupTopology; share groups 9 ShareGroupPartitionMetadata
 (Kafka 4.0's early access), 10 ShareGroupMemberMetadata, 11 ShareGroupMetadata, 12
 ShareGroupTargetAssignmentMetadata, 13 ShareGroupTargetAssignmentMember, 14 ShareGroupCurrentMemberAssignment,
-15 ShareGroupStatePartitionMetadata (:data:`RECORD_TYPES`); the classic 0/1
+15 ShareGroupStatePartitionMetadata (:data:`RECORD_TYPES`; type 18, StreamsGroupPartitionMetadata, no release
+wrote, and it is an unknown type here as it is to Kafka); the classic 0/1
 OffsetCommit and 2 GroupMetadata are read too. ``encode_record`` takes that same dict (``recordType`` or
 ``record``; ``valueVersion`` may be left out where the value has one version) and returns the two byte
 strings.

@@ -153,7 +153,7 @@ def _register_all() -> None:
         register(_key_kind(rtype, record))
         register(_value_kind(rtype, record))
     register(Kind("group-record-key", "__consumer_offsets key of any group record (int16 record type, then the key; "
-                  "consumer groups 3-8, 16, share groups 9-15, Streams groups 17-23, classic 0-2)", _decode_any_key,
+                  "consumer groups 3-8, 16, share groups 9-15, Streams groups 17, 19-23, classic 0-2)", _decode_any_key,
                   _encode_any_key))
 
 

@@ -59,6 +59,7 @@ from ..connect.assignment import (
 )
 from ..connect.assignor import (
     DEFAULT_MAX_DELAY_MS,
+    IncrementalAssignorState,
     apply_assignment,
     assign_connect,
     connector_tasks,
@@ -391,7 +392,7 @@ class _Sim:
         self.generation = 1
         self.leader: str | None = None
         self.join_order: list[str] = []
-        self.state = None
+        self.state: IncrementalAssignorState | None = None
         self.rebalances: list[dict] = []
         self.notes: list[str] = []
         self.last_runner: dict[Any, str] = {}
@@ -566,7 +567,11 @@ class _Sim:
         self._push(self.round_end, "complete")
 
     def _round(self, t: float, *, initial: bool = False) -> None:
-        start = 0.0 if initial else self.round_start
+        if initial:
+            start = 0.0
+        else:
+            assert self.round_start is not None  # a later round completes only after _trigger started it
+            start = self.round_start
         self.round_start = self.round_end = None
         members = [self.workers[n] for n in self.join_order if self.workers[n].running]
         if not members:
@@ -588,15 +593,13 @@ class _Sim:
                                           max(start, w.joined_at))
             joins[w.member_id] = (w, cid, {p.name: p.metadata for p in frame.body.protocols})
         metadata = {m: protos[sel.protocol] for m, (_, _, protos) in joins.items()}
-        leader_frame = None
+        join_responses = {}
         for m, (w, cid, _) in joins.items():
             body = _join_response(gen, sel.protocol, leader.member_id, m,
                                   metadata if w is leader else {})
-            frame = self.rec.response(w.key, cid, body, t)
-            if w is leader:
-                leader_frame = frame
+            join_responses[m] = self.rec.response(w.key, cid, body, t)
         # the leader's assignor, on the members' metadata from its JoinGroup response
-        wk = workers_from_metadata([(x.member_id, x.metadata) for x in leader_frame.body.members])
+        wk = workers_from_metadata([(x.member_id, x.metadata) for x in join_responses[leader.member_id].body.members])
         result = assign_connect(sel.protocol, leader.member_id, wk, dict(self.sc.connectors), now=round(t * 1000),
                                 state=self.state, max_delay=self.sc.max_delay_ms)
         self.state = result.state
@@ -677,7 +680,8 @@ def _task_str(t: ConnectorTaskId) -> str:
 
 
 def _assignment_json(a: ConnectAssignment) -> dict:
-    out = {"connectors": list(a.connectors), "tasks": [_task_str(t) for t in a.tasks]}
+    out: dict[str, list[str] | int] = {"connectors": list(a.connectors), "tasks": [_task_str(t) for t in a.tasks]}
+    assert a.version is not None  # a decoded assignment: the version of its header
     if a.version >= 1:
         out.update(revoked_connectors=list(a.revoked_connectors),
                    revoked_tasks=[_task_str(t) for t in a.revoked_tasks], delay_ms=a.delay)

@@ -81,12 +81,12 @@ class Metrics:
             self.dirty.clear()
             self.warmups = sum(s[-1][4] for s in self.per_instance.values() if s)
             self.max_warmups = max(self.max_warmups, self.warmups)
-        row = (self.total - self.running - self.restoring, self.restoring, self.warmups)
-        if not self.series or self.series[-1][1:] != row:
+        totals = (self.total - self.running - self.restoring, self.restoring, self.warmups)
+        if not self.series or self.series[-1][1:] != totals:
             if self.series and self.series[-1][0] == t:
-                self.series[-1] = (t, *row)
+                self.series[-1] = (t, *totals)
             else:
-                self.series.append((t, *row))
+                self.series.append((t, *totals))
 
     def summary(self, end: float) -> dict[str, Any]:
         sim = self.sim

@@ -6,7 +6,10 @@ from __future__ import annotations
 import html
 import io
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["have_matplotlib", "plot_run", "plot_compare", "write_html", "MAX_INSTANCE_ROWS"]
 
@@ -62,7 +65,7 @@ def run_figure(result: dict):
     gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
     top = max((r["active"] + r["restoring"] + r["standby"] + r["warmup"] for rows in tl["instances"].values()
                for r in rows), default=1) or 1
-    axes = []
+    axes: list[Axes] = []
     for i, name in enumerate(names):
         ax = fig.add_subplot(gs[i, 0], sharex=axes[0] if axes else None)
         axes.append(ax)

@@ -430,8 +430,10 @@ def _build_bytes(con: KConstruct, value, path: str) -> bytes:
 class NullableStruct(KConstruct):
     """A nullable struct field (not an array element), as Kafka's generated code writes it: an int8
     marker, -1 for null and 1 before the struct; a reader takes any negative marker as null and any other
-    as a struct that follows (Kafka's ``readByte() < 0``). In a tagged field the marker is a uvarint
-    (``readUnsignedVarint() <= 0`` is null; a null tagged field is not written at all)."""
+    as a struct that follows (Kafka's ``readByte() < 0``). In a tagged field the marker is a uvarint: 0 for
+    null, 1 before the struct (``readUnsignedVarint() <= 0`` is null). Whether a tagged field is written at
+    all is its default's business: Kafka's ``"default": null`` (JSON null) makes the empty struct the
+    default, so a null is written (``ConsumerGroupMemberMetadataValue.ClassicMemberMetadata``)."""
 
     min_size = 1
 
@@ -452,7 +454,7 @@ class NullableStruct(KConstruct):
 
     def _build(self, obj, stream, context, path):
         if obj is None:
-            stream.write(b"\xff")
+            stream.write(b"\x00" if self.tagged else b"\xff")
             return obj
         stream.write(b"\x01")
         return self.sub._build(obj, stream, context, path)

@@ -93,6 +93,17 @@ def test_a_mutant_reaches_both_paths_and_goes_away(suite):
     assert r.killed and all(k.startswith(("kj-", "kio-", "hc-", "kr-", "cap-")) for k in r.killed_by)
 
 
+def test_a_null_tagged_array_kills_the_mutant_that_makes_it_non_nullable():
+    # StreamsGroupCurrentMemberAssignmentValue's TaskIds.AssignmentEpochs (Kafka 4.2+): tagged 0, nullable, default
+    # the empty array, so Kafka writes a null one (tag 0, size 1, marker 00); only that vector tells a table with
+    # the field non-nullable apart, and without it the mutant survives
+    m = _mutant("nullable-removed:StreamsGroupCurrentMemberAssignmentValue:TaskIds.AssignmentEpochs")
+    null = "hc-k4-record-streams-group-current-member-assignment-value-null-epochs"
+    own = [v for v in load_vectors() if v["message"] == m.message]
+    assert run_mutant(Suite(own, []), m).killed_by == (null, null)
+    assert not run_mutant(Suite([v for v in own if v["id"] != null], []), m).killed
+
+
 def test_every_table_the_vectors_read_is_mutated(suite):
     # the tables of __consumer_offsets' classic records have no message in the conformance protocol
     assert sorted(set(schema_names()) - set(suite.reads)) == [
