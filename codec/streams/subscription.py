@@ -139,7 +139,7 @@ def subscription_view(data: bytes | bytearray | memoryview, *, latest: int = LAT
         got = shaped.decode(data, 0) if shaped is not None else None
         as_json = native.program(MESSAGE, version, "kafka") if got is not None else None
         wire = as_json.decode(data, 0) if as_json is not None else None
-        if wire is not None:
+        if wire is not None and got is not None:  # (a wire view only where got is)
             _check_latest(version, lsv)
             return got[0], wire[0], got[1], len(data) - got[1]
     from ..wire.builder import to_json

@@ -1268,7 +1268,8 @@ static int enc_leaf(FieldOp *f, W *w, PyObject *v) {
     }
     case K_STRUCT:
         if (f->flags & F_NULLABLE) {
-            if (v == Py_None) return w_be(w, 0xff, 1);
+            /* null: -1, or in a tagged field the uvarint 0 (present: 1 either way) */
+            if (v == Py_None) return w_be(w, (f->flags & F_MARKER_UV) ? 0 : 0xff, 1);
             if (w_be(w, 1, 1) < 0) return -1;
         }
         return enc_struct(f->sub, w, v, NULL, NULL);

@@ -407,7 +407,9 @@ class _Compiler:
         enc_src, tdefault = None, None
         if cls is not None:
             enc_src = (G_OFF, slot_offset(cls, f.py_name))
-            tdefault = next(x.default for x in dataclasses.fields(cls) if x.name == f.py_name)
+            fld = next(x for x in dataclasses.fields(cls) if x.name == f.py_name)
+            # (a struct's default is a factory's: the empty struct, compared by value as the reference does)
+            tdefault = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()
         return self.field_op(f, slot, spec, enc_src, tag=f.tag, ddefault=d, dcall=dcall, tdefault=tdefault)
 
     def builder(self, spec: StructSpec, present, tagged, slots: dict, unknown_slot: int, cls: type | None) -> tuple:
