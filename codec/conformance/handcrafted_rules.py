@@ -37,11 +37,10 @@ rules:
   (``ConnectProtocol``) throws.
 
 The group messages, headers, ConsumerProtocol, Kafka 4's RPCs and records and the classic group's records get every
-rule that applies; Kafka
-Streams' SubscriptionInfo (which Kafka reads with its generated SubscriptionInfoData) and Kafka Connect's messages
-(hand-written ``protocol.types`` schemas) the reading ones (null-read, negative-count, past-input, version-prefix,
-Connect's nullable-null), their vectors' values being Kafka's views, not their tables'; AssignmentInfo (a
-hand-written ``DataOutputStream`` encoding) none here: handcrafted.py's vectors hold its rules.
+rule that applies; Kafka Streams' SubscriptionInfo (which Kafka reads with its generated SubscriptionInfoData) and
+Kafka Connect's messages (hand-written ``protocol.types`` schemas) the reading ones (null-read, negative-count,
+past-input, version-prefix, Connect's nullable-null), their vectors' values being Kafka's views, not their tables';
+AssignmentInfo (a hand-written ``DataOutputStream`` encoding) none here: handcrafted.py's vectors hold its rules.
 """
 
 from __future__ import annotations
@@ -129,7 +128,8 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
     hand-written class; its rules are handcrafted.py's)."""
     spec = load_message(message)
-    commit = CLASSIC_COMMIT if message in _CLASSIC or message in CLASSIC_RECORDS else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT
+    commit = (CLASSIC_COMMIT if message in _CLASSIC or message in CLASSIC_RECORDS
+              else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT)
     if spec.kind in ("request", "response", "header"):
         return Binding(f"org.apache.kafka.common.message.{message}Data", commit, None)
     if spec.kind in ("coordinator-key", "coordinator-value") or message in CLASSIC_RECORDS:

@@ -82,7 +82,8 @@ KIND_NAMES: dict[str, str] = {m: kind_name(m) for m in MESSAGES}
 KIND_NAMES.update({r + part: kind_name(r + part) for r in RECORDS for part in ("Key", "Value")})
 _BY_KIND: dict[str, str] = {k: m for m, k in KIND_NAMES.items()}
 #: The classic records' parts -> their CLI kinds (``offset-commit-key``, ..., ``group-metadata-value``).
-CLASSIC_KIND_NAMES: dict[str, str] = {r + part: kind_name(r + part) for r in CLASSIC_RECORDS for part in ("Key", "Value")}
+CLASSIC_KIND_NAMES: dict[str, str] = {r + part: kind_name(r + part) for r in CLASSIC_RECORDS
+                                      for part in ("Key", "Value")}
 
 
 def message_for(kind: str, *, error=DecodeError) -> str:
