@@ -201,6 +201,24 @@ _CONNECT_TARGETS = {"ConnectMetadata": "connect-metadata", "ConnectAssignment": 
 _CONNECT_READERS = (0, 1)
 
 
+# The other part of a classic __consumer_offsets record whose key or value is a vector's, assembled here field by
+# field (kafka-wire-facts.md): a GroupMetadataKey (type 2) of group "g" and a GroupMetadataValue v0 of an empty group
+# ("" protocol type, generation 0, null protocol and leader, no members); an OffsetCommitKey (type 1) of g/t/0 and an
+# OffsetCommitValue v0 (offset 0, "" metadata, commit timestamp 0).
+_OTHER_PART = {
+    "GroupMetadataKey": b"\x00\x00" + b"\x00\x00" + bytes(4) + b"\xff\xff\xff\xff" + bytes(4),
+    "GroupMetadataValue": b"\x00\x02\x00\x01g",
+    "OffsetCommitKey": b"\x00\x00" + bytes(8) + b"\x00\x00" + bytes(8),
+    "OffsetCommitValue": b"\x00\x01\x00\x01g\x00\x01t" + bytes(4),
+}
+
+
+def _classic_record(message: str, wire: bytes) -> bytes:
+    """The ``offsets-key-value`` input ([uint16 key length][key][value]) of a classic record part's bytes."""
+    key, value = (wire, _OTHER_PART[message]) if message.endswith("Key") else (_OTHER_PART[message], wire)
+    return len(key).to_bytes(2, "big") + key + value
+
+
 def _connect_target(message: str, reader: int) -> str:
     """The target of a Connect message read at ``reader`` (a vector's ``version``: 0, 1 or 2)."""
     return f"{_CONNECT_TARGETS[message]}/r{min(reader, 1)}"
@@ -281,6 +299,8 @@ def _from_vectors(c: _Corpus) -> None:
             else:
                 c.add(f"response-frame/{key}/v{version}", struct.pack(">i", 7) + b"\x00" + wire,
                       f"{origin} in a response frame", accepted)
+        elif msg in _OTHER_PART:  # a classic __consumer_offsets record part: a whole record, with the other part
+            c.add("offsets-key-value", _classic_record(msg, wire), f"{origin} in a record", accepted)
         elif version is not None:
             c.add(f"{msg}/v{version}", wire, origin, accepted, canonical)
         elif msg.removesuffix("Key").removesuffix("Value") in KAFKA4_RECORDS:

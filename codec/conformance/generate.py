@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..kafka4.common import CLASSIC_KIND_NAMES
 from ..text import dumps
 from ..wire.builder import default_value, to_json, wire_class
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
@@ -247,8 +248,9 @@ def _schema_value(rng: random.Random, message: str, version: int | None, tame: b
     if message in _FRAMES:
         return _frame_value(rng, message, _versioned(message, version), tame, api_key)
     spec = load_message(message)
-    if spec.kind.startswith("coordinator"):
-        at = spec.valid.low
+    if spec.kind.startswith("coordinator") or message in CLASSIC_KIND_NAMES:
+        # a record part: a value starts with its version (a classic record's is the cell's, Kafka 4's the release's)
+        at = spec.valid.low if version is None else version
         value = to_json(_body(rng, message, at, tame), message, at)
         return ({"valueVersion": at, **value} if message.endswith("Value") else value), None
     version = _versioned(message, version)

@@ -9,8 +9,9 @@ Four kinds, none of them made by this project's encoder or decoder:
   set twice, to a name and to ``""`` (not null, so not the default either). Invalid vectors without ``wire``;
 * **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut to half and to all but the
   last byte, for every group and ConsumerProtocol message × version, the Streams versions outside the core
-  4-7 (handcrafted.py cuts those at every field) and Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``):
-  Kafka's readers need every field, and a flexible body its final tagged-field count, so each cut fails;
+  4-7 (handcrafted.py cuts those at every field), Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``) and
+  the classic group's ``__consumer_offsets`` record parts (Kafka's bytes, ``kafka-java-offsets.jsonl``): Kafka's
+  readers need every field, and a flexible body its final tagged-field count, so each cut fails;
 * **headers** — RequestHeader v0-2 and ResponseHeader v0-1, bytes assembled field by field from
   kafka-wire-facts.md §7 (int16 key and version, int32 correlation id, int16-length client id, an empty tagged
   field section from the flexible versions) with their values written out literally;
@@ -30,7 +31,7 @@ import struct
 from pathlib import Path
 
 from ..wire.schema import load_message
-from .coverage import FRAME_APIS, GROUP_SOURCES, KAFKA4_RPCS, refusal_fields, supported
+from .coverage import CLASSIC_RECORDS, FRAME_APIS, GROUP_SOURCES, KAFKA4_RPCS, refusal_fields, supported
 
 __all__ = ["GROUP_FILE", "group_vectors"]
 
@@ -233,7 +234,7 @@ def group_vectors(directory: Path) -> list[dict]:
                 src = sources[(message, version)][0]
                 out += _refusals(message, version, src["expected"], src["id"])
     # truncations of every message and version (the Streams core versions have their own in handcrafted.py)
-    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS):
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *CLASSIC_RECORDS):
         for version in supported()[message]:
             if message in ("SubscriptionInfo", "AssignmentInfo") and version in _STREAMS_CORE:
                 continue

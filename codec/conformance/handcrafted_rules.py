@@ -38,11 +38,11 @@ its answers replace theirs in the answers file. The rules:
 * ``version-prefix`` — the ConsumerProtocol and Connect messages behind version -1: Kafka's ``ConsumerProtocol``
   (``ConnectProtocol``) throws.
 
-The group messages, headers, ConsumerProtocol and Kafka 4's RPCs and records get every rule that applies; Kafka
-Streams' SubscriptionInfo (which Kafka reads with its generated SubscriptionInfoData) and Kafka Connect's messages
-(hand-written ``protocol.types`` schemas) the reading ones (null-read, negative-count, past-input, version-prefix,
-Connect's nullable-null), their vectors' values being Kafka's views, not their tables'; AssignmentInfo (a
-hand-written ``DataOutputStream`` encoding) none here: handcrafted.py's vectors hold its rules.
+The group messages, headers, ConsumerProtocol, Kafka 4's RPCs and records and the classic group's records get every
+rule that applies; Kafka Streams' SubscriptionInfo (which Kafka reads with its generated SubscriptionInfoData) and
+Kafka Connect's messages (hand-written ``protocol.types`` schemas) the reading ones (null-read, negative-count,
+past-input, version-prefix, Connect's nullable-null), their vectors' values being Kafka's views, not their tables';
+AssignmentInfo (a hand-written ``DataOutputStream`` encoding) none here: handcrafted.py's vectors hold its rules.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from ..wire.schema import (
     raw_message,
     schema_overrides,
 )
-from .coverage import FRAME_APIS, supported
+from .coverage import CLASSIC_RECORDS, FRAME_APIS, supported
 from .mutation import with_field
 
 __all__ = [
@@ -85,7 +85,8 @@ __all__ = [
 RULES_FILE = "kafka-java-rules.jsonl"
 ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # Kafka's classes that judge the cases: the classic group messages, headers and ConsumerProtocol as generated at
-# the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl); Kafka 4's RPCs and
+# the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl), and the classic group's
+# __consumer_offsets records at the commit their tables follow (the same); Kafka 4's RPCs and
 # __consumer_offsets records at the commit schemas/README.md follows for them
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
@@ -131,12 +132,13 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
     hand-written class; its rules are handcrafted.py's)."""
     spec = load_message(message)
-    commit = CLASSIC_COMMIT if message in _CLASSIC else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT
+    commit = (CLASSIC_COMMIT if message in _CLASSIC or message in CLASSIC_RECORDS
+              else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT)
     if spec.kind in ("request", "response", "header"):
         return Binding(f"org.apache.kafka.common.message.{message}Data", commit, None)
-    if spec.kind in ("coordinator-key", "coordinator-value"):
+    if spec.kind in ("coordinator-key", "coordinator-value") or message in CLASSIC_RECORDS:
         return Binding(f"org.apache.kafka.coordinator.group.generated.{message}", commit,
-                       "record-key" if spec.kind == "coordinator-key" else "record-value")
+                       "record-key" if message.endswith("Key") else "record-value")
     if spec.version_prefix == "int16" and spec.encoding == "kafka" and message.startswith("ConsumerProtocol"):
         return Binding(f"org.apache.kafka.common.message.{message}", commit, "version")
     if message == "SubscriptionInfo":  # Kafka Streams' SubscriptionInfo.decode reads it with SubscriptionInfoData
@@ -377,14 +379,19 @@ def rule_cases(directory: Path, messages: Iterable[str] | None = None) -> list[C
     for message, versions in supported().items():
         if binding_or_none(message) is None or (messages is not None and message not in messages):
             continue
-        record = _bound(message).framing in ("record-key", "record-value")
-        for version in ([None] if record else versions):
+        for version in ([None] if _versionless(message) else versions):
             src = sources.get((message, version))
             if src is not None:
                 out += _cases_of(message, version, src)
     if messages is None:
         out += _frame_cases(sources)
     return out
+
+
+def _versionless(message: str) -> bool:
+    """Whether a message's vectors name no version: Kafka 4's record parts (their bytes say it, and the release has
+    one); the classic records' name theirs (a key's is its record type, a value's its version prefix)."""
+    return load_message(message).kind.startswith("coordinator")
 
 
 def _case_id(message: str, version, rule: str, what: str = "") -> str:
@@ -581,7 +588,7 @@ def _null_sets(spec, value: dict, at: int, covered: AbstractSet[tuple] = frozens
 def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[bytes, int] | None:
     """``wire`` with the length (count) of the field at ``path`` one more than the bytes that remain after it."""
     null_value = _set(value, path, None)
-    version = None if _bound(message).framing in ("record-key", "record-value") else at
+    version = None if _versionless(message) else at
     null_wire = (_writer(message)(message, version, null_value) if at in f.nullable
                  else _encode_nullable(message, version, null_value, struct, f))
     pos = _first_diff(wire, null_wire)

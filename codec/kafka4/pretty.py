@@ -245,10 +245,10 @@ def pretty_message(name: str, version: int, model, *, size: int | None = None, t
 
 
 def pretty_record(record_name: str, record_type: int, key_schema: str | None, key_model, value_schema: str | None,
-                  value_version: int | None, value_model) -> str:
+                  value_version: int | None, value_model, *, key_version: int = 0) -> str:
     lines = [f"{record_name} record (type {record_type})"]
     if key_schema is not None:
-        lines += ["  " + x for x in pretty_body(key_schema, 0, key_model).splitlines()]
+        lines += ["  " + x for x in pretty_body(key_schema, key_version, key_model).splitlines()]
     if value_schema is not None:
         if value_model is None:
             lines.append("  value: null (a tombstone: deleted)")
