@@ -17,6 +17,8 @@ _FAMILIES = (
     ("Kafka Connect", ("ConnectMetadata", "ConnectAssignment")),
     ("Kafka 4 group RPCs", ("ConsumerGroupHeartbeatRequest", "ConsumerGroupDescribeRequest",
                             "StreamsGroupHeartbeatRequest", "StreamsGroupDescribeRequest")),
+    ("share group RPCs", ("ShareGroupHeartbeatRequest", "ShareGroupDescribeRequest")),
+    ("classic __consumer_offsets records", ("GroupMetadataValue", "OffsetCommitValue")),
 )
 
 
