@@ -48,7 +48,7 @@ import heapq
 import json
 import math
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ from ..negotiation.connect import (
     select_connect_protocol,
 )
 from ..wire.builder import wire_class
-from .metrics import format_metrics_table
+from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
 from .scenario import ScenarioError
 from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
 
@@ -85,7 +85,6 @@ __all__ = [
     "format_connect_table",
     "is_connect_scenario",
     "parse_connect_scenario",
-    "run_connect",
     "simulate_connect",
 ]
 
@@ -95,18 +94,6 @@ CONNECT_PROTOCOLS = {"eager": "eager (default, v0): stop-the-world, EagerAssigno
                      "sessioned": "sessioned (v2): incremental cooperative, session-keyed",
                      "as-configured": "each worker's own connect.protocol"}
 CONNECT_COMPARE = ("eager", "sessioned")
-CONNECT_TABLE_COLUMNS = [
-    ("protocol", "protocol"),
-    ("rebalances", "rebalances"),
-    ("time_to_balanced_s", "balanced after (s)"),
-    ("connector_s_not_running", "connectors not running (s)"),
-    ("task_s_not_running", "tasks not running (task-s)"),
-    ("connector_revocations", "connector revocations"),
-    ("task_revocations", "task revocations"),
-    ("connector_moves", "connector moves"),
-    ("task_moves", "task moves"),
-    ("coordinator_bytes", "coordinator bytes"),
-]
 MODES = ("eager", "compatible", "sessioned")
 MAX_WORKERS, MAX_CONNECTORS, MAX_TASKS, MAX_EVENTS, MAX_DURATION_S = 100, 1000, 10000, 1000, 7 * 86400.0
 COORDINATOR_GROUP = "connect-cluster"
@@ -708,34 +695,3 @@ def load_connect_scenario(path: str | Path) -> ConnectScenario:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ScenarioError(f"{path}: {e}") from None
     return parse_connect_scenario(data, source_name=path.stem)
-
-
-def run_connect(args, source: str | Path) -> int:
-    """``rebalance-codec simulate`` on a Connect scenario (``"kind": "connect"``)."""
-    import sys
-
-    from .. import text as _text
-
-    try:
-        scenario = load_connect_scenario(source)
-    except ScenarioError as e:
-        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
-        return 1
-    if args.seed is not None:
-        scenario = replace(scenario, seed=args.seed)
-    if args.compare:
-        names = ([p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols
-                 else list(scenario.protocols))
-    else:
-        names = [args.protocol or scenario.protocols[-1]]
-    unknown = [n for n in names if n not in CONNECT_PROTOCOLS]
-    if unknown or not names:
-        print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
-              f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})", file=sys.stderr)
-        return 2
-    from .command import run_protocols
-    from .connect_plots import plot_connect_compare, plot_connect_run, write_connect_html
-
-    return run_protocols(args, scenario, names, simulate=simulate_connect, label=CONNECT_PROTOCOLS.__getitem__,
-                         plot_run=plot_connect_run, plot_compare=plot_connect_compare, write_html=write_connect_html,
-                         format_table=format_connect_table, compare_extra={"kind": "connect"})

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .metrics import CONNECT_TABLE_COLUMNS, format_value
 from .plots import _events, _finish, _instances_to_show, _plt, _save, _steps, write_html
 
 if TYPE_CHECKING:
@@ -120,7 +121,4 @@ def plot_connect_compare(results: Sequence[dict], out: Path, stem: str = "compar
 
 def write_connect_html(path: Path, title: str, description: str, results: Sequence[dict],
                        svgs: Sequence[str]) -> Path:
-    from .connect import CONNECT_TABLE_COLUMNS
-    from .metrics import format_value
-
     return write_html(path, title, description, results, svgs, columns=CONNECT_TABLE_COLUMNS, fmt=format_value)

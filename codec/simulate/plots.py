@@ -8,6 +8,8 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from .metrics import TABLE_COLUMNS
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -198,7 +200,7 @@ def metrics_table_html(results: Sequence[dict], columns=None, fmt=None) -> str:
     """The metrics as an HTML table: ``columns`` (key, label) pairs, default the Streams table's; ``fmt`` formats
     a value (default: an em dash for none)."""
     if columns is None:
-        from .command import TABLE_COLUMNS as columns
+        columns = TABLE_COLUMNS
     fmt = fmt or _fmt
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     rows = []
