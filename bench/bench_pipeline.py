@@ -50,8 +50,8 @@ models by ``tests/pipeline/test_rows.py``), and Arrow Java runs without per-acce
 (``ARROW_JAVA_OPTS``; ~12% of the JVM's samples went to ``ArrowBuf.refCnt``).
 
 Run: ``python bench/bench_pipeline.py [--records 200000] [--repeat 5] [--full]`` (``--full`` also
-times the whole job, tables and report written), or ``python -m pytest bench/bench_pipeline.py
---benchmark-only``.
+times the whole job, tables and report written). ``bench/pipeline_bench.py`` (``python bench/run.py pipeline``)
+reuses this input and measurement for the native codec against the pure-Python one.
 """
 
 from __future__ import annotations
@@ -224,14 +224,6 @@ def measure(n: int, full: bool = False, repeat: int = 3) -> dict:
         return result
     finally:
         spark.stop()
-
-
-def test_bench_pipeline_decode_rate(benchmark) -> None:
-    result = benchmark.pedantic(measure, args=(200_000,), kwargs={"repeat": 3}, rounds=1, iterations=1)
-    benchmark.extra_info.update({k: round(v, 3) for k, v in result.items() if k.startswith("ratio") or k == "spark_tax"})
-    benchmark.extra_info.update({f"{k}_us_per_record": round(1e6 / result[k]["per_cpu_s"], 1)
-                                 for k in ("plain", "executor_function", "spark")})
-    assert result["spark"]["records"] == 200_000
 
 
 def headline(r: dict) -> str:

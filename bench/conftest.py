@@ -31,20 +31,11 @@ def pytest_configure(config):
         config.option.benchmark_max_time = 0.5
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def _results(config) -> dict | None:
     bs = getattr(config, "_benchmarksession", None)
     if bs is None or not bs.benchmarks:
         return None
+    import harness
     from peers import peer_versions
 
     benches = []
@@ -56,7 +47,7 @@ def _results(config) -> dict | None:
                         "rounds": st.rounds, "extra": dict(b.extra_info)})
     return {
         "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
+        "machine": {"cpu": harness._cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
                     "system": f"{platform.system()} {platform.release()}"},
         "peers": peer_versions(),
         "benchmarks": benches,

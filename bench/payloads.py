@@ -8,14 +8,25 @@ Everything is deterministic (fixed seed).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import uuid
 from functools import cache
 from pathlib import Path
 
-from codec.group.consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, encode_consumer
-from codec.streams import AssignmentInfo, SubscriptionInfo, encode_assignment, encode_subscription
+from codec.group.consumer import (
+    ASSIGNMENT,
+    SUBSCRIPTION,
+    ConsumerMessage,
+    encode_consumer,
+)
+from codec.streams import (
+    AssignmentInfo,
+    SubscriptionInfo,
+    encode_assignment,
+    encode_subscription,
+)
 from codec.types import HostInfo, TaskId, TopicPartition
 from codec.wire.builder import encode_wire, wire_class
 
@@ -135,3 +146,86 @@ def largest_vector(message: str) -> tuple[int, bytes]:
     if best is None:
         raise LookupError(f"no valid vector of {message}")
     return best
+
+
+# --- Kafka 4's group RPCs -------------------------------------------------------------------------------
+
+def _fill(message: str, version: int, struct_name: str, sizes: dict, rng: random.Random, path: str = ""):
+    """A wire object of one struct with every field of the version set: arrays of ``sizes[field]`` elements
+    (0 when not named), strings short and distinct, numbers small, UUIDs random (fixed seed)."""
+    from codec.wire.schema import load_message
+
+    spec = load_message(message).structs[struct_name]
+    values = {}
+    for f in spec.fields:
+        tagged = f.tag is not None and f.tagged_versions is not None and version in f.tagged_versions
+        if not (tagged or (f.tag is None and version in f.versions)) or tagged:
+            continue
+
+        def one(i: int, f=f):
+            t = f.element_type
+            if f.struct is not None:
+                return _fill(message, version, f.struct.name, sizes, rng, f"{path}.{f.py_name}[{i}]")
+            if f.py_name.endswith("error_code"):
+                return 0  # kio refuses codes outside its enum
+            if t in ("int8", "int16", "int32", "int64", "uint16"):
+                return rng.randrange(0, 100 if t == "int8" else 30000)
+            if t == "bool":
+                return rng.random() < 0.5
+            if t == "uuid":
+                return uuid.UUID(int=rng.getrandbits(128))
+            if t == "string":
+                return f"{f.py_name.replace('_', '-')}-{rng.randrange(10**6)}"
+            if t == "bytes":
+                return rng.randbytes(16)
+            raise ValueError(t)
+        if f.is_array:
+            values[f.py_name] = tuple(one(i) for i in range(sizes.get(f.py_name, 0)))
+        else:
+            values[f.py_name] = one(0)
+    return wire_class(message, struct_name)(**values)
+
+
+@cache
+def kafka4_messages() -> list[tuple[str, str, int, object]]:
+    """(label, message, version, wire object) of Kafka 4's heartbeats, steady and joining, and describes."""
+    rng = random.Random(4)
+    out = []
+    CGReq = wire_class("ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatRequest")
+    steady = CGReq(group_id="orders-app", member_id="mM3fQz8PRlOaG2b9xk1Q3A", member_epoch=42)
+    out.append(("steady", "ConsumerGroupHeartbeatRequest", 1, steady))
+    joining = _fill("ConsumerGroupHeartbeatRequest", 1, "ConsumerGroupHeartbeatRequest",
+                    {"subscribed_topic_names": 4}, rng)
+    out.append(("joining, 4 topics", "ConsumerGroupHeartbeatRequest", 1,
+                dataclasses.replace(joining, member_epoch=0, subscribed_topic_regex=None, topic_partitions=())))
+    CGResp = wire_class("ConsumerGroupHeartbeatResponse", "ConsumerGroupHeartbeatResponse")
+    out.append(("steady", "ConsumerGroupHeartbeatResponse", 1,
+                CGResp(member_id="mM3fQz8PRlOaG2b9xk1Q3A", member_epoch=42, heartbeat_interval_ms=5000)))
+    out.append(("assignment, 4 topics × 50", "ConsumerGroupHeartbeatResponse", 1,
+                _fill("ConsumerGroupHeartbeatResponse", 1, "ConsumerGroupHeartbeatResponse",
+                      {"topic_partitions": 4, "partitions": 50}, rng)))
+    out.append(("100 members", "ConsumerGroupDescribeResponse", 1,
+                _fill("ConsumerGroupDescribeResponse", 1, "ConsumerGroupDescribeResponse",
+                      {"groups": 1, "members": 100, "subscribed_topic_names": 4, "topic_partitions": 4,
+                       "partitions": 2}, rng)))
+    SGReq = wire_class("StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatRequest")
+    out.append(("steady", "StreamsGroupHeartbeatRequest", 0,
+                SGReq(group_id="wordcount", member_id="pQ8zk3bTQdOw1c7mXn2L4g", member_epoch=17,
+                      endpoint_information_epoch=3)))
+    out.append(("joining, 10 subtopologies", "StreamsGroupHeartbeatRequest", 0,
+                dataclasses.replace(_fill("StreamsGroupHeartbeatRequest", 0, "StreamsGroupHeartbeatRequest",
+                                          {"subtopologies": 10, "source_topics": 2, "state_changelog_topics": 2,
+                                           "repartition_sink_topics": 1, "repartition_source_topics": 1,
+                                           "copartition_groups": 1, "topic_configs": 2, "client_tags": 2,
+                                           "source_topic_indices": 1}, rng), member_epoch=0)))
+    out.append(("100 endpoints", "StreamsGroupHeartbeatResponse", 0,
+                _fill("StreamsGroupHeartbeatResponse", 0, "StreamsGroupHeartbeatResponse",
+                      {"active_tasks": 10, "standby_tasks": 5, "warmup_tasks": 2, "partitions": 4,
+                       "partitions_by_user_endpoint": 100, "active_partitions": 2, "standby_partitions": 2,
+                       "status": 1}, rng)))
+    out.append(("100 members", "StreamsGroupDescribeResponse", 0,
+                _fill("StreamsGroupDescribeResponse", 0, "StreamsGroupDescribeResponse",
+                      {"groups": 1, "members": 100, "subtopologies": 10, "source_topics": 2, "active_tasks": 3,
+                       "standby_tasks": 2, "partitions": 2, "client_tags": 1, "task_offsets": 0,
+                       "task_end_offsets": 0, "state_changelog_topics": 1}, rng)))
+    return out

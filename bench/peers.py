@@ -95,7 +95,13 @@ class Kio:
         self.serial = _quiet_import("kio.serial")
 
     def _cls(self, message: str, version: int):
-        pkg, mod = _MODULES[message][0]
+        if message in _MODULES:
+            pkg, mod = _MODULES[message][0]
+        else:  # Kafka 4's RPCs: kio.schema.<api in snake case>.v<N>.<request|response>
+            from codec.wire.schema import snake
+
+            api, _, side = snake(message).rpartition("_")
+            pkg, mod = api, side
         try:
             module = _quiet_import(f"kio.schema.{pkg}.v{version}.{mod}")
         except ModuleNotFoundError:
@@ -127,6 +133,29 @@ class Kio:
     def plain(self, obj, message: str, version: int) -> dict:
         return _plain(obj)
 
+    def kafka_json(self, obj, message: str, version: int) -> dict:
+        """kio's value as Kafka's JSON (through :func:`codec.kafka4.kio.kio_to_kafka`, which reads the schema
+        table, not this project's decoder)."""
+        from codec.kafka4.kio import kio_to_kafka
+
+        value, problems = kio_to_kafka(message, version, _json_plain(obj))
+        if problems:
+            raise AssertionError(f"kio's {message} v{version} does not fit Kafka's JSON: {problems[:3]}")
+        return value
+
+
+def _json_plain(x):
+    """kio's value in the plain JSON of its vectors (UUIDs as strings, durations in ms, bytes hex)."""
+    import uuid
+
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _json_plain(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    if isinstance(x, (list, tuple)):
+        return [_json_plain(v) for v in x]
+    if isinstance(x, uuid.UUID):
+        return str(x)
+    return _plain(x)
+
 
 class KafkaPython:
     name = "kafka-python"
@@ -138,12 +167,15 @@ class KafkaPython:
         mod, cls = _MODULES[message][1]
         return getattr(_quiet_import(mod), cls)
 
+    def has(self, message: str) -> bool:
+        return message in _MODULES
+
     def decoder(self, message: str, version: int):
         cls = self._cls(message)
         if message in PREFIXED:
             return cls.decode  # reads the int16 version prefix itself
-        versioned = cls[version]
-        return versioned.decode
+        decode = cls.decode  # its fastest public form: the class's decode with the version as an argument
+        return lambda data: decode(data, version=version)
 
     def encoder(self, message: str, version: int):
         if message in PREFIXED:

@@ -6,18 +6,43 @@ JSON goes to stdout, diagnostics to stderr. Exit status: 0 on success; 1 when an
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-from pathlib import Path
-from typing import Iterator
+from types import ModuleType, SimpleNamespace
 
-from . import text as _text
-from .budget import BUDGETS, json_text
-from .cliutil import int_range, loads
-from .errors import CodecError, DecodeError
-from .kinds import get_kind, kind_names
+
+class _LazyModule(ModuleType):
+    """A standard-library module imported on first use (see :func:`_defer_inspect`)."""
+
+    def __getattr__(self, attr: str):
+        import importlib
+
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        module = importlib.import_module(name)
+        sys.modules[name] = module
+        return getattr(module, attr)
+
+
+def _defer_inspect() -> None:
+    """``dataclasses`` imports ``inspect`` (with ast, dis and tokenize: a third of a decode call's start-up)
+    but uses it only for a class without a docstring. For the command line, ``inspect`` is imported on first
+    use instead: until then ``sys.modules`` holds a stand-in that imports it and hands its attributes over."""
+    if "inspect" not in sys.modules and "dataclasses" not in sys.modules:
+        sys.modules["inspect"] = _LazyModule("inspect")
+
+
+_defer_inspect()  # before the imports below, which import dataclasses
+from . import text as _text  # noqa: E402
+from .errors import CodecError, DecodeError  # noqa: E402
+from .kinds import get_kind, kind_names  # noqa: E402
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Iterator
 
 __all__ = ["main", "build_parser", "run"]
 
@@ -29,7 +54,8 @@ def _read_input(arg: str | None, *, binary: bool) -> bytes | str:
     if arg is None or arg == "-":
         raw = sys.stdin.buffer.read()
     elif arg.startswith("@"):
-        raw = Path(arg[1:]).read_bytes()
+        with open(arg[1:], "rb") as f:  # (not pathlib: its imports would cost a decode call's start-up)
+            raw = f.read()
     else:
         return arg.encode("ascii", "replace") if binary else arg
     return raw if binary else _utf8(raw)
@@ -55,6 +81,8 @@ def _hex_to_bytes(text: str) -> bytes:
 def _parse_json(text: str):
     """JSON input; any way it is not JSON this codec reads is a ``DecodeError`` on the input (a
     ``json.JSONDecodeError`` keeps its own type, with its offset; an object holding one key twice is refused)."""
+    from .cliutil import loads
+
     try:
         return loads(text)
     except json.JSONDecodeError:
@@ -106,6 +134,8 @@ def _value(decoded) -> object:
 def _json_of(kind, data: bytes, decoded, **kwargs) -> str:
     """The decode's JSON, within ``decode``'s output budget for ``data`` (:mod:`codec.budget`): past it, one
     error instead (Kafka's JSON repeats a name the bytes write once for each of its items)."""
+    from .budget import BUDGETS, json_text
+
     return json_text(_value(decoded), BUDGETS["decode"].output(len(data)), message=kind.name,
                      what=f"the JSON of these {len(data):,} bytes",
                      hint=": Kafka's JSON repeats a name the bytes write once for each of its items "
@@ -162,7 +192,7 @@ def cmd_encode(args) -> int:
 def _input_lines(args) -> Iterator[bytes]:
     """The lines of stdin or ``@file``, split at LF alone: a CR, U+2028 or any other character inside a line
     stays in it, so the output has exactly one line per input line."""
-    source = Path(args.input[1:]).open("rb") if args.input and args.input.startswith("@") else sys.stdin.buffer
+    source = open(args.input[1:], "rb") if args.input and args.input.startswith("@") else sys.stdin.buffer
     try:
         for raw in source:
             yield raw[:-1] if raw.endswith(b"\n") else raw
@@ -218,13 +248,75 @@ CORE_COMMANDS = ("decode", "encode", "kinds", "demo")
 _COMMAND_MODULES = ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
                     "codec.capture.command", "codec.simulate.command", "codec.pipeline.command",
                     "codec.fuzz_command")
+#: Which module defines each of the other subcommands: a command line that names one imports that module
+#: alone (``tests/test_cli_startup.py`` checks the table against the whole parser).
+COMMAND_MODULE = {"assign": "codec.assignor.command", "negotiate": "codec.negotiation.command",
+                  "compat": "codec.negotiation.command", "size": "codec.negotiation.command",
+                  "vectors": "codec.conformance.command", "conformance": "codec.conformance.command",
+                  "capture": "codec.capture.command", "simulate": "codec.simulate.command",
+                  "pipeline": "codec.pipeline.command", "fuzz": "codec.fuzz_command"}
 
 
-def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
+_DECODE_OPTIONS = {"--kind": "kind", "--style": "style", "--version": "version", "--api-key": "api_key",
+                   "--format": "format", "--max-size": "max_size"}
+_DECODE_SWITCHES = {"--lines": "lines", "--compact": "compact"}
+_CHOICES = {"style": ("kafka", "native"), "format": ("json", "pretty")}
+_INTS = ("version", "api_key", "max_size")
+
+
+def plain_decode_args(words: list[str]) -> SimpleNamespace | None:
+    """The arguments of a plain ``decode`` command line -- options spelled out in full, each given once, values
+    that argparse takes, at most one input -- parsed without argparse (whose import and parser cost a decode
+    call's start-up more than the decode); None for any other command line, which argparse then parses and, if
+    need be, reports. ``tests/test_cli_startup.py`` holds the result to argparse's."""
+    if not words or words[0] != "decode":
+        return None
+    args: dict = {"command": "decode", "kind": None, "style": "kafka", "version": None, "api_key": None,
+                  "lines": False, "input": None, "format": "json", "compact": False, "max_size": None,
+                  "func": cmd_decode}
+    seen: set[str] = set()
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word in seen:
+            return None
+        if word in _DECODE_SWITCHES:
+            args[_DECODE_SWITCHES[word]] = True
+            seen.add(word)
+            i += 1
+        elif word in _DECODE_OPTIONS:
+            if i + 1 >= len(words) or words[i + 1].startswith("-"):  # argparse's rules for these: let it decide
+                return None
+            name, value = _DECODE_OPTIONS[word], words[i + 1]
+            if name in _INTS:  # ASCII digits within an int16 here; anything else argparse's int_range judges
+                if not (value.isascii() and value.isdigit() and len(value) <= 5 and int(value) <= 32767):
+                    return None
+                value = int(value)
+            if value not in _CHOICES.get(name, (value,)):
+                return None
+            args[name] = value
+            seen.add(word)
+            i += 2
+        elif word.startswith("-") and word != "-" or args["input"] is not None:
+            return None
+        else:
+            args["input"] = word
+            i += 1
+    return SimpleNamespace(**args) if args["kind"] is not None else None
+
+
+def build_parser(*, core_only: bool = False, only: str | None = None):
     """The whole parser; ``core_only`` leaves out the subcommands of other modules (their imports cost half of
-    a ``decode`` call's start-up), for a command line that names one of :data:`CORE_COMMANDS`."""
+    a ``decode`` call's start-up), for a command line that names one of :data:`CORE_COMMANDS`; ``only``
+    (a module of :data:`COMMAND_MODULE`) adds that module's subcommands alone."""
+    import argparse
+
+    from .cliutil import int_range
+
     p = argparse.ArgumentParser(prog="rebalance-codec",
                                 description="Decode, encode and check Kafka group-rebalance bytes.")
+    p.add_argument("--version", action=_version_action(),
+                   help="the version, the codec in use (native or pure Python) and the Kafka releases followed")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def io_args(sp, decode: bool):
@@ -258,7 +350,7 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="decode the built-in example (a v7 subscription and its assignment)")
     demo.set_defaults(func=cmd_demo)
 
-    for mod in () if core_only else _COMMAND_MODULES:
+    for mod in () if core_only else (only,) if only else _COMMAND_MODULES:
         try:
             module = __import__(mod, fromlist=["register"])
         except ModuleNotFoundError as err:
@@ -269,10 +361,40 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     return p
 
 
+def _print_version(args) -> int:
+    from .version import version_text
+
+    print(version_text())
+    return 0
+
+
+def _version_action():
+    import argparse
+
+    class VersionAction(argparse.Action):
+        def __init__(self, option_strings, dest, **kwargs) -> None:
+            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+        def __call__(self, parser, namespace, values, option_string=None) -> None:
+            from .version import version_text
+
+            print(version_text())
+            parser.exit()
+
+    return VersionAction
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS)
-    return run(parser.parse_args(argv))
+    if words == ["--version"]:  # without building the parser (its imports)
+        args = SimpleNamespace(func=_print_version)
+    else:
+        args = plain_decode_args(words)
+        if args is None:
+            first = words[0] if words else None
+            parser = build_parser(core_only=first in CORE_COMMANDS, only=COMMAND_MODULE.get(first))
+            args = parser.parse_args(argv)
+    return run(args)
 
 
 def run(args) -> int:

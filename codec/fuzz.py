@@ -19,7 +19,11 @@ raising, so there the invariant is simply "no exception".
   for canonical inputs), the capture story (JSON lines and text) for captures and ``__consumer_offsets``
   records, and the pipeline's Arrow rows;
 * :func:`run` — a deterministic loop (seeded) over targets and mutations, counting inputs and collecting
-  violations; with ``render`` every seed and every decoded input also goes through :func:`render`.
+  violations; with ``render`` every seed and every decoded input also goes through :func:`render`. Where the
+  native codec is installed the loop is also a *differential oracle*: every input goes through its target
+  with the native codec and again with the pure-Python one, and any difference -- another value, another
+  error class, message, offset or path, or a crash on one side -- is a violation (``differential=False``
+  turns it off).
   ``rebalance-codec fuzz`` runs it; the test suite runs a bounded pass, ``pytest -m fuzz`` a long one, and
   ``tests/fuzz/atheris_harness.py`` a coverage-guided one (the ``fuzz`` extra).
 
@@ -44,8 +48,9 @@ from typing import Callable, Iterator
 
 from .errors import CodecError, DecodeError
 from .kafka4.common import MESSAGES as KAFKA4_MESSAGES
+from .kafka4.common import RECORDS as KAFKA4_RECORDS
 
-__all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "FuzzReport",
+__all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "differential", "FuzzReport",
            "Violation", "regression_vector", "regression_vectors", "write_regression_vectors", "REGRESSIONS",
            "EXTREMES"]
 
@@ -196,6 +201,24 @@ _CONNECT_TARGETS = {"ConnectMetadata": "connect-metadata", "ConnectAssignment": 
 _CONNECT_READERS = (0, 1)
 
 
+# The other part of a classic __consumer_offsets record whose key or value is a vector's, assembled here field by
+# field (kafka-wire-facts.md): a GroupMetadataKey (type 2) of group "g" and a GroupMetadataValue v0 of an empty group
+# ("" protocol type, generation 0, null protocol and leader, no members); an OffsetCommitKey (type 1) of g/t/0 and an
+# OffsetCommitValue v0 (offset 0, "" metadata, commit timestamp 0).
+_OTHER_PART = {
+    "GroupMetadataKey": b"\x00\x00" + b"\x00\x00" + bytes(4) + b"\xff\xff\xff\xff" + bytes(4),
+    "GroupMetadataValue": b"\x00\x02\x00\x01g",
+    "OffsetCommitKey": b"\x00\x00" + bytes(8) + b"\x00\x00" + bytes(8),
+    "OffsetCommitValue": b"\x00\x01\x00\x01g\x00\x01t" + bytes(4),
+}
+
+
+def _classic_record(message: str, wire: bytes) -> bytes:
+    """The ``offsets-key-value`` input ([uint16 key length][key][value]) of a classic record part's bytes."""
+    key, value = (wire, _OTHER_PART[message]) if message.endswith("Key") else (_OTHER_PART[message], wire)
+    return len(key).to_bytes(2, "big") + key + value
+
+
 def _connect_target(message: str, reader: int) -> str:
     """The target of a Connect message read at ``reader`` (a vector's ``version``: 0, 1 or 2)."""
     return f"{_CONNECT_TARGETS[message]}/r{min(reader, 1)}"
@@ -253,6 +276,7 @@ def _from_vectors(c: _Corpus) -> None:
     from .conformance.runner import DECODE_ONLY
     from .conformance.vectors import load_vectors
 
+    records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]] = {}
     for v in load_vectors():
         if "wire" not in v:
             continue
@@ -275,8 +299,13 @@ def _from_vectors(c: _Corpus) -> None:
             else:
                 c.add(f"response-frame/{key}/v{version}", struct.pack(">i", 7) + b"\x00" + wire,
                       f"{origin} in a response frame", accepted)
+        elif msg in _OTHER_PART:  # a classic __consumer_offsets record part: a whole record, with the other part
+            c.add("offsets-key-value", _classic_record(msg, wire), f"{origin} in a record", accepted)
         elif version is not None:
             c.add(f"{msg}/v{version}", wire, origin, accepted, canonical)
+        elif msg.removesuffix("Key").removesuffix("Value") in KAFKA4_RECORDS:
+            part = "Key" if msg.endswith("Key") else "Value"
+            records.setdefault(msg.removesuffix(part), {}).setdefault(part, []).append((wire, origin, accepted))
         exp = v.get("expected") if isinstance(v.get("expected"), dict) else {}
         if v["result"] != "valid" or "headerVersion" not in exp:
             continue
@@ -290,6 +319,22 @@ def _from_vectors(c: _Corpus) -> None:
             split = _response_header_length(wire, hv)
             c.add(f"ResponseHeader/v{hv}", wire[:split], origin + " (header)")
             c.add(f"{_GROUP_API[key]}Response/v{version}", wire[split:], origin + " (body)")
+    _kafka4_segments(c, records)
+
+
+def _kafka4_segments(c: _Corpus, records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]]) -> None:
+    """Kafka 4's group records (the vectors of record keys and values: their tagged fields, nulls, cuts) reach the
+    readers only inside a ``__consumer_offsets`` segment: every value vector of a record, valid or not, behind the
+    record's first valid key, four records to a segment."""
+    for name in sorted(records):
+        key = next((w for w, _, ok in records[name].get("Key", ()) if ok), None)
+        if key is None:
+            continue
+        values = records[name].get("Value", [])
+        for i in range(0, len(values), 4):
+            chunk = values[i:i + 4]
+            c.add("offsets-segment", _batch([(key, w) for w, _, _ in chunk], base_offset=i),
+                  f"{chunk[0][1]} (and {len(chunk) - 1} more {name} values) behind its key in a log segment")
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
@@ -1021,6 +1066,7 @@ class FuzzReport:
     decoded: int = 0
     rejected: int = 0
     rendered: int = 0  # decoded values taken through every output (render pass)
+    compared: int = 0  # inputs also decoded by the pure-Python codec and compared (differential oracle)
     per_target: dict[str, int] = field(default_factory=dict)
     rendered_per_target: dict[str, int] = field(default_factory=dict)
     violations: list[Violation] = field(default_factory=list)
@@ -1054,13 +1100,67 @@ class _Renderer:
             self.report.violations.append(Violation(batch[i][0], batch[i][1], f"render: {p}"))
 
 
+def _outcome(fn: Target, data: bytes) -> tuple:
+    """What a target makes of ``data``, comparable across the two codecs: its value, or its error's class,
+    text (message, version, offset, path) and offset; anything but a DecodeError as a crash."""
+    try:
+        return ("value", fn(data))
+    except DecodeError as e:
+        return ("error", type(e).__name__, str(e), e.offset)
+    except Exception as e:  # noqa: BLE001 - compared, and reported, like the rest
+        return ("crash", type(e).__name__, str(e))
+
+
+def differential(fn: Target, data: bytes, native_outcome: tuple | None = None) -> str | None:
+    """The difference between the native and the pure-Python codec on one input, or None when they agree
+    (or there is no native codec). ``native_outcome``: :func:`_outcome` with the native codec, if already
+    known."""
+    from .wire import native
+
+    if not native.available():
+        return None
+    if native_outcome is None:
+        old = native.set_active(True)
+        try:
+            native_outcome = _outcome(fn, data)
+        finally:
+            native.set_active(old)
+    old = native.set_active(False)
+    try:
+        python = _outcome(fn, data)
+    finally:
+        native.set_active(old)
+    if python == native_outcome or repr(python) == repr(native_outcome):  # repr: values holding exceptions
+        return None                                                           # (a capture's BadFile) compare so
+
+    def said(o: tuple) -> str:
+        return "a value" if o[0] == "value" else f"{o[1]}: {o[2]}"[:300]
+    if python[0] == native_outcome[0] == "value":
+        return "the native and the pure-Python codec decode to different values"
+    return f"native {said(native_outcome)}; pure Python {said(python)}"
+
+
 def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: float | None = None,
         max_seconds_per_input: float = 2.0, render: bool = False, render_seeds: int | None = None,
-        shared: Path | None | object = _DEFAULT) -> FuzzReport:
+        shared: Path | None | object = _DEFAULT, differential_check: bool = True) -> FuzzReport:
     """``n`` mutated inputs spread over the targets (round robin), deterministic for ``seed``. Random
     bytes are mixed in for every target. With ``render``, the seeds its target decodes (all of them, or the
     first ``render_seeds`` of each target), then every decoded input, also go through :func:`render` (seeds
-    first: a seed's canonical flag holds for its own bytes only)."""
+    first: a seed's canonical flag holds for its own bytes only). With ``differential_check`` (and the
+    native codec installed), every input also goes through :func:`differential`."""
+    from .wire import native
+
+    differential_check = differential_check and native.available()
+    native_before = native.set_active(True) if differential_check else native.active()
+    try:
+        return _run(n, seed, only, time_limit, max_seconds_per_input, render, render_seeds, shared,
+                    differential_check)
+    finally:
+        native.set_active(native_before)
+
+
+def _run(n: int, seed: int, only, time_limit, max_seconds_per_input: float, render: bool, render_seeds,
+         shared, differential_check: bool) -> FuzzReport:
     rng = random.Random(seed)
     all_targets = targets()
     names = [t for t in all_targets if not only or any(t.startswith(o) for o in only)]
@@ -1094,16 +1194,20 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
         else:
             data = rng.randbytes(rng.randint(0, 64))
         t0 = time.perf_counter()
-        ok = False
-        try:
-            all_targets[name](data)
-            report.decoded += 1
-            ok = True
-        except DecodeError:
-            report.rejected += 1
-        except Exception as e:  # noqa: BLE001 - this is what we are hunting for
-            report.violations.append(Violation(name, data, f"{type(e).__name__}: {e}"))
+        got = _outcome(all_targets[name], data)
         took = time.perf_counter() - t0
+        ok = got[0] == "value"
+        if ok:
+            report.decoded += 1
+        elif got[0] == "error":
+            report.rejected += 1
+        else:  # this is what we are hunting for
+            report.violations.append(Violation(name, data, f"{got[1]}: {got[2]}"))
+        if differential_check:
+            problem = differential(all_targets[name], data, got)
+            report.compared += 1
+            if problem is not None:
+                report.violations.append(Violation(name, data, f"differential: {problem}"))
         report.slowest = max(report.slowest, took)
         if took > max_seconds_per_input:
             report.violations.append(Violation(name, data, f"took {took:.2f} s"))

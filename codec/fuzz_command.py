@@ -82,6 +82,8 @@ def cmd_fuzz(args) -> int:
     report = run(args.inputs, seed=args.seed, only=args.target or None, time_limit=args.seconds,
                  render=args.render, render_seeds=args.render_seeds, shared=shared)
     rendered = f", {report.rendered} rendered through every output" if args.render else ""
+    if report.compared:
+        rendered += f", {report.compared} compared with the pure-Python codec"
     print(f"{report.inputs} inputs over {len(report.per_target)} targets: {report.decoded} decoded, "
           f"{report.rejected} rejected with DecodeError{rendered}, {len(report.violations)} violations; "
           f"slowest input {report.slowest * 1000:.1f} ms")

@@ -7,42 +7,61 @@ registry, so adding a message never touches the CLI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable
-
 from .errors import CodecError, EncodeError
-from .pretty import pretty_assignment, pretty_subscription
 from .streams.constants import DEFAULT_MAX_METADATA_SIZE
-from .streams import (assignment_from_json, assignment_json, decode_assignment, decode_subscription,
-                      encode_assignment, encode_subscription, subscription_from_json, subscription_json)
+from .streams.jsonview import assignment_from_json, assignment_json, subscription_from_json, subscription_json
+from .streams.subscription import encode_subscription, subscription_view
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Callable
 
 __all__ = ["Kind", "Decoded", "register", "get_kind", "kind_names"]
 
 
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: they are made on every decode call's start-up (tests/test_cli_startup.py).
+
 class Decoded:
-    """A decode for the CLI: the JSON value, a pretty rendering, and notes for stderr."""
+    """A decode for the CLI: the JSON ``value``, a pretty rendering (``view``: the text, or a function that
+    makes it, called only when :attr:`pretty` is read), ``notes`` for stderr and ``trailing`` (``{"offset":
+    where the message ended, "bytes": how many followed}`` or None)."""
 
-    value: dict
-    pretty: str
-    notes: tuple[str, ...] = ()
-    trailing: dict | None = None  # {"offset": where the message ended, "bytes": how many followed}
+    __slots__ = ("value", "view", "notes", "trailing")
+
+    def __init__(self, value: dict, view: str | Callable[[], str], notes: tuple[str, ...] = (),
+                 trailing: dict | None = None) -> None:
+        self.value, self.view, self.notes, self.trailing = value, view, notes, trailing
+
+    @property
+    def pretty(self) -> str:
+        return self.view() if callable(self.view) else self.view
+
+    def __repr__(self) -> str:
+        return f"Decoded(value={self.value!r}, notes={self.notes!r}, trailing={self.trailing!r})"
 
 
-@dataclass(frozen=True)
 class Kind:
-    name: str
-    summary: str
-    decode: Callable[..., Decoded]  # (data: bytes, *, style: str, version: int | None, **opts) -> Decoded
-    encode: Callable[..., bytes]  # (value: dict, *, style: str, version: int | None, **opts) -> bytes
-    self_describing: bool = True  # decodable without --version (for --kind auto)
+    """A message kind: ``name``, ``summary``, ``decode`` (``(data, *, style, version, **opts) -> Decoded``),
+    ``encode`` (``(value, *, style, version, **opts) -> bytes``) and ``self_describing`` (decodable without
+    ``--version``, for ``--kind auto``)."""
+
+    __slots__ = ("name", "summary", "decode", "encode", "self_describing")
+
+    def __init__(self, name: str, summary: str, decode: Callable[..., Decoded], encode: Callable[..., bytes],
+                 self_describing: bool = True) -> None:
+        self.name, self.summary, self.decode, self.encode = name, summary, decode, encode
+        self.self_describing = self_describing
+
+    def __repr__(self) -> str:
+        return f"Kind({self.name!r}, {self.summary!r})"
 
 
 _REGISTRY: dict[str, Kind] = {}
 
 
 def register(kind: Kind) -> Kind:
-    kind = replace(kind, encode=_guarded(kind.name, kind.encode))
+    kind = Kind(kind.name, kind.summary, kind.decode, _guarded(kind.name, kind.encode), kind.self_describing)
     _REGISTRY[kind.name] = kind
     return kind
 
@@ -72,7 +91,13 @@ def _json_type(v) -> str:
 
 
 def get_kind(name: str) -> Kind:
-    _load_plugins()
+    """The kind called ``name``; plugins are imported one at a time until one registers it (a decode call
+    imports only what its kind needs)."""
+    if name not in _REGISTRY:
+        for mod in _PLUGINS:
+            _load_plugin(mod)
+            if name in _REGISTRY:
+                break
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -88,14 +113,24 @@ _PLUGINS = ("codec.group.kinds", "codec.connect.kinds", "codec.kafka4.kinds")
 
 
 def _load_plugins() -> None:
+    for mod in _PLUGINS:
+        _load_plugin(mod)
+
+
+def _load_plugin(mod: str) -> None:
     import importlib
 
-    for mod in _PLUGINS:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as e:
-            if e.name != mod and not mod.startswith(e.name or "\0"):
-                raise
+    try:
+        importlib.import_module(mod)
+    except ModuleNotFoundError as e:
+        if e.name != mod and not mod.startswith(e.name or "\0"):
+            raise
+
+
+def _pretty():
+    from . import pretty  # only for --format pretty
+
+    return pretty
 
 
 def _trailing_json(consumed: int, trailing: int) -> dict | None:
@@ -110,12 +145,12 @@ def _trailing_note(name: str, version: int, consumed: int, trailing: int) -> tup
 
 def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
                 max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
-    d = decode_subscription(data, detail=True, latest=latest or 11, max_size=max_size)
-    return Decoded(subscription_json(d.info, d.wire, style=style),
-                   pretty_subscription(d.info, size=len(data), trailing=d.trailing),
-                   _trailing_note("SubscriptionInfo", d.info.version, d.consumed, d.trailing),
+    info, wire, consumed, trailing = subscription_view(data, latest=latest or 11, max_size=max_size)
+    return Decoded(subscription_json(info, style=style, wire_json=wire),
+                   lambda: _pretty().pretty_subscription(info, size=len(data), trailing=trailing),
+                   _trailing_note("SubscriptionInfo", info.version, consumed, trailing),
                    # a version probe's unread body is a newer version's fields, not bytes after the message
-                   None if d.info.is_version_probe else _trailing_json(d.consumed, d.trailing))
+                   None if info.is_version_probe else _trailing_json(consumed, trailing))
 
 
 def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
@@ -128,14 +163,18 @@ def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None
 
 def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
                 max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
-    d = decode_assignment(data, detail=True, latest=latest or 11, max_size=max_size)
-    return Decoded(assignment_json(d.info, style=style),
-                   pretty_assignment(d.info, size=len(data), trailing=d.trailing),
-                   _trailing_note("AssignmentInfo", d.info.version, d.consumed, d.trailing),
-                   _trailing_json(d.consumed, d.trailing))
+    from .streams.assignment import assignment_view  # (here: a subscription's decode does not load it)
+
+    info, consumed, trailing = assignment_view(data, latest=latest or 11, max_size=max_size)
+    return Decoded(assignment_json(info, style=style),
+                   lambda: _pretty().pretty_assignment(info, size=len(data), trailing=trailing),
+                   _trailing_note("AssignmentInfo", info.version, consumed, trailing),
+                   _trailing_json(consumed, trailing))
 
 
 def _encode_asg(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
+    from .streams.assignment import encode_assignment
+
     info = assignment_from_json(value)
     drop = style == "kafka" or bool(opts.get("drop_unrepresentable"))
     return encode_assignment(info, version, drop_unrepresentable=drop)

@@ -13,8 +13,6 @@ are padded to at most :data:`MAX_PAD` characters, so that one long name cannot w
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from .text import printable
 from .streams.assignment import AssignmentInfo
 from .streams.constants import LATEST_OFFSET, NO_REBALANCE, OFFSET_UNKNOWN, UNKNOWN_OFFSET_SUM, AssignorError
@@ -71,6 +69,8 @@ def describe_epoch_ms(ms: int) -> str:
     if ms == 0:
         return "immediately (0)"
     try:
+        import datetime as _dt  # here: a decode that is not shown pretty does not import it
+
         when = _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc)
         return f"{when.isoformat(timespec='milliseconds').replace('+00:00', 'Z')} ({ms})"
     except (OverflowError, OSError, ValueError):

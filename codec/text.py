@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 
 __all__ = ["dumps", "dumps_chunks", "printable", "has_lone_surrogate", "utf8_safe", "unescape_utf8_safe"]
 
@@ -43,7 +44,7 @@ _INVISIBLE = "\u034f\u115f\u1160\u3164\uffa0"
 _NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}" for p in range(17))
 # C0 controls, DEL, C1 controls, U+2028/U+2029 (line breaks to some terminals and to JavaScript), lone
 # surrogates, the characters above, and the backslash that introduces our escapes.
-_UNPRINTABLE = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + _FORMAT + _INVISIBLE + _NONCHARACTERS + "]")
+_UNPRINTABLE = "[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + _FORMAT + _INVISIBLE + _NONCHARACTERS + "]"
 _SAFE_ESCAPE = re.compile(r"\\(\\|u[0-9a-f]{4})")
 
 
@@ -86,7 +87,14 @@ def _printable_escape(m: re.Match) -> str:
 def printable(s: str) -> str:
     """``s`` for a terminal or a text report: one line, no control sequences, nothing invisible or reordering,
     no noncharacter, always valid UTF-8."""
-    return _UNPRINTABLE.sub(_printable_escape, s)
+    return _unprintable().sub(_printable_escape, s)
+
+
+@cache
+def _unprintable() -> re.Pattern:
+    """The pattern of :func:`printable`, compiled on first use (its astral ranges cost a decode call's start-up
+    a millisecond)."""
+    return re.compile(_UNPRINTABLE)
 
 
 def utf8_safe(s: str | None) -> str | None:

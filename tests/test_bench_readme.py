@@ -1,5 +1,6 @@
-"""Prose about results is generated from the results: bench/README.md's generated sections (the results
-table and the targets' verdicts) are what ``bench/report.py`` makes of ``bench/results/latest.json``."""
+"""Prose about results is generated from the results: bench/README.md's and README.md's generated sections are
+what ``bench/report.py`` makes of the results files (``results.json`` of the side-by-side harness, ``latest.json``
+of the absolute timings, ``convergence.json`` of the convergence harness)."""
 
 from __future__ import annotations
 
@@ -17,26 +18,46 @@ def _report():
 
 
 def test_generated_sections_match_the_results_file():
+    """Every side-by-side figure of bench/README.md and README.md is what bench/report.py makes of
+    bench/results/results.json (bench/harness.py's), the absolute timings what it makes of latest.json."""
     report = _report()
-    results = json.loads((ROOT / "bench" / "results" / "latest.json").read_text(encoding="utf-8"))
+    results = json.loads((ROOT / "bench" / "results" / "results.json").read_text(encoding="utf-8"))
     doc = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
-    assert report.section(doc) == report.render(results)
-    assert report.section(doc, report.TARGETS_START, report.TARGETS_END) == report.target_prose(results)
+    for name in report.SECTIONS:
+        assert report.section(doc, *report.markers(name)) == report.RENDER[name](results), name
+    latest = json.loads((ROOT / "bench" / "results" / "latest.json").read_text(encoding="utf-8"))
+    assert report.section(doc) == report.render(latest)
+    project = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert report.section(project, report.SPEED_START, report.SPEED_END) == report.speed_lines(results)
+
+
+def _comparison(label: str, kind: str, op: str, ratio: float, side: str = "kio", target: float = 1.0) -> dict:
+    per = [ratio * x for x in (0.9, 1.0, 1.1)]
+    return {"section": "codec", "label": label, "op": op, "ours": "ours", "meta": {"kind": kind, "bytes": 10},
+            "times": {"ours": {"median": 1e-6, "min": 1e-6, "max": 1e-6}},
+            "ratios": {side: {"median": ratio, "min": min(per), "max": max(per), "per_repeat": per}},
+            "targets": {side: target}}
 
 
 def test_verdicts_count_every_case():
-    """The verdicts follow the ratios, by hand: a made-up result with one group decode over the target."""
+    """The verdicts follow the medians of the ratios, by hand: made-up results with one group decode over
+    the bar."""
     report = _report()
+    results = {"sections": {"codec": {"comparisons": [_comparison("A v1", "group", "decode", 0.5),
+                                                      _comparison("B v1", "group", "decode", 1.5)]}}}
+    (line,) = report.bar_lines(results)
+    assert "**Decode ≤ 1.0× kio, group messages and ConsumerProtocol: NOT met** in 1 of 2" in line
+    assert line.endswith("missed: B v1 decode 1.50.")
+    results["sections"]["codec"]["comparisons"].pop()
+    assert ": met** in 1 of 1" in report.bar_lines(results)[0]
 
-    def bench(case, impl, seconds):
-        return {"name": f"{case}-{impl}", "min": seconds, "extra": {"impl": impl, "case": case, "op": "decode",
-                                                                    "kind": "group"}}
 
-    results = {"benchmarks": [bench("A v1", "ours", 1.0), bench("A v1", "kafka-python", 2.0),
-                              bench("B v1", "ours", 3.0), bench("B v1", "kafka-python", 2.0)]}
-    (line,) = report.target_prose(results).splitlines()
-    assert "not met in every case" in line and "public API 1 of 2 (0.50-1.50)" in line
-    assert line.endswith("Missed: B v1 decode (ours 1.50).")
+def test_a_ratio_between_two_other_sides_comes_from_the_same_repeats():
+    """python ÷ kio from ours ÷ kio and ours ÷ python, repeat by repeat (both were measured in each repeat)."""
+    report = _report()
+    rec = {"ours": "ours", "ratios": {"kio": {"per_repeat": [0.5, 1.0]}, "python": {"per_repeat": [0.25, 0.25]}}}
+    got = report._ratio_of(rec, "python", "kio")
+    assert got["per_repeat"] == [2.0, 4.0] and got["median"] == 3.0 and (got["min"], got["max"]) == (2.0, 4.0)
 
 
 def _bench_convergence():

@@ -11,6 +11,7 @@ and hand derivation, never from the installed code.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -146,3 +147,65 @@ def test_capture_of_a_shared_pcap(installed_cli, scenario):
     text = installed_cli("capture", str(pcap))
     _no_traceback(text)
     assert text.returncode == 0 and f"g-{scenario}" in text.stdout
+
+
+def _compiler() -> str | None:
+    import shlex
+    import shutil
+    import sysconfig
+
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return shutil.which(shlex.split(cc)[0])
+
+
+def test_the_native_codec_is_active_in_the_install(installed_cli):
+    """Plain ``pip install`` compiled the engine with the machine's C compiler; ``--version`` from another
+    folder says the native codec is the one in use."""
+    if _compiler() is None:
+        pytest.skip("no C compiler on this machine: the wheel holds the pure-Python codec only")
+    p = installed_cli("--version")
+    _no_traceback(p)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[1].startswith("codec: native ("), p.stdout
+    d = installed_cli("decode", "--kind", "assignment-info", "--compact", PLAIN_ASSIGNMENT)
+    assert d.returncode == 0 and json.loads(d.stdout)["partitionsByHost"][0]["host"] == "h"
+
+
+def test_without_a_compiler_the_wheel_installs_and_falls_back(tmp_path):
+    """``CC=false``: the build says the extension failed, the wheel still builds (from a clean copy of the
+    sources: no earlier build's object can slip in), installs with plain pip, and runs on the pure-Python
+    codec, which ``--version`` names."""
+    import shutil
+    import sys
+
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    src = tmp_path / "src"
+    for name in files:
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    env = {**os.environ, "CC": "false"}
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(tmp_path / "dist"),
+                            str(src)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert 'building extension "codec.wire._native" failed' in build.stdout + build.stderr
+    (wheel,) = (tmp_path / "dist").glob("rebalance_codec-*.whl")
+    import zipfile
+
+    assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith((".so", ".pyd"))]
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    run_env = {k: v for k, v in os.environ.items() if k != "REBALANCE_CODEC_NATIVE"}
+    run_env["PYTHONPATH"] = str(site)
+    p = subprocess.run([sys.executable, "-m", "codec", "--version"], capture_output=True, text=True, cwd=tmp_path,
+                       env=run_env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[1].startswith("codec: python (pure Python: the extension is not built"), p.stdout
+    d = subprocess.run([sys.executable, "-m", "codec", "decode", "--kind", "assignment-info", "--compact",
+                        PLAIN_ASSIGNMENT], capture_output=True, text=True, cwd=tmp_path, env=run_env, timeout=120)
+    assert d.returncode == 0 and json.loads(d.stdout)["partitionsByHost"][0]["host"] == "h", d.stderr
+    where = subprocess.run([sys.executable, "-c", "import codec; print(codec.__file__)"], capture_output=True,
+                           text=True, cwd=tmp_path, env=run_env, timeout=60).stdout
+    assert where.startswith(str(site))

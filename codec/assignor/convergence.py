@@ -40,6 +40,7 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from random import Random  # inside `Cluster`, its classmethod `random` hides the module
 from typing import Any
 
 from .engine import assign
@@ -91,7 +92,7 @@ class Cluster:
     next_id: int = 1
 
     @classmethod
-    def random(cls, rng: random.Random, num_clients: int, num_stateless: int, num_stateful: int,
+    def random(cls, rng: Random, num_clients: int, num_stateless: int, num_stateful: int,
                max_warmups: int, num_standby: int, assignor: str = "high_availability",
                capacities: tuple[int, int] = (1, 1)) -> Cluster:
         """Kafka's randomized cluster: tasks over subtopologies of 1–10 partitions."""
@@ -121,11 +122,11 @@ class Cluster:
     def drop(self, pid: str) -> None:
         self.dropped[pid] = self.live.pop(pid)
 
-    def drop_random(self, rng: random.Random, count: int) -> None:
+    def drop_random(self, rng: Random, count: int) -> None:
         for _ in range(min(count, len(self.live))):
             self.drop(sorted(self.live)[rng.randrange(len(self.live))])
 
-    def add_or_resurrect(self, rng: random.Random, count: int, capacities: tuple[int, int] = (1, 1)) -> None:
+    def add_or_resurrect(self, rng: Random, count: int, capacities: tuple[int, int] = (1, 1)) -> None:
         for _ in range(count):
             if rng.random() < 0.5 or not self.dropped:
                 self.add_client(rng.randint(*capacities))
@@ -629,7 +630,8 @@ class _Network:
             dist = self._dijkstra(s, potential)
             if dist[t] == math.inf:
                 return flow, cost
-            potential = [p + min(d, dist[t]) for p, d in zip(potential, dist)]
+            # dist[t] is finite here, so each min is an int (dist holds ints and math.inf)
+            potential = [p + int(min(d, dist[t])) for p, d in zip(potential, dist)]
             pushed = self._blocking_flows(s, t, potential)
             flow += pushed
             cost += pushed * (potential[t] - potential[s])

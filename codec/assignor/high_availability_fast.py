@@ -84,7 +84,6 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
-from typing import ClassVar
 
 from codec.types import TaskId
 
@@ -233,12 +232,13 @@ def _plan_actives(g: _Group) -> list[int]:
     if not g.n:
         return []
     prev = _previous_actives(g)
-    if all(p is not None for p in prev):
+    complete = [p for p in prev if p is not None]
+    if len(complete) == len(prev):
         counts = [0] * len(g.clients)
-        for p in prev:
+        for p in complete:
             counts[p] += 1
         if counts_balanced(counts, g.caps):
-            return list(prev)
+            return complete
     best: tuple[tuple[int, int], list[int]] | None = None
     upper = (sum(1 for cs in g.caught if cs), sum(1 for p in prev if p is not None))
     for band in balanced_bands(g.caps, g.n, g.n):
@@ -351,7 +351,7 @@ def _fill_actives(g: _Group, owner: list[int], slots: _Slots) -> None:
         def fits(i: int, spare: int = spare) -> bool:
             return slots.used[i] < slots.base[i] or (spare >= 0 and slots.room(i))
 
-        silent = g.lags.lag(_SILENT, g.tasks[j])
+        silent = g.lags.default_lag(g.tasks[j])
         best = min((e for e in reported[j] if e[0] < silent and fits(e[1])), default=None)
         i = best[1] if best is not None else _pop_least_loaded(heap, g, slots, fits)
         assert i >= 0  # the band holds exactly the tasks: some client always fits
@@ -388,15 +388,6 @@ def _reported_lags(g: _Group, tasks: list[int]) -> dict[int, list[tuple]]:
             if j is not None:
                 out[j].append((lag, i))
     return out
-
-
-class _Silent:
-    """A client that reported no lags (for :meth:`LagIndex.lag`)."""
-
-    lags: ClassVar[dict] = {}
-
-
-_SILENT = _Silent()
 
 
 # --- standbys --------------------------------------------------------------------------------------------

@@ -9,18 +9,30 @@
 from __future__ import annotations
 
 import uuid
-from typing import Callable, Generic, Iterable, TypeVar
+from typing import Callable, Generic, Iterable, Protocol, Self, TypeVar
+
+from ..javaorder import filled_capacity, hash_order, uuid_hash
 
 __all__ = ["JavaPriorityQueue", "java_hash_set_order"]
 
 T = TypeVar("T")
 
 
+class _Ordered(Protocol):
+    """A heap key: compared with keys of the same type (numbers, tuples of them), as Java's ``compareTo``."""
+
+    def __le__(self, other: Self, /) -> bool: ...
+
+    def __ge__(self, other: Self, /) -> bool: ...
+
+    def __gt__(self, other: Self, /) -> bool: ...
+
+
 class JavaPriorityQueue(Generic[T]):
     """Array binary heap with Java's ``siftUp``/``siftDown``/``removeAt`` rules, ordered by
     ``key(element)`` (read anew at every comparison)."""
 
-    def __init__(self, key: Callable[[T], object]) -> None:
+    def __init__(self, key: Callable[[T], _Ordered]) -> None:
         self._key = key
         self._q: list[T] = []
 
@@ -85,21 +97,8 @@ class JavaPriorityQueue(Generic[T]):
         q[k] = item
 
 
-def _java_uuid_hash(u: uuid.UUID) -> int:
-    """``UUID.hashCode()`` spread as ``HashMap.hash`` does, as an unsigned 32-bit value."""
-    hilo = (u.int >> 64) ^ (u.int & (2**64 - 1))
-    h = ((hilo >> 32) ^ hilo) & 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
 def java_hash_set_order(items: Iterable[T], pid: Callable[[T], uuid.UUID]) -> list[T]:
-    """Iteration order of a ``new HashSet<UUID>()`` filled with ``items`` in the given order:
-    by bucket (spread hash & (capacity − 1)), then insertion order within a bucket. The table
-    starts at 16 and doubles whenever the size exceeds 3/4 of it. (Buckets of 8+ colliding
-    entries, which Java turns into trees, are not modelled.)"""
+    """Iteration order of a ``new HashSet<UUID>()`` filled with ``items`` in the given order, keyed by
+    ``pid`` (:mod:`codec.javaorder`)."""
     items = list(items)
-    capacity = 16
-    while len(items) > capacity * 3 // 4:
-        capacity *= 2
-    indexed = [(_java_uuid_hash(pid(x)) & (capacity - 1), i, x) for i, x in enumerate(items)]
-    return [x for _, _, x in sorted(indexed, key=lambda e: e[:2])]
+    return hash_order(items, lambda x: uuid_hash(pid(x)), filled_capacity(len(items)))

@@ -202,7 +202,7 @@ def assign_active_task_movements(clients: list[ClientState], lags: LagIndex, bud
     while queue:
         m = queue.poll()
         task, dest = m.task, m.destination
-        source = candidates.poll(task, lambda c, task=task: task in c.standby)
+        source = candidates.poll(task, lambda c: task in c.standby)  # called before `task` changes
         if source is not None:
             _swap(task, source, dest)
         else:

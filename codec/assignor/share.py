@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..negotiation.protocol import java_hashmap_order, java_string_hash
+from ..javaorder import copy_capacity, filled_capacity, hash_order, hashmap_order, int32, string_hash, uuid_hash
 from .model import AssignmentError
 
 __all__ = ["ShareAssignment", "ShareGroupSpec", "ShareMember", "assign_share", "share_group_from_json",
@@ -82,47 +82,11 @@ class ShareAssignment:
     unassigned: tuple[tuple[uuid.UUID, int], ...]  # targets no member holds
 
 
-# -- Java's hash orders --------------------------------------------------------------------------------------
-
-def _int32(x: int) -> int:
-    x &= 0xFFFFFFFF
-    return x - (1 << 32) if x >= 1 << 31 else x
-
-
-def uuid_hash(u: uuid.UUID) -> int:
-    """Kafka's ``Uuid.hashCode()``: the two halves XORed, folded to an int."""
-    xor = (u.int >> 64) ^ (u.int & (2**64 - 1))
-    return _int32((xor >> 32) ^ xor)
-
+# -- Java's hash orders (codec.javaorder) --------------------------------------------------------------------------------------
 
 def _tp_hash(tp: tuple[uuid.UUID, int]) -> int:
     """``TopicIdPartition`` is a record: ``31 * topicId.hashCode() + partitionId``."""
-    return _int32(31 * uuid_hash(tp[0]) + tp[1])
-
-
-def _grown(n: int) -> int:
-    """Buckets of a ``HashMap`` filled from empty: 16, doubled whenever the size passes 3/4."""
-    cap = 16
-    while n > cap * 3 // 4:
-        cap <<= 1
-    return cap
-
-
-def _copied(n: int) -> int:
-    """Buckets of ``new HashSet<>(collection)``: the power of two at or above ``max((int) (n / .75f) + 1, 16)``."""
-    want, cap = max(int(n / 0.75) + 1, 16), 1
-    while cap < want:
-        cap <<= 1
-    return cap
-
-
-def _hash_order(items: Sequence, hash_fn, capacity: int) -> list:
-    """A Java hash table's iteration order: by bucket (spread hash & (capacity - 1)), then by insertion."""
-    def bucket(x) -> int:
-        h = hash_fn(x) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-    index = {x: i for i, x in enumerate(items)}
-    return sorted(items, key=lambda x: (bucket(x), index[x]))
+    return int32(31 * uuid_hash(tp[0]) + tp[1])
 
 
 # -- the assignor ----------------------------------------------------------------------------------------------
@@ -155,7 +119,8 @@ def _computed_order(calls: Iterable, hash_fn) -> list:
     per call, repeats included): Java 17's ``computeIfAbsent`` puts a new entry at the *head* of its bucket and
     resizes lazily, at the start of a call that finds the size above the threshold (``put`` appends and resizes
     after the insertion). A resize keeps each bucket's relative order, so a bucket lists its keys newest first."""
-    cap, seen = 0, {}
+    cap = 0
+    seen: dict[object, int] = {}  # key -> insertion index
     for key in calls:
         if cap == 0 or len(seen) > cap * 3 // 4:
             cap = 16 if cap == 0 else cap * 2
@@ -174,9 +139,9 @@ def _current(member_ids: list[str], by_id: dict[str, ShareMember]) -> dict[tuple
     calls: list[tuple[tuple[uuid.UUID, int], str]] = []
     for mid in member_ids:
         topics = dict(by_id[mid].assignment)
-        for t in _hash_order(list(topics), uuid_hash, _grown(len(topics))):
+        for t in hash_order(list(topics), uuid_hash, filled_capacity(len(topics))):
             ps = list(dict.fromkeys(topics[t]))
-            calls += [((t, p), mid) for p in _hash_order(ps, lambda x: x, _copied(len(ps)))]
+            calls += [((t, p), mid) for p in hash_order(ps, lambda x: x, copy_capacity(len(ps)))]
     current: dict[tuple[uuid.UUID, int], list[str]] = {}
     for tp, mid in calls:
         current.setdefault(tp, []).append(mid)
@@ -188,7 +153,7 @@ def _hash_members(member_ids: Iterable[str], targets: list, into: dict) -> None:
     sign)."""
     if targets:
         for mid in member_ids:
-            into.setdefault(targets[abs(java_string_hash(mid)) % len(targets)], []).append(mid)
+            into.setdefault(targets[abs(string_hash(mid)) % len(targets)], []).append(mid)
 
 
 def _round_robin(member_ids: Sequence[str], targets: list, into: dict) -> None:
@@ -256,7 +221,7 @@ class _Concatenated(Sequence):
 
 
 def _heterogeneous(spec, member_ids, by_id) -> dict[str, set]:
-    subscribing = java_hashmap_order([mid for mid in member_ids if by_id[mid].topics])
+    subscribing = hashmap_order([mid for mid in member_ids if by_id[mid].topics])
     of_topic: dict[uuid.UUID, list] = {}  # each topic's targets (Kafka's error for the first topic it lacks)
     for mid in subscribing:
         for t in dict.fromkeys(by_id[mid].topics):
@@ -301,7 +266,7 @@ def assign_share(spec: ShareGroupSpec) -> ShareAssignment:
     kind = spec.subscription_type or _subscription_type(spec.members)
     if kind not in (HOMOGENEOUS, HETEROGENEOUS):
         raise AssignmentError(f"subscriptionType is homogeneous or heterogeneous, not {kind!r}"[:120])
-    member_ids = java_hashmap_order(list(by_id))
+    member_ids = hashmap_order(list(by_id))
     final = {} if not member_ids else (_homogeneous if kind == HOMOGENEOUS else _heterogeneous)(spec, member_ids, by_id)
     topics = {t for m in spec.members for t in m.topics} if kind == HETEROGENEOUS else (
         set(by_id[member_ids[0]].topics) if member_ids else set())

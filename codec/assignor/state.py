@@ -114,7 +114,11 @@ class LagIndex:
 
     def lag(self, client: ClientState, task: TaskId) -> int:
         lag = client.lags.get(task)
-        return self._default[task] if lag is None else lag
+        return self.default_lag(task) if lag is None else lag
+
+    def default_lag(self, task: TaskId) -> int:
+        """The lag of ``task`` on a client that reported none for it."""
+        return self._default[task]
 
     def is_caught_up_lag(self, lag: int) -> bool:
         """Caught up (§10): running active (-2), unbounded acceptable lag, or 0 <= lag <= acceptable."""

@@ -135,13 +135,20 @@ class _Run:
         if previous is None or previous not in within:
             previous = self._least_loaded_prev_standby(task, within)
         if previous is None:
-            return self._least_loaded(task, within)
+            return self._least_loaded_of_all(task, within)
         if self._should_balance(previous):
             standby = self._least_loaded_prev_standby(task, within)
             if standby is None or self._should_balance(standby):
-                return self._least_loaded(task, within)
+                return self._least_loaded_of_all(task, within)
             return standby
         return previous
+
+    def _least_loaded_of_all(self, task: TaskId, within: list[ClientState]) -> ClientState:
+        found = self._least_loaded(task, within)
+        # the callers never pass an empty list, and a non-empty one always yields a client (the second pass of
+        # _least_loaded skips the pair check)
+        assert found is not None
+        return found
 
     def _should_balance(self, client: ClientState) -> bool:
         return client.assigned_count >= client.capacity and any(

@@ -110,13 +110,13 @@ def streams_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
                           assignor: str = "high_availability") -> LeaderResult:
     """Run the Streams leader over the members' ConsumerProtocol subscription bytes (JoinGroup metadata)."""
     decoded = {m: decode_member(m, raw, latest=latest) for m, raw in metadata.items()}
-    notes = [f"{m}: {d.error}" for m, d in decoded.items() if d.error]
+    subscriptions = {m: d.subscription for m, d in decoded.items() if d.subscription is not None}
+    notes = [f"{m}: {d.error}" for m, d in decoded.items() if m not in subscriptions]
     if notes:  # Kafka's leader fails on a subscription it cannot read: every member gets the error
         return _error_result(decoded, AssignorError.ASSIGNMENT_ERROR, latest, (), notes)
     min_received = min_supported = latest
     future: list[str] = []
-    for m, d in decoded.items():
-        info = d.subscription
+    for m, info in subscriptions.items():
         if info.is_version_probe:
             future.append(m)
         else:
@@ -125,20 +125,20 @@ def streams_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
     if future and min_received < EARLIEST_PROBEABLE_VERSION:
         return _error_result(decoded, AssignorError.ASSIGNMENT_ERROR, latest, future,
                              [f"future members {future} with a v{min_received} member: no version probing below v3"])
-    if any(d.subscription.error_code == AssignorError.SHUTDOWN_REQUESTED for d in decoded.values()):
+    if any(info.error_code == AssignorError.SHUTDOWN_REQUESTED for info in subscriptions.values()):
         return _error_result(decoded, AssignorError.SHUTDOWN_REQUESTED, latest, future,
                              ["a member asked for the application to shut down"])
-    members = [Member(m, FUTURE_ID if d.subscription.is_version_probe else d.subscription.process_id,
-                      frozenset(d.owned_partitions), d.subscription.task_offset_sums,
-                      d.subscription.client_tags)
+    members = [Member(m, FUTURE_ID if subscriptions[m].is_version_probe else subscriptions[m].process_id,
+                      frozenset(d.owned_partitions), subscriptions[m].task_offset_sums,
+                      subscriptions[m].client_tags)
                for m, d in sorted(decoded.items())]
     group = assign_group(members, topology, configs, end_offset_sums, leader_member_id, assignor)
     source = {t: sub.source_partitions(t) for sub in topology.subtopologies for t in sub.tasks()}
     endpoint_of: dict[uuid.UUID, HostInfo] = {}
-    for m in members:  # a client's endpoint comes from the first of its consumers (§9 step 1)
-        host = parse_endpoint(decoded[m.member_id].subscription.user_endpoint)
-        if host and m.process_id not in endpoint_of:
-            endpoint_of[m.process_id] = host
+    for member in members:  # a client's endpoint comes from the first of its consumers (§9 step 1)
+        host = parse_endpoint(subscriptions[member.member_id].user_endpoint)
+        if host and member.process_id not in endpoint_of:
+            endpoint_of[member.process_id] = host
     active_by_host: dict[HostInfo, list[TopicPartition]] = {}
     standby_by_host: dict[HostInfo, list[TopicPartition]] = {}
     if min_received >= 2:
@@ -152,7 +152,8 @@ def streams_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
             active_by_host.setdefault(host, [])
             if min_received >= 6:
                 standby_by_host.setdefault(host, [])
-    out, infos = {}, {}
+    out: dict[str, bytes] = {}
+    infos: dict[str, AssignmentInfo] = {}
     for m in sorted(group.members):
         ma = group.members[m]
         partitions = sorted(ma.active_partitions)
@@ -165,13 +166,13 @@ def streams_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
             next_ms = now_ms + configs.probing_rebalance_interval_ms
         else:
             next_ms = NO_REBALANCE
-        info = AssignmentInfo(
+        assignment = AssignmentInfo(
             version=min_received, commonly_supported_version=min_supported if min_received >= 3 else -1,
             active_tasks=tuple(task_of[tp] for tp in partitions),
             standby_tasks={t: tuple(source[t]) for t in ma.standby_tasks},
             partitions_by_host={h: tuple(sorted(ps)) for h, ps in sorted(active_by_host.items())},
             standby_partitions_by_host={h: tuple(sorted(ps)) for h, ps in sorted(standby_by_host.items())},
             error_code=0, next_rebalance_ms=next_ms)
-        infos[m] = info
-        out[m] = assignment_bytes(partitions, info)
+        infos[m] = assignment
+        out[m] = assignment_bytes(partitions, assignment)
     return LeaderResult(out, infos, min_received, min_supported, 0, tuple(future), group, tuple(notes))

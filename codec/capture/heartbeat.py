@@ -241,7 +241,9 @@ class HeartbeatMember:
 class HeartbeatGroup:
     """A heartbeat-based group (``protocol`` ``consumer`` or ``streams``): its members, its events (joins,
     leaves, failed heartbeats, in time order), and, from ``__consumer_offsets``, its group epochs and
-    target assignment epoch. ``classic_generations``: generations of the same group id formed by classic
+    target assignment epoch, and from the last group metadata record the hash of its topics' metadata (4.1+;
+    0 when unknown) and, for a streams group, the topology epoch whose topics were validated (-1: none) and the
+    assignment configuration last used (4.2+). ``classic_generations``: generations of the same group id formed by classic
     members (JoinGroup/SyncGroup), told as generations beside this story."""
 
     group: str
@@ -253,6 +255,9 @@ class HeartbeatGroup:
     last_ts: float | None = None
     group_epochs: list[int] = field(default_factory=list)
     assignment_epoch: int | None = None
+    metadata_hash: int | None = None
+    validated_topology_epoch: int | None = None
+    assignment_configs: dict[str, str] | None = None
     topology: Any = None
     status: dict[tuple[int, str], None] = field(default_factory=dict)  # distinct, in the order first seen
     classic_generations: list[int] = field(default_factory=list)
@@ -306,6 +311,8 @@ class HeartbeatGroup:
         return {"type": "heartbeat-group", "group": self.group, "protocol": self.protocol, "source": self.source,
                 "first_ts": self.first_ts, "last_ts": self.last_ts, "member_epochs": self.epochs(),
                 "group_epochs": self.group_epochs, "assignment_epoch": self.assignment_epoch,
+                "metadata_hash": self.metadata_hash, "validated_topology_epoch": self.validated_topology_epoch,
+                "assignment_configs": self.assignment_configs,
                 "status": [{"code": c, "detail": d} for c, d in self.status],
                 "classic_generations": self.classic_generations, "deleted": self.deleted, "topology": self.topology,
                 "endpoint_information_epoch": self.endpoint_epoch,
@@ -571,6 +578,11 @@ class HeartbeatStory:
                                                                 "tombstone: the group was created again"))
         if kind == "Metadata":
             g.group_epoch(_get(value, "epoch"))
+            g.metadata_hash = _get(value, "metadataHash")
+            if protocol == STREAMS:
+                g.validated_topology_epoch = _get(value, "validatedTopologyEpoch")
+                configs = _get(value, "lastAssignmentConfigs")
+                g.assignment_configs = {_get(c, "key"): _get(c, "value") for c in configs} if configs else None
         elif kind == "PartitionMetadata":
             for t in _get(value, "topics") or ():
                 self.topic_name(_get(t, "topicId"), _get(t, "topicName"))

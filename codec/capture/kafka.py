@@ -73,7 +73,7 @@ class _Conn:
 
     def __init__(self) -> None:
         self.client: tuple[str, int] | None = None
-        self.splitters: dict[Flow, FrameSplitter] = {}
+        self.splitters: dict[tuple[str, int], FrameSplitter] = {}  # by the sending endpoint (a tuple hashes in C)
         self.held: list[Chunk | Gap] = []
         self.held_bytes = 0
         self.pending: OrderedDict[int, KafkaFrame] = OrderedDict()  # requests by correlation id
@@ -115,11 +115,14 @@ class KafkaTraffic:
             return self._closed(event)
         if isinstance(event, Late):  # only counted: the splitter reads the sizes of the frames they held
             conn = self._conns.get(event.flow.conn)
-            sp = conn.splitters.get(event.flow) if conn is not None and conn.kafka else None
+            flow = event.flow
+            sp = conn.splitters.get((flow.src, flow.sport)) if conn is not None and conn.kafka else None
             if sp is not None:
                 sp.late(event.offset, event.data)
             return []
-        conn = self._conns.setdefault(event.flow.conn, _Conn())
+        conn = self._conns.get(event.flow.conn)
+        if conn is None:
+            conn = self._conns[event.flow.conn] = _Conn()
         if conn.kafka is False:
             self.ignored_bytes += len(event.data) if isinstance(event, Chunk) else 0
             return []
@@ -175,11 +178,11 @@ class KafkaTraffic:
     # -- framing and pairing --------------------------------------------------------------------------
 
     def _splitter(self, conn: _Conn, flow: Flow) -> FrameSplitter:
-        sp = conn.splitters.get(flow)
+        sp = conn.splitters.get((flow.src, flow.sport))
         if sp is None:
             role = "request" if (flow.src, flow.sport) == conn.client else "response"
             request = role == "request"
-            sp = conn.splitters[flow] = FrameSplitter(
+            sp = conn.splitters[(flow.src, flow.sport)] = FrameSplitter(
                 flow, role, max_frame_size=self.max_frame_size, loss=self.loss,
                 keep=self._keep_request if request else (lambda h: self._keep_response(conn, h)),
                 confirm=(lambda h: _fits(conn, _HEAD.unpack_from(h, 4)[2])) if request else
@@ -203,10 +206,12 @@ class KafkaTraffic:
         return request.api_key in self.api_keys
 
     def _route(self, conn: _Conn, event: Chunk | Gap) -> list[Output]:
-        sp = self._splitter(conn, event.flow)
+        flow = event.flow
+        sp = conn.splitters.get((flow.src, flow.sport)) or self._splitter(conn, flow)
         if isinstance(event, Gap):
             return [event, *self._pair(conn, sp.gap(event.offset, event.length, given_up=event.given_up))]
-        return self._pair(conn, sp.chunk(event.offset, event.data, event.ts))
+        items = sp.chunk(event.offset, event.data, event.ts)
+        return self._pair(conn, items) if items else items
 
     def _pair(self, conn: _Conn, items: list[RawFrame | Unframed]) -> list[Output]:
         out: list[Output] = []

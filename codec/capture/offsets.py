@@ -4,7 +4,7 @@ A record's key is ``[int16 version][body]`` and the version says what the record
 ``GroupCoordinatorRecordSerde``): 0 and 1 an :file:`OffsetCommitKey`, 2 a :file:`GroupMetadataKey`, 3 and
 up the records of KIP-848 consumer groups, share groups and streams groups. The value is ``[int16
 version][body]`` of the matching value schema (:file:`OffsetCommitValue`, :file:`GroupMetadataValue`); a
-null value is a tombstone. Consumer, share and streams group records (types 3-8, 16, 9-15 and 17-23) are
+null value is a tombstone. Consumer, share and streams group records (types 3-8, 16, 9-15, 17 and 19-23) are
 decoded by :func:`codec.kafka4.decode_record`: their ``key`` and ``value`` are dicts in Kafka's JSON (camelCase).
 
 Inputs:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import DecodeError, TruncatedError
+from ..wire.native import maker
 
 __all__ = ["TcpSegment", "decode_tcp", "SYN", "FIN", "RST", "ACK"]
 
@@ -90,8 +91,26 @@ def _ethertype(t: int) -> int | None:
     return 4 if t == _ETH_IPV4 else 6 if t == _ETH_IPV6 else None
 
 
+_segment = maker(TcpSegment)  # TcpSegment(...) with its slots filled directly
+_IPV4_TCP = struct.Struct(">H2xH12xHHI4xH")  # total length, fragment, ports, sequence, offset and flags
+
+
 def decode_tcp(linktype: int, data: bytes, ts: float) -> TcpSegment | None:
     """The TCP segment a packet carries, None when it carries none."""
+    if linktype == 1 and len(data) >= 54 and data[12] == 8 and data[13] == 0 and data[14] == 0x45 and data[23] == _TCP:
+        # The common case, read at once: Ethernet without VLAN tags, IPv4 without options, TCP. Anything
+        # this does not take (a fragment, a bad length) goes the general way below, which says why.
+        total, frag, sport, dport, seq, off_flags = _IPV4_TCP.unpack_from(data, 16)
+        doff = (off_flags >> 12) * 4
+        end = 14 + total if total else len(data)
+        if total >= 20 and not frag & 0x3FFF and doff >= 20 and 34 + doff <= end and 34 + doff <= len(data):
+            return _segment(_addr(data[26:30]), sport, _addr(data[30:34]), dport, seq, off_flags & 0x3F,
+                            data[34 + doff:min(end, len(data))], end - 34 - doff, ts)
+    return _decode(linktype, data, ts)
+
+
+def _decode(linktype: int, data: bytes, ts: float) -> TcpSegment | None:
+    """:func:`decode_tcp` for every link type and header (tests hold the common case's shortcut to it)."""
     version, pos = _link(linktype, data)
     if version == 4:
         _need(data, pos + 20, "ipv4")
@@ -131,8 +150,8 @@ def decode_tcp(linktype: int, data: bytes, ts: float) -> TcpSegment | None:
         raise _fail(f"bad TCP data offset {doff}", pos + 12, "tcp.data_offset")
     _need(data, pos + doff, "tcp.options")
     # A snap length may have cut the packet: the payload is what is there, the length what was sent.
-    return TcpSegment(_addr(src), sport, _addr(dst), dport, seq, off_flags & 0x3F,
-                      data[pos + doff:min(end, len(data))], end - pos - doff, ts)
+    return _segment(_addr(src), sport, _addr(dst), dport, seq, off_flags & 0x3F,
+                    data[pos + doff:min(end, len(data))], end - pos - doff, ts)
 
 
 @lru_cache(maxsize=4096)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ..errors import DecodeError, LimitExceededError, TruncatedError
+from ..wire.native import maker
 
 __all__ = ["Packet", "read_packets", "DEFAULT_MAX_PACKET"]
 
@@ -53,6 +54,9 @@ class Packet:
     linktype: int
     data: bytes
     orig_len: int
+
+
+_packet = maker(Packet)  # Packet(index, ts, linktype, data, orig_len), slots filled directly
 
 
 class _Prefixed(io.RawIOBase):
@@ -149,6 +153,13 @@ def _read_pcap(src: _Source, magic: bytes, max_packet: int) -> Iterator[Packet]:
     header = src.read(20, "header")
     _major, _minor, _zone, _sigfigs, _snaplen, linktype = struct.unpack(endian + "HHiIII", header)
     linktype &= 0x0FFFFFFF  # the top bits may carry an FCS length (pcap-savefile(5))
+    if isinstance(src.f, gzip.GzipFile):  # exact reads: a corrupt stream fails where the records say
+        yield from _pcap_records(src, endian, unit, linktype, max_packet)
+    else:
+        yield from _pcap_records_buffered(src, endian, unit, linktype, max_packet)
+
+
+def _pcap_records(src: _Source, endian: str, unit: float, linktype: int, max_packet: int) -> Iterator[Packet]:
     rec = struct.Struct(endian + "IIII")
     index = 0
     while not src.at_eof():
@@ -158,8 +169,54 @@ def _read_pcap(src: _Source, magic: bytes, max_packet: int) -> Iterator[Packet]:
             raise LimitExceededError(f"packet length {incl} exceeds the maximum {max_packet}", message="pcap",
                                      offset=start + 8, path=f"packet[{index}].incl_len")
         data = src.read(incl, f"packet[{index}].data", at=start)
-        yield Packet(index, sec + frac * unit, linktype, data, orig)
+        yield _packet(index, sec + frac * unit, linktype, data, orig)
         index += 1
+
+
+def _pcap_records_buffered(src: _Source, endian: str, unit: float, linktype: int,
+                           max_packet: int) -> Iterator[Packet]:
+    """The records of a plain (not gzipped) file, parsed from blocks of ``_BLOCK`` bytes read ahead: the same
+    packets and the same errors, at the same offsets, as :func:`_pcap_records`, without two reads a packet.
+    At most a block and one packet (``max_packet``) are held."""
+    unpack = struct.Struct(endian + "IIII").unpack_from
+    buf, off, pos, index = b"", 0, src.pos, 0  # pos: the file offset of buf[off]
+    while True:
+        if len(buf) - off < 16:
+            more = _read_ahead(src, pos + len(buf) - off, f"packet[{index}].header")
+            if not more:
+                if len(buf) == off:
+                    return
+                raise TruncatedError(f"file ends inside a record (need 16, have {len(buf) - off})",
+                                     message="pcap", offset=pos, path=f"packet[{index}].header")
+            buf, off = buf[off:] + more, 0
+            continue
+        sec, frac, incl, orig = unpack(buf, off)
+        if incl > max_packet:
+            raise LimitExceededError(f"packet length {incl} exceeds the maximum {max_packet}", message="pcap",
+                                     offset=pos + 8, path=f"packet[{index}].incl_len")
+        end = off + 16 + incl
+        while end > len(buf):
+            more = _read_ahead(src, pos + len(buf) - off, f"packet[{index}].data")
+            if not more:
+                raise TruncatedError(f"file ends inside a record (need {incl}, have {len(buf) - off - 16})",
+                                     message="pcap", offset=pos, path=f"packet[{index}].data")
+            buf, end, off = buf[off:] + more, end - off, 0
+        yield _packet(index, sec + frac * unit, linktype, buf[off + 16:end], orig)
+        pos += end - off
+        off = end
+        index += 1
+
+
+_BLOCK = 1 << 18
+
+
+def _read_ahead(src: _Source, at: int, what: str) -> bytes:
+    try:
+        data = src.f.read(_BLOCK)
+    except (OSError, EOFError, zlib.error) as e:
+        raise DecodeError(f"cannot read the file: {e}", message=src.fmt, offset=at, path=what) from None
+    src.pos += len(data)
+    return data
 
 
 class _Interface:
@@ -216,7 +273,7 @@ def _read_pcapng(src: _Source, max_packet: int) -> Iterator[Packet]:
                 raise TruncatedError("simple packet block too short", message="pcapng", offset=start, path="spb")
             orig = struct.unpack_from(endian + "I", body)[0]
             data = body[4:4 + min(orig, len(body) - 4)]
-            yield Packet(index, 0.0, interfaces[0].linktype, data, orig)
+            yield _packet(index, 0.0, interfaces[0].linktype, data, orig)
             index += 1
 
 
@@ -268,4 +325,4 @@ def _parse_epb(body: bytes, endian: str, btype: int, start: int, interfaces: lis
                              offset=start + 20, path=f"packet[{index}].captured_len")
     iface = interfaces[iface_id]
     ts = ((hi << 32) | lo) * iface.unit + iface.offset
-    return Packet(index, ts, iface.linktype, body[20:20 + caplen], orig)
+    return _packet(index, ts, iface.linktype, body[20:20 + caplen], orig)

@@ -110,7 +110,11 @@ def tcp_streams(source: str | Path | BinaryIO, *, max_buffer: int = DEFAULT_MAX_
             continue
         stats.tcp_segments += 1
         for event in reasm.feed(seg):
-            yield _count(event, stats)
+            if type(event) is Chunk:  # the common event, counted here
+                stats.stream_bytes += len(event.data)
+                yield event
+            else:
+                yield _count(event, stats)
     for event in reasm.finish():
         yield _count(event, stats)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 
+from ..kafka4.pretty import STREAMS_STATUS as _STREAMS_STATUS
 from ..pretty import MAX_SHOWN, bounded, describe_epoch_ms, describe_error_code
 from ..text import printable as _p
 from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, shared_by_count
@@ -420,6 +421,10 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
         facts.append(f"group epochs {bounded(map(str, g.group_epochs), what='more')}")
     if g.assignment_epoch is not None:
         facts.append(f"target assignment epoch {g.assignment_epoch}")
+    if g.metadata_hash:  # 0: a record of Kafka before 4.1, or a group without topics
+        facts.append(f"topic metadata hash {g.metadata_hash & 0xFFFFFFFFFFFFFFFF:016x}")
+    if g.validated_topology_epoch is not None and g.validated_topology_epoch >= 0:
+        facts.append(f"topics validated for topology epoch {g.validated_topology_epoch}")
     if g.classic_generations:
         facts.append("classic members formed generations " + ", ".join(map(str, g.classic_generations))
                      + " (told above)")
@@ -428,6 +433,9 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     lines.append(f"{_I}" + "; ".join(facts))
     if isinstance(g.topology, dict):
         lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))
+    if g.assignment_configs:
+        lines.append(f"{_I}last assignment configs: " + bounded(
+            f"{_p(str(k))}={_p(str(v))}" for k, v in sorted(g.assignment_configs.items(), key=lambda kv: str(kv[0]))))
     for code, detail in list(g.status)[:MAX_SHOWN]:
         lines.append(f"{_I}status {code} {_STREAMS_STATUS.get(code, 'unknown')}" + (f": {_p(detail)}" if detail else ""))
     lines += _more(len(g.status), MAX_SHOWN, "statuses")
@@ -476,7 +484,3 @@ def _topology(t: dict) -> str:
         parts.append(f"{_p(str(sub.get('subtopologyId')))} reads {_items(reads, 6)}")
     return "; ".join(parts) or "(no subtopology)"
 
-
-# StreamsGroupHeartbeatResponse.json, Status.StatusCode.
-_STREAMS_STATUS = {0: "STALE_TOPOLOGY", 1: "MISSING_SOURCE_TOPICS", 2: "INCORRECTLY_PARTITIONED_TOPICS",
-                   3: "MISSING_INTERNAL_TOPICS", 4: "SHUTDOWN_APPLICATION"}

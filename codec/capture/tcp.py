@@ -28,6 +28,7 @@ import heapq
 from dataclasses import dataclass, field
 from itertools import count
 
+from ..wire.native import maker
 from .packet import ACK, FIN, RST, SYN, TcpSegment
 
 __all__ = ["Flow", "Chunk", "Gap", "Late", "Closed", "HalfStream", "Reassembler", "DEFAULT_MAX_BUFFER",
@@ -115,6 +116,7 @@ class Closed:
 
 
 Event = Chunk | Gap | Late | Closed
+_chunk = maker(Chunk)  # Chunk(flow, offset, data, ts), slots filled directly
 
 
 class _GivenUp:
@@ -130,6 +132,8 @@ class _GivenUp:
 
 class HalfStream:
     """Reassembly of one direction (see the module docstring)."""
+
+    shortcut = True  # in-order segments skip the queue (tests/capture/test_fast_paths.py turns it off to compare)
 
     def __init__(self, flow: Flow, *, max_buffer: int = DEFAULT_MAX_BUFFER,
                  max_wait: float = DEFAULT_MAX_WAIT) -> None:
@@ -162,7 +166,8 @@ class HalfStream:
         if diff >= _HALF:
             diff -= _MOD
         value = self._ref + diff
-        self._ref = max(self._ref, value)
+        if value > self._ref:
+            self._ref = value
         return value
 
     def segment(self, seg: TcpSegment) -> list[Event]:
@@ -170,6 +175,14 @@ class HalfStream:
         previous_ts = self._last_ts
         self._last_ts = seg.ts
         start = self._unwrap(seg.seq)
+        if self.shortcut and start == self.next and not self._heap and not seg.flags & (SYN | FIN) and seg.payload:
+            # In order, nothing waiting: what pushing and draining would deliver, without the queue. (A late
+            # byte lies before ``next``, so none is here.)
+            end = start + len(seg.payload)
+            if self._high is None or end > self._high:
+                self._high = end
+            self.next = end
+            return [_chunk(self.flow, start - self.base, seg.payload, seg.ts)]
         if seg.flags & SYN:
             start += 1
             if self.isn is None and self.next is None:
@@ -246,7 +259,7 @@ class HalfStream:
             self._buffered -= len(data)
             cut = self.next - start
             self.stale_bytes += cut
-            events.append(Chunk(self.flow, self.next - self.base, data[cut:] if cut else data, ts))
+            events.append(_chunk(self.flow, self.next - self.base, data[cut:] if cut else data, ts))
             self.next = end
         return events
 
@@ -266,12 +279,12 @@ class Reassembler:
     def __init__(self, *, max_buffer: int = DEFAULT_MAX_BUFFER, max_wait: float = DEFAULT_MAX_WAIT) -> None:
         self.max_buffer = max_buffer
         self.max_wait = max_wait
-        self._conns: dict[frozenset, _Connection] = {}
+        self._conns: dict[tuple, _Connection] = {}
         self._ids = count()
 
     def feed(self, seg: TcpSegment) -> list[Event]:
         a, b = (seg.src, seg.sport), (seg.dst, seg.dport)
-        key = frozenset((a, b))
+        key = (a, b) if a <= b else (b, a)  # the same for both directions
         conn = self._conns.get(key)
         events: list[Event] = []
         opening = seg.flags & SYN and not seg.flags & ACK
@@ -297,8 +310,10 @@ class Reassembler:
         events += half.segment(seg)
         if seg.flags & RST:
             events += self._close(key, "rst")
-        elif conn.halves and all(h.finished for h in conn.halves.values()) and len(conn.halves) == 2:
-            events += self._close(key, "fin")
+        elif len(conn.halves) == 2:
+            h1, h2 = conn.halves.values()
+            if h1.fin is not None and h2.fin is not None and h1.finished and h2.finished:  # (fin first: cheap)
+                events += self._close(key, "fin")
         return events
 
     def finish(self) -> list[Event]:
@@ -308,7 +323,7 @@ class Reassembler:
             events += self._close(key, "end")
         return events
 
-    def _close(self, key: frozenset, reason: str) -> list[Event]:
+    def _close(self, key: tuple, reason: str) -> list[Event]:
         conn = self._conns.pop(key)
         events: list[Event] = []
         for half in conn.halves.values():

@@ -161,10 +161,10 @@ def cmd_conformance(args) -> int:
         return 2
     try:
         if args.cross_version:
-            cells = cross_version_matrix(impl, seed)
+            matrix = cross_version_matrix(impl, seed)
             print(f"seed: {seed} (--seed {seed} replays this run)")
-            print(render_matrix(cells))
-            return 0 if all(c["agrees"] for c in cells) else 1
+            print(render_matrix(matrix))
+            return 0 if all(c["agrees"] for c in matrix) else 1
         suite = vectors
         if args.message:
             vectors = [v for v in vectors if v["message"] in args.message]

@@ -22,6 +22,7 @@ from .messages import MESSAGES
 from .runner import vector_ops as _runner_ops
 
 __all__ = [
+    "CLASSIC_RECORDS",
     "ENFORCED",
     "FRAME_APIS",
     "GENERATED_DATA",
@@ -54,7 +55,7 @@ GENERATED_DATA = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
 FRAME_APIS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 13}
 # the vector files whose valid vectors the handcrafted truncations, refusals and frames are built from
 GROUP_SOURCES = ("kafka-java-group.jsonl", "kio-group.jsonl", "kafka-java-subscription-info.jsonl",
-                 "kafka-java-assignment-info.jsonl")
+                 "kafka-java-assignment-info.jsonl", "kafka-java-offsets.jsonl")
 # Kafka 4's group RPCs (issue #21) and the __consumer_offsets records of consumer, Streams and share groups (a key and a
 # value of each; their vectors carry no version: a key's record type and a value's version prefix are in the bytes,
 # and the release has version 0 of each)
@@ -68,18 +69,21 @@ SHARE_RPCS = ("ShareGroupHeartbeatRequest", "ShareGroupHeartbeatResponse", "Shar
 KAFKA4_RECORDS = tuple(f"{group}Group{record}{part}" for group, records in (
     ("Consumer", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
                   "TargetAssignmentMember", "CurrentMemberAssignment", "RegularExpression")),
-    ("Streams", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
+    ("Streams", ("Metadata", "MemberMetadata", "TargetAssignmentMetadata",
                  "TargetAssignmentMember", "CurrentMemberAssignment", "Topology")),
     ("Share", ("PartitionMetadata", "MemberMetadata", "Metadata", "TargetAssignmentMetadata",
                "TargetAssignmentMember", "CurrentMemberAssignment", "StatePartitionMetadata")))
     for record in records for part in ("Key", "Value"))
+# The classic group's __consumer_offsets records (written by Kafka's generated classes, kafka-java-offsets.jsonl): their
+# vectors name their version, the key's (its record type) or the value's, which the bytes' int16 prefix repeats
+CLASSIC_RECORDS = ("GroupMetadataKey", "GroupMetadataValue", "OffsetCommitKey", "OffsetCommitValue")
 # The messages whose coverage the suite holds itself to (issue #22): the classic group protocol and what it
 # carries, and Kafka 4's RPCs and records.
 ENFORCED = ("SubscriptionInfo", "AssignmentInfo", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
             "JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse", "HeartbeatRequest",
             "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse", "RequestHeader", "ResponseHeader",
             "RequestFrame", "ResponseFrame", "ConnectMetadata", "ConnectAssignment", *KAFKA4_RPCS, *SHARE_RPCS,
-            *KAFKA4_RECORDS)
+            *KAFKA4_RECORDS, *CLASSIC_RECORDS)
 OPS = ("decode", "encode")
 _FRAMES = {"RequestFrame": "Request", "ResponseFrame": "Response"}
 
@@ -298,13 +302,15 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]
             continue
         other = sorted(v for v in seen if v is not None and v not in versions)
         # a row per version (the unsupported ones a vector names too), or one per message counting every vector
-        groups = [[v] for v in sorted(set(versions) | set(other))] if by_version else [versions + seen]
-        for group in groups:
+        groups: list[tuple[str, list[int | None]]] = (
+            [(version_ranges([v]), [v]) for v in sorted(set(versions) | set(other))] if by_version
+            else [(version_ranges(versions), [*versions, *seen])])
+        for label, group in groups:
             c: Counter = Counter()
             for v in set(group):
                 c.update(counts.get((message, v), Counter()))
             ops = [op for op in OPS if c[(op, "valid")] or c[(op, "invalid")] or c[(op, "acceptable")]]
-            row = [message, version_ranges(group if by_version else versions), ", ".join(ops) or "-"]
+            row = [message, label, ", ".join(ops) or "-"]
             for op in OPS:
                 cell = f"{c[(op, 'valid')]} / {c[(op, 'invalid')]}"
                 if c[(op, "acceptable")]:

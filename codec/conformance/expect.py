@@ -168,9 +168,10 @@ def expectations_text(results: list[VectorResult], implementation: str, gen: Gen
             why = r.reason if r.status == "xfail" and r.reason else r.detail
             why = _text.printable(why).replace("\n", " ")
             body.append(f"{r.id}  # {why[:300]}" if why else r.id)
-    for (op, message, version, where), (count, first, detail) in (gen.failed.items() if gen else ()):
-        why = gen.expected.get((op, message, version, where)) or \
-            f"{count} generated case{'' if count == 1 else 's'} (seed {gen.seed}), e.g. {first}: {detail}"
-        ver = "*" if version is None else str(version)
-        body.append(_text.printable(f"generated {message} {ver} {op} {where}  # {why}".replace("\n", " "))[:400])
+    if gen is not None:
+        for (op, message, version, where), (count, first, detail) in gen.failed.items():
+            why = gen.expected.get((op, message, version, where)) or \
+                f"{count} generated case{'' if count == 1 else 's'} (seed {gen.seed}), e.g. {first}: {detail}"
+            ver = "*" if version is None else str(version)
+            body.append(_text.printable(f"generated {message} {ver} {op} {where}  # {why}".replace("\n", " "))[:400])
     return "\n".join(head + body) + "\n"

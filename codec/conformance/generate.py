@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..kafka4.common import CLASSIC_KIND_NAMES
 from ..text import dumps
 from ..wire.builder import default_value, to_json, wire_class
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
@@ -79,7 +80,8 @@ def _frame_apis() -> dict[int, tuple[str, str]]:
     """API key -> (request schema, response schema), for every API whose frames the codec reads."""
     from ..group.apis import API_KEYS
 
-    return {k: (a.request, a.response) for k, a in API_KEYS.items() if a.request is not None}
+    return {k: (a.request, a.response) for k, a in API_KEYS.items()
+            if a.request is not None and a.response is not None}
 
 
 def _frame_cells(message: str) -> list[tuple[str, int, int]]:
@@ -184,8 +186,9 @@ class _Schema:
     def struct(self, spec: StructSpec, fixed: dict | None = None) -> Any:
         kwargs = {f.py_name: self.field(f) for f in spec.fields_at(self.version)}
         if self.message.is_flexible(self.version):
-            known = set()
+            known: set[int] = set()
             for f in spec.tagged_at(self.version):
+                assert f.tag is not None  # tagged_at yields the tagged fields
                 known.add(f.tag)
                 if self.rng.random() < 0.5:
                     kwargs[f.py_name] = self.field(f)
@@ -243,13 +246,22 @@ def _schema_value(rng: random.Random, message: str, version: int | None, tame: b
                   api_key: int | None = None) -> tuple[dict, int | None]:
     """A message of the schema family as Kafka's JSON: (value, api_key)."""
     if message in _FRAMES:
-        return _frame_value(rng, message, version, tame, api_key)
+        return _frame_value(rng, message, _versioned(message, version), tame, api_key)
     spec = load_message(message)
-    if spec.kind.startswith("coordinator"):
-        at = spec.valid.low
+    if spec.kind.startswith("coordinator") or message in CLASSIC_KIND_NAMES:
+        # a record part: a value starts with its version (a classic record's is the cell's, Kafka 4's the release's)
+        at = spec.valid.low if version is None else version
         value = to_json(_body(rng, message, at, tame), message, at)
         return ({"valueVersion": at, **value} if message.endswith("Value") else value), None
+    version = _versioned(message, version)
     return to_json(_body(rng, message, version, tame), message, version), None
+
+
+def _versioned(message: str, version: int | None) -> int:
+    """``version``, which only a coordinator record's cell leaves out (:func:`generated_cells`)."""
+    if version is None:
+        raise ValueError(f"a {message} case needs a version")
+    return version
 
 
 def _frame_value(rng: random.Random, message: str, version: int, tame: bool,
@@ -324,7 +336,7 @@ def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) ->
     def hosts() -> dict:
         return {HostInfo(_java_text(rng, max_bytes=100), _int(rng, 32)): parts() for _ in range(n())}
 
-    info = AssignmentInfo(
+    assignment = AssignmentInfo(
         version=version, commonly_supported_version=_int(rng, 32) if version >= 3 else -1,
         active_tasks=tuple(_task_id(rng, version >= 10, True) for _ in range(n())),
         standby_tasks={_task_id(rng, version >= 10, True): parts() for _ in range(n())},
@@ -332,7 +344,7 @@ def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) ->
         standby_partitions_by_host=hosts() if version >= 6 else {},
         error_code=_int(rng, 32) if version >= 4 else 0,
         next_rebalance_ms=_int(rng, 64) if version >= 7 else 2**63 - 1)
-    return encode_assignment(info, version)
+    return encode_assignment(assignment, version)
 
 
 def _connect_wire(rng: random.Random, message: str, version: int, tame: bool) -> bytes:
@@ -425,9 +437,11 @@ def draw_case(rng: random.Random, message: str, version: int | None, *, tame: bo
     that API."""
     try:
         if message in _STREAMS:
-            api_key, ref = None, _reference(message, version, None, wire=_streams_wire(rng, message, version, tame))
+            raw = _streams_wire(rng, message, _versioned(message, version), tame)
+            api_key, ref = None, _reference(message, version, None, wire=raw)
         elif message in _CONNECT:
-            api_key, ref = None, _reference(message, version, None, wire=_connect_wire(rng, message, version, tame))
+            raw = _connect_wire(rng, message, _versioned(message, version), tame)
+            api_key, ref = None, _reference(message, version, None, wire=raw)
         else:
             value, api_key = _schema_value(rng, message, version, tame, api_key)
             ref = _reference(message, version, api_key, value=value)

@@ -176,27 +176,27 @@ def handcrafted_vectors() -> dict[str, list[dict]]:
     segs6 = assignment_segments(6)
     base6a = b"".join(b for _, b in segs6)
     host_at = base6a.index(utf(HOST))
-    bad = bytearray(base6a)
-    bad[host_at + 2] = 0xF0  # a 4-byte UTF-8 lead byte: not modified UTF-8
-    asg.append(_invalid("AssignmentInfo", 6, "hc-assignmentinfo-v6-bad-mutf8", bytes(bad), "malformed-string",
+    mutated = bytearray(base6a)
+    mutated[host_at + 2] = 0xF0  # a 4-byte UTF-8 lead byte: not modified UTF-8
+    asg.append(_invalid("AssignmentInfo", 6, "hc-assignmentinfo-v6-bad-mutf8", bytes(mutated), "malformed-string",
                         host_at + 2, "AssignmentInfo v6 whose host string starts with byte F0, which readUTF rejects",
                         ["modified-utf8"]))
-    bad = bytearray(base6a)
-    bad[host_at + 6] = 0xE3  # a 3-byte lead with only one byte left in the string
-    asg.append(_invalid("AssignmentInfo", 6, "hc-assignmentinfo-v6-cut-mutf8", bytes(bad), "malformed-string",
+    mutated = bytearray(base6a)
+    mutated[host_at + 6] = 0xE3  # a 3-byte lead with only one byte left in the string
+    asg.append(_invalid("AssignmentInfo", 6, "hc-assignmentinfo-v6-cut-mutf8", bytes(mutated), "malformed-string",
                         host_at + 6, "AssignmentInfo v6 whose host string ends in the middle of a 3-byte sequence",
                         ["modified-utf8"]))
     pbh = base6a.index(i32(1) + utf(HOST))
-    bad = bytearray(base6a)
+    mutated = bytearray(base6a)
     index_at = pbh + 4 + 2 + len(HOST) + 4 + 4
-    bad[index_at:index_at + 4] = i32(9)
+    mutated[index_at:index_at + 4] = i32(9)
     # Kafka's readTopicPartitions: new TopicPartition(topicIndexDict.get(index), partition), a null topic
     null_topic = assignment_expected(6)
     null_topic["partitionsByHost"][0]["partitions"] = [{"topic": None, "partition": 1}]
     asg.append({"id": "hc-assignmentinfo-v6-unknown-topic-index", "message": "AssignmentInfo", "version": 6,
                 "description": "AssignmentInfo v6 whose host map names topic index 9, absent from the dictionary "
                                "(Kafka builds a partition with a null topic; rebalance-codec rejects it)",
-                "wire": bytes(bad).hex(), "expected": null_topic, "result": "acceptable",
+                "wire": bytes(mutated).hex(), "expected": null_topic, "result": "acceptable",
                 "error": "unknown-topic-index", "offset": index_at, "canonical": False, "flags": [],
                 "provenance": PROV})
     asg.append({"id": "hc-assignmentinfo-v9-named-topology", "message": "AssignmentInfo", "version": 9,

@@ -9,8 +9,9 @@ Four kinds, none of them made by this project's encoder or decoder:
   set twice, to a name and to ``""`` (not null, so not the default either). Invalid vectors without ``wire``;
 * **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut to half and to all but the
   last byte, for every group and ConsumerProtocol message × version, the Streams versions outside the core
-  4-7 (handcrafted.py cuts those at every field) and Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``):
-  Kafka's readers need every field, and a flexible body its final tagged-field count, so each cut fails;
+  4-7 (handcrafted.py cuts those at every field), Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``) and
+  the classic group's ``__consumer_offsets`` record parts (Kafka's bytes, ``kafka-java-offsets.jsonl``): Kafka's
+  readers need every field, and a flexible body its final tagged-field count, so each cut fails;
 * **headers** — RequestHeader v0-2 and ResponseHeader v0-1, bytes assembled field by field from
   kafka-wire-facts.md §7 (int16 key and version, int32 correlation id, int16-length client id, an empty tagged
   field section from the flexible versions) with their values written out literally;
@@ -30,7 +31,7 @@ import struct
 from pathlib import Path
 
 from ..wire.schema import load_message
-from .coverage import FRAME_APIS, GROUP_SOURCES, KAFKA4_RPCS, refusal_fields, supported
+from .coverage import CLASSIC_RECORDS, FRAME_APIS, GROUP_SOURCES, KAFKA4_RPCS, refusal_fields, supported
 
 __all__ = ["GROUP_FILE", "group_vectors"]
 
@@ -44,7 +45,7 @@ _CUT_MESSAGES = ("SubscriptionInfo", "AssignmentInfo", "ConsumerProtocolSubscrip
                  "JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse", "HeartbeatRequest",
                  "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse")
 # the non-default values a refusal sets, by field (hand-chosen; Kafka's defaults are null, "", [] and false)
-_NON_DEFAULT = {
+_NON_DEFAULT: dict[str, list[object]] = {
     "GroupInstanceId": ["instance-1", ""],
     "SubscribedTopicRegex": ["^orders-.*", ""],
     "MemberId": ["member-1"],
@@ -124,7 +125,8 @@ def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -
     out = []
     for path in refusal_fields(message, version):
         name = path[-1]
-        values = [_MEMBERS[message]] if name == "Members" and message in _MEMBERS else _NON_DEFAULT.get(name, [])
+        values: list[object] = ([_MEMBERS[message]] if name == "Members" and message in _MEMBERS
+                                else _NON_DEFAULT.get(name, []))
         if len(path) > 1:
             values = []  # none today; a nested field would need its parent written (the coverage test tells)
         for value in values:
@@ -160,7 +162,7 @@ _REQUEST_HEADERS = [  # (api key, api version, correlation id, client id)
 
 
 def _header_vectors() -> list[dict]:
-    out = []
+    out: list[dict] = []
     for hv in (0, 1, 2):
         for n, (key, ver, corr, client) in enumerate(_REQUEST_HEADERS):
             if hv == 0 and n:
@@ -232,7 +234,7 @@ def group_vectors(directory: Path) -> list[dict]:
                 src = sources[(message, version)][0]
                 out += _refusals(message, version, src["expected"], src["id"])
     # truncations of every message and version (the Streams core versions have their own in handcrafted.py)
-    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS):
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *CLASSIC_RECORDS):
         for version in supported()[message]:
             if message in ("SubscriptionInfo", "AssignmentInfo") and version in _STREAMS_CORE:
                 continue

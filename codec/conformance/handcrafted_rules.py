@@ -7,9 +7,11 @@ vector file; the one reaching the most fields), and, for fields that vector does
 from the table; Kafka's classes then judge each case — ``vectors/tools/KafkaRules.java`` calls them, and their
 answers are kept in ``vectors/tools/kafka-rules.answers.jsonl`` (the Kafka commit, the class, the bytes written,
 the value read or the exception thrown). A vector is made only from an answer to the very case (a digest of the
-case is in the answer); a case without one stops ``vectors handcraft``. The file also holds the answers to the
-cases of tables a branch does not have yet (KIP-932's share groups, #30), so that the merge finds them. The
-rules:
+case is in the answer); a case without one stops ``vectors handcraft``. Kafka's classes of three commits answer,
+each at the commit its tables follow (``CLASSIC_COMMIT``, ``KAFKA4_COMMIT``, ``SHARE_COMMIT``); when one moves,
+the cases of that commit are asked again: ``Case.question()`` of each of ``rule_cases(vectors_dir())`` whose
+``commit`` it is, one JSON line each, to KafkaRules.java run on that commit's classes (its header comment), and
+its answers replace theirs in the answers file. The rules:
 
 * ``null-read`` — -1 (compact: 0) as the length of each non-nullable string, bytes and array: the bytes a codec
   that took the field for nullable writes (this project's encoder with that one field made nullable, so the
@@ -36,11 +38,11 @@ rules:
 * ``version-prefix`` — the ConsumerProtocol and Connect messages behind version -1: Kafka's ``ConsumerProtocol``
   (``ConnectProtocol``) throws.
 
-The group messages, headers, ConsumerProtocol and Kafka 4's RPCs and records get every rule that applies; Kafka
-Streams' SubscriptionInfo (which Kafka reads with its generated SubscriptionInfoData) and Kafka Connect's messages
-(hand-written ``protocol.types`` schemas) the reading ones (null-read, negative-count, past-input, version-prefix,
-Connect's nullable-null), their vectors' values being Kafka's views, not their tables'; AssignmentInfo (a
-hand-written ``DataOutputStream`` encoding) none here: handcrafted.py's vectors hold its rules.
+The group messages, headers, ConsumerProtocol, Kafka 4's RPCs and records and the classic group's records get every
+rule that applies; Kafka Streams' SubscriptionInfo (which Kafka reads with its generated SubscriptionInfoData) and
+Kafka Connect's messages (hand-written ``protocol.types`` schemas) the reading ones (null-read, negative-count,
+past-input, version-prefix, Connect's nullable-null), their vectors' values being Kafka's views, not their tables';
+AssignmentInfo (a hand-written ``DataOutputStream`` encoding) none here: handcrafted.py's vectors hold its rules.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ import copy
 import hashlib
 import json
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet  # frozenset() as a default
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +66,7 @@ from ..wire.schema import (
     raw_message,
     schema_overrides,
 )
-from .coverage import FRAME_APIS, supported
+from .coverage import CLASSIC_RECORDS, FRAME_APIS, supported
 from .mutation import with_field
 
 __all__ = [
@@ -73,6 +76,7 @@ __all__ = [
     "RULES_FILE",
     "SHARE_COMMIT",
     "RuleError",
+    "SHARE_COMMIT",
     "binding",
     "rule_cases",
     "rule_vectors",
@@ -81,19 +85,19 @@ __all__ = [
 RULES_FILE = "kafka-java-rules.jsonl"
 ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # Kafka's classes that judge the cases: the classic group messages, headers and ConsumerProtocol as generated at
-# the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl); Kafka 4's RPCs and
+# the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl), and the classic group's
+# __consumer_offsets records at the commit their tables follow (the same); Kafka 4's RPCs and
 # __consumer_offsets records at the commit schemas/README.md follows for them
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
-KAFKA4_COMMIT = "dfb178a1d8d2d847534e3340bcf2267422496975"
+KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 _CLASSIC = {"RequestHeader", "ResponseHeader", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
             *(f"{api}{side}" for api in FRAME_APIS for side in ("Request", "Response"))}
 # messages whose classes were generated (by Kafka's generator at their commit) from this project's table, because
-# the layout it follows is in no stored Kafka commit with the others (schemas/README.md): StreamsGroupHeartbeat's
-# release, the share groups' type 9 record of 4.0's early access
-_FROM_OUR_TABLE = {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse", "ShareGroupPartitionMetadataKey",
-                   "ShareGroupPartitionMetadataValue"}
+# the layout it follows is in no stored Kafka commit with the others (schemas/README.md): the share groups' type 9
+# record of 4.0's early access
+_FROM_OUR_TABLE = {"ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"}
 # the valid vectors the cases start from: Kafka's, kio's and the hand-assembled ones of every vector file (not
 # captures or regressions), so a message whose vectors are added gets its cases
 _SOURCE_KINDS = {"kafka-java", "kio", "handcrafted"}
@@ -128,12 +132,13 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
     hand-written class; its rules are handcrafted.py's)."""
     spec = load_message(message)
-    commit = CLASSIC_COMMIT if message in _CLASSIC else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT
+    commit = (CLASSIC_COMMIT if message in _CLASSIC or message in CLASSIC_RECORDS
+              else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT)
     if spec.kind in ("request", "response", "header"):
         return Binding(f"org.apache.kafka.common.message.{message}Data", commit, None)
-    if spec.kind in ("coordinator-key", "coordinator-value"):
+    if spec.kind in ("coordinator-key", "coordinator-value") or message in CLASSIC_RECORDS:
         return Binding(f"org.apache.kafka.coordinator.group.generated.{message}", commit,
-                       "record-key" if spec.kind == "coordinator-key" else "record-value")
+                       "record-key" if message.endswith("Key") else "record-value")
     if spec.version_prefix == "int16" and spec.encoding == "kafka" and message.startswith("ConsumerProtocol"):
         return Binding(f"org.apache.kafka.common.message.{message}", commit, "version")
     if message == "SubscriptionInfo":  # Kafka Streams' SubscriptionInfo.decode reads it with SubscriptionInfoData
@@ -160,7 +165,7 @@ class Case:
     make: dict = field(default_factory=dict)  # what the vector needs besides the answer
 
     def question(self) -> dict:
-        b = binding(self.message if not self.message.endswith("Frame") else self.make["bodyMessage"], self.version)
+        b = _bound(self.message if not self.message.endswith("Frame") else self.make["bodyMessage"], self.version)
         q = {"id": self.id, "op": self.op, "class": self.make.get("class", b.java_class),
              "version": self.make.get("javaVersion", self.version), **self.payload}
         if b.method:
@@ -276,7 +281,7 @@ def _table_view(message: str, version: int, wire: bytes) -> dict:
     Streams' model, Kafka Connect's assignment view): read with this project's table, to build cases from."""
     from ..wire.builder import decode_wire, to_json
 
-    start = 2 if binding(message, version).framing == "version" else 0
+    start = 2 if _bound(message, version).framing == "version" else 0
     obj, _ = decode_wire(message, version, wire, start=start)
     return to_json(obj, message, version)
 
@@ -285,22 +290,22 @@ def _encode_table(message: str, version: int, value: dict) -> bytes:
     from ..wire.builder import encode_wire, from_json
 
     body = encode_wire(message, version, from_json(value, message, version))
-    return (version.to_bytes(2, "big") if binding(message, version).framing == "version" else b"") + body
+    return (version.to_bytes(2, "big") if _bound(message, version).framing == "version" else b"") + body
 
 
 def _writer(message: str):
-    return _encode if binding(message).values else _encode_table
+    return _encode if _bound(message).values else _encode_table
 
 
 def _split(message: str, wire: bytes) -> bytes:
     """What Kafka's class reads: a record part without its record type or value version (ConsumerProtocol's
     version is read by Kafka's ConsumerProtocol, so its bytes go whole)."""
-    return wire[2:] if binding(message).framing in ("record-key", "record-value") else wire
+    return wire[2:] if _bound(message).framing in ("record-key", "record-value") else wire
 
 
 def _body(message: str, wire: bytes) -> bytes:
     """The bytes Kafka's class writes: the message without the int16 before it."""
-    return wire if binding(message).framing is None else wire[2:]
+    return wire if _bound(message).framing is None else wire[2:]
 
 
 def _body_value(message: str, value: dict) -> dict:
@@ -351,6 +356,14 @@ def _sources(directory: Path, messages: Iterable[str] | None = None) -> dict[tup
     return {k: v for k, (_, v) in best.items()}
 
 
+def _bound(message: str, version: int | None = None) -> Binding:
+    """:func:`binding` of a message the rules are asked of, which has one (:func:`rule_cases` picks them)."""
+    b = binding(message, version)
+    if b is None:
+        raise RuleError(f"no Kafka class reads {message}")
+    return b
+
+
 def binding_or_none(message: str, version: int | None = None) -> Binding | None:
     try:
         return binding(message, version)
@@ -366,14 +379,19 @@ def rule_cases(directory: Path, messages: Iterable[str] | None = None) -> list[C
     for message, versions in supported().items():
         if binding_or_none(message) is None or (messages is not None and message not in messages):
             continue
-        record = binding(message).framing in ("record-key", "record-value")
-        for version in ([None] if record else versions):
+        for version in ([None] if _versionless(message) else versions):
             src = sources.get((message, version))
             if src is not None:
                 out += _cases_of(message, version, src)
     if messages is None:
         out += _frame_cases(sources)
     return out
+
+
+def _versionless(message: str) -> bool:
+    """Whether a message's vectors name no version: Kafka 4's record parts (their bytes say it, and the release has
+    one); the classic records' name theirs (a key's is its record type, a value's its version prefix)."""
+    return load_message(message).kind.startswith("coordinator")
 
 
 def _case_id(message: str, version, rule: str, what: str = "") -> str:
@@ -400,7 +418,7 @@ def _shape(path: tuple) -> tuple:
 
 def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
     spec = load_message(message)
-    b = binding(message, version)
+    b = _bound(message, version)
     at = version if version is not None else spec.valid.low
     value, wire = src["tableValue"], bytes.fromhex(src["wire"])
     flexible = spec.is_flexible(at)
@@ -445,6 +463,7 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
         read("version-prefix", "", b"\xff\xff" + wire[2:], "refused", offset=0)
     if not b.values:
         return out
+    assert filled is not None  # made above for a message whose values are its table's
     for spath, struct in _structs(spec.root, value, at):
         container = _get(value, spath)
         for f in struct.fields:
@@ -518,7 +537,7 @@ def _in_tagged(spec, path: tuple) -> bool:
 
 
 def _java_version(message: str, at: int, wire: bytes) -> int:
-    b = binding(message)
+    b = _bound(message)
     return int.from_bytes(wire[:2], "big", signed=True) if b.framing == "record-value" else at
 
 
@@ -553,10 +572,11 @@ def _scalar(f: FieldSpec, n: int):
     raise RuleError(f"{f.name}: no filled value for type {t}")
 
 
-def _null_sets(spec, value: dict, at: int, covered: set[tuple] = frozenset()) -> list[list[tuple]]:
+def _null_sets(spec, value: dict, at: int, covered: AbstractSet[tuple] = frozenset()) -> list[list[tuple]]:
     """The nullable fields of ``value`` to set null (but those of a shape in ``covered``): those inside no other
     nullable one, then (a second set) those inside one; a set that changes nothing is left out."""
-    outer, inner = [], []
+    outer: list[tuple] = []
+    inner: list[tuple] = []
     for path, f, x in _paths(spec.root, value, at):
         if f.tag is not None or at not in f.nullable or x is None or _shape(path) in covered:
             continue
@@ -568,7 +588,7 @@ def _null_sets(spec, value: dict, at: int, covered: set[tuple] = frozenset()) ->
 def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[bytes, int] | None:
     """``wire`` with the length (count) of the field at ``path`` one more than the bytes that remain after it."""
     null_value = _set(value, path, None)
-    version = None if binding(message).framing in ("record-key", "record-value") else at
+    version = None if _versionless(message) else at
     null_wire = (_writer(message)(message, version, null_value) if at in f.nullable
                  else _encode_nullable(message, version, null_value, struct, f))
     pos = _first_diff(wire, null_wire)
@@ -610,7 +630,7 @@ def _frame_cases(sources: dict) -> list[Case]:
             hwire = _encode(hname, hv, header)
             out.append(Case(f"kr-{frame.lower()}-{api.lower()}-v{version}-unknown-tagged", "unknown-tagged", frame,
                             version, "read", "accepted", {"hex": hwire.hex()},
-                            {"bodyMessage": hname, "class": binding(hname).java_class, "commit": binding(hname).commit,
+                            {"bodyMessage": hname, "class": _bound(hname).java_class, "commit": _bound(hname).commit,
                              "javaVersion": hv, "src": src["id"], "header": header, "headerVersion": hv,
                              "apiKey": key, "body": src, "caseWire": (hwire + bytes.fromhex(src["wire"])).hex()}))
     return out
@@ -684,7 +704,7 @@ def _prov(case: Case, a: dict, note: str) -> dict:
 
 def _full_value(case: Case, kafka_value: dict) -> dict:
     """Kafka's value of the body, as the vector shows it (a record value starts with its version)."""
-    if binding(case.message).framing == "record-value":
+    if _bound(case.message).framing == "record-value":
         return {"valueVersion": case.make["javaVersion"], **kafka_value}
     return kafka_value
 
@@ -776,7 +796,7 @@ def _vector(case: Case, a: dict) -> dict:
                         f"{'without its tagged fields, ' if m['bare'] else ''}with that count")
     if case.rule == "version-prefix":
         # a ConsumerProtocol vector's version is the one its bytes claim; a Connect one's, its reader's (here v0's)
-        connect = binding(msg).method is not None
+        connect = _bound(msg).method is not None
         reader = a["class"].rsplit(".", 1)[-1] if connect else "ConsumerProtocol"
         return _refused(case, a, f"{msg} behind version -1 (ffff), below its lowest: Kafka's {reader} throws",
                         "unsupported-version", ["bad-version"], "behind -1 instead of its version",
@@ -786,6 +806,6 @@ def _vector(case: Case, a: dict) -> dict:
 
 def _reframe(case: Case, body: bytes) -> bytes:
     """Kafka's body bytes with the int16 the vector's bytes start with (record type, value version, version)."""
-    if binding(case.message).framing is None:
+    if _bound(case.message).framing is None:
         return body
     return bytes.fromhex(case.make["wire"])[:2] + body

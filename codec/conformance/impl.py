@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from .. import text as _text
 from ..cliutil import DuplicateKeyError, loads
-from ..errors import CodecError
+from ..errors import DecodeError, EncodeError
 from ..kinds import get_kind
 from .messages import kind_of
 
@@ -96,7 +96,7 @@ def handle_request(req: dict) -> dict:
         if req["op"] == "encode":
             return {"wire": kind.encode(req["value"], style="kafka", version=version, **opts).hex()}
         return {"error": {"message": f"unknown op {req['op']!r}", "offset": None}}
-    except CodecError as e:
+    except (DecodeError, EncodeError) as e:  # an InputError (no to_json) is a bad request, below
         j = e.to_json()
         return {"error": {"message": j["message"], "offset": j["offset"], "path": j["path"]}}
     except (KeyError, ValueError, TypeError) as e:  # AssignmentError is a ValueError
@@ -227,6 +227,7 @@ class CommandImplementation:
         except OSError as e:
             raise AdapterError(f"cannot start {self.name!r}: {e.strerror or e}") from None
         for f in (proc.stdin, proc.stdout, proc.stderr):
+            assert f is not None  # all three are pipes
             os.set_blocking(f.fileno(), False)
         return proc
 
@@ -271,7 +272,7 @@ class CommandImplementation:
         now = time.monotonic()
         deadline = now + self.timeout
         run_ends = self.deadline is not None and self.deadline < deadline
-        if run_ends:
+        if self.deadline is not None and run_ends:
             deadline = self.deadline
         out_fd, in_fd, err_fd = proc.stdout.fileno(), proc.stdin.fileno(), proc.stderr.fileno()
         pending = memoryview(data)
@@ -410,7 +411,8 @@ class CommandImplementation:
             proc.kill()
         for f in (proc.stdin, proc.stdout):
             try:
-                f.close()
+                if f is not None:  # never None: _spawn makes pipes of all three
+                    f.close()
             except OSError:
                 pass
         try:
@@ -418,7 +420,8 @@ class CommandImplementation:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        proc.stderr.close()
+        if proc.stderr is not None:
+            proc.stderr.close()
 
     def close(self) -> None:
         self._stop()

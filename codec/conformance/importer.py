@@ -71,6 +71,8 @@ def _streams_vector(r: dict, source_file: str) -> dict:
             v["description"] = f"Kafka's {message} encoder refuses this value with {exc}: {reason}"
         v["canonical"] = False
     else:
+        decoded = r["decoded"]  # a record without an error carries Kafka's decoded view, and so its version
+        assert version is not None
         expected = dict(decoded)
         if message == "SubscriptionInfo":
             for k in _DERIVED_SUBSCRIPTION_KEYS:
@@ -118,7 +120,7 @@ def _match_key(item) -> str:
 
 
 def _reorder(items: list, reference: list) -> list:
-    pos = {}
+    pos: dict[str, int] = {}
     for i, r in enumerate(reference):
         pos.setdefault(_match_key(r), i)
     return sorted(items, key=lambda it: pos.get(_match_key(it), len(reference)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import text as _text
+from ..kafka4.common import CLASSIC_KIND_NAMES
 from ..kafka4.common import KIND_NAMES as KAFKA4_KINDS
 
 __all__ = ["MESSAGES", "flatten_layers", "kind_of", "normalize"]
@@ -35,6 +36,8 @@ MESSAGES: dict[str, str] = {
 # Kafka 4's group RPC bodies and __consumer_offsets record parts (codec.kafka4): "ConsumerGroupHeartbeatRequest"
 # -> "consumer-group-heartbeat-request", "ConsumerGroupMetadataKey" -> "consumer-group-metadata-key", ...
 MESSAGES.update(KAFKA4_KINDS)
+# the classic group's __consumer_offsets records in the same shape: "GroupMetadataValue" -> "group-metadata-value", ...
+MESSAGES.update(CLASSIC_KIND_NAMES)
 
 # message family -> vector file in vectors/
 

@@ -287,8 +287,9 @@ def _first_failure(vectors: list[dict] | None, rounds: list[dict] | None, chunk:
     from .runner import run_rebalance_rounds, run_vectors
 
     impl = BuiltinImplementation()
-    for i in range(0, len(vectors or ()), chunk):
-        for r in run_vectors(impl, vectors[i:i + chunk], witnesses=()):
+    listed = vectors or []
+    for i in range(0, len(listed), chunk):
+        for r in run_vectors(impl, listed[i:i + chunk], witnesses=()):
             if r.status == "fail":
                 return r.id
     for r in run_rebalance_rounds(impl, rounds or ()):
@@ -309,7 +310,7 @@ class Result:
 
 def run_mutant(suite: Suite, m: Mutant) -> Result:
     """The suite against the codec built from the mutant, with the fast path and on the construct path alone."""
-    killed = []
+    killed: list[str | None] = []  # one entry with the fast path, one on the construct path
     try:
         with schema_overrides({m.message: m.table}):
             for fast in (True, False):
@@ -320,7 +321,7 @@ def run_mutant(suite: Suite, m: Mutant) -> Result:
                     fastpath.set_enabled(old)
     except Exception as e:  # noqa: BLE001 - a table the loader refuses is a codec that reads nothing
         killed = [f"(the table does not load: {type(e).__name__})"] * 2
-    return Result(m, tuple(killed))
+    return Result(m, (killed[0], killed[1]))
 
 
 def run_mutants(suite: Suite, ms: Iterable[Mutant]) -> list[Result]:

@@ -7,6 +7,7 @@ import re
 import stat
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -169,12 +170,12 @@ def write_junit(results: list[VectorResult], path: Path, implementation: str,
     if generated is not None:
         cells = _generated_cells(generated)
         counts = {k: str(int(counts[k]) + sum(c[k] for c in cells)) for k in counts}
-    suites = ET.Element("testsuites", name=_xml_text(f"rebalance-codec conformance: {implementation}"), **counts)
+    suites = ET.Element("testsuites", {"name": _xml_text(f"rebalance-codec conformance: {implementation}"), **counts})
     by_message: dict[str, list[VectorResult]] = {}
     for r in results:
         by_message.setdefault(r.message, []).append(r)
     for message, rs in by_message.items():
-        suite = ET.SubElement(suites, "testsuite", name=_xml_text(message), **_counts(rs))
+        suite = ET.SubElement(suites, "testsuite", {"name": _xml_text(message), **_counts(rs)})
         for r in rs:
             classname = message if r.version is None else f"{message}.v{r.version}"
             case = ET.SubElement(suite, "testcase", classname=_xml_text(classname), name=_xml_text(r.id))
@@ -268,7 +269,7 @@ def _group_line(gen: GeneratedRun, g: tuple) -> str:
     return f"{_cell_name(m, v)} {op} {where}: {n} case{'' if n == 1 else 's'} ({first}): {detail}"
 
 
-def render_generated(gen: GeneratedRun, *, show_failures: int | None = 20, not_seen: list[str] = ()) -> str:
+def render_generated(gen: GeneratedRun, *, show_failures: int | None = 20, not_seen: Sequence[str] = ()) -> str:
     """The generated cases for people: the FAIL and XFAIL groups, the skips by reason, the patterns of the
     expectations file no failure matched, and one summary line with the seed."""
     lines = []

@@ -143,8 +143,10 @@ class Capabilities:
                 for m in (msgs if msgs is not None else (None,)):
                     if vs is None:
                         table[(op, m)] = _ALL
-                    elif table.get((op, m), []) is not _ALL:
-                        table.setdefault((op, m), []).extend((lo, _TOP if hi is None else hi) for lo, hi in vs)
+                    else:
+                        spans = table.setdefault((op, m), [])
+                        if spans is not None:  # None: _ALL, every version already
+                            spans.extend((lo, _TOP if hi is None else hi) for lo, hi in vs)
         self._table = {k: (_ALL if v is _ALL else _merge(v)) for k, v in table.items()}
 
     @classmethod
@@ -315,6 +317,7 @@ def _why(out: Outcome) -> str:
     """Why an answer is not a value: the adapter's failure, or the rejection's message."""
     if out.failure:
         return f"adapter failure: {out.failure}"
+    assert out.error is not None  # asked only of an answer neither a value nor declined: a failure or a rejection
     return str(out.error.get("message"))
 
 
@@ -338,8 +341,8 @@ class _Half:
     where: str = ""
 
 
-def _declined(out: Outcome) -> _Half | None:
-    return _Half("skip", f"unsupported: {out.declined}") if out.declined is not None else None
+def _declined(out: Outcome) -> _Half:
+    return _Half("skip", f"unsupported: {out.declined}")
 
 
 def _api(v: dict) -> int | None:
@@ -591,6 +594,7 @@ class _Run:
 
     def ask_generated(self, op: str, message: str, version: int | None, api: int | None, index: int) -> None:
         gen = self.generated
+        assert gen is not None  # run_all plans generated cases only with a GeneratedRun
         case = take_case(gen.seed, index, op, message, version, api)
         if isinstance(case, str):
             gen.dropped += 1
@@ -628,8 +632,9 @@ class _Run:
                     continue
                 if half.key not in self.verdicts:
                     self.verdicts[half.key] = self.evidence(half.key, self.vectors[i].get("version"))
-                if self.verdicts[half.key] is not None:
-                    halves[j] = (o, self.verdicts[half.key])
+                verdict = self.verdicts[half.key]
+                if verdict is not None:
+                    halves[j] = (o, verdict)
 
     def witnesses(self, op: str, message: str, api: int | None, version: int | None) -> list[dict]:
         """Up to three valid requests of ``op`` x ``message`` (x API): a fresh generated value at the
@@ -750,6 +755,7 @@ def run_rebalance_rounds(impl: Implementation, rounds: Iterable[dict], *,
             continue
         query = {k: v for k, v in r.items() if k not in ("assignments", "_file")}
         status = "fail"
+        problem: str | None
         try:
             out = impl.assign(query)
             if out.declined is not None:

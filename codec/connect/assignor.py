@@ -35,11 +35,10 @@ snapshot it reads when a member is ahead; unset, it catches up).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
-from ..negotiation.protocol import java_string_hash
+from ..javaorder import copy_capacity, filled_capacity, hash_order, string_hash
 from ..types import java_string_key
 from .assignment import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
 from .constants import (
@@ -71,8 +70,6 @@ DEFAULT_MAX_DELAY_MS = 300_000
 # capped at the max delay, no jitter.
 _BACKOFF_MULTIPLIER = 40
 
-T = TypeVar("T")
-
 
 # --- inputs and outputs ------------------------------------------------------------------------------------
 
@@ -93,9 +90,9 @@ class ConnectWorker:
                       metadata: ConnectMetadata | bytes | bytearray | memoryview) -> ConnectWorker:
         """A member from its JoinGroup metadata, a model or the bytes (read as Kafka's assignors read every
         member's metadata: with ``IncrementalCooperativeConnectProtocol.deserializeMetadata``)."""
-        if not isinstance(metadata, ConnectMetadata):
-            metadata = decode_connect_metadata(bytes(metadata), reader_version=CONNECT_PROTOCOL_V1)
-        return cls(member_id, metadata.url, metadata.config_offset, metadata.allocation)
+        model = metadata if isinstance(metadata, ConnectMetadata) else decode_connect_metadata(
+            bytes(metadata), reader_version=CONNECT_PROTOCOL_V1)
+        return cls(member_id, model.url, model.config_offset, model.allocation)
 
     @property
     def connectors(self) -> tuple[str, ...]:
@@ -262,41 +259,12 @@ def apply_assignment(previous: ConnectAssignment | None, received: ConnectAssign
 
 # --- Java collection order --------------------------------------------------------------------------------
 
-def _spread(h: int) -> int:
-    h &= 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
 def _task_hash(t: ConnectorTaskId) -> int:
-    return (31 * java_string_hash(t.connector) + t.task) & 0xFFFFFFFF
-
-
-def _grown_capacity(n: int) -> int:
-    """A ``HashMap``/``HashSet`` filled one by one from empty: 16 buckets, doubled whenever the size passes 3/4."""
-    cap = 16
-    while n > cap * 3 // 4:
-        cap <<= 1
-    return cap
-
-
-def _copy_capacity(n: int) -> int:
-    """``new HashSet<>(collection)`` (Java 17): the power of two at or above ``max((int) (n / .75f) + 1, 16)``."""
-    want = max(int(n / 0.75) + 1, 16)
-    cap = 1
-    while cap < want:
-        cap <<= 1
-    return cap
-
-
-def _hash_order(items: Sequence[T], hash_fn: Callable[[T], int], capacity: int) -> list[T]:
-    """Iteration order of a Java hash table of ``capacity`` buckets into which ``items`` (distinct) were put in
-    that order: by bucket, and within a bucket by insertion (Java keeps a bucket's order through resizes)."""
-    index = {x: i for i, x in enumerate(items)}
-    return sorted(items, key=lambda x: (_spread(hash_fn(x)) & (capacity - 1), index[x]))
+    return (31 * string_hash(t.connector) + t.task) & 0xFFFFFFFF
 
 
 def _member_order(members: Sequence[str]) -> list[str]:
-    return _hash_order(members, java_string_hash, _grown_capacity(len(members)))
+    return hash_order(members, string_hash, filled_capacity(len(members)))
 
 
 def _java_sorted_names(names: Iterable[str]) -> list[str]:
@@ -467,7 +435,7 @@ class _Round:
             self.revoked_in_previous = False
             return
         empty = [load.worker for load in loads if load.is_empty()]
-        for w in _hash_order(empty, java_string_hash, _grown_capacity(len(empty))):
+        for w in hash_order(empty, string_hash, filled_capacity(len(empty))):
             self.candidates.setdefault(w, None)
         if self.now < self.scheduled:
             diff = self.scheduled - self.now
@@ -590,8 +558,8 @@ def assign_incremental(leader: str, workers: Sequence[ConnectWorker],
     revoke_c: dict[str, dict[str, None]] = {m: {} for m in members}
     revoke_t: dict[str, dict[ConnectorTaskId, None]] = {m: {} for m in members}
     for m in members:
-        own_c = _hash_order(list(held[m].connectors), java_string_hash, _copy_capacity(len(held[m].connectors)))
-        own_t = _hash_order(list(held[m].tasks), _task_hash, _copy_capacity(len(held[m].tasks)))
+        own_c = hash_order(list(held[m].connectors), string_hash, copy_capacity(len(held[m].connectors)))
+        own_t = hash_order(list(held[m].tasks), _task_hash, copy_capacity(len(held[m].tasks)))
         for which_c, which_t in ((deleted_c, deleted_t), (duplicated_c, duplicated_t)):
             for c in own_c:
                 if c in which_c:

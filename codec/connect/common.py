@@ -25,6 +25,7 @@ from typing import Iterable
 from construct import Container
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
+from ..javaorder import copy_capacity, hash_order, string_hash
 from ..wire.builder import decode_wire, default_value, struct_for
 from ..wire.schema import Versions, load_message
 from .constants import CONNECT_PROTOCOL_V0, LATEST_VERSION
@@ -128,30 +129,12 @@ def _at(e: DecodeError, message: str, header: int) -> DecodeError:
     return e
 
 
-def _table_size_for(n: int) -> int:
-    cap = 1
-    while cap < n:
-        cap <<= 1
-    return min(cap, 1 << 30)
-
-
 def java_hash_set_order(names: Iterable[str]) -> list[str]:
     """The iteration order of ``new HashSet<>(names)`` on Java 17, as Kafka's assignment writer
-    (``Assignment.asMap``) groups the assigned connectors: distinct names by hash bucket
-    (``String.hashCode`` spread as ``h ^ (h >>> 16)``, masked by the table size, which
-    ``HashSet(Collection)`` sets to the power of two at or above ``max((int) (n / .75f) + 1, 16)``), and in
-    one bucket by first insertion. Exact while no bucket holds 8 or more names (Java would then resize or
-    make it a tree); Java 19 and later size the table from ``ceil(n / .75)``, which differs for some n > 12."""
-    from ..negotiation.protocol import java_string_hash
-
+    (``Assignment.asMap``) groups the assigned connectors: distinct names by hash bucket, and in one bucket by
+    first insertion, the table sized from all the names given (:mod:`codec.javaorder`)."""
     names = list(names)
-    cap = _table_size_for(max(int(len(names) / 0.75) + 1, 16))
     first: dict[str, int] = {}
     for i, n in enumerate(names):
         first.setdefault(n, i)
-
-    def bucket(n: str) -> int:
-        h = java_string_hash(n) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (cap - 1)
-
-    return sorted(first, key=lambda n: (bucket(n), first[n]))
+    return hash_order(first, string_hash, copy_capacity(len(names)))

@@ -140,12 +140,14 @@ def _int(v, bounds: tuple[int, int], path: str, message: str) -> int:
     return v
 
 
-def _str(v, path: str, message: str, *, nullable: bool = False) -> str | None:
-    if v is None and nullable:
-        return None
+def _str(v, path: str, message: str) -> str:
     if not isinstance(v, str):
         raise _fail(f"needs a string, got {_what(v)}", path, message)
     return v
+
+
+def _nullable_str(v, path: str, message: str) -> str | None:
+    return None if v is None else _str(v, path, message)
 
 
 def _strings(v, path: str, message: str) -> tuple[str, ...]:
@@ -186,8 +188,8 @@ def connect_assignment_from_json(d, *, message: str = "ConnectAssignment", path:
     return ConnectAssignment(
         version=_version(f.get("version"), p["version"], message),
         error=_int(f.get("error", 0), _INT16, p["error"], message),
-        leader=_str(f.get("leader"), p["leader"], message, nullable=True),
-        leader_url=_str(f.get("leaderUrl"), p["leaderUrl"], message, nullable=True),
+        leader=_nullable_str(f.get("leader"), p["leader"], message),
+        leader_url=_nullable_str(f.get("leaderUrl"), p["leaderUrl"], message),
         config_offset=_int(f.get("configOffset", -1), _INT64, p["configOffset"], message),
         connectors=_strings(f.get("connectorIds"), p["connectorIds"], message),
         tasks=_tasks(f.get("taskIds"), p["taskIds"], message),

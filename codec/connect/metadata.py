@@ -108,14 +108,13 @@ def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *
     if alloc is not None and not isinstance(alloc, ConnectAssignment):
         raise EncodeError(f"allocation needs a ConnectAssignment, got {type(alloc).__name__}", message=MESSAGE,
                           version=v, path="allocation")
-    empty = alloc is None or alloc.is_empty
     fields: dict = {"url": info.url, "config_offset": info.config_offset}
     if v == CONNECT_PROTOCOL_V0:
-        if not empty and not drop_unrepresentable:
+        if alloc is not None and not alloc.is_empty and not drop_unrepresentable:
             raise EncodeError("allocation cannot be carried by version 0 (ConnectProtocol)", message=MESSAGE,
                               version=v, path="allocation")
     else:
-        if empty:
+        if alloc is None or alloc.is_empty:
             fields["allocation"] = None
         else:
             try:

@@ -15,6 +15,8 @@ from typing import Any
 from ..errors import EncodeError, TruncatedError, UnsupportedVersionError
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..streams.common import check_size
+from ..wire import native
+from ..wire.native import ACTIVE, OFF
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
 from .jsoncheck import check_json, describe
@@ -47,10 +49,24 @@ class ConsumerMessage:
         return min(self.version, load_message(self.name).valid.high)
 
 
+_message = native.maker(ConsumerMessage)
+#: (name, version prefix) -> the native decoder of the whole call, once a call has checked both; empty while the
+#: native codec is off
+_NATIVE = native.fast_table()
+
+
 def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
                     max_size: int = DEFAULT_MAX_METADATA_SIZE) -> ConsumerMessage:
     """Decode a version-prefixed ConsumerProtocol message (wire-facts §6); input above ``max_size``
     bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
+    if type(data) is bytes and 2 <= len(data) <= max_size:
+        try:
+            # (a negative version is never in the table)
+            got = (_NATIVE if ACTIVE[0] else OFF)[name, data[0] << 8 | data[1]](data)
+        except (KeyError, TypeError):
+            got = None
+        if got is not None:
+            return got
     data = bytes(data)
     check_size(name, data, max_size)
     if len(data) < 2:
@@ -62,7 +78,11 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
                                       message=name, version=version, offset=0, path="version")
     layout = min(version, spec.valid.high)
     body, end = decode_wire(name, layout, data, start=2)
-    return ConsumerMessage(name=name, version=version, data=body, trailing=data[end:])
+    prog = native.object_program(name, version) if native.ACTIVE[0] and layout == version else None
+    if prog is not None:
+        _NATIVE[(name, version)] = native.bound(prog, _message, prefix=(name, version), start=2,
+                                                trailing_bytes=True)
+    return _message(name, version, body, data[end:])
 
 
 def encode_consumer(msg: ConsumerMessage) -> bytes:

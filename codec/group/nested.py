@@ -33,6 +33,7 @@ as carried), a :class:`ConsumerMessage`, a Streams ``SubscriptionInfo`` or ``Ass
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,8 +231,24 @@ def _map_carried(name: str, body, fn):
     return dataclasses.replace(body, **{array: tuple(mapped)}) if changed else body
 
 
+_PLAIN = {bytes, type(None)}
+
+
 def flatten_body(name: str, body):
-    """The body with every nested layer encoded back to bytes (ready for ``encode_wire``)."""
+    """The body with every nested layer encoded back to bytes (ready for ``encode_wire``); the body itself
+    when its carried fields already are bytes (the common case, checked without a Python call per item)."""
+    carrier = _CARRIERS.get(name)
+    if carrier is None:
+        return body
+    array, field, _ = carrier
+    try:
+        if array is None:
+            if type(getattr(body, field)) in _PLAIN:
+                return body
+        elif set(map(type, map(operator.attrgetter(field), getattr(body, array)))) <= _PLAIN:
+            return body
+    except (AttributeError, TypeError):
+        pass  # not a wire object: the path below decides
     return _map_carried(name, body, lambda v, path: layer_bytes(v, path=path))
 
 

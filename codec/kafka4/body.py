@@ -16,6 +16,8 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError, UnsupportedVersionError
 from ..group.jsoncheck import check_json
+from ..wire import native
+from ..wire.native import ACTIVE, OFF
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json
 from ..wire.schema import load_message
 from .common import message_for
@@ -56,9 +58,23 @@ def decode_body(kind: str, version: int, data: bytes) -> DecodedBody:
     return DecodedBody(name, version, value, end, len(data) - end)
 
 
+#: (kind, version) -> the native decoder, once a call has checked both (the hot path skips the checks)
+_NATIVE = native.fast_table()
+
+
 def decode_model(kind: str, version: int, data: bytes):
     """The wire model (a frozen dataclass, snake_case fields) of one body."""
-    return decode_body(kind, version, data).value
+    try:
+        got = (_NATIVE if ACTIVE[0] else OFF)[kind, version](data)
+    except (KeyError, TypeError):
+        got = None
+    if got is not None:
+        return got
+    d = decode_body(kind, version, data)
+    prog = native.object_program(d.message, version) if native.ACTIVE[0] else None
+    if prog is not None:
+        _NATIVE[(kind, version)] = native.bound(prog)
+    return d.value
 
 
 def encode_model(kind: str, version: int, model) -> bytes:

@@ -7,8 +7,18 @@
   ``{"valueVersion": N, ...fields}``, as :func:`codec.kafka4.decode_record` names it, since a value may have a
   field named ``version``; ``--version`` overrides the JSON's), e.g.
   ``consumer-group-member-metadata-key`` / ``-value``;
+* the classic group's records in the same shape: ``offset-commit-key``/``-value`` and
+  ``group-metadata-key``/``-value``. Their key's version is its record type (0 or 1 an OffsetCommitKey, 2 a
+  GroupMetadataKey), so ``--version`` of a key kind is the key's version: which of the record's types to write
+  (default: the one Kafka's coordinator writes, 1 and 2), and decode notes a prefix that differs from it; a Kafka 4
+  key has version 0. Their values have versions 0-4 (flexible from 4).
 * ``group-record-key``: the key of any consumer, Streams, share or classic group record, whatever its type
   (``{"recordType", "record", "key"}``).
+
+The classic records' kinds live here, not in :mod:`codec.group`, because a record's framing (int16 type or version,
+then the part) is one for every group type and is :mod:`codec.kafka4.records`' (which reads types 0-23), and
+:mod:`codec.group` sits below this package (this package imports it, never the reverse). None of the record kinds is
+a ``--kind auto`` candidate: a record part is named by where it was read from, not guessed from its bytes.
 
 ``--style kafka`` is Kafka's JSON (camelCase); ``native`` is snake_case.
 """
@@ -22,7 +32,7 @@ from ..kinds import Decoded, Kind, register
 from ..wire.builder import decode_wire
 from ..wire.schema import load_message
 from .body import body_from_json, body_json, decode_body, encode_model
-from .common import MESSAGES, RECORD_TYPES, kind_name
+from .common import CLASSIC_RECORDS, MESSAGES, RECORD_TYPES, kind_name
 from .pretty import pretty_message, pretty_record
 from .records import (
     decode_record_key,
@@ -70,27 +80,39 @@ def _prefix(data: bytes, what: str, path: str) -> int:
     return struct.unpack_from(">h", data)[0]
 
 
-def _key_kind(rtype: int, record: str) -> Kind:
+def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
+    """The key of a record whose record types are ``types`` (one, but the classic OffsetCommit's 1 and 0); the key
+    version of each is :func:`record_schemas`' (0 from Kafka 4, the type itself for a classic record)."""
     schema = record + "Key"
+    versions = {record_schemas(t)[2]: t for t in types}
+    shown = " or ".join(map(str, types))
 
-    def decode(data: bytes, *, style: str = "kafka", **_) -> Decoded:
+    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
         data = bytes(data)
         got = _prefix(data, schema, "record_type")
-        if got != rtype:
+        if got not in types:
             other = RECORD_TYPES.get(got, "another record")
-            raise DecodeError(f"record type {got} ({other}), not {rtype} ({record})", message=schema, offset=0,
+            raise DecodeError(f"record type {got} ({other}), not {shown} ({record})", message=schema, offset=0,
                               path="record_type")
-        model, end = decode_wire(schema, 0, data, start=2)
-        return Decoded(body_json(schema, 0, model, style), pretty_record(record, rtype, schema, model, None, None, None),
-                       _trailing(schema, 0, end, len(data) - end),
+        kver = record_schemas(got)[2]
+        notes = ()
+        if version is not None and version != kver:
+            notes = (f"{schema}: the record type says v{kver} (not --version {version}); read as written",)
+        model, end = decode_wire(schema, kver, data, start=2)
+        return Decoded(body_json(schema, kver, model, style),
+                       pretty_record(record, got, schema, model, None, None, None, key_version=kver),
+                       notes + _trailing(schema, kver, end, len(data) - end),
                        {"offset": end, "bytes": len(data) - end} if end < len(data) else None)
 
-    def encode(value: dict, *, style: str = "kafka", **_) -> bytes:
+    def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         if isinstance(value.get("trailing"), dict):
             value = {k: x for k, x in value.items() if k != "trailing"}
-        return encode_record_key(rtype, value, style=style)
+        if version is not None and version not in versions:
+            raise EncodeError(f"no version {version} (valid {', '.join(map(str, sorted(versions)))})",
+                              message=schema, path="version")
+        return encode_record_key(types[0] if version is None else versions[version], value, style=style)
 
-    return Kind(kind_name(schema), f"__consumer_offsets key of a {record} record (int16 type {rtype}, then the key)",
+    return Kind(kind_name(schema), f"__consumer_offsets key of a {record} record (int16 type {shown}, then the key)",
                 decode, encode)
 
 
@@ -135,7 +157,7 @@ def _decode_any_key(data: bytes, *, style: str = "kafka", **_) -> Decoded:
     model, end = decode_wire(schema, kver, bytes(data), start=2)
     notes = _trailing(schema, kver, end, len(data) - end)
     trailing = d.pop("trailing", None)
-    return Decoded(d, pretty_record(name, rtype, schema, model, None, None, None), notes, trailing)
+    return Decoded(d, pretty_record(name, rtype, schema, model, None, None, None, key_version=kver), notes, trailing)
 
 
 def _encode_any_key(value: dict, *, style: str = "kafka", **_) -> bytes:
@@ -150,10 +172,13 @@ def _register_all() -> None:
     for name in MESSAGES:
         register(_body_kind(name))
     for rtype, record in RECORD_TYPES.items():
-        register(_key_kind(rtype, record))
+        register(_key_kind(record, (rtype,)))
         register(_value_kind(rtype, record))
+    for record, types in CLASSIC_RECORDS.items():
+        register(_key_kind(record, types))
+        register(_value_kind(types[0], record))
     register(Kind("group-record-key", "__consumer_offsets key of any group record (int16 record type, then the key; "
-                  "consumer groups 3-8, 16, share groups 9-15, Streams groups 17-23, classic 0-2)", _decode_any_key,
+                  "consumer groups 3-8, 16, share groups 9-15, Streams groups 17, 19-23, classic 0-2)", _decode_any_key,
                   _encode_any_key))
 
 

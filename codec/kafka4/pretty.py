@@ -30,9 +30,9 @@ ERRORS = {0: "NONE", 14: "COORDINATOR_LOAD_IN_PROGRESS", 15: "COORDINATOR_NOT_AV
           110: "FENCED_MEMBER_EPOCH", 111: "UNRELEASED_INSTANCE_ID", 112: "UNSUPPORTED_ASSIGNOR",
           113: "STALE_MEMBER_EPOCH", 128: "INVALID_REGULAR_EXPRESSION", 130: "STREAMS_INVALID_TOPOLOGY",
           131: "STREAMS_INVALID_TOPOLOGY_EPOCH", 132: "STREAMS_TOPOLOGY_FENCED"}
-#: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients).
+#: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients; 5 since 4.2).
 STREAMS_STATUS = {0: "STALE_TOPOLOGY", 1: "MISSING_SOURCE_TOPICS", 2: "INCORRECTLY_PARTITIONED_TOPICS",
-                  3: "MISSING_INTERNAL_TOPICS", 4: "SHUTDOWN_APPLICATION"}
+                  3: "MISSING_INTERNAL_TOPICS", 4: "SHUTDOWN_APPLICATION", 5: "ASSIGNMENT_DELAYED"}
 
 
 def describe_error(code: int) -> str:
@@ -271,10 +271,10 @@ def pretty_message(name: str, version: int, model, *, size: int | None = None, t
 
 
 def pretty_record(record_name: str, record_type: int, key_schema: str | None, key_model, value_schema: str | None,
-                  value_version: int | None, value_model) -> str:
+                  value_version: int | None, value_model, *, key_version: int = 0) -> str:
     lines = [f"{record_name} record (type {record_type})"]
     if key_schema is not None:
-        lines += ["  " + x for x in pretty_body(key_schema, 0, key_model).splitlines()]
+        lines += ["  " + x for x in pretty_body(key_schema, key_version, key_model).splitlines()]
     if value_schema is not None:
         if value_model is None:
             lines.append("  value: null (a tombstone: deleted)")

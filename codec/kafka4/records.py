@@ -46,7 +46,7 @@ def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, in
         name = CLASSIC_RECORD_TYPES[record_type]
         return name, name + "Key", record_type, name + "Value"
     raise error(f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, share groups 9-15, "
-                "Streams groups 17-23, classic 0-2)", message="record key",
+                "Streams groups 17 and 19-23, classic 0-2)", message="record key",
                 **({"offset": 0} if error is DecodeError else {}))
 
 

@@ -450,7 +450,7 @@ def _describe_event(ev: dict) -> str:
     if "leave" in ev:
         return f"{printable(ev['leave'])} leaves"
     verb = "joins" if "join" in ev else "restarts"
-    who = printable(ev.get("join", ev.get("restart")))
+    who = printable(ev["join"] if "join" in ev else ev["restart"])  # the scenario check found one of them
     return f"{who} {verb} with group.protocol={ev.get('groupProtocol', 'classic')} (client {ev.get('client', '4.0')})"
 
 

@@ -17,39 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..javaorder import hashmap_order, string_hash
+
 __all__ = ["INCONSISTENT_GROUP_PROTOCOL", "GroupMember", "Selection", "ProtocolSelectionError",
            "select_protocol", "java_string_hash", "java_hashmap_order"]
 
 INCONSISTENT_GROUP_PROTOCOL = 23
 
 
-def java_string_hash(s: str) -> int:
-    """``String.hashCode``: s[0]*31^(n-1) + ... over UTF-16 code units, as a signed int32."""
-    h = 0
-    units = s.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(units), 2):
-        h = (31 * h + ((units[i] << 8) | units[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= (1 << 31) else h
-
-
-def _table_size(n: int) -> int:
-    cap = 16
-    while n > cap * 3 // 4:  # HashMap resizes when size exceeds capacity * 0.75
-        cap *= 2
-    return cap
-
-
-def java_hashmap_order(keys_in_insertion_order: Sequence[str]) -> list[str]:
-    """Iteration order of a ``HashMap<String, ?>`` filled in the given order (no tree bins: fine below 8
-    collisions per bucket)."""
-    cap = _table_size(len(keys_in_insertion_order))
-
-    def bucket(k: str) -> int:
-        h = java_string_hash(k) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (cap - 1)
-
-    order = {k: i for i, k in enumerate(keys_in_insertion_order)}
-    return sorted(keys_in_insertion_order, key=lambda k: (bucket(k), order[k]))
+# Java's String.hashCode and HashMap order, under the names this package has always exported
+java_string_hash = string_hash
+java_hashmap_order = hashmap_order
 
 
 @dataclass(frozen=True)

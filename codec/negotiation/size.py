@@ -64,7 +64,7 @@ class SizeReport:
         items = {"JoinGroup response (leader)": self.join_group_response_leader,
                  "SyncGroup request": self.sync_group_request,
                  "group metadata (subscriptions + assignments)": self.group_metadata_payload}
-        name = max(items, key=items.get)
+        name = max(items, key=items.__getitem__)
         return name, items[name]
 
     def to_json(self) -> dict:
@@ -74,14 +74,16 @@ class SizeReport:
 
 
 def _endpoint(shape: GroupShape, instance: int) -> str | None:
-    if not shape.endpoint_length:
-        return None
+    return _host_port(shape, instance) if shape.endpoint_length else None
+
+
+def _host_port(shape: GroupShape, instance: int) -> str:
     suffix = f"-{instance}:9090"
     return ("h" * max(1, shape.endpoint_length - len(suffix)) + suffix)[-max(shape.endpoint_length, len(suffix)):]
 
 
 def _host(shape: GroupShape, instance: int) -> HostInfo:
-    host, port = _endpoint(shape, instance).rsplit(":", 1)
+    host, port = _host_port(shape, instance).rsplit(":", 1)
     return HostInfo(host, int(port))
 
 

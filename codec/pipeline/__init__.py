@@ -75,7 +75,7 @@ Accepted ``kind`` values (Kafka's message names and the vectors' short names are
 * ``group-metadata``: a ``__consumer_offsets`` record: ``key`` and ``value`` (binary, or hex
   strings), e.g. what Spark's Kafka source or ``kafka-dump-log --print-data-log`` gives. Only
   group records with a value are input: classic group metadata (key version 2) and Kafka 4's consumer, share
-  and streams group records (record types 3-8, 16, 9-15 and 17-23); offset commits and tombstones are counted
+  and streams group records (record types 3-8, 16, 9-15, 17 and 19-23); offset commits and tombstones are counted
   as not selected.
 
 Every record read is counted once: ``records read = not selected + decoded + quarantined``, which the

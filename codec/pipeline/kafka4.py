@@ -53,8 +53,9 @@ __all__ = [
 #: the Kafka 4 group APIs the job reads (frames of these keys are selected)
 API_KEYS = {68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat",
             89: "StreamsGroupDescribe", 76: "ShareGroupHeartbeat", 77: "ShareGroupDescribe"}
-#: ``__consumer_offsets`` record types of consumer (3-8, 16), share (9-15) and streams (17-23) groups the job reads
-RECORD_TYPES = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)
+#: ``__consumer_offsets`` record types of consumer (3-8, 16), share (9-15) and streams (17, 19-23) groups the job
+#: reads (no release knows type 18, codec.kafka4.common.RECORD_TYPES)
+RECORD_TYPES = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23)
 _INT32_MAX = (1 << 31) - 1
 
 

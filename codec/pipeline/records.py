@@ -302,8 +302,8 @@ _FRAME_NAMES.update({(k, d): v for v, k, d in (
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup and Kafka 4's group APIs
 SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, 68, 69, 88, 89, 76, 77)
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
-#: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17-23) group records
-SELECTED_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)
+#: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17, 19-23) group records (no release knows type 18)
+SELECTED_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23)
 
 
 def frame_selected(api_key: int | None) -> bool:

@@ -10,10 +10,12 @@ first position and its last value (a dict, as in the models), an empty endpoint 
 are UTF-8 and unique, every v5+ host-map partition names a topic of the dictionary, hosts are counted
 once per (host, port).
 
-It reads the rows of :func:`codec.wire.fastpath.row_decoder` (tuples in wire order, no wire
-objects). It is a fast path in the codec's sense: it *returns None* on anything unusual (a version probe, a
-version outside 1-11, a truncated or malformed buffer, invalid UTF-8, a duplicate tag key, an unknown
-topic index, the fast path turned off ...) and the caller decodes the record through the models
+With the native codec the bytes are decoded by a shape of their own (:mod:`codec.wire.native`): the
+member's fields, the task rows keyed for the dict semantics, the client tags, the distinct hosts, straight
+from the bytes; otherwise it reads the rows of :func:`codec.wire.fastpath.row_decoder` (tuples in wire order,
+no wire objects). It is a fast path in the codec's sense: it *returns None* on anything unusual (a version
+probe, a version outside 1-11, a truncated or malformed buffer, invalid UTF-8, a duplicate tag key, an
+unknown topic index, the fast path turned off ...) and the caller decodes the record through the models
 (:func:`codec.pipeline.records.decode_record`), which decide -- and report the error with its offset and
 field path. ``tests/pipeline/test_rows.py`` holds the rows of both paths equal on every Kafka vector,
 every handcrafted vector and generated inputs.
@@ -25,13 +27,15 @@ import dataclasses
 import struct
 from functools import cache
 
-from ..streams.constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
-                                 UNKNOWN_OFFSET_SUM)
-from ..wire import fastpath
+from ..streams.constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE,
+                                 UNKNOWN, UNKNOWN_OFFSET_SUM)
+from ..wire import fastpath, native
 from ..wire.builder import wire_class
+from ..wire.native import Const, EmptyNone, Flat, Lookup, NewDict, Pair, Parent, Shape, Tuple
 from ..wire.schema import load_message
 
 __all__ = ["subscription_fields", "assignment_fields"]
+
 
 _I = struct.Struct(">i")
 _II = struct.Struct(">ii")
@@ -71,6 +75,61 @@ def _get(row: tuple, layout: tuple, name: str):
     return row[i] if i is not None else layout[1].get(name)
 
 
+def _task_row(sub, part, topology, value) -> Pair:
+    """A task keyed (subtopology, partition, topology), its value the whole row: the dict's values are the
+    rows in first-seen order with the last value, as the models' dict keeps them."""
+    return Pair(Tuple(sub, part, topology), Tuple(sub, part, topology, value, Const(None)))
+
+
+@cache
+def _subscription_shape(version: int) -> Shape:
+    """SubscriptionInfo bytes -> (process id text, endpoint, unique field, error code, tasks, client tags)."""
+    decode: dict = {}
+    arrays: dict = {}
+    conv = {"SubscriptionInfo.process_id": "uuid_text"}
+    if version >= 2:
+        conv["SubscriptionInfo.user_end_point"] = "utf8_or_none"
+    if version <= 6:  # two task lists: their rows are made below
+        decode["TaskId"] = Tuple("topic_group_id", "partition")
+        tasks = Tuple("prev_tasks", "standby_tasks")
+    else:
+        arrays["SubscriptionInfo.task_offset_sums"] = "dict"
+        tasks = "task_offset_sums"
+        if version <= 9:
+            decode["TaskOffsetSum"] = Flat()
+            arrays["TaskOffsetSum.partition_to_offset_sum"] = "into"
+            decode["PartitionToOffsetSum"] = _task_row(Parent("topic_group_id"), "partition", Const(None), "offset_sum")
+        else:
+            decode["TaskOffsetSum"] = _task_row("topic_group_id", "partition", EmptyNone("named_topology"), "offset_sum")
+    if version >= 11:
+        arrays["SubscriptionInfo.client_tags"] = "dict-unique"
+        decode["ClientTag"] = Pair("key", "value")
+        conv["ClientTag.key"] = conv["ClientTag.value"] = "utf8"
+    decode["SubscriptionInfo"] = Tuple(
+        "process_id", "user_end_point" if version >= 2 else Const(None),
+        "unique_field" if version >= 8 else Const(0), "error_code" if version >= 9 else Const(0), tasks,
+        "client_tags" if version >= 11 else Const(None))
+    return Shape(f"pipeline-SubscriptionInfo-v{version}", decode=decode, arrays=arrays, conv=conv)
+
+
+def _native_subscription(data: bytes, version: int, lsv: int) -> tuple | None:
+    prog = native.program("SubscriptionInfo", version, shape=_subscription_shape(version))
+    got = prog.decode(data, 0) if prog is not None else None
+    if got is None:
+        return None
+    pid, endpoint, unique, error, tasks, tags = got[0]
+    if version <= 6:
+        sums: dict = {}
+        prev, standby = tasks
+        for sub, part in prev:
+            sums[(sub, part, None)] = (sub, part, None, LATEST_OFFSET, None)
+        for sub, part in standby:
+            sums[(sub, part, None)] = (sub, part, None, UNKNOWN_OFFSET_SUM, None)
+        tasks = sums
+    fields = (pid, version, lsv, endpoint, unique, error, False, None, None, None, None)
+    return fields, list(tasks.values()), list(tags.items()) if tags else None
+
+
 def subscription_fields(data: bytes) -> tuple | None:
     """``(member fields, tasks, client tags)`` of SubscriptionInfo bytes, or None (use the models).
 
@@ -79,7 +138,7 @@ def subscription_fields(data: bytes) -> tuple | None:
     instance id, client id and client host (None: a bare SubscriptionInfo has none); tasks: a list of
     ``(subtopology, partition, topology, offset sum, None)`` (the end offset sum: not in SubscriptionInfo); client tags: a list of ``(key, value)`` or None."""
     n = len(data)
-    if n < 8 or n > DEFAULT_MAX_METADATA_SIZE or not fastpath.enabled():
+    if n < 8 or n > DEFAULT_MAX_METADATA_SIZE or not (native.active() or fastpath.enabled()):
         return None
     version, lsv = _II.unpack_from(data)
     if not 1 <= version <= LATEST_SUPPORTED_VERSION:
@@ -88,6 +147,8 @@ def subscription_fields(data: bytes) -> tuple | None:
         lsv = UNKNOWN
     elif not version <= lsv:
         return None
+    if native.active():
+        return _native_subscription(data, version, lsv)
     got = _decode_row("SubscriptionInfo", version, data)
     if got is None:
         return None
@@ -126,6 +187,43 @@ def subscription_fields(data: bytes) -> tuple | None:
     return fields, [(*k, v, None) for k, v in sums.items()], tags  # (no end offset sum in SubscriptionInfo)
 
 
+@cache
+def _assignment_shape(version: int) -> Shape:
+    """AssignmentInfo bytes -> (commonly supported version, error code, next rebalance, {active task: its
+    partition slots}, {standby task: its partitions' number}, distinct hosts); v5+ partitions checked against
+    the topic dictionary."""
+    decode: dict = {
+        "TaskId": Tuple("subtopology", "partition", EmptyNone("named_topology") if version >= 10 else Const(None)),
+        "StandbyTask": Pair("task_id", "partitions"),
+    }
+    arrays = {"AssignmentInfo.standby_tasks": "dict", "StandbyTask.partitions": "count",
+              "AssignmentInfo.active_tasks": "counts"}
+    if version >= 2:
+        arrays["AssignmentInfo.partitions_by_host"] = "dict"
+        decode["HostPartitions"] = Pair(Tuple("host", "port"), Const(None))
+    if version >= 5:
+        arrays["AssignmentInfo.topic_dictionary"] = "dict"
+        decode["TopicIndex"] = Pair("index", Const(None))
+        decode["IndexedPartition"] = Tuple(Lookup("topic_dictionary", "topic_index"))  # an unknown index: a miss
+    if version >= 6:
+        arrays["AssignmentInfo.standby_partitions_by_host"] = "dict"
+    decode["AssignmentInfo"] = Tuple(
+        "commonly_supported_version" if version >= 3 else Const(UNKNOWN), "err_code" if version >= 4 else Const(0),
+        "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE), "active_tasks", "standby_tasks",
+        "partitions_by_host" if version >= 2 else NewDict())
+    return Shape(f"pipeline-AssignmentInfo-v{version}", decode=decode, arrays=arrays)
+
+
+def _native_assignment(data: bytes, version: int) -> tuple | None:
+    prog = native.program("AssignmentInfo", version, shape=_assignment_shape(version))
+    got = prog.decode(data, 0) if prog is not None else None
+    if got is None:
+        return None
+    common, error, next_ms, active, standby, hosts = got[0]
+    return ((version, common, error, next_ms, len(hosts)), [(*k, c) for k, c in active.items()],
+            [(*k, n) for k, n in standby.items()])
+
+
 def assignment_fields(data: bytes) -> tuple | None:
     """``(assignment fields, active, standby)`` of AssignmentInfo bytes, or None (use the models).
 
@@ -134,11 +232,13 @@ def assignment_fields(data: bytes) -> tuple | None:
     per task in first-seen order, ``partitions`` counting its entries in the positional list; standby:
     the same with the number of standby partitions."""
     n = len(data)
-    if n < 4 or n > DEFAULT_MAX_METADATA_SIZE or not fastpath.enabled():
+    if n < 4 or n > DEFAULT_MAX_METADATA_SIZE or not (native.active() or fastpath.enabled()):
         return None
     (version,) = _I.unpack_from(data)
     if not 1 <= version <= LATEST_SUPPORTED_VERSION:
         return None
+    if native.active():
+        return _native_assignment(data, version)
     got = _decode_row("AssignmentInfo", version, data)
     if got is None:
         return None

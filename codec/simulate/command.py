@@ -20,22 +20,10 @@ from pathlib import Path
 
 from .. import text as _text
 from ..cliutil import int_range, loads
-from .metrics import format_metrics_table
+from .metrics import TABLE_COLUMNS, format_metrics_table
 
 __all__ = ["register", "run", "TABLE_COLUMNS", "format_table"]
 
-TABLE_COLUMNS = [
-    ("protocol", "protocol"),
-    ("rebalances", "rebalances"),
-    ("time_to_balanced_s", "balanced after (s)"),
-    ("unavailable_task_s", "unavailable (task-s)"),
-    ("restoring_task_s", "restoring (task-s)"),
-    ("unassigned_task_s", "unassigned (task-s)"),
-    ("lagging_restore_task_s", "restore w/ caught-up replica elsewhere (task-s)"),
-    ("offsets_restored", "offsets restored"),
-    ("max_warmups", "max warmups"),
-    ("coordinator_bytes", "coordinator bytes"),
-]
 DEFAULT_COMPARE = ("eager", "cooperative", "ha", "affinity")
 
 
@@ -94,7 +82,7 @@ def run(args) -> int:
     except ScenarioError as e:
         print(f"rebalance-codec simulate: {e}", file=sys.stderr)
         return 2
-    from .connect import is_connect_scenario, run_connect
+    from .connect import is_connect_scenario
     if _is_connect(source, is_connect_scenario):  # "kind": "connect": Kafka Connect workers (issue #18)
         return run_connect(args, source)
     try:
@@ -164,3 +152,33 @@ def run_protocols(args, scenario, names: list[str], *, simulate, label, plot_run
         print(format_table([r["metrics"] for r in results]))
         print(f"\nwrote {len(written)} files to {out}/")
     return 0
+
+
+def run_connect(args, source: str | Path) -> int:
+    """``rebalance-codec simulate`` on a Connect scenario (``"kind": "connect"``)."""
+    from dataclasses import replace
+
+    from .connect import CONNECT_PROTOCOLS, format_connect_table, load_connect_scenario, simulate_connect
+    from .connect_plots import plot_connect_compare, plot_connect_run, write_connect_html
+    from .scenario import ScenarioError
+
+    try:
+        scenario = load_connect_scenario(source)
+    except ScenarioError as e:
+        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
+        return 1
+    if args.seed is not None:
+        scenario = replace(scenario, seed=args.seed)
+    if args.compare:
+        names = ([p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols
+                 else list(scenario.protocols))
+    else:
+        names = [args.protocol or scenario.protocols[-1]]
+    unknown = [n for n in names if n not in CONNECT_PROTOCOLS]
+    if unknown or not names:
+        print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
+              f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})", file=sys.stderr)
+        return 2
+    return run_protocols(args, scenario, names, simulate=simulate_connect, label=CONNECT_PROTOCOLS.__getitem__,
+                         plot_run=plot_connect_run, plot_compare=plot_connect_compare, write_html=write_connect_html,
+                         format_table=format_connect_table, compare_extra={"kind": "connect"})

@@ -47,7 +47,7 @@ from __future__ import annotations
 import heapq
 import math
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ from ..connect.assignment import (
 )
 from ..connect.assignor import (
     DEFAULT_MAX_DELAY_MS,
+    IncrementalAssignorState,
     apply_assignment,
     assign_connect,
     connector_tasks,
@@ -70,7 +71,7 @@ from ..negotiation.connect import (
     select_connect_protocol,
 )
 from ..wire.builder import wire_class
-from .metrics import format_metrics_table
+from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
 from .scenario import ScenarioError
 from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
 
@@ -85,7 +86,6 @@ __all__ = [
     "format_connect_table",
     "is_connect_scenario",
     "parse_connect_scenario",
-    "run_connect",
     "simulate_connect",
 ]
 
@@ -95,18 +95,6 @@ CONNECT_PROTOCOLS = {"eager": "eager (default, v0): stop-the-world, EagerAssigno
                      "sessioned": "sessioned (v2): incremental cooperative, session-keyed",
                      "as-configured": "each worker's own connect.protocol"}
 CONNECT_COMPARE = ("eager", "sessioned")
-CONNECT_TABLE_COLUMNS = [
-    ("protocol", "protocol"),
-    ("rebalances", "rebalances"),
-    ("time_to_balanced_s", "balanced after (s)"),
-    ("connector_s_not_running", "connectors not running (s)"),
-    ("task_s_not_running", "tasks not running (task-s)"),
-    ("connector_revocations", "connector revocations"),
-    ("task_revocations", "task revocations"),
-    ("connector_moves", "connector moves"),
-    ("task_moves", "task moves"),
-    ("coordinator_bytes", "coordinator bytes"),
-]
 MODES = ("eager", "compatible", "sessioned")
 MAX_WORKERS, MAX_CONNECTORS, MAX_EVENTS, MAX_DURATION_S = 100, 1000, 1000, 7 * 86400.0  # and MAX_TASKS, as assign
 COORDINATOR_GROUP = "connect-cluster"
@@ -392,7 +380,7 @@ class _Sim:
         self.generation = 1
         self.leader: str | None = None
         self.join_order: list[str] = []
-        self.state = None
+        self.state: IncrementalAssignorState | None = None
         self.rebalances: list[dict] = []
         self.notes: list[str] = []
         self.last_runner: dict[Any, str] = {}
@@ -567,7 +555,11 @@ class _Sim:
         self._push(self.round_end, "complete")
 
     def _round(self, t: float, *, initial: bool = False) -> None:
-        start = 0.0 if initial else self.round_start
+        if initial:
+            start = 0.0
+        else:
+            assert self.round_start is not None  # a later round completes only after _trigger started it
+            start = self.round_start
         self.round_start = self.round_end = None
         members = [self.workers[n] for n in self.join_order if self.workers[n].running]
         if not members:
@@ -589,15 +581,13 @@ class _Sim:
                                           max(start, w.joined_at))
             joins[w.member_id] = (w, cid, {p.name: p.metadata for p in frame.body.protocols})
         metadata = {m: protos[sel.protocol] for m, (_, _, protos) in joins.items()}
-        leader_frame = None
+        join_responses = {}
         for m, (w, cid, _) in joins.items():
             body = _join_response(gen, sel.protocol, leader.member_id, m,
                                   metadata if w is leader else {})
-            frame = self.rec.response(w.key, cid, body, t)
-            if w is leader:
-                leader_frame = frame
+            join_responses[m] = self.rec.response(w.key, cid, body, t)
         # the leader's assignor, on the members' metadata from its JoinGroup response
-        wk = workers_from_metadata([(x.member_id, x.metadata) for x in leader_frame.body.members])
+        wk = workers_from_metadata([(x.member_id, x.metadata) for x in join_responses[leader.member_id].body.members])
         result = assign_connect(sel.protocol, leader.member_id, wk, dict(self.sc.connectors), now=round(t * 1000),
                                 state=self.state, max_delay=self.sc.max_delay_ms)
         self.state = result.state
@@ -678,7 +668,8 @@ def _task_str(t: ConnectorTaskId) -> str:
 
 
 def _assignment_json(a: ConnectAssignment) -> dict:
-    out = {"connectors": list(a.connectors), "tasks": [_task_str(t) for t in a.tasks]}
+    out: dict[str, list[str] | int] = {"connectors": list(a.connectors), "tasks": [_task_str(t) for t in a.tasks]}
+    assert a.version is not None  # a decoded assignment: the version of its header
     if a.version >= 1:
         out.update(revoked_connectors=list(a.revoked_connectors),
                    revoked_tasks=[_task_str(t) for t in a.revoked_tasks], delay_ms=a.delay)
@@ -705,34 +696,3 @@ def load_connect_scenario(path: str | Path) -> ConnectScenario:
     except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
         raise ScenarioError(f"{path}: {e}") from None
     return parse_connect_scenario(data, source_name=path.stem)
-
-
-def run_connect(args, source: str | Path) -> int:
-    """``rebalance-codec simulate`` on a Connect scenario (``"kind": "connect"``)."""
-    import sys
-
-    from .. import text as _text
-
-    try:
-        scenario = load_connect_scenario(source)
-    except ScenarioError as e:
-        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
-        return 1
-    if args.seed is not None:
-        scenario = replace(scenario, seed=args.seed)
-    if args.compare:
-        names = ([p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols
-                 else list(scenario.protocols))
-    else:
-        names = [args.protocol or scenario.protocols[-1]]
-    unknown = [n for n in names if n not in CONNECT_PROTOCOLS]
-    if unknown or not names:
-        print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
-              f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})", file=sys.stderr)
-        return 2
-    from .command import run_protocols
-    from .connect_plots import plot_connect_compare, plot_connect_run, write_connect_html
-
-    return run_protocols(args, scenario, names, simulate=simulate_connect, label=CONNECT_PROTOCOLS.__getitem__,
-                         plot_run=plot_connect_run, plot_compare=plot_connect_compare, write_html=write_connect_html,
-                         format_table=format_connect_table, compare_extra={"kind": "connect"})

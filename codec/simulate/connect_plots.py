@@ -7,8 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .metrics import CONNECT_TABLE_COLUMNS, format_value
 from .plots import _events, _finish, _instances_to_show, _plt, _save, _steps, write_html
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_connect_compare", "plot_connect_run", "write_connect_html"]
 
@@ -25,7 +30,7 @@ def run_figure(result: dict):
     fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
     gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
     top = max((r["connectors"] + r["tasks"] for rows in tl["instances"].values() for r in rows), default=1) or 1
-    axes = []
+    axes: list[Axes] = []
     for i, name in enumerate(names):
         ax = fig.add_subplot(gs[i, 0], sharex=axes[0] if axes else None)
         axes.append(ax)
@@ -116,7 +121,4 @@ def plot_connect_compare(results: Sequence[dict], out: Path, stem: str = "compar
 
 def write_connect_html(path: Path, title: str, description: str, results: Sequence[dict],
                        svgs: Sequence[str]) -> Path:
-    from .connect import CONNECT_TABLE_COLUMNS
-    from .metrics import format_value
-
     return write_html(path, title, description, results, svgs, columns=CONNECT_TABLE_COLUMNS, fmt=format_value)

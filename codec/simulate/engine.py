@@ -688,18 +688,16 @@ class Simulation:
         if self.leader not in self.cmembers:
             self.leader = next(iter(self.cmembers))
         leader_cm = self.cmembers[self.leader]
-        leader_frame = None
+        responses = {}
         for mid, cm in self.cmembers.items():
             members = {x: c.metadata for x, c in self.cmembers.items()} if mid == self.leader else None
-            frame = self.rec.response(cm.member.key, cm.correlation_id, Frames.join_response(
+            responses[mid] = self.rec.response(cm.member.key, cm.correlation_id, Frames.join_response(
                 NONE, gen, self.group_protocol, self.leader, mid, members), t)
             cm.member.joining = False
             cm.member.generation = gen
-            if mid == self.leader:
-                leader_frame = frame
         # the leader decodes its JoinGroup response and assigns
         lm = leader_cm.member
-        metadata = {x.member_id: x.metadata for x in leader_frame.body.members}
+        metadata = {x.member_id: x.metadata for x in responses[self.leader].body.members}
         end = {tid: int(self._end(task, t)) for tid, task in self.tasks.items() if task.stateful}
         result = leader_assign(self.protocol, metadata, self.sc.topology, configs=self.sc.configs,
                                end_offset_sums=end, leader_member_id=self.leader, now_ms=int(round(t * 1000)),

@@ -23,7 +23,7 @@ from ..assignor import group_tasks_with_host_affinity
 from ..assignor.leader import Topology
 from ..assignor.model import AssignmentConfigs
 from ..assignor.streams import LeaderResult, assignment_bytes, decode_member, parse_endpoint, streams_leader_assign
-from ..streams import LATEST_SUPPORTED_VERSION, NO_REBALANCE, AssignmentInfo
+from ..streams import LATEST_SUPPORTED_VERSION, NO_REBALANCE, AssignmentInfo, SubscriptionInfo
 from ..types import TaskId
 
 __all__ = ["Protocol", "PROTOCOLS", "leader_assign", "affinity_leader_assign", "LOCALITY_TAG"]
@@ -59,8 +59,7 @@ def leader_assign(protocol: Protocol, metadata: Mapping[str, bytes], topology: T
                                  assignor=protocol.assignor)
 
 
-def _locality(d) -> str:
-    info = d.subscription
+def _locality(info: SubscriptionInfo) -> str:
     if info.client_tags.get(LOCALITY_TAG):
         return info.client_tags[LOCALITY_TAG]
     host = parse_endpoint(info.user_endpoint)
@@ -70,24 +69,25 @@ def _locality(d) -> str:
 def affinity_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
                            latest: int = LATEST_SUPPORTED_VERSION) -> LeaderResult:
     decoded = {m: decode_member(m, raw, latest=latest) for m, raw in metadata.items()}
-    future = tuple(m for m, d in decoded.items() if not d.error and d.subscription.is_version_probe)
-    received = [d.subscription.version for d in decoded.values() if not d.error and not d.subscription.is_version_probe]
+    subscriptions = {m: d.subscription for m, d in decoded.items() if d.subscription is not None}
+    future = tuple(m for m, info in subscriptions.items() if info.is_version_probe)
+    received = [info.version for info in subscriptions.values() if not info.is_version_probe]
     min_received = min(received, default=latest)
-    bad = [f"{m}: {d.error}" for m, d in decoded.items() if d.error]
+    bad = [f"{m}: {d.error}" for m, d in decoded.items() if m not in subscriptions]
     if future and min_received < 3:
         bad.append(f"future members {list(future)} with a v{min_received} member: no version probing below v3")
     if bad:  # as the Streams leader (§4): an error assignment at the leader's version for everyone
         info = AssignmentInfo(version=latest, commonly_supported_version=latest, error_code=3)
         return LeaderResult({m: assignment_bytes([], info) for m in decoded}, {m: info for m in decoded}, latest,
                             latest, 3, future, None, tuple(bad))
-    min_supported = min(d.subscription.latest_supported_version for d in decoded.values())
+    min_supported = min(info.latest_supported_version for info in subscriptions.values())
     # a future member (version probing, §5) is a processor of unknown locality that reports no stores
-    locality = {m: (str(m) if m in future else _locality(d)) for m, d in decoded.items()}
+    locality = {m: (str(m) if m in future else _locality(info)) for m, info in subscriptions.items()}
     source = {str(t): (t, sub.source_partitions(t)) for sub in topology.subtopologies for t in sub.tasks()}
     previous: dict[str, str] = {}
     best: dict[str, tuple[int, str]] = {}  # task -> (offset sum, member) of the most caught-up report
     for m in sorted(decoded):
-        for task, offset in decoded[m].subscription.task_offset_sums.items():
+        for task, offset in subscriptions[m].task_offset_sums.items():
             name = str(task)
             if name not in source:
                 continue

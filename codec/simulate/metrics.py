@@ -18,7 +18,33 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Metrics", "format_value", "format_metrics_table"]
+__all__ = ["Metrics", "format_value", "format_metrics_table", "TABLE_COLUMNS", "CONNECT_TABLE_COLUMNS"]
+
+# the columns of the metrics table (key, label): a Streams group's, and a Kafka Connect group's
+TABLE_COLUMNS = [
+    ("protocol", "protocol"),
+    ("rebalances", "rebalances"),
+    ("time_to_balanced_s", "balanced after (s)"),
+    ("unavailable_task_s", "unavailable (task-s)"),
+    ("restoring_task_s", "restoring (task-s)"),
+    ("unassigned_task_s", "unassigned (task-s)"),
+    ("lagging_restore_task_s", "restore w/ caught-up replica elsewhere (task-s)"),
+    ("offsets_restored", "offsets restored"),
+    ("max_warmups", "max warmups"),
+    ("coordinator_bytes", "coordinator bytes"),
+]
+CONNECT_TABLE_COLUMNS = [
+    ("protocol", "protocol"),
+    ("rebalances", "rebalances"),
+    ("time_to_balanced_s", "balanced after (s)"),
+    ("connector_s_not_running", "connectors not running (s)"),
+    ("task_s_not_running", "tasks not running (task-s)"),
+    ("connector_revocations", "connector revocations"),
+    ("task_revocations", "task revocations"),
+    ("connector_moves", "connector moves"),
+    ("task_moves", "task moves"),
+    ("coordinator_bytes", "coordinator bytes"),
+]
 
 
 class Metrics:
@@ -81,12 +107,12 @@ class Metrics:
             self.dirty.clear()
             self.warmups = sum(s[-1][4] for s in self.per_instance.values() if s)
             self.max_warmups = max(self.max_warmups, self.warmups)
-        row = (self.total - self.running - self.restoring, self.restoring, self.warmups)
-        if not self.series or self.series[-1][1:] != row:
+        totals = (self.total - self.running - self.restoring, self.restoring, self.warmups)
+        if not self.series or self.series[-1][1:] != totals:
             if self.series and self.series[-1][0] == t:
-                self.series[-1] = (t, *row)
+                self.series[-1] = (t, *totals)
             else:
-                self.series.append((t, *row))
+                self.series.append((t, *totals))
 
     def summary(self, end: float) -> dict[str, Any]:
         sim = self.sim

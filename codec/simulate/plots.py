@@ -6,7 +6,12 @@ from __future__ import annotations
 import html
 import io
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+from .metrics import TABLE_COLUMNS
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["have_matplotlib", "plot_run", "plot_compare", "write_html", "MAX_INSTANCE_ROWS"]
 
@@ -62,7 +67,7 @@ def run_figure(result: dict):
     gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
     top = max((r["active"] + r["restoring"] + r["standby"] + r["warmup"] for rows in tl["instances"].values()
                for r in rows), default=1) or 1
-    axes = []
+    axes: list[Axes] = []
     for i, name in enumerate(names):
         ax = fig.add_subplot(gs[i, 0], sharex=axes[0] if axes else None)
         axes.append(ax)
@@ -195,7 +200,7 @@ def metrics_table_html(results: Sequence[dict], columns=None, fmt=None) -> str:
     """The metrics as an HTML table: ``columns`` (key, label) pairs, default the Streams table's; ``fmt`` formats
     a value (default: an em dash for none)."""
     if columns is None:
-        from .command import TABLE_COLUMNS as columns
+        columns = TABLE_COLUMNS
     fmt = fmt or _fmt
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     rows = []

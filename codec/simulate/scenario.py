@@ -74,7 +74,11 @@ class InstanceSpec:
     @property
     def latest(self) -> int:
         """The newest metadata version this instance speaks."""
-        return self.version if self.version is not None else release_latest(self.release)
+        if self.version is not None:
+            return self.version
+        if self.release is None:
+            raise ValueError("needs a release or a version")
+        return release_latest(self.release)
 
     @property
     def initial_used(self) -> tuple[int, str]:
@@ -279,13 +283,17 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
     if "at" not in raw:
         raise ScenarioError(f"{where}: needs 'at' (seconds)")
     at = float(raw["at"])
-    common = {"release": raw.get("release"), "version": raw.get("version"), "upgrade_from": raw.get("upgrade_from"),
-              "upgrade_from_set": "upgrade_from" in raw, "downtime_s": float(raw.get("downtime_s", 10.0))}
-    if common["release"] is not None:
+    release, downtime_s = raw.get("release"), float(raw.get("downtime_s", 10.0))
+    if release is not None:
         try:
-            release_latest(common["release"])
+            release_latest(release)
         except ValueError as e:
             raise ScenarioError(f"{where}: {e}") from None
+
+    def event(at_s: float, kind: str, instance: str) -> Event:
+        return Event(at_s, kind, instance, release=release, version=raw.get("version"),
+                     upgrade_from=raw.get("upgrade_from"), downtime_s=downtime_s,
+                     upgrade_from_set="upgrade_from" in raw)
     kinds = [k for k in ("start", "stop", "crash", "restart", "rolling") if k in raw]
     if len(kinds) != 1:
         raise ScenarioError(f"{where}: exactly one of start, stop, crash, restart, rolling")
@@ -298,8 +306,8 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
         every = float(raw.get("every_s", 120))
         if not every > 0:
             raise ScenarioError(f"{where}: every_s must be > 0")
-        return [Event(at + j * every, "restart", name, **common) for j, name in enumerate(targets)]
-    return [Event(at, kind, targets[0], **common)]
+        return [event(at + j * every, "restart", name) for j, name in enumerate(targets)]
+    return [event(at, kind, targets[0])]
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -159,7 +159,7 @@ class Recorder:
     def _record(self, conn: _Conn, direction: str, api_key: int, version: int, cid: int, raw: bytes, t: float,
                 error: int | None) -> None:
         self.frames += 1
-        if not self.keep:
+        if not self.keep or conn.tcp is None:  # the connection has no TCP stream exactly when frames are not kept
             return
         if direction == "request":
             hv = request_header_version(api_key, version)

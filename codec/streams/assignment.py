@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import HostInfo, TaskId, TopicPartition, _host_info, _task_id, _topic_partition
 from ..wire.builder import decode_wire, encode_wire, field_offsets, wire_class
-from ..wire.fastpath import maker
+from ..wire import native
+from . import shapes
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
 from .common import check_size, version_guard
 
@@ -55,6 +56,9 @@ class AssignmentInfo:
 
 @dataclass(frozen=True, slots=True)
 class DecodedAssignment:
+    """A decode with everything a debugger wants: the model, the raw wire view, the bytes consumed and the
+    trailing bytes Kafka would ignore."""
+
     info: AssignmentInfo
     wire: object
     consumed: int
@@ -82,14 +86,41 @@ def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = Fa
         raise UnsupportedVersionError(
             f"unable to decode assignment data: used version {version}; latest supported version "
             f"{latest}", message=MESSAGE, offset=0, path="version")
+    shaped = _shaped(version)
+    got = shaped.decode(data, 0) if shaped is not None else None  # the native codec: straight to the model
+    if got is not None and not detail:
+        return got[0]
     wire, end = decode_wire(MESSAGE, version, data)
-    try:
-        info = assignment_from_wire(wire)
-    except DecodeError as e:  # locate the offending field in the bytes (the diagnostic path)
-        e.offset = field_offsets(MESSAGE, version, data).get(e.path)
-        raise e.with_context()
+    if got is not None:
+        info = got[0]
+    else:
+        try:
+            info = assignment_from_wire(wire)
+        except DecodeError as e:  # locate the offending field in the bytes (the diagnostic path)
+            e.offset = field_offsets(MESSAGE, version, data).get(e.path)
+            raise e.with_context()
     result = DecodedAssignment(info, wire, end, len(data) - end)
     return result if detail else info
+
+
+def assignment_view(data: bytes | bytearray | memoryview, *, latest: int = LATEST_SUPPORTED_VERSION,
+                    max_size: int = DEFAULT_MAX_METADATA_SIZE) -> tuple[AssignmentInfo, int, int]:
+    """What the command line shows of AssignmentInfo bytes: ``(model, bytes consumed, trailing bytes)``,
+    decoded and checked as :func:`decode_assignment` does; with the native codec without wire objects."""
+    if native.active() and type(data) is bytes and 4 <= len(data) <= max_size:
+        version = peek_assignment_version(data)
+        shaped = _shaped(version) if 1 <= version <= min(latest, LATEST_SUPPORTED_VERSION) else None
+        got = shaped.decode(data, 0) if shaped is not None else None
+        if got is not None:
+            return got[0], got[1], len(data) - got[1]
+    d = decode_assignment(data, detail=True, latest=latest, max_size=max_size)
+    return d.info, d.consumed, d.trailing
+
+
+def _shaped(version: int):
+    """The native program that decodes ``version`` straight to the model, or None (:mod:`codec.streams.shapes`)."""
+    shape = shapes.assignment_decode(version)
+    return native.program(MESSAGE, version, shape=shape) if shape is not None else None
 
 
 def _task(w) -> TaskId:
@@ -141,23 +172,11 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
     below v6, nextRebalanceMs below v7). Named topologies below v10 are refused either way. v1-2 carry
     no commonlySupportedVersion: whatever the model holds there is not written."""
     v = info.version if version is None else version
-    refuse = version_guard(MESSAGE, v, drop_unrepresentable)
-
-    if v < 10:
-        named = [t for t in (*info.active_tasks, *info.standby_tasks) if t.topology_name is not None]
-        if named:
-            raise EncodeError(f"named topologies are not compatible with protocol version {v} (task {named[0]})",
-                              message=MESSAGE, version=v, path="active_tasks")
-    if v < 2 and info.partitions_by_host:
-        refuse("partitions_by_host", "partitions_by_host")
-    if v < 4 and info.error_code:
-        refuse(f"error_code {info.error_code}", "error_code")
-    if v < 6 and info.standby_partitions_by_host:
-        refuse("standby_partitions_by_host", "standby_partitions_by_host")
-    if v < 7 and info.next_rebalance_ms != NO_REBALANCE:
-        refuse(f"next_rebalance_ms {info.next_rebalance_ms}", "next_rebalance_ms")
+    _check(info, v, drop_unrepresentable)
 
     # positional slot-setting constructors (codec.wire.fastpath.maker): same objects as the keyword ones
+    from ..wire.fastpath import maker
+
     TaskIdW = maker(MESSAGE, "TaskId", ("subtopology", "partition", "named_topology"))
     TPW = maker(MESSAGE, "TopicPartition", ("topic", "partition"))
     Standby = maker(MESSAGE, "StandbyTask", ("task_id", "partitions"))
@@ -204,6 +223,47 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
     return wire_class(MESSAGE, MESSAGE)(**kwargs)
 
 
+def _check(info: AssignmentInfo, v: int, drop_unrepresentable: bool) -> None:
+    """What :func:`assignment_to_wire` refuses before it converts anything."""
+    refuse = version_guard(MESSAGE, v, drop_unrepresentable)
+    if v < 10:
+        named = [t for t in (*info.active_tasks, *info.standby_tasks) if t.topology_name is not None]
+        if named:
+            raise EncodeError(f"named topologies are not compatible with protocol version {v} (task {named[0]})",
+                              message=MESSAGE, version=v, path="active_tasks")
+    if v < 2 and info.partitions_by_host:
+        refuse("partitions_by_host", "partitions_by_host")
+    if v < 4 and info.error_code:
+        refuse(f"error_code {info.error_code}", "error_code")
+    if v < 6 and info.standby_partitions_by_host:
+        refuse("standby_partitions_by_host", "standby_partitions_by_host")
+    if v < 7 and info.next_rebalance_ms != NO_REBALANCE:
+        refuse(f"next_rebalance_ms {info.next_rebalance_ms}", "next_rebalance_ms")
+
+
 def encode_assignment(info: AssignmentInfo, version: int | None = None, *, drop_unrepresentable: bool = False) -> bytes:
     v = info.version if version is None else version
+    shape = shapes.assignment_encode(v) if type(v) is int and not drop_unrepresentable else None
+    prog = native.program(MESSAGE, v, shape=shape) if shape is not None else None
+    if prog is not None and type(info) is AssignmentInfo:  # the native codec: straight from the model
+        out = _encode_native(prog, info, v)
+        if out is not None:
+            return out
     return encode_wire(MESSAGE, v, assignment_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))
+
+
+def _encode_native(prog, info: AssignmentInfo, v: int) -> bytes | None:
+    """The bytes from the model's shape program, or None for the wire-object path (which also raises what
+    the model path refuses)."""
+    try:
+        _check(info, v, False)
+        if v < 5:
+            return prog.encode(info)
+        index: dict[str, int] = {}
+        for m in (info.partitions_by_host, info.standby_partitions_by_host) if v >= 6 else (info.partitions_by_host,):
+            for parts in m.values():  # the dictionary covers every topic the host maps name, first seen first
+                for p in parts:
+                    index.setdefault(p.topic, len(index))
+        return prog.encode(info, [(i, t) for t, i in index.items()], index)
+    except Exception:  # noqa: BLE001 - refused or unusual: the wire-object path decides and reports
+        return None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
 from ..errors import EncodeError, LimitExceededError
 from .constants import LATEST_SUPPORTED_VERSION
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Callable
 
 __all__ = ["check_size", "version_guard"]
 

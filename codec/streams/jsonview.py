@@ -9,14 +9,21 @@ them (``1_2``, ``name__1_2``).
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from ..errors import EncodeError
 from ..types import HostInfo, TaskId, TopicPartition, parse_uuid
 from ..wire.builder import to_json
-from .assignment import AssignmentInfo
 from .constants import LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .subscription import SubscriptionInfo
+
+# The package, for the AssignmentInfo of two annotations (loaded on first use: a subscription's decode does not
+# import codec.streams.assignment; the annotations are strings that only documentation tools evaluate).
+from .. import streams as _streams
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["subscription_json", "subscription_from_json", "assignment_json", "assignment_from_json"]
 
@@ -29,7 +36,9 @@ def _tp_k(p: TopicPartition) -> dict:
     return {"topic": p.topic, "partition": p.partition}
 
 
-def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka") -> dict:
+def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka", wire_json: dict | None = None) -> dict:
+    """The model as JSON (see the module docstring); in ``kafka`` style with the wire view of that version:
+    ``wire_json`` when the caller has it already (Kafka's JSON of the wire object), else ``to_json(wire)``."""
     if style == "native":
         out: dict[str, Any] = {
             "version": info.version,
@@ -58,6 +67,8 @@ def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka"
     }
     if info.is_version_probe:
         out["futureVersion"] = True
+    elif wire_json is not None:
+        out["wire"] = wire_json
     elif wire is not None:
         out["wire"] = to_json(wire, "SubscriptionInfo", info.version, style="kafka")
     return out
@@ -171,7 +182,7 @@ def _hosts_json(m) -> list[dict]:
     return [{"host": h.host, "port": h.port, "partitions": [_tp_k(p) for p in ps]} for h, ps in m.items()]
 
 
-def assignment_json(info: AssignmentInfo, *, style: str = "kafka") -> dict:
+def assignment_json(info: _streams.AssignmentInfo, *, style: str = "kafka") -> dict:
     c = info.canonical()
     if style == "native":
         return {
@@ -220,7 +231,9 @@ def _hosts(items, path) -> dict[HostInfo, tuple[TopicPartition, ...]]:
     return out
 
 
-def assignment_from_json(d: dict) -> AssignmentInfo:
+def assignment_from_json(d: dict) -> _streams.AssignmentInfo:
+    from .assignment import AssignmentInfo  # (here: a subscription's decode does not load this module)
+
     """Read either style (Kafka's ``data``/``decoded`` shape or the native one)."""
     if not isinstance(d, dict):
         raise EncodeError("an AssignmentInfo must be a JSON object")

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import TaskId, _task_id
+from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, wire_class
-from ..wire.fastpath import maker, row_encoder
-from ..wire.primitives import utf8_or_refuse
+from . import shapes
 from .common import check_size, version_guard
 from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
                         UNKNOWN_OFFSET_SUM)
@@ -114,17 +114,58 @@ def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = 
     if version < 1:
         raise UnsupportedVersionError(f"version must be between 1 and {LATEST_SUPPORTED_VERSION}; was {version}",
                                       message=MESSAGE, offset=0, path="version")
+    shaped = _shaped(version)
+    if shaped is not None and not detail:  # the native codec: bytes straight to the model
+        got = shaped.decode(data, 0)
+        if got is not None:
+            _check_latest(version, lsv)
+            return got[0]
     wire, end = decode_wire(MESSAGE, version, data)
-    if lsv == UNKNOWN and version > 2 or lsv != UNKNOWN and not 1 <= version <= lsv:
-        raise DecodeError(f"version must be between 1 and {lsv}; was {version} "
-                          "(a subscription cannot be newer than its latest supported version)",
-                          message=MESSAGE, version=version, offset=4, path="latest_supported_version")
-    info = subscription_from_wire(wire)
+    _check_latest(version, lsv)
+    got = shaped.decode(data, 0) if shaped is not None else None
+    info = got[0] if got is not None else subscription_from_wire(wire)
     result = DecodedSubscription(info, wire, end, len(data) - end)
     return result if detail else info
 
 
+def subscription_view(data: bytes | bytearray | memoryview, *, latest: int = LATEST_SUPPORTED_VERSION,
+                      max_size: int = DEFAULT_MAX_METADATA_SIZE) -> tuple[SubscriptionInfo, dict | None, int, int]:
+    """What the command line shows of SubscriptionInfo bytes: ``(model, wire view as Kafka's JSON or None for a
+    version probe, bytes consumed, trailing bytes)``, decoded and checked as :func:`decode_subscription` does.
+    With the native codec both come straight from the bytes (v7-11), without wire objects."""
+    if native.active() and type(data) is bytes and 8 <= len(data) <= max_size:
+        version, lsv = peek_subscription_versions(data)
+        shaped = _shaped(version) if 1 <= version <= min(latest, LATEST_SUPPORTED_VERSION) else None
+        got = shaped.decode(data, 0) if shaped is not None else None
+        as_json = native.program(MESSAGE, version, "kafka") if got is not None else None
+        wire = as_json.decode(data, 0) if as_json is not None else None
+        if wire is not None and got is not None:  # (a wire view only where got is)
+            _check_latest(version, lsv)
+            return got[0], wire[0], got[1], len(data) - got[1]
+    from ..wire.builder import to_json
+
+    d = decode_subscription(data, detail=True, latest=latest, max_size=max_size)
+    wire = None if d.wire is None else to_json(d.wire, MESSAGE, d.info.version, style="kafka")
+    return d.info, wire, d.consumed, d.trailing
+
+
+def _shaped(version: int):
+    """The native program that decodes ``version`` straight to the model, or None (see
+    :mod:`codec.streams.shapes`)."""
+    shape = shapes.subscription_decode(version)
+    return native.program(MESSAGE, version, shape=shape) if shape is not None else None
+
+
+def _check_latest(version: int, lsv: int) -> None:
+    if lsv == UNKNOWN and version > 2 or lsv != UNKNOWN and not 1 <= version <= lsv:
+        raise DecodeError(f"version must be between 1 and {lsv}; was {version} "
+                          "(a subscription cannot be newer than its latest supported version)",
+                          message=MESSAGE, version=version, offset=4, path="latest_supported_version")
+
+
 def _encode_utf8(s, path: str, version: int) -> bytes:
+    from ..wire.encodings import utf8_or_refuse
+
     if not isinstance(s, str):
         raise EncodeError(f"needs a string, got {type(s).__name__}", message=MESSAGE, version=version, path=path)
     try:
@@ -186,6 +227,8 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     errorCode below v9, clientTags below v11, offset values below v7). Named topologies below v10 are
     refused either way, as Kafka refuses them. v1-2 have no latestSupportedVersion word: whatever the
     model holds there is not written, and decodes back as -1 (unknown)."""
+    from ..wire.fastpath import maker  # the slot-filling constructors (not on the native decode's path)
+
     v = info.version if version is None else version
     lsv = info.latest_supported_version
     refuse = version_guard(MESSAGE, v, drop_unrepresentable)
@@ -252,14 +295,21 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     return W(**kwargs)
 
 
+def _fast_ok(info: SubscriptionInfo, v: int) -> bool:
+    """False where :func:`subscription_to_wire` could refuse the model at a version 7-11 (the paths that
+    skip it must then not be taken: the wire-object path raises its error)."""
+    lsv = info.latest_supported_version
+    if type(lsv) is not int or not 7 <= v <= LATEST_SUPPORTED_VERSION or not v <= lsv:
+        return False
+    return not (v < 8 and info.unique_field or v < 9 and info.error_code or v < 11 and info.client_tags)
+
+
 def _rows(info: SubscriptionInfo, v: int) -> tuple | None:
     """The v7+ message as the plain tuples of :func:`codec.wire.fastpath.row_encoder` (fields in wire
     order), or None whenever :func:`subscription_to_wire` would refuse the model or the model holds
     anything unusual: the wire-object path then encodes it, or raises its error."""
     lsv = info.latest_supported_version
-    if not 7 <= v <= LATEST_SUPPORTED_VERSION or not v <= lsv:
-        return None
-    if v < 8 and info.unique_field or v < 9 and info.error_code or v < 11 and info.client_tags:
+    if not _fast_ok(info, v):
         return None
     endpoint = info.user_endpoint
     if endpoint is None:
@@ -306,13 +356,30 @@ def encode_subscription(info: SubscriptionInfo, version: int | None = None, *,
     """Encode ``info`` at ``version`` (default ``info.version``); see :func:`subscription_to_wire`."""
     v = info.version if version is None else version
     if not drop_unrepresentable and type(v) is int and 7 <= v <= LATEST_SUPPORTED_VERSION:
-        # the hot versions: straight from the model to bytes through the generated row encoder
-        encode = row_encoder(MESSAGE, v)
+        # the hot versions: straight from the model to bytes (the native codec's shape at v10-11, else rows)
+        shape = shapes.subscription_encode(v)
+        prog = native.program(MESSAGE, v, shape=shape) if shape is not None else None
+        if prog is not None and _fast_ok(info, v):
+            out = prog.encode(info)
+            if out is not None:
+                return out
+        encode = _row_encoder(v)
         if encode is not None:
             try:
                 rows = _rows(info, v)
-                if rows is not None:
-                    return encode(rows)
+                out = encode(rows) if rows is not None else None
+                if out is not None:
+                    return out
             except Exception:  # noqa: BLE001 - anything unusual: the path below decides
                 pass
     return encode_wire(MESSAGE, v, subscription_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))
+
+
+def _row_encoder(v: int):
+    """The rows encoder of ``v``: the native codec's (None on anything unusual) or the fast path's (raises)."""
+    prog = native.program(MESSAGE, v, "rows")
+    if prog is not None:
+        return prog.encode
+    from ..wire.fastpath import row_encoder
+
+    return row_encoder(MESSAGE, v)

@@ -12,24 +12,35 @@ import dataclasses
 import io
 import uuid
 from functools import cache
-from typing import Any
-
-from construct import Container
 
 from ..errors import DecodeError, EncodeError
-from . import fastpath
-from . import primitives as p
-from ..types import parse_uuid
+from . import native
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change, table_token
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "wire_class", "struct_for", "default_value", "decode_wire", "encode_wire", "field_offsets", "to_json", "from_json",
     "uuid_to_kafka", "uuid_from_kafka", "decode_wire_reference", "encode_wire_reference",
 ]
 
-_FIXED = {"int8": p.INT8, "int16": p.INT16, "int32": p.INT32, "int64": p.INT64, "uint16": p.UINT16,
-          "bool": p.BOOL, "uuid": p.UUID}
 _INT_TYPES = {"int8", "int16", "int32", "int64", "uint16"}
+
+
+_FASTPATH = []
+
+
+def _fastpath():
+    """:mod:`codec.wire.fastpath`, imported when the pure-Python codec first runs (the native one never needs
+    it)."""
+    if not _FASTPATH:
+        from . import fastpath
+
+        _FASTPATH.append(fastpath)
+    return _FASTPATH[0]
 
 
 def default_value(f: FieldSpec, message: MessageSpec) -> Any:
@@ -77,10 +88,10 @@ def _make_wire_class(message_name: str, struct_name: str) -> type:
     fields = []
     for f in spec.fields:
         if f.struct is not None and not f.is_array and f.default != "null":
-            fields.append((f.py_name, Any, dataclasses.field(
+            fields.append((f.py_name, "typing.Any", dataclasses.field(
                 default_factory=lambda m=message_name, s=f.struct.name: wire_class(m, s)())))
         else:
-            fields.append((f.py_name, Any, dataclasses.field(default=default_value(f, message))))
+            fields.append((f.py_name, "typing.Any", dataclasses.field(default=default_value(f, message))))
     if not message.flexible.empty:
         fields.append(("unknown_tagged_fields", dict, dataclasses.field(default_factory=dict, compare=True)))
     cls_name = spec.name if struct_name != message.name else f"{message.name}Data"
@@ -92,7 +103,20 @@ def _make_wire_class(message_name: str, struct_name: str) -> type:
     return cls
 
 
-def _field_con(f: FieldSpec, message: MessageSpec, version: int) -> p.KConstruct:
+@cache
+def _fixed() -> dict:
+    from . import primitives as p
+
+    return {"int8": p.INT8, "int16": p.INT16, "int32": p.INT32, "int64": p.INT64, "uint16": p.UINT16,
+            "bool": p.BOOL, "uuid": p.UUID}
+
+
+def _field_con(f: FieldSpec, message: MessageSpec, version: int):
+    """The construct structure of one field (construct is imported here, on the reference path only: a
+    decode that the native codec serves does not load it)."""
+    from . import primitives as p
+
+    _FIXED = _fixed()
     flexible = message.is_flexible(version)
     if f.flexible_override is not None:
         flexible = version in f.flexible_override
@@ -101,7 +125,7 @@ def _field_con(f: FieldSpec, message: MessageSpec, version: int) -> p.KConstruct
     prefix_len = "compact" if flexible else ("int32")
     elem = f.element_type
     if f.struct is not None:
-        sub: p.KConstruct = _struct_con(message.name, f.struct.name, version)
+        sub = _struct_con(message.name, f.struct.name, version)
     elif elem in _FIXED:
         sub = _FIXED[elem]
     elif elem == "string":
@@ -124,7 +148,9 @@ def _field_con(f: FieldSpec, message: MessageSpec, version: int) -> p.KConstruct
 
 
 @cache
-def _struct_con(message_name: str, struct_name: str, version: int) -> p.Struct:
+def _struct_con(message_name: str, struct_name: str, version: int):
+    from . import primitives as p
+
     message = load_message(message_name)
     spec: StructSpec = message.structs[struct_name]
     present = spec.fields_at(version)
@@ -148,7 +174,7 @@ def _forget_tables() -> None:
     _struct_con.cache_clear()
 
 
-def struct_for(message_name: str, version: int) -> p.Struct:
+def struct_for(message_name: str, version: int):
     """The construct structure of a whole message body at one version."""
     message = load_message(message_name)
     if version not in message.valid:
@@ -160,9 +186,17 @@ def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, st
     """Decode one message body at ``version`` from ``data[start:]``.
 
     Returns ``(wire_object, end_offset)``. Raises ``DecodeError`` naming message, version, offset, path.
-    The code generated from the schema table (:mod:`codec.wire.fastpath`) decodes first; whenever it
-    meets anything unusual the construct path below decodes instead and reports the error."""
-    fast = fastpath.decoder(message_name, version)
+    The native codec (:mod:`codec.wire.native`) decodes first, or where it is not active the code
+    generated from the schema table (:mod:`codec.wire.fastpath`); whenever either meets anything unusual
+    the construct path below decodes instead and reports the error."""
+    if native.ACTIVE[0]:
+        prog = native.OBJECT_PROGRAMS.get((message_name, version)) or native.object_program(message_name, version)
+        if prog is not None and start >= 0:
+            got = prog.decode(data, start)
+            if got is not None:
+                return got
+        return decode_wire_reference(message_name, version, data, start=start)
+    fast = _fastpath().decoder(message_name, version)
     if fast is not None and start >= 0:
         try:
             return fast(data if type(data) is bytes else bytes(data), start)
@@ -173,6 +207,8 @@ def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, st
 
 def decode_wire_reference(message_name: str, version: int, data: bytes | memoryview, *, start: int = 0):
     """:func:`decode_wire` on the interpreted construct path only (the reference and diagnostic path)."""
+    from construct import Container
+
     con = struct_for(message_name, version)
     stream = io.BytesIO(data)
     stream.seek(start)
@@ -187,6 +223,8 @@ def decode_wire_reference(message_name: str, version: int, data: bytes | memoryv
 def field_offsets(message_name: str, version: int, data: bytes) -> dict[str, int]:
     """The start offset of every field path in ``data`` (the diagnostic re-parse). Stops quietly at the
     first error, returning what was located up to there."""
+    from construct import Container
+
     con = struct_for(message_name, version)
     offsets: dict[str, int] = {}
     ctx = Container(_total=len(data), _offsets=offsets)
@@ -199,8 +237,16 @@ def field_offsets(message_name: str, version: int, data: bytes) -> dict[str, int
 
 def encode_wire(message_name: str, version: int, obj) -> bytes:
     """Encode a wire object (or a dict of its fields) at ``version``; ``EncodeError`` if it cannot be.
-    Generated code (:mod:`codec.wire.fastpath`) encodes first; anything unusual takes the reference path."""
-    fast = fastpath.encoder(message_name, version)
+    The native codec (or, where it is not active, the generated code of :mod:`codec.wire.fastpath`)
+    encodes first; anything unusual takes the reference path."""
+    if native.ACTIVE[0]:
+        prog = native.OBJECT_PROGRAMS.get((message_name, version)) or native.object_program(message_name, version)
+        if prog is not None:
+            got = prog.encode(obj)
+            if got is not None:
+                return got
+        return encode_wire_reference(message_name, version, obj)
+    fast = _fastpath().encoder(message_name, version)
     if fast is not None:
         try:
             return fast(obj)
@@ -229,6 +275,8 @@ def uuid_to_kafka(u: uuid.UUID) -> str:
 
 def uuid_from_kafka(s: str) -> uuid.UUID:
     """Kafka's ``Uuid`` string, or a dashed UUID (:func:`codec.types.parse_uuid`: nothing else)."""
+    from ..types import parse_uuid
+
     return parse_uuid(s)
 
 

@@ -30,7 +30,7 @@ import uuid
 from functools import cache
 from typing import Any, Callable
 
-from .primitives import mutf8_decode, mutf8_encode, uvarint_bytes
+from .encodings import mutf8_decode, mutf8_encode, uvarint_bytes
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 __all__ = ["decoder", "encoder", "row_encoder", "row_decoder", "maker", "source", "enabled", "set_enabled", "FastPathMiss"]
@@ -608,14 +608,16 @@ def _enc_struct(g: _Gen, ind: int, spec: StructSpec, obj: str) -> None:
     flexible = g.message.is_flexible(g.version)
     tagged = spec.tagged_at(g.version) if flexible else ()
     by_name = {fld.name: fld for fld in dataclasses.fields(cls)}
+    def default(f: FieldSpec) -> Any:
+        fld = by_name[f.py_name]
+        return fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()
+
     for f in spec.fields:  # a value a version lacks must be at its default unless ignorable (§0.3)
         if f in present or f in tagged or f.ignorable:
             continue
-        fld = by_name[f.py_name]
-        default = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()
-        g.emit(ind, f"if {obj}.{f.py_name} != {g.glob(default, 'd')}: raise Miss")
-    for f in tagged:  # a known tagged field away from its default: the reference writes it
-        g.emit(ind, f"if {obj}.{f.py_name} != {g.glob(by_name[f.py_name].default, 'd')}: raise Miss")
+        g.emit(ind, f"if {obj}.{f.py_name} != {g.glob(default(f), 'd')}: raise Miss")
+    for f in tagged:  # a known tagged field away from its default (an empty struct's too): the reference writes it
+        g.emit(ind, f"if {obj}.{f.py_name} != {g.glob(default(f), 'd')}: raise Miss")
     run = _EncRun()
     for f in present:
         var = g.var(f.py_name[:12] + "_")

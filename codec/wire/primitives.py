@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import construct
 
 from ..errors import DecodeError, EncodeError, LimitExceededError, TruncatedError
+from .encodings import mutf8_decode, mutf8_encode, utf8_or_refuse, uvarint_bytes
 
 __all__ = [
     "KConstruct", "Int", "Bool", "Uuid", "UVarint", "String", "Bytes", "JavaUTF", "JavaChars", "Array",
@@ -170,15 +171,6 @@ class UVarint(KConstruct):
         return obj
 
 
-def uvarint_bytes(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 UVARINT = UVarint()
 
 
@@ -216,16 +208,6 @@ class _Length(KConstruct):
         if self.prefix == "compact":
             n += 1
         self._len._build(n, stream, context, path)
-
-
-def utf8_or_refuse(s: str, path: str = "") -> bytes:
-    """``s`` as UTF-8; a lone surrogate (which UTF-8 cannot carry) is an ``EncodeError`` naming the field.
-    Java's ``String.getBytes(UTF_8)`` would write ``?`` in its place: a silent loss this codec refuses."""
-    try:
-        return s.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise EncodeError(f"lone surrogate U+{ord(s[e.start]):04X} at character {e.start} cannot be written as "
-                          f"UTF-8 (Java would write '?')", path=path) from None
 
 
 class String(_Length):
@@ -276,54 +258,6 @@ class Bytes(_Length):
         self._write_len(len(obj), stream, context, path)
         stream.write(obj)
         return obj
-
-
-def mutf8_encode(s: str) -> bytes:
-    """Java's modified UTF-8 (``DataOutputStream.writeUTF`` without the length)."""
-    if s.isascii() and "\x00" not in s:
-        return s.encode("ascii")
-    units = s.encode("utf-16-be", "surrogatepass")
-    out = bytearray()
-    for i in range(0, len(units), 2):
-        c = (units[i] << 8) | units[i + 1]
-        if 0x0001 <= c <= 0x007F:
-            out.append(c)
-        elif c <= 0x07FF:
-            out += bytes((0xC0 | (c >> 6), 0x80 | (c & 0x3F)))
-        else:
-            out += bytes((0xE0 | (c >> 12), 0x80 | ((c >> 6) & 0x3F), 0x80 | (c & 0x3F)))
-    return bytes(out)
-
-
-def mutf8_decode(raw: bytes) -> str:
-    """Inverse of :func:`mutf8_encode`, as lenient and as strict as ``DataInputStream.readUTF``.
-
-    Raises ``ValueError(index)`` at the first malformed byte."""
-    if raw.isascii():
-        return raw.decode("ascii")
-    units = bytearray()
-    i, n = 0, len(raw)
-    while i < n:
-        c = raw[i]
-        top = c >> 4
-        if top < 8:
-            units += bytes((0, c))
-            i += 1
-        elif top in (12, 13):
-            if i + 1 >= n or raw[i + 1] & 0xC0 != 0x80:
-                raise ValueError(i)
-            u = ((c & 0x1F) << 6) | (raw[i + 1] & 0x3F)
-            units += u.to_bytes(2, "big")
-            i += 2
-        elif top == 14:
-            if i + 2 >= n or raw[i + 1] & 0xC0 != 0x80 or raw[i + 2] & 0xC0 != 0x80:
-                raise ValueError(i)
-            u = ((c & 0x0F) << 12) | ((raw[i + 1] & 0x3F) << 6) | (raw[i + 2] & 0x3F)
-            units += u.to_bytes(2, "big")
-            i += 3
-        else:
-            raise ValueError(i)
-    return units.decode("utf-16-be", "surrogatepass")
 
 
 class JavaUTF(KConstruct):
@@ -496,8 +430,10 @@ def _build_bytes(con: KConstruct, value, path: str) -> bytes:
 class NullableStruct(KConstruct):
     """A nullable struct field (not an array element), as Kafka's generated code writes it: an int8
     marker, -1 for null and 1 before the struct; a reader takes any negative marker as null and any other
-    as a struct that follows (Kafka's ``readByte() < 0``). In a tagged field the marker is a uvarint
-    (``readUnsignedVarint() <= 0`` is null; a null tagged field is not written at all)."""
+    as a struct that follows (Kafka's ``readByte() < 0``). In a tagged field the marker is a uvarint: 0 for
+    null, 1 before the struct (``readUnsignedVarint() <= 0`` is null). Whether a tagged field is written at
+    all is its default's business: Kafka's ``"default": null`` (JSON null) makes the empty struct the
+    default, so a null is written (``ConsumerGroupMemberMetadataValue.ClassicMemberMetadata``)."""
 
     min_size = 1
 
@@ -518,7 +454,7 @@ class NullableStruct(KConstruct):
 
     def _build(self, obj, stream, context, path):
         if obj is None:
-            stream.write(b"\xff")
+            stream.write(b"\x00" if self.tagged else b"\xff")
             return obj
         stream.write(b"\x01")
         return self.sub._build(obj, stream, context, path)

@@ -10,27 +10,60 @@ entries carry ``name``, ``type``, ``versions``, and where needed ``nullableVersi
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
+import os
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import Any
 
 __all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel",
            "raw_message", "schema_overrides", "on_schema_change", "table_token"]
 
 
-@dataclass(frozen=True, slots=True)
-class Versions:
-    """An inclusive version range, Kafka style: ``"3+"``, ``"1-6"``, ``"5"``, ``"none"``."""
+class _Record:
+    """A plain record with named slots, equal by value (the tables are made once per schema and never
+    changed). Not a dataclass: these are built on every decode call's start-up, where the decorator's cost
+    shows (tests/test_cli_startup.py)."""
 
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs) -> None:
+        names = self.__slots__
+        values = dict(zip(names, args), **kwargs)
+        for name in names:
+            object.__setattr__(self, name, values[name] if name in values else self._defaults[name]())
+
+    _defaults: dict = {}
+
+    def __setattr__(self, name, value) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, n) for n in self.__slots__)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+
+class Versions(_Record):
+    """An inclusive version range, Kafka style: ``"3+"``, ``"1-6"``, ``"5"``, ``"none"``. ``low`` and
+    ``high`` (inclusive; 32767 for an open range)."""
+
+    __slots__ = ("low", "high")
     low: int
-    high: int  # inclusive; 32767 for an open range
+    high: int
 
     NONE_HIGH = -1
 
@@ -79,20 +112,33 @@ def camel(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
-@dataclass(frozen=True, slots=True)
-class FieldSpec:
-    name: str  # as written in the spec (Kafka's spelling)
-    type: str  # "int32", "string", "[]TaskId", "TaskId", ...
+class FieldSpec(_Record):
+    """One field: ``name`` as written in the spec (Kafka's spelling), ``type`` ("int32", "string",
+    "[]TaskId", "TaskId", ...), ``versions``, ``nullable``, ``default``, ``ignorable``, ``flexible_override``
+    (a field-level "flexibleVersions": RequestHeader.ClientId's none), ``tag``, ``tagged_versions``,
+    ``about``, ``struct`` (for struct and struct-array types) and ``attrs`` (project extensions, e.g.
+    "dictionary")."""
+
+    __slots__ = ("name", "type", "versions", "nullable", "default", "ignorable", "flexible_override", "tag",
+                 "tagged_versions", "about", "struct", "attrs")
+    _defaults = {"attrs": dict}
+    name: str
+    type: str
     versions: Versions
     nullable: Versions
     default: Any
     ignorable: bool
-    flexible_override: Versions | None  # a field-level "flexibleVersions" (RequestHeader.ClientId: none)
+    flexible_override: Versions | None
     tag: int | None
     tagged_versions: Versions | None
     about: str
-    struct: "StructSpec | None"  # for struct and struct-array types
-    attrs: dict = field(default_factory=dict)  # project extensions (e.g. "dictionary")
+    struct: StructSpec | None
+    attrs: dict
+
+    def __eq__(self, other) -> bool:  # the same field (a table's fields are made once): no deep compare
+        return self is other
+
+    __hash__ = object.__hash__
 
     @property
     def py_name(self) -> str:
@@ -115,11 +161,18 @@ class FieldSpec:
         return self.struct is not None
 
 
-@dataclass(frozen=True, slots=True)
-class StructSpec:
+class StructSpec(_Record):
+    """A struct: ``name``, ``versions``, ``fields`` (in wire order)."""
+
+    __slots__ = ("name", "versions", "fields")
     name: str
     versions: Versions
     fields: tuple[FieldSpec, ...]
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
 
     def fields_at(self, version: int) -> tuple[FieldSpec, ...]:
         return tuple(f for f in self.fields if version in f.versions and f.tag is None)
@@ -128,8 +181,12 @@ class StructSpec:
         return tuple(f for f in self.fields if f.tag is not None and f.tagged_versions and version in f.tagged_versions)
 
 
-@dataclass(frozen=True, slots=True)
-class MessageSpec:
+class MessageSpec(_Record):
+    """A message: ``name``, ``kind``, ``api_key``, ``valid``, ``flexible``, ``encoding``, ``version_prefix``,
+    ``history``, ``root``, ``structs`` and ``path`` (see the module docstring)."""
+
+    __slots__ = ("name", "kind", "api_key", "valid", "flexible", "encoding", "version_prefix", "history", "root",
+                 "structs", "path")
     name: str
     kind: str  # "streams" | "request" | "response" | "header" | "data"
     api_key: int | None
@@ -141,6 +198,11 @@ class MessageSpec:
     root: StructSpec
     structs: dict[str, StructSpec]
     path: str
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
 
     def is_flexible(self, version: int) -> bool:
         return version in self.flexible
@@ -154,47 +216,34 @@ _PRIMITIVES = {"int8", "int16", "int32", "int64", "uint16", "bool", "uuid", "str
                "javaUTF", "javaChars", "float64"}
 
 
+_STRING_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*', re.S)
+
+
 def strip_comments(text: str) -> str:
     """Remove ``//`` line comments outside JSON strings (Kafka's specs allow them)."""
-    out = []
-    i, n = 0, len(text)
-    in_str = False
-    while i < n:
-        c = text[i]
-        if in_str:
-            out.append(c)
-            if c == "\\":
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-            out.append(c)
-        elif c == "/" and text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
+    return _STRING_OR_COMMENT.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else "", text)
 
 
-def _schema_dir() -> Path:
+@cache
+def _schema_path() -> str:
     """``schemas/`` of a source checkout, else the copy shipped in the wheel (``codec/schemas/``). Both are
     plain directories: ``importlib.resources`` would hand back a ``MultiplexedPath`` for a data folder
-    without ``__init__.py``."""
-    codec_root = Path(__file__).resolve().parents[1]
-    for candidate in (codec_root / "schemas", codec_root.parent / "schemas"):
-        if (candidate / "SubscriptionInfo.json").is_file():
+    without ``__init__.py``. (``os.path``, not ``pathlib``: this is on a decode call's start-up path.)"""
+    codec_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for candidate in (os.path.join(codec_root, "schemas"), os.path.join(os.path.dirname(codec_root), "schemas")):
+        if os.path.isfile(os.path.join(candidate, "SubscriptionInfo.json")):
             return candidate
     raise FileNotFoundError("no message schemas found (neither schemas/ of a checkout nor codec/schemas in the install)")
 
 
+def _schema_dir() -> Path:
+    from pathlib import Path
+
+    return Path(_schema_path())
+
+
 def schema_names() -> list[str]:
-    return sorted(p.name[:-5] for p in _schema_dir().iterdir() if p.name.endswith(".json"))
+    return sorted(name[:-5] for name in os.listdir(_schema_path()) if name.endswith(".json"))
 
 
 def _parse_field(raw: dict, structs: dict[str, dict], parent_versions: Versions, resolved: dict) -> FieldSpec:
@@ -264,9 +313,10 @@ def parse_message(raw: dict, path: str = "<memory>") -> MessageSpec:
 
 def raw_message(name: str) -> dict:
     """``schemas/<name>.json`` as parsed JSON (comments stripped): a fresh copy the caller may change."""
-    node = _schema_dir().joinpath(f"{name}.json")
+    node = os.path.join(_schema_path(), f"{name}.json")
     try:
-        text = node.read_text(encoding="utf-8")
+        with open(node, encoding="utf-8") as f:
+            text = f.read()
     except FileNotFoundError:
         raise KeyError(f"no schema named {name!r}; known: {', '.join(schema_names())}") from None
     return json.loads(strip_comments(text))
@@ -276,8 +326,10 @@ def raw_message(name: str) -> dict:
 def load_message(name: str) -> MessageSpec:
     """Load ``schemas/<name>.json`` (cached), or the table :func:`schema_overrides` put in its place."""
     if name in _OVERRIDES:
+        import copy
+
         return parse_message(copy.deepcopy(_OVERRIDES[name]), f"<override of {name}>")
-    return parse_message(raw_message(name), str(_schema_dir().joinpath(f"{name}.json")))
+    return parse_message(raw_message(name), os.path.join(_schema_path(), f"{name}.json"))
 
 
 # Tables that replace schemas/<name>.json while a schema_overrides block runs (the mutation command's mutants),
@@ -308,23 +360,29 @@ def _tables_changed() -> None:
         hook()
 
 
-@contextmanager
-def schema_overrides(tables: Mapping[str, dict]) -> Iterator[None]:
+class schema_overrides:  # noqa: N801 -- used as a function: ``with schema_overrides(tables):``
     """Inside the block, :func:`load_message` reads ``tables[name]`` (raw message JSON, as
     :func:`raw_message` returns it) instead of ``schemas/<name>.json``; every cache built from the tables is
     dropped on the way in and on the way out. For the mutation command, which runs the codec built from a
-    mistaken table (one process, one mutant at a time); not thread-safe."""
-    saved, saved_tokens = dict(_OVERRIDES), dict(_TOKENS)
-    _OVERRIDES.clear()
-    _OVERRIDES.update({name: copy.deepcopy(raw) for name, raw in tables.items()})
-    _TOKENS.clear()
-    _TOKENS.update({name: next(_NEXT_TOKEN) for name in tables})
-    _tables_changed()
-    try:
-        yield
-    finally:
+    mistaken table (one process, one mutant at a time); not thread-safe. (A class, not a contextlib generator:
+    contextlib is not imported on a decode call's start-up.)"""
+
+    def __init__(self, tables: Mapping[str, dict]) -> None:
+        import copy
+
+        self._tables = {name: copy.deepcopy(raw) for name, raw in tables.items()}
+
+    def __enter__(self) -> None:
+        self._saved, self._saved_tokens = dict(_OVERRIDES), dict(_TOKENS)
         _OVERRIDES.clear()
-        _OVERRIDES.update(saved)
+        _OVERRIDES.update(self._tables)
         _TOKENS.clear()
-        _TOKENS.update(saved_tokens)
+        _TOKENS.update({name: next(_NEXT_TOKEN) for name in self._tables})
+        _tables_changed()
+
+    def __exit__(self, *exc: object) -> None:
+        _OVERRIDES.clear()
+        _OVERRIDES.update(self._saved)
+        _TOKENS.clear()
+        _TOKENS.update(self._saved_tokens)
         _tables_changed()

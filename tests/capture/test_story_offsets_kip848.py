@@ -43,9 +43,11 @@ RECORDS = [
     # offset 0-5: m-1 joins, group epoch 1, its target and current assignment: orders 0-2
     _rec("ConsumerGroupPartitionMetadata", {"groupId": G},
          {"topics": [{"topicId": ORDERS, "topicName": "orders", "numPartitions": 3, "partitionMetadata": []}]}),
+    # a consumer-protocol member: ClassicMemberMetadata null, as Kafka writes it (left out, it would take its
+    # default, the empty struct: a classic member)
     _rec("ConsumerGroupMemberMetadata", _member(G, "m-1"),
          {"clientId": "c-1", "clientHost": "/10.0.0.1", "subscribedTopicNames": ["orders"],
-          "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform"}),
+          "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform", "classicMemberMetadata": None}),
     _rec("ConsumerGroupMetadata", {"groupId": G}, {"epoch": 1}),
     _rec("ConsumerGroupTargetAssignmentMember", _member(G, "m-1"), {"topicPartitions": _tp(0, 1, 2)}),
     _rec("ConsumerGroupTargetAssignmentMetadata", {"groupId": G}, {"assignmentEpoch": 1}),
@@ -56,7 +58,7 @@ RECORDS = [
           "rebalanceTimeoutMs": 60000,
           "classicMemberMetadata": {"sessionTimeoutMs": 45000, "supportedProtocols": [{"name": "range",
                                                                                         "metadata": ""}]}}),
-    _rec("ConsumerGroupMetadata", {"groupId": G}, {"epoch": 2}),
+    _rec("ConsumerGroupMetadata", {"groupId": G}, {"epoch": 2, "metadataHash": -2}),  # 4.1+: the topics' hash
     _rec("ConsumerGroupTargetAssignmentMember", _member(G, "m-1"), {"topicPartitions": _tp(0, 1)}),
     _rec("ConsumerGroupTargetAssignmentMember", _member(G, "m-2"), {"topicPartitions": _tp(2)}),
     _rec("ConsumerGroupTargetAssignmentMetadata", {"groupId": G}, {"assignmentEpoch": 2}),
@@ -73,7 +75,10 @@ RECORDS = [
          {"clientId": "wc-1", "clientHost": "/10.0.0.3", "rebalanceTimeoutMs": 300000, "topologyEpoch": 1,
           "processId": "p-1", "userEndpoint": {"host": "host1", "port": 8080},
           "clientTags": [{"key": "zone", "value": "z1"}]}),
-    _rec("StreamsGroupMetadata", {"groupId": S}, {"epoch": 3}),
+    _rec("StreamsGroupMetadata", {"groupId": S},
+         {"epoch": 3, "metadataHash": 0x1234, "validatedTopologyEpoch": 1,  # 4.2+: the tagged fields
+          "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "1"},
+                                    {"key": "acceptable.recovery.lag", "value": "10000"}]}),
     _rec("StreamsGroupTargetAssignmentMember", _member(S, "s-1"),
          {"activeTasks": _tasks(s0=[0, 1]), "standbyTasks": _tasks(s1=[0]), "warmupTasks": []}),
     _rec("StreamsGroupTargetAssignmentMetadata", {"groupId": S}, {"assignmentEpoch": 3}),
@@ -109,8 +114,9 @@ def _steps(m: dict) -> list[tuple]:
 
 def test_consumer_group_epochs_members_and_assignments(groups):
     g = groups[G]
-    assert (g["protocol"], g["source"], g["group_epochs"], g["assignment_epoch"]) == \
-        ("consumer", "__consumer_offsets", [1, 2], 2)
+    assert (g["protocol"], g["source"], g["group_epochs"], g["assignment_epoch"], g["metadata_hash"]) == \
+        ("consumer", "__consumer_offsets", [1, 2], 2, -2)
+    assert (g["validated_topology_epoch"], g["assignment_configs"]) == (None, None)  # streams groups' fields
     m1, m2 = g["members"]
     assert (m1["member_id"], m1["client_id"], m1["client_host"], m1["server_assignor"], m1["classic"]) == \
         ("m-1", "c-1", "/10.0.0.1", "uniform", False)
@@ -131,6 +137,8 @@ def test_consumer_group_epochs_members_and_assignments(groups):
 def test_streams_group_tasks(groups):
     g = groups[S]
     assert (g["protocol"], g["group_epochs"], g["assignment_epoch"]) == ("streams", [3], 3)
+    assert (g["metadata_hash"], g["validated_topology_epoch"], g["assignment_configs"]) == \
+        (0x1234, 1, {"num.standby.replicas": "1", "acceptable.recovery.lag": "10000"})
     (s1,) = g["members"]
     assert (s1["process_id"], s1["user_endpoint"], s1["client_tags"], s1["topology_epoch"]) == \
         ("p-1", "host1:8080", {"zone": "z1"}, 1)
@@ -150,7 +158,10 @@ def test_text(path):
     status, text = run_capture(path)
     assert status == 0
     assert "group orders-app  (consumer group: 2 members, segment input)" in text
-    assert "group epochs 1, 2; target assignment epoch 2" in text
+    assert "group epochs 1, 2; target assignment epoch 2; topic metadata hash fffffffffffffffe" in text
+    assert ("group epochs 3; target assignment epoch 3; topic metadata hash 0000000000001234; topics validated for "
+            "topology epoch 1") in text
+    assert "last assignment configs: acceptable.recovery.lag=10000, num.standby.replicas=1" in text
     assert "epoch 1  offset 11  (previous epoch 1, state 1)  orders: 0-1 (2 partitions); revoked orders: 2" in text
     assert "pending revocation of partitions: orders: 2" in text
     assert "m-2 (c-2)  [removed]" in text and "classic protocol member" in text

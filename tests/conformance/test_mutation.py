@@ -24,7 +24,8 @@ from codec.conformance.mutation import (
     summary,
 )
 from codec.conformance.vectors import load_rounds, load_vectors
-from codec.wire import fastpath
+from codec.group.messages import decode_message
+from codec.wire import fastpath, native
 from codec.wire.builder import encode_wire
 from codec.wire.schema import load_message, schema_names, schema_overrides
 from tests.conftest import ROOT
@@ -75,23 +76,37 @@ def test_a_mutant_reaches_both_paths_and_goes_away(suite):
     m = _mutant("int-widened:HeartbeatRequest:GenerationId")
     value = {"group_id": "g", "generation_id": 1, "member_id": "m"}
     normal = encode_wire("HeartbeatRequest", 0, value)
+    assert decode_message("HeartbeatRequest", 0, normal).value.generation_id == 1  # the native tables filled
     with schema_overrides({m.message: m.table}):
-        for fast in (True, False):
-            old = fastpath.set_enabled(fast)
+        for codec, fast in (("native", True), ("python", True), ("python", False)):  # the engine, fast path, construct
+            old, old_native = fastpath.set_enabled(fast), native.set_active(codec == "native")
             try:
                 assert encode_wire("HeartbeatRequest", 0, value) == bytes.fromhex("000167" "0000000000000001" "00016d")
+                assert decode_message("HeartbeatRequest", 0, bytes.fromhex("000167" "0000000000000001" "00016d")
+                                      ).value.generation_id == 1  # the hot path's own table too
             finally:
                 fastpath.set_enabled(old)
+                native.set_active(old_native)
     assert encode_wire("HeartbeatRequest", 0, value) == normal == bytes.fromhex("000167" "00000001" "00016d")
     # killed on both paths, by a vector of HeartbeatRequest
     r = run_mutant(suite, m)
     assert r.killed and all(k.startswith(("kj-", "kio-", "hc-", "kr-", "cap-")) for k in r.killed_by)
 
 
+def test_a_null_tagged_array_kills_the_mutant_that_makes_it_non_nullable():
+    # StreamsGroupCurrentMemberAssignmentValue's TaskIds.AssignmentEpochs (Kafka 4.2+): tagged 0, nullable, default
+    # the empty array, so Kafka writes a null one (tag 0, size 1, marker 00); only that vector tells a table with
+    # the field non-nullable apart, and without it the mutant survives
+    m = _mutant("nullable-removed:StreamsGroupCurrentMemberAssignmentValue:TaskIds.AssignmentEpochs")
+    null = "hc-k4-record-streams-group-current-member-assignment-value-null-epochs"
+    own = [v for v in load_vectors() if v["message"] == m.message]
+    assert run_mutant(Suite(own, []), m).killed_by == (null, null)
+    assert not run_mutant(Suite([v for v in own if v["id"] != null], []), m).killed
+
+
 def test_every_table_the_vectors_read_is_mutated(suite):
-    # the tables of __consumer_offsets' classic records have no message in the conformance protocol
-    assert sorted(set(schema_names()) - set(suite.reads)) == [
-        "GroupMetadataKey", "GroupMetadataValue", "OffsetCommitKey", "OffsetCommitValue"]
+    # every table, the classic __consumer_offsets records' too (kafka-java-offsets.jsonl)
+    assert sorted(set(schema_names()) - set(suite.reads)) == []
     assert {k for k in suite.reads["RequestHeader"]} >= {("RequestFrame", 11), ("RequestFrame", 14)}
 
 

@@ -37,7 +37,8 @@ def test_every_rule_vector_is_a_kafka_answer(rules, answers):
     for v in rules:
         p = v["provenance"]
         a = answers[v["id"]]
-        assert p["source"] == "kafka-java" and p["commit"] == a["commit"] in (CLASSIC_COMMIT, KAFKA4_COMMIT, SHARE_COMMIT), v["id"]
+        assert p["source"] == "kafka-java" and p["commit"] == a["commit"] in (CLASSIC_COMMIT, KAFKA4_COMMIT, SHARE_COMMIT), \
+            v["id"]
         assert p["checkedBy"].startswith(a["class"]) and p["record"].endswith(":" + v["id"]), v["id"]
         # a refusal is an exception of Kafka's; an acceptance is bytes Kafka wrote or read
         assert (v["result"] == "invalid") == (not a["ok"]), v["id"]

@@ -8,6 +8,7 @@ extra). The seeds themselves: tests/fuzz/test_seeds.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -22,10 +23,54 @@ SEEDS = seeds()
 
 
 def test_bounded_mutation_pass():
-    report = run(60_000, seed=20241122)
+    report = run(60_000, seed=20241122, differential_check=False)
     assert report.inputs == 60_000
     assert report.violations == [], report.violations[:3]
     assert report.decoded > 1000 and report.rejected > 1000  # the mutations reach both outcomes
+
+
+def test_bounded_differential_pass():
+    """The native and the pure-Python codec give every input the same value or the same error (class,
+    message, offset, path): a differential oracle over every target (issue #29; ``-m fuzz`` runs a million)."""
+    from codec.wire import native
+
+    if not native.available():
+        pytest.skip(f"no native codec: {native.unavailable_reason()}")
+    report = run(12_000, seed=29)
+    assert report.compared == report.inputs == 12_000
+    assert report.violations == [], report.violations[:3]
+    assert report.decoded > 1000 and report.rejected > 1000
+
+
+def test_the_differential_oracle_sees_a_difference():
+    """A sibling that can fail: targets that answer differently under the two codecs are caught (another
+    value, another error offset, a crash on one side); the same answer is not."""
+    from codec.fuzz import differential
+    from codec.wire import native
+
+    if not native.available():
+        pytest.skip(f"no native codec: {native.unavailable_reason()}")
+
+    def value(b):
+        return (native.codec_name(), b)
+
+    def offset(b):
+        raise DecodeError("bad", message="M", offset=1 if native.active() else 2, path="f")
+
+    def crash(b):
+        if native.active():
+            raise IndexError("out of range")
+        return b
+
+    assert differential(value, b"x") == "the native and the pure-Python codec decode to different values"
+    assert "offset 1" in differential(offset, b"x") and "offset 2" in differential(offset, b"x")
+    assert differential(crash, b"x") == "native IndexError: out of range; pure Python a value"
+    assert differential(lambda b: dataclasses.replace(Frozen(b)), b"x") is None
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    b: bytes
 
 
 def _check(name: str, data: bytes) -> None:
@@ -58,6 +103,7 @@ def test_hypothesis_random_bytes(name, raw):
 
 @pytest.mark.fuzz
 def test_a_million_inputs():
+    """A million inputs, each through the native and the pure-Python codec (the differential oracle)."""
     report = run(1_000_000, seed=7)
     assert report.inputs == 1_000_000
     assert report.violations == [], report.violations[:3]

@@ -61,6 +61,13 @@ def test_the_sources_all_contribute(corpus):
     pcaps = [s for s in corpus["pcap"] if s.origin.startswith("captures/pcaps/")]
     assert len(pcaps) >= 16 * 2  # every real capture, in windows
     assert any(s.data[:2] == b"\x1f\x8b" for s in pcaps)  # one as stored, gzipped
+    # Kafka 4's record vectors reach the segment reader: a key and value of every consumer, streams and share record
+    # type (3-8, 16; 17, 19-23; 9-15), and the vectors' cuts as bad records
+    from codec.capture.offsets import BadRecord, OffsetsRecord, read_segment
+
+    read = [r for s in corpus["offsets-segment"] if "behind its key" in s.origin for r in read_segment(io.BytesIO(s.data))]
+    assert {r.key_version for r in read if isinstance(r, OffsetsRecord)} == {*range(3, 18), *range(19, 24)}
+    assert any(isinstance(r, BadRecord) for r in read)
     # Heartbeat and LeaveGroup bodies at every version, not only those real clients sent
     for name, versions in (("HeartbeatRequest", 5), ("HeartbeatResponse", 5), ("LeaveGroupRequest", 6),
                            ("LeaveGroupResponse", 6)):

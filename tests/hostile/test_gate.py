@@ -15,7 +15,8 @@ import pytest
 
 pytestmark = pytest.mark.wheel
 
-TRUNCATED = 525  # vectors flagged "truncated" in vectors/*.jsonl (counted by test_truncated_count_by_hand)
+TRUNCATED = 549  # vectors flagged "truncated" in vectors/*.jsonl (counted by test_truncated_count_by_hand; the
+# classic records added 26: 13 message versions of kafka-java-offsets.jsonl, each cut at half and at all but one byte)
 
 
 def _adapter(tmp_path, name: str, body: str) -> str:

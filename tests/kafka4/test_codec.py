@@ -77,13 +77,31 @@ def test_a_record_value_error_counts_its_version_prefix():
         kafka4.decode_record(struct.pack(">h", 24) + struct.pack(">h", 1) + b"g", None)
 
 
+def test_records_no_release_knows_are_refused_as_kafka_refuses_them():
+    """Type 18 (StreamsGroupPartitionMetadata) was written only by trunk builds before 4.1 and a StreamsGroupMetadata
+    value of that trunk has no MetadataHash: released Kafka knows neither (schemas/README.md)."""
+    key18 = struct.pack(">h", 18) + struct.pack(">h", 3) + b"app"
+    with pytest.raises(DecodeError, match="unknown coordinator record type 18") as e:
+        kafka4.decode_record(key18, None)
+    assert e.value.offset == 0
+    key17 = struct.pack(">h", 17) + struct.pack(">h", 3) + b"app"
+    epoch_only = struct.pack(">hi", 0, 9) + b"\x00"  # version 0, group epoch 9, no tagged fields
+    with pytest.raises(DecodeError) as e:
+        kafka4.decode_record(key17, epoch_only)
+    assert e.value.offset == 6 and e.value.path == "value.metadata_hash"
+
+
 # --- records --------------------------------------------------------------------------------------------
 
 RECORDS = [("record-consumer-group-member-metadata-key", "record-consumer-group-member-metadata-value-classic", 5,
             "ConsumerGroupMemberMetadata"),
            ("record-consumer-group-metadata-key", "record-consumer-group-metadata-value", 3, "ConsumerGroupMetadata"),
+           ("record-consumer-group-member-metadata-key", "record-consumer-group-member-metadata-value-consumer", 5,
+            "ConsumerGroupMemberMetadata"),
+           ("record-consumer-group-metadata-key", "record-consumer-group-metadata-value-hash", 3, "ConsumerGroupMetadata"),
            ("record-consumer-group-regular-expression-key", "record-consumer-group-regular-expression-value", 16,
-            "ConsumerGroupRegularExpression")]
+            "ConsumerGroupRegularExpression"),
+           ("record-streams-group-metadata-key", "record-streams-group-metadata-value-ga", 17, "StreamsGroupMetadata")]
 
 
 @pytest.mark.parametrize("key_id, value_id, rtype, name", RECORDS)
@@ -175,3 +193,16 @@ def test_streams_heartbeat_response_pretty_shows_active_and_standby_partitions_b
     assert out.endswith("  partitions by endpoint (2):\n"
                         "    host-1:65535  active words: 0  standby words: 1\n"
                         "    host-2:8080  active (none)  standby (none)\n")
+
+
+def test_streams_status_5_is_named():
+    """Status code 5, ASSIGNMENT_DELAYED (StreamsGroupHeartbeatResponse.json's table since 4.2): hc-k4-sghb-response-
+    v0-assignment's status code is byte 27 (int32, int16, null string, "m1", four int32s, the array length)."""
+    from codec.kafka4.pretty import pretty_message
+
+    wire = bytearray.fromhex(vec("sghb-response-v0-assignment")["wire"])
+    assert wire[26:28] == b"\x02\x01"  # one status, code 1 (MISSING_SOURCE_TOPICS)
+    wire[27] = 5
+    out = pretty_message("StreamsGroupHeartbeatResponse", 0, kafka4.decode_model("StreamsGroupHeartbeatResponse", 0,
+                                                                                bytes(wire)))
+    assert 'ASSIGNMENT_DELAYED: "missing source topic words"' in out

@@ -312,9 +312,17 @@ valid("record-streams-group-topology-key", "StreamsGroupTopologyKey", None, "The
 invalid("record-consumer-group-metadata-key-other-type", "ConsumerGroupMetadataKey", None, "A ConsumerGroupMember"
         "Metadata key (record type 5) read as a ConsumerGroupMetadata key (type 3)", "invalid-value",
         wire=i16(5) + cstr_non_flexible("g") + cstr_non_flexible("m1"), offset=0)
+invalid("record-streams-group-metadata-key-type-18", "StreamsGroupMetadataKey", None, "A key of record type 18, "
+        "StreamsGroupPartitionMetadata, which only trunk builds before 4.1 wrote (no release knows the type), read "
+        "as a StreamsGroupMetadata key (type 17)", "invalid-value", wire=i16(18) + cstr_non_flexible("app"), offset=0)
 valid("record-consumer-group-metadata-value", "ConsumerGroupMetadataValue", None, "A ConsumerGroupMetadata value: "
-      "int16 value version 0, then the flexible body: group epoch 12 and an empty tagged-field section",
-      i16(0) + i32(12) + tags(), {"valueVersion": 0, "epoch": 12})
+      "int16 value version 0, then the flexible body: group epoch 12 and an empty tagged-field section (no "
+      "MetadataHash, tag 0: a value of Kafka before 4.1, or a hash of 0, which Kafka does not write)",
+      i16(0) + i32(12) + tags(), {"valueVersion": 0, "epoch": 12, "metadataHash": 0})
+valid("record-consumer-group-metadata-value-hash", "ConsumerGroupMetadataValue", None, "A ConsumerGroupMetadata "
+      "value as Kafka 4.1+ writes it: group epoch 13 and the topics' MetadataHash in tagged field 0 (size 8, an "
+      "int64 with the sign bit set)", i16(0) + i32(13) + tags({0: i64(-0x0123456789ABCDEF)}),
+      {"valueVersion": 0, "epoch": 13, "metadataHash": -0x0123456789ABCDEF})
 invalid("record-consumer-group-metadata-value-v1", "ConsumerGroupMetadataValue", None, "A ConsumerGroupMetadata "
         "value whose version prefix says 1: the release has version 0 only", "unsupported-version",
         wire=i16(1) + i32(12) + tags(), offset=0)
@@ -329,13 +337,38 @@ valid("record-consumer-group-member-metadata-value-classic", "ConsumerGroupMembe
        "serverAssignor": "uniform",
        "classicMemberMetadata": {"sessionTimeoutMs": 45000,
                                  "supportedProtocols": [{"name": "range", "metadata": base64.b64encode(b"\x00\x01").decode()}]}})
+member_value = (i16(0) + cstr(None) + cstr("rack-a") + cstr("consumer-2") + cstr("/10.0.0.9") + strs(["orders"])
+                + cstr(None) + i32(300000) + cstr(None))
+valid("record-consumer-group-member-metadata-value-consumer", "ConsumerGroupMemberMetadataValue", None,
+      "A ConsumerGroupMemberMetadata value of a consumer-protocol member: ClassicMemberMetadata null, which Kafka "
+      "writes (tag 0, size 1, uvarint marker 00), its default being the empty struct (\"default\": null in "
+      "Kafka's JSON)", member_value + tags({0: b"\x00"}),
+      {"valueVersion": 0, "instanceId": None, "rackId": "rack-a", "clientId": "consumer-2", "clientHost": "/10.0.0.9",
+       "subscribedTopicNames": ["orders"], "subscribedTopicRegex": None, "rebalanceTimeoutMs": 300000,
+       "serverAssignor": None, "classicMemberMetadata": None})
+valid("record-consumer-group-member-metadata-value-no-tag", "ConsumerGroupMemberMetadataValue", None,
+      "A ConsumerGroupMemberMetadata value without tag 0: Kafka's reader gives ClassicMemberMetadata its default, "
+      "the empty struct (session timeout 0, no protocols), not null", member_value + tags(),
+      {"valueVersion": 0, "instanceId": None, "rackId": "rack-a", "clientId": "consumer-2", "clientHost": "/10.0.0.9",
+       "subscribedTopicNames": ["orders"], "subscribedTopicRegex": None, "rebalanceTimeoutMs": 300000,
+       "serverAssignor": None, "classicMemberMetadata": {"sessionTimeoutMs": 0, "supportedProtocols": []}})
 w = (i16(0) + i32(6) + i32(5) + i8(1) + carr([T0 + ints([0]) + tags()]) + carr([T0 + ints([1]) + tags()]) + tags())
 valid("record-consumer-group-current-member-assignment-value", "ConsumerGroupCurrentMemberAssignmentValue", None,
       "A ConsumerGroupCurrentMemberAssignment value: epoch 6 after 5, state 1, partition 0 assigned and 1 pending "
       "revocation", w,
       {"valueVersion": 0, "memberEpoch": 6, "previousMemberEpoch": 5, "state": 1,
-       "assignedPartitions": [{"topicId": kuuid(T0), "partitions": [0]}],
-       "partitionsPendingRevocation": [{"topicId": kuuid(T0), "partitions": [1]}]})
+       "assignedPartitions": [{"topicId": kuuid(T0), "partitions": [0], "assignmentEpochs": []}],
+       "partitionsPendingRevocation": [{"topicId": kuuid(T0), "partitions": [1], "assignmentEpochs": []}]})
+w = (i16(0) + i32(9) + i32(8) + i8(0) + carr([T0 + ints([0, 1]) + tags({0: ints([7, 9])}), T1 + ints([3]) + tags({0: b"\x00"})])
+     + carr([]) + tags())
+valid("record-consumer-group-current-member-assignment-value-epochs", "ConsumerGroupCurrentMemberAssignmentValue",
+      None, "A ConsumerGroupCurrentMemberAssignment value as Kafka 4.3 writes it: each topic's AssignmentEpochs in "
+      "its tagged field 0, parallel to its partitions (0 at epoch 7, 1 at 9), and a null one (marker 00), which "
+      "Kafka writes because its default is the empty array", w,
+      {"valueVersion": 0, "memberEpoch": 9, "previousMemberEpoch": 8, "state": 0,
+       "assignedPartitions": [{"topicId": kuuid(T0), "partitions": [0, 1], "assignmentEpochs": [7, 9]},
+                              {"topicId": "AAAAAAAAAAAAAAAAAAAAAA", "partitions": [3], "assignmentEpochs": None}],
+       "partitionsPendingRevocation": []})
 w = i16(0) + strs(["orders-1", "orders-2"]) + i64(42) + i64(1732406400000) + tags()
 valid("record-consumer-group-regular-expression-value", "ConsumerGroupRegularExpressionValue", None,
       "A ConsumerGroupRegularExpression value: the topics the regex resolved to, the metadata version and the "
@@ -347,12 +380,32 @@ valid("record-streams-group-current-member-assignment-value", "StreamsGroupCurre
       "A StreamsGroupCurrentMemberAssignment value: epoch 3 after 2, state 0, one active and one standby task, "
       "a warm-up task pending revocation", w,
       {"valueVersion": 0, "memberEpoch": 3, "previousMemberEpoch": 2, "state": 0,
-       "activeTasks": [{"subtopologyId": "0", "partitions": [0]}],
-       "standbyTasks": [{"subtopologyId": "0", "partitions": [1]}], "warmupTasks": [],
+       "activeTasks": [{"subtopologyId": "0", "partitions": [0], "assignmentEpochs": []}],
+       "standbyTasks": [{"subtopologyId": "0", "partitions": [1], "assignmentEpochs": []}], "warmupTasks": [],
        "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [],
-       "warmupTasksPendingRevocation": [{"subtopologyId": "1", "partitions": [0]}]})
+       "warmupTasksPendingRevocation": [{"subtopologyId": "1", "partitions": [0], "assignmentEpochs": []}]})
 cuts("record-streams-group-current-member-assignment-value", "StreamsGroupCurrentMemberAssignmentValue", None, w,
      [1, 2, 6, 11, len(w) - 1])
+w = (i16(0) + i32(4) + i32(3) + i8(0) + carr([cstr("0") + ints([0, 1]) + tags({0: ints([2, 4])})])
+     + carr([taskids("0", [2])]) + carr([]) + carr([]) + carr([]) + carr([]) + tags())
+valid("record-streams-group-current-member-assignment-value-epochs", "StreamsGroupCurrentMemberAssignmentValue",
+      None, "A StreamsGroupCurrentMemberAssignment value as Kafka 4.2+ writes it: the active task's AssignmentEpochs "
+      "in its tagged field 0, parallel to its partitions (0 at epoch 2, 1 at 4); the standby task has none", w,
+      {"valueVersion": 0, "memberEpoch": 4, "previousMemberEpoch": 3, "state": 0,
+       "activeTasks": [{"subtopologyId": "0", "partitions": [0, 1], "assignmentEpochs": [2, 4]}],
+       "standbyTasks": [{"subtopologyId": "0", "partitions": [2], "assignmentEpochs": []}], "warmupTasks": [],
+       "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [], "warmupTasksPendingRevocation": []})
+w = (i16(0) + i32(5) + i32(4) + i8(0) + carr([cstr("0") + ints([0]) + tags({0: ints([5])})]) + carr([]) + carr([])
+     + carr([cstr("1") + ints([3]) + tags({0: b"\x00"})]) + carr([]) + carr([]) + tags())
+valid("record-streams-group-current-member-assignment-value-null-epochs", "StreamsGroupCurrentMemberAssignmentValue",
+      None, "A StreamsGroupCurrentMemberAssignment value whose active task pending revocation has AssignmentEpochs "
+      "null (tag 0, size 1, marker 00), which Kafka writes because its default is the empty array: a reader that "
+      "takes the field for non-nullable refuses it", w,
+      {"valueVersion": 0, "memberEpoch": 5, "previousMemberEpoch": 4, "state": 0,
+       "activeTasks": [{"subtopologyId": "0", "partitions": [0], "assignmentEpochs": [5]}], "standbyTasks": [],
+       "warmupTasks": [],
+       "activeTasksPendingRevocation": [{"subtopologyId": "1", "partitions": [3], "assignmentEpochs": None}],
+       "standbyTasksPendingRevocation": [], "warmupTasksPendingRevocation": []})
 
 # --- the record kinds without a vector yet (issue #22): a key and a value of each ----------------------------
 
@@ -371,7 +424,11 @@ valid("record-consumer-group-target-assignment-metadata-key", "ConsumerGroupTarg
       i16(6) + cstr_non_flexible("orders-app"), {"groupId": "orders-app"})
 valid("record-consumer-group-target-assignment-metadata-value", "ConsumerGroupTargetAssignmentMetadataValue", None,
       "A ConsumerGroupTargetAssignmentMetadata value: assignment epoch 2147483647 (the largest int32)",
-      i16(0) + i32(2147483647) + tags(), {"valueVersion": 0, "assignmentEpoch": 2147483647})
+      i16(0) + i32(2147483647) + tags(), {"valueVersion": 0, "assignmentEpoch": 2147483647, "assignmentTimestamp": 0})
+valid("record-consumer-group-target-assignment-metadata-value-timestamp", "ConsumerGroupTargetAssignmentMetadataValue",
+      None, "A ConsumerGroupTargetAssignmentMetadata value as Kafka 4.3 writes it: assignment epoch 3 and the "
+      "AssignmentTimestamp (ms) in tagged field 0", i16(0) + i32(3) + tags({0: i64(1767225600000)}),
+      {"valueVersion": 0, "assignmentEpoch": 3, "assignmentTimestamp": 1767225600000})
 valid("record-consumer-group-target-assignment-member-key", "ConsumerGroupTargetAssignmentMemberKey", None,
       "The key of a ConsumerGroupTargetAssignmentMember record: record type 7, group id, member id",
       i16(7) + cstr_non_flexible("g") + cstr_non_flexible("m1"), {"groupId": "g", "memberId": "m1"})
@@ -385,20 +442,29 @@ valid("record-consumer-group-current-member-assignment-key", "ConsumerGroupCurre
       i16(8) + cstr_non_flexible("g") + cstr_non_flexible(""), {"groupId": "g", "memberId": ""})
 valid("record-streams-group-metadata-key", "StreamsGroupMetadataKey", None, "The key of a StreamsGroupMetadata "
       "record: record type 17, then the group id", i16(17) + cstr_non_flexible("app"), {"groupId": "app"})
-valid("record-streams-group-metadata-value", "StreamsGroupMetadataValue", None, "A StreamsGroupMetadata value: "
-      "group epoch 9", i16(0) + i32(9) + tags(), {"valueVersion": 0, "epoch": 9})
-valid("record-streams-group-partition-metadata-key", "StreamsGroupPartitionMetadataKey", None, "The key of a "
-      "StreamsGroupPartitionMetadata record: record type 18, then the group id", i16(18) + cstr_non_flexible("app"),
-      {"groupId": "app"})
-w = (i16(0) + carr([T0 + cstr("words") + i32(1) + carr([i32(0) + strs(["r1"]) + tags()]) + tags(),
-                    T1 + cstr("app-repartition") + i32(0) + carr([]) + tags()]) + tags())
-valid("record-streams-group-partition-metadata-value", "StreamsGroupPartitionMetadataValue", None,
-      "A StreamsGroupPartitionMetadata value: a source topic of one partition on rack r1 and a repartition topic of "
-      "none (the zero topic id)", w,
-      {"valueVersion": 0, "topics": [{"topicId": kuuid(T0), "topicName": "words", "numPartitions": 1,
-                                      "partitionMetadata": [{"partition": 0, "racks": ["r1"]}]},
-                                     {"topicId": "AAAAAAAAAAAAAAAAAAAAAA", "topicName": "app-repartition",
-                                      "numPartitions": 0, "partitionMetadata": []}]})
+valid("record-streams-group-metadata-value", "StreamsGroupMetadataValue", None, "A StreamsGroupMetadata value as "
+      "Kafka 4.1's early access writes it: group epoch 9 and the MetadataHash (an int64, not tagged), no tagged "
+      "fields (ValidatedTopologyEpoch reads as -1, LastAssignmentConfigs as the empty array)",
+      i16(0) + i32(9) + i64(0x7A3F0C11D2E4B658) + tags(),
+      {"valueVersion": 0, "epoch": 9, "metadataHash": 0x7A3F0C11D2E4B658, "validatedTopologyEpoch": -1,
+       "lastAssignmentConfigs": []})
+w = (i16(0) + i32(10) + i64(-1) + tags({0: i32(2), 1: carr([kv("num.standby.replicas", "1"),
+                                                            kv("acceptable.recovery.lag", "10000")])}))
+valid("record-streams-group-metadata-value-ga", "StreamsGroupMetadataValue", None, "A StreamsGroupMetadata value as "
+      "Kafka 4.2+ writes it: group epoch 10, MetadataHash -1, ValidatedTopologyEpoch 2 (tag 0) and two "
+      "LastAssignmentConfigs (tag 1)", w,
+      {"valueVersion": 0, "epoch": 10, "metadataHash": -1, "validatedTopologyEpoch": 2,
+       "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "1"},
+                                 {"key": "acceptable.recovery.lag", "value": "10000"}]})
+cuts("record-streams-group-metadata-value-ga", "StreamsGroupMetadataValue", None, w, [10, 18, len(w) - 1])
+valid("record-streams-group-metadata-value-null-configs", "StreamsGroupMetadataValue", None, "A StreamsGroupMetadata "
+      "value whose LastAssignmentConfigs is null: Kafka writes it (tag 1, size 1, marker 00), the empty array being "
+      "its default", i16(0) + i32(1) + i64(0) + tags({1: b"\x00"}),
+      {"valueVersion": 0, "epoch": 1, "metadataHash": 0, "validatedTopologyEpoch": -1, "lastAssignmentConfigs": None})
+invalid("record-streams-group-metadata-value-epoch-only", "StreamsGroupMetadataValue", None, "A StreamsGroupMetadata "
+        "value of the pre-4.1 trunk (group epoch 9 alone, then the tagged-field count): released Kafka reads the "
+        "MetadataHash int64 next and runs out of bytes", "truncated", wire=i16(0) + i32(9) + tags(), offset=6,
+        flags=("truncated",))
 valid("record-streams-group-member-metadata-key", "StreamsGroupMemberMetadataKey", None, "The key of a "
       "StreamsGroupMemberMetadata record: record type 19, group id, member id",
       i16(19) + cstr_non_flexible("app") + cstr_non_flexible("m1"), {"groupId": "app", "memberId": "m1"})
@@ -417,7 +483,11 @@ valid("record-streams-group-target-assignment-metadata-key", "StreamsGroupTarget
       i16(20) + cstr_non_flexible("app"), {"groupId": "app"})
 valid("record-streams-group-target-assignment-metadata-value", "StreamsGroupTargetAssignmentMetadataValue", None,
       "A StreamsGroupTargetAssignmentMetadata value: assignment epoch 0", i16(0) + i32(0) + tags(),
-      {"valueVersion": 0, "assignmentEpoch": 0})
+      {"valueVersion": 0, "assignmentEpoch": 0, "assignmentTimestamp": 0})
+valid("record-streams-group-target-assignment-metadata-value-timestamp", "StreamsGroupTargetAssignmentMetadataValue",
+      None, "A StreamsGroupTargetAssignmentMetadata value as Kafka 4.3 writes it: assignment epoch 5 and the "
+      "AssignmentTimestamp (ms) in tagged field 0", i16(0) + i32(5) + tags({0: i64(1767225600123)}),
+      {"valueVersion": 0, "assignmentEpoch": 5, "assignmentTimestamp": 1767225600123})
 valid("record-streams-group-target-assignment-member-key", "StreamsGroupTargetAssignmentMemberKey", None,
       "The key of a StreamsGroupTargetAssignmentMember record: record type 21, group id, member id",
       i16(21) + cstr_non_flexible("app") + cstr_non_flexible("m1"), {"groupId": "app", "memberId": "m1"})

@@ -138,7 +138,9 @@ def records() -> list[dict]:
         add(rid, key=key.hex(), value=value.hex() if value is not None else None)
 
     g = {"groupId": "checkout-app"}
-    record("checkout/rec/metadata", {"record": "StreamsGroupMetadata", "key": g, "value": {"epoch": 2}})
+    record("checkout/rec/metadata", {"record": "StreamsGroupMetadata", "key": g, "value": {  # as 4.2+ writes it
+        "epoch": 2, "metadataHash": 0x5EED5EED5EED5EED, "validatedTopologyEpoch": 0,
+        "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "1"}]}})
     record("checkout/rec/m1", {"record": "StreamsGroupMemberMetadata", "key": {**g, "memberId": "m1"}, "value": {
         "instanceId": None, "rackId": None, "clientId": "checkout", "clientHost": "/10.0.0.1",
         "rebalanceTimeoutMs": 300000, "topologyEpoch": 0, "processId": "p1",

@@ -110,7 +110,7 @@ def kafka4() -> tuple[list[dict], list[dict]]:
 
     lines, records = [], []
     for r in make_kafka4_sample.records():
-        if not r["record_id"].startswith(("checkout/", "payments/")) or r["record_id"] == "payments/rec/share":
+        if not r["record_id"].startswith(("checkout/", "payments/")) or r["record_id"] == "payments/rec/commit":
             continue
         if "key" in r:
             if r["value"] is not None:

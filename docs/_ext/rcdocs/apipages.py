@@ -42,10 +42,14 @@ def is_package(root: Path, name: str) -> bool:
 
 
 def _sources(root: Path, name: str) -> dict[str, str]:
-    """Where each name a package imports comes from, read from its ``__init__.py``: ``{name: module}``."""
+    """Where each name a package imports comes from, read from its ``__init__.py``: ``{name: module}``. Imports
+    under ``if TYPE_CHECKING:`` count: a package that loads its names on first use (``codec.streams``) lists
+    them there."""
     tree = ast.parse((root.joinpath(*name.split(".")) / "__init__.py").read_text(encoding="utf-8"))
     found = {}
-    for node in tree.body:
+    nodes = [n for node in tree.body for n in (
+        node.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING" else [node])]
+    for node in nodes:
         if isinstance(node, ast.ImportFrom):
             base = importlib.util.resolve_name("." * node.level + (node.module or ""), name) if node.level \
                 else node.module or ""
