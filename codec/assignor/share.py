@@ -101,7 +101,7 @@ def _subscription_type(members: Sequence[ShareMember]) -> str:
 
 
 def _targets(spec: ShareGroupSpec, topics: Iterable[uuid.UUID]) -> list[tuple[uuid.UUID, int]]:
-    out = []
+    out: list[tuple[uuid.UUID, int]] = []
     for t in dict.fromkeys(topics):
         n = spec.partitions.get(t)
         if n is None:
@@ -148,7 +148,7 @@ def _current(member_ids: list[str], by_id: dict[str, ShareMember]) -> dict[tuple
     return {tp: current[tp] for tp in _computed_order((tp for tp, _ in calls), _tp_hash)}
 
 
-def _hash_members(member_ids: Iterable[str], targets: list, into: dict) -> None:
+def _hash_members(member_ids: Iterable[str], targets: Sequence, into: dict) -> None:
     """``memberHashAssignment``: each member onto ``targets[abs(hashCode % size)]`` (Java's remainder keeps the
     sign)."""
     if targets:
@@ -215,7 +215,7 @@ class _Concatenated(Sequence):
     def __len__(self) -> int:
         return self.ends[-1] if self.ends else 0
 
-    def __getitem__(self, i):  # type: ignore[override] - positions only (what _hash_members asks)
+    def __getitem__(self, i):  # type: ignore[override]  # positions only (what _hash_members asks), no slices
         k = bisect.bisect_right(self.ends, i)
         return self.parts[k][i - (self.ends[k - 1] if k else 0)]
 

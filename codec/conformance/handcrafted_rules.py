@@ -102,7 +102,7 @@ _FROM_OUR_TABLE = {"ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadat
 # captures or regressions), so a message whose vectors are added gets its cases
 _SOURCE_KINDS = {"kafka-java", "kio", "handcrafted"}
 _UNUSABLE = {"trailing-bytes", "missing-fields", "version-probe", "capture-facts", "other-reader", "kio-differs"}
-_ROOT_TAGS = {"1": "6162", "300": ""}  # unknown at every struct of the schemas (only tag 0 is known, once)
+_ROOT_TAGS = {"1": "6162", "300": ""}  # unknown at a struct of the schemas unless it defines the tag
 _NESTED_TAGS = {"2": "ab"}
 
 
@@ -487,8 +487,12 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
     write("filled", "", "write", filled, "accepted", base="the table")
     if flexible:
         tagged = copy.deepcopy(value)
-        for spath, _ in _structs(spec.root, value, at):
-            _get(tagged, spath)["_unknownTaggedFields"] = dict(_ROOT_TAGS if not spath else _NESTED_TAGS)
+        for spath, struct in _structs(spec.root, value, at):
+            # a tag the struct defines is its field, never an unknown one (4.3.1's StreamsGroupMetadataValue
+            # defines tag 1): there the unknown tags are the others
+            defined = {str(f.tag) for f in struct.tagged_at(at)}
+            unknown = _ROOT_TAGS if not spath else _NESTED_TAGS
+            _get(tagged, spath)["_unknownTaggedFields"] = {k: x for k, x in unknown.items() if k not in defined}
         read("unknown-tagged", "", _encode(message, version, tagged), "accepted", value=tagged)
         # the top-level tagged-field count is the last byte when no tagged field is set there
         known = {_key(f) for f in spec.root.tagged_at(at)}
