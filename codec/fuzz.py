@@ -1,6 +1,6 @@
 """Fuzzing every decoder: targets, seeds, mutations, the invariant, and the render pass.
 
-The invariant (README "Input policy"): whatever bytes come in, every entry point returns a value or raises
+The invariant (docs/explanations/input-policy.md): whatever bytes come in, every entry point returns a value or raises
 :class:`~codec.errors.DecodeError` — nothing else — in bounded time and memory. The record-level readers
 (the frame stream, captures, ``__consumer_offsets`` segments) report bad input as records instead of
 raising, so there the invariant is simply "no exception".

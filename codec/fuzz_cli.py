@@ -23,8 +23,8 @@ input lines per process:
 
 A fifth of the ``--lines`` runs read their lines from a file (``@file``; assign's INPUT) instead of stdin.
 
-The contract checked for each run (README "Decoding and encoding from the command line", the ``assign``
-help, vectors/README.md):
+The contract checked for each run (docs/guides/streams-metadata.md, "Decoding and encoding from the command
+line"; the ``assign`` help; vectors/README.md):
 
 * the run ends within its time limit and the peak memory of the process (VmHWM) stays under a bound; the
   exit status is 0 or 1; stderr holds no traceback and no "a bug in rebalance-codec" line, and is UTF-8
@@ -34,8 +34,8 @@ help, vectors/README.md):
   JSON (no NaN) of an object — or, for ``encode``, lowercase hex; for ``assign --format table``, text with no
   control character — and an error line is
   ``{"error": {"type": str, "message": str, ...}}``; the exit status is 0 exactly when no line is an error;
-  a whole message the kind accepts, with bytes after it, decodes with ``trailing`` in its JSON (README,
-  "Input policy": trailing bytes are accepted and reported);
+  a whole message the kind accepts, with bytes after it, decodes with ``trailing`` in its JSON
+  (docs/explanations/input-policy.md: trailing bytes are accepted and reported);
 * ``conformance``: the last line is ``N passed, M failed, K skipped`` and ``N + M + K`` is the number of vectors the filters
   select (counted here from the vector files); the exit status is 0 exactly when nothing failed; an adapter
   whose every reply is a failure of the protocol passes nothing; ``--json`` and ``--junit`` reports are valid
@@ -99,8 +99,8 @@ _MATRIX = re.compile(r"(\d+) of (\d+) cells agree with Kafka\Z")
 class Job:
     """One run of the CLI: ``args`` after the program, and ``lines`` on stdin (LF after each, but the last
     when ``final_newline`` is False); ``trailing``: the lines (indices) that are a message the kind accepts with
-    bytes after it, which decode must report (README, "Input policy"). For ``conformance``: ``vectors`` is how
-    many vectors the filters select, ``all_fail`` says every reply of the adapter is a failure of the
+    bytes after it, which decode must report (docs/explanations/input-policy.md). For ``conformance``: ``vectors``
+    is how many vectors the filters select, ``all_fail`` says every reply of the adapter is a failure of the
     protocol, ``reports`` asks for ``--json`` and ``--junit``."""
 
     command: str

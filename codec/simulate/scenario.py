@@ -181,7 +181,7 @@ def _topology(spec) -> Topology:
     return Topology(tuple(subs))
 
 
-# Bounds that keep a simulation's work proportional to what a real group could be (README: simulate).
+# Bounds that keep a simulation's work proportional to what a real group could be (docs/guides/simulator.md).
 MAX_PARTITIONS = 10_000  # per subtopology
 MAX_THREADS = 256  # per instance
 MAX_INSTANCES = 1_000
