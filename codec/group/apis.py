@@ -33,10 +33,12 @@ class Api:
         """The first flexible API version (Kafka's ``"flexibleVersions": "N+"``): the request table's, read
         when asked (so a table loaded in place of the real one, as the mutation command does, decides)."""
         if self.request is None:
+            if self.bodiless_flexible_from is None:
+                raise ValueError(f"{self.name}: an API without a schema here names its first flexible version")
             return self.bodiless_flexible_from
         return load_message(self.request).flexible.low
 
-    def check_version(self, version: int, *, message: str | None = None, offset: int = 2) -> None:
+    def check_version(self, version: int, *, message: str | None = None, offset: int | None = 2) -> None:
         """Refuse an API version the schema does not have (UnsupportedVersionError)."""
         if self.request is None:
             return

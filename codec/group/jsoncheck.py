@@ -104,9 +104,9 @@ class _Checker:
                                     "'unknown_tagged_fields')", path)
                 tagged_key = key
                 continue
-            f = known.get(key)
+            f = known.get(key)  # type: ignore[assignment]  # None is refused on the next line
             if f is None:
-                names = sorted({f.json_name if self.style == "kafka" else f.py_name for f in spec.fields})
+                names = sorted({g.json_name if self.style == "kafka" else g.py_name for g in spec.fields})
                 close = difflib.get_close_matches(key[:100], list(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else f"; its fields: {', '.join(names) or 'none'}"
                 raise self.fail(f"no field {key[:60]!r} in {spec.name}{hint}", _join(path, key[:60]))
@@ -117,16 +117,16 @@ class _Checker:
         if tagged_key is not None:
             self.tagged(value[tagged_key], spec, _join(path, "unknown_tagged_fields"))
 
-    def _in_version(self, f: FieldSpec) -> bool:
+    def _in_version(self, f: FieldSpec, version: int) -> bool:
         if f.tag is not None:
-            return bool(f.tagged_versions and self.version in f.tagged_versions)
-        return self.version in f.versions
+            return bool(f.tagged_versions and version in f.tagged_versions)
+        return version in f.versions
 
     def field(self, v, f: FieldSpec, path: str) -> None:
         if v is None:
             if f.nullable.empty:
                 raise self.fail(f"null, but {f.name} is never nullable", path)
-            if self.version is not None and self._in_version(f) and self.version not in f.nullable:
+            if self.version is not None and self._in_version(f, self.version) and self.version not in f.nullable:
                 raise self.fail(f"null, but {f.name} is nullable only at versions {f.nullable}", path)
             return
         if f.is_array:

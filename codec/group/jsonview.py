@@ -203,7 +203,7 @@ def _located(e: EncodeError, message: str, version: int | None) -> EncodeError:
     return EncodeError(e.reason, message=message, version=version, path=e.path)
 
 
-def body_from_json(name: str, value: dict, style: str = "kafka", version: int | None = None):
+def body_from_json(name: str, value: object, style: str = "kafka", version: int | None = None):
     """A body's wire model from its JSON; layer objects in carried fields are encoded to bytes. The JSON
     is checked against the schema first (:func:`codec.group.jsoncheck.check_json`; ``version``, when
     known, decides which fields may be null): a wrong type, an out-of-range integer, a null where none is

@@ -326,9 +326,11 @@ class FrameReader:
 
     def _resynchronise(self) -> bool:
         """Drop the bytes that cannot start the frame to resume at; True once framing resumes."""
-        found = self._resync.find(self._buf, self._start, 0, final=self._closed)
+        resync = self._resync
+        assert resync is not None  # framing is only lost (self._lost) in a stream given a role, which resyncs
+        found = resync.find(self._buf, self._start, 0, final=self._closed)
         if found is None:
-            self._skip(len(self._buf) if self._closed else self._resync.keep_from(self._start, 0))
+            self._skip(len(self._buf) if self._closed else resync.keep_from(self._start, 0))
             return False
         self._skip(found)
         self._lost = None

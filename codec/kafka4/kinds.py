@@ -95,7 +95,7 @@ def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
             raise DecodeError(f"record type {got} ({other}), not {shown} ({record})", message=schema, offset=0,
                               path="record_type")
         kver = record_schemas(got)[2]
-        notes = ()
+        notes: tuple[str, ...] = ()
         if version is not None and version != kver:
             notes = (f"{schema}: the record type says v{kver} (not --version {version}); read as written",)
         model, end = decode_wire(schema, kver, data, start=2)
@@ -125,7 +125,7 @@ def _value_kind(rtype: int, record: str) -> Kind:
         valid = load_message(schema).valid
         if v not in valid:
             raise UnsupportedVersionError(f"no version {v} (valid {valid})", message=schema, offset=0, path="version")
-        notes = ()
+        notes: tuple[str, ...] = ()
         if version is not None and version != v:
             notes = (f"{schema}: the version prefix says v{v} (not --version {version}); read as written",)
         model, end = decode_wire(schema, v, data, start=2)
@@ -144,7 +144,9 @@ def _value_kind(rtype: int, record: str) -> Kind:
                 raise EncodeError(f"valueVersion must be an integer, got {given!r}"[:100], message=schema,
                                   path="value_version")
             version = given
-        return encode_record_value(rtype, version, value, style=style)
+        out = encode_record_value(rtype, version, value, style=style)
+        assert out is not None  # a value given (a JSON object) is never a tombstone
+        return out
 
     return Kind(kind_name(schema), f"__consumer_offsets value of a {record} record (int16 version, then the value)",
                 decode, encode)
@@ -153,7 +155,7 @@ def _value_kind(rtype: int, record: str) -> Kind:
 def _decode_any_key(data: bytes, *, style: str = "kafka", **_) -> Decoded:
     d = decode_record_key(data, style=style)
     rtype = d["recordType" if style == "kafka" else "record_type"]
-    name, schema, kver, _ = record_schemas(rtype)
+    name, schema, kver, _value_schema = record_schemas(rtype)
     model, end = decode_wire(schema, kver, bytes(data), start=2)
     notes = _trailing(schema, kver, end, len(data) - end)
     trailing = d.pop("trailing", None)
@@ -164,7 +166,7 @@ def _encode_any_key(value: dict, *, style: str = "kafka", **_) -> bytes:
     value = {k: x for k, x in value.items() if k not in ("trailing",)}
     if "value" in value or "valueVersion" in value or "value_version" in value:
         raise EncodeError("group-record-key encodes a key only (recordType or record, and key)", message="record key")
-    key, _ = encode_record(value, style=style)
+    key, _value = encode_record(value, style=style)
     return key
 
 

@@ -93,9 +93,9 @@ def _struct(value, spec: StructSpec, version: int, path: str, problems: list[str
                 problems.append(f"{where}: not a list")
                 out[f.json_name] = v
                 continue
-            out[f.json_name] = [_struct(x, f.struct, version, f"{where}[{i}]", problems) if f.is_struct
+            out[f.json_name] = [_struct(x, f.struct, version, f"{where}[{i}]", problems) if f.struct is not None
                                 else _scalar(x, f, f"{where}[{i}]", problems) for i, x in enumerate(v)]
-        elif f.is_struct:
+        elif f.struct is not None:
             out[f.json_name] = _struct(v, f.struct, version, where, problems)
         else:
             out[f.json_name] = _scalar(v, f, where, problems)

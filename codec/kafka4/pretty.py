@@ -276,6 +276,7 @@ def pretty_record(record_name: str, record_type: int, key_schema: str | None, ke
     if key_schema is not None:
         lines += ["  " + x for x in pretty_body(key_schema, key_version, key_model).splitlines()]
     if value_schema is not None:
+        assert value_version is not None  # a value's schema comes with the version it was read at
         if value_model is None:
             lines.append("  value: null (a tombstone: deleted)")
         else:
