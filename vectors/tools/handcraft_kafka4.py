@@ -84,34 +84,46 @@ def kuuid(b: bytes) -> str:
     return base64.urlsafe_b64encode(b).rstrip(b"=").decode("ascii")
 
 
-VECTORS: list[dict] = []
+NOTE = "assembled by hand from the message JSON"
 
 
-def valid(vid, message, version, desc, wire: bytes, expected, note="assembled by hand from the message JSON"):
-    VECTORS.append({"id": f"hc-k4-{vid}", "message": message, "version": version, "description": desc,
-                    "wire": wire.hex(), "expected": expected, "result": "valid", "canonical": True, "flags": [],
-                    "provenance": {"source": "handcrafted", "note": note}})
+class VectorFile:
+    """The vectors one of these tools prints (this one's and ``handcraft_share.py``'s): ids under ``prefix``;
+    ``cut_version`` says whether a cut's description names the version after the message."""
+
+    def __init__(self, prefix: str, *, cut_version: bool) -> None:
+        self.prefix, self.cut_version = prefix, cut_version
+        self.vectors: list[dict] = []
+
+    def valid(self, vid, message, version, desc, wire: bytes, expected, *, canonical=True, flags=(), note=NOTE):
+        self.vectors.append({"id": f"{self.prefix}-{vid}", "message": message, "version": version,
+                             "description": desc, "wire": wire.hex(), "expected": expected, "result": "valid",
+                             "canonical": canonical, "flags": list(flags),
+                             "provenance": {"source": "handcrafted", "note": note}})
+
+    def invalid(self, vid, message, version, desc, error, *, wire: bytes | None = None, offset=None, expected=None,
+                flags=(), note=NOTE):
+        v = {"id": f"{self.prefix}-{vid}", "message": message, "version": version, "description": desc}
+        if wire is not None:
+            v["wire"] = wire.hex()
+        if expected is not None:
+            v["expected"] = expected
+        v.update(result="invalid", error=error)
+        if offset is not None:
+            v["offset"] = offset
+        v.update(canonical=False, flags=list(flags), provenance={"source": "handcrafted", "note": note})
+        self.vectors.append(v)
+
+    def cuts(self, vid, message, version, wire: bytes, at: list[int]):
+        shown = f"{message} v{version}" if self.cut_version else message
+        for n in at:
+            self.invalid(f"{vid}-cut-{n}", message, version,
+                         f"{shown}: the {len(wire)} bytes of {self.prefix}-{vid} cut to {n}", "truncated",
+                         wire=wire[:n], offset=n, flags=("truncated",), note=f"the bytes of {self.prefix}-{vid}, cut")
 
 
-def invalid(vid, message, version, desc, error, *, wire: bytes | None = None, offset=None, expected=None,
-            flags=(), note="assembled by hand from the message JSON"):
-    v = {"id": f"hc-k4-{vid}", "message": message, "version": version, "description": desc}
-    if wire is not None:
-        v["wire"] = wire.hex()
-    if expected is not None:
-        v["expected"] = expected
-    v.update(result="invalid", error=error)
-    if offset is not None:
-        v["offset"] = offset
-    v.update(canonical=False, flags=list(flags), provenance={"source": "handcrafted", "note": note})
-    VECTORS.append(v)
-
-
-def cuts(vid, message, version, wire: bytes, at: list[int]):
-    for n in at:
-        invalid(f"{vid}-cut-{n}", message, version, f"{message} v{version}: the {len(wire)} bytes of hc-k4-{vid} "
-                f"cut to {n}", "truncated", wire=wire[:n], offset=n, flags=("truncated",),
-                note=f"the bytes of hc-k4-{vid}, cut")
+K4 = VectorFile("hc-k4", cut_version=True)
+VECTORS, valid, invalid, cuts = K4.vectors, K4.valid, K4.invalid, K4.cuts
 
 
 # --- ConsumerGroupHeartbeat (68) -------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import sys
 from handcraft_kafka4 import (
     T0,
     T1,
+    VectorFile,
     boolean,
     carr,
     cstr,
@@ -42,42 +43,17 @@ from handcraft_kafka4 import (
     uvarint,
 )
 
-VECTORS: list[dict] = []
-NOTE = "assembled by hand from the message JSON"
 T2 = bytes(range(0xa0, 0xb0))  # a second topic id
 ZERO = "AAAAAAAAAAAAAAAAAAAAAA"  # the zero UUID in Kafka's form
 
-
-def valid(vid, message, version, desc, wire: bytes, expected, *, canonical=True, flags=(), note=NOTE):
-    VECTORS.append({"id": f"hc-share-{vid}", "message": message, "version": version, "description": desc,
-                    "wire": wire.hex(), "expected": expected, "result": "valid", "canonical": canonical,
-                    "flags": list(flags), "provenance": {"source": "handcrafted", "note": note}})
-
-
-def invalid(vid, message, version, desc, error, *, wire: bytes | None = None, offset=None, expected=None,
-            flags=(), note=NOTE):
-    v = {"id": f"hc-share-{vid}", "message": message, "version": version, "description": desc}
-    if wire is not None:
-        v["wire"] = wire.hex()
-    if expected is not None:
-        v["expected"] = expected
-    v.update(result="invalid", error=error)
-    if offset is not None:
-        v["offset"] = offset
-    v.update(canonical=False, flags=list(flags), provenance={"source": "handcrafted", "note": note})
-    VECTORS.append(v)
+SHARE = VectorFile("hc-share", cut_version=False)
+VECTORS, valid, invalid, cuts = SHARE.vectors, SHARE.valid, SHARE.invalid, SHARE.cuts
 
 
 def refused(vid, message, version, desc, expected):
     """A value Kafka's generated writer refuses (a null in a non-nullable field: NullPointerException or
     "... was serialized as null"): an invalid vector without wire."""
     invalid(vid, message, version, desc, "invalid-value", expected=expected, flags=("encode-refused",))
-
-
-def cuts(vid, message, version, wire: bytes, at: list[int]):
-    for n in at:
-        invalid(f"{vid}-cut-{n}", message, version, f"{message}: the {len(wire)} bytes of hc-share-{vid} cut to {n}",
-                "truncated", wire=wire[:n], offset=n, flags=("truncated",), note=f"the bytes of hc-share-{vid}, cut")
 
 
 NEG2 = bytes.fromhex("ffffffff0f")  # uvarint 2^32 - 1: Kafka's readUnsignedVarint gives -1, a count of -2
