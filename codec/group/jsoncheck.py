@@ -104,12 +104,13 @@ class _Checker:
                                     "'unknown_tagged_fields')", path)
                 tagged_key = key
                 continue
-            f = known.get(key)  # type: ignore[assignment]  # None is refused on the next line
-            if f is None:
+            found = known.get(key)
+            if found is None:
                 names = sorted({g.json_name if self.style == "kafka" else g.py_name for g in spec.fields})
                 close = difflib.get_close_matches(key[:100], list(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else f"; its fields: {', '.join(names) or 'none'}"
                 raise self.fail(f"no field {key[:60]!r} in {spec.name}{hint}", _join(path, key[:60]))
+            f = found
             if f.name in seen:
                 raise self.fail(f"given twice (as {seen[f.name]!r} and {key!r})", _join(path, f.py_name))
             seen[f.name] = key
