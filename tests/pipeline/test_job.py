@@ -432,37 +432,45 @@ def test_the_udf_type_is_the_documented_ddl(spark):
 
 
 def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run):
-    """connect-cluster (offsets.parquet): two workers, each with Kafka-written ConnectMetadata and ConnectAssignment
-    v2 (the first two of each in connect.jsonl); one row per worker and layer, its fields Kafka's decoded values
-    (the assigned connectors compare as a set: Kafka writes them in Java HashSet order)."""
+    """connect-cluster (offsets.parquet, make_samples.py's ``connect_group``): generation 4 of a group of two
+    workers on ``sessioned``, the second rebalance after ``worker-2`` joined a ``worker-1`` that ran all four
+    connectors (ten tasks). Derived by hand from incremental cooperative rebalancing (KIP-415, seed 003): at
+    generation 3 the leader revoked from ``worker-1`` the excess over an even share — two connectors of four,
+    five tasks of ten: jdbc-orders-source and s3-events-sink, with jdbc-orders-source's two tasks and three of
+    s3-events-sink's four — and handed nothing out; at generation 4 ``worker-1``'s metadata holds what it kept
+    (and the revocations of its last assignment), ``worker-2``'s an empty assignment from the same leader, and
+    the leader hands ``worker-2`` exactly what was revoked, ``worker-1`` nothing new. One row per worker and layer
+    (connectors and tasks compare as sets: Kafka writes the connectors in Java HashSet order)."""
     import pyarrow.dataset as ds
 
     out, summary = sample_run
     rows = {(r["member"], r["layer"]): r for r in read_table(out, "connect")}
     assert summary["tables"]["connect"] == len(rows) == 4
-    vectors = jsonl(KAFKA_VECTORS / "connect.jsonl")
-    meta = [v for v in vectors if v["kind"] == "ConnectMetadata" and v["version"] == 2][:2]
-    asg = [v for v in vectors if v["kind"] == "ConnectAssignment" and v["version"] == 2][:2]
-
-    def tasks(ts):
-        return sorted((t["connector"], t["task"]) for t in ts)
-
-    for i, worker in enumerate(("worker-1", "worker-2")):
-        m, a = rows[(worker, "metadata")], rows[(worker, "assignment")]
-        for r in (m, a):
-            assert (r["group"], r["generation"], r["protocol"], r["version"]) == ("connect-cluster", 4, "sessioned", 2)
-        want = meta[i]["decoded"]
-        alloc = want.get("allocation") or want["readByIncrementalDecoder"]["allocation"]
-        assert (m["url"], m["config_offset"]) == (want["url"], want["configOffset"])
-        assert sorted(m["connectors"] or []) == sorted(alloc["connectorIds"])
-        assert tasks(m["tasks"] or []) == tasks(alloc["taskIds"])
-        want = asg[i]["decoded"]
-        assert (a["leader"], a["leader_url"] or "", a["config_offset"], a["delay"], a["error"]) == (
-            want["leader"], want["leaderUrl"], want["configOffset"], want["delay"], want["error"])
-        assert sorted(a["connectors"] or []) == sorted(want["connectorIds"])
-        assert tasks(a["tasks"] or []) == tasks(want["taskIds"])
-        assert sorted(a["revoked_connectors"] or []) == sorted(want["revokedConnectorIds"])
-        assert tasks(a["revoked_tasks"] or []) == tasks(want["revokedTaskIds"])
+    revoked_c = {"jdbc-orders-source", "s3-events-sink"}
+    revoked_t = {("jdbc-orders-source", 0), ("jdbc-orders-source", 1), ("s3-events-sink", 0), ("s3-events-sink", 1),
+                 ("s3-events-sink", 2)}
+    kept_c = {"mirror-eu-west", "debezium-inventory"}
+    kept_t = {("s3-events-sink", 3), ("mirror-eu-west", 0), ("mirror-eu-west", 1), ("mirror-eu-west", 2),
+              ("debezium-inventory", 0)}
+    want = {  # (member, layer) -> url, connectors, tasks, revoked connectors, revoked tasks
+        ("worker-1", "metadata"): ("http://10.0.2.1:8083/", kept_c, kept_t, revoked_c, revoked_t),
+        ("worker-2", "metadata"): ("http://10.0.2.2:8083/", set(), set(), set(), set()),
+        ("worker-1", "assignment"): (None, set(), set(), set(), set()),
+        ("worker-2", "assignment"): (None, revoked_c, revoked_t, set(), set()),
+    }
+    assert set(rows) == set(want)
+    for (member, layer), (url, conns, tasks, rev_c, rev_t) in want.items():
+        r = rows[(member, layer)]
+        assert (r["group"], r["generation"], r["protocol"], r["version"]) == ("connect-cluster", 4, "sessioned", 2)
+        assert r["config_offset"] == 42
+        if layer == "assignment":
+            assert (r["leader"], r["leader_url"], r["error"], r["delay"]) == ("worker-1", "http://10.0.2.1:8083/", 0, 0)
+        else:
+            assert r["url"] == url
+        assert set(r["connectors"] or ()) == conns
+        assert {(t["connector"], t["task"]) for t in r["tasks"] or ()} == tasks
+        assert set(r["revoked_connectors"] or ()) == rev_c
+        assert {(t["connector"], t["task"]) for t in r["revoked_tasks"] or ()} == rev_t
     names = ds.dataset(str(out / "connect"), format="parquet").schema.names
     assert {"group", "generation", "member", "layer", "protocol", "version", "url", "config_offset", "connectors",
             "tasks", "revoked_connectors", "revoked_tasks", "delay", "error", "leader", "leader_url",

@@ -2,11 +2,13 @@
 
     python codec/examples/pipeline/make_samples.py [/work/shared]
 
-Every classic record's bytes were written by Apache Kafka's own classes (the reference vectors
-``vectors/kafka-java/{nested_streams,subscription,assignment,connect}.jsonl``) or captured off the wire
+Every classic consumer record's bytes were written by Apache Kafka's own classes (the reference vectors
+``vectors/kafka-java/{nested_streams,subscription,assignment}.jsonl``) or captured off the wire
 (``captures/frames.jsonl``). Only the context columns (group, member, generation, timestamp) are made
-up here, and the ``__consumer_offsets`` group-metadata records wrap Kafka-written ConsumerProtocol and Kafka
-Connect bytes in a GroupMetadataValue written by :mod:`codec.pipeline.offsets`. The Kafka 4 groups (the
+up here, and the ``__consumer_offsets`` group-metadata records wrap Kafka-written ConsumerProtocol bytes in a
+GroupMetadataValue written by :mod:`codec.pipeline.offsets`. The Kafka Connect cluster is a coherent one with
+real-looking names (:func:`connect_group`): its rounds run Connect's incremental cooperative assignor and its
+bytes come from :mod:`codec.connect`'s writers, held byte for byte to Kafka's ``connect.jsonl``. The Kafka 4 groups (the
 KIP-1071 streams group ``checkout-app`` and the KIP-848 consumer group ``payments``) are the valid records of
 ``make_kafka4_sample.py``, each value written out there. The malformed records are named ``bad/...`` and say
 in ``note`` how they were broken.
@@ -122,16 +124,50 @@ def kafka4() -> tuple[list[dict], list[dict]]:
     return lines, records
 
 
-def connect_group(shared: Path) -> bytes:
-    """A Kafka Connect group as its coordinator stores it: two workers (``sessioned``, v2), each with the
-    metadata it sent in JoinGroup and the assignment its leader gave it, all Kafka-written (connect.jsonl)."""
+#: The bundled Kafka Connect cluster: four connectors, ten tasks, two workers on ``sessioned``.
+CONNECTORS = {"jdbc-orders-source": 2, "s3-events-sink": 4, "mirror-eu-west": 3, "debezium-inventory": 1}
+CONNECT_OFFSET = 42  # the config topic's offset both workers have read to
+
+
+def connect_group() -> bytes:
+    """A Kafka Connect group as its coordinator stores it at generation 4, the second of the two rebalances a new
+    worker causes under incremental cooperative rebalancing (KIP-415, seed 003). At generation 2 ``worker-1``
+    ran every connector and task alone; ``worker-2`` joined, and at generation 3 the leader revoked from
+    ``worker-1`` what the new worker should run; at generation 4 each worker's metadata carries the assignment it
+    holds (as ``WorkerCoordinator.onJoinComplete`` keeps it: the last one received, what was kept added), and the
+    leader hands ``worker-2`` the revoked connectors and tasks. Both rounds are
+    :func:`codec.connect.assignor.assign_connect` (Kafka's ``IncrementalCooperativeAssignor``); the bytes are
+    :mod:`codec.connect`'s writers in Kafka's Java order, which the tests hold byte for byte to the Kafka-written
+    ``connect.jsonl``."""
+    from dataclasses import replace
+
+    from codec.connect import ConnectAssignment, ConnectMetadata, ConnectorTaskId, encode_connect_metadata
+    from codec.connect.assignor import ConnectWorker, assign_connect
     from codec.pipeline.offsets import GroupMetadata, MemberMetadata, encode_group_metadata
 
-    rows = _lines(shared / "vectors" / "kafka-java" / "connect.jsonl")
-    meta = [r for r in rows if r["kind"] == "ConnectMetadata" and r["version"] == 2][:2]
-    asg = [r for r in rows if r["kind"] == "ConnectAssignment" and r["version"] == 2][:2]
-    workers = tuple(MemberMetadata(f"worker-{i + 1}", None, f"connect-{i + 1}", f"/10.0.2.{i + 1}", 300000, 10000,
-                                   bytes.fromhex(meta[i]["hex"]), bytes.fromhex(asg[i]["hex"])) for i in range(2))
+    urls = {"worker-1": "http://10.0.2.1:8083/", "worker-2": "http://10.0.2.2:8083/"}
+    held = {"worker-1": ConnectAssignment(version=2, leader="worker-1", leader_url=urls["worker-1"],
+                                          config_offset=CONNECT_OFFSET, connectors=tuple(CONNECTORS),
+                                          tasks=tuple(ConnectorTaskId(c, t) for c, n in CONNECTORS.items()
+                                                      for t in range(n)))}
+    rounds = []
+    for generation in (3, 4):
+        metadata = {m: ConnectMetadata(version=2, url=url, config_offset=CONNECT_OFFSET, allocation=held.get(m))
+                    for m, url in urls.items()}
+        result = assign_connect("sessioned", "worker-1", [ConnectWorker.from_metadata(m, metadata[m]) for m in urls],
+                                CONNECTORS, state=rounds[-1][1].state if rounds else None, generation_id=generation,
+                                last_completed_generation_id=generation - 1)
+        rounds.append((metadata, result))
+        for m, got in result.assignments.items():  # onJoinComplete: the new assignment plus what was not revoked
+            before = held.get(m)
+            kept_c = () if before is None else tuple(c for c in before.connectors if c not in got.revoked_connectors)
+            kept_t = () if before is None else tuple(t for t in before.tasks if t not in got.revoked_tasks)
+            held[m] = replace(got, connectors=got.connectors + kept_c, tasks=got.tasks + kept_t)
+    metadata, result = rounds[-1]
+    assignments = result.encoded(java_order=True)
+    workers = tuple(MemberMetadata(m, None, f"connect-{i + 1}", f"/10.0.2.{i + 1}", 300000, 10000,
+                                   encode_connect_metadata(metadata[m], java_order=True), assignments[m])
+                    for i, m in enumerate(urls))
     return encode_group_metadata(GroupMetadata(3, "connect", 4, "sessioned", "worker-1", BASE_TS + 14 * DAY, workers))
 
 
@@ -159,7 +195,7 @@ def offsets(shared: Path):
         (encode_group_metadata_key("broken-app"), broken[:-20], 1, ts + 1),  # truncated inside the assignment
         (commit_key, bytes.fromhex("0003") + bytes(30), 2, ts + 2),  # an offset commit: not selected
         (encode_group_metadata_key("old-app"), None, 3, ts + 3),  # a tombstone: not selected
-        (encode_group_metadata_key("connect-cluster"), connect_group(shared), 4, ts + 4),
+        (encode_group_metadata_key("connect-cluster"), connect_group(), 4, ts + 4),
     ]
     rows += [(bytes.fromhex(r["key"]), bytes.fromhex(r["value"]), 5 + i, r["timestamp"])
              for i, r in enumerate(kafka4()[1])]
