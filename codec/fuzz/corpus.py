@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .errors import CodecError, DecodeError
-from .kafka4.common import MESSAGES as KAFKA4_MESSAGES
-from .kafka4.common import RECORDS as KAFKA4_RECORDS
+from ..errors import CodecError, DecodeError
+from ..kafka4.common import MESSAGES as KAFKA4_MESSAGES
+from ..kafka4.common import RECORDS as KAFKA4_RECORDS
 
 __all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "differential", "FuzzReport",
            "Violation", "regression_vector", "regression_vectors", "write_regression_vectors", "REGRESSIONS",
@@ -61,10 +61,10 @@ EXTREMES = (0, 1, -1, -2, 0x7F, 0x80, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, -0x800
 
 
 def _group_targets() -> dict[str, Target]:
-    from .group import MESSAGES, decode_consumer, decode_message, decode_request_frame, decode_response_frame
-    from .group.apis import API_KEYS
-    from .group.stream import FrameReader
-    from .wire.schema import load_message
+    from ..group import MESSAGES, decode_consumer, decode_message, decode_request_frame, decode_response_frame
+    from ..group.apis import API_KEYS
+    from ..group.stream import FrameReader
+    from ..wire.schema import load_message
 
     out: dict[str, Target] = {
         "consumer-subscription": lambda b: decode_consumer("ConsumerProtocolSubscription", b),
@@ -99,8 +99,8 @@ def _group_targets() -> dict[str, Target]:
 
 def _record_targets() -> dict[str, Target]:
     """Readers that report bad input as records: any exception at all is a violation."""
-    from .capture import kafka_frames
-    from .capture.offsets import decode_key, decode_value, read_segment
+    from ..capture import kafka_frames
+    from ..capture.offsets import decode_key, decode_value, read_segment
 
     def pcap(b: bytes) -> object:
         return list(kafka_frames(io.BytesIO(b)))
@@ -119,7 +119,7 @@ def _record_targets() -> dict[str, Target]:
 def _connect_targets() -> dict[str, Target]:
     """Kafka Connect's worker metadata and assignment, each as both of Kafka's deserializers read it: ``/r0``
     ConnectProtocol's (reader version 0), ``/r1`` IncrementalCooperativeConnectProtocol's (1; 2 reads alike)."""
-    from .connect import decode_connect_assignment, decode_connect_metadata
+    from ..connect import decode_connect_assignment, decode_connect_metadata
 
     out: dict[str, Target] = {}
     for kind, decode in (("connect-metadata", decode_connect_metadata),
@@ -131,7 +131,7 @@ def _connect_targets() -> dict[str, Target]:
 
 @functools.cache
 def _targets() -> dict[str, Target]:
-    from .streams import decode_assignment, decode_subscription
+    from ..streams import decode_assignment, decode_subscription
 
     out: dict[str, Target] = {"subscription-info": decode_subscription, "assignment-info": decode_assignment}
     out.update(_group_targets())
@@ -167,7 +167,7 @@ def shared_dir() -> Path | None:
     """The shared reference folder (Kafka's and kio's vectors, the captures): ``$REBALANCE_CODEC_SHARED``,
     else ``shared/`` beside the repository, as the tests find it; None when it is not there."""
     env = os.environ.get("REBALANCE_CODEC_SHARED")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
+    path = Path(env) if env else Path(__file__).resolve().parents[3] / "shared"
     return path if path.is_dir() else None
 
 
@@ -273,8 +273,8 @@ def _tagged_end(wire: bytes, pos: int) -> int:
 
 def _from_vectors(c: _Corpus) -> None:
     """Every vector with bytes; a request frame's header and body also seed the header and body targets."""
-    from .conformance.runner import DECODE_ONLY
-    from .conformance.vectors import load_vectors
+    from ..conformance.runner import DECODE_ONLY
+    from ..conformance.vectors import load_vectors
 
     records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]] = {}
     for v in load_vectors():
@@ -463,7 +463,7 @@ def _from_pcaps(c: _Corpus, shared: Path) -> None:
 
 
 def _encode(kind: str, version: int | None, value: dict, **opts) -> bytes:
-    from .kinds import get_kind
+    from ..kinds import get_kind
 
     return get_kind(kind).encode(value, style="kafka", version=version, **opts)
 
@@ -509,8 +509,8 @@ def _built_bodies() -> Iterator[tuple[str, int, dict]]:
 def _built(c: _Corpus) -> None:
     """Seeds written by the project's encoders from the values above, for what no vector covers; each also
     in a request or response frame (headers by hand) at its version. Canonical: the encoder wrote them."""
-    from .conformance.messages import kind_of
-    from .wire.schema import load_message
+    from ..conformance.messages import kind_of
+    from ..wire.schema import load_message
 
     bodies: dict[tuple[str, int], list[bytes]] = {}
     for name, v, value in _built_bodies():
@@ -573,7 +573,7 @@ def _offsets(c: _Corpus) -> None:
     """``__consumer_offsets`` records: group metadata (key v2, value v0-v3) carrying real members'
     subscriptions and assignments, and offset commits; alone (``offsets-key-value``) and in log segments
     (plain and gzip batches, a control batch, a tombstone)."""
-    from .wire.builder import encode_wire, wire_class
+    from ..wire.builder import encode_wire, wire_class
 
     subs, asgs = c.data("consumer-subscription")[:40], c.data("consumer-assignment")[:40]
     key = (2).to_bytes(2, "big") + encode_wire("GroupMetadataKey", 2, wire_class("GroupMetadataKey",
@@ -612,7 +612,7 @@ def _offsets(c: _Corpus) -> None:
 
 def _streams_and_pcaps(c: _Corpus, conns: dict[tuple, list[tuple[str, bytes]]], kio: list[bytes]) -> None:
     """Frame streams (size-prefixed frames back to back) and small captures made of them."""
-    from .capture.pcapwriter import conversation, pcap, pcapng
+    from ..capture.pcapwriter import conversation, pcap, pcapng
 
     def sized(frames: list[bytes]) -> bytes:
         return b"".join(len(f).to_bytes(4, "big") + f for f in frames)
@@ -718,7 +718,7 @@ _PIPELINE_BODIES = {"JoinGroupRequest": "join-group-request", "JoinGroupResponse
 
 def _kind_call(name: str) -> tuple[str, dict] | None:
     """(CLI kind, decode/encode options) of a target, or None for the record readers."""
-    from .conformance.messages import kind_of
+    from ..conformance.messages import kind_of
 
     if name in _KIND_OF_TARGET:
         return _KIND_OF_TARGET[name], {}
@@ -749,7 +749,7 @@ def _text_problem(what: str, text: str) -> str | None:
 def _json_problem(what: str, value) -> tuple[str | None, object]:
     """(why ``value`` written as the CLI writes JSON is not valid UTF-8 or does not read back the same, or
     None; the value read back from that JSON)."""
-    from .text import dumps
+    from ..text import dumps
 
     try:
         out = dumps(value, indent=2)
@@ -763,7 +763,7 @@ def _json_problem(what: str, value) -> tuple[str | None, object]:
 def _comparable(message: str | None, value):
     """A decoded Kafka-style value with Kafka's unordered collections sorted and the derived ``wire`` view
     of a SubscriptionInfo left out (it records the order on the wire, which the encoder chooses anew)."""
-    from .conformance.messages import normalize
+    from ..conformance.messages import normalize
 
     if isinstance(value, dict) and message == "SubscriptionInfo":
         value = {k: v for k, v in value.items() if k != "wire"}
@@ -829,8 +829,8 @@ def _order_free(message: str | None, value) -> bool:
 
 
 def _render_kind(name: str, data: bytes, canonical: bool) -> list[str]:
-    from .conformance.runner import first_difference
-    from .kinds import get_kind
+    from ..conformance.runner import first_difference
+    from ..kinds import get_kind
 
     kind_name, opts = _kind_call(name)
     kind = get_kind(kind_name)
@@ -887,9 +887,9 @@ def _render_kind(name: str, data: bytes, canonical: bool) -> list[str]:
 def _story_problems(items, summary, kind: str) -> list[str]:
     """The capture story's outputs as ``rebalance-codec capture`` writes them: ``--json`` lines, and the text
     (each generation, the summary)."""
-    from .capture.story import Generation
-    from .capture.storytext import render_generation, render_summary
-    from .text import dumps
+    from ..capture.story import Generation
+    from ..capture.storytext import render_generation, render_summary
+    from ..text import dumps
 
     problems = []
     for item in items:
@@ -912,8 +912,8 @@ def _story_problems(items, summary, kind: str) -> list[str]:
 
 
 def _render_story(name: str, data: bytes) -> list[str]:
-    from .capture.offsets import read_segment, read_text
-    from .capture.story import CaptureSummary, capture_story, offsets_story
+    from ..capture.offsets import read_segment, read_text
+    from ..capture.story import CaptureSummary, capture_story, offsets_story
 
     summary = CaptureSummary()
     try:
@@ -960,8 +960,8 @@ def _connect_carrier(kind: str, data: bytes) -> dict:
     """A Connect target's bytes as the pipeline meets them: a worker's metadata in a JoinGroupRequest of a group
     of protocol type ``connect``, an assignment in the leader's SyncGroupRequest (the pipeline reads both with
     the v1/v2 deserializer, as every worker since Kafka 2.3 does)."""
-    from .group.messages import encode_message
-    from .wire.builder import wire_class
+    from ..group.messages import encode_message
+    from ..wire.builder import wire_class
 
     message, version = _CONNECT_CARRIERS[kind]
     if message == "JoinGroupRequest":
@@ -978,7 +978,7 @@ def _connect_carrier(kind: str, data: bytes) -> dict:
 @functools.cache
 def _pipeline():
     try:
-        from .pipeline.arrow import decode_table
+        from ..pipeline.arrow import decode_table
     except ImportError:  # pyarrow is the spark extra's
         return None
     return decode_table
@@ -1014,8 +1014,8 @@ def _connect_read_by_pipeline(name: str, data: bytes) -> bool:
     must not quarantine them."""
     if not name.startswith("connect-"):
         return False
-    from .connect import decode_connect_assignment, decode_connect_metadata
-    from .errors import CodecError
+    from ..connect import decode_connect_assignment, decode_connect_metadata
+    from ..errors import CodecError
 
     decode = decode_connect_metadata if name.startswith("connect-metadata") else decode_connect_assignment
     try:
@@ -1030,7 +1030,7 @@ def _render_outputs(name: str, data: bytes, canonical: bool) -> list[str]:
     if name in ("pcap", "offsets-segment", "offsets-key-value"):
         return _render_story(name, data)
     if name == "frame-stream":
-        from .group import decode_request_frame
+        from ..group import decode_request_frame
 
         problems = []
         for frame in _targets()[name](data):
@@ -1115,7 +1115,7 @@ def differential(fn: Target, data: bytes, native_outcome: tuple | None = None) -
     """The difference between the native and the pure-Python codec on one input, or None when they agree
     (or there is no native codec). ``native_outcome``: :func:`_outcome` with the native codec, if already
     known."""
-    from .wire import native
+    from ..wire import native
 
     if not native.available():
         return None
@@ -1148,7 +1148,7 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
     first ``render_seeds`` of each target), then every decoded input, also go through :func:`render` (seeds
     first: a seed's canonical flag holds for its own bytes only). With ``differential_check`` (and the
     native codec installed), every input also goes through :func:`differential`."""
-    from .wire import native
+    from ..wire import native
 
     differential_check = differential_check and native.available()
     native_before = native.set_active(True) if differential_check else native.active()
