@@ -326,6 +326,7 @@ def _streams_bytes(request: bool, style: int, n: int, parts: int, entries: int, 
 
     def make(k: int) -> bytes:
         tasks = [{"subtopologyId": _name(style, n), "partitions": list(range(k))}] * entries
+        body: dict[str, object]
         if request:
             offsets = [{"subtopologyId": _name(style, n if i == 0 else 1), "partition": i, "offset": i}
                        for i in range(k if extra & 1 else 0)]
@@ -362,7 +363,8 @@ def _assignment_bytes(version: int, style: int, n: int, host: int, parts: int, e
     def make(k: int) -> bytes:
         topic = _name(style, n)
         hosts = {HostInfo(_name(style, host) or "h", 1): tuple(TopicPartition(topic, p) for p in range(k))}
-        standby = {TaskId(0, i): (TopicPartition(topic, i),) for i in range(k)} if extra & 1 else {}
+        standby: dict[TaskId, tuple[TopicPartition, ...]] = {
+            TaskId(0, i): (TopicPartition(topic, i),) for i in range(k)} if extra & 1 else {}
         info = AssignmentInfo(version=version, partitions_by_host=hosts, standby_tasks=standby,
                               standby_partitions_by_host=hosts if version >= 6 and extra & 2 else {})
         return encode_assignment(info, version)
@@ -444,8 +446,8 @@ def _seeds() -> dict[str, list[bytes]]:
 
 def _mutated(rng: random.Random) -> Case:
     """A fuzz seed of a decode target, mutated (or not)."""
-    from .corpus import mutate
     from .cli import _kind_args
+    from .mutations import mutate
 
     seeds = _seeds()
     while True:
@@ -463,8 +465,8 @@ def _mutated(rng: random.Random) -> Case:
 
 def _encode_mutated(rng: random.Random) -> Case:
     """The JSON of a decoded seed, mutated as values (wrong types, huge numbers, deep nesting ...)."""
-    from .cli import _kind_args, json_text, mutate_value
     from ..kinds import get_kind
+    from .cli import _kind_args, json_text, mutate_value
 
     seeds = _seeds()
     for _ in range(20):
@@ -567,6 +569,7 @@ def _tiny_records(n: int, codec: int, distinct: bool) -> bytes:
     from ..kafka4 import encode_record
 
     key, value = encode_record({"record": "ConsumerGroupMetadata", "key": {"groupId": "g"}, "value": {"epoch": 0}})
+    assert value is not None  # a value given is never a tombstone
     if not distinct:
         return _segment((n, key, value), codec, False)
     return _segment([(key, value[:2] + struct.pack(">i", i) + value[6:]) for i in range(min(n, 100_000))], codec,
@@ -600,7 +603,7 @@ def _capture_segment(rng: random.Random) -> Case:
     elif which < 0.7:  # a decompression bomb: one record of zeros
         data = _bomb(_pick(rng, (10, 1 << 20, 8 << 20)))
     else:  # a fuzz seed segment, mutated
-        from .corpus import mutate
+        from .mutations import mutate
 
         pool = _seeds().get("offsets-segment") or [b""]
         data = rng.choice(pool)
@@ -699,7 +702,7 @@ def _capture_frames(rng: random.Random) -> Case:
 
 
 def _capture_mutated(rng: random.Random) -> Case:
-    from .corpus import mutate
+    from .mutations import mutate
 
     pool = _seeds().get("pcap") or [b""]
     data = rng.choice(pool)
@@ -790,7 +793,8 @@ SHAPES: dict[str, tuple[tuple[Callable[[random.Random], Case], float], ...]] = {
 
 
 #: The commands a generator's cases may run, where they are not (only) the command it is listed under.
-_PRODUCES = {_tiny_elements: ("decode", "encode"), _fixed: ("compat", "size", "kinds", "demo")}
+_PRODUCES: dict[Callable[[random.Random], Case], tuple[str, ...]] = {
+    _tiny_elements: ("decode", "encode"), _fixed: ("compat", "size", "kinds", "demo")}
 
 
 def cases(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, start: int = 0) -> Iterator[Case]:

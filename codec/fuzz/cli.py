@@ -70,6 +70,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 from xml.etree import ElementTree
 
+from .corpus import DEFAULT_SHARED, Shared
+
 __all__ = ["COMMANDS", "CROSS_VERSION_CELLS", "DEFAULT_PROGRAM", "Job", "RunResult", "Problem", "CliViolation",
            "CliFuzzReport", "Examiner", "run", "jobs", "execute", "check", "replay", "violation_from_json",
            "vector_counts", "mutate_value", "json_text", "mutate_text", "mutate_hex_line", "adapter_main",
@@ -486,10 +488,11 @@ def vector_counts() -> tuple[dict[tuple[str, Any], int], int]:
 class _Inputs:
     """Seeds and base values, built once and shared by the job threads."""
 
-    def __init__(self, shared: Path | None | object) -> None:
-        from .corpus import seed_corpus
+    def __init__(self, shared: Shared) -> None:
+        from .corpus import resolve_shared, seed_corpus
 
-        corpus = seed_corpus() if shared is _UNSET else seed_corpus(shared)
+        shared = resolve_shared(shared)
+        corpus = seed_corpus(shared)
         self.seeds = {t: [s.data for s in ss] for t, ss in corpus.items()}
         # messages the target decodes whole: with bytes after them, the bytes are trailing. Not frames (the
         # body of another API is opaque bytes, which take them in) nor SubscriptionInfo version probes (only
@@ -509,9 +512,7 @@ class _Inputs:
         self.flat = [d for t, *_ in self.decode_specs for d in self.seeds[t]]
         self._values: dict[tuple[str, str], list[Any]] = {}
         self._lock = threading.Lock()
-        from .corpus import shared_dir
-
-        self.assign_docs = _assign_corpus(shared_dir() if shared is _UNSET else shared)  # type: ignore[arg-type]
+        self.assign_docs = _assign_corpus(shared)
         self.vector_counts, self.rounds = vector_counts()
 
     def values(self, target: str, kind: str, args: tuple[str, ...], style: str) -> list[Any]:
@@ -534,9 +535,6 @@ class _Inputs:
         return out
 
 
-_UNSET = object()
-
-
 #: The input file of a run that reads a file instead of stdin (``@in`` for decode and encode, ``in`` for assign).
 INPUT_FILE = "in"
 
@@ -553,13 +551,14 @@ def _reads_file(args: tuple[str, ...]) -> bool:
 
 
 def _decode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
+    extra: tuple[str, ...]
     if rng.random() < 0.05:
         target, kind, extra = "auto", "auto", ()
         pool = inp.flat
     else:
         target, kind, extra = rng.choice(inp.decode_specs)
         pool = inp.seeds[target]
-    from .corpus import mutate
+    from .mutations import mutate
 
     style = rng.choice(("kafka", "native"))
     lines = []
@@ -673,7 +672,7 @@ def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, i
     return Job("conformance", tuple(args), vectors=count, all_fail=all_fail, reports=rng.random() < 0.5)
 
 
-def jobs(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, shared: Path | None | object = _UNSET,
+def jobs(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, shared: Shared = DEFAULT_SHARED,
          batch: dict[str, int] | None = None) -> Iterator[Job]:
     """The runs of a fuzz pass of ``n`` inputs over ``commands``, deterministic for ``seed``: each command its
     share (:data:`WEIGHTS`) in batches (:data:`BATCH`), interleaved."""
@@ -1122,7 +1121,7 @@ class Examiner:
         out: list[CliViolation] = []
         seen: set[tuple[str, str]] = set()
         for p in problems:
-            if p.whole_run:
+            if p.index is None:  # a problem of the whole run: narrowed below
                 continue
             sig = (p.kind, p.detail.split(":")[0])
             if sig not in seen:  # one line for each different complaint
@@ -1197,7 +1196,7 @@ class CliFuzzReport:
 def run(n: int, *, seed: int = 0, commands: tuple[str, ...] | list[str] = COMMANDS, workers: int = 2,
         time_limit: float | None = None, program: tuple[str, ...] = DEFAULT_PROGRAM,
         max_rss_mb: int = DEFAULT_MAX_RSS_MB, batch: dict[str, int] | None = None,
-        shared: Path | None | object = _UNSET, max_violations_per_kind: int = 3, narrow_budget: int = 40,
+        shared: Shared = DEFAULT_SHARED, max_violations_per_kind: int = 3, narrow_budget: int = 40,
         progress: Callable[[CliFuzzReport], None] | None = None) -> CliFuzzReport:
     """``n`` inputs over ``commands`` (see :func:`jobs`), ``workers`` processes at a time; every run checked
     (:func:`check`) and each failure narrowed down (:class:`CliViolation`). A kind of problem already found

@@ -15,8 +15,9 @@ def cmd_fuzz_cli(args) -> int:
     import json
     import shlex
 
-    from .cli import COMMANDS, DEFAULT_PROGRAM, run
     from ..text import printable
+    from .cli import COMMANDS, DEFAULT_PROGRAM, run
+    from .corpus import DEFAULT_SHARED
 
     commands = tuple(args.command or COMMANDS)
     unknown = sorted(set(commands) - set(COMMANDS))
@@ -30,10 +31,9 @@ def cmd_fuzz_cli(args) -> int:
     if not program:
         print("error: --program needs a command", file=sys.stderr)
         return 2
-    shared = Path(args.shared) if args.shared else None
     report = run(args.inputs, seed=args.seed, commands=commands, workers=args.workers, time_limit=args.seconds,
                  program=program, max_rss_mb=args.max_rss_mb,
-                 **({"shared": shared} if shared is not None else {}))
+                 shared=Path(args.shared) if args.shared else DEFAULT_SHARED)
     print(report.summary())
     for key, n in sorted(report.problem_counts.items()):
         print(f"  {key}: {n} runs", file=sys.stderr)
@@ -52,8 +52,8 @@ def cmd_fuzz_amplification(args) -> int:
     """``fuzz --amplification``: every command against its budget (:mod:`codec.fuzz.amplification`)."""
     import json
 
-    from .amplification import run
     from ..text import printable
+    from .amplification import run
 
     report = run(args.inputs, seed=args.seed, workers=args.workers, time_limit=args.seconds)
     print(report.summary())
@@ -67,8 +67,10 @@ def cmd_fuzz_amplification(args) -> int:
 
 
 def cmd_fuzz(args) -> int:
-    from .corpus import run, shared_dir, write_regression_vectors
     from ..text import printable
+    from .corpus import shared_dir
+    from .regressions import write_regression_vectors
+    from .runner import run
 
     if args.cli:
         return cmd_fuzz_cli(args)
