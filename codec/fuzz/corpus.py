@@ -158,7 +158,7 @@ def _tagged_end(wire: bytes, pos: int) -> int:
 
 def _from_vectors(c: _Corpus) -> None:
     """Every vector with bytes; a request frame's header and body also seed the header and body targets."""
-    from ..conformance.runner import DECODE_ONLY
+    from ..conformance.vectors import DECODE_ONLY
     from ..conformance.vectors import load_vectors
 
     records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]] = {}
