@@ -361,9 +361,9 @@ def render_outputs(name: str, data: bytes, canonical: bool) -> list[str]:
 
 
 def render(name: str, data: bytes, *, canonical: bool = False) -> list[str]:
-    """Every output of a value ``targets()[name]`` decoded from ``data`` (see the module docstring); the
-    problems found, empty when every output is sound. ``canonical``: the input is canonical (its vector says
-    so, or the encoder wrote it), so re-encoding must give ``data`` back wherever the value has no unordered
-    collection of two elements or more."""
+    """Every output of a value the target ``name`` (:func:`codec.fuzz.decoders.targets`) decoded from ``data``
+    (see the module docstring); the problems found, empty when every output is sound. ``canonical``: the input
+    is canonical (its vector says so, or the encoder wrote it), so re-encoding must give ``data`` back wherever
+    the value has no unordered collection of two elements or more."""
     return render_outputs(name, data, canonical) + [p for _, p in rows_problems([(name, data)])]
 

@@ -115,9 +115,10 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
         shared: Shared = DEFAULT_SHARED, differential_check: bool = True) -> FuzzReport:
     """``n`` mutated inputs spread over the targets (round robin), deterministic for ``seed``. Random
     bytes are mixed in for every target. With ``render``, the seeds its target decodes (all of them, or the
-    first ``render_seeds`` of each target), then every decoded input, also go through :func:`render` (seeds
-    first: a seed's canonical flag holds for its own bytes only). With ``differential_check`` (and the
-    native codec installed), every input also goes through :func:`differential`."""
+    first ``render_seeds`` of each target), then every decoded input, also go through
+    :func:`~codec.fuzz.rendering.render` (seeds first: a seed's canonical flag holds for its own bytes only).
+    With ``differential_check`` (and the native codec installed), every input also goes through
+    :func:`differential`."""
     from ..wire import native
 
     differential_check = differential_check and native.available()
