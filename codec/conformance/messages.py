@@ -65,9 +65,17 @@ def _assignment(v: dict) -> dict:
     v = dict(v)
     for k in ("standbyTasks", "partitionsByHost", "standbyPartitionsByHost"):
         if isinstance(v.get(k), list):
-            v[k] = _sorted({**e, "partitions": _sorted(e.get("partitions", []))} if isinstance(e, dict) else e
-                           for e in v[k])
+            v[k] = _sorted(_with_sorted_partitions(e) for e in v[k])
     return v
+
+
+def _with_sorted_partitions(entry: Any) -> Any:
+    """A task's or host's entry with its partitions sorted (none: an empty list); any other shape as it is, for
+    the comparison to report (an adapter's reply may hold anything)."""
+    if not isinstance(entry, dict):
+        return entry
+    partitions = entry.get("partitions", [])
+    return {**entry, "partitions": _sorted(partitions) if isinstance(partitions, list) else partitions}
 
 
 def _connect_assignment(v: dict) -> dict:
