@@ -6,6 +6,7 @@ is a cycle. A module importing a package it lives in (its ``__init__``) is not c
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -115,15 +116,20 @@ def _unknown(found: list[frozenset[str]]) -> list[list[str]]:
     return sorted(sorted(c) for c in found if not any(c <= known for known in KNOWN_CYCLES))
 
 
+@functools.cache
+def _codec_graph() -> dict[str, set[str]]:
+    return import_graph(ROOT / "codec", "codec")  # read once for the three tests below
+
+
 def test_codec_has_no_import_cycle_but_the_known_ones():
-    found = cycles(import_graph(ROOT / "codec", "codec"))
+    found = cycles(_codec_graph())
     assert _unknown(found) == []
 
 
 def test_the_allowance_only_shrinks():
     """Each allowed cycle still exists (at least two of its modules in one cycle): a cycle untied leaves the
     allowance with it."""
-    found = cycles(import_graph(ROOT / "codec", "codec"))
+    found = cycles(_codec_graph())
     stale = [sorted(known) for known in KNOWN_CYCLES if not any(len(c & known) > 1 for c in found)]
     assert stale == []
 
@@ -131,7 +137,7 @@ def test_the_allowance_only_shrinks():
 def test_the_graph_sees_the_imports_of_codec():
     """Edges the checks rely on, read from codec itself: a lazy import inside a function, a relative import of a
     sibling's name, a package importing its modules; a module importing its own package is left out."""
-    graph = import_graph(ROOT / "codec", "codec")
+    graph = _codec_graph()
     assert "codec.conformance.rebalance" in graph["codec.conformance.impl"]  # a lazy import, inside a method
     assert "codec.conformance.messages" in graph["codec.conformance.runner"]
     assert "codec.fuzz.corpus" in graph["codec.fuzz"]
