@@ -5,7 +5,7 @@ output, bytes of peak memory and seconds one input may cost — a floor (what an
 small) plus a small multiple of the input's size — and, where a shape of input would cost more than that by
 nature (a name written once on the wire but once per item in Kafka's JSON, a compressed batch of millions of
 records), the explicit cap that stops it with one clear error line or cuts the output and says so. The
-amplification check of the fuzzer (:mod:`codec.fuzz_amplification`) runs every command under its budget;
+amplification check of the fuzzer (:mod:`codec.fuzz.amplification`) runs every command under its budget;
 ``tests/fuzz/test_amplification.py`` holds the worst inputs it found.
 
 "Input" is what the command reads: the message's bytes for ``decode`` (one line's with ``--lines``), the JSON

@@ -247,14 +247,14 @@ def cmd_demo(args) -> int:
 CORE_COMMANDS = ("decode", "encode", "kinds", "demo")
 _COMMAND_MODULES = ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
                     "codec.capture.command", "codec.simulate.command", "codec.pipeline.command",
-                    "codec.fuzz_command")
+                    "codec.fuzz.command")
 #: Which module defines each of the other subcommands: a command line that names one imports that module
 #: alone (``tests/test_cli_startup.py`` checks the table against the whole parser).
 COMMAND_MODULE = {"assign": "codec.assignor.command", "negotiate": "codec.negotiation.command",
                   "compat": "codec.negotiation.command", "size": "codec.negotiation.command",
                   "vectors": "codec.conformance.command", "conformance": "codec.conformance.command",
                   "capture": "codec.capture.command", "simulate": "codec.simulate.command",
-                  "pipeline": "codec.pipeline.command", "fuzz": "codec.fuzz_command"}
+                  "pipeline": "codec.pipeline.command", "fuzz": "codec.fuzz.command"}
 
 
 _DECODE_OPTIONS = {"--kind": "kind", "--style": "style", "--version": "version", "--api-key": "api_key",

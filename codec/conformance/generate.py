@@ -45,7 +45,7 @@ from ..text import dumps
 from ..wire.builder import default_value, to_json, wire_class
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
 from .impl import BuiltinImplementation
-from .messages import MESSAGES, flatten_layers, normalize
+from .messages import MESSAGES, first_difference, flatten_layers, normalize
 
 __all__ = ["Case", "draw_case", "generated_cells", "kafka_shape", "plan", "take_case"]
 
@@ -400,8 +400,6 @@ def kafka_shape(message: str, value: Any) -> Any:
 def _reference(message: str, version: int | None, api_key: int | None, *, value: Any = None,
                wire: bytes | None = None) -> tuple[bytes, Any, bool] | str:
     """(wire, value as read in Kafka's shape, canonical), or why the reference does not give the draw back."""
-    from .runner import first_difference
-
     if wire is None:
         enc = _REFERENCE.encode(message, version, value, api_key=api_key)
         if not enc.ok:

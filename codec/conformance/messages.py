@@ -10,7 +10,7 @@ from .. import text as _text
 from ..kafka4.common import CLASSIC_KIND_NAMES
 from ..kafka4.common import KIND_NAMES as KAFKA4_KINDS
 
-__all__ = ["MESSAGES", "flatten_layers", "kind_of", "normalize"]
+__all__ = ["MESSAGES", "flatten_layers", "kind_of", "normalize", "first_difference", "short_json"]
 
 # message name (as in the vectors) -> CLI kind
 MESSAGES: dict[str, str] = {
@@ -65,9 +65,17 @@ def _assignment(v: dict) -> dict:
     v = dict(v)
     for k in ("standbyTasks", "partitionsByHost", "standbyPartitionsByHost"):
         if isinstance(v.get(k), list):
-            v[k] = _sorted({**e, "partitions": _sorted(e.get("partitions", []))} if isinstance(e, dict) else e
-                           for e in v[k])
+            v[k] = _sorted(_with_sorted_partitions(e) for e in v[k])
     return v
+
+
+def _with_sorted_partitions(entry: Any) -> Any:
+    """A task's or host's entry with its partitions sorted (none: an empty list); any other shape as it is, for
+    the comparison to report (an adapter's reply may hold anything)."""
+    if not isinstance(entry, dict):
+        return entry
+    partitions = entry.get("partitions", [])
+    return {**entry, "partitions": _sorted(partitions) if isinstance(partitions, list) else partitions}
 
 
 def _connect_assignment(v: dict) -> dict:
@@ -116,3 +124,39 @@ def normalize(message: str, value: Any) -> Any:
     (identity for messages whose order is fixed)."""
     f = _NORMALIZERS.get(message)
     return f(value) if f and isinstance(value, dict) else value
+
+
+def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
+    """The first place where ``actual`` does not match ``expected`` (fields ``expected`` does not name are
+    not compared), as ``path: expected X, got Y``; None when they match."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"{path}: expected an object, got {short_json(actual)}"
+        for k, v in expected.items():
+            if k not in actual:
+                return f"{path}.{k}: missing (expected {short_json(v)})"
+            d = first_difference(v, actual[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"{path}: expected a list, got {short_json(actual)}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            d = first_difference(e, a, f"{path}[{i}]")
+            if d:
+                return d
+        if len(expected) != len(actual):
+            return f"{path}: expected {len(expected)} elements, got {len(actual)}"
+        return None
+    if isinstance(expected, bool) or isinstance(actual, bool):  # JSON true is not 1
+        same = type(expected) is type(actual) and expected == actual
+    else:
+        same = expected == actual
+    return None if same else f"{path}: expected {short_json(expected)}, got {short_json(actual)}"
+
+
+def short_json(v: Any) -> str:
+    """``v`` as JSON, cut to 80 characters: a value quoted in a message."""
+    s = _text.dumps(v)
+    return s if len(s) <= 80 else s[:77] + "..."

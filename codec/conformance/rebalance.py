@@ -31,6 +31,7 @@ from ..group import consumer_subscription, decode_consumer, encode_consumer
 from ..streams import SubscriptionInfo, decode_assignment, decode_subscription, encode_subscription
 from ..types import TaskId
 from ..wire.builder import wire_class
+from .messages import first_difference
 
 __all__ = ["generate_rounds", "run_round", "check_invariants", "ROUNDS_FILE", "canonical_assignment",
            "compare_round"]
@@ -244,8 +245,6 @@ def canonical_assignment(raw: bytes) -> dict:
 
 def compare_round(r: dict, got: dict[str, bytes]) -> str | None:
     """None when ``got`` assigns what the round expects; otherwise the first difference."""
-    from .runner import first_difference
-
     want = {a["memberId"]: bytes.fromhex(a["assignment"]) for a in r["assignments"]}
     if set(got) != set(want):
         return f"members differ: expected {sorted(want)}, got {sorted(got)}"

@@ -43,24 +43,18 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .. import text as _text
 from ..wire.builder import field_offsets
 from ..wire.schema import schema_names
 from .generate import Case, draw_case, generated_cells, plan, take_case
 from .impl import BuiltinImplementation, Implementation, Outcome, clip
-from .messages import normalize
+from .messages import first_difference, normalize, short_json
+from .vectors import DECODE_ONLY, ENCODE_ONLY
 from .vectors import suite as suite_vectors
 
 __all__ = ["VectorResult", "GeneratedRun", "RunResults", "run_all", "run_vectors", "run_rebalance_rounds",
            "first_difference", "byte_difference", "summarize", "DECODE_ONLY", "ENCODE_ONLY", "OPS", "vector_ops", "Capabilities",
            "parse_versions", "ask_capabilities", "STATUSES", "write_rank"]
 
-# Vectors with these flags are checked in the decode direction only: a version probe cannot be encoded (no
-# such version exists), and a capture's expected value names only the facts recorded with it.
-DECODE_ONLY = {"version-probe", "capture-facts"}
-# and these in the encode direction only: expected sets an ignorable field the version lacks, which Kafka's writer
-# leaves out, so decoding wire gives the value without it
-ENCODE_ONLY = {"ignorable-dropped"}
 OPS = ("decode", "encode", "assign")
 # pass, fail, skip (declined or not declared), xfail (a failure an expectations file lists), xpass (a listed
 # vector that passes: fixed, the list is stale)
@@ -102,13 +96,13 @@ def parse_versions(text: Any) -> tuple[int, int | None]:
         return text, text
     m = _RANGE.match(text.strip()) if isinstance(text, str) and len(text) < 64 else None
     if not m:
-        raise ValueError(f"{_short(text)} is not a version range (3, 3-5 or 5-)")
+        raise ValueError(f"{short_json(text)} is not a version range (3, 3-5 or 5-)")
     lo = int(m.group(1))
     if not m.group(2):
         return lo, lo
     hi = int(m.group(3)) if m.group(3) else None
     if hi is not None and hi < lo:
-        raise ValueError(f"{_short(text)} is an empty version range")
+        raise ValueError(f"{short_json(text)} is an empty version range")
     return lo, hi
 
 
@@ -164,7 +158,7 @@ class Capabilities:
                 raise ValueError(f"{where} is not an object")  # noqa: TRY004
             unknown = set(e) - {"op", "message", "versions"}
             if unknown:
-                raise ValueError(f"{where} has unknown keys {_short(sorted(unknown))}")
+                raise ValueError(f"{where} has unknown keys {short_json(sorted(unknown))}")
             ops = e.get("op")
             ops = [ops] if isinstance(ops, str) else ops
             if not isinstance(ops, list) or not ops or len(ops) > len(OPS) * 4 or any(o not in OPS for o in ops):
@@ -254,41 +248,6 @@ def ask_capabilities(impl: Implementation) -> tuple[Capabilities | None, str]:
     why = (f"the adapter declined ({out.declined})" if out.declined is not None else
            f"the adapter answered an error ({out.error.get('message')})" if out.error is not None else out.failure)
     return None, f"capabilities: none declared ({why}); every vector is sent"
-
-
-def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
-    """The first place where ``actual`` does not match ``expected`` (fields ``expected`` does not name are
-    not compared), as ``path: expected X, got Y``; None when they match."""
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return f"{path}: expected an object, got {_short(actual)}"
-        for k, v in expected.items():
-            if k not in actual:
-                return f"{path}.{k}: missing (expected {_short(v)})"
-            d = first_difference(v, actual[k], f"{path}.{k}")
-            if d:
-                return d
-        return None
-    if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return f"{path}: expected a list, got {_short(actual)}"
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            d = first_difference(e, a, f"{path}[{i}]")
-            if d:
-                return d
-        if len(expected) != len(actual):
-            return f"{path}: expected {len(expected)} elements, got {len(actual)}"
-        return None
-    if isinstance(expected, bool) or isinstance(actual, bool):  # JSON true is not 1
-        same = type(expected) is type(actual) and expected == actual
-    else:
-        same = expected == actual
-    return None if same else f"{path}: expected {_short(expected)}, got {_short(actual)}"
-
-
-def _short(v: Any) -> str:
-    s = _text.dumps(v)
-    return s if len(s) <= 80 else s[:77] + "..."
 
 
 def byte_difference(message: str, version: int | None, expected: bytes, actual: bytes) -> str:
@@ -412,7 +371,7 @@ def _decode_invalid(impl: Implementation, v: dict) -> _Half:
         return _declined(out)
     if out.ok:
         return _Half("fail", f"accepted invalid input (expected {v.get('error', 'an error')}); decoded "
-                             f"{_short(out.value)}")
+                             f"{short_json(out.value)}")
     return _Half("pass", key=_key("decode", v)) if out.rejected else _Half("fail", _why(out))
 
 
@@ -451,7 +410,7 @@ def _decode_acceptable(impl: Implementation, v: dict) -> _Half:
     if out.rejected:
         return _Half("pass", key=_key("decode", v))
     if "expected" not in v:
-        return _Half("fail", f"decoded {_short(out.value)}, but the vector has no expected value to compare with")
+        return _Half("fail", f"decoded {short_json(out.value)}, but the vector has no expected value to compare with")
     return _compare(v, out.value, "decoded value")
 
 

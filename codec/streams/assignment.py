@@ -9,7 +9,7 @@ are accepted and reported.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import HostInfo, TaskId, TopicPartition, _host_info, _task_id, _topic_partition
@@ -18,41 +18,12 @@ from ..wire import native
 from . import shapes
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
 from .common import check_size, version_guard
+from .models import AssignmentInfo, Partitions
 
 __all__ = ["AssignmentInfo", "DecodedAssignment", "decode_assignment", "encode_assignment",
            "assignment_to_wire", "assignment_from_wire", "peek_assignment_version"]
 
 MESSAGE = "AssignmentInfo"
-
-Partitions = tuple[TopicPartition, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AssignmentInfo:
-    """What the leader tells one consumer, independent of the wire version.
-
-    ``active_tasks`` is positional: entry i is the task of the consumer's i-th assigned partition in
-    (topic, partition) order, so a task with k partitions appears k times. Maps keep the wire order;
-    :meth:`canonical` sorts everything for comparisons that must not depend on Java's HashMap order."""
-
-    version: int
-    commonly_supported_version: int = LATEST_SUPPORTED_VERSION
-    active_tasks: tuple[TaskId, ...] = ()
-    standby_tasks: dict[TaskId, Partitions] = field(default_factory=dict)
-    partitions_by_host: dict[HostInfo, Partitions] = field(default_factory=dict)
-    standby_partitions_by_host: dict[HostInfo, Partitions] = field(default_factory=dict)
-    error_code: int = 0
-    next_rebalance_ms: int = NO_REBALANCE
-
-    def canonical(self) -> "AssignmentInfo":
-        """The same assignment with every set-like collection sorted (maps by key, partitions by
-        topic and partition). ``active_tasks`` keeps its order: it is positional."""
-        def parts(m):
-            return {k: tuple(sorted(set(v))) for k, v in sorted(m.items(), key=lambda kv: kv[0].sort_key())}
-        return replace(self, standby_tasks=parts(self.standby_tasks),
-                       partitions_by_host=parts(self.partitions_by_host),
-                       standby_partitions_by_host=parts(self.standby_partitions_by_host))
-
 
 @dataclass(frozen=True, slots=True)
 class DecodedAssignment:

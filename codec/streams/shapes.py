@@ -44,6 +44,7 @@ from ..wire.native import (
     Value,
 )
 from .constants import NO_REBALANCE, UNKNOWN
+from .models import AssignmentInfo, SubscriptionInfo
 
 __all__ = ["subscription_decode", "subscription_encode", "assignment_decode", "assignment_encode"]
 
@@ -51,8 +52,6 @@ __all__ = ["subscription_decode", "subscription_encode", "assignment_decode", "a
 @cache
 def subscription_decode(version: int) -> Shape | None:
     """bytes -> SubscriptionInfo (v7-11)."""
-    from .subscription import SubscriptionInfo
-
     if not 7 <= version <= 11:
         return None
     decode: dict = {}
@@ -83,8 +82,6 @@ def subscription_decode(version: int) -> Shape | None:
 @cache
 def subscription_encode(version: int) -> Shape | None:
     """SubscriptionInfo -> bytes (v10-11; v7-9 group the tasks first, in Python: the rows encoder)."""
-    from .subscription import SubscriptionInfo
-
     if not 10 <= version <= 11:
         return None
     root = {"version": Const(version), "latest_supported_version": Attr("latest_supported_version"),
@@ -103,8 +100,6 @@ def subscription_encode(version: int) -> Shape | None:
 @cache
 def assignment_decode(version: int) -> Shape | None:
     """bytes -> AssignmentInfo (v1-11)."""
-    from .assignment import AssignmentInfo
-
     if not 1 <= version <= 11:
         return None
     arrays = {"AssignmentInfo.standby_tasks": "dict"}
@@ -140,8 +135,6 @@ def assignment_decode(version: int) -> Shape | None:
 def assignment_encode(version: int) -> Shape | None:
     """AssignmentInfo -> bytes (v1-11). v5+ take two extra arguments: the topic dictionary's rows
     ``[(index, topic), ...]`` and ``{topic: index}``."""
-    from .assignment import AssignmentInfo
-
     if not 1 <= version <= 11:
         return None
     task = {"subtopology": Attr("subtopology"), "partition": Attr("partition")}

@@ -13,8 +13,7 @@ Kafka's decoding rules (wire-facts §2), exactly:
 from __future__ import annotations
 
 import struct
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import TaskId, _task_id
@@ -24,47 +23,12 @@ from . import shapes
 from .common import check_size, version_guard
 from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
                         UNKNOWN_OFFSET_SUM)
+from .models import SubscriptionInfo
 
 __all__ = ["SubscriptionInfo", "DecodedSubscription", "decode_subscription", "encode_subscription",
            "peek_subscription_versions", "subscription_to_wire", "subscription_from_wire"]
 
 MESSAGE = "SubscriptionInfo"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SubscriptionInfo:
-    """What a Streams instance tells the leader, independent of the wire version.
-
-    ``task_offset_sums`` maps each task with local state to the sum of its changelog offsets: -2 for a
-    running active task, -3 for unknown (what v1-6 standbys decode to). Dicts compare without regard to
-    order, as Kafka's HashMaps do; their insertion order is the wire order, so re-encoding is stable."""
-
-    version: int
-    latest_supported_version: int = LATEST_SUPPORTED_VERSION
-    process_id: uuid.UUID = field(default_factory=lambda: uuid.UUID(int=0))
-    user_endpoint: str | None = None
-    task_offset_sums: dict[TaskId, int] = field(default_factory=dict)
-    unique_field: int = 0
-    error_code: int = 0
-    client_tags: dict[str, str] = field(default_factory=dict)
-
-    #: True when this came from a subscription newer than its reader: only the two version words were read.
-    future: bool = False
-
-    @property
-    def is_version_probe(self) -> bool:
-        """A subscription above its reader's newest version: only its two version words were read."""
-        return self.future or self.version > LATEST_SUPPORTED_VERSION
-
-    @property
-    def prev_tasks(self) -> frozenset[TaskId]:
-        """Tasks running as active on this instance (offset sum -2)."""
-        return frozenset(t for t, s in self.task_offset_sums.items() if s == LATEST_OFFSET)
-
-    @property
-    def standby_tasks(self) -> frozenset[TaskId]:
-        """Every other task with local state."""
-        return frozenset(t for t, s in self.task_offset_sums.items() if s != LATEST_OFFSET)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ import pytest
 
 from codec.conformance.handcrafted import handcrafted_vectors
 from codec.conformance.impl import BuiltinImplementation, CommandImplementation
+from codec.conformance.messages import normalize
 from codec.conformance.runner import first_difference, run_vectors
 from codec.conformance.vectors import check_vectors, load_vectors, vectors_dir
 from tests.conftest import ROOT
@@ -133,6 +134,22 @@ def test_first_difference():
     assert first_difference({"a": 1}, {"a": 1, "b": 2}) is None
     assert first_difference([1, 2], [1]) == "$: expected 2 elements, got 1"
     assert first_difference({"x": True}, {"x": 1}) == "$.x: expected true, got 1"
+
+
+def test_normalize_keeps_a_reply_of_the_wrong_shape_for_the_comparison():
+    """An adapter's AssignmentInfo whose partitions are not a list (issue #32: a mutating adapter's reply made the
+    cross-version matrix fail with a TypeError) is compared, and the difference reported, not raised."""
+    want = {"standbyTasks": [{"taskId": "0_0", "partitions": [{"topic": "t", "partition": 1},
+                                                             {"topic": "t", "partition": 0}]}]}
+    for wrong in (True, 7, 1.5, "p", None, {"topic": "t"}):
+        got = normalize("AssignmentInfo", {"standbyTasks": [{"taskId": "0_0", "partitions": wrong}]})
+        assert first_difference(normalize("AssignmentInfo", want), got).startswith("$.standbyTasks[0].partitions")
+    assert first_difference(normalize("AssignmentInfo", want), normalize("AssignmentInfo", {"standbyTasks": [3]})) \
+        == "$.standbyTasks[0]: expected an object, got 3"
+    # the right shape still compares without regard to order; a missing list counts as empty
+    assert normalize("AssignmentInfo", want)["standbyTasks"][0]["partitions"][0] == {"topic": "t", "partition": 0}
+    assert normalize("AssignmentInfo", {"standbyTasks": [{"taskId": "0_0"}]}) == {
+        "standbyTasks": [{"taskId": "0_0", "partitions": []}]}
 
 
 def test_cross_version_matrix_agrees_with_kafka():

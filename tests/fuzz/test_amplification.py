@@ -1,4 +1,4 @@
-"""The amplification check (issue #31, :mod:`codec.fuzz_amplification`): every command within its budget
+"""The amplification check (issue #31, :mod:`codec.fuzz.amplification`): every command within its budget
 (:mod:`codec.budget`) on generated inputs, a bounded pass here and a million inputs with ``pytest -m fuzz``; the
 worst inputs found so far (``amplification_worst.jsonl``, written by ``python -m tests.fuzz.test_amplification``)
 replayed; and the checker shown failing on runs that break a budget."""
@@ -14,7 +14,7 @@ import pytest
 
 from codec import budget
 from codec.budget import BUDGETS, KIB, MIB, Budget
-from codec.fuzz_amplification import COMMANDS, AmplificationReport, Case, Measure, Runner, case_from_json, cases, run
+from codec.fuzz.amplification import COMMANDS, AmplificationReport, Case, Measure, Runner, case_from_json, cases, run
 
 WORST = Path(__file__).with_name("amplification_worst.jsonl")
 

@@ -1,4 +1,4 @@
-"""The command-line fuzzer (codec.fuzz_cli, issue #17): the commands as child processes under hostile input.
+"""The command-line fuzzer (codec.fuzz.cli, issue #17): the commands as child processes under hostile input.
 
 The default run executes a bounded pass over ``decode``, ``encode`` and ``assign --lines`` and over
 ``conformance --impl`` with a mutating adapter, and replays the violations found so far
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from codec.fuzz_cli import (CROSS_VERSION_CELLS, CliViolation, Examiner, Job, adapter_reply, check, execute, jobs,
+from codec.fuzz.cli import (CROSS_VERSION_CELLS, CliViolation, Examiner, Job, adapter_reply, check, execute, jobs,
                             replay, run, vector_counts, violation_from_json)
 
 HERE = Path(__file__).resolve().parent
@@ -345,7 +345,7 @@ def test_the_mixed_adapter_mutates_its_share():
 
 
 def test_the_honest_adapter_passes_the_conformance_run():
-    adapter = shlex.join([sys.executable, "-m", "codec.fuzz_cli", "adapter", "--p", "0"])
+    adapter = shlex.join([sys.executable, "-m", "codec.fuzz.cli", "adapter", "--p", "0"])
     p = subprocess.run([sys.executable, "-m", "codec", "conformance", "--impl", adapter,
                         "--message", "ConsumerProtocolAssignment"],
                        capture_output=True, text=True, timeout=300)

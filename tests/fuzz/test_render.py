@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-import codec.fuzz as fuzz
+import codec.fuzz.rendering as rendering
 import codec.kinds
 from codec.fuzz import render, run, seed_corpus, targets
 from tests.conftest import SHARED
@@ -124,19 +124,19 @@ def test_the_pipeline_rows_are_checked_and_a_failure_is_pinned_to_its_input(monk
             raise UnicodeEncodeError("utf-8", "h\ud800", 1, 2, "surrogates not allowed")
         return decode_table(rows)
 
-    monkeypatch.setattr(fuzz, "_pipeline", lambda: fails_on_surrogates)
+    monkeypatch.setattr(rendering, "_pipeline", lambda: fails_on_surrogates)
     plain = bytes.fromhex("000000010000000000000000")  # AssignmentInfo v1, nothing assigned
-    problems = fuzz._rows_problems([("assignment-info", plain), ("assignment-info", SURROGATE),
+    problems = rendering.rows_problems([("assignment-info", plain), ("assignment-info", SURROGATE),
                                     ("HeartbeatRequest/v0", HOSTILE_HEARTBEAT), ("assignment-info", plain)])
     assert problems == [(1, "pipeline rows: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800' "
                             "in position 1: surrogates not allowed")]
 
 
 def test_text_problem_by_hand():
-    assert fuzz._text_problem("v", "line one\nline two \\ud800 \u00e9\U0001f600") is None
+    assert rendering._text_problem("v", "line one\nline two \\ud800 \u00e9\U0001f600") is None
     for bad in ("a\x1bb", "a\rb", "a\tb", "a\x7fb", "a\x85b", "a\u2028b", "a\u2029b", "a\x00b"):
-        assert "control character" in fuzz._text_problem("v", bad)
-    assert "not valid UTF-8" in fuzz._text_problem("v", "h\ud800")
+        assert "control character" in rendering._text_problem("v", bad)
+    assert "not valid UTF-8" in rendering._text_problem("v", "h\ud800")
 
 
 def test_connect_targets_reach_the_pipeline_rows_and_a_quarantine_is_a_finding(monkeypatch):
@@ -147,12 +147,12 @@ def test_connect_targets_reach_the_pipeline_rows_and_a_quarantine_is_a_finding(m
 
     recs = [json.loads(line) for line in (SHARED / "vectors" / "kafka-java" / "connect.jsonl").read_text().splitlines()]
     meta = next(r for r in recs if r["kind"] == "ConnectMetadata" and r["version"] == 2 and r["decoded"]["url"])
-    row = fuzz._pipeline_row("connect-metadata/r1", bytes.fromhex(meta["hex"]))
+    row = rendering._pipeline_row("connect-metadata/r1", bytes.fromhex(meta["hex"]))
     assert row["kind"] == "join-group-request"
     table = decode_table([{**row, "record_id": "0"}]).to_pylist()
     urls = [r["url"] for r in table if r["unit_kind"] == "connect"]
     assert urls == [meta["decoded"]["url"]], table
-    assert fuzz._rows_problems([("connect-metadata/r1", bytes.fromhex(meta["hex"]))]) == []
+    assert rendering.rows_problems([("connect-metadata/r1", bytes.fromhex(meta["hex"]))]) == []
 
     pa = pytest.importorskip("pyarrow")
 
@@ -161,9 +161,9 @@ def test_connect_targets_reach_the_pipeline_rows_and_a_quarantine_is_a_finding(m
         return out.set_column(out.schema.get_field_index("error_type"), "error_type",
                               pa.array(["Quarantined"] * len(out), pa.string()))
 
-    monkeypatch.setattr(fuzz, "_pipeline", lambda: quarantines_connect)
-    problems = fuzz._rows_problems([("connect-metadata/r1", bytes.fromhex(meta["hex"]))])
+    monkeypatch.setattr(rendering, "_pipeline", lambda: quarantines_connect)
+    problems = rendering.rows_problems([("connect-metadata/r1", bytes.fromhex(meta["hex"]))])
     assert problems and problems[0][0] == 0 and "quarantined what the codec decodes" in problems[0][1]
     # a record the v1/v2 reader refuses is the pipeline's to quarantine: no finding
     cut = next(r for r in recs if r["kind"] == "ConnectMetadataReadAsIncremental" and "error" in r)
-    assert fuzz._rows_problems([("connect-metadata/r1", bytes.fromhex(cut["hex"]))]) == []
+    assert rendering.rows_problems([("connect-metadata/r1", bytes.fromhex(cut["hex"]))]) == []

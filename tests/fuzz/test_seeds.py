@@ -12,8 +12,8 @@ import struct
 import pytest
 
 from codec.errors import DecodeError
-from codec.fuzz import (_batch, _cut_pcap, _request_header, _request_header_length, _response_header, seed_corpus,
-                        seeds, targets)
+from codec.fuzz import seed_corpus, seeds, targets
+from codec.fuzz.corpus import _batch, _cut_pcap, _request_header, _request_header_length, _response_header
 from tests.conftest import SHARED
 
 TARGETS = targets()
@@ -76,7 +76,7 @@ def test_the_sources_all_contribute(corpus):
 
 
 def test_seeds_without_the_shared_folder(tmp_path):
-    from codec import fuzz
+    from codec.fuzz import corpus as builders
 
     alone = seed_corpus(None)
     # the project's own vectors and the messages built here still seed every target
@@ -84,10 +84,10 @@ def test_seeds_without_the_shared_folder(tmp_path):
     assert not any(s.origin.startswith(("kafka-java", "kio", "captures/")) for ss in alone.values() for s in ss)
     assert seeds(None).keys() == alone.keys()
     # a shared folder without the expected files adds nothing, and is no error either
-    c = fuzz._Corpus()
-    fuzz._from_kafka_java(c, tmp_path)
-    assert fuzz._from_kio(c, tmp_path) == [] and fuzz._from_frames_jsonl(c, tmp_path) == {}
-    fuzz._from_pcaps(c, tmp_path)
+    c = builders._Corpus()
+    builders._from_kafka_java(c, tmp_path)
+    assert builders._from_kio(c, tmp_path) == [] and builders._from_frames_jsonl(c, tmp_path) == {}
+    builders._from_pcaps(c, tmp_path)
     assert c.by_target == {}
 
 

@@ -2,7 +2,7 @@
 far beyond their size now end within seconds, under 1 GiB and within their budget (``codec.budget``), or with
 one clear error line. The inputs are written here with the project's encoders, at the issue's sizes; larger
 variants run with ``-m slow``. Each run is timed and its peak memory read from /proc while it runs
-(:func:`codec.fuzz_cli.execute`)."""
+(:func:`codec.fuzz.cli.execute`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from codec.budget import BUDGETS
 from codec.capture.scripted import ScriptedCapture, streams_request
-from codec.fuzz_cli import Job, execute
+from codec.fuzz.cli import Job, execute
 from codec.kafka4 import encode, encode_record
 
 pytestmark = pytest.mark.wheel

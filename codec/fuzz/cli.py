@@ -15,7 +15,7 @@ input lines per process:
 * ``assign --lines`` (plain, ``--emit-bytes``, ``--format table``) — Kafka's assignor unit-test groups (the
   shared folder's ``vectors/kafka-java-assignor/ha_unit_tests.jsonl``) and random small groups, mutated the
   same way;
-* ``conformance --impl`` (and ``--cross-version``) — the runner against an adapter (``python -m codec.fuzz_cli
+* ``conformance --impl`` (and ``--cross-version``) — the runner against an adapter (``python -m codec.fuzz.cli
   adapter``) that answers each request with a mutated reply: junk, bytes that are not UTF-8, JSON of the wrong
   shape, replies past ``--max-reply-bytes``, two lines for one request, no answer, an exit, deep nesting, huge
   integers, control characters and lone surrogates in error messages (through ``--json`` and ``--junit``),
@@ -69,6 +69,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 from xml.etree import ElementTree
+
+from .corpus import DEFAULT_SHARED, Shared
 
 __all__ = ["COMMANDS", "CROSS_VERSION_CELLS", "DEFAULT_PROGRAM", "Job", "RunResult", "Problem", "CliViolation",
            "CliFuzzReport", "Examiner", "run", "jobs", "execute", "check", "replay", "violation_from_json",
@@ -138,7 +140,7 @@ _DIRECT_KINDS = {"subscription-info", "assignment-info", "consumer-subscription"
 
 def _kind_args(target: str) -> tuple[str, tuple[str, ...]] | None:
     """(kind, the options that go with it) for a fuzz target name, or None when it has no CLI kind."""
-    from .conformance.messages import kind_of
+    from ..conformance.messages import kind_of
 
     if target in _DIRECT_KINDS:
         return target, ()
@@ -445,14 +447,14 @@ def _assign_corpus(shared: Path | None) -> list[dict]:
 # --- conformance: what the filters select, counted from the files -----------------------------------------
 
 def _message_kinds() -> dict[str, str]:
-    from .conformance.messages import MESSAGES
+    from ..conformance.messages import MESSAGES
 
     return MESSAGES
 
 
 def _vector_wires() -> dict[tuple[str, Any], list[bytes]]:
     """The bytes of the golden vectors, per (message, version)."""
-    from .conformance.vectors import vectors_dir
+    from ..conformance.vectors import vectors_dir
 
     out: dict[tuple[str, Any], list[bytes]] = {}
     for path in sorted(vectors_dir().glob("*.jsonl")):
@@ -467,7 +469,7 @@ def _vector_wires() -> dict[tuple[str, Any], list[bytes]]:
 def vector_counts() -> tuple[dict[tuple[str, Any], int], int]:
     """Vectors per (message, version) in the default vector files, and the number of rebalance rounds,
     counted from the files themselves."""
-    from .conformance.vectors import vectors_dir
+    from ..conformance.vectors import vectors_dir
 
     d = vectors_dir()
     counts: dict[tuple[str, Any], int] = {}
@@ -486,10 +488,11 @@ def vector_counts() -> tuple[dict[tuple[str, Any], int], int]:
 class _Inputs:
     """Seeds and base values, built once and shared by the job threads."""
 
-    def __init__(self, shared: Path | None | object) -> None:
-        from .fuzz import seed_corpus
+    def __init__(self, shared: Shared) -> None:
+        from .corpus import resolve_shared, seed_corpus
 
-        corpus = seed_corpus() if shared is _UNSET else seed_corpus(shared)
+        shared = resolve_shared(shared)
+        corpus = seed_corpus(shared)
         self.seeds = {t: [s.data for s in ss] for t, ss in corpus.items()}
         # messages the target decodes whole: with bytes after them, the bytes are trailing. Not frames (the
         # body of another API is opaque bytes, which take them in) nor SubscriptionInfo version probes (only
@@ -509,9 +512,7 @@ class _Inputs:
         self.flat = [d for t, *_ in self.decode_specs for d in self.seeds[t]]
         self._values: dict[tuple[str, str], list[Any]] = {}
         self._lock = threading.Lock()
-        from .fuzz import shared_dir
-
-        self.assign_docs = _assign_corpus(shared_dir() if shared is _UNSET else shared)  # type: ignore[arg-type]
+        self.assign_docs = _assign_corpus(shared)
         self.vector_counts, self.rounds = vector_counts()
 
     def values(self, target: str, kind: str, args: tuple[str, ...], style: str) -> list[Any]:
@@ -520,8 +521,8 @@ class _Inputs:
         with self._lock:
             if key in self._values:
                 return self._values[key]
-        from .errors import CodecError
-        from .kinds import get_kind
+        from ..errors import CodecError
+        from ..kinds import get_kind
 
         k, opts, out = get_kind(kind), _options(args), []
         for data in self.seeds[target][:60]:
@@ -532,9 +533,6 @@ class _Inputs:
         with self._lock:
             self._values[key] = out
         return out
-
-
-_UNSET = object()
 
 
 #: The input file of a run that reads a file instead of stdin (``@in`` for decode and encode, ``in`` for assign).
@@ -553,13 +551,14 @@ def _reads_file(args: tuple[str, ...]) -> bool:
 
 
 def _decode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
+    extra: tuple[str, ...]
     if rng.random() < 0.05:
         target, kind, extra = "auto", "auto", ()
         pool = inp.flat
     else:
         target, kind, extra = rng.choice(inp.decode_specs)
         pool = inp.seeds[target]
-    from .fuzz import mutate
+    from .mutations import mutate
 
     style = rng.choice(("kafka", "native"))
     lines = []
@@ -642,7 +641,7 @@ def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, i
     the rebalance rounds."""
     all_fail = index % 4 == 1
     mode = "fail" if all_fail else "mixed"
-    adapter = shlex.join([sys.executable, "-m", "codec.fuzz_cli", "adapter", "--seed", seed, "--mode", mode,
+    adapter = shlex.join([sys.executable, "-m", "codec.fuzz.cli", "adapter", "--seed", seed, "--mode", mode,
                           "--p", str(rng.choice((0.05, 0.3, 0.8)))])
     # the vectors alone (--generate 0): the counts checked are the vectors' (generated cases have their own tests)
     common = ("--impl", adapter, "--timeout", "0.5", "--max-reply-bytes", "200000", "--generate", "0")
@@ -673,7 +672,7 @@ def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, i
     return Job("conformance", tuple(args), vectors=count, all_fail=all_fail, reports=rng.random() < 0.5)
 
 
-def jobs(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, shared: Path | None | object = _UNSET,
+def jobs(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, shared: Shared = DEFAULT_SHARED,
          batch: dict[str, int] | None = None) -> Iterator[Job]:
     """The runs of a fuzz pass of ``n`` inputs over ``commands``, deterministic for ``seed``: each command its
     share (:data:`WEIGHTS`) in batches (:data:`BATCH`), interleaved."""
@@ -1122,7 +1121,7 @@ class Examiner:
         out: list[CliViolation] = []
         seen: set[tuple[str, str]] = set()
         for p in problems:
-            if p.whole_run:
+            if p.index is None:  # a problem of the whole run: narrowed below
                 continue
             sig = (p.kind, p.detail.split(":")[0])
             if sig not in seen:  # one line for each different complaint
@@ -1197,7 +1196,7 @@ class CliFuzzReport:
 def run(n: int, *, seed: int = 0, commands: tuple[str, ...] | list[str] = COMMANDS, workers: int = 2,
         time_limit: float | None = None, program: tuple[str, ...] = DEFAULT_PROGRAM,
         max_rss_mb: int = DEFAULT_MAX_RSS_MB, batch: dict[str, int] | None = None,
-        shared: Path | None | object = _UNSET, max_violations_per_kind: int = 3, narrow_budget: int = 40,
+        shared: Shared = DEFAULT_SHARED, max_violations_per_kind: int = 3, narrow_budget: int = 40,
         progress: Callable[[CliFuzzReport], None] | None = None) -> CliFuzzReport:
     """``n`` inputs over ``commands`` (see :func:`jobs`), ``workers`` processes at a time; every run checked
     (:func:`check`) and each failure narrowed down (:class:`CliViolation`). A kind of problem already found
@@ -1270,8 +1269,8 @@ _FAILURE_REPLIES = (b"", b" ", b"not json", b"\xff\xfe", b"[]", b"5", b"null", b
 
 def adapter_reply(req_line: bytes, rng: random.Random, mode: str, p: float, max_reply: int) -> tuple[str, bytes]:
     """(what to do, the bytes to write) for one request."""
-    from .conformance.impl import handle_request
-    from .text import dumps
+    from ..conformance.impl import handle_request
+    from ..text import dumps
 
     r = rng.random()
     if mode == "fail":
@@ -1327,13 +1326,13 @@ def adapter_reply(req_line: bytes, rng: random.Random, mode: str, p: float, max_
 
 
 def adapter_main(argv: list[str] | None = None) -> int:
-    """``python -m codec.fuzz_cli adapter --seed S --mode mixed|fail [--p P] [--max-reply N]``: a line-protocol
+    """``python -m codec.fuzz.cli adapter --seed S --mode mixed|fail [--p P] [--max-reply N]``: a line-protocol
     adapter that answers with the built-in codec but mutates a share ``p`` of its replies (``mixed``), or
     answers every request with a failure of the protocol (``fail``). Deterministic for a seed: each reply
     depends on the seed, the request and how many requests came before it in this process."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m codec.fuzz_cli adapter")
+    ap = argparse.ArgumentParser(prog="python -m codec.fuzz.cli adapter")
     ap.add_argument("--seed", default="0")
     ap.add_argument("--mode", choices=("mixed", "fail"), default="mixed")
     ap.add_argument("--p", type=float, default=0.3)
@@ -1373,5 +1372,5 @@ def adapter_main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["adapter"]:
         sys.exit(adapter_main(sys.argv[2:]))
-    print("usage: python -m codec.fuzz_cli adapter [--seed S] [--mode mixed|fail] [--p P]", file=sys.stderr)
+    print("usage: python -m codec.fuzz.cli adapter [--seed S] [--mode mixed|fail] [--p P]", file=sys.stderr)
     sys.exit(2)

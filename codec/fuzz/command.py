@@ -5,18 +5,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .cliutil import int_range, seconds
+from ..cliutil import int_range, seconds
 
 __all__ = ["register", "cmd_fuzz", "cmd_fuzz_cli"]
 
 
 def cmd_fuzz_cli(args) -> int:
-    """``fuzz --cli``: the commands as child processes under hostile ``--lines`` input (:mod:`codec.fuzz_cli`)."""
+    """``fuzz --cli``: the commands as child processes under hostile ``--lines`` input (:mod:`codec.fuzz.cli`)."""
     import json
     import shlex
 
-    from .fuzz_cli import COMMANDS, DEFAULT_PROGRAM, run
-    from .text import printable
+    from ..text import printable
+    from .cli import COMMANDS, DEFAULT_PROGRAM, run
+    from .corpus import DEFAULT_SHARED
 
     commands = tuple(args.command or COMMANDS)
     unknown = sorted(set(commands) - set(COMMANDS))
@@ -30,10 +31,9 @@ def cmd_fuzz_cli(args) -> int:
     if not program:
         print("error: --program needs a command", file=sys.stderr)
         return 2
-    shared = Path(args.shared) if args.shared else None
     report = run(args.inputs, seed=args.seed, commands=commands, workers=args.workers, time_limit=args.seconds,
                  program=program, max_rss_mb=args.max_rss_mb,
-                 **({"shared": shared} if shared is not None else {}))
+                 shared=Path(args.shared) if args.shared else DEFAULT_SHARED)
     print(report.summary())
     for key, n in sorted(report.problem_counts.items()):
         print(f"  {key}: {n} runs", file=sys.stderr)
@@ -49,11 +49,11 @@ def cmd_fuzz_cli(args) -> int:
 
 
 def cmd_fuzz_amplification(args) -> int:
-    """``fuzz --amplification``: every command against its budget (:mod:`codec.fuzz_amplification`)."""
+    """``fuzz --amplification``: every command against its budget (:mod:`codec.fuzz.amplification`)."""
     import json
 
-    from .fuzz_amplification import run
-    from .text import printable
+    from ..text import printable
+    from .amplification import run
 
     report = run(args.inputs, seed=args.seed, workers=args.workers, time_limit=args.seconds)
     print(report.summary())
@@ -67,8 +67,10 @@ def cmd_fuzz_amplification(args) -> int:
 
 
 def cmd_fuzz(args) -> int:
-    from .fuzz import run, shared_dir, write_regression_vectors
-    from .text import printable
+    from ..text import printable
+    from .corpus import shared_dir
+    from .regressions import write_regression_vectors
+    from .runner import run
 
     if args.cli:
         return cmd_fuzz_cli(args)

@@ -21,7 +21,7 @@ a :class:`Violation`, with the input to reproduce it. The inputs are biased towa
   batches of up to a million tiny records in a few kilobytes (zstd, gzip), decompression bombs;
 * large counts of tiny elements: arrays of empty structs, thousands of statuses, unknown tagged fields, JSON
   arrays of ``{}`` that encoding fills with defaults;
-* and the fuzz seeds mutated (:func:`codec.fuzz.mutate`, :func:`codec.fuzz_cli.mutate_value`).
+* and the fuzz seeds mutated (:func:`codec.fuzz.mutate`, :func:`codec.fuzz.cli.mutate_value`).
 
 :func:`run` is deterministic for its seed; ``rebalance-codec fuzz --amplification`` runs it, the default test
 run a bounded pass and the worst inputs found (``tests/fuzz/amplification_worst.jsonl``, replayed by
@@ -46,8 +46,8 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from .budget import BUDGETS, Budget
-from .errors import CodecError
+from ..budget import BUDGETS, Budget
+from ..errors import CodecError
 
 __all__ = ["COMMANDS", "LOAD_FACTOR", "SHAPES", "Case", "Measure", "Violation", "AmplificationReport", "cases",
            "Runner", "run", "case_from_json"]
@@ -210,7 +210,7 @@ class Runner:
     """Runs cases in this process: the parsers built once, stdio in memory, files in a scratch folder."""
 
     def __init__(self) -> None:
-        from .cli import build_parser
+        from ..cli import build_parser
 
         self.parser = build_parser()
         self.tmp = tempfile.mkdtemp(prefix="fuzz-amp-")
@@ -219,7 +219,7 @@ class Runner:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def run(self, case: Case) -> Measure:
-        from .cli import run as run_args
+        from ..cli import run as run_args
 
         here = os.path.join(self.tmp, str(os.getpid()))  # (workers forked from one runner: a folder each)
         os.makedirs(here, exist_ok=True)
@@ -322,10 +322,11 @@ def _streams_bytes(request: bool, style: int, n: int, parts: int, entries: int, 
     """A StreamsGroupHeartbeat body: ``entries`` TaskIds of a subtopology named by ``n`` characters over
     ``parts`` partitions, and (``extra``) standbys, statuses, an endpoint's partitions, task offsets with one
     long subtopology among short ones, or client tags."""
-    from .kafka4 import encode
+    from ..kafka4 import encode
 
     def make(k: int) -> bytes:
         tasks = [{"subtopologyId": _name(style, n), "partitions": list(range(k))}] * entries
+        body: dict[str, object]
         if request:
             offsets = [{"subtopologyId": _name(style, n if i == 0 else 1), "partition": i, "offset": i}
                        for i in range(k if extra & 1 else 0)]
@@ -356,13 +357,14 @@ def _streams_tasks(rng: random.Random) -> Case:
 def _assignment_bytes(version: int, style: int, n: int, host: int, parts: int, extra: int) -> bytes:
     """An AssignmentInfo whose topic dictionary names one topic of ``n`` characters for ``parts`` partitions
     (of a host of ``host`` characters), with (``extra``) standby tasks and standby partitions by host."""
-    from .streams import AssignmentInfo, encode_assignment
-    from .types import HostInfo, TaskId, TopicPartition
+    from ..streams import AssignmentInfo, encode_assignment
+    from ..types import HostInfo, TaskId, TopicPartition
 
     def make(k: int) -> bytes:
         topic = _name(style, n)
         hosts = {HostInfo(_name(style, host) or "h", 1): tuple(TopicPartition(topic, p) for p in range(k))}
-        standby = {TaskId(0, i): (TopicPartition(topic, i),) for i in range(k)} if extra & 1 else {}
+        standby: dict[TaskId, tuple[TopicPartition, ...]] = {
+            TaskId(0, i): (TopicPartition(topic, i),) for i in range(k)} if extra & 1 else {}
         info = AssignmentInfo(version=version, partitions_by_host=hosts, standby_tasks=standby,
                               standby_partitions_by_host=hosts if version >= 6 and extra & 2 else {})
         return encode_assignment(info, version)
@@ -378,7 +380,7 @@ def _assignment_dictionary(rng: random.Random) -> Case:
 
 @functools.lru_cache(maxsize=256)
 def _connect_bytes(version: int, style: int, n: int, leader: int, tasks: int) -> bytes:
-    from .connect import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
+    from ..connect import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
 
     def make(k: int) -> bytes:
         name = _name(style, n)
@@ -411,7 +413,7 @@ _TINY: tuple[tuple[str, int, Callable[[int], dict]], ...] = (
 
 @functools.lru_cache(maxsize=256)
 def _tiny_bytes(which: int, n: int, as_json: bool) -> bytes:
-    from .kinds import get_kind
+    from ..kinds import get_kind
 
     kind, version, body = _TINY[which]
     if as_json:
@@ -436,7 +438,7 @@ _SEEDS: dict[str, list[bytes]] | None = None
 def _seeds() -> dict[str, list[bytes]]:
     global _SEEDS
     if _SEEDS is None:
-        from .fuzz import seeds
+        from .corpus import seeds
 
         _SEEDS = {k: v for k, v in seeds().items() if v}
     return _SEEDS
@@ -444,8 +446,8 @@ def _seeds() -> dict[str, list[bytes]]:
 
 def _mutated(rng: random.Random) -> Case:
     """A fuzz seed of a decode target, mutated (or not)."""
-    from .fuzz import mutate
-    from .fuzz_cli import _kind_args
+    from .cli import _kind_args
+    from .mutations import mutate
 
     seeds = _seeds()
     while True:
@@ -463,8 +465,8 @@ def _mutated(rng: random.Random) -> Case:
 
 def _encode_mutated(rng: random.Random) -> Case:
     """The JSON of a decoded seed, mutated as values (wrong types, huge numbers, deep nesting ...)."""
-    from .fuzz_cli import _kind_args, json_text, mutate_value
-    from .kinds import get_kind
+    from ..kinds import get_kind
+    from .cli import _kind_args, json_text, mutate_value
 
     seeds = _seeds()
     for _ in range(20):
@@ -487,7 +489,7 @@ def _encode_mutated(rng: random.Random) -> Case:
 
 
 def _assign_streams(rng: random.Random) -> Case:
-    from .fuzz_cli import _random_group, json_text, mutate_value
+    from .cli import _random_group, json_text, mutate_value
 
     doc = _random_group(rng)
     if rng.random() < 0.3:
@@ -540,7 +542,7 @@ def _segment(records: list[tuple[bytes, bytes | None]] | tuple[int, bytes, bytes
     import crc32c
     import cramjam
 
-    from .fuzz import _zigzag
+    from .corpus import _zigzag
 
     def record(i: int, k: bytes, v: bytes | None) -> bytes:
         body = b"\x00" + _zigzag(0) + _zigzag(i if distinct else 0) + _zigzag(len(k)) + k
@@ -564,9 +566,10 @@ def _segment(records: list[tuple[bytes, bytes | None]] | tuple[int, bytes, bytes
 def _tiny_records(n: int, codec: int, distinct: bool) -> bytes:
     """A batch of ``n`` tiny ConsumerGroupMetadata records: the same record, or (at most 100,000) one epoch
     each (the value's int32 epoch follows its int16 version)."""
-    from .kafka4 import encode_record
+    from ..kafka4 import encode_record
 
     key, value = encode_record({"record": "ConsumerGroupMetadata", "key": {"groupId": "g"}, "value": {"epoch": 0}})
+    assert value is not None  # a value given is never a tombstone
     if not distinct:
         return _segment((n, key, value), codec, False)
     return _segment([(key, value[:2] + struct.pack(">i", i) + value[6:]) for i in range(min(n, 100_000))], codec,
@@ -576,7 +579,7 @@ def _tiny_records(n: int, codec: int, distinct: bool) -> bytes:
 @functools.lru_cache(maxsize=64)
 def _member_records(n: int, codec: int) -> bytes:
     """A batch of ``n`` current-assignment records, each of its own member."""
-    from .kafka4 import encode_record
+    from ..kafka4 import encode_record
 
     return _segment([encode_record({"record": "ConsumerGroupCurrentMemberAssignment",
                                     "key": {"groupId": "g", "memberId": f"m{i}"},
@@ -600,7 +603,7 @@ def _capture_segment(rng: random.Random) -> Case:
     elif which < 0.7:  # a decompression bomb: one record of zeros
         data = _bomb(_pick(rng, (10, 1 << 20, 8 << 20)))
     else:  # a fuzz seed segment, mutated
-        from .fuzz import mutate
+        from .mutations import mutate
 
         pool = _seeds().get("offsets-segment") or [b""]
         data = rng.choice(pool)
@@ -613,7 +616,7 @@ def _capture_segment(rng: random.Random) -> Case:
 def _exchanges_pcap(exchanges: list[tuple[int, int, bytes, bytes]]) -> bytes:
     """A pcap of one connection's exchanges (api key, version, request body, response body), request header v2
     and response header v1."""
-    from .capture.pcapwriter import conversation, pcap
+    from ..capture.pcapwriter import conversation, pcap
 
     frames = []
     for cid, (api_key, version, request, response) in enumerate(exchanges, 1):
@@ -626,7 +629,7 @@ def _exchanges_pcap(exchanges: list[tuple[int, int, bytes, bytes]]) -> bytes:
 @functools.lru_cache(maxsize=256)
 def _heartbeat_pcap(response: bytes) -> bytes:
     """A pcap of one StreamsGroupHeartbeat exchange answered by ``response`` (a body)."""
-    from .kafka4 import encode
+    from ..kafka4 import encode
 
     request = encode("streams-group-heartbeat-request", 0, {"groupId": "g", "memberId": "m", "memberEpoch": 1})
     return _exchanges_pcap([(88, 0, request, response)])
@@ -640,7 +643,7 @@ _TOPIC_ID = "A" * 22
 def _share_describe_bytes(style: int, n: int, members: int, parts: int) -> bytes:
     """A ShareGroupDescribeResponse: ``members`` members, ids of ``n`` characters, each holding the same ``parts``
     partitions of one topic named by ``n`` characters (every partition shared by every member)."""
-    from .kafka4 import encode
+    from ..kafka4 import encode
 
     def make(k: int) -> bytes:
         tps = [{"topicId": _TOPIC_ID, "topicName": _name(style, n), "partitions": list(range(k))}]
@@ -665,7 +668,7 @@ def _share_sharers(rng: random.Random) -> Case:
 def _share_pcap(style: int, n: int, members: int, parts: int) -> bytes:
     """A pcap of ``members`` ShareGroupHeartbeat joins (ids of ``n`` characters), each answered with the same
     ``parts`` partitions, then the group's Describe response naming the topic (:func:`_share_describe_bytes`)."""
-    from .kafka4 import encode
+    from ..kafka4 import encode
 
     def make(k: int) -> bytes:
         tps = [{"topicId": _TOPIC_ID, "partitions": list(range(k))}]
@@ -699,7 +702,7 @@ def _capture_frames(rng: random.Random) -> Case:
 
 
 def _capture_mutated(rng: random.Random) -> Case:
-    from .fuzz import mutate
+    from .mutations import mutate
 
     pool = _seeds().get("pcap") or [b""]
     data = rng.choice(pool)
@@ -712,7 +715,7 @@ def _capture_mutated(rng: random.Random) -> Case:
 @functools.lru_cache(maxsize=1)
 def _vector_lines() -> tuple[tuple[str, ...], ...]:
     """The lines of each of the project's vector files (the gate's input)."""
-    from .conformance.vectors import vectors_dir
+    from ..conformance.vectors import vectors_dir
 
     return tuple(tuple(p.read_text(encoding="utf-8").splitlines()) for p in sorted(vectors_dir().glob("*.jsonl")))
 
@@ -720,7 +723,7 @@ def _vector_lines() -> tuple[tuple[str, ...], ...]:
 def _conformance(rng: random.Random) -> Case:
     """A vector file for ``conformance`` (the built-in codec): a run of one of the project's files, some lines
     mutated (a field's type, a huge or nested value, a key twice...), some repeated."""
-    from .fuzz_cli import json_text, mutate_value
+    from .cli import json_text, mutate_value
 
     lines = rng.choice(_vector_lines())
     start = rng.randrange(len(lines))
@@ -740,7 +743,7 @@ def _conformance(rng: random.Random) -> Case:
 def _negotiate(rng: random.Random) -> Case:
     from importlib import resources
 
-    from .fuzz_cli import json_text, mutate_value
+    from .cli import json_text, mutate_value
 
     root = resources.files("codec") / "examples" / "negotiation"
     names = sorted(p.name for p in root.iterdir() if p.name.endswith(".json"))
@@ -790,7 +793,8 @@ SHAPES: dict[str, tuple[tuple[Callable[[random.Random], Case], float], ...]] = {
 
 
 #: The commands a generator's cases may run, where they are not (only) the command it is listed under.
-_PRODUCES = {_tiny_elements: ("decode", "encode"), _fixed: ("compat", "size", "kinds", "demo")}
+_PRODUCES: dict[Callable[[random.Random], Case], tuple[str, ...]] = {
+    _tiny_elements: ("decode", "encode"), _fixed: ("compat", "size", "kinds", "demo")}
 
 
 def cases(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, start: int = 0) -> Iterator[Case]:
