@@ -643,8 +643,10 @@ def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, i
     mode = "fail" if all_fail else "mixed"
     adapter = shlex.join([sys.executable, "-m", "codec.fuzz.cli", "adapter", "--seed", seed, "--mode", mode,
                           "--p", str(rng.choice((0.05, 0.3, 0.8)))])
-    # the vectors alone (--generate 0): the counts checked are the vectors' (generated cases have their own tests)
-    common = ("--impl", adapter, "--timeout", "0.5", "--max-reply-bytes", "200000", "--generate", "0")
+    # the vectors alone (--generate 0): the counts checked are the vectors' (generated cases have their own tests);
+    # the run's order (and --cross-version's seeded choices) from the fuzz seed, so the reproducer replays it
+    common = ("--impl", adapter, "--timeout", "0.5", "--max-reply-bytes", "200000", "--generate", "0",
+              "--seed", str(rng.randrange(2**63)))
     if index % 10 == 2:
         return Job("conformance", ("conformance", "--cross-version", *common), vectors=CROSS_VERSION_CELLS,
                    all_fail=all_fail)

@@ -60,6 +60,9 @@ def test_the_conformance_runs_take_turns():
         version = int(j.args[j.args.index("--version") + 1]) if "--version" in j.args else None
         expected = sum(c for (m, v), c in counts.items() if m in messages and version in (None, v))
         assert j.vectors == expected + (rounds if "RebalanceRound" in messages else 0) > 0
+    # each run names its seed, so a reported run replays as it ran (--cross-version's choices too)
+    assert all(0 <= int(j.args[j.args.index("--seed") + 1]) < 2**63 for j in runs)
+    assert len({j.args[j.args.index("--seed") + 1] for j in runs}) == 3
 
 
 @pytest.mark.fuzz
