@@ -47,18 +47,22 @@ if TYPE_CHECKING:
 __all__ = ["main", "build_parser", "run"]
 
 
-def _read_input(arg: str | None, *, binary: bool) -> bytes | str:
-    """INPUT: a hex string (decode) or JSON text (encode), ``@path`` (raw bytes / JSON file), or
-    ``-``/absent for stdin. Text must be UTF-8: a byte that is not is an error, never a silent U+FFFD or
-    surrogate escape."""
+def _read_input(arg: str | None) -> bytes | str:
+    """INPUT: the value itself (a hex string for decode, JSON text for encode: a str), or the bytes of
+    ``@path`` (raw bytes / a JSON file) or of stdin (``-``/absent)."""
     if arg is None or arg == "-":
-        raw = sys.stdin.buffer.read()
-    elif arg.startswith("@"):
+        return sys.stdin.buffer.read()
+    if arg.startswith("@"):
         with open(arg[1:], "rb") as f:  # (not pathlib: its imports would cost a decode call's start-up)
-            raw = f.read()
-    else:
-        return arg.encode("ascii", "replace") if binary else arg
-    return raw if binary else _utf8(raw)
+            return f.read()
+    return arg
+
+
+def _read_input_text(arg: str | None) -> str:
+    """INPUT as text. Text must be UTF-8: a byte that is not is an error, never a silent U+FFFD or surrogate
+    escape."""
+    given = _read_input(arg)
+    return given if isinstance(given, str) else _utf8(given)
 
 
 def _utf8(raw: bytes) -> str:
@@ -150,11 +154,13 @@ def cmd_decode(args) -> int:
             return _json_of(kind, data, _decode_one(kind, data, args), separators=(",", ":"))
 
         return _lines(args, decode_line, str)
-    raw = _read_input(args.input, binary=True)
-    if args.input is None or args.input == "-" or not args.input.startswith("@"):
-        data = _hex_to_bytes(raw.decode("ascii", "replace"))
-    else:
-        data = raw
+    given = _read_input(args.input)
+    if isinstance(given, str):  # hex given as the value (a non-ASCII character: "?", which the hex check refuses)
+        data = _hex_to_bytes(given.encode("ascii", "replace").decode("ascii"))
+    elif args.input is None or args.input == "-":  # hex on stdin
+        data = _hex_to_bytes(given.decode("ascii", "replace"))
+    else:  # @path: the raw bytes
+        data = given
     try:
         decoded = _decode_one(kind, data, args)
         text = decoded.pretty if args.format == "pretty" else _json_of(kind, data, decoded,
@@ -177,7 +183,7 @@ def cmd_encode(args) -> int:
 
     if args.lines:
         return _lines(args, encode_line, lambda b: b.hex())
-    text = _read_input(args.input, binary=False)
+    text = _read_input_text(args.input)
     try:
         print(encode_line(text).hex())
     except json.JSONDecodeError as e:
@@ -287,11 +293,12 @@ def plain_decode_args(words: list[str]) -> SimpleNamespace | None:
         elif word in _DECODE_OPTIONS:
             if i + 1 >= len(words) or words[i + 1].startswith("-"):  # argparse's rules for these: let it decide
                 return None
-            name, value = _DECODE_OPTIONS[word], words[i + 1]
+            name, text = _DECODE_OPTIONS[word], words[i + 1]
+            value: str | int = text
             if name in _INTS:  # ASCII digits within an int16 here; anything else argparse's int_range judges
-                if not (value.isascii() and value.isdigit() and len(value) <= 5 and int(value) <= 32767):
+                if not (text.isascii() and text.isdigit() and len(text) <= 5 and int(text) <= 32767):
                     return None
-                value = int(value)
+                value = int(text)
             if value not in _CHOICES.get(name, (value,)):
                 return None
             args[name] = value
@@ -387,14 +394,13 @@ def _version_action():
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words == ["--version"]:  # without building the parser (its imports)
-        args = SimpleNamespace(func=_print_version)
-    else:
-        args = plain_decode_args(words)
-        if args is None:
-            first = words[0] if words else None
-            parser = build_parser(core_only=first in CORE_COMMANDS, only=COMMAND_MODULE.get(first))
-            args = parser.parse_args(argv)
-    return run(args)
+        return run(SimpleNamespace(func=_print_version))
+    plain = plain_decode_args(words)
+    if plain is not None:
+        return run(plain)
+    first = words[0] if words else ""
+    parser = build_parser(core_only=first in CORE_COMMANDS, only=COMMAND_MODULE.get(first))
+    return run(parser.parse_args(argv))
 
 
 def run(args) -> int:

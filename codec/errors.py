@@ -26,6 +26,10 @@ __all__ = [
 class CodecError(Exception):
     """Root of every error this package raises on purpose."""
 
+    def to_json(self) -> dict:
+        """The error as a ``--lines`` output line gives it (the decode and encode errors add where)."""
+        return {"type": type(self).__name__, "message": str(self), "offset": None, "path": ""}
+
 
 class DecodeError(CodecError, ValueError):
     """Bytes that cannot be decoded.

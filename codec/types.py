@@ -153,17 +153,26 @@ class HostInfo:
 # ``TopicPartition(t, p)`` and ``HostInfo(h, p)`` without the frozen dataclasses' ``__init__`` (the profile
 # of a 200-task SubscriptionInfo decode was dominated by TaskId construction). A plain class with the same
 # slots is filled with ordinary attribute stores, then given the real class (identical layouts, so
-# CPython allows the ``__class__`` assignment): about a third of the cost of the ``__init__``.
+# CPython allows the ``__class__`` assignment): about a third of the cost of the ``__init__``. The type checker
+# cannot follow an object changing its class: the two lines that do it say so (inline, not in a helper: a call
+# would cost what the builders save).
 class _TaskIdBuilder:
     __slots__ = TaskId.__slots__
+    subtopology: int
+    partition: int
+    topology_name: str | None
 
 
 class _TopicPartitionBuilder:
     __slots__ = TopicPartition.__slots__
+    topic: str
+    partition: int
 
 
 class _HostInfoBuilder:
     __slots__ = HostInfo.__slots__
+    host: str
+    port: int
 
 
 def _task_id(subtopology: int, partition: int, topology_name: str | None = None) -> TaskId:
@@ -171,21 +180,21 @@ def _task_id(subtopology: int, partition: int, topology_name: str | None = None)
     t.subtopology = subtopology
     t.partition = partition
     t.topology_name = None if topology_name == "" else topology_name  # as TaskId.__post_init__
-    t.__class__ = TaskId
-    return t
+    t.__class__ = TaskId  # type: ignore[assignment]  # the class swap above
+    return t  # type: ignore[return-value]  # (a TaskId now)
 
 
 def _topic_partition(topic: str, partition: int) -> TopicPartition:
     tp = _TopicPartitionBuilder()
     tp.topic = topic
     tp.partition = partition
-    tp.__class__ = TopicPartition
-    return tp
+    tp.__class__ = TopicPartition  # type: ignore[assignment]  # the class swap above
+    return tp  # type: ignore[return-value]  # (a TopicPartition now)
 
 
 def _host_info(host: str, port: int) -> HostInfo:
     h = _HostInfoBuilder()
     h.host = host
     h.port = port
-    h.__class__ = HostInfo
-    return h
+    h.__class__ = HostInfo  # type: ignore[assignment]  # the class swap above
+    return h  # type: ignore[return-value]  # (a HostInfo now)

@@ -15,7 +15,6 @@ from tests.conftest import ROOT
 # that may only shrink. A cycle passes when all its modules are inside one entry; an entry no longer matched by a
 # cycle is stale and fails below, so that it is removed when its cycle is.
 KNOWN_CYCLES = (
-    frozenset({"codec.wire.builder", "codec.wire.fastpath", "codec.wire.native"}),
     frozenset({"codec.pipeline.kafka4", "codec.pipeline.records"}),
     frozenset({"codec.pipeline.command", "codec.pipeline.job"}),
 )

@@ -5,13 +5,15 @@ see is a package that escapes the check: every package of ``codec`` is either in
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import tomllib
 
 from tests.conftest import ROOT
 
-# rewritten by issues #29 and #31 while the others were made to pass; each joins [tool.mypy] files when they land
-PENDING = {"codec/wire", "codec/capture", "codec/pipeline", "codec/*.py"}
+# rewritten by issues #29 and #31 while the others were made to pass; each joins [tool.mypy] files when it passes.
+# codec's top-level modules are listed one by one in files; the fuzzer's wait for their move into codec/fuzz/.
+PENDING = {"codec/pipeline"}
 DATA_PACKAGES = {"codec.schemas", "codec.vectors"}  # schemas/ and vectors/, shipped as packages: no code
 
 
@@ -25,11 +27,17 @@ def _checked_or_pending(packages: list[str], files: list[str]) -> list[str]:
     for package in packages:
         if package in DATA_PACKAGES:
             continue
-        where = "codec/*.py" if package == "codec" else package.replace(".", "/")
-        checked = where in files or "codec" in files
-        if checked == (where in PENDING):
-            problems.append(f"{where}: {'both checked and pending' if checked else 'neither checked nor pending'}")
+        wheres = _top_level_modules() if package == "codec" else [package.replace(".", "/")]
+        for where in wheres:
+            checked = where in files or "codec" in files
+            pending = any(fnmatch.fnmatch(where, p) for p in PENDING)
+            if checked == pending:
+                problems.append(f"{where}: {'both checked and pending' if checked else 'neither checked nor pending'}")
     return problems
+
+
+def _top_level_modules() -> list[str]:
+    return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "codec").glob("*.py"))
 
 
 def test_every_package_is_type_checked_or_named_as_pending():
@@ -37,11 +45,13 @@ def test_every_package_is_type_checked_or_named_as_pending():
     files = config["tool"]["mypy"]["files"]
     packages = config["tool"]["setuptools"]["packages"]
     assert _checked_or_pending(packages, files) == []
-    assert all((ROOT / f).is_dir() for f in files), files
+    assert all((ROOT / f).is_dir() or (ROOT / f).is_file() for f in files), files
     # a new package, or a pending one that joins without leaving PENDING, is caught
     assert _checked_or_pending([*packages, "codec.newpackage"], files) == [
         "codec/newpackage: neither checked nor pending"]
-    assert _checked_or_pending(packages, [*files, "codec/wire"]) == ["codec/wire: both checked and pending"]
+    assert _checked_or_pending(packages, [f for f in files if f != "codec/cli.py"]) == [
+        "codec/cli.py: neither checked nor pending"]
+    assert _checked_or_pending(packages, [*files, "codec/pipeline"]) == ["codec/pipeline: both checked and pending"]
 
 
 def test_ci_and_pre_commit_run_the_pinned_mypy_over_the_configured_files():

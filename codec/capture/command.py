@@ -36,13 +36,14 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import BinaryIO, Iterator, TextIO
+from typing import Iterator, TextIO
 
 from ..budget import BUDGETS, OverBudget, json_text
 from ..cliutil import int_range, seconds
 from ..text import dumps, printable
-from .offsets import read_segment, read_text
+from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
+from .offsets import read_segment, read_text
 from .story import (BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story,
                     offsets_story)
 from .storytext import render_generation, render_heartbeat_group, render_summary
@@ -59,7 +60,7 @@ class ProgressReader(io.RawIOBase):
     """A file read through, reporting on ``out`` (at most every ``every`` seconds) how many of its
     ``total`` bytes have been read; silent when ``out`` is None."""
 
-    def __init__(self, f: BinaryIO, total: int, out: TextIO | None, every: float = 0.5) -> None:
+    def __init__(self, f: ByteStream, total: int, out: TextIO | None, every: float = 0.5) -> None:
         self._f, self.total, self.out, self.every = f, total, out, every
         self.done = 0
         self._last = 0.0
@@ -119,13 +120,12 @@ def byte_count(text: str) -> int:
     return int(m.group(1).replace("_", "")) * _UNITS[m.group(2)]
 
 
-def _gunzipped(f: BinaryIO) -> BinaryIO:
+def _gunzipped(f: io.BufferedReader) -> gzip.GzipFile | io.BufferedReader:
     """``f``, or its decompressed stream when it starts with the gzip magic."""
-    buffered = io.BufferedReader(f) if not isinstance(f, io.BufferedReader) else f
-    return gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == _GZIP else buffered
+    return gzip.GzipFile(fileobj=f) if f.peek(2)[:2] == _GZIP else f
 
 
-def _stories(kind: str, f: BinaryIO, args, summary: CaptureSummary, size: int) -> Iterator[GroupFrame | Generation]:
+def _stories(kind: str, f: io.BufferedReader, args, summary: CaptureSummary, size: int) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
     """The story of the input (``size``: its bytes, for the story's budget)."""
     if kind == "pcap":
         return capture_story(f, ports=args.port or {9092}, group=args.group, summary=summary,

@@ -113,7 +113,7 @@ class FrameSplitter:
         self._times: list[float] = []  # ... and their capture times
         self._synced = True
         self._skip = 0  # bytes of a skipped frame still to pass
-        self._skip_frame: tuple[int, int, bytes, float] | None = None
+        self._skip_frame: tuple[int, int, bytes, float] | None = None  # (start, size, header, ts) while _skip > 0
         self._tail: list[int] | None = None  # [from, at, end]: the rest of a frame a gap cut, being dropped
         self._losing = False  # bytes dropped now are lost with a given-up gap
         self._walks: list[_Walk] = []
@@ -137,7 +137,7 @@ class FrameSplitter:
                 self._tail, self._synced, self._losing = None, True, False
             if not data:
                 return out
-        if self._skip:
+        if self._skip_frame is not None:  # (set exactly while ``_skip`` bytes of it remain)
             n = min(self._skip, len(data))
             self._skip -= n
             offset, data = offset + n, data[n:]
@@ -172,7 +172,7 @@ class FrameSplitter:
             if offset > t0:
                 out.append(self._unframed(t0, offset - t0, "cut by gap"))
             self._tail = None
-        elif self._skip:
+        elif self._skip_frame is not None:
             start, size = self._skip_frame[:2]
             out.append(self._unframed(start, offset - start, "cut by gap"))
             self._skip, self._skip_frame = 0, None
@@ -202,6 +202,7 @@ class FrameSplitter:
             if boundary is not None:  # the next frame starts inside the gap: lost too
                 self.loss.frames += 1
                 start, head = boundary, b""
+            assert start is not None  # set with ``cut``, or to the boundary just above
             if offset <= start + len(head) < end and start + 4 < end:  # the late bytes will say what follows
                 self._walks.append(_Walk(start, head, end))
                 del self._walks[:-MAX_WALKS]
@@ -233,7 +234,7 @@ class FrameSplitter:
         incomplete frame."""
         out: list[RawFrame | Unframed] = []
         self._settle(out)
-        if self._skip:
+        if self._skip_frame is not None:
             start, size = self._skip_frame[:2]
             out.append(Unframed(self.flow, start, size + 4 - self._skip, "stream ended inside a frame"))
             self._skip, self._skip_frame = 0, None

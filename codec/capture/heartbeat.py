@@ -47,7 +47,7 @@ import base64
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from ..errors import DecodeError
 from .events import Event
@@ -544,8 +544,8 @@ class HeartbeatStory:
             given = {_get(t, "key"): _get(t, "value") for t in tags}
             repeated, m.client_tags = len(given) < len(tags) and given != m.client_tags, given
             if repeated:  # once for each time the tags change, not for each heartbeat that repeats them
-                seen: set = set()
-                twice = sorted({str(k) for k in (_get(t, "key") for t in tags) if k in seen or seen.add(k)})
+                keys = Counter(_get(t, "key") for t in tags)
+                twice = sorted({str(k) for k, n in keys.items() if n > 1})
                 g.anomaly(ts, m.member_id, f"client tag key {', '.join(map(repr, twice[:5]))} given twice"
                                            f"{f' at {where}' if where else ''}; the last value is kept")
         topo = _get(body, "topology")
@@ -642,7 +642,7 @@ class HeartbeatStory:
     def _after_leave(g: HeartbeatGroup, m: HeartbeatMember, given: Holdings | None, what: str,
                      ts: float | None = None) -> None:
         """An anomaly when something is given to a member that left (and did not join again)."""
-        if m.left is not None and any(given.values() if given else ()):
+        if m.left is not None and given and any(given.values()):
             n = sum(len(v) for v in given.values())
             g.anomaly(ts, m.member_id, f"{what} gives {n:,} partitions or tasks to the member after it "
                                        f"left ({m.left})")
@@ -697,6 +697,12 @@ class HeartbeatStory:
         for d in (step.added, step.revoked, step.pending):
             if PARTITIONS in d:
                 d[PARTITIONS] = sorted(self._name(x) for x in d[PARTITIONS])
+
+    @overload
+    def _items(self, raw: Any, holdings: Holdings) -> Holdings: ...
+
+    @overload
+    def _items(self, raw: Any, holdings: Holdings | None) -> Holdings | None: ...
 
     def _items(self, raw: Any, holdings: Holdings | None) -> Holdings | None:
         """Consumer partitions named with the topic names known at the end (else the short uuid)."""
@@ -773,8 +779,9 @@ def _same(a: Holdings, b: Holdings) -> bool:
     return all(a.get(k, frozenset()) == b.get(k, frozenset()) for k in kinds)
 
 
-def _diff(before: Holdings, after: Holdings) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    added, revoked = {}, {}
+def _diff(before: Holdings, after: Holdings) -> tuple[dict[str, list[Item]], dict[str, list[Item]]]:
+    added: dict[str, list[Item]] = {}
+    revoked: dict[str, list[Item]] = {}
     for k in sorted(set(before) | set(after)):
         a, b = before.get(k, frozenset()), after.get(k, frozenset())
         if b - a:

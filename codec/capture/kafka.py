@@ -211,7 +211,7 @@ class KafkaTraffic:
         if isinstance(event, Gap):
             return [event, *self._pair(conn, sp.gap(event.offset, event.length, given_up=event.given_up))]
         items = sp.chunk(event.offset, event.data, event.ts)
-        return self._pair(conn, items) if items else items
+        return self._pair(conn, items) if items else []
 
     def _pair(self, conn: _Conn, items: list[RawFrame | Unframed]) -> list[Output]:
         out: list[Output] = []

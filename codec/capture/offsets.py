@@ -46,13 +46,14 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator, TextIO
+from typing import Any, Iterable, Iterator, Protocol, TextIO, runtime_checkable
 
 from ..cliutil import loads
 from ..errors import DecodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
 from ..kafka4.common import RECORD_TYPES as KAFKA4_RECORD_TYPES
 from ..wire.builder import decode_wire
 from ..wire.schema import load_message
+from .bytestream import ByteStream
 from .records import DEFAULT_MAX_BATCH, DEFAULT_MAX_DECOMPRESSED, BadBatch, read_batches
 
 __all__ = ["OffsetsRecord", "BadRecord", "ControlMarker", "MemberPayloads", "decode_record", "decode_key",
@@ -260,7 +261,7 @@ def read_text(lines: Iterable[str] | str | Path | TextIO, *, max_line: int = DEF
         with open(lines, encoding="utf-8", errors="replace") as f:
             yield from read_text(f, max_line=max_line)
         return
-    source = _bounded_lines(lines, max_line) if hasattr(lines, "readline") else iter(lines)
+    source = _bounded_lines(lines, max_line) if isinstance(lines, _LineReader) else iter(lines)
     n = 0
     while True:
         try:
@@ -292,7 +293,14 @@ class _TooLong:
     length: int
 
 
-def _bounded_lines(f: TextIO, max_line: int) -> Iterator[str | _TooLong]:
+@runtime_checkable
+class _LineReader(Protocol):
+    """A text stream, as far as :func:`_bounded_lines` reads it."""
+
+    def readline(self, size: int = -1, /) -> str: ...
+
+
+def _bounded_lines(f: _LineReader, max_line: int) -> Iterator[str | _TooLong]:
     """The lines of ``f``, none read into memory beyond ``max_line`` characters (a longer one is passed over
     in pieces and stands as a :class:`_TooLong`)."""
     while True:
@@ -321,7 +329,7 @@ def _reason(e: BaseException) -> str:
 
 # -- log segments ------------------------------------------------------------------------------------
 
-def read_segment(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_BATCH,
+def read_segment(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MAX_BATCH,
                  max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
                  ) -> Iterator[OffsetsRecord | ControlMarker | BadRecord]:
     """Decode every record of a ``__consumer_offsets`` log segment."""

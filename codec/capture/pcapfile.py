@@ -23,10 +23,11 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Iterator
 
 from ..errors import DecodeError, LimitExceededError, TruncatedError
 from ..wire.native import maker
+from .bytestream import ByteStream
 
 __all__ = ["Packet", "read_packets", "DEFAULT_MAX_PACKET"]
 
@@ -62,7 +63,7 @@ _packet = maker(Packet)  # Packet(index, ts, linktype, data, orig_len), slots fi
 class _Prefixed(io.RawIOBase):
     """``head`` (bytes already read from ``rest``) followed by the rest of the stream."""
 
-    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+    def __init__(self, head: bytes, rest: ByteStream) -> None:
         self._head, self._rest = head, rest
 
     def readable(self) -> bool:
@@ -81,7 +82,7 @@ class _Prefixed(io.RawIOBase):
 class _Source:
     """A binary stream with exact, bounded reads and a running offset (for error messages)."""
 
-    def __init__(self, f: BinaryIO, fmt: str) -> None:
+    def __init__(self, f: ByteStream, fmt: str) -> None:
         self.f = f
         self.fmt = fmt
         self.pos = 0
@@ -119,7 +120,7 @@ class _Source:
         return end
 
 
-def read_packets(source: str | Path | BinaryIO, *, max_packet: int = DEFAULT_MAX_PACKET) -> Iterator[Packet]:
+def read_packets(source: str | Path | ByteStream, *, max_packet: int = DEFAULT_MAX_PACKET) -> Iterator[Packet]:
     """Yield every packet of a pcap or pcapng file (gzipped or not), in file order."""
     if isinstance(source, (str, Path)):
         with open(source, "rb") as f:

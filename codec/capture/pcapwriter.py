@@ -96,8 +96,8 @@ def pcapng(segs: list[Seg], linktype: int = 1) -> bytes:
     return b"".join(out)
 
 
-def conversation(frames: list[tuple[str, bytes]], *, client=("10.0.0.1", 50000), server=("10.0.0.2", 9092),
-                 isn=(1000, 5000), syn: bool = True, mss: int = 1400, t0: float = 1_700_000_000.0) -> list[Seg]:
+def conversation(frames: list[tuple[str, bytes]], *, client: tuple[str, int] = ("10.0.0.1", 50000),
+                 server: tuple[str, int] = ("10.0.0.2", 9092), isn: tuple[int, int] = (1000, 5000), syn: bool = True, mss: int = 1400, t0: float = 1_700_000_000.0) -> list[Seg]:
     """Segments for a list of ("c"|"s", bytes) writes: an optional handshake, each write cut into
     ``mss``-sized segments, then FINs. Timestamps increase by 1 ms per segment."""
     segs: list[Seg] = []

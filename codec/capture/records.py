@@ -38,12 +38,13 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Iterator
 
 import cramjam
 import crc32c
 
 from ..errors import DecodeError, LimitExceededError, TruncatedError
+from .bytestream import ByteStream
 
 __all__ = ["Record", "RecordBatch", "BatchRecords", "BadBatch", "read_batches", "decode_batch", "decompress",
            "COMPRESSION", "DEFAULT_MAX_BATCH", "DEFAULT_MAX_DECOMPRESSED", "RECORDS_FLOOR", "BYTES_PER_RECORD", "DECOMPRESSION_RATIO",
@@ -115,11 +116,11 @@ class BadBatch:
     skipped: int
 
 
-def _fail(reason: str, offset: int, path: str, cls: type[DecodeError] = DecodeError) -> DecodeError:
+def _fail(reason: str, offset: int | None, path: str, cls: type[DecodeError] = DecodeError) -> DecodeError:
     return cls(reason, message=_MSG, offset=offset, path=path)
 
 
-def _read(f: BinaryIO, n: int) -> bytes:
+def _read(f: ByteStream, n: int) -> bytes:
     parts, have = [], 0
     while have < n:
         b = f.read(min(1 << 20, n - have))
@@ -130,7 +131,7 @@ def _read(f: BinaryIO, n: int) -> bytes:
     return b"".join(parts)
 
 
-def read_batches(source: str | Path | BinaryIO, *, max_batch: int = DEFAULT_MAX_BATCH,
+def read_batches(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MAX_BATCH,
                  max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> Iterator[RecordBatch | BadBatch]:
     """Every batch of a log segment, in file order."""
     if isinstance(source, (str, Path)):
@@ -210,7 +211,7 @@ def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFA
     crc_ok = crc32c.crc32c(memoryview(data)[21:]) == crc
     codec = attributes & 7
     payload = data[_HEADER.size:]
-    base = position + _HEADER.size
+    base: int | None = position + _HEADER.size  # where the records start in the file
     if codec:
         if codec not in COMPRESSION:
             raise _fail(f"unknown compression codec {codec}", position + 21, "attributes")

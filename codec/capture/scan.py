@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Iterator
 
 from ..errors import DecodeError
+from .bytestream import ByteStream
 from .framing import Unframed
 from .kafka import DEFAULT_MAX_FRAME_SIZE, DEFAULT_PORTS, KafkaFrame, KafkaTraffic
 from .packet import decode_tcp
@@ -81,7 +82,7 @@ class CaptureStats:
     late_max_hole_seconds: float = 0.0
 
 
-def tcp_streams(source: str | Path | BinaryIO, *, max_buffer: int = DEFAULT_MAX_BUFFER,
+def tcp_streams(source: str | Path | ByteStream, *, max_buffer: int = DEFAULT_MAX_BUFFER,
                 max_wait: float = DEFAULT_MAX_WAIT, max_packet: int = DEFAULT_MAX_PACKET,
                 stats: CaptureStats | None = None) -> Iterator[Chunk | Gap | Late | Closed | BadPacket | BadFile]:
     """Reassemble every TCP connection of a pcap/pcapng file (see :mod:`codec.capture.tcp`): a hole is held
@@ -138,7 +139,7 @@ def _count(event: Chunk | Gap | Late | Closed, stats: CaptureStats) -> Chunk | G
     return event
 
 
-def kafka_frames(source: str | Path | BinaryIO, *, ports: frozenset[int] | set[int] = DEFAULT_PORTS,
+def kafka_frames(source: str | Path | ByteStream, *, ports: frozenset[int] | set[int] = DEFAULT_PORTS,
                  api_keys: frozenset[int] | set[int] | None = None, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
                  max_buffer: int = DEFAULT_MAX_BUFFER, max_wait: float = DEFAULT_MAX_WAIT,
                  max_packet: int = DEFAULT_MAX_PACKET, stats: CaptureStats | None = None

@@ -311,7 +311,7 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
     all_active = {"0": [0, 1, 2], "1": [0, 1, 2]}
     words, rep = "words", "wordcount-counts-repartition"
     h1, h2 = ("host1", 8080), ("host2", 8080)
-    iq1 = {h1: ({words: [0, 1, 2], rep: [0, 1, 2]}, {})}
+    iq1: dict[tuple[str, int], tuple[dict, dict]] = {h1: ({words: [0, 1, 2], rep: [0, 1, 2]}, {})}
     iq2 = {**iq1, h2: ({}, {rep: [0]})}
     iq3 = {h1: ({words: [0, 1, 2], rep: [0]}, {rep: [1, 2]}), h2: ({rep: [1, 2]}, {rep: [0]})}
     join(0.0, "stream-1", streams_response("stream-1", 1, active=all_active, standby={}, warmup={},

@@ -35,7 +35,7 @@ import dataclasses
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..errors import DecodeError
 from ..group.consumer import ConsumerMessage
@@ -45,6 +45,7 @@ from ..group.consumer import ASSIGNMENT, SUBSCRIPTION
 from ..group.nested import STREAMS_PROTOCOL, Nested, decode_layer, nest_body
 from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
+from .bytestream import ByteStream
 from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
 from .metadata import METADATA, topic_names
@@ -377,7 +378,7 @@ def _subscription_info_json(i: SubscriptionInfo) -> dict:
             "client_tags": dict(i.client_tags), "error_code": i.error_code, "unique_field": i.unique_field}
 
 
-def _hosts(m) -> dict[str, dict[str, list[int]]]:
+def _hosts(m) -> dict[str, dict[str, list[int]] | list[str]]:
     """Partitions by host, each topic once: ``{"h:1": {"t": [0, 1]}}``."""
     return {str(h): items_json(partition_items(ps)) for h, ps in sorted(m.items(), key=lambda kv: str(kv[0]))}
 
@@ -409,7 +410,7 @@ def _payload_json(value, streams_json) -> dict | None:
         return None
     if not isinstance(value, Nested):
         return {"bytes": len(value)}
-    if not value.ok:
+    if value.error is not None:
         return {"bytes": len(value.raw), "error": dataclasses.asdict(value.error)}
     msg, info = _layers(value)
     if msg is None:  # another protocol's layer: Kafka Connect's worker metadata or assignment
@@ -418,7 +419,7 @@ def _payload_json(value, streams_json) -> dict | None:
     user = msg.data.user_data
     if info is not None:
         out["streams"] = streams_json(info)
-    elif isinstance(user, Nested):
+    elif isinstance(user, Nested) and user.error is not None:  # (a Streams layer that decoded has its info)
         out["streams_error"] = dataclasses.asdict(user.error)
     return out
 
@@ -506,7 +507,7 @@ class _Group:
                 outside.append(ev)
                 continue
             g.events.append(ev)
-            if ev.kind == "leave":
+            if ev.kind == "leave" and ev.member is not None:  # (a leave names its members)
                 for mid in ev.member.split(", "):
                     if mid in g.members:
                         g.members[mid].left = True
@@ -648,6 +649,7 @@ class _Story:
 
     def _metadata(self, e: KafkaFrame) -> None:
         """The topic names of a Metadata response (v10+), for the topic ids of heartbeat assignments."""
+        assert e.data is not None and e.api_version is not None  # feed() passes a kept response with its request
         try:
             _, end = decode_wire("ResponseHeader", 1 if e.api_version >= 9 else 0, e.data)
             self.hb.topic_names.update(topic_names(e.data[end:], e.api_version))
@@ -659,6 +661,7 @@ class _Story:
     def _heartbeat_frame(self, e: KafkaFrame) -> GroupFrame:
         """A ConsumerGroupHeartbeat or StreamsGroupHeartbeat frame, decoded in Kafka's JSON and fed to the
         heartbeat story."""
+        assert e.data is not None and e.api_key is not None and e.api_version is not None  # (as feed() checked)
         fl = e.flow
         client, broker = ((fl.src, fl.sport), (fl.dst, fl.dport)) if e.direction == "request" else \
             ((fl.dst, fl.dport), (fl.src, fl.sport))
@@ -698,6 +701,7 @@ class _Story:
         return gf
 
     def _frame(self, e: KafkaFrame) -> GroupFrame:
+        assert e.data is not None and e.api_key is not None and e.api_version is not None  # (as feed() checked)
         fl = e.flow
         client, broker = ((fl.src, fl.sport), (fl.dst, fl.dport)) if e.direction == "request" else \
             ((fl.dst, fl.dport), (fl.src, fl.sport))
@@ -710,6 +714,7 @@ class _Story:
         if gf.frame is not None:
             for carried in _carried(gf.frame.body):
                 for bad in _nested_errors(carried):
+                    assert bad.error is not None  # (what _nested_errors finds)
                     self.summary.problem("undecodable layers", self._where(gf), f"{bad.layer} at {bad.error.at}",
                                          bad.error.message)
         return gf
@@ -791,7 +796,7 @@ class _Story:
     def _response(self, gf: GroupFrame, data: bytes) -> None:
         req = self.requests.pop((gf.conn, gf.correlation_id, gf.api_key), None)
         body = req.body if req is not None else None
-        if body is not None:
+        if req is not None and body is not None:
             gf.group, gf.member, gf.generation = req.frame.group, req.frame.member, req.frame.generation
         group = self._group(gf.group) if gf.group is not None else None
         ptype = getattr(body, "protocol_type", None) if gf.api_key == 11 else None
@@ -807,13 +812,14 @@ class _Story:
         gf.error_code = frame.body.error_code
         if group is None:
             return
+        assert req is not None  # the group is known from the request's body only
         if gf.api_key == 11:
             self._joined(group, gf, req, frame.body)
         elif gf.api_key == 14:
             self._synced(group, gf, frame.body)
         elif gf.api_key == 12 and gf.error_code:
-            gen = group.generations.get(gf.generation)
-            if gen is not None:
+            gen = group.generations.get(gf.generation) if gf.generation is not None else None
+            if gen is not None and gf.member is not None:  # (a HeartbeatRequest names its member)
                 gen.member(gf.member).heartbeat_errors[gf.error_code] += 1
             group.event(Event(gf.ts, "heartbeat", gf.member, gf.error_code), gf.generation)
         elif gf.api_key == 13 and req.event is not None:
@@ -857,9 +863,9 @@ class _Story:
             m.assignment, m.assignment_source = resp.assignment, "SyncGroup response"
 
 
-def capture_story(source: str | Path | BinaryIO, *, ports: Iterable[int] = DEFAULT_PORTS, group: str | None = None,
+def capture_story(source: str | Path | ByteStream, *, ports: Iterable[int] = DEFAULT_PORTS, group: str | None = None,
                   summary: CaptureSummary | None = None, max_hole_bytes: int = DEFAULT_MAX_BUFFER,
-                  max_hole_seconds: float = DEFAULT_MAX_WAIT) -> Iterator[GroupFrame | Generation]:
+                  max_hole_seconds: float = DEFAULT_MAX_WAIT) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
     """The group frames and generations of a pcap/pcapng file (see the module docstring); counts and
     problems go to ``summary``. ``group`` keeps only that group's frames and generations.
     ``max_hole_bytes``/``max_hole_seconds``: how long TCP reassembly holds a hole open for a late
@@ -877,7 +883,7 @@ def capture_story(source: str | Path | BinaryIO, *, ports: Iterable[int] = DEFAU
 # -- from __consumer_offsets --------------------------------------------------------------------------
 
 def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], *, group: str | None = None,
-                  summary: CaptureSummary | None = None, max_told: int | None = None) -> Iterator[Generation]:
+                  summary: CaptureSummary | None = None, max_told: int | None = None) -> Iterator[Generation | HeartbeatGroup]:
     """The generations that ``__consumer_offsets`` group metadata records describe, in record order.
 
     Each ``GroupMetadataValue`` is a snapshot of a group at a generation (Kafka writes one when a

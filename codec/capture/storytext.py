@@ -213,7 +213,7 @@ def render_generation(g: Generation) -> str:
         proto = "/".join(_p(p) for p in (g.protocol_type, g.protocol) if p) or "protocol unknown"
         leader = g.members[g.leader].label if g.leader in g.members else (g.leader or "unknown")
         head = f"generation {g.generation}  {proto}  leader {_p(leader)}"
-    if g.first_ts is not None:
+    if g.first_ts is not None and g.last_ts is not None:  # (set together)
         head += f"  {_when(g.first_ts, date=True)} .. {_when(g.last_ts)} ({g.last_ts - g.first_ts:.1f} s)"
     elif g.state_timestamp not in (None, -1):
         head += f"  state at {describe_epoch_ms(g.state_timestamp)}"
@@ -412,7 +412,7 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     what was added and revoked), and its events."""
     what, kip = _PROTOCOL_NAMES.get(g.protocol, (g.protocol, "?"))
     head = f"{what} ({kip} {'heartbeats' if g.source == 'capture' else 'records of __consumer_offsets'})"
-    if g.first_ts is not None:
+    if g.first_ts is not None and g.last_ts is not None:  # (set together)
         head += f"  {_when(g.first_ts, date=True)} .. {_when(g.last_ts)} ({g.last_ts - g.first_ts:.1f} s)"
     lines = [head]
     epochs = g.epochs()
@@ -451,9 +451,9 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     shares: dict[str, list[tuple[frozenset, list[str]]]] = {}  # member -> (partitions, the others holding them)
     if g.protocol == "share" and g.members:
         shared = g.shared()
-        for who, items in shared:
-            for member in who:
-                shares.setdefault(member, []).append((items, [x for x in who if x != member]))
+        for holders, items in shared:
+            for member in holders:
+                shares.setdefault(member, []).append((items, [x for x in holders if x != member]))
         lines.append(f"{_I}shared partitions at the end: " + (" | ".join(
             f"{items_text(items)} by {n} members" for n, items in shared_by_count(shared)) or "(none)"))
     if g.members:

@@ -140,7 +140,7 @@ class HalfStream:
         self.flow = flow
         self.max_buffer = max_buffer
         self.max_wait = max_wait
-        self.base: int | None = None  # absolute sequence number of stream offset 0
+        self.base = 0  # absolute sequence number of stream offset 0 (set with ``next``, and read only once it is)
         self.next: int | None = None  # absolute sequence number of the next byte to deliver
         self.isn: int | None = None
         self.fin: int | None = None
@@ -204,6 +204,7 @@ class HalfStream:
         """The bytes of ``data`` (at absolute ``start``) that continue filling a hole given up earlier."""
         out: list[Event] = []
         end = start + len(data)
+        assert self._high is not None  # a hole is given up only behind a queued segment, which set it
         for hole in list(self._given_up):
             if start <= hole.filled < end:
                 stop = min(end, hole.end)

@@ -88,8 +88,9 @@ def subscription_encode(version: int) -> Shape | None:
             "process_id": Attr("process_id"), "user_end_point": Attr("user_endpoint", "utf8_none_empty"),
             "task_offset_sums": Attr("task_offset_sums", items=True), "unique_field": Attr("unique_field"),
             "error_code": Attr("error_code")}
-    encode = {"TaskOffsetSum": Item(TaskId, {"topic_group_id": KeyAttr("subtopology"), "partition": KeyAttr("partition"),
-                                             "offset_sum": Value(), "named_topology": KeyAttr("topology_name")})}
+    encode: dict[str, In | Item] = {
+        "TaskOffsetSum": Item(TaskId, {"topic_group_id": KeyAttr("subtopology"), "partition": KeyAttr("partition"),
+                                       "offset_sum": Value(), "named_topology": KeyAttr("topology_name")})}
     if version >= 11:
         root["client_tags"] = Attr("client_tags", items=True)
         encode["ClientTag"] = Item(None, {"key": Key("utf8"), "value": Value("utf8")})

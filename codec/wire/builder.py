@@ -1,25 +1,29 @@
-"""From a schema table to construct structures and wire models, one per (message, struct, version).
+"""From a schema table to construct structures, one per (message, struct, version), and the codec's entry points.
 
-The wire model of a struct is one frozen, slotted, keyword-only dataclass holding the union of its
-fields over every version (as Kafka's generated ``*Data`` classes do); a field absent from a version holds
-its default. ``struct_for(message, version)`` returns the cached construct ``Struct`` for one version.
+``struct_for(message, version)`` returns the cached construct ``Struct`` for one version: the reference path, which
+decides and reports whatever the native codec (:mod:`codec.wire.native`) or the generated Python
+(:mod:`codec.wire.fastpath`) declines. :func:`decode_wire` and :func:`encode_wire` try those first. The wire models
+they all build, and their JSON view, are :mod:`codec.wire.models`' (:func:`wire_class`, :func:`default_value`,
+:func:`to_json`, :func:`uuid_to_kafka` are importable from here too).
 """
 
 from __future__ import annotations
 
 import base64
-import dataclasses
 import io
 import uuid
 from functools import cache
 
 from ..errors import DecodeError, EncodeError
 from . import native
-from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change, table_token
+from .models import default_value, to_json, uuid_to_kafka, wire_class
+from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import ModuleType
     from typing import Any
 
 __all__ = [
@@ -27,13 +31,10 @@ __all__ = [
     "uuid_to_kafka", "uuid_from_kafka", "decode_wire_reference", "encode_wire_reference",
 ]
 
-_INT_TYPES = {"int8", "int16", "int32", "int64", "uint16"}
+_FASTPATH: list[ModuleType] = []
 
 
-_FASTPATH = []
-
-
-def _fastpath():
+def _fastpath() -> ModuleType:
     """:mod:`codec.wire.fastpath`, imported when the pure-Python codec first runs (the native one never needs
     it)."""
     if not _FASTPATH:
@@ -41,66 +42,6 @@ def _fastpath():
 
         _FASTPATH.append(fastpath)
     return _FASTPATH[0]
-
-
-def default_value(f: FieldSpec, message: MessageSpec) -> Any:
-    """The value a reader gives a field its version lacks (wire-facts §0.3)."""
-    d = f.default
-    if f.is_array:
-        return None if d == "null" else ()
-    t = f.type
-    if t in _INT_TYPES:
-        return int(d, 0) if isinstance(d, str) else int(d or 0)
-    if t == "bool":
-        return d in (True, "true")
-    if t in ("string", "javaUTF"):
-        return None if d == "null" else (d or "")
-    if t == "javaChars":
-        return None
-    if t == "bytes":
-        return None if d == "null" else b""
-    if t == "uuid":
-        return uuid.UUID(int=0)
-    if t == "float64":
-        return float(d or 0)
-    if f.struct is not None:
-        return None if d == "null" else wire_class(message.name, f.struct.name)()
-    raise ValueError(f"no default for type {t}")
-
-
-# (message, struct, table token) -> class. The classes of schemas/' tables are made once and kept (token 0): an
-# object decoded before a schema_overrides block compares equal to one decoded after it.
-_CLASSES: dict[tuple[str, str, int], type] = {}
-
-
-def wire_class(message_name: str, struct_name: str) -> type:
-    """The frozen dataclass for one struct of a message (all fields of all versions)."""
-    key = (message_name, struct_name, table_token(message_name))
-    cls = _CLASSES.get(key)
-    if cls is None:
-        cls = _CLASSES[key] = _make_wire_class(message_name, struct_name)
-    return cls
-
-
-def _make_wire_class(message_name: str, struct_name: str) -> type:
-    message = load_message(message_name)
-    spec = message.structs[struct_name]
-    fields = []
-    for f in spec.fields:
-        if f.struct is not None and not f.is_array and f.default != "null":
-            fields.append((f.py_name, "typing.Any", dataclasses.field(
-                default_factory=lambda m=message_name, s=f.struct.name: wire_class(m, s)())))
-        else:
-            fields.append((f.py_name, "typing.Any", dataclasses.field(default=default_value(f, message))))
-    if not message.flexible.empty:
-        fields.append(("unknown_tagged_fields", dict, dataclasses.field(default_factory=dict, compare=True)))
-    cls_name = spec.name if struct_name != message.name else f"{message.name}Data"
-    cls = dataclasses.make_dataclass(cls_name, fields, frozen=True, slots=True, kw_only=True)
-    cls.__module__ = "codec.wire.models"
-    cls.__qualname__ = cls_name if struct_name == message.name else f"{message.name}Data.{spec.name}"
-    cls.__doc__ = f"Wire model of {message.name}{'' if struct_name == message.name else '.' + spec.name} " \
-                  f"(schemas/{message.name}.json)."
-    return cls
 
 
 @cache
@@ -162,15 +103,13 @@ def _struct_con(message_name: str, struct_name: str, version: int):
     tagged_names = None
     if message.is_flexible(version):
         tagged_specs = spec.tagged_at(version)
-        tagged = p.TaggedFields({f.tag: (f.py_name, _field_con(f, message, version)) for f in tagged_specs})
-        tagged_names = {f.py_name: (f.tag, default_value(f, message)) for f in tagged_specs}
+        tagged = p.TaggedFields({f.tag_number: (f.py_name, _field_con(f, message, version)) for f in tagged_specs})
+        tagged_names = {f.py_name: (f.tag_number, default_value(f, message)) for f in tagged_specs}
     return p.Struct(spec.name, fields, wire_class(message_name, struct_name), absent, tagged, tagged_names)
 
 
 @on_schema_change
 def _forget_tables() -> None:
-    for key in [k for k in _CLASSES if k[2]]:  # an override's classes; schemas/' ones stay
-        del _CLASSES[key]
     _struct_con.cache_clear()
 
 
@@ -196,7 +135,7 @@ def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, st
             if got is not None:
                 return got
         return decode_wire_reference(message_name, version, data, start=start)
-    fast = _fastpath().decoder(message_name, version)
+    fast: Callable[[bytes, int], tuple[Any, int]] | None = _fastpath().decoder(message_name, version)
     if fast is not None and start >= 0:
         try:
             return fast(data if type(data) is bytes else bytes(data), start)
@@ -246,10 +185,10 @@ def encode_wire(message_name: str, version: int, obj) -> bytes:
             if got is not None:
                 return got
         return encode_wire_reference(message_name, version, obj)
-    fast = _fastpath().encoder(message_name, version)
-    if fast is not None:
+    fast_encode: Callable[[Any], bytes] | None = _fastpath().encoder(message_name, version)
+    if fast_encode is not None:
         try:
-            return fast(obj)
+            return fast_encode(obj)
         except Exception:  # noqa: BLE001 - the reference path decides, with its exact error
             pass
     return encode_wire_reference(message_name, version, obj)
@@ -268,58 +207,11 @@ def encode_wire_reference(message_name: str, version: int, obj) -> bytes:
 
 # --- JSON views -----------------------------------------------------------------------------------------
 
-def uuid_to_kafka(u: uuid.UUID) -> str:
-    """Kafka's ``Uuid.toString()``: URL-safe base64 of the 16 bytes, no padding."""
-    return base64.urlsafe_b64encode(u.bytes).rstrip(b"=").decode("ascii")
-
-
 def uuid_from_kafka(s: str) -> uuid.UUID:
     """Kafka's ``Uuid`` string, or a dashed UUID (:func:`codec.types.parse_uuid`: nothing else)."""
     from ..types import parse_uuid
 
     return parse_uuid(s)
-
-
-def to_json(obj, message_name: str, version: int, *, style: str = "kafka", struct_name: str | None = None) -> dict:
-    """A wire object as JSON: ``kafka`` style mirrors Kafka's generated JSON converters (camelCase, only
-    the fields of that version, bytes base64, uuid as Kafka's Uuid string); ``native`` uses snake_case,
-    bytes as hex and UUIDs in their usual form."""
-    message = load_message(message_name)
-    spec = message.structs[struct_name or message.name]
-    return _to_json(obj, spec, message, version, style)
-
-
-def _value_json(v, f: FieldSpec, message, version, style):
-    if v is None:
-        return None
-    if f.is_array:
-        return [_scalar_json(x, f, message, version, style) for x in v]
-    return _scalar_json(v, f, message, version, style)
-
-
-def _scalar_json(v, f: FieldSpec, message, version, style):
-    if f.struct is not None:
-        return _to_json(v, f.struct, message, version, style)
-    if isinstance(v, (bytes, bytearray)):
-        return base64.b64encode(v).decode("ascii") if style == "kafka" else bytes(v).hex()
-    if isinstance(v, uuid.UUID):
-        return uuid_to_kafka(v) if style == "kafka" else str(v)
-    return v
-
-
-def _to_json(obj, spec: StructSpec, message, version, style) -> dict:
-    out = {}
-    for f in spec.fields:
-        in_version = version in f.versions if f.tag is None else bool(f.tagged_versions and version in f.tagged_versions)
-        if not in_version:
-            continue
-        key = f.json_name if style == "kafka" else f.py_name
-        out[key] = _value_json(getattr(obj, f.py_name), f, message, version, style)
-    unknown = getattr(obj, "unknown_tagged_fields", None)
-    if unknown:
-        key = "_unknownTaggedFields" if style == "kafka" else "unknown_tagged_fields"
-        out[key] = {str(t): bytes(b).hex() for t, b in unknown.items()}
-    return out
 
 
 def from_json(data: dict, message_name: str, version: int | None = None, *, style: str = "kafka",
@@ -355,7 +247,7 @@ def _scalar_from(v, f: FieldSpec, message, style, path):
 
 
 def _from_json(data: dict, spec: StructSpec, message, style, path) -> Any:
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for f in spec.fields:
         for key in (f.json_name, f.py_name, f.name):
             if key in data:

@@ -31,6 +31,7 @@ from functools import cache
 from typing import Any, Callable
 
 from .encodings import mutf8_decode, mutf8_encode, uvarint_bytes
+from .models import field_default, wire_class
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 __all__ = ["decoder", "encoder", "row_encoder", "row_decoder", "maker", "source", "enabled", "set_enabled", "FastPathMiss"]
@@ -187,8 +188,6 @@ class _Gen:
         return self.version in f.nullable and self.message.encoding != "java-data-output"
 
     def wire_class(self, spec: StructSpec) -> type:
-        from .builder import wire_class
-
         return wire_class(self.message.name, spec.name)
 
     def new_object(self, ind: int, spec: StructSpec, target: str, values: list[tuple[str, str]]) -> None:
@@ -412,7 +411,7 @@ def _dec_field(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str) -> No
         return
     fixed = _all_fixed(g, f.struct) if f.struct is not None else None
     lst = g.var("l")
-    if fixed is not None:
+    if fixed is not None and f.struct is not None:  # (fixed is None for any other field)
         # An array of fixed-width structs: one iter_unpack over the whole array.
         fmt = "".join(x for _, x in fixed)
         size = sum(_INT_SIZE[x] for _, x in fixed)
@@ -609,8 +608,7 @@ def _enc_struct(g: _Gen, ind: int, spec: StructSpec, obj: str) -> None:
     tagged = spec.tagged_at(g.version) if flexible else ()
     by_name = {fld.name: fld for fld in dataclasses.fields(cls)}
     def default(f: FieldSpec) -> Any:
-        fld = by_name[f.py_name]
-        return fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()
+        return field_default(by_name[f.py_name])
 
     for f in spec.fields:  # a value a version lacks must be at its default unless ignorable (§0.3)
         if f in present or f in tagged or f.ignorable:
@@ -729,8 +727,6 @@ def maker(message_name: str, struct_name: str, names: tuple[str, ...]) -> Callab
     ``wire_class(m, s)(a=1, b=2)`` (every other field at its default) but sets the slots directly,
     about 2.5x faster than the keyword ``__init__`` of a frozen dataclass. For the conversions between
     the Streams models and the wire models, which build thousands of small wire objects."""
-    from .builder import wire_class
-
     cls = wire_class(message_name, struct_name)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = set(names) - set(fields)

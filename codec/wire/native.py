@@ -34,12 +34,13 @@ import os
 import uuid
 from functools import cache
 
+from .models import default_value, field_default, value_json, wire_class
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 __all__ = [
@@ -54,17 +55,19 @@ try:
     from . import _native as _engine
     _WHY_NOT = ""
 except ImportError as e:  # no compiler at install time: the pure-Python codec serves
-    _engine = None
     _WHY_NOT = f"the extension is not built ({e})"
+#: True when the extension is installed. ``_engine`` is bound only then, and read only then (behind this, ACTIVE
+#: or a program, which exists only while ACTIVE).
+_AVAILABLE = not _WHY_NOT
 
 #: ``[True]`` while the native codec runs: a one-element list that callers on hot paths read without a call.
-ACTIVE = [_engine is not None and os.environ.get("REBALANCE_CODEC_NATIVE", "1").strip().lower() not in (
+ACTIVE = [_AVAILABLE and os.environ.get("REBALANCE_CODEC_NATIVE", "1").strip().lower() not in (
     "0", "no", "off", "false")]
 
 
 def available() -> bool:
     """True when the extension is installed (whether or not it is turned off)."""
-    return _engine is not None
+    return _AVAILABLE
 
 
 def unavailable_reason() -> str:
@@ -80,7 +83,7 @@ def set_active(on: bool) -> bool:
     """Turn the native codec on or off (for measurements and tests); returns the previous setting. Turning
     it on without the extension leaves it off."""
     old = ACTIVE[0]
-    ACTIVE[0] = bool(on) and _engine is not None
+    ACTIVE[0] = bool(on) and _AVAILABLE
     return old
 
 
@@ -130,7 +133,7 @@ _KINDS = {"int8": K_INT8, "int16": K_INT16, "int32": K_INT32, "int64": K_INT64, 
           "bool": K_BOOL, "uuid": K_UUID, "string": K_STRING, "bytes": K_BYTES, "javaUTF": K_JAVAUTF,
           "javaChars": K_JAVACHARS}
 _CONV = {"utf8": C_UTF8, "utf8_or_none": C_UTF8_OR_NONE, "uuid_text": C_SUUID}
-_ECONV = {"utf8": EC_UTF8, "utf8_none_empty": EC_UTF8_NONE_EMPTY}
+_ECONV: dict[str | None, int] = {"utf8": EC_UTF8, "utf8_none_empty": EC_UTF8_NONE_EMPTY}
 _IMMUTABLE = (type(None), int, bool, str, bytes, float, uuid.UUID)
 
 
@@ -143,7 +146,7 @@ def slot_offset(cls: type, name: str) -> int:
     raise AttributeError(f"{cls.__name__} has no slot {name!r}")
 
 
-if _engine is not None:
+if _AVAILABLE:
     _engine.configure(uuid.UUID, slot_offset(uuid.UUID, "int"), slot_offset(uuid.UUID, "is_safe"),
                       uuid.SafeUUID.unknown)
 
@@ -182,44 +185,147 @@ class _Term:
         return f"{type(self).__name__}({', '.join(repr(getattr(self, n)) for n in self._fields)})"
 
 
-def _term(name: str, fields: tuple[str, ...], doc: str, **defaults) -> type:
-    ns = {"__slots__": fields, "_fields": fields, "__doc__": doc, **{"_" + k: v for k, v in defaults.items()}}
-    return type(name, (_Term,), ns)
+# Each term names its fields in ``__slots__`` (the constructor's positional order) and annotates their types; a
+# ``_<field>`` class attribute is the default of a field left out.
+class Slot(_Term):
+    """The value of a field of this struct (snake_case name; a bare string means the same)."""
+    __slots__ = _fields = ("name",)
+    name: str
 
 
-Slot = _term("Slot", ("name",), "The value of a field of this struct (snake_case name; a bare string means the same).")
-Const = _term("Const", ("value",), "A constant (immutable) value.")
-NewDict = _term("NewDict", (), "A new empty dict.")
-Parent = _term("Parent", ("name",), "The value of a field of the enclosing struct (decoded before this one).")
-Lookup = _term("Lookup", ("table", "name"),
-               "``root[table][this struct's field]``: ``table`` a dict-shaped array field of the message's root "
-               "struct, decoded before this one; a key it lacks is a miss (the model path reports it).")
-EmptyNone = _term("EmptyNone", ("name",), "The field's value, an empty string as None.")
-Obj = _term("Obj", ("cls", "slots"), "An instance of a slotted class whose every slot is given (slot -> source).")
-Pair = _term("Pair", ("key", "value"), "An element of a dict-shaped array: key -> value in the dict it becomes.")
+class Const(_Term):
+    """A constant (immutable) value."""
+    __slots__ = _fields = ("value",)
+    value: object
+
+
+class NewDict(_Term):
+    """A new empty dict."""
+    __slots__ = _fields = ()
+
+
+class Parent(_Term):
+    """The value of a field of the enclosing struct (decoded before this one)."""
+    __slots__ = _fields = ("name",)
+    name: str
+
+
+class Lookup(_Term):
+    """``root[table][this struct's field]``: ``table`` a dict-shaped array field of the message's root struct,
+    decoded before this one; a key it lacks is a miss (the model path reports it)."""
+    __slots__ = _fields = ("table", "name")
+    table: str
+    name: str
+
+
+class EmptyNone(_Term):
+    """The field's value, an empty string as None."""
+    __slots__ = _fields = ("name",)
+    name: str
+
+
+class Obj(_Term):
+    """An instance of a slotted class whose every slot is given (slot -> source)."""
+    __slots__ = _fields = ("cls", "slots")
+    cls: type
+    slots: dict[str, Source]
+
+
+class Pair(_Term):
+    """An element of a dict-shaped array: key -> value in the dict it becomes."""
+    __slots__ = _fields = ("key", "value")
+    key: Source
+    value: Source
 
 
 class Tuple(_Term):
     """A tuple of sources (``Tuple("a", Const(None), Parent("b"))``)."""
 
-    __slots__ = ("items",)
-    _fields = ("items",)
+    __slots__ = _fields = ("items",)
+    items: tuple[Source, ...]
 
-    def __init__(self, *items) -> None:
+    def __init__(self, *items: Source) -> None:
         object.__setattr__(self, "items", items)
-Flat = _term("Flat", (), "An element not itself kept: its ``into`` arrays fill the dict of the enclosing array.")
-In = _term("In", ("cls", "fields"), "Encoding from an instance of ``cls`` (exactly); fields: wire field -> source.")
-Item = _term("Item", ("key_cls", "fields"),
-             "Encoding from one (key, value) item of a dict (``key_cls``: the key's exact class, or None).")
-Row = _term("Row", (), "Encoding from a tuple of the fields at this version, in wire order.")
-Attr = _term("Attr", ("name", "conv", "items"),
-             "An attribute of the object being encoded (``conv``: ``utf8`` or ``utf8_none_empty`` for a bytes "
-             "field written from a str; ``items``: an array written from a dict's items).", items=False)
-Key = _term("Key", ("conv",), "The item's key.")
-KeyAttr = _term("KeyAttr", ("name",), "An attribute of the item's key.")
-Value = _term("Value", ("conv", "items"), "The item's value.", items=False)
-Extra = _term("Extra", ("index",), "The n-th extra argument of ``encode`` (computed by the caller).")
-LookupAttr = _term("LookupAttr", ("name", "index"), "``extra[index][obj.name]``: a caller's table, by an attribute.")
+
+
+class Flat(_Term):
+    """An element not itself kept: its ``into`` arrays fill the dict of the enclosing array."""
+    __slots__ = _fields = ()
+
+
+class In(_Term):
+    """Encoding from an instance of ``cls`` (exactly); fields: wire field -> source."""
+    __slots__ = _fields = ("cls", "fields")
+    cls: type
+    fields: dict[str, EncodeSource]
+
+
+class Item(_Term):
+    """Encoding from one (key, value) item of a dict (``key_cls``: the key's exact class, or None)."""
+    __slots__ = _fields = ("key_cls", "fields")
+    key_cls: type | None
+    fields: dict[str, EncodeSource]
+
+
+class Row(_Term):
+    """Encoding from a tuple of the fields at this version, in wire order."""
+    __slots__ = _fields = ()
+
+
+class Attr(_Term):
+    """An attribute of the object being encoded (``conv``: ``utf8`` or ``utf8_none_empty`` for a bytes field
+    written from a str; ``items``: an array written from a dict's items)."""
+    __slots__ = _fields = ("name", "conv", "items")
+    _items = False
+    name: str
+    conv: str | None
+    items: bool
+
+
+class Key(_Term):
+    """The item's key."""
+    __slots__ = _fields = ("conv",)
+    conv: str | None
+
+
+class KeyAttr(_Term):
+    """An attribute of the item's key."""
+    __slots__ = _fields = ("name",)
+    name: str
+
+
+class Value(_Term):
+    """The item's value."""
+    __slots__ = _fields = ("conv", "items")
+    _items = False
+    conv: str | None
+    items: bool
+
+
+class Extra(_Term):
+    """The n-th extra argument of ``encode`` (computed by the caller)."""
+    __slots__ = _fields = ("index",)
+    index: int
+
+
+class LookupAttr(_Term):
+    """``extra[index][obj.name]``: a caller's table, by an attribute."""
+    __slots__ = _fields = ("name", "index")
+    name: str
+    index: int
+
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    #: where a decoded value comes from (a bare string: a :class:`Slot`)
+    Source: TypeAlias = "str | Slot | Const | NewDict | Parent | Lookup | EmptyNone | Obj | Tuple"
+    #: what a decoded struct becomes
+    DecodeTarget: TypeAlias = "Obj | Tuple | Pair | Flat"
+    #: what a struct is encoded from
+    EncodeTarget: TypeAlias = "In | Item | Row"
+    #: where the encoder finds a field's value
+    EncodeSource: TypeAlias = "Attr | Key | KeyAttr | Value | Const | Extra | LookupAttr"
 
 
 class Shape:
@@ -233,7 +339,9 @@ class Shape:
 
     __slots__ = ("name", "decode", "arrays", "conv", "encode")
 
-    def __init__(self, name: str, decode=None, arrays=None, conv=None, encode=None) -> None:
+    def __init__(self, name: str, decode: Mapping[str, DecodeTarget] | None = None,
+                 arrays: Mapping[str, str] | None = None, conv: Mapping[str, str] | None = None,
+                 encode: Mapping[str, EncodeTarget] | None = None) -> None:
         self.name = name
         self.decode = decode or {}
         self.arrays = arrays or {}
@@ -256,8 +364,6 @@ def _flexible(message: MessageSpec, version: int, f: FieldSpec) -> bool:
 
 
 def _wire_class(message: MessageSpec, spec: StructSpec) -> type:
-    from .builder import wire_class
-
     return wire_class(message.name, spec.name)
 
 
@@ -273,7 +379,7 @@ class _Compiler:
         self.stack: list[dict] = []  # the slots of the structs being compiled, outermost first
 
     # what one field is on the wire
-    def field_op(self, f: FieldSpec, slot: int, spec: StructSpec, enc_src: tuple, econv: int = EC_NONE,
+    def field_op(self, f: FieldSpec, slot: int, spec: StructSpec, enc_src: tuple | None, econv: int = EC_NONE,
                  ain: int = 0, tag: int = -1, ddefault=None, dcall: int = 0, tdefault=None) -> tuple:
         m, v = self.message, self.version
         elem = f.element_type
@@ -396,11 +502,9 @@ class _Compiler:
         raise ValueError(f"not an encoder source: {src!r}")
 
     def tagged_op(self, f: FieldSpec, slot: int, spec: StructSpec, cls: type | None) -> tuple:
-        from .builder import _value_json, default_value
-
         d = default_value(f, self.message)
         if self.json:
-            d = _value_json(d, f, self.message, self.version, self.mode)
+            d = value_json(d, f, self.message, self.version, self.mode)
         dcall = 0
         if not isinstance(d, _IMMUTABLE) and d != ():
             d, dcall = _fresh(f, self.message, self.version, self.mode if self.json else None), 1
@@ -409,8 +513,8 @@ class _Compiler:
             enc_src = (G_OFF, slot_offset(cls, f.py_name))
             fld = next(x for x in dataclasses.fields(cls) if x.name == f.py_name)
             # (a struct's default is a factory's: the empty struct, compared by value as the reference does)
-            tdefault = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()
-        return self.field_op(f, slot, spec, enc_src, tag=f.tag, ddefault=d, dcall=dcall, tdefault=tdefault)
+            tdefault = field_default(fld)
+        return self.field_op(f, slot, spec, enc_src, tag=f.tag_number, ddefault=d, dcall=dcall, tdefault=tdefault)
 
     def builder(self, spec: StructSpec, present, tagged, slots: dict, unknown_slot: int, cls: type | None) -> tuple:
         if self.shape is not None and spec.name in self.shape.decode:
@@ -421,7 +525,7 @@ class _Compiler:
         if self.mode == "rows":
             return (B_TUPLE, tuple((S_SLOT, slots[f.py_name]) for f in present))
         if self.json:
-            items = []
+            items: list[tuple[str, tuple[int, ...]]] = []
             for f in spec.fields:
                 if f.py_name in slots:
                     key = f.json_name if self.mode == "kafka" else f.py_name
@@ -430,7 +534,8 @@ class _Compiler:
                 key = "_unknownTaggedFields" if self.mode == "kafka" else "unknown_tagged_fields"
                 items.append((key, (S_UNKNOWN_JSON, unknown_slot, 0)))
             return (B_DICT, tuple(items))
-        entries = []
+        assert cls is not None  # the structs without a wire class (JSON, rows, shaped) are built above
+        entries: list[tuple[int, tuple[object, ...]]] = []
         for fld in dataclasses.fields(cls):
             off = slot_offset(cls, fld.name)
             if fld.name in slots:
@@ -504,8 +609,7 @@ class _Compiler:
             if f in present or f in tagged or f.ignorable:
                 continue
             fld = by_name[f.py_name]
-            default = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()
-            absent.append((slot_offset(cls, f.py_name), default))
+            absent.append((slot_offset(cls, f.py_name), field_default(fld)))
         has_unknown = "unknown_tagged_fields" in by_name
         unknown_off = slot_offset(cls, "unknown_tagged_fields") if has_unknown else -1
         return (E_OBJECT, cls, tuple(absent), unknown_off, int(has_unknown and not tagged and
@@ -514,11 +618,9 @@ class _Compiler:
 
 def _fresh(f: FieldSpec, message: MessageSpec, version: int, style: str | None) -> Callable[[], Any]:
     """A factory of a tagged field's default (a fresh object each time, as the reference makes one)."""
-    from .builder import _value_json, default_value
-
     if style is None:
         return lambda: default_value(f, message)
-    return lambda: _value_json(default_value(f, message), f, message, version, style)
+    return lambda: value_json(default_value(f, message), f, message, version, style)
 
 
 def _slot_names(cls: type) -> list[str]:
@@ -553,7 +655,7 @@ def _hash_offsets(key) -> tuple | None:
 
 @cache
 def _compiled(message_name: str, version: int, mode: str, shape: Shape | None):
-    if _engine is None:
+    if not _AVAILABLE:
         return None
     message = load_message(message_name)
     if version not in message.valid:

@@ -31,7 +31,7 @@ class _Record:
     changed). Not a dataclass: these are built on every decode call's start-up, where the decorator's cost
     shows (tests/test_cli_startup.py)."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def __init__(self, *args, **kwargs) -> None:
         names = self.__slots__
@@ -159,6 +159,13 @@ class FieldSpec(_Record):
     @property
     def is_struct(self) -> bool:
         return self.struct is not None
+
+    @property
+    def tag_number(self) -> int:
+        """The tag of a tagged field (:meth:`StructSpec.tagged_at`'s fields); asking another field is a bug."""
+        if self.tag is None:
+            raise ValueError(f"{self.name} is not a tagged field")
+        return self.tag
 
 
 class StructSpec(_Record):

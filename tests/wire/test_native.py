@@ -21,6 +21,7 @@ import dataclasses
 import struct
 import uuid
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -367,3 +368,34 @@ def test_the_engines_modified_utf8_refuses_what_the_reference_refuses(raw):
     assert outcome(native._engine.mutf8_decode, raw)[0] == outcome(mutf8_decode, raw)[0]
     if outcome(mutf8_decode, raw)[0] == "ok":
         assert native._engine.mutf8_decode(raw) == mutf8_decode(raw)
+
+
+def _stub_names(text: str) -> dict[str, set[str]]:
+    """The public names a stub declares: ``""`` -> the module's, a class's name -> its methods."""
+    import ast
+
+    names: dict[str, set[str]] = {"": set()}
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names[""].add(node.name)
+        if isinstance(node, ast.ClassDef):
+            names[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+    return names
+
+
+def _public(obj: object) -> set[str]:
+    return {n for n in dir(obj) if not n.startswith("_")}
+
+
+def test_the_engines_stub_names_what_the_built_engine_has():
+    """codec/wire/_native.pyi (written by hand: mypy cannot read the C file) declares exactly the functions and
+    the program type's methods the built extension has; a name added to or dropped from the C method tables
+    without the stub fails here."""
+    from codec.wire import _native
+
+    stub = _stub_names(Path(_native.__file__).with_name("_native.pyi").read_text(encoding="utf-8"))
+    assert stub[""] == _public(_native)
+    assert stub["StructProgram"] == _public(_native.StructProgram)
+    # (the check sees a difference: a stub that lacks a method of the program type)
+    assert _stub_names("class StructProgram:\n    def decode(self): ...\n")["StructProgram"] != \
+        _public(_native.StructProgram)
