@@ -11,15 +11,6 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-# Cycles still being untied elsewhere (issue #32: codec/wire and codec/pipeline, in the types2 work): an allowance
-# that may only shrink. A cycle passes when all its modules are inside one entry; an entry no longer matched by a
-# cycle is stale and fails below, so that it is removed when its cycle is.
-KNOWN_CYCLES = (
-    frozenset({"codec.pipeline.kafka4", "codec.pipeline.records"}),
-    frozenset({"codec.pipeline.command", "codec.pipeline.job"}),
-)
-
-
 def modules(root: Path, package: str) -> dict[str, Path]:
     """Every module of the package in folder ``root`` by dotted name (a package by its own name)."""
     out = {}
@@ -111,26 +102,14 @@ def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     return found
 
 
-def _unknown(found: list[frozenset[str]]) -> list[list[str]]:
-    return sorted(sorted(c) for c in found if not any(c <= known for known in KNOWN_CYCLES))
-
-
 @functools.cache
 def _codec_graph() -> dict[str, set[str]]:
-    return import_graph(ROOT / "codec", "codec")  # read once for the three tests below
+    return import_graph(ROOT / "codec", "codec")  # read once for the tests below
 
 
-def test_codec_has_no_import_cycle_but_the_known_ones():
-    found = cycles(_codec_graph())
-    assert _unknown(found) == []
-
-
-def test_the_allowance_only_shrinks():
-    """Each allowed cycle still exists (at least two of its modules in one cycle): a cycle untied leaves the
-    allowance with it."""
-    found = cycles(_codec_graph())
-    stale = [sorted(known) for known in KNOWN_CYCLES if not any(len(c & known) > 1 for c in found)]
-    assert stale == []
+def test_codec_has_no_import_cycle():
+    """Each module of codec depends one way (issue #32): no cycle, lazy imports inside functions included."""
+    assert sorted(sorted(c) for c in cycles(_codec_graph())) == []
 
 
 def test_the_graph_sees_the_imports_of_codec():
@@ -171,8 +150,6 @@ def test_the_checker_finds_a_cycle_in_a_small_package(tmp_path):
     assert graph["pkg.c"] == {"pkg.a"}  # `from pkg import run`: its own package, not counted
     assert graph["pkg.sub.e"] == {"pkg.d", "pkg.sub.f"}
     assert sorted(sorted(c) for c in cycles(graph)) == [["pkg.a", "pkg.c"], ["pkg.sub.e", "pkg.sub.f"]]
-    # and the allowance does not hide a cycle outside it
-    assert _unknown(cycles(graph)) == [["pkg.a", "pkg.c"], ["pkg.sub.e", "pkg.sub.f"]]
 
 
 def test_the_checker_passes_a_package_that_depends_one_way(tmp_path):

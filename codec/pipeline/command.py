@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cliutil import INT, LONG, int_range
 
-__all__ = ["register", "run", "INSTALL_HINT", "usage_error", "MASTER_FORMS"]
+__all__ = ["register", "run", "main", "INSTALL_HINT", "usage_error", "MASTER_FORMS"]
 
 INSTALL_HINT = ("the pipeline needs the 'spark' extra (PySpark 4.3, pyarrow, pandas<3; Java 17):\n"
                 "    pip install 'rebalance-codec[spark]'        (from a checkout: pip install -e '.[spark]')")
@@ -31,8 +31,8 @@ the job failed (one line; details in the log). Options and local inputs are chec
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    # the same arguments as `spark-submit codec/pipeline/job.py`; defined here too so that --help works
-    # without pyspark installed
+    # the same arguments for `rebalance-codec pipeline` and `spark-submit codec/pipeline/submit.py`, defined where
+    # pyspark is not imported so that --help works without it
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="JSONL or Parquet files, directories or globs (any URI Spark reads: file:, hdfs:, s3a: ...)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (URI); written atomically")
@@ -189,3 +189,11 @@ def print_summary(summary: dict, file=None) -> None:
     for name, n in summary["tables"].items():
         print(f"  {name:12} {n:8d} rows   {out}/{name}", file=file)
     print(f"  report                      {out}/report.html  (and report.json)", file=file)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``spark-submit .../codec/pipeline/submit.py`` and ``python -m codec.pipeline.submit``: the ``pipeline``
+    subcommand."""
+    p = argparse.ArgumentParser(prog="rebalance-codec pipeline", description=_DESCRIPTION)
+    _add_arguments(p)
+    return run(p.parse_args(argv))

@@ -1,8 +1,8 @@
 """The Spark job: read captured records, decode them on the executors, write the tables and the report.
 
 Run it through the CLI (``rebalance-codec pipeline INPUT... --out DIR``), or under ``spark-submit``
-with this file as the application (``spark-submit .../codec/pipeline/job.py INPUT... --out DIR``),
-or call :func:`run` with a SparkSession of your own.
+with :mod:`codec.pipeline.submit` as the application (``spark-submit .../codec/pipeline/submit.py INPUT...
+--out DIR``), or call :func:`run` with a SparkSession of your own.
 
 Plan: inputs (JSONL/Parquet, any URI Spark reads) -> :func:`normalize` to the canonical input columns
 (:data:`codec.pipeline.arrow.INPUT_COLUMNS`) -> a scalar Arrow UDF (:func:`codec.pipeline.arrow.decode_arrays`)
@@ -31,15 +31,15 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Callable
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import from_arrow_type
 
 from .arrow import CONTEXT_COLUMNS, DECODE_COLUMNS, UNITS, decode_udf, flat_columns
-from .command import _add_arguments as add_arguments
 from .inputs import HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, local_only, plan_inputs
 from .jsonlines import INPUT_ERROR
 from .jsonlines import ROW as JSON_ROW
@@ -48,8 +48,8 @@ from .report import render_html, render_json
 from .records import SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 from .tables import PARTITIONED, Config, derive_tables
 
-__all__ = ["Options", "PipelineError", "SparkStartError", "build_session", "normalize", "plan", "read_inputs", "decode", "run",
-           "main", "TABLES", "spark_error_line", "default_log_path"]
+__all__ = ["Options", "PipelineError", "SparkStartError", "build_session", "normalize", "plan", "read_inputs", "decode", "run", "options_from_args",
+           "TABLES", "spark_error_line", "default_log_path"]
 
 #: Arrow Java's unchecked buffer access; for a cluster, pass them as spark.executor.extraJavaOptions
 ARROW_JAVA_OPTS = "-Darrow.enable_unsafe_memory_access=true -Darrow.enable_null_check_for_get=false"
@@ -117,11 +117,12 @@ def build_session(opts: Options) -> SparkSession:
     b = SparkSession.builder.appName("rebalance-codec pipeline")
     local = _local_master(opts)
     submitted = _under_spark_submit()
+    log: str | None = None  # the log of a JVM started here (none under spark-submit)
     if not submitted:
         b = b.master(opts.master or "local[*]")
-        opts.log = opts.log or default_log_path()
+        log = opts.log = opts.log or default_log_path()
         log4j = Path(__file__).with_name("log4j2.properties")
-        log_opts = f'-Dlog4j2.configurationFile={log4j.as_uri()} "-Drebalance_codec.log={opts.log}"'
+        log_opts = f'-Dlog4j2.configurationFile={log4j.as_uri()} "-Drebalance_codec.log={log}"'
         # the serial collector (one process, a laptop's cores); the full JIT: C1 alone saved nothing on the
         # bundled samples (31-35 s either way) and cost ~2.5 us per record on 200,000 (bench_pipeline);
         # Arrow without per-access bounds checks (a tenth of the JVM's time reading the decoder's
@@ -141,21 +142,21 @@ def build_session(opts: Options) -> SparkSession:
          .config("spark.sql.session.timeZone", "UTC")
          .config("spark.sql.adaptive.enabled", "true")
          .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false"))
-    if submitted:
+    if log is None:
         spark = b.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
     else:
         try:
-            start = os.path.getsize(opts.log)
+            start = os.path.getsize(log)
         except OSError:
             start = 0
         try:
-            spark = _with_output_to(opts.log, b.getOrCreate)
+            spark = _with_output_to(log, b.getOrCreate)
         except Exception as e:
-            reason = jvm_start_error(opts.log, start) if "JAVA_GATEWAY_EXITED" in str(e) else None
+            reason = jvm_start_error(log, start) if "JAVA_GATEWAY_EXITED" in str(e) else None
             if reason is None:
                 raise
-            raise SparkStartError(f"Spark did not start: {reason} (Spark's log: {opts.log})") from e
+            raise SparkStartError(f"Spark did not start: {reason} (Spark's log: {log})") from e
     if opts.ship_code:
         _ship_code(spark)
     return spark
@@ -177,7 +178,7 @@ def jvm_start_error(log: str, start: int = 0) -> str | None:
             text = f.read(256 * 1024).decode("utf-8", "replace")
     except OSError:
         return None
-    lines = []
+    lines: list[str] = []
     for ln in text.splitlines():
         ln = ln.strip()
         m = _MAIN_EXCEPTION.match(ln)
@@ -223,6 +224,7 @@ def _ship_code(spark: SparkSession) -> None:
     path = Path(tempfile.mkdtemp(prefix="rebalance-codec-")) / "rebalance_codec_code.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for pkg in (codec, construct):
+            assert pkg.__file__ is not None  # both are regular packages, imported from their files
             root = Path(pkg.__file__).parent
             for f in root.rglob("*"):
                 if f.is_file() and "__pycache__" not in f.parts:
@@ -420,6 +422,13 @@ def read_inputs(spark: SparkSession, inputs: list[str] | InputPlan, fmt: str | N
     return out, linked
 
 
+def _scalar_arrow_udf(f: Callable, return_type: T.DataType) -> Callable[..., Column]:
+    """A scalar Arrow UDF, its kind told by ``f``'s type hints (pyarrow arrays in and out), as pyspark prefers.
+    pyspark 4.3's stubs type only the form that names ``functionType``, which the runtime deprecates with a
+    UserWarning: hence the one ignore."""
+    return F.arrow_udf(f, return_type)  # type: ignore[call-overload]
+
+
 _SOURCE, _LINE = "__source", "__line"  # a JSON line's file, and the text of a line quarantined whole
 
 
@@ -428,7 +437,7 @@ def _json_lines(spark: SparkSession, paths: list[str]) -> list[DataFrame]:
     (:mod:`codec.pipeline.jsonlines`): no schema is inferred, so no line decides how another is read; a line
     that is not a JSON object is kind ``not-json`` with its text, one with a key twice (or in two cases)
     ``duplicate-key``; blank lines are not records."""
-    parse = F.arrow_udf(parse_lines, from_arrow_type(JSON_ROW))
+    parse = _scalar_arrow_udf(parse_lines, from_arrow_type(JSON_ROW))
     text = spark.read.text(paths)
     parts = [c for c in text.columns if c != "value"]  # partition columns (a directory's name=value folders)
     rows = text.select(F.input_file_name().alias(_SOURCE), "value", *parts, parse(F.col("value")).alias("r")) \
@@ -468,7 +477,7 @@ def decode(records: DataFrame) -> DataFrame:
     """Decoded units, decoded by the executors (:func:`codec.pipeline.arrow.decode_arrays`, a scalar Arrow
     UDF over the bytes and what their decoding needs; the context stays in the JVM), one row per unit, in
     the flat shape the tables are built from (:func:`codec.pipeline.arrow.flat_columns`)."""
-    units = F.arrow_udf(decode_udf, from_arrow_type(UNITS))  # (a type, not DDL: no SQL parse per query)
+    units = _scalar_arrow_udf(decode_udf, from_arrow_type(UNITS))  # (a type, not DDL: no SQL parse per query)
     return records.select(*CONTEXT_COLUMNS, F.inline(units(*DECODE_COLUMNS))).select(*flat_columns(F))
 
 
@@ -495,6 +504,7 @@ class _FS:
 
     def __init__(self, spark: SparkSession, uri: str) -> None:
         jvm = spark.sparkContext._jvm
+        assert jvm is not None  # a session's context holds its JVM gateway while it runs
         self.Path = jvm.org.apache.hadoop.fs.Path
         self.fs = self.Path(uri).getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
 
@@ -585,7 +595,8 @@ def _error_chain(e: BaseException) -> list[tuple[str, str]]:
                 seen += 1
         except Exception:  # noqa: BLE001 - the gateway may be gone; what was read so far will do
             pass
-    cur, seen = e, 0
+    cur: BaseException | None = e
+    seen = 0
     while cur is not None and not chain and seen < 20:
         desc = getattr(cur, "_desc", None)  # pyspark's captured exceptions (AnalysisException ...)
         chain.append((type(cur).__name__, desc if isinstance(desc, str) and desc else str(cur)))
@@ -651,7 +662,7 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
     the_plan = opts.plan
     if the_plan is None and own and local_only(list(opts.inputs), opts.master):
         the_plan = plan(None, opts.inputs, opts.input_format)  # bad local input: said before Spark starts
-    if own:
+    if spark is None:
         opts.log = opts.log or (None if _under_spark_submit() else default_log_path())
         _say(opts, "starting Spark" + (f" ({opts.master})" if opts.master else " (local[*])")
              + (f"; its log: {opts.log}" if opts.log else ""), t0)
@@ -712,7 +723,7 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
         q_rows = rows["quarantine"]
         if q_rows != quarantined:
             raise PipelineError(f"quarantine holds {q_rows} rows, expected {quarantined}")
-        summary = {"started": started, "inputs": list(opts.inputs), "output": out,
+        summary: dict[str, Any] = {"started": started, "inputs": list(opts.inputs), "output": out,
                    "spark": {"master": spark.sparkContext.master, "version": spark.version,
                              "default_parallelism": spark.sparkContext.defaultParallelism},
                    "config": {"acceptable_recovery_lag": opts.config.acceptable_recovery_lag,
@@ -763,22 +774,9 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
 # --- command line (shared by the CLI subcommand and spark-submit) ---------------------------------------------
 
 
-def options_from_args(args) -> Options:
+def options_from_args(args: argparse.Namespace) -> Options:
     return Options(inputs=args.inputs, out=args.out, master=args.master, input_format=args.input_format,
                    overwrite=args.overwrite,
                    config=Config(args.acceptable_recovery_lag, args.num_standby_replicas, args.max_warmup_replicas),
                    shuffle_partitions=args.shuffle_partitions, driver_memory=args.driver_memory, ui=args.ui,
                    ship_code=args.ship_code, quiet=args.quiet, log=args.log)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``spark-submit .../job.py`` and ``python -m codec.pipeline.job``: the ``pipeline`` subcommand."""
-    from .command import run as run_command
-
-    p = argparse.ArgumentParser(prog="rebalance-codec pipeline", description=__doc__.split("\n\n")[0])
-    add_arguments(p)
-    return run_command(p.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,7 @@ StreamsGroupHeartbeat 88, StreamsGroupDescribe 89, ShareGroupHeartbeat 76, Share
 
 What each becomes (``generation`` is the member epoch for a member's unit, the group epoch for a group's):
 
-* a heartbeat **request** (epoch >= 0): a :class:`~codec.pipeline.records.GroupUnit` (protocol type
+* a heartbeat **request** (epoch >= 0): a :class:`~codec.pipeline.units.GroupUnit` (protocol type
   ``consumer`` or ``streams``; a consumer's ``serverAssignor`` as the protocol) and, when it carries the
   member's data (a join, epoch 0, or any of those fields changed), a :class:`HeartbeatMemberUnit`: a streams
   member's process id, endpoint (``host:port``), client tags and task offsets (``taskOffsets``, with their
@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .records import GroupUnit as _GroupUnit
-from .records import RecordError
+from .units import GroupUnit as _GroupUnit
+from .units import RecordError
 
 __all__ = [
     "API_KEYS",
@@ -109,7 +109,7 @@ def _tasks(entries, at: str, layer: str) -> list | None:
     """``[{subtopologyId, partitions}]`` -> one ``(subtopology, partition, None, None)`` per task (None: null)."""
     if entries is None:
         return None
-    out = []
+    out: list[tuple] = []
     for i, t in enumerate(entries):
         sub = _subtopology(t["subtopologyId"], f"{at}[{i}].subtopology_id", layer)
         out.extend((sub, p, None, None) for p in t["partitions"])
@@ -330,9 +330,9 @@ def _share_record_units(name: str, v: dict, *, member, group) -> list | None:
         topics = [(t["topicId"], t["topicName"], list(range(max(t["numPartitions"], 0)))) for t in v["topics"]]
         return [_group(None, None, group, None, "share", share_topics=topics)]
     if name == "ShareGroupStatePartitionMetadata":  # the initialized partitions are the assignable ones
-        topics = [(t["topicId"], t["topicName"], list(t["partitions"])) for t in v["initializedTopics"]]
-        topics += [(t["topicId"], t["topicName"], None) for t in v["initializingTopics"] + v["deletingTopics"]]
-        return [_group(None, None, group, None, "share", share_topics=topics)]
+        known = [(t["topicId"], t["topicName"], list(t["partitions"])) for t in v["initializedTopics"]]
+        unsettled = [(t["topicId"], t["topicName"], None) for t in v["initializingTopics"] + v["deletingTopics"]]
+        return [_group(None, None, group, None, "share", share_topics=known + unsettled)]
     if name == "ShareGroupCurrentMemberAssignment":
         epoch = v["memberEpoch"]
         return [_group(member, epoch, group, None, "share"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Literal, overload
 
 from ..errors import DecodeError, TruncatedError, UnsupportedVersionError
 
@@ -97,6 +98,11 @@ class _Reader:
         out = self.data[self.pos:self.pos + n]
         self.pos += n
         return out
+
+    @overload
+    def string(self, path: str, *, nullable: Literal[False] = False) -> str: ...
+    @overload
+    def string(self, path: str, *, nullable: bool) -> str | None: ...
 
     def string(self, path: str, *, nullable: bool = False) -> str | None:
         start = self.pos

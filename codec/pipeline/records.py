@@ -17,10 +17,12 @@ consumer's UserData is not Streams metadata.
 from __future__ import annotations
 
 import struct
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import DecodeError
-from ..streams import AssignmentInfo, SubscriptionInfo, decode_assignment, decode_subscription
+from ..streams import decode_assignment, decode_subscription
+from .kafka4 import RECORD_TYPES, body_units, record_units
+from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError
 
 __all__ = ["KINDS", "KAFKA4_KINDS", "canonical_kind", "MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordError",
            "decode_record", "frame_selected", "JOIN_GROUP", "SYNC_GROUP"]
@@ -64,70 +66,6 @@ def canonical_kind(kind: str | None) -> str | None:
     if len(_CANONICAL) < 1000:
         _CANONICAL[kind] = out
     return out
-
-
-class MemberUnit(NamedTuple):
-    member: str | None
-    generation: int | None
-    group: str | None
-    info: SubscriptionInfo | None  # None: the member's UserData is not Streams metadata
-    consumer_protocol_version: int | None = None
-    rack_id: str | None = None
-    group_instance_id: str | None = None
-    client_id: str | None = None
-    client_host: str | None = None
-
-
-class AssignmentUnit(NamedTuple):
-    member: str | None
-    generation: int | None
-    group: str | None
-    info: AssignmentInfo | None
-    consumer_protocol_version: int | None = None
-
-
-class GroupUnit(NamedTuple):
-    member: str | None
-    generation: int | None
-    group: str | None
-    leader: str | None = None
-    protocol_type: str | None = None
-    protocol_name: str | None = None
-    member_count: int | None = None
-    error_code: int | None = None
-    group_protocol: str | None = None  # Kafka 4's groups: "consumer" (KIP-848), "streams" (KIP-1071) or "share"
-    # (KIP-932); None: classic
-    share_topics: list | None = None  # a share group's topics: (topic id, name, partitions or None)
-
-
-class ConnectUnit(NamedTuple):
-    """A Kafka Connect worker's layer (a group of protocol type ``connect``): ``layer`` is ``metadata`` (a
-    JoinGroup's :class:`~codec.connect.metadata.ConnectMetadata`) or ``assignment`` (a SyncGroup's
-    :class:`~codec.connect.assignment.ConnectAssignment`); ``info`` is the model; ``protocol_name`` the
-    Connect protocol (``default``, ``compatible``, ``sessioned``) when the message names it."""
-    member: str | None
-    generation: int | None
-    group: str | None
-    layer: str
-    info: Any
-    protocol_name: str | None = None
-
-
-class RecordError(Exception):
-    """Why a record is quarantined: ``type`` (the exception class), ``message``, ``offset`` (into the
-    layer's bytes), ``path`` (field path from the record's outermost layer) and ``layer``."""
-
-    def __init__(self, type_: str, message: str, *, offset: int | None = None, path: str = "",
-                 layer: str | None = None) -> None:
-        super().__init__(message)
-        self.type, self.message, self.offset, self.path, self.layer = type_, message, offset, path, layer
-
-    @classmethod
-    def of(cls, e: Exception, layer: str | None = None, at: str = "") -> "RecordError":
-        if isinstance(e, DecodeError):
-            path = ".".join(p for p in (at, e.path) if p)
-            return cls(type(e).__name__, str(e), offset=e.offset, path=path, layer=layer or e.message)
-        return cls(type(e).__name__, str(e), path=at, layer=layer)
 
 
 # --- the Streams and ConsumerProtocol layers -------------------------------------------------------------
@@ -385,8 +323,6 @@ def _kafka4_body(name: str, version: int | None, data: bytes) -> list:
         from .. import kafka4
     except ImportError as e:  # pragma: no cover - the Kafka 4 codec ships with the codec
         raise RecordError("UnsupportedKind", f"the Kafka 4 codec (codec.kafka4) is not available: {e}") from None
-    from .kafka4 import body_units
-
     try:
         value = kafka4.decode(name, version, data)
     except DecodeError as e:
@@ -400,8 +336,6 @@ def _kafka4_record(key: bytes, value: bytes | None) -> list:
         from .. import kafka4
     except ImportError as e:  # pragma: no cover - the Kafka 4 codec ships with the codec
         raise RecordError("UnsupportedKind", f"the Kafka 4 codec (codec.kafka4) is not available: {e}") from None
-    from .kafka4 import record_units
-
     try:
         rec = kafka4.decode_record(key, value)
     except DecodeError as e:
@@ -431,8 +365,6 @@ def _offsets_decoders():
 def _group_metadata(key: bytes | None, value: bytes) -> list:
     if key is None:
         raise RecordError("MissingContext", "a __consumer_offsets record needs its key", layer="GroupMetadataKey")
-    from .kafka4 import RECORD_TYPES
-
     if len(key) >= 2 and struct.unpack_from(">h", key)[0] in RECORD_TYPES:
         return _kafka4_record(key, value)
     key_of, value_of = _offsets_decoders()

@@ -9,6 +9,7 @@ import html
 import json
 import math
 import unicodedata
+from collections.abc import Mapping, Sequence
 
 __all__ = ["render_json", "render_html"]
 
@@ -89,7 +90,7 @@ def _bars(items: list[tuple[str, float]], *, category: str, value: str, width: i
     return "".join(parts)
 
 
-def _columns(dates: list[str], layers: list[tuple[str, dict[str, float]]], *, y_title: str, width: int = 720,
+def _columns(dates: list[str], layers: Sequence[tuple[str, Mapping[str, float]]], *, y_title: str, width: int = 720,
              height: int = 200, unit: str = "", legend: bool = True, integer: bool = False) -> str:
     """Columns over time, one per date, stacked by layer: a y axis with ticks, gridlines and its title, date
     labels thinned to those that fit side by side, the x axis title, and the legend in rows."""

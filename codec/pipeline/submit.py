@@ -9,7 +9,7 @@ or ``--ship-code`` (zips the codec and construct and adds them with ``SparkConte
 
 import sys
 
-from codec.pipeline.job import main
+from codec.pipeline.command import main
 
 __all__ = ["main"]
 

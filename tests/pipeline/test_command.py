@@ -54,7 +54,7 @@ def test_end_to_end_under_a_minute(tmp_path):
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "codec.pipeline.job", str(CAPTURES), str(OFFSETS), str(FRAMES),
+    r = subprocess.run([sys.executable, "-m", "codec.pipeline.submit", str(CAPTURES), str(OFFSETS), str(FRAMES),
                         "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
     took = time.monotonic() - t
     assert r.returncode == 0, r.stderr
