@@ -4,8 +4,10 @@ A record's key is ``[int16 version][body]`` and the version says what the record
 ``GroupCoordinatorRecordSerde``): 0 and 1 an :file:`OffsetCommitKey`, 2 a :file:`GroupMetadataKey`, 3 and
 up the records of KIP-848 consumer groups, share groups and streams groups. The value is ``[int16
 version][body]`` of the matching value schema (:file:`OffsetCommitValue`, :file:`GroupMetadataValue`); a
-null value is a tombstone. Consumer, share and streams group records (types 3-8, 16, 9-15, 17 and 19-23) are
-decoded by :func:`codec.kafka4.decode_record`: their ``key`` and ``value`` are dicts in Kafka's JSON (camelCase).
+null value is a tombstone. An OffsetCommitValue v4 that a Kafka 4.1+ coordinator wrote for a commit naming
+its topic's id carries it (``topic_id``, tagged field 0; the zero UUID when absent, as from older brokers).
+Consumer, share and streams group records (types 3-8, 16, 9-15, 17 and 19-23) are decoded by
+:func:`codec.kafka4.decode_record`: their ``key`` and ``value`` are dicts in Kafka's JSON (camelCase).
 
 Inputs:
 

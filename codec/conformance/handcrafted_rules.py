@@ -24,8 +24,8 @@ its answers replace theirs in the answers file. The rules:
   project refuses: an ``acceptable`` vector whose decoded value, if any, is Kafka's;
 * ``past-input`` — the last string, the last bytes and the last array of each message and version with a length
   one more than the bytes that remain;
-* ``ignorable-dropped`` — a non-default value for each ``ignorable`` field a version lacks: Kafka writes the
-  version without it (a valid vector checked in the encode direction only: its bytes are another vector's);
+* ``ignorable-dropped`` — a non-default value for each ``ignorable`` field a version lacks, tagged or not: Kafka
+  writes the version without it (a valid vector checked in the encode direction only: its bytes are another vector's);
 * ``filled`` — every field of the version set, each to a value of its own that is not its default (arrays of
   one element, nullable structs present, known tagged fields set), made from the table: Kafka writes and reads it;
 * ``nullable-null`` — every nullable field null (those inside a nullable field in a second vector): Kafka
@@ -85,9 +85,8 @@ __all__ = [
 RULES_FILE = "kafka-java-rules.jsonl"
 ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # Kafka's classes that judge the cases: the classic group messages, headers and ConsumerProtocol as generated at
-# the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl), and the classic group's
-# __consumer_offsets records at the commit their tables follow (the same); Kafka 4's RPCs and
-# __consumer_offsets records at the commit schemas/README.md follows for them
+# the commit of ../shared/vectors/kafka-java (the classes that wrote kafka-java-*.jsonl); Kafka 4's RPCs and every
+# group's __consumer_offsets records, the classic group's included, at the commit schemas/README.md follows for them
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
@@ -132,12 +131,14 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
     hand-written class; its rules are handcrafted.py's)."""
     spec = load_message(message)
-    commit = (CLASSIC_COMMIT if message in _CLASSIC or message in CLASSIC_RECORDS
+    commit = (CLASSIC_COMMIT if message in _CLASSIC
               else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT)
     if spec.kind in ("request", "response", "header"):
         return Binding(f"org.apache.kafka.common.message.{message}Data", commit, None)
     if spec.kind in ("coordinator-key", "coordinator-value") or message in CLASSIC_RECORDS:
-        return Binding(f"org.apache.kafka.coordinator.group.generated.{message}", commit,
+        # Kafka 4 reads a classic key of record type 0 (our OffsetCommitKey v0) as its LegacyOffsetCommitKey
+        java = "LegacyOffsetCommitKey" if (message, version) == ("OffsetCommitKey", 0) else message
+        return Binding(f"org.apache.kafka.coordinator.group.generated.{java}", commit,
                        "record-key" if message.endswith("Key") else "record-value")
     if spec.version_prefix == "int16" and spec.encoding == "kafka" and message.startswith("ConsumerProtocol"):
         return Binding(f"org.apache.kafka.common.message.{message}", commit, "version")
@@ -434,7 +435,8 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
     def write(rule, what, op, val, expect, base=src["id"], **payload_and_make):
         payload = {"value": _body_value(message, val), **payload_and_make.pop("payload", {})}
         out.append(Case(_case_id(message, version, rule, what), rule, message, version, op, expect, payload,
-                        {"src": base, "wire": wire.hex(), "javaVersion": at, "value": val, **payload_and_make}))
+                        {"src": base, "wire": wire.hex(), "javaVersion": _java_version(message, at), "value": val,
+                         **payload_and_make}))
 
     # the per-field rules, on the source and, for the fields it does not reach, on a value made from the table
     bases = [(value, wire, src["id"])]
@@ -467,7 +469,8 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
     for spath, struct in _structs(spec.root, value, at):
         container = _get(value, spath)
         for f in struct.fields:
-            if f.tag is not None or at in f.versions or not f.ignorable or _key(f) in container:
+            # a field the version lacks, tagged ones too (OffsetCommitValue's topicId before v4)
+            if at in f.versions or not f.ignorable or _key(f) in container:
                 continue
             new = _non_default(f)
             if new is None:
@@ -540,9 +543,14 @@ def _in_tagged(spec, path: tuple) -> bool:
     return False
 
 
-def _java_version(message: str, at: int, wire: bytes) -> int:
-    b = _bound(message)
-    return int.from_bytes(wire[:2], "big", signed=True) if b.framing == "record-value" else at
+def _java_version(message: str, at: int, wire: bytes | None = None) -> int:
+    """The version Kafka's class reads (``wire``) or writes the message at: a record value's own version (its
+    first two bytes), 0 for every record key (Kafka 4 reads a key's body at version 0, its record type in the int16
+    before it; a classic key's version here is that type), ``at`` otherwise."""
+    framing = _bound(message).framing
+    if framing == "record-key":
+        return 0
+    return int.from_bytes(wire[:2], "big", signed=True) if framing == "record-value" and wire else at
 
 
 def _filled(struct: StructSpec, version: int, counter: list[int]) -> dict:

@@ -1,8 +1,8 @@
 """The classic group's __consumer_offsets records in the gate (GroupMetadataKey/Value, OffsetCommitKey/Value).
 
 Bytes and values come from vectors/kafka-java-offsets.jsonl, written and read back by Kafka's generated classes
-(vectors/tools/kafka_offsets.py), never from this project's codec; the versions each table must cover are
-Kafka's message JSON (GroupMetadataKey 2, OffsetCommitKey 0-1, both values 0-4).
+at the 4.3.1 release (vectors/tools/kafka_offsets.py), never from this project's codec; the versions each table must
+cover are Kafka's message JSON (GroupMetadataKey 2, OffsetCommitKey 0-1 as record types, both values 0-4).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from tests.conftest import ROOT
 KAFKA = [json.loads(line) for line in (ROOT / "vectors" / "kafka-java-offsets.jsonl").read_text(encoding="utf-8")
          .splitlines() if line.strip()]
 BY_ID = {v["id"]: v for v in KAFKA}
-# Kafka's message JSON at the commit the tables follow (1eb7644): validVersions of each
+# Kafka's message JSON at the commit the tables follow (26b251a451, 4.3.1): validVersions of each value, and of each
+# key the record types (Kafka 4 writes every key body at version 0 behind its type; type 0 its LegacyOffsetCommitKey)
 VERSIONS = {"GroupMetadataKey": {2}, "OffsetCommitKey": {0, 1}, "GroupMetadataValue": set(range(5)),
             "OffsetCommitValue": set(range(5))}
 
@@ -38,7 +39,7 @@ def test_every_version_has_a_kafka_written_vector_and_the_suite_holds_them():
     assert set(CLASSIC_RECORDS) == set(VERSIONS) and set(CLASSIC_RECORDS) <= set(ENFORCED)
     have = {(v["message"], v["version"]) for v in KAFKA}
     assert have == {(m, n) for m, vs in VERSIONS.items() for n in vs}
-    assert {v["provenance"]["commit"] for v in KAFKA} == {"1eb7644349cb07139d6a3c1ad1986979647cac99"}
+    assert {v["provenance"]["commit"] for v in KAFKA} == {"26b251a451ce941d3d7a55e6487bcb7f16b5ad48"}
     vectors = load_vectors()
     assert gaps(vectors, CLASSIC_RECORDS) == [] and rule_gaps(vectors, CLASSIC_RECORDS) == []
 
@@ -73,6 +74,7 @@ def test_the_vectors_hold_what_each_version_adds():
                 assert ("rebalanceTimeout" in m) == (n >= 1) and ("groupInstanceId" in m) == (n >= 3)
         if v["message"] == "OffsetCommitValue":
             assert ("expireTimestamp" in e) == (n == 1) and ("leaderEpoch" in e) == (n >= 3)
+            assert "topicId" not in e or n == 4
         assert int(v["wire"][:4], 16) == (e["valueVersion"] if "valueVersion" in e else n)
     empty = BY_ID["kj-groupmetadatavalue-v4-empty"]["expected"]
     assert empty["protocol"] is None and empty["leader"] is None and empty["members"] == []
@@ -134,3 +136,35 @@ def test_the_kinds_on_the_command_line(capsys):
     status, out, _ = cli(capsys, "decode", "--kind", "group-metadata-key", "--format", "pretty",
                          BY_ID["kj-groupmetadatakey-v2-0"]["wire"])
     assert status == 0 and "GroupMetadataKey v2" in out and '"payments-app"' in out
+
+
+TOPIC_ID = "7b1c9e2a-4d3f-4e8a-9c51-2f6d0a83b4e7"  # the id kafka_offsets.py gave Kafka's class, in Kafka's JSON below
+
+
+def test_a_kafka_4_offset_commit_carries_its_topic_id_in_tag_0():
+    # by hand from OffsetCommitValue.json at 4.3.1: v4 ends with its tagged fields, here one (count 01): tag 0,
+    # size 16, the uuid's bytes; Kafka's JSON writes the uuid in URL-safe base64 without padding
+    with_id, without = BY_ID["kj-offsetcommitvalue-v4-topicid"], BY_ID["kj-offsetcommitvalue-v4-0"]
+    assert with_id["wire"] == without["wire"][:-2] + "010010" + TOPIC_ID.replace("-", "")
+    assert with_id["expected"]["topicId"] == base64.urlsafe_b64encode(bytes.fromhex(TOPIC_ID.replace("-", ""))) \
+        .decode().rstrip("=")
+    key = bytes.fromhex(BY_ID["kj-offsetcommitkey-v1-0"]["wire"])
+    rec = decode_record(key, bytes.fromhex(with_id["wire"]), "line 1")
+    assert str(rec.value.topic_id) == TOPIC_ID and rec.value.unknown_tagged_fields == {}
+    rec = decode_record(key, bytes.fromhex(without["wire"]), "line 2")
+    assert rec.value.topic_id.int == 0 and rec.value.offset == 42_137
+
+
+def test_the_topic_id_on_the_command_line(capsys):
+    v = BY_ID["kj-offsetcommitvalue-v4-topicid"]
+    status, out, _ = cli(capsys, "decode", "--kind", "offset-commit-value", v["wire"])
+    assert status == 0 and json.loads(out) == v["expected"]
+    status, out, _ = cli(capsys, "decode", "--kind", "offset-commit-value", "--format", "pretty", v["wire"])
+    assert status == 0 and "topic_id (tag 0)" in out and v["expected"]["topicId"] in out
+    status, out, _ = cli(capsys, "encode", "--kind", "offset-commit-value", json.dumps(v["expected"]))
+    assert status == 0 and out.strip() == v["wire"]
+    # a topic id is an ignorable v4 field: at v3 it is left out, as Kafka's class leaves it out (4.3.1's
+    # OffsetCommitValue, asked by hand, wrote v3-0's bytes; the rule vectors hold it: ignorable-dropped-topicid)
+    v3 = {**v["expected"], "valueVersion": 3}
+    status, out, _ = cli(capsys, "encode", "--kind", "offset-commit-value", json.dumps(v3))
+    assert status == 0 and out.strip() == BY_ID["kj-offsetcommitvalue-v3-0"]["wire"]

@@ -1,18 +1,20 @@
 """The classic group's ``__consumer_offsets`` records written by Kafka's own generated classes:
 ``vectors/kafka-java-offsets.jsonl`` (GroupMetadataKey v2, OffsetCommitKey v0-1, GroupMetadataValue and
-OffsetCommitValue v0-4).
+OffsetCommitValue v0-4, v4 with and without the tagged topicId that Kafka 4.1+ writes).
 
 The values below are chosen by hand for what each version adds (``rebalanceTimeout`` v1+, ``currentStateTimestamp``
 v2+, ``groupInstanceId`` v3+, OffsetCommitValue's ``expireTimestamp`` in v1 only and ``leaderEpoch`` v3+, the
-compact lengths and tagged fields of v4), with null ``protocol``/``leader`` where they are nullable, empty and large
-assignment bytes, and real ConsumerProtocol bytes as a member's subscription and assignment. Kafka's classes
-(``org.apache.kafka.coordinator.group.generated.*``, generated at the commit ``schemas/`` follows for these tables)
-write each value and read the bytes back, through ``vectors/tools/KafkaRules.java`` ("write"); a vector's bytes are
-the int16 the coordinator writes first (the key's version, which is its record type; the value's version) and
-Kafka's bytes, its value the one Kafka read back. Nothing here imports this project's codec. From the repository root:
+compact lengths and tagged fields of v4, OffsetCommitValue v4's tagged ``topicId``), with null ``protocol``/``leader``
+where they are nullable, empty and large assignment bytes, and real ConsumerProtocol bytes as a member's subscription
+and assignment. Kafka's classes (``org.apache.kafka.coordinator.group.generated.*``, generated at the commit
+``schemas/`` follows for these tables, the 4.3.1 release) write each value and read the bytes back, through
+``vectors/tools/KafkaRules.java`` ("write"); a vector's bytes are the int16 the coordinator writes first (the key's
+version, which is its record type; the value's version) and Kafka's bytes, its value the one Kafka read back. Kafka 4
+writes every key's body at version 0 behind its record type, and names the record type 0's key
+``LegacyOffsetCommitKey`` (:func:`java_class`). Nothing here imports this project's codec. From the repository root:
 
     python vectors/tools/kafka_offsets.py cases > /tmp/offsets.cases.jsonl
-    java -cp <Kafka's classes>:<jackson> KafkaRules 1eb7644349cb07139d6a3c1ad1986979647cac99 \\
+    java -cp <Kafka's classes>:<jackson> KafkaRules 26b251a451ce941d3d7a55e6487bcb7f16b5ad48 \\
         < /tmp/offsets.cases.jsonl > vectors/tools/kafka-offsets.answers.jsonl
     python vectors/tools/kafka_offsets.py vectors > vectors/kafka-java-offsets.jsonl
 
@@ -68,13 +70,20 @@ def _group(version: int, generation: int, protocol: str | None, leader: str | No
     return v
 
 
-def _offset(version: int, offset: int, metadata: str, epoch: int = 7, expire: int = 1_700_086_400_000) -> dict:
+# a topic id as Kafka's JSON writes a Uuid (URL-safe base64, no padding): 7b1c9e2a-4d3f-4e8a-9c51-2f6d0a83b4e7
+TOPIC_ID = "exyeKk0_ToqcUS9tCoO05w"
+
+
+def _offset(version: int, offset: int, metadata: str, epoch: int = 7, expire: int = 1_700_086_400_000,
+            topic_id: str | None = None) -> dict:
     v: dict = {"offset": offset}
     if version >= 3:
         v["leaderEpoch"] = epoch
     v.update({"metadata": metadata, "commitTimestamp": 1_700_000_000_000})
     if version == 1:
         v["expireTimestamp"] = expire
+    if topic_id is not None:
+        v["topicId"] = topic_id
     return v
 
 
@@ -118,11 +127,24 @@ def cases() -> list[tuple[str, str, int, dict, str]]:
                     f"A committed offset at v{v}: offset 2^63-1, empty metadata"
                     + {1: ", no expire timestamp (-1)", 3: ", unknown leader epoch (-1)",
                        4: ", unknown leader epoch (-1)"}.get(v, "")))
+    out.append(("kj-offsetcommitvalue-v4-topicid", "OffsetCommitValue", 4,
+                _offset(4, 42_137, "checkpoint-7", topic_id=TOPIC_ID),
+                "A committed offset at v4 as a Kafka 4.1+ coordinator writes it for a commit that named the topic's "
+                "id: the topicId in tagged field 0 (16 bytes)"))
     return out
 
 
+def java_class(message: str, version: int) -> tuple[str, int]:
+    """Kafka 4's class for a record part and the version it is written at: a key's body is version 0 (its version
+    here is the record type), and record type 0's key is ``LegacyOffsetCommitKey``."""
+    if not message.endswith("Key"):
+        return message, version
+    return ("LegacyOffsetCommitKey" if (message, version) == ("OffsetCommitKey", 0) else message), 0
+
+
 def _case_line(vid: str, message: str, version: int, value: dict) -> str:
-    return json.dumps({"id": vid, "op": "write", "class": PACKAGE + message, "version": version, "value": value},
+    java, at = java_class(message, version)
+    return json.dumps({"id": vid, "op": "write", "class": PACKAGE + java, "version": at, "value": value},
                       ensure_ascii=True)
 
 
