@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cliutil import int_range
-from ..wire import fastpath
+from ..wire import fastpath, native
 from ..wire.schema import Versions, raw_message, schema_names, schema_overrides
 
 __all__ = [
@@ -251,9 +251,13 @@ class Suite:
             self.groups.setdefault(_group_key(v), []).append(v)
         self.rounds = rounds
         self.reads: dict[str, set[tuple]] = {}  # schema -> the groups whose processing reads it
-        for key, group in [*self.groups.items(), (("RebalanceRound", None), None)]:
-            for name in _tables_read(lambda g=group: _first_failure(g, None if g is not None else rounds)):
-                self.reads.setdefault(name, set()).add(key)
+        was_native = native.set_active(False)  # the reference codec's reads, as run_mutant runs it
+        try:
+            for key, group in [*self.groups.items(), (("RebalanceRound", None), None)]:
+                for name in _tables_read(lambda g=group: _first_failure(g, None if g is not None else rounds)):
+                    self.reads.setdefault(name, set()).add(key)
+        finally:
+            native.set_active(was_native)
 
     def run(self, message: str) -> str | None:
         """The first vector (or round) that fails with the codec as the tables now are, or None."""
@@ -309,8 +313,13 @@ class Result:
 
 
 def run_mutant(suite: Suite, m: Mutant) -> Result:
-    """The suite against the codec built from the mutant, with the fast path and on the construct path alone."""
+    """The suite against the reference codec built from the mutant, with the fast path and on the construct
+    path alone. The reference is the pure-Python codec whichever is active: a mutant is a table no release has,
+    and how a codec behaves on one (past the table, in the models that cannot hold what it lets through) is the
+    reference's to define; the native engine is held to the reference on the real tables (every vector through
+    both, the fuzzer's differential oracle), so the score does not depend on the machine."""
     killed: list[str | None] = []  # one entry with the fast path, one on the construct path
+    was_native = native.set_active(False)
     try:
         with schema_overrides({m.message: m.table}):
             for fast in (True, False):
@@ -321,6 +330,8 @@ def run_mutant(suite: Suite, m: Mutant) -> Result:
                     fastpath.set_enabled(old)
     except Exception as e:  # noqa: BLE001 - a table the loader refuses is a codec that reads nothing
         killed = [f"(the table does not load: {type(e).__name__})"] * 2
+    finally:
+        native.set_active(was_native)
     return Result(m, (killed[0], killed[1]))
 
 
