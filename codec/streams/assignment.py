@@ -20,7 +20,7 @@ from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_R
 from .common import check_size, version_guard
 from .models import AssignmentInfo, Partitions
 
-__all__ = ["AssignmentInfo", "DecodedAssignment", "decode_assignment", "encode_assignment",
+__all__ = ["DecodedAssignment", "decode_assignment", "encode_assignment",
            "assignment_to_wire", "assignment_from_wire", "peek_assignment_version"]
 
 MESSAGE = "AssignmentInfo"

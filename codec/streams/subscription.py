@@ -25,7 +25,7 @@ from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORT
                         UNKNOWN_OFFSET_SUM)
 from .models import SubscriptionInfo
 
-__all__ = ["SubscriptionInfo", "DecodedSubscription", "decode_subscription", "encode_subscription",
+__all__ = ["DecodedSubscription", "decode_subscription", "encode_subscription",
            "peek_subscription_versions", "subscription_to_wire", "subscription_from_wire"]
 
 MESSAGE = "SubscriptionInfo"
