@@ -67,6 +67,10 @@ def decode_message(name: str, version: int, data: bytes | bytearray | memoryview
     return got
 
 
+# (a positional call on a checked (name, version) never reaches the function above)
+decode_message = native.front(decode_message, _NATIVE, 2)
+
+
 #: (name, version) -> the native encoder, once a call has checked both
 _ENCODERS = native.fast_table()
 
