@@ -390,6 +390,16 @@ static int dict_set_hashed(PyObject *d, PyObject *k, PyObject *v, Py_hash_t h, i
 #endif
 }
 
+/* a dict for n entries (n is at most the bytes that remain): sized once, not grown step by step */
+static PyObject *new_dict(int64_t n) {
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyDict_NewPresized((Py_ssize_t)n);
+#else
+    (void)n;
+    return PyDict_New();
+#endif
+}
+
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 static const char HEXD[] = "0123456789abcdef";
@@ -775,7 +785,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
         return out;
     }
     if (f->amode == A_COUNT || f->amode == A_COUNTS) {  /* every element read (and checked) */
-        out = f->amode == A_COUNTS ? PyDict_New() : NULL;
+        out = f->amode == A_COUNTS ? new_dict(n) : NULL;
         if (f->amode == A_COUNTS && !out) return NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *x = f->kind == K_STRUCT ? dec_struct(f->sub, c, &p, slots) : dec_leaf(f, c, &p);
@@ -798,7 +808,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
     PyObject *saved = c->target;
     int saved_unique = c->unique;
     if (f->amode == A_DICT) {
-        out = PyDict_New();
+        out = new_dict(n);
         if (!out) return NULL;
         c->target = out;
         c->unique = (f->flags & F_UNIQUE) != 0;
@@ -899,7 +909,7 @@ static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) 
         }
         return o;
     case B_DICT:
-        o = PyDict_New();
+        o = new_dict(bd->n);
         if (!o) return NULL;
         for (int i = 0; i < bd->n; i++) {
             Src *s = &bd->srcs[i];
