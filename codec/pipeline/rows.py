@@ -83,7 +83,7 @@ def _task_row(sub, part, topology, value) -> Pair:
 
 @cache
 def _subscription_shape(version: int) -> Shape:
-    """SubscriptionInfo bytes -> (process id text, endpoint, unique field, error code, tasks, client tags)."""
+    """SubscriptionInfo bytes -> (the member fields of :func:`subscription_fields`, tasks, client tags)."""
     decode: dict = {}
     arrays: dict = {}
     conv = {"SubscriptionInfo.process_id": "uuid_text"}
@@ -207,9 +207,9 @@ def subscription_fields(data: bytes) -> tuple | None:
 
 @cache
 def _assignment_shape(version: int) -> Shape:
-    """AssignmentInfo bytes -> (commonly supported version, error code, next rebalance, {active task: its
-    partition slots}, {standby task: its partitions' number}, distinct hosts); v5+ partitions checked against
-    the topic dictionary."""
+    """AssignmentInfo bytes -> (version, commonly supported version, error code, next rebalance, {active task:
+    its partition slots}, {standby task: its partitions' number}, distinct hosts); v5+ partitions checked
+    against the topic dictionary."""
     decode: dict = {
         "TaskId": Tuple("subtopology", "partition", EmptyNone("named_topology") if version >= 10 else Const(None)),
         "StandbyTask": Pair("task_id", "partitions"),
