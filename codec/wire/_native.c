@@ -1573,26 +1573,37 @@ static PyObject *native_bound(PyObject *self, PyObject *args) {
 
 /* --- fronts: a public function's native hot path, in one call ----------------------------------- */
 
-/* front(fallback, table, active, nkey, suffix)(*args): while active[0] is True and the call is positional with
-   nkey + 1 arguments, table[(*args[:nkey], *suffix)](args[nkey]) (the key alone when it is one argument and there
-   is no suffix); anything else -- an absent key, an unhashable one, a None result (a miss), keyword arguments --
-   is fallback(*args, **kwargs), the Python function itself, which checks, reports and fills the table. What the
-   Python function's first lines did with a dict lookup, without its frame: a small message's decode is mostly
-   that frame. */
+/* front(fallback, table, active, nkey, suffix, prefix_max)(*args): while active[0] is True and the call is
+   positional with nkey + 1 arguments, table[(*args[:nkey], *suffix)](args[nkey]) (the key alone when it is one
+   argument and there is no suffix); with prefix_max > 0 the data must be bytes of 2 to prefix_max bytes, and the
+   key ends with its first two bytes as an unsigned big-endian int (a version prefix). Anything else -- an absent
+   key, an unhashable one, a None result (a miss), keyword arguments -- is fallback(*args, **kwargs), the Python
+   function itself, which checks, reports and fills the table. What the Python function's first lines did with
+   a dict lookup, without its frame: a small message's decode is mostly that frame. */
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *fallback, *table, *active, *suffix, *dict;
-    Py_ssize_t nkey;
+    Py_ssize_t nkey, prefix_max;
 } Front;
 
+/* the table's key of a call, or NULL: an error, or (no exception) data a prefix key cannot be read from */
 static PyObject *front_key(Front *f, PyObject *const *args) {
-    Py_ssize_t ns = PyTuple_GET_SIZE(f->suffix);
-    if (f->nkey == 1 && ns == 0) return Py_NewRef(args[0]);
-    PyObject *key = PyTuple_New(f->nkey + ns);
-    if (!key) return NULL;
+    Py_ssize_t ns = PyTuple_GET_SIZE(f->suffix), np = f->prefix_max > 0;
+    PyObject *prefix = NULL;
+    if (np) {
+        PyObject *data = args[f->nkey];
+        Py_ssize_t n = PyBytes_CheckExact(data) ? PyBytes_GET_SIZE(data) : 0;
+        if (n < 2 || n > f->prefix_max) return NULL;
+        const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(data);
+        if (!(prefix = PyLong_FromLong((long)b[0] << 8 | b[1]))) return NULL;
+    }
+    if (f->nkey == 1 && ns == 0 && !np) return Py_NewRef(args[0]);
+    PyObject *key = PyTuple_New(f->nkey + ns + np);
+    if (!key) { Py_XDECREF(prefix); return NULL; }
     for (Py_ssize_t i = 0; i < f->nkey; i++) PyTuple_SET_ITEM(key, i, Py_NewRef(args[i]));
     for (Py_ssize_t i = 0; i < ns; i++) PyTuple_SET_ITEM(key, f->nkey + i, Py_NewRef(PyTuple_GET_ITEM(f->suffix, i)));
+    if (np) PyTuple_SET_ITEM(key, f->nkey + ns, prefix);
     return key;
 }
 
@@ -1681,12 +1692,12 @@ static PyTypeObject FrontType = {
 
 static PyObject *native_front(PyObject *self, PyObject *args) {
     PyObject *fallback, *table, *active, *suffix;
-    Py_ssize_t nkey;
-    if (!PyArg_ParseTuple(args, "OO!O!nO!", &fallback, &PyDict_Type, &table, &PyList_Type, &active, &nkey,
-                          &PyTuple_Type, &suffix))
+    Py_ssize_t nkey, prefix_max;
+    if (!PyArg_ParseTuple(args, "OO!O!nO!n", &fallback, &PyDict_Type, &table, &PyList_Type, &active, &nkey,
+                          &PyTuple_Type, &suffix, &prefix_max))
         return NULL;
     if (nkey < 1 || nkey > 4 || !PyCallable_Check(fallback)) {
-        PyErr_SetString(PyExc_ValueError, "front(callable, dict, list, 1 <= nkey <= 4, tuple)");
+        PyErr_SetString(PyExc_ValueError, "front(callable, dict, list, 1 <= nkey <= 4, tuple, prefix_max)");
         return NULL;
     }
     Front *f = PyObject_GC_New(Front, &FrontType);
@@ -1698,6 +1709,7 @@ static PyObject *native_front(PyObject *self, PyObject *args) {
     f->suffix = Py_NewRef(suffix);
     f->dict = NULL;
     f->nkey = nkey;
+    f->prefix_max = prefix_max;
     PyObject_GC_Track(f);
     return (PyObject *)f;
 }
@@ -1829,7 +1841,7 @@ static PyMethodDef module_methods[] = {
     {"bound", native_bound, METH_VARARGS,
      "bound(program, make or None, prefix, start, trailing_bytes) -> a one-call decoder of a whole buffer"},
     {"front", native_front, METH_VARARGS,
-     "front(fallback, table, active, nkey, suffix) -> a public function's hot path (codec.wire.native.front)"},
+     "front(fallback, table, active, nkey, suffix, prefix_max) -> a public function's hot path (native.front)"},
     {"tuple_hash", native_tuple_hash, METH_O, "tuple_hash(t) -> the engine's hash(t), to check it is CPython's"},
     {"configure", native_configure, METH_VARARGS, "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown)"},
     {"mutf8_decode", native_mutf8_decode, METH_O, "the engine's modified UTF-8 decoder (tests compare it)"},

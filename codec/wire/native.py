@@ -111,19 +111,20 @@ def bound(prog, make: Callable[..., Any] | None = None, *, prefix: tuple = (), s
     return _engine.bound(prog, make, prefix, start, trailing_bytes)
 
 
-def front(fallback: F, table: dict, nkey: int, suffix: tuple = ()) -> F:
+def front(fallback: F, table: dict, nkey: int, suffix: tuple = (), *, prefix_max: int = 0) -> F:
     """``fallback`` (a public function) with its hot path in the engine: a call with ``nkey + 1`` positional
     arguments, while the native codec is active, is ``table[(*args[:nkey], *suffix)](args[nkey])`` when the
     key is in ``table`` (a :func:`fast_table` the function fills; the key alone when it is one argument and
-    there is no suffix) and that gives a value; everything else (an absent or unhashable key, a None result,
-    keyword arguments, the codec off) calls ``fallback`` itself, which checks the arguments, reports errors
-    and fills the table. What the function's own first lines did (``(table if ACTIVE[0] else OFF)[key](data)``
+    there is no suffix) and that gives a value; with ``prefix_max`` the data must be ``bytes`` of 2 to
+    ``prefix_max`` bytes and the key ends with its version prefix (``data[0] << 8 | data[1]``). Everything else
+    (an absent or unhashable key, a None result, keyword arguments, the codec off) calls ``fallback`` itself,
+    which checks the arguments, reports errors and fills the table. What the function's own first lines did (``(table if ACTIVE[0] else OFF)[key](data)``
     with ``except (KeyError, TypeError)``) without a Python frame: a small message's decode was mostly that
     frame. Carries the function's name, docstring and ``__wrapped__`` (signature); without the extension it
     is ``fallback``."""
     if _engine is None:
         return fallback
-    return update_wrapper(_engine.front(fallback, table, ACTIVE, nkey, suffix), fallback)
+    return update_wrapper(_engine.front(fallback, table, ACTIVE, nkey, suffix, prefix_max), fallback)
 
 
 def codec_name() -> str:

@@ -358,6 +358,10 @@ def test_a_front_takes_its_table_and_leaves_the_rest_to_its_function():
     with codec("python"):
         assert f("m", 1, b"x") == "fallback"
     assert native.front(fn, table, 2, ("s",))("m", 1, b"x") == "suffixed"
+    # a version prefix ends the key: bytes of 2 to prefix_max bytes only
+    pre = native.front(lambda name, data: "fallback", {("m", 0x0102): lambda data: ("hit", data)}, 1, prefix_max=4)
+    assert pre("m", b"\x01\x02x") == ("hit", b"\x01\x02x")
+    assert pre("m", b"\x01\x02xyz") == pre("m", b"\x01") == pre("m", bytearray(b"\x01\x02x")) == "fallback"
     assert f.__wrapped__ is fn and f.__name__ == "fn" and f.__doc__ == "The doc."
     import inspect
     import pickle
