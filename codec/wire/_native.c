@@ -390,12 +390,16 @@ static int dict_set_hashed(PyObject *d, PyObject *k, PyObject *v, Py_hash_t h, i
 #endif
 }
 
-/* a dict for n entries (n is at most the bytes that remain): sized once, not grown step by step */
-static PyObject *new_dict(int64_t n) {
+/* a dict for n entries, sized once instead of grown step by step; a count read from the input sizes it for at
+   most one entry per 8 bytes that remain (``room``), so that a count the bytes cannot hold allocates no more
+   than the input's size allows (a dict beyond that grows as usual) */
+static PyObject *new_dict(int64_t n, int64_t room) {
 #if PY_VERSION_HEX < 0x030D0000
+    if (n > room / 8) n = room / 8;
     return _PyDict_NewPresized((Py_ssize_t)n);
 #else
     (void)n;
+    (void)room;
     return PyDict_New();
 #endif
 }
@@ -785,7 +789,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
         return out;
     }
     if (f->amode == A_COUNT || f->amode == A_COUNTS) {  /* every element read (and checked) */
-        out = f->amode == A_COUNTS ? new_dict(n) : NULL;
+        out = f->amode == A_COUNTS ? new_dict(n, c->end - p) : NULL;
         if (f->amode == A_COUNTS && !out) return NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *x = f->kind == K_STRUCT ? dec_struct(f->sub, c, &p, slots) : dec_leaf(f, c, &p);
@@ -808,7 +812,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
     PyObject *saved = c->target;
     int saved_unique = c->unique;
     if (f->amode == A_DICT) {
-        out = new_dict(n);
+        out = new_dict(n, c->end - p);
         if (!out) return NULL;
         c->target = out;
         c->unique = (f->flags & F_UNIQUE) != 0;
@@ -909,7 +913,7 @@ static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) 
         }
         return o;
     case B_DICT:
-        o = new_dict(bd->n);
+        o = new_dict(bd->n, 8 * (int64_t)bd->n);  /* (n: the struct's fields, not the input's) */
         if (!o) return NULL;
         for (int i = 0; i < bd->n; i++) {
             Src *s = &bd->srcs[i];

@@ -330,6 +330,27 @@ def test_makers_build_what_the_constructors_build():
         native.maker(HostInfo)("h")
 
 
+def test_a_dict_sized_from_a_count_allocates_what_the_bytes_can_hold():
+    """A dict-shaped array is sized for its count at once, but for no more entries than one per 8 bytes that
+    remain: a SubscriptionInfo v11 claiming 100,000 tasks in 100,000 bytes of zeros (each 18 bytes: one task,
+    the same key again and again) peaks below 8x its size (sized for the claimed count: ~26x)."""
+    import tracemalloc
+
+    from codec.streams.shapes import subscription_decode
+
+    prog = native.program("SubscriptionInfo", 11, shape=subscription_decode(11))
+    n = 100_000
+    data = struct.pack(">ii16sii", 11, 11, bytes(16), 0, n) + bytes(n)
+    prog.decode(data, 0)  # (anything decoding allocates once, outside the measure)
+    tracemalloc.start()
+    try:
+        assert prog.decode(data, 0) is None  # the bytes end before the count does: a miss
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(data), peak
+
+
 def test_a_front_takes_its_table_and_leaves_the_rest_to_its_function():
     """``native.front``: a positional call with a key in the table and a value is the table's; an absent or
     unhashable key, a None result, keyword arguments, the codec off -> the function itself; an error
