@@ -85,6 +85,10 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
     return _message(name, version, body, data[end:])
 
 
+# (the key: the name and the bytes' version prefix, as above; a max_size given: the function)
+decode_consumer = native.front(decode_consumer, _NATIVE, 1, prefix_max=DEFAULT_MAX_METADATA_SIZE)
+
+
 def encode_consumer(msg: ConsumerMessage) -> bytes:
     """The int16 version, the fields at that version (v3 layout above 3), then ``trailing``."""
     spec = load_message(msg.name)

@@ -67,6 +67,10 @@ def decode_message(name: str, version: int, data: bytes | bytearray | memoryview
     return got
 
 
+# (a positional call on a checked (name, version) never reaches the function above)
+decode_message = native.front(decode_message, _NATIVE, 2)
+
+
 #: (name, version) -> the native encoder, once a call has checked both
 _ENCODERS = native.fast_table()
 
@@ -94,3 +98,7 @@ def encode_message(name: str, version: int, value) -> bytes:
     if prog is not None:
         _ENCODERS[(name, version)] = prog.encode
     return out
+
+
+# (a body with nested layers misses in the front, then the function flattens it)
+encode_message = native.front(encode_message, _ENCODERS, 2)

@@ -154,6 +154,9 @@ def decode(kind: str, version: int, body: bytes, *, style: str = "kafka") -> dic
     return body_json(d.message, version, d.value, style)
 
 
+decode = native.front(decode, _JSON, 2, ("kafka",))  # (style given: the function)
+
+
 def encode(kind: str, version: int, value: dict, *, style: str = "kafka") -> bytes:
     """The bytes of one body from its JSON (either key spelling); ``EncodeError`` when it does not fit."""
     name = message_for(kind, error=EncodeError)

@@ -77,6 +77,9 @@ def decode_model(kind: str, version: int, data: bytes):
     return d.value
 
 
+decode_model = native.front(decode_model, _NATIVE, 2)
+
+
 def encode_model(kind: str, version: int, model) -> bytes:
     """Encode a wire model (or a dict of snake_case fields) at ``version``."""
     name = message_for(kind, error=EncodeError)

@@ -140,6 +140,8 @@ def _lists(items: list, t: pa.DataType) -> pa.Array:
     """A list or map array of type ``t`` from per-row Python lists of tuples (None: a null entry); the
     tuples become the values in one C++ conversion."""
     mask = [x is None for x in items]
+    if all(mask):  # (a list field no unit of the batch has: the fast path's warmup, shared, subscribed topics)
+        return pa.nulls(len(items), t)
     offsets = pa.array(list(accumulate((len(x) if x else 0 for x in items), initial=0)), _I32)
     flat = list(chain.from_iterable(x for x in items if x))
     m = pa.array(mask, _BOOL) if any(mask) else None

@@ -31,7 +31,7 @@ from ..streams.constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATES
                                  UNKNOWN, UNKNOWN_OFFSET_SUM)
 from ..wire import fastpath, native
 from ..wire.builder import wire_class
-from ..wire.native import Const, EmptyNone, Flat, Lookup, NewDict, Pair, Parent, Shape, Tuple
+from ..wire.native import ACTIVE, Const, EmptyNone, Flat, Lookup, NewDict, Pair, Parent, Shape, Tuple
 from ..wire.schema import load_message
 
 __all__ = ["subscription_fields", "assignment_fields"]
@@ -83,7 +83,7 @@ def _task_row(sub, part, topology, value) -> Pair:
 
 @cache
 def _subscription_shape(version: int) -> Shape:
-    """SubscriptionInfo bytes -> (process id text, endpoint, unique field, error code, tasks, client tags)."""
+    """SubscriptionInfo bytes -> (the member fields of :func:`subscription_fields`, tasks, client tags)."""
     decode: dict = {}
     arrays: dict = {}
     conv = {"SubscriptionInfo.process_id": "uuid_text"}
@@ -105,19 +105,38 @@ def _subscription_shape(version: int) -> Shape:
         arrays["SubscriptionInfo.client_tags"] = "dict-unique"
         decode["ClientTag"] = Pair("key", "value")
         conv["ClientTag.key"] = conv["ClientTag.value"] = "utf8"
-    decode["SubscriptionInfo"] = Tuple(
-        "process_id", "user_end_point" if version >= 2 else Const(None),
-        "unique_field" if version >= 8 else Const(0), "error_code" if version >= 9 else Const(0), tasks,
-        "client_tags" if version >= 11 else Const(None))
+    # the row's member fields as subscription_fields returns them (the client ones: a ConsumerProtocol's, none)
+    fields = Tuple("process_id", "version", "latest_supported_version" if version >= 3 else Const(UNKNOWN),
+                   "user_end_point" if version >= 2 else Const(None), "unique_field" if version >= 8 else Const(0),
+                   "error_code" if version >= 9 else Const(0), Const(False), Const(None), Const(None), Const(None),
+                   Const(None))
+    decode["SubscriptionInfo"] = Tuple(fields, tasks, "client_tags" if version >= 11 else Const(None))
     return Shape(f"pipeline-SubscriptionInfo-v{version}", decode=decode, arrays=arrays, conv=conv)
 
 
-def _native_subscription(data: bytes, version: int, lsv: int) -> tuple | None:
-    prog = native.program("SubscriptionInfo", version, shape=_subscription_shape(version))
-    got = prog.decode(data, 0) if prog is not None else None
+#: version -> the native decoder of that version's shape (the value alone), once a call has made it
+_NATIVE_SUBSCRIPTION = native.fast_table()
+_NATIVE_ASSIGNMENT = native.fast_table()
+
+
+def _native_decoder(table: dict, message: str, version: int, shape: Shape):
+    """``table[version]``: the bound program of ``shape`` (None where there is none)."""
+    decode = table.get(version)
+    if decode is None:
+        prog = native.program(message, version, shape=shape)
+        if prog is None:
+            return None
+        decode = table[version] = native.bound(prog)
+    return decode
+
+
+def _native_subscription(data: bytes, version: int) -> tuple | None:
+    decode = _NATIVE_SUBSCRIPTION.get(version) or _native_decoder(
+        _NATIVE_SUBSCRIPTION, "SubscriptionInfo", version, _subscription_shape(version))
+    got = decode(data) if decode is not None else None
     if got is None:
         return None
-    pid, endpoint, unique, error, tasks, tags = got[0]
+    fields, tasks, tags = got
     if version <= 6:
         sums: dict = {}
         prev, standby = tasks
@@ -126,7 +145,6 @@ def _native_subscription(data: bytes, version: int, lsv: int) -> tuple | None:
         for sub, part in standby:
             sums[(sub, part, None)] = (sub, part, None, UNKNOWN_OFFSET_SUM, None)
         tasks = sums
-    fields = (pid, version, lsv, endpoint, unique, error, False, None, None, None, None)
     return fields, list(tasks.values()), list(tags.items()) if tags else None
 
 
@@ -138,7 +156,7 @@ def subscription_fields(data: bytes) -> tuple | None:
     instance id, client id and client host (None: a bare SubscriptionInfo has none); tasks: a list of
     ``(subtopology, partition, topology, offset sum, None)`` (the end offset sum: not in SubscriptionInfo); client tags: a list of ``(key, value)`` or None."""
     n = len(data)
-    if n < 8 or n > DEFAULT_MAX_METADATA_SIZE or not (native.active() or fastpath.enabled()):
+    if n < 8 or n > DEFAULT_MAX_METADATA_SIZE or not (ACTIVE[0] or fastpath.enabled()):
         return None
     version, lsv = _II.unpack_from(data)
     if not 1 <= version <= LATEST_SUPPORTED_VERSION:
@@ -147,8 +165,8 @@ def subscription_fields(data: bytes) -> tuple | None:
         lsv = UNKNOWN
     elif not version <= lsv:
         return None
-    if native.active():
-        return _native_subscription(data, version, lsv)
+    if ACTIVE[0]:
+        return _native_subscription(data, version)
     got = _decode_row("SubscriptionInfo", version, data)
     if got is None:
         return None
@@ -189,17 +207,20 @@ def subscription_fields(data: bytes) -> tuple | None:
 
 @cache
 def _assignment_shape(version: int) -> Shape:
-    """AssignmentInfo bytes -> (commonly supported version, error code, next rebalance, {active task: its
-    partition slots}, {standby task: its partitions' number}, distinct hosts); v5+ partitions checked against
-    the topic dictionary."""
+    """AssignmentInfo bytes -> (version, commonly supported version, error code, next rebalance, {active task:
+    its partition slots}, {standby task: its partitions' number}, distinct hosts); v5+ partitions checked
+    against the topic dictionary."""
     decode: dict = {
         "TaskId": Tuple("subtopology", "partition", EmptyNone("named_topology") if version >= 10 else Const(None)),
         "StandbyTask": Pair("task_id", "partitions"),
     }
+    # partitions are only counted (standby) or not kept (host maps): read and checked, no objects built
+    decode["TopicPartition"] = Flat()
     arrays = {"AssignmentInfo.standby_tasks": "dict", "StandbyTask.partitions": "count",
               "AssignmentInfo.active_tasks": "counts"}
     if version >= 2:
         arrays["AssignmentInfo.partitions_by_host"] = "dict"
+        arrays["HostPartitions.partitions" if version <= 4 else "HostPartitions.indexed_partitions"] = "count"
         decode["HostPartitions"] = Pair(Tuple("host", "port"), Const(None))
     if version >= 5:
         arrays["AssignmentInfo.topic_dictionary"] = "dict"
@@ -208,19 +229,21 @@ def _assignment_shape(version: int) -> Shape:
     if version >= 6:
         arrays["AssignmentInfo.standby_partitions_by_host"] = "dict"
     decode["AssignmentInfo"] = Tuple(
-        "commonly_supported_version" if version >= 3 else Const(UNKNOWN), "err_code" if version >= 4 else Const(0),
+        "version", "commonly_supported_version" if version >= 3 else Const(UNKNOWN),
+        "err_code" if version >= 4 else Const(0),
         "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE), "active_tasks", "standby_tasks",
         "partitions_by_host" if version >= 2 else NewDict())
     return Shape(f"pipeline-AssignmentInfo-v{version}", decode=decode, arrays=arrays)
 
 
 def _native_assignment(data: bytes, version: int) -> tuple | None:
-    prog = native.program("AssignmentInfo", version, shape=_assignment_shape(version))
-    got = prog.decode(data, 0) if prog is not None else None
+    decode = _NATIVE_ASSIGNMENT.get(version) or _native_decoder(
+        _NATIVE_ASSIGNMENT, "AssignmentInfo", version, _assignment_shape(version))
+    got = decode(data) if decode is not None else None
     if got is None:
         return None
-    common, error, next_ms, active, standby, hosts = got[0]
-    return ((version, common, error, next_ms, len(hosts)), [(*k, c) for k, c in active.items()],
+    v, common, error, next_ms, active, standby, hosts = got
+    return ((v, common, error, next_ms, len(hosts)), [(*k, c) for k, c in active.items()],
             [(*k, n) for k, n in standby.items()])
 
 
@@ -232,12 +255,12 @@ def assignment_fields(data: bytes) -> tuple | None:
     per task in first-seen order, ``partitions`` counting its entries in the positional list; standby:
     the same with the number of standby partitions."""
     n = len(data)
-    if n < 4 or n > DEFAULT_MAX_METADATA_SIZE or not (native.active() or fastpath.enabled()):
+    if n < 4 or n > DEFAULT_MAX_METADATA_SIZE or not (ACTIVE[0] or fastpath.enabled()):
         return None
     (version,) = _I.unpack_from(data)
     if not 1 <= version <= LATEST_SUPPORTED_VERSION:
         return None
-    if native.active():
+    if ACTIVE[0]:
         return _native_assignment(data, version)
     got = _decode_row("AssignmentInfo", version, data)
     if got is None:

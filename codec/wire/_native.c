@@ -390,6 +390,20 @@ static int dict_set_hashed(PyObject *d, PyObject *k, PyObject *v, Py_hash_t h, i
 #endif
 }
 
+/* a dict for n entries, sized once instead of grown step by step; a count read from the input sizes it for at
+   most one entry per 8 bytes that remain (``room``), so that a count the bytes cannot hold allocates no more
+   than the input's size allows (a dict beyond that grows as usual) */
+static PyObject *new_dict(int64_t n, int64_t room) {
+#if PY_VERSION_HEX < 0x030D0000
+    if (n > room / 8) n = room / 8;
+    return _PyDict_NewPresized((Py_ssize_t)n);
+#else
+    (void)n;
+    (void)room;
+    return PyDict_New();
+#endif
+}
+
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 static const char HEXD[] = "0123456789abcdef";
@@ -775,7 +789,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
         return out;
     }
     if (f->amode == A_COUNT || f->amode == A_COUNTS) {  /* every element read (and checked) */
-        out = f->amode == A_COUNTS ? PyDict_New() : NULL;
+        out = f->amode == A_COUNTS ? new_dict(n, c->end - p) : NULL;
         if (f->amode == A_COUNTS && !out) return NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *x = f->kind == K_STRUCT ? dec_struct(f->sub, c, &p, slots) : dec_leaf(f, c, &p);
@@ -798,7 +812,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
     PyObject *saved = c->target;
     int saved_unique = c->unique;
     if (f->amode == A_DICT) {
-        out = PyDict_New();
+        out = new_dict(n, c->end - p);
         if (!out) return NULL;
         c->target = out;
         c->unique = (f->flags & F_UNIQUE) != 0;
@@ -899,7 +913,7 @@ static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) 
         }
         return o;
     case B_DICT:
-        o = PyDict_New();
+        o = new_dict(bd->n, 8 * (int64_t)bd->n);  /* (n: the struct's fields, not the input's) */
         if (!o) return NULL;
         for (int i = 0; i < bd->n; i++) {
             Src *s = &bd->srcs[i];
@@ -1561,6 +1575,149 @@ static PyObject *native_bound(PyObject *self, PyObject *args) {
     return (PyObject *)b;
 }
 
+/* --- fronts: a public function's native hot path, in one call ----------------------------------- */
+
+/* front(fallback, table, active, nkey, suffix, prefix_max)(*args): while active[0] is True and the call is
+   positional with nkey + 1 arguments, table[(*args[:nkey], *suffix)](args[nkey]) (the key alone when it is one
+   argument and there is no suffix); with prefix_max > 0 the data must be bytes of 2 to prefix_max bytes, and the
+   key ends with its first two bytes as an unsigned big-endian int (a version prefix). Anything else -- an absent
+   key, an unhashable one, a None result (a miss), keyword arguments -- is fallback(*args, **kwargs), the Python
+   function itself, which checks, reports and fills the table. What the Python function's first lines did with
+   a dict lookup, without its frame: a small message's decode is mostly that frame. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback, *table, *active, *suffix, *dict;
+    Py_ssize_t nkey, prefix_max;
+} Front;
+
+/* the table's key of a call, or NULL: an error, or (no exception) data a prefix key cannot be read from */
+static PyObject *front_key(Front *f, PyObject *const *args) {
+    Py_ssize_t ns = PyTuple_GET_SIZE(f->suffix), np = f->prefix_max > 0;
+    PyObject *prefix = NULL;
+    if (np) {
+        PyObject *data = args[f->nkey];
+        Py_ssize_t n = PyBytes_CheckExact(data) ? PyBytes_GET_SIZE(data) : 0;
+        if (n < 2 || n > f->prefix_max) return NULL;
+        const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(data);
+        if (!(prefix = PyLong_FromLong((long)b[0] << 8 | b[1]))) return NULL;
+    }
+    if (f->nkey == 1 && ns == 0 && !np) return Py_NewRef(args[0]);
+    PyObject *key = PyTuple_New(f->nkey + ns + np);
+    if (!key) { Py_XDECREF(prefix); return NULL; }
+    for (Py_ssize_t i = 0; i < f->nkey; i++) PyTuple_SET_ITEM(key, i, Py_NewRef(args[i]));
+    for (Py_ssize_t i = 0; i < ns; i++) PyTuple_SET_ITEM(key, f->nkey + i, Py_NewRef(PyTuple_GET_ITEM(f->suffix, i)));
+    if (np) PyTuple_SET_ITEM(key, f->nkey + ns, prefix);
+    return key;
+}
+
+static PyObject *front_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Front *f = (Front *)self;
+    if (!kwnames && PyVectorcall_NARGS(nargsf) == f->nkey + 1 && PyList_GET_SIZE(f->active) > 0 &&
+        PyList_GET_ITEM(f->active, 0) == Py_True) {
+        PyObject *key = front_key(f, args);
+        PyObject *fn = key ? PyDict_GetItemWithError(f->table, key) : NULL;  /* borrowed */
+        Py_XINCREF(fn);
+        Py_XDECREF(key);
+        PyObject *r = fn ? PyObject_Vectorcall(fn, args + f->nkey, 1, NULL) : NULL;
+        Py_XDECREF(fn);
+        if (r && r != Py_None) return r;
+        Py_XDECREF(r);
+        /* as the Python function's ``except (KeyError, TypeError)`` around its lookup and call */
+        if (PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_KeyError) && !PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+            PyErr_Clear();
+        }
+    }
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+static int front_traverse(Front *f, visitproc visit, void *arg) {
+    Py_VISIT(f->fallback);
+    Py_VISIT(f->table);
+    Py_VISIT(f->active);
+    Py_VISIT(f->suffix);
+    Py_VISIT(f->dict);
+    return 0;
+}
+
+static int front_clear(Front *f) {
+    Py_CLEAR(f->fallback);
+    Py_CLEAR(f->table);
+    Py_CLEAR(f->active);
+    Py_CLEAR(f->suffix);
+    Py_CLEAR(f->dict);
+    return 0;
+}
+
+static void front_dealloc(Front *f) {
+    PyObject_GC_UnTrack(f);
+    front_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+static PyObject *front_reduce(PyObject *self, PyObject *unused) {
+    /* pickled by name, as a function is (functools.update_wrapper gave it the function's names) */
+    return PyObject_GetAttrString(self, "__qualname__");
+}
+
+static PyObject *front_repr(Front *f) {
+    return PyUnicode_FromFormat("<native front of %R>", f->fallback);
+}
+
+static PyMethodDef front_methods[] = {
+    {"__reduce__", front_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef front_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject FrontType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "codec.wire._native.Front",
+    .tp_basicsize = sizeof(Front),
+    .tp_dealloc = (destructor)front_dealloc,
+    .tp_vectorcall_offset = offsetof(Front, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_repr = (reprfunc)front_repr,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_dictoffset = offsetof(Front, dict),
+    .tp_traverse = (traverseproc)front_traverse,
+    .tp_clear = (inquiry)front_clear,
+    .tp_methods = front_methods,
+    .tp_getset = front_getset,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A public function's native hot path (codec.wire.native.front).",
+};
+
+static PyObject *native_front(PyObject *self, PyObject *args) {
+    PyObject *fallback, *table, *active, *suffix;
+    Py_ssize_t nkey, prefix_max;
+    if (!PyArg_ParseTuple(args, "OO!O!nO!n", &fallback, &PyDict_Type, &table, &PyList_Type, &active, &nkey,
+                          &PyTuple_Type, &suffix, &prefix_max))
+        return NULL;
+    if (nkey < 1 || nkey > 4 || !PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_ValueError, "front(callable, dict, list, 1 <= nkey <= 4, tuple, prefix_max)");
+        return NULL;
+    }
+    Front *f = PyObject_GC_New(Front, &FrontType);
+    if (!f) return NULL;
+    f->vectorcall = front_vectorcall;
+    f->fallback = Py_NewRef(fallback);
+    f->table = Py_NewRef(table);
+    f->active = Py_NewRef(active);
+    f->suffix = Py_NewRef(suffix);
+    f->dict = NULL;
+    f->nkey = nkey;
+    f->prefix_max = prefix_max;
+    PyObject_GC_Track(f);
+    return (PyObject *)f;
+}
+
 /* --- makers: positional constructors of slotted classes ------------------------------------------ */
 
 typedef struct {
@@ -1687,6 +1844,8 @@ static PyMethodDef module_methods[] = {
     {"maker", native_maker, METH_VARARGS, "maker(cls, offsets) -> a positional constructor filling those slots"},
     {"bound", native_bound, METH_VARARGS,
      "bound(program, make or None, prefix, start, trailing_bytes) -> a one-call decoder of a whole buffer"},
+    {"front", native_front, METH_VARARGS,
+     "front(fallback, table, active, nkey, suffix, prefix_max) -> a public function's hot path (native.front)"},
     {"tuple_hash", native_tuple_hash, METH_O, "tuple_hash(t) -> the engine's hash(t), to check it is CPython's"},
     {"configure", native_configure, METH_VARARGS, "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown)"},
     {"mutf8_decode", native_mutf8_decode, METH_O, "the engine's modified UTF-8 decoder (tests compare it)"},
@@ -1701,7 +1860,8 @@ static struct PyModuleDef native_module = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (PyType_Ready(&StructProgType) < 0 || PyType_Ready(&MakerType) < 0 || PyType_Ready(&BoundType) < 0) return NULL;
+    if (PyType_Ready(&StructProgType) < 0 || PyType_Ready(&MakerType) < 0 || PyType_Ready(&BoundType) < 0 ||
+        PyType_Ready(&FrontType) < 0) return NULL;
     PyObject *m = PyModule_Create(&native_module);
     if (!m) return NULL;
     Py_INCREF(&StructProgType);

@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import uuid
-from functools import cache
+from functools import cache, update_wrapper
 
 from .models import default_value, field_default, value_json, wire_class
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
@@ -41,11 +41,13 @@ TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a dec
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from typing import Any
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
-    "fast_table", "bound", "ACTIVE", "OFF",
+    "fast_table", "bound", "front", "ACTIVE", "OFF",
     # shapes
     "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Tuple", "Pair", "Flat", "In",
     "Item", "Row", "Attr", "Key", "KeyAttr", "Value", "Extra", "LookupAttr",
@@ -110,6 +112,24 @@ def bound(prog, make: Callable[..., Any] | None = None, *, prefix: tuple = (), s
     ``prog.decode(buf, start)`` (the value alone without ``make``), or None on anything unusual. ``prefix``:
     arguments before the value; ``trailing_bytes``: ``make(*prefix, value, buf[end:])`` instead (bytes only)."""
     return _engine.bound(prog, make, prefix, start, trailing_bytes)
+
+
+def front(fallback: F, table: dict, nkey: int, suffix: tuple = (), *, prefix_max: int = 0) -> F:
+    """``fallback`` (a public function) with its hot path in the engine: a call with ``nkey + 1`` positional
+    arguments, while the native codec is active, is ``table[(*args[:nkey], *suffix)](args[nkey])`` when the
+    key is in ``table`` (a :func:`fast_table` the function fills; the key alone when it is one argument and
+    there is no suffix) and that gives a value; with ``prefix_max`` the data must be ``bytes`` of 2 to
+    ``prefix_max`` bytes and the key ends with its version prefix (``data[0] << 8 | data[1]``). Everything else
+    (an absent or unhashable key, a None result, keyword arguments, the codec off) calls ``fallback`` itself,
+    which checks the arguments, reports errors and fills the table. What the function's own first lines did (``(table if ACTIVE[0] else OFF)[key](data)``
+    with ``except (KeyError, TypeError)``) without a Python frame: a small message's decode was mostly that
+    frame. Carries the function's name, docstring and ``__wrapped__`` (signature); without the extension it
+    is ``fallback``."""
+    if not _AVAILABLE:
+        return fallback
+    hot = _engine.front(fallback, table, ACTIVE, nkey, suffix, prefix_max)
+    update_wrapper(hot, fallback)  # (in place: the name, docstring and __wrapped__ of the function)
+    return hot
 
 
 def codec_name() -> str:

@@ -331,6 +331,69 @@ def test_makers_build_what_the_constructors_build():
         native.maker(HostInfo)("h")
 
 
+def test_a_dict_sized_from_a_count_allocates_what_the_bytes_can_hold():
+    """A dict-shaped array is sized for its count at once, but for no more entries than one per 8 bytes that
+    remain: a SubscriptionInfo v11 claiming 100,000 tasks in 100,000 bytes of zeros (each 18 bytes: one task,
+    the same key again and again) peaks below 8x its size (sized for the claimed count: ~26x)."""
+    import tracemalloc
+
+    from codec.streams.shapes import subscription_decode
+
+    prog = native.program("SubscriptionInfo", 11, shape=subscription_decode(11))
+    n = 100_000
+    data = struct.pack(">ii16sii", 11, 11, bytes(16), 0, n) + bytes(n)
+    prog.decode(data, 0)  # (anything decoding allocates once, outside the measure)
+    tracemalloc.start()
+    try:
+        assert prog.decode(data, 0) is None  # the bytes end before the count does: a miss
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(data), peak
+
+
+def test_a_front_takes_its_table_and_leaves_the_rest_to_its_function():
+    """``native.front``: a positional call with a key in the table and a value is the table's; an absent or
+    unhashable key, a None result, keyword arguments, the codec off -> the function itself; an error
+    that is not the lookup's propagates."""
+    calls = []
+
+    def fn(a, b, data, *, flag=False):
+        """The doc."""
+        calls.append((a, b, data, flag))
+        return "fallback"
+
+    def boom(data):
+        raise ZeroDivisionError
+
+    table = {("m", 1): lambda data: ("hit", data), ("m", 2): lambda data: None, ("m", 3): boom,
+             ("m", 1, "s"): lambda data: "suffixed"}
+    f = native.front(fn, table, 2)
+    assert f("m", 1, b"x") == ("hit", b"x") and calls == []
+    assert f("m", 2, b"x") == "fallback" and calls == [("m", 2, b"x", False)]  # a miss
+    assert f("m", 9, b"x") == "fallback"  # not in the table
+    assert f(["unhashable"], 1, b"x") == "fallback"
+    assert f("m", 1, b"x", flag=True) == "fallback" and calls[-1] == ("m", 1, b"x", True)
+    assert f("m", 1, data=b"x") == "fallback"
+    with pytest.raises(ZeroDivisionError):
+        f("m", 3, b"x")
+    with codec("python"):
+        assert f("m", 1, b"x") == "fallback"
+    assert native.front(fn, table, 2, ("s",))("m", 1, b"x") == "suffixed"
+    # a version prefix ends the key: bytes of 2 to prefix_max bytes only
+    pre = native.front(lambda name, data: "fallback", {("m", 0x0102): lambda data: ("hit", data)}, 1, prefix_max=4)
+    assert pre("m", b"\x01\x02x") == ("hit", b"\x01\x02x")
+    assert pre("m", b"\x01\x02xyz") == pre("m", b"\x01") == pre("m", bytearray(b"\x01\x02x")) == "fallback"
+    assert f.__wrapped__ is fn and f.__name__ == "fn" and f.__doc__ == "The doc."
+    import inspect
+    import pickle
+
+    from codec.group import messages
+
+    assert str(inspect.signature(messages.decode_message)).startswith("(name: 'str', version: 'int'")
+    assert pickle.loads(pickle.dumps(messages.decode_message)) is messages.decode_message
+
+
 @settings(max_examples=200)
 @given(st.tuples(st.integers(-(2**70), 2**70), st.one_of(st.none(), st.text(max_size=5)), st.uuids()))
 def test_the_engines_tuple_hash_is_pythons(t):
