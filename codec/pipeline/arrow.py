@@ -174,7 +174,7 @@ class _Kind:
         dense = self.array(t, n_scalars)
         if len(self.pos) == n:
             return dense
-        index = [None] * n
+        index: list[int | None] = [None] * n
         for i, p in enumerate(self.pos):
             index[p] = i
         return pc.take(dense, pa.array(index, _I32))
@@ -278,15 +278,16 @@ class Units:
             self.common.append((index, "connect", ckind, None, None))
             c = self.c
             c.pos.append(pos)
+            worker = unit.info  # a ConnectUnit's model is always there: ConnectMetadata or ConnectAssignment
             if unit.layer == "metadata":  # the worker's url and config offset, and its previous assignment
-                alloc = info.allocation
-                c.rows.append(("metadata", info.version, info.url, info.config_offset, None, None, None, None))
+                alloc = worker.allocation
+                c.rows.append(("metadata", worker.version, worker.url, worker.config_offset, None, None, None, None))
                 lists = (alloc.connectors, alloc.tasks, alloc.revoked_connectors, alloc.revoked_tasks) \
                     if alloc is not None else (None,) * 4
             else:
-                c.rows.append(("assignment", info.version, None, info.config_offset, info.error, info.leader,
-                               info.leader_url, info.delay))
-                lists = (info.connectors, info.tasks, info.revoked_connectors, info.revoked_tasks)
+                c.rows.append(("assignment", worker.version, None, worker.config_offset, worker.error, worker.leader,
+                               worker.leader_url, worker.delay))
+                lists = (worker.connectors, worker.tasks, worker.revoked_connectors, worker.revoked_tasks)
             for items, values, tasks in zip(c.lists, lists, (False, True, False, True)):
                 if values is None:
                     items.append(None)
@@ -431,12 +432,12 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
                     key = _hex(key)
                 except ValueError as e:
                     raise RecordError("HexError", f"'key' is not hex: {e}", path="key") from None
-            got = decode_record(ckind, raw, version=version, api_key=api_key, direction=direction,
-                                body_offset=body_offset, key=key, protocol=protocol)
+            decoded = decode_record(ckind, raw, version=version, api_key=api_key, direction=direction,
+                                    body_offset=body_offset, key=key, protocol=protocol)
         except RecordError as e:
             quarantine(ckind, e, raw)
             continue
-        units(ckind, got)
+        units(ckind, decoded)
 
 
 def decode_arrays(*arrays: pa.Array) -> pa.ListArray:

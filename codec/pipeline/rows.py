@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+from collections.abc import Callable
 from functools import cache
 
 from ..streams.constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE,
@@ -52,7 +53,7 @@ def _layout(message: str, version: int) -> tuple[dict, dict]:
     return index, defaults
 
 
-_DECODERS: dict[tuple[str, int], object] = {}
+_DECODERS: dict[tuple[str, int], Callable[[bytes, int], tuple]] = {}
 
 
 def _decode_row(message: str, version: int, data: bytes) -> tuple | None:
@@ -91,7 +92,7 @@ def _subscription_shape(version: int) -> Shape:
         conv["SubscriptionInfo.user_end_point"] = "utf8_or_none"
     if version <= 6:  # two task lists: their rows are made below
         decode["TaskId"] = Tuple("topic_group_id", "partition")
-        tasks = Tuple("prev_tasks", "standby_tasks")
+        tasks: Tuple | str = Tuple("prev_tasks", "standby_tasks")
     else:
         arrays["SubscriptionInfo.task_offset_sums"] = "dict"
         tasks = "task_offset_sums"
