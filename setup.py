@@ -7,5 +7,6 @@ codec in use)."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("codec.wire._native", ["codec/wire/_native.c"], optional=True,
-                             extra_compile_args=["-O2"])])
+setup(
+    ext_modules=[Extension("codec.wire._native", ["codec/wire/_native.c"], optional=True, extra_compile_args=["-O2"])]
+)

@@ -54,8 +54,11 @@ def generated_module(message: str) -> str:
 def _cc(source: Path, out: Path) -> float:
     cc = sysconfig.get_config_var("CC") or "cc"
     t = time.perf_counter()
-    subprocess.run([*cc.split(), "-O2", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", str(source),
-                    "-o", str(out)], check=True, capture_output=True)
+    subprocess.run(
+        [*cc.split(), "-O2", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", str(source), "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - t
 
 
@@ -65,8 +68,9 @@ def build(tmp: Path) -> tuple[object, dict]:
     name = f"gen_{MESSAGE}"
     (tmp / f"{name}.py").write_text(generated_module(MESSAGE), encoding="utf-8")
     t = time.perf_counter()
-    subprocess.run([cython, "-3", str(tmp / f"{name}.py"), "-o", str(tmp / f"{name}.c")], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [cython, "-3", str(tmp / f"{name}.py"), "-o", str(tmp / f"{name}.c")], check=True, capture_output=True
+    )
     translate = time.perf_counter() - t
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     compile_gen = _cc(tmp / f"{name}.c", tmp / f"{name}{suffix}")
@@ -76,9 +80,16 @@ def build(tmp: Path) -> tuple[object, dict]:
     spec.loader.exec_module(module)
     c_lines = sum(1 for _ in open(tmp / f"{name}.c", encoding="utf-8"))
     engine_lines = sum(1 for _ in open(ROOT / "codec" / "wire" / "_native.c", encoding="utf-8"))
-    return module, {"message": MESSAGE, "functions": len(module.TABLE), "cython_seconds": translate,
-                    "cc_seconds": compile_gen, "c_lines": c_lines, "engine_cc_seconds": compile_engine,
-                    "engine_c_lines": engine_lines, "messages": len(list((ROOT / "schemas").glob("*.json")))}
+    return module, {
+        "message": MESSAGE,
+        "functions": len(module.TABLE),
+        "cython_seconds": translate,
+        "cc_seconds": compile_gen,
+        "c_lines": c_lines,
+        "engine_cc_seconds": compile_engine,
+        "engine_c_lines": engine_lines,
+        "messages": len(list((ROOT / "schemas").glob("*.json"))),
+    }
 
 
 def run(args) -> None:
@@ -91,15 +102,34 @@ def run(args) -> None:
         prog = native.program(MESSAGE, v)
         records = []
         for op, sides in (
-                ("decode", {"engine": lambda: prog.decode(data, 0),
-                            "Cython": lambda: module.TABLE[(v, "decode")](data, 0),
-                            "generated Python": lambda: fastpath.decoder(MESSAGE, v)(data, 0)}),
-                ("encode", {"engine": lambda: prog.encode(obj),
-                            "Cython": lambda: module.TABLE[(v, "encode")](obj),
-                            "generated Python": lambda: fastpath.encoder(MESSAGE, v)(obj)})):
-            c = harness.Comparison("alternatives", f"{MESSAGE} v{v} (100 members)", op, sides, ours="engine",
-                                   meta={"bytes": len(data), **built})
+            (
+                "decode",
+                {
+                    "engine": lambda: prog.decode(data, 0),
+                    "Cython": lambda: module.TABLE[(v, "decode")](data, 0),
+                    "generated Python": lambda: fastpath.decoder(MESSAGE, v)(data, 0),
+                },
+            ),
+            (
+                "encode",
+                {
+                    "engine": lambda: prog.encode(obj),
+                    "Cython": lambda: module.TABLE[(v, "encode")](obj),
+                    "generated Python": lambda: fastpath.encoder(MESSAGE, v)(obj),
+                },
+            ),
+        ):
+            c = harness.Comparison(
+                "alternatives",
+                f"{MESSAGE} v{v} (100 members)",
+                op,
+                sides,
+                ours="engine",
+                meta={"bytes": len(data), **built},
+            )
             records.append(harness.measure(c, repeats=args.repeats))
-        print(f"alternatives: Cython {built['cython_seconds']:.0f} s + cc {built['cc_seconds']:.0f} s for "
-              f"{built['functions']} functions of {MESSAGE}; the engine {built['engine_cc_seconds']:.1f} s")
+        print(
+            f"alternatives: Cython {built['cython_seconds']:.0f} s + cc {built['cc_seconds']:.0f} s for "
+            f"{built['functions']} functions of {MESSAGE}; the engine {built['engine_cc_seconds']:.1f} s"
+        )
         harness.save("alternatives", records, {"repeats": args.repeats})

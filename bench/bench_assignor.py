@@ -23,15 +23,21 @@ def balanced_group(num_clients: int = 500) -> GroupDescription:
     client caught up, then report running actives as -2 and standbys 50 offsets behind."""
     tasks = _tasks()
     ends = {t.task_id: END_OFFSET_SUM for t in tasks if t.stateful}
-    seed = GroupDescription(tasks, tuple(ClientSpec(process_id_for_int(i)) for i in range(1, num_clients + 1)),
-                            AssignmentConfigs(acceptable_recovery_lag=2**63 - 1, num_standby_replicas=1),
-                            ends)
+    seed = GroupDescription(
+        tasks,
+        tuple(ClientSpec(process_id_for_int(i)) for i in range(1, num_clients + 1)),
+        AssignmentConfigs(acceptable_recovery_lag=2**63 - 1, num_standby_replicas=1),
+        ends,
+    )
     clients = []
     for c in assign(seed).clients:
         sums = {t: -2 for t in c.active if t in ends}
         sums.update({t: END_OFFSET_SUM - 50 for t in c.standby})
-        clients.append(ClientSpec(c.process_id, prev_active=frozenset(c.active), prev_standby=frozenset(c.standby),
-                                  task_offset_sums=sums))
+        clients.append(
+            ClientSpec(
+                c.process_id, prev_active=frozenset(c.active), prev_standby=frozenset(c.standby), task_offset_sums=sums
+            )
+        )
     return GroupDescription(tasks, tuple(clients), CONFIGS, ends)
 
 

@@ -44,14 +44,18 @@ def write_capture(path: Path, megabytes: int, seed: int = 1) -> int:
             body = rng.randbytes(rng.choice([100, 1000, 8000, 65536]))
             key = rng.choice([0, 1, 3, 8, 11, 12, 14])
             req = struct.pack(">ihhih", 10 + len(body), key, 3, c["cid"], 0) + body
-            resp = struct.pack(">ii", 4 + len(body) // 2, c["cid"]) + body[:len(body) // 2]
+            resp = struct.pack(">ii", 4 + len(body) // 2, c["cid"]) + body[: len(body) // 2]
             c["cid"] += 1
             frames += 2
             for side, data in ((0, req), (1, resp)):
-                ends = (0x7F000001, 0x7F000002, c["port"], 9092) if side == 0 else (0x7F000002, 0x7F000001, 9092, c["port"])
+                ends = (
+                    (0x7F000001, 0x7F000002, c["port"], 9092)
+                    if side == 0
+                    else (0x7F000002, 0x7F000001, 9092, c["port"])
+                )
                 pkts = []
                 for i in range(0, len(data), MSS):
-                    piece = data[i:i + MSS]
+                    piece = data[i : i + MSS]
                     pkts.append(_segment(*ends, c["seq"][side], piece))
                     c["seq"][side] += len(piece)
                     if rng.random() < 1 / 300:
@@ -84,8 +88,10 @@ def main(megabytes: int) -> None:
         elapsed = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(f"{mb:.0f} MB, {stats.packets} packets, {written} frames written, {n} frames seen")
-        print(f"{elapsed:.1f} s = {mb / elapsed:.1f} MB/s; peak RSS {peak / 1024:.0f} MiB "
-              f"(before the scan {before / 1024:.0f} MiB); gaps {stats.gap_bytes} B, stale {stats.stale_bytes} B")
+        print(
+            f"{elapsed:.1f} s = {mb / elapsed:.1f} MB/s; peak RSS {peak / 1024:.0f} MiB "
+            f"(before the scan {before / 1024:.0f} MiB); gaps {stats.gap_bytes} B, stale {stats.stale_bytes} B"
+        )
 
 
 if __name__ == "__main__":

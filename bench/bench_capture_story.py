@@ -68,7 +68,7 @@ class _Writer:
         ip = 0x0A000100 + client
         ends = (ip, _BROKER, 30000 + client, 9092) if side == 0 else (_BROKER, ip, 9092, 30000 + client)
         for i in range(0, len(data), MSS):
-            piece = data[i:i + MSS]
+            piece = data[i : i + MSS]
             if self.rng.random() >= 1 / 2000:
                 self._emit(_packet(*ends, self.seq[(client, side)], 0x18, piece))
             self.seq[(client, side)] += len(piece)
@@ -88,25 +88,78 @@ def _rebalance(gen: int, cid: int) -> list[tuple[int, int, bytes]]:
     sub = encode_consumer(consumer_subscription(3, topics=("orders",), user_data=b"", generation_id=gen - 1))
     ids = [f"member-{i}" for i in range(MEMBERS)]
     per = PARTITIONS // MEMBERS
-    asg = {m: encode_consumer(consumer_assignment(3, assigned_partitions=(
-        w("ConsumerProtocolAssignment", "TopicPartition")(topic="orders", partitions=tuple(
-            range((i + gen) % MEMBERS * per, (i + gen) % MEMBERS * per + per))),), user_data=None))
-        for i, m in enumerate(ids)}
+    asg = {
+        m: encode_consumer(
+            consumer_assignment(
+                3,
+                assigned_partitions=(
+                    w("ConsumerProtocolAssignment", "TopicPartition")(
+                        topic="orders",
+                        partitions=tuple(range((i + gen) % MEMBERS * per, (i + gen) % MEMBERS * per + per)),
+                    ),
+                ),
+                user_data=None,
+            )
+        )
+        for i, m in enumerate(ids)
+    }
     jm = w("JoinGroupResponse", "JoinGroupResponseMember")
     out = []
     for i, m in enumerate(ids):
         proto = w("JoinGroupRequest", "JoinGroupRequestProtocol")(name="range", metadata=sub)
-        out.append((i, 0, _req(11, 5, cid, f"c-{i}", w("JoinGroupRequest", "JoinGroupRequest")(
-            group_id="bench", session_timeout_ms=10000, rebalance_timeout_ms=30000, member_id=m,
-            protocol_type="consumer", protocols=(proto,)))))
+        out.append(
+            (
+                i,
+                0,
+                _req(
+                    11,
+                    5,
+                    cid,
+                    f"c-{i}",
+                    w("JoinGroupRequest", "JoinGroupRequest")(
+                        group_id="bench",
+                        session_timeout_ms=10000,
+                        rebalance_timeout_ms=30000,
+                        member_id=m,
+                        protocol_type="consumer",
+                        protocols=(proto,),
+                    ),
+                ),
+            )
+        )
         members = tuple(jm(member_id=x, metadata=sub) for x in ids) if i == 0 else ()
-        out.append((i, 1, _resp(11, 5, cid, w("JoinGroupResponse", "JoinGroupResponse")(
-            generation_id=gen, protocol_name="range", leader=ids[0], member_id=m, members=members))))
+        out.append(
+            (
+                i,
+                1,
+                _resp(
+                    11,
+                    5,
+                    cid,
+                    w("JoinGroupResponse", "JoinGroupResponse")(
+                        generation_id=gen, protocol_name="range", leader=ids[0], member_id=m, members=members
+                    ),
+                ),
+            )
+        )
     sa = w("SyncGroupRequest", "SyncGroupRequestAssignment")
     for i, m in enumerate(ids):
         assignments = tuple(sa(member_id=x, assignment=asg[x]) for x in ids) if i == 0 else ()
-        out.append((i, 0, _req(14, 3, cid + 1, f"c-{i}", w("SyncGroupRequest", "SyncGroupRequest")(
-            group_id="bench", generation_id=gen, member_id=m, assignments=assignments))))
+        out.append(
+            (
+                i,
+                0,
+                _req(
+                    14,
+                    3,
+                    cid + 1,
+                    f"c-{i}",
+                    w("SyncGroupRequest", "SyncGroupRequest")(
+                        group_id="bench", generation_id=gen, member_id=m, assignments=assignments
+                    ),
+                ),
+            )
+        )
         out.append((i, 1, _resp(14, 3, cid + 1, w("SyncGroupResponse", "SyncGroupResponse")(assignment=asg[m]))))
     return out
 
@@ -140,11 +193,17 @@ def write_capture(path: Path, megabytes: int, seed: int = 1) -> int:
             if fetches % 200 == 0:
                 m = rng.randrange(MEMBERS)
                 cids[64 + m] += 1
-                hb = wire_class("HeartbeatRequest", "HeartbeatRequest")(group_id="bench", generation_id=gen,
-                                                                        member_id=f"member-{m}")
+                hb = wire_class("HeartbeatRequest", "HeartbeatRequest")(
+                    group_id="bench", generation_id=gen, member_id=f"member-{m}"
+                )
                 w.write(64 + m, 0, _req(12, 3, 10**6 + cids[64 + m], f"c-{m}", hb))
-                w.write(64 + m, 1, _resp(12, 3, 10**6 + cids[64 + m],
-                                         wire_class("HeartbeatResponse", "HeartbeatResponse")(error_code=0)))
+                w.write(
+                    64 + m,
+                    1,
+                    _resp(
+                        12, 3, 10**6 + cids[64 + m], wire_class("HeartbeatResponse", "HeartbeatResponse")(error_code=0)
+                    ),
+                )
                 group_frames += 2
     return group_frames
 
@@ -172,8 +231,14 @@ print(buf.getvalue().splitlines()[-1])
 
 def measure(path: Path) -> dict:
     """Time and peak RSS of ``capture --json`` over ``path`` in a fresh interpreter (output to /dev/null)."""
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], check=True, capture_output=True, text=True,
-                          cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT)},
+    )
     out = json.loads(done.stdout)
     out["megabytes"] = path.stat().st_size / 1e6
     out["mb_per_s"] = out["megabytes"] / out["seconds"]
@@ -181,8 +246,14 @@ def measure(path: Path) -> dict:
 
 
 def summary_line(path: Path) -> dict:
-    done = subprocess.run([sys.executable, "-c", _COUNT, str(path)], check=True, capture_output=True, text=True,
-                          cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT, str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT)},
+    )
     return json.loads(done.stdout)
 
 
@@ -200,13 +271,19 @@ def main(megabytes: int) -> None:
         path = Path(tmp) / "story.pcap"
         t = time.perf_counter()
         written = write_capture(path, megabytes)
-        print(f"wrote {path.stat().st_size / 1e6:,.0f} MB ({written:,} group frames) in {time.perf_counter() - t:.0f} s")
+        print(
+            f"wrote {path.stat().st_size / 1e6:,.0f} MB ({written:,} group frames) in {time.perf_counter() - t:.0f} s"
+        )
         r = measure(path)
-        print(f"capture --json: {r['seconds']:.1f} s, {r['mb_per_s']:.1f} MB/s, peak RSS {r['max_rss_kb'] / 1024:.0f} MiB")
+        print(
+            f"capture --json: {r['seconds']:.1f} s, {r['mb_per_s']:.1f} MB/s, peak RSS {r['max_rss_kb'] / 1024:.0f} MiB"
+        )
         if megabytes <= 200:
             s = summary_line(path)
-            print(f"group frames {s['group_frames']:,}, generations {s['generations']}, gaps {s['gaps']:,}, "
-                  f"other APIs {sum(a['frames'] for a in s['other_apis']):,}")
+            print(
+                f"group frames {s['group_frames']:,}, generations {s['generations']}, gaps {s['gaps']:,}, "
+                f"other APIs {sum(a['frames'] for a in s['other_apis']):,}"
+            )
     print(f"(this process, writing: peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
 
 

@@ -48,8 +48,13 @@ def _run(argv: list[str], cwd: Path) -> dict:
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         last = out.read().decode("utf-8", "replace").strip().splitlines()[-1]
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
-            "status": p.returncode, "last": last}
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mib": usage.ru_maxrss / 1024,
+        "status": p.returncode,
+        "last": last,
+    }
 
 
 def _median(xs: list[float]) -> float:
@@ -62,11 +67,15 @@ def run(rounds: int, baseline: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="conformance-baseline-") as tmp:
         archive = subprocess.run(["git", "archive", baseline], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        commit = subprocess.run(["git", "rev-parse", "--short", baseline], cwd=ROOT, capture_output=True, text=True,
-                                check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", baseline], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
         gate = [sys.executable, "-m", "codec", "conformance"]
-        commands = {"A": (gate + ["--seed", "1"], ROOT), "B": (gate, Path(tmp)),
-                    "C": (gate + ["--generate", "0", "--seed", "1"], ROOT)}
+        commands = {
+            "A": (gate + ["--seed", "1"], ROOT),
+            "B": (gate, Path(tmp)),
+            "C": (gate + ["--generate", "0", "--seed", "1"], ROOT),
+        }
         runs: dict[str, list[dict]] = {k: [] for k in commands}
         for i in range(rounds + 1):  # the first round warms up
             for name, (argv, cwd) in commands.items():
@@ -75,15 +84,25 @@ def run(rounds: int, baseline: str) -> dict:
                     raise SystemExit(f"{name} failed (exit {got['status']}): {got['last']}")
                 if i:
                     runs[name].append(got)
-    pairs = {f"{x}/B": {fig: _median([a[fig] / b[fig] for a, b in zip(runs[x], runs["B"])]) for fig in ("cpu", "wall")}
-             for x in ("A", "C")}
+    pairs = {
+        f"{x}/B": {fig: _median([a[fig] / b[fig] for a, b in zip(runs[x], runs["B"])]) for fig in ("cpu", "wall")}
+        for x in ("A", "C")
+    }
     return {
         "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
-        "baseline": f"{baseline} ({commit})", "rounds": rounds, "generate": DEFAULT_GENERATE,
-        "runs": {k: {"cpu": _median([r["cpu"] for r in v]), "wall": _median([r["wall"] for r in v]),
-                     "rss_mib": round(max(r["rss_mib"] for r in v), 1), "last": v[-1]["last"]}
-                 for k, v in runs.items()},
+        "baseline": f"{baseline} ({commit})",
+        "rounds": rounds,
+        "generate": DEFAULT_GENERATE,
+        "runs": {
+            k: {
+                "cpu": _median([r["cpu"] for r in v]),
+                "wall": _median([r["wall"] for r in v]),
+                "rss_mib": round(max(r["rss_mib"] for r in v), 1),
+                "last": v[-1]["last"],
+            }
+            for k, v in runs.items()
+        },
         "ratios": pairs,
     }
 
@@ -91,16 +110,24 @@ def run(rounds: int, baseline: str) -> dict:
 def render(results: dict) -> str:
     """The README's section: the three runs and the two ratios, from the results file."""
     r, q = results["runs"], results["ratios"]
-    head = (f"`rebalance-codec conformance` on {results['machine']}, {results['rounds']} interleaved rounds "
-            f"against {results['baseline']} ({results['when'][:10]}); medians, ratios pair by pair:")
+    head = (
+        f"`rebalance-codec conformance` on {results['machine']}, {results['rounds']} interleaved rounds "
+        f"against {results['baseline']} ({results['when'][:10]}); medians, ratios pair by pair:"
+    )
     lines = [head, "", "| run | CPU s | wall s | peak MiB | last line |", "|---|---|---|---|---|"]
-    names = {"A": f"this tree: vectors + {results['generate']} generated cases (the default)",
-             "B": f"baseline {results['baseline']}: vectors", "C": "this tree: vectors, `--generate 0`"}
+    names = {
+        "A": f"this tree: vectors + {results['generate']} generated cases (the default)",
+        "B": f"baseline {results['baseline']}: vectors",
+        "C": "this tree: vectors, `--generate 0`",
+    }
     for k in ("A", "B", "C"):
-        lines.append(f"| {names[k]} | {r[k]['cpu']:.2f} | {r[k]['wall']:.2f} | {r[k]['rss_mib']:.0f} | "
-                     f"`{r[k]['last']}` |")
-    verdict = (f"Default run over the baseline: **{q['A/B']['cpu']:.2f}x** CPU ({q['A/B']['wall']:.2f}x wall); "
-               f"the vectors alone: {q['C/B']['cpu']:.2f}x CPU. Issue #27's bar: within 2x.")
+        lines.append(
+            f"| {names[k]} | {r[k]['cpu']:.2f} | {r[k]['wall']:.2f} | {r[k]['rss_mib']:.0f} | `{r[k]['last']}` |"
+        )
+    verdict = (
+        f"Default run over the baseline: **{q['A/B']['cpu']:.2f}x** CPU ({q['A/B']['wall']:.2f}x wall); "
+        f"the vectors alone: {q['C/B']['cpu']:.2f}x CPU. Issue #27's bar: within 2x."
+    )
     lines += ["", verdict]
     return "\n".join(lines)
 
@@ -115,16 +142,22 @@ def rewrite_readme(results: dict) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--baseline", help="the commit to compare with (default: where this branch left main, so both "
-                                       "runs have the same vectors)")
+    ap.add_argument(
+        "--baseline",
+        help="the commit to compare with (default: where this branch left main, so both runs have the same vectors)",
+    )
     ap.add_argument("--readme", action="store_true", help="rewrite the section of bench/README.md")
     ap.add_argument("--render-only", action="store_true", help="use the results file as it is")
     args = ap.parse_args()
     if args.render_only:
         results = json.loads(RESULTS.read_text(encoding="utf-8"))
     else:
-        baseline = args.baseline or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True,
-                                                   text=True, check=True).stdout.strip()[:12]
+        baseline = (
+            args.baseline
+            or subprocess.run(
+                ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True, check=True
+            ).stdout.strip()[:12]
+        )
         results = run(args.rounds, baseline)
         RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(render(results))

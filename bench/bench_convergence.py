@@ -49,8 +49,13 @@ ASSIGNORS_PAGE = HERE.parent / "docs" / "explanations" / "assignors.md"
 CONV_START, CONV_END = "<!-- convergence:start -->", "<!-- convergence:end -->"
 FAST_START, FAST_END = "<!-- fast-assignor:start -->", "<!-- fast-assignor:end -->"
 ASSIGNORS = ("high_availability", "high_availability_fast")
-KIND_NAMES = {"fresh": "fresh start", "scale_out": "scale-out", "scale_in": "scale-in", "events": "random events",
-              "scale_out_one": "scale-out by one (#28)"}
+KIND_NAMES = {
+    "fresh": "fresh start",
+    "scale_out": "scale-out",
+    "scale_in": "scale-in",
+    "events": "random events",
+    "scale_out_one": "scale-out by one (#28)",
+}
 
 
 def scale_timing(pairs: int = 5) -> dict:
@@ -67,9 +72,11 @@ def scale_timing(pairs: int = 5) -> dict:
             assign(g)
             times[name].append(time.perf_counter() - start)
     ref, fast = ASSIGNORS
-    return {"pairs": pairs,
-            **{name: {"min": min(ts), "median": statistics.median(ts)} for name, ts in times.items()},
-            "ratio_median": statistics.median(f / r for f, r in zip(times[fast], times[ref]))}
+    return {
+        "pairs": pairs,
+        **{name: {"min": min(ts), "median": statistics.median(ts)} for name, ts in times.items()},
+        "ratio_median": statistics.median(f / r for f, r in zip(times[fast], times[ref])),
+    }
 
 
 def issue_28() -> dict[str, int]:
@@ -113,34 +120,45 @@ def convergence_table(results: dict) -> str:
     """bench/README.md's table: per kind, the two assignors side by side."""
     ref_name, fast_name = ASSIGNORS
     ref, fast = results["assignors"][ref_name], results["assignors"][fast_name]
-    lines = [(f"Run {results['when']} ({results['machine']['python']}, {results['machine']['cores']} cores): "
-              f"{results['scenarios']:,} seeded scenarios of the convergence harness, the two assignors "
-              f"interleaved scenario by scenario; *HA* is {ref_name}, *fast* {fast_name}."), "",
-             ("| scenarios | rounds HA | rounds fast | fast ÷ HA | median HA / fast | max HA / fast "
-              "| restores HA | restores fast | violations HA / fast | assign() s HA | assign() s fast |"),
-             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    lines = [
+        (
+            f"Run {results['when']} ({results['machine']['python']}, {results['machine']['cores']} cores): "
+            f"{results['scenarios']:,} seeded scenarios of the convergence harness, the two assignors "
+            f"interleaved scenario by scenario; *HA* is {ref_name}, *fast* {fast_name}."
+        ),
+        "",
+        (
+            "| scenarios | rounds HA | rounds fast | fast ÷ HA | median HA / fast | max HA / fast "
+            "| restores HA | restores fast | violations HA / fast | assign() s HA | assign() s fast |"
+        ),
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
     kinds = [k for k in KIND_NAMES if k in ref["kinds"]] + sorted(set(ref["kinds"]) - set(KIND_NAMES))
     for kind in [None, *kinds]:
         a, b = (ref, fast) if kind is None else (ref["kinds"][kind], fast["kinds"][kind])
         label = "all" if kind is None else KIND_NAMES.get(kind, kind)
         ratio = f"{b['rounds'] / a['rounds']:.0%}" if a["rounds"] else "-"
-        lines.append(f"| {label} ({a['scenarios']:,}) | {a['rounds']:,} | {b['rounds']:,} | {ratio} "
-                     f"| {_median(a['rounds_median'])} / {_median(b['rounds_median'])} "
-                     f"| {a['rounds_max']} / {b['rounds_max']} | {a['restores']:,} | {b['restores']:,} "
-                     f"| {a['violations']} / {b['violations']} | {a['seconds']:.2f} | {b['seconds']:.2f} |")
+        lines.append(
+            f"| {label} ({a['scenarios']:,}) | {a['rounds']:,} | {b['rounds']:,} | {ratio} "
+            f"| {_median(a['rounds_median'])} / {_median(b['rounds_median'])} "
+            f"| {a['rounds_max']} / {b['rounds_max']} | {a['restores']:,} | {b['restores']:,} "
+            f"| {a['violations']} / {b['violations']} | {a['seconds']:.2f} | {b['seconds']:.2f} |"
+        )
     no_worse = all(fast["kinds"][k]["rounds_max"] <= ref["kinds"][k]["rounds_max"] for k in ref["kinds"])
     scale = results["scale_500x10000"]
     issue = results["issue_28_rounds"]
-    verdict = (f"Rounds: {fast['rounds'] / ref['rounds']:.0%} of {ref_name}'s (target ≤ 50 %; "
-               f"{rounds_ratio(results, exclude='scale_out_one'):.0%} without issue #28's kind); restores: "
-               f"{fast['restores'] / ref['restores']:.0%}; no kind's maximum worse: {'yes' if no_worse else 'NO'}; "
-               f"violations (guarantees, and for {fast_name} the progress measure and the round bound): "
-               f"{ref['violations'] + fast['violations']}. Issue #28's scale-out (9 → 10 clients, 152 stateful "
-               f"tasks, 2 standbys, 1 warmup): {ref_name} {issue[ref_name]} rounds, {fast_name} "
-               f"{issue[fast_name]}. assign() on 500 clients × 10,000 tasks, one joining, {scale['pairs']} "
-               f"interleaved pairs: {ref_name} {scale[ref_name]['median']:.2f} s (min {scale[ref_name]['min']:.2f}), "
-               f"{fast_name} {scale[fast_name]['median']:.2f} s (min {scale[fast_name]['min']:.2f}); median "
-               f"ratio fast ÷ HA {scale['ratio_median']:.2f} (target ≤ 2).")
+    verdict = (
+        f"Rounds: {fast['rounds'] / ref['rounds']:.0%} of {ref_name}'s (target ≤ 50 %; "
+        f"{rounds_ratio(results, exclude='scale_out_one'):.0%} without issue #28's kind); restores: "
+        f"{fast['restores'] / ref['restores']:.0%}; no kind's maximum worse: {'yes' if no_worse else 'NO'}; "
+        f"violations (guarantees, and for {fast_name} the progress measure and the round bound): "
+        f"{ref['violations'] + fast['violations']}. Issue #28's scale-out (9 → 10 clients, 152 stateful "
+        f"tasks, 2 standbys, 1 warmup): {ref_name} {issue[ref_name]} rounds, {fast_name} "
+        f"{issue[fast_name]}. assign() on 500 clients × 10,000 tasks, one joining, {scale['pairs']} "
+        f"interleaved pairs: {ref_name} {scale[ref_name]['median']:.2f} s (min {scale[ref_name]['min']:.2f}), "
+        f"{fast_name} {scale[fast_name]['median']:.2f} s (min {scale[fast_name]['min']:.2f}); median "
+        f"ratio fast ÷ HA {scale['ratio_median']:.2f} (target ≤ 2)."
+    )
     return "\n".join([*lines, "", verdict])
 
 
@@ -155,24 +173,32 @@ def fast_assignor_summary(results: dict) -> str:
     """The assignors page's short table of the same results (docs/explanations/assignors.md)."""
     scale = results["scale_500x10000"]
     issue = results["issue_28_rounds"]
-    lines = [(f"| assignor | rounds, {results['scenarios']:,} scenarios | max (events) | restores started "
-              "| violations | issue #28 scale-out | assign(), 500 × 10,000 (median) |"),
-             "|---|--:|--:|--:|--:|--:|--:|"]
+    lines = [
+        (
+            f"| assignor | rounds, {results['scenarios']:,} scenarios | max (events) | restores started "
+            "| violations | issue #28 scale-out | assign(), 500 × 10,000 (median) |"
+        ),
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
     for name in ASSIGNORS:
         b = results["assignors"][name]
-        lines.append(f"| {name} | {b['rounds']:,} | {b['kinds']['events']['rounds_max']} | {b['restores']:,} "
-                     f"| {b['violations']} | {issue[name]} rounds | {scale[name]['median']:.2f} s |")
+        lines.append(
+            f"| {name} | {b['rounds']:,} | {b['kinds']['events']['rounds_max']} | {b['restores']:,} "
+            f"| {b['violations']} | {issue[name]} rounds | {scale[name]['median']:.2f} s |"
+        )
     return "\n".join(lines)
 
 
 def section(doc: str, start: str, end: str) -> str:
     """The generated text between two markers of ``doc``."""
-    return doc[doc.index(start) + len(start):doc.index(end)].strip("\n")
+    return doc[doc.index(start) + len(start) : doc.index(end)].strip("\n")
 
 
 def rewrite_readmes(results: dict) -> None:
-    for path, start, end, body in ((README, CONV_START, CONV_END, convergence_table(results)),
-                                   (ASSIGNORS_PAGE, FAST_START, FAST_END, fast_assignor_summary(results))):
+    for path, start, end, body in (
+        (README, CONV_START, CONV_END, convergence_table(results)),
+        (ASSIGNORS_PAGE, FAST_START, FAST_END, fast_assignor_summary(results)),
+    ):
         doc = path.read_text(encoding="utf-8")
         a, b = doc.index(start) + len(start), doc.index(end)
         path.write_text(doc[:a] + "\n" + body + "\n" + doc[b:], encoding="utf-8")
@@ -182,7 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", type=int, default=DEFAULT_SCENARIOS, help="how many seeded scenarios")
     ap.add_argument("--pairs", type=int, default=5, help="interleaved assign() pairs on the 500 × 10,000 group")
-    ap.add_argument("--readme", action="store_true", help="rewrite the generated tables in bench/README.md and the assignors page of the docs")
+    ap.add_argument(
+        "--readme",
+        action="store_true",
+        help="rewrite the generated tables in bench/README.md and the assignors page of the docs",
+    )
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--render-only", action="store_true", help="run nothing: render the existing results file")
     args = ap.parse_args(argv)

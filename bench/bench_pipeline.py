@@ -85,16 +85,22 @@ def write_parquet(recs: list[tuple[str, bytes]], path: Path, files: int = 4) -> 
     path.mkdir(parents=True, exist_ok=True)
     step = (len(recs) + files - 1) // files
     for f in range(files):
-        part = recs[f * step:(f + 1) * step]
+        part = recs[f * step : (f + 1) * step]
         n0 = f * step
-        pq.write_table(pa.table({
-            "record_id": [f"r{n0 + i}" for i in range(len(part))],
-            "group": [f"g{(n0 + i) % 50}" for i in range(len(part))],
-            "member": [f"m{(n0 + i) % 7}" for i in range(len(part))],
-            "generation": pa.array([(n0 + i) % 11 for i in range(len(part))], pa.int32()),
-            "timestamp": pa.array([1_729_857_600_000 + (n0 + i) * 1000 for i in range(len(part))], pa.int64()),
-            "kind": [k for k, _ in part],
-            "data": pa.array([d for _, d in part], pa.binary())}), path / f"part-{f}.parquet")
+        pq.write_table(
+            pa.table(
+                {
+                    "record_id": [f"r{n0 + i}" for i in range(len(part))],
+                    "group": [f"g{(n0 + i) % 50}" for i in range(len(part))],
+                    "member": [f"m{(n0 + i) % 7}" for i in range(len(part))],
+                    "generation": pa.array([(n0 + i) % 11 for i in range(len(part))], pa.int32()),
+                    "timestamp": pa.array([1_729_857_600_000 + (n0 + i) * 1000 for i in range(len(part))], pa.int64()),
+                    "kind": [k for k, _ in part],
+                    "data": pa.array([d for _, d in part], pa.binary()),
+                }
+            ),
+            path / f"part-{f}.parquet",
+        )
 
 
 def plain(recs: list[tuple[str, bytes]]) -> dict:
@@ -148,7 +154,7 @@ def _tree_cpu(root: int) -> dict[str, float]:
             cmd = Path(f"/proc/{d}/cmdline").read_bytes()[:300]
         except OSError:
             continue
-        fields = raw[raw.rindex(")") + 2:].split()
+        fields = raw[raw.rindex(")") + 2 :].split()
         stats[int(d)] = (fields, cmd)
         children.setdefault(int(fields[1]), []).append(int(d))
     out = {"jvm": 0.0, "python_workers": 0.0, "driver": 0.0}
@@ -184,8 +190,14 @@ def spark_decode(spark, path: Path, n: int) -> dict:
     c1 = _tree_cpu(me)
     split = {k: c1[k] - c0.get(k, 0.0) for k in c1}
     cpu = sum(split.values())
-    return {"records": n, "cpu_s": cpu, "wall_s": wall, "per_cpu_s": n / cpu, "per_core_wall": n / wall / CORES,
-            "us_per_record": {k: round(v / n * 1e6, 2) for k, v in split.items()}}
+    return {
+        "records": n,
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "per_cpu_s": n / cpu,
+        "per_core_wall": n / wall / CORES,
+        "us_per_record": {k: round(v / n * 1e6, 2) for k, v in split.items()},
+    }
 
 
 def spark_full(spark, path: Path, n: int) -> dict:
@@ -215,10 +227,14 @@ def measure(n: int, full: bool = False, repeat: int = 3) -> dict:
             runs["executor_function"].append(executor_function(tmp / "in", n))
             runs["spark"].append(spark_decode(spark, tmp / "in", n))
         p, e, s = (min(runs[k], key=lambda r: r["cpu_s"]) for k in ("plain", "executor_function", "spark"))
-        result = {"plain": p, "executor_function": e, "spark": s,
-                  "ratio_per_cpu_second": s["per_cpu_s"] / p["per_cpu_s"],
-                  "ratio_per_core_wall": s["per_core_wall"] / (p["records"] / p["wall_s"]),
-                  "spark_tax": s["per_cpu_s"] / e["per_cpu_s"]}
+        result = {
+            "plain": p,
+            "executor_function": e,
+            "spark": s,
+            "ratio_per_cpu_second": s["per_cpu_s"] / p["per_cpu_s"],
+            "ratio_per_core_wall": s["per_core_wall"] / (p["records"] / p["wall_s"]),
+            "spark_tax": s["per_cpu_s"] / e["per_cpu_s"],
+        }
         if full:
             result["full_job"] = spark_full(spark, tmp / "in", n)
         return result
@@ -230,9 +246,11 @@ def headline(r: dict) -> str:
     """The result in one sentence, equal work first: Spark against the same function run without it
     (``spark_tax``), then against the codec's plain per-record decode (``ratio_per_cpu_second``), which also
     credits the executors' leaner row decoder."""
-    return (f"Spark keeps {100 * r['spark_tax']:.0f} % of the executors' own decode rate per CPU-second (equal work); "
-            f"against the codec's plain per-record decode it is {100 * r['ratio_per_cpu_second']:.0f} % "
-            f"(the executors skip the models; target >= 70 %)")
+    return (
+        f"Spark keeps {100 * r['spark_tax']:.0f} % of the executors' own decode rate per CPU-second (equal work); "
+        f"against the codec's plain per-record decode it is {100 * r['ratio_per_cpu_second']:.0f} % "
+        f"(the executors skip the models; target >= 70 %)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,11 +264,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"records                         {args.records}")
     print(f"plain decode, 1 process         {p['per_cpu_s']:9.0f} records/CPU-s  ({p['cpu_s']:.2f} CPU-s)")
     print(f"executor function, 1 process    {e['per_cpu_s']:9.0f} records/CPU-s  ({e['cpu_s']:.2f} CPU-s)")
-    print(f"spark local[{CORES}] decode stage     {s['per_cpu_s']:9.0f} records/CPU-s  ({s['cpu_s']:.2f} CPU-s, "
-          f"{s['wall_s']:.2f} s wall)")
+    print(
+        f"spark local[{CORES}] decode stage     {s['per_cpu_s']:9.0f} records/CPU-s  ({s['cpu_s']:.2f} CPU-s, "
+        f"{s['wall_s']:.2f} s wall)"
+    )
     print(f"                                {s['per_core_wall']:9.0f} records/s per core (wall)")
-    print(f"  CPU us/record: plain decode {1e6 / p['per_cpu_s']:.1f}; executor function {1e6 / e['per_cpu_s']:.1f}; spark "
-          + ", ".join(f"{k} {v:.1f}" for k, v in s["us_per_record"].items()))
+    print(
+        f"  CPU us/record: plain decode {1e6 / p['per_cpu_s']:.1f}; executor function {1e6 / e['per_cpu_s']:.1f}; spark "
+        + ", ".join(f"{k} {v:.1f}" for k, v in s["us_per_record"].items())
+    )
     print(headline(r))
     print(f"  ratio per core, wall clock, against the plain decode: {100 * r['ratio_per_core_wall']:.1f} %")
     if "full_job" in r:

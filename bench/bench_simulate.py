@@ -13,10 +13,10 @@ from codec.simulate import example_path, load_scenario, simulate
 
 def test_scale_out_100_instances_2000_tasks(benchmark):
     scenario = load_scenario(example_path("scale-out-100"))
-    result = benchmark.pedantic(simulate, args=(scenario, "ha"), kwargs={"keep_frames": False}, rounds=1,
-                                iterations=1)
+    result = benchmark.pedantic(simulate, args=(scenario, "ha"), kwargs={"keep_frames": False}, rounds=1, iterations=1)
     m = result.metrics
-    benchmark.extra_info.update({k: m[k] for k in ("rebalances", "time_to_balanced_s", "unavailable_task_s",
-                                                   "frames", "coordinator_bytes")})
+    benchmark.extra_info.update(
+        {k: m[k] for k in ("rebalances", "time_to_balanced_s", "unavailable_task_s", "frames", "coordinator_bytes")}
+    )
     assert m["all_active_tasks_processing"] and m["lagging_restore_task_s"] == 0
     assert benchmark.stats.stats.max < 60

@@ -30,11 +30,20 @@ def _tshark_version() -> str:
 
 
 def _counts(path: Path) -> tuple[int, int]:
-    ours = subprocess.run([sys.executable, "-m", "codec", "capture", "--json", str(path)], capture_output=True,
-                          text=True, check=True, cwd=ROOT).stdout.splitlines()
+    ours = subprocess.run(
+        [sys.executable, "-m", "codec", "capture", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout.splitlines()
     summary = json.loads(ours[-1])
-    theirs = subprocess.run(["tshark", "-r", str(path), "-Y", GROUP_FILTER, "-T", "fields", "-e", "frame.number"],
-                            capture_output=True, text=True, check=True).stdout.split()
+    theirs = subprocess.run(
+        ["tshark", "-r", str(path), "-Y", GROUP_FILTER, "-T", "fields", "-e", "frame.number"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     return summary["group_frames"], len(theirs)
 
 
@@ -50,16 +59,29 @@ def run(args) -> None:
         mb = path.stat().st_size / 1e6
         tshark_cmd = ["tshark", "-r", str(path), "-Y", GROUP_FILTER, "-T", "json"]
         c = harness.Comparison(
-            "capture", f"capture --json, {mb:,.0f} MB", "read",
-            {"ours": lambda: harness.run_process([sys.executable, "-m", "codec", "capture", "--json", str(path)],
-                                                 cwd=tmp),
-             "tshark": lambda: harness.run_process(tshark_cmd, cwd=tmp)},
-            targets={"tshark": 0.5}, unit="s per run",
-            meta={"megabytes": mb, "group_frames": ours_n, "tshark": _tshark_version(),
-                  "tshark_command": f"`tshark -r FILE -Y '{GROUP_FILTER}' -T json` ({_tshark_version()})",
-                  "what": f"{mb:,.0f} MB, {ours_n:,} group frames among Fetch and Produce traffic (bench_capture_story.py)"})
+            "capture",
+            f"capture --json, {mb:,.0f} MB",
+            "read",
+            {
+                "ours": lambda: harness.run_process(
+                    [sys.executable, "-m", "codec", "capture", "--json", str(path)], cwd=tmp
+                ),
+                "tshark": lambda: harness.run_process(tshark_cmd, cwd=tmp),
+            },
+            targets={"tshark": 0.5},
+            unit="s per run",
+            meta={
+                "megabytes": mb,
+                "group_frames": ours_n,
+                "tshark": _tshark_version(),
+                "tshark_command": f"`tshark -r FILE -Y '{GROUP_FILTER}' -T json` ({_tshark_version()})",
+                "what": f"{mb:,.0f} MB, {ours_n:,} group frames among Fetch and Produce traffic (bench_capture_story.py)",
+            },
+        )
         rec = harness.measure(c, repeats=max(3, min(args.repeats, 5)), process=True)
         r = rec["ratios"]["tshark"]
-        print(f"capture: ours {rec['times']['ours']['median']:.2f} s, tshark {rec['times']['tshark']['median']:.2f} s: "
-              f"{1 / r['median']:.2f}× tshark's speed")
+        print(
+            f"capture: ours {rec['times']['ours']['median']:.2f} s, tshark {rec['times']['tshark']['median']:.2f} s: "
+            f"{1 / r['median']:.2f}× tshark's speed"
+        )
         harness.save("capture", [rec], {"repeats": rec["repeats"], "peers": {"tshark": _tshark_version()}})

@@ -44,12 +44,14 @@ __all__ = ["codec_comparisons", "kafka4_comparisons"]
 
 def python(fn: Callable[[], Any]) -> Callable[[], Any]:
     """``fn`` on the pure-Python codec."""
+
     def run():
         old = native.set_active(False)
         try:
             return fn()
         finally:
             native.set_active(old)
+
     return run
 
 
@@ -57,6 +59,7 @@ def _equal_plain(convert: Callable[[Any], Any]) -> Callable[[Any, Any], None]:
     def check(ours, got):
         if convert(ours) != got:
             raise AssertionError("different values")
+
     return check
 
 
@@ -65,19 +68,26 @@ def _peer_check(peer, message: str, version: int) -> Callable[[Any, Any], None]:
         body = ours.data if message in PREFIXED else ours
         if peer.plain(got, message, version) != plain_ours(body, message, version):
             raise AssertionError(f"{peer.name} decodes {message} v{version} to a different value")
+
     return check
 
 
 def _group_cases() -> list[tuple[str, str, int, bytes, Any]]:
     """(label, message, version, bytes, our decoded value)."""
     out = []
-    names = {"JoinGroupRequest": "Streams metadata", "JoinGroupResponse": "100 members",
-             "SyncGroupRequest": "100 assignments", "SyncGroupResponse": "one assignment"}
+    names = {
+        "JoinGroupRequest": "Streams metadata",
+        "JoinGroupResponse": "100 members",
+        "SyncGroupRequest": "100 assignments",
+        "SyncGroupResponse": "one assignment",
+    }
     for jv in (5, 9):
         for name, (v, obj) in P.group_messages(jv).items():
             out.append((names[name], name, v, encode_wire(name, v, obj), obj))
-    for name, msg in (("ConsumerProtocolSubscription", P.consumer_subscription(0)),
-                      ("ConsumerProtocolAssignment", P.consumer_assignment(0))):
+    for name, msg in (
+        ("ConsumerProtocolSubscription", P.consumer_subscription(0)),
+        ("ConsumerProtocolAssignment", P.consumer_assignment(0)),
+    ):
         out.append(("Streams user data", name, 3, encode_consumer(msg), msg))
     return out
 
@@ -114,7 +124,12 @@ def codec_comparisons() -> list[Comparison]:
             checks[name] = _peer_check(peer, message, v)
         out.append(Comparison("codec", label, "decode", decode_sides, targets={"kio": 1.0}, check=checks, meta=meta))
         out.append(Comparison("codec", label, "encode", encode_sides, targets={"floor": 1.0}, meta=meta))
-    for message, v in (("SubscriptionInfo", 7), ("SubscriptionInfo", 11), ("AssignmentInfo", 7), ("AssignmentInfo", 11)):
+    for message, v in (
+        ("SubscriptionInfo", 7),
+        ("SubscriptionInfo", 11),
+        ("AssignmentInfo", 7),
+        ("AssignmentInfo", 11),
+    ):
         sub = message == "SubscriptionInfo"
         info = P.subscription_info(v) if sub else P.assignment_info(v)
         dec_fn, enc_fn = (decode_subscription, encode_subscription) if sub else (decode_assignment, encode_assignment)
@@ -126,12 +141,27 @@ def codec_comparisons() -> list[Comparison]:
         dec = lambda f=dec_fn, d=data: f(d)
         enc = lambda f=enc_fn, i=info: f(i)
         plain_value = fdec(data)
-        out.append(Comparison("codec", label, "decode", {"ours": dec, "python": python(dec),
-                                                          "floor": lambda f=fdec, d=data: f(d)},
-                              targets={"floor": 1.0}, check={"floor": _equal_plain(plain)}, meta=meta))
-        out.append(Comparison("codec", label, "encode", {"ours": enc, "python": python(enc),
-                                                          "floor": lambda f=fenc, p=plain_value: f(p)},
-                              targets={"floor": 1.0}, meta=meta))
+        out.append(
+            Comparison(
+                "codec",
+                label,
+                "decode",
+                {"ours": dec, "python": python(dec), "floor": lambda f=fdec, d=data: f(d)},
+                targets={"floor": 1.0},
+                check={"floor": _equal_plain(plain)},
+                meta=meta,
+            )
+        )
+        out.append(
+            Comparison(
+                "codec",
+                label,
+                "encode",
+                {"ours": enc, "python": python(enc), "floor": lambda f=fenc, p=plain_value: f(p)},
+                targets={"floor": 1.0},
+                meta=meta,
+            )
+        )
     return out
 
 
@@ -155,11 +185,19 @@ def kafka4_comparisons() -> list[Comparison]:
             sides_json["kio"] = sides_model["kio"] = lambda f=kdec, d=data: f(d)
             sides_enc["kio"] = lambda f=kenc, o=kobj: f(o)
             checks_json["kio"] = lambda ours, got, m=message, v=v: _same(ours, kio.kafka_json(got, m, v))
-            checks_model["kio"] = lambda ours, got, m=message, v=v: _same(to_json(ours, m, v), kio.kafka_json(got, m, v))
-        out.append(Comparison("kafka4", label, "decode → Kafka JSON", sides_json, targets={"kio": 1.5},
-                              check=checks_json, meta=meta))
-        out.append(Comparison("kafka4", label, "decode_model", sides_model, targets={"kio": 1.0},
-                              check=checks_model, meta=meta))
+            checks_model["kio"] = lambda ours, got, m=message, v=v: _same(
+                to_json(ours, m, v), kio.kafka_json(got, m, v)
+            )
+        out.append(
+            Comparison(
+                "kafka4", label, "decode → Kafka JSON", sides_json, targets={"kio": 1.5}, check=checks_json, meta=meta
+            )
+        )
+        out.append(
+            Comparison(
+                "kafka4", label, "decode_model", sides_model, targets={"kio": 1.0}, check=checks_model, meta=meta
+            )
+        )
         out.append(Comparison("kafka4", label, "encode", sides_enc, targets={"kio": 1.0}, meta=meta))
     return out
 

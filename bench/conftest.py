@@ -43,12 +43,25 @@ def _results(config) -> dict | None:
         if b.has_error or not b.stats:
             continue
         st = b.stats
-        benches.append({"name": b.name, "group": b.group, "min": st.min, "median": st.median, "mean": st.mean,
-                        "rounds": st.rounds, "extra": dict(b.extra_info)})
+        benches.append(
+            {
+                "name": b.name,
+                "group": b.group,
+                "min": st.min,
+                "median": st.median,
+                "mean": st.mean,
+                "rounds": st.rounds,
+                "extra": dict(b.extra_info),
+            }
+        )
     return {
         "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": {"cpu": harness._cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
-                    "system": f"{platform.system()} {platform.release()}"},
+        "machine": {
+            "cpu": harness._cpu(),
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "system": f"{platform.system()} {platform.release()}",
+        },
         "peers": peer_versions(),
         "benchmarks": benches,
     }

@@ -44,14 +44,18 @@ B = struct.Struct(">b")
 
 # --- the plain forms of our objects (for the equality check before timing) --------------------------------
 
+
 def plain_wire(obj, message: str, version: int, struct_name: str | None = None) -> tuple:
     spec = load_message(message).structs[struct_name or message]
     out = []
     for f in spec.fields_at(version):
         v = getattr(obj, f.py_name)
         if f.struct is not None and v is not None:
-            v = tuple(plain_wire(x, message, version, f.struct.name) for x in v) if f.is_array \
+            v = (
+                tuple(plain_wire(x, message, version, f.struct.name) for x in v)
+                if f.is_array
                 else plain_wire(v, message, version, f.struct.name)
+            )
         out.append(v)
     return tuple(out)
 
@@ -73,19 +77,27 @@ def plain_assignment(info) -> tuple:
     def hosts(m):
         return {(h.host, h.port): parts(ps) for h, ps in m.items()}
 
-    return (info.version, info.commonly_supported_version, tuple(_task(t) for t in info.active_tasks),
-            {_task(t): parts(ps) for t, ps in info.standby_tasks.items()}, hosts(info.partitions_by_host),
-            hosts(info.standby_partitions_by_host), info.error_code, info.next_rebalance_ms)
+    return (
+        info.version,
+        info.commonly_supported_version,
+        tuple(_task(t) for t in info.active_tasks),
+        {_task(t): parts(ps) for t, ps in info.standby_tasks.items()},
+        hosts(info.partitions_by_host),
+        hosts(info.standby_partitions_by_host),
+        info.error_code,
+        info.next_rebalance_ms,
+    )
 
 
 # --- primitives ---------------------------------------------------------------------------------------------
+
 
 def _str(buf: bytes, pos: int):
     (n,) = H.unpack_from(buf, pos)
     pos += 2
     if n < 0:
         return None, pos
-    return buf[pos:pos + n].decode("utf-8"), pos + n
+    return buf[pos : pos + n].decode("utf-8"), pos + n
 
 
 def _bytes(buf: bytes, pos: int):
@@ -93,7 +105,7 @@ def _bytes(buf: bytes, pos: int):
     pos += 4
     if n < 0:
         return None, pos
-    return buf[pos:pos + n], pos + n
+    return buf[pos : pos + n], pos + n
 
 
 def _uv(buf: bytes, pos: int):
@@ -114,14 +126,14 @@ def _cstr(buf: bytes, pos: int):
     n, pos = _uv(buf, pos)
     if n == 0:
         return None, pos
-    return buf[pos:pos + n - 1].decode("utf-8"), pos + n - 1
+    return buf[pos : pos + n - 1].decode("utf-8"), pos + n - 1
 
 
 def _cbytes(buf: bytes, pos: int):
     n, pos = _uv(buf, pos)
     if n == 0:
         return None, pos
-    return buf[pos:pos + n - 1], pos + n - 1
+    return buf[pos : pos + n - 1], pos + n - 1
 
 
 def _w_str(s) -> bytes:
@@ -175,7 +187,7 @@ def _w_cbytes_into(parts: list, b) -> None:
 def _utf(buf: bytes, pos: int):
     (n,) = UH.unpack_from(buf, pos)
     pos += 2
-    raw = buf[pos:pos + n]
+    raw = buf[pos : pos + n]
     return (raw.decode("ascii") if raw.isascii() else mutf8_decode(raw)), pos + n
 
 
@@ -185,6 +197,7 @@ def _w_utf(s: str) -> bytes:
 
 
 # --- JoinGroup -----------------------------------------------------------------------------------------------
+
 
 def decode_join_group_request_v5(buf: bytes) -> tuple:
     group_id, pos = _str(buf, 0)
@@ -204,8 +217,14 @@ def decode_join_group_request_v5(buf: bytes) -> tuple:
 
 def encode_join_group_request_v5(m: tuple) -> bytes:
     group_id, session, rebalance, member_id, instance, ptype, protocols = m
-    parts = [_w_str(group_id), II.pack(session, rebalance), _w_str(member_id), _w_str(instance), _w_str(ptype),
-             I.pack(len(protocols))]
+    parts = [
+        _w_str(group_id),
+        II.pack(session, rebalance),
+        _w_str(member_id),
+        _w_str(instance),
+        _w_str(ptype),
+        I.pack(len(protocols)),
+    ]
     for name, meta in protocols:
         parts.append(_w_str(name))
         _w_bytes_into(parts, meta)
@@ -231,8 +250,14 @@ def decode_join_group_request_v9(buf: bytes) -> tuple:
 
 def encode_join_group_request_v9(m: tuple) -> bytes:
     group_id, session, rebalance, member_id, instance, ptype, protocols, reason = m
-    parts = [_w_cstr(group_id), II.pack(session, rebalance), _w_cstr(member_id), _w_cstr(instance), _w_cstr(ptype),
-             _w_uv(len(protocols) + 1)]
+    parts = [
+        _w_cstr(group_id),
+        II.pack(session, rebalance),
+        _w_cstr(member_id),
+        _w_cstr(instance),
+        _w_cstr(ptype),
+        _w_uv(len(protocols) + 1),
+    ]
     for name, meta in protocols:
         parts.append(_w_cstr(name))
         _w_cbytes_into(parts, meta)
@@ -254,26 +279,31 @@ def decode_join_group_response_v5(buf: bytes) -> tuple:
     for _ in range(n):  # the hot loop, inlined
         (k,) = h(buf, pos)
         pos += 2
-        mid = buf[pos:pos + k].decode("utf-8")
+        mid = buf[pos : pos + k].decode("utf-8")
         pos += k
         (k,) = h(buf, pos)
         pos += 2
         if k < 0:
             instance = None
         else:
-            instance = buf[pos:pos + k].decode("utf-8")
+            instance = buf[pos : pos + k].decode("utf-8")
             pos += k
         (k,) = i(buf, pos)
         pos += 4
-        members.append((mid, instance, buf[pos:pos + k]))
+        members.append((mid, instance, buf[pos : pos + k]))
         pos += k
     return (throttle, error, generation, protocol_name, leader, member_id, tuple(members))
 
 
 def encode_join_group_response_v5(m: tuple) -> bytes:
     throttle, error, generation, protocol_name, leader, member_id, members = m
-    parts = [IHI.pack(throttle, error, generation), _w_str(protocol_name), _w_str(leader), _w_str(member_id),
-             I.pack(len(members))]
+    parts = [
+        IHI.pack(throttle, error, generation),
+        _w_str(protocol_name),
+        _w_str(leader),
+        _w_str(member_id),
+        I.pack(len(members)),
+    ]
     for mid, instance, meta in members:
         parts.append(_w_str(mid))
         parts.append(_w_str(instance))
@@ -301,8 +331,15 @@ def decode_join_group_response_v9(buf: bytes) -> tuple:
 
 def encode_join_group_response_v9(m: tuple) -> bytes:
     throttle, error, generation, ptype, pname, leader, skip, member_id, members = m
-    parts = [IHI.pack(throttle, error, generation), _w_cstr(ptype), _w_cstr(pname), _w_cstr(leader),
-             b"\x01" if skip else b"\x00", _w_cstr(member_id), _w_uv(len(members) + 1)]
+    parts = [
+        IHI.pack(throttle, error, generation),
+        _w_cstr(ptype),
+        _w_cstr(pname),
+        _w_cstr(leader),
+        b"\x01" if skip else b"\x00",
+        _w_cstr(member_id),
+        _w_uv(len(members) + 1),
+    ]
     for mid, instance, meta in members:
         parts.append(_w_cstr(mid))
         parts.append(_w_cstr(instance))
@@ -313,6 +350,7 @@ def encode_join_group_response_v9(m: tuple) -> bytes:
 
 
 # --- SyncGroup -----------------------------------------------------------------------------------------------
+
 
 def decode_sync_group_request_v3(buf: bytes) -> tuple:
     group_id, pos = _str(buf, 0)
@@ -326,11 +364,11 @@ def decode_sync_group_request_v3(buf: bytes) -> tuple:
     for _ in range(n):
         (k,) = h(buf, pos)
         pos += 2
-        mid = buf[pos:pos + k].decode("utf-8")
+        mid = buf[pos : pos + k].decode("utf-8")
         pos += k
         (k,) = i(buf, pos)
         pos += 4
-        assignments.append((mid, buf[pos:pos + k]))
+        assignments.append((mid, buf[pos : pos + k]))
         pos += k
     return (group_id, generation, member_id, instance, tuple(assignments))
 
@@ -363,8 +401,15 @@ def decode_sync_group_request_v5(buf: bytes) -> tuple:
 
 def encode_sync_group_request_v5(m: tuple) -> bytes:
     group_id, generation, member_id, instance, ptype, pname, assignments = m
-    parts = [_w_cstr(group_id), I.pack(generation), _w_cstr(member_id), _w_cstr(instance), _w_cstr(ptype),
-             _w_cstr(pname), _w_uv(len(assignments) + 1)]
+    parts = [
+        _w_cstr(group_id),
+        I.pack(generation),
+        _w_cstr(member_id),
+        _w_cstr(instance),
+        _w_cstr(ptype),
+        _w_cstr(pname),
+        _w_uv(len(assignments) + 1),
+    ]
     for mid, data in assignments:
         parts.append(_w_cstr(mid))
         _w_cbytes_into(parts, data)
@@ -375,7 +420,7 @@ def encode_sync_group_request_v5(m: tuple) -> bytes:
 
 def decode_sync_group_response_v3(buf: bytes) -> tuple:
     throttle, error, n = IHI.unpack_from(buf, 0)
-    return (throttle, error, buf[10:10 + n])
+    return (throttle, error, buf[10 : 10 + n])
 
 
 def encode_sync_group_response_v3(m: tuple) -> bytes:
@@ -399,6 +444,7 @@ def encode_sync_group_response_v5(m: tuple) -> bytes:
 
 
 # --- ConsumerProtocol v3 (behind its int16 version) -----------------------------------------------------------
+
 
 def _topic_partitions(buf: bytes, pos: int):
     (n,) = I.unpack_from(buf, pos)
@@ -459,6 +505,7 @@ def encode_consumer_assignment_v3(m: tuple) -> bytes:
 
 # --- SubscriptionInfo ----------------------------------------------------------------------------------------
 
+
 def decode_subscription_v7(buf: bytes) -> tuple:
     version, lsv = II.unpack_from(buf, 0)
     process_id = uuid.UUID(bytes=buf[8:24])
@@ -510,9 +557,9 @@ def decode_subscription_v11(buf: bytes) -> tuple:
         if k < 0:
             sums[(g, p, None)] = s
         else:
-            sums[(g, p, buf[pos:pos + k].decode("utf-8") or None)] = s
+            sums[(g, p, buf[pos : pos + k].decode("utf-8") or None)] = s
             pos += k
-    unique, = B.unpack_from(buf, pos)
+    (unique,) = B.unpack_from(buf, pos)
     (error, n) = II.unpack_from(buf, pos + 1)
     pos += 9
     tags = {}
@@ -545,12 +592,13 @@ def encode_subscription_v11(m: tuple) -> bytes:
 
 # --- AssignmentInfo ----------------------------------------------------------------------------------------
 
+
 def _chars(buf: bytes, pos: int):
     (n,) = I.unpack_from(buf, pos)
     pos += 4
     if n <= 0:
         return None, pos
-    return buf[pos:pos + 2 * n].decode("utf-16-be", "surrogatepass"), pos + 2 * n
+    return buf[pos : pos + 2 * n].decode("utf-16-be", "surrogatepass"), pos + 2 * n
 
 
 def _w_chars(s) -> bytes:
@@ -571,7 +619,7 @@ def _decode_assignment(buf: bytes, named: bool) -> tuple:
             active.append((s, p, name))
         active = tuple(active)
     else:
-        active = tuple((s, p, None) for s, p in II.iter_unpack(buf[pos:pos + 8 * n]))
+        active = tuple((s, p, None) for s, p in II.iter_unpack(buf[pos : pos + 8 * n]))
         pos += 8 * n
     (n,) = I.unpack_from(buf, pos)
     pos += 4

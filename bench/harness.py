@@ -86,8 +86,9 @@ def _batch(fn: Callable[[], Any], min_seconds: float) -> int:
         n = max(n * 2, int(n * min_seconds / max(dt, 1e-9) * 1.2))
 
 
-def measure(c: Comparison, *, repeats: int = 7, min_batch: float = 0.02, rng: random.Random | None = None,
-            process: bool = False) -> dict:
+def measure(
+    c: Comparison, *, repeats: int = 7, min_batch: float = 0.02, rng: random.Random | None = None, process: bool = False
+) -> dict:
     """Check the sides, then time them ``repeats`` times, interleaved in a shuffled order; returns the record
     :func:`save` keeps. ``process``: each call is one whole run (no batching); a side may return a dict with
     ``seconds`` (and more, e.g. ``max_rss_kb``), else the wall time of the call is the sample."""
@@ -121,13 +122,25 @@ def measure(c: Comparison, *, repeats: int = 7, min_batch: float = 0.02, rng: ra
             samples[name].append(value)
         for name in ratios:
             ratios[name].append(this[c.ours] / this[name])
-    out = {"section": c.section, "label": c.label, "op": c.op, "ours": c.ours, "unit": c.unit, "meta": c.meta,
-           "repeats": repeats, "batch": batches, "times": {n: stats(v) for n, v in samples.items()},
-           "ratios": {n: stats(v) | {"per_repeat": v} for n, v in ratios.items()},
-           "targets": c.targets}
+    out = {
+        "section": c.section,
+        "label": c.label,
+        "op": c.op,
+        "ours": c.ours,
+        "unit": c.unit,
+        "meta": c.meta,
+        "repeats": repeats,
+        "batch": batches,
+        "times": {n: stats(v) for n, v in samples.items()},
+        "ratios": {n: stats(v) | {"per_repeat": v} for n, v in ratios.items()},
+        "targets": c.targets,
+    }
     if any(extra.values()):
-        out["extra"] = {n: {k: stats([e[k] for e in v]) for k in v[0] if isinstance(v[0][k], (int, float))}
-                        for n, v in extra.items() if v}
+        out["extra"] = {
+            n: {k: stats([e[k] for e in v]) for k in v[0] if isinstance(v[0][k], (int, float))}
+            for n, v in extra.items()
+            if v
+        }
     return out
 
 
@@ -142,12 +155,12 @@ print(json.dumps({"seconds": dt, "cpu_seconds": r.ru_utime + r.ru_stime, "max_rs
 """
 
 
-def run_process(argv: list[str], *, cwd: str | Path | None = None, env: dict | None = None,
-                python: str = "python3") -> dict:
+def run_process(
+    argv: list[str], *, cwd: str | Path | None = None, env: dict | None = None, python: str = "python3"
+) -> dict:
     """One run of a command: wall seconds, CPU seconds and peak RSS of the command alone (measured by a
     small parent whose own children are only that command), output thrown away. A failing command raises."""
-    done = subprocess.run([python, "-c", _TIMED, *argv], capture_output=True, text=True, cwd=cwd, env=env,
-                          check=True)
+    done = subprocess.run([python, "-c", _TIMED, *argv], capture_output=True, text=True, cwd=cwd, env=env, check=True)
     out = json.loads(done.stdout)
     if out["returncode"] != 0:
         raise RuntimeError(f"{argv[:3]} failed ({out['returncode']}): {out['stderr']}")
@@ -167,9 +180,14 @@ def _cpu() -> str:
 
 def machine() -> dict:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"cpu": _cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
-            "system": f"{platform.system()} {platform.release()}", "load_at_start": load,
-            "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+    return {
+        "cpu": _cpu(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.release()}",
+        "load_at_start": load,
+        "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    }
 
 
 def load(path: Path = RESULTS) -> dict:
@@ -184,7 +202,10 @@ def save(section: str, records: list[dict], info: dict, path: Path = RESULTS) ->
     data = load(path)
     data.setdefault("sections", {})[section] = {
         "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": machine(), **info, "comparisons": records}
+        "machine": machine(),
+        **info,
+        "comparisons": records,
+    }
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return data

@@ -24,13 +24,20 @@ _MODULES = {  # message -> (kio package, module in it), kafka-python (module, cl
     "JoinGroupResponse": (("join_group", "response"), ("kafka.protocol.consumer.group", "JoinGroupResponse")),
     "SyncGroupRequest": (("sync_group", "request"), ("kafka.protocol.consumer.group", "SyncGroupRequest")),
     "SyncGroupResponse": (("sync_group", "response"), ("kafka.protocol.consumer.group", "SyncGroupResponse")),
-    "ConsumerProtocolSubscription": (("consumer_protocol_subscription", "data"),
-                                     ("kafka.protocol.consumer.metadata", "ConsumerProtocolSubscription")),
-    "ConsumerProtocolAssignment": (("consumer_protocol_assignment", "data"),
-                                   ("kafka.protocol.consumer.metadata", "ConsumerProtocolAssignment")),
+    "ConsumerProtocolSubscription": (
+        ("consumer_protocol_subscription", "data"),
+        ("kafka.protocol.consumer.metadata", "ConsumerProtocolSubscription"),
+    ),
+    "ConsumerProtocolAssignment": (
+        ("consumer_protocol_assignment", "data"),
+        ("kafka.protocol.consumer.metadata", "ConsumerProtocolAssignment"),
+    ),
 }
-_RENAMES = {"throttle_time": "throttle_time_ms", "session_timeout": "session_timeout_ms",
-            "rebalance_timeout": "rebalance_timeout_ms"}
+_RENAMES = {
+    "throttle_time": "throttle_time_ms",
+    "session_timeout": "session_timeout_ms",
+    "rebalance_timeout": "rebalance_timeout_ms",
+}
 PREFIXED = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
 
 
@@ -56,8 +63,11 @@ def peer_versions() -> dict[str, str | None]:
 
 def _plain(x):
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {_RENAMES.get(f.name, f.name): _plain(getattr(x, f.name)) for f in dataclasses.fields(x)
-                if f.name != "unknown_tagged_fields"}
+        return {
+            _RENAMES.get(f.name, f.name): _plain(getattr(x, f.name))
+            for f in dataclasses.fields(x)
+            if f.name != "unknown_tagged_fields"
+        }
     if hasattr(x, "to_dict") and hasattr(x, "fields"):  # kafka-python's DataContainer
         return {k: _plain(getattr(x, k)) for k in x.to_dict(json=False)}
     if isinstance(x, (list, tuple)):
@@ -128,6 +138,7 @@ class Kio:
             buf.write(prefix)
             write(buf, obj)
             return buf.getvalue()
+
         return encode
 
     def plain(self, obj, message: str, version: int) -> dict:

@@ -39,15 +39,34 @@ def _child(records: int, path: Path) -> None:
     from codec.wire import native
 
     split = r["us_per_record"]
-    print(json.dumps({"seconds": r["cpu_s"], "wall_s": r["wall_s"], "codec": native.codec_name(),
-                      "jvm_us": split["jvm"], "workers_us": split["python_workers"], "driver_us": split["driver"]}))
+    print(
+        json.dumps(
+            {
+                "seconds": r["cpu_s"],
+                "wall_s": r["wall_s"],
+                "codec": native.codec_name(),
+                "jvm_us": split["jvm"],
+                "workers_us": split["python_workers"],
+                "driver_us": split["driver"],
+            }
+        )
+    )
 
 
 def _run(codec: str, records: int, path: Path) -> dict:
-    env = {**os.environ, "REBALANCE_CODEC_NATIVE": "1" if codec == "native" else "0",
-           "PYTHONPATH": os.pathsep.join([str(HERE.parent), str(HERE)])}
-    done = subprocess.run([sys.executable, str(HERE / "pipeline_bench.py"), "--child", str(records), str(path)],
-                          capture_output=True, text=True, env=env, check=True, cwd=HERE.parent)
+    env = {
+        **os.environ,
+        "REBALANCE_CODEC_NATIVE": "1" if codec == "native" else "0",
+        "PYTHONPATH": os.pathsep.join([str(HERE.parent), str(HERE)]),
+    }
+    done = subprocess.run(
+        [sys.executable, str(HERE / "pipeline_bench.py"), "--child", str(records), str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=HERE.parent,
+    )
     out = json.loads(done.stdout.strip().splitlines()[-1])
     if out["codec"] != codec:
         raise RuntimeError(f"the child ran the {out['codec']} codec, not {codec}")
@@ -62,18 +81,30 @@ def run(args) -> None:
         recs = B.records(args.records)
         B.write_parquet(recs, path / "in")
         c = harness.Comparison(
-            "pipeline", f"Spark local[{B.CORES}], {args.records:,} records", "decode stage",
-            {"native": lambda: _run("native", args.records, path), "python": lambda: _run("python", args.records, path)},
-            ours="native", targets={"python": 0.5}, unit="CPU s per run",
-            meta={"records": args.records,
-                  "what": f"the job's decode stage over {args.records:,} SubscriptionInfo/AssignmentInfo records "
-                          "(Kafka's vectors, repeated) into Spark's noop sink, the second pass over them (the first "
-                          "warms the JVM's JIT); CPU seconds of driver, JVM and Python workers; each run a process "
-                          "of its own"})
+            "pipeline",
+            f"Spark local[{B.CORES}], {args.records:,} records",
+            "decode stage",
+            {
+                "native": lambda: _run("native", args.records, path),
+                "python": lambda: _run("python", args.records, path),
+            },
+            ours="native",
+            targets={"python": 0.5},
+            unit="CPU s per run",
+            meta={
+                "records": args.records,
+                "what": f"the job's decode stage over {args.records:,} SubscriptionInfo/AssignmentInfo records "
+                "(Kafka's vectors, repeated) into Spark's noop sink, the second pass over them (the first "
+                "warms the JVM's JIT); CPU seconds of driver, JVM and Python workers; each run a process "
+                "of its own",
+            },
+        )
         rec = harness.measure(c, repeats=max(3, min(args.repeats, 5)), process=True)
         r = rec["ratios"]["python"]
-        print(f"pipeline: native {rec['times']['native']['median']:.2f} CPU s, python "
-              f"{rec['times']['python']['median']:.2f}: {1 / r['median']:.2f}× the records per CPU-second")
+        print(
+            f"pipeline: native {rec['times']['native']['median']:.2f} CPU s, python "
+            f"{rec['times']['python']['median']:.2f}: {1 / r['median']:.2f}× the records per CPU-second"
+        )
         harness.save("pipeline", [rec], {"repeats": rec["repeats"]})
 
 

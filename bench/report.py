@@ -37,6 +37,7 @@ def markers(name: str) -> tuple[str, str]:
 
 # --- figures -------------------------------------------------------------------------------------------------
 
+
 def _us(seconds: float | None) -> str:
     if seconds is None:
         return "-"
@@ -73,10 +74,13 @@ def _head(sec: dict, what: str) -> str:
     m = sec.get("machine", {})
     peers = sec.get("peers") or {}
     load = m.get("load_at_start")
-    return (f"{what}: run {sec.get('when', '?')} on {m.get('cpu', '?')} ({m.get('cores', '?')} cores, load "
-            f"{load:.1f} at the start), Python {m.get('python', '?')}"
-            + (", " + ", ".join(f"{k} {v or 'not installed'}" for k, v in peers.items()) if peers else "")
-            + (f"; {sec['repeats']} paired repeats each" if sec.get("repeats") else "") + ".")
+    return (
+        f"{what}: run {sec.get('when', '?')} on {m.get('cpu', '?')} ({m.get('cores', '?')} cores, load "
+        f"{load:.1f} at the start), Python {m.get('python', '?')}"
+        + (", " + ", ".join(f"{k} {v or 'not installed'}" for k, v in peers.items()) if peers else "")
+        + (f"; {sec['repeats']} paired repeats each" if sec.get("repeats") else "")
+        + "."
+    )
 
 
 def _records(results: dict, section: str) -> list[dict]:
@@ -87,18 +91,23 @@ def codec_table(results: dict) -> str:
     sec = results.get("sections", {}).get("codec")
     if not sec:
         return "(not measured yet: `python bench/run.py codec`)"
-    lines = [_head(sec, "Codec") + " Times are medians; ratios are medians of the per-repeat ratios with their "
-             "range; below 1, the first is faster.", "",
-             "| message (payload) | op | bytes | ours µs | ours ÷ floor | ours ÷ kio | ours ÷ kafka-python "
-             "| python µs | python ÷ floor | python ÷ kio | python ÷ kafka-python |",
-             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    lines = [
+        _head(sec, "Codec") + " Times are medians; ratios are medians of the per-repeat ratios with their "
+        "range; below 1, the first is faster.",
+        "",
+        "| message (payload) | op | bytes | ours µs | ours ÷ floor | ours ÷ kio | ours ÷ kafka-python "
+        "| python µs | python ÷ floor | python ÷ kio | python ÷ kafka-python |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
     for r in sec["comparisons"]:
         t = r["times"]
-        lines.append(f"| {r['label']} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
-                     f"| {_r(r['ratios'].get('floor'))} | {_r(r['ratios'].get('kio'))} "
-                     f"| {_r(r['ratios'].get('kafka-python'))} | {_us(t.get('python', {}).get('median'))} "
-                     f"| {_r(_ratio_of(r, 'python', 'floor'))} | {_r(_ratio_of(r, 'python', 'kio'))} "
-                     f"| {_r(_ratio_of(r, 'python', 'kafka-python'))} |")
+        lines.append(
+            f"| {r['label']} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
+            f"| {_r(r['ratios'].get('floor'))} | {_r(r['ratios'].get('kio'))} "
+            f"| {_r(r['ratios'].get('kafka-python'))} | {_us(t.get('python', {}).get('median'))} "
+            f"| {_r(_ratio_of(r, 'python', 'floor'))} | {_r(_ratio_of(r, 'python', 'kio'))} "
+            f"| {_r(_ratio_of(r, 'python', 'kafka-python'))} |"
+        )
     return "\n".join(lines)
 
 
@@ -106,15 +115,20 @@ def kafka4_table(results: dict) -> str:
     sec = results.get("sections", {}).get("kafka4")
     if not sec:
         return "(not measured yet: `python bench/run.py kafka4`)"
-    lines = [_head(sec, "Kafka 4") + " `decode → Kafka JSON` is `codec.kafka4.decode`, `decode_model` the wire "
-             "model, `encode` `encode_model`; kio's side is its native reader (entities) and its writer.", "",
-             "| message (payload) | op | bytes | ours µs | ours ÷ kio | python µs | python ÷ kio |",
-             "|---|---|--:|--:|--:|--:|--:|"]
+    lines = [
+        _head(sec, "Kafka 4") + " `decode → Kafka JSON` is `codec.kafka4.decode`, `decode_model` the wire "
+        "model, `encode` `encode_model`; kio's side is its native reader (entities) and its writer.",
+        "",
+        "| message (payload) | op | bytes | ours µs | ours ÷ kio | python µs | python ÷ kio |",
+        "|---|---|--:|--:|--:|--:|--:|",
+    ]
     for r in sec["comparisons"]:
         t = r["times"]
-        lines.append(f"| {r['label']} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
-                     f"| {_r(r['ratios'].get('kio'))} | {_us(t.get('python', {}).get('median'))} "
-                     f"| {_r(_ratio_of(r, 'python', 'kio'))} |")
+        lines.append(
+            f"| {r['label']} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
+            f"| {_r(r['ratios'].get('kio'))} | {_us(t.get('python', {}).get('median'))} "
+            f"| {_r(_ratio_of(r, 'python', 'kio'))} |"
+        )
     return "\n".join(lines)
 
 
@@ -123,7 +137,13 @@ def kafka4_table(results: dict) -> str:
 #: (section, kinds, ops, side, bar, words)
 BARS = (
     ("codec", ("group",), ("decode",), "kio", "Decode ≤ 1.0× kio, group messages and ConsumerProtocol"),
-    ("codec", ("streams",), ("decode",), "floor", "Decode ≤ 1.0× the plain-value floor, SubscriptionInfo and AssignmentInfo v7 and v11"),
+    (
+        "codec",
+        ("streams",),
+        ("decode",),
+        "floor",
+        "Decode ≤ 1.0× the plain-value floor, SubscriptionInfo and AssignmentInfo v7 and v11",
+    ),
     ("kafka4", ("kafka4",), ("decode → Kafka JSON",), "kio", "Kafka 4 `decode` to Kafka JSON ≤ 1.5× kio"),
     ("kafka4", ("kafka4",), ("decode_model",), "kio", "Kafka 4 `decode_model` ≤ 1.0× kio"),
     ("codec", ("group", "streams"), ("encode",), "floor", "Every encode ≤ 1.0× the plain-value floor"),
@@ -134,8 +154,11 @@ BARS = (
 def bar_lines(results: dict) -> list[str]:
     out = []
     for section, kinds, ops, side, words in BARS:
-        recs = [r for r in _records(results, section) if r["meta"].get("kind") in kinds and r["op"] in ops
-                and side in r["ratios"]]
+        recs = [
+            r
+            for r in _records(results, section)
+            if r["meta"].get("kind") in kinds and r["op"] in ops and side in r["ratios"]
+        ]
         if not recs:
             continue
         limit = recs[0]["targets"].get(side)
@@ -144,8 +167,10 @@ def bar_lines(results: dict) -> list[str]:
         worst, wr = max(med, key=lambda m: m[0])
         best = min(x for x, _ in med)
         verdict = "met" if len(met) == len(med) else "NOT met"
-        line = (f"* **{words}: {verdict}** in {len(met)} of {len(med)} (medians {best:.2f}–{worst:.2f}; "
-                f"worst: {wr['label']} {wr['op']} {_r(wr['ratios'][side])})")
+        line = (
+            f"* **{words}: {verdict}** in {len(met)} of {len(med)} (medians {best:.2f}–{worst:.2f}; "
+            f"worst: {wr['label']} {wr['op']} {_r(wr['ratios'][side])})"
+        )
         missed = [f"{r['label']} {r['op']} {x:.2f}" for x, r in med if x > limit]
         out.append(line + (f"; missed: {', '.join(missed)}." if missed else "."))
     return out
@@ -162,14 +187,20 @@ def startup_text(results: dict) -> str:
         return "(not measured yet: `python bench/run.py startup`)"
     sec = results["sections"]["startup"]
     t = r["times"]
-    return "\n".join([
-        _head(sec, "Start-up") + f" {r['meta']['what']}.", "",
-        "| command | wall ms (median, min–max) |", "|---|--:|",
-        f"| `python -c pass` | {t['python -c pass']['median'] * 1e3:.1f} ({t['python -c pass']['min'] * 1e3:.1f}–"
-        f"{t['python -c pass']['max'] * 1e3:.1f}) |",
-        f"| `{r['meta']['command']}` | {t['ours']['median'] * 1e3:.1f} ({t['ours']['min'] * 1e3:.1f}–"
-        f"{t['ours']['max'] * 1e3:.1f}) |", "",
-        f"Ratio (per repeat): {_r(r['ratios']['python -c pass'])}× `python -c pass` (target ≤ 3×)."])
+    return "\n".join(
+        [
+            _head(sec, "Start-up") + f" {r['meta']['what']}.",
+            "",
+            "| command | wall ms (median, min–max) |",
+            "|---|--:|",
+            f"| `python -c pass` | {t['python -c pass']['median'] * 1e3:.1f} ({t['python -c pass']['min'] * 1e3:.1f}–"
+            f"{t['python -c pass']['max'] * 1e3:.1f}) |",
+            f"| `{r['meta']['command']}` | {t['ours']['median'] * 1e3:.1f} ({t['ours']['min'] * 1e3:.1f}–"
+            f"{t['ours']['max'] * 1e3:.1f}) |",
+            "",
+            f"Ratio (per repeat): {_r(r['ratios']['python -c pass'])}× `python -c pass` (target ≤ 3×).",
+        ]
+    )
 
 
 def capture_text(results: dict) -> str:
@@ -183,15 +214,26 @@ def capture_text(results: dict) -> str:
     for side, words in (("ours", "`rebalance-codec capture --json`"), ("tshark", r["meta"]["tshark_command"])):
         t = r["times"][side]
         rss = ex.get(side, {}).get("max_rss_kb")
-        rows.append(f"| {words} | {t['median']:.2f} ({t['min']:.2f}–{t['max']:.2f}) | {mb / t['median']:.0f} "
-                    f"| {rss['median'] / 1024:.0f} |" if rss else f"| {words} | {t['median']:.2f} | {mb / t['median']:.0f} | - |")
+        rows.append(
+            f"| {words} | {t['median']:.2f} ({t['min']:.2f}–{t['max']:.2f}) | {mb / t['median']:.0f} "
+            f"| {rss['median'] / 1024:.0f} |"
+            if rss
+            else f"| {words} | {t['median']:.2f} | {mb / t['median']:.0f} | - |"
+        )
     ratio = r["ratios"]["tshark"]
     speed = {k: 1 / ratio[k] for k in ("median", "min", "max")}
-    return "\n".join([
-        _head(sec, "Capture") + f" The capture: {r['meta']['what']}.", "",
-        "| command | seconds (median, min–max) | MB/s | peak RSS MiB |", "|---|--:|--:|--:|", *rows, "",
-        f"Speed against tshark (per repeat): {speed['median']:.2f}× ({speed['max']:.2f}–{speed['min']:.2f}) "
-        f"(target ≥ 2×); both found the same {r['meta']['group_frames']:,} group frames."])
+    return "\n".join(
+        [
+            _head(sec, "Capture") + f" The capture: {r['meta']['what']}.",
+            "",
+            "| command | seconds (median, min–max) | MB/s | peak RSS MiB |",
+            "|---|--:|--:|--:|",
+            *rows,
+            "",
+            f"Speed against tshark (per repeat): {speed['median']:.2f}× ({speed['max']:.2f}–{speed['min']:.2f}) "
+            f"(target ≥ 2×); both found the same {r['meta']['group_frames']:,} group frames.",
+        ]
+    )
 
 
 def pipeline_text(results: dict) -> str:
@@ -207,15 +249,24 @@ def pipeline_text(results: dict) -> str:
         x = extra.get(side, {}).get(key)
         return f"{x['median']:.1f}" if x else "-"
 
-    return "\n".join([
-        _head(sec, "Pipeline") + f" {r['meta']['what']}.", "",
-        "| codec | CPU seconds (median, min–max) | records per CPU-second | JVM µs per record | Python workers µs "
-        "per record |", "|---|--:|--:|--:|--:|",
-        *[f"| {side} | {t[side]['median']:.1f} ({t[side]['min']:.1f}–{t[side]['max']:.1f}) | {rate[side]:,.0f} | "
-          f"{part(side, 'jvm_us')} | {part(side, 'workers_us')} |" for side in t], "",
-        f"Records per CPU-second, native ÷ pure Python (per repeat): {1 / r['ratios']['python']['median']:.2f}× "
-        f"({1 / r['ratios']['python']['max']:.2f}–{1 / r['ratios']['python']['min']:.2f}) (target ≥ 2×)."
-        + _pipeline_parts(extra)])
+    return "\n".join(
+        [
+            _head(sec, "Pipeline") + f" {r['meta']['what']}.",
+            "",
+            "| codec | CPU seconds (median, min–max) | records per CPU-second | JVM µs per record | Python workers µs "
+            "per record |",
+            "|---|--:|--:|--:|--:|",
+            *[
+                f"| {side} | {t[side]['median']:.1f} ({t[side]['min']:.1f}–{t[side]['max']:.1f}) | {rate[side]:,.0f} | "
+                f"{part(side, 'jvm_us')} | {part(side, 'workers_us')} |"
+                for side in t
+            ],
+            "",
+            f"Records per CPU-second, native ÷ pure Python (per repeat): {1 / r['ratios']['python']['median']:.2f}× "
+            f"({1 / r['ratios']['python']['max']:.2f}–{1 / r['ratios']['python']['min']:.2f}) (target ≥ 2×)."
+            + _pipeline_parts(extra),
+        ]
+    )
 
 
 def _pipeline_parts(extra: dict) -> str:
@@ -225,16 +276,21 @@ def _pipeline_parts(extra: dict) -> str:
         workers = {s: extra[s]["workers_us"]["median"] for s in ("native", "python")}
     except KeyError:
         return ""
-    return (f" The Python workers alone: {workers['python'] / workers['native']:.2f}× (their µs per record, pure "
-            f"Python ÷ native); the JVM's part ({jvm['native']:.1f} and {jvm['python']:.1f} µs per record) is "
-            f"the same work with either codec, so with it fixed the whole can reach at most "
-            f"{(jvm['native'] + workers['python']) / jvm['native']:.1f}× (native workers costing nothing).")
+    return (
+        f" The Python workers alone: {workers['python'] / workers['native']:.2f}× (their µs per record, pure "
+        f"Python ÷ native); the JVM's part ({jvm['native']:.1f} and {jvm['python']:.1f} µs per record) is "
+        f"the same work with either codec, so with it fixed the whole can reach at most "
+        f"{(jvm['native'] + workers['python']) / jvm['native']:.1f}× (native workers costing nothing)."
+    )
 
 
 def targets_text(results: dict) -> str:
     lines = bar_lines(results)
-    for section, words, fn in (("startup", "Start-up", _startup_bar), ("capture", "Capture", _capture_bar),
-                               ("pipeline", "Pipeline", _pipeline_bar)):
+    for section, words, fn in (
+        ("startup", "Start-up", _startup_bar),
+        ("capture", "Capture", _capture_bar),
+        ("pipeline", "Pipeline", _pipeline_bar),
+    ):
         r = _process(results, section)
         if r is not None:
             lines.append(fn(r))
@@ -243,24 +299,31 @@ def targets_text(results: dict) -> str:
 
 def _startup_bar(r: dict) -> str:
     x = r["ratios"]["python -c pass"]
-    return (f"* **`rebalance-codec decode` of one record ≤ 3× `python -c pass`: {'met' if x['median'] <= 3 else 'NOT met'}** "
-            f"({_r(x)}).")
+    return (
+        f"* **`rebalance-codec decode` of one record ≤ 3× `python -c pass`: {'met' if x['median'] <= 3 else 'NOT met'}** "
+        f"({_r(x)})."
+    )
 
 
 def _capture_bar(r: dict) -> str:
     x = r["ratios"]["tshark"]
-    return (f"* **`capture --json` ≥ 2× tshark's speed: {'met' if 1 / x['median'] >= 2 else 'NOT met'}** "
-            f"({1 / x['median']:.2f}×, range {1 / x['max']:.2f}–{1 / x['min']:.2f}).")
+    return (
+        f"* **`capture --json` ≥ 2× tshark's speed: {'met' if 1 / x['median'] >= 2 else 'NOT met'}** "
+        f"({1 / x['median']:.2f}×, range {1 / x['max']:.2f}–{1 / x['min']:.2f})."
+    )
 
 
 def _pipeline_bar(r: dict) -> str:
     x = r["ratios"]["python"]
-    return (f"* **Pipeline records per CPU-second ≥ 2× the pure-Python codec's: "
-            f"{'met' if 1 / x['median'] >= 2 else 'NOT met'}** ({1 / x['median']:.2f}×, range "
-            f"{1 / x['max']:.2f}–{1 / x['min']:.2f}).")
+    return (
+        f"* **Pipeline records per CPU-second ≥ 2× the pure-Python codec's: "
+        f"{'met' if 1 / x['median'] >= 2 else 'NOT met'}** ({1 / x['median']:.2f}×, range "
+        f"{1 / x['max']:.2f}–{1 / x['min']:.2f})."
+    )
 
 
 # --- the issue's claims, reproduced or corrected ------------------------------------------------------------
+
 
 def _find(results: dict, section: str, label_part: str, op: str) -> dict | None:
     return next((r for r in _records(results, section) if label_part in r["label"] and r["op"] == op), None)
@@ -281,13 +344,25 @@ def _convergence_claims(conv: dict) -> list[tuple[str, str, str, str]]:
     scale = conv["scale_500x10000"]
     no_codec = "(assignors: no codec)"
     return [
-        ("assign() on 500 × 10,000, one joining, `high_availability` / `high_availability_fast` (README: 0.89 / "
-         "0.48 s)", "0.24 / 0.14 s",
-         f"{scale['high_availability']['median']:.2f} / {scale['high_availability_fast']['median']:.2f} s", no_codec),
-        ("convergence, assign() seconds over all scenarios, fast ÷ HA (README: 0.53)", "0.73",
-         f"{fast['seconds'] / ha['seconds']:.2f}", no_codec),
-        ("convergence, assign() seconds on scale-out, fast ÷ HA (README: 0.67)", "1.06",
-         f"{fast['kinds']['scale_out']['seconds'] / ha['kinds']['scale_out']['seconds']:.2f}", no_codec),
+        (
+            "assign() on 500 × 10,000, one joining, `high_availability` / `high_availability_fast` (README: 0.89 / "
+            "0.48 s)",
+            "0.24 / 0.14 s",
+            f"{scale['high_availability']['median']:.2f} / {scale['high_availability_fast']['median']:.2f} s",
+            no_codec,
+        ),
+        (
+            "convergence, assign() seconds over all scenarios, fast ÷ HA (README: 0.53)",
+            "0.73",
+            f"{fast['seconds'] / ha['seconds']:.2f}",
+            no_codec,
+        ),
+        (
+            "convergence, assign() seconds on scale-out, fast ÷ HA (README: 0.67)",
+            "1.06",
+            f"{fast['kinds']['scale_out']['seconds'] / ha['kinds']['scale_out']['seconds']:.2f}",
+            no_codec,
+        ),
     ]
 
 
@@ -303,39 +378,84 @@ def claims_text(results: dict, convergence: dict | None = None) -> str:
     k4m = [r for r in _records(results, "kafka4") if r["op"] == "decode_model"]
     enc = [r for r in _records(results, "codec") if r["op"] == "encode" and r["meta"].get("kind") == "group"]
     rows = [
-        ("group messages decode, 100 members (JoinGroupResponse v5, SyncGroupRequest v3), pure-Python ÷ kio",
-         "4.1–4.8", _span(big, "python", "kio"), _span(big, "ours", "kio")),
-        ("ConsumerProtocol Subscription/Assignment v3 decode, pure-Python ÷ kio", "4.2–6.5",
-         _span(cp, "python", "kio"), _span(cp, "ours", "kio")),
-        ("SyncGroupResponse v3 decode ÷ kafka-python's `Cls.decode(b, version=v)`", "1.11",
-         _span([g("SyncGroupResponse v3")], "python", "kafka-python"),
-         _span([g("SyncGroupResponse v3")], "ours", "kafka-python")),
-        ("SubscriptionInfo v11 / AssignmentInfo v7 decode ÷ the plain-value floor", "3.75 / 2.13",
-         f"{_span([g('SubscriptionInfo v11')], 'python', 'floor')} / {_span([g('AssignmentInfo v7')], 'python', 'floor')}",
-         f"{_span([g('SubscriptionInfo v11')], 'ours', 'floor')} / {_span([g('AssignmentInfo v7')], 'ours', 'floor')}"),
-        ("Kafka 4 `codec.kafka4.decode` → Kafka JSON ÷ kio", "11–58", _span(k4, "python", "kio"), _span(k4, "ours", "kio")),
+        (
+            "group messages decode, 100 members (JoinGroupResponse v5, SyncGroupRequest v3), pure-Python ÷ kio",
+            "4.1–4.8",
+            _span(big, "python", "kio"),
+            _span(big, "ours", "kio"),
+        ),
+        (
+            "ConsumerProtocol Subscription/Assignment v3 decode, pure-Python ÷ kio",
+            "4.2–6.5",
+            _span(cp, "python", "kio"),
+            _span(cp, "ours", "kio"),
+        ),
+        (
+            "SyncGroupResponse v3 decode ÷ kafka-python's `Cls.decode(b, version=v)`",
+            "1.11",
+            _span([g("SyncGroupResponse v3")], "python", "kafka-python"),
+            _span([g("SyncGroupResponse v3")], "ours", "kafka-python"),
+        ),
+        (
+            "SubscriptionInfo v11 / AssignmentInfo v7 decode ÷ the plain-value floor",
+            "3.75 / 2.13",
+            f"{_span([g('SubscriptionInfo v11')], 'python', 'floor')} / {_span([g('AssignmentInfo v7')], 'python', 'floor')}",
+            f"{_span([g('SubscriptionInfo v11')], 'ours', 'floor')} / {_span([g('AssignmentInfo v7')], 'ours', 'floor')}",
+        ),
+        (
+            "Kafka 4 `codec.kafka4.decode` → Kafka JSON ÷ kio",
+            "11–58",
+            _span(k4, "python", "kio"),
+            _span(k4, "ours", "kio"),
+        ),
         ("Kafka 4 `decode_model` ÷ kio", "2.2–6.1", _span(k4m, "python", "kio"), _span(k4m, "ours", "kio")),
-        ("encode, every group message, ÷ kio / ÷ kafka-python", "0.26–0.58 / 0.28–0.75",
-         f"{_span(enc, 'python', 'kio')} / {_span(enc, 'python', 'kafka-python')}",
-         f"{_span(enc, 'ours', 'kio')} / {_span(enc, 'ours', 'kafka-python')}"),
-        ("decode of large group messages, pure-Python ÷ the plain-value floor (README: the hand-written codec "
-         "is the practical limit)", "1.4–2.0", _span(big, "python", "floor"), _span(big, "ours", "floor")),
-        ("SyncGroupResponse v3 / v5 decode, pure-Python ÷ kafka-python (README: 0.94 / 0.92, met)", "1.12 / 1.02",
-         f"{_span([g('SyncGroupResponse v3')], 'python', 'kafka-python')} / "
-         f"{_span([g('SyncGroupResponse v5')], 'python', 'kafka-python')}",
-         f"{_span([g('SyncGroupResponse v3')], 'ours', 'kafka-python')} / "
-         f"{_span([g('SyncGroupResponse v5')], 'ours', 'kafka-python')}"),
-        ("AssignmentInfo v7 encode ÷ the hand-written codec (README: 1.22); here ÷ the plain-value floor", "1.39",
-         _span([g("AssignmentInfo v7", "encode")], "python", "floor"),
-         _span([g("AssignmentInfo v7", "encode")], "ours", "floor")),
+        (
+            "encode, every group message, ÷ kio / ÷ kafka-python",
+            "0.26–0.58 / 0.28–0.75",
+            f"{_span(enc, 'python', 'kio')} / {_span(enc, 'python', 'kafka-python')}",
+            f"{_span(enc, 'ours', 'kio')} / {_span(enc, 'ours', 'kafka-python')}",
+        ),
+        (
+            "decode of large group messages, pure-Python ÷ the plain-value floor (README: the hand-written codec "
+            "is the practical limit)",
+            "1.4–2.0",
+            _span(big, "python", "floor"),
+            _span(big, "ours", "floor"),
+        ),
+        (
+            "SyncGroupResponse v3 / v5 decode, pure-Python ÷ kafka-python (README: 0.94 / 0.92, met)",
+            "1.12 / 1.02",
+            f"{_span([g('SyncGroupResponse v3')], 'python', 'kafka-python')} / "
+            f"{_span([g('SyncGroupResponse v5')], 'python', 'kafka-python')}",
+            f"{_span([g('SyncGroupResponse v3')], 'ours', 'kafka-python')} / "
+            f"{_span([g('SyncGroupResponse v5')], 'ours', 'kafka-python')}",
+        ),
+        (
+            "AssignmentInfo v7 encode ÷ the hand-written codec (README: 1.22); here ÷ the plain-value floor",
+            "1.39",
+            _span([g("AssignmentInfo v7", "encode")], "python", "floor"),
+            _span([g("AssignmentInfo v7", "encode")], "ours", "floor"),
+        ),
     ]
     cap, start = _process(results, "capture"), _process(results, "startup")
     if cap is not None:
-        rows.append(("`capture --json` ÷ tshark, time (200 MB)", "0.84",
-                     f"{_r(cap['ratios']['tshark'])}", "(same run: the native codec is active)"))
+        rows.append(
+            (
+                "`capture --json` ÷ tshark, time (200 MB)",
+                "0.84",
+                f"{_r(cap['ratios']['tshark'])}",
+                "(same run: the native codec is active)",
+            )
+        )
     if start is not None:
-        rows.append(("`rebalance-codec decode` of one record ÷ `python -c pass`", "10",
-                     f"{_r(start['ratios']['python -c pass'])}", "(same run)"))
+        rows.append(
+            (
+                "`rebalance-codec decode` of one record ÷ `python -c pass`",
+                "10",
+                f"{_r(start['ratios']['python -c pass'])}",
+                "(same run)",
+            )
+        )
     rows += _convergence_claims(convergence)
     out = ["| the issue's figure | issue | pure-Python codec now | native codec now |", "|---|--:|--:|--:|"]
     out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
@@ -349,20 +469,28 @@ def speed_lines(results: dict) -> str:
     st = [r for r in _records(results, "codec") if r["meta"].get("kind") == "streams" and r["op"] == "decode"]
     k4 = [r for r in _records(results, "kafka4") if r["op"] == "decode → Kafka JSON"]
     if grp:
-        lines.append(f"* decode, group messages and ConsumerProtocol: {_span(grp, 'ours', 'kio')}× kio's time "
-                     f"(kio's reader is native code; the pure-Python codec: {_span(grp, 'python', 'kio')}×)")
+        lines.append(
+            f"* decode, group messages and ConsumerProtocol: {_span(grp, 'ours', 'kio')}× kio's time "
+            f"(kio's reader is native code; the pure-Python codec: {_span(grp, 'python', 'kio')}×)"
+        )
     if st:
-        lines.append(f"* decode, SubscriptionInfo/AssignmentInfo to the models: {_span(st, 'ours', 'floor')}× a "
-                     "hand-written `struct` decoder that returns plain tuples and dicts")
+        lines.append(
+            f"* decode, SubscriptionInfo/AssignmentInfo to the models: {_span(st, 'ours', 'floor')}× a "
+            "hand-written `struct` decoder that returns plain tuples and dicts"
+        )
     if k4:
         lines.append(f"* Kafka 4's RPCs to Kafka's JSON: {_span(k4, 'ours', 'kio')}× kio's time to its objects")
     cap, start = _process(results, "capture"), _process(results, "startup")
     if cap is not None:
-        lines.append(f"* `capture --json` of 200 MB: {1 / cap['ratios']['tshark']['median']:.1f}× tshark's speed, "
-                     f"{cap['extra']['ours']['max_rss_kb']['median'] / 1024:.0f} MiB")
+        lines.append(
+            f"* `capture --json` of 200 MB: {1 / cap['ratios']['tshark']['median']:.1f}× tshark's speed, "
+            f"{cap['extra']['ours']['max_rss_kb']['median'] / 1024:.0f} MiB"
+        )
     if start is not None:
-        lines.append(f"* `rebalance-codec decode` of one record: {start['ratios']['python -c pass']['median']:.1f}× "
-                     "`python -c pass`")
+        lines.append(
+            f"* `rebalance-codec decode` of one record: {start['ratios']['python -c pass']['median']:.1f}× "
+            "`python -c pass`"
+        )
     return "\n".join(lines) + ("\n\n(`bench/README.md`: how, and every figure)" if lines else "(not measured yet)")
 
 
@@ -372,36 +500,52 @@ def alternatives_text(results: dict) -> str:
         return "(not measured yet: `python bench/run.py alternatives`, with Cython installed)"
     sec = results["sections"]["alternatives"]
     b = recs[0]["meta"]
-    lines = [_head(sec, "Alternatives"), "",
-             "| build | C lines | seconds |", "|---|--:|--:|",
-             f"| Cython over the generated Python: {b['functions']} functions ({b['message']}, every version, decode "
-             f"and encode) | {b['c_lines']:,} | {b['cython_seconds']:.1f} + {b['cc_seconds']:.1f} (cc -O2) |",
-             f"| the engine: every message of `schemas/` ({b['messages']} files), every version and mode | "
-             f"{b['engine_c_lines']:,} | {b['engine_cc_seconds']:.1f} (cc -O2) |", "",
-             "| work | engine µs | Cython µs | generated Python µs | engine ÷ Cython | engine ÷ generated Python |",
-             "|---|--:|--:|--:|--:|--:|"]
+    lines = [
+        _head(sec, "Alternatives"),
+        "",
+        "| build | C lines | seconds |",
+        "|---|--:|--:|",
+        f"| Cython over the generated Python: {b['functions']} functions ({b['message']}, every version, decode "
+        f"and encode) | {b['c_lines']:,} | {b['cython_seconds']:.1f} + {b['cc_seconds']:.1f} (cc -O2) |",
+        f"| the engine: every message of `schemas/` ({b['messages']} files), every version and mode | "
+        f"{b['engine_c_lines']:,} | {b['engine_cc_seconds']:.1f} (cc -O2) |",
+        "",
+        "| work | engine µs | Cython µs | generated Python µs | engine ÷ Cython | engine ÷ generated Python |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
     for r in recs:
         t = r["times"]
-        lines.append(f"| {r['label']} {r['op']} | {_us(t['engine']['median'])} | {_us(t['Cython']['median'])} "
-                     f"| {_us(t['generated Python']['median'])} | {_r(r['ratios']['Cython'])} "
-                     f"| {_r(r['ratios']['generated Python'])} |")
+        lines.append(
+            f"| {r['label']} {r['op']} | {_us(t['engine']['median'])} | {_us(t['Cython']['median'])} "
+            f"| {_us(t['generated Python']['median'])} | {_r(r['ratios']['Cython'])} "
+            f"| {_r(r['ratios']['generated Python'])} |"
+        )
     return "\n".join(lines)
 
 
-RENDER = {"codec": codec_table, "kafka4": kafka4_table, "targets": targets_text, "startup": startup_text,
-          "capture": capture_text, "pipeline": pipeline_text, "claims": claims_text,
-          "alternatives": alternatives_text}
+RENDER = {
+    "codec": codec_table,
+    "kafka4": kafka4_table,
+    "targets": targets_text,
+    "startup": startup_text,
+    "capture": capture_text,
+    "pipeline": pipeline_text,
+    "claims": claims_text,
+    "alternatives": alternatives_text,
+}
 
 
 # --- pytest-benchmark's absolute timings (latest.json) --------------------------------------------------------
+
 
 def other_table(latest: dict) -> str:
     lines = ["| benchmark | rounds | min s | mean s | figures |", "|---|--:|--:|--:|---|"]
     n = 0
     for b in latest["benchmarks"]:
         extra = b.get("extra") or {}
-        figures = ", ".join(f"{k} {v:,.1f}" if isinstance(v, float) else f"{k} {v}"
-                            for k, v in extra.items() if k != "kind")
+        figures = ", ".join(
+            f"{k} {v:,.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in extra.items() if k != "kind"
+        )
         lines.append(f"| {b['name']} | {b['rounds']} | {b['min']:.3f} | {b['mean']:.3f} | {figures or '-'} |")
         n += 1
     return "\n".join(lines) if n else "(none ran)"
@@ -409,14 +553,16 @@ def other_table(latest: dict) -> str:
 
 def render(latest: dict) -> str:
     m = latest.get("machine", {})
-    head = (f"Run {latest.get('when', '?')} on {m.get('cpu', '?')} ({m.get('cores', '?')} cores), "
-            f"{m.get('python', '?')} on {m.get('system', '?')}; times are the minimum and mean over rounds.")
+    head = (
+        f"Run {latest.get('when', '?')} on {m.get('cpu', '?')} ({m.get('cores', '?')} cores), "
+        f"{m.get('python', '?')} on {m.get('system', '?')}; times are the minimum and mean over rounds."
+    )
     return "\n".join([head, "", other_table(latest)])
 
 
 def section(doc: str, start: str = START, end: str = END) -> str:
     """The generated text between two markers of ``doc``."""
-    return doc[doc.index(start) + len(start):doc.index(end)].strip("\n")
+    return doc[doc.index(start) + len(start) : doc.index(end)].strip("\n")
 
 
 def replace(doc: str, start: str, end: str, body: str) -> str:

@@ -38,8 +38,9 @@ def _micro(section: str, comparisons, args) -> None:
     from codec.wire import native
 
     if not native.active():
-        sys.exit("the native codec is not active (REBALANCE_CODEC_NATIVE=0, or the extension is not built: "
-                 "pip install -e .)")
+        sys.exit(
+            "the native codec is not active (REBALANCE_CODEC_NATIVE=0, or the extension is not built: pip install -e .)"
+        )
     rng = random.Random(args.seed)
     records = []
     for c in comparisons:
@@ -49,8 +50,11 @@ def _micro(section: str, comparisons, args) -> None:
         r = harness.measure(c, repeats=args.repeats, rng=rng)
         records.append(r)
         ratios = ", ".join(f"{k} {v['median']:.2f}" for k, v in r["ratios"].items())
-        print(f"{c.label} {c.op}: ours {r['times']['ours']['median'] * 1e6:,.1f} µs; ours ÷ {ratios} "
-              f"({time.perf_counter() - t:.0f} s)", flush=True)
+        print(
+            f"{c.label} {c.op}: ours {r['times']['ours']['median'] * 1e6:,.1f} µs; ours ÷ {ratios} "
+            f"({time.perf_counter() - t:.0f} s)",
+            flush=True,
+        )
     if args.only:  # a partial run merges into the section's last results
         old = {(r["label"], r["op"]): r for r in harness.load()["sections"].get(section, {}).get("comparisons", [])}
         old.update({(r["label"], r["op"]): r for r in records})
@@ -76,21 +80,27 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {section}", flush=True)
             if section == "codec":
                 from codec_bench import codec_comparisons
+
                 _micro(section, codec_comparisons(), args)
             elif section == "kafka4":
                 from codec_bench import kafka4_comparisons
+
                 _micro(section, kafka4_comparisons(), args)
             elif section == "startup":
                 import startup_bench
+
                 startup_bench.run(args)
             elif section == "capture":
                 import capture_bench
+
                 capture_bench.run(args)
             elif section == "pipeline":
                 import pipeline_bench
+
                 pipeline_bench.run(args)
             elif section == "alternatives":
                 import alternatives_bench
+
                 alternatives_bench.run(args)
     import report
 

@@ -139,8 +139,9 @@ class OverBudget(LimitExceededError):
     """JSON that would pass its output budget (see :func:`json_text`)."""
 
 
-def json_text(value, limit: int, *, what: str = "the JSON", message: str | None = None, hint: str = "",
-              **kwargs) -> str:
+def json_text(
+    value, limit: int, *, what: str = "the JSON", message: str | None = None, hint: str = "", **kwargs
+) -> str:
     """``codec.text.dumps(value, **kwargs)``, or :class:`OverBudget` as soon as its UTF-8 passes ``limit`` bytes
     (the text is built chunk by chunk, so refusing costs no more than the limit). ``what`` and ``hint`` word
     the error."""
@@ -149,7 +150,9 @@ def json_text(value, limit: int, *, what: str = "the JSON", message: str | None 
     for chunk in dumps_chunks(value, **kwargs):
         n += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
         if n > limit:
-            raise OverBudget(f"{what} would be more than {limit:,} bytes, past the output budget (codec.budget)"
-                             f"{hint}", message=message)
+            raise OverBudget(
+                f"{what} would be more than {limit:,} bytes, past the output budget (codec.budget){hint}",
+                message=message,
+            )
         parts.append(chunk)
     return "".join(parts)

@@ -140,15 +140,21 @@ def _json_of(kind, data: bytes, decoded, **kwargs) -> str:
     error instead (Kafka's JSON repeats a name the bytes write once for each of its items)."""
     from .budget import BUDGETS, json_text
 
-    return json_text(_value(decoded), BUDGETS["decode"].output(len(data)), message=kind.name,
-                     what=f"the JSON of these {len(data):,} bytes",
-                     hint=": Kafka's JSON repeats a name the bytes write once for each of its items "
-                          "(--format pretty shows each name once)", **kwargs)
+    return json_text(
+        _value(decoded),
+        BUDGETS["decode"].output(len(data)),
+        message=kind.name,
+        what=f"the JSON of these {len(data):,} bytes",
+        hint=": Kafka's JSON repeats a name the bytes write once for each of its items "
+        "(--format pretty shows each name once)",
+        **kwargs,
+    )
 
 
 def cmd_decode(args) -> int:
     kind = get_kind(args.kind)
     if args.lines:
+
         def decode_line(line: str) -> str:
             data = _hex_to_bytes(line)
             return _json_of(kind, data, _decode_one(kind, data, args), separators=(",", ":"))
@@ -163,8 +169,11 @@ def cmd_decode(args) -> int:
         data = given
     try:
         decoded = _decode_one(kind, data, args)
-        text = decoded.pretty if args.format == "pretty" else _json_of(kind, data, decoded,
-                                                                         indent=None if args.compact else 2)
+        text = (
+            decoded.pretty
+            if args.format == "pretty"
+            else _json_of(kind, data, decoded, indent=None if args.compact else 2)
+        )
     except CodecError as e:
         _say("error", e)
         return 1
@@ -251,20 +260,39 @@ def cmd_demo(args) -> int:
 
 #: The subcommands defined here; the others come from their own modules (``register``).
 CORE_COMMANDS = ("decode", "encode", "kinds", "demo")
-_COMMAND_MODULES = ("codec.assignor.command", "codec.negotiation.command", "codec.conformance.command",
-                    "codec.capture.command", "codec.simulate.command", "codec.pipeline.command",
-                    "codec.fuzz.command")
+_COMMAND_MODULES = (
+    "codec.assignor.command",
+    "codec.negotiation.command",
+    "codec.conformance.command",
+    "codec.capture.command",
+    "codec.simulate.command",
+    "codec.pipeline.command",
+    "codec.fuzz.command",
+)
 #: Which module defines each of the other subcommands: a command line that names one imports that module
 #: alone (``tests/test_cli_startup.py`` checks the table against the whole parser).
-COMMAND_MODULE = {"assign": "codec.assignor.command", "negotiate": "codec.negotiation.command",
-                  "compat": "codec.negotiation.command", "size": "codec.negotiation.command",
-                  "vectors": "codec.conformance.command", "conformance": "codec.conformance.command",
-                  "capture": "codec.capture.command", "simulate": "codec.simulate.command",
-                  "pipeline": "codec.pipeline.command", "fuzz": "codec.fuzz.command"}
+COMMAND_MODULE = {
+    "assign": "codec.assignor.command",
+    "negotiate": "codec.negotiation.command",
+    "compat": "codec.negotiation.command",
+    "size": "codec.negotiation.command",
+    "vectors": "codec.conformance.command",
+    "conformance": "codec.conformance.command",
+    "capture": "codec.capture.command",
+    "simulate": "codec.simulate.command",
+    "pipeline": "codec.pipeline.command",
+    "fuzz": "codec.fuzz.command",
+}
 
 
-_DECODE_OPTIONS = {"--kind": "kind", "--style": "style", "--version": "version", "--api-key": "api_key",
-                   "--format": "format", "--max-size": "max_size"}
+_DECODE_OPTIONS = {
+    "--kind": "kind",
+    "--style": "style",
+    "--version": "version",
+    "--api-key": "api_key",
+    "--format": "format",
+    "--max-size": "max_size",
+}
 _DECODE_SWITCHES = {"--lines": "lines", "--compact": "compact"}
 _CHOICES = {"style": ("kafka", "native"), "format": ("json", "pretty")}
 _INTS = ("version", "api_key", "max_size")
@@ -277,9 +305,19 @@ def plain_decode_args(words: list[str]) -> SimpleNamespace | None:
     need be, reports. ``tests/test_cli_startup.py`` holds the result to argparse's."""
     if not words or words[0] != "decode":
         return None
-    args: dict = {"command": "decode", "kind": None, "style": "kafka", "version": None, "api_key": None,
-                  "lines": False, "input": None, "format": "json", "compact": False, "max_size": None,
-                  "func": cmd_decode}
+    args: dict = {
+        "command": "decode",
+        "kind": None,
+        "style": "kafka",
+        "version": None,
+        "api_key": None,
+        "lines": False,
+        "input": None,
+        "format": "json",
+        "compact": False,
+        "max_size": None,
+        "func": cmd_decode,
+    }
     seen: set[str] = set()
     i = 1
     while i < len(words):
@@ -320,35 +358,63 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
 
     from .cliutil import int_range
 
-    p = argparse.ArgumentParser(prog="rebalance-codec",
-                                description="Decode, encode and check Kafka group-rebalance bytes.")
-    p.add_argument("--version", action=_version_action(),
-                   help="the version, the codec in use (native or pure Python) and the Kafka releases followed")
+    p = argparse.ArgumentParser(
+        prog="rebalance-codec", description="Decode, encode and check Kafka group-rebalance bytes."
+    )
+    p.add_argument(
+        "--version",
+        action=_version_action(),
+        help="the version, the codec in use (native or pure Python) and the Kafka releases followed",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def io_args(sp, decode: bool):
         sp.add_argument("--kind", required=True, help="message kind (see `rebalance-codec kinds`)")
-        sp.add_argument("--style", choices=("kafka", "native"), default="kafka",
-                        help="JSON shape: kafka = Kafka's JSON (camelCase), native = snake_case (default kafka)")
-        sp.add_argument("--version", type=int_range(-(1 << 15), (1 << 15) - 1), help="message version (for kinds that do not name it)")
-        sp.add_argument("--api-key", type=int_range(-(1 << 15), (1 << 15) - 1), dest="api_key", help="API key of a response frame")
-        sp.add_argument("--lines", action="store_true",
-                        help="one input per line on stdin (or @file), one output line per input line")
-        sp.add_argument("input", nargs="?", metavar="INPUT",
-                        help="hex string or @path (raw bytes)" if decode else "JSON text or @path (JSON)")
+        sp.add_argument(
+            "--style",
+            choices=("kafka", "native"),
+            default="kafka",
+            help="JSON shape: kafka = Kafka's JSON (camelCase), native = snake_case (default kafka)",
+        )
+        sp.add_argument(
+            "--version",
+            type=int_range(-(1 << 15), (1 << 15) - 1),
+            help="message version (for kinds that do not name it)",
+        )
+        sp.add_argument(
+            "--api-key", type=int_range(-(1 << 15), (1 << 15) - 1), dest="api_key", help="API key of a response frame"
+        )
+        sp.add_argument(
+            "--lines",
+            action="store_true",
+            help="one input per line on stdin (or @file), one output line per input line",
+        )
+        sp.add_argument(
+            "input",
+            nargs="?",
+            metavar="INPUT",
+            help="hex string or @path (raw bytes)" if decode else "JSON text or @path (JSON)",
+        )
 
     d = sub.add_parser("decode", help="bytes -> JSON or a readable view")
     io_args(d, True)
     d.add_argument("--format", choices=("json", "pretty"), default="json")
     d.add_argument("--compact", action="store_true", help="one-line JSON")
-    d.add_argument("--max-size", type=int_range(0), dest="max_size",
-                   help="largest Streams metadata accepted, in bytes (default 1048588, Kafka's message.max.bytes)")
+    d.add_argument(
+        "--max-size",
+        type=int_range(0),
+        dest="max_size",
+        help="largest Streams metadata accepted, in bytes (default 1048588, Kafka's message.max.bytes)",
+    )
     d.set_defaults(func=cmd_decode)
 
     e = sub.add_parser("encode", help="JSON -> hex bytes")
     io_args(e, False)
-    e.add_argument("--drop-unrepresentable", action="store_true",
-                   help="native style: leave out what the version cannot carry instead of refusing")
+    e.add_argument(
+        "--drop-unrepresentable",
+        action="store_true",
+        help="native style: leave out what the version cannot carry instead of refusing",
+    )
     e.set_defaults(func=cmd_encode)
 
     k = sub.add_parser("kinds", help="list the message kinds")
@@ -422,8 +488,11 @@ def run(args) -> int:
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, never a traceback
         if os.environ.get("REBALANCE_CODEC_DEBUG"):
             raise
-        _say("error", f"unexpected {type(e).__name__}: {e} (a bug in rebalance-codec; "
-                      "REBALANCE_CODEC_DEBUG=1 shows the traceback)")
+        _say(
+            "error",
+            f"unexpected {type(e).__name__}: {e} (a bug in rebalance-codec; "
+            "REBALANCE_CODEC_DEBUG=1 shows the traceback)",
+        )
         return 1
 
 

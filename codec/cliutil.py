@@ -21,8 +21,18 @@ from typing import Iterator
 
 from .errors import CodecError, InputError
 
-__all__ = ["DuplicateKeyError", "cli_int", "int_range", "kafka_int", "loads", "read_json_file", "input_errors",
-           "seconds", "INT", "LONG"]
+__all__ = [
+    "DuplicateKeyError",
+    "cli_int",
+    "int_range",
+    "kafka_int",
+    "loads",
+    "read_json_file",
+    "input_errors",
+    "seconds",
+    "INT",
+    "LONG",
+]
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
 #: Kafka's config types (ConfigDef.Type INT and LONG) as bounds; a Java long is also an option's default bound.
@@ -36,8 +46,13 @@ def kafka_int(value, key: str, kind: str = "INT", minimum: int | None = None) ->
     lo, hi = KAFKA_INT_TYPES[kind]
     lo = lo if minimum is None else max(lo, minimum)
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        shown = (repr(value)[:60] if not isinstance(value, int) or isinstance(value, bool) else
-                 str(value) if value.bit_length() <= 128 else f"an integer of {value.bit_length()} bits")
+        shown = (
+            repr(value)[:60]
+            if not isinstance(value, int) or isinstance(value, bool)
+            else str(value)
+            if value.bit_length() <= 128
+            else f"an integer of {value.bit_length()} bits"
+        )
         raise ValueError(f"{key} must be an integer in {lo}..{hi} (Kafka's {kind}), not {shown}")
     return value
 
@@ -130,7 +145,9 @@ def input_errors(what: str) -> Iterator[None]:
     except CodecError:
         raise
     except KeyError as e:
-        raise InputError(f"{what}: missing {e.args[0]!r}" if e.args else f"{what}: a required field is missing") from None
+        raise InputError(
+            f"{what}: missing {e.args[0]!r}" if e.args else f"{what}: a required field is missing"
+        ) from None
     except (TypeError, ValueError, IndexError, AttributeError, StopIteration, ZeroDivisionError, OverflowError) as e:
         raise InputError(f"{what}: {e} ({type(e).__name__})") from None
     except RecursionError:

@@ -75,8 +75,9 @@ class DecodeError(CodecError, ValueError):
     def __str__(self) -> str:  # always reflect later updates (with_context)
         return self._format()
 
-    def with_context(self, *, message: str | None = None, version: int | None = None,
-                     offset_base: int = 0, path_prefix: str = "") -> "DecodeError":
+    def with_context(
+        self, *, message: str | None = None, version: int | None = None, offset_base: int = 0, path_prefix: str = ""
+    ) -> "DecodeError":
         """Fill in what an inner layer could not know (used when one message nests another)."""
         if message is not None and self.message is None:
             self.message = message
@@ -114,8 +115,7 @@ class EncodeError(CodecError, ValueError):
     """A model that cannot be written at the requested version (Kafka's UnsupportedVersionException,
     TaskAssignmentException and IllegalArgumentException cases), or a value out of its wire range."""
 
-    def __init__(self, reason: str, *, message: str | None = None, version: int | None = None,
-                 path: str = "") -> None:
+    def __init__(self, reason: str, *, message: str | None = None, version: int | None = None, path: str = "") -> None:
         self.reason = reason
         self.message = message
         self.version = version

@@ -17,8 +17,16 @@ from __future__ import annotations
 import uuid
 from typing import Callable, Iterable, Sequence, TypeVar
 
-__all__ = ["int32", "string_hash", "uuid_hash", "spread", "filled_capacity", "copy_capacity", "hash_order",
-           "hashmap_order"]
+__all__ = [
+    "int32",
+    "string_hash",
+    "uuid_hash",
+    "spread",
+    "filled_capacity",
+    "copy_capacity",
+    "hash_order",
+    "hashmap_order",
+]
 
 T = TypeVar("T")
 

@@ -22,6 +22,7 @@ __all__ = ["Kind", "Decoded", "register", "get_kind", "kind_names"]
 
 # Plain classes, not dataclasses: they are made on every decode call's start-up (tests/test_cli_startup.py).
 
+
 class Decoded:
     """A decode for the CLI: the JSON ``value``, a pretty rendering (``view``: the text, or a function that
     makes it, called only when :attr:`pretty` is read), ``notes`` for stderr and ``trailing`` (``{"offset":
@@ -29,8 +30,9 @@ class Decoded:
 
     __slots__ = ("value", "view", "notes", "trailing")
 
-    def __init__(self, value: dict, view: str | Callable[[], str], notes: tuple[str, ...] = (),
-                 trailing: dict | None = None) -> None:
+    def __init__(
+        self, value: dict, view: str | Callable[[], str], notes: tuple[str, ...] = (), trailing: dict | None = None
+    ) -> None:
         self.value, self.view, self.notes, self.trailing = value, view, notes, trailing
 
     @property
@@ -48,8 +50,14 @@ class Kind:
 
     __slots__ = ("name", "summary", "decode", "encode", "self_describing")
 
-    def __init__(self, name: str, summary: str, decode: Callable[..., Decoded], encode: Callable[..., bytes],
-                 self_describing: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        summary: str,
+        decode: Callable[..., Decoded],
+        encode: Callable[..., bytes],
+        self_describing: bool = True,
+    ) -> None:
         self.name, self.summary, self.decode, self.encode = name, summary, decode, encode
         self.self_describing = self_describing
 
@@ -86,8 +94,15 @@ def _guarded(name: str, encode: Callable[..., bytes]) -> Callable[..., bytes]:
 
 
 def _json_type(v) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-            float: "a number", type(None): "null"}.get(type(v), type(v).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(v), type(v).__name__)
 
 
 def get_kind(name: str) -> Kind:
@@ -143,14 +158,23 @@ def _trailing_note(name: str, version: int, consumed: int, trailing: int) -> tup
     return (f"{name} v{version}: {trailing} trailing bytes after offset {consumed} ignored (Kafka ignores them too)",)
 
 
-def _decode_sub(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
-                max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
+def _decode_sub(
+    data: bytes,
+    *,
+    style: str = "kafka",
+    version: int | None = None,
+    latest: int | None = None,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+    **_,
+) -> Decoded:
     info, wire, consumed, trailing = subscription_view(data, latest=latest or 11, max_size=max_size)
-    return Decoded(subscription_json(info, style=style, wire_json=wire),
-                   lambda: _pretty().pretty_subscription(info, size=len(data), trailing=trailing),
-                   _trailing_note("SubscriptionInfo", info.version, consumed, trailing),
-                   # a version probe's unread body is a newer version's fields, not bytes after the message
-                   None if info.is_version_probe else _trailing_json(consumed, trailing))
+    return Decoded(
+        subscription_json(info, style=style, wire_json=wire),
+        lambda: _pretty().pretty_subscription(info, size=len(data), trailing=trailing),
+        _trailing_note("SubscriptionInfo", info.version, consumed, trailing),
+        # a version probe's unread body is a newer version's fields, not bytes after the message
+        None if info.is_version_probe else _trailing_json(consumed, trailing),
+    )
 
 
 def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
@@ -161,15 +185,24 @@ def _encode_sub(value: dict, *, style: str = "kafka", version: int | None = None
     return encode_subscription(info, version, drop_unrepresentable=drop)
 
 
-def _decode_asg(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
-                max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
+def _decode_asg(
+    data: bytes,
+    *,
+    style: str = "kafka",
+    version: int | None = None,
+    latest: int | None = None,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+    **_,
+) -> Decoded:
     from .streams.assignment import assignment_view  # (here: a subscription's decode does not load it)
 
     info, consumed, trailing = assignment_view(data, latest=latest or 11, max_size=max_size)
-    return Decoded(assignment_json(info, style=style),
-                   lambda: _pretty().pretty_assignment(info, size=len(data), trailing=trailing),
-                   _trailing_note("AssignmentInfo", info.version, consumed, trailing),
-                   _trailing_json(consumed, trailing))
+    return Decoded(
+        assignment_json(info, style=style),
+        lambda: _pretty().pretty_assignment(info, size=len(data), trailing=trailing),
+        _trailing_note("AssignmentInfo", info.version, consumed, trailing),
+        _trailing_json(consumed, trailing),
+    )
 
 
 def _encode_asg(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
@@ -180,6 +213,12 @@ def _encode_asg(value: dict, *, style: str = "kafka", version: int | None = None
     return encode_assignment(info, version, drop_unrepresentable=drop)
 
 
-register(Kind("subscription-info", "Kafka Streams SubscriptionInfo (v1-11; newer decodes as a version probe)",
-              _decode_sub, _encode_sub))
+register(
+    Kind(
+        "subscription-info",
+        "Kafka Streams SubscriptionInfo (v1-11; newer decodes as a version probe)",
+        _decode_sub,
+        _encode_sub,
+    )
+)
 register(Kind("assignment-info", "Kafka Streams AssignmentInfo (v1-11)", _decode_asg, _encode_asg))

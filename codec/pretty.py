@@ -18,8 +18,18 @@ from .streams.assignment import AssignmentInfo
 from .streams.constants import LATEST_OFFSET, NO_REBALANCE, OFFSET_UNKNOWN, UNKNOWN_OFFSET_SUM, AssignorError
 from .streams.subscription import SubscriptionInfo
 
-__all__ = ["pretty_subscription", "pretty_assignment", "describe_epoch_ms", "describe_error_code", "ranges",
-           "bounded", "grouped_ranges", "pad", "MAX_PAD", "MAX_SHOWN"]
+__all__ = [
+    "pretty_subscription",
+    "pretty_assignment",
+    "describe_epoch_ms",
+    "describe_error_code",
+    "ranges",
+    "bounded",
+    "grouped_ranges",
+    "pad",
+    "MAX_PAD",
+    "MAX_SHOWN",
+]
 
 #: The widest a column is padded to.
 MAX_PAD = 40
@@ -54,8 +64,12 @@ def grouped_ranges(pairs, limit: int | None = None) -> str:
     by_name: dict[str, list[int]] = {}
     for name, n in pairs:
         by_name.setdefault(name, []).append(n)
-    return bounded((f"{printable(str(k))}: {ranges(v, limit)}" for k, v in sorted(by_name.items())), limit,
-                   sep="; ", what="more names")
+    return bounded(
+        (f"{printable(str(k))}: {ranges(v, limit)}" for k, v in sorted(by_name.items())),
+        limit,
+        sep="; ",
+        what="more names",
+    )
 
 
 def pad(labels, cap: int = MAX_PAD) -> int:
@@ -111,14 +125,18 @@ def pretty_subscription(info: SubscriptionInfo, *, size: int | None = None, trai
     if size is not None:
         head += f"  {size} bytes"
     lines = [head]
-    lines += _rows([
-        ("process id", printable(str(info.process_id))),
-        ("endpoint", printable(info.user_endpoint) if info.user_endpoint else "(none: application.server unset)"),
-        ("unique field", str(info.unique_field) if info.version >= 8 else "(not in this version)"),
-        ("error code", describe_error_code(info.error_code) if info.version >= 9 else "(not in this version)"),
-        ("client tags", ", ".join(f"{printable(k)}={printable(v)}" for k, v in sorted(info.client_tags.items()))
-         or "(none)"),
-    ])
+    lines += _rows(
+        [
+            ("process id", printable(str(info.process_id))),
+            ("endpoint", printable(info.user_endpoint) if info.user_endpoint else "(none: application.server unset)"),
+            ("unique field", str(info.unique_field) if info.version >= 8 else "(not in this version)"),
+            ("error code", describe_error_code(info.error_code) if info.version >= 9 else "(not in this version)"),
+            (
+                "client tags",
+                ", ".join(f"{printable(k)}={printable(v)}" for k, v in sorted(info.client_tags.items())) or "(none)",
+            ),
+        ]
+    )
     sums = [(_shown(t), s) for t, s in sorted(info.task_offset_sums.items())]
     lines.append(f"  tasks with local state ({len(sums)}):")
     if sums:
@@ -148,10 +166,15 @@ def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing
     if size is not None:
         head += f"  {size} bytes"
     lines = [head]
-    lines += _rows([
-        ("error code", describe_error_code(info.error_code)),
-        ("next rebalance", describe_epoch_ms(info.next_rebalance_ms) if info.version >= 7 else "(not in this version)"),
-    ])
+    lines += _rows(
+        [
+            ("error code", describe_error_code(info.error_code)),
+            (
+                "next rebalance",
+                describe_epoch_ms(info.next_rebalance_ms) if info.version >= 7 else "(not in this version)",
+            ),
+        ]
+    )
     distinct = list(dict.fromkeys(info.active_tasks))
     lines.append(f"  active tasks ({len(distinct)}, {len(info.active_tasks)} partition slots):")
     lines.append("    " + (", ".join(_shown(t) for t in distinct) or "(none)"))
@@ -159,8 +182,10 @@ def pretty_assignment(info: AssignmentInfo, *, size: int | None = None, trailing
     w = pad(_shown(t) for t in c.standby_tasks)
     for t, ps in c.standby_tasks.items():
         lines.append(f"    {_shown(t).ljust(w)}  <- {_parts(ps)}")
-    for title, m in (("partitions by host", c.partitions_by_host),
-                     ("standby partitions by host", c.standby_partitions_by_host)):
+    for title, m in (
+        ("partitions by host", c.partitions_by_host),
+        ("standby partitions by host", c.standby_partitions_by_host),
+    ):
         if not m and info.version < (2 if "standby" not in title else 6):
             continue
         lines.append(f"  {title} ({len(m)}):")

@@ -35,13 +35,15 @@ _JSON_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # table against it): soft hyphen, Arabic number signs, bidi marks, embeddings, overrides and isolates, zero-width
 # space/joiners, word joiner, invisible operators, BOM, interlinear annotation, Egyptian hieroglyph format
 # controls, shorthand format controls, musical symbol formats, tag characters.
-_FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
-           "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
-           "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
 # Invisible characters of other categories: the combining grapheme joiner and the Hangul fillers.
 _INVISIBLE = "\u034f\u115f\u1160\u3164\uffa0"
 # Noncharacters: U+FDD0-U+FDEF and the last two code points of each of the 17 planes.
-_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}" for p in range(17))
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xFFFE)}{chr(p * 0x10000 + 0xFFFF)}" for p in range(17))
 # C0 controls, DEL, C1 controls, U+2028/U+2029 (line breaks to some terminals and to JavaScript), lone
 # surrogates, the characters above, and the backslash that introduces our escapes.
 _UNPRINTABLE = "[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + _FORMAT + _INVISIBLE + _NONCHARACTERS + "]"

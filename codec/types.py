@@ -58,8 +58,10 @@ def parse_uuid(text: str) -> uuid.UUID:
         if _DASHED_UUID.fullmatch(text):
             return uuid.UUID(text)
     shown = repr(text) if not isinstance(text, str) or len(text) <= 60 else repr(text[:60]) + "..."
-    raise ValueError(f"not a UUID: {shown} (22 characters of URL-safe base64, as Kafka writes a Uuid, or "
-                     "8-4-4-4-12 hexadecimal digits)")
+    raise ValueError(
+        f"not a UUID: {shown} (22 characters of URL-safe base64, as Kafka writes a Uuid, or "
+        "8-4-4-4-12 hexadecimal digits)"
+    )
 
 
 def process_id_for_int(n: int) -> uuid.UUID:
@@ -98,8 +100,11 @@ class TaskId:
 
     def sort_key(self) -> tuple:
         name = self.topology_name
-        return (0, b"", self.subtopology, self.partition) if name is None else (
-            1, java_string_key(name), self.subtopology, self.partition)
+        return (
+            (0, b"", self.subtopology, self.partition)
+            if name is None
+            else (1, java_string_key(name), self.subtopology, self.partition)
+        )
 
     def __lt__(self, other: "TaskId") -> bool:
         return self.sort_key() < other.sort_key()

@@ -15,8 +15,15 @@ _FAMILIES = (
     ("ConsumerProtocol", ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")),
     ("Kafka Streams", ("SubscriptionInfo", "AssignmentInfo")),
     ("Kafka Connect", ("ConnectMetadata", "ConnectAssignment")),
-    ("Kafka 4 group RPCs", ("ConsumerGroupHeartbeatRequest", "ConsumerGroupDescribeRequest",
-                            "StreamsGroupHeartbeatRequest", "StreamsGroupDescribeRequest")),
+    (
+        "Kafka 4 group RPCs",
+        (
+            "ConsumerGroupHeartbeatRequest",
+            "ConsumerGroupDescribeRequest",
+            "StreamsGroupHeartbeatRequest",
+            "StreamsGroupDescribeRequest",
+        ),
+    ),
     ("share group RPCs", ("ShareGroupHeartbeatRequest", "ShareGroupDescribeRequest")),
     ("classic __consumer_offsets records", ("GroupMetadataValue", "OffsetCommitValue")),
 )
@@ -38,7 +45,7 @@ def releases() -> list[str]:
     from .wire.schema import _schema_dir
 
     text = (_schema_dir() / "README.md").read_text(encoding="utf-8")
-    block = text[text.index("<!-- releases:start -->") + 23:text.index("<!-- releases:end -->")]
+    block = text[text.index("<!-- releases:start -->") + 23 : text.index("<!-- releases:end -->")]
     lines: list[str] = []
     for line in block.strip().splitlines():
         if line.startswith("* "):
@@ -51,8 +58,12 @@ def releases() -> list[str]:
 def version_text() -> str:
     from .wire.schema import load_message
 
-    out = [f"rebalance-codec {__version__}", f"codec: {codec_text()}",
-           f"Python {sys.version.split()[0]}", "messages (schemas/):"]
+    out = [
+        f"rebalance-codec {__version__}",
+        f"codec: {codec_text()}",
+        f"Python {sys.version.split()[0]}",
+        "messages (schemas/):",
+    ]
     for family, names in _FAMILIES:
         ranges = ", ".join(f"{n.removesuffix('Request')} v{load_message(n).valid}" for n in names)
         out.append(f"  {family}: {ranges}")

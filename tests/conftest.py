@@ -21,10 +21,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("REBALANCE_CODEC_SHARED", ROOT.parent / "shared"))
 KAFKA_VECTORS = SHARED / "vectors" / "kafka-java"
 
-settings.register_profile("ci", max_examples=60, derandomize=True, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("deep", max_examples=20000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "deep", max_examples=20000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -32,7 +38,8 @@ def load_jsonl(path: Path) -> list[dict]:
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} is missing: the tests need ../shared beside the repository "
-            "(or REBALANCE_CODEC_SHARED pointing at it)")
+            "(or REBALANCE_CODEC_SHARED pointing at it)"
+        )
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
@@ -51,12 +58,22 @@ def kafka_vectors():
 def installed(tmp_path_factory) -> Path:
     """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path."""
     base = tmp_path_factory.mktemp("installed")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
-                   check=True, timeout=600, cwd=base, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
+        check=True,
+        timeout=600,
+        cwd=base,
+        capture_output=True,
+    )
     (wheel,) = (base / "dist").glob("rebalance_codec-*.whl")
     subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
-    subprocess.run([str(base / "venv" / "bin" / "pip"), "install", "--quiet", str(wheel)],
-                   check=True, timeout=900, cwd=base, capture_output=True)
+    subprocess.run(
+        [str(base / "venv" / "bin" / "pip"), "install", "--quiet", str(wheel)],
+        check=True,
+        timeout=900,
+        cwd=base,
+        capture_output=True,
+    )
     script = base / "venv" / "bin" / "rebalance-codec"
     assert script.is_file()
     return script
@@ -68,8 +85,16 @@ def installed_cli(installed, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "REBALANCE_CODEC_SHARED")}
 
     def go(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run([str(installed), *args], input=stdin, capture_output=True, text=True,
-                              encoding="utf-8", cwd=tmp_path, env=env, timeout=timeout)
+        return subprocess.run(
+            [str(installed), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=tmp_path,
+            env=env,
+            timeout=timeout,
+        )
 
     return go
 
@@ -90,11 +115,19 @@ def kafkajs_modules() -> Path:
         work = Path(tempfile.mkdtemp(prefix=".npm-ci-", dir=cache.parent))  # renamed into place when complete
         for name in ("package.json", "package-lock.json"):
             shutil.copy(src / name, work / name)
-        p = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=work, check=False,
-                           capture_output=True, text=True, timeout=600)
+        p = subprocess.run(
+            [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+            cwd=work,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if p.returncode != 0:
             shutil.rmtree(work, ignore_errors=True)
-            pytest.fail(f"npm ci in a copy of vectors/adapters/kafkajs failed (exit {p.returncode}): {p.stderr[-2000:]}")
+            pytest.fail(
+                f"npm ci in a copy of vectors/adapters/kafkajs failed (exit {p.returncode}): {p.stderr[-2000:]}"
+            )
         try:
             work.rename(cache)
         except OSError:  # another run installed it meanwhile

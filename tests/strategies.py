@@ -64,7 +64,8 @@ def struct_objects(message, spec: StructSpec, version: int):
     if message.is_flexible(version):
         known = {f.tag for f in spec.fields if f.tag is not None}
         kwargs["unknown_tagged_fields"] = st.dictionaries(
-            st.integers(0, 2**31 - 1).filter(lambda t: t not in known), st.binary(max_size=6), max_size=2)
+            st.integers(0, 2**31 - 1).filter(lambda t: t not in known), st.binary(max_size=6), max_size=2
+        )
     return st.builds(wire_class(message.name, spec.name), **kwargs)
 
 
@@ -75,6 +76,7 @@ def wire_objects(message_name: str, version: int):
 
 # --- Streams models --------------------------------------------------------------------------------------
 
+
 def task_ids(named: bool):
     name = st.none() | (JAVA_TEXT.filter(bool) if named else st.nothing())
     return st.builds(TaskId, _int(32), _int(32), name)
@@ -82,7 +84,6 @@ def task_ids(named: bool):
 
 topic_partitions = st.builds(TopicPartition, JAVA_TEXT, _int(32))
 host_infos = st.builds(HostInfo, JAVA_TEXT, _int(32))
-
 
 
 @st.composite

@@ -33,18 +33,32 @@ def test_generated_sections_match_the_results_file():
 
 def _comparison(label: str, kind: str, op: str, ratio: float, side: str = "kio", target: float = 1.0) -> dict:
     per = [ratio * x for x in (0.9, 1.0, 1.1)]
-    return {"section": "codec", "label": label, "op": op, "ours": "ours", "meta": {"kind": kind, "bytes": 10},
-            "times": {"ours": {"median": 1e-6, "min": 1e-6, "max": 1e-6}},
-            "ratios": {side: {"median": ratio, "min": min(per), "max": max(per), "per_repeat": per}},
-            "targets": {side: target}}
+    return {
+        "section": "codec",
+        "label": label,
+        "op": op,
+        "ours": "ours",
+        "meta": {"kind": kind, "bytes": 10},
+        "times": {"ours": {"median": 1e-6, "min": 1e-6, "max": 1e-6}},
+        "ratios": {side: {"median": ratio, "min": min(per), "max": max(per), "per_repeat": per}},
+        "targets": {side: target},
+    }
 
 
 def test_verdicts_count_every_case():
     """The verdicts follow the medians of the ratios, by hand: made-up results with one group decode over
     the bar."""
     report = _report()
-    results = {"sections": {"codec": {"comparisons": [_comparison("A v1", "group", "decode", 0.5),
-                                                      _comparison("B v1", "group", "decode", 1.5)]}}}
+    results = {
+        "sections": {
+            "codec": {
+                "comparisons": [
+                    _comparison("A v1", "group", "decode", 0.5),
+                    _comparison("B v1", "group", "decode", 1.5),
+                ]
+            }
+        }
+    }
     (line,) = report.bar_lines(results)
     assert "**Decode ≤ 1.0× kio, group messages and ConsumerProtocol: NOT met** in 1 of 2" in line
     assert line.endswith("missed: B v1 decode 1.50.")

@@ -36,8 +36,10 @@ def test_each_other_command_names_the_module_that_defines_it():
 
 
 def test_a_decode_call_does_not_import_the_other_subcommands():
-    code = ("import sys; from codec.cli import main; main(['decode', '--kind', 'heartbeat-request', '--version', "
-            "'0', '--compact', '0001670000000100016d']); print(sorted(m for m in sys.modules if m.endswith('.command')))")
+    code = (
+        "import sys; from codec.cli import main; main(['decode', '--kind', 'heartbeat-request', '--version', "
+        "'0', '--compact', '0001670000000100016d']); print(sorted(m for m in sys.modules if m.endswith('.command')))"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     out = p.stdout.splitlines()
@@ -49,14 +51,34 @@ def test_a_decode_call_does_not_import_the_other_subcommands():
 
 # What a decode of one SubscriptionInfo or AssignmentInfo may not import (issue #29: the whole process within
 # 3x `python -c pass`; bench/README.md's start-up figure measures it). Not a timed test: the modules themselves.
-NOT_ON_A_DECODE = ("construct", "pathlib", "urllib", "ipaddress", "typing", "datetime", "argparse", "ast", "codec.wire.fastpath",
-                   "codec.wire.primitives", "codec.group", "codec.connect", "codec.kafka4", "codec.pretty",
-                   "codec.capture", "codec.assignor", "codec.pipeline", "codec.conformance", "codec.simulate",
-                   "codec.negotiation")
+NOT_ON_A_DECODE = (
+    "construct",
+    "pathlib",
+    "urllib",
+    "ipaddress",
+    "typing",
+    "datetime",
+    "argparse",
+    "ast",
+    "codec.wire.fastpath",
+    "codec.wire.primitives",
+    "codec.group",
+    "codec.connect",
+    "codec.kafka4",
+    "codec.pretty",
+    "codec.capture",
+    "codec.assignor",
+    "codec.pipeline",
+    "codec.conformance",
+    "codec.simulate",
+    "codec.negotiation",
+)
 
 
-@pytest.mark.parametrize("kind, example", [("subscription-info", "streams-v7-subscription.bin"),
-                                           ("assignment-info", "streams-v7-assignment.bin")])
+@pytest.mark.parametrize(
+    "kind, example",
+    [("subscription-info", "streams-v7-subscription.bin"), ("assignment-info", "streams-v7-assignment.bin")],
+)
 def test_a_decode_imports_only_what_it_needs(kind, example):
     """``-S``: no site packages, so no editable-install hook importing pathlib first; whatever the decode needs
     beyond the standard library would fail to import (the native codec needs nothing else)."""
@@ -64,10 +86,12 @@ def test_a_decode_imports_only_what_it_needs(kind, example):
 
     if not native.available():
         pytest.skip("the pure-Python codec needs construct")
-    code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from codec.cli import main; "
-            f"main(['decode', '--kind', {kind!r}, '@{ROOT / 'codec' / 'examples' / example}']); "
-            f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {NOT_ON_A_DECODE!r} "
-            f"or any(m == x or m.startswith(x + '.') for x in {NOT_ON_A_DECODE!r}))))")
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from codec.cli import main; "
+        f"main(['decode', '--kind', {kind!r}, '@{ROOT / 'codec' / 'examples' / example}']); "
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {NOT_ON_A_DECODE!r} "
+        f"or any(m == x or m.startswith(x + '.') for x in {NOT_ON_A_DECODE!r}))))"
+    )
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     *output, imported = p.stdout.splitlines()
@@ -78,9 +102,11 @@ def test_a_decode_imports_only_what_it_needs(kind, example):
 def test_the_import_check_sees_an_import():
     """A sibling that can fail: the same check after a decode through the pretty view, which imports
     codec.pretty (and datetime for its timestamps)."""
-    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from codec.cli import main; "
-            f"main(['decode', '--kind', 'assignment-info', '--format', 'pretty', "
-            f"'@{ROOT / 'codec' / 'examples' / 'streams-v7-assignment.bin'}']); print('codec.pretty' in sys.modules)")
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); from codec.cli import main; "
+        f"main(['decode', '--kind', 'assignment-info', '--format', 'pretty', "
+        f"'@{ROOT / 'codec' / 'examples' / 'streams-v7-assignment.bin'}']); print('codec.pretty' in sys.modules)"
+    )
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[-1] == "True"
@@ -92,15 +118,27 @@ COMMAND_LINES = [
     ["decode", "--kind", "heartbeat-request", "--version", "0", "--compact", "0001670000000100016d"],
     ["decode", "--compact", "--kind", "x", "--style", "native", "--format", "pretty", "-"],
     ["decode", "--kind", "x", "--lines", "--max-size", "100", "--api-key", "11"],
-    ["decode", "--kind", ""], ["decode", "ab", "--kind", "k"],
+    ["decode", "--kind", ""],
+    ["decode", "ab", "--kind", "k"],
     # what argparse must parse (and may refuse): the plain parser declines (" 7 " and "٣": integers are ASCII digits
     # alone, issue #31)
-    ["decode", "--kind", "x", "--version", " 7 "], ["decode", "--kind", "x", "--version", "\u0663"],
-    ["decode", "--kind", "x", "--version", "-1"], ["decode", "--kind=x"], ["decode", "--kin", "x"],
-    ["decode", "--kind", "x", "--style", "yaml"], ["decode", "--kind", "x", "--version", "seven"],
-    ["decode", "--kind", "x", "--kind", "y"], ["decode", "--kind", "x", "a", "b"], ["decode", "--kind", "x", "--"],
-    ["decode", "a"], ["decode", "--kind"], ["decode", "-h"], ["decode", "--kind", "x", "--compact", "--compact"],
-    ["encode", "--kind", "x"], ["kinds"], [],
+    ["decode", "--kind", "x", "--version", " 7 "],
+    ["decode", "--kind", "x", "--version", "\u0663"],
+    ["decode", "--kind", "x", "--version", "-1"],
+    ["decode", "--kind=x"],
+    ["decode", "--kin", "x"],
+    ["decode", "--kind", "x", "--style", "yaml"],
+    ["decode", "--kind", "x", "--version", "seven"],
+    ["decode", "--kind", "x", "--kind", "y"],
+    ["decode", "--kind", "x", "a", "b"],
+    ["decode", "--kind", "x", "--"],
+    ["decode", "a"],
+    ["decode", "--kind"],
+    ["decode", "-h"],
+    ["decode", "--kind", "x", "--compact", "--compact"],
+    ["encode", "--kind", "x"],
+    ["kinds"],
+    [],
 ]
 
 
@@ -123,9 +161,11 @@ def test_the_plain_parser_takes_the_common_command_lines():
 
 def test_inspect_deferred_by_the_command_line_still_works():
     """The stand-in the CLI leaves for ``inspect`` imports it on first use and answers as it does."""
-    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import codec.cli; import inspect; "
-            "print(type(sys.modules['inspect']).__name__); print(inspect.signature(lambda a, b=2: 0)); "
-            "print(type(sys.modules['inspect']).__name__, inspect.isfunction(print))")
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); import codec.cli; import inspect; "
+        "print(type(sys.modules['inspect']).__name__); print(inspect.signature(lambda a, b=2: 0)); "
+        "print(type(sys.modules['inspect']).__name__, inspect.isfunction(print))"
+    )
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == ["_LazyModule", "(a, b=2)", "module False"]

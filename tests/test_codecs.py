@@ -39,8 +39,9 @@ def test_every_vector_passes_through_both_codecs(codec):
 
 
 def _version(env: dict) -> str:
-    p = subprocess.run([sys.executable, "-m", "codec", "--version"], capture_output=True, text=True, cwd=ROOT,
-                       env=env, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "--version"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+    )
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -56,7 +57,7 @@ def test_version_names_the_codec_in_use_and_the_releases():
     assert out.splitlines()[1].startswith(f"codec: {expected} ")
     assert "JoinGroup v0-9" in out and "SubscriptionInfo v1-11" in out  # the ranges, from the schemas
     readme = (ROOT / "schemas" / "README.md").read_text(encoding="utf-8")
-    block = readme[readme.index("<!-- releases:start -->"):readme.index("<!-- releases:end -->")]
+    block = readme[readme.index("<!-- releases:start -->") : readme.index("<!-- releases:end -->")]
     # the releases, from schemas/README.md: the commits whose classes judged the rule vectors, each named
     from codec.conformance.handcrafted_rules import CLASSIC_COMMIT, KAFKA4_COMMIT, SHARE_COMMIT
 

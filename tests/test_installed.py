@@ -24,22 +24,30 @@ pytestmark = pytest.mark.wheel
 # writes as the three bytes ED A0 80) and topic "t" + U+DFFF (ED BF BF). Derived by hand from the v7 layout in
 # ../shared/spec/kafka-wire-facts.md: version 7, commonly supported 11, no active or standby tasks, one host.
 SURROGATE_ASSIGNMENT = (
-    "00000007" "0000000b"            # version 7, commonly supported version 11
-    "00000000"                       # active tasks: 0
-    "00000000"                       # standby tasks: 0
-    "00000001"                       # v5+ topic dictionary: one topic ...
-    "00000000" "0004" "74edbfbf"     # ... int32 index 0, writeUTF "t\udfff"
-    "00000001"                       # partitions by host: one host
-    "0004" "68eda080" "00000001"     # writeUTF "h\ud800", port 1
-    "00000001" "00000000" "00000000" # one partition: topic index 0, partition 0
-    "00000000"                       # standby partitions by host: none
-    "00000000"                       # error code 0
-    "7fffffffffffffff"               # next rebalance: Long.MAX_VALUE
+    "00000007"
+    "0000000b"  # version 7, commonly supported version 11
+    "00000000"  # active tasks: 0
+    "00000000"  # standby tasks: 0
+    "00000001"  # v5+ topic dictionary: one topic ...
+    "00000000"
+    "0004"
+    "74edbfbf"  # ... int32 index 0, writeUTF "t\udfff"
+    "00000001"  # partitions by host: one host
+    "0004"
+    "68eda080"
+    "00000001"  # writeUTF "h\ud800", port 1
+    "00000001"
+    "00000000"
+    "00000000"  # one partition: topic index 0, partition 0
+    "00000000"  # standby partitions by host: none
+    "00000000"  # error code 0
+    "7fffffffffffffff"  # next rebalance: Long.MAX_VALUE
 )
 # Another v7 assignment, with plain ASCII strings (the README's example).
 PLAIN_ASSIGNMENT = (
     "000000070000000b000000010000000000000000000000010000000100000000000000010001630000000000000001000000000001"
-    "740000000100016800000001000000010000000000000000000000010001680000000100000000000000007fffffffffffffff")
+    "740000000100016800000001000000010000000000000000000000010001680000000100000000000000007fffffffffffffff"
+)
 
 
 def _vector_lines() -> int:
@@ -53,8 +61,13 @@ def _no_traceback(p: subprocess.CompletedProcess) -> None:
 
 
 def test_the_installed_package_is_not_the_checkout(installed, tmp_path):
-    out = subprocess.run([str(installed.parent / "python"), "-c", "import codec; print(codec.__file__)"],
-                         capture_output=True, text=True, cwd=tmp_path, check=True).stdout.strip()
+    out = subprocess.run(
+        [str(installed.parent / "python"), "-c", "import codec; print(codec.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    ).stdout.strip()
     assert "site-packages" in out and not out.startswith(str(ROOT))
 
 
@@ -110,8 +123,13 @@ def test_decode_pretty_of_a_lone_surrogate(installed_cli):
 
 
 def test_decode_lines_keeps_every_line(installed_cli):
-    p = installed_cli("decode", "--kind", "assignment-info", "--lines",
-            stdin=f"{PLAIN_ASSIGNMENT}\n{SURROGATE_ASSIGNMENT}\n{PLAIN_ASSIGNMENT}\n")
+    p = installed_cli(
+        "decode",
+        "--kind",
+        "assignment-info",
+        "--lines",
+        stdin=f"{PLAIN_ASSIGNMENT}\n{SURROGATE_ASSIGNMENT}\n{PLAIN_ASSIGNMENT}\n",
+    )
     _no_traceback(p)
     assert p.returncode == 0, p.stderr
     out = p.stdout.splitlines()
@@ -136,8 +154,11 @@ def test_capture_of_a_shared_pcap(installed_cli, scenario):
     _no_traceback(p)
     assert p.returncode == 0, p.stderr[-2000:]
     records = [json.loads(line) for line in p.stdout.splitlines()]
-    frames = {(r["client"], r["direction"], r["api_key"], r["correlation_id"]): r["hex"]
-              for r in records if r["type"] == "frame"}
+    frames = {
+        (r["client"], r["direction"], r["api_key"], r["correlation_id"]): r["hex"]
+        for r in records
+        if r["type"] == "frame"
+    }
     recorded = _recorded_frames(scenario)
     assert len(recorded) >= 20
     for r in recorded:
@@ -178,16 +199,27 @@ def test_without_a_compiler_the_wheel_installs_and_falls_back(tmp_path):
     import shutil
     import sys
 
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.splitlines()
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
     src = tmp_path / "src"
     for name in files:
         if (ROOT / name).is_file():
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, src / name)
     env = {**os.environ, "CC": "false"}
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(tmp_path / "dist"),
-                            str(src)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(tmp_path / "dist"), str(src)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert build.returncode == 0, build.stderr[-2000:]
     assert 'building extension "codec.wire._native" failed' in build.stdout + build.stderr
     (wheel,) = (tmp_path / "dist").glob("rebalance_codec-*.whl")
@@ -195,17 +227,39 @@ def test_without_a_compiler_the_wheel_installs_and_falls_back(tmp_path):
 
     assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith((".so", ".pyd"))]
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     run_env = {k: v for k, v in os.environ.items() if k != "REBALANCE_CODEC_NATIVE"}
     run_env["PYTHONPATH"] = str(site)
-    p = subprocess.run([sys.executable, "-m", "codec", "--version"], capture_output=True, text=True, cwd=tmp_path,
-                       env=run_env, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=run_env,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[1].startswith("codec: python (pure Python: the extension is not built"), p.stdout
-    d = subprocess.run([sys.executable, "-m", "codec", "decode", "--kind", "assignment-info", "--compact",
-                        PLAIN_ASSIGNMENT], capture_output=True, text=True, cwd=tmp_path, env=run_env, timeout=120)
+    d = subprocess.run(
+        [sys.executable, "-m", "codec", "decode", "--kind", "assignment-info", "--compact", PLAIN_ASSIGNMENT],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=run_env,
+        timeout=120,
+    )
     assert d.returncode == 0 and json.loads(d.stdout)["partitionsByHost"][0]["host"] == "h", d.stderr
-    where = subprocess.run([sys.executable, "-c", "import codec; print(codec.__file__)"], capture_output=True,
-                           text=True, cwd=tmp_path, env=run_env, timeout=60).stdout
+    where = subprocess.run(
+        [sys.executable, "-c", "import codec; print(codec.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=run_env,
+        timeout=60,
+    ).stdout
     assert where.startswith(str(site))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
+
 def modules(root: Path, package: str) -> dict[str, Path]:
     """Every module of the package in folder ``root`` by dotted name (a package by its own name)."""
     out = {}
@@ -134,16 +135,19 @@ def test_the_checker_finds_a_cycle_in_a_small_package(tmp_path):
     """A sibling that can fail: a cycle through a lazy import, a sibling's name and an absolute import, and one
     through a subpackage's relative import two levels up, are found; a module importing its own package's
     ``__init__`` (which imports it back) is not a cycle."""
-    root = _write(tmp_path, {
-        "__init__.py": "from .a import run\n",
-        "a.py": "from . import b\n\ndef run():\n    from .c import helper\n    return helper\n",
-        "b.py": "from .d import nothing_here\nimport os\n",
-        "c.py": "import pkg.a\nfrom pkg import run\n",  # pkg.a, and pkg's __init__ (its own package)
-        "d.py": "X = 1\n",
-        "sub/__init__.py": "",
-        "sub/e.py": "from ..d import X\nfrom .f import Y\n",
-        "sub/f.py": "Y = 2\n\ndef g():\n    from ..sub import e\n    return e\n",
-    })
+    root = _write(
+        tmp_path,
+        {
+            "__init__.py": "from .a import run\n",
+            "a.py": "from . import b\n\ndef run():\n    from .c import helper\n    return helper\n",
+            "b.py": "from .d import nothing_here\nimport os\n",
+            "c.py": "import pkg.a\nfrom pkg import run\n",  # pkg.a, and pkg's __init__ (its own package)
+            "d.py": "X = 1\n",
+            "sub/__init__.py": "",
+            "sub/e.py": "from ..d import X\nfrom .f import Y\n",
+            "sub/f.py": "Y = 2\n\ndef g():\n    from ..sub import e\n    return e\n",
+        },
+    )
     graph = import_graph(root, "pkg")
     assert graph["pkg.a"] == {"pkg.b", "pkg.c"}
     assert graph["pkg.b"] == {"pkg.d"}
@@ -153,8 +157,15 @@ def test_the_checker_finds_a_cycle_in_a_small_package(tmp_path):
 
 
 def test_the_checker_passes_a_package_that_depends_one_way(tmp_path):
-    root = _write(tmp_path, {"__init__.py": "from .top import main\n", "top.py": "from .low import f\n",
-                             "low.py": "from . import base\n", "base.py": "import json\n"})
+    root = _write(
+        tmp_path,
+        {
+            "__init__.py": "from .top import main\n",
+            "top.py": "from .low import f\n",
+            "low.py": "from . import base\n",
+            "base.py": "import json\n",
+        },
+    )
     graph = import_graph(root, "pkg")
     assert graph == {"pkg": {"pkg.top"}, "pkg.top": {"pkg.low"}, "pkg.low": {"pkg.base"}, "pkg.base": set()}
     assert cycles(graph) == []

@@ -13,8 +13,12 @@ from tests.conftest import ROOT
 
 @pytest.mark.wheel
 def test_wheel_contains_schemas(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(ROOT)],
-                   check=True, timeout=600, cwd=tmp_path)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     (wheel,) = tmp_path.glob("rebalance_codec-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     schema_files = {p.name for p in (ROOT / "schemas").glob("*.json")}
@@ -36,9 +40,11 @@ def _defines_all(path) -> bool:
     import ast
 
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return any(isinstance(n, (ast.Assign, ast.AnnAssign)) and any(
-        getattr(t, "id", None) == "__all__" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-        for n in tree.body)
+    return any(
+        isinstance(n, (ast.Assign, ast.AnnAssign))
+        and any(getattr(t, "id", None) == "__all__" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+        for n in tree.body
+    )
 
 
 def test_every_public_package_lists_its_public_names():
@@ -46,9 +52,14 @@ def test_every_public_package_lists_its_public_names():
     checker reading py.typed takes a package's re-exports from it."""
     import importlib
 
-    modules = [p for p in (ROOT / "codec").rglob("*.py") if "__pycache__" not in p.parts and p.name != "__main__.py"
-               and not any(part.startswith("_") and part != "__init__.py" for part in p.relative_to(ROOT).parts)
-               and "examples" not in p.relative_to(ROOT).parts]
+    modules = [
+        p
+        for p in (ROOT / "codec").rglob("*.py")
+        if "__pycache__" not in p.parts
+        and p.name != "__main__.py"
+        and not any(part.startswith("_") and part != "__init__.py" for part in p.relative_to(ROOT).parts)
+        and "examples" not in p.relative_to(ROOT).parts
+    ]
     assert [str(p.relative_to(ROOT)) for p in modules if not _defines_all(p)] == []
     for path in modules:
         parts = path.relative_to(ROOT).with_suffix("").parts
@@ -67,7 +78,19 @@ def test_the_package_description_names_every_family_and_tool():
     import tomllib
 
     description = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["description"]
-    for word in ("ConsumerProtocol", "Kafka Streams", "Kafka Connect", "consumer", "streams", "share groups",
-                 "negotiation", "assignors", "simulator", "conformance gate", "pcap", "__consumer_offsets",
-                 "PySpark"):
+    for word in (
+        "ConsumerProtocol",
+        "Kafka Streams",
+        "Kafka Connect",
+        "consumer",
+        "streams",
+        "share groups",
+        "negotiation",
+        "assignors",
+        "simulator",
+        "conformance gate",
+        "pcap",
+        "__consumer_offsets",
+        "PySpark",
+    ):
         assert word in description, word

@@ -31,7 +31,6 @@ def test_dumps_escapes_what_splits_or_steers_a_line():
     assert dumps(["\x7f\x85\x9b\u2028\u2029"]) == '["\\u007f\\u0085\\u009b\\u2028\\u2029"]'
 
 
-
 @given(java_strings)
 def test_dumps_round_trips_and_is_utf8(s):
     text = dumps({"s": s})
@@ -61,14 +60,17 @@ def _is_hidden(c: str) -> bool:
     """What a person must never get raw: controls, separators, surrogates, format characters (Cf) and
     noncharacters, from Python's own Unicode tables."""
     code = ord(c)
-    return (unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")
-            or 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE)
+    return (
+        unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") or 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
+    )
 
 
 def test_printable_escapes_every_character_of_those_classes():
     hidden = [chr(c) for c in range(0x110000) if _is_hidden(chr(c))]
     assert len(hidden) > 1000
-    assert all(printable(c).startswith("\\") for c in hidden), [c for c in hidden if not printable(c).startswith("\\")][:5]
+    assert all(printable(c).startswith("\\") for c in hidden), [c for c in hidden if not printable(c).startswith("\\")][
+        :5
+    ]
 
 
 @given(java_strings)

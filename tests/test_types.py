@@ -48,9 +48,11 @@ def test_every_package_is_type_checked_or_named_as_pending():
     assert all((ROOT / f).is_dir() or (ROOT / f).is_file() for f in files), files
     # a new package, or a pending one that joins without leaving PENDING, is caught
     assert _checked_or_pending([*packages, "codec.newpackage"], files) == [
-        "codec/newpackage: neither checked nor pending"]
+        "codec/newpackage: neither checked nor pending"
+    ]
     assert _checked_or_pending(packages, [f for f in files if f != "codec/cli.py"]) == [
-        "codec/cli.py: neither checked nor pending"]
+        "codec/cli.py: neither checked nor pending"
+    ]
     global PENDING
     saved, PENDING = PENDING, {"codec/pipeline"}
     try:
@@ -66,8 +68,10 @@ def test_ci_and_pre_commit_run_the_pinned_mypy_over_the_configured_files():
     assert "ignore_missing_imports" not in mypy
     # errors in a module reached from the list are reported, not followed silently
     assert "follow_imports" not in mypy
-    assert all(o.get("ignore_missing_imports") and all(not m.startswith("codec") for m in o["module"])
-               for o in mypy["overrides"])
+    assert all(
+        o.get("ignore_missing_imports") and all(not m.startswith("codec") for m in o["module"])
+        for o in mypy["overrides"]
+    )
     assert any(re.fullmatch(r"mypy==[\d.]+", r) for r in config["project"]["optional-dependencies"]["lint"])
     # no file arguments: the list is pyproject's
     assert re.search(r"^\.venv/bin/mypy$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)

@@ -29,27 +29,51 @@ __all__ = ["register", "run", "render_table"]
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``assign`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
-        "assign", help="run a Kafka Streams task assignor on a JSON group description",
+        "assign",
+        help="run a Kafka Streams task assignor on a JSON group description",
         description="Assign the tasks of a JSON group description (high_availability, high_availability_fast, "
-                    "sticky or fallback_prior) and print the result as JSON or as a per-client table.")
+        "sticky or fallback_prior) and print the result as JSON or as a per-client table.",
+    )
     p.add_argument("input", nargs="?", default="-", metavar="INPUT", help="group description file ('-' = stdin)")
     p.add_argument("--lines", action="store_true", help="one group per input line, one result per output line")
     p.add_argument("--format", choices=("json", "table"), default="json", help="output format (default json)")
-    p.add_argument("--from-join-group", dest="from_join_group", metavar="BODY",
-                   help="the leader's JoinGroup response body (hex, or @path to raw bytes) instead of a JSON group; "
-                        "INPUT is then the topology file")
-    p.add_argument("--join-version", dest="join_version", type=int_range(0, (1 << 15) - 1), default=9,
-                   help="the JoinGroup response version of --from-join-group (default 9)")
-    p.add_argument("--connect", action="store_true",
-                   help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
-                        "Connect's eager or incremental cooperative assignor (codec.connect.assignjson)")
-    p.add_argument("--share", action="store_true",
-                   help="INPUT is a KIP-932 share group (topics, members with subscriptions and current assignments): "
-                        "Kafka's SimpleAssignor as the group coordinator runs it (codec.assignor.share)")
-    p.add_argument("--assignor", choices=ASSIGNOR_NAMES,
-                   help="run this assignor whatever the input's \"assignor\" says (e.g. high_availability_fast)")
-    p.add_argument("--emit-bytes", dest="emit_bytes", action="store_true",
-                   help="add each member's SyncGroup assignment bytes (ConsumerProtocol assignment, hex)")
+    p.add_argument(
+        "--from-join-group",
+        dest="from_join_group",
+        metavar="BODY",
+        help="the leader's JoinGroup response body (hex, or @path to raw bytes) instead of a JSON group; "
+        "INPUT is then the topology file",
+    )
+    p.add_argument(
+        "--join-version",
+        dest="join_version",
+        type=int_range(0, (1 << 15) - 1),
+        default=9,
+        help="the JoinGroup response version of --from-join-group (default 9)",
+    )
+    p.add_argument(
+        "--connect",
+        action="store_true",
+        help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
+        "Connect's eager or incremental cooperative assignor (codec.connect.assignjson)",
+    )
+    p.add_argument(
+        "--share",
+        action="store_true",
+        help="INPUT is a KIP-932 share group (topics, members with subscriptions and current assignments): "
+        "Kafka's SimpleAssignor as the group coordinator runs it (codec.assignor.share)",
+    )
+    p.add_argument(
+        "--assignor",
+        choices=ASSIGNOR_NAMES,
+        help='run this assignor whatever the input\'s "assignor" says (e.g. high_availability_fast)',
+    )
+    p.add_argument(
+        "--emit-bytes",
+        dest="emit_bytes",
+        action="store_true",
+        help="add each member's SyncGroup assignment bytes (ConsumerProtocol assignment, hex)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -68,9 +92,11 @@ def render_table(result: AssignmentResult) -> str:
     """A per-client table of active / standby / warmup tasks, laid out like KIP-441's examples
     (instances as columns, task roles as rows)."""
     headers = [""] + short_ids([str(c.process_id) for c in result.clients])
-    rows = [["active"] + [", ".join(map(str, c.active)) for c in result.clients],
-            ["standby"] + [", ".join(map(str, c.standby)) for c in result.clients],
-            ["warmup"] + [", ".join(map(str, c.warmup)) for c in result.clients]]
+    rows = [
+        ["active"] + [", ".join(map(str, c.active)) for c in result.clients],
+        ["standby"] + [", ".join(map(str, c.standby)) for c in result.clients],
+        ["warmup"] + [", ".join(map(str, c.warmup)) for c in result.clients],
+    ]
     widths = [max(len(r[i]) for r in [headers] + rows) for i in range(len(headers))]
 
     def line(cells: list[str]) -> str:
@@ -98,8 +124,12 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
 
             spec, names = share_group_from_json(doc)
             return _dumps(share_result_to_json(assign_share(spec), names), separators=sep), True
-        if args is not None and getattr(args, "assignor", None) and isinstance(doc, dict) \
-                and not getattr(args, "connect", False):
+        if (
+            args is not None
+            and getattr(args, "assignor", None)
+            and isinstance(doc, dict)
+            and not getattr(args, "connect", False)
+        ):
             doc = {**doc, "assignor": args.assignor}
         if args is not None and getattr(args, "connect", False):
             from ..connect.assignjson import run_connect_group_json
@@ -108,8 +138,9 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
                 doc = _connect_round_from_join_group(_read_bytes(args.from_join_group), args.join_version, doc)
             return _dumps(run_connect_group_json(doc, include_bytes=args.emit_bytes), separators=sep), True
         if args is not None and getattr(args, "from_join_group", None):
-            out = assign_join_group(_read_bytes(args.from_join_group), args.join_version, doc,
-                                    emit_bytes=args.emit_bytes)
+            out = assign_join_group(
+                _read_bytes(args.from_join_group), args.join_version, doc, emit_bytes=args.emit_bytes
+            )
             return _dumps(out, separators=sep), True
         if args is not None and getattr(args, "emit_bytes", False):
             return _dumps(assign_description_over_bytes(doc), separators=sep), True
@@ -136,8 +167,9 @@ def _connect_round_from_join_group(body: bytes, version: int, doc) -> dict:
     from ..group import decode_message
 
     if not isinstance(doc, dict) or "workers" in doc:
-        raise AssignmentError("with --from-join-group, INPUT is the round without 'workers' (they come from the "
-                              "JoinGroup response)")
+        raise AssignmentError(
+            "with --from-join-group, INPUT is the round without 'workers' (they come from the JoinGroup response)"
+        )
     resp = decode_message("JoinGroupResponse", version, body).value
     if not resp.members:
         raise AssignmentError("this JoinGroup response has no members: only the leader's carries them")

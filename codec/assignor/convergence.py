@@ -92,9 +92,17 @@ class Cluster:
     next_id: int = 1
 
     @classmethod
-    def random(cls, rng: Random, num_clients: int, num_stateless: int, num_stateful: int,
-               max_warmups: int, num_standby: int, assignor: str = "high_availability",
-               capacities: tuple[int, int] = (1, 1)) -> Cluster:
+    def random(
+        cls,
+        rng: Random,
+        num_clients: int,
+        num_stateless: int,
+        num_stateful: int,
+        max_warmups: int,
+        num_standby: int,
+        assignor: str = "high_availability",
+        capacities: tuple[int, int] = (1, 1),
+    ) -> Cluster:
         """Kafka's randomized cluster: tasks over subtopologies of 1–10 partitions."""
         sub = 0
         stateless: list[str] = []
@@ -105,8 +113,12 @@ class Cluster:
                 tasks.extend(f"{sub}_{p}" for p in range(parts))
                 count -= parts
                 sub += 1
-        configs = {"acceptableRecoveryLag": ACCEPTABLE_LAG, "maxWarmupReplicas": max_warmups,
-                   "numStandbyReplicas": num_standby, "probingRebalanceIntervalMs": 60000}
+        configs = {
+            "acceptableRecoveryLag": ACCEPTABLE_LAG,
+            "maxWarmupReplicas": max_warmups,
+            "numStandbyReplicas": num_standby,
+            "probingRebalanceIntervalMs": 60000,
+        }
         cluster = cls(stateless, stateful, configs, assignor)
         for _ in range(num_clients):
             cluster.add_client(rng.randint(*capacities))
@@ -136,6 +148,7 @@ class Cluster:
 
     def group(self) -> Json:
         """The JSON group description of the next round (full catch-up on everything held)."""
+
         def task(t: str, stateful: bool) -> dict:
             s, p = t.split("_")
             return {"subtopology": int(s), "partition": int(p), "stateful": stateful}
@@ -146,10 +159,16 @@ class Cluster:
             "configs": self.configs,
             "tasks": [task(t, False) for t in self.stateless] + [task(t, True) for t in self.stateful],
             "endOffsetSums": {t: END_SUM for t in self.stateful},
-            "clients": [{"processId": pid, "capacity": self.capacity.get(pid, 1), "prevActive": active,
-                         "prevStandby": [t for t in standby if t not in active],
-                         "taskOffsetSums": {t: END_SUM for t in active + standby if t in stateful}}
-                        for pid, (active, standby) in sorted(self.live.items())],
+            "clients": [
+                {
+                    "processId": pid,
+                    "capacity": self.capacity.get(pid, 1),
+                    "prevActive": active,
+                    "prevStandby": [t for t in standby if t not in active],
+                    "taskOffsetSums": {t: END_SUM for t in active + standby if t in stateful},
+                }
+                for pid, (active, standby) in sorted(self.live.items())
+            ],
         }
 
     def rebalance(self) -> tuple[Json, Json, float]:
@@ -175,6 +194,7 @@ class Cluster:
 
 
 # --- the guarantees of one round -------------------------------------------------------------------------
+
 
 def _task_ids(group: Json) -> tuple[list[str], list[str]]:
     stateful = [f"{t['subtopology']}_{t['partition']}" for t in group["tasks"] if t["stateful"]]
@@ -250,8 +270,10 @@ def is_balanced(group: Json, result: Json) -> list[str]:
         if set(c["active"]) & stateless_set:
             for d, d_cap in cap.items():
                 if d != s and (act[s] - 1) / cap[s] > act[d] / d_cap:
-                    why.append(f"stateless: {s} ({act[s]}/{cap[s]} active) holds one that {d} "
-                               f"({act[d]}/{d_cap}) should have had")
+                    why.append(
+                        f"stateless: {s} ({act[s]}/{cap[s]} active) holds one that {d} "
+                        f"({act[d]}/{d_cap}) should have had"
+                    )
     if all(v == 1 for v in cap.values()) and clients:
         if max(act.values()) - min(act.values()) > 1:
             why.append(f"active loads differ by more than 1: {sorted(act.values())}")
@@ -310,11 +332,16 @@ def check_round(group: Json, result: Json) -> list[str]:
 def restores_started(group: Json, result: Json) -> int:
     """Stateful copies (active, standby or warmup) given to a client not caught up on them."""
     caught = _caught_up(group)
-    return sum(1 for c in result["clients"] for t in c["active"] + c["standby"] + c["warmup"]
-               if t in caught and c["processId"] not in caught[t])
+    return sum(
+        1
+        for c in result["clients"]
+        for t in c["active"] + c["standby"] + c["warmup"]
+        if t in caught and c["processId"] not in caught[t]
+    )
 
 
 # --- scenarios -------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -363,8 +390,7 @@ def _build(scenario: Scenario, assignor: str) -> tuple[random.Random, Cluster, d
         max_warmups = rng.randint(1, 3)
         num_standby = rng.randint(0, 3)
         capacities = CAPACITIES
-    cluster = Cluster.random(rng, size, num_stateless, num_stateful, max_warmups, num_standby, assignor,
-                             capacities)
+    cluster = Cluster.random(rng, size, num_stateless, num_stateful, max_warmups, num_standby, assignor, capacities)
     params = {"size": size, "stateful": num_stateful, "standby": num_standby, "capacities": capacities}
     return rng, cluster, params
 
@@ -448,8 +474,16 @@ def issue_28_cluster() -> Cluster:
     """Issue #28's group before its scale-out: 9 clients of capacity 1, 190 tasks (152 stateful) in
     subtopologies of 5 partitions as in Kafka's fixed tests, 2 standbys, 1 warmup, acceptable lag 100;
     to be converged by Kafka's assignor (the cluster's), then joined by a tenth client."""
-    cluster = Cluster([], [], {"acceptableRecoveryLag": ACCEPTABLE_LAG, "maxWarmupReplicas": 1,
-                               "numStandbyReplicas": 2, "probingRebalanceIntervalMs": 60000})
+    cluster = Cluster(
+        [],
+        [],
+        {
+            "acceptableRecoveryLag": ACCEPTABLE_LAG,
+            "maxWarmupReplicas": 1,
+            "numStandbyReplicas": 2,
+            "probingRebalanceIntervalMs": 60000,
+        },
+    )
     sub = 0
     for tasks, count in ((cluster.stateless, 38), (cluster.stateful, 152)):
         while count > 0:
@@ -461,8 +495,11 @@ def issue_28_cluster() -> Cluster:
     return cluster
 
 
-def compare(items: Iterable[Scenario], assignors: tuple[str, ...] = ("high_availability", FAST),
-            check_progress: bool | None = None) -> dict[str, list[ScenarioResult]]:
+def compare(
+    items: Iterable[Scenario],
+    assignors: tuple[str, ...] = ("high_availability", FAST),
+    check_progress: bool | None = None,
+) -> dict[str, list[ScenarioResult]]:
     """Every scenario on every assignor, interleaved: scenario by scenario, the assignors in turn (their
     order reversed every other scenario), so that time measured on a busy machine is paired."""
     out: dict[str, list[ScenarioResult]] = {a: [] for a in assignors}
@@ -473,6 +510,7 @@ def compare(items: Iterable[Scenario], assignors: tuple[str, ...] = ("high_avail
 
 
 # --- the progress measure of high_availability_fast (issue #28) ------------------------------------------
+
 
 def round_bound(group: Json) -> int:
     """The most rounds ``high_availability_fast`` may take to converge after an event, the last
@@ -526,8 +564,9 @@ def _bands(caps: list[int], units: int, limit: int) -> list[tuple[list[int], lis
     over every level λ = j / c where a band can change, from one below every band (there the counts sum
     to at most ``units`` − clients) up to where they sum past ``units``."""
     low = Fraction(max(0, units - 2 * len(caps)), sum(caps))
-    levels = sorted({low} | {Fraction(j, c) for c in set(caps)
-                             for j in range(math.floor(low * c), (limit + 1) * c + 1)})
+    levels = sorted(
+        {low} | {Fraction(j, c) for c in set(caps) for j in range(math.floor(low * c), (limit + 1) * c + 1)}
+    )
     seen: dict[tuple[int, ...], list[int]] = {}
     for level in levels:
         lo = tuple(min(math.floor(level * c), limit) for c in caps)
@@ -560,8 +599,9 @@ def _fewest_active_misses(caps: list[int], edges: list[list[int]]) -> int:
     return n - best
 
 
-def _fewest_standby_misses(group: Json, stateful: list[str], caught: dict, pids: list[str], caps: list[int],
-                           edges: list[list[int]]) -> int | None:
+def _fewest_standby_misses(
+    group: Json, stateful: list[str], caught: dict, pids: list[str], caps: list[int], edges: list[list[int]]
+) -> int | None:
     n, m = len(stateful), len(pids)
     owners: dict[str, list[int]] = {t: [] for t in stateful}
     for i, c in enumerate(group["clients"]):
@@ -692,12 +732,18 @@ class _Network:
 
 def summarize(results: list[ScenarioResult]) -> dict[str, Any]:
     """Totals and per-kind median/max rounds, restores and assign() time of one assignor's results."""
+
     def block(rs: list[ScenarioResult]) -> dict[str, Any]:
         rounds = [r.rounds for r in rs]
-        return {"scenarios": len(rs), "rounds": sum(rounds),
-                "rounds_median": statistics.median(rounds) if rounds else 0,
-                "rounds_max": max(rounds, default=0), "restores": sum(r.restores for r in rs),
-                "seconds": sum(r.seconds for r in rs), "violations": sum(len(r.violations) for r in rs)}
+        return {
+            "scenarios": len(rs),
+            "rounds": sum(rounds),
+            "rounds_median": statistics.median(rounds) if rounds else 0,
+            "rounds_max": max(rounds, default=0),
+            "restores": sum(r.restores for r in rs),
+            "seconds": sum(r.seconds for r in rs),
+            "violations": sum(len(r.violations) for r in rs),
+        }
 
     out = block(results)
     out["kinds"] = {k: block([r for r in results if r.scenario.kind == k]) for k in KINDS}

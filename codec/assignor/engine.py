@@ -28,8 +28,11 @@ def assign(group: GroupDescription, exact_java_queue: bool = False) -> Assignmen
     clients, lags = build_states(group)
     all_tasks = [t.task_id for t in group.tasks]
     stateful = [t.task_id for t in group.tasks if t.stateful]
-    assignor = HighAvailabilityTaskAssignor(exact_java_queue) if group.assignor == "high_availability" \
+    assignor = (
+        HighAvailabilityTaskAssignor(exact_java_queue)
+        if group.assignor == "high_availability"
         else ASSIGNORS[group.assignor]()
+    )
     probing = assignor.assign(clients, all_tasks, stateful, lags, group.configs)
     return AssignmentResult(bool(probing), tuple(_result(c) for c in clients))
 

@@ -33,8 +33,14 @@ class HighAvailabilityTaskAssignor:
     def __init__(self, exact_java_queue: bool = False) -> None:
         self._candidates = JavaConstrainedPrioritySet if exact_java_queue else KeyedCandidates
 
-    def assign(self, clients: list[ClientState], all_tasks: list[TaskId], stateful: list[TaskId],
-               lags: LagIndex, configs: AssignmentConfigs) -> bool:
+    def assign(
+        self,
+        clients: list[ClientState],
+        all_tasks: list[TaskId],
+        stateful: list[TaskId],
+        lags: LagIndex,
+        configs: AssignmentConfigs,
+    ) -> bool:
         """Fill ``clients`` (in Java UUID order) and return ``probingRebalanceNeeded``."""
         stateful = sorted(stateful)
         _assign_active_stateful(clients, stateful)

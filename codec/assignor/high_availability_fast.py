@@ -94,8 +94,7 @@ from .model import AssignmentConfigs
 from .standby import DefaultStandbyAssignor, standby_assignor_for
 from .state import ClientState, LagIndex
 
-__all__ = ["Band", "HighAvailabilityFastTaskAssignor", "Target", "balanced_bands", "counts_balanced",
-           "plan_target"]
+__all__ = ["Band", "HighAvailabilityFastTaskAssignor", "Target", "balanced_bands", "counts_balanced", "plan_target"]
 
 
 @dataclass(frozen=True)
@@ -142,8 +141,9 @@ def balanced_bands(capacities: list[int], units: int, limit: int) -> list[Band]:
 def counts_balanced(counts: list[int], capacities: list[int]) -> bool:
     """True when no pair passes Kafka's ``shouldMoveATask``: ``(n_a - 1) / c_a < (n_b + 1) / c_b`` for
     every a and b (a = b holds trivially)."""
-    return not counts or max(Fraction(n - 1, c) for n, c in zip(counts, capacities)) < \
-        min(Fraction(n + 1, c) for n, c in zip(counts, capacities))
+    return not counts or max(Fraction(n - 1, c) for n, c in zip(counts, capacities)) < min(
+        Fraction(n + 1, c) for n, c in zip(counts, capacities)
+    )
 
 
 @dataclass
@@ -177,8 +177,14 @@ class HighAvailabilityFastTaskAssignor:
     def __init__(self, exact_java_queue: bool = False) -> None:
         del exact_java_queue  # no Java queue to replay: the target's tie-breaks are our own
 
-    def assign(self, clients: list[ClientState], all_tasks: list[TaskId], stateful: list[TaskId],
-               lags: LagIndex, configs: AssignmentConfigs) -> bool:
+    def assign(
+        self,
+        clients: list[ClientState],
+        all_tasks: list[TaskId],
+        stateful: list[TaskId],
+        lags: LagIndex,
+        configs: AssignmentConfigs,
+    ) -> bool:
         """Fill ``clients`` (in Java UUID order) and return ``probingRebalanceNeeded``."""
         stateful = sorted(stateful)
         target = plan_target(clients, stateful, lags, configs)
@@ -189,8 +195,9 @@ class HighAvailabilityFastTaskAssignor:
         return probing
 
 
-def plan_target(clients: list[ClientState], stateful: list[TaskId], lags: LagIndex,
-                configs: AssignmentConfigs) -> Target:
+def plan_target(
+    clients: list[ClientState], stateful: list[TaskId], lags: LagIndex, configs: AssignmentConfigs
+) -> Target:
     """The target of this round (module documentation, steps 1 and 2); leaves ``clients`` untouched."""
     index = {c: i for i, c in enumerate(clients)}
     caught = [[index[c] for c in lags.caught_up_clients(t)] for t in stateful]
@@ -209,6 +216,7 @@ def plan_target(clients: list[ClientState], stateful: list[TaskId], lags: LagInd
 
 
 # --- actives ---------------------------------------------------------------------------------------------
+
 
 def _previous_actives(g: _Group) -> list[int | None]:
     """Task j's previous active if it is live, caught up and the only one; else None."""
@@ -243,8 +251,7 @@ def _plan_actives(g: _Group) -> list[int]:
     upper = (sum(1 for cs in g.caught if cs), sum(1 for p in prev if p is not None))
     for band in balanced_bands(g.caps, g.n, g.n):
         owner = _actives_in_band(g, band, prev)
-        score = (sum(1 for j, i in enumerate(owner) if i in g.cu[j]),
-                 sum(1 for i, p in zip(owner, prev) if i == p))
+        score = (sum(1 for j, i in enumerate(owner) if i in g.cu[j]), sum(1 for i, p in zip(owner, prev) if i == p))
         if best is None or score > best[0]:
             best = (score, owner)
         if score == upper:
@@ -293,8 +300,9 @@ def _actives_in_band(g: _Group, band: Band, prev: list[int | None]) -> list[int]
             owner[j] = p
     for j in order:
         if owner[j] < 0 and g.caught[j]:
-            best = min((i for i in g.caught[j] if slots.room(i)), default=None,
-                       key=lambda i: (slots.count(i) / g.caps[i], i))
+            best = min(
+                (i for i in g.caught[j] if slots.room(i)), default=None, key=lambda i: (slots.count(i) / g.caps[i], i)
+            )
             if best is not None:
                 slots.take(best)
                 owner[j] = best
@@ -305,8 +313,9 @@ def _actives_in_band(g: _Group, band: Band, prev: list[int | None]) -> list[int]
     return owner
 
 
-def _max_flow(g: _Group, demand: list[int], edges: list[list[int]], placed: list[list[int]],
-              slots: _Slots) -> list[list[int]]:
+def _max_flow(
+    g: _Group, demand: list[int], edges: list[list[int]], placed: list[list[int]], slots: _Slots
+) -> list[list[int]]:
     """``placed`` (task j -> clients, within ``slots``) completed to a maximum flow in which task j takes
     up to ``demand[j]`` clients among ``edges[j]``; ``slots`` is updated to the places used."""
     n, m = g.n, len(g.clients)
@@ -392,6 +401,7 @@ def _reported_lags(g: _Group, tasks: list[int]) -> dict[int, list[tuple]]:
 
 # --- standbys --------------------------------------------------------------------------------------------
 
+
 def _plan_standbys(g: _Group, owner: list[int], k: int) -> list[list[int]]:
     """Task j -> its k target standbys: the band of balanced totals whose minimum-cost placement puts the
     fewest standbys on clients not caught up (then keeps the most previous standbys; then the lowest
@@ -435,8 +445,9 @@ def _standby_slots(band: Band, actives: list[int]) -> _Slots | None:
     return _Slots(base, opt, pool) if pool >= 0 else None
 
 
-def _standbys_in_band(g: _Group, owner: list[int], k: int, others: list[list[int]],
-                      slots: _Slots) -> list[list[int]] | None:
+def _standbys_in_band(
+    g: _Group, owner: list[int], k: int, others: list[list[int]], slots: _Slots
+) -> list[list[int]] | None:
     """A minimum-cost placement of k standbys per task within ``slots`` (None if there is none): caught-up
     copies greedily (previous standbys first) and completed to a maximum flow over caught-up copies, then
     successive shortest paths, each of the least cost left (module documentation, step 2)."""
@@ -490,8 +501,11 @@ class _Fill:
     def direct(self) -> None:
         """Each missing copy to the least-loaded client with room that may hold it (base places first)."""
         g, slots = self.g, self.slots
-        heap = [(slots.used[i] >= slots.base[i], slots.count(i) / g.caps[i], i)
-                for i in range(len(g.clients)) if slots.room(i)]
+        heap = [
+            (slots.used[i] >= slots.base[i], slots.count(i) / g.caps[i], i)
+            for i in range(len(g.clients))
+            if slots.room(i)
+        ]
         heapq.heapify(heap)
         for j in sorted(self.missing):
             rejected = []
@@ -657,7 +671,7 @@ def _without_cycles(walk: list[int]) -> list[int]:
     at: dict[int, int] = {}
     for x in walk:
         if x in at:
-            del out[at[x] + 1:]
+            del out[at[x] + 1 :]
             at = {y: i for i, y in enumerate(out)}
         else:
             at[x] = len(out)
@@ -688,8 +702,10 @@ def _kafka_standbys(g: _Group, owner: list[int], count: int, tags: tuple[str, ..
 
 # --- this round ------------------------------------------------------------------------------------------
 
-def _realize(clients: list[ClientState], stateful: list[TaskId], target: Target, lags: LagIndex, k: int,
-             max_warmups: int) -> bool:
+
+def _realize(
+    clients: list[ClientState], stateful: list[TaskId], target: Target, lags: LagIndex, k: int, max_warmups: int
+) -> bool:
     """This round's stateful assignment on the way to the target; True while it differs from it."""
     pending_active: list[tuple[TaskId, ClientState]] = []
     pending_standby: list[tuple[TaskId, ClientState]] = []
@@ -706,18 +722,23 @@ def _realize(clients: list[ClientState], stateful: list[TaskId], target: Target,
             differs = True
             prev = [c for c in caught if t in c.prev_active]
             in_target = [c for c in caught if c in member_set]
-            active = prev[0] if prev else in_target[0] if in_target else \
-                min(caught, key=lambda c: (c.assigned_load(), c.key))
+            active = (
+                prev[0]
+                if prev
+                else in_target[0]
+                if in_target
+                else min(caught, key=lambda c: (c.assigned_load(), c.key))
+            )
         active.active.add(t)
         others = [c for c in members if c is not active]
         chosen = [c for c in others if c in cu][:k]
         if len(chosen) < k:
             extra = [c for c in caught if c is not active and c not in member_set]
             extra.sort(key=lambda c: (t not in c.prev_standby, c.assigned_load(), c.key))
-            chosen += extra[:k - len(chosen)]
+            chosen += extra[: k - len(chosen)]
         if len(chosen) < k:
             taken = set(chosen)
-            chosen += [c for c in others if c not in taken][:k - len(chosen)]
+            chosen += [c for c in others if c not in taken][: k - len(chosen)]
         taken = set(chosen)
         for c in chosen:
             c.standby.add(t)

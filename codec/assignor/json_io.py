@@ -28,8 +28,12 @@ _CLIENT_KEYS = {"processId", "capacity", "clientTags", "prevActive", "prevStandb
 
 
 #: Kafka's types of the configs (StreamsConfig's ConfigDef: INT or LONG).
-_CONFIG_TYPES = {"acceptableRecoveryLag": "LONG", "maxWarmupReplicas": "INT", "numStandbyReplicas": "INT",
-                 "probingRebalanceIntervalMs": "LONG"}
+_CONFIG_TYPES = {
+    "acceptableRecoveryLag": "LONG",
+    "maxWarmupReplicas": "INT",
+    "numStandbyReplicas": "INT",
+    "probingRebalanceIntervalMs": "LONG",
+}
 
 
 def _int(value: Any, where: str, kind: str = "LONG") -> int:
@@ -42,7 +46,7 @@ def _int(value: Any, where: str, kind: str = "LONG") -> int:
 
 def _task(text: Any, where: str) -> TaskId:
     if not isinstance(text, str):
-        raise AssignmentError(f"{where}: expected a task id string like \"0_1\", got {text!r}")
+        raise AssignmentError(f'{where}: expected a task id string like "0_1", got {text!r}')
     try:
         return TaskId.parse(text)
     except ValueError as e:
@@ -70,7 +74,7 @@ def configs_from_json(raw: Any) -> AssignmentConfigs:
     _unknown(raw, set(_CONFIG_KEYS) | _IGNORED_CONFIG_KEYS, "configs")
     strategy = raw.get("rackAwareAssignmentStrategy", "none")
     if strategy != "none":
-        raise AssignmentError(f"configs.rackAwareAssignmentStrategy {strategy!r} is not supported (only \"none\")")
+        raise AssignmentError(f'configs.rackAwareAssignmentStrategy {strategy!r} is not supported (only "none")')
     kwargs: dict[str, Any] = {}
     for key, attr in _CONFIG_KEYS.items():
         if key in raw:
@@ -110,8 +114,9 @@ def _client(raw: Any, i: int) -> ClientSpec:
         client_tags=dict(tags),
         prev_active=lists["prevActive"],
         prev_standby=lists["prevStandby"],
-        task_offset_sums=(_task_map(raw["taskOffsetSums"], f"{where}.taskOffsetSums")
-                          if "taskOffsetSums" in raw else None),
+        task_offset_sums=(
+            _task_map(raw["taskOffsetSums"], f"{where}.taskOffsetSums") if "taskOffsetSums" in raw else None
+        ),
         task_lags=_task_map(raw["taskLags"], f"{where}.taskLags") if "taskLags" in raw else None,
     )
 
@@ -127,9 +132,16 @@ def _tasks(raw: Any) -> tuple[TaskSpec, ...]:
         stateful = t.get("stateful", False)
         if not isinstance(stateful, bool):
             raise AssignmentError(f"tasks[{i}].stateful: expected true or false")
-        out.append(TaskSpec(TaskId(_int(t.get("subtopology"), f"tasks[{i}].subtopology", "INT"),
-                                   _int(t.get("partition"), f"tasks[{i}].partition", "INT"),
-                                   t.get("topology")), stateful))
+        out.append(
+            TaskSpec(
+                TaskId(
+                    _int(t.get("subtopology"), f"tasks[{i}].subtopology", "INT"),
+                    _int(t.get("partition"), f"tasks[{i}].partition", "INT"),
+                    t.get("topology"),
+                ),
+                stateful,
+            )
+        )
     return tuple(out)
 
 
@@ -155,10 +167,12 @@ def result_to_json(result: AssignmentResult) -> dict[str, Any]:
     return {
         "probingRebalanceNeeded": result.probing_rebalance_needed,
         "clients": [
-            {"processId": str(c.process_id),
-             "active": [str(t) for t in c.active],
-             "standby": [str(t) for t in c.standby],
-             "warmup": [str(t) for t in c.warmup]}
+            {
+                "processId": str(c.process_id),
+                "active": [str(t) for t in c.active],
+                "standby": [str(t) for t in c.standby],
+                "warmup": [str(t) for t in c.warmup],
+            }
             for c in result.clients
         ],
     }

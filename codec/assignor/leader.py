@@ -99,9 +99,15 @@ class GroupAssignment:
     clients: AssignmentResult
 
 
-def assign_group(members: Sequence[Member], topology: Topology, configs: AssignmentConfigs = AssignmentConfigs(),
-                 end_offset_sums: Mapping[TaskId, int] | None = None, leader_member_id: str | None = None,
-                 assignor: str = "high_availability", end_offsets_fetched: bool = True) -> GroupAssignment:
+def assign_group(
+    members: Sequence[Member],
+    topology: Topology,
+    configs: AssignmentConfigs = AssignmentConfigs(),
+    end_offset_sums: Mapping[TaskId, int] | None = None,
+    leader_member_id: str | None = None,
+    assignor: str = "high_availability",
+    end_offsets_fetched: bool = True,
+) -> GroupAssignment:
     """Run the leader pipeline (§9) with ``end_offset_sums`` per stateful task (missing = 0).
 
     ``end_offsets_fetched=False`` models a failed end-offset fetch: every lag becomes unknown
@@ -127,13 +133,24 @@ def assign_group(members: Sequence[Member], topology: Topology, configs: Assignm
     for client in result.clients:
         ms = by_client[client.process_id]
         probing = result.probing_rebalance_needed and client.process_id == leader_pid
-        out.update(_member_assignments(client, ms, specs[client.process_id].prev_standby, stateful,
-                                       end_offset_sums, subtopology_of, all_owned, probing))
+        out.update(
+            _member_assignments(
+                client,
+                ms,
+                specs[client.process_id].prev_standby,
+                stateful,
+                end_offset_sums,
+                subtopology_of,
+                all_owned,
+                probing,
+            )
+        )
     return GroupAssignment(result.probing_rebalance_needed, MappingProxyType(out), result)
 
 
-def _topology_index(topology: Topology) -> tuple[
-        tuple[TaskSpec, ...], dict[TopicPartition, TaskId], dict[TaskId, Subtopology]]:
+def _topology_index(
+    topology: Topology,
+) -> tuple[tuple[TaskSpec, ...], dict[TopicPartition, TaskId], dict[TaskId, Subtopology]]:
     specs: list[TaskSpec] = []
     task_of_partition: dict[TopicPartition, TaskId] = {}
     subtopology_of: dict[TaskId, Subtopology] = {}
@@ -156,14 +173,26 @@ def _client_spec(members: list[Member], task_of_partition: Mapping[TopicPartitio
     prev_active = {task_of_partition[tp] for m in members for tp in m.owned_partitions if tp in task_of_partition}
     prev_active |= {t for t, o in sums.items() if o == LATEST_OFFSET and t in known}
     prev_standby = {t for t in sums if t not in prev_active and t in known}
-    return ClientSpec(members[0].process_id, len(members), members[0].client_tags,
-                      frozenset(prev_active), frozenset(prev_standby), task_offset_sums=sums)
+    return ClientSpec(
+        members[0].process_id,
+        len(members),
+        members[0].client_tags,
+        frozenset(prev_active),
+        frozenset(prev_standby),
+        task_offset_sums=sums,
+    )
 
 
-def _member_assignments(client: ClientAssignment, members: list[Member], prev_standby: frozenset[TaskId],
-                        stateful: set[TaskId], end_offset_sums: Mapping[TaskId, int],
-                        subtopology_of: Mapping[TaskId, Subtopology], all_owned: set[TopicPartition],
-                        probing: bool) -> dict[str, MemberAssignment]:
+def _member_assignments(
+    client: ClientAssignment,
+    members: list[Member],
+    prev_standby: frozenset[TaskId],
+    stateful: set[TaskId],
+    end_offset_sums: Mapping[TaskId, int],
+    subtopology_of: Mapping[TaskId, Subtopology],
+    all_owned: set[TopicPartition],
+    probing: bool,
+) -> dict[str, MemberAssignment]:
     """§9 steps 7 and 8 for one client."""
     consumers = [m.member_id for m in members]
     sums: dict[TaskId, int] = {}
@@ -192,9 +221,13 @@ def _member_assignments(client: ClientAssignment, members: list[Member], prev_st
         carries_probing = encode_probing and not immediate
         encode_probing = False
         out[m.member_id] = MemberAssignment(
-            member_id=m.member_id, process_id=m.process_id,
-            active_tasks=tuple(sorted(granted)), active_partitions=tuple(sorted(partitions)),
-            standby_tasks=tuple(sorted(standby)), withheld_tasks=tuple(sorted(withheld)),
-            rebalance_immediately=immediate, probing_rebalance=carries_probing)
+            member_id=m.member_id,
+            process_id=m.process_id,
+            active_tasks=tuple(sorted(granted)),
+            active_partitions=tuple(sorted(partitions)),
+            standby_tasks=tuple(sorted(standby)),
+            withheld_tasks=tuple(sorted(withheld)),
+            rebalance_immediately=immediate,
+            probing_rebalance=carries_probing,
+        )
     return out
-

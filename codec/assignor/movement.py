@@ -90,8 +90,9 @@ def _most_caught_up(lags: LagIndex, task: TaskId, destination: ClientState, acce
     return None
 
 
-def _most_caught_up_of(lags: LagIndex, task: TaskId, destination: ClientState,
-                       candidates: Iterable[ClientState]) -> ClientState | None:
+def _most_caught_up_of(
+    lags: LagIndex, task: TaskId, destination: ClientState, candidates: Iterable[ClientState]
+) -> ClientState | None:
     """:func:`_most_caught_up` when the acceptable clients are known: the least (lag, UUID) of them below
     the destination's."""
     bar = (lags.lag(destination, task), destination.key)
@@ -189,8 +190,12 @@ def _move_active(budget: WarmupBudget, task: TaskId, source: ClientState, destin
         destination.warmup.add(task)
 
 
-def assign_active_task_movements(clients: list[ClientState], lags: LagIndex, budget: WarmupBudget,
-                                 candidates_factory: CandidatesFactory = KeyedCandidates) -> int:
+def assign_active_task_movements(
+    clients: list[ClientState],
+    lags: LagIndex,
+    budget: WarmupBudget,
+    candidates_factory: CandidatesFactory = KeyedCandidates,
+) -> int:
     """Move actives off clients that are not caught up (§10 step 5); return the scheduled count."""
     candidates = candidates_factory(clients, lags)
     queue = _queue()
@@ -221,8 +226,12 @@ def assign_active_task_movements(clients: list[ClientState], lags: LagIndex, bud
     return scheduled
 
 
-def assign_standby_task_movements(clients: list[ClientState], lags: LagIndex, budget: WarmupBudget,
-                                  candidates_factory: CandidatesFactory = KeyedCandidates) -> int:
+def assign_standby_task_movements(
+    clients: list[ClientState],
+    lags: LagIndex,
+    budget: WarmupBudget,
+    candidates_factory: CandidatesFactory = KeyedCandidates,
+) -> int:
     """Move standbys off clients that are not caught up (§10 step 6); return the performed count.
 
     Warmups created by active movements are not moved. When the budget allows, the destination
@@ -233,9 +242,12 @@ def assign_standby_task_movements(clients: list[ClientState], lags: LagIndex, bu
     Java replay), they are not made; and when the other movements are at most one per task (distinct
     keys, so polled in key order whatever else is queued), those are all that is queued (issue #31:
     with as many standbys as clients, every task is held everywhere)."""
-    movements = [_Movement(task, client, len(lags.caught_up_clients(task)))
-                 for client in clients for task in sorted(client.standby, key=TaskId.sort_key)
-                 if task not in client.warmup and _needs_movement(lags, client, task)]
+    movements = [
+        _Movement(task, client, len(lags.caught_up_clients(task)))
+        for client in clients
+        for task in sorted(client.standby, key=TaskId.sort_key)
+        if task not in client.warmup and _needs_movement(lags, client, task)
+    ]
     candidates = candidates_factory(clients, lags)
     everywhere: set[TaskId] = set()
     if not candidates.polls_reorder:

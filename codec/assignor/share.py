@@ -44,8 +44,14 @@ from typing import Any
 from ..javaorder import copy_capacity, filled_capacity, hash_order, hashmap_order, int32, string_hash, uuid_hash
 from .model import AssignmentError
 
-__all__ = ["ShareAssignment", "ShareGroupSpec", "ShareMember", "assign_share", "share_group_from_json",
-           "share_result_to_json"]
+__all__ = [
+    "ShareAssignment",
+    "ShareGroupSpec",
+    "ShareMember",
+    "assign_share",
+    "share_group_from_json",
+    "share_result_to_json",
+]
 
 HOMOGENEOUS, HETEROGENEOUS = "homogeneous", "heterogeneous"
 #: target partitions per assignment (checked before any is made): a partition count is a few bytes of input, and the
@@ -84,12 +90,14 @@ class ShareAssignment:
 
 # -- Java's hash orders (codec.javaorder) --------------------------------------------------------------------------------------
 
+
 def _tp_hash(tp: tuple[uuid.UUID, int]) -> int:
     """``TopicIdPartition`` is a record: ``31 * topicId.hashCode() + partitionId``."""
     return int32(31 * uuid_hash(tp[0]) + tp[1])
 
 
 # -- the assignor ----------------------------------------------------------------------------------------------
+
 
 def _subscription_type(members: Sequence[ShareMember]) -> str:
     """``ModernGroup.subscriptionType``: homogeneous when every subscribed topic is subscribed by every member."""
@@ -105,8 +113,10 @@ def _targets(spec: ShareGroupSpec, topics: Iterable[uuid.UUID]) -> list[tuple[uu
     for t in dict.fromkeys(topics):
         n = spec.partitions.get(t)
         if n is None:
-            raise AssignmentError(f"Members are subscribed to topic {_kafka_uuid(t)} which doesn't exist in the topic "
-                                  "metadata. (Kafka's PartitionAssignorException)")
+            raise AssignmentError(
+                f"Members are subscribed to topic {_kafka_uuid(t)} which doesn't exist in the topic "
+                "metadata. (Kafka's PartitionAssignorException)"
+            )
         allowed = None if spec.assignable is None else spec.assignable.get(t, frozenset())
         if len(out) + (n if allowed is None else min(n, len(allowed))) > MAX_PARTITIONS:
             raise AssignmentError(f"more than {MAX_PARTITIONS:,} partitions to assign")
@@ -129,6 +139,7 @@ def _computed_order(calls: Iterable, hash_fn) -> list:
     def bucket(x) -> int:
         h = hash_fn(x) & 0xFFFFFFFF
         return (h ^ (h >> 16)) & (cap - 1)
+
     return sorted(seen, key=lambda x: (bucket(x), -seen[x]))
 
 
@@ -268,8 +279,11 @@ def assign_share(spec: ShareGroupSpec) -> ShareAssignment:
         raise AssignmentError(f"subscriptionType is homogeneous or heterogeneous, not {kind!r}"[:120])
     member_ids = hashmap_order(list(by_id))
     final = {} if not member_ids else (_homogeneous if kind == HOMOGENEOUS else _heterogeneous)(spec, member_ids, by_id)
-    topics = {t for m in spec.members for t in m.topics} if kind == HETEROGENEOUS else (
-        set(by_id[member_ids[0]].topics) if member_ids else set())
+    topics = (
+        {t for m in spec.members for t in m.topics}
+        if kind == HETEROGENEOUS
+        else (set(by_id[member_ids[0]].topics) if member_ids else set())
+    )
     targets = tuple(_targets(spec, [t for m in spec.members for t in m.topics if t in topics]))
     held = {tp for tps in final.values() for tp in tps}
     members = {}
@@ -282,6 +296,7 @@ def assign_share(spec: ShareGroupSpec) -> ShareAssignment:
 
 
 # -- JSON ------------------------------------------------------------------------------------------------------
+
 
 def _kafka_uuid(u: uuid.UUID) -> str:
     return base64.urlsafe_b64encode(u.bytes).rstrip(b"=").decode("ascii")
@@ -333,8 +348,10 @@ def share_group_from_json(doc: Any) -> tuple[ShareGroupSpec, dict[uuid.UUID, str
         raise AssignmentError("a share group is a JSON object with topics and members")
     unknown = sorted(set(doc) - {"topics", "members", "assignablePartitions", "subscriptionType", "assignor"})
     if unknown:
-        raise AssignmentError(f"a share group has no key {unknown[0][:60]!r} (its keys: topics, members, "
-                              "assignablePartitions, subscriptionType)")
+        raise AssignmentError(
+            f"a share group has no key {unknown[0][:60]!r} (its keys: topics, members, "
+            "assignablePartitions, subscriptionType)"
+        )
     if doc.get("assignor", "simple") != "simple":
         raise AssignmentError(f"share groups have one assignor, simple, not {str(doc['assignor'])[:40]!r}")
     raw_topics = doc.get("topics", {})
@@ -363,26 +380,39 @@ def share_group_from_json(doc: Any) -> tuple[ShareGroupSpec, dict[uuid.UUID, str
         where = f"members[{i}]"
         if not isinstance(m, dict) or not isinstance(m.get("memberId"), str):
             raise AssignmentError(f"{where}: a member is {{memberId, subscribedTopicNames[, assignment]}}")
-        subs = tuple(dict.fromkeys(topic(n, f"{where}.subscribedTopicNames[{j}]")
-                                   for j, n in enumerate(_list(m.get("subscribedTopicNames", []),
-                                                               f"{where}.subscribedTopicNames"))))
+        subs = tuple(
+            dict.fromkeys(
+                topic(n, f"{where}.subscribedTopicNames[{j}]")
+                for j, n in enumerate(_list(m.get("subscribedTopicNames", []), f"{where}.subscribedTopicNames"))
+            )
+        )
         current = m.get("assignment") or {}
         if not isinstance(current, dict):
             raise AssignmentError(f"{where}.assignment: topic name -> partitions")
-        asg = tuple((topic(n, f"{where}.assignment"),
-                     tuple(_int(p, f"{where}.assignment.{n}[{j}]")
-                           for j, p in enumerate(_list(ps, f"{where}.assignment.{n}"))))
-                    for n, ps in current.items())
+        asg = tuple(
+            (
+                topic(n, f"{where}.assignment"),
+                tuple(
+                    _int(p, f"{where}.assignment.{n}[{j}]") for j, p in enumerate(_list(ps, f"{where}.assignment.{n}"))
+                ),
+            )
+            for n, ps in current.items()
+        )
         members.append(ShareMember(m["memberId"], subs, asg))
     assignable = doc.get("assignablePartitions")
     if assignable is not None:
         if not isinstance(assignable, dict):
             raise AssignmentError("assignablePartitions: topic name -> partitions")
-        assignable = {topic(n, "assignablePartitions"): frozenset(_int(p, f"assignablePartitions.{n}")
-                                                                  for p in _list(ps, f"assignablePartitions.{n}"))
-                      for n, ps in assignable.items()}
-    return (ShareGroupSpec(tuple(members), counts, assignable, doc.get("subscriptionType")),
-            {tid: name for name, tid in ids.items()})
+        assignable = {
+            topic(n, "assignablePartitions"): frozenset(
+                _int(p, f"assignablePartitions.{n}") for p in _list(ps, f"assignablePartitions.{n}")
+            )
+            for n, ps in assignable.items()
+        }
+    return (
+        ShareGroupSpec(tuple(members), counts, assignable, doc.get("subscriptionType")),
+        {tid: name for name, tid in ids.items()},
+    )
 
 
 def share_result_to_json(result: ShareAssignment, names: dict[uuid.UUID, str]) -> dict:
@@ -392,6 +422,7 @@ def share_result_to_json(result: ShareAssignment, names: dict[uuid.UUID, str]) -
     them; the partitions nobody holds. A topic's name is written once per list, never once per partition, and a
     member's id once (who shares a partition is the members' assignments), so the output stays proportional to
     the assignment (codec.budget)."""
+
     def name(t: uuid.UUID) -> str:
         return names.get(t, _kafka_uuid(t))
 
@@ -410,9 +441,16 @@ def share_result_to_json(result: ShareAssignment, names: dict[uuid.UUID, str]) -
     for tp, n in holders.items():
         if n > 1:
             shared.setdefault(n, []).append(tp)
-    return {"assignor": "simple", "subscriptionType": result.subscription_type,
-            "members": [{"memberId": mid, "assignment": {name(t): sorted(ps) for t, ps in
-                                                         sorted(asg.items(), key=lambda kv: name(kv[0]))}}
-                        for mid, asg in result.members.items()],
-            "shared": [{"holders": n, "partitions": by_topic(tps)} for n, tps in sorted(shared.items())],
-            "unassigned": by_topic(result.unassigned)}
+    return {
+        "assignor": "simple",
+        "subscriptionType": result.subscription_type,
+        "members": [
+            {
+                "memberId": mid,
+                "assignment": {name(t): sorted(ps) for t, ps in sorted(asg.items(), key=lambda kv: name(kv[0]))},
+            }
+            for mid, asg in result.members.items()
+        ],
+        "shared": [{"holders": n, "partitions": by_topic(tps)} for n, tps in sorted(shared.items())],
+        "unassigned": by_topic(result.unassigned),
+    }

@@ -123,9 +123,15 @@ class ClientTagAwareStandbyAssignor(StandbyAssignor):
             for task in sorted(pending):
                 _fill_least_loaded(queue, task, pending[task])
 
-    def _spread(self, queue: _LeastLoaded, active: ClientState, task: TaskId, num_standby: int,
-                values_by_key: dict[str, set[str]],
-                clients_by_entry: dict[tuple[str, str], set[ClientState]]) -> int:
+    def _spread(
+        self,
+        queue: _LeastLoaded,
+        active: ClientState,
+        task: TaskId,
+        num_standby: int,
+        values_by_key: dict[str, set[str]],
+        clients_by_entry: dict[tuple[str, str], set[ClientState]],
+    ) -> int:
         """Place the copies of one task; the chosen clients go back into ``queue`` afterwards
         with their new loads (Kafka re-offers every client before the next task)."""
         chosen: list[ClientState] = []
@@ -142,8 +148,9 @@ class ClientTagAwareStandbyAssignor(StandbyAssignor):
                         used_entries.pop((k, value), None)
                 else:
                     used_entries[(k, v)] = clients_by_entry[(k, v)]
-            candidate = queue.poll(lambda c: not c.holds(task)
-                                and not any(c in members for members in used_entries.values()))
+            candidate = queue.poll(
+                lambda c: not c.holds(task) and not any(c in members for members in used_entries.values())
+            )
             if candidate is None:
                 break
             used_count += 1

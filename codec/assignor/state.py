@@ -42,8 +42,18 @@ def compute_lag(offset_sum: int | None, end_offset_sum: int) -> int:
 class ClientState:
     """One client during assignment: capacity, tags, previous and currently assigned tasks."""
 
-    __slots__ = ("process_id", "key", "capacity", "tags", "active", "standby",
-                 "prev_active", "prev_standby", "lags", "warmup")
+    __slots__ = (
+        "process_id",
+        "key",
+        "capacity",
+        "tags",
+        "active",
+        "standby",
+        "prev_active",
+        "prev_standby",
+        "lags",
+        "warmup",
+    )
 
     def __init__(self, spec: ClientSpec, lags: dict[TaskId, int]) -> None:
         self.process_id: uuid.UUID = spec.process_id
@@ -101,8 +111,13 @@ class LagIndex:
     ``lag(client, task)`` is the client's reported lag or the task's default (its end-offset sum
     for clients that reported nothing)."""
 
-    def __init__(self, clients: list[ClientState], stateful: Iterable[TaskId],
-                 default_lag: Mapping[TaskId, int], acceptable_recovery_lag: int) -> None:
+    def __init__(
+        self,
+        clients: list[ClientState],
+        stateful: Iterable[TaskId],
+        default_lag: Mapping[TaskId, int],
+        acceptable_recovery_lag: int,
+    ) -> None:
         self._clients = clients  # in Java UUID order
         self._default = default_lag
         self._acceptable = acceptable_recovery_lag
@@ -135,8 +150,7 @@ class LagIndex:
             if len(explicit) < len(self._clients) and self.is_caught_up_lag(self._default[task]):
                 found = [c for c in self._clients if self.is_caught_up(c, task)]
             else:
-                found = sorted((c for c, lag in explicit.items() if self.is_caught_up_lag(lag)),
-                               key=lambda c: c.key)
+                found = sorted((c for c, lag in explicit.items() if self.is_caught_up_lag(lag)), key=lambda c: c.key)
             self._caught_up[task] = found
         return found
 

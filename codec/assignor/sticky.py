@@ -54,8 +54,14 @@ class LegacyStickyTaskAssignor:
     name = "sticky"
     must_preserve_active = False
 
-    def assign(self, clients: list[ClientState], all_tasks: list[TaskId], stateful: list[TaskId],
-               lags: LagIndex, configs: AssignmentConfigs) -> bool:
+    def assign(
+        self,
+        clients: list[ClientState],
+        all_tasks: list[TaskId],
+        stateful: list[TaskId],
+        lags: LagIndex,
+        configs: AssignmentConfigs,
+    ) -> bool:
         run = _Run(clients, sorted(all_tasks), self.must_preserve_active)
         run.assign(sorted(stateful), configs.num_standby_replicas)
         return False
@@ -67,8 +73,14 @@ class FallbackPriorTaskAssignor(LegacyStickyTaskAssignor):
     name = "fallback_prior"
     must_preserve_active = True
 
-    def assign(self, clients: list[ClientState], all_tasks: list[TaskId], stateful: list[TaskId],
-               lags: LagIndex, configs: AssignmentConfigs) -> bool:
+    def assign(
+        self,
+        clients: list[ClientState],
+        all_tasks: list[TaskId],
+        stateful: list[TaskId],
+        lags: LagIndex,
+        configs: AssignmentConfigs,
+    ) -> bool:
         super().assign(clients, all_tasks, stateful, lags, configs)
         return True
 
@@ -152,7 +164,8 @@ class _Run:
 
     def _should_balance(self, client: ClientState) -> bool:
         return client.assigned_count >= client.capacity and any(
-            _more_available_capacity(c, client) for c in self.clients)
+            _more_available_capacity(c, client) for c in self.clients
+        )
 
     def _least_loaded_prev_standby(self, task: TaskId, within: list[ClientState]) -> ClientState | None:
         holders = self.prev_standby.get(task)

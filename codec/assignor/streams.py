@@ -25,15 +25,30 @@ from typing import Mapping
 
 from ..errors import DecodeError
 from ..group import consumer_assignment, decode_consumer, encode_consumer
-from ..streams import (EARLIEST_PROBEABLE_VERSION, LATEST_SUPPORTED_VERSION, NO_REBALANCE, AssignmentInfo,
-                       AssignorError, SubscriptionInfo, decode_subscription, encode_assignment)
+from ..streams import (
+    EARLIEST_PROBEABLE_VERSION,
+    LATEST_SUPPORTED_VERSION,
+    NO_REBALANCE,
+    AssignmentInfo,
+    AssignorError,
+    SubscriptionInfo,
+    decode_subscription,
+    encode_assignment,
+)
 from ..types import HostInfo, TaskId, TopicPartition
 from ..wire.builder import wire_class
 from .leader import GroupAssignment, Member, Topology, assign_group
 from .model import AssignmentConfigs
 
-__all__ = ["FUTURE_ID", "DecodedMember", "LeaderResult", "decode_member", "streams_leader_assign",
-           "assignment_bytes", "parse_endpoint"]
+__all__ = [
+    "FUTURE_ID",
+    "DecodedMember",
+    "LeaderResult",
+    "decode_member",
+    "streams_leader_assign",
+    "assignment_bytes",
+    "parse_endpoint",
+]
 
 #: Kafka draws FUTURE_ID at random once per JVM; a fixed id keeps our runs reproducible.
 FUTURE_ID = uuid.UUID("ffffffff-ffff-ffff-ffff-ffffffffffff")
@@ -103,11 +118,17 @@ def _error_result(members: Mapping[str, DecodedMember], code: int, latest: int, 
     return LeaderResult(out, {m: info for m in members}, latest, latest, code, tuple(future), None, tuple(notes))
 
 
-def streams_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
-                          configs: AssignmentConfigs = AssignmentConfigs(),
-                          end_offset_sums: Mapping[TaskId, int] | None = None, leader_member_id: str | None = None,
-                          now_ms: int = 0, latest: int = LATEST_SUPPORTED_VERSION,
-                          assignor: str = "high_availability") -> LeaderResult:
+def streams_leader_assign(
+    metadata: Mapping[str, bytes],
+    topology: Topology,
+    *,
+    configs: AssignmentConfigs = AssignmentConfigs(),
+    end_offset_sums: Mapping[TaskId, int] | None = None,
+    leader_member_id: str | None = None,
+    now_ms: int = 0,
+    latest: int = LATEST_SUPPORTED_VERSION,
+    assignor: str = "high_availability",
+) -> LeaderResult:
     """Run the Streams leader over the members' ConsumerProtocol subscription bytes (JoinGroup metadata)."""
     decoded = {m: decode_member(m, raw, latest=latest) for m, raw in metadata.items()}
     subscriptions = {m: d.subscription for m, d in decoded.items() if d.subscription is not None}
@@ -123,15 +144,31 @@ def streams_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
             min_received = min(min_received, info.version)
         min_supported = min(min_supported, info.latest_supported_version)
     if future and min_received < EARLIEST_PROBEABLE_VERSION:
-        return _error_result(decoded, AssignorError.ASSIGNMENT_ERROR, latest, future,
-                             [f"future members {future} with a v{min_received} member: no version probing below v3"])
+        return _error_result(
+            decoded,
+            AssignorError.ASSIGNMENT_ERROR,
+            latest,
+            future,
+            [f"future members {future} with a v{min_received} member: no version probing below v3"],
+        )
     if any(info.error_code == AssignorError.SHUTDOWN_REQUESTED for info in subscriptions.values()):
-        return _error_result(decoded, AssignorError.SHUTDOWN_REQUESTED, latest, future,
-                             ["a member asked for the application to shut down"])
-    members = [Member(m, FUTURE_ID if subscriptions[m].is_version_probe else subscriptions[m].process_id,
-                      frozenset(d.owned_partitions), subscriptions[m].task_offset_sums,
-                      subscriptions[m].client_tags)
-               for m, d in sorted(decoded.items())]
+        return _error_result(
+            decoded,
+            AssignorError.SHUTDOWN_REQUESTED,
+            latest,
+            future,
+            ["a member asked for the application to shut down"],
+        )
+    members = [
+        Member(
+            m,
+            FUTURE_ID if subscriptions[m].is_version_probe else subscriptions[m].process_id,
+            frozenset(d.owned_partitions),
+            subscriptions[m].task_offset_sums,
+            subscriptions[m].client_tags,
+        )
+        for m, d in sorted(decoded.items())
+    ]
     group = assign_group(members, topology, configs, end_offset_sums, leader_member_id, assignor)
     source = {t: sub.source_partitions(t) for sub in topology.subtopologies for t in sub.tasks()}
     endpoint_of: dict[uuid.UUID, HostInfo] = {}
@@ -167,12 +204,15 @@ def streams_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
         else:
             next_ms = NO_REBALANCE
         assignment = AssignmentInfo(
-            version=min_received, commonly_supported_version=min_supported if min_received >= 3 else -1,
+            version=min_received,
+            commonly_supported_version=min_supported if min_received >= 3 else -1,
             active_tasks=tuple(task_of[tp] for tp in partitions),
             standby_tasks={t: tuple(source[t]) for t in ma.standby_tasks},
             partitions_by_host={h: tuple(sorted(ps)) for h, ps in sorted(active_by_host.items())},
             standby_partitions_by_host={h: tuple(sorted(ps)) for h, ps in sorted(standby_by_host.items())},
-            error_code=0, next_rebalance_ms=next_ms)
+            error_code=0,
+            next_rebalance_ms=next_ms,
+        )
         infos[m] = assignment
         out[m] = assignment_bytes(partitions, assignment)
     return LeaderResult(out, infos, min_received, min_supported, 0, tuple(future), group, tuple(notes))

@@ -77,8 +77,9 @@ def assign_tasks_to_threads(
     return assignment
 
 
-def prev_tasks_by_lag_for(owned: Mapping[str, Iterable[TaskId]],
-                          lag: Callable[[TaskId], int]) -> Callable[[str], list[TaskId]]:
+def prev_tasks_by_lag_for(
+    owned: Mapping[str, Iterable[TaskId]], lag: Callable[[TaskId], int]
+) -> Callable[[str], list[TaskId]]:
     """Kafka's ``prevTasksByLag(consumer)``: the stateful tasks the consumer reported, ordered
     by the client's lag, then TaskId."""
 

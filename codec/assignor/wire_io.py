@@ -30,8 +30,14 @@ from .leader import Subtopology, Topology
 from .model import AssignmentError, GroupDescription
 from .streams import LeaderResult, streams_leader_assign
 
-__all__ = ["topology_from_json", "topology_to_json", "assign_join_group", "assign_description_over_bytes",
-           "description_to_bytes", "leader_result_json"]
+__all__ = [
+    "topology_from_json",
+    "topology_to_json",
+    "assign_join_group",
+    "assign_description_over_bytes",
+    "description_to_bytes",
+    "leader_result_json",
+]
 
 
 def topology_from_json(doc: Mapping) -> Topology:
@@ -42,13 +48,19 @@ def topology_from_json(doc: Mapping) -> Topology:
     for i, s in enumerate(subs):
         where = f"topology.subtopologies[{i}]"
         try:
-            sub = Subtopology(int(s["subtopology"]), _topics(s["sourceTopics"], f"{where}.sourceTopics"),
-                              _topics(s.get("changelogTopics", []), f"{where}.changelogTopics"),
-                              int(s.get("partitions", 1)), s.get("topologyName"))
+            sub = Subtopology(
+                int(s["subtopology"]),
+                _topics(s["sourceTopics"], f"{where}.sourceTopics"),
+                _topics(s.get("changelogTopics", []), f"{where}.changelogTopics"),
+                int(s.get("partitions", 1)),
+                s.get("topologyName"),
+            )
         except AssignmentError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError):
-            raise AssignmentError(f"{where}: expected {{subtopology, sourceTopics, changelogTopics, partitions}}") from None
+            raise AssignmentError(
+                f"{where}: expected {{subtopology, sourceTopics, changelogTopics, partitions}}"
+            ) from None
         if not 1 <= sub.partitions <= MAX_PARTITIONS:
             raise AssignmentError(f"{where}.partitions: expected 1..{MAX_PARTITIONS}")
         out.append(sub)
@@ -66,22 +78,39 @@ def _topics(v, where: str) -> tuple[str, ...]:
 
 
 def topology_to_json(topology: Topology) -> dict:
-    return {"subtopologies": [{"subtopology": s.subtopology, "sourceTopics": list(s.source_topics),
-                               "changelogTopics": list(s.changelog_topics), "partitions": s.partitions}
-                              for s in topology.subtopologies]}
+    return {
+        "subtopologies": [
+            {
+                "subtopology": s.subtopology,
+                "sourceTopics": list(s.source_topics),
+                "changelogTopics": list(s.changelog_topics),
+                "partitions": s.partitions,
+            }
+            for s in topology.subtopologies
+        ]
+    }
 
 
 def leader_result_json(result: LeaderResult, *, emit_bytes: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if result.group is not None:
         out.update(result_to_json(result.group.clients))
-    out.update({"version": result.version, "commonlySupportedVersion": result.commonly_supported_version,
-                "errorCode": result.error_code, "futureMembers": list(result.future_members)})
+    out.update(
+        {
+            "version": result.version,
+            "commonlySupportedVersion": result.commonly_supported_version,
+            "errorCode": result.error_code,
+            "futureMembers": list(result.future_members),
+        }
+    )
     members = []
     for m, info in result.infos.items():
-        entry: dict[str, Any] = {"memberId": m, "active": [str(t) for t in dict.fromkeys(info.active_tasks)],
-                                 "standby": [str(t) for t in info.standby_tasks],
-                                 "nextRebalanceMs": info.next_rebalance_ms}
+        entry: dict[str, Any] = {
+            "memberId": m,
+            "active": [str(t) for t in dict.fromkeys(info.active_tasks)],
+            "standby": [str(t) for t in info.standby_tasks],
+            "nextRebalanceMs": info.next_rebalance_ms,
+        }
         if emit_bytes:
             entry["assignment"] = result.assignments[m].hex()
         members.append(entry)
@@ -111,9 +140,14 @@ def assign_join_group(join_body: bytes, join_version: int, topology_doc: Mapping
         raise AssignmentError("this JoinGroup response has no members: only the leader's carries them")
     metadata = {m.member_id: m.metadata or b"" for m in body.members}
     result = streams_leader_assign(
-        metadata, topology, configs=configs_from_json(topology_doc.get("configs")),
-        end_offset_sums=_end_sums(topology_doc), leader_member_id=body.leader or body.member_id,
-        now_ms=_now_ms(topology_doc), assignor=topology_doc.get("assignor", "high_availability"))
+        metadata,
+        topology,
+        configs=configs_from_json(topology_doc.get("configs")),
+        end_offset_sums=_end_sums(topology_doc),
+        leader_member_id=body.leader or body.member_id,
+        now_ms=_now_ms(topology_doc),
+        assignor=topology_doc.get("assignor", "high_availability"),
+    )
     return leader_result_json(result, emit_bytes=emit_bytes)
 
 
@@ -128,13 +162,16 @@ def description_to_bytes(doc: Mapping) -> tuple[dict[str, bytes], Topology, Grou
     group = group_from_json(doc)  # validates the description
     members = sum(c.capacity for c in group.clients)
     if members > MAX_EMIT_MEMBERS:
-        raise AssignmentError(f"--emit-bytes builds one member per unit of capacity: {members} members is more "
-                              f"than {MAX_EMIT_MEMBERS}")
+        raise AssignmentError(
+            f"--emit-bytes builds one member per unit of capacity: {members} members is more than {MAX_EMIT_MEMBERS}"
+        )
     by_sub: dict[int, list] = {}
     for spec in group.tasks:
         if spec.task_id.topology_name is not None:
-            raise AssignmentError(f"--emit-bytes cannot carry task {spec.task_id}: the Streams leader here models "
-                                  "one unnamed topology, and dropping the name would merge it with another task")
+            raise AssignmentError(
+                f"--emit-bytes cannot carry task {spec.task_id}: the Streams leader here models "
+                "one unnamed topology, and dropping the name would merge it with another task"
+            )
         by_sub.setdefault(spec.task_id.subtopology, []).append(spec)
     subtopologies = []
     for s, specs in sorted(by_sub.items()):
@@ -143,8 +180,10 @@ def description_to_bytes(doc: Mapping) -> tuple[dict[str, bytes], Topology, Grou
             raise AssignmentError(f"--emit-bytes needs the partitions of subtopology {s} to be 0..n-1")
         stateful = any(t.stateful for t in specs)
         if stateful and not all(t.stateful for t in specs):
-            raise AssignmentError(f"--emit-bytes needs subtopology {s} to be wholly stateful or stateless, as a "
-                                  "real topology is (statefulness comes from a subtopology's changelog topics)")
+            raise AssignmentError(
+                f"--emit-bytes needs subtopology {s} to be wholly stateful or stateless, as a "
+                "real topology is (statefulness comes from a subtopology's changelog topics)"
+            )
         subtopologies.append(Subtopology(s, (f"topic-{s}",), (f"topic-{s}-changelog",) if stateful else (), len(parts)))
     topology = Topology(tuple(subtopologies))
     ends = dict(group.end_offset_sums)
@@ -167,12 +206,19 @@ def description_to_bytes(doc: Mapping) -> tuple[dict[str, bytes], Topology, Grou
         for t in sorted(client.prev_active):
             owned.setdefault(f"topic-{t.subtopology}", []).append(t.partition)
         for k in range(client.capacity):
-            info = SubscriptionInfo(version=LATEST_SUPPORTED_VERSION, latest_supported_version=LATEST_SUPPORTED_VERSION,
-                                    process_id=client.process_id, task_offset_sums=sums if k == 0 else {},
-                                    client_tags=dict(client.client_tags))
+            info = SubscriptionInfo(
+                version=LATEST_SUPPORTED_VERSION,
+                latest_supported_version=LATEST_SUPPORTED_VERSION,
+                process_id=client.process_id,
+                task_offset_sums=sums if k == 0 else {},
+                client_tags=dict(client.client_tags),
+            )
             cps = consumer_subscription(
-                3, topics=tuple(f"topic-{s.subtopology}" for s in subtopologies), user_data=encode_subscription(info),
-                owned_partitions=tuple(Owned(topic=t, partitions=tuple(p)) for t, p in owned.items()) if k == 0 else ())
+                3,
+                topics=tuple(f"topic-{s.subtopology}" for s in subtopologies),
+                user_data=encode_subscription(info),
+                owned_partitions=tuple(Owned(topic=t, partitions=tuple(p)) for t, p in owned.items()) if k == 0 else (),
+            )
             metadata[f"{client.process_id}-{k}"] = encode_consumer(cps)
     return metadata, topology, group, ends
 
@@ -180,7 +226,13 @@ def description_to_bytes(doc: Mapping) -> tuple[dict[str, bytes], Topology, Grou
 def assign_description_over_bytes(doc: Mapping) -> dict:
     """A JSON group description run through the Streams leader over real subscription bytes."""
     metadata, topology, group, ends = description_to_bytes(doc)
-    result = streams_leader_assign(metadata, topology, configs=group.configs, end_offset_sums=ends,
-                                   leader_member_id=min(metadata), now_ms=_now_ms(doc),
-                                   assignor=group.assignor)
+    result = streams_leader_assign(
+        metadata,
+        topology,
+        configs=group.configs,
+        end_offset_sums=ends,
+        leader_member_id=min(metadata),
+        now_ms=_now_ms(doc),
+        assignor=group.assignor,
+    )
     return leader_result_json(result, emit_bytes=True)

@@ -20,6 +20,20 @@ from .scan import BadFile, BadPacket, CaptureStats, kafka_frames, tcp_streams
 from .tcp import Chunk, Closed, Flow, Gap, Late, Reassembler
 
 __all__ = [
-    "kafka_frames", "tcp_streams", "CaptureStats", "BadPacket", "BadFile", "KafkaFrame", "KafkaTraffic",
-    "RawFrame", "Unframed", "FrameLoss", "Chunk", "Gap", "Late", "Closed", "Flow", "Reassembler",
+    "kafka_frames",
+    "tcp_streams",
+    "CaptureStats",
+    "BadPacket",
+    "BadFile",
+    "KafkaFrame",
+    "KafkaTraffic",
+    "RawFrame",
+    "Unframed",
+    "FrameLoss",
+    "Chunk",
+    "Gap",
+    "Late",
+    "Closed",
+    "Flow",
+    "Reassembler",
 ]

@@ -44,15 +44,13 @@ from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
 from .offsets import read_segment, read_text
-from .story import (BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story,
-                    offsets_story)
+from .story import BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
 from .storytext import render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
 __all__ = ["register", "run", "detect", "ProgressReader", "byte_count", "seconds"]
 
-_PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",
-                b"\x0a\x0d\x0d\x0a"}
+_PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x0a\x0d\x0d\x0a"}
 _GZIP = b"\x1f\x8b"
 
 
@@ -97,8 +95,13 @@ def detect(path: Path) -> str:
             try:
                 head = gzip.GzipFile(fileobj=f).read(64)
             except (OSError, EOFError, zlib.error):  # not even its start can be read: go by the name
-                return "pcap" if name.endswith((".pcap", ".pcapng", ".cap")) else \
-                    "segment" if name.endswith(".log") else "text"
+                return (
+                    "pcap"
+                    if name.endswith((".pcap", ".pcapng", ".cap"))
+                    else "segment"
+                    if name.endswith(".log")
+                    else "text"
+                )
     if head[:4] in _PCAP_MAGICS:
         return "pcap"
     if name.endswith(".log") or (len(head) >= 17 and head[16] == 2 and struct.unpack_from(">i", head, 8)[0] > 0):
@@ -106,8 +109,18 @@ def detect(path: Path) -> str:
     return "text"
 
 
-_UNITS = {"": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000 ** 2, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1000 ** 3, "gib": 1 << 30}
+_UNITS = {
+    "": 1,
+    "k": 1 << 10,
+    "kb": 1000,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mb": 1000**2,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1000**3,
+    "gib": 1 << 30,
+}
 _BYTES = re.compile(r"\s*([0-9][0-9_]{0,30})\s*([a-z]*)\s*")
 
 
@@ -125,12 +138,19 @@ def _gunzipped(f: io.BufferedReader) -> gzip.GzipFile | io.BufferedReader:
     return gzip.GzipFile(fileobj=f) if f.peek(2)[:2] == _GZIP else f
 
 
-def _stories(kind: str, f: io.BufferedReader, args, summary: CaptureSummary, size: int) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
+def _stories(
+    kind: str, f: io.BufferedReader, args, summary: CaptureSummary, size: int
+) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
     """The story of the input (``size``: its bytes, for the story's budget)."""
     if kind == "pcap":
-        return capture_story(f, ports=args.port or {9092}, group=args.group, summary=summary,
-                             max_hole_bytes=_or(getattr(args, "max_hole_bytes", None), DEFAULT_MAX_BUFFER),
-                             max_hole_seconds=_or(getattr(args, "max_hole_seconds", None), DEFAULT_MAX_WAIT))
+        return capture_story(
+            f,
+            ports=args.port or {9092},
+            group=args.group,
+            summary=summary,
+            max_hole_bytes=_or(getattr(args, "max_hole_bytes", None), DEFAULT_MAX_BUFFER),
+            max_hole_seconds=_or(getattr(args, "max_hole_seconds", None), DEFAULT_MAX_WAIT),
+        )
     told = TOLD_FLOOR + size // BYTES_PER_TOLD
     if kind == "segment":
         return offsets_story(read_segment(_gunzipped(f)), group=args.group, summary=summary, max_told=told)
@@ -187,8 +207,9 @@ def _json_line(item, summary: CaptureSummary) -> str:
     if not isinstance(item, GroupFrame):
         return dumps(value, default=str)
     try:
-        return json_text(value, BUDGETS["capture"].output(item.size), default=str,
-                         what=f"the JSON of this {item.size:,}-byte frame")
+        return json_text(
+            value, BUDGETS["capture"].output(item.size), default=str, what=f"the JSON of this {item.size:,}-byte frame"
+        )
     except OverBudget as e:
         value.pop("frame", None)
         value["frame_omitted"] = e.reason
@@ -204,35 +225,58 @@ def _unreadable(summary: CaptureSummary, path: Path, err: TextIO) -> int:
     out = sys.stdout if err is sys.stderr else None
     if out is not None:
         out.flush()
-    err.write(f"error: {printable(str(path))}: cannot be read to its end: {printable(first.reason)} "
-              "(the output covers what was read before)\n")
+    err.write(
+        f"error: {printable(str(path))}: cannot be read to its end: {printable(first.reason)} "
+        "(the output covers what was read before)\n"
+    )
     return 1
 
 
 def register(subparsers) -> None:
     """Add the ``capture`` subcommand."""
-    p = subparsers.add_parser("capture", help="the rebalance story of a pcap or of __consumer_offsets records",
-                              description="Per group, each generation: who joined with what, the protocol and "
-                                          "leader, what each member was assigned, heartbeats and leaves, what "
-                                          "changed; for a group that rebalances through heartbeats (KIP-848 "
-                                          "consumer groups, KIP-1071 streams groups) each member's epochs, the "
-                                          "assignments it was given and reached, what was revoked, leaves, "
-                                          "fencing and errors; then a summary of the input, with every problem met (bad "
-                                          "packets, records and frames, gaps, unframed bytes). Exit status 1 when "
-                                          "FILE cannot be read to its end (cut short, a truncated or corrupt gzip "
-                                          "stream): the story of what was read is written all the same.")
-    p.add_argument("file", metavar="FILE", help="pcap/pcapng (gzipped or not), __consumer_offsets log segment "
-                                                "(*.log) or text dump of its records")
+    p = subparsers.add_parser(
+        "capture",
+        help="the rebalance story of a pcap or of __consumer_offsets records",
+        description="Per group, each generation: who joined with what, the protocol and "
+        "leader, what each member was assigned, heartbeats and leaves, what "
+        "changed; for a group that rebalances through heartbeats (KIP-848 "
+        "consumer groups, KIP-1071 streams groups) each member's epochs, the "
+        "assignments it was given and reached, what was revoked, leaves, "
+        "fencing and errors; then a summary of the input, with every problem met (bad "
+        "packets, records and frames, gaps, unframed bytes). Exit status 1 when "
+        "FILE cannot be read to its end (cut short, a truncated or corrupt gzip "
+        "stream): the story of what was read is written all the same.",
+    )
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="pcap/pcapng (gzipped or not), __consumer_offsets log segment (*.log) or text dump of its records",
+    )
     p.add_argument("--json", action="store_true", help="JSON lines: each group frame, each generation, a summary")
     p.add_argument("--group", metavar="G", help="only this group")
-    p.add_argument("--port", metavar="P", type=int_range(0, 65535), action="append",
-                   help="a broker port (repeatable; default 9092, and ports found from handshakes)")
-    p.add_argument("--max-hole-bytes", metavar="N", type=byte_count, default=DEFAULT_MAX_BUFFER,
-                   help="TCP reassembly: give a missing segment up once more than N bytes of its direction "
-                        f"wait behind it (default {DEFAULT_MAX_BUFFER:,} = 1MiB; suffixes K, M, G; memory grows "
-                        "with N per direction of each connection). Frames lost with a hole given up are "
-                        "counted in the summary (lost frames)")
-    p.add_argument("--max-hole-seconds", metavar="S", type=seconds, default=DEFAULT_MAX_WAIT,
-                   help="TCP reassembly: give a missing segment up once the bytes behind it have waited more "
-                        f"than S seconds of capture time (default {DEFAULT_MAX_WAIT:g})")
+    p.add_argument(
+        "--port",
+        metavar="P",
+        type=int_range(0, 65535),
+        action="append",
+        help="a broker port (repeatable; default 9092, and ports found from handshakes)",
+    )
+    p.add_argument(
+        "--max-hole-bytes",
+        metavar="N",
+        type=byte_count,
+        default=DEFAULT_MAX_BUFFER,
+        help="TCP reassembly: give a missing segment up once more than N bytes of its direction "
+        f"wait behind it (default {DEFAULT_MAX_BUFFER:,} = 1MiB; suffixes K, M, G; memory grows "
+        "with N per direction of each connection). Frames lost with a hole given up are "
+        "counted in the summary (lost frames)",
+    )
+    p.add_argument(
+        "--max-hole-seconds",
+        metavar="S",
+        type=seconds,
+        default=DEFAULT_MAX_WAIT,
+        help="TCP reassembly: give a missing segment up once the bytes behind it have waited more "
+        f"than S seconds of capture time (default {DEFAULT_MAX_WAIT:g})",
+    )
     p.set_defaults(func=run)

@@ -12,16 +12,37 @@ from dataclasses import dataclass
 
 __all__ = ["ERROR_NAMES", "Event", "error_name"]
 
-ERROR_NAMES = {0: "NONE", -1: "UNKNOWN_SERVER_ERROR", 14: "COORDINATOR_LOAD_IN_PROGRESS",
-               15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR", 22: "ILLEGAL_GENERATION",
-               23: "INCONSISTENT_GROUP_PROTOCOL", 24: "INVALID_GROUP_ID", 25: "UNKNOWN_MEMBER_ID",
-               26: "INVALID_SESSION_TIMEOUT", 27: "REBALANCE_IN_PROGRESS", 29: "TOPIC_AUTHORIZATION_FAILED",
-               30: "GROUP_AUTHORIZATION_FAILED", 31: "CLUSTER_AUTHORIZATION_FAILED", 35: "UNSUPPORTED_VERSION",
-               42: "INVALID_REQUEST", 69: "GROUP_ID_NOT_FOUND", 79: "MEMBER_ID_REQUIRED",
-               81: "GROUP_MAX_SIZE_REACHED", 82: "FENCED_INSTANCE_ID", 100: "UNKNOWN_TOPIC_ID",
-               110: "FENCED_MEMBER_EPOCH", 111: "UNRELEASED_INSTANCE_ID", 112: "UNSUPPORTED_ASSIGNOR",
-               113: "STALE_MEMBER_EPOCH", 128: "INVALID_REGULAR_EXPRESSION", 130: "STREAMS_INVALID_TOPOLOGY",
-               131: "STREAMS_INVALID_TOPOLOGY_EPOCH", 132: "STREAMS_TOPOLOGY_FENCED"}
+ERROR_NAMES = {
+    0: "NONE",
+    -1: "UNKNOWN_SERVER_ERROR",
+    14: "COORDINATOR_LOAD_IN_PROGRESS",
+    15: "COORDINATOR_NOT_AVAILABLE",
+    16: "NOT_COORDINATOR",
+    22: "ILLEGAL_GENERATION",
+    23: "INCONSISTENT_GROUP_PROTOCOL",
+    24: "INVALID_GROUP_ID",
+    25: "UNKNOWN_MEMBER_ID",
+    26: "INVALID_SESSION_TIMEOUT",
+    27: "REBALANCE_IN_PROGRESS",
+    29: "TOPIC_AUTHORIZATION_FAILED",
+    30: "GROUP_AUTHORIZATION_FAILED",
+    31: "CLUSTER_AUTHORIZATION_FAILED",
+    35: "UNSUPPORTED_VERSION",
+    42: "INVALID_REQUEST",
+    69: "GROUP_ID_NOT_FOUND",
+    79: "MEMBER_ID_REQUIRED",
+    81: "GROUP_MAX_SIZE_REACHED",
+    82: "FENCED_INSTANCE_ID",
+    100: "UNKNOWN_TOPIC_ID",
+    110: "FENCED_MEMBER_EPOCH",
+    111: "UNRELEASED_INSTANCE_ID",
+    112: "UNSUPPORTED_ASSIGNOR",
+    113: "STALE_MEMBER_EPOCH",
+    128: "INVALID_REGULAR_EXPRESSION",
+    130: "STREAMS_INVALID_TOPOLOGY",
+    131: "STREAMS_INVALID_TOPOLOGY_EPOCH",
+    132: "STREAMS_TOPOLOGY_FENCED",
+}
 
 
 def error_name(code: int | None) -> str:
@@ -45,5 +66,10 @@ class Event:
     detail: str = ""
 
     def json(self) -> dict:
-        return {"ts": self.ts, "kind": self.kind, "member": self.member, "error_code": self.error_code,
-                "detail": self.detail}
+        return {
+            "ts": self.ts,
+            "kind": self.kind,
+            "member": self.member,
+            "error_code": self.error_code,
+            "detail": self.detail,
+        }

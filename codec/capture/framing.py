@@ -36,15 +36,34 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
-from ..group.stream import (_RESP, MAX_API_KEY, MAX_API_VERSION, REQUEST_PEEK, RESPONSE_PEEK, RESYNC_WINDOW,
-                            Resynchroniser, plausible)
+from ..group.stream import (
+    _RESP,
+    MAX_API_KEY,
+    MAX_API_VERSION,
+    REQUEST_PEEK,
+    RESPONSE_PEEK,
+    RESYNC_WINDOW,
+    Resynchroniser,
+    plausible,
+)
 from .tcp import Flow
 
-__all__ = ["RawFrame", "Unframed", "FrameLoss", "FrameSplitter", "plausible", "MAX_API_KEY", "MAX_API_VERSION",
-           "REQUEST_PEEK", "RESPONSE_PEEK", "RESYNC_WINDOW"]
+__all__ = [
+    "RawFrame",
+    "Unframed",
+    "FrameLoss",
+    "FrameSplitter",
+    "plausible",
+    "MAX_API_KEY",
+    "MAX_API_VERSION",
+    "REQUEST_PEEK",
+    "RESPONSE_PEEK",
+    "RESYNC_WINDOW",
+]
 
 MAX_WALKS = 16  # holes per direction whose late bytes are still being read for frame sizes
 _SIZE = struct.Struct(">i")
+
 
 @dataclass(frozen=True, slots=True)
 class RawFrame:
@@ -97,9 +116,17 @@ class _Walk:
 class FrameSplitter:
     """Split one direction (``role`` ``"request"`` or ``"response"``) into frames."""
 
-    def __init__(self, flow: Flow, role: str, *, max_frame_size: int,
-                 keep: Callable[[bytes], bool] | None = None, loss: FrameLoss | None = None,
-                 confirm: Callable[[bytes], bool] | None = None, resync_window: int = RESYNC_WINDOW) -> None:
+    def __init__(
+        self,
+        flow: Flow,
+        role: str,
+        *,
+        max_frame_size: int,
+        keep: Callable[[bytes], bool] | None = None,
+        loss: FrameLoss | None = None,
+        confirm: Callable[[bytes], bool] | None = None,
+        resync_window: int = RESYNC_WINDOW,
+    ) -> None:
         self.flow = flow
         self.role = role
         self.max_frame_size = max_frame_size
@@ -215,7 +242,7 @@ class FrameSplitter:
                 at = w.pos + len(w.have)
                 if not offset <= at < offset + len(data):
                     break
-                w.have += data[at - offset:at - offset + 4 - len(w.have)]
+                w.have += data[at - offset : at - offset + 4 - len(w.have)]
                 if len(w.have) < 4:
                     break
                 size = _SIZE.unpack_from(w.have)[0]
@@ -244,8 +271,9 @@ class FrameSplitter:
                 out.append(self._unframed(t0, at - t0, "cut by gap"))
             self._tail = None
         elif self._buf:
-            out.append(self._unframed(self._off, len(self._buf),
-                                      "stream ended inside a frame" if self._synced else "garbage"))
+            out.append(
+                self._unframed(self._off, len(self._buf), "stream ended inside a frame" if self._synced else "garbage")
+            )
         self._buf.clear()
         self._resyncer.reset()
         self._walks.clear()
@@ -287,12 +315,15 @@ class FrameSplitter:
                 continue
             size = _RESP.unpack_from(buf, pos)[0]
             start = self._off + pos
-            header = bytes(buf[pos:pos + peek])
+            header = bytes(buf[pos : pos + peek])
             if self.keep is not None and not self.keep(header):
                 have = len(buf) - pos - 4
                 if have >= size:
-                    out.append(RawFrame(self.flow, start, size, header, None, self._ts_at(start),
-                                        self._ts_at(start + 3 + size)))
+                    out.append(
+                        RawFrame(
+                            self.flow, start, size, header, None, self._ts_at(start), self._ts_at(start + 3 + size)
+                        )
+                    )
                     pos += 4 + size
                     continue
                 self._skip, self._skip_frame = size - have, (start, size, header, self._ts_at(start))
@@ -300,8 +331,17 @@ class FrameSplitter:
                 break
             if len(buf) - pos - 4 < size:
                 break
-            out.append(RawFrame(self.flow, start, size, header, bytes(buf[pos + 4:pos + 4 + size]),
-                                self._ts_at(start), self._ts_at(start + 3 + size)))
+            out.append(
+                RawFrame(
+                    self.flow,
+                    start,
+                    size,
+                    header,
+                    bytes(buf[pos + 4 : pos + 4 + size]),
+                    self._ts_at(start),
+                    self._ts_at(start + 3 + size),
+                )
+            )
             pos += 4 + size
         self._consume(pos)
 

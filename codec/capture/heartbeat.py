@@ -113,7 +113,9 @@ def _get(d: Any, *names: str, default: Any = None) -> Any:
 
 def task_items(items: Any) -> frozenset[Item]:
     """(subtopology, partition) items of a list of ``{subtopologyId, partitions}``."""
-    return frozenset(x for t in items or () for x in numbered(str(_get(t, "subtopologyId")), _get(t, "partitions") or ()))
+    return frozenset(
+        x for t in items or () for x in numbered(str(_get(t, "subtopologyId")), _get(t, "partitions") or ())
+    )
 
 
 def _partition_items(items: Any, names: dict[str, str]) -> frozenset[Item]:
@@ -144,6 +146,7 @@ def _topic_ids(items: Any) -> set[str]:
 
 # -- the story's records ------------------------------------------------------------------------------
 
+
 @dataclass(slots=True)
 class Step:
     """An assignment a member was given (``cause`` ``join`` in the answer to its join, else ``assigned``), or
@@ -168,14 +171,25 @@ class Step:
     repeats: int = 0
 
     def json(self) -> dict:
-        out = {"ts": self.ts, "epoch": self.epoch, "cause": self.cause,
-               "assignment": {k: items_json(v) for k, v in self.holdings.items()},
-               "added": {k: items_json(v) for k, v in self.added.items()},
-               "revoked": {k: items_json(v) for k, v in self.revoked.items()}, "reached_ts": self.reached}
+        out = {
+            "ts": self.ts,
+            "epoch": self.epoch,
+            "cause": self.cause,
+            "assignment": {k: items_json(v) for k, v in self.holdings.items()},
+            "added": {k: items_json(v) for k, v in self.added.items()},
+            "revoked": {k: items_json(v) for k, v in self.revoked.items()},
+            "reached_ts": self.reached,
+        }
         if self.where is not None:
-            out.update({"where": self.where, "previous_epoch": self.previous_epoch, "state": self.state,
-                        "pending_revocation": {k: items_json(v) for k, v in self.pending.items()},
-                        "repeats": self.repeats})
+            out.update(
+                {
+                    "where": self.where,
+                    "previous_epoch": self.previous_epoch,
+                    "state": self.state,
+                    "pending_revocation": {k: items_json(v) for k, v in self.pending.items()},
+                    "repeats": self.repeats,
+                }
+            )
         return out
 
 
@@ -223,18 +237,33 @@ class HeartbeatMember:
         return self.steps[-1].holdings if self.steps else None
 
     def json(self) -> dict:
-        return {"member_id": self.member_id, "client_id": self.client_id, "instance_id": self.instance_id,
-                "rack_id": self.rack_id, "client_host": self.client_host,
-                "subscribed_topic_names": None if self.subscribed_topics is None else list(self.subscribed_topics),
-                "subscribed_topic_regex": self.subscribed_regex, "server_assignor": self.server_assignor,
-                "rebalance_timeout_ms": self.rebalance_timeout_ms, "process_id": self.process_id,
-                "user_endpoint": self.user_endpoint, "client_tags": self.client_tags,
-                "topology_epoch": self.topology_epoch, "classic": self.classic, "joined_ts": self.joined,
-                "join_epoch": self.join_epoch, "member_epoch": self.epoch, "heartbeats": self.heartbeats,
-                "errors": {str(k): v for k, v in sorted(self.errors.items())}, "left": self.left,
-                "left_ts": self.left_ts, "steps": [s.json() for s in self.steps],
-                "target": None if self.target is None else self.target.json(), "target_source": self.target_source,
-                "observations_dropped": self.dropped}
+        return {
+            "member_id": self.member_id,
+            "client_id": self.client_id,
+            "instance_id": self.instance_id,
+            "rack_id": self.rack_id,
+            "client_host": self.client_host,
+            "subscribed_topic_names": None if self.subscribed_topics is None else list(self.subscribed_topics),
+            "subscribed_topic_regex": self.subscribed_regex,
+            "server_assignor": self.server_assignor,
+            "rebalance_timeout_ms": self.rebalance_timeout_ms,
+            "process_id": self.process_id,
+            "user_endpoint": self.user_endpoint,
+            "client_tags": self.client_tags,
+            "topology_epoch": self.topology_epoch,
+            "classic": self.classic,
+            "joined_ts": self.joined,
+            "join_epoch": self.join_epoch,
+            "member_epoch": self.epoch,
+            "heartbeats": self.heartbeats,
+            "errors": {str(k): v for k, v in sorted(self.errors.items())},
+            "left": self.left,
+            "left_ts": self.left_ts,
+            "steps": [s.json() for s in self.steps],
+            "target": None if self.target is None else self.target.json(),
+            "target_source": self.target_source,
+            "observations_dropped": self.dropped,
+        }
 
 
 @dataclass(slots=True)
@@ -308,31 +337,54 @@ class HeartbeatGroup:
     def json(self) -> dict:
         """The group in the story's JSON. Shared partitions are grouped by how many members hold them: who
         they are is each member's holdings (listing them per group could cost a name per shared partition)."""
-        return {"type": "heartbeat-group", "group": self.group, "protocol": self.protocol, "source": self.source,
-                "first_ts": self.first_ts, "last_ts": self.last_ts, "member_epochs": self.epochs(),
-                "group_epochs": self.group_epochs, "assignment_epoch": self.assignment_epoch,
-                "metadata_hash": self.metadata_hash, "validated_topology_epoch": self.validated_topology_epoch,
-                "assignment_configs": self.assignment_configs,
-                "status": [{"code": c, "detail": d} for c, d in self.status],
-                "classic_generations": self.classic_generations, "deleted": self.deleted, "topology": self.topology,
-                "endpoint_information_epoch": self.endpoint_epoch,
-                "shared_partitions": [{"holders": n, "partitions": items_json(items)}
-                                      for n, items in shared_by_count(self.shared())],
-                "state_partitions": None if self.state_partitions is None else {
-                    state: items_json(items) for state, items in self.state_partitions.items()},
-                "partitions_by_endpoint": None if self.endpoints is None else [
-                    {"endpoint": e, "active": items_json(a), "standby": items_json(sb)} for e, a, sb in self.endpoints],
-                "members": [m.json() for m in self.members.values()], "events": [e.json() for e in self.events]}
+        return {
+            "type": "heartbeat-group",
+            "group": self.group,
+            "protocol": self.protocol,
+            "source": self.source,
+            "first_ts": self.first_ts,
+            "last_ts": self.last_ts,
+            "member_epochs": self.epochs(),
+            "group_epochs": self.group_epochs,
+            "assignment_epoch": self.assignment_epoch,
+            "metadata_hash": self.metadata_hash,
+            "validated_topology_epoch": self.validated_topology_epoch,
+            "assignment_configs": self.assignment_configs,
+            "status": [{"code": c, "detail": d} for c, d in self.status],
+            "classic_generations": self.classic_generations,
+            "deleted": self.deleted,
+            "topology": self.topology,
+            "endpoint_information_epoch": self.endpoint_epoch,
+            "shared_partitions": [
+                {"holders": n, "partitions": items_json(items)} for n, items in shared_by_count(self.shared())
+            ],
+            "state_partitions": None
+            if self.state_partitions is None
+            else {state: items_json(items) for state, items in self.state_partitions.items()},
+            "partitions_by_endpoint": None
+            if self.endpoints is None
+            else [{"endpoint": e, "active": items_json(a), "standby": items_json(sb)} for e, a, sb in self.endpoints],
+            "members": [m.json() for m in self.members.values()],
+            "events": [e.json() for e in self.events],
+        }
 
 
 # -- from a capture -----------------------------------------------------------------------------------
 
-_KINDS = {(68, "request"): "consumer-group-heartbeat-request", (68, "response"): "consumer-group-heartbeat-response",
-          (88, "request"): "streams-group-heartbeat-request", (88, "response"): "streams-group-heartbeat-response",
-          (69, "request"): "consumer-group-describe-request", (69, "response"): "consumer-group-describe-response",
-          (89, "request"): "streams-group-describe-request", (89, "response"): "streams-group-describe-response",
-          (76, "request"): "share-group-heartbeat-request", (76, "response"): "share-group-heartbeat-response",
-          (77, "request"): "share-group-describe-request", (77, "response"): "share-group-describe-response"}
+_KINDS = {
+    (68, "request"): "consumer-group-heartbeat-request",
+    (68, "response"): "consumer-group-heartbeat-response",
+    (88, "request"): "streams-group-heartbeat-request",
+    (88, "response"): "streams-group-heartbeat-response",
+    (69, "request"): "consumer-group-describe-request",
+    (69, "response"): "consumer-group-describe-response",
+    (89, "request"): "streams-group-describe-request",
+    (89, "response"): "streams-group-describe-response",
+    (76, "request"): "share-group-heartbeat-request",
+    (76, "response"): "share-group-heartbeat-response",
+    (77, "request"): "share-group-describe-request",
+    (77, "response"): "share-group-describe-response",
+}
 
 
 def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int) -> dict:
@@ -350,8 +402,15 @@ def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int
         body = decode(_KINDS[(api_key, direction)], api_version, bytes(data[end:]))
     except DecodeError as e:
         raise e.with_context(offset_base=end)
-    return {"api": {**HEARTBEAT_APIS, **DESCRIBE_APIS}[api_key], "apiKey": api_key, "apiVersion": api_version, "headerVersion": hv,
-            "header": to_json(header, schema, hv, style="kafka"), "body": body, "body_offset": end}
+    return {
+        "api": {**HEARTBEAT_APIS, **DESCRIBE_APIS}[api_key],
+        "apiKey": api_key,
+        "apiVersion": api_version,
+        "headerVersion": hv,
+        "header": to_json(header, schema, hv, style="kafka"),
+        "body": body,
+        "body_offset": end,
+    }
 
 
 @dataclass(slots=True)
@@ -419,9 +478,15 @@ class HeartbeatStory:
                 self._observe(m, (ts, "owned", epoch, owned, self._raw(protocol, body, request=True)))
             if epoch > 0:
                 m.heartbeats += 1
-        return PendingHeartbeat(api_key, name, member_id, epoch, client_id,
-                                body if not member_id and epoch == 0 else None,
-                                _get(body, "topology") if protocol == STREAMS else None)
+        return PendingHeartbeat(
+            api_key,
+            name,
+            member_id,
+            epoch,
+            client_id,
+            body if not member_id and epoch == 0 else None,
+            _get(body, "topology") if protocol == STREAMS else None,
+        )
 
     def response(self, ts: float, req: PendingHeartbeat, body: dict) -> None:
         protocol = PROTOCOLS[req.api_key]
@@ -446,8 +511,19 @@ class HeartbeatStory:
         given = None if error else _assignment(protocol, body, {}, request=False)
         epoch = _get(body, "memberEpoch")
         if error or given is not None or req.epoch <= 0 or epoch != m.epoch:
-            self._observe(m, (ts, "response", req.epoch, epoch, error, _get(body, "errorMessage"), given,
-                              self._raw(protocol, body, request=False)))
+            self._observe(
+                m,
+                (
+                    ts,
+                    "response",
+                    req.epoch,
+                    epoch,
+                    error,
+                    _get(body, "errorMessage"),
+                    given,
+                    self._raw(protocol, body, request=False),
+                ),
+            )
         if not error:
             m.epoch = epoch
 
@@ -462,10 +538,13 @@ class HeartbeatStory:
             return
         g.endpoint_epoch = epoch
         g.endpoints = sorted(
-            (f"{_get(_get(e, 'userEndpoint'), 'host')}:{_get(_get(e, 'userEndpoint'), 'port')}",
-             tuple(sorted(_topic_partition_items(_get(e, "activePartitions")))),
-             tuple(sorted(_topic_partition_items(_get(e, "standbyPartitions")))))
-            for e in items)
+            (
+                f"{_get(_get(e, 'userEndpoint'), 'host')}:{_get(_get(e, 'userEndpoint'), 'port')}",
+                tuple(sorted(_topic_partition_items(_get(e, "activePartitions")))),
+                tuple(sorted(_topic_partition_items(_get(e, "standbyPartitions")))),
+            )
+            for e in items
+        )
 
     def describe(self, ts: float, api_key: int, body: dict) -> None:
         """A ConsumerGroupDescribe, StreamsGroupDescribe or ShareGroupDescribe response: each described group's
@@ -491,8 +570,16 @@ class HeartbeatStory:
                     for a in (current, target):
                         for t in _get(a, "topicPartitions") or ():
                             self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
-                self._observe(m, (ts, "described", _get(md, "memberEpoch"), self._described(protocol, current),
-                                  self._raw(protocol, current, request=True)))
+                self._observe(
+                    m,
+                    (
+                        ts,
+                        "described",
+                        _get(md, "memberEpoch"),
+                        self._described(protocol, current),
+                        self._raw(protocol, current, request=True),
+                    ),
+                )
                 if protocol == SHARE:
                     continue
                 m.target = Step(ts, g.assignment_epoch, self._described(protocol, target), {}, {}, cause="target")
@@ -510,8 +597,11 @@ class HeartbeatStory:
         if protocol == STREAMS:
             return None
         items = _get(body, "topicPartitions") if request else _get(_get(body, "assignment"), "topicPartitions")
-        return None if items is None else tuple((kafka_uuid(_get(t, "topicId")), tuple(_get(t, "partitions") or ()))
-                                                for t in items)
+        return (
+            None
+            if items is None
+            else tuple((kafka_uuid(_get(t, "topicId")), tuple(_get(t, "partitions") or ())) for t in items)
+        )
 
     @staticmethod
     def _observe(m: HeartbeatMember, obs: tuple) -> None:
@@ -521,12 +611,23 @@ class HeartbeatStory:
             m.dropped += 1
 
     @staticmethod
-    def _identity(g: HeartbeatGroup, m: HeartbeatMember, body: dict, client_id: str | None, ts: float | None,
-                  where: str | None = None) -> None:
+    def _identity(
+        g: HeartbeatGroup,
+        m: HeartbeatMember,
+        body: dict,
+        client_id: str | None,
+        ts: float | None,
+        where: str | None = None,
+    ) -> None:
         if client_id is not None:
             m.client_id = client_id
-        for attr, key in (("instance_id", "instanceId"), ("rack_id", "rackId"), ("subscribed_regex", "subscribedTopicRegex"),
-                          ("server_assignor", "serverAssignor"), ("process_id", "processId")):
+        for attr, key in (
+            ("instance_id", "instanceId"),
+            ("rack_id", "rackId"),
+            ("subscribed_regex", "subscribedTopicRegex"),
+            ("server_assignor", "serverAssignor"),
+            ("process_id", "processId"),
+        ):
             v = _get(body, key)
             if v is not None:
                 setattr(m, attr, v)
@@ -546,8 +647,12 @@ class HeartbeatStory:
             if repeated:  # once for each time the tags change, not for each heartbeat that repeats them
                 keys = Counter(_get(t, "key") for t in tags)
                 twice = sorted({str(k) for k, n in keys.items() if n > 1})
-                g.anomaly(ts, m.member_id, f"client tag key {', '.join(map(repr, twice[:5]))} given twice"
-                                           f"{f' at {where}' if where else ''}; the last value is kept")
+                g.anomaly(
+                    ts,
+                    m.member_id,
+                    f"client tag key {', '.join(map(repr, twice[:5]))} given twice"
+                    f"{f' at {where}' if where else ''}; the last value is kept",
+                )
         topo = _get(body, "topology")
         if topo is not None:
             m.topology_epoch = _get(topo, "epoch")
@@ -574,8 +679,15 @@ class HeartbeatStory:
             return
         if g.deleted:
             g.deleted = False
-            g.events.append(Event(None, "recreated", None, None, f"{name} record at {where}, after the group's "
-                                                                "tombstone: the group was created again"))
+            g.events.append(
+                Event(
+                    None,
+                    "recreated",
+                    None,
+                    None,
+                    f"{name} record at {where}, after the group's tombstone: the group was created again",
+                )
+            )
         if kind == "Metadata":
             g.group_epoch(_get(value, "epoch"))
             g.metadata_hash = _get(value, "metadataHash")
@@ -588,14 +700,19 @@ class HeartbeatStory:
                 self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
         elif kind == "StatePartitionMetadata":  # the share-group state of the group's partitions
             g.state_partitions = {}
-            for state, field_name in (("initializing", "initializingTopics"), ("initialized", "initializedTopics"),
-                                      ("deleting", "deletingTopics")):
+            for state, field_name in (
+                ("initializing", "initializingTopics"),
+                ("initialized", "initializedTopics"),
+                ("deleting", "deletingTopics"),
+            ):
                 items = _get(value, field_name) or ()
                 for t in items:
                     self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
                 g.state_partitions[state] = frozenset(
-                    _topic_partition_items(items, "topicName") if state != "deleting"
-                    else ((str(_get(t, "topicName")), None) for t in items))
+                    _topic_partition_items(items, "topicName")
+                    if state != "deleting"
+                    else ((str(_get(t, "topicName")), None) for t in items)
+                )
         elif kind == "TargetAssignmentMetadata":
             g.assignment_epoch = _get(value, "assignmentEpoch")
             for other in g.members.values():
@@ -627,25 +744,42 @@ class HeartbeatStory:
         pending = {k: sorted(v) for k, v in self._record_holdings(protocol, value, "PendingRevocation").items() if v}
         epoch, previous, state = _get(value, "memberEpoch"), _get(value, "previousMemberEpoch"), _get(value, "state")
         last = m.steps[-1] if m.steps else None
-        if last is not None and last.where is not None and (last.epoch, last.previous_epoch, last.state) == (
-                epoch, previous, state) and _same(last.holdings, new) and last.pending == pending:
+        if (
+            last is not None
+            and last.where is not None
+            and (last.epoch, last.previous_epoch, last.state) == (epoch, previous, state)
+            and _same(last.holdings, new)
+            and last.pending == pending
+        ):
             last.repeats += 1
             return
         self._after_leave(g, m, new, f"current assignment record at {where}")
         self._epoch_order(g, m, epoch, None, f"current assignment record at {where}")
         added, revoked = _diff(last.holdings if last is not None else {}, new)
         m.epoch = epoch
-        m.steps.append(Step(None, epoch, new, added, revoked, cause="current", where=where, previous_epoch=previous,
-                            state=state, pending=pending))
+        m.steps.append(
+            Step(
+                None,
+                epoch,
+                new,
+                added,
+                revoked,
+                cause="current",
+                where=where,
+                previous_epoch=previous,
+                state=state,
+                pending=pending,
+            )
+        )
 
     @staticmethod
-    def _after_leave(g: HeartbeatGroup, m: HeartbeatMember, given: Holdings | None, what: str,
-                     ts: float | None = None) -> None:
+    def _after_leave(
+        g: HeartbeatGroup, m: HeartbeatMember, given: Holdings | None, what: str, ts: float | None = None
+    ) -> None:
         """An anomaly when something is given to a member that left (and did not join again)."""
         if m.left is not None and given and any(given.values()):
             n = sum(len(v) for v in given.values())
-            g.anomaly(ts, m.member_id, f"{what} gives {n:,} partitions or tasks to the member after it "
-                                       f"left ({m.left})")
+            g.anomaly(ts, m.member_id, f"{what} gives {n:,} partitions or tasks to the member after it left ({m.left})")
 
     @staticmethod
     def _epoch_order(g: HeartbeatGroup, m: HeartbeatMember, epoch: int | None, ts: float | None, what: str) -> None:
@@ -738,11 +872,26 @@ class HeartbeatStory:
                 kind = "join" if req_epoch == 0 else LEAVE_EPOCHS.get(req_epoch, "heartbeat")
                 g.events.append(Event(ts, kind, m.member_id, error, message or ""))
                 if error in (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) and req_epoch > 0:
-                    g.events.append(Event(ts, "fenced", m.member_id, None,
-                                          "the member must give up everything it holds and join again"))
+                    g.events.append(
+                        Event(
+                            ts,
+                            "fenced",
+                            m.member_id,
+                            None,
+                            "the member must give up everything it holds and join again",
+                        )
+                    )
                     if current:
-                        m.steps.append(Step(ts, 0, {k: frozenset() for k in current}, {},
-                                            _diff(current, {k: frozenset() for k in current})[1], cause="fenced"))
+                        m.steps.append(
+                            Step(
+                                ts,
+                                0,
+                                {k: frozenset() for k in current},
+                                {},
+                                _diff(current, {k: frozenset() for k in current})[1],
+                                cause="fenced",
+                            )
+                        )
                         current = {k: frozenset() for k in current}
                     m.left, m.left_ts, epoch = "fenced", ts, None
                 continue
@@ -759,8 +908,11 @@ class HeartbeatStory:
                 m.joined = m.joined if rejoin else ts
                 m.join_epoch = m.join_epoch if rejoin else resp_epoch
                 m.left = m.left_ts = None
-                g.events.append(Event(ts, "join", m.member_id, 0,
-                                      f"{'rejoined' if rejoin else 'joined'} at member epoch {resp_epoch}"))
+                g.events.append(
+                    Event(
+                        ts, "join", m.member_id, 0, f"{'rejoined' if rejoin else 'joined'} at member epoch {resp_epoch}"
+                    )
+                )
             if given is None and resp_epoch == epoch:
                 continue
             new = {**(current or {}), **(given or {})}  # null fields are unchanged

@@ -68,8 +68,7 @@ class KafkaFrame:
 
 
 class _Conn:
-    __slots__ = ("client", "splitters", "held", "held_bytes", "pending", "orphans", "orphan_bytes", "kafka",
-                 "last_cid")
+    __slots__ = ("client", "splitters", "held", "held_bytes", "pending", "orphans", "orphan_bytes", "kafka", "last_cid")
 
     def __init__(self) -> None:
         self.client: tuple[str, int] | None = None
@@ -95,10 +94,17 @@ def _fits(conn: _Conn, cid: int, pending: OrderedDict | None = None) -> bool:
 class KafkaTraffic:
     """Sans-IO: ``feed(event)`` for each reassembly event; returns the Kafka records it completes."""
 
-    def __init__(self, *, ports: frozenset[int] | set[int] = DEFAULT_PORTS, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-                 api_keys: frozenset[int] | set[int] | None = None, detect_limit: int = 64 * 1024,
-                 max_pending: int = 4096, max_orphan_bytes: int = 1024 * 1024,
-                 max_unknown_response: int = 4 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        *,
+        ports: frozenset[int] | set[int] = DEFAULT_PORTS,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        api_keys: frozenset[int] | set[int] | None = None,
+        detect_limit: int = 64 * 1024,
+        max_pending: int = 4096,
+        max_orphan_bytes: int = 1024 * 1024,
+        max_unknown_response: int = 4 * 1024 * 1024,
+    ) -> None:
         self.ports = set(ports)
         self.max_frame_size = max_frame_size
         self.api_keys = None if api_keys is None else frozenset(api_keys)
@@ -183,10 +189,15 @@ class KafkaTraffic:
             role = "request" if (flow.src, flow.sport) == conn.client else "response"
             request = role == "request"
             sp = conn.splitters[(flow.src, flow.sport)] = FrameSplitter(
-                flow, role, max_frame_size=self.max_frame_size, loss=self.loss,
+                flow,
+                role,
+                max_frame_size=self.max_frame_size,
+                loss=self.loss,
                 keep=self._keep_request if request else (lambda h: self._keep_response(conn, h)),
-                confirm=(lambda h: _fits(conn, _HEAD.unpack_from(h, 4)[2])) if request else
-                (lambda h: _fits(conn, _CID.unpack_from(h, 4)[0], conn.pending)))
+                confirm=(lambda h: _fits(conn, _HEAD.unpack_from(h, 4)[2]))
+                if request
+                else (lambda h: _fits(conn, _CID.unpack_from(h, 4)[0], conn.pending)),
+            )
         return sp
 
     def _keep_request(self, header: bytes) -> bool:
@@ -257,8 +268,19 @@ class KafkaTraffic:
         return out
 
     def _paired(self, raw: RawFrame, request: KafkaFrame) -> KafkaFrame:
-        return KafkaFrame(raw.flow, "response", raw.offset, raw.size, raw.data, request.api_key,
-                          request.api_version, request.correlation_id, raw.ts, raw.ts_end, request.offset)
+        return KafkaFrame(
+            raw.flow,
+            "response",
+            raw.offset,
+            raw.size,
+            raw.data,
+            request.api_key,
+            request.api_version,
+            request.correlation_id,
+            raw.ts,
+            raw.ts_end,
+            request.offset,
+        )
 
     @staticmethod
     def _unpaired(raw: RawFrame) -> KafkaFrame:

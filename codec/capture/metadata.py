@@ -28,9 +28,13 @@ class _Reader:
 
     def take(self, n: int, path: str) -> bytes:
         if n < 0 or self.at + n > len(self.data):
-            raise TruncatedError(f"truncated (need {n}, have {len(self.data) - self.at})", message="MetadataResponse",
-                                 offset=self.at, path=path)
-        out = self.data[self.at:self.at + n]
+            raise TruncatedError(
+                f"truncated (need {n}, have {len(self.data) - self.at})",
+                message="MetadataResponse",
+                offset=self.at,
+                path=path,
+            )
+        out = self.data[self.at : self.at + n]
         self.at += n
         return out
 
@@ -54,8 +58,12 @@ class _Reader:
     def count(self, path: str) -> int:
         n = self.uvarint(path) - 1
         if n > len(self.data) - self.at:
-            raise DecodeError(f"array of {n} items in {len(self.data) - self.at} bytes", message="MetadataResponse",
-                              offset=self.at, path=path)
+            raise DecodeError(
+                f"array of {n} items in {len(self.data) - self.at} bytes",
+                message="MetadataResponse",
+                offset=self.at,
+                path=path,
+            )
         return max(n, 0)
 
     def tagged(self, path: str) -> None:
@@ -99,10 +107,12 @@ def topic_names(body: bytes, version: int) -> dict[str, str]:
     return out
 
 
-def metadata_response_v12(topics: dict[str, tuple[bytes, int]], *, broker: tuple[str, int] = ("10.0.0.100", 9092)
-                          ) -> bytes:
+def metadata_response_v12(
+    topics: dict[str, tuple[bytes, int]], *, broker: tuple[str, int] = ("10.0.0.100", 9092)
+) -> bytes:
     """A MetadataResponse v12 body naming ``topics`` (name -> (16-byte id, partition count)), one broker (id 1)
     leading every partition; for scripted captures."""
+
     def s(text: str | None) -> bytes:
         return b"\x00" if text is None else uvarint_bytes(len(text.encode()) + 1) + text.encode()
 

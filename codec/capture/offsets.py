@@ -58,9 +58,22 @@ from ..wire.schema import load_message
 from .bytestream import ByteStream
 from .records import DEFAULT_MAX_BATCH, DEFAULT_MAX_DECOMPRESSED, BadBatch, read_batches
 
-__all__ = ["OffsetsRecord", "BadRecord", "ControlMarker", "MemberPayloads", "decode_record", "decode_key",
-           "decode_value", "read_text", "read_segment", "parse_line", "member_payloads", "RECORD_TYPES",
-           "DEFAULT_MAX_LINE", "READ_ERRORS"]
+__all__ = [
+    "OffsetsRecord",
+    "BadRecord",
+    "ControlMarker",
+    "MemberPayloads",
+    "decode_record",
+    "decode_key",
+    "decode_value",
+    "read_text",
+    "read_segment",
+    "parse_line",
+    "member_payloads",
+    "RECORD_TYPES",
+    "DEFAULT_MAX_LINE",
+    "READ_ERRORS",
+]
 
 # Key version -> (key schema, value schema) as Kafka's group coordinator writes them
 # (group-coordinator/src/main/resources/common/message/*Key.json, "validVersions" of each key).
@@ -126,6 +139,7 @@ class BadRecord:
 
 # -- keys and values ---------------------------------------------------------------------------------
 
+
 def _version(data: bytes, what: str) -> int:
     if len(data) < 2:
         raise TruncatedError(f"truncated (need 2, have {len(data)})", message=what, offset=0, path="version")
@@ -137,8 +151,13 @@ def _body(schema: str, version: int, data: bytes) -> tuple[Any, bytes]:
     wire-facts §0.3; they are kept so that nothing is silently lost)."""
     spec = load_message(schema)
     if version not in spec.valid:
-        raise UnsupportedVersionError(f"unsupported version {version} (valid {spec.valid})", message=schema,
-                                      version=version, offset=0, path="version")
+        raise UnsupportedVersionError(
+            f"unsupported version {version} (valid {spec.valid})",
+            message=schema,
+            version=version,
+            offset=0,
+            path="version",
+        )
     body, end = decode_wire(schema, version, data, start=2)
     return body, bytes(data[end:])
 
@@ -148,11 +167,21 @@ def decode_key(data: bytes) -> tuple[int, str, Any, bytes]:
     version = _version(data, "__consumer_offsets key")
     names = RECORD_TYPES.get(version)
     if names is None:
-        raise UnsupportedVersionError(f"unknown record type {version}", message="__consumer_offsets key",
-                                      version=version, offset=0, path="version")
+        raise UnsupportedVersionError(
+            f"unknown record type {version}",
+            message="__consumer_offsets key",
+            version=version,
+            offset=0,
+            path="version",
+        )
     if version not in _DECODED:
-        raise UnsupportedVersionError(f"record type {version} ({names[0]}) is not decoded here",
-                                      message=names[0], version=version, offset=0, path="version")
+        raise UnsupportedVersionError(
+            f"record type {version} ({names[0]}) is not decoded here",
+            message=names[0],
+            version=version,
+            offset=0,
+            path="version",
+        )
     return (version, names[0], *_body(names[0], version, data))
 
 
@@ -165,8 +194,9 @@ def decode_value(key_version: int, data: bytes | None) -> tuple[int | None, Any,
     return (version, *_body(schema, version, data))
 
 
-def decode_record(key: bytes | None, value: bytes | None, where: str, *, crc_ok: bool | None = None
-                  ) -> OffsetsRecord | BadRecord:
+def decode_record(
+    key: bytes | None, value: bytes | None, where: str, *, crc_ok: bool | None = None
+) -> OffsetsRecord | BadRecord:
     """Decode one key/value pair; never raises DecodeError (a failure is a BadRecord)."""
     try:
         if key is None:
@@ -190,10 +220,19 @@ def _kafka4_record(key: bytes, value: bytes | None, where: str, crc_ok: bool | N
     for part, data in (("key", key), ("value", value)):
         n = rec.get("trailing", {}).get(part, {}).get("bytes")
         if n and data is not None:
-            trailing[part] = bytes(data[len(data) - n:])
+            trailing[part] = bytes(data[len(data) - n :])
     name = rec["record"]
-    return OffsetsRecord(where, rec["recordType"], f"{name}Key", rec["key"], rec["valueVersion"], f"{name}Value",
-                         rec["value"], trailing, crc_ok)
+    return OffsetsRecord(
+        where,
+        rec["recordType"],
+        f"{name}Key",
+        rec["key"],
+        rec["valueVersion"],
+        f"{name}Value",
+        rec["value"],
+        trailing,
+        crc_ok,
+    )
 
 
 # -- text dumps --------------------------------------------------------------------------------------
@@ -213,8 +252,9 @@ def _field(text: str, what: str) -> bytes:
         alt = "-_" if ("-" in text or "_" in text) else None
         return base64.b64decode(padded, altchars=alt, validate=True)
     except (binascii.Error, ValueError):
-        raise DecodeError(f"{what} is neither hex nor base64: {text[:40]!r}", message="text record",
-                          offset=None, path=what) from None
+        raise DecodeError(
+            f"{what} is neither hex nor base64: {text[:40]!r}", message="text record", offset=None, path=what
+        ) from None
 
 
 def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
@@ -228,19 +268,20 @@ def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
         except json.JSONDecodeError as e:
             raise DecodeError(f"bad JSON: {e.msg}", message="text record", offset=e.pos, path="") from None
         except RecursionError:
-            raise DecodeError("bad JSON: it nests too deeply", message="text record", offset=None,
-                              path="") from None
+            raise DecodeError("bad JSON: it nests too deeply", message="text record", offset=None, path="") from None
         except ValueError as e:  # a duplicate key, an integer of more digits than Python converts
             raise DecodeError(f"bad JSON: {e}", message="text record", offset=None, path="") from None
         if not isinstance(obj, dict) or "key" not in obj:
             raise DecodeError('a JSON line needs a "key"', message="text record", offset=0, path="key")
         if "value" not in obj:  # as a line without a key is refused: a tombstone says so ("value": null)
-            raise DecodeError('a JSON line needs a "value", null for a tombstone', message="text record",
-                              offset=0, path="value")
+            raise DecodeError(
+                'a JSON line needs a "value", null for a tombstone', message="text record", offset=0, path="value"
+            )
         k, v = obj["key"], obj["value"]
         if not isinstance(k, str) or not (v is None or isinstance(v, str)):
-            raise DecodeError("key and value must be strings (value may be null)", message="text record",
-                              offset=0, path="key")
+            raise DecodeError(
+                "key and value must be strings (value may be null)", message="text record", offset=0, path="key"
+            )
         return _field(k, "key"), None if v is None or v.strip() in _NULLS else _field(v, "value")
     for sep in _SEPARATORS:
         if sep in stripped:
@@ -250,13 +291,15 @@ def parse_line(text: str) -> tuple[bytes, bytes | None] | None:
         parts = stripped.split(None, 1)
         k, v = parts[0], parts[1] if len(parts) > 1 else None
         if v is None:
-            raise DecodeError("no value field (write null for a tombstone)", message="text record",
-                              offset=len(stripped), path="value")
+            raise DecodeError(
+                "no value field (write null for a tombstone)", message="text record", offset=len(stripped), path="value"
+            )
     return _field(k, "key"), None if v.strip() in _NULLS else _field(v, "value")
 
 
-def read_text(lines: Iterable[str] | str | Path | TextIO, *, max_line: int = DEFAULT_MAX_LINE
-              ) -> Iterator[OffsetsRecord | BadRecord]:
+def read_text(
+    lines: Iterable[str] | str | Path | TextIO, *, max_line: int = DEFAULT_MAX_LINE
+) -> Iterator[OffsetsRecord | BadRecord]:
     """Decode a text dump of records (a path, a text stream, or an iterable of lines), one result per record
     line. A stream that cannot be read to its end ends with a ``stopped`` :class:`BadRecord`."""
     if isinstance(lines, (str, Path)):
@@ -272,14 +315,24 @@ def read_text(lines: Iterable[str] | str | Path | TextIO, *, max_line: int = DEF
             return
         except READ_ERRORS as e:
             where = f"past line {n}" if n else "at all"
-            yield BadRecord(f"line {n + 1}", DecodeError(f"cannot be read {where}: {_reason(e)}", message="text dump",
-                                                         offset=None, path=""), stopped=True)
+            yield BadRecord(
+                f"line {n + 1}",
+                DecodeError(f"cannot be read {where}: {_reason(e)}", message="text dump", offset=None, path=""),
+                stopped=True,
+            )
             return
         n += 1
         where = f"line {n}"
         if isinstance(text, _TooLong):
-            yield BadRecord(where, LimitExceededError(f"a line of {text.length:,} characters exceeds the maximum "
-                                                      f"{max_line:,}", message="text record", offset=None, path=""))
+            yield BadRecord(
+                where,
+                LimitExceededError(
+                    f"a line of {text.length:,} characters exceeds the maximum {max_line:,}",
+                    message="text record",
+                    offset=None,
+                    path="",
+                ),
+            )
             continue
         try:
             kv = parse_line(text)
@@ -331,9 +384,13 @@ def _reason(e: BaseException) -> str:
 
 # -- log segments ------------------------------------------------------------------------------------
 
-def read_segment(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MAX_BATCH,
-                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
-                 ) -> Iterator[OffsetsRecord | ControlMarker | BadRecord]:
+
+def read_segment(
+    source: str | Path | ByteStream,
+    *,
+    max_batch: int = DEFAULT_MAX_BATCH,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+) -> Iterator[OffsetsRecord | ControlMarker | BadRecord]:
     """Decode every record of a ``__consumer_offsets`` log segment."""
     for batch in read_batches(source, max_batch=max_batch, max_decompressed=max_decompressed):
         if isinstance(batch, BadBatch):
@@ -341,8 +398,10 @@ def read_segment(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MA
             continue
         if not batch.crc_ok:
             computed = "CRC-32C mismatch: the batch's bytes are corrupt; its records are decoded anyway"
-            yield BadRecord(f"batch at byte {batch.position}",
-                            DecodeError(computed, message="RecordBatch", offset=batch.position + 17, path="crc"))
+            yield BadRecord(
+                f"batch at byte {batch.position}",
+                DecodeError(computed, message="RecordBatch", offset=batch.position + 17, path="crc"),
+            )
         for rec in batch.records:
             where = f"offset {rec.offset}"
             if batch.is_control:
@@ -354,13 +413,21 @@ def read_segment(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MA
 def _control(rec, where: str, producer_id: int) -> ControlMarker | BadRecord:
     key = rec.key or b""
     if len(key) < 4:
-        return BadRecord(where, TruncatedError(f"control record key truncated (need 4, have {len(key)})",
-                                               message="ControlRecordKey", offset=0, path="type"))
+        return BadRecord(
+            where,
+            TruncatedError(
+                f"control record key truncated (need 4, have {len(key)})",
+                message="ControlRecordKey",
+                offset=0,
+                path="type",
+            ),
+        )
     kind = struct.unpack_from(">h", key, 2)[0]
     return ControlMarker(where, {0: "abort", 1: "commit"}.get(kind, f"type {kind}"), producer_id)
 
 
 # -- the members' payloads ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class MemberPayloads:
@@ -387,13 +454,20 @@ def member_payloads(value) -> list[MemberPayloads]:
     except ImportError as e:  # codec.group is a separate layer; keep the bytes if it is absent
         note = f"group message decoder unavailable ({e})"
         return [MemberPayloads(m.member_id, m.subscription, m.assignment, note) for m in value.members]
-    sub_layer, asg_layer = (CONNECT_METADATA, CONNECT_ASSIGNMENT) if value.protocol_type == "connect" \
-        else (SUBSCRIPTION, ASSIGNMENT)
+    sub_layer, asg_layer = (
+        (CONNECT_METADATA, CONNECT_ASSIGNMENT) if value.protocol_type == "connect" else (SUBSCRIPTION, ASSIGNMENT)
+    )
     out = []
     for i, m in enumerate(value.members):
-        sub = decode_layer(sub_layer, m.subscription, protocol_name=value.protocol,
-                           at=f"members[{i}].subscription") if m.subscription else m.subscription
-        asg = decode_layer(asg_layer, m.assignment, protocol_name=value.protocol,
-                           at=f"members[{i}].assignment") if m.assignment else m.assignment
+        sub = (
+            decode_layer(sub_layer, m.subscription, protocol_name=value.protocol, at=f"members[{i}].subscription")
+            if m.subscription
+            else m.subscription
+        )
+        asg = (
+            decode_layer(asg_layer, m.assignment, protocol_name=value.protocol, at=f"members[{i}].assignment")
+            if m.assignment
+            else m.assignment
+        )
         out.append(MemberPayloads(m.member_id, sub, asg))
     return out

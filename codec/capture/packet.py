@@ -104,8 +104,17 @@ def decode_tcp(linktype: int, data: bytes, ts: float) -> TcpSegment | None:
         doff = (off_flags >> 12) * 4
         end = 14 + total if total else len(data)
         if total >= 20 and not frag & 0x3FFF and doff >= 20 and 34 + doff <= end and 34 + doff <= len(data):
-            return _segment(_addr(data[26:30]), sport, _addr(data[30:34]), dport, seq, off_flags & 0x3F,
-                            data[34 + doff:min(end, len(data))], end - 34 - doff, ts)
+            return _segment(
+                _addr(data[26:30]),
+                sport,
+                _addr(data[30:34]),
+                dport,
+                seq,
+                off_flags & 0x3F,
+                data[34 + doff : min(end, len(data))],
+                end - 34 - doff,
+                ts,
+            )
     return _decode(linktype, data, ts)
 
 
@@ -124,13 +133,13 @@ def _decode(linktype: int, data: bytes, ts: float) -> TcpSegment | None:
             raise _fail(f"bad IPv4 header length {ihl} / total {total}", pos, "ipv4.ihl")
         if frag & 0x3FFF:  # MF set or a fragment offset: TCP over IP fragments is not reassembled here
             raise _fail("IPv4 fragment (not reassembled)", pos + 6, "ipv4.fragment")
-        src, dst = data[pos + 12:pos + 16], data[pos + 16:pos + 20]
+        src, dst = data[pos + 12 : pos + 16], data[pos + 16 : pos + 20]
         end = pos + total if total else len(data)  # total 0: TCP segmentation offload captures
         pos += ihl
     elif version == 6:
         _need(data, pos + 40, "ipv6")
         plen, nxt = struct.unpack_from(">HB", data, pos + 4)
-        src, dst = data[pos + 8:pos + 24], data[pos + 24:pos + 40]
+        src, dst = data[pos + 8 : pos + 24], data[pos + 24 : pos + 40]
         end = pos + 40 + plen if plen else len(data)  # 0: jumbogram or offload
         pos += 40
         while nxt in _IPV6_SKIPPABLE:
@@ -150,8 +159,17 @@ def _decode(linktype: int, data: bytes, ts: float) -> TcpSegment | None:
         raise _fail(f"bad TCP data offset {doff}", pos + 12, "tcp.data_offset")
     _need(data, pos + doff, "tcp.options")
     # A snap length may have cut the packet: the payload is what is there, the length what was sent.
-    return _segment(_addr(src), sport, _addr(dst), dport, seq, off_flags & 0x3F,
-                    data[pos + doff:min(end, len(data))], end - pos - doff, ts)
+    return _segment(
+        _addr(src),
+        sport,
+        _addr(dst),
+        dport,
+        seq,
+        off_flags & 0x3F,
+        data[pos + doff : min(end, len(data))],
+        end - pos - doff,
+        ts,
+    )
 
 
 @lru_cache(maxsize=4096)

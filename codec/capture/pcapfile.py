@@ -36,8 +36,10 @@ DEFAULT_MAX_PACKET = 1 << 20
 _CHUNK = 1 << 16
 
 _PCAP_MAGIC = {
-    b"\xd4\xc3\xb2\xa1": ("<", 1e-6), b"\xa1\xb2\xc3\xd4": (">", 1e-6),
-    b"\x4d\x3c\xb2\xa1": ("<", 1e-9), b"\xa1\xb2\x3c\x4d": (">", 1e-9),
+    b"\xd4\xc3\xb2\xa1": ("<", 1e-6),
+    b"\xa1\xb2\xc3\xd4": (">", 1e-6),
+    b"\x4d\x3c\xb2\xa1": ("<", 1e-9),
+    b"\xa1\xb2\x3c\x4d": (">", 1e-9),
 }
 _PCAPNG_SHB = 0x0A0D0D0A
 _BOM = 0x1A2B3C4D
@@ -75,7 +77,7 @@ class _Prefixed(io.RawIOBase):
             buf[:n], self._head = self._head[:n], self._head[n:]
             return n
         data = self._rest.read(len(buf))
-        buf[:len(data)] = data
+        buf[: len(data)] = data
         return len(data)
 
 
@@ -98,13 +100,18 @@ class _Source:
                 parts.append(b)
                 have += len(b)
         except (OSError, EOFError, zlib.error) as e:  # a corrupt or cut gzip stream
-            raise DecodeError(f"cannot read the file: {e}", message=self.fmt, offset=self.pos + have,
-                              path=what) from None
+            raise DecodeError(
+                f"cannot read the file: {e}", message=self.fmt, offset=self.pos + have, path=what
+            ) from None
         data = b"".join(parts)
         self.pos += len(data)
         if have < n:
-            raise TruncatedError(f"file ends inside a record (need {n}, have {have})", message=self.fmt,
-                                 offset=self.pos - have if at is None else at, path=what)
+            raise TruncatedError(
+                f"file ends inside a record (need {n}, have {have})",
+                message=self.fmt,
+                offset=self.pos - have if at is None else at,
+                path=what,
+            )
         return data
 
     def at_eof(self) -> bool:
@@ -135,8 +142,7 @@ def read_packets(source: str | Path | ByteStream, *, max_packet: int = DEFAULT_M
             yield from read_packets(unzipped, max_packet=max_packet)
         return
     if len(head) < 4:
-        raise TruncatedError(f"not a capture file (need 4, have {len(head)})", message="pcap", offset=0,
-                             path="magic")
+        raise TruncatedError(f"not a capture file (need 4, have {len(head)})", message="pcap", offset=0, path="magic")
     if head in _PCAP_MAGIC:
         src = _Source(source, "pcap")
         src.pos = 4
@@ -167,15 +173,18 @@ def _pcap_records(src: _Source, endian: str, unit: float, linktype: int, max_pac
         start = src.pos
         sec, frac, incl, orig = rec.unpack(src.read(16, f"packet[{index}].header"))
         if incl > max_packet:
-            raise LimitExceededError(f"packet length {incl} exceeds the maximum {max_packet}", message="pcap",
-                                     offset=start + 8, path=f"packet[{index}].incl_len")
+            raise LimitExceededError(
+                f"packet length {incl} exceeds the maximum {max_packet}",
+                message="pcap",
+                offset=start + 8,
+                path=f"packet[{index}].incl_len",
+            )
         data = src.read(incl, f"packet[{index}].data", at=start)
         yield _packet(index, sec + frac * unit, linktype, data, orig)
         index += 1
 
 
-def _pcap_records_buffered(src: _Source, endian: str, unit: float, linktype: int,
-                           max_packet: int) -> Iterator[Packet]:
+def _pcap_records_buffered(src: _Source, endian: str, unit: float, linktype: int, max_packet: int) -> Iterator[Packet]:
     """The records of a plain (not gzipped) file, parsed from blocks of ``_BLOCK`` bytes read ahead: the same
     packets and the same errors, at the same offsets, as :func:`_pcap_records`, without two reads a packet.
     At most a block and one packet (``max_packet``) are held."""
@@ -187,22 +196,34 @@ def _pcap_records_buffered(src: _Source, endian: str, unit: float, linktype: int
             if not more:
                 if len(buf) == off:
                     return
-                raise TruncatedError(f"file ends inside a record (need 16, have {len(buf) - off})",
-                                     message="pcap", offset=pos, path=f"packet[{index}].header")
+                raise TruncatedError(
+                    f"file ends inside a record (need 16, have {len(buf) - off})",
+                    message="pcap",
+                    offset=pos,
+                    path=f"packet[{index}].header",
+                )
             buf, off = buf[off:] + more, 0
             continue
         sec, frac, incl, orig = unpack(buf, off)
         if incl > max_packet:
-            raise LimitExceededError(f"packet length {incl} exceeds the maximum {max_packet}", message="pcap",
-                                     offset=pos + 8, path=f"packet[{index}].incl_len")
+            raise LimitExceededError(
+                f"packet length {incl} exceeds the maximum {max_packet}",
+                message="pcap",
+                offset=pos + 8,
+                path=f"packet[{index}].incl_len",
+            )
         end = off + 16 + incl
         while end > len(buf):
             more = _read_ahead(src, pos + len(buf) - off, f"packet[{index}].data")
             if not more:
-                raise TruncatedError(f"file ends inside a record (need {incl}, have {len(buf) - off - 16})",
-                                     message="pcap", offset=pos, path=f"packet[{index}].data")
+                raise TruncatedError(
+                    f"file ends inside a record (need {incl}, have {len(buf) - off - 16})",
+                    message="pcap",
+                    offset=pos,
+                    path=f"packet[{index}].data",
+                )
             buf, end, off = buf[off:] + more, end - off, 0
-        yield _packet(index, sec + frac * unit, linktype, buf[off + 16:end], orig)
+        yield _packet(index, sec + frac * unit, linktype, buf[off + 16 : end], orig)
         pos += end - off
         off = end
         index += 1
@@ -247,19 +268,25 @@ def _read_pcapng(src: _Source, max_packet: int) -> Iterator[Packet]:
             elif bom == b"\x1a\x2b\x3c\x4d":
                 endian = ">"
             else:
-                raise DecodeError(f"bad byte-order magic {bom.hex()}", message="pcapng", offset=start + 8,
-                                  path="shb.byte_order")
+                raise DecodeError(
+                    f"bad byte-order magic {bom.hex()}", message="pcapng", offset=start + 8, path="shb.byte_order"
+                )
             blen = _block_length(struct.unpack(endian + "I", raw_len)[0], start, max_packet, 28)
             src.read(blen - 12, "shb.body", at=start)  # version, section length, options: not needed
             interfaces = []
             continue
         btype = struct.unpack(endian + "I", btype_raw)[0]
-        blen = _block_length(struct.unpack(endian + "I", src.read(4, "block.length", at=start))[0], start,
-                             max_packet, 12)
+        blen = _block_length(
+            struct.unpack(endian + "I", src.read(4, "block.length", at=start))[0], start, max_packet, 12
+        )
         body = src.read(blen - 8, f"block@{start}", at=start)
         if struct.unpack_from(endian + "I", body, len(body) - 4)[0] != blen:
-            raise DecodeError("trailing block length differs from the leading one", message="pcapng",
-                              offset=start + blen - 4, path="block.length")
+            raise DecodeError(
+                "trailing block length differs from the leading one",
+                message="pcapng",
+                offset=start + blen - 4,
+                path="block.length",
+            )
         body = body[:-4]
         if btype == _IDB:
             interfaces.append(_parse_idb(body, endian, start))
@@ -268,12 +295,13 @@ def _read_pcapng(src: _Source, max_packet: int) -> Iterator[Packet]:
             index += 1
         elif btype == _SPB:
             if not interfaces:
-                raise DecodeError("simple packet block before any interface", message="pcapng", offset=start,
-                                  path="spb")
+                raise DecodeError(
+                    "simple packet block before any interface", message="pcapng", offset=start, path="spb"
+                )
             if len(body) < 4:
                 raise TruncatedError("simple packet block too short", message="pcapng", offset=start, path="spb")
             orig = struct.unpack_from(endian + "I", body)[0]
-            data = body[4:4 + min(orig, len(body) - 4)]
+            data = body[4 : 4 + min(orig, len(body) - 4)]
             yield _packet(index, 0.0, interfaces[0].linktype, data, orig)
             index += 1
 
@@ -282,8 +310,9 @@ def _block_length(blen: int, start: int, max_packet: int, minimum: int) -> int:
     if blen < minimum or blen % 4:
         raise DecodeError(f"bad block length {blen}", message="pcapng", offset=start + 4, path="block.length")
     if blen > max_packet + 64 * 1024:
-        raise LimitExceededError(f"block length {blen} exceeds the maximum", message="pcapng",
-                                 offset=start + 4, path="block.length")
+        raise LimitExceededError(
+            f"block length {blen} exceeds the maximum", message="pcapng", offset=start + 4, path="block.length"
+        )
     return blen
 
 
@@ -295,7 +324,7 @@ def _parse_idb(body: bytes, endian: str, start: int) -> _Interface:
     for code, value in _options(body, 8, endian):
         if code == 9 and value:  # if_tsresol: MSB clear = 10^-n, set = 2^-n
             r = value[0]
-            unit = 2.0 ** -(r & 0x7F) if r & 0x80 else 10.0 ** -r
+            unit = 2.0 ** -(r & 0x7F) if r & 0x80 else 10.0**-r
         elif code == 14 and len(value) == 8:  # if_tsoffset, seconds
             offset = struct.unpack(endian + "q", value)[0]
     return _Interface(linktype, unit, offset)
@@ -306,12 +335,11 @@ def _options(body: bytes, pos: int, endian: str) -> Iterator[tuple[int, bytes]]:
         code, length = struct.unpack_from(endian + "HH", body, pos)
         if code == 0:
             return
-        yield code, body[pos + 4:pos + 4 + length]
+        yield code, body[pos + 4 : pos + 4 + length]
         pos += 4 + length + (-length % 4)
 
 
-def _parse_epb(body: bytes, endian: str, btype: int, start: int, interfaces: list[_Interface],
-               index: int) -> Packet:
+def _parse_epb(body: bytes, endian: str, btype: int, start: int, interfaces: list[_Interface], index: int) -> Packet:
     if len(body) < 20:
         raise TruncatedError("packet block too short", message="pcapng", offset=start, path=f"packet[{index}]")
     if btype == _EPB:
@@ -319,11 +347,19 @@ def _parse_epb(body: bytes, endian: str, btype: int, start: int, interfaces: lis
     else:  # obsolete Packet Block: uint16 interface id, uint16 drops count
         iface_id, _drops, hi, lo, caplen, orig = struct.unpack_from(endian + "HHIIII", body)
     if iface_id >= len(interfaces):
-        raise DecodeError(f"packet names interface {iface_id}, only {len(interfaces)} described",
-                          message="pcapng", offset=start + 8, path=f"packet[{index}].interface_id")
+        raise DecodeError(
+            f"packet names interface {iface_id}, only {len(interfaces)} described",
+            message="pcapng",
+            offset=start + 8,
+            path=f"packet[{index}].interface_id",
+        )
     if caplen > len(body) - 20:
-        raise TruncatedError(f"captured length {caplen} exceeds the block ({len(body) - 20})", message="pcapng",
-                             offset=start + 20, path=f"packet[{index}].captured_len")
+        raise TruncatedError(
+            f"captured length {caplen} exceeds the block ({len(body) - 20})",
+            message="pcapng",
+            offset=start + 20,
+            path=f"packet[{index}].captured_len",
+        )
     iface = interfaces[iface_id]
     ts = ((hi << 32) | lo) * iface.unit + iface.offset
-    return _packet(index, ts, iface.linktype, body[20:20 + caplen], orig)
+    return _packet(index, ts, iface.linktype, body[20 : 20 + caplen], orig)

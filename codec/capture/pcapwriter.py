@@ -96,8 +96,16 @@ def pcapng(segs: list[Seg], linktype: int = 1) -> bytes:
     return b"".join(out)
 
 
-def conversation(frames: list[tuple[str, bytes]], *, client: tuple[str, int] = ("10.0.0.1", 50000),
-                 server: tuple[str, int] = ("10.0.0.2", 9092), isn: tuple[int, int] = (1000, 5000), syn: bool = True, mss: int = 1400, t0: float = 1_700_000_000.0) -> list[Seg]:
+def conversation(
+    frames: list[tuple[str, bytes]],
+    *,
+    client: tuple[str, int] = ("10.0.0.1", 50000),
+    server: tuple[str, int] = ("10.0.0.2", 9092),
+    isn: tuple[int, int] = (1000, 5000),
+    syn: bool = True,
+    mss: int = 1400,
+    t0: float = 1_700_000_000.0,
+) -> list[Seg]:
     """Segments for a list of ("c"|"s", bytes) writes: an optional handshake, each write cut into
     ``mss``-sized segments, then FINs. Timestamps increase by 1 ms per segment."""
     segs: list[Seg] = []
@@ -116,7 +124,7 @@ def conversation(frames: list[tuple[str, bytes]], *, client: tuple[str, int] = (
         add("s", SYN | ACK)
     for side, data in frames:
         for i in range(0, len(data), mss):
-            add(side, PSH | ACK, data[i:i + mss])
+            add(side, PSH | ACK, data[i : i + mss])
     add("c", FIN | ACK)
     add("s", FIN | ACK)
     return segs
@@ -126,8 +134,9 @@ class TcpConnection:
     """One TCP connection written incrementally: :meth:`open` (the handshake), :meth:`write` from either
     side at a given time, :meth:`close` (FINs). Segments accumulate in :attr:`segments`."""
 
-    def __init__(self, client: tuple[str, int], server: tuple[str, int], *, isn: tuple[int, int] = (1000, 5000),
-                 mss: int = 1400) -> None:
+    def __init__(
+        self, client: tuple[str, int], server: tuple[str, int], *, isn: tuple[int, int] = (1000, 5000), mss: int = 1400
+    ) -> None:
         self.ends = {"c": (*client, *server), "s": (*server, *client)}
         self.seq = {"c": isn[0], "s": isn[1]}
         self.mss = mss
@@ -145,7 +154,7 @@ class TcpConnection:
     def write(self, side: str, data: bytes, ts: float) -> None:
         """``side`` "c" (client) or "s" (server); ``data`` cut into ``mss``-sized segments, all at ``ts``."""
         for i in range(0, len(data), self.mss):
-            self._add(side, PSH | ACK, data[i:i + self.mss], ts)
+            self._add(side, PSH | ACK, data[i : i + self.mss], ts)
 
     def close(self, ts: float) -> None:
         if not self.closed:

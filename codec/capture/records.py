@@ -46,9 +46,22 @@ import crc32c
 from ..errors import DecodeError, LimitExceededError, TruncatedError
 from .bytestream import ByteStream
 
-__all__ = ["Record", "RecordBatch", "BatchRecords", "BadBatch", "read_batches", "decode_batch", "decompress",
-           "COMPRESSION", "DEFAULT_MAX_BATCH", "DEFAULT_MAX_DECOMPRESSED", "RECORDS_FLOOR", "BYTES_PER_RECORD", "DECOMPRESSION_RATIO",
-           "DECOMPRESSION_FLOOR"]
+__all__ = [
+    "Record",
+    "RecordBatch",
+    "BatchRecords",
+    "BadBatch",
+    "read_batches",
+    "decode_batch",
+    "decompress",
+    "COMPRESSION",
+    "DEFAULT_MAX_BATCH",
+    "DEFAULT_MAX_DECOMPRESSED",
+    "RECORDS_FLOOR",
+    "BYTES_PER_RECORD",
+    "DECOMPRESSION_RATIO",
+    "DECOMPRESSION_FLOOR",
+]
 
 COMPRESSION = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 DEFAULT_MAX_BATCH = 64 * 1024 * 1024
@@ -131,8 +144,12 @@ def _read(f: ByteStream, n: int) -> bytes:
     return b"".join(parts)
 
 
-def read_batches(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MAX_BATCH,
-                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> Iterator[RecordBatch | BadBatch]:
+def read_batches(
+    source: str | Path | ByteStream,
+    *,
+    max_batch: int = DEFAULT_MAX_BATCH,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+) -> Iterator[RecordBatch | BadBatch]:
     """Every batch of a log segment, in file order."""
     if isinstance(source, (str, Path)):
         with open(source, "rb") as f:
@@ -149,15 +166,31 @@ def read_batches(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MA
         if not head:
             return
         if len(head) < _LOG_OVERHEAD:
-            yield BadBatch(pos, _fail(f"segment ends inside a batch header (need 12, have {len(head)})", pos,
-                                      "batch_length", TruncatedError), 0)
+            yield BadBatch(
+                pos,
+                _fail(
+                    f"segment ends inside a batch header (need 12, have {len(head)})",
+                    pos,
+                    "batch_length",
+                    TruncatedError,
+                ),
+                0,
+            )
             return
         length = struct.unpack_from(">i", head, 8)[0]
         if length == 0 and head == bytes(12):  # a preallocated segment's zero tail
             return
         if length < 5 or length > max_batch:
-            yield BadBatch(pos, _fail(f"batch length {length} is out of bounds [5, {max_batch}]", pos + 8,
-                                      "batch_length", LimitExceededError), 0)
+            yield BadBatch(
+                pos,
+                _fail(
+                    f"batch length {length} is out of bounds [5, {max_batch}]",
+                    pos + 8,
+                    "batch_length",
+                    LimitExceededError,
+                ),
+                0,
+            )
             return
         try:
             body = _read(source, length)
@@ -165,13 +198,24 @@ def read_batches(source: str | Path | ByteStream, *, max_batch: int = DEFAULT_MA
             yield _unreadable(pos, e)
             return
         if len(body) < length:
-            yield BadBatch(pos, _fail(f"segment ends inside a batch (need {length}, have {len(body)})",
-                                      pos + _LOG_OVERHEAD + len(body), "records", TruncatedError), 0)
+            yield BadBatch(
+                pos,
+                _fail(
+                    f"segment ends inside a batch (need {length}, have {len(body)})",
+                    pos + _LOG_OVERHEAD + len(body),
+                    "records",
+                    TruncatedError,
+                ),
+                0,
+            )
             return
         try:
-            batch = decode_batch(head + body, position=pos, max_decompressed=max_decompressed,
-                                 max_records=RECORDS_FLOOR + (pos + _LOG_OVERHEAD + length) // BYTES_PER_RECORD
-                                 - records)
+            batch = decode_batch(
+                head + body,
+                position=pos,
+                max_decompressed=max_decompressed,
+                max_records=RECORDS_FLOOR + (pos + _LOG_OVERHEAD + length) // BYTES_PER_RECORD - records,
+            )
         except DecodeError as e:
             yield BadBatch(pos, e, _LOG_OVERHEAD + length)
         else:
@@ -193,8 +237,9 @@ def _unreadable(pos: int, e: BaseException) -> BadBatch:
     return BadBatch(pos, _fail(f"cannot be read {f'past byte {pos}' if pos else 'at all'}: {why}", None, ""), 0)
 
 
-def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
-                 max_records: int | None = None) -> RecordBatch:
+def decode_batch(
+    data: bytes, *, position: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED, max_records: int | None = None
+) -> RecordBatch:
     """Decode one whole batch (``data`` is exactly the batch). Offsets in errors count from
     ``position``; a CRC mismatch does not raise (see ``crc_ok``). ``max_records``: the most records a
     compressed batch may hold (see the module docstring; None: as many as its bytes can hold)."""
@@ -202,36 +247,67 @@ def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFA
         magic = data[16] if len(data) > 16 else None
         if magic is not None and magic != 2:
             raise _fail(f"message format v{magic} (magic {magic}) is not supported, only v2", position + 16, "magic")
-        raise _fail(f"truncated (need {_HEADER.size}, have {len(data)})", position + len(data), "header",
-                    TruncatedError)
-    (base_offset, _length, epoch, magic, crc, attributes, last_delta, base_ts, max_ts, pid, pepoch, base_seq,
-     count) = _HEADER.unpack_from(data)
+        raise _fail(
+            f"truncated (need {_HEADER.size}, have {len(data)})", position + len(data), "header", TruncatedError
+        )
+    (base_offset, _length, epoch, magic, crc, attributes, last_delta, base_ts, max_ts, pid, pepoch, base_seq, count) = (
+        _HEADER.unpack_from(data)
+    )
     if magic != 2:
         raise _fail(f"message format v{magic} (magic {magic}) is not supported, only v2", position + 16, "magic")
     crc_ok = crc32c.crc32c(memoryview(data)[21:]) == crc
     codec = attributes & 7
-    payload = data[_HEADER.size:]
+    payload = data[_HEADER.size :]
     base: int | None = position + _HEADER.size  # where the records start in the file
     if codec:
         if codec not in COMPRESSION:
             raise _fail(f"unknown compression codec {codec}", position + 21, "attributes")
         if max_records is not None and count > max_records:
-            raise _fail(f"{count:,} records compressed into {len(data):,} bytes: more than the segment's size so far "
-                        f"allows (one record per {BYTES_PER_RECORD} bytes, and {RECORDS_FLOOR:,}: {max_records:,} here; "
-                        "codec.budget); its records are not read", position + 57, "record_count", LimitExceededError)
+            raise _fail(
+                f"{count:,} records compressed into {len(data):,} bytes: more than the segment's size so far "
+                f"allows (one record per {BYTES_PER_RECORD} bytes, and {RECORDS_FLOOR:,}: {max_records:,} here; "
+                "codec.budget); its records are not read",
+                position + 57,
+                "record_count",
+                LimitExceededError,
+            )
         ratio_limit = DECOMPRESSION_FLOOR + DECOMPRESSION_RATIO * len(payload)
-        payload = decompress(codec, payload, min(max_decompressed, ratio_limit), offset=base,
-                             why="" if max_decompressed <= ratio_limit else
-                             f" ({DECOMPRESSION_RATIO} times its {len(payload):,} bytes and {DECOMPRESSION_FLOOR:,} "
-                             "more, codec.budget; its records are not read)")
+        payload = decompress(
+            codec,
+            payload,
+            min(max_decompressed, ratio_limit),
+            offset=base,
+            why=""
+            if max_decompressed <= ratio_limit
+            else f" ({DECOMPRESSION_RATIO} times its {len(payload):,} bytes and {DECOMPRESSION_FLOOR:,} "
+            "more, codec.budget; its records are not read)",
+        )
         base = None  # offsets inside decompressed bytes are not file offsets
     if count < 0 or count > len(payload) // 7 + 1:  # a record takes at least 7 bytes
-        raise _fail(f"record count {count} exceeds what {len(payload)} bytes can hold", position + 57,
-                    "record_count", LimitExceededError)
+        raise _fail(
+            f"record count {count} exceeds what {len(payload)} bytes can hold",
+            position + 57,
+            "record_count",
+            LimitExceededError,
+        )
     records = BatchRecords(payload, count, base_offset, base_ts, base)
     _walk(records)  # every record's framing, before any is given
-    return RecordBatch(position, base_offset, epoch, magic, crc, crc_ok, attributes, last_delta, base_ts, max_ts,
-                       pid, pepoch, base_seq, records)
+    return RecordBatch(
+        position,
+        base_offset,
+        epoch,
+        magic,
+        crc,
+        crc_ok,
+        attributes,
+        last_delta,
+        base_ts,
+        max_ts,
+        pid,
+        pepoch,
+        base_seq,
+        records,
+    )
 
 
 class _Reader:
@@ -259,9 +335,10 @@ class _Reader:
 
     def take(self, n: int, path: str) -> bytes:
         if n > len(self.data) - self.pos:
-            raise TruncatedError(f"truncated (need {n}, have {len(self.data) - self.pos})", message=_MSG,
-                                 offset=self.where(), path=path)
-        out = self.data[self.pos:self.pos + n]
+            raise TruncatedError(
+                f"truncated (need {n}, have {len(self.data) - self.pos})", message=_MSG, offset=self.where(), path=path
+            )
+        out = self.data[self.pos : self.pos + n]
         self.pos += n
         return out
 
@@ -303,8 +380,12 @@ def _records(batch: BatchRecords, make: bool) -> Iterator[Record]:
         length = r.varint(p + ".length")
         start = r.pos
         if length < 0 or length > len(payload) - start:
-            raise TruncatedError(f"record length {length} exceeds the {len(payload) - start} bytes left",
-                                 message=_MSG, offset=r.where(), path=p + ".length")
+            raise TruncatedError(
+                f"record length {length} exceeds the {len(payload) - start} bytes left",
+                message=_MSG,
+                offset=r.where(),
+                path=p + ".length",
+            )
         r.take(1, p + ".attributes")
         ts_delta = r.varint(p + ".timestamp_delta", 10)
         offset_delta = r.varint(p + ".offset_delta")
@@ -312,8 +393,12 @@ def _records(batch: BatchRecords, make: bool) -> Iterator[Record]:
         value = r.nullable(p + ".value")
         n_headers = r.varint(p + ".header_count")
         if n_headers < 0 or n_headers > (start + length - r.pos) // 2:
-            raise LimitExceededError(f"header count {n_headers} exceeds what the record can hold", message=_MSG,
-                                     offset=r.where(), path=p + ".header_count")
+            raise LimitExceededError(
+                f"header count {n_headers} exceeds what the record can hold",
+                message=_MSG,
+                offset=r.where(),
+                path=p + ".header_count",
+            )
         headers = []
         for j in range(n_headers):
             hk = r.nullable(f"{p}.headers[{j}].key")
@@ -322,21 +407,31 @@ def _records(batch: BatchRecords, make: bool) -> Iterator[Record]:
             try:
                 name = hk.decode("utf-8")
             except UnicodeDecodeError:
-                raise DecodeError("header key is not UTF-8", message=_MSG, offset=r.where(),
-                                  path=f"{p}.headers[{j}].key") from None
+                raise DecodeError(
+                    "header key is not UTF-8", message=_MSG, offset=r.where(), path=f"{p}.headers[{j}].key"
+                ) from None
             headers.append((name, r.nullable(f"{p}.headers[{j}].value")))
         if r.pos != start + length:
-            raise DecodeError(f"record length {length} does not match its fields ({r.pos - start})", message=_MSG,
-                              offset=r.where(start), path=p + ".length")
+            raise DecodeError(
+                f"record length {length} does not match its fields ({r.pos - start})",
+                message=_MSG,
+                offset=r.where(start),
+                path=p + ".length",
+            )
         if make:
             yield Record(base_offset + offset_delta, base_ts + ts_delta, key, value, tuple(headers))
     if r.pos != len(payload):
-        raise DecodeError(f"{len(payload) - r.pos} bytes after the last of {count} records", message=_MSG,
-                          offset=r.where(), path="records")
+        raise DecodeError(
+            f"{len(payload) - r.pos} bytes after the last of {count} records",
+            message=_MSG,
+            offset=r.where(),
+            path="records",
+        )
 
 
-def decompress(codec: int, data: bytes, limit: int = DEFAULT_MAX_DECOMPRESSED, *, offset: int | None = None,
-               why: str = "") -> bytes:
+def decompress(
+    codec: int, data: bytes, limit: int = DEFAULT_MAX_DECOMPRESSED, *, offset: int | None = None, why: str = ""
+) -> bytes:
     """Decompress a batch's records with Kafka's codec number, refusing output beyond ``limit`` bytes (``why``:
     what that limit is, for the error)."""
     name = COMPRESSION.get(codec, str(codec))
@@ -391,7 +486,7 @@ def _snappy(data: bytes, limit: int, offset: int | None, why: str) -> bytes:
         n = struct.unpack_from(">i", data, pos)[0]
         if n < 0 or n > len(data) - pos - 4:
             raise _fail(f"xerial snappy block length {n} exceeds the data", offset, "records", TruncatedError)
-        block = _snappy_block(data[pos + 4:pos + 4 + n], limit - total, offset, why)
+        block = _snappy_block(data[pos + 4 : pos + 4 + n], limit - total, offset, why)
         parts.append(block)
         total += len(block)
         pos += 4 + n

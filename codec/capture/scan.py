@@ -82,9 +82,14 @@ class CaptureStats:
     late_max_hole_seconds: float = 0.0
 
 
-def tcp_streams(source: str | Path | ByteStream, *, max_buffer: int = DEFAULT_MAX_BUFFER,
-                max_wait: float = DEFAULT_MAX_WAIT, max_packet: int = DEFAULT_MAX_PACKET,
-                stats: CaptureStats | None = None) -> Iterator[Chunk | Gap | Late | Closed | BadPacket | BadFile]:
+def tcp_streams(
+    source: str | Path | ByteStream,
+    *,
+    max_buffer: int = DEFAULT_MAX_BUFFER,
+    max_wait: float = DEFAULT_MAX_WAIT,
+    max_packet: int = DEFAULT_MAX_PACKET,
+    stats: CaptureStats | None = None,
+) -> Iterator[Chunk | Gap | Late | Closed | BadPacket | BadFile]:
     """Reassemble every TCP connection of a pcap/pcapng file (see :mod:`codec.capture.tcp`): a hole is held
     open while at most ``max_buffer`` bytes wait behind it, for at most ``max_wait`` seconds."""
     stats = stats if stats is not None else CaptureStats()
@@ -139,11 +144,17 @@ def _count(event: Chunk | Gap | Late | Closed, stats: CaptureStats) -> Chunk | G
     return event
 
 
-def kafka_frames(source: str | Path | ByteStream, *, ports: frozenset[int] | set[int] = DEFAULT_PORTS,
-                 api_keys: frozenset[int] | set[int] | None = None, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-                 max_buffer: int = DEFAULT_MAX_BUFFER, max_wait: float = DEFAULT_MAX_WAIT,
-                 max_packet: int = DEFAULT_MAX_PACKET, stats: CaptureStats | None = None
-                 ) -> Iterator[KafkaFrame | Unframed | Gap | BadPacket | BadFile]:
+def kafka_frames(
+    source: str | Path | ByteStream,
+    *,
+    ports: frozenset[int] | set[int] = DEFAULT_PORTS,
+    api_keys: frozenset[int] | set[int] | None = None,
+    max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+    max_buffer: int = DEFAULT_MAX_BUFFER,
+    max_wait: float = DEFAULT_MAX_WAIT,
+    max_packet: int = DEFAULT_MAX_PACKET,
+    stats: CaptureStats | None = None,
+) -> Iterator[KafkaFrame | Unframed | Gap | BadPacket | BadFile]:
     """The Kafka frames of a capture file (see :mod:`codec.capture.kafka`); ``api_keys`` limits which
     frames keep their bytes (the others come out with ``data`` None). ``max_buffer``/``max_wait``: see
     :func:`tcp_streams`; the frames lost to holes given up because of them are counted in ``stats``

@@ -57,8 +57,14 @@ T0 = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
 BROKER = ("10.0.0.100", 9092)
 ORDERS_ID = "b3JkZXJzLXRvcGljLWlkAA"  # Kafka's short form of the 16 bytes b"orders-topic-id\0"
 PAYMENTS_ID = "cGF5bWVudHMtdG9waWNpZA"  # ... of b"payments-topicid"
-_KINDS = {68: "consumer-group-heartbeat", 88: "streams-group-heartbeat", 69: "consumer-group-describe",
-          89: "streams-group-describe", 76: "share-group-heartbeat", 77: "share-group-describe"}
+_KINDS = {
+    68: "consumer-group-heartbeat",
+    88: "streams-group-heartbeat",
+    69: "consumer-group-describe",
+    89: "streams-group-describe",
+    76: "share-group-heartbeat",
+    77: "share-group-describe",
+}
 
 
 @dataclass
@@ -86,8 +92,11 @@ class ScriptedCapture:
 
         cid = self.cids[client] = self.cids.get(client, 0) + 1
         header = wire_class("RequestHeader", "RequestHeader")(
-            request_api_key=api_key, request_api_version=version, correlation_id=cid,
-            client_id=self.clients.get(client, client))
+            request_api_key=api_key,
+            request_api_version=version,
+            correlation_id=cid,
+            client_id=self.clients.get(client, client),
+        )
         req = encode_wire("RequestHeader", 2, header) + encode(f"{_KINDS[api_key]}-request", version, request)
         rh = wire_class("ResponseHeader", "ResponseHeader")(correlation_id=cid)
         resp = encode_wire("ResponseHeader", 1, rh) + encode(f"{_KINDS[api_key]}-response", version, response)
@@ -98,7 +107,8 @@ class ScriptedCapture:
         id, partition count))."""
         cid = self.cids[client] = self.cids.get(client, 0) + 1
         header = wire_class("RequestHeader", "RequestHeader")(
-            request_api_key=3, request_api_version=12, correlation_id=cid, client_id=self.clients.get(client, client))
+            request_api_key=3, request_api_version=12, correlation_id=cid, client_id=self.clients.get(client, client)
+        )
         # topics null (all), allowAutoTopicCreation true, includeTopicAuthorizedOperations false, no tagged fields
         req = encode_wire("RequestHeader", 2, header) + b"\x00\x01\x00\x00"
         rh = wire_class("ResponseHeader", "ResponseHeader")(correlation_id=cid)
@@ -121,35 +131,73 @@ class ScriptedCapture:
 
 # -- bodies in Kafka's JSON ------------------------------------------------------------------------------
 
+
 def _tps(assignment: dict[str, list[int]] | None) -> list[dict] | None:
     return None if assignment is None else [{"topicId": t, "partitions": ps} for t, ps in assignment.items()]
 
 
-def consumer_request(group: str, member: str, epoch: int, *, owned: dict[str, list[int]] | None = None,
-                     topics: list[str] | None = None, instance: str | None = None, rack: str | None = None,
-                     assignor: str | None = None, timeout: int = -1) -> dict:
+def consumer_request(
+    group: str,
+    member: str,
+    epoch: int,
+    *,
+    owned: dict[str, list[int]] | None = None,
+    topics: list[str] | None = None,
+    instance: str | None = None,
+    rack: str | None = None,
+    assignor: str | None = None,
+    timeout: int = -1,
+) -> dict:
     """A ConsumerGroupHeartbeatRequest (``owned``: topic id -> partitions, None: unchanged)."""
-    return {"groupId": group, "memberId": member, "memberEpoch": epoch, "instanceId": instance, "rackId": rack,
-            "rebalanceTimeoutMs": timeout, "subscribedTopicNames": topics, "serverAssignor": assignor,
-            "topicPartitions": _tps(owned)}
+    return {
+        "groupId": group,
+        "memberId": member,
+        "memberEpoch": epoch,
+        "instanceId": instance,
+        "rackId": rack,
+        "rebalanceTimeoutMs": timeout,
+        "subscribedTopicNames": topics,
+        "serverAssignor": assignor,
+        "topicPartitions": _tps(owned),
+    }
 
 
-def consumer_response(member: str | None, epoch: int, assignment: dict[str, list[int]] | None = None, *,
-                      error: int = 0, message: str | None = None, interval: int = 5000) -> dict:
+def consumer_response(
+    member: str | None,
+    epoch: int,
+    assignment: dict[str, list[int]] | None = None,
+    *,
+    error: int = 0,
+    message: str | None = None,
+    interval: int = 5000,
+) -> dict:
     """A ConsumerGroupHeartbeatResponse (``assignment``: topic id -> partitions, None: unchanged)."""
-    return {"throttleTimeMs": 0, "errorCode": error, "errorMessage": message, "memberId": member,
-            "memberEpoch": epoch, "heartbeatIntervalMs": interval,
-            "assignment": None if assignment is None else {"topicPartitions": _tps(assignment)}}
+    return {
+        "throttleTimeMs": 0,
+        "errorCode": error,
+        "errorMessage": message,
+        "memberId": member,
+        "memberEpoch": epoch,
+        "heartbeatIntervalMs": interval,
+        "assignment": None if assignment is None else {"topicPartitions": _tps(assignment)},
+    }
 
 
-def share_request(group: str, member: str, epoch: int, *, topics: list[str] | None = None,
-                  rack: str | None = None) -> dict:
+def share_request(
+    group: str, member: str, epoch: int, *, topics: list[str] | None = None, rack: str | None = None
+) -> dict:
     """A ShareGroupHeartbeatRequest (``topics`` None: the subscription is unchanged)."""
     return {"groupId": group, "memberId": member, "memberEpoch": epoch, "rackId": rack, "subscribedTopicNames": topics}
 
 
-def share_response(member: str | None, epoch: int, assignment: dict[str, list[int]] | None = None, *,
-                   error: int = 0, message: str | None = None) -> dict:
+def share_response(
+    member: str | None,
+    epoch: int,
+    assignment: dict[str, list[int]] | None = None,
+    *,
+    error: int = 0,
+    message: str | None = None,
+) -> dict:
     """A ShareGroupHeartbeatResponse (``assignment``: topic id -> partitions, None: unchanged): the fields of a
     ConsumerGroupHeartbeatResponse."""
     return consumer_response(member, epoch, assignment, error=error, message=message)
@@ -159,40 +207,92 @@ def _tasks(tasks: dict[str, list[int]] | None) -> list[dict] | None:
     return None if tasks is None else [{"subtopologyId": s, "partitions": ps} for s, ps in tasks.items()]
 
 
-def streams_request(group: str, member: str, epoch: int, *, active=None, standby=None, warmup=None,
-                    topology: dict | None = None, process: str | None = None, endpoint: tuple[str, int] | None = None,
-                    tags: dict[str, str] | None = None, timeout: int = -1, endpoint_epoch: int = -1) -> dict:
+def streams_request(
+    group: str,
+    member: str,
+    epoch: int,
+    *,
+    active=None,
+    standby=None,
+    warmup=None,
+    topology: dict | None = None,
+    process: str | None = None,
+    endpoint: tuple[str, int] | None = None,
+    tags: dict[str, str] | None = None,
+    timeout: int = -1,
+    endpoint_epoch: int = -1,
+) -> dict:
     """A StreamsGroupHeartbeatRequest (task fields: subtopology -> partitions, None: unchanged;
     ``endpoint_epoch``: the last endpoint information epoch the member received, -1 for none yet)."""
-    return {"groupId": group, "memberId": member, "memberEpoch": epoch, "endpointInformationEpoch": endpoint_epoch,
-            "instanceId": None, "rackId": None, "rebalanceTimeoutMs": timeout, "topology": topology,
-            "activeTasks": _tasks(active), "standbyTasks": _tasks(standby), "warmupTasks": _tasks(warmup),
-            "processId": process,
-            "userEndpoint": None if endpoint is None else {"host": endpoint[0], "port": endpoint[1]},
-            "clientTags": None if tags is None else [{"key": k, "value": v} for k, v in tags.items()],
-            "taskOffsets": None, "taskEndOffsets": None, "shutdownApplication": False}
+    return {
+        "groupId": group,
+        "memberId": member,
+        "memberEpoch": epoch,
+        "endpointInformationEpoch": endpoint_epoch,
+        "instanceId": None,
+        "rackId": None,
+        "rebalanceTimeoutMs": timeout,
+        "topology": topology,
+        "activeTasks": _tasks(active),
+        "standbyTasks": _tasks(standby),
+        "warmupTasks": _tasks(warmup),
+        "processId": process,
+        "userEndpoint": None if endpoint is None else {"host": endpoint[0], "port": endpoint[1]},
+        "clientTags": None if tags is None else [{"key": k, "value": v} for k, v in tags.items()],
+        "taskOffsets": None,
+        "taskEndOffsets": None,
+        "shutdownApplication": False,
+    }
 
 
 def _endpoint_partitions(parts: dict[str, list[int]]) -> list[dict]:
     return [{"topic": t, "partitions": ps} for t, ps in parts.items()]
 
 
-def streams_response(member: str, epoch: int, *, active=None, standby=None, warmup=None, error: int = 0,
-                     message: str | None = None, endpoint_epoch: int = 0,
-                     endpoints: dict[tuple[str, int], tuple[dict, dict]] | None = None) -> dict:
+def streams_response(
+    member: str,
+    epoch: int,
+    *,
+    active=None,
+    standby=None,
+    warmup=None,
+    error: int = 0,
+    message: str | None = None,
+    endpoint_epoch: int = 0,
+    endpoints: dict[tuple[str, int], tuple[dict, dict]] | None = None,
+) -> dict:
     """A StreamsGroupHeartbeatResponse (task fields: subtopology -> partitions, None: unchanged;
     ``endpoints``: (host, port) -> (active, standby) partitions by topic, for Interactive Queries, None:
     unchanged since the member's endpoint information epoch; ``endpoint_epoch``: the group's)."""
-    return {"throttleTimeMs": 0, "errorCode": error, "errorMessage": message, "memberId": member,
-            "memberEpoch": epoch, "heartbeatIntervalMs": 5000, "acceptableRecoveryLag": 10000,
-            "taskOffsetIntervalMs": 60000, "status": None, "activeTasks": _tasks(active),
-            "standbyTasks": _tasks(standby), "warmupTasks": _tasks(warmup), "endpointInformationEpoch": endpoint_epoch,
-            "partitionsByUserEndpoint": None if endpoints is None else [
-                {"userEndpoint": {"host": h, "port": port}, "activePartitions": _endpoint_partitions(a),
-                 "standbyPartitions": _endpoint_partitions(sb)} for (h, port), (a, sb) in endpoints.items()]}
+    return {
+        "throttleTimeMs": 0,
+        "errorCode": error,
+        "errorMessage": message,
+        "memberId": member,
+        "memberEpoch": epoch,
+        "heartbeatIntervalMs": 5000,
+        "acceptableRecoveryLag": 10000,
+        "taskOffsetIntervalMs": 60000,
+        "status": None,
+        "activeTasks": _tasks(active),
+        "standbyTasks": _tasks(standby),
+        "warmupTasks": _tasks(warmup),
+        "endpointInformationEpoch": endpoint_epoch,
+        "partitionsByUserEndpoint": None
+        if endpoints is None
+        else [
+            {
+                "userEndpoint": {"host": h, "port": port},
+                "activePartitions": _endpoint_partitions(a),
+                "standbyPartitions": _endpoint_partitions(sb),
+            }
+            for (h, port), (a, sb) in endpoints.items()
+        ],
+    }
 
 
 # -- the scripts -------------------------------------------------------------------------------------------
+
 
 def kip848_script(cap: ScriptedCapture | None = None, *, version: int = 0, metadata: bool = False) -> ScriptedCapture:
     """The KIP-848 consumer group ``orders-app`` (see the module docstring). With ``metadata``, member-a first
@@ -224,8 +324,14 @@ def kip848_script(cap: ScriptedCapture | None = None, *, version: int = 0, metad
         cap.exchange(t, f"member-{m}", 68, version, req, resp)
 
     def join(t, m, resp, **kw):
-        hb(t, m, consumer_request(g, f"member-{m}", 0, owned={}, topics=["orders"], assignor="uniform",
-                                  timeout=300000, **kw), resp)
+        hb(
+            t,
+            m,
+            consumer_request(
+                g, f"member-{m}", 0, owned={}, topics=["orders"], assignor="uniform", timeout=300000, **kw
+            ),
+            resp,
+        )
 
     def beat(t, m, epoch, resp, owned=None):
         hb(t, m, consumer_request(g, f"member-{m}", epoch, owned=owned), resp)
@@ -254,30 +360,69 @@ def kip848_script(cap: ScriptedCapture | None = None, *, version: int = 0, metad
     beat(6.6, "a", 4, consumer_response("member-a", 5), owned={o: [0, 1]})
     beat(7.0, "d", 5, consumer_response("member-d", 5, {o: [3]}))
     beat(7.1, "d", 5, consumer_response("member-d", 5), owned={o: [3]})
-    beat(8.0, "d", 3, consumer_response(None, 3, error=110, message="The consumer group member has a smaller "
-                                                                    "member epoch (3) than the one known by the "
-                                                                    "group coordinator (5)."))
+    beat(
+        8.0,
+        "d",
+        3,
+        consumer_response(
+            None,
+            3,
+            error=110,
+            message="The consumer group member has a smaller "
+            "member epoch (3) than the one known by the "
+            "group coordinator (5).",
+        ),
+    )
     join(8.1, "d", consumer_response("member-d", 6, {}))
-    join(8.5, "e", consumer_response(None, 0, error=111, message="Static member with unknown member id and "
-                                                                 "instance id c-static cannot join the group."),
-         instance="c-static")
-    join(8.6, "f", consumer_response(None, 0, error=81, message="The consumer group has reached its maximum "
-                                                                "capacity of 4 members."))
+    join(
+        8.5,
+        "e",
+        consumer_response(
+            None,
+            0,
+            error=111,
+            message="Static member with unknown member id and instance id c-static cannot join the group.",
+        ),
+        instance="c-static",
+    )
+    join(
+        8.6,
+        "f",
+        consumer_response(
+            None, 0, error=81, message="The consumer group has reached its maximum capacity of 4 members."
+        ),
+    )
     beat(9.0, "c", -2, consumer_response("member-c", -2))
     return cap
 
 
-TOPOLOGY = {"epoch": 1, "subtopologies": [
-    {"subtopologyId": "0", "sourceTopics": ["words"], "sourceTopicRegex": [], "stateChangelogTopics": [],
-     "repartitionSinkTopics": ["wordcount-counts-repartition"], "repartitionSourceTopics": [],
-     "copartitionGroups": []},
-    {"subtopologyId": "1", "sourceTopics": [], "sourceTopicRegex": [],
-     "stateChangelogTopics": [{"name": "wordcount-counts-changelog", "partitions": 0, "replicationFactor": 0,
-                               "topicConfigs": []}],
-     "repartitionSinkTopics": [],
-     "repartitionSourceTopics": [{"name": "wordcount-counts-repartition", "partitions": 3,
-                                  "replicationFactor": 0, "topicConfigs": []}],
-     "copartitionGroups": []}]}
+TOPOLOGY = {
+    "epoch": 1,
+    "subtopologies": [
+        {
+            "subtopologyId": "0",
+            "sourceTopics": ["words"],
+            "sourceTopicRegex": [],
+            "stateChangelogTopics": [],
+            "repartitionSinkTopics": ["wordcount-counts-repartition"],
+            "repartitionSourceTopics": [],
+            "copartitionGroups": [],
+        },
+        {
+            "subtopologyId": "1",
+            "sourceTopics": [],
+            "sourceTopicRegex": [],
+            "stateChangelogTopics": [
+                {"name": "wordcount-counts-changelog", "partitions": 0, "replicationFactor": 0, "topicConfigs": []}
+            ],
+            "repartitionSinkTopics": [],
+            "repartitionSourceTopics": [
+                {"name": "wordcount-counts-repartition", "partitions": 3, "replicationFactor": 0, "topicConfigs": []}
+            ],
+            "copartitionGroups": [],
+        },
+    ],
+}
 
 
 def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
@@ -305,8 +450,24 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
         cap.exchange(t, m, 88, 0, req, resp)
 
     def join(t, m, resp, n, topology=TOPOLOGY):
-        hb(t, m, streams_request(g, m, 0, active={}, standby={}, warmup={}, topology=topology, process=f"p-{n}",
-                                 endpoint=(f"host{n}", 8080), tags={"zone": f"z{n}"}, timeout=300000), resp)
+        hb(
+            t,
+            m,
+            streams_request(
+                g,
+                m,
+                0,
+                active={},
+                standby={},
+                warmup={},
+                topology=topology,
+                process=f"p-{n}",
+                endpoint=(f"host{n}", 8080),
+                tags={"zone": f"z{n}"},
+                timeout=300000,
+            ),
+            resp,
+        )
 
     all_active = {"0": [0, 1, 2], "1": [0, 1, 2]}
     words, rep = "words", "wordcount-counts-repartition"
@@ -314,28 +475,67 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
     iq1: dict[tuple[str, int], tuple[dict, dict]] = {h1: ({words: [0, 1, 2], rep: [0, 1, 2]}, {})}
     iq2 = {**iq1, h2: ({}, {rep: [0]})}
     iq3 = {h1: ({words: [0, 1, 2], rep: [0]}, {rep: [1, 2]}), h2: ({rep: [1, 2]}, {rep: [0]})}
-    join(0.0, "stream-1", streams_response("stream-1", 1, active=all_active, standby={}, warmup={},
-                                           endpoint_epoch=1, endpoints=iq1), 1)
-    hb(0.5, "stream-1", streams_request(g, "stream-1", 1, active=all_active, standby={}, warmup={}, endpoint_epoch=1),
-       streams_response("stream-1", 1, endpoint_epoch=1))
-    join(1.0, "stream-2", streams_response("stream-2", 2, active={}, standby={"1": [0]}, warmup={"1": [1, 2]},
-                                           endpoint_epoch=2, endpoints=iq2), 2)
-    hb(1.5, "stream-1", streams_request(g, "stream-1", 1, endpoint_epoch=1),
-       streams_response("stream-1", 1, active={"0": [0, 1, 2], "1": [0]}, standby={}, warmup={}, endpoint_epoch=2,
-                        endpoints=iq2))
-    hb(1.6, "stream-1", streams_request(g, "stream-1", 1, active={"0": [0, 1, 2], "1": [0]}, endpoint_epoch=2),
-       streams_response("stream-1", 2, standby={"1": [1, 2]}, endpoint_epoch=2))
-    hb(2.0, "stream-2", streams_request(g, "stream-2", 2, endpoint_epoch=2),
-       streams_response("stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={}, endpoint_epoch=3,
-                        endpoints=iq3))
-    hb(2.1, "stream-2", streams_request(g, "stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={},
-                                        endpoint_epoch=3),
-       streams_response("stream-2", 2, endpoint_epoch=3))
-    join(3.0, "stream-3", streams_response("stream-3", 0, error=131, message="The topology epoch 2 does not "
-                                                                              "match the group's epoch 1."),
-         3, topology={**TOPOLOGY, "epoch": 2})
-    hb(4.0, "stream-2", streams_request(g, "stream-2", -1, endpoint_epoch=3),
-       streams_response("stream-2", -1, endpoint_epoch=3))
+    join(
+        0.0,
+        "stream-1",
+        streams_response("stream-1", 1, active=all_active, standby={}, warmup={}, endpoint_epoch=1, endpoints=iq1),
+        1,
+    )
+    hb(
+        0.5,
+        "stream-1",
+        streams_request(g, "stream-1", 1, active=all_active, standby={}, warmup={}, endpoint_epoch=1),
+        streams_response("stream-1", 1, endpoint_epoch=1),
+    )
+    join(
+        1.0,
+        "stream-2",
+        streams_response(
+            "stream-2", 2, active={}, standby={"1": [0]}, warmup={"1": [1, 2]}, endpoint_epoch=2, endpoints=iq2
+        ),
+        2,
+    )
+    hb(
+        1.5,
+        "stream-1",
+        streams_request(g, "stream-1", 1, endpoint_epoch=1),
+        streams_response(
+            "stream-1", 1, active={"0": [0, 1, 2], "1": [0]}, standby={}, warmup={}, endpoint_epoch=2, endpoints=iq2
+        ),
+    )
+    hb(
+        1.6,
+        "stream-1",
+        streams_request(g, "stream-1", 1, active={"0": [0, 1, 2], "1": [0]}, endpoint_epoch=2),
+        streams_response("stream-1", 2, standby={"1": [1, 2]}, endpoint_epoch=2),
+    )
+    hb(
+        2.0,
+        "stream-2",
+        streams_request(g, "stream-2", 2, endpoint_epoch=2),
+        streams_response(
+            "stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={}, endpoint_epoch=3, endpoints=iq3
+        ),
+    )
+    hb(
+        2.1,
+        "stream-2",
+        streams_request(g, "stream-2", 2, active={"1": [1, 2]}, standby={"1": [0]}, warmup={}, endpoint_epoch=3),
+        streams_response("stream-2", 2, endpoint_epoch=3),
+    )
+    join(
+        3.0,
+        "stream-3",
+        streams_response("stream-3", 0, error=131, message="The topology epoch 2 does not match the group's epoch 1."),
+        3,
+        topology={**TOPOLOGY, "epoch": 2},
+    )
+    hb(
+        4.0,
+        "stream-2",
+        streams_request(g, "stream-2", -1, endpoint_epoch=3),
+        streams_response("stream-2", -1, endpoint_epoch=3),
+    )
     return cap
 
 
@@ -377,8 +577,13 @@ def kip932_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
     hb(2.0, "c", 0, share_response("share-c", 3, {p: [0]}), topics=["payments"])
     hb(2.5, "a", 2, share_response("share-a", 3))
     hb(2.6, "b", 2, share_response("share-b", 3))
-    hb(3.0, "d", 0, share_response(None, 0, error=29, message="Not authorized to access topics: [secret]"),
-       topics=["secret"])
+    hb(
+        3.0,
+        "d",
+        0,
+        share_response(None, 0, error=29, message="Not authorized to access topics: [secret]"),
+        topics=["secret"],
+    )
     hb(4.0, "b", -1, share_response("share-b", -1))
     hb(4.5, "a", 3, share_response("share-a", 4, {o: [0, 1, 2], p: [0]}))
     hb(4.6, "c", 3, share_response("share-c", 4))
@@ -387,17 +592,42 @@ def kip932_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
     hb(5.5, "a", 4, share_response("share-a", 6))
 
     def member(m, epoch, rack, parts):
-        return {"memberId": f"share-{m}", "rackId": rack, "memberEpoch": epoch, "clientId": f"share-consumer-{m}",
-                "clientHost": f"/10.0.1.{'abc'.index(m) + 1}",
-                "subscribedTopicNames": ["orders", "payments"] if m == "a" else ["payments"],
-                "assignment": {"topicPartitions": [{"topicId": tid, "topicName": name, "partitions": ps}
-                                                   for tid, name, ps in parts]}}
+        return {
+            "memberId": f"share-{m}",
+            "rackId": rack,
+            "memberEpoch": epoch,
+            "clientId": f"share-consumer-{m}",
+            "clientHost": f"/10.0.1.{'abc'.index(m) + 1}",
+            "subscribedTopicNames": ["orders", "payments"] if m == "a" else ["payments"],
+            "assignment": {
+                "topicPartitions": [{"topicId": tid, "topicName": name, "partitions": ps} for tid, name, ps in parts]
+            },
+        }
 
-    cap.exchange(6.0, "share-a", 77, 1, {"groupIds": [g], "includeAuthorizedOperations": False},
-                 {"throttleTimeMs": 0, "groups": [{
-                     "errorCode": 0, "errorMessage": None, "groupId": g, "groupState": "Stable", "groupEpoch": 6,
-                     "assignmentEpoch": 6, "assignorName": "simple",
-                     "members": [member("a", 6, "r1", [(o, "orders", [0, 1, 2]), (p, "payments", [0])]),
-                                 member("c", 6, None, [(p, "payments", [0])])],
-                     "authorizedOperations": -2147483648}]})
+    cap.exchange(
+        6.0,
+        "share-a",
+        77,
+        1,
+        {"groupIds": [g], "includeAuthorizedOperations": False},
+        {
+            "throttleTimeMs": 0,
+            "groups": [
+                {
+                    "errorCode": 0,
+                    "errorMessage": None,
+                    "groupId": g,
+                    "groupState": "Stable",
+                    "groupEpoch": 6,
+                    "assignmentEpoch": 6,
+                    "assignorName": "simple",
+                    "members": [
+                        member("a", 6, "r1", [(o, "orders", [0, 1, 2]), (p, "payments", [0])]),
+                        member("c", 6, None, [(p, "payments", [0])]),
+                    ],
+                    "authorizedOperations": -2147483648,
+                }
+            ],
+        },
+    )
     return cap

@@ -57,18 +57,56 @@ from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, Gap
 from ..wire.builder import decode_wire, encode_wire
 
-__all__ = ["GROUP_APIS", "API_NAMES", "ERROR_NAMES", "error_name", "GroupFrame", "Member", "Event",
-           "Generation", "Changes", "Problem", "CaptureSummary", "capture_story", "offsets_story", "holdings",
-           "subscription_layers", "assignment_layers", "partition_items"]
+__all__ = [
+    "GROUP_APIS",
+    "API_NAMES",
+    "ERROR_NAMES",
+    "error_name",
+    "GroupFrame",
+    "Member",
+    "Event",
+    "Generation",
+    "Changes",
+    "Problem",
+    "CaptureSummary",
+    "capture_story",
+    "offsets_story",
+    "holdings",
+    "subscription_layers",
+    "assignment_layers",
+    "partition_items",
+]
 
 GROUP_APIS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
 # Names of the APIs a capture commonly holds besides the group ones (Kafka's ApiKeys.java).
-API_NAMES = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 8: "OffsetCommit", 9: "OffsetFetch",
-             10: "FindCoordinator", 15: "DescribeGroups", 16: "ListGroups", 17: "SaslHandshake", 18: "ApiVersions",
-             19: "CreateTopics", 22: "InitProducerId", 36: "SaslAuthenticate", 42: "DeleteGroups",
-             47: "OffsetDelete", 60: "DescribeCluster", 68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe",
-             76: "ShareGroupHeartbeat", 77: "ShareGroupDescribe", 78: "ShareFetch", 79: "ShareAcknowledge",
-             88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe", **GROUP_APIS}
+API_NAMES = {
+    0: "Produce",
+    1: "Fetch",
+    2: "ListOffsets",
+    3: "Metadata",
+    8: "OffsetCommit",
+    9: "OffsetFetch",
+    10: "FindCoordinator",
+    15: "DescribeGroups",
+    16: "ListGroups",
+    17: "SaslHandshake",
+    18: "ApiVersions",
+    19: "CreateTopics",
+    22: "InitProducerId",
+    36: "SaslAuthenticate",
+    42: "DeleteGroups",
+    47: "OffsetDelete",
+    60: "DescribeCluster",
+    68: "ConsumerGroupHeartbeat",
+    69: "ConsumerGroupDescribe",
+    76: "ShareGroupHeartbeat",
+    77: "ShareGroupDescribe",
+    78: "ShareFetch",
+    79: "ShareAcknowledge",
+    88: "StreamsGroupHeartbeat",
+    89: "StreamsGroupDescribe",
+    **GROUP_APIS,
+}
 MAX_PENDING = 65536  # requests waiting for their response, over all connections
 #: What ``offsets_story`` tells for an input of N bytes: TOLD_FLOOR + N // BYTES_PER_TOLD members' worth of group
 #: records (a heartbeat-based group's record is one, a GroupMetadataValue one and one per member), so that a
@@ -78,6 +116,7 @@ MAX_PROBLEMS = 50  # problems of each kind kept for the summary (all are counted
 
 
 # -- records ------------------------------------------------------------------------------------------
+
 
 @dataclass(slots=True)
 class GroupFrame:
@@ -107,11 +146,21 @@ class GroupFrame:
     def json(self) -> dict:
         """Run-agnostic fields and the body in Kafka's JSON style (nested layers decoded or their error)."""
         out: dict[str, Any] = {
-            "type": "frame", "ts": self.ts, "connection": self.conn, "client": self.client,
-            "broker": self.broker, "direction": self.direction, "api_key": self.api_key,
-            "api_name": API_NAMES[self.api_key], "api_version": self.api_version,
-            "correlation_id": self.correlation_id, "group": self.group, "member": self.member,
-            "generation": self.generation, "error_code": self.error_code}
+            "type": "frame",
+            "ts": self.ts,
+            "connection": self.conn,
+            "client": self.client,
+            "broker": self.broker,
+            "direction": self.direction,
+            "api_key": self.api_key,
+            "api_name": API_NAMES[self.api_key],
+            "api_version": self.api_version,
+            "correlation_id": self.correlation_id,
+            "group": self.group,
+            "member": self.member,
+            "generation": self.generation,
+            "error_code": self.error_code,
+        }
         if self.data is not None:
             out["hex"] = self.data.hex()
             if self.frame is not None:
@@ -167,9 +216,15 @@ class Changes:
     moved: dict[str, dict[tuple[str | None, str | None], list[Item]]]
 
     def json(self) -> dict:
-        return {"previous_generation": self.previous, "joined": self.joined, "left": self.left,
-                "moved": {k: [{"from": a, "to": b, "items": items_json(items)} for (a, b), items in v.items()]
-                          for k, v in self.moved.items()}}
+        return {
+            "previous_generation": self.previous,
+            "joined": self.joined,
+            "left": self.left,
+            "moved": {
+                k: [{"from": a, "to": b, "items": items_json(items)} for (a, b), items in v.items()]
+                for k, v in self.moved.items()
+            },
+        }
 
 
 @dataclass(slots=True)
@@ -204,13 +259,22 @@ class Generation:
         return m
 
     def json(self) -> dict:
-        return {"type": "generation", "group": self.group, "generation": self.generation, "source": self.source,
-                "protocol_type": self.protocol_type, "protocol": self.protocol, "leader": self.leader,
-                "join_seen": self.joined, "first_ts": self.first_ts, "last_ts": self.last_ts,
-                "state_timestamp": self.state_timestamp,
-                "members": [_member_json(m) for m in self.members.values()],
-                "events": [e.json() for e in self.events],
-                "changes": None if self.changes is None else self.changes.json()}
+        return {
+            "type": "generation",
+            "group": self.group,
+            "generation": self.generation,
+            "source": self.source,
+            "protocol_type": self.protocol_type,
+            "protocol": self.protocol,
+            "leader": self.leader,
+            "join_seen": self.joined,
+            "first_ts": self.first_ts,
+            "last_ts": self.last_ts,
+            "state_timestamp": self.state_timestamp,
+            "members": [_member_json(m) for m in self.members.values()],
+            "events": [e.json() for e in self.events],
+            "changes": None if self.changes is None else self.changes.json(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,27 +322,52 @@ class CaptureSummary:
         needed = None
         if s.late_bytes:
             needed = {"max_hole_bytes": s.late_max_hole_bytes, "max_hole_seconds": s.late_max_hole_seconds}
-        return {"count": s.lost_frames, "holes": s.given_up_holes, "hole_bytes": s.given_up_bytes,
-                "skipped_bytes": s.given_up_bytes + s.lost_frame_bytes, "late_bytes": s.late_bytes,
-                "max_hole_bytes": s.max_hole_bytes, "max_hole_seconds": s.max_hole_seconds, "needed": needed}
+        return {
+            "count": s.lost_frames,
+            "holes": s.given_up_holes,
+            "hole_bytes": s.given_up_bytes,
+            "skipped_bytes": s.given_up_bytes + s.lost_frame_bytes,
+            "late_bytes": s.late_bytes,
+            "max_hole_bytes": s.max_hole_bytes,
+            "max_hole_seconds": s.max_hole_seconds,
+            "needed": needed,
+        }
 
     def json(self) -> dict:
         s = self.stats
-        return {"type": "summary", "packets": s.packets, "tcp_segments": s.tcp_segments, "non_tcp": s.non_tcp,
-                "bad_packets": s.bad_packets, "connections": s.connections, "stream_bytes": s.stream_bytes,
-                "gap_bytes": s.gap_bytes, "gaps": self.gaps, "kafka_frames": self.kafka_frames,
-                "group_frames": self.group_frames, "generations": self.generations,
-                "heartbeat_groups": self.heartbeat_groups, "records": self.records,
-                "other_apis": [{"api_key": k, "api_name": API_NAMES.get(k), "api_version": v, "frames": n}
-                               for (k, v), n in sorted(self.other_apis.items(), key=lambda kv: (kv[0][0] is None, kv[0]))],
-                "unframed_bytes": dict(self.unframed), "lost_frames": self.lost_frames_json(),
-                "unpaired_responses": self.unpaired_responses,
-                "unanswered_requests": self.unanswered_requests, "offset_commits": dict(self.offset_commits),
-                "problems": {k: {"count": self.counts[k], "first": [dataclasses.asdict(p) for p in v]}
-                             for k, v in self.problems.items()}}
+        return {
+            "type": "summary",
+            "packets": s.packets,
+            "tcp_segments": s.tcp_segments,
+            "non_tcp": s.non_tcp,
+            "bad_packets": s.bad_packets,
+            "connections": s.connections,
+            "stream_bytes": s.stream_bytes,
+            "gap_bytes": s.gap_bytes,
+            "gaps": self.gaps,
+            "kafka_frames": self.kafka_frames,
+            "group_frames": self.group_frames,
+            "generations": self.generations,
+            "heartbeat_groups": self.heartbeat_groups,
+            "records": self.records,
+            "other_apis": [
+                {"api_key": k, "api_name": API_NAMES.get(k), "api_version": v, "frames": n}
+                for (k, v), n in sorted(self.other_apis.items(), key=lambda kv: (kv[0][0] is None, kv[0]))
+            ],
+            "unframed_bytes": dict(self.unframed),
+            "lost_frames": self.lost_frames_json(),
+            "unpaired_responses": self.unpaired_responses,
+            "unanswered_requests": self.unanswered_requests,
+            "offset_commits": dict(self.offset_commits),
+            "problems": {
+                k: {"count": self.counts[k], "first": [dataclasses.asdict(p) for p in v]}
+                for k, v in self.problems.items()
+            },
+        }
 
 
 # -- the layers of a member's payloads ----------------------------------------------------------------
+
 
 def _layers(value) -> tuple[ConsumerMessage | None, Any]:
     """(ConsumerProtocol message, Streams model or None) of a carried field, when decoded."""
@@ -313,8 +402,11 @@ def holdings(assignment) -> dict[str, set[Item]] | None:
     """What an assignment gives its member, as items (:mod:`codec.capture.items`): ``partitions`` and, for
     Streams, ``active tasks`` and ``standby tasks``; for a Connect worker ``connectors`` and ``tasks``; None
     when it was not seen or not decoded."""
-    if isinstance(assignment, Nested) and assignment.ok and isinstance(getattr(assignment.value, "info", None),
-                                                                       ConnectAssignment):
+    if (
+        isinstance(assignment, Nested)
+        and assignment.ok
+        and isinstance(getattr(assignment.value, "info", None), ConnectAssignment)
+    ):
         a = assignment.value.info
         return {"connectors": {(c, None) for c in a.connectors}, "tasks": {(t.connector, t.task) for t in a.tasks}}
     msg, info = assignment_layers(assignment)
@@ -350,6 +442,7 @@ def _carried(body) -> Iterator[Any]:
 
 # -- JSON ---------------------------------------------------------------------------------------------
 
+
 def _error_json(e: DecodeError) -> dict:
     return {"message": str(e), "reason": e.reason, "offset": e.offset, "path": e.path}
 
@@ -372,10 +465,16 @@ def _consumer_summary(msg: ConsumerMessage) -> dict:
 
 
 def _subscription_info_json(i: SubscriptionInfo) -> dict:
-    return {"version": i.version, "latest_supported_version": i.latest_supported_version,
-            "process_id": str(i.process_id), "endpoint": i.user_endpoint,
-            "task_offset_sums": {str(t): s for t, s in sorted(i.task_offset_sums.items())},
-            "client_tags": dict(i.client_tags), "error_code": i.error_code, "unique_field": i.unique_field}
+    return {
+        "version": i.version,
+        "latest_supported_version": i.latest_supported_version,
+        "process_id": str(i.process_id),
+        "endpoint": i.user_endpoint,
+        "task_offset_sums": {str(t): s for t, s in sorted(i.task_offset_sums.items())},
+        "client_tags": dict(i.client_tags),
+        "error_code": i.error_code,
+        "unique_field": i.unique_field,
+    }
 
 
 def _hosts(m) -> dict[str, dict[str, list[int]] | list[str]]:
@@ -384,19 +483,27 @@ def _hosts(m) -> dict[str, dict[str, list[int]] | list[str]]:
 
 
 def _assignment_info_json(i: AssignmentInfo) -> dict:
-    return {"version": i.version, "commonly_supported_version": i.commonly_supported_version,
-            "active_tasks": [str(t) for t in i.active_tasks],
-            "standby_tasks": {str(t): items_json(partition_items(ps)) for t, ps in sorted(i.standby_tasks.items())},
-            "partitions_by_host": _hosts(i.partitions_by_host),
-            "standby_partitions_by_host": _hosts(i.standby_partitions_by_host),
-            "error_code": i.error_code, "next_rebalance_ms": i.next_rebalance_ms}
+    return {
+        "version": i.version,
+        "commonly_supported_version": i.commonly_supported_version,
+        "active_tasks": [str(t) for t in i.active_tasks],
+        "standby_tasks": {str(t): items_json(partition_items(ps)) for t, ps in sorted(i.standby_tasks.items())},
+        "partitions_by_host": _hosts(i.partitions_by_host),
+        "standby_partitions_by_host": _hosts(i.standby_partitions_by_host),
+        "error_code": i.error_code,
+        "next_rebalance_ms": i.next_rebalance_ms,
+    }
 
 
 def _connect_json(decoded) -> dict:
     """Kafka Connect's layer in Kafka's JSON, read as it was read (``connect_metadata`` or
     ``connect_assignment``); another layer is named only."""
-    from ..connect import (DecodedConnectAssignment, DecodedConnectMetadata, connect_assignment_json,
-                           connect_metadata_json)
+    from ..connect import (
+        DecodedConnectAssignment,
+        DecodedConnectMetadata,
+        connect_assignment_json,
+        connect_metadata_json,
+    )
 
     if isinstance(decoded, DecodedConnectMetadata):
         return {"connect_metadata": connect_metadata_json(decoded.info, reader_version=decoded.reader_version)}
@@ -425,16 +532,23 @@ def _payload_json(value, streams_json) -> dict | None:
 
 
 def _member_json(m: Member) -> dict:
-    return {"member_id": m.member_id, "client_id": m.client_id, "group_instance_id": m.group_instance_id,
-            "client_host": m.client_host, "protocols": list(m.protocols),
-            "subscription": _payload_json(m.subscription, _subscription_info_json),
-            "assignment": _payload_json(m.assignment, _assignment_info_json),
-            "assignment_source": m.assignment_source,
-            "heartbeats": m.heartbeats, "heartbeat_errors": {str(k): v for k, v in sorted(m.heartbeat_errors.items())},
-            "left": m.left}
+    return {
+        "member_id": m.member_id,
+        "client_id": m.client_id,
+        "group_instance_id": m.group_instance_id,
+        "client_host": m.client_host,
+        "protocols": list(m.protocols),
+        "subscription": _payload_json(m.subscription, _subscription_info_json),
+        "assignment": _payload_json(m.assignment, _assignment_info_json),
+        "assignment_source": m.assignment_source,
+        "heartbeats": m.heartbeats,
+        "heartbeat_errors": {str(k): v for k, v in sorted(m.heartbeat_errors.items())},
+        "left": m.left,
+    }
 
 
 # -- generations of a group ---------------------------------------------------------------------------
+
 
 @dataclass(slots=True)
 class _Snapshot:
@@ -467,8 +581,12 @@ def _changes(prev: _Snapshot | None, gen: Generation) -> Changes | None:
                 moves.setdefault((a.get(item), b.get(item)), []).append(item)
         if moves:
             moved[kind] = dict(sorted(moves.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or "")))
-    return Changes(prev.generation, sorted(now.members[m] for m in now.members.keys() - prev.members.keys()),
-                   sorted(prev.members[m] for m in prev.members.keys() - now.members.keys()), moved)
+    return Changes(
+        prev.generation,
+        sorted(now.members[m] for m in now.members.keys() - prev.members.keys()),
+        sorted(prev.members[m] for m in prev.members.keys() - now.members.keys()),
+        moved,
+    )
 
 
 class _Group:
@@ -555,6 +673,7 @@ def _with_protocol(value, layer: str, protocol: str | None):
 
 # -- from a capture -----------------------------------------------------------------------------------
 
+
 @dataclass(slots=True)
 class _Request:
     """What a response needs from its request."""
@@ -600,8 +719,12 @@ class _Story:
                     return gf
             elif event.api_key is None:
                 s.unpaired_responses += 1
-                s.problem("unpaired responses", f"connection #{event.flow.conn}", f"correlation id {event.correlation_id}",
-                          "its request was not captured (or not framed): the API is unknown")
+                s.problem(
+                    "unpaired responses",
+                    f"connection #{event.flow.conn}",
+                    f"correlation id {event.correlation_id}",
+                    "its request was not captured (or not framed): the API is unknown",
+                )
             else:
                 s.other_apis[(event.api_key, event.api_version)] += 1
                 if event.api_key == METADATA and event.direction == "response" and event.data is not None:
@@ -609,14 +732,24 @@ class _Story:
         elif isinstance(event, Gap):
             s.gaps += 1
             if event.given_up:
-                limit = (f"more than {s.stats.max_hole_bytes:,} bytes waited behind them"
-                         if event.reason == GIVEN_UP_BYTES else
-                         f"the bytes behind them waited more than {s.stats.max_hole_seconds:g} s")
-                s.problem("holes given up", str(event.flow), f"bytes {event.offset}-{event.offset + event.length}",
-                          f"{event.length} bytes not captured in time: {limit} (--{event.reason})")
+                limit = (
+                    f"more than {s.stats.max_hole_bytes:,} bytes waited behind them"
+                    if event.reason == GIVEN_UP_BYTES
+                    else f"the bytes behind them waited more than {s.stats.max_hole_seconds:g} s"
+                )
+                s.problem(
+                    "holes given up",
+                    str(event.flow),
+                    f"bytes {event.offset}-{event.offset + event.length}",
+                    f"{event.length} bytes not captured in time: {limit} (--{event.reason})",
+                )
             else:
-                s.problem("gaps", str(event.flow), f"bytes {event.offset}-{event.offset + event.length}",
-                          f"{event.length} bytes never captured")
+                s.problem(
+                    "gaps",
+                    str(event.flow),
+                    f"bytes {event.offset}-{event.offset + event.length}",
+                    f"{event.length} bytes never captured",
+                )
         elif isinstance(event, Unframed):
             s.unframed[event.reason] += event.length
             s.problem("unframed", str(event.flow), f"bytes {event.offset}-{event.offset + event.length}", event.reason)
@@ -631,8 +764,12 @@ class _Story:
         for req in self.requests.values():
             s.unanswered_requests += 1
             f = req.frame
-            s.problem("unanswered requests", f"connection #{f.conn}",
-                      f"{API_NAMES[f.api_key]} v{f.api_version} correlation id {f.correlation_id}", "no response captured")
+            s.problem(
+                "unanswered requests",
+                f"connection #{f.conn}",
+                f"{API_NAMES[f.api_key]} v{f.api_version} correlation id {f.correlation_id}",
+                "no response captured",
+            )
         self.requests.clear()
         for name in sorted(self.groups):
             if self.only is None or name == self.only:
@@ -654,19 +791,36 @@ class _Story:
             _, end = decode_wire("ResponseHeader", 1 if e.api_version >= 9 else 0, e.data)
             self.hb.topic_names.update(topic_names(e.data[end:], e.api_version))
         except DecodeError as err:
-            self.summary.problem("unread metadata", f"connection #{e.flow.conn}",
-                                 f"Metadata response v{e.api_version} correlation id {e.correlation_id}",
-                                 f"{err} (its topic names are not used)")
+            self.summary.problem(
+                "unread metadata",
+                f"connection #{e.flow.conn}",
+                f"Metadata response v{e.api_version} correlation id {e.correlation_id}",
+                f"{err} (its topic names are not used)",
+            )
 
     def _heartbeat_frame(self, e: KafkaFrame) -> GroupFrame:
         """A ConsumerGroupHeartbeat or StreamsGroupHeartbeat frame, decoded in Kafka's JSON and fed to the
         heartbeat story."""
         assert e.data is not None and e.api_key is not None and e.api_version is not None  # (as feed() checked)
         fl = e.flow
-        client, broker = ((fl.src, fl.sport), (fl.dst, fl.dport)) if e.direction == "request" else \
-            ((fl.dst, fl.dport), (fl.src, fl.sport))
-        gf = GroupFrame(e.ts, fl.conn, f"{client[0]}:{client[1]}", f"{broker[0]}:{broker[1]}", e.direction,
-                        e.api_key, e.api_version, e.correlation_id, e.offset, e.size, data=e.data)
+        client, broker = (
+            ((fl.src, fl.sport), (fl.dst, fl.dport))
+            if e.direction == "request"
+            else ((fl.dst, fl.dport), (fl.src, fl.sport))
+        )
+        gf = GroupFrame(
+            e.ts,
+            fl.conn,
+            f"{client[0]}:{client[1]}",
+            f"{broker[0]}:{broker[1]}",
+            e.direction,
+            e.api_key,
+            e.api_version,
+            e.correlation_id,
+            e.offset,
+            e.size,
+            data=e.data,
+        )
         req = None
         if e.direction == "response":
             req = self.requests.pop((gf.conn, gf.correlation_id, gf.api_key), None)
@@ -703,10 +857,24 @@ class _Story:
     def _frame(self, e: KafkaFrame) -> GroupFrame:
         assert e.data is not None and e.api_key is not None and e.api_version is not None  # (as feed() checked)
         fl = e.flow
-        client, broker = ((fl.src, fl.sport), (fl.dst, fl.dport)) if e.direction == "request" else \
-            ((fl.dst, fl.dport), (fl.src, fl.sport))
-        gf = GroupFrame(e.ts, fl.conn, f"{client[0]}:{client[1]}", f"{broker[0]}:{broker[1]}", e.direction,
-                        e.api_key, e.api_version, e.correlation_id, e.offset, e.size, data=e.data)
+        client, broker = (
+            ((fl.src, fl.sport), (fl.dst, fl.dport))
+            if e.direction == "request"
+            else ((fl.dst, fl.dport), (fl.src, fl.sport))
+        )
+        gf = GroupFrame(
+            e.ts,
+            fl.conn,
+            f"{client[0]}:{client[1]}",
+            f"{broker[0]}:{broker[1]}",
+            e.direction,
+            e.api_key,
+            e.api_version,
+            e.correlation_id,
+            e.offset,
+            e.size,
+            data=e.data,
+        )
         if e.direction == "request":
             self._request(gf, e.data)
         else:
@@ -715,14 +883,17 @@ class _Story:
             for carried in _carried(gf.frame.body):
                 for bad in _nested_errors(carried):
                     assert bad.error is not None  # (what _nested_errors finds)
-                    self.summary.problem("undecodable layers", self._where(gf), f"{bad.layer} at {bad.error.at}",
-                                         bad.error.message)
+                    self.summary.problem(
+                        "undecodable layers", self._where(gf), f"{bad.layer} at {bad.error.at}", bad.error.message
+                    )
         return gf
 
     @staticmethod
     def _where(gf: GroupFrame) -> str:
-        return (f"connection #{gf.conn} {API_NAMES[gf.api_key]} {gf.direction} v{gf.api_version} "
-                f"correlation id {gf.correlation_id}")
+        return (
+            f"connection #{gf.conn} {API_NAMES[gf.api_key]} {gf.direction} v{gf.api_version} "
+            f"correlation id {gf.correlation_id}"
+        )
 
     def _failed(self, gf: GroupFrame, e: DecodeError) -> None:
         gf.error = e
@@ -742,16 +913,24 @@ class _Story:
         ev = None
         if gf.api_key == 14:
             ptype, pname = self._protocol(group, body.generation_id, gf.conn)
-            body = nest_body("SyncGroupRequest", body, protocol_type=getattr(body, "protocol_type", None) or ptype,
-                             protocol_name=getattr(body, "protocol_name", None) or pname)
+            body = nest_body(
+                "SyncGroupRequest",
+                body,
+                protocol_type=getattr(body, "protocol_type", None) or ptype,
+                protocol_name=getattr(body, "protocol_name", None) or pname,
+            )
             frame = dataclasses.replace(frame, body=body)
             self._leader_assignments(group, body, gf.ts)
         elif gf.api_key == 13:
-            members = [(m.member_id, m.group_instance_id, getattr(m, "reason", None)) for m in body.members or ()] \
-                or [(getattr(body, "member_id", ""), None, None)]
+            members = [(m.member_id, m.group_instance_id, getattr(m, "reason", None)) for m in body.members or ()] or [
+                (getattr(body, "member_id", ""), None, None)
+            ]
             gf.member = members[0][0] if len(members) == 1 else None
-            detail = "; ".join(mid + ":" + (f" instance {iid}" if iid else "") + (f" reason '{r}'" if r else "")
-                               for mid, iid, r in members if iid or r)
+            detail = "; ".join(
+                mid + ":" + (f" instance {iid}" if iid else "") + (f" reason '{r}'" if r else "")
+                for mid, iid, r in members
+                if iid or r
+            )
             ev = Event(gf.ts, "leave", ", ".join(m[0] for m in members), None, detail)
             group.event(ev)
         elif gf.api_key == 12 and body.generation_id >= 0:
@@ -863,17 +1042,29 @@ class _Story:
             m.assignment, m.assignment_source = resp.assignment, "SyncGroup response"
 
 
-def capture_story(source: str | Path | ByteStream, *, ports: Iterable[int] = DEFAULT_PORTS, group: str | None = None,
-                  summary: CaptureSummary | None = None, max_hole_bytes: int = DEFAULT_MAX_BUFFER,
-                  max_hole_seconds: float = DEFAULT_MAX_WAIT) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
+def capture_story(
+    source: str | Path | ByteStream,
+    *,
+    ports: Iterable[int] = DEFAULT_PORTS,
+    group: str | None = None,
+    summary: CaptureSummary | None = None,
+    max_hole_bytes: int = DEFAULT_MAX_BUFFER,
+    max_hole_seconds: float = DEFAULT_MAX_WAIT,
+) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
     """The group frames and generations of a pcap/pcapng file (see the module docstring); counts and
     problems go to ``summary``. ``group`` keeps only that group's frames and generations.
     ``max_hole_bytes``/``max_hole_seconds``: how long TCP reassembly holds a hole open for a late
     segment (see :mod:`codec.capture.scan`); frames lost to holes given up are counted in the summary."""
     summary = summary if summary is not None else CaptureSummary()
     story = _Story(summary, group)
-    for event in kafka_frames(source, ports=set(ports), api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA}, stats=summary.stats,
-                              max_buffer=max_hole_bytes, max_wait=max_hole_seconds):
+    for event in kafka_frames(
+        source,
+        ports=set(ports),
+        api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA},
+        stats=summary.stats,
+        max_buffer=max_hole_bytes,
+        max_wait=max_hole_seconds,
+    ):
         gf = story.feed(event)
         if gf is not None:
             yield gf
@@ -882,8 +1073,14 @@ def capture_story(source: str | Path | ByteStream, *, ports: Iterable[int] = DEF
 
 # -- from __consumer_offsets --------------------------------------------------------------------------
 
-def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], *, group: str | None = None,
-                  summary: CaptureSummary | None = None, max_told: int | None = None) -> Iterator[Generation | HeartbeatGroup]:
+
+def offsets_story(
+    records: Iterable[OffsetsRecord | ControlMarker | BadRecord],
+    *,
+    group: str | None = None,
+    summary: CaptureSummary | None = None,
+    max_told: int | None = None,
+) -> Iterator[Generation | HeartbeatGroup]:
     """The generations that ``__consumer_offsets`` group metadata records describe, in record order.
 
     Each ``GroupMetadataValue`` is a snapshot of a group at a generation (Kafka writes one when a
@@ -899,8 +1096,9 @@ def offsets_story(records: Iterable[OffsetsRecord | ControlMarker | BadRecord], 
     for rec in records:
         summary.records += 1
         if isinstance(rec, BadRecord):
-            summary.problem("bad file" if rec.stopped else "bad records", rec.where, rec.error.message or "record",
-                            str(rec.error))
+            summary.problem(
+                "bad file" if rec.stopped else "bad records", rec.where, rec.error.message or "record", str(rec.error)
+            )
             continue
         if isinstance(rec, ControlMarker):
             continue
@@ -940,9 +1138,13 @@ def _tell(summary: CaptureSummary, rec: OffsetsRecord, cost: int, told: int, max
     """Whether the story has room for a record (``cost`` members' worth); a problem when it has not."""
     if max_told is None or told + cost <= max_told:
         return True
-    summary.problem("records not told", rec.where, rec.key_schema.removesuffix("Key"),
-                    f"past the {max_told:,} members' worth of group records the story tells for an input of this "
-                    "size (codec.budget)")
+    summary.problem(
+        "records not told",
+        rec.where,
+        rec.key_schema.removesuffix("Key"),
+        f"past the {max_told:,} members' worth of group records the story tells for an input of this "
+        "size (codec.budget)",
+    )
     return False
 
 
@@ -956,6 +1158,13 @@ def _snapshot_record(g: _Group, rec: OffsetsRecord) -> None:
     gen.members = {}
     for m in v.members:
         p = payloads[m.member_id]
-        gen.members[m.member_id] = Member(m.member_id, m.client_id, getattr(m, "group_instance_id", None),
-                                          m.client_host, (v.protocol,) if v.protocol else (),
-                                          p.subscription, p.assignment, "__consumer_offsets")
+        gen.members[m.member_id] = Member(
+            m.member_id,
+            m.client_id,
+            getattr(m, "group_instance_id", None),
+            m.client_host,
+            (v.protocol,) if v.protocol else (),
+            p.subscription,
+            p.assignment,
+            "__consumer_offsets",
+        )

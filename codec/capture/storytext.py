@@ -31,8 +31,17 @@ from ..pretty import MAX_SHOWN, bounded, describe_epoch_ms, describe_error_code
 from ..text import printable as _p
 from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, shared_by_count
 from .items import items_text
-from .story import (API_NAMES, CaptureSummary, Generation, Member, assignment_layers, error_name, holdings,
-                    partition_items, subscription_layers)
+from .story import (
+    API_NAMES,
+    CaptureSummary,
+    Generation,
+    Member,
+    assignment_layers,
+    error_name,
+    holdings,
+    partition_items,
+    subscription_layers,
+)
 
 __all__ = ["render_generation", "render_heartbeat_group", "render_summary"]
 
@@ -82,16 +91,22 @@ def _subscription_lines(m: Member, indent: str) -> list[str]:
     lines = [f"{indent}subscription  v{msg.version}: " + "; ".join(parts) + _user_data(d.user_data)]
     if info is not None:
         lsv = info.latest_supported_version
-        lines.append(f"{indent}{_I}Streams SubscriptionInfo v{info.version} (latest supported "
-                     f"{'unknown' if lsv == -1 else f'v{lsv}'})  process {_p(str(info.process_id))}  endpoint "
-                     f"{_p(info.user_endpoint) if info.user_endpoint else '(none)'}")
+        lines.append(
+            f"{indent}{_I}Streams SubscriptionInfo v{info.version} (latest supported "
+            f"{'unknown' if lsv == -1 else f'v{lsv}'})  process {_p(str(info.process_id))}  endpoint "
+            f"{_p(info.user_endpoint) if info.user_endpoint else '(none)'}"
+        )
         sums = sorted(info.task_offset_sums.items())
-        lines.append(f"{indent}{_I*2}task offset sums  " + (", ".join(f"{_p(str(t))}={s}" for t, s in sums) or "(none)"))
+        lines.append(
+            f"{indent}{_I * 2}task offset sums  " + (", ".join(f"{_p(str(t))}={s}" for t, s in sums) or "(none)")
+        )
         if info.client_tags:
-            lines.append(f"{indent}{_I*2}client tags       "
-                         + ", ".join(f"{_p(k)}={_p(val)}" for k, val in sorted(info.client_tags.items())))
+            lines.append(
+                f"{indent}{_I * 2}client tags       "
+                + ", ".join(f"{_p(k)}={_p(val)}" for k, val in sorted(info.client_tags.items()))
+            )
         if info.version >= 9:
-            lines.append(f"{indent}{_I*2}error code        {describe_error_code(info.error_code)}")
+            lines.append(f"{indent}{_I * 2}error code        {describe_error_code(info.error_code)}")
     else:
         lines += _user_error(d.user_data, indent)
     return lines
@@ -105,22 +120,27 @@ def _assignment_lines(m: Member, indent: str) -> list[str]:
     if msg is None:
         return _undecoded("assignment", v, indent)
     parts = partition_items(msg.data.assigned_partitions)
-    lines = [f"{indent}assignment    v{msg.version}: {items_text(parts)} ({len(parts)} partitions)"
-             + _user_data(msg.data.user_data)]
+    lines = [
+        f"{indent}assignment    v{msg.version}: {items_text(parts)} ({len(parts)} partitions)"
+        + _user_data(msg.data.user_data)
+    ]
     if info is not None:
         csv = info.commonly_supported_version
-        lines.append(f"{indent}{_I}Streams AssignmentInfo v{info.version} (commonly supported "
-                     f"{'unknown' if csv == -1 else f'v{csv}'})  error {describe_error_code(info.error_code)}")
+        lines.append(
+            f"{indent}{_I}Streams AssignmentInfo v{info.version} (commonly supported "
+            f"{'unknown' if csv == -1 else f'v{csv}'})  error {describe_error_code(info.error_code)}"
+        )
         if info.version >= 7:
-            lines.append(f"{indent}{_I*2}next rebalance    {describe_epoch_ms(info.next_rebalance_ms)}")
-        lines.append(f"{indent}{_I*2}active tasks      {_items({str(t) for t in info.active_tasks})}")
+            lines.append(f"{indent}{_I * 2}next rebalance    {describe_epoch_ms(info.next_rebalance_ms)}")
+        lines.append(f"{indent}{_I * 2}active tasks      {_items({str(t) for t in info.active_tasks})}")
         standby = sorted(info.standby_tasks.items())
-        lines.append(f"{indent}{_I*2}standby tasks     "
-                     + (bounded(f"{_p(str(t))} <- {items_text(partition_items(ps))}" for t, ps in standby)
-                        or "(none)"))
+        lines.append(
+            f"{indent}{_I * 2}standby tasks     "
+            + (bounded(f"{_p(str(t))} <- {items_text(partition_items(ps))}" for t, ps in standby) or "(none)")
+        )
         for title, hosts in (("hosts", info.partitions_by_host), ("standby hosts", info.standby_partitions_by_host)):
             for h, ps in sorted(hosts.items(), key=lambda kv: str(kv[0])):
-                lines.append(f"{indent}{_I*2}{title.ljust(17)} {_p(str(h))}: {items_text(partition_items(ps))}")
+                lines.append(f"{indent}{_I * 2}{title.ljust(17)} {_p(str(h))}: {items_text(partition_items(ps))}")
     else:
         lines += _user_error(msg.data.user_data, indent)
     return lines
@@ -160,9 +180,11 @@ def _connect_line(decoded) -> str | None:
     if isinstance(decoded, DecodedConnectAssignment):
         a = decoded.info
         tasks = ", ".join(_p(f"{t.connector}-{t.task}") for t in a.tasks[:8]) + (" ..." if len(a.tasks) > 8 else "")
-        line = (f"Connect assignment v{decoded.reader_version} error {a.error}, leader {_p(a.leader or '-')}: "
-                f"connectors [{', '.join(_p(c) for c in a.connectors[:8])}{' ...' if len(a.connectors) > 8 else ''}]"
-                f", tasks [{tasks}]")
+        line = (
+            f"Connect assignment v{decoded.reader_version} error {a.error}, leader {_p(a.leader or '-')}: "
+            f"connectors [{', '.join(_p(c) for c in a.connectors[:8])}{' ...' if len(a.connectors) > 8 else ''}]"
+            f", tasks [{tasks}]"
+        )
         if a.revoked_connectors or a.revoked_tasks:
             line += f"; revoked {len(a.revoked_connectors)} connectors, {len(a.revoked_tasks)} tasks"
         if a.delay:
@@ -173,7 +195,7 @@ def _connect_line(decoded) -> str | None:
 
 def _member_lines(g: Generation, m: Member) -> list[str]:
     tags = [t for t, on in (("leader", m.member_id == g.leader), ("left", m.left)) if on]
-    head = f"{_I*2}{_p(m.label)}" + (f"  [{', '.join(tags)}]" if tags else "")
+    head = f"{_I * 2}{_p(m.label)}" + (f"  [{', '.join(tags)}]" if tags else "")
     facts = []
     if m.group_instance_id:
         facts.append(f"instance {_p(m.group_instance_id)}")
@@ -186,7 +208,7 @@ def _member_lines(g: Generation, m: Member) -> list[str]:
     lines += _assignment_lines(m, _I * 3)
     if g.source == "capture":
         errs = ", ".join(f"{n} x {error_name(c)}" for c, n in sorted(m.heartbeat_errors.items()))
-        lines.append(f"{_I*3}heartbeats    {m.heartbeats}" + (f" ({errs})" if errs else ""))
+        lines.append(f"{_I * 3}heartbeats    {m.heartbeats}" + (f" ({errs})" if errs else ""))
     return lines
 
 
@@ -195,13 +217,14 @@ def _change_lines(g: Generation) -> list[str]:
     if c is None:
         return []
     moved = sum(len(items) for moves in c.moved.values() for items in moves.values())
-    lines = [f"{_I}changes from generation {c.previous}: {len(c.joined)} joined, {len(c.left)} left, "
-             f"{moved} moved"]
-    lines += [f"{_I*2}+ {_p(m)}" for m in c.joined] + [f"{_I*2}- {_p(m)}" for m in c.left]
+    lines = [f"{_I}changes from generation {c.previous}: {len(c.joined)} joined, {len(c.left)} left, {moved} moved"]
+    lines += [f"{_I * 2}+ {_p(m)}" for m in c.joined] + [f"{_I * 2}- {_p(m)}" for m in c.left]
     for kind, moves in c.moved.items():
         for (a, b), items in moves.items():
-            lines.append(f"{_I*2}{kind} {items_text(items)}: {_p(a) if a else '(unassigned)'} -> "
-                         f"{_p(b) if b else '(unassigned)'}")
+            lines.append(
+                f"{_I * 2}{kind} {items_text(items)}: {_p(a) if a else '(unassigned)'} -> "
+                f"{_p(b) if b else '(unassigned)'}"
+            )
     return lines
 
 
@@ -232,7 +255,7 @@ def render_generation(g: Generation) -> str:
         lines.append(f"{_I}events:")
         for e in g.events[:SHOWN_EVENTS]:
             who = _p(e.member) if e.member else "-"
-            text = f"{_I*2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(9)} {who}  "
+            text = f"{_I * 2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(9)} {who}  "
             text += error_name(e.error_code) if e.kind != "deleted" else ""
             lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
         lines += _more(len(g.events), SHOWN_EVENTS, "events")
@@ -240,7 +263,7 @@ def render_generation(g: Generation) -> str:
 
 
 def _more(n: int, shown: int, what: str) -> list[str]:
-    return [f"{_I*2}... ({n - shown:,} more {what}; --json lists them all)"] if n > shown else []
+    return [f"{_I * 2}... ({n - shown:,} more {what}; --json lists them all)"] if n > shown else []
 
 
 def _plural(n: int, word: str) -> str:
@@ -253,8 +276,10 @@ def _lost_lines(s: CaptureSummary) -> list[str]:
     limits = f"--max-hole-bytes {lost['max_hole_bytes']:,}, --max-hole-seconds {lost['max_hole_seconds']:g}"
     if not lost["holes"]:
         return [f"{_I}lost frames    0 (no hole given up at {limits})"]
-    lines = [f"{_I}lost frames    {lost['count']:,} in {_plural(lost['holes'], 'hole')} given up at {limits}: "
-             f"{lost['skipped_bytes']:,} bytes skipped ({lost['hole_bytes']:,} in the holes)"]
+    lines = [
+        f"{_I}lost frames    {lost['count']:,} in {_plural(lost['holes'], 'hole')} given up at {limits}: "
+        f"{lost['skipped_bytes']:,} bytes skipped ({lost['hole_bytes']:,} in the holes)"
+    ]
     needed = lost["needed"]
     if needed is not None:
         raise_ = []
@@ -262,8 +287,10 @@ def _lost_lines(s: CaptureSummary) -> list[str]:
             raise_.append(f"--max-hole-bytes {needed['max_hole_bytes']:,}")
         if needed["max_hole_seconds"] > lost["max_hole_seconds"]:
             raise_.append(f"--max-hole-seconds {math.ceil(needed['max_hole_seconds'] * 1000) / 1000:g}")
-        lines.append(f"{_I*2}{lost['late_bytes']:,} bytes of the holes were captured later (retransmitted too "
-                     "late)" + (f": {' and '.join(raise_)} would have kept them" if raise_ else ""))
+        lines.append(
+            f"{_I * 2}{lost['late_bytes']:,} bytes of the holes were captured later (retransmitted too "
+            "late)" + (f": {' and '.join(raise_)} would have kept them" if raise_ else "")
+        )
     return lines
 
 
@@ -281,20 +308,27 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
         ]
         if s.other_apis:
             apis = sorted(s.other_apis.items())
-            lines.append(f"{_I}other APIs     " + ", ".join(
-                f"{k} {API_NAMES.get(k, 'api')} v{v} x{n}" for (k, v), n in apis))
-        lines.append(f"{_I}gaps           {s.gaps:,} ({st.gap_bytes:,} bytes not captured in time"
-                     + (f", {st.late_bytes:,} of them captured too late)" if st.late_bytes else ")"))
+            lines.append(
+                f"{_I}other APIs     " + ", ".join(f"{k} {API_NAMES.get(k, 'api')} v{v} x{n}" for (k, v), n in apis)
+            )
+        lines.append(
+            f"{_I}gaps           {s.gaps:,} ({st.gap_bytes:,} bytes not captured in time"
+            + (f", {st.late_bytes:,} of them captured too late)" if st.late_bytes else ")")
+        )
         lines += _lost_lines(s)
         if s.unframed:
             lines.append(f"{_I}unframed       " + ", ".join(f"{n:,} bytes {r}" for r, n in sorted(s.unframed.items())))
         if s.unpaired_responses or s.unanswered_requests:
-            lines.append(f"{_I}unpaired       {s.unpaired_responses:,} responses without request, "
-                         f"{s.unanswered_requests:,} group requests without response")
+            lines.append(
+                f"{_I}unpaired       {s.unpaired_responses:,} responses without request, "
+                f"{s.unanswered_requests:,} group requests without response"
+            )
     else:
         lines.append(f"{_I}records        {s.records:,}")
         if s.offset_commits:
-            lines.append(f"{_I}offset commits " + ", ".join(f"{_p(g)}: {n:,}" for g, n in sorted(s.offset_commits.items())))
+            lines.append(
+                f"{_I}offset commits " + ", ".join(f"{_p(g)}: {n:,}" for g, n in sorted(s.offset_commits.items()))
+            )
     lines.append(f"{_I}generations    {s.generations:,}")
     if s.heartbeat_groups:
         lines.append(f"{_I}heartbeat-based groups {s.heartbeat_groups:,}")
@@ -303,16 +337,19 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             continue
         lines.append(f"{_I}{k}: {s.counts[k]:,}")
         for p in kept[:SHOWN_PROBLEMS]:
-            lines.append(f"{_I*2}{_p(p.where)}: {_p(p.what)}: {_p(p.reason)}")
+            lines.append(f"{_I * 2}{_p(p.where)}: {_p(p.what)}: {_p(p.reason)}")
         if s.counts[k] > SHOWN_PROBLEMS:
-            lines.append(f"{_I*2}...")
+            lines.append(f"{_I * 2}...")
     return "\n".join(lines)
 
 
 # -- heartbeat-based groups (KIP-848, KIP-1071) -----------------------------------------------------------
 
-_PROTOCOL_NAMES = {"consumer": ("consumer group", "KIP-848"), "streams": ("streams group", "KIP-1071"),
-                   "share": ("share group", "KIP-932")}
+_PROTOCOL_NAMES = {
+    "consumer": ("consumer group", "KIP-848"),
+    "streams": ("streams group", "KIP-1071"),
+    "share": ("share group", "KIP-932"),
+}
 
 
 def _held(items, kind: str) -> str:
@@ -336,11 +373,16 @@ def _delta(step: Step, kind: str, gone: str = "revoked") -> str:
 def _step_lines(step: Step, indent: str, title: str = "epoch", gone: str = "revoked") -> list[str]:
     when = step.where if step.where is not None else _when(step.ts)
     if step.cause == "fenced":
-        return [f"{indent}fenced  {_p(when)}: gave up " + ", ".join(
-            f"{_held(v, k)}" for k, v in step.revoked.items()) if step.revoked else f"{indent}fenced  {_p(when)}"]
+        return [
+            f"{indent}fenced  {_p(when)}: gave up " + ", ".join(f"{_held(v, k)}" for k, v in step.revoked.items())
+            if step.revoked
+            else f"{indent}fenced  {_p(when)}"
+        ]
     head = f"{indent}{title} {step.epoch if step.epoch is not None else '?'}  {_p(when)}"
     if step.previous_epoch is not None:
-        head += f"  (previous epoch {step.previous_epoch}" + (f", state {step.state})" if step.state is not None else ")")
+        head += f"  (previous epoch {step.previous_epoch}" + (
+            f", state {step.state})" if step.state is not None else ")"
+        )
     if step.cause == "described":
         head += "  (as described)"
     if step.repeats:
@@ -355,8 +397,9 @@ def _step_lines(step: Step, indent: str, title: str = "epoch", gone: str = "revo
         k = kinds[0]
         lines = [f"{head}  {_held(step.holdings.get(k, ()), k)}{_delta(step, k, gone)}"]
     else:
-        lines = [head] + [f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k, gone)}"
-                          for k in kinds]
+        lines = [head] + [
+            f"{indent}{_I}{k.ljust(14)} {_held(step.holdings.get(k, ()), k)}{_delta(step, k, gone)}" for k in kinds
+        ]
     for k, items in step.pending.items():
         lines.append(f"{indent}{_I}pending revocation of {k}: {items_text(items)}")
     return lines
@@ -365,9 +408,15 @@ def _step_lines(step: Step, indent: str, title: str = "epoch", gone: str = "revo
 def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember, shares=()) -> list[str]:
     """A heartbeat member's lines; ``shares``: a share member's partitions that others hold too, with them."""
     facts = []
-    for label, value in (("instance", m.instance_id), ("rack", m.rack_id), ("host", m.client_host),
-                         ("process", m.process_id), ("endpoint", m.user_endpoint), ("assignor", m.server_assignor),
-                         ("regex", m.subscribed_regex)):
+    for label, value in (
+        ("instance", m.instance_id),
+        ("rack", m.rack_id),
+        ("host", m.client_host),
+        ("process", m.process_id),
+        ("endpoint", m.user_endpoint),
+        ("assignor", m.server_assignor),
+        ("regex", m.subscribed_regex),
+    ):
         if value not in (None, ""):  # records write "" for a field never set
             facts.append(f"{label} {_p(str(value))}")
     if m.subscribed_topics is not None:
@@ -381,7 +430,7 @@ def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember, shares=()) -> list[s
     if m.classic:
         facts.append("classic protocol member")
     tags = [m.left] if m.left else []
-    lines = [f"{_I*2}{_p(m.label)}" + (f"  [{tags[0]}]" if tags else "") + (f"  {'; '.join(facts)}" if facts else "")]
+    lines = [f"{_I * 2}{_p(m.label)}" + (f"  [{tags[0]}]" if tags else "") + (f"  {'; '.join(facts)}" if facts else "")]
     life = []
     if m.joined is not None:
         life.append(f"joined {_when(m.joined)} at epoch {m.join_epoch}")
@@ -391,19 +440,25 @@ def _hb_member_lines(g: HeartbeatGroup, m: HeartbeatMember, shares=()) -> list[s
     if m.left is not None and m.left_ts is not None:
         life.append(f"{m.left} {_when(m.left_ts)}")
     if life:
-        lines.append(f"{_I*3}" + "; ".join(life))
+        lines.append(f"{_I * 3}" + "; ".join(life))
     if not m.steps and m.target is None:
-        lines.append(f"{_I*3}no assignment seen")
+        lines.append(f"{_I * 3}no assignment seen")
     for step in m.steps:
         lines += _step_lines(step, _I * 3, gone="dropped" if g.protocol == "share" else "revoked")
     if shares and m.left is None:
-        lines.append(f"{_I*3}shares " + bounded(
-            (f"{items_text(items)} with {bounded(map(_p, others), _SHOWN_SHARERS)}" for items, others in shares),
-            _SHOWN_SHARERS, sep=" | ", what="more groups of partitions"))
+        lines.append(
+            f"{_I * 3}shares "
+            + bounded(
+                (f"{items_text(items)} with {bounded(map(_p, others), _SHOWN_SHARERS)}" for items, others in shares),
+                _SHOWN_SHARERS,
+                sep=" | ",
+                what="more groups of partitions",
+            )
+        )
     if m.target is not None:
         lines += _step_lines(m.target, _I * 3, "target at assignment epoch")
     if m.dropped:
-        lines.append(f"{_I*3}({m.dropped:,} oldest observations dropped)")
+        lines.append(f"{_I * 3}({m.dropped:,} oldest observations dropped)")
     return lines
 
 
@@ -426,36 +481,51 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     if g.validated_topology_epoch is not None and g.validated_topology_epoch >= 0:
         facts.append(f"topics validated for topology epoch {g.validated_topology_epoch}")
     if g.classic_generations:
-        facts.append("classic members formed generations " + ", ".join(map(str, g.classic_generations))
-                     + " (told above)")
+        facts.append(
+            "classic members formed generations " + ", ".join(map(str, g.classic_generations)) + " (told above)"
+        )
     if g.deleted:
         facts.append("deleted (tombstone)")
     lines.append(f"{_I}" + "; ".join(facts))
     if isinstance(g.topology, dict):
         lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))
     if g.assignment_configs:
-        lines.append(f"{_I}last assignment configs: " + bounded(
-            f"{_p(str(k))}={_p(str(v))}" for k, v in sorted(g.assignment_configs.items(), key=lambda kv: str(kv[0]))))
+        lines.append(
+            f"{_I}last assignment configs: "
+            + bounded(
+                f"{_p(str(k))}={_p(str(v))}" for k, v in sorted(g.assignment_configs.items(), key=lambda kv: str(kv[0]))
+            )
+        )
     for code, detail in list(g.status)[:MAX_SHOWN]:
-        lines.append(f"{_I}status {code} {_STREAMS_STATUS.get(code, 'unknown')}" + (f": {_p(detail)}" if detail else ""))
+        lines.append(
+            f"{_I}status {code} {_STREAMS_STATUS.get(code, 'unknown')}" + (f": {_p(detail)}" if detail else "")
+        )
     lines += _more(len(g.status), MAX_SHOWN, "statuses")
     if g.endpoints is not None:
-        lines.append(f"{_I}partitions by endpoint (endpoint information epoch {g.endpoint_epoch}):"
-                     + ("" if g.endpoints else " (none)"))
+        lines.append(
+            f"{_I}partitions by endpoint (endpoint information epoch {g.endpoint_epoch}):"
+            + ("" if g.endpoints else " (none)")
+        )
         for endpoint, active, standby in g.endpoints:
-            lines.append(f"{_I*2}{_p(endpoint)}  active: {items_text(active)}  standby: {items_text(standby)}")
+            lines.append(f"{_I * 2}{_p(endpoint)}  active: {items_text(active)}  standby: {items_text(standby)}")
     if g.state_partitions is not None:
-        lines.append(f"{_I}share-group state: " + (" | ".join(
-            f"{state} {items_text(items)}" for state, items in g.state_partitions.items() if items)
-            or "(no partition)"))
+        lines.append(
+            f"{_I}share-group state: "
+            + (
+                " | ".join(f"{state} {items_text(items)}" for state, items in g.state_partitions.items() if items)
+                or "(no partition)"
+            )
+        )
     shares: dict[str, list[tuple[frozenset, list[str]]]] = {}  # member -> (partitions, the others holding them)
     if g.protocol == "share" and g.members:
         shared = g.shared()
         for holders, items in shared:
             for member in holders:
                 shares.setdefault(member, []).append((items, [x for x in holders if x != member]))
-        lines.append(f"{_I}shared partitions at the end: " + (" | ".join(
-            f"{items_text(items)} by {n} members" for n, items in shared_by_count(shared)) or "(none)"))
+        lines.append(
+            f"{_I}shared partitions at the end: "
+            + (" | ".join(f"{items_text(items)} by {n} members" for n, items in shared_by_count(shared)) or "(none)")
+        )
     if g.members:
         held = [m.holdings() or {} for m in g.members.values() if m.left is None]
         kinds = sorted({k for h in held for k in h}, key=lambda k: (k != "partitions", k))
@@ -467,7 +537,7 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
         lines.append(f"{_I}events:")
         for e in g.events[:SHOWN_EVENTS]:
             who = _p(e.member) if e.member else "-"
-            text = f"{_I*2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(12)} {who}"
+            text = f"{_I * 2}{_when(e.ts) if e.ts is not None else '-'}  {e.kind.ljust(12)} {who}"
             text += f"  {error_name(e.error_code)}" if e.error_code is not None else ""
             lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
         lines += _more(len(g.events), SHOWN_EVENTS, "events")
@@ -479,8 +549,10 @@ def _topology(t: dict) -> str:
     repartition topics)."""
     parts = []
     for sub in t.get("subtopologies") or ():
-        reads = [*(sub.get("sourceTopics") or ()), *(f"/{r}/" for r in sub.get("sourceTopicRegex") or ()),
-                 *(r.get("name") for r in sub.get("repartitionSourceTopics") or ())]
+        reads = [
+            *(sub.get("sourceTopics") or ()),
+            *(f"/{r}/" for r in sub.get("sourceTopicRegex") or ()),
+            *(r.get("name") for r in sub.get("repartitionSourceTopics") or ()),
+        ]
         parts.append(f"{_p(str(sub.get('subtopologyId')))} reads {_items(reads, 6)}")
     return "; ".join(parts) or "(no subtopology)"
-

@@ -31,8 +31,21 @@ from itertools import count
 from ..wire.native import maker
 from .packet import ACK, FIN, RST, SYN, TcpSegment
 
-__all__ = ["Flow", "Chunk", "Gap", "Late", "Closed", "HalfStream", "Reassembler", "DEFAULT_MAX_BUFFER",
-           "DEFAULT_MAX_WAIT", "GIVEN_UP_BYTES", "GIVEN_UP_SECONDS", "CLOSED", "MAX_GIVEN_UP"]
+__all__ = [
+    "Flow",
+    "Chunk",
+    "Gap",
+    "Late",
+    "Closed",
+    "HalfStream",
+    "Reassembler",
+    "DEFAULT_MAX_BUFFER",
+    "DEFAULT_MAX_WAIT",
+    "GIVEN_UP_BYTES",
+    "GIVEN_UP_SECONDS",
+    "CLOSED",
+    "MAX_GIVEN_UP",
+]
 
 DEFAULT_MAX_BUFFER = 1024 * 1024
 DEFAULT_MAX_WAIT = 2.0  # seconds of capture time a hole is held open
@@ -135,8 +148,7 @@ class HalfStream:
 
     shortcut = True  # in-order segments skip the queue (tests/capture/test_fast_paths.py turns it off to compare)
 
-    def __init__(self, flow: Flow, *, max_buffer: int = DEFAULT_MAX_BUFFER,
-                 max_wait: float = DEFAULT_MAX_WAIT) -> None:
+    def __init__(self, flow: Flow, *, max_buffer: int = DEFAULT_MAX_BUFFER, max_wait: float = DEFAULT_MAX_WAIT) -> None:
         self.flow = flow
         self.max_buffer = max_buffer
         self.max_wait = max_wait
@@ -208,8 +220,16 @@ class HalfStream:
         for hole in list(self._given_up):
             if start <= hole.filled < end:
                 stop = min(end, hole.end)
-                out.append(Late(self.flow, hole.filled - self.base, data[hole.filled - start:stop - start], ts,
-                                max(0, self._high - hole.end), max(0.0, previous_ts - hole.first_ts)))
+                out.append(
+                    Late(
+                        self.flow,
+                        hole.filled - self.base,
+                        data[hole.filled - start : stop - start],
+                        ts,
+                        max(0, self._high - hole.end),
+                        max(0.0, previous_ts - hole.first_ts),
+                    )
+                )
                 hole.filled = stop
                 if stop >= hole.end:
                     self._given_up.remove(hole)
@@ -306,8 +326,9 @@ class Reassembler:
             elif conn.halves:
                 other = next(iter(conn.halves.values()))
                 from_client = None if other.flow.from_client is None else not other.flow.from_client
-            half = conn.halves[(a, b)] = HalfStream(Flow(conn.id, *a, *b, from_client=from_client),
-                                                    max_buffer=self.max_buffer, max_wait=self.max_wait)
+            half = conn.halves[(a, b)] = HalfStream(
+                Flow(conn.id, *a, *b, from_client=from_client), max_buffer=self.max_buffer, max_wait=self.max_wait
+            )
         events += half.segment(seg)
         if seg.flags & RST:
             events += self._close(key, "rst")

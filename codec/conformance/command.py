@@ -14,8 +14,14 @@ from .expect import apply as apply_expectations
 from .expect import apply_generated, expectations_text, read_expectations
 from .generate import generated_cells
 from .handcrafted import handcrafted_vectors
-from .impl import (DEFAULT_MAX_REPLY, DEFAULT_TIME_LIMIT, DEFAULT_TIMEOUT, AdapterError, BuiltinImplementation,
-                   CommandImplementation)
+from .impl import (
+    DEFAULT_MAX_REPLY,
+    DEFAULT_TIME_LIMIT,
+    DEFAULT_TIMEOUT,
+    AdapterError,
+    BuiltinImplementation,
+    CommandImplementation,
+)
 from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
 from .mutation import add_mutate_parser
@@ -23,16 +29,37 @@ from .reports import render_generated, render_table, write_json, write_junit, wr
 from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_all
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
 
-__all__ = ["register", "dump_vectors", "cmd_vectors_check", "cmd_vectors_import", "cmd_vectors_handcraft",
-           "cmd_vectors_rebalance", "cmd_conformance"]
+__all__ = [
+    "register",
+    "dump_vectors",
+    "cmd_vectors_check",
+    "cmd_vectors_import",
+    "cmd_vectors_handcraft",
+    "cmd_vectors_rebalance",
+    "cmd_conformance",
+]
 
-_KEY_ORDER = ("id", "message", "version", "apiKey", "description", "wire", "expected", "result", "error", "offset",
-              "canonical", "flags", "provenance")
+_KEY_ORDER = (
+    "id",
+    "message",
+    "version",
+    "apiKey",
+    "description",
+    "wire",
+    "expected",
+    "result",
+    "error",
+    "offset",
+    "canonical",
+    "flags",
+    "provenance",
+)
 
 
 def dump_vectors(path: Path, vectors: list[dict]) -> None:
     def ordered(v):
         return {k: v[k] for k in _KEY_ORDER if k in v}
+
     path.write_text("".join(_text.dumps(ordered(v)) + "\n" for v in vectors), encoding="utf-8")
 
 
@@ -107,19 +134,25 @@ def _nothing_passed(results: list, gen) -> str | None:
         return "nothing was checked: no vector is selected"
     if not counts["fail"] and not counts["xfail"] and not counts["xpass"]:
         return "nothing was checked: every selected vector was skipped"
-    return (f"nothing passed ({counts['fail']} failed, {counts['xfail']} expected failures, {counts['skip']} "
-            "skipped): a run passes only when the implementation passes at least one vector or case, whatever an "
-            "expectations file lists")
+    return (
+        f"nothing passed ({counts['fail']} failed, {counts['xfail']} expected failures, {counts['skip']} "
+        "skipped): a run passes only when the implementation passes at least one vector or case, whatever an "
+        "expectations file lists"
+    )
 
 
 def _write_reports(args, results, impl_name: str, seed: int, gen) -> list[str]:
     """Write the reports asked for; each one that cannot be written is one error line (returned)."""
     errors = []
     for what, path, write in (
-            ("JUnit report", args.junit, lambda p: write_junit(results, p, impl_name, gen)),
-            ("JSON report", args.json, lambda p: write_json(results, p, impl_name, seed=seed, generated=gen)),
-            ("expectations file", args.write_expect,
-             lambda p: write_report(p, expectations_text(results, impl_name, gen).encode("utf-8")))):
+        ("JUnit report", args.junit, lambda p: write_junit(results, p, impl_name, gen)),
+        ("JSON report", args.json, lambda p: write_json(results, p, impl_name, seed=seed, generated=gen)),
+        (
+            "expectations file",
+            args.write_expect,
+            lambda p: write_report(p, expectations_text(results, impl_name, gen).encode("utf-8")),
+        ),
+    ):
         if not path:
             continue
         try:
@@ -153,9 +186,13 @@ def cmd_conformance(args) -> int:
                 print(f"error: {_text.printable(p)}", file=sys.stderr)
             return 1
     try:
-        impl = (CommandImplementation(args.impl, timeout=args.timeout, max_reply=args.max_reply_bytes,
-                                      time_limit=args.time_limit)
-                if args.impl is not None else BuiltinImplementation())
+        impl = (
+            CommandImplementation(
+                args.impl, timeout=args.timeout, max_reply=args.max_reply_bytes, time_limit=args.time_limit
+            )
+            if args.impl is not None
+            else BuiltinImplementation()
+        )
     except AdapterError as e:
         print(f"error: {_text.printable(str(e))}", file=sys.stderr)
         return 2
@@ -174,14 +211,29 @@ def cmd_conformance(args) -> int:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
         cells = [c for c in generated_cells(args.message) if versions is None or in_ranges(c[1], versions)]
         if n_generate is None:  # the default: DEFAULT_GENERATE over every cell, in proportion for a selection
-            n_generate = max(GENERATE_MIN, round(DEFAULT_GENERATE * len(cells) / len(generated_cells()))) if cells \
-                else 0
+            n_generate = (
+                max(GENERATE_MIN, round(DEFAULT_GENERATE * len(cells) / len(generated_cells()))) if cells else 0
+            )
         declared, said = ask_capabilities(impl)
         rounds = load_rounds() if not args.files else []
-        run_rounds = rounds and (not args.message or "RebalanceRound" in args.message) and versions is None \
-            and not args.flags and not args.generated_only
-        run = run_all(impl, [] if args.generated_only else vectors, ops=args.op, declared=declared, witnesses=suite,
-                      rounds=rounds if run_rounds else (), generate=n_generate, cells=cells, seed=seed)
+        run_rounds = (
+            rounds
+            and (not args.message or "RebalanceRound" in args.message)
+            and versions is None
+            and not args.flags
+            and not args.generated_only
+        )
+        run = run_all(
+            impl,
+            [] if args.generated_only else vectors,
+            ops=args.op,
+            declared=declared,
+            witnesses=suite,
+            rounds=rounds if run_rounds else (),
+            generate=n_generate,
+            cells=cells,
+            seed=seed,
+        )
     finally:
         impl.close()
     results, gen = run.vectors, run.generated
@@ -210,8 +262,12 @@ def cmd_conformance(args) -> int:
         print(render_table(results, expectations=expectations is not None, show_failures=show))
     for line in report_errors:
         print(line, file=sys.stderr)
-    bad = sum(r.status in ("fail", "xpass") for r in results) + len(stale) + len(report_errors) \
+    bad = (
+        sum(r.status in ("fail", "xpass") for r in results)
+        + len(stale)
+        + len(report_errors)
         + (len(gen.unexpected()) if gen is not None else 0)
+    )
     why = _nothing_passed(results, gen)
     if why:
         print(f"error: {why}", file=sys.stderr)
@@ -240,43 +296,97 @@ def register(subparsers) -> None:
     add_mutate_parser(vsub)
 
     k = subparsers.add_parser("conformance", help="run the golden vectors against an implementation")
-    k.add_argument("--impl", help="command of an adapter speaking the line protocol (the guide: vectors/ADAPTERS.md); "
-                                  "default: the built-in codec")
-    k.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"how long the adapter has for each request (default {DEFAULT_TIMEOUT:g})")
-    k.add_argument("--max-reply-bytes", type=int_range(1), default=DEFAULT_MAX_REPLY, dest="max_reply_bytes", metavar="N",
-                   help=f"the longest reply line accepted (default {DEFAULT_MAX_REPLY})")
-    k.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT, dest="time_limit", metavar="SECONDS",
-                   help=f"the wall time a run through an adapter may take; what is left unasked then fails "
-                        f"(default {DEFAULT_TIME_LIMIT:g})")
-    k.add_argument("--seed", type=int_range(0, 2**63 - 1), metavar="N",
-                   help="the run's seed: the order of its requests, its generated cases, the --cross-version "
-                        "samples (default: a fresh one, printed)")
-    k.add_argument("--generate", type=int_range(0), metavar="N",
-                   help="random values drawn from the schemas for every declared message and version, written by "
-                        f"the built-in codec, N cases in all (default {DEFAULT_GENERATE} over every message and "
-                        f"version, in proportion for a --message or --version selection, at least {GENERATE_MIN}; "
-                        "0 with --flags or vector files)")
-    k.add_argument("--generated-only", action="store_true", dest="generated_only",
-                   help="run the generated cases alone (no vectors, no rounds)")
+    k.add_argument(
+        "--impl",
+        help="command of an adapter speaking the line protocol (the guide: vectors/ADAPTERS.md); "
+        "default: the built-in codec",
+    )
+    k.add_argument(
+        "--timeout",
+        type=seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"how long the adapter has for each request (default {DEFAULT_TIMEOUT:g})",
+    )
+    k.add_argument(
+        "--max-reply-bytes",
+        type=int_range(1),
+        default=DEFAULT_MAX_REPLY,
+        dest="max_reply_bytes",
+        metavar="N",
+        help=f"the longest reply line accepted (default {DEFAULT_MAX_REPLY})",
+    )
+    k.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=DEFAULT_TIME_LIMIT,
+        dest="time_limit",
+        metavar="SECONDS",
+        help=f"the wall time a run through an adapter may take; what is left unasked then fails "
+        f"(default {DEFAULT_TIME_LIMIT:g})",
+    )
+    k.add_argument(
+        "--seed",
+        type=int_range(0, 2**63 - 1),
+        metavar="N",
+        help="the run's seed: the order of its requests, its generated cases, the --cross-version "
+        "samples (default: a fresh one, printed)",
+    )
+    k.add_argument(
+        "--generate",
+        type=int_range(0),
+        metavar="N",
+        help="random values drawn from the schemas for every declared message and version, written by "
+        f"the built-in codec, N cases in all (default {DEFAULT_GENERATE} over every message and "
+        f"version, in proportion for a --message or --version selection, at least {GENERATE_MIN}; "
+        "0 with --flags or vector files)",
+    )
+    k.add_argument(
+        "--generated-only",
+        action="store_true",
+        dest="generated_only",
+        help="run the generated cases alone (no vectors, no rounds)",
+    )
     k.add_argument("--message", action="append", help="only this message (repeatable)")
-    k.add_argument("--version", action="append", metavar="RANGE",
-                   help="only these versions: 3, 3-5 or 5- (repeatable; leaves out the rebalance rounds)")
-    k.add_argument("--op", action="append", choices=OPS,
-                   help="only this op (repeatable): decode (valid vectors' wire, invalid vectors with wire, "
-                        "acceptable ones), encode (valid vectors' expected, invalid vectors without wire), "
-                        "assign (rebalance rounds)")
+    k.add_argument(
+        "--version",
+        action="append",
+        metavar="RANGE",
+        help="only these versions: 3, 3-5 or 5- (repeatable; leaves out the rebalance rounds)",
+    )
+    k.add_argument(
+        "--op",
+        action="append",
+        choices=OPS,
+        help="only this op (repeatable): decode (valid vectors' wire, invalid vectors with wire, "
+        "acceptable ones), encode (valid vectors' expected, invalid vectors without wire), "
+        "assign (rebalance rounds)",
+    )
     k.add_argument("--flags", action="append", help="only vectors with this flag (repeatable)")
-    k.add_argument("--expect", metavar="FILE",
-                   help="known failures: vector ids, one a line, and 'generated MESSAGE VERSIONS OP WHERE' lines "
-                        "for generated cases; '#' comments (vectors/ADAPTERS.md)")
-    k.add_argument("--write-expect", dest="write_expect", metavar="FILE",
-                   help="write today's failures here as a starting expectations file")
-    k.add_argument("--show-failures", type=int_range(0), default=20, dest="show_failures", metavar="N",
-                   help="print at most N FAIL, FIXED and XFAIL lines each (default 20; 0: all)")
+    k.add_argument(
+        "--expect",
+        metavar="FILE",
+        help="known failures: vector ids, one a line, and 'generated MESSAGE VERSIONS OP WHERE' lines "
+        "for generated cases; '#' comments (vectors/ADAPTERS.md)",
+    )
+    k.add_argument(
+        "--write-expect",
+        dest="write_expect",
+        metavar="FILE",
+        help="write today's failures here as a starting expectations file",
+    )
+    k.add_argument(
+        "--show-failures",
+        type=int_range(0),
+        default=20,
+        dest="show_failures",
+        metavar="N",
+        help="print at most N FAIL, FIXED and XFAIL lines each (default 20; 0: all)",
+    )
     k.add_argument("--junit", help="write JUnit XML here")
     k.add_argument("--json", help="write a JSON report here")
-    k.add_argument("--cross-version", action="store_true",
-                   help="the writer x reader version matrix for the Streams messages")
+    k.add_argument(
+        "--cross-version", action="store_true", help="the writer x reader version matrix for the Streams messages"
+    )
     k.add_argument("files", nargs="*", help="vector files (default: every vectors/*.jsonl)")
     k.set_defaults(func=cmd_conformance)

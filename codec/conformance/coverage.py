@@ -54,36 +54,105 @@ GENERATED_KINDS = ("request", "response", "header")
 GENERATED_DATA = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
 FRAME_APIS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 13}
 # the vector files whose valid vectors the handcrafted truncations, refusals and frames are built from
-GROUP_SOURCES = ("kafka-java-group.jsonl", "kio-group.jsonl", "kafka-java-subscription-info.jsonl",
-                 "kafka-java-assignment-info.jsonl", "kafka-java-offsets.jsonl")
+GROUP_SOURCES = (
+    "kafka-java-group.jsonl",
+    "kio-group.jsonl",
+    "kafka-java-subscription-info.jsonl",
+    "kafka-java-assignment-info.jsonl",
+    "kafka-java-offsets.jsonl",
+)
 # Kafka 4's group RPCs (issue #21) and the __consumer_offsets records of consumer, Streams and share groups (a key and a
 # value of each; their vectors carry no version: a key's record type and a value's version prefix are in the bytes,
 # and the release has version 0 of each)
-KAFKA4_RPCS = ("ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerGroupDescribeRequest",
-               "ConsumerGroupDescribeResponse", "StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse",
-               "StreamsGroupDescribeRequest", "StreamsGroupDescribeResponse")
+KAFKA4_RPCS = (
+    "ConsumerGroupHeartbeatRequest",
+    "ConsumerGroupHeartbeatResponse",
+    "ConsumerGroupDescribeRequest",
+    "ConsumerGroupDescribeResponse",
+    "StreamsGroupHeartbeatRequest",
+    "StreamsGroupHeartbeatResponse",
+    "StreamsGroupDescribeRequest",
+    "StreamsGroupDescribeResponse",
+)
 # KIP-932 share groups' RPCs and records (issue #30): kio's bodies (kio-group-share.jsonl) and the hand-made edges
 # of handcrafted-share.jsonl, which also cuts them
-SHARE_RPCS = ("ShareGroupHeartbeatRequest", "ShareGroupHeartbeatResponse", "ShareGroupDescribeRequest",
-              "ShareGroupDescribeResponse")
-KAFKA4_RECORDS = tuple(f"{group}Group{record}{part}" for group, records in (
-    ("Consumer", ("Metadata", "PartitionMetadata", "MemberMetadata", "TargetAssignmentMetadata",
-                  "TargetAssignmentMember", "CurrentMemberAssignment", "RegularExpression")),
-    ("Streams", ("Metadata", "MemberMetadata", "TargetAssignmentMetadata",
-                 "TargetAssignmentMember", "CurrentMemberAssignment", "Topology")),
-    ("Share", ("PartitionMetadata", "MemberMetadata", "Metadata", "TargetAssignmentMetadata",
-               "TargetAssignmentMember", "CurrentMemberAssignment", "StatePartitionMetadata")))
-    for record in records for part in ("Key", "Value"))
+SHARE_RPCS = (
+    "ShareGroupHeartbeatRequest",
+    "ShareGroupHeartbeatResponse",
+    "ShareGroupDescribeRequest",
+    "ShareGroupDescribeResponse",
+)
+KAFKA4_RECORDS = tuple(
+    f"{group}Group{record}{part}"
+    for group, records in (
+        (
+            "Consumer",
+            (
+                "Metadata",
+                "PartitionMetadata",
+                "MemberMetadata",
+                "TargetAssignmentMetadata",
+                "TargetAssignmentMember",
+                "CurrentMemberAssignment",
+                "RegularExpression",
+            ),
+        ),
+        (
+            "Streams",
+            (
+                "Metadata",
+                "MemberMetadata",
+                "TargetAssignmentMetadata",
+                "TargetAssignmentMember",
+                "CurrentMemberAssignment",
+                "Topology",
+            ),
+        ),
+        (
+            "Share",
+            (
+                "PartitionMetadata",
+                "MemberMetadata",
+                "Metadata",
+                "TargetAssignmentMetadata",
+                "TargetAssignmentMember",
+                "CurrentMemberAssignment",
+                "StatePartitionMetadata",
+            ),
+        ),
+    )
+    for record in records
+    for part in ("Key", "Value")
+)
 # The classic group's __consumer_offsets records (written by Kafka's generated classes, kafka-java-offsets.jsonl): their
 # vectors name their version, the key's (its record type) or the value's, which the bytes' int16 prefix repeats
 CLASSIC_RECORDS = ("GroupMetadataKey", "GroupMetadataValue", "OffsetCommitKey", "OffsetCommitValue")
 # The messages whose coverage the suite holds itself to (issue #22): the classic group protocol and what it
 # carries, and Kafka 4's RPCs and records.
-ENFORCED = ("SubscriptionInfo", "AssignmentInfo", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
-            "JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse", "HeartbeatRequest",
-            "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse", "RequestHeader", "ResponseHeader",
-            "RequestFrame", "ResponseFrame", "ConnectMetadata", "ConnectAssignment", *KAFKA4_RPCS, *SHARE_RPCS,
-            *KAFKA4_RECORDS, *CLASSIC_RECORDS)
+ENFORCED = (
+    "SubscriptionInfo",
+    "AssignmentInfo",
+    "ConsumerProtocolSubscription",
+    "ConsumerProtocolAssignment",
+    "JoinGroupRequest",
+    "JoinGroupResponse",
+    "SyncGroupRequest",
+    "SyncGroupResponse",
+    "HeartbeatRequest",
+    "HeartbeatResponse",
+    "LeaveGroupRequest",
+    "LeaveGroupResponse",
+    "RequestHeader",
+    "ResponseHeader",
+    "RequestFrame",
+    "ResponseFrame",
+    "ConnectMetadata",
+    "ConnectAssignment",
+    *KAFKA4_RPCS,
+    *SHARE_RPCS,
+    *KAFKA4_RECORDS,
+    *CLASSIC_RECORDS,
+)
 OPS = ("decode", "encode")
 _FRAMES = {"RequestFrame": "Request", "ResponseFrame": "Response"}
 
@@ -133,8 +202,9 @@ def supported() -> dict[str, list[int]]:
 
 def _frame_refusals(message: str, version: int) -> bool:
     side = _FRAMES[message]
-    return any(version in load_message(api + side).versions and refusal_fields(api + side, version)
-               for api in FRAME_APIS)
+    return any(
+        version in load_message(api + side).versions and refusal_fields(api + side, version) for api in FRAME_APIS
+    )
 
 
 def required(message: str, version: int) -> set[tuple[str, str]]:
@@ -259,8 +329,9 @@ def rule_gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> li
         if message not in messages:
             continue
         for version in versions:
-            got = have.get((message, version), set()) | (have.get((message, None), set())
-                                                          if message in KAFKA4_RECORDS else set())
+            got = have.get((message, version), set()) | (
+                have.get((message, None), set()) if message in KAFKA4_RECORDS else set()
+            )
             for rule in rules_that_apply(message, version):
                 ok = message in below if rule == "a version prefix below the lowest" else rule in got
                 if not ok:
@@ -276,8 +347,12 @@ def _prefix_below(v: dict) -> bool:
     except KeyError:
         return False
     wire = bytes.fromhex(v.get("wire", ""))
-    return (spec.version_prefix == "int16" and v["result"] == "invalid" and len(wire) >= 2
-            and int.from_bytes(wire[:2], "big", signed=True) < spec.valid.low)
+    return (
+        spec.version_prefix == "int16"
+        and v["result"] == "invalid"
+        and len(wire) >= 2
+        and int.from_bytes(wire[:2], "big", signed=True) < spec.valid.low
+    )
 
 
 def version_ranges(versions: Iterable[int]) -> str:
@@ -303,8 +378,10 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]
         other = sorted(v for v in seen if v is not None and v not in versions)
         # a row per version (the unsupported ones a vector names too), or one per message counting every vector
         groups: list[tuple[str, list[int | None]]] = (
-            [(version_ranges([v]), [v]) for v in sorted(set(versions) | set(other))] if by_version
-            else [(version_ranges(versions), [*versions, *seen])])
+            [(version_ranges([v]), [v]) for v in sorted(set(versions) | set(other))]
+            if by_version
+            else [(version_ranges(versions), [*versions, *seen])]
+        )
         for label, group in groups:
             c: Counter = Counter()
             for v in set(group):
@@ -329,16 +406,20 @@ def render_list(vectors: list[dict], rounds: int = 0, *, markdown: bool = False,
     its vectors exercise and how many valid / invalid vectors each op has; versions the codec does not support
     that vectors name (unknown version words, version probes) in the last column, their vectors counted in the
     message's row (``by_version``: rows of their own)."""
-    head = ["message", "version" if by_version else "versions", "ops", "decode: valid / invalid",
-            "encode: valid / invalid"] + ([] if by_version else ["other versions (bad or probes)"])
+    head = [
+        "message",
+        "version" if by_version else "versions",
+        "ops",
+        "decode: valid / invalid",
+        "encode: valid / invalid",
+    ] + ([] if by_version else ["other versions (bad or probes)"])
     rows = _rows(vectors, rounds, by_version)
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         return "\n".join(lines)
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip(), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     return "\n".join(lines)
 
@@ -359,8 +440,9 @@ def cmd_vectors_list(args) -> int:
         for p in e.problems:
             print(f"error: {_text.printable(p)}", file=sys.stderr)
         return 1
-    table = render_list(vectors, len(load_rounds(directory)), markdown=args.markdown or bool(args.update),
-                        by_version=args.by_version)
+    table = render_list(
+        vectors, len(load_rounds(directory)), markdown=args.markdown or bool(args.update), by_version=args.by_version
+    )
     if args.update:
         try:
             update_block(Path(args.update), table)
@@ -381,7 +463,7 @@ def embedded_block(text: str, markers: tuple[str, str] = MARKERS) -> str | None:
     start, end = text.find(markers[0]), text.find(markers[1])
     if start < 0 or end < start:
         return None
-    return text[start + len(markers[0]):end].strip()
+    return text[start + len(markers[0]) : end].strip()
 
 
 def update_block(path, table: str, markers: tuple[str, str] = MARKERS) -> None:
@@ -399,7 +481,10 @@ def add_list_parser(vsub) -> None:
     p.add_argument("--markdown", action="store_true", help="as a Markdown table (as vectors/README.md embeds it)")
     p.add_argument("--by-version", action="store_true", dest="by_version", help="one row per message and version")
     p.add_argument("--dir", help="vector directory (default: vectors/)")
-    p.add_argument("--update", metavar="FILE",
-                   help="rewrite the Markdown table between the vectors-list markers of FILE (vectors/README.md) "
-                        "instead of printing it")
+    p.add_argument(
+        "--update",
+        metavar="FILE",
+        help="rewrite the Markdown table between the vectors-list markers of FILE (vectors/README.md) "
+        "instead of printing it",
+    )
     p.set_defaults(func=cmd_vectors_list)

@@ -33,22 +33,32 @@ _REFERENCE = BuiltinImplementation()
 def _samples(seed: int):
     rng = random.Random(f"rebalance-codec cross-version {seed}")
     for w in VERSIONS:
+
         def task() -> TaskId:
             return TaskId(rng.randint(0, 50), rng.randint(0, 500))
 
-        sub = SubscriptionInfo(version=w, latest_supported_version=rng.randint(w, 2**31 - 1) if w >= 3 else -1,
-                               process_id=uuid.UUID(int=rng.getrandbits(128)),
-                               user_endpoint=f"host-{rng.randint(0, 999)}:{rng.randint(1, 65535)}" if w >= 2 else None,
-                               task_offset_sums={task(): -2, task(): rng.randint(0, 2**40) if w >= 7 else -3},
-                               unique_field=rng.randint(-128, 127) if w >= 8 else 0,
-                               error_code=rng.randint(0, 4) if w >= 9 else 0)
+        sub = SubscriptionInfo(
+            version=w,
+            latest_supported_version=rng.randint(w, 2**31 - 1) if w >= 3 else -1,
+            process_id=uuid.UUID(int=rng.getrandbits(128)),
+            user_endpoint=f"host-{rng.randint(0, 999)}:{rng.randint(1, 65535)}" if w >= 2 else None,
+            task_offset_sums={task(): -2, task(): rng.randint(0, 2**40) if w >= 7 else -3},
+            unique_field=rng.randint(-128, 127) if w >= 8 else 0,
+            error_code=rng.randint(0, 4) if w >= 9 else 0,
+        )
         topic = f"topic-{rng.randint(0, 999)}"
-        asg = AssignmentInfo(version=w, commonly_supported_version=rng.randint(w, 11) if w >= 3 else -1,
-                             active_tasks=(task(), task()),
-                             partitions_by_host={HostInfo(f"h{rng.randint(0, 99)}", rng.randint(1, 65535)):
-                                                 (TopicPartition(topic, rng.randint(0, 99)),)} if w >= 2 else {},
-                             error_code=rng.randint(0, 4) if w >= 4 else 0,
-                             next_rebalance_ms=rng.randint(0, 2**62) if w >= 7 else 2**63 - 1)
+        asg = AssignmentInfo(
+            version=w,
+            commonly_supported_version=rng.randint(w, 11) if w >= 3 else -1,
+            active_tasks=(task(), task()),
+            partitions_by_host={
+                HostInfo(f"h{rng.randint(0, 99)}", rng.randint(1, 65535)): (TopicPartition(topic, rng.randint(0, 99)),)
+            }
+            if w >= 2
+            else {},
+            error_code=rng.randint(0, 4) if w >= 4 else 0,
+            next_rebalance_ms=rng.randint(0, 2**62) if w >= 7 else 2**63 - 1,
+        )
         yield w, encode_subscription(sub), encode_assignment(asg)
 
 
@@ -83,8 +93,9 @@ def cross_version_matrix(impl: Implementation, seed: int = 0) -> list[dict]:
             for r in VERSIONS:
                 got = _got(message, w, r, wire, impl.decode(message, w, wire, reader_version=r))
                 want = implied(message, w, r)
-                cells.append({"message": message, "writer": w, "reader": r, "got": got, "kafka": want,
-                              "agrees": got == want})
+                cells.append(
+                    {"message": message, "writer": w, "reader": r, "got": got, "kafka": want, "agrees": got == want}
+                )
     return cells
 
 
@@ -92,9 +103,11 @@ def render_matrix(cells: list[dict]) -> str:
     sym = {"ok": "ok", "probe": "pr", "error": "--", "wrong": "!!", "skip": "sk"}
     lines = []
     for message in ("SubscriptionInfo", "AssignmentInfo"):
-        lines.append(f"{message}: rows = written at, columns = reader's newest version "
-                     "(ok decoded, pr version probe, -- error, !! a wrong value or no answer, sk declined, "
-                     "* disagrees with Kafka)")
+        lines.append(
+            f"{message}: rows = written at, columns = reader's newest version "
+            "(ok decoded, pr version probe, -- error, !! a wrong value or no answer, sk declined, "
+            "* disagrees with Kafka)"
+        )
         lines.append("      " + " ".join(f"{r:>3}" for r in VERSIONS))
         for w in VERSIONS:
             row = [c for c in cells if c["message"] == message and c["writer"] == w]

@@ -80,11 +80,15 @@ class Expectations:
 def _pattern(path, n: int, entry: str, reason: str) -> Pattern:
     parts = entry.split()
     if len(parts) != 5:
-        raise InputError(f"{path}:{n}: a generated line is 'generated MESSAGE VERSIONS OP WHERE' (each may be *): "
-                         f"{_text.printable(entry[:120])}")
+        raise InputError(
+            f"{path}:{n}: a generated line is 'generated MESSAGE VERSIONS OP WHERE' (each may be *): "
+            f"{_text.printable(entry[:120])}"
+        )
     _, message, versions, op, where = parts
     if op not in ("decode", "encode", "*"):
-        raise InputError(f"{path}:{n}: the op of a generated line is decode, encode or *, not {_text.printable(op[:40])}")
+        raise InputError(
+            f"{path}:{n}: the op of a generated line is decode, encode or *, not {_text.printable(op[:40])}"
+        )
     try:
         span = None if versions == "*" else parse_versions(versions)
     except ValueError as e:
@@ -114,8 +118,9 @@ def read_expectations(path: str | Path) -> Expectations:
             patterns.append(_pattern(path, n, entry, comment.strip()))
             continue
         if not _ID.match(entry):
-            raise InputError(f"{path}:{n}: one vector id a line (a reason goes after #): "
-                             f"{_text.printable(entry[:120])}")
+            raise InputError(
+                f"{path}:{n}: one vector id a line (a reason goes after #): {_text.printable(entry[:120])}"
+            )
         if entry in lines:
             raise InputError(f"{path}:{n}: {_text.printable(entry)} is listed twice (first on line {lines[entry]})")
         reasons[entry], lines[entry] = comment.strip(), n
@@ -132,13 +137,20 @@ def apply(results: list[VectorResult], exp: Expectations, known_ids: set[str]) -
         elif r.status == "fail":
             out.append(replace(r, status="xfail", reason=exp.reasons[r.id]))
         elif r.status == "pass":
-            out.append(replace(r, status="xpass", reason=exp.reasons[r.id],
-                               detail=f"fixed: remove {r.id} from {exp.path} (line {exp.lines[r.id]})"))
+            out.append(
+                replace(
+                    r,
+                    status="xpass",
+                    reason=exp.reasons[r.id],
+                    detail=f"fixed: remove {r.id} from {exp.path} (line {exp.lines[r.id]})",
+                )
+            )
         else:
             out.append(r)
     stale = [f"{exp.path}:{exp.lines[i]}: {i}" for i in exp.reasons if i not in known_ids]
-    stale += [f"{exp.path}:{p.line}: {p.text}" for p in exp.patterns
-              if p.message is not None and p.message not in MESSAGES]
+    stale += [
+        f"{exp.path}:{p.line}: {p.text}" for p in exp.patterns if p.message is not None and p.message not in MESSAGES
+    ]
     return out, stale
 
 
@@ -152,16 +164,24 @@ def apply_generated(gen: GeneratedRun, exp: Expectations) -> list[str]:
                 gen.expected[group] = p.reason
                 used.add(p.line)
                 break
-    return [f"{exp.path}:{p.line}: {p.text}" for p in exp.patterns if p.line not in used
-            and (p.message is None or p.message in MESSAGES) and any(p.covers(m, v) for m, v in gen.cells)]
+    return [
+        f"{exp.path}:{p.line}: {p.text}"
+        for p in exp.patterns
+        if p.line not in used
+        and (p.message is None or p.message in MESSAGES)
+        and any(p.covers(m, v) for m, v in gen.cells)
+    ]
 
 
 def expectations_text(results: list[VectorResult], implementation: str, gen: GeneratedRun | None = None) -> str:
     """Today's failures (unexpected and expected) as a starting expectations file: each id with its one-line
     diff as the comment, to be replaced by the reason once investigated; each generated failure group as a
     ``generated`` line with its count and first case."""
-    head = [f"# Known failures of {implementation}, written by rebalance-codec conformance --write-expect.",
-            "# One vector id a line; the comment is the reason. Replace each diff below by what was found.", ""]
+    head = [
+        f"# Known failures of {implementation}, written by rebalance-codec conformance --write-expect.",
+        "# One vector id a line; the comment is the reason. Replace each diff below by what was found.",
+        "",
+    ]
     body = []
     for r in results:
         if r.status in ("fail", "xfail"):
@@ -170,8 +190,10 @@ def expectations_text(results: list[VectorResult], implementation: str, gen: Gen
             body.append(f"{r.id}  # {why[:300]}" if why else r.id)
     if gen is not None:
         for (op, message, version, where), (count, first, detail) in gen.failed.items():
-            why = gen.expected.get((op, message, version, where)) or \
-                f"{count} generated case{'' if count == 1 else 's'} (seed {gen.seed}), e.g. {first}: {detail}"
+            why = (
+                gen.expected.get((op, message, version, where))
+                or f"{count} generated case{'' if count == 1 else 's'} (seed {gen.seed}), e.g. {first}: {detail}"
+            )
             ver = "*" if version is None else str(version)
             body.append(_text.printable(f"generated {message} {ver} {op} {where}  # {why}".replace("\n", " "))[:400])
     return "\n".join(head + body) + "\n"

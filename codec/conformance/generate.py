@@ -80,8 +80,7 @@ def _frame_apis() -> dict[int, tuple[str, str]]:
     """API key -> (request schema, response schema), for every API whose frames the codec reads."""
     from ..group.apis import API_KEYS
 
-    return {k: (a.request, a.response) for k, a in API_KEYS.items()
-            if a.request is not None and a.response is not None}
+    return {k: (a.request, a.response) for k, a in API_KEYS.items() if a.request is not None and a.response is not None}
 
 
 def _frame_cells(message: str) -> list[tuple[str, int, int]]:
@@ -114,9 +113,39 @@ def generated_cells(messages: Iterable[str] | None = None) -> list[tuple[str, in
 # Characters a Java string may hold that codecs get wrong: NUL, controls, DEL and C1, the line separators,
 # bidi controls, zero-width joiners, the BOM, noncharacters, a replacement character, combining marks, and
 # letters of 2, 3 and 4 UTF-8 bytes.
-_SPECIAL = ("\x00", "\x01", "\t", "\n", "\r", "\x1b", "\x7f", "\x85", "\u2028", "\u2029", "\u202e", "\u2066",
-            "\u200b", "\u200d", "\ufeff", "\ufffe", "\uffff", "\U0010ffff", "\ufffd", "\u0301", "\u00e9", "\u00df",
-            "\u4e2d", "\u6587", "\U0001f600", "\U0001f469\u200d\U0001f4bb", "\\", '"', "/", "'", " ")
+_SPECIAL = (
+    "\x00",
+    "\x01",
+    "\t",
+    "\n",
+    "\r",
+    "\x1b",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\u202e",
+    "\u2066",
+    "\u200b",
+    "\u200d",
+    "\ufeff",
+    "\ufffe",
+    "\uffff",
+    "\U0010ffff",
+    "\ufffd",
+    "\u0301",
+    "\u00e9",
+    "\u00df",
+    "\u4e2d",
+    "\u6587",
+    "\U0001f600",
+    "\U0001f469\u200d\U0001f4bb",
+    "\\",
+    '"',
+    "/",
+    "'",
+    " ",
+)
 _ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:"
 
 
@@ -135,8 +164,15 @@ def _text(rng: random.Random, *, surrogates: bool = False, max_bytes: int = STRI
     wrong, now and then mostly non-ASCII; lone surrogates only where the writer keeps them
     (``writeUTF``/``writeChars``)."""
     r = rng.random()
-    n = 0 if r < 0.1 else rng.randint(1, 12) if r < 0.85 else rng.randint(13, 200) if r < 0.995 else \
-        rng.randint(1000, 11000)
+    n = (
+        0
+        if r < 0.1
+        else rng.randint(1, 12)
+        if r < 0.85
+        else rng.randint(13, 200)
+        if r < 0.995
+        else rng.randint(1000, 11000)
+    )
     if n == 0:
         return ""
     chars = rng.choices(_ALPHABET, k=n)
@@ -147,7 +183,9 @@ def _text(rng: random.Random, *, surrogates: bool = False, max_bytes: int = STRI
         if p < 0.6:
             c = rng.choice(_SPECIAL)
         elif p < 0.9 or not surrogates:
-            c = chr(rng.choice((rng.randint(0xA0, 0xD7FF), rng.randint(0xE000, 0xFFFF), rng.randint(0x10000, 0x10FFFF))))
+            c = chr(
+                rng.choice((rng.randint(0xA0, 0xD7FF), rng.randint(0xE000, 0xFFFF), rng.randint(0x10000, 0x10FFFF)))
+            )
         else:
             c = chr(rng.randint(0xD800, 0xDFFF))
         chars[rng.randrange(n)] = c
@@ -200,8 +238,9 @@ class _Schema:
     def unknown_tags(self, known: set[int]) -> dict[int, bytes]:
         tags = {}
         for _ in range(self.rng.randint(1, 3)):
-            tag = self.rng.choice((self.rng.randint(0, 40), self.rng.randint(128, 20000),
-                                   self.rng.randint(0, (1 << 31) - 1)))
+            tag = self.rng.choice(
+                (self.rng.randint(0, 40), self.rng.randint(128, 20000), self.rng.randint(0, (1 << 31) - 1))
+            )
             if tag not in known:
                 tags[tag] = self.rng.randbytes(self.rng.choice((0, 1, 2, 5, 130)))
         return dict(sorted(tags.items()))
@@ -242,8 +281,9 @@ def _body(rng: random.Random, name: str, version: int, tame: bool, **fixed) -> A
     return _Schema(rng, spec, version, tame=tame).struct(spec.root, fixed)
 
 
-def _schema_value(rng: random.Random, message: str, version: int | None, tame: bool,
-                  api_key: int | None = None) -> tuple[dict, int | None]:
+def _schema_value(
+    rng: random.Random, message: str, version: int | None, tame: bool, api_key: int | None = None
+) -> tuple[dict, int | None]:
     """A message of the schema family as Kafka's JSON: (value, api_key)."""
     if message in _FRAMES:
         return _frame_value(rng, message, _versioned(message, version), tame, api_key)
@@ -264,14 +304,18 @@ def _versioned(message: str, version: int | None) -> int:
     return version
 
 
-def _frame_value(rng: random.Random, message: str, version: int, tame: bool,
-                 api_key: int | None = None) -> tuple[dict, int | None]:
+def _frame_value(
+    rng: random.Random, message: str, version: int, tame: bool, api_key: int | None = None
+) -> tuple[dict, int | None]:
     """A request or response frame of an API that has ``version`` (``api_key``'s, when given)."""
     from ..group.apis import request_header_version, response_header_version
 
     request = message == "RequestFrame"
-    keys = [k for k, (req, resp) in sorted(_frame_apis().items())
-            if version in load_message(req if request else resp).valid and api_key in (None, k)]
+    keys = [
+        k
+        for k, (req, resp) in sorted(_frame_apis().items())
+        if version in load_message(req if request else resp).valid and api_key in (None, k)
+    ]
     if not keys:
         raise ValueError(f"no API {api_key} has a {message} v{version}")
     key = rng.choice(keys)
@@ -296,8 +340,9 @@ def _java_text(rng: random.Random, *, nonempty: bool = False, surrogates: bool =
 def _task_id(rng: random.Random, named: bool, surrogates: bool):
     from ..types import TaskId
 
-    name = _java_text(rng, nonempty=True, surrogates=surrogates, max_bytes=100) if named and rng.random() < 0.4 \
-        else None
+    name = (
+        _java_text(rng, nonempty=True, surrogates=surrogates, max_bytes=100) if named and rng.random() < 0.4 else None
+    )
     return TaskId(_int(rng, 32), _int(rng, 32), name)
 
 
@@ -316,18 +361,27 @@ def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) ->
         return _count(rng, budget, struct)
 
     if message == "SubscriptionInfo":
-        sums = {_task_id(rng, version >= 10, False): (_int(rng, 64) if version >= 7 else rng.choice((-2, -3)))
-                for _ in range(n())}
+        sums = {
+            _task_id(rng, version >= 10, False): (_int(rng, 64) if version >= 7 else rng.choice((-2, -3)))
+            for _ in range(n())
+        }
         info = SubscriptionInfo(
             version=version,
             latest_supported_version=-1 if version <= 2 else rng.choice((version, 11, rng.randint(version, 2**31 - 1))),
             process_id=_uuid(rng),
             user_endpoint=(None if rng.random() < 0.3 else _java_text(rng, nonempty=True, surrogates=False))
-            if version >= 2 else None,
-            task_offset_sums=sums, unique_field=_int(rng, 8) if version >= 8 else 0,
+            if version >= 2
+            else None,
+            task_offset_sums=sums,
+            unique_field=_int(rng, 8) if version >= 8 else 0,
             error_code=_int(rng, 32) if version >= 9 else 0,
-            client_tags={_java_text(rng, surrogates=False, max_bytes=60): _java_text(rng, surrogates=False, max_bytes=60)
-                         for _ in range(n())} if version >= 11 else {})
+            client_tags={
+                _java_text(rng, surrogates=False, max_bytes=60): _java_text(rng, surrogates=False, max_bytes=60)
+                for _ in range(n())
+            }
+            if version >= 11
+            else {},
+        )
         return encode_subscription(info, version)
 
     def parts() -> tuple:
@@ -337,13 +391,15 @@ def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) ->
         return {HostInfo(_java_text(rng, max_bytes=100), _int(rng, 32)): parts() for _ in range(n())}
 
     assignment = AssignmentInfo(
-        version=version, commonly_supported_version=_int(rng, 32) if version >= 3 else -1,
+        version=version,
+        commonly_supported_version=_int(rng, 32) if version >= 3 else -1,
         active_tasks=tuple(_task_id(rng, version >= 10, True) for _ in range(n())),
         standby_tasks={_task_id(rng, version >= 10, True): parts() for _ in range(n())},
         partitions_by_host=hosts() if version >= 2 else {},
         standby_partitions_by_host=hosts() if version >= 6 else {},
         error_code=_int(rng, 32) if version >= 4 else 0,
-        next_rebalance_ms=_int(rng, 64) if version >= 7 else 2**63 - 1)
+        next_rebalance_ms=_int(rng, 64) if version >= 7 else 2**63 - 1,
+    )
     return encode_assignment(assignment, version)
 
 
@@ -358,33 +414,53 @@ def _connect_wire(rng: random.Random, message: str, version: int, tame: bool) ->
     budget = [20 if tame else 100]
 
     def names() -> tuple[str, ...]:
-        return tuple(dict.fromkeys(_java_text(rng, surrogates=False, max_bytes=80)
-                                   for _ in range(_count(rng, budget, True))))
+        return tuple(
+            dict.fromkeys(_java_text(rng, surrogates=False, max_bytes=80) for _ in range(_count(rng, budget, True)))
+        )
 
     def tasks() -> tuple:
-        return tuple(ConnectorTaskId(_java_text(rng, surrogates=False, max_bytes=80), rng.randint(0, 2**31 - 1))
-                     for _ in range(_count(rng, budget, True)))
+        return tuple(
+            ConnectorTaskId(_java_text(rng, surrogates=False, max_bytes=80), rng.randint(0, 2**31 - 1))
+            for _ in range(_count(rng, budget, True))
+        )
 
     def assignment(v: int) -> ConnectAssignment:
         return ConnectAssignment(
-            version=v, error=_int(rng, 16), leader=_java_text(rng, surrogates=False),
-            leader_url=_java_text(rng, surrogates=False), config_offset=_int(rng, 64), connectors=names(),
-            tasks=tasks(), revoked_connectors=names() if v >= 1 else (), revoked_tasks=tasks() if v >= 1 else (),
-            delay=_int(rng, 32) if v >= 1 else 0)
+            version=v,
+            error=_int(rng, 16),
+            leader=_java_text(rng, surrogates=False),
+            leader_url=_java_text(rng, surrogates=False),
+            config_offset=_int(rng, 64),
+            connectors=names(),
+            tasks=tasks(),
+            revoked_connectors=names() if v >= 1 else (),
+            revoked_tasks=tasks() if v >= 1 else (),
+            delay=_int(rng, 32) if v >= 1 else 0,
+        )
 
     if message == "ConnectAssignment":
         return encode_connect_assignment(assignment(version), version)
     allocation = assignment(version) if version >= 1 and rng.random() < 0.7 else None
-    return encode_connect_metadata(ConnectMetadata(version=version, url=_java_text(rng, surrogates=False),
-                                                   config_offset=_int(rng, 64), allocation=allocation), version)
+    return encode_connect_metadata(
+        ConnectMetadata(
+            version=version, url=_java_text(rng, surrogates=False), config_offset=_int(rng, 64), allocation=allocation
+        ),
+        version,
+    )
 
 
 # --- the reference ---------------------------------------------------------------------------------------
 
 # Keys the built-in codec's JSON adds that Kafka's JSON shape (the vectors' expected values) does not have.
-_NOT_KAFKA = {"ConsumerProtocolSubscription": ("version",), "ConsumerProtocolAssignment": ("version",),
-              "ConnectMetadata": ("version",), "ConnectAssignment": ("version",), "RequestFrame": ("api",),
-              "ResponseFrame": ("api",), "SubscriptionInfo": ("prevTasks", "standbyTasks", "wire")}
+_NOT_KAFKA = {
+    "ConsumerProtocolSubscription": ("version",),
+    "ConsumerProtocolAssignment": ("version",),
+    "ConnectMetadata": ("version",),
+    "ConnectAssignment": ("version",),
+    "RequestFrame": ("api",),
+    "ResponseFrame": ("api",),
+    "SubscriptionInfo": ("prevTasks", "standbyTasks", "wire"),
+}
 
 
 def kafka_shape(message: str, value: Any) -> Any:
@@ -397,8 +473,9 @@ def kafka_shape(message: str, value: Any) -> Any:
     return flatten_layers(value) if message in _FRAMES else value
 
 
-def _reference(message: str, version: int | None, api_key: int | None, *, value: Any = None,
-               wire: bytes | None = None) -> tuple[bytes, Any, bool] | str:
+def _reference(
+    message: str, version: int | None, api_key: int | None, *, value: Any = None, wire: bytes | None = None
+) -> tuple[bytes, Any, bool] | str:
     """(wire, value as read in Kafka's shape, canonical), or why the reference does not give the draw back."""
     if wire is None:
         enc = _REFERENCE.encode(message, version, value, api_key=api_key)
@@ -421,15 +498,19 @@ def _reference(message: str, version: int | None, api_key: int | None, *, value:
     if again.value == wire:
         return wire, got, True
     back = _REFERENCE.decode(message, version, again.value, api_key=api_key)
-    d = "unreadable" if not back.ok else first_difference(normalize(message, got),
-                                                           normalize(message, kafka_shape(message, back.value)))
+    d = (
+        "unreadable"
+        if not back.ok
+        else first_difference(normalize(message, got), normalize(message, kafka_shape(message, back.value)))
+    )
     if d:
         return f"the reference's own bytes of what it read read back otherwise: {d}"
     return wire, got, False
 
 
-def draw_case(rng: random.Random, message: str, version: int | None, *, tame: bool = False,
-              api_key: int | None = None) -> tuple[bytes, Any, bool, int | None] | str:
+def draw_case(
+    rng: random.Random, message: str, version: int | None, *, tame: bool = False, api_key: int | None = None
+) -> tuple[bytes, Any, bool, int | None] | str:
     """One draw of ``message`` at ``version``: (wire, value, canonical, api_key), or why it was dropped.
     ``tame``: small values without unknown tagged fields (the runner's witnesses); ``api_key``: a frame of
     that API."""
@@ -456,8 +537,14 @@ def case_rng(seed: int, index: int, attempt: int) -> random.Random:
     return random.Random(f"rebalance-codec generate {seed} {index} {attempt}")
 
 
-def plan(seed: int, n: int, cells: list[tuple[str, int | None, int | None]], ops: Iterable[str] = ("decode", "encode"),
-         *, wanted: Callable[[str, str, int | None], bool] | None = None) -> list[tuple]:
+def plan(
+    seed: int,
+    n: int,
+    cells: list[tuple[str, int | None, int | None]],
+    ops: Iterable[str] = ("decode", "encode"),
+    *,
+    wanted: Callable[[str, str, int | None], bool] | None = None,
+) -> list[tuple]:
     """``n`` cases spread over ``cells`` x ``ops``: (op, message, version, API key, index). Every pair comes
     once before any comes twice, in an order the seed shuffles; ``wanted(op, message, version)`` leaves
     pairs out (the undeclared ones)."""
@@ -469,7 +556,7 @@ def plan(seed: int, n: int, cells: list[tuple[str, int | None, int | None]], ops
     while len(out) < n:
         batch = list(pairs)
         order.shuffle(batch)
-        out += [(*pair, len(out) + i) for i, pair in enumerate(batch[:n - len(out)])]
+        out += [(*pair, len(out) + i) for i, pair in enumerate(batch[: n - len(out)])]
     return out
 
 
@@ -487,8 +574,9 @@ def _suite_wires() -> frozenset[str]:
 ATTEMPTS = 16
 
 
-def take_case(seed: int, index: int, op: str, message: str, version: int | None, api_key: int | None = None
-              ) -> Case | str:
+def take_case(
+    seed: int, index: int, op: str, message: str, version: int | None, api_key: int | None = None
+) -> Case | str:
     """Case ``index`` of the run with ``seed``: drawn again (up to :data:`ATTEMPTS` times, each from its own
     random source) when the reference does not give a draw back whole or the bytes are a vector's; the last
     reason when no draw will do."""

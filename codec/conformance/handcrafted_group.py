@@ -41,9 +41,20 @@ _UNCUTTABLE = {"trailing-bytes", "missing-fields", "version-probe", "capture-fac
 _STREAMS_CORE = {4, 5, 6, 7}
 # the messages cut here from another file's bytes (Kafka Connect's vectors carry Kafka's own cuts; headers and
 # frames are cut apart)
-_CUT_MESSAGES = ("SubscriptionInfo", "AssignmentInfo", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
-                 "JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse", "HeartbeatRequest",
-                 "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse")
+_CUT_MESSAGES = (
+    "SubscriptionInfo",
+    "AssignmentInfo",
+    "ConsumerProtocolSubscription",
+    "ConsumerProtocolAssignment",
+    "JoinGroupRequest",
+    "JoinGroupResponse",
+    "SyncGroupRequest",
+    "SyncGroupResponse",
+    "HeartbeatRequest",
+    "HeartbeatResponse",
+    "LeaveGroupRequest",
+    "LeaveGroupResponse",
+)
 # the non-default values a refusal sets, by field (hand-chosen; Kafka's defaults are null, "", [] and false)
 _NON_DEFAULT: dict[str, list[object]] = {
     "GroupInstanceId": ["instance-1", ""],
@@ -51,8 +62,10 @@ _NON_DEFAULT: dict[str, list[object]] = {
     "MemberId": ["member-1"],
     "SkipAssignment": [True],
 }
-_MEMBERS = {"LeaveGroupRequest": [{"memberId": "member-1", "groupInstanceId": "instance-1"}],
-            "LeaveGroupResponse": [{"memberId": "member-1", "groupInstanceId": None, "errorCode": 0}]}
+_MEMBERS = {
+    "LeaveGroupRequest": [{"memberId": "member-1", "groupInstanceId": "instance-1"}],
+    "LeaveGroupResponse": [{"memberId": "member-1", "groupInstanceId": None, "errorCode": 0}],
+}
 
 
 def _prov(note: str) -> dict:
@@ -89,8 +102,11 @@ def _load(directory: Path) -> list[dict]:
 def _has_bytes(value: dict) -> bool:
     """Whether a group value carries embedded bytes (metadata, assignments): frames take bodies without them,
     so a frame's body compares field for field whatever view of embedded bytes an implementation gives."""
-    return (any(p.get("metadata") for p in value.get("protocols", []) + value.get("members", []))
-            or any(a.get("assignment") for a in value.get("assignments", [])) or bool(value.get("assignment")))
+    return (
+        any(p.get("metadata") for p in value.get("protocols", []) + value.get("members", []))
+        or any(a.get("assignment") for a in value.get("assignments", []))
+        or bool(value.get("assignment"))
+    )
 
 
 def _sources(directory: Path) -> dict[tuple[str, int], list[dict]]:
@@ -112,12 +128,22 @@ def _truncations(message: str, version: int, src: dict, extra: dict | None = Non
     wire = bytes.fromhex(src["wire"])
     out = []
     for cut in _cut_points(len(wire)):
-        out.append({"id": f"hc-{message.lower()}-{what}v{version}-cut-{cut}", "message": message, "version": version,
-                    **(extra or {}),
-                    "description": f"{message} v{version}: the {len(wire)} bytes of {src['id']} cut to {cut}",
-                    "wire": wire[:cut].hex(), "result": "invalid", "error": "truncated", "offset": cut,
-                    "canonical": False, "flags": ["truncated"],
-                    "provenance": _prov(f"the bytes of {src['id']} ({src['provenance']['source']}), cut")})
+        out.append(
+            {
+                "id": f"hc-{message.lower()}-{what}v{version}-cut-{cut}",
+                "message": message,
+                "version": version,
+                **(extra or {}),
+                "description": f"{message} v{version}: the {len(wire)} bytes of {src['id']} cut to {cut}",
+                "wire": wire[:cut].hex(),
+                "result": "invalid",
+                "error": "truncated",
+                "offset": cut,
+                "canonical": False,
+                "flags": ["truncated"],
+                "provenance": _prov(f"the bytes of {src['id']} ({src['provenance']['source']}), cut"),
+            }
+        )
     return out
 
 
@@ -125,8 +151,9 @@ def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -
     out = []
     for path in refusal_fields(message, version):
         name = path[-1]
-        values: list[object] = ([_MEMBERS[message]] if name == "Members" and message in _MEMBERS
-                                else _NON_DEFAULT.get(name, []))
+        values: list[object] = (
+            [_MEMBERS[message]] if name == "Members" and message in _MEMBERS else _NON_DEFAULT.get(name, [])
+        )
         if len(path) > 1:
             values = []  # none today; a nested field would need its parent written (the coverage test tells)
         for value in values:
@@ -134,8 +161,10 @@ def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -
             body = {**base, key: value}
             shown = json.dumps(value) if not isinstance(value, list) else "one member"
             vid = f"hc-{message.lower()}-v{version}-refuse-{key.lower()}{'-empty' if value == '' else ''}"
-            desc = (f"{message} v{version} with {key} {shown}, a non-default value for a field v{version} lacks: "
-                    "Kafka's generated writer throws UnsupportedVersionException")
+            desc = (
+                f"{message} v{version} with {key} {shown}, a non-default value for a field v{version} lacks: "
+                "Kafka's generated writer throws UnsupportedVersionException"
+            )
             expected = body
             extra: dict = {}
             if frame is not None:
@@ -146,18 +175,34 @@ def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -
                 message_out = frame["message"]
             else:
                 message_out = message
-            out.append({"id": vid, "message": message_out, "version": version, **extra, "description": desc,
-                        "expected": expected, "result": "invalid", "error": "unrepresentable", "canonical": False,
-                        "flags": ["encode-refused"],
-                        "provenance": _prov(f"{src_id}'s value with {key} set; Kafka's rule for generated messages "
-                                            "(kafka-wire-facts.md §0.3)")})
+            out.append(
+                {
+                    "id": vid,
+                    "message": message_out,
+                    "version": version,
+                    **extra,
+                    "description": desc,
+                    "expected": expected,
+                    "result": "invalid",
+                    "error": "unrepresentable",
+                    "canonical": False,
+                    "flags": ["encode-refused"],
+                    "provenance": _prov(
+                        f"{src_id}'s value with {key} set; Kafka's rule for generated messages "
+                        "(kafka-wire-facts.md §0.3)"
+                    ),
+                }
+            )
     return out
 
 
 # --- headers ------------------------------------------------------------------------------------------------
 
 _REQUEST_HEADERS = [  # (api key, api version, correlation id, client id)
-    (11, 5, 1, "consumer-app-1"), (12, 4, 2147483647, None), (14, 3, -1, "cl\u00e9-\U0001f600"), (13, 0, 0, ""),
+    (11, 5, 1, "consumer-app-1"),
+    (12, 4, 2147483647, None),
+    (14, 3, -1, "cl\u00e9-\U0001f600"),
+    (13, 0, 0, ""),
 ]
 
 
@@ -174,24 +219,45 @@ def _header_vectors() -> list[dict]:
                 expected["clientId"] = client
             if hv >= 2:
                 wire += b"\x00"  # no tagged fields
-            out.append({"id": f"hc-requestheader-v{hv}-{n}", "message": "RequestHeader", "version": hv,
-                        "description": f"RequestHeader v{hv} of API {key} v{ver}, correlation id {corr}"
-                                       + (f", client id {json.dumps(client)}" if hv >= 1 else "")
-                                       + (" (int16-length even in v2), no tagged fields" if hv == 2 else ""),
-                        "wire": wire.hex(), "expected": expected, "result": "valid", "canonical": True, "flags": [],
-                        "provenance": _prov("assembled field by field (kafka-wire-facts.md §7)")})
+            out.append(
+                {
+                    "id": f"hc-requestheader-v{hv}-{n}",
+                    "message": "RequestHeader",
+                    "version": hv,
+                    "description": f"RequestHeader v{hv} of API {key} v{ver}, correlation id {corr}"
+                    + (f", client id {json.dumps(client)}" if hv >= 1 else "")
+                    + (" (int16-length even in v2), no tagged fields" if hv == 2 else ""),
+                    "wire": wire.hex(),
+                    "expected": expected,
+                    "result": "valid",
+                    "canonical": True,
+                    "flags": [],
+                    "provenance": _prov("assembled field by field (kafka-wire-facts.md §7)"),
+                }
+            )
     for hv in (0, 1):
         for n, corr in enumerate((7, -2147483648)):
             wire = _i32(corr) + (b"\x00" if hv else b"")
-            out.append({"id": f"hc-responseheader-v{hv}-{n}", "message": "ResponseHeader", "version": hv,
-                        "description": f"ResponseHeader v{hv}, correlation id {corr}"
-                                       + (", no tagged fields" if hv else ""),
-                        "wire": wire.hex(), "expected": {"correlationId": corr}, "result": "valid", "canonical": True,
-                        "flags": [], "provenance": _prov("assembled field by field (kafka-wire-facts.md §7)")})
+            out.append(
+                {
+                    "id": f"hc-responseheader-v{hv}-{n}",
+                    "message": "ResponseHeader",
+                    "version": hv,
+                    "description": f"ResponseHeader v{hv}, correlation id {corr}"
+                    + (", no tagged fields" if hv else ""),
+                    "wire": wire.hex(),
+                    "expected": {"correlationId": corr},
+                    "result": "valid",
+                    "canonical": True,
+                    "flags": [],
+                    "provenance": _prov("assembled field by field (kafka-wire-facts.md §7)"),
+                }
+            )
     return out
 
 
 # --- frames -------------------------------------------------------------------------------------------------
+
 
 def _frame(api: str, key: int, version: int, side: str, body: dict) -> dict:
     message = f"{api}{side.capitalize()}"
@@ -211,14 +277,27 @@ def _frame(api: str, key: int, version: int, side: str, body: dict) -> dict:
     v = {"id": f"hc-{frame_message.lower()}-{api.lower()}-v{version}", "message": frame_message, "version": version}
     if side == "response":
         v["apiKey"] = key
-    v.update({"description": f"A {api} v{version} {side} frame: header v{hv} (correlation id {corr}) and the body of "
-                             f"{body['id']}",
-              "wire": (head + bytes.fromhex(body["wire"])).hex(),
-              "expected": {"apiKey": key, "apiVersion": version, "headerVersion": hv, "header": header,
-                           "body": body["expected"]},
-              "result": "valid", "canonical": True, "flags": [],
-              "provenance": _prov(f"header assembled field by field (kafka-wire-facts.md §7), body {body['id']} "
-                                  f"({body['provenance']['source']})")})
+    v.update(
+        {
+            "description": f"A {api} v{version} {side} frame: header v{hv} (correlation id {corr}) and the body of "
+            f"{body['id']}",
+            "wire": (head + bytes.fromhex(body["wire"])).hex(),
+            "expected": {
+                "apiKey": key,
+                "apiVersion": version,
+                "headerVersion": hv,
+                "header": header,
+                "body": body["expected"],
+            },
+            "result": "valid",
+            "canonical": True,
+            "flags": [],
+            "provenance": _prov(
+                f"header assembled field by field (kafka-wire-facts.md §7), body {body['id']} "
+                f"({body['provenance']['source']})"
+            ),
+        }
+    )
     return v
 
 
@@ -254,7 +333,8 @@ def group_vectors(directory: Path) -> list[dict]:
                 body = next((c for c in cands if c.get("canonical") and not _has_bytes(c["expected"])), cands[0])
                 frame = _frame(api, key, version, side, body)
                 out.append(frame)
-                out += _truncations(frame["message"], version, frame, {"apiKey": key} if side == "response" else None,
-                                    f"{api.lower()}-")
+                out += _truncations(
+                    frame["message"], version, frame, {"apiKey": key} if side == "response" else None, f"{api.lower()}-"
+                )
                 out += _refusals(message, version, body["expected"], body["id"], frame=frame)
     return out

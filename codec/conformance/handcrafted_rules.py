@@ -91,8 +91,13 @@ CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
-_CLASSIC = {"RequestHeader", "ResponseHeader", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment",
-            *(f"{api}{side}" for api in FRAME_APIS for side in ("Request", "Response"))}
+_CLASSIC = {
+    "RequestHeader",
+    "ResponseHeader",
+    "ConsumerProtocolSubscription",
+    "ConsumerProtocolAssignment",
+    *(f"{api}{side}" for api in FRAME_APIS for side in ("Request", "Response")),
+}
 # messages whose classes were generated (by Kafka's generator at their commit) from this project's table, because
 # the layout it follows is in no stored Kafka commit with the others (schemas/README.md): the share groups' type 9
 # record of 4.0's early access
@@ -131,24 +136,32 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
     hand-written class; its rules are handcrafted.py's)."""
     spec = load_message(message)
-    commit = (CLASSIC_COMMIT if message in _CLASSIC
-              else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT)
+    commit = CLASSIC_COMMIT if message in _CLASSIC else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT
     if spec.kind in ("request", "response", "header"):
         return Binding(f"org.apache.kafka.common.message.{message}Data", commit, None)
     if spec.kind in ("coordinator-key", "coordinator-value") or message in CLASSIC_RECORDS:
         # Kafka 4 reads a classic key of record type 0 (our OffsetCommitKey v0) as its LegacyOffsetCommitKey
         java = "LegacyOffsetCommitKey" if (message, version) == ("OffsetCommitKey", 0) else message
-        return Binding(f"org.apache.kafka.coordinator.group.generated.{java}", commit,
-                       "record-key" if message.endswith("Key") else "record-value")
+        return Binding(
+            f"org.apache.kafka.coordinator.group.generated.{java}",
+            commit,
+            "record-key" if message.endswith("Key") else "record-value",
+        )
     if spec.version_prefix == "int16" and spec.encoding == "kafka" and message.startswith("ConsumerProtocol"):
         return Binding(f"org.apache.kafka.common.message.{message}", commit, "version")
     if message == "SubscriptionInfo":  # Kafka Streams' SubscriptionInfo.decode reads it with SubscriptionInfoData
-        return Binding("org.apache.kafka.streams.internals.generated.SubscriptionInfoData", CLASSIC_COMMIT, None,
-                       values=False)
+        return Binding(
+            "org.apache.kafka.streams.internals.generated.SubscriptionInfoData", CLASSIC_COMMIT, None, values=False
+        )
     if message in ("ConnectMetadata", "ConnectAssignment"):
         reader = "ConnectProtocol" if version == 0 else "IncrementalCooperativeConnectProtocol"
-        return Binding(_CONNECT + reader, CLASSIC_COMMIT, "version", values=False,
-                       method="deserializeMetadata" if message == "ConnectMetadata" else "deserializeAssignment")
+        return Binding(
+            _CONNECT + reader,
+            CLASSIC_COMMIT,
+            "version",
+            values=False,
+            method="deserializeMetadata" if message == "ConnectMetadata" else "deserializeAssignment",
+        )
     return None
 
 
@@ -167,8 +180,13 @@ class Case:
 
     def question(self) -> dict:
         b = _bound(self.message if not self.message.endswith("Frame") else self.make["bodyMessage"], self.version)
-        q = {"id": self.id, "op": self.op, "class": self.make.get("class", b.java_class),
-             "version": self.make.get("javaVersion", self.version), **self.payload}
+        q = {
+            "id": self.id,
+            "op": self.op,
+            "class": self.make.get("class", b.java_class),
+            "version": self.make.get("javaVersion", self.version),
+            **self.payload,
+        }
         if b.method:
             q["method"] = b.method
         q["digest"] = hashlib.sha256(_text.dumps(q, sort_keys=True).encode()).hexdigest()[:16]
@@ -177,6 +195,7 @@ class Case:
 
 
 # --- values ------------------------------------------------------------------------------------------------
+
 
 def _key(f: FieldSpec) -> str:
     return f.json_name
@@ -261,6 +280,7 @@ def _non_default(f: FieldSpec) -> Any:
 
 # --- the codec's bytes (for building cases only; Kafka's classes judge them) --------------------------------
 
+
 def _encode(message: str, version: int | None, value: dict) -> bytes:
     from .impl import handle_request
 
@@ -319,6 +339,7 @@ def _first_diff(a: bytes, b: bytes) -> int:
 
 # --- the cases ---------------------------------------------------------------------------------------------
 
+
 def _load(directory: Path) -> list[dict]:
     out = []
     for path in sorted(directory.glob("*.jsonl")):
@@ -336,8 +357,13 @@ def _sources(directory: Path, messages: Iterable[str] | None = None) -> dict[tup
         if messages is not None and v["message"] not in messages:
             continue
         b = binding_or_none(v["message"], v.get("version"))
-        if (v.get("result") != "valid" or _UNUSABLE & set(v.get("flags", ()))
-                or v["provenance"]["source"] not in _SOURCE_KINDS or b is None or (b.values and not v.get("canonical"))):
+        if (
+            v.get("result") != "valid"
+            or _UNUSABLE & set(v.get("flags", ()))
+            or v["provenance"]["source"] not in _SOURCE_KINDS
+            or b is None
+            or (b.values and not v.get("canonical"))
+        ):
             continue
         version = v.get("version")
         spec = load_message(v["message"])
@@ -380,7 +406,7 @@ def rule_cases(directory: Path, messages: Iterable[str] | None = None) -> list[C
     for message, versions in supported().items():
         if binding_or_none(message) is None or (messages is not None and message not in messages):
             continue
-        for version in ([None] if _versionless(message) else versions):
+        for version in [None] if _versionless(message) else versions:
             src = sources.get((message, version))
             if src is not None:
                 out += _cases_of(message, version, src)
@@ -427,16 +453,45 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
 
     def read(rule, what, hexwire: bytes, expect, base=src["id"], **make):
         op = "call" if b.method else "read-prefixed" if b.framing == "version" else "read"
-        out.append(Case(_case_id(message, version, rule, what), rule, message, version, op, expect,
-                        {"hex": _split(message, hexwire).hex()},
-                        {"src": base, "wire": wire.hex(), "javaVersion": _java_version(message, at, hexwire),
-                         "caseWire": hexwire.hex(), **make}))
+        out.append(
+            Case(
+                _case_id(message, version, rule, what),
+                rule,
+                message,
+                version,
+                op,
+                expect,
+                {"hex": _split(message, hexwire).hex()},
+                {
+                    "src": base,
+                    "wire": wire.hex(),
+                    "javaVersion": _java_version(message, at, hexwire),
+                    "caseWire": hexwire.hex(),
+                    **make,
+                },
+            )
+        )
 
     def write(rule, what, op, val, expect, base=src["id"], **payload_and_make):
         payload = {"value": _body_value(message, val), **payload_and_make.pop("payload", {})}
-        out.append(Case(_case_id(message, version, rule, what), rule, message, version, op, expect, payload,
-                        {"src": base, "wire": wire.hex(), "javaVersion": _java_version(message, at), "value": val,
-                         **payload_and_make}))
+        out.append(
+            Case(
+                _case_id(message, version, rule, what),
+                rule,
+                message,
+                version,
+                op,
+                expect,
+                payload,
+                {
+                    "src": base,
+                    "wire": wire.hex(),
+                    "javaVersion": _java_version(message, at),
+                    "value": val,
+                    **payload_and_make,
+                },
+            )
+        )
 
     # the per-field rules, on the source and, for the fields it does not reach, on a value made from the table
     bases = [(value, wire, src["id"])]
@@ -476,8 +531,15 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
             if new is None:
                 continue
             changed = _set(value, (*spath, _key(f)), new)
-            write("ignorable-dropped", _slug((*spath, _key(f))), "write", changed, "accepted",
-                  path=[*spath, _key(f)], shown=new)
+            write(
+                "ignorable-dropped",
+                _slug((*spath, _key(f))),
+                "write",
+                changed,
+                "accepted",
+                path=[*spath, _key(f)],
+                shown=new,
+            )
     covered: set[tuple] = set()
     for base_value, what, base_id in ((value, "", src["id"]), (filled, "filled", "the table")):
         for n, nulls in enumerate(_null_sets(spec, base_value, at, covered)):
@@ -485,8 +547,15 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
             for path in nulls:
                 changed = _set(changed, path, None)
                 covered.add(_shape(path))
-            write("nullable-null", "-".join(filter(None, (what, "inner" if n else ""))), "write", changed, "accepted",
-                  base=base_id, paths=[list(p) for p in nulls])
+            write(
+                "nullable-null",
+                "-".join(filter(None, (what, "inner" if n else ""))),
+                "write",
+                changed,
+                "accepted",
+                base=base_id,
+                paths=[list(p) for p in nulls],
+            )
     write("filled", "", "write", filled, "accepted", base="the table")
     if flexible:
         tagged = copy.deepcopy(value)
@@ -502,8 +571,14 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
         plain = {k: x for k, x in value.items() if k != "_unknownTaggedFields" and k not in known}
         bare = wire if plain == value else _encode(message, version, plain)
         if bare[-1:] == b"\x00":
-            read("long-varint", "", bare[:-1] + bytes.fromhex("808080808000"), "refused", offset=len(bare) - 1,
-                 bare=plain != value)
+            read(
+                "long-varint",
+                "",
+                bare[:-1] + bytes.fromhex("808080808000"),
+                "refused",
+                offset=len(bare) - 1,
+                bare=plain != value,
+            )
     return out
 
 
@@ -512,12 +587,24 @@ def _field_cases(message, version, at, b, spec, value, wire, base_id, path, f, r
     kind, nullable, struct = _kind(f), at in f.nullable, _struct_of(spec, path)
     null_value = _set(value, path, None)
     if not nullable and kind in ("string", "bytes", "array", "struct") and b.values:
-        write("null-write", _slug(path), "write-null", value, "refused", base=base_id, payload={"path": list(path)},
-              path=list(path), expectedValue=null_value)
+        write(
+            "null-write",
+            _slug(path),
+            "write-null",
+            value,
+            "refused",
+            base=base_id,
+            payload={"path": list(path)},
+            path=list(path),
+            expectedValue=null_value,
+        )
     if kind not in ("string", "bytes", "array") or (nullable and not b.values and not b.method):
         return  # (what Kafka reads as null there is a value in its terms, not the table's)
-    null_wire = (_writer(message)(message, version, null_value) if nullable else
-                 _encode_nullable(message, version, null_value, struct, f))
+    null_wire = (
+        _writer(message)(message, version, null_value)
+        if nullable
+        else _encode_nullable(message, version, null_value, struct, f)
+    )
     if nullable and b.method:  # Kafka Connect: a null array or allocation reads as empty, its view says how
         read("nullable-null", _slug(path), null_wire, "accepted", base=base_id, path=list(path))
         return
@@ -525,9 +612,17 @@ def _field_cases(message, version, at, b, spec, value, wire, base_id, path, f, r
     if not nullable:
         read("null-read", _slug(path), null_wire, "refused", base=base_id, path=list(path), offset=at_byte)
     if kind == "array" and not spec.is_flexible(at):
-        neg = null_wire[:at_byte] + b"\xff\xff\xff\xfe" + null_wire[at_byte + 4:]
-        read("negative-count", _slug(path), neg, "accepted" if nullable else "refused", base=base_id,
-             path=list(path), offset=at_byte, nullable=nullable)
+        neg = null_wire[:at_byte] + b"\xff\xff\xff\xfe" + null_wire[at_byte + 4 :]
+        read(
+            "negative-count",
+            _slug(path),
+            neg,
+            "accepted" if nullable else "refused",
+            base=base_id,
+            path=list(path),
+            offset=at_byte,
+            nullable=nullable,
+        )
 
 
 def _in_tagged(spec, path: tuple) -> bool:
@@ -592,7 +687,7 @@ def _null_sets(spec, value: dict, at: int, covered: AbstractSet[tuple] = frozens
     for path, f, x in _paths(spec.root, value, at):
         if f.tag is not None or at not in f.nullable or x is None or _shape(path) in covered:
             continue
-        inside = any(path[:len(p)] == p for p in outer)
+        inside = any(path[: len(p)] == p for p in outer)
         (inner if inside else outer).append(path)
     return [s for s in (outer, inner) if s]
 
@@ -601,8 +696,11 @@ def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[by
     """``wire`` with the length (count) of the field at ``path`` one more than the bytes that remain after it."""
     null_value = _set(value, path, None)
     version = None if _versionless(message) else at
-    null_wire = (_writer(message)(message, version, null_value) if at in f.nullable
-                 else _encode_nullable(message, version, null_value, struct, f))
+    null_wire = (
+        _writer(message)(message, version, null_value)
+        if at in f.nullable
+        else _encode_nullable(message, version, null_value, struct, f)
+    )
     pos = _first_diff(wire, null_wire)
     compact = flexible and not (f.flexible_override is not None and at not in f.flexible_override)
     if compact:  # a uvarint: its bytes up to the first below 0x80
@@ -617,7 +715,7 @@ def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[by
         prefix = uvarint_bytes(claim + 1)
     else:
         prefix = claim.to_bytes(width, "big")
-    return wire[:pos] + prefix + wire[pos + width:], pos
+    return wire[:pos] + prefix + wire[pos + width :], pos
 
 
 def _frame_cases(sources: dict) -> list[Case]:
@@ -633,29 +731,54 @@ def _frame_cases(sources: dict) -> list[Case]:
                 continue
             corr = 7000 + key
             if side == "Request":
-                header = {"requestApiKey": key, "requestApiVersion": version, "correlationId": corr,
-                          "clientId": "rebalance-codec", "_unknownTaggedFields": dict(_ROOT_TAGS)}
+                header = {
+                    "requestApiKey": key,
+                    "requestApiVersion": version,
+                    "correlationId": corr,
+                    "clientId": "rebalance-codec",
+                    "_unknownTaggedFields": dict(_ROOT_TAGS),
+                }
                 hname, hv, frame = "RequestHeader", 2, "RequestFrame"
             else:
                 header = {"correlationId": corr, "_unknownTaggedFields": dict(_ROOT_TAGS)}
                 hname, hv, frame = "ResponseHeader", 1, "ResponseFrame"
             hwire = _encode(hname, hv, header)
-            out.append(Case(f"kr-{frame.lower()}-{api.lower()}-v{version}-unknown-tagged", "unknown-tagged", frame,
-                            version, "read", "accepted", {"hex": hwire.hex()},
-                            {"bodyMessage": hname, "class": _bound(hname).java_class, "commit": _bound(hname).commit,
-                             "javaVersion": hv, "src": src["id"], "header": header, "headerVersion": hv,
-                             "apiKey": key, "body": src, "caseWire": (hwire + bytes.fromhex(src["wire"])).hex()}))
+            out.append(
+                Case(
+                    f"kr-{frame.lower()}-{api.lower()}-v{version}-unknown-tagged",
+                    "unknown-tagged",
+                    frame,
+                    version,
+                    "read",
+                    "accepted",
+                    {"hex": hwire.hex()},
+                    {
+                        "bodyMessage": hname,
+                        "class": _bound(hname).java_class,
+                        "commit": _bound(hname).commit,
+                        "javaVersion": hv,
+                        "src": src["id"],
+                        "header": header,
+                        "headerVersion": hv,
+                        "apiKey": key,
+                        "body": src,
+                        "caseWire": (hwire + bytes.fromhex(src["wire"])).hex(),
+                    },
+                )
+            )
     return out
 
 
 # --- answers and vectors -----------------------------------------------------------------------------------
 
+
 def _answers(directory: Path) -> dict[str, dict]:
     path = directory / ANSWERS
     if not path.is_file():
         return {}
-    return {a["id"]: a for a in (json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")
-                                 if line.strip())}
+    return {
+        a["id"]: a for a in (json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip())
+    }
 
 
 def rule_vectors(directory: Path, messages: Iterable[str] | None = None) -> list[dict]:
@@ -667,12 +790,15 @@ def rule_vectors(directory: Path, messages: Iterable[str] | None = None) -> list
         q = case.question()
         a = answers.get(case.id)
         if a is None or a.get("digest") != q["digest"]:
-            problems.append(f"{case.id}: no answer from Kafka's classes to this case (run vectors/tools/KafkaRules.java)")
+            problems.append(
+                f"{case.id}: no answer from Kafka's classes to this case (run vectors/tools/KafkaRules.java)"
+            )
             continue
         got = "accepted" if a["ok"] else "refused"
         if got != case.expect:
-            problems.append(f"{case.id}: Kafka {got} it ({a.get('error') or a.get('hex')}); the rule expects "
-                            f"{case.expect}")
+            problems.append(
+                f"{case.id}: Kafka {got} it ({a.get('error') or a.get('hex')}); the rule expects {case.expect}"
+            )
             continue
         problem = _check(case, a)
         if problem:
@@ -690,13 +816,20 @@ def _check(case: Case, a: dict) -> str | None:
     m = case.make
     # generated readers: "non-nullable field x was serialized as null"; Connect's protocol.types: "String length -1
     # cannot be negative", "Array size -1 cannot be negative"
-    if case.rule == "null-read" and "was serialized as null" not in a["error"] and "-1 cannot be negative" not in a["error"]:
+    if (
+        case.rule == "null-read"
+        and "was serialized as null" not in a["error"]
+        and "-1 cannot be negative" not in a["error"]
+    ):
         return f"refused for another reason: {a['error']}"
     if case.rule == "ignorable-dropped" and a["hex"] != _body(case.message, bytes.fromhex(m["wire"])).hex():
         return f"Kafka wrote {a['hex']}, not the source's bytes"
     if case.rule == "unknown-tagged":
-        read = case.payload["hex"] if case.message.endswith("Frame") else \
-            _body(case.message, bytes.fromhex(m["caseWire"])).hex()
+        read = (
+            case.payload["hex"]
+            if case.message.endswith("Frame")
+            else _body(case.message, bytes.fromhex(m["caseWire"])).hex()
+        )
         if a["hex"] != read:
             return f"Kafka wrote back {a['hex']}, not the bytes it read"
     if case.rule == "negative-count" and m.get("nullable") and _get(a["value"], m["path"]) is not None:
@@ -706,11 +839,18 @@ def _check(case: Case, a: dict) -> str | None:
 
 def _prov(case: Case, a: dict, note: str) -> dict:
     cls = a["class"].rsplit(".", 1)[-1]
-    p = {"source": "kafka-java", "commit": a["commit"], "record": f"vectors/{ANSWERS.as_posix()}:{case.id}",
-         "checkedBy": f"{a['class']} ({case.op})", "note": note}
+    p = {
+        "source": "kafka-java",
+        "commit": a["commit"],
+        "record": f"vectors/{ANSWERS.as_posix()}:{case.id}",
+        "checkedBy": f"{a['class']} ({case.op})",
+        "note": note,
+    }
     if case.message in _FROM_OUR_TABLE:
-        p["note"] += (f"; {cls} generated by Kafka's message generator at {a['commit'][:7]} from "
-                      f"schemas/{case.message}.json (the layout schemas/README.md gives)")
+        p["note"] += (
+            f"; {cls} generated by Kafka's message generator at {a['commit'][:7]} from "
+            f"schemas/{case.message}.json (the layout schemas/README.md gives)"
+        )
     return p
 
 
@@ -724,9 +864,20 @@ def _full_value(case: Case, kafka_value: dict) -> dict:
 def _refused(case: Case, a: dict, description: str, error: str, flags: list[str], how: str, **extra) -> dict:
     """An invalid vector of bytes Kafka's reader refused (``how``: what was done to the source's bytes)."""
     m = case.make
-    return {"id": case.id, "message": case.message, "version": case.version, **extra, "description": description,
-            "wire": m["caseWire"], "result": "invalid", "error": error, "offset": m["offset"], "canonical": False,
-            "flags": flags, "provenance": _prov(case, a, f"{m['src']} {how}; Kafka: {a['error'][:160]}")}
+    return {
+        "id": case.id,
+        "message": case.message,
+        "version": case.version,
+        **extra,
+        "description": description,
+        "wire": m["caseWire"],
+        "result": "invalid",
+        "error": error,
+        "offset": m["offset"],
+        "canonical": False,
+        "flags": flags,
+        "provenance": _prov(case, a, f"{m['src']} {how}; Kafka: {a['error'][:160]}"),
+    }
 
 
 def _vector(case: Case, a: dict) -> dict:
@@ -734,85 +885,176 @@ def _vector(case: Case, a: dict) -> dict:
     where = f"{msg} v{ver}" if ver is not None else msg
     base = {"id": case.id, "message": msg, "version": ver}
     if case.rule == "null-read":
-        return _refused(case, a, f"{where} with -1 (null) as the length of non-nullable {_shown(tuple(m['path']))}: "
-                                 "Kafka's reader throws", "invalid-value", ["null-non-nullable"],
-                        "written with null there by a table that makes the field nullable")
+        return _refused(
+            case,
+            a,
+            f"{where} with -1 (null) as the length of non-nullable {_shown(tuple(m['path']))}: Kafka's reader throws",
+            "invalid-value",
+            ["null-non-nullable"],
+            "written with null there by a table that makes the field nullable",
+        )
     if case.rule == "null-write":
-        return {**base, "description": f"{where} with null in non-nullable {_shown(tuple(m['path']))}: Kafka's writer "
-                                       f"throws",
-                "expected": m["expectedValue"], "result": "invalid", "error": "invalid-value", "canonical": False,
-                "flags": ["encode-refused", "null-non-nullable"],
-                "provenance": _prov(case, a, f"{m['src']}'s value, the field set to null by its setter; Kafka: "
-                                             f"{a['error'][:160]}")}
+        return {
+            **base,
+            "description": f"{where} with null in non-nullable {_shown(tuple(m['path']))}: Kafka's writer throws",
+            "expected": m["expectedValue"],
+            "result": "invalid",
+            "error": "invalid-value",
+            "canonical": False,
+            "flags": ["encode-refused", "null-non-nullable"],
+            "provenance": _prov(
+                case, a, f"{m['src']}'s value, the field set to null by its setter; Kafka: {a['error'][:160]}"
+            ),
+        }
     if case.rule == "negative-count":
         shown = _shown(tuple(m["path"]))
         if m["nullable"]:
-            return {**base, "description": f"{where} with -2 as the count of nullable {shown}: Kafka's reader takes "
-                                           f"any negative count for null; a decoder that reads it gives null",
-                    "wire": m["caseWire"], "expected": _full_value(case, a["value"]), "result": "acceptable",
-                    "error": "invalid-count", "offset": m["offset"], "canonical": False, "flags": ["bad-count"],
-                    "provenance": _prov(case, a, f"{m['src']} with -2 there; Kafka read null")}
-        return _refused(case, a, f"{where} with -2 as the count of non-nullable {shown}: Kafka's reader throws",
-                        "invalid-count", ["bad-count"], "with -2 there")
+            return {
+                **base,
+                "description": f"{where} with -2 as the count of nullable {shown}: Kafka's reader takes "
+                f"any negative count for null; a decoder that reads it gives null",
+                "wire": m["caseWire"],
+                "expected": _full_value(case, a["value"]),
+                "result": "acceptable",
+                "error": "invalid-count",
+                "offset": m["offset"],
+                "canonical": False,
+                "flags": ["bad-count"],
+                "provenance": _prov(case, a, f"{m['src']} with -2 there; Kafka read null"),
+            }
+        return _refused(
+            case,
+            a,
+            f"{where} with -2 as the count of non-nullable {shown}: Kafka's reader throws",
+            "invalid-count",
+            ["bad-count"],
+            "with -2 there",
+        )
     if case.rule == "past-input":
-        return _refused(case, a, f"{where}: the length of its last {m['kind']}, {_shown(tuple(m['path']))}, one more than "
-                                 "the bytes that remain", "truncated",
-                        ["length-past-input"] + (["bad-count"] if m["kind"] == "array" else []), "with that length")
+        return _refused(
+            case,
+            a,
+            f"{where}: the length of its last {m['kind']}, {_shown(tuple(m['path']))}, one more than "
+            "the bytes that remain",
+            "truncated",
+            ["length-past-input"] + (["bad-count"] if m["kind"] == "array" else []),
+            "with that length",
+        )
     if case.rule == "ignorable-dropped":
-        return {**base, "description": f"{where} with {_shown(tuple(m['path']))} {json.dumps(m['shown'])}, a field the "
-                                       f"version lacks that Kafka marks ignorable: written without it",
-                "wire": m["wire"], "expected": m["value"], "result": "valid", "canonical": True,
-                "flags": ["ignorable-dropped"],
-                "provenance": _prov(case, a, f"{m['src']}'s value with the field set; Kafka wrote the source's bytes")}
+        return {
+            **base,
+            "description": f"{where} with {_shown(tuple(m['path']))} {json.dumps(m['shown'])}, a field the "
+            f"version lacks that Kafka marks ignorable: written without it",
+            "wire": m["wire"],
+            "expected": m["value"],
+            "result": "valid",
+            "canonical": True,
+            "flags": ["ignorable-dropped"],
+            "provenance": _prov(case, a, f"{m['src']}'s value with the field set; Kafka wrote the source's bytes"),
+        }
     if case.rule == "filled":
-        return {**base, "description": f"{where} with every field set, each to a value of its own (arrays of one "
-                                       f"element), written and read by Kafka",
-                "wire": _reframe(case, bytes.fromhex(a["hex"])).hex(), "expected": _full_value(case, a["value"]),
-                "result": "valid", "canonical": True, "flags": ["every-field"],
-                "provenance": _prov(case, a, "a value made from the table, every field set; written and read by "
-                                             "Kafka")}
+        return {
+            **base,
+            "description": f"{where} with every field set, each to a value of its own (arrays of one "
+            f"element), written and read by Kafka",
+            "wire": _reframe(case, bytes.fromhex(a["hex"])).hex(),
+            "expected": _full_value(case, a["value"]),
+            "result": "valid",
+            "canonical": True,
+            "flags": ["every-field"],
+            "provenance": _prov(case, a, "a value made from the table, every field set; written and read by Kafka"),
+        }
     if case.rule == "nullable-null" and "paths" not in m:  # Kafka Connect's: read, not written
-        return {**base, "description": f"{where} with -1 (null) as the length of nullable {_shown(tuple(m['path']))}: "
-                                       "Kafka's reader takes it for empty",
-                "wire": m["caseWire"], "expected": a["value"], "result": "valid", "canonical": False,
-                "flags": ["null-as-empty", "null-nullable"],
-                "provenance": _prov(case, a, f"{m['src']} with null there; Kafka's reading of it, in the view of "
-                                             "../shared/vectors/kafka-java/tools/ConnectGen.java")}
+        return {
+            **base,
+            "description": f"{where} with -1 (null) as the length of nullable {_shown(tuple(m['path']))}: "
+            "Kafka's reader takes it for empty",
+            "wire": m["caseWire"],
+            "expected": a["value"],
+            "result": "valid",
+            "canonical": False,
+            "flags": ["null-as-empty", "null-nullable"],
+            "provenance": _prov(
+                case,
+                a,
+                f"{m['src']} with null there; Kafka's reading of it, in the view of "
+                "../shared/vectors/kafka-java/tools/ConnectGen.java",
+            ),
+        }
     if case.rule == "nullable-null":
         shown = ", ".join(_shown(tuple(p)) for p in m["paths"])
-        return {**base, "description": f"{where} with null in nullable {shown}"[:300],
-                "wire": _reframe(case, bytes.fromhex(a["hex"])).hex(), "expected": _full_value(case, a["value"]),
-                "result": "valid", "canonical": True, "flags": ["null-nullable"],
-                "provenance": _prov(case, a, f"{m['src']}'s value with those fields null, written and read by Kafka")}
+        return {
+            **base,
+            "description": f"{where} with null in nullable {shown}"[:300],
+            "wire": _reframe(case, bytes.fromhex(a["hex"])).hex(),
+            "expected": _full_value(case, a["value"]),
+            "result": "valid",
+            "canonical": True,
+            "flags": ["null-nullable"],
+            "provenance": _prov(case, a, f"{m['src']}'s value with those fields null, written and read by Kafka"),
+        }
     if case.rule == "unknown-tagged" and msg.endswith("Frame"):
         body = m["body"]
-        value = {"apiKey": m["apiKey"], "apiVersion": ver, "headerVersion": m["headerVersion"], "header": a["value"],
-                 "body": body["expected"]}
-        return {**base, **({"apiKey": m["apiKey"]} if msg == "ResponseFrame" else {}),
-                "description": f"A {msg[:-5].lower()} frame of API {m['apiKey']} v{ver} whose header carries unknown "
-                               f"tagged fields (tag 1: 2 bytes, tag 300: none), and the body of {body['id']}",
-                "wire": m["caseWire"], "expected": value, "result": "valid", "canonical": True,
-                "flags": ["unknown-tagged-fields"],
-                "provenance": _prov(case, a, f"the header read and written back by Kafka; body {body['id']} "
-                                             f"({body['provenance']['source']})")}
+        value = {
+            "apiKey": m["apiKey"],
+            "apiVersion": ver,
+            "headerVersion": m["headerVersion"],
+            "header": a["value"],
+            "body": body["expected"],
+        }
+        return {
+            **base,
+            **({"apiKey": m["apiKey"]} if msg == "ResponseFrame" else {}),
+            "description": f"A {msg[:-5].lower()} frame of API {m['apiKey']} v{ver} whose header carries unknown "
+            f"tagged fields (tag 1: 2 bytes, tag 300: none), and the body of {body['id']}",
+            "wire": m["caseWire"],
+            "expected": value,
+            "result": "valid",
+            "canonical": True,
+            "flags": ["unknown-tagged-fields"],
+            "provenance": _prov(
+                case,
+                a,
+                f"the header read and written back by Kafka; body {body['id']} ({body['provenance']['source']})",
+            ),
+        }
     if case.rule == "unknown-tagged":
-        return {**base, "description": f"{where} with unknown tagged fields on every struct (tag 1: 2 bytes, tag 300: "
-                                       f"none; below, tag 2: 1 byte), kept when written back",
-                "wire": m["caseWire"], "expected": _full_value(case, a["value"]), "result": "valid",
-                "canonical": True, "flags": ["unknown-tagged-fields"],
-                "provenance": _prov(case, a, f"{m['src']}'s value with the fields added; Kafka read them and wrote "
-                                             f"the same bytes back")}
+        return {
+            **base,
+            "description": f"{where} with unknown tagged fields on every struct (tag 1: 2 bytes, tag 300: "
+            f"none; below, tag 2: 1 byte), kept when written back",
+            "wire": m["caseWire"],
+            "expected": _full_value(case, a["value"]),
+            "result": "valid",
+            "canonical": True,
+            "flags": ["unknown-tagged-fields"],
+            "provenance": _prov(
+                case, a, f"{m['src']}'s value with the fields added; Kafka read them and wrote the same bytes back"
+            ),
+        }
     if case.rule == "long-varint":
-        return _refused(case, a, f"{where} whose tagged-field count is written in six bytes (80 80 80 80 80 00): "
-                                 "Kafka's varint reader throws after five", "invalid-value", ["long-varint"],
-                        f"{'without its tagged fields, ' if m['bare'] else ''}with that count")
+        return _refused(
+            case,
+            a,
+            f"{where} whose tagged-field count is written in six bytes (80 80 80 80 80 00): "
+            "Kafka's varint reader throws after five",
+            "invalid-value",
+            ["long-varint"],
+            f"{'without its tagged fields, ' if m['bare'] else ''}with that count",
+        )
     if case.rule == "version-prefix":
         # a ConsumerProtocol vector's version is the one its bytes claim; a Connect one's, its reader's (here v0's)
         connect = _bound(msg).method is not None
         reader = a["class"].rsplit(".", 1)[-1] if connect else "ConsumerProtocol"
-        return _refused(case, a, f"{msg} behind version -1 (ffff), below its lowest: Kafka's {reader} throws",
-                        "unsupported-version", ["bad-version"], "behind -1 instead of its version",
-                        version=case.version if connect else -1)
+        return _refused(
+            case,
+            a,
+            f"{msg} behind version -1 (ffff), below its lowest: Kafka's {reader} throws",
+            "unsupported-version",
+            ["bad-version"],
+            "behind -1 instead of its version",
+            version=case.version if connect else -1,
+        )
     raise ValueError(case.rule)
 
 

@@ -31,8 +31,19 @@ from ..errors import DecodeError, EncodeError
 from ..kinds import get_kind
 from .messages import kind_of
 
-__all__ = ["Outcome", "Implementation", "BuiltinImplementation", "CommandImplementation", "AdapterError",
-           "handle_request", "clip", "CLIP", "DEFAULT_TIMEOUT", "DEFAULT_MAX_REPLY", "DEFAULT_TIME_LIMIT"]
+__all__ = [
+    "Outcome",
+    "Implementation",
+    "BuiltinImplementation",
+    "CommandImplementation",
+    "AdapterError",
+    "handle_request",
+    "clip",
+    "CLIP",
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_MAX_REPLY",
+    "DEFAULT_TIME_LIMIT",
+]
 
 
 @dataclass(frozen=True)
@@ -60,8 +71,14 @@ class Outcome:
 class Implementation(Protocol):
     name: str
 
-    def decode(self, message: str, version: int | None, wire: bytes, reader_version: int | None = None,
-               api_key: int | None = None) -> Outcome: ...
+    def decode(
+        self,
+        message: str,
+        version: int | None,
+        wire: bytes,
+        reader_version: int | None = None,
+        api_key: int | None = None,
+    ) -> Outcome: ...
 
     def encode(self, message: str, version: int | None, value: dict, api_key: int | None = None) -> Outcome: ...
 
@@ -107,12 +124,23 @@ class BuiltinImplementation:
     name = "rebalance-codec (built-in)"
 
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
-        return _outcome(handle_request({"op": "decode", "message": message, "version": version, "wire": wire.hex(),
-                                        "readerVersion": reader_version, "apiKey": api_key}))
+        return _outcome(
+            handle_request(
+                {
+                    "op": "decode",
+                    "message": message,
+                    "version": version,
+                    "wire": wire.hex(),
+                    "readerVersion": reader_version,
+                    "apiKey": api_key,
+                }
+            )
+        )
 
     def encode(self, message, version, value, api_key=None) -> Outcome:
-        return _outcome(handle_request({"op": "encode", "message": message, "version": version, "value": value,
-                                        "apiKey": api_key}))
+        return _outcome(
+            handle_request({"op": "encode", "message": message, "version": version, "value": value, "apiKey": api_key})
+        )
 
     def assign(self, round_: dict) -> Outcome:
         return _outcome(handle_request({"op": "assign", "round": round_}))
@@ -137,7 +165,7 @@ def _outcome(resp: Any) -> Outcome:
         err = resp["error"]
         if isinstance(err, dict) and isinstance(err.get("message"), str):
             return Outcome(error={"message": clip(err["message"])})
-        return Outcome(failure=f"adapter answered an error that is not {{\"message\": \"...\"}}: {_clip(err)}")
+        return Outcome(failure=f'adapter answered an error that is not {{"message": "..."}}: {_clip(err)}')
     if "unsupported" in resp:
         if isinstance(resp["unsupported"], str):
             return Outcome(declined=clip(resp["unsupported"]))
@@ -170,7 +198,7 @@ def clip(text: str, limit: int = CLIP) -> str:
 
 def _clip(v: Any, n: int = 200) -> str:
     s = _text.printable(_text.dumps(v))
-    return s if len(s) <= n else s[:n - 3] + "..."
+    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 DEFAULT_TIMEOUT = 10.0  # seconds per request
@@ -204,8 +232,14 @@ class CommandImplementation:
     :meth:`restart` goes on with a fresh process (the runner asks the reading half of a run from one that never
     saw the writing half's requests), started early by :meth:`prepare_restart` so it loads meanwhile."""
 
-    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY,
-                 time_limit: float | None = DEFAULT_TIME_LIMIT) -> None:
+    def __init__(
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_reply: int = DEFAULT_MAX_REPLY,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+    ) -> None:
         try:
             self.argv = shlex.split(command)
         except ValueError as e:
@@ -261,7 +295,7 @@ class CommandImplementation:
 
     def _stderr_tail(self) -> str:
         self._drain_stderr()
-        tail = bytes(self._stderr[-_STDERR_TAIL * 4:]).decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
+        tail = bytes(self._stderr[-_STDERR_TAIL * 4 :]).decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
         return f"; its stderr ends: {_text.printable(tail)}" if tail else ""
 
     def _exchange(self, data: bytes) -> bytes | tuple[str, bool]:
@@ -284,7 +318,7 @@ class CommandImplementation:
             while True:
                 newline = self._buffer.find(b"\n")
                 if newline >= 0:
-                    line, self._buffer = self._buffer[:newline], self._buffer[newline + 1:]
+                    line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
                     return line
                 if len(self._buffer) > self.max_reply:
                     return f"adapter wrote more than {self.max_reply} bytes without a newline", False
@@ -336,8 +370,9 @@ class CommandImplementation:
             if self.answered == 0:
                 self.gave_up = f"the adapter answered nothing ({reason})"
             elif self._timeouts_in_a_row >= TIMEOUT_STARTS:
-                self.gave_up = (f"the adapter timed out after each of its last {TIMEOUT_STARTS} starts "
-                                f"(the last: {reason})")
+                self.gave_up = (
+                    f"the adapter timed out after each of its last {TIMEOUT_STARTS} starts (the last: {reason})"
+                )
             elif self.deadline is not None and time.monotonic() >= self.deadline:
                 self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
             else:
@@ -346,8 +381,10 @@ class CommandImplementation:
         self.answered += 1
         parts = line.count(b"{") + line.count(b"[") + line.count(b'"') // 2
         if parts > MAX_REPLY_PARTS:  # each one a Python object dozens of bytes large: refused before it is read
-            return Outcome(failure=f"adapter answered a line of {parts} objects, arrays and strings "
-                                   f"(more than {MAX_REPLY_PARTS} are not read)")
+            return Outcome(
+                failure=f"adapter answered a line of {parts} objects, arrays and strings "
+                f"(more than {MAX_REPLY_PARTS} are not read)"
+            )
         try:
             return _outcome(loads(line.decode("utf-8")))
         except DuplicateKeyError as e:  # which of the two values was meant cannot be told

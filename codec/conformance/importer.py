@@ -18,9 +18,15 @@ KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 
 _STREAMS = {"subscription": "SubscriptionInfo", "assignment": "AssignmentInfo"}
 _DERIVED_SUBSCRIPTION_KEYS = ("wire", "prevTasks", "standbyTasks")
-_GROUP_FILES = ["JoinGroupRequest.jsonl", "JoinGroupResponse.jsonl", "SyncGroupRequest.jsonl",
-                "SyncGroupResponse.jsonl", "ConsumerProtocolSubscription.jsonl", "ConsumerProtocolAssignment.jsonl",
-                "group_edge.jsonl"]
+_GROUP_FILES = [
+    "JoinGroupRequest.jsonl",
+    "JoinGroupResponse.jsonl",
+    "SyncGroupRequest.jsonl",
+    "SyncGroupResponse.jsonl",
+    "ConsumerProtocolSubscription.jsonl",
+    "ConsumerProtocolAssignment.jsonl",
+    "group_edge.jsonl",
+]
 
 
 def _streams_canonical(kind: str, version: int, data: dict | None) -> bool:
@@ -55,19 +61,28 @@ def _streams_vector(r: dict, source_file: str) -> dict:
         err = r["error"]
         if "hex" in r:
             v["wire"] = r["hex"]
-            v["error"] = ("truncated" if "Underflow" in err or "Failed to decode" in err
-                          else "unsupported-version" if "version" in err else "invalid-value")
+            v["error"] = (
+                "truncated"
+                if "Underflow" in err or "Failed to decode" in err
+                else "unsupported-version"
+                if "version" in err
+                else "invalid-value"
+            )
             flags.append("truncated" if v["error"] == "truncated" else "bad-version")
             v["description"] = f"Kafka's {message} decoder rejects these bytes ({err.split(':')[0].split('.')[-1]})"
         else:
             v["expected"] = data
-            v["error"] = "unrepresentable" if "Named" in err else (
-                "inconsistent-version" if "between" in err or "LATEST" in err else "invalid-value")
+            v["error"] = (
+                "unrepresentable"
+                if "Named" in err
+                else ("inconsistent-version" if "between" in err or "LATEST" in err else "invalid-value")
+            )
             flags.append("encode-refused")
             exc = err.split(":", 1)[0].rsplit(".", 1)[-1]
-            reason = {"unrepresentable": "named topologies need v10",
-                      "inconsistent-version": "the version is outside 1-11 or above latestSupportedVersion"}.get(
-                          v["error"], "invalid value")
+            reason = {
+                "unrepresentable": "named topologies need v10",
+                "inconsistent-version": "the version is outside 1-11 or above latestSupportedVersion",
+            }.get(v["error"], "invalid value")
             v["description"] = f"Kafka's {message} encoder refuses this value with {exc}: {reason}"
         v["canonical"] = False
     else:
@@ -90,17 +105,32 @@ def _streams_vector(r: dict, source_file: str) -> dict:
             v["canonical"] = _streams_canonical(r["kind"], version, data)
             if not v["canonical"]:
                 flags.append("java-hash-order")
-            v["description"] = (_edge_description(message, rid, version) if edge else
-                                f"Kafka's {message} v{version} (random case {r.get('index')}, seed {r.get('seed')}), "
-                                "written and decoded by Kafka")
-        if data and data.get("version") == version and message == "SubscriptionInfo" and (
-                (version < 2 and data.get("userEndPoint")) or (version < 8 and data.get("uniqueField"))
-                or (version < 9 and data.get("errorCode")) or (version < 11 and data.get("clientTags"))):
+            v["description"] = (
+                _edge_description(message, rid, version)
+                if edge
+                else f"Kafka's {message} v{version} (random case {r.get('index')}, seed {r.get('seed')}), "
+                "written and decoded by Kafka"
+            )
+        if (
+            data
+            and data.get("version") == version
+            and message == "SubscriptionInfo"
+            and (
+                (version < 2 and data.get("userEndPoint"))
+                or (version < 8 and data.get("uniqueField"))
+                or (version < 9 and data.get("errorCode"))
+                or (version < 11 and data.get("clientTags"))
+            )
+        ):
             flags.append("lossy-version")
         if edge:
             name = rid.lower()
-            for key, flag in (("sentinel", "sentinel-offsets"), ("named", "named-topology"),
-                              ("unicode", "modified-utf8"), ("maxints", "extreme-ints")):
+            for key, flag in (
+                ("sentinel", "sentinel-offsets"),
+                ("named", "named-topology"),
+                ("unicode", "modified-utf8"),
+                ("maxints", "extreme-ints"),
+            ):
                 if key in name and (flag != "modified-utf8" or message == "AssignmentInfo"):
                     flags.append(flag)
     v["flags"] = sorted(set(flags))
@@ -110,12 +140,14 @@ def _streams_vector(r: dict, source_file: str) -> dict:
 def _match_key(item) -> str:
     """Identity of a list item for ordering: the JSON with empty topology names read as none (Kafka's
     TaskId downgrades "" to null)."""
+
     def norm(x):
         if isinstance(x, dict):
             return {k: (None if k == "topologyName" and x[k] == "" else norm(x[k])) for k in sorted(x)}
         if isinstance(x, list):
             return [norm(e) for e in x]
         return x
+
     return _text.dumps(norm(item), sort_keys=True)
 
 
@@ -134,24 +166,47 @@ def _in_input_order(expected: dict, data: dict) -> dict:
             continue
         if key in ("standbyTasks",):
             by_task = {_match_key(e["taskId"]): e for e in ref}
-            items = [{**e, "partitions": _reorder(e["partitions"], by_task.get(_match_key(e["taskId"]), {}).get(
-                "partitions", []))} for e in out[key]]
-            out[key] = sorted(items, key=lambda e: [_match_key(r["taskId"]) for r in ref].index(_match_key(e["taskId"]))
-                              if _match_key(e["taskId"]) in [_match_key(r["taskId"]) for r in ref] else len(ref))
+            items = [
+                {
+                    **e,
+                    "partitions": _reorder(
+                        e["partitions"], by_task.get(_match_key(e["taskId"]), {}).get("partitions", [])
+                    ),
+                }
+                for e in out[key]
+            ]
+            out[key] = sorted(
+                items,
+                key=lambda e: (
+                    [_match_key(r["taskId"]) for r in ref].index(_match_key(e["taskId"]))
+                    if _match_key(e["taskId"]) in [_match_key(r["taskId"]) for r in ref]
+                    else len(ref)
+                ),
+            )
         elif key.endswith("ByHost"):
             by_host = {(e["host"], e["port"]): e for e in ref}
-            items = [{**e, "partitions": _reorder(e["partitions"], by_host.get((e["host"], e["port"]), {}).get(
-                "partitions", []))} for e in out[key]]
+            items = [
+                {
+                    **e,
+                    "partitions": _reorder(
+                        e["partitions"], by_host.get((e["host"], e["port"]), {}).get("partitions", [])
+                    ),
+                }
+                for e in out[key]
+            ]
             hosts = [(e["host"], e["port"]) for e in ref]
-            out[key] = sorted(items, key=lambda e: hosts.index((e["host"], e["port"]))
-                              if (e["host"], e["port"]) in hosts else len(hosts))
+            out[key] = sorted(
+                items,
+                key=lambda e: hosts.index((e["host"], e["port"])) if (e["host"], e["port"]) in hosts else len(hosts),
+            )
         else:
             out[key] = _reorder(out[key], ref)
     tags = data.get("clientTags")
     if isinstance(out.get("clientTags"), dict) and isinstance(tags, dict):
         order = list(tags)
-        out["clientTags"] = dict(sorted(out["clientTags"].items(),
-                                        key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+        out["clientTags"] = dict(
+            sorted(out["clientTags"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+        )
     return out
 
 
@@ -161,24 +216,41 @@ def _group_vector(r: dict, source_file: str) -> dict:
     prov = {"source": "kafka-java", "commit": KAFKA_COMMIT, "record": f"{source_file}:{rid}"}
     if "error" in r:  # Kafka's writer refused the value at this version
         exc = r["error"].split(":", 1)[0].rsplit(".", 1)[-1]
-        return {"id": f"kj-{message}-{rid}".lower(), "message": message, "version": r["version"],
-                "description": f"Kafka's generated {message} class refuses this value at v{r['version']} ({exc}): "
-                               "a non-default value for a field the version lacks",
-                "expected": r["data"], "result": "invalid", "error": "unrepresentable", "canonical": False,
-                "flags": ["encode-refused"], "provenance": prov}
+        return {
+            "id": f"kj-{message}-{rid}".lower(),
+            "message": message,
+            "version": r["version"],
+            "description": f"Kafka's generated {message} class refuses this value at v{r['version']} ({exc}): "
+            "a non-default value for a field the version lacks",
+            "expected": r["data"],
+            "result": "invalid",
+            "error": "unrepresentable",
+            "canonical": False,
+            "flags": ["encode-refused"],
+            "provenance": prov,
+        }
     if r.get("trailingBytes"):
-        return {"id": f"kj-{message}-{rid}".lower(), "message": message, "version": r["version"],
-                "description": f"{message} v{r['version']} followed by {r['trailingBytes']} bytes that Kafka's "
-                               "reader ignores", "wire": r["hex"], "expected": r["decoded"], "result": "valid",
-                "canonical": False, "flags": ["trailing-bytes"], "provenance": prov}
+        return {
+            "id": f"kj-{message}-{rid}".lower(),
+            "message": message,
+            "version": r["version"],
+            "description": f"{message} v{r['version']} followed by {r['trailingBytes']} bytes that Kafka's "
+            "reader ignores",
+            "wire": r["hex"],
+            "expected": r["decoded"],
+            "result": "valid",
+            "canonical": False,
+            "flags": ["trailing-bytes"],
+            "provenance": prov,
+        }
     wire = r.get("hexVersionPrefixed") or r["hex"]
     return {
         "id": f"kj-{message}-{rid}".lower(),
         "message": message,
         "version": r["version"],
         "description": f"Kafka's generated {message} class at v{r['version']}"
-                       + (f", edge case '{r['id']}'" if "id" in r else f" (random case {r.get('index')})")
-                       + ", written and read by Kafka",
+        + (f", edge case '{r['id']}'" if "id" in r else f" (random case {r.get('index')})")
+        + ", written and read by Kafka",
         "wire": wire,
         "expected": r.get("decoded", r["data"]),
         "result": "valid",
@@ -207,14 +279,17 @@ def import_kafka_java(shared: Path, out_dir: Path, *, include_group: bool = True
             kio4 = shared / "vectors" / "kio" / source
             if kio4.is_file():
                 families[family] = kio_kafka4_vectors(kio4)
-    names = {"SubscriptionInfo": "kafka-java-subscription-info.jsonl",
-             "AssignmentInfo": "kafka-java-assignment-info.jsonl", "group": "kafka-java-group.jsonl",
-             "connect": "kafka-java-connect.jsonl", "kio-kafka4": "kio-group-kafka4.jsonl",
-             "kio-share": "kio-group-share.jsonl"}
+    names = {
+        "SubscriptionInfo": "kafka-java-subscription-info.jsonl",
+        "AssignmentInfo": "kafka-java-assignment-info.jsonl",
+        "group": "kafka-java-group.jsonl",
+        "connect": "kafka-java-connect.jsonl",
+        "kio-kafka4": "kio-group-kafka4.jsonl",
+        "kio-share": "kio-group-share.jsonl",
+    }
     for family, vectors in families.items():
         path = out_dir / names[family]
-        path.write_text("".join(_text.dumps(v, sort_keys=False) + "\n" for v in vectors),
-                        encoding="utf-8")
+        path.write_text("".join(_text.dumps(v, sort_keys=False) + "\n" for v in vectors), encoding="utf-8")
         written[path.name] = len(vectors)
     return written
 
@@ -242,26 +317,36 @@ def _kio_kafka4_vector(r: dict, source: str = KIO_KAFKA4) -> dict:
         "message": kind,
         "version": version,
         "description": f"kio 0.6.5's {kind} v{version} (random case {idx}, seed {r['seed']}), written by kio and read "
-                       "back by kio to the same value",
+        "back by kio to the same value",
         "wire": r["hex"],
         "expected": expected,
         "result": "valid",
         "canonical": True,
         "flags": [],
-        "provenance": {"source": "kio", "producedBy": r["producedBy"], "seed": r["seed"], "index": idx,
-                       "record": f"../shared/vectors/kio/{source}:{r['id']}"},
+        "provenance": {
+            "source": "kio",
+            "producedBy": r["producedBy"],
+            "seed": r["seed"],
+            "index": idx,
+            "record": f"../shared/vectors/kio/{source}:{r['id']}",
+        },
     }
     if problems:
         fields = sorted({p.split(":")[0] for p in problems})
-        raise InputError(f"{source}: record {r['id']}: kio's value does not fit schemas/{kind}.json v{version} "
-                         f"(schemas/README.md): {'; '.join(fields)}"[:400])
+        raise InputError(
+            f"{source}: record {r['id']}: kio's value does not fit schemas/{kind}.json v{version} "
+            f"(schemas/README.md): {'; '.join(fields)}"[:400]
+        )
     return v
 
 
 def kio_kafka4_vectors(path: Path) -> list[dict]:
     """Every record of ``group-kafka4.jsonl`` (or ``group-share.jsonl``) as a golden vector (see above)."""
-    return [_kio_kafka4_vector(json.loads(line), path.name) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [
+        _kio_kafka4_vector(json.loads(line), path.name)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 # --- Kafka Connect (connect.jsonl) ----------------------------------------------------------------------
@@ -291,24 +376,43 @@ def _connect_other_reader(reader: int, header: int | None) -> bool:
     return header is not None and header >= 0 and (reader == 0) != (header == 0)
 
 
-def _connect_read(r: dict, message: str, rid: str, reader: int, header: int | None, prov: dict, *,
-                  expected=None, error: str | None = None, flags: tuple[str, ...] = (), what: str) -> dict:
+def _connect_read(
+    r: dict,
+    message: str,
+    rid: str,
+    reader: int,
+    header: int | None,
+    prov: dict,
+    *,
+    expected=None,
+    error: str | None = None,
+    flags: tuple[str, ...] = (),
+    what: str,
+) -> dict:
     """One vector of bytes handed to one of Kafka's deserializers: valid (Kafka returned ``expected``) or
     invalid (Kafka threw ``error``)."""
     fl = set(flags)
     if _connect_other_reader(reader, header):
         fl.add("other-reader")
-    v: dict = {"id": rid, "message": message, "version": _connect_read_version(reader, header),
-               "wire": r["hex"], "provenance": prov}
+    v: dict = {
+        "id": rid,
+        "message": message,
+        "version": _connect_read_version(reader, header),
+        "wire": r["hex"],
+        "provenance": prov,
+    }
     by = _CONNECT_READER_NAMES[reader]
     if error is not None:
         bad_version = "Unsupported subscription version" in error
         if bad_version:
             fl.add("bad-version")
-        v.update(result="invalid", error="unsupported-version" if bad_version else "truncated",
-                 offset=0 if bad_version else len(r["hex"]) // 2,
-                 description=f"{what} {by} deserializer rejects ({error.split(':', 1)[0]}: "
-                             f"{error.split(':', 1)[-1].strip()[:150]})")
+        v.update(
+            result="invalid",
+            error="unsupported-version" if bad_version else "truncated",
+            offset=0 if bad_version else len(r["hex"]) // 2,
+            description=f"{what} {by} deserializer rejects ({error.split(':', 1)[0]}: "
+            f"{error.split(':', 1)[-1].strip()[:150]})",
+        )
     else:
         v.update(result="valid", expected=expected, description=f"{what} as {by} deserializer reads them")
     v["canonical"] = False
@@ -332,13 +436,21 @@ def connect_vectors(src: Path, source_file: str = "connect.jsonl") -> list[dict]
         if kind in ("ConnectMetadata", "ConnectAssignment"):
             decoded = r["decoded"]
             hash_order = "java-hash-order" in r.get("flags", ())
-            out.append({
-                "id": base_id, "message": message, "version": r["version"],
-                "description": f"Kafka's {message} v{r['version']} (protocol {r['protocol']}, random case "
-                               f"{r['index']}, seed {r['seed']}), written and read by Kafka",
-                "wire": r["hex"], "expected": {k: x for k, x in decoded.items() if k not in _CONNECT_VIEWS},
-                "result": "valid", "canonical": not hash_order,
-                "flags": ["java-hash-order"] if hash_order else [], "provenance": prov})
+            out.append(
+                {
+                    "id": base_id,
+                    "message": message,
+                    "version": r["version"],
+                    "description": f"Kafka's {message} v{r['version']} (protocol {r['protocol']}, random case "
+                    f"{r['index']}, seed {r['seed']}), written and read by Kafka",
+                    "wire": r["hex"],
+                    "expected": {k: x for k, x in decoded.items() if k not in _CONNECT_VIEWS},
+                    "result": "valid",
+                    "canonical": not hash_order,
+                    "flags": ["java-hash-order"] if hash_order else [],
+                    "provenance": prov,
+                }
+            )
             for key, reader in _CONNECT_VIEWS.items():
                 view = decoded.get(key)
                 if view is None:
@@ -346,22 +458,45 @@ def connect_vectors(src: Path, source_file: str = "connect.jsonl") -> list[dict]
                 failed = isinstance(view.get("error"), str)  # the view of an exception, not an error code
                 extra = ["java-hash-order"] if hash_order and (reader or message == "ConnectAssignment") else []
                 extra.append("missing-fields" if reader else "trailing-bytes")
-                out.append(_connect_read(
-                    r, message, f"{base_id}-read-by-{'incremental' if reader else 'eager'}", reader, header, prov,
-                    expected=None if failed else view, error=view["error"] if failed else None,
-                    flags=tuple(extra) if not failed else (),
-                    what=f"The bytes of Kafka's {message} v{r['version']} (case {r['index']})"))
+                out.append(
+                    _connect_read(
+                        r,
+                        message,
+                        f"{base_id}-read-by-{'incremental' if reader else 'eager'}",
+                        reader,
+                        header,
+                        prov,
+                        expected=None if failed else view,
+                        error=view["error"] if failed else None,
+                        flags=tuple(extra) if not failed else (),
+                        what=f"The bytes of Kafka's {message} v{r['version']} (case {r['index']})",
+                    )
+                )
             continue
-        reader = _CONNECT_READERS[kind[len(message):]]
+        reader = _CONNECT_READERS[kind[len(message) :]]
         prefix = "prefix" in r.get("flags", ())
-        what = (f"A {len(r['hex']) // 2}-byte prefix of a Kafka-written {message}" if prefix
-                else f"Cut or corrupted {message} bytes ({len(r['hex']) // 2} bytes, header "
-                     f"{'missing' if header is None else header})")
+        what = (
+            f"A {len(r['hex']) // 2}-byte prefix of a Kafka-written {message}"
+            if prefix
+            else f"Cut or corrupted {message} bytes ({len(r['hex']) // 2} bytes, header "
+            f"{'missing' if header is None else header})"
+        )
         if "error" in r:
             out.append(_connect_read(r, message, base_id, reader, header, prov, error=r["error"], what=what))
         else:
-            out.append(_connect_read(r, message, base_id, reader, header, prov, expected=r["decoded"],
-                                     flags=("missing-fields",) if reader else (), what=what))
+            out.append(
+                _connect_read(
+                    r,
+                    message,
+                    base_id,
+                    reader,
+                    header,
+                    prov,
+                    expected=r["decoded"],
+                    flags=("missing-fields",) if reader else (),
+                    what=what,
+                )
+            )
     return out
 
 
@@ -381,8 +516,12 @@ def import_captures(shared: Path, out_dir: Path) -> dict[str, int]:
         header: dict = {"correlationId": r["correlation_id"]}
         if request and r.get("client_id") is not None:
             header["clientId"] = r["client_id"]
-        expected: dict = {"apiKey": r["api_key"], "apiVersion": r["api_version"], "headerVersion": r["header_version"],
-                          "header": header}
+        expected: dict = {
+            "apiKey": r["api_key"],
+            "apiVersion": r["api_version"],
+            "headerVersion": r["header_version"],
+            "header": header,
+        }
         if not request and r.get("error_code") is not None:
             expected["body"] = {"errorCode": r["error_code"]}
         port = r["conn"].rsplit(":", 1)[-1]
@@ -391,15 +530,18 @@ def import_captures(shared: Path, out_dir: Path) -> dict[str, int]:
             "message": "RequestFrame" if request else "ResponseFrame",
             "version": r["api_version"],
             "description": f"{_GROUP_KEYS[r['api_key']]} v{r['api_version']} {r['direction']} captured from "
-                           f"{r['produced_by']} ({r['run']}/{r['scenario']}, {r['client_id']})",
+            f"{r['produced_by']} ({r['run']}/{r['scenario']}, {r['client_id']})",
             "wire": r["hex"],
             "expected": expected,
             "result": "valid",
             "canonical": False,
             "flags": ["capture-facts", "real-client"],
-            "provenance": {"source": "capture", "client": r["produced_by"], "clientVersion": r["client_version"],
-                           "record": f"frames.jsonl:{r['run']}/{r['scenario']}/{r['conn']}/{r['direction']}/"
-                                     f"{r['correlation_id']}"},
+            "provenance": {
+                "source": "capture",
+                "client": r["produced_by"],
+                "clientVersion": r["client_version"],
+                "record": f"frames.jsonl:{r['run']}/{r['scenario']}/{r['conn']}/{r['direction']}/{r['correlation_id']}",
+            },
         }
         if not request:
             v["apiKey"] = r["api_key"]

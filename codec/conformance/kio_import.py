@@ -26,6 +26,7 @@ KIO_SOURCE = Path("tools") / "kio-group.source.jsonl"  # inside vectors/
 KIO_FILE = "kio-group.jsonl"
 KIO_TOOL = "vectors/tools/gen_kio_group.py"
 
+
 def _vector(rec: dict, source: str) -> dict:
     kind, version, idx = rec["kind"], rec["version"], rec["index"]
     expected, found = kio_to_kafka(kind, version, rec["decoded"])  # the translator of every kio import
@@ -35,15 +36,20 @@ def _vector(rec: dict, source: str) -> dict:
         "message": kind,
         "version": version,
         "description": f"kio 0.6.5's {kind} v{version} (random case {idx}, seed {rec['seed']}), written by kio and "
-                       "read back by kio to the same value",
+        "read back by kio to the same value",
         "wire": rec["hex"],
         "expected": expected,
         "result": "valid",
         "canonical": True,
         "flags": [],
-        "provenance": {"source": "kio", "producedBy": rec["producedBy"], "seed": rec["seed"], "index": idx,
-                       "record": f"{source}:{rec['id']}",
-                       "note": f"written by this project's {KIO_TOOL}, modelled on ../shared/vectors/kio/tools/gen.py"},
+        "provenance": {
+            "source": "kio",
+            "producedBy": rec["producedBy"],
+            "seed": rec["seed"],
+            "index": idx,
+            "record": f"{source}:{rec['id']}",
+            "note": f"written by this project's {KIO_TOOL}, modelled on ../shared/vectors/kio/tools/gen.py",
+        },
     }
     if problems:
         v["flags"] = ["kio-differs"]

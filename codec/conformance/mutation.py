@@ -45,8 +45,19 @@ __all__ = [
     "with_field",
 ]
 
-OPERATORS = ("field-late", "field-early", "flexible-late", "flexible-early", "nullable-added", "nullable-removed",
-             "ignorable-added", "int-widened", "fields-swapped", "field-dropped", "tag-changed")
+OPERATORS = (
+    "field-late",
+    "field-early",
+    "flexible-late",
+    "flexible-early",
+    "nullable-added",
+    "nullable-removed",
+    "ignorable-added",
+    "int-widened",
+    "fields-swapped",
+    "field-dropped",
+    "tag-changed",
+)
 _WIDER = {"int8": "int16", "int16": "int32", "int32": "int64"}
 _NULLABLE_TYPES = ("string", "bytes")  # and arrays and structs
 MARKERS = ("<!-- mutation:start -->", "<!-- mutation:end -->")
@@ -138,29 +149,53 @@ def _field_ops(message: str, struct: str, fields: list, i: int, present: set[int
         lo, hi = v.low, None if v.high == 32767 else v.high
         if lo > lo_p:  # added after its struct: its first version off by one
             if lo + 1 <= (hi_p if hi is None else hi):
-                yield ("field-late", f"{label}:start", f"{label}: versions {vtext} -> {_range_text(lo + 1, hi)}",
-                       _set("versions", _range_text(lo + 1, hi)))
-            yield ("field-early", f"{label}:start", f"{label}: versions {vtext} -> {_range_text(lo - 1, hi)}",
-                   _set("versions", _range_text(lo - 1, hi)))
+                yield (
+                    "field-late",
+                    f"{label}:start",
+                    f"{label}: versions {vtext} -> {_range_text(lo + 1, hi)}",
+                    _set("versions", _range_text(lo + 1, hi)),
+                )
+            yield (
+                "field-early",
+                f"{label}:start",
+                f"{label}: versions {vtext} -> {_range_text(lo - 1, hi)}",
+                _set("versions", _range_text(lo - 1, hi)),
+            )
         if hi is not None and hi < hi_p:  # removed before its struct: its last version off by one
-            yield ("field-late", f"{label}:end", f"{label}: versions {vtext} -> {_range_text(lo, hi + 1)}",
-                   _set("versions", _range_text(lo, hi + 1)))
+            yield (
+                "field-late",
+                f"{label}:end",
+                f"{label}: versions {vtext} -> {_range_text(lo, hi + 1)}",
+                _set("versions", _range_text(lo, hi + 1)),
+            )
             if hi - 1 >= lo:
-                yield ("field-early", f"{label}:end", f"{label}: versions {vtext} -> {_range_text(lo, hi - 1)}",
-                       _set("versions", _range_text(lo, hi - 1)))
+                yield (
+                    "field-early",
+                    f"{label}:end",
+                    f"{label}: versions {vtext} -> {_range_text(lo, hi - 1)}",
+                    _set("versions", _range_text(lo, hi - 1)),
+                )
     nullable_kind = f["type"].startswith("[]") or elem in _NULLABLE_TYPES or elem[:1].isupper()
     if nullable_kind and not dataout and mine:
         ntext = f.get("nullableVersions")
         nullable = _versions(ntext, present, set()) if ntext else set()
         if nullable != mine:
             target = vtext or _range_text(lo_p, None)
-            yield ("nullable-added", label, f"{label}: nullableVersions {ntext or 'none'} -> {target}",
-                   _set("nullableVersions", target))
+            yield (
+                "nullable-added",
+                label,
+                f"{label}: nullableVersions {ntext or 'none'} -> {target}",
+                _set("nullableVersions", target),
+            )
         if nullable:
             yield "nullable-removed", label, f"{label}: nullableVersions {ntext} -> none", _drop("nullableVersions")
     if not f.get("ignorable") and not tagged and mine and present - mine:
-        yield ("ignorable-added", label, f"{label}: ignorable (absent from v{_ranges(present - mine)})",
-               _set("ignorable", True))
+        yield (
+            "ignorable-added",
+            label,
+            f"{label}: ignorable (absent from v{_ranges(present - mine)})",
+            _set("ignorable", True),
+        )
     if elem in _WIDER:
         wider = f["type"].replace(elem, _WIDER[elem])
         yield "int-widened", label, f"{label}: {f['type']} -> {wider}", _set("type", wider)
@@ -184,12 +219,14 @@ def _ranges(versions: set[int]) -> str:
 def _set(key: str, value):
     def edit(fields: list, f: dict) -> None:
         f[key] = value
+
     return edit
 
 
 def _drop(key: str):
     def edit(fields: list, f: dict) -> None:
         f.pop(key, None)
+
     return edit
 
 
@@ -234,6 +271,7 @@ def mutants(messages: Iterable[str] | None = None, operators: Iterable[str] | No
 
 
 # --- running them -----------------------------------------------------------------------------------------
+
 
 def _group_key(v: dict) -> tuple:
     """Vectors are grouped by message (frames also by API): what a group's vectors read is found once."""
@@ -293,7 +331,7 @@ def _first_failure(vectors: list[dict] | None, rounds: list[dict] | None, chunk:
     impl = BuiltinImplementation()
     listed = vectors or []
     for i in range(0, len(listed), chunk):
-        for r in run_vectors(impl, listed[i:i + chunk], witnesses=()):
+        for r in run_vectors(impl, listed[i : i + chunk], witnesses=()):
             if r.status == "fail":
                 return r.id
     for r in run_rebalance_rounds(impl, rounds or ()):
@@ -371,7 +409,10 @@ def tally(results: list[Result], equivalent: dict[str, str]) -> dict[str, Counte
 
 def render_results(counts: dict[str, Counter], unread: list[str]) -> str:
     """The Markdown table of ``vectors mutate`` (vectors/README.md embeds it)."""
-    lines = ["| operator | mutants | killed | equivalent | survived | killed of non-equivalent |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| operator | mutants | killed | equivalent | survived | killed of non-equivalent |",
+        "|---|---|---|---|---|---|",
+    ]
     total: Counter = Counter()
     for op in OPERATORS:
         c = counts[op]
@@ -410,10 +451,13 @@ def results_path() -> Path:
 def summary(results: list[Result], equivalent: dict[str, str], unread: list[str]) -> dict:
     """What a whole run found, as ``vectors/mutation/results.json`` keeps it."""
     counts = tally(results, equivalent)
-    return {"mutants": len(results), "byOperator": {op: dict(sorted(c.items())) for op, c in counts.items()},
-            "equivalent": sorted(r.mutant.id for r in results if not r.killed and r.mutant.id in equivalent),
-            "survived": sorted(r.mutant.id for r in results if not r.killed and r.mutant.id not in equivalent),
-            "unread": unread}
+    return {
+        "mutants": len(results),
+        "byOperator": {op: dict(sorted(c.items())) for op, c in counts.items()},
+        "equivalent": sorted(r.mutant.id for r in results if not r.killed and r.mutant.id in equivalent),
+        "survived": sorted(r.mutant.id for r in results if not r.killed and r.mutant.id not in equivalent),
+        "unread": unread,
+    }
 
 
 def render_summary(s: dict) -> str:
@@ -446,25 +490,31 @@ def cmd_vectors_mutate(args) -> int:
     for r in results:
         if not r.killed and r.mutant.id not in equivalent:
             bad += 1
-            paths = " and ".join(p for p, k in zip(("with the fast path", "on the construct path"), r.killed_by)
-                                 if k is None)
+            paths = " and ".join(
+                p for p, k in zip(("with the fast path", "on the construct path"), r.killed_by) if k is None
+            )
             print(_text.printable(f"SURVIVED {r.mutant.id}: {r.mutant.description} (every vector passes {paths})"))
         elif r.killed and r.mutant.id in equivalent:
             bad += 1
-            print(_text.printable(f"STALE {r.mutant.id}: listed as equivalent, but {r.killed_by[0]} kills it; "
-                                  "remove it"))
+            print(
+                _text.printable(f"STALE {r.mutant.id}: listed as equivalent, but {r.killed_by[0]} kills it; remove it")
+            )
     if whole:
         for entry in sorted(set(equivalent) - {m.id for m in ms}):
             bad += 1
             print(_text.printable(f"STALE {entry}: no such mutant; remove it"))
     s = summary(results, equivalent, unread)
     print(render_summary(s))
-    print(f"{len(results)} mutants in {time.monotonic() - started:.0f} s; "
-          f"{sum(r.killed for r in results)} killed, {len(s['equivalent'])} equivalent, {len(s['survived'])} survived")
+    print(
+        f"{len(results)} mutants in {time.monotonic() - started:.0f} s; "
+        f"{sum(r.killed for r in results)} killed, {len(s['equivalent'])} equivalent, {len(s['survived'])} survived"
+    )
     if args.write_results or args.update:
         if not whole:
-            print("error: --write-results and --update take a whole run (no --message, --operator or --sample)",
-                  file=sys.stderr)
+            print(
+                "error: --write-results and --update take a whole run (no --message, --operator or --sample)",
+                file=sys.stderr,
+            )
             return 2
         if args.write_results:
             Path(args.write_results).write_text(json.dumps(s, indent=1) + "\n", encoding="utf-8")
@@ -483,10 +533,18 @@ def add_mutate_parser(vsub) -> None:
     p.add_argument("--operator", action="append", choices=OPERATORS, help="only this operator (repeatable)")
     p.add_argument("--message", action="append", metavar="NAME", help="only the mutants of this table (repeatable)")
     p.add_argument("--sample", type=int_range(1), metavar="N", help="about N mutants spread over the operators")
-    p.add_argument("--equivalent", metavar="FILE",
-                   help="the equivalent mutants, 'id  # reason' a line (default: vectors/mutation/equivalent.txt)")
-    p.add_argument("--write-results", dest="write_results", metavar="FILE",
-                   help="write the run's figures here (vectors/mutation/results.json)")
-    p.add_argument("--update", metavar="FILE",
-                   help="rewrite the table between the mutation markers of FILE (vectors/README.md)")
+    p.add_argument(
+        "--equivalent",
+        metavar="FILE",
+        help="the equivalent mutants, 'id  # reason' a line (default: vectors/mutation/equivalent.txt)",
+    )
+    p.add_argument(
+        "--write-results",
+        dest="write_results",
+        metavar="FILE",
+        help="write the run's figures here (vectors/mutation/results.json)",
+    )
+    p.add_argument(
+        "--update", metavar="FILE", help="rewrite the table between the mutation markers of FILE (vectors/README.md)"
+    )
     p.set_defaults(func=cmd_vectors_mutate)

@@ -33,26 +33,33 @@ from ..types import TaskId
 from ..wire.builder import wire_class
 from .messages import first_difference
 
-__all__ = ["generate_rounds", "run_round", "check_invariants", "ROUNDS_FILE", "canonical_assignment",
-           "compare_round"]
+__all__ = ["generate_rounds", "run_round", "check_invariants", "ROUNDS_FILE", "canonical_assignment", "compare_round"]
 
 ROUNDS_FILE = "rounds.jsonl"
 PROV = {"source": "generated", "note": "rebalance-codec's assignor core; invariants checked before writing"}
 
 
 def _configs_json(c: AssignmentConfigs) -> dict:
-    return {"acceptableRecoveryLag": c.acceptable_recovery_lag, "maxWarmupReplicas": c.max_warmup_replicas,
-            "numStandbyReplicas": c.num_standby_replicas, "probingRebalanceIntervalMs": c.probing_rebalance_interval_ms,
-            "rackAwareAssignmentTags": list(c.rack_aware_assignment_tags)}
+    return {
+        "acceptableRecoveryLag": c.acceptable_recovery_lag,
+        "maxWarmupReplicas": c.max_warmup_replicas,
+        "numStandbyReplicas": c.num_standby_replicas,
+        "probingRebalanceIntervalMs": c.probing_rebalance_interval_ms,
+        "rackAwareAssignmentTags": list(c.rack_aware_assignment_tags),
+    }
 
 
 def run_round(r: dict) -> dict[str, bytes]:
     """Assign one round with the built-in leader; returns member id -> assignment bytes."""
     result = streams_leader_assign(
-        {m["memberId"]: bytes.fromhex(m["metadata"]) for m in r["members"]}, topology_from_json(r["topology"]),
+        {m["memberId"]: bytes.fromhex(m["metadata"]) for m in r["members"]},
+        topology_from_json(r["topology"]),
         configs=configs_from_json(r["configs"]),
         end_offset_sums={TaskId.parse(k): v for k, v in r["endOffsetSums"].items()},
-        leader_member_id=r["leader"], now_ms=r["nowMs"], assignor=r.get("assignor", "high_availability"))
+        leader_member_id=r["leader"],
+        now_ms=r["nowMs"],
+        assignor=r.get("assignor", "high_availability"),
+    )
     return dict(result.assignments)
 
 
@@ -74,7 +81,9 @@ def check_invariants(r: dict, assignments: dict[str, bytes]) -> list[str]:
         if len(parts) != len(info.active_tasks):
             problems.append(f"{member}: {len(parts)} partitions but {len(info.active_tasks)} positional active tasks")
         for (topic, p), task in zip(parts, info.active_tasks):
-            if task not in tasks or (topic, p) not in {(tp.topic, tp.partition) for tp in tasks[task].source_partitions(task)}:
+            if task not in tasks or (topic, p) not in {
+                (tp.topic, tp.partition) for tp in tasks[task].source_partitions(task)
+            }:
                 problems.append(f"{member}: partition {topic}-{p} paired with task {task}")
         if set(info.active_tasks) & set(info.standby_tasks):
             problems.append(f"{member}: a task both active and standby")
@@ -112,14 +121,35 @@ def check_invariants(r: dict, assignments: dict[str, bytes]) -> list[str]:
     return problems
 
 
-def _subscription(version: int, pid: int, sums: dict, *, endpoint=None, tags=None, owned=(), error=0, unique=0,
-                  topics=("input",), lsv=None) -> bytes:
-    info = SubscriptionInfo(version=version, latest_supported_version=lsv or (version if version >= 3 else -1),
-                            process_id=uuid.UUID(int=pid), user_endpoint=endpoint, task_offset_sums=sums,
-                            client_tags=tags or {}, error_code=error, unique_field=unique)
+def _subscription(
+    version: int,
+    pid: int,
+    sums: dict,
+    *,
+    endpoint=None,
+    tags=None,
+    owned=(),
+    error=0,
+    unique=0,
+    topics=("input",),
+    lsv=None,
+) -> bytes:
+    info = SubscriptionInfo(
+        version=version,
+        latest_supported_version=lsv or (version if version >= 3 else -1),
+        process_id=uuid.UUID(int=pid),
+        user_endpoint=endpoint,
+        task_offset_sums=sums,
+        client_tags=tags or {},
+        error_code=error,
+        unique_field=unique,
+    )
     if version > 11:  # a future member: the v11 layout under a newer version word (all a reader looks at)
-        body = encode_subscription(SubscriptionInfo(version=11, latest_supported_version=11,
-                                                    process_id=uuid.UUID(int=pid), task_offset_sums=sums))
+        body = encode_subscription(
+            SubscriptionInfo(
+                version=11, latest_supported_version=11, process_id=uuid.UUID(int=pid), task_offset_sums=sums
+            )
+        )
         raw = version.to_bytes(4, "big") + (lsv or version).to_bytes(4, "big") + body[8:]
     else:
         raw = encode_subscription(info)
@@ -127,18 +157,39 @@ def _subscription(version: int, pid: int, sums: dict, *, endpoint=None, tags=Non
     by_topic: dict[str, list[int]] = {}
     for topic, p in owned:
         by_topic.setdefault(topic, []).append(p)
-    return encode_consumer(consumer_subscription(3, topics=tuple(topics), user_data=raw, generation_id=1,
-                                                 owned_partitions=tuple(Owned(topic=t, partitions=tuple(ps))
-                                                                        for t, ps in by_topic.items())))
+    return encode_consumer(
+        consumer_subscription(
+            3,
+            topics=tuple(topics),
+            user_data=raw,
+            generation_id=1,
+            owned_partitions=tuple(Owned(topic=t, partitions=tuple(ps)) for t, ps in by_topic.items()),
+        )
+    )
 
 
-def _round(rid: str, description: str, members: dict[str, bytes], topology: Topology, configs: AssignmentConfigs,
-           ends: dict, leader: str, now: int = 1_700_000_000_000, source: dict | None = None) -> dict:
-    return {"id": rid, "description": description, "topology": topology_to_json(topology),
-            "configs": _configs_json(configs), "endOffsetSums": {str(t): v for t, v in ends.items()},
-            "leader": leader, "nowMs": now,
-            "members": [{"memberId": m, "metadata": raw.hex()} for m, raw in members.items()],
-            "provenance": source or PROV}
+def _round(
+    rid: str,
+    description: str,
+    members: dict[str, bytes],
+    topology: Topology,
+    configs: AssignmentConfigs,
+    ends: dict,
+    leader: str,
+    now: int = 1_700_000_000_000,
+    source: dict | None = None,
+) -> dict:
+    return {
+        "id": rid,
+        "description": description,
+        "topology": topology_to_json(topology),
+        "configs": _configs_json(configs),
+        "endOffsetSums": {str(t): v for t, v in ends.items()},
+        "leader": leader,
+        "nowMs": now,
+        "members": [{"memberId": m, "metadata": raw.hex()} for m, raw in members.items()],
+        "provenance": source or PROV,
+    }
 
 
 def _handmade() -> list[dict]:
@@ -157,47 +208,131 @@ def _handmade() -> list[dict]:
             mine = owned[inst][th]
             sums = {TaskId(0, mine): -2} | ({TaskId(0, (p + 1) % 6): 9_990 for p in owned[inst]} if th == 0 else {})
             members[f"i{inst}-t{th}"] = _subscription(
-                7, inst + 1, sums, endpoint=f"host-{inst}:8080",
-                owned=[("input", mine)] + [("clicks", inst)] * (th == 0), topics=("input", "clicks"))
+                7,
+                inst + 1,
+                sums,
+                endpoint=f"host-{inst}:8080",
+                owned=[("input", mine)] + [("clicks", inst)] * (th == 0),
+                topics=("input", "clicks"),
+            )
     members["i3-t0"] = _subscription(7, 4, {}, endpoint="host-3:8080", topics=("input", "clicks"))
-    rounds.append(_round("v7-scale-out-warmups", "v7 group of 3 caught-up instances (2 threads each) and a new "
-                         "empty instance: warmups, a probing deadline on the leader", members, topo, cfg, ends, "i0-t0"))
+    rounds.append(
+        _round(
+            "v7-scale-out-warmups",
+            "v7 group of 3 caught-up instances (2 threads each) and a new "
+            "empty instance: warmups, a probing deadline on the leader",
+            members,
+            topo,
+            cfg,
+            ends,
+            "i0-t0",
+        )
+    )
     # v6: the same group before KIP-441 (no nextScheduledRebalanceMs), standby host maps
-    members6 = {m: _subscription(6, int(m[1]) + 1, {TaskId(0, p): -2 for p in owned.get(int(m[1]), [])}
-                                 if m.endswith("t0") else {}, endpoint=f"host-{m[1]}:8080",
-                                 topics=("input", "clicks")) for m in members}
-    rounds.append(_round("v6-endpoints", "v6 group: standby host maps, no next-rebalance word", members6, topo, cfg,
-                         ends, "i0-t0"))
+    members6 = {
+        m: _subscription(
+            6,
+            int(m[1]) + 1,
+            {TaskId(0, p): -2 for p in owned.get(int(m[1]), [])} if m.endswith("t0") else {},
+            endpoint=f"host-{m[1]}:8080",
+            topics=("input", "clicks"),
+        )
+        for m in members
+    }
+    rounds.append(
+        _round(
+            "v6-endpoints", "v6 group: standby host maps, no next-rebalance word", members6, topo, cfg, ends, "i0-t0"
+        )
+    )
     # v4: plain host maps, an error code word, no standby host map
-    members4 = {m: _subscription(4, int(m[1]) + 1, {}, endpoint=f"host-{m[1]}:8080", topics=("input", "clicks"))
-                for m in list(members)[:4]}
-    rounds.append(_round("v4-plain-host-maps", "v4 group: host maps without a topic dictionary", members4, topo,
-                         AssignmentConfigs(), ends, "i0-t0"))
+    members4 = {
+        m: _subscription(4, int(m[1]) + 1, {}, endpoint=f"host-{m[1]}:8080", topics=("input", "clicks"))
+        for m in list(members)[:4]
+    }
+    rounds.append(
+        _round(
+            "v4-plain-host-maps",
+            "v4 group: host maps without a topic dictionary",
+            members4,
+            topo,
+            AssignmentConfigs(),
+            ends,
+            "i0-t0",
+        )
+    )
     # v11 with client tags: rack-aware standbys across zones
-    members11 = {f"z{z}-{i}": _subscription(11, 10 * z + i + 1, {}, tags={"zone": f"zone-{z}"},
-                                            topics=("input", "clicks"))
-                 for z in range(3) for i in range(2)}
-    rounds.append(_round("v11-client-tags", "v11 group over three zones: standbys placed on other zones "
-                         "(rack.aware.assignment.tags=zone)", members11, topo,
-                         AssignmentConfigs(num_standby_replicas=1, rack_aware_assignment_tags=("zone",)), ends, "z0-0"))
+    members11 = {
+        f"z{z}-{i}": _subscription(11, 10 * z + i + 1, {}, tags={"zone": f"zone-{z}"}, topics=("input", "clicks"))
+        for z in range(3)
+        for i in range(2)
+    }
+    rounds.append(
+        _round(
+            "v11-client-tags",
+            "v11 group over three zones: standbys placed on other zones (rack.aware.assignment.tags=zone)",
+            members11,
+            topo,
+            AssignmentConfigs(num_standby_replicas=1, rack_aware_assignment_tags=("zone",)),
+            ends,
+            "z0-0",
+        )
+    )
     # cooperative revocation: partition input-0 moves from the old owner while still owned
-    coop = {"a": _subscription(7, 1, {TaskId(0, p): -2 for p in range(6)}, owned=[("input", p) for p in range(6)]),
-            "b": _subscription(7, 2, {TaskId(0, p): 10_000 for p in range(6)})}
-    rounds.append(_round("v7-cooperative-revocation", "two caught-up instances, one owning every partition: the "
-                         "tasks that move are withheld this round and their receiver rejoins at once",
-                         coop, Topology((stateful,)), AssignmentConfigs(), ends, "a"))
+    coop = {
+        "a": _subscription(7, 1, {TaskId(0, p): -2 for p in range(6)}, owned=[("input", p) for p in range(6)]),
+        "b": _subscription(7, 2, {TaskId(0, p): 10_000 for p in range(6)}),
+    }
+    rounds.append(
+        _round(
+            "v7-cooperative-revocation",
+            "two caught-up instances, one owning every partition: the "
+            "tasks that move are withheld this round and their receiver rejoins at once",
+            coop,
+            Topology((stateful,)),
+            AssignmentConfigs(),
+            ends,
+            "a",
+        )
+    )
     # version probing: a future member in a v7 group
     probe = {"old-1": _subscription(7, 1, {}), "old-2": _subscription(7, 2, {}), "new": _subscription(12, 3, {})}
-    rounds.append(_round("v7-with-future-member", "a v12 member joins a v7 group: a version-probing rebalance at "
-                         "v7; the future member is assigned tasks as FUTURE_ID", probe, Topology((stateful,)),
-                         AssignmentConfigs(), ends, "old-1"))
+    rounds.append(
+        _round(
+            "v7-with-future-member",
+            "a v12 member joins a v7 group: a version-probing rebalance at "
+            "v7; the future member is assigned tasks as FUTURE_ID",
+            probe,
+            Topology((stateful,)),
+            AssignmentConfigs(),
+            ends,
+            "old-1",
+        )
+    )
     # errors: a future member with a v2 member; a shutdown request
     err = {"old": _subscription(2, 1, {}), "new": _subscription(12, 2, {})}
-    rounds.append(_round("error-future-with-v2", "a v12 member and a v2 member: ASSIGNMENT_ERROR (3) for everyone, "
-                         "encoded at v11", err, Topology((stateful,)), AssignmentConfigs(), ends, "old"))
+    rounds.append(
+        _round(
+            "error-future-with-v2",
+            "a v12 member and a v2 member: ASSIGNMENT_ERROR (3) for everyone, encoded at v11",
+            err,
+            Topology((stateful,)),
+            AssignmentConfigs(),
+            ends,
+            "old",
+        )
+    )
     shut = {"a": _subscription(9, 1, {}, error=4), "b": _subscription(9, 2, {})}
-    rounds.append(_round("error-shutdown-requested", "a member sends errorCode 4: SHUTDOWN_REQUESTED for everyone",
-                         shut, Topology((stateful,)), AssignmentConfigs(), ends, "a"))
+    rounds.append(
+        _round(
+            "error-shutdown-requested",
+            "a member sends errorCode 4: SHUTDOWN_REQUESTED for everyone",
+            shut,
+            Topology((stateful,)),
+            AssignmentConfigs(),
+            ends,
+            "a",
+        )
+    )
     return rounds
 
 
@@ -211,10 +346,23 @@ def _from_kafka_unit_tests(shared: Path) -> list[dict]:
         except ValueError:
             continue  # a subtopology mixing stateful and stateless tasks has no real topology
         rid = "kafka-test-" + "".join(c if c.isalnum() else "-" for c in case["test"]).strip("-").lower()
-        rounds.append(_round(rid[:110], f"Kafka's {case['test']} input as it reaches a leader on the wire",
-                             metadata, topology, group.configs, ends, min(metadata), 0,
-                             {"source": "generated", "note": "input from Kafka's assignor unit tests "
-                              "(shared/vectors/kafka-java-assignor); assignment by rebalance-codec"}))
+        rounds.append(
+            _round(
+                rid[:110],
+                f"Kafka's {case['test']} input as it reaches a leader on the wire",
+                metadata,
+                topology,
+                group.configs,
+                ends,
+                min(metadata),
+                0,
+                {
+                    "source": "generated",
+                    "note": "input from Kafka's assignor unit tests "
+                    "(shared/vectors/kafka-java-assignor); assignment by rebalance-codec",
+                },
+            )
+        )
         rounds[-1]["assignor"] = group.assignor
     return rounds
 
@@ -230,7 +378,6 @@ def generate_rounds(shared: Path) -> list[dict]:
         r["assignments"] = [{"memberId": m, "assignment": raw.hex()} for m, raw in sorted(assignments.items())]
         out.append(r)
     return out
-
 
 
 def canonical_assignment(raw: bytes) -> dict:

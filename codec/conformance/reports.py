@@ -70,8 +70,15 @@ def render_table(results: list[VectorResult], *, show_failures: int | None = 20,
     if any(r["fixed"] for r in rows):
         cols.append(("fixed", "fixed"))
     header = ("message", "version", "vectors", *(title for _, title in cols))
-    table = [header] + [(_text.printable(r["message"]), "-" if r["version"] is None else str(r["version"]),
-                         str(r["vectors"]), *(str(r[key]) for key, _ in cols)) for r in rows]
+    table = [header] + [
+        (
+            _text.printable(r["message"]),
+            "-" if r["version"] is None else str(r["version"]),
+            str(r["vectors"]),
+            *(str(r[key]) for key, _ in cols),
+        )
+        for r in rows
+    ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for i, row in enumerate(table):
         lines.append("  ".join(c.rjust(w) if j else c.ljust(w) for j, (c, w) in enumerate(zip(row, widths))))
@@ -83,8 +90,11 @@ def render_table(results: list[VectorResult], *, show_failures: int | None = 20,
 
 # XML 1.0 has no way to write these characters, not even as references; DEL and the C1 controls it discourages;
 # the noncharacters (U+FDD0-U+FDEF, the last two code points of every plane), which no reader expects.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
-                      + "".join(chr(p * 0x10000 + 0xFFFE) + chr(p * 0x10000 + 0xFFFF) for p in range(17)) + "]")
+_NOT_XML = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(chr(p * 0x10000 + 0xFFFE) + chr(p * 0x10000 + 0xFFFF) for p in range(17))
+    + "]"
+)
 
 
 def _xml_text(s: str) -> str:
@@ -149,19 +159,23 @@ def _write_through(path: Path, data: bytes, *, fifo: bool) -> None:
             os.set_blocking(fd, True)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
 
 def _counts(rs: list[VectorResult]) -> dict[str, str]:
     """JUnit's counters: a fixed vector fails the run, an expected failure is reported as skipped."""
-    return {"tests": str(len(rs)), "failures": str(sum(r.status in ("fail", "xpass") for r in rs)),
-            "skipped": str(sum(r.status in ("skip", "xfail") for r in rs))}
+    return {
+        "tests": str(len(rs)),
+        "failures": str(sum(r.status in ("fail", "xpass") for r in rs)),
+        "skipped": str(sum(r.status in ("skip", "xfail") for r in rs)),
+    }
 
 
-def write_junit(results: list[VectorResult], path: Path, implementation: str,
-                generated: GeneratedRun | None = None) -> None:
+def write_junit(
+    results: list[VectorResult], path: Path, implementation: str, generated: GeneratedRun | None = None
+) -> None:
     """One testsuite per message, one testcase per vector: ``<failure>`` for a failure and for a listed vector
     that now passes, ``<skipped message="…">`` for a skipped vector and (type ``expected-failure``) for an
     expected one; the generated cases in a testsuite of their own, one testcase per message, version and
@@ -192,16 +206,32 @@ def write_junit(results: list[VectorResult], path: Path, implementation: str,
     write_report(path, ET.tostring(suites, encoding="utf-8", xml_declaration=True))
 
 
-def write_json(results: list[VectorResult], path: Path, implementation: str, *, seed: int | None = None,
-               generated: GeneratedRun | None = None) -> None:
+def write_json(
+    results: list[VectorResult],
+    path: Path,
+    implementation: str,
+    *,
+    seed: int | None = None,
+    generated: GeneratedRun | None = None,
+) -> None:
     report = {
         "implementation": implementation,
         "seed": seed,
         "counts": {status: sum(r.status == status for r in results) for status in STATUSES},
         "summary": summarize(results),
-        "results": [{"id": r.id, "message": r.message, "version": r.version, "status": r.status,
-                     "detail": r.detail, "reason": r.reason, "flags": list(r.flags),
-                     "ops": {op: status for op, status, _ in r.ops}} for r in results],
+        "results": [
+            {
+                "id": r.id,
+                "message": r.message,
+                "version": r.version,
+                "status": r.status,
+                "detail": r.detail,
+                "reason": r.reason,
+                "flags": list(r.flags),
+                "ops": {op: status for op, status, _ in r.ops},
+            }
+            for r in results
+        ],
     }
     if generated is not None:
         report["generated"] = _generated_json(generated)
@@ -210,21 +240,38 @@ def write_json(results: list[VectorResult], path: Path, implementation: str, *, 
 
 # --- generated cases -------------------------------------------------------------------------------------
 
+
 def _cell_name(message: str, version: int | None) -> str:
     return message if version is None else f"{message} v{version}"
 
 
 def _generated_json(gen: GeneratedRun) -> dict:
     return {
-        "seed": gen.seed, "requested": gen.requested, "cases": gen.cases, "dropped": gen.dropped,
+        "seed": gen.seed,
+        "requested": gen.requested,
+        "cases": gen.cases,
+        "dropped": gen.dropped,
         "counts": gen.counts(),
-        "failures": [{"op": op, "message": m, "version": v, "where": where, "cases": n, "example": first,
-                      "detail": detail, "status": "xfail" if g in gen.expected else "fail",
-                      "reason": gen.expected.get(g, "")}
-                     for g, (n, first, detail) in gen.failed.items() for op, m, v, where in (g,)],
+        "failures": [
+            {
+                "op": op,
+                "message": m,
+                "version": v,
+                "where": where,
+                "cases": n,
+                "example": first,
+                "detail": detail,
+                "status": "xfail" if g in gen.expected else "fail",
+                "reason": gen.expected.get(g, ""),
+            }
+            for g, (n, first, detail) in gen.failed.items()
+            for op, m, v, where in (g,)
+        ],
         "passed": [{"op": op, "message": m, "version": v, "cases": n} for (op, m, v), n in gen.passed.items()],
-        "skipped": [{"op": op, "message": m, "version": v, "cases": n, "reason": why}
-                    for (op, m, v), (n, why) in gen.skipped.items()],
+        "skipped": [
+            {"op": op, "message": m, "version": v, "cases": n, "reason": why}
+            for (op, m, v), (n, why) in gen.skipped.items()
+        ],
     }
 
 
@@ -244,13 +291,19 @@ def _generated_cells(gen: GeneratedRun) -> list[dict]:
 
 def _junit_generated(suites: ET.Element, gen: GeneratedRun) -> None:
     cells = _generated_cells(gen)
-    suite = ET.SubElement(suites, "testsuite", name=f"generated (seed {gen.seed})",
-                          tests=str(len(cells)), failures=str(sum(c["failures"] for c in cells)),
-                          skipped=str(sum(c["skipped"] for c in cells)))
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name=f"generated (seed {gen.seed})",
+        tests=str(len(cells)),
+        failures=str(sum(c["failures"] for c in cells)),
+        skipped=str(sum(c["skipped"] for c in cells)),
+    )
     for cell in cells:
         m, v, op = cell["key"]
-        case = ET.SubElement(suite, "testcase", classname=_xml_text(f"generated.{m}" + ("" if v is None else f".v{v}")),
-                             name=op)
+        case = ET.SubElement(
+            suite, "testcase", classname=_xml_text(f"generated.{m}" + ("" if v is None else f".v{v}")), name=op
+        )
         if cell["groups"]:
             lines = [_group_line(gen, g) for g in cell["groups"]]
             text = _xml_text("\n".join(lines) + f"\nreplay: --seed {gen.seed}")
@@ -285,14 +338,21 @@ def render_generated(gen: GeneratedRun, *, show_failures: int | None = 20, not_s
     for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
         lines.append(_text.printable(f"SKIP generated {n}: {why[:200]}"))
     for entry in not_seen:
-        lines.append(_text.printable(f"NOT SEEN {entry}: no generated failure of this run matched it (fixed, or "
-                                     "this seed did not reach it)"))
+        lines.append(
+            _text.printable(
+                f"NOT SEEN {entry}: no generated failure of this run matched it (fixed, or this seed did not reach it)"
+            )
+        )
     if gen.dropped:
-        lines.append(f"generated: {gen.dropped} draws the reference did not give back whole were left out"
-                     + (f" (first: {gen.problems[0]})" if gen.problems else ""))
+        lines.append(
+            f"generated: {gen.dropped} draws the reference did not give back whole were left out"
+            + (f" (first: {gen.problems[0]})" if gen.problems else "")
+        )
     c = gen.counts()
-    line = (f"generated: seed {gen.seed}, {gen.cases} cases over {len(gen.cells)} message versions: "
-            f"{c['pass']} passed, {c['fail']} failed, {c['skip']} skipped")
+    line = (
+        f"generated: seed {gen.seed}, {gen.cases} cases over {len(gen.cells)} message versions: "
+        f"{c['pass']} passed, {c['fail']} failed, {c['skip']} skipped"
+    )
     if c["xfail"] or gen.expected:
         line += f", {c['xfail']} expected failure{'' if c['xfail'] == 1 else 's'}"
     lines.append(_text.printable(line))

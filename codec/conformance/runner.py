@@ -51,9 +51,26 @@ from .messages import first_difference, normalize, short_json
 from .vectors import DECODE_ONLY, ENCODE_ONLY
 from .vectors import suite as suite_vectors
 
-__all__ = ["VectorResult", "GeneratedRun", "RunResults", "run_all", "run_vectors", "run_rebalance_rounds",
-           "first_difference", "byte_difference", "summarize", "DECODE_ONLY", "ENCODE_ONLY", "OPS", "vector_ops", "Capabilities",
-           "parse_versions", "ask_capabilities", "STATUSES", "write_rank"]
+__all__ = [
+    "VectorResult",
+    "GeneratedRun",
+    "RunResults",
+    "run_all",
+    "run_vectors",
+    "run_rebalance_rounds",
+    "first_difference",
+    "byte_difference",
+    "summarize",
+    "DECODE_ONLY",
+    "ENCODE_ONLY",
+    "OPS",
+    "vector_ops",
+    "Capabilities",
+    "parse_versions",
+    "ask_capabilities",
+    "STATUSES",
+    "write_rank",
+]
 
 OPS = ("decode", "encode", "assign")
 # pass, fail, skip (declined or not declared), xfail (a failure an expectations file lists), xpass (a listed
@@ -134,7 +151,7 @@ class Capabilities:
         table: dict[tuple[str, str | None], list | None] = {}
         for ops, msgs, vs in entries:
             for op in ops:
-                for m in (msgs if msgs is not None else (None,)):
+                for m in msgs if msgs is not None else (None,):
                     if vs is None:
                         table[(op, m)] = _ALL
                     else:
@@ -174,8 +191,10 @@ class Capabilities:
             names += len(messages or ()) + len(versions or ())
             cells += max(1, len(messages or ())) * max(1, len(versions or ()))
             if names > MAX_NAMES or cells > MAX_CELLS:
-                raise ValueError(f"capabilities is too large: more than {MAX_NAMES} message names and version "
-                                 f"ranges, or {MAX_CELLS} pairs of them, by {where}")
+                raise ValueError(
+                    f"capabilities is too large: more than {MAX_NAMES} message names and version "
+                    f"ranges, or {MAX_CELLS} pairs of them, by {where}"
+                )
             if versions is not None:
                 versions = [parse_versions(x) for x in versions]
             entries.append((frozenset(ops), None if messages is None else frozenset(messages), versions))
@@ -198,14 +217,23 @@ class Capabilities:
         def one(ops, msgs, vs):
             if ops == {"assign"}:
                 return "assign"
-            what = ("every message" if msgs is None else ", ".join(sorted(msgs)) if len(msgs) <= 4
-                    else f"{len(msgs)} messages")
+            what = (
+                "every message"
+                if msgs is None
+                else ", ".join(sorted(msgs))
+                if len(msgs) <= 4
+                else f"{len(msgs)} messages"
+            )
             shown = vs if vs is None or len(vs) <= 8 else vs[:8]
-            ver = "" if shown is None else " v" + ",".join(
-                f"{lo}" if lo == hi else f"{lo}-{'' if hi is None else hi}" for lo, hi in shown)
+            ver = (
+                ""
+                if shown is None
+                else " v" + ",".join(f"{lo}" if lo == hi else f"{lo}-{'' if hi is None else hi}" for lo, hi in shown)
+            )
             if vs is not None and len(vs) > 8:
                 ver += f",... ({len(vs)} ranges)"
             return f"{'/'.join(o for o in OPS if o in ops)} {what}{ver}"
+
         parts = [one(*e) for e in self.entries[:limit]]
         if len(self.entries) > limit:
             parts.append(f"... and {len(self.entries) - limit} more entries")
@@ -245,8 +273,13 @@ def ask_capabilities(impl: Implementation) -> tuple[Capabilities | None, str]:
             shown = ", ".join(unknown[:8]) + (f", ... ({len(unknown)} names)" if len(unknown) > 8 else "")
             note = f" (no such message in the suite: {clip(shown)})"
         return caps, f"capabilities: {clip(caps.describe(), 2000)}{note}"
-    why = (f"the adapter declined ({out.declined})" if out.declined is not None else
-           f"the adapter answered an error ({out.error.get('message')})" if out.error is not None else out.failure)
+    why = (
+        f"the adapter declined ({out.declined})"
+        if out.declined is not None
+        else f"the adapter answered an error ({out.error.get('message')})"
+        if out.error is not None
+        else out.failure
+    )
     return None, f"capabilities: none declared ({why}); every vector is sent"
 
 
@@ -263,7 +296,7 @@ def byte_difference(message: str, version: int | None, expected: bytes, actual: 
         starts = [(off, path) for path, off in offsets.items() if off <= n]
         if starts:
             where = f" (field {max(starts)[1]})"
-    exp, got = expected[n:n + 8].hex(), actual[n:n + 8].hex()
+    exp, got = expected[n : n + 8].hex(), actual[n : n + 8].hex()
     if len(expected) != len(actual) and n == min(len(expected), len(actual)):
         return f"encodings differ in length: expected {len(expected)} bytes, got {len(actual)}{where}"
     return f"encoding differs at byte {n}{where}: expected {exp}..., got {got}..."
@@ -370,8 +403,9 @@ def _decode_invalid(impl: Implementation, v: dict) -> _Half:
     if out.declined is not None:
         return _declined(out)
     if out.ok:
-        return _Half("fail", f"accepted invalid input (expected {v.get('error', 'an error')}); decoded "
-                             f"{short_json(out.value)}")
+        return _Half(
+            "fail", f"accepted invalid input (expected {v.get('error', 'an error')}); decoded {short_json(out.value)}"
+        )
     return _Half("pass", key=_key("decode", v)) if out.rejected else _Half("fail", _why(out))
 
 
@@ -414,9 +448,13 @@ def _decode_acceptable(impl: Implementation, v: dict) -> _Half:
     return _compare(v, out.value, "decoded value")
 
 
-_HALVES = {("valid", "decode"): _decode_valid, ("valid", "encode"): _encode_valid,
-           ("invalid", "decode"): _decode_invalid, ("invalid", "encode"): _encode_invalid,
-           ("acceptable", "decode"): _decode_acceptable}
+_HALVES = {
+    ("valid", "decode"): _decode_valid,
+    ("valid", "encode"): _encode_valid,
+    ("invalid", "decode"): _decode_invalid,
+    ("invalid", "encode"): _encode_invalid,
+    ("acceptable", "decode"): _decode_acceptable,
+}
 
 
 def _check(impl: Implementation, v: dict, op: str) -> _Half:
@@ -428,8 +466,16 @@ def _check(impl: Implementation, v: dict, op: str) -> _Half:
 
 def _case_vector(case: Case) -> dict:
     """A generated case as a valid vector (the form the half checks take)."""
-    return {"id": case.id, "message": case.message, "version": case.version, "apiKey": case.api_key,
-            "wire": case.wire.hex(), "expected": case.value, "result": "valid", "canonical": case.canonical}
+    return {
+        "id": case.id,
+        "message": case.message,
+        "version": case.version,
+        "apiKey": case.api_key,
+        "wire": case.wire.hex(),
+        "expected": case.value,
+        "result": "valid",
+        "canonical": case.canonical,
+    }
 
 
 def _combine(v: dict, halves: list[tuple[str, _Half]]) -> VectorResult:
@@ -441,13 +487,23 @@ def _combine(v: dict, halves: list[tuple[str, _Half]]) -> VectorResult:
     if status == "skip":
         reason = detail.removeprefix("unsupported: ")
     else:  # a half skipped beside one checked: say which, and why
-        reason = "; ".join(f"{op} skipped: {h.detail.removeprefix('unsupported: ')}" for op, h in halves
-                           if h.status == "skip")
-    return VectorResult(v["id"], v["message"], v.get("version"), status, clip(detail, DETAIL),
-                        tuple(v.get("flags", ())), clip(reason, DETAIL), ops)
+        reason = "; ".join(
+            f"{op} skipped: {h.detail.removeprefix('unsupported: ')}" for op, h in halves if h.status == "skip"
+        )
+    return VectorResult(
+        v["id"],
+        v["message"],
+        v.get("version"),
+        status,
+        clip(detail, DETAIL),
+        tuple(v.get("flags", ())),
+        clip(reason, DETAIL),
+        ops,
+    )
 
 
 # --- generated cases -------------------------------------------------------------------------------------
+
 
 @dataclass
 class GeneratedRun:
@@ -482,8 +538,12 @@ class GeneratedRun:
     def counts(self) -> dict[str, int]:
         """Cases by status (a failure an expectations pattern lists is ``xfail``)."""
         xfail = sum(n for g, (n, *_) in self.failed.items() if g in self.expected)
-        return {"pass": sum(self.passed.values()), "fail": sum(n for n, *_ in self.failed.values()) - xfail,
-                "skip": sum(n for n, _ in self.skipped.values()), "xfail": xfail}
+        return {
+            "pass": sum(self.passed.values()),
+            "fail": sum(n for n, *_ in self.failed.values()) - xfail,
+            "skip": sum(n for n, _ in self.skipped.values()),
+            "xfail": xfail,
+        }
 
     def unexpected(self) -> list[tuple]:
         return [g for g in self.failed if g not in self.expected]
@@ -494,9 +554,17 @@ class GeneratedRun:
 # The order of the writing part: a message's encode halves before those of the messages that carry it as bytes
 # (so no value shown earlier holds the bytes of one still to be asked); the rebalance rounds, whose members'
 # metadata is such bytes, last.
-_CARRIED_BY = {"SubscriptionInfo": 0, "AssignmentInfo": 0, "ConnectMetadata": 0, "ConnectAssignment": 0,
-               "ConsumerProtocolSubscription": 1, "ConsumerProtocolAssignment": 1, "RequestFrame": 3,
-               "ResponseFrame": 3, "RebalanceRound": 4}
+_CARRIED_BY = {
+    "SubscriptionInfo": 0,
+    "AssignmentInfo": 0,
+    "ConnectMetadata": 0,
+    "ConnectAssignment": 0,
+    "ConsumerProtocolSubscription": 1,
+    "ConsumerProtocolAssignment": 1,
+    "RequestFrame": 3,
+    "ResponseFrame": 3,
+    "RebalanceRound": 4,
+}
 
 
 def write_rank(message: str) -> int:
@@ -512,8 +580,17 @@ class RunResults:
 
 
 class _Run:
-    def __init__(self, impl: Implementation, vectors: list[dict], *, wanted: set[str], declared: Capabilities | None,
-                 witnesses: list[dict], seed: int, generated: GeneratedRun | None) -> None:
+    def __init__(
+        self,
+        impl: Implementation,
+        vectors: list[dict],
+        *,
+        wanted: set[str],
+        declared: Capabilities | None,
+        witnesses: list[dict],
+        seed: int,
+        generated: GeneratedRun | None,
+    ) -> None:
         self.impl, self.vectors, self.wanted, self.declared = impl, vectors, wanted, declared
         self.pool, self.seed, self.generated = witnesses, seed, generated
         self.halves: list[list[tuple[str, _Half]]] = [[] for _ in vectors]
@@ -576,11 +653,20 @@ class _Run:
             for j, (op, half) in enumerate(halves):
                 passed, other = self.gen_answers.get((op, v["message"], _api(v)), (0, 0))
                 if half.status == "pass" and other and not passed:
-                    api = "" if _api(v) is None or v["message"] not in ("RequestFrame", "ResponseFrame") \
+                    api = (
+                        ""
+                        if _api(v) is None or v["message"] not in ("RequestFrame", "ResponseFrame")
                         else f" of API {_api(v)}"
-                    halves[j] = (op, _Half("skip", f"no evidence: the adapter passes none of the {other} generated "
-                                                   f"{op} cases of {v['message']}{api}; a vector counts from an "
-                                                   "adapter that also answers values nobody wrote down"))
+                    )
+                    halves[j] = (
+                        op,
+                        _Half(
+                            "skip",
+                            f"no evidence: the adapter passes none of the {other} generated "
+                            f"{op} cases of {v['message']}{api}; a vector counts from an "
+                            "adapter that also answers values nobody wrote down",
+                        ),
+                    )
 
     def settle(self, op: str) -> None:
         """Turn passes by rejection of ``op`` into failures or skips where the adapter answers no valid
@@ -599,22 +685,41 @@ class _Run:
         """Up to three valid requests of ``op`` x ``message`` (x API): a fresh generated value at the
         rejected vector's version (or another the generator has), the suite's valid vectors (that version
         first), another generated value."""
+
         def usable(w: dict) -> bool:
             return w["result"] == "valid" and w["message"] == message and op in vector_ops(w) and _api(w) == api
 
         suite = [w for w in self.pool if usable(w)] or [w for w in suite_vectors() if usable(w)]
-        suite.sort(key=lambda w: (w.get("version") != version,
-                                  self.declared is not None and not self.declared.covers(op, message, w.get("version"))))
+        suite.sort(
+            key=lambda w: (
+                w.get("version") != version,
+                self.declared is not None and not self.declared.covers(op, message, w.get("version")),
+            )
+        )
         versions = [v for _, v, a in generated_cells([message]) if a == api]
-        versions.sort(key=lambda v: (v != version, self.declared is not None and not self.declared.covers(op, message, v)))
+        versions.sort(
+            key=lambda v: (v != version, self.declared is not None and not self.declared.covers(op, message, v))
+        )
         gen = []
         rng = random.Random(f"rebalance-codec witness {self.seed} {op} {message} {api}")
         for v in versions[:2]:
             got = draw_case(rng, message, v, tame=True, api_key=api)
             if not isinstance(got, str):
                 wire, value, canonical, key = got
-                gen.append(_case_vector(Case(f"generated {message}{'' if v is None else f' v{v}'}", op, message, v,
-                                             key, wire, value, canonical)))
+                gen.append(
+                    _case_vector(
+                        Case(
+                            f"generated {message}{'' if v is None else f' v{v}'}",
+                            op,
+                            message,
+                            v,
+                            key,
+                            wire,
+                            value,
+                            canonical,
+                        )
+                    )
+                )
         return (gen[:1] + suite[:1] + gen[1:2] + suite[1:2])[:3]
 
     def evidence(self, key: tuple, version: int | None) -> _Half | None:
@@ -628,21 +733,35 @@ class _Run:
                 self.passed.add(key)
                 return None
             if half.status == "skip":
-                return _Half("skip", f"no evidence: the adapter declines valid {message} input "
-                                     f"({w['id']}: {half.detail.removeprefix('unsupported: ')})")
+                return _Half(
+                    "skip",
+                    f"no evidence: the adapter declines valid {message} input "
+                    f"({w['id']}: {half.detail.removeprefix('unsupported: ')})",
+                )
             out = (w, half)
         if out is None:
             return _Half("skip", f"no evidence: no valid {message} input to ask the adapter")
         w, half = out
-        return _Half("fail", f"rejected, but the adapter also {op}s no valid {message} input correctly "
-                             f"(witness {w['id']}: {half.detail}); a rejection counts from an implementation of the "
-                             "message; decline with unsupported")
+        return _Half(
+            "fail",
+            f"rejected, but the adapter also {op}s no valid {message} input correctly "
+            f"(witness {w['id']}: {half.detail}); a rejection counts from an implementation of the "
+            "message; decline with unsupported",
+        )
 
 
-def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str] | None = None,
-            declared: Capabilities | None = None, witnesses: Iterable[dict] | None = None,
-            rounds: Iterable[dict] = (), generate: int = 0, cells: list[tuple] | None = None,
-            seed: int = 0) -> RunResults:
+def run_all(
+    impl: Implementation,
+    vectors: Iterable[dict],
+    *,
+    ops: Iterable[str] | None = None,
+    declared: Capabilities | None = None,
+    witnesses: Iterable[dict] | None = None,
+    rounds: Iterable[dict] = (),
+    generate: int = 0,
+    cells: list[tuple] | None = None,
+    seed: int = 0,
+) -> RunResults:
     """Every vector's halves (those of ``ops``; default all), ``generate`` generated cases over ``cells``
     (default: every message x version the generator draws) and the rebalance ``rounds``, against ``impl``,
     in the order the module docstring gives. Halves ``declared`` leaves out are skipped unsent; undeclared
@@ -655,12 +774,21 @@ def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str]
     generated, gen_plan = None, []
     if generate > 0:
         cells = generated_cells() if cells is None else cells
-        gen_plan = plan(seed, generate, cells, gen_ops,
-                        wanted=None if declared is None else declared.covers)
-        generated = GeneratedRun(seed, generate, sorted({(m, v) for _, m, v, _, _ in gen_plan},
-                                                        key=lambda c: (c[0], -1 if c[1] is None else c[1])))
-    run = _Run(impl, vectors, wanted=wanted, declared=declared,
-               witnesses=list(witnesses) if witnesses is not None else vectors, seed=seed, generated=generated)
+        gen_plan = plan(seed, generate, cells, gen_ops, wanted=None if declared is None else declared.covers)
+        generated = GeneratedRun(
+            seed,
+            generate,
+            sorted({(m, v) for _, m, v, _, _ in gen_plan}, key=lambda c: (c[0], -1 if c[1] is None else c[1])),
+        )
+    run = _Run(
+        impl,
+        vectors,
+        wanted=wanted,
+        declared=declared,
+        witnesses=list(witnesses) if witnesses is not None else vectors,
+        seed=seed,
+        generated=generated,
+    )
     round_results: list[VectorResult] = []
     # the writing part, then the reading part in a fresh process (started now: it loads meanwhile)
     prepare = getattr(impl, "prepare_restart", None)
@@ -682,9 +810,15 @@ def run_all(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str]
     return RunResults(results + round_results, generated, seed)
 
 
-def run_vectors(impl: Implementation, vectors: Iterable[dict], *, ops: Iterable[str] | None = None,
-                declared: Capabilities | None = None, witnesses: Iterable[dict] | None = None,
-                seed: int = 0) -> list[VectorResult]:
+def run_vectors(
+    impl: Implementation,
+    vectors: Iterable[dict],
+    *,
+    ops: Iterable[str] | None = None,
+    declared: Capabilities | None = None,
+    witnesses: Iterable[dict] | None = None,
+    seed: int = 0,
+) -> list[VectorResult]:
     """The vectors alone (no generated cases, no rounds): :func:`run_all`'s vector results."""
     return run_all(impl, vectors, ops=ops, declared=declared, witnesses=witnesses, seed=seed).vectors
 
@@ -694,23 +828,36 @@ def summarize(results: list[VectorResult]) -> list[dict]:
     table: dict[tuple[str, Any], dict] = {}
     names = {"pass": "passed", "fail": "failed", "skip": "skipped", "xfail": "xfailed", "xpass": "fixed"}
     for r in results:
-        row = table.setdefault((r.message, r.version), {"message": r.message, "version": r.version, "vectors": 0,
-                                                         **{n: 0 for n in names.values()}})
+        row = table.setdefault(
+            (r.message, r.version),
+            {"message": r.message, "version": r.version, "vectors": 0, **{n: 0 for n in names.values()}},
+        )
         row["vectors"] += 1
         row[names[r.status]] += 1
     return [table[k] for k in sorted(table, key=lambda k: (k[0], -1 if k[1] is None else k[1]))]
 
 
-def run_rebalance_rounds(impl: Implementation, rounds: Iterable[dict], *,
-                         declared: Capabilities | None = None) -> list[VectorResult]:
+def run_rebalance_rounds(
+    impl: Implementation, rounds: Iterable[dict], *, declared: Capabilities | None = None
+) -> list[VectorResult]:
     """Every rebalance round: the implementation's leader must assign what the round expects."""
     from .rebalance import compare_round
 
     results = []
     for r in rounds:
         if declared is not None and not declared.covers("assign", "RebalanceRound", None):
-            results.append(VectorResult(r["id"], "RebalanceRound", None, "skip", "not declared", (), "not declared",
-                                        (("assign", "skip", "not declared"),)))
+            results.append(
+                VectorResult(
+                    r["id"],
+                    "RebalanceRound",
+                    None,
+                    "skip",
+                    "not declared",
+                    (),
+                    "not declared",
+                    (("assign", "skip", "not declared"),),
+                )
+            )
             continue
         query = {k: v for k, v in r.items() if k not in ("assignments", "_file")}
         status = "fail"
@@ -727,6 +874,7 @@ def run_rebalance_rounds(impl: Implementation, rounds: Iterable[dict], *,
             status = "fail" if problem else "pass"
         problem = clip(problem or "", DETAIL)
         reason = problem.removeprefix("unsupported: ") if status == "skip" else ""
-        results.append(VectorResult(r["id"], "RebalanceRound", None, status, problem, (), reason,
-                                    (("assign", status, problem),)))
+        results.append(
+            VectorResult(r["id"], "RebalanceRound", None, status, problem, (), reason, (("assign", status, problem),))
+        )
     return results

@@ -9,8 +9,18 @@ from typing import Iterable
 
 from ..cliutil import DuplicateKeyError, loads
 
-__all__ = ["vectors_dir", "load_vectors", "load_rounds", "check_vectors", "structure_problems", "VectorFileError",
-           "NON_CANONICAL_FLAGS", "DECODE_ONLY", "ENCODE_ONLY", "suite"]
+__all__ = [
+    "vectors_dir",
+    "load_vectors",
+    "load_rounds",
+    "check_vectors",
+    "structure_problems",
+    "VectorFileError",
+    "NON_CANONICAL_FLAGS",
+    "DECODE_ONLY",
+    "ENCODE_ONLY",
+    "suite",
+]
 
 # Vectors with these flags are checked in the decode direction only: a version probe cannot be encoded (no
 # such version exists), and a capture's expected value names only the facts recorded with it.
@@ -20,8 +30,17 @@ DECODE_ONLY = {"version-probe", "capture-facts"}
 ENCODE_ONLY = {"ignorable-dropped"}
 
 # A vector that is not canonical must say why with one of these flags.
-NON_CANONICAL_FLAGS = {"java-hash-order", "trailing-bytes", "lossy-version", "version-probe", "capture-facts",
-                       "other-reader", "missing-fields", "negative-marker", "null-as-empty"}
+NON_CANONICAL_FLAGS = {
+    "java-hash-order",
+    "trailing-bytes",
+    "lossy-version",
+    "version-probe",
+    "capture-facts",
+    "other-reader",
+    "missing-fields",
+    "negative-marker",
+    "null-as-empty",
+}
 _MODAL = re.compile(r"\b(should|must|may|might|could)\b", re.I)
 
 
@@ -224,8 +243,9 @@ def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
                 if fl not in flags:
                     problems.append(f"{where}: unknown flag {fl!r} (define it in vectors/flags.json)")
             if v["result"] == "valid" and not v.get("canonical") and not NON_CANONICAL_FLAGS & set(vflags):
-                problems.append(f"{where}: not canonical but no flag says why "
-                                f"(one of {', '.join(sorted(NON_CANONICAL_FLAGS))})")
+                problems.append(
+                    f"{where}: not canonical but no flag says why (one of {', '.join(sorted(NON_CANONICAL_FLAGS))})"
+                )
             if v["result"] == "valid" and not DECODE_ONLY & set(vflags):
                 enc = builtin.encode(v["message"], v.get("version"), v["expected"], api_key=v.get("apiKey"))
                 if not enc.ok:  # the built-in codec rejects; it never fails or declines, but say so if it did

@@ -44,8 +44,18 @@ from .metadata import decode_connect_metadata
 
 __all__ = ["connect_group_from_json", "connect_result_json", "run_connect_group_json"]
 
-_KEYS = {"protocol", "leader", "connectors", "workers", "now", "scheduledRebalanceMaxDelayMs", "state",
-         "generationId", "lastCompletedGenerationId", "leaderFreshOffset"}
+_KEYS = {
+    "protocol",
+    "leader",
+    "connectors",
+    "workers",
+    "now",
+    "scheduledRebalanceMaxDelayMs",
+    "state",
+    "generationId",
+    "lastCompletedGenerationId",
+    "leaderFreshOffset",
+}
 _WORKER_KEYS = {"memberId", "url", "configOffset", "allocation", "metadata"}
 
 
@@ -78,8 +88,7 @@ def connect_group_from_json(obj: Any) -> dict[str, Any]:
         raise ValueError("connectors must be an object: connector name -> task count")
     for name, count in connectors.items():
         if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_TASKS:
-            raise ValueError(f"connectors.{name} must be a task count (an integer 0..{MAX_TASKS}), "
-                             f"not {count!r}"[:300])
+            raise ValueError(f"connectors.{name} must be a task count (an integer 0..{MAX_TASKS}), not {count!r}"[:300])
     if sum(connectors.values()) > MAX_TASKS:
         raise ValueError(f"at most {MAX_TASKS:,} tasks in all (codec.connect.constants.MAX_TASKS, as for simulate)")
     raw_workers = obj.get("workers")
@@ -92,7 +101,10 @@ def connect_group_from_json(obj: Any) -> dict[str, Any]:
     _names_bound(connectors, workers, leader)
     state = obj.get("state")
     return {
-        "protocol": protocol, "leader": leader, "workers": workers, "connectors": dict(connectors),
+        "protocol": protocol,
+        "leader": leader,
+        "workers": workers,
+        "connectors": dict(connectors),
         "now": _int(obj, "now", 0, kind="LONG"),
         "max_delay": _int(obj, "scheduledRebalanceMaxDelayMs", DEFAULT_MAX_DELAY_MS, minimum=0),
         "state": None if state is None else IncrementalAssignorState.from_json(state),
@@ -108,9 +120,11 @@ def _names_bound(connectors: Mapping[str, int], workers: list[ConnectWorker], le
     url = next((w.url for w in workers if w.member_id == leader), "")
     repeated = sum(len(c) * n for c, n in connectors.items()) + len(workers) * (len(leader) + len(url or ""))
     if repeated > MAX_NAME_CHARS:
-        raise ValueError(f"the assignments would repeat {repeated:,} characters of names (each connector's for "
-                         f"each of its tasks, the leader's id and URL for each worker): at most {MAX_NAME_CHARS:,} "
-                         "(codec.connect.constants.MAX_NAME_CHARS)")
+        raise ValueError(
+            f"the assignments would repeat {repeated:,} characters of names (each connector's for "
+            f"each of its tasks, the leader's id and URL for each worker): at most {MAX_NAME_CHARS:,} "
+            "(codec.connect.constants.MAX_NAME_CHARS)"
+        )
 
 
 def _worker(w: Any, i: int) -> ConnectWorker:
@@ -136,8 +150,9 @@ def _worker(w: Any, i: int) -> ConnectWorker:
         raise ValueError(f"{where}url must be a string")
     offset = _int(w, "configOffset", 0, kind="LONG", where=where)
     allocation = w.get("allocation")
-    assignment = None if allocation is None else connect_assignment_from_json(
-        allocation, path=f"workers[{i}].allocation")
+    assignment = (
+        None if allocation is None else connect_assignment_from_json(allocation, path=f"workers[{i}].allocation")
+    )
     return ConnectWorker(member, url, offset, assignment)
 
 
@@ -148,8 +163,11 @@ def _tasks(ts: tuple[ConnectorTaskId, ...]) -> list[dict]:
 def connect_result_json(result: ConnectAssignResult, *, include_bytes: bool = False, java_order: bool = True) -> dict:
     """A round's result as JSON (the output above)."""
     out = {
-        "protocol": result.protocol, "leader": result.leader, "configOffset": result.config_offset,
-        "error": int(result.error), "delay": result.delay,
+        "protocol": result.protocol,
+        "leader": result.leader,
+        "configOffset": result.config_offset,
+        "error": int(result.error),
+        "delay": result.delay,
         "assignments": {m: connect_assignment_json(a, style="kafka") for m, a in result.assignments.items()},
         "running": {m: {"connectorIds": list(c), "taskIds": _tasks(t)} for m, (c, t) in result.running.items()},
         "state": result.state.to_json() if result.state is not None else None,
@@ -163,5 +181,4 @@ def run_connect_group_json(obj: Any, *, include_bytes: bool = False) -> dict:
     """One round from the group JSON to the result JSON."""
     kw = connect_group_from_json(obj)
     protocol, leader, workers, connectors = (kw.pop(k) for k in ("protocol", "leader", "workers", "connectors"))
-    return connect_result_json(assign_connect(protocol, leader, workers, connectors, **kw),
-                               include_bytes=include_bytes)
+    return connect_result_json(assign_connect(protocol, leader, workers, connectors, **kw), include_bytes=include_bytes)

@@ -20,9 +20,17 @@ from ..wire.builder import encode_wire, wire_class
 from .common import HEADER_SIZE, write_version, java_hash_set_order, read_body, read_header, reader_layout
 from .constants import CONNECT_PROTOCOL_V0, CONNECT_PROTOCOL_V1, CONNECTOR_TASK
 
-__all__ = ["regrouped", "ConnectorTaskId", "ConnectAssignment", "DecodedConnectAssignment", "EMPTY_ASSIGNMENT",
-           "decode_connect_assignment", "encode_connect_assignment", "connect_assignment_from_wire",
-           "connect_assignment_to_wire"]
+__all__ = [
+    "regrouped",
+    "ConnectorTaskId",
+    "ConnectAssignment",
+    "DecodedConnectAssignment",
+    "EMPTY_ASSIGNMENT",
+    "decode_connect_assignment",
+    "encode_connect_assignment",
+    "connect_assignment_from_wire",
+    "connect_assignment_to_wire",
+]
 
 MESSAGE = "ConnectAssignment"
 
@@ -80,8 +88,17 @@ EMPTY_ASSIGNMENT = ConnectAssignment(version=CONNECT_PROTOCOL_V1)
 
 
 def _without_version(a: ConnectAssignment) -> tuple:
-    return (a.error, a.leader, a.leader_url, a.config_offset, a.connectors, a.tasks, a.revoked_connectors,
-            a.revoked_tasks, a.delay)
+    return (
+        a.error,
+        a.leader,
+        a.leader_url,
+        a.config_offset,
+        a.connectors,
+        a.tasks,
+        a.revoked_connectors,
+        a.revoked_tasks,
+        a.delay,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +114,13 @@ class DecodedConnectAssignment:
     trailing: int
 
 
-def decode_connect_assignment(data: bytes | bytearray | memoryview, *, reader_version: int | None = None,
-                              detail: bool = False, max_size: int = DEFAULT_MAX_METADATA_SIZE):
+def decode_connect_assignment(
+    data: bytes | bytearray | memoryview,
+    *,
+    reader_version: int | None = None,
+    detail: bool = False,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+):
     """Decode a Connect assignment as Kafka's deserializer does.
 
     ``reader_version``: 0 reads as ``ConnectProtocol.deserializeAssignment`` (workers before 2.3), 1 or more as
@@ -145,9 +167,18 @@ def connect_assignment_from_wire(w, version: int) -> ConnectAssignment:
     """The model of a wire object (a null array reads as nothing assigned or revoked, as in Kafka)."""
     connectors, tasks = _split(w.assignment)
     revoked_connectors, revoked_tasks = _split(w.revoked)
-    return ConnectAssignment(version=version, error=w.error, leader=w.leader, leader_url=w.leader_url,
-                             config_offset=w.config_offset, connectors=connectors, tasks=tasks,
-                             revoked_connectors=revoked_connectors, revoked_tasks=revoked_tasks, delay=w.delay)
+    return ConnectAssignment(
+        version=version,
+        error=w.error,
+        leader=w.leader,
+        leader_url=w.leader_url,
+        config_offset=w.config_offset,
+        connectors=connectors,
+        tasks=tasks,
+        revoked_connectors=revoked_connectors,
+        revoked_tasks=revoked_tasks,
+        delay=w.delay,
+    )
 
 
 def _groups(connectors, tasks, path: str, connector_order):
@@ -158,8 +189,12 @@ def _groups(connectors, tasks, path: str, connector_order):
     grouped: dict[str, list[int]] = {c: [CONNECTOR_TASK] for c in connector_order(list(connectors))}
     for i, t in enumerate(tasks):
         if t.task == CONNECTOR_TASK:
-            raise EncodeError(f"task {t.connector!r} -1 would read back as the connector itself (CONNECTOR_TASK); "
-                              "list the connector among the connectors instead", message=MESSAGE, path=f"{path}[{i}]")
+            raise EncodeError(
+                f"task {t.connector!r} -1 would read back as the connector itself (CONNECTOR_TASK); "
+                "list the connector among the connectors instead",
+                message=MESSAGE,
+                path=f"{path}[{i}]",
+            )
         grouped.setdefault(t.connector, []).append(t.task)
     return tuple(Group(connector=c, tasks=tuple(ts)) for c, ts in grouped.items())
 
@@ -168,9 +203,14 @@ def _distinct(names: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def connect_assignment_to_wire(info: ConnectAssignment, version: int | None = None, *,
-                               drop_unrepresentable: bool = False, java_order: bool = False,
-                               reader_version: int | None = None):
+def connect_assignment_to_wire(
+    info: ConnectAssignment,
+    version: int | None = None,
+    *,
+    drop_unrepresentable: bool = False,
+    java_order: bool = False,
+    reader_version: int | None = None,
+):
     """The wire object of ``info`` at ``version`` (default ``info.version``, else the newest), in the layout
     ``reader_version``'s deserializer reads (:func:`codec.connect.common.reader_layout`; None: the header's).
 
@@ -182,16 +222,27 @@ def connect_assignment_to_wire(info: ConnectAssignment, version: int | None = No
     layout = reader_layout(MESSAGE, v, reader_version)
     if info.leader is None or info.leader_url is None:
         what = "leader" if info.leader is None else "leader_url"
-        raise EncodeError(f"{what} is null: only Kafka's empty assignment has none, and it travels as a null "
-                          "allocation, never as an assignment", message=MESSAGE, version=v, path=what)
+        raise EncodeError(
+            f"{what} is null: only Kafka's empty assignment has none, and it travels as a null "
+            "allocation, never as an assignment",
+            message=MESSAGE,
+            version=v,
+            path=what,
+        )
     if layout == CONNECT_PROTOCOL_V0 and not drop_unrepresentable:
         for name in ("revoked_connectors", "revoked_tasks", "delay"):
             if getattr(info, name):
-                raise EncodeError(f"{name} cannot be carried by the version 0 layout (ConnectProtocol)", message=MESSAGE,
-                                  version=v, path=name)
+                raise EncodeError(
+                    f"{name} cannot be carried by the version 0 layout (ConnectProtocol)",
+                    message=MESSAGE,
+                    version=v,
+                    path=name,
+                )
     order = java_hash_set_order if java_order else _distinct
     fields = {
-        "error": info.error, "leader": info.leader, "leader_url": info.leader_url,
+        "error": info.error,
+        "leader": info.leader,
+        "leader_url": info.leader_url,
         "config_offset": info.config_offset,
         "assignment": _groups(info.connectors, info.tasks, "tasks", order),
     }
@@ -205,9 +256,14 @@ def _version(info: ConnectAssignment, version: int | None) -> int:
     return write_version(MESSAGE, info.version, version)
 
 
-def encode_connect_assignment(info: ConnectAssignment, version: int | None = None, *,
-                              drop_unrepresentable: bool = False, java_order: bool = False,
-                              reader_version: int | None = None) -> bytes:
+def encode_connect_assignment(
+    info: ConnectAssignment,
+    version: int | None = None,
+    *,
+    drop_unrepresentable: bool = False,
+    java_order: bool = False,
+    reader_version: int | None = None,
+) -> bytes:
     """The int16 header, then the fields: the v0 layout at version 0 (``ConnectProtocol.serializeAssignment``),
     the v1 layout above (``IncrementalCooperativeConnectProtocol.serializeAssignment``). ``reader_version``
     names the deserializer the bytes are for, as in :func:`decode_connect_assignment`: a worker's allocation is
@@ -215,8 +271,9 @@ def encode_connect_assignment(info: ConnectAssignment, version: int | None = Non
     says 0 is still written in the v1 layout, revocations and delay included."""
     v = _version(info, version)
     layout = reader_layout(MESSAGE, v, reader_version)
-    wire = connect_assignment_to_wire(info, v, drop_unrepresentable=drop_unrepresentable, java_order=java_order,
-                                      reader_version=reader_version)
+    wire = connect_assignment_to_wire(
+        info, v, drop_unrepresentable=drop_unrepresentable, java_order=java_order, reader_version=reader_version
+    )
     return v.to_bytes(2, "big") + _encode(layout, v, wire)
 
 

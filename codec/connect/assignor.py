@@ -73,6 +73,7 @@ _BACKOFF_MULTIPLIER = 40
 
 # --- inputs and outputs ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class ConnectWorker:
     """One member of the group as the leader sees it in the JoinGroup response: its member id, its REST URL, the
@@ -86,12 +87,14 @@ class ConnectWorker:
     assignment: ConnectAssignment | None = None
 
     @classmethod
-    def from_metadata(cls, member_id: str,
-                      metadata: ConnectMetadata | bytes | bytearray | memoryview) -> ConnectWorker:
+    def from_metadata(cls, member_id: str, metadata: ConnectMetadata | bytes | bytearray | memoryview) -> ConnectWorker:
         """A member from its JoinGroup metadata, a model or the bytes (read as Kafka's assignors read every
         member's metadata: with ``IncrementalCooperativeConnectProtocol.deserializeMetadata``)."""
-        model = metadata if isinstance(metadata, ConnectMetadata) else decode_connect_metadata(
-            bytes(metadata), reader_version=CONNECT_PROTOCOL_V1)
+        model = (
+            metadata
+            if isinstance(metadata, ConnectMetadata)
+            else decode_connect_metadata(bytes(metadata), reader_version=CONNECT_PROTOCOL_V1)
+        )
         return cls(member_id, model.url, model.config_offset, model.allocation)
 
     @property
@@ -134,8 +137,10 @@ class IncrementalAssignorState:
 
     def to_json(self) -> dict:
         """A JSON object of the state (sets sorted as Java sorts them), for :meth:`from_json`."""
+
         def tasks(ts):
             return [{"connector": t.connector, "task": t.task} for t in _java_sorted_tasks(ts)]
+
         return {
             "previousConnectors": _java_sorted_names(self.previous_connectors),
             "previousTasks": tasks(self.previous_tasks),
@@ -173,10 +178,14 @@ class IncrementalAssignorState:
             if not isinstance(v, list):
                 raise ValueError(f"assignor state: {key} must be a list")
             for i, x in enumerate(v):
-                if (not isinstance(x, Mapping) or set(x) != {"connector", "task"}
-                        or not isinstance(x["connector"], str) or isinstance(x["task"], bool)
-                        or not isinstance(x["task"], int)):
-                    raise ValueError(f"assignor state: {key}[{i}] must be {{\"connector\": str, \"task\": int}}")
+                if (
+                    not isinstance(x, Mapping)
+                    or set(x) != {"connector", "task"}
+                    or not isinstance(x["connector"], str)
+                    or isinstance(x["task"], bool)
+                    or not isinstance(x["task"], int)
+                ):
+                    raise ValueError(f'assignor state: {key}[{i}] must be {{"connector": str, "task": int}}')
                 out.append(ConnectorTaskId(x["connector"], x["task"]))
             return out
 
@@ -189,15 +198,19 @@ class IncrementalAssignorState:
         flag = obj.get("revokedInPrevious", False)
         if not isinstance(flag, bool):
             raise ValueError("assignor state: revokedInPrevious must be true or false")
-        return cls(previous_connectors=frozenset(names("previousConnectors")),
-                   previous_tasks=frozenset(tasks("previousTasks")),
-                   revoked_connectors=frozenset(names("revokedConnectors")),
-                   revoked_tasks=frozenset(tasks("revokedTasks")), revoked_in_previous=flag,
-                   successive_revoking_rebalances=integer("successiveRevokingRebalances", 0),
-                   scheduled_rebalance=integer("scheduledRebalance", 0), delay=integer("delay", 0),
-                   candidate_workers=tuple(dict.fromkeys(names("candidateWorkers"))),
-                   previous_generation_id=integer("previousGenerationId", -1),
-                   previous_members=frozenset(names("previousMembers")))
+        return cls(
+            previous_connectors=frozenset(names("previousConnectors")),
+            previous_tasks=frozenset(tasks("previousTasks")),
+            revoked_connectors=frozenset(names("revokedConnectors")),
+            revoked_tasks=frozenset(tasks("revokedTasks")),
+            revoked_in_previous=flag,
+            successive_revoking_rebalances=integer("successiveRevokingRebalances", 0),
+            scheduled_rebalance=integer("scheduledRebalance", 0),
+            delay=integer("delay", 0),
+            candidate_workers=tuple(dict.fromkeys(names("candidateWorkers"))),
+            previous_generation_id=integer("previousGenerationId", -1),
+            previous_members=frozenset(names("previousMembers")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,8 +242,9 @@ class ConnectAssignResult:
         return {m: encode_connect_assignment(a, java_order=java_order) for m, a in self.assignments.items()}
 
 
-def connector_tasks(connectors: Mapping[str, int] | Iterable[tuple[str, int]]
-                    ) -> dict[str, tuple[ConnectorTaskId, ...]]:
+def connector_tasks(
+    connectors: Mapping[str, int] | Iterable[tuple[str, int]],
+) -> dict[str, tuple[ConnectorTaskId, ...]]:
     """The configured connectors (name -> task count) as their task ids 0..n-1."""
     items = connectors.items() if isinstance(connectors, Mapping) else connectors
     out: dict[str, tuple[ConnectorTaskId, ...]] = {}
@@ -259,6 +273,7 @@ def apply_assignment(previous: ConnectAssignment | None, received: ConnectAssign
 
 # --- Java collection order --------------------------------------------------------------------------------
 
+
 def _task_hash(t: ConnectorTaskId) -> int:
     return (31 * string_hash(t.connector) + t.task) & 0xFFFFFFFF
 
@@ -276,6 +291,7 @@ def _java_sorted_tasks(tasks: Iterable[ConnectorTaskId]) -> list[ConnectorTaskId
 
 
 # --- config offsets ----------------------------------------------------------------------------------------
+
 
 def _check_workers(leader: str, workers: Sequence[ConnectWorker]) -> dict[str, ConnectWorker]:
     by_id: dict[str, ConnectWorker] = {}
@@ -300,20 +316,46 @@ def _leader_offset(leader: ConnectWorker, max_offset: int, leader_fresh_offset: 
     return fresh if fresh >= max_offset else None
 
 
-def _mismatch(protocol: str, version: int, leader: str, by_id: dict[str, ConnectWorker], max_offset: int,
-              state: IncrementalAssignorState | None) -> ConnectAssignResult:
+def _mismatch(
+    protocol: str,
+    version: int,
+    leader: str,
+    by_id: dict[str, ConnectWorker],
+    max_offset: int,
+    state: IncrementalAssignorState | None,
+) -> ConnectAssignResult:
     url = by_id[leader].url
-    assignments = {m: ConnectAssignment(version=version, error=int(ConnectError.CONFIG_MISMATCH), leader=leader,
-                                        leader_url=url, config_offset=max_offset) for m in by_id}
-    return ConnectAssignResult(protocol, leader, max_offset, assignments, {m: ((), ()) for m in by_id}, state,
-                               int(ConnectError.CONFIG_MISMATCH))
+    assignments = {
+        m: ConnectAssignment(
+            version=version,
+            error=int(ConnectError.CONFIG_MISMATCH),
+            leader=leader,
+            leader_url=url,
+            config_offset=max_offset,
+        )
+        for m in by_id
+    }
+    return ConnectAssignResult(
+        protocol,
+        leader,
+        max_offset,
+        assignments,
+        {m: ((), ()) for m in by_id},
+        state,
+        int(ConnectError.CONFIG_MISMATCH),
+    )
 
 
 # --- the eager assignor -----------------------------------------------------------------------------------
 
-def assign_eager(leader: str, workers: Sequence[ConnectWorker],
-                 connectors: Mapping[str, int] | Iterable[tuple[str, int]], *,
-                 leader_fresh_offset: int | None = None) -> ConnectAssignResult:
+
+def assign_eager(
+    leader: str,
+    workers: Sequence[ConnectWorker],
+    connectors: Mapping[str, int] | Iterable[tuple[str, int]],
+    *,
+    leader_fresh_offset: int | None = None,
+) -> ConnectAssignResult:
     """``EagerAssignor``: round-robin over the members sorted by id, first every connector (sorted by name), then,
     continuing round the same circle, every task (connector by connector, by task number). Each member's v0
     assignment lists all it runs; leader, leader URL (the leader's metadata URL) and the config offset (the
@@ -337,14 +379,24 @@ def assign_eager(leader: str, workers: Sequence[ConnectWorker],
             got_t[circle[position % len(circle)]].append(task)
             position += 1
     url = by_id[leader].url
-    assignments = {m: ConnectAssignment(version=CONNECT_PROTOCOL_V0, error=int(ConnectError.NO_ERROR), leader=leader,
-                                        leader_url=url, config_offset=offset, connectors=tuple(got_c[m]),
-                                        tasks=tuple(got_t[m])) for m in by_id}
+    assignments = {
+        m: ConnectAssignment(
+            version=CONNECT_PROTOCOL_V0,
+            error=int(ConnectError.NO_ERROR),
+            leader=leader,
+            leader_url=url,
+            config_offset=offset,
+            connectors=tuple(got_c[m]),
+            tasks=tuple(got_t[m]),
+        )
+        for m in by_id
+    }
     running = {m: (tuple(got_c[m]), tuple(got_t[m])) for m in by_id}
     return ConnectAssignResult("default", leader, offset, assignments, running, None)
 
 
 # --- the incremental cooperative assignor ----------------------------------------------------------------
+
 
 class _Load:
     """A worker's load during the computation: ordered sets (dict keys) of connectors and tasks."""
@@ -363,8 +415,7 @@ class _Load:
 def _backoff(max_delay: int, attempts: int) -> int:
     """Kafka's ``ExponentialBackoff(maxDelay == 0 ? 0 : 1, 40, maxDelay, 0).backoff(attempts)``."""
     initial = min(max_delay, 0 if max_delay == 0 else 1)
-    exp_max = (math.log(max_delay / max(initial, 1)) / math.log(_BACKOFF_MULTIPLIER)
-               if max_delay > initial else 0.0)
+    exp_max = math.log(max_delay / max(initial, 1)) / math.log(_BACKOFF_MULTIPLIER) if max_delay > initial else 0.0
     if exp_max == 0:
         return initial
     term = initial * math.pow(_BACKOFF_MULTIPLIER, min(attempts, exp_max))
@@ -391,19 +442,32 @@ class _Round:
 
     def state(self) -> IncrementalAssignorState:
         return IncrementalAssignorState(
-            previous_connectors=frozenset(self.previous_c), previous_tasks=frozenset(self.previous_t),
-            revoked_connectors=frozenset(self.revocation_c), revoked_tasks=frozenset(self.revocation_t),
-            revoked_in_previous=self.revoked_in_previous, successive_revoking_rebalances=self.successive,
-            scheduled_rebalance=self.scheduled, delay=self.delay, candidate_workers=tuple(self.candidates),
-            previous_generation_id=self.previous_generation_id, previous_members=frozenset(self.previous_members))
+            previous_connectors=frozenset(self.previous_c),
+            previous_tasks=frozenset(self.previous_t),
+            revoked_connectors=frozenset(self.revocation_c),
+            revoked_tasks=frozenset(self.revocation_t),
+            revoked_in_previous=self.revoked_in_previous,
+            successive_revoking_rebalances=self.successive,
+            scheduled_rebalance=self.scheduled,
+            delay=self.delay,
+            candidate_workers=tuple(self.candidates),
+            previous_generation_id=self.previous_generation_id,
+            previous_members=frozenset(self.previous_members),
+        )
 
     def reset_delay(self) -> None:
         self.candidates.clear()
         self.scheduled = 0
         self.delay = 0
 
-    def handle_lost(self, lost_c: list[str], lost_t: list[ConnectorTaskId], loads: list[_Load],
-                    reassign_c: list[str], reassign_t: list[ConnectorTaskId]) -> None:
+    def handle_lost(
+        self,
+        lost_c: list[str],
+        lost_t: list[ConnectorTaskId],
+        loads: list[_Load],
+        reassign_c: list[str],
+        reassign_t: list[ConnectorTaskId],
+    ) -> None:
         """Design II: hold lost work back while the scheduled rebalance runs; on expiry give it to the workers
         that joined empty meanwhile (round-robin, connectors then tasks each from the first candidate), or treat
         it as new work when there are none."""
@@ -468,7 +532,7 @@ def _balance_revocations(total: int, loads: list[_Load], kind: str) -> dict[str,
             keep = least + 1
         else:
             keep = least
-        out[load.worker] = list(getattr(load, kind))[:size - keep]
+        out[load.worker] = list(getattr(load, kind))[: size - keep]
     return out
 
 
@@ -482,12 +546,19 @@ def _assign_new(loads: list[_Load], items: list, kind: str) -> None:
         getattr(target, kind)[item] = None
 
 
-def assign_incremental(leader: str, workers: Sequence[ConnectWorker],
-                       connectors: Mapping[str, int] | Iterable[tuple[str, int]], *, now: int,
-                       state: IncrementalAssignorState | None = None, protocol: str | int = "sessioned",
-                       max_delay: int = DEFAULT_MAX_DELAY_MS, generation_id: int | None = None,
-                       last_completed_generation_id: int | None = None,
-                       leader_fresh_offset: int | None = None) -> ConnectAssignResult:
+def assign_incremental(
+    leader: str,
+    workers: Sequence[ConnectWorker],
+    connectors: Mapping[str, int] | Iterable[tuple[str, int]],
+    *,
+    now: int,
+    state: IncrementalAssignorState | None = None,
+    protocol: str | int = "sessioned",
+    max_delay: int = DEFAULT_MAX_DELAY_MS,
+    generation_id: int | None = None,
+    last_completed_generation_id: int | None = None,
+    leader_fresh_offset: int | None = None,
+) -> ConnectAssignResult:
     """``IncrementalCooperativeAssignor.performAssignment`` for one round.
 
     ``workers`` in the JoinGroup response's order, each with its previous assignment; ``connectors``: name ->
@@ -500,8 +571,9 @@ def assign_incremental(leader: str, workers: Sequence[ConnectWorker],
     Unset, the round follows the state's (``previous + 1``; last completed = the state's)."""
     version = protocol_version(protocol) if isinstance(protocol, str) else protocol
     if isinstance(version, bool) or version not in (CONNECT_PROTOCOL_V1, CONNECT_PROTOCOL_V2):
-        raise ValueError(f"the incremental cooperative assignor runs protocol compatible (1) or sessioned (2), "
-                         f"not {protocol!r}")
+        raise ValueError(
+            f"the incremental cooperative assignor runs protocol compatible (1) or sessioned (2), not {protocol!r}"
+        )
     if isinstance(max_delay, bool) or not isinstance(max_delay, int) or max_delay < 0:
         raise ValueError(f"max_delay must be an integer >= 0 (ms), not {max_delay!r}")
     name = "compatible" if version == CONNECT_PROTOCOL_V1 else "sessioned"
@@ -550,8 +622,12 @@ def assign_incremental(leader: str, workers: Sequence[ConnectWorker],
     created_c = _java_sorted_names(configured_c - r.previous_c - active_c)
     created_t = _java_sorted_tasks(configured_t - r.previous_t - active_t)
 
-    current = {m: _Load(m, [c for c in held[m].connectors if c not in deleted_c],
-                        [t for t in held[m].tasks if t not in deleted_t]) for m in members}
+    current = {
+        m: _Load(
+            m, [c for c in held[m].connectors if c not in deleted_c], [t for t in held[m].tasks if t not in deleted_t]
+        )
+        for m in members
+    }
 
     # revoked: what was deleted, then what runs twice (from every worker running it), in HashSet order of the
     # worker's own assignment; then the load-balancing revocations
@@ -637,25 +713,51 @@ def assign_incremental(leader: str, workers: Sequence[ConnectWorker],
     running = {}
     for m in by_id:  # the JoinGroup order
         assignments[m] = ConnectAssignment(
-            version=version, error=int(ConnectError.NO_ERROR), leader=leader, leader_url=url, config_offset=offset,
-            connectors=new_c[m], tasks=new_t[m], revoked_connectors=tuple(revoke_c[m]),
-            revoked_tasks=tuple(revoke_t[m]), delay=r.delay)
-        running[m] = (tuple(c for c in nxt[m].connectors if c not in revoke_c[m]),
-                      tuple(t for t in nxt[m].tasks if t not in revoke_t[m]))
+            version=version,
+            error=int(ConnectError.NO_ERROR),
+            leader=leader,
+            leader_url=url,
+            config_offset=offset,
+            connectors=new_c[m],
+            tasks=new_t[m],
+            revoked_connectors=tuple(revoke_c[m]),
+            revoked_tasks=tuple(revoke_t[m]),
+            delay=r.delay,
+        )
+        running[m] = (
+            tuple(c for c in nxt[m].connectors if c not in revoke_c[m]),
+            tuple(t for t in nxt[m].tasks if t not in revoke_t[m]),
+        )
     return ConnectAssignResult(name, leader, offset, assignments, running, r.state())
 
 
-def assign_connect(protocol: str | int, leader: str, workers: Sequence[ConnectWorker],
-                   connectors: Mapping[str, int] | Iterable[tuple[str, int]], *, now: int = 0,
-                   state: IncrementalAssignorState | None = None, max_delay: int = DEFAULT_MAX_DELAY_MS,
-                   generation_id: int | None = None, last_completed_generation_id: int | None = None,
-                   leader_fresh_offset: int | None = None) -> ConnectAssignResult:
+def assign_connect(
+    protocol: str | int,
+    leader: str,
+    workers: Sequence[ConnectWorker],
+    connectors: Mapping[str, int] | Iterable[tuple[str, int]],
+    *,
+    now: int = 0,
+    state: IncrementalAssignorState | None = None,
+    max_delay: int = DEFAULT_MAX_DELAY_MS,
+    generation_id: int | None = None,
+    last_completed_generation_id: int | None = None,
+    leader_fresh_offset: int | None = None,
+) -> ConnectAssignResult:
     """The assignor the group's protocol selects, as ``WorkerCoordinator.onLeaderElected`` does: ``default``
     (0) the eager one, ``compatible`` (1) and ``sessioned`` (2) the incremental cooperative one."""
     version = protocol_version(protocol) if isinstance(protocol, str) else protocol
     if version == CONNECT_PROTOCOL_V0:
         return assign_eager(leader, workers, connectors, leader_fresh_offset=leader_fresh_offset)
-    return assign_incremental(leader, workers, connectors, now=now, state=state, protocol=version,
-                              max_delay=max_delay, generation_id=generation_id,
-                              last_completed_generation_id=last_completed_generation_id,
-                              leader_fresh_offset=leader_fresh_offset)
+    return assign_incremental(
+        leader,
+        workers,
+        connectors,
+        now=now,
+        state=state,
+        protocol=version,
+        max_delay=max_delay,
+        generation_id=generation_id,
+        last_completed_generation_id=last_completed_generation_id,
+        leader_fresh_offset=leader_fresh_offset,
+    )

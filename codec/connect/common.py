@@ -46,9 +46,13 @@ def write_version(message: str, model_version: int | None, version: int | None) 
     v = model_version if version is None else version
     v = LATEST_VERSION if v is None else v
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= HEADER_MAX:
-        raise EncodeError(f"version {v!r} cannot be written (versions 0-{LATEST_VERSION} exist; an int16 header "
-                          f"above {LATEST_VERSION} is written with the v{LATEST_VERSION} layout)",
-                          message=message, version=v if isinstance(v, int) else None, path="version")
+        raise EncodeError(
+            f"version {v!r} cannot be written (versions 0-{LATEST_VERSION} exist; an int16 header "
+            f"above {LATEST_VERSION} is written with the v{LATEST_VERSION} layout)",
+            message=message,
+            version=v if isinstance(v, int) else None,
+            path="version",
+        )
     return v
 
 
@@ -56,12 +60,18 @@ def read_header(message: str, data: bytes) -> int:
     """The int16 version header; a negative one is Kafka's ``SchemaException("Unsupported subscription
     version")`` in both deserializers."""
     if len(data) < HEADER_SIZE:
-        raise TruncatedError(f"truncated (need {HEADER_SIZE}, have {len(data)})", message=message, offset=0,
-                             path="version")
+        raise TruncatedError(
+            f"truncated (need {HEADER_SIZE}, have {len(data)})", message=message, offset=0, path="version"
+        )
     (version,) = _HEADER.unpack_from(data)
     if version < CONNECT_PROTOCOL_V0:
-        raise UnsupportedVersionError(f"unsupported version {version} (Kafka: Unsupported subscription version)",
-                                      message=message, version=version, offset=0, path="version")
+        raise UnsupportedVersionError(
+            f"unsupported version {version} (Kafka: Unsupported subscription version)",
+            message=message,
+            version=version,
+            offset=0,
+            path="version",
+        )
     return version
 
 
@@ -72,8 +82,11 @@ def reader_layout(message: str, header: int, reader_version: int | None) -> int:
     if reader_version is None:
         reader_version = header
     if isinstance(reader_version, bool) or not isinstance(reader_version, int) or reader_version < 0:
-        raise UnsupportedVersionError(f"no Connect reader of version {reader_version!r}: 0 is ConnectProtocol's, "
-                                      "1 and above IncrementalCooperativeConnectProtocol's", message=message)
+        raise UnsupportedVersionError(
+            f"no Connect reader of version {reader_version!r}: 0 is ConnectProtocol's, "
+            "1 and above IncrementalCooperativeConnectProtocol's",
+            message=message,
+        )
     if reader_version == CONNECT_PROTOCOL_V0:
         return CONNECT_PROTOCOL_V0
     return min(max(header, 1), LATEST_VERSION)

@@ -5,9 +5,23 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["CONNECT_PROTOCOL_V0", "CONNECT_PROTOCOL_V1", "CONNECT_PROTOCOL_V2", "LATEST_VERSION", "CONNECTOR_TASK",
-           "PROTOCOL_TYPE", "PROTOCOL_NAMES", "PROTOCOL_VERSIONS", "COMPATIBILITY_PROTOCOLS", "ConnectError",
-           "protocol_version", "protocol_name", "reader_name", "MAX_TASKS", "MAX_NAME_CHARS"]
+__all__ = [
+    "CONNECT_PROTOCOL_V0",
+    "CONNECT_PROTOCOL_V1",
+    "CONNECT_PROTOCOL_V2",
+    "LATEST_VERSION",
+    "CONNECTOR_TASK",
+    "PROTOCOL_TYPE",
+    "PROTOCOL_NAMES",
+    "PROTOCOL_VERSIONS",
+    "COMPATIBILITY_PROTOCOLS",
+    "ConnectError",
+    "protocol_version",
+    "protocol_name",
+    "reader_name",
+    "MAX_TASKS",
+    "MAX_NAME_CHARS",
+]
 
 CONNECT_PROTOCOL_V0 = 0  # ConnectProtocol, group protocol "default" (eager rebalancing)
 CONNECT_PROTOCOL_V1 = 1  # IncrementalCooperativeConnectProtocol, "compatible" (KIP-415, Kafka 2.3)

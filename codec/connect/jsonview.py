@@ -20,20 +20,36 @@ from .assignment import EMPTY_ASSIGNMENT, ConnectAssignment, ConnectorTaskId
 from .constants import CONNECT_PROTOCOL_V0, LATEST_VERSION
 from .metadata import ConnectMetadata
 
-__all__ = ["connect_assignment_json", "connect_assignment_from_json", "connect_metadata_json",
-           "connect_metadata_from_json"]
+__all__ = [
+    "connect_assignment_json",
+    "connect_assignment_from_json",
+    "connect_metadata_json",
+    "connect_metadata_from_json",
+]
 
 _INT16 = (-(1 << 15), (1 << 15) - 1)
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 # (kafka name, native name) of every field, in Kafka's order
-_ASSIGNMENT_KEYS = (("version", "version"), ("error", "error"), ("leader", "leader"), ("leaderUrl", "leader_url"),
-                    ("configOffset", "config_offset"), ("connectorIds", "connectors"), ("taskIds", "tasks"),
-                    ("revokedConnectorIds", "revoked_connectors"), ("revokedTaskIds", "revoked_tasks"),
-                    ("delay", "delay"))
-_METADATA_KEYS = (("version", "version"), ("url", "url"), ("configOffset", "config_offset"),
-                  ("allocation", "allocation"))
+_ASSIGNMENT_KEYS = (
+    ("version", "version"),
+    ("error", "error"),
+    ("leader", "leader"),
+    ("leaderUrl", "leader_url"),
+    ("configOffset", "config_offset"),
+    ("connectorIds", "connectors"),
+    ("taskIds", "tasks"),
+    ("revokedConnectorIds", "revoked_connectors"),
+    ("revokedTaskIds", "revoked_tasks"),
+    ("delay", "delay"),
+)
+_METADATA_KEYS = (
+    ("version", "version"),
+    ("url", "url"),
+    ("configOffset", "config_offset"),
+    ("allocation", "allocation"),
+)
 # Keys of decoded JSON that are views, not fields: the CLI's trailing-bytes report, and the other
 # deserializer's reading in Kafka's vectors. Encoding ignores them.
 _VIEWS = ("trailing", "readByIncrementalDecoder", "readByEagerDecoder")
@@ -48,16 +64,23 @@ def _task(t: ConnectorTaskId) -> dict:
     return {"connector": t.connector, "task": t.task}
 
 
-def connect_assignment_json(info: ConnectAssignment, *, style: str = "kafka", reader_version: int | None = None,
-                            with_version: bool = True) -> dict:
+def connect_assignment_json(
+    info: ConnectAssignment, *, style: str = "kafka", reader_version: int | None = None, with_version: bool = True
+) -> dict:
     """The assignment as JSON. ``reader_version`` says which deserializer read it (default: the one its
     header picks): 0 leaves out what ConnectProtocol's ``Assignment`` does not have (revocations, delay)."""
     native = style == "native"
     values: dict[str, Any] = {
-        "version": info.version, "error": info.error, "leader": info.leader, "leaderUrl": info.leader_url,
-        "configOffset": info.config_offset, "connectorIds": list(info.connectors),
-        "taskIds": [_task(t) for t in info.tasks], "revokedConnectorIds": list(info.revoked_connectors),
-        "revokedTaskIds": [_task(t) for t in info.revoked_tasks], "delay": info.delay,
+        "version": info.version,
+        "error": info.error,
+        "leader": info.leader,
+        "leaderUrl": info.leader_url,
+        "configOffset": info.config_offset,
+        "connectorIds": list(info.connectors),
+        "taskIds": [_task(t) for t in info.tasks],
+        "revokedConnectorIds": list(info.revoked_connectors),
+        "revokedTaskIds": [_task(t) for t in info.revoked_tasks],
+        "delay": info.delay,
     }
     extended = _extended(info.version, reader_version)
     out = {}
@@ -82,15 +105,20 @@ def connect_metadata_json(info: ConnectMetadata, *, style: str = "kafka", reader
     if _extended(info.version, reader_version):
         alloc = info.allocation
         if alloc is None:
-            out["allocation"] = None if native else connect_assignment_json(
-                EMPTY_ASSIGNMENT, style=style, reader_version=1, with_version=False)
+            out["allocation"] = (
+                None
+                if native
+                else connect_assignment_json(EMPTY_ASSIGNMENT, style=style, reader_version=1, with_version=False)
+            )
         else:  # its own version only when it differs from the metadata's (Kafka writes them equal)
-            out["allocation"] = connect_assignment_json(alloc, style=style, reader_version=1,
-                                                        with_version=alloc.version != info.version)
+            out["allocation"] = connect_assignment_json(
+                alloc, style=style, reader_version=1, with_version=alloc.version != info.version
+            )
     return out
 
 
 # --- from JSON ------------------------------------------------------------------------------------------
+
 
 def _fail(reason: str, path: str, message: str) -> EncodeError:
     return EncodeError(reason[:300], message=message, path=path)
@@ -102,7 +130,8 @@ def _what(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return {int: "an integer", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
-        type(v), type(v).__name__)
+        type(v), type(v).__name__
+    )
 
 
 def _fields(d, keys, message: str, path: str) -> dict[str, Any]:
@@ -167,10 +196,17 @@ def _tasks(v, path: str, message: str) -> tuple[ConnectorTaskId, ...]:
     for i, t in enumerate(v):
         p = f"{path}[{i}]"
         if not isinstance(t, dict) or set(t) != {"connector", "task"}:
-            raise _fail(f"needs {{\"connector\": string, \"task\": integer}}, got {_what(t)}"
-                        + (f" with keys {sorted(t)}" if isinstance(t, dict) else ""), p, message)
-        out.append(ConnectorTaskId(_str(t["connector"], f"{p}.connector", message),
-                                   _int(t["task"], _INT32, f"{p}.task", message)))
+            raise _fail(
+                f'needs {{"connector": string, "task": integer}}, got {_what(t)}'
+                + (f" with keys {sorted(t)}" if isinstance(t, dict) else ""),
+                p,
+                message,
+            )
+        out.append(
+            ConnectorTaskId(
+                _str(t["connector"], f"{p}.connector", message), _int(t["task"], _INT32, f"{p}.task", message)
+            )
+        )
     return tuple(out)
 
 

@@ -16,25 +16,33 @@ from ..kinds import Decoded, Kind, register
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from .assignment import decode_connect_assignment, encode_connect_assignment, regrouped
 from .constants import reader_name
-from .jsonview import (connect_assignment_from_json, connect_assignment_json, connect_metadata_from_json,
-                       connect_metadata_json)
+from .jsonview import (
+    connect_assignment_from_json,
+    connect_assignment_json,
+    connect_metadata_from_json,
+    connect_metadata_json,
+)
 from .metadata import decode_connect_metadata, encode_connect_metadata
 from .pretty import pretty_connect_assignment, pretty_connect_metadata
 
 __all__: list[str] = []
 
 
-def _notes(name: str, header: int, reader: int, asked: int | None, consumed: int, trailing: int,
-           wire=None) -> tuple[str, ...]:
+def _notes(
+    name: str, header: int, reader: int, asked: int | None, consumed: int, trailing: int, wire=None
+) -> tuple[str, ...]:
     notes = []
     for where in regrouped(wire):
-        notes.append(f"{name} v{header}: {where} is named in more than one group; Kafka's writer gives each "
-                     "connector one group, so encoding this value does not give these bytes back")
+        notes.append(
+            f"{name} v{header}: {where} is named in more than one group; Kafka's writer gives each "
+            "connector one group, so encoding this value does not give these bytes back"
+        )
     if asked is not None and (asked == 0) != (header == 0):
         notes.append(f"{name} v{header} read with {reader_name(reader)}'s deserializer (reader version {asked})")
     if trailing:
-        notes.append(f"{name} v{header}: {trailing} trailing bytes after offset {consumed} ignored "
-                     "(Kafka ignores them too)")
+        notes.append(
+            f"{name} v{header}: {trailing} trailing bytes after offset {consumed} ignored (Kafka ignores them too)"
+        )
     return tuple(notes)
 
 
@@ -42,16 +50,31 @@ def _trailing(consumed: int, trailing: int) -> dict | None:
     return {"offset": consumed, "bytes": trailing} if trailing else None
 
 
-def _decode_metadata(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
-                     max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
+def _decode_metadata(
+    data: bytes,
+    *,
+    style: str = "kafka",
+    version: int | None = None,
+    latest: int | None = None,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+    **_,
+) -> Decoded:
     asked = latest if latest is not None else version
     d = decode_connect_metadata(data, reader_version=asked, detail=True, max_size=max_size)
-    return Decoded(connect_metadata_json(d.info, style=style, reader_version=d.reader_version),
-                   pretty_connect_metadata(d.info, reader_version=d.reader_version, size=len(data),
-                                           trailing=d.trailing),
-                   _notes("ConnectMetadata", d.info.version, d.reader_version, asked, d.consumed, d.trailing,
-                          d.allocation.wire if d.allocation else None),
-                   _trailing(d.consumed, d.trailing))
+    return Decoded(
+        connect_metadata_json(d.info, style=style, reader_version=d.reader_version),
+        pretty_connect_metadata(d.info, reader_version=d.reader_version, size=len(data), trailing=d.trailing),
+        _notes(
+            "ConnectMetadata",
+            d.info.version,
+            d.reader_version,
+            asked,
+            d.consumed,
+            d.trailing,
+            d.allocation.wire if d.allocation else None,
+        ),
+        _trailing(d.consumed, d.trailing),
+    )
 
 
 def _encode_metadata(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
@@ -59,16 +82,23 @@ def _encode_metadata(value: dict, *, style: str = "kafka", version: int | None =
     return encode_connect_metadata(connect_metadata_from_json(value), version, drop_unrepresentable=drop)
 
 
-def _decode_assignment(data: bytes, *, style: str = "kafka", version: int | None = None, latest: int | None = None,
-                       max_size: int = DEFAULT_MAX_METADATA_SIZE, **_) -> Decoded:
+def _decode_assignment(
+    data: bytes,
+    *,
+    style: str = "kafka",
+    version: int | None = None,
+    latest: int | None = None,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+    **_,
+) -> Decoded:
     asked = latest if latest is not None else version
     d = decode_connect_assignment(data, reader_version=asked, detail=True, max_size=max_size)
-    return Decoded(connect_assignment_json(d.info, style=style, reader_version=d.reader_version),
-                   pretty_connect_assignment(d.info, reader_version=d.reader_version, size=len(data),
-                                             trailing=d.trailing),
-                   _notes("ConnectAssignment", d.info.version, d.reader_version, asked, d.consumed, d.trailing,
-                          d.wire),
-                   _trailing(d.consumed, d.trailing))
+    return Decoded(
+        connect_assignment_json(d.info, style=style, reader_version=d.reader_version),
+        pretty_connect_assignment(d.info, reader_version=d.reader_version, size=len(data), trailing=d.trailing),
+        _notes("ConnectAssignment", d.info.version, d.reader_version, asked, d.consumed, d.trailing, d.wire),
+        _trailing(d.consumed, d.trailing),
+    )
 
 
 def _encode_assignment(value: dict, *, style: str = "kafka", version: int | None = None, **opts) -> bytes:
@@ -76,7 +106,21 @@ def _encode_assignment(value: dict, *, style: str = "kafka", version: int | None
     return encode_connect_assignment(connect_assignment_from_json(value), version, drop_unrepresentable=drop)
 
 
-register(Kind("connect-metadata", "Kafka Connect worker metadata (JoinGroup, protocol type connect), int16 version "
-              "header (v0-2; --version picks the reader)", _decode_metadata, _encode_metadata))
-register(Kind("connect-assignment", "Kafka Connect assignment (SyncGroup, protocol type connect), int16 version "
-              "header (v0-2; --version picks the reader)", _decode_assignment, _encode_assignment))
+register(
+    Kind(
+        "connect-metadata",
+        "Kafka Connect worker metadata (JoinGroup, protocol type connect), int16 version "
+        "header (v0-2; --version picks the reader)",
+        _decode_metadata,
+        _encode_metadata,
+    )
+)
+register(
+    Kind(
+        "connect-assignment",
+        "Kafka Connect assignment (SyncGroup, protocol type connect), int16 version "
+        "header (v0-2; --version picks the reader)",
+        _decode_assignment,
+        _encode_assignment,
+    )
+)

@@ -15,8 +15,13 @@ from ..errors import DecodeError, EncodeError
 from ..streams.common import check_size
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..wire.builder import encode_wire, wire_class
-from .assignment import (EMPTY_ASSIGNMENT, ConnectAssignment, DecodedConnectAssignment, decode_connect_assignment,
-                         encode_connect_assignment)
+from .assignment import (
+    EMPTY_ASSIGNMENT,
+    ConnectAssignment,
+    DecodedConnectAssignment,
+    decode_connect_assignment,
+    encode_connect_assignment,
+)
 from .common import HEADER_SIZE, write_version, read_body, read_header, reader_layout
 from .constants import CONNECT_PROTOCOL_V0, CONNECT_PROTOCOL_V1, LATEST_VERSION
 
@@ -58,8 +63,13 @@ class DecodedConnectMetadata:
     allocation: DecodedConnectAssignment | None = None
 
 
-def decode_connect_metadata(data: bytes | bytearray | memoryview, *, reader_version: int | None = None,
-                            detail: bool = False, max_size: int = DEFAULT_MAX_METADATA_SIZE):
+def decode_connect_metadata(
+    data: bytes | bytearray | memoryview,
+    *,
+    reader_version: int | None = None,
+    detail: bool = False,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+):
     """Decode a worker's metadata as Kafka's deserializer does.
 
     ``reader_version``: 0 reads as ``ConnectProtocol.deserializeMetadata`` (workers before 2.3: URL and config
@@ -83,8 +93,9 @@ def decode_connect_metadata(data: bytes | bytearray | memoryview, *, reader_vers
             e.path = "allocation." + e.path if e.path else "allocation"
             e.args = (e._format(),)
             raise e from None
-    info = ConnectMetadata(version=header, url=wire.url, config_offset=wire.config_offset,
-                           allocation=nested.info if nested else None)
+    info = ConnectMetadata(
+        version=header, url=wire.url, config_offset=wire.config_offset, allocation=nested.info if nested else None
+    )
     result = DecodedConnectMetadata(info, wire, layout, end, len(data) - end, nested)
     return result if detail else info
 
@@ -93,8 +104,9 @@ def _version(info: ConnectMetadata, version: int | None) -> int:
     return write_version(MESSAGE, info.version, version)
 
 
-def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *, drop_unrepresentable: bool = False,
-                            java_order: bool = False) -> bytes:
+def encode_connect_metadata(
+    info: ConnectMetadata, version: int | None = None, *, drop_unrepresentable: bool = False, java_order: bool = False
+) -> bytes:
     """The int16 header, then the fields: URL and config offset at version 0 (``ConnectProtocol.serializeMetadata``),
     and the allocation from v1 (``IncrementalCooperativeConnectProtocol.serializeMetadata``): null for None or
     Kafka's empty assignment, else the assignment under its own version header, or the metadata's when it names
@@ -106,13 +118,21 @@ def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *
     v = _version(info, version)
     alloc = info.allocation
     if alloc is not None and not isinstance(alloc, ConnectAssignment):
-        raise EncodeError(f"allocation needs a ConnectAssignment, got {type(alloc).__name__}", message=MESSAGE,
-                          version=v, path="allocation")
+        raise EncodeError(
+            f"allocation needs a ConnectAssignment, got {type(alloc).__name__}",
+            message=MESSAGE,
+            version=v,
+            path="allocation",
+        )
     fields: dict = {"url": info.url, "config_offset": info.config_offset}
     if v == CONNECT_PROTOCOL_V0:
         if alloc is not None and not alloc.is_empty and not drop_unrepresentable:
-            raise EncodeError("allocation cannot be carried by version 0 (ConnectProtocol)", message=MESSAGE,
-                              version=v, path="allocation")
+            raise EncodeError(
+                "allocation cannot be carried by version 0 (ConnectProtocol)",
+                message=MESSAGE,
+                version=v,
+                path="allocation",
+            )
     else:
         if alloc is None or alloc.is_empty:
             fields["allocation"] = None
@@ -122,11 +142,16 @@ def encode_connect_metadata(info: ConnectMetadata, version: int | None = None, *
                 # short v0 layout (the v1 reader gives the missing fields their defaults) unless it carries more
                 carries_more = bool(alloc.revoked_connectors or alloc.revoked_tasks or alloc.delay)
                 fields["allocation"] = encode_connect_assignment(
-                    alloc, v if alloc.version is None else alloc.version, drop_unrepresentable=drop_unrepresentable,
-                    java_order=java_order, reader_version=CONNECT_PROTOCOL_V1 if carries_more else None)
+                    alloc,
+                    v if alloc.version is None else alloc.version,
+                    drop_unrepresentable=drop_unrepresentable,
+                    java_order=java_order,
+                    reader_version=CONNECT_PROTOCOL_V1 if carries_more else None,
+                )
             except EncodeError as e:
-                raise EncodeError(e.reason, message=MESSAGE, version=v,
-                                  path="allocation." + e.path if e.path else "allocation") from None
+                raise EncodeError(
+                    e.reason, message=MESSAGE, version=v, path="allocation." + e.path if e.path else "allocation"
+                ) from None
     layout = min(v, LATEST_VERSION)
     try:
         body = encode_wire(MESSAGE, layout, wire_class(MESSAGE, MESSAGE)(**fields))

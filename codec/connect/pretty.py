@@ -59,9 +59,14 @@ def _grouped(connectors, tasks, indent: str, what: str = "") -> list[str]:
 
 
 def _assignment_lines(a: ConnectAssignment, extended: bool, indent: str) -> list[str]:
-    lines = _rows([("error", _error(a.error)),
-                   ("leader", f"{_q(a.leader)} at {_q(a.leader_url)}"),
-                   ("config offset", str(a.config_offset))], indent)
+    lines = _rows(
+        [
+            ("error", _error(a.error)),
+            ("leader", f"{_q(a.leader)} at {_q(a.leader_url)}"),
+            ("config offset", str(a.config_offset)),
+        ],
+        indent,
+    )
     lines += _grouped(a.connectors, a.tasks, indent)
     if extended:
         lines += _grouped(a.revoked_connectors, a.revoked_tasks, indent, "revoked ")
@@ -69,16 +74,18 @@ def _assignment_lines(a: ConnectAssignment, extended: bool, indent: str) -> list
     return lines
 
 
-def pretty_connect_assignment(info: ConnectAssignment, *, reader_version: int | None = None, size: int | None = None,
-                              trailing: int = 0) -> str:
+def pretty_connect_assignment(
+    info: ConnectAssignment, *, reader_version: int | None = None, size: int | None = None, trailing: int = 0
+) -> str:
     reader = reader_version if reader_version is not None else info.version
     lines = [_head("ConnectAssignment", info.version, reader_version, size, trailing)]
     lines += _assignment_lines(info, reader != CONNECT_PROTOCOL_V0, "  ")
     return "\n".join(lines)
 
 
-def pretty_connect_metadata(info: ConnectMetadata, *, reader_version: int | None = None, size: int | None = None,
-                            trailing: int = 0) -> str:
+def pretty_connect_metadata(
+    info: ConnectMetadata, *, reader_version: int | None = None, size: int | None = None, trailing: int = 0
+) -> str:
     reader = reader_version if reader_version is not None else info.version
     lines = [_head("ConnectMetadata", info.version, reader_version, size, trailing)]
     lines += _rows([("url", _q(info.url)), ("config offset", str(info.config_offset))], "  ")

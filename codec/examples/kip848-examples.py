@@ -16,9 +16,11 @@ from pathlib import Path
 from codec.capture.scripted import kip848_script, kip932_script, kip1071_script
 
 HERE = Path(__file__).resolve().parent
-EXAMPLES = {"kip848-group.pcap": lambda: kip848_script(metadata=True).pcap(),
-            "kip1071-streams.pcap": lambda: kip1071_script().pcap(),
-            "kip932-share.pcap": lambda: kip932_script().pcap()}
+EXAMPLES = {
+    "kip848-group.pcap": lambda: kip848_script(metadata=True).pcap(),
+    "kip1071-streams.pcap": lambda: kip1071_script().pcap(),
+    "kip932-share.pcap": lambda: kip932_script().pcap(),
+}
 
 
 def main() -> None:

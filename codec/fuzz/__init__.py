@@ -27,6 +27,21 @@ from .regressions import REGRESSIONS, regression_vector, regression_vectors, wri
 from .rendering import render
 from .runner import FuzzReport, Violation, differential, run
 
-__all__ = ["targets", "seeds", "seed_corpus", "Seed", "shared_dir", "mutate", "render", "run", "differential",
-           "FuzzReport", "Violation", "regression_vector", "regression_vectors", "write_regression_vectors",
-           "REGRESSIONS", "EXTREMES"]
+__all__ = [
+    "targets",
+    "seeds",
+    "seed_corpus",
+    "Seed",
+    "shared_dir",
+    "mutate",
+    "render",
+    "run",
+    "differential",
+    "FuzzReport",
+    "Violation",
+    "regression_vector",
+    "regression_vectors",
+    "write_regression_vectors",
+    "REGRESSIONS",
+    "EXTREMES",
+]

@@ -49,8 +49,19 @@ from dataclasses import dataclass, field
 from ..budget import BUDGETS, Budget
 from ..errors import CodecError
 
-__all__ = ["COMMANDS", "LOAD_FACTOR", "SHAPES", "Case", "Measure", "Violation", "AmplificationReport", "cases",
-           "Runner", "run", "case_from_json"]
+__all__ = [
+    "COMMANDS",
+    "LOAD_FACTOR",
+    "SHAPES",
+    "Case",
+    "Measure",
+    "Violation",
+    "AmplificationReport",
+    "cases",
+    "Runner",
+    "run",
+    "case_from_json",
+]
 
 #: The commands checked: those of :data:`codec.budget.BUDGETS`.
 COMMANDS = tuple(BUDGETS)
@@ -73,14 +84,19 @@ class Case:
 
     def to_json(self) -> dict:
         pack = lambda b: None if b is None else base64.b64encode(zlib.compress(b, 9)).decode("ascii")  # noqa: E731
-        return {"command": self.command, "argv": list(self.argv), "size": self.size, "shape": self.shape,
-                "stdin_z": pack(self.stdin), "file_z": pack(self.file)}
+        return {
+            "command": self.command,
+            "argv": list(self.argv),
+            "size": self.size,
+            "shape": self.shape,
+            "stdin_z": pack(self.stdin),
+            "file_z": pack(self.file),
+        }
 
 
 def case_from_json(d: dict) -> Case:
     unpack = lambda s: None if s is None else zlib.decompress(base64.b64decode(s))  # noqa: E731
-    return Case(d["command"], tuple(d["argv"]), d["size"], d["shape"], unpack(d["stdin_z"]) or b"",
-                unpack(d["file_z"]))
+    return Case(d["command"], tuple(d["argv"]), d["size"], d["shape"], unpack(d["stdin_z"]) or b"", unpack(d["file_z"]))
 
 
 @dataclass(frozen=True)
@@ -93,8 +109,11 @@ class Measure:
 
     def ratios(self, budget: Budget, size: int) -> dict[str, float]:
         """Each measure over its budget (1.0 is the budget)."""
-        return {"output": self.output / budget.output(size), "memory": self.memory / budget.memory(size),
-                "seconds": self.seconds / (LOAD_FACTOR * budget.seconds(size))}
+        return {
+            "output": self.output / budget.output(size),
+            "memory": self.memory / budget.memory(size),
+            "seconds": self.seconds / (LOAD_FACTOR * budget.seconds(size)),
+        }
 
 
 @dataclass(frozen=True)
@@ -105,7 +124,7 @@ class Violation:
 
     def __str__(self) -> str:
         c = self.case
-        return (f"{c.command} ({c.shape}, {c.size:,} bytes in): {self.why}; argv {' '.join(c.argv)[:200]}")
+        return f"{c.command} ({c.shape}, {c.size:,} bytes in): {self.why}; argv {' '.join(c.argv)[:200]}"
 
     def to_json(self) -> dict:
         return {"why": self.why, "case": self.case.to_json()}
@@ -139,11 +158,14 @@ class AmplificationReport:
 
     def summary(self) -> str:
         worst = ", ".join(f"{c} {r:.2f}" for c, (r, _, _) in sorted(self.worst.items()))
-        return (f"{self.inputs} inputs over {len(self.per_command)} commands, {len(self.violations)} past their "
-                f"budget; highest share of a budget by command: {worst}; {self.seconds:.0f} s")
+        return (
+            f"{self.inputs} inputs over {len(self.per_command)} commands, {len(self.violations)} past their "
+            f"budget; highest share of a budget by command: {worst}; {self.seconds:.0f} s"
+        )
 
 
 # --- running one case --------------------------------------------------------------------------------------
+
 
 def _proc(name: str, flags: int) -> int | None:
     try:
@@ -231,9 +253,11 @@ class Runner:
                 f.write(case.file)
         argv = [case.command] + [a.replace(_FILE, path).replace("{out}", out_dir) for a in case.argv]
         out, err = io.BytesIO(), io.BytesIO()
-        streams = (io.TextIOWrapper(out, encoding="utf-8", write_through=True),
-                   io.TextIOWrapper(err, encoding="utf-8", write_through=True),
-                   io.TextIOWrapper(io.BytesIO(case.stdin), encoding="utf-8"))
+        streams = (
+            io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+            io.TextIOWrapper(err, encoding="utf-8", write_through=True),
+            io.TextIOWrapper(io.BytesIO(case.stdin), encoding="utf-8"),
+        )
         saved = sys.stdout, sys.stderr, sys.stdin
         _peak_reset()
         _, before = _rss()
@@ -292,7 +316,7 @@ def _pick(rng: random.Random, values: tuple[int, ...], top: int | None = None) -
 def _name(style: int, n: int) -> str:
     """A name of ``n`` characters: one ASCII character repeated (styles 0-6), or non-ASCII text (style 7; a
     third as long: a Kafka string holds at most 32,767 bytes)."""
-    return "xyz0_-."[style] * n if style < 7 else ("ab\u00e9\u2603" * n)[:n // 3]
+    return "xyz0_-."[style] * n if style < 7 else ("ab\u00e9\u2603" * n)[: n // 3]
 
 
 def _style(rng: random.Random) -> int:
@@ -312,8 +336,9 @@ def _decode_case(shape: str, kind: str, data: bytes, rng: random.Random, *opts: 
     fmt = ("--format", "pretty") if rng.random() < 0.4 else (("--compact",) if rng.random() < 0.5 else ())
     style = ("--style", "native") if rng.random() < 0.2 else ()
     if rng.random() < 0.15:  # one line of --lines
-        return Case("decode", ("--kind", kind, *opts, *style, "--lines"), len(data), shape,
-                    stdin=data.hex().encode() + b"\n")
+        return Case(
+            "decode", ("--kind", kind, *opts, *style, "--lines"), len(data), shape, stdin=data.hex().encode() + b"\n"
+        )
     return Case("decode", ("--kind", kind, *opts, *fmt, *style, f"@{_FILE}"), len(data), shape, file=data)
 
 
@@ -328,18 +353,34 @@ def _streams_bytes(request: bool, style: int, n: int, parts: int, entries: int, 
         tasks = [{"subtopologyId": _name(style, n), "partitions": list(range(k))}] * entries
         body: dict[str, object]
         if request:
-            offsets = [{"subtopologyId": _name(style, n if i == 0 else 1), "partition": i, "offset": i}
-                       for i in range(k if extra & 1 else 0)]
-            body = {"groupId": "g", "memberId": "m", "activeTasks": tasks, "taskOffsets": offsets,
-                    "taskEndOffsets": offsets if extra & 2 else None,
-                    "clientTags": [{"key": "k", "value": "v"}] * k if extra & 4 else None}
+            offsets = [
+                {"subtopologyId": _name(style, n if i == 0 else 1), "partition": i, "offset": i}
+                for i in range(k if extra & 1 else 0)
+            ]
+            body = {
+                "groupId": "g",
+                "memberId": "m",
+                "activeTasks": tasks,
+                "taskOffsets": offsets,
+                "taskEndOffsets": offsets if extra & 2 else None,
+                "clientTags": [{"key": "k", "value": "v"}] * k if extra & 4 else None,
+            }
             return encode("streams-group-heartbeat-request", 0, body)
-        body = {"memberId": "m", "activeTasks": tasks, "standbyTasks": tasks if extra & 1 else None,
-                "status": [{"statusCode": 1, "statusDetail": str(i)} for i in range(k)] if extra & 2 else None,
-                "partitionsByUserEndpoint": [{"userEndpoint": {"host": _name(style, n), "port": 1},
-                                              "activePartitions": [{"topic": _name(style, n),
-                                                                    "partitions": list(range(k))}],
-                                              "standbyPartitions": []}] if extra & 4 else None}
+        body = {
+            "memberId": "m",
+            "activeTasks": tasks,
+            "standbyTasks": tasks if extra & 1 else None,
+            "status": [{"statusCode": 1, "statusDetail": str(i)} for i in range(k)] if extra & 2 else None,
+            "partitionsByUserEndpoint": [
+                {
+                    "userEndpoint": {"host": _name(style, n), "port": 1},
+                    "activePartitions": [{"topic": _name(style, n), "partitions": list(range(k))}],
+                    "standbyPartitions": [],
+                }
+            ]
+            if extra & 4
+            else None,
+        }
         return encode("streams-group-heartbeat-response", 0, body)
 
     return _fitting(make, parts)
@@ -347,8 +388,9 @@ def _streams_bytes(request: bool, style: int, n: int, parts: int, entries: int, 
 
 def _streams_tasks(rng: random.Random) -> Case:
     request = rng.random() < 0.4
-    data = _streams_bytes(request, _style(rng), _pick(rng, _LENGTHS), _pick(rng, _COUNTS), rng.choice((1, 1, 2, 8)),
-                          rng.randrange(8))
+    data = _streams_bytes(
+        request, _style(rng), _pick(rng, _LENGTHS), _pick(rng, _COUNTS), rng.choice((1, 1, 2, 8)), rng.randrange(8)
+    )
     kind = "streams-group-heartbeat-request" if request else "streams-group-heartbeat-response"
     return _decode_case("streams heartbeat tasks", kind, data, rng, "--version", "0")
 
@@ -363,18 +405,29 @@ def _assignment_bytes(version: int, style: int, n: int, host: int, parts: int, e
     def make(k: int) -> bytes:
         topic = _name(style, n)
         hosts = {HostInfo(_name(style, host) or "h", 1): tuple(TopicPartition(topic, p) for p in range(k))}
-        standby: dict[TaskId, tuple[TopicPartition, ...]] = {
-            TaskId(0, i): (TopicPartition(topic, i),) for i in range(k)} if extra & 1 else {}
-        info = AssignmentInfo(version=version, partitions_by_host=hosts, standby_tasks=standby,
-                              standby_partitions_by_host=hosts if version >= 6 and extra & 2 else {})
+        standby: dict[TaskId, tuple[TopicPartition, ...]] = (
+            {TaskId(0, i): (TopicPartition(topic, i),) for i in range(k)} if extra & 1 else {}
+        )
+        info = AssignmentInfo(
+            version=version,
+            partitions_by_host=hosts,
+            standby_tasks=standby,
+            standby_partitions_by_host=hosts if version >= 6 and extra & 2 else {},
+        )
         return encode_assignment(info, version)
 
     return _fitting(make, parts)
 
 
 def _assignment_dictionary(rng: random.Random) -> Case:
-    data = _assignment_bytes(rng.choice((5, 6, 7, 8, 9, 10, 11)), _style(rng), _pick(rng, _LENGTHS, 3000),
-                             _pick(rng, _LENGTHS, 3000), _pick(rng, _COUNTS, 5000), rng.randrange(4))
+    data = _assignment_bytes(
+        rng.choice((5, 6, 7, 8, 9, 10, 11)),
+        _style(rng),
+        _pick(rng, _LENGTHS, 3000),
+        _pick(rng, _LENGTHS, 3000),
+        _pick(rng, _COUNTS, 5000),
+        rng.randrange(4),
+    )
     return _decode_case("assignment-info topic dictionary", "assignment-info", data, rng)
 
 
@@ -384,16 +437,27 @@ def _connect_bytes(version: int, style: int, n: int, leader: int, tasks: int) ->
 
     def make(k: int) -> bytes:
         name = _name(style, n)
-        a = ConnectAssignment(version=version, leader=_name(style, leader), leader_url="u", config_offset=1,
-                              connectors=(name,) * min(k, 100), tasks=tuple(ConnectorTaskId(name, i) for i in range(k)))
+        a = ConnectAssignment(
+            version=version,
+            leader=_name(style, leader),
+            leader_url="u",
+            config_offset=1,
+            connectors=(name,) * min(k, 100),
+            tasks=tuple(ConnectorTaskId(name, i) for i in range(k)),
+        )
         return encode_connect_assignment(a)
 
     return _fitting(make, tasks)
 
 
 def _connect_names(rng: random.Random) -> Case:
-    data = _connect_bytes(rng.choice((0, 1, 2)), _style(rng), _pick(rng, _LENGTHS, 3000),
-                          _pick(rng, _LENGTHS, 3000), _pick(rng, _COUNTS, 10_000))
+    data = _connect_bytes(
+        rng.choice((0, 1, 2)),
+        _style(rng),
+        _pick(rng, _LENGTHS, 3000),
+        _pick(rng, _LENGTHS, 3000),
+        _pick(rng, _COUNTS, 10_000),
+    )
     return _decode_case("connect assignment names", "connect-assignment", data, rng)
 
 
@@ -426,8 +490,13 @@ def _tiny_elements(rng: random.Random) -> Case:
     kind, version, _ = _TINY[which]
     if rng.random() < 0.4:  # the same, as JSON to encode (defaults fill each {})
         value = _tiny_bytes(which, _pick(rng, _COUNTS), True)
-        return Case("encode", ("--kind", kind, "--version", str(version), f"@{_FILE}"), len(value),
-                    "tiny elements (encode)", file=value)
+        return Case(
+            "encode",
+            ("--kind", kind, "--version", str(version), f"@{_FILE}"),
+            len(value),
+            "tiny elements (encode)",
+            file=value,
+        )
     data = _tiny_bytes(which, _pick(rng, _COUNTS), False)
     return _decode_case("tiny elements", kind, data, rng, "--version", str(version))
 
@@ -477,9 +546,16 @@ def _encode_mutated(rng: random.Random) -> Case:
         kind, opts = ka
         options = dict(zip(opts[::2], opts[1::2]))
         try:
-            value = get_kind(kind).decode(rng.choice(seeds[target]), style="kafka",
-                                          version=int(options["--version"]) if "--version" in options else None,
-                                          **({"api_key": int(options["--api-key"])} if "--api-key" in options else {})).value
+            value = (
+                get_kind(kind)
+                .decode(
+                    rng.choice(seeds[target]),
+                    style="kafka",
+                    version=int(options["--version"]) if "--version" in options else None,
+                    **({"api_key": int(options["--api-key"])} if "--api-key" in options else {}),
+                )
+                .value
+            )
         except Exception:  # noqa: BLE001 - a seed this kind refuses: try another
             continue
         value = mutate_value(value, rng) if rng.random() < 0.7 else value
@@ -505,16 +581,19 @@ def _assign_share(rng: random.Random) -> Case:
     """A share group for ``assign --share``: long topic and member names, partition counts up to past the cap,
     members subscribed to every topic or to one, with current assignments."""
     style = _style(rng)
-    topics = {_name(style, _pick(rng, _LENGTHS, 3000)) + str(i): _pick(rng, (0, 1, 10, 1000, 20_000, 200_000))
-              for i in range(_pick(rng, (1, 2, 10, 100)))}
+    topics = {
+        _name(style, _pick(rng, _LENGTHS, 3000)) + str(i): _pick(rng, (0, 1, 10, 1000, 20_000, 200_000))
+        for i in range(_pick(rng, (1, 2, 10, 100)))
+    }
     names = list(topics)
     n = _pick(rng, _LENGTHS, 3000)
     members = []
     for i in range(_pick(rng, (0, 1, 2, 10, 100, 1000))):
         subscribed = names if rng.random() < 0.5 else [rng.choice(names)]
         current = {t: list(range(min(topics[t], _pick(rng, (0, 1, 100))))) for t in subscribed[:2]}
-        members.append({"memberId": _name(style, n) + str(i), "subscribedTopicNames": subscribed,
-                        "assignment": current})
+        members.append(
+            {"memberId": _name(style, n) + str(i), "subscribedTopicNames": subscribed, "assignment": current}
+        )
     doc = {"topics": topics, "members": members}
     if rng.random() < 0.2:
         doc["assignablePartitions"] = {t: list(range(min(c, 10))) for t, c in topics.items()}
@@ -524,20 +603,28 @@ def _assign_share(rng: random.Random) -> Case:
 
 def _assign_connect(rng: random.Random) -> Case:
     style, n = _style(rng), _pick(rng, _LENGTHS, 1000)
-    connectors = {_name(style, n) + str(i): _pick(rng, (0, 1, 10, 100, 1000, 10_000))
-                  for i in range(_pick(rng, (1, 10, 100, 1000)))}
+    connectors = {
+        _name(style, n) + str(i): _pick(rng, (0, 1, 10, 100, 1000, 10_000))
+        for i in range(_pick(rng, (1, 10, 100, 1000)))
+    }
     leader = _name(style, _pick(rng, _LENGTHS, 3000)) or "w0"
-    workers = [{"memberId": leader, "url": _name(style, _pick(rng, _LENGTHS, 1000))}] + \
-        [{"memberId": f"w{i}"} for i in range(_pick(rng, (0, 1, 10, 100)))]
-    doc = {"connectors": connectors, "workers": workers, "leader": leader,
-           "protocol": rng.choice(("default", "compatible", "sessioned"))}
+    workers = [{"memberId": leader, "url": _name(style, _pick(rng, _LENGTHS, 1000))}] + [
+        {"memberId": f"w{i}"} for i in range(_pick(rng, (0, 1, 10, 100)))
+    ]
+    doc = {
+        "connectors": connectors,
+        "workers": workers,
+        "leader": leader,
+        "protocol": rng.choice(("default", "compatible", "sessioned")),
+    }
     text = json.dumps(doc).encode()
     extra = ("--emit-bytes",) if rng.random() < 0.5 else ()
     return Case("assign", ("--connect", *extra, f"{_FILE}"), len(text), "connect names", file=text)
 
 
-def _segment(records: list[tuple[bytes, bytes | None]] | tuple[int, bytes, bytes | None], codec: int,
-             distinct: bool) -> bytes:
+def _segment(
+    records: list[tuple[bytes, bytes | None]] | tuple[int, bytes, bytes | None], codec: int, distinct: bool
+) -> bytes:
     """A one-batch segment; ``records`` may be (count, key, value): that many copies."""
     import crc32c
     import cramjam
@@ -554,10 +641,14 @@ def _segment(records: list[tuple[bytes, bytes | None]] | tuple[int, bytes, bytes
         recs, count = record(0, key, value) * n, n
     else:
         recs, count = b"".join(record(i, k, v) for i, (k, v) in enumerate(records)), len(records)
-    payload = {0: lambda b: b, 1: lambda b: gzip.compress(b, mtime=0),
-               4: lambda b: bytes(cramjam.zstd.compress(b, level=3))}[codec](recs)
-    after = struct.pack(">hiqqqhii", codec, count - 1, 1_700_000_000_000, 1_700_000_000_000, -1, -1, -1,
-                        count) + payload
+    payload = {
+        0: lambda b: b,
+        1: lambda b: gzip.compress(b, mtime=0),
+        4: lambda b: bytes(cramjam.zstd.compress(b, level=3)),
+    }[codec](recs)
+    after = (
+        struct.pack(">hiqqqhii", codec, count - 1, 1_700_000_000_000, 1_700_000_000_000, -1, -1, -1, count) + payload
+    )
     body = struct.pack(">ibI", 0, 2, crc32c.crc32c(after)) + after
     return struct.pack(">qi", 0, len(body)) + body
 
@@ -572,8 +663,7 @@ def _tiny_records(n: int, codec: int, distinct: bool) -> bytes:
     assert value is not None  # a value given is never a tombstone
     if not distinct:
         return _segment((n, key, value), codec, False)
-    return _segment([(key, value[:2] + struct.pack(">i", i) + value[6:]) for i in range(min(n, 100_000))], codec,
-                    True)
+    return _segment([(key, value[:2] + struct.pack(">i", i) + value[6:]) for i in range(min(n, 100_000))], codec, True)
 
 
 @functools.lru_cache(maxsize=64)
@@ -581,10 +671,20 @@ def _member_records(n: int, codec: int) -> bytes:
     """A batch of ``n`` current-assignment records, each of its own member."""
     from ..kafka4 import encode_record
 
-    return _segment([encode_record({"record": "ConsumerGroupCurrentMemberAssignment",
-                                    "key": {"groupId": "g", "memberId": f"m{i}"},
-                                    "value": {"memberEpoch": i, "previousMemberEpoch": i - 1, "state": 0}})
-                     for i in range(n)], codec, True)
+    return _segment(
+        [
+            encode_record(
+                {
+                    "record": "ConsumerGroupCurrentMemberAssignment",
+                    "key": {"groupId": "g", "memberId": f"m{i}"},
+                    "value": {"memberEpoch": i, "previousMemberEpoch": i - 1, "state": 0},
+                }
+            )
+            for i in range(n)
+        ],
+        codec,
+        True,
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -596,8 +696,9 @@ def _bomb(size: int) -> bytes:
 def _capture_segment(rng: random.Random) -> Case:
     which = rng.random()
     if which < 0.4:  # many tiny records
-        data = _tiny_records(_pick(rng, (10, 1000, 10_000, 100_000, 1_000_000)), rng.choice((1, 4, 4)),
-                             rng.random() < 0.3)
+        data = _tiny_records(
+            _pick(rng, (10, 1000, 10_000, 100_000, 1_000_000)), rng.choice((1, 4, 4)), rng.random() < 0.3
+        )
     elif which < 0.6:  # distinct members
         data = _member_records(_pick(rng, (10, 1000, 5000)), rng.choice((0, 4)))
     elif which < 0.7:  # a decompression bomb: one record of zeros
@@ -647,21 +748,45 @@ def _share_describe_bytes(style: int, n: int, members: int, parts: int) -> bytes
 
     def make(k: int) -> bytes:
         tps = [{"topicId": _TOPIC_ID, "topicName": _name(style, n), "partitions": list(range(k))}]
-        ms = [{"memberId": f"{_name(style, n)}{i}", "rackId": None, "memberEpoch": 1, "clientId": "c",
-               "clientHost": "h", "subscribedTopicNames": [_name(style, n)], "assignment": {"topicPartitions": tps}}
-              for i in range(members)]
-        return encode("share-group-describe-response", 1, {"groups": [
-            {"groupId": "g", "groupState": "Stable", "groupEpoch": 1, "assignmentEpoch": 1, "assignorName": "simple",
-             "members": ms}]})
+        ms = [
+            {
+                "memberId": f"{_name(style, n)}{i}",
+                "rackId": None,
+                "memberEpoch": 1,
+                "clientId": "c",
+                "clientHost": "h",
+                "subscribedTopicNames": [_name(style, n)],
+                "assignment": {"topicPartitions": tps},
+            }
+            for i in range(members)
+        ]
+        return encode(
+            "share-group-describe-response",
+            1,
+            {
+                "groups": [
+                    {
+                        "groupId": "g",
+                        "groupState": "Stable",
+                        "groupEpoch": 1,
+                        "assignmentEpoch": 1,
+                        "assignorName": "simple",
+                        "members": ms,
+                    }
+                ]
+            },
+        )
 
     return _fitting(make, parts)
 
 
 def _share_sharers(rng: random.Random) -> Case:
-    data = _share_describe_bytes(_style(rng), _pick(rng, _LENGTHS), _pick(rng, (1, 2, 16, 100, 1000)),
-                                 _pick(rng, _COUNTS))
-    return _decode_case("share describe, every partition shared", "share-group-describe-response", data, rng,
-                        "--version", "1")
+    data = _share_describe_bytes(
+        _style(rng), _pick(rng, _LENGTHS), _pick(rng, (1, 2, 16, 100, 1000)), _pick(rng, _COUNTS)
+    )
+    return _decode_case(
+        "share describe, every partition shared", "share-group-describe-response", data, rng, "--version", "1"
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -672,13 +797,33 @@ def _share_pcap(style: int, n: int, members: int, parts: int) -> bytes:
 
     def make(k: int) -> bytes:
         tps = [{"topicId": _TOPIC_ID, "partitions": list(range(k))}]
-        exchanges = [(76, 1, encode("share-group-heartbeat-request", 1,
-                                    {"groupId": "g", "memberId": f"{_name(style, n)}{i}", "memberEpoch": 0,
-                                     "subscribedTopicNames": ["t"]}),
-                      encode("share-group-heartbeat-response", 1,
-                             {"memberId": f"{_name(style, n)}{i}", "memberEpoch": 1, "heartbeatIntervalMs": 5000,
-                              "assignment": {"topicPartitions": tps}}))
-                     for i in range(members)]
+        exchanges = [
+            (
+                76,
+                1,
+                encode(
+                    "share-group-heartbeat-request",
+                    1,
+                    {
+                        "groupId": "g",
+                        "memberId": f"{_name(style, n)}{i}",
+                        "memberEpoch": 0,
+                        "subscribedTopicNames": ["t"],
+                    },
+                ),
+                encode(
+                    "share-group-heartbeat-response",
+                    1,
+                    {
+                        "memberId": f"{_name(style, n)}{i}",
+                        "memberEpoch": 1,
+                        "heartbeatIntervalMs": 5000,
+                        "assignment": {"topicPartitions": tps},
+                    },
+                ),
+            )
+            for i in range(members)
+        ]
         describe = encode("share-group-describe-request", 1, {"groupIds": ["g"]})
         return _exchanges_pcap(exchanges + [(77, 1, describe, _share_describe_bytes(style, n, members, k))])
 
@@ -688,15 +833,17 @@ def _share_pcap(style: int, n: int, members: int, parts: int) -> bytes:
 def _capture_share(rng: random.Random) -> Case:
     data = _share_pcap(_style(rng), _pick(rng, _LENGTHS, 3000), _pick(rng, (1, 2, 16, 100)), _pick(rng, _COUNTS))
     json_flag = ("--json",) if rng.random() < 0.5 else ()
-    return Case("capture", (*json_flag, _FILE), len(data), "pcap of a share group, every partition shared",
-                file=data)
+    return Case("capture", (*json_flag, _FILE), len(data), "pcap of a share group, every partition shared", file=data)
 
 
 def _capture_frames(rng: random.Random) -> Case:
     """A pcap of one StreamsGroupHeartbeat exchange whose response carries the amplifying shapes of
     :func:`_streams_bytes`: tasks of a long subtopology over many partitions, thousands of distinct statuses."""
-    data = _heartbeat_pcap(_streams_bytes(False, _style(rng), _pick(rng, _LENGTHS), _pick(rng, _COUNTS),
-                                          rng.choice((1, 2)), rng.randrange(8)))
+    data = _heartbeat_pcap(
+        _streams_bytes(
+            False, _style(rng), _pick(rng, _LENGTHS), _pick(rng, _COUNTS), rng.choice((1, 2)), rng.randrange(8)
+        )
+    )
     json_flag = ("--json",) if rng.random() < 0.5 else ()
     return Case("capture", (*json_flag, _FILE), len(data), "pcap of amplifying frames", file=data)
 
@@ -727,7 +874,7 @@ def _conformance(rng: random.Random) -> Case:
 
     lines = rng.choice(_vector_lines())
     start = rng.randrange(len(lines))
-    chosen = list(lines[start:start + _pick(rng, (1, 10, 100, 1000))])
+    chosen = list(lines[start : start + _pick(rng, (1, 10, 100, 1000))])
     for i in rng.sample(range(len(chosen)), min(len(chosen), rng.choice((0, 1, 3)))):
         value = json.loads(chosen[i])
         for _ in range(rng.choice((1, 2))):
@@ -764,24 +911,44 @@ def _simulate(rng: random.Random) -> Case:
     if rng.random() < 0.5 and "connectors" in doc:
         doc["connectors"] = {_name(_style(rng), _pick(rng, _LENGTHS, 3000)) + str(i): 10 for i in range(3)}
     text = json.dumps(doc).encode()
-    return Case("simulate", (_FILE, "--no-plots", "--no-frames", "--out", "{out}"), len(text), "scenario",
-                file=text)
+    return Case("simulate", (_FILE, "--no-plots", "--no-frames", "--out", "{out}"), len(text), "scenario", file=text)
 
 
 def _fixed(rng: random.Random) -> Case:
-    command, argv = rng.choice((
-        ("kinds", ()), ("demo", ()), ("compat", ("--format", rng.choice(("table", "json", "markdown")))),
-        ("size", ("--members", str(_pick(rng, (1, 100, 65536))), "--tasks", str(_pick(rng, (1, 1000, 1_000_000))),
-                  "--standbys", str(rng.choice((0, 16))), "--format", "json")),
-        ("size", ("--find-limit",)),
-    ))
+    command, argv = rng.choice(
+        (
+            ("kinds", ()),
+            ("demo", ()),
+            ("compat", ("--format", rng.choice(("table", "json", "markdown")))),
+            (
+                "size",
+                (
+                    "--members",
+                    str(_pick(rng, (1, 100, 65536))),
+                    "--tasks",
+                    str(_pick(rng, (1, 1000, 1_000_000))),
+                    "--standbys",
+                    str(rng.choice((0, 16))),
+                    "--format",
+                    "json",
+                ),
+            ),
+            ("size", ("--find-limit",)),
+        )
+    )
     return Case(command, argv, 0, "options")
 
 
 #: The generators, by command, with their weights (the share of the inputs each gets).
 SHAPES: dict[str, tuple[tuple[Callable[[random.Random], Case], float], ...]] = {
-    "decode": ((_mutated, 30), (_streams_tasks, 4), (_assignment_dictionary, 3), (_connect_names, 3),
-               (_tiny_elements, 6), (_share_sharers, 3)),
+    "decode": (
+        (_mutated, 30),
+        (_streams_tasks, 4),
+        (_assignment_dictionary, 3),
+        (_connect_names, 3),
+        (_tiny_elements, 6),
+        (_share_sharers, 3),
+    ),
     "encode": ((_encode_mutated, 25),),
     "assign": ((_assign_streams, 6), (_assign_connect, 3), (_assign_share, 3)),
     "capture": ((_capture_segment, 3), (_capture_frames, 2), (_capture_mutated, 3), (_capture_share, 2)),
@@ -794,7 +961,9 @@ SHAPES: dict[str, tuple[tuple[Callable[[random.Random], Case], float], ...]] = {
 
 #: The commands a generator's cases may run, where they are not (only) the command it is listed under.
 _PRODUCES: dict[Callable[[random.Random], Case], tuple[str, ...]] = {
-    _tiny_elements: ("decode", "encode"), _fixed: ("compat", "size", "kinds", "demo")}
+    _tiny_elements: ("decode", "encode"),
+    _fixed: ("compat", "size", "kinds", "demo"),
+}
 
 
 def cases(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, start: int = 0) -> Iterator[Case]:
@@ -841,8 +1010,16 @@ def _worker_runner() -> Runner:
     return _RUNNER
 
 
-def run(n: int, *, seed: int = 0, workers: int = 2, commands: tuple[str, ...] = COMMANDS,
-        time_limit: float | None = None, chunk: int = 500, progress=None) -> AmplificationReport:
+def run(
+    n: int,
+    *,
+    seed: int = 0,
+    workers: int = 2,
+    commands: tuple[str, ...] = COMMANDS,
+    time_limit: float | None = None,
+    chunk: int = 500,
+    progress=None,
+) -> AmplificationReport:
     """``n`` cases, measured in ``workers`` processes (0: in this one), each against its budget; ``progress``,
     when given, is called with the report after each chunk."""
     import multiprocessing

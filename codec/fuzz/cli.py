@@ -72,10 +72,30 @@ from xml.etree import ElementTree
 
 from .corpus import DEFAULT_SHARED, Shared
 
-__all__ = ["COMMANDS", "CROSS_VERSION_CELLS", "DEFAULT_PROGRAM", "Job", "RunResult", "Problem", "CliViolation",
-           "CliFuzzReport", "Examiner", "run", "jobs", "execute", "check", "replay", "violation_from_json",
-           "vector_counts", "mutate_value", "json_text", "mutate_text", "mutate_hex_line", "adapter_main",
-           "adapter_reply"]
+__all__ = [
+    "COMMANDS",
+    "CROSS_VERSION_CELLS",
+    "DEFAULT_PROGRAM",
+    "Job",
+    "RunResult",
+    "Problem",
+    "CliViolation",
+    "CliFuzzReport",
+    "Examiner",
+    "run",
+    "jobs",
+    "execute",
+    "check",
+    "replay",
+    "violation_from_json",
+    "vector_counts",
+    "mutate_value",
+    "json_text",
+    "mutate_text",
+    "mutate_hex_line",
+    "adapter_main",
+    "adapter_reply",
+]
 
 COMMANDS = ("decode", "encode", "assign", "conformance")
 #: The share of the inputs each command gets (conformance: one input is one vector the runner checks).
@@ -96,6 +116,7 @@ _MATRIX = re.compile(r"(\d+) of (\d+) cells agree with Kafka\Z")
 
 
 # --- jobs: one process run each ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Job:
@@ -127,15 +148,25 @@ class Job:
     def part(self, start: int, stop: int) -> Job:
         """The same run on ``lines[start:stop]`` (ending as this one ends when it takes the last line)."""
         stop = min(stop, len(self.lines))
-        return Job(self.command, self.args, self.lines[start:stop], self.final_newline or stop < len(self.lines),
-                   trailing=tuple(i - start for i in self.trailing if start <= i < stop))
+        return Job(
+            self.command,
+            self.args,
+            self.lines[start:stop],
+            self.final_newline or stop < len(self.lines),
+            trailing=tuple(i - start for i in self.trailing if start <= i < stop),
+        )
 
 
 # --- the inputs -------------------------------------------------------------------------------------------
 
 # kinds the decode/encode targets of codec.fuzz map to (the record readers have no kind)
-_DIRECT_KINDS = {"subscription-info", "assignment-info", "consumer-subscription", "consumer-assignment",
-                 "request-frame"}
+_DIRECT_KINDS = {
+    "subscription-info",
+    "assignment-info",
+    "consumer-subscription",
+    "consumer-assignment",
+    "request-frame",
+}
 
 
 def _kind_args(target: str) -> tuple[str, tuple[str, ...]] | None:
@@ -165,14 +196,80 @@ def _options(args: tuple[str, ...]) -> dict:
 
 
 # Integers past every field's range, and text that is not a JSON value Python writes.
-_INTS = (0, 1, -1, -2, 127, 128, 255, 32767, 32768, -32769, 65535, 65536, 2**31 - 1, 2**31, -2**31, -2**31 - 1,
-         2**32, 2**53 + 1, 2**63 - 1, 2**63, -2**63, -2**63 - 1, 2**64, 10**30, -10**30)
-_RAW_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e99999", "-1e99999", "1.0", "1e3", "-0", "0.5", "1E400",
-                "123456789012345678901234567890.5")
-_STRINGS = ("", "x", "0_0", "1_2", "-1_0", "a_b", "0_", "_0", "t__0_0", "\ud800", "\udfff", "h\ud800x", "\udc00\ud800",
-            "\U0001F600", "a\rb", "a\nb", "a\u2028b", "a\u2029b", "\x00", "\x1b[2J", "\x7f\x85", "\ufeff",
-            "00000000-0000-0000-0000-000000000001", "not-a-uuid", "range", "high_availability", "sticky",
-            "fallback_prior", "cooperative-sticky", "h:1", ":", "a" * 300)
+_INTS = (
+    0,
+    1,
+    -1,
+    -2,
+    127,
+    128,
+    255,
+    32767,
+    32768,
+    -32769,
+    65535,
+    65536,
+    2**31 - 1,
+    2**31,
+    -(2**31),
+    -(2**31) - 1,
+    2**32,
+    2**53 + 1,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64,
+    10**30,
+    -(10**30),
+)
+_RAW_NUMBERS = (
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e99999",
+    "-1e99999",
+    "1.0",
+    "1e3",
+    "-0",
+    "0.5",
+    "1E400",
+    "123456789012345678901234567890.5",
+)
+_STRINGS = (
+    "",
+    "x",
+    "0_0",
+    "1_2",
+    "-1_0",
+    "a_b",
+    "0_",
+    "_0",
+    "t__0_0",
+    "\ud800",
+    "\udfff",
+    "h\ud800x",
+    "\udc00\ud800",
+    "\U0001f600",
+    "a\rb",
+    "a\nb",
+    "a\u2028b",
+    "a\u2029b",
+    "\x00",
+    "\x1b[2J",
+    "\x7f\x85",
+    "\ufeff",
+    "00000000-0000-0000-0000-000000000001",
+    "not-a-uuid",
+    "range",
+    "high_availability",
+    "sticky",
+    "fallback_prior",
+    "cooperative-sticky",
+    "h:1",
+    ":",
+    "a" * 300,
+)
 
 
 class _Raw:
@@ -247,16 +344,24 @@ def _mutate_string(s: str, rng: random.Random) -> str:
     if op == 0:
         return s[:i] + rng.choice(("\ud800", "\udbff", "\udc00", "\udfff")) + s[i:]
     if op == 1:
-        return s[:i] + rng.choice(("\r", "\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x00", "\x1b",
-                                   "\x7f", "\t")) + s[i:]
+        return (
+            s[:i]
+            + rng.choice(("\r", "\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x00", "\x1b", "\x7f", "\t"))
+            + s[i:]
+        )
     if op == 2:
         return s * 2 if rng.random() < 0.3 else _long(s, rng)
     if op == 3:
-        return s[:i] + rng.choice(("\U0001F600", "\u00e9", "\uffff", "\ufffe", "\\", '"', "_", "__", ":")) + s[i:]
+        return s[:i] + rng.choice(("\U0001f600", "\u00e9", "\uffff", "\ufffe", "\\", '"', "_", "__", ":")) + s[i:]
     return s[:i]
 
 
-_RENAMES = {"version": "Version", "activeTasks": "active_tasks", "processId": "process_id", "userEndPoint": "user_endpoint"}
+_RENAMES = {
+    "version": "Version",
+    "activeTasks": "active_tasks",
+    "processId": "process_id",
+    "userEndPoint": "user_endpoint",
+}
 
 
 def mutate_value(value: Any, rng: random.Random, pool: list[Any] | None = None) -> Any:
@@ -287,8 +392,23 @@ def mutate_value(value: Any, rng: random.Random, pool: list[Any] | None = None) 
             del parent[key]
     elif op == 5:
         if isinstance(parent, dict):
-            parent[rng.choice(("unknown", "version", "extra", "", "\ud800", "activeTasks", "clients", "tasks",
-                               "capacity", "nowMs", "taskLags"))] = _scalar(rng)
+            parent[
+                rng.choice(
+                    (
+                        "unknown",
+                        "version",
+                        "extra",
+                        "",
+                        "\ud800",
+                        "activeTasks",
+                        "clients",
+                        "tasks",
+                        "capacity",
+                        "nowMs",
+                        "taskLags",
+                    )
+                )
+            ] = _scalar(rng)
         else:
             parent.extend([_copy(old)] * rng.choice((1, 2, 50 if len(parent) < 100 else 1)))
     elif op == 6:
@@ -330,8 +450,7 @@ def json_text(value: Any, rng: random.Random) -> bytes:
             return [swap(x) for x in v]
         return v
 
-    text = json.dumps(swap(value), ensure_ascii=rng.random() < 0.5,
-                      separators=rng.choice(((",", ":"), (", ", ": "))))
+    text = json.dumps(swap(value), ensure_ascii=rng.random() < 0.5, separators=rng.choice(((",", ":"), (", ", ": "))))
     for i, raw in enumerate(raws):
         text = text.replace(f'"__fuzzraw{i}__"', raw, 1)
     return text.encode("utf-8", "surrogatepass")
@@ -346,9 +465,36 @@ def _capped(line: bytes) -> bytes:
 
 
 # bytes inserted into a line: line breaks of other splitters, bytes that are not UTF-8, NUL, a BOM
-_LINE_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", "\u2028".encode(), "\u2029".encode(),
-               b"\x00", b"\xff", b"\xfe", b"\xc0\x80", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xc3", b"\xe2\x80",
-               b"\xef\xbb\xbf", b"\x1b[2J", b"\t", b" ", b"\\", b'"', b"\\u", b"\\ud800", b"}", b"]", b",")
+_LINE_BYTES = (
+    b"\r",
+    b"\x0b",
+    b"\x0c",
+    b"\x1c",
+    b"\x1d",
+    b"\x1e",
+    b"\xc2\x85",
+    "\u2028".encode(),
+    "\u2029".encode(),
+    b"\x00",
+    b"\xff",
+    b"\xfe",
+    b"\xc0\x80",
+    b"\xed\xa0\x80",
+    b"\xed\xbf\xbf",
+    b"\xc3",
+    b"\xe2\x80",
+    b"\xef\xbb\xbf",
+    b"\x1b[2J",
+    b"\t",
+    b" ",
+    b"\\",
+    b'"',
+    b"\\u",
+    b"\\ud800",
+    b"}",
+    b"]",
+    b",",
+)
 
 
 def mutate_text(line: bytes, rng: random.Random) -> bytes:
@@ -385,7 +531,7 @@ def mutate_hex_line(line: bytes, rng: random.Random) -> bytes:
     if op == 2:
         return line[:i] + rng.choice((b" ", b"\t", b"  ", b"\xc2\xa0", b"\xe3\x80\x80")) + line[i:]
     if op == 3:
-        return line[:i] + line[i + 1:] if line else b"0"
+        return line[:i] + line[i + 1 :] if line else b"0"
     if op == 4:
         return line[:i] + rng.choice((b"g", b"z", b"-", b"0x", b"\xd9\xa0", b"\xef\xbc\x90")) + line[i:]
     if op == 5:
@@ -398,15 +544,21 @@ def mutate_hex_line(line: bytes, rng: random.Random) -> bytes:
 
 # --- assign groups ----------------------------------------------------------------------------------------
 
+
 def _random_group(rng: random.Random) -> dict:
-    tasks = [{"subtopology": s, "partition": p, "stateful": rng.random() < 0.6}
-             for s in range(rng.randint(1, 3)) for p in range(rng.randint(1, 4))]
+    tasks = [
+        {"subtopology": s, "partition": p, "stateful": rng.random() < 0.6}
+        for s in range(rng.randint(1, 3))
+        for p in range(rng.randint(1, 4))
+    ]
     ids = [f"{t['subtopology']}_{t['partition']}" for t in tasks]
     clients = []
     for i in range(rng.randint(1, 5)):
         c: dict[str, Any] = {"processId": f"00000000-0000-0000-0000-{i + 1:012d}", "capacity": rng.randint(1, 3)}
         c["prevActive"] = rng.sample(ids, rng.randint(0, len(ids) // 2))
-        c["prevStandby"] = rng.sample([t for t in ids if t not in c["prevActive"]], rng.randint(0, 2) if len(ids) > 4 else 0)
+        c["prevStandby"] = rng.sample(
+            [t for t in ids if t not in c["prevActive"]], rng.randint(0, 2) if len(ids) > 4 else 0
+        )
         lags = {t: rng.choice((0, 10, 1000, -2, -3, 2**63 - 1)) for t in ids if rng.random() < 0.5}
         if rng.random() < 0.7:
             c["taskLags"] = lags
@@ -416,12 +568,17 @@ def _random_group(rng: random.Random) -> dict:
             c["clientTags"] = {"zone": rng.choice("abc"), "cluster": rng.choice("kl")}
         clients.append(c)
     assignors = ("high_availability", "high_availability", "high_availability_fast", "sticky", "fallback_prior")
-    doc: dict[str, Any] = {"assignor": rng.choice(assignors),
-                           "configs": {"acceptableRecoveryLag": rng.choice((0, 10, 100)),
-                                       "maxWarmupReplicas": rng.randint(1, 3),
-                                       "numStandbyReplicas": rng.randint(0, 2),
-                                       "probingRebalanceIntervalMs": 60000},
-                           "tasks": tasks, "clients": clients}
+    doc: dict[str, Any] = {
+        "assignor": rng.choice(assignors),
+        "configs": {
+            "acceptableRecoveryLag": rng.choice((0, 10, 100)),
+            "maxWarmupReplicas": rng.randint(1, 3),
+            "numStandbyReplicas": rng.randint(0, 2),
+            "probingRebalanceIntervalMs": 60000,
+        },
+        "tasks": tasks,
+        "clients": clients,
+    }
     if rng.random() < 0.3:
         doc["configs"]["rackAwareAssignmentTags"] = ["zone"]
     if any("taskOffsetSums" in c for c in clients):
@@ -445,6 +602,7 @@ def _assign_corpus(shared: Path | None) -> list[dict]:
 
 
 # --- conformance: what the filters select, counted from the files -----------------------------------------
+
 
 def _message_kinds() -> dict[str, str]:
     from ..conformance.messages import MESSAGES
@@ -485,6 +643,7 @@ def vector_counts() -> tuple[dict[tuple[str, Any], int], int]:
 
 # --- generating the jobs ----------------------------------------------------------------------------------
 
+
 class _Inputs:
     """Seeds and base values, built once and shared by the job threads."""
 
@@ -497,9 +656,15 @@ class _Inputs:
         # messages the target decodes whole: with bytes after them, the bytes are trailing. Not frames (the
         # body of another API is opaque bytes, which take them in) nor SubscriptionInfo version probes (only
         # the version and the latest supported version are read)
-        self.whole = {t: [s.data for s in ss if s.accepted and not (t == "subscription-info" and
-                                                                    int.from_bytes(s.data[:4], "big") > 11)]
-                      for t, ss in corpus.items() if "frame" not in t}
+        self.whole = {
+            t: [
+                s.data
+                for s in ss
+                if s.accepted and not (t == "subscription-info" and int.from_bytes(s.data[:4], "big") > 11)
+            ]
+            for t, ss in corpus.items()
+            if "frame" not in t
+        }
         self.decode_specs = [(t, *ka) for t in sorted(self.seeds) if (ka := _kind_args(t)) is not None]
         # kinds the fuzz corpus has no target for yet (Connect's): the golden vectors' bytes are their seeds
         covered = {kind for _, kind, _ in self.decode_specs}
@@ -624,8 +789,12 @@ def _assign_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
             line = mutate_text(line, rng)
         lines.append(_capped(line))
     r = rng.random()
-    args = ("assign", "--lines", *(("--emit-bytes",) if r < 0.4 else ("--format", "table") if r < 0.5 else ()),
-            *_input_arg("assign", rng))
+    args = (
+        "assign",
+        "--lines",
+        *(("--emit-bytes",) if r < 0.4 else ("--format", "table") if r < 0.5 else ()),
+        *_input_arg("assign", rng),
+    )
     return Job("assign", args, tuple(lines), final_newline=rng.random() < 0.9)
 
 
@@ -641,15 +810,38 @@ def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, i
     the rebalance rounds."""
     all_fail = index % 4 == 1
     mode = "fail" if all_fail else "mixed"
-    adapter = shlex.join([sys.executable, "-m", "codec.fuzz.cli", "adapter", "--seed", seed, "--mode", mode,
-                          "--p", str(rng.choice((0.05, 0.3, 0.8)))])
+    adapter = shlex.join(
+        [
+            sys.executable,
+            "-m",
+            "codec.fuzz.cli",
+            "adapter",
+            "--seed",
+            seed,
+            "--mode",
+            mode,
+            "--p",
+            str(rng.choice((0.05, 0.3, 0.8))),
+        ]
+    )
     # the vectors alone (--generate 0): the counts checked are the vectors' (generated cases have their own tests);
     # the run's order (and --cross-version's seeded choices) from the fuzz seed, so the reproducer replays it
-    common = ("--impl", adapter, "--timeout", "0.5", "--max-reply-bytes", "200000", "--generate", "0",
-              "--seed", str(rng.randrange(2**63)))
+    common = (
+        "--impl",
+        adapter,
+        "--timeout",
+        "0.5",
+        "--max-reply-bytes",
+        "200000",
+        "--generate",
+        "0",
+        "--seed",
+        str(rng.randrange(2**63)),
+    )
     if index % 10 == 2:
-        return Job("conformance", ("conformance", "--cross-version", *common), vectors=CROSS_VERSION_CELLS,
-                   all_fail=all_fail)
+        return Job(
+            "conformance", ("conformance", "--cross-version", *common), vectors=CROSS_VERSION_CELLS, all_fail=all_fail
+        )
     cap = min(max(budget // 2, 80), 400)
     messages = sorted({m for m, _ in inp.vector_counts})
     chosen = {rng.choice(messages)}
@@ -674,8 +866,14 @@ def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, i
     return Job("conformance", tuple(args), vectors=count, all_fail=all_fail, reports=rng.random() < 0.5)
 
 
-def jobs(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, shared: Shared = DEFAULT_SHARED,
-         batch: dict[str, int] | None = None) -> Iterator[Job]:
+def jobs(
+    n: int,
+    *,
+    seed: int = 0,
+    commands: tuple[str, ...] = COMMANDS,
+    shared: Shared = DEFAULT_SHARED,
+    batch: dict[str, int] | None = None,
+) -> Iterator[Job]:
     """The runs of a fuzz pass of ``n`` inputs over ``commands``, deterministic for ``seed``: each command its
     share (:data:`WEIGHTS`) in batches (:data:`BATCH`), interleaved."""
     inp = _Inputs(shared)
@@ -693,13 +891,15 @@ def jobs(n: int, *, seed: int = 0, commands: tuple[str, ...] = COMMANDS, shared:
                 job = _conformance_job(inp, rng, left[c], f"{seed}.{i}", i)
             else:
                 job = {"decode": _decode_job, "encode": _encode_job, "assign": _assign_job}[c](
-                    inp, rng, min(sizes[c], left[c]))
+                    inp, rng, min(sizes[c], left[c])
+                )
             left[c] -= max(job.inputs, 1)
             yield job
         i += 1
 
 
 # --- running one job --------------------------------------------------------------------------------------
+
 
 @dataclass
 class RunResult:
@@ -733,8 +933,14 @@ def _child_env(unbuffered: bool) -> dict[str, str]:
     return env
 
 
-def execute(job: Job, *, program: tuple[str, ...] = DEFAULT_PROGRAM, timeout: float | None = None,
-            max_rss_mb: int = DEFAULT_MAX_RSS_MB, unbuffered: bool = False) -> RunResult:
+def execute(
+    job: Job,
+    *,
+    program: tuple[str, ...] = DEFAULT_PROGRAM,
+    timeout: float | None = None,
+    max_rss_mb: int = DEFAULT_MAX_RSS_MB,
+    unbuffered: bool = False,
+) -> RunResult:
     """Run ``job`` in its own process group (stdin, stdout and stderr are files, so nothing blocks), watching
     its memory and output; the group is killed past ``timeout`` seconds, ``max_rss_mb``, or 64 MB of output
     beyond 64 bytes per input byte."""
@@ -748,8 +954,15 @@ def execute(job: Job, *, program: tuple[str, ...] = DEFAULT_PROGRAM, timeout: fl
         (t / INPUT_FILE).write_bytes(job.stdin())  # stdin, and the file of a run that names it
         with open(t / INPUT_FILE, "rb") as fin, open(t / "out", "wb") as fout, open(t / "err", "wb") as ferr:
             start = time.monotonic()
-            proc = subprocess.Popen([*program, *args], stdin=fin, stdout=fout, stderr=ferr, cwd=tmp,
-                                    env=_child_env(unbuffered), start_new_session=True)
+            proc = subprocess.Popen(
+                [*program, *args],
+                stdin=fin,
+                stdout=fout,
+                stderr=ferr,
+                cwd=tmp,
+                env=_child_env(unbuffered),
+                start_new_session=True,
+            )
             killed = None
             peak = 0
             delay = 0.002
@@ -776,8 +989,16 @@ def execute(job: Job, *, program: tuple[str, ...] = DEFAULT_PROGRAM, timeout: fl
             _killpg(proc.pid)  # whatever it left behind (adapters)
         json_report = (t / "report.json").read_bytes() if (t / "report.json").exists() else None
         junit_report = (t / "report.xml").read_bytes() if (t / "report.xml").exists() else None
-        return RunResult(None if killed else proc.returncode, (t / "out").read_bytes(), (t / "err").read_bytes(),
-                         seconds, peak, killed, json_report, junit_report)
+        return RunResult(
+            None if killed else proc.returncode,
+            (t / "out").read_bytes(),
+            (t / "err").read_bytes(),
+            seconds,
+            peak,
+            killed,
+            json_report,
+            junit_report,
+        )
 
 
 def _killpg(pgid: int) -> None:
@@ -795,6 +1016,7 @@ def _timeout(job: Job) -> float:
 
 
 # --- the contract -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -842,12 +1064,13 @@ def _common(job: Job, res: RunResult) -> list[Problem]:
     elif res.killed == "memory":
         out.append(Problem("memory", f"grew past {res.max_rss_kb // 1024} MB"))
     elif res.killed == "output":
-        out.append(Problem("output", f"wrote {len(res.stdout) + len(res.stderr)} bytes for {len(job.stdin())} "
-                                     "bytes of input"))
+        out.append(
+            Problem("output", f"wrote {len(res.stdout) + len(res.stderr)} bytes for {len(job.stdin())} bytes of input")
+        )
     elif res.status not in (0, 1):
         out.append(Problem("exit-status", f"exit status {res.status}; stderr: {_clip(res.stderr[-600:])}"))
     if b"Traceback" in res.stderr:
-        tail = res.stderr[res.stderr.rfind(b"Traceback"):]
+        tail = res.stderr[res.stderr.rfind(b"Traceback") :]
         out.append(Problem("traceback", _clip(tail[-600:], 600)))
     try:
         err = res.stderr.decode("utf-8")
@@ -856,8 +1079,13 @@ def _common(job: Job, res: RunResult) -> list[Problem]:
     else:
         m = _CONTROL.search(err)
         if m and not res.killed:
-            out.append(Problem("stderr", f"stderr holds the control character {m.group()!r}: "
-                                         f"{_clip(err[max(0, m.start() - 80):m.start() + 40])}"))
+            out.append(
+                Problem(
+                    "stderr",
+                    f"stderr holds the control character {m.group()!r}: "
+                    f"{_clip(err[max(0, m.start() - 80) : m.start() + 40])}",
+                )
+            )
     if b"a bug in rebalance-codec" in res.stderr:
         line = next(ln for ln in res.stderr.split(b"\n") if b"a bug in rebalance-codec" in ln)
         out.append(Problem("internal-error", _clip(line)))
@@ -901,7 +1129,9 @@ def _check_lines(job: Job, res: RunResult) -> list[Problem]:
             try:
                 value = _strict_json(text)
             except (ValueError, RecursionError) as e:
-                why = f"output line is not {'hex nor ' if job.command == 'encode' else ''}JSON ({type(e).__name__}: {e})"
+                why = (
+                    f"output line is not {'hex nor ' if job.command == 'encode' else ''}JSON ({type(e).__name__}: {e})"
+                )
             else:
                 kind = _error_line(value)
                 if kind is None:
@@ -910,19 +1140,33 @@ def _check_lines(job: Job, res: RunResult) -> list[Problem]:
                     errors += 1
                     first_error = i if first_error is None else first_error
                     if i in trailing:
-                        problems.append(Problem("trailing", f"a whole message with bytes after it was refused "
-                                                            f"(the input policy accepts trailing bytes): {_clip(raw)}", i))
+                        problems.append(
+                            Problem(
+                                "trailing",
+                                f"a whole message with bytes after it was refused "
+                                f"(the input policy accepts trailing bytes): {_clip(raw)}",
+                                i,
+                            )
+                        )
                 elif not isinstance(value, dict):
                     why = "output line is JSON but not an object"
                 elif i in trailing and "trailing" not in value:
-                    problems.append(Problem("trailing", f"a whole message with bytes after it decoded without "
-                                                        f"'trailing' in its JSON: {_clip(raw)}", i))
+                    problems.append(
+                        Problem(
+                            "trailing",
+                            f"a whole message with bytes after it decoded without 'trailing' in its JSON: {_clip(raw)}",
+                            i,
+                        )
+                    )
                 elif job.command == "encode":
                     why = "encode printed JSON that is not an error line"
                 elif table:
                     why = "a table line that is JSON but not an error line"
-                elif job.command == "assign" and "--emit-bytes" not in job.args and \
-                        not isinstance(value.get("clients"), list):
+                elif (
+                    job.command == "assign"
+                    and "--emit-bytes" not in job.args
+                    and not isinstance(value.get("clients"), list)
+                ):
                     why = "assign result without a clients list"
         if why:
             problems.append(Problem("bad-line", f"{why}: {_clip(raw)}", i))
@@ -943,25 +1187,42 @@ def _check_conformance(job: Job, res: RunResult) -> list[Problem]:
         return problems + [Problem("output", f"stdout is not UTF-8 ({e.reason} at {e.start})")]
     m = _CONTROL.search(text)
     if m:
-        problems.append(Problem("output", f"stdout holds the control character {m.group()!r}: "
-                                          f"{_clip(text[max(0, m.start() - 80):m.start() + 40])}"))
+        problems.append(
+            Problem(
+                "output",
+                f"stdout holds the control character {m.group()!r}: "
+                f"{_clip(text[max(0, m.start() - 80) : m.start() + 40])}",
+            )
+        )
     last = text.rstrip("\n").split("\n")[-1] if text.strip() else ""
     if "--cross-version" in job.args:
         return problems + _check_matrix(job, res, last)
     summary = _SUMMARY.match(last)
     if not summary:
-        problems.append(Problem("summary", f"no 'N passed, M failed, K skipped' line at the end; stdout ends "
-                                           f"{_clip(text[-300:])}; stderr: {_clip(res.stderr[-300:])}"))
+        problems.append(
+            Problem(
+                "summary",
+                f"no 'N passed, M failed, K skipped' line at the end; stdout ends "
+                f"{_clip(text[-300:])}; stderr: {_clip(res.stderr[-300:])}",
+            )
+        )
         return problems
     passed, failed, skipped = int(summary.group(1)), int(summary.group(2)), int(summary.group(3))
     if passed + failed + skipped != job.vectors:
-        problems.append(Problem("summary", f"{passed} passed + {failed} failed + {skipped} skipped, but the filters "
-                                           f"select {job.vectors} vectors"))
+        problems.append(
+            Problem(
+                "summary",
+                f"{passed} passed + {failed} failed + {skipped} skipped, but the filters select {job.vectors} vectors",
+            )
+        )
     if res.status != (0 if failed == 0 and passed > 0 else 1):
         problems.append(Problem("exit-mismatch", f"exit status {res.status} with {passed} passed, {failed} failed"))
     if job.all_fail and passed:
-        problems.append(Problem("false-pass", f"{passed} vectors passed, yet every reply of the adapter was a "
-                                              "failure of the protocol"))
+        problems.append(
+            Problem(
+                "false-pass", f"{passed} vectors passed, yet every reply of the adapter was a failure of the protocol"
+            )
+        )
     if job.reports:
         problems += _check_reports(job, res, passed, failed)
     return problems
@@ -970,8 +1231,11 @@ def _check_conformance(job: Job, res: RunResult) -> list[Problem]:
 def _check_matrix(job: Job, res: RunResult, last: str) -> list[Problem]:
     m = _MATRIX.match(last)
     if not m:
-        return [Problem("summary", f"no 'N of M cells agree' line at the end: {_clip(last)}; "
-                                   f"stderr: {_clip(res.stderr[-300:])}")]
+        return [
+            Problem(
+                "summary", f"no 'N of M cells agree' line at the end: {_clip(last)}; stderr: {_clip(res.stderr[-300:])}"
+            )
+        ]
     agree, cells = int(m.group(1)), int(m.group(2))
     out = []
     if cells != job.vectors:
@@ -979,8 +1243,9 @@ def _check_matrix(job: Job, res: RunResult, last: str) -> list[Problem]:
     if res.status != (0 if agree == cells else 1):
         out.append(Problem("exit-mismatch", f"exit status {res.status} with {agree} of {cells} cells agreeing"))
     if job.all_fail and agree:
-        out.append(Problem("false-pass", f"{agree} cells agree, yet every reply of the adapter was a failure of "
-                                         "the protocol"))
+        out.append(
+            Problem("false-pass", f"{agree} cells agree, yet every reply of the adapter was a failure of the protocol")
+        )
     return out
 
 
@@ -992,15 +1257,25 @@ def _check_reports(job: Job, res: RunResult, passed: int, failed: int) -> list[P
         doc = _strict_json(res.json_report.decode("utf-8"))
         statuses = [r["status"] for r in doc["results"]]
         if len(statuses) != job.vectors or statuses.count("pass") != passed:
-            out.append(Problem("report", f"--json holds {len(statuses)} results ({statuses.count('pass')} passed); "
-                                         f"the summary says {passed} passed, {failed} failed"))
+            out.append(
+                Problem(
+                    "report",
+                    f"--json holds {len(statuses)} results ({statuses.count('pass')} passed); "
+                    f"the summary says {passed} passed, {failed} failed",
+                )
+            )
     except (ValueError, KeyError, TypeError, RecursionError) as e:
         out.append(Problem("report", f"--json is not a valid report ({type(e).__name__}: {e})"))
     try:
         root = ElementTree.fromstring(res.junit_report)
         if root.get("tests") != str(job.vectors) or root.get("failures") != str(failed):
-            out.append(Problem("report", f"--junit says tests={root.get('tests')} failures={root.get('failures')}; "
-                                         f"the summary says {passed} passed, {failed} failed"))
+            out.append(
+                Problem(
+                    "report",
+                    f"--junit says tests={root.get('tests')} failures={root.get('failures')}; "
+                    f"the summary says {passed} passed, {failed} failed",
+                )
+            )
     except ElementTree.ParseError as e:
         out.append(Problem("report", f"--junit is not XML ({e})"))
     return out
@@ -1012,6 +1287,7 @@ def check(job: Job, res: RunResult) -> list[Problem]:
 
 
 # --- violations, narrowed down ----------------------------------------------------------------------------
+
 
 def _printf_arg(data: bytes) -> str:
     """``data`` as a printf(1) format in single quotes: printable ASCII as it is, everything else as a POSIX
@@ -1058,18 +1334,27 @@ class CliViolation:
             write = f"printf '{fmt}'"
         else:
             packed = base64.b64encode(zlib.compress(stdin, 9)).decode("ascii")
-            write = (f"python3 -c 'import base64, sys, zlib; sys.stdout.buffer.write(zlib.decompress("
-                     f"base64.b64decode(sys.argv[1])))' {packed}")
+            write = (
+                f"python3 -c 'import base64, sys, zlib; sys.stdout.buffer.write(zlib.decompress("
+                f"base64.b64decode(sys.argv[1])))' {packed}"
+            )
         return f"{write} > {INPUT_FILE} && {cmd}" if _reads_file(self.args) else f"{write} | {cmd}"
 
     def to_json(self) -> dict:
-        return {"command": self.command, "args": list(self.args), "problem": self.problem,
-                "lines_hex": [line.hex() for line in self.lines], "isolated": self.isolated,
-                "final_newline": self.final_newline, "trailing": list(self.trailing)}
+        return {
+            "command": self.command,
+            "args": list(self.args),
+            "problem": self.problem,
+            "lines_hex": [line.hex() for line in self.lines],
+            "isolated": self.isolated,
+            "final_newline": self.final_newline,
+            "trailing": list(self.trailing),
+        }
 
     def __str__(self) -> str:
-        lines = "".join(f"\n  line (hex): {line.hex()[:400]}{'...' if len(line) > 200 else ''}"
-                        for line in self.lines[:3])
+        lines = "".join(
+            f"\n  line (hex): {line.hex()[:400]}{'...' if len(line) > 200 else ''}" for line in self.lines[:3]
+        )
         more = f"\n  ... {len(self.lines)} lines in all" if len(self.lines) > 3 else ""
         repro = self.reproducer()
         repro = repro if len(repro) <= 2000 else repro[:2000] + "..."
@@ -1077,8 +1362,15 @@ class CliViolation:
 
 
 def violation_from_json(d: dict) -> CliViolation:
-    return CliViolation(d["command"], tuple(d["args"]), d["problem"], tuple(bytes.fromhex(h) for h in d["lines_hex"]),
-                        d.get("isolated", False), d.get("final_newline", True), tuple(d.get("trailing", ())))
+    return CliViolation(
+        d["command"],
+        tuple(d["args"]),
+        d["problem"],
+        tuple(bytes.fromhex(h) for h in d["lines_hex"]),
+        d.get("isolated", False),
+        d.get("final_newline", True),
+        tuple(d.get("trailing", ())),
+    )
 
 
 def _describe(p: Problem) -> str:
@@ -1092,15 +1384,22 @@ class Examiner:
     n lines may take (default: a base plus a share per line, :func:`_timeout`); ``budget``: how many runs the
     bisections of all failures together may take."""
 
-    def __init__(self, *, program: tuple[str, ...] = DEFAULT_PROGRAM, max_rss_mb: int = DEFAULT_MAX_RSS_MB,
-                 timeout: float | None = None, budget: int = 40) -> None:
+    def __init__(
+        self,
+        *,
+        program: tuple[str, ...] = DEFAULT_PROGRAM,
+        max_rss_mb: int = DEFAULT_MAX_RSS_MB,
+        timeout: float | None = None,
+        budget: int = 40,
+    ) -> None:
         self.program, self.max_rss_mb, self.timeout = tuple(program), max_rss_mb, timeout
         self._budget = budget
         self._lock = threading.Lock()
 
     def run(self, job: Job, *, unbuffered: bool = False) -> tuple[RunResult, list[Problem]]:
-        res = execute(job, program=self.program, max_rss_mb=self.max_rss_mb, timeout=self.timeout,
-                      unbuffered=unbuffered)
+        res = execute(
+            job, program=self.program, max_rss_mb=self.max_rss_mb, timeout=self.timeout, unbuffered=unbuffered
+        )
         return res, check(job, res)
 
     def examine(self, job: Job) -> tuple[RunResult, list[Problem], list[CliViolation]]:
@@ -1130,8 +1429,17 @@ class Examiner:
                 seen.add(sig)
                 small = job.part(p.index, p.index + 1)
                 _, again = self.run(small)
-                out.append(CliViolation(job.command, job.args, _describe(p), small.lines, bool(again),
-                                        small.final_newline, small.trailing))
+                out.append(
+                    CliViolation(
+                        job.command,
+                        job.args,
+                        _describe(p),
+                        small.lines,
+                        bool(again),
+                        small.final_newline,
+                        small.trailing,
+                    )
+                )
         whole = [p for p in problems if p.whole_run]
         if whole:
             out.append(self.narrow_whole(job, whole))
@@ -1147,8 +1455,9 @@ class Examiner:
             small = job.part(at, at + 1)
             hit = [q for q in self.run(small)[1] if q.kind in kinds]
             if hit:
-                return CliViolation(job.command, job.args, _describe(hit[0]), small.lines, True, small.final_newline,
-                                    small.trailing)
+                return CliViolation(
+                    job.command, job.args, _describe(hit[0]), small.lines, True, small.final_newline, small.trailing
+                )
         lo, hi = 0, len(job.lines)
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -1164,17 +1473,20 @@ class Examiner:
                 break
             first, lo, hi = found
         small = job.part(lo, hi)
-        return CliViolation(job.command, job.args, _describe(first), small.lines, hi - lo == 1,
-                            small.final_newline, small.trailing)
+        return CliViolation(
+            job.command, job.args, _describe(first), small.lines, hi - lo == 1, small.final_newline, small.trailing
+        )
 
 
-def replay(violation: CliViolation, *, program: tuple[str, ...] = DEFAULT_PROGRAM,
-           max_rss_mb: int = DEFAULT_MAX_RSS_MB) -> list[Problem]:
+def replay(
+    violation: CliViolation, *, program: tuple[str, ...] = DEFAULT_PROGRAM, max_rss_mb: int = DEFAULT_MAX_RSS_MB
+) -> list[Problem]:
     """Run a recorded violation's input again: the problems it still has (none once fixed)."""
     return Examiner(program=program, max_rss_mb=max_rss_mb).run(violation.job())[1]
 
 
 # --- the pass ---------------------------------------------------------------------------------------------
+
 
 @dataclass
 class CliFuzzReport:
@@ -1190,16 +1502,28 @@ class CliFuzzReport:
 
     def summary(self) -> str:
         per = ", ".join(f"{c} {n}" for c, n in self.per_command.items())
-        return (f"{self.inputs} inputs in {self.runs} runs ({per}) in {self.seconds:.1f} s: "
-                f"{len(self.violations)} violations; slowest run {self.slowest_run:.1f} s, "
-                f"peak memory {self.peak_rss_kb // 1024} MB")
+        return (
+            f"{self.inputs} inputs in {self.runs} runs ({per}) in {self.seconds:.1f} s: "
+            f"{len(self.violations)} violations; slowest run {self.slowest_run:.1f} s, "
+            f"peak memory {self.peak_rss_kb // 1024} MB"
+        )
 
 
-def run(n: int, *, seed: int = 0, commands: tuple[str, ...] | list[str] = COMMANDS, workers: int = 2,
-        time_limit: float | None = None, program: tuple[str, ...] = DEFAULT_PROGRAM,
-        max_rss_mb: int = DEFAULT_MAX_RSS_MB, batch: dict[str, int] | None = None,
-        shared: Shared = DEFAULT_SHARED, max_violations_per_kind: int = 3, narrow_budget: int = 40,
-        progress: Callable[[CliFuzzReport], None] | None = None) -> CliFuzzReport:
+def run(
+    n: int,
+    *,
+    seed: int = 0,
+    commands: tuple[str, ...] | list[str] = COMMANDS,
+    workers: int = 2,
+    time_limit: float | None = None,
+    program: tuple[str, ...] = DEFAULT_PROGRAM,
+    max_rss_mb: int = DEFAULT_MAX_RSS_MB,
+    batch: dict[str, int] | None = None,
+    shared: Shared = DEFAULT_SHARED,
+    max_violations_per_kind: int = 3,
+    narrow_budget: int = 40,
+    progress: Callable[[CliFuzzReport], None] | None = None,
+) -> CliFuzzReport:
     """``n`` inputs over ``commands`` (see :func:`jobs`), ``workers`` processes at a time; every run checked
     (:func:`check`) and each failure narrowed down (:class:`CliViolation`). A kind of problem already found
     ``max_violations_per_kind`` times for a command is counted but not narrowed down again."""
@@ -1262,11 +1586,34 @@ def run(n: int, *, seed: int = 0, commands: tuple[str, ...] | list[str] = COMMAN
 # --- the hostile adapter ----------------------------------------------------------------------------------
 
 # replies the line protocol does not define (vectors/README.md): each must fail whatever vector it answers
-_FAILURE_REPLIES = (b"", b" ", b"not json", b"\xff\xfe", b"[]", b"5", b"null", b'"x"', b"true", b"{}",
-                    b'{"error": "x"}', b'{"error": {}}', b'{"error": {"message": 5}}', b'{"error": null}',
-                    b'{"wire": "zz"}', b'{"wire": 5}', b'{"wire": null}', b'{"wire": "abc"}',
-                    b'{"assignments": []}', b'{"assignments": {"m": 5}}', b'{"assignments": "x"}',
-                    b'{"assignments": {"m": "zz"}}', b'{"valu": 1}', b"NaN", b"[" * 100000, b"{" * 5000)
+_FAILURE_REPLIES = (
+    b"",
+    b" ",
+    b"not json",
+    b"\xff\xfe",
+    b"[]",
+    b"5",
+    b"null",
+    b'"x"',
+    b"true",
+    b"{}",
+    b'{"error": "x"}',
+    b'{"error": {}}',
+    b'{"error": {"message": 5}}',
+    b'{"error": null}',
+    b'{"wire": "zz"}',
+    b'{"wire": 5}',
+    b'{"wire": null}',
+    b'{"wire": "abc"}',
+    b'{"assignments": []}',
+    b'{"assignments": {"m": 5}}',
+    b'{"assignments": "x"}',
+    b'{"assignments": {"m": "zz"}}',
+    b'{"valu": 1}',
+    b"NaN",
+    b"[" * 100000,
+    b"{" * 5000,
+)
 
 
 def adapter_reply(req_line: bytes, rng: random.Random, mode: str, p: float, max_reply: int) -> tuple[str, bytes]:
@@ -1303,10 +1650,22 @@ def adapter_reply(req_line: bytes, rng: random.Random, mode: str, p: float, max_
     if r < 0.4:
         return "reply", rng.choice(_FAILURE_REPLIES) + b"\n"
     if r < 0.5:  # an error whose message is hostile text
-        msg = rng.choice(("\ud800", "\x1b[2J\x1b]0;pwned\x07", "line\nFORGED", "\u2028x", "\x00", "]]>", "<&>",
-                          "\udfff" * 10, "x" * 100000))
+        msg = rng.choice(
+            (
+                "\ud800",
+                "\x1b[2J\x1b]0;pwned\x07",
+                "line\nFORGED",
+                "\u2028x",
+                "\x00",
+                "]]>",
+                "<&>",
+                "\udfff" * 10,
+                "x" * 100000,
+            )
+        )
         return "reply", dumps({"error": {"message": msg, "offset": rng.choice((None, 5, -1, "x", 2**70))}}).encode(
-            "utf-8", "surrogatepass") + b"\n"
+            "utf-8", "surrogatepass"
+        ) + b"\n"
     if r < 0.6:  # huge numbers and long values
         return "reply", b'{"value": ' + rng.choice((b"9" * 5000, b"1e99999", b"NaN", b"-" + b"9" * 4301)) + b"}\n"
     if r < 0.7:  # a value line just under the cap

@@ -31,9 +31,16 @@ def cmd_fuzz_cli(args) -> int:
     if not program:
         print("error: --program needs a command", file=sys.stderr)
         return 2
-    report = run(args.inputs, seed=args.seed, commands=commands, workers=args.workers, time_limit=args.seconds,
-                 program=program, max_rss_mb=args.max_rss_mb,
-                 shared=Path(args.shared) if args.shared else DEFAULT_SHARED)
+    report = run(
+        args.inputs,
+        seed=args.seed,
+        commands=commands,
+        workers=args.workers,
+        time_limit=args.seconds,
+        program=program,
+        max_rss_mb=args.max_rss_mb,
+        shared=Path(args.shared) if args.shared else DEFAULT_SHARED,
+    )
     print(report.summary())
     for key, n in sorted(report.problem_counts.items()):
         print(f"  {key}: {n} runs", file=sys.stderr)
@@ -81,14 +88,23 @@ def cmd_fuzz(args) -> int:
         print(f"{args.write_regressions}: {n} regression vectors")
         return 0
     shared = Path(args.shared) if args.shared else shared_dir()
-    report = run(args.inputs, seed=args.seed, only=args.target or None, time_limit=args.seconds,
-                 render=args.render, render_seeds=args.render_seeds, shared=shared)
+    report = run(
+        args.inputs,
+        seed=args.seed,
+        only=args.target or None,
+        time_limit=args.seconds,
+        render=args.render,
+        render_seeds=args.render_seeds,
+        shared=shared,
+    )
     rendered = f", {report.rendered} rendered through every output" if args.render else ""
     if report.compared:
         rendered += f", {report.compared} compared with the pure-Python codec"
-    print(f"{report.inputs} inputs over {len(report.per_target)} targets: {report.decoded} decoded, "
-          f"{report.rejected} rejected with DecodeError{rendered}, {len(report.violations)} violations; "
-          f"slowest input {report.slowest * 1000:.1f} ms")
+    print(
+        f"{report.inputs} inputs over {len(report.per_target)} targets: {report.decoded} decoded, "
+        f"{report.rejected} rejected with DecodeError{rendered}, {len(report.violations)} violations; "
+        f"slowest input {report.slowest * 1000:.1f} ms"
+    )
     for v in report.violations[:20]:
         print(f"VIOLATION {v.target}: {printable(v.error)}\n  input: {v.data.hex()}", file=sys.stderr)
     return 1 if report.violations else 0
@@ -100,32 +116,63 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int_range(), default=0)
     p.add_argument("--seconds", type=seconds, help="stop after this long")
     p.add_argument("--target", action="append", help="only targets starting with this (repeatable)")
-    p.add_argument("--render", action="store_true",
-                   help="also take every seed and every decoded input through every output: JSON (both styles), "
-                        "the pretty view, the Kafka-style round trip, the capture story, the pipeline's rows")
-    p.add_argument("--render-seeds", type=int_range(0), metavar="N",
-                   help="with --render, only the first N seeds of each target (default: all)")
-    p.add_argument("--shared", metavar="DIR",
-                   help="the shared reference folder for seeds (default: $REBALANCE_CODEC_SHARED or ../shared)")
-    p.add_argument("--write-regressions", metavar="FILE",
-                   help="write the regression vectors (codec.fuzz.REGRESSIONS) to FILE and exit")
-    p.add_argument("--amplification", action="store_true",
-                   help="run every command on generated inputs (long names over many items, many tiny records, "
-                        "counts of tiny elements, mutated seeds) and hold its output, memory and time to its budget "
-                        "(codec.budget); with --workers, --seconds, --write-violations")
+    p.add_argument(
+        "--render",
+        action="store_true",
+        help="also take every seed and every decoded input through every output: JSON (both styles), "
+        "the pretty view, the Kafka-style round trip, the capture story, the pipeline's rows",
+    )
+    p.add_argument(
+        "--render-seeds",
+        type=int_range(0),
+        metavar="N",
+        help="with --render, only the first N seeds of each target (default: all)",
+    )
+    p.add_argument(
+        "--shared",
+        metavar="DIR",
+        help="the shared reference folder for seeds (default: $REBALANCE_CODEC_SHARED or ../shared)",
+    )
+    p.add_argument(
+        "--write-regressions",
+        metavar="FILE",
+        help="write the regression vectors (codec.fuzz.REGRESSIONS) to FILE and exit",
+    )
+    p.add_argument(
+        "--amplification",
+        action="store_true",
+        help="run every command on generated inputs (long names over many items, many tiny records, "
+        "counts of tiny elements, mutated seeds) and hold its output, memory and time to its budget "
+        "(codec.budget); with --workers, --seconds, --write-violations",
+    )
     c = p.add_argument_group("the command-line fuzzer (--cli)")
-    c.add_argument("--cli", action="store_true",
-                   help="fuzz the commands instead of the decoders: decode, encode, assign and conformance --impl as "
-                        "child processes on --inputs hostile --lines inputs (or vectors, for conformance), checking "
-                        "one valid line per input, no traceback, exit status 0 or 1, bounded time and memory")
-    c.add_argument("--command", action="append", metavar="CMD",
-                   help="with --cli, only this command: decode, encode, assign or conformance (repeatable)")
+    c.add_argument(
+        "--cli",
+        action="store_true",
+        help="fuzz the commands instead of the decoders: decode, encode, assign and conformance --impl as "
+        "child processes on --inputs hostile --lines inputs (or vectors, for conformance), checking "
+        "one valid line per input, no traceback, exit status 0 or 1, bounded time and memory",
+    )
+    c.add_argument(
+        "--command",
+        action="append",
+        metavar="CMD",
+        help="with --cli, only this command: decode, encode, assign or conformance (repeatable)",
+    )
     c.add_argument("--workers", type=int_range(1, 64), default=2, help="with --cli, processes at a time (default 2)")
-    c.add_argument("--max-rss-mb", type=int_range(1), default=600, dest="max_rss_mb",
-                   help="with --cli, the memory a run may reach before it is killed and reported (default 600)")
-    c.add_argument("--program", metavar="CMD",
-                   help="with --cli, the command line under test (default: this Python's `-m codec`)")
-    c.add_argument("--write-violations", metavar="FILE",
-                   help="with --cli or --amplification, write each violation as a JSON line (its command and "
-                        "input) to FILE")
+    c.add_argument(
+        "--max-rss-mb",
+        type=int_range(1),
+        default=600,
+        dest="max_rss_mb",
+        help="with --cli, the memory a run may reach before it is killed and reported (default 600)",
+    )
+    c.add_argument(
+        "--program", metavar="CMD", help="with --cli, the command line under test (default: this Python's `-m codec`)"
+    )
+    c.add_argument(
+        "--write-violations",
+        metavar="FILE",
+        help="with --cli or --amplification, write each violation as a JSON line (its command and input) to FILE",
+    )
     p.set_defaults(func=cmd_fuzz)

@@ -23,6 +23,7 @@ from .decoders import CONNECT_READERS
 
 __all__ = ["Seed", "shared_dir", "seed_corpus", "seeds"]
 
+
 @dataclass(frozen=True)
 class Seed:
     """One input for a target, and what is known about it.
@@ -67,8 +68,7 @@ class _Corpus:
         self.by_target: dict[str, list[Seed]] = {}
         self._seen: set[tuple[str, bytes]] = set()
 
-    def add(self, target: str, data: bytes, origin: str, accepted: bool | None = True,
-            canonical: bool = False) -> None:
+    def add(self, target: str, data: bytes, origin: str, accepted: bool | None = True, canonical: bool = False) -> None:
         if (target, data) in self._seen:
             return
         self._seen.add((target, data))
@@ -83,9 +83,13 @@ class _Corpus:
 # codec.group.apis, so that a seed assembled with them checks the decoder rather than agreeing with it.
 _FLEXIBLE_FROM = {11: 6, 12: 4, 13: 4, 14: 4}
 _GROUP_API = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
-_STREAMS_TARGETS = {"SubscriptionInfo": "subscription-info", "AssignmentInfo": "assignment-info",
-                    "ConsumerProtocolSubscription": "consumer-subscription",
-                    "ConsumerProtocolAssignment": "consumer-assignment", "RequestFrame": "request-frame"}
+_STREAMS_TARGETS = {
+    "SubscriptionInfo": "subscription-info",
+    "AssignmentInfo": "assignment-info",
+    "ConsumerProtocolSubscription": "consumer-subscription",
+    "ConsumerProtocolAssignment": "consumer-assignment",
+    "RequestFrame": "request-frame",
+}
 _CONNECT_TARGETS = {"ConnectMetadata": "connect-metadata", "ConnectAssignment": "connect-assignment"}
 
 
@@ -139,6 +143,7 @@ def _response_header_length(wire: bytes, header_version: int) -> int:
 
 def _tagged_end(wire: bytes, pos: int) -> int:
     """The end of the tagged-field section at ``pos``: uvarint count, then (uvarint tag, uvarint size, bytes)*."""
+
     def uvarint() -> int:
         nonlocal pos
         shift = value = 0
@@ -149,6 +154,7 @@ def _tagged_end(wire: bytes, pos: int) -> int:
             if b < 0x80:
                 return value
             shift += 7
+
     for _ in range(uvarint()):
         uvarint()  # the tag
         size = uvarint()
@@ -179,11 +185,19 @@ def _from_vectors(c: _Corpus) -> None:
         elif msg in KAFKA4_MESSAGES:  # a Kafka 4 group RPC body (codec.kafka4): inside its frame
             key, direction = KAFKA4_MESSAGES[msg]
             if direction == "request":
-                c.add("request-frame", struct.pack(">hhih", key, version, 7, 3) + b"k4v\x00" + wire,
-                      f"{origin} in a request frame", accepted)
+                c.add(
+                    "request-frame",
+                    struct.pack(">hhih", key, version, 7, 3) + b"k4v\x00" + wire,
+                    f"{origin} in a request frame",
+                    accepted,
+                )
             else:
-                c.add(f"response-frame/{key}/v{version}", struct.pack(">i", 7) + b"\x00" + wire,
-                      f"{origin} in a response frame", accepted)
+                c.add(
+                    f"response-frame/{key}/v{version}",
+                    struct.pack(">i", 7) + b"\x00" + wire,
+                    f"{origin} in a response frame",
+                    accepted,
+                )
         elif msg in _OTHER_PART:  # a classic __consumer_offsets record part: a whole record, with the other part
             c.add("offsets-key-value", _classic_record(msg, wire), f"{origin} in a record", accepted)
         elif version is not None:
@@ -219,9 +233,12 @@ def _kafka4_segments(c: _Corpus, records: dict[str, dict[str, list[tuple[bytes, 
             continue
         values = records[name].get("Value", [])
         for i in range(0, len(values), 4):
-            chunk = values[i:i + 4]
-            c.add("offsets-segment", _batch([(key, w) for w, _, _ in chunk], base_offset=i),
-                  f"{chunk[0][1]} (and {len(chunk) - 1} more {name} values) behind its key in a log segment")
+            chunk = values[i : i + 4]
+            c.add(
+                "offsets-segment",
+                _batch([(key, w) for w, _, _ in chunk], base_offset=i),
+                f"{chunk[0][1]} (and {len(chunk) - 1} more {name} values) behind its key in a log segment",
+            )
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
@@ -241,10 +258,14 @@ def _from_kafka_java(c: _Corpus, shared: Path) -> None:
     src = shared / "vectors" / "kafka-java"
     for r in _jsonl(src / "nested_streams.jsonl"):
         origin = f"kafka-java/nested_streams.jsonl {r['id']}"
-        for layer, target in (("subscription", "subscription-info"), ("assignment", "assignment-info"),
-                              ("consumerProtocolSubscription", "consumer-subscription"),
-                              ("consumerProtocolAssignment", "consumer-assignment"),
-                              ("joinGroupRequest", None), ("syncGroupResponse", None)):
+        for layer, target in (
+            ("subscription", "subscription-info"),
+            ("assignment", "assignment-info"),
+            ("consumerProtocolSubscription", "consumer-subscription"),
+            ("consumerProtocolAssignment", "consumer-assignment"),
+            ("joinGroupRequest", None),
+            ("syncGroupResponse", None),
+        ):
             rec = r.get(layer)
             if not isinstance(rec, dict) or "error" in rec:
                 continue
@@ -254,12 +275,18 @@ def _from_kafka_java(c: _Corpus, shared: Path) -> None:
         join, sync = r.get("joinGroupRequest"), r.get("syncGroupResponse")
         if isinstance(join, dict) and "hex" in join:
             v = join["version"]
-            c.add("request-frame", _request_header(11, v, 7, "streams-app") + bytes.fromhex(join["hex"]),
-                  f"{origin} (joinGroupRequest in a request frame)")
+            c.add(
+                "request-frame",
+                _request_header(11, v, 7, "streams-app") + bytes.fromhex(join["hex"]),
+                f"{origin} (joinGroupRequest in a request frame)",
+            )
         if isinstance(sync, dict) and "hex" in sync:
             v = sync["version"]
-            c.add(f"response-frame/14/v{v}", _response_header(14, v, 8) + bytes.fromhex(sync["hex"]),
-                  f"{origin} (syncGroupResponse in a response frame)")
+            c.add(
+                f"response-frame/14/v{v}",
+                _response_header(14, v, 8) + bytes.fromhex(sync["hex"]),
+                f"{origin} (syncGroupResponse in a response frame)",
+            )
     for r in _jsonl(src / "connect.jsonl"):
         if "hex" not in r or r.get("version", -1) < 0:
             continue
@@ -270,8 +297,9 @@ def _from_kafka_java(c: _Corpus, shared: Path) -> None:
         if "hex" not in r:
             continue
         for reader in CONNECT_READERS:  # either outcome is right: the golden vectors say which
-            c.add(_connect_target(message, reader), bytes.fromhex(r["hex"]), f"kafka-java/connect.jsonl {r['id']}",
-                  None)
+            c.add(
+                _connect_target(message, reader), bytes.fromhex(r["hex"]), f"kafka-java/connect.jsonl {r['id']}", None
+            )
 
 
 def _from_kio(c: _Corpus, shared: Path) -> list[bytes]:
@@ -279,14 +307,18 @@ def _from_kio(c: _Corpus, shared: Path) -> list[bytes]:
     tagged fields, UUIDs) in request frames (header v2) and response frames (header v1): codec.kafka4 reads every
     one of them (issues #21, #30; the StreamsGroupHeartbeat schemas follow the released v0 layout kio writes)."""
     frames = []
-    for name, r in ((n, r) for n in ("group-kafka4.jsonl", "group-share.jsonl")
-                    for r in _jsonl(shared / "vectors" / "kio" / n)):
+    for name, r in (
+        (n, r) for n in ("group-kafka4.jsonl", "group-share.jsonl") for r in _jsonl(shared / "vectors" / "kio" / n)
+    ):
         accepted = True
         origin = f"kio/{name} {r['id']}"
         if not r["kind"].endswith("Request"):
-            c.add(f"response-frame/{r['apiKey']}/v{r['version']}",
-                  struct.pack(">i", r["index"]) + b"\x00" + bytes.fromhex(r["hex"]), f"{origin} in a response frame",
-                  accepted)
+            c.add(
+                f"response-frame/{r['apiKey']}/v{r['version']}",
+                struct.pack(">i", r["index"]) + b"\x00" + bytes.fromhex(r["hex"]),
+                f"{origin} in a response frame",
+                accepted,
+            )
             continue
         header = struct.pack(">hhih", r["apiKey"], r["version"], r["index"], 3) + b"kio\x00"
         frame = header + bytes.fromhex(r["hex"])
@@ -326,7 +358,7 @@ def _cut_pcap(raw: bytes, start: int, count: int) -> bytes:
     while pos + 16 <= len(raw) and n < start + count:
         length = struct.unpack_from(endian + "I", raw, pos + 8)[0]
         if n >= start:
-            out.append(raw[pos:pos + 16 + length])
+            out.append(raw[pos : pos + 16 + length])
         pos += 16 + length
         n += 1
     return b"".join(out)
@@ -375,19 +407,47 @@ def _built_bodies() -> Iterator[tuple[str, int, dict]]:
             yield "LeaveGroupResponse", v, {**({"throttleTimeMs": 5} if v >= 1 else {}), "errorCode": 25}
         else:
             reason = {"reason": "the consumer is being closed"} if v >= 5 else {}
-            yield "LeaveGroupRequest", v, {"groupId": "g-1", "members": [
-                {"memberId": "consumer-1-5f0c", "groupInstanceId": None, **reason},
-                {"memberId": _HOSTILE, "groupInstanceId": "static-2"}]}
+            yield (
+                "LeaveGroupRequest",
+                v,
+                {
+                    "groupId": "g-1",
+                    "members": [
+                        {"memberId": "consumer-1-5f0c", "groupInstanceId": None, **reason},
+                        {"memberId": _HOSTILE, "groupInstanceId": "static-2"},
+                    ],
+                },
+            )
             yield "LeaveGroupRequest", v, {"groupId": "g-1", "members": []}
-            yield "LeaveGroupResponse", v, {"throttleTimeMs": 0, "errorCode": 0, "members": [
-                {"memberId": "consumer-1-5f0c", "groupInstanceId": None, "errorCode": 0},
-                {"memberId": "", "groupInstanceId": "static-2", "errorCode": 25}]}
+            yield (
+                "LeaveGroupResponse",
+                v,
+                {
+                    "throttleTimeMs": 0,
+                    "errorCode": 0,
+                    "members": [
+                        {"memberId": "consumer-1-5f0c", "groupInstanceId": None, "errorCode": 0},
+                        {"memberId": "", "groupInstanceId": "static-2", "errorCode": 25},
+                    ],
+                },
+            )
     for v in range(3):
-        yield "RequestHeader", v, {"requestApiKey": 12, "requestApiVersion": 4, "correlationId": 9,
-                                   **({"clientId": "consumer-g-1"} if v >= 1 else {})}
+        yield (
+            "RequestHeader",
+            v,
+            {
+                "requestApiKey": 12,
+                "requestApiVersion": 4,
+                "correlationId": 9,
+                **({"clientId": "consumer-g-1"} if v >= 1 else {}),
+            },
+        )
         if v >= 1:
-            yield "RequestHeader", v, {"requestApiKey": 11, "requestApiVersion": 0, "correlationId": 2**31 - 1,
-                                       "clientId": None}
+            yield (
+                "RequestHeader",
+                v,
+                {"requestApiKey": 11, "requestApiVersion": 0, "correlationId": 2**31 - 1, "clientId": None},
+            )
     for v in range(2):
         yield "ResponseHeader", v, {"correlationId": 9}
         yield "ResponseHeader", v, {"correlationId": -1}
@@ -415,8 +475,9 @@ def _built(c: _Corpus) -> None:
                         c.add("request-frame", frame, f"built: {name} v{v} in a request frame", True, True)
                     else:
                         frame = _response_header(key, v, 100 + i) + body
-                        c.add(f"response-frame/{key}/v{v}", frame, f"built: {name} v{v} in a response frame",
-                              True, True)
+                        c.add(
+                            f"response-frame/{key}/v{v}", frame, f"built: {name} v{v} in a response frame", True, True
+                        )
     # JoinGroup and SyncGroup responses at every version: Kafka's own bodies, a header by hand
     for key in (11, 14):
         name = _GROUP_API[key] + "Response"
@@ -424,8 +485,13 @@ def _built(c: _Corpus) -> None:
             for i, seed in enumerate(s for s in c.by_target.get(f"{name}/v{v}", ()) if s.canonical):
                 if i >= 6:
                     break
-                c.add(f"response-frame/{key}/v{v}", _response_header(key, v, 40 + i) + seed.data,
-                      f"{seed.origin} in a response frame", True, True)
+                c.add(
+                    f"response-frame/{key}/v{v}",
+                    _response_header(key, v, 40 + i) + seed.data,
+                    f"{seed.origin} in a response frame",
+                    True,
+                    True,
+                )
 
 
 def _zigzag(n: int) -> bytes:
@@ -436,8 +502,9 @@ def _zigzag(n: int) -> bytes:
     return bytes(out + bytes([v]))
 
 
-def _batch(records: list[tuple[bytes, bytes | None]], *, base_offset: int, codec: int = 0,
-           control: bool = False) -> bytes:
+def _batch(
+    records: list[tuple[bytes, bytes | None]], *, base_offset: int, codec: int = 0, control: bool = False
+) -> bytes:
     """A record batch (magic 2) as Kafka's DefaultRecordBatch writes it: base offset, length, leader epoch,
     magic, CRC-32C of what follows it, attributes, last offset delta, timestamps, producer id/epoch, base
     sequence, record count, records (varint framed; gzip-compressed when ``codec`` is 1)."""
@@ -450,8 +517,20 @@ def _batch(records: list[tuple[bytes, bytes | None]], *, base_offset: int, codec
         recs += _zigzag(len(body)) + body
     payload = gzip.compress(recs, mtime=0) if codec == 1 else recs
     attributes = codec | (0x30 if control else 0)
-    after_crc = struct.pack(">hiqqqhii", attributes, len(records) - 1, 1_700_000_000_000, 1_700_000_000_000,
-                            42 if control else -1, 0 if control else -1, -1, len(records)) + payload
+    after_crc = (
+        struct.pack(
+            ">hiqqqhii",
+            attributes,
+            len(records) - 1,
+            1_700_000_000_000,
+            1_700_000_000_000,
+            42 if control else -1,
+            0 if control else -1,
+            -1,
+            len(records),
+        )
+        + payload
+    )
     body = struct.pack(">ibI", 0, 2, crc32c.crc32c(after_crc)) + after_crc
     return struct.pack(">qi", base_offset, len(body)) + body
 
@@ -463,38 +542,60 @@ def _offsets(c: _Corpus) -> None:
     from ..wire.builder import encode_wire, wire_class
 
     subs, asgs = c.data("consumer-subscription")[:40], c.data("consumer-assignment")[:40]
-    key = (2).to_bytes(2, "big") + encode_wire("GroupMetadataKey", 2, wire_class("GroupMetadataKey",
-                                                                                   "GroupMetadataKey")(group="g"))
+    key = (2).to_bytes(2, "big") + encode_wire(
+        "GroupMetadataKey", 2, wire_class("GroupMetadataKey", "GroupMetadataKey")(group="g")
+    )
     Value = wire_class("GroupMetadataValue", "GroupMetadataValue")
     Member = wire_class("GroupMetadataValue", "MemberMetadata")
     records: list[tuple[bytes, bytes | None]] = []
     for i, (sub, asg) in enumerate(zip(subs, asgs)):
         version = i % 4
-        value = Value(protocol_type="consumer", generation=i, protocol="range", leader="m",
-                      members=(Member(member_id="m", client_id="c" if i % 5 else _HOSTILE, client_host="/10.0.0.1",
-                                      session_timeout=10_000, rebalance_timeout=30_000, subscription=sub,
-                                      assignment=asg),))
+        value = Value(
+            protocol_type="consumer",
+            generation=i,
+            protocol="range",
+            leader="m",
+            members=(
+                Member(
+                    member_id="m",
+                    client_id="c" if i % 5 else _HOSTILE,
+                    client_host="/10.0.0.1",
+                    session_timeout=10_000,
+                    rebalance_timeout=30_000,
+                    subscription=sub,
+                    assignment=asg,
+                ),
+            ),
+        )
         body = version.to_bytes(2, "big") + encode_wire("GroupMetadataValue", version, value)
         c.add("offsets-key-value", len(key).to_bytes(2, "big") + key + body, f"built: GroupMetadataValue v{version}")
         records.append((key, body))
     for v in (0, 1):
-        ck = (v).to_bytes(2, "big") + encode_wire("OffsetCommitKey", v, wire_class("OffsetCommitKey", "OffsetCommitKey")(
-            group="g", topic="orders", partition=3))
+        ck = (v).to_bytes(2, "big") + encode_wire(
+            "OffsetCommitKey",
+            v,
+            wire_class("OffsetCommitKey", "OffsetCommitKey")(group="g", topic="orders", partition=3),
+        )
         for vv in range(4):
             cls = wire_class("OffsetCommitValue", "OffsetCommitValue")
             cv = vv.to_bytes(2, "big") + encode_wire("OffsetCommitValue", vv, cls(offset=1234, metadata="meta"))
-            c.add("offsets-key-value", len(ck).to_bytes(2, "big") + ck + cv, f"built: OffsetCommit key v{v} value v{vv}")
+            c.add(
+                "offsets-key-value", len(ck).to_bytes(2, "big") + ck + cv, f"built: OffsetCommit key v{v} value v{vv}"
+            )
             records.append((ck, cv))
     for i in range(0, len(records), 4):
-        chunk = records[i:i + 4]
+        chunk = records[i : i + 4]
         seg = _batch(chunk, base_offset=100 + i)
         if i % 8 == 4:
             seg += _batch(chunk[:1] + [(chunk[0][0], None)], base_offset=1000 + i, codec=1)
         c.add("offsets-segment", seg, f"built: a log segment of records {i}-{i + len(chunk) - 1}")
     marker = (struct.pack(">hh", 0, 1), struct.pack(">hi", 0, 0))  # a COMMIT control record
     if records:
-        c.add("offsets-segment", _batch([marker], base_offset=0, control=True) + _batch(records[:2], base_offset=1),
-              "built: a control batch, then group metadata")
+        c.add(
+            "offsets-segment",
+            _batch([marker], base_offset=0, control=True) + _batch(records[:2], base_offset=1),
+            "built: a control batch, then group metadata",
+        )
 
 
 def _streams_and_pcaps(c: _Corpus, conns: dict[tuple, list[tuple[str, bytes]]], kio: list[bytes]) -> None:
@@ -506,20 +607,26 @@ def _streams_and_pcaps(c: _Corpus, conns: dict[tuple, list[tuple[str, bytes]]], 
 
     frames = c.data("request-frame")
     for i in range(0, min(len(frames), 300), 3):
-        c.add("frame-stream", sized(frames[i:i + 3]), "request frames of the vectors, back to back")
+        c.add("frame-stream", sized(frames[i : i + 3]), "request frames of the vectors, back to back")
     for i in range(0, len(kio), 25):
-        c.add("frame-stream", sized(kio[i:i + 4]), "kio's request frames, back to back")
+        c.add("frame-stream", sized(kio[i : i + 4]), "kio's request frames, back to back")
     for i in range(0, min(len(frames), 60), 4):
-        segs = conversation([("c", len(f).to_bytes(4, "big") + f) for f in frames[i:i + 4]])
+        segs = conversation([("c", len(f).to_bytes(4, "big") + f) for f in frames[i : i + 4]])
         c.add("pcap", pcap(segs) if i % 8 == 0 else pcapng(segs), "request frames of the vectors in a capture")
     # Whole conversations of real clients with the mock broker's responses: JoinGroup and SyncGroup pairs,
     # so that the capture story has generations to tell.
-    group_conns = [(k, fs) for k, fs in sorted(conns.items())
-                   if any(d[:2] in (b"\x00\x0b", b"\x00\x0e") for side, d in fs if side == "c")]
+    group_conns = [
+        (k, fs)
+        for k, fs in sorted(conns.items())
+        if any(d[:2] in (b"\x00\x0b", b"\x00\x0e") for side, d in fs if side == "c")
+    ]
     for n, ((run, scenario, conn), fs) in enumerate(group_conns[::3][:16]):
         writes = [(side, len(d).to_bytes(4, "big") + d) for side, d in fs[:14]]
-        c.add("frame-stream", b"".join(d for side, d in writes if side == "c"),
-              f"captures/frames.jsonl {run}/{scenario}/{conn}: the requests, back to back")
+        c.add(
+            "frame-stream",
+            b"".join(d for side, d in writes if side == "c"),
+            f"captures/frames.jsonl {run}/{scenario}/{conn}: the requests, back to back",
+        )
         segs = conversation(writes, client=("127.0.0.1", 40000 + n))
         c.add("pcap", pcap(segs) if n % 2 else pcapng(segs), f"captures/frames.jsonl {run}/{scenario}/{conn}")
 
@@ -550,4 +657,3 @@ def seed_corpus(shared: Shared = DEFAULT_SHARED) -> dict[str, tuple[Seed, ...]]:
 def seeds(shared: Shared = DEFAULT_SHARED) -> dict[str, list[bytes]]:
     """The bytes of :func:`seed_corpus`, per target."""
     return {k: [s.data for s in v] for k, v in seed_corpus(shared).items()}
-

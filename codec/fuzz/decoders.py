@@ -38,8 +38,9 @@ def _group_targets() -> dict[str, Target]:
         if api.response is None:
             continue
         for v in load_message(api.response).versions:
-            out[f"response-frame/{key}/v{v}"] = (lambda k, ver: lambda b: decode_response_frame(
-                b, k, ver, nested=True))(key, v)
+            out[f"response-frame/{key}/v{v}"] = (
+                lambda k, ver: lambda b: decode_response_frame(b, k, ver, nested=True)
+            )(key, v)
     for name in ("RequestHeader", "ResponseHeader"):
         for v in load_message(name).versions:
             out[f"{name}/v{v}"] = (lambda n, ver: lambda b: decode_message(n, ver, b))(name, v)
@@ -56,7 +57,7 @@ def frame_stream(b: bytes) -> list[bytes]:
     reader = FrameReader()
     frames: list[bytes] = []
     for i in range(0, len(b), 7):
-        reader.feed(b[i:i + 7])
+        reader.feed(b[i : i + 7])
         frames.extend(reader)
     reader.close()
     return frames
@@ -75,8 +76,8 @@ def _record_targets() -> dict[str, Target]:
 
     def offsets_record(b: bytes) -> object:  # [uint16 key length][key][value]
         n = int.from_bytes(b[:2], "big")
-        version, *_ = decode_key(b[2:2 + n])
-        return decode_value(version, b[2 + n:])
+        version, *_ = decode_key(b[2 : 2 + n])
+        return decode_value(version, b[2 + n :])
 
     return {"pcap": pcap, "offsets-segment": segment, "offsets-key-value": offsets_record}
 
@@ -87,8 +88,10 @@ def _connect_targets() -> dict[str, Target]:
     from ..connect import decode_connect_assignment, decode_connect_metadata
 
     out: dict[str, Target] = {}
-    for kind, decode in (("connect-metadata", decode_connect_metadata),
-                         ("connect-assignment", decode_connect_assignment)):
+    for kind, decode in (
+        ("connect-metadata", decode_connect_metadata),
+        ("connect-assignment", decode_connect_assignment),
+    ):
         for reader in CONNECT_READERS:
             out[f"{kind}/r{reader}"] = (lambda d, r: lambda b: d(b, reader_version=r))(decode, reader)
     return out
@@ -108,4 +111,3 @@ def _targets() -> dict[str, Target]:
 def targets() -> dict[str, Target]:
     """Every decoding entry point by name (a new dict each call)."""
     return dict(_targets())
-

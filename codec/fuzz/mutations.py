@@ -24,16 +24,16 @@ def mutate(data: bytes, rng: random.Random, pool: list[bytes]) -> bytes:
             i = rng.randrange(len(b))
             b[i] ^= 1 << rng.randrange(8)
     elif op == 1:  # truncate
-        del b[rng.randrange(len(b)):]
+        del b[rng.randrange(len(b)) :]
     elif op == 2:  # splice with another seed
         other = rng.choice(pool) if pool else bytes(b)
-        b = b[:rng.randrange(len(b) + 1)] + other[rng.randrange(len(other) + 1):]
+        b = b[: rng.randrange(len(b) + 1)] + other[rng.randrange(len(other) + 1) :]
     elif op == 3:  # rewrite a 4-byte length/count field
         i = rng.randrange(len(b))
-        b[i:i + 4] = (rng.choice(EXTREMES) & 0xFFFFFFFF).to_bytes(4, "big")
+        b[i : i + 4] = (rng.choice(EXTREMES) & 0xFFFFFFFF).to_bytes(4, "big")
     elif op == 4:  # rewrite a 2-byte length field
         i = rng.randrange(len(b))
-        b[i:i + 2] = (rng.choice(EXTREMES) & 0xFFFF).to_bytes(2, "big")
+        b[i : i + 2] = (rng.choice(EXTREMES) & 0xFFFF).to_bytes(2, "big")
     elif op == 5:  # insert random bytes
         i = rng.randrange(len(b) + 1)
         b[i:i] = rng.randbytes(rng.randint(1, 8))
@@ -42,4 +42,3 @@ def mutate(data: bytes, rng: random.Random, pool: list[bytes]) -> bytes:
         j = min(len(b), i + rng.randint(1, 16))
         b[i:i] = b[i:j]
     return bytes(b)
-

@@ -23,14 +23,26 @@ __all__ = ["render"]
 # Text for people may hold a newline and nothing else below U+0020 (nor DEL, C1, U+2028/U+2029).
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 # Kinds of the CLI for the targets that are not a message at a version
-_KIND_OF_TARGET = {"subscription-info": "subscription-info", "assignment-info": "assignment-info",
-                   "consumer-subscription": "consumer-subscription", "consumer-assignment": "consumer-assignment",
-                   "request-frame": "request-frame"}
-_MESSAGE_OF_KIND = {"subscription-info": "SubscriptionInfo", "assignment-info": "AssignmentInfo",
-                    "connect-metadata": "ConnectMetadata", "connect-assignment": "ConnectAssignment"}
+_KIND_OF_TARGET = {
+    "subscription-info": "subscription-info",
+    "assignment-info": "assignment-info",
+    "consumer-subscription": "consumer-subscription",
+    "consumer-assignment": "consumer-assignment",
+    "request-frame": "request-frame",
+}
+_MESSAGE_OF_KIND = {
+    "subscription-info": "SubscriptionInfo",
+    "assignment-info": "AssignmentInfo",
+    "connect-metadata": "ConnectMetadata",
+    "connect-assignment": "ConnectAssignment",
+}
 # pipeline kinds of the group bodies it reads
-_PIPELINE_BODIES = {"JoinGroupRequest": "join-group-request", "JoinGroupResponse": "join-group-response",
-                    "SyncGroupRequest": "sync-group-request", "SyncGroupResponse": "sync-group-response"}
+_PIPELINE_BODIES = {
+    "JoinGroupRequest": "join-group-request",
+    "JoinGroupResponse": "join-group-response",
+    "SyncGroupRequest": "sync-group-request",
+    "SyncGroupResponse": "sync-group-response",
+}
 
 
 def _kind_call(name: str) -> tuple[str, dict]:
@@ -60,7 +72,7 @@ def _text_problem(what: str, text: str) -> str | None:
         return f"{what} is not valid UTF-8: {e}"
     m = _CONTROL.search(text)
     if m:
-        return f"{what} holds the control character {m.group()!r} at {m.start()}: {text[max(0, m.start() - 40):m.start() + 20]!r}"
+        return f"{what} holds the control character {m.group()!r} at {m.start()}: {text[max(0, m.start() - 40) : m.start() + 20]!r}"
     return None
 
 
@@ -101,8 +113,9 @@ def _connect_distinct(value: dict) -> dict:
         if isinstance(value.get(k), list):
             value[k] = sorted(dict.fromkeys(json.dumps(c) for c in value[k]))
     if isinstance(value.get("revokedTaskIds"), list):
-        value["revokedTaskIds"] = sorted(value["revokedTaskIds"], key=lambda t: json.dumps(
-            t.get("connector") if isinstance(t, dict) else t))
+        value["revokedTaskIds"] = sorted(
+            value["revokedTaskIds"], key=lambda t: json.dumps(t.get("connector") if isinstance(t, dict) else t)
+        )
     if isinstance(value.get("allocation"), dict):
         value["allocation"] = _connect_distinct(value["allocation"])
     return value
@@ -241,7 +254,7 @@ def _render_story(name: str, data: bytes) -> list[str]:
             items, kind = list(offsets_story(read_segment(io.BytesIO(data)), summary=summary)), "segment"
         else:
             n = int.from_bytes(data[:2], "big")
-            line = f"{data[2:2 + n].hex()}\t{data[2 + n:].hex()}"
+            line = f"{data[2 : 2 + n].hex()}\t{data[2 + n :].hex()}"
             items, kind = list(offsets_story(read_text([line]), summary=summary)), "text"
     except Exception as e:  # noqa: BLE001 - the story reports bad input as records; anything raised is a finding
         return [f"capture story of {name}: {type(e).__name__}: {e}"]
@@ -260,7 +273,7 @@ def _pipeline_row(name: str, data: bytes) -> dict | None:
         return {"kind": "frame", "data": data, "api_key": int(key), "version": int(v[1:]), "direction": "response"}
     if name == "offsets-key-value":
         n = int.from_bytes(data[:2], "big")
-        return {"kind": "group-metadata", "key": data[2:2 + n], "data": data[2 + n:]}
+        return {"kind": "group-metadata", "key": data[2 : 2 + n], "data": data[2 + n :]}
     message, _, v = name.partition("/v")
     if message in _PIPELINE_BODIES:
         return {"kind": _PIPELINE_BODIES[message], "data": data, "version": int(v)}
@@ -284,12 +297,20 @@ def _connect_carrier(kind: str, data: bytes) -> dict:
     message, version = _CONNECT_CARRIERS[kind]
     if message == "JoinGroupRequest":
         body = wire_class(message, message)(
-            group_id="g", member_id="w", protocol_type="connect",
-            protocols=(wire_class(message, "JoinGroupRequestProtocol")(name="sessioned", metadata=data),))
+            group_id="g",
+            member_id="w",
+            protocol_type="connect",
+            protocols=(wire_class(message, "JoinGroupRequestProtocol")(name="sessioned", metadata=data),),
+        )
     else:
         body = wire_class(message, message)(
-            group_id="g", generation_id=1, member_id="w", protocol_type="connect", protocol_name="sessioned",
-            assignments=(wire_class(message, "SyncGroupRequestAssignment")(member_id="w", assignment=data),))
+            group_id="g",
+            generation_id=1,
+            member_id="w",
+            protocol_type="connect",
+            protocol_name="sessioned",
+            assignments=(wire_class(message, "SyncGroupRequestAssignment")(member_id="w", assignment=data),),
+        )
     return {"kind": _PIPELINE_BODIES[message], "data": encode_message(message, version, body), "version": version}
 
 
@@ -317,13 +338,17 @@ def rows_problems(batch: list[tuple[str, bytes]]) -> list[tuple[int, str]]:
             return [(rows[0][0], f"pipeline rows: {type(e).__name__}: {e}")]
         return [(i, q) for i, _ in rows for _, q in rows_problems([batch[i]])]
     problems = []
-    strict = {i for i, (name, data) in enumerate(batch)
-              if name in ("subscription-info", "assignment-info") or _connect_read_by_pipeline(name, data)}
+    strict = {
+        i
+        for i, (name, data) in enumerate(batch)
+        if name in ("subscription-info", "assignment-info") or _connect_read_by_pipeline(name, data)
+    }
     for r in table:
         i = int(r["record_id"])
         if i in strict and r.get("error_type"):
-            problems.append((i, f"pipeline rows: quarantined what the codec decodes: {r['error_type']}: "
-                                f"{r['error_message']}"))
+            problems.append(
+                (i, f"pipeline rows: quarantined what the codec decodes: {r['error_type']}: {r['error_message']}")
+            )
     return problems
 
 
@@ -366,4 +391,3 @@ def render(name: str, data: bytes, *, canonical: bool = False) -> list[str]:
     is canonical (its vector says so, or the encoder wrote it), so re-encoding must give ``data`` back wherever
     the value has no unordered collection of two elements or more."""
     return render_outputs(name, data, canonical) + [p for _, p in rows_problems([(name, data)])]
-

@@ -101,18 +101,28 @@ def differential(fn: Target, data: bytes, native_outcome: tuple | None = None) -
     finally:
         native.set_active(old)
     if python == native_outcome or repr(python) == repr(native_outcome):  # repr: values holding exceptions
-        return None                                                           # (a capture's BadFile) compare so
+        return None  # (a capture's BadFile) compare so
 
     def said(o: tuple) -> str:
         return "a value" if o[0] == "value" else f"{o[1]}: {o[2]}"[:300]
+
     if python[0] == native_outcome[0] == "value":
         return "the native and the pure-Python codec decode to different values"
     return f"native {said(native_outcome)}; pure Python {said(python)}"
 
 
-def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: float | None = None,
-        max_seconds_per_input: float = 2.0, render: bool = False, render_seeds: int | None = None,
-        shared: Shared = DEFAULT_SHARED, differential_check: bool = True) -> FuzzReport:
+def run(
+    n: int,
+    *,
+    seed: int = 0,
+    only: list[str] | None = None,
+    time_limit: float | None = None,
+    max_seconds_per_input: float = 2.0,
+    render: bool = False,
+    render_seeds: int | None = None,
+    shared: Shared = DEFAULT_SHARED,
+    differential_check: bool = True,
+) -> FuzzReport:
     """``n`` mutated inputs spread over the targets (round robin), deterministic for ``seed``. Random
     bytes are mixed in for every target. With ``render``, the seeds its target decodes (all of them, or the
     first ``render_seeds`` of each target), then every decoded input, also go through
@@ -124,14 +134,22 @@ def run(n: int, *, seed: int = 0, only: list[str] | None = None, time_limit: flo
     differential_check = differential_check and native.available()
     native_before = native.set_active(True) if differential_check else native.active()
     try:
-        return _run(n, seed, only, time_limit, max_seconds_per_input, render, render_seeds, shared,
-                    differential_check)
+        return _run(n, seed, only, time_limit, max_seconds_per_input, render, render_seeds, shared, differential_check)
     finally:
         native.set_active(native_before)
 
 
-def _run(n: int, seed: int, only, time_limit, max_seconds_per_input: float, render: bool, render_seeds,
-         shared, differential_check: bool) -> FuzzReport:
+def _run(
+    n: int,
+    seed: int,
+    only,
+    time_limit,
+    max_seconds_per_input: float,
+    render: bool,
+    render_seeds,
+    shared,
+    differential_check: bool,
+) -> FuzzReport:
     rng = random.Random(seed)
     all_targets = targets()
     names = [t for t in all_targets if not only or any(t.startswith(o) for o in only)]
@@ -189,4 +207,3 @@ def _run(n: int, seed: int, only, time_limit, max_seconds_per_input: float, rend
     if renderer is not None:
         renderer.flush()
     return report
-

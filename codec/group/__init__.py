@@ -12,26 +12,82 @@ Layers, outermost first (wire-facts §7, §6, §2-§3):
 """
 
 from .apis import API_KEYS, Api, request_header_version, response_header_version
-from .consumer import (ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, consumer_assignment, consumer_from_json,
-                       consumer_json, consumer_subscription, decode_consumer, encode_consumer)
-from .frames import (RequestFrame, ResponseFrame, decode_request_frame, decode_response_frame,
-                     encode_request_frame, encode_response_frame, request_frame, response_frame, size_prefix,
-                     strip_size_prefix)
-from .jsonview import (body_from_json, body_json, request_frame_from_json, request_frame_json,
-                       response_frame_from_json, response_frame_json)
+from .consumer import (
+    ASSIGNMENT,
+    SUBSCRIPTION,
+    ConsumerMessage,
+    consumer_assignment,
+    consumer_from_json,
+    consumer_json,
+    consumer_subscription,
+    decode_consumer,
+    encode_consumer,
+)
+from .frames import (
+    RequestFrame,
+    ResponseFrame,
+    decode_request_frame,
+    decode_response_frame,
+    encode_request_frame,
+    encode_response_frame,
+    request_frame,
+    response_frame,
+    size_prefix,
+    strip_size_prefix,
+)
+from .jsonview import (
+    body_from_json,
+    body_json,
+    request_frame_from_json,
+    request_frame_json,
+    response_frame_from_json,
+    response_frame_json,
+)
 from .messages import HEADERS, MESSAGES, DecodedMessage, decode_message, encode_message
 from .nested import LayerError, Nested, flatten_body, nest_body, unwrap_body
 from .stream import DEFAULT_MAX_FRAME_SIZE, Connection, FrameReader
 
 __all__ = [
-    "API_KEYS", "Api", "request_header_version", "response_header_version",
-    "SUBSCRIPTION", "ASSIGNMENT", "ConsumerMessage", "decode_consumer", "encode_consumer",
-    "consumer_subscription", "consumer_assignment", "consumer_json", "consumer_from_json",
-    "MESSAGES", "HEADERS", "DecodedMessage", "decode_message", "encode_message",
-    "RequestFrame", "ResponseFrame", "decode_request_frame", "decode_response_frame", "encode_request_frame",
-    "encode_response_frame", "request_frame", "response_frame", "size_prefix", "strip_size_prefix",
-    "Nested", "LayerError", "nest_body", "flatten_body", "unwrap_body",
-    "body_json", "body_from_json", "request_frame_json", "response_frame_json", "request_frame_from_json",
+    "API_KEYS",
+    "Api",
+    "request_header_version",
+    "response_header_version",
+    "SUBSCRIPTION",
+    "ASSIGNMENT",
+    "ConsumerMessage",
+    "decode_consumer",
+    "encode_consumer",
+    "consumer_subscription",
+    "consumer_assignment",
+    "consumer_json",
+    "consumer_from_json",
+    "MESSAGES",
+    "HEADERS",
+    "DecodedMessage",
+    "decode_message",
+    "encode_message",
+    "RequestFrame",
+    "ResponseFrame",
+    "decode_request_frame",
+    "decode_response_frame",
+    "encode_request_frame",
+    "encode_response_frame",
+    "request_frame",
+    "response_frame",
+    "size_prefix",
+    "strip_size_prefix",
+    "Nested",
+    "LayerError",
+    "nest_body",
+    "flatten_body",
+    "unwrap_body",
+    "body_json",
+    "body_from_json",
+    "request_frame_json",
+    "response_frame_json",
+    "request_frame_from_json",
     "response_frame_from_json",
-    "FrameReader", "Connection", "DEFAULT_MAX_FRAME_SIZE",
+    "FrameReader",
+    "Connection",
+    "DEFAULT_MAX_FRAME_SIZE",
 ]

@@ -44,9 +44,12 @@ class Api:
             return
         valid = load_message(self.request).valid
         if version not in valid:
-            raise UnsupportedVersionError(f"{self.name} has no version {version} (valid {valid})",
-                                          message=message or self.request, offset=offset,
-                                          path="request_api_version")
+            raise UnsupportedVersionError(
+                f"{self.name} has no version {version} (valid {valid})",
+                message=message or self.request,
+                offset=offset,
+                path="request_api_version",
+            )
 
 
 def _group(key: int, name: str) -> Api:
@@ -79,8 +82,9 @@ def api_for(api_key: int, *, message: str = "RequestHeader", offset: int | None 
         return API_KEYS[api_key]
     except KeyError:
         known = ", ".join(f"{k} {a.name}" for k, a in sorted(API_KEYS.items()))
-        raise DecodeError(f"unknown API key {api_key} (known: {known})", message=message, offset=offset,
-                          path="request_api_key") from None
+        raise DecodeError(
+            f"unknown API key {api_key} (known: {known})", message=message, offset=offset, path="request_api_key"
+        ) from None
 
 
 def request_header_version(api_key: int, api_version: int) -> int:

@@ -21,8 +21,17 @@ from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_cl
 from ..wire.schema import load_message
 from .jsoncheck import check_json, describe
 
-__all__ = ["SUBSCRIPTION", "ASSIGNMENT", "ConsumerMessage", "decode_consumer", "encode_consumer",
-           "consumer_subscription", "consumer_assignment", "consumer_json", "consumer_from_json"]
+__all__ = [
+    "SUBSCRIPTION",
+    "ASSIGNMENT",
+    "ConsumerMessage",
+    "decode_consumer",
+    "encode_consumer",
+    "consumer_subscription",
+    "consumer_assignment",
+    "consumer_json",
+    "consumer_from_json",
+]
 
 SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
@@ -55,8 +64,9 @@ _message = native.maker(ConsumerMessage)
 _NATIVE = native.fast_table()
 
 
-def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
-                    max_size: int = DEFAULT_MAX_METADATA_SIZE) -> ConsumerMessage:
+def decode_consumer(
+    name: str, data: bytes | bytearray | memoryview, *, max_size: int = DEFAULT_MAX_METADATA_SIZE
+) -> ConsumerMessage:
     """Decode a version-prefixed ConsumerProtocol message (wire-facts §6); input above ``max_size``
     bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
     if type(data) is bytes and 2 <= len(data) <= max_size:
@@ -74,14 +84,18 @@ def decode_consumer(name: str, data: bytes | bytearray | memoryview, *,
     (version,) = _PREFIX.unpack_from(data)
     spec = load_message(name)
     if version < spec.valid.low:
-        raise UnsupportedVersionError(f"unsupported version {version} (lowest is {spec.valid.low})",
-                                      message=name, version=version, offset=0, path="version")
+        raise UnsupportedVersionError(
+            f"unsupported version {version} (lowest is {spec.valid.low})",
+            message=name,
+            version=version,
+            offset=0,
+            path="version",
+        )
     layout = min(version, spec.valid.high)
     body, end = decode_wire(name, layout, data, start=2)
     prog = native.object_program(name, version) if native.ACTIVE[0] and layout == version else None
     if prog is not None:
-        _NATIVE[(name, version)] = native.bound(prog, _message, prefix=(name, version), start=2,
-                                                trailing_bytes=True)
+        _NATIVE[(name, version)] = native.bound(prog, _message, prefix=(name, version), start=2, trailing_bytes=True)
     return _message(name, version, body, data[end:])
 
 
@@ -93,8 +107,12 @@ def encode_consumer(msg: ConsumerMessage) -> bytes:
     """The int16 version, the fields at that version (v3 layout above 3), then ``trailing``."""
     spec = load_message(msg.name)
     if not spec.valid.low <= msg.version <= 0x7FFF:
-        raise EncodeError(f"version {msg.version} cannot be written (lowest is {spec.valid.low})",
-                          message=msg.name, version=msg.version, path="version")
+        raise EncodeError(
+            f"version {msg.version} cannot be written (lowest is {spec.valid.low})",
+            message=msg.name,
+            version=msg.version,
+            path="version",
+        )
     return _PREFIX.pack(msg.version) + encode_wire(msg.name, msg.layout_version, msg.data) + msg.trailing
 
 
@@ -133,8 +151,9 @@ def consumer_from_json(name: str, value: dict, version: int | None = None, *, st
     if type(version) is not int:
         raise EncodeError(f"version must be an integer, got {describe(version)}", message=name, path="version")
     if not spec.valid.low <= version <= 0x7FFF:
-        raise EncodeError(f"version {version} cannot be written (an int16 of at least {spec.valid.low})",
-                          message=name, path="version")
+        raise EncodeError(
+            f"version {version} cannot be written (an int16 of at least {spec.valid.low})", message=name, path="version"
+        )
     trailing = value.get("trailing")
     if trailing is None:
         trailing_bytes = b""
@@ -142,8 +161,9 @@ def consumer_from_json(name: str, value: dict, version: int | None = None, *, st
         try:
             trailing_bytes = bytes.fromhex(trailing)
         except (TypeError, ValueError):
-            raise EncodeError(f"trailing must be hex, got {describe(trailing)}", message=name, version=version,
-                              path="trailing") from None
+            raise EncodeError(
+                f"trailing must be hex, got {describe(trailing)}", message=name, version=version, path="trailing"
+            ) from None
     check_json(value, name, min(version, spec.valid.high), style=style, extra=("version", "trailing"))
     fields = {k: v for k, v in value.items() if k not in ("version", "trailing")}
     data = from_json(fields, name, style=style)

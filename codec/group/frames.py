@@ -20,9 +20,18 @@ from ..wire.builder import decode_wire, encode_wire, wire_class
 from .apis import Api, api_for, request_header_version, response_header_version
 from .nested import flatten_body, nest_body
 
-__all__ = ["RequestFrame", "ResponseFrame", "decode_request_frame", "decode_response_frame",
-           "encode_request_frame", "encode_response_frame", "request_frame", "response_frame",
-           "size_prefix", "strip_size_prefix"]
+__all__ = [
+    "RequestFrame",
+    "ResponseFrame",
+    "decode_request_frame",
+    "decode_response_frame",
+    "encode_request_frame",
+    "encode_response_frame",
+    "request_frame",
+    "response_frame",
+    "size_prefix",
+    "strip_size_prefix",
+]
 
 _SIZE = struct.Struct(">i")
 _API = struct.Struct(">hh")
@@ -97,8 +106,9 @@ def strip_size_prefix(data: bytes, what: str = "frame") -> bytes:
         raise TruncatedError(f"truncated (need 4, have {len(data)})", message=what, offset=0, path="size")
     (size,) = _SIZE.unpack_from(data)
     if size != len(data) - 4:
-        raise DecodeError(f"size {size} does not match the {len(data) - 4} bytes that follow",
-                          message=what, offset=0, path="size")
+        raise DecodeError(
+            f"size {size} does not match the {len(data) - 4} bytes that follow", message=what, offset=0, path="size"
+        )
     return data[4:]
 
 
@@ -109,9 +119,14 @@ def _body(schema: str | None, version: int, data: bytes, start: int):
     return body, data[end:]
 
 
-def decode_request_frame(data: bytes | bytearray | memoryview, *, nested: bool = True,
-                         size_prefixed: bool = False, protocol_type: str | None = None,
-                         protocol_name: str | None = None) -> RequestFrame:
+def decode_request_frame(
+    data: bytes | bytearray | memoryview,
+    *,
+    nested: bool = True,
+    size_prefixed: bool = False,
+    protocol_type: str | None = None,
+    protocol_name: str | None = None,
+) -> RequestFrame:
     """Decode a request frame; with ``nested`` also every ConsumerProtocol and Streams (or, in a Connect
     group, Connect) layer inside it.
 
@@ -124,8 +139,12 @@ def decode_request_frame(data: bytes | bytearray | memoryview, *, nested: bool =
         data, base = strip_size_prefix(data, "request frame"), 4
     try:
         if len(data) < 4:
-            raise TruncatedError(f"truncated (need 4, have {len(data)})", message="RequestHeader", offset=0,
-                                 path="request_api_key" if len(data) < 2 else "request_api_version")
+            raise TruncatedError(
+                f"truncated (need 4, have {len(data)})",
+                message="RequestHeader",
+                offset=0,
+                path="request_api_key" if len(data) < 2 else "request_api_version",
+            )
         api_key, api_version = _API.unpack_from(data)
         api = api_for(api_key)
         api.check_version(api_version)
@@ -139,9 +158,16 @@ def decode_request_frame(data: bytes | bytearray | memoryview, *, nested: bool =
     return RequestFrame(header=header, body=body, trailing=trailing)
 
 
-def decode_response_frame(data: bytes | bytearray | memoryview, api_key: int, api_version: int, *,
-                          nested: bool = True, size_prefixed: bool = False, protocol_type: str | None = None,
-                          protocol_name: str | None = None) -> ResponseFrame:
+def decode_response_frame(
+    data: bytes | bytearray | memoryview,
+    api_key: int,
+    api_version: int,
+    *,
+    nested: bool = True,
+    size_prefixed: bool = False,
+    protocol_type: str | None = None,
+    protocol_name: str | None = None,
+) -> ResponseFrame:
     """Decode a response frame to a request of ``api_key`` at ``api_version``.
 
     ``protocol_type``/``protocol_name`` help the nested decode where the response does not carry them
@@ -175,23 +201,29 @@ def _encode_body(schema: str | None, version: int, body) -> bytes:
 def encode_request_frame(frame: RequestFrame, *, size_prefixed: bool = False) -> bytes:
     """Header (v1/v2 by flexibility), body (nested layers encoded first), trailing bytes."""
     api = api_for(frame.api_key)
-    out = (encode_wire("RequestHeader", frame.header_version, frame.header)
-           + _encode_body(api.request, frame.api_version, frame.body) + frame.trailing)
+    out = (
+        encode_wire("RequestHeader", frame.header_version, frame.header)
+        + _encode_body(api.request, frame.api_version, frame.body)
+        + frame.trailing
+    )
     return size_prefix(out) if size_prefixed else out
 
 
 def encode_response_frame(frame: ResponseFrame, *, size_prefixed: bool = False) -> bytes:
     api = api_for(frame.api_key)
-    out = (encode_wire("ResponseHeader", frame.header_version, frame.header)
-           + _encode_body(api.response, frame.api_version, frame.body) + frame.trailing)
+    out = (
+        encode_wire("ResponseHeader", frame.header_version, frame.header)
+        + _encode_body(api.response, frame.api_version, frame.body)
+        + frame.trailing
+    )
     return size_prefix(out) if size_prefixed else out
 
 
 def request_frame(api_key: int, api_version: int, correlation_id: int, client_id: str | None, body) -> RequestFrame:
     """A request frame model from its parts (the header built for you)."""
     header = wire_class("RequestHeader", "RequestHeader")(
-        request_api_key=api_key, request_api_version=api_version, correlation_id=correlation_id,
-        client_id=client_id)
+        request_api_key=api_key, request_api_version=api_version, correlation_id=correlation_id, client_id=client_id
+    )
     return RequestFrame(header=header, body=body)
 
 

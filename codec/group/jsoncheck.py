@@ -63,7 +63,8 @@ def describe(v) -> str:
     if isinstance(v, int) and v.bit_length() > 128:
         return f"an integer of {v.bit_length()} bits"
     kind = {int: "an integer", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
-        type(v), type(v).__name__)
+        type(v), type(v).__name__
+    )
     if isinstance(v, (list, dict)) or kind == type(v).__name__:
         return kind
     text = repr(v)
@@ -100,8 +101,10 @@ class _Checker:
                 continue
             if key in _TAGGED_KEYS:
                 if tagged_key is not None:
-                    raise self.fail("unknown tagged fields given twice (as '_unknownTaggedFields' and "
-                                    "'unknown_tagged_fields')", path)
+                    raise self.fail(
+                        "unknown tagged fields given twice (as '_unknownTaggedFields' and 'unknown_tagged_fields')",
+                        path,
+                    )
                 tagged_key = key
                 continue
             found = known.get(key)
@@ -191,11 +194,13 @@ class _Checker:
         defined = {f.tag: f.name for f in spec.fields if f.tag is not None}
         for k, raw in v.items():
             if not (isinstance(k, str) and _TAG.fullmatch(k) and int(k) <= MAX_TAG):
-                raise self.fail(f"a tag is a decimal integer without leading zeros in 0..{MAX_TAG}, got "
-                                f"{describe(k)}", path)
+                raise self.fail(
+                    f"a tag is a decimal integer without leading zeros in 0..{MAX_TAG}, got {describe(k)}", path
+                )
             if int(k) in defined:
-                raise self.fail(f"tag {k} is {spec.name}'s {defined[int(k)]} field, not an unknown tagged field",
-                                f"{path}[{k}]")
+                raise self.fail(
+                    f"tag {k} is {spec.name}'s {defined[int(k)]} field, not an unknown tagged field", f"{path}[{k}]"
+                )
             if not isinstance(raw, str):
                 raise self.fail(f"needs hex bytes, got {describe(raw)}", f"{path}[{k}]")
             try:
@@ -204,8 +209,9 @@ class _Checker:
                 raise self.fail(f"not hex: {raw[:40]!r}", f"{path}[{k}]") from None
 
 
-def check_json(value, message: str, version: int | None = None, *, style: str = "kafka",
-               extra: tuple[str, ...] = ()) -> None:
+def check_json(
+    value, message: str, version: int | None = None, *, style: str = "kafka", extra: tuple[str, ...] = ()
+) -> None:
     """Raise :class:`EncodeError` unless ``value`` is JSON the schema of ``message`` takes (see the module
     docstring). ``version``: the version it will be written at, when known (for nullability);
     ``extra``: top-level keys the caller handles itself (``version``, ``trailing``)."""

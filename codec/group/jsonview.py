@@ -20,12 +20,22 @@ import base64
 import dataclasses
 
 from ..connect.assignment import encode_connect_assignment
-from ..connect.jsonview import (connect_assignment_from_json, connect_assignment_json, connect_metadata_from_json,
-                               connect_metadata_json)
+from ..connect.jsonview import (
+    connect_assignment_from_json,
+    connect_assignment_json,
+    connect_metadata_from_json,
+    connect_metadata_json,
+)
 from ..connect.metadata import encode_connect_metadata
 from ..errors import EncodeError
-from ..streams import (assignment_from_json, assignment_json, encode_assignment, encode_subscription,
-                       subscription_from_json, subscription_json)
+from ..streams import (
+    assignment_from_json,
+    assignment_json,
+    encode_assignment,
+    encode_subscription,
+    subscription_from_json,
+    subscription_json,
+)
 from ..wire.builder import from_json, to_json
 from ..wire.schema import load_message
 from .apis import API_KEYS, api_for, request_header_version, response_header_version
@@ -34,8 +44,15 @@ from .frames import RequestFrame, ResponseFrame
 from .jsoncheck import check_json, describe
 from .nested import CONNECT_ASSIGNMENT, CONNECT_METADATA, Nested, carried_layer, flatten_body, nested_fields
 
-__all__ = ["body_json", "nested_json", "request_frame_json", "response_frame_json", "body_from_json",
-           "request_frame_from_json", "response_frame_from_json"]
+__all__ = [
+    "body_json",
+    "nested_json",
+    "request_frame_json",
+    "response_frame_json",
+    "body_from_json",
+    "request_frame_from_json",
+    "response_frame_from_json",
+]
 
 
 def _key(name: str, style: str) -> str:
@@ -52,13 +69,17 @@ def _bytes_json(b: bytes, style: str) -> str:
 
 def _bytes_from(v, style: str, path: str, message: str | None = None) -> bytes:
     if not isinstance(v, str):
-        raise EncodeError(f"expected bytes as a {'base64' if style == 'kafka' else 'hex'} string, got "
-                          f"{type(v).__name__}", message=message, path=path)
+        raise EncodeError(
+            f"expected bytes as a {'base64' if style == 'kafka' else 'hex'} string, got {type(v).__name__}",
+            message=message,
+            path=path,
+        )
     try:
         return base64.b64decode(v, validate=True) if style == "kafka" else bytes.fromhex(v)
     except ValueError:
-        raise EncodeError(f"not {'base64' if style == 'kafka' else 'hex'}: {v[:40]!r}", message=message,
-                          path=path) from None
+        raise EncodeError(
+            f"not {'base64' if style == 'kafka' else 'hex'}: {v[:40]!r}", message=message, path=path
+        ) from None
 
 
 def nested_json(n: Nested, style: str = "kafka") -> dict:
@@ -109,8 +130,12 @@ def body_json(name: str, version: int, body, style: str = "kafka") -> dict:
 
 
 def _frame_head(api_key: int, api_version: int, header_version: int, style: str) -> dict:
-    return {"api": api_for(api_key).name, _key("api_key", style): api_key,
-            _key("api_version", style): api_version, _key("header_version", style): header_version}
+    return {
+        "api": api_for(api_key).name,
+        _key("api_key", style): api_key,
+        _key("api_version", style): api_version,
+        _key("header_version", style): header_version,
+    }
 
 
 def request_frame_json(frame: RequestFrame, style: str = "kafka") -> dict:
@@ -152,13 +177,14 @@ def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | 
         raise EncodeError(f"expected bytes or a layer object, got {type(v).__name__}", path=path)
     unknown = [k for k in v if k not in _LAYER_KEYS]
     if unknown:
-        raise EncodeError(f"a layer object has no key {describe(unknown[0])} (its keys: {', '.join(_LAYER_KEYS)})",
-                          path=path)
+        raise EncodeError(
+            f"a layer object has no key {describe(unknown[0])} (its keys: {', '.join(_LAYER_KEYS)})", path=path
+        )
     if v.get("bytes") is not None:
         return _bytes_from(v["bytes"], style, f"{path}.bytes")
     value = v.get("value")
     if not isinstance(value, dict):
-        raise EncodeError("a layer object needs \"bytes\" or a \"value\" object", path=path)
+        raise EncodeError('a layer object needs "bytes" or a "value" object', path=path)
     layer = v.get("layer", layer)
     if layer in (SUBSCRIPTION, ASSIGNMENT):
         value = dict(value)
@@ -181,8 +207,7 @@ def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | 
         if layer == CONNECT_METADATA:
             return encode_connect_metadata(connect_metadata_from_json(value), drop_unrepresentable=style == "kafka")
         if layer == CONNECT_ASSIGNMENT:
-            return encode_connect_assignment(connect_assignment_from_json(value),
-                                             drop_unrepresentable=style == "kafka")
+            return encode_connect_assignment(connect_assignment_from_json(value), drop_unrepresentable=style == "kafka")
     except EncodeError as e:
         raise _within(e, f"{path}.value", layer) from None
     raise EncodeError(f"unknown layer {describe(layer)}", path=f"{path}.layer")
@@ -230,8 +255,9 @@ def body_from_json(name: str, value: object, style: str = "kafka", version: int 
             else:
                 akey = array if array in value else _key(array, style)
                 if isinstance(value.get(akey), list):
-                    value[akey] = [fix(x, f"{array}[{i}].{field}") if isinstance(x, dict) else x
-                                   for i, x in enumerate(value[akey])]
+                    value[akey] = [
+                        fix(x, f"{array}[{i}].{field}") if isinstance(x, dict) else x for i, x in enumerate(value[akey])
+                    ]
     except EncodeError as e:
         raise _located(e, name, version) from None
     check_json(value, name, version, style=style)
@@ -253,8 +279,18 @@ def _api_int(v, what: str, path: str) -> int:
     return v
 
 
-_FRAME_KEYS = {"api", "apiKey", "api_key", "apiVersion", "api_version", "headerVersion", "header_version",
-               "header", "body", "trailing"}
+_FRAME_KEYS = {
+    "api",
+    "apiKey",
+    "api_key",
+    "apiVersion",
+    "api_version",
+    "headerVersion",
+    "header_version",
+    "header",
+    "body",
+    "trailing",
+}
 
 
 def _frame_parts(value: dict, api_key: int | None, version: int | None, request: bool):
@@ -264,26 +300,36 @@ def _frame_parts(value: dict, api_key: int | None, version: int | None, request:
         raise EncodeError("expected a JSON object", message="frame")
     unknown = sorted(k for k in value if k not in _FRAME_KEYS)
     if unknown:
-        raise EncodeError(f"a frame has no key {describe(unknown[0])} (its keys: api, apiKey, apiVersion, "
-                          f"headerVersion, header, body, trailing)", message="frame", path=unknown[0][:80])
+        raise EncodeError(
+            f"a frame has no key {describe(unknown[0])} (its keys: api, apiKey, apiVersion, "
+            f"headerVersion, header, body, trailing)",
+            message="frame",
+            path=unknown[0][:80],
+        )
     key = _get(value, "apiKey", "api_key")
     key = api_key if key is None else _api_int(key, "the API key", "api_key")
     ver = _get(value, "apiVersion", "api_version")
     ver = version if ver is None else _api_int(ver, "the API version", "api_version")
     if key is None or ver is None:
-        raise EncodeError("a frame needs its API key and version (JSON apiKey/apiVersion or --api-key/--version)",
-                          message="frame")
+        raise EncodeError(
+            "a frame needs its API key and version (JSON apiKey/apiVersion or --api-key/--version)", message="frame"
+        )
     if key not in API_KEYS:
         known = ", ".join(f"{k} {a.name}" for k, a in sorted(API_KEYS.items()))
         raise EncodeError(f"unknown API key {key} (known: {known})", message="frame", path="api_key")
     api = API_KEYS[key]
     if "api" in value and value["api"] != api.name:
-        raise EncodeError(f"api {describe(value['api'])} is not API key {key} ({api.name})", message="frame", path="api")
+        raise EncodeError(
+            f"api {describe(value['api'])} is not API key {key} ({api.name})", message="frame", path="api"
+        )
     header_version = request_header_version(key, ver) if request else response_header_version(key, ver)
     given = _get(value, "headerVersion", "header_version")
     if given is not None and (type(given) is not int or given != header_version):
-        raise EncodeError(f"headerVersion {describe(given)} is not the header version of {api.name} v{ver} "
-                          f"({header_version})", message="frame", path="header_version")
+        raise EncodeError(
+            f"headerVersion {describe(given)} is not the header version of {api.name} v{ver} ({header_version})",
+            message="frame",
+            path="header_version",
+        )
     trailing = value.get("trailing")
     try:
         return key, ver, header_version, b"" if trailing is None else bytes.fromhex(trailing)
@@ -307,28 +353,45 @@ def _header(value: dict, name: str, version: int, fixed: dict[str, int], style: 
             if k in header:
                 got = header.pop(k)
                 if got != want:
-                    raise EncodeError(f"the header says {describe(got)} but the frame's {f.py_name} is {want}",
-                                      message=name, version=version, path=f.py_name)
+                    raise EncodeError(
+                        f"the header says {describe(got)} but the frame's {f.py_name} is {want}",
+                        message=name,
+                        version=version,
+                        path=f.py_name,
+                    )
         header[f.json_name] = want
     return header
 
 
-def request_frame_from_json(value: dict, *, style: str = "kafka", api_key: int | None = None,
-                            version: int | None = None) -> RequestFrame:
+def request_frame_from_json(
+    value: dict, *, style: str = "kafka", api_key: int | None = None, version: int | None = None
+) -> RequestFrame:
     key, ver, hv, trailing = _frame_parts(value, api_key, version, request=True)
-    header = from_json(_header(value, "RequestHeader", hv, {"request_api_key": key, "request_api_version": ver},
-                               style), "RequestHeader", style=style)
+    header = from_json(
+        _header(value, "RequestHeader", hv, {"request_api_key": key, "request_api_version": ver}, style),
+        "RequestHeader",
+        style=style,
+    )
     api = API_KEYS[key]
     body = value.get("body")
-    body = _bytes_from(body, style, "body", "frame") if api.request is None else body_from_json(api.request, body, style, ver)
+    body = (
+        _bytes_from(body, style, "body", "frame")
+        if api.request is None
+        else body_from_json(api.request, body, style, ver)
+    )
     return RequestFrame(header=header, body=body, trailing=trailing)
 
 
-def response_frame_from_json(value: dict, *, style: str = "kafka", api_key: int | None = None,
-                             version: int | None = None) -> ResponseFrame:
+def response_frame_from_json(
+    value: dict, *, style: str = "kafka", api_key: int | None = None, version: int | None = None
+) -> ResponseFrame:
     key, ver, hv, trailing = _frame_parts(value, api_key, version, request=False)
     header = from_json(_header(value, "ResponseHeader", hv, {}, style), "ResponseHeader", style=style)
     api = API_KEYS[key]
     body = value.get("body")
-    body = _bytes_from(body, style, "body", "frame") if api.response is None else body_from_json(api.response, body, style, ver)
+    body = (
+        _bytes_from(body, style, "body", "frame")
+        if api.response is None
+        else body_from_json(api.response, body, style, ver)
+    )
     return ResponseFrame(api_key=key, api_version=ver, header=header, body=body, trailing=trailing)

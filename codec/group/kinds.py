@@ -15,8 +15,14 @@ from ..kinds import Decoded, Kind, get_kind, register
 from ..wire.schema import snake
 from .consumer import ASSIGNMENT, SUBSCRIPTION, consumer_from_json, consumer_json, decode_consumer, encode_consumer
 from .frames import decode_request_frame, decode_response_frame, encode_request_frame, encode_response_frame
-from .jsonview import (body_from_json, body_json, request_frame_from_json, request_frame_json,
-                       response_frame_from_json, response_frame_json)
+from .jsonview import (
+    body_from_json,
+    body_json,
+    request_frame_from_json,
+    request_frame_json,
+    response_frame_from_json,
+    response_frame_json,
+)
 from .messages import HEADERS, MESSAGES, decode_message, encode_message
 from .pretty import pretty_body, pretty_consumer, pretty_request_frame, pretty_response_frame
 
@@ -44,14 +50,20 @@ def _body_kind(name: str) -> Kind:
         v = _need_version(name, version)
         d = decode_message(name, v, data, nested=True)
         flat = decode_message(name, v, data)
-        return Decoded(body_json(name, v, flat.value, style), pretty_body(name, v, d.value),
-                       _trailing(name, v, d.consumed, d.trailing),
-                       {"offset": d.consumed, "bytes": d.trailing} if d.trailing else None)
+        return Decoded(
+            body_json(name, v, flat.value, style),
+            pretty_body(name, v, d.value),
+            _trailing(name, v, d.consumed, d.trailing),
+            {"offset": d.consumed, "bytes": d.trailing} if d.trailing else None,
+        )
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         v = _need_version(name, version, EncodeError)
-        if isinstance(value, dict) and isinstance(value.get("trailing"), dict) \
-                and set(value["trailing"]) == {"offset", "bytes"}:
+        if (
+            isinstance(value, dict)
+            and isinstance(value.get("trailing"), dict)
+            and set(value["trailing"]) == {"offset", "bytes"}
+        ):
             # decode's report of bytes after the message (which Kafka ignores): not a field to write
             value = {k: x for k, x in value.items() if k != "trailing"}
         return encode_message(name, v, body_from_json(name, value, style, v))
@@ -67,19 +79,27 @@ def _consumer_kind(name: str) -> Kind:
         if version is not None and version != msg.version:
             notes.append(f"{name}: the version prefix says v{msg.version} (not --version {version}); read as written")
         if msg.version != msg.layout_version:
-            notes.append(f"{name} v{msg.version} is newer than v{msg.layout_version}: read with the "
-                         f"v{msg.layout_version} layout, as Kafka does")
+            notes.append(
+                f"{name} v{msg.version} is newer than v{msg.layout_version}: read with the "
+                f"v{msg.layout_version} layout, as Kafka does"
+            )
         if msg.trailing:
-            notes.append(f"{name} v{msg.version}: {len(msg.trailing)} trailing bytes (Kafka ignores them; "
-                         f"kept as \"trailing\" in the JSON)")
+            notes.append(
+                f"{name} v{msg.version}: {len(msg.trailing)} trailing bytes (Kafka ignores them; "
+                f'kept as "trailing" in the JSON)'
+            )
         return Decoded(consumer_json(msg, style=style), pretty_consumer(msg, size=len(data)), tuple(notes))
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         return encode_consumer(consumer_from_json(name, value, version, style=style))
 
     what = "subscription (JoinGroup metadata)" if name == SUBSCRIPTION else "assignment (SyncGroup assignment)"
-    return Kind(_kind_name(name).replace("-protocol", ""), f"ConsumerProtocol {what}, int16 version prefix (v0-3+)",
-                decode, encode)
+    return Kind(
+        _kind_name(name).replace("-protocol", ""),
+        f"ConsumerProtocol {what}, int16 version prefix (v0-3+)",
+        decode,
+        encode,
+    )
 
 
 def _decode_request_frame(data: bytes, *, style: str = "kafka", **_) -> Decoded:
@@ -88,13 +108,15 @@ def _decode_request_frame(data: bytes, *, style: str = "kafka", **_) -> Decoded:
     return Decoded(request_frame_json(frame, style), pretty_request_frame(frame, size=len(data)), notes)
 
 
-def _encode_request_frame(value: dict, *, style: str = "kafka", version: int | None = None,
-                          api_key: int | None = None, **_) -> bytes:
+def _encode_request_frame(
+    value: dict, *, style: str = "kafka", version: int | None = None, api_key: int | None = None, **_
+) -> bytes:
     return encode_request_frame(request_frame_from_json(value, style=style, api_key=api_key, version=version))
 
 
-def _decode_response_frame(data: bytes, *, style: str = "kafka", version: int | None = None,
-                           api_key: int | None = None, **_) -> Decoded:
+def _decode_response_frame(
+    data: bytes, *, style: str = "kafka", version: int | None = None, api_key: int | None = None, **_
+) -> Decoded:
     if api_key is None or version is None:
         raise DecodeError("a response frame needs --api-key and --version of its request", message="response frame")
     frame = decode_response_frame(data, api_key, version)
@@ -102,8 +124,9 @@ def _decode_response_frame(data: bytes, *, style: str = "kafka", version: int | 
     return Decoded(response_frame_json(frame, style), pretty_response_frame(frame, size=len(data)), notes)
 
 
-def _encode_response_frame(value: dict, *, style: str = "kafka", version: int | None = None,
-                           api_key: int | None = None, **_) -> bytes:
+def _encode_response_frame(
+    value: dict, *, style: str = "kafka", version: int | None = None, api_key: int | None = None, **_
+) -> bytes:
     return encode_response_frame(response_frame_from_json(value, style=style, api_key=api_key, version=version))
 
 
@@ -112,8 +135,15 @@ def _encode_response_frame(value: dict, *, style: str = "kafka", version: int | 
 # request frame goes down into its carried layers (ConsumerProtocol and Streams, or Connect's metadata and
 # assignments when its protocol type is "connect"); bare Connect messages come last, as their int16 header
 # looks like a ConsumerProtocol version prefix.
-AUTO_CANDIDATES = ("request-frame", "consumer-subscription", "consumer-assignment", "subscription-info",
-                   "assignment-info", "connect-metadata", "connect-assignment")
+AUTO_CANDIDATES = (
+    "request-frame",
+    "consumer-subscription",
+    "consumer-assignment",
+    "subscription-info",
+    "assignment-info",
+    "connect-metadata",
+    "connect-assignment",
+)
 
 
 def _fits(name: str, data: bytes, style: str) -> Decoded | None:
@@ -133,8 +163,10 @@ def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
         if d is not None:
             fits.append((name, d))
     if not fits:
-        raise DecodeError(f"no self-describing kind decodes all {len(data)} bytes (tried {', '.join(AUTO_CANDIDATES)})",
-                          message="auto")
+        raise DecodeError(
+            f"no self-describing kind decodes all {len(data)} bytes (tried {', '.join(AUTO_CANDIDATES)})",
+            message="auto",
+        )
     name, d = fits[0]
     others = [n for n, _ in fits[1:]]
     also = f" (also fits: {', '.join(others)})" if others else ""
@@ -146,12 +178,12 @@ def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
 
 def _encode_auto(value: dict, *, style: str = "kafka", **opts) -> bytes:
     if not isinstance(value, dict) or value.get("kind") not in AUTO_CANDIDATES or "value" not in value:
-        raise EncodeError(f"auto expects {{\"kind\": one of {', '.join(AUTO_CANDIDATES)}, \"value\": ...}}",
-                          message="auto")
+        raise EncodeError(f'auto expects {{"kind": one of {", ".join(AUTO_CANDIDATES)}, "value": ...}}', message="auto")
     unknown = sorted(k for k in value if k not in ("kind", "value", "alsoFits", "also_fits"))
     if unknown:  # alsoFits is what decode --kind auto reports; anything else would be dropped
-        raise EncodeError(f"no key {unknown[0][:60]!r} here (auto takes kind, value, alsoFits)", message="auto",
-                          path=unknown[0][:60])
+        raise EncodeError(
+            f"no key {unknown[0][:60]!r} here (auto takes kind, value, alsoFits)", message="auto", path=unknown[0][:60]
+        )
     return get_kind(value["kind"]).encode(value["value"], style=style, **opts)
 
 
@@ -160,10 +192,24 @@ def _register_all() -> None:
     register(_consumer_kind(ASSIGNMENT))
     for name in MESSAGES + HEADERS:
         register(_body_kind(name))
-    register(Kind("request-frame", "a request frame without its int32 size: header + body, decoded to the "
-                  "Streams layer (Connect's in a connect group)", _decode_request_frame, _encode_request_frame))
-    register(Kind("response-frame", "a response frame without its int32 size (--api-key and --version of "
-                  "its request)", _decode_response_frame, _encode_response_frame, self_describing=False))
+    register(
+        Kind(
+            "request-frame",
+            "a request frame without its int32 size: header + body, decoded to the "
+            "Streams layer (Connect's in a connect group)",
+            _decode_request_frame,
+            _encode_request_frame,
+        )
+    )
+    register(
+        Kind(
+            "response-frame",
+            "a response frame without its int32 size (--api-key and --version of its request)",
+            _decode_response_frame,
+            _encode_response_frame,
+            self_describing=False,
+        )
+    )
     register(Kind("auto", "try the self-describing kinds and say which one fitted", _decode_auto, _encode_auto))
 
 

@@ -19,8 +19,16 @@ from .nested import flatten_body, nest_body
 
 __all__ = ["MESSAGES", "HEADERS", "DecodedMessage", "decode_message", "encode_message"]
 
-MESSAGES = ("JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse",
-            "HeartbeatRequest", "HeartbeatResponse", "LeaveGroupRequest", "LeaveGroupResponse")
+MESSAGES = (
+    "JoinGroupRequest",
+    "JoinGroupResponse",
+    "SyncGroupRequest",
+    "SyncGroupResponse",
+    "HeartbeatRequest",
+    "HeartbeatResponse",
+    "LeaveGroupRequest",
+    "LeaveGroupResponse",
+)
 HEADERS = ("RequestHeader", "ResponseHeader")
 
 
@@ -42,8 +50,15 @@ def _known(name: str) -> None:
         raise KeyError(f"not a group message: {name!r} (known: {', '.join(MESSAGES + HEADERS)})")
 
 
-def decode_message(name: str, version: int, data: bytes | bytearray | memoryview, *, nested: bool = False,
-                   protocol_type: str | None = None, protocol_name: str | None = None) -> DecodedMessage:
+def decode_message(
+    name: str,
+    version: int,
+    data: bytes | bytearray | memoryview,
+    *,
+    nested: bool = False,
+    protocol_type: str | None = None,
+    protocol_name: str | None = None,
+) -> DecodedMessage:
     """Decode one body (or header) at ``version``. ``nested=True`` also decodes the ConsumerProtocol
     and Streams layers in its bytes fields (see :func:`codec.group.nested.nest_body`)."""
     try:

@@ -37,18 +37,44 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
-from ..connect.assignment import (ConnectAssignment, DecodedConnectAssignment, decode_connect_assignment,
-                                  encode_connect_assignment)
+from ..connect.assignment import (
+    ConnectAssignment,
+    DecodedConnectAssignment,
+    decode_connect_assignment,
+    encode_connect_assignment,
+)
 from ..connect.constants import CONNECT_PROTOCOL_V1
 from ..connect.metadata import ConnectMetadata, DecodedConnectMetadata, decode_connect_metadata, encode_connect_metadata
 from ..errors import DecodeError, EncodeError
-from ..streams import (AssignmentInfo, DecodedAssignment, DecodedSubscription, SubscriptionInfo,
-                       decode_assignment, decode_subscription, encode_assignment, encode_subscription)
+from ..streams import (
+    AssignmentInfo,
+    DecodedAssignment,
+    DecodedSubscription,
+    SubscriptionInfo,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, decode_consumer, encode_consumer
 
-__all__ = ["LayerError", "Nested", "STREAMS_PROTOCOL", "CONSUMER_TYPE", "CONNECT_TYPE", "CONNECT_METADATA",
-           "CONNECT_ASSIGNMENT", "CONNECT_READER_VERSION", "nest_body", "flatten_body", "unwrap_body",
-           "nested_fields", "carried_layer", "decode_layer", "layer_bytes"]
+__all__ = [
+    "LayerError",
+    "Nested",
+    "STREAMS_PROTOCOL",
+    "CONSUMER_TYPE",
+    "CONNECT_TYPE",
+    "CONNECT_METADATA",
+    "CONNECT_ASSIGNMENT",
+    "CONNECT_READER_VERSION",
+    "nest_body",
+    "flatten_body",
+    "unwrap_body",
+    "nested_fields",
+    "carried_layer",
+    "decode_layer",
+    "layer_bytes",
+]
 
 STREAMS_PROTOCOL = "stream"
 CONSUMER_TYPE = "consumer"
@@ -115,8 +141,9 @@ def decode_layer(layer: str, raw: bytes, *, protocol_name: str | None, at: str =
             msg = decode_consumer(layer, raw)
             user = msg.data.user_data
             if protocol_name == STREAMS_PROTOCOL and user:
-                inner = decode_layer(_STREAMS_LAYER[layer], user, protocol_name=None,
-                                     at=f"{at}.user_data" if at else "user_data")
+                inner = decode_layer(
+                    _STREAMS_LAYER[layer], user, protocol_name=None, at=f"{at}.user_data" if at else "user_data"
+                )
                 msg = dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=inner))
             return Nested(layer, raw, msg)
         if layer == "SubscriptionInfo":
@@ -126,8 +153,9 @@ def decode_layer(layer: str, raw: bytes, *, protocol_name: str | None, at: str =
         if layer == CONNECT_METADATA:
             return Nested(layer, raw, decode_connect_metadata(raw, reader_version=CONNECT_READER_VERSION, detail=True))
         if layer == CONNECT_ASSIGNMENT:
-            return Nested(layer, raw, decode_connect_assignment(raw, reader_version=CONNECT_READER_VERSION,
-                                                                detail=True))
+            return Nested(
+                layer, raw, decode_connect_assignment(raw, reader_version=CONNECT_READER_VERSION, detail=True)
+            )
     except DecodeError as e:
         return Nested(layer, raw, None, LayerError.of(e, at))
     raise ValueError(f"unknown layer {layer!r}")
@@ -178,8 +206,9 @@ def nest_body(name: str, body, *, protocol_type: str | None = None, protocol_nam
         raw = getattr(item, field)
         if raw:
             own = getattr(item, "name", None) or pname  # JoinGroup request: each protocol names itself
-            item = dataclasses.replace(item, **{field: decode_layer(layer, raw, protocol_name=own,
-                                                                   at=f"{array}[{i}].{field}")})
+            item = dataclasses.replace(
+                item, **{field: decode_layer(layer, raw, protocol_name=own, at=f"{array}[{i}].{field}")}
+            )
         items.append(item)
     return dataclasses.replace(body, **{array: tuple(items)})
 

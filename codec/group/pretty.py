@@ -70,8 +70,10 @@ def _indent(text: str, indent: str) -> list[str]:
 
 def _nested_lines(n: Nested, indent: str) -> list[str]:
     if n.error is not None:
-        return [f"{indent}{n.layer}: NOT DECODED ({len(n.raw)} bytes kept as carried)",
-                f"{indent}{_STEP}{printable(n.error.message)}"]
+        return [
+            f"{indent}{n.layer}: NOT DECODED ({len(n.raw)} bytes kept as carried)",
+            f"{indent}{_STEP}{printable(n.error.message)}",
+        ]
     v = n.value
     if isinstance(v, ConsumerMessage):
         return _consumer_lines(v, indent, size=len(n.raw))
@@ -100,8 +102,9 @@ def pretty_consumer(msg: ConsumerMessage, *, size: int | None = None) -> str:
 
 
 def pretty_body(name: str, version: int, body, *, indent: str = "") -> str:
-    return "\n".join([f"{indent}{name} v{version}"]
-                     + _struct_lines(body, load_message(name).root, version, indent + _STEP))
+    return "\n".join(
+        [f"{indent}{name} v{version}"] + _struct_lines(body, load_message(name).root, version, indent + _STEP)
+    )
 
 
 def _frame_lines(kind: str, schema: str | None, frame, size: int | None) -> list[str]:

@@ -23,8 +23,19 @@ from typing import Callable, Iterator
 from ..errors import DecodeError, LimitExceededError, TruncatedError
 from .frames import RequestFrame, ResponseFrame, decode_request_frame, decode_response_frame
 
-__all__ = ["DEFAULT_MAX_FRAME_SIZE", "FrameReader", "Skipped", "Connection", "Resynchroniser", "plausible",
-           "MAX_API_KEY", "MAX_API_VERSION", "REQUEST_PEEK", "RESPONSE_PEEK", "RESYNC_WINDOW"]
+__all__ = [
+    "DEFAULT_MAX_FRAME_SIZE",
+    "FrameReader",
+    "Skipped",
+    "Connection",
+    "Resynchroniser",
+    "plausible",
+    "MAX_API_KEY",
+    "MAX_API_VERSION",
+    "REQUEST_PEEK",
+    "RESPONSE_PEEK",
+    "RESYNC_WINDOW",
+]
 
 # Kafka brokers refuse request frames above socket.request.max.bytes, default 104857600 (100 MiB)
 # (SocketServerConfigs.SOCKET_REQUEST_MAX_BYTES_DEFAULT). Group messages are far smaller, but a leader's
@@ -53,8 +64,13 @@ def plausible(buf: bytes | bytearray, pos: int, role: str, max_frame_size: int) 
         if len(buf) - pos < REQUEST_PEEK:
             return None
         size, key, version, cid, client_len = _REQ.unpack_from(buf, pos)
-        return (10 <= size <= max_frame_size and 0 <= key <= MAX_API_KEY and 0 <= version <= MAX_API_VERSION
-                and cid >= 0 and -1 <= client_len <= size - 10)
+        return (
+            10 <= size <= max_frame_size
+            and 0 <= key <= MAX_API_KEY
+            and 0 <= version <= MAX_API_VERSION
+            and cid >= 0
+            and -1 <= client_len <= size - 10
+        )
     if len(buf) - pos < RESPONSE_PEEK:
         return None
     size, cid = _RESP.unpack_from(buf, pos)
@@ -119,8 +135,14 @@ class Resynchroniser:
     Sans-IO over the caller's buffer: :meth:`find` is called with the buffer, the stream offset of its first
     byte and where to look from, as bytes arrive; :meth:`keep_from` says which bytes may still matter."""
 
-    def __init__(self, role: str, max_frame_size: int, *, window: int = RESYNC_WINDOW,
-                 confirm: Callable[[bytes], bool] | None = None) -> None:
+    def __init__(
+        self,
+        role: str,
+        max_frame_size: int,
+        *,
+        window: int = RESYNC_WINDOW,
+        confirm: Callable[[bytes], bool] | None = None,
+    ) -> None:
         if role not in ("request", "response"):
             raise ValueError("role must be 'request' or 'response'")
         self.role, self.max_frame_size, self.window, self.confirm = role, max_frame_size, window, confirm
@@ -139,7 +161,8 @@ class Resynchroniser:
 
     def _candidate(self, buf: bytes | bytearray, p: int) -> bool:
         return bool(plausible(buf, p, self.role, self.max_frame_size)) and (
-            self.confirm is None or self.confirm(bytes(buf[p:p + self.peek])) is not False)
+            self.confirm is None or self.confirm(bytes(buf[p : p + self.peek])) is not False
+        )
 
     def find(self, buf: bytes | bytearray, off: int, pos: int, *, final: bool = False) -> int | None:
         """The index in ``buf`` (whose first byte is at stream offset ``off``) where framing resumes, looking
@@ -198,8 +221,9 @@ class Resynchroniser:
     def _ends_well(self, buf: bytes | bytearray, off: int, end: int, stop: int) -> bool:
         """At the end of the bytes: a frame ending at ``end`` is followed by nothing, or by fewer bytes than a
         header that could start one."""
-        return end == stop or (stop - self.peek < end < stop and _could_start(buf, end - off, self.role,
-                                                                                 self.max_frame_size))
+        return end == stop or (
+            stop - self.peek < end < stop and _could_start(buf, end - off, self.role, self.max_frame_size)
+        )
 
     def _whole_inside(self, buf: bytes | bytearray, off: int, stop: int) -> bool:
         """At the end of the bytes: whether a candidate after the earliest one is confirmed or ends well."""
@@ -240,9 +264,9 @@ class Resynchroniser:
         """The first index (at least ``pos``) of the buffer at stream offset ``off`` that may still start
         the frame framing resumes at; the bytes before it are garbage."""
         if self._first > 4096 and self._first * 2 > len(self._order):  # forget the dead ones before it
-            for c in self._order[:self._first]:
+            for c in self._order[: self._first]:
                 self._cands.pop(c, None)
-            del self._order[:self._first]
+            del self._order[: self._first]
             self._first = 0
         keep = pos if self._scanned is None else self._scanned - off
         if self._first < len(self._order):
@@ -269,8 +293,13 @@ class FrameReader:
     corrupted frame costs only its own bytes and a bogus header cannot swallow the frames behind it. A
     frame confirmed only by the end of the stream comes out of :meth:`close`."""
 
-    def __init__(self, *, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, role: str | None = None,
-                 resync_window: int = RESYNC_WINDOW) -> None:
+    def __init__(
+        self,
+        *,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        role: str | None = None,
+        resync_window: int = RESYNC_WINDOW,
+    ) -> None:
         if max_frame_size < 0:
             raise ValueError("max_frame_size must be >= 0")
         if role not in (None, "request", "response"):
@@ -314,13 +343,14 @@ class FrameReader:
                 self._lost = f"frame size {size} is {why}"
                 self._skip(1)
                 return self.next_frame()
-            self._error = LimitExceededError(f"frame size {size} is {why}", message="frame",
-                                             offset=self._start, path="size")
+            self._error = LimitExceededError(
+                f"frame size {size} is {why}", message="frame", offset=self._start, path="size"
+            )
             raise self._error
         if len(self._buf) < 4 + size:
             return None
-        frame = bytes(self._buf[4:4 + size])
-        del self._buf[:4 + size]
+        frame = bytes(self._buf[4 : 4 + size])
+        del self._buf[: 4 + size]
         self._start += 4 + size
         return frame
 
@@ -361,8 +391,11 @@ class FrameReader:
         if self.role is None:
             if self._buf:
                 need = 4 + _SIZE.unpack_from(self._buf)[0] if len(self._buf) >= 4 else 4
-                raise TruncatedError(f"stream ended inside a frame (need {need}, have {len(self._buf)})",
-                                     message="frame", offset=self._start)
+                raise TruncatedError(
+                    f"stream ended inside a frame (need {need}, have {len(self._buf)})",
+                    message="frame",
+                    offset=self._start,
+                )
             return []
         self._closed = True
         frames = list(self)
@@ -395,11 +428,16 @@ class Connection:
     def request(self, data: bytes) -> RequestFrame:
         # a SyncGroup request before v5 does not say its protocol type: the JoinGroup's (a Connect group's
         # assignments are Connect's, not ConsumerProtocol)
-        frame = decode_request_frame(data, nested=self.nested, protocol_type=self._protocol_type,
-                                     protocol_name=self._protocol_name)
+        frame = decode_request_frame(
+            data, nested=self.nested, protocol_type=self._protocol_type, protocol_name=self._protocol_name
+        )
         if frame.correlation_id in self._pending:
-            raise DecodeError(f"correlation id {frame.correlation_id} is already waiting for a response",
-                              message="RequestHeader", offset=4, path="correlation_id")
+            raise DecodeError(
+                f"correlation id {frame.correlation_id} is already waiting for a response",
+                message="RequestHeader",
+                offset=4,
+                path="correlation_id",
+            )
         self._pending[frame.correlation_id] = frame
         if frame.api_key == 11:
             self._protocol_type = frame.body.protocol_type
@@ -408,15 +446,26 @@ class Connection:
     def response(self, data: bytes) -> tuple[RequestFrame, ResponseFrame]:
         """Decode a response and return it with its request (which is no longer pending)."""
         if len(data) < 4:
-            raise TruncatedError(f"truncated (need 4, have {len(data)})", message="ResponseHeader", offset=0,
-                                 path="correlation_id")
+            raise TruncatedError(
+                f"truncated (need 4, have {len(data)})", message="ResponseHeader", offset=0, path="correlation_id"
+            )
         (cid,) = _SIZE.unpack_from(data)
         req = self._pending.pop(cid, None)
         if req is None:
-            raise DecodeError(f"no request with correlation id {cid} is waiting for a response",
-                              message="ResponseHeader", offset=0, path="correlation_id")
-        resp = decode_response_frame(data, req.api_key, req.api_version, nested=self.nested,
-                                     protocol_type=self._protocol_type, protocol_name=self._protocol_name)
+            raise DecodeError(
+                f"no request with correlation id {cid} is waiting for a response",
+                message="ResponseHeader",
+                offset=0,
+                path="correlation_id",
+            )
+        resp = decode_response_frame(
+            data,
+            req.api_key,
+            req.api_version,
+            nested=self.nested,
+            protocol_type=self._protocol_type,
+            protocol_name=self._protocol_name,
+        )
         if req.api_key == 11:
             self._protocol_name = resp.body.protocol_name
         return req, resp

@@ -56,10 +56,12 @@ def _body_kind(name: str) -> Kind:
         if version is None:
             raise DecodeError(f"{name} needs --version", message=name)
         d = decode_body(name, version, data)
-        return Decoded(body_json(name, version, d.value, style),
-                       pretty_message(name, version, d.value, size=len(data), trailing=d.trailing),
-                       _trailing(name, version, d.consumed, d.trailing),
-                       {"offset": d.consumed, "bytes": d.trailing} if d.trailing else None)
+        return Decoded(
+            body_json(name, version, d.value, style),
+            pretty_message(name, version, d.value, size=len(data), trailing=d.trailing),
+            _trailing(name, version, d.consumed, d.trailing),
+            {"offset": d.consumed, "bytes": d.trailing} if d.trailing else None,
+        )
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         if version is None:
@@ -70,8 +72,13 @@ def _body_kind(name: str) -> Kind:
 
     api_key, _ = MESSAGES[name]
     valid = load_message(name).valid
-    return Kind(kind_name(name), f"Kafka {name} body (API key {api_key}, v{valid}; --version required)", decode, encode,
-                self_describing=False)
+    return Kind(
+        kind_name(name),
+        f"Kafka {name} body (API key {api_key}, v{valid}; --version required)",
+        decode,
+        encode,
+        self_describing=False,
+    )
 
 
 def _prefix(data: bytes, what: str, path: str) -> int:
@@ -92,28 +99,36 @@ def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
         got = _prefix(data, schema, "record_type")
         if got not in types:
             other = RECORD_TYPES.get(got, "another record")
-            raise DecodeError(f"record type {got} ({other}), not {shown} ({record})", message=schema, offset=0,
-                              path="record_type")
+            raise DecodeError(
+                f"record type {got} ({other}), not {shown} ({record})", message=schema, offset=0, path="record_type"
+            )
         kver = record_schemas(got)[2]
         notes: tuple[str, ...] = ()
         if version is not None and version != kver:
             notes = (f"{schema}: the record type says v{kver} (not --version {version}); read as written",)
         model, end = decode_wire(schema, kver, data, start=2)
-        return Decoded(body_json(schema, kver, model, style),
-                       pretty_record(record, got, schema, model, None, None, None, key_version=kver),
-                       notes + _trailing(schema, kver, end, len(data) - end),
-                       {"offset": end, "bytes": len(data) - end} if end < len(data) else None)
+        return Decoded(
+            body_json(schema, kver, model, style),
+            pretty_record(record, got, schema, model, None, None, None, key_version=kver),
+            notes + _trailing(schema, kver, end, len(data) - end),
+            {"offset": end, "bytes": len(data) - end} if end < len(data) else None,
+        )
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         if isinstance(value.get("trailing"), dict):
             value = {k: x for k, x in value.items() if k != "trailing"}
         if version is not None and version not in versions:
-            raise EncodeError(f"no version {version} (valid {', '.join(map(str, sorted(versions)))})",
-                              message=schema, path="version")
+            raise EncodeError(
+                f"no version {version} (valid {', '.join(map(str, sorted(versions)))})", message=schema, path="version"
+            )
         return encode_record_key(types[0] if version is None else versions[version], value, style=style)
 
-    return Kind(kind_name(schema), f"__consumer_offsets key of a {record} record (int16 type {shown}, then the key)",
-                decode, encode)
+    return Kind(
+        kind_name(schema),
+        f"__consumer_offsets key of a {record} record (int16 type {shown}, then the key)",
+        decode,
+        encode,
+    )
 
 
 def _value_kind(rtype: int, record: str) -> Kind:
@@ -129,10 +144,12 @@ def _value_kind(rtype: int, record: str) -> Kind:
         if version is not None and version != v:
             notes = (f"{schema}: the version prefix says v{v} (not --version {version}); read as written",)
         model, end = decode_wire(schema, v, data, start=2)
-        return Decoded({"valueVersion" if style == "kafka" else "value_version": v, **body_json(schema, v, model, style)},
-                       pretty_record(record, rtype, None, None, schema, v, model),
-                       notes + _trailing(schema, v, end, len(data) - end),
-                       {"offset": end, "bytes": len(data) - end} if end < len(data) else None)
+        return Decoded(
+            {"valueVersion" if style == "kafka" else "value_version": v, **body_json(schema, v, model, style)},
+            pretty_record(record, rtype, None, None, schema, v, model),
+            notes + _trailing(schema, v, end, len(data) - end),
+            {"offset": end, "bytes": len(data) - end} if end < len(data) else None,
+        )
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         value = dict(value)
@@ -141,15 +158,20 @@ def _value_kind(rtype: int, record: str) -> Kind:
             value.pop("trailing")
         if version is None:
             if given is not None and type(given) is not int:
-                raise EncodeError(f"valueVersion must be an integer, got {given!r}"[:100], message=schema,
-                                  path="value_version")
+                raise EncodeError(
+                    f"valueVersion must be an integer, got {given!r}"[:100], message=schema, path="value_version"
+                )
             version = given
         out = encode_record_value(rtype, version, value, style=style)
         assert out is not None  # a value given (a JSON object) is never a tombstone
         return out
 
-    return Kind(kind_name(schema), f"__consumer_offsets value of a {record} record (int16 version, then the value)",
-                decode, encode)
+    return Kind(
+        kind_name(schema),
+        f"__consumer_offsets value of a {record} record (int16 version, then the value)",
+        decode,
+        encode,
+    )
 
 
 def _decode_any_key(data: bytes, *, style: str = "kafka", **_) -> Decoded:
@@ -179,9 +201,15 @@ def _register_all() -> None:
     for record, types in CLASSIC_RECORDS.items():
         register(_key_kind(record, types))
         register(_value_kind(types[0], record))
-    register(Kind("group-record-key", "__consumer_offsets key of any group record (int16 record type, then the key; "
-                  "consumer groups 3-8, 16, share groups 9-15, Streams groups 17, 19-23, classic 0-2)", _decode_any_key,
-                  _encode_any_key))
+    register(
+        Kind(
+            "group-record-key",
+            "__consumer_offsets key of any group record (int16 record type, then the key; "
+            "consumer groups 3-8, 16, share groups 9-15, Streams groups 17, 19-23, classic 0-2)",
+            _decode_any_key,
+            _encode_any_key,
+        )
+    )
 
 
 _register_all()

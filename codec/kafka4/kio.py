@@ -21,8 +21,13 @@ from ..wire.schema import FieldSpec, StructSpec, load_message, snake
 
 __all__ = ["kio_name", "kio_to_kafka"]
 
-_RANGES = {"int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
-           "int64": (-2**63, 2**63 - 1), "uint16": (0, 2**16 - 1)}
+_RANGES = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint16": (0, 2**16 - 1),
+}
 
 
 def kio_name(f: FieldSpec, value: dict) -> str:
@@ -93,8 +98,12 @@ def _struct(value, spec: StructSpec, version: int, path: str, problems: list[str
                 problems.append(f"{where}: not a list")
                 out[f.json_name] = v
                 continue
-            out[f.json_name] = [_struct(x, f.struct, version, f"{where}[{i}]", problems) if f.struct is not None
-                                else _scalar(x, f, f"{where}[{i}]", problems) for i, x in enumerate(v)]
+            out[f.json_name] = [
+                _struct(x, f.struct, version, f"{where}[{i}]", problems)
+                if f.struct is not None
+                else _scalar(x, f, f"{where}[{i}]", problems)
+                for i, x in enumerate(v)
+            ]
         elif f.struct is not None:
             out[f.json_name] = _struct(v, f.struct, version, where, problems)
         else:

@@ -23,16 +23,38 @@ from ..wire.schema import StructSpec, load_message
 __all__ = ["ERRORS", "describe_epoch", "describe_error", "pretty_message", "pretty_record"]
 
 #: Kafka's error codes (org.apache.kafka.common.protocol.Errors) the group RPCs answer with.
-ERRORS = {0: "NONE", 14: "COORDINATOR_LOAD_IN_PROGRESS", 15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR",
-          24: "INVALID_GROUP_ID", 25: "UNKNOWN_MEMBER_ID", 29: "TOPIC_AUTHORIZATION_FAILED",
-          30: "GROUP_AUTHORIZATION_FAILED", 35: "UNSUPPORTED_VERSION", 42: "INVALID_REQUEST",
-          69: "GROUP_ID_NOT_FOUND", 81: "GROUP_MAX_SIZE_REACHED", 82: "FENCED_INSTANCE_ID",
-          110: "FENCED_MEMBER_EPOCH", 111: "UNRELEASED_INSTANCE_ID", 112: "UNSUPPORTED_ASSIGNOR",
-          113: "STALE_MEMBER_EPOCH", 128: "INVALID_REGULAR_EXPRESSION", 130: "STREAMS_INVALID_TOPOLOGY",
-          131: "STREAMS_INVALID_TOPOLOGY_EPOCH", 132: "STREAMS_TOPOLOGY_FENCED"}
+ERRORS = {
+    0: "NONE",
+    14: "COORDINATOR_LOAD_IN_PROGRESS",
+    15: "COORDINATOR_NOT_AVAILABLE",
+    16: "NOT_COORDINATOR",
+    24: "INVALID_GROUP_ID",
+    25: "UNKNOWN_MEMBER_ID",
+    29: "TOPIC_AUTHORIZATION_FAILED",
+    30: "GROUP_AUTHORIZATION_FAILED",
+    35: "UNSUPPORTED_VERSION",
+    42: "INVALID_REQUEST",
+    69: "GROUP_ID_NOT_FOUND",
+    81: "GROUP_MAX_SIZE_REACHED",
+    82: "FENCED_INSTANCE_ID",
+    110: "FENCED_MEMBER_EPOCH",
+    111: "UNRELEASED_INSTANCE_ID",
+    112: "UNSUPPORTED_ASSIGNOR",
+    113: "STALE_MEMBER_EPOCH",
+    128: "INVALID_REGULAR_EXPRESSION",
+    130: "STREAMS_INVALID_TOPOLOGY",
+    131: "STREAMS_INVALID_TOPOLOGY_EPOCH",
+    132: "STREAMS_TOPOLOGY_FENCED",
+}
 #: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients; 5 since 4.2).
-STREAMS_STATUS = {0: "STALE_TOPOLOGY", 1: "MISSING_SOURCE_TOPICS", 2: "INCORRECTLY_PARTITIONED_TOPICS",
-                  3: "MISSING_INTERNAL_TOPICS", 4: "SHUTDOWN_APPLICATION", 5: "ASSIGNMENT_DELAYED"}
+STREAMS_STATUS = {
+    0: "STALE_TOPOLOGY",
+    1: "MISSING_SOURCE_TOPICS",
+    2: "INCORRECTLY_PARTITIONED_TOPICS",
+    3: "MISSING_INTERNAL_TOPICS",
+    4: "SHUTDOWN_APPLICATION",
+    5: "ASSIGNMENT_DELAYED",
+}
 
 
 def describe_error(code: int) -> str:
@@ -80,14 +102,24 @@ def _topology_lines(topology, indent: str = "  ") -> list[str]:
             rows.append(("source regex", ", ".join(printable(t) for t in s.source_topic_regex)))
         if s.repartition_sink_topics:
             rows.append(("repartition sinks", ", ".join(printable(t) for t in s.repartition_sink_topics)))
-        for what, infos in (("repartition sources", s.repartition_source_topics),
-                            ("changelogs", s.state_changelog_topics)):
+        for what, infos in (
+            ("repartition sources", s.repartition_source_topics),
+            ("changelogs", s.state_changelog_topics),
+        ):
             if infos:
-                rows.append((what, ", ".join(f"{printable(i.name)} ({i.partitions} partitions, rf "
-                                             f"{i.replication_factor})" for i in infos)))
+                rows.append(
+                    (
+                        what,
+                        ", ".join(
+                            f"{printable(i.name)} ({i.partitions} partitions, rf {i.replication_factor})" for i in infos
+                        ),
+                    )
+                )
         for g in getattr(s, "copartition_groups", None) or ():
-            shown = (f"source {list(g.source_topics)}, regex {list(g.source_topic_regex)}, "
-                     f"repartition {list(g.repartition_source_topics)} (indexes)")
+            shown = (
+                f"source {list(g.source_topics)}, regex {list(g.source_topic_regex)}, "
+                f"repartition {list(g.repartition_source_topics)} (indexes)"
+            )
             rows.append(("copartitioned", shown))
         lines += _rows(rows, indent + "    ")
     return lines
@@ -114,20 +146,33 @@ def _offset_lines(offsets, end_offsets, indent: str = "  ") -> list[str]:
 def _streams_request(m, version: int, size: int | None) -> str:
     head = f"StreamsGroupHeartbeatRequest v{version}" + (f"  {size} bytes" if size is not None else "")
     lines = [head]
-    lines += _rows([
-        ("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
-        ("endpoint epoch", str(m.endpoint_information_epoch)),
-        ("instance id", _q(m.instance_id)), ("rack", _q(m.rack_id)),
-        ("rebalance timeout", "-1 (unchanged)" if m.rebalance_timeout_ms == -1 else f"{m.rebalance_timeout_ms} ms"),
-        ("process id", _unchanged(m.process_id, _q(m.process_id))),
-        ("endpoint", _unchanged(m.user_endpoint, _endpoint(m.user_endpoint))),
-        ("client tags", _unchanged(m.client_tags, ", ".join(f"{printable(t.key)}={printable(t.value)}"
-                                                             for t in m.client_tags or ()) or "(none)")),
-        ("shutdown application", "yes" if m.shutdown_application else "no"),
-    ])
+    lines += _rows(
+        [
+            ("group", _q(m.group_id)),
+            ("member", _q(m.member_id)),
+            ("member epoch", describe_epoch(m.member_epoch)),
+            ("endpoint epoch", str(m.endpoint_information_epoch)),
+            ("instance id", _q(m.instance_id)),
+            ("rack", _q(m.rack_id)),
+            ("rebalance timeout", "-1 (unchanged)" if m.rebalance_timeout_ms == -1 else f"{m.rebalance_timeout_ms} ms"),
+            ("process id", _unchanged(m.process_id, _q(m.process_id))),
+            ("endpoint", _unchanged(m.user_endpoint, _endpoint(m.user_endpoint))),
+            (
+                "client tags",
+                _unchanged(
+                    m.client_tags,
+                    ", ".join(f"{printable(t.key)}={printable(t.value)}" for t in m.client_tags or ()) or "(none)",
+                ),
+            ),
+            ("shutdown application", "yes" if m.shutdown_application else "no"),
+        ]
+    )
     lines += _topology_lines(m.topology)
-    for title, field in (("active tasks", m.active_tasks), ("standby tasks", m.standby_tasks),
-                         ("warm-up tasks", m.warmup_tasks)):
+    for title, field in (
+        ("active tasks", m.active_tasks),
+        ("standby tasks", m.standby_tasks),
+        ("warm-up tasks", m.warmup_tasks),
+    ):
         lines += _task_lines(title, field)
     lines += _offset_lines(m.task_offsets, m.task_end_offsets)
     return "\n".join(lines)
@@ -136,26 +181,42 @@ def _streams_request(m, version: int, size: int | None) -> str:
 def _streams_response(m, version: int, size: int | None) -> str:
     head = f"StreamsGroupHeartbeatResponse v{version}" + (f"  {size} bytes" if size is not None else "")
     lines = [head]
-    lines += _rows([
-        ("error", describe_error(m.error_code) + (f": {_q(m.error_message)}" if m.error_message else "")),
-        ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
-        ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"), ("throttle", f"{m.throttle_time_ms} ms"),
-        ("acceptable recovery lag", str(m.acceptable_recovery_lag)),
-        ("task offset interval", f"{m.task_offset_interval_ms} ms"),
-        ("endpoint epoch", str(m.endpoint_information_epoch)),
-        ("status", "null" if m.status is None else ", ".join(
-            f"{STREAMS_STATUS.get(s.status_code, s.status_code)}: {_q(s.status_detail)}" for s in m.status) or "(none)"),
-    ])
-    for title, field in (("active tasks", m.active_tasks), ("standby tasks", m.standby_tasks),
-                         ("warm-up tasks", m.warmup_tasks)):
+    lines += _rows(
+        [
+            ("error", describe_error(m.error_code) + (f": {_q(m.error_message)}" if m.error_message else "")),
+            ("member", _q(m.member_id)),
+            ("member epoch", describe_epoch(m.member_epoch)),
+            ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"),
+            ("throttle", f"{m.throttle_time_ms} ms"),
+            ("acceptable recovery lag", str(m.acceptable_recovery_lag)),
+            ("task offset interval", f"{m.task_offset_interval_ms} ms"),
+            ("endpoint epoch", str(m.endpoint_information_epoch)),
+            (
+                "status",
+                "null"
+                if m.status is None
+                else ", ".join(
+                    f"{STREAMS_STATUS.get(s.status_code, s.status_code)}: {_q(s.status_detail)}" for s in m.status
+                )
+                or "(none)",
+            ),
+        ]
+    )
+    for title, field in (
+        ("active tasks", m.active_tasks),
+        ("standby tasks", m.standby_tasks),
+        ("warm-up tasks", m.warmup_tasks),
+    ):
         lines += _task_lines(title, field)
     if m.partitions_by_user_endpoint is None:
         lines.append("  partitions by endpoint: (unchanged: null)")
     else:
         lines.append(f"  partitions by endpoint ({len(m.partitions_by_user_endpoint)}):")
         for e in m.partitions_by_user_endpoint:
-            lines.append(f"    {_endpoint(e.user_endpoint)}  active {_endpoint_partitions(e.active_partitions)}"
-                         f"  standby {_endpoint_partitions(e.standby_partitions)}")
+            lines.append(
+                f"    {_endpoint(e.user_endpoint)}  active {_endpoint_partitions(e.active_partitions)}"
+                f"  standby {_endpoint_partitions(e.standby_partitions)}"
+            )
     return "\n".join(lines)
 
 
@@ -171,11 +232,20 @@ def _topic_partitions(tps) -> str:
 
 def _consumer_request(m, version: int, size: int | None) -> str:
     head = f"ConsumerGroupHeartbeatRequest v{version}" + (f"  {size} bytes" if size is not None else "")
-    rows = [("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
-            ("instance id", _q(m.instance_id)), ("rack", _q(m.rack_id)),
-            ("rebalance timeout", "-1 (unchanged)" if m.rebalance_timeout_ms == -1 else f"{m.rebalance_timeout_ms} ms"),
-            ("subscribed topics", _unchanged(m.subscribed_topic_names,
-                                             ", ".join(printable(t) for t in m.subscribed_topic_names or ()) or "(none)"))]
+    rows = [
+        ("group", _q(m.group_id)),
+        ("member", _q(m.member_id)),
+        ("member epoch", describe_epoch(m.member_epoch)),
+        ("instance id", _q(m.instance_id)),
+        ("rack", _q(m.rack_id)),
+        ("rebalance timeout", "-1 (unchanged)" if m.rebalance_timeout_ms == -1 else f"{m.rebalance_timeout_ms} ms"),
+        (
+            "subscribed topics",
+            _unchanged(
+                m.subscribed_topic_names, ", ".join(printable(t) for t in m.subscribed_topic_names or ()) or "(none)"
+            ),
+        ),
+    ]
     if version >= 1:
         rows.append(("subscribed regex", _q(m.subscribed_topic_regex)))
     rows += [("server assignor", _q(m.server_assignor)), ("owned partitions", _topic_partitions(m.topic_partitions))]
@@ -184,26 +254,37 @@ def _consumer_request(m, version: int, size: int | None) -> str:
 
 def _consumer_response(m, version: int, size: int | None) -> str:
     head = f"ConsumerGroupHeartbeatResponse v{version}" + (f"  {size} bytes" if size is not None else "")
-    rows = [("error", describe_error(m.error_code) + (f": {_q(m.error_message)}" if m.error_message else "")),
-            ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
-            ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"), ("throttle", f"{m.throttle_time_ms} ms"),
-            ("assignment", "(unchanged: null)" if m.assignment is None
-             else _topic_partitions(m.assignment.topic_partitions))]
+    rows = [
+        ("error", describe_error(m.error_code) + (f": {_q(m.error_message)}" if m.error_message else "")),
+        ("member", _q(m.member_id)),
+        ("member epoch", describe_epoch(m.member_epoch)),
+        ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"),
+        ("throttle", f"{m.throttle_time_ms} ms"),
+        (
+            "assignment",
+            "(unchanged: null)" if m.assignment is None else _topic_partitions(m.assignment.topic_partitions),
+        ),
+    ]
     return "\n".join([head] + _rows(rows))
 
 
 def _share_request(m, version: int, size: int | None) -> str:
     head = f"ShareGroupHeartbeatRequest v{version}" + (f"  {size} bytes" if size is not None else "")
-    rows = [("group", _q(m.group_id)), ("member", _q(m.member_id)), ("member epoch", describe_epoch(m.member_epoch)),
-            ("rack", _unchanged(m.rack_id, _q(m.rack_id)))]
+    rows = [
+        ("group", _q(m.group_id)),
+        ("member", _q(m.member_id)),
+        ("member epoch", describe_epoch(m.member_epoch)),
+        ("rack", _unchanged(m.rack_id, _q(m.rack_id))),
+    ]
     topics = m.subscribed_topic_names
     rows.append(("subscribed topics", _unchanged(topics, ", ".join(printable(t) for t in topics or ()) or "(none)")))
     return "\n".join([head] + _rows(rows))
 
 
 def _share_response(m, version: int, size: int | None) -> str:
-    return _consumer_response(m, version, size).replace("ConsumerGroupHeartbeatResponse", "ShareGroupHeartbeatResponse",
-                                                        1)
+    return _consumer_response(m, version, size).replace(
+        "ConsumerGroupHeartbeatResponse", "ShareGroupHeartbeatResponse", 1
+    )
 
 
 def _share_describe(m, version: int, size: int | None) -> str:
@@ -212,17 +293,28 @@ def _share_describe(m, version: int, size: int | None) -> str:
     head = f"ShareGroupDescribeResponse v{version}" + (f"  {size} bytes" if size is not None else "")
     lines = [head, f"  throttle {m.throttle_time_ms} ms"]
     for g in m.groups:
-        lines.append(f"  group {_q(g.group_id)}  {describe_error(g.error_code)}"
-                     + (f": {_q(g.error_message)}" if g.error_message else ""))
-        lines += _rows([("state", _q(g.group_state)), ("group epoch", str(g.group_epoch)),
-                        ("assignment epoch", str(g.assignment_epoch)), ("assignor", _q(g.assignor_name))], "    ")
+        lines.append(
+            f"  group {_q(g.group_id)}  {describe_error(g.error_code)}"
+            + (f": {_q(g.error_message)}" if g.error_message else "")
+        )
+        lines += _rows(
+            [
+                ("state", _q(g.group_state)),
+                ("group epoch", str(g.group_epoch)),
+                ("assignment epoch", str(g.assignment_epoch)),
+                ("assignor", _q(g.assignor_name)),
+            ],
+            "    ",
+        )
         holders: dict[tuple[str, int], int] = {}
         for mem in g.members:
             parts = {(t.topic_name, p) for t in mem.assignment.topic_partitions for p in t.partitions}
             for part in parts:
                 holders[part] = holders.get(part, 0) + 1
-            lines.append(f"    member {_q(mem.member_id)}  epoch {mem.member_epoch}  client {_q(mem.client_id)} "
-                         f"{_q(mem.client_host)}  rack {_q(mem.rack_id)}")
+            lines.append(
+                f"    member {_q(mem.member_id)}  epoch {mem.member_epoch}  client {_q(mem.client_id)} "
+                f"{_q(mem.client_host)}  rack {_q(mem.rack_id)}"
+            )
             subscribed = ", ".join(printable(t) for t in mem.subscribed_topic_names)
             lines.append(f"      subscribed {subscribed or '(none)'}")
             lines.append("      partitions " + (grouped_ranges(parts) or "(none)"))
@@ -235,10 +327,15 @@ def _share_describe(m, version: int, size: int | None) -> str:
     return "\n".join(lines)
 
 
-_VIEWS = {"StreamsGroupHeartbeatRequest": _streams_request, "StreamsGroupHeartbeatResponse": _streams_response,
-          "ConsumerGroupHeartbeatRequest": _consumer_request, "ConsumerGroupHeartbeatResponse": _consumer_response,
-          "ShareGroupHeartbeatRequest": _share_request, "ShareGroupHeartbeatResponse": _share_response,
-          "ShareGroupDescribeResponse": _share_describe}
+_VIEWS = {
+    "StreamsGroupHeartbeatRequest": _streams_request,
+    "StreamsGroupHeartbeatResponse": _streams_response,
+    "ConsumerGroupHeartbeatRequest": _consumer_request,
+    "ConsumerGroupHeartbeatResponse": _consumer_response,
+    "ShareGroupHeartbeatRequest": _share_request,
+    "ShareGroupHeartbeatResponse": _share_response,
+    "ShareGroupDescribeResponse": _share_describe,
+}
 
 
 def _unknown_tags(model, spec: StructSpec, path: str) -> list[str]:
@@ -246,8 +343,10 @@ def _unknown_tags(model, spec: StructSpec, path: str) -> list[str]:
     out = []
     for tag, raw in (getattr(model, "unknown_tagged_fields", None) or {}).items():
         h = bytes(raw).hex()
-        out.append(f"{path or '(body)'}: unknown tagged field {tag} ({len(raw)} bytes) {h[:64]}"
-                   + ("..." if len(h) > 64 else ""))
+        out.append(
+            f"{path or '(body)'}: unknown tagged field {tag} ({len(raw)} bytes) {h[:64]}"
+            + ("..." if len(h) > 64 else "")
+        )
     for f in spec.fields:
         if f.struct is None:
             continue
@@ -270,8 +369,17 @@ def pretty_message(name: str, version: int, model, *, size: int | None = None, t
     return text
 
 
-def pretty_record(record_name: str, record_type: int, key_schema: str | None, key_model, value_schema: str | None,
-                  value_version: int | None, value_model, *, key_version: int = 0) -> str:
+def pretty_record(
+    record_name: str,
+    record_type: int,
+    key_schema: str | None,
+    key_model,
+    value_schema: str | None,
+    value_version: int | None,
+    value_model,
+    *,
+    key_version: int = 0,
+) -> str:
     lines = [f"{record_name} record (type {record_type})"]
     if key_schema is not None:
         lines += ["  " + x for x in pretty_body(key_schema, key_version, key_model).splitlines()]
@@ -296,7 +404,10 @@ def _tagged_lines(schema: str, version: int, model, indent: str) -> list[str]:
     out = []
     for f in spec.root.tagged_at(version):
         v = getattr(model, f.py_name)
-        shown = "null (not written)" if v is None else _text.dumps(
-            to_json(model, schema, version, style="kafka").get(f.json_name), ensure_ascii=True)
+        shown = (
+            "null (not written)"
+            if v is None
+            else _text.dumps(to_json(model, schema, version, style="kafka").get(f.json_name), ensure_ascii=True)
+        )
         out.append(f"{indent}{f.py_name} (tag {f.tag})  {printable(shown)}")
     return out

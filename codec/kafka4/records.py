@@ -45,15 +45,22 @@ def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, in
     if record_type in CLASSIC_RECORD_TYPES:
         name = CLASSIC_RECORD_TYPES[record_type]
         return name, name + "Key", record_type, name + "Value"
-    raise error(f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, share groups 9-15, "
-                "Streams groups 17 and 19-23, classic 0-2)", message="record key",
-                **({"offset": 0} if error is DecodeError else {}))
+    raise error(
+        f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, share groups 9-15, "
+        "Streams groups 17 and 19-23, classic 0-2)",
+        message="record key",
+        **({"offset": 0} if error is DecodeError else {}),
+    )
 
 
 def _prefix(data: bytes, what: str) -> int:
     if len(data) < 2:
-        raise TruncatedError(f"truncated (need 2, have {len(data)})", message=what, offset=0,
-                             path="record_type" if what == "record key" else "version")
+        raise TruncatedError(
+            f"truncated (need 2, have {len(data)})",
+            message=what,
+            offset=0,
+            path="record_type" if what == "record key" else "version",
+        )
     return struct.unpack_from(">h", data)[0]
 
 
@@ -85,8 +92,8 @@ def decode_record_value(record_type: int, value: bytes | None, *, style: str = "
     valid = load_message(schema).valid
     if version not in valid:
         from ..errors import UnsupportedVersionError
-        raise UnsupportedVersionError(f"no version {version} (valid {valid})", message=schema, offset=0,
-                                      path="version")
+
+        raise UnsupportedVersionError(f"no version {version} (valid {valid})", message=schema, offset=0, path="version")
     model, end = decode_wire(schema, version, value, start=2)
     out = {_k("valueVersion", style): version, "value": body_json(schema, version, model, style)}
     t = _trailing(end, len(value))
@@ -102,8 +109,13 @@ def decode_record(key: bytes, value: bytes | None, *, style: str = "kafka") -> d
         v = decode_record_value(k[_k("recordType", style)], value, style=style)
     except DecodeError as e:
         raise e.with_context(path_prefix="value") if not e.path.startswith("value") else e
-    out = {_k("recordType", style): k[_k("recordType", style)], "record": k["record"], "key": k["key"],
-           _k("valueVersion", style): v[_k("valueVersion", style)], "value": v["value"]}
+    out = {
+        _k("recordType", style): k[_k("recordType", style)],
+        "record": k["record"],
+        "key": k["key"],
+        _k("valueVersion", style): v[_k("valueVersion", style)],
+        "value": v["value"],
+    }
     trailing = {}
     if "trailing" in k:
         trailing["key"] = k["trailing"]
@@ -130,13 +142,15 @@ def _record_type(record: dict) -> int:
         raise EncodeError(f"recordType must be an int16, got {rtype!r}"[:120], message="record", path="record_type")
     if name is not None:
         if not isinstance(name, str) or name not in RECORDS and name not in CLASSIC_RECORD_TYPES.values():
-            raise EncodeError(f"unknown record {str(name)[:60]!r} (known: {', '.join(RECORDS)})", message="record",
-                              path="record")
+            raise EncodeError(
+                f"unknown record {str(name)[:60]!r} (known: {', '.join(RECORDS)})", message="record", path="record"
+            )
         by_name = RECORDS.get(name, 2 if name == "GroupMetadata" else None)
         if rtype is None:
             if by_name is None:
-                raise EncodeError("an OffsetCommit record needs its recordType (0 or 1)", message="record",
-                                  path="record_type")
+                raise EncodeError(
+                    "an OffsetCommit record needs its recordType (0 or 1)", message="record", path="record_type"
+                )
             rtype = by_name
         elif record_schemas(rtype, error=EncodeError)[0] != name:
             raise EncodeError(f"record {name} is not record type {rtype}", message="record", path="record")
@@ -149,16 +163,16 @@ def encode_record_key(record_type: int, key: dict, *, style: str = "kafka") -> b
     return struct.pack(">h", record_type) + encode_wire(schema, kver, model)
 
 
-def encode_record_value(record_type: int, version: int | None, value: dict | None, *,
-                        style: str = "kafka") -> bytes | None:
+def encode_record_value(
+    record_type: int, version: int | None, value: dict | None, *, style: str = "kafka"
+) -> bytes | None:
     if value is None:
         return None
     _, _, _, schema = record_schemas(record_type, error=EncodeError)
     valid = load_message(schema).valid
     if version is None:
         if valid.low != valid.high:
-            raise EncodeError(f"{schema} needs its valueVersion (valid {valid})", message=schema,
-                              path="value_version")
+            raise EncodeError(f"{schema} needs its valueVersion (valid {valid})", message=schema, path="value_version")
         version = valid.low
     if type(version) is not int or version not in valid:
         raise EncodeError(f"no version {version!r} (valid {valid})"[:120], message=schema, path="value_version")
@@ -175,14 +189,19 @@ def encode_record(record: dict, *, style: str = "kafka") -> tuple[bytes, bytes |
         raise EncodeError("a record needs a JSON object", message="record")
     unknown = sorted(k for k in record if k not in _RECORD_KEYS)
     if unknown:
-        raise EncodeError(f"a record has no key {unknown[0][:60]!r} (its keys: recordType, record, key, "
-                          "valueVersion, value)", message="record", path=unknown[0][:60])
+        raise EncodeError(
+            f"a record has no key {unknown[0][:60]!r} (its keys: recordType, record, key, valueVersion, value)",
+            message="record",
+            path=unknown[0][:60],
+        )
     rtype = _record_type(record)
     key = encode_record_key(rtype, record.get("key") or {}, style=style)
     try:
-        value = encode_record_value(rtype, _get(record, "valueVersion", "value_version"), record.get("value"),
-                                    style=style)
+        value = encode_record_value(
+            rtype, _get(record, "valueVersion", "value_version"), record.get("value"), style=style
+        )
     except EncodeError as e:
-        raise EncodeError(e.reason, message=e.message, version=e.version,
-                          path="value" + ("." + e.path if e.path else "")) from None
+        raise EncodeError(
+            e.reason, message=e.message, version=e.version, path="value" + ("." + e.path if e.path else "")
+        ) from None
     return key, value

@@ -37,8 +37,9 @@ class ApiChoice:
     explanation: str
 
 
-def choose_api_versions(client: Mapping[int, tuple[int, int]], broker: Mapping[int, tuple[int, int]],
-                        apis=tuple(GROUP_APIS)) -> list[ApiChoice]:
+def choose_api_versions(
+    client: Mapping[int, tuple[int, int]], broker: Mapping[int, tuple[int, int]], apis=tuple(GROUP_APIS)
+) -> list[ApiChoice]:
     """For each API: the highest version both sides support (what Kafka's clients pick from an
     ApiVersions response), with an explanation when there is none."""
     out = []
@@ -51,12 +52,27 @@ def choose_api_versions(client: Mapping[int, tuple[int, int]], broker: Mapping[i
         (cmin, cmax), (bmin, bmax) = client[key], broker[key]
         lo, hi = max(cmin, bmin), min(cmax, bmax)
         if lo > hi:
-            out.append(ApiChoice(key, name, None, None, None,
-                                 f"no common version: client {cmin}-{cmax}, broker {bmin}-{bmax} "
-                                 "(the client fails with UnsupportedVersionException)"))
+            out.append(
+                ApiChoice(
+                    key,
+                    name,
+                    None,
+                    None,
+                    None,
+                    f"no common version: client {cmin}-{cmax}, broker {bmin}-{bmax} "
+                    "(the client fails with UnsupportedVersionException)",
+                )
+            )
             continue
         req, resp = header_versions(key, hi)
-        out.append(ApiChoice(key, name, hi, req, resp,
-                             f"v{hi} = min(client max {cmax}, broker max {bmax}); request header v{req}, "
-                             f"response header v{resp}"))
+        out.append(
+            ApiChoice(
+                key,
+                name,
+                hi,
+                req,
+                resp,
+                f"v{hi} = min(client max {cmax}, broker max {bmax}); request header v{req}, response header v{resp}",
+            )
+        )
     return out

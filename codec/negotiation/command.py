@@ -10,21 +10,50 @@ from ..cliutil import input_errors, int_range, read_json_file
 from ..text import dumps, printable
 from .kafka4 import KAFKA4_MIGRATION, render_kafka4_scenario, run_kafka4_scenario
 from .probing import FUTURE_VERSION
-from .scenario import (CONNECT_PROTOCOL, compat_matrix, render_connect_phases, render_protocol_phases,
-                       render_rounds, run_connect_phases, run_protocol_phases, run_scenario)
+from .scenario import (
+    CONNECT_PROTOCOL,
+    compat_matrix,
+    render_connect_phases,
+    render_protocol_phases,
+    render_rounds,
+    run_connect_phases,
+    run_protocol_phases,
+    run_scenario,
+)
 
-__all__ = ["register", "register_size", "cmd_negotiate", "cmd_compat", "cmd_size", "CONNECT_SCENARIOS",
-           "KAFKA4_SCENARIOS", "MAX_SIZE_WORK"]
+__all__ = [
+    "register",
+    "register_size",
+    "cmd_negotiate",
+    "cmd_compat",
+    "cmd_size",
+    "CONNECT_SCENARIOS",
+    "KAFKA4_SCENARIOS",
+    "MAX_SIZE_WORK",
+]
 
 
 #: The bundled Kafka Connect scenarios (codec/examples/negotiation/).
-CONNECT_SCENARIOS = ("connect-eager-to-sessioned", "connect-eager-to-compatible", "connect-compatible-to-sessioned",
-                     "connect-eager-to-sessioned-via-compatible", "connect-sessioned-to-eager",
-                     "connect-sessioned-to-compatible")
+CONNECT_SCENARIOS = (
+    "connect-eager-to-sessioned",
+    "connect-eager-to-compatible",
+    "connect-compatible-to-sessioned",
+    "connect-eager-to-sessioned-via-compatible",
+    "connect-sessioned-to-eager",
+    "connect-sessioned-to-compatible",
+)
 #: The bundled Kafka 4 migration scenarios (KIP-848 consumer groups, KIP-1071 streams groups).
-KAFKA4_SCENARIOS = ("kip848-classic-to-consumer", "kip848-consumer-to-classic", "kip848-migration-disabled",
-                    "kip848-group-version-0", "kip1071-streams-offline-migration", "kip1071-streams-not-enabled",
-                    "kip932-share-not-enabled", "kip932-share-group-type-conflict", "kip932-share-id-taken")
+KAFKA4_SCENARIOS = (
+    "kip848-classic-to-consumer",
+    "kip848-consumer-to-classic",
+    "kip848-migration-disabled",
+    "kip848-group-version-0",
+    "kip1071-streams-offline-migration",
+    "kip1071-streams-not-enabled",
+    "kip932-share-not-enabled",
+    "kip932-share-group-type-conflict",
+    "kip932-share-id-taken",
+)
 
 
 def _label(v: int) -> str:
@@ -103,8 +132,10 @@ def cmd_compat(args) -> int:
         print("|" + "---|" * len(header))
         for row in rows:
             print("| " + " | ".join(row) + " |")
-        print("\nEach cell: the version the pair settles at, `probe` when the first round was a version-probing "
-              "rebalance, and the rounds to settle (a group of the leader and one member, run over real bytes).")
+        print(
+            "\nEach cell: the version the pair settles at, `probe` when the first round was a version-probing "
+            "rebalance, and the rounds to settle (a group of the leader and one member, run over real bytes)."
+        )
     else:
         widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
         for row in [header] + rows:
@@ -113,11 +144,17 @@ def cmd_compat(args) -> int:
 
 
 def register(subparsers) -> None:
-    n = subparsers.add_parser("negotiate", help="run a rolling-upgrade scenario through Streams version probing, "
-                                                "group protocol selection or Kafka Connect's connect.protocol")
-    n.add_argument("--scenario", required=True,
-                   help="scenario JSON file, or a bundled one by name: seed-004-phases, streams-v4-to-v7, "
-                        "streams-below-2.0, streams-old-leader, " + ", ".join(CONNECT_SCENARIOS + KAFKA4_SCENARIOS))
+    n = subparsers.add_parser(
+        "negotiate",
+        help="run a rolling-upgrade scenario through Streams version probing, "
+        "group protocol selection or Kafka Connect's connect.protocol",
+    )
+    n.add_argument(
+        "--scenario",
+        required=True,
+        help="scenario JSON file, or a bundled one by name: seed-004-phases, streams-v4-to-v7, "
+        "streams-below-2.0, streams-old-leader, " + ", ".join(CONNECT_SCENARIOS + KAFKA4_SCENARIOS),
+    )
     n.add_argument("--format", choices=("text", "json"), default="text")
     n.set_defaults(func=cmd_negotiate)
     c = subparsers.add_parser("compat", help="the compatibility matrix of member and leader metadata versions")
@@ -130,18 +167,26 @@ def cmd_size(args) -> int:
     from .size import KAFKA_MESSAGE_MAX_BYTES, GroupShape, measure, members_to_cross
 
     def shape(n: int) -> GroupShape:
-        return GroupShape(members=n, threads=args.threads, tasks=args.tasks, standbys=args.standbys,
-                          version=args.version, endpoint_length=args.endpoint_length,
-                          member_id_length=args.member_id_length)
+        return GroupShape(
+            members=n,
+            threads=args.threads,
+            tasks=args.tasks,
+            standbys=args.standbys,
+            version=args.version,
+            endpoint_length=args.endpoint_length,
+            member_id_length=args.member_id_length,
+        )
 
     limit = args.limit or KAFKA_MESSAGE_MAX_BYTES
     instances = -(-args.members // args.threads)
     work = args.members * (args.tasks * (1 + args.standbys) + (instances if args.endpoint_length else 0))
     if not args.find_limit and work > MAX_SIZE_WORK:
-        print(f"error: a group of {args.members} members and {args.tasks} tasks is too large to build here "
-              f"(members x (tasks x (1 + standbys) + instances with an endpoint) = {work:,} > {MAX_SIZE_WORK:,}); "
-              f"its messages are far above Kafka's limits: --find-limit tells where a group crosses them",
-              file=sys.stderr)
+        print(
+            f"error: a group of {args.members} members and {args.tasks} tasks is too large to build here "
+            f"(members x (tasks x (1 + standbys) + instances with an endpoint) = {work:,} > {MAX_SIZE_WORK:,}); "
+            f"its messages are far above Kafka's limits: --find-limit tells where a group crosses them",
+            file=sys.stderr,
+        )
         return 1
     if args.find_limit:
         found = members_to_cross(limit, shape)
@@ -151,26 +196,35 @@ def cmd_size(args) -> int:
         n, report = found
         what, size = report.largest()
         if args.format == "json":
-            print(json.dumps({"members": n, "limit": limit, "largest": what, "bytes": size,
-                              "report": report.to_json()}, indent=2))
+            print(
+                json.dumps(
+                    {"members": n, "limit": limit, "largest": what, "bytes": size, "report": report.to_json()}, indent=2
+                )
+            )
         else:
-            print(f"a v{args.version} group with {args.tasks} tasks and {args.standbys} standby(s) crosses {limit} "
-                  f"bytes at {n} members: the {what} is {size} bytes")
+            print(
+                f"a v{args.version} group with {args.tasks} tasks and {args.standbys} standby(s) crosses {limit} "
+                f"bytes at {n} members: the {what} is {size} bytes"
+            )
         return 0
     report = measure(shape(args.members))
     if args.format == "json":
         print(json.dumps(report.to_json(), indent=2))
         return 0
-    rows = [("SubscriptionInfo (largest)", report.subscription_info),
-            ("ConsumerProtocol subscription (largest)", report.consumer_subscription),
-            ("JoinGroup response to the leader", report.join_group_response_leader),
-            ("AssignmentInfo (largest)", report.assignment_info),
-            ("SyncGroup request from the leader", report.sync_group_request),
-            ("SyncGroup responses (all members)", report.sync_group_response_total),
-            ("group metadata (subscriptions + assignments)", report.group_metadata_payload),
-            ("coordinator bytes out per rebalance", report.coordinator_bytes)]
-    print(f"{args.members} members ({report.shape.instances} instances x {args.threads} threads), {args.tasks} tasks, "
-          f"{args.standbys} standby(s), Streams metadata v{args.version}, endpoint length {args.endpoint_length}")
+    rows = [
+        ("SubscriptionInfo (largest)", report.subscription_info),
+        ("ConsumerProtocol subscription (largest)", report.consumer_subscription),
+        ("JoinGroup response to the leader", report.join_group_response_leader),
+        ("AssignmentInfo (largest)", report.assignment_info),
+        ("SyncGroup request from the leader", report.sync_group_request),
+        ("SyncGroup responses (all members)", report.sync_group_response_total),
+        ("group metadata (subscriptions + assignments)", report.group_metadata_payload),
+        ("coordinator bytes out per rebalance", report.coordinator_bytes),
+    ]
+    print(
+        f"{args.members} members ({report.shape.instances} instances x {args.threads} threads), {args.tasks} tasks, "
+        f"{args.standbys} standby(s), Streams metadata v{args.version}, endpoint length {args.endpoint_length}"
+    )
     for name, size in rows:
         flag = "  OVER LIMIT" if size > limit and "coordinator" not in name and "all members" not in name else ""
         print(f"  {name:46} {size:>12,} bytes{flag}")
@@ -192,11 +246,19 @@ def register_size(subparsers) -> None:
     s.add_argument("--tasks", type=int_range(1, 1_000_000), default=1000, help="tasks (1-1,000,000)")
     s.add_argument("--standbys", type=int_range(0, 16), default=0, help="standby replicas (0-16)")
     s.add_argument("--version", type=int_range(1, 11), default=7, help="Streams metadata version (1-11)")
-    s.add_argument("--endpoint-length", type=int_range(0, 32767), default=0, dest="endpoint_length",
-                   help="length of application.server (host:port); 0 = unset")
+    s.add_argument(
+        "--endpoint-length",
+        type=int_range(0, 32767),
+        default=0,
+        dest="endpoint_length",
+        help="length of application.server (host:port); 0 = unset",
+    )
     s.add_argument("--member-id-length", type=int_range(0, 32767), default=60, dest="member_id_length")
-    s.add_argument("--limit", type=int_range(1, 1 << 30),
-                   help="byte limit to warn about (default 1 MiB, Kafka's message.max.bytes)")
+    s.add_argument(
+        "--limit",
+        type=int_range(1, 1 << 30),
+        help="byte limit to warn about (default 1 MiB, Kafka's message.max.bytes)",
+    )
     s.add_argument("--find-limit", action="store_true", help="find the member count at which the limit is crossed")
     s.add_argument("--format", choices=("table", "json"), default="table")
     s.set_defaults(func=cmd_size)

@@ -37,8 +37,17 @@ from ..connect.constants import COMPATIBILITY_PROTOCOLS, PROTOCOL_TYPE, protocol
 from ..connect.metadata import ConnectMetadata, encode_connect_metadata
 from .protocol import GroupMember, Selection, select_protocol
 
-__all__ = ["CONNECT_MODES", "DEFAULT_CONNECT_MODE", "ConnectSelection", "connect_mode", "worker_protocols",
-           "join_group_protocols", "select_connect_protocol", "protocol_mode", "rebalancing_of"]
+__all__ = [
+    "CONNECT_MODES",
+    "DEFAULT_CONNECT_MODE",
+    "ConnectSelection",
+    "connect_mode",
+    "worker_protocols",
+    "join_group_protocols",
+    "select_connect_protocol",
+    "protocol_mode",
+    "rebalancing_of",
+]
 
 #: ``connect.protocol`` values, oldest first.
 CONNECT_MODES = ("eager", "compatible", "sessioned")
@@ -74,8 +83,9 @@ def rebalancing_of(protocol: str) -> str:
     return "eager" if protocol_mode(protocol) == "eager" else "incremental cooperative"
 
 
-def join_group_protocols(mode: str, url: str, config_offset: int,
-                         assignment: ConnectAssignment | None = None) -> tuple[tuple[str, bytes], ...]:
+def join_group_protocols(
+    mode: str, url: str, config_offset: int, assignment: ConnectAssignment | None = None
+) -> tuple[tuple[str, bytes], ...]:
     """The JoinGroup request's protocols of a worker, each name with its metadata bytes, as
     ``WorkerCoordinator.metadata()`` builds them: ``default`` as ConnectProtocol v0 (no assignment), ``compatible``
     and ``sessioned`` as v1 and v2 with the worker's previous ``assignment`` written at that version (null when
@@ -106,9 +116,16 @@ class ConnectSelection:
     workers: dict[str, tuple[str, tuple[str, ...]]]  # worker -> (its connect.protocol, the protocols it sends)
 
     def to_json(self) -> dict:
-        return {"protocol": self.protocol, "version": self.version, "mode": self.mode,
-                "rebalancing": self.rebalancing, "assignor": self.assignor, "sessioned": self.sessioned,
-                "votes": dict(self.selection.votes), "candidates": list(self.selection.candidates)}
+        return {
+            "protocol": self.protocol,
+            "version": self.version,
+            "mode": self.mode,
+            "rebalancing": self.rebalancing,
+            "assignor": self.assignor,
+            "sessioned": self.sessioned,
+            "votes": dict(self.selection.votes),
+            "candidates": list(self.selection.candidates),
+        }
 
 
 def select_connect_protocol(workers: Mapping[str, str]) -> ConnectSelection:
@@ -119,7 +136,12 @@ def select_connect_protocol(workers: Mapping[str, str]) -> ConnectSelection:
     sel = select_protocol([GroupMember(name, protos, PROTOCOL_TYPE) for name, (_, protos) in offered.items()])
     mode = protocol_mode(sel.protocol)
     return ConnectSelection(
-        protocol=sel.protocol, version=protocol_version(sel.protocol), mode=mode,
+        protocol=sel.protocol,
+        version=protocol_version(sel.protocol),
+        mode=mode,
         rebalancing=rebalancing_of(sel.protocol),
         assignor="EagerAssignor" if mode == "eager" else "IncrementalCooperativeAssignor",
-        sessioned=mode == "sessioned", selection=sel, workers=offered)
+        sessioned=mode == "sessioned",
+        selection=sel,
+        workers=offered,
+    )

@@ -79,8 +79,15 @@ from dataclasses import dataclass, field, replace
 from ..text import printable
 from .scenario import ScenarioError, _list, _name, _object, _quote, _show
 
-__all__ = ["KAFKA4_MIGRATION", "MIGRATION_POLICIES", "Broker", "check_kafka4_scenario", "join_outcome",
-           "render_kafka4_scenario", "run_kafka4_scenario"]
+__all__ = [
+    "KAFKA4_MIGRATION",
+    "MIGRATION_POLICIES",
+    "Broker",
+    "check_kafka4_scenario",
+    "join_outcome",
+    "render_kafka4_scenario",
+    "run_kafka4_scenario",
+]
 
 KAFKA4_MIGRATION = "kafka4-migration"
 #: group.consumer.migration.policy values (ConsumerGroupMigrationPolicy); the default is bidirectional
@@ -97,10 +104,12 @@ _INT32_MAX = (1 << 31) - 1
 # What a classic member offers in its JoinGroup by default: protocol type and protocol names.
 # Consumer: partition.assignment.strategy's default [RangeAssignor, CooperativeStickyAssignor] since 3.0;
 # Streams: StreamsPartitionAssignor ("stream"), protocol type consumer; Connect: connect.protocol=sessioned.
-_CLASSIC_DEFAULTS = {"consumer": ("consumer", ("range", "cooperative-sticky")),
-                     "streams": ("consumer", ("stream",)),
-                     "connect": ("connect", ("sessioned", "compatible", "default")),
-                     "share": ("share", ("simple",))}  # a share consumer never sends a JoinGroup
+_CLASSIC_DEFAULTS = {
+    "consumer": ("consumer", ("range", "cooperative-sticky")),
+    "streams": ("consumer", ("stream",)),
+    "connect": ("connect", ("sessioned", "compatible", "default")),
+    "share": ("share", ("simple",)),
+}  # a share consumer never sends a JoinGroup
 
 
 def _release_key(r: str) -> tuple[int, ...]:
@@ -131,18 +140,21 @@ class Broker:
         return "consumer" in self.rebalance_protocols and self.group_version >= 1
 
     def streams_protocol_enabled(self) -> bool:
-        return (_release_key(self.release) >= (4, 1) and "streams" in self.rebalance_protocols
-                and self.streams_version >= 1)
+        return (
+            _release_key(self.release) >= (4, 1) and "streams" in self.rebalance_protocols and self.streams_version >= 1
+        )
 
     def share_protocol_enabled(self) -> bool:  # KafkaApis.isShareGroupProtocolEnabled, ShareGroupHeartbeat v1
         return _release_key(self.release) >= (4, 1) and self.share_version >= 1
 
     def describe(self) -> str:
         share = f", share.version={self.share_version}" if _release_key(self.release) >= (4, 1) else ""
-        return (f"broker {self.release}: group.version={self.group_version}, "
-                f"streams.version={self.streams_version}{share}, "
-                f"group.coordinator.rebalance.protocols={','.join(self.rebalance_protocols)}, "
-                f"group.consumer.migration.policy={self.migration_policy}")
+        return (
+            f"broker {self.release}: group.version={self.group_version}, "
+            f"streams.version={self.streams_version}{share}, "
+            f"group.coordinator.rebalance.protocols={','.join(self.rebalance_protocols)}, "
+            f"group.consumer.migration.policy={self.migration_policy}"
+        )
 
 
 @dataclass
@@ -172,8 +184,9 @@ def heartbeat_version(protocol: str, client: str) -> int:
 def _rpc(m: _Member) -> str:
     if m.protocol == "classic":
         return "JoinGroup/SyncGroup"
-    api = {"consumer": "ConsumerGroupHeartbeat", "share": "ShareGroupHeartbeat"}.get(m.protocol,
-                                                                                    "StreamsGroupHeartbeat")
+    api = {"consumer": "ConsumerGroupHeartbeat", "share": "ShareGroupHeartbeat"}.get(
+        m.protocol, "StreamsGroupHeartbeat"
+    )
     return f"{api} v{heartbeat_version(m.protocol, m.client)}"
 
 
@@ -181,8 +194,7 @@ def join_outcome(broker: Broker, group: _Group, m: _Member) -> tuple[str | None,
     """What the coordinator does with ``m`` joining ``group``: (error or None, what happens, the group type
     after). Pure: the group is not changed."""
     classic_in = [x for x in group.members.values() if x.protocol == "classic"]
-    full = (f"the consumer group has {len(group.members)} members, group.consumer.max.size="
-            f"{broker.consumer_max_size}")
+    full = f"the consumer group has {len(group.members)} members, group.consumer.max.size={broker.consumer_max_size}"
     if m.protocol == "share":
         return _share_join(broker, group)
     if group.type == "share":  # no protocol migrates to or from a share group
@@ -193,42 +205,91 @@ def join_outcome(broker: Broker, group: _Group, m: _Member) -> tuple[str | None,
         if group.type == "consumer" and group.members:
             if len(group.members) >= broker.consumer_max_size:  # throwIfConsumerGroupIsFull (line 1919)
                 return "GROUP_MAX_SIZE_REACHED", full, "consumer"
-            if m.protocol_type == "consumer" and (not classic_in or any(
-                    all(a in x.assignors for x in classic_in) for a in m.assignors)):
+            if m.protocol_type == "consumer" and (
+                not classic_in or any(all(a in x.assignors for x in classic_in) for a in m.assignors)
+            ):
                 return None, "joins the consumer group as a classic-protocol member", "consumer"
-            return ("INCONSISTENT_GROUP_PROTOCOL", ("its protocols are not supported by the consumer group "
-                    "(protocol type consumer and a protocol every classic member offers)"), "consumer")
+            return (
+                "INCONSISTENT_GROUP_PROTOCOL",
+                (
+                    "its protocols are not supported by the consumer group "
+                    "(protocol type consumer and a protocol every classic member offers)"
+                ),
+                "consumer",
+            )
         if group.type == "streams" and group.members:
             return "INCONSISTENT_GROUP_PROTOCOL", "the group is a streams group", "streams"
         if group.type == "consumer":  # maybeDeleteEmptyConsumerGroup
             return None, "replaces the empty consumer group with a classic group", "classic"
         if group.type == "streams":  # Kafka's trunk since late 2025; the 4.0 line's coordinator refuses it
-            return None, ("replaces the empty streams group with a classic group (a coordinator before the offline "
-                          "streams-to-classic path answers INCONSISTENT_GROUP_PROTOCOL)"), "classic"
+            return (
+                None,
+                (
+                    "replaces the empty streams group with a classic group (a coordinator before the offline "
+                    "streams-to-classic path answers INCONSISTENT_GROUP_PROTOCOL)"
+                ),
+                "classic",
+            )
         if group.type == "classic" and group.members:
             common = set.intersection(*(set(x.assignors) for x in group.members.values()))
             if m.protocol_type != group.protocol_type or not common & set(m.assignors):
-                return ("INCONSISTENT_GROUP_PROTOCOL", (f"protocol type {m.protocol_type} and protocols "
+                return (
+                    "INCONSISTENT_GROUP_PROTOCOL",
+                    (
+                        f"protocol type {m.protocol_type} and protocols "
                         f"{', '.join(m.assignors)} do not match the group's ({group.protocol_type}: "
-                        f"{', '.join(sorted(common)) or 'none in common'})"), "classic")
+                        f"{', '.join(sorted(common)) or 'none in common'})"
+                    ),
+                    "classic",
+                )
         return None, "joins the classic group", "classic"
     if m.protocol == "consumer":
         if not broker.consumer_protocol_enabled():
-            return ("UNSUPPORTED_VERSION", ("the broker does not serve ConsumerGroupHeartbeat (group.version="
-                    f"{broker.group_version}, rebalance protocols {','.join(broker.rebalance_protocols)})"), group.type)
+            return (
+                "UNSUPPORTED_VERSION",
+                (
+                    "the broker does not serve ConsumerGroupHeartbeat (group.version="
+                    f"{broker.group_version}, rebalance protocols {','.join(broker.rebalance_protocols)})"
+                ),
+                group.type,
+            )
         if group.type == "classic" and group.members:
             if not broker.upgrade_enabled:
-                return ("GROUP_ID_NOT_FOUND", ("cannot upgrade the classic group: online upgrade is disabled "
-                        f"(group.consumer.migration.policy={broker.migration_policy})"), "classic")
+                return (
+                    "GROUP_ID_NOT_FOUND",
+                    (
+                        "cannot upgrade the classic group: online upgrade is disabled "
+                        f"(group.consumer.migration.policy={broker.migration_policy})"
+                    ),
+                    "classic",
+                )
             if group.protocol_type != "consumer":
-                return ("GROUP_ID_NOT_FOUND", ("cannot upgrade the classic group: it does not use the consumer "
-                        f"embedded protocol (protocol type {group.protocol_type})"), "classic")
+                return (
+                    "GROUP_ID_NOT_FOUND",
+                    (
+                        "cannot upgrade the classic group: it does not use the consumer "
+                        f"embedded protocol (protocol type {group.protocol_type})"
+                    ),
+                    "classic",
+                )
             if len(group.members) > broker.consumer_max_size:
-                return ("GROUP_ID_NOT_FOUND", ("cannot upgrade the classic group: it has more members than "
-                        f"group.consumer.max.size={broker.consumer_max_size}"), "classic")
+                return (
+                    "GROUP_ID_NOT_FOUND",
+                    (
+                        "cannot upgrade the classic group: it has more members than "
+                        f"group.consumer.max.size={broker.consumer_max_size}"
+                    ),
+                    "classic",
+                )
             if len(group.members) >= broker.consumer_max_size:  # the converted group is full (line 1741)
-                return ("GROUP_MAX_SIZE_REACHED", (f"the converted group would have {len(group.members)} members, "
-                        f"group.consumer.max.size={broker.consumer_max_size}; it stays classic"), "classic")
+                return (
+                    "GROUP_MAX_SIZE_REACHED",
+                    (
+                        f"the converted group would have {len(group.members)} members, "
+                        f"group.consumer.max.size={broker.consumer_max_size}; it stays classic"
+                    ),
+                    "classic",
+                )
             return None, "converts the classic group to a consumer group (online upgrade) and joins it", "consumer"
         if group.type == "classic":
             return None, "replaces the empty classic group with a consumer group", "consumer"
@@ -239,12 +300,18 @@ def join_outcome(broker: Broker, group: _Group, m: _Member) -> tuple[str | None,
         return None, "joins the consumer group" if group.type else "creates the consumer group", "consumer"
     # streams
     if not broker.streams_protocol_enabled():
-        why = ("a 4.0 broker has no StreamsGroupHeartbeat" if _release_key(broker.release) < (4, 1) else
-               f"streams.version={broker.streams_version}, rebalance protocols {','.join(broker.rebalance_protocols)}")
+        why = (
+            "a 4.0 broker has no StreamsGroupHeartbeat"
+            if _release_key(broker.release) < (4, 1)
+            else f"streams.version={broker.streams_version}, rebalance protocols {','.join(broker.rebalance_protocols)}"
+        )
         return "UNSUPPORTED_VERSION", f"the broker does not serve StreamsGroupHeartbeat ({why})", group.type
     if group.type == "classic" and group.members:
-        return ("GROUP_ID_NOT_FOUND", ("the group is a classic group with members, not a streams group (no online "
-                "migration to a streams group)"), "classic")
+        return (
+            "GROUP_ID_NOT_FOUND",
+            ("the group is a classic group with members, not a streams group (no online migration to a streams group)"),
+            "classic",
+        )
     if group.type == "classic":
         return None, "replaces the empty classic group with a streams group", "streams"
     if group.type == "consumer":
@@ -255,9 +322,12 @@ def join_outcome(broker: Broker, group: _Group, m: _Member) -> tuple[str | None,
 def _share_join(broker: Broker, group: _Group) -> tuple[str | None, str, str | None]:
     """A ShareGroupHeartbeat joining (epoch 0): the feature gate, the group's type, its size."""
     if not broker.share_protocol_enabled():
-        why = ("a 4.0 broker has only the early access's v0" if _release_key(broker.release) < (4, 1) else
-               f"share.version={broker.share_version}: share groups are a preview in 4.1, enabled with "
-               "kafka-features.sh upgrade --feature share.version=1")
+        why = (
+            "a 4.0 broker has only the early access's v0"
+            if _release_key(broker.release) < (4, 1)
+            else f"share.version={broker.share_version}: share groups are a preview in 4.1, enabled with "
+            "kafka-features.sh upgrade --feature share.version=1"
+        )
         return "UNSUPPORTED_VERSION", f"the broker does not serve ShareGroupHeartbeat v1 ({why})", group.type
     if group.type not in (None, "share"):
         which = "a" if group.members else "an empty"
@@ -285,16 +355,20 @@ def _apply_join(broker: Broker, group: _Group, m: _Member) -> tuple[str | None, 
 def _apply_leave(broker: Broker, group: _Group, name: str) -> str:
     m = group.members[name]
     others = [x for n, x in group.members.items() if n != name]
-    if (group.type == "consumer" and m.protocol != "classic" and others
-            and all(x.protocol == "classic" for x in others)):
+    if group.type == "consumer" and m.protocol != "classic" and others and all(x.protocol == "classic" for x in others):
         if broker.downgrade_enabled and len(others) <= broker.classic_max_size:
             del group.members[name]
             group.type, group.protocol_type = "classic", "consumer"
-            return "leaves; the last consumer-protocol member is gone: the group is converted to a classic group " \
-                   "(online downgrade) and rebalances"
+            return (
+                "leaves; the last consumer-protocol member is gone: the group is converted to a classic group "
+                "(online downgrade) and rebalances"
+            )
         del group.members[name]
-        why = (f"group.consumer.migration.policy={broker.migration_policy}" if not broker.downgrade_enabled
-               else f"group.max.size={broker.classic_max_size}")
+        why = (
+            f"group.consumer.migration.policy={broker.migration_policy}"
+            if not broker.downgrade_enabled
+            else f"group.max.size={broker.classic_max_size}"
+        )
         return f"leaves; the group stays a consumer group of classic-protocol members ({why})"
     del group.members[name]
     return "leaves" + ("; the group is empty" if not group.members else "")
@@ -302,8 +376,17 @@ def _apply_leave(broker: Broker, group: _Group, name: str) -> str:
 
 # --- scenario files ---------------------------------------------------------------------------------------
 
-_BROKER_KEYS = {"release", "groupVersion", "streamsVersion", "rebalanceProtocols", "migrationPolicy",
-                "consumerMaxSize", "classicMaxSize", "shareVersion", "shareMaxSize"}
+_BROKER_KEYS = {
+    "release",
+    "groupVersion",
+    "streamsVersion",
+    "rebalanceProtocols",
+    "migrationPolicy",
+    "consumerMaxSize",
+    "classicMaxSize",
+    "shareVersion",
+    "shareMaxSize",
+}
 _JOIN_KEYS = {"join", "restart", "groupProtocol", "client", "app", "assignors"}
 
 
@@ -317,35 +400,46 @@ def _broker(spec) -> Broker:
     b = _object(spec, "broker", _BROKER_KEYS)
     release = b.get("release", "4.0")
     if release not in BROKER_RELEASES:
-        raise ScenarioError(f"broker.release: unknown broker release {_quote(release)} (known: "
-                            f"{', '.join(BROKER_RELEASES)})")
+        raise ScenarioError(
+            f"broker.release: unknown broker release {_quote(release)} (known: {', '.join(BROKER_RELEASES)})"
+        )
     protocols = b.get("rebalanceProtocols", ["classic", "consumer"])
     for i, p in enumerate(_list(protocols, "broker.rebalanceProtocols")):
         if p not in REBALANCE_PROTOCOLS:  # share groups are gated by share.version, not by this list
-            raise ScenarioError(f"broker.rebalanceProtocols[{i}]: unknown protocol {_quote(p)} (known: "
-                                f"{', '.join(REBALANCE_PROTOCOLS)})")
+            raise ScenarioError(
+                f"broker.rebalanceProtocols[{i}]: unknown protocol {_quote(p)} (known: "
+                f"{', '.join(REBALANCE_PROTOCOLS)})"
+            )
     policy = b.get("migrationPolicy", "bidirectional")
     if not isinstance(policy, str) or policy.lower() not in MIGRATION_POLICIES:
-        raise ScenarioError(f"broker.migrationPolicy: unknown group.consumer.migration.policy {_quote(policy)} "
-                            f"(known: {', '.join(MIGRATION_POLICIES)})")
-    return Broker(release=release, group_version=_int(b.get("groupVersion", 1), "broker.groupVersion", 0, 1),
-                  streams_version=_int(b.get("streamsVersion", 0), "broker.streamsVersion", 0, 1),
-                  rebalance_protocols=tuple(protocols), migration_policy=policy.lower(),
-                  consumer_max_size=_int(b.get("consumerMaxSize", _INT32_MAX), "broker.consumerMaxSize", 1, _INT32_MAX),
-                  classic_max_size=_int(b.get("classicMaxSize", _INT32_MAX), "broker.classicMaxSize", 1, _INT32_MAX),
-                  share_version=_int(b.get("shareVersion", 0), "broker.shareVersion", 0, 1),
-                  share_max_size=_int(b.get("shareMaxSize", 200), "broker.shareMaxSize", 1, _INT32_MAX))
+        raise ScenarioError(
+            f"broker.migrationPolicy: unknown group.consumer.migration.policy {_quote(policy)} "
+            f"(known: {', '.join(MIGRATION_POLICIES)})"
+        )
+    return Broker(
+        release=release,
+        group_version=_int(b.get("groupVersion", 1), "broker.groupVersion", 0, 1),
+        streams_version=_int(b.get("streamsVersion", 0), "broker.streamsVersion", 0, 1),
+        rebalance_protocols=tuple(protocols),
+        migration_policy=policy.lower(),
+        consumer_max_size=_int(b.get("consumerMaxSize", _INT32_MAX), "broker.consumerMaxSize", 1, _INT32_MAX),
+        classic_max_size=_int(b.get("classicMaxSize", _INT32_MAX), "broker.classicMaxSize", 1, _INT32_MAX),
+        share_version=_int(b.get("shareVersion", 0), "broker.shareVersion", 0, 1),
+        share_max_size=_int(b.get("shareMaxSize", 200), "broker.shareMaxSize", 1, _INT32_MAX),
+    )
 
 
 def _member(ev: dict, where: str, name: str) -> _Member:
     protocol = ev.get("groupProtocol", "classic")
     if protocol not in GROUP_PROTOCOLS:
-        raise ScenarioError(f"{where}.groupProtocol: unknown group.protocol {_quote(protocol)} (known: "
-                            f"{', '.join(GROUP_PROTOCOLS)})")
+        raise ScenarioError(
+            f"{where}.groupProtocol: unknown group.protocol {_quote(protocol)} (known: {', '.join(GROUP_PROTOCOLS)})"
+        )
     client = ev.get("client", "4.0")
     if client not in CLIENT_RELEASES:
-        raise ScenarioError(f"{where}.client: unknown client release {_quote(client)} (known: "
-                            f"{', '.join(CLIENT_RELEASES)})")
+        raise ScenarioError(
+            f"{where}.client: unknown client release {_quote(client)} (known: {', '.join(CLIENT_RELEASES)})"
+        )
     app = ev.get("app", protocol if protocol in ("streams", "share") else "consumer")
     if app not in APPS:
         raise ScenarioError(f"{where}.app: unknown application {_quote(app)} (known: {', '.join(APPS)})")
@@ -374,7 +468,7 @@ def check_kafka4_scenario(spec) -> None:
     _broker(spec.get("broker", {}))
     events = _list(spec.get("events"), "events") if "events" in spec else None
     if not events:
-        raise ScenarioError("events: needs a non-empty list of {\"join\"|\"restart\"|\"leave\": member, ...}")
+        raise ScenarioError('events: needs a non-empty list of {"join"|"restart"|"leave": member, ...}')
     seen: set[str] = set()
     for i, ev in enumerate(events):
         where = f"events[{i}]"
@@ -382,7 +476,7 @@ def check_kafka4_scenario(spec) -> None:
             raise ScenarioError(f"{where}: needs an object, got {_show(ev)}")
         verbs = [k for k in ("join", "restart", "leave") if k in ev]
         if len(verbs) != 1:
-            raise ScenarioError(f"{where}: needs exactly one of \"join\", \"restart\", \"leave\"")
+            raise ScenarioError(f'{where}: needs exactly one of "join", "restart", "leave"')
         verb = verbs[0]
         _object(ev, where, {"leave"} if verb == "leave" else _JOIN_KEYS - {"join" if verb == "restart" else "restart"})
         name = _name(ev[verb], f"{where}.{verb}")
@@ -425,24 +519,44 @@ def run_kafka4_scenario(spec: dict) -> list[dict]:
         if "leave" in ev:
             name = ev["leave"]
             if name in group.members:
-                steps.append({"member": name, "action": "leave", "error": None, "what": _apply_leave(broker, group, name)})
+                steps.append(
+                    {"member": name, "action": "leave", "error": None, "what": _apply_leave(broker, group, name)}
+                )
             else:
                 steps.append({"member": name, "action": "leave", "error": None, "what": "was not a member"})
         else:
             name = ev.get("join", ev.get("restart"))
             if "join" in ev and name in group.members:
-                raise ScenarioError(f"events[{i - 1}].join: {name!r} is already in the group (a restart leaves "
-                                    f"and joins)")
+                raise ScenarioError(
+                    f"events[{i - 1}].join: {name!r} is already in the group (a restart leaves and joins)"
+                )
             if "restart" in ev and name in group.members:
-                steps.append({"member": name, "action": "leave", "error": None,
-                              "what": _apply_leave(broker, group, name)})
+                steps.append(
+                    {"member": name, "action": "leave", "error": None, "what": _apply_leave(broker, group, name)}
+                )
             m = _member(ev, f"events[{i - 1}]", name)
             error, what = _apply_join(broker, group, m)
-            steps.append({"member": name, "action": "join", "groupProtocol": m.protocol, "client": m.client,
-                          "rpc": _rpc(m), "error": error, "what": what})
-        out.append({"phase": i, "steps": steps, "groupBefore": before, "group": group.type,
-                    "members": {n: x.protocol for n, x in group.members.items()},
-                    "canJoin": _can_join(broker, group)})
+            steps.append(
+                {
+                    "member": name,
+                    "action": "join",
+                    "groupProtocol": m.protocol,
+                    "client": m.client,
+                    "rpc": _rpc(m),
+                    "error": error,
+                    "what": what,
+                }
+            )
+        out.append(
+            {
+                "phase": i,
+                "steps": steps,
+                "groupBefore": before,
+                "group": group.type,
+                "members": {n: x.protocol for n, x in group.members.items()},
+                "canJoin": _can_join(broker, group),
+            }
+        )
     return out
 
 
@@ -473,7 +587,6 @@ def render_kafka4_scenario(spec: dict, phases: list[dict]) -> str:
         members = ", ".join(f"{printable(n)} {proto}" for n, proto in p["members"].items()) or "no members"
         changed = f" (was {p['groupBefore']})" if p["groupBefore"] and p["groupBefore"] != p["group"] else ""
         lines.append(f"  -> group: {p['group'] or 'none'}{changed}; members: {members}")
-        lines.append("     a new member with group.protocol=" + "; ".join(
-            f"{k}: {v}" for k, v in p["canJoin"].items()))
+        lines.append("     a new member with group.protocol=" + "; ".join(f"{k}: {v}" for k, v in p["canJoin"].items()))
     lines.append("\nthe group runs: " + ", ".join(f"phase {p['phase']} {p['group'] or 'none'}" for p in phases))
     return "\n".join(lines)

@@ -28,27 +28,83 @@ import uuid
 from dataclasses import dataclass, field, replace
 
 from ..errors import DecodeError
-from ..streams import (EARLIEST_PROBEABLE_VERSION, LATEST_SUPPORTED_VERSION, AssignmentInfo, SubscriptionInfo,
-                       decode_assignment, decode_subscription, encode_assignment, encode_subscription,
-                       peek_subscription_versions)
+from ..streams import (
+    EARLIEST_PROBEABLE_VERSION,
+    LATEST_SUPPORTED_VERSION,
+    AssignmentInfo,
+    SubscriptionInfo,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    peek_subscription_versions,
+)
 from ..streams.constants import UNKNOWN
 
-__all__ = ["RELEASES", "release_latest", "initial_used_version", "StreamsInstance", "RoundResult",
-           "LeaderDecision", "MemberReaction", "leader_assign", "run_rounds", "FUTURE_VERSION"]
+__all__ = [
+    "RELEASES",
+    "release_latest",
+    "initial_used_version",
+    "StreamsInstance",
+    "RoundResult",
+    "LeaderDecision",
+    "MemberReaction",
+    "leader_assign",
+    "run_rounds",
+    "FUTURE_VERSION",
+]
 
 FUTURE_VERSION = LATEST_SUPPORTED_VERSION + 1
 
 #: The newest metadata version of each Kafka Streams release (wire-facts §1).
 RELEASES: dict[str, int] = {
-    "0.10.0": 1, "0.10.1": 2, "0.10.2": 2, "0.11.0": 2, "1.0": 2, "1.1": 2, "2.0": 3, "2.1": 4, "2.2": 4,
-    "2.3": 4, "2.4": 5, "2.5": 6, "2.6": 7, "2.7": 8, "2.8": 9, "3.0": 10, "3.1": 10, "3.2": 11, "3.3": 11,
-    "3.4": 11, "3.5": 11, "3.6": 11, "3.7": 11, "3.8": 11, "3.9": 11, "4.0": 11, "future": FUTURE_VERSION,
+    "0.10.0": 1,
+    "0.10.1": 2,
+    "0.10.2": 2,
+    "0.11.0": 2,
+    "1.0": 2,
+    "1.1": 2,
+    "2.0": 3,
+    "2.1": 4,
+    "2.2": 4,
+    "2.3": 4,
+    "2.4": 5,
+    "2.5": 6,
+    "2.6": 7,
+    "2.7": 8,
+    "2.8": 9,
+    "3.0": 10,
+    "3.1": 10,
+    "3.2": 11,
+    "3.3": 11,
+    "3.4": 11,
+    "3.5": 11,
+    "3.6": 11,
+    "3.7": 11,
+    "3.8": 11,
+    "3.9": 11,
+    "4.0": 11,
+    "future": FUTURE_VERSION,
 }
 _UPGRADE_FROM_V1 = {"0.10.0"}
 _UPGRADE_FROM_V2 = {"0.10.1", "0.10.2", "0.11.0", "1.0", "1.1"}
 _UPGRADE_FROM_EAGER = {"2.0", "2.1", "2.2", "2.3"}
-_UPGRADE_FROM_NO_EFFECT = {"2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6",
-                           "3.7", "3.8"}
+_UPGRADE_FROM_NO_EFFECT = {
+    "2.4",
+    "2.5",
+    "2.6",
+    "2.7",
+    "2.8",
+    "3.0",
+    "3.1",
+    "3.2",
+    "3.3",
+    "3.4",
+    "3.5",
+    "3.6",
+    "3.7",
+    "3.8",
+}
 
 
 def release_latest(release: str) -> int:
@@ -119,8 +175,11 @@ class StreamsInstance:
 
     def subscription(self) -> bytes:
         """The SubscriptionInfo bytes this instance sends: its used version, its latest as the second word."""
-        info = SubscriptionInfo(version=self.used, latest_supported_version=self.latest if self.used >= 3 else UNKNOWN,
-                                process_id=self.process_id)
+        info = SubscriptionInfo(
+            version=self.used,
+            latest_supported_version=self.latest if self.used >= 3 else UNKNOWN,
+            process_id=self.process_id,
+        )
         return _encode_subscription_at(info, self.used)
 
     def on_assignment(self, data: bytes) -> "MemberReaction":
@@ -206,26 +265,38 @@ def leader_assign(leader: StreamsInstance, subscriptions: dict[str, bytes]) -> t
             min_supported = lsv
     error = None
     if future and min_received < EARLIEST_PROBEABLE_VERSION:
-        error = (f"future member(s) {', '.join(future)} and a v{min_received} member: no version probing below v3 "
-                 "(TaskAssignmentException -> ASSIGNMENT_ERROR)")
+        error = (
+            f"future member(s) {', '.join(future)} and a v{min_received} member: no version probing below v3 "
+            "(TaskAssignmentException -> ASSIGNMENT_ERROR)"
+        )
     if error is not None:
         if L < 4:  # AssignmentInfo below v4 cannot carry an error code: the release fails the round
-            decision = LeaderDecision(min_received, min_supported, tuple(future), False,
-                                      error + f"; a v{L} leader cannot even send the error", L, L)
+            decision = LeaderDecision(
+                min_received,
+                min_supported,
+                tuple(future),
+                False,
+                error + f"; a v{L} leader cannot even send the error",
+                L,
+                L,
+            )
             return decision, {name: b"" for name in subscriptions}
         info = AssignmentInfo(version=L, commonly_supported_version=L, error_code=3)
         data = _encode_assignment_at(info, L)
-        return LeaderDecision(min_received, min_supported, tuple(future), False, error, L, L), \
-            {name: data for name in subscriptions}
+        return LeaderDecision(min_received, min_supported, tuple(future), False, error, L, L), {
+            name: data for name in subscriptions
+        }
     info = AssignmentInfo(version=min_received, commonly_supported_version=min_supported)
     data = _encode_assignment_at(info, min_received)
-    decision = LeaderDecision(min_received, min_supported, tuple(future), bool(future), None, min_received,
-                              min_supported)
+    decision = LeaderDecision(
+        min_received, min_supported, tuple(future), bool(future), None, min_received, min_supported
+    )
     return decision, {name: data for name in subscriptions}
 
 
-def run_rounds(members: list[StreamsInstance], leader_name: str, *, first_round: int = 1,
-               max_rounds: int = 10) -> list[RoundResult]:
+def run_rounds(
+    members: list[StreamsInstance], leader_name: str, *, first_round: int = 1, max_rounds: int = 10
+) -> list[RoundResult]:
     """Rebalance until nobody asks to rejoin (or a member fails, or ``max_rounds``)."""
     by_name = {m.name: m for m in members}
     leader = by_name[leader_name]

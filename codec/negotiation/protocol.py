@@ -19,8 +19,15 @@ from typing import Sequence
 
 from ..javaorder import hashmap_order, string_hash
 
-__all__ = ["INCONSISTENT_GROUP_PROTOCOL", "GroupMember", "Selection", "ProtocolSelectionError",
-           "select_protocol", "java_string_hash", "java_hashmap_order"]
+__all__ = [
+    "INCONSISTENT_GROUP_PROTOCOL",
+    "GroupMember",
+    "Selection",
+    "ProtocolSelectionError",
+    "select_protocol",
+    "java_string_hash",
+    "java_hashmap_order",
+]
 
 INCONSISTENT_GROUP_PROTOCOL = 23
 
@@ -64,7 +71,8 @@ def select_protocol(members: Sequence[GroupMember], group_protocol_type: str | N
             raise ProtocolSelectionError(f"member {m.member_id} sent an empty protocol type or protocol list")
         if m.protocol_type != ptype:
             raise ProtocolSelectionError(
-                f"member {m.member_id} has protocol type {m.protocol_type!r}, the group has {ptype!r}")
+                f"member {m.member_id} has protocol type {m.protocol_type!r}, the group has {ptype!r}"
+            )
     supported = set(members[0].protocols)
     for m in members[1:]:
         supported &= set(m.protocols)

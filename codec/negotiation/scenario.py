@@ -40,9 +40,20 @@ from dataclasses import dataclass
 from .probing import FUTURE_VERSION, RELEASES, RoundResult, StreamsInstance, initial_used_version, run_rounds
 from .protocol import GroupMember, select_protocol
 
-__all__ = ["ScenarioError", "ScenarioResult", "run_scenario", "compat_matrix", "render_rounds",
-           "run_protocol_phases", "render_protocol_phases", "check_scenario", "check_protocol_phases",
-           "check_connect_phases", "run_connect_phases", "render_connect_phases"]
+__all__ = [
+    "ScenarioError",
+    "ScenarioResult",
+    "run_scenario",
+    "compat_matrix",
+    "render_rounds",
+    "run_protocol_phases",
+    "render_protocol_phases",
+    "check_scenario",
+    "check_protocol_phases",
+    "check_connect_phases",
+    "run_connect_phases",
+    "render_connect_phases",
+]
 
 PROTOCOL_SELECTION = "protocol-selection"
 CONNECT_PROTOCOL = "connect-protocol"
@@ -57,8 +68,14 @@ def _show(v) -> str:
     """A JSON value's type and a short rendering of it, for messages."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    kind = {int: "an integer", float: "a number", str: "a string", list: "a list",
-            dict: "an object", type(None): "null"}.get(type(v), type(v).__name__)
+    kind = {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(v), type(v).__name__)
     if isinstance(v, (list, dict)) or v is None:
         return kind
     text = repr(v) if not isinstance(v, int) or v.bit_length() <= 128 else f"{v.bit_length()} bits"
@@ -94,17 +111,18 @@ def _name(v, where: str) -> str:
 def _instance_keys(v: dict, where: str) -> None:
     """A member's (or a restart's) release or version, and upgradeFrom."""
     if ("release" in v) == ("version" in v):
-        raise ScenarioError(f"{where}: needs either \"release\" or \"version\"" +
-                            (", not both" if "release" in v else ""))
+        raise ScenarioError(f'{where}: needs either "release" or "version"' + (", not both" if "release" in v else ""))
     if "release" in v:
         if not isinstance(v["release"], str) or v["release"] not in RELEASES:
-            raise ScenarioError(f"{where}.release: unknown Kafka Streams release {_quote(v['release'])}; known: "
-                                f"{', '.join(RELEASES)}")
+            raise ScenarioError(
+                f"{where}.release: unknown Kafka Streams release {_quote(v['release'])}; known: {', '.join(RELEASES)}"
+            )
     else:
         ver = v["version"]
         if type(ver) is not int or not 1 <= ver <= _MAX_VERSION:
-            raise ScenarioError(f"{where}.version: needs a metadata version, an integer in 1..{_MAX_VERSION}, "
-                                f"got {_show(ver)}")
+            raise ScenarioError(
+                f"{where}.version: needs a metadata version, an integer in 1..{_MAX_VERSION}, got {_show(ver)}"
+            )
     up = v.get("upgradeFrom")
     if up is not None:
         if "release" not in v:
@@ -125,13 +143,15 @@ _EVENT_KEYS = {"restart", "release", "version", "upgradeFrom"}
 def check_scenario(spec) -> None:
     """Raise :class:`ScenarioError` unless ``spec`` is a rolling-upgrade scenario (module docstring)."""
     if isinstance(spec, dict) and spec.get("kind") is not None:
-        raise ScenarioError(f"kind: unknown scenario kind {_quote(spec['kind'])} (a rolling upgrade has no "
-                            f"\"kind\"; the others are {PROTOCOL_SELECTION!r} and {CONNECT_PROTOCOL!r})")
+        raise ScenarioError(
+            f"kind: unknown scenario kind {_quote(spec['kind'])} (a rolling upgrade has no "
+            f'"kind"; the others are {PROTOCOL_SELECTION!r} and {CONNECT_PROTOCOL!r})'
+        )
     _object(spec, "scenario", _SCENARIO_KEYS | {"kind"})
     if "name" in spec and not isinstance(spec["name"], str):
         raise ScenarioError(f"name: needs a string, got {_show(spec['name'])}")
     if "members" not in spec:
-        raise ScenarioError("members: missing (a list of {\"name\", \"release\" or \"version\"})")
+        raise ScenarioError('members: missing (a list of {"name", "release" or "version"})')
     members = _list(spec["members"], "members")
     if not members:
         raise ScenarioError("members: a group needs at least one member")
@@ -150,8 +170,9 @@ def check_scenario(spec) -> None:
         where = f"events[{i}]"
         _object(ev, where, _EVENT_KEYS)
         if ev.get("restart") not in names:
-            raise ScenarioError(f"{where}.restart: {_quote(ev.get('restart'))} is not a member "
-                                f"({', '.join(sorted(names))})")
+            raise ScenarioError(
+                f"{where}.restart: {_quote(ev.get('restart'))} is not a member ({', '.join(sorted(names))})"
+            )
         _instance_keys(ev, where)
 
 
@@ -211,8 +232,16 @@ def _round_json(r: RoundResult) -> dict:
         "probing": d.probing,
         "futureMembers": list(d.future_members),
         "error": d.error,
-        "reactions": [{"member": x.member, "usedBefore": x.used_before, "usedAfter": x.used_after,
-                       "rejoin": x.rejoin, "failure": x.failure} for x in r.reactions],
+        "reactions": [
+            {
+                "member": x.member,
+                "usedBefore": x.used_before,
+                "usedAfter": x.used_after,
+                "rejoin": x.rejoin,
+                "failure": x.failure,
+            }
+            for x in r.reactions
+        ],
     }
 
 
@@ -241,8 +270,12 @@ def _run_scenario(spec: dict) -> ScenarioResult:
         rounds = run_rounds(members, leader, first_round=n)
         n += len(rounds)
         history.append((what, rounds))
-    return ScenarioResult(spec.get("name", "scenario"), history, {m.name: m.used for m in members},
-                          {m.name: m.failed for m in members if m.failed})
+    return ScenarioResult(
+        spec.get("name", "scenario"),
+        history,
+        {m.name: m.used for m in members},
+        {m.name: m.failed for m in members if m.failed},
+    )
 
 
 def render_rounds(result: ScenarioResult) -> str:
@@ -283,13 +316,18 @@ def compat_matrix(versions=range(1, FUTURE_VERSION + 1)) -> list[dict]:
             rounds = run_rounds([leader, member], "leader")
             last = rounds[-1]
             failure = next((x.failure for x in last.reactions if x.failure), None) or last.decision.error
-            cells.append({
-                "member": mv, "leader": lv,
-                "outcome": "error" if failure else ("probing" if any(r.decision.probing for r in rounds) else "ok"),
-                "version": None if failure else last.decision.assignment_version,
-                "memberUses": member.used, "leaderUses": leader.used,
-                "rounds": len(rounds), "error": failure,
-            })
+            cells.append(
+                {
+                    "member": mv,
+                    "leader": lv,
+                    "outcome": "error" if failure else ("probing" if any(r.decision.probing for r in rounds) else "ok"),
+                    "version": None if failure else last.decision.assignment_version,
+                    "memberUses": member.used,
+                    "leaderUses": leader.used,
+                    "rounds": len(rounds),
+                    "error": failure,
+                }
+            )
     return cells
 
 
@@ -303,11 +341,29 @@ def run_protocol_phases(spec: dict) -> list[dict]:
         members = [GroupMember(name, tuple(protocols)) for name, protocols in phase.items()]
         try:
             sel = select_protocol(members)
-            out.append({"phase": i, "members": phase, "protocol": sel.protocol, "votes": sel.votes,
-                        "candidates": list(sel.candidates), "tie": list(sel.tie), "error": None})
+            out.append(
+                {
+                    "phase": i,
+                    "members": phase,
+                    "protocol": sel.protocol,
+                    "votes": sel.votes,
+                    "candidates": list(sel.candidates),
+                    "tie": list(sel.tie),
+                    "error": None,
+                }
+            )
         except ProtocolSelectionError as e:
-            out.append({"phase": i, "members": phase, "protocol": None, "votes": {}, "candidates": [], "tie": [],
-                        "error": str(e)})
+            out.append(
+                {
+                    "phase": i,
+                    "members": phase,
+                    "protocol": None,
+                    "votes": {},
+                    "candidates": [],
+                    "tie": [],
+                    "error": str(e),
+                }
+            )
     return out
 
 
@@ -326,6 +382,7 @@ def render_protocol_phases(spec: dict, phases: list[dict]) -> str:
 
 
 # --- Kafka Connect: connect.protocol through a rolling upgrade or downgrade --------------------------------
+
 
 def check_connect_phases(spec) -> None:
     """Raise :class:`ScenarioError` unless ``spec`` is a Connect scenario: ``phases``, a non-empty list of
@@ -352,8 +409,11 @@ def check_connect_phases(spec) -> None:
             if not worker:
                 raise ScenarioError(f"phases[{i}]: a worker needs a non-empty name")
             if not isinstance(mode, str):
-                hint = (" (a worker is named with its connect.protocol; the protocols it sends follow from it)"
-                        if isinstance(mode, list) else "")
+                hint = (
+                    " (a worker is named with its connect.protocol; the protocols it sends follow from it)"
+                    if isinstance(mode, list)
+                    else ""
+                )
                 raise ScenarioError(f"{where}: needs a connect.protocol ({modes}), got {_show(mode)}{hint}")
             try:
                 connect_mode(mode)
@@ -387,10 +447,16 @@ def run_connect_phases(spec: dict) -> list[dict]:
     for i, phase in enumerate(spec["phases"], 1):
         modes = {w: connect_mode(m) for w, m in phase.items()}
         sel = select_connect_protocol(modes)
-        out.append({"phase": i, "changes": _changes(before, modes),
-                    "workers": {w: {"connectProtocol": mode, "protocols": list(protos)}
-                                for w, (mode, protos) in sel.workers.items()},
-                    **sel.to_json()})
+        out.append(
+            {
+                "phase": i,
+                "changes": _changes(before, modes),
+                "workers": {
+                    w: {"connectProtocol": mode, "protocols": list(protos)} for w, (mode, protos) in sel.workers.items()
+                },
+                **sel.to_json(),
+            }
+        )
         before = modes
     return out
 
@@ -405,11 +471,14 @@ def render_connect_phases(spec: dict, phases: list[dict]) -> str:
         lines.append(f"\nphase {p['phase']}: {what}")
         width = max(len(w) for w in p["workers"])
         for w, x in p["workers"].items():
-            lines.append(f"  {w.ljust(width)}  connect.protocol={x['connectProtocol']:<10}  sends "
-                         + ", ".join(x["protocols"]))
+            lines.append(
+                f"  {w.ljust(width)}  connect.protocol={x['connectProtocol']:<10}  sends " + ", ".join(x["protocols"])
+            )
         changed = "" if previous is None or previous == p["protocol"] else f"  (was {previous})"
-        lines.append(f"  -> group protocol: {p['protocol']} (v{p['version']}): {p['rebalancing']} rebalancing, "
-                     f"{p['assignor']}" + (", session-keyed requests" if p["sessioned"] else "") + changed)
+        lines.append(
+            f"  -> group protocol: {p['protocol']} (v{p['version']}): {p['rebalancing']} rebalancing, "
+            f"{p['assignor']}" + (", session-keyed requests" if p["sessioned"] else "") + changed
+        )
         lines.append(f"     common to all: {', '.join(p['candidates'])}; votes {p['votes']}")
         previous = p["protocol"]
     lines.append("\nthe group runs: " + ", ".join(f"phase {p['phase']} {p['protocol']}" for p in phases))

@@ -61,16 +61,31 @@ class SizeReport:
     group_metadata_payload: int  # subscriptions + assignments the group metadata record must hold
 
     def largest(self) -> tuple[str, int]:
-        items = {"JoinGroup response (leader)": self.join_group_response_leader,
-                 "SyncGroup request": self.sync_group_request,
-                 "group metadata (subscriptions + assignments)": self.group_metadata_payload}
+        items = {
+            "JoinGroup response (leader)": self.join_group_response_leader,
+            "SyncGroup request": self.sync_group_request,
+            "group metadata (subscriptions + assignments)": self.group_metadata_payload,
+        }
         name = max(items, key=items.__getitem__)
         return name, items[name]
 
     def to_json(self) -> dict:
-        return {"shape": self.shape.__dict__, **{k: getattr(self, k) for k in (
-            "subscription_info", "consumer_subscription", "join_group_response_leader", "sync_group_request",
-            "assignment_info", "sync_group_response_total", "coordinator_bytes", "group_metadata_payload")}}
+        return {
+            "shape": self.shape.__dict__,
+            **{
+                k: getattr(self, k)
+                for k in (
+                    "subscription_info",
+                    "consumer_subscription",
+                    "join_group_response_leader",
+                    "sync_group_request",
+                    "assignment_info",
+                    "sync_group_response_total",
+                    "coordinator_bytes",
+                    "group_metadata_payload",
+                )
+            },
+        }
 
 
 def _endpoint(shape: GroupShape, instance: int) -> str | None:
@@ -79,7 +94,7 @@ def _endpoint(shape: GroupShape, instance: int) -> str | None:
 
 def _host_port(shape: GroupShape, instance: int) -> str:
     suffix = f"-{instance}:9090"
-    return ("h" * max(1, shape.endpoint_length - len(suffix)) + suffix)[-max(shape.endpoint_length, len(suffix)):]
+    return ("h" * max(1, shape.endpoint_length - len(suffix)) + suffix)[-max(shape.endpoint_length, len(suffix)) :]
 
 
 def _host(shape: GroupShape, instance: int) -> HostInfo:
@@ -89,7 +104,7 @@ def _host(shape: GroupShape, instance: int) -> HostInfo:
 
 def _member_id(shape: GroupShape, m: int) -> str:
     base = f"consumer-{m}-{uuid.UUID(int=m)}"
-    return (base + "x" * shape.member_id_length)[:max(shape.member_id_length, len(f"consumer-{m}"))]
+    return (base + "x" * shape.member_id_length)[: max(shape.member_id_length, len(f"consumer-{m}"))]
 
 
 @dataclass(frozen=True)
@@ -110,8 +125,10 @@ def build(shape: GroupShape) -> RebalanceMessages:
     """Build every message of one rebalance of ``shape`` with the codec."""
     n, inst_of = shape.members, (lambda m: m // shape.threads)
     active_of = {t: t % n for t in range(shape.tasks)}
-    standby_instances = {t: [(inst_of(active_of[t]) + j) % shape.instances for j in range(1, shape.standbys + 1)
-                             if shape.instances > j] for t in range(shape.tasks)}
+    standby_instances = {
+        t: [(inst_of(active_of[t]) + j) % shape.instances for j in range(1, shape.standbys + 1) if shape.instances > j]
+        for t in range(shape.tasks)
+    }
     tp = lambda t: TopicPartition(shape.topic, t)  # noqa: E731
     # tasks with state per instance
     inst_tasks: dict[int, dict[TaskId, int]] = {i: {} for i in range(shape.instances)}
@@ -137,53 +154,101 @@ def build(shape: GroupShape) -> RebalanceMessages:
     metadata, members, assignments, sub_infos, asg_infos = [], [], [], [], []
     host_map = standby_map = {}
     if shape.endpoint_length and shape.version >= 2:
-        host_map = {_host(shape, i): tuple(tp(t) for m in range(i * shape.threads, min(n, (i + 1) * shape.threads))
-                                           for t in actives_of_member[m]) for i in range(shape.instances)}
+        host_map = {
+            _host(shape, i): tuple(
+                tp(t) for m in range(i * shape.threads, min(n, (i + 1) * shape.threads)) for t in actives_of_member[m]
+            )
+            for i in range(shape.instances)
+        }
         if shape.version >= 6:
-            standby_map = {_host(shape, i): tuple(tp(t) for t in standby_of_member[i * shape.threads])
-                           for i in range(shape.instances)}
+            standby_map = {
+                _host(shape, i): tuple(tp(t) for t in standby_of_member[i * shape.threads])
+                for i in range(shape.instances)
+            }
     for m in range(n):
-        sub = encode_subscription(SubscriptionInfo(
-            version=shape.version, latest_supported_version=lsv, process_id=uuid.UUID(int=inst_of(m) + 1),
-            user_endpoint=_endpoint(shape, inst_of(m)) if shape.version >= 2 else None,
-            task_offset_sums=inst_tasks[inst_of(m)] if shape.version >= 7 else
-            {t: (-2 if s == -2 else -3) for t, s in inst_tasks[inst_of(m)].items()}))
+        sub = encode_subscription(
+            SubscriptionInfo(
+                version=shape.version,
+                latest_supported_version=lsv,
+                process_id=uuid.UUID(int=inst_of(m) + 1),
+                user_endpoint=_endpoint(shape, inst_of(m)) if shape.version >= 2 else None,
+                task_offset_sums=inst_tasks[inst_of(m)]
+                if shape.version >= 7
+                else {t: (-2 if s == -2 else -3) for t, s in inst_tasks[inst_of(m)].items()},
+            )
+        )
         sub_infos.append(sub)
         owned = (Owned(topic=shape.topic, partitions=tuple(actives_of_member[m])),) if actives_of_member[m] else ()
-        cps = encode_consumer(consumer_subscription(3, topics=(shape.topic,), user_data=sub, owned_partitions=owned,
-                                                    generation_id=1))
+        cps = encode_consumer(
+            consumer_subscription(3, topics=(shape.topic,), user_data=sub, owned_partitions=owned, generation_id=1)
+        )
         metadata.append(cps)
         members.append(JoinMember(member_id=_member_id(shape, m), metadata=cps))
         info = AssignmentInfo(
-            version=shape.version, commonly_supported_version=lsv,
+            version=shape.version,
+            commonly_supported_version=lsv,
             active_tasks=tuple(TaskId(0, t) for t in actives_of_member[m]),
             standby_tasks={TaskId(0, t): (tp(t),) for t in standby_of_member[m]},
-            partitions_by_host=host_map, standby_partitions_by_host=standby_map)
+            partitions_by_host=host_map,
+            standby_partitions_by_host=standby_map,
+        )
         asg = encode_assignment(info)
         asg_infos.append(asg)
-        assigned = (Assigned(topic=shape.topic, partitions=tuple(actives_of_member[m])),) if actives_of_member[m] else ()
+        assigned = (
+            (Assigned(topic=shape.topic, partitions=tuple(actives_of_member[m])),) if actives_of_member[m] else ()
+        )
         cpa = encode_consumer(consumer_assignment(3, assigned_partitions=assigned, user_data=asg))
         assignments.append(SyncAssignment(member_id=_member_id(shape, m), assignment=cpa))
 
     jv, sv = shape.join_group_version, shape.sync_group_version
     leader_id = _member_id(shape, 0)
     JoinResp = wire_class("JoinGroupResponse", "JoinGroupResponse")
-    join_common = dict(generation_id=1, protocol_type="consumer" if jv >= 7 else None, protocol_name="stream",
-                       leader=leader_id)
-    join_leader = encode_message("JoinGroupResponse", jv, JoinResp(member_id=leader_id, members=tuple(members),
-                                                                    **join_common))
-    join_followers = [encode_message("JoinGroupResponse", jv, JoinResp(member_id=_member_id(shape, m), **join_common))
-                      for m in range(1, n)]
+    join_common = dict(
+        generation_id=1, protocol_type="consumer" if jv >= 7 else None, protocol_name="stream", leader=leader_id
+    )
+    join_leader = encode_message(
+        "JoinGroupResponse", jv, JoinResp(member_id=leader_id, members=tuple(members), **join_common)
+    )
+    join_followers = [
+        encode_message("JoinGroupResponse", jv, JoinResp(member_id=_member_id(shape, m), **join_common))
+        for m in range(1, n)
+    ]
     SyncReq = wire_class("SyncGroupRequest", "SyncGroupRequest")
-    sync_req = encode_message("SyncGroupRequest", sv, SyncReq(
-        group_id="streams-app", generation_id=1, member_id=leader_id, protocol_type="consumer" if sv >= 5 else None,
-        protocol_name="stream" if sv >= 5 else None, assignments=tuple(assignments)))
+    sync_req = encode_message(
+        "SyncGroupRequest",
+        sv,
+        SyncReq(
+            group_id="streams-app",
+            generation_id=1,
+            member_id=leader_id,
+            protocol_type="consumer" if sv >= 5 else None,
+            protocol_name="stream" if sv >= 5 else None,
+            assignments=tuple(assignments),
+        ),
+    )
     SyncResp = wire_class("SyncGroupResponse", "SyncGroupResponse")
-    sync_resps = [encode_message("SyncGroupResponse", sv, SyncResp(
-        protocol_type="consumer" if sv >= 5 else None, protocol_name="stream" if sv >= 5 else None,
-        assignment=a.assignment)) for a in assignments]
-    return RebalanceMessages(sub_infos, metadata, join_leader, join_followers, asg_infos,
-                             [a.assignment for a in assignments], sync_req, sync_resps)
+    sync_resps = [
+        encode_message(
+            "SyncGroupResponse",
+            sv,
+            SyncResp(
+                protocol_type="consumer" if sv >= 5 else None,
+                protocol_name="stream" if sv >= 5 else None,
+                assignment=a.assignment,
+            ),
+        )
+        for a in assignments
+    ]
+    return RebalanceMessages(
+        sub_infos,
+        metadata,
+        join_leader,
+        join_followers,
+        asg_infos,
+        [a.assignment for a in assignments],
+        sync_req,
+        sync_resps,
+    )
 
 
 def measure(shape: GroupShape) -> SizeReport:
@@ -194,12 +259,25 @@ def measure(shape: GroupShape) -> SizeReport:
     join_header = 4 + 4 + (1 if jv >= 6 else 0)
     sync_header = 4 + 4 + (1 if sv >= 4 else 0)
     sync_total = sum(len(x) for x in msgs.sync_group_responses)
-    coordinator = (len(msgs.join_group_response_leader) + sum(len(x) for x in msgs.join_group_responses_followers)
-                   + join_header * n + sync_total + sync_header * n)
+    coordinator = (
+        len(msgs.join_group_response_leader)
+        + sum(len(x) for x in msgs.join_group_responses_followers)
+        + join_header * n
+        + sync_total
+        + sync_header * n
+    )
     payload = sum(len(x) for x in msgs.consumer_subscriptions) + sum(len(x) for x in msgs.consumer_assignments)
-    return SizeReport(shape, max(map(len, msgs.subscription_infos)), max(map(len, msgs.consumer_subscriptions)),
-                      len(msgs.join_group_response_leader), len(msgs.sync_group_request),
-                      max(map(len, msgs.assignment_infos)), sync_total, coordinator, payload)
+    return SizeReport(
+        shape,
+        max(map(len, msgs.subscription_infos)),
+        max(map(len, msgs.consumer_subscriptions)),
+        len(msgs.join_group_response_leader),
+        len(msgs.sync_group_request),
+        max(map(len, msgs.assignment_infos)),
+        sync_total,
+        coordinator,
+        payload,
+    )
 
 
 def members_to_cross(limit: int, make_shape, *, high: int = 1 << 16) -> tuple[int, SizeReport] | None:

@@ -43,16 +43,48 @@ from .kafka4 import HeartbeatAssignmentUnit, HeartbeatMemberUnit
 from .records import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
 from .rows import assignment_fields, subscription_fields
 
-__all__ = ["INPUT_COLUMNS", "CONTEXT_COLUMNS", "DECODE_COLUMNS", "UNIT", "UNITS", "UNITS_DDL", "decode_arrays", "decode_udf",
-           "Units", "decode_table", "flat_columns"]
+__all__ = [
+    "INPUT_COLUMNS",
+    "CONTEXT_COLUMNS",
+    "DECODE_COLUMNS",
+    "UNIT",
+    "UNITS",
+    "UNITS_DDL",
+    "decode_arrays",
+    "decode_udf",
+    "Units",
+    "decode_table",
+    "flat_columns",
+]
 
 #: the record's context: stays in the JVM, next to the decoded units (see job.normalize)
-CONTEXT_COLUMNS = ("record_id", "source", "group", "member", "generation", "kind", "ts_ms", "link", "direction",
-                   "leader", "protocol")
+CONTEXT_COLUMNS = (
+    "record_id",
+    "source",
+    "group",
+    "member",
+    "generation",
+    "kind",
+    "ts_ms",
+    "link",
+    "direction",
+    "leader",
+    "protocol",
+)
 #: the arguments of :func:`decode_arrays`, in this order
 #: (``input_error``: why the record does not fit before any decoding, ``<type>: <message>``, see job.normalize)
-DECODE_COLUMNS = ("kind", "version", "hex", "data", "api_key", "direction", "body_offset", "key", "protocol",
-                  "input_error")
+DECODE_COLUMNS = (
+    "kind",
+    "version",
+    "hex",
+    "data",
+    "api_key",
+    "direction",
+    "body_offset",
+    "key",
+    "protocol",
+    "input_error",
+)
 INPUT_COLUMNS = CONTEXT_COLUMNS + tuple(c for c in DECODE_COLUMNS if c not in CONTEXT_COLUMNS)
 
 _STR, _I32, _I64, _BOOL, _BIN = pa.string(), pa.int32(), pa.int64(), pa.bool_(), pa.binary()
@@ -62,37 +94,94 @@ TASK_SUM = pa.struct(_TASK + [("offset_sum", _I64), ("end_offset_sum", _I64)])
 TASK_ASG = pa.struct(_TASK + [("partitions", _I32)])
 TAGS = pa.map_(_STR, _STR)
 
-_M_SCALARS = [("process_id", _STR), ("sub_version", _I32), ("latest_supported_version", _I32),
-              ("user_endpoint", _STR), ("unique_field", _I32), ("sub_error_code", _I32),
-              ("is_version_probe", _BOOL), ("rack_id", _STR), ("group_instance_id", _STR), ("client_id", _STR),
-              ("client_host", _STR)]
+_M_SCALARS = [
+    ("process_id", _STR),
+    ("sub_version", _I32),
+    ("latest_supported_version", _I32),
+    ("user_endpoint", _STR),
+    ("unique_field", _I32),
+    ("sub_error_code", _I32),
+    ("is_version_probe", _BOOL),
+    ("rack_id", _STR),
+    ("group_instance_id", _STR),
+    ("client_id", _STR),
+    ("client_host", _STR),
+]
 #: ``subscribed_topics``: a consumer or share member's subscribed topic names (KIP-848, KIP-932)
-MEMBER = pa.struct(_M_SCALARS + [("client_tags", TAGS), ("tasks", pa.list_(TASK_SUM)),
-                                 ("subscribed_topics", pa.list_(_STR))])
-_A_SCALARS = [("asg_version", _I32), ("commonly_supported_version", _I32), ("asg_error_code", _I32),
-              ("next_rebalance_ms", _I64), ("endpoints", _I32)]
+MEMBER = pa.struct(
+    _M_SCALARS + [("client_tags", TAGS), ("tasks", pa.list_(TASK_SUM)), ("subscribed_topics", pa.list_(_STR))]
+)
+_A_SCALARS = [
+    ("asg_version", _I32),
+    ("commonly_supported_version", _I32),
+    ("asg_error_code", _I32),
+    ("next_rebalance_ms", _I64),
+    ("endpoints", _I32),
+]
 #: a share member's partition (KIP-932): its topic id (Kafka's Uuid string), the name when the bytes give it
 SHARED = pa.struct([("topic_id", _STR), ("topic", _STR), ("partition", _I32)])
 #: ``warmup``: the warm-up tasks a KIP-1071 assignment names (a classic one's travel as standbys); ``shared``: the
 #: partitions a share member holds
-ASSIGNMENT = pa.struct(_A_SCALARS + [("active", pa.list_(TASK_ASG)), ("standby", pa.list_(TASK_ASG)),
-                                     ("warmup", pa.list_(TASK_ASG)), ("shared", pa.list_(SHARED))])
+ASSIGNMENT = pa.struct(
+    _A_SCALARS
+    + [
+        ("active", pa.list_(TASK_ASG)),
+        ("standby", pa.list_(TASK_ASG)),
+        ("warmup", pa.list_(TASK_ASG)),
+        ("shared", pa.list_(SHARED)),
+    ]
+)
 #: a share group's topic (its records and Describe responses): id, name, the partitions to hold (null: unknown)
 SHARE_TOPIC = pa.struct([("topic_id", _STR), ("topic", _STR), ("partitions", pa.list_(_I32))])
 #: ``group_protocol``: ``consumer`` (KIP-848), ``streams`` (KIP-1071) or ``share`` (KIP-932) for Kafka 4's
 #: groups, null for classic ones
-GROUP = pa.struct([("protocol_type", _STR), ("member_count", _I32), ("group_error_code", _I32),
-                   ("group_protocol", _STR), ("share_topics", pa.list_(SHARE_TOPIC))])
+GROUP = pa.struct(
+    [
+        ("protocol_type", _STR),
+        ("member_count", _I32),
+        ("group_error_code", _I32),
+        ("group_protocol", _STR),
+        ("share_topics", pa.list_(SHARE_TOPIC)),
+    ]
+)
 CONNECT_TASK = pa.struct([("connector", _STR), ("task", _I32)])
-_C_SCALARS = [("connect_layer", _STR), ("connect_version", _I32), ("url", _STR), ("config_offset", _I64),
-              ("connect_error", _I32), ("connect_leader", _STR), ("leader_url", _STR), ("delay", _I32)]
+_C_SCALARS = [
+    ("connect_layer", _STR),
+    ("connect_version", _I32),
+    ("url", _STR),
+    ("config_offset", _I64),
+    ("connect_error", _I32),
+    ("connect_leader", _STR),
+    ("leader_url", _STR),
+    ("delay", _I32),
+]
 _C_LISTS = ("connectors", "connect_tasks", "revoked_connectors", "revoked_tasks")
-CONNECT = pa.struct(_C_SCALARS + [("connectors", pa.list_(_STR)), ("connect_tasks", pa.list_(CONNECT_TASK)),
-                                  ("revoked_connectors", pa.list_(_STR)), ("revoked_tasks", pa.list_(CONNECT_TASK))])
-QUARANTINE = pa.struct([("error_type", _STR), ("error_message", _STR), ("error_offset", _I64),
-                        ("error_path", _STR), ("error_layer", _STR), ("raw", _BIN)])
-_COMMON = [("unit", _I32), ("unit_kind", _STR), ("canonical_kind", _STR), ("streams", _BOOL),
-           ("consumer_protocol_version", _I32)]
+CONNECT = pa.struct(
+    _C_SCALARS
+    + [
+        ("connectors", pa.list_(_STR)),
+        ("connect_tasks", pa.list_(CONNECT_TASK)),
+        ("revoked_connectors", pa.list_(_STR)),
+        ("revoked_tasks", pa.list_(CONNECT_TASK)),
+    ]
+)
+QUARANTINE = pa.struct(
+    [
+        ("error_type", _STR),
+        ("error_message", _STR),
+        ("error_offset", _I64),
+        ("error_path", _STR),
+        ("error_layer", _STR),
+        ("raw", _BIN),
+    ]
+)
+_COMMON = [
+    ("unit", _I32),
+    ("unit_kind", _STR),
+    ("canonical_kind", _STR),
+    ("streams", _BOOL),
+    ("consumer_protocol_version", _I32),
+]
 # what the bytes themselves say, over the record's context (a JoinGroup body names its group ...)
 _OWN = [("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leader", _STR), ("u_protocol", _STR)]
 #: the unit's fields whose strings held lone surrogates and are written escaped (codec.text.utf8_safe): flat
@@ -100,8 +189,11 @@ _OWN = [("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leade
 #: (Connect's: ``connectors[i]``, ``revoked_connectors[i]``, ``connect_tasks[i].connector``,
 #: ``revoked_tasks[i].connector``)
 ESCAPED = pa.list_(_STR)
-UNIT = pa.struct(_COMMON + _OWN + [("escaped", ESCAPED), ("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP),
-                                   ("q", QUARANTINE), ("c", CONNECT)])
+UNIT = pa.struct(
+    _COMMON
+    + _OWN
+    + [("escaped", ESCAPED), ("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP), ("q", QUARANTINE), ("c", CONNECT)]
+)
 UNITS = pa.list_(UNIT)
 
 
@@ -230,11 +322,22 @@ class Units:
                 m.lists[0].append(None)
                 m.lists[1].append(None)
             else:
-                m.rows.append((str(info.process_id), info.version, info.latest_supported_version,
-                               info.user_endpoint, info.unique_field, info.error_code, info.is_version_probe) + extra)
+                m.rows.append(
+                    (
+                        str(info.process_id),
+                        info.version,
+                        info.latest_supported_version,
+                        info.user_endpoint,
+                        info.unique_field,
+                        info.error_code,
+                        info.is_version_probe,
+                    )
+                    + extra
+                )
                 m.lists[0].append(list(info.client_tags.items()) if info.client_tags else None)
-                m.lists[1].append([(t.subtopology, t.partition, t.topology_name, v, None)
-                                   for t, v in info.task_offset_sums.items()])
+                m.lists[1].append(
+                    [(t.subtopology, t.partition, t.topology_name, v, None) for t, v in info.task_offset_sums.items()]
+                )
         elif cls is AssignmentUnit:
             self.common.append((index, "assignment", ckind, info is not None, unit.consumer_protocol_version))
             a = self.a
@@ -251,17 +354,38 @@ class Units:
                 for t in info.active_tasks:
                     k = (t.subtopology, t.partition, t.topology_name)
                     active[k] = active.get(k, 0) + 1
-                a.rows.append((info.version, info.commonly_supported_version, info.error_code,
-                               info.next_rebalance_ms, len(info.partitions_by_host)))
+                a.rows.append(
+                    (
+                        info.version,
+                        info.commonly_supported_version,
+                        info.error_code,
+                        info.next_rebalance_ms,
+                        len(info.partitions_by_host),
+                    )
+                )
                 a.lists[0].append([(*k, c) for k, c in active.items()])
-                a.lists[1].append([(t.subtopology, t.partition, t.topology_name, len(ps))
-                                   for t, ps in info.standby_tasks.items()])
+                a.lists[1].append(
+                    [(t.subtopology, t.partition, t.topology_name, len(ps)) for t, ps in info.standby_tasks.items()]
+                )
         elif cls is HeartbeatMemberUnit:  # a KIP-848/1071 member: no SubscriptionInfo, its fields as they are
             self.common.append((index, "member", ckind, unit.streams, None))
             m = self.m
             m.pos.append(pos)
-            m.rows.append((unit.process_id, None, None, unit.endpoint, None, None, False, unit.rack_id,
-                           unit.group_instance_id, unit.client_id, unit.client_host))
+            m.rows.append(
+                (
+                    unit.process_id,
+                    None,
+                    None,
+                    unit.endpoint,
+                    None,
+                    None,
+                    False,
+                    unit.rack_id,
+                    unit.group_instance_id,
+                    unit.client_id,
+                    unit.client_host,
+                )
+            )
             m.lists[0].append(unit.client_tags)
             m.lists[1].append(unit.tasks)
             m.lists[2].append(unit.subscribed_topics)
@@ -282,11 +406,24 @@ class Units:
             if unit.layer == "metadata":  # the worker's url and config offset, and its previous assignment
                 alloc = worker.allocation
                 c.rows.append(("metadata", worker.version, worker.url, worker.config_offset, None, None, None, None))
-                lists = (alloc.connectors, alloc.tasks, alloc.revoked_connectors, alloc.revoked_tasks) \
-                    if alloc is not None else (None,) * 4
+                lists = (
+                    (alloc.connectors, alloc.tasks, alloc.revoked_connectors, alloc.revoked_tasks)
+                    if alloc is not None
+                    else (None,) * 4
+                )
             else:
-                c.rows.append(("assignment", worker.version, None, worker.config_offset, worker.error, worker.leader,
-                               worker.leader_url, worker.delay))
+                c.rows.append(
+                    (
+                        "assignment",
+                        worker.version,
+                        None,
+                        worker.config_offset,
+                        worker.error,
+                        worker.leader,
+                        worker.leader_url,
+                        worker.delay,
+                    )
+                )
                 lists = (worker.connectors, worker.tasks, worker.revoked_connectors, worker.revoked_tasks)
             for items, values, tasks in zip(c.lists, lists, (False, True, False, True)):
                 if values is None:
@@ -300,10 +437,20 @@ class Units:
             self.g.pos.append(pos)
             self.g.rows.append((unit.protocol_type, unit.member_count, unit.error_code, unit.group_protocol))
             self.g.lists[0].append(getattr(unit, "share_topics", None))
-        if unit.member is not None or unit.group is not None or unit.generation is not None or (
-                cls is GroupUnit and unit.leader is not None) or getattr(unit, "protocol_name", None) is not None:
-            self.own[pos] = (unit.member, unit.group, unit.generation, getattr(unit, "leader", None),
-                             getattr(unit, "protocol_name", None))
+        if (
+            unit.member is not None
+            or unit.group is not None
+            or unit.generation is not None
+            or (cls is GroupUnit and unit.leader is not None)
+            or getattr(unit, "protocol_name", None) is not None
+        ):
+            self.own[pos] = (
+                unit.member,
+                unit.group,
+                unit.generation,
+                getattr(unit, "leader", None),
+                getattr(unit, "protocol_name", None),
+            )
 
     def quarantine(self, ckind: str | None, err: RecordError, raw: bytes | None) -> None:
         self.counts.append(1)
@@ -334,10 +481,13 @@ class Units:
         self.common = [row(p, c, common_names) for p, c in enumerate(self.common)]
         own_names = ("member", "group", None, "leader", "protocol_name")
         self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
-        kinds = ((self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks", "subscribed_topics")),
-                 (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup", "shared")),
-                 (self.g, GROUP, 4, ("share_topics",)),
-                 (self.q, QUARANTINE, 6, ()), (self.c, CONNECT, len(_C_SCALARS), _C_LISTS))
+        kinds = (
+            (self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks", "subscribed_topics")),
+            (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup", "shared")),
+            (self.g, GROUP, 4, ("share_topics",)),
+            (self.q, QUARANTINE, 6, ()),
+            (self.c, CONNECT, len(_C_SCALARS), _C_LISTS),
+        )
         for k, t, n_scalars, list_names in kinds:
             names = [f.name if pa.types.is_string(f.type) else None for f in list(t)[:n_scalars]]
             for j, pos in enumerate(k.pos):
@@ -349,16 +499,20 @@ class Units:
                     if list_name == "client_tags":  # a map: its keys and values together
                         items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
                     elif list_name in ("shared", "share_topics"):  # (topic id, topic name, ...)
-                        items[j] = [(e[0], fix(pos, f"{list_name}[{i}].topic", e[1]), *e[2:])
-                                    for i, e in enumerate(entries)]
+                        items[j] = [
+                            (e[0], fix(pos, f"{list_name}[{i}].topic", e[1]), *e[2:]) for i, e in enumerate(entries)
+                        ]
                     elif list_name in ("connectors", "revoked_connectors", "subscribed_topics"):  # names
                         items[j] = [fix(pos, f"{list_name}[{i}]", e) for i, e in enumerate(entries)]
                     elif list_name in ("connect_tasks", "revoked_tasks"):  # (connector, task)
-                        items[j] = [(fix(pos, f"{list_name}[{i}].connector", e[0]), e[1])
-                                    for i, e in enumerate(entries)]
+                        items[j] = [
+                            (fix(pos, f"{list_name}[{i}].connector", e[0]), e[1]) for i, e in enumerate(entries)
+                        ]
                     else:  # tasks: (subtopology, partition, topology, n)
-                        items[j] = [(e[0], e[1], fix(pos, f"{list_name}[{i}].topology", e[2]), *e[3:])
-                                    for i, e in enumerate(entries)]
+                        items[j] = [
+                            (e[0], e[1], fix(pos, f"{list_name}[{i}].topology", e[2]), *e[3:])
+                            for i, e in enumerate(entries)
+                        ]
         return found
 
     def array(self) -> pa.ListArray:
@@ -373,8 +527,11 @@ class Units:
 
     def _array(self) -> pa.ListArray:
         n = len(self.common)
-        arrays = [pa.array(c, t) for c, (_, t) in zip(zip(*self.common), _COMMON)] if n else \
-            [pa.array([], t) for _, t in _COMMON]
+        arrays = (
+            [pa.array(c, t) for c, (_, t) in zip(zip(*self.common), _COMMON)]
+            if n
+            else [pa.array([], t) for _, t in _COMMON]
+        )
         for i, (_, t) in enumerate(_OWN):
             if self.own:
                 vals = [None] * n
@@ -387,9 +544,13 @@ class Units:
             arrays.append(pa.array([self.escaped.get(p) for p in range(n)], ESCAPED))
         else:
             arrays.append(pa.nulls(n, ESCAPED))
-        arrays += [self.m.scatter(MEMBER, len(_M_SCALARS), n), self.a.scatter(ASSIGNMENT, len(_A_SCALARS), n),
-                   self.g.scatter(GROUP, 4, n), self.q.scatter(QUARANTINE, 6, n),
-                   self.c.scatter(CONNECT, len(_C_SCALARS), n)]
+        arrays += [
+            self.m.scatter(MEMBER, len(_M_SCALARS), n),
+            self.a.scatter(ASSIGNMENT, len(_A_SCALARS), n),
+            self.g.scatter(GROUP, 4, n),
+            self.q.scatter(QUARANTINE, 6, n),
+            self.c.scatter(CONNECT, len(_C_SCALARS), n),
+        ]
         units = pa.StructArray.from_arrays(arrays, fields=list(UNIT))
         offsets = pa.array(list(accumulate(self.counts, initial=0)), _I32)
         return pa.ListArray.from_arrays(offsets, units, type=UNITS)
@@ -397,14 +558,21 @@ class Units:
 
 def decode_rows(rows: Iterable[tuple], out: Units) -> None:
     """Decode input rows (tuples in :data:`DECODE_COLUMNS` order) into ``out``, one entry per row."""
-    member_fields, assignment_fields_, units, quarantine = (out.member_fields, out.assignment_fields, out.units,
-                                                            out.quarantine)
+    member_fields, assignment_fields_, units, quarantine = (
+        out.member_fields,
+        out.assignment_fields,
+        out.units,
+        out.quarantine,
+    )
     for kind, version, hex_, data, api_key, direction, body_offset, key, protocol, input_error in rows:
         ckind = canonical_kind(kind)
         if input_error is not None:  # the record as given does not fit: quarantined with what it holds
             type_, _, message = input_error.partition(": ")
-            quarantine(ckind, RecordError(type_, message), data if data is not None else
-                       None if hex_ is None else hex_.encode("utf-8", "replace"))
+            quarantine(
+                ckind,
+                RecordError(type_, message),
+                data if data is not None else None if hex_ is None else hex_.encode("utf-8", "replace"),
+            )
             continue
         raw = data
         if raw is None and hex_ is not None:
@@ -432,8 +600,16 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
                     key = _hex(key)
                 except ValueError as e:
                     raise RecordError("HexError", f"'key' is not hex: {e}", path="key") from None
-            decoded = decode_record(ckind, raw, version=version, api_key=api_key, direction=direction,
-                                    body_offset=body_offset, key=key, protocol=protocol)
+            decoded = decode_record(
+                ckind,
+                raw,
+                version=version,
+                api_key=api_key,
+                direction=direction,
+                body_offset=body_offset,
+                key=key,
+                protocol=protocol,
+            )
         except RecordError as e:
             quarantine(ckind, e, raw)
             continue
@@ -481,9 +657,18 @@ def _convert_carefully(rows: list[tuple]) -> pa.ListArray:
     return pa.concat_arrays(pieces) if pieces else Units().array()
 
 
-def decode_udf(kind: pa.Array, version: pa.Array, hex: pa.Array, data: pa.Array, api_key: pa.Array,
-               direction: pa.Array, body_offset: pa.Array, key: pa.Array, protocol: pa.Array,
-               input_error: pa.Array) -> pa.Array:
+def decode_udf(
+    kind: pa.Array,
+    version: pa.Array,
+    hex: pa.Array,
+    data: pa.Array,
+    api_key: pa.Array,
+    direction: pa.Array,
+    body_offset: pa.Array,
+    key: pa.Array,
+    protocol: pa.Array,
+    input_error: pa.Array,
+) -> pa.Array:
     """:func:`decode_arrays` with the argument types Spark's ``arrow_udf`` reads (a scalar Arrow UDF)."""
     return decode_arrays(kind, version, hex, data, api_key, direction, body_offset, key, protocol, input_error)
 
@@ -491,22 +676,41 @@ def decode_udf(kind: pa.Array, version: pa.Array, hex: pa.Array, data: pa.Array,
 # --- the flat view ------------------------------------------------------------------------------------------
 
 #: flat column -> struct of the fields of the per-kind structs
-_FLAT_FIELDS = [(f.name, "m") for f in MEMBER] + [(f.name, "a") for f in ASSIGNMENT] + \
-    [(f.name, "g") for f in GROUP] + [(f.name, "q") for f in QUARANTINE] + [(f.name, "c") for f in CONNECT]
+_FLAT_FIELDS = (
+    [(f.name, "m") for f in MEMBER]
+    + [(f.name, "a") for f in ASSIGNMENT]
+    + [(f.name, "g") for f in GROUP]
+    + [(f.name, "q") for f in QUARANTINE]
+    + [(f.name, "c") for f in CONNECT]
+)
 
 
 def flat_columns(F) -> list:
     """Spark columns (``F`` is ``pyspark.sql.functions``) turning the exploded units (the context columns
     and the fields of :data:`UNIT`) into the flat units the tables are built from: the unit's own context
     over the record's, the struct fields as columns."""
+
     def own(name, ctx):
         return F.coalesce(F.col(f"u_{name}"), F.col(ctx)).alias(name)
 
-    cols = [F.col("record_id"), F.col("source"), own("group", "group"), own("member", "member"),
-            own("generation", "generation"), F.coalesce(F.col("canonical_kind"), F.col("kind")).alias("kind"),
-            F.col("ts_ms"), F.col("link"), F.col("direction"), own("leader", "leader"),
-            own("protocol", "protocol").alias("protocol_name"), F.col("unit"), F.col("unit_kind"),
-            F.col("streams"), F.col("consumer_protocol_version"), F.col("escaped")]
+    cols = [
+        F.col("record_id"),
+        F.col("source"),
+        own("group", "group"),
+        own("member", "member"),
+        own("generation", "generation"),
+        F.coalesce(F.col("canonical_kind"), F.col("kind")).alias("kind"),
+        F.col("ts_ms"),
+        F.col("link"),
+        F.col("direction"),
+        own("leader", "leader"),
+        own("protocol", "protocol").alias("protocol_name"),
+        F.col("unit"),
+        F.col("unit_kind"),
+        F.col("streams"),
+        F.col("consumer_protocol_version"),
+        F.col("escaped"),
+    ]
     for name, s in _FLAT_FIELDS:
         cols.append(F.col(f"{s}.{name}").alias(name))
     return cols
@@ -516,8 +720,7 @@ def decode_table(rows: Iterable[dict]) -> pa.Table:
     """Decode plain dicts (keys from :data:`INPUT_COLUMNS`, missing ones None) without Spark through the
     executors' code path, and flatten the result as :func:`flat_columns` does."""
     rows = list(rows)
-    types = {"generation": _I32, "version": _I32, "ts_ms": _I64, "api_key": _I32, "body_offset": _I32,
-             "data": _BIN}
+    types = {"generation": _I32, "version": _I32, "ts_ms": _I64, "api_key": _I32, "body_offset": _I32, "data": _BIN}
 
     def column(c):
         t = types.get(c, _BIN if c == "key" and any(isinstance(r.get(c), bytes) for r in rows) else _STR)
@@ -528,8 +731,13 @@ def decode_table(rows: Iterable[dict]) -> pa.Table:
     for r, record_units in zip(rows, units):
         for u in record_units:
             d = {c: r.get(c) for c in ("record_id", "source", "ts_ms", "link", "direction")}
-            d.update(unit=u["unit"], unit_kind=u["unit_kind"], streams=u["streams"],
-                     consumer_protocol_version=u["consumer_protocol_version"], escaped=u["escaped"])
+            d.update(
+                unit=u["unit"],
+                unit_kind=u["unit_kind"],
+                streams=u["streams"],
+                consumer_protocol_version=u["consumer_protocol_version"],
+                escaped=u["escaped"],
+            )
             for name in ("group", "member", "generation", "leader"):
                 d[name] = u[f"u_{name}"] if u[f"u_{name}"] is not None else r.get(name)
             d["protocol_name"] = u["u_protocol"] if u["u_protocol"] is not None else r.get("protocol")

@@ -16,8 +16,10 @@ from ..cliutil import INT, LONG, int_range
 
 __all__ = ["register", "run", "main", "INSTALL_HINT", "usage_error", "MASTER_FORMS"]
 
-INSTALL_HINT = ("the pipeline needs the 'spark' extra (PySpark 4.3, pyarrow, pandas<3; Java 17):\n"
-                "    pip install 'rebalance-codec[spark]'        (from a checkout: pip install -e '.[spark]')")
+INSTALL_HINT = (
+    "the pipeline needs the 'spark' extra (PySpark 4.3, pyarrow, pandas<3; Java 17):\n"
+    "    pip install 'rebalance-codec[spark]'        (from a checkout: pip install -e '.[spark]')"
+)
 
 _DESCRIPTION = """Decode captured rebalance records at scale on Apache Spark: JSONL/Parquet records
 with hex or binary metadata and context (see `python -m pydoc codec.pipeline` for the format),
@@ -33,34 +35,61 @@ the job failed (one line; details in the log). Options and local inputs are chec
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     # the same arguments for `rebalance-codec pipeline` and `spark-submit codec/pipeline/submit.py`, defined where
     # pyspark is not imported so that --help works without it
-    p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="JSONL or Parquet files, directories or globs (any URI Spark reads: file:, hdfs:, s3a: ...)")
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="JSONL or Parquet files, directories or globs (any URI Spark reads: file:, hdfs:, s3a: ...)",
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (URI); written atomically")
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--input-format", choices=("jsonl", "parquet"),
-                   help="read every input with this reader (default: by extension, else by content)")
+    p.add_argument(
+        "--input-format",
+        choices=("jsonl", "parquet"),
+        help="read every input with this reader (default: by extension, else by content)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
-    p.add_argument("--acceptable-recovery-lag", type=int_range(*LONG), default=10000, metavar="N",
-                   help="lag below which a task counts as caught up (Streams default 10000)")
-    p.add_argument("--num-standby-replicas", type=int_range(*INT), metavar="N",
-                   help="the apps' num.standby.replicas, to tell warmups from standbys (default: unknown)")
-    p.add_argument("--max-warmup-replicas", type=int_range(*INT), metavar="N",
-                   help="the apps' max.warmup.replicas, for the warmup check (default: unknown)")
+    p.add_argument(
+        "--acceptable-recovery-lag",
+        type=int_range(*LONG),
+        default=10000,
+        metavar="N",
+        help="lag below which a task counts as caught up (Streams default 10000)",
+    )
+    p.add_argument(
+        "--num-standby-replicas",
+        type=int_range(*INT),
+        metavar="N",
+        help="the apps' num.standby.replicas, to tell warmups from standbys (default: unknown)",
+    )
+    p.add_argument(
+        "--max-warmup-replicas",
+        type=int_range(*INT),
+        metavar="N",
+        help="the apps' max.warmup.replicas, for the warmup check (default: unknown)",
+    )
     p.add_argument("--shuffle-partitions", type=int_range(*INT), metavar="N", help="spark.sql.shuffle.partitions")
     p.add_argument("--driver-memory", default="2g", help="local mode driver memory (default 2g)")
-    p.add_argument("--ship-code", action="store_true",
-                   help="send the codec's Python code to the executors (clusters without it installed)")
+    p.add_argument(
+        "--ship-code",
+        action="store_true",
+        help="send the codec's Python code to the executors (clusters without it installed)",
+    )
     p.add_argument("--ui", action="store_true", help="enable the Spark web UI")
     p.add_argument("--quiet", action="store_true", help="no progress messages")
-    p.add_argument("--log", metavar="FILE",
-                   help="Spark's and the JVM's log (default: rebalance-codec-pipeline-<time>-<pid>.log in the "
-                        "temporary directory)")
+    p.add_argument(
+        "--log",
+        metavar="FILE",
+        help="Spark's and the JVM's log (default: rebalance-codec-pipeline-<time>-<pid>.log in the "
+        "temporary directory)",
+    )
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``pipeline`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser("pipeline", help="decode captures at scale on Apache Spark (needs the spark extra)",
-                              description=_DESCRIPTION)
+    p = subparsers.add_parser(
+        "pipeline", help="decode captures at scale on Apache Spark (needs the spark extra)", description=_DESCRIPTION
+    )
     _add_arguments(p)
     p.set_defaults(func=run)
     return p
@@ -68,9 +97,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 #: what ``--master`` accepts: the master URLs spark-submit and SparkContext accept
 MASTER_FORMS = "local, local[N], local[*], local[N,F], local-cluster[N,C,M], spark://HOST:PORT, yarn, k8s://URL"
-_MASTER = re.compile(r"local(\[([1-9][0-9]*|\*)(\s*,\s*[0-9]+)?\])?"
-                     r"|local-cluster\[\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*\]"
-                     r"|spark://[^\s,/?#@]+:[0-9]+(,[^\s,/?#@]+:[0-9]+)*|yarn|k8s://\S+")
+_MASTER = re.compile(
+    r"local(\[([1-9][0-9]*|\*)(\s*,\s*[0-9]+)?\])?"
+    r"|local-cluster\[\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*\]"
+    r"|spark://[^\s,/?#@]+:[0-9]+(,[^\s,/?#@]+:[0-9]+)*|yarn|k8s://\S+"
+)
 #: a JVM heap size as ``-Xmx`` takes it, with its unit (Spark reads a bare number as MiB, the JVM as bytes)
 _MEMORY = re.compile(r"[1-9][0-9]*[kKmMgGtT]")
 
@@ -81,11 +112,16 @@ def usage_error(args) -> str | None:
     if args.master is not None and not _MASTER.fullmatch(args.master):
         return f"--master {args.master}: not a Spark master URL (use {MASTER_FORMS})"
     if not _MEMORY.fullmatch(args.driver_memory or ""):
-        return (f"--driver-memory {args.driver_memory}: not a JVM memory size (a whole number and a unit k, m, g "
-                f"or t: 512m, 2g)")
-    ranges = (("--shuffle-partitions", args.shuffle_partitions, 1), ("--acceptable-recovery-lag",
-              args.acceptable_recovery_lag, 0), ("--num-standby-replicas", args.num_standby_replicas, 0),
-              ("--max-warmup-replicas", args.max_warmup_replicas, 1))
+        return (
+            f"--driver-memory {args.driver_memory}: not a JVM memory size (a whole number and a unit k, m, g "
+            f"or t: 512m, 2g)"
+        )
+    ranges = (
+        ("--shuffle-partitions", args.shuffle_partitions, 1),
+        ("--acceptable-recovery-lag", args.acceptable_recovery_lag, 0),
+        ("--num-standby-replicas", args.num_standby_replicas, 0),
+        ("--max-warmup-replicas", args.max_warmup_replicas, 1),
+    )
     for name, value, least in ranges:
         if value is not None and value < least:
             return f"{name} {value}: must be at least {least}"
@@ -178,14 +214,21 @@ def print_summary(summary: dict, file=None) -> None:
     c = summary["counts"]
     out = summary["output"]
     holds = c["records_read"] == c["not_selected"] + c["decoded"] + c["quarantined"]
-    print(f"{c['records_read']} records read = {c['not_selected']} not selected + {c['decoded']} decoded + "
-          f"{c['quarantined']} quarantined" + ("" if holds else "  (DOES NOT ADD UP)"), file=file)
+    print(
+        f"{c['records_read']} records read = {c['not_selected']} not selected + {c['decoded']} decoded + "
+        f"{c['quarantined']} quarantined" + ("" if holds else "  (DOES NOT ADD UP)"),
+        file=file,
+    )
     reasons = summary.get("not_selected_by_reason") or {}
     if reasons:
         shown = list(reasons.items())[:6]
         more = sum(n for _, n in list(reasons.items())[6:])
-        print("  not selected: " + ", ".join(f"{n} {_one_line(r)}" for r, n in shown)
-              + (f", {more} other" if more else ""), file=file)
+        print(
+            "  not selected: "
+            + ", ".join(f"{n} {_one_line(r)}" for r, n in shown)
+            + (f", {more} other" if more else ""),
+            file=file,
+        )
     for name, n in summary["tables"].items():
         print(f"  {name:12} {n:8d} rows   {out}/{name}", file=file)
     print(f"  report                      {out}/report.html  (and report.json)", file=file)

@@ -36,8 +36,19 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Iterable, Protocol
 
-__all__ = ["InputError", "InputPlan", "LocalFiles", "HadoopFiles", "plan_inputs", "sniff", "is_uri", "FORMATS",
-           "JSON_EXTENSIONS", "PARQUET_EXTENSIONS", "local_only"]
+__all__ = [
+    "InputError",
+    "InputPlan",
+    "LocalFiles",
+    "HadoopFiles",
+    "plan_inputs",
+    "sniff",
+    "is_uri",
+    "FORMATS",
+    "JSON_EXTENSIONS",
+    "PARQUET_EXTENSIONS",
+    "local_only",
+]
 
 FORMATS = ("jsonl", "parquet")
 JSON_EXTENSIONS = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
@@ -61,9 +72,12 @@ def local_only(paths: list[str], master: str | None) -> bool:
     files only, so that its inputs can be planned (and refused) before Spark starts: a local master, not under
     spark-submit, no Hadoop or YARN configuration (whose default filesystem may not be the local one), and
     no URI among the paths."""
-    return ("PYSPARK_GATEWAY_PORT" not in os.environ and (master is None or master.startswith("local"))
-            and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR"))
-            and not any(is_uri(p) for p in paths))
+    return (
+        "PYSPARK_GATEWAY_PORT" not in os.environ
+        and (master is None or master.startswith("local"))
+        and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR"))
+        and not any(is_uri(p) for p in paths)
+    )
 
 
 def hidden(name: str) -> bool:
@@ -132,12 +146,16 @@ class LocalFiles:
             raise _unreadable(path, e) from None
         if fmt == "parquet":
             if head[:4] != b"PAR1" or tail != b"PAR1" or size < 12:
-                raise InputError(f"{path} is not a Parquet file: it does not begin and end with Parquet's magic "
-                                 f"number PAR1 (not Parquet, or cut short)")
+                raise InputError(
+                    f"{path} is not a Parquet file: it does not begin and end with Parquet's magic "
+                    f"number PAR1 (not Parquet, or cut short)"
+                )
         elif fmt == "jsonl" and path.lower().endswith(".gz"):
             if head[:2] != b"\x1f\x8b":
-                raise InputError(f"{path} is not gzip data, but its name ends in .gz (which makes Spark "
-                                 f"decompress it); rename it or compress it")
+                raise InputError(
+                    f"{path} is not gzip data, but its name ends in .gz (which makes Spark "
+                    f"decompress it); rename it or compress it"
+                )
             try:
                 zlib.decompressobj(wbits=31).decompress(head)
             except zlib.error as e:
@@ -242,9 +260,11 @@ class InputPlan:
 
 
 def _unknown(path: str) -> InputError:
-    return InputError(f"cannot tell the format of {path} (neither a .jsonl/.json/.ndjson/.parquet name nor "
-                      f"JSON lines or Parquet in its first bytes); pass --input-format jsonl or --input-format "
-                      f"parquet")
+    return InputError(
+        f"cannot tell the format of {path} (neither a .jsonl/.json/.ndjson/.parquet name nor "
+        f"JSON lines or Parquet in its first bytes); pass --input-format jsonl or --input-format "
+        f"parquet"
+    )
 
 
 def _spark_reads_all(directory: str, paths: list[str]) -> bool:
@@ -252,13 +272,16 @@ def _spark_reads_all(directory: str, paths: list[str]) -> bool:
     all directly in it, or all in partition directories (``name=value``) as deep. (Spark does not look
     into other subdirectories, and drops the files above the partitions.)"""
     root = directory.rstrip("/")
-    rels = [p[len(root):].strip("/").split("/") for p in paths]
-    return (all(p.startswith(root) for p in paths) and len({len(r) for r in rels}) == 1
-            and all("=" in d for r in rels for d in r[:-1]))
+    rels = [p[len(root) :].strip("/").split("/") for p in paths]
+    return (
+        all(p.startswith(root) for p in paths)
+        and len({len(r) for r in rels}) == 1
+        and all("=" in d for r in rels for d in r[:-1])
+    )
 
 
 def _depth(directory: str, path: str) -> int:
-    return len(path[len(directory.rstrip("/")):].strip("/").split("/")) - 1
+    return len(path[len(directory.rstrip("/")) :].strip("/").split("/")) - 1
 
 
 def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:

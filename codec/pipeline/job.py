@@ -48,8 +48,21 @@ from .report import render_html, render_json
 from .records import SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 from .tables import PARTITIONED, Config, derive_tables
 
-__all__ = ["Options", "PipelineError", "SparkStartError", "build_session", "normalize", "plan", "read_inputs", "decode", "run", "options_from_args",
-           "TABLES", "spark_error_line", "default_log_path"]
+__all__ = [
+    "Options",
+    "PipelineError",
+    "SparkStartError",
+    "build_session",
+    "normalize",
+    "plan",
+    "read_inputs",
+    "decode",
+    "run",
+    "options_from_args",
+    "TABLES",
+    "spark_error_line",
+    "default_log_path",
+]
 
 #: Arrow Java's unchecked buffer access; for a cluster, pass them as spark.executor.extraJavaOptions
 ARROW_JAVA_OPTS = "-Darrow.enable_unsafe_memory_access=true -Darrow.enable_null_check_for_get=false"
@@ -103,8 +116,9 @@ def _local_master(opts: Options) -> bool:
 
 def default_log_path() -> str:
     """Where a session the job starts writes Spark's log and the JVM's output, unless ``--log`` says."""
-    return os.path.join(tempfile.gettempdir(),
-                        f"rebalance-codec-pipeline-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log")
+    return os.path.join(
+        tempfile.gettempdir(), f"rebalance-codec-pipeline-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    )
 
 
 def build_session(opts: Options) -> SparkSession:
@@ -127,21 +141,26 @@ def build_session(opts: Options) -> SparkSession:
         # bundled samples (31-35 s either way) and cost ~2.5 us per record on 200,000 (bench_pipeline);
         # Arrow without per-access bounds checks (a tenth of the JVM's time reading the decoder's
         # batches, which pyarrow built and validated)
-        b = b.config("spark.driver.extraJavaOptions",
-                     f"-XX:+UseSerialGC {ARROW_JAVA_OPTS} {log_opts}" if local else log_opts)
+        b = b.config(
+            "spark.driver.extraJavaOptions", f"-XX:+UseSerialGC {ARROW_JAVA_OPTS} {log_opts}" if local else log_opts
+        )
     if local:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        b = (b.config("spark.driver.memory", opts.driver_memory)
-             .config("spark.sql.shuffle.partitions", str(opts.shuffle_partitions or max(2, os.cpu_count() or 2))))
+        b = b.config("spark.driver.memory", opts.driver_memory).config(
+            "spark.sql.shuffle.partitions", str(opts.shuffle_partitions or max(2, os.cpu_count() or 2))
+        )
     elif opts.shuffle_partitions:
         b = b.config("spark.sql.shuffle.partitions", str(opts.shuffle_partitions))
-    b = (b.config("spark.ui.enabled", "true" if opts.ui else "false")
-         .config("spark.ui.showConsoleProgress", "true" if submitted and opts.progress and sys.stderr.isatty()
-                 else "false")
-         .config("spark.sql.session.timeZone", "UTC")
-         .config("spark.sql.adaptive.enabled", "true")
-         .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false"))
+    b = (
+        b.config("spark.ui.enabled", "true" if opts.ui else "false")
+        .config(
+            "spark.ui.showConsoleProgress", "true" if submitted and opts.progress and sys.stderr.isatty() else "false"
+        )
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.adaptive.enabled", "true")
+        .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    )
     if log is None:
         spark = b.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
@@ -184,9 +203,12 @@ def jvm_start_error(log: str, start: int = 0) -> str | None:
         m = _MAIN_EXCEPTION.match(ln)
         if m:
             return f"{m.group(1)}: {m.group(2)}" if m.group(2) else m.group(1)
-        if (ln and not _LOG_LINE.match(ln) and not ln.startswith(("at ", "... ", "WARNING:", "Picked up ",
-                                                                  "Using Spark's default log4j"))
-                and len(lines) < 2):
+        if (
+            ln
+            and not _LOG_LINE.match(ln)
+            and not ln.startswith(("at ", "... ", "WARNING:", "Picked up ", "Using Spark's default log4j"))
+            and len(lines) < 2
+        ):
             lines.append(ln)
     line = "; ".join(lines)
     return (line if len(line) <= 400 else line[:397] + "...") or None
@@ -276,13 +298,26 @@ _INT_COLUMNS = ("version", "api_version", "generation", "generation_id", "api_ke
 def _field_errors(df: DataFrame):
     """Why a record's context does not fit (a value of an integer column that is not a 32-bit integer), as the
     decoder's ``input_error`` (``FieldRange: ...``); null when it fits."""
-    checks = [F.when(F.col(f"`{n}`").isNotNull() & F.col(f"`{n}`").try_cast("int").isNull(),
-                     F.concat(F.lit(f"FieldRange: '{n}' is "), F.substring(F.col(f"`{n}`").cast("string"), 1, 60),
-                              F.lit(", not a 32-bit integer")))
-              for n in _INT_COLUMNS if n in df.columns]
+    checks = [
+        F.when(
+            F.col(f"`{n}`").isNotNull() & F.col(f"`{n}`").try_cast("int").isNull(),
+            F.concat(
+                F.lit(f"FieldRange: '{n}' is "),
+                F.substring(F.col(f"`{n}`").cast("string"), 1, 60),
+                F.lit(", not a 32-bit integer"),
+            ),
+        )
+        for n in _INT_COLUMNS
+        if n in df.columns
+    ]
     given = [F.col(INPUT_ERROR)] if INPUT_ERROR in df.columns else []
-    return F.coalesce(*given, *checks) if len(given) + len(checks) > 1 else \
-        (given + checks)[0] if given or checks else F.lit(None).cast("string")
+    return (
+        F.coalesce(*given, *checks)
+        if len(given) + len(checks) > 1
+        else (given + checks)[0]
+        if given or checks
+        else F.lit(None).cast("string")
+    )
 
 
 def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
@@ -331,43 +366,72 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
     link = F.lit(None).cast("string")
     conn = _col(df, "conn", "connection")
     if conn is not None and "correlation_id" in cols:
-        parts = [F.col(c).cast("string") for c in ("run", "scenario") if c in cols] + [conn.cast("string"),
-                                                                                      F.col("correlation_id").cast("string")]
+        parts = [F.col(c).cast("string") for c in ("run", "scenario") if c in cols] + [
+            conn.cast("string"),
+            F.col("correlation_id").cast("string"),
+        ]
         link = F.when(conn.isNotNull() & F.col("correlation_id").isNotNull(), F.concat_ws("|", src, *parts))
     rid = _col(df, "record_id", "id")
     # its own column first: inside coalesce() the id would be generated only for the rows that need it
     df = df.withColumn("__row", F.monotonically_increasing_id())
     out = df.select(
         (rid.cast("string") if rid is not None else F.lit(None).cast("string")).alias("record_id"),
-        src.alias("source"), _str(df, "group", "group_id").alias("group"),
+        src.alias("source"),
+        _str(df, "group", "group_id").alias("group"),
         _str(df, "member", "member_id").alias("member"),
-        _int(df, "generation", "generation_id").alias("generation"), kind_col.alias("kind"),
-        _int(df, "version", "api_version").alias("version"), ts.alias("ts_ms"),
+        _int(df, "generation", "generation_id").alias("generation"),
+        kind_col.alias("kind"),
+        _int(df, "version", "api_version").alias("version"),
+        ts.alias("ts_ms"),
         (hex_ if hex_ is not None else F.lit(None).cast("string")).alias("hex"),
         (data if data is not None else F.lit(None).cast("binary")).alias("data"),
-        _int(df, "api_key").alias("api_key"), _str(df, "direction").alias("direction"),
-        _int(df, "body_offset").alias("body_offset"), key.alias("key"), _str(df, "protocol").alias("protocol"),
-        _str(df, "leader").alias("leader"), link.alias("link"), F.col("__row"), _str(df, "type").alias("__type"),
-        _str(df, "api_name").alias("__api_name"), _field_errors(df).alias(INPUT_ERROR))
-    out = out.withColumn("record_id", F.coalesce(
-        F.col("record_id"), F.concat(F.col("source"), F.lit(":"), F.col("__row").cast("string")))).drop("__row")
+        _int(df, "api_key").alias("api_key"),
+        _str(df, "direction").alias("direction"),
+        _int(df, "body_offset").alias("body_offset"),
+        key.alias("key"),
+        _str(df, "protocol").alias("protocol"),
+        _str(df, "leader").alias("leader"),
+        link.alias("link"),
+        F.col("__row"),
+        _str(df, "type").alias("__type"),
+        _str(df, "api_name").alias("__api_name"),
+        _field_errors(df).alias(INPUT_ERROR),
+    )
+    out = out.withColumn(
+        "record_id",
+        F.coalesce(F.col("record_id"), F.concat(F.col("source"), F.lit(":"), F.col("__row").cast("string"))),
+    ).drop("__row")
     # why a record is not input to the decoder (null: it is): every record read is counted, by reason
     reasons = []
     if "type" in cols:  # `capture --json` also writes generation and summary lines: only frames are records
         reasons.append(F.when(F.col("__type") != "frame", F.concat(F.lit("line type "), F.col("__type"))))
     if "api_key" in cols:
-        reasons.append(F.when((F.col("kind") == "frame") & ~F.col("api_key").isin(*SELECTED_API_KEYS), F.concat(
-            F.lit("frame "), F.coalesce(F.col("__api_name"), F.concat(F.lit("API key "), F.col("api_key").cast("string"))))))
+        reasons.append(
+            F.when(
+                (F.col("kind") == "frame") & ~F.col("api_key").isin(*SELECTED_API_KEYS),
+                F.concat(
+                    F.lit("frame "),
+                    F.coalesce(F.col("__api_name"), F.concat(F.lit("API key "), F.col("api_key").cast("string"))),
+                ),
+            )
+        )
     if kv:
         key_version = F.conv(F.hex(F.substring(F.col("key"), 1, 2)), 16, 10)
-        reasons.append(F.when((F.col("kind") == "group-metadata") & F.col("key").isNotNull(),
-                              F.when(~key_version.isin(*map(str, SELECTED_RECORD_TYPES)),
-                                     F.concat(F.lit("__consumer_offsets key version "), key_version))
-                              .when(F.col("data").isNull() & F.col("hex").isNull(),
-                                    F.lit("__consumer_offsets tombstone"))))
+        reasons.append(
+            F.when(
+                (F.col("kind") == "group-metadata") & F.col("key").isNotNull(),
+                F.when(
+                    ~key_version.isin(*map(str, SELECTED_RECORD_TYPES)),
+                    F.concat(F.lit("__consumer_offsets key version "), key_version),
+                ).when(F.col("data").isNull() & F.col("hex").isNull(), F.lit("__consumer_offsets tombstone")),
+            )
+        )
     reason = F.coalesce(*reasons) if len(reasons) > 1 else (reasons[0] if reasons else F.lit(None))
-    return out.withColumn("skip_reason", reason.cast("string")) \
-        .withColumn("selected", F.col("skip_reason").isNull()).drop("__type", "__api_name")
+    return (
+        out.withColumn("skip_reason", reason.cast("string"))
+        .withColumn("selected", F.col("skip_reason").isNull())
+        .drop("__type", "__api_name")
+    )
 
 
 def plan(spark: SparkSession | None, inputs: list[str], fmt: str | None = None) -> InputPlan:
@@ -409,8 +473,10 @@ def read_inputs(spark: SparkSession, inputs: list[str] | InputPlan, fmt: str | N
         try:
             dfs = _json_lines(spark, paths) if name == "jsonl" else _parquet(spark, paths)
         except Exception as e:  # noqa: BLE001 - Spark's reader on bad input: one line for the user
-            raise PipelineError(f"cannot read the {'JSON lines' if name == 'jsonl' else 'Parquet'} input "
-                                f"({_paths_brief(paths)}): {spark_error_line(e)}") from None
+            raise PipelineError(
+                f"cannot read the {'JSON lines' if name == 'jsonl' else 'Parquet'} input "
+                f"({_paths_brief(paths)}): {spark_error_line(e)}"
+            ) from None
         for df in dfs:
             linked |= "correlation_id" in df.columns and bool({"conn", "connection"} & set(df.columns))
             frames.append(normalize(df))
@@ -440,13 +506,24 @@ def _json_lines(spark: SparkSession, paths: list[str]) -> list[DataFrame]:
     parse = _scalar_arrow_udf(parse_lines, from_arrow_type(JSON_ROW))
     text = spark.read.text(paths)
     parts = [c for c in text.columns if c != "value"]  # partition columns (a directory's name=value folders)
-    rows = text.select(F.input_file_name().alias(_SOURCE), "value", *parts, parse(F.col("value")).alias("r")) \
-        .filter(F.col("r").isNotNull())
+    rows = text.select(F.input_file_name().alias(_SOURCE), "value", *parts, parse(F.col("value")).alias("r")).filter(
+        F.col("r").isNotNull()
+    )
     bad = F.col("r.kind").isin("not-json", "duplicate-key")
-    fields = [F.coalesce(F.col(f"r.{f.name}"), F.col(f"`{f.name}`").cast("string")).alias(f.name)
-              if f.name in parts else F.col(f"r.{f.name}") for f in JSON_ROW]
-    return [rows.select(_SOURCE, *fields, *(F.col(f"`{p}`") for p in parts if p not in JSON_ROW.names),
-                        F.when(bad, F.encode(F.col("value"), "UTF-8")).alias(_LINE))]
+    fields = [
+        F.coalesce(F.col(f"r.{f.name}"), F.col(f"`{f.name}`").cast("string")).alias(f.name)
+        if f.name in parts
+        else F.col(f"r.{f.name}")
+        for f in JSON_ROW
+    ]
+    return [
+        rows.select(
+            _SOURCE,
+            *fields,
+            *(F.col(f"`{p}`") for p in parts if p not in JSON_ROW.names),
+            F.when(bad, F.encode(F.col("value"), "UTF-8")).alias(_LINE),
+        )
+    ]
 
 
 def _parquet(spark: SparkSession, paths: list[str]) -> list[DataFrame]:
@@ -484,16 +561,23 @@ def decode(records: DataFrame) -> DataFrame:
 def _fill_from_requests(units: DataFrame) -> DataFrame:
     """Responses do not name their group (or, SyncGroup, member and generation): take them from the
     request with the same connection and correlation id."""
-    req = units.filter((F.col("direction") == "request") & (F.col("unit") == 0) & F.col("link").isNotNull()) \
-        .groupBy("link").agg(F.first("group", ignorenulls=True).alias("_g"),
-                             F.first("member", ignorenulls=True).alias("_m"),
-                             F.first("generation", ignorenulls=True).alias("_gen"))
+    req = (
+        units.filter((F.col("direction") == "request") & (F.col("unit") == 0) & F.col("link").isNotNull())
+        .groupBy("link")
+        .agg(
+            F.first("group", ignorenulls=True).alias("_g"),
+            F.first("member", ignorenulls=True).alias("_m"),
+            F.first("generation", ignorenulls=True).alias("_gen"),
+        )
+    )
     u = units.join(req, "link", "left")
     is_resp = F.col("direction") == "response"
-    return u.withColumn("group", F.coalesce("group", F.when(is_resp, F.col("_g")))) \
-        .withColumn("member", F.coalesce("member", F.when(is_resp, F.col("_m")))) \
-        .withColumn("generation", F.coalesce("generation", F.when(is_resp, F.col("_gen")))) \
+    return (
+        u.withColumn("group", F.coalesce("group", F.when(is_resp, F.col("_g"))))
+        .withColumn("member", F.coalesce("member", F.when(is_resp, F.col("_m"))))
+        .withColumn("generation", F.coalesce("generation", F.when(is_resp, F.col("_gen"))))
         .drop("_g", "_m", "_gen")
+    )
 
 
 # --- output --------------------------------------------------------------------------------------------------
@@ -527,8 +611,9 @@ class _FS:
 
     def has_data_file(self, p: str) -> bool:
         """A Parquet part file directly in ``p`` (not hidden)."""
-        return any(not s.getPath().getName().startswith(("_", ".")) and s.isFile()
-                   for s in self.fs.listStatus(self.Path(p)))
+        return any(
+            not s.getPath().getName().startswith(("_", ".")) and s.isFile() for s in self.fs.listStatus(self.Path(p))
+        )
 
     def is_empty_dir(self, p: str) -> bool:
         return self.fs.getFileStatus(self.Path(p)).isDirectory() and len(self.fs.listStatus(self.Path(p))) == 0
@@ -558,22 +643,45 @@ def _write_schema_file(spark: SparkSession, df: DataFrame, path: str) -> None:
 
 
 def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dict:
-    members, findings, rebalances, quarantine = (tables[n] for n in ("members", "findings", "rebalances",
-                                                                     "quarantine"))
+    members, findings, rebalances, quarantine = (tables[n] for n in ("members", "findings", "rebalances", "quarantine"))
     versions: dict[str, dict[str, int]] = {}
-    for r in members.filter(F.col("metadata_version").isNotNull()).groupBy(
-            F.coalesce(F.col("date").cast("string"), F.lit("unknown")).alias("d"), "metadata_version").count().collect():
+    for r in (
+        members.filter(F.col("metadata_version").isNotNull())
+        .groupBy(F.coalesce(F.col("date").cast("string"), F.lit("unknown")).alias("d"), "metadata_version")
+        .count()
+        .collect()
+    ):
         versions.setdefault(r["d"], {})[str(r["metadata_version"])] = r["count"]
-    per_group = [{"group": r["group"], "generations": r["n"]} for r in
-                 rebalances.groupBy("group").agg(F.count("*").alias("n")).orderBy(F.desc("n"), "group").limit(30).collect()]
+    per_group = [
+        {"group": r["group"], "generations": r["n"]}
+        for r in rebalances.groupBy("group")
+        .agg(F.count("*").alias("n"))
+        .orderBy(F.desc("n"), "group")
+        .limit(30)
+        .collect()
+    ]
     by_check = {r["check"]: r["count"] for r in findings.groupBy("check").count().orderBy(F.desc("count")).collect()}
-    sample = [{k: (v if v is None or isinstance(v, (int, str)) else str(v)) for k, v in r.asDict().items()}
-              for r in findings.orderBy("group", "generation", "check", "task", "member").limit(50).collect()]
-    qtypes = [r.asDict() for r in quarantine.groupBy("error_type", "kind").agg(F.count("*").alias("records"))
-              .orderBy(F.desc("records")).collect()]
-    return {"charts": {"versions_by_date": versions, "error_rate_by_date": units_ok_counts,
-                       "rebalances_per_group": per_group},
-            "findings_by_check": by_check, "sample_findings": sample, "quarantine_by_type": qtypes}
+    sample = [
+        {k: (v if v is None or isinstance(v, (int, str)) else str(v)) for k, v in r.asDict().items()}
+        for r in findings.orderBy("group", "generation", "check", "task", "member").limit(50).collect()
+    ]
+    qtypes = [
+        r.asDict()
+        for r in quarantine.groupBy("error_type", "kind")
+        .agg(F.count("*").alias("records"))
+        .orderBy(F.desc("records"))
+        .collect()
+    ]
+    return {
+        "charts": {
+            "versions_by_date": versions,
+            "error_rate_by_date": units_ok_counts,
+            "rebalances_per_group": per_group,
+        },
+        "findings_by_check": by_check,
+        "sample_findings": sample,
+        "quarantine_by_type": qtypes,
+    }
 
 
 def _paths_brief(paths: list[str]) -> str:
@@ -664,8 +772,13 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
         the_plan = plan(None, opts.inputs, opts.input_format)  # bad local input: said before Spark starts
     if spark is None:
         opts.log = opts.log or (None if _under_spark_submit() else default_log_path())
-        _say(opts, "starting Spark" + (f" ({opts.master})" if opts.master else " (local[*])")
-             + (f"; its log: {opts.log}" if opts.log else ""), t0)
+        _say(
+            opts,
+            "starting Spark"
+            + (f" ({opts.master})" if opts.master else " (local[*])")
+            + (f"; its log: {opts.log}" if opts.log else ""),
+            t0,
+        )
         spark = build_session(opts)
     staging = None
     units = records = None
@@ -692,18 +805,32 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
             units = _fill_from_requests(units)
         units = units.persist(StorageLevel.MEMORY_AND_DISK)
         head = units.filter(F.col("unit") == 0).withColumn(
-            "date", F.coalesce(F.to_date(F.timestamp_millis("ts_ms")).cast("string"), F.lit("unknown")))
-        per_day = head.groupBy("date").agg(F.count("*").alias("records"),
-                                           F.count(F.when(F.col("unit_kind") == "quarantine", 1)).alias("quarantined")) \
-            .orderBy("date").collect()
+            "date", F.coalesce(F.to_date(F.timestamp_millis("ts_ms")).cast("string"), F.lit("unknown"))
+        )
+        per_day = (
+            head.groupBy("date")
+            .agg(
+                F.count("*").alias("records"),
+                F.count(F.when(F.col("unit_kind") == "quarantine", 1)).alias("quarantined"),
+            )
+            .orderBy("date")
+            .collect()
+        )
         decoded = sum(r["records"] - r["quarantined"] for r in per_day)
         quarantined = sum(r["quarantined"] for r in per_day)
-        counts = {"records_read": records_read, "not_selected": not_selected, "records_in": records_in,
-                  "decoded": decoded, "quarantined": quarantined}
+        counts = {
+            "records_read": records_read,
+            "not_selected": not_selected,
+            "records_in": records_in,
+            "decoded": decoded,
+            "quarantined": quarantined,
+        }
         _say(opts, f"{decoded} decoded, {quarantined} quarantined", t0)
         if records_read != not_selected + decoded + quarantined:
-            raise PipelineError(f"records read ({records_read}) != not selected ({not_selected}) + decoded "
-                                f"({decoded}) + quarantined ({quarantined})")
+            raise PipelineError(
+                f"records read ({records_read}) != not selected ({not_selected}) + decoded "
+                f"({decoded}) + quarantined ({quarantined})"
+            )
         rows = {}
 
         def materialize(name: str, df: DataFrame) -> DataFrame:
@@ -723,18 +850,31 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
         q_rows = rows["quarantine"]
         if q_rows != quarantined:
             raise PipelineError(f"quarantine holds {q_rows} rows, expected {quarantined}")
-        summary: dict[str, Any] = {"started": started, "inputs": list(opts.inputs), "output": out,
-                   "spark": {"master": spark.sparkContext.master, "version": spark.version,
-                             "default_parallelism": spark.sparkContext.defaultParallelism},
-                   "config": {"acceptable_recovery_lag": opts.config.acceptable_recovery_lag,
-                              "num_standby_replicas": opts.config.num_standby_replicas,
-                              "max_warmup_replicas": opts.config.max_warmup_replicas},
-                   "counts": counts, "counts_check": "records_read == not_selected + decoded + quarantined",
-                   "not_selected_by_reason": not_selected_by,
-                   # paths each reader read (a file, or a directory read whole), and empty files left out
-                   "input_paths": {"jsonl": len(the_plan.paths["jsonl"]), "parquet": len(the_plan.paths["parquet"]),
-                                   "empty": len(the_plan.empty)},
-                   "tables": rows}
+        summary: dict[str, Any] = {
+            "started": started,
+            "inputs": list(opts.inputs),
+            "output": out,
+            "spark": {
+                "master": spark.sparkContext.master,
+                "version": spark.version,
+                "default_parallelism": spark.sparkContext.defaultParallelism,
+            },
+            "config": {
+                "acceptable_recovery_lag": opts.config.acceptable_recovery_lag,
+                "num_standby_replicas": opts.config.num_standby_replicas,
+                "max_warmup_replicas": opts.config.max_warmup_replicas,
+            },
+            "counts": counts,
+            "counts_check": "records_read == not_selected + decoded + quarantined",
+            "not_selected_by_reason": not_selected_by,
+            # paths each reader read (a file, or a directory read whole), and empty files left out
+            "input_paths": {
+                "jsonl": len(the_plan.paths["jsonl"]),
+                "parquet": len(the_plan.paths["parquet"]),
+                "empty": len(the_plan.empty),
+            },
+            "tables": rows,
+        }
         _say(opts, "report", t0)
         summary.update(_collect_report(spark, [r.asDict() for r in per_day], tables))
         summary["seconds"] = round(time.monotonic() - t0, 2)
@@ -775,8 +915,17 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
 
 
 def options_from_args(args: argparse.Namespace) -> Options:
-    return Options(inputs=args.inputs, out=args.out, master=args.master, input_format=args.input_format,
-                   overwrite=args.overwrite,
-                   config=Config(args.acceptable_recovery_lag, args.num_standby_replicas, args.max_warmup_replicas),
-                   shuffle_partitions=args.shuffle_partitions, driver_memory=args.driver_memory, ui=args.ui,
-                   ship_code=args.ship_code, quiet=args.quiet, log=args.log)
+    return Options(
+        inputs=args.inputs,
+        out=args.out,
+        master=args.master,
+        input_format=args.input_format,
+        overwrite=args.overwrite,
+        config=Config(args.acceptable_recovery_lag, args.num_standby_replicas, args.max_warmup_replicas),
+        shuffle_partitions=args.shuffle_partitions,
+        driver_memory=args.driver_memory,
+        ui=args.ui,
+        ship_code=args.ship_code,
+        quiet=args.quiet,
+        log=args.log,
+    )

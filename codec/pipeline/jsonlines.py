@@ -29,10 +29,38 @@ import pyarrow as pa
 __all__ = ["COLUMNS", "BYTES_COLUMNS", "INPUT_ERROR", "ROW", "parse_line", "parse_lines"]
 
 #: The columns of the package docstring, as a JSON line may spell them (synonyms included).
-COLUMNS = ("record_id", "id", "group", "group_id", "member", "member_id", "generation", "generation_id", "kind",
-           "version", "api_version", "timestamp", "ts_ms", "ts", "hex", "data", "key", "value", "api_key",
-           "direction", "body_offset", "protocol", "leader", "conn", "connection", "correlation_id", "run",
-           "scenario", "type", "api_name")
+COLUMNS = (
+    "record_id",
+    "id",
+    "group",
+    "group_id",
+    "member",
+    "member_id",
+    "generation",
+    "generation_id",
+    "kind",
+    "version",
+    "api_version",
+    "timestamp",
+    "ts_ms",
+    "ts",
+    "hex",
+    "data",
+    "key",
+    "value",
+    "api_key",
+    "direction",
+    "body_offset",
+    "protocol",
+    "leader",
+    "conn",
+    "connection",
+    "correlation_id",
+    "run",
+    "scenario",
+    "type",
+    "api_name",
+)
 #: Columns holding bytes: in JSON, a hex string (or null).
 BYTES_COLUMNS = frozenset(("hex", "data", "key", "value"))
 #: The column that says why a record is quarantined before any decoding.
@@ -62,8 +90,9 @@ def _unique(pairs: list[tuple[str, object]]) -> dict:
 
 
 def _describe(v) -> str:
-    return {dict: "a JSON object", list: "a JSON list", bool: "a boolean", int: "a number",
-            float: "a number"}.get(type(v), type(v).__name__)
+    return {dict: "a JSON object", list: "a JSON list", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(v), type(v).__name__
+    )
 
 
 def _text(v) -> str | None:

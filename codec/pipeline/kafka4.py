@@ -51,8 +51,14 @@ __all__ = [
 ]
 
 #: the Kafka 4 group APIs the job reads (frames of these keys are selected)
-API_KEYS = {68: "ConsumerGroupHeartbeat", 69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat",
-            89: "StreamsGroupDescribe", 76: "ShareGroupHeartbeat", 77: "ShareGroupDescribe"}
+API_KEYS = {
+    68: "ConsumerGroupHeartbeat",
+    69: "ConsumerGroupDescribe",
+    88: "StreamsGroupHeartbeat",
+    89: "StreamsGroupDescribe",
+    76: "ShareGroupHeartbeat",
+    77: "ShareGroupDescribe",
+}
 #: ``__consumer_offsets`` record types of consumer (3-8, 16), share (9-15) and streams (17, 19-23) groups the job
 #: reads (no release knows type 18, codec.kafka4.common.RECORD_TYPES)
 RECORD_TYPES = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23)
@@ -62,6 +68,7 @@ _INT32_MAX = (1 << 31) - 1
 class HeartbeatMemberUnit(NamedTuple):
     """A member as a KIP-848/1071 message or record shows it. ``tasks``: ``(subtopology, partition, topology,
     offset, end offset)`` (topology is always None: KIP-1071 has no named topologies)."""
+
     member: str | None
     generation: int | None
     group: str | None
@@ -80,6 +87,7 @@ class HeartbeatMemberUnit(NamedTuple):
 class HeartbeatAssignmentUnit(NamedTuple):
     """A member's assignment: ``active``, ``standby``, ``warmup`` as ``(subtopology, partition, topology,
     partitions)`` (partitions None: a KIP-1071 task has no positional partition list)."""
+
     member: str | None
     generation: int | None
     group: str | None
@@ -91,18 +99,41 @@ class HeartbeatAssignmentUnit(NamedTuple):
     shared: list | None = None  # a share member's partitions: (topic id, topic name or None, partition)
 
 
-def _group(member, generation, group, leader=None, protocol_type=None, protocol_name=None, member_count=None,
-           error_code=None, share_topics=None) -> _GroupUnit:
+def _group(
+    member,
+    generation,
+    group,
+    leader=None,
+    protocol_type=None,
+    protocol_name=None,
+    member_count=None,
+    error_code=None,
+    share_topics=None,
+) -> _GroupUnit:
     """A Kafka 4 group's unit: its protocol type is its group protocol (``consumer``, ``streams`` or ``share``)."""
-    return _GroupUnit(member, generation, group, leader, protocol_type, protocol_name, member_count, error_code,
-                      protocol_type, share_topics)
+    return _GroupUnit(
+        member,
+        generation,
+        group,
+        leader,
+        protocol_type,
+        protocol_name,
+        member_count,
+        error_code,
+        protocol_type,
+        share_topics,
+    )
 
 
 def _subtopology(sid, at: str, layer: str) -> int:
     if isinstance(sid, str) and sid.isascii() and sid.isdigit() and int(sid) <= _INT32_MAX:
         return int(sid)
-    raise RecordError("UnsupportedValue", f"subtopology id {sid!r} is not a Kafka Streams subtopology number "
-                      "(the tables number tasks)", path=at, layer=layer)
+    raise RecordError(
+        "UnsupportedValue",
+        f"subtopology id {sid!r} is not a Kafka Streams subtopology number (the tables number tasks)",
+        path=at,
+        layer=layer,
+    )
 
 
 def _tasks(entries, at: str, layer: str) -> list | None:
@@ -122,8 +153,9 @@ def _offsets(offsets, ends, at: str, layer: str) -> list | None:
         return None
     end = {}
     for i, t in enumerate(ends or ()):
-        end[(_subtopology(t["subtopologyId"], f"task_end_offsets[{i}].subtopology_id", layer), t["partition"])] = \
-            t["offset"]
+        end[(_subtopology(t["subtopologyId"], f"task_end_offsets[{i}].subtopology_id", layer), t["partition"])] = t[
+            "offset"
+        ]
     out = {}
     for i, t in enumerate(offsets):
         k = (_subtopology(t["subtopologyId"], f"{at}[{i}].subtopology_id", layer), t["partition"])
@@ -143,18 +175,35 @@ def _tags(tags) -> list | None:
 
 def _streams_member(v: dict, *, member, generation, group, layer: str) -> HeartbeatMemberUnit:
     return HeartbeatMemberUnit(
-        member, generation, group, True, v.get("processId"), _endpoint(v.get("userEndpoint")),
-        _tags(v.get("clientTags")), _offsets(v.get("taskOffsets"), v.get("taskEndOffsets"), "task_offsets", layer),
-        v.get("rackId") or None, v.get("instanceId"), v.get("clientId"), v.get("clientHost"))
+        member,
+        generation,
+        group,
+        True,
+        v.get("processId"),
+        _endpoint(v.get("userEndpoint")),
+        _tags(v.get("clientTags")),
+        _offsets(v.get("taskOffsets"), v.get("taskEndOffsets"), "task_offsets", layer),
+        v.get("rackId") or None,
+        v.get("instanceId"),
+        v.get("clientId"),
+        v.get("clientHost"),
+    )
 
 
 def _consumer_member(v: dict, *, member, generation, group) -> HeartbeatMemberUnit:
     """A consumer or share member (a share member has no instance id)."""
     topics = v.get("subscribedTopicNames")
-    return HeartbeatMemberUnit(member, generation, group, False, rack_id=v.get("rackId") or None,
-                               group_instance_id=v.get("instanceId"), client_id=v.get("clientId"),
-                               client_host=v.get("clientHost"),
-                               subscribed_topics=None if topics is None else list(topics))
+    return HeartbeatMemberUnit(
+        member,
+        generation,
+        group,
+        False,
+        rack_id=v.get("rackId") or None,
+        group_instance_id=v.get("instanceId"),
+        client_id=v.get("clientId"),
+        client_host=v.get("clientHost"),
+        subscribed_topics=None if topics is None else list(topics),
+    )
 
 
 def _shared(items, named: bool = False) -> list:
@@ -171,8 +220,9 @@ SHARE_ROW_BYTES = (256, 1 << 20)
 MAX_SHARE_PARTITIONS = 100_000
 
 
-def _share_assignment(items, *, member, generation, group, layer: str, at: str, error_code=None,
-                      named=False) -> HeartbeatAssignmentUnit:
+def _share_assignment(
+    items, *, member, generation, group, layer: str, at: str, error_code=None, named=False
+) -> HeartbeatAssignmentUnit:
     """A share member's partitions; :class:`RecordError` when its rows would repeat names past
     :data:`SHARE_ROW_BYTES`."""
     fixed = len(member or "") + len(group or "")
@@ -183,11 +233,17 @@ def _share_assignment(items, *, member, generation, group, layer: str, at: str, 
         rows += n * (22 + name + fixed)
     wire += fixed
     if rows > SHARE_ROW_BYTES[0] * wire + SHARE_ROW_BYTES[1]:
-        raise RecordError("UnsupportedValue", f"a share assignment whose rows would repeat its topic, member and "
-                          f"group names in {rows:,} bytes, past {SHARE_ROW_BYTES[0]} x its {wire:,} bytes "
-                          "(one row per partition; codec.budget)", path=at, layer=layer)
-    return HeartbeatAssignmentUnit(member, generation, group, False, error_code=error_code,
-                                   shared=_shared(items, named))
+        raise RecordError(
+            "UnsupportedValue",
+            f"a share assignment whose rows would repeat its topic, member and "
+            f"group names in {rows:,} bytes, past {SHARE_ROW_BYTES[0]} x its {wire:,} bytes "
+            "(one row per partition; codec.budget)",
+            path=at,
+            layer=layer,
+        )
+    return HeartbeatAssignmentUnit(
+        member, generation, group, False, error_code=error_code, shared=_shared(items, named)
+    )
 
 
 def _share_body_units(name: str, v: dict) -> list:
@@ -202,33 +258,67 @@ def _share_body_units(name: str, v: dict) -> list:
         member, epoch = v.get("memberId") or None, v["memberEpoch"]
         units = [_group(member, epoch, None, None, "share", None, None, v["errorCode"])]
         if v["errorCode"] == 0 and v.get("assignment") is not None:
-            units.append(_share_assignment(v["assignment"]["topicPartitions"], member=member, generation=epoch,
-                                           group=None, layer=name, at="assignment.topic_partitions"))
+            units.append(
+                _share_assignment(
+                    v["assignment"]["topicPartitions"],
+                    member=member,
+                    generation=epoch,
+                    group=None,
+                    layer=name,
+                    at="assignment.topic_partitions",
+                )
+            )
         return units
     if name == "ShareGroupDescribeResponse":
         units = []
         for i, g in enumerate(v["groups"]):
             gid, members = g["groupId"], g["members"]
             named = {(t["topicId"], t["topicName"]) for m in members for t in m["assignment"]["topicPartitions"]}
-            units.append(_group(None, g["groupEpoch"], gid, None, "share", g["assignorName"] or None, len(members),
-                                g["errorCode"], [(tid, tname, None) for tid, tname in sorted(named)]))
+            units.append(
+                _group(
+                    None,
+                    g["groupEpoch"],
+                    gid,
+                    None,
+                    "share",
+                    g["assignorName"] or None,
+                    len(members),
+                    g["errorCode"],
+                    [(tid, tname, None) for tid, tname in sorted(named)],
+                )
+            )
             for j, m in enumerate(members):
                 mid, epoch = m["memberId"] or None, m["memberEpoch"]
                 units.append(_consumer_member(m, member=mid, generation=epoch, group=gid))
-                units.append(_share_assignment(m["assignment"]["topicPartitions"], member=mid, generation=epoch,
-                                               group=gid, named=True, layer=name,
-                                               at=f"groups[{i}].members[{j}].assignment.topic_partitions"))
+                units.append(
+                    _share_assignment(
+                        m["assignment"]["topicPartitions"],
+                        member=mid,
+                        generation=epoch,
+                        group=gid,
+                        named=True,
+                        layer=name,
+                        at=f"groups[{i}].members[{j}].assignment.topic_partitions",
+                    )
+                )
         return units
     return [_group(None, None, None, None, "share")]  # a ShareGroupDescribeRequest
 
 
-def _streams_assignment(v: dict, *, member, generation, group, layer: str, at: str = "",
-                        error_code=None) -> HeartbeatAssignmentUnit:
+def _streams_assignment(
+    v: dict, *, member, generation, group, layer: str, at: str = "", error_code=None
+) -> HeartbeatAssignmentUnit:
     p = f"{at}." if at else ""
-    return HeartbeatAssignmentUnit(member, generation, group, True,
-                                   _tasks(v.get("activeTasks"), p + "active_tasks", layer),
-                                   _tasks(v.get("standbyTasks"), p + "standby_tasks", layer),
-                                   _tasks(v.get("warmupTasks"), p + "warmup_tasks", layer), error_code)
+    return HeartbeatAssignmentUnit(
+        member,
+        generation,
+        group,
+        True,
+        _tasks(v.get("activeTasks"), p + "active_tasks", layer),
+        _tasks(v.get("standbyTasks"), p + "standby_tasks", layer),
+        _tasks(v.get("warmupTasks"), p + "warmup_tasks", layer),
+        error_code,
+    )
 
 
 def body_units(name: str, v: dict) -> list:
@@ -238,8 +328,18 @@ def body_units(name: str, v: dict) -> list:
     if name == "StreamsGroupHeartbeatRequest":
         member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
         units: list = [_group(member, epoch, group, None, "streams")]
-        carries = any(v.get(f) is not None for f in ("processId", "userEndpoint", "clientTags", "taskOffsets",
-                                                      "taskEndOffsets", "rackId", "instanceId"))
+        carries = any(
+            v.get(f) is not None
+            for f in (
+                "processId",
+                "userEndpoint",
+                "clientTags",
+                "taskOffsets",
+                "taskEndOffsets",
+                "rackId",
+                "instanceId",
+            )
+        )
         if epoch >= 0 and (epoch == 0 or carries):
             units.append(_streams_member(v, member=member, generation=epoch, group=group, layer=name))
         return units
@@ -252,8 +352,9 @@ def body_units(name: str, v: dict) -> list:
     if name == "ConsumerGroupHeartbeatRequest":
         member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
         units = [_group(member, epoch, group, None, "consumer", v.get("serverAssignor"))]
-        carries = any(v.get(f) is not None for f in ("rackId", "instanceId", "subscribedTopicNames",
-                                                      "subscribedTopicRegex"))
+        carries = any(
+            v.get(f) is not None for f in ("rackId", "instanceId", "subscribedTopicNames", "subscribedTopicRegex")
+        )
         if epoch >= 0 and (epoch == 0 or carries):
             units.append(_consumer_member(v, member=member, generation=epoch, group=group))
         return units
@@ -268,16 +369,34 @@ def body_units(name: str, v: dict) -> list:
         units = []
         for i, g in enumerate(v["groups"]):
             gid, members = g["groupId"], g.get("members") or ()
-            units.append(_group(None, g["groupEpoch"], gid, None, "streams" if streams else "consumer",
-                                   g.get("assignorName") or None, len(members), g["errorCode"]))
+            units.append(
+                _group(
+                    None,
+                    g["groupEpoch"],
+                    gid,
+                    None,
+                    "streams" if streams else "consumer",
+                    g.get("assignorName") or None,
+                    len(members),
+                    g["errorCode"],
+                )
+            )
             for j, m in enumerate(members):
                 mid, epoch = m["memberId"] or None, m["memberEpoch"]
                 if not streams:
                     units.append(_consumer_member(m, member=mid, generation=epoch, group=gid))
                     continue
                 units.append(_streams_member(m, member=mid, generation=epoch, group=gid, layer=name))
-                units.append(_streams_assignment(m["assignment"], member=mid, generation=epoch, group=gid,
-                                                 layer=name, at=f"groups[{i}].members[{j}].assignment"))
+                units.append(
+                    _streams_assignment(
+                        m["assignment"],
+                        member=mid,
+                        generation=epoch,
+                        group=gid,
+                        layer=name,
+                        at=f"groups[{i}].members[{j}].assignment",
+                    )
+                )
         return units
     if name in ("ConsumerGroupDescribeRequest", "StreamsGroupDescribeRequest"):
         return [_group(None, None, None, None, "streams" if name.startswith("Streams") else "consumer")]
@@ -309,8 +428,10 @@ def record_units(rec: dict) -> list:
     if name.endswith("CurrentMemberAssignment"):  # the member's epoch is a generation of its group
         epoch = v["memberEpoch"]
         if streams:
-            return [_group(member, epoch, group, None, ptype),
-                    _streams_assignment(v, member=member, generation=epoch, group=group, layer=name)]
+            return [
+                _group(member, epoch, group, None, ptype),
+                _streams_assignment(v, member=member, generation=epoch, group=group, layer=name),
+            ]
         return [_group(member, epoch, group, None, ptype), HeartbeatAssignmentUnit(member, epoch, group, False)]
     if name.endswith("TargetAssignmentMember"):
         if streams:
@@ -324,9 +445,13 @@ def _share_record_units(name: str, v: dict, *, member, group) -> list | None:
     if name == "ShareGroupPartitionMetadata":  # Kafka 4.0's early access: every topic with its partition count
         for i, t in enumerate(v["topics"]):
             if t["numPartitions"] > MAX_SHARE_PARTITIONS:
-                raise RecordError("UnsupportedValue", f"a topic of {t['numPartitions']:,} partitions, more than "
-                                  f"{MAX_SHARE_PARTITIONS:,} (the group's row lists them; codec.budget)",
-                                  path=f"topics[{i}].num_partitions", layer=name)
+                raise RecordError(
+                    "UnsupportedValue",
+                    f"a topic of {t['numPartitions']:,} partitions, more than "
+                    f"{MAX_SHARE_PARTITIONS:,} (the group's row lists them; codec.budget)",
+                    path=f"topics[{i}].num_partitions",
+                    layer=name,
+                )
         topics = [(t["topicId"], t["topicName"], list(range(max(t["numPartitions"], 0)))) for t in v["topics"]]
         return [_group(None, None, group, None, "share", share_topics=topics)]
     if name == "ShareGroupStatePartitionMetadata":  # the initialized partitions are the assignable ones
@@ -335,10 +460,21 @@ def _share_record_units(name: str, v: dict, *, member, group) -> list | None:
         return [_group(None, None, group, None, "share", share_topics=known + unsettled)]
     if name == "ShareGroupCurrentMemberAssignment":
         epoch = v["memberEpoch"]
-        return [_group(member, epoch, group, None, "share"),
-                _share_assignment(v["assignedPartitions"], member=member, generation=epoch, group=group, layer=name,
-                                  at="assigned_partitions")]
+        return [
+            _group(member, epoch, group, None, "share"),
+            _share_assignment(
+                v["assignedPartitions"],
+                member=member,
+                generation=epoch,
+                group=group,
+                layer=name,
+                at="assigned_partitions",
+            ),
+        ]
     if name == "ShareGroupTargetAssignmentMember":
-        return [_share_assignment(v["topicPartitions"], member=member, generation=None, group=group, layer=name,
-                                  at="topic_partitions")]
+        return [
+            _share_assignment(
+                v["topicPartitions"], member=member, generation=None, group=group, layer=name, at="topic_partitions"
+            )
+        ]
     return None

@@ -25,8 +25,14 @@ from typing import Literal, overload
 
 from ..errors import DecodeError, TruncatedError, UnsupportedVersionError
 
-__all__ = ["GroupMetadata", "MemberMetadata", "group_metadata_key", "decode_group_metadata",
-           "encode_group_metadata", "GROUP_METADATA_KEY_VERSION"]
+__all__ = [
+    "GroupMetadata",
+    "MemberMetadata",
+    "group_metadata_key",
+    "decode_group_metadata",
+    "encode_group_metadata",
+    "GROUP_METADATA_KEY_VERSION",
+]
 
 GROUP_METADATA_KEY_VERSION = 2
 VALUE = "GroupMetadataValue"
@@ -65,8 +71,13 @@ class _Reader:
     def _need(self, n: int, path: str) -> None:
         have = len(self.data) - self.pos
         if have < n:
-            raise TruncatedError(f"truncated (need {n}, have {have})", message=self.message, version=self.version,
-                                 offset=self.pos, path=path)
+            raise TruncatedError(
+                f"truncated (need {n}, have {have})",
+                message=self.message,
+                version=self.version,
+                offset=self.pos,
+                path=path,
+            )
 
     def fixed(self, fmt: str, n: int, path: str) -> int:
         self._need(n, path)
@@ -85,8 +96,9 @@ class _Reader:
                 return value
             shift += 7
             if shift > 28:
-                raise DecodeError("varint longer than 5 bytes", message=self.message, version=self.version,
-                                  offset=start, path=path)
+                raise DecodeError(
+                    "varint longer than 5 bytes", message=self.message, version=self.version, offset=start, path=path
+                )
 
     def _len(self, path: str, *, int32: bool = False) -> int:
         if self.flexible:
@@ -95,7 +107,7 @@ class _Reader:
 
     def raw(self, n: int, path: str) -> bytes:
         self._need(n, path)
-        out = self.data[self.pos:self.pos + n]
+        out = self.data[self.pos : self.pos + n]
         self.pos += n
         return out
 
@@ -110,29 +122,45 @@ class _Reader:
         if n < 0:
             if nullable:
                 return None
-            raise DecodeError(f"null string in a non-nullable field (length {n})", message=self.message,
-                              version=self.version, offset=start, path=path)
+            raise DecodeError(
+                f"null string in a non-nullable field (length {n})",
+                message=self.message,
+                version=self.version,
+                offset=start,
+                path=path,
+            )
         raw = self.raw(n, path)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise DecodeError(f"invalid UTF-8 ({e.reason})", message=self.message, version=self.version,
-                              offset=start, path=path) from None
+            raise DecodeError(
+                f"invalid UTF-8 ({e.reason})", message=self.message, version=self.version, offset=start, path=path
+            ) from None
 
     def bytes_(self, path: str) -> bytes:
         start = self.pos
         n = self._len(path, int32=True)
         if n < 0:
-            raise DecodeError(f"null bytes in a non-nullable field (length {n})", message=self.message,
-                              version=self.version, offset=start, path=path)
+            raise DecodeError(
+                f"null bytes in a non-nullable field (length {n})",
+                message=self.message,
+                version=self.version,
+                offset=start,
+                path=path,
+            )
         return self.raw(n, path)
 
     def count(self, path: str) -> int:
         start = self.pos
         n = self._len(path, int32=True)
         if n < 0 or n > len(self.data) - self.pos:
-            raise DecodeError(f"array count {n} is negative or exceeds the {len(self.data) - self.pos} bytes left",
-                              message=self.message, version=self.version, offset=start, path=path)
+            raise DecodeError(
+                f"array count {n} is negative or exceeds the {len(self.data) - self.pos} bytes left",
+                message=self.message,
+                version=self.version,
+                offset=start,
+                path=path,
+            )
         return n
 
     def tagged(self, path: str) -> None:
@@ -157,8 +185,9 @@ def decode_group_metadata(value: bytes) -> GroupMetadata:
     r = _Reader(bytes(value), VALUE)
     version = r.fixed(">h", 2, "version")
     if not 0 <= version <= 4:
-        raise UnsupportedVersionError(f"unsupported version {version} (0-4 exist)", message=VALUE, offset=0,
-                                      path="version")
+        raise UnsupportedVersionError(
+            f"unsupported version {version} (0-4 exist)", message=VALUE, offset=0, path="version"
+        )
     r.version, r.flexible = version, version >= 4
     protocol_type = r.string("protocol_type")
     generation = r.fixed(">i", 4, "generation")
@@ -177,8 +206,18 @@ def decode_group_metadata(value: bytes) -> GroupMetadata:
         subscription = r.bytes_(p + ".subscription")
         assignment = r.bytes_(p + ".assignment")
         r.tagged(p)
-        members.append(MemberMetadata(member_id, instance, client_id, client_host, rebalance_timeout,
-                                      session_timeout, subscription, assignment))
+        members.append(
+            MemberMetadata(
+                member_id,
+                instance,
+                client_id,
+                client_host,
+                rebalance_timeout,
+                session_timeout,
+                subscription,
+                assignment,
+            )
+        )
     r.tagged("")
     return GroupMetadata(version, protocol_type, generation, protocol, leader, ts, tuple(members))
 
@@ -208,8 +247,13 @@ def encode_group_metadata(g: GroupMetadata) -> bytes:
     """Inverse of :func:`decode_group_metadata` (for samples and tests): the value bytes; the key is
     :func:`encode_group_metadata_key`."""
     v, fx = g.version, g.version >= 4
-    out = [struct.pack(">h", v), _w_str(g.protocol_type, fx), struct.pack(">i", g.generation),
-           _w_str(g.protocol, fx), _w_str(g.leader, fx)]
+    out = [
+        struct.pack(">h", v),
+        _w_str(g.protocol_type, fx),
+        struct.pack(">i", g.generation),
+        _w_str(g.protocol, fx),
+        _w_str(g.leader, fx),
+    ]
     if v >= 2:
         out.append(struct.pack(">q", g.current_state_timestamp))
     out.append(_uvarint(len(g.members) + 1) if fx else struct.pack(">i", len(g.members)))

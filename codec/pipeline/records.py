@@ -24,29 +24,59 @@ from ..streams import decode_assignment, decode_subscription
 from .kafka4 import RECORD_TYPES, body_units, record_units
 from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError
 
-__all__ = ["KINDS", "KAFKA4_KINDS", "canonical_kind", "MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordError",
-           "decode_record", "frame_selected", "JOIN_GROUP", "SYNC_GROUP"]
+__all__ = [
+    "KINDS",
+    "KAFKA4_KINDS",
+    "canonical_kind",
+    "MemberUnit",
+    "AssignmentUnit",
+    "GroupUnit",
+    "ConnectUnit",
+    "RecordError",
+    "decode_record",
+    "frame_selected",
+    "JOIN_GROUP",
+    "SYNC_GROUP",
+]
 
 JOIN_GROUP, SYNC_GROUP = 11, 14
 STREAMS = "stream"
 
 #: Kafka 4's group RPC bodies (KIP-848, KIP-1071, KIP-932): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
-KAFKA4_KINDS = {f"{w}-group-{api}-{d}": f"{w.capitalize()}Group{api.capitalize()}{d.capitalize()}"
-                for w in ("consumer", "streams", "share") for api in ("heartbeat", "describe")
-                for d in ("request", "response")}
+KAFKA4_KINDS = {
+    f"{w}-group-{api}-{d}": f"{w.capitalize()}Group{api.capitalize()}{d.capitalize()}"
+    for w in ("consumer", "streams", "share")
+    for api in ("heartbeat", "describe")
+    for d in ("request", "response")
+}
 
-KINDS = ("subscription-info", "assignment-info", "consumer-subscription", "consumer-assignment",
-         "join-group-request", "join-group-response", "sync-group-request", "sync-group-response",
-         "frame", "group-metadata") + tuple(KAFKA4_KINDS)
+KINDS = (
+    "subscription-info",
+    "assignment-info",
+    "consumer-subscription",
+    "consumer-assignment",
+    "join-group-request",
+    "join-group-response",
+    "sync-group-request",
+    "sync-group-response",
+    "frame",
+    "group-metadata",
+) + tuple(KAFKA4_KINDS)
 
 _ALIASES = {
-    "subscription": "subscription-info", "subscriptioninfo": "subscription-info",
-    "assignment": "assignment-info", "assignmentinfo": "assignment-info",
+    "subscription": "subscription-info",
+    "subscriptioninfo": "subscription-info",
+    "assignment": "assignment-info",
+    "assignmentinfo": "assignment-info",
     "consumerprotocolsubscription": "consumer-subscription",
     "consumerprotocolassignment": "consumer-assignment",
-    "joingrouprequest": "join-group-request", "joingroupresponse": "join-group-response",
-    "syncgrouprequest": "sync-group-request", "syncgroupresponse": "sync-group-response",
-    "groupmetadatavalue": "group-metadata", "groupmetadata": "group-metadata", "consumeroffsets": "group-metadata",
+    "joingrouprequest": "join-group-request",
+    "joingroupresponse": "join-group-response",
+    "syncgrouprequest": "sync-group-request",
+    "syncgroupresponse": "sync-group-response",
+    "groupmetadatavalue": "group-metadata",
+    "groupmetadata": "group-metadata",
+    "consumeroffsets": "group-metadata",
     **{k.replace("-", ""): k for k in KAFKA4_KINDS},
 }
 
@@ -172,28 +202,62 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
     if name == "JoinGroupRequest":
         protos = value.protocols or ()
         chosen = next((p for p in protos if p.name == STREAMS), protos[0] if protos else None)
-        units: list = [GroupUnit(value.member_id or None, None, value.group_id, None, value.protocol_type,
-                                 chosen.name if chosen else None)]
+        units: list = [
+            GroupUnit(
+                value.member_id or None,
+                None,
+                value.group_id,
+                None,
+                value.protocol_type,
+                chosen.name if chosen else None,
+            )
+        ]
         if chosen is not None:
-            msg, info = _consumer_layer(chosen.metadata, strict=chosen.name == STREAMS,
-                                        at=f"protocols[{protos.index(chosen)}].metadata")
-            units.append(_subscription_unit(msg, info, member=value.member_id or None, group=value.group_id,
-                                            group_instance_id=value.group_instance_id))
-            cu = _connect_unit(chosen.metadata, member=value.member_id or None, group=value.group_id,
-                               protocol=chosen.name)
+            msg, info = _consumer_layer(
+                chosen.metadata, strict=chosen.name == STREAMS, at=f"protocols[{protos.index(chosen)}].metadata"
+            )
+            units.append(
+                _subscription_unit(
+                    msg,
+                    info,
+                    member=value.member_id or None,
+                    group=value.group_id,
+                    group_instance_id=value.group_instance_id,
+                )
+            )
+            cu = _connect_unit(
+                chosen.metadata, member=value.member_id or None, group=value.group_id, protocol=chosen.name
+            )
             if cu is not None:
                 units.append(cu)
         return units
     if name == "JoinGroupResponse":
         gen = value.generation_id
         members = value.members or ()
-        units = [GroupUnit(value.member_id or None, gen, None, value.leader or None, value.protocol_type,
-                           value.protocol_name, len(members) or None, value.error_code)]
+        units = [
+            GroupUnit(
+                value.member_id or None,
+                gen,
+                None,
+                value.leader or None,
+                value.protocol_type,
+                value.protocol_name,
+                len(members) or None,
+                value.error_code,
+            )
+        ]
         strict = value.protocol_name == STREAMS
         for i, m in enumerate(members):
             msg, info = _consumer_layer(m.metadata, strict=strict, at=f"members[{i}].metadata")
-            units.append(_subscription_unit(msg, info, member=m.member_id, generation=gen,
-                                            group_instance_id=getattr(m, "group_instance_id", None)))
+            units.append(
+                _subscription_unit(
+                    msg,
+                    info,
+                    member=m.member_id,
+                    generation=gen,
+                    group_instance_id=getattr(m, "group_instance_id", None),
+                )
+            )
             cu = _connect_unit(m.metadata, member=m.member_id, generation=gen, protocol=value.protocol_name)
             if cu is not None:
                 units.append(cu)
@@ -203,21 +267,30 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
         strict = known == STREAMS
         gen = value.generation_id
         assignments = value.assignments or ()
-        units = [GroupUnit(value.member_id or None, gen, value.group_id, None,
-                           getattr(value, "protocol_type", None), known, len(assignments) or None)]
+        units = [
+            GroupUnit(
+                value.member_id or None,
+                gen,
+                value.group_id,
+                None,
+                getattr(value, "protocol_type", None),
+                known,
+                len(assignments) or None,
+            )
+        ]
         for i, a in enumerate(assignments):
             msg, info = _consumer_layer(a.assignment, strict=strict, at=f"assignments[{i}].assignment")
             units.append(AssignmentUnit(a.member_id, gen, value.group_id, info, msg.version if msg else None))
-            cu = _connect_unit(a.assignment, member=a.member_id, generation=gen, group=value.group_id,
-                               protocol=known)
+            cu = _connect_unit(a.assignment, member=a.member_id, generation=gen, group=value.group_id, protocol=known)
             if cu is not None:
                 units.append(cu)
         return units
     if name == "SyncGroupResponse":
         known = getattr(value, "protocol_name", None) or protocol
         msg, info = _consumer_layer(value.assignment, strict=known == STREAMS, at="assignment")
-        units = [GroupUnit(None, None, None, None, getattr(value, "protocol_type", None), known, None,
-                           value.error_code)]
+        units = [
+            GroupUnit(None, None, None, None, getattr(value, "protocol_type", None), known, None, value.error_code)
+        ]
         if msg is not None:
             units.append(AssignmentUnit(None, None, None, info, msg.version))
         cu = _connect_unit(value.assignment, member=None, protocol=known)
@@ -227,16 +300,36 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 
 
-_BODY_KINDS = {"join-group-request": "JoinGroupRequest", "join-group-response": "JoinGroupResponse",
-               "sync-group-request": "SyncGroupRequest", "sync-group-response": "SyncGroupResponse"}
-_FRAME_NAMES = {(JOIN_GROUP, "request"): "JoinGroupRequest", (JOIN_GROUP, "response"): "JoinGroupResponse",
-                (SYNC_GROUP, "request"): "SyncGroupRequest", (SYNC_GROUP, "response"): "SyncGroupResponse"}
+_BODY_KINDS = {
+    "join-group-request": "JoinGroupRequest",
+    "join-group-response": "JoinGroupResponse",
+    "sync-group-request": "SyncGroupRequest",
+    "sync-group-response": "SyncGroupResponse",
+}
+_FRAME_NAMES = {
+    (JOIN_GROUP, "request"): "JoinGroupRequest",
+    (JOIN_GROUP, "response"): "JoinGroupResponse",
+    (SYNC_GROUP, "request"): "SyncGroupRequest",
+    (SYNC_GROUP, "response"): "SyncGroupResponse",
+}
 _FLEXIBLE_FROM = {JOIN_GROUP: 6, SYNC_GROUP: 4, 68: 0, 69: 0, 88: 0, 89: 0, 76: 0, 77: 0}  # Kafka 4's: all flexible
-_FRAME_NAMES.update({(k, d): v for v, k, d in (
-    (f"{name}{d.capitalize()}", k, d) for k, name in ((68, "ConsumerGroupHeartbeat"), (69, "ConsumerGroupDescribe"),
-                                                       (88, "StreamsGroupHeartbeat"), (89, "StreamsGroupDescribe"),
-                                                       (76, "ShareGroupHeartbeat"), (77, "ShareGroupDescribe"))
-    for d in ("request", "response"))})
+_FRAME_NAMES.update(
+    {
+        (k, d): v
+        for v, k, d in (
+            (f"{name}{d.capitalize()}", k, d)
+            for k, name in (
+                (68, "ConsumerGroupHeartbeat"),
+                (69, "ConsumerGroupDescribe"),
+                (88, "StreamsGroupHeartbeat"),
+                (89, "StreamsGroupDescribe"),
+                (76, "ShareGroupHeartbeat"),
+                (77, "ShareGroupDescribe"),
+            )
+            for d in ("request", "response")
+        )
+    }
+)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup and Kafka 4's group APIs
 SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, 68, 69, 88, 89, 76, 77)
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
@@ -255,8 +348,9 @@ def _skip_tagged(data: bytes, pos: int) -> int:
         shift = value = 0
         while True:
             if p >= len(data):
-                raise DecodeError("truncated in the header's tagged fields", message="RequestHeader", offset=p,
-                                  path="_tagged_fields")
+                raise DecodeError(
+                    "truncated in the header's tagged fields", message="RequestHeader", offset=p, path="_tagged_fields"
+                )
             b = data[p]
             p += 1
             value |= (b & 0x7F) << shift
@@ -276,8 +370,9 @@ def _body_offset(data: bytes, api_key: int, version: int, direction: str) -> int
     flexible = version >= _FLEXIBLE_FROM[api_key]
     if direction == "request":
         if len(data) < 10:
-            raise DecodeError(f"truncated (need 10, have {len(data)})", message="RequestHeader", offset=0,
-                              path="client_id")
+            raise DecodeError(
+                f"truncated (need 10, have {len(data)})", message="RequestHeader", offset=0, path="client_id"
+            )
         (n,) = struct.unpack_from(">h", data, 8)
         pos = 10 + max(n, 0)
         return _skip_tagged(data, pos) if flexible else pos
@@ -286,19 +381,28 @@ def _body_offset(data: bytes, api_key: int, version: int, direction: str) -> int
 
 def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> list:
     if direction not in ("request", "response"):
-        raise RecordError("MissingContext", f"a frame needs direction 'request' or 'response', got {direction!r}",
-                          layer="frame")
+        raise RecordError(
+            "MissingContext", f"a frame needs direction 'request' or 'response', got {direction!r}", layer="frame"
+        )
     if version is None:
         raise RecordError("MissingVersion", "a frame needs its API version (column 'api_version')", layer="frame")
     name = _FRAME_NAMES.get((api_key, direction))
     if name is None:
-        raise RecordError("UnsupportedKind", f"API key {api_key} is not a group API the job reads "
-                          f"({', '.join(map(str, SELECTED_API_KEYS))})", layer="frame")
+        raise RecordError(
+            "UnsupportedKind",
+            f"API key {api_key} is not a group API the job reads ({', '.join(map(str, SELECTED_API_KEYS))})",
+            layer="frame",
+        )
     if direction == "request" and len(data) >= 4:
         k, v = struct.unpack_from(">hh", data)
         if (k, v) != (api_key, version):
-            raise RecordError("DecodeError", f"request header says API {k} v{v}, the record says {api_key} v{version}",
-                              offset=0, path="header", layer="RequestHeader")
+            raise RecordError(
+                "DecodeError",
+                f"request header says API {k} v{v}, the record says {api_key} v{version}",
+                offset=0,
+                path="header",
+                layer="RequestHeader",
+            )
     try:
         start = body_offset if body_offset is not None else _body_offset(data, api_key, version, direction)
     except DecodeError as e:
@@ -373,8 +477,9 @@ def _group_metadata(key: bytes | None, value: bytes) -> list:
     except DecodeError as e:
         raise RecordError.of(e, "GroupMetadataKey", "key") from None
     if group_id is None:
-        raise RecordError("UnsupportedKind", f"key version {kv} is not group metadata (2)", path="key",
-                          layer="GroupMetadataKey")
+        raise RecordError(
+            "UnsupportedKind", f"key version {kv} is not group metadata (2)", path="key", layer="GroupMetadataKey"
+        )
     try:
         g = value_of(value)
     except DecodeError as e:
@@ -389,11 +494,15 @@ def _group_metadata(key: bytes | None, value: bytes) -> list:
     for i, m in enumerate(g.members):
         extra = dict(group_instance_id=m.group_instance_id, client_id=m.client_id, client_host=m.client_host)
         at = f"members[{i}]"
-        sub = group.nested.decode_layer(group.SUBSCRIPTION, m.subscription, protocol_name=g.protocol) \
-            if m.subscription else None
+        sub = (
+            group.nested.decode_layer(group.SUBSCRIPTION, m.subscription, protocol_name=g.protocol)
+            if m.subscription
+            else None
+        )
         msg, info = _consumer_layer(sub, strict=strict, at=at + ".subscription")
-        units.append(_subscription_unit(msg, info, member=m.member_id, generation=g.generation, group=group_id,
-                                        **extra))
+        units.append(
+            _subscription_unit(msg, info, member=m.member_id, generation=g.generation, group=group_id, **extra)
+        )
         if m.assignment:
             asg = group.nested.decode_layer(group.ASSIGNMENT, m.assignment, protocol_name=g.protocol)
             amsg, ainfo = _consumer_layer(asg, strict=strict, at=at + ".assignment")
@@ -407,22 +516,33 @@ def _connect_members(g, group_id: str) -> list:
     group = _group_api()
     units: list = []
     for i, m in enumerate(g.members):
-        for field, layer in (("subscription", group.nested.CONNECT_METADATA),
-                             ("assignment", group.nested.CONNECT_ASSIGNMENT)):
+        for field, layer in (
+            ("subscription", group.nested.CONNECT_METADATA),
+            ("assignment", group.nested.CONNECT_ASSIGNMENT),
+        ):
             raw = getattr(m, field)
             if not raw:
                 continue
             nested = group.nested.decode_layer(layer, raw, protocol_name=g.protocol, at=f"members[{i}].{field}")
             if not nested.ok:
                 raise _nested_error(nested, f"members[{i}].{field}")
-            units.append(_connect_unit(nested, member=m.member_id, generation=g.generation, group=group_id,
-                                       protocol=g.protocol))
+            units.append(
+                _connect_unit(nested, member=m.member_id, generation=g.generation, group=group_id, protocol=g.protocol)
+            )
     return units
 
 
-def decode_record(kind: str | None, data: bytes, *, version: int | None = None, api_key: int | None = None,
-                  direction: str | None = None, body_offset: int | None = None, key: bytes | None = None,
-                  protocol: str | None = None) -> list:
+def decode_record(
+    kind: str | None,
+    data: bytes,
+    *,
+    version: int | None = None,
+    api_key: int | None = None,
+    direction: str | None = None,
+    body_offset: int | None = None,
+    key: bytes | None = None,
+    protocol: str | None = None,
+) -> list:
     """The units of one record, or :class:`RecordError`. ``kind`` must be canonical (see
     :func:`canonical_kind`)."""
     try:

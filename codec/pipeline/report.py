@@ -13,8 +13,20 @@ from collections.abc import Mapping, Sequence
 
 __all__ = ["render_json", "render_html"]
 
-_PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-            "#9c755f", "#bab0ac", "#1f77b4", "#2ca02c")
+_PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#1f77b4",
+    "#2ca02c",
+)
 
 
 def render_json(summary: dict) -> str:
@@ -76,22 +88,35 @@ def _bars(items: list[tuple[str, float]], *, category: str, value: str, width: i
     bar_h, label_w, top_pad = 18, 220, 18
     top = max(v for _, v in items) or 1
     h = top_pad + bar_h * len(items) + 30
-    parts = [f'<svg width="{width}" height="{h}" role="img">',
-             f'<text class="axis-title" x="{label_w - 6}" y="12" text-anchor="end">{_esc(category)}</text>']
+    parts = [
+        f'<svg width="{width}" height="{h}" role="img">',
+        f'<text class="axis-title" x="{label_w - 6}" y="12" text-anchor="end">{_esc(category)}</text>',
+    ]
     for i, (label, v) in enumerate(items):
         y = top_pad + i * bar_h
         w = (width - label_w - 80) * (v / top)
-        parts.append(f'<text class="category" x="{label_w - 6}" y="{y + 13}" text-anchor="end">'
-                     f'{_esc(_clip(str(label), label_w - 12))}<title>{_esc(label)}</title></text>'
-                     f'<rect x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}">'
-                     f'<title>{_esc(label)}: {_fmt(v)}{unit}</title></rect>'
-                     f'<text class="value" x="{label_w + w + 4:.1f}" y="{y + 13}">{_fmt(v)}{unit}</text>')
+        parts.append(
+            f'<text class="category" x="{label_w - 6}" y="{y + 13}" text-anchor="end">'
+            f"{_esc(_clip(str(label), label_w - 12))}<title>{_esc(label)}</title></text>"
+            f'<rect x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}">'
+            f"<title>{_esc(label)}: {_fmt(v)}{unit}</title></rect>"
+            f'<text class="value" x="{label_w + w + 4:.1f}" y="{y + 13}">{_fmt(v)}{unit}</text>'
+        )
     parts.append(f'<text class="axis-title" x="{label_w}" y="{h - 8}">{_esc(value)}</text></svg>')
     return "".join(parts)
 
 
-def _columns(dates: list[str], layers: Sequence[tuple[str, Mapping[str, float]]], *, y_title: str, width: int = 720,
-             height: int = 200, unit: str = "", legend: bool = True, integer: bool = False) -> str:
+def _columns(
+    dates: list[str],
+    layers: Sequence[tuple[str, Mapping[str, float]]],
+    *,
+    y_title: str,
+    width: int = 720,
+    height: int = 200,
+    unit: str = "",
+    legend: bool = True,
+    integer: bool = False,
+) -> str:
     """Columns over time, one per date, stacked by layer: a y axis with ticks, gridlines and its title, date
     labels thinned to those that fit side by side, the x axis title, and the legend in rows."""
     if not dates:
@@ -105,8 +130,10 @@ def _columns(dates: list[str], layers: Sequence[tuple[str, Mapping[str, float]]]
     out = []
     for t in ticks:
         y = bottom - height * t / y_max
-        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>'
-                   f'<text class="y-tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}{unit}</text>')
+        out.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>'
+            f'<text class="y-tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}{unit}</text>'
+        )
     for i, d in enumerate(dates):
         y, x = bottom, left + i * col_w + gap / 2
         for j, (name, layer) in enumerate(layers):
@@ -115,19 +142,25 @@ def _columns(dates: list[str], layers: Sequence[tuple[str, Mapping[str, float]]]
                 continue
             h = height * n / y_max
             y -= h
-            out.append(f'<rect x="{x:.2f}" y="{y:.2f}" width="{max(col_w - gap, 0.5):.2f}" height="{h:.2f}" '
-                       f'fill="{_PALETTE[j % len(_PALETTE)]}"><title>{_esc(d)} {_esc(name)}: {_fmt(n)}{unit}</title>'
-                       f'</rect>')
+            out.append(
+                f'<rect x="{x:.2f}" y="{y:.2f}" width="{max(col_w - gap, 0.5):.2f}" height="{h:.2f}" '
+                f'fill="{_PALETTE[j % len(_PALETTE)]}"><title>{_esc(d)} {_esc(name)}: {_fmt(n)}{unit}</title>'
+                f"</rect>"
+            )
     step = max(1, math.ceil((max(_text_width(d) for d in dates) + 8) / col_w))
     for i in range(0, len(dates), step):
         x = left + (i + 0.5) * col_w
-        out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{bottom}" y2="{bottom + 4}" stroke="#999"/>'
-                   f'<text class="x-tick" x="{x:.1f}" y="{bottom + 19}" text-anchor="middle">{_esc(dates[i])}</text>')
-    out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{bottom}" y2="{bottom}" stroke="#999"/>'
-               f'<text class="axis-title" x="{left + plot_w / 2:.1f}" y="{bottom + 38}" text-anchor="middle">'
-               f'date (UTC{", every " + str(step) + " days labelled" if step > 1 else ""})</text>'
-               f'<text class="axis-title" transform="rotate(-90)" x="{-(top_pad + height / 2):.1f}" y="14" '
-               f'text-anchor="middle">{_esc(y_title)}</text>')
+        out.append(
+            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{bottom}" y2="{bottom + 4}" stroke="#999"/>'
+            f'<text class="x-tick" x="{x:.1f}" y="{bottom + 19}" text-anchor="middle">{_esc(dates[i])}</text>'
+        )
+    out.append(
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{bottom}" y2="{bottom}" stroke="#999"/>'
+        f'<text class="axis-title" x="{left + plot_w / 2:.1f}" y="{bottom + 38}" text-anchor="middle">'
+        f"date (UTC{', every ' + str(step) + ' days labelled' if step > 1 else ''})</text>"
+        f'<text class="axis-title" transform="rotate(-90)" x="{-(top_pad + height / 2):.1f}" y="14" '
+        f'text-anchor="middle">{_esc(y_title)}</text>'
+    )
     rows_y = bottom + 58
     if legend:
         x = left
@@ -135,8 +168,10 @@ def _columns(dates: list[str], layers: Sequence[tuple[str, Mapping[str, float]]]
             w = 14 + _text_width(name) + 18
             if x + w > left + plot_w and x > left:
                 x, rows_y = left, rows_y + 18
-            out.append(f'<rect x="{x:.1f}" y="{rows_y - 9}" width="10" height="10" fill="{_PALETTE[j % len(_PALETTE)]}"/>'
-                       f'<text class="legend" x="{x + 14:.1f}" y="{rows_y}">{_esc(name)}</text>')
+            out.append(
+                f'<rect x="{x:.1f}" y="{rows_y - 9}" width="10" height="10" fill="{_PALETTE[j % len(_PALETTE)]}"/>'
+                f'<text class="legend" x="{x + 14:.1f}" y="{rows_y}">{_esc(name)}</text>'
+            )
             x += w
     total = (rows_y + 10) if legend else bottom + 46
     return f'<svg width="{width}" height="{total:.0f}" role="img">{"".join(out)}</svg>'
@@ -188,37 +223,44 @@ def render_html(summary: dict) -> str:
     fnd = [(k, v) for k, v in summary.get("findings_by_check", {}).items()]
     ok = c["records_read"] == c["not_selected"] + c["decoded"] + c["quarantined"]
     reasons = [{"reason": k, "records": v} for k, v in (summary.get("not_selected_by_reason") or {}).items()]
-    tables = "".join(f"<tr><td>{_esc(k)}</td><td>{v}</td><td><code>{_esc(summary['output'])}/{_esc(k)}</code></td></tr>"
-                     for k, v in summary.get("tables", {}).items())
+    tables = "".join(
+        f"<tr><td>{_esc(k)}</td><td>{v}</td><td><code>{_esc(summary['output'])}/{_esc(k)}</code></td></tr>"
+        for k, v in summary.get("tables", {}).items()
+    )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rebalance-codec pipeline report</title>
 <style>
 body{{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:980px;color:#222}}
 h1{{font-size:1.5em}} h2{{font-size:1.15em;margin-top:1.8em;border-bottom:1px solid #ddd}}
 table{{border-collapse:collapse}} td,th{{border:1px solid #ddd;padding:3px 8px;text-align:left}}
-svg text{{font-size:{_FONT}px;fill:#333}} svg .axis-title{{font-weight:600;fill:#555}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}}
+svg text{{font-size:{
+        _FONT
+    }px;fill:#333}} svg .axis-title{{font-weight:600;fill:#555}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}}
 code{{font-size:12px}}
 </style></head><body>
 <h1>rebalance-codec pipeline report</h1>
-<p>{_esc(summary.get('started', ''))} &middot; {summary.get('seconds', 0):.1f} s &middot; Spark
-<code>{_esc(summary.get('spark', {}).get('master', ''))}</code> &middot; inputs:
-{', '.join('<code>' + _esc(i) + '</code>' for i in summary.get('inputs', []))}</p>
+<p>{_esc(summary.get("started", ""))} &middot; {summary.get("seconds", 0):.1f} s &middot; Spark
+<code>{_esc(summary.get("spark", {}).get("master", ""))}</code> &middot; inputs:
+{", ".join("<code>" + _esc(i) + "</code>" for i in summary.get("inputs", []))}</p>
 <h2>Records</h2>
 <table><tr><th>read</th><th>not selected</th><th>decoded</th><th>quarantined</th><th>check</th></tr>
-<tr><td>{c['records_read']}</td><td>{c['not_selected']}</td><td>{c['decoded']}</td>
-<td>{c['quarantined']}</td><td class="{'ok' if ok else 'bad'}">read = not selected + decoded + quarantined:
-{'holds' if ok else 'FAILS'}</td></tr></table>
+<tr><td>{c["records_read"]}</td><td>{c["not_selected"]}</td><td>{c["decoded"]}</td>
+<td>{c["quarantined"]}</td><td class="{"ok" if ok else "bad"}">read = not selected + decoded + quarantined:
+{"holds" if ok else "FAILS"}</td></tr></table>
 <p>Every record read is counted once. A decoded record's units feed the tables (a subscription gives a
 <code>members</code> row and its <code>task_lags</code> rows, a Kafka Connect worker's metadata or assignment a
 <code>connect</code> row); a quarantined one is one <code>quarantine</code> row.</p>
-<h2>Not selected (read, not input to the decoder)</h2>{_table(reasons, ['reason', 'records'])}
+<h2>Not selected (read, not input to the decoder)</h2>{_table(reasons, ["reason", "records"])}
 <h2>Tables</h2><table><tr><th>table</th><th>rows</th><th>path</th></tr>{tables}</table>
 <h2>Subscription metadata versions over time</h2>{_versions_chart(versions)}
 <h2>Decode error rate (% of records quarantined, by day)</h2>{_error_rate_chart(errors)}
 <h2>Rebalances (generations observed) per group</h2>{_bars(reb, category="group", value="generations observed")}
 <h2>Findings by check</h2>{_bars(fnd, category="check", value="findings")}
-<h2>Quarantine by error type</h2>{_table(summary.get('quarantine_by_type', []), ['error_type', 'kind', 'records'])}
-<h2>First findings</h2>{_table(summary.get('sample_findings', []),
-                               ['group', 'generation', 'check', 'severity', 'task', 'member', 'detail'])}
+<h2>Quarantine by error type</h2>{_table(summary.get("quarantine_by_type", []), ["error_type", "kind", "records"])}
+<h2>First findings</h2>{
+        _table(
+            summary.get("sample_findings", []), ["group", "generation", "check", "severity", "task", "member", "detail"]
+        )
+    }
 </body></html>
 """

@@ -28,8 +28,14 @@ import struct
 from collections.abc import Callable
 from functools import cache
 
-from ..streams.constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, NO_REBALANCE,
-                                 UNKNOWN, UNKNOWN_OFFSET_SUM)
+from ..streams.constants import (
+    DEFAULT_MAX_METADATA_SIZE,
+    LATEST_OFFSET,
+    LATEST_SUPPORTED_VERSION,
+    NO_REBALANCE,
+    UNKNOWN,
+    UNKNOWN_OFFSET_SUM,
+)
 from ..wire import fastpath, native
 from ..wire.builder import wire_class
 from ..wire.native import ACTIVE, Const, EmptyNone, Flat, Lookup, NewDict, Pair, Parent, Shape, Tuple
@@ -48,8 +54,11 @@ def _layout(message: str, version: int) -> tuple[dict, dict]:
     the wire model's default, as in the models."""
     root = load_message(message).root
     index = {f.py_name: i for i, f in enumerate(root.fields_at(version))}
-    defaults = {f.name: f.default for f in dataclasses.fields(wire_class(message, root.name))
-                if f.default is not dataclasses.MISSING}
+    defaults = {
+        f.name: f.default
+        for f in dataclasses.fields(wire_class(message, root.name))
+        if f.default is not dataclasses.MISSING
+    }
     return index, defaults
 
 
@@ -101,16 +110,27 @@ def _subscription_shape(version: int) -> Shape:
             arrays["TaskOffsetSum.partition_to_offset_sum"] = "into"
             decode["PartitionToOffsetSum"] = _task_row(Parent("topic_group_id"), "partition", Const(None), "offset_sum")
         else:
-            decode["TaskOffsetSum"] = _task_row("topic_group_id", "partition", EmptyNone("named_topology"), "offset_sum")
+            decode["TaskOffsetSum"] = _task_row(
+                "topic_group_id", "partition", EmptyNone("named_topology"), "offset_sum"
+            )
     if version >= 11:
         arrays["SubscriptionInfo.client_tags"] = "dict-unique"
         decode["ClientTag"] = Pair("key", "value")
         conv["ClientTag.key"] = conv["ClientTag.value"] = "utf8"
     # the row's member fields as subscription_fields returns them (the client ones: a ConsumerProtocol's, none)
-    fields = Tuple("process_id", "version", "latest_supported_version" if version >= 3 else Const(UNKNOWN),
-                   "user_end_point" if version >= 2 else Const(None), "unique_field" if version >= 8 else Const(0),
-                   "error_code" if version >= 9 else Const(0), Const(False), Const(None), Const(None), Const(None),
-                   Const(None))
+    fields = Tuple(
+        "process_id",
+        "version",
+        "latest_supported_version" if version >= 3 else Const(UNKNOWN),
+        "user_end_point" if version >= 2 else Const(None),
+        "unique_field" if version >= 8 else Const(0),
+        "error_code" if version >= 9 else Const(0),
+        Const(False),
+        Const(None),
+        Const(None),
+        Const(None),
+        Const(None),
+    )
     decode["SubscriptionInfo"] = Tuple(fields, tasks, "client_tags" if version >= 11 else Const(None))
     return Shape(f"pipeline-SubscriptionInfo-v{version}", decode=decode, arrays=arrays, conv=conv)
 
@@ -133,7 +153,8 @@ def _native_decoder(table: dict, message: str, version: int, shape: Shape):
 
 def _native_subscription(data: bytes, version: int) -> tuple | None:
     decode = _NATIVE_SUBSCRIPTION.get(version) or _native_decoder(
-        _NATIVE_SUBSCRIPTION, "SubscriptionInfo", version, _subscription_shape(version))
+        _NATIVE_SUBSCRIPTION, "SubscriptionInfo", version, _subscription_shape(version)
+    )
     got = decode(data) if decode is not None else None
     if got is None:
         return None
@@ -201,8 +222,19 @@ def subscription_fields(data: bytes) -> tuple | None:
     except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
         return None
     # (the row's client fields -- rack, instance id, client id and host -- are a ConsumerProtocol's: none)
-    fields = (str(w[index["process_id"]]), version, lsv, endpoint, _get(w, layout, "unique_field"),
-              _get(w, layout, "error_code"), False, None, None, None, None)
+    fields = (
+        str(w[index["process_id"]]),
+        version,
+        lsv,
+        endpoint,
+        _get(w, layout, "unique_field"),
+        _get(w, layout, "error_code"),
+        False,
+        None,
+        None,
+        None,
+        None,
+    )
     return fields, [(*k, v, None) for k, v in sums.items()], tags  # (no end offset sum in SubscriptionInfo)
 
 
@@ -217,8 +249,11 @@ def _assignment_shape(version: int) -> Shape:
     }
     # partitions are only counted (standby) or not kept (host maps): read and checked, no objects built
     decode["TopicPartition"] = Flat()
-    arrays = {"AssignmentInfo.standby_tasks": "dict", "StandbyTask.partitions": "count",
-              "AssignmentInfo.active_tasks": "counts"}
+    arrays = {
+        "AssignmentInfo.standby_tasks": "dict",
+        "StandbyTask.partitions": "count",
+        "AssignmentInfo.active_tasks": "counts",
+    }
     if version >= 2:
         arrays["AssignmentInfo.partitions_by_host"] = "dict"
         arrays["HostPartitions.partitions" if version <= 4 else "HostPartitions.indexed_partitions"] = "count"
@@ -230,22 +265,30 @@ def _assignment_shape(version: int) -> Shape:
     if version >= 6:
         arrays["AssignmentInfo.standby_partitions_by_host"] = "dict"
     decode["AssignmentInfo"] = Tuple(
-        "version", "commonly_supported_version" if version >= 3 else Const(UNKNOWN),
+        "version",
+        "commonly_supported_version" if version >= 3 else Const(UNKNOWN),
         "err_code" if version >= 4 else Const(0),
-        "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE), "active_tasks", "standby_tasks",
-        "partitions_by_host" if version >= 2 else NewDict())
+        "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE),
+        "active_tasks",
+        "standby_tasks",
+        "partitions_by_host" if version >= 2 else NewDict(),
+    )
     return Shape(f"pipeline-AssignmentInfo-v{version}", decode=decode, arrays=arrays)
 
 
 def _native_assignment(data: bytes, version: int) -> tuple | None:
     decode = _NATIVE_ASSIGNMENT.get(version) or _native_decoder(
-        _NATIVE_ASSIGNMENT, "AssignmentInfo", version, _assignment_shape(version))
+        _NATIVE_ASSIGNMENT, "AssignmentInfo", version, _assignment_shape(version)
+    )
     got = decode(data) if decode is not None else None
     if got is None:
         return None
     v, common, error, next_ms, active, standby, hosts = got
-    return ((v, common, error, next_ms, len(hosts)), [(*k, c) for k, c in active.items()],
-            [(*k, n) for k, n in standby.items()])
+    return (
+        (v, common, error, next_ms, len(hosts)),
+        [(*k, c) for k, c in active.items()],
+        [(*k, n) for k, n in standby.items()],
+    )
 
 
 def assignment_fields(data: bytes) -> tuple | None:
@@ -283,8 +326,13 @@ def assignment_fields(data: bytes) -> tuple | None:
         n_hosts = len({(h, p) for h, p, _ in hosts})
     except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
         return None
-    fields = (version, w[index["commonly_supported_version"]] if version >= 3 else UNKNOWN,
-              _get(w, layout, "err_code"), _get(w, layout, "next_scheduled_rebalance_ms"), n_hosts)
+    fields = (
+        version,
+        w[index["commonly_supported_version"]] if version >= 3 else UNKNOWN,
+        _get(w, layout, "err_code"),
+        _get(w, layout, "next_scheduled_rebalance_ms"),
+        n_hosts,
+    )
     if version >= 10:  # task tuples carry their named topology
         return fields, [(*k, c) for k, c in active.items()], [(*k, c) for k, c in standby.items()]
     return fields, [(s, p, None, c) for (s, p), c in active.items()], [(s, p, None, c) for (s, p), c in standby.items()]

@@ -96,9 +96,12 @@ def _release(col):
 
 def _dedupe(units: DataFrame, *by: str) -> DataFrame:
     """One unit per (group, generation, member, ``by``...) when the member is known; every unit otherwise."""
-    key = F.coalesce(F.col("member"), F.concat(F.lit("\u0000"), F.col("record_id"), F.lit("#"),
-                                               F.col("unit").cast("string")))
-    w = Window.partitionBy("group", "generation", *by, key).orderBy(F.col("ts_ms").asc_nulls_last(), "record_id", "unit")
+    key = F.coalesce(
+        F.col("member"), F.concat(F.lit("\u0000"), F.col("record_id"), F.lit("#"), F.col("unit").cast("string"))
+    )
+    w = Window.partitionBy("group", "generation", *by, key).orderBy(
+        F.col("ts_ms").asc_nulls_last(), "record_id", "unit"
+    )
     return units.withColumn("_rn", F.row_number().over(w)).filter("_rn = 1").drop("_rn")
 
 
@@ -121,18 +124,25 @@ def _escaped(columns: dict[str, str], *extra):
     :data:`codec.pipeline.arrow.ESCAPED`) that are columns of the table (``columns``: unit field -> table
     column), plus ``extra`` (conditions with the columns they stand for); null when none."""
     rename = F.create_map(*[F.lit(v) for kv in columns.items() for v in kv])
-    names = F.transform(F.filter(F.coalesce(F.col("escaped"), F.array().cast("array<string>")),
-                                 lambda x: x.isin(*columns)), lambda x: F.element_at(rename, x))
+    names = F.transform(
+        F.filter(F.coalesce(F.col("escaped"), F.array().cast("array<string>")), lambda x: x.isin(*columns)),
+        lambda x: F.element_at(rename, x),
+    )
     for cond, cols in extra:
-        names = F.concat(names, F.when(cond, F.array(*[F.lit(c) for c in cols])).otherwise(
-            F.array().cast("array<string>")))
+        names = F.concat(
+            names, F.when(cond, F.array(*[F.lit(c) for c in cols])).otherwise(F.array().cast("array<string>"))
+        )
     return F.when(F.size(names) > 0, names).alias("escaped")
 
 
 def _task_escaped(list_name: str):
     """Whether the exploded task (position ``_pos`` in ``list_name``) had its topology escaped."""
-    return F.coalesce(F.array_contains(F.col("escaped"), F.concat(F.lit(f"{list_name}["), F.col("_pos").cast("string"),
-                                                                  F.lit("].topology"))), F.lit(False))
+    return F.coalesce(
+        F.array_contains(
+            F.col("escaped"), F.concat(F.lit(f"{list_name}["), F.col("_pos").cast("string"), F.lit("].topology"))
+        ),
+        F.lit(False),
+    )
 
 
 _CTX_ESCAPED = {"group": "group", "member": "member"}
@@ -156,96 +166,224 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     # --- members and task lags -----------------------------------------------------------------------
     m = _dedupe(ok.filter(F.col("unit_kind") == "member"))
     members = m.select(
-        *_ctx(), "process_id", F.col("sub_version").alias("metadata_version"), "latest_supported_version",
+        *_ctx(),
+        "process_id",
+        F.col("sub_version").alias("metadata_version"),
+        "latest_supported_version",
         _release(F.col("sub_version")).alias("release"),
         _release(F.col("latest_supported_version")).alias("latest_supported_release"),
-        F.col("user_endpoint").alias("endpoint"), "client_tags", F.col("sub_error_code").alias("error_code"),
-        "unique_field", "is_version_probe", "streams", "consumer_protocol_version", "rack_id", "group_instance_id",
-        "client_id", "client_host", F.size("tasks").alias("task_count"), "subscribed_topics", "kind",
-        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id", "source",
-        _escaped({**_CTX_ESCAPED, "process_id": "process_id", "user_endpoint": "endpoint", "client_tags": "client_tags",
-                  "rack_id": "rack_id", "group_instance_id": "group_instance_id", "client_id": "client_id",
-                  "client_host": "client_host", "kind": "kind"}), _date())
+        F.col("user_endpoint").alias("endpoint"),
+        "client_tags",
+        F.col("sub_error_code").alias("error_code"),
+        "unique_field",
+        "is_version_probe",
+        "streams",
+        "consumer_protocol_version",
+        "rack_id",
+        "group_instance_id",
+        "client_id",
+        "client_host",
+        F.size("tasks").alias("task_count"),
+        "subscribed_topics",
+        "kind",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "source",
+        _escaped(
+            {
+                **_CTX_ESCAPED,
+                "process_id": "process_id",
+                "user_endpoint": "endpoint",
+                "client_tags": "client_tags",
+                "rack_id": "rack_id",
+                "group_instance_id": "group_instance_id",
+                "client_id": "client_id",
+                "client_host": "client_host",
+                "kind": "kind",
+            }
+        ),
+        _date(),
+    )
     members = tables["members"] = materialize("members", members)
 
-    t = m.select(*_ctx(), "process_id", F.col("sub_version").alias("metadata_version"), "ts_ms", "record_id",
-                 "escaped", F.posexplode("tasks").alias("_pos", "_t")).select("*", "_t.*").drop("_t") \
+    t = (
+        m.select(
+            *_ctx(),
+            "process_id",
+            F.col("sub_version").alias("metadata_version"),
+            "ts_ms",
+            "record_id",
+            "escaped",
+            F.posexplode("tasks").alias("_pos", "_t"),
+        )
+        .select("*", "_t.*")
+        .drop("_t")
         .withColumn("task", task_name())
-    t = t.withColumn("escaped", _escaped({**_CTX_ESCAPED, "process_id": "process_id"},
-                                         (_task_escaped("tasks"), ("topology", "task")))).drop("_pos")
+    )
+    t = t.withColumn(
+        "escaped",
+        _escaped({**_CTX_ESCAPED, "process_id": "process_id"}, (_task_escaped("tasks"), ("topology", "task"))),
+    ).drop("_pos")
     w = Window.partitionBy("group", "generation", "task", _te())
     est = F.max(F.when(F.col("offset_sum") >= 0, F.col("offset_sum"))).over(w)
     # a KIP-1071 member reports its tasks' end offsets (taskEndOffsets): no estimate needed
     t = t.withColumn("estimated_end_offset_sum", F.coalesce(F.col("end_offset_sum"), est))
     lag = F.when(F.col("offset_sum") >= 0, F.col("estimated_end_offset_sum") - F.col("offset_sum"))
     t = t.withColumn("estimated_lag", lag)
-    lag_class = (F.when(F.col("offset_sum") == -2, "running").when(F.col("offset_sum") == -3, "unknown")
-                 .when(F.col("offset_sum") < 0, "invalid")
-                 .when(F.col("estimated_lag") <= F.lit(cfg.acceptable_recovery_lag), "caught-up")
-                 .otherwise("lagging"))
-    task_lags = t.select(*_ctx(), "process_id", "task", "subtopology", "partition", "topology", "offset_sum",
-                         "estimated_end_offset_sum", "estimated_lag", lag_class.alias("lag_class"),
-                         "metadata_version", F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id",
-                         "escaped", _date())
+    lag_class = (
+        F.when(F.col("offset_sum") == -2, "running")
+        .when(F.col("offset_sum") == -3, "unknown")
+        .when(F.col("offset_sum") < 0, "invalid")
+        .when(F.col("estimated_lag") <= F.lit(cfg.acceptable_recovery_lag), "caught-up")
+        .otherwise("lagging")
+    )
+    task_lags = t.select(
+        *_ctx(),
+        "process_id",
+        "task",
+        "subtopology",
+        "partition",
+        "topology",
+        "offset_sum",
+        "estimated_end_offset_sum",
+        "estimated_lag",
+        lag_class.alias("lag_class"),
+        "metadata_version",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "escaped",
+        _date(),
+    )
     task_lags = tables["task_lags"] = materialize("task_lags", task_lags)
 
     # --- assignments ---------------------------------------------------------------------------------
     a = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("streams")))
-    base = [*_ctx(), F.col("asg_version").alias("metadata_version"), "commonly_supported_version",
-            F.col("asg_error_code").alias("error_code"), "next_rebalance_ms", "ts_ms", "record_id", "escaped"]
+    base = [
+        *_ctx(),
+        F.col("asg_version").alias("metadata_version"),
+        "commonly_supported_version",
+        F.col("asg_error_code").alias("error_code"),
+        "next_rebalance_ms",
+        "ts_ms",
+        "record_id",
+        "escaped",
+    ]
 
     def tasks(role: str) -> DataFrame:
-        t = a.select(*base, F.lit(role).alias("role"), F.posexplode(role).alias("_pos", "_t")) \
-            .select("*", "_t.*").drop("_t").withColumn("task", task_name())
+        t = (
+            a.select(*base, F.lit(role).alias("role"), F.posexplode(role).alias("_pos", "_t"))
+            .select("*", "_t.*")
+            .drop("_t")
+            .withColumn("task", task_name())
+        )
         return t.withColumn("escaped", _escaped(_CTX_ESCAPED, (_task_escaped(role), ("topology", "task")))).drop("_pos")
 
     rows = tasks("active").unionByName(tasks("standby")).unionByName(tasks("warmup")).withColumn("_te", _te())
-    procs = members.filter(F.col("member").isNotNull() & F.col("process_id").isNotNull()) \
-        .groupBy("group", "generation", "member").agg(F.first("process_id").alias("process_id"))
-    rows = rows.alias("r").join(
-        procs.alias("p"),
-        F.col("r.group").eqNullSafe(F.col("p.group")) & F.col("r.generation").eqNullSafe(F.col("p.generation"))
-        & (F.col("r.member") == F.col("p.member")), "left") \
+    procs = (
+        members.filter(F.col("member").isNotNull() & F.col("process_id").isNotNull())
+        .groupBy("group", "generation", "member")
+        .agg(F.first("process_id").alias("process_id"))
+    )
+    rows = (
+        rows.alias("r")
+        .join(
+            procs.alias("p"),
+            F.col("r.group").eqNullSafe(F.col("p.group"))
+            & F.col("r.generation").eqNullSafe(F.col("p.generation"))
+            & (F.col("r.member") == F.col("p.member")),
+            "left",
+        )
         .select("r.*", F.col("p.process_id"))
+    )
     if cfg.num_standby_replicas is not None:
-        lags = task_lags.filter(F.col("member").isNotNull()).withColumn("_te", _te()) \
-            .groupBy("group", "generation", "member", "task", "_te") \
+        lags = (
+            task_lags.filter(F.col("member").isNotNull())
+            .withColumn("_te", _te())
+            .groupBy("group", "generation", "member", "task", "_te")
             .agg(F.max("offset_sum").alias("_sum"), F.max(F.col("lag_class").isin("running", "caught-up")).alias("_cu"))
-        rows = rows.alias("r").join(
-            lags.alias("l"),
-            F.col("r.group").eqNullSafe(F.col("l.group")) & F.col("r.generation").eqNullSafe(F.col("l.generation"))
-            & (F.col("r.member") == F.col("l.member")) & (F.col("r.task") == F.col("l.task"))
-            & (F.col("r._te") == F.col("l._te")), "left") \
+        )
+        rows = (
+            rows.alias("r")
+            .join(
+                lags.alias("l"),
+                F.col("r.group").eqNullSafe(F.col("l.group"))
+                & F.col("r.generation").eqNullSafe(F.col("l.generation"))
+                & (F.col("r.member") == F.col("l.member"))
+                & (F.col("r.task") == F.col("l.task"))
+                & (F.col("r._te") == F.col("l._te")),
+                "left",
+            )
             .select("r.*", "l._sum", "l._cu")
+        )
         # a warmup is an extra replica while another client runs the task: a task without an active
         # owner in this generation (withheld for cooperative revocation) has standbys only
-        has_active = F.max((F.col("role") == "active").cast("int")).over(
-            Window.partitionBy("group", "generation", "task", "_te")) == 1
+        has_active = (
+            F.max((F.col("role") == "active").cast("int")).over(
+                Window.partitionBy("group", "generation", "task", "_te")
+            )
+            == 1
+        )
         ws = Window.partitionBy("group", "generation", "task", "_te", "role").orderBy(
-            F.coalesce(F.col("_cu"), F.lit(False)).desc(), F.col("_sum").desc_nulls_last(),
-            F.col("process_id").asc_nulls_last(), "member")
-        rows = rows.withColumn("role", F.when((F.col("role") == "standby") & has_active
-                                              & (F.row_number().over(ws) > cfg.num_standby_replicas), "warmup")
-                               .otherwise(F.col("role"))).drop("_sum", "_cu")
-    assignments = rows.select(*_ctx(), "process_id", "task", "subtopology", "partition", "topology", "role",
-                              "partitions", "metadata_version", "commonly_supported_version", "error_code",
-                              "next_rebalance_ms", F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
-                              "record_id", "escaped", _date())
+            F.coalesce(F.col("_cu"), F.lit(False)).desc(),
+            F.col("_sum").desc_nulls_last(),
+            F.col("process_id").asc_nulls_last(),
+            "member",
+        )
+        rows = rows.withColumn(
+            "role",
+            F.when(
+                (F.col("role") == "standby") & has_active & (F.row_number().over(ws) > cfg.num_standby_replicas),
+                "warmup",
+            ).otherwise(F.col("role")),
+        ).drop("_sum", "_cu")
+    assignments = rows.select(
+        *_ctx(),
+        "process_id",
+        "task",
+        "subtopology",
+        "partition",
+        "topology",
+        "role",
+        "partitions",
+        "metadata_version",
+        "commonly_supported_version",
+        "error_code",
+        "next_rebalance_ms",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "escaped",
+        _date(),
+    )
     share_topics, shared = _share_partitions(ok)
-    assignments = assignments.unionByName(shared.select(
-        *_ctx(), F.lit(None).cast("string").alias("process_id"), "task", F.lit(None).cast("int").alias("subtopology"),
-        "partition", F.lit(None).cast("string").alias("topology"), F.lit("share").alias("role"),
-        F.lit(None).cast("int").alias("partitions"), F.lit(None).cast("int").alias("metadata_version"),
-        F.lit(None).cast("int").alias("commonly_supported_version"), F.lit(None).cast("int").alias("error_code"),
-        F.lit(None).cast("bigint").alias("next_rebalance_ms"), F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
-        "record_id", F.lit(None).cast("array<string>").alias("escaped"), _date()))
+    assignments = assignments.unionByName(
+        shared.select(
+            *_ctx(),
+            F.lit(None).cast("string").alias("process_id"),
+            "task",
+            F.lit(None).cast("int").alias("subtopology"),
+            "partition",
+            F.lit(None).cast("string").alias("topology"),
+            F.lit("share").alias("role"),
+            F.lit(None).cast("int").alias("partitions"),
+            F.lit(None).cast("int").alias("metadata_version"),
+            F.lit(None).cast("int").alias("commonly_supported_version"),
+            F.lit(None).cast("int").alias("error_code"),
+            F.lit(None).cast("bigint").alias("next_rebalance_ms"),
+            F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+            "record_id",
+            F.lit(None).cast("array<string>").alias("escaped"),
+            _date(),
+        )
+    )
     assignments = tables["assignments"] = materialize("assignments", assignments)
 
     # --- rebalances ----------------------------------------------------------------------------------
     g = ok.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("generation") >= 0))
     is_mem = F.col("unit_kind").isin("member", "assignment")
-    deadline = F.when(F.col("next_rebalance_ms") != NO_REBALANCE,
-                      F.struct(F.col("next_rebalance_ms").alias("next_rebalance_ms"), F.col("member")))
+    deadline = F.when(
+        F.col("next_rebalance_ms") != NO_REBALANCE,
+        F.struct(F.col("next_rebalance_ms").alias("next_rebalance_ms"), F.col("member")),
+    )
     reb = g.groupBy("group", "generation").agg(
         F.coalesce(F.first("group_protocol", ignorenulls=True), F.lit("classic")).alias("group_protocol"),
         F.first("leader", ignorenulls=True).alias("leader"),
@@ -261,62 +399,140 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         F.coalesce(F.max("is_version_probe"), F.lit(False)).alias("version_probe"),
         F.array_sort(F.collect_set(deadline)).alias("probing_deadlines"),
         F.array_sort(F.collect_set(F.when(F.col("asg_error_code") != 0, F.col("asg_error_code")))).alias(
-            "assignment_error_codes"),
+            "assignment_error_codes"
+        ),
         F.count(F.when(F.col("unit") == 0, 1)).alias("records"),
         F.timestamp_millis(F.min("ts_ms")).alias("first_seen"),
-        F.timestamp_millis(F.max("ts_ms")).alias("last_seen"))
-    counts = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull()) \
-        .groupBy("group", "generation").agg(
+        F.timestamp_millis(F.max("ts_ms")).alias("last_seen"),
+    )
+    counts = (
+        assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
+        .groupBy("group", "generation")
+        .agg(
             F.count_distinct(F.when(F.col("role") == "active", F.struct("task", _te()))).alias("active_tasks"),
             F.count(F.when(F.col("role") == "standby", 1)).alias("standby_replicas"),
-            F.count(F.when(F.col("role") == "warmup", 1)).alias("warmup_replicas"))
+            F.count(F.when(F.col("role") == "warmup", 1)).alias("warmup_replicas"),
+        )
+    )
     rebalances = reb.join(counts, ["group", "generation"], "left").select(
-        "group", "generation", "group_protocol", "leader", "protocol", "protocol_type", "member_count", "reported_member_count",
-        "client_count", "subscription_versions", "latest_supported_versions", "assignment_versions",
-        "commonly_supported_versions", "version_probe", "probing_deadlines",
-        (F.size("probing_deadlines") > 0).alias("followup_scheduled"), "assignment_error_codes",
+        "group",
+        "generation",
+        "group_protocol",
+        "leader",
+        "protocol",
+        "protocol_type",
+        "member_count",
+        "reported_member_count",
+        "client_count",
+        "subscription_versions",
+        "latest_supported_versions",
+        "assignment_versions",
+        "commonly_supported_versions",
+        "version_probe",
+        "probing_deadlines",
+        (F.size("probing_deadlines") > 0).alias("followup_scheduled"),
+        "assignment_error_codes",
         F.coalesce("active_tasks", F.lit(0)).alias("active_tasks"),
         F.coalesce("standby_replicas", F.lit(0)).alias("standby_replicas"),
         F.coalesce("warmup_replicas", F.lit(0)).alias("warmup_replicas"),
-        "records", "first_seen", "last_seen")
+        "records",
+        "first_seen",
+        "last_seen",
+    )
     rebalances = tables["rebalances"] = materialize("rebalances", rebalances)
 
     # --- Kafka Connect workers -----------------------------------------------------------------------------
     c = _dedupe(ok.filter(F.col("unit_kind") == "connect"), "connect_layer")
 
     def listed(*names):  # a list column escaped when any of its entries is
-        return [(F.exists(F.coalesce(F.col("escaped"), F.array().cast("array<string>")),
-                          lambda x: x.startswith(f"{n}[")), (col,)) for n, col in names]
+        return [
+            (
+                F.exists(
+                    F.coalesce(F.col("escaped"), F.array().cast("array<string>")), lambda x: x.startswith(f"{n}[")
+                ),
+                (col,),
+            )
+            for n, col in names
+        ]
 
     connect = c.select(
-        *_ctx(), F.col("connect_layer").alias("layer"), F.col("protocol_name").alias("protocol"),
-        F.col("connect_version").alias("version"), "url", "config_offset", "connectors",
-        F.col("connect_tasks").alias("tasks"), "revoked_connectors", "revoked_tasks",
+        *_ctx(),
+        F.col("connect_layer").alias("layer"),
+        F.col("protocol_name").alias("protocol"),
+        F.col("connect_version").alias("version"),
+        "url",
+        "config_offset",
+        "connectors",
+        F.col("connect_tasks").alias("tasks"),
+        "revoked_connectors",
+        "revoked_tasks",
         F.when(F.col("connectors").isNotNull(), F.size("connectors")).alias("connector_count"),
-        F.when(F.col("connect_tasks").isNotNull(), F.size("connect_tasks")).alias("task_count"), "delay",
-        F.col("connect_error").alias("error"), F.col("connect_leader").alias("leader"), "leader_url",
-        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "record_id", "source",
-        _escaped({**_CTX_ESCAPED, "protocol_name": "protocol", "url": "url", "connect_leader": "leader",
-                  "leader_url": "leader_url"},
-                 *listed(("connectors", "connectors"), ("connect_tasks", "tasks"),
-                         ("revoked_connectors", "revoked_connectors"), ("revoked_tasks", "revoked_tasks"))))
+        F.when(F.col("connect_tasks").isNotNull(), F.size("connect_tasks")).alias("task_count"),
+        "delay",
+        F.col("connect_error").alias("error"),
+        F.col("connect_leader").alias("leader"),
+        "leader_url",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "source",
+        _escaped(
+            {
+                **_CTX_ESCAPED,
+                "protocol_name": "protocol",
+                "url": "url",
+                "connect_leader": "leader",
+                "leader_url": "leader_url",
+            },
+            *listed(
+                ("connectors", "connectors"),
+                ("connect_tasks", "tasks"),
+                ("revoked_connectors", "revoked_connectors"),
+                ("revoked_tasks", "revoked_tasks"),
+            ),
+        ),
+    )
     tables["connect"] = materialize("connect", connect)
 
     quarantine = units.filter(F.col("unit_kind") == "quarantine").select(
-        "record_id", "source", "kind", "group", "member", "generation",
-        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"), "error_type", "error_message", "error_offset",
-        "error_path", "error_layer", F.col("raw").alias("data"), F.hex("raw").alias("hex"),
-        _escaped({**_CTX_ESCAPED, "kind": "kind", "error_type": "error_type", "error_message": "error_message",
-                  "error_path": "error_path", "error_layer": "error_layer"}))
+        "record_id",
+        "source",
+        "kind",
+        "group",
+        "member",
+        "generation",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "error_type",
+        "error_message",
+        "error_offset",
+        "error_path",
+        "error_layer",
+        F.col("raw").alias("data"),
+        F.hex("raw").alias("hex"),
+        _escaped(
+            {
+                **_CTX_ESCAPED,
+                "kind": "kind",
+                "error_type": "error_type",
+                "error_message": "error_message",
+                "error_path": "error_path",
+                "error_layer": "error_layer",
+            }
+        ),
+    )
 
     asg_errors = a.filter((F.col("asg_error_code") != 0) & F.col("group").isNotNull()).select(
-        "group", "generation", "member", F.col("asg_error_code").alias("error_code"))
-    k4_errors = ok.filter((F.col("unit_kind") == "group") & F.col("group_protocol").isNotNull()
-                          & (F.col("group_error_code") != 0) & F.col("group").isNotNull()).select(
-        "group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
+        "group", "generation", "member", F.col("asg_error_code").alias("error_code")
+    )
+    k4_errors = ok.filter(
+        (F.col("unit_kind") == "group")
+        & F.col("group_protocol").isNotNull()
+        & (F.col("group_error_code") != 0)
+        & F.col("group").isNotNull()
+    ).select("group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
     share_findings = _share_findings(assignments, members, share_topics)
-    tables["findings"] = materialize("findings", _findings(assignments, members, rebalances, asg_errors, cfg,
-                                                           k4_errors).unionByName(share_findings))
+    tables["findings"] = materialize(
+        "findings", _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors).unionByName(share_findings)
+    )
     tables["quarantine"] = materialize("quarantine", quarantine)
     return tables
 
@@ -326,15 +542,28 @@ def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame]:
     unknown) from its records and Describe responses, and one row per member x partition it holds (each
     member's assignment unit deduplicated per group, epoch and member), the topic named where any unit names it
     (``task``: ``topic-partition``; the topic id in Kafka's form when no input names it)."""
-    topics = ok.filter(F.col("share_topics").isNotNull()).select("group", F.explode("share_topics").alias("_t")) \
+    topics = (
+        ok.filter(F.col("share_topics").isNotNull())
+        .select("group", F.explode("share_topics").alias("_t"))
         .select("group", "_t.*")
+    )
     names = topics.filter(F.col("topic").isNotNull()).groupBy("group", "topic_id").agg(F.min("topic").alias("_name"))
     sa = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("shared").isNotNull()))
     rows = sa.select(*_ctx(), "ts_ms", "record_id", F.explode("shared").alias("_s")).select("*", "_s.*").drop("_s")
-    rows = rows.alias("r").join(names.alias("n"), F.col("r.group").eqNullSafe(F.col("n.group"))
-                                & (F.col("r.topic_id") == F.col("n.topic_id")), "left").select("r.*", "n._name")
-    rows = rows.withColumn("topic", F.coalesce("topic", "_name")).drop("_name") \
+    rows = (
+        rows.alias("r")
+        .join(
+            names.alias("n"),
+            F.col("r.group").eqNullSafe(F.col("n.group")) & (F.col("r.topic_id") == F.col("n.topic_id")),
+            "left",
+        )
+        .select("r.*", "n._name")
+    )
+    rows = (
+        rows.withColumn("topic", F.coalesce("topic", "_name"))
+        .drop("_name")
         .withColumn("task", F.concat(F.coalesce("topic", "topic_id"), F.lit("-"), F.col("partition").cast("string")))
+    )
     return topics, rows
 
 
@@ -350,55 +579,105 @@ def _share_findings(assignments: DataFrame, members: DataFrame, topics: DataFram
     * ``unsubscribed-partition``: a member holds a partition of a topic its subscription (its last one at or
       before the epoch) does not name.
     """
-    sh = assignments.filter((F.col("role") == "share") & F.col("group").isNotNull()
-                            & F.col("generation").isNotNull()) \
-        .select("group", "generation", "member", "task",
-                F.regexp_extract("task", r"^(.*)-(-?[0-9]+)$", 1).alias("topic"))
+    sh = assignments.filter(
+        (F.col("role") == "share") & F.col("group").isNotNull() & F.col("generation").isNotNull()
+    ).select("group", "generation", "member", "task", F.regexp_extract("task", r"^(.*)-(-?[0-9]+)$", 1).alias("topic"))
     gens = sh.select("group", "generation").distinct()
     seen = sh.select("group", "member", F.col("generation").alias("_g")).distinct()
-    latest = gens.join(seen, "group").filter(F.col("_g") <= F.col("generation")) \
-        .groupBy("group", "generation", "member").agg(F.max("_g").alias("_g"))
-    held = latest.join(sh.withColumnRenamed("generation", "_g"), ["group", "member", "_g"]) \
-        .select("group", "generation", "member", "task", "topic")
+    latest = (
+        gens.join(seen, "group")
+        .filter(F.col("_g") <= F.col("generation"))
+        .groupBy("group", "generation", "member")
+        .agg(F.max("_g").alias("_g"))
+    )
+    held = latest.join(sh.withColumnRenamed("generation", "_g"), ["group", "member", "_g"]).select(
+        "group", "generation", "member", "task", "topic"
+    )
     subs = members.filter(F.col("subscribed_topics").isNotNull()).select(
-        "group", "member", F.coalesce("generation", F.lit(-1)).alias("_sg"), "timestamp", "subscribed_topics")
-    w = Window.partitionBy("group", "generation", "member").orderBy(F.col("_sg").desc(),
-                                                                    F.col("timestamp").desc_nulls_last())
-    subs_at = latest.select("group", "generation", "member").join(subs, ["group", "member"]) \
-        .filter(F.col("_sg") <= F.col("generation")).withColumn("_rn", F.row_number().over(w)).filter("_rn = 1") \
+        "group", "member", F.coalesce("generation", F.lit(-1)).alias("_sg"), "timestamp", "subscribed_topics"
+    )
+    w = Window.partitionBy("group", "generation", "member").orderBy(
+        F.col("_sg").desc(), F.col("timestamp").desc_nulls_last()
+    )
+    subs_at = (
+        latest.select("group", "generation", "member")
+        .join(subs, ["group", "member"])
+        .filter(F.col("_sg") <= F.col("generation"))
+        .withColumn("_rn", F.row_number().over(w))
+        .filter("_rn = 1")
         .select("group", "generation", "member", "subscribed_topics")
+    )
 
-    wanted = subs_at.select("group", "generation", F.explode("subscribed_topics").alias("topic")) \
-        .unionByName(held.select("group", "generation", "topic")).distinct()
-    known = topics.filter(F.col("partitions").isNotNull() & F.col("topic").isNotNull()) \
-        .select("group", "topic", F.explode("partitions").alias("partition")).distinct()
+    wanted = (
+        subs_at.select("group", "generation", F.explode("subscribed_topics").alias("topic"))
+        .unionByName(held.select("group", "generation", "topic"))
+        .distinct()
+    )
+    known = (
+        topics.filter(F.col("partitions").isNotNull() & F.col("topic").isNotNull())
+        .select("group", "topic", F.explode("partitions").alias("partition"))
+        .distinct()
+    )
     expected = wanted.join(known, ["group", "topic"]).withColumn(
-        "task", F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string")))
-    unheld = expected.join(held.select("group", "generation", "task").distinct(), ["group", "generation", "task"],
-                           "left_anti").withColumn("_task_escaped", F.lit(False))
+        "task", F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string"))
+    )
+    unheld = expected.join(
+        held.select("group", "generation", "task").distinct(), ["group", "generation", "task"], "left_anti"
+    ).withColumn("_task_escaped", F.lit(False))
 
-    odd = sh.join(subs_at, ["group", "generation", "member"]).filter(
-        ~F.array_contains("subscribed_topics", F.col("topic"))).withColumn("_task_escaped", F.lit(False))
-    return _finding(unheld, "unheld-partition", "warning", F.concat(
-        F.lit("no member of the share group holds "), F.col("task"), F.lit(" at this epoch"))).unionByName(
-        _finding(odd, "unsubscribed-partition", "error", F.concat(
-            F.lit("holds "), F.col("task"), F.lit(" but subscribes to "),
-            F.array_join(F.array_sort("subscribed_topics"), ", ")), member="member"))
+    odd = (
+        sh.join(subs_at, ["group", "generation", "member"])
+        .filter(~F.array_contains("subscribed_topics", F.col("topic")))
+        .withColumn("_task_escaped", F.lit(False))
+    )
+    return _finding(
+        unheld,
+        "unheld-partition",
+        "warning",
+        F.concat(F.lit("no member of the share group holds "), F.col("task"), F.lit(" at this epoch")),
+    ).unionByName(
+        _finding(
+            odd,
+            "unsubscribed-partition",
+            "error",
+            F.concat(
+                F.lit("holds "),
+                F.col("task"),
+                F.lit(" but subscribes to "),
+                F.array_join(F.array_sort("subscribed_topics"), ", "),
+            ),
+            member="member",
+        )
+    )
 
 
 def _finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:
     def col(c):
         return F.col(c) if isinstance(c, str) else (c if c is not None else F.lit(None))
+
     # the task name is the only string of a finding that can hold a lone surrogate (written escaped)
     escaped = F.when(F.col("_task_escaped"), F.array(F.lit("task"))) if task == "task" else F.lit(None)
-    return df.select("group", "generation", F.lit(check).alias("check"), F.lit(severity).alias("severity"),
-                     col(task).cast("string").alias("task"), col(member).cast("string").alias("member"),
-                     col(process).cast("string").alias("process_id"), detail.alias("detail"),
-                     escaped.cast("array<string>").alias("escaped"))
+    return df.select(
+        "group",
+        "generation",
+        F.lit(check).alias("check"),
+        F.lit(severity).alias("severity"),
+        col(task).cast("string").alias("task"),
+        col(member).cast("string").alias("member"),
+        col(process).cast("string").alias("process_id"),
+        detail.alias("detail"),
+        escaped.cast("array<string>").alias("escaped"),
+    )
 
 
-def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame, asg_errors: DataFrame,
-              cfg: Config, group_errors: DataFrame | None = None) -> DataFrame:
+def _findings(
+    assignments: DataFrame,
+    members: DataFrame,
+    rebalances: DataFrame,
+    asg_errors: DataFrame,
+    cfg: Config,
+    group_errors: DataFrame | None = None,
+) -> DataFrame:
     a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("role") != "share"))
     client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
     a = a.withColumn("client", client).withColumn("_task_escaped", _te())
@@ -407,82 +686,187 @@ def _findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame,
     per_task = a.groupBy("group", "generation", "task", "_task_escaped").agg(
         F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("member")))).alias("active_members"),
         F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("client")))).alias("active_clients"),
-        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"))
-    out.append(_finding(per_task.filter(F.size("active_members") > 1), "multiple-active-owners", "error",
-                        F.concat(F.lit("active on "), F.array_join("active_members", ", "))))
-    out.append(_finding(per_task.filter(F.size("active_members") == 0), "no-active-owner", "error",
-                        F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "),
-                                 F.lit(", active on no member"))))
+        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"),
+    )
+    out.append(
+        _finding(
+            per_task.filter(F.size("active_members") > 1),
+            "multiple-active-owners",
+            "error",
+            F.concat(F.lit("active on "), F.array_join("active_members", ", ")),
+        )
+    )
+    out.append(
+        _finding(
+            per_task.filter(F.size("active_members") == 0),
+            "no-active-owner",
+            "error",
+            F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "), F.lit(", active on no member")),
+        )
+    )
 
     both = a.groupBy("group", "generation", "member", "task", "_task_escaped").agg(
-        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id"))
+        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id")
+    )
     both = both.filter(F.array_contains("roles", "active") & (F.size("roles") > 1))
-    out.append(_finding(both, "active-and-standby", "error",
-                        F.concat(F.lit("roles "), F.array_join(F.array_sort("roles"), ", ")),
-                        member="member", process="process_id"))
+    out.append(
+        _finding(
+            both,
+            "active-and-standby",
+            "error",
+            F.concat(F.lit("roles "), F.array_join(F.array_sort("roles"), ", ")),
+            member="member",
+            process="process_id",
+        )
+    )
 
-    act = a.filter(F.col("role") == "active").select("group", "generation", "task", "_task_escaped",
-                                                     F.col("client").alias("a_client"),
-                                                     F.col("member").alias("a_member"))
+    act = a.filter(F.col("role") == "active").select(
+        "group",
+        "generation",
+        "task",
+        "_task_escaped",
+        F.col("client").alias("a_client"),
+        F.col("member").alias("a_member"),
+    )
     stb = a.filter(F.col("role") != "active")
     same = stb.join(act, ["group", "generation", "task", "_task_escaped"]).filter(
-        (F.col("client") == F.col("a_client")) & (F.col("member") != F.col("a_member")))
-    out.append(_finding(same, "standby-on-active-client", "error",
-                        F.concat(F.col("role"), F.lit(" on "), F.col("member"), F.lit(", active on "),
-                                 F.col("a_member"), F.lit(" of the same client")),
-                        member="member", process="process_id"))
+        (F.col("client") == F.col("a_client")) & (F.col("member") != F.col("a_member"))
+    )
+    out.append(
+        _finding(
+            same,
+            "standby-on-active-client",
+            "error",
+            F.concat(
+                F.col("role"),
+                F.lit(" on "),
+                F.col("member"),
+                F.lit(", active on "),
+                F.col("a_member"),
+                F.lit(" of the same client"),
+            ),
+            member="member",
+            process="process_id",
+        )
+    )
 
     if cfg.max_warmup_replicas is not None:
         wu = a.filter(F.col("role") == "warmup").groupBy("group", "generation").agg(F.count("*").alias("n"))
-        out.append(_finding(wu.filter(F.col("n") > cfg.max_warmup_replicas), "too-many-warmups", "error",
-                            F.format_string(f"%d warmups, max.warmup.replicas = {cfg.max_warmup_replicas}",
-                                            F.col("n")), task=None))
+        out.append(
+            _finding(
+                wu.filter(F.col("n") > cfg.max_warmup_replicas),
+                "too-many-warmups",
+                "error",
+                F.format_string(f"%d warmups, max.warmup.replicas = {cfg.max_warmup_replicas}", F.col("n")),
+                task=None,
+            )
+        )
 
     # KIP-441 balance: activeTaskLoad = active tasks / capacity (consumers of the client), max - min <= 1
-    settled = rebalances.filter(~F.col("followup_scheduled") & (F.size("assignment_error_codes") == 0)) \
-        .select("group", "generation")
+    settled = rebalances.filter(~F.col("followup_scheduled") & (F.size("assignment_error_codes") == 0)).select(
+        "group", "generation"
+    )
     per_client = a.groupBy("group", "generation", "client").agg(
         F.count_distinct(F.when(F.col("role") == "active", F.struct("task", "_task_escaped"))).alias("actives"),
-        F.count_distinct("member").alias("capacity"))
-    per_client = per_client.join(settled, ["group", "generation"]) \
-        .withColumn("load", F.col("actives") / F.col("capacity"))
+        F.count_distinct("member").alias("capacity"),
+    )
+    per_client = per_client.join(settled, ["group", "generation"]).withColumn(
+        "load", F.col("actives") / F.col("capacity")
+    )
     skew = per_client.groupBy("group", "generation").agg(F.max("load").alias("hi"), F.min("load").alias("lo"))
-    out.append(_finding(skew.filter(F.col("hi") - F.col("lo") > 1.0), "unbalanced-active", "warning",
-                        F.format_string("active tasks per client capacity range %.2f to %.2f (KIP-441 allows 1)",
-                                        F.col("lo"), F.col("hi")), task=None))
+    out.append(
+        _finding(
+            skew.filter(F.col("hi") - F.col("lo") > 1.0),
+            "unbalanced-active",
+            "warning",
+            F.format_string(
+                "active tasks per client capacity range %.2f to %.2f (KIP-441 allows 1)", F.col("lo"), F.col("hi")
+            ),
+            task=None,
+        )
+    )
 
     mixed_asg = rebalances.filter(F.size("assignment_versions") > 1)
-    out.append(_finding(mixed_asg, "mixed-assignment-versions", "error",
-                        F.concat(F.lit("assignment versions "), F.array_join("assignment_versions", ", "),
-                                 F.lit(" in one generation (the leader sends one version to all)")), task=None))
+    out.append(
+        _finding(
+            mixed_asg,
+            "mixed-assignment-versions",
+            "error",
+            F.concat(
+                F.lit("assignment versions "),
+                F.array_join("assignment_versions", ", "),
+                F.lit(" in one generation (the leader sends one version to all)"),
+            ),
+            task=None,
+        )
+    )
 
-    latest = rebalances.withColumn("_last", F.max("generation").over(Window.partitionBy("group"))) \
-        .filter(F.col("generation") == F.col("_last"))
+    latest = rebalances.withColumn("_last", F.max("generation").over(Window.partitionBy("group"))).filter(
+        F.col("generation") == F.col("_last")
+    )
     csv_max = F.array_max(F.filter("commonly_supported_versions", lambda x: x > 0))
     below = F.coalesce(F.array_min("assignment_versions") < csv_max, F.lit(False))
     unresolved = latest.filter((F.size("subscription_versions") > 1) | F.col("version_probe") | below)
-    out.append(_finding(unresolved, "unresolved-version-mix", "warning",
-                        F.concat(F.lit("latest generation: subscription versions "),
-                                 F.array_join("subscription_versions", ", "),
-                                 F.lit("; assignment versions "), F.array_join("assignment_versions", ", "),
-                                 F.lit("; commonly supported "), F.array_join("commonly_supported_versions", ", "),
-                                 F.when(F.col("version_probe"), F.lit("; a version probe")).otherwise(F.lit(""))),
-                        task=None))
+    out.append(
+        _finding(
+            unresolved,
+            "unresolved-version-mix",
+            "warning",
+            F.concat(
+                F.lit("latest generation: subscription versions "),
+                F.array_join("subscription_versions", ", "),
+                F.lit("; assignment versions "),
+                F.array_join("assignment_versions", ", "),
+                F.lit("; commonly supported "),
+                F.array_join("commonly_supported_versions", ", "),
+                F.when(F.col("version_probe"), F.lit("; a version probe")).otherwise(F.lit("")),
+            ),
+            task=None,
+        )
+    )
 
-    out.append(_finding(asg_errors, "assignment-error", "error",
-                        F.format_string("assignment error code %d", F.col("error_code")), task=None,
-                        member="member"))
+    out.append(
+        _finding(
+            asg_errors,
+            "assignment-error",
+            "error",
+            F.format_string("assignment error code %d", F.col("error_code")),
+            task=None,
+            member="member",
+        )
+    )
     shut = members.filter((F.col("error_code") == 4) & F.col("group").isNotNull())
-    out.append(_finding(shut, "shutdown-requested", "warning", F.lit("subscription error code 4 (SHUTDOWN_REQUESTED)"),
-                        task=None, member="member", process="process_id"))
+    out.append(
+        _finding(
+            shut,
+            "shutdown-requested",
+            "warning",
+            F.lit("subscription error code 4 (SHUTDOWN_REQUESTED)"),
+            task=None,
+            member="member",
+            process="process_id",
+        )
+    )
 
     if group_errors is not None:  # a Kafka 4 group's heartbeat or Describe answered with an error
         from ..capture.events import ERROR_NAMES
 
         names = F.create_map(*[F.lit(x) for kv in sorted(ERROR_NAMES.items()) for x in kv])
-        out.append(_finding(group_errors, "group-error", "warning", F.format_string(
-            "%s (%d) in a %s group's response", F.coalesce(F.element_at(names, F.col("error_code")), F.lit("error")),
-            F.col("error_code"), F.col("group_protocol")), task=None, member="member"))
+        out.append(
+            _finding(
+                group_errors,
+                "group-error",
+                "warning",
+                F.format_string(
+                    "%s (%d) in a %s group's response",
+                    F.coalesce(F.element_at(names, F.col("error_code")), F.lit("error")),
+                    F.col("error_code"),
+                    F.col("group_protocol"),
+                ),
+                task=None,
+                member="member",
+            )
+        )
 
     result = out[0]
     for df in out[1:]:

@@ -53,6 +53,7 @@ class ConnectUnit(NamedTuple):
     JoinGroup's :class:`~codec.connect.metadata.ConnectMetadata`) or ``assignment`` (a SyncGroup's
     :class:`~codec.connect.assignment.ConnectAssignment`); ``info`` is the model; ``protocol_name`` the
     Connect protocol (``default``, ``compatible``, ``sessioned``) when the message names it."""
+
     member: str | None
     generation: int | None
     group: str | None
@@ -65,8 +66,9 @@ class RecordError(Exception):
     """Why a record is quarantined: ``type`` (the exception class), ``message``, ``offset`` (into the
     layer's bytes), ``path`` (field path from the record's outermost layer) and ``layer``."""
 
-    def __init__(self, type_: str, message: str, *, offset: int | None = None, path: str = "",
-                 layer: str | None = None) -> None:
+    def __init__(
+        self, type_: str, message: str, *, offset: int | None = None, path: str = "", layer: str | None = None
+    ) -> None:
         super().__init__(message)
         self.type, self.message, self.offset, self.path, self.layer = type_, message, offset, path, layer
 

@@ -14,5 +14,16 @@ from .engine import Simulation, SimulationResult, simulate
 from .leader import PROTOCOLS, Protocol
 from .scenario import Scenario, ScenarioError, bundled_examples, example_path, load_scenario, parse_scenario
 
-__all__ = ["Simulation", "SimulationResult", "simulate", "PROTOCOLS", "Protocol", "Scenario", "ScenarioError",
-           "bundled_examples", "example_path", "load_scenario", "parse_scenario"]
+__all__ = [
+    "Simulation",
+    "SimulationResult",
+    "simulate",
+    "PROTOCOLS",
+    "Protocol",
+    "Scenario",
+    "ScenarioError",
+    "bundled_examples",
+    "example_path",
+    "load_scenario",
+    "parse_scenario",
+]

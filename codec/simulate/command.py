@@ -29,18 +29,30 @@ DEFAULT_COMPARE = ("eager", "cooperative", "ha", "affinity")
 
 def register(subparsers) -> argparse.ArgumentParser:
     from .leader import PROTOCOLS
-    p = subparsers.add_parser("simulate", help="simulate a Streams group through membership changes",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    p = subparsers.add_parser(
+        "simulate",
+        help="simulate a Streams group through membership changes",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("scenario", nargs="?", help="a scenario JSON file (see codec/simulate/scenario.py)")
     p.add_argument("--example", help="a bundled scenario by name (see --list-examples)")
     p.add_argument("--list-examples", action="store_true", help="list the bundled scenarios and exit")
     from .connect import CONNECT_PROTOCOLS
-    p.add_argument("--protocol", choices=sorted(set(PROTOCOLS) | set(CONNECT_PROTOCOLS)),
-                   help="Streams: eager|cooperative|ha|ha_fast|affinity (default ha); a Connect scenario: "
-                        "eager|compatible|sessioned|as-configured (default sessioned)")
+
+    p.add_argument(
+        "--protocol",
+        choices=sorted(set(PROTOCOLS) | set(CONNECT_PROTOCOLS)),
+        help="Streams: eager|cooperative|ha|ha_fast|affinity (default ha); a Connect scenario: "
+        "eager|compatible|sessioned|as-configured (default sessioned)",
+    )
     p.add_argument("--compare", action="store_true", help="run every protocol and print a metrics table")
-    p.add_argument("--protocols", help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)}; "
-                        "a Connect scenario: its \"protocols\", e.g. eager,sessioned)")
+    p.add_argument(
+        "--protocols",
+        help=f"comma-separated protocols for --compare (default {','.join(DEFAULT_COMPARE)}; "
+        'a Connect scenario: its "protocols", e.g. eager,sessioned)',
+    )
     p.add_argument("--out", help="output directory (default simulate-out/<scenario>)")
     p.add_argument("--seed", type=int_range(), help="override the scenario's seed")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG/HTML pictures")
@@ -83,6 +95,7 @@ def run(args) -> int:
         print(f"rebalance-codec simulate: {e}", file=sys.stderr)
         return 2
     from .connect import is_connect_scenario
+
     if _is_connect(source, is_connect_scenario):  # "kind": "connect": Kafka Connect workers (issue #18)
         return run_connect(args, source)
     try:
@@ -100,13 +113,32 @@ def run(args) -> int:
     if unknown:
         print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)}", file=sys.stderr)
         return 2
-    return run_protocols(args, scenario, names, simulate=simulate, label=lambda n: PROTOCOLS[n].label,
-                         plot_run=plot_run, plot_compare=plot_compare, write_html=write_html,
-                         format_table=format_table)
+    return run_protocols(
+        args,
+        scenario,
+        names,
+        simulate=simulate,
+        label=lambda n: PROTOCOLS[n].label,
+        plot_run=plot_run,
+        plot_compare=plot_compare,
+        write_html=write_html,
+        format_table=format_table,
+    )
 
 
-def run_protocols(args, scenario, names: list[str], *, simulate, label, plot_run, plot_compare, write_html,
-                  format_table, compare_extra: dict | None = None) -> int:
+def run_protocols(
+    args,
+    scenario,
+    names: list[str],
+    *,
+    simulate,
+    label,
+    plot_run,
+    plot_compare,
+    write_html,
+    format_table,
+    compare_extra: dict | None = None,
+) -> int:
     """Run ``scenario`` under each protocol of ``names``, write each timeline, the frames and the pictures, and
     print the metrics table (or JSON): the part of ``simulate`` that Streams and Connect groups share."""
     from .plots import have_matplotlib
@@ -115,8 +147,11 @@ def run_protocols(args, scenario, names: list[str], *, simulate, label, plot_run
     out.mkdir(parents=True, exist_ok=True)
     plots = not args.no_plots
     if plots and not have_matplotlib():
-        print("rebalance-codec simulate: matplotlib is not installed (pip install 'rebalance-codec[plots]'); "
-              "writing no pictures", file=sys.stderr)
+        print(
+            "rebalance-codec simulate: matplotlib is not installed (pip install 'rebalance-codec[plots]'); "
+            "writing no pictures",
+            file=sys.stderr,
+        )
         plots = False
     results, svgs, written = [], [], []
     for name in names:
@@ -131,20 +166,32 @@ def run_protocols(args, scenario, names: list[str], *, simulate, label, plot_run
         if plots:
             png, svg = plot_run(data, out, name)
             written.append(png)
-            written.append(write_html(out / f"{name}.html", f"{scenario.name}: {label(name)}",
-                                      scenario.description, [data], [svg]))
+            written.append(
+                write_html(out / f"{name}.html", f"{scenario.name}: {label(name)}", scenario.description, [data], [svg])
+            )
             svgs.append(svg)
         for note in res.notes:
             print(f"note ({name}): {_text.printable(note)}", file=sys.stderr)
     if args.compare:
-        (out / "compare.json").write_text(json.dumps({"scenario": scenario.name, **(compare_extra or {}),
-                                                      "metrics": [r["metrics"] for r in results]}, indent=1))
+        (out / "compare.json").write_text(
+            json.dumps(
+                {"scenario": scenario.name, **(compare_extra or {}), "metrics": [r["metrics"] for r in results]},
+                indent=1,
+            )
+        )
         written.append(out / "compare.json")
         if plots:
             png, svg = plot_compare(results, out)
             written.append(png)
-            written.append(write_html(out / "compare.html", f"{scenario.name}: protocols compared",
-                                      scenario.description, results, [svg] + svgs))
+            written.append(
+                write_html(
+                    out / "compare.html",
+                    f"{scenario.name}: protocols compared",
+                    scenario.description,
+                    results,
+                    [svg] + svgs,
+                )
+            )
     if args.json:
         print(json.dumps([r["metrics"] for r in results], indent=1))
     else:
@@ -170,15 +217,28 @@ def run_connect(args, source: str | Path) -> int:
     if args.seed is not None:
         scenario = replace(scenario, seed=args.seed)
     if args.compare:
-        names = ([p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols
-                 else list(scenario.protocols))
+        names = (
+            [p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols else list(scenario.protocols)
+        )
     else:
         names = [args.protocol or scenario.protocols[-1]]
     unknown = [n for n in names if n not in CONNECT_PROTOCOLS]
     if unknown or not names:
-        print(f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
-              f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})", file=sys.stderr)
+        print(
+            f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
+            f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})",
+            file=sys.stderr,
+        )
         return 2
-    return run_protocols(args, scenario, names, simulate=simulate_connect, label=CONNECT_PROTOCOLS.__getitem__,
-                         plot_run=plot_connect_run, plot_compare=plot_connect_compare, write_html=write_connect_html,
-                         format_table=format_connect_table, compare_extra={"kind": "connect"})
+    return run_protocols(
+        args,
+        scenario,
+        names,
+        simulate=simulate_connect,
+        label=CONNECT_PROTOCOLS.__getitem__,
+        plot_run=plot_connect_run,
+        plot_compare=plot_connect_compare,
+        write_html=write_connect_html,
+        format_table=format_connect_table,
+        compare_extra={"kind": "connect"},
+    )

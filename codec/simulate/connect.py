@@ -90,10 +90,12 @@ __all__ = [
 ]
 
 #: Runs of a Connect scenario: every worker's ``connect.protocol`` set to one mode, or each its own.
-CONNECT_PROTOCOLS = {"eager": "eager (default, v0): stop-the-world, EagerAssignor",
-                     "compatible": "compatible (v1): incremental cooperative",
-                     "sessioned": "sessioned (v2): incremental cooperative, session-keyed",
-                     "as-configured": "each worker's own connect.protocol"}
+CONNECT_PROTOCOLS = {
+    "eager": "eager (default, v0): stop-the-world, EagerAssignor",
+    "compatible": "compatible (v1): incremental cooperative",
+    "sessioned": "sessioned (v2): incremental cooperative, session-keyed",
+    "as-configured": "each worker's own connect.protocol",
+}
 CONNECT_COMPARE = ("eager", "sessioned")
 MODES = ("eager", "compatible", "sessioned")
 MAX_WORKERS, MAX_CONNECTORS, MAX_EVENTS, MAX_DURATION_S = 100, 1000, 1000, 7 * 86400.0  # and MAX_TASKS, as assign
@@ -101,6 +103,7 @@ COORDINATOR_GROUP = "connect-cluster"
 
 
 # --- scenarios ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ConnectWorkerSpec:
@@ -170,17 +173,31 @@ def _mode(v, where: str) -> str:
 
 def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> ConnectScenario:
     """A :class:`ConnectScenario` from its JSON object; :class:`ScenarioError` for anything it cannot run."""
-    _known(data, {"kind", "name", "description", "seed", "workers", "connectors", "configs", "protocols",
-                  "events", "duration_s"}, "scenario")
+    _known(
+        data,
+        {
+            "kind",
+            "name",
+            "description",
+            "seed",
+            "workers",
+            "connectors",
+            "configs",
+            "protocols",
+            "events",
+            "duration_s",
+        },
+        "scenario",
+    )
     if data.get("kind") != "connect":
-        raise ScenarioError("a Connect scenario has \"kind\": \"connect\"")
+        raise ScenarioError('a Connect scenario has "kind": "connect"')
     name = data.get("name", source_name or "connect")
     if not isinstance(name, str) or not name:
         raise ScenarioError("name: needs a non-empty string")
     description = data.get("description", "")
     if not isinstance(description, str):
         raise ScenarioError("description: needs a string")
-    seed = _int(data.get("seed", 1), "seed", -2**63, 2**63 - 1)
+    seed = _int(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
     raw_workers = data.get("workers")
     if not isinstance(raw_workers, list) or not raw_workers:
         raise ScenarioError("a Connect scenario needs workers (a non-empty list)")
@@ -212,8 +229,12 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
             raise ScenarioError("connector names need printable, non-empty strings")
     configs = data.get("configs", {})
     _known(configs, {"scheduled_rebalance_max_delay_ms", "session_timeout_ms", "heartbeat_interval_ms"}, "configs")
-    max_delay = _int(configs.get("scheduled_rebalance_max_delay_ms", DEFAULT_MAX_DELAY_MS),
-                     "configs.scheduled_rebalance_max_delay_ms", 0, 2**31 - 1)
+    max_delay = _int(
+        configs.get("scheduled_rebalance_max_delay_ms", DEFAULT_MAX_DELAY_MS),
+        "configs.scheduled_rebalance_max_delay_ms",
+        0,
+        2**31 - 1,
+    )
     session = _int(configs.get("session_timeout_ms", 10_000), "configs.session_timeout_ms", 1, 2**31 - 1)
     hb = _int(configs.get("heartbeat_interval_ms", 3_000), "configs.heartbeat_interval_ms", 1, 2**31 - 1)
     protocols = data.get("protocols", list(CONNECT_COMPARE))
@@ -231,10 +252,19 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
     if duration > MAX_DURATION_S:
         raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
     events.sort(key=lambda e: e.at)
-    return ConnectScenario(name=name, description=description, workers=tuple(workers), connectors=connectors,
-                           events=tuple(events), duration_s=duration, max_delay_ms=max_delay,
-                           session_timeout_ms=session, heartbeat_interval_ms=hb, protocols=tuple(protocols),
-                           seed=seed)
+    return ConnectScenario(
+        name=name,
+        description=description,
+        workers=tuple(workers),
+        connectors=connectors,
+        events=tuple(events),
+        duration_s=duration,
+        max_delay_ms=max_delay,
+        session_timeout_ms=session,
+        heartbeat_interval_ms=hb,
+        protocols=tuple(protocols),
+        seed=seed,
+    )
 
 
 def _events(raw, i: int, names: set[str]) -> list[ConnectEvent]:
@@ -269,48 +299,73 @@ def _events(raw, i: int, names: set[str]) -> list[ConnectEvent]:
 
 # --- frames ------------------------------------------------------------------------------------------------
 
+
 def _cls(message: str, struct: str | None = None):
     return wire_class(message, struct or message)
 
 
 def _join_request(member_id: str, protocols: tuple[tuple[str, bytes], ...], session_ms: int):
     P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
-    return _cls("JoinGroupRequest")(group_id=COORDINATOR_GROUP, session_timeout_ms=session_ms,
-                                    rebalance_timeout_ms=60_000, member_id=member_id, group_instance_id=None,
-                                    protocol_type="connect",
-                                    protocols=tuple(P(name=n, metadata=md) for n, md in protocols), reason=None)
+    return _cls("JoinGroupRequest")(
+        group_id=COORDINATOR_GROUP,
+        session_timeout_ms=session_ms,
+        rebalance_timeout_ms=60_000,
+        member_id=member_id,
+        group_instance_id=None,
+        protocol_type="connect",
+        protocols=tuple(P(name=n, metadata=md) for n, md in protocols),
+        reason=None,
+    )
 
 
 def _join_response(generation: int, protocol: str, leader: str, member_id: str, members: dict[str, bytes]):
     M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
     return _cls("JoinGroupResponse")(
-        throttle_time_ms=0, error_code=0, generation_id=generation, protocol_type="connect", protocol_name=protocol,
-        leader=leader, skip_assignment=False, member_id=member_id,
-        members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in members.items()))
+        throttle_time_ms=0,
+        error_code=0,
+        generation_id=generation,
+        protocol_type="connect",
+        protocol_name=protocol,
+        leader=leader,
+        skip_assignment=False,
+        member_id=member_id,
+        members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in members.items()),
+    )
 
 
 def _sync_request(generation: int, member_id: str, protocol: str, assignments: dict[str, bytes]):
     A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
-    return _cls("SyncGroupRequest")(group_id=COORDINATOR_GROUP, generation_id=generation, member_id=member_id,
-                                    group_instance_id=None, protocol_type="connect", protocol_name=protocol,
-                                    assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()))
+    return _cls("SyncGroupRequest")(
+        group_id=COORDINATOR_GROUP,
+        generation_id=generation,
+        member_id=member_id,
+        group_instance_id=None,
+        protocol_type="connect",
+        protocol_name=protocol,
+        assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()),
+    )
 
 
 def _sync_response(protocol: str, assignment: bytes):
-    return _cls("SyncGroupResponse")(throttle_time_ms=0, error_code=0, protocol_type="connect",
-                                     protocol_name=protocol, assignment=assignment)
+    return _cls("SyncGroupResponse")(
+        throttle_time_ms=0, error_code=0, protocol_type="connect", protocol_name=protocol, assignment=assignment
+    )
 
 
 def _leave_request(member_id: str):
     M = _cls("LeaveGroupRequest", "MemberIdentity")
-    return _cls("LeaveGroupRequest")(group_id=COORDINATOR_GROUP, member_id="", members=(
-        M(member_id=member_id, group_instance_id=None, reason="the consumer is being closed"),))
+    return _cls("LeaveGroupRequest")(
+        group_id=COORDINATOR_GROUP,
+        member_id="",
+        members=(M(member_id=member_id, group_instance_id=None, reason="the consumer is being closed"),),
+    )
 
 
 def _leave_response(member_id: str):
     M = _cls("LeaveGroupResponse", "MemberResponse")
-    return _cls("LeaveGroupResponse")(throttle_time_ms=0, error_code=0, members=(
-        M(member_id=member_id, group_instance_id=None, error_code=0),))
+    return _cls("LeaveGroupResponse")(
+        throttle_time_ms=0, error_code=0, members=(M(member_id=member_id, group_instance_id=None, error_code=0),)
+    )
 
 
 class _ConnectRecorder(Recorder):
@@ -324,6 +379,7 @@ class _ConnectRecorder(Recorder):
 
 
 # --- the simulation ----------------------------------------------------------------------------------------
+
 
 @dataclass
 class _Worker:
@@ -356,8 +412,16 @@ class ConnectSimulationResult:
     final: dict[str, dict]  # worker -> {"connectors": [...], "tasks": [...]} at the end
 
     def to_json(self) -> dict:
-        return {"scenario": self.scenario, "protocol": self.protocol, "kind": "connect", "metrics": self.metrics,
-                "rebalances": self.rebalances, "timeline": self.timeline, "final": self.final, "notes": self.notes}
+        return {
+            "scenario": self.scenario,
+            "protocol": self.protocol,
+            "kind": "connect",
+            "metrics": self.metrics,
+            "rebalances": self.rebalances,
+            "timeline": self.timeline,
+            "final": self.final,
+            "notes": self.notes,
+        }
 
 
 class _Sim:
@@ -370,8 +434,7 @@ class _Sim:
         self.configured = connector_tasks(dict(sc.connectors))
         self.all_connectors = [c for c, _ in sc.connectors]
         self.all_tasks = [t for c in self.all_connectors for t in self.configured[c]]
-        self.workers = {w.name: _Worker(w, w.protocol if protocol == "as-configured" else protocol)
-                        for w in sc.workers}
+        self.workers = {w.name: _Worker(w, w.protocol if protocol == "as-configured" else protocol) for w in sc.workers}
         self.queue: list = []
         self.seq = 0
         self.now = 0.0
@@ -414,16 +477,28 @@ class _Sim:
         run_t = {x for w in self.workers.values() for x in w.tasks}
         run_c = {c for w in self.workers.values() for c in w.connectors}
         for name, w in self.workers.items():
-            row = {"t": round(t, 3), "active": len(w.tasks) + len(w.connectors), "restoring": 0, "standby": 0,
-                   "warmup": 0, "connectors": len(w.connectors), "tasks": len(w.tasks)}
+            row = {
+                "t": round(t, 3),
+                "active": len(w.tasks) + len(w.connectors),
+                "restoring": 0,
+                "standby": 0,
+                "warmup": 0,
+                "connectors": len(w.connectors),
+                "tasks": len(w.tasks),
+            }
             rows = self.samples[name]
             if rows and rows[-1]["t"] == row["t"]:
                 rows[-1] = row
             elif not rows or any(rows[-1][k] != row[k] for k in ("connectors", "tasks")):
                 rows.append(row)
-        row = {"t": round(t, 3), "unassigned": len(self.all_tasks) - len(run_t) + len(self.all_connectors) - len(run_c),
-               "restoring": 0, "warmups": 0, "tasks": len(self.all_tasks) - len(run_t),
-               "connectors": len(self.all_connectors) - len(run_c)}
+        row = {
+            "t": round(t, 3),
+            "unassigned": len(self.all_tasks) - len(run_t) + len(self.all_connectors) - len(run_c),
+            "restoring": 0,
+            "warmups": 0,
+            "tasks": len(self.all_tasks) - len(run_t),
+            "connectors": len(self.all_connectors) - len(run_c),
+        }
         if self.unavailable and self.unavailable[-1]["t"] == row["t"]:
             self.unavailable[-1] = row
         elif not self.unavailable or self.unavailable[-1]["unassigned"] != row["unassigned"]:
@@ -455,8 +530,10 @@ class _Sim:
     def _new_member(self, w: _Worker, t: float) -> None:
         w.incarnation += 1
         w.running = True
-        w.member_id = f"connect-{w.spec.name}-{w.incarnation}-" + uuid.uuid5(
-            uuid.NAMESPACE_URL, f"{self.sc.seed}/{self.sc.name}/{w.spec.name}/{w.incarnation}").hex[:12]
+        w.member_id = (
+            f"connect-{w.spec.name}-{w.incarnation}-"
+            + uuid.uuid5(uuid.NAMESPACE_URL, f"{self.sc.seed}/{self.sc.name}/{w.spec.name}/{w.incarnation}").hex[:12]
+        )
         w.key = f"{w.spec.name}#{w.incarnation}"
         w.allocation = None
         w.connectors, w.tasks = set(), set()
@@ -576,26 +653,36 @@ class _Sim:
         joins = {}
         for w in members:
             protos = join_group_protocols(w.mode, w.url, 0, w.allocation)
-            cid, frame = self.rec.request(w.key, JOIN_GROUP, _join_request(w.member_id, protos,
-                                                                          self.sc.session_timeout_ms),
-                                          max(start, w.joined_at))
+            cid, frame = self.rec.request(
+                w.key,
+                JOIN_GROUP,
+                _join_request(w.member_id, protos, self.sc.session_timeout_ms),
+                max(start, w.joined_at),
+            )
             joins[w.member_id] = (w, cid, {p.name: p.metadata for p in frame.body.protocols})
         metadata = {m: protos[sel.protocol] for m, (_, _, protos) in joins.items()}
         join_responses = {}
         for m, (w, cid, _) in joins.items():
-            body = _join_response(gen, sel.protocol, leader.member_id, m,
-                                  metadata if w is leader else {})
+            body = _join_response(gen, sel.protocol, leader.member_id, m, metadata if w is leader else {})
             join_responses[m] = self.rec.response(w.key, cid, body, t)
         # the leader's assignor, on the members' metadata from its JoinGroup response
         wk = workers_from_metadata([(x.member_id, x.metadata) for x in join_responses[leader.member_id].body.members])
-        result = assign_connect(sel.protocol, leader.member_id, wk, dict(self.sc.connectors), now=round(t * 1000),
-                                state=self.state, max_delay=self.sc.max_delay_ms)
+        result = assign_connect(
+            sel.protocol,
+            leader.member_id,
+            wk,
+            dict(self.sc.connectors),
+            now=round(t * 1000),
+            state=self.state,
+            max_delay=self.sc.max_delay_ms,
+        )
         self.state = result.state
         encoded = result.encoded()
         sync_cids = {}
         for m, (w, _, _) in joins.items():
-            cid, frame = self.rec.request(w.key, SYNC_GROUP, _sync_request(
-                gen, m, sel.protocol, encoded if w is leader else {}), t)
+            cid, frame = self.rec.request(
+                w.key, SYNC_GROUP, _sync_request(gen, m, sel.protocol, encoded if w is leader else {}), t
+            )
             sync_cids[m] = cid
             if w is leader:  # what the coordinator reads from the leader's SyncGroup
                 encoded = {a.member_id: a.assignment for a in frame.body.assignments}
@@ -603,15 +690,15 @@ class _Sim:
         for m, (w, _, _) in joins.items():
             frame = self.rec.response(w.key, sync_cids[m], _sync_response(sel.protocol, encoded[m]), t)
             # a worker reads its assignment with the deserializer of the group's protocol
-            received[m] = decode_connect_assignment(frame.body.assignment,
-                                                    reader_version=0 if sel.version == 0 else None)
+            received[m] = decode_connect_assignment(
+                frame.body.assignment, reader_version=0 if sel.version == 0 else None
+            )
         before = self._round_before if not initial else dict(self.metrics)
         delay = 0
         for m, (w, _, _) in joins.items():
             a = received[m]
             if a.version == 0:
-                self._stop_items(w, set(w.connectors) - set(a.connectors), set(w.tasks) - set(a.tasks), t,
-                                 revoked=True)
+                self._stop_items(w, set(w.connectors) - set(a.connectors), set(w.tasks) - set(a.tasks), t, revoked=True)
                 w.allocation = a
                 self._start_items(w, a.connectors, a.tasks, t)
             else:
@@ -627,40 +714,63 @@ class _Sim:
                     self._push(w.rejoin_at, "rejoin", w.spec.name, w.member_id, "scheduled delay ran out")
         if initial:
             return
-        self.rebalances.append({
-            "generation": gen, "started_s": round(start, 3), "completed_s": round(t, 3),
-            "reasons": list(self._pending_reasons), "protocol": sel.protocol, "leader": self.leader,
-            "members": [w.spec.name for w in members],
-            "connector_revocations": self.metrics["connector_revocations"] - before["connector_revocations"],
-            "task_revocations": self.metrics["task_revocations"] - before["task_revocations"],
-            "delay_ms": delay,
-            "assignments": {w.spec.name: _assignment_json(received[m]) for m, (w, _, _) in joins.items()}})
+        self.rebalances.append(
+            {
+                "generation": gen,
+                "started_s": round(start, 3),
+                "completed_s": round(t, 3),
+                "reasons": list(self._pending_reasons),
+                "protocol": sel.protocol,
+                "leader": self.leader,
+                "members": [w.spec.name for w in members],
+                "connector_revocations": self.metrics["connector_revocations"] - before["connector_revocations"],
+                "task_revocations": self.metrics["task_revocations"] - before["task_revocations"],
+                "delay_ms": delay,
+                "assignments": {w.spec.name: _assignment_json(received[m]) for m, (w, _, _) in joins.items()},
+            }
+        )
 
     def _result(self, end: float) -> ConnectSimulationResult:
         run_c = {c for w in self.workers.values() for c in w.connectors}
         run_t = {x for w in self.workers.values() for x in w.tasks}
         live = [w for w in self.workers.values() if w.running]
-        balanced = (len(run_c) == len(self.all_connectors) and len(run_t) == len(self.all_tasks) and bool(live)
-                    and max(len(w.connectors) for w in live) - min(len(w.connectors) for w in live) <= 1
-                    and max(len(w.tasks) for w in live) - min(len(w.tasks) for w in live) <= 1)
+        balanced = (
+            len(run_c) == len(self.all_connectors)
+            and len(run_t) == len(self.all_tasks)
+            and bool(live)
+            and max(len(w.connectors) for w in live) - min(len(w.connectors) for w in live) <= 1
+            and max(len(w.tasks) for w in live) - min(len(w.tasks) for w in live) <= 1
+        )
         first = self.sc.events[0].at if self.sc.events else 0.0
         metrics = {
-            "protocol": self.protocol, "rebalances": len(self.rebalances),
+            "protocol": self.protocol,
+            "rebalances": len(self.rebalances),
             "time_to_balanced_s": round(max(0.0, self.last_change - first), 3) if balanced else None,
-            "connector_s_not_running": round(self.not_running_c, 3), "task_s_not_running": round(self.not_running_t, 3),
-            **self.metrics, "coordinator_bytes": self.rec.coordinator_bytes, "frames": self.rec.frames,
+            "connector_s_not_running": round(self.not_running_c, 3),
+            "task_s_not_running": round(self.not_running_t, 3),
+            **self.metrics,
+            "coordinator_bytes": self.rec.coordinator_bytes,
+            "frames": self.rec.frames,
             "balanced_at_end": balanced,
             # the Streams pictures' names: every connector and task not running counts as unavailable
-            "unavailable_task_s": round(self.not_running_c + self.not_running_t, 3), "restoring_task_s": 0.0,
+            "unavailable_task_s": round(self.not_running_c + self.not_running_t, 3),
+            "restoring_task_s": 0.0,
             "lagging_restore_task_s": 0.0,
         }
-        timeline = {"end_s": end, "instances": self.samples, "unavailable": self.unavailable,
-                    "rebalances_completed_s": [r["completed_s"] for r in self.rebalances],
-                    "events": self.events_json}
-        final = {w.spec.name: {"connectors": sorted(w.connectors), "tasks": sorted(str(t) for t in w.tasks)}
-                 for w in self.workers.values()}
-        return ConnectSimulationResult(self.sc.name, self.protocol, metrics, self.rebalances, timeline, self.notes,
-                                       self.rec, final)
+        timeline = {
+            "end_s": end,
+            "instances": self.samples,
+            "unavailable": self.unavailable,
+            "rebalances_completed_s": [r["completed_s"] for r in self.rebalances],
+            "events": self.events_json,
+        }
+        final = {
+            w.spec.name: {"connectors": sorted(w.connectors), "tasks": sorted(str(t) for t in w.tasks)}
+            for w in self.workers.values()
+        }
+        return ConnectSimulationResult(
+            self.sc.name, self.protocol, metrics, self.rebalances, timeline, self.notes, self.rec, final
+        )
 
 
 def _task_str(t: ConnectorTaskId) -> str:
@@ -671,19 +781,24 @@ def _assignment_json(a: ConnectAssignment) -> dict:
     out: dict[str, list[str] | int] = {"connectors": list(a.connectors), "tasks": [_task_str(t) for t in a.tasks]}
     assert a.version is not None  # a decoded assignment: the version of its header
     if a.version >= 1:
-        out.update(revoked_connectors=list(a.revoked_connectors),
-                   revoked_tasks=[_task_str(t) for t in a.revoked_tasks], delay_ms=a.delay)
+        out.update(
+            revoked_connectors=list(a.revoked_connectors),
+            revoked_tasks=[_task_str(t) for t in a.revoked_tasks],
+            delay_ms=a.delay,
+        )
     return out
 
 
-def simulate_connect(scenario: ConnectScenario, protocol: str = "sessioned", *, keep_frames: bool = True,
-                     run: str = "simulate") -> ConnectSimulationResult:
+def simulate_connect(
+    scenario: ConnectScenario, protocol: str = "sessioned", *, keep_frames: bool = True, run: str = "simulate"
+) -> ConnectSimulationResult:
     """Run a Connect scenario with every worker's ``connect.protocol`` set to ``protocol`` (or, with
     ``as-configured``, each its own)."""
     return _Sim(scenario, protocol, keep_frames=keep_frames, run=run).run()
 
 
 # --- the command -------------------------------------------------------------------------------------------
+
 
 def format_connect_table(metrics: list[dict]) -> str:
     return format_metrics_table(metrics, CONNECT_TABLE_COLUMNS)

@@ -37,10 +37,26 @@ def run_figure(result: dict):
         rows = tl["instances"][name]
         xs, cs = _steps(rows, lambda r: r["connectors"], end)
         _, ts = _steps(rows, lambda r: r["tasks"], end)
-        ax.fill_between(xs, 0, cs, step="post", color=COLORS["connectors"], alpha=0.85, linewidth=0,
-                        label="connectors running" if i == 0 else None)
-        ax.fill_between(xs, cs, [c + t for c, t in zip(cs, ts)], step="post", color=COLORS["tasks"], alpha=0.85,
-                        linewidth=0, label="tasks running" if i == 0 else None)
+        ax.fill_between(
+            xs,
+            0,
+            cs,
+            step="post",
+            color=COLORS["connectors"],
+            alpha=0.85,
+            linewidth=0,
+            label="connectors running" if i == 0 else None,
+        )
+        ax.fill_between(
+            xs,
+            cs,
+            [c + t for c, t in zip(cs, ts)],
+            step="post",
+            color=COLORS["tasks"],
+            alpha=0.85,
+            linewidth=0,
+            label="tasks running" if i == 0 else None,
+        )
         ax.set_ylim(0, top * 1.1)
         ax.set_yticks([])
         ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
@@ -53,10 +69,19 @@ def run_figure(result: dict):
     rows = tl["unavailable"]
     xs, dt = _steps(rows, lambda r: r["tasks"], end)
     _, dc = _steps(rows, lambda r: r["connectors"], end)
-    ax.fill_between(xs, 0, dt, step="post", color=COLORS["down_tasks"], alpha=0.8, linewidth=0,
-                    label="tasks not running")
-    ax.fill_between(xs, dt, [a + b for a, b in zip(dt, dc)], step="post", color=COLORS["down_connectors"],
-                    alpha=0.8, linewidth=0, label="connectors not running")
+    ax.fill_between(
+        xs, 0, dt, step="post", color=COLORS["down_tasks"], alpha=0.8, linewidth=0, label="tasks not running"
+    )
+    ax.fill_between(
+        xs,
+        dt,
+        [a + b for a, b in zip(dt, dc)],
+        step="post",
+        color=COLORS["down_connectors"],
+        alpha=0.8,
+        linewidth=0,
+        label="connectors not running",
+    )
     for k, t in enumerate(tl["rebalances_completed_s"]):
         ax.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
     _events(ax, tl)
@@ -65,10 +90,12 @@ def run_figure(result: dict):
     ax.set_xlim(0, end)
     ax.legend(loc="upper right", fontsize=8, frameon=False)
     m = result["metrics"]
-    title = (f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
-             f"{m['task_s_not_running']:.0f} task-s and {m['connector_s_not_running']:.0f} connector-s not running, "
-             f"{m['task_moves']} task moves, balanced after "
-             + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"))
+    title = (
+        f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
+        f"{m['task_s_not_running']:.0f} task-s and {m['connector_s_not_running']:.0f} connector-s not running, "
+        f"{m['task_moves']} task moves, balanced after "
+        + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—")
+    )
     return _finish(fig, axes, n, title, hidden, "workers")
 
 
@@ -79,18 +106,29 @@ def compare_figure(results: Sequence[dict]):
     styles = ["-", "--", "-.", ":"]
     for i, r in enumerate(results):
         xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["tasks"] + x["connectors"], end)
-        ax.step(xs, ys, where="post", linewidth=2.4 - 0.4 * (i % 4), linestyle=styles[i % 4],
-                color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+        ax.step(
+            xs,
+            ys,
+            where="post",
+            linewidth=2.4 - 0.4 * (i % 4),
+            linestyle=styles[i % 4],
+            color=PROTOCOL_COLORS.get(r["protocol"]),
+            label=r["protocol"],
+        )
     _events(ax, results[0]["timeline"])
     ax.set_xlim(0, end)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("connectors + tasks not running")
     ax.set_title(f"{results[0]['scenario']}: Kafka Connect, by rebalance protocol", fontsize=11)
     ax.legend(fontsize=9, frameon=False)
-    metrics = [("task_s_not_running", "tasks not\nrunning, task-s"),
-               ("connector_s_not_running", "connectors not\nrunning, s"),
-               ("task_revocations", "task\nrevocations"), ("task_moves", "task moves"),
-               ("time_to_balanced_s", "time until\nbalanced, s"), ("rebalances", "rebalances")]
+    metrics = [
+        ("task_s_not_running", "tasks not\nrunning, task-s"),
+        ("connector_s_not_running", "connectors not\nrunning, s"),
+        ("task_revocations", "task\nrevocations"),
+        ("task_moves", "task moves"),
+        ("time_to_balanced_s", "time until\nbalanced, s"),
+        ("rebalances", "rebalances"),
+    ]
     width = 0.8 / len(results)
     for i, r in enumerate(results):
         vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
@@ -119,6 +157,5 @@ def plot_connect_compare(results: Sequence[dict], out: Path, stem: str = "compar
     return png, _save(compare_figure(results), png)
 
 
-def write_connect_html(path: Path, title: str, description: str, results: Sequence[dict],
-                       svgs: Sequence[str]) -> Path:
+def write_connect_html(path: Path, title: str, description: str, results: Sequence[dict], svgs: Sequence[str]) -> Path:
     return write_html(path, title, description, results, svgs, columns=CONNECT_TABLE_COLUMNS, fmt=format_value)

@@ -39,15 +39,31 @@ from ..assignor import ClientSpec, GroupDescription, TaskSpec, assign
 from ..assignor.leader import Subtopology
 from ..group import ASSIGNMENT, consumer_subscription, decode_consumer, encode_consumer
 from ..negotiation import GroupMember, select_protocol
-from ..streams import (EARLIEST_PROBEABLE_VERSION, LATEST_SUPPORTED_VERSION, NO_REBALANCE, SubscriptionInfo,
-                       decode_assignment, encode_subscription)
+from ..streams import (
+    EARLIEST_PROBEABLE_VERSION,
+    LATEST_SUPPORTED_VERSION,
+    NO_REBALANCE,
+    SubscriptionInfo,
+    decode_assignment,
+    encode_subscription,
+)
 from ..types import TaskId, TopicPartition
 from ..wire.builder import wire_class
 from .leader import LOCALITY_TAG, PROTOCOLS, Protocol, leader_assign
 from .metrics import Metrics
 from .scenario import Event, InstanceSpec, Scenario, ScenarioError, parse_task
-from .wire import (HEARTBEAT, JOIN_GROUP, LEAVE_GROUP, MEMBER_ID_REQUIRED, NONE, REBALANCE_IN_PROGRESS,
-                   SYNC_GROUP, UNKNOWN_MEMBER_ID, Frames, Recorder)
+from .wire import (
+    HEARTBEAT,
+    JOIN_GROUP,
+    LEAVE_GROUP,
+    MEMBER_ID_REQUIRED,
+    NONE,
+    REBALANCE_IN_PROGRESS,
+    SYNC_GROUP,
+    UNKNOWN_MEMBER_ID,
+    Frames,
+    Recorder,
+)
 
 __all__ = ["Simulation", "SimulationResult", "simulate"]
 
@@ -137,13 +153,20 @@ class SimulationResult:
     recorder: Recorder
 
     def to_json(self) -> dict:
-        return {"scenario": self.scenario, "protocol": self.protocol, "metrics": self.metrics,
-                "rebalances": self.rebalances, "timeline": self.timeline, "notes": self.notes}
+        return {
+            "scenario": self.scenario,
+            "protocol": self.protocol,
+            "metrics": self.metrics,
+            "rebalances": self.rebalances,
+            "timeline": self.timeline,
+            "notes": self.notes,
+        }
 
 
 class Simulation:
-    def __init__(self, scenario: Scenario, protocol: str | Protocol = "ha", *, keep_frames: bool = True,
-                 run: str = "simulate") -> None:
+    def __init__(
+        self, scenario: Scenario, protocol: str | Protocol = "ha", *, keep_frames: bool = True, run: str = "simulate"
+    ) -> None:
         self.sc = scenario
         self.protocol = PROTOCOLS[protocol] if isinstance(protocol, str) else protocol
         self.rng = random.Random(f"{scenario.seed}:{scenario.name}")
@@ -169,12 +192,20 @@ class Simulation:
         self.instances: dict[str, _Instance] = {}
         for spec in scenario.instances:
             if spec.latest > LATEST_SUPPORTED_VERSION:
-                raise ScenarioError(f"instance {spec.name}: metadata versions above {LATEST_SUPPORTED_VERSION} "
-                                    "are not simulated")
+                raise ScenarioError(
+                    f"instance {spec.name}: metadata versions above {LATEST_SUPPORTED_VERSION} are not simulated"
+                )
             self.instances[spec.name] = _Instance(
-                spec, spec.name, spec.host or spec.name, spec.state_dir or spec.name,
-                float(spec.restore_rate or scenario.state.restore_rate), uuid.UUID(int=self.rng.getrandbits(128)),
-                spec.release or f"v{spec.version}", spec.latest, spec.upgrade_from)
+                spec,
+                spec.name,
+                spec.host or spec.name,
+                spec.state_dir or spec.name,
+                float(spec.restore_rate or scenario.state.restore_rate),
+                uuid.UUID(int=self.rng.getrandbits(128)),
+                spec.release or f"v{spec.version}",
+                spec.latest,
+                spec.upgrade_from,
+            )
         # coordinator
         self.cmembers: dict[str, _CMember] = {}
         self.state = "Empty"
@@ -214,8 +245,15 @@ class Simulation:
         for inst in self.instances.values():
             for m in inst.members:
                 self.rec.close(m.key, end)
-        return SimulationResult(self.sc.name, self.protocol.name, self.metrics.summary(end), self.rebalances,
-                                self.metrics.timeline(end), self.notes, self.rec)
+        return SimulationResult(
+            self.sc.name,
+            self.protocol.name,
+            self.metrics.summary(end),
+            self.rebalances,
+            self.metrics.timeline(end),
+            self.notes,
+            self.rec,
+        )
 
     # ------------------------------------------------------------------ state model
 
@@ -288,7 +326,8 @@ class Simulation:
         live = self._live_dirs()
         task.lagging = lag > acceptable and any(
             d != m.instance.state_dir and d in live and self._pos(task, o, t) >= end - acceptable
-            for d, o in self.stores[task_id].items())
+            for d, o in self.stores[task_id].items()
+        )
         if task.lagging:
             self.metrics.lagging += 1
         self._at(t + lag / st.rate, "restored", task_id, m.instance.state_dir, st.token)
@@ -352,8 +391,15 @@ class Simulation:
         if self.protocol.rebalance == "EAGER":
             rebalance = "EAGER"
         client_id = f"{self.sc.group.group_id}-{inst.process_id}-StreamThread-{thread + 1}-consumer"
-        m = _Member(inst, thread, f"{inst.name}#{inst.incarnation}.{thread}", client_id, spec_used, rebalance,
-                    hb_phase=self.rng.random() * self.hb)
+        m = _Member(
+            inst,
+            thread,
+            f"{inst.name}#{inst.incarnation}.{thread}",
+            client_id,
+            spec_used,
+            rebalance,
+            hb_phase=self.rng.random() * self.hb,
+        )
         self.rec.connect(m.key, inst.name, client_id, inst.release, t)
         return m
 
@@ -397,18 +443,29 @@ class Simulation:
 
     def _initial_placement(self, running: list[_Instance]) -> dict[str, tuple[list, list, float]]:
         if self.sc.initial is not None:
-            return {name: ([parse_task(x) for x in p.get("active", ())], [parse_task(x) for x in p.get("standby", ())],
-                           float(p.get("standby_lag", 0))) for name, p in self.sc.initial.items()
-                    if self.instances[name].spec.running}
+            return {
+                name: (
+                    [parse_task(x) for x in p.get("active", ())],
+                    [parse_task(x) for x in p.get("standby", ())],
+                    float(p.get("standby_lag", 0)),
+                )
+                for name, p in self.sc.initial.items()
+                if self.instances[name].spec.running
+            }
         # the steady state the KIP-441 assignor itself picks for these instances (same for every protocol)
         out: dict[str, tuple[list, list, float]] = {i.name: ([], [], 0.0) for i in running}
         if not running:
             return out
         by_pid = {i.process_id: i for i in running}
-        result = assign(GroupDescription(
-            tuple(TaskSpec(t, task.stateful) for t, task in sorted(self.tasks.items())),
-            tuple(ClientSpec(i.process_id, capacity=i.spec.threads) for i in running),
-            self.sc.configs, {t: 0 for t, task in self.tasks.items() if task.stateful}, "high_availability"))
+        result = assign(
+            GroupDescription(
+                tuple(TaskSpec(t, task.stateful) for t, task in sorted(self.tasks.items())),
+                tuple(ClientSpec(i.process_id, capacity=i.spec.threads) for i in running),
+                self.sc.configs,
+                {t: 0 for t, task in self.tasks.items() if task.stateful},
+                "high_availability",
+            )
+        )
         for c in result.clients:
             out[by_pid[c.process_id].name] = (list(c.active), list(c.standby) + list(c.warmup), 0.0)
         return out
@@ -468,8 +525,12 @@ class Simulation:
                 self._unfollow(m, task_id, t)
             m.alive = False
             if clean and self.sc.group.leave_group_on_close and m.member_id in self.cmembers:
-                cid, frame = self.rec.request(m.key, LEAVE_GROUP, Frames.leave_request(
-                    self.sc.group.group_id, m.member_id, "the consumer is being closed"), t)
+                cid, frame = self.rec.request(
+                    m.key,
+                    LEAVE_GROUP,
+                    Frames.leave_request(self.sc.group.group_id, m.member_id, "the consumer is being closed"),
+                    t,
+                )
                 self._at(t + self.lat, "leave", m, cid)
             else:  # found by the coordinator when its session expires
                 last_hb = t - ((t - m.hb_phase) % self.hb)
@@ -502,11 +563,14 @@ class Simulation:
         sums = self._offset_sums(inst, t)
         if v <= 6:
             sums = {k: (-2 if s == -2 else -3) for k, s in sums.items()}
-        info = SubscriptionInfo(version=v, latest_supported_version=inst.latest if v >= 3 else -1,
-                                process_id=inst.process_id, task_offset_sums=sums,
-                                client_tags={LOCALITY_TAG: inst.host} if v >= 11 else {},
-                                user_endpoint=f"{inst.host}:8080" if v < 11 and self.protocol.assignor ==
-                                "host_affinity" else None)
+        info = SubscriptionInfo(
+            version=v,
+            latest_supported_version=inst.latest if v >= 3 else -1,
+            process_id=inst.process_id,
+            task_offset_sums=sums,
+            client_tags={LOCALITY_TAG: inst.host} if v >= 11 else {},
+            user_endpoint=f"{inst.host}:8080" if v < 11 and self.protocol.assignor == "host_affinity" else None,
+        )
         user_data = encode_subscription(info, drop_unrepresentable=True)
         owned: tuple = ()
         if m.rebalance == "COOPERATIVE" and m.owned:
@@ -514,9 +578,16 @@ class Simulation:
             for tp in m.owned:
                 by_topic.setdefault(tp.topic, []).append(tp.partition)
             owned = tuple(_OwnedTP(topic=k, partitions=tuple(v)) for k, v in by_topic.items())
-        return encode_consumer(consumer_subscription(3, topics=self.topics, user_data=user_data,
-                                                     owned_partitions=owned, generation_id=m.generation,
-                                                     rack_id=None))
+        return encode_consumer(
+            consumer_subscription(
+                3,
+                topics=self.topics,
+                user_data=user_data,
+                owned_partitions=owned,
+                generation_id=m.generation,
+                rack_id=None,
+            )
+        )
 
     def _send_join(self, m: _Member, t: float, reason: str) -> None:
         if not m.alive or m.joining:
@@ -527,9 +598,14 @@ class Simulation:
                 self._stop_active(m, task_id, t)
             m.owned = ()
         g = self.sc.group
-        cid, frame = self.rec.request(m.key, JOIN_GROUP, Frames.join_request(
-            g.group_id, m.member_id, self._subscription(m, t), g.session_timeout_ms, g.rebalance_timeout_ms,
-            reason), t)
+        cid, frame = self.rec.request(
+            m.key,
+            JOIN_GROUP,
+            Frames.join_request(
+                g.group_id, m.member_id, self._subscription(m, t), g.session_timeout_ms, g.rebalance_timeout_ms, reason
+            ),
+            t,
+        )
         self._at(t + self.lat, "join", m, cid, frame)
 
     def _on_member_join(self, t: float, m: _Member, reason: str) -> None:
@@ -545,8 +621,9 @@ class Simulation:
             return
         if m.member_id not in self.cmembers:
             return
-        cid, _ = self.rec.request(m.key, HEARTBEAT, Frames.heartbeat_request(
-            self.sc.group.group_id, m.generation, m.member_id), t)
+        cid, _ = self.rec.request(
+            m.key, HEARTBEAT, Frames.heartbeat_request(self.sc.group.group_id, m.generation, m.member_id), t
+        )
         resp = self.rec.response(m.key, cid, Frames.heartbeat_response(REBALANCE_IN_PROGRESS), t + self.lat)
         if resp.body.error_code == REBALANCE_IN_PROGRESS:
             self._at(t + 2 * self.lat, "member_join", m, "group is rebalancing")
@@ -571,7 +648,9 @@ class Simulation:
                 m.used, rejoin = csv, f"metadata upgrade to v{csv}"
             elif received < m.used:
                 m.used, rejoin = csv, f"metadata downgrade to v{csv}"
-        assigned = {tp for a in cpa.data.assigned_partitions for tp in (TopicPartition(a.topic, p) for p in a.partitions)}
+        assigned = {
+            tp for a in cpa.data.assigned_partitions for tp in (TopicPartition(a.topic, p) for p in a.partitions)
+        }
         new_active = set(info.active_tasks)
         if {tp for t_ in new_active for tp in self.sub_of[t_].source_partitions(t_)} != assigned:
             self.notes.append(f"{t:g} s: {m.member_id}: assigned partitions do not match its active tasks")
@@ -691,21 +770,33 @@ class Simulation:
         responses = {}
         for mid, cm in self.cmembers.items():
             members = {x: c.metadata for x, c in self.cmembers.items()} if mid == self.leader else None
-            responses[mid] = self.rec.response(cm.member.key, cm.correlation_id, Frames.join_response(
-                NONE, gen, self.group_protocol, self.leader, mid, members), t)
+            responses[mid] = self.rec.response(
+                cm.member.key,
+                cm.correlation_id,
+                Frames.join_response(NONE, gen, self.group_protocol, self.leader, mid, members),
+                t,
+            )
             cm.member.joining = False
             cm.member.generation = gen
         # the leader decodes its JoinGroup response and assigns
         lm = leader_cm.member
         metadata = {x.member_id: x.metadata for x in responses[self.leader].body.members}
         end = {tid: int(self._end(task, t)) for tid, task in self.tasks.items() if task.stateful}
-        result = leader_assign(self.protocol, metadata, self.sc.topology, configs=self.sc.configs,
-                               end_offset_sums=end, leader_member_id=self.leader, now_ms=int(round(t * 1000)),
-                               latest=lm.instance.latest)
+        result = leader_assign(
+            self.protocol,
+            metadata,
+            self.sc.topology,
+            configs=self.sc.configs,
+            end_offset_sums=end,
+            leader_member_id=self.leader,
+            now_ms=int(round(t * 1000)),
+            latest=lm.instance.latest,
+        )
         for mid, cm in self.cmembers.items():
             assignments = dict(result.assignments) if mid == self.leader else {}
-            cm.sync_correlation_id, frame = self.rec.request(cm.member.key, SYNC_GROUP, Frames.sync_request(
-                g.group_id, gen, mid, assignments), t + lat)
+            cm.sync_correlation_id, frame = self.rec.request(
+                cm.member.key, SYNC_GROUP, Frames.sync_request(g.group_id, gen, mid, assignments), t + lat
+            )
             if mid == self.leader:
                 received = {a.member_id: a.assignment for a in frame.body.assignments}
         warmups: dict[uuid.UUID, tuple] = {}
@@ -713,17 +804,25 @@ class Simulation:
             warmups = {c.process_id: c.warmup for c in result.group.clients.clients}
         replies = {}
         for mid, cm in self.cmembers.items():
-            resp = self.rec.response(cm.member.key, cm.sync_correlation_id,
-                                     Frames.sync_response(NONE, received.get(mid, b"")), t + 2 * lat)
+            resp = self.rec.response(
+                cm.member.key, cm.sync_correlation_id, Frames.sync_response(NONE, received.get(mid, b"")), t + 2 * lat
+            )
             replies[mid] = (cm.member, resp.body.assignment)
         self.state = "Stable"
         rb = self.rebalance or {"trigger": "?", "started_s": t}
-        rb.update({"generation": gen, "completed_s": round(t + 2 * lat, 6), "members": len(self.cmembers),
-                   "leader": lm.instance.name, "assignment_version": result.version,
-                   "commonly_supported_version": result.commonly_supported_version,
-                   "error_code": result.error_code,
-                   "probing_rebalance_needed": bool(result.group and result.group.probing_rebalance_needed),
-                   "warmups": sum(len(w) for w in warmups.values())})
+        rb.update(
+            {
+                "generation": gen,
+                "completed_s": round(t + 2 * lat, 6),
+                "members": len(self.cmembers),
+                "leader": lm.instance.name,
+                "assignment_version": result.version,
+                "commonly_supported_version": result.commonly_supported_version,
+                "error_code": result.error_code,
+                "probing_rebalance_needed": bool(result.group and result.group.probing_rebalance_needed),
+                "warmups": sum(len(w) for w in warmups.values()),
+            }
+        )
         rb["join_reasons"] = sorted(rb.get("join_reasons", ()))
         if result.notes:
             rb["notes"] = list(result.notes)
@@ -741,8 +840,9 @@ class Simulation:
         now = {tid: task.owner.instance.name for tid, task in self.tasks.items() if task.owner}
         moved = sum(1 for tid, inst in now.items() if self.last_owner.get(tid) not in (None, inst))
         self.last_owner.update(now)
-        standby_now = {(m.instance.name, s) for i in self.instances.values() for m in i.members if m.alive
-                       for s in m.standby}
+        standby_now = {
+            (m.instance.name, s) for i in self.instances.values() for m in i.members if m.alive for s in m.standby
+        }
         if now != self.last_assignment or standby_now != getattr(self, "_last_standby", None):
             self.metrics.last_change = t
         self.last_assignment, self._last_standby = now, standby_now
@@ -754,9 +854,12 @@ class Simulation:
 
 
 def _initial_used(inst: _Instance) -> tuple[int, str]:
-    spec = InstanceSpec(inst.name, release=inst.release if not inst.release.startswith("v") else None,
-                        version=int(inst.release[1:]) if inst.release.startswith("v") else None,
-                        upgrade_from=inst.upgrade_from)
+    spec = InstanceSpec(
+        inst.name,
+        release=inst.release if not inst.release.startswith("v") else None,
+        version=int(inst.release[1:]) if inst.release.startswith("v") else None,
+        upgrade_from=inst.upgrade_from,
+    )
     return spec.initial_used
 
 

@@ -43,20 +43,39 @@ PROTOCOLS: dict[str, Protocol] = {
     "eager": Protocol("eager", "EAGER", "sticky", "eager (revoke all on join, sticky assignor)"),
     "cooperative": Protocol("cooperative", "COOPERATIVE", "sticky", "cooperative (KIP-429, sticky assignor)"),
     "ha": Protocol("ha", "COOPERATIVE", "high_availability", "KIP-441 high availability (warmups, probing)"),
-    "ha_fast": Protocol("ha_fast", "COOPERATIVE", "high_availability_fast",
-                        "KIP-441's guarantees, fewer probing rounds (high_availability_fast, issue #19)"),
+    "ha_fast": Protocol(
+        "ha_fast",
+        "COOPERATIVE",
+        "high_availability_fast",
+        "KIP-441's guarantees, fewer probing rounds (high_availability_fast, issue #19)",
+    ),
     "affinity": Protocol("affinity", "EAGER", "host_affinity", "host affinity (Samza standalone grouping)"),
 }
 
 
-def leader_assign(protocol: Protocol, metadata: Mapping[str, bytes], topology: Topology, *,
-                  configs: AssignmentConfigs, end_offset_sums: Mapping[TaskId, int], leader_member_id: str,
-                  now_ms: int, latest: int) -> LeaderResult:
+def leader_assign(
+    protocol: Protocol,
+    metadata: Mapping[str, bytes],
+    topology: Topology,
+    *,
+    configs: AssignmentConfigs,
+    end_offset_sums: Mapping[TaskId, int],
+    leader_member_id: str,
+    now_ms: int,
+    latest: int,
+) -> LeaderResult:
     if protocol.assignor == "host_affinity":
         return affinity_leader_assign(metadata, topology, latest=latest)
-    return streams_leader_assign(metadata, topology, configs=configs, end_offset_sums=end_offset_sums,
-                                 leader_member_id=leader_member_id, now_ms=now_ms, latest=latest,
-                                 assignor=protocol.assignor)
+    return streams_leader_assign(
+        metadata,
+        topology,
+        configs=configs,
+        end_offset_sums=end_offset_sums,
+        leader_member_id=leader_member_id,
+        now_ms=now_ms,
+        latest=latest,
+        assignor=protocol.assignor,
+    )
 
 
 def _locality(info: SubscriptionInfo) -> str:
@@ -66,8 +85,9 @@ def _locality(info: SubscriptionInfo) -> str:
     return host.host if host else str(info.process_id)
 
 
-def affinity_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
-                           latest: int = LATEST_SUPPORTED_VERSION) -> LeaderResult:
+def affinity_leader_assign(
+    metadata: Mapping[str, bytes], topology: Topology, *, latest: int = LATEST_SUPPORTED_VERSION
+) -> LeaderResult:
     decoded = {m: decode_member(m, raw, latest=latest) for m, raw in metadata.items()}
     subscriptions = {m: d.subscription for m, d in decoded.items() if d.subscription is not None}
     future = tuple(m for m, info in subscriptions.items() if info.is_version_probe)
@@ -78,8 +98,16 @@ def affinity_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
         bad.append(f"future members {list(future)} with a v{min_received} member: no version probing below v3")
     if bad:  # as the Streams leader (§4): an error assignment at the leader's version for everyone
         info = AssignmentInfo(version=latest, commonly_supported_version=latest, error_code=3)
-        return LeaderResult({m: assignment_bytes([], info) for m in decoded}, {m: info for m in decoded}, latest,
-                            latest, 3, future, None, tuple(bad))
+        return LeaderResult(
+            {m: assignment_bytes([], info) for m in decoded},
+            {m: info for m in decoded},
+            latest,
+            latest,
+            3,
+            future,
+            None,
+            tuple(bad),
+        )
     min_supported = min(info.latest_supported_version for info in subscriptions.values())
     # a future member (version probing, §5) is a processor of unknown locality that reports no stores
     locality = {m: (str(m) if m in future else _locality(info)) for m, info in subscriptions.items()}
@@ -102,9 +130,12 @@ def affinity_leader_assign(metadata: Mapping[str, bytes], topology: Topology, *,
     for m, names in grouping.items():
         tps = sorted(tp for n in names for tp in source[n][1])
         task_of = {tp: source[n][0] for n in names for tp in source[n][1]}
-        info = AssignmentInfo(version=min_received,
-                              commonly_supported_version=min_supported if min_received >= 3 else -1,
-                              active_tasks=tuple(task_of[tp] for tp in tps), next_rebalance_ms=NO_REBALANCE)
+        info = AssignmentInfo(
+            version=min_received,
+            commonly_supported_version=min_supported if min_received >= 3 else -1,
+            active_tasks=tuple(task_of[tp] for tp in tps),
+            next_rebalance_ms=NO_REBALANCE,
+        )
         infos[m] = info
         out[m] = assignment_bytes(tps, info)
     return LeaderResult(out, infos, min_received, min_supported, 0, future, None, ())

@@ -149,12 +149,15 @@ class Metrics:
             "tasks": self.total,
             "events": self.events,
             "rebalances_completed_s": [round(t, 6) for t in self.rebalance_marks],
-            "unavailable": [{"t": round(t, 6), "unassigned": u, "restoring": r, "warmups": w}
-                            for t, u, r, w in self.series],
-            "instances": {name: [{"t": round(t, 6), "active": a, "restoring": r, "standby": s, "warmup": w}
-                                 for t, a, r, s, w in rows]
-                          for name, rows in sorted(self.per_instance.items(),
-                                                   key=lambda kv: list(sim.instances).index(kv[0]))},
+            "unavailable": [
+                {"t": round(t, 6), "unassigned": u, "restoring": r, "warmups": w} for t, u, r, w in self.series
+            ],
+            "instances": {
+                name: [
+                    {"t": round(t, 6), "active": a, "restoring": r, "standby": s, "warmup": w} for t, a, r, s, w in rows
+                ]
+                for name, rows in sorted(self.per_instance.items(), key=lambda kv: list(sim.instances).index(kv[0]))
+            },
         }
 
 
@@ -178,4 +181,5 @@ def format_metrics_table(metrics: list[dict], columns) -> str:
 
     def line(cells):
         return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
     return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])

@@ -16,8 +16,13 @@ if TYPE_CHECKING:
 __all__ = ["have_matplotlib", "plot_run", "plot_compare", "write_html", "MAX_INSTANCE_ROWS"]
 
 MAX_INSTANCE_ROWS = 16
-COLORS = {"active": "#2e7d32", "restoring": "#ef6c00", "standby": "#1565c0", "warmup": "#8e24aa",
-          "unassigned": "#c62828"}
+COLORS = {
+    "active": "#2e7d32",
+    "restoring": "#ef6c00",
+    "standby": "#1565c0",
+    "warmup": "#8e24aa",
+    "unassigned": "#c62828",
+}
 PROTOCOL_COLORS = {"eager": "#c62828", "cooperative": "#ef6c00", "ha": "#2e7d32", "affinity": "#1565c0"}
 
 
@@ -31,8 +36,10 @@ def have_matplotlib() -> bool:
 
 def _plt():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -65,22 +72,43 @@ def run_figure(result: dict):
     n = len(names)
     fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
     gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
-    top = max((r["active"] + r["restoring"] + r["standby"] + r["warmup"] for rows in tl["instances"].values()
-               for r in rows), default=1) or 1
+    top = (
+        max(
+            (
+                r["active"] + r["restoring"] + r["standby"] + r["warmup"]
+                for rows in tl["instances"].values()
+                for r in rows
+            ),
+            default=1,
+        )
+        or 1
+    )
     axes: list[Axes] = []
     for i, name in enumerate(names):
         ax = fig.add_subplot(gs[i, 0], sharex=axes[0] if axes else None)
         axes.append(ax)
         rows = tl["instances"][name]
-        layers = [("active", "active (processing)"), ("restoring", "active, restoring"), ("standby", "standby"),
-                  ("warmup", "warmup")]
+        layers = [
+            ("active", "active (processing)"),
+            ("restoring", "active, restoring"),
+            ("standby", "standby"),
+            ("warmup", "warmup"),
+        ]
         ys_prev = None
         for key, label in layers:
             xs, ys = _steps(rows, lambda r, k=key: r[k], end)
             base = ys_prev or [0] * len(ys)
             upper = [b + y for b, y in zip(base, ys)]
-            ax.fill_between(xs, base, upper, step="post", color=COLORS[key], alpha=0.85, linewidth=0,
-                            label=label if i == 0 else None)
+            ax.fill_between(
+                xs,
+                base,
+                upper,
+                step="post",
+                color=COLORS[key],
+                alpha=0.85,
+                linewidth=0,
+                label=label if i == 0 else None,
+            )
             ys_prev = upper
         ax.set_ylim(0, top * 1.1)
         ax.set_yticks([])
@@ -95,10 +123,26 @@ def run_figure(result: dict):
     xs, unassigned = _steps(rows, lambda r: r["unassigned"], end)
     _, restoring = _steps(rows, lambda r: r["restoring"], end)
     _, warm = _steps(rows, lambda r: r["warmups"], end)
-    ax.fill_between(xs, 0, unassigned, step="post", color=COLORS["unassigned"], alpha=0.8,
-                    label="active tasks unassigned / revoked", linewidth=0)
-    ax.fill_between(xs, unassigned, [a + b for a, b in zip(unassigned, restoring)], step="post",
-                    color=COLORS["restoring"], alpha=0.8, label="active tasks restoring", linewidth=0)
+    ax.fill_between(
+        xs,
+        0,
+        unassigned,
+        step="post",
+        color=COLORS["unassigned"],
+        alpha=0.8,
+        label="active tasks unassigned / revoked",
+        linewidth=0,
+    )
+    ax.fill_between(
+        xs,
+        unassigned,
+        [a + b for a, b in zip(unassigned, restoring)],
+        step="post",
+        color=COLORS["restoring"],
+        alpha=0.8,
+        label="active tasks restoring",
+        linewidth=0,
+    )
     ax.step(xs, warm, where="post", color=COLORS["warmup"], linewidth=1.5, label="warmup replicas in flight")
     for k, t in enumerate(tl["rebalances_completed_s"]):
         ax.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
@@ -108,10 +152,12 @@ def run_figure(result: dict):
     ax.set_xlim(0, end)
     ax.legend(loc="upper right", fontsize=8, frameon=False)
     m = result["metrics"]
-    title = (f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
-             f"{m['unavailable_task_s']:.0f} task-s unavailable "
-             f"({m['restoring_task_s']:.0f} restoring), balanced after "
-             + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"))
+    title = (
+        f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
+        f"{m['unavailable_task_s']:.0f} task-s unavailable "
+        f"({m['restoring_task_s']:.0f} restoring), balanced after "
+        + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—")
+    )
     return _finish(fig, axes, n, title, hidden, "instances")
 
 
@@ -119,8 +165,9 @@ def _events(ax, tl: dict) -> None:
     """The scenario's events as labelled vertical lines."""
     for e in tl["events"]:
         ax.axvline(e["at"], color="black", linewidth=0.8)
-        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
-                    va="top", ha="right")
+        ax.annotate(
+            e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90, va="top", ha="right"
+        )
 
 
 def _finish(fig, axes, n: int, title: str, hidden: int, members: str):
@@ -130,8 +177,7 @@ def _finish(fig, axes, n: int, title: str, hidden: int, members: str):
     fig.suptitle(title, fontsize=10)
     if axes:
         handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, frameon=False,
-                   bbox_to_anchor=(0.5, 0.965))
+        fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.965))
     fig.subplots_adjust(left=0.1, right=0.98, top=0.9 if n else 0.85, bottom=0.08)
     return fig
 
@@ -145,20 +191,32 @@ def compare_figure(results: Sequence[dict]):
     for i, r in enumerate(results):
         rows = r["timeline"]["unavailable"]
         xs, ys = _steps(rows, lambda x: x["unassigned"] + x["restoring"], end)
-        ax.step(xs, ys, where="post", linewidth=2.4 - 0.4 * (i % 4), linestyle=styles[i % 4],
-                color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+        ax.step(
+            xs,
+            ys,
+            where="post",
+            linewidth=2.4 - 0.4 * (i % 4),
+            linestyle=styles[i % 4],
+            color=PROTOCOL_COLORS.get(r["protocol"]),
+            label=r["protocol"],
+        )
     for e in results[0]["timeline"]["events"]:
         ax.axvline(e["at"], color="black", linewidth=0.8)
-        ax.annotate(e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90,
-                    va="top", ha="right")
+        ax.annotate(
+            e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90, va="top", ha="right"
+        )
     ax.set_xlim(0, end)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("active tasks not processing")
     ax.set_title(f"{results[0]['scenario']}: unavailability by rebalance protocol", fontsize=11)
     ax.legend(fontsize=9, frameon=False)
-    metrics = [("unavailable_task_s", "unavailable\ntask-s"), ("restoring_task_s", "restoring\ntask-s"),
-               ("lagging_restore_task_s", "restoring with a\ncaught-up replica\nelsewhere, task-s"),
-               ("time_to_balanced_s", "time until\nbalanced, s"), ("rebalances", "rebalances")]
+    metrics = [
+        ("unavailable_task_s", "unavailable\ntask-s"),
+        ("restoring_task_s", "restoring\ntask-s"),
+        ("lagging_restore_task_s", "restoring with a\ncaught-up replica\nelsewhere, task-s"),
+        ("time_to_balanced_s", "time until\nbalanced, s"),
+        ("rebalances", "rebalances"),
+    ]
     width = 0.8 / len(results)
     for i, r in enumerate(results):
         vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
@@ -183,7 +241,7 @@ def _save(fig, png: Path) -> str:
     fig.savefig(buf, format="svg", metadata={"Date": None})
     _plt().close(fig)
     svg = buf.getvalue()
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]
 
 
 def plot_run(result: dict, out: Path, stem: str) -> tuple[Path, str]:
@@ -220,8 +278,9 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def write_html(path: Path, title: str, description: str, results: Sequence[dict], svgs: Sequence[str], *,
-               columns=None, fmt=None) -> Path:
+def write_html(
+    path: Path, title: str, description: str, results: Sequence[dict], svgs: Sequence[str], *, columns=None, fmt=None
+) -> Path:
     body = "\n".join(f"<figure>{svg}</figure>" for svg in svgs)
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>

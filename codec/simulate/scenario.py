@@ -49,8 +49,19 @@ from ..assignor.model import AssignmentConfigs
 from ..negotiation import initial_used_version, release_latest
 from ..types import TaskId
 
-__all__ = ["ScenarioError", "InstanceSpec", "GroupSettings", "StateSettings", "Event", "Scenario",
-           "load_scenario", "parse_scenario", "bundled_examples", "example_path", "parse_task"]
+__all__ = [
+    "ScenarioError",
+    "InstanceSpec",
+    "GroupSettings",
+    "StateSettings",
+    "Event",
+    "Scenario",
+    "load_scenario",
+    "parse_scenario",
+    "bundled_examples",
+    "example_path",
+    "parse_task",
+]
 
 DEFAULT_RELEASE = "3.9"
 
@@ -168,9 +179,12 @@ def _topology(spec) -> Topology:
     subs = []
     for i, s in enumerate(spec):
         try:
-            sub = Subtopology(int(s.get("subtopology", i)), _names(s["source_topics"], f"topology[{i}].source_topics"),
-                              _names(s.get("changelog_topics", []), f"topology[{i}].changelog_topics"),
-                              int(s.get("partitions", 1)))
+            sub = Subtopology(
+                int(s.get("subtopology", i)),
+                _names(s["source_topics"], f"topology[{i}].source_topics"),
+                _names(s.get("changelog_topics", []), f"topology[{i}].changelog_topics"),
+                int(s.get("partitions", 1)),
+            )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ScenarioError(f"topology[{i}]: {e}") from None
         if not 1 <= sub.partitions <= MAX_PARTITIONS:
@@ -220,8 +234,23 @@ def parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
 def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a JSON object")
-    _known(data, {"name", "description", "seed", "topology", "configs", "group", "state", "instances", "initial",
-                  "events", "duration_s"}, "scenario")
+    _known(
+        data,
+        {
+            "name",
+            "description",
+            "seed",
+            "topology",
+            "configs",
+            "group",
+            "state",
+            "instances",
+            "initial",
+            "events",
+            "duration_s",
+        },
+        "scenario",
+    )
     try:
         configs = AssignmentConfigs(**data.get("configs", {}))
         group = GroupSettings(**data.get("group", {}))
@@ -230,14 +259,23 @@ def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
         raise ScenarioError(str(e)) from None
     instances = []
     for i, raw in enumerate(data.get("instances", [])):
-        _known(raw, {"name", "release", "version", "upgrade_from", "threads", "host", "state_dir", "restore_rate",
-                     "running"}, f"instances[{i}]")
+        _known(
+            raw,
+            {"name", "release", "version", "upgrade_from", "threads", "host", "state_dir", "restore_rate", "running"},
+            f"instances[{i}]",
+        )
         name = raw["name"]
-        spec = InstanceSpec(name=name, release=None if "version" in raw else raw.get("release", DEFAULT_RELEASE),
-                            version=raw.get("version"), upgrade_from=raw.get("upgrade_from"),
-                            threads=int(raw.get("threads", 1)), host=raw.get("host", name),
-                            state_dir=raw.get("state_dir", name), restore_rate=raw.get("restore_rate"),
-                            running=bool(raw.get("running", True)))
+        spec = InstanceSpec(
+            name=name,
+            release=None if "version" in raw else raw.get("release", DEFAULT_RELEASE),
+            version=raw.get("version"),
+            upgrade_from=raw.get("upgrade_from"),
+            threads=int(raw.get("threads", 1)),
+            host=raw.get("host", name),
+            state_dir=raw.get("state_dir", name),
+            restore_rate=raw.get("restore_rate"),
+            running=bool(raw.get("running", True)),
+        )
         try:
             spec.initial_used  # noqa: B018 (validates release / upgrade_from)
         except ValueError as e:
@@ -272,10 +310,20 @@ def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
     duration = float(data.get("duration_s", 3600))
     if not 0 < duration <= MAX_DURATION_S:
         raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
-    return Scenario(name=data.get("name", source_name or "scenario"), topology=topology, configs=configs,
-                    instances=tuple(instances), events=tuple(events), group=group, state=state, initial=initial,
-                    seed=int(data.get("seed", 1)), duration_s=duration,
-                    description=data.get("description", ""), source=data)
+    return Scenario(
+        name=data.get("name", source_name or "scenario"),
+        topology=topology,
+        configs=configs,
+        instances=tuple(instances),
+        events=tuple(events),
+        group=group,
+        state=state,
+        initial=initial,
+        seed=int(data.get("seed", 1)),
+        duration_s=duration,
+        description=data.get("description", ""),
+        source=data,
+    )
 
 
 def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
@@ -291,9 +339,17 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
             raise ScenarioError(f"{where}: {e}") from None
 
     def event(at_s: float, kind: str, instance: str) -> Event:
-        return Event(at_s, kind, instance, release=release, version=raw.get("version"),
-                     upgrade_from=raw.get("upgrade_from"), downtime_s=downtime_s,
-                     upgrade_from_set="upgrade_from" in raw)
+        return Event(
+            at_s,
+            kind,
+            instance,
+            release=release,
+            version=raw.get("version"),
+            upgrade_from=raw.get("upgrade_from"),
+            downtime_s=downtime_s,
+            upgrade_from_set="upgrade_from" in raw,
+        )
+
     kinds = [k for k in ("start", "stop", "crash", "restart", "rolling") if k in raw]
     if len(kinds) != 1:
         raise ScenarioError(f"{where}: exactly one of start, stop, crash, restart, rolling")

@@ -18,13 +18,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..capture.pcapwriter import TcpConnection, pcap
-from ..group import (decode_request_frame, decode_response_frame, encode_request_frame, encode_response_frame,
-                     request_frame, response_frame)
+from ..group import (
+    decode_request_frame,
+    decode_response_frame,
+    encode_request_frame,
+    encode_response_frame,
+    request_frame,
+    response_frame,
+)
 from ..group.apis import api_for, request_header_version, response_header_version
 from ..wire.builder import wire_class
 
-__all__ = ["JOIN_GROUP", "SYNC_GROUP", "HEARTBEAT", "LEAVE_GROUP", "API_VERSIONS", "Recorder", "Frames",
-           "EPOCH", "MEMBER_ID_REQUIRED", "REBALANCE_IN_PROGRESS", "NONE", "UNKNOWN_MEMBER_ID"]
+__all__ = [
+    "JOIN_GROUP",
+    "SYNC_GROUP",
+    "HEARTBEAT",
+    "LEAVE_GROUP",
+    "API_VERSIONS",
+    "Recorder",
+    "Frames",
+    "EPOCH",
+    "MEMBER_ID_REQUIRED",
+    "REBALANCE_IN_PROGRESS",
+    "NONE",
+    "UNKNOWN_MEMBER_ID",
+]
 
 JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
 API_VERSIONS = {JOIN_GROUP: 9, SYNC_GROUP: 5, HEARTBEAT: 4, LEAVE_GROUP: 5}
@@ -43,41 +61,71 @@ class Frames:
     """Builders of the group messages' bodies (wire models for :func:`codec.group.request_frame`)."""
 
     @staticmethod
-    def join_request(group_id: str, member_id: str, metadata: bytes, session_ms: int, rebalance_ms: int,
-                     reason: str | None = None):
+    def join_request(
+        group_id: str, member_id: str, metadata: bytes, session_ms: int, rebalance_ms: int, reason: str | None = None
+    ):
         P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
-        return _cls("JoinGroupRequest")(group_id=group_id, session_timeout_ms=session_ms,
-                                        rebalance_timeout_ms=rebalance_ms, member_id=member_id,
-                                        group_instance_id=None, protocol_type=PROTOCOL_TYPE,
-                                        protocols=(P(name=PROTOCOL_NAME, metadata=metadata),), reason=reason)
+        return _cls("JoinGroupRequest")(
+            group_id=group_id,
+            session_timeout_ms=session_ms,
+            rebalance_timeout_ms=rebalance_ms,
+            member_id=member_id,
+            group_instance_id=None,
+            protocol_type=PROTOCOL_TYPE,
+            protocols=(P(name=PROTOCOL_NAME, metadata=metadata),),
+            reason=reason,
+        )
 
     @staticmethod
-    def join_response(error: int, generation: int, protocol: str | None, leader: str, member_id: str,
-                      members: dict[str, bytes] | None = None):
+    def join_response(
+        error: int,
+        generation: int,
+        protocol: str | None,
+        leader: str,
+        member_id: str,
+        members: dict[str, bytes] | None = None,
+    ):
         M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
         return _cls("JoinGroupResponse")(
-            throttle_time_ms=0, error_code=error, generation_id=generation,
-            protocol_type=PROTOCOL_TYPE if protocol else None, protocol_name=protocol, leader=leader,
-            skip_assignment=False, member_id=member_id,
-            members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in (members or {}).items()))
+            throttle_time_ms=0,
+            error_code=error,
+            generation_id=generation,
+            protocol_type=PROTOCOL_TYPE if protocol else None,
+            protocol_name=protocol,
+            leader=leader,
+            skip_assignment=False,
+            member_id=member_id,
+            members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in (members or {}).items()),
+        )
 
     @staticmethod
     def sync_request(group_id: str, generation: int, member_id: str, assignments: dict[str, bytes]):
         A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
-        return _cls("SyncGroupRequest")(group_id=group_id, generation_id=generation, member_id=member_id,
-                                        group_instance_id=None, protocol_type=PROTOCOL_TYPE,
-                                        protocol_name=PROTOCOL_NAME,
-                                        assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()))
+        return _cls("SyncGroupRequest")(
+            group_id=group_id,
+            generation_id=generation,
+            member_id=member_id,
+            group_instance_id=None,
+            protocol_type=PROTOCOL_TYPE,
+            protocol_name=PROTOCOL_NAME,
+            assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()),
+        )
 
     @staticmethod
     def sync_response(error: int, assignment: bytes):
-        return _cls("SyncGroupResponse")(throttle_time_ms=0, error_code=error, protocol_type=PROTOCOL_TYPE,
-                                         protocol_name=PROTOCOL_NAME, assignment=assignment)
+        return _cls("SyncGroupResponse")(
+            throttle_time_ms=0,
+            error_code=error,
+            protocol_type=PROTOCOL_TYPE,
+            protocol_name=PROTOCOL_NAME,
+            assignment=assignment,
+        )
 
     @staticmethod
     def heartbeat_request(group_id: str, generation: int, member_id: str):
-        return _cls("HeartbeatRequest")(group_id=group_id, generation_id=generation, member_id=member_id,
-                                        group_instance_id=None)
+        return _cls("HeartbeatRequest")(
+            group_id=group_id, generation_id=generation, member_id=member_id, group_instance_id=None
+        )
 
     @staticmethod
     def heartbeat_response(error: int):
@@ -86,14 +134,16 @@ class Frames:
     @staticmethod
     def leave_request(group_id: str, member_id: str, reason: str):
         M = _cls("LeaveGroupRequest", "MemberIdentity")
-        return _cls("LeaveGroupRequest")(group_id=group_id, member_id="",
-                                         members=(M(member_id=member_id, group_instance_id=None, reason=reason),))
+        return _cls("LeaveGroupRequest")(
+            group_id=group_id, member_id="", members=(M(member_id=member_id, group_instance_id=None, reason=reason),)
+        )
 
     @staticmethod
     def leave_response(member_id: str):
         M = _cls("LeaveGroupResponse", "MemberResponse")
-        return _cls("LeaveGroupResponse")(throttle_time_ms=0, error_code=0,
-                                          members=(M(member_id=member_id, group_instance_id=None, error_code=0),))
+        return _cls("LeaveGroupResponse")(
+            throttle_time_ms=0, error_code=0, members=(M(member_id=member_id, group_instance_id=None, error_code=0),)
+        )
 
 
 @dataclass
@@ -156,8 +206,9 @@ class Recorder:
         self._record(conn, "response", api_key, version, correlation_id, raw, t, body.error_code)
         return decode_response_frame(raw, api_key, version, nested=False)
 
-    def _record(self, conn: _Conn, direction: str, api_key: int, version: int, cid: int, raw: bytes, t: float,
-                error: int | None) -> None:
+    def _record(
+        self, conn: _Conn, direction: str, api_key: int, version: int, cid: int, raw: bytes, t: float, error: int | None
+    ) -> None:
         self.frames += 1
         if not self.keep or conn.tcp is None:  # the connection has no TCP stream exactly when frames are not kept
             return
@@ -168,13 +219,25 @@ class Recorder:
             hv = response_header_version(api_key, version)
             body_offset = 4 + (1 if hv >= 1 else 0)
         conn.tcp.write("c" if direction == "request" else "s", len(raw).to_bytes(4, "big") + raw, EPOCH + t)
-        rec = {"run": self.run, "scenario": self.scenario, "client": f"simulated Kafka Streams {conn.release}",
-               "client_version": conn.release, "strategy": self.protocol, "client_id": conn.client_id,
-               "conn": conn.name, "direction": direction, "ts": round(EPOCH + t, 6), "api_key": api_key,
-               "api_name": api_for(api_key).name, "api_version": version, "correlation_id": cid,
-               "flexible": hv >= (2 if direction == "request" else 1), "header_version": hv,
-               "body_offset": body_offset,
-               "produced_by": "rebalance-codec simulate " + ("member" if direction == "request" else "coordinator")}
+        rec = {
+            "run": self.run,
+            "scenario": self.scenario,
+            "client": f"simulated Kafka Streams {conn.release}",
+            "client_version": conn.release,
+            "strategy": self.protocol,
+            "client_id": conn.client_id,
+            "conn": conn.name,
+            "direction": direction,
+            "ts": round(EPOCH + t, 6),
+            "api_key": api_key,
+            "api_name": api_for(api_key).name,
+            "api_version": version,
+            "correlation_id": cid,
+            "flexible": hv >= (2 if direction == "request" else 1),
+            "header_version": hv,
+            "body_offset": body_offset,
+            "produced_by": "rebalance-codec simulate " + ("member" if direction == "request" else "coordinator"),
+        }
         if direction == "response":
             rec["error_code"] = error
         rec["hex"] = raw.hex()

@@ -20,10 +20,17 @@ from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_R
 from .common import check_size, version_guard
 from .models import AssignmentInfo, Partitions
 
-__all__ = ["DecodedAssignment", "decode_assignment", "encode_assignment",
-           "assignment_to_wire", "assignment_from_wire", "peek_assignment_version"]
+__all__ = [
+    "DecodedAssignment",
+    "decode_assignment",
+    "encode_assignment",
+    "assignment_to_wire",
+    "assignment_from_wire",
+    "peek_assignment_version",
+]
 
 MESSAGE = "AssignmentInfo"
+
 
 @dataclass(frozen=True, slots=True)
 class DecodedAssignment:
@@ -42,8 +49,13 @@ def peek_assignment_version(data: bytes) -> int:
     return struct.unpack_from(">i", data)[0]
 
 
-def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = False,
-                      latest: int = LATEST_SUPPORTED_VERSION, max_size: int = DEFAULT_MAX_METADATA_SIZE):
+def decode_assignment(
+    data: bytes | bytearray | memoryview,
+    *,
+    detail: bool = False,
+    latest: int = LATEST_SUPPORTED_VERSION,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+):
     """Decode AssignmentInfo bytes as Kafka's ``AssignmentInfo.decode`` does.
 
     ``latest`` is the reader's newest version (11 for current Kafka; an older release's number models
@@ -55,8 +67,11 @@ def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = Fa
     latest = min(latest, LATEST_SUPPORTED_VERSION)
     if not 1 <= version <= latest:
         raise UnsupportedVersionError(
-            f"unable to decode assignment data: used version {version}; latest supported version "
-            f"{latest}", message=MESSAGE, offset=0, path="version")
+            f"unable to decode assignment data: used version {version}; latest supported version {latest}",
+            message=MESSAGE,
+            offset=0,
+            path="version",
+        )
     shaped = _shaped(version)
     got = shaped.decode(data, 0) if shaped is not None else None  # the native codec: straight to the model
     if got is not None and not detail:
@@ -74,8 +89,12 @@ def decode_assignment(data: bytes | bytearray | memoryview, *, detail: bool = Fa
     return result if detail else info
 
 
-def assignment_view(data: bytes | bytearray | memoryview, *, latest: int = LATEST_SUPPORTED_VERSION,
-                    max_size: int = DEFAULT_MAX_METADATA_SIZE) -> tuple[AssignmentInfo, int, int]:
+def assignment_view(
+    data: bytes | bytearray | memoryview,
+    *,
+    latest: int = LATEST_SUPPORTED_VERSION,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+) -> tuple[AssignmentInfo, int, int]:
     """What the command line shows of AssignmentInfo bytes: ``(model, bytes consumed, trailing bytes)``,
     decoded and checked as :func:`decode_assignment` does; with the native codec without wire objects."""
     if native.active() and type(data) is bytes and 4 <= len(data) <= max_size:
@@ -114,9 +133,12 @@ def assignment_from_wire(w) -> AssignmentInfo:
                 for j, ip in enumerate(h.indexed_partitions):
                     topic = dictionary.get(ip.topic_index)
                     if topic is None:
-                        raise DecodeError(f"topic index {ip.topic_index} is not in the topic dictionary",
-                                          message=MESSAGE, version=v,
-                                          path=f"{name}[{i}].indexed_partitions[{j}].topic_index")
+                        raise DecodeError(
+                            f"topic index {ip.topic_index} is not in the topic dictionary",
+                            message=MESSAGE,
+                            version=v,
+                            path=f"{name}[{i}].indexed_partitions[{j}].topic_index",
+                        )
                     parts.append(_topic_partition(topic, ip.partition))
                 out[_host_info(h.host, h.port)] = tuple(parts)
             else:
@@ -171,8 +193,9 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
         kwargs["next_scheduled_rebalance_ms"] = info.next_rebalance_ms
     if 2 <= v <= 4:
         Host = maker(MESSAGE, "HostPartitions", ("host", "port", "partitions"))
-        kwargs["partitions_by_host"] = tuple([Host(h.host, h.port, tps(ps))
-                                              for h, ps in info.partitions_by_host.items()])
+        kwargs["partitions_by_host"] = tuple(
+            [Host(h.host, h.port, tps(ps)) for h, ps in info.partitions_by_host.items()]
+        )
     elif v >= 5:
         maps = [info.partitions_by_host] + ([info.standby_partitions_by_host] if v >= 6 else [])
         index: dict[str, int] = {}
@@ -186,8 +209,10 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
         kwargs["topic_dictionary"] = tuple([Idx(i, t) for t, i in index.items()])
 
         def indexed(m):
-            return tuple([Host(h.host, h.port, tuple([IP(index[p.topic], p.partition) for p in ps]))
-                          for h, ps in m.items()])
+            return tuple(
+                [Host(h.host, h.port, tuple([IP(index[p.topic], p.partition) for p in ps])) for h, ps in m.items()]
+            )
+
         kwargs["partitions_by_host"] = indexed(info.partitions_by_host)
         if v >= 6:
             kwargs["standby_partitions_by_host"] = indexed(info.standby_partitions_by_host)
@@ -200,8 +225,12 @@ def _check(info: AssignmentInfo, v: int, drop_unrepresentable: bool) -> None:
     if v < 10:
         named = [t for t in (*info.active_tasks, *info.standby_tasks) if t.topology_name is not None]
         if named:
-            raise EncodeError(f"named topologies are not compatible with protocol version {v} (task {named[0]})",
-                              message=MESSAGE, version=v, path="active_tasks")
+            raise EncodeError(
+                f"named topologies are not compatible with protocol version {v} (task {named[0]})",
+                message=MESSAGE,
+                version=v,
+                path="active_tasks",
+            )
     if v < 2 and info.partitions_by_host:
         refuse("partitions_by_host", "partitions_by_host")
     if v < 4 and info.error_code:

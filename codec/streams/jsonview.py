@@ -36,7 +36,9 @@ def _tp_k(p: TopicPartition) -> dict:
     return {"topic": p.topic, "partition": p.partition}
 
 
-def subscription_json(info: SubscriptionInfo, wire=None, *, style: str = "kafka", wire_json: dict | None = None) -> dict:
+def subscription_json(
+    info: SubscriptionInfo, wire=None, *, style: str = "kafka", wire_json: dict | None = None
+) -> dict:
     """The model as JSON (see the module docstring); in ``kafka`` style with the wire view of that version:
     ``wire_json`` when the caller has it already (Kafka's JSON of the wire object), else ``to_json(wire)``."""
     if style == "native":
@@ -111,8 +113,7 @@ def _task_from(obj, path: str) -> TaskId:
     if not isinstance(obj, dict):
         raise EncodeError(f"expected a task id, got {obj!r}", path=path)
     try:
-        return TaskId(int(obj["subtopology"]), int(obj["partition"]),
-                      _get(obj, "topologyName", "topology_name"))
+        return TaskId(int(obj["subtopology"]), int(obj["partition"]), _get(obj, "topologyName", "topology_name"))
     except (KeyError, TypeError, ValueError):
         raise EncodeError(f"expected {{subtopology, partition, topologyName}}, got {obj!r}", path=path) from None
 
@@ -164,8 +165,13 @@ def subscription_from_json(d: dict) -> SubscriptionInfo:
     endpoint = _get(d, "userEndPoint", "user_endpoint")
     if endpoint is not None and not isinstance(endpoint, str):
         raise EncodeError(f"needs a string, got {endpoint!r}"[:200], path="user_endpoint")
-    lsv = _int_field(d, "latestSupportedVersion", "latest_supported_version",
-                     default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION, path="latest_supported_version")
+    lsv = _int_field(
+        d,
+        "latestSupportedVersion",
+        "latest_supported_version",
+        default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION,
+        path="latest_supported_version",
+    )
     return SubscriptionInfo(
         version=version,
         latest_supported_version=lsv,
@@ -199,8 +205,9 @@ def assignment_json(info: _streams.AssignmentInfo, *, style: str = "kafka") -> d
         "version": info.version,
         "commonlySupportedVersion": info.commonly_supported_version,
         "activeTasks": [_task_k(t) for t in info.active_tasks],
-        "standbyTasks": [{"taskId": _task_k(t), "partitions": [_tp_k(p) for p in ps]}
-                         for t, ps in c.standby_tasks.items()],
+        "standbyTasks": [
+            {"taskId": _task_k(t), "partitions": [_tp_k(p) for p in ps]} for t, ps in c.standby_tasks.items()
+        ],
         "partitionsByHost": _hosts_json(c.partitions_by_host),
         "standbyPartitionsByHost": _hosts_json(c.standby_partitions_by_host),
         "errCode": info.error_code,
@@ -244,22 +251,36 @@ def assignment_from_json(d: dict) -> _streams.AssignmentInfo:
     if not isinstance(standby_raw, (dict, list)):
         raise EncodeError(f"needs a list, got {standby_raw!r}"[:200], path="standby_tasks")
     if isinstance(standby_raw, dict):
-        standby = {_task_from(k, f"standby_tasks[{k}]"): _parts(v, f"standby_tasks[{k}]") for k, v in standby_raw.items()}
+        standby = {
+            _task_from(k, f"standby_tasks[{k}]"): _parts(v, f"standby_tasks[{k}]") for k, v in standby_raw.items()
+        }
     else:
-        standby = {_task_from(_get(e, "taskId", "task_id"), f"standby_tasks[{i}]"): _parts(e.get("partitions"), f"standby_tasks[{i}]")
-                   for i, e in enumerate(standby_raw)}
+        standby = {
+            _task_from(_get(e, "taskId", "task_id"), f"standby_tasks[{i}]"): _parts(
+                e.get("partitions"), f"standby_tasks[{i}]"
+            )
+            for i, e in enumerate(standby_raw)
+        }
     return AssignmentInfo(
         version=version,
-        commonly_supported_version=_int_field(d, "commonlySupportedVersion", "commonly_supported_version",
-                                              default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION,
-                                              path="commonly_supported_version"),
-        active_tasks=tuple(_task_from(t, f"active_tasks[{i}]")
-                           for i, t in enumerate(_list_field(d, "activeTasks", "active_tasks", path="active_tasks"))),
+        commonly_supported_version=_int_field(
+            d,
+            "commonlySupportedVersion",
+            "commonly_supported_version",
+            default=UNKNOWN if version <= 2 else LATEST_SUPPORTED_VERSION,
+            path="commonly_supported_version",
+        ),
+        active_tasks=tuple(
+            _task_from(t, f"active_tasks[{i}]")
+            for i, t in enumerate(_list_field(d, "activeTasks", "active_tasks", path="active_tasks"))
+        ),
         standby_tasks=standby,
         partitions_by_host=_hosts(_get(d, "partitionsByHost", "partitions_by_host"), "partitions_by_host"),
-        standby_partitions_by_host=_hosts(_get(d, "standbyPartitionsByHost", "standby_partitions_by_host"),
-                                          "standby_partitions_by_host"),
+        standby_partitions_by_host=_hosts(
+            _get(d, "standbyPartitionsByHost", "standby_partitions_by_host"), "standby_partitions_by_host"
+        ),
         error_code=_int_field(d, "errCode", "error_code", default=0, path="error_code"),
-        next_rebalance_ms=_int_field(d, "nextRebalanceMs", "next_rebalance_ms", default=NO_REBALANCE,
-                                     path="next_rebalance_ms"),
+        next_rebalance_ms=_int_field(
+            d, "nextRebalanceMs", "next_rebalance_ms", default=NO_REBALANCE, path="next_rebalance_ms"
+        ),
     )

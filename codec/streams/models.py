@@ -52,7 +52,6 @@ class SubscriptionInfo:
         return frozenset(t for t, s in self.task_offset_sums.items() if s != LATEST_OFFSET)
 
 
-
 Partitions = tuple[TopicPartition, ...]
 
 
@@ -76,8 +75,13 @@ class AssignmentInfo:
     def canonical(self) -> "AssignmentInfo":
         """The same assignment with every set-like collection sorted (maps by key, partitions by
         topic and partition). ``active_tasks`` keeps its order: it is positional."""
+
         def parts(m):
             return {k: tuple(sorted(set(v))) for k, v in sorted(m.items(), key=lambda kv: kv[0].sort_key())}
-        return replace(self, standby_tasks=parts(self.standby_tasks),
-                       partitions_by_host=parts(self.partitions_by_host),
-                       standby_partitions_by_host=parts(self.standby_partitions_by_host))
+
+        return replace(
+            self,
+            standby_tasks=parts(self.standby_tasks),
+            partitions_by_host=parts(self.partitions_by_host),
+            standby_partitions_by_host=parts(self.standby_partitions_by_host),
+        )

@@ -60,22 +60,43 @@ def subscription_decode(version: int) -> Shape | None:
     if version <= 9:
         decode["TaskOffsetSum"] = Flat()
         arrays["TaskOffsetSum.partition_to_offset_sum"] = "into"
-        decode["PartitionToOffsetSum"] = Pair(Obj(TaskId, {"subtopology": Parent("topic_group_id"),
-                                                           "partition": "partition", "topology_name": Const(None)}),
-                                              "offset_sum")
+        decode["PartitionToOffsetSum"] = Pair(
+            Obj(
+                TaskId,
+                {"subtopology": Parent("topic_group_id"), "partition": "partition", "topology_name": Const(None)},
+            ),
+            "offset_sum",
+        )
     else:
-        decode["TaskOffsetSum"] = Pair(Obj(TaskId, {"subtopology": "topic_group_id", "partition": "partition",
-                                                    "topology_name": EmptyNone("named_topology")}), "offset_sum")
+        decode["TaskOffsetSum"] = Pair(
+            Obj(
+                TaskId,
+                {
+                    "subtopology": "topic_group_id",
+                    "partition": "partition",
+                    "topology_name": EmptyNone("named_topology"),
+                },
+            ),
+            "offset_sum",
+        )
     if version >= 11:
         arrays["SubscriptionInfo.client_tags"] = "dict-unique"
         decode["ClientTag"] = Pair("key", "value")
         conv["ClientTag.key"] = conv["ClientTag.value"] = "utf8"
-    decode["SubscriptionInfo"] = Obj(SubscriptionInfo, {
-        "version": "version", "latest_supported_version": "latest_supported_version", "process_id": "process_id",
-        "user_endpoint": "user_end_point", "task_offset_sums": "task_offset_sums",
-        "unique_field": "unique_field" if version >= 8 else Const(0),
-        "error_code": "error_code" if version >= 9 else Const(0),
-        "client_tags": "client_tags" if version >= 11 else NewDict(), "future": Const(False)})
+    decode["SubscriptionInfo"] = Obj(
+        SubscriptionInfo,
+        {
+            "version": "version",
+            "latest_supported_version": "latest_supported_version",
+            "process_id": "process_id",
+            "user_endpoint": "user_end_point",
+            "task_offset_sums": "task_offset_sums",
+            "unique_field": "unique_field" if version >= 8 else Const(0),
+            "error_code": "error_code" if version >= 9 else Const(0),
+            "client_tags": "client_tags" if version >= 11 else NewDict(),
+            "future": Const(False),
+        },
+    )
     return Shape(f"SubscriptionInfo-decode-v{version}", decode=decode, arrays=arrays, conv=conv)
 
 
@@ -84,13 +105,26 @@ def subscription_encode(version: int) -> Shape | None:
     """SubscriptionInfo -> bytes (v10-11; v7-9 group the tasks first, in Python: the rows encoder)."""
     if not 10 <= version <= 11:
         return None
-    root = {"version": Const(version), "latest_supported_version": Attr("latest_supported_version"),
-            "process_id": Attr("process_id"), "user_end_point": Attr("user_endpoint", "utf8_none_empty"),
-            "task_offset_sums": Attr("task_offset_sums", items=True), "unique_field": Attr("unique_field"),
-            "error_code": Attr("error_code")}
+    root = {
+        "version": Const(version),
+        "latest_supported_version": Attr("latest_supported_version"),
+        "process_id": Attr("process_id"),
+        "user_end_point": Attr("user_endpoint", "utf8_none_empty"),
+        "task_offset_sums": Attr("task_offset_sums", items=True),
+        "unique_field": Attr("unique_field"),
+        "error_code": Attr("error_code"),
+    }
     encode: dict[str, In | Item] = {
-        "TaskOffsetSum": Item(TaskId, {"topic_group_id": KeyAttr("subtopology"), "partition": KeyAttr("partition"),
-                                       "offset_sum": Value(), "named_topology": KeyAttr("topology_name")})}
+        "TaskOffsetSum": Item(
+            TaskId,
+            {
+                "topic_group_id": KeyAttr("subtopology"),
+                "partition": KeyAttr("partition"),
+                "offset_sum": Value(),
+                "named_topology": KeyAttr("topology_name"),
+            },
+        )
+    }
     if version >= 11:
         root["client_tags"] = Attr("client_tags", items=True)
         encode["ClientTag"] = Item(None, {"key": Key("utf8"), "value": Value("utf8")})
@@ -105,30 +139,43 @@ def assignment_decode(version: int) -> Shape | None:
         return None
     arrays = {"AssignmentInfo.standby_tasks": "dict"}
     decode: dict = {
-        "TaskId": Obj(TaskId, {"subtopology": "subtopology", "partition": "partition",
-                               "topology_name": EmptyNone("named_topology") if version >= 10 else Const(None)}),
+        "TaskId": Obj(
+            TaskId,
+            {
+                "subtopology": "subtopology",
+                "partition": "partition",
+                "topology_name": EmptyNone("named_topology") if version >= 10 else Const(None),
+            },
+        ),
         "StandbyTask": Pair("task_id", "partitions"),
         "TopicPartition": Obj(TopicPartition, {"topic": "topic", "partition": "partition"}),
     }
     if version >= 2:
         arrays["AssignmentInfo.partitions_by_host"] = "dict"
-        decode["HostPartitions"] = Pair(Obj(HostInfo, {"host": "host", "port": "port"}),
-                                        "partitions" if version <= 4 else "indexed_partitions")
+        decode["HostPartitions"] = Pair(
+            Obj(HostInfo, {"host": "host", "port": "port"}), "partitions" if version <= 4 else "indexed_partitions"
+        )
     if version >= 5:
         arrays["AssignmentInfo.topic_dictionary"] = "dict"
         decode["TopicIndex"] = Pair("index", "topic")
-        decode["IndexedPartition"] = Obj(TopicPartition, {"topic": Lookup("topic_dictionary", "topic_index"),
-                                                          "partition": "partition"})
+        decode["IndexedPartition"] = Obj(
+            TopicPartition, {"topic": Lookup("topic_dictionary", "topic_index"), "partition": "partition"}
+        )
     if version >= 6:
         arrays["AssignmentInfo.standby_partitions_by_host"] = "dict"
-    decode["AssignmentInfo"] = Obj(AssignmentInfo, {
-        "version": "version",
-        "commonly_supported_version": "commonly_supported_version" if version >= 3 else Const(UNKNOWN),
-        "active_tasks": "active_tasks", "standby_tasks": "standby_tasks",
-        "partitions_by_host": "partitions_by_host" if version >= 2 else NewDict(),
-        "standby_partitions_by_host": "standby_partitions_by_host" if version >= 6 else NewDict(),
-        "error_code": "err_code" if version >= 4 else Const(0),
-        "next_rebalance_ms": "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE)})
+    decode["AssignmentInfo"] = Obj(
+        AssignmentInfo,
+        {
+            "version": "version",
+            "commonly_supported_version": "commonly_supported_version" if version >= 3 else Const(UNKNOWN),
+            "active_tasks": "active_tasks",
+            "standby_tasks": "standby_tasks",
+            "partitions_by_host": "partitions_by_host" if version >= 2 else NewDict(),
+            "standby_partitions_by_host": "standby_partitions_by_host" if version >= 6 else NewDict(),
+            "error_code": "err_code" if version >= 4 else Const(0),
+            "next_rebalance_ms": "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE),
+        },
+    )
     return Shape(f"AssignmentInfo-decode-v{version}", decode=decode, arrays=arrays)
 
 
@@ -146,12 +193,21 @@ def assignment_encode(version: int) -> Shape | None:
         "StandbyTask": Item(TaskId, {"task_id": Key(), "partitions": Value()}),
         "TopicPartition": In(TopicPartition, {"topic": Attr("topic"), "partition": Attr("partition")}),
     }
-    root = {"version": Const(version), "active_tasks": Attr("active_tasks"),
-            "standby_tasks": Attr("standby_tasks", items=True)}
+    root = {
+        "version": Const(version),
+        "active_tasks": Attr("active_tasks"),
+        "standby_tasks": Attr("standby_tasks", items=True),
+    }
     if version >= 2:
         root["partitions_by_host"] = Attr("partitions_by_host", items=True)
-        encode["HostPartitions"] = Item(HostInfo, {"host": KeyAttr("host"), "port": KeyAttr("port"),
-                                                   "partitions" if version <= 4 else "indexed_partitions": Value()})
+        encode["HostPartitions"] = Item(
+            HostInfo,
+            {
+                "host": KeyAttr("host"),
+                "port": KeyAttr("port"),
+                "partitions" if version <= 4 else "indexed_partitions": Value(),
+            },
+        )
     if version >= 3:
         root["commonly_supported_version"] = Attr("commonly_supported_version")
     if version >= 4:
@@ -159,8 +215,9 @@ def assignment_encode(version: int) -> Shape | None:
     if version >= 5:
         root["topic_dictionary"] = Extra(0)
         encode["TopicIndex"] = Row()
-        encode["IndexedPartition"] = In(TopicPartition, {"topic_index": LookupAttr("topic", 1),
-                                                         "partition": Attr("partition")})
+        encode["IndexedPartition"] = In(
+            TopicPartition, {"topic_index": LookupAttr("topic", 1), "partition": Attr("partition")}
+        )
     if version >= 6:
         root["standby_partitions_by_host"] = Attr("standby_partitions_by_host", items=True)
     if version >= 7:

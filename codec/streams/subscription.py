@@ -21,12 +21,17 @@ from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, wire_class
 from . import shapes
 from .common import check_size, version_guard
-from .constants import (DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN,
-                        UNKNOWN_OFFSET_SUM)
+from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .models import SubscriptionInfo
 
-__all__ = ["DecodedSubscription", "decode_subscription", "encode_subscription",
-           "peek_subscription_versions", "subscription_to_wire", "subscription_from_wire"]
+__all__ = [
+    "DecodedSubscription",
+    "decode_subscription",
+    "encode_subscription",
+    "peek_subscription_versions",
+    "subscription_to_wire",
+    "subscription_from_wire",
+]
 
 MESSAGE = "SubscriptionInfo"
 
@@ -55,13 +60,23 @@ def peek_subscription_versions(data: bytes) -> tuple[int, int]:
     if 1 <= version <= 2:
         return version, UNKNOWN
     if len(data) < 8:
-        raise TruncatedError(f"truncated (need 4, have {len(data) - 4})", message=MESSAGE, version=version,
-                             offset=4, path="latest_supported_version")
+        raise TruncatedError(
+            f"truncated (need 4, have {len(data) - 4})",
+            message=MESSAGE,
+            version=version,
+            offset=4,
+            path="latest_supported_version",
+        )
     return _TWO_INTS.unpack_from(data)
 
 
-def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = False,
-                        latest: int = LATEST_SUPPORTED_VERSION, max_size: int = DEFAULT_MAX_METADATA_SIZE):
+def decode_subscription(
+    data: bytes | bytearray | memoryview,
+    *,
+    detail: bool = False,
+    latest: int = LATEST_SUPPORTED_VERSION,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+):
     """Decode SubscriptionInfo bytes as Kafka's ``SubscriptionInfo.decode`` does.
 
     ``latest`` is the reader's newest version (11 for current Kafka): anything above it is a version
@@ -76,8 +91,12 @@ def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = 
         result = DecodedSubscription(info, None, 8, len(data) - 8)
         return result if detail else info
     if version < 1:
-        raise UnsupportedVersionError(f"version must be between 1 and {LATEST_SUPPORTED_VERSION}; was {version}",
-                                      message=MESSAGE, offset=0, path="version")
+        raise UnsupportedVersionError(
+            f"version must be between 1 and {LATEST_SUPPORTED_VERSION}; was {version}",
+            message=MESSAGE,
+            offset=0,
+            path="version",
+        )
     shaped = _shaped(version)
     if shaped is not None and not detail:  # the native codec: bytes straight to the model
         got = shaped.decode(data, 0)
@@ -92,8 +111,12 @@ def decode_subscription(data: bytes | bytearray | memoryview, *, detail: bool = 
     return result if detail else info
 
 
-def subscription_view(data: bytes | bytearray | memoryview, *, latest: int = LATEST_SUPPORTED_VERSION,
-                      max_size: int = DEFAULT_MAX_METADATA_SIZE) -> tuple[SubscriptionInfo, dict | None, int, int]:
+def subscription_view(
+    data: bytes | bytearray | memoryview,
+    *,
+    latest: int = LATEST_SUPPORTED_VERSION,
+    max_size: int = DEFAULT_MAX_METADATA_SIZE,
+) -> tuple[SubscriptionInfo, dict | None, int, int]:
     """What the command line shows of SubscriptionInfo bytes: ``(model, wire view as Kafka's JSON or None for a
     version probe, bytes consumed, trailing bytes)``, decoded and checked as :func:`decode_subscription` does.
     With the native codec both come straight from the bytes (v7-11), without wire objects."""
@@ -122,9 +145,14 @@ def _shaped(version: int):
 
 def _check_latest(version: int, lsv: int) -> None:
     if lsv == UNKNOWN and version > 2 or lsv != UNKNOWN and not 1 <= version <= lsv:
-        raise DecodeError(f"version must be between 1 and {lsv}; was {version} "
-                          "(a subscription cannot be newer than its latest supported version)",
-                          message=MESSAGE, version=version, offset=4, path="latest_supported_version")
+        raise DecodeError(
+            f"version must be between 1 and {lsv}; was {version} "
+            "(a subscription cannot be newer than its latest supported version)",
+            message=MESSAGE,
+            version=version,
+            offset=4,
+            path="latest_supported_version",
+        )
 
 
 def _encode_utf8(s, path: str, version: int) -> bytes:
@@ -166,8 +194,9 @@ def subscription_from_wire(w) -> SubscriptionInfo:
     for i, tag in enumerate(w.client_tags):
         key = _utf8(tag.key, f"client_tags[{i}].key", v)
         if key in tags:  # Kafka's decoder throws IllegalStateException on a duplicate key
-            raise DecodeError(f"duplicate client tag key {key!r}", message=MESSAGE, version=v,
-                              path=f"client_tags[{i}].key")
+            raise DecodeError(
+                f"duplicate client tag key {key!r}", message=MESSAGE, version=v, path=f"client_tags[{i}].key"
+            )
         tags[key] = _utf8(tag.value, f"client_tags[{i}].value", v)
     endpoint = _utf8(w.user_end_point, "user_end_point", v) if w.user_end_point else None
     return SubscriptionInfo(
@@ -198,14 +227,19 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     refuse = version_guard(MESSAGE, v, drop_unrepresentable)
 
     if v >= 3 and not 1 <= v <= lsv:
-        raise EncodeError(f"version must be between 1 and {lsv}; was {v}", message=MESSAGE, version=v,
-                          path="latest_supported_version")
+        raise EncodeError(
+            f"version must be between 1 and {lsv}; was {v}", message=MESSAGE, version=v, path="latest_supported_version"
+        )
     sums = info.task_offset_sums
     if v < 10:
         for t in sums:
             if t.topology_name is not None:
-                raise EncodeError("named topologies are not compatible with versions below 10",
-                                  message=MESSAGE, version=v, path=f"task_offset_sums[{t}]")
+                raise EncodeError(
+                    "named topologies are not compatible with versions below 10",
+                    message=MESSAGE,
+                    version=v,
+                    path=f"task_offset_sums[{t}]",
+                )
     if v < 2 and info.user_endpoint:
         refuse(f"user_endpoint {info.user_endpoint!r}", "user_endpoint")
     if v < 8 and info.unique_field:
@@ -224,12 +258,11 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
         TaskIdW = maker(MESSAGE, "TaskId", ("topic_group_id", "partition"))
         for t, s in sums.items():
             if s not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
-                refuse(f"offset sum {s} of task {t} (v1-6 carry only running/not running)",
-                       f"task_offset_sums[{t}]")
-        kwargs["prev_tasks"] = tuple(TaskIdW(t.subtopology, t.partition)
-                                     for t, s in sums.items() if s == LATEST_OFFSET)
-        kwargs["standby_tasks"] = tuple(TaskIdW(t.subtopology, t.partition)
-                                        for t, s in sums.items() if s != LATEST_OFFSET)
+                refuse(f"offset sum {s} of task {t} (v1-6 carry only running/not running)", f"task_offset_sums[{t}]")
+        kwargs["prev_tasks"] = tuple(TaskIdW(t.subtopology, t.partition) for t, s in sums.items() if s == LATEST_OFFSET)
+        kwargs["standby_tasks"] = tuple(
+            TaskIdW(t.subtopology, t.partition) for t, s in sums.items() if s != LATEST_OFFSET
+        )
     elif v <= 9:
         TOS = maker(MESSAGE, "TaskOffsetSum", ("topic_group_id", "partition_to_offset_sum"))
         P = maker(MESSAGE, "PartitionToOffsetSum", ("partition", "offset_sum"))
@@ -240,22 +273,23 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
                 groups[g].append(P(t.partition, s))
             else:
                 groups[g] = [P(t.partition, s)]
-        kwargs["task_offset_sums"] = tuple(TOS(g, tuple(ps))
-                                           for g, ps in groups.items())
+        kwargs["task_offset_sums"] = tuple(TOS(g, tuple(ps)) for g, ps in groups.items())
     else:
         TOS = maker(MESSAGE, "TaskOffsetSum", ("topic_group_id", "partition", "offset_sum", "named_topology"))
-        kwargs["task_offset_sums"] = tuple(
-            TOS(t.subtopology, t.partition, s, t.topology_name)
-            for t, s in sums.items())
+        kwargs["task_offset_sums"] = tuple(TOS(t.subtopology, t.partition, s, t.topology_name) for t, s in sums.items())
     if v >= 8:
         kwargs["unique_field"] = info.unique_field
     if v >= 9:
         kwargs["error_code"] = info.error_code
     if v >= 11:
         Tag = wire_class(MESSAGE, "ClientTag")
-        kwargs["client_tags"] = tuple(Tag(key=_encode_utf8(k, f"client_tags[{k!r}].key", v),
-                                          value=_encode_utf8(val, f"client_tags[{k!r}].value", v))
-                                      for k, val in info.client_tags.items())
+        kwargs["client_tags"] = tuple(
+            Tag(
+                key=_encode_utf8(k, f"client_tags[{k!r}].key", v),
+                value=_encode_utf8(val, f"client_tags[{k!r}].value", v),
+            )
+            for k, val in info.client_tags.items()
+        )
     return W(**kwargs)
 
 
@@ -315,8 +349,9 @@ def _rows(info: SubscriptionInfo, v: int) -> tuple | None:
     return tuple(fields)
 
 
-def encode_subscription(info: SubscriptionInfo, version: int | None = None, *,
-                        drop_unrepresentable: bool = False) -> bytes:
+def encode_subscription(
+    info: SubscriptionInfo, version: int | None = None, *, drop_unrepresentable: bool = False
+) -> bytes:
     """Encode ``info`` at ``version`` (default ``info.version``); see :func:`subscription_to_wire`."""
     v = info.version if version is None else version
     if not drop_unrepresentable and type(v) is int and 7 <= v <= LATEST_SUPPORTED_VERSION:

@@ -27,8 +27,18 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "wire_class", "struct_for", "default_value", "decode_wire", "encode_wire", "field_offsets", "to_json", "from_json",
-    "uuid_to_kafka", "uuid_from_kafka", "decode_wire_reference", "encode_wire_reference",
+    "wire_class",
+    "struct_for",
+    "default_value",
+    "decode_wire",
+    "encode_wire",
+    "field_offsets",
+    "to_json",
+    "from_json",
+    "uuid_to_kafka",
+    "uuid_from_kafka",
+    "decode_wire_reference",
+    "encode_wire_reference",
 ]
 
 _FASTPATH: list[ModuleType] = []
@@ -48,8 +58,15 @@ def _fastpath() -> ModuleType:
 def _fixed() -> dict:
     from . import primitives as p
 
-    return {"int8": p.INT8, "int16": p.INT16, "int32": p.INT32, "int64": p.INT64, "uint16": p.UINT16,
-            "bool": p.BOOL, "uuid": p.UUID}
+    return {
+        "int8": p.INT8,
+        "int16": p.INT16,
+        "int32": p.INT32,
+        "int64": p.INT64,
+        "uint16": p.UINT16,
+        "bool": p.BOOL,
+        "uuid": p.UUID,
+    }
 
 
 def _field_con(f: FieldSpec, message: MessageSpec, version: int):
@@ -96,9 +113,11 @@ def _struct_con(message_name: str, struct_name: str, version: int):
     spec: StructSpec = message.structs[struct_name]
     present = spec.fields_at(version)
     fields = [(f.py_name, _field_con(f, message, version)) for f in present]
-    absent = [(f.py_name, default_value(f, message), f.ignorable)
-              for f in spec.fields if f not in present and not (f.tag is not None and f.tagged_versions
-                                                                 and version in f.tagged_versions)]
+    absent = [
+        (f.py_name, default_value(f, message), f.ignorable)
+        for f in spec.fields
+        if f not in present and not (f.tag is not None and f.tagged_versions and version in f.tagged_versions)
+    ]
     tagged = None
     tagged_names = None
     if message.is_flexible(version):
@@ -207,6 +226,7 @@ def encode_wire_reference(message_name: str, version: int, obj) -> bytes:
 
 # --- JSON views -----------------------------------------------------------------------------------------
 
+
 def uuid_from_kafka(s: str) -> uuid.UUID:
     """Kafka's ``Uuid`` string, or a dashed UUID (:func:`codec.types.parse_uuid`: nothing else)."""
     from ..types import parse_uuid
@@ -214,8 +234,9 @@ def uuid_from_kafka(s: str) -> uuid.UUID:
     return parse_uuid(s)
 
 
-def from_json(data: dict, message_name: str, version: int | None = None, *, style: str = "kafka",
-              struct_name: str | None = None):
+def from_json(
+    data: dict, message_name: str, version: int | None = None, *, style: str = "kafka", struct_name: str | None = None
+):
     """Inverse of :func:`to_json`; missing fields take their defaults. Accepts either key style."""
     message = load_message(message_name)
     spec = message.structs[struct_name or message.name]
@@ -233,8 +254,9 @@ def _scalar_from(v, f: FieldSpec, message, style, path):
             try:
                 return base64.b64decode(v, validate=True) if style == "kafka" else bytes.fromhex(v)
             except ValueError:
-                raise EncodeError(f"{f.name}: not {'base64' if style == 'kafka' else 'hex'}: {v[:40]!r}",
-                                  path=path) from None
+                raise EncodeError(
+                    f"{f.name}: not {'base64' if style == 'kafka' else 'hex'}: {v[:40]!r}", path=path
+                ) from None
         if isinstance(v, list):
             return bytes(v)
         raise EncodeError(f"{f.name}: expected bytes as a string", path=path)
@@ -258,8 +280,9 @@ def _from_json(data: dict, spec: StructSpec, message, style, path) -> Any:
                 elif f.is_array:
                     if not isinstance(v, list):
                         raise EncodeError(f"expected a list for {f.name}", path=sub)
-                    kwargs[f.py_name] = tuple(_scalar_from(x, f, message, style, f"{sub}[{i}]")
-                                              for i, x in enumerate(v))
+                    kwargs[f.py_name] = tuple(
+                        _scalar_from(x, f, message, style, f"{sub}[{i}]") for i, x in enumerate(v)
+                    )
                 else:
                     kwargs[f.py_name] = _scalar_from(v, f, message, style, sub)
                 break

@@ -28,8 +28,11 @@ def utf8_or_refuse(s: str, path: str = "") -> bytes:
     try:
         return s.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise EncodeError(f"lone surrogate U+{ord(s[e.start]):04X} at character {e.start} cannot be written as "
-                          f"UTF-8 (Java would write '?')", path=path) from None
+        raise EncodeError(
+            f"lone surrogate U+{ord(s[e.start]):04X} at character {e.start} cannot be written as "
+            f"UTF-8 (Java would write '?')",
+            path=path,
+        ) from None
 
 
 def mutf8_encode(s: str) -> bytes:

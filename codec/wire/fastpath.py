@@ -34,7 +34,17 @@ from .encodings import mutf8_decode, mutf8_encode, uvarint_bytes
 from .models import field_default, wire_class
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
-__all__ = ["decoder", "encoder", "row_encoder", "row_decoder", "maker", "source", "enabled", "set_enabled", "FastPathMiss"]
+__all__ = [
+    "decoder",
+    "encoder",
+    "row_encoder",
+    "row_decoder",
+    "maker",
+    "source",
+    "enabled",
+    "set_enabled",
+    "FastPathMiss",
+]
 
 _ENABLED = os.environ.get("REBALANCE_CODEC_FASTPATH", "1").strip().lower() not in ("0", "no", "off", "false")
 
@@ -92,7 +102,7 @@ def _tagged_decode(buf: bytes, pos: int, end: int, known: frozenset) -> tuple[di
         size, pos = _uvarint(buf, pos)
         if size > end - pos:
             raise FastPathMiss
-        out[tag] = buf[pos:pos + size]
+        out[tag] = buf[pos : pos + size]
         pos += size
     return out, pos
 
@@ -146,10 +156,20 @@ class _Gen:
         self.version = version
         self.lines: list[str] = []
         self.globs: dict[str, Any] = {
-            "Miss": FastPathMiss, "_new": object.__new__, "_uvarint": _uvarint, "_uvb": _uvb,
-            "_UVT": _UVT, "_UUID": uuid.UUID, "_tagged_decode": _tagged_decode, "_tagged_encode": _tagged_encode,
-            "_jutf": _javautf_decode, "_mutf8_encode": mutf8_encode, "_unpack_from": _struct.unpack_from,
-            "_pack": _struct.pack, "_iter_unpack": _struct.iter_unpack, "_INTS": _INTS,
+            "Miss": FastPathMiss,
+            "_new": object.__new__,
+            "_uvarint": _uvarint,
+            "_uvb": _uvb,
+            "_UVT": _UVT,
+            "_UUID": uuid.UUID,
+            "_tagged_decode": _tagged_decode,
+            "_tagged_encode": _tagged_encode,
+            "_jutf": _javautf_decode,
+            "_mutf8_encode": mutf8_encode,
+            "_unpack_from": _struct.unpack_from,
+            "_pack": _struct.pack,
+            "_iter_unpack": _struct.iter_unpack,
+            "_INTS": _INTS,
         }
         self.n = 0
         self.rows = False
@@ -219,8 +239,11 @@ class _Gen:
                 continue
             if fld.default is not dataclasses.MISSING:
                 d = fld.default
-                expr = repr(d) if d is None or type(d) in (int, bool, str, bytes) or (d == () and type(d) is tuple) \
+                expr = (
+                    repr(d)
+                    if d is None or type(d) in (int, bool, str, bytes) or (d == () and type(d) is tuple)
                     else self.glob(d, "d")
+                )
             elif fld.name == "unknown_tagged_fields":
                 expr = "{}"
             else:
@@ -257,6 +280,7 @@ def _all_fixed(g: _Gen, spec: StructSpec) -> list[tuple[FieldSpec, str]] | None:
 
 
 # --- decoding -------------------------------------------------------------------------------------------
+
 
 class _DecRun:
     def __init__(self) -> None:
@@ -318,8 +342,9 @@ def _dec_null_check(g: _Gen, ind: int, n: str, nullable: bool, target: str) -> i
     return ind
 
 
-def _dec_string_bytes(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, nullable: bool,
-                      flexible: bool) -> None:
+def _dec_string_bytes(
+    g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, nullable: bool, flexible: bool
+) -> None:
     t = f.element_type
     n = _dec_length(g, ind, run, flexible, "h" if t == "string" else "i")
     i2 = _dec_null_check(g, ind, n, nullable, target)
@@ -465,6 +490,7 @@ def _dec_struct(g: _Gen, ind: int, spec: StructSpec, target: str) -> None:
 
 # --- encoding -------------------------------------------------------------------------------------------
 
+
 class _EncRun:
     def __init__(self) -> None:
         self.items: list[tuple[str, str]] = []  # (fmt, expression)
@@ -543,8 +569,9 @@ def _enc_scalar(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str, nullabl
     elif t == "javaUTF":
         raw = g.var("r")
         g.emit(ind, f"if type({var}) is not str: raise Miss")
-        g.emit(ind, f"{raw} = {var}.encode('ascii') if {var}.isascii() and '\\x00' not in {var} "
-                    f"else _mutf8_encode({var})")
+        g.emit(
+            ind, f"{raw} = {var}.encode('ascii') if {var}.isascii() and '\\x00' not in {var} else _mutf8_encode({var})"
+        )
         g.emit(ind, f"if len({raw}) > 65535: raise Miss")
         run.items.append(("H", f"len({raw})"))
         _flush_enc(g, ind, run)
@@ -607,6 +634,7 @@ def _enc_struct(g: _Gen, ind: int, spec: StructSpec, obj: str) -> None:
     flexible = g.message.is_flexible(g.version)
     tagged = spec.tagged_at(g.version) if flexible else ()
     by_name = {fld.name: fld for fld in dataclasses.fields(cls)}
+
     def default(f: FieldSpec) -> Any:
         return field_default(by_name[f.py_name])
 
@@ -646,6 +674,7 @@ def _enc_row(g: _Gen, ind: int, spec: StructSpec, obj: str) -> None:
 
 # --- compile and cache ----------------------------------------------------------------------------------
 
+
 def _generate(message_name: str, version: int, kind: str) -> tuple[str, dict]:
     message = load_message(message_name)
     if version not in message.valid:
@@ -674,7 +703,7 @@ def _compiled(message_name: str, version: int, kind: str) -> Callable | None:
     try:
         src, globs = _generate(message_name, version, kind)
     except Exception:  # noqa: BLE001 - no fast path for this one (tests/wire asserts there is one for every
-        return None    # schema): the reference path serves it
+        return None  # schema): the reference path serves it
     code = compile(src, f"<fastpath {kind} {message_name} v{version}>", "exec")
     exec(code, globs)
     return globs["decode" if kind in ("decode", "rowdecode") else "encode"]

@@ -81,8 +81,9 @@ def _make_wire_class(message_name: str, struct_name: str) -> type:
     fields: list[tuple[str, object, object]] = []  # (name, type, dataclasses.field(...)), as make_dataclass takes them
     for f in spec.fields:
         if f.struct is not None and not f.is_array and f.default != "null":
-            fields.append((f.py_name, "typing.Any", dataclasses.field(default_factory=_empty(message_name,
-                                                                                             f.struct.name))))
+            fields.append(
+                (f.py_name, "typing.Any", dataclasses.field(default_factory=_empty(message_name, f.struct.name)))
+            )
         else:
             fields.append((f.py_name, "typing.Any", dataclasses.field(default=default_value(f, message))))
     if not message.flexible.empty:
@@ -91,8 +92,10 @@ def _make_wire_class(message_name: str, struct_name: str) -> type:
     cls = dataclasses.make_dataclass(cls_name, fields, frozen=True, slots=True, kw_only=True)
     cls.__module__ = "codec.wire.models"
     cls.__qualname__ = cls_name if struct_name == message.name else f"{message.name}Data.{spec.name}"
-    cls.__doc__ = f"Wire model of {message.name}{'' if struct_name == message.name else '.' + spec.name} " \
-                  f"(schemas/{message.name}.json)."
+    cls.__doc__ = (
+        f"Wire model of {message.name}{'' if struct_name == message.name else '.' + spec.name} "
+        f"(schemas/{message.name}.json)."
+    )
     return cls
 
 
@@ -109,13 +112,15 @@ def _forget_classes() -> None:
 
 # --- the JSON view ----------------------------------------------------------------------------------------
 
+
 def uuid_to_kafka(u: uuid.UUID) -> str:
     """Kafka's ``Uuid.toString()``: URL-safe base64 of the 16 bytes, no padding."""
     return base64.urlsafe_b64encode(u.bytes).rstrip(b"=").decode("ascii")
 
 
-def to_json(obj: Any, message_name: str, version: int, *, style: str = "kafka",
-            struct_name: str | None = None) -> dict[str, Any]:
+def to_json(
+    obj: Any, message_name: str, version: int, *, style: str = "kafka", struct_name: str | None = None
+) -> dict[str, Any]:
     """A wire object as JSON: ``kafka`` style mirrors Kafka's generated JSON converters (camelCase, only
     the fields of that version, bytes base64, uuid as Kafka's Uuid string); ``native`` uses snake_case,
     bytes as hex and UUIDs in their usual form."""
@@ -146,7 +151,9 @@ def _scalar_json(v: Any, f: FieldSpec, message: MessageSpec, version: int, style
 def _to_json(obj: Any, spec: StructSpec, message: MessageSpec, version: int, style: str) -> dict[str, Any]:
     out = {}
     for f in spec.fields:
-        in_version = version in f.versions if f.tag is None else bool(f.tagged_versions and version in f.tagged_versions)
+        in_version = (
+            version in f.versions if f.tag is None else bool(f.tagged_versions and version in f.tagged_versions)
+        )
         if not in_version:
             continue
         key = f.json_name if style == "kafka" else f.py_name

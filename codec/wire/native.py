@@ -46,15 +46,45 @@ if TYPE_CHECKING:
     F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
-    "available", "active", "set_active", "codec_name", "unavailable_reason", "program", "object_program", "maker",
-    "fast_table", "bound", "front", "ACTIVE", "OFF",
+    "available",
+    "active",
+    "set_active",
+    "codec_name",
+    "unavailable_reason",
+    "program",
+    "object_program",
+    "maker",
+    "fast_table",
+    "bound",
+    "front",
+    "ACTIVE",
+    "OFF",
     # shapes
-    "Shape", "Slot", "Const", "NewDict", "Parent", "Lookup", "EmptyNone", "Obj", "Tuple", "Pair", "Flat", "In",
-    "Item", "Row", "Attr", "Key", "KeyAttr", "Value", "Extra", "LookupAttr",
+    "Shape",
+    "Slot",
+    "Const",
+    "NewDict",
+    "Parent",
+    "Lookup",
+    "EmptyNone",
+    "Obj",
+    "Tuple",
+    "Pair",
+    "Flat",
+    "In",
+    "Item",
+    "Row",
+    "Attr",
+    "Key",
+    "KeyAttr",
+    "Value",
+    "Extra",
+    "LookupAttr",
 ]
 
 try:
     from . import _native as _engine
+
     _WHY_NOT = ""
 except ImportError as e:  # no compiler at install time: the pure-Python codec serves
     _WHY_NOT = f"the extension is not built ({e})"
@@ -63,8 +93,9 @@ except ImportError as e:  # no compiler at install time: the pure-Python codec s
 _AVAILABLE = not _WHY_NOT
 
 #: ``[True]`` while the native codec runs: a one-element list that callers on hot paths read without a call.
-ACTIVE = [_AVAILABLE and os.environ.get("REBALANCE_CODEC_NATIVE", "1").strip().lower() not in (
-    "0", "no", "off", "false")]
+ACTIVE = [
+    _AVAILABLE and os.environ.get("REBALANCE_CODEC_NATIVE", "1").strip().lower() not in ("0", "no", "off", "false")
+]
 
 
 def available() -> bool:
@@ -106,8 +137,9 @@ def fast_table() -> dict:
     return table
 
 
-def bound(prog, make: Callable[..., Any] | None = None, *, prefix: tuple = (), start: int = 0,
-          trailing_bytes: bool = False):
+def bound(
+    prog, make: Callable[..., Any] | None = None, *, prefix: tuple = (), start: int = 0, trailing_bytes: bool = False
+):
     """One call for a whole buffer: ``bound(prog, make)(buf)`` is ``make(value, end, len(buf) - end)`` of
     ``prog.decode(buf, start)`` (the value alone without ``make``), or None on anything unusual. ``prefix``:
     arguments before the value; ``trailing_bytes``: ``make(*prefix, value, buf[end:])`` instead (bytes only)."""
@@ -138,8 +170,9 @@ def codec_name() -> str:
 
 
 # The engine's codes (codec/wire/_native.c).
-K_INT8, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING, K_BYTES, K_JAVAUTF, K_JAVACHARS, K_STRUCT = \
+K_INT8, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING, K_BYTES, K_JAVAUTF, K_JAVACHARS, K_STRUCT = (
     range(1, 13)
+)
 F_ARRAY, F_COMPACT, F_NULLABLE, F_ARR_NULLABLE, F_MARKER_UV, F_UNIQUE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 A_TUPLE, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS = range(6)
 C_NONE, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE = range(7)
@@ -149,9 +182,19 @@ E_OBJECT, E_TUPLE, E_ITEM = range(1, 4)
 G_OFF, G_IDX, G_KEY, G_KEYOFF, G_VALUE, G_CONST, G_EXTRA, G_LOOKUP = range(1, 9)
 EC_NONE, EC_UTF8, EC_UTF8_NONE_EMPTY = range(3)
 
-_KINDS = {"int8": K_INT8, "int16": K_INT16, "int32": K_INT32, "int64": K_INT64, "uint16": K_UINT16,
-          "bool": K_BOOL, "uuid": K_UUID, "string": K_STRING, "bytes": K_BYTES, "javaUTF": K_JAVAUTF,
-          "javaChars": K_JAVACHARS}
+_KINDS = {
+    "int8": K_INT8,
+    "int16": K_INT16,
+    "int32": K_INT32,
+    "int64": K_INT64,
+    "uint16": K_UINT16,
+    "bool": K_BOOL,
+    "uuid": K_UUID,
+    "string": K_STRING,
+    "bytes": K_BYTES,
+    "javaUTF": K_JAVAUTF,
+    "javaChars": K_JAVACHARS,
+}
 _CONV = {"utf8": C_UTF8, "utf8_or_none": C_UTF8_OR_NONE, "uuid_text": C_SUUID}
 _ECONV: dict[str | None, int] = {"utf8": EC_UTF8, "utf8_none_empty": EC_UTF8_NONE_EMPTY}
 _IMMUTABLE = (type(None), int, bool, str, bytes, float, uuid.UUID)
@@ -167,8 +210,9 @@ def slot_offset(cls: type, name: str) -> int:
 
 
 if _AVAILABLE:
-    _engine.configure(uuid.UUID, slot_offset(uuid.UUID, "int"), slot_offset(uuid.UUID, "is_safe"),
-                      uuid.SafeUUID.unknown)
+    _engine.configure(
+        uuid.UUID, slot_offset(uuid.UUID, "int"), slot_offset(uuid.UUID, "is_safe"), uuid.SafeUUID.unknown
+    )
 
 
 def maker(cls: type) -> Callable[..., Any]:
@@ -192,6 +236,7 @@ def maker(cls: type) -> Callable[..., Any]:
 # --- shapes: a message straight to (and from) a higher layer's model ---------------------------------
 # Plain classes (not dataclasses: these are imported on the CLI's start-up path).
 
+
 class _Term:
     __slots__ = ()
     _fields: tuple[str, ...] = ()
@@ -209,23 +254,27 @@ class _Term:
 # ``_<field>`` class attribute is the default of a field left out.
 class Slot(_Term):
     """The value of a field of this struct (snake_case name; a bare string means the same)."""
+
     __slots__ = _fields = ("name",)
     name: str
 
 
 class Const(_Term):
     """A constant (immutable) value."""
+
     __slots__ = _fields = ("value",)
     value: object
 
 
 class NewDict(_Term):
     """A new empty dict."""
+
     __slots__ = _fields = ()
 
 
 class Parent(_Term):
     """The value of a field of the enclosing struct (decoded before this one)."""
+
     __slots__ = _fields = ("name",)
     name: str
 
@@ -233,6 +282,7 @@ class Parent(_Term):
 class Lookup(_Term):
     """``root[table][this struct's field]``: ``table`` a dict-shaped array field of the message's root struct,
     decoded before this one; a key it lacks is a miss (the model path reports it)."""
+
     __slots__ = _fields = ("table", "name")
     table: str
     name: str
@@ -240,12 +290,14 @@ class Lookup(_Term):
 
 class EmptyNone(_Term):
     """The field's value, an empty string as None."""
+
     __slots__ = _fields = ("name",)
     name: str
 
 
 class Obj(_Term):
     """An instance of a slotted class whose every slot is given (slot -> source)."""
+
     __slots__ = _fields = ("cls", "slots")
     cls: type
     slots: dict[str, Source]
@@ -253,6 +305,7 @@ class Obj(_Term):
 
 class Pair(_Term):
     """An element of a dict-shaped array: key -> value in the dict it becomes."""
+
     __slots__ = _fields = ("key", "value")
     key: Source
     value: Source
@@ -270,11 +323,13 @@ class Tuple(_Term):
 
 class Flat(_Term):
     """An element not itself kept: its ``into`` arrays fill the dict of the enclosing array."""
+
     __slots__ = _fields = ()
 
 
 class In(_Term):
     """Encoding from an instance of ``cls`` (exactly); fields: wire field -> source."""
+
     __slots__ = _fields = ("cls", "fields")
     cls: type
     fields: dict[str, EncodeSource]
@@ -282,6 +337,7 @@ class In(_Term):
 
 class Item(_Term):
     """Encoding from one (key, value) item of a dict (``key_cls``: the key's exact class, or None)."""
+
     __slots__ = _fields = ("key_cls", "fields")
     key_cls: type | None
     fields: dict[str, EncodeSource]
@@ -289,12 +345,14 @@ class Item(_Term):
 
 class Row(_Term):
     """Encoding from a tuple of the fields at this version, in wire order."""
+
     __slots__ = _fields = ()
 
 
 class Attr(_Term):
     """An attribute of the object being encoded (``conv``: ``utf8`` or ``utf8_none_empty`` for a bytes field
     written from a str; ``items``: an array written from a dict's items)."""
+
     __slots__ = _fields = ("name", "conv", "items")
     _items = False
     name: str
@@ -304,18 +362,21 @@ class Attr(_Term):
 
 class Key(_Term):
     """The item's key."""
+
     __slots__ = _fields = ("conv",)
     conv: str | None
 
 
 class KeyAttr(_Term):
     """An attribute of the item's key."""
+
     __slots__ = _fields = ("name",)
     name: str
 
 
 class Value(_Term):
     """The item's value."""
+
     __slots__ = _fields = ("conv", "items")
     _items = False
     conv: str | None
@@ -324,12 +385,14 @@ class Value(_Term):
 
 class Extra(_Term):
     """The n-th extra argument of ``encode`` (computed by the caller)."""
+
     __slots__ = _fields = ("index",)
     index: int
 
 
 class LookupAttr(_Term):
     """``extra[index][obj.name]``: a caller's table, by an attribute."""
+
     __slots__ = _fields = ("name", "index")
     name: str
     index: int
@@ -359,9 +422,14 @@ class Shape:
 
     __slots__ = ("name", "decode", "arrays", "conv", "encode")
 
-    def __init__(self, name: str, decode: Mapping[str, DecodeTarget] | None = None,
-                 arrays: Mapping[str, str] | None = None, conv: Mapping[str, str] | None = None,
-                 encode: Mapping[str, EncodeTarget] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        decode: Mapping[str, DecodeTarget] | None = None,
+        arrays: Mapping[str, str] | None = None,
+        conv: Mapping[str, str] | None = None,
+        encode: Mapping[str, EncodeTarget] | None = None,
+    ) -> None:
         self.name = name
         self.decode = decode or {}
         self.arrays = arrays or {}
@@ -376,6 +444,7 @@ class Shape:
 
 
 # --- the compiler ---------------------------------------------------------------------------------------
+
 
 def _flexible(message: MessageSpec, version: int, f: FieldSpec) -> bool:
     if f.flexible_override is not None:
@@ -399,8 +468,19 @@ class _Compiler:
         self.stack: list[dict] = []  # the slots of the structs being compiled, outermost first
 
     # what one field is on the wire
-    def field_op(self, f: FieldSpec, slot: int, spec: StructSpec, enc_src: tuple | None, econv: int = EC_NONE,
-                 ain: int = 0, tag: int = -1, ddefault=None, dcall: int = 0, tdefault=None) -> tuple:
+    def field_op(
+        self,
+        f: FieldSpec,
+        slot: int,
+        spec: StructSpec,
+        enc_src: tuple | None,
+        econv: int = EC_NONE,
+        ain: int = 0,
+        tag: int = -1,
+        ddefault=None,
+        dcall: int = 0,
+        tdefault=None,
+    ) -> tuple:
         m, v = self.message, self.version
         elem = f.element_type
         if f.struct is not None:
@@ -428,8 +508,9 @@ class _Compiler:
         key = f"{spec.name}.{f.py_name}"
         if self.shape is not None and key in self.shape.arrays:
             self.used.add(key)
-            amode = {"dict": A_DICT, "dict-unique": A_DICT, "into": A_INTO, "count": A_COUNT,
-                     "counts": A_COUNTS}[self.shape.arrays[key]]
+            amode = {"dict": A_DICT, "dict-unique": A_DICT, "into": A_INTO, "count": A_COUNT, "counts": A_COUNTS}[
+                self.shape.arrays[key]
+            ]
             if self.shape.arrays[key] == "dict-unique":
                 flags |= F_UNIQUE
         conv = C_NONE
@@ -478,8 +559,10 @@ class _Compiler:
         if enc_in is not None:
             self.used.add(f"encode:{spec.name}")
             if not isinstance(enc_in, Row) and set(enc_in.fields) != {f.py_name for f in present}:
-                raise ValueError(f"{m.name} v{self.version} {spec.name}: the encoder shape names "
-                                 f"{sorted(enc_in.fields)}, the version has {[f.py_name for f in present]}")
+                raise ValueError(
+                    f"{m.name} v{self.version} {spec.name}: the encoder shape names "
+                    f"{sorted(enc_in.fields)}, the version has {[f.py_name for f in present]}"
+                )
         fields = tuple(self.field_op(f, i, spec, *self.enc_source(f, i, cls, enc_in)) for i, f in enumerate(present))
         tagged_ops = tuple(self.tagged_op(f, slots[f.py_name], spec, cls) for f in tagged)
         out = self.builder(spec, present, tagged, slots, unknown_slot, cls)
@@ -581,8 +664,11 @@ class _Compiler:
             missing = set(names) ^ set(target.slots)
             if missing:
                 raise ValueError(f"{target.cls.__name__}: the shape must give exactly its slots ({sorted(missing)})")
-            return (B_OBJECT, target.cls, tuple((slot_offset(target.cls, n), self.shape_src(target.slots[n], slots))
-                                                for n in names))
+            return (
+                B_OBJECT,
+                target.cls,
+                tuple((slot_offset(target.cls, n), self.shape_src(target.slots[n], slots)) for n in names),
+            )
         raise ValueError(f"not a decode shape: {target!r}")
 
     def shape_src(self, src, slots: dict) -> tuple:
@@ -632,8 +718,13 @@ class _Compiler:
             absent.append((slot_offset(cls, f.py_name), field_default(fld)))
         has_unknown = "unknown_tagged_fields" in by_name
         unknown_off = slot_offset(cls, "unknown_tagged_fields") if has_unknown else -1
-        return (E_OBJECT, cls, tuple(absent), unknown_off, int(has_unknown and not tagged and
-                                                             not self.message.is_flexible(self.version)))
+        return (
+            E_OBJECT,
+            cls,
+            tuple(absent),
+            unknown_off,
+            int(has_unknown and not tagged and not self.message.is_flexible(self.version)),
+        )
 
 
 def _fresh(f: FieldSpec, message: MessageSpec, version: int, style: str | None) -> Callable[[], Any]:
@@ -685,8 +776,9 @@ def _compiled(message_name: str, version: int, mode: str, shape: Shape | None):
     if shape is not None:
         named = {*shape.decode, *shape.arrays, *shape.conv, *(f"encode:{k}" for k in shape.encode)}
         if named - comp.used:  # a typo would leave part of the message as wire objects, silently
-            raise ValueError(f"shape {shape.name} names what {message_name} v{version} lacks: "
-                             f"{sorted(named - comp.used)}")
+            raise ValueError(
+                f"shape {shape.name} names what {message_name} v{version} lacks: {sorted(named - comp.used)}"
+            )
     return prog
 
 

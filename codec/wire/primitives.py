@@ -33,9 +33,28 @@ from ..errors import DecodeError, EncodeError, LimitExceededError, TruncatedErro
 from .encodings import mutf8_decode, mutf8_encode, utf8_or_refuse, uvarint_bytes
 
 __all__ = [
-    "KConstruct", "Int", "Bool", "Uuid", "UVarint", "String", "Bytes", "JavaUTF", "JavaChars", "Array",
-    "Struct", "TaggedFields", "remaining", "mutf8_encode", "mutf8_decode", "INT8", "INT16", "INT32",
-    "INT64", "UINT16", "BOOL", "UUID",
+    "KConstruct",
+    "Int",
+    "Bool",
+    "Uuid",
+    "UVarint",
+    "String",
+    "Bytes",
+    "JavaUTF",
+    "JavaChars",
+    "Array",
+    "Struct",
+    "TaggedFields",
+    "remaining",
+    "mutf8_encode",
+    "mutf8_decode",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "UINT16",
+    "BOOL",
+    "UUID",
 ]
 
 
@@ -224,8 +243,11 @@ class String(_Length):
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise DecodeError(f"invalid UTF-8 in string ({e.reason} at byte {e.start})",
-                              offset=pos + self.min_size + e.start, path=_path(path)) from None
+            raise DecodeError(
+                f"invalid UTF-8 in string ({e.reason} at byte {e.start})",
+                offset=pos + self.min_size + e.start,
+                path=_path(path),
+            ) from None
 
     def _build(self, obj, stream, context, path):
         if obj is None:
@@ -331,8 +353,9 @@ class Array(_Length):
             return None
         left = remaining(stream, context)
         if n > left:
-            raise LimitExceededError(f"array count {n} exceeds the {left} bytes that remain",
-                                     offset=pos, path=_path(path))
+            raise LimitExceededError(
+                f"array count {n} exceeds the {left} bytes that remain", offset=pos, path=_path(path)
+            )
         sub = self.sub._parse
         base = _path(path)
         return tuple(sub(stream, context, f"{base}[{i}]") for i in range(n))
@@ -367,16 +390,16 @@ class TaggedFields(KConstruct):
         pos = stream.tell()
         n = UVARINT._parse(stream, context, section)
         if 2 * n > remaining(stream, context):
-            raise LimitExceededError(f"tagged field count {n} exceeds the bytes that remain", offset=pos,
-                                     path=section)
+            raise LimitExceededError(f"tagged field count {n} exceeds the bytes that remain", offset=pos, path=section)
         known, unknown = {}, {}
         last = -1
         for i in range(n):
             tpos = stream.tell()
             tag = UVARINT._parse(stream, context, f"{section}[{i}]")
             if tag <= last:
-                raise DecodeError(f"tagged field {tag} out of order (after {last})", offset=tpos,
-                                  path=f"{section}[{i}]")
+                raise DecodeError(
+                    f"tagged field {tag} out of order (after {last})", offset=tpos, path=f"{section}[{i}]"
+                )
             last = tag
             size = UVARINT._parse(stream, context, f"{section}[{tag}]")
             if size > remaining(stream, context):
@@ -468,9 +491,15 @@ class Struct(KConstruct):
     unless the field is ignorable (Kafka's rule, wire-facts §0.3). ``tagged``: the tagged-field section
     (flexible versions only); ``tagged_names`` maps each known tagged field to (tag, default)."""
 
-    def __init__(self, name: str, fields: Sequence[tuple[str, KConstruct]], factory: Callable[..., Any],
-                 absent: Sequence[tuple[str, Any, bool]] = (), tagged: TaggedFields | None = None,
-                 tagged_names: dict[str, tuple[int, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        fields: Sequence[tuple[str, KConstruct]],
+        factory: Callable[..., Any],
+        absent: Sequence[tuple[str, Any, bool]] = (),
+        tagged: TaggedFields | None = None,
+        tagged_names: dict[str, tuple[int, Any]] | None = None,
+    ) -> None:
         super().__init__()
         self.sname = name
         self.fields = tuple(fields)
@@ -505,14 +534,17 @@ class Struct(KConstruct):
         for name, default, ignorable in self.absent:
             value = get(name, default)
             if value != default and not ignorable:
-                raise EncodeError(f"field {name} is not in this version and {value!r} is not its default "
-                                  f"({default!r})", path=prefix + name)
+                raise EncodeError(
+                    f"field {name} is not in this version and {value!r} is not its default ({default!r})",
+                    path=prefix + name,
+                )
         for name, con in self.fields:
             con._build(get(name), stream, context, prefix + name)
         if self.tagged is None and get("unknown_tagged_fields"):
             # Kafka's generated writers refuse too (UnsupportedVersionException).
-            raise EncodeError("tagged fields are set but this version is not flexible",
-                              path=prefix + "unknown_tagged_fields")
+            raise EncodeError(
+                "tagged fields are set but this version is not flexible", path=prefix + "unknown_tagged_fields"
+            )
         if self.tagged is not None:
             known = {}
             for name, (tag, default) in self.tagged_names.items():

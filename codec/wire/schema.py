@@ -15,6 +15,7 @@ import json
 import os
 import re
 from functools import cache
+
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
@@ -22,8 +23,20 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-__all__ = ["Versions", "FieldSpec", "StructSpec", "MessageSpec", "load_message", "schema_names", "snake", "camel",
-           "raw_message", "schema_overrides", "on_schema_change", "table_token"]
+__all__ = [
+    "Versions",
+    "FieldSpec",
+    "StructSpec",
+    "MessageSpec",
+    "load_message",
+    "schema_names",
+    "snake",
+    "camel",
+    "raw_message",
+    "schema_overrides",
+    "on_schema_change",
+    "table_token",
+]
 
 
 class _Record:
@@ -119,8 +132,20 @@ class FieldSpec(_Record):
     ``about``, ``struct`` (for struct and struct-array types) and ``attrs`` (project extensions, e.g.
     "dictionary")."""
 
-    __slots__ = ("name", "type", "versions", "nullable", "default", "ignorable", "flexible_override", "tag",
-                 "tagged_versions", "about", "struct", "attrs")
+    __slots__ = (
+        "name",
+        "type",
+        "versions",
+        "nullable",
+        "default",
+        "ignorable",
+        "flexible_override",
+        "tag",
+        "tagged_versions",
+        "about",
+        "struct",
+        "attrs",
+    )
     _defaults = {"attrs": dict}
     name: str
     type: str
@@ -192,8 +217,19 @@ class MessageSpec(_Record):
     """A message: ``name``, ``kind``, ``api_key``, ``valid``, ``flexible``, ``encoding``, ``version_prefix``,
     ``history``, ``root``, ``structs`` and ``path`` (see the module docstring)."""
 
-    __slots__ = ("name", "kind", "api_key", "valid", "flexible", "encoding", "version_prefix", "history", "root",
-                 "structs", "path")
+    __slots__ = (
+        "name",
+        "kind",
+        "api_key",
+        "valid",
+        "flexible",
+        "encoding",
+        "version_prefix",
+        "history",
+        "root",
+        "structs",
+        "path",
+    )
     name: str
     kind: str  # "streams" | "request" | "response" | "header" | "data"
     api_key: int | None
@@ -219,8 +255,20 @@ class MessageSpec(_Record):
         return range(self.valid.low, self.valid.high + 1)
 
 
-_PRIMITIVES = {"int8", "int16", "int32", "int64", "uint16", "bool", "uuid", "string", "bytes",
-               "javaUTF", "javaChars", "float64"}
+_PRIMITIVES = {
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint16",
+    "bool",
+    "uuid",
+    "string",
+    "bytes",
+    "javaUTF",
+    "javaChars",
+    "float64",
+}
 
 
 _STRING_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*', re.S)
@@ -240,7 +288,9 @@ def _schema_path() -> str:
     for candidate in (os.path.join(codec_root, "schemas"), os.path.join(os.path.dirname(codec_root), "schemas")):
         if os.path.isfile(os.path.join(candidate, "SubscriptionInfo.json")):
             return candidate
-    raise FileNotFoundError("no message schemas found (neither schemas/ of a checkout nor codec/schemas in the install)")
+    raise FileNotFoundError(
+        "no message schemas found (neither schemas/ of a checkout nor codec/schemas in the install)"
+    )
 
 
 def _schema_dir() -> Path:
@@ -264,13 +314,31 @@ def _parse_field(raw: dict, structs: dict[str, dict], parent_versions: Versions,
         if "fields" in raw:  # inline struct, Kafka style
             struct = _parse_struct(elem, raw["fields"], versions, structs, resolved)
         elif elem in structs:
-            struct = resolved.get(elem) or _parse_struct(elem, structs[elem]["fields"],
-                                                         Versions.parse(structs[elem].get("versions"), versions),
-                                                         structs, resolved)
+            struct = resolved.get(elem) or _parse_struct(
+                elem,
+                structs[elem]["fields"],
+                Versions.parse(structs[elem].get("versions"), versions),
+                structs,
+                resolved,
+            )
         else:
             raise ValueError(f"field {name}: unknown type {ftype!r}")
-    known = {"name", "type", "versions", "nullableVersions", "default", "ignorable", "flexibleVersions",
-             "tag", "taggedVersions", "about", "fields", "mapKey", "entityType", "zeroCopy"}
+    known = {
+        "name",
+        "type",
+        "versions",
+        "nullableVersions",
+        "default",
+        "ignorable",
+        "flexibleVersions",
+        "tag",
+        "taggedVersions",
+        "about",
+        "fields",
+        "mapKey",
+        "entityType",
+        "zeroCopy",
+    }
     attrs = {k: v for k, v in raw.items() if k not in known}
     return FieldSpec(
         name=name,

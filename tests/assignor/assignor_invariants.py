@@ -56,8 +56,10 @@ def assert_balanced(group: Json, result: Json, skew: int = 1) -> None:
     clients = result["clients"]
     active_load = [len(c["active"]) / capacity[c["processId"]] for c in clients]
     assert max(active_load) - min(active_load) <= 1.0, f"active loads {active_load}"
-    stateful_load = [len([t for t in c["active"] + c["standby"] + c["warmup"] if t in stateful])
-                     / capacity[c["processId"]] for c in clients]
+    stateful_load = [
+        len([t for t in c["active"] + c["standby"] + c["warmup"] if t in stateful]) / capacity[c["processId"]]
+        for c in clients
+    ]
     assert max(stateful_load) - min(stateful_load) <= 1.0, f"stateful loads {stateful_load}"
     per_sub: dict[str, list[int]] = defaultdict(lambda: [0] * len(clients))
     for i, c in enumerate(clients):

@@ -9,13 +9,22 @@ import sys
 from assignor_invariants import assert_valid_assignment
 from tests.conftest import ROOT, SHARED
 
-CASES = [json.loads(line) for line in
-         (SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl").read_text().splitlines() if line]
+CASES = [
+    json.loads(line)
+    for line in (SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl").read_text().splitlines()
+    if line
+]
 
 
 def _cli(*args: str, stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codec", "assign", *args], input=stdin, capture_output=True,
-                          text=True, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "codec", "assign", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
 
 
 def test_every_kafka_case_through_the_cli():
@@ -38,12 +47,22 @@ def test_every_kafka_case_through_the_cli():
 def _kip_group(clients, lags, num_tasks=3):
     """KIP-441's notation: tasks T1..Tn are 0_1..0_n, instances I1.. are process ids ...0001.."""
     tasks = [{"subtopology": 0, "partition": i, "stateful": True} for i in range(1, num_tasks + 1)]
-    return {"assignor": "high_availability", "configs": {"numStandbyReplicas": 1}, "tasks": tasks,
-            "endOffsetSums": {f"0_{i}": 10_000_000 for i in range(1, num_tasks + 1)},
-            "clients": [{"processId": f"00000000-0000-0000-0000-00000000000{n}", "capacity": 1,
-                         "prevActive": [f"0_{t}" for t in a], "prevStandby": [f"0_{t}" for t in s],
-                         "taskOffsetSums": {f"0_{t}": (-2 if t in a else 10_000_000 - lags) for t in a + s}}
-                        for n, (a, s) in clients.items()]}
+    return {
+        "assignor": "high_availability",
+        "configs": {"numStandbyReplicas": 1},
+        "tasks": tasks,
+        "endOffsetSums": {f"0_{i}": 10_000_000 for i in range(1, num_tasks + 1)},
+        "clients": [
+            {
+                "processId": f"00000000-0000-0000-0000-00000000000{n}",
+                "capacity": 1,
+                "prevActive": [f"0_{t}" for t in a],
+                "prevStandby": [f"0_{t}" for t in s],
+                "taskOffsetSums": {f"0_{t}": (-2 if t in a else 10_000_000 - lags) for t in a + s},
+            }
+            for n, (a, s) in clients.items()
+        ],
+    }
 
 
 def _rows(table: str) -> dict[str, list[str]]:

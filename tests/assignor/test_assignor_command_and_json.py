@@ -71,14 +71,17 @@ def test_missing_file_is_an_error():
     assert code == 1 and json.loads(out)["error"]["type"] == "io"
 
 
-@pytest.mark.parametrize("offset, end, lag", [
-    (None, 500, 500),   # no offset sum: lag = end sum
-    (-2, 500, -2),      # running active
-    (-3, 500, -3),      # unknown
-    (600, 500, 500),    # end < offset (reset changelog): lag = end sum
-    (100, 500, 400),
-    (500, 500, 0),
-])
+@pytest.mark.parametrize(
+    "offset, end, lag",
+    [
+        (None, 500, 500),  # no offset sum: lag = end sum
+        (-2, 500, -2),  # running active
+        (-3, 500, -3),  # unknown
+        (600, 500, 500),  # end < offset (reset changelog): lag = end sum
+        (100, 500, 400),
+        (500, 500, 0),
+    ],
+)
 def test_lag_rules_of_the_readme(offset, end, lag):
     assert compute_lag(offset, end) == lag
 
@@ -88,25 +91,35 @@ def test_offset_sums_and_lags_give_the_same_assignment():
     sum 1000, lag 0 is offset 1000 and lag 10 is offset 990; lag Long.MAX becomes "no offset sum"
     (lag 1000): both are far beyond the acceptable lag of 11 and the worst in lag order."""
     with_lags = CASES[0]["input"]
-    with_sums = dict(with_lags, endOffsetSums={t: 1000 for t in with_lags["clients"][0]["taskLags"]}, clients=[
-        {**{k: v for k, v in c.items() if k != "taskLags"},
-         "taskOffsetSums": {t: 1000 - lag for t, lag in c["taskLags"].items() if lag <= 1000}}
-        for c in with_lags["clients"]])
+    with_sums = dict(
+        with_lags,
+        endOffsetSums={t: 1000 for t in with_lags["clients"][0]["taskLags"]},
+        clients=[
+            {
+                **{k: v for k, v in c.items() if k != "taskLags"},
+                "taskOffsetSums": {t: 1000 - lag for t, lag in c["taskLags"].items() if lag <= 1000},
+            }
+            for c in with_lags["clients"]
+        ],
+    )
     assert result_to_json(assign(group_from_json(with_sums))) == result_to_json(assign(group_from_json(with_lags)))
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda g: g.update(assignor="round_robin"), "unknown assignor"),
-    (lambda g: g["configs"].update(rackAwareAssignmentStrategy="balance_subtopology"), "not supported"),
-    (lambda g: g["configs"].update(maxWarmupReplicas=0), "maxWarmupReplicas"),
-    (lambda g: g["configs"].update(probingRebalanceIntervalMs=1000), "probingRebalanceIntervalMs"),
-    (lambda g: g.update(surprise=1), "unknown key"),
-    (lambda g: g["clients"][0].update(processId="nope"), "UUID"),
-    (lambda g: g["clients"][0].update(capacity=0), "capacity"),
-    (lambda g: g["clients"][0]["taskLags"].pop("0_0"), "no lag"),
-    (lambda g: g["clients"][1].update(processId=g["clients"][0]["processId"]), "duplicate processId"),
-    (lambda g: g.update(clients=[]), "at least one client"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda g: g.update(assignor="round_robin"), "unknown assignor"),
+        (lambda g: g["configs"].update(rackAwareAssignmentStrategy="balance_subtopology"), "not supported"),
+        (lambda g: g["configs"].update(maxWarmupReplicas=0), "maxWarmupReplicas"),
+        (lambda g: g["configs"].update(probingRebalanceIntervalMs=1000), "probingRebalanceIntervalMs"),
+        (lambda g: g.update(surprise=1), "unknown key"),
+        (lambda g: g["clients"][0].update(processId="nope"), "UUID"),
+        (lambda g: g["clients"][0].update(capacity=0), "capacity"),
+        (lambda g: g["clients"][0]["taskLags"].pop("0_0"), "no lag"),
+        (lambda g: g["clients"][1].update(processId=g["clients"][0]["processId"]), "duplicate processId"),
+        (lambda g: g.update(clients=[]), "at least one client"),
+    ],
+)
 def test_bad_groups_are_rejected_clearly(mutate, message):
     group = json.loads(json.dumps(CASES[0]["input"]))
     mutate(group)
@@ -117,5 +130,10 @@ def test_bad_groups_are_rejected_clearly(mutate, message):
 def test_configs_default_to_kafka():
     group = group_from_json({"tasks": [], "clients": [{"processId": "00000000-0000-0000-0000-000000000001"}]})
     c = group.configs
-    assert (c.acceptable_recovery_lag, c.num_standby_replicas, c.max_warmup_replicas,
-            c.probing_rebalance_interval_ms, c.rack_aware_assignment_tags) == (10000, 0, 2, 600000, ())
+    assert (
+        c.acceptable_recovery_lag,
+        c.num_standby_replicas,
+        c.max_warmup_replicas,
+        c.probing_rebalance_interval_ms,
+        c.rack_aware_assignment_tags,
+    ) == (10000, 0, 2, 600000, ())

@@ -64,8 +64,12 @@ def _fixed_cluster(num_clients: int, num_stateless: int, num_stateful: int, max_
             tasks.extend(f"{sub}_{p}" for p in range(parts))
             count -= parts
             sub += 1
-    cluster.configs = {"acceptableRecoveryLag": 100, "maxWarmupReplicas": max_warmups,
-                       "numStandbyReplicas": 0, "probingRebalanceIntervalMs": 60000}
+    cluster.configs = {
+        "acceptableRecoveryLag": 100,
+        "maxWarmupReplicas": max_warmups,
+        "numStandbyReplicas": 0,
+        "probingRebalanceIntervalMs": 60000,
+    }
     for _ in range(num_clients):
         cluster.add_client()
     return cluster

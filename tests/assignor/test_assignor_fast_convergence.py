@@ -70,8 +70,9 @@ def test_ten_thousand_scenarios_converge_with_progress_every_round(block):
     assert not violations, violations[:5]
 
 
-def _fixed_cluster(num_clients: int, num_stateless: int, num_stateful: int, max_warmups: int,
-                   num_standby: int = 0) -> Cluster:
+def _fixed_cluster(
+    num_clients: int, num_stateless: int, num_stateful: int, max_warmups: int, num_standby: int = 0
+) -> Cluster:
     cluster = Cluster([], [], {}, FAST)
     sub = 0
     for tasks, count in ((cluster.stateless, num_stateless), (cluster.stateful, num_stateful)):
@@ -80,8 +81,12 @@ def _fixed_cluster(num_clients: int, num_stateless: int, num_stateful: int, max_
             tasks.extend(f"{sub}_{p}" for p in range(parts))
             count -= parts
             sub += 1
-    cluster.configs = {"acceptableRecoveryLag": 100, "maxWarmupReplicas": max_warmups,
-                       "numStandbyReplicas": num_standby, "probingRebalanceIntervalMs": 60000}
+    cluster.configs = {
+        "acceptableRecoveryLag": 100,
+        "maxWarmupReplicas": max_warmups,
+        "numStandbyReplicas": num_standby,
+        "probingRebalanceIntervalMs": 60000,
+    }
     for _ in range(num_clients):
         cluster.add_client()
     return cluster
@@ -152,8 +157,9 @@ def test_kafka_randomized_rules_on_the_fast_assignor(seed):
     rng = random.Random(seed)
     size = rng.randint(1, 10)
     num_stateful = rng.randint(1, 10)
-    cluster = Cluster.random(rng, size, rng.randint(1, 10), num_stateful, rng.randint(1, num_stateful),
-                             rng.randint(0, size), FAST)
+    cluster = Cluster.random(
+        rng, size, rng.randint(1, 10), num_stateful, rng.randint(1, num_stateful), rng.randint(0, size), FAST
+    )
     _converge_checked(cluster, 1)
     num_standby = cluster.configs["numStandbyReplicas"]
     for _ in range(rng.randint(1, 10)):
@@ -167,10 +173,14 @@ def test_kafka_randomized_rules_on_the_fast_assignor(seed):
 
 # --- the checker can fail ---------------------------------------------------------------------------------
 
+
 def _group(clients: list[dict], standby: int = 0, warmups: int = 1) -> dict:
-    return {"configs": {"acceptableRecoveryLag": 100, "maxWarmupReplicas": warmups, "numStandbyReplicas": standby},
-            "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(2)],
-            "endOffsetSums": {"0_0": 1000, "0_1": 1000}, "clients": clients}
+    return {
+        "configs": {"acceptableRecoveryLag": 100, "maxWarmupReplicas": warmups, "numStandbyReplicas": standby},
+        "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(2)],
+        "endOffsetSums": {"0_0": 1000, "0_1": 1000},
+        "clients": clients,
+    }
 
 
 def _client(n: int, sums: dict, capacity: int = 1) -> dict:
@@ -178,8 +188,12 @@ def _client(n: int, sums: dict, capacity: int = 1) -> dict:
 
 
 def _out(n: int, active=(), standby=(), warmup=()) -> dict:
-    return {"processId": f"00000000-0000-0000-0000-{n:012x}", "active": list(active), "standby": list(standby),
-            "warmup": list(warmup)}
+    return {
+        "processId": f"00000000-0000-0000-0000-{n:012x}",
+        "active": list(active),
+        "standby": list(standby),
+        "warmup": list(warmup),
+    }
 
 
 def test_checker_flags_an_active_on_a_lagging_client():
@@ -191,8 +205,10 @@ def test_checker_flags_an_active_on_a_lagging_client():
 
 def test_checker_flags_too_many_warmups_and_missing_standbys():
     group = _group([_client(1, {"0_0": 1000, "0_1": 1000}), _client(2, {}), _client(3, {})], standby=1)
-    result = {"probingRebalanceNeeded": True,
-              "clients": [_out(1, ["0_0", "0_1"]), _out(2, [], ["0_0"], ["0_1"]), _out(3, [], [], ["0_0"])]}
+    result = {
+        "probingRebalanceNeeded": True,
+        "clients": [_out(1, ["0_0", "0_1"]), _out(2, [], ["0_0"], ["0_1"]), _out(3, [], [], ["0_0"])],
+    }
     why = check_round(group, result)
     assert any("0_1 has 0 standbys, expected 1" in w for w in why)
     assert any("2 warmups, more than maxWarmupReplicas 1" in w for w in why)

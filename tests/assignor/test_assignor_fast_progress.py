@@ -105,12 +105,16 @@ PID = "00000000-0000-0000-0000-{:012x}".format
 
 def _group(caps: list[int], caught: list[list[str]], prev: list[list[str]], tasks: int, standby: int = 0) -> dict:
     ends = {f"0_{p}": 1000 for p in range(tasks)}
-    return {"assignor": FAST,
-            "configs": {"acceptableRecoveryLag": 100, "maxWarmupReplicas": 1, "numStandbyReplicas": standby},
-            "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(tasks)],
-            "endOffsetSums": ends,
-            "clients": [{"processId": PID(i + 1), "capacity": cap, "prevActive": p,
-                         "taskOffsetSums": {t: 1000 for t in c}} for i, (cap, c, p) in enumerate(zip(caps, caught, prev))]}
+    return {
+        "assignor": FAST,
+        "configs": {"acceptableRecoveryLag": 100, "maxWarmupReplicas": 1, "numStandbyReplicas": standby},
+        "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(tasks)],
+        "endOffsetSums": ends,
+        "clients": [
+            {"processId": PID(i + 1), "capacity": cap, "prevActive": p, "taskOffsetSums": {t: 1000 for t in c}}
+            for i, (cap, c, p) in enumerate(zip(caps, caught, prev))
+        ],
+    }
 
 
 ALL4 = ["0_0", "0_1", "0_2", "0_3"]
@@ -156,10 +160,15 @@ def test_progress_made_reads_the_measure_lexicographically():
 
 # --- balanced counts ------------------------------------------------------------------------------------
 
+
 def _kafka_balanced(counts: tuple[int, ...], caps: list[int], limit: int) -> bool:
     """No pair passes Kafka's shouldMoveATask, a client holding every task (``limit``) taking nothing."""
-    return not any(_should_move(counts[a], caps[a], counts[b], caps[b])
-                   for a in range(len(caps)) for b in range(len(caps)) if a != b and counts[b] < limit)
+    return not any(
+        _should_move(counts[a], caps[a], counts[b], caps[b])
+        for a in range(len(caps))
+        for b in range(len(caps))
+        if a != b and counts[b] < limit
+    )
 
 
 @pytest.mark.parametrize("caps", [[1], [1, 1, 1], [1, 2], [3, 1, 2], [5, 1, 1, 4], [2, 2, 3]])
@@ -169,12 +178,21 @@ def test_bands_are_exactly_the_balanced_counts(caps):
     for units, limit in [(u, lim) for u in range(13) for lim in (u, max(1, u // 2), 3)]:
         if units > limit * len(caps):
             continue
-        want = {v for v in itertools.product(range(limit + 1), repeat=len(caps))
-                if sum(v) == units and _kafka_balanced(v, caps, limit)}
-        for bands in ([(b.lo, b.hi) for b in balanced_bands(caps, units, limit)],
-                      [(lo, hi) for lo, hi, _ in _bands(caps, units, limit)]):
-            got = {v for lo, hi in bands for v in itertools.product(*[range(a, b + 1) for a, b in zip(lo, hi)])
-                   if sum(v) == units}
+        want = {
+            v
+            for v in itertools.product(range(limit + 1), repeat=len(caps))
+            if sum(v) == units and _kafka_balanced(v, caps, limit)
+        }
+        for bands in (
+            [(b.lo, b.hi) for b in balanced_bands(caps, units, limit)],
+            [(lo, hi) for lo, hi, _ in _bands(caps, units, limit)],
+        ):
+            got = {
+                v
+                for lo, hi in bands
+                for v in itertools.product(*[range(a, b + 1) for a, b in zip(lo, hi)])
+                if sum(v) == units
+            }
             assert got == want, (caps, units, limit)
 
 
@@ -184,6 +202,7 @@ def test_bands_come_by_increasing_level():
 
 
 # --- the target reaches the measure ---------------------------------------------------------------------
+
 
 def _target_costs(group: dict) -> tuple[int, int | None, bool]:
     description = group_from_json(group)
@@ -213,6 +232,7 @@ def test_target_reaches_the_measure(group):
 
 
 # --- scenarios of issue #28's shape ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", range(8))
 def test_scale_out_by_one_with_two_or_three_standbys_and_one_warmup(seed):

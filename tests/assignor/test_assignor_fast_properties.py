@@ -39,13 +39,21 @@ def groups(draw):
         split = draw(st.integers(0, len(held)))
         extra = draw(st.lists(st.sampled_from(stateful_ids), unique=True)) if stateful_ids else []
         sums = {t: draw(offset) for t in dict.fromkeys(held + extra)}
-        client = {"processId": str(pid), "capacity": draw(st.integers(1, 4)),
-                  "prevActive": held[:split], "prevStandby": held[split:], "taskOffsetSums": sums}
+        client = {
+            "processId": str(pid),
+            "capacity": draw(st.integers(1, 4)),
+            "prevActive": held[:split],
+            "prevStandby": held[split:],
+            "taskOffsetSums": sums,
+        }
         if use_tags:
             client["clientTags"] = draw(tags)
         clients.append(client)
-    configs = {"acceptableRecoveryLag": draw(st.sampled_from([0, 10, 100, LONG_MAX])),
-               "maxWarmupReplicas": draw(st.integers(1, 4)), "numStandbyReplicas": draw(st.integers(0, 3))}
+    configs = {
+        "acceptableRecoveryLag": draw(st.sampled_from([0, 10, 100, LONG_MAX])),
+        "maxWarmupReplicas": draw(st.integers(1, 4)),
+        "numStandbyReplicas": draw(st.integers(0, 3)),
+    }
     if use_tags:
         configs["rackAwareAssignmentTags"] = ["zone"]
     return {"assignor": FAST, "configs": configs, "tasks": tasks, "endOffsetSums": end, "clients": clients}
@@ -74,8 +82,9 @@ def test_every_single_round_keeps_the_guarantees_long(group):
     _single(group)
 
 
-EVENTS = st.lists(st.tuples(st.sampled_from(["drop", "join", "return", "capacity"]), st.integers(0, 2**16)),
-                  min_size=1, max_size=6)
+EVENTS = st.lists(
+    st.tuples(st.sampled_from(["drop", "join", "return", "capacity"]), st.integers(0, 2**16)), min_size=1, max_size=6
+)
 
 
 def _sequence(seed: int, events: list) -> None:
@@ -85,8 +94,7 @@ def _sequence(seed: int, events: list) -> None:
     size = rng.randint(1, 6)
     num_stateful = rng.randint(1, 12)
     num_standby = rng.randint(0, 2)
-    cluster = Cluster.random(rng, size, rng.randint(0, 6), num_stateful, rng.randint(1, 3), num_standby, FAST,
-                             (1, 4))
+    cluster = Cluster.random(rng, size, rng.randint(0, 6), num_stateful, rng.randint(1, 3), num_standby, FAST, (1, 4))
     limit = 2 * (num_stateful + num_stateful * num_standby)
 
     def converge(limit: int) -> None:

@@ -29,12 +29,16 @@ ALL = {"0_0": 1000, "0_1": 1000, "0_2": 1000}
 def _group(assignor: str | None = None) -> dict:
     """Clients 1 and 2 caught up on all three tasks (1 runs 0_0 and 0_1, 2 runs 0_2, each the other's
     standby); client 3 is new and has nothing."""
-    doc = {"configs": {"numStandbyReplicas": 1, "maxWarmupReplicas": 1, "acceptableRecoveryLag": 100},
-           "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(3)],
-           "endOffsetSums": ALL,
-           "clients": [{"processId": PID(1), "prevActive": ["0_0", "0_1"], "prevStandby": ["0_2"], "taskOffsetSums": ALL},
-                       {"processId": PID(2), "prevActive": ["0_2"], "prevStandby": ["0_0", "0_1"], "taskOffsetSums": ALL},
-                       {"processId": PID(3)}]}
+    doc = {
+        "configs": {"numStandbyReplicas": 1, "maxWarmupReplicas": 1, "acceptableRecoveryLag": 100},
+        "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(3)],
+        "endOffsetSums": ALL,
+        "clients": [
+            {"processId": PID(1), "prevActive": ["0_0", "0_1"], "prevStandby": ["0_2"], "taskOffsetSums": ALL},
+            {"processId": PID(2), "prevActive": ["0_2"], "prevStandby": ["0_0", "0_1"], "taskOffsetSums": ALL},
+            {"processId": PID(3)},
+        ],
+    }
     if assignor:
         doc["assignor"] = assignor
     return doc
@@ -64,8 +68,13 @@ def test_unknown_assignor_is_one_clear_error():
 def test_assign_cli_flag_overrides_the_json(tmp_path):
     path = tmp_path / "group.json"
     path.write_text(json.dumps(_group("high_availability")))
-    out = subprocess.run([sys.executable, "-m", "codec", "assign", "--assignor", FAST, str(path)],
-                         capture_output=True, text=True, cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "codec", "assign", "--assignor", FAST, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     _check_hand_derived(json.loads(out.stdout))
 
 

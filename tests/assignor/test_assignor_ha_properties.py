@@ -31,16 +31,29 @@ def groups(draw, acceptable=None):
     for pid in pids:
         held = draw(st.lists(st.sampled_from(stateful_ids), unique=True)) if stateful_ids else []
         split = draw(st.integers(0, len(held)))
-        clients.append({"processId": str(pid), "capacity": draw(st.integers(1, 3)),
-                        "prevActive": held[:split], "prevStandby": held[split:],
-                        "taskOffsetSums": {t: draw(offset) for t in held}})
+        clients.append(
+            {
+                "processId": str(pid),
+                "capacity": draw(st.integers(1, 3)),
+                "prevActive": held[:split],
+                "prevStandby": held[split:],
+                "taskOffsetSums": {t: draw(offset) for t in held},
+            }
+        )
     if acceptable is None:
         acceptable = draw(st.sampled_from([0, 10, 100, LONG_MAX]))
-    configs = {"acceptableRecoveryLag": acceptable,
-               "maxWarmupReplicas": draw(st.integers(1, 4)),
-               "numStandbyReplicas": draw(st.integers(0, 3))}
-    return {"assignor": "high_availability", "configs": configs, "tasks": tasks,
-            "endOffsetSums": end, "clients": clients}
+    configs = {
+        "acceptableRecoveryLag": acceptable,
+        "maxWarmupReplicas": draw(st.integers(1, 4)),
+        "numStandbyReplicas": draw(st.integers(0, 3)),
+    }
+    return {
+        "assignor": "high_availability",
+        "configs": configs,
+        "tasks": tasks,
+        "endOffsetSums": end,
+        "clients": clients,
+    }
 
 
 def _run(group):
@@ -99,11 +112,15 @@ def test_unknown_lag_sorts_first_and_blocks_the_movement():
     """§10: lag -3 is not caught up but sorts before every real lag, so a client with -3 that is
     the desired owner is "the most caught up" and its active is not moved to a caught-up client."""
     unknown, caught_up = "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002"
-    group = {"configs": {"acceptableRecoveryLag": 0, "maxWarmupReplicas": 1},
-             "tasks": [{"subtopology": 0, "partition": 0, "stateful": True}],
-             "endOffsetSums": {"0_0": 0},
-             "clients": [{"processId": unknown, "prevStandby": ["0_0"], "taskOffsetSums": {"0_0": -3}},
-                         {"processId": caught_up, "taskOffsetSums": {}}]}
+    group = {
+        "configs": {"acceptableRecoveryLag": 0, "maxWarmupReplicas": 1},
+        "tasks": [{"subtopology": 0, "partition": 0, "stateful": True}],
+        "endOffsetSums": {"0_0": 0},
+        "clients": [
+            {"processId": unknown, "prevStandby": ["0_0"], "taskOffsetSums": {"0_0": -3}},
+            {"processId": caught_up, "taskOffsetSums": {}},
+        ],
+    }
     result = _run(group)
     assert result["clients"][0]["active"] == ["0_0"] and result["clients"][1]["active"] == []
     assert result["probingRebalanceNeeded"] is False
@@ -132,8 +149,10 @@ def test_stateless_only_groups_are_balanced_and_stable(group):
 def test_java_uuid_order_breaks_ties_signed():
     """A UUID with the top bit set is *smaller* in Java's signed order, so it gets the first task."""
     big, small = uuid.UUID(int=1 << 127), uuid.UUID(int=1)
-    group = {"tasks": [{"subtopology": 0, "partition": 0, "stateful": False}],
-             "clients": [{"processId": str(small)}, {"processId": str(big)}]}
+    group = {
+        "tasks": [{"subtopology": 0, "partition": 0, "stateful": False}],
+        "clients": [{"processId": str(small)}, {"processId": str(big)}],
+    }
     result = _run(group)
     assert [c["processId"] for c in result["clients"]] == [str(big), str(small)]
     assert result["clients"][0]["active"] == ["0_0"]

@@ -18,7 +18,7 @@ def test_same_processors_keep_their_tasks():
 
 
 def test_dead_processor_tasks_go_to_its_host_first():
-    """"If P1 dies, it is optimal to assign some of the tasks processed by P1 to P2.\""""
+    """ "If P1 dies, it is optimal to assign some of the tasks processed by P1 to P2.\""""
     alive = {p: h for p, h in HOSTS.items() if p != "P1"}
     after = group_tasks_with_host_affinity(TASKS, alive, PREV, TASK_LOCALITY)
     for p in ("P2", "P3", "P4"):
@@ -47,9 +47,11 @@ def test_new_tasks_without_locality_go_anywhere_balanced():
 
 
 @settings(max_examples=200, deadline=None, database=None)
-@given(st.lists(st.text("abc", min_size=1, max_size=3), unique=True, max_size=20),
-       st.dictionaries(st.sampled_from(["P1", "P2", "P3", "P4", "P5"]), st.sampled_from(["H1", "H2"]), min_size=1),
-       st.data())
+@given(
+    st.lists(st.text("abc", min_size=1, max_size=3), unique=True, max_size=20),
+    st.dictionaries(st.sampled_from(["P1", "P2", "P3", "P4", "P5"]), st.sampled_from(["H1", "H2"]), min_size=1),
+    st.data(),
+)
 def test_every_task_placed_once_within_quota(tasks, processors, data):
     prev = {t: data.draw(st.sampled_from(["P1", "P2", "P3", "P4", "P5"])) for t in tasks}
     locality = {t: data.draw(st.sampled_from(["H1", "H2", "H3"])) for t in tasks}

@@ -55,8 +55,9 @@ def test_hash_set_order_of_uuids():
     assert java_hash_set_order(many, lambda x: x) == sorted(many, key=lambda x: x.int)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c["input"]["assignor"] == "high_availability"],
-                         ids=lambda c: c["test"])
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c["input"]["assignor"] == "high_availability"], ids=lambda c: c["test"]
+)
 def test_java_heap_replay_matches_kafka_vectors_too(case):
     group = group_from_json(case["input"])
     assert assign(group, exact_java_queue=True) == assign(group)

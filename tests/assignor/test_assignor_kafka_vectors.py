@@ -87,8 +87,7 @@ STATED = {
     "shouldNotAssignMoreThanMaxWarmupReplicas": _max_warmups,
     "FallbackPriorTaskAssignorTest.shouldViolateBalanceToPreserveActiveTaskStickiness": _fallback_keeps_prior,
     "LegacyStickyTaskAssignorTest.shouldAssignBasedOnCapacity": _sticky_by_capacity,
-    "LegacyStickyTaskAssignorTest.shouldKeepActiveTaskStickinessWhenMoreClientThanActiveTasks(first half)":
-        _sticky_more_clients,
+    "LegacyStickyTaskAssignorTest.shouldKeepActiveTaskStickinessWhenMoreClientThanActiveTasks(first half)": _sticky_more_clients,
 }
 
 

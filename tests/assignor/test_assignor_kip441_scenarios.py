@@ -35,10 +35,15 @@ class Scenario:
         return {t: (-2 if lag == -2 else END - lag) for t, lag in self.lag[pid].items()}
 
     def rebalance(self):
-        clients = tuple(ClientSpec(pid, prev_active=frozenset(a), prev_standby=frozenset(s),
-                                   task_offset_sums=self.offset_sums(pid)) for pid, (a, s) in self.state.items())
-        result = assign(GroupDescription(tuple(TaskSpec(t, True) for t in self.tasks), clients, CONFIGS,
-                                         {t: END for t in self.tasks}))
+        clients = tuple(
+            ClientSpec(pid, prev_active=frozenset(a), prev_standby=frozenset(s), task_offset_sums=self.offset_sums(pid))
+            for pid, (a, s) in self.state.items()
+        )
+        result = assign(
+            GroupDescription(
+                tuple(TaskSpec(t, True) for t in self.tasks), clients, CONFIGS, {t: END for t in self.tasks}
+            )
+        )
         self._check_promises(result)
         for c in result.clients:
             self.state[c.process_id] = (set(c.active), set(c.standby) | set(c.warmup))
@@ -50,12 +55,16 @@ class Scenario:
         for c in result.clients:
             for t in c.active:
                 mine = self.lag[c.process_id].get(t, END)
-                caught_up_elsewhere = any(0 <= l <= CONFIGS.acceptable_recovery_lag or l == -2
-                                          for pid, lags in self.lag.items() for tt, l in lags.items()
-                                          if tt == t and pid in self.state)
+                caught_up_elsewhere = any(
+                    0 <= l <= CONFIGS.acceptable_recovery_lag or l == -2
+                    for pid, lags in self.lag.items()
+                    for tt, l in lags.items()
+                    if tt == t and pid in self.state
+                )
                 if caught_up_elsewhere:
-                    assert mine == -2 or 0 <= mine <= CONFIGS.acceptable_recovery_lag, \
+                    assert mine == -2 or 0 <= mine <= CONFIGS.acceptable_recovery_lag, (
                         f"{t} active on {c.process_id}, not caught up, while a caught-up instance exists"
+                    )
 
     def catch_up(self) -> None:
         """Every instance finishes restoring what it holds: actives run (-2), copies lag 0."""

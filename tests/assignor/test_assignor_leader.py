@@ -36,8 +36,9 @@ def test_threads_interleave_new_tasks_in_task_order():
 
 def test_threads_prefer_previous_owner_then_fill():
     prev = {"c2": [t("0_0"), t("0_1")]}
-    got = assign_tasks_to_threads([t("0_0"), t("0_1"), t("0_2"), t("0_3")], True, ["c1", "c2"],
-                                  lambda c: prev.get(c, []), {})
+    got = assign_tasks_to_threads(
+        [t("0_0"), t("0_1"), t("0_2"), t("0_3")], True, ["c1", "c2"], lambda c: prev.get(c, []), {}
+    )
     assert got["c2"] == [t("0_0"), t("0_1")]
     assert got["c1"] == [t("0_2"), t("0_3")]
 
@@ -46,8 +47,9 @@ def test_threads_count_earlier_calls_and_give_remainder_to_previous_owner():
     """Minimum = floor(total / threads) over everything handed out so far; an extra task goes to a
     consumer at the minimum, its previous owner first."""
     load = {"c1": 1, "c2": 0}
-    got = assign_tasks_to_threads([t("1_0"), t("1_1")], True, ["c1", "c2"], lambda c: [t("1_1")] if c == "c1" else [],
-                                  load)
+    got = assign_tasks_to_threads(
+        [t("1_0"), t("1_1")], True, ["c1", "c2"], lambda c: [t("1_1")] if c == "c1" else [], load
+    )
     # total 3, minimum 1: c1 is at its minimum already, c2 takes 1_0; 1_1 is left and goes to
     # its previous owner c1.
     assert got == {"c1": [t("1_1")], "c2": [t("1_0")]}
@@ -55,8 +57,9 @@ def test_threads_count_earlier_calls_and_give_remainder_to_previous_owner():
 
 
 def test_stateless_ignore_previous_owner():
-    got = assign_tasks_to_threads([t("0_0"), t("0_1")], False, ["c1", "c2"],
-                                  lambda c: [t("0_1")] if c == "c1" else [], {})
+    got = assign_tasks_to_threads(
+        [t("0_0"), t("0_1")], False, ["c1", "c2"], lambda c: [t("0_1")] if c == "c1" else [], {}
+    )
     assert got == {"c1": [t("0_0")], "c2": [t("0_1")]}
 
 
@@ -95,8 +98,10 @@ def test_withheld_task_previously_standby_stays_a_standby_meanwhile():
     """§9 step 8: if the receiving client held the task as a standby, it keeps it as a standby
     while the active is being revoked elsewhere."""
     ends = {t("0_0"): 1000, t("0_1"): 1000}
-    members = [Member("a", A, frozenset({_tp(0), _tp(1)}), {t("0_0"): -2, t("0_1"): -2}),
-               Member("b", B, frozenset(), {t("0_1"): 1000})]
+    members = [
+        Member("a", A, frozenset({_tp(0), _tp(1)}), {t("0_0"): -2, t("0_1"): -2}),
+        Member("b", B, frozenset(), {t("0_1"): 1000}),
+    ]
     result = assign_group(members, STATEFUL, AssignmentConfigs(num_standby_replicas=1), ends)
     b = result.members["b"]
     assert t("0_1") in b.withheld_tasks and t("0_1") in b.standby_tasks

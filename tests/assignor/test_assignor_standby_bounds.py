@@ -32,9 +32,12 @@ def _square(n: int, standby: int, assignor: str, lags: bool = False) -> dict:
     """n clients and n stateful tasks; with ``lags``, each task running on one client and half caught up on
     the next, every other client lagging (a group converged without standbys)."""
     pid = "00000000-0000-0000-0000-{:012x}".format
-    group = {"assignor": assignor, "configs": {"numStandbyReplicas": standby, "acceptableRecoveryLag": 100},
-             "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(n)],
-             "clients": [{"processId": pid(i)} for i in range(1, n + 1)]}
+    group = {
+        "assignor": assignor,
+        "configs": {"numStandbyReplicas": standby, "acceptableRecoveryLag": 100},
+        "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(n)],
+        "clients": [{"processId": pid(i)} for i in range(1, n + 1)],
+    }
     if lags:
         group["endOffsetSums"] = {f"0_{p}": 10**6 for p in range(n)}
         for i, c in enumerate(group["clients"]):
@@ -58,12 +61,14 @@ def test_standbys_past_the_clients_put_every_task_everywhere(assignor, lags):
 @pytest.mark.parametrize("lags", [False, True])
 def test_exact_assignor_is_the_same_at_clients_minus_one_and_at_int_max(lags):
     """S = clients - 1 goes through Kafka's standby assignor, S = 2^31 - 1 through the shortcut."""
-    results = [result_to_json(assign(group_from_json(_square(60, s, "high_availability", lags))))
-               for s in (59, INT_MAX)]
+    results = [
+        result_to_json(assign(group_from_json(_square(60, s, "high_availability", lags)))) for s in (59, INT_MAX)
+    ]
     assert results[0] == results[1]
 
 
 # --- Kafka's standby placement, one poll at a time ------------------------------------------------------
+
 
 def _kafka_default_standbys(clients, stateful, num_standby) -> None:
     """DefaultStandbyTaskAssignor as Kafka writes it: per task, poll the least (assignedTaskLoad, UUID)
@@ -102,8 +107,11 @@ def test_default_standby_assignor_polls_as_kafka_does(group, num_standby):
 def test_everything_everywhere_shortcut_is_kafkas_placement(group, num_standby):
     """With at least clients - 1 standbys, the shortcut's output equals Kafka's standby assignor's (default
     or tag-aware) followed by its balance."""
-    group = dict(group, assignor="high_availability",
-                 configs=dict(group["configs"], numStandbyReplicas=max(num_standby, len(group["clients"]) - 1)))
+    group = dict(
+        group,
+        assignor="high_availability",
+        configs=dict(group["configs"], numStandbyReplicas=max(num_standby, len(group["clients"]) - 1)),
+    )
     shortcut = result_to_json(assign(group_from_json(group)))
 
     def kafka_path(clients, stateful):
@@ -121,6 +129,7 @@ def test_everything_everywhere_shortcut_is_kafkas_placement(group, num_standby):
 
 
 # --- Kafka's standby movements, one movement at a time --------------------------------------------------
+
 
 def _kafka_standby_movements(clients, lags, budget, candidates_factory=KeyedCandidates) -> int:
     """assignStandbyTaskMovements as the project wrote it before issue #31: every movement queued and
@@ -172,6 +181,7 @@ def test_standby_movements_are_kafkas(group, num_standby, exact):
 
 # --- the reproducer ------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("assignor", ["high_availability", "high_availability_fast"])
 def test_800_clients_800_tasks_int_max_standbys(tmp_path, assignor):
@@ -179,7 +189,8 @@ def test_800_clients_800_tasks_int_max_standbys(tmp_path, assignor):
     Measured by hand, not asserted here: see the branch report."""
     path = tmp_path / "group.json"
     path.write_text(json.dumps(_square(800, INT_MAX, assignor)))
-    out = subprocess.run([sys.executable, "-m", "codec", "assign", str(path)], capture_output=True, text=True,
-                         cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "codec", "assign", str(path)], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     everything = {f"0_{p}" for p in range(800)}
     assert all(h == everything for h in _holdings(json.loads(out.stdout)))

@@ -14,10 +14,11 @@ def pid(n: int) -> str:
 
 
 def group(zones: list[dict], num_tasks: int, tags: list[str], standbys: int = 1) -> dict:
-    return {"configs": {"acceptableRecoveryLag": LONG_MAX, "numStandbyReplicas": standbys,
-                        "rackAwareAssignmentTags": tags},
-            "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(num_tasks)],
-            "clients": [{"processId": pid(i + 1), "clientTags": z} for i, z in enumerate(zones)]}
+    return {
+        "configs": {"acceptableRecoveryLag": LONG_MAX, "numStandbyReplicas": standbys, "rackAwareAssignmentTags": tags},
+        "tasks": [{"subtopology": 0, "partition": p, "stateful": True} for p in range(num_tasks)],
+        "clients": [{"processId": pid(i + 1), "clientTags": z} for i, z in enumerate(zones)],
+    }
 
 
 def holders(result: dict, task: str) -> tuple[str, list[str]]:
@@ -49,8 +50,10 @@ def test_key_stops_counting_once_all_its_values_are_used():
 
 
 @settings(max_examples=150, deadline=None, database=None)
-@given(st.lists(st.sampled_from(["a", "b", "c"]), min_size=2, max_size=8).filter(lambda zs: len(set(zs)) >= 2),
-       st.integers(1, 12))
+@given(
+    st.lists(st.sampled_from(["a", "b", "c"]), min_size=2, max_size=8).filter(lambda zs: len(set(zs)) >= 2),
+    st.integers(1, 12),
+)
 def test_active_and_standby_in_different_zones_when_possible(zone_list, num_tasks):
     zones = [{"zone": z} for z in zone_list]
     result = result_to_json(assign(group_from_json(group(zones, num_tasks, ["zone"]))))

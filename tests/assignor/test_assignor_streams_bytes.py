@@ -30,20 +30,35 @@ def member(version, pid, sums=None, *, endpoint=None, owned=(), error=0, lsv=Non
         body = encode_subscription(SubscriptionInfo(version=11, process_id=uuid.UUID(int=pid)))
         raw = version.to_bytes(4, "big") + (lsv or version).to_bytes(4, "big") + body[8:]
     else:
-        raw = encode_subscription(SubscriptionInfo(
-            version=version, latest_supported_version=lsv or (version if version >= 3 else -1),
-            process_id=uuid.UUID(int=pid), user_endpoint=endpoint, task_offset_sums=sums or {}, error_code=error))
+        raw = encode_subscription(
+            SubscriptionInfo(
+                version=version,
+                latest_supported_version=lsv or (version if version >= 3 else -1),
+                process_id=uuid.UUID(int=pid),
+                user_endpoint=endpoint,
+                task_offset_sums=sums or {},
+                error_code=error,
+            )
+        )
     Owned = wire_class("ConsumerProtocolSubscription", "TopicPartition")
-    return encode_consumer(consumer_subscription(3, topics=("input",), user_data=raw, owned_partitions=tuple(
-        Owned(topic="input", partitions=(p,)) for p in owned)))
+    return encode_consumer(
+        consumer_subscription(
+            3,
+            topics=("input",),
+            user_data=raw,
+            owned_partitions=tuple(Owned(topic="input", partitions=(p,)) for p in owned),
+        )
+    )
 
 
 def infos(result):
     out = {}
     for m, raw in result.assignments.items():
         cpa = decode_consumer("ConsumerProtocolAssignment", raw)
-        out[m] = (sorted(p for tp in cpa.data.assigned_partitions for p in tp.partitions),
-                  decode_assignment(cpa.data.user_data))
+        out[m] = (
+            sorted(p for tp in cpa.data.assigned_partitions for p in tp.partitions),
+            decode_assignment(cpa.data.user_data),
+        )
     return out
 
 
@@ -75,8 +90,10 @@ def test_shutdown_request_reaches_everyone():
 
 def test_host_maps_and_probing_deadline():
     cfg = AssignmentConfigs(num_standby_replicas=1, acceptable_recovery_lag=10, probing_rebalance_interval_ms=60_000)
-    members = {"a": member(7, 1, {TaskId(0, p): -2 for p in range(6)}, endpoint="ha:1", owned=range(6)),
-               "b": member(7, 2, endpoint="hb:2")}  # b is new: not caught up, warmups and a probing deadline
+    members = {
+        "a": member(7, 1, {TaskId(0, p): -2 for p in range(6)}, endpoint="ha:1", owned=range(6)),
+        "b": member(7, 2, endpoint="hb:2"),
+    }  # b is new: not caught up, warmups and a probing deadline
     res = streams_leader_assign(members, TOPO, configs=cfg, end_offset_sums=ENDS, leader_member_id="a", now_ms=5)
     got = infos(res)
     a, b = got["a"][1], got["b"][1]
@@ -90,8 +107,10 @@ def test_host_maps_and_probing_deadline():
 
 
 def test_cooperative_revocation_withholds_and_asks_for_an_immediate_rejoin():
-    members = {"a": member(7, 1, {TaskId(0, p): -2 for p in range(6)}, owned=range(6)),
-               "b": member(7, 2, {TaskId(0, p): 1000 for p in range(6)})}  # b caught up on everything
+    members = {
+        "a": member(7, 1, {TaskId(0, p): -2 for p in range(6)}, owned=range(6)),
+        "b": member(7, 2, {TaskId(0, p): 1000 for p in range(6)}),
+    }  # b caught up on everything
     res = streams_leader_assign(members, TOPO, end_offset_sums=ENDS, leader_member_id="a")
     got = infos(res)
     a_parts, a = got["a"]
@@ -119,7 +138,11 @@ ROUNDS = load_rounds()
 
 def test_rounds_exist():
     assert len(ROUNDS) >= 10
-    assert {r["id"] for r in ROUNDS} >= {"v7-scale-out-warmups", "v7-cooperative-revocation", "error-shutdown-requested"}
+    assert {r["id"] for r in ROUNDS} >= {
+        "v7-scale-out-warmups",
+        "v7-cooperative-revocation",
+        "error-shutdown-requested",
+    }
 
 
 @pytest.mark.parametrize("r", ROUNDS, ids=lambda r: r["id"])
@@ -132,22 +155,48 @@ def test_rebalance_round(r):
 def test_cli_from_join_group_and_emit_bytes(tmp_path):
     JoinResp = wire_class("JoinGroupResponse", "JoinGroupResponse")
     JM = wire_class("JoinGroupResponse", "JoinGroupResponseMember")
-    body = encode_message("JoinGroupResponse", 9, JoinResp(
-        generation_id=1, protocol_type="consumer", protocol_name="stream", leader="m0", member_id="m0",
-        members=tuple(JM(member_id=f"m{i}", metadata=member(7, i + 1)) for i in range(2))))
+    body = encode_message(
+        "JoinGroupResponse",
+        9,
+        JoinResp(
+            generation_id=1,
+            protocol_type="consumer",
+            protocol_name="stream",
+            leader="m0",
+            member_id="m0",
+            members=tuple(JM(member_id=f"m{i}", metadata=member(7, i + 1)) for i in range(2)),
+        ),
+    )
     topo = tmp_path / "topology.json"
-    topo.write_text(json.dumps({"subtopologies": [{"subtopology": 0, "sourceTopics": ["input"],
-                                                   "changelogTopics": ["store-changelog"], "partitions": 6}]}))
-    p = subprocess.run([sys.executable, "-m", "codec", "assign", "--from-join-group", body.hex(), "--emit-bytes",
-                        str(topo)], capture_output=True, text=True, cwd=ROOT)
+    topo.write_text(
+        json.dumps(
+            {
+                "subtopologies": [
+                    {
+                        "subtopology": 0,
+                        "sourceTopics": ["input"],
+                        "changelogTopics": ["store-changelog"],
+                        "partitions": 6,
+                    }
+                ]
+            }
+        )
+    )
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "assign", "--from-join-group", body.hex(), "--emit-bytes", str(topo)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     out = json.loads(p.stdout)
     assert out["version"] == 7 and len(out["members"]) == 2
     actives = sorted(t for m in out["members"] for t in m["active"])
     assert actives == [f"0_{i}" for i in range(6)]
     for m in out["members"]:  # the emitted bytes are what the JSON says
-        info = decode_assignment(decode_consumer("ConsumerProtocolAssignment",
-                                                 bytes.fromhex(m["assignment"])).data.user_data)
+        info = decode_assignment(
+            decode_consumer("ConsumerProtocolAssignment", bytes.fromhex(m["assignment"])).data.user_data
+        )
         assert [str(t) for t in dict.fromkeys(info.active_tasks)] == m["active"]
 
 
@@ -160,8 +209,9 @@ def _check_emit_bytes_against_kafka(case: dict, out: dict) -> None:
     assert out["probingRebalanceNeeded"] is case["output"]["probingRebalanceNeeded"]
     assert len(out["members"]) == len(kafka)
     for m in out["members"]:  # one member per process in this case: "<processId>-0"
-        info = decode_assignment(decode_consumer("ConsumerProtocolAssignment",
-                                                 bytes.fromhex(m["assignment"])).data.user_data)
+        info = decode_assignment(
+            decode_consumer("ConsumerProtocolAssignment", bytes.fromhex(m["assignment"])).data.user_data
+        )
         pid = m["memberId"].rsplit("-", 1)[0]
         want_active, want_standby = kafka[pid]
         # Cooperative revocation (wire-facts §9 step 8): a task another member owned last generation is
@@ -178,10 +228,17 @@ def _check_emit_bytes_against_kafka(case: dict, out: dict) -> None:
 
 
 def _first_kafka_case_through_emit_bytes() -> tuple[dict, dict]:
-    (case, *_) = [json.loads(line) for line in
-                  (SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl").read_text().splitlines()]
-    p = subprocess.run([sys.executable, "-m", "codec", "assign", "--emit-bytes", "-"], input=json.dumps(case["input"]),
-                       capture_output=True, text=True, cwd=ROOT)
+    (case, *_) = [
+        json.loads(line)
+        for line in (SHARED / "vectors" / "kafka-java-assignor" / "ha_unit_tests.jsonl").read_text().splitlines()
+    ]
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "assign", "--emit-bytes", "-"],
+        input=json.dumps(case["input"]),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert p.returncode == 0, p.stderr
     return case, json.loads(p.stdout)
 
@@ -198,7 +255,9 @@ def test_the_emit_bytes_check_fails_on_a_broken_output():
     case, out = _first_kafka_case_through_emit_bytes()
     swapped = json.loads(json.dumps(out))
     swapped["members"][0]["assignment"], swapped["members"][1]["assignment"] = (
-        out["members"][1]["assignment"], out["members"][0]["assignment"])
+        out["members"][1]["assignment"],
+        out["members"][0]["assignment"],
+    )
     with pytest.raises(AssertionError):
         _check_emit_bytes_against_kafka(case, swapped)
     moved = json.loads(json.dumps(out))

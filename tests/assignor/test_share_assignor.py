@@ -28,22 +28,32 @@ from codec.assignor.share import (
 )
 from tests.conftest import ROOT
 
-CASES = [json.loads(line) for line in (ROOT / "vectors" / "share" / "simple-assignor.jsonl").read_text(
-    encoding="utf-8").splitlines()]
+CASES = [
+    json.loads(line)
+    for line in (ROOT / "vectors" / "share" / "simple-assignor.jsonl").read_text(encoding="utf-8").splitlines()
+]
 KAFKA_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 
 
 def _assign_lines(groups: list[dict]) -> list[dict]:
-    p = subprocess.run([sys.executable, "-m", "codec", "assign", "--share", "--lines"], cwd=ROOT, capture_output=True,
-                       text=True, timeout=60, check=False,
-                       input="".join(json.dumps(g) + "\n" for g in groups))
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "assign", "--share", "--lines"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        input="".join(json.dumps(g) + "\n" for g in groups),
+    )
     assert "Traceback" not in p.stderr
     return [json.loads(line) for line in p.stdout.splitlines()]
 
 
 def test_every_case_of_kafkas_simple_assignor_test_through_the_cli():
     assert len(CASES) == 15 and {c["kafkaCommit"] for c in CASES} == {KAFKA_COMMIT}
-    assert {c["kafkaTest"].split("#")[0] for c in CASES} == {"org.apache.kafka.coordinator.group.assignor.SimpleAssignorTest"}
+    assert {c["kafkaTest"].split("#")[0] for c in CASES} == {
+        "org.apache.kafka.coordinator.group.assignor.SimpleAssignorTest"
+    }
     out = _assign_lines([c["group"] for c in CASES])
     assert len(out) == len(CASES)
     for c, got in zip(CASES, out):
@@ -61,13 +71,19 @@ def test_every_kafka_test_method_is_a_vector():
     checks the name, "simple")."""
     methods = {c["kafkaTest"].split("#")[1] for c in CASES}
     assert methods == {
-        "testAssignWithEmptyMembers", "testAssignWithNoSubscribedTopic", "testAssignWithSubscribedToNonExistentTopic",
-        "testAssignWithTwoMembersAndTwoTopicsHomogeneous", "testAssignWithTwoMembersAndTwoTopicsHomogeneousWithAllowedMap",
+        "testAssignWithEmptyMembers",
+        "testAssignWithNoSubscribedTopic",
+        "testAssignWithSubscribedToNonExistentTopic",
+        "testAssignWithTwoMembersAndTwoTopicsHomogeneous",
+        "testAssignWithTwoMembersAndTwoTopicsHomogeneousWithAllowedMap",
         "testAssignWithTwoMembersAndTwoTopicsHomogeneousWithNonAssignableTopic",
-        "testAssignWithThreeMembersThreeTopicsHeterogeneous", "testAssignWithThreeMembersThreeTopicsHeterogeneousWithAllowedMap",
+        "testAssignWithThreeMembersThreeTopicsHeterogeneous",
+        "testAssignWithThreeMembersThreeTopicsHeterogeneousWithAllowedMap",
         "testAssignWithThreeMembersThreeTopicsHeterogeneousWithNonAssignableTopic",
-        "testAssignWithOneMemberNoAssignedTopicHeterogeneous", "testAssignWithCurrentAssignmentHomogeneous",
-        "testAssignWithCurrentAssignmentHeterogeneous"}
+        "testAssignWithOneMemberNoAssignedTopicHeterogeneous",
+        "testAssignWithCurrentAssignmentHomogeneous",
+        "testAssignWithCurrentAssignmentHeterogeneous",
+    }
     assert _assign_lines([{"topics": {}, "members": []}])[0]["assignor"] == "simple"
 
 
@@ -148,9 +164,14 @@ def test_heterogeneous_leaves_a_partition_held_by_a_member_that_unsubscribed_to_
 
 
 def test_bad_share_groups_are_one_error_each():
-    bad = [{"members": 3}, {"topics": {"t": -1}}, {"topics": {"t": 1}, "members": [{"memberId": "a",
-           "assignment": {"t": ["x"]}}]}, {"topics": {"t": 1}, "bogus": 1}, {"assignor": "range"},
-           {"topics": [{"name": "t", "partitions": 1, "topicId": "not-a-uuid"}]}]
+    bad = [
+        {"members": 3},
+        {"topics": {"t": -1}},
+        {"topics": {"t": 1}, "members": [{"memberId": "a", "assignment": {"t": ["x"]}}]},
+        {"topics": {"t": 1}, "bogus": 1},
+        {"assignor": "range"},
+        {"topics": [{"name": "t", "partitions": 1, "topicId": "not-a-uuid"}]},
+    ]
     out = _assign_lines(bad)
     assert len(out) == len(bad) and all(o["error"]["type"] == "invalid_group" for o in out), out
     spec, _ = share_group_from_json({"topics": {"t": 1}, "members": [{"memberId": "a"}, {"memberId": "a"}]})

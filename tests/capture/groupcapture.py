@@ -22,13 +22,19 @@ from codec.wire.builder import wire_class
 CONSOLE_SCRIPT = Path(sys.executable).with_name("rebalance-codec")
 
 
-def join_request(cid: int, client: str, group: str, member: str, protocols: list[tuple[str, bytes]],
-                 instance: str | None = None) -> bytes:
+def join_request(
+    cid: int, client: str, group: str, member: str, protocols: list[tuple[str, bytes]], instance: str | None = None
+) -> bytes:
     proto = wire_class("JoinGroupRequest", "JoinGroupRequestProtocol")
     body = wire_class("JoinGroupRequest", "JoinGroupRequest")(
-        group_id=group, session_timeout_ms=10000, rebalance_timeout_ms=30000, member_id=member,
-        group_instance_id=instance, protocol_type="consumer",
-        protocols=tuple(proto(name=n, metadata=m) for n, m in protocols))
+        group_id=group,
+        session_timeout_ms=10000,
+        rebalance_timeout_ms=30000,
+        member_id=member,
+        group_instance_id=instance,
+        protocol_type="consumer",
+        protocols=tuple(proto(name=n, metadata=m) for n, m in protocols),
+    )
     return encode_request_frame(request_frame(11, 5, cid, client, body), size_prefixed=True)
 
 
@@ -36,16 +42,24 @@ def join_response(cid: int, generation: int, protocol: str, member: str, metadat
     """The JoinGroup v5 response of a group whose only member (``member``) is its leader."""
     jm = wire_class("JoinGroupResponse", "JoinGroupResponseMember")
     body = wire_class("JoinGroupResponse", "JoinGroupResponse")(
-        error_code=0, generation_id=generation, protocol_name=protocol, leader=member, member_id=member,
-        members=(jm(member_id=member, metadata=metadata),))
+        error_code=0,
+        generation_id=generation,
+        protocol_name=protocol,
+        leader=member,
+        member_id=member,
+        members=(jm(member_id=member, metadata=metadata),),
+    )
     return encode_response_frame(response_frame(11, 5, cid, body), size_prefixed=True)
 
 
 def sync_request(cid: int, client: str, group: str, generation: int, member: str, assignment: bytes) -> bytes:
     sa = wire_class("SyncGroupRequest", "SyncGroupRequestAssignment")
     body = wire_class("SyncGroupRequest", "SyncGroupRequest")(
-        group_id=group, generation_id=generation, member_id=member,
-        assignments=(sa(member_id=member, assignment=assignment),))
+        group_id=group,
+        generation_id=generation,
+        member_id=member,
+        assignments=(sa(member_id=member, assignment=assignment),),
+    )
     return encode_request_frame(request_frame(14, 3, cid, client, body), size_prefixed=True)
 
 
@@ -55,8 +69,9 @@ def sync_response(cid: int, assignment: bytes) -> bytes:
 
 
 def heartbeat_request(cid: int, client: str, group: str, generation: int, member: str) -> bytes:
-    body = wire_class("HeartbeatRequest", "HeartbeatRequest")(group_id=group, generation_id=generation,
-                                                             member_id=member)
+    body = wire_class("HeartbeatRequest", "HeartbeatRequest")(
+        group_id=group, generation_id=generation, member_id=member
+    )
     return encode_request_frame(request_frame(12, 3, cid, client, body), size_prefixed=True)
 
 
@@ -70,14 +85,16 @@ def leave_request(cid: int, client: str, group: str, member: str, instance: str 
     """LeaveGroup v5 (flexible, one member with its reason)."""
     mi = wire_class("LeaveGroupRequest", "MemberIdentity")
     body = wire_class("LeaveGroupRequest", "LeaveGroupRequest")(
-        group_id=group, members=(mi(member_id=member, group_instance_id=instance, reason=reason),))
+        group_id=group, members=(mi(member_id=member, group_instance_id=instance, reason=reason),)
+    )
     return encode_request_frame(request_frame(13, 5, cid, client, body), size_prefixed=True)
 
 
 def leave_response(cid: int, member: str, instance: str | None) -> bytes:
     mr = wire_class("LeaveGroupResponse", "MemberResponse")
     body = wire_class("LeaveGroupResponse", "LeaveGroupResponse")(
-        error_code=0, members=(mr(member_id=member, group_instance_id=instance, error_code=0),))
+        error_code=0, members=(mr(member_id=member, group_instance_id=instance, error_code=0),)
+    )
     return encode_response_frame(response_frame(13, 5, cid, body), size_prefixed=True)
 
 
@@ -119,6 +136,20 @@ def console_json(tmp_path: Path, *argv: str) -> list[dict]:
     return [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line]
 
 
-__all__ = ["CONSOLE_SCRIPT", "join_request", "join_response", "sync_request", "sync_response",
-           "heartbeat_request", "heartbeat_response", "leave_request", "leave_response", "raw_request", "raw_response", "consumer_assignment_v0",
-           "stream_offset", "run_console", "console_json"]
+__all__ = [
+    "CONSOLE_SCRIPT",
+    "join_request",
+    "join_response",
+    "sync_request",
+    "sync_response",
+    "heartbeat_request",
+    "heartbeat_response",
+    "leave_request",
+    "leave_response",
+    "raw_request",
+    "raw_response",
+    "consumer_assignment_v0",
+    "stream_offset",
+    "run_console",
+    "console_json",
+]

@@ -18,8 +18,14 @@ import json
 
 from codec.capture.command import register
 from codec.capture.pcapwriter import Seg, TcpConnection, pcap
-from codec.group import (decode_message, encode_request_frame, encode_response_frame, request_frame,
-                         response_frame, size_prefix)
+from codec.group import (
+    decode_message,
+    encode_request_frame,
+    encode_response_frame,
+    request_frame,
+    response_frame,
+    size_prefix,
+)
 from codec.wire.builder import wire_class
 from tests.conftest import KAFKA_VECTORS, load_jsonl
 
@@ -80,23 +86,37 @@ def generation_frames(r: dict) -> list[tuple[str, bytes]]:
     metadata = base64.b64decode(join["data"]["protocols"][0]["metadata"])
     jr = wire_class("JoinGroupResponse", "JoinGroupResponse")
     jm = wire_class("JoinGroupResponse", "JoinGroupResponseMember")
-    join_resp = jr(error_code=0, generation_id=v, protocol_type="consumer", protocol_name="stream", leader=member,
-                   member_id=member, members=(jm(member_id=member, metadata=metadata),))
+    join_resp = jr(
+        error_code=0,
+        generation_id=v,
+        protocol_type="consumer",
+        protocol_name="stream",
+        leader=member,
+        member_id=member,
+        members=(jm(member_id=member, metadata=metadata),),
+    )
     sync = r["syncGroupResponse"]
     sv = sync["version"]
     sa = wire_class("SyncGroupRequest", "SyncGroupRequestAssignment")
     assignment = bytes.fromhex(r["consumerProtocolAssignment"]["hexVersionPrefixed"])
     sync_req = wire_class("SyncGroupRequest", "SyncGroupRequest")(
-        group_id=GROUP, generation_id=v, member_id=member, protocol_type="consumer", protocol_name="stream",
-        assignments=(sa(member_id=member, assignment=assignment),))
+        group_id=GROUP,
+        generation_id=v,
+        member_id=member,
+        protocol_type="consumer",
+        protocol_name="stream",
+        assignments=(sa(member_id=member, assignment=assignment),),
+    )
     hb = wire_class("HeartbeatRequest", "HeartbeatRequest")(group_id=GROUP, generation_id=v, member_id=member)
     hb_resp = wire_class("HeartbeatResponse", "HeartbeatResponse")(error_code=0)
-    return [("c", _request(11, jv, 1, client, body_hex=join["hex"])),
-            ("s", _response(11, jv, 1, body=join_resp)),
-            ("c", _request(14, sv, 2, client, body=sync_req)),
-            ("s", _response(14, sv, 2, body_hex=sync["hex"])),
-            ("c", _request(12, 3, 3, client, body=hb)),
-            ("s", _response(12, 3, 3, body=hb_resp))]
+    return [
+        ("c", _request(11, jv, 1, client, body_hex=join["hex"])),
+        ("s", _response(11, jv, 1, body=join_resp)),
+        ("c", _request(14, sv, 2, client, body=sync_req)),
+        ("s", _response(14, sv, 2, body_hex=sync["hex"])),
+        ("c", _request(12, 3, 3, client, body=hb)),
+        ("s", _response(12, 3, 3, body=hb_resp)),
+    ]
 
 
 def streams_segments(records: list[dict]) -> list[Seg]:

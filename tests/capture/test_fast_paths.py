@@ -48,8 +48,8 @@ def test_the_one_unpack_read_equals_the_header_walk():
     for data in list(cases):
         for _ in range(3):  # damage one header byte (lengths, flags, offsets, protocol) or cut the packet
             k = rng.randrange(12, min(len(data), 60))
-            cases.append(data[:k] + bytes((rng.randrange(256),)) + data[k + 1:])
-        cases.append(data[:rng.randrange(len(data) + 1)])
+            cases.append(data[:k] + bytes((rng.randrange(256),)) + data[k + 1 :])
+        cases.append(data[: rng.randrange(len(data) + 1)])
     shortcut = 0
     for data in cases:
         assert _outcome(P.decode_tcp, 1, data, 1.5) == _outcome(P._decode, 1, data, 1.5), data[:60].hex()
@@ -83,8 +83,9 @@ def _records(data: bytes, buffered: bool):
 def test_the_read_ahead_records_equal_the_exact_reads(monkeypatch, block):
     """Whole, cut at many offsets, with a record's length damaged: the same packets, then the same error."""
     monkeypatch.setattr(pcapfile, "_BLOCK", block)
-    raw = next(p for p in PCAPS if p.suffix == ".pcap").read_bytes() if any(p.suffix == ".pcap" for p in PCAPS) \
-        else None
+    raw = (
+        next(p for p in PCAPS if p.suffix == ".pcap").read_bytes() if any(p.suffix == ".pcap" for p in PCAPS) else None
+    )
     if raw is None:
         import gzip
 
@@ -92,7 +93,7 @@ def test_the_read_ahead_records_equal_the_exact_reads(monkeypatch, block):
     raw = raw[:200_000]
     assert raw[:4] in pcapfile._PCAP_MAGIC
     rng = random.Random(block)
-    cases = [raw] + [raw[:rng.randrange(24, len(raw))] for _ in range(12)]
+    cases = [raw] + [raw[: rng.randrange(24, len(raw))] for _ in range(12)]
     cases += [raw[:40] + b"\xff\xff\xff\x7f" + raw[44:], raw[:40] + (2 << 20).to_bytes(4, "little") + raw[44:]]
     for data in cases:
         assert _records(data, True) == _records(data, False)

@@ -31,8 +31,8 @@ def test_bundled_capture_is_what_the_script_writes(name):
 def test_the_guides_block_is_the_command_output():
     doc = (ROOT / "docs" / "guides" / "kafka4.md").read_text(encoding="utf-8")
     assert doc.count(COMMAND) == 1
-    block = doc[doc.index(COMMAND) + len(COMMAND) + 1:]
-    block = block[:block.index("```\n")]
+    block = doc[doc.index(COMMAND) + len(COMMAND) + 1 :]
+    block = block[: block.index("```\n")]
     status, out = run_capture(EXAMPLES / "kip848-group.pcap")
     assert status == 0
     assert block == out

@@ -14,15 +14,28 @@ import functools
 from codec.capture.pcapwriter import Seg, TcpConnection, pcap
 from codec.capture.tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
-from .groupcapture import (console_json, consumer_assignment_v0, heartbeat_request, heartbeat_response,
-                           join_request, join_response, raw_request, raw_response, run_console, stream_offset,
-                           sync_request, sync_response)
+from .groupcapture import (
+    console_json,
+    consumer_assignment_v0,
+    heartbeat_request,
+    heartbeat_response,
+    join_request,
+    join_response,
+    raw_request,
+    raw_response,
+    run_console,
+    stream_offset,
+    sync_request,
+    sync_response,
+)
 
 T0 = 1_700_000_000.0
 ISN = (1000, 5000)  # client, broker
 GROUP, MEMBER, CLIENT = "g", "m-1", "c-1"
 SUBSCRIPTION = b"\x00\x00\x00\x00\x00\x01\x00\x01t\xff\xff\xff\xff"  # ConsumerProtocol v0: topics ["t"], user data null
-ASSIGNMENT = consumer_assignment_v0({"t": list(range(1200))}, None)  # 4,811 bytes: the SyncGroup response spans 4 segments
+ASSIGNMENT = consumer_assignment_v0(
+    {"t": list(range(1200))}, None
+)  # 4,811 bytes: the SyncGroup response spans 4 segments
 FETCH_BODY = bytes(1_500_000)  # behind the holes: more than the default 1 MiB
 
 
@@ -72,7 +85,9 @@ def _bytes_capture():
     c.close(T0 + 0.030)
     total = stream_offset(c.segments[-1], ISN[1])  # the broker's FIN: its sequence number ends the stream
     facts = {
-        "sync_len": len(sync), "hole_b": len(hole_b.payload), "hole_a": len(hbs),
+        "sync_len": len(sync),
+        "hole_b": len(hole_b.payload),
+        "hole_a": len(hbs),
         # bytes that had arrived behind hole B (the first one) when its retransmission came
         "behind_b": total - (stream_offset(hole_b, ISN[1]) + len(hole_b.payload)),
         "behind_a": total - (stream_offset(hole_a, ISN[1]) + len(hbs)),
@@ -118,14 +133,19 @@ def test_defaults_lose_the_frames_behind_the_holes_and_count_them(tmp_path):
     s = _summary(lines)
     assert s["lost_frames"] == {
         "count": 1 + 3,  # the SyncGroup response cut by hole B; Heartbeat responses 3, 4, 5 inside hole A
-        "holes": 2, "hole_bytes": facts["hole_b"] + facts["hole_a"],
+        "holes": 2,
+        "hole_bytes": facts["hole_b"] + facts["hole_a"],
         # the holes, and the rest of the SyncGroup response around hole B
         "skipped_bytes": facts["sync_len"] + facts["hole_a"],
         "late_bytes": facts["hole_b"] + facts["hole_a"],
-        "max_hole_bytes": DEFAULT_MAX_BUFFER, "max_hole_seconds": DEFAULT_MAX_WAIT,
+        "max_hole_bytes": DEFAULT_MAX_BUFFER,
+        "max_hole_seconds": DEFAULT_MAX_WAIT,
         # hole B: 1,500,056 bytes arrived behind it; hole A's first follower (T0+0.012) waited until hole B's
         # retransmission (T0+0.025): 0.013 s, more than hole B's (T0+0.010 until T0+0.020)
-        "needed": {"max_hole_bytes": facts["behind_b"], "max_hole_seconds": s["lost_frames"]["needed"]["max_hole_seconds"]},
+        "needed": {
+            "max_hole_bytes": facts["behind_b"],
+            "max_hole_seconds": s["lost_frames"]["needed"]["max_hole_seconds"],
+        },
     }
     assert abs(s["lost_frames"]["needed"]["max_hole_seconds"] - 0.013) < 1e-6
     assert _response_cids(lines) == [1, 7, 8]  # the Fetch response (6) is framed, not a group frame
@@ -135,8 +155,10 @@ def test_defaults_lose_the_frames_behind_the_holes_and_count_them(tmp_path):
     done = run_console(tmp_path, "capture", "late.pcap")
     assert done.returncode == 0
     text = done.stdout.decode("utf-8")
-    assert (f"lost frames    4 in 2 holes given up at --max-hole-bytes {DEFAULT_MAX_BUFFER:,}, --max-hole-seconds 2: "
-            f"{facts['sync_len'] + facts['hole_a']:,} bytes skipped ({facts['hole_b'] + facts['hole_a']:,} in the holes)") in text
+    assert (
+        f"lost frames    4 in 2 holes given up at --max-hole-bytes {DEFAULT_MAX_BUFFER:,}, --max-hole-seconds 2: "
+        f"{facts['sync_len'] + facts['hole_a']:,} bytes skipped ({facts['hole_b'] + facts['hole_a']:,} in the holes)"
+    ) in text
     assert f"--max-hole-bytes {facts['behind_b']:,} would have kept them" in text
     holes = facts["hole_b"] + facts["hole_a"]
     assert f"gaps           2 ({holes:,} bytes not captured in time, {holes:,} of them captured too late)" in text
@@ -169,9 +191,16 @@ def test_the_byte_limit_is_exact(tmp_path):
 def test_a_retransmission_after_max_hole_seconds(tmp_path):
     (tmp_path / "slow.pcap").write_bytes(_seconds_capture())
     s = _summary(console_json(tmp_path, "slow.pcap"))
-    assert s["lost_frames"] == {"count": 3, "holes": 1, "hole_bytes": 42, "skipped_bytes": 42, "late_bytes": 42,
-                                "max_hole_bytes": DEFAULT_MAX_BUFFER, "max_hole_seconds": DEFAULT_MAX_WAIT,
-                                "needed": {"max_hole_bytes": 4 * 14, "max_hole_seconds": 3.0}}
+    assert s["lost_frames"] == {
+        "count": 3,
+        "holes": 1,
+        "hole_bytes": 42,
+        "skipped_bytes": 42,
+        "late_bytes": 42,
+        "max_hole_bytes": DEFAULT_MAX_BUFFER,
+        "max_hole_seconds": DEFAULT_MAX_WAIT,
+        "needed": {"max_hole_bytes": 4 * 14, "max_hole_seconds": 3.0},
+    }
     assert s["problems"]["holes given up"]["first"][0]["reason"].endswith("(--max-hole-seconds)")
     done = run_console(tmp_path, "capture", "slow.pcap")
     assert "--max-hole-seconds 3 would have kept them" in done.stdout.decode("utf-8")

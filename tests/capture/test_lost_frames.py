@@ -50,14 +50,14 @@ def _feed(sp: FrameSplitter, data: bytes, holes, piece: int, late: bool) -> list
     out, pos = [], 0
     for a, b in holes + [(len(data), len(data))]:
         for i in range(pos, a, piece):
-            out += sp.chunk(i, data[i:min(a, i + piece)], float(i))
+            out += sp.chunk(i, data[i : min(a, i + piece)], float(i))
         if b > a:
             out += sp.gap(a, b - a, given_up=True)
         pos = b
     if late:
         for a, b in holes:  # the retransmissions, in pieces, each hole from its start
             for i in range(a, b, piece):
-                sp.late(i, data[i:min(b, i + piece)])
+                sp.late(i, data[i : min(b, i + piece)])
     return out + sp.close()
 
 

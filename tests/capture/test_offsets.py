@@ -15,8 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.capture.offsets import (BadRecord, ControlMarker, OffsetsRecord, member_payloads, read_segment,
-                                   read_text)
+from codec.capture.offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads, read_segment, read_text
 from codec.capture.records import read_batches
 from codec.errors import DecodeError
 
@@ -113,7 +112,8 @@ def test_line_formats_and_tombstones():
     key, value = commit_key(1), commit_value(3)
     b64k, b64v = base64.b64encode(key).decode(), base64.b64encode(value).decode()
     lines = [
-        "# a comment", "",
+        "# a comment",
+        "",
         f"{key.hex()}\t{value.hex()}",
         f"0x{key.hex()},0x{value.hex()}",
         f"{b64k}:{b64v}",
@@ -130,17 +130,20 @@ def test_line_formats_and_tombstones():
     assert {o.value.offset for o in out[:5]} == {42}
 
 
-@pytest.mark.parametrize("line, where", [
-    ("zz!!\t00", "key"),                                    # neither hex nor base64
-    ("0001\t", "group"),                                    # key cut after its version
-    (f"{commit_key(1).hex()}\t0009", "version"),           # value version 9 does not exist
-    (f"{commit_key(1).hex()}\t{commit_value(3)[:-3].hex()}", "commit_timestamp"),  # truncated value
-    (f"{struct.pack('>h', 3).hex()}\t00", "group_id"),      # KIP-848 record type 3: key cut after its type
-    (f"{struct.pack('>h', 9).hex()}\t00", "group_id"),      # share group record type 9: key cut after its type
-    (f"{struct.pack('>h', 99).hex()}\t00", "version"),      # unknown record type
-    ("{not json", ""),
-    ("lonelykey", "value"),
-])
+@pytest.mark.parametrize(
+    "line, where",
+    [
+        ("zz!!\t00", "key"),  # neither hex nor base64
+        ("0001\t", "group"),  # key cut after its version
+        (f"{commit_key(1).hex()}\t0009", "version"),  # value version 9 does not exist
+        (f"{commit_key(1).hex()}\t{commit_value(3)[:-3].hex()}", "commit_timestamp"),  # truncated value
+        (f"{struct.pack('>h', 3).hex()}\t00", "group_id"),  # KIP-848 record type 3: key cut after its type
+        (f"{struct.pack('>h', 9).hex()}\t00", "group_id"),  # share group record type 9: key cut after its type
+        (f"{struct.pack('>h', 99).hex()}\t00", "version"),  # unknown record type
+        ("{not json", ""),
+        ("lonelykey", "value"),
+    ],
+)
 def test_malformed_records_are_reported(line, where):
     r = one([line])
     assert isinstance(r, BadRecord) and isinstance(r.error, DecodeError)
@@ -153,6 +156,7 @@ def test_trailing_bytes_are_kept_not_fatal():
 
 
 # -- record batches -------------------------------------------------------------------------------
+
 
 def zigzag(n: int) -> bytes:
     v = (n << 1) ^ (n >> 63)
@@ -174,19 +178,32 @@ def record(delta: int, key: bytes | None, value: bytes | None, headers=()) -> by
     return zigzag(len(body)) + body
 
 
-def batch(records: list[bytes], *, base_offset=100, codec=0, attributes_extra=0, compressed: bytes | None = None,
-          producer_id=-1) -> bytes:
+def batch(
+    records: list[bytes],
+    *,
+    base_offset=100,
+    codec=0,
+    attributes_extra=0,
+    compressed: bytes | None = None,
+    producer_id=-1,
+) -> bytes:
     payload = b"".join(records) if compressed is None else compressed
-    after_crc = struct.pack(">hiqqqhii", codec | attributes_extra, len(records) - 1, 5000, 5000, producer_id, -1, -1,
-                            len(records)) + payload
+    after_crc = (
+        struct.pack(
+            ">hiqqqhii", codec | attributes_extra, len(records) - 1, 5000, 5000, producer_id, -1, -1, len(records)
+        )
+        + payload
+    )
     crc = crc32c.crc32c(after_crc)
     body = struct.pack(">ibI", 0, 2, crc) + after_crc
     return struct.pack(">qi", base_offset, len(body)) + body
 
 
-RECORDS = [record(0, commit_key(1), commit_value(3), headers=[(b"h", b"v"), (b"n", None)]),
-           record(1, GROUP_KEY, group_value(3)),
-           record(2, commit_key(1, partition=4), None)]
+RECORDS = [
+    record(0, commit_key(1), commit_value(3), headers=[(b"h", b"v"), (b"n", None)]),
+    record(1, GROUP_KEY, group_value(3)),
+    record(2, commit_key(1, partition=4), None),
+]
 
 
 def xerial(raw: bytes) -> bytes:  # SnappyOutputStream: magic, version 1, compatible 1, [int32 len, block]*
@@ -259,7 +276,7 @@ def test_decompression_limit():
 @given(st.binary(max_size=300), st.integers(0, 400))
 def test_corrupted_segments_never_crash(noise, at):
     seg = bytearray(batch(RECORDS) + batch([RECORDS[1]], codec=1, compressed=gzip.compress(RECORDS[1])))
-    seg[at:at + len(noise)] = noise
+    seg[at : at + len(noise)] = noise
     for o in read_segment(io.BytesIO(bytes(seg))):
         assert isinstance(o, (OffsetsRecord, ControlMarker)) or isinstance(o.error, DecodeError)
 

@@ -40,7 +40,7 @@ def _port(run: str) -> int:
 
 def _client_id(request: bytes) -> str | None:
     (n,) = struct.unpack_from(">h", request, 8)
-    return None if n < 0 else request[10:10 + n].decode()
+    return None if n < 0 else request[10 : 10 + n].decode()
 
 
 def _heartbeat_error(response: bytes, version: int) -> int | None:
@@ -85,16 +85,25 @@ def _key(f: KafkaFrame) -> tuple:
 
 @pytest.mark.parametrize("path", PCAPS, ids=lambda p: f"{p.parent.name}/{p.name[:-8]}")
 def test_pcap_frames_match_frames_jsonl(path):
-    run, scenario = path.parent.name, path.name[:-len(".pcap.gz")]
+    run, scenario = path.parent.name, path.name[: -len(".pcap.gz")]
     stats = CaptureStats()
     events = list(kafka_frames(path, ports={_port(run)}, stats=stats))
     assert not [e for e in events if isinstance(e, (BadFile, BadPacket))]
     assert stats.packets == sum(1 for _ in read_packets(path)) and stats.bad_packets == stats.non_tcp == 0
     frames = [e for e in events if isinstance(e, KafkaFrame) and e.api_key in KEYS]
     last_ts = max(p.ts for p in read_packets(path))
-    expected = {(int(r["conn"].rsplit(":", 1)[1]), r["direction"], r["api_key"], r["api_version"],
-                 r["correlation_id"], r["hex"]): r["ts"]
-                for r in _records() if r["run"] == run and r["scenario"] == scenario and r["ts"] <= last_ts + 1e-6}
+    expected = {
+        (
+            int(r["conn"].rsplit(":", 1)[1]),
+            r["direction"],
+            r["api_key"],
+            r["api_version"],
+            r["correlation_id"],
+            r["hex"],
+        ): r["ts"]
+        for r in _records()
+        if r["run"] == run and r["scenario"] == scenario and r["ts"] <= last_ts + 1e-6
+    }
     found = {_key(f): f.ts for f in frames}
     assert expected, "no records for this pcap"
     missing = set(expected) - set(found)

@@ -37,7 +37,7 @@ def _split(stream: bytes, piece: int, **kw) -> tuple[list[tuple[int, int]], list
     sp = FrameSplitter(FLOW, "request", max_frame_size=MAX, **kw)
     out = []
     for i in range(0, len(stream), piece):
-        out += sp.chunk(i, stream[i:i + piece], float(i))
+        out += sp.chunk(i, stream[i : i + piece], float(i))
     out += sp.close()
     runs: list[tuple[int, int, str]] = []  # contiguous unframed runs of one reason, merged
     for u in (u for u in out if isinstance(u, Unframed)):
@@ -110,7 +110,7 @@ def test_a_real_frame_holding_two_plausible_headers_is_still_taken():
     for piece in (1, 5, len(stream)):
         reader, out = FrameReader(role="response"), []
         for i in range(0, len(stream), piece):
-            reader.feed(stream[i:i + piece])
+            reader.feed(stream[i : i + piece])
             out.extend(reader)
         out += reader.close()
         assert out == [frame[4:], after[4:]]
@@ -124,7 +124,7 @@ def test_the_recovering_frame_reader_too(piece):
     stream = BOGUS + JOIN
     reader, out = FrameReader(role="request"), []
     for i in range(0, len(stream), piece):
-        reader.feed(stream[i:i + piece])
+        reader.feed(stream[i : i + piece])
         out.extend(reader)
     out += reader.close()
     assert out == [JOIN[4:]]
@@ -137,7 +137,7 @@ def test_the_recovering_frame_reader_with_the_merged_stream():
     reader.feed(stream)
     out = list(reader) + reader.close()
     ends = starts[1:] + [len(stream)]
-    assert out == [stream[s + 4:e] for s, e in zip(starts, ends)]
+    assert out == [stream[s + 4 : e] for s, e in zip(starts, ends)]
     assert reader.skipped == [Skipped(0, 14, f"frame size {0x7FFFFFFF} is above the maximum {MAX}")]
 
 
@@ -151,10 +151,12 @@ def test_a_frame_larger_than_the_window_is_taken_in_bounded_memory():
     sp = FrameSplitter(FLOW, "request", max_frame_size=MAX, keep=lambda header: False, resync_window=256)
     out, most = [], 0
     for i in range(0, len(stream), 100):
-        out += sp.chunk(i, stream[i:i + 100], float(i))
+        out += sp.chunk(i, stream[i : i + 100], float(i))
         most = max(most, len(sp._buf))
     out += sp.close()
     assert most <= 256 + 14 + 100
-    assert [(f.offset, f.size, f.data) for f in out if isinstance(f, RawFrame)] == \
-        [(6, len(big) - 4, None), (6 + len(big), len(hb) - 4, None)]
+    assert [(f.offset, f.size, f.data) for f in out if isinstance(f, RawFrame)] == [
+        (6, len(big) - 4, None),
+        (6 + len(big), len(hb) - 4, None),
+    ]
     assert [(u.offset, u.length) for u in out if isinstance(u, Unframed)] == [(0, 6)]

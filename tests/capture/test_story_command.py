@@ -20,9 +20,13 @@ class _Tty(io.StringIO):
 
 
 def test_detect(tmp_path):
-    cases = {"a.pcap": streams_pcap(RECORDS), "b.pcapng.gz": gzip.compress(pcapng(conversation([]))),
-             "c.log": b"", "d.bin": b"\x00" * 8 + b"\x00\x00\x00\x31" + b"\x00" * 4 + b"\x02" + b"\x00" * 40,
-             "e.txt": b"0002000167\tnull\n"}
+    cases = {
+        "a.pcap": streams_pcap(RECORDS),
+        "b.pcapng.gz": gzip.compress(pcapng(conversation([]))),
+        "c.log": b"",
+        "d.bin": b"\x00" * 8 + b"\x00\x00\x00\x31" + b"\x00" * 4 + b"\x02" + b"\x00" * 40,
+        "e.txt": b"0002000167\tnull\n",
+    }
     want = {"a.pcap": "pcap", "b.pcapng.gz": "pcap", "c.log": "segment", "d.bin": "segment", "e.txt": "text"}
     for name, data in cases.items():
         (tmp_path / name).write_bytes(data)

@@ -14,31 +14,53 @@ from tests.conftest import KAFKA_VECTORS, load_jsonl
 
 
 def _kafka(kind: str, version: int) -> dict:
-    return next(r for r in load_jsonl(KAFKA_VECTORS / "connect.jsonl")
-                if r["kind"] == kind and r["version"] == version and "hex" in r and "ReadAs" not in r["id"])
+    return next(
+        r
+        for r in load_jsonl(KAFKA_VECTORS / "connect.jsonl")
+        if r["kind"] == kind and r["version"] == version and "hex" in r and "ReadAs" not in r["id"]
+    )
 
 
 def _capture(tmp_path):
     meta, asg = _kafka("ConnectMetadata", 2), _kafka("ConnectAssignment", 2)
     proto = wire_class("JoinGroupRequest", "JoinGroupRequestProtocol")
     join = wire_class("JoinGroupRequest", "JoinGroupRequest")(
-        group_id="connect-cluster", session_timeout_ms=10000, rebalance_timeout_ms=30000, member_id="w1",
-        group_instance_id=None, protocol_type="connect",
-        protocols=(proto(name="sessioned", metadata=bytes.fromhex(meta["hex"])),))
+        group_id="connect-cluster",
+        session_timeout_ms=10000,
+        rebalance_timeout_ms=30000,
+        member_id="w1",
+        group_instance_id=None,
+        protocol_type="connect",
+        protocols=(proto(name="sessioned", metadata=bytes.fromhex(meta["hex"])),),
+    )
     jm = wire_class("JoinGroupResponse", "JoinGroupResponseMember")
     join_resp = wire_class("JoinGroupResponse", "JoinGroupResponse")(
-        error_code=0, generation_id=1, protocol_type="connect", protocol_name="sessioned", leader="w1",
-        member_id="w1", members=(jm(member_id="w1", metadata=bytes.fromhex(meta["hex"])),))
+        error_code=0,
+        generation_id=1,
+        protocol_type="connect",
+        protocol_name="sessioned",
+        leader="w1",
+        member_id="w1",
+        members=(jm(member_id="w1", metadata=bytes.fromhex(meta["hex"])),),
+    )
     sa = wire_class("SyncGroupRequest", "SyncGroupRequestAssignment")
     sync = wire_class("SyncGroupRequest", "SyncGroupRequest")(
-        group_id="connect-cluster", generation_id=1, member_id="w1", protocol_type="connect",
-        protocol_name="sessioned", assignments=(sa(member_id="w1", assignment=bytes.fromhex(asg["hex"])),))
+        group_id="connect-cluster",
+        generation_id=1,
+        member_id="w1",
+        protocol_type="connect",
+        protocol_name="sessioned",
+        assignments=(sa(member_id="w1", assignment=bytes.fromhex(asg["hex"])),),
+    )
     sync_resp = wire_class("SyncGroupResponse", "SyncGroupResponse")(
-        error_code=0, protocol_type="connect", protocol_name="sessioned", assignment=bytes.fromhex(asg["hex"]))
-    frames = [("c", encode_request_frame(request_frame(11, 7, 1, "worker", join), size_prefixed=True)),
-              ("s", encode_response_frame(response_frame(11, 7, 1, join_resp), size_prefixed=True)),
-              ("c", encode_request_frame(request_frame(14, 5, 2, "worker", sync), size_prefixed=True)),
-              ("s", encode_response_frame(response_frame(14, 5, 2, sync_resp), size_prefixed=True))]
+        error_code=0, protocol_type="connect", protocol_name="sessioned", assignment=bytes.fromhex(asg["hex"])
+    )
+    frames = [
+        ("c", encode_request_frame(request_frame(11, 7, 1, "worker", join), size_prefixed=True)),
+        ("s", encode_response_frame(response_frame(11, 7, 1, join_resp), size_prefixed=True)),
+        ("c", encode_request_frame(request_frame(14, 5, 2, "worker", sync), size_prefixed=True)),
+        ("s", encode_response_frame(response_frame(14, 5, 2, sync_resp), size_prefixed=True)),
+    ]
     path = tmp_path / "connect.pcap"
     path.write_bytes(pcap(conversation(frames)))
     return path
@@ -56,7 +78,11 @@ def test_a_connect_group_is_told(tmp_path):
     frames = [r for r in records if r["type"] == "frame"]
     # the four frames written, in order: JoinGroup request/response, SyncGroup request/response
     assert [(f["api_name"], f["direction"]) for f in frames] == [
-        ("JoinGroup", "request"), ("JoinGroup", "response"), ("SyncGroup", "request"), ("SyncGroup", "response")]
+        ("JoinGroup", "request"),
+        ("JoinGroup", "response"),
+        ("SyncGroup", "request"),
+        ("SyncGroup", "response"),
+    ]
     assert all(f["group"] == "connect-cluster" for f in frames if f["direction"] == "request")
 
 
@@ -66,8 +92,11 @@ def test_the_story_carries_kafkas_connect_values(tmp_path):
     meta, asg = _kafka("ConnectMetadata", 2), _kafka("ConnectAssignment", 2)
     path = _capture(tmp_path)
     done = run_console(tmp_path, "capture", "--json", str(path))
-    (gen,) = [json.loads(line) for line in done.stdout.decode("utf-8").split("\n")
-              if line and json.loads(line)["type"] == "generation"]
+    (gen,) = [
+        json.loads(line)
+        for line in done.stdout.decode("utf-8").split("\n")
+        if line and json.loads(line)["type"] == "generation"
+    ]
     assert gen["protocol_type"] == "connect" and gen["protocol"] == "sessioned"
     (member,) = gen["members"]
     got_meta = member["subscription"]["connect_metadata"]
@@ -91,8 +120,16 @@ def _offsets_dump(tmp_path):
     key = encode_group_metadata_key("connect-cluster").hex()
     lines = []
     for gen, worker in ((4, "w1"), (5, "w2")):
-        m = MemberMetadata(worker, None, f"{worker}-client", "/10.0.0.9", 60000, 10000, bytes.fromhex(meta["hex"]),
-                           bytes.fromhex(asg["hex"]))
+        m = MemberMetadata(
+            worker,
+            None,
+            f"{worker}-client",
+            "/10.0.0.9",
+            60000,
+            10000,
+            bytes.fromhex(meta["hex"]),
+            bytes.fromhex(asg["hex"]),
+        )
         value = encode_group_metadata(GroupMetadata(3, "connect", gen, "sessioned", worker, 1700000000000, (m,)))
         lines.append(f"{key} {value.hex()}")
     path = tmp_path / "connect-offsets.txt"
@@ -117,7 +154,8 @@ def test_a_connect_group_in_consumer_offsets_is_told_with_its_connectors_and_tas
     assert member["subscription"]["connect_metadata"]["url"] == _kafka("ConnectMetadata", 2)["decoded"]["url"]
     moved = gens[1]["changes"]["moved"]
     # every connector and task moves from w1 to w2: one move of each kind, each connector named once
-    assert [(m["from"], m["to"], m["items"]) for m in moved["connectors"]] == \
-        [("w1 (w1-client)", "w2 (w2-client)", sorted(set(kafka["connectorIds"])))]
+    assert [(m["from"], m["to"], m["items"]) for m in moved["connectors"]] == [
+        ("w1 (w1-client)", "w2 (w2-client)", sorted(set(kafka["connectorIds"])))
+    ]
     assert [(m["from"], m["to"]) for m in moved["tasks"]] == [("w1 (w1-client)", "w2 (w2-client)")]
     assert moved_items(gens[1]["changes"], "tasks") == {(t["connector"], t["task"]) for t in kafka["taskIds"]}

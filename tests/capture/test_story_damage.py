@@ -94,7 +94,7 @@ def test_flipped_streams_byte_is_a_layer_error(tmp_path, intact):
     r = RECORDS[6]  # Streams v7
     sub = bytes.fromhex(r["subscription"]["hex"])
     at = WHOLE.index(sub)  # first in time: inside the JoinGroup request of generation 7
-    data = WHOLE[:at] + b"\x00\x00\x00\x00" + WHOLE[at + 4:]  # SubscriptionInfo version 0: there is none
+    data = WHOLE[:at] + b"\x00\x00\x00\x00" + WHOLE[at + 4 :]  # SubscriptionInfo version 0: there is none
     lines = _story(tmp_path, data)
     got = _frames(lines)
     assert set(got) == set(intact)
@@ -108,7 +108,7 @@ def test_flipped_streams_byte_is_a_layer_error(tmp_path, intact):
 def test_flipped_header_byte_is_a_frame_error(tmp_path, intact):
     client = b"\x00\x05app-4"
     at = WHOLE.index(client) - 6  # the JoinGroup request's api version (key, version, correlation id, client)
-    data = WHOLE[:at] + struct.pack(">h", 20) + WHOLE[at + 2:]  # JoinGroup has no version 20
+    data = WHOLE[:at] + struct.pack(">h", 20) + WHOLE[at + 2 :]  # JoinGroup has no version 20
     lines = _story(tmp_path, data)
     got = _frames(lines)
     assert set(got) == set(intact)
@@ -160,7 +160,7 @@ def test_real_capture_cut_and_swapped(tmp_path):
     full = _frames(_story(tmp_path, whole, "--port", REAL_PORT))
     # gzip cut mid-stream: the packets before the cut are read, the file is reported bad
     cut = gzip.compress(whole)
-    lines = _story(tmp_path, cut[:len(cut) * 2 // 3], "--port", REAL_PORT, status=1)
+    lines = _story(tmp_path, cut[: len(cut) * 2 // 3], "--port", REAL_PORT, status=1)
     got = _frames(lines)
     assert "bad file" in lines[-1]["problems"] and got
     assert all(got[k]["frame"] == full[k]["frame"] for k in got)
@@ -172,8 +172,10 @@ def test_real_capture_cut_and_swapped(tmp_path):
 
 
 @settings(max_examples=40)
-@given(st.lists(st.tuples(st.integers(24, len(WHOLE) - 1), st.integers(0, 255)), min_size=1, max_size=8),
-       st.integers(100, len(WHOLE)))
+@given(
+    st.lists(st.tuples(st.integers(24, len(WHOLE) - 1), st.integers(0, 255)), min_size=1, max_size=8),
+    st.integers(100, len(WHOLE)),
+)
 def test_random_damage_never_raises(tmp_path_factory, flips, length):
     data = bytearray(WHOLE[:length])
     for at, value in flips:

@@ -24,24 +24,53 @@ import pytest
 
 from codec.capture.pcapwriter import TcpConnection, pcap
 
-from .groupcapture import (consumer_assignment_v0, heartbeat_request, heartbeat_response, join_request,
-                           join_response, leave_request, leave_response, run_console, sync_request, sync_response)
+from .groupcapture import (
+    consumer_assignment_v0,
+    heartbeat_request,
+    heartbeat_response,
+    join_request,
+    join_response,
+    leave_request,
+    leave_response,
+    run_console,
+    sync_request,
+    sync_response,
+)
 from .storyfixtures import run_capture, streams_records
 
 ASSIGNMENT_INFO = bytes.fromhex(
     "000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda0800000000100000001"
-    "000000000000000000000000000000007fffffffffffffff")
+    "000000000000000000000000000000007fffffffffffffff"
+)
 # a ConsumerProtocol subscription Kafka wrote, its user data a Streams SubscriptionInfo v7
-SUBSCRIPTION = base64.b64decode(next(r for r in streams_records() if r["streamsVersion"] == 7)
-                                ["joinGroupRequest"]["data"]["protocols"][0]["metadata"])
+SUBSCRIPTION = base64.b64decode(
+    next(r for r in streams_records() if r["streamsVersion"] == 7)["joinGroupRequest"]["data"]["protocols"][0][
+        "metadata"
+    ]
+)
 
-HOSTILE = {"group": "g\x1b]0;x\x07\nforged: group", "member": "m\x1b[2J-1", "client": "c\x1b[31m",
-           "instance": "i\r\nx", "reason": "bye\x9b\u2028now"}
+HOSTILE = {
+    "group": "g\x1b]0;x\x07\nforged: group",
+    "member": "m\x1b[2J-1",
+    "client": "c\x1b[31m",
+    "instance": "i\r\nx",
+    "reason": "bye\x9b\u2028now",
+}
 # the same, as the text story must show them (escaped by hand: \xNN up to U+00FF, \uXXXX above)
-SHOWN = {"group": r"g\x1b]0;x\x07\x0aforged: group", "member": r"m\x1b[2J-1", "client": r"c\x1b[31m",
-         "instance": r"i\x0d\x0ax", "reason": r"bye\x9b\u2028now"}
-BENIGN = {"group": "g-plain-name", "member": "m-plain", "client": "c-plain", "instance": "i-plain",
-          "reason": "bye-plain"}
+SHOWN = {
+    "group": r"g\x1b]0;x\x07\x0aforged: group",
+    "member": r"m\x1b[2J-1",
+    "client": r"c\x1b[31m",
+    "instance": r"i\x0d\x0ax",
+    "reason": r"bye\x9b\u2028now",
+}
+BENIGN = {
+    "group": "g-plain-name",
+    "member": "m-plain",
+    "client": "c-plain",
+    "instance": "i-plain",
+    "reason": "bye-plain",
+}
 
 
 def _capture(names: dict[str, str]) -> bytes:
@@ -50,14 +79,16 @@ def _capture(names: dict[str, str]) -> bytes:
     c = TcpConnection(("10.0.0.1", 40000), ("10.0.0.2", 9092))
     t = 1_700_000_000.0
     c.open(t)
-    frames = [("c", join_request(1, client, group, "", [("stream", SUBSCRIPTION)], instance=instance)),
-              ("s", join_response(1, 5, "stream", member, SUBSCRIPTION)),
-              ("c", sync_request(2, client, group, 5, member, assignment)),
-              ("s", sync_response(2, assignment)),
-              ("c", heartbeat_request(3, client, group, 5, member)),
-              ("s", heartbeat_response(3, error_code=27)),
-              ("c", leave_request(4, client, group, member, instance, names["reason"])),
-              ("s", leave_response(4, member, instance))]
+    frames = [
+        ("c", join_request(1, client, group, "", [("stream", SUBSCRIPTION)], instance=instance)),
+        ("s", join_response(1, 5, "stream", member, SUBSCRIPTION)),
+        ("c", sync_request(2, client, group, 5, member, assignment)),
+        ("s", sync_response(2, assignment)),
+        ("c", heartbeat_request(3, client, group, 5, member)),
+        ("s", heartbeat_response(3, error_code=27)),
+        ("c", leave_request(4, client, group, member, instance, names["reason"])),
+        ("s", leave_response(4, member, instance)),
+    ]
     for i, (side, data) in enumerate(frames):
         c.write(side, data, t + 0.01 * (i + 1))
     c.close(t + 1)
@@ -91,8 +122,10 @@ def test_text_story_escapes_every_wire_string(outputs):
     assert f"group {SHOWN['group']}  (1 generations, pcap input)" in lines  # one line, escaped
     assert not [line for line in lines if line.startswith("forged")]
     assert " " * 10 + "hosts             h\\ud800:1: t\\udfff: 0" in lines  # from the AssignmentInfo
-    assert any(line.lstrip().startswith(f"{SHOWN['member']} ({SHOWN['client']})  [leader, left]  "
-                                        f"instance {SHOWN['instance']}") for line in lines)
+    assert any(
+        line.lstrip().startswith(f"{SHOWN['member']} ({SHOWN['client']})  [leader, left]  instance {SHOWN['instance']}")
+        for line in lines
+    )
     assert any(f"reason '{SHOWN['reason']}'" in line for line in lines)
     assert any("Streams AssignmentInfo v7 (commonly supported v11)" in line for line in lines)
     # the same story with plain names has as many lines: no wire string started a line of its own
@@ -108,8 +141,11 @@ def test_json_story_carries_the_strings_exactly(outputs):
     (gen,) = [x for x in lines if x["type"] == "generation" and x["generation"] == 5]
     assert gen["group"] == HOSTILE["group"] and (gen["protocol_type"], gen["protocol"]) == ("consumer", "stream")
     (m,) = gen["members"]
-    assert (m["member_id"], m["client_id"], m["group_instance_id"]) == (HOSTILE["member"], HOSTILE["client"],
-                                                                       HOSTILE["instance"])
+    assert (m["member_id"], m["client_id"], m["group_instance_id"]) == (
+        HOSTILE["member"],
+        HOSTILE["client"],
+        HOSTILE["instance"],
+    )
     streams = m["assignment"]["streams"]
     assert streams["version"] == 7 and streams["partitions_by_host"] == {"h\ud800:1": {"t\udfff": [0]}}
     assert m["assignment"]["consumer"]["partitions"] == {"t": [0]}
@@ -122,6 +158,7 @@ def test_json_story_carries_the_strings_exactly(outputs):
 
 
 # -- every other wire string the text story shows ---------------------------------------------------------
+
 
 def _str16(s: str) -> bytes:
     b = s.encode()
@@ -139,14 +176,24 @@ def _subscription_v3(topics: list[str], owned: dict[str, list[int]], generation:
 
 
 def _subscription_v0(topics: list[str], user_data: bytes) -> bytes:
-    return (struct.pack(">hi", 0, len(topics)) + b"".join(_str16(t) for t in topics)
-            + struct.pack(">i", len(user_data)) + user_data)
+    return (
+        struct.pack(">hi", 0, len(topics))
+        + b"".join(_str16(t) for t in topics)
+        + struct.pack(">i", len(user_data))
+        + user_data
+    )
 
 
 FIELDS = {  # field: (hostile, as shown)
-    "protocol": ("p\x1b[1m", r"p\x1b[1m"), "topic": ("t\x1b[5mx", r"t\x1b[5mx"), "owned": ("o\nq", r"o\x0aq"),
-    "rack": ("r\x07k", r"r\x07k"), "assigned": ("a\x85b", r"a\x85b"), "endpoint": ("e\x1b]8;;x\x07:1", r"e\x1b]8;;x\x07:1"),
-    "tag": ("k\n", r"k\x0a"), "value": ("v\x9b", r"v\x9b"), "topology": ("topo\x1b", r"topo\x1b"),
+    "protocol": ("p\x1b[1m", r"p\x1b[1m"),
+    "topic": ("t\x1b[5mx", r"t\x1b[5mx"),
+    "owned": ("o\nq", r"o\x0aq"),
+    "rack": ("r\x07k", r"r\x07k"),
+    "assigned": ("a\x85b", r"a\x85b"),
+    "endpoint": ("e\x1b]8;;x\x07:1", r"e\x1b]8;;x\x07:1"),
+    "tag": ("k\n", r"k\x0a"),
+    "value": ("v\x9b", r"v\x9b"),
+    "topology": ("topo\x1b", r"topo\x1b"),
 }
 
 
@@ -157,20 +204,36 @@ def _fields_capture(v: dict[str, str]) -> bytes:
     from codec.streams import SubscriptionInfo, encode_subscription
     from codec.types import TaskId
 
-    info = SubscriptionInfo(version=11, user_endpoint=v["endpoint"], task_offset_sums={TaskId(0, 1, v["topology"]): 5},
-                            client_tags={v["tag"]: v["value"]})
-    gens = [(1, v["protocol"], _subscription_v3([v["topic"]], {v["owned"]: [1]}, 0, v["rack"]),
-             consumer_assignment_v0({v["assigned"]: [2]}, None)),
-            (2, "stream", _subscription_v0(["s"], encode_subscription(info)),
-             consumer_assignment_v0({"t": [0]}, ASSIGNMENT_INFO))]
+    info = SubscriptionInfo(
+        version=11,
+        user_endpoint=v["endpoint"],
+        task_offset_sums={TaskId(0, 1, v["topology"]): 5},
+        client_tags={v["tag"]: v["value"]},
+    )
+    gens = [
+        (
+            1,
+            v["protocol"],
+            _subscription_v3([v["topic"]], {v["owned"]: [1]}, 0, v["rack"]),
+            consumer_assignment_v0({v["assigned"]: [2]}, None),
+        ),
+        (
+            2,
+            "stream",
+            _subscription_v0(["s"], encode_subscription(info)),
+            consumer_assignment_v0({"t": [0]}, ASSIGNMENT_INFO),
+        ),
+    ]
     c = TcpConnection(("10.0.0.1", 40000), ("10.0.0.2", 9092))
     t = 1_700_000_000.0
     c.open(t)
     for gen, protocol, sub, asg in gens:
-        frames = [("c", join_request(10 * gen, "c", "g", "m" if gen > 1 else "", [(protocol, sub)])),
-                  ("s", join_response(10 * gen, gen, protocol, "m", sub)),
-                  ("c", sync_request(10 * gen + 1, "c", "g", gen, "m", asg)),
-                  ("s", sync_response(10 * gen + 1, asg))]
+        frames = [
+            ("c", join_request(10 * gen, "c", "g", "m" if gen > 1 else "", [(protocol, sub)])),
+            ("s", join_response(10 * gen, gen, protocol, "m", sub)),
+            ("c", sync_request(10 * gen + 1, "c", "g", gen, "m", asg)),
+            ("s", sync_response(10 * gen + 1, asg)),
+        ]
         for i, (side, data) in enumerate(frames):
             c.write(side, data, t + gen + 0.01 * i)
     c.close(t + 5)
@@ -185,12 +248,16 @@ def test_every_other_wire_field_is_escaped(tmp_path):
     assert status == 0 and _controls(text) == []
     lines = text.split("\n")
     shown = {k: s for k, (_, s) in FIELDS.items()}
-    wanted = [f"generation 1  consumer/{shown['protocol']}  leader m",
-              f"subscription  v3: topics {shown['topic']}; owned {shown['owned']}: 1; generation 0; rack '{shown['rack']}'",
-              f"assignment    v0: {shown['assigned']}: 2 (1 partitions)",
-              f"endpoint {shown['endpoint']}", f"task offset sums  {shown['topology']}__0_1=5",
-              f"client tags       {shown['tag']}={shown['value']}", "hosts             h\\ud800:1: t\\udfff: 0",
-              f"partitions {shown['assigned']}: 2: m (c) -> (unassigned)"]  # a change between the generations
+    wanted = [
+        f"generation 1  consumer/{shown['protocol']}  leader m",
+        f"subscription  v3: topics {shown['topic']}; owned {shown['owned']}: 1; generation 0; rack '{shown['rack']}'",
+        f"assignment    v0: {shown['assigned']}: 2 (1 partitions)",
+        f"endpoint {shown['endpoint']}",
+        f"task offset sums  {shown['topology']}__0_1=5",
+        f"client tags       {shown['tag']}={shown['value']}",
+        "hosts             h\\ud800:1: t\\udfff: 0",
+        f"partitions {shown['assigned']}: 2: m (c) -> (unassigned)",
+    ]  # a change between the generations
     for w in wanted:
         assert any(w in line for line in lines), w
     status, plain = run_capture(benign)

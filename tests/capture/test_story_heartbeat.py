@@ -70,19 +70,31 @@ def _member(g: dict, member_id: str) -> dict:
 
 
 def _steps(m: dict) -> list[tuple]:
-    return [(s["epoch"], s["cause"], s["assignment"].get("partitions"), s["added"].get("partitions", {}),
-             s["revoked"].get("partitions", {})) for s in m["steps"]]
+    return [
+        (
+            s["epoch"],
+            s["cause"],
+            s["assignment"].get("partitions"),
+            s["added"].get("partitions", {}),
+            s["revoked"].get("partitions", {}),
+        )
+        for s in m["steps"]
+    ]
 
 
 # -- KIP-848 -------------------------------------------------------------------------------------------------
+
 
 def test_every_heartbeat_frame_is_decoded(consumer_lines):
     summary = consumer_lines[-1]
     # 29 exchanges in the script: a 9, b 6, c 5, d 6 (join, 2 beats, fenced beat, rejoin, and one more), e 1, f 1
     frames = [x for x in consumer_lines if x["type"] == "frame"]
     assert len(frames) == summary["group_frames"] == summary["kafka_frames"] == 2 * 29
-    assert all("error" not in f and f["frame"]["body"]["groupId"] == "orders-app"
-               for f in frames if f["direction"] == "request")
+    assert all(
+        "error" not in f and f["frame"]["body"]["groupId"] == "orders-app"
+        for f in frames
+        if f["direction"] == "request"
+    )
     assert summary["heartbeat_groups"] == 1 and summary["generations"] == 0 and not summary["problems"]
     assert summary["unanswered_requests"] == summary["unpaired_responses"] == 0
 
@@ -97,8 +109,12 @@ def test_the_group_and_its_epochs(consumer_lines):
 
 def test_member_a_target_assignments_revocations_and_when_reached(consumer_lines):
     a = _member(_group(consumer_lines, "orders-app"), "member-a")
-    assert (a["client_id"], a["subscribed_topic_names"], a["server_assignor"], a["rebalance_timeout_ms"]) == \
-        ("consumer-a", ["orders"], "uniform", 300000)
+    assert (a["client_id"], a["subscribed_topic_names"], a["server_assignor"], a["rebalance_timeout_ms"]) == (
+        "consumer-a",
+        ["orders"],
+        "uniform",
+        300000,
+    )
     assert (a["joined_ts"], a["join_epoch"], a["member_epoch"], a["left"]) == (_at(RTT), 1, 5, None)
     assert _steps(a) == [
         (1, "join", _parts(0, 1, 2, 3, 4, 5), _parts(0, 1, 2, 3, 4, 5), {}),
@@ -112,8 +128,16 @@ def test_member_a_target_assignments_revocations_and_when_reached(consumer_lines
     ]
     # reached: the first request reporting exactly that as owned (the request's time), or the step itself when
     # the member already reported owning it
-    assert [s["reached_ts"] for s in a["steps"]] == [_at(0.5), _at(1.6), _at(1.6 + RTT), _at(3.6), _at(3.6 + RTT),
-                                                     _at(5.7), _at(6.6), _at(6.6 + RTT)]
+    assert [s["reached_ts"] for s in a["steps"]] == [
+        _at(0.5),
+        _at(1.6),
+        _at(1.6 + RTT),
+        _at(3.6),
+        _at(3.6 + RTT),
+        _at(5.7),
+        _at(6.6),
+        _at(6.6 + RTT),
+    ]
     # heartbeats: requests with epoch > 0 (0.5, 1.5, 1.6, 3.5, 3.6, 5.5, 5.7, 6.5, 6.6)
     assert a["heartbeats"] == 9 and a["errors"] == {}
 
@@ -122,18 +146,29 @@ def test_members_that_leave(consumer_lines):
     g = _group(consumer_lines, "orders-app")
     b, c = _member(g, "member-b"), _member(g, "member-c")
     assert (b["left"], b["left_ts"], b["join_epoch"]) == ("leave", _at(5.0 + RTT), 2)
-    assert _steps(b) == [(2, "join", {}, {}, {}), (2, "assigned", _parts(3, 4, 5), _parts(3, 4, 5), {}),
-                         (2, "assigned", _parts(3, 4), {}, _parts(5)), (3, "assigned", _parts(3, 4), {}, {})]
+    assert _steps(b) == [
+        (2, "join", {}, {}, {}),
+        (2, "assigned", _parts(3, 4, 5), _parts(3, 4, 5), {}),
+        (2, "assigned", _parts(3, 4), {}, _parts(5)),
+        (3, "assigned", _parts(3, 4), {}, {}),
+    ]
     assert (c["left"], c["left_ts"], c["instance_id"]) == ("static leave", _at(9.0 + RTT), "c-static")
-    assert _steps(c) == [(3, "join", {}, {}, {}), (3, "assigned", _parts(2, 5), _parts(2, 5), {}),
-                         (4, "assigned", _parts(2, 4, 5), _parts(4), {})]
+    assert _steps(c) == [
+        (3, "join", {}, {}, {}),
+        (3, "assigned", _parts(2, 5), _parts(2, 5), {}),
+        (4, "assigned", _parts(2, 4, 5), _parts(4), {}),
+    ]
 
 
 def test_the_fenced_member_gives_up_its_partitions_and_rejoins(consumer_lines):
     d = _member(_group(consumer_lines, "orders-app"), "member-d")
     assert d["errors"] == {"110": 1} and d["left"] is None and d["member_epoch"] == 6
-    assert _steps(d) == [(5, "join", {}, {}, {}), (5, "assigned", _parts(3), _parts(3), {}),
-                         (0, "fenced", {}, {}, _parts(3)), (6, "join", {}, {}, {})]
+    assert _steps(d) == [
+        (5, "join", {}, {}, {}),
+        (5, "assigned", _parts(3), _parts(3), {}),
+        (0, "fenced", {}, {}, _parts(3)),
+        (6, "join", {}, {}, {}),
+    ]
     assert d["steps"][2]["ts"] == _at(8.0 + RTT)
 
 
@@ -143,10 +178,18 @@ def test_refused_joins_and_the_events_in_order(consumer_lines):
     assert (e["errors"], e["steps"], e["instance_id"]) == ({"111": 1}, [], "c-static")
     assert (f["errors"], f["steps"]) == ({"81": 1}, [])
     assert [(ev["kind"], ev["member"], ev["error_code"]) for ev in g["events"]] == [
-        ("join", "member-a", 0), ("join", "member-b", 0), ("join", "member-c", 0), ("leave", "member-b", 0),
-        ("join", "member-d", 0), ("heartbeat", "member-d", 110), ("fenced", "member-d", None),
-        ("join", "member-d", 0), ("join", "member-e", 111), ("join", "member-f", 81),
-        ("static leave", "member-c", 0)]
+        ("join", "member-a", 0),
+        ("join", "member-b", 0),
+        ("join", "member-c", 0),
+        ("leave", "member-b", 0),
+        ("join", "member-d", 0),
+        ("heartbeat", "member-d", 110),
+        ("fenced", "member-d", None),
+        ("join", "member-d", 0),
+        ("join", "member-e", 111),
+        ("join", "member-f", 81),
+        ("static leave", "member-c", 0),
+    ]
 
 
 def test_the_text_story(tmp_path):
@@ -156,8 +199,7 @@ def test_the_text_story(tmp_path):
     assert status == 0
     assert text.startswith("group orders-app  (consumer group: 6 members, pcap input)\n")
     assert "consumer group (KIP-848 heartbeats)  2023-11-14 22:13:20.000Z .. 22:13:29.002 (9.0 s)" in text
-    assert f"epoch 1  22:13:21.502  reached 22:13:21.600  {ORDERS}: 0-2 (3 partitions); revoked {ORDERS}: 3-5" \
-        in text
+    assert f"epoch 1  22:13:21.502  reached 22:13:21.600  {ORDERS}: 0-2 (3 partitions); revoked {ORDERS}: 3-5" in text
     assert f"fenced  22:13:28.002: gave up {ORDERS}: 1 (1 partition)" not in text  # partition 3, not 1
     assert f"fenced  22:13:28.002: gave up {ORDERS}: 3 (1 partition)" in text
     assert "member-e (consumer-e)  instance c-static" in text and "1 x 111 UNRELEASED_INSTANCE_ID" in text
@@ -168,6 +210,7 @@ def test_the_text_story(tmp_path):
 
 # -- KIP-1071 ------------------------------------------------------------------------------------------------
 
+
 def _tasks(step: dict) -> tuple:
     a = step["assignment"]
     return (step["epoch"], a.get("active tasks"), a.get("standby tasks"), a.get("warmup tasks"))
@@ -177,8 +220,12 @@ def test_streams_tasks_per_member(streams_lines):
     g = _group(streams_lines, "wordcount")
     assert g["protocol"] == "streams" and g["member_epochs"] == [1, 2]
     s1, s2 = _member(g, "stream-1"), _member(g, "stream-2")
-    assert (s1["process_id"], s1["user_endpoint"], s1["client_tags"], s1["topology_epoch"]) == \
-        ("p-1", "host1:8080", {"zone": "z1"}, 1)
+    assert (s1["process_id"], s1["user_endpoint"], s1["client_tags"], s1["topology_epoch"]) == (
+        "p-1",
+        "host1:8080",
+        {"zone": "z1"},
+        1,
+    )
     # tasks by subtopology, each subtopology once: {"0": [0, 1, 2]} is tasks 0_0, 0_1, 0_2
     every = {"0": [0, 1, 2], "1": [0, 1, 2]}
     assert [_tasks(s) for s in s1["steps"]] == [
@@ -189,8 +236,10 @@ def test_streams_tasks_per_member(streams_lines):
     assert s1["steps"][1]["revoked"] == {"active tasks": {"1": [1, 2]}}
     assert [s["reached_ts"] for s in s1["steps"]] == [_at(0.5), _at(1.6), None]  # standbys never reported
     assert [_tasks(s) for s in s2["steps"]] == [(2, {}, {"1": [0]}, {"1": [1, 2]}), (2, {"1": [1, 2]}, {"1": [0]}, {})]
-    assert (s2["steps"][1]["added"], s2["steps"][1]["revoked"]) == ({"active tasks": {"1": [1, 2]}},
-                                                                    {"warmup tasks": {"1": [1, 2]}})
+    assert (s2["steps"][1]["added"], s2["steps"][1]["revoked"]) == (
+        {"active tasks": {"1": [1, 2]}},
+        {"warmup tasks": {"1": [1, 2]}},
+    )
     assert s2["steps"][1]["reached_ts"] == _at(2.1)
     assert (s2["left"], s2["left_ts"]) == ("leave", _at(4.0 + RTT))
 
@@ -243,13 +292,16 @@ def test_streams_text(tmp_path):
     assert "join         stream-3  131 STREAMS_INVALID_TOPOLOGY_EPOCH" in text
     # the accepted joins' topology (epoch 1), not the refused one's (epoch 2)
     assert "  topology epoch 1: 0 reads words; 1 reads wordcount-counts-repartition\n" in text
-    assert ("  partitions by endpoint (endpoint information epoch 3):\n"
-            "    host1:8080  active: wordcount-counts-repartition: 0; words: 0-2  "
-            "standby: wordcount-counts-repartition: 1-2\n"
-            "    host2:8080  active: wordcount-counts-repartition: 1-2  standby: wordcount-counts-repartition: 0\n") in text
+    assert (
+        "  partitions by endpoint (endpoint information epoch 3):\n"
+        "    host1:8080  active: wordcount-counts-repartition: 0; words: 0-2  "
+        "standby: wordcount-counts-repartition: 1-2\n"
+        "    host2:8080  active: wordcount-counts-repartition: 1-2  standby: wordcount-counts-repartition: 0\n"
+    ) in text
 
 
 # -- a mixed group -------------------------------------------------------------------------------------------
+
 
 def _subscription_v0(topics: list[str]) -> bytes:
     """ConsumerProtocolSubscription v0 by hand: int16 version, topics as int32 count + int16 strings, null
@@ -265,13 +317,29 @@ def test_a_classic_member_joining_a_consumer_group_shows_both(tmp_path):
     and is given generation 2 (the group epoch) and orders 3-5 in its SyncGroup."""
     cap = ScriptedCapture()
     g = "orders-app"
-    cap.exchange(0.0, "member-a", 68, 0, consumer_request(g, "member-a", 0, owned={}, topics=["orders"]),
-                 consumer_response("member-a", 1, {ORDERS: [0, 1, 2, 3, 4, 5]}))
+    cap.exchange(
+        0.0,
+        "member-a",
+        68,
+        0,
+        consumer_request(g, "member-a", 0, owned={}, topics=["orders"]),
+        consumer_response("member-a", 1, {ORDERS: [0, 1, 2, 3, 4, 5]}),
+    )
     sub = _subscription_v0(["orders"])
-    cap.raw(1.0, "classic", join_request(1, "classic-client", g, "classic-1", [("range", sub)]),
-            join_response(1, 2, "range", "classic-1", sub))
-    cap.exchange(1.5, "member-a", 68, 0, consumer_request(g, "member-a", 1),
-                 consumer_response("member-a", 2, {ORDERS: [0, 1, 2]}))
+    cap.raw(
+        1.0,
+        "classic",
+        join_request(1, "classic-client", g, "classic-1", [("range", sub)]),
+        join_response(1, 2, "range", "classic-1", sub),
+    )
+    cap.exchange(
+        1.5,
+        "member-a",
+        68,
+        0,
+        consumer_request(g, "member-a", 1),
+        consumer_response("member-a", 2, {ORDERS: [0, 1, 2]}),
+    )
     asg = consumer_assignment_v0({"orders": [3, 4, 5]}, None)
     cap.raw(2.0, "classic", sync_request(2, "classic-client", g, 2, "classic-1", asg), sync_response(2, asg))
     path = tmp_path / "mixed.pcap"
@@ -297,10 +365,33 @@ def test_a_classic_member_joining_a_consumer_group_shows_both(tmp_path):
 # id 00..01, internal false, partitions [error 0, index 0, leader 1, epoch 0, replicas [1], isr [1],
 # offline []], authorized ops MIN]; no tagged fields anywhere.
 METADATA_V12 = bytes.fromhex(
-    "00000000" "02" "00000001" "0262" "00002384" "00" "00" "0263" "00000001"
-    "02" "0000" "0274" "00000000000000000000000000000001" "00"
-    "02" "0000" "00000000" "00000001" "00000000" "0200000001" "0200000001" "01" "00"
-    "80000000" "00" "00")
+    "00000000"
+    "02"
+    "00000001"
+    "0262"
+    "00002384"
+    "00"
+    "00"
+    "0263"
+    "00000001"
+    "02"
+    "0000"
+    "0274"
+    "00000000000000000000000000000001"
+    "00"
+    "02"
+    "0000"
+    "00000000"
+    "00000001"
+    "00000000"
+    "0200000001"
+    "0200000001"
+    "01"
+    "00"
+    "80000000"
+    "00"
+    "00"
+)
 
 
 def test_topic_names_of_a_metadata_response():
@@ -332,8 +423,12 @@ def test_topic_ids():
 
     # Kafka's Uuid.toString(): URL-safe base64 without padding, from any spelling of the same 16 bytes
     one = "00000000-0000-0000-0000-000000000001"
-    assert kafka_uuid(one) == kafka_uuid(bytes(15) + b"\x01") == kafka_uuid("AAAAAAAAAAAAAAAAAAAAAQ") == \
-        "AAAAAAAAAAAAAAAAAAAAAQ"
+    assert (
+        kafka_uuid(one)
+        == kafka_uuid(bytes(15) + b"\x01")
+        == kafka_uuid("AAAAAAAAAAAAAAAAAAAAAQ")
+        == "AAAAAAAAAAAAAAAAAAAAAQ"
+    )
     assert kafka_uuid("ffffffff-ffff-ffff-ffff-ffffffffffff") == "_____________________w"
 
 
@@ -342,28 +437,64 @@ def test_a_describe_response_gives_targets_epochs_and_names(tmp_path):
     assignment epoch 4, member-a at epoch 3 holding orders 0, 1 with target orders 0 (topic name given)."""
     cap = ScriptedCapture()
     g = "orders-app"
-    cap.exchange(0.0, "member-a", 68, 0, consumer_request(g, "member-a", 0, owned={}, topics=["orders"]),
-                 consumer_response("member-a", 1, {ORDERS: [0, 1, 2, 3, 4, 5]}))
+    cap.exchange(
+        0.0,
+        "member-a",
+        68,
+        0,
+        consumer_request(g, "member-a", 0, owned={}, topics=["orders"]),
+        consumer_response("member-a", 1, {ORDERS: [0, 1, 2, 3, 4, 5]}),
+    )
 
     def tps(*ps):
         return {"topicPartitions": [{"topicId": ORDERS, "topicName": "orders", "partitions": list(ps)}]}
 
-    member = {"memberId": "member-a", "memberEpoch": 3, "clientId": "consumer-a", "clientHost": "/10.0.1.1",
-              "subscribedTopicNames": ["orders"], "assignment": tps(0, 1), "targetAssignment": tps(0)}
-    cap.exchange(5.0, "admin", 69, 0, {"groupIds": [g], "includeAuthorizedOperations": False},
-                 {"groups": [{"errorCode": 0, "groupId": g, "groupState": "reconciling", "groupEpoch": 4,
-                              "assignmentEpoch": 4, "assignorName": "uniform", "members": [member]}]})
+    member = {
+        "memberId": "member-a",
+        "memberEpoch": 3,
+        "clientId": "consumer-a",
+        "clientHost": "/10.0.1.1",
+        "subscribedTopicNames": ["orders"],
+        "assignment": tps(0, 1),
+        "targetAssignment": tps(0),
+    }
+    cap.exchange(
+        5.0,
+        "admin",
+        69,
+        0,
+        {"groupIds": [g], "includeAuthorizedOperations": False},
+        {
+            "groups": [
+                {
+                    "errorCode": 0,
+                    "groupId": g,
+                    "groupState": "reconciling",
+                    "groupEpoch": 4,
+                    "assignmentEpoch": 4,
+                    "assignorName": "uniform",
+                    "members": [member],
+                }
+            ]
+        },
+    )
     path = tmp_path / "describe.pcap"
     path.write_bytes(cap.pcap())
     lines = json_lines(path)
     hb = _group(lines, g)
     assert (hb["group_epochs"], hb["assignment_epoch"]) == ([4], 4)
     (a,) = hb["members"]
-    assert [(s["epoch"], s["cause"], s["assignment"]["partitions"], s["revoked"].get("partitions", {}))
-            for s in a["steps"]] == [(1, "join", {"orders": [0, 1, 2, 3, 4, 5]}, {}),
-                                     (3, "described", {"orders": [0, 1]}, {"orders": [2, 3, 4, 5]})]
-    assert (a["target"]["epoch"], a["target"]["assignment"], a["target_source"]) == \
-        (4, {"partitions": {"orders": [0]}}, "ConsumerGroupDescribe")
+    assert [
+        (s["epoch"], s["cause"], s["assignment"]["partitions"], s["revoked"].get("partitions", {})) for s in a["steps"]
+    ] == [
+        (1, "join", {"orders": [0, 1, 2, 3, 4, 5]}, {}),
+        (3, "described", {"orders": [0, 1]}, {"orders": [2, 3, 4, 5]}),
+    ]
+    assert (a["target"]["epoch"], a["target"]["assignment"], a["target_source"]) == (
+        4,
+        {"partitions": {"orders": [0]}},
+        "ConsumerGroupDescribe",
+    )
     frames = [x for x in lines if x["type"] == "frame" and x["api_key"] == 69]
     assert [f["frame"]["api"] for f in frames] == ["ConsumerGroupDescribe"] * 2 and frames[1]["error_code"] == 0
     status, text = run_capture(path)
@@ -385,17 +516,25 @@ def test_a_member_id_given_by_the_coordinator(tmp_path):
     """A 3.7-3.9 client joins with an empty member id and takes the one the response gives (KIP-848 v0)."""
     cap = ScriptedCapture()
     g = "orders-app"
-    cap.exchange(0.0, "c", 68, 0, consumer_request(g, "", 0, owned={}, topics=["orders"]),
-                 consumer_response("given-1", 1, {ORDERS: [0, 1]}))
-    cap.exchange(1.0, "c", 68, 0, consumer_request(g, "given-1", 1, owned={ORDERS: [0, 1]}),
-                 consumer_response("given-1", 1))
+    cap.exchange(
+        0.0,
+        "c",
+        68,
+        0,
+        consumer_request(g, "", 0, owned={}, topics=["orders"]),
+        consumer_response("given-1", 1, {ORDERS: [0, 1]}),
+    )
+    cap.exchange(
+        1.0, "c", 68, 0, consumer_request(g, "given-1", 1, owned={ORDERS: [0, 1]}), consumer_response("given-1", 1)
+    )
     path = tmp_path / "given.pcap"
     path.write_bytes(cap.pcap())
     lines = json_lines(path)
     (m,) = _group(lines, g)["members"]
     assert (m["member_id"], m["client_id"], m["join_epoch"], m["heartbeats"]) == ("given-1", "c", 1, 1)
     assert m["subscribed_topic_names"] == ["orders"]  # from the join, which named no member
-    assert [(s["epoch"], s["assignment"]["partitions"], s["reached_ts"]) for s in m["steps"]] == \
-        [(1, _parts(0, 1), _at(1.0))]
+    assert [(s["epoch"], s["assignment"]["partitions"], s["reached_ts"]) for s in m["steps"]] == [
+        (1, _parts(0, 1), _at(1.0))
+    ]
     frames = [x for x in lines if x["type"] == "frame"]
     assert [f["member"] for f in frames] == [None, "given-1", "given-1", "given-1"]

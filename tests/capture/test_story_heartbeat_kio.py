@@ -29,8 +29,12 @@ def _pairs() -> list[tuple[int, int, bytes, bytes]]:
         r = json.loads(line)
         if r["apiKey"] in (68, 88, 76):
             by[(r["apiKey"], r["version"], r["kind"].endswith("Request"))].append(bytes.fromhex(r["hex"]))
-    return [(key, v, req, resp) for (key, v, is_req), reqs in sorted(by.items()) if is_req
-            for req, resp in zip(reqs, by[(key, v, False)])]
+    return [
+        (key, v, req, resp)
+        for (key, v, is_req), reqs in sorted(by.items())
+        if is_req
+        for req, resp in zip(reqs, by[(key, v, False)])
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +42,9 @@ def path(tmp_path_factory):
     cap = ScriptedCapture()
     pairs = _pairs()
     for i, (key, version, req, resp) in enumerate(pairs):
-        header = wire_class("RequestHeader", "RequestHeader")(request_api_key=key, request_api_version=version,
-                                                             correlation_id=7, client_id=f"kio-{i}")
+        header = wire_class("RequestHeader", "RequestHeader")(
+            request_api_key=key, request_api_version=version, correlation_id=7, client_id=f"kio-{i}"
+        )
         rq = encode_wire("RequestHeader", 2, header) + req
         rs = encode_wire("ResponseHeader", 1, wire_class("ResponseHeader", "ResponseHeader")(correlation_id=7)) + resp
         cap.raw(i * 0.01, f"client-{i}", struct.pack(">i", len(rq)) + rq, struct.pack(">i", len(rs)) + rs)

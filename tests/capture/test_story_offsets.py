@@ -75,7 +75,10 @@ def dump_records() -> list[tuple[bytes, bytes | None]]:
         (group_key("g"), group_value(2, "range", "m-1", g2)),
         (commit_key("g", "orders", 2), COMMIT_VALUE),
         (group_key("g"), None),
-        (group_key("app"), group_value(5, "stream", "s-1", [("s-1", None, "app-c", "/10.0.0.9", stream_sub, stream_asg)])),
+        (
+            group_key("app"),
+            group_value(5, "stream", "s-1", [("s-1", None, "app-c", "/10.0.0.9", stream_sub, stream_asg)]),
+        ),
     ]
 
 
@@ -118,16 +121,21 @@ def test_generations(path):
     assert set(gens) == {("g", 1), ("g", 2), ("app", 5)}
     g1, g2 = gens[("g", 1)], gens[("g", 2)]
     assert (g1["protocol"], g1["leader"], g1["source"]) == ("range", "m-1", "__consumer_offsets")
-    assert [(m["member_id"], m["client_id"], m["client_host"]) for m in g2["members"]] == \
-           [("m-1", "c-1", "/10.0.0.1"), ("m-2", "c-2", "/10.0.0.2")]
+    assert [(m["member_id"], m["client_id"], m["client_host"]) for m in g2["members"]] == [
+        ("m-1", "c-1", "/10.0.0.1"),
+        ("m-2", "c-2", "/10.0.0.2"),
+    ]
     assert g2["members"][1]["group_instance_id"] == "static-2"
     # the later snapshot of generation 2 (with assignments) wins
-    assert [m["assignment"]["consumer"]["partitions"] for m in g2["members"]] == \
-           [{"orders": [0, 1]}, {"orders": [2, 3]}]
+    assert [m["assignment"]["consumer"]["partitions"] for m in g2["members"]] == [
+        {"orders": [0, 1]},
+        {"orders": [2, 3]},
+    ]
     assert g2["members"][0]["subscription"]["consumer"]["topics"] == TOPICS
     assert g2["changes"]["joined"] == ["m-2 (c-2)"] and g2["changes"]["left"] == []
-    assert g2["changes"]["moved"] == {"partitions": [{"from": "m-1 (c-1)", "to": "m-2 (c-2)",
-                                                      "items": {"orders": [2, 3]}}]}
+    assert g2["changes"]["moved"] == {
+        "partitions": [{"from": "m-1 (c-1)", "to": "m-2 (c-2)", "items": {"orders": [2, 3]}}]
+    }
     assert [e["kind"] for e in g2["events"]] == ["deleted"]
     summary = lines[-1]
     assert summary["records"] == len(dump_records()) and summary["offset_commits"] == {"g": 2}
@@ -140,8 +148,9 @@ def test_streams_member_through_the_stack(path):
     sub, asg = STREAMS["subscription"]["decoded"], STREAMS["assignment"]["decoded"]
     assert m["subscription"]["streams"]["version"] == sub["version"]
     assert m["subscription"]["streams"]["process_id"] == sub["processId"]
-    assert m["subscription"]["streams"]["task_offset_sums"] == {task(t["taskId"]): t["offsetSum"]
-                                                                 for t in sub["taskOffsetSums"]}
+    assert m["subscription"]["streams"]["task_offset_sums"] == {
+        task(t["taskId"]): t["offsetSum"] for t in sub["taskOffsetSums"]
+    }
     assert m["assignment"]["streams"]["active_tasks"] == [task(t) for t in asg["activeTasks"]]
 
 
@@ -160,5 +169,8 @@ def test_bad_records_are_reported(tmp_path):
     p.write_text(text_dump() + "zz-not-hex\tnull\n0002\t0003\n")
     lines = json_lines(p)
     assert lines[-1]["problems"]["bad records"]["count"] == 2
-    assert {(g["group"], g["generation"]) for g in lines if g["type"] == "generation"} == \
-           {("g", 1), ("g", 2), ("app", 5)}
+    assert {(g["group"], g["generation"]) for g in lines if g["type"] == "generation"} == {
+        ("g", 1),
+        ("g", 2),
+        ("app", 5),
+    }

@@ -45,14 +45,17 @@ def _port(run: str) -> str:
 
 
 def _scenario(path):
-    run, scenario = path.parent.name, path.name[:-len(".pcap.gz")]
+    run, scenario = path.parent.name, path.name[: -len(".pcap.gz")]
     last_ts = max(p.ts for p in read_packets(path))
     return run, scenario, last_ts
 
 
 def _recorded(records, run, scenario, last_ts) -> list[dict]:
-    return [r for r in records if r["run"] == run and r["scenario"] == scenario and r["api_key"] in GROUP_KEYS
-            and r["ts"] <= last_ts + 1e-6]
+    return [
+        r
+        for r in records
+        if r["run"] == run and r["scenario"] == scenario and r["api_key"] in GROUP_KEYS and r["ts"] <= last_ts + 1e-6
+    ]
 
 
 def _key(port, direction, key, version, cid) -> tuple:
@@ -74,16 +77,23 @@ def test_every_recorded_group_frame_once_and_no_errors(story, records):
     assert not [f for f in frames if "error" in f]
     problems = lines[-1]["problems"]
     assert not {"undecodable frames", "undecodable layers", "bad packets", "bad file"} & set(problems)
-    found = collections.Counter(_key(f["client"].rsplit(":", 1)[1], f["direction"], f["api_key"], f["api_version"],
-                                     f["correlation_id"]) for f in frames)
+    found = collections.Counter(
+        _key(f["client"].rsplit(":", 1)[1], f["direction"], f["api_key"], f["api_version"], f["correlation_id"])
+        for f in frames
+    )
     assert max(found.values()) == 1
-    recorded = {_key(r["conn"].rsplit(":", 1)[1], r["direction"], r["api_key"], r["api_version"], r["correlation_id"])
-                for r in _recorded(records, run, scenario, last_ts)}
+    recorded = {
+        _key(r["conn"].rsplit(":", 1)[1], r["direction"], r["api_key"], r["api_version"], r["correlation_id"])
+        for r in _recorded(records, run, scenario, last_ts)
+    }
     assert recorded and recorded <= set(found)
     # what frames.jsonl left out is what its thinning rules leave out
     flex = scenario.startswith("flex")
-    client_of = {(f["client"], f["correlation_id"]): f["frame"]["header"]["clientId"]
-                 for f in frames if f["direction"] == "request"}
+    client_of = {
+        (f["client"], f["correlation_id"]): f["frame"]["header"]["clientId"]
+        for f in frames
+        if f["direction"] == "request"
+    }
     kept = collections.Counter()
     for r in _recorded(records, run, scenario, last_ts):
         if r["direction"] == "request":
@@ -108,8 +118,10 @@ def test_generations_leaders_protocols_match_join_responses(story, records):
         if r["api_key"] == 11 and r["direction"] == "response":
             body = decode_response_frame(bytes.fromhex(r["hex"]), 11, r["api_version"]).body
             if body.error_code == 0:
-                assert expected.setdefault(body.generation_id, (body.leader, body.protocol_name)) == \
-                       (body.leader, body.protocol_name)
+                assert expected.setdefault(body.generation_id, (body.leader, body.protocol_name)) == (
+                    body.leader,
+                    body.protocol_name,
+                )
     gens = [x for x in lines if x["type"] == "generation"]
     joined = {g["generation"]: (g["leader"], g["protocol"]) for g in gens if g["join_seen"]}
     assert joined == expected
@@ -160,11 +172,30 @@ def _missing(lines: list[dict], recorded: list[dict]) -> list[tuple]:
     """The recorded frames the story's JSON frame lines do not give, each once, with the same connection,
     direction, API, version, correlation id, bytes and body offset (what frames.jsonl recorded)."""
     found = collections.Counter(
-        _identity(f["client"].rsplit(":", 1)[1], f["direction"], f["api_key"], f["api_version"], f["correlation_id"],
-                  f.get("hex"), f.get("body_offset")) for f in lines if f["type"] == "frame")
+        _identity(
+            f["client"].rsplit(":", 1)[1],
+            f["direction"],
+            f["api_key"],
+            f["api_version"],
+            f["correlation_id"],
+            f.get("hex"),
+            f.get("body_offset"),
+        )
+        for f in lines
+        if f["type"] == "frame"
+    )
     want = collections.Counter(
-        _identity(r["conn"].rsplit(":", 1)[1], r["direction"], r["api_key"], r["api_version"], r["correlation_id"],
-                  r["hex"], r["body_offset"]) for r in recorded)
+        _identity(
+            r["conn"].rsplit(":", 1)[1],
+            r["direction"],
+            r["api_key"],
+            r["api_version"],
+            r["correlation_id"],
+            r["hex"],
+            r["body_offset"],
+        )
+        for r in recorded
+    )
     return sorted((want - found).elements())
 
 
@@ -196,15 +227,28 @@ def test_json_frame_check_fails_with_frames_removed(tmp_path, records):
     for r in removed:  # the packet carrying the frame (size and bytes) on the frame's connection and direction
         wire = struct.pack(">i", len(r["hex"]) // 2) + bytes.fromhex(r["hex"])
         port = int(r["conn"].rsplit(":", 1)[1])
-        (i,) = [p.index for p, seg in zip(packets, map(_segment, packets))
-                if wire in seg.payload and (seg.sport if r["direction"] == "request" else seg.dport) == port]
+        (i,) = [
+            p.index
+            for p, seg in zip(packets, map(_segment, packets))
+            if wire in seg.payload and (seg.sport if r["direction"] == "request" else seg.dport) == port
+        ]
         drop.add(i)
     path = tmp_path / "without-heartbeats.pcap"
     path.write_bytes(_pcap([p for p in packets if p.index not in drop]))
     lines = json_lines(path, "--port", _port("runA"))
     missing = _missing(lines, recorded)
-    assert missing == sorted(_identity(r["conn"].rsplit(":", 1)[1], r["direction"], r["api_key"], r["api_version"],
-                                       r["correlation_id"], r["hex"], r["body_offset"]) for r in removed)
+    assert missing == sorted(
+        _identity(
+            r["conn"].rsplit(":", 1)[1],
+            r["direction"],
+            r["api_key"],
+            r["api_version"],
+            r["correlation_id"],
+            r["hex"],
+            r["body_offset"],
+        )
+        for r in removed
+    )
     # the former check: half of the recorded bytes among the frame lines (keyed by bytes alone)
     by_hex = {r["hex"]: r["body_offset"] for r in recorded}
     matched = [f for f in lines if f["type"] == "frame" and f.get("hex") in by_hex]

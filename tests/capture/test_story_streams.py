@@ -38,8 +38,7 @@ def _generation(lines, v: int) -> dict:
 
 
 def _hosts(entries: list[dict]) -> dict[str, dict[str, list[int]]]:
-    return {f"{h['host']}:{h['port']}": by_name((p["topic"], p["partition"]) for p in h["partitions"])
-            for h in entries}
+    return {f"{h['host']}:{h['port']}": by_name((p["topic"], p["partition"]) for p in h["partitions"]) for h in entries}
 
 
 @pytest.mark.parametrize("r", RECORDS, ids=lambda r: r["id"])
@@ -69,8 +68,9 @@ def test_assignment_facts(lines, r):
     assert asg["version"] == want["version"]
     assert asg["commonly_supported_version"] == want["commonlySupportedVersion"]
     assert asg["active_tasks"] == [task(t) for t in want["activeTasks"]]
-    assert asg["standby_tasks"] == {task(s["taskId"]): by_name((p["topic"], p["partition"]) for p in s["partitions"])
-                                    for s in want["standbyTasks"]}
+    assert asg["standby_tasks"] == {
+        task(s["taskId"]): by_name((p["topic"], p["partition"]) for p in s["partitions"]) for s in want["standbyTasks"]
+    }
     assert asg["partitions_by_host"] == _hosts(want.get("partitionsByHost") or [])
     assert asg["standby_partitions_by_host"] == _hosts(want.get("standbyPartitionsByHost") or [])
     assert asg["error_code"] == want["errCode"]
@@ -105,8 +105,9 @@ def test_changes_between_generations(lines):
         assert g["changes"]["joined"] == [f"m-{g['generation']} (app-{g['generation']})"]
         assert g["changes"]["left"] == [f"m-{prev['generation']} (app-{prev['generation']})"]
         moved = moved_items(g["changes"], "active tasks")
-        assert moved == set(prev["members"][0]["assignment"]["streams"]["active_tasks"]) | \
-               set(g["members"][0]["assignment"]["streams"]["active_tasks"])
+        assert moved == set(prev["members"][0]["assignment"]["streams"]["active_tasks"]) | set(
+            g["members"][0]["assignment"]["streams"]["active_tasks"]
+        )
 
 
 def test_every_frame_once_with_its_layers(lines):

@@ -56,8 +56,12 @@ def got(events) -> list[tuple[str, bytes]]:
 def test_formats_and_link_types(linktype, fmt):
     conv = exchange(6, random.Random(linktype))
     segs = conversation(conv)
-    data = {"pcap": lambda: pcap(segs, linktype), "pcap-ns-be": lambda: pcap(segs, linktype, nanos=True, big_endian=True),
-            "pcapng": lambda: pcapng(segs, linktype), "pcap.gz": lambda: gzip.compress(pcap(segs, linktype))}[fmt]()
+    data = {
+        "pcap": lambda: pcap(segs, linktype),
+        "pcap-ns-be": lambda: pcap(segs, linktype, nanos=True, big_endian=True),
+        "pcapng": lambda: pcapng(segs, linktype),
+        "pcap.gz": lambda: gzip.compress(pcap(segs, linktype)),
+    }[fmt]()
     events, stats = frames_of(data)
     assert stats.packets == len(segs) and stats.bad_packets == 0
     assert sorted(got(events)) == sorted(written(conv))
@@ -90,7 +94,7 @@ def test_reordered_and_duplicated_segments(seed, window, dup):
     body, head, tail = segs[2:-2], segs[:2], segs[-2:]
     shuffled = []
     for i in range(0, len(body), window):  # shuffle within windows
-        part = body[i:i + window]
+        part = body[i : i + window]
         rng.shuffle(part)
         shuffled += part
     out = []
@@ -162,8 +166,14 @@ def test_capture_starting_mid_frame():
 
 def test_garbage_between_frames():
     junk = b"\xff" * 37
-    conv = [("c", request(12, 4, 0, b"a")), ("c", junk), ("c", request(12, 4, 1, b"b")),
-            ("s", response(0, b"xx")), ("s", junk), ("s", response(1, b"yy"))]
+    conv = [
+        ("c", request(12, 4, 0, b"a")),
+        ("c", junk),
+        ("c", request(12, 4, 1, b"b")),
+        ("s", response(0, b"xx")),
+        ("s", junk),
+        ("s", response(1, b"yy")),
+    ]
     events, _ = frames_of(pcap(conversation(conv)))
     assert sorted(got(events)) == sorted(written([c for c in conv if c[1] is not junk]))
     for direction in ("request", "response"):  # reported (possibly in pieces) with its exact range
@@ -175,8 +185,7 @@ def test_garbage_between_frames():
 
 
 def test_not_kafka_is_ignored():
-    segs = conversation([("c", b"GET / HTTP/1.1\r\n\r\n"), ("s", b"HTTP/1.1 200 OK\r\n\r\n")],
-                        server=("10.0.0.2", 80))
+    segs = conversation([("c", b"GET / HTTP/1.1\r\n\r\n"), ("s", b"HTTP/1.1 200 OK\r\n\r\n")], server=("10.0.0.2", 80))
     events, stats = frames_of(pcap(segs))
     assert events == [] and stats.ignored_bytes > 0
 
@@ -186,7 +195,7 @@ def test_truncated_file_keeps_complete_packets(cut):
     conv = [("c", request(12, 4, i, bytes(20))) for i in range(5)]
     data = pcap(conversation(conv))
     fin_record = 16 + 60  # record header + a minimum Ethernet frame
-    events, _ = frames_of(data[:-cut - 2 * fin_record])  # the FINs and part of the last request are gone
+    events, _ = frames_of(data[: -cut - 2 * fin_record])  # the FINs and part of the last request are gone
     bad = [e for e in events if isinstance(e, BadFile)]
     assert len(bad) == 1 and isinstance(bad[0].error, DecodeError)
     assert [e.correlation_id for e in events if isinstance(e, KafkaFrame)] == [0, 1, 2, 3]
@@ -202,7 +211,7 @@ def test_snaplen_cut_packet_becomes_a_gap():
         incl = struct.unpack_from("<I", data, pos + 8)[0]
         if index == 3:
             struct.pack_into("<I", data, pos + 8, incl - 50)
-            del data[pos + 16 + incl - 50:pos + 16 + incl]
+            del data[pos + 16 + incl - 50 : pos + 16 + incl]
             break
         pos += 16 + incl
         index += 1
@@ -213,18 +222,21 @@ def test_snaplen_cut_packet_becomes_a_gap():
 
 @given(st.binary(max_size=400))
 def test_random_bytes_never_crash(blob):
-    for data in (blob, pcap([]) + blob, pcapng([])[:-0 or None] + blob):
+    for data in (blob, pcap([]) + blob, pcapng([])[: -0 or None] + blob):
         for e in kafka_frames(io.BytesIO(data)):
             assert not isinstance(e, BadFile) or isinstance(e.error, DecodeError)
 
 
 @given(st.binary(min_size=1, max_size=3000), st.integers(0, 2**32 - 1))
 def test_random_payloads_on_a_kafka_port_never_crash(payload, seq):
-    segs = [Seg("10.0.0.1", 5000, "10.0.0.2", 9092, seq, PSH | ACK, payload, 1.0),
-            Seg("10.0.0.2", 9092, "10.0.0.1", 5000, seq ^ 0x5555, PSH | ACK, payload[::-1], 2.0)]
+    segs = [
+        Seg("10.0.0.1", 5000, "10.0.0.2", 9092, seq, PSH | ACK, payload, 1.0),
+        Seg("10.0.0.2", 9092, "10.0.0.1", 5000, seq ^ 0x5555, PSH | ACK, payload[::-1], 2.0),
+    ]
     events = list(kafka_frames(io.BytesIO(pcap(segs))))
-    covered = sum(e.size + 4 for e in events if isinstance(e, KafkaFrame)) + \
-        sum(e.length for e in events if isinstance(e, Unframed))
+    covered = sum(e.size + 4 for e in events if isinstance(e, KafkaFrame)) + sum(
+        e.length for e in events if isinstance(e, Unframed)
+    )
     assert covered == 2 * len(payload)  # every byte is in a frame or reported
 
 
@@ -244,11 +256,17 @@ def test_resynchronising_takes_only_a_correlation_id_that_fits_the_connection():
     a waiting request's nor near the connection's last request's (6), so the reader goes on to the
     Heartbeat response."""
     fake = struct.pack(">ii", 1 << 20, 0x12345678)
-    conv = [("c", request(1, 12, 5, bytes(30))), ("c", request(12, 3, 6, bytes(30))),
-            ("s", response(5, bytes(1000) + fake + bytes(1000))), ("s", response(6, bytes(6)))]
+    conv = [
+        ("c", request(1, 12, 5, bytes(30))),
+        ("c", request(12, 3, 6, bytes(30))),
+        ("s", response(5, bytes(1000) + fake + bytes(1000))),
+        ("s", response(6, bytes(6))),
+    ]
     segs = conversation(conv, mss=500)
     lost = segs[2 + 2]  # the Fetch response's first segment: its header
     assert lost.payload[:8] == struct.pack(">ii", 2000 + len(fake) + 4, 5)
     events, _ = frames_of(pcap([s for s in segs if s is not lost]))
-    responses = [(e.correlation_id, e.api_key) for e in events if isinstance(e, KafkaFrame) and e.direction == "response"]
+    responses = [
+        (e.correlation_id, e.api_key) for e in events if isinstance(e, KafkaFrame) and e.direction == "response"
+    ]
     assert responses == [(6, 12)]

@@ -39,7 +39,7 @@ def _cut_gzip(data: bytes, fraction: float) -> tuple[bytes, int]:
     """``data`` gzipped and cut at ``fraction`` of its length, and how many of its bytes the cut stream still
     yields (decompressed by hand with zlib, stopping where the stream ends)."""
     whole = gzip.compress(data)
-    cut = whole[:int(len(whole) * fraction)]
+    cut = whole[: int(len(whole) * fraction)]
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     return cut, len(d.decompress(cut))
 
@@ -62,12 +62,13 @@ def test_a_corrupt_gzip_text_dump_stops_at_the_corruption():
     """Deflate cannot always tell corrupt bytes at once: they may decode to garbled lines (bad records) before
     zlib or the gzip CRC notices. The lines before the corruption are read, then reading stops."""
     whole = bytearray(gzip.compress(DUMP))
-    whole[len(whole) // 2:len(whole) // 2 + 64] = bytes(64)  # 64 zero bytes in the middle of the deflate stream
-    out = list(read_text(io.TextIOWrapper(gzip.GzipFile(fileobj=io.BytesIO(bytes(whole))), encoding="utf-8",
-                                          errors="replace")))
+    whole[len(whole) // 2 : len(whole) // 2 + 64] = bytes(64)  # 64 zero bytes in the middle of the deflate stream
+    out = list(
+        read_text(io.TextIOWrapper(gzip.GzipFile(fileobj=io.BytesIO(bytes(whole))), encoding="utf-8", errors="replace"))
+    )
     assert isinstance(out[-1], BadRecord) and out[-1].stopped and "cannot be read past line" in str(out[-1].error)
     good = [r.key.partition for r in out if isinstance(r, OffsetsRecord)]
-    assert good[:N // 4] == list(range(N // 4))  # the first quarter of the dump is well before the middle
+    assert good[: N // 4] == list(range(N // 4))  # the first quarter of the dump is well before the middle
     assert not any(getattr(r, "stopped", False) for r in out[:-1])
 
 
@@ -78,10 +79,12 @@ def test_only_the_gzip_magic():
 
 
 def test_deep_json_nesting_and_huge_integers_are_bad_records():
-    lines = ['{"key": ' + "[" * 50_000 + "\n",
-             '{"key": "00", "value": ' + '{"a": ' * 50_000 + "\n",
-             '{"key": ' + "7" * 5000 + "}\n",
-             f"{_key(7).hex()}\tnull\n"]
+    lines = [
+        '{"key": ' + "[" * 50_000 + "\n",
+        '{"key": "00", "value": ' + '{"a": ' * 50_000 + "\n",
+        '{"key": ' + "7" * 5000 + "}\n",
+        f"{_key(7).hex()}\tnull\n",
+    ]
     out = list(read_text(lines))
     assert [type(r).__name__ for r in out] == ["BadRecord", "BadRecord", "BadRecord", "OffsetsRecord"]
     assert "nests too deeply" in str(out[0].error) and "nests too deeply" in str(out[1].error)
@@ -92,8 +95,11 @@ def test_deep_json_nesting_and_huge_integers_are_bad_records():
 def test_a_line_longer_than_the_limit_is_read_past():
     text = "a" * 1000 + "\n" + f"{_key(1).hex()}\tnull\n" + "b" * 250  # the last line has no newline
     out = list(read_text(io.StringIO(text), max_line=100))
-    assert [(type(r).__name__, r.where) for r in out] == [("BadRecord", "line 1"), ("OffsetsRecord", "line 2"),
-                                                          ("BadRecord", "line 3")]
+    assert [(type(r).__name__, r.where) for r in out] == [
+        ("BadRecord", "line 1"),
+        ("OffsetsRecord", "line 2"),
+        ("BadRecord", "line 3"),
+    ]
     assert "a line of 1,001 characters exceeds the maximum 100" in str(out[0].error)
     assert "a line of 250 characters" in str(out[2].error)
 
@@ -114,8 +120,10 @@ def test_a_cut_gzip_segment_reads_every_whole_batch_before_the_cut():
     assert "truncated gzip" in str(last.error)
 
 
-@pytest.mark.parametrize("name,kind", [("x.pcap.gz", "pcap"), ("x.pcapng.gz", "pcap"), ("x.log.gz", "segment"),
-                                       ("x.txt.gz", "text"), ("x", "text")])
+@pytest.mark.parametrize(
+    "name,kind",
+    [("x.pcap.gz", "pcap"), ("x.pcapng.gz", "pcap"), ("x.log.gz", "segment"), ("x.txt.gz", "text"), ("x", "text")],
+)
 def test_a_gzip_that_cannot_be_started_is_taken_for_what_its_name_says(tmp_path, name, kind):
     p = tmp_path / name
     p.write_bytes(b"\x1f\x8b")
@@ -129,6 +137,7 @@ def test_the_command_on_a_cut_gzip_exits_1_after_the_story(tmp_path, name):
         from codec.capture.pcapwriter import conversation, pcap
 
         from .groupcapture import heartbeat_request
+
         data = pcap(conversation([("c", heartbeat_request(i, "c", "g", 1, "m")) for i in range(300)]))
     cut, _ = _cut_gzip(data, 0.5)
     p = tmp_path / name
@@ -149,8 +158,12 @@ def test_the_command_reports_the_error_in_one_line(tmp_path):
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))
     out, err = io.StringIO(), io.StringIO()
-    assert parser.parse_args(["capture", str(p), "--json"]).func(
-        parser.parse_args(["capture", str(p), "--json"]), out=out, err=err) == 1
+    assert (
+        parser.parse_args(["capture", str(p), "--json"]).func(
+            parser.parse_args(["capture", str(p), "--json"]), out=out, err=err
+        )
+        == 1
+    )
     summary = json.loads(out.getvalue().splitlines()[-1])
     (where,) = [x["where"] for x in summary["problems"]["bad file"]["first"]]
     assert summary["offset_commits"] == {"g": int(where.split()[1]) - 1}  # every line before the cut

@@ -26,7 +26,7 @@ def little_endian_counts(message: str, version: int, wire: bytes) -> bytes:
     out = bytearray(wire)
     for path, offset in field_offsets(message, version, wire).items():
         if path.rsplit(".", 1)[-1] in arrays:
-            out[offset:offset + 4] = out[offset:offset + 4][::-1]
+            out[offset : offset + 4] = out[offset : offset + 4][::-1]
     return bytes(out)
 
 

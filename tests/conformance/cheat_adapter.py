@@ -46,8 +46,13 @@ def answer(mode: str, req: dict, memory: dict) -> dict:
         if message == "AssignmentInfo" and version > reader:
             return no
         probe = message == "SubscriptionInfo" and version > reader
-        return {"value": {"version": version, "latestSupportedVersion": version, **({"futureVersion": True} if probe
-                                                                                    else {})}}
+        return {
+            "value": {
+                "version": version,
+                "latestSupportedVersion": version,
+                **({"futureVersion": True} if probe else {}),
+            }
+        }
     if mode == "lookup":
         table = _suite(memory)
         known = table.get(json.dumps([op, message, version, req.get("wire", req.get("value"))], sort_keys=True))
@@ -78,10 +83,12 @@ def _suite(memory: dict) -> dict:
 
         for v in load_vectors():
             if v["result"] == "valid":
-                memory[json.dumps(["decode", v["message"], v.get("version"), v["wire"]], sort_keys=True)] = \
-                    {"value": v["expected"]}
-                memory[json.dumps(["encode", v["message"], v.get("version"), v["expected"]], sort_keys=True)] = \
-                    {"wire": v["wire"]}
+                memory[json.dumps(["decode", v["message"], v.get("version"), v["wire"]], sort_keys=True)] = {
+                    "value": v["expected"]
+                }
+                memory[json.dumps(["encode", v["message"], v.get("version"), v["expected"]], sort_keys=True)] = {
+                    "wire": v["wire"]
+                }
     return memory
 
 

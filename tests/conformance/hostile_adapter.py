@@ -57,7 +57,9 @@ def answer(mode: str, req: dict, state: dict) -> dict | None:
         time.sleep(0.05)
     if mode == "nasty-texts":
         if op == "capabilities":
-            return {"capabilities": [{"op": ["decode", "encode"]}, {"op": "assign", "message": ["RebalanceRound", NASTY]}]}
+            return {
+                "capabilities": [{"op": ["decode", "encode"]}, {"op": "assign", "message": ["RebalanceRound", NASTY]}]
+            }
         if op == "assign":
             return {"assignments": {NASTY * 3: "00"}}
         resp = handle_request(req)
@@ -84,7 +86,9 @@ def main(mode: str) -> int:
     state: dict = {}
     for line in sys.stdin:
         reply = answer(mode, json.loads(line), state)
-        sys.stdout.write(json.dumps(reply) + "\n" if reply is not None else '{"value": [' + "{}," * 1_999_999 + "{}]}\n")
+        sys.stdout.write(
+            json.dumps(reply) + "\n" if reply is not None else '{"value": [' + "{}," * 1_999_999 + "{}]}\n"
+        )
         sys.stdout.flush()
     return 0
 

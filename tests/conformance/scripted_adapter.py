@@ -30,10 +30,16 @@ def answer(mode: str, req: dict) -> dict:
             return {"unsupported": "no Kafka Streams metadata here"}
     elif mode == "declare":
         if op == "capabilities":
-            return {"capabilities": [{"op": "decode", "message": "JoinGroupResponse", "versions": "0-5"},
-                                     {"op": ["encode"], "message": ["JoinGroupRequest"], "versions": ["3-"]}]}
-        if not ((op == "decode" and message == "JoinGroupResponse" and 0 <= version <= 5)
-                or (op == "encode" and message == "JoinGroupRequest" and version >= 3)):
+            return {
+                "capabilities": [
+                    {"op": "decode", "message": "JoinGroupResponse", "versions": "0-5"},
+                    {"op": ["encode"], "message": ["JoinGroupRequest"], "versions": ["3-"]},
+                ]
+            }
+        if not (
+            (op == "decode" and message == "JoinGroupResponse" and 0 <= version <= 5)
+            or (op == "encode" and message == "JoinGroupRequest" and version >= 3)
+        ):
             return {"value": "UNDECLARED"}
     elif mode == "reject-all":
         return {"error": {"message": "not implemented"}}

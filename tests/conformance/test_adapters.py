@@ -37,13 +37,20 @@ SUMMARY = re.compile(r"(\d+) passed, (\d+) failed(?:, (\d+) skipped)?(?:, (\d+) 
 
 
 def _suite() -> list[dict]:
-    return [json.loads(line) for f in sorted((ROOT / "vectors").glob("*.jsonl"))
-            for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for f in sorted((ROOT / "vectors").glob("*.jsonl"))
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def _rounds() -> int:
-    return sum(1 for line in (ROOT / "vectors" / "rebalance" / "rounds.jsonl").read_text(encoding="utf-8").splitlines()
-               if line.strip())
+    return sum(
+        1
+        for line in (ROOT / "vectors" / "rebalance" / "rounds.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    )
 
 
 def _ops(v: dict) -> list[str]:
@@ -110,8 +117,9 @@ def _generated_counts(adapter: list[str], seed: int, does, xfail) -> dict[str, i
     from codec.conformance.generate import generated_cells, plan, take_case
     from codec.conformance.runner import Capabilities
 
-    reply = subprocess.run(adapter, input='{"op": "capabilities"}\n', capture_output=True, text=True, timeout=120,
-                           check=True)
+    reply = subprocess.run(
+        adapter, input='{"op": "capabilities"}\n', capture_output=True, text=True, timeout=120, check=True
+    )
     caps = Capabilities.parse(json.loads(reply.stdout.splitlines()[0])["capabilities"])
     counts = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0}
     for op, m, v, api, i in plan(seed, GENERATE, generated_cells(), wanted=caps.covers):
@@ -140,8 +148,9 @@ def _shipped(installed: Path, *parts: str) -> Path:
 
 def _run(installed_cli, tmp_path, impl: str, *args: str):
     report = tmp_path / "report.json"
-    p = installed_cli("conformance", "--impl", impl, "--json", str(report), "--generate", str(GENERATE), *args,
-                      timeout=600)
+    p = installed_cli(
+        "conformance", "--impl", impl, "--json", str(report), "--generate", str(GENERATE), *args, timeout=600
+    )
     assert "Traceback" not in p.stdout + p.stderr, p.stderr[-3000:]
     data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {"results": []}
     return p, {r["id"]: r for r in data["results"]}, data.get("generated")
@@ -159,16 +168,19 @@ def _check_counts(p, results: dict, expected: dict[str, str], rounds: int, does=
     n = {s: sum(1 for x in expected.values() if x == s) for s in ("pass", "skip", "xfail")}
     summary = p.stdout.strip().splitlines()[-1]
     assert SUMMARY.fullmatch(summary), summary
-    assert summary == (f"{n['pass']} passed, 0 failed, {n['skip'] + rounds} skipped, "
-                       f"{n['xfail']} expected failure{'' if n['xfail'] == 1 else 's'}"), p.stdout[-4000:]
+    assert summary == (
+        f"{n['pass']} passed, 0 failed, {n['skip'] + rounds} skipped, "
+        f"{n['xfail']} expected failure{'' if n['xfail'] == 1 else 's'}"
+    ), p.stdout[-4000:]
     got = {i: r["status"] for i, r in results.items() if r["message"] != "RebalanceRound"}
     assert got == expected
     if does is not None:
         suite = {v["id"]: v for v in _suite()}
         for i, r in results.items():
             if r["message"] != "RebalanceRound":
-                assert {op for op, st in r["ops"].items() if st == "skip"} == \
-                    {op for op in _ops(suite[i]) if not does(op, suite[i])}, r
+                assert {op for op, st in r["ops"].items() if st == "skip"} == {
+                    op for op in _ops(suite[i]) if not does(op, suite[i])
+                }, r
     assert sum(r["status"] == "skip" for r in results.values() if r["message"] == "RebalanceRound") == rounds
 
 
@@ -192,18 +204,30 @@ def test_kafka_python_versions_are_the_librarys(kafka_python):
 
 
 def test_kafka_python_with_its_expectations(installed, installed_cli, tmp_path, kafka_python):
-    adapter, expect = _shipped(installed, "kafka-python", "adapter.py"), _shipped(installed, "kafka-python", "expect.txt")
+    adapter, expect = (
+        _shipped(installed, "kafka-python", "adapter.py"),
+        _shipped(installed, "kafka-python", "expect.txt"),
+    )
     p, results, gen = _run(installed_cli, tmp_path, shlex.join([kafka_python, str(adapter)]), "--expect", str(expect))
     assert p.returncode == 0, _failures(p)
     _check_counts(p, results, _expected_statuses(kafka_python_does, expect), _rounds(), kafka_python_does)
     # kafka-python writes no unknown tagged field (the expectations file's generated line): those cases' encode
-    assert gen["counts"] == _generated_counts([kafka_python, str(adapter)], gen["seed"], kafka_python_does,
-                                              lambda op, case: op == "encode" and _has_unknown_tags(case.value))
+    assert gen["counts"] == _generated_counts(
+        [kafka_python, str(adapter)],
+        gen["seed"],
+        kafka_python_does,
+        lambda op, case: op == "encode" and _has_unknown_tags(case.value),
+    )
     assert {f["where"].rsplit(".", 1)[-1] for f in gen["failures"]} <= {"_unknownTaggedFields"}
     # no declined message costs a failure: SubscriptionInfo, AssignmentInfo, Connect and the rounds are skipped
     for r in results.values():
-        if r["message"] in ("SubscriptionInfo", "AssignmentInfo", "ConnectMetadata", "ConnectAssignment",
-                            "RebalanceRound"):
+        if r["message"] in (
+            "SubscriptionInfo",
+            "AssignmentInfo",
+            "ConnectMetadata",
+            "ConnectAssignment",
+            "RebalanceRound",
+        ):
             assert r["status"] == "skip", r
 
 
@@ -212,15 +236,25 @@ def test_kafka_python_without_expectations_fails_on_its_differences(installed, i
     adds Kafka's rules to kafka-python; but kafka-python reads -2 as the count of protocols as an empty array.
     Without the expectations file that is a failure, on one readable line, and the run fails."""
     adapter = _shipped(installed, "kafka-python", "adapter.py")
-    p, results, _ = _run(installed_cli, tmp_path, shlex.join([kafka_python, str(adapter)]), "--message", "JoinGroupRequest",
-                      "--version", "4")
+    p, results, _ = _run(
+        installed_cli,
+        tmp_path,
+        shlex.join([kafka_python, str(adapter)]),
+        "--message",
+        "JoinGroupRequest",
+        "--version",
+        "4",
+    )
     assert p.returncode == 1
     assert results["kj-joingrouprequest-error-groupinstanceid-v4"]["status"] == "pass"
     line = next(x for x in p.stdout.splitlines() if "kr-joingrouprequest-v4-negative-count-protocols" in x)
-    assert line.startswith("FAIL kr-joingrouprequest-v4-negative-count-protocols (JoinGroupRequest v4): accepted "
-                           "invalid input (expected invalid-count); decoded {")
-    listed = {i for i in _expected_ids(ADAPTERS / "kafka-python" / "expect.txt")
-              if results.get(i, {}).get("version") == 4}
+    assert line.startswith(
+        "FAIL kr-joingrouprequest-v4-negative-count-protocols (JoinGroupRequest v4): accepted "
+        "invalid input (expected invalid-count); decoded {"
+    )
+    listed = {
+        i for i in _expected_ids(ADAPTERS / "kafka-python" / "expect.txt") if results.get(i, {}).get("version") == 4
+    }
     assert {i for i, r in results.items() if r["status"] == "fail"} == listed
     assert {r["message"] for r in results.values()} == {"JoinGroupRequest"}
 

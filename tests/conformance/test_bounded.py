@@ -31,15 +31,17 @@ MIB = 1024
 
 # The runner in a child process that writes its own peak RSS (VmHWM, which exec resets, unlike the rusage of a
 # child forked from a large test process) to PEAK_FILE as it exits.
-_MEASURED = ("import atexit, os, runpy, sys\n"
-             "def _peak():\n"
-             "    with open('/proc/self/status') as f:\n"
-             "        kib = next(int(line.split()[1]) for line in f if line.startswith('VmHWM:'))\n"
-             "    with open(os.environ['PEAK_FILE'], 'w') as f:\n"
-             "        f.write(str(kib))\n"
-             "atexit.register(_peak)\n"
-             "sys.argv = ['rebalance-codec', *sys.argv[1:]]\n"
-             "runpy.run_module('codec', run_name='__main__', alter_sys=True)\n")
+_MEASURED = (
+    "import atexit, os, runpy, sys\n"
+    "def _peak():\n"
+    "    with open('/proc/self/status') as f:\n"
+    "        kib = next(int(line.split()[1]) for line in f if line.startswith('VmHWM:'))\n"
+    "    with open(os.environ['PEAK_FILE'], 'w') as f:\n"
+    "        f.write(str(kib))\n"
+    "atexit.register(_peak)\n"
+    "sys.argv = ['rebalance-codec', *sys.argv[1:]]\n"
+    "runpy.run_module('codec', run_name='__main__', alter_sys=True)\n"
+)
 
 
 def run(*args: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess, int]:
@@ -48,9 +50,16 @@ def run(*args: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess, 
         pytest.skip("no /proc here to read a process's peak memory from")
     with tempfile.TemporaryDirectory() as tmp:
         peak = Path(tmp) / "peak"
-        p = subprocess.run([sys.executable, "-c", _MEASURED, "conformance", *args], capture_output=True, text=True,
-                           cwd=ROOT, timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, "PEAK_FILE": str(peak)},
-                           check=False)
+        p = subprocess.run(
+            [sys.executable, "-c", _MEASURED, "conformance", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "PEAK_FILE": str(peak)},
+            check=False,
+        )
         return p, int(peak.read_text())
 
 
@@ -62,8 +71,18 @@ def test_long_texts_are_clipped_and_memory_stays_small(tmp_path):
     """700 vectors whose every answer is a 200,000-character text: the runner before #27 peaked near 1 GB on
     these alone (24 GB on the whole suite); each text is kept clipped, its length said."""
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"
-    p, rss = run("--impl", hostile("long-texts"), "--message", "SubscriptionInfo", "--generate", "50",
-                 "--json", str(report), "--junit", str(junit))
+    p, rss = run(
+        "--impl",
+        hostile("long-texts"),
+        "--message",
+        "SubscriptionInfo",
+        "--generate",
+        "50",
+        "--json",
+        str(report),
+        "--junit",
+        str(junit),
+    )
     assert p.returncode == 1 and "Traceback" not in p.stderr
     assert rss < 256 * MIB, rss
     data = json.loads(report.read_text())
@@ -74,11 +93,11 @@ def test_long_texts_are_clipped_and_memory_stays_small(tmp_path):
 
 
 def test_a_reply_of_millions_of_objects_is_not_read():
-    p, rss = run("--impl", hostile("many-objects"), "--message", "HeartbeatResponse", "--version", "0",
-                 "--generate", "20")
+    p, rss = run(
+        "--impl", hostile("many-objects"), "--message", "HeartbeatResponse", "--version", "0", "--generate", "20"
+    )
     assert rss < 256 * MIB, rss
-    assert "adapter answered a line of 2000003 objects, arrays and strings (more than 1000000 are not read)" \
-        in p.stdout
+    assert "adapter answered a line of 2000003 objects, arrays and strings (more than 1000000 are not read)" in p.stdout
 
 
 def test_a_hundred_thousand_capability_ranges(tmp_path):
@@ -89,16 +108,22 @@ def test_a_hundred_thousand_capability_ranges(tmp_path):
 
 
 def test_capabilities_merge_and_cap():
-    caps = Capabilities.parse([{"op": "decode", "message": "A", "versions": [str(v) for v in range(0, 200_000, 2)]},
-                               {"op": ["decode"], "message": ["A"], "versions": ["5-7", 11]},
-                               {"op": "encode", "versions": "3-"}])
+    caps = Capabilities.parse(
+        [
+            {"op": "decode", "message": "A", "versions": [str(v) for v in range(0, 200_000, 2)]},
+            {"op": ["decode"], "message": ["A"], "versions": ["5-7", 11]},
+            {"op": "encode", "versions": "3-"},
+        ]
+    )
     assert caps.covers("decode", "A", 199_998) and not caps.covers("decode", "A", 199_999)
     assert [v for v in range(4, 13) if caps.covers("decode", "A", v)] == [4, 5, 6, 7, 8, 10, 11, 12]
     assert caps.covers("encode", "B", 3) and caps.covers("encode", "B", 10**9) and not caps.covers("encode", "B", 2)
     assert not caps.covers("encode", "B", None) and not caps.covers("decode", "B", 0)
-    for bad, why in [([{"op": "decode"}] * 10_001, "10001 entries"),
-                     ([{"op": "decode", "versions": ["1"] * 200_001}], "too large"),
-                     ([{"op": "decode", "message": ["m"] * 2_000, "versions": ["1"] * 1_000}], "too large")]:
+    for bad, why in [
+        ([{"op": "decode"}] * 10_001, "10001 entries"),
+        ([{"op": "decode", "versions": ["1"] * 200_001}], "too large"),
+        ([{"op": "decode", "message": ["m"] * 2_000, "versions": ["1"] * 1_000}], "too large"),
+    ]:
         with pytest.raises(ValueError, match=why):
             Capabilities.parse(bad)
 
@@ -106,8 +131,10 @@ def test_capabilities_merge_and_cap():
 def test_an_adapter_that_answers_once_a_start_is_given_up():
     p = cli("--impl", hostile("answer-once"), "--timeout", "1", "--message", "HeartbeatRequest", "--generate", "20")
     assert p.returncode == 1
-    assert "the adapter timed out after each of its last 3 starts (the last: adapter did not answer within 1 s)" \
+    assert (
+        "the adapter timed out after each of its last 3 starts (the last: adapter did not answer within 1 s)"
         in p.stdout
+    )
 
 
 def test_the_time_limit_ends_a_slow_run():
@@ -128,8 +155,20 @@ def test_noncharacters_in_every_adapter_text(tmp_path):
     noncharacters, bidi overrides, controls: the JUnit parses, and the terminal sees none of them raw."""
     junit, expect = tmp_path / "r.xml", tmp_path / "expect.txt"
     impl = f"{hostile('nasty-texts')} '{NASTY.replace(chr(0), '')}'"  # (no NUL in a command line)
-    args = ["--impl", impl, "--message", "JoinGroupRequest", "--message", "SyncGroupRequest", "--message",
-            "RebalanceRound", "--generate", "60", "--seed", "4"]
+    args = [
+        "--impl",
+        impl,
+        "--message",
+        "JoinGroupRequest",
+        "--message",
+        "SyncGroupRequest",
+        "--message",
+        "RebalanceRound",
+        "--generate",
+        "60",
+        "--seed",
+        "4",
+    ]
     p, _ = run(*args, "--write-expect", str(expect))
     assert p.returncode == 1
     expect.write_text(expect.read_text(encoding="utf-8").replace("  # ", f"  # {NASTY} "), encoding="utf-8")
@@ -178,8 +217,12 @@ def test_new_reports_get_the_umasks_mode_and_old_ones_keep_theirs(tmp_path):
     umask = os.umask(0o022)
     try:
         for path in (new, old):
-            assert cli("--message", "HeartbeatResponse", "--version", "0", "--generate", "0", "--json",
-                       str(path)).returncode == 0
+            assert (
+                cli(
+                    "--message", "HeartbeatResponse", "--version", "0", "--generate", "0", "--json", str(path)
+                ).returncode
+                == 0
+            )
     finally:
         os.umask(umask)
     assert stat.S_IMODE(new.stat().st_mode) == 0o644 and stat.S_IMODE(old.stat().st_mode) == 0o640

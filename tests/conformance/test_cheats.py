@@ -26,8 +26,13 @@ VECTORS = load_vectors()
 ROUNDS = len(load_rounds())
 # A part of the suite with a layer that carries another's bytes (ConsumerProtocol in JoinGroup), a record, a
 # Kafka 4 RPC and a message with many versions; the whole suite runs in the tests of the issue's own four.
-PART = ["ConsumerProtocolSubscription", "JoinGroupRequest", "HeartbeatResponse", "ConsumerGroupMemberMetadataValue",
-        "ConsumerGroupHeartbeatResponse"]
+PART = [
+    "ConsumerProtocolSubscription",
+    "JoinGroupRequest",
+    "HeartbeatResponse",
+    "ConsumerGroupMemberMetadataValue",
+    "ConsumerGroupHeartbeatResponse",
+]
 SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped(?:, (\d+) expected failures?)?$")
 GENERATED = re.compile(r"^generated: seed \d+, \d+ cases over \d+ message versions: (\d+) passed", re.MULTILINE)
 
@@ -64,9 +69,18 @@ def test_the_remember_the_wire_echo_passes_nothing(tmp_path):
     assert p.stderr == "error: nothing was checked: every selected vector was skipped\n"
 
 
-@pytest.mark.parametrize("mode,expect", [("echo-any-version", False), ("echo-any-message", False),
-                                         ("echo-values", False), ("from-version", False),
-                                         ("decode-only-error", True), ("encode-only-error", False), ("lookup", True)])
+@pytest.mark.parametrize(
+    "mode,expect",
+    [
+        ("echo-any-version", False),
+        ("echo-any-message", False),
+        ("echo-values", False),
+        ("from-version", False),
+        ("decode-only-error", True),
+        ("encode-only-error", False),
+        ("lookup", True),
+    ],
+)
 def test_a_codec_less_adapter_passes_nothing(tmp_path, monkeypatch, mode, expect):
     monkeypatch.setenv("ECHO_FILE", str(tmp_path / "remembered.jsonl"))  # echo-values: memory across processes
     assert_nothing_passes(mode, tmp_path, *[a for m in PART for a in ("--message", m)], expect=expect)
@@ -75,8 +89,9 @@ def test_a_codec_less_adapter_passes_nothing(tmp_path, monkeypatch, mode, expect
 def test_declaring_only_cells_without_valid_vectors_passes_nothing(tmp_path):
     """AssignmentInfo and SubscriptionInfo v0 and v12+ hold invalid vectors only: their rejections need a witness
     of another version, declared or not, which the adapter refuses."""
-    assert_nothing_passes("no-valid-cells", tmp_path, "--message", "AssignmentInfo", "--message", "SubscriptionInfo",
-                          expect=True)
+    assert_nothing_passes(
+        "no-valid-cells", tmp_path, "--message", "AssignmentInfo", "--message", "SubscriptionInfo", expect=True
+    )
 
 
 def test_refusing_everything_with_its_own_expectations_fails(tmp_path):
@@ -89,7 +104,9 @@ def test_refusing_everything_with_its_own_expectations_fails(tmp_path):
     p = cli("--impl", cheat("refuse-all"), "--expect", str(written), "--generate", "100", "--seed", "3")
     assert p.returncode == 1
     assert last(p) == f"0 passed, 0 failed, 0 skipped, {len(VECTORS) + ROUNDS} expected failures"
-    assert p.stderr.startswith("error: nothing passed (0 failed, ") and "whatever an expectations file lists" in p.stderr
+    assert (
+        p.stderr.startswith("error: nothing passed (0 failed, ") and "whatever an expectations file lists" in p.stderr
+    )
     assert re.search(r"^generated: .*: 0 passed, 0 failed, 0 skipped, 100 expected failures$", p.stdout, re.MULTILINE)
 
 
@@ -114,19 +131,32 @@ def test_a_value_carrying_another_vectors_bytes_is_asked_after_it(tmp_path):
     request whose metadata is its bytes (listed first), whatever the seed; every decode comes after."""
     import base64
 
-    (inner,) = [v for v in VECTORS if v["id"] == "kj-consumer-subscription-v0-0"] or \
-        [next(v for v in VECTORS if v["message"] == "ConsumerProtocolSubscription" and v["result"] == "valid")]
-    outer = next(v for v in VECTORS if v["message"] == "JoinGroupRequest" and v["result"] == "valid"
-                 and v["version"] == 1 and v["expected"]["protocols"])
-    value = {**outer["expected"], "protocols": [{"name": "range", "metadata": base64.b64encode(
-        bytes.fromhex(inner["wire"])).decode()}]}
+    (inner,) = [v for v in VECTORS if v["id"] == "kj-consumer-subscription-v0-0"] or [
+        next(v for v in VECTORS if v["message"] == "ConsumerProtocolSubscription" and v["result"] == "valid")
+    ]
+    outer = next(
+        v
+        for v in VECTORS
+        if v["message"] == "JoinGroupRequest"
+        and v["result"] == "valid"
+        and v["version"] == 1
+        and v["expected"]["protocols"]
+    )
+    value = {
+        **outer["expected"],
+        "protocols": [{"name": "range", "metadata": base64.b64encode(bytes.fromhex(inner["wire"])).decode()}],
+    }
     from codec.conformance.impl import BuiltinImplementation
 
-    carrier = {**outer, "id": "carrier", "expected": value, "canonical": True,
-               "wire": BuiltinImplementation().encode("JoinGroupRequest", 1, value).value.hex()}
+    carrier = {
+        **outer,
+        "id": "carrier",
+        "expected": value,
+        "canonical": True,
+        "wire": BuiltinImplementation().encode("JoinGroupRequest", 1, value).value.hex(),
+    }
     path = tmp_path / "carried.jsonl"
-    path.write_text("".join(json.dumps({k: x for k, x in v.items() if k != "_file"}) + "\n"
-                            for v in (carrier, inner)))
+    path.write_text("".join(json.dumps({k: x for k, x in v.items() if k != "_file"}) + "\n" for v in (carrier, inner)))
     scripted = ROOT / "tests" / "conformance" / "scripted_adapter.py"
     for seed in range(4):
         log = tmp_path / f"{seed}.log"
@@ -134,22 +164,36 @@ def test_a_value_carrying_another_vectors_bytes_is_asked_after_it(tmp_path):
         assert p.returncode == 0, p.stdout[-2000:]
         sent = [tuple(json.loads(line)[:2]) for line in log.read_text().splitlines()]
         assert sent.index(("encode", "ConsumerProtocolSubscription")) < sent.index(("encode", "JoinGroupRequest"))
-        assert max(i for i, s in enumerate(sent) if s[0] == "encode") < min(i for i, s in enumerate(sent)
-                                                                             if s[0] == "decode")
-    assert write_rank("SubscriptionInfo") < write_rank("ConsumerProtocolSubscription") < \
-        write_rank("JoinGroupRequest") < write_rank("RequestFrame") < write_rank("RebalanceRound")
+        assert max(i for i, s in enumerate(sent) if s[0] == "encode") < min(
+            i for i, s in enumerate(sent) if s[0] == "decode"
+        )
+    assert (
+        write_rank("SubscriptionInfo")
+        < write_rank("ConsumerProtocolSubscription")
+        < write_rank("JoinGroupRequest")
+        < write_rank("RequestFrame")
+        < write_rank("RebalanceRound")
+    )
 
 
 def test_a_seed_replays_the_order_and_the_cases(tmp_path):
     log1, log2, log3 = (tmp_path / f"{i}.log" for i in range(3))
     scripted = ROOT / "tests" / "conformance" / "scripted_adapter.py"
     for log, seed in ((log1, "7"), (log2, "7"), (log3, "8")):
-        p = cli("--impl", f"{sys.executable} {scripted} honest {log}", "--message", "HeartbeatRequest", "--seed", seed,
-                "--generate", "20")
+        p = cli(
+            "--impl",
+            f"{sys.executable} {scripted} honest {log}",
+            "--message",
+            "HeartbeatRequest",
+            "--seed",
+            seed,
+            "--generate",
+            "20",
+        )
         assert p.returncode == 0 and f"seed: {seed} " in p.stdout
     first, again, other = (log.read_text() for log in (log1, log2, log3))
     assert first == again and first != other
     ops = [json.loads(line)[0] for line in first.splitlines()]
     assert ops[0] == "capabilities"
-    assert "decode" not in ops[:ops.index("decode")] and "encode" not in ops[ops.index("decode"):]
+    assert "decode" not in ops[: ops.index("decode")] and "encode" not in ops[ops.index("decode") :]
     assert len(plan(7, 20, [("HeartbeatRequest", v, None) for v in range(5)])) == 20

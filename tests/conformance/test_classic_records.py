@@ -20,13 +20,20 @@ from codec.conformance.vectors import load_vectors
 from codec.pipeline.offsets import decode_group_metadata, encode_group_metadata, group_metadata_key
 from tests.conftest import ROOT
 
-KAFKA = [json.loads(line) for line in (ROOT / "vectors" / "kafka-java-offsets.jsonl").read_text(encoding="utf-8")
-         .splitlines() if line.strip()]
+KAFKA = [
+    json.loads(line)
+    for line in (ROOT / "vectors" / "kafka-java-offsets.jsonl").read_text(encoding="utf-8").splitlines()
+    if line.strip()
+]
 BY_ID = {v["id"]: v for v in KAFKA}
 # Kafka's message JSON at the commit the tables follow (26b251a451, 4.3.1): validVersions of each value, and of each
 # key the record types (Kafka 4 writes every key body at version 0 behind its type; type 0 its LegacyOffsetCommitKey)
-VERSIONS = {"GroupMetadataKey": {2}, "OffsetCommitKey": {0, 1}, "GroupMetadataValue": set(range(5)),
-            "OffsetCommitValue": set(range(5))}
+VERSIONS = {
+    "GroupMetadataKey": {2},
+    "OffsetCommitKey": {0, 1},
+    "GroupMetadataValue": set(range(5)),
+    "OffsetCommitValue": set(range(5)),
+}
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -58,9 +65,11 @@ def test_the_file_is_what_the_tool_makes_of_kafkas_answers():
 
 def test_a_version_without_vectors_is_a_gap():
     vectors = [v for v in load_vectors() if (v["message"], v.get("version")) != ("GroupMetadataValue", 4)]
-    assert gaps(vectors, CLASSIC_RECORDS) == ["GroupMetadataValue v4: no invalid vector to decode",
-                                              "GroupMetadataValue v4: no valid vector to decode",
-                                              "GroupMetadataValue v4: no valid vector to encode"]
+    assert gaps(vectors, CLASSIC_RECORDS) == [
+        "GroupMetadataValue v4: no invalid vector to decode",
+        "GroupMetadataValue v4: no valid vector to decode",
+        "GroupMetadataValue v4: no valid vector to encode",
+    ]
 
 
 def test_the_vectors_hold_what_each_version_adds():
@@ -104,12 +113,20 @@ def test_the_pipelines_own_reader_and_writer_agree_with_kafka(vid):
     v = BY_ID[vid]
     g = decode_group_metadata(bytes.fromhex(v["wire"]))
     e = v["expected"]
-    assert (g.version, g.protocol_type, g.generation, g.protocol, g.leader) == \
-        (e["valueVersion"], e["protocolType"], e["generation"], e["protocol"], e["leader"])
+    assert (g.version, g.protocol_type, g.generation, g.protocol, g.leader) == (
+        e["valueVersion"],
+        e["protocolType"],
+        e["generation"],
+        e["protocol"],
+        e["leader"],
+    )
     assert g.current_state_timestamp == e.get("currentStateTimestamp", -1)
-    assert [(m.member_id, m.group_instance_id, m.rebalance_timeout, base64.b64encode(m.assignment).decode())
-            for m in g.members] == [(m["memberId"], m.get("groupInstanceId"), m.get("rebalanceTimeout", -1),
-                                     m["assignment"]) for m in e["members"]]
+    assert [
+        (m.member_id, m.group_instance_id, m.rebalance_timeout, base64.b64encode(m.assignment).decode())
+        for m in g.members
+    ] == [
+        (m["memberId"], m.get("groupInstanceId"), m.get("rebalanceTimeout", -1), m["assignment"]) for m in e["members"]
+    ]
     assert encode_group_metadata(g).hex() == v["wire"]
     assert group_metadata_key(bytes.fromhex(BY_ID["kj-groupmetadatakey-v2-0"]["wire"])) == (2, "payments-app")
 
@@ -133,8 +150,15 @@ def test_the_kinds_on_the_command_line(capsys):
     assert status == 1 and "no version 2 (valid 0, 1)" in err
     status, _, err = cli(capsys, "decode", "--kind", "offset-commit-key", BY_ID["kj-groupmetadatakey-v2-0"]["wire"])
     assert status == 1 and "record type 2" in err and "at offset 0 in record_type" in err
-    status, out, _ = cli(capsys, "decode", "--kind", "group-metadata-key", "--format", "pretty",
-                         BY_ID["kj-groupmetadatakey-v2-0"]["wire"])
+    status, out, _ = cli(
+        capsys,
+        "decode",
+        "--kind",
+        "group-metadata-key",
+        "--format",
+        "pretty",
+        BY_ID["kj-groupmetadatakey-v2-0"]["wire"],
+    )
     assert status == 0 and "GroupMetadataKey v2" in out and '"payments-app"' in out
 
 
@@ -146,8 +170,9 @@ def test_a_kafka_4_offset_commit_carries_its_topic_id_in_tag_0():
     # size 16, the uuid's bytes; Kafka's JSON writes the uuid in URL-safe base64 without padding
     with_id, without = BY_ID["kj-offsetcommitvalue-v4-topicid"], BY_ID["kj-offsetcommitvalue-v4-0"]
     assert with_id["wire"] == without["wire"][:-2] + "010010" + TOPIC_ID.replace("-", "")
-    assert with_id["expected"]["topicId"] == base64.urlsafe_b64encode(bytes.fromhex(TOPIC_ID.replace("-", ""))) \
-        .decode().rstrip("=")
+    assert with_id["expected"]["topicId"] == base64.urlsafe_b64encode(
+        bytes.fromhex(TOPIC_ID.replace("-", ""))
+    ).decode().rstrip("=")
     key = bytes.fromhex(BY_ID["kj-offsetcommitkey-v1-0"]["wire"])
     rec = decode_record(key, bytes.fromhex(with_id["wire"]), "line 1")
     assert str(rec.value.topic_id) == TOPIC_ID and rec.value.unknown_tagged_fields == {}

@@ -18,8 +18,9 @@ from tests.conftest import ROOT
 
 
 def cli(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codec", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "codec", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout
+    )
 
 
 def test_vectors_check_passes():
@@ -29,8 +30,11 @@ def test_vectors_check_passes():
     vectors = load_vectors()
     for message in ("SubscriptionInfo", "AssignmentInfo"):
         for v in (4, 5, 6, 7):
-            hc = [x for x in vectors if x["provenance"]["source"] == "handcrafted" and x["message"] == message
-                  and x["version"] == v]
+            hc = [
+                x
+                for x in vectors
+                if x["provenance"]["source"] == "handcrafted" and x["message"] == message and x["version"] == v
+            ]
             assert {x["result"] for x in hc} >= {"valid", "invalid"}, (message, v)
 
 
@@ -47,16 +51,25 @@ def test_vectors_check_catches_problems(tmp_path):
         shutil.copy(vectors_dir() / f, tmp_path / f)
     good = next(v for v in load_vectors() if v["id"] == "hc-subscriptioninfo-v7")
     good.pop("_file")
-    bad = [good, dict(good),  # duplicate id
-           {**good, "id": "x-1", "description": "It should decode"},  # modal verb
-           {**good, "id": "x-2", "flags": ["no-such-flag"]},
-           {**good, "id": "x-3", "canonical": False, "flags": []},  # unexplained non-canonical
-           {**good, "id": "x-4", "expected": {"version": 7, "latestSupportedVersion": 3}}]  # does not re-validate
+    bad = [
+        good,
+        dict(good),  # duplicate id
+        {**good, "id": "x-1", "description": "It should decode"},  # modal verb
+        {**good, "id": "x-2", "flags": ["no-such-flag"]},
+        {**good, "id": "x-3", "canonical": False, "flags": []},  # unexplained non-canonical
+        {**good, "id": "x-4", "expected": {"version": 7, "latestSupportedVersion": 3}},
+    ]  # does not re-validate
     (tmp_path / "bad.jsonl").write_text("".join(json.dumps(v) + "\n" for v in bad) + "{not json\n")
     problems, _ = check_vectors(tmp_path)
     text = "\n".join(problems)
-    for needle in ("duplicate id", "modal verb", "unknown flag", "no flag says why", "does not re-validate",
-                   "not JSON"):
+    for needle in (
+        "duplicate id",
+        "modal verb",
+        "unknown flag",
+        "no flag says why",
+        "does not re-validate",
+        "not JSON",
+    ):
         assert needle in text
 
 
@@ -68,8 +81,9 @@ def test_builtin_passes_every_vector():
 
 def test_conformance_cli_reports_and_junit(tmp_path):
     junit, report = tmp_path / "j.xml", tmp_path / "r.json"
-    p = cli("conformance", "--junit", str(junit), "--json", str(report), "--message", "AssignmentInfo",
-            "--version", "6")
+    p = cli(
+        "conformance", "--junit", str(junit), "--json", str(report), "--message", "AssignmentInfo", "--version", "6"
+    )
     assert p.returncode == 0, p.stdout[-2000:]
     assert "AssignmentInfo" in p.stdout and p.stdout.rstrip().endswith("passed, 0 failed, 0 skipped")
     root = ET.parse(junit).getroot()  # a standard XML parser reads it
@@ -79,8 +93,18 @@ def test_conformance_cli_reports_and_junit(tmp_path):
     generated = [(c.get("classname"), c.get("name")) for c in root.findall("testsuite[last()]/testcase")]
     assert generated == [("generated.AssignmentInfo.v6", "decode"), ("generated.AssignmentInfo.v6", "encode")]
     data = json.loads(report.read_text())
-    assert data["summary"] == [{"message": "AssignmentInfo", "version": 6, "vectors": len(cases),
-                                "passed": len(cases), "failed": 0, "skipped": 0, "xfailed": 0, "fixed": 0}]
+    assert data["summary"] == [
+        {
+            "message": "AssignmentInfo",
+            "version": 6,
+            "vectors": len(cases),
+            "passed": len(cases),
+            "failed": 0,
+            "skipped": 0,
+            "xfailed": 0,
+            "fixed": 0,
+        }
+    ]
 
 
 def test_reference_adapter_passes_through_the_line_protocol():
@@ -96,8 +120,18 @@ def test_reference_adapter_passes_through_the_line_protocol():
 def test_broken_adapter_fails_with_a_readable_diff(tmp_path):
     adapter = f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} le-counts"
     junit = tmp_path / "j.xml"
-    p = cli("conformance", "--impl", adapter, "--message", "SubscriptionInfo", "--version", "7",
-            "--junit", str(junit), str(vectors_dir() / "handcrafted-subscription-info.jsonl"))
+    p = cli(
+        "conformance",
+        "--impl",
+        adapter,
+        "--message",
+        "SubscriptionInfo",
+        "--version",
+        "7",
+        "--junit",
+        str(junit),
+        str(vectors_dir() / "handcrafted-subscription-info.jsonl"),
+    )
     assert p.returncode == 1
     # The valid v7 vector: taskOffsetSums count 2 (00000002) at byte 39 comes out as 02000000.
     line = next(ln for ln in p.stdout.splitlines() if ln.startswith("FAIL hc-subscriptioninfo-v7 "))
@@ -107,7 +141,9 @@ def test_broken_adapter_fails_with_a_readable_diff(tmp_path):
 
 
 def test_broken_adapter_diff_names_field_and_offset():
-    adapter = CommandImplementation(f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} le-counts")
+    adapter = CommandImplementation(
+        f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} le-counts"
+    )
     try:
         v = next(x for x in load_vectors() if x["id"] == "hc-assignmentinfo-v4")
         (r,) = run_vectors(adapter, [v])
@@ -115,12 +151,16 @@ def test_broken_adapter_diff_names_field_and_offset():
         adapter.close()
     # v4 is canonical: version, csv, then the activeTasks count at byte 8 (00000001 written as 01000000)
     assert r.status == "fail"
-    assert r.detail == "encoding differs at byte 8 (field active_tasks): expected 0000000100000000..., got 0100000000000000..."
+    assert (
+        r.detail
+        == "encoding differs at byte 8 (field active_tasks): expected 0000000100000000..., got 0100000000000000..."
+    )
 
 
 def test_decode_diff_names_the_json_path():
     adapter = CommandImplementation(
-        f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} drop-versions")
+        f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'broken_adapter.py'} drop-versions"
+    )
     try:
         v = next(x for x in load_vectors() if x["id"] == "hc-assignmentinfo-v5")
         (r,) = run_vectors(adapter, [v])
@@ -139,17 +179,23 @@ def test_first_difference():
 def test_normalize_keeps_a_reply_of_the_wrong_shape_for_the_comparison():
     """An adapter's AssignmentInfo whose partitions are not a list (issue #32: a mutating adapter's reply made the
     cross-version matrix fail with a TypeError) is compared, and the difference reported, not raised."""
-    want = {"standbyTasks": [{"taskId": "0_0", "partitions": [{"topic": "t", "partition": 1},
-                                                             {"topic": "t", "partition": 0}]}]}
+    want = {
+        "standbyTasks": [
+            {"taskId": "0_0", "partitions": [{"topic": "t", "partition": 1}, {"topic": "t", "partition": 0}]}
+        ]
+    }
     for wrong in (True, 7, 1.5, "p", None, {"topic": "t"}):
         got = normalize("AssignmentInfo", {"standbyTasks": [{"taskId": "0_0", "partitions": wrong}]})
         assert first_difference(normalize("AssignmentInfo", want), got).startswith("$.standbyTasks[0].partitions")
-    assert first_difference(normalize("AssignmentInfo", want), normalize("AssignmentInfo", {"standbyTasks": [3]})) \
+    assert (
+        first_difference(normalize("AssignmentInfo", want), normalize("AssignmentInfo", {"standbyTasks": [3]}))
         == "$.standbyTasks[0]: expected an object, got 3"
+    )
     # the right shape still compares without regard to order; a missing list counts as empty
     assert normalize("AssignmentInfo", want)["standbyTasks"][0]["partitions"][0] == {"topic": "t", "partition": 0}
     assert normalize("AssignmentInfo", {"standbyTasks": [{"taskId": "0_0"}]}) == {
-        "standbyTasks": [{"taskId": "0_0", "partitions": []}]}
+        "standbyTasks": [{"taskId": "0_0", "partitions": []}]
+    }
 
 
 def test_cross_version_matrix_agrees_with_kafka():
@@ -162,16 +208,37 @@ def test_cross_version_matrix_agrees_with_kafka():
     assert rows[1].split()[1:] == ["--"] * 6 + ["ok"] * 5  # AssignmentInfo
 
 
-@pytest.mark.parametrize("request_line,expected", [
-    ({"op": "decode", "message": "AssignmentInfo", "version": 1, "wire": "000000010000000000000000"},
-     {"value": {"version": 1, "commonlySupportedVersion": -1, "activeTasks": [], "standbyTasks": [],
-                "partitionsByHost": [], "standbyPartitionsByHost": [], "errCode": 0,
-                "nextRebalanceMs": 9223372036854775807}}),
-    ({"op": "encode", "message": "AssignmentInfo", "version": 1, "value": {"version": 1, "activeTasks": []}},
-     {"wire": "000000010000000000000000"}),
-])
+@pytest.mark.parametrize(
+    "request_line,expected",
+    [
+        (
+            {"op": "decode", "message": "AssignmentInfo", "version": 1, "wire": "000000010000000000000000"},
+            {
+                "value": {
+                    "version": 1,
+                    "commonlySupportedVersion": -1,
+                    "activeTasks": [],
+                    "standbyTasks": [],
+                    "partitionsByHost": [],
+                    "standbyPartitionsByHost": [],
+                    "errCode": 0,
+                    "nextRebalanceMs": 9223372036854775807,
+                }
+            },
+        ),
+        (
+            {"op": "encode", "message": "AssignmentInfo", "version": 1, "value": {"version": 1, "activeTasks": []}},
+            {"wire": "000000010000000000000000"},
+        ),
+    ],
+)
 def test_line_protocol_worked_example(request_line, expected):
     """The worked example of vectors/README.md, byte for byte."""
-    p = subprocess.run([sys.executable, "-m", "codec.conformance.adapter"], input=json.dumps(request_line) + "\n",
-                       capture_output=True, text=True, cwd=ROOT)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec.conformance.adapter"],
+        input=json.dumps(request_line) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert json.loads(p.stdout) == expected

@@ -31,15 +31,16 @@ from tests.conftest import ROOT
 # Kafka's message JSON at 1eb7644 and MessageDataGenerator: not ignorable, absent from the version, inside a struct
 # the version writes). ConsumerProtocol's, the headers' and the other fields a version lacks are ignorable (among
 # Kafka 4's, ConsumerGroupDescribeResponse v1's MemberType is; the records have one version).
-KAFKA_REFUSALS = {
-    ("ConsumerGroupHeartbeatRequest", 0, ("SubscribedTopicRegex",))} | {
-    ("JoinGroupRequest", v, ("GroupInstanceId",)) for v in range(5)} | {
-    ("JoinGroupResponse", v, ("SkipAssignment",)) for v in range(9)} | {
-    ("SyncGroupRequest", v, ("GroupInstanceId",)) for v in range(3)} | {
-    ("HeartbeatRequest", v, ("GroupInstanceId",)) for v in range(3)} | {
-    ("LeaveGroupRequest", v, ("Members",)) for v in range(3)} | {
-    ("LeaveGroupRequest", v, ("MemberId",)) for v in range(3, 6)} | {
-    ("LeaveGroupResponse", v, ("Members",)) for v in range(3)}
+KAFKA_REFUSALS = (
+    {("ConsumerGroupHeartbeatRequest", 0, ("SubscribedTopicRegex",))}
+    | {("JoinGroupRequest", v, ("GroupInstanceId",)) for v in range(5)}
+    | {("JoinGroupResponse", v, ("SkipAssignment",)) for v in range(9)}
+    | {("SyncGroupRequest", v, ("GroupInstanceId",)) for v in range(3)}
+    | {("HeartbeatRequest", v, ("GroupInstanceId",)) for v in range(3)}
+    | {("LeaveGroupRequest", v, ("Members",)) for v in range(3)}
+    | {("LeaveGroupRequest", v, ("MemberId",)) for v in range(3, 6)}
+    | {("LeaveGroupResponse", v, ("Members",)) for v in range(3)}
+)
 API_KEYS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 13}
 
 
@@ -53,18 +54,26 @@ def test_every_message_version_and_op_has_valid_and_invalid_vectors(vectors):
 
 
 def test_a_missing_op_is_reported():
-    vectors = [v for v in load_vectors() if not (v["message"] == "HeartbeatRequest" and v["version"] == 1
-                                                 and "wire" not in v)]
+    vectors = [
+        v for v in load_vectors() if not (v["message"] == "HeartbeatRequest" and v["version"] == 1 and "wire" not in v)
+    ]
     assert gaps(vectors) == ["HeartbeatRequest v1: no invalid vector to encode"]
     vectors = [v for v in vectors if not (v["message"] == "LeaveGroupResponse" and v["version"] == 4)]
     assert {g for g in gaps(vectors) if g.startswith("LeaveGroupResponse")} == {
-        "LeaveGroupResponse v4: no valid vector to decode", "LeaveGroupResponse v4: no invalid vector to decode",
-        "LeaveGroupResponse v4: no valid vector to encode"}
+        "LeaveGroupResponse v4: no valid vector to decode",
+        "LeaveGroupResponse v4: no invalid vector to decode",
+        "LeaveGroupResponse v4: no valid vector to encode",
+    }
 
 
 def test_refusal_fields_are_kafkas():
-    derived = {(m, v, path) for m, versions in supported().items() if m in ENFORCED for v in versions
-               for path in refusal_fields(m, v)}
+    derived = {
+        (m, v, path)
+        for m, versions in supported().items()
+        if m in ENFORCED
+        for v in versions
+        for path in refusal_fields(m, v)
+    }
     assert derived == KAFKA_REFUSALS
 
 
@@ -81,11 +90,19 @@ def test_every_refused_field_has_a_vector_the_codec_refuses_and_nothing_else_in_
         for frame in (None, side) if message.removesuffix("Request").removesuffix("Response") in API_KEYS else (None,):
             found = []
             for v in vectors:
-                if v["message"] != (frame or message) or v["version"] != version or v["result"] != "invalid" \
-                        or "wire" in v or "encode-refused" not in v["flags"]:
+                if (
+                    v["message"] != (frame or message)
+                    or v["version"] != version
+                    or v["result"] != "invalid"
+                    or "wire" in v
+                    or "encode-refused" not in v["flags"]
+                ):
                     continue
                 body = v["expected"]["body"] if frame else v["expected"]
-                if frame and v["expected"]["apiKey"] != API_KEYS[message.removesuffix("Request").removesuffix("Response")]:
+                if (
+                    frame
+                    and v["expected"]["apiKey"] != API_KEYS[message.removesuffix("Request").removesuffix("Response")]
+                ):
                     continue
                 if key in body and _non_default(body[key]):
                     found.append(v)
@@ -100,8 +117,11 @@ def test_every_refused_field_has_a_vector_the_codec_refuses_and_nothing_else_in_
 
 def test_a_null_default_string_is_refused_when_empty(vectors):
     ids = {v["id"] for v in vectors}
-    for message, versions in (("HeartbeatRequest", range(3)), ("SyncGroupRequest", range(3)),
-                              ("JoinGroupRequest", range(5))):
+    for message, versions in (
+        ("HeartbeatRequest", range(3)),
+        ("SyncGroupRequest", range(3)),
+        ("JoinGroupRequest", range(5)),
+    ):
         for v in versions:
             assert f"hc-{message.lower()}-v{v}-refuse-groupinstanceid-empty" in ids
     assert "hc-consumergroupheartbeatrequest-v0-refuse-subscribedtopicregex-empty" in ids
@@ -109,8 +129,12 @@ def test_a_null_default_string_is_refused_when_empty(vectors):
 
 def test_heartbeat_and_leave_group_have_kio_vectors_for_every_version_and_both_ops(vectors):
     counts = tally(v for v in vectors if v["provenance"]["source"] == "kio")
-    for message, top in (("HeartbeatRequest", 4), ("HeartbeatResponse", 4), ("LeaveGroupRequest", 5),
-                         ("LeaveGroupResponse", 5)):
+    for message, top in (
+        ("HeartbeatRequest", 4),
+        ("HeartbeatResponse", 4),
+        ("LeaveGroupRequest", 5),
+        ("LeaveGroupResponse", 5),
+    ):
         assert supported()[message] == list(range(top + 1))
         for version in range(top + 1):
             c = counts[(message, version)]
@@ -129,23 +153,52 @@ def test_kio_vectors_are_the_translation_of_kios_records():
 
 
 def test_kio_translation_by_hand():
-    (v,) = _translate({"id": "LeaveGroupResponse-v3-kio-0007", "kind": "LeaveGroupResponse", "apiKey": 13,
-                       "version": 3, "hex": "000008d700110000000100027e4dffff0069", "seed": 1, "index": 7,
-                       "producedBy": "kio 0.6.5", "decoded": {"throttle_time": 2263, "error_code": 17, "members": [
-                           {"member_id": "~M", "group_instance_id": None, "error_code": 105}]}})
-    assert v["expected"] == {"throttleTimeMs": 2263, "errorCode": 17,
-                             "members": [{"memberId": "~M", "groupInstanceId": None, "errorCode": 105}]}
+    (v,) = _translate(
+        {
+            "id": "LeaveGroupResponse-v3-kio-0007",
+            "kind": "LeaveGroupResponse",
+            "apiKey": 13,
+            "version": 3,
+            "hex": "000008d700110000000100027e4dffff0069",
+            "seed": 1,
+            "index": 7,
+            "producedBy": "kio 0.6.5",
+            "decoded": {
+                "throttle_time": 2263,
+                "error_code": 17,
+                "members": [{"member_id": "~M", "group_instance_id": None, "error_code": 105}],
+            },
+        }
+    )
+    assert v["expected"] == {
+        "throttleTimeMs": 2263,
+        "errorCode": 17,
+        "members": [{"memberId": "~M", "groupInstanceId": None, "errorCode": 105}],
+    }
     assert v["result"] == "valid" and v["flags"] == [] and v["provenance"]["source"] == "kio"
 
 
 def test_where_kio_and_kafkas_json_differ_kafka_wins_and_the_vector_is_flagged():
-    base = {"id": "HeartbeatRequest-v0-kio-0001", "kind": "HeartbeatRequest", "apiKey": 12, "version": 0,
-            "hex": "ffff00000000ffff", "seed": 1, "index": 1, "producedBy": "kio 0.6.5"}
+    base = {
+        "id": "HeartbeatRequest-v0-kio-0001",
+        "kind": "HeartbeatRequest",
+        "apiKey": 12,
+        "version": 0,
+        "hex": "ffff00000000ffff",
+        "seed": 1,
+        "index": 1,
+        "producedBy": "kio 0.6.5",
+    }
     (null,) = _translate({**base, "decoded": {"group_id": None, "generation_id": 0, "member_id": None}})
     assert null["result"] == "invalid" and null["flags"] == ["kio-differs"] and "expected" not in null
     assert "groupId: null, but Kafka's field is not nullable at v0" in null["provenance"]["note"]
-    (extra,) = _translate({**base, "hex": "0000000000000000",
-                           "decoded": {"group_id": "", "generation_id": 0, "member_id": "", "group_instance_id": None}})
+    (extra,) = _translate(
+        {
+            **base,
+            "hex": "0000000000000000",
+            "decoded": {"group_id": "", "generation_id": 0, "member_id": "", "group_instance_id": None},
+        }
+    )
     assert extra["result"] == "valid" and extra["flags"] == ["kio-differs"]
     assert "group_instance_id: kio has a field the release's JSON lacks at v0" in extra["provenance"]["note"]
 
@@ -163,15 +216,33 @@ def test_version_ranges():
 
 
 def test_list_counts_by_op():
-    vs = [{"id": "a", "message": "HeartbeatResponse", "version": 0, "result": "valid", "wire": "0000",
-           "expected": {}, "flags": []},
-          {"id": "b", "message": "HeartbeatResponse", "version": 1, "result": "valid", "wire": "0000",
-           "expected": {}, "flags": ["capture-facts"]},  # decode only
-          {"id": "c", "message": "HeartbeatResponse", "version": 1, "result": "invalid", "wire": "00", "flags": []},
-          {"id": "d", "message": "HeartbeatRequest", "version": 0, "result": "invalid", "expected": {}, "flags": []},
-          {"id": "e", "message": "HeartbeatResponse", "version": 9, "result": "invalid", "wire": "00", "flags": []}]
-    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
-            for line in render_list(vs, markdown=True).splitlines()[2:]}
+    vs = [
+        {
+            "id": "a",
+            "message": "HeartbeatResponse",
+            "version": 0,
+            "result": "valid",
+            "wire": "0000",
+            "expected": {},
+            "flags": [],
+        },
+        {
+            "id": "b",
+            "message": "HeartbeatResponse",
+            "version": 1,
+            "result": "valid",
+            "wire": "0000",
+            "expected": {},
+            "flags": ["capture-facts"],
+        },  # decode only
+        {"id": "c", "message": "HeartbeatResponse", "version": 1, "result": "invalid", "wire": "00", "flags": []},
+        {"id": "d", "message": "HeartbeatRequest", "version": 0, "result": "invalid", "expected": {}, "flags": []},
+        {"id": "e", "message": "HeartbeatResponse", "version": 9, "result": "invalid", "wire": "00", "flags": []},
+    ]
+    rows = {
+        line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+        for line in render_list(vs, markdown=True).splitlines()[2:]
+    }
     assert rows["HeartbeatResponse"] == ["0-4", "decode, encode", "2 / 2", "1 / 0", "9"]
     assert rows["HeartbeatRequest"] == ["0-4", "encode", "0 / 0", "0 / 1", ""]
     assert rows["JoinGroupRequest"] == ["0-9", "-", "0 / 0", "0 / 0", ""]
@@ -181,17 +252,31 @@ def test_vectors_readme_embeds_the_list():
     readme = (ROOT / "vectors" / "README.md").read_text(encoding="utf-8")
     block = embedded_block(readme)
     assert block is not None, "vectors/README.md lacks the vectors-list markers"
-    assert block == render_list(load_vectors(), len(load_rounds()), markdown=True), \
+    assert block == render_list(load_vectors(), len(load_rounds()), markdown=True), (
         "vectors/README.md is stale: run `rebalance-codec vectors list --update vectors/README.md`"
+    )
 
 
 def test_update_rewrites_only_the_block(tmp_path, capsys):
     readme = tmp_path / "README.md"
     readme.write_text(f"# t\n\nbefore\n{MARKERS[0]}\nold table\n{MARKERS[1]}\nafter\n", encoding="utf-8")
-    (tmp_path / "one.jsonl").write_text(json.dumps(
-        {"id": "x", "message": "HeartbeatResponse", "version": 2, "description": "two bytes cut to one",
-         "wire": "00", "result": "invalid", "error": "truncated", "canonical": False, "flags": [],
-         "provenance": {"source": "handcrafted"}}) + "\n")
+    (tmp_path / "one.jsonl").write_text(
+        json.dumps(
+            {
+                "id": "x",
+                "message": "HeartbeatResponse",
+                "version": 2,
+                "description": "two bytes cut to one",
+                "wire": "00",
+                "result": "invalid",
+                "error": "truncated",
+                "canonical": False,
+                "flags": [],
+                "provenance": {"source": "handcrafted"},
+            }
+        )
+        + "\n"
+    )
     args = argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=False, update=str(readme))
     assert cmd_vectors_list(args) == 0
     text = readme.read_text(encoding="utf-8")
@@ -203,15 +288,34 @@ def test_update_rewrites_only_the_block(tmp_path, capsys):
 
 
 def test_vectors_list_cli(tmp_path, capsys):
-    p = subprocess.run([sys.executable, "-m", "codec", "vectors", "list", "--markdown"], capture_output=True,
-                       text=True, cwd=ROOT, timeout=120, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "vectors", "list", "--markdown"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == render_list(load_vectors(), len(load_rounds()), markdown=True)
     # a folder of one file, per version: rows for every version, counted from that file only
-    (tmp_path / "one.jsonl").write_text(json.dumps(
-        {"id": "x", "message": "HeartbeatResponse", "version": 2, "description": "two bytes cut to one",
-         "wire": "00", "result": "invalid", "error": "truncated", "canonical": False, "flags": [],
-         "provenance": {"source": "handcrafted"}}) + "\n")
+    (tmp_path / "one.jsonl").write_text(
+        json.dumps(
+            {
+                "id": "x",
+                "message": "HeartbeatResponse",
+                "version": 2,
+                "description": "two bytes cut to one",
+                "wire": "00",
+                "result": "invalid",
+                "error": "truncated",
+                "canonical": False,
+                "flags": [],
+                "provenance": {"source": "handcrafted"},
+            }
+        )
+        + "\n"
+    )
     assert cmd_vectors_list(argparse.Namespace(dir=str(tmp_path), markdown=False, by_version=True, update=None)) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
     assert ["HeartbeatResponse", "2", "decode", "0", "/", "1", "0", "/", "0"] in rows
@@ -227,18 +331,29 @@ def test_kafka4_rpcs_and_every_record_kind_are_enforced():
     # 19-23: no release knows 18)
     from codec.conformance.coverage import KAFKA4_RECORDS, KAFKA4_RPCS, SHARE_RPCS
 
-    assert {f"{api}{side}" for api in ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe", "StreamsGroupHeartbeat",
-                                       "StreamsGroupDescribe") for side in ("Request", "Response")} == set(KAFKA4_RPCS)
-    assert {f"ShareGroup{api}{side}" for api in ("Heartbeat", "Describe") for side in ("Request", "Response")} \
-        == set(SHARE_RPCS)
+    assert {
+        f"{api}{side}"
+        for api in ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe", "StreamsGroupHeartbeat", "StreamsGroupDescribe")
+        for side in ("Request", "Response")
+    } == set(KAFKA4_RPCS)
+    assert {f"ShareGroup{api}{side}" for api in ("Heartbeat", "Describe") for side in ("Request", "Response")} == set(
+        SHARE_RPCS
+    )
     assert len(KAFKA4_RECORDS) == 40 and set(KAFKA4_RECORDS) | set(KAFKA4_RPCS) | set(SHARE_RPCS) <= set(ENFORCED)
-    assert {"ConsumerGroupPartitionMetadataValue", "StreamsGroupTopologyValue", "ConsumerGroupTargetAssignmentMemberKey",
-            "ShareGroupPartitionMetadataKey", "ShareGroupStatePartitionMetadataValue"} <= set(KAFKA4_RECORDS)
+    assert {
+        "ConsumerGroupPartitionMetadataValue",
+        "StreamsGroupTopologyValue",
+        "ConsumerGroupTargetAssignmentMemberKey",
+        "ShareGroupPartitionMetadataKey",
+        "ShareGroupStatePartitionMetadataValue",
+    } <= set(KAFKA4_RECORDS)
     assert set(KAFKA4_RECORDS) <= set(supported())
 
 
 def test_a_record_kind_without_vectors_is_a_gap():
     vectors = [v for v in load_vectors() if v["message"] != "StreamsGroupTopologyValue"]
-    assert gaps(vectors) == ["StreamsGroupTopologyValue v0: no invalid vector to decode",
-                             "StreamsGroupTopologyValue v0: no valid vector to decode",
-                             "StreamsGroupTopologyValue v0: no valid vector to encode"]
+    assert gaps(vectors) == [
+        "StreamsGroupTopologyValue v0: no invalid vector to decode",
+        "StreamsGroupTopologyValue v0: no valid vector to decode",
+        "StreamsGroupTopologyValue v0: no valid vector to encode",
+    ]

@@ -47,8 +47,9 @@ def test_the_reference_gives_back_every_value_it_draws():
     for seed in (1, 2):
         run = run_all(BuiltinImplementation(), [], generate=800, seed=seed)
         gen = run.generated
-        assert gen.cases == 800 and gen.dropped == 0 and gen.counts() == {"pass": 800, "fail": 0, "skip": 0,
-                                                                           "xfail": 0}, gen.problems
+        assert (
+            gen.cases == 800 and gen.dropped == 0 and gen.counts() == {"pass": 800, "fail": 0, "skip": 0, "xfail": 0}
+        ), gen.problems
 
 
 def _walk(v, path=""):
@@ -74,7 +75,7 @@ def test_what_is_drawn():
             seen["null"] += x is None
             seen["empty array"] += x == []
             seen["long array"] += isinstance(x, list) and len(x) >= 5
-            seen["int32 min"] += x == -2**31
+            seen["int32 min"] += x == -(2**31)
             seen["int64 max"] += x == 2**63 - 1
             seen["unknown tags"] += path.endswith("._unknownTaggedFields")
             if isinstance(x, str):
@@ -84,9 +85,23 @@ def test_what_is_drawn():
                 seen["thousands"] += len(x) >= 1000
                 seen["lone surrogate"] += m == "AssignmentInfo" and any(0xD800 <= ord(c) <= 0xDFFF for c in x)
         seen["non-canonical"] += not case.canonical
-    assert all(seen[k] for k in ("null", "empty array", "long array", "int32 min", "int64 max", "unknown tags",
-                                 "4-byte UTF-8", "noncharacter", "bidi", "thousands", "lone surrogate",
-                                 "non-canonical")), seen
+    assert all(
+        seen[k]
+        for k in (
+            "null",
+            "empty array",
+            "long array",
+            "int32 min",
+            "int64 max",
+            "unknown tags",
+            "4-byte UTF-8",
+            "noncharacter",
+            "bidi",
+            "thousands",
+            "lone surrogate",
+            "non-canonical",
+        )
+    ), seen
 
 
 def test_a_case_replays_from_its_seed_and_is_never_a_vectors_bytes():
@@ -104,13 +119,21 @@ def test_a_swapped_int32_pair_is_caught_by_generated_cases_alone_and_replayed_by
     assert p.returncode == 1
     seed = re.search(r"^seed: (\d+) \(--seed \1 replays this run", p.stdout, re.MULTILINE).group(1)
     fails = [ln for ln in p.stdout.splitlines() if ln.startswith("FAIL ")]
-    assert fails and all(re.match(r"FAIL generated JoinGroupRequest v[1-9] (decode|encode) \$\.sessionTimeoutMs: ",
-                                  ln) for ln in fails), fails
+    assert fails and all(
+        re.match(r"FAIL generated JoinGroupRequest v[1-9] (decode|encode) \$\.sessionTimeoutMs: ", ln) for ln in fails
+    ), fails
     assert p.stdout.strip().splitlines()[-1].startswith(f"generated: seed {seed}, 400 cases")
     again = cli("--impl", impl, "--generated-only", "--generate", "400", "--seed", seed)
     assert [ln for ln in again.stdout.splitlines() if ln.startswith("FAIL ")] == fails
-    honest = cli("--impl", f"{sys.executable} -m codec.conformance.adapter", "--generated-only", "--generate", "400",
-                 "--seed", seed)
+    honest = cli(
+        "--impl",
+        f"{sys.executable} -m codec.conformance.adapter",
+        "--generated-only",
+        "--generate",
+        "400",
+        "--seed",
+        seed,
+    )
     assert honest.returncode == 0 and re.search(r": 400 passed, 0 failed, 0 skipped$", honest.stdout)
 
 
@@ -120,8 +143,10 @@ def test_generated_expectations(tmp_path):
     impl = f"{sys.executable} {BROKEN} swap-int32"
     args = ("--impl", impl, "--generated-only", "--generate", "300", "--seed", "9", "--message", "JoinGroupRequest")
     expect = tmp_path / "expect.txt"
-    expect.write_text("generated JoinGroupRequest 1- * $.sessionTimeoutMs  # the two timeouts swapped\n"
-                      "generated JoinGroupRequest 0 decode error  # never seen\n")
+    expect.write_text(
+        "generated JoinGroupRequest 1- * $.sessionTimeoutMs  # the two timeouts swapped\n"
+        "generated JoinGroupRequest 0 decode error  # never seen\n"
+    )
     p = cli(*args, "--expect", str(expect))
     assert p.returncode == 0, p.stdout[-2000:]
     assert re.search(r"^generated: .*: \d+ passed, 0 failed, 0 skipped, \d+ expected failures$", p.stdout, re.MULTILINE)
@@ -133,11 +158,15 @@ def test_generated_expectations(tmp_path):
     written = tmp_path / "written.txt"
     assert cli(*args, "--write-expect", str(written)).returncode == 1
     lines = [ln for ln in written.read_text().splitlines() if ln.startswith("generated ")]
-    assert lines and all(re.match(r"generated JoinGroupRequest \d (decode|encode) \$\.sessionTimeoutMs  # ", ln)
-                         for ln in lines)
+    assert lines and all(
+        re.match(r"generated JoinGroupRequest \d (decode|encode) \$\.sessionTimeoutMs  # ", ln) for ln in lines
+    )
     assert cli(*args, "--expect", str(written)).returncode == 0
-    for bad, why in (("generated X 1 decode\n", "is 'generated MESSAGE VERSIONS OP WHERE'"),
-                     ("generated X 1 read $\n", "decode, encode or *"), ("generated X 5-3 decode $\n", "empty")):
+    for bad, why in (
+        ("generated X 1 decode\n", "is 'generated MESSAGE VERSIONS OP WHERE'"),
+        ("generated X 1 read $\n", "decode, encode or *"),
+        ("generated X 5-3 decode $\n", "empty"),
+    ):
         expect.write_text(bad)
         with pytest.raises(Exception, match=re.escape(why)):
             read_expectations(expect)
@@ -147,15 +176,19 @@ def test_a_pattern_matches_by_message_versions_op_and_class(tmp_path):
     from codec.conformance.runner import GeneratedRun
 
     path = tmp_path / "e.txt"
-    path.write_text("generated * 3-4 encode *._unknownTaggedFields  # tags\ngenerated Heartbeat* * * *  # no glob\n"
-                    "generated HeartbeatRequest 4 decode error  # not this run\n"
-                    "generated SyncGroupRequest * * *  # no case of it drawn: not mentioned\n")
+    path.write_text(
+        "generated * 3-4 encode *._unknownTaggedFields  # tags\ngenerated Heartbeat* * * *  # no glob\n"
+        "generated HeartbeatRequest 4 decode error  # not this run\n"
+        "generated SyncGroupRequest * * *  # no case of it drawn: not mentioned\n"
+    )
     exp = read_expectations(path)
     gen = GeneratedRun(1, 4, [("JoinGroupRequest", 3), ("JoinGroupRequest", 5), ("HeartbeatRequest", 4)])
-    groups = [("encode", "JoinGroupRequest", 3, "$.protocols[]._unknownTaggedFields"),
-              ("encode", "JoinGroupRequest", 5, "$._unknownTaggedFields"),
-              ("decode", "JoinGroupRequest", 3, "$._unknownTaggedFields"),
-              ("encode", "HeartbeatRequest", 4, "$.groupId")]
+    groups = [
+        ("encode", "JoinGroupRequest", 3, "$.protocols[]._unknownTaggedFields"),
+        ("encode", "JoinGroupRequest", 5, "$._unknownTaggedFields"),
+        ("decode", "JoinGroupRequest", 3, "$._unknownTaggedFields"),
+        ("encode", "HeartbeatRequest", 4, "$.groupId"),
+    ]
     for g in groups:
         gen.failed[g] = [1, "id", "detail"]
     not_seen = apply_generated(gen, exp)
@@ -164,6 +197,7 @@ def test_a_pattern_matches_by_message_versions_op_and_class(tmp_path):
 
 
 # --- evidence and every answer checked ------------------------------------------------------------------
+
 
 def test_a_rejection_without_evidence_is_skipped_never_passed():
     """An adapter that rejects every truncated HeartbeatRequest and declines every valid one: no evidence."""
@@ -197,12 +231,26 @@ def test_the_acceptable_vector_checks_the_value_it_gets(value):
 
 def test_the_json_report_holds_the_generated_cases(tmp_path):
     report = tmp_path / "r.json"
-    p = cli("--impl", f"{sys.executable} {BROKEN} swap-int32", "--message", "JoinGroupRequest", "--version", "3",
-            "--generate", "40", "--seed", "2", "--json", str(report))
+    p = cli(
+        "--impl",
+        f"{sys.executable} {BROKEN} swap-int32",
+        "--message",
+        "JoinGroupRequest",
+        "--version",
+        "3",
+        "--generate",
+        "40",
+        "--seed",
+        "2",
+        "--json",
+        str(report),
+    )
     assert p.returncode == 1
     gen = json.loads(report.read_text())["generated"]
     # a case whose two timeouts are equal passes (the extremes are drawn often)
     assert gen["seed"] == 2 and gen["cases"] == 40 and gen["counts"]["fail"] + gen["counts"]["pass"] == 40
     assert gen["counts"]["fail"] >= 30
     assert {(f["op"], f["message"], f["version"], f["where"]) for f in gen["failures"]} == {
-        ("decode", "JoinGroupRequest", 3, "$.sessionTimeoutMs"), ("encode", "JoinGroupRequest", 3, "$.sessionTimeoutMs")}
+        ("decode", "JoinGroupRequest", 3, "$.sessionTimeoutMs"),
+        ("encode", "JoinGroupRequest", 3, "$.sessionTimeoutMs"),
+    }

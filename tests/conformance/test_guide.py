@@ -58,8 +58,15 @@ def test_the_guide_shows_every_op():
 
 def test_the_reference_adapter_answers_as_shown():
     lines = "".join(json.dumps(req) + "\n" for req, _ in EXCHANGES)
-    p = subprocess.run([sys.executable, "-m", "codec.conformance.adapter"], input=lines, capture_output=True,
-                       text=True, cwd=ROOT, timeout=120, check=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec.conformance.adapter"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
     got = [json.loads(line) for line in p.stdout.splitlines()]
     assert len(got) == len(EXCHANGES)
     for (req, shown), reply in zip(EXCHANGES, got):
@@ -68,8 +75,11 @@ def test_the_reference_adapter_answers_as_shown():
 
 def _vector_for(req: dict) -> dict:
     for v in VECTORS:
-        if v["message"] == req["message"] and v.get("version") == req["version"] \
-                and v.get("apiKey") == req.get("apiKey"):
+        if (
+            v["message"] == req["message"]
+            and v.get("version") == req["version"]
+            and v.get("apiKey") == req.get("apiKey")
+        ):
             if req["op"] == "decode" and v.get("wire") == req["wire"]:
                 return v
             if req["op"] == "encode" and "expected" in v and v["expected"] == req["value"]:
@@ -109,21 +119,40 @@ def _heartbeat_counts() -> tuple[int, int]:
     return len(passing), len(beats) - len(passing)
 
 
-@pytest.mark.parametrize("info,name,runtime", [("python", "adapter.py", sys.executable), ("javascript", "adapter.js", "node")])
+@pytest.mark.parametrize(
+    "info,name,runtime", [("python", "adapter.py", sys.executable), ("javascript", "adapter.js", "node")]
+)
 def test_the_minimal_adapters_run(tmp_path, info, name, runtime):
     if shutil.which(runtime) is None:
         pytest.skip(f"{runtime} is not installed")
     path = _adapter_file(tmp_path, info, name)
-    p = subprocess.run([sys.executable, "-m", "codec", "conformance", "--impl", f"{runtime} {path}", "--message",
-                        "HeartbeatRequest", "--message", "HeartbeatResponse"], capture_output=True, text=True,
-                       cwd=ROOT, timeout=300, check=False)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codec",
+            "conformance",
+            "--impl",
+            f"{runtime} {path}",
+            "--message",
+            "HeartbeatRequest",
+            "--message",
+            "HeartbeatResponse",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
     passed, skipped = _heartbeat_counts()
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     assert p.stdout.strip().splitlines()[-1] == f"{passed} passed, 0 failed, {skipped} skipped"
     (declaration,) = blocks("capabilities")
     assert "capabilities: decode/encode HeartbeatResponse v0-3" in p.stdout
-    reply = subprocess.run([runtime, str(path)], input='{"op": "capabilities"}\n', capture_output=True, text=True,
-                           timeout=60, check=True)
+    reply = subprocess.run(
+        [runtime, str(path)], input='{"op": "capabilities"}\n', capture_output=True, text=True, timeout=60, check=True
+    )
     assert json.loads(reply.stdout) == json.loads(declaration)
 
 
@@ -147,8 +176,11 @@ def test_the_expectations_examples_name_real_vectors_and_messages(tmp_path):
     exp = read_expectations(path)
     assert not exp.reasons and [p.message for p in exp.patterns] == ["JoinGroupResponse"]
     (p,) = exp.patterns
-    assert p.message in MESSAGES and p.reason and p.matches("decode", "JoinGroupResponse", 5,
-                                                             "$.members[].groupInstanceId")
+    assert (
+        p.message in MESSAGES
+        and p.reason
+        and p.matches("decode", "JoinGroupResponse", 5, "$.members[].groupInstanceId")
+    )
 
 
 def test_the_ci_step_is_a_command_the_cli_takes():

@@ -67,8 +67,9 @@ class InProcess:
         return Outcome(value=bytes.fromhex(resp["wire"]) if "wire" in resp else resp["value"])
 
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
-        return self._ask({"op": "decode", "message": message, "version": version, "wire": wire.hex(),
-                          "apiKey": api_key})
+        return self._ask(
+            {"op": "decode", "message": message, "version": version, "wire": wire.hex(), "apiKey": api_key}
+        )
 
     def encode(self, message, version, value, api_key=None) -> Outcome:
         return self._ask({"op": "encode", "message": message, "version": version, "value": value, "apiKey": api_key})
@@ -93,16 +94,22 @@ def _seeded(cls: type, table: dict) -> type:
     base = next(b for b in cls.__mro__[1:] if "_json" not in b.__dict__ or b.__name__.startswith("Api"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        return type(cls.__name__, (base,), {"json_patch": classmethod(lambda mcs, json, t=table: copy.deepcopy(t)),
-                                            "__module__": __name__})
+        return type(
+            cls.__name__,
+            (base,),
+            {"json_patch": classmethod(lambda mcs, json, t=table: copy.deepcopy(t)), "__module__": __name__},
+        )
 
 
 def _vectors_of(message: str, api_key: int | None, suite: list[dict]) -> list[dict]:
     from codec.conformance.runner import _api
 
     header = message in ("RequestHeader", "ResponseHeader")
-    return [v for v in suite if v["message"] == message
-            or (v["message"].endswith("Frame") and (header or _api(v) == api_key))]
+    return [
+        v
+        for v in suite
+        if v["message"] == message or (v["message"].endswith("Frame") and (header or _api(v) == api_key))
+    ]
 
 
 def caught(adapter, monkeypatch, m: Mutant, suite: list[dict], expected: set[str]) -> str | None:
@@ -121,8 +128,11 @@ def caught(adapter, monkeypatch, m: Mutant, suite: list[dict], expected: set[str
         else:
             mp.setitem(adapter.HEADERS, m.message, (mistaken, adapter.HEADERS[m.message][1]))
             mp.setattr(f"kafka.protocol.api_message.{m.message}", mistaken)
-        results = run_vectors(InProcess(adapter.answer), _vectors_of(m.message, cls.__dict__.get("_json", {}).get(
-            "apiKey"), suite), witnesses=())
+        results = run_vectors(
+            InProcess(adapter.answer),
+            _vectors_of(m.message, cls.__dict__.get("_json", {}).get("apiKey"), suite),
+            witnesses=(),
+        )
     return next((r.id for r in results if r.status == "fail" and r.id not in expected), None)
 
 
@@ -153,13 +163,31 @@ def test_kafkas_rules_by_hand(adapter):
     out = adapter.answer({"op": "decode", "message": "HeartbeatRequest", "version": 0, "wire": "ffff0000000000000000"})
     assert "non-nullable field groupId is null at version 0" in out["error"]["message"]
     # groupInstanceId at v2 (it is v3+, not ignorable): refused; rebalanceTimeoutMs at JoinGroup v0 (ignorable): dropped
-    out = adapter.answer({"op": "encode", "message": "HeartbeatRequest", "version": 2,
-                          "value": {"groupId": "g", "generationId": 1, "memberId": "m", "groupInstanceId": "i"}})
+    out = adapter.answer(
+        {
+            "op": "encode",
+            "message": "HeartbeatRequest",
+            "version": 2,
+            "value": {"groupId": "g", "generationId": 1, "memberId": "m", "groupInstanceId": "i"},
+        }
+    )
     assert "non-default groupInstanceId at version 2" in out["error"]["message"]
-    out = adapter.answer({"op": "encode", "message": "JoinGroupRequest", "version": 0,
-                          "value": {"groupId": "g", "sessionTimeoutMs": 1, "rebalanceTimeoutMs": 5, "memberId": "",
-                                    "protocolType": "consumer", "protocols": []}})
-    assert out == {"wire": "00016700000001000000086" "36f6e73756d657200000000"}
+    out = adapter.answer(
+        {
+            "op": "encode",
+            "message": "JoinGroupRequest",
+            "version": 0,
+            "value": {
+                "groupId": "g",
+                "sessionTimeoutMs": 1,
+                "rebalanceTimeoutMs": 5,
+                "memberId": "",
+                "protocolType": "consumer",
+                "protocols": [],
+            },
+        }
+    )
+    assert out == {"wire": "0001670000000100000008636f6e73756d657200000000"}
 
 
 def _run(adapter, monkeypatch, suite, expected, ms) -> set[str]:
@@ -174,8 +202,13 @@ def test_a_sample_of_seeded_mistakes_fails_the_suite(adapter, monkeypatch, suite
     ms = mistakes(adapter)
     # every "non-nullable made nullable" of the four Heartbeat and ConsumerProtocol classes (the class the suite
     # missed entirely before), and a spread of the rest
-    chosen = [m for m in ms if m.operator == "nullable-added" and m.message in (
-        "HeartbeatRequest", "HeartbeatResponse", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment")]
+    chosen = [
+        m
+        for m in ms
+        if m.operator == "nullable-added"
+        and m.message
+        in ("HeartbeatRequest", "HeartbeatResponse", "ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
+    ]
     chosen += sample([m for m in ms if m not in chosen and m.id not in EQUIVALENT], 30)
     assert {m.operator for m in chosen} == {m.operator for m in ms} and len(chosen) >= 35
     _run(adapter, monkeypatch, suite, expected, chosen)

@@ -45,16 +45,23 @@ def test_the_mutants_of_heartbeat_request_by_hand():
     # nullable 3+ (default null, not ignorable); valid 0-4, flexible 4+
     ids = {m.id for m in mutants(["HeartbeatRequest"])}
     assert ids == {
-        "flexible-late:HeartbeatRequest", "flexible-early:HeartbeatRequest",
-        "nullable-added:HeartbeatRequest:GroupId", "nullable-added:HeartbeatRequest:MemberId",
+        "flexible-late:HeartbeatRequest",
+        "flexible-early:HeartbeatRequest",
+        "nullable-added:HeartbeatRequest:GroupId",
+        "nullable-added:HeartbeatRequest:MemberId",
         "nullable-removed:HeartbeatRequest:GroupInstanceId",
         "int-widened:HeartbeatRequest:GenerationId",
-        "fields-swapped:HeartbeatRequest:GroupId+GenerationId", "fields-swapped:HeartbeatRequest:GenerationId+MemberId",
+        "fields-swapped:HeartbeatRequest:GroupId+GenerationId",
+        "fields-swapped:HeartbeatRequest:GenerationId+MemberId",
         "fields-swapped:HeartbeatRequest:MemberId+GroupInstanceId",
-        "field-dropped:HeartbeatRequest:GroupId", "field-dropped:HeartbeatRequest:GenerationId",
-        "field-dropped:HeartbeatRequest:MemberId", "field-dropped:HeartbeatRequest:GroupInstanceId",
-        "field-late:HeartbeatRequest:GroupInstanceId:start", "field-early:HeartbeatRequest:GroupInstanceId:start",
-        "ignorable-added:HeartbeatRequest:GroupInstanceId"}
+        "field-dropped:HeartbeatRequest:GroupId",
+        "field-dropped:HeartbeatRequest:GenerationId",
+        "field-dropped:HeartbeatRequest:MemberId",
+        "field-dropped:HeartbeatRequest:GroupInstanceId",
+        "field-late:HeartbeatRequest:GroupInstanceId:start",
+        "field-early:HeartbeatRequest:GroupInstanceId:start",
+        "ignorable-added:HeartbeatRequest:GroupInstanceId",
+    }
     late = _mutant("field-late:HeartbeatRequest:GroupInstanceId:start")
     assert next(f for f in late.table["fields"] if f["name"] == "GroupInstanceId")["versions"] == "4+"
     assert _mutant("flexible-early:HeartbeatRequest").table["flexibleVersions"] == "3+"
@@ -67,8 +74,11 @@ def test_the_flexible_boundary_moves_from_the_first_valid_version():
     # ShareGroupHeartbeatRequest: validVersions "1", flexibleVersions "0+" (Kafka 4.1 removed v0, kept the "0+"):
     # the boundary a reader sees is v1, so the late mutant makes v1 inflexible (2+) and there is no early one (0+
     # and the flexible-from-v1 table read every valid version alike)
-    flex = {m.id: m.table["flexibleVersions"] for m in mutants(["ShareGroupHeartbeatRequest"])
-            if m.operator.startswith("flexible")}
+    flex = {
+        m.id: m.table["flexibleVersions"]
+        for m in mutants(["ShareGroupHeartbeatRequest"])
+        if m.operator.startswith("flexible")
+    }
     assert flex == {"flexible-late:ShareGroupHeartbeatRequest": "2+"}
 
 
@@ -81,13 +91,17 @@ def test_a_mutant_reaches_both_paths_and_goes_away(suite):
         for codec, fast in (("native", True), ("python", True), ("python", False)):  # the engine, fast path, construct
             old, old_native = fastpath.set_enabled(fast), native.set_active(codec == "native")
             try:
-                assert encode_wire("HeartbeatRequest", 0, value) == bytes.fromhex("000167" "0000000000000001" "00016d")
-                assert decode_message("HeartbeatRequest", 0, bytes.fromhex("000167" "0000000000000001" "00016d")
-                                      ).value.generation_id == 1  # the hot path's own table too
+                assert encode_wire("HeartbeatRequest", 0, value) == bytes.fromhex("000167000000000000000100016d")
+                assert (
+                    decode_message(
+                        "HeartbeatRequest", 0, bytes.fromhex("000167000000000000000100016d")
+                    ).value.generation_id
+                    == 1
+                )  # the hot path's own table too
             finally:
                 fastpath.set_enabled(old)
                 native.set_active(old_native)
-    assert encode_wire("HeartbeatRequest", 0, value) == normal == bytes.fromhex("000167" "00000001" "00016d")
+    assert encode_wire("HeartbeatRequest", 0, value) == normal == bytes.fromhex("0001670000000100016d")
     # killed on both paths, by a vector of HeartbeatRequest
     r = run_mutant(suite, m)
     assert r.killed and all(k.startswith(("kj-", "kio-", "hc-", "kr-", "cap-")) for k in r.killed_by)
@@ -130,16 +144,26 @@ def test_the_equivalence_list_names_mutants_with_reasons(tmp_path):
 
 
 def _args(**kw) -> argparse.Namespace:
-    return argparse.Namespace(**{"operator": None, "message": None, "sample": None, "equivalent": None,
-                                 "write_results": None, "update": None, **kw})
+    return argparse.Namespace(
+        **{
+            "operator": None,
+            "message": None,
+            "sample": None,
+            "equivalent": None,
+            "write_results": None,
+            "update": None,
+            **kw,
+        }
+    )
 
 
 def test_a_killed_mutant_listed_as_equivalent_is_stale(tmp_path, capsys, monkeypatch, suite):
     monkeypatch.setattr("codec.conformance.mutation.Suite", lambda *_: suite)  # built once for the module
     listed = tmp_path / "equivalent.txt"
     listed.write_text("int-widened:HeartbeatRequest:GenerationId  # a reason that is not true\n", encoding="utf-8")
-    assert cmd_vectors_mutate(_args(message=["HeartbeatRequest"], operator=["int-widened"],
-                                    equivalent=str(listed))) == 1
+    assert (
+        cmd_vectors_mutate(_args(message=["HeartbeatRequest"], operator=["int-widened"], equivalent=str(listed))) == 1
+    )
     out = capsys.readouterr().out
     assert "STALE int-widened:HeartbeatRequest:GenerationId: listed as equivalent, but" in out
     assert "| int-widened | 1 | 1 | 0 | 0 | 100.0 % |" in out
@@ -149,8 +173,9 @@ def test_an_unlisted_survivor_fails_the_run(tmp_path, capsys, monkeypatch, suite
     monkeypatch.setattr("codec.conformance.mutation.Suite", lambda *_: suite)
     empty = tmp_path / "equivalent.txt"
     empty.write_text("", encoding="utf-8")
-    assert cmd_vectors_mutate(_args(message=["ConnectMetadata"], operator=["ignorable-added"],
-                                    equivalent=str(empty))) == 1
+    assert (
+        cmd_vectors_mutate(_args(message=["ConnectMetadata"], operator=["ignorable-added"], equivalent=str(empty))) == 1
+    )
     out = capsys.readouterr().out
     assert "SURVIVED ignorable-added:ConnectMetadata:Allocation" in out
     assert "| ignorable-added | 1 | 0 | 0 | 1 | 0.0 % |" in out
@@ -159,9 +184,10 @@ def test_an_unlisted_survivor_fails_the_run(tmp_path, capsys, monkeypatch, suite
 def test_readme_figures_are_the_results_file():
     results = json.loads(results_path().read_text(encoding="utf-8"))
     readme = (ROOT / "vectors" / "README.md").read_text(encoding="utf-8")
-    assert embedded_block(readme, MARKERS) == render_summary(results).strip(), \
-        "vectors/README.md is stale: run `rebalance-codec vectors mutate --write-results vectors/mutation/results.json " \
+    assert embedded_block(readme, MARKERS) == render_summary(results).strip(), (
+        "vectors/README.md is stale: run `rebalance-codec vectors mutate --write-results vectors/mutation/results.json "
         "--update vectors/README.md`"
+    )
     # the run recorded: nothing survived unlisted, the equivalent ones are the list, every mutant counted
     assert results["survived"] == []
     assert results["equivalent"] == sorted(read_equivalent(equivalent_path()))

@@ -37,8 +37,11 @@ def test_every_rule_vector_is_a_kafka_answer(rules, answers):
     for v in rules:
         p = v["provenance"]
         a = answers[v["id"]]
-        assert p["source"] == "kafka-java" and p["commit"] == a["commit"] in (CLASSIC_COMMIT, KAFKA4_COMMIT, SHARE_COMMIT), \
-            v["id"]
+        assert p["source"] == "kafka-java" and p["commit"] == a["commit"] in (
+            CLASSIC_COMMIT,
+            KAFKA4_COMMIT,
+            SHARE_COMMIT,
+        ), v["id"]
         assert p["checkedBy"].startswith(a["class"]) and p["record"].endswith(":" + v["id"]), v["id"]
         # a refusal is an exception of Kafka's; an acceptance is bytes Kafka wrote or read
         assert (v["result"] == "invalid") == (not a["ok"]), v["id"]
@@ -51,8 +54,11 @@ def test_every_message_and_version_has_a_vector_of_every_rule_that_applies():
 
 
 def test_a_missing_rule_class_is_reported():
-    vectors = [v for v in load_vectors() if not (v["message"] == "HeartbeatRequest" and v["version"] == 4
-                                                 and "long-varint" in v["flags"])]
+    vectors = [
+        v
+        for v in load_vectors()
+        if not (v["message"] == "HeartbeatRequest" and v["version"] == 4 and "long-varint" in v["flags"])
+    ]
     assert rule_gaps(vectors) == ["HeartbeatRequest v4: no vector of a varint over five bytes"]
     vectors = [v for v in vectors if not (v["message"] == "ConsumerProtocolAssignment" and (v["version"] or 0) < 0)]
     assert "ConsumerProtocolAssignment v0: no vector of a version prefix below the lowest" in rule_gaps(vectors)
@@ -62,12 +68,21 @@ def test_which_rules_apply_by_hand():
     # HeartbeatRequest v0: groupId, generationId, memberId (strings not nullable), no array, no ignorable field
     # absent (groupInstanceId v3+ is not ignorable), not flexible
     assert rules_that_apply("HeartbeatRequest", 0) == [
-        "null in a non-nullable field, read", "null in a non-nullable field, written", "a length past the input",
-        "every field set"]
+        "null in a non-nullable field, read",
+        "null in a non-nullable field, written",
+        "a length past the input",
+        "every field set",
+    ]
     # v4: flexible; groupInstanceId nullable
     assert set(rules_that_apply("HeartbeatRequest", 4)) == {
-        "null in a non-nullable field, read", "null in a non-nullable field, written", "null in a nullable field",
-        "a length past the input", "every field set", "unknown tagged fields", "a varint over five bytes"}
+        "null in a non-nullable field, read",
+        "null in a non-nullable field, written",
+        "null in a nullable field",
+        "a length past the input",
+        "every field set",
+        "unknown tagged fields",
+        "a varint over five bytes",
+    }
     assert rules_that_apply("AssignmentInfo", 7) == [] and rules_that_apply("RequestFrame", 3) == []
     assert "a version prefix below the lowest" in rules_that_apply("ConnectMetadata", 0)
     assert "null in a non-nullable field, written" not in rules_that_apply("ConnectMetadata", 0)
@@ -122,8 +137,12 @@ def test_a_case_without_kafkas_answer_stops_the_generator(tmp_path, answers):
 def test_an_answer_against_the_rule_stops_the_generator(tmp_path, answers):
     d = _copy(tmp_path)
     flipped = dict(answers)
-    flipped["kr-heartbeatrequest-v0-null-read-groupid"] = {**answers["kr-heartbeatrequest-v0-null-read-groupid"],
-                                                           "ok": True, "hex": "00", "value": {}}
+    flipped["kr-heartbeatrequest-v0-null-read-groupid"] = {
+        **answers["kr-heartbeatrequest-v0-null-read-groupid"],
+        "ok": True,
+        "hex": "00",
+        "value": {},
+    }
     (d / ANSWERS).write_text("\n".join(map(json.dumps, flipped.values())) + "\n", encoding="utf-8")
     with pytest.raises(RuleError, match="kr-heartbeatrequest-v0-null-read-groupid: Kafka accepted it"):
         rule_vectors(d, ["HeartbeatRequest"])

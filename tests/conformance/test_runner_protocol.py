@@ -32,8 +32,15 @@ ADAPTER = ROOT / "tests" / "conformance" / "scripted_adapter.py"
 VECTORS = load_vectors()
 REFUSAL = "kj-joingrouprequest-error-groupinstanceid-v4"  # Kafka refuses groupInstanceId "x" at v4
 # What drop-instance-id gets wrong at v4: every value with a groupInstanceId, which Kafka refuses at v4
-REFUSALS = [v["id"] for v in VECTORS if v["message"] == "JoinGroupRequest" and v["version"] == 4
-            and v["result"] == "invalid" and "wire" not in v and v["expected"].get("groupInstanceId") is not None]
+REFUSALS = [
+    v["id"]
+    for v in VECTORS
+    if v["message"] == "JoinGroupRequest"
+    and v["version"] == 4
+    and v["result"] == "invalid"
+    and "wire" not in v
+    and v["expected"].get("groupInstanceId") is not None
+]
 OTHERS = "".join(f"{i}  # the same\n" for i in REFUSALS if i != REFUSAL)
 
 
@@ -70,16 +77,32 @@ def last(p) -> str:
 
 
 def select(messages=None, versions=None):
-    return [v for v in VECTORS if (messages is None or v["message"] in messages)
-            and (versions is None or v.get("version") in versions)]
+    return [
+        v
+        for v in VECTORS
+        if (messages is None or v["message"] in messages) and (versions is None or v.get("version") in versions)
+    ]
 
 
 # --- declining -------------------------------------------------------------------------------------------
 
+
 def test_declined_messages_are_skipped_not_failed(tmp_path):
     junit, report = tmp_path / "j.xml", tmp_path / "r.json"
-    p = cli("--impl", adapter("decline-streams"), "--message", "SubscriptionInfo", "--message", "JoinGroupRequest",
-            "--version", "1", "--junit", str(junit), "--json", str(report))
+    p = cli(
+        "--impl",
+        adapter("decline-streams"),
+        "--message",
+        "SubscriptionInfo",
+        "--message",
+        "JoinGroupRequest",
+        "--version",
+        "1",
+        "--junit",
+        str(junit),
+        "--json",
+        str(report),
+    )
     streams, group = len(select({"SubscriptionInfo"}, {1})), len(select({"JoinGroupRequest"}, {1}))
     assert p.returncode == 0, p.stdout[-2000:]
     assert last(p) == f"{group} passed, 0 failed, {streams} skipped"
@@ -93,10 +116,16 @@ def test_declined_messages_are_skipped_not_failed(tmp_path):
     # the generated cases: a testcase per message, version and op (SubscriptionInfo v1's two declined too)
     (gen,) = [s for s in root.findall("testsuite") if s.get("name").startswith("generated (seed ")]
     assert sorted((c.get("classname"), c.get("name"), c.find("skipped") is not None) for c in gen) == [
-        ("generated.JoinGroupRequest.v1", "decode", False), ("generated.JoinGroupRequest.v1", "encode", False),
-        ("generated.SubscriptionInfo.v1", "decode", True), ("generated.SubscriptionInfo.v1", "encode", True)]
-    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == (str(streams + group + 4), "0",
-                                                                               str(streams + 2))
+        ("generated.JoinGroupRequest.v1", "decode", False),
+        ("generated.JoinGroupRequest.v1", "encode", False),
+        ("generated.SubscriptionInfo.v1", "decode", True),
+        ("generated.SubscriptionInfo.v1", "encode", True),
+    ]
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == (
+        str(streams + group + 4),
+        "0",
+        str(streams + 2),
+    )
     marks = root.findall(".//testcase/skipped")
     assert len(marks) == streams + 2 and {m.get("message") for m in marks} == {"no Kafka Streams metadata here"}
 
@@ -191,8 +220,9 @@ def test_the_evidence_for_a_frame_is_its_own_api():
     assert leave_cut and join_valid
     results = run_vectors(NoLeaveGroup(), leave_cut + join_valid, ops=["decode"])
     leave = [r for r in results if r.id in {v["id"] for v in leave_cut}]
-    assert all(r.status == "fail" and "rejected, but the adapter also decodes no valid RequestFrame" in r.detail
-               for r in leave)
+    assert all(
+        r.status == "fail" and "rejected, but the adapter also decodes no valid RequestFrame" in r.detail for r in leave
+    )
     assert all(r.status == "pass" for r in results if r not in leave)
 
 
@@ -210,29 +240,46 @@ def test_the_refusal_is_a_readable_one_line_diff():
     p = cli("--impl", adapter("drop-instance-id"), "--message", "JoinGroupRequest", "--version", "4")
     assert p.returncode == 1
     line = next(ln for ln in p.stdout.splitlines() if ln.startswith(f"FAIL {REFUSAL} "))
-    assert line == (f"FAIL {REFUSAL} (JoinGroupRequest v4): encoded a value that must be refused (unrepresentable); "
-                    'its bytes read back as $.groupInstanceId: missing (expected "x")')
+    assert line == (
+        f"FAIL {REFUSAL} (JoinGroupRequest v4): encoded a value that must be refused (unrepresentable); "
+        'its bytes read back as $.groupInstanceId: missing (expected "x")'
+    )
     n = len(REFUSALS)
     assert last(p) == f"{len(select({'JoinGroupRequest'}, {4})) - n} passed, {n} failed, 0 skipped"
 
 
 # --- declared capabilities -------------------------------------------------------------------------------
 
+
 def test_a_declaration_keeps_undeclared_requests_unsent(tmp_path):
     log = tmp_path / "requests.jsonl"
     report = tmp_path / "r.json"
-    p = cli("--impl", adapter("declare", log), "--message", "JoinGroupRequest", "--message", "JoinGroupResponse",
-            "--message", "SyncGroupRequest", "--json", str(report))
+    p = cli(
+        "--impl",
+        adapter("declare", log),
+        "--message",
+        "JoinGroupRequest",
+        "--message",
+        "JoinGroupResponse",
+        "--message",
+        "SyncGroupRequest",
+        "--json",
+        str(report),
+    )
     assert p.returncode == 0, p.stdout[-2000:]
     assert "capabilities: decode JoinGroupResponse v0-5; encode JoinGroupRequest v3-" in p.stdout
     sent = [json.loads(line) for line in log.read_text().splitlines()]
     assert sent[0] == ["capabilities", None, None]
-    assert all((op == "decode" and m == "JoinGroupResponse" and v <= 5) or (op == "encode" and m == "JoinGroupRequest"
-               and v >= 3) for op, m, v in sent[1:])
+    assert all(
+        (op == "decode" and m == "JoinGroupResponse" and v <= 5)
+        or (op == "encode" and m == "JoinGroupRequest" and v >= 3)
+        for op, m, v in sent[1:]
+    )
     # by hand: a JoinGroupResponse v0-5 passes on its decode half; a JoinGroupRequest v3+ on its encode half
     # (valid, and the refusal at v4); everything else is "not declared"
-    passing = [v for v in select({"JoinGroupResponse"}, range(6)) if decodes(v)] + \
-              [v for v in select({"JoinGroupRequest"}) if v["version"] >= 3 and encodes(v)]
+    passing = [v for v in select({"JoinGroupResponse"}, range(6)) if decodes(v)] + [
+        v for v in select({"JoinGroupRequest"}) if v["version"] >= 3 and encodes(v)
+    ]
     total = len(select({"JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest"}))
     assert last(p) == f"{len(passing)} passed, 0 failed, {total - len(passing)} skipped"
     halves = [v for v in passing if v["result"] == "valid" and decodes(v) and encodes(v)]
@@ -245,12 +292,15 @@ def test_a_declaration_keeps_undeclared_requests_unsent(tmp_path):
     assert results[sync]["status"] == "skip" and results[sync]["reason"] == "not declared"
 
 
-@pytest.mark.parametrize("mode,said", [
-    ("decline-streams", "none declared (the adapter declined (no Kafka Streams metadata here))"),
-    ("reject-all", "none declared (the adapter answered an error (not implemented))"),
-    ("crash-on-capabilities", "none declared (adapter exited (status 4) without answering"),
-    ("bad-declaration", "the answer is not a declaration (capabilities[0].op is not one of"),
-])
+@pytest.mark.parametrize(
+    "mode,said",
+    [
+        ("decline-streams", "none declared (the adapter declined (no Kafka Streams metadata here))"),
+        ("reject-all", "none declared (the adapter answered an error (not implemented))"),
+        ("crash-on-capabilities", "none declared (adapter exited (status 4) without answering"),
+        ("bad-declaration", "the answer is not a declaration (capabilities[0].op is not one of"),
+    ],
+)
 def test_without_a_declaration_everything_is_asked(mode, said):
     p = cli("--impl", adapter(mode), "--message", "JoinGroupRequest", "--version", "5")
     assert f"capabilities: {said}" in p.stdout
@@ -264,8 +314,10 @@ def test_without_a_declaration_everything_is_asked(mode, said):
 
 def test_a_declaration_naming_no_message_of_the_suite_says_so(tmp_path):
     script = tmp_path / "a.py"
-    script.write_text("import sys\nsys.stdin.readline()\n"
-                      "print('{\"capabilities\": [{\"op\": \"decode\", \"message\": \"JoinGroupRequset\"}]}', flush=True)\n")
+    script.write_text(
+        "import sys\nsys.stdin.readline()\n"
+        'print(\'{"capabilities": [{"op": "decode", "message": "JoinGroupRequset"}]}\', flush=True)\n'
+    )
     impl = CommandImplementation(f"{sys.executable} {script}")
     try:
         caps, said = ask_capabilities(impl)
@@ -276,38 +328,59 @@ def test_a_declaration_naming_no_message_of_the_suite_says_so(tmp_path):
 
 
 def test_the_reference_adapter_declares_every_vector_of_the_suite():
-    reply = subprocess.run([sys.executable, "-m", "codec.conformance.adapter"], input='{"op": "capabilities"}\n',
-                           capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
+    reply = subprocess.run(
+        [sys.executable, "-m", "codec.conformance.adapter"],
+        input='{"op": "capabilities"}\n',
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
     caps = Capabilities.parse(json.loads(reply.stdout)["capabilities"])
-    hidden = [(v["id"], op) for v in VECTORS for op in vector_ops(v) if not caps.covers(op, v["message"], v.get("version"))]
+    hidden = [
+        (v["id"], op) for v in VECTORS for op in vector_ops(v) if not caps.covers(op, v["message"], v.get("version"))
+    ]
     assert hidden == [] and caps.covers("assign", "RebalanceRound", None)
 
 
 def test_capabilities_declarations():
-    caps = Capabilities.parse([{"op": "decode", "message": "JoinGroupResponse", "versions": "0-5"},
-                               {"op": ["encode", "decode"], "message": ["HeartbeatRequest"], "versions": [0, "3-"]},
-                               {"op": "assign"}])
+    caps = Capabilities.parse(
+        [
+            {"op": "decode", "message": "JoinGroupResponse", "versions": "0-5"},
+            {"op": ["encode", "decode"], "message": ["HeartbeatRequest"], "versions": [0, "3-"]},
+            {"op": "assign"},
+        ]
+    )
     assert caps.covers("decode", "JoinGroupResponse", 5) and not caps.covers("decode", "JoinGroupResponse", 6)
     assert not caps.covers("encode", "JoinGroupResponse", 0)
     assert caps.covers("encode", "HeartbeatRequest", 0) and caps.covers("decode", "HeartbeatRequest", 9)
     assert not caps.covers("encode", "HeartbeatRequest", 1)
     assert caps.covers("assign", "RebalanceRound", None)
     assert not caps.covers("decode", "JoinGroupResponse", None)  # a range names versions
-    for bad, why in [({"op": "decode"}, "not a list"), ([5], "not an object"), ([{"op": "x"}], ".op"),
-                     ([{"op": "decode", "versions": "5-3"}], "empty version range"),
-                     ([{"op": "decode", "message": 5}], ".message"), ([{"op": "decode", "extra": 1}], "unknown keys")]:
+    for bad, why in [
+        ({"op": "decode"}, "not a list"),
+        ([5], "not an object"),
+        ([{"op": "x"}], ".op"),
+        ([{"op": "decode", "versions": "5-3"}], "empty version range"),
+        ([{"op": "decode", "message": 5}], ".message"),
+        ([{"op": "decode", "extra": 1}], "unknown keys"),
+    ]:
         with pytest.raises(ValueError, match=why):
             Capabilities.parse(bad)
 
 
 # --- selection -------------------------------------------------------------------------------------------
 
+
 def test_version_ranges(tmp_path):
     report = tmp_path / "r.json"
     p = cli("--message", "JoinGroupRequest", "--version", "3-5", "--json", str(report))
     assert p.returncode == 0
     data = json.loads(report.read_text())
-    assert sorted({(r["message"], r["version"]) for r in data["results"]}) == [("JoinGroupRequest", v) for v in (3, 4, 5)]
+    assert sorted({(r["message"], r["version"]) for r in data["results"]}) == [
+        ("JoinGroupRequest", v) for v in (3, 4, 5)
+    ]
     assert len(data["results"]) == len(select({"JoinGroupRequest"}, {3, 4, 5}))
     p = cli("--message", "SyncGroupResponse", "--version", "4-", "--version", "0", "--json", str(report))
     assert sorted({r["version"] for r in json.loads(report.read_text())["results"]}) == [0, 4, 5]
@@ -337,11 +410,13 @@ def test_op_selection(tmp_path):
 
 # --- expectations ----------------------------------------------------------------------------------------
 
+
 def run_expect(tmp_path, text: str, *extra: str, mode="drop-instance-id"):
     exp = tmp_path / "expect.txt"
     exp.write_text(text)
-    return cli("--impl", adapter(mode), "--message", "JoinGroupRequest", "--version", "4", "--expect", str(exp),
-               *extra), exp
+    return cli(
+        "--impl", adapter(mode), "--message", "JoinGroupRequest", "--version", "4", "--expect", str(exp), *extra
+    ), exp
 
 
 def test_a_listed_failure_is_expected(tmp_path):
@@ -360,13 +435,17 @@ def test_a_listed_id_that_passes_fails_the_run_naming_it(tmp_path):
     p, exp = run_expect(tmp_path, f"{fixed}  # was broken once\n{REFUSAL}  # known\n{OTHERS}")
     assert p.returncode == 1
     assert f"FIXED {fixed} (JoinGroupRequest v4): fixed: remove {fixed} from {exp} (line 1)" in p.stdout
-    assert last(p).endswith(f", 0 failed, 0 skipped, {len(REFUSALS)} expected failure{'s' if len(REFUSALS) > 1 else ''}, 1 fixed")
+    assert last(p).endswith(
+        f", 0 failed, 0 skipped, {len(REFUSALS)} expected failure{'s' if len(REFUSALS) > 1 else ''}, 1 fixed"
+    )
 
 
 def test_an_unlisted_failure_still_fails(tmp_path):
     p, _ = run_expect(tmp_path, f"# one not known\n{OTHERS}")
     k = len(REFUSALS) - 1
-    assert p.returncode == 1 and last(p).endswith(f" passed, 1 failed, 0 skipped, {k} expected failure{'' if k == 1 else 's'}")
+    assert p.returncode == 1 and last(p).endswith(
+        f" passed, 1 failed, 0 skipped, {k} expected failure{'' if k == 1 else 's'}"
+    )
     assert f"FAIL {REFUSAL} " in p.stdout
 
 
@@ -400,28 +479,61 @@ def test_an_expectations_file_from_a_windows_editor(tmp_path):
 
 def test_write_expect_starts_a_list_that_holds(tmp_path):
     out = tmp_path / "written.txt"
-    p = cli("--impl", adapter("drop-instance-id"), "--message", "JoinGroupRequest", "--version", "0-4",
-            "--write-expect", str(out), "--show-failures", "3")
+    p = cli(
+        "--impl",
+        adapter("drop-instance-id"),
+        "--message",
+        "JoinGroupRequest",
+        "--version",
+        "0-4",
+        "--write-expect",
+        str(out),
+        "--show-failures",
+        "3",
+    )
     assert p.returncode == 1
     entries = [ln for ln in out.read_text().splitlines() if ln and not ln.startswith("#")]
-    below_v5 = [v["id"] for v in VECTORS if v["message"] == "JoinGroupRequest" and v["version"] < 5 and not decodes(v)
-                and v["result"] == "invalid" and v["expected"].get("groupInstanceId") is not None]
+    below_v5 = [
+        v["id"]
+        for v in VECTORS
+        if v["message"] == "JoinGroupRequest"
+        and v["version"] < 5
+        and not decodes(v)
+        and v["result"] == "invalid"
+        and v["expected"].get("groupInstanceId") is not None
+    ]
     assert sorted(e.split()[0] for e in entries) == sorted(below_v5)
-    assert f'{REFUSAL}  # encoded a value that must be refused (unrepresentable); its bytes read back as ' \
-           '$.groupInstanceId: missing (expected "x")' in entries
+    assert (
+        f"{REFUSAL}  # encoded a value that must be refused (unrepresentable); its bytes read back as "
+        '$.groupInstanceId: missing (expected "x")' in entries
+    )
     assert len([ln for ln in p.stdout.splitlines() if ln.startswith("FAIL ")]) == 3
     assert f"... and {len(below_v5) - 3} more FAIL (see --json or --junit)" in p.stdout
-    p = cli("--impl", adapter("drop-instance-id"), "--message", "JoinGroupRequest", "--version", "0-4",
-            "--expect", str(out), "--show-failures", "0")
+    p = cli(
+        "--impl",
+        adapter("drop-instance-id"),
+        "--message",
+        "JoinGroupRequest",
+        "--version",
+        "0-4",
+        "--expect",
+        str(out),
+        "--show-failures",
+        "0",
+    )
     k = len(below_v5)
-    assert p.returncode == 0 and last(p).endswith(f" passed, 0 failed, 0 skipped, {k} expected failure{'s' if k > 1 else ''}")
+    assert p.returncode == 0 and last(p).endswith(
+        f" passed, 0 failed, 0 skipped, {k} expected failure{'s' if k > 1 else ''}"
+    )
     assert len([ln for ln in p.stdout.splitlines() if ln.startswith("XFAIL ")]) == k
 
 
 def test_junit_and_json_of_expected_and_fixed(tmp_path):
     fixed = next(v["id"] for v in select({"JoinGroupRequest"}, {4}) if v["result"] == "valid")
     junit, report = tmp_path / "j.xml", tmp_path / "r.json"
-    p, _ = run_expect(tmp_path, f"{REFUSAL}  # drops it\n{fixed}\n{OTHERS}", "--junit", str(junit), "--json", str(report))
+    p, _ = run_expect(
+        tmp_path, f"{REFUSAL}  # drops it\n{fixed}\n{OTHERS}", "--junit", str(junit), "--json", str(report)
+    )
     assert p.returncode == 1
     root = ET.parse(junit).getroot()
     assert (root.get("failures"), root.get("skipped")) == ("1", str(len(REFUSALS)))

@@ -10,15 +10,27 @@ import sys
 from codec.connect import decode_connect_assignment
 from tests.conftest import ROOT
 
-GROUP = {"protocol": "sessioned", "leader": "w1", "connectors": {"c1": 2, "c2": 1},
-         "workers": [{"memberId": "w1", "url": "http://w1:8083/", "configOffset": 5},
-                     {"memberId": "w2", "url": "http://w2:8083/", "configOffset": 5}],
-         "now": 0, "scheduledRebalanceMaxDelayMs": 300000}
+GROUP = {
+    "protocol": "sessioned",
+    "leader": "w1",
+    "connectors": {"c1": 2, "c2": 1},
+    "workers": [
+        {"memberId": "w1", "url": "http://w1:8083/", "configOffset": 5},
+        {"memberId": "w2", "url": "http://w2:8083/", "configOffset": 5},
+    ],
+    "now": 0,
+    "scheduledRebalanceMaxDelayMs": 300000,
+}
 
 
 def _assign(*args: str, stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codec", "assign", "--connect", *args, "-"], input=stdin,
-                          capture_output=True, text=True, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "codec", "assign", "--connect", *args, "-"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
 
 
 def test_a_new_group_by_hand():
@@ -38,7 +50,9 @@ def test_a_new_group_by_hand():
         assert a["revokedConnectorIds"] == [] and a["revokedTaskIds"] == [] and a["delay"] == 0
         info = decode_connect_assignment(bytes.fromhex(out["bytes"][member]))
         assert info.version == 2 and list(info.connectors) == a["connectorIds"]
-        assert sorted((t.connector, t.task) for t in info.tasks) == sorted((t["connector"], t["task"]) for t in a["taskIds"])
+        assert sorted((t.connector, t.task) for t in info.tasks) == sorted(
+            (t["connector"], t["task"]) for t in a["taskIds"]
+        )
 
 
 def test_bad_rounds_are_error_lines():
@@ -58,12 +72,23 @@ def test_a_round_from_the_leaders_join_group_response(tmp_path):
     from codec.wire.builder import wire_class
 
     jm = wire_class("JoinGroupResponse", "JoinGroupResponseMember")
-    members = tuple(jm(member_id=w, metadata=encode_connect_metadata(ConnectMetadata(url=f"http://{w}:8083/",
-                                                                                      config_offset=5), 2))
-                    for w in ("w1", "w2"))
-    body = encode_message("JoinGroupResponse", 7, wire_class("JoinGroupResponse", "JoinGroupResponse")(
-        error_code=0, generation_id=3, protocol_type="connect", protocol_name="sessioned", leader="w1",
-        member_id="w1", members=members))
+    members = tuple(
+        jm(member_id=w, metadata=encode_connect_metadata(ConnectMetadata(url=f"http://{w}:8083/", config_offset=5), 2))
+        for w in ("w1", "w2")
+    )
+    body = encode_message(
+        "JoinGroupResponse",
+        7,
+        wire_class("JoinGroupResponse", "JoinGroupResponse")(
+            error_code=0,
+            generation_id=3,
+            protocol_type="connect",
+            protocol_name="sessioned",
+            leader="w1",
+            member_id="w1",
+            members=members,
+        ),
+    )
     round_ = {"connectors": {"c1": 2, "c2": 1}, "now": 0, "scheduledRebalanceMaxDelayMs": 300000}
     p = _assign("--from-join-group", body.hex(), "--join-version", "7", stdin=json.dumps(round_))
     assert p.returncode == 0, p.stdout + p.stderr

@@ -61,7 +61,7 @@ MAX = 300_000
 
 
 def ts(text: str) -> tuple[ConnectorTaskId, ...]:
-    """"1-0 2-3" -> (connector1 task 0, connector2 task 3)."""
+    """ "1-0 2-3" -> (connector1 task 0, connector2 task 3)."""
     out = []
     for word in text.split():
         c, t = word.split("-")
@@ -70,7 +70,7 @@ def ts(text: str) -> tuple[ConnectorTaskId, ...]:
 
 
 def cs(text: str) -> tuple[str, ...]:
-    """"1 3" -> (connector1, connector3)."""
+    """ "1 3" -> (connector1, connector3)."""
     return tuple(f"connector{c}" for c in text.split())
 
 
@@ -103,15 +103,30 @@ class Group:
             del self.held[m]
 
     def workers(self):
-        return [ConnectWorker(m, f"http://{m}:8083", 7,
-                              ConnectAssignment(version=2, leader="L", leader_url="u", config_offset=7,
-                                                connectors=tuple(c), tasks=tuple(t)))
-                for m, (c, t) in self.held.items()]
+        return [
+            ConnectWorker(
+                m,
+                f"http://{m}:8083",
+                7,
+                ConnectAssignment(
+                    version=2, leader="L", leader_url="u", config_offset=7, connectors=tuple(c), tasks=tuple(t)
+                ),
+            )
+            for m, (c, t) in self.held.items()
+        ]
 
     def rebalance(self, *, apply: bool = True, **kw):
         leader = self.leader if self.leader in self.held else next(iter(self.held))
-        result = assign_incremental(leader, self.workers(), self.connectors, now=self.now, state=self.state,
-                                    protocol=self.protocol, max_delay=self.max_delay, **kw)
+        result = assign_incremental(
+            leader,
+            self.workers(),
+            self.connectors,
+            now=self.now,
+            state=self.state,
+            protocol=self.protocol,
+            max_delay=self.max_delay,
+            **kw,
+        )
         self.state = result.state
         assert set(result.assignments) == set(self.held)
         if apply:
@@ -140,7 +155,12 @@ class Group:
 def got(result, member, connectors="", tasks="", revoked_connectors="", revoked_tasks="", delay=0):
     a = result.assignments[member]
     assert (a.connectors, a.tasks, a.revoked_connectors, a.revoked_tasks, a.delay) == (
-        cs(connectors), ts(tasks), cs(revoked_connectors), ts(revoked_tasks), delay), member
+        cs(connectors),
+        ts(tasks),
+        cs(revoked_connectors),
+        ts(revoked_tasks),
+        delay,
+    ), member
 
 
 def nothing(result, delay=0):
@@ -158,7 +178,13 @@ def test_java_facts():
         h = java_hash(f"worker{n}")
         assert h == 1525161074 + n and h >> 16 == 23272
     assert [(java_hash(f"worker{n}") ^ (java_hash(f"worker{n}") >> 16)) & 15 for n in range(1, 7)] == [
-        11, 12, 13, 14, 15, 0]
+        11,
+        12,
+        13,
+        14,
+        15,
+        0,
+    ]
 
 
 def test_first_round_round_robin_and_assignment_fields():
@@ -171,8 +197,7 @@ def test_first_round_round_robin_and_assignment_fields():
     got(r, "worker1", "1", "1-0 1-2 2-0 2-2")
     got(r, "worker2", "2", "1-1 1-3 2-1 2-3")
     a = r.assignments["worker2"]
-    assert (a.version, a.error, a.leader, a.leader_url, a.config_offset) == (2, 0, "worker1",
-                                                                             "http://worker1:8083", 7)
+    assert (a.version, a.error, a.leader, a.leader_url, a.config_offset) == (2, 0, "worker1", "http://worker1:8083", 7)
     assert r.state.previous_members == {"worker1", "worker2"}
     g.complete()
     nothing(g.rebalance())  # a second round with nothing changed moves nothing
@@ -473,9 +498,11 @@ def test_deleted_connector_is_revoked():
 def test_revoked_order_is_java_hash_set_order():
     """The buckets quoted above: h("connector1") = -775645820, h("connector3") = -775645818 (String.hashCode);
     a ConnectorTaskId's hash is 31 * h(connector) + task."""
+
     def bucket(c, t):
         h = (31 * java_hash(c) + t) & 0xFFFFFFFF
         return (h ^ (h >> 16)) & 15
+
     assert java_hash("connector1") - (1 << 32) == -775645820
     assert [bucket("connector1", t) for t in range(4)] == [2, 3, 0, 1]
     assert [bucket("connector3", t) for t in range(4)] == [4, 5, 2, 3]
@@ -589,8 +616,14 @@ def test_allocation_order_from_metadata_bytes_picks_what_is_revoked():
     items in that order. worker1's allocation, written without Java order, groups connector2 first (its
     connectors are listed connector2, connector1), so its connectors read back as connector2, connector1 and
     its tasks as 2-0..2-3 then 1-0..1-3. worker2 joins empty: worker1 gives up connector2 and 2-0..2-3."""
-    alloc = ConnectAssignment(version=1, leader="worker1", leader_url="u", config_offset=3,
-                              connectors=cs("2 1"), tasks=ts("1-0 1-1 1-2 1-3 2-0 2-1 2-2 2-3"))
+    alloc = ConnectAssignment(
+        version=1,
+        leader="worker1",
+        leader_url="u",
+        config_offset=3,
+        connectors=cs("2 1"),
+        tasks=ts("1-0 1-1 1-2 1-3 2-0 2-1 2-2 2-3"),
+    )
     raw1 = encode_connect_metadata(ConnectMetadata(version=1, url="http://w1", config_offset=3, allocation=alloc))
     raw2 = encode_connect_metadata(ConnectMetadata(version=2, url="http://w2", config_offset=3))
     workers = [ConnectWorker.from_metadata("worker1", raw1), ConnectWorker.from_metadata("worker2", raw2)]
@@ -620,7 +653,13 @@ def test_assignments_round_trip_through_the_codec():
         for java_order in (False, True):
             back = decode_connect_assignment(encode_connect_assignment(a, java_order=java_order))
             assert (back.version, back.error, back.leader, back.leader_url, back.config_offset, back.delay) == (
-                a.version, a.error, a.leader, a.leader_url, a.config_offset, a.delay)
+                a.version,
+                a.error,
+                a.leader,
+                a.leader_url,
+                a.config_offset,
+                a.delay,
+            )
             assert (back.connectors == a.connectors) if not java_order else (set(back.connectors) == set(a.connectors))
             assert back.revoked_connectors == a.revoked_connectors
             for x, y in ((back.tasks, a.tasks), (back.revoked_tasks, a.revoked_tasks)):
@@ -632,10 +671,20 @@ def test_assignments_round_trip_through_the_codec():
 def test_apply_assignment_is_what_the_worker_sends_next():
     """WorkerCoordinator.onJoinComplete: incremental — the newly assigned first, then what it kept; eager — the
     assignment as received."""
-    before = ConnectAssignment(version=2, leader="L", leader_url="u", config_offset=1, connectors=cs("1 2"),
-                               tasks=ts("1-0 2-0"))
-    got_now = ConnectAssignment(version=2, leader="L", leader_url="u", config_offset=2, connectors=cs("3"),
-                                tasks=ts("3-0"), revoked_connectors=cs("1"), revoked_tasks=ts("2-0"), delay=5)
+    before = ConnectAssignment(
+        version=2, leader="L", leader_url="u", config_offset=1, connectors=cs("1 2"), tasks=ts("1-0 2-0")
+    )
+    got_now = ConnectAssignment(
+        version=2,
+        leader="L",
+        leader_url="u",
+        config_offset=2,
+        connectors=cs("3"),
+        tasks=ts("3-0"),
+        revoked_connectors=cs("1"),
+        revoked_tasks=ts("2-0"),
+        delay=5,
+    )
     after = apply_assignment(before, got_now)
     assert (after.connectors, after.tasks, after.config_offset, after.delay) == (cs("3 2"), ts("3-0 1-0"), 2, 5)
     eager = ConnectAssignment(version=0, leader="L", leader_url="u", config_offset=2, connectors=cs("3"))
@@ -653,7 +702,8 @@ def test_config_mismatch_keeps_the_state():
     r = assign_incremental("worker1", workers, g.connectors, now=2_000, state=before, leader_fresh_offset=50)
     assert r.error == 1 and r.state == before
     assert {(a.error, a.config_offset, a.version, a.connectors, a.tasks) for a in r.assignments.values()} == {
-        (1, 99, 2, (), ())}
+        (1, 99, 2, (), ())
+    }
 
 
 def test_bad_protocol_and_delay():
@@ -684,8 +734,10 @@ def test_revocation_that_never_arrived_is_reapplied(mismatch):
     got(r, "worker2", revoked_tasks="1-1")
     kw = {}
     if mismatch:
-        kw = dict(generation_id=g.state.previous_generation_id + 1,
-                  last_completed_generation_id=g.state.previous_generation_id - 1)
+        kw = dict(
+            generation_id=g.state.previous_generation_id + 1,
+            last_completed_generation_id=g.state.previous_generation_id - 1,
+        )
     r = g.rebalance(**kw)
     nothing(r, delay=40)
     g.now += 40
@@ -706,9 +758,7 @@ def test_encoded_bytes_by_hand():
     delay int32 0. With compatible the header is 1 and the rest the same (Kafka writes the v1 layout for
     both)."""
     workers = [ConnectWorker("w", "u", 7)]
-    body = ("0000" "0001" "77" "0001" "75" "0000000000000007"
-            "00000001" "0001" "63" "00000002" "ffffffff" "00000000"
-            "00000000" "00000000")
+    body = "000000017700017500000000000000070000000100016300000002ffffffff000000000000000000000000"
     r2 = assign_incremental("w", workers, {"c": 1}, now=0)
     assert r2.encoded() == {"w": bytes.fromhex("0002" + body)}
     r1 = assign_connect("compatible", "w", workers, {"c": 1})
@@ -733,15 +783,23 @@ def test_state_json_round_trip():
     assert js["previousTasks"][0] == {"connector": "connector1", "task": 0}
     assert IncrementalAssignorState.from_json(js) == state
     import json
+
     assert IncrementalAssignorState.from_json(json.loads(json.dumps(js))) == state
     g.now = 400_000
     a = assign_incremental("worker1", g.workers(), g.connectors, now=g.now, state=state)
-    b = assign_incremental("worker1", g.workers(), g.connectors, now=g.now,
-                           state=IncrementalAssignorState.from_json(js))
+    b = assign_incremental(
+        "worker1", g.workers(), g.connectors, now=g.now, state=IncrementalAssignorState.from_json(js)
+    )
     assert a == b
     assert IncrementalAssignorState.from_json({}) == IncrementalAssignorState()
-    for bad in ({"delay": "1"}, {"nope": 1}, {"previousTasks": [{"connector": "c"}]}, {"revokedInPrevious": 1},
-                {"previousConnectors": [1]}, []):
+    for bad in (
+        {"delay": "1"},
+        {"nope": 1},
+        {"previousTasks": [{"connector": "c"}]},
+        {"revokedInPrevious": 1},
+        {"previousConnectors": [1]},
+        [],
+    ):
         with pytest.raises(ValueError):
             IncrementalAssignorState.from_json(bad)
 

@@ -19,10 +19,14 @@ from codec.errors import CodecError
 
 
 def group(**kw):
-    g = {"connectors": {"c": 2},
-         "workers": [{"memberId": "w1", "url": "u1", "configOffset": 3},
-                     {"memberId": "w2", "url": "u2", "configOffset": 3}],
-         "now": 1000}
+    g = {
+        "connectors": {"c": 2},
+        "workers": [
+            {"memberId": "w1", "url": "u1", "configOffset": 3},
+            {"memberId": "w2", "url": "u2", "configOffset": 3},
+        ],
+        "now": 1000,
+    }
     g.update(kw)
     return g
 
@@ -35,10 +39,16 @@ def test_first_round_and_bytes():
     assert out["assignments"]["w1"]["connectorIds"] == ["c"]
     assert out["assignments"]["w1"]["taskIds"] == [{"connector": "c", "task": 0}]
     assert out["assignments"]["w2"]["taskIds"] == [{"connector": "c", "task": 1}]
-    assert out["bytes"]["w2"] == ("0002" "0000" "00027731" "00027531" "0000000000000003"
-                                  "00000001" "000163" "00000001" "00000001" "00000000" "00000000")
+    assert out["bytes"]["w2"] == (
+        "00020000000277310002753100000000000000030000000100016300000001000000010000000000000000"
+    )
     assert (out["protocol"], out["leader"], out["configOffset"], out["error"], out["delay"]) == (
-        "sessioned", "w1", 3, 0, 0)
+        "sessioned",
+        "w1",
+        3,
+        0,
+        0,
+    )
     json.dumps(out)
 
 
@@ -52,19 +62,26 @@ def test_rounds_chain_through_the_state():
     assert r2["assignments"]["w1"]["delay"] == 300_000
     r3 = run_connect_group_json(group(workers=[w1], state=json.loads(json.dumps(r2["state"])), now=301_000))
     assert r3["assignments"]["w1"]["taskIds"] == [{"connector": "c", "task": 1}]
-    assert r3["running"]["w1"] == {"connectorIds": ["c"], "taskIds": [{"connector": "c", "task": 0},
-                                                                      {"connector": "c", "task": 1}]}
+    assert r3["running"]["w1"] == {
+        "connectorIds": ["c"],
+        "taskIds": [{"connector": "c", "task": 0}, {"connector": "c", "task": 1}],
+    }
 
 
 def test_eager_and_metadata_hex():
     """Protocol default: eager. w2 comes as its metadata bytes (url "u2", offset 9, an allocation the eager
     assignor ignores). Sorted circle w1, w2: c -> w1; c-0 -> w2, c-1 -> w1; offset max(3, 9) = 9."""
-    alloc = ConnectAssignment(version=1, leader="w2", leader_url="u2", config_offset=9, connectors=("c",),
-                              tasks=(ConnectorTaskId("c", 0),))
+    alloc = ConnectAssignment(
+        version=1, leader="w2", leader_url="u2", config_offset=9, connectors=("c",), tasks=(ConnectorTaskId("c", 0),)
+    )
     raw = encode_connect_metadata(ConnectMetadata(version=1, url="u2", config_offset=9, allocation=alloc))
-    out = run_connect_group_json(group(protocol="default", leaderFreshOffset=9,
-                                       workers=[{"memberId": "w1", "url": "u1", "configOffset": 3},
-                                                {"memberId": "w2", "metadata": raw.hex()}]))
+    out = run_connect_group_json(
+        group(
+            protocol="default",
+            leaderFreshOffset=9,
+            workers=[{"memberId": "w1", "url": "u1", "configOffset": 3}, {"memberId": "w2", "metadata": raw.hex()}],
+        )
+    )
     assert out["state"] is None and out["protocol"] == "default"
     assert out["assignments"]["w1"]["connectorIds"] == ["c"]
     assert out["assignments"]["w1"]["taskIds"] == [{"connector": "c", "task": 1}]
@@ -72,19 +89,22 @@ def test_eager_and_metadata_hex():
     assert {a["configOffset"] for a in out["assignments"].values()} == {9}
 
 
-@pytest.mark.parametrize("bad, word", [
-    ({"nope": 1}, "nope"),
-    ({"protocol": "eager"}, "protocol"),
-    ({"connectors": {"c": -1}}, "connectors.c"),
-    ({"connectors": [1]}, "connectors"),
-    ({"workers": []}, "workers"),
-    ({"workers": [{"memberId": "w1", "colour": 1}]}, "colour"),
-    ({"workers": [{"memberId": "w1", "configOffset": "3"}]}, "configOffset"),
-    ({"workers": [{"memberId": "w1", "metadata": "zz"}]}, "metadata"),
-    ({"scheduledRebalanceMaxDelayMs": -1}, "scheduledRebalanceMaxDelayMs"),
-    ({"state": {"delay": True}}, "delay"),
-    ({"leader": "w9"}, "w9"),
-])
+@pytest.mark.parametrize(
+    "bad, word",
+    [
+        ({"nope": 1}, "nope"),
+        ({"protocol": "eager"}, "protocol"),
+        ({"connectors": {"c": -1}}, "connectors.c"),
+        ({"connectors": [1]}, "connectors"),
+        ({"workers": []}, "workers"),
+        ({"workers": [{"memberId": "w1", "colour": 1}]}, "colour"),
+        ({"workers": [{"memberId": "w1", "configOffset": "3"}]}, "configOffset"),
+        ({"workers": [{"memberId": "w1", "metadata": "zz"}]}, "metadata"),
+        ({"scheduledRebalanceMaxDelayMs": -1}, "scheduledRebalanceMaxDelayMs"),
+        ({"state": {"delay": True}}, "delay"),
+        ({"leader": "w9"}, "w9"),
+    ],
+)
 def test_refusals_name_the_key(bad, word):
     with pytest.raises(ValueError, match=word):
         run_connect_group_json(group(**bad))

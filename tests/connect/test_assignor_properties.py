@@ -22,13 +22,16 @@ from .test_assignor_incremental import Group
 
 MAX = 1_000
 
-events = st.lists(st.one_of(
-    st.tuples(st.just("join"), st.integers(0, 7)),
-    st.tuples(st.just("leave"), st.integers(0, 7)),
-    st.tuples(st.just("wait"), st.integers(0, 2 * MAX)),
-    st.tuples(st.just("add"), st.integers(0, 5), st.integers(0, 6)),
-    st.tuples(st.just("remove"), st.integers(0, 5)),
-), max_size=14)
+events = st.lists(
+    st.one_of(
+        st.tuples(st.just("join"), st.integers(0, 7)),
+        st.tuples(st.just("leave"), st.integers(0, 7)),
+        st.tuples(st.just("wait"), st.integers(0, 2 * MAX)),
+        st.tuples(st.just("add"), st.integers(0, 5), st.integers(0, 6)),
+        st.tuples(st.just("remove"), st.integers(0, 5)),
+    ),
+    max_size=14,
+)
 
 
 def check_round(g: Group, before: dict, result) -> None:
@@ -95,5 +98,6 @@ def test_histories(history, protocol, max_delay):
     g.complete()
     assert balanced(g)
     last = rebalance()
-    assert all(not (a.connectors or a.tasks or a.revoked_connectors or a.revoked_tasks)
-               for a in last.assignments.values())
+    assert all(
+        not (a.connectors or a.tasks or a.revoked_connectors or a.revoked_tasks) for a in last.assignments.values()
+    )

@@ -17,8 +17,9 @@ KINDS = {True: "connect-metadata", False: "connect-assignment"}
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codec", *args], input=stdin, capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "codec", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
 def lines(p: subprocess.CompletedProcess, n: int) -> list[dict]:
@@ -29,8 +30,11 @@ def lines(p: subprocess.CompletedProcess, n: int) -> list[dict]:
 
 def is_error_line(v: dict) -> bool:
     """An error line is ``{"error": {...}}``; an assignment's own ``error`` is an integer."""
-    return set(v) == {"error"} and isinstance(v["error"], dict) and set(v["error"]) == {"type", "message", "offset",
-                                                                                          "path"}
+    return (
+        set(v) == {"error"}
+        and isinstance(v["error"], dict)
+        and set(v["error"]) == {"type", "message", "offset", "path"}
+    )
 
 
 def strip(v: dict) -> dict:
@@ -80,8 +84,15 @@ def test_encode_lines_kafka_style(meta):
     connectors in HashSet order, bytes that decode (through the command line too) to Kafka's value with the
     connectors as a set."""
     records = [r for r in WRITTEN if is_metadata(r) == meta]
-    p = run("encode", "--kind", KINDS[meta], "--lines", "--style", "kafka",
-            stdin="".join(json.dumps({**r["data"], "version": r["version"]}) + "\n" for r in records))
+    p = run(
+        "encode",
+        "--kind",
+        KINDS[meta],
+        "--lines",
+        "--style",
+        "kafka",
+        stdin="".join(json.dumps({**r["data"], "version": r["version"]}) + "\n" for r in records),
+    )
     assert p.returncode == 0, p.stdout[-2000:]
     out = p.stdout.split("\n")[:-1]
     assert len(out) == len(records)
@@ -119,35 +130,51 @@ def test_native_style_and_the_readable_view():
     back = run("encode", "--kind", "connect-metadata", "--style", "native", native.stdout)
     assert back.stdout.strip() == r["hex"]
     pretty = run("decode", "--kind", "connect-metadata", "--format", "pretty", r["hex"]).stdout
-    assert pretty.startswith("ConnectMetadata v2  (group protocol sessioned; read as "
-                             "IncrementalCooperativeConnectProtocol)")
+    assert pretty.startswith(
+        "ConnectMetadata v2  (group protocol sessioned; read as IncrementalCooperativeConnectProtocol)"
+    )
     assert '"mirror-58": 762753141' in pretty and '"\u00e4-connector"' in pretty
     kinds = run("kinds").stdout
     assert "connect-metadata" in kinds and "connect-assignment" in kinds
 
 
 def test_version_0_in_each_style():
-    value = {"version": 0, "url": "w", "configOffset": 3,
-             "allocation": {"leader": "L", "leaderUrl": "u", "configOffset": 1}}
+    value = {
+        "version": 0,
+        "url": "w",
+        "configOffset": 3,
+        "allocation": {"leader": "L", "leaderUrl": "u", "configOffset": 1},
+    }
     kafka = run("encode", "--kind", "connect-metadata", json.dumps(value))  # Kafka's v0 writer leaves it out
-    assert kafka.returncode == 0 and kafka.stdout.strip() == "0000" "0001" "77" "0000000000000003"
+    assert kafka.returncode == 0 and kafka.stdout.strip() == "00000001770000000000000003"
     native = run("encode", "--kind", "connect-metadata", "--style", "native", json.dumps(value))
     assert native.returncode == 1 and "allocation cannot be carried by version 0" in native.stderr
-    dropped = run("encode", "--kind", "connect-metadata", "--style", "native", "--drop-unrepresentable",
-                  json.dumps(value))
+    dropped = run(
+        "encode", "--kind", "connect-metadata", "--style", "native", "--drop-unrepresentable", json.dumps(value)
+    )
     assert dropped.stdout == kafka.stdout
 
 
 def test_error_lines_and_exit_status():
-    p = run("decode", "--kind", "connect-assignment", "--lines",
-            stdin="0001000000014c000175000000000000000700000001\nzz\n\nffff00\n")
+    p = run(
+        "decode",
+        "--kind",
+        "connect-assignment",
+        "--lines",
+        stdin="0001000000014c000175000000000000000700000001\nzz\n\nffff00\n",
+    )
     got = lines(p, 4)
     assert p.returncode == 1
     assert is_error_line(got[0]) and got[0]["error"]["path"] == "assignment" and got[0]["error"]["offset"] == 18
     assert is_error_line(got[1]) and is_error_line(got[2]) and is_error_line(got[3])
     assert got[3]["error"]["type"] == "UnsupportedVersionError"
-    p = run("encode", "--kind", "connect-assignment", "--lines",
-            stdin='{"leader": "L", "leaderUrl": "u", "taskIds": [{"connector": "c", "task": -1}]}\n[]\n')
+    p = run(
+        "encode",
+        "--kind",
+        "connect-assignment",
+        "--lines",
+        stdin='{"leader": "L", "leaderUrl": "u", "taskIds": [{"connector": "c", "task": -1}]}\n[]\n',
+    )
     got = lines(p, 2)
     assert all(is_error_line(g) for g in got) and got[0]["error"]["path"] == "tasks[0]"
     one = run("decode", "--kind", "connect-metadata", "0001")

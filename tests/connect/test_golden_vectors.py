@@ -19,8 +19,7 @@ VECTORS = load_jsonl(FILE)
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codec", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
+    return subprocess.run([sys.executable, "-m", "codec", *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
 def test_the_file_is_what_the_importer_makes():
@@ -33,8 +32,10 @@ def test_every_record_is_there_with_its_provenance():
     assert len(VECTORS) == len(records) + views == 857
     cited = {v["provenance"]["record"] for v in VECTORS}
     assert cited == {f"connect.jsonl:{r['id']}" for r in records}
-    assert all(v["provenance"] == {"source": "kafka-java", "commit": KAFKA_COMMIT, "record": v["provenance"]["record"]}
-               for v in VECTORS)
+    assert all(
+        v["provenance"] == {"source": "kafka-java", "commit": KAFKA_COMMIT, "record": v["provenance"]["record"]}
+        for v in VECTORS
+    )
     by_id = {r["id"]: r for r in records}
     for v in VECTORS:
         r = by_id[v["provenance"]["record"].split(":", 1)[1]]
@@ -100,9 +101,14 @@ def test_the_line_protocol_carries_connect():
     finally:
         impl.close()
     assert results and all(r.status == "pass" for r in results), [r for r in results if r.status != "pass"][:3]
-    request = {"op": "decode", "message": "ConnectMetadata", "version": 0,
-               "wire": "0001" "0001" "77" "0000000000000003" "ffffffff"}
-    reply = subprocess.run([sys.executable, "-m", "codec.conformance.adapter"], cwd=ROOT, capture_output=True,
-                           text=True, input=json.dumps(request) + "\n", timeout=120)
+    request = {"op": "decode", "message": "ConnectMetadata", "version": 0, "wire": "00010001770000000000000003ffffffff"}
+    reply = subprocess.run(
+        [sys.executable, "-m", "codec.conformance.adapter"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        input=json.dumps(request) + "\n",
+        timeout=120,
+    )
     # version 0 in a request is the reader's: ConnectProtocol's reads the URL and the offset of a v1 message
     assert json.loads(reply.stdout) == {"value": {"version": 1, "url": "w", "configOffset": 3}}

@@ -12,9 +12,18 @@ import re
 
 import pytest
 
-from codec.connect import (ConnectAssignment, ConnectMetadata, connect_assignment_from_json, connect_assignment_json,
-                           connect_metadata_from_json, connect_metadata_json, decode_connect_assignment,
-                           decode_connect_metadata, encode_connect_assignment, encode_connect_metadata)
+from codec.connect import (
+    ConnectAssignment,
+    ConnectMetadata,
+    connect_assignment_from_json,
+    connect_assignment_json,
+    connect_metadata_from_json,
+    connect_metadata_json,
+    decode_connect_assignment,
+    decode_connect_metadata,
+    encode_connect_assignment,
+    encode_connect_metadata,
+)
 from codec.errors import DecodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
 from tests.conftest import KAFKA_VECTORS, load_jsonl
 
@@ -30,8 +39,9 @@ def is_metadata(r: dict) -> bool:
 
 def reader_of(r: dict) -> int | None:
     """The deserializer a ReadAs record was handed to (0: ConnectProtocol's, 1: IncrementalCooperative's)."""
-    return {"ReadAsEager": 0, "ReadAsIncremental": 1}.get(r["kind"].replace("ConnectMetadata", "").replace(
-        "ConnectAssignment", ""))
+    return {"ReadAsEager": 0, "ReadAsIncremental": 1}.get(
+        r["kind"].replace("ConnectMetadata", "").replace("ConnectAssignment", "")
+    )
 
 
 def decode_json(r: dict, data: bytes, reader: int | None) -> dict:
@@ -111,9 +121,20 @@ def test_read_as_records_fail_and_succeed_where_kafka_does(r):
         assert decode_json(r, data, reader) == r["decoded"]
 
 
-_KAFKA_FIELDS = {"version": "version", "url": "url", "config-offset": "config_offset", "allocation": "allocation",
-                 "error": "error", "leader": "leader", "leader-url": "leader_url", "assignment": "assignment",
-                 "revoked": "revoked", "delay": "delay", "connector": "connector", "tasks": "tasks"}
+_KAFKA_FIELDS = {
+    "version": "version",
+    "url": "url",
+    "config-offset": "config_offset",
+    "allocation": "allocation",
+    "error": "error",
+    "leader": "leader",
+    "leader-url": "leader_url",
+    "assignment": "assignment",
+    "revoked": "revoked",
+    "delay": "delay",
+    "connector": "connector",
+    "tasks": "tasks",
+}
 
 
 def check_error_like_kafkas(e: DecodeError, kafka: str) -> None:
@@ -156,5 +177,5 @@ def test_models_of_a_record():
     assert isinstance(info, ConnectMetadata) and info.version == 2 and info.url == "https://10.0.0.191:8443/"
     a = info.allocation
     assert isinstance(a, ConnectAssignment) and a.version == 2 and a.connectors == ("\u00e4-connector",)
-    assert [str(t) for t in a.tasks] == ["mirror-58-762753141", "emoji-\U0001F600-16"]
+    assert [str(t) for t in a.tasks] == ["mirror-58-762753141", "emoji-\U0001f600-16"]
     assert info.assignment is a

@@ -13,8 +13,12 @@ from __future__ import annotations
 import struct
 
 from codec.conformance.messages import normalize
-from codec.connect import decode_connect_assignment, decode_connect_metadata, encode_connect_assignment, \
-    encode_connect_metadata
+from codec.connect import (
+    decode_connect_assignment,
+    decode_connect_metadata,
+    encode_connect_assignment,
+    encode_connect_metadata,
+)
 from codec.connect.assignment import ConnectorTaskId, regrouped
 from tests.connect.test_cli import run
 
@@ -41,15 +45,25 @@ def assignment(header: int, assigned: bytes, revoked: bytes | None = None, delay
 
 # an allocation whose header says 0 but which, inside v1 metadata, the v1 reader reads with its revocations
 ALLOCATION_V0_HEADER = assignment(0, groups(group("c", -1)), groups(group("r", -1, 3)), 7)
-METADATA = struct.pack(">h", 1) + s16("http://w") + struct.pack(">q", 5) + struct.pack(">i", len(
-    ALLOCATION_V0_HEADER)) + ALLOCATION_V0_HEADER
+METADATA = (
+    struct.pack(">h", 1)
+    + s16("http://w")
+    + struct.pack(">q", 5)
+    + struct.pack(">i", len(ALLOCATION_V0_HEADER))
+    + ALLOCATION_V0_HEADER
+)
 
 
 def test_an_allocation_with_a_v0_header_keeps_its_revocations():
     m = decode_connect_metadata(METADATA)
     a = m.allocation
     assert (a.version, a.connectors, a.revoked_connectors, a.revoked_tasks, a.delay) == (
-        0, ("c",), ("r",), (ConnectorTaskId("r", 3),), 7)
+        0,
+        ("c",),
+        ("r",),
+        (ConnectorTaskId("r", 3),),
+        7,
+    )
     assert encode_connect_metadata(m) == METADATA
 
 
@@ -99,12 +113,18 @@ def test_a_connector_named_twice_in_metadata_allocation_is_noted():
 def test_normalize_compares_assigned_connectors_as_a_set_and_revocations_in_order():
     # Kafka's asMap groups the assigned connectors in HashSet order; revokedAsMap keeps the order given
     # (a LinkedHashMap over the distinct revoked connectors, then the revoked tasks as listed)
-    a = {"connectorIds": ["b", "a"], "taskIds": [{"connector": "b", "task": 0}, {"connector": "a", "task": 0}],
-         "revokedConnectorIds": ["y", "x"],
-         "revokedTaskIds": [{"connector": "y", "task": 1}, {"connector": "x", "task": 0}]}
-    b = {"connectorIds": ["a", "b"], "taskIds": [{"connector": "a", "task": 0}, {"connector": "b", "task": 0}],
-         "revokedConnectorIds": ["y", "x"],
-         "revokedTaskIds": [{"connector": "y", "task": 1}, {"connector": "x", "task": 0}]}
+    a = {
+        "connectorIds": ["b", "a"],
+        "taskIds": [{"connector": "b", "task": 0}, {"connector": "a", "task": 0}],
+        "revokedConnectorIds": ["y", "x"],
+        "revokedTaskIds": [{"connector": "y", "task": 1}, {"connector": "x", "task": 0}],
+    }
+    b = {
+        "connectorIds": ["a", "b"],
+        "taskIds": [{"connector": "a", "task": 0}, {"connector": "b", "task": 0}],
+        "revokedConnectorIds": ["y", "x"],
+        "revokedTaskIds": [{"connector": "y", "task": 1}, {"connector": "x", "task": 0}],
+    }
     assert normalize("ConnectAssignment", a) == normalize("ConnectAssignment", b)
     c = dict(b, revokedTaskIds=list(reversed(b["revokedTaskIds"])))
     assert normalize("ConnectAssignment", a) != normalize("ConnectAssignment", c)

@@ -15,9 +15,17 @@ import struct
 
 import pytest
 
-from codec.group import (Connection, decode_request_frame, decode_response_frame, encode_request_frame,
-                         encode_response_frame, request_frame_from_json, request_frame_json,
-                         response_frame_from_json, response_frame_json)
+from codec.group import (
+    Connection,
+    decode_request_frame,
+    decode_response_frame,
+    encode_request_frame,
+    encode_response_frame,
+    request_frame_from_json,
+    request_frame_json,
+    response_frame_from_json,
+    response_frame_json,
+)
 from codec.group.pretty import pretty_request_frame, pretty_response_frame
 from codec.kinds import get_kind
 from tests.conftest import KAFKA_VECTORS, load_jsonl
@@ -28,6 +36,7 @@ ASSIGNMENTS = [r for r in RECORDS if r["kind"] == "ConnectAssignment"]
 
 
 # --- bytes by hand ----------------------------------------------------------------------------------------
+
 
 def i16(v: int) -> bytes:
     return struct.pack(">h", v)
@@ -84,33 +93,72 @@ def request_header(api_key: int, version: int, cid: int, client: str, flexible: 
 
 
 def join_group_request_v5(cid: int, protocols: list[tuple[str, bytes]]) -> bytes:
-    body = (s16("connect-cluster") + i32(10000) + i32(300000) + s16("") + s16(None) + s16("connect")
-            + i32(len(protocols)) + b"".join(s16(n) + b32(m) for n, m in protocols))
+    body = (
+        s16("connect-cluster")
+        + i32(10000)
+        + i32(300000)
+        + s16("")
+        + s16(None)
+        + s16("connect")
+        + i32(len(protocols))
+        + b"".join(s16(n) + b32(m) for n, m in protocols)
+    )
     return request_header(11, 5, cid, "connect-1", False) + body
 
 
 def join_group_response_v5(cid: int, protocol: str, members: list[tuple[str, bytes]]) -> bytes:
-    body = (i32(0) + i16(0) + i32(4) + s16(protocol) + s16("w-1") + s16("w-1")
-            + i32(len(members)) + b"".join(s16(m) + s16(None) + b32(md) for m, md in members))
+    body = (
+        i32(0)
+        + i16(0)
+        + i32(4)
+        + s16(protocol)
+        + s16("w-1")
+        + s16("w-1")
+        + i32(len(members))
+        + b"".join(s16(m) + s16(None) + b32(md) for m, md in members)
+    )
     return i32(cid) + body
 
 
 def join_group_response_v7(cid: int, protocol: str, members: list[tuple[str, bytes]]) -> bytes:
     """Flexible: response header v1 (correlation id, tags); ProtocolType in the body from v7."""
-    body = (i32(0) + i16(0) + i32(4) + cstr("connect") + cstr(protocol) + cstr("w-1") + cstr("w-1")
-            + carray([cstr(m) + cstr(None) + cbytes(md) + NO_TAGS for m, md in members]) + NO_TAGS)
+    body = (
+        i32(0)
+        + i16(0)
+        + i32(4)
+        + cstr("connect")
+        + cstr(protocol)
+        + cstr("w-1")
+        + cstr("w-1")
+        + carray([cstr(m) + cstr(None) + cbytes(md) + NO_TAGS for m, md in members])
+        + NO_TAGS
+    )
     return i32(cid) + NO_TAGS + body
 
 
 def sync_group_request_v3(cid: int, assignments: list[tuple[str, bytes]]) -> bytes:
-    body = (s16("connect-cluster") + i32(4) + s16("w-1") + s16(None)
-            + i32(len(assignments)) + b"".join(s16(m) + b32(a) for m, a in assignments))
+    body = (
+        s16("connect-cluster")
+        + i32(4)
+        + s16("w-1")
+        + s16(None)
+        + i32(len(assignments))
+        + b"".join(s16(m) + b32(a) for m, a in assignments)
+    )
     return request_header(14, 3, cid, "connect-1", False) + body
 
 
 def sync_group_request_v5(cid: int, protocol: str, assignments: list[tuple[str, bytes]]) -> bytes:
-    body = (cstr("connect-cluster") + i32(4) + cstr("w-1") + cstr(None) + cstr("connect") + cstr(protocol)
-            + carray([cstr(m) + cbytes(a) + NO_TAGS for m, a in assignments]) + NO_TAGS)
+    body = (
+        cstr("connect-cluster")
+        + i32(4)
+        + cstr("w-1")
+        + cstr(None)
+        + cstr("connect")
+        + cstr(protocol)
+        + carray([cstr(m) + cbytes(a) + NO_TAGS for m, a in assignments])
+        + NO_TAGS
+    )
     return request_header(14, 5, cid, "connect-1", True) + body
 
 
@@ -123,6 +171,7 @@ def sync_group_response_v5(cid: int, protocol: str, assignment: bytes) -> bytes:
 
 
 # --- Kafka's view, in either style ---------------------------------------------------------------------------
+
 
 def incremental_view(r: dict) -> dict:
     """What Kafka's IncrementalCooperativeConnectProtocol deserializer read from the record's bytes."""
@@ -144,11 +193,30 @@ def without_versions(value: dict) -> dict:
     return v
 
 
-NATIVE_NAMES = {"url": "url", "configOffset": "config_offset", "allocation": "allocation", "error": "error",
-                "leader": "leader", "leaderUrl": "leader_url", "connectorIds": "connectors", "taskIds": "tasks",
-                "revokedConnectorIds": "revoked_connectors", "revokedTaskIds": "revoked_tasks", "delay": "delay"}
-KAFKA_EMPTY = {"error": 0, "leader": None, "leaderUrl": None, "configOffset": -1, "connectorIds": [], "taskIds": [],
-               "revokedConnectorIds": [], "revokedTaskIds": [], "delay": 0}
+NATIVE_NAMES = {
+    "url": "url",
+    "configOffset": "config_offset",
+    "allocation": "allocation",
+    "error": "error",
+    "leader": "leader",
+    "leaderUrl": "leader_url",
+    "connectorIds": "connectors",
+    "taskIds": "tasks",
+    "revokedConnectorIds": "revoked_connectors",
+    "revokedTaskIds": "revoked_tasks",
+    "delay": "delay",
+}
+KAFKA_EMPTY = {
+    "error": 0,
+    "leader": None,
+    "leaderUrl": None,
+    "configOffset": -1,
+    "connectorIds": [],
+    "taskIds": [],
+    "revokedConnectorIds": [],
+    "revokedTaskIds": [],
+    "delay": 0,
+}
 
 
 def native(kafka_view: dict) -> dict:
@@ -169,6 +237,7 @@ def layer_value(layer: dict, kind: str) -> dict:
 
 
 # --- JoinGroup request: every worker metadata Kafka wrote, as a worker sends it --------------------------------
+
 
 @pytest.mark.parametrize("r", METADATA, ids=lambda r: r["id"])
 def test_join_group_request_carries_connect_metadata(r):
@@ -208,8 +277,11 @@ def test_a_sessioned_workers_join_group_reads_each_protocols_own_metadata():
     """A sessioned worker lists sessioned, compatible, default with v2, v1 and v0 metadata (Kafka's
     ``IncrementalCooperativeConnectProtocol.metadataRequest``); each is read by the v1 reader."""
     recs = [pick(METADATA, 2), pick(METADATA, 1), pick(METADATA, 0)]
-    protocols = [("sessioned", bytes.fromhex(recs[0]["hex"])), ("compatible", bytes.fromhex(recs[1]["hex"])),
-                 ("default", bytes.fromhex(recs[2]["hex"]))]
+    protocols = [
+        ("sessioned", bytes.fromhex(recs[0]["hex"])),
+        ("compatible", bytes.fromhex(recs[1]["hex"])),
+        ("default", bytes.fromhex(recs[2]["hex"])),
+    ]
     frame = join_group_request_v5(1, protocols)
     decoded = decode_request_frame(frame)
     assert [p.name for p in decoded.body.protocols] == ["sessioned", "compatible", "default"]
@@ -222,11 +294,13 @@ def test_a_sessioned_workers_join_group_reads_each_protocols_own_metadata():
     assert "ConnectMetadata v0  (group protocol default; read as IncrementalCooperativeConnectProtocol)" in pretty
     # the same request with protocol type "consumer" is not read as Connect
     consumer = frame.replace(s16("connect"), s16("consumer"))
-    assert all(p.metadata.layer == "ConsumerProtocolSubscription"
-               for p in decode_request_frame(consumer).body.protocols)
+    assert all(
+        p.metadata.layer == "ConsumerProtocolSubscription" for p in decode_request_frame(consumer).body.protocols
+    )
 
 
 # --- JoinGroup response: the members' metadata the leader reads ----------------------------------------------
+
 
 def test_join_group_response_v7_says_connect_itself():
     recs = [pick(METADATA, 2), pick(METADATA, 1), pick(METADATA, 0)]
@@ -254,6 +328,7 @@ def test_join_group_response_v5_needs_the_requests_protocol_type():
 
 
 # --- SyncGroup: the leader's assignments and each worker's own ----------------------------------------------
+
 
 @pytest.mark.parametrize("r", ASSIGNMENTS, ids=lambda r: r["id"])
 def test_sync_group_request_and_response_carry_connect_assignments(r):
@@ -287,8 +362,9 @@ def test_old_sync_group_versions_on_one_connection():
     conn.request(join_group_request_v5(1, [("compatible", bytes.fromhex(md["hex"]))]))
     _, join = conn.response(join_group_response_v5(1, "compatible", [("w-1", bytes.fromhex(md["hex"]))]))
     assert join.body.members[0].metadata.layer == "ConnectMetadata"
-    sync = conn.request(sync_group_request_v3(2, [("w-1", bytes.fromhex(a1["hex"])),
-                                                  ("w-2", bytes.fromhex(a0["hex"]))]))
+    sync = conn.request(
+        sync_group_request_v3(2, [("w-1", bytes.fromhex(a1["hex"])), ("w-2", bytes.fromhex(a0["hex"]))])
+    )
     got = [request_frame_json(sync, "kafka")["body"]["assignments"][i]["assignment"] for i in (0, 1)]
     assert without_versions(layer_value(got[0], "ConnectAssignment")) == incremental_view(a1)
     assert without_versions(layer_value(got[1], "ConnectAssignment")) == incremental_view(a0)
@@ -320,6 +396,7 @@ def test_trailing_bytes_after_a_connect_message_are_reported():
 
 # --- --kind auto ---------------------------------------------------------------------------------------------
 
+
 def test_auto_goes_down_into_connect_metadata_in_a_request_frame():
     r = pick(METADATA, 2)
     frame = join_group_request_v5(5, [("sessioned", bytes.fromhex(r["hex"]))])
@@ -346,7 +423,9 @@ def test_auto_names_a_bare_connect_message(kind):
         if d.value["kind"] == want:
             hits += 1
             assert d.value["value"]["version"] == header_version(r)
-            view = {k: v for k, v in r["decoded"].items() if k not in ("readByEagerDecoder", "readByIncrementalDecoder")}
+            view = {
+                k: v for k, v in r["decoded"].items() if k not in ("readByEagerDecoder", "readByIncrementalDecoder")
+            }
             assert without_versions(d.value["value"]) == view
         else:  # an earlier candidate read all of it too: then the Connect kind is named as also fitting
             assert want in d.value["alsoFits"]

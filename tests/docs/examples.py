@@ -50,8 +50,11 @@ class Command:
 
 def pages() -> list[str]:
     """Every Markdown page of the site (the generated API pages are reStructuredText and hold no examples)."""
-    return sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")
-                  if "_build" not in p.parts and not p.relative_to(DOCS).as_posix().startswith("reference/api/"))
+    return sorted(
+        p.relative_to(DOCS).as_posix()
+        for p in DOCS.rglob("*.md")
+        if "_build" not in p.parts and not p.relative_to(DOCS).as_posix().startswith("reference/api/")
+    )
 
 
 def source(page: str) -> str:
@@ -70,13 +73,26 @@ def blocks(page: str, text: str | None = None) -> list[Block]:
             i += 1
             continue
         fence, info = m.group("fence"), m.group("info").strip()
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith(fence[0] * len(fence))
-                    and not lines[j].strip(fence[0]).strip()), None)
+        end = next(
+            (
+                j
+                for j in range(i + 1, len(lines))
+                if lines[j].startswith(fence[0] * len(fence)) and not lines[j].strip(fence[0]).strip()
+            ),
+            None,
+        )
         if end is None:
             raise AssertionError(f"{page}:{i + 1}: a code block that is never closed")
         directive = DIRECTIVE.match(lines[i - 1]) if i else None
-        found.append(Block(page, i + 1, info.split()[0] if info else "", "\n".join(lines[i + 1:end]) + "\n",
-                           **({k: v for k, v in directive.groupdict().items() if v} if directive else {})))
+        found.append(
+            Block(
+                page,
+                i + 1,
+                info.split()[0] if info else "",
+                "\n".join(lines[i + 1 : end]) + "\n",
+                **({k: v for k, v in directive.groupdict().items() if v} if directive else {}),
+            )
+        )
         i = end + 1
     return found
 
@@ -127,7 +143,7 @@ def cli_words(line: str) -> list[str] | None:
         return None
     for i, word in enumerate(words):
         if os.path.basename(word) == "rebalance-codec":
-            return words[i + 1:]
+            return words[i + 1 :]
     return None
 
 
@@ -164,10 +180,23 @@ def environment() -> dict[str, str]:
     """The commands' environment: this interpreter's scripts first on PATH (``rebalance-codec``, ``python``),
     output unbuffered so that standard output and error interleave as in a terminal."""
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "PYTHONUNBUFFERED": "1",
-            "COLUMNS": "120"}
+    return {
+        **os.environ,
+        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        "PYTHONUNBUFFERED": "1",
+        "COLUMNS": "120",
+    }
 
 
 def run(command: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=environment(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, encoding="utf-8", timeout=timeout, check=False)
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        check=False,
+    )

@@ -15,8 +15,22 @@ import pytest
 from codec.cli import build_parser
 from tests.conftest import ROOT
 
-from .examples import JAVASCRIPT, PYTHON, SHELL, Block, blocks, cli_words, command_lines, environment, is_session, \
-    matches, pages, run, session, workdir
+from .examples import (
+    JAVASCRIPT,
+    PYTHON,
+    SHELL,
+    Block,
+    blocks,
+    cli_words,
+    command_lines,
+    environment,
+    is_session,
+    matches,
+    pages,
+    run,
+    session,
+    workdir,
+)
 
 PAGES = [p for p in pages() if blocks(p)]
 
@@ -37,10 +51,13 @@ def _run_block(block: Block, cwd, slow: bool, doctests: list[str] | None = None)
             assert p.returncode == 0, f"{block.where}: `{cmd.line}` exited {p.returncode}:\n{p.stdout[-3000:]}"
             if cmd.expected:
                 assert matches(cmd.expected, got), f"{block.where}: `{cmd.line}` printed\n" + "\n".join(
-                    difflib.unified_diff(cmd.expected, got, "shown", "printed", lineterm=""))
+                    difflib.unified_diff(cmd.expected, got, "shown", "printed", lineterm="")
+                )
     elif block.info in SHELL:
-        raise AssertionError(f"{block.where}: commands without `$ ` prompts: show them as a session, or say why "
-                             "they do not run (<!-- docs-test: not run: REASON -->)")
+        raise AssertionError(
+            f"{block.where}: commands without `$ ` prompts: show them as a session, or say why "
+            "they do not run (<!-- docs-test: not run: REASON -->)"
+        )
     elif block.info in PYTHON:
         _python(block, cwd, [] if doctests is None else doctests)
     elif block.info in JAVASCRIPT:
@@ -48,8 +65,15 @@ def _run_block(block: Block, cwd, slow: bool, doctests: list[str] | None = None)
             return
         path = cwd / f"example-{block.line}.js"
         path.write_text(block.text, encoding="utf-8")
-        p = subprocess.run(["node", str(path)], cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=60, check=False)
+        p = subprocess.run(
+            ["node", str(path)],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert p.returncode == 0, f"{block.where}: {p.stderr[-2000:]}"
 
 
@@ -62,8 +86,16 @@ def _python(block: Block, cwd, doctests: list[str]) -> None:
         doctests.append(block.text)
     path.write_text("\n".join(doctests) if doctest else block.text, encoding="utf-8")
     args = ["-m", "doctest", "-o", "ELLIPSIS", str(path)] if path.suffix == ".txt" else [str(path)]
-    p = subprocess.run([sys.executable, *args], cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       env=environment(), timeout=120, check=False)
+    p = subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=environment(),
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 0, f"{block.where}:\n{p.stdout[-3000:]}{p.stderr[-3000:]}"
 
 
@@ -120,9 +152,11 @@ def test_the_runner_can_fail(tmp_path):
     """The checks are no tautology: a wrong output line, a failing command, a command the parser refuses."""
     cwd = workdir(tmp_path)
     page = "x.md"
-    text = ("```console\n$ rebalance-codec kinds | head -1\nsubscription-info        a wrong summary\n```\n"
-            "```console\n$ rebalance-codec decode --kind nope 00\n```\n"
-            "<!-- docs-test: not run: a test -->\n```sh\nrebalance-codec decode --no-such-option\n```\n")
+    text = (
+        "```console\n$ rebalance-codec kinds | head -1\nsubscription-info        a wrong summary\n```\n"
+        "```console\n$ rebalance-codec decode --kind nope 00\n```\n"
+        "<!-- docs-test: not run: a test -->\n```sh\nrebalance-codec decode --no-such-option\n```\n"
+    )
     wrong, failing, refused = blocks(page, text)
     for block in (wrong, failing, refused):
         with pytest.raises(AssertionError):

@@ -67,7 +67,8 @@ def test_the_cli_reference_check_can_fail():
     page = source("reference/cli.md")
     parser = build_parser()
     assert missing(parser, page.replace("--max-hole-bytes", "--max-gap-bytes")) == [
-        "--max-hole-bytes of `rebalance-codec capture`"]
+        "--max-hole-bytes of `rebalance-codec capture`"
+    ]
     cut = re.sub(r"(?ms)^### rebalance-codec compat\n.*?(?=^### )", "", page)
     assert missing(parser, cut)[0] == "the section of `rebalance-codec compat`"
 
@@ -103,8 +104,11 @@ def test_a_packages_public_names_point_where_they_are_documented(tmp_path):
     page, each constant to its module."""
     page = rcdocs.apipages.package_page(ROOT, "codec.streams", sorted(_public_modules()))
     tree = ast.parse((ROOT / "codec" / "streams" / "__init__.py").read_text())
-    exported = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
-                    and getattr(n.targets[0], "id", "") == "__all__")
+    exported = next(
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "__all__"
+    )
     for name in exported:
         assert f"* - ``{name}``" in page
     assert ":py:obj:`decode_subscription <codec.streams.subscription.decode_subscription>`" in page
@@ -117,7 +121,12 @@ def test_the_site_builds_without_a_warning(tmp_path):
     warnings filter does not apply to Sphinx's extensions)."""
     pytest.importorskip("sphinx", reason="the docs extra is not installed")
     out = tmp_path / "html"
-    p = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(out)],
-                       capture_output=True, text=True, timeout=1800, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr[-5000:]
     assert (out / "reference" / "api" / "codec.streams.html").is_file()

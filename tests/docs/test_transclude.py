@@ -31,4 +31,5 @@ def test_a_link_no_page_shows_is_left_for_the_build_to_name():
     site = transclude.Site.scan(DOCS)
     text = "[x](nowhere.md) [y](ADAPTERS.md) ![p](plots/a.png) [w](https://example.org/)"
     assert site.relink(text, "vectors/README.md", "guides/page.md") == (
-        "[x](nowhere.md) [y](gate-in-ci.md) ![p](../../vectors/plots/a.png) [w](https://example.org/)")
+        "[x](nowhere.md) [y](gate-in-ci.md) ![p](../../vectors/plots/a.png) [w](https://example.org/)"
+    )

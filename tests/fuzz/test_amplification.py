@@ -28,12 +28,21 @@ def test_the_table_states_each_budget_as_BUDGETS_holds_it():
     """The docstring's table is the documentation: its row for each command says what BUDGETS holds."""
     rows = {}
     for line in budget.__doc__.splitlines():
-        m = re.match(r"(\w[\w, ]*?)\s{2,}(\d+ [KMG]iB)(?: \+ (\d+) x in)?\s+(\d+ [KMG]iB)(?: \+ (\d+) x in)?\s+"
-                     r"(\d+) s(?: \+ (\d+) s/MiB)?", line)
+        m = re.match(
+            r"(\w[\w, ]*?)\s{2,}(\d+ [KMG]iB)(?: \+ (\d+) x in)?\s+(\d+ [KMG]iB)(?: \+ (\d+) x in)?\s+"
+            r"(\d+) s(?: \+ (\d+) s/MiB)?",
+            line,
+        )
         if m:
             for name in m.group(1).replace(",", " ").split():
-                rows[name] = Budget(_units(m.group(2)), int(m.group(3) or 0), _units(m.group(4)),
-                                    int(m.group(5) or 0), float(m.group(6)), float(m.group(7) or 0))
+                rows[name] = Budget(
+                    _units(m.group(2)),
+                    int(m.group(3) or 0),
+                    _units(m.group(4)),
+                    int(m.group(5) or 0),
+                    float(m.group(6)),
+                    float(m.group(7) or 0),
+                )
     for command, b in BUDGETS.items():
         assert rows.get(command) == b, command
 
@@ -84,12 +93,22 @@ def test_a_run_that_floods_its_output_is_measured(tmp_path):
     same bytes as pretty text stay small (both measured, not assumed)."""
     from codec.kafka4 import encode
 
-    body = encode("streams-group-heartbeat-response", 0,
-                  {"activeTasks": [{"subtopologyId": "x" * 3000, "partitions": list(range(3000))}]})
+    body = encode(
+        "streams-group-heartbeat-response",
+        0,
+        {"activeTasks": [{"subtopologyId": "x" * 3000, "partitions": list(range(3000))}]},
+    )
     runner = Runner()
     try:
-        pretty = runner.run(Case("decode", ("--kind", "streams-group-heartbeat-response", "--version", "0",
-                                            "--format", "pretty", "@{file}"), len(body), "hand-made", file=body))
+        pretty = runner.run(
+            Case(
+                "decode",
+                ("--kind", "streams-group-heartbeat-response", "--version", "0", "--format", "pretty", "@{file}"),
+                len(body),
+                "hand-made",
+                file=body,
+            )
+        )
     finally:
         runner.close()
     assert pretty.status == 0 and 3000 < pretty.output < 8000
@@ -100,9 +119,16 @@ def write_worst(n: int = 200_000, seed: int = 0) -> None:
     report = run(n, seed=seed)
     with WORST.open("w", encoding="utf-8") as f:
         for command, (ratio, case, m) in sorted(report.worst.items()):
-            f.write(json.dumps({"ratio": round(ratio, 3), "measure": {"output": m.output, "memory": m.memory,
-                                                                      "seconds": round(m.seconds, 3)},
-                                "case": case.to_json()}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "ratio": round(ratio, 3),
+                        "measure": {"output": m.output, "memory": m.memory, "seconds": round(m.seconds, 3)},
+                        "case": case.to_json(),
+                    }
+                )
+                + "\n"
+            )
     print(report.summary())
 
 

@@ -41,8 +41,12 @@ def _full(message, spec, version):
 
 
 def _has_lengths(spec, version) -> bool:
-    return any(f.is_array or f.type in ("bytes", "string", "javaUTF", "javaChars")
-               or (f.struct is not None and _has_lengths(f.struct, version)) for f in spec.fields_at(version))
+    return any(
+        f.is_array
+        or f.type in ("bytes", "string", "javaUTF", "javaChars")
+        or (f.struct is not None and _has_lengths(f.struct, version))
+        for f in spec.fields_at(version)
+    )
 
 
 def _resolve(message, path: str):
@@ -133,7 +137,7 @@ def test_connect_decoders_reject_huge_claims_without_allocating(reader):
     claim = CLAIM.to_bytes(4, "big")
     # ConnectAssignment, header v(reader): int16 error 0, leader "l", leader URL "u", int64 config offset 0,
     # then the int32 count of the assignment's connector groups
-    assignment = (reader.to_bytes(2, "big") + b"\x00\x00" + b"\x00\x01l" + b"\x00\x01u" + bytes(8) + claim)
+    assignment = reader.to_bytes(2, "big") + b"\x00\x00" + b"\x00\x01l" + b"\x00\x01u" + bytes(8) + claim
     cases = [(decode_connect_assignment, assignment)]
     if reader:  # ConnectMetadata v1: URL "u", int64 config offset 0, then the int32 length of the allocation
         cases.append((decode_connect_metadata, b"\x00\x01" + b"\x00\x01u" + bytes(8) + claim))

@@ -80,9 +80,19 @@ def _check(name: str, data: bytes) -> None:
         pass
 
 
-@pytest.mark.parametrize("name", ["subscription-info", "assignment-info", "consumer-subscription",
-                                  "consumer-assignment", "request-frame", "frame-stream", "pcap",
-                                  "offsets-key-value"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "subscription-info",
+        "assignment-info",
+        "consumer-subscription",
+        "consumer-assignment",
+        "request-frame",
+        "frame-stream",
+        "pcap",
+        "offsets-key-value",
+    ],
+)
 @settings(max_examples=250)
 @given(data=st.data())
 def test_hypothesis_mutations(name, data):

@@ -20,8 +20,20 @@ from pathlib import Path
 
 import pytest
 
-from codec.fuzz.cli import (CROSS_VERSION_CELLS, CliViolation, Examiner, Job, adapter_reply, check, execute, jobs,
-                            replay, run, vector_counts, violation_from_json)
+from codec.fuzz.cli import (
+    CROSS_VERSION_CELLS,
+    CliViolation,
+    Examiner,
+    Job,
+    adapter_reply,
+    check,
+    execute,
+    jobs,
+    replay,
+    run,
+    vector_counts,
+    violation_from_json,
+)
 
 HERE = Path(__file__).resolve().parent
 REGRESSIONS = HERE / "cli_regressions.jsonl"
@@ -34,9 +46,14 @@ def _failures(report) -> str:
 
 # --- the bounded pass (default run) and the long one ------------------------------------------------------
 
+
 def test_bounded_pass_over_decode_encode_and_assign():
-    report = run(12_000, seed=20250117, commands=("decode", "encode", "assign"),
-                 batch={"decode": 1500, "encode": 1500, "assign": 1500})
+    report = run(
+        12_000,
+        seed=20250117,
+        commands=("decode", "encode", "assign"),
+        batch={"decode": 1500, "encode": 1500, "assign": 1500},
+    )
     assert set(report.per_command) == {"decode", "encode", "assign"}
     assert report.inputs >= 12_000 and report.runs >= 8
     assert not report.violations and not report.problem_counts, _failures(report)
@@ -69,13 +86,16 @@ def test_the_conformance_runs_take_turns():
 def test_a_million_cli_inputs():
     t0 = time.monotonic()
     report = run(1_000_000, seed=17)
-    print(f"\n{report.summary()}; process seconds per command: "
-          f"{ {c: round(s) for c, s in report.seconds_per_command.items()} }; wall {time.monotonic() - t0:.0f} s")
+    print(
+        f"\n{report.summary()}; process seconds per command: "
+        f"{ {c: round(s) for c, s in report.seconds_per_command.items()} }; wall {time.monotonic() - t0:.0f} s"
+    )
     assert report.inputs >= 1_000_000
     assert not report.violations and not report.problem_counts, _failures(report)
 
 
 # --- regressions: what the fuzzer found, replayed ---------------------------------------------------------
+
 
 def _regressions() -> list[dict]:
     return [json.loads(line) for line in REGRESSIONS.read_text(encoding="utf-8").split("\n") if line.strip()]
@@ -96,10 +116,13 @@ for line in sys.stdin:
 """
 
 
-@pytest.mark.parametrize("args,vectors", [
-    (("--cross-version",), CROSS_VERSION_CELLS),   # found by the fuzzer: ValueError out of the matrix
-    (("--message", "ConsumerProtocolSubscription"), None),
-])
+@pytest.mark.parametrize(
+    "args,vectors",
+    [
+        (("--cross-version",), CROSS_VERSION_CELLS),  # found by the fuzzer: ValueError out of the matrix
+        (("--message", "ConsumerProtocolSubscription"), None),
+    ],
+)
 def test_conformance_regression_reply_with_a_5000_digit_integer(tmp_path, args, vectors):
     """A reply Python's JSON reader refuses with ValueError (an integer past 4,300 digits) is the adapter's
     failure, for every vector and every cell."""
@@ -107,15 +130,19 @@ def test_conformance_regression_reply_with_a_5000_digit_integer(tmp_path, args, 
     script.write_text(BIG_INT_ADAPTER, encoding="utf-8")
     if vectors is None:
         vectors = sum(c for (m, _), c in vector_counts()[0].items() if m == "ConsumerProtocolSubscription")
-    job = Job("conformance", ("conformance", *args, "--impl", shlex.join([sys.executable, str(script)])),
-              vectors=vectors, all_fail=True)
+    job = Job(
+        "conformance",
+        ("conformance", *args, "--impl", shlex.join([sys.executable, str(script)])),
+        vectors=vectors,
+        all_fail=True,
+    )
     res = execute(job)
     assert check(job, res) == [], res.stderr[-2000:]
 
 
 # --- the checker fails what breaks the contract -----------------------------------------------------------
 
-FAKE_CLI = r'''
+FAKE_CLI = r"""
 import sys, time
 mode = sys.argv[1]
 data = sys.stdin.buffer.read()
@@ -171,7 +198,7 @@ for line in lines:
         continue
     out.write({"encode": "00ff\n", "assign": '{"clients": []}\n'}.get(sys.argv[2], '{"v": 1}\n'))
 sys.exit(2 if mode == "exit2" else status)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -185,19 +212,22 @@ def _lines(n: int, at: int, special: bytes) -> tuple[bytes, ...]:
     return tuple(special if i == at else b'{"version": %d}' % i for i in range(n))
 
 
-@pytest.mark.parametrize("mode,command,special,kinds", [
-    ("good", "decode", b"bad", set()),                        # an error line and exit 1: the contract
-    ("good", "encode", b"bad", set()),
-    ("traceback", "decode", b"boom", {"traceback", "line-count"}),
-    ("splitlines", "assign", b"", {"line-count"}),
-    ("splitlines", "assign", "a\u2028b".encode(), {"line-count"}),
-    ("exit0", "decode", b"bad", {"exit-mismatch"}),
-    ("u2028", "decode", b"sep", {"bad-line"}),
-    ("nan", "assign", b"nan", {"bad-line"}),
-    ("hexjson", "encode", b"enc", {"bad-line"}),              # encode printed JSON that is not an error line
-    ("exit2", "decode", b"x", {"exit-status"}),
-    ("stderr-esc", "encode", b"esc", {"stderr"}),             # an OSC sequence to the terminal
-])
+@pytest.mark.parametrize(
+    "mode,command,special,kinds",
+    [
+        ("good", "decode", b"bad", set()),  # an error line and exit 1: the contract
+        ("good", "encode", b"bad", set()),
+        ("traceback", "decode", b"boom", {"traceback", "line-count"}),
+        ("splitlines", "assign", b"", {"line-count"}),
+        ("splitlines", "assign", "a\u2028b".encode(), {"line-count"}),
+        ("exit0", "decode", b"bad", {"exit-mismatch"}),
+        ("u2028", "decode", b"sep", {"bad-line"}),
+        ("nan", "assign", b"nan", {"bad-line"}),
+        ("hexjson", "encode", b"enc", {"bad-line"}),  # encode printed JSON that is not an error line
+        ("exit2", "decode", b"x", {"exit-status"}),
+        ("stderr-esc", "encode", b"esc", {"stderr"}),  # an OSC sequence to the terminal
+    ],
+)
 def test_the_checker_finds_each_broken_promise(fake, mode, command, special, kinds):
     job = Job(command, (command, "--lines"), _lines(41, 23, special))
     res, problems, violations = fake(mode).examine(job)
@@ -247,15 +277,18 @@ def test_memory_growth_is_killed_and_narrowed_to_its_line(fake):
     assert [v.lines for v in violations] == [(b"eat",)] and violations[0].kind == "memory"
 
 
-@pytest.mark.parametrize("what,job_kw,kinds", [
-    ("good", {"vectors": 5, "all_fail": True}, set()),
-    ("short", {"vectors": 5}, {"summary"}),                       # a vector not counted
-    ("false-pass", {"vectors": 5, "all_fail": True}, {"false-pass"}),
-    ("exit-lies", {"vectors": 5}, {"exit-mismatch"}),             # 5 failed, exit 0
-    ("control", {"vectors": 5}, {"output"}),                      # an ESC sequence on the terminal
-    ("matrix-good", {"vectors": CROSS_VERSION_CELLS, "all_fail": True}, set()),
-    ("matrix-false-pass", {"vectors": CROSS_VERSION_CELLS, "all_fail": True}, {"false-pass"}),
-])
+@pytest.mark.parametrize(
+    "what,job_kw,kinds",
+    [
+        ("good", {"vectors": 5, "all_fail": True}, set()),
+        ("short", {"vectors": 5}, {"summary"}),  # a vector not counted
+        ("false-pass", {"vectors": 5, "all_fail": True}, {"false-pass"}),
+        ("exit-lies", {"vectors": 5}, {"exit-mismatch"}),  # 5 failed, exit 0
+        ("control", {"vectors": 5}, {"output"}),  # an ESC sequence on the terminal
+        ("matrix-good", {"vectors": CROSS_VERSION_CELLS, "all_fail": True}, set()),
+        ("matrix-false-pass", {"vectors": CROSS_VERSION_CELLS, "all_fail": True}, {"false-pass"}),
+    ],
+)
 def test_the_checker_holds_the_conformance_runner_to_its_count(fake, what, job_kw, kinds):
     args = ("conformance", "--cross-version") if what.startswith("matrix") else ("conformance",)
     job = Job("conformance", args, **job_kw)
@@ -274,10 +307,14 @@ def test_reports_are_checked(fake, tmp_path):
 
 # --- reproducers ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("lines", [
-    (b"a'b%s\\n\x00\xff", "x\u2028y\r".encode(), b""),
-    (b'{"version":' + b"9" * 5000 + b"}", b"\xed\xa0\x80"),   # long: compressed into a python3 -c
-])
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        (b"a'b%s\\n\x00\xff", "x\u2028y\r".encode(), b""),
+        (b'{"version":' + b"9" * 5000 + b"}", b"\xed\xa0\x80"),  # long: compressed into a python3 -c
+    ],
+)
 def test_the_reproducer_writes_the_same_bytes(lines):
     v = CliViolation("decode", (), "bad-line: x", lines, True)
     shell = v.reproducer(program="cat")
@@ -288,6 +325,7 @@ def test_the_reproducer_writes_the_same_bytes(lines):
 
 
 # --- the hostile adapter ----------------------------------------------------------------------------------
+
 
 def _protocol_answer(line: bytes) -> bool:
     """Whether a reply line is one of the answers vectors/README.md defines: {"value": ...},
@@ -304,14 +342,19 @@ def _protocol_answer(line: bytes) -> bool:
     if "wire" in v:
         return isinstance(v["wire"], str) and bool(hexes.match(v["wire"]))
     if "assignments" in v:
-        return isinstance(v["assignments"], dict) and all(isinstance(h, str) and hexes.match(h)
-                                                          for h in v["assignments"].values())
+        return isinstance(v["assignments"], dict) and all(
+            isinstance(h, str) and hexes.match(h) for h in v["assignments"].values()
+        )
     return "value" in v
 
 
 REQUESTS = [
-    {"op": "decode", "message": "SubscriptionInfo", "version": 7,
-     "wire": "00000007000000071111111122223333444455555555555500000006686f73743a31000000010000000100000002000000000000000064"},
+    {
+        "op": "decode",
+        "message": "SubscriptionInfo",
+        "version": 7,
+        "wire": "00000007000000071111111122223333444455555555555500000006686f73743a31000000010000000100000002000000000000000064",
+    },
     {"op": "decode", "message": "AssignmentInfo", "version": 2, "wire": "0000"},
     {"op": "encode", "message": "SubscriptionInfo", "version": 4, "value": {"version": 4}},
     {"op": "assign", "round": {}},
@@ -349,30 +392,59 @@ def test_the_mixed_adapter_mutates_its_share():
 
 def test_the_honest_adapter_passes_the_conformance_run():
     adapter = shlex.join([sys.executable, "-m", "codec.fuzz.cli", "adapter", "--p", "0"])
-    p = subprocess.run([sys.executable, "-m", "codec", "conformance", "--impl", adapter,
-                        "--message", "ConsumerProtocolAssignment"],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "conformance", "--impl", adapter, "--message", "ConsumerProtocolAssignment"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     assert p.stdout.rstrip().endswith(" passed, 0 failed, 0 skipped")
 
 
 # --- rebalance-codec fuzz --cli -----------------------------------------------------------------------------
 
+
 def test_the_fuzz_cli_subcommand(fake, tmp_path):
-    ok = subprocess.run([sys.executable, "-m", "codec", "fuzz", "--cli", "--inputs", "300", "--command", "assign",
-                         "--seed", "3"], capture_output=True, text=True, timeout=300)
+    ok = subprocess.run(
+        [sys.executable, "-m", "codec", "fuzz", "--cli", "--inputs", "300", "--command", "assign", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ok.returncode == 0 and "Traceback" not in ok.stderr, ok.stdout + ok.stderr
     assert re.match(r"300 inputs in 1 runs \(assign 300\) in [\d.]+ s: 0 violations", ok.stdout)
     # a program that exits 2 on every run: reported, written, exit 1
     out = tmp_path / "violations.jsonl"
     program = shlex.join(fake("exit2").program)
-    bad = subprocess.run([sys.executable, "-m", "codec", "fuzz", "--cli", "--inputs", "40", "--command", "encode",
-                          "--program", program, "--write-violations", str(out)],
-                         capture_output=True, text=True, timeout=300)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codec",
+            "fuzz",
+            "--cli",
+            "--inputs",
+            "40",
+            "--command",
+            "encode",
+            "--program",
+            program,
+            "--write-violations",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert bad.returncode == 1 and "VIOLATION encode: exit-status" in bad.stderr, bad.stdout + bad.stderr
     assert "\n  reproduce: printf '" in bad.stderr  # a line to copy
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert rows and all(r["command"] == "encode" and r["problem"].startswith("exit-status") for r in rows)
-    usage = subprocess.run([sys.executable, "-m", "codec", "fuzz", "--cli", "--command", "capture"],
-                           capture_output=True, text=True, timeout=300)
+    usage = subprocess.run(
+        [sys.executable, "-m", "codec", "fuzz", "--cli", "--command", "capture"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert usage.returncode == 2 and "unknown --command capture" in usage.stderr

@@ -23,8 +23,9 @@ def _committed() -> list[dict]:
 
 
 def test_the_file_is_up_to_date():
-    assert _committed() == regression_vectors(), \
+    assert _committed() == regression_vectors(), (
         "vectors/regression.jsonl is stale: run `rebalance-codec fuzz --write-regressions vectors/regression.jsonl`"
+    )
     assert FILE.read_text(encoding="utf-8").isascii()  # lone surrogates and U+2028 as escapes
 
 
@@ -50,19 +51,28 @@ def _modified_utf8(b: bytes) -> str:
 def test_the_issue_16_assignment_by_hand():
     v = next(x for x in _committed() if x["id"] == "regression-assignmentinfo-v7-lone-surrogates")
     # the bytes of issue #16, as reported
-    assert v["wire"] == ("000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda080"
-                         "0000000100000001000000000000000000000000000000007fffffffffffffff")
+    assert v["wire"] == (
+        "000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda080"
+        "0000000100000001000000000000000000000000000000007fffffffffffffff"
+    )
     wire = bytes.fromhex(v["wire"])
     assert _modified_utf8(bytes.fromhex("68eda080")) == "h\ud800"
     assert _modified_utf8(bytes.fromhex("74edbfbf")) == "t\udfff"
     assert wire[34:40] == bytes.fromhex("000468eda080")  # the host: writeUTF's uint16 length, then 4 bytes
-    assert v["expected"]["partitionsByHost"] == [{"host": "h\ud800", "port": 1,
-                                                  "partitions": [{"topic": "t\udfff", "partition": 0}]}]
+    assert v["expected"]["partitionsByHost"] == [
+        {"host": "h\ud800", "port": 1, "partitions": [{"topic": "t\udfff", "partition": 0}]}
+    ]
     assert v["result"] == "valid" and v["canonical"] is True
     assert get_kind("assignment-info").decode(wire).value == {
-        "version": 7, "commonlySupportedVersion": 11, "activeTasks": [], "standbyTasks": [],
+        "version": 7,
+        "commonlySupportedVersion": 11,
+        "activeTasks": [],
+        "standbyTasks": [],
         "partitionsByHost": [{"host": "h\ud800", "port": 1, "partitions": [{"topic": "t\udfff", "partition": 0}]}],
-        "standbyPartitionsByHost": [], "errCode": 0, "nextRebalanceMs": 2**63 - 1}
+        "standbyPartitionsByHost": [],
+        "errCode": 0,
+        "nextRebalanceMs": 2**63 - 1,
+    }
 
 
 def test_the_named_topology_and_the_member_id_by_hand():
@@ -70,7 +80,7 @@ def test_the_named_topology_and_the_member_id_by_hand():
     topo = vs["regression-assignmentinfo-v10-lone-surrogate-topology"]
     wire = bytes.fromhex(topo["wire"])
     # the one active task: subtopology 0, partition 0, 1 UTF-16 char: d800
-    assert wire[12:26] == bytes.fromhex("00000000" "00000000" "00000001" "d800")
+    assert wire[12:26] == bytes.fromhex("000000000000000000000001d800")
     assert chr(int.from_bytes(wire[24:26], "big")) == "\ud800" == topo["expected"]["activeTasks"][0]["topologyName"]
     hb = vs["regression-heartbeatrequest-v0-control-characters"]
     wire = bytes.fromhex(hb["wire"])
@@ -99,11 +109,14 @@ def test_the_runner_would_catch_a_regression():
     assert r.status == "fail" and "host" in r.detail
 
 
-@pytest.mark.parametrize("kwargs", [
-    {},  # invalid: the input must be rejected
-    {"expected": {"version": 1, "activeTasks": []}, "canonical": True, "flags": ("extreme-ints",)},
-    {"api_key": 12},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},  # invalid: the input must be rejected
+        {"expected": {"version": 1, "activeTasks": []}, "canonical": True, "flags": ("extreme-ints",)},
+        {"api_key": 12},
+    ],
+)
 def test_regression_vector_makes_schema_valid_vectors(kwargs):
     schema = json.loads((vectors_dir() / "schema.json").read_text(encoding="utf-8"))
     message = "ResponseFrame" if "api_key" in kwargs else "AssignmentInfo"

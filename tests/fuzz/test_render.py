@@ -13,11 +13,12 @@ import codec.kinds
 from codec.fuzz import render, run, seed_corpus, targets
 from tests.conftest import SHARED
 
-SURROGATE = bytes.fromhex("000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda080"
-                          "0000000100000001000000000000000000000000000000007fffffffffffffff")
+SURROGATE = bytes.fromhex(
+    "000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda080"
+    "0000000100000001000000000000000000000000000000007fffffffffffffff"
+)
 # HeartbeatRequest v0: group id "", generation -1, member id "m-1" ESC "[2J" LF "FORGED LINE" U+2028 DEL "\x"
-HOSTILE_HEARTBEAT = bytes.fromhex("0000ffffffff0019" "6d2d31" "1b" "5b324a" "0a" "464f52474544204c494e45" "e280a8"
-                                  "7f" "5c78")
+HOSTILE_HEARTBEAT = bytes.fromhex("0000ffffffff00196d2d311b5b324a0a464f52474544204c494e45e280a87f5c78")
 
 
 def test_bounded_render_pass():
@@ -37,11 +38,11 @@ def test_long_render_pass():
 def test_the_issue_16_inputs_render():
     assert render("assignment-info", SURROGATE, canonical=True) == []
     assert render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT, canonical=True) == []
-    assert render("request-frame", bytes.fromhex("000c0000" "00000001" "0001" "63") + HOSTILE_HEARTBEAT,
-                  canonical=True) == []
+    assert render("request-frame", bytes.fromhex("000c000000000001000163") + HOSTILE_HEARTBEAT, canonical=True) == []
 
 
 # --- each output, broken on purpose, is caught ----------------------------------------------------------
+
 
 def test_json_that_is_not_utf8_is_caught(monkeypatch):
     import codec.text
@@ -54,8 +55,9 @@ def test_json_that_is_not_utf8_is_caught(monkeypatch):
 def test_a_pretty_view_with_raw_control_characters_is_caught(monkeypatch):
     import codec.group.pretty
 
-    monkeypatch.setattr(codec.group.pretty, "_scalar",
-                        lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, str) else str(v))
+    monkeypatch.setattr(
+        codec.group.pretty, "_scalar", lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, str) else str(v)
+    )
     problems = render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT)
     assert any("--format pretty holds the control character" in p for p in problems), problems
     report = run(0, only=["HeartbeatRequest/v0"], render=True, shared=None)
@@ -64,15 +66,17 @@ def test_a_pretty_view_with_raw_control_characters_is_caught(monkeypatch):
 
 def _replace_encode(monkeypatch, kind_name, encode):
     kind = codec.kinds.get_kind(kind_name)
-    monkeypatch.setitem(codec.kinds._REGISTRY, kind_name,
-                        codec.kinds.Kind(kind.name, kind.summary, kind.decode, encode, kind.self_describing))
+    monkeypatch.setitem(
+        codec.kinds._REGISTRY,
+        kind_name,
+        codec.kinds.Kind(kind.name, kind.summary, kind.decode, encode, kind.self_describing),
+    )
     return kind.encode
 
 
 def test_an_encoder_that_loses_a_field_is_caught(monkeypatch):
     original = codec.kinds.get_kind("heartbeat-request").encode
-    _replace_encode(monkeypatch, "heartbeat-request",
-                    lambda value, **kw: original({**value, "memberId": ""}, **kw))
+    _replace_encode(monkeypatch, "heartbeat-request", lambda value, **kw: original({**value, "memberId": ""}, **kw))
     problems = render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT)
     assert any("decode to another value" in p and "memberId" in p for p in problems), problems
 
@@ -111,8 +115,9 @@ def test_a_capture_story_with_raw_control_characters_is_caught(monkeypatch):
     # a group's metadata, which the story renders as a generation (the vectors' seeds also hold cut records)
     data = next(s.data for s in seed_corpus(None)["offsets-key-value"] if s.origin.startswith("built: GroupMetadata"))
     problems = render("offsets-key-value", data)
-    assert any("capture story (text) generation text holds the control character '\\x1b'" in p
-               for p in problems), problems
+    assert any("capture story (text) generation text holds the control character '\\x1b'" in p for p in problems), (
+        problems
+    )
 
 
 def test_the_pipeline_rows_are_checked_and_a_failure_is_pinned_to_its_input(monkeypatch):
@@ -126,10 +131,21 @@ def test_the_pipeline_rows_are_checked_and_a_failure_is_pinned_to_its_input(monk
 
     monkeypatch.setattr(rendering, "_pipeline", lambda: fails_on_surrogates)
     plain = bytes.fromhex("000000010000000000000000")  # AssignmentInfo v1, nothing assigned
-    problems = rendering.rows_problems([("assignment-info", plain), ("assignment-info", SURROGATE),
-                                    ("HeartbeatRequest/v0", HOSTILE_HEARTBEAT), ("assignment-info", plain)])
-    assert problems == [(1, "pipeline rows: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800' "
-                            "in position 1: surrogates not allowed")]
+    problems = rendering.rows_problems(
+        [
+            ("assignment-info", plain),
+            ("assignment-info", SURROGATE),
+            ("HeartbeatRequest/v0", HOSTILE_HEARTBEAT),
+            ("assignment-info", plain),
+        ]
+    )
+    assert problems == [
+        (
+            1,
+            "pipeline rows: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800' "
+            "in position 1: surrogates not allowed",
+        )
+    ]
 
 
 def test_text_problem_by_hand():
@@ -158,8 +174,9 @@ def test_connect_targets_reach_the_pipeline_rows_and_a_quarantine_is_a_finding(m
 
     def quarantines_connect(rows):
         out = decode_table(rows)
-        return out.set_column(out.schema.get_field_index("error_type"), "error_type",
-                              pa.array(["Quarantined"] * len(out), pa.string()))
+        return out.set_column(
+            out.schema.get_field_index("error_type"), "error_type", pa.array(["Quarantined"] * len(out), pa.string())
+        )
 
     monkeypatch.setattr(rendering, "_pipeline", lambda: quarantines_connect)
     problems = rendering.rows_problems([("connect-metadata/r1", bytes.fromhex(meta["hex"]))])

@@ -22,7 +22,8 @@ TARGETS = targets()
 @pytest.fixture(scope="module")
 def corpus():
     assert (SHARED / "vectors" / "kafka-java").is_dir(), (
-        f"{SHARED} is missing: the tests need ../shared beside the repository (or REBALANCE_CODEC_SHARED)")
+        f"{SHARED} is missing: the tests need ../shared beside the repository (or REBALANCE_CODEC_SHARED)"
+    )
     return seed_corpus(SHARED)
 
 
@@ -65,12 +66,18 @@ def test_the_sources_all_contribute(corpus):
     # type (3-8, 16; 17, 19-23; 9-15), and the vectors' cuts as bad records
     from codec.capture.offsets import BadRecord, OffsetsRecord, read_segment
 
-    read = [r for s in corpus["offsets-segment"] if "behind its key" in s.origin for r in read_segment(io.BytesIO(s.data))]
+    read = [
+        r for s in corpus["offsets-segment"] if "behind its key" in s.origin for r in read_segment(io.BytesIO(s.data))
+    ]
     assert {r.key_version for r in read if isinstance(r, OffsetsRecord)} == {*range(3, 18), *range(19, 24)}
     assert any(isinstance(r, BadRecord) for r in read)
     # Heartbeat and LeaveGroup bodies at every version, not only those real clients sent
-    for name, versions in (("HeartbeatRequest", 5), ("HeartbeatResponse", 5), ("LeaveGroupRequest", 6),
-                           ("LeaveGroupResponse", 6)):
+    for name, versions in (
+        ("HeartbeatRequest", 5),
+        ("HeartbeatResponse", 5),
+        ("LeaveGroupRequest", 6),
+        ("LeaveGroupResponse", 6),
+    ):
         for v in range(versions):
             assert any(s.origin.startswith("built:") and s.canonical for s in corpus[f"{name}/v{v}"]), (name, v)
 
@@ -93,6 +100,7 @@ def test_seeds_without_the_shared_folder(tmp_path):
 
 # --- the pieces, by independent facts -----------------------------------------------------------------
 
+
 def test_built_heartbeat_by_hand(corpus):
     # HeartbeatRequest v0: int16-length group id "g-1", int32 generation 7, member id "consumer-1-5f0c"
     want = b"\x00\x03g-1" + struct.pack(">i", 7) + b"\x00\x0fconsumer-1-5f0c"
@@ -105,12 +113,12 @@ def test_built_heartbeat_by_hand(corpus):
 
 
 def test_headers_by_hand():
-    assert _request_header(12, 3, 5, "c") == bytes.fromhex("000c0003" "00000005" "0001" "63")  # v1
-    assert _request_header(12, 4, 5, None) == bytes.fromhex("000c0004" "00000005" "ffff" "00")  # v2: tags
-    assert _request_header(11, 5, 1, "") == bytes.fromhex("000b0005" "00000001" "0000")  # JoinGroup v5: v1
-    assert _request_header(11, 6, 1, "") == bytes.fromhex("000b0006" "00000001" "0000" "00")  # v6 flexible
+    assert _request_header(12, 3, 5, "c") == bytes.fromhex("000c000300000005000163")  # v1
+    assert _request_header(12, 4, 5, None) == bytes.fromhex("000c000400000005ffff00")  # v2: tags
+    assert _request_header(11, 5, 1, "") == bytes.fromhex("000b0005000000010000")  # JoinGroup v5: v1
+    assert _request_header(11, 6, 1, "") == bytes.fromhex("000b000600000001000000")  # v6 flexible
     assert _response_header(14, 3, 9) == bytes.fromhex("00000009")
-    assert _response_header(14, 4, 9) == bytes.fromhex("00000009" "00")
+    assert _response_header(14, 4, 9) == bytes.fromhex("0000000900")
 
 
 def test_header_length_agrees_with_the_captures():
@@ -124,8 +132,8 @@ def test_header_length_agrees_with_the_captures():
             n += 1
     assert n > 700  # 787 requests in the shared captures
     # a header v2 with one tagged field (tag 3, 2 bytes) before the body
-    wire = bytes.fromhex("000c0004" "00000005" "0001" "63" "01" "03" "02" "abcd") + b"BODY"
-    assert wire[_request_header_length(wire, 2):] == b"BODY"
+    wire = bytes.fromhex("000c000400000005000163010302abcd") + b"BODY"
+    assert wire[_request_header_length(wire, 2) :] == b"BODY"
 
 
 def test_pcap_cut_by_hand():
@@ -179,7 +187,7 @@ def test_connect_targets_are_seeded_by_both_readers(corpus):
             assert bytes.fromhex(r["hex"]) in {s.data for s in corpus[f"{kind}/r{reader}"]}, (r["id"], reader)
     # ConnectMetadata v0 of Kafka's (URL "https://10.0.0.100:8443/", config offset 0), by hand: int16 header 0,
     # int16 length 24 and the URL, int64 0; both readers decode it (reader 1 finds no allocation)
-    want = bytes.fromhex("0000" "0018") + b"https://10.0.0.100:8443/" + bytes(8)
+    want = bytes.fromhex("00000018") + b"https://10.0.0.100:8443/" + bytes(8)
     r0 = [s for s in corpus["connect-metadata/r0"] if s.data == want]
     r1 = [s for s in corpus["connect-metadata/r1"] if s.data == want]
     assert r0 and r0[0].accepted and r0[0].canonical

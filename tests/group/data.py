@@ -9,9 +9,15 @@ from pathlib import Path
 from tests.conftest import KAFKA_VECTORS, SHARED, load_jsonl
 
 CAPTURES = SHARED / "captures" / "frames.jsonl"
-GROUP_FILES = ("JoinGroupRequest.jsonl", "JoinGroupResponse.jsonl", "SyncGroupRequest.jsonl",
-               "SyncGroupResponse.jsonl", "ConsumerProtocolSubscription.jsonl", "ConsumerProtocolAssignment.jsonl",
-               "group_edge.jsonl")
+GROUP_FILES = (
+    "JoinGroupRequest.jsonl",
+    "JoinGroupResponse.jsonl",
+    "SyncGroupRequest.jsonl",
+    "SyncGroupResponse.jsonl",
+    "ConsumerProtocolSubscription.jsonl",
+    "ConsumerProtocolAssignment.jsonl",
+    "group_edge.jsonl",
+)
 CONSUMER_KINDS = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
 GROUP_API_KEYS = (11, 12, 13, 14)
 
@@ -20,8 +26,12 @@ def nested_records() -> list[dict]:
     """The group-level records inside nested_streams.jsonl (each a kind/version/data/hex record)."""
     out = []
     for r in load_jsonl(KAFKA_VECTORS / "nested_streams.jsonl"):
-        for key in ("joinGroupRequest", "syncGroupResponse", "consumerProtocolSubscription",
-                    "consumerProtocolAssignment"):
+        for key in (
+            "joinGroupRequest",
+            "syncGroupResponse",
+            "consumerProtocolSubscription",
+            "consumerProtocolAssignment",
+        ):
             out.append({**r[key], "id": f"{r['id']}/{key}"})
     return out
 

@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from codec.group import (ConsumerMessage, Connection, body_from_json, consumer_from_json,
-                         decode_request_frame, encode_request_frame, encode_response_frame, request_frame,
-                         response_frame)
+from codec.group import (
+    ConsumerMessage,
+    Connection,
+    body_from_json,
+    consumer_from_json,
+    decode_request_frame,
+    encode_request_frame,
+    encode_response_frame,
+    request_frame,
+    response_frame,
+)
 from codec.kinds import get_kind
 from codec.streams import assignment_from_json, subscription_from_json
 from codec.wire.builder import encode_wire, wire_class
@@ -18,8 +26,9 @@ NESTED = load_jsonl(KAFKA_VECTORS / "nested_streams.jsonl")
 
 
 def _header(api_key: int, version: int, correlation_id: int, client_id: str, header_version: int) -> bytes:
-    h = wire_class("RequestHeader", "RequestHeader")(request_api_key=api_key, request_api_version=version,
-                                                      correlation_id=correlation_id, client_id=client_id)
+    h = wire_class("RequestHeader", "RequestHeader")(
+        request_api_key=api_key, request_api_version=version, correlation_id=correlation_id, client_id=client_id
+    )
     return encode_wire("RequestHeader", header_version, h)
 
 
@@ -28,8 +37,11 @@ def test_join_group_frame_from_models(r):
     j, cps = r["joinGroupRequest"], r["consumerProtocolSubscription"]
     info = subscription_from_json(r["subscription"]["decoded"])
     sub = consumer_from_json(cps["kind"], {**cps["data"], "userData": None}, cps["version"])
-    sub = ConsumerMessage(name=sub.name, version=sub.version,
-                          data=wire_class(sub.name, sub.name)(**{**_fields(sub.data), "user_data": info}))
+    sub = ConsumerMessage(
+        name=sub.name,
+        version=sub.version,
+        data=wire_class(sub.name, sub.name)(**{**_fields(sub.data), "user_data": info}),
+    )
     body = body_from_json("JoinGroupRequest", {**j["data"], "protocols": []})
     protocol = wire_class("JoinGroupRequest", "JoinGroupRequestProtocol")(name="stream", metadata=sub)
     body = wire_class("JoinGroupRequest", "JoinGroupRequest")(**{**_fields(body), "protocols": (protocol,)})
@@ -47,8 +59,11 @@ def test_sync_group_response_frame_from_models(r):
     s, cpa = r["syncGroupResponse"], r["consumerProtocolAssignment"]
     info = assignment_from_json(r["assignment"]["decoded"])
     asg = consumer_from_json(cpa["kind"], {**cpa["data"], "userData": None}, cpa["version"])
-    asg = ConsumerMessage(name=asg.name, version=asg.version,
-                          data=wire_class(asg.name, asg.name)(**{**_fields(asg.data), "user_data": info}))
+    asg = ConsumerMessage(
+        name=asg.name,
+        version=asg.version,
+        data=wire_class(asg.name, asg.name)(**{**_fields(asg.data), "user_data": info}),
+    )
     body = body_from_json("SyncGroupResponse", {**s["data"], "assignment": ""})
     body = wire_class("SyncGroupResponse", "SyncGroupResponse")(**{**_fields(body), "assignment": asg})
     frame = response_frame(14, s["version"], 5, body)
@@ -60,8 +75,17 @@ def test_sync_group_response_frame_from_models(r):
     conn.request(_header(11, 5, 1, "c", 1) + bytes.fromhex(NESTED[0]["joinGroupRequest"]["hex"]))
     join_resp = wire_class("JoinGroupResponse", "JoinGroupResponse")(protocol_name="stream", leader="m", member_id="m")
     conn.response(encode_response_frame(response_frame(11, 5, 1, join_resp)))
-    conn.request(encode_request_frame(request_frame(14, s["version"], 5, "c", wire_class(
-        "SyncGroupRequest", "SyncGroupRequest")(group_id="g", member_id="m"))))
+    conn.request(
+        encode_request_frame(
+            request_frame(
+                14,
+                s["version"],
+                5,
+                "c",
+                wire_class("SyncGroupRequest", "SyncGroupRequest")(group_id="g", member_id="m"),
+            )
+        )
+    )
     _, resp = conn.response(expected)
     inner = resp.body.assignment.value.data.user_data
     assert inner.layer == "AssignmentInfo" and inner.ok

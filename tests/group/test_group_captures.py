@@ -9,8 +9,16 @@ import collections
 
 import pytest
 
-from codec.group import (Connection, ConsumerMessage, Nested, RequestFrame, ResponseFrame, encode_request_frame,
-                         encode_response_frame, unwrap_body)
+from codec.group import (
+    Connection,
+    ConsumerMessage,
+    Nested,
+    RequestFrame,
+    ResponseFrame,
+    encode_request_frame,
+    encode_response_frame,
+    unwrap_body,
+)
 from codec.group.nested import nested_fields
 from codec.wire.builder import encode_wire
 from tests.group.data import GROUP_API_KEYS, capture_records, is_reference
@@ -46,15 +54,18 @@ def _layers(frame) -> list[Nested]:
     items = [frame.body] if array is None else frame.body.__getattribute__(array)
     found = [getattr(i, field) for i in items]
     return [n for n in found if isinstance(n, Nested)] + [
-        n.value.data.user_data for n in found
-        if isinstance(n, Nested) and n.ok and isinstance(n.value.data.user_data, Nested)]
+        n.value.data.user_data
+        for n in found
+        if isinstance(n, Nested) and n.ok and isinstance(n.value.data.user_data, Nested)
+    ]
 
 
 def test_corpus_shape():
     counts = collections.Counter((r["api_name"], r["direction"]) for r, _ in GROUP)
     assert counts[("JoinGroup", "request")] == 162 and counts[("SyncGroup", "request")] == 158
-    assert all(counts[(a, d)] for a in ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup")
-               for d in ("request", "response"))
+    assert all(
+        counts[(a, d)] for a in ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup") for d in ("request", "response")
+    )
 
 
 def _id(item):
@@ -68,8 +79,11 @@ def test_frame(item):
     if isinstance(frame, Exception):
         raise frame
     data = bytes.fromhex(r["hex"])
-    assert (frame.api_key, frame.api_version, frame.correlation_id) == (r["api_key"], r["api_version"],
-                                                                       r["correlation_id"])
+    assert (frame.api_key, frame.api_version, frame.correlation_id) == (
+        r["api_key"],
+        r["api_version"],
+        r["correlation_id"],
+    )
     assert frame.header_version == r["header_version"]
     header = "RequestHeader" if isinstance(frame, RequestFrame) else "ResponseHeader"
     assert len(encode_wire(header, frame.header_version, frame.header)) == r["body_offset"]
@@ -86,10 +100,16 @@ def test_frame(item):
     encode = encode_request_frame if isinstance(frame, RequestFrame) else encode_response_frame
     assert encode(frame) == data
     schema = frame.api.request if isinstance(frame, RequestFrame) else frame.api.response
-    rebuilt = (RequestFrame(header=frame.header, body=unwrap_body(schema, frame.body))
-               if isinstance(frame, RequestFrame) else
-               ResponseFrame(api_key=frame.api_key, api_version=frame.api_version, header=frame.header,
-                             body=unwrap_body(schema, frame.body)))
+    rebuilt = (
+        RequestFrame(header=frame.header, body=unwrap_body(schema, frame.body))
+        if isinstance(frame, RequestFrame)
+        else ResponseFrame(
+            api_key=frame.api_key,
+            api_version=frame.api_version,
+            header=frame.header,
+            body=unwrap_body(schema, frame.body),
+        )
+    )
     assert encode(rebuilt) == data
 
 

@@ -16,15 +16,26 @@ import pytest
 from tests.conftest import ROOT
 from tests.group.data import CONSUMER_KINDS, GROUP_API_KEYS, capture_records, group_records, is_reference
 
-KIND = {"JoinGroupRequest": "join-group-request", "JoinGroupResponse": "join-group-response",
-        "SyncGroupRequest": "sync-group-request", "SyncGroupResponse": "sync-group-response",
-        "ConsumerProtocolSubscription": "consumer-subscription",
-        "ConsumerProtocolAssignment": "consumer-assignment"}
+KIND = {
+    "JoinGroupRequest": "join-group-request",
+    "JoinGroupResponse": "join-group-response",
+    "SyncGroupRequest": "sync-group-request",
+    "SyncGroupResponse": "sync-group-response",
+    "ConsumerProtocolSubscription": "consumer-subscription",
+    "ConsumerProtocolAssignment": "consumer-assignment",
+}
 
 
 def run(args: list[str], stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codec", *args], input=stdin, capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "codec", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def _with_trailing(r: dict) -> dict:
@@ -49,35 +60,72 @@ def _batches():
         raw = "hexVersionPrefixed" if consumer else "hex"
         # ConsumerProtocol: the JSON names the version (Kafka's data has none; the vector keeps it beside)
         want = [{"version": r["version"], **r["data"]} if consumer else _with_trailing(r) for r in recs]
-        batches.append((f"decode {kind} v{version}", ["decode", "--kind", KIND[kind], *vargs, "--lines", "--style", "kafka"],
-                        [r[raw] for r in recs], want))
+        batches.append(
+            (
+                f"decode {kind} v{version}",
+                ["decode", "--kind", KIND[kind], *vargs, "--lines", "--style", "kafka"],
+                [r[raw] for r in recs],
+                want,
+            )
+        )
         enc = [r for r in recs if "data" in r]
         # ConsumerProtocol: Kafka's data has no version: --version gives it (the JSON's own key is tested below)
         for v in sorted({r["version"] for r in enc}) if version is None else [version]:
             these = [r for r in enc if r["version"] == v]
-            batches.append((f"encode {kind} v{v}", ["encode", "--kind", KIND[kind], "--version", str(v), "--lines",
-                                                    "--style", "kafka"],
-                            [json.dumps(r["data"], ensure_ascii=False) for r in these], [r[raw] for r in these]))
+            batches.append(
+                (
+                    f"encode {kind} v{v}",
+                    ["encode", "--kind", KIND[kind], "--version", str(v), "--lines", "--style", "kafka"],
+                    [json.dumps(r["data"], ensure_ascii=False) for r in these],
+                    [r[raw] for r in these],
+                )
+            )
         if consumer:  # the version taken from the JSON's own key, as decode writes it (no --version)
-            batches.append((f"encode {kind} version key", ["encode", "--kind", KIND[kind], "--lines", "--style", "kafka"],
-                            [json.dumps({"version": r["version"], **r["data"]}, ensure_ascii=False) for r in enc],
-                            [r[raw] for r in enc]))
+            batches.append(
+                (
+                    f"encode {kind} version key",
+                    ["encode", "--kind", KIND[kind], "--lines", "--style", "kafka"],
+                    [json.dumps({"version": r["version"], **r["data"]}, ensure_ascii=False) for r in enc],
+                    [r[raw] for r in enc],
+                )
+            )
     return batches
 
 
 def _capture_batches():
     reqs = [r for r in capture_records() if r["api_key"] in GROUP_API_KEYS and is_reference(r)]
-    batches = [("request frames", ["decode", "--kind", "request-frame", "--lines", "--style", "kafka"],
-                [r["hex"] for r in reqs if r["direction"] == "request"],
-                [r for r in reqs if r["direction"] == "request"])]
+    batches = [
+        (
+            "request frames",
+            ["decode", "--kind", "request-frame", "--lines", "--style", "kafka"],
+            [r["hex"] for r in reqs if r["direction"] == "request"],
+            [r for r in reqs if r["direction"] == "request"],
+        )
+    ]
     by_api = collections.defaultdict(list)
     for r in reqs:
         if r["direction"] == "response":
             by_api[(r["api_key"], r["api_version"])].append(r)
     for (key, version), recs in sorted(by_api.items()):
-        batches.append((f"response frames {key} v{version}",
-                        ["decode", "--kind", "response-frame", "--api-key", str(key), "--version", str(version),
-                         "--lines", "--style", "kafka"], [r["hex"] for r in recs], recs))
+        batches.append(
+            (
+                f"response frames {key} v{version}",
+                [
+                    "decode",
+                    "--kind",
+                    "response-frame",
+                    "--api-key",
+                    str(key),
+                    "--version",
+                    str(version),
+                    "--lines",
+                    "--style",
+                    "kafka",
+                ],
+                [r["hex"] for r in recs],
+                recs,
+            )
+        )
     return batches
 
 
@@ -113,7 +161,11 @@ def test_capture_frames_through_the_cli(batch, results):
     assert len(out) == len(recs)
     for got, r in zip(out, recs):
         assert (got["apiKey"], got["apiVersion"], got["headerVersion"], got["header"]["correlationId"]) == (
-            r["api_key"], r["api_version"], r["header_version"], r["correlation_id"])
+            r["api_key"],
+            r["api_version"],
+            r["header_version"],
+            r["correlation_id"],
+        )
 
 
 def test_encode_frames_back(results):
@@ -125,11 +177,19 @@ def test_encode_frames_back(results):
 
 
 def test_pretty_request_frame_shows_the_stack():
-    r = next(r for r in capture_records() if r["api_key"] == 11 and r["direction"] == "request"
-             and r["client"].startswith("Apache"))
-    p = subprocess.run([sys.executable, "-m", "codec", "decode", "--kind", "request-frame", "--format", "pretty",
-                        r["hex"]], capture_output=True, text=True, cwd=ROOT, timeout=60,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = next(
+        r
+        for r in capture_records()
+        if r["api_key"] == 11 and r["direction"] == "request" and r["client"].startswith("Apache")
+    )
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "decode", "--kind", "request-frame", "--format", "pretty", r["hex"]],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert p.returncode == 0, p.stderr
     text = p.stdout
     assert f"JoinGroup request v{r['api_version']}" in text and f'"{r["client_id"]}"' in text

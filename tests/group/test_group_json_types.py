@@ -22,11 +22,15 @@ def _encode(name: str, version: int, value, style: str = "kafka") -> str:
 
 # --- what is accepted, to the byte ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("value,hexed", [
-    ({"errorCode": 32767}, "7fff"),
-    ({"errorCode": -32768}, "8000"),
-    ({"errorCode": 0}, "0000"),
-])
+
+@pytest.mark.parametrize(
+    "value,hexed",
+    [
+        ({"errorCode": 32767}, "7fff"),
+        ({"errorCode": -32768}, "8000"),
+        ({"errorCode": 0}, "0000"),
+    ],
+)
 def test_int16_at_its_bounds(value, hexed):
     assert _encode("HeartbeatResponse", 0, value) == hexed
 
@@ -41,9 +45,17 @@ def test_int32_at_its_bounds(generation, hexed):
 def test_null_where_the_version_allows_it():
     # JoinGroupResponse v7 (flexible): throttle 0, error 0, generation 1, protocolType null (00),
     # protocolName null (00), leader "l" (02 6c), memberId "m" (02 6d), no members (01), no tagged fields (00)
-    value = {"throttleTimeMs": 0, "errorCode": 0, "generationId": 1, "protocolType": None, "protocolName": None,
-             "leader": "l", "memberId": "m", "members": []}
-    assert _encode("JoinGroupResponse", 7, value) == "00000000" "0000" "00000001" "00" "00" "026c" "026d" "01" "00"
+    value = {
+        "throttleTimeMs": 0,
+        "errorCode": 0,
+        "generationId": 1,
+        "protocolType": None,
+        "protocolName": None,
+        "leader": "l",
+        "memberId": "m",
+        "members": [],
+    }
+    assert _encode("JoinGroupResponse", 7, value) == "000000000000000000010000026c026d0100"
 
 
 # --- what is refused, by field ----------------------------------------------------------------------------
@@ -69,22 +81,46 @@ REFUSED = [
     ("JoinGroupResponse", 9, {"skipAssignment": 1}, "skip_assignment", "needs true or false"),
     ("JoinGroupResponse", 9, {"members": {}}, "members", "needs a list"),
     ("JoinGroupResponse", 9, {"members": ["m"]}, "members[0]", "needs an object"),
-    ("JoinGroupResponse", 9, {"members": [{"memberId": "m", "metadata": ["x"]}]}, "members[0].metadata",
-     "needs bytes as a base64 string, got a list"),
-    ("JoinGroupResponse", 9, {"members": [{"memberId": "m", "metadata": [1, 2]}]}, "members[0].metadata",
-     "got a list"),
+    (
+        "JoinGroupResponse",
+        9,
+        {"members": [{"memberId": "m", "metadata": ["x"]}]},
+        "members[0].metadata",
+        "needs bytes as a base64 string, got a list",
+    ),
+    ("JoinGroupResponse", 9, {"members": [{"memberId": "m", "metadata": [1, 2]}]}, "members[0].metadata", "got a list"),
     ("JoinGroupResponse", 9, {"members": [{"memberId": "m", "metadata": "!!"}]}, "members[0].metadata", "not base64"),
     ("JoinGroupRequest", 5, {"groupId": "g", "protocols": "range"}, "protocols", "needs a list"),
     ("JoinGroupRequest", 5, {"groupId": "g", "protocols": [{"name": 1}]}, "protocols[0].name", "needs a string"),
     ("JoinGroupRequest", 5, {"groupId": "g", "sessionTimeoutMs": True}, "session_timeout_ms", "got true"),
-    ("JoinGroupRequest", 6, {"groupId": "g", "_unknownTaggedFields": {"x": "00"}}, "unknown_tagged_fields",
-     "a tag is a decimal integer"),
-    ("JoinGroupRequest", 6, {"groupId": "g", "_unknownTaggedFields": {"1": "zz"}}, "unknown_tagged_fields[1]",
-     "not hex"),
-    ("SyncGroupRequest", 3, {"groupId": "g", "assignments": [{"memberId": "m", "assignment": 5}]},
-     "assignments[0].assignment", "needs bytes as a base64 string, got an integer"),
-    ("LeaveGroupRequest", 3, {"groupId": "g", "members": [{"memberId": "m", "groupInstanceId": False}]},
-     "members[0].group_instance_id", "needs a string, got false"),
+    (
+        "JoinGroupRequest",
+        6,
+        {"groupId": "g", "_unknownTaggedFields": {"x": "00"}},
+        "unknown_tagged_fields",
+        "a tag is a decimal integer",
+    ),
+    (
+        "JoinGroupRequest",
+        6,
+        {"groupId": "g", "_unknownTaggedFields": {"1": "zz"}},
+        "unknown_tagged_fields[1]",
+        "not hex",
+    ),
+    (
+        "SyncGroupRequest",
+        3,
+        {"groupId": "g", "assignments": [{"memberId": "m", "assignment": 5}]},
+        "assignments[0].assignment",
+        "needs bytes as a base64 string, got an integer",
+    ),
+    (
+        "LeaveGroupRequest",
+        3,
+        {"groupId": "g", "members": [{"memberId": "m", "groupInstanceId": False}]},
+        "members[0].group_instance_id",
+        "needs a string, got false",
+    ),
 ]
 
 
@@ -116,8 +152,12 @@ def test_a_huge_integer_is_described_not_printed():
 
 
 def test_nested_layer_errors_name_the_place_in_the_outer_message():
-    value = {"groupId": "g", "protocols": [{"name": "range", "metadata": {
-        "layer": "ConsumerProtocolSubscription", "value": {"topics": "input"}}}]}
+    value = {
+        "groupId": "g",
+        "protocols": [
+            {"name": "range", "metadata": {"layer": "ConsumerProtocolSubscription", "value": {"topics": "input"}}}
+        ],
+    }
     with pytest.raises(EncodeError) as e:
         _encode("JoinGroupRequest", 5, value)
     assert e.value.message == "JoinGroupRequest" and e.value.path == "protocols[0].metadata.value.topics"
@@ -127,16 +167,34 @@ def test_nested_layer_errors_name_the_place_in_the_outer_message():
 def test_frame_fields_are_checked():
     kind = get_kind("request-frame")
     # JoinGroup v5 (key 11): header v1 = api key 000b, version 0005, correlation 00000003, client id "c"
-    base = {"apiKey": 11, "apiVersion": 5, "header": {"correlationId": 3, "clientId": "c"},
-            "body": {"groupId": "g", "sessionTimeoutMs": 1, "rebalanceTimeoutMs": 2, "memberId": "",
-                     "groupInstanceId": None, "protocolType": "consumer", "protocols": []}}
-    assert kind.encode(base).hex() == ("000b" "0005" "00000003" "000163" "000167" "00000001" "00000002" "0000"
-                                       "ffff" "0008" + b"consumer".hex() + "00000000")
-    for change, path in [({"apiKey": True}, "api_key"), ({"apiVersion": 1 << 15}, "api_version"),
-                         ({"apiKey": 99}, "api_key"), ({"headerVersion": 2}, "header_version"),
-                         ({"api": "SyncGroup"}, "api"), ({"apiKeys": 11}, "apiKeys"),
-                         ({"header": {"correlationId": "3"}}, "correlation_id"),
-                         ({"header": {"requestApiKey": 12}}, "request_api_key"), ({"trailing": 5}, "trailing")]:
+    base = {
+        "apiKey": 11,
+        "apiVersion": 5,
+        "header": {"correlationId": 3, "clientId": "c"},
+        "body": {
+            "groupId": "g",
+            "sessionTimeoutMs": 1,
+            "rebalanceTimeoutMs": 2,
+            "memberId": "",
+            "groupInstanceId": None,
+            "protocolType": "consumer",
+            "protocols": [],
+        },
+    }
+    assert kind.encode(base).hex() == (
+        "000b00050000000300016300016700000001000000020000ffff0008" + b"consumer".hex() + "00000000"
+    )
+    for change, path in [
+        ({"apiKey": True}, "api_key"),
+        ({"apiVersion": 1 << 15}, "api_version"),
+        ({"apiKey": 99}, "api_key"),
+        ({"headerVersion": 2}, "header_version"),
+        ({"api": "SyncGroup"}, "api"),
+        ({"apiKeys": 11}, "apiKeys"),
+        ({"header": {"correlationId": "3"}}, "correlation_id"),
+        ({"header": {"requestApiKey": 12}}, "request_api_key"),
+        ({"trailing": 5}, "trailing"),
+    ]:
         with pytest.raises(EncodeError) as e:
             kind.encode({**base, **change})
         assert e.value.path == path, (change, str(e.value))
@@ -145,7 +203,7 @@ def test_frame_fields_are_checked():
 # --- the ConsumerProtocol version, both ways --------------------------------------------------------------
 
 # v0: topics [] (00000000), userData 2 bytes 7b da (00000002 7bda); base64 of 7b da is "e9o="
-V0 = "0000" "00000000" "00000002" "7bda"
+V0 = "000000000000000000027bda"
 
 
 def test_consumer_json_carries_the_version_and_encodes_it_back():
@@ -155,37 +213,39 @@ def test_consumer_json_carries_the_version_and_encodes_it_back():
     assert kind.encode(d.value).hex() == V0
     # without a version key: v3, what the Java consumer writes (+ owned partitions 00000000, generation -1
     # ffffffff, rack null ffff)
-    assert kind.encode({"topics": [], "userData": "e9o="}).hex() == "0003" "00000000" "00000002" "7bda" \
-        "00000000" "ffffffff" "ffff"
+    assert kind.encode({"topics": [], "userData": "e9o="}).hex() == "000300000000000000027bda00000000ffffffffffff"
     # --version decides when given
-    assert kind.encode(d.value, version=1).hex() == "0001" "00000000" "00000002" "7bda" "00000000"
+    assert kind.encode(d.value, version=1).hex() == "000100000000000000027bda00000000"
 
 
 def test_a_newer_version_and_its_trailing_bytes_round_trip():
     # v7 read with the v3 layout: topics [], userData null, owned [], generation -1, rack "" (0000); then
     # 0001abcd that a v3 reader does not know
-    raw = "0007" "00000000" "ffffffff" "00000000" "ffffffff" "0000" "0001abcd"
+    raw = "000700000000ffffffff00000000ffffffff00000001abcd"
     msg = decode_consumer("ConsumerProtocolSubscription", bytes.fromhex(raw))
     value = consumer_json(msg)
     assert value["version"] == 7 and value["trailing"] == "0001abcd"
     assert encode_consumer(consumer_from_json("ConsumerProtocolSubscription", value)).hex() == raw
 
 
-@pytest.mark.parametrize("value,path,words", [
-    ({"version": True}, "version", "must be an integer"),
-    ({"version": 1.0}, "version", "must be an integer"),
-    ({"version": -1}, "version", "cannot be written"),
-    ({"version": 32768}, "version", "cannot be written"),
-    ({"trailing": 5}, "trailing", "must be hex"),
-    ({"trailing": "xyz"}, "trailing", "must be hex"),
-    ({"topics": "input"}, "topics", "needs a list"),
-    ({"topics": [["a"]]}, "topics[0]", "needs a string"),
-    ({"topics": [None]}, "topics[0]", "null element"),
-    ({"userData": ["x"]}, "user_data", "got a list"),
-    ({"generationId": 2**31}, "generation_id", "out of range for int32"),
-    ({"ownedPartitions": [{"topic": "t", "partitions": [True]}]}, "owned_partitions[0].partitions[0]", "got true"),
-    ({"rackID": "r"}, "rackID", "did you mean 'rackId'"),
-])
+@pytest.mark.parametrize(
+    "value,path,words",
+    [
+        ({"version": True}, "version", "must be an integer"),
+        ({"version": 1.0}, "version", "must be an integer"),
+        ({"version": -1}, "version", "cannot be written"),
+        ({"version": 32768}, "version", "cannot be written"),
+        ({"trailing": 5}, "trailing", "must be hex"),
+        ({"trailing": "xyz"}, "trailing", "must be hex"),
+        ({"topics": "input"}, "topics", "needs a list"),
+        ({"topics": [["a"]]}, "topics[0]", "needs a string"),
+        ({"topics": [None]}, "topics[0]", "null element"),
+        ({"userData": ["x"]}, "user_data", "got a list"),
+        ({"generationId": 2**31}, "generation_id", "out of range for int32"),
+        ({"ownedPartitions": [{"topic": "t", "partitions": [True]}]}, "owned_partitions[0].partitions[0]", "got true"),
+        ({"rackID": "r"}, "rackID", "did you mean 'rackId'"),
+    ],
+)
 def test_consumer_json_refusals(value, path, words):
     with pytest.raises(EncodeError) as e:
         consumer_from_json("ConsumerProtocolSubscription", value)

@@ -11,9 +11,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codec.errors import UnsupportedVersionError
-from codec.group import (ASSIGNMENT, HEADERS, MESSAGES, SUBSCRIPTION, ConsumerMessage, body_from_json, body_json,
-                         consumer_from_json, consumer_json, decode_consumer, decode_message, encode_consumer,
-                         encode_message)
+from codec.group import (
+    ASSIGNMENT,
+    HEADERS,
+    MESSAGES,
+    SUBSCRIPTION,
+    ConsumerMessage,
+    body_from_json,
+    body_json,
+    consumer_from_json,
+    consumer_json,
+    decode_consumer,
+    decode_message,
+    encode_consumer,
+    encode_message,
+)
 from codec.wire.schema import load_message
 from tests.strategies import wire_objects
 

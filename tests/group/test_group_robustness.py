@@ -9,8 +9,7 @@ import json
 import pytest
 
 from codec.errors import DecodeError
-from codec.group import (Connection, decode_request_frame, decode_response_frame, request_frame_json,
-                         response_frame_json)
+from codec.group import Connection, decode_request_frame, decode_response_frame, request_frame_json, response_frame_json
 from codec.group.pretty import pretty_request_frame, pretty_response_frame
 from tests.group.data import GROUP_API_KEYS, capture_records, is_reference
 
@@ -35,8 +34,7 @@ def _sample():
 SAMPLE = _sample()
 # Exhaustive (all 256 values at every offset) for the smallest frame of each API; the rest get
 # boundary values and bit flips, which hit every length, count, varint and flag byte.
-EXHAUSTIVE = {min((r for r in SAMPLE if r["api_key"] == k), key=lambda r: len(r["hex"]))["hex"]
-              for k in GROUP_API_KEYS}
+EXHAUSTIVE = {min((r for r in SAMPLE if r["api_key"] == k), key=lambda r: len(r["hex"]))["hex"] for k in GROUP_API_KEYS}
 
 
 def _decode(r, data: bytes):
@@ -62,8 +60,9 @@ def _id(r):
 
 
 def test_sample_covers_every_group_api():
-    assert {(r["api_key"], r["direction"]) for r in SAMPLE} == {(k, d) for k in GROUP_API_KEYS
-                                                               for d in ("request", "response")}
+    assert {(r["api_key"], r["direction"]) for r in SAMPLE} == {
+        (k, d) for k in GROUP_API_KEYS for d in ("request", "response")
+    }
 
 
 @pytest.mark.parametrize("r", SAMPLE, ids=_id)
@@ -83,7 +82,7 @@ def test_single_byte_corruptions(r):
         values = range(256) if r["hex"] in EXHAUSTIVE else {0x00, 0x01, 0x7F, 0x80, 0xFF, b ^ 0x01, b ^ 0x80, b ^ 0xFF}
         for v in values:
             if v != b:
-                _check(r, data[:i] + bytes([v]) + data[i + 1:])
+                _check(r, data[:i] + bytes([v]) + data[i + 1 :])
 
 
 def test_a_broken_subscription_stays_bytes_with_its_reason():
@@ -93,7 +92,7 @@ def test_a_broken_subscription_stays_bytes_with_its_reason():
     data = bytearray.fromhex(r["hex"])
     meta = frame.body.protocols[0].metadata.raw
     at = bytes(data).index(len(meta).to_bytes(4, "big") + meta)
-    data[at:at + 4 + len(meta)] = (3).to_bytes(4, "big") + meta[:3]
+    data[at : at + 4 + len(meta)] = (3).to_bytes(4, "big") + meta[:3]
     broken = decode_request_frame(bytes(data))
     n = broken.body.protocols[0].metadata
     assert not n.ok and n.raw == meta[:3]

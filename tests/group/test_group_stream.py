@@ -43,7 +43,7 @@ def test_whole_stream():
 
 
 def test_byte_by_byte():
-    assert _read(STREAM[i:i + 1] for i in range(len(STREAM))) == BIGGEST["request"]
+    assert _read(STREAM[i : i + 1] for i in range(len(STREAM))) == BIGGEST["request"]
 
 
 @given(st.lists(st.integers(0, len(STREAM)), max_size=40))
@@ -58,7 +58,7 @@ def test_trailing_partial_frame_waits_and_is_reported_at_close(cut):
     reader = FrameReader()
     reader.feed(STREAM[:cut])
     got = list(reader)
-    assert got == frames[:len(got)]
+    assert got == frames[: len(got)]
     assert reader.buffered == cut - sum(4 + len(f) for f in got)
     assert reader.next_frame() is None  # asking again neither blocks nor loses anything
     if reader.buffered:
@@ -109,7 +109,10 @@ def test_pairing_over_every_connection():
             except DecodeError:
                 continue  # the few mock replies the README marks as not a reference
             assert (req.correlation_id, req.api_key, req.api_version) == (
-                resp.correlation_id, resp.api_key, resp.api_version)
+                resp.correlation_id,
+                resp.api_key,
+                resp.api_version,
+            )
             paired += 1
     refs = sum(1 for r in capture_records() if r["direction"] == "response" and is_reference(r))
     assert paired == refs
@@ -140,13 +143,16 @@ def test_recovering_reader_resynchronises_after_garbage():
         if len(frames) == 6:
             break
     garbage = b"\xff\xff\xff\xff not a frame"  # (the heuristic cannot tell garbage that looks like a header)
-    stream = b"".join(len(f).to_bytes(4, "big") + f for f in frames[:3]) + garbage + \
-        b"".join(len(f).to_bytes(4, "big") + f for f in frames[3:])
+    stream = (
+        b"".join(len(f).to_bytes(4, "big") + f for f in frames[:3])
+        + garbage
+        + b"".join(len(f).to_bytes(4, "big") + f for f in frames[3:])
+    )
     for chunk in (1, 5, 64, len(stream)):
         reader = FrameReader(role="request")
         out = []
         for i in range(0, len(stream), chunk):
-            reader.feed(stream[i:i + chunk])
+            reader.feed(stream[i : i + chunk])
             out.extend(reader)
         reader.close()
         assert out == frames

@@ -8,8 +8,16 @@ import base64
 import pytest
 
 from codec.errors import EncodeError
-from codec.group import (body_from_json, body_json, consumer_from_json, consumer_json, decode_consumer,
-                         decode_message, encode_consumer, encode_message)
+from codec.group import (
+    body_from_json,
+    body_json,
+    consumer_from_json,
+    consumer_json,
+    decode_consumer,
+    decode_message,
+    encode_consumer,
+    encode_message,
+)
 from codec.streams import assignment_json, subscription_json
 from tests.conftest import KAFKA_VECTORS, load_jsonl
 from tests.group.data import CONSUMER_KINDS, group_records, record_id
@@ -21,9 +29,14 @@ CONSUMER = [r for r in RECORDS if r["kind"] in CONSUMER_KINDS]
 
 def test_every_file_is_covered():
     kinds = {(r["kind"], r["version"]) for r in RECORDS if "hex" in r}
-    for name, versions in (("JoinGroupRequest", 10), ("JoinGroupResponse", 10), ("SyncGroupRequest", 6),
-                           ("SyncGroupResponse", 6), ("ConsumerProtocolSubscription", 4),
-                           ("ConsumerProtocolAssignment", 4)):
+    for name, versions in (
+        ("JoinGroupRequest", 10),
+        ("JoinGroupResponse", 10),
+        ("SyncGroupRequest", 6),
+        ("SyncGroupResponse", 6),
+        ("ConsumerProtocolSubscription", 4),
+        ("ConsumerProtocolAssignment", 4),
+    ):
         assert {(name, v) for v in range(versions)} <= kinds
 
 
@@ -76,8 +89,9 @@ def test_nested_streams_whole_stack(r):
     assert base64.b64encode(sub.data.user_data.raw).decode() == r["consumerProtocolSubscription"]["data"]["userData"]
 
     s = r["syncGroupResponse"]
-    body = decode_message("SyncGroupResponse", s["version"], bytes.fromhex(s["hex"]), nested=True,
-                          protocol_name="stream").value  # SyncGroup before v5 does not name its protocol
+    body = decode_message(
+        "SyncGroupResponse", s["version"], bytes.fromhex(s["hex"]), nested=True, protocol_name="stream"
+    ).value  # SyncGroup before v5 does not name its protocol
     asg = body.assignment.value
     assert asg.version == r["consumerProtocolAssignment"]["version"]
     assert assignment_json(asg.data.user_data.value.info) == r["assignment"]["decoded"]

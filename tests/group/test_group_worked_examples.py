@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from codec.group import (consumer_assignment, consumer_subscription, decode_consumer, decode_message,
-                         encode_consumer, encode_message)
+from codec.group import (
+    consumer_assignment,
+    consumer_subscription,
+    decode_consumer,
+    decode_message,
+    encode_consumer,
+    encode_message,
+)
 from codec.wire.builder import wire_class
 from tests.facts import worked_examples
 
@@ -26,36 +32,87 @@ ASG = "ConsumerProtocolAssignment"
 JGQ, JGR, SGQ, SGR = "JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse"
 
 CONSUMER = {
-    "E15": consumer_subscription(3, topics=("t",), user_data=bytes.fromhex("aabb"),
-                                 owned_partitions=(TP(SUB, "t", (0,)),), generation_id=5, rack_id="r1"),
-    "E16": consumer_subscription(3, topics=("t",), user_data=None, owned_partitions=(), generation_id=-1,
-                                 rack_id=None),
+    "E15": consumer_subscription(
+        3,
+        topics=("t",),
+        user_data=bytes.fromhex("aabb"),
+        owned_partitions=(TP(SUB, "t", (0,)),),
+        generation_id=5,
+        rack_id="r1",
+    ),
+    "E16": consumer_subscription(3, topics=("t",), user_data=None, owned_partitions=(), generation_id=-1, rack_id=None),
     "E17": consumer_assignment(3, assigned_partitions=(TP(ASG, "t", (0, 1)),), user_data=b"\xcc"),
     "E18": consumer_assignment(3, assigned_partitions=(), user_data=None),
 }
 
 _protocol = W(JGQ, "JoinGroupRequestProtocol", name="stream", metadata=b"\x01\x02")
-_join = dict(group_id="g", session_timeout_ms=45000, rebalance_timeout_ms=300000, member_id="",
-             group_instance_id=None, protocol_type="consumer", protocols=(_protocol,))
+_join = dict(
+    group_id="g",
+    session_timeout_ms=45000,
+    rebalance_timeout_ms=300000,
+    member_id="",
+    group_instance_id=None,
+    protocol_type="consumer",
+    protocols=(_protocol,),
+)
 MESSAGES = {
-    "E19": ("RequestHeader", 2, W("RequestHeader", request_api_key=11, request_api_version=9, correlation_id=7,
-                                  client_id="c")),
+    "E19": (
+        "RequestHeader",
+        2,
+        W("RequestHeader", request_api_key=11, request_api_version=9, correlation_id=7, client_id="c"),
+    ),
     "E20": ("ResponseHeader", 1, W("ResponseHeader", correlation_id=7)),
     "E21": (JGQ, 9, W(JGQ, **_join, reason=None)),
     "E22": (JGQ, 5, W(JGQ, **_join)),
-    "E23": (JGR, 9, W(JGR, throttle_time_ms=0, error_code=0, generation_id=1, protocol_type="consumer",
-                      protocol_name="stream", leader="m", skip_assignment=False, member_id="m",
-                      members=(W(JGR, "JoinGroupResponseMember", member_id="m", group_instance_id=None,
-                                 metadata=b"\x01\x02"),))),
-    "E24": (SGQ, 5, W(SGQ, group_id="g", generation_id=1, member_id="m", group_instance_id=None,
-                      protocol_type="consumer", protocol_name="stream",
-                      assignments=(W(SGQ, "SyncGroupRequestAssignment", member_id="m", assignment=b"\x03"),))),
-    "E25": (SGR, 5, W(SGR, throttle_time_ms=0, error_code=0, protocol_type="consumer", protocol_name="stream",
-                      assignment=b"\x03")),
-    "E26": ("HeartbeatRequest", 4, W("HeartbeatRequest", group_id="g", generation_id=1, member_id="m",
-                                     group_instance_id=None)),
-    "E27": ("LeaveGroupRequest", 5, W("LeaveGroupRequest", group_id="g", members=(
-        W("LeaveGroupRequest", "MemberIdentity", member_id="m", group_instance_id=None, reason="x"),))),
+    "E23": (
+        JGR,
+        9,
+        W(
+            JGR,
+            throttle_time_ms=0,
+            error_code=0,
+            generation_id=1,
+            protocol_type="consumer",
+            protocol_name="stream",
+            leader="m",
+            skip_assignment=False,
+            member_id="m",
+            members=(W(JGR, "JoinGroupResponseMember", member_id="m", group_instance_id=None, metadata=b"\x01\x02"),),
+        ),
+    ),
+    "E24": (
+        SGQ,
+        5,
+        W(
+            SGQ,
+            group_id="g",
+            generation_id=1,
+            member_id="m",
+            group_instance_id=None,
+            protocol_type="consumer",
+            protocol_name="stream",
+            assignments=(W(SGQ, "SyncGroupRequestAssignment", member_id="m", assignment=b"\x03"),),
+        ),
+    ),
+    "E25": (
+        SGR,
+        5,
+        W(SGR, throttle_time_ms=0, error_code=0, protocol_type="consumer", protocol_name="stream", assignment=b"\x03"),
+    ),
+    "E26": (
+        "HeartbeatRequest",
+        4,
+        W("HeartbeatRequest", group_id="g", generation_id=1, member_id="m", group_instance_id=None),
+    ),
+    "E27": (
+        "LeaveGroupRequest",
+        5,
+        W(
+            "LeaveGroupRequest",
+            group_id="g",
+            members=(W("LeaveGroupRequest", "MemberIdentity", member_id="m", group_instance_id=None, reason="x"),),
+        ),
+    ),
 }
 
 

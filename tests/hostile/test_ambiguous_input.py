@@ -38,9 +38,16 @@ def _one_error_line(p, status: int = 1) -> str:
 
 # -- duplicate JSON keys ----------------------------------------------------------------------------------------
 
+
 def test_encode_refuses_a_duplicate_key(installed_cli):
-    p = installed_cli("encode", "--kind", "consumer-group-heartbeat-request", "--version", "0",
-                      '{"groupId": "a", "memberId": "m", "groupId": "b"}')
+    p = installed_cli(
+        "encode",
+        "--kind",
+        "consumer-group-heartbeat-request",
+        "--version",
+        "0",
+        '{"groupId": "a", "memberId": "m", "groupId": "b"}',
+    )
     assert "duplicate key 'groupId'" in _one_error_line(p)
 
 
@@ -93,9 +100,11 @@ def test_a_conformance_adapter_reply_with_a_duplicate_key_fails_the_vector(tmp_p
     from codec.conformance.impl import CommandImplementation
 
     adapter = tmp_path / "adapter.py"
-    adapter.write_text("import sys\nfor line in sys.stdin:\n"
-                       "    print('{\"value\": {\"version\": 1}, \"value\": {\"version\": 2}}', flush=True)\n",
-                       encoding="utf-8")
+    adapter.write_text(
+        "import sys\nfor line in sys.stdin:\n"
+        '    print(\'{"value": {"version": 1}, "value": {"version": 2}}\', flush=True)\n',
+        encoding="utf-8",
+    )
     impl = CommandImplementation(f"{sys.executable} {adapter}")
     try:
         outcome = impl.decode("SubscriptionInfo", 1, b"\x00\x00\x00\x01")
@@ -106,11 +115,15 @@ def test_a_conformance_adapter_reply_with_a_duplicate_key_fails_the_vector(tmp_p
 
 # -- tagged fields, UUIDs -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("tags,words", [
-    ({"5": "00", "05": "01"}, "without leading zeros"),
-    ({"+5": "00"}, "without leading zeros"),
-    ({"4294967296": "00"}, "0..4294967295"),
-])
+
+@pytest.mark.parametrize(
+    "tags,words",
+    [
+        ({"5": "00", "05": "01"}, "without leading zeros"),
+        ({"+5": "00"}, "without leading zeros"),
+        ({"4294967296": "00"}, "0..4294967295"),
+    ],
+)
 def test_tagged_field_keys_are_canonical_decimal_in_the_wire_range(tags, words):
     with pytest.raises(EncodeError, match=words):
         encode("consumer-group-heartbeat-request", 0, {"groupId": "g", "_unknownTaggedFields": tags})
@@ -119,17 +132,20 @@ def test_tagged_field_keys_are_canonical_decimal_in_the_wire_range(tags, words):
 def test_an_unknown_tagged_field_cannot_take_a_tag_the_schema_defines():
     """ConsumerGroupMemberMetadataValue's tag 0 is ClassicMemberMetadata: bytes under it would be read as that
     field (and refused by the decoder), not kept as unknown."""
-    rec = {"record": "ConsumerGroupMemberMetadata", "key": {"groupId": "g", "memberId": "m"}, "valueVersion": 0,
-           "value": {"_unknownTaggedFields": {"0": "00"}}}
+    rec = {
+        "record": "ConsumerGroupMemberMetadata",
+        "key": {"groupId": "g", "memberId": "m"},
+        "valueVersion": 0,
+        "value": {"_unknownTaggedFields": {"0": "00"}},
+    }
     with pytest.raises(EncodeError, match="tag 0 is ConsumerGroupMemberMetadataValue's ClassicMemberMetadata"):
         encode_record(rec)
 
 
 def test_one_tag_range_for_decode_and_encode():
     """A tag of 2^32-1 (uvarint ff ff ff ff 0f) decodes, and what decode gives encodes to the same bytes."""
-    body = bytes.fromhex("0267" "01" "00000000" "ff" "ff" "ffffffff" "01" "00" "00" "01" "ffffffff0f" "01" "2a")
-    body = encode("consumer-group-heartbeat-request", 0, {"groupId": "g", "_unknownTaggedFields":
-                                                          {"4294967295": "2a"}})
+    body = bytes.fromhex("02670100000000ffffffffffff01000001ffffffff0f012a")
+    body = encode("consumer-group-heartbeat-request", 0, {"groupId": "g", "_unknownTaggedFields": {"4294967295": "2a"}})
     value = decode("consumer-group-heartbeat-request", 0, body)
     assert value["_unknownTaggedFields"] == {"4294967295": "2a"}
     assert encode("consumer-group-heartbeat-request", 0, value) == body
@@ -137,31 +153,41 @@ def test_one_tag_range_for_decode_and_encode():
 
 def test_the_pretty_view_shows_unknown_tags(installed_cli):
     body = encode("streams-group-heartbeat-response", 0, {"_unknownTaggedFields": {"7": "0102"}})
-    p = installed_cli("decode", "--kind", "streams-group-heartbeat-response", "--version", "0", "--format", "pretty",
-                      body.hex())
+    p = installed_cli(
+        "decode", "--kind", "streams-group-heartbeat-response", "--version", "0", "--format", "pretty", body.hex()
+    )
     assert p.returncode == 0 and "(body): unknown tagged field 7 (2 bytes) 0102" in p.stdout
 
 
-@pytest.mark.parametrize("uuid", [
-    "!!!AAAAAAAAAAAAAAAAAAA",  # not base64: the characters were dropped (the zero UUID)
-    "+/AAAAAAAAAAAAAAAAAAAA",  # the standard alphabet, not Kafka's URL-safe one
-    "AAAAAAAAAAAAAAAAAAAAAB",  # a last character with bits the 16 bytes do not have
-    "AAAAAAAAAAAAAAAAAAAAAA==",  # padding
-    "urn:uuid:12345678-1234-1234-1234-123456789abc",
-    "{12345678-1234-1234-1234-123456789abc}",
-    "12345678123412341234123456789abc",
-    "12345678-1234-1234-1234-١٢٣٤٥٦٧٨٩abc",  # Arabic-Indic digits
-])
+@pytest.mark.parametrize(
+    "uuid",
+    [
+        "!!!AAAAAAAAAAAAAAAAAAA",  # not base64: the characters were dropped (the zero UUID)
+        "+/AAAAAAAAAAAAAAAAAAAA",  # the standard alphabet, not Kafka's URL-safe one
+        "AAAAAAAAAAAAAAAAAAAAAB",  # a last character with bits the 16 bytes do not have
+        "AAAAAAAAAAAAAAAAAAAAAA==",  # padding
+        "urn:uuid:12345678-1234-1234-1234-123456789abc",
+        "{12345678-1234-1234-1234-123456789abc}",
+        "12345678123412341234123456789abc",
+        "12345678-1234-1234-1234-١٢٣٤٥٦٧٨٩abc",  # Arabic-Indic digits
+    ],
+)
 def test_a_uuid_in_any_other_form_is_refused(uuid):
     with pytest.raises(EncodeError, match="not a UUID"):
-        encode("consumer-group-heartbeat-response", 0,
-               {"assignment": {"topicPartitions": [{"topicId": uuid, "partitions": [0]}]}})
+        encode(
+            "consumer-group-heartbeat-response",
+            0,
+            {"assignment": {"topicPartitions": [{"topicId": uuid, "partitions": [0]}]}},
+        )
 
 
 def test_kafka_and_dashed_uuids_are_the_same_uuid():
     def topic(u: str) -> str:
-        body = encode("consumer-group-heartbeat-response", 0,
-                      {"assignment": {"topicPartitions": [{"topicId": u, "partitions": [0]}]}})
+        body = encode(
+            "consumer-group-heartbeat-response",
+            0,
+            {"assignment": {"topicPartitions": [{"topicId": u, "partitions": [0]}]}},
+        )
         return decode("consumer-group-heartbeat-response", 0, body)["assignment"]["topicPartitions"][0]["topicId"]
 
     # 00000000-0000-0000-0000-000000000001 is AAAAAAAAAAAAAAAAAAAAAQ in Kafka's Uuid.toString()
@@ -169,6 +195,7 @@ def test_kafka_and_dashed_uuids_are_the_same_uuid():
 
 
 # -- integers from the command line, config types -------------------------------------------------------------
+
 
 def test_an_integer_option_takes_ascii_digits_only(installed_cli):
     """``--version ٣`` (an Arabic-Indic three) selected v3: a usage error now, naming the text."""
@@ -200,8 +227,10 @@ def test_no_option_of_any_command_reads_a_number_with_int_or_float():
     assert list(options(build_parser())) == []
 
 
-@pytest.mark.parametrize("key,value,kind", [("scheduledRebalanceMaxDelayMs", 2 ** 31, "INT"),
-                                            ("now", 2 ** 63, "LONG"), ("generationId", -2 ** 31 - 1, "INT")])
+@pytest.mark.parametrize(
+    "key,value,kind",
+    [("scheduledRebalanceMaxDelayMs", 2**31, "INT"), ("now", 2**63, "LONG"), ("generationId", -(2**31) - 1, "INT")],
+)
 def test_connect_config_values_are_kafka_types(capsys, tmp_path, key, value, kind):
     f = tmp_path / "g.json"
     f.write_text(json.dumps({"connectors": {"c": 1}, "workers": [{"memberId": "w"}], key: value}), encoding="utf-8")
@@ -209,8 +238,14 @@ def test_connect_config_values_are_kafka_types(capsys, tmp_path, key, value, kin
     assert status == 1 and f"{key} must be an integer in" in out and f"(Kafka's {kind})" in out
 
 
-@pytest.mark.parametrize("key,value,kind", [("numStandbyReplicas", 2 ** 31, "INT"), ("maxWarmupReplicas", -2 ** 31 - 1, "INT"),
-                                            ("acceptableRecoveryLag", 2 ** 63, "LONG")])
+@pytest.mark.parametrize(
+    "key,value,kind",
+    [
+        ("numStandbyReplicas", 2**31, "INT"),
+        ("maxWarmupReplicas", -(2**31) - 1, "INT"),
+        ("acceptableRecoveryLag", 2**63, "LONG"),
+    ],
+)
 def test_streams_config_values_are_kafka_types(key, value, kind):
     from codec.assignor.json_io import configs_from_json
     from codec.assignor.model import AssignmentError
@@ -220,6 +255,7 @@ def test_streams_config_values_are_kafka_types(key, value, kind):
 
 
 # -- the capture story ---------------------------------------------------------------------------------------------
+
 
 def _dump(tmp_path, records: list[dict], extra: str = "") -> object:
     lines = []
@@ -238,8 +274,11 @@ def _group(lines: list[dict]) -> dict:
 
 def test_a_group_recreated_after_its_tombstone_is_told_so(tmp_path):
     meta = {"record": "ConsumerGroupMetadata", "key": {"groupId": "g"}}
-    g = _group(json_lines(_dump(tmp_path, [{**meta, "value": {"epoch": 3}}, {**meta, "value": None},
-                                           {**meta, "value": {"epoch": 1}}])))
+    g = _group(
+        json_lines(
+            _dump(tmp_path, [{**meta, "value": {"epoch": 3}}, {**meta, "value": None}, {**meta, "value": {"epoch": 1}}])
+        )
+    )
     assert not g["deleted"] and g["group_epochs"] == [3, 1]
     assert [e["kind"] for e in g["events"]] == ["deleted", "recreated"]
 
@@ -247,8 +286,9 @@ def test_a_group_recreated_after_its_tombstone_is_told_so(tmp_path):
 def test_a_text_dump_line_with_only_a_key_is_a_bad_record(tmp_path):
     key, _ = encode_record({"record": "ConsumerGroupMetadata", "key": {"groupId": "g"}, "value": None})
     f = tmp_path / "dump.txt"
-    f.write_text(json.dumps({"key": key.hex()}) + "\n" + json.dumps({"key": key.hex(), "value": None}) + "\n",
-                 encoding="utf-8")
+    f.write_text(
+        json.dumps({"key": key.hex()}) + "\n" + json.dumps({"key": key.hex(), "value": None}) + "\n", encoding="utf-8"
+    )
     lines = json_lines(f)
     (bad,) = lines[-1]["problems"]["bad records"]["first"]
     assert 'a JSON line needs a "value", null for a tombstone' in bad["reason"]
@@ -256,20 +296,30 @@ def test_a_text_dump_line_with_only_a_key_is_a_bad_record(tmp_path):
 
 
 def _member(member: str, epoch: int, **value) -> dict:
-    return {"record": "ConsumerGroupCurrentMemberAssignment", "key": {"groupId": "g", "memberId": member},
-            "value": {"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0, **value}}
+    return {
+        "record": "ConsumerGroupCurrentMemberAssignment",
+        "key": {"groupId": "g", "memberId": member},
+        "value": {"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0, **value},
+    }
 
 
 def test_records_that_contradict_each_other_are_anomalies(tmp_path):
     tps = [{"topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partitions": [0, 1]}]
     records = [
-        {"record": "ConsumerGroupMemberMetadata", "key": {"groupId": "g", "memberId": "m"},
-         "value": {"clientId": "c", "clientHost": "h"}},
-        _member("m", 5), _member("m", 3),  # the epoch goes back
+        {
+            "record": "ConsumerGroupMemberMetadata",
+            "key": {"groupId": "g", "memberId": "m"},
+            "value": {"clientId": "c", "clientHost": "h"},
+        },
+        _member("m", 5),
+        _member("m", 3),  # the epoch goes back
         {"record": "ConsumerGroupMemberMetadata", "key": {"groupId": "g", "memberId": "m"}, "value": None},
         _member("m", 6, assignedPartitions=tps),  # given partitions after its tombstone
-        {"record": "StreamsGroupMemberMetadata", "key": {"groupId": "s", "memberId": "x"},
-         "value": {"clientTags": [{"key": "zone", "value": "a"}, {"key": "zone", "value": "b"}]}},
+        {
+            "record": "StreamsGroupMemberMetadata",
+            "key": {"groupId": "s", "memberId": "x"},
+            "value": {"clientTags": [{"key": "zone", "value": "a"}, {"key": "zone", "value": "b"}]},
+        },
     ]
     lines = json_lines(_dump(tmp_path, records))
     groups = {g["group"]: g for g in lines if g["type"] == "heartbeat-group"}

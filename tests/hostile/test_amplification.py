@@ -36,8 +36,11 @@ def _within(res, command: str, size: int) -> None:
 
 
 def _heartbeat_response(name_length: int, partitions: int) -> bytes:
-    return encode("streams-group-heartbeat-response", 0,
-                  {"activeTasks": [{"subtopologyId": "x" * name_length, "partitions": list(range(partitions))}]})
+    return encode(
+        "streams-group-heartbeat-response",
+        0,
+        {"activeTasks": [{"subtopologyId": "x" * name_length, "partitions": list(range(partitions))}]},
+    )
 
 
 def _pcap(response: dict) -> bytes:
@@ -46,14 +49,24 @@ def _pcap(response: dict) -> bytes:
     return cap.pcap()
 
 
-@pytest.mark.parametrize("name_length,partitions", [(32_000, 20_000), pytest.param(30_000, 200_000,
-                                                                                     marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "name_length,partitions", [(32_000, 20_000), pytest.param(30_000, 200_000, marks=pytest.mark.slow)]
+)
 def test_decode_pretty_shows_a_long_subtopology_once(installed, tmp_path, name_length, partitions):
     """112 KB of StreamsGroupHeartbeat response: the id was printed once per partition (640 MB, 1.9 GB RSS)."""
     body = _heartbeat_response(name_length, partitions)
     (tmp_path / "r.bin").write_bytes(body)
-    res = _run(installed, "decode", "--kind", "streams-group-heartbeat-response", "--version", "0", "--format",
-               "pretty", f"@{tmp_path / 'r.bin'}")
+    res = _run(
+        installed,
+        "decode",
+        "--kind",
+        "streams-group-heartbeat-response",
+        "--version",
+        "0",
+        "--format",
+        "pretty",
+        f"@{tmp_path / 'r.bin'}",
+    )
     assert res.status == 0
     _within(res, "decode", len(body))
     text = res.stdout.decode("utf-8")
@@ -63,8 +76,13 @@ def test_decode_pretty_shows_a_long_subtopology_once(installed, tmp_path, name_l
 
 def test_capture_json_names_a_long_subtopology_once(installed, tmp_path):
     """A 118 KB pcap holding that response: ``capture --json`` wrote 640 MB (task labels ``f"{sub}_{p}"``)."""
-    pcap = _pcap({"memberId": "m", "memberEpoch": 1,
-                  "activeTasks": [{"subtopologyId": "x" * 32_000, "partitions": list(range(20_000))}]})
+    pcap = _pcap(
+        {
+            "memberId": "m",
+            "memberEpoch": 1,
+            "activeTasks": [{"subtopologyId": "x" * 32_000, "partitions": list(range(20_000))}],
+        }
+    )
     (tmp_path / "r.pcap").write_bytes(pcap)
     res = _run(installed, "capture", "--json", str(tmp_path / "r.pcap"))
     assert res.status == 0
@@ -77,8 +95,13 @@ def test_capture_json_names_a_long_subtopology_once(installed, tmp_path):
 @pytest.mark.parametrize("statuses", [80_000, pytest.param(400_000, marks=pytest.mark.slow)])
 def test_capture_of_many_distinct_statuses_is_not_quadratic(installed, tmp_path, statuses):
     """80,000 distinct statuses in one response took 49 s (``if item not in list``)."""
-    pcap = _pcap({"memberId": "m", "memberEpoch": 1,
-                  "status": [{"statusCode": 1, "statusDetail": str(i)} for i in range(statuses)]})
+    pcap = _pcap(
+        {
+            "memberId": "m",
+            "memberEpoch": 1,
+            "status": [{"statusCode": 1, "statusDetail": str(i)} for i in range(statuses)],
+        }
+    )
     (tmp_path / "r.pcap").write_bytes(pcap)
     res = _run(installed, "capture", str(tmp_path / "r.pcap"))
     assert res.status == 0
@@ -122,11 +145,14 @@ def test_a_batch_within_the_bound_is_told_with_its_epochs_collapsed(installed, t
     assert res.status == 0 and "records        1,000" in text and "no member epoch seen; group epochs 5\n" in text
 
 
-@pytest.mark.parametrize("connectors,why", [
-    ({f"c{i}": 100_000 for i in range(10)}, "must be a task count (an integer 0..10000)"),
-    ({f"c{i}": 1_000 for i in range(11)}, "at most 10,000 tasks in all"),
-    ({"x" * 3000: 10_000}, "the assignments would repeat 30,000,001 characters of names"),
-])
+@pytest.mark.parametrize(
+    "connectors,why",
+    [
+        ({f"c{i}": 100_000 for i in range(10)}, "must be a task count (an integer 0..10000)"),
+        ({f"c{i}": 1_000 for i in range(11)}, "at most 10,000 tasks in all"),
+        ({"x" * 3000: 10_000}, "the assignments would repeat 30,000,001 characters of names"),
+    ],
+)
 def test_assign_connect_caps_tasks_as_simulate_does(installed, tmp_path, connectors, why):
     """167 bytes asked for 10 x 100,000 tasks (113 MB out, 939 MB); a 3,000-character name x 100,000 tasks 910 MB."""
     f = tmp_path / "g.json"
@@ -138,8 +164,10 @@ def test_assign_connect_caps_tasks_as_simulate_does(installed, tmp_path, connect
 
 def test_assign_connect_at_the_cap_stays_within_its_budget(installed, tmp_path):
     f = tmp_path / "g.json"
-    f.write_text(json.dumps({"connectors": {f"c{i}": 1_000 for i in range(10)}, "workers": [{"memberId": "w"}]}),
-                 encoding="utf-8")
+    f.write_text(
+        json.dumps({"connectors": {f"c{i}": 1_000 for i in range(10)}, "workers": [{"memberId": "w"}]}),
+        encoding="utf-8",
+    )
     res = _run(installed, "assign", "--connect", "--emit-bytes", str(f))
     assert res.status == 0
     _within(res, "assign", f.stat().st_size)

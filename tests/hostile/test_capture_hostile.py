@@ -26,8 +26,15 @@ import time
 import pytest
 
 from codec.capture.pcapwriter import TcpConnection, frame, pcap
-from tests.capture.groupcapture import (consumer_assignment_v0, heartbeat_request, heartbeat_response, join_request,
-                                        join_response, sync_request, sync_response)
+from tests.capture.groupcapture import (
+    consumer_assignment_v0,
+    heartbeat_request,
+    heartbeat_response,
+    join_request,
+    join_response,
+    sync_request,
+    sync_response,
+)
 from tests.capture.test_offsets import batch, commit_key, record
 from tests.capture.test_resync import BOGUS, JOIN, _merged_stream
 
@@ -58,6 +65,7 @@ def _summary(p: subprocess.CompletedProcess) -> dict:
 
 # -- files that cannot be read to their end -----------------------------------------------------------
 
+
 def _key(i: int) -> bytes:
     g, t = b"g", b"orders"
     return struct.pack(">hh", 1, len(g)) + g + struct.pack(">h", len(t)) + t + struct.pack(">i", i)
@@ -70,7 +78,7 @@ BATCH = len(SEGMENT) // 400  # each batch: one record of the same size
 
 def _cut(data: bytes) -> bytes:
     whole = gzip.compress(data)
-    return whole[:len(whole) // 2]
+    return whole[: len(whole) // 2]
 
 
 def test_a_cut_gzip_text_dump(installed_cli, tmp_path):
@@ -103,7 +111,7 @@ def test_a_cut_gzip_log_segment(installed_cli, tmp_path):
 def test_a_corrupt_gzip_text_dump(installed_cli, tmp_path):
     whole = bytearray(gzip.compress(DUMP))
     mid = len(whole) // 2
-    whole[mid:mid + 64] = bytes(b ^ 0x5A for b in whole[mid:mid + 64])
+    whole[mid : mid + 64] = bytes(b ^ 0x5A for b in whole[mid : mid + 64])
     f = tmp_path / "offsets.txt.gz"
     f.write_bytes(bytes(whole))
     p = _run(installed_cli, str(f), "--json")
@@ -112,9 +120,15 @@ def test_a_corrupt_gzip_text_dump(installed_cli, tmp_path):
     assert _summary(p)["offset_commits"]["g"] >= 3000 // 4  # the lines well before the middle were read
 
 
-@pytest.mark.parametrize("name,data", [("only-magic", b"\x1f\x8b"), ("only-magic.log.gz", b"\x1f\x8b"),
-                                       ("only-magic.pcap.gz", b"\x1f\x8b"),
-                                       ("bad-method.pcap.gz", b"\x1f\x8b\x63" + bytes(20))])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("only-magic", b"\x1f\x8b"),
+        ("only-magic.log.gz", b"\x1f\x8b"),
+        ("only-magic.pcap.gz", b"\x1f\x8b"),
+        ("bad-method.pcap.gz", b"\x1f\x8b\x63" + bytes(20)),
+    ],
+)
 def test_a_gzip_that_cannot_even_start(installed_cli, tmp_path, name, data):
     f = tmp_path / name
     f.write_bytes(data)
@@ -126,12 +140,20 @@ def test_a_gzip_that_cannot_even_start(installed_cli, tmp_path, name, data):
 
 # -- bounded work on hostile text dumps -----------------------------------------------------------------
 
+
 def test_fifty_thousand_nested_brackets(installed_cli, tmp_path):
     f = tmp_path / "offsets.txt"
-    f.write_text('{"key": ' + "[" * 50_000 + "\n"
-                 + '{"key": "00", "value": ' + '{"a": ' * 50_000 + "\n"
-                 + "[" * 50_000 + "\n"
-                 + f"{_key(7).hex()}\tnull\n")
+    f.write_text(
+        '{"key": '
+        + "[" * 50_000
+        + "\n"
+        + '{"key": "00", "value": '
+        + '{"a": ' * 50_000
+        + "\n"
+        + "[" * 50_000
+        + "\n"
+        + f"{_key(7).hex()}\tnull\n"
+    )
     p = _run(installed_cli, str(f), "--json")
     assert p.returncode == 0 and p.stderr == ""
     s = _summary(p)
@@ -152,8 +174,15 @@ def test_a_gzip_bomb_of_one_line_stays_in_bounded_memory(installed, tmp_path):
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
 
-    p = subprocess.run([str(installed), "capture", str(f), "--json"], capture_output=True, text=True, cwd=tmp_path,
-                       env=env, timeout=LIMIT, preexec_fn=limit)
+    p = subprocess.run(
+        [str(installed), "capture", str(f), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=LIMIT,
+        preexec_fn=limit,
+    )
     assert p.returncode == 0, p.stderr
     s = _summary(p)
     assert s["offset_commits"] == {"g": 1} and s["problems"]["bad records"]["count"] == 1
@@ -161,6 +190,7 @@ def test_a_gzip_bomb_of_one_line_stays_in_bounded_memory(installed, tmp_path):
 
 
 # -- pcapng timestamps beyond the calendar ----------------------------------------------------------------
+
 
 def _block(btype: int, body: bytes) -> bytes:
     body += b"\x00" * (-len(body) % 4)
@@ -174,16 +204,23 @@ def _huge_pcapng(first: int, tsresol: int | None) -> bytes:
     c.open(0)
     sub = struct.pack(">hihi", 0, 0, -1, 0)[:10]  # ConsumerProtocolSubscription v0: no topics, null user data
     asg = consumer_assignment_v0({"t": [0]}, None)
-    for i, (side, data) in enumerate([("c", join_request(1, "cli", "grp", "", [("range", sub)])),
-                                      ("s", join_response(1, 5, "range", "m-1", sub)),
-                                      ("c", sync_request(2, "cli", "grp", 5, "m-1", asg)), ("s", sync_response(2, asg)),
-                                      ("c", heartbeat_request(3, "cli", "grp", 5, "m-1")),
-                                      ("s", heartbeat_response(3, 27))]):
+    for i, (side, data) in enumerate(
+        [
+            ("c", join_request(1, "cli", "grp", "", [("range", sub)])),
+            ("s", join_response(1, 5, "range", "m-1", sub)),
+            ("c", sync_request(2, "cli", "grp", 5, "m-1", asg)),
+            ("s", sync_response(2, asg)),
+            ("c", heartbeat_request(3, "cli", "grp", 5, "m-1")),
+            ("s", heartbeat_response(3, 27)),
+        ]
+    ):
         c.write(side, data, i)
     c.close(9)
     options = b"" if tsresol is None else struct.pack("<HHB3x", 9, 1, tsresol) + struct.pack("<HH", 0, 0)
-    out = [_block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)),
-           _block(1, struct.pack("<HHI", 1, 0, 0) + options)]
+    out = [
+        _block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)),
+        _block(1, struct.pack("<HHI", 1, 0, 0) + options),
+    ]
     for i, s in enumerate(c.segments):
         data, t = frame(s, 1), first + i
         out.append(_block(6, struct.pack("<IIIII", 0, t >> 32, t & 0xFFFFFFFF, len(data), len(data)) + data))
@@ -192,9 +229,13 @@ def _huge_pcapng(first: int, tsresol: int | None) -> bytes:
 
 # 2^63 microseconds = 9,223,372,036,854.775808 s (a float is within 0.002 s of it); 2^64 - 16 seconds is
 # 18,446,744,073,709,551,600 s, whose nearest float is 2^64 = 18,446,744,073,709,551,616.
-@pytest.mark.parametrize("first,tsresol,shown,seconds", [
-    (1 << 63, None, r"epoch\+9223372036854\.77\d s", 9223372036854.775808),
-    ((1 << 64) - 16, 0, r"epoch\+18446744073709551616\.000 s", 2.0 ** 64)])
+@pytest.mark.parametrize(
+    "first,tsresol,shown,seconds",
+    [
+        (1 << 63, None, r"epoch\+9223372036854\.77\d s", 9223372036854.775808),
+        ((1 << 64) - 16, 0, r"epoch\+18446744073709551616\.000 s", 2.0**64),
+    ],
+)
 def test_pcapng_timestamps_beyond_the_calendar(installed_cli, tmp_path, first, tsresol, shown, seconds):
     f = tmp_path / "huge.pcapng"
     f.write_bytes(_huge_pcapng(first, tsresol))
@@ -209,6 +250,7 @@ def test_pcapng_timestamps_beyond_the_calendar(installed_cli, tmp_path, first, t
 
 
 # -- the capture splitter: a bogus header in front of a JoinGroup ---------------------------------------
+
 
 def _pcap_of(requests: bytes) -> bytes:
     c = TcpConnection(("10.0.0.1", 40000), ("10.0.0.2", 9092))
@@ -231,8 +273,12 @@ def test_a_bogus_header_does_not_swallow_the_join_group(installed_cli, tmp_path,
     lines = [json.loads(x) for x in p.stdout.split("\n") if x]
     frames = [x for x in lines if x["type"] == "frame"]
     join = frames[0]
-    assert (join["api_name"], join["direction"], join["correlation_id"], join["group"]) == \
-        ("JoinGroup", "request", 1, "grp")
+    assert (join["api_name"], join["direction"], join["correlation_id"], join["group"]) == (
+        "JoinGroup",
+        "request",
+        1,
+        "grp",
+    )
     assert "error" not in join and join["hex"] == JOIN[4:].hex()
     s = lines[-1]
     assert s["unframed_bytes"] == {"garbage": 14}
@@ -243,11 +289,17 @@ def test_a_bogus_header_does_not_swallow_the_join_group(installed_cli, tmp_path,
 
 # -- terminal safety of the text story --------------------------------------------------------------------
 
-HOSTILE = {"group": "g\x1b]0;pwned\x07\nforged: group", "client": "c\x1b]8;;http://x\x07link\x1b]8;;\x07",
-           "topic": "t\x07\r\nx"}
+HOSTILE = {
+    "group": "g\x1b]0;pwned\x07\nforged: group",
+    "client": "c\x1b]8;;http://x\x07link\x1b]8;;\x07",
+    "topic": "t\x07\r\nx",
+}
 # as the text story must show them: \xNN for each control character (codec.text's escapes)
-SHOWN = {"group": r"g\x1b]0;pwned\x07\x0aforged: group", "client": r"c\x1b]8;;http://x\x07link\x1b]8;;\x07",
-         "topic": r"t\x07\x0d\x0ax"}
+SHOWN = {
+    "group": r"g\x1b]0;pwned\x07\x0aforged: group",
+    "client": r"c\x1b]8;;http://x\x07link\x1b]8;;\x07",
+    "topic": r"t\x07\x0d\x0ax",
+}
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
@@ -257,10 +309,14 @@ def _named_capture(names: dict[str, str]) -> bytes:
     asg = consumer_assignment_v0({names["topic"]: [0]}, None)
     c = TcpConnection(("10.0.0.1", 40000), ("10.0.0.2", 9092))
     c.open(1_700_000_000.0)
-    for i, (side, data) in enumerate([("c", join_request(1, names["client"], names["group"], "", [("range", sub)])),
-                                      ("s", join_response(1, 5, "range", "m-1", sub)),
-                                      ("c", sync_request(2, names["client"], names["group"], 5, "m-1", asg)),
-                                      ("s", sync_response(2, asg))]):
+    for i, (side, data) in enumerate(
+        [
+            ("c", join_request(1, names["client"], names["group"], "", [("range", sub)])),
+            ("s", join_response(1, 5, "range", "m-1", sub)),
+            ("c", sync_request(2, names["client"], names["group"], 5, "m-1", asg)),
+            ("s", sync_response(2, asg)),
+        ]
+    ):
         c.write(side, data, 1_700_000_000.1 + i / 10)
     c.close(1_700_000_001.0)
     return pcap(c.segments)
@@ -278,8 +334,10 @@ def test_names_cannot_forge_lines_or_drive_the_terminal(installed_cli, tmp_path)
     assert _CONTROL.findall(p.stdout) == [] and _CONTROL.findall(p.stderr) == []
     lines = p.stdout.split("\n")
     assert len(lines) == len(plain.stdout.split("\n"))
-    for wanted in (f"group {SHOWN['group']}  (1 generations, pcap input)",
-                   f"generation 5  consumer/range  leader m-1 ({SHOWN['client']})",
-                   f"subscription  v0: topics {SHOWN['topic']}",
-                   f"assignment    v0: {SHOWN['topic']}: 0 (1 partitions)"):
+    for wanted in (
+        f"group {SHOWN['group']}  (1 generations, pcap input)",
+        f"generation 5  consumer/range  leader m-1 ({SHOWN['client']})",
+        f"subscription  v0: topics {SHOWN['topic']}",
+        f"assignment    v0: {SHOWN['topic']}: 0 (1 partitions)",
+    ):
         assert any(wanted in line for line in lines), wanted

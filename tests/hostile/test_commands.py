@@ -31,8 +31,9 @@ def _group() -> dict:
     return json.loads(line)["input"]
 
 
-@pytest.mark.parametrize("content", ["{}", "[1", "[]", '{"kind": "protocol-selection"}', '{"members": 5}',
-                                     '{"members": [{}]}'])
+@pytest.mark.parametrize(
+    "content", ["{}", "[1", "[]", '{"kind": "protocol-selection"}', '{"members": 5}', '{"members": [{}]}']
+)
 def test_negotiate_on_malformed_scenarios(installed_cli, tmp_path, content):
     f = tmp_path / "s.json"
     f.write_text(content, encoding="utf-8")
@@ -40,15 +41,18 @@ def test_negotiate_on_malformed_scenarios(installed_cli, tmp_path, content):
     assert "unexpected" not in line  # a named input error, not the last-resort handler
 
 
-@pytest.mark.parametrize("scenario,why", [
-    ({}, "needs instances"),
-    ({"instances": [{"name": "a", "threads": 2000000000}], "topology": [{"source_topics": ["x"]}]}, "threads"),
-    ({"instances": [{"name": "a", "threads": -1}], "topology": [{"source_topics": ["x"]}]}, "threads"),
-    ({"instances": [{"name": "a"}], "topology": [{"source_topics": "input"}]}, "list of topic names"),
-    ({"instances": [{"name": "a"}], "topology": [{"source_topics": ["x"], "partitions": 10**9}]}, "partitions"),
-    ({"instances": [{}], "topology": []}, "missing 'name'"),
-    ({"instances": [{"name": "a"}], "topology": [{"source_topics": ["x"]}], "duration_s": 1e300}, "duration_s"),
-])
+@pytest.mark.parametrize(
+    "scenario,why",
+    [
+        ({}, "needs instances"),
+        ({"instances": [{"name": "a", "threads": 2000000000}], "topology": [{"source_topics": ["x"]}]}, "threads"),
+        ({"instances": [{"name": "a", "threads": -1}], "topology": [{"source_topics": ["x"]}]}, "threads"),
+        ({"instances": [{"name": "a"}], "topology": [{"source_topics": "input"}]}, "list of topic names"),
+        ({"instances": [{"name": "a"}], "topology": [{"source_topics": ["x"], "partitions": 10**9}]}, "partitions"),
+        ({"instances": [{}], "topology": []}, "missing 'name'"),
+        ({"instances": [{"name": "a"}], "topology": [{"source_topics": ["x"]}], "duration_s": 1e300}, "duration_s"),
+    ],
+)
 def test_simulate_on_malformed_scenarios(installed_cli, tmp_path, scenario, why):
     f = tmp_path / "s.json"
     f.write_text(json.dumps(scenario), encoding="utf-8")
@@ -57,8 +61,9 @@ def test_simulate_on_malformed_scenarios(installed_cli, tmp_path, scenario, why)
     assert why in line and time.monotonic() - start < 30
 
 
-@pytest.mark.parametrize("argv", [["--members", "0"], ["--threads", "0"], ["--members", "-5"],
-                                  ["--members", "1000000"], ["--tasks", "x"]])
+@pytest.mark.parametrize(
+    "argv", [["--members", "0"], ["--threads", "0"], ["--members", "-5"], ["--members", "1000000"], ["--tasks", "x"]]
+)
 def test_size_ranges_are_usage_errors(installed_cli, argv):
     _error_line(installed_cli("size", *argv), status=2)
 
@@ -71,7 +76,7 @@ def test_size_refuses_work_out_of_proportion(installed_cli):
 
 def test_assign_lines_keeps_one_line_per_input(installed_cli):
     good = json.dumps(_group())
-    stdin = f"{good}\n\n{{\"a\": \"x\u2028y\"}}\nnot json\n{good}\n"
+    stdin = f'{good}\n\n{{"a": "x\u2028y"}}\nnot json\n{good}\n'
     p = installed_cli("assign", "--lines", stdin=stdin)
     _no_traceback(p)
     out = p.stdout.split("\n")
@@ -125,8 +130,9 @@ def test_assign_on_a_malformed_topology_file(installed_cli, tmp_path):
 def test_assign_refuses_a_string_for_a_topic_list(installed_cli, tmp_path):
     """``"sourceTopics": "input"`` is not the five topics i, n, p, u, t."""
     f = tmp_path / "topo.json"
-    f.write_text(json.dumps({"subtopologies": [{"subtopology": 0, "sourceTopics": "input", "partitions": 2}]}),
-                 encoding="utf-8")
+    f.write_text(
+        json.dumps({"subtopologies": [{"subtopology": 0, "sourceTopics": "input", "partitions": 2}]}), encoding="utf-8"
+    )
     p = installed_cli("assign", "--from-join-group", "00", str(f))
     _no_traceback(p)
     assert p.returncode == 1

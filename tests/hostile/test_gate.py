@@ -53,8 +53,9 @@ def test_an_adapter_that_answers_nothing_fails_every_vector(installed_cli, impl)
     assert "answered nothing" in p.stdout
 
 
-@pytest.mark.parametrize("reply", ["[]", "5", "null", '"no"', '{"error": "x"}', '{"error": {}}', '{}',
-                                   "not json", '{"unsupported": 5}'])
+@pytest.mark.parametrize(
+    "reply", ["[]", "5", "null", '"no"', '{"error": "x"}', '{"error": {}}', "{}", "not json", '{"unsupported": 5}']
+)
 def test_only_the_error_object_rejects(installed_cli, tmp_path, reply):
     impl = _adapter(tmp_path, "reply", f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n")
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
@@ -65,15 +66,20 @@ def test_only_the_error_object_rejects(installed_cli, tmp_path, reply):
 
 
 # An implementation of the messages (the built-in codec's answers), whose rejections all say just "no".
-_HONEST_NO = ("from codec.conformance.impl import handle_request\n"
-              "def answer(req):\n"
-              "    out = handle_request(req)\n"
-              "    return {'error': {'message': 'no'}} if 'error' in out else out\n")
+_HONEST_NO = (
+    "from codec.conformance.impl import handle_request\n"
+    "def answer(req):\n"
+    "    out = handle_request(req)\n"
+    "    return {'error': {'message': 'no'}} if 'error' in out else out\n"
+)
 
 
 def test_a_real_rejection_passes_invalid_vectors(installed_cli, tmp_path):
-    impl = _adapter(tmp_path, "reject", _HONEST_NO +
-                    "for line in sys.stdin:\n    print(json.dumps(answer(json.loads(line))), flush=True)\n")
+    impl = _adapter(
+        tmp_path,
+        "reject",
+        _HONEST_NO + "for line in sys.stdin:\n    print(json.dumps(answer(json.loads(line))), flush=True)\n",
+    )
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 0, p.stdout[-2000:]
@@ -82,8 +88,9 @@ def test_a_real_rejection_passes_invalid_vectors(installed_cli, tmp_path):
 
 def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
     """Issue #22: an error for valid input too is no evidence; such an adapter passes no invalid vector."""
-    impl = _adapter(tmp_path, "reject",
-                    "for line in sys.stdin:\n    print(json.dumps({'error': {'message': 'no'}}), flush=True)\n")
+    impl = _adapter(
+        tmp_path, "reject", "for line in sys.stdin:\n    print(json.dumps({'error': {'message': 'no'}}), flush=True)\n"
+    )
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
@@ -92,7 +99,9 @@ def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
 
 
 def test_a_decline_is_a_skip_never_a_pass(installed_cli, tmp_path):
-    impl = _adapter(tmp_path, "decline", "for line in sys.stdin:\n    print('{\"unsupported\": \"maybe\"}', flush=True)\n")
+    impl = _adapter(
+        tmp_path, "decline", 'for line in sys.stdin:\n    print(\'{"unsupported": "maybe"}\', flush=True)\n'
+    )
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1  # nothing was checked
@@ -120,15 +129,21 @@ def test_the_default_timeout_ends_a_hung_adapter(installed_cli):
 
 def test_an_adapter_that_hangs_on_one_request_is_restarted(installed_cli, tmp_path):
     """Hangs on its third request only: that vector fails with the timeout, the rest are answered."""
-    impl = _adapter(tmp_path, "hang3", _HONEST_NO + (
-        "import os, time\n"
-        "state = os.path.join(os.path.dirname(__file__), 'count')\n"
-        "for line in sys.stdin:\n"
-        "    n = int(open(state).read()) + 1 if os.path.exists(state) else 1\n"
-        "    open(state, 'w').write(str(n))\n"
-        "    if n == 3:\n"
-        "        time.sleep(1000)\n"
-        "    print(json.dumps(answer(json.loads(line))), flush=True)\n"))
+    impl = _adapter(
+        tmp_path,
+        "hang3",
+        _HONEST_NO
+        + (
+            "import os, time\n"
+            "state = os.path.join(os.path.dirname(__file__), 'count')\n"
+            "for line in sys.stdin:\n"
+            "    n = int(open(state).read()) + 1 if os.path.exists(state) else 1\n"
+            "    open(state, 'w').write(str(n))\n"
+            "    if n == 3:\n"
+            "        time.sleep(1000)\n"
+            "    print(json.dumps(answer(json.loads(line))), flush=True)\n"
+        ),
+    )
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated", "--timeout", "2", timeout=120)
     _clean(p)
     assert _summary(p.stdout) == f"{TRUNCATED - 1} passed, 1 failed, 0 skipped"
@@ -137,8 +152,9 @@ def test_an_adapter_that_hangs_on_one_request_is_restarted(installed_cli, tmp_pa
 
 def test_a_flood_without_newlines_is_capped(installed_cli, tmp_path):
     impl = _adapter(tmp_path, "flood", "while True:\n    sys.stdout.write('x' * 65536); sys.stdout.flush()\n")
-    p = installed_cli("conformance", "--impl", impl, "--max-reply-bytes", "1000000", "--message", "SubscriptionInfo",
-                      timeout=120)
+    p = installed_cli(
+        "conformance", "--impl", impl, "--max-reply-bytes", "1000000", "--message", "SubscriptionInfo", timeout=120
+    )
     _clean(p)
     assert p.returncode == 1
     assert "more than 1000000 bytes without a newline" in p.stdout
@@ -152,8 +168,9 @@ def test_the_adapters_stderr_is_reported(installed_cli, tmp_path):
     assert "status 3" in p.stdout and "boom: cannot parse" in p.stdout
 
 
-@pytest.mark.parametrize("impl,why", [("", "needs a command"), ("'x", "is not a command line"),
-                                      ("/nonexistent/adapter", "cannot start")])
+@pytest.mark.parametrize(
+    "impl,why", [("", "needs a command"), ("'x", "is not a command line"), ("/nonexistent/adapter", "cannot start")]
+)
 def test_a_bad_impl_is_a_usage_error(installed_cli, impl, why):
     p = installed_cli("conformance", "--impl", impl)
     _clean(p)
@@ -170,12 +187,15 @@ def test_cross_version_with_a_nonsense_adapter(installed_cli, tmp_path):
 
 
 def test_reports_stay_valid_with_control_characters_and_lone_surrogates(installed_cli, tmp_path):
-    impl = _adapter(tmp_path, "nasty", (
-        "for line in sys.stdin:\n"
-        "    print(json.dumps({'value': {'x': 'a\\x1b[31m\\x00\\udc00'}}), flush=True)\n"))
+    impl = _adapter(
+        tmp_path,
+        "nasty",
+        ("for line in sys.stdin:\n    print(json.dumps({'value': {'x': 'a\\x1b[31m\\x00\\udc00'}}), flush=True)\n"),
+    )
     junit, report = tmp_path / "r.xml", tmp_path / "r.json"
-    p = installed_cli("conformance", "--impl", impl, "--message", "SubscriptionInfo", "--junit", str(junit),
-                      "--json", str(report))
+    p = installed_cli(
+        "conformance", "--impl", impl, "--message", "SubscriptionInfo", "--junit", str(junit), "--json", str(report)
+    )
     _clean(p)
     assert p.returncode == 1
     doc = xml.dom.minidom.parse(str(junit))
@@ -189,8 +209,10 @@ def test_reports_stay_valid_with_control_characters_and_lone_surrogates(installe
 BAD_LINES = [
     (b"not json\n", "not JSON"),
     (b"[1, 2]\n", "JSON object"),
-    (b'{"id": "x", "message": "SubscriptionInfo", "version": 7, "result": "invalid", "wire": "00", '
-     b'"flags": 5}\n', "flags"),
+    (
+        b'{"id": "x", "message": "SubscriptionInfo", "version": 7, "result": "invalid", "wire": "00", "flags": 5}\n',
+        "flags",
+    ),
     (b'{"id": "x", "message": ["SubscriptionInfo"], "version": 7, "result": "invalid", "wire": "00"}\n', "message"),
     (b'{"message": "SubscriptionInfo", "version": 7, "result": "invalid", "wire": "00"}\n', "id"),
     (b'{"id": "x\xff", "message": "SubscriptionInfo"}\n', "not UTF-8"),
@@ -199,8 +221,10 @@ BAD_LINES = [
 
 @pytest.mark.parametrize("line,why", BAD_LINES)
 def test_bad_vector_files_are_lint_errors(installed_cli, tmp_path, line, why):
-    good = (b'{"id": "ok", "message": "SubscriptionInfo", "version": 7, "result": "invalid", "wire": "0000",'
-            b' "description": "cut"}\n')
+    good = (
+        b'{"id": "ok", "message": "SubscriptionInfo", "version": 7, "result": "invalid", "wire": "0000",'
+        b' "description": "cut"}\n'
+    )
     f = tmp_path / "bad.jsonl"
     f.write_bytes(good + line)
     p = installed_cli("conformance", str(f))

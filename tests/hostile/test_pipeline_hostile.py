@@ -33,8 +33,17 @@ EXAMPLES = ROOT / "codec" / "examples"
 def _editable(*args, cwd: Path, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
     if not EDITABLE.is_file():
         pytest.skip(f"no console script beside {sys.executable}")
-    return subprocess.run([str(EDITABLE), *map(str, args)], capture_output=True, text=True, encoding="utf-8",
-                          errors="replace", cwd=cwd, timeout=timeout, env=env, check=False)
+    return subprocess.run(
+        [str(EDITABLE), *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        cwd=cwd,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
 
 
 def _one_error_line(p: subprocess.CompletedProcess, status: int) -> str:
@@ -122,15 +131,25 @@ MIXED = [
     ({"type": "heartbeat", "kind": "assignment-info", "hex": ASSIGNMENT}, "line type heartbeat"),
     ({"type": "FRAME", "kind": "assignment-info", "hex": ASSIGNMENT}, "line type FRAME"),
     ({"type": 7, "kind": "assignment-info", "hex": ASSIGNMENT}, "line type 7"),
-    ({"type": "frame", "api_key": 12, "api_name": "Heartbeat", "direction": "request", "api_version": 4,
-      "hex": "000c0004000000070001630000"}, "frame Heartbeat"),
-    ({"type": "frame", "api_key": 99, "direction": "request", "api_version": 0, "hex": "00630000"},
-     "frame API key 99"),
+    (
+        {
+            "type": "frame",
+            "api_key": 12,
+            "api_name": "Heartbeat",
+            "direction": "request",
+            "api_version": 4,
+            "hex": "000c0004000000070001630000",
+        },
+        "frame Heartbeat",
+    ),
+    ({"type": "frame", "api_key": 99, "direction": "request", "api_version": 0, "hex": "00630000"}, "frame API key 99"),
     ({"kind": "no-such-kind", "hex": "00"}, "quarantined UnknownKind"),
     ({"kind": "heartbeat-request", "hex": "00"}, "quarantined UnknownKind"),  # a kind the pipeline does not decode
     ({"hex": "0000"}, "quarantined UnknownKind"),  # no kind at all
-    ({"type": "frame", "api_key": 11, "direction": "request", "api_version": 5, "hex": "000b0005"},
-     "quarantined DecodeError"),  # a JoinGroup request cut inside its header
+    (
+        {"type": "frame", "api_key": 11, "direction": "request", "api_version": 5, "hex": "000b0005"},
+        "quarantined DecodeError",
+    ),  # a JoinGroup request cut inside its header
 ]
 
 
@@ -142,18 +161,39 @@ def runs(tmp_path_factory):
     if not EDITABLE.is_file():
         pytest.skip(f"no console script beside {sys.executable}")
     base = tmp_path_factory.mktemp("pipeline-runs")
-    inputs = {"malformed": b"\n".join(MALFORMED) + b"\n",
-              "mixed": "".join(json.dumps(r) + "\n" for r, _ in MIXED).encode("utf-8")}
+    inputs = {
+        "malformed": b"\n".join(MALFORMED) + b"\n",
+        "mixed": "".join(json.dumps(r) + "\n" for r, _ in MIXED).encode("utf-8"),
+    }
     env = dict(os.environ, JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1")
     procs = {}
     for name, data in inputs.items():
         d = base / name
         d.mkdir()
         (d / f"{name}.jsonl").write_bytes(data)
-        procs[name] = (subprocess.Popen([str(EDITABLE), "pipeline", f"{name}.jsonl", "--out", "out", "--log",
-                                         "spark.log", "--shuffle-partitions", "2"], cwd=d, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        encoding="utf-8", errors="replace"), d)
+        procs[name] = (
+            subprocess.Popen(
+                [
+                    str(EDITABLE),
+                    "pipeline",
+                    f"{name}.jsonl",
+                    "--out",
+                    "out",
+                    "--log",
+                    "spark.log",
+                    "--shuffle-partitions",
+                    "2",
+                ],
+                cwd=d,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+            ),
+            d,
+        )
     done = {}
     try:
         for name, (proc, d) in procs.items():
@@ -186,8 +226,7 @@ def test_every_line_malformed_is_quarantined_whole(runs):
     n = len(MALFORMED)
     assert lines[0] == f"{n} records read = 0 not selected + 0 decoded + {n} quarantined"
     report = json.loads((d / "out" / "report.json").read_text(encoding="utf-8"))
-    assert report["counts"] == {"records_read": n, "not_selected": 0, "records_in": n, "decoded": 0,
-                                "quarantined": n}
+    assert report["counts"] == {"records_read": n, "not_selected": 0, "records_in": n, "decoded": 0, "quarantined": n}
     assert report["not_selected_by_reason"] == {}
     rows = _quarantine(d / "out")
     assert {(r["kind"], r["error_type"]) for r in rows} == {("not-json", "JSONDecodeError")} and len(rows) == n
@@ -204,21 +243,33 @@ def test_types_it_does_not_decode_are_counted_never_dropped(runs):
     assert len(MIXED) == 15
     assert lines[0] == "15 records read = 8 not selected + 3 decoded + 4 quarantined"
     report = json.loads((d / "out" / "report.json").read_text(encoding="utf-8"))
-    assert report["counts"] == {"records_read": 15, "not_selected": 8, "records_in": 7, "decoded": 3,
-                                "quarantined": 4}
-    reasons = {"line type generation": 2, "frame API key 99": 1, "frame Heartbeat": 1, "line type 7": 1,
-               "line type FRAME": 1, "line type heartbeat": 1, "line type summary": 1}
+    assert report["counts"] == {"records_read": 15, "not_selected": 8, "records_in": 7, "decoded": 3, "quarantined": 4}
+    reasons = {
+        "line type generation": 2,
+        "frame API key 99": 1,
+        "frame Heartbeat": 1,
+        "line type 7": 1,
+        "line type FRAME": 1,
+        "line type heartbeat": 1,
+        "line type summary": 1,
+    }
     outcomes = Counter(o for _, o in MIXED)  # (the table's notes agree with the numbers above)
     assert outcomes == {**reasons, "decoded": 3, "quarantined UnknownKind": 3, "quarantined DecodeError": 1}
     assert report["not_selected_by_reason"] == reasons
-    assert lines[1] == ("  not selected: 2 line type generation, 1 frame API key 99, 1 frame Heartbeat, "
-                        "1 line type 7, 1 line type FRAME, 1 line type heartbeat, 1 other")
+    assert lines[1] == (
+        "  not selected: 2 line type generation, 1 frame API key 99, 1 frame Heartbeat, "
+        "1 line type 7, 1 line type FRAME, 1 line type heartbeat, 1 other"
+    )
     rows = _quarantine(d / "out")
     assert Counter(f"quarantined {r['error_type']}" for r in rows) == {
-        o: n for o, n in outcomes.items() if o.startswith("quarantined")}
+        o: n for o, n in outcomes.items() if o.startswith("quarantined")
+    }
     assert sorted((r["kind"] or "", r["error_type"]) for r in rows) == [
-        ("", "UnknownKind"), ("frame", "DecodeError"), ("heartbeat-request", "UnknownKind"),
-        ("no-such-kind", "UnknownKind")]
+        ("", "UnknownKind"),
+        ("frame", "DecodeError"),
+        ("heartbeat-request", "UnknownKind"),
+        ("no-such-kind", "UnknownKind"),
+    ]
     assert sorted(r["hex"] for r in rows) == ["00", "00", "0000", "000B0005"]
     # the decoded ones fed the tables: the subscription a members row, the two assignments theirs
     assert report["tables"]["members"] == 1 and report["tables"]["quarantine"] == 4

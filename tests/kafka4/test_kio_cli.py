@@ -22,14 +22,16 @@ import pytest
 from tests.conftest import ROOT, SHARED
 
 KIO = SHARED / "vectors" / "kio" / "group-kafka4.jsonl"
-KINDS = {"ConsumerGroupHeartbeatRequest": "consumer-group-heartbeat-request",
-         "ConsumerGroupHeartbeatResponse": "consumer-group-heartbeat-response",
-         "ConsumerGroupDescribeRequest": "consumer-group-describe-request",
-         "ConsumerGroupDescribeResponse": "consumer-group-describe-response",
-         "StreamsGroupHeartbeatRequest": "streams-group-heartbeat-request",
-         "StreamsGroupHeartbeatResponse": "streams-group-heartbeat-response",
-         "StreamsGroupDescribeRequest": "streams-group-describe-request",
-         "StreamsGroupDescribeResponse": "streams-group-describe-response"}
+KINDS = {
+    "ConsumerGroupHeartbeatRequest": "consumer-group-heartbeat-request",
+    "ConsumerGroupHeartbeatResponse": "consumer-group-heartbeat-response",
+    "ConsumerGroupDescribeRequest": "consumer-group-describe-request",
+    "ConsumerGroupDescribeResponse": "consumer-group-describe-response",
+    "StreamsGroupHeartbeatRequest": "streams-group-heartbeat-request",
+    "StreamsGroupHeartbeatResponse": "streams-group-heartbeat-response",
+    "StreamsGroupDescribeRequest": "streams-group-describe-request",
+    "StreamsGroupDescribeResponse": "streams-group-describe-response",
+}
 
 # One process: the CLI's main() run once per (kind, version) with --lines over a file of that group's hex
 # lines, decoding, then encoding what it decoded.
@@ -96,8 +98,14 @@ def through_cli(records: list[dict], tmp, kinds: dict[str, str]) -> list[tuple[d
         jobs.append({"argv": ["encode", *common, f"@{dec}"], "out": str(enc)})
         order.append((rs, dec, enc))
     (tmp / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
-    p = subprocess.run([sys.executable, "-c", _DRIVER, str(tmp / "jobs.json")], capture_output=True, text=True,
-                       cwd=ROOT, timeout=300, check=False)
+    p = subprocess.run(
+        [sys.executable, "-c", _DRIVER, str(tmp / "jobs.json")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     out = []
     for rs, dec, enc in order:
@@ -142,8 +150,9 @@ def test_the_streams_heartbeat_records_carry_the_released_fields(kio_through_cli
     for r, value, _ in kio_through_cli:
         if r["kind"].startswith("StreamsGroupHeartbeat"):
             assert value["endpointInformationEpoch"] == r["decoded"]["endpoint_information_epoch"], r["id"]
-            for ours, theirs in zip(value.get("partitionsByUserEndpoint") or [],
-                                    r["decoded"].get("partitions_by_user_endpoint") or []):
+            for ours, theirs in zip(
+                value.get("partitionsByUserEndpoint") or [], r["decoded"].get("partitions_by_user_endpoint") or []
+            ):
                 assert set(ours) == {"userEndpoint", "activePartitions", "standbyPartitions"}, r["id"]
                 assert len(ours["standbyPartitions"]) == len(theirs["standby_partitions"]), r["id"]
             n += 1

@@ -20,18 +20,31 @@ from tests.conftest import ROOT, SHARED
 from tests.kafka4.test_kio_cli import _same, mismatches, through_cli
 
 KIO = SHARED / "vectors" / "kio" / "group-share.jsonl"
-KINDS = {"ShareGroupHeartbeatRequest": "share-group-heartbeat-request",
-         "ShareGroupHeartbeatResponse": "share-group-heartbeat-response",
-         "ShareGroupDescribeRequest": "share-group-describe-request",
-         "ShareGroupDescribeResponse": "share-group-describe-response"}
+KINDS = {
+    "ShareGroupHeartbeatRequest": "share-group-heartbeat-request",
+    "ShareGroupHeartbeatResponse": "share-group-heartbeat-response",
+    "ShareGroupDescribeRequest": "share-group-describe-request",
+    "ShareGroupDescribeResponse": "share-group-describe-response",
+}
 HELD_OUT_SEED, HELD_OUT_PER = 20261201, 25
 
 
 def _held_out() -> list[dict]:
     if importlib.util.find_spec("kio") is None:
         return []
-    p = subprocess.run([sys.executable, str(ROOT / "vectors" / "tools" / "gen_kio_share.py"), str(HELD_OUT_SEED),
-                        "heldout", str(HELD_OUT_PER)], capture_output=True, text=True, timeout=120, check=False)
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "vectors" / "tools" / "gen_kio_share.py"),
+            str(HELD_OUT_SEED),
+            "heldout",
+            str(HELD_OUT_PER),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     return [json.loads(line) for line in p.stdout.splitlines()]
 
@@ -81,8 +94,13 @@ def test_the_vector_file_has_every_shared_record_valid_with_expected(share_throu
 def test_a_share_record_that_differs_is_caught():
     """The comparison sees a changed member epoch and a partition list of another length."""
     r = json.loads(KIO.read_text(encoding="utf-8").splitlines()[2])
-    value = {"groupId": r["decoded"]["group_id"], "memberId": r["decoded"]["member_id"],
-             "memberEpoch": r["decoded"]["member_epoch"], "rackId": None, "subscribedTopicNames": None}
+    value = {
+        "groupId": r["decoded"]["group_id"],
+        "memberId": r["decoded"]["member_id"],
+        "memberEpoch": r["decoded"]["member_epoch"],
+        "rackId": None,
+        "subscribedTopicNames": None,
+    }
     assert _same(value, r["decoded"]) is None
     assert _same({**value, "memberEpoch": value["memberEpoch"] + 1}, r["decoded"])
     failed = mismatches([(r, {**value, "memberEpoch": value["memberEpoch"] + 1}, r["hex"]), (r, value, "00")])

@@ -62,15 +62,22 @@ def test_online_downgrade_when_the_last_consumer_member_leaves():
     assert phases[5]["members"] == {"A": "classic", "B": "classic", "C": "classic"}
 
 
-@pytest.mark.parametrize("policy,upgrades,downgrades", [
-    # ConsumerGroupMigrationPolicy: isUpgradeEnabled / isDowngradeEnabled
-    ("bidirectional", True, True), ("upgrade", True, False), ("downgrade", False, True), ("disabled", False, False),
-    ("DISABLED", False, False),  # CaseInsensitiveValidString (GroupCoordinatorConfig line 241)
-])
+@pytest.mark.parametrize(
+    "policy,upgrades,downgrades",
+    [
+        # ConsumerGroupMigrationPolicy: isUpgradeEnabled / isDowngradeEnabled
+        ("bidirectional", True, True),
+        ("upgrade", True, False),
+        ("downgrade", False, True),
+        ("disabled", False, False),
+        ("DISABLED", False, False),  # CaseInsensitiveValidString (GroupCoordinatorConfig line 241)
+    ],
+)
 def test_the_migration_policy(policy, upgrades, downgrades):
     up = _run([_join("A", "classic"), _join("B", "consumer")], migrationPolicy=policy)
     assert (up[1]["group"], _last_join(up[1])["error"]) == (
-        ("consumer", None) if upgrades else ("classic", "GROUP_ID_NOT_FOUND"))
+        ("consumer", None) if upgrades else ("classic", "GROUP_ID_NOT_FOUND")
+    )
     down = _run([_join("A", "consumer"), _join("B", "classic"), {"leave": "A"}], migrationPolicy=policy)
     # a classic member joins a non-empty consumer group whatever the policy (classicGroupJoin, line 3998)
     assert down[1]["members"] == {"A": "consumer", "B": "classic"}
@@ -106,15 +113,22 @@ def test_group_size_limits():
     phases = _run([_join("A", "consumer"), _join("B", "consumer"), _join("C", "classic")], consumerMaxSize=2)
     assert _last_join(phases[2])["error"] == "GROUP_MAX_SIZE_REACHED"  # line 1919, before the protocol check
     # validateOnlineDowngradeWithFencedMember: numMembers() - 1 > classicGroupMaxSize keeps a consumer group
-    phases = _run([_join("A", "consumer"), _join("B", "classic"), _join("C", "classic"), {"leave": "A"}],
-                  classicMaxSize=1)
+    phases = _run(
+        [_join("A", "consumer"), _join("B", "classic"), _join("C", "classic"), {"leave": "A"}], classicMaxSize=1
+    )
     assert phases[3]["group"] == "consumer" and phases[3]["members"] == {"B": "classic", "C": "classic"}
 
 
 def test_a_classic_member_needs_a_protocol_all_classic_members_offer():
     # ConsumerGroup.supportsClassicProtocols: some protocol name supported by every classic member
-    phases = _run([_join("A", "consumer"), _join("B", "classic", assignors=["range"]),
-                   _join("C", "classic", assignors=["roundrobin"]), _join("D", "classic", assignors=["roundrobin", "range"])])
+    phases = _run(
+        [
+            _join("A", "consumer"),
+            _join("B", "classic", assignors=["range"]),
+            _join("C", "classic", assignors=["roundrobin"]),
+            _join("D", "classic", assignors=["roundrobin", "range"]),
+        ]
+    )
     assert _last_join(phases[2])["error"] == "INCONSISTENT_GROUP_PROTOCOL"
     assert _last_join(phases[3])["error"] is None
     # ... and with no classic member yet, any name will do (getOrDefault(name, 0) == 0)
@@ -128,10 +142,13 @@ def test_an_empty_consumer_group_becomes_classic():
     assert [p["group"] for p in phases] == ["consumer", "consumer", "classic"]
 
 
-@pytest.mark.parametrize("broker", [
-    {"groupVersion": 0},  # GroupVersion.isConsumerRebalanceProtocolSupported: level >= 1
-    {"rebalanceProtocols": ["classic"]},  # KafkaApis.isConsumerGroupProtocolEnabled (line 3787)
-])
+@pytest.mark.parametrize(
+    "broker",
+    [
+        {"groupVersion": 0},  # GroupVersion.isConsumerRebalanceProtocolSupported: level >= 1
+        {"rebalanceProtocols": ["classic"]},  # KafkaApis.isConsumerGroupProtocolEnabled (line 3787)
+    ],
+)
 def test_the_consumer_protocol_gates(broker):
     phases = _run([_join("A", "consumer"), _join("B", "classic")], **broker)
     assert _last_join(phases[0])["error"] == "UNSUPPORTED_VERSION" and phases[0]["group"] is None
@@ -156,27 +173,36 @@ def test_streams_and_consumer_groups_refuse_each_other():
     assert _last_join(phases[1])["error"] == "GROUP_ID_NOT_FOUND"  # "Group ... is not a streams group."
 
 
-@pytest.mark.parametrize("broker", [
-    {"release": "4.0", "streamsVersion": 1, "rebalanceProtocols": ["classic", "consumer", "streams"]},
-    {"release": "4.1"},  # StreamsVersion.LATEST_PRODUCTION is SV_0 in 4.1: early access only
-    {"release": "4.1", "streamsVersion": 1},  # streams not among the rebalance protocols
-])
+@pytest.mark.parametrize(
+    "broker",
+    [
+        {"release": "4.0", "streamsVersion": 1, "rebalanceProtocols": ["classic", "consumer", "streams"]},
+        {"release": "4.1"},  # StreamsVersion.LATEST_PRODUCTION is SV_0 in 4.1: early access only
+        {"release": "4.1", "streamsVersion": 1},  # streams not among the rebalance protocols
+    ],
+)
 def test_the_streams_protocol_gates(broker):
     phases = _run([_join("S", "streams", "4.1")], **broker)
     assert _last_join(phases[0])["error"] == "UNSUPPORTED_VERSION"
 
 
-@pytest.mark.parametrize("events,where", [
-    ([_join("A", "consumer", "3.6")], "events[0].client: a 3.6 client has no group.protocol=consumer (first in 3.7)"),
-    ([_join("A", "streams", "4.0")], "events[0].client: a 4.0 client has no group.protocol=streams (first in 4.1)"),
-    ([_join("A", "consumer", app="streams")], "events[0].app: group.protocol=consumer is not for a streams"),
-    ([_join("A", "kip848")], "events[0].groupProtocol: unknown group.protocol 'kip848'"),
-    ([{"leave": "A"}], "events[0].leave: 'A' has not joined before"),
-    ([_join("A", "classic"), _join("A", "classic")], "events[1].join: 'A' is already in the group"),
-    ([{"join": "A", "leave": "A"}], "events[0]: needs exactly one of"),
-    ([_join("A", "classic", assignors="range")], "events[0].assignors: needs a list"),
-    ([], "events: needs a non-empty list"),
-])
+@pytest.mark.parametrize(
+    "events,where",
+    [
+        (
+            [_join("A", "consumer", "3.6")],
+            "events[0].client: a 3.6 client has no group.protocol=consumer (first in 3.7)",
+        ),
+        ([_join("A", "streams", "4.0")], "events[0].client: a 4.0 client has no group.protocol=streams (first in 4.1)"),
+        ([_join("A", "consumer", app="streams")], "events[0].app: group.protocol=consumer is not for a streams"),
+        ([_join("A", "kip848")], "events[0].groupProtocol: unknown group.protocol 'kip848'"),
+        ([{"leave": "A"}], "events[0].leave: 'A' has not joined before"),
+        ([_join("A", "classic"), _join("A", "classic")], "events[1].join: 'A' is already in the group"),
+        ([{"join": "A", "leave": "A"}], "events[0]: needs exactly one of"),
+        ([_join("A", "classic", assignors="range")], "events[0].assignors: needs a list"),
+        ([], "events: needs a non-empty list"),
+    ],
+)
 def test_refusals(events, where):
     with pytest.raises(ScenarioError) as e:
         _run(events)
@@ -193,24 +219,38 @@ def test_broker_refusals():
 
 
 def test_through_the_cli():
-    p = subprocess.run([sys.executable, "-m", "codec", "negotiate", "--scenario", "kip848-classic-to-consumer"],
-                       capture_output=True, text=True, cwd=ROOT, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "negotiate", "--scenario", "kip848-classic-to-consumer"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
-    assert ("A (ConsumerGroupHeartbeat v1): converts the classic group to a consumer group (online upgrade) "
-            "and joins it") in p.stdout
+    assert (
+        "A (ConsumerGroupHeartbeat v1): converts the classic group to a consumer group (online upgrade) and joins it"
+    ) in p.stdout
     assert "-> group: consumer (was classic); members: B classic, C classic, A consumer" in p.stdout
-    assert p.stdout.rstrip().endswith("the group runs: phase 1 classic, phase 2 classic, phase 3 classic, "
-                                      "phase 4 consumer, phase 5 consumer, phase 6 consumer")
+    assert p.stdout.rstrip().endswith(
+        "the group runs: phase 1 classic, phase 2 classic, phase 3 classic, "
+        "phase 4 consumer, phase 5 consumer, phase 6 consumer"
+    )
 
 
 def test_names_java_can_write_are_shown_safely(tmp_path):
     # a member named with a lone surrogate, a newline and an escape sequence: one line each, valid UTF-8
     path = tmp_path / "hostile.json"
-    path.write_text('{"kind": "kafka4-migration", "name": "x\\u001b[2J", "events": '
-                    '[{"join": "A\\ud800\\n", "groupProtocol": "classic"}]}')
+    path.write_text(
+        '{"kind": "kafka4-migration", "name": "x\\u001b[2J", "events": '
+        '[{"join": "A\\ud800\\n", "groupProtocol": "classic"}]}'
+    )
     for fmt in ("text", "json"):
-        p = subprocess.run([sys.executable, "-m", "codec", "negotiate", "--scenario", str(path), "--format", fmt],
-                           capture_output=True, cwd=ROOT, check=False)
+        p = subprocess.run(
+            [sys.executable, "-m", "codec", "negotiate", "--scenario", str(path), "--format", fmt],
+            capture_output=True,
+            cwd=ROOT,
+            check=False,
+        )
         assert p.returncode == 0, p.stderr
         out = p.stdout.decode("utf-8")  # strict: valid UTF-8
         assert "\x1b" not in out

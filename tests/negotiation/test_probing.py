@@ -51,9 +51,15 @@ def test_rolling_upgrade_v4_to_v7_old_leader_last():
     """§5's typical upgrade L=4 -> N=7: new members downgrade under the old leader, then everyone moves to
     v7 once the leader is upgraded: one round per bounce, plus one extra round at each step that changes
     a member's version."""
-    spec = {"members": [{"name": n, "release": "2.1"} for n in "ABC"], "leader": "A",
-            "events": [{"restart": "B", "release": "2.6"}, {"restart": "C", "release": "2.6"},
-                       {"restart": "A", "release": "2.6"}]}
+    spec = {
+        "members": [{"name": n, "release": "2.1"} for n in "ABC"],
+        "leader": "A",
+        "events": [
+            {"restart": "B", "release": "2.6"},
+            {"restart": "C", "release": "2.6"},
+            {"restart": "A", "release": "2.6"},
+        ],
+    }
     res = run_scenario(spec)
     assert res.steady == {"A": 7, "B": 7, "C": 7} and not res.failed
     per_event = [len(rs) for _, rs in res.rounds]
@@ -69,8 +75,11 @@ def test_rolling_upgrade_v4_to_v7_old_leader_last():
 
 
 def test_old_leader_keeps_everyone_at_its_version():
-    spec = {"members": [{"name": n, "release": "2.4"} for n in "LAB"], "leader": "L",
-            "events": [{"restart": "A", "release": "3.8"}, {"restart": "B", "release": "3.8"}]}
+    spec = {
+        "members": [{"name": n, "release": "2.4"} for n in "LAB"],
+        "leader": "L",
+        "events": [{"restart": "A", "release": "3.8"}, {"restart": "B", "release": "3.8"}],
+    }
     res = run_scenario(spec)
     assert res.steady == {"L": 5, "A": 5, "B": 5}
     for _, r in _rounds(res):
@@ -78,9 +87,14 @@ def test_old_leader_keeps_everyone_at_its_version():
 
 
 def test_upgrade_from_before_2_0_needs_two_bounces():
-    spec = {"members": [{"name": n, "release": "1.1"} for n in "AB"], "leader": "A",
-            "events": [{"restart": "A", "release": "2.6", "upgradeFrom": "1.1"},
-                       {"restart": "B", "release": "2.6", "upgradeFrom": "1.1"}]}
+    spec = {
+        "members": [{"name": n, "release": "1.1"} for n in "AB"],
+        "leader": "A",
+        "events": [
+            {"restart": "A", "release": "2.6", "upgradeFrom": "1.1"},
+            {"restart": "B", "release": "2.6", "upgradeFrom": "1.1"},
+        ],
+    }
     res = run_scenario(spec)
     assert res.steady == {"A": 2, "B": 2} and not res.failed  # first bounce: still v2, probing cannot help
     spec["members"] = [{"name": n, "release": "2.6", "upgradeFrom": "1.1"} for n in "AB"]
@@ -88,8 +102,13 @@ def test_upgrade_from_before_2_0_needs_two_bounces():
     res2 = run_scenario(spec)
     assert res2.steady == {"A": 7, "B": 7} and not res2.failed  # second bounce, without upgrade.from
     # without upgrade.from, a 2.6 member meeting a 1.1 leader breaks the group instead
-    res3 = run_scenario({"members": [{"name": n, "release": "1.1"} for n in "AB"], "leader": "A",
-                         "events": [{"restart": "B", "release": "2.6"}]})
+    res3 = run_scenario(
+        {
+            "members": [{"name": n, "release": "1.1"} for n in "AB"],
+            "leader": "A",
+            "events": [{"restart": "B", "release": "2.6"}],
+        }
+    )
     assert res3.failed
 
 
@@ -108,16 +127,21 @@ def test_compat_matrix_properties():
 
 
 def test_cli_negotiate_and_compat(tmp_path):
-    spec = {"name": "v4 to v7", "members": [{"name": n, "release": "2.1"} for n in "AB"],
-            "events": [{"restart": "B", "release": "2.6"}, {"restart": "A", "release": "2.6"}]}
+    spec = {
+        "name": "v4 to v7",
+        "members": [{"name": n, "release": "2.1"} for n in "AB"],
+        "events": [{"restart": "B", "release": "2.6"}, {"restart": "A", "release": "2.6"}],
+    }
     path = tmp_path / "s.json"
     path.write_text(json.dumps(spec))
-    p = subprocess.run([sys.executable, "-m", "codec", "negotiate", "--scenario", str(path)], capture_output=True,
-                       text=True, cwd=ROOT)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "negotiate", "--scenario", str(path)], capture_output=True, text=True, cwd=ROOT
+    )
     assert p.returncode == 0, p.stderr
     assert "B: downgrades v7 -> v4, rejoins" in p.stdout and "steady state: A v7, B v7" in p.stdout
-    p = subprocess.run([sys.executable, "-m", "codec", "compat", "--format", "markdown"], capture_output=True,
-                       text=True, cwd=ROOT)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "compat", "--format", "markdown"], capture_output=True, text=True, cwd=ROOT
+    )
     assert p.returncode == 0 and p.stdout.count("\n| ") >= 12
 
 

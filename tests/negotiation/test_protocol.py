@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from codec.negotiation import (INCONSISTENT_GROUP_PROTOCOL, GroupMember, ProtocolSelectionError,
-                               choose_api_versions, java_hashmap_order, java_string_hash, select_protocol)
+from codec.negotiation import (
+    INCONSISTENT_GROUP_PROTOCOL,
+    GroupMember,
+    ProtocolSelectionError,
+    choose_api_versions,
+    java_hashmap_order,
+    java_string_hash,
+    select_protocol,
+)
 
 RR0, RR1 = "round-robin-0", "round-robin-1"
 
@@ -52,11 +59,14 @@ def test_java_string_hash_known_values():
     assert h == 108280125
 
 
-@pytest.mark.parametrize("members", [
-    [GroupMember("A", ("range",)), GroupMember("B", ("roundrobin",))],  # nothing in common
-    [GroupMember("A", ("range",)), GroupMember("B", ("range",), protocol_type="connect")],  # type differs
-    [GroupMember("A", ("range",)), GroupMember("B", ())],  # empty protocol list
-])
+@pytest.mark.parametrize(
+    "members",
+    [
+        [GroupMember("A", ("range",)), GroupMember("B", ("roundrobin",))],  # nothing in common
+        [GroupMember("A", ("range",)), GroupMember("B", ("range",), protocol_type="connect")],  # type differs
+        [GroupMember("A", ("range",)), GroupMember("B", ())],  # empty protocol list
+    ],
+)
 def test_inconsistent_group_protocol(members):
     with pytest.raises(ProtocolSelectionError) as ei:
         select_protocol(members)

@@ -14,17 +14,23 @@ def _phases(*phases) -> dict:
     return {"kind": "protocol-selection", "phases": list(phases)}
 
 
-@pytest.mark.parametrize("spec,where", [
-    (_phases({"A": "range", "B": ["range"]}), "phases[0].A: needs a list of protocol names, got a string ('range')"),
-    (_phases({"A": ["range", 1]}), "phases[0].A[1]: needs a protocol name"),
-    (_phases({"A": None}), "phases[0].A: needs a list"),
-    (_phases(["A"]), "phases[0]: needs an object"),
-    (_phases({}), "phases[0]: a group needs at least one member"),
-    ({"kind": "protocol-selection", "phases": {"A": ["x"]}}, "phases: needs a list, got an object"),
-    ({"kind": "protocol-selection"}, "phases: missing"),
-    ({"kind": "protocol-selection", "phases": [], "phase": []}, "scenario: unknown key 'phase'"),
-    ({"kind": "protocol-selection", "name": 5, "phases": []}, "name: needs a string"),
-])
+@pytest.mark.parametrize(
+    "spec,where",
+    [
+        (
+            _phases({"A": "range", "B": ["range"]}),
+            "phases[0].A: needs a list of protocol names, got a string ('range')",
+        ),
+        (_phases({"A": ["range", 1]}), "phases[0].A[1]: needs a protocol name"),
+        (_phases({"A": None}), "phases[0].A: needs a list"),
+        (_phases(["A"]), "phases[0]: needs an object"),
+        (_phases({}), "phases[0]: a group needs at least one member"),
+        ({"kind": "protocol-selection", "phases": {"A": ["x"]}}, "phases: needs a list, got an object"),
+        ({"kind": "protocol-selection"}, "phases: missing"),
+        ({"kind": "protocol-selection", "phases": [], "phase": []}, "scenario: unknown key 'phase'"),
+        ({"kind": "protocol-selection", "name": 5, "phases": []}, "name: needs a string"),
+    ],
+)
 def test_protocol_selection_refusals(spec, where):
     with pytest.raises(ScenarioError) as e:
         run_protocol_phases(spec)
@@ -50,34 +56,43 @@ def _group(*members, **rest) -> dict:
 A7 = {"name": "A", "version": 7}
 
 
-@pytest.mark.parametrize("spec,where", [
-    (_group({"name": "A", "version": "7"}), "members[0].version: needs a metadata version"),
-    (_group({"name": "A", "version": 7.9}), "members[0].version"),
-    (_group({"name": "A", "version": True}), "members[0].version"),
-    (_group({"name": "A", "version": 0}), "members[0].version"),
-    (_group({"name": "A", "version": 2**31}), "members[0].version"),
-    (_group({"name": "A"}), "members[0]: needs either \"release\" or \"version\""),
-    (_group({"name": "A", "version": 7, "release": "2.6"}), "members[0]: needs either \"release\" or \"version\", not both"),
-    (_group({"name": "A", "release": 2.6}), "members[0].release: unknown Kafka Streams release a number (2.6)"),
-    (_group({"name": "A", "release": "9.9"}), "members[0].release: unknown Kafka Streams release '9.9'"),
-    (_group({"name": "A", "version": 7, "upgradeFrom": "2.0"}), "members[0].upgradeFrom: only a member given by release"),
-    (_group({"name": "A", "release": "2.6", "upgradeFrom": 2.0}), "members[0].upgradeFrom: needs a release string"),
-    (_group({"name": "A", "release": "2.6", "upgradeFrom": "3.9"}), "members[0].upgradeFrom: upgrade.from '3.9'"),
-    (_group({"name": "", "version": 7}), "members[0].name: needs a non-empty name"),
-    (_group({"name": ["A"], "version": 7}), "members[0].name: needs a non-empty name"),
-    (_group(A7, {"name": "A", "version": 4}), "members[1].name: 'A' is already a member"),
-    (_group(A7, {"name": "B", "verison": 4}), "members[1]: unknown key 'verison'"),
-    (_group(), "members: a group needs at least one member"),
-    ({"members": "AB"}, "members: needs a list, got a string ('AB')"),
-    ({}, "members: missing"),
-    (_group(A7, leader="Z"), "leader: 'Z' is not a member (A)"),
-    (_group(A7, events=[{"restart": "Z", "version": 7}]), "events[0].restart: 'Z' is not a member (A)"),
-    (_group(A7, events=[{"restart": "A"}]), "events[0]: needs either"),
-    (_group(A7, events={"restart": "A"}), "events: needs a list"),
-    (_group(A7, events=["A"]), "events[0]: needs a JSON object"),
-    (_group(A7, kind="protocol-select"), "kind: unknown scenario kind 'protocol-select'"),
-    ([A7], "scenario: needs a JSON object"),
-])
+@pytest.mark.parametrize(
+    "spec,where",
+    [
+        (_group({"name": "A", "version": "7"}), "members[0].version: needs a metadata version"),
+        (_group({"name": "A", "version": 7.9}), "members[0].version"),
+        (_group({"name": "A", "version": True}), "members[0].version"),
+        (_group({"name": "A", "version": 0}), "members[0].version"),
+        (_group({"name": "A", "version": 2**31}), "members[0].version"),
+        (_group({"name": "A"}), 'members[0]: needs either "release" or "version"'),
+        (
+            _group({"name": "A", "version": 7, "release": "2.6"}),
+            'members[0]: needs either "release" or "version", not both',
+        ),
+        (_group({"name": "A", "release": 2.6}), "members[0].release: unknown Kafka Streams release a number (2.6)"),
+        (_group({"name": "A", "release": "9.9"}), "members[0].release: unknown Kafka Streams release '9.9'"),
+        (
+            _group({"name": "A", "version": 7, "upgradeFrom": "2.0"}),
+            "members[0].upgradeFrom: only a member given by release",
+        ),
+        (_group({"name": "A", "release": "2.6", "upgradeFrom": 2.0}), "members[0].upgradeFrom: needs a release string"),
+        (_group({"name": "A", "release": "2.6", "upgradeFrom": "3.9"}), "members[0].upgradeFrom: upgrade.from '3.9'"),
+        (_group({"name": "", "version": 7}), "members[0].name: needs a non-empty name"),
+        (_group({"name": ["A"], "version": 7}), "members[0].name: needs a non-empty name"),
+        (_group(A7, {"name": "A", "version": 4}), "members[1].name: 'A' is already a member"),
+        (_group(A7, {"name": "B", "verison": 4}), "members[1]: unknown key 'verison'"),
+        (_group(), "members: a group needs at least one member"),
+        ({"members": "AB"}, "members: needs a list, got a string ('AB')"),
+        ({}, "members: missing"),
+        (_group(A7, leader="Z"), "leader: 'Z' is not a member (A)"),
+        (_group(A7, events=[{"restart": "Z", "version": 7}]), "events[0].restart: 'Z' is not a member (A)"),
+        (_group(A7, events=[{"restart": "A"}]), "events[0]: needs either"),
+        (_group(A7, events={"restart": "A"}), "events: needs a list"),
+        (_group(A7, events=["A"]), "events[0]: needs a JSON object"),
+        (_group(A7, kind="protocol-select"), "kind: unknown scenario kind 'protocol-select'"),
+        ([A7], "scenario: needs a JSON object"),
+    ],
+)
 def test_rolling_upgrade_refusals(spec, where):
     with pytest.raises(ScenarioError) as e:
         run_scenario(spec)

@@ -33,11 +33,22 @@ def test_no_other_protocol_takes_a_share_groups_id():
     phases = _bundled("kip932-share-group-type-conflict")
     assert [p["group"] for p in phases] == ["share"] * 9
     errors = [(_last_join(p)["member"], _last_join(p)["error"]) for p in phases if p["steps"][-1]["action"] == "join"]
-    assert errors == [("S1", None), ("S2", None), ("C1", "GROUP_ID_NOT_FOUND"), ("K1", "INCONSISTENT_GROUP_PROTOCOL"),
-                      ("T1", "GROUP_ID_NOT_FOUND"), ("C2", "GROUP_ID_NOT_FOUND"), ("S3", None)]
+    assert errors == [
+        ("S1", None),
+        ("S2", None),
+        ("C1", "GROUP_ID_NOT_FOUND"),
+        ("K1", "INCONSISTENT_GROUP_PROTOCOL"),
+        ("T1", "GROUP_ID_NOT_FOUND"),
+        ("C2", "GROUP_ID_NOT_FOUND"),
+        ("S3", None),
+    ]
     assert phases[6]["members"] == {}  # empty, still a share group: C2 is refused all the same
-    assert phases[6]["canJoin"] == {"classic": "INCONSISTENT_GROUP_PROTOCOL", "consumer": "GROUP_ID_NOT_FOUND",
-                                    "streams": "GROUP_ID_NOT_FOUND", "share": "yes"}
+    assert phases[6]["canJoin"] == {
+        "classic": "INCONSISTENT_GROUP_PROTOCOL",
+        "consumer": "GROUP_ID_NOT_FOUND",
+        "streams": "GROUP_ID_NOT_FOUND",
+        "share": "yes",
+    }
 
 
 def test_a_share_consumer_does_not_replace_an_empty_classic_group():
@@ -46,22 +57,32 @@ def test_a_share_consumer_does_not_replace_an_empty_classic_group():
     assert [_last_join(phases[i])["error"] for i in (1, 3, 5)] == ["GROUP_ID_NOT_FOUND"] * 3
     assert "an empty classic group" in _last_join(phases[3])["what"]
     # a ConsumerGroupHeartbeat does replace it (maybeDeleteEmptyClassicGroup)
-    assert _last_join(phases[4])["error"] is None and "replaces the empty classic group" in _last_join(phases[4])["what"]
+    assert (
+        _last_join(phases[4])["error"] is None and "replaces the empty classic group" in _last_join(phases[4])["what"]
+    )
 
 
 def test_the_share_group_size_limit():
-    phases = _run([_join("A", "share", "4.1"), _join("B", "share", "4.1")], release="4.1", shareVersion=1,
-                  shareMaxSize=1)
+    phases = _run(
+        [_join("A", "share", "4.1"), _join("B", "share", "4.1")], release="4.1", shareVersion=1, shareMaxSize=1
+    )
     assert (_last_join(phases[1])["error"], phases[1]["members"]) == ("GROUP_MAX_SIZE_REACHED", {"A": "share"})
 
 
-@pytest.mark.parametrize("event, broker, message", [
-    ({"join": "S", "groupProtocol": "share", "client": "4.0"}, {}, "first in 4.1"),
-    ({"join": "S", "groupProtocol": "classic", "app": "share", "client": "4.1"}, {}, "only the share protocol"),
-    ({"join": "S", "groupProtocol": "share", "app": "consumer", "client": "4.1"}, {}, "not for a consumer"),
-    ({"join": "S", "groupProtocol": "share", "client": "4.1"}, {"shareVersion": 2}, "broker.shareVersion"),
-    ({"join": "S", "groupProtocol": "share", "client": "4.1"}, {"rebalanceProtocols": ["share"]}, "unknown protocol"),
-])
+@pytest.mark.parametrize(
+    "event, broker, message",
+    [
+        ({"join": "S", "groupProtocol": "share", "client": "4.0"}, {}, "first in 4.1"),
+        ({"join": "S", "groupProtocol": "classic", "app": "share", "client": "4.1"}, {}, "only the share protocol"),
+        ({"join": "S", "groupProtocol": "share", "app": "consumer", "client": "4.1"}, {}, "not for a consumer"),
+        ({"join": "S", "groupProtocol": "share", "client": "4.1"}, {"shareVersion": 2}, "broker.shareVersion"),
+        (
+            {"join": "S", "groupProtocol": "share", "client": "4.1"},
+            {"rebalanceProtocols": ["share"]},
+            "unknown protocol",
+        ),
+    ],
+)
 def test_bad_share_scenarios_are_one_error(event, broker, message):
     with pytest.raises(ScenarioError, match=message):
         _run([event], release="4.1", **broker)
@@ -69,6 +90,12 @@ def test_bad_share_scenarios_are_one_error(event, broker, message):
 
 def test_bundled_share_scenarios_run_from_the_command_line():
     for name in ("kip932-share-not-enabled", "kip932-share-group-type-conflict", "kip932-share-id-taken"):
-        p = subprocess.run([sys.executable, "-m", "codec", "negotiate", "--scenario", name], cwd=ROOT,
-                           capture_output=True, text=True, timeout=60, check=False)
+        p = subprocess.run(
+            [sys.executable, "-m", "codec", "negotiate", "--scenario", name],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert p.returncode == 0 and "ShareGroupHeartbeat v1" in p.stdout, (name, p.stderr)

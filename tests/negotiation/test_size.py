@@ -44,15 +44,22 @@ def compact_len(n: int) -> int:
 
 
 @settings(max_examples=15)
-@given(members=st.integers(1, 8), threads=st.integers(1, 3), tasks=st.integers(1, 40), standbys=st.integers(0, 2),
-       version=st.sampled_from([3, 5, 6, 7, 9, 11]), endpoint=st.sampled_from([0, 12]))
+@given(
+    members=st.integers(1, 8),
+    threads=st.integers(1, 3),
+    tasks=st.integers(1, 40),
+    standbys=st.integers(0, 2),
+    version=st.sampled_from([3, 5, 6, 7, 9, 11]),
+    endpoint=st.sampled_from([0, 12]),
+)
 def test_sizes_are_lengths_of_real_messages(members, threads, tasks, standbys, version, endpoint):
     """The reported sizes against layouts derived by hand: the SubscriptionInfo of every instance from the
     shape alone (task t active on member t mod members, instance = member // threads, standby j on the j-th
     next instance), the JoinGroup v9 and SyncGroup v5 bodies from their flexible layouts around the embedded
     metadata. A size model that miscounted any field would disagree."""
-    shape = GroupShape(members=members, threads=threads, tasks=tasks, standbys=standbys, version=version,
-                       endpoint_length=endpoint)
+    shape = GroupShape(
+        members=members, threads=threads, tasks=tasks, standbys=standbys, version=version, endpoint_length=endpoint
+    )
     msgs, report = build(shape), measure(shape)
     instances = -(-members // threads)
     held, actives = [0] * instances, [0] * instances
@@ -63,26 +70,45 @@ def test_sizes_are_lengths_of_real_messages(members, threads, tasks, standbys, v
         for j in range(1, standbys + 1):
             if instances > j:
                 held[(home + j) % instances] += 1
-    assert report.subscription_info == max(subscription_info_size(version, held[i], actives[i], endpoint)
-                                           for i in range(instances))
+    assert report.subscription_info == max(
+        subscription_info_size(version, held[i], actives[i], endpoint) for i in range(instances)
+    )
     assert report.subscription_info == max(len(x) for x in msgs.subscription_infos)
     ids = [member_id_length(shape, m) for m in range(members)]
     # JoinGroupResponse v9: throttle 4, error 2, generation 4, protocolType "consumer", protocolName "stream",
     # leader, skipAssignment 1, memberId, members (compact array; per member: id, null instance id, metadata,
     # tagged fields), tagged fields.
-    join = (4 + 2 + 4 + compact_len(8) + compact_len(6) + compact_len(ids[0]) + 1 + compact_len(ids[0])
-            + uvarint_len(members + 1)
-            + sum(compact_len(ids[m]) + 1 + compact_len(len(md)) + 1 for m, md in enumerate(msgs.consumer_subscriptions))
-            + 1)
+    join = (
+        4
+        + 2
+        + 4
+        + compact_len(8)
+        + compact_len(6)
+        + compact_len(ids[0])
+        + 1
+        + compact_len(ids[0])
+        + uvarint_len(members + 1)
+        + sum(compact_len(ids[m]) + 1 + compact_len(len(md)) + 1 for m, md in enumerate(msgs.consumer_subscriptions))
+        + 1
+    )
     assert report.join_group_response_leader == join
     # SyncGroupRequest v5: groupId "streams-app", generation 4, memberId, null instance id, protocolType,
     # protocolName, assignments (per member: id, assignment bytes, tagged fields), tagged fields.
-    sync = (compact_len(11) + 4 + compact_len(ids[0]) + 1 + compact_len(8) + compact_len(6) + uvarint_len(members + 1)
-            + sum(compact_len(ids[m]) + compact_len(len(a)) + 1 for m, a in enumerate(msgs.consumer_assignments))
-            + 1)
+    sync = (
+        compact_len(11)
+        + 4
+        + compact_len(ids[0])
+        + 1
+        + compact_len(8)
+        + compact_len(6)
+        + uvarint_len(members + 1)
+        + sum(compact_len(ids[m]) + compact_len(len(a)) + 1 for m, a in enumerate(msgs.consumer_assignments))
+        + 1
+    )
     assert report.sync_group_request == sync
-    assert report.group_metadata_payload == (sum(map(len, msgs.consumer_subscriptions))
-                                             + sum(map(len, msgs.consumer_assignments)))
+    assert report.group_metadata_payload == (
+        sum(map(len, msgs.consumer_subscriptions)) + sum(map(len, msgs.consumer_assignments))
+    )
     # the messages are what they claim: the leader's JoinGroup response carries every member's metadata,
     # every assignment decodes, and every task is active exactly once
     join = decode_message("JoinGroupResponse", 9, msgs.join_group_response_leader).value
@@ -126,15 +152,22 @@ def test_when_a_v7_group_with_1000_tasks_and_1_standby_crosses_1_mib(endpoint, e
     # message (built for real) exceeds it
     below = build(shape(n - 1))
     at = build(shape(n))
-    largest = lambda m: max(len(m.join_group_response_leader), len(m.sync_group_request),  # noqa: E731
-                            sum(map(len, m.consumer_subscriptions)) + sum(map(len, m.consumer_assignments)))
+    largest = lambda m: max(
+        len(m.join_group_response_leader),
+        len(m.sync_group_request),  # noqa: E731
+        sum(map(len, m.consumer_subscriptions)) + sum(map(len, m.consumer_assignments)),
+    )
     assert largest(below) <= limit < largest(at)
     assert report.largest()[1] == largest(at)
 
 
 def test_size_cli():
-    p = subprocess.run([sys.executable, "-m", "codec", "size", "--members", "3", "--tasks", "10", "--limit", "100"],
-                       capture_output=True, text=True, cwd=ROOT)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "size", "--members", "3", "--tasks", "10", "--limit", "100"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert p.returncode == 0
     assert "JoinGroup response to the leader" in p.stdout and "OVER LIMIT" in p.stdout and "warning:" in p.stdout
 
@@ -148,7 +181,12 @@ def test_the_hand_layout_sees_one_field_more():
     from codec.streams import SubscriptionInfo, encode_subscription
     from codec.types import TaskId
 
-    info = SubscriptionInfo(version=11, latest_supported_version=11, process_id=uuid.UUID(int=1),
-                            task_offset_sums={TaskId(0, 0): -2}, client_tags={"a": "bc"})
+    info = SubscriptionInfo(
+        version=11,
+        latest_supported_version=11,
+        process_id=uuid.UUID(int=1),
+        task_offset_sums={TaskId(0, 0): -2},
+        client_tags={"a": "bc"},
+    )
     assert subscription_info_size(11, 1, 1, 0) == 59
     assert len(encode_subscription(info)) == 59 + 4 + 1 + 4 + 2

@@ -40,17 +40,21 @@ def spark():
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    s = (SparkSession.builder.master("local[2]").appName("rebalance-codec pipeline tests")
-         .config("spark.sql.shuffle.partitions", "2")
-         .config("spark.default.parallelism", "2")
-         .config("spark.ui.enabled", "false")
-         .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.sql.session.timeZone", "UTC")
-         # C1 only (a short suite compiles more than it runs), with room for the code of every query the
-         # suite plans: C1 alone reserves 48 MB of code cache, and a full cache stops the JVM
-         .config("spark.driver.extraJavaOptions",
-                 "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m -XX:+UseSerialGC")
-         .getOrCreate())
+    s = (
+        SparkSession.builder.master("local[2]")
+        .appName("rebalance-codec pipeline tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        # C1 only (a short suite compiles more than it runs), with room for the code of every query the
+        # suite plans: C1 alone reserves 48 MB of code cache, and a full cache stops the JVM
+        .config(
+            "spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m -XX:+UseSerialGC"
+        )
+        .getOrCreate()
+    )
     s.sparkContext.setLogLevel("ERROR")
     yield s
     s.stop()

@@ -36,16 +36,25 @@ def folder(tmp_path_factory):
         '{"kind": "assignment-info", "hex": "%s", "hex": "%s"}' % (asg, sub),  # one key twice
         '{"kind": "assignment-info", "hex": "%s", "HEX": "%s"}' % (asg, sub),  # two spellings of one key
         '{"key": {"a": 1}, "value": [1, 2]}',  # bytes that are not bytes
-        '{"kind": "join-group-request", "version": %d, "hex": "00"}' % 2 ** 40,  # a version no int32 holds
+        '{"kind": "join-group-request", "version": %d, "hex": "00"}' % 2**40,  # a version no int32 holds
         "",  # not a record
         json.dumps({"kind": "assignment-info", "hex": asg}),
     ]
     (root / "lines.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     # two Parquet files whose version columns differ in type: merged, they would refuse the whole batch
-    pq.write_table(pa.table({"kind": ["assignment-info"], "hex": [asg], "version": pa.array([7], pa.int64())}),
-                   root / "a.parquet")
-    pq.write_table(pa.table({"kind": ["subscription-info", "join-group-request"], "hex": [sub, "00"],
-                             "version": pa.array(["7", "not a number"], pa.string())}), root / "b.parquet")
+    pq.write_table(
+        pa.table({"kind": ["assignment-info"], "hex": [asg], "version": pa.array([7], pa.int64())}), root / "a.parquet"
+    )
+    pq.write_table(
+        pa.table(
+            {
+                "kind": ["subscription-info", "join-group-request"],
+                "hex": [sub, "00"],
+                "version": pa.array(["7", "not a number"], pa.string()),
+            }
+        ),
+        root / "b.parquet",
+    )
     return root
 
 
@@ -78,8 +87,9 @@ def test_each_bad_record_is_quarantined_alone_saying_why(result, folder):
     assert "the key 'hex' twice" in messages["dup"]
     assert "'hex' and 'HEX'" in messages["case"] and "differ only in case" in messages["case"]
     ranges = sorted([messages["range1"], messages["range2"]])
-    assert ranges == sorted([f"'version' is {2 ** 40}, not a 32-bit integer",
-                             "'version' is not a number, not a 32-bit integer"])
+    assert ranges == sorted(
+        [f"'version' is {2**40}, not a 32-bit integer", "'version' is not a number, not a 32-bit integer"]
+    )
     assert messages["type"] == "'key' is a JSON object, not the bytes as a hex string"
     # a whole line quarantined keeps its text, as given
     lines = (folder / "lines.jsonl").read_text(encoding="utf-8").splitlines()

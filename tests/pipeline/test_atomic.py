@@ -39,8 +39,9 @@ def test_lost_record_fails_the_counts_check(spark, tmp_path, monkeypatch):
     captures.jsonl is a rebalance record (none is "not selected"), the ``bad/`` ones and the line that is not
     JSON are quarantined, the others decode -- one of them lost here."""
     real = job.decode
-    monkeypatch.setattr(job, "decode", lambda records: real(records).filter(
-        F.col("record_id") != "orders-app/g4/sub/1"))
+    monkeypatch.setattr(
+        job, "decode", lambda records: real(records).filter(F.col("record_id") != "orders-app/g4/sub/1")
+    )
     lines = CAPTURES.read_text().splitlines()
     bad = sum(1 for line in lines if not line.startswith("{") or '"record_id": "bad/' in line)
     want = rf"records read \({len(lines)}\) != not selected \(0\) \+ decoded \({len(lines) - bad - 1}\) \+ quarantined \({bad}\)"

@@ -22,8 +22,10 @@ def _py(code: str) -> subprocess.CompletedProcess:
 
 
 def test_import_does_not_import_pyspark():
-    r = _py("import sys, codec.pipeline, codec.pipeline.command, codec.pipeline.records;"
-            "print('pyspark' in sys.modules, 'pyarrow' in sys.modules)")
+    r = _py(
+        "import sys, codec.pipeline, codec.pipeline.command, codec.pipeline.records;"
+        "print('pyspark' in sys.modules, 'pyarrow' in sys.modules)"
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["False", "False"]
 
@@ -31,18 +33,33 @@ def test_import_does_not_import_pyspark():
 def test_register_adds_the_subcommand():
     p = argparse.ArgumentParser()
     register(p.add_subparsers(dest="command"))
-    args = p.parse_args(["pipeline", "a.jsonl", "b.parquet", "--out", "o", "--master", "spark://h:7077",
-                         "--num-standby-replicas", "1", "--max-warmup-replicas", "2"])
+    args = p.parse_args(
+        [
+            "pipeline",
+            "a.jsonl",
+            "b.parquet",
+            "--out",
+            "o",
+            "--master",
+            "spark://h:7077",
+            "--num-standby-replicas",
+            "1",
+            "--max-warmup-replicas",
+            "2",
+        ]
+    )
     assert (args.inputs, args.out, args.master) == (["a.jsonl", "b.parquet"], "o", "spark://h:7077")
     assert (args.num_standby_replicas, args.max_warmup_replicas, args.acceptable_recovery_lag) == (1, 2, 10000)
 
 
 def test_without_pyspark_says_how_to_install(tmp_path):
-    r = _py("import sys, argparse; sys.modules['pyspark'] = None\n"
-            "from codec.pipeline.command import register\n"
-            "p = argparse.ArgumentParser(); register(p.add_subparsers())\n"
-            f"a = p.parse_args(['pipeline', {str(CAPTURES)!r}, '--out', {str(tmp_path / 'o')!r}])\n"
-            "sys.exit(a.func(a))")
+    r = _py(
+        "import sys, argparse; sys.modules['pyspark'] = None\n"
+        "from codec.pipeline.command import register\n"
+        "p = argparse.ArgumentParser(); register(p.add_subparsers())\n"
+        f"a = p.parse_args(['pipeline', {str(CAPTURES)!r}, '--out', {str(tmp_path / 'o')!r}])\n"
+        "sys.exit(a.func(a))"
+    )
     assert r.returncode == 2
     assert "spark' extra" in r.stderr and "pip install 'rebalance-codec[spark]'" in r.stderr
 
@@ -54,8 +71,13 @@ def test_end_to_end_under_a_minute(tmp_path):
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "codec.pipeline.submit", str(CAPTURES), str(OFFSETS), str(FRAMES),
-                        "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "codec.pipeline.submit", str(CAPTURES), str(OFFSETS), str(FRAMES), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     took = time.monotonic() - t
     assert r.returncode == 0, r.stderr
     assert took < 60, took
@@ -68,8 +90,14 @@ def _pipeline(*args, timeout=300) -> subprocess.CompletedProcess:
     time); the JVM announces that on its stderr ("Picked up JAVA_TOOL_OPTIONS"), which must reach the log
     file, not the terminal."""
     env = dict(os.environ, JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1")
-    return subprocess.run([sys.executable, "-m", "codec", "pipeline", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "codec", "pipeline", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def _one_error_line(r: subprocess.CompletedProcess) -> str:
@@ -121,9 +149,15 @@ def test_the_summary_states_the_accounting():
     from codec.pipeline.command import print_summary
 
     buf = io.StringIO()
-    print_summary({"counts": {"records_read": 10, "not_selected": 4, "records_in": 6, "decoded": 5, "quarantined": 1},
-                   "not_selected_by_reason": {"frame Heartbeat": 3, "line type summary": 1},
-                   "tables": {"members": 2}, "output": "o"}, file=buf)
+    print_summary(
+        {
+            "counts": {"records_read": 10, "not_selected": 4, "records_in": 6, "decoded": 5, "quarantined": 1},
+            "not_selected_by_reason": {"frame Heartbeat": 3, "line type summary": 1},
+            "tables": {"members": 2},
+            "output": "o",
+        },
+        file=buf,
+    )
     lines = buf.getvalue().splitlines()
     assert lines[0] == "10 records read = 4 not selected + 5 decoded + 1 quarantined"
     assert lines[1] == "  not selected: 3 frame Heartbeat, 1 line type summary"
@@ -135,21 +169,24 @@ def _args(*argv: str) -> argparse.Namespace:
     return p.parse_args(["pipeline", *argv])
 
 
-@pytest.mark.parametrize("argv,says", [
-    (["--master", "bogus://x"], "--master bogus://x: not a Spark master URL"),
-    (["--master", "local[0]"], "--master local[0]: not a Spark master URL"),  # Spark: "0 threads"
-    (["--master", "localhost"], "not a Spark master URL"),
-    (["--master", "spark://head"], "not a Spark master URL"),  # no port
-    (["--master", "yarn-cluster"], "not a Spark master URL"),
-    (["--driver-memory", "xyz"], "--driver-memory xyz: not a JVM memory size"),
-    (["--driver-memory", "2gb"], "not a JVM memory size"),  # Spark would take it, the JVM's -Xmx would not
-    (["--driver-memory", "2048"], "not a JVM memory size"),  # bytes to the JVM, MiB to Spark: ambiguous
-    (["--driver-memory", "0g"], "not a JVM memory size"),
-    (["--shuffle-partitions", "0"], "--shuffle-partitions 0: must be at least 1"),
-    (["--acceptable-recovery-lag", "-1"], "--acceptable-recovery-lag -1: must be at least 0"),
-    (["--num-standby-replicas", "-1"], "--num-standby-replicas -1: must be at least 0"),
-    (["--max-warmup-replicas", "0"], "--max-warmup-replicas 0: must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "argv,says",
+    [
+        (["--master", "bogus://x"], "--master bogus://x: not a Spark master URL"),
+        (["--master", "local[0]"], "--master local[0]: not a Spark master URL"),  # Spark: "0 threads"
+        (["--master", "localhost"], "not a Spark master URL"),
+        (["--master", "spark://head"], "not a Spark master URL"),  # no port
+        (["--master", "yarn-cluster"], "not a Spark master URL"),
+        (["--driver-memory", "xyz"], "--driver-memory xyz: not a JVM memory size"),
+        (["--driver-memory", "2gb"], "not a JVM memory size"),  # Spark would take it, the JVM's -Xmx would not
+        (["--driver-memory", "2048"], "not a JVM memory size"),  # bytes to the JVM, MiB to Spark: ambiguous
+        (["--driver-memory", "0g"], "not a JVM memory size"),
+        (["--shuffle-partitions", "0"], "--shuffle-partitions 0: must be at least 1"),
+        (["--acceptable-recovery-lag", "-1"], "--acceptable-recovery-lag -1: must be at least 0"),
+        (["--num-standby-replicas", "-1"], "--num-standby-replicas -1: must be at least 0"),
+        (["--max-warmup-replicas", "0"], "--max-warmup-replicas 0: must be at least 1"),
+    ],
+)
 def test_option_values_that_cannot_work_are_usage_errors(argv, says):
     from codec.pipeline.command import usage_error
 
@@ -157,9 +194,21 @@ def test_option_values_that_cannot_work_are_usage_errors(argv, says):
     assert line is not None and line.startswith(f"{argv[0]} {argv[1]}: ") and says in line
 
 
-@pytest.mark.parametrize("master", ["local", "local[1]", "local[*]", "local[4,2]", "local[*, 3]",
-                                    "local-cluster[2,1,1024]", "spark://head:7077", "spark://h1:7077,h2:7077",
-                                    "yarn", "k8s://https://api.example:6443"])
+@pytest.mark.parametrize(
+    "master",
+    [
+        "local",
+        "local[1]",
+        "local[*]",
+        "local[4,2]",
+        "local[*, 3]",
+        "local-cluster[2,1,1024]",
+        "spark://head:7077",
+        "spark://h1:7077,h2:7077",
+        "yarn",
+        "k8s://https://api.example:6443",
+    ],
+)
 def test_master_urls_spark_accepts_pass(master):
     from codec.pipeline.command import usage_error
 
@@ -198,21 +247,30 @@ def test_jvm_start_errors_read_from_the_log(tmp_path):
     from codec.pipeline.job import jvm_start_error
 
     log = tmp_path / "spark.log"
-    log.write_text("old run's text\n"
-                   "WARNING: Using incubator modules: jdk.incubator.vector\n"
-                   "2026-11-24 04:40:02 WARN Utils: Your hostname, vm, resolves to a loopback address\n"
-                   'Exception in thread "main" org.apache.spark.SparkException: Master must either be yarn or '
-                   "start with spark, k8s, or local\n"
-                   "\tat org.apache.spark.deploy.SparkSubmit.error(SparkSubmit.scala:1068)\n")
+    log.write_text(
+        "old run's text\n"
+        "WARNING: Using incubator modules: jdk.incubator.vector\n"
+        "2026-11-24 04:40:02 WARN Utils: Your hostname, vm, resolves to a loopback address\n"
+        'Exception in thread "main" org.apache.spark.SparkException: Master must either be yarn or '
+        "start with spark, k8s, or local\n"
+        "\tat org.apache.spark.deploy.SparkSubmit.error(SparkSubmit.scala:1068)\n"
+    )
     start = len("old run's text\n")
-    assert jvm_start_error(str(log), start) == ("SparkException: Master must either be yarn or start with spark, "
-                                                "k8s, or local")
-    log.write_text("Invalid maximum heap size: -Xmxxyz\nError: Could not create the Java Virtual Machine.\n"
-                   "Error: A fatal exception has occurred. Program will exit.\n")
-    assert jvm_start_error(str(log)) == ("Invalid maximum heap size: -Xmxxyz; Error: Could not create the Java "
-                                         "Virtual Machine.")
+    assert jvm_start_error(str(log), start) == (
+        "SparkException: Master must either be yarn or start with spark, k8s, or local"
+    )
+    log.write_text(
+        "Invalid maximum heap size: -Xmxxyz\nError: Could not create the Java Virtual Machine.\n"
+        "Error: A fatal exception has occurred. Program will exit.\n"
+    )
+    assert jvm_start_error(str(log)) == (
+        "Invalid maximum heap size: -Xmxxyz; Error: Could not create the Java Virtual Machine."
+    )
     log.write_text(".../pyspark/bin/spark-class: line 71: /nonexistent/bin/java: No such file or directory\n")
-    assert jvm_start_error(str(log)) == ".../pyspark/bin/spark-class: line 71: /nonexistent/bin/java: No such file or directory"
+    assert (
+        jvm_start_error(str(log))
+        == ".../pyspark/bin/spark-class: line 71: /nonexistent/bin/java: No such file or directory"
+    )
     log.write_text("2026-11-24 04:40:02 WARN Utils: nothing else\n")
     assert jvm_start_error(str(log)) is None and jvm_start_error(str(tmp_path / "none.log")) is None
 
@@ -231,9 +289,27 @@ def test_a_jvm_that_does_not_start_is_one_line(tmp_path, case):
     else:
         env = dict(os.environ)
         argv, says = ["--driver-memory", "1k"], "Error occurred during initialization of VM; Too small maximum heap"
-    r = subprocess.run([sys.executable, "-m", "codec", "pipeline", str(good), "--out", str(tmp_path / "out"),
-                        "--log", str(log), "--quiet", *argv], capture_output=True, text=True, cwd=ROOT,
-                       timeout=120, env=env, check=False)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codec",
+            "pipeline",
+            str(good),
+            "--out",
+            str(tmp_path / "out"),
+            "--log",
+            str(log),
+            "--quiet",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env=env,
+        check=False,
+    )
     assert r.returncode == 2 and r.stdout == ""
     line = _one_error_line(r)
     assert line.startswith("error: Spark did not start: ") and says in line and f"(Spark's log: {log})" in line

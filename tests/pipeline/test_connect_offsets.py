@@ -11,21 +11,30 @@ import pytest
 pytest.importorskip("pyarrow")
 
 from codec.pipeline.arrow import decode_table  # noqa: E402
-from codec.pipeline.offsets import (GroupMetadata, MemberMetadata, encode_group_metadata,  # noqa: E402
-                                    encode_group_metadata_key)
+from codec.pipeline.offsets import (
+    GroupMetadata,
+    MemberMetadata,
+    encode_group_metadata,  # noqa: E402
+    encode_group_metadata_key,
+)
 from codec.pipeline.records import RecordError, decode_record  # noqa: E402
 from tests.conftest import SHARED  # noqa: E402
 
 RECORDS = [json.loads(line) for line in (SHARED / "vectors" / "kafka-java" / "connect.jsonl").read_text().splitlines()]
 META = next(r for r in RECORDS if r["kind"] == "ConnectMetadata" and r["version"] == 2 and r["decoded"]["url"])
-ASSIGN = next(r for r in RECORDS if r["kind"] == "ConnectAssignment" and r["version"] == 2
-              and r["decoded"]["connectorIds"] and "java-hash-order" not in r.get("flags", ()))
+ASSIGN = next(
+    r
+    for r in RECORDS
+    if r["kind"] == "ConnectAssignment"
+    and r["version"] == 2
+    and r["decoded"]["connectorIds"]
+    and "java-hash-order" not in r.get("flags", ())
+)
 CUT = next(r for r in RECORDS if r["kind"] == "ConnectAssignmentReadAsIncremental" and "error" in r)
 
 
 def group(assignment: bytes) -> bytes:
-    m = MemberMetadata("worker-1", None, "connect-1", "/10.0.0.9", 60000, 10000, bytes.fromhex(META["hex"]),
-                       assignment)
+    m = MemberMetadata("worker-1", None, "connect-1", "/10.0.0.9", 60000, 10000, bytes.fromhex(META["hex"]), assignment)
     return encode_group_metadata(GroupMetadata(3, "connect", 4, "sessioned", "worker-1", 1700000000000, (m,)))
 
 
@@ -43,11 +52,14 @@ def test_a_connect_groups_members_decode_to_kafkas_values():
 
 def test_the_arrow_rows_carry_the_connect_units():
     key = encode_group_metadata_key("c")
-    rows = decode_table([{"kind": "group-metadata", "key": key, "data": group(bytes.fromhex(ASSIGN["hex"])),
-                          "record_id": "r"}]).to_pylist()
+    rows = decode_table(
+        [{"kind": "group-metadata", "key": key, "data": group(bytes.fromhex(ASSIGN["hex"])), "record_id": "r"}]
+    ).to_pylist()
     connect = [r for r in rows if r["unit_kind"] == "connect"]
     assert [(r["connect_layer"], r["member"], r["group"]) for r in connect] == [
-        ("metadata", "worker-1", "c"), ("assignment", "worker-1", "c")]
+        ("metadata", "worker-1", "c"),
+        ("assignment", "worker-1", "c"),
+    ]
     assert connect[0]["url"] == META["decoded"]["url"]
     assert not any(r["error_type"] for r in rows)
 

@@ -36,11 +36,36 @@ SURROGATE_GROUP = "surrogate-app"
 PCAPS = sorted((CORPUS / "pcaps").glob("*/*.pcap.gz"))
 SELECTED_APIS = (11, 14)  # JoinGroup, SyncGroup: the pipeline's input among the frames
 #: documented columns of the tables that are empty here (tables.py): they must be there without rows
-COLUMNS = {"task_lags": {"group", "generation", "member", "process_id", "task", "subtopology", "partition", "topology",
-                         "offset_sum", "estimated_lag", "lag_class", "record_id", "escaped", "date"},
-           "findings": {"group", "generation", "check", "severity", "task", "member", "detail", "escaped"},
-           "quarantine": {"record_id", "kind", "error_type", "error_message", "error_offset", "error_path", "data",
-                          "hex", "escaped"}}
+COLUMNS = {
+    "task_lags": {
+        "group",
+        "generation",
+        "member",
+        "process_id",
+        "task",
+        "subtopology",
+        "partition",
+        "topology",
+        "offset_sum",
+        "estimated_lag",
+        "lag_class",
+        "record_id",
+        "escaped",
+        "date",
+    },
+    "findings": {"group", "generation", "check", "severity", "task", "member", "detail", "escaped"},
+    "quarantine": {
+        "record_id",
+        "kind",
+        "error_type",
+        "error_message",
+        "error_offset",
+        "error_path",
+        "data",
+        "hex",
+        "escaped",
+    },
+}
 
 
 def _capture_command() -> list[str]:
@@ -62,11 +87,17 @@ def corpus_run(spark, tmp_path_factory):
     cmd = _capture_command()
 
     def capture(pcap: Path) -> tuple[Path, Path]:
-        name = f"{pcap.parent.name}-{pcap.name[:-len('.pcap.gz')]}"
+        name = f"{pcap.parent.name}-{pcap.name[: -len('.pcap.gz')]}"
         target = folder / f"{name}.jsonl"
         with target.open("w") as out:
-            r = subprocess.run([*cmd, "capture", "--json", str(pcap)], stdout=out, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT, timeout=300)
+            r = subprocess.run(
+                [*cmd, "capture", "--json", str(pcap)],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=ROOT,
+                timeout=300,
+            )
         assert r.returncode == 0, r.stderr
         return pcap, target
 
@@ -85,10 +116,23 @@ def corpus_run(spark, tmp_path_factory):
     # one group, generation 1: m-1 runs task 0_0 of the topology "x" + U+D800, m-2 task 0_0 of the topology
     # named with the 7 characters x\ud800 (not the same task), m-3 holds a standby of task 1_0 of the first
     # topology, which nobody runs; the v7 record alone
-    surrogates = [{"record_id": f"surrogate/{n}", "kind": "assignment-info", "hex": h, "timestamp": 1730808000000,
-                   "group": SURROGATE_GROUP if m else None, "generation": 1 if m else None, "member": m}
-                  for n, h, m in (("named-x-d800", SURROGATE, "m-1"), ("named-literal", LITERAL, "m-2"),
-                                  ("standby-x-d800", STANDBY, "m-3"), ("v7-host", V7_HOST, None))]
+    surrogates = [
+        {
+            "record_id": f"surrogate/{n}",
+            "kind": "assignment-info",
+            "hex": h,
+            "timestamp": 1730808000000,
+            "group": SURROGATE_GROUP if m else None,
+            "generation": 1 if m else None,
+            "member": m,
+        }
+        for n, h, m in (
+            ("named-x-d800", SURROGATE, "m-1"),
+            ("named-literal", LITERAL, "m-2"),
+            ("standby-x-d800", STANDBY, "m-3"),
+            ("v7-host", V7_HOST, None),
+        )
+    ]
     import pyarrow.parquet as pq
 
     pq.write_table(pa.Table.from_pylist(surrogates), folder / "surrogates.parquet")
@@ -107,8 +151,13 @@ def test_the_corpus_is_plain_consumers_only():
     assert len(PCAPS) >= 12
     for meta in sorted(CORPUS.glob("runs/*/run_meta.json")):
         for scenario in json.loads(meta.read_text())["scenarios"].values():
-            assert {m["strategy"] for m in scenario["members"]} <= {"default", "range", "roundrobin", "sticky",
-                                                                    "cooperative-sticky"}
+            assert {m["strategy"] for m in scenario["members"]} <= {
+                "default",
+                "range",
+                "roundrobin",
+                "sticky",
+                "cooperative-sticky",
+            }
 
 
 def test_read_equals_not_selected_plus_decoded_plus_quarantined(corpus_run):
@@ -119,8 +168,13 @@ def test_read_equals_not_selected_plus_decoded_plus_quarantined(corpus_run):
     # Every JoinGroup/SyncGroup frame of this corpus was written by a real client or by librdkafka's mock
     # and read back by real clients (captures/README), and the three AssignmentInfo records are Kafka's
     # layouts by hand (test_surrogates): none is quarantined.
-    want = {"records_read": len(lines) + n_parquet, "not_selected": len(lines) - len(selected),
-            "records_in": len(selected) + n_parquet, "decoded": len(selected) + n_parquet, "quarantined": 0}
+    want = {
+        "records_read": len(lines) + n_parquet,
+        "not_selected": len(lines) - len(selected),
+        "records_in": len(selected) + n_parquet,
+        "decoded": len(selected) + n_parquet,
+        "quarantined": 0,
+    }
     summary = corpus_run["summary"]
     assert summary["counts"] == want
     assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
@@ -147,8 +201,9 @@ def test_the_captures_hold_every_join_and_sync_group_frame_of_the_corpus(corpus_
     got = Counter()
     for pcap, path in corpus_run["written"].items():
         if pcap.parent.name == "runA":
-            got[pcap.name[:-len(".pcap.gz")]] = sum(
-                1 for r in _lines(path) if r.get("type") == "frame" and r["api_key"] in SELECTED_APIS)
+            got[pcap.name[: -len(".pcap.gz")]] = sum(
+                1 for r in _lines(path) if r.get("type") == "frame" and r["api_key"] in SELECTED_APIS
+            )
     assert got == corpus and sum(got.values()) > 400
 
 
@@ -184,12 +239,13 @@ def test_the_members_and_the_groups_are_the_corpus(corpus_run):
     for meta in CORPUS.glob("runs/*/run_meta.json"):
         for name, scenario in json.loads(meta.read_text())["scenarios"].items():
             groups[(meta.parent.name, name)] = scenario["group"]
-    used = {(p.parent.name, p.name[:-len(".pcap.gz")]) for p in PCAPS}
+    used = {(p.parent.name, p.name[: -len(".pcap.gz")]) for p in PCAPS}
     with_generation = set()
     for line in (CORPUS / "frames.jsonl").read_text().splitlines():
         f = json.loads(line)
-        if (f["run"], f["scenario"]) in used and (f["api_key"] == 14 or (f["api_key"] == 11
-                                                                         and f["direction"] == "response")):
+        if (f["run"], f["scenario"]) in used and (
+            f["api_key"] == 14 or (f["api_key"] == 11 and f["direction"] == "response")
+        ):
             with_generation.add(groups[(f["run"], f["scenario"])])
     assert {r["group"] for r in read_table(out, "rebalances")} == with_generation | {SURROGATE_GROUP}
     assert {m["group"] for m in members if m["group"]} == {groups[u] for u in used}
@@ -208,8 +264,11 @@ def test_a_lone_surrogate_in_the_input_is_kept_losslessly(corpus_run):
     rows = {r["record_id"]: r for r in read_table(out, "assignments") if r["record_id"].startswith("surrogate/")}
     assert sorted(rows) == ["surrogate/named-literal", "surrogate/named-x-d800", "surrogate/standby-x-d800"]
     flagged, literal, standby = (rows[f"surrogate/{n}"] for n in ("named-x-d800", "named-literal", "standby-x-d800"))
-    assert (flagged["topology"], flagged["task"], flagged["escaped"]) == ("x\\ud800", "x\\ud800__0_0",
-                                                                        ["topology", "task"])
+    assert (flagged["topology"], flagged["task"], flagged["escaped"]) == (
+        "x\\ud800",
+        "x\\ud800__0_0",
+        ["topology", "task"],
+    )
     assert unescape_utf8_safe(flagged["topology"]) == "x\ud800"
     assert unescape_utf8_safe(flagged["task"]) == "x\ud800__0_0"
     assert (literal["topology"], literal["task"], literal["escaped"]) == ("x\\ud800", "x\\ud800__0_0", None)
@@ -218,7 +277,8 @@ def test_a_lone_surrogate_in_the_input_is_kept_losslessly(corpus_run):
     findings = read_table(out, "findings")
     assert sorted((f["group"], f["check"], f["task"] or "", f["escaped"] or []) for f in findings) == [
         (SURROGATE_GROUP, "no-active-owner", "x\\ud800__1_0", ["task"]),
-        (SURROGATE_GROUP, "unresolved-version-mix", "", [])]
+        (SURROGATE_GROUP, "unresolved-version-mix", "", []),
+    ]
     (reb,) = [r for r in read_table(out, "rebalances") if r["group"] == SURROGATE_GROUP]
     assert (reb["active_tasks"], reb["standby_replicas"]) == (2, 1)  # two tasks, not one name
     assert not read_table(out, "quarantine")  # all four decoded, the v7 one included

@@ -29,7 +29,10 @@ def _write(path, data):
 def test_files_by_extension_then_by_content(tmp_path):
     parquet = OFFSETS.read_bytes()
     files = {
-        "a.jsonl": LINE, "b.ndjson": LINE, "c.json": LINE, "d.jsonl.gz": gzip.compress(LINE.encode()),
+        "a.jsonl": LINE,
+        "b.ndjson": LINE,
+        "c.json": LINE,
+        "d.jsonl.gz": gzip.compress(LINE.encode()),
         "e.parquet": parquet,
         "no-extension": "\n  " + LINE,  # JSON lines by content (after blank space)
         "part-00000": parquet,  # Parquet by its magic number
@@ -40,9 +43,17 @@ def test_files_by_extension_then_by_content(tmp_path):
         _write(tmp_path / name, data)
     lf = LocalFiles()
     got = {name: sniff(lf, str(tmp_path / name)) for name in files}
-    assert got == {"a.jsonl": "jsonl", "b.ndjson": "jsonl", "c.json": "jsonl", "d.jsonl.gz": "jsonl",
-                   "e.parquet": "parquet", "no-extension": "jsonl", "part-00000": "parquet", "lines.gz": "jsonl",
-                   "bom.txt": "jsonl"}
+    assert got == {
+        "a.jsonl": "jsonl",
+        "b.ndjson": "jsonl",
+        "c.json": "jsonl",
+        "d.jsonl.gz": "jsonl",
+        "e.parquet": "parquet",
+        "no-extension": "jsonl",
+        "part-00000": "parquet",
+        "lines.gz": "jsonl",
+        "bom.txt": "jsonl",
+    }
 
 
 def test_a_directory_of_jsonl_is_read_whole_by_the_json_reader(tmp_path):
@@ -87,8 +98,9 @@ def test_files_globs_and_input_format(tmp_path):
     assert sorted(_plan(tmp_path / "y", fmt="jsonl").paths["jsonl"]) == sorted([str(weird), str(deep)])
 
 
-@pytest.mark.parametrize("case", ["unknown file", "unknown file in a folder", "missing", "glob", "empty dir",
-                                  "gzip not named .gz"])
+@pytest.mark.parametrize(
+    "case", ["unknown file", "unknown file in a folder", "missing", "glob", "empty dir", "gzip not named .gz"]
+)
 def test_bad_inputs_are_one_line_naming_what_to_do(tmp_path, case):
     d = tmp_path / "in"
     d.mkdir()
@@ -133,8 +145,11 @@ def test_hadoop_listing_agrees_with_the_local_one(spark, tmp_path):
     def rel(paths):
         return sorted(p.split(str(d), 1)[1] for p in paths)
 
-    assert {k: rel(v) for k, v in plan.paths.items()} == {k: rel(v) for k, v in local.paths.items()} == {
-        "jsonl": ["/a.jsonl", "/sub/b"], "parquet": ["/offsets.parquet"]}
+    assert (
+        {k: rel(v) for k, v in plan.paths.items()}
+        == {k: rel(v) for k, v in local.paths.items()}
+        == {"jsonl": ["/a.jsonl", "/sub/b"], "parquet": ["/offsets.parquet"]}
+    )
     assert rel(plan.empty) == rel(local.empty) == ["/empty"]
     assert hadoop.head(d.as_uri() + "/offsets.parquet", 4) == b"PAR1"
     with pytest.raises(InputError, match="input not found"):
@@ -167,7 +182,8 @@ def test_a_file_of_no_json_at_all_is_quarantined_not_a_crash(spark, tmp_path):
     records, _ = read_inputs(spark, [str(tmp_path / "notes.jsonl")])
     got = decode(records.filter("selected")).select("unit_kind", "error_type", "raw").collect()
     assert sorted((r.unit_kind, r.error_type, r.raw.decode()) for r in got) == sorted(
-        ("quarantine", "JSONDecodeError", line) for line in lines)
+        ("quarantine", "JSONDecodeError", line) for line in lines
+    )
 
 
 def test_records_in_subdirectories_are_read(spark, tmp_path):
@@ -182,8 +198,11 @@ def test_records_in_subdirectories_are_read(spark, tmp_path):
     files = [_write(above / "a.jsonl", LINE), _write(above / "group=g3" / "b.jsonl", LINE)]
     assert sorted(_plan(above).paths["jsonl"]) == sorted(map(str, files))
     nested = tmp_path / "nested"
-    files = [_write(nested / "a.jsonl", LINE), _write(nested / "day1" / "b.jsonl", LINE * 2),
-             _write(nested / "day1" / "late" / "c.jsonl", LINE * 3)]
+    files = [
+        _write(nested / "a.jsonl", LINE),
+        _write(nested / "day1" / "b.jsonl", LINE * 2),
+        _write(nested / "day1" / "late" / "c.jsonl", LINE * 3),
+    ]
     assert _plan(flat).paths["jsonl"] == [str(flat)]  # Spark's own directory reading, partitions and all
     assert sorted(_plan(nested).paths["jsonl"]) == sorted(map(str, files))
     records, _ = read_inputs(spark, [str(flat), str(nested), str(above)])
@@ -191,9 +210,20 @@ def test_records_in_subdirectories_are_read(spark, tmp_path):
     assert {r.group for r in records.select("group").collect()} == {None, "g1", "g2"}  # the partition column
 
 
-@pytest.mark.parametrize("case", ["text named .parquet", "cut Parquet", "magic numbers only", "cut Parquet, no name",
-                                  "plain named .jsonl.gz", "plain named .gz", "corrupt gzip", "in a folder",
-                                  "in a folder, --input-format"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "text named .parquet",
+        "cut Parquet",
+        "magic numbers only",
+        "cut Parquet, no name",
+        "plain named .jsonl.gz",
+        "plain named .gz",
+        "corrupt gzip",
+        "in a folder",
+        "in a folder, --input-format",
+    ],
+)
 def test_local_files_not_what_their_reader_reads_are_refused_before_spark(tmp_path, case):
     """What Spark's readers would fail on (after a JVM start, with a Java error), said first in one line:
     Parquet begins and ends with PAR1; a .gz name makes Spark gunzip the file."""
@@ -202,7 +232,7 @@ def test_local_files_not_what_their_reader_reads_are_refused_before_spark(tmp_pa
     if case == "text named .parquet":
         bad = _write(tmp_path / "records.parquet", "kind,hex\nassignment-info,00\n")
     elif case == "cut Parquet":
-        bad = _write(tmp_path / "records.parquet", parquet[:len(parquet) // 2])
+        bad = _write(tmp_path / "records.parquet", parquet[: len(parquet) // 2])
     elif case == "magic numbers only":
         bad = _write(tmp_path / "records.parquet", b"PAR1PAR1")
     elif case == "cut Parquet, no name":

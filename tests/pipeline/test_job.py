@@ -54,14 +54,17 @@ def _input_counts():
     frames = jsonl(FRAMES)
     offsets = pq.read_table(OFFSETS).to_pylist()
     sel_frames = [f for f in frames if f["api_key"] in (11, 14)]
-    sel_offsets = [o for o in offsets if int.from_bytes(o["key"][:2], "big") in SELECTED_RECORD_TYPES
-                   and o["value"] is not None]
+    sel_offsets = [
+        o for o in offsets if int.from_bytes(o["key"][:2], "big") in SELECTED_RECORD_TYPES and o["value"] is not None
+    ]
     bad = [r for r in caps if "__not_json__" in r or str(r.get("record_id", "")).startswith("bad/")]
     broken_offsets = 1  # the value made by cutting 20 bytes off (make_samples.py)
-    return {"records_read": len(caps) + len(frames) + len(offsets),
-            "not_selected": len(frames) - len(sel_frames) + len(offsets) - len(sel_offsets),
-            "records_in": len(caps) + len(sel_frames) + len(sel_offsets),
-            "quarantined": len(bad) + broken_offsets}
+    return {
+        "records_read": len(caps) + len(frames) + len(offsets),
+        "not_selected": len(frames) - len(sel_frames) + len(offsets) - len(sel_offsets),
+        "records_in": len(caps) + len(sel_frames) + len(sel_offsets),
+        "quarantined": len(bad) + broken_offsets,
+    }
 
 
 def _not_selected_by_reason() -> dict:
@@ -131,7 +134,9 @@ def test_members_and_task_lags_match_kafka(sample_run, nested):
         assert (m["member"], m["process_id"], m["metadata_version"]) == ("streams-app-c1", want["processId"], v)
         assert m["latest_supported_version"] == want["latestSupportedVersion"]
         assert m["endpoint"] == want["userEndPoint"] and dict(m["client_tags"] or []) == want["clientTags"]
-        assert m["release"] == ("0.10.0", "0.10.1", "2.0", "2.1", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.2")[v - 1]
+        assert (
+            m["release"] == ("0.10.0", "0.10.1", "2.0", "2.1", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.2")[v - 1]
+        )
         assert str(m["date"]) == f"2024-{10 if v <= 7 else 11}-{(24 + v) if v <= 7 else (v - 7):02d}"
         sums = {_task(t["taskId"]): t["offsetSum"] for t in want["taskOffsetSums"]}
         assert {t: r["offset_sum"] for t, r in lags[v].items()} == sums
@@ -165,7 +170,8 @@ def test_assignments_match_kafka(sample_run, nested, vectors):
     for v, m in ((10, "ledger-1"), (11, "ledger-2")):
         d = nested[v]["assignment"]["decoded"]
         want[("ledger-app", 7, m)] = {(_task(t), "active", 1) for t in d["activeTasks"]} | {
-            (_task(s["taskId"]), "standby", len(s["partitions"])) for s in d["standbyTasks"]}
+            (_task(s["taskId"]), "standby", len(s["partitions"])) for s in d["standbyTasks"]
+        }
     # the streams group names tasks, not partition slots; the consumer group (payments) has no tasks
     for (member, epoch), tasks in CHECKOUT_ASSIGNMENTS.items():
         want[("checkout-app", epoch, member)] = {(task, role, None) for task, role in tasks}
@@ -178,15 +184,20 @@ def test_rebalances_one_row_per_group_generation(sample_run, nested):
     frames = [f for f in jsonl(FRAMES) if f["api_key"] == 11 and f["direction"] == "response"]
     from codec.group import decode_message
 
-    frame_gens = {decode_message("JoinGroupResponse", f["api_version"],
-                                 bytes.fromhex(f["hex"])[f["body_offset"]:]).value.generation_id for f in frames}
+    frame_gens = {
+        decode_message(
+            "JoinGroupResponse", f["api_version"], bytes.fromhex(f["hex"])[f["body_offset"] :]
+        ).value.generation_id
+        for f in frames
+    }
     frame_gens = {g for g in frame_gens if g >= 0}
     streams = {("streams-app", v) for v in range(1, 12)}
     # Kafka 4 (make_kafka4_sample.py): checkout-app's joins at epoch 0, responses and records at 1 and 2; payments'
     # joins at 0, its response, Describe and records at 5. connect-cluster: the generation its record holds (4)
     kafka4 = {("checkout-app", e) for e in (0, 1, 2)} | {("payments", 0), ("payments", 5)}
     assert set(reb) == streams | {("orders-app", 4), ("orders-app", 5), ("ledger-app", 7)} | {
-        ("g-java-default", g) for g in frame_gens} | kafka4 | {("connect-cluster", 4)}
+        ("g-java-default", g) for g in frame_gens
+    } | kafka4 | {("connect-cluster", 4)}
     connect = reb[("connect-cluster", 4)]
     assert (connect["protocol_type"], connect["protocol"], connect["leader"]) == ("connect", "sessioned", "worker-1")
     assert connect["reported_member_count"] == 2
@@ -206,7 +217,7 @@ def _oracle(groups: dict) -> set:
     decoded, assignment decoded)."""
     found = set()
     latest = {}
-    for (g, gen) in groups:
+    for g, gen in groups:
         latest[g] = max(latest.get(g, gen), gen)
     for (g, gen), mem in groups.items():
         active, others, proc = defaultdict(set), defaultdict(set), {}
@@ -260,15 +271,18 @@ def _expected_findings(nested, vectors, captures: list[dict] | None = None) -> s
     Kafka 4 groups' findings are derived in ``test_kafka4.py`` from the same records."""
     groups = defaultdict(dict)
     for v in range(1, 12):
-        groups[("streams-app", v)]["streams-app-c1"] = (nested[v]["subscription"]["decoded"]["processId"],
-                                                        nested[v]["subscription"]["decoded"],
-                                                        nested[v]["assignment"]["decoded"])
+        groups[("streams-app", v)]["streams-app-c1"] = (
+            nested[v]["subscription"]["decoded"]["processId"],
+            nested[v]["subscription"]["decoded"],
+            nested[v]["assignment"]["decoded"],
+        )
     orders = defaultdict(dict)
     for r in jsonl(CAPTURES) if captures is None else captures:
         if str(r.get("record_id", "")).startswith("orders-app/"):
             kind, v, idx = r["vector"].split()
             orders[(r["generation"], r["member"])][kind.split(".")[0]] = vectors[
-                (kind.split(".")[0], int(v[1:]), int(idx[1:]))]
+                (kind.split(".")[0], int(v[1:]), int(idx[1:]))
+            ]
     for (gen, m), d in orders.items():
         groups[("orders-app", gen)][m] = (d["subscription"]["processId"], d["subscription"], d.get("assignment"))
     for v, m in ((10, "ledger-1"), (11, "ledger-2")):
@@ -327,8 +341,9 @@ def test_the_findings_count_check_can_fail(sample_run, nested, vectors):
         check_findings_by_check(rep, _expected_findings(nested, vectors, broken))
     check, n = next(iter(rep["findings_by_check"].items()))
     with pytest.raises(AssertionError):
-        check_findings_by_check(dict(rep, findings_by_check={**rep["findings_by_check"], check: n + 1}),
-                                _expected_findings(nested, vectors))
+        check_findings_by_check(
+            dict(rep, findings_by_check={**rep["findings_by_check"], check: n + 1}), _expected_findings(nested, vectors)
+        )
 
 
 def test_balance_warmups_and_config(spark, tmp_path):
@@ -342,13 +357,19 @@ def test_balance_warmups_and_config(spark, tmp_path):
     for group, picks in (("bal-app", (1, 2, 11)), ("warm-app", (0, 14))):
         for i, idx in enumerate(picks):
             common = {"group": group, "generation": 1, "member": f"{group}-{i}"}
-            recs.append({"kind": "subscription-info", **common, "hex": subs[i + (3 if group == "warm-app" else 0)]["hex"]})
+            recs.append(
+                {"kind": "subscription-info", **common, "hex": subs[i + (3 if group == "warm-app" else 0)]["hex"]}
+            )
             recs.append({"kind": "assignment-info", **common, "hex": asgs[idx]["hex"]})
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in recs))
     out = tmp_path / "out"
-    run(Options(inputs=[str(src)], out=str(out), quiet=True,
-                config=Config(num_standby_replicas=0, max_warmup_replicas=0)), spark)
+    run(
+        Options(
+            inputs=[str(src)], out=str(out), quiet=True, config=Config(num_standby_replicas=0, max_warmup_replicas=0)
+        ),
+        spark,
+    )
     f = {(r["group"], r["generation"], r["check"]) for r in read_table(out, "findings")}
     assert ("bal-app", 1, "unbalanced-active") in f
     assert ("warm-app", 1, "too-many-warmups") in f
@@ -357,8 +378,10 @@ def test_balance_warmups_and_config(spark, tmp_path):
     want = set()
     for i, d in dec.items():
         want |= {(f"warm-app-{i}", _task(t), "active") for t in d["activeTasks"]}
-        want |= {(f"warm-app-{i}", _task(s["taskId"]), "warmup" if _task(s["taskId"]) in active else "standby")
-                 for s in d["standbyTasks"]}
+        want |= {
+            (f"warm-app-{i}", _task(s["taskId"]), "warmup" if _task(s["taskId"]) in active else "standby")
+            for s in d["standbyTasks"]
+        }
     got = {(r["member"], r["task"], r["role"]) for r in read_table(out, "assignments") if r["group"] == "warm-app"}
     assert got == want and ("warm-app-1", "4_43", "warmup") in got
     reb = {r["group"]: r for r in read_table(out, "rebalances")}
@@ -381,41 +404,93 @@ def test_normalize_accepts_the_documented_shapes(spark):
 
     from codec.pipeline.job import normalize
 
-    iso = spark.createDataFrame([Row(kind="assignment", hex="00", group_id="g", member_id="m", generation_id=3,
-                                     timestamp="2024-10-25T12:00:00Z", id="a")])
+    iso = spark.createDataFrame(
+        [
+            Row(
+                kind="assignment",
+                hex="00",
+                group_id="g",
+                member_id="m",
+                generation_id=3,
+                timestamp="2024-10-25T12:00:00Z",
+                id="a",
+            )
+        ]
+    )
     r = normalize(iso, "s").collect()[0]
-    assert (r.record_id, r.group, r.member, r.generation, r.ts_ms, r.selected) == ("a", "g", "m", 3,
-                                                                                   1_729_857_600_000, True)
+    assert (r.record_id, r.group, r.member, r.generation, r.ts_ms, r.selected) == (
+        "a",
+        "g",
+        "m",
+        3,
+        1_729_857_600_000,
+        True,
+    )
     ms = normalize(spark.createDataFrame([Row(kind="x", hex="00", timestamp="1729857600123")]), "s").collect()[0]
     assert ms.ts_ms == 1_729_857_600_123
-    frames = spark.createDataFrame([Row(api_key=11, api_version=5, direction="request", ts=1729857600.5, hex="00",
-                                        conn="c", correlation_id=7),
-                                    Row(api_key=12, api_version=4, direction="request", ts=1729857601.0, hex="00",
-                                        conn="c", correlation_id=8)])
+    frames = spark.createDataFrame(
+        [
+            Row(api_key=11, api_version=5, direction="request", ts=1729857600.5, hex="00", conn="c", correlation_id=7),
+            Row(api_key=12, api_version=4, direction="request", ts=1729857601.0, hex="00", conn="c", correlation_id=8),
+        ]
+    )
     f = normalize(frames, "s").orderBy("ts_ms").collect()
     assert [(x.kind, x.version, x.ts_ms, x.selected, x.link) for x in f] == [
-        ("frame", 5, 1_729_857_600_500, True, "s|c|7"), ("frame", 4, 1_729_857_601_000, False, "s|c|8")]
-    kv = spark.createDataFrame([Row(key="0002000161", value="0003"), Row(key="000100", value="00"),
-                                Row(key="0002000162", value=None)])
+        ("frame", 5, 1_729_857_600_500, True, "s|c|7"),
+        ("frame", 4, 1_729_857_601_000, False, "s|c|8"),
+    ]
+    kv = spark.createDataFrame(
+        [Row(key="0002000161", value="0003"), Row(key="000100", value="00"), Row(key="0002000162", value=None)]
+    )
     k = normalize(kv, "s").collect()
     assert [(x.kind, x.key, x.hex, x.selected) for x in k] == [
         ("group-metadata", bytes.fromhex("0002000161"), "0003", True),
         ("group-metadata", bytes.fromhex("000100"), "00", False),
-        ("group-metadata", bytes.fromhex("0002000162"), None, False)]
+        ("group-metadata", bytes.fromhex("0002000162"), None, False),
+    ]
 
-    cap = spark.createDataFrame([Row(type="frame", api_key=14, api_version=5, direction="response", connection=3,
-                                     correlation_id=9, hex="00", group="g", member="m", generation=2),
-                                 Row(type="generation", api_key=None, api_version=None, direction=None,
-                                     connection=None, correlation_id=None, hex=None, group="g", member=None,
-                                     generation=2)])
+    cap = spark.createDataFrame(
+        [
+            Row(
+                type="frame",
+                api_key=14,
+                api_version=5,
+                direction="response",
+                connection=3,
+                correlation_id=9,
+                hex="00",
+                group="g",
+                member="m",
+                generation=2,
+            ),
+            Row(
+                type="generation",
+                api_key=None,
+                api_version=None,
+                direction=None,
+                connection=None,
+                correlation_id=None,
+                hex=None,
+                group="g",
+                member=None,
+                generation=2,
+            ),
+        ]
+    )
     c = normalize(cap, "s").collect()
-    assert [(x.kind, x.selected, x.link, x.group) for x in c] == [("frame", True, "s|3|9", "g"), (None, False, None, "g")]
+    assert [(x.kind, x.selected, x.link, x.group) for x in c] == [
+        ("frame", True, "s|3|9", "g"),
+        (None, False, None, "g"),
+    ]
     # context that does not parse is left out (null), never a failed job (Spark's ANSI mode)
-    odd = spark.createDataFrame([Row(kind="assignment", hex="00", generation="seven", version="x", ts=1e300),
-                                 Row(kind="assignment", hex="00", generation="1", version="2", ts=9.2e15)])
+    odd = spark.createDataFrame(
+        [
+            Row(kind="assignment", hex="00", generation="seven", version="x", ts=1e300),
+            Row(kind="assignment", hex="00", generation="1", version="2", ts=9.2e15),
+        ]
+    )
     o = normalize(odd, "s").collect()
-    assert [(x.generation, x.version, x.ts_ms, x.selected) for x in o] == [(None, None, None, True),
-                                                                           (1, 2, None, True)]
+    assert [(x.generation, x.version, x.ts_ms, x.selected) for x in o] == [(None, None, None, True), (1, 2, None, True)]
 
 
 def test_the_udf_type_is_the_documented_ddl(spark):
@@ -447,11 +522,21 @@ def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run
     rows = {(r["member"], r["layer"]): r for r in read_table(out, "connect")}
     assert summary["tables"]["connect"] == len(rows) == 4
     revoked_c = {"jdbc-orders-source", "s3-events-sink"}
-    revoked_t = {("jdbc-orders-source", 0), ("jdbc-orders-source", 1), ("s3-events-sink", 0), ("s3-events-sink", 1),
-                 ("s3-events-sink", 2)}
+    revoked_t = {
+        ("jdbc-orders-source", 0),
+        ("jdbc-orders-source", 1),
+        ("s3-events-sink", 0),
+        ("s3-events-sink", 1),
+        ("s3-events-sink", 2),
+    }
     kept_c = {"mirror-eu-west", "debezium-inventory"}
-    kept_t = {("s3-events-sink", 3), ("mirror-eu-west", 0), ("mirror-eu-west", 1), ("mirror-eu-west", 2),
-              ("debezium-inventory", 0)}
+    kept_t = {
+        ("s3-events-sink", 3),
+        ("mirror-eu-west", 0),
+        ("mirror-eu-west", 1),
+        ("mirror-eu-west", 2),
+        ("debezium-inventory", 0),
+    }
     want = {  # (member, layer) -> url, connectors, tasks, revoked connectors, revoked tasks
         ("worker-1", "metadata"): ("http://10.0.2.1:8083/", kept_c, kept_t, revoked_c, revoked_t),
         ("worker-2", "metadata"): ("http://10.0.2.2:8083/", set(), set(), set(), set()),
@@ -472,9 +557,25 @@ def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run
         assert set(r["revoked_connectors"] or ()) == rev_c
         assert {(t["connector"], t["task"]) for t in r["revoked_tasks"] or ()} == rev_t
     names = ds.dataset(str(out / "connect"), format="parquet").schema.names
-    assert {"group", "generation", "member", "layer", "protocol", "version", "url", "config_offset", "connectors",
-            "tasks", "revoked_connectors", "revoked_tasks", "delay", "error", "leader", "leader_url",
-            "escaped"} <= set(names)
+    assert {
+        "group",
+        "generation",
+        "member",
+        "layer",
+        "protocol",
+        "version",
+        "url",
+        "config_offset",
+        "connectors",
+        "tasks",
+        "revoked_connectors",
+        "revoked_tasks",
+        "delay",
+        "error",
+        "leader",
+        "leader_url",
+        "escaped",
+    } <= set(names)
 
 
 def test_the_operator_page_shows_what_the_job_prints(sample_run):

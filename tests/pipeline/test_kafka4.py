@@ -30,14 +30,17 @@ CHECKOUT_ASSIGNMENTS = {
     ("m2", 2): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")},
     ("m1", 2): {("0_0", "active"), ("0_1", "active"), ("1_0", "standby")},
     ("m3", 2): {("0_0", "active")},
-    ("m2", None): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")}}
+    ("m2", None): {("1_0", "active"), ("1_1", "active"), ("0_0", "standby"), ("0_1", "warmup")},
+}
 
 #: The findings of the two Kafka 4 groups as (group, epoch, check, task, member): m3 claims 0_0 at epoch 2, which
 #: m1 holds -- the only conflict in the sample; the two error responses (m2 fenced at epoch 1:
 #: FENCED_MEMBER_EPOCH 110; c2 at epoch 0: UNRELEASED_INSTANCE_ID 111) are group errors
-KAFKA4_FINDINGS = {("checkout-app", 2, "multiple-active-owners", "0_0", None),
-                   ("checkout-app", 1, "group-error", None, "m2"),
-                   ("payments", 0, "group-error", None, None)}
+KAFKA4_FINDINGS = {
+    ("checkout-app", 2, "multiple-active-owners", "0_0", None),
+    ("checkout-app", 1, "group-error", None, "m2"),
+    ("payments", 0, "group-error", None, None),
+}
 
 
 def _lines():
@@ -46,8 +49,10 @@ def _lines():
 
 def _row(d: dict) -> dict:
     """An input line as :func:`decode_table` takes it (what the job's normalize does for the three shapes)."""
-    r = {k: d.get(k) for k in ("record_id", "group", "member", "generation", "kind", "version", "hex",
-                               "direction", "protocol")}
+    r = {
+        k: d.get(k)
+        for k in ("record_id", "group", "member", "generation", "kind", "version", "hex", "direction", "protocol")
+    }
     if "api_key" in d:
         r.update(kind="frame", version=d["api_version"], api_key=d["api_key"])
     if "key" in d:
@@ -56,8 +61,11 @@ def _row(d: dict) -> dict:
 
 
 def test_the_kafka4_units_without_spark():
-    lines = [d for d in _lines() if not d["record_id"].startswith(("bad/", "payments/rec/commit"))
-             and d.get("value", "x") is not None]
+    lines = [
+        d
+        for d in _lines()
+        if not d["record_id"].startswith(("bad/", "payments/rec/commit")) and d.get("value", "x") is not None
+    ]
     units = decode_table(_row(d) for d in lines).to_pylist()
     by = defaultdict(list)
     for u in units:
@@ -67,10 +75,17 @@ def test_the_kafka4_units_without_spark():
     [g, m] = by["checkout/m1/join"]
     assert (g["unit_kind"], g["protocol_type"], g["generation"]) == ("group", "streams", 0)
     assert (m["member"], m["group"], m["process_id"], m["user_endpoint"], m["streams"]) == (
-        "m1", "checkout-app", "p1", "h1:8080", True)
+        "m1",
+        "checkout-app",
+        "p1",
+        "h1:8080",
+        True,
+    )
     assert {k: v for k, v in m["client_tags"]} == {"az": "a"}
     assert [(t["subtopology"], t["partition"], t["offset_sum"], t["end_offset_sum"]) for t in m["tasks"]] == [
-        (0, 0, 100, 100), (0, 1, 40, 20040)]
+        (0, 0, 100, 100),
+        (0, 1, 40, 20040),
+    ]
     # a heartbeat that carries nothing but its epoch is the group's fact alone
     assert [u["unit_kind"] for u in by["checkout/m1/hb2"]] == ["group"]
     # m2's assignment at epoch 2: active 1_0, 1_1; standby 0_0; warm-up 0_1 (the response's three lists)
@@ -84,14 +99,23 @@ def test_the_kafka4_units_without_spark():
     assert [u["group_error_code"] for u in by["payments/c2/join-resp"]] == [111]
     # KIP-848: the server assignor names the protocol; the member's rack and instance id are kept
     [g, m] = by["payments/c1/join"]
-    assert (g["protocol_type"], g["protocol_name"], m["rack_id"], m["streams"]) == ("consumer", "uniform", "rack-1",
-                                                                                    False)
+    assert (g["protocol_type"], g["protocol_name"], m["rack_id"], m["streams"]) == (
+        "consumer",
+        "uniform",
+        "rack-1",
+        False,
+    )
     assert by["payments/c2/join"][1]["group_instance_id"] == "pay-2"
     # records: the group epoch, a member's metadata (no epoch), its current assignment at its member epoch
     assert [(u["unit_kind"], u["generation"]) for u in by["checkout/rec/metadata"]] == [("group", 2)]
     [m] = by["checkout/rec/m1"]
     assert (m["member"], m["generation"], m["process_id"], m["client_id"], m["client_host"]) == (
-        "m1", None, "p1", "checkout", "/10.0.0.1")
+        "m1",
+        None,
+        "p1",
+        "checkout",
+        "/10.0.0.1",
+    )
     [g, a] = by["checkout/rec/m1-current"]  # the member's epoch is a generation of its group
     assert (g["unit_kind"], g["generation"], g["group_protocol"]) == ("group", 2, "streams")
     assert (a["generation"], [(t["subtopology"], t["partition"]) for t in a["active"]]) == (2, [(0, 0), (0, 1)])
@@ -102,8 +126,9 @@ def test_the_kafka4_units_without_spark():
 
 def test_bad_kafka4_records_are_quarantined_with_their_place():
     lines = {d["record_id"]: d for d in _lines()}
-    units = decode_table([_row(lines["bad/checkout-named-subtopology"]),
-                          _row(lines["bad/payments-truncated-heartbeat"])]).to_pylist()
+    units = decode_table(
+        [_row(lines["bad/checkout-named-subtopology"]), _row(lines["bad/payments-truncated-heartbeat"])]
+    ).to_pylist()
     named, cut = units
     assert (named["error_type"], named["error_path"]) == ("UnsupportedValue", "active_tasks[0].subtopology_id")
     assert "'sub-A'" in named["error_message"]
@@ -119,8 +144,12 @@ def capture_lines(tmp_path_factory):
     import sys
 
     path = tmp_path_factory.mktemp("kafka4-capture") / "wordcount.jsonl"
-    p = subprocess.run([sys.executable, "-m", "codec", "capture", "--json", str(STREAMS_PCAP)], capture_output=True,
-                       text=True, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "codec", "capture", "--json", str(STREAMS_PCAP)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     path.write_text(p.stdout)
     return path, [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
@@ -145,13 +174,20 @@ def test_counts_hold_on_a_mixed_fleet(mixed_run, capture_lines):
     other = Counter(f"line type {d['type']}" for d in captured if d["type"] != "frame")
     frames = [d for d in captured if d["type"] == "frame"]
     assert {d["api_key"] for d in frames} == {88}  # the script's StreamsGroupHeartbeat exchanges only
-    want = {"records_read": len(lines) + len(captured), "not_selected": len(tombstones) + len(commits) + other.total(),
-            "records_in": len(lines) - len(tombstones) - len(commits) + len(frames), "quarantined": len(bad)}
+    want = {
+        "records_read": len(lines) + len(captured),
+        "not_selected": len(tombstones) + len(commits) + other.total(),
+        "records_in": len(lines) - len(tombstones) - len(commits) + len(frames),
+        "quarantined": len(bad),
+    }
     want["decoded"] = want["records_in"] - want["quarantined"]
     assert summary["counts"] == want
     assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
-    assert summary["not_selected_by_reason"] == {"__consumer_offsets tombstone": 1,
-                                                 "__consumer_offsets key version 1": 1, **other}
+    assert summary["not_selected_by_reason"] == {
+        "__consumer_offsets tombstone": 1,
+        "__consumer_offsets key version 1": 1,
+        **other,
+    }
     assert {r["record_id"] for r in read_table(out, "quarantine")} == {d["record_id"] for d in bad}
 
 
@@ -161,7 +197,9 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     # (wordcount: the capture's group, below) classic streams-app generations 1-3 (JoinGroup/SyncGroup), checkout-app epochs 0-2 (heartbeats, Describe,
     # records), payments epochs 0 and 5 (heartbeats, Describe, records); negative epochs are no generation
     assert set(reb) == {("streams-app", g) for g in (1, 2, 3)} | {("checkout-app", e) for e in (0, 1, 2)} | {
-        ("payments", 0), ("payments", 5)}
+        ("payments", 0),
+        ("payments", 5),
+    }
     assert reb[("streams-app", 1)]["protocol"] == "stream"
     assert {reb[("checkout-app", e)]["protocol_type"] for e in (0, 1, 2)} == {"streams"}
     assert (reb[("payments", 5)]["protocol_type"], reb[("payments", 5)]["protocol"]) == ("consumer", "uniform")
@@ -175,12 +213,18 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     assert members[("checkout-app", "group-metadata")] == 1  # StreamsGroupMemberMetadata (no epoch)
     assert members[("payments", "frame")] == 2 and members[("payments", "consumer-group-describe-response")] == 1
 
-    lags = {(r["member"], r["generation"], r["task"]): r for r in read_table(out, "task_lags")
-            if r["group"] == "checkout-app"}
+    lags = {
+        (r["member"], r["generation"], r["task"]): r
+        for r in read_table(out, "task_lags")
+        if r["group"] == "checkout-app"
+    }
     # end offsets are on the wire: lag = end - offset (acceptable.recovery.lag 10000)
     assert {k: (r["estimated_end_offset_sum"], r["estimated_lag"], r["lag_class"]) for k, r in lags.items()} == {
-        ("m1", 0, "0_0"): (100, 0, "caught-up"), ("m1", 0, "0_1"): (20040, 20000, "lagging"),
-        ("m2", 0, "1_0"): (5000, 0, "caught-up"), ("m1", 2, "0_0"): (170, 20, "caught-up")}
+        ("m1", 0, "0_0"): (100, 0, "caught-up"),
+        ("m1", 0, "0_1"): (20040, 20000, "lagging"),
+        ("m2", 0, "1_0"): (5000, 0, "caught-up"),
+        ("m1", 2, "0_0"): (170, 20, "caught-up"),
+    }
 
     asg = defaultdict(set)
     for r in read_table(out, "assignments"):
@@ -189,10 +233,16 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     assert dict(asg) == CHECKOUT_ASSIGNMENTS
 
     assert {g: reb[(g, e)]["group_protocol"] for g, e in reb} == {
-        "streams-app": "classic", "checkout-app": "streams", "payments": "consumer"}
+        "streams-app": "classic",
+        "checkout-app": "streams",
+        "payments": "consumer",
+    }
 
-    findings = {(r["group"], r["generation"], r["check"], r["task"], r["member"], r["detail"])
-                for r in read_table(out, "findings") if r["group"] in ("checkout-app", "payments")}
+    findings = {
+        (r["group"], r["generation"], r["check"], r["task"], r["member"], r["detail"])
+        for r in read_table(out, "findings")
+        if r["group"] in ("checkout-app", "payments")
+    }
     assert {f[:5] for f in findings} == KAFKA4_FINDINGS
     details = {f[2:5]: f[5] for f in findings}
     assert details[("group-error", None, "m2")] == "FENCED_MEMBER_EPOCH (110) in a streams group's response"
@@ -211,8 +261,15 @@ def test_a_captured_streams_group_gives_its_assignments(mixed_run, capture_lines
         lists = {role: body.get(f"{role}Tasks") for role in ("active", "standby", "warmup")}
         if all(v is None for v in lists.values()):
             continue
-        want.setdefault((body["memberId"], body["memberEpoch"]), {
-            (f"{t['subtopologyId']}_{p}", role) for role, ts in lists.items() for t in ts or () for p in t["partitions"]})
+        want.setdefault(
+            (body["memberId"], body["memberEpoch"]),
+            {
+                (f"{t['subtopologyId']}_{p}", role)
+                for role, ts in lists.items()
+                for t in ts or ()
+                for p in t["partitions"]
+            },
+        )
     assert want  # the script assigns tasks
     got = defaultdict(set)
     for r in read_table(out, "assignments"):

@@ -8,8 +8,14 @@ import pytest
 pa = pytest.importorskip("pyarrow", reason="the pipeline tests need the spark extra (pip install -e '.[spark]')")
 
 from codec.pipeline.arrow import DECODE_COLUMNS, UNITS, decode_arrays, decode_table  # noqa: E402
-from codec.pipeline.offsets import (GroupMetadata, MemberMetadata, decode_group_metadata, encode_group_metadata,
-                                    encode_group_metadata_key, group_metadata_key)
+from codec.pipeline.offsets import (
+    GroupMetadata,
+    MemberMetadata,
+    decode_group_metadata,
+    encode_group_metadata,
+    encode_group_metadata_key,
+    group_metadata_key,
+)
 from codec.pipeline.records import RecordError, canonical_kind, decode_record
 from tests.conftest import KAFKA_VECTORS
 
@@ -33,8 +39,18 @@ def _task(t: dict) -> str:
 def test_join_group_request_yields_kafkas_subscription(nested, version):
     r = nested[version]
     jg, want = r["joinGroupRequest"], r["subscription"]["decoded"]
-    rows = decode_table([{"record_id": "x", "kind": "join-group-request", "version": jg["version"],
-                          "hex": jg["hex"], "member": "m", "generation": 3}]).to_pylist()
+    rows = decode_table(
+        [
+            {
+                "record_id": "x",
+                "kind": "join-group-request",
+                "version": jg["version"],
+                "hex": jg["hex"],
+                "member": "m",
+                "generation": 3,
+            }
+        ]
+    ).to_pylist()
     assert [u["unit_kind"] for u in rows] == ["group", "member"]
     g, m = rows
     assert (g["group"], g["protocol_type"], g["protocol_name"]) == (jg["data"]["groupId"], "consumer", "stream")
@@ -47,15 +63,17 @@ def test_join_group_request_yields_kafkas_subscription(nested, version):
     assert dict(m["client_tags"] or {}) == want["clientTags"]  # null: no tags (as in the members table)
     assert m["consumer_protocol_version"] == r["consumerProtocolVersion"]
     assert {_tn(t): t["offset_sum"] for t in m["tasks"]} == {
-        _task(t["taskId"]): t["offsetSum"] for t in want["taskOffsetSums"]}
+        _task(t["taskId"]): t["offsetSum"] for t in want["taskOffsetSums"]
+    }
 
 
 @pytest.mark.parametrize("version", range(1, 12))
 def test_sync_group_response_yields_kafkas_assignment(nested, version):
     r = nested[version]
     sg, want = r["syncGroupResponse"], r["assignment"]["decoded"]
-    rows = decode_table([{"record_id": "x", "kind": "SyncGroupResponse", "version": sg["version"], "hex": sg["hex"]}]
-                        ).to_pylist()
+    rows = decode_table(
+        [{"record_id": "x", "kind": "SyncGroupResponse", "version": sg["version"], "hex": sg["hex"]}]
+    ).to_pylist()
     assert [u["unit_kind"] for u in rows] == ["group", "assignment"]
     a = rows[1]
     assert (a["asg_version"], a["commonly_supported_version"]) == (want["version"], want["commonlySupportedVersion"])
@@ -65,7 +83,8 @@ def test_sync_group_response_yields_kafkas_assignment(nested, version):
         active[_task(t)] = active.get(_task(t), 0) + 1
     assert {_tn(t): t["partitions"] for t in a["active"]} == active
     assert {_tn(t): t["partitions"] for t in a["standby"]} == {
-        _task(s["taskId"]): len(s["partitions"]) for s in want["standbyTasks"]}
+        _task(s["taskId"]): len(s["partitions"]) for s in want["standbyTasks"]
+    }
     assert a["endpoints"] == len(want["partitionsByHost"])
 
 
@@ -82,7 +101,10 @@ def test_random_vectors_decode_as_kafka_did(name):
             assert sorted(_tn(t) for t in u["tasks"]) == sorted(_task(t["taskId"]) for t in d["taskOffsetSums"])
         else:
             assert (u["asg_version"], u["asg_error_code"], u["next_rebalance_ms"]) == (
-                d["version"], d["errCode"], d["nextRebalanceMs"])
+                d["version"],
+                d["errCode"],
+                d["nextRebalanceMs"],
+            )
             assert sum(t["partitions"] for t in u["active"]) == len(d["activeTasks"])
 
 
@@ -100,7 +122,11 @@ def test_quarantined_samples_say_where_and_why():
     assert rows["bad/unknown-kind"]["error_type"] == "UnknownKind"
     assert rows["bad/body-without-version"]["error_type"] == "MissingVersion"
     n = rows["bad/nested-assignment-v12"]
-    assert (n["error_path"], n["error_layer"], n["error_offset"]) == ("assignment.user_data.version", "AssignmentInfo", 0)
+    assert (n["error_path"], n["error_layer"], n["error_offset"]) == (
+        "assignment.user_data.version",
+        "AssignmentInfo",
+        0,
+    )
 
 
 def test_a_record_is_never_half_decoded(nested):
@@ -116,22 +142,45 @@ def test_a_record_is_never_half_decoded(nested):
 
     M = wire_class("JoinGroupResponse", "JoinGroupResponseMember")
 
-    good = dataclasses.replace(body, protocol_name="stream", protocol_type="consumer", error_code=0,
-                               members=(M(member_id="a", group_instance_id=None, metadata=cps),
-                                        M(member_id="b", group_instance_id=None, metadata=cps[:40])))
+    good = dataclasses.replace(
+        body,
+        protocol_name="stream",
+        protocol_type="consumer",
+        error_code=0,
+        members=(
+            M(member_id="a", group_instance_id=None, metadata=cps),
+            M(member_id="b", group_instance_id=None, metadata=cps[:40]),
+        ),
+    )
     data = encode_message("JoinGroupResponse", 7, good)
-    units = decode_table([{"record_id": "ok", "kind": "join-group-response", "version": 7,
-                           "data": encode_message("JoinGroupResponse", 7, dataclasses.replace(good, members=good.members[:1]))},
-                          {"record_id": "bad", "kind": "join-group-response", "version": 7, "data": data}]).to_pylist()
-    assert [(u["record_id"], u["unit_kind"]) for u in units] == [("ok", "group"), ("ok", "member"), ("bad", "quarantine")]
+    units = decode_table(
+        [
+            {
+                "record_id": "ok",
+                "kind": "join-group-response",
+                "version": 7,
+                "data": encode_message("JoinGroupResponse", 7, dataclasses.replace(good, members=good.members[:1])),
+            },
+            {"record_id": "bad", "kind": "join-group-response", "version": 7, "data": data},
+        ]
+    ).to_pylist()
+    assert [(u["record_id"], u["unit_kind"]) for u in units] == [
+        ("ok", "group"),
+        ("ok", "member"),
+        ("bad", "quarantine"),
+    ]
     assert units[2]["error_path"].startswith("members[1].metadata")
 
 
 def test_frames_decode_with_and_without_body_offset():
     frames = [r for r in jsonl(FRAMES) if r["api_key"] in (11, 14)]
     with_off = decode_table([{**r, "kind": "frame", "version": r["api_version"]} for r in frames]).to_pylist()
-    without = decode_table([{**{k: v for k, v in r.items() if k != "body_offset"}, "kind": "frame",
-                             "version": r["api_version"]} for r in frames]).to_pylist()
+    without = decode_table(
+        [
+            {**{k: v for k, v in r.items() if k != "body_offset"}, "kind": "frame", "version": r["api_version"]}
+            for r in frames
+        ]
+    ).to_pylist()
     assert [u["unit_kind"] for u in with_off] == [u["unit_kind"] for u in without]
     assert not [u for u in with_off if u["unit_kind"] == "quarantine"]
     joins = [r for r in frames if r["api_key"] == 11 and r["direction"] == "request"]
@@ -144,9 +193,20 @@ def test_group_metadata_round_trip_and_units(nested):
     cps = {v: bytes.fromhex(nested[v]["consumerProtocolSubscription"]["hexVersionPrefixed"]) for v in (10, 11)}
     cpa = {v: bytes.fromhex(nested[v]["consumerProtocolAssignment"]["hexVersionPrefixed"]) for v in (10, 11)}
     for version in range(5):
-        g = GroupMetadata(version, "consumer", 9, "stream", "a", 123 if version >= 2 else -1, tuple(
-            MemberMetadata(m, "inst" if version >= 3 else None, "cid", "/h", 10 if version >= 1 else -1, 20,
-                           cps[v], cpa[v]) for m, v in (("a", 10), ("b", 11))))
+        g = GroupMetadata(
+            version,
+            "consumer",
+            9,
+            "stream",
+            "a",
+            123 if version >= 2 else -1,
+            tuple(
+                MemberMetadata(
+                    m, "inst" if version >= 3 else None, "cid", "/h", 10 if version >= 1 else -1, 20, cps[v], cpa[v]
+                )
+                for m, v in (("a", 10), ("b", 11))
+            ),
+        )
         assert decode_group_metadata(encode_group_metadata(g)) == g
     key = encode_group_metadata_key("app")
     assert group_metadata_key(key) == (2, "app") and group_metadata_key(b"\x00\x01\x00\x01x") == (1, None)
@@ -170,8 +230,13 @@ def test_kind_aliases():
 
 def test_decode_arrays_gives_one_unit_list_per_record_and_a_stable_type():
     recs = [r for r in jsonl(CAPTURES) if "__not_json__" not in r][:10]
-    types = {"version": pa.int32(), "api_key": pa.int32(), "body_offset": pa.int32(), "data": pa.binary(),
-             "key": pa.binary()}
+    types = {
+        "version": pa.int32(),
+        "api_key": pa.int32(),
+        "body_offset": pa.int32(),
+        "data": pa.binary(),
+        "key": pa.binary(),
+    }
     args = [pa.array([r.get(n) for r in recs], types.get(n, pa.string())) for n in DECODE_COLUMNS]
     out = decode_arrays(*args)
     assert out.type == UNITS and len(out) == 10
@@ -187,14 +252,37 @@ def test_own_group_metadata_codec_agrees_with_the_capture_layer(nested):
     cps = bytes.fromhex(nested[11]["consumerProtocolSubscription"]["hexVersionPrefixed"])
     cpa = bytes.fromhex(nested[11]["consumerProtocolAssignment"]["hexVersionPrefixed"])
     for version in range(5):
-        g = GroupMetadata(version, "consumer", 9, "stream", None, 123 if version >= 2 else -1, (
-            MemberMetadata("a", "i" if version >= 3 else None, "cid", "/h", 10 if version >= 1 else -1, 20, cps, cpa),))
+        g = GroupMetadata(
+            version,
+            "consumer",
+            9,
+            "stream",
+            None,
+            123 if version >= 2 else -1,
+            (
+                MemberMetadata(
+                    "a", "i" if version >= 3 else None, "cid", "/h", 10 if version >= 1 else -1, 20, cps, cpa
+                ),
+            ),
+        )
         v, theirs, trailing = cap.decode_value(2, encode_group_metadata(g))
         assert (v, trailing) == (version, b"")
-        assert (theirs.protocol_type, theirs.generation, theirs.protocol, theirs.leader) == ("consumer", 9, "stream", None)
+        assert (theirs.protocol_type, theirs.generation, theirs.protocol, theirs.leader) == (
+            "consumer",
+            9,
+            "stream",
+            None,
+        )
         m = theirs.members[0]
-        assert (m.member_id, m.group_instance_id, m.client_id, m.client_host, m.session_timeout, m.subscription,
-                m.assignment) == ("a", g.members[0].group_instance_id, "cid", "/h", 20, cps, cpa)
+        assert (
+            m.member_id,
+            m.group_instance_id,
+            m.client_id,
+            m.client_host,
+            m.session_timeout,
+            m.subscription,
+            m.assignment,
+        ) == ("a", g.members[0].group_instance_id, "cid", "/h", 20, cps, cpa)
         if version >= 1:
             assert m.rebalance_timeout == 10
     assert cap.decode_key(encode_group_metadata_key("app"))[2].group == "app"

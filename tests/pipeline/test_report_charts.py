@@ -21,8 +21,16 @@ import pytest
 from codec.pipeline import report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs headless Chromium (apt-get install chromium)")
 
 #: Put into a copy of the page (the report itself has no script): every chart's box, its labels' boxes and its
@@ -53,25 +61,36 @@ def summary(days: int) -> dict:
     versions = {d: {str(v): rnd.randint(1, 40) for v in range(7, 12) if rnd.random() < 0.8} for d in dates}
     versions["unknown"] = {"11": 3}
     errors = [{"date": d, "records": rnd.randint(50, 500), "quarantined": rnd.randint(0, 20)} for d in dates]
-    groups = [{"group": name, "generations": rnd.randint(1, 900)} for name in
-              ["payments-" + "x" * 60, "日本語のグループ名前がとても長いストリームアプリケーション", "a"]
-              + [f"streams-app-{i}" for i in range(27)]]
-    return {"counts": {"records_read": 10, "not_selected": 1, "decoded": 8, "quarantined": 1}, "output": "out",
-            "charts": {"versions_by_date": versions, "error_rate_by_date": errors, "rebalances_per_group": groups},
-            "findings_by_check": {"no-active-owner": 23, "multiple-active-owners": 2, "group-error": 1},
-            "tables": {}}
+    groups = [
+        {"group": name, "generations": rnd.randint(1, 900)}
+        for name in ["payments-" + "x" * 60, "日本語のグループ名前がとても長いストリームアプリケーション", "a"]
+        + [f"streams-app-{i}" for i in range(27)]
+    ]
+    return {
+        "counts": {"records_read": 10, "not_selected": 1, "decoded": 8, "quarantined": 1},
+        "output": "out",
+        "charts": {"versions_by_date": versions, "error_rate_by_date": errors, "rebalances_per_group": groups},
+        "findings_by_check": {"no-active-owner": 23, "multiple-active-owners": 2, "group-error": 1},
+        "tables": {},
+    }
 
 
 def measure(page: str, tmp_path, name: str) -> list[dict]:
     """The charts of an HTML page as Chromium lays them out (and a screenshot of the page, ``name``.png)."""
     path = tmp_path / f"{name}.html"
     path.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+
     def chromium(*args: str) -> subprocess.CompletedProcess:
         """One headless Chromium with a fresh profile (a profile still held by another one would hand the
         page over to it and exit)."""
         profile = tempfile.mkdtemp(prefix="profile-", dir=tmp_path)
-        return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--window-size=1100,1400", *args,
-                               path.as_uri()], capture_output=True, text=True, timeout=180, check=False)
+        return subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--window-size=1100,1400", *args, path.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
 
     shot = chromium(f"--screenshot={tmp_path / name}.png")
     assert shot.returncode == 0 and (tmp_path / f"{name}.png").stat().st_size > 10_000, shot.stderr[-2000:]
@@ -86,8 +105,9 @@ def _overlap(a, b, slack: float = 0.5) -> bool:
 
 
 def _inside(a, outer, slack: float = 1.0) -> bool:
-    return a[0] >= outer[0] - slack and a[1] >= outer[1] - slack and a[2] <= outer[2] + slack \
-        and a[3] <= outer[3] + slack
+    return (
+        a[0] >= outer[0] - slack and a[1] >= outer[1] - slack and a[2] <= outer[2] + slack and a[3] <= outer[3] + slack
+    )
 
 
 def problems(charts: list[dict]) -> list[str]:
@@ -100,8 +120,11 @@ def problems(charts: list[dict]) -> list[str]:
             if _overlap(a["box"], b["box"]):
                 found.append(f"{c['chart']}: {a['text']!r} overlaps {b['text']!r}")
         found += [f"{c['chart']}: {t['text']!r} is outside the chart" for t in texts if not _inside(t["box"], c["svg"])]
-        found += [f"{c['chart']}: a shape outside the chart" for s in c["shapes"][:1] if not all(
-            _inside(s, c["svg"]) for s in c["shapes"])]
+        found += [
+            f"{c['chart']}: a shape outside the chart"
+            for s in c["shapes"][:1]
+            if not all(_inside(s, c["svg"]) for s in c["shapes"])
+        ]
         if sum("axis-title" in t["cls"] for t in texts) < 2:
             found.append(f"{c['chart']}: fewer than two axis titles")
         if any("x-tick" in t["cls"] for t in texts) or "over time" in c["chart"] or "by day" in c["chart"]:
@@ -116,8 +139,12 @@ def problems(charts: list[dict]) -> list[str]:
 def test_the_charts_are_readable(days, tmp_path):
     charts = measure(report.render_html(summary(days)), tmp_path, f"report-{days}-days")
     titles = [c["chart"] for c in charts]
-    assert titles == ["Subscription metadata versions over time", "Decode error rate (% of records quarantined, by day)",
-                      "Rebalances (generations observed) per group", "Findings by check"]
+    assert titles == [
+        "Subscription metadata versions over time",
+        "Decode error rate (% of records quarantined, by day)",
+        "Rebalances (generations observed) per group",
+        "Findings by check",
+    ]
     assert problems(charts) == []
     versions, errors = charts[0], charts[1]
     ticks = [t["text"] for t in versions["texts"] if "x-tick" in t["cls"]]
@@ -135,11 +162,15 @@ def test_the_check_sees_overlapping_labels_and_a_bare_axis(tmp_path, monkeypatch
     monkeypatch.setattr(report, "_text_width", lambda text: 1.0)
     found = problems(measure(report.render_html(summary(30)), tmp_path, "overlapping"))
     assert any("overlaps" in p and "2024-01-0" in p for p in found), found
-    bare = ('<html><body><h2>Subscription metadata versions over time</h2><svg width="640" height="244">'
-            '<rect x="40" y="20" width="20" height="160"/><text x="0" y="12" font-size="10">40</text>'
-            '<text x="40" y="196" font-size="10">2024-01-01</text><text x="60" y="196" font-size="10">2024-01-02'
-            '</text></svg></body></html>')
+    bare = (
+        '<html><body><h2>Subscription metadata versions over time</h2><svg width="640" height="244">'
+        '<rect x="40" y="20" width="20" height="160"/><text x="0" y="12" font-size="10">40</text>'
+        '<text x="40" y="196" font-size="10">2024-01-01</text><text x="60" y="196" font-size="10">2024-01-02'
+        "</text></svg></body></html>"
+    )
     found = problems(measure(bare, tmp_path, "bare"))
-    assert {p.split(": ", 1)[1] for p in found} >= {"fewer than two axis titles",
-                                                    "the y axis has fewer than two tick labels",
-                                                    "no date on the x axis"}
+    assert {p.split(": ", 1)[1] for p in found} >= {
+        "fewer than two axis titles",
+        "the y axis has fewer than two tick labels",
+        "no date on the x axis",
+    }

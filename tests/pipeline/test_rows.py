@@ -75,8 +75,11 @@ def test_every_vector_gives_the_models_rows():
     taken = sum(check(kind, data) for _, kind, data in VECTORS)
     # all but the version probes and the invalid handcrafted inputs take the fast path
     assert taken >= 0.9 * len(VECTORS) - 150, taken
-    kafka_ok = [(k, d) for i, k, d in VECTORS if i.startswith(("subscription.jsonl", "assignment.jsonl"))
-                and 1 <= struct.unpack_from(">i", d)[0] <= 11]
+    kafka_ok = [
+        (k, d)
+        for i, k, d in VECTORS
+        if i.startswith(("subscription.jsonl", "assignment.jsonl")) and 1 <= struct.unpack_from(">i", d)[0] <= 11
+    ]
     assert kafka_ok and all(KINDS[k](d) is not None for k, d in kafka_ok)
 
 
@@ -105,8 +108,9 @@ def _sub(version=11, **kw) -> bytes:
 def test_subscription_rules():
     t0, t1 = TaskId(0, 1), TaskId(1, 0)
     cases = {
-        "v11 sums, endpoint, tags": _sub(task_offset_sums={t0: 10, t1: -2}, user_endpoint="h:1",
-                                         client_tags={"az": "a", "rack": "r1"}),
+        "v11 sums, endpoint, tags": _sub(
+            task_offset_sums={t0: 10, t1: -2}, user_endpoint="h:1", client_tags={"az": "a", "rack": "r1"}
+        ),
         "v6 prev/standby": _sub(6, task_offset_sums={t0: -2, t1: -3}, user_endpoint="h:1"),
         "v8 grouped": _sub(8, task_offset_sums={t0: 5, TaskId(0, 2): 7, t1: 9}),
         "v1": _sub(1, latest_supported_version=-1, task_offset_sums={t0: -2}),
@@ -118,7 +122,7 @@ def test_subscription_rules():
     v11 = cases["v11 sums, endpoint, tags"]
     one = struct.pack(">iiqh", 0, 1, 99, -1)
     at = v11.index(struct.pack(">iiqh", 0, 1, 10, -1))
-    dup = v11[:at - 4] + struct.pack(">i", 3) + v11[at:at + 2 * 18] + one + v11[at + 2 * 18:]
+    dup = v11[: at - 4] + struct.pack(">i", 3) + v11[at : at + 2 * 18] + one + v11[at + 2 * 18 :]
     assert check("subscription-info", dup)
     assert through_rows("subscription-info", dup)[0][0]["m"]["tasks"][0]["offset_sum"] == 99
     # declined, and then decided by the models: a probe, lsv below the version, a duplicate tag key,
@@ -126,8 +130,10 @@ def test_subscription_rules():
     probe = struct.pack(">ii", 12, 12) + b"\x00" * 40
     low_lsv = struct.pack(">ii", 11, 10) + v11[8:]
     tag = struct.pack(">i", 2) + b"az"
-    dup_tag = v11.replace(tag + struct.pack(">i", 1) + b"a" + struct.pack(">i", 4) + b"rack",
-                          tag + struct.pack(">i", 1) + b"a" + struct.pack(">i", 2) + b"az")
+    dup_tag = v11.replace(
+        tag + struct.pack(">i", 1) + b"a" + struct.pack(">i", 4) + b"rack",
+        tag + struct.pack(">i", 1) + b"a" + struct.pack(">i", 2) + b"az",
+    )
     bad_utf8 = v11.replace(tag, struct.pack(">i", 2) + b"\xff\xfe")
     for name, data in {"probe": probe, "low lsv": low_lsv, "duplicate tag": dup_tag, "bad utf8": bad_utf8}.items():
         assert data != v11 and not check("subscription-info", data), name
@@ -139,10 +145,11 @@ def test_subscription_rules():
     assert through_rows("subscription-info", empty)[0][0]["m"]["tasks"][0]["topology"] is None
     one = struct.pack(">iiqh", 0, 1, 5, 0)
     i = empty.index(one)
-    both_names = empty[:i - 4] + struct.pack(">i", 2) + struct.pack(">iiqh", 0, 1, 4, -1) + one + empty[i + len(one):]
+    both_names = empty[: i - 4] + struct.pack(">i", 2) + struct.pack(">iiqh", 0, 1, 4, -1) + one + empty[i + len(one) :]
     assert check("subscription-info", both_names)
-    assert [(t["topology"], t["offset_sum"]) for t in through_rows("subscription-info", both_names)[0][0]["m"]["tasks"]] \
-        == [(None, 5)]
+    assert [
+        (t["topology"], t["offset_sum"]) for t in through_rows("subscription-info", both_names)[0][0]["m"]["tasks"]
+    ] == [(None, 5)]
     assert check("subscription-info", _sub(user_endpoint=None))
     assert through_rows("subscription-info", _sub(user_endpoint=None))[0][0]["m"]["user_endpoint"] is None
 
@@ -150,10 +157,15 @@ def test_subscription_rules():
 def test_assignment_rules():
     t0, t1 = TaskId(0, 0), TaskId(0, 1)
     tp = TopicPartition("src", 0)
-    info = AssignmentInfo(version=11, active_tasks=(t0, t0, t1), standby_tasks={TaskId(1, 0): (tp, tp)},
-                          partitions_by_host={HostInfo("a", 1): (tp,), HostInfo("b", 2): ()},
-                          standby_partitions_by_host={HostInfo("a", 1): (tp,)}, error_code=0,
-                          next_rebalance_ms=1234)
+    info = AssignmentInfo(
+        version=11,
+        active_tasks=(t0, t0, t1),
+        standby_tasks={TaskId(1, 0): (tp, tp)},
+        partitions_by_host={HostInfo("a", 1): (tp,), HostInfo("b", 2): ()},
+        standby_partitions_by_host={HostInfo("a", 1): (tp,)},
+        error_code=0,
+        next_rebalance_ms=1234,
+    )
     for v in range(1, 12):
         data = encode_assignment(info, v, drop_unrepresentable=True)
         assert check("assignment-info", data), v
@@ -164,14 +176,14 @@ def test_assignment_rules():
     data = encode_assignment(info)
     entry = b"\x00\x01a" + struct.pack(">iiii", 1, 1, 0, 0)  # host a:1, one partition: (topic index 0, 0)
     at = data.rindex(entry) + len(entry) - 8  # in the standby host map
-    bad = data[:at] + struct.pack(">ii", 7, 0) + data[at + 8:]
+    bad = data[:at] + struct.pack(">ii", 7, 0) + data[at + 8 :]
     assert not check("assignment-info", bad)
     assert through_rows("assignment-info", bad)[0][0]["q"]["error_path"].endswith("topic_index")
     # the same host twice counts once (the models' dict)
     twice = AssignmentInfo(version=4, partitions_by_host={HostInfo("a", 1): (tp,)})
     data = encode_assignment(twice)
-    host = data[data.index(b"\x00\x01a"):]
-    doubled = data[:data.index(b"\x00\x01a") - 4] + struct.pack(">i", 2) + host[:-4] + host
+    host = data[data.index(b"\x00\x01a") :]
+    doubled = data[: data.index(b"\x00\x01a") - 4] + struct.pack(">i", 2) + host[:-4] + host
     assert check("assignment-info", doubled)
     for v in (0, 12, -1):
         assert not check("assignment-info", struct.pack(">i", v) + data[4:])

@@ -28,8 +28,13 @@ def test_simulated_scale_out(spark, tmp_path):
     summary = run(Options(inputs=[str(src)], out=str(out), quiet=True, config=cfg), spark)
 
     selected = [f for f in frames if f["api_key"] in (11, 14)]
-    assert summary["counts"] == {"records_read": len(frames), "not_selected": len(frames) - len(selected),
-                                 "records_in": len(selected), "decoded": len(selected), "quarantined": 0}
+    assert summary["counts"] == {
+        "records_read": len(frames),
+        "not_selected": len(frames) - len(selected),
+        "records_in": len(selected),
+        "decoded": len(selected),
+        "quarantined": 0,
+    }
     reb = {r["generation"]: r for r in read_table(out, "rebalances")}
     for sim in result.rebalances:
         r = reb[sim["generation"]]

@@ -21,26 +21,71 @@ MAX = "7fffffffffffffff"
 #: dictionary: 1 entry, index 0, writeUTF "t" + ED BF BF (U+DFFF, a lone low surrogate in modified UTF-8);
 #: partitions by host: 1 host, writeUTF "h" + ED A0 80 (U+D800, a lone high surrogate), port 1, one
 #: partition (topic index 0, partition 0); standby partitions by host: 0; error code 0; no next rebalance.
-V7_HOST = ("00000007" "0000000b" "00000000" "00000000" "00000001" "00000000" "0004" "74edbfbf"
-           "00000001" "0004" "68eda080" "00000001" "00000001" "00000000" "00000000" "00000000" "00000000" + MAX)
-assert V7_HOST == ("000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda08000000001"
-                   "00000001000000000000000000000000000000007fffffffffffffff")
+V7_HOST = (
+    "00000007"
+    "0000000b"
+    "00000000"
+    "00000000"
+    "00000001"
+    "00000000"
+    "0004"
+    "74edbfbf"
+    "00000001"
+    "0004"
+    "68eda080"
+    "00000001"
+    "00000001"
+    "00000000"
+    "00000000"
+    "00000000"
+    "00000000" + MAX
+)
+assert V7_HOST == (
+    "000000070000000b00000000000000000000000100000000000474edbfbf00000001000468eda08000000001"
+    "00000001000000000000000000000000000000007fffffffffffffff"
+)
 
 
 def v10_named(chars: str) -> str:
     """v10, one active task 0_0 of a named topology given as UTF-16 code units (writeInt(length) then
     writeChars), nothing else: no standbys, an empty topic dictionary and host maps, error 0."""
     units = len(chars) // 4
-    return ("0000000a" "0000000b" "00000001" "00000000" "00000000" f"{units:08x}" + chars
-            + "00000000" "00000000" "00000000" "00000000" "00000000" + MAX)
+    return (
+        "0000000a"
+        "0000000b"
+        "00000001"
+        "00000000"
+        "00000000"
+        f"{units:08x}" + chars + "00000000"
+        "00000000"
+        "00000000"
+        "00000000"
+        "00000000" + MAX
+    )
 
 
-SURROGATE = v10_named("0078" "d800")  # "x\ud800": x, then a lone high surrogate
-LITERAL = v10_named("0078" "005c" "0075" "0064" "0038" "0030" "0030")  # the 7 characters x\ud800, no surrogate
+SURROGATE = v10_named("0078d800")  # "x\ud800": x, then a lone high surrogate
+LITERAL = v10_named("0078005c00750064003800300030")  # the 7 characters x\ud800, no surrogate
 #: v10, no active task; one standby task 1_0 of the named topology "x" + U+D800, with one source partition:
 #: writeUTF "t" + ED BF BF (U+DFFF), partition 0; then the empty dictionary and host maps, error 0
-STANDBY = ("0000000a" "0000000b" "00000000" "00000001" "00000001" "00000000" "00000002" "0078d800"
-           "00000001" "0004" "74edbfbf" "00000000" "00000000" "00000000" "00000000" "00000000" + MAX)
+STANDBY = (
+    "0000000a"
+    "0000000b"
+    "00000000"
+    "00000001"
+    "00000001"
+    "00000000"
+    "00000002"
+    "0078d800"
+    "00000001"
+    "0004"
+    "74edbfbf"
+    "00000000"
+    "00000000"
+    "00000000"
+    "00000000"
+    "00000000" + MAX
+)
 
 
 def test_a_lone_surrogate_in_a_named_topology_is_escaped_and_flagged():
@@ -59,11 +104,18 @@ def test_the_fast_path_and_the_models_agree_on_surrogates():
         assert check("assignment-info", bytes.fromhex(hex_))  # the fast path takes it, and agrees
     (unit,) = through_rows("assignment-info", bytes.fromhex(STANDBY))[0]
     assert (unit["escaped"], unit["a"]["active"], unit["a"]["standby"]) == (
-        ["standby[0].topology"], [], [{"subtopology": 1, "partition": 0, "topology": "x\\ud800", "partitions": 1}])
+        ["standby[0].topology"],
+        [],
+        [{"subtopology": 1, "partition": 0, "topology": "x\\ud800", "partitions": 1}],
+    )
     # the issue's example: host and topic are not columns of any table (a row counts the hosts)
     (unit,) = through_rows("assignment-info", bytes.fromhex(V7_HOST))[0]
     assert (unit["unit_kind"], unit["escaped"], unit["a"]["asg_version"], unit["a"]["endpoints"]) == (
-        "assignment", None, 7, 1)
+        "assignment",
+        None,
+        7,
+        1,
+    )
     assert reference("assignment-info", bytes.fromhex(V7_HOST))[0] == [unit]
 
 
@@ -71,12 +123,21 @@ def test_one_surrogate_record_among_others_flags_only_its_unit():
     kinds = ["assignment-info"] * 3
     hexes = [LITERAL, SURROGATE, V7_HOST]
     cols = {"kind": kinds, "hex": hexes}
-    out = decode_arrays(*(pa.array(cols.get(c, [None] * 3), pa.string() if c in ("kind", "hex", "direction", "protocol")
-                                   else (pa.binary() if c in ("data", "key") else pa.int32()))
-                          for c in DECODE_COLUMNS)).to_pylist()
+    out = decode_arrays(
+        *(
+            pa.array(
+                cols.get(c, [None] * 3),
+                pa.string()
+                if c in ("kind", "hex", "direction", "protocol")
+                else (pa.binary() if c in ("data", "key") else pa.int32()),
+            )
+            for c in DECODE_COLUMNS
+        )
+    ).to_pylist()
     assert [[u["escaped"] for u in units] for units in out] == [[None], [["active[0].topology"]], [None]]
     assert [units[0]["a"]["active"] for units in out][:2] == [
-        [{"subtopology": 0, "partition": 0, "topology": "x\\ud800", "partitions": 1}]] * 2
+        [{"subtopology": 0, "partition": 0, "topology": "x\\ud800", "partitions": 1}]
+    ] * 2
 
 
 def test_a_record_arrow_cannot_hold_is_quarantined_alone(monkeypatch):

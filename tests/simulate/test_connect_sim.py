@@ -103,7 +103,8 @@ def test_eager_bounce_is_stop_the_world_twice(eager):
     assert eager.final == {
         "W1": {"connectors": ["c1"], "tasks": sorted(tasks_of("c1-0 c1-3 c2-2 c3-1"))},
         "W2": {"connectors": ["c2"], "tasks": sorted(tasks_of("c1-1 c2-0 c2-3 c3-2"))},
-        "W3": {"connectors": ["c3"], "tasks": sorted(tasks_of("c1-2 c2-1 c3-0 c3-3"))}}
+        "W3": {"connectors": ["c3"], "tasks": sorted(tasks_of("c1-2 c2-1 c3-0 c3-3"))},
+    }
 
 
 def test_cooperative_bounce_moves_nothing(coop):
@@ -118,8 +119,7 @@ def test_cooperative_bounce_moves_nothing(coop):
     assert m["time_to_balanced_s"] == pytest.approx(306)
     for w in ("W1", "W2"):  # they never stop, and are never handed anything
         assert all(r["connectors"] == 1 and r["tasks"] == 4 for r in coop.timeline["instances"][w])
-        assert all(not r["assignments"][w]["tasks"] and not r["assignments"][w]["connectors"]
-                   for r in coop.rebalances)
+        assert all(not r["assignments"][w]["tasks"] and not r["assignments"][w]["connectors"] for r in coop.rebalances)
     assert held(coop, "W3", 100) == {"connectors": 0, "tasks": 0}
     assert held(coop, "W3", 365) == {"connectors": 0, "tasks": 0}
     assert held(coop, "W3", 366) == {"connectors": 1, "tasks": 4}
@@ -193,22 +193,43 @@ def test_command_single_protocol_and_errors(tmp_path, capsys):
     assert (tmp_path / "eager.timeline.json").is_file()
     assert _cli(["--example", "connect-bounce", "--protocol", "ha", "--no-plots", "--out", str(tmp_path)]) == 2
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": 1},
-                               "events": [{"at": 1, "stop": "W9"}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "kind": "connect",
+                "workers": [{"name": "W1"}],
+                "connectors": {"c": 1},
+                "events": [{"at": 1, "stop": "W9"}],
+            }
+        )
+    )
     assert _cli([str(bad), "--no-plots", "--out", str(tmp_path / "o")]) == 1
     assert "unknown worker" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("data,why", [
-    ({"kind": "connect", "connectors": {"c": 1}}, "needs workers"),
-    ({"kind": "connect", "workers": [{"name": "W1"}]}, "connectors"),
-    ({"kind": "connect", "workers": [{"name": "W1", "protocol": "range"}], "connectors": {"c": 1}}, "connect.protocol"),
-    ({"kind": "connect", "workers": [{"name": "W1"}, {"name": "W1"}], "connectors": {"c": 1}}, "duplicate"),
-    ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": -1}}, "connectors[c]"),
-    ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": 1}, "topology": []}, "unknown key"),
-    ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": 1},
-      "events": [{"at": 1, "stop": "W1", "start": "W1"}]}, "exactly one"),
-])
+@pytest.mark.parametrize(
+    "data,why",
+    [
+        ({"kind": "connect", "connectors": {"c": 1}}, "needs workers"),
+        ({"kind": "connect", "workers": [{"name": "W1"}]}, "connectors"),
+        (
+            {"kind": "connect", "workers": [{"name": "W1", "protocol": "range"}], "connectors": {"c": 1}},
+            "connect.protocol",
+        ),
+        ({"kind": "connect", "workers": [{"name": "W1"}, {"name": "W1"}], "connectors": {"c": 1}}, "duplicate"),
+        ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": -1}}, "connectors[c]"),
+        ({"kind": "connect", "workers": [{"name": "W1"}], "connectors": {"c": 1}, "topology": []}, "unknown key"),
+        (
+            {
+                "kind": "connect",
+                "workers": [{"name": "W1"}],
+                "connectors": {"c": 1},
+                "events": [{"at": 1, "stop": "W1", "start": "W1"}],
+            },
+            "exactly one",
+        ),
+    ],
+)
 def test_scenario_validation(data, why):
     with pytest.raises(ScenarioError, match=r".*" + why.replace("[", r"\[").replace("]", r"\]")):
         parse_connect_scenario(data)
@@ -220,11 +241,21 @@ def test_crash_longer_than_the_delay_spreads_the_lost_work():
     session times out at 20: round [20, 23], its work held back, delay 30 s; W1 rejoins at 53: round [53, 56],
     the delay has run out and nothing came back, so W2's work goes to W1. Under eager: round [20, 23] gives all
     to W1 at once."""
-    sc = parse_connect_scenario({
-        "kind": "connect", "name": "lost", "workers": [{"name": "W1"}, {"name": "W2"}], "connectors": {"c": 4},
-        "configs": {"scheduled_rebalance_max_delay_ms": 30000, "session_timeout_ms": 10000,
-                    "heartbeat_interval_ms": 3000},
-        "events": [{"at": 10, "crash": "W2"}], "duration_s": 100})
+    sc = parse_connect_scenario(
+        {
+            "kind": "connect",
+            "name": "lost",
+            "workers": [{"name": "W1"}, {"name": "W2"}],
+            "connectors": {"c": 4},
+            "configs": {
+                "scheduled_rebalance_max_delay_ms": 30000,
+                "session_timeout_ms": 10000,
+                "heartbeat_interval_ms": 3000,
+            },
+            "events": [{"at": 10, "crash": "W2"}],
+            "duration_s": 100,
+        }
+    )
     coop = simulate_connect(sc, "sessioned")
     assert [(r["started_s"], r["completed_s"]) for r in coop.rebalances] == [(20, 23), (53, 56)]
     assert coop.final["W1"]["connectors"] == ["c"] and len(coop.final["W1"]["tasks"]) == 4
@@ -251,7 +282,8 @@ def test_scale_out():
     assert (m["task_revocations"], m["connector_revocations"], m["task_moves"], m["connector_moves"]) == (6, 1, 6, 1)
     assert [(r["started_s"], r["completed_s"]) for r in coop.rebalances] == [(60, 63), (63, 66)]
     assert {w: (len(v["connectors"]), len(v["tasks"])) for w, v in coop.final.items()} == {
-        w: (1, 6) for w in ("W1", "W2", "W3", "W4")}
+        w: (1, 6) for w in ("W1", "W2", "W3", "W4")
+    }
 
 
 def test_rolling_upgrade_runs_eager_until_the_last_eager_worker_leaves():
@@ -277,23 +309,31 @@ def test_capture_tells_the_story_of_the_recorded_frames(coop, tmp_path):
     leave, its new member joining in generation 3, every frame paired, no problem."""
     import subprocess
     import sys
+
     _, pcap = coop.recorder.write(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "codec", "capture", "--json", str(pcap)], capture_output=True,
-                         text=True, timeout=120, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "codec", "capture", "--json", str(pcap)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     lines = [json.loads(line) for line in out.splitlines()]
     gens = [x for x in lines if x.get("type") == "generation"]
     summary = next(x for x in lines if x.get("type") == "summary")
     assert [g["generation"] for g in gens] == [1, 2, 3, 4]
-    assert {(g["protocol_type"], g["protocol"], g["group"]) for g in gens} == {("connect", "sessioned",
-                                                                              "connect-cluster")}
+    assert {(g["protocol_type"], g["protocol"], g["group"]) for g in gens} == {
+        ("connect", "sessioned", "connect-cluster")
+    }
     assert [len(g["changes"]["left"]) for g in gens[1:]] == [1, 0, 0]
     assert [len(g["changes"]["joined"]) for g in gens[1:]] == [0, 1, 0]
     assert summary["group_frames"] == len(coop.recorder.records)
     assert summary["unpaired_responses"] == summary["unanswered_requests"] == 0 and not summary["problems"]
 
 
-@pytest.mark.parametrize("name", ["connect-bounce", "connect-lost", "connect-scale-out", "connect-scale-in",
-                                  "connect-rolling-upgrade"])
+@pytest.mark.parametrize(
+    "name", ["connect-bounce", "connect-lost", "connect-scale-out", "connect-scale-in", "connect-rolling-upgrade"]
+)
 def test_every_connect_example_ends_balanced(name):
     """Each bundled Connect example under each protocol it lists ends with every connector and task running once,
     spread within one over the running workers; and ``connect-lost``'s numbers by hand: W3 crashes at 60, found at

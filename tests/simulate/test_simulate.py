@@ -18,8 +18,16 @@ from codec.simulate import bundled_examples, example_path, load_scenario, simula
 from codec.simulate.command import register
 from codec.streams import decode_assignment, decode_subscription
 
-EXAMPLES = {"scale-out", "scale-in-synced", "scale-in-lagging", "rolling-bounce", "rolling-upgrade", "leader-crash",
-            "processor-death", "scale-out-100"}
+EXAMPLES = {
+    "scale-out",
+    "scale-in-synced",
+    "scale-in-lagging",
+    "rolling-bounce",
+    "rolling-upgrade",
+    "leader-crash",
+    "processor-death",
+    "scale-out-100",
+}
 
 
 def example(name: str):
@@ -34,6 +42,7 @@ def runs():
         if (name, protocol) not in cache:
             cache[name, protocol] = simulate(example(name), protocol)
         return cache[name, protocol]
+
     return get
 
 
@@ -52,6 +61,7 @@ def test_bundled_examples_are_listed():
 
 
 # ---- seed 000, "Scaling Out": T1..T3, 1 standby, I3 joins ----------------------------------------------------
+
 
 def test_scale_out_ha_warms_up_then_moves(runs):
     r = runs("scale-out", "ha")
@@ -90,6 +100,7 @@ def test_cooperative_needs_a_second_round_but_eager_does_not(runs):
 
 # ---- seed 000, "Scaling In" -----------------------------------------------------------------------------------
 
+
 def test_scale_in_synced_standbys_take_over_without_restoring(runs):
     ha, eager = runs("scale-in-synced", "ha"), runs("scale-in-synced", "eager")
     # "Processing resumes immediately as the standby tasks are ready to take over as active tasks."
@@ -117,6 +128,7 @@ def test_scale_in_lagging_first_rebalance_is_imbalanced(runs):
 
 
 # ---- other scenarios -------------------------------------------------------------------------------------------
+
 
 def test_rolling_upgrade_follows_version_probing(runs):
     r = runs("rolling-upgrade", "ha")
@@ -157,6 +169,7 @@ def test_host_affinity_prefers_the_same_host(runs):
 
 # ---- determinism -----------------------------------------------------------------------------------------------
 
+
 def test_deterministic_for_a_seed():
     sc = example("scale-out")
     a, b = simulate(sc, "ha"), simulate(sc, "ha")
@@ -168,8 +181,11 @@ def test_deterministic_for_a_seed():
 
 # ---- the recorded frames ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name,protocol", [("scale-out", "ha"), ("scale-in-lagging", "cooperative"),
-                                           ("rolling-upgrade", "ha"), ("leader-crash", "eager")])
+
+@pytest.mark.parametrize(
+    "name,protocol",
+    [("scale-out", "ha"), ("scale-in-lagging", "cooperative"), ("rolling-upgrade", "ha"), ("leader-crash", "eager")],
+)
 def test_frames_decode_and_assignments_satisfy_invariants(tmp_path, name, protocol):
     sc = example(name)
     res = simulate(sc, protocol)
@@ -182,7 +198,7 @@ def test_frames_decode_and_assignments_satisfy_invariants(tmp_path, name, protoc
         by_conn[r["conn"]].append(r)
     for f in frames:
         assert f.api_key is not None  # every response paired with its request
-        conn = (f"{f.flow.src}:{f.flow.sport}" if f.direction == "request" else f"{f.flow.dst}:{f.flow.dport}")
+        conn = f"{f.flow.src}:{f.flow.sport}" if f.direction == "request" else f"{f.flow.dst}:{f.flow.dport}"
         assert any(r["hex"] == f.data.hex() and r["direction"] == f.direction for r in by_conn[conn])
     standbys = sc.configs.num_standby_replicas
     stateful = {str(t) for t in sc.stateful_tasks()}
@@ -203,8 +219,9 @@ def test_frames_decode_and_assignments_satisfy_invariants(tmp_path, name, protoc
                     raw = a.assignment.raw if hasattr(a.assignment, "raw") else a.assignment
                     cpa = decode_consumer(ASSIGNMENT, raw)
                     infos[a.member_id] = decode_assignment(cpa.data.user_data)
-                _check_generation(infos, process_of, stateful, everything, standbys, sc.configs.max_warmup_replicas,
-                                  protocol)
+                _check_generation(
+                    infos, process_of, stateful, everything, standbys, sc.configs.max_warmup_replicas, protocol
+                )
                 checked += 1
         else:
             decode_response_frame(f.data, f.api_key, f.api_version)
@@ -249,12 +266,12 @@ def test_the_generation_check_rejects_a_task_held_twice_on_one_process():
     from codec.types import TaskId
 
     t = TaskId(0, 0)
-    infos = {"a1": AssignmentInfo(version=7, active_tasks=(t,)),
-             "a2": AssignmentInfo(version=7, standby_tasks={t: ()})}
+    infos = {"a1": AssignmentInfo(version=7, active_tasks=(t,)), "a2": AssignmentInfo(version=7, standby_tasks={t: ()})}
     args = ({"0_0"}, {"0_0"}, 1, 2, "ha")
     _check_generation(infos, {"a1": "P", "a2": "Q"}, *args)
     with pytest.raises(AssertionError, match="held twice"):
         _check_generation(infos, {"a1": "P", "a2": "P"}, *args)
+
 
 def _cli(argv):
     parser = argparse.ArgumentParser(prog="rebalance-codec")
@@ -270,8 +287,17 @@ def test_command_compare_prints_table_and_writes_files(tmp_path, capsys):
     lines = out.splitlines()
     for protocol in ("eager", "cooperative", "ha", "affinity"):
         assert any(line.startswith(protocol + " ") for line in lines)
-    for name in ("compare.png", "compare.html", "compare.json", "ha.png", "ha.html", "ha.timeline.json",
-                 "ha.frames.jsonl", "ha.frames.pcap.gz", "eager.png"):
+    for name in (
+        "compare.png",
+        "compare.html",
+        "compare.json",
+        "ha.png",
+        "ha.html",
+        "ha.timeline.json",
+        "ha.frames.jsonl",
+        "ha.frames.pcap.gz",
+        "eager.png",
+    ):
         assert (tmp_path / name).is_file(), name
     assert (tmp_path / "compare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page = (tmp_path / "compare.html").read_text()
@@ -295,6 +321,7 @@ def test_command_single_protocol_and_errors(tmp_path, capsys):
 @pytest.mark.slow
 def test_large_scale_out_under_a_minute():
     import time
+
     t0 = time.perf_counter()
     r = simulate(example("scale-out-100"), "ha", keep_frames=False)
     assert time.perf_counter() - t0 < 60

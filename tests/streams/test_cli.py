@@ -13,16 +13,22 @@ from tests.streams.test_kafka_vectors import byte_equality_holds, normalize_assi
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codec", *args], input=stdin, capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "codec", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
-KINDS = {"subscription": ("subscription-info", normalize_subscription),
-         "assignment": ("assignment-info", normalize_assignment)}
+KINDS = {
+    "subscription": ("subscription-info", normalize_subscription),
+    "assignment": ("assignment-info", normalize_assignment),
+}
 
 
-@pytest.mark.parametrize("files", [("subscription.jsonl", "subscription_edge.jsonl"),
-                                   ("assignment.jsonl", "assignment_edge.jsonl")], ids=["subscription", "assignment"])
+@pytest.mark.parametrize(
+    "files",
+    [("subscription.jsonl", "subscription_edge.jsonl"), ("assignment.jsonl", "assignment_edge.jsonl")],
+    ids=["subscription", "assignment"],
+)
 def test_decode_lines_kafka_style(files):
     records = [r for f in files for r in load_jsonl(KAFKA_VECTORS / f) if "hex" in r]
     kind, normalize = KINDS[records[0]["kind"]]
@@ -38,13 +44,23 @@ def test_decode_lines_kafka_style(files):
             assert normalize(got) == normalize(r["decoded"]), r.get("id") or r.get("index")
 
 
-@pytest.mark.parametrize("files", [("subscription.jsonl", "subscription_edge.jsonl"),
-                                   ("assignment.jsonl", "assignment_edge.jsonl")], ids=["subscription", "assignment"])
+@pytest.mark.parametrize(
+    "files",
+    [("subscription.jsonl", "subscription_edge.jsonl"), ("assignment.jsonl", "assignment_edge.jsonl")],
+    ids=["subscription", "assignment"],
+)
 def test_encode_lines_kafka_style(files):
     records = [r for f in files for r in load_jsonl(KAFKA_VECTORS / f) if "data" in r]
     kind, normalize = KINDS[records[0]["kind"]]
-    p = run("encode", "--kind", kind, "--lines", "--style", "kafka",
-            stdin="".join(json.dumps(r["data"]) + "\n" for r in records))
+    p = run(
+        "encode",
+        "--kind",
+        kind,
+        "--lines",
+        "--style",
+        "kafka",
+        stdin="".join(json.dumps(r["data"]) + "\n" for r in records),
+    )
     out = p.stdout.splitlines()
     assert len(out) == len(records)
     back = []
@@ -75,8 +91,14 @@ def test_pretty_v7_assignment_reads_at_a_glance():
     assert p.returncode == 0
     text = p.stdout
     assert text.splitlines()[0] == "AssignmentInfo v7  (commonly supported v11)  104 bytes"
-    for expected in ("error code      0 NONE", "next rebalance  none (Long.MAX_VALUE)", "0_0",
-                     "1_0  <- c: 0", "h:1  t: 0", "h:1  (no partitions)"):
+    for expected in (
+        "error code      0 NONE",
+        "next rebalance  none (Long.MAX_VALUE)",
+        "0_0",
+        "1_0  <- c: 0",
+        "h:1  t: 0",
+        "h:1  (no partitions)",
+    ):
         assert expected in text
 
 
@@ -94,8 +116,14 @@ def test_native_style_round_trip_and_file_input(tmp_path):
 
 
 def test_native_encode_refuses_unless_asked_to_drop():
-    value = json.dumps({"version": 1, "process_id": "00000000-0000-0000-0000-000000000001",
-                        "user_endpoint": "h:1", "task_offset_sums": {}})
+    value = json.dumps(
+        {
+            "version": 1,
+            "process_id": "00000000-0000-0000-0000-000000000001",
+            "user_endpoint": "h:1",
+            "task_offset_sums": {},
+        }
+    )
     p = run("encode", "--kind", "subscription-info", "--style", "native", value)
     assert p.returncode == 1 and "user_endpoint" in p.stderr
     p = run("encode", "--kind", "subscription-info", "--style", "native", "--drop-unrepresentable", value)

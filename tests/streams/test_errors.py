@@ -8,8 +8,15 @@ import uuid
 import pytest
 
 from codec.errors import DecodeError, EncodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
-from codec.streams import (AssignmentInfo, SubscriptionInfo, decode_assignment, decode_subscription,
-                           encode_assignment, encode_subscription, peek_subscription_versions)
+from codec.streams import (
+    AssignmentInfo,
+    SubscriptionInfo,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    peek_subscription_versions,
+)
 from codec.types import HostInfo, TaskId, TopicPartition
 from tests.conftest import KAFKA_VECTORS, load_jsonl
 from tests.facts import worked_examples
@@ -24,8 +31,21 @@ def i32(n: int) -> bytes:
 def test_issue_example_message_format():
     # AssignmentInfo v6 by hand: version, csv, no active, no standby, dictionary {0: "t"},
     # partitionsByHost: none, standbyPartitionsByHost: 2 hosts, the second cut inside its host string.
-    data = (i32(6) + i32(11) + i32(0) + i32(0) + i32(1) + i32(0) + b"\x00\x01t" + i32(0) + i32(2)
-            + b"\x00\x01h" + i32(1) + i32(0) + b"\x00\x02h")
+    data = (
+        i32(6)
+        + i32(11)
+        + i32(0)
+        + i32(0)
+        + i32(1)
+        + i32(0)
+        + b"\x00\x01t"
+        + i32(0)
+        + i32(2)
+        + b"\x00\x01h"
+        + i32(1)
+        + i32(0)
+        + b"\x00\x02h"
+    )
     assert len(data) == 49
     with pytest.raises(TruncatedError) as ei:
         decode_assignment(data)
@@ -102,7 +122,7 @@ def test_unknown_topic_index_names_its_field_and_offset():
     data = bytearray(E["E10"])
     # E10: ... dictionary {0: "t"}, one host with partition (topicIndex 0, partition 0): point it at 5.
     idx = data.index(bytes.fromhex("000168000000010000000100000000"))  # host "h", port 1, count 1, index 0
-    data[idx + 11: idx + 15] = i32(5)
+    data[idx + 11 : idx + 15] = i32(5)
     with pytest.raises(DecodeError) as ei:
         decode_assignment(bytes(data))
     assert ei.value.path == "partitions_by_host[0].indexed_partitions[0].topic_index"
@@ -163,8 +183,9 @@ def test_strict_encoding_refuses_what_a_version_cannot_carry():
     with pytest.raises(EncodeError, match="client_tags"):
         encode_subscription(SubscriptionInfo(version=10, client_tags={"a": "b"}, **base))
     with pytest.raises(EncodeError, match="named topologies"):
-        encode_subscription(SubscriptionInfo(version=9, task_offset_sums={TaskId(0, 0, "x"): 1}, **base),
-                            drop_unrepresentable=True)
+        encode_subscription(
+            SubscriptionInfo(version=9, task_offset_sums={TaskId(0, 0, "x"): 1}, **base), drop_unrepresentable=True
+        )
     with pytest.raises(EncodeError, match="next_rebalance_ms"):
         encode_assignment(AssignmentInfo(version=6, next_rebalance_ms=0))
     with pytest.raises(EncodeError, match="standby_partitions_by_host"):
@@ -181,8 +202,12 @@ def test_encode_range_errors_name_the_field():
     assert "active_tasks[0].subtopology" in str(ei.value)
 
 
-EDGE = [r for f in ("subscription_edge.jsonl", "assignment_edge.jsonl") for r in load_jsonl(KAFKA_VECTORS / f)
-        if "hex" in r and "error" not in r and not r.get("decoded", {}).get("futureVersion")]
+EDGE = [
+    r
+    for f in ("subscription_edge.jsonl", "assignment_edge.jsonl")
+    for r in load_jsonl(KAFKA_VECTORS / f)
+    if "hex" in r and "error" not in r and not r.get("decoded", {}).get("futureVersion")
+]
 
 
 @pytest.mark.parametrize("r", EDGE, ids=lambda r: r["id"])

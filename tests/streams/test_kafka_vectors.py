@@ -11,8 +11,16 @@ import json
 import pytest
 
 from codec.errors import DecodeError, EncodeError
-from codec.streams import (assignment_from_json, assignment_json, decode_assignment, decode_subscription,
-                           encode_assignment, encode_subscription, subscription_from_json, subscription_json)
+from codec.streams import (
+    assignment_from_json,
+    assignment_json,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    subscription_from_json,
+    subscription_json,
+)
 from tests.conftest import KAFKA_VECTORS, load_jsonl, record_id
 
 
@@ -33,8 +41,9 @@ def normalize_subscription(d: dict) -> dict:
                 w[k] = _sorted(w[k])
         if "taskOffsetSums" in w:
             w["taskOffsetSums"] = _sorted(
-                {**x, "partitionToOffsetSum": _sorted(x["partitionToOffsetSum"])} if "partitionToOffsetSum" in x
-                else x for x in w["taskOffsetSums"])
+                {**x, "partitionToOffsetSum": _sorted(x["partitionToOffsetSum"])} if "partitionToOffsetSum" in x else x
+                for x in w["taskOffsetSums"]
+            )
         d["wire"] = w
     return d
 
@@ -114,8 +123,11 @@ def test_assignment_encodes_as_kafka(r):
     assert normalize_assignment(assignment_json(decode_assignment(ours))) == normalize_assignment(r["decoded"])
 
 
-@pytest.mark.parametrize("r", [r for r in SUB + ASG if "decoded" in r and "data" in r
-                               and not r["decoded"].get("futureVersion")], ids=record_id)
+@pytest.mark.parametrize(
+    "r",
+    [r for r in SUB + ASG if "decoded" in r and "data" in r and not r["decoded"].get("futureVersion")],
+    ids=record_id,
+)
 def test_encoding_the_decoded_shape_gives_the_same_value(r):
     """``encode --style kafka`` accepts the ``decoded`` shape too (taskOffsetSums wins over derived views)."""
     if r["kind"] == "subscription":

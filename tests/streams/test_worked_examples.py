@@ -8,8 +8,15 @@ import uuid
 import pytest
 
 from codec.errors import EncodeError
-from codec.streams import (NO_REBALANCE, AssignmentInfo, SubscriptionInfo, decode_assignment,
-                           decode_subscription, encode_assignment, encode_subscription)
+from codec.streams import (
+    NO_REBALANCE,
+    AssignmentInfo,
+    SubscriptionInfo,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
 from codec.types import HostInfo, TaskId, TopicPartition
 from tests.facts import worked_examples
 
@@ -23,18 +30,32 @@ def test_examples_read_from_facts_file():
 
 
 SUBSCRIPTIONS = {
-    "E1": SubscriptionInfo(version=11, latest_supported_version=11, process_id=PID, user_endpoint="localhost:8080",
-                           task_offset_sums={T(0, 0): -2}, unique_field=1),
+    "E1": SubscriptionInfo(
+        version=11,
+        latest_supported_version=11,
+        process_id=PID,
+        user_endpoint="localhost:8080",
+        task_offset_sums={T(0, 0): -2},
+        unique_field=1,
+    ),
     "E2": SubscriptionInfo(version=7, latest_supported_version=11, process_id=PID, task_offset_sums={T(1, 2): 100}),
-    "E3": SubscriptionInfo(version=10, latest_supported_version=11, process_id=PID, task_offset_sums={T(1, 2): 100},
-                           unique_field=1),
-    "E4": SubscriptionInfo(version=10, latest_supported_version=11, process_id=PID,
-                           task_offset_sums={T(1, 2, "ab"): 100}, unique_field=1),
-    "E6": SubscriptionInfo(version=3, latest_supported_version=11, process_id=PID, user_endpoint="localhost:8080",
-                           task_offset_sums={T(0, 0): -2}),
+    "E3": SubscriptionInfo(
+        version=10, latest_supported_version=11, process_id=PID, task_offset_sums={T(1, 2): 100}, unique_field=1
+    ),
+    "E4": SubscriptionInfo(
+        version=10, latest_supported_version=11, process_id=PID, task_offset_sums={T(1, 2, "ab"): 100}, unique_field=1
+    ),
+    "E6": SubscriptionInfo(
+        version=3,
+        latest_supported_version=11,
+        process_id=PID,
+        user_endpoint="localhost:8080",
+        task_offset_sums={T(0, 0): -2},
+    ),
     "E7": SubscriptionInfo(version=1, latest_supported_version=-1, process_id=PID, task_offset_sums={T(0, 0): -2}),
-    "E8": SubscriptionInfo(version=11, latest_supported_version=11, process_id=PID, error_code=4, unique_field=7,
-                           client_tags={"az": "a1"}),
+    "E8": SubscriptionInfo(
+        version=11, latest_supported_version=11, process_id=PID, error_code=4, unique_field=7, client_tags={"az": "a1"}
+    ),
 }
 
 
@@ -60,17 +81,35 @@ def test_e3_and_e2_differ_only_in_layout():
 C0 = (TopicPartition("c", 0),)
 H = HostInfo("h", 1)
 ASSIGNMENTS = {
-    "E9": AssignmentInfo(version=1, commonly_supported_version=-1, active_tasks=(T(0, 0),), standby_tasks={T(1, 0): C0}),
-    "E10": AssignmentInfo(version=5, commonly_supported_version=11, active_tasks=(T(0, 0),),
-                          standby_tasks={T(1, 0): C0}, partitions_by_host={H: (TopicPartition("t", 0),)}),
-    "E11": AssignmentInfo(version=7, commonly_supported_version=11, active_tasks=(T(0, 0),),
-                          standby_tasks={T(1, 0): C0}, partitions_by_host={H: (TopicPartition("t", 0),)},
-                          standby_partitions_by_host={H: ()}),
-    "E12": AssignmentInfo(version=11, commonly_supported_version=11, active_tasks=(T(0, 0),),
-                          standby_tasks={T(1, 0): C0}, partitions_by_host={H: (TopicPartition("t", 0),)},
-                          standby_partitions_by_host={H: ()}),
-    "E13": AssignmentInfo(version=10, commonly_supported_version=11, active_tasks=(T(0, 0, "ab"),),
-                          next_rebalance_ms=0),
+    "E9": AssignmentInfo(
+        version=1, commonly_supported_version=-1, active_tasks=(T(0, 0),), standby_tasks={T(1, 0): C0}
+    ),
+    "E10": AssignmentInfo(
+        version=5,
+        commonly_supported_version=11,
+        active_tasks=(T(0, 0),),
+        standby_tasks={T(1, 0): C0},
+        partitions_by_host={H: (TopicPartition("t", 0),)},
+    ),
+    "E11": AssignmentInfo(
+        version=7,
+        commonly_supported_version=11,
+        active_tasks=(T(0, 0),),
+        standby_tasks={T(1, 0): C0},
+        partitions_by_host={H: (TopicPartition("t", 0),)},
+        standby_partitions_by_host={H: ()},
+    ),
+    "E12": AssignmentInfo(
+        version=11,
+        commonly_supported_version=11,
+        active_tasks=(T(0, 0),),
+        standby_tasks={T(1, 0): C0},
+        partitions_by_host={H: (TopicPartition("t", 0),)},
+        standby_partitions_by_host={H: ()},
+    ),
+    "E13": AssignmentInfo(
+        version=10, commonly_supported_version=11, active_tasks=(T(0, 0, "ab"),), next_rebalance_ms=0
+    ),
     "E14": AssignmentInfo(version=11, commonly_supported_version=11, error_code=4, next_rebalance_ms=NO_REBALANCE),
 }
 

@@ -58,6 +58,7 @@ def both(fn, *args, **kwargs):
 
 # --- the vectors ----------------------------------------------------------------------------------------
 
+
 def _records():
     """(id, message, version, wire bytes, entry point) for every vector with a wire form."""
     out = []
@@ -200,7 +201,7 @@ def test_row_decoders_give_the_rows_of_the_reference_objects(chunk):
         hits += 1
         if hits % 10 == 0:  # cut and corrupted: the same rows or a refusal where the reference refuses
             cases = [data[:k] for k in _cuts(data)]
-            cases += [data[:k] + bytes((b,)) + data[k + 1:] for k in range(start, len(data), 7) for b in (0x80, 0xFF)]
+            cases += [data[:k] + bytes((b,)) + data[k + 1 :] for k in range(start, len(data), 7) for b in (0x80, 0xFF)]
             for case in cases:
                 ref = outcome(decode_wire_reference, msg, v, case, start=start)
                 try:
@@ -208,8 +209,10 @@ def test_row_decoders_give_the_rows_of_the_reference_objects(chunk):
                 except Exception:  # noqa: BLE001
                     assert ref[0] == "error", (rid, case.hex())
                     continue
-                assert ref[0] == "ok" and got == (_row(ref[1][0], load_message(msg).root, v), ref[1][1]), \
-                    (rid, case.hex())
+                assert ref[0] == "ok" and got == (_row(ref[1][0], load_message(msg).root, v), ref[1][1]), (
+                    rid,
+                    case.hex(),
+                )
     assert hits > 50
 
 
@@ -241,7 +244,7 @@ def test_errors_agree_on_cut_and_corrupted_vectors(chunk):
         cases = [data[:k] for k in _cuts(data)] + [data + b"\x00\x01"]
         for k in range(0, len(data), max(1, len(data) // 12)):
             for b in (0x00, 0x7F, 0x80, 0xFF):
-                cases.append(data[:k] + bytes((b,)) + data[k + 1:])
+                cases.append(data[:k] + bytes((b,)) + data[k + 1 :])
         for case in cases:
             got, ref = both(fn, case)
             assert got == ref, (rid, case.hex())
@@ -363,13 +366,24 @@ def test_subscription_rows_equal_the_wire_object_path(version, data):
 
 
 @pytest.mark.parametrize("version", range(7, 12))
-@pytest.mark.parametrize("change", [
-    {"unique_field": 3}, {"error_code": 4}, {"client_tags": {"az": "a"}}, {"latest_supported_version": 6},
-    {"latest_supported_version": None}, {"task_offset_sums": {TaskId(1, 2, "named"): 5}},
-    {"task_offset_sums": {TaskId(1, 2): True}}, {"task_offset_sums": {TaskId(1, 2): 2**63}},
-    {"user_endpoint": b"bytes"}, {"unique_field": 200}, {"process_id": "not a uuid"},
-    {"client_tags": {"k": 1}}, {"version": 12},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"unique_field": 3},
+        {"error_code": 4},
+        {"client_tags": {"az": "a"}},
+        {"latest_supported_version": 6},
+        {"latest_supported_version": None},
+        {"task_offset_sums": {TaskId(1, 2, "named"): 5}},
+        {"task_offset_sums": {TaskId(1, 2): True}},
+        {"task_offset_sums": {TaskId(1, 2): 2**63}},
+        {"user_endpoint": b"bytes"},
+        {"unique_field": 200},
+        {"process_id": "not a uuid"},
+        {"client_tags": {"k": 1}},
+        {"version": 12},
+    ],
+)
 def test_subscription_rows_refuse_what_the_reference_refuses(version, change):
     import dataclasses
 
@@ -381,6 +395,7 @@ def test_subscription_rows_refuse_what_the_reference_refuses(version, change):
 
 
 # --- the slot-filling constructors ------------------------------------------------------------------------
+
 
 def test_makers_build_what_the_constructors_build():
     import dataclasses
@@ -399,11 +414,18 @@ def test_makers_build_what_the_constructors_build():
                 made = fastpath.maker(name, struct_name, part)(*values)
                 assert type(made) is cls and made == cls(**dict(zip(part, values)))
                 if "unknown_tagged_fields" not in part and "unknown_tagged_fields" in names:
-                    assert made.unknown_tagged_fields is not fastpath.maker(name, struct_name, part)(*values) \
-                        .unknown_tagged_fields  # a fresh dict each time
+                    assert (
+                        made.unknown_tagged_fields
+                        is not fastpath.maker(name, struct_name, part)(*values).unknown_tagged_fields
+                    )  # a fresh dict each time
     for args in ((1, 2), (1, 2, None), (1, 2, ""), (-1, 0, "topo")):
         t = _task_id(*args)
-        assert type(t) is TaskId and t == TaskId(*args) and hash(t) == hash(TaskId(*args)) and repr(t) == repr(TaskId(*args))
+        assert (
+            type(t) is TaskId
+            and t == TaskId(*args)
+            and hash(t) == hash(TaskId(*args))
+            and repr(t) == repr(TaskId(*args))
+        )
     assert _topic_partition("t", 3) == TopicPartition("t", 3) and type(_topic_partition("t", 3)) is TopicPartition
     assert _host_info("h", 9) == HostInfo("h", 9) and type(_host_info("h", 9)) is HostInfo
     with pytest.raises(TypeError):

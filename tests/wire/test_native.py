@@ -119,8 +119,11 @@ def test_the_engine_misses_exactly_where_the_reference_refuses(chunk):
             continue
         msg, v, start = where
         cases = [data[:k] for k in _cuts(data)] + [data + b"\x00\x01"]
-        cases += [data[:k] + bytes((b,)) + data[k + 1:] for k in range(start, len(data), max(1, len(data) // 12))
-                  for b in (0x00, 0x7F, 0x80, 0xFF)]
+        cases += [
+            data[:k] + bytes((b,)) + data[k + 1 :]
+            for k in range(start, len(data), max(1, len(data) // 12))
+            for b in (0x00, 0x7F, 0x80, 0xFF)
+        ]
         prog = native.program(msg, v)
         for case in cases:
             ref = outcome(decode_wire_reference, msg, v, case, start=start)
@@ -148,7 +151,7 @@ def test_public_errors_agree_on_cut_and_corrupted_vectors(chunk):
             continue
         cases = [data[:k] for k in _cuts(data)] + [data + b"\x00\x01"]
         for k in range(0, len(data), max(1, len(data) // 8)):
-            cases += [data[:k] + bytes((b,)) + data[k + 1:] for b in (0x00, 0xFF)]
+            cases += [data[:k] + bytes((b,)) + data[k + 1 :] for b in (0x00, 0xFF)]
         for case in cases:
             got, ref = both(fn, case)
             assert got == ref, (rid, case.hex())
@@ -207,9 +210,21 @@ def test_a_large_bytes_field_is_written_once():
     """The encoder gathers: big bytes values are referenced and copied into the result once."""
     W = native.program("SyncGroupRequest", 3)
     big = bytes(range(256)) * 400
-    obj = decode_wire_reference("SyncGroupRequest", 3, encode_wire_reference("SyncGroupRequest", 3, {
-        "group_id": "g", "generation_id": 1, "member_id": "m", "group_instance_id": None,
-        "assignments": [{"member_id": f"m{i}", "assignment": big[i:]} for i in range(20)]}))[0]
+    obj = decode_wire_reference(
+        "SyncGroupRequest",
+        3,
+        encode_wire_reference(
+            "SyncGroupRequest",
+            3,
+            {
+                "group_id": "g",
+                "generation_id": 1,
+                "member_id": "m",
+                "group_instance_id": None,
+                "assignments": [{"member_id": f"m{i}", "assignment": big[i:]} for i in range(20)],
+            },
+        ),
+    )[0]
     assert W.encode(obj) == encode_wire_reference("SyncGroupRequest", 3, obj)
 
 
@@ -243,6 +258,7 @@ def _check_tagged(name: str, v: int) -> None:
 
 
 # --- the Streams shapes -------------------------------------------------------------------------------------
+
 
 def _streams_records():
     for rid, name, version, data, record in RECORDS:
@@ -314,6 +330,7 @@ def test_a_shape_that_names_what_the_schema_lacks_is_refused():
 
 # --- makers and hashes ----------------------------------------------------------------------------------------
 
+
 def test_makers_build_what_the_constructors_build():
     from codec.group.consumer import ConsumerMessage
     from codec.group.messages import DecodedMessage
@@ -366,8 +383,12 @@ def test_a_front_takes_its_table_and_leaves_the_rest_to_its_function():
     def boom(data):
         raise ZeroDivisionError
 
-    table = {("m", 1): lambda data: ("hit", data), ("m", 2): lambda data: None, ("m", 3): boom,
-             ("m", 1, "s"): lambda data: "suffixed"}
+    table = {
+        ("m", 1): lambda data: ("hit", data),
+        ("m", 2): lambda data: None,
+        ("m", 3): boom,
+        ("m", 1, "s"): lambda data: "suffixed",
+    }
     f = native.front(fn, table, 2)
     assert f("m", 1, b"x") == ("hit", b"x") and calls == []
     assert f("m", 2, b"x") == "fallback" and calls == [("m", 2, b"x", False)]  # a miss
@@ -404,17 +425,36 @@ def test_dict_keys_the_engine_built_are_found_by_python():
     """Keys inserted with the engine's hash: looked up through the class's own __hash__."""
     from codec.types import TaskId
 
-    info = decode_subscription(encode_subscription(
-        decode_subscription(bytes.fromhex("0000000b0000000b" + "00" * 16 + "00000000" + "00000001" + "00000001"
-                                          + "00000002" + "0000000000000007" + "ffff" + "00" + "00000000"
-                                          + "00000000"))))
+    info = decode_subscription(
+        encode_subscription(
+            decode_subscription(
+                bytes.fromhex(
+                    "0000000b0000000b"
+                    + "00" * 16
+                    + "00000000"
+                    + "00000001"
+                    + "00000001"
+                    + "00000002"
+                    + "0000000000000007"
+                    + "ffff"
+                    + "00"
+                    + "00000000"
+                    + "00000000"
+                )
+            )
+        )
+    )
     assert info.task_offset_sums[TaskId(1, 2)] == 7 and TaskId(1, 2) in set(info.task_offset_sums)
     assert uuid.UUID(int=0) == info.process_id
 
 
 @settings(max_examples=300)
-@given(st.text(max_size=40) | st.lists(st.integers(0, 0x10FFFF).filter(lambda c: not 0xD800 <= c <= 0xDFFF) |
-                                       st.integers(0xD800, 0xDFFF), max_size=12).map(lambda cs: "".join(map(chr, cs))))
+@given(
+    st.text(max_size=40)
+    | st.lists(
+        st.integers(0, 0x10FFFF).filter(lambda c: not 0xD800 <= c <= 0xDFFF) | st.integers(0xD800, 0xDFFF), max_size=12
+    ).map(lambda cs: "".join(map(chr, cs)))
+)
 def test_the_engines_modified_utf8_is_the_references(s):
     from codec.wire.encodings import mutf8_decode, mutf8_encode
 
@@ -460,5 +500,6 @@ def test_the_engines_stub_names_what_the_built_engine_has():
     assert stub[""] == _public(_native)
     assert stub["StructProgram"] == _public(_native.StructProgram)
     # (the check sees a difference: a stub that lacks a method of the program type)
-    assert _stub_names("class StructProgram:\n    def decode(self): ...\n")["StructProgram"] != \
-        _public(_native.StructProgram)
+    assert _stub_names("class StructProgram:\n    def decode(self): ...\n")["StructProgram"] != _public(
+        _native.StructProgram
+    )

@@ -19,6 +19,7 @@ version. Hypothesis also draws on the literals of this file, so an edit to it ch
 The script compares each kio class with Kafka's message JSON in ``schemas/`` (fields, nullability, flexibility)
 and records any difference as ``kafkaJsonDiffers`` (none for these classes with kio 0.6.5).
 """
+
 import dataclasses
 import datetime
 import importlib
@@ -36,8 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hseed
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"  # Kafka's message JSON at the release the codec follows
-TARGETS = [("heartbeat", "Heartbeat", [0, 1, 2, 3, 4]),
-           ("leave_group", "LeaveGroup", [0, 1, 2, 3, 4, 5])]
+TARGETS = [("heartbeat", "Heartbeat", [0, 1, 2, 3, 4]), ("leave_group", "LeaveGroup", [0, 1, 2, 3, 4, 5])]
 
 
 def plain(x):
@@ -102,8 +102,11 @@ def differences(cls, kind: str, v: int) -> list[str]:
     spec = json.loads(re.sub(r"^\s*//.*$", "", (SCHEMAS / f"{kind}.json").read_text(), flags=re.MULTILINE))
     kafka, kio_ = _kafka_fields(spec["fields"], v), _kio_fields(cls)
     out = [f"{p}: {'only in kio' if p in kio_ else 'missing in kio'}" for p in sorted(set(kafka) ^ set(kio_))]
-    out += [f"{p}: nullable in {'kio' if kio_[p] else 'Kafka'} only" for p in sorted(set(kafka) & set(kio_))
-            if kafka[p] != kio_[p]]
+    out += [
+        f"{p}: nullable in {'kio' if kio_[p] else 'Kafka'} only"
+        for p in sorted(set(kafka) & set(kio_))
+        if kafka[p] != kio_[p]
+    ]
     if bool(cls.__flexible__) != _in(spec["flexibleVersions"], v) if spec["flexibleVersions"] != "none" else False:
         out.append(f"flexible in {'kio' if cls.__flexible__ else 'Kafka'} only")
     return out
@@ -114,8 +117,9 @@ def examples(cls, seed_value: int, per: int) -> list:
     write, read = ks.entity_writer(cls), ks.entity_reader(cls)
     got = []
 
-    @settings(max_examples=per, database=None, deadline=None, derandomize=False,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=per, database=None, deadline=None, derandomize=False, suppress_health_check=list(HealthCheck)
+    )
     @hseed(seed_value)
     @given(st.from_type(cls))
     def one(obj):
@@ -146,10 +150,17 @@ def main(seed_value: int, tag: str, per: int) -> None:
                 if differs:
                     print(f"{name}{side.capitalize()} v{v}: kio differs from Kafka's JSON: {differs}", file=sys.stderr)
                 for obj, raw in got:
-                    rec = {"id": f"{name}{side.capitalize()}-v{v}-{tag}-{idx:04d}", "kind": name + side.capitalize(),
-                           "apiKey": int(cls.__api_key__), "version": v, "hex": raw.hex(), "decoded": plain(obj),
-                           "producedBy": "kio 0.6.5 (generated from Kafka's message JSON)", "seed": seed_value,
-                           "index": idx}
+                    rec = {
+                        "id": f"{name}{side.capitalize()}-v{v}-{tag}-{idx:04d}",
+                        "kind": name + side.capitalize(),
+                        "apiKey": int(cls.__api_key__),
+                        "version": v,
+                        "hex": raw.hex(),
+                        "decoded": plain(obj),
+                        "producedBy": "kio 0.6.5 (generated from Kafka's message JSON)",
+                        "seed": seed_value,
+                        "index": idx,
+                    }
                     if differs:
                         rec["kafkaJsonDiffers"] = differs
                     out.write(json.dumps(rec) + "\n")

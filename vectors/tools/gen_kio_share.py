@@ -15,6 +15,7 @@ kio is not a dependency of the project (it is in the ``bench`` extra). Run it fr
 Nothing it writes is committed: ``tests/kafka4/test_share_kio_cli.py`` runs it (seed 20261201, 25 cases per
 message: 100 records) where kio is installed and puts its records through the CLI beside the shared ones.
 """
+
 import dataclasses
 import importlib
 import json
@@ -27,8 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_kio_group import SCHEMAS, _in, _snake, examples, plain
 
-TARGETS = [("share_group_heartbeat", "ShareGroupHeartbeat", [1]),
-           ("share_group_describe", "ShareGroupDescribe", [1])]
+TARGETS = [("share_group_heartbeat", "ShareGroupHeartbeat", [1]), ("share_group_describe", "ShareGroupDescribe", [1])]
 
 
 def _kafka_fields(fields: list, structs: dict, v: int, prefix: str = "") -> dict:
@@ -54,7 +54,9 @@ def _kio_fields(cls, prefix: str = "") -> dict:
         hint = hints[f.name]
         args = typing.get_args(hint)
         out[prefix + f.name] = type(None) in args or (uuid.UUID in args and not dataclasses.is_dataclass(hint))
-        inner = [a for a in (hint, *args, *(x for a in args for x in typing.get_args(a))) if dataclasses.is_dataclass(a)]
+        inner = [
+            a for a in (hint, *args, *(x for a in args for x in typing.get_args(a))) if dataclasses.is_dataclass(a)
+        ]
         for struct in dict.fromkeys(inner):
             out.update(_kio_fields(struct, prefix + f.name + "."))
     return out
@@ -66,8 +68,11 @@ def differences(cls, kind: str, v: int) -> list[str]:
     structs = {s["name"]: s for s in spec.get("commonStructs", [])}
     kafka, kio_ = _kafka_fields(spec["fields"], structs, v), _kio_fields(cls)
     out = [f"{p}: {'only in kio' if p in kio_ else 'missing in kio'}" for p in sorted(set(kafka) ^ set(kio_))]
-    return out + [f"{p}: nullable in {'kio' if kio_[p] else 'Kafka'} only" for p in sorted(set(kafka) & set(kio_))
-                  if kafka[p] != kio_[p]]
+    return out + [
+        f"{p}: nullable in {'kio' if kio_[p] else 'Kafka'} only"
+        for p in sorted(set(kafka) & set(kio_))
+        if kafka[p] != kio_[p]
+    ]
 
 
 def records(seed_value: int, tag: str, per: int):
@@ -80,10 +85,17 @@ def records(seed_value: int, tag: str, per: int):
                 cls = getattr(importlib.import_module(f"kio.schema.{mod}.v{v}.{side}"), kind)
                 differs = differences(cls, kind, v)
                 for obj, raw in examples(cls, seed_value, per):
-                    rec = {"id": f"{kind}-v{v}-{tag}-{idx:04d}", "kind": kind, "apiKey": int(cls.__api_key__),
-                           "version": v, "hex": raw.hex(), "decoded": plain(obj),
-                           "producedBy": "kio 0.6.5 (generated from Kafka's message JSON)", "seed": seed_value,
-                           "index": idx}
+                    rec = {
+                        "id": f"{kind}-v{v}-{tag}-{idx:04d}",
+                        "kind": kind,
+                        "apiKey": int(cls.__api_key__),
+                        "version": v,
+                        "hex": raw.hex(),
+                        "decoded": plain(obj),
+                        "producedBy": "kio 0.6.5 (generated from Kafka's message JSON)",
+                        "seed": seed_value,
+                        "index": idx,
+                    }
                     if differs:
                         rec["kafkaJsonDiffers"] = differs
                     yield rec

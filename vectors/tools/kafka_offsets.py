@@ -49,8 +49,14 @@ ASSIGNMENT = struct.pack(">hi", 0, 1) + _str16("orders") + struct.pack(">iiii", 
 LARGE = bytes(i * 7 % 251 for i in range(16_500))  # a uvarint length of three bytes at v4, an int32 below
 
 
-def _member(n: int, version: int, *, instance: str | None = None, subscription: bytes = SUBSCRIPTION,
-            assignment: bytes = ASSIGNMENT) -> dict:
+def _member(
+    n: int,
+    version: int,
+    *,
+    instance: str | None = None,
+    subscription: bytes = SUBSCRIPTION,
+    assignment: bytes = ASSIGNMENT,
+) -> dict:
     m: dict = {"memberId": f"consumer-{n}-5b7c0e3a-5f1d-4c1e-9a0b-{n:012d}"}
     if version >= 3:
         m["groupInstanceId"] = instance
@@ -61,8 +67,15 @@ def _member(n: int, version: int, *, instance: str | None = None, subscription: 
     return m
 
 
-def _group(version: int, generation: int, protocol: str | None, leader: str | None, members: list[dict],
-           protocol_type: str = "consumer", state_ts: int = 1_700_000_000_123) -> dict:
+def _group(
+    version: int,
+    generation: int,
+    protocol: str | None,
+    leader: str | None,
+    members: list[dict],
+    protocol_type: str = "consumer",
+    state_ts: int = 1_700_000_000_123,
+) -> dict:
     v: dict = {"protocolType": protocol_type, "generation": generation, "protocol": protocol, "leader": leader}
     if version >= 2:
         v["currentStateTimestamp"] = state_ts
@@ -74,8 +87,14 @@ def _group(version: int, generation: int, protocol: str | None, leader: str | No
 TOPIC_ID = "exyeKk0_ToqcUS9tCoO05w"
 
 
-def _offset(version: int, offset: int, metadata: str, epoch: int = 7, expire: int = 1_700_086_400_000,
-            topic_id: str | None = None) -> dict:
+def _offset(
+    version: int,
+    offset: int,
+    metadata: str,
+    epoch: int = 7,
+    expire: int = 1_700_086_400_000,
+    topic_id: str | None = None,
+) -> dict:
     v: dict = {"offset": offset}
     if version >= 3:
         v["leaderEpoch"] = epoch
@@ -90,47 +109,112 @@ def _offset(version: int, offset: int, metadata: str, epoch: int = 7, expire: in
 def cases() -> list[tuple[str, str, int, dict, str]]:
     """(vector id, message, version, value, description) of every vector."""
     out = [
-        ("kj-groupmetadatakey-v2-0", "GroupMetadataKey", 2, {"group": "payments-app"},
-         "The key of a classic group's metadata record: record type (key version) 2, then the group id"),
-        ("kj-offsetcommitkey-v1-0", "OffsetCommitKey", 1, {"group": "payments-app", "topic": "orders", "partition": 2},
-         "The key of a committed offset: record type (key version) 1, as Kafka's coordinator writes it"),
-        ("kj-offsetcommitkey-v0-0", "OffsetCommitKey", 0,
-         {"group": "legacy-app", "topic": "clicks.\u00e9v\u00e9nements", "partition": 2147483647},
-         "The key of a committed offset at record type 0 (the same layout; Kafka reads both): a non-ASCII topic, "
-         "partition 2^31-1"),
+        (
+            "kj-groupmetadatakey-v2-0",
+            "GroupMetadataKey",
+            2,
+            {"group": "payments-app"},
+            "The key of a classic group's metadata record: record type (key version) 2, then the group id",
+        ),
+        (
+            "kj-offsetcommitkey-v1-0",
+            "OffsetCommitKey",
+            1,
+            {"group": "payments-app", "topic": "orders", "partition": 2},
+            "The key of a committed offset: record type (key version) 1, as Kafka's coordinator writes it",
+        ),
+        (
+            "kj-offsetcommitkey-v0-0",
+            "OffsetCommitKey",
+            0,
+            {"group": "legacy-app", "topic": "clicks.\u00e9v\u00e9nements", "partition": 2147483647},
+            "The key of a committed offset at record type 0 (the same layout; Kafka reads both): a non-ASCII topic, "
+            "partition 2^31-1",
+        ),
     ]
     leader = _member(1, 0)["memberId"]
     for v in range(5):
         members = [_member(1, v, instance="checkout-1" if v >= 3 else None), _member(2, v, instance=None)]
-        out.append((f"kj-groupmetadatavalue-v{v}-0", "GroupMetadataValue", v,
-                     _group(v, 3 + v, "range", _member(1, v)["memberId"], members),
-                     f"A stable consumer group at v{v}: two members with ConsumerProtocol v0 subscription and "
-                     f"assignment bytes" + (", one static (groupInstanceId) and one not" if v >= 3 else "")))
-        out.append((f"kj-groupmetadatavalue-v{v}-empty", "GroupMetadataValue", v,
-                     _group(v, 0, None, None, [], protocol_type="", state_ts=-1),
-                     f"An empty group at v{v}: no protocol type, generation 0, null protocol and leader, no members"))
-        out.append((f"kj-groupmetadatavalue-v{v}-bytes", "GroupMetadataValue", v,
-                     _group(v, 12, "cooperative-sticky", leader,
-                            [_member(1, v, subscription=b"", assignment=b""),
-                             _member(3, v, instance="" if v >= 3 else None, assignment=LARGE if v in (0, 4) else
-                                     ASSIGNMENT * 3)]),
-                     f"A group at v{v} whose leader's subscription and assignment are empty bytes and whose other "
-                     f"member's assignment is {'16,500 bytes' if v in (0, 4) else 'three assignments long'}"
-                     + (" (an empty groupInstanceId, not null)" if v >= 3 else "")))
+        out.append(
+            (
+                f"kj-groupmetadatavalue-v{v}-0",
+                "GroupMetadataValue",
+                v,
+                _group(v, 3 + v, "range", _member(1, v)["memberId"], members),
+                f"A stable consumer group at v{v}: two members with ConsumerProtocol v0 subscription and "
+                f"assignment bytes" + (", one static (groupInstanceId) and one not" if v >= 3 else ""),
+            )
+        )
+        out.append(
+            (
+                f"kj-groupmetadatavalue-v{v}-empty",
+                "GroupMetadataValue",
+                v,
+                _group(v, 0, None, None, [], protocol_type="", state_ts=-1),
+                f"An empty group at v{v}: no protocol type, generation 0, null protocol and leader, no members",
+            )
+        )
+        out.append(
+            (
+                f"kj-groupmetadatavalue-v{v}-bytes",
+                "GroupMetadataValue",
+                v,
+                _group(
+                    v,
+                    12,
+                    "cooperative-sticky",
+                    leader,
+                    [
+                        _member(1, v, subscription=b"", assignment=b""),
+                        _member(
+                            3, v, instance="" if v >= 3 else None, assignment=LARGE if v in (0, 4) else ASSIGNMENT * 3
+                        ),
+                    ],
+                ),
+                f"A group at v{v} whose leader's subscription and assignment are empty bytes and whose other "
+                f"member's assignment is {'16,500 bytes' if v in (0, 4) else 'three assignments long'}"
+                + (" (an empty groupInstanceId, not null)" if v >= 3 else ""),
+            )
+        )
     for v in range(5):
-        out.append((f"kj-offsetcommitvalue-v{v}-0", "OffsetCommitValue", v, _offset(v, 42_137, "checkpoint-7"),
-                    f"A committed offset at v{v} with client metadata"
-                    + {1: " and an expire timestamp (v1 only)", 3: " and the leader epoch",
-                       4: " and the leader epoch, flexible"}.get(v, "")))
-        out.append((f"kj-offsetcommitvalue-v{v}-edge", "OffsetCommitValue", v,
-                    _offset(v, 9_223_372_036_854_775_807, "", epoch=-1, expire=-1),
-                    f"A committed offset at v{v}: offset 2^63-1, empty metadata"
-                    + {1: ", no expire timestamp (-1)", 3: ", unknown leader epoch (-1)",
-                       4: ", unknown leader epoch (-1)"}.get(v, "")))
-    out.append(("kj-offsetcommitvalue-v4-topicid", "OffsetCommitValue", 4,
-                _offset(4, 42_137, "checkpoint-7", topic_id=TOPIC_ID),
-                "A committed offset at v4 as a Kafka 4.1+ coordinator writes it for a commit that named the topic's "
-                "id: the topicId in tagged field 0 (16 bytes)"))
+        out.append(
+            (
+                f"kj-offsetcommitvalue-v{v}-0",
+                "OffsetCommitValue",
+                v,
+                _offset(v, 42_137, "checkpoint-7"),
+                f"A committed offset at v{v} with client metadata"
+                + {
+                    1: " and an expire timestamp (v1 only)",
+                    3: " and the leader epoch",
+                    4: " and the leader epoch, flexible",
+                }.get(v, ""),
+            )
+        )
+        out.append(
+            (
+                f"kj-offsetcommitvalue-v{v}-edge",
+                "OffsetCommitValue",
+                v,
+                _offset(v, 9_223_372_036_854_775_807, "", epoch=-1, expire=-1),
+                f"A committed offset at v{v}: offset 2^63-1, empty metadata"
+                + {
+                    1: ", no expire timestamp (-1)",
+                    3: ", unknown leader epoch (-1)",
+                    4: ", unknown leader epoch (-1)",
+                }.get(v, ""),
+            )
+        )
+    out.append(
+        (
+            "kj-offsetcommitvalue-v4-topicid",
+            "OffsetCommitValue",
+            4,
+            _offset(4, 42_137, "checkpoint-7", topic_id=TOPIC_ID),
+            "A committed offset at v4 as a Kafka 4.1+ coordinator writes it for a commit that named the topic's "
+            "id: the topicId in tagged field 0 (16 bytes)",
+        )
+    )
     return out
 
 
@@ -144,8 +228,9 @@ def java_class(message: str, version: int) -> tuple[str, int]:
 
 def _case_line(vid: str, message: str, version: int, value: dict) -> str:
     java, at = java_class(message, version)
-    return json.dumps({"id": vid, "op": "write", "class": PACKAGE + java, "version": at, "value": value},
-                      ensure_ascii=True)
+    return json.dumps(
+        {"id": vid, "op": "write", "class": PACKAGE + java, "version": at, "value": value}, ensure_ascii=True
+    )
 
 
 def vectors(answers: dict[str, dict]) -> list[dict]:
@@ -157,15 +242,27 @@ def vectors(answers: dict[str, dict]) -> list[dict]:
         if a["value"] != value:
             raise SystemExit(f"{vid}: Kafka read back {a['value']!r}, not the value written")
         expected = {"valueVersion": version, **a["value"]} if message.endswith("Value") else a["value"]
-        out.append({"id": vid, "message": message, "version": version,
-                    "description": description + "; written and read by Kafka",
-                    "wire": struct.pack(">h", version).hex() + a["hex"], "expected": expected, "result": "valid",
-                    "canonical": True, "flags": [],
-                    "provenance": {"source": "kafka-java", "commit": a["commit"],
-                                   "record": f"vectors/tools/{ANSWERS.name}:{vid}",
-                                   "checkedBy": f"{a['class']} (write)",
-                                   "note": "written by Kafka's generated class and read back by it; the int16 before "
-                                           "its bytes is the one the group coordinator writes"}})
+        out.append(
+            {
+                "id": vid,
+                "message": message,
+                "version": version,
+                "description": description + "; written and read by Kafka",
+                "wire": struct.pack(">h", version).hex() + a["hex"],
+                "expected": expected,
+                "result": "valid",
+                "canonical": True,
+                "flags": [],
+                "provenance": {
+                    "source": "kafka-java",
+                    "commit": a["commit"],
+                    "record": f"vectors/tools/{ANSWERS.name}:{vid}",
+                    "checkedBy": f"{a['class']} (write)",
+                    "note": "written by Kafka's generated class and read back by it; the int16 before "
+                    "its bytes is the one the group coordinator writes",
+                },
+            }
+        )
     return out
 
 

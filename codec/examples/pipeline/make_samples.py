@@ -52,11 +52,29 @@ def captures(shared: Path) -> list[dict]:
         r = nested[v]
         ts = BASE_TS + (v - 1) * DAY
         jg, sg = r["joinGroupRequest"], r["syncGroupResponse"]
-        out.append({"record_id": f"streams-app/g{v}/join", "kind": "join-group-request", "version": jg["version"],
-                    "member": "streams-app-c1", "generation": v, "timestamp": ts, "hex": jg["hex"]})
-        out.append({"record_id": f"streams-app/g{v}/sync", "kind": "sync-group-response", "version": sg["version"],
-                    "group": "streams-app", "member": "streams-app-c1", "generation": v, "timestamp": ts + 1000,
-                    "hex": sg["hex"]})
+        out.append(
+            {
+                "record_id": f"streams-app/g{v}/join",
+                "kind": "join-group-request",
+                "version": jg["version"],
+                "member": "streams-app-c1",
+                "generation": v,
+                "timestamp": ts,
+                "hex": jg["hex"],
+            }
+        )
+        out.append(
+            {
+                "record_id": f"streams-app/g{v}/sync",
+                "kind": "sync-group-response",
+                "version": sg["version"],
+                "group": "streams-app",
+                "member": "streams-app-c1",
+                "generation": v,
+                "timestamp": ts + 1000,
+                "hex": sg["hex"],
+            }
+        )
     # orders-app: three members, two generations, from the random vectors (v10 then v11)
     subs = [r for r in _lines(vec / "subscription.jsonl")]
     asgs = [r for r in _lines(vec / "assignment.jsonl")]
@@ -66,37 +84,99 @@ def captures(shared: Path) -> list[dict]:
         for i in range(3):
             ts = BASE_TS + (gen + 7) * DAY + i * 1000
             common = {"group": "orders-app", "member": f"orders-{i + 1}", "generation": gen}
-            out.append({"record_id": f"orders-app/g{gen}/sub/{i + 1}", "kind": "subscription-info", **common,
-                        "timestamp": ts, "hex": s[i]["hex"], "vector": f"subscription.jsonl v{v} #{s[i]['index']}"})
-            out.append({"record_id": f"orders-app/g{gen}/asg/{i + 1}", "kind": "assignment", **common,
-                        "timestamp": ts + 500, "hex": a[i]["hex"], "vector": f"assignment.jsonl v{v} #{a[i]['index']}"})
+            out.append(
+                {
+                    "record_id": f"orders-app/g{gen}/sub/{i + 1}",
+                    "kind": "subscription-info",
+                    **common,
+                    "timestamp": ts,
+                    "hex": s[i]["hex"],
+                    "vector": f"subscription.jsonl v{v} #{s[i]['index']}",
+                }
+            )
+            out.append(
+                {
+                    "record_id": f"orders-app/g{gen}/asg/{i + 1}",
+                    "kind": "assignment",
+                    **common,
+                    "timestamp": ts + 500,
+                    "hex": a[i]["hex"],
+                    "vector": f"assignment.jsonl v{v} #{a[i]['index']}",
+                }
+            )
     # malformed records
     sedge = {r["id"]: r for r in _lines(vec / "subscription_edge.jsonl")}
     aedge = {r["id"]: r for r in _lines(vec / "assignment_edge.jsonl")}
     sync11 = nested[11]["syncGroupResponse"]["hex"]
     inner = nested[11]["assignment"]["hex"]
     at = sync11.index(inner)
-    future = sync11[:at] + "0000000c" + sync11[at + 8:]  # the nested AssignmentInfo's version word -> 12
+    future = sync11[:at] + "0000000c" + sync11[at + 8 :]  # the nested AssignmentInfo's version word -> 12
     bad_ts = BASE_TS + 13 * DAY
     out += [
-        {"record_id": "bad/truncated-subscription", "kind": "subscription-info", "group": "streams-app",
-         "member": "streams-app-c1", "generation": 12, "timestamp": bad_ts,
-         "hex": nested[7]["subscription"]["hex"][:60], "note": "a v7 SubscriptionInfo cut after 30 bytes"},
-        {"record_id": "bad/edge-subscription-truncated", "kind": "subscription-info", "timestamp": bad_ts,
-         "hex": sedge["error-truncated"]["hex"], "note": "subscription_edge error-truncated"},
-        {"record_id": "bad/edge-assignment-future", "kind": "assignment-info", "timestamp": bad_ts,
-         "hex": aedge["error-decode-future-version"]["hex"], "note": "assignment_edge error-decode-future-version"},
-        {"record_id": "bad/edge-assignment-truncated", "kind": "assignment-info", "timestamp": bad_ts,
-         "hex": aedge["error-truncated"]["hex"], "note": "assignment_edge error-truncated"},
-        {"record_id": "bad/not-hex", "kind": "assignment-info", "timestamp": bad_ts, "hex": "00000007zz",
-         "note": "not hex"},
-        {"record_id": "bad/unknown-kind", "kind": "heartbeat-request", "version": 4, "timestamp": bad_ts,
-         "hex": "00", "note": "a kind the pipeline does not take"},
-        {"record_id": "bad/body-without-version", "kind": "join-group-request", "timestamp": bad_ts,
-         "hex": nested[11]["joinGroupRequest"]["hex"], "note": "a JoinGroup body without its API version"},
-        {"record_id": "bad/nested-assignment-v12", "kind": "sync-group-response", "version": 5,
-         "group": "streams-app", "member": "streams-app-c1", "generation": 12, "timestamp": bad_ts,
-         "hex": future, "note": "v11 SyncGroupResponse whose AssignmentInfo version word was set to 12"},
+        {
+            "record_id": "bad/truncated-subscription",
+            "kind": "subscription-info",
+            "group": "streams-app",
+            "member": "streams-app-c1",
+            "generation": 12,
+            "timestamp": bad_ts,
+            "hex": nested[7]["subscription"]["hex"][:60],
+            "note": "a v7 SubscriptionInfo cut after 30 bytes",
+        },
+        {
+            "record_id": "bad/edge-subscription-truncated",
+            "kind": "subscription-info",
+            "timestamp": bad_ts,
+            "hex": sedge["error-truncated"]["hex"],
+            "note": "subscription_edge error-truncated",
+        },
+        {
+            "record_id": "bad/edge-assignment-future",
+            "kind": "assignment-info",
+            "timestamp": bad_ts,
+            "hex": aedge["error-decode-future-version"]["hex"],
+            "note": "assignment_edge error-decode-future-version",
+        },
+        {
+            "record_id": "bad/edge-assignment-truncated",
+            "kind": "assignment-info",
+            "timestamp": bad_ts,
+            "hex": aedge["error-truncated"]["hex"],
+            "note": "assignment_edge error-truncated",
+        },
+        {
+            "record_id": "bad/not-hex",
+            "kind": "assignment-info",
+            "timestamp": bad_ts,
+            "hex": "00000007zz",
+            "note": "not hex",
+        },
+        {
+            "record_id": "bad/unknown-kind",
+            "kind": "heartbeat-request",
+            "version": 4,
+            "timestamp": bad_ts,
+            "hex": "00",
+            "note": "a kind the pipeline does not take",
+        },
+        {
+            "record_id": "bad/body-without-version",
+            "kind": "join-group-request",
+            "timestamp": bad_ts,
+            "hex": nested[11]["joinGroupRequest"]["hex"],
+            "note": "a JoinGroup body without its API version",
+        },
+        {
+            "record_id": "bad/nested-assignment-v12",
+            "kind": "sync-group-response",
+            "version": 5,
+            "group": "streams-app",
+            "member": "streams-app-c1",
+            "generation": 12,
+            "timestamp": bad_ts,
+            "hex": future,
+            "note": "v11 SyncGroupResponse whose AssignmentInfo version word was set to 12",
+        },
     ]
     return out + kafka4()[0]
 
@@ -146,17 +226,31 @@ def connect_group() -> bytes:
     from codec.pipeline.offsets import GroupMetadata, MemberMetadata, encode_group_metadata
 
     urls = {"worker-1": "http://10.0.2.1:8083/", "worker-2": "http://10.0.2.2:8083/"}
-    held = {"worker-1": ConnectAssignment(version=2, leader="worker-1", leader_url=urls["worker-1"],
-                                          config_offset=CONNECT_OFFSET, connectors=tuple(CONNECTORS),
-                                          tasks=tuple(ConnectorTaskId(c, t) for c, n in CONNECTORS.items()
-                                                      for t in range(n)))}
+    held = {
+        "worker-1": ConnectAssignment(
+            version=2,
+            leader="worker-1",
+            leader_url=urls["worker-1"],
+            config_offset=CONNECT_OFFSET,
+            connectors=tuple(CONNECTORS),
+            tasks=tuple(ConnectorTaskId(c, t) for c, n in CONNECTORS.items() for t in range(n)),
+        )
+    }
     rounds = []
     for generation in (3, 4):
-        metadata = {m: ConnectMetadata(version=2, url=url, config_offset=CONNECT_OFFSET, allocation=held.get(m))
-                    for m, url in urls.items()}
-        result = assign_connect("sessioned", "worker-1", [ConnectWorker.from_metadata(m, metadata[m]) for m in urls],
-                                CONNECTORS, state=rounds[-1][1].state if rounds else None, generation_id=generation,
-                                last_completed_generation_id=generation - 1)
+        metadata = {
+            m: ConnectMetadata(version=2, url=url, config_offset=CONNECT_OFFSET, allocation=held.get(m))
+            for m, url in urls.items()
+        }
+        result = assign_connect(
+            "sessioned",
+            "worker-1",
+            [ConnectWorker.from_metadata(m, metadata[m]) for m in urls],
+            CONNECTORS,
+            state=rounds[-1][1].state if rounds else None,
+            generation_id=generation,
+            last_completed_generation_id=generation - 1,
+        )
         rounds.append((metadata, result))
         for m, got in result.assignments.items():  # onJoinComplete: the new assignment plus what was not revoked
             before = held.get(m)
@@ -165,9 +259,19 @@ def connect_group() -> bytes:
             held[m] = replace(got, connectors=got.connectors + kept_c, tasks=got.tasks + kept_t)
     metadata, result = rounds[-1]
     assignments = result.encoded(java_order=True)
-    workers = tuple(MemberMetadata(m, None, f"connect-{i + 1}", f"/10.0.2.{i + 1}", 300000, 10000,
-                                   encode_connect_metadata(metadata[m], java_order=True), assignments[m])
-                    for i, m in enumerate(urls))
+    workers = tuple(
+        MemberMetadata(
+            m,
+            None,
+            f"connect-{i + 1}",
+            f"/10.0.2.{i + 1}",
+            300000,
+            10000,
+            encode_connect_metadata(metadata[m], java_order=True),
+            assignments[m],
+        )
+        for i, m in enumerate(urls)
+    )
     return encode_group_metadata(GroupMetadata(3, "connect", 4, "sessioned", "worker-1", BASE_TS + 14 * DAY, workers))
 
 
@@ -181,13 +285,21 @@ def offsets(shared: Path):
 
     def member(mid: str, v: int) -> MemberMetadata:
         r = nested[v]
-        return MemberMetadata(mid, None, f"{mid}-client", "/10.0.0.7", 300000, 45000,
-                              bytes.fromhex(r["consumerProtocolSubscription"]["hexVersionPrefixed"]),
-                              bytes.fromhex(r["consumerProtocolAssignment"]["hexVersionPrefixed"]))
+        return MemberMetadata(
+            mid,
+            None,
+            f"{mid}-client",
+            "/10.0.0.7",
+            300000,
+            45000,
+            bytes.fromhex(r["consumerProtocolSubscription"]["hexVersionPrefixed"]),
+            bytes.fromhex(r["consumerProtocolAssignment"]["hexVersionPrefixed"]),
+        )
 
     ts = BASE_TS + 14 * DAY
-    value = encode_group_metadata(GroupMetadata(3, "consumer", 7, "stream", "ledger-1", ts,
-                                                (member("ledger-1", 10), member("ledger-2", 11))))
+    value = encode_group_metadata(
+        GroupMetadata(3, "consumer", 7, "stream", "ledger-1", ts, (member("ledger-1", 10), member("ledger-2", 11)))
+    )
     broken = encode_group_metadata(GroupMetadata(3, "consumer", 2, "stream", "broken-1", ts, (member("broken-1", 9),)))
     commit_key = bytes.fromhex("0001") + b"\x00\x0aledger-app" + b"\x00\x03src" + (0).to_bytes(4, "big")
     rows = [
@@ -197,20 +309,42 @@ def offsets(shared: Path):
         (encode_group_metadata_key("old-app"), None, 3, ts + 3),  # a tombstone: not selected
         (encode_group_metadata_key("connect-cluster"), connect_group(), 4, ts + 4),
     ]
-    rows += [(bytes.fromhex(r["key"]), bytes.fromhex(r["value"]), 5 + i, r["timestamp"])
-             for i, r in enumerate(kafka4()[1])]
-    return pa.table({
-        "key": pa.array([r[0] for r in rows], pa.binary()), "value": pa.array([r[1] for r in rows], pa.binary()),
-        "topic": ["__consumer_offsets"] * len(rows), "partition": pa.array([0] * len(rows), pa.int32()),
-        "offset": pa.array([r[2] for r in rows], pa.int64()),
-        "timestamp": pa.array([r[3] * 1000 for r in rows], pa.timestamp("us", tz="UTC"))})
+    rows += [
+        (bytes.fromhex(r["key"]), bytes.fromhex(r["value"]), 5 + i, r["timestamp"]) for i, r in enumerate(kafka4()[1])
+    ]
+    return pa.table(
+        {
+            "key": pa.array([r[0] for r in rows], pa.binary()),
+            "value": pa.array([r[1] for r in rows], pa.binary()),
+            "topic": ["__consumer_offsets"] * len(rows),
+            "partition": pa.array([0] * len(rows), pa.int32()),
+            "offset": pa.array([r[2] for r in rows], pa.int64()),
+            "timestamp": pa.array([r[3] * 1000 for r in rows], pa.timestamp("us", tz="UTC")),
+        }
+    )
 
 
 def frames(shared: Path) -> list[dict]:
-    keep = ("run", "scenario", "client", "conn", "direction", "ts", "api_key", "api_name", "api_version",
-            "correlation_id", "body_offset", "produced_by", "hex")
-    return [{k: r[k] for k in keep} for r in _lines(shared / "captures" / "frames.jsonl")
-            if r["run"] == "runA" and r["scenario"] == "java-default"]
+    keep = (
+        "run",
+        "scenario",
+        "client",
+        "conn",
+        "direction",
+        "ts",
+        "api_key",
+        "api_name",
+        "api_version",
+        "correlation_id",
+        "body_offset",
+        "produced_by",
+        "hex",
+    )
+    return [
+        {k: r[k] for k in keep}
+        for r in _lines(shared / "captures" / "frames.jsonl")
+        if r["run"] == "runA" and r["scenario"] == "java-default"
+    ]
 
 
 def main(argv: list[str]) -> int:

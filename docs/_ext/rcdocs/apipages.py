@@ -47,12 +47,18 @@ def _sources(root: Path, name: str) -> dict[str, str]:
     them there."""
     tree = ast.parse((root.joinpath(*name.split(".")) / "__init__.py").read_text(encoding="utf-8"))
     found = {}
-    nodes = [n for node in tree.body for n in (
-        node.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING" else [node])]
+    nodes = [
+        n
+        for node in tree.body
+        for n in (node.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING" else [node])
+    ]
     for node in nodes:
         if isinstance(node, ast.ImportFrom):
-            base = importlib.util.resolve_name("." * node.level + (node.module or ""), name) if node.level \
+            base = (
+                importlib.util.resolve_name("." * node.level + (node.module or ""), name)
+                if node.level
                 else node.module or ""
+            )
             for alias in node.names:
                 found[alias.asname or alias.name] = base
     return found
@@ -87,10 +93,20 @@ def package_page(root: Path, name: str, modules: list[str]) -> str:
     sources = _sources(root, name)
     own = [n for n in exported if n not in sources]
     lines = _title(name) + [f".. automodule:: {name}"]
-    lines += ([f"   :members: {', '.join(own)}", "   :undoc-members:", ""] if own else ["   :no-members:", ""])
+    lines += [f"   :members: {', '.join(own)}", "   :undoc-members:", ""] if own else ["   :no-members:", ""]
     if exported:
-        lines += ["Public names", "------------", "", f"``from {name} import ...`` (its ``__all__``):", "",
-                  ".. list-table::", "   :header-rows: 1", "", "   * - name", "     - documented at"]
+        lines += [
+            "Public names",
+            "------------",
+            "",
+            f"``from {name} import ...`` (its ``__all__``):",
+            "",
+            ".. list-table::",
+            "   :header-rows: 1",
+            "",
+            "   * - name",
+            "     - documented at",
+        ]
         for n in exported:
             lines += [f"   * - ``{n}``", f"     - {_where(module, n, sources.get(n))}"]
         lines.append("")
@@ -104,15 +120,21 @@ def package_page(root: Path, name: str, modules: list[str]) -> str:
 def _has_all(path: Path) -> bool:
     """Whether a module assigns ``__all__`` (read from its source: importing it is autodoc's job)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return any(isinstance(node, (ast.Assign, ast.AnnAssign)) and any(
-        isinstance(t, ast.Name) and t.id == "__all__" for t in getattr(node, "targets", [getattr(node, "target", None)]))
-        for node in tree.body)
+    return any(
+        isinstance(node, (ast.Assign, ast.AnnAssign))
+        and any(
+            isinstance(t, ast.Name) and t.id == "__all__"
+            for t in getattr(node, "targets", [getattr(node, "target", None)])
+        )
+        for node in tree.body
+    )
 
 
 def module_page(root: Path, name: str) -> str:
     """A module: every member it lists in ``__all__`` (documented or not), else every documented member."""
-    options = ["   :members:"] + (["   :undoc-members:"] if _has_all(root.joinpath(*name.split(".")).with_suffix(".py"))
-                                  else [])
+    options = ["   :members:"] + (
+        ["   :undoc-members:"] if _has_all(root.joinpath(*name.split(".")).with_suffix(".py")) else []
+    )
     return "\n".join(_title(name) + [f".. automodule:: {name}"] + options + [""])
 
 

@@ -20,8 +20,9 @@ DIRECTIVE = re.compile(r"^```\{cli-reference\}[ \t]*\n```[ \t]*$", re.MULTILINE)
 WIDTH = "88"  # usage lines are wrapped as in a terminal this wide, whatever the building machine's
 
 
-def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[
-        tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
+def commands(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
     """(command words, parser, one-line help) of the parser and of every subcommand under it, depth first."""
     yield path, parser, ""
     for action in parser._actions:
@@ -92,8 +93,11 @@ def _details(action: argparse.Action) -> list[str]:
     if action.choices is not None and not isinstance(action, argparse._SubParsersAction):
         notes.append("one of " + ", ".join(f"`{c}`" for c in action.choices))
     default = action.default
-    if (default not in (None, False, argparse.SUPPRESS, [], ()) and action.nargs != 0
-            and "default" not in (action.help or "").lower()):
+    if (
+        default not in (None, False, argparse.SUPPRESS, [], ())
+        and action.nargs != 0
+        and "default" not in (action.help or "").lower()
+    ):
         notes.append(f"default `{default}`")
     return notes
 

@@ -30,8 +30,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-DIRECTIVE = re.compile(r"^```\{transclude\}[ \t]+(?P<path>\S+)[ \t]*\n(?P<options>(?::[^\n]*\n)*)```[ \t]*$",
-                       re.MULTILINE)
+DIRECTIVE = re.compile(
+    r"^```\{transclude\}[ \t]+(?P<path>\S+)[ \t]*\n(?P<options>(?::[^\n]*\n)*)```[ \t]*$", re.MULTILINE
+)
 LITERALINCLUDE = re.compile(r"^(?:```|:::)\{literalinclude\}[ \t]+(?P<path>\S+)", re.MULTILINE)
 FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -136,8 +137,12 @@ def _in_code(lines: list[str]) -> list[bool]:
             fence = m.group(1) if m else None
         else:
             marks.append(True)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
-                    and not line.strip()[len(m.group(1)):]:
+            if (
+                m
+                and m.group(1)[0] == fence[0]
+                and len(m.group(1)) >= len(fence)
+                and not line.strip()[len(m.group(1)) :]
+            ):
                 fence = None
     return marks
 
@@ -157,8 +162,11 @@ def _outside_code(text: str, change) -> str:
 
 def headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line index, level, text) of each Markdown heading outside fenced code blocks."""
-    return [(i, len(h.group(1)), h.group(2)) for i, (line, code) in enumerate(zip(lines, _in_code(lines)))
-            if not code and (h := HEADING.match(line))]
+    return [
+        (i, len(h.group(1)), h.group(2))
+        for i, (line, code) in enumerate(zip(lines, _in_code(lines)))
+        if not code and (h := HEADING.match(line))
+    ]
 
 
 def take(text: str, options: dict[str, str], where: str) -> str:
@@ -192,6 +200,6 @@ def take(text: str, options: dict[str, str], where: str) -> str:
             new = inside[i] + shift
             if not 1 <= new <= 6:
                 raise TranscludeError(f"{where}: a heading would move to level {new}")
-            line = "#" * new + line[inside[i]:]
+            line = "#" * new + line[inside[i] :]
         out.append(line)
     return "\n".join(out).strip("\n") + "\n"

@@ -27,14 +27,28 @@ from kafka.protocol.api_header import RequestHeader, ResponseHeader
 from kafka.protocol.consumer import group, metadata
 
 VERSION = "kafka-python 3.0.12"
-CLASSES = {c.__name__: c for c in (
-    group.JoinGroupRequest, group.JoinGroupResponse, group.SyncGroupRequest, group.SyncGroupResponse,
-    group.HeartbeatRequest, group.HeartbeatResponse, group.LeaveGroupRequest, group.LeaveGroupResponse,
-    metadata.ConsumerProtocolSubscription, metadata.ConsumerProtocolAssignment)}
+CLASSES = {
+    c.__name__: c
+    for c in (
+        group.JoinGroupRequest,
+        group.JoinGroupResponse,
+        group.SyncGroupRequest,
+        group.SyncGroupResponse,
+        group.HeartbeatRequest,
+        group.HeartbeatResponse,
+        group.LeaveGroupRequest,
+        group.LeaveGroupResponse,
+        metadata.ConsumerProtocolSubscription,
+        metadata.ConsumerProtocolAssignment,
+    )
+}
 # Whole frames without their int32 size: a request names its API key in its header; a response does not,
 # so the runner passes it as "apiKey". kafka-python reads both headers itself (decode(header=True)).
-FRAMES = {("RequestFrame" if c.is_request() else "ResponseFrame", c.API_KEY): c
-          for c in CLASSES.values() if hasattr(c, "API_KEY")}
+FRAMES = {
+    ("RequestFrame" if c.is_request() else "ResponseFrame", c.API_KEY): c
+    for c in CLASSES.values()
+    if hasattr(c, "API_KEY")
+}
 
 
 def _camel(field):  # Kafka's JSON name: the schema's field name with its first letter lower-case
@@ -42,6 +56,7 @@ def _camel(field):  # Kafka's JSON name: the schema's field name with its first 
 
 
 # --- Kafka's nullability and ignorable rules, from kafka-python's message JSON ----------------------------------
+
 
 def _in(text, version):
     """Whether a version range of the message JSON ("3+", "1-5", "2", "none"; absent: none) holds ``version``."""
@@ -61,8 +76,9 @@ def _is_default(field, value):
     if t.startswith("[]"):
         return value == []
     if "fields" in field:
-        return isinstance(value, dict) and all(_is_default(f, value[_json_name(f)])
-                                               for f in field["fields"] if _json_name(f) in value)
+        return isinstance(value, dict) and all(
+            _is_default(f, value[_json_name(f)]) for f in field["fields"] if _json_name(f) in value
+        )
     if t == "bool":
         return value is (d in (True, "true"))
     if t in ("string", "bytes"):
@@ -154,10 +170,13 @@ def header_version(cls, version):  # kafka-python's choice: the flexible version
 
 def capabilities():
     """The answer to the optional first request: op x message x versions this adapter does."""
-    caps = [{"op": ["decode", "encode"], "message": name, "versions": f"0-{c.max_version}"}
-            for name, c in CLASSES.items()]
-    caps += [{"op": ["decode", "encode"], "message": name, "versions": f"{lo}-{hi}"}
-             for name, (_, (lo, hi)) in HEADERS.items()]
+    caps = [
+        {"op": ["decode", "encode"], "message": name, "versions": f"0-{c.max_version}"} for name, c in CLASSES.items()
+    ]
+    caps += [
+        {"op": ["decode", "encode"], "message": name, "versions": f"{lo}-{hi}"}
+        for name, (_, (lo, hi)) in HEADERS.items()
+    ]
     for frame in ("RequestFrame", "ResponseFrame"):  # per API key, the versions are checked in answer()
         newest = max(c.max_version for (f, _), c in FRAMES.items() if f == frame)
         caps.append({"op": ["decode", "encode"], "message": frame, "versions": f"0-{newest}"})
@@ -175,11 +194,13 @@ def answer(req):
         if not lo <= version <= hi:
             return {"unsupported": f"{VERSION} has no {message} v{version}"}
         if op == "decode":
-            value = to_json(cls.decode(io.BytesIO(bytes.fromhex(req["wire"])), flexible=version == hi), cls._struct,
-                            version)
+            value = to_json(
+                cls.decode(io.BytesIO(bytes.fromhex(req["wire"])), flexible=version == hi), cls._struct, version
+            )
             return checked(cls, value, version, False) or {"value": value}
-        return checked(cls, req["value"], version, True) or \
-            {"wire": from_json(req["value"], cls._struct, cls).encode(flexible=version == hi).hex()}
+        return checked(cls, req["value"], version, True) or {
+            "wire": from_json(req["value"], cls._struct, cls).encode(flexible=version == hi).hex()
+        }
     if message in ("RequestFrame", "ResponseFrame"):
         return frame(req)
     cls = CLASSES.get(message)
@@ -214,8 +235,11 @@ def frame(req):
     if req["op"] == "decode":
         obj = cls.decode(bytes.fromhex(req["wire"]), version=version, header=True)
         header, body = to_json(obj.header, obj.header_class._struct, hv), to_json(obj, cls._struct, version)
-        return checked(obj.header_class, header, hv, False) or checked(cls, body, version, False) or \
-            {"value": {"apiKey": key, "apiVersion": version, "headerVersion": hv, "header": header, "body": body}}
+        return (
+            checked(obj.header_class, header, hv, False)
+            or checked(cls, body, version, False)
+            or {"value": {"apiKey": key, "apiVersion": version, "headerVersion": hv, "header": header, "body": body}}
+        )
     value = req["value"]
     problem = checked(cls.header_class, value["header"], hv, True) or checked(cls, value["body"], version, True)
     if problem:
