@@ -802,25 +802,7 @@ class _Story:
         """A ConsumerGroupHeartbeat or StreamsGroupHeartbeat frame, decoded in Kafka's JSON and fed to the
         heartbeat story."""
         assert e.data is not None and e.api_key is not None and e.api_version is not None  # (as feed() checked)
-        fl = e.flow
-        client, broker = (
-            ((fl.src, fl.sport), (fl.dst, fl.dport))
-            if e.direction == "request"
-            else ((fl.dst, fl.dport), (fl.src, fl.sport))
-        )
-        gf = GroupFrame(
-            e.ts,
-            fl.conn,
-            f"{client[0]}:{client[1]}",
-            f"{broker[0]}:{broker[1]}",
-            e.direction,
-            e.api_key,
-            e.api_version,
-            e.correlation_id,
-            e.offset,
-            e.size,
-            data=e.data,
-        )
+        gf = _group_frame(e)
         req = None
         if e.direction == "response":
             req = self.requests.pop((gf.conn, gf.correlation_id, gf.api_key), None)
@@ -856,25 +838,7 @@ class _Story:
 
     def _frame(self, e: KafkaFrame) -> GroupFrame:
         assert e.data is not None and e.api_key is not None and e.api_version is not None  # (as feed() checked)
-        fl = e.flow
-        client, broker = (
-            ((fl.src, fl.sport), (fl.dst, fl.dport))
-            if e.direction == "request"
-            else ((fl.dst, fl.dport), (fl.src, fl.sport))
-        )
-        gf = GroupFrame(
-            e.ts,
-            fl.conn,
-            f"{client[0]}:{client[1]}",
-            f"{broker[0]}:{broker[1]}",
-            e.direction,
-            e.api_key,
-            e.api_version,
-            e.correlation_id,
-            e.offset,
-            e.size,
-            data=e.data,
-        )
+        gf = _group_frame(e)
         if e.direction == "request":
             self._request(gf, e.data)
         else:
@@ -1168,3 +1132,27 @@ def _snapshot_record(g: _Group, rec: OffsetsRecord) -> None:
             p.assignment,
             "__consumer_offsets",
         )
+
+
+def _group_frame(e: KafkaFrame) -> GroupFrame:
+    """The story's frame of a group API's Kafka frame: its client and broker ends told by its direction."""
+    assert e.api_key is not None and e.api_version is not None  # (a frame feed() kept)
+    fl = e.flow
+    client, broker = (
+        ((fl.src, fl.sport), (fl.dst, fl.dport))
+        if e.direction == "request"
+        else ((fl.dst, fl.dport), (fl.src, fl.sport))
+    )
+    return GroupFrame(
+        e.ts,
+        fl.conn,
+        f"{client[0]}:{client[1]}",
+        f"{broker[0]}:{broker[1]}",
+        e.direction,
+        e.api_key,
+        e.api_version,
+        e.correlation_id,
+        e.offset,
+        e.size,
+        data=e.data,
+    )
