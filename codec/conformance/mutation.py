@@ -23,6 +23,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -289,13 +290,10 @@ class Suite:
             self.groups.setdefault(_group_key(v), []).append(v)
         self.rounds = rounds
         self.reads: dict[str, set[tuple]] = {}  # schema -> the groups whose processing reads it
-        was_native = native.set_active(False)  # the reference codec's reads, as run_mutant runs it
-        try:
+        with _reference_codec():  # the reference codec's reads, as run_mutant runs it
             for key, group in [*self.groups.items(), (("RebalanceRound", None), None)]:
                 for name in _tables_read(lambda g=group: _first_failure(g, None if g is not None else rounds)):
                     self.reads.setdefault(name, set()).add(key)
-        finally:
-            native.set_active(was_native)
 
     def run(self, message: str) -> str | None:
         """The first vector (or round) that fails with the codec as the tables now are, or None."""
@@ -350,6 +348,16 @@ class Result:
         return all(self.killed_by)
 
 
+@contextmanager
+def _reference_codec() -> Iterator[None]:
+    """The pure-Python codec for the duration (see :func:`run_mutant`), whichever was active."""
+    was_native = native.set_active(False)
+    try:
+        yield
+    finally:
+        native.set_active(was_native)
+
+
 def run_mutant(suite: Suite, m: Mutant) -> Result:
     """The suite against the reference codec built from the mutant, with the fast path and on the construct
     path alone. The reference is the pure-Python codec whichever is active: a mutant is a table no release has,
@@ -357,9 +365,8 @@ def run_mutant(suite: Suite, m: Mutant) -> Result:
     reference's to define; the native engine is held to the reference on the real tables (every vector through
     both, the fuzzer's differential oracle), so the score does not depend on the machine."""
     killed: list[str | None] = []  # one entry with the fast path, one on the construct path
-    was_native = native.set_active(False)
     try:
-        with schema_overrides({m.message: m.table}):
+        with _reference_codec(), schema_overrides({m.message: m.table}):
             for fast in (True, False):
                 old = fastpath.set_enabled(fast)
                 try:
@@ -368,8 +375,6 @@ def run_mutant(suite: Suite, m: Mutant) -> Result:
                     fastpath.set_enabled(old)
     except Exception as e:  # noqa: BLE001 - a table the loader refuses is a codec that reads nothing
         killed = [f"(the table does not load: {type(e).__name__})"] * 2
-    finally:
-        native.set_active(was_native)
     return Result(m, (killed[0], killed[1]))
 
 
