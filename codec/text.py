@@ -29,8 +29,10 @@ from functools import cache
 
 __all__ = ["dumps", "dumps_chunks", "printable", "has_lone_surrogate", "utf8_safe", "unescape_utf8_safe"]
 
-_LONE = re.compile("[\ud800-\udfff]")
-_JSON_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# The module's patterns are compiled on first use (:func:`_pattern`): compiling them costs most of a millisecond,
+# a decode call's start-up needs none of them for ASCII output.
+_LONE = "[\ud800-\udfff]"
+_JSON_ESCAPE = "[\x7f-\x9f\u2028\u2029\ud800-\udfff]"
 # Format characters (Unicode category Cf, as of Unicode 16; tests/test_text.py checks the running Python's
 # table against it): soft hyphen, Arabic number signs, bidi marks, embeddings, overrides and isolates, zero-width
 # space/joiners, word joiner, invisible operators, BOM, interlinear annotation, Egyptian hieroglyph format
@@ -47,7 +49,13 @@ _NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xFFFE)}{chr(p *
 # C0 controls, DEL, C1 controls, U+2028/U+2029 (line breaks to some terminals and to JavaScript), lone
 # surrogates, the characters above, and the backslash that introduces our escapes.
 _UNPRINTABLE = "[\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + _FORMAT + _INVISIBLE + _NONCHARACTERS + "]"
-_SAFE_ESCAPE = re.compile(r"\\(\\|u[0-9a-f]{4})")
+_SAFE_ESCAPE = r"\\(\\|u[0-9a-f]{4})"
+
+
+@cache
+def _pattern(source: str) -> re.Pattern:
+    """One of the module's patterns, compiled once, on first use."""
+    return re.compile(source)
 
 
 def _u_escape(m: re.Match) -> str:
@@ -55,7 +63,7 @@ def _u_escape(m: re.Match) -> str:
 
 
 def has_lone_surrogate(s: str) -> bool:
-    return _LONE.search(s) is not None
+    return _pattern(_LONE).search(s) is not None
 
 
 def dumps(value, **kwargs) -> str:
@@ -64,8 +72,10 @@ def dumps(value, **kwargs) -> str:
     ``json.loads`` returns the original value."""
     kwargs.setdefault("ensure_ascii", False)
     text = json.dumps(value, **kwargs)
+    if kwargs["ensure_ascii"] or (text.isascii() and "\x7f" not in text):  # (nothing to escape)
+        return text
     # These characters can only stand inside a JSON string (keys included), where an escape means the same.
-    return _JSON_ESCAPE.sub(_u_escape, text) if not kwargs["ensure_ascii"] else text
+    return _pattern(_JSON_ESCAPE).sub(_u_escape, text)
 
 
 def dumps_chunks(value, **kwargs):
@@ -75,7 +85,7 @@ def dumps_chunks(value, **kwargs):
         if kwargs["ensure_ascii"] or (chunk.isascii() and "\x7f" not in chunk):  # (most chunks: nothing to escape)
             yield chunk
         else:
-            yield _JSON_ESCAPE.sub(_u_escape, chunk)
+            yield _pattern(_JSON_ESCAPE).sub(_u_escape, chunk)
 
 
 def _printable_escape(m: re.Match) -> str:
@@ -89,24 +99,17 @@ def _printable_escape(m: re.Match) -> str:
 def printable(s: str) -> str:
     """``s`` for a terminal or a text report: one line, no control sequences, nothing invisible or reordering,
     no noncharacter, always valid UTF-8."""
-    return _unprintable().sub(_printable_escape, s)
-
-
-@cache
-def _unprintable() -> re.Pattern:
-    """The pattern of :func:`printable`, compiled on first use (its astral ranges cost a decode call's start-up
-    a millisecond)."""
-    return re.compile(_UNPRINTABLE)
+    return _pattern(_UNPRINTABLE).sub(_printable_escape, s)
 
 
 def utf8_safe(s: str | None) -> str | None:
     """``s`` as valid UTF-8 text for a column store: unchanged unless it holds a lone surrogate, in which case
     backslashes are doubled and each lone surrogate becomes ``\\uXXXX``."""
-    if s is None or not _LONE.search(s):
+    if s is None or not (lone := _pattern(_LONE)).search(s):
         return s
-    return _LONE.sub(_u_escape, s.replace("\\", "\\\\"))
+    return lone.sub(_u_escape, s.replace("\\", "\\\\"))
 
 
 def unescape_utf8_safe(s: str) -> str:
     """The inverse of :func:`utf8_safe` for a string known to have been escaped."""
-    return _SAFE_ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), s)
+    return _pattern(_SAFE_ESCAPE).sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), s)

@@ -8,10 +8,10 @@ Orderings matter for identical results with Kafka (wire-facts §9): TaskIds comp
 
 from __future__ import annotations
 
-import base64
 import re
 import uuid
 from dataclasses import dataclass
+from functools import cache
 
 __all__ = [
     "TaskId",
@@ -43,9 +43,16 @@ def java_uuid_key(u: uuid.UUID) -> tuple[int, int]:
 
 # Kafka's Uuid.toString(): URL-safe base64 of the 16 bytes without padding, 22 characters; the last carries 2
 # bits of the UUID and 4 zero bits, so only A, Q, g and w are canonical there.
-_KAFKA_UUID = re.compile(r"[A-Za-z0-9_-]{21}[AQgw]")
+_KAFKA_UUID = r"[A-Za-z0-9_-]{21}[AQgw]"
 # java.util.UUID.toString(): 8-4-4-4-12 hexadecimal digits.
-_DASHED_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DASHED_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+@cache
+def _pattern(source: str, flags: int = 0) -> re.Pattern:
+    """One of the module's patterns, compiled once, on first use (not at import: a decode call's start-up needs
+    none of them)."""
+    return re.compile(source, flags)
 
 
 def parse_uuid(text: str) -> uuid.UUID:
@@ -53,9 +60,11 @@ def parse_uuid(text: str) -> uuid.UUID:
     ``UUID.toString()`` does (8-4-4-4-12 hexadecimal digits); nothing else: no ``+``/``/`` alphabet, padding,
     braces, ``urn:`` prefix, missing dashes or non-ASCII digits. ``ValueError`` naming the text otherwise."""
     if isinstance(text, str):
-        if _KAFKA_UUID.fullmatch(text):
+        if _pattern(_KAFKA_UUID).fullmatch(text):
+            import base64  # (here, not at the top: a decode call's start-up does not need it)
+
             return uuid.UUID(bytes=base64.urlsafe_b64decode(text + "=="))
-        if _DASHED_UUID.fullmatch(text):
+        if _pattern(_DASHED_UUID).fullmatch(text):
             return uuid.UUID(text)
     shown = repr(text) if not isinstance(text, str) or len(text) <= 60 else repr(text[:60]) + "..."
     raise ValueError(
@@ -69,7 +78,7 @@ def process_id_for_int(n: int) -> uuid.UUID:
     return uuid.UUID(int=n & ((1 << 64) - 1))
 
 
-_TASK_RE = re.compile(r"(?:(?P<name>.*)__)?(?P<sub>-?[0-9]{1,20})_(?P<part>-?[0-9]{1,20})\Z", re.S)
+_TASK_RE = r"(?:(?P<name>.*)__)?(?P<sub>-?[0-9]{1,20})_(?P<part>-?[0-9]{1,20})\Z"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +98,7 @@ class TaskId:
     @classmethod
     def parse(cls, text: str) -> "TaskId":
         """Parse Kafka's printed form (``1_2`` or ``name__1_2``)."""
-        m = _TASK_RE.match(text)
+        m = _pattern(_TASK_RE, re.S).match(text)
         if not m:
             raise ValueError(f"not a task id: {text!r} (expected SUBTOPOLOGY_PARTITION, e.g. 1_2)")
         return cls(int(m["sub"]), int(m["part"]), m["name"])

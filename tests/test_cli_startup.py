@@ -53,6 +53,7 @@ def test_a_decode_call_does_not_import_the_other_subcommands():
 # 3x `python -c pass`; bench/README.md's start-up figure measures it). Not a timed test: the modules themselves.
 NOT_ON_A_DECODE = (
     "construct",
+    "base64",
     "pathlib",
     "urllib",
     "ipaddress",
@@ -97,6 +98,23 @@ def test_a_decode_imports_only_what_it_needs(kind, example):
     *output, imported = p.stdout.splitlines()
     assert json.loads("\n".join(output))["version"] == 7
     assert json.loads(imported) == []
+
+
+def test_the_console_script_freezes_what_its_imports_built():
+    """``codec.__main__.console`` (the console script's entry): the imports' objects moved to the collector's
+    permanent generation before the command runs, the collector on again for the command's own objects, and
+    the command's output and exit status those of :func:`codec.cli.main`."""
+    code = (
+        f"import gc, sys; sys.path.insert(0, {str(ROOT)!r}); "
+        f"sys.argv = ['rebalance-codec', 'decode', '--kind', 'subscription-info', '--compact', '@{EXAMPLE}']; "
+        "from codec.__main__ import console; status = console(); "
+        "print(status, gc.isenabled(), gc.get_freeze_count() > 1000, 'codec.kinds' in sys.modules)"
+    )
+    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    decoded, state = p.stdout.splitlines()
+    assert json.loads(decoded)["processId"] == "6f1c2f0e-8d2b-4c6a-9e4e-0123456789ab"
+    assert state == "0 True True True"
 
 
 def test_the_import_check_sees_an_import():

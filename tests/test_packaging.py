@@ -28,7 +28,7 @@ def test_wheel_contains_schemas(tmp_path):
     assert vector_files and {f"codec/vectors/{n}" for n in vector_files} <= names
     assert any(n.endswith("entry_points.txt") for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "rebalance-codec = codec.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "rebalance-codec = codec.__main__:console" in zipfile.ZipFile(wheel).read(entry).decode()
     # Every module of the source tree is in the wheel (the package list in pyproject.toml is explicit).
     sources = {str(p.relative_to(ROOT)) for p in (ROOT / "codec").rglob("*.py") if "__pycache__" not in p.parts}
     assert sources <= names, sorted(sources - names)

@@ -9,7 +9,6 @@ they all build, and their JSON view, are :mod:`codec.wire.models`' (:func:`wire_
 
 from __future__ import annotations
 
-import base64
 import io
 import uuid
 from functools import cache
@@ -251,6 +250,8 @@ def _scalar_from(v, f: FieldSpec, message, style, path):
     t = f.element_type
     if t == "bytes":
         if isinstance(v, str):
+            import base64  # (here, not at the top: a decode call's start-up does not need it)
+
             try:
                 return base64.b64decode(v, validate=True) if style == "kafka" else bytes.fromhex(v)
             except ValueError:

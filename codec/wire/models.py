@@ -9,7 +9,6 @@ read these defaults, so they live here, below all three: each codec depends on t
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import uuid
 
@@ -115,6 +114,8 @@ def _forget_classes() -> None:
 
 def uuid_to_kafka(u: uuid.UUID) -> str:
     """Kafka's ``Uuid.toString()``: URL-safe base64 of the 16 bytes, no padding."""
+    import base64  # (here, not at the top: a decode call's start-up does not need it)
+
     return base64.urlsafe_b64encode(u.bytes).rstrip(b"=").decode("ascii")
 
 
@@ -142,6 +143,8 @@ def _scalar_json(v: Any, f: FieldSpec, message: MessageSpec, version: int, style
     if f.struct is not None:
         return _to_json(v, f.struct, message, version, style)
     if isinstance(v, (bytes, bytearray)):
+        import base64  # (here, not at the top: a decode call's start-up does not need it)
+
         return base64.b64encode(v).decode("ascii") if style == "kafka" else bytes(v).hex()
     if isinstance(v, uuid.UUID):
         return uuid_to_kafka(v) if style == "kafka" else str(v)
