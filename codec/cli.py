@@ -36,7 +36,7 @@ def _defer_inspect() -> None:
 
 _defer_inspect()  # before the imports below, which import dataclasses
 from . import text as _text  # noqa: E402
-from .errors import CodecError, DecodeError  # noqa: E402
+from .errors import CodecError, DecodeError, os_error_text  # noqa: E402
 from .kinds import get_kind, kind_names  # noqa: E402
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
@@ -480,7 +480,10 @@ def run(args) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (OSError, CodecError) as e:
+    except OSError as e:
+        _say("error", os_error_text(e))
+        return 1
+    except CodecError as e:
         _say("error", e)
         return 1
     except KeyboardInterrupt:

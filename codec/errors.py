@@ -20,6 +20,7 @@ __all__ = [
     "LimitExceededError",
     "EncodeError",
     "InputError",
+    "os_error_text",
 ]
 
 
@@ -133,3 +134,12 @@ class EncodeError(CodecError, ValueError):
 class InputError(CodecError, ValueError):
     """A file or value a command reads that is not what it expects (a scenario, a topology, a group
     description): the user's input, reported in one line, never a traceback."""
+
+
+def os_error_text(e: OSError) -> str:
+    """An operating-system error as the command line says it: ``PATH: reason``, as Unix tools do (``.: Is a
+    directory``), not Python's ``[Errno 21] Is a directory: '.'``; Python's text where there is no path."""
+    if not e.strerror or e.filename is None:
+        return str(e)
+    names = f"{e.filename} -> {e.filename2}" if e.filename2 is not None else str(e.filename)
+    return f"{names}: {e.strerror}"

@@ -1,4 +1,5 @@
-"""Every error the codec raises on purpose can stand as a ``--lines`` output line: ``CodecError.to_json``."""
+"""Every error the codec raises on purpose can stand as a ``--lines`` output line: ``CodecError.to_json``; an
+operating-system error reads as Unix tools say it."""
 
 from __future__ import annotations
 
@@ -16,3 +17,24 @@ def test_an_error_without_a_place_has_its_type_and_message(error):
 def test_the_decode_and_encode_errors_keep_their_place():
     assert DecodeError("bad", message="M", version=1, offset=7, path="a.b").to_json()["offset"] == 7
     assert EncodeError("bad", message="M", version=1, path="a.b").to_json()["path"] == "a.b"
+
+
+def test_an_os_error_names_its_path_first_as_unix_tools_do(tmp_path):
+    """``PATH: reason`` from the errors open() raises, not Python's ``[Errno N] reason: 'PATH'``; the command
+    line's error line for a folder given where a file goes says it in those words."""
+    from codec.errors import os_error_text
+
+    with pytest.raises(OSError) as missing:
+        open(tmp_path / "absent")
+    assert os_error_text(missing.value) == f"{tmp_path / 'absent'}: No such file or directory"
+    with pytest.raises(OSError) as folder:
+        open(tmp_path)
+    assert os_error_text(folder.value) == f"{tmp_path}: Is a directory"
+    assert os_error_text(OSError("no path here")) == "no path here"
+
+
+def test_the_command_line_says_a_folder_is_a_folder(tmp_path, capsys):
+    from codec.cli import main
+
+    assert main(["capture", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == f"error: {tmp_path}: Is a directory\n"

@@ -17,7 +17,7 @@ from .engine import assign
 from .json_io import group_from_json, result_to_json
 from .. import text as _text
 from ..cliutil import int_range, loads
-from ..errors import CodecError
+from ..errors import CodecError, os_error_text
 from .model import ASSIGNOR_NAMES, AssignmentError, AssignmentResult
 from .wire_io import assign_description_over_bytes, assign_join_group
 
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | 
             with open(args.input, "rb") as f:
                 raw = f.read()
     except OSError as e:
-        print(_dumps(_error("io", str(e))), file=stdout)
+        print(_dumps(_error("io", os_error_text(e))), file=stdout)
         return 1
     if not args.lines:
         try:
