@@ -415,9 +415,10 @@ def rule_cases(directory: Path, messages: Iterable[str] | None = None) -> list[C
         if binding_or_none(message) is None or (messages is not None and message not in messages):
             continue
         own = [v for v in ([None] if _versionless(message) else versions) if (message, v) in sources]
-        newest = max((v for v in own if _flexible(message, v)), default=-1, key=lambda v: v or 0)
+        flexible = [v for v in own if _flexible(message, v)]
         for version in own:
-            out += _cases_of(message, version, sources[(message, version)], newest=version == newest)
+            newest = bool(flexible) and version == flexible[-1]
+            out += _cases_of(message, version, sources[(message, version)], newest=newest)
     if messages is None:
         out += _frame_cases(sources)
     return out
