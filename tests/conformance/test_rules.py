@@ -62,6 +62,8 @@ def test_a_missing_rule_class_is_reported():
     assert rule_gaps(vectors) == ["HeartbeatRequest v4: no vector of a varint over five bytes"]
     vectors = [v for v in vectors if not (v["message"] == "ConsumerProtocolAssignment" and (v["version"] or 0) < 0)]
     assert "ConsumerProtocolAssignment v0: no vector of a version prefix below the lowest" in rule_gaps(vectors)
+    vectors = [v for v in vectors if not (v["message"] == "SyncGroupRequest" and "wrapped-length" in v["flags"])]
+    assert "SyncGroupRequest v5: no vector of a compact length Java's int wraps" in rule_gaps(vectors)
 
 
 def test_which_rules_apply_by_hand():
