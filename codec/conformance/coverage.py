@@ -261,6 +261,7 @@ RULES = {
     "every field set": ("decode", "valid", "every-field"),
     "unknown tagged fields": ("decode", "valid", "unknown-tagged-fields"),
     "a varint over five bytes": ("decode", "invalid", "long-varint"),
+    "a compact length Java's int wraps": ("decode", None, "wrapped-length"),
     "a version prefix below the lowest": ("decode", "invalid", "bad-version"),
 }
 # Kafka Streams' SubscriptionInfo (read by Kafka's generated SubscriptionInfoData) and Kafka Connect's messages (its
@@ -298,6 +299,8 @@ def rules_that_apply(message: str, version: int) -> list[str]:
         out.append("every field set")
     if flexible:
         out += ["unknown tagged fields", "a varint over five bytes"]
+    if flexible and any(f.flexible_override is None or version in f.flexible_override for f in lengths):
+        out.append("a compact length Java's int wraps")
     if spec.version_prefix == "int16" and version == spec.valid.low:
         out.append("a version prefix below the lowest")
     return out

@@ -22,6 +22,14 @@ its answers replace theirs in the answers file. The rules:
 * ``negative-count`` — -2 as the count of each array of a classic (non-flexible) version: refused where the
   array is not nullable; where it is, Kafka reads null (any negative count is null to its readers), which this
   project refuses: an ``acceptable`` vector whose decoded value, if any, is Kafka's;
+* ``wrapped-length`` — a compact length that Java's int wraps: Kafka reads one as ``ByteUtils.readUnsignedVarint(...)
+  - 1`` in an int, so the uvarint ff ff ff ff 0f (2**32 - 1) is the length -2: on the last compact string, bytes
+  and array of each flexible version, nullable and not (those inside tagged fields aside), refused where not
+  nullable, read as null where nullable (``acceptable``, as ``negative-count``); and once a message, at its newest
+  flexible version, on the source's last compact length, 80 80 80 80 08 (2**31, Integer.MIN_VALUE: one less is
+  Integer.MAX_VALUE, refused) and that length in five bytes with bits 4-6 of the last set (shifted out of the int:
+  Kafka reads the length it had, ``acceptable``). This project refuses every one (a length past 32767 or the input,
+  a varint past 2**32);
 * ``past-input`` — the last string, the last bytes and the last array of each message and version with a length
   one more than the bytes that remain;
 * ``ignorable-dropped`` — a non-default value for each ``ignorable`` field a version lacks, tagged or not: Kafka
@@ -406,13 +414,19 @@ def rule_cases(directory: Path, messages: Iterable[str] | None = None) -> list[C
     for message, versions in supported().items():
         if binding_or_none(message) is None or (messages is not None and message not in messages):
             continue
-        for version in [None] if _versionless(message) else versions:
-            src = sources.get((message, version))
-            if src is not None:
-                out += _cases_of(message, version, src)
+        own = [v for v in ([None] if _versionless(message) else versions) if (message, v) in sources]
+        flexible = [v for v in own if _flexible(message, v)]
+        for version in own:
+            newest = bool(flexible) and version == flexible[-1]
+            out += _cases_of(message, version, sources[(message, version)], newest=newest)
     if messages is None:
         out += _frame_cases(sources)
     return out
+
+
+def _flexible(message: str, version: int | None) -> bool:
+    spec = load_message(message)
+    return spec.is_flexible(spec.valid.low if version is None else version)
 
 
 def _versionless(message: str) -> bool:
@@ -443,7 +457,9 @@ def _shape(path: tuple) -> tuple:
     return tuple(p for p in path if not isinstance(p, int))
 
 
-def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
+def _cases_of(message: str, version: int | None, src: dict, newest: bool = False) -> list[Case]:
+    """The cases of one message × version, from its source vector ``src`` (``newest``: the message's newest
+    flexible version with one, which also gets the cases asked once a message)."""
     spec = load_message(message)
     b = _bound(message, version)
     at = version if version is not None else spec.valid.low
@@ -502,20 +518,60 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
             filled = {"valueVersion": at, **filled}
         bases.append((filled, _encode(message, version, filled), f"{_case_id(message, version, 'filled')}'s value"))
     done: set[tuple] = set()
+    wrapped: dict[tuple, tuple] = {}  # (kind, nullable) -> the last such compact length: base, its bytes, path, field
     for base_value, base_wire, base_id in bases:
         for path, f, x in _paths(spec.root, base_value, at):
             if x is None or f.tag is not None or _shape(path) in done:
                 continue
             done.add(_shape(path))
             _field_cases(message, version, at, b, spec, base_value, base_wire, base_id, path, f, read, write)
-    last_of: dict[str, tuple] = {}
-    for path, f, x in _paths(spec.root, value, at):
-        if x is not None and f.tag is None and _kind(f) in ("string", "bytes", "array") and not _in_tagged(spec, path):
-            last_of[_kind(f)] = (path, f, _struct_of(spec, path))
-    for kind, (path, f, struct) in sorted(last_of.items()):
-        past = _past_input(message, at, wire, value, path, f, struct, flexible)
+            if _kind(f) in ("string", "bytes", "array") and _compact(f, at, flexible) and not _in_tagged(spec, path):
+                wrapped[(_kind(f), at in f.nullable)] = (base_value, base_wire, base_id, path, f)
+    for (kind, nullable), (base_value, base_wire, base_id, path, f) in sorted(wrapped.items()):
+        null_wire = _null_wire(message, version, at, spec, base_value, path, f)
+        pos = _first_diff(base_wire, null_wire)  # the compact null, 00, where the length was
+        read(
+            "wrapped-length",
+            _slug(path),
+            null_wire[:pos] + _WRAPPED + null_wire[pos + 1 :],
+            "accepted" if nullable else "refused",
+            base=base_id,
+            path=list(path),
+            offset=pos,
+            kind=kind,
+            nullable=nullable,
+        )
+    lengths = [
+        (path, f)
+        for path, f, x in _paths(spec.root, value, at)
+        if x is not None and f.tag is None and _kind(f) in ("string", "bytes", "array") and not _in_tagged(spec, path)
+    ]
+    last_of = {_kind(f): (path, f) for path, f in lengths}  # in wire order: the last of each kind
+    for kind, (path, f) in sorted(last_of.items()):
+        past = _past_input(message, version, at, spec, wire, value, path, f)
         if past is not None:
             read("past-input", kind, past[0], "refused", path=list(path), offset=past[1], kind=kind)
+    compact = [(path, f) for path, f in lengths if _compact(f, at, flexible)]
+    if newest and compact:
+        # the source's last compact length, once a message: 2**31 (Java's int: Integer.MIN_VALUE, one less is
+        # Integer.MAX_VALUE), and the length it has in five bytes, with bits Java's int has no room for in the last
+        path, f = compact[-1]
+        pos, width = _length_at(message, version, at, spec, wire, value, path, f)
+        for what, prefix, expect in (
+            ("int-min", _INT_MIN, "refused"),
+            ("high-bits", _high_bits(wire[pos : pos + width]), "accepted"),
+        ):
+            read(
+                "wrapped-length",
+                f"{what}-{_slug(path)}",
+                wire[:pos] + prefix + wire[pos + width :],
+                expect,
+                path=list(path),
+                offset=pos,
+                kind=_kind(f),
+                nullable=at in f.nullable,
+                variant=what,
+            )
     if b.framing == "version" and at == spec.valid.low:
         read("version-prefix", "", b"\xff\xff" + wire[2:], "refused", offset=0)
     if not b.values:
@@ -584,7 +640,7 @@ def _cases_of(message: str, version: int | None, src: dict) -> list[Case]:
 
 def _field_cases(message, version, at, b, spec, value, wire, base_id, path, f, read, write) -> None:
     """null-write, null-read and negative-count for the field at ``path`` of ``value`` (whose bytes are ``wire``)."""
-    kind, nullable, struct = _kind(f), at in f.nullable, _struct_of(spec, path)
+    kind, nullable = _kind(f), at in f.nullable
     null_value = _set(value, path, None)
     if not nullable and kind in ("string", "bytes", "array", "struct") and b.values:
         write(
@@ -600,11 +656,7 @@ def _field_cases(message, version, at, b, spec, value, wire, base_id, path, f, r
         )
     if kind not in ("string", "bytes", "array") or (nullable and not b.values and not b.method):
         return  # (what Kafka reads as null there is a value in its terms, not the table's)
-    null_wire = (
-        _writer(message)(message, version, null_value)
-        if nullable
-        else _encode_nullable(message, version, null_value, struct, f)
-    )
+    null_wire = _null_wire(message, version, at, spec, value, path, f)
     if nullable and b.method:  # Kafka Connect: a null array or allocation reads as empty, its view says how
         read("nullable-null", _slug(path), null_wire, "accepted", base=base_id, path=list(path))
         return
@@ -692,30 +744,57 @@ def _null_sets(spec, value: dict, at: int, covered: AbstractSet[tuple] = frozens
     return [s for s in (outer, inner) if s]
 
 
-def _past_input(message, at, wire, value, path, f, struct, flexible) -> tuple[bytes, int] | None:
-    """``wire`` with the length (count) of the field at ``path`` one more than the bytes that remain after it."""
+def _null_wire(message, version, at, spec, value, path, f) -> bytes:
+    """``value`` with the field at ``path`` null, as written by this project's encoder (by one whose table makes
+    the field nullable where it is not): the field's length (count) is -1, or compact 0, and the rest reads on."""
     null_value = _set(value, path, None)
-    version = None if _versionless(message) else at
-    null_wire = (
-        _writer(message)(message, version, null_value)
-        if at in f.nullable
-        else _encode_nullable(message, version, null_value, struct, f)
-    )
-    pos = _first_diff(wire, null_wire)
-    compact = flexible and not (f.flexible_override is not None and at not in f.flexible_override)
-    if compact:  # a uvarint: its bytes up to the first below 0x80
-        width = next(i for i in range(5) if wire[pos + i] < 0x80) + 1
-    else:
-        width = 2 if f.type == "string" else 4
+    if at in f.nullable:
+        return _writer(message)(message, version, null_value)
+    return _encode_nullable(message, version, null_value, _struct_of(spec, path), f)
+
+
+def _compact(f: FieldSpec, at: int, flexible: bool) -> bool:
+    """Whether the field's length (count) is a compact uvarint at a version (``flexible``: the message's is)."""
+    return flexible and (f.flexible_override is None or at in f.flexible_override)
+
+
+def _length_at(message, version, at, spec, wire, value, path, f) -> tuple[int, int]:
+    """Where the length (count) of the field at ``path`` starts in ``wire`` (``value``'s bytes), and its width."""
+    pos = _first_diff(wire, _null_wire(message, version, at, spec, value, path, f))
+    if _compact(f, at, spec.is_flexible(at)):  # a uvarint: its bytes up to the first below 0x80
+        return pos, next(i for i in range(5) if wire[pos + i] < 0x80) + 1
+    return pos, 2 if f.type == "string" else 4
+
+
+def _past_input(message, version, at, spec, wire, value, path, f) -> tuple[bytes, int] | None:
+    """``wire`` with the length (count) of the field at ``path`` one more than the bytes that remain after it."""
+    pos, width = _length_at(message, version, at, spec, wire, value, path, f)
     remaining = len(wire) - pos - width
     claim = remaining + 1
     if f.type == "string" and claim > 0x7FFF:
         return None
-    if compact:
+    if _compact(f, at, spec.is_flexible(at)):
         prefix = uvarint_bytes(claim + 1)
     else:
         prefix = claim.to_bytes(width, "big")
     return wire[:pos] + prefix + wire[pos + width :], pos
+
+
+# Kafka reads a compact length as ByteUtils.readUnsignedVarint(...) - 1, in a Java int: the uvarint 2**32 - 1 is the
+# int -1, so the length is -2 (null where nullable, refused where not); 2**31 is Integer.MIN_VALUE, one less
+# Integer.MAX_VALUE; and the fifth byte is shifted left by 28, its bits 4-6 out of the int
+_WRAPPED = uvarint_bytes(2**32 - 1)  # ff ff ff ff 0f
+_INT_MIN = uvarint_bytes(2**31)  # 80 80 80 80 08
+
+
+def _high_bits(length: bytes) -> bytes:
+    """A uvarint written again in five bytes, the last with bits 4-6 set: the value Java's int reads is the same."""
+    n = _uvarint_value(length)
+    return bytes([*((n >> s) & 0x7F | 0x80 for s in (0, 7, 14, 21)), 0x70 | n >> 28])
+
+
+def _uvarint_value(raw: bytes) -> int:
+    return sum((b & 0x7F) << (7 * i) for i, b in enumerate(raw))
 
 
 def _frame_cases(sources: dict) -> list[Case]:
@@ -834,7 +913,24 @@ def _check(case: Case, a: dict) -> str | None:
             return f"Kafka wrote back {a['hex']}, not the bytes it read"
     if case.rule == "negative-count" and m.get("nullable") and _get(a["value"], m["path"]) is not None:
         return "Kafka did not read null"
+    if case.rule == "wrapped-length":
+        return _check_wrapped(case, a)
     return None
+
+
+def _check_wrapped(case: Case, a: dict) -> str | None:
+    """A wrapped length read as -2 (null, or the non-nullable field's exception), 2**31 as Integer.MAX_VALUE, and
+    the length with high bits as the length it was (Kafka writes back the source's bytes)."""
+    m = case.make
+    variant = m.get("variant")
+    if variant == "int-min":
+        return None if str(2**31 - 1) in a["error"] else f"refused for another reason: {a['error']}"
+    if variant == "high-bits":
+        source = _body(case.message, bytes.fromhex(m["wire"])).hex()
+        return None if a["hex"] == source else f"Kafka wrote back {a['hex']}, not the source's bytes"
+    if m["nullable"]:
+        return None if _get(a["value"], m["path"]) is None else "Kafka did not read null"
+    return None if "was serialized as null" in a["error"] else f"refused for another reason: {a['error']}"
 
 
 def _prov(case: Case, a: dict, note: str) -> dict:
@@ -930,6 +1026,8 @@ def _vector(case: Case, a: dict) -> dict:
             ["bad-count"],
             "with -2 there",
         )
+    if case.rule == "wrapped-length":
+        return _wrapped_vector(case, a, base, where)
     if case.rule == "past-input":
         return _refused(
             case,
@@ -1056,6 +1154,57 @@ def _vector(case: Case, a: dict) -> dict:
             version=case.version if connect else -1,
         )
     raise ValueError(case.rule)
+
+
+def _wrapped_vector(case: Case, a: dict, base: dict, where: str) -> dict:
+    m = case.make
+    variant, kind, shown = m.get("variant"), m["kind"], _shown(tuple(m["path"]))
+    flags = ["wrapped-length"] + (["bad-count"] if kind == "array" else [])
+    nullable = "nullable" if m["nullable"] else "non-nullable"
+    if variant == "int-min":
+        return _refused(
+            case,
+            a,
+            f"{where} with 80 80 80 80 08 (2**31, Java's Integer.MIN_VALUE) as the compact length of {nullable} "
+            f"{shown}: one less is Integer.MAX_VALUE, and Kafka's reader throws",
+            {"string": "invalid-value", "bytes": "truncated", "array": "invalid-count"}[kind],
+            flags,
+            "with that length",
+        )
+    if variant is None and not m["nullable"]:
+        return _refused(
+            case,
+            a,
+            f"{where} with ff ff ff ff 0f (2**32 - 1, Java's int -1) as the compact length of non-nullable {shown}: "
+            "Kafka's reader takes the length -2 for null and throws",
+            "invalid-count" if kind == "array" else "invalid-value",
+            flags,
+            "with that length in place of its null",
+        )
+    if variant is None:
+        description = (
+            f"{where} with ff ff ff ff 0f (2**32 - 1, Java's int -1) as the compact length of nullable {shown}: "
+            "Kafka's reader takes the length -2 for null; a decoder that reads it gives null"
+        )
+        note = f"{m['src']}, the field null, with that length in place of its null; Kafka read null"
+    else:
+        description = (
+            f"{where} with the compact length of {nullable} {shown} in five bytes, bits 4-6 of the last set (70): "
+            "Java's int has no room for them, and Kafka's reader takes the length it had"
+        )
+        note = f"{m['src']} with that length; Kafka read it and wrote the source's bytes back"
+    return {
+        **base,
+        "description": description,
+        "wire": m["caseWire"],
+        "expected": _full_value(case, a["value"]),
+        "result": "acceptable",
+        "error": "invalid-count" if kind == "array" else "invalid-value",
+        "offset": m["offset"],
+        "canonical": False,
+        "flags": flags,
+        "provenance": _prov(case, a, note),
+    }
 
 
 def _reframe(case: Case, body: bytes) -> bytes:

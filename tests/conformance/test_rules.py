@@ -62,6 +62,8 @@ def test_a_missing_rule_class_is_reported():
     assert rule_gaps(vectors) == ["HeartbeatRequest v4: no vector of a varint over five bytes"]
     vectors = [v for v in vectors if not (v["message"] == "ConsumerProtocolAssignment" and (v["version"] or 0) < 0)]
     assert "ConsumerProtocolAssignment v0: no vector of a version prefix below the lowest" in rule_gaps(vectors)
+    vectors = [v for v in vectors if not (v["message"] == "SyncGroupRequest" and "wrapped-length" in v["flags"])]
+    assert "SyncGroupRequest v5: no vector of a compact length Java's int wraps" in rule_gaps(vectors)
 
 
 def test_which_rules_apply_by_hand():
@@ -82,7 +84,13 @@ def test_which_rules_apply_by_hand():
         "every field set",
         "unknown tagged fields",
         "a varint over five bytes",
+        "a compact length Java's int wraps",
     }
+    # HeartbeatResponse v4: throttleTimeMs and errorCode, no length; RequestHeader v2: clientId is an int16 string
+    # in every version (its own flexibleVersions: none)
+    for message, version in (("HeartbeatResponse", 4), ("RequestHeader", 2)):
+        assert "a varint over five bytes" in rules_that_apply(message, version)
+        assert "a compact length Java's int wraps" not in rules_that_apply(message, version)
     assert rules_that_apply("AssignmentInfo", 7) == [] and rules_that_apply("RequestFrame", 3) == []
     assert "a version prefix below the lowest" in rules_that_apply("ConnectMetadata", 0)
     assert "null in a non-nullable field, written" not in rules_that_apply("ConnectMetadata", 0)
@@ -115,6 +123,20 @@ def test_rule_vectors_by_hand(rules):
     # a six-byte varint where the top-level tagged-field count was (00): 80 80 80 80 80 00
     v = _vector(rules, "kr-heartbeatrequest-v4-long-varint")
     assert v["wire"].endswith("808080808000")
+    # HeartbeatRequest v4 of kio's case 96: groupId "" (01), generationId 0, memberId "" (01), groupInstanceId null
+    # (00), no tagged fields (00). memberId's length as the uvarint 2**32 - 1: -2 to Kafka's int, refused; as 2**31
+    # (Integer.MAX_VALUE once one less), refused; as its own 1 in five bytes with 70 in the last, read as 1
+    v = _vector(rules, "kr-heartbeatrequest-v4-wrapped-length-memberid")
+    assert (v["wire"], v["result"], v["offset"]) == ("01" + "00000000" + "ffffffff0f" + "00" + "00", "invalid", 5)
+    v = _vector(rules, "kr-heartbeatrequest-v4-wrapped-length-int-min-memberid")
+    assert (v["wire"], v["result"]) == ("01" + "00000000" + "8080808008" + "00" + "00", "invalid")
+    v = _vector(rules, "kr-heartbeatrequest-v4-wrapped-length-high-bits-memberid")
+    assert (v["wire"], v["result"]) == ("01" + "00000000" + "8180808070" + "00" + "00", "acceptable")
+    assert v["expected"] == {"groupId": "", "generationId": 0, "memberId": "", "groupInstanceId": None}
+    # the nullable groupInstanceId (set in the filled value, "groupInstanceId-4"): -2 is null to Kafka
+    v = _vector(rules, "kr-heartbeatrequest-v4-wrapped-length-groupinstanceid")
+    assert v["wire"].endswith("ffffffff0f00") and v["result"] == "acceptable"
+    assert v["expected"]["groupInstanceId"] is None and v["expected"]["memberId"] == "memberId-3"
 
 
 def _copy(tmp_path):
