@@ -37,9 +37,9 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
-from pyspark.sql.pandas.types import from_arrow_type
+from pyspark.sql.pandas.types import from_arrow_schema, from_arrow_type
 
-from .arrow import CONTEXT_COLUMNS, DECODE_COLUMNS, UNITS, decode_udf, flat_columns
+from .arrow import FLAT, INPUT_COLUMNS, decode_batches
 from .inputs import HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, local_only, plan_inputs
 from .jsonlines import INPUT_ERROR
 from .jsonlines import ROW as JSON_ROW
@@ -551,11 +551,14 @@ def _files_of(spark: SparkSession, path: str) -> list[str]:
 
 
 def decode(records: DataFrame) -> DataFrame:
-    """Decoded units, decoded by the executors (:func:`codec.pipeline.arrow.decode_arrays`, a scalar Arrow
-    UDF over the bytes and what their decoding needs; the context stays in the JVM), one row per unit, in
-    the flat shape the tables are built from (:func:`codec.pipeline.arrow.flat_columns`)."""
-    units = _scalar_arrow_udf(decode_udf, from_arrow_type(UNITS))  # (a type, not DDL: no SQL parse per query)
-    return records.select(*CONTEXT_COLUMNS, F.inline(units(*DECODE_COLUMNS))).select(*flat_columns(F))
+    """Decoded units, decoded by the executors (:func:`codec.pipeline.arrow.decode_batches` under
+    ``mapInArrow``: the input columns in, one flat row per unit out, its record's context already over it),
+    in the shape the tables are built from (:data:`codec.pipeline.arrow.FLAT`)."""
+    return records.select(*INPUT_COLUMNS).mapInArrow(decode_batches, _FLAT)
+
+
+#: the decoded units' Spark schema (converted once: no conversion, nor SQL parse, per query)
+_FLAT = from_arrow_schema(FLAT)
 
 
 def _fill_from_requests(units: DataFrame) -> DataFrame:

@@ -493,17 +493,20 @@ def test_normalize_accepts_the_documented_shapes(spark):
     assert [(x.generation, x.version, x.ts_ms, x.selected) for x in o] == [(None, None, None, True), (1, 2, None, True)]
 
 
-def test_the_udf_type_is_the_documented_ddl(spark):
-    """The job hands Spark the decoder's Arrow type converted in Python (no SQL parse per query): the
-    same type as the DDL the docs show, and the type decode_arrays builds."""
-    from pyspark.sql.pandas.types import from_arrow_type
-    from pyspark.sql.types import _parse_datatype_string
+def test_the_decoded_units_schema_is_what_the_executors_build(spark):
+    """The job hands Spark the executors' Arrow schema converted in Python (no SQL parse per query): the schema
+    of the units it plans is the one decode_batch builds, record id and source never null."""
+    from pyspark.sql.pandas.types import from_arrow_schema
 
-    from codec.pipeline.arrow import DECODE_COLUMNS, UNITS, UNITS_DDL, decode_arrays
+    from codec.pipeline.arrow import FLAT, INPUT_COLUMNS, decode_batch
+    from codec.pipeline.job import decode, normalize
 
-    assert from_arrow_type(UNITS) == _parse_datatype_string(UNITS_DDL)
     pa = pytest.importorskip("pyarrow")
-    assert decode_arrays(*(pa.nulls(0) for _ in DECODE_COLUMNS)).type == UNITS
+    units = decode(normalize(spark.createDataFrame([Row(kind="assignment-info", hex="00")]), "s"))
+    assert units.schema == from_arrow_schema(FLAT)
+    assert [f.name for f in units.schema if not f.nullable] == ["record_id", "source"]
+    empty = pa.RecordBatch.from_arrays([pa.nulls(0) for _ in INPUT_COLUMNS], names=list(INPUT_COLUMNS))
+    assert decode_batch(empty).schema == FLAT
 
 
 def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run):
