@@ -1,32 +1,38 @@
-"""The executor side of the job: Arrow arrays of input records in, an Arrow array of decoded *units*
-per record out (the function behind the job's scalar Arrow UDF). Needs pyarrow, not pyspark.
+"""The executor side of the job: Arrow batches of input records in, Arrow batches of decoded *units* out,
+one flat row per unit (the function behind the job's ``mapInArrow``). Needs pyarrow, not pyspark.
 
 What it costs per record matters (issue #9: the Spark path must keep >= 70% of the plain decode rate
-per core), so the shape of the exchange with the JVM is chosen for it:
+per core; issue #29: the native codec's records per CPU-second through Spark), so the shape of the exchange
+with the JVM is chosen for it:
 
-* the job calls :func:`decode_arrays` as a scalar Arrow UDF over the :data:`DECODE_COLUMNS` only: the
-  record's context (id, source, group, member, generation, time, link ...) never crosses into Python
-  -- Spark keeps each input row in the JVM and joins the UDF's result back to it;
-* the result is one ``array<struct<unit>>`` per record (a record can hold several units: a leader's
-  JoinGroup response has one per member), exploded by Spark (``inline``);
-* a unit's fields live in the struct of its kind (``m`` member, ``a`` assignment, ``g`` group, ``q``
-  quarantine, ``c`` a Kafka Connect worker's metadata or assignment); each kind's rows are built densely (a
-  tuple per row and a Python list per list field, converted by pyarrow in one call each, list columns from
-  offsets) and scattered to the units
-  with one C++ ``take``; the process id is formatted here (in the JVM it cost ~2.5 us per record);
+* the job runs :func:`decode_batches` under ``mapInArrow`` over the :data:`INPUT_COLUMNS`; each batch comes
+  back as one flat row per unit (:data:`FLAT`, the columns the tables are built from): a record can hold
+  several units (a leader's JoinGroup response has one per member), and each carries its record's context
+  (id, source, time, link ...), repeated with one C++ ``take`` when a record has more than one, and the
+  unit's own group, member, generation, leader and protocol over the record's (``coalesce``), its canonical
+  kind over the given one. The JVM only converts the batches: no generator, no nested structs to unpack, no
+  projection. (Until issue #29 a scalar Arrow UDF returned an ``array<struct<unit>>`` per record that Spark
+  exploded with ``inline`` and projected to these columns, its context kept in the JVM and joined back: the
+  JVM's part of a record fell from ~9.4 to ~5-6 us with the flat exchange, bench/README.md);
+* a unit's fields are those of its kind (member, assignment, group, quarantine, a Kafka Connect worker's
+  metadata or assignment: :data:`MEMBER` ... :data:`CONNECT`), null on the units of other kinds; each kind's
+  rows are built densely (a tuple per row and a Python list per list field, converted by pyarrow in one
+  call each) and scattered to the units with one C++ ``take``; the process id is formatted here (in the JVM
+  it cost ~2.5 us per record); an all-null input column (``hex`` next to binary ``data`` ...) is not
+  converted to Python values;
 * SubscriptionInfo and AssignmentInfo records take :mod:`codec.pipeline.rows` (bytes to row fields
   through the generated row decoder, no models); everything else, and every record that path
   declines, takes the models (:func:`codec.pipeline.records.decode_record`), which also report the
   errors;
-* the record's bytes cross once, into Python; only a quarantined record's come back (``q.raw``);
+* the record's bytes cross once, into Python; only a quarantined record's come back (``raw``);
 * Java strings may hold lone surrogates (AssignmentInfo's ``javaUTF`` and ``javaChars`` fields: a
   named topology reaches the tables), which Arrow and Parquet cannot store: a batch whose conversion
   fails is converted again with every such string written as :func:`codec.text.utf8_safe` gives it and
   its field named in the unit's ``escaped`` list (e.g. ``active[0].topology``); a record that still
   cannot be converted is quarantined alone (``ConversionError``), never the whole batch.
 
-:func:`flat_columns` turns the exploded units into the flat columns the tables are made of (Spark
-expressions); :func:`decode_table` does the same without Spark, for tests.
+Memory: one batch of records (Spark's ``spark.sql.execution.arrow.maxRecordsPerBatch``, 10,000 by default)
+and its units at a time, as before. :func:`decode_table` runs the same function without Spark, for tests.
 """
 
 from __future__ import annotations
@@ -251,6 +257,11 @@ class _Kind:
         return [a.take(index) for a in arrays]
 
 
+#: the common fields of a fast-path unit (unit index, unit kind, canonical kind, streams, protocol version)
+_FAST_MEMBER = (0, "member", "subscription-info", True, None)
+_FAST_ASSIGNMENT = (0, "assignment", "assignment-info", True, None)
+
+
 class Units:
     """The units of one batch of records, in record order: :meth:`array` gives one list per record."""
 
@@ -261,22 +272,31 @@ class Units:
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
         self.m, self.a, self.g, self.q, self.c = _Kind(3), _Kind(4), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
 
-    # --- the fast path's rows
-    def member_fields(self, ckind: str | None, fields: tuple, tasks: list, tags: list | None) -> None:
+    # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
+    def member_fields(self, fields: tuple, tasks: list, tags: list | None) -> None:
         """A bare SubscriptionInfo's unit (``fields``: :data:`MEMBER`'s scalars, the client ones None)."""
-        self._fast(self.m, "member", ckind, fields, (tags, tasks, None))
-
-    def assignment_fields(self, ckind: str | None, fields: tuple, active: list, standby: list) -> None:
-        """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
-        self._fast(self.a, "assignment", ckind, fields, (active, standby, None, None))
-
-    def _fast(self, k: _Kind, unit_kind: str, ckind: str | None, fields: tuple, lists: tuple) -> None:
+        m = self.m
         self.counts.append(1)
-        k.pos.append(len(self.common))
-        self.common.append((0, unit_kind, ckind, True, None))
-        k.rows.append(fields)
-        for items, values in zip(k.lists, lists):
-            items.append(values)
+        m.pos.append(len(self.common))
+        self.common.append(_FAST_MEMBER)
+        m.rows.append(fields)
+        tags_, tasks_, topics = m.lists
+        tags_.append(tags)
+        tasks_.append(tasks)
+        topics.append(None)
+
+    def assignment_fields(self, fields: tuple, active: list, standby: list) -> None:
+        """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
+        a = self.a
+        self.counts.append(1)
+        a.pos.append(len(self.common))
+        self.common.append(_FAST_ASSIGNMENT)
+        a.rows.append(fields)
+        active_, standby_, warmup, shared = a.lists
+        active_.append(active)
+        standby_.append(standby)
+        warmup.append(None)
+        shared.append(None)
 
     # --- the models' rows
     def units(self, ckind: str | None, units: list) -> None:
@@ -558,12 +578,12 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
             if ckind == "subscription-info":
                 got = subscription_fields(raw)
                 if got is not None:
-                    member_fields(ckind, *got)
+                    member_fields(*got)
                     continue
             elif ckind == "assignment-info":
                 got = assignment_fields(raw)
                 if got is not None:
-                    assignment_fields_(ckind, *got)
+                    assignment_fields_(*got)
                     continue
         try:
             if raw is None:

@@ -5,7 +5,7 @@ with :mod:`codec.pipeline.submit` as the application (``spark-submit .../codec/p
 --out DIR``), or call :func:`run` with a SparkSession of your own.
 
 Plan: inputs (JSONL/Parquet, any URI Spark reads) -> :func:`normalize` to the canonical input columns
-(:data:`codec.pipeline.arrow.INPUT_COLUMNS`) -> a scalar Arrow UDF (:func:`codec.pipeline.arrow.decode_arrays`)
+(:data:`codec.pipeline.arrow.INPUT_COLUMNS`) -> ``mapInArrow`` (:func:`codec.pipeline.arrow.decode_batches`)
 -> decoded units, persisted once -> the tables (:mod:`codec.pipeline.tables`) -> Parquet under a
 staging directory next to ``--out`` -> the counts check -> report -> one rename into place. A run that
 fails at any point deletes its staging directory, so ``--out`` is either absent (or the previous

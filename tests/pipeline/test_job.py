@@ -496,6 +496,7 @@ def test_normalize_accepts_the_documented_shapes(spark):
 def test_the_decoded_units_schema_is_what_the_executors_build(spark):
     """The job hands Spark the executors' Arrow schema converted in Python (no SQL parse per query): the schema
     of the units it plans is the one decode_batch builds, record id and source never null."""
+    from pyspark.sql import Row
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from codec.pipeline.arrow import FLAT, INPUT_COLUMNS, decode_batch
