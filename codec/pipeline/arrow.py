@@ -621,7 +621,8 @@ def decode_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
     gc_on = gc.isenabled()
     gc.disable()  # nothing built here forms cycles; the collector would walk the growing rows again and again
     try:
-        rows = list(zip(*(_values(batch.column(c)) for c in DECODE_COLUMNS)))
+        n, given = batch.num_rows, set(batch.schema.names)
+        rows = list(zip(*(_values(batch.column(c)) if c in given else repeat(None, n) for c in DECODE_COLUMNS)))
         out = Units()
         decode_rows(rows, out)
         try:
@@ -675,8 +676,10 @@ def _with_context(batch: pa.RecordBatch, units: pa.RecordBatch, counts: list[int
     record = None if len(units) == len(batch) else pa.array([i for i, c in enumerate(counts) for _ in range(c)], _I32)
 
     def context(name: str) -> pa.Array:
-        column = batch.column(name)
         t = _CONTEXT_TYPES.get(name, _STR)
+        if name not in batch.schema.names:  # (a column the job found null on every row: see job.decode)
+            return pa.nulls(len(units), t)
+        column = batch.column(name)
         if column.type != t:
             column = column.cast(t)
         return column if record is None else column.take(record)

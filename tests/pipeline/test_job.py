@@ -510,6 +510,25 @@ def test_the_decoded_units_schema_is_what_the_executors_build(spark):
     assert decode_batch(empty).schema == FLAT
 
 
+def test_columns_null_by_construction_stay_in_the_jvm(spark):
+    """decode sends the executors only the input columns that can hold a value: a column normalize fills with
+    null for a field no input has (here ``hex`` next to binary ``data``, no connection for ``link``) stays in the
+    JVM, and comes back null; a column one of two unioned inputs has is sent."""
+    from pyspark.sql import Row
+
+    from codec.pipeline.arrow import INPUT_COLUMNS
+    from codec.pipeline.job import _null_columns, decode, normalize
+
+    sub = bytes.fromhex(jsonl(KAFKA_VECTORS / "subscription.jsonl")[0]["hex"])
+    binary = normalize(spark.createDataFrame([Row(kind="subscription-info", data=sub, group="g")]), "s")
+    absent = _null_columns(binary.select(*INPUT_COLUMNS))
+    assert {"hex", "link", "key", "leader"} <= absent and not {"data", "kind", "group", "record_id", "source"} & absent
+    (u,) = decode(binary).collect()
+    assert (u.unit_kind, u.group, u.link, u.leader, u.source) == ("member", "g", None, None, "s")
+    with_hex = normalize(spark.createDataFrame([Row(kind="subscription-info", hex=sub.hex())]), "t")
+    assert "hex" not in _null_columns(binary.unionByName(with_hex).select(*INPUT_COLUMNS))
+
+
 def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run):
     """connect-cluster (offsets.parquet, make_samples.py's ``connect_group``): generation 4 of a group of two
     workers on ``sessioned``, the second rebalance after ``worker-2`` joined a ``worker-1`` that ran all four
