@@ -56,14 +56,17 @@ Issue #29 (the native codec): the scalar UDF's ``array<struct<unit>>`` per recor
 ``mapInArrow`` with one flat row per unit, the context taken and coalesced in Arrow by the executors, costs
 it ~5-6 (the second pass over 200,000 records; the first pass carries the JIT compiling the stage); the
 executor function builds the flat columns directly (no list of units to wrap) and skips the all-null input
-columns' conversion to Python values. Where the rest goes (200,000 records, 2026-11-26, a busy machine):
-the stage without the exchange (scan and normalize into ``noop``) ~2.2 us of the JVM per record; writing the
-input rows to Arrow ~2, of which Spark's per-row check of the batch's bytes against
-``spark.sql.execution.arrow.maxBytesPerBatch`` (64 MiB by default; the check is skipped only at 2^31 - 1)
-~0.6 (kept: it bounds a batch when records are large); reading the units back ~1. In the workers (native):
+columns' conversion to Python values; the job leaves the input columns that are null by construction in the
+JVM (nine for this input: ~0.7 us of the JVM per record less, measured paired in one session).
+
+Where the rest goes (200,000 records, 2026-11-26, a busy machine; the JDK's flight recorder for the JVM): the
+stage without the exchange (scan and normalize into ``noop``) ~2.2 us of the JVM per record; writing the
+input rows to Arrow ~2 with every input column (string copies; Spark's per-row check of the batch's bytes
+against ``spark.sql.execution.arrow.maxBytesPerBatch``, 64 MiB by default and skipped only at 2^31 - 1, ~0.6
+of it, kept: it bounds a batch when records are large); reading the units back ~1. In the workers (native):
 the C engine's decode 0.6-1.9 us per SubscriptionInfo and 1.6-3.7 per AssignmentInfo by version, its Python
-wrapper ~0.7-0.9, the loop and the rows ~0.5, pyarrow's conversion ~1.2 (~0.1 per task), pyspark's
-serialization ~0.8.
+wrapper ~0.7-0.9, the loop and the rows ~0.5 (more when the rows are kept for the batch than when each is
+dropped at once: fresh memory), pyarrow's conversion ~1.2 (~0.1 per task), pyspark's serialization ~0.8.
 
 Run: ``python bench/bench_pipeline.py [--records 200000] [--repeat 5] [--full]`` (``--full`` also
 times the whole job, tables and report written). ``bench/pipeline_bench.py`` (``python bench/run.py pipeline``)

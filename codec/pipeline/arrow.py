@@ -60,7 +60,7 @@ __all__ = [
     "decode_table",
 ]
 
-#: the record's context: stays in the JVM, next to the decoded units (see job.normalize)
+#: the record's context (see job.normalize): it crosses into Python and comes back on each of the record's units
 CONTEXT_COLUMNS = (
     "record_id",
     "source",
@@ -664,9 +664,9 @@ def _convert_carefully(rows: list[tuple]) -> tuple[pa.RecordBatch, list[int]]:
         q.quarantine(canonical_kind(kind), err, data)
         pieces.append(q.table())
         counts += q.counts
-    return pa.Table.from_batches(pieces, UNIT_COLUMNS).combine_chunks().to_batches()[
-        0
-    ] if pieces else Units().table(), counts
+    if not pieces:
+        return Units().table(), counts
+    return pa.Table.from_batches(pieces, UNIT_COLUMNS).combine_chunks().to_batches()[0], counts
 
 
 def _with_context(batch: pa.RecordBatch, units: pa.RecordBatch, counts: list[int]) -> pa.RecordBatch:
