@@ -12,13 +12,14 @@ Three rates, each the best of ``--repeat`` runs (the build machine is shared: si
   on each record -- what a user without Spark runs (models out, nothing else: no rows, no Arrow);
   rate = records / CPU seconds of that process;
 * executor function, one process: the function the job runs on Spark's executors
-  (:func:`codec.pipeline.arrow.decode_arrays`: bytes to Arrow columns of decoded units, through the
-  SubscriptionInfo/AssignmentInfo fast path of :mod:`codec.pipeline.rows`) called on the same records
-  in 10,000-record batches, without Spark: what Spark's own machinery costs is the difference;
+  (:func:`codec.pipeline.arrow.decode_batch`: input columns to Arrow columns of decoded units, one flat row
+  per unit, through the SubscriptionInfo/AssignmentInfo fast path of :mod:`codec.pipeline.rows`) called on
+  the same records in 10,000-record batches, without Spark: what Spark's own machinery costs is the
+  difference;
 * spark: ``local[2]`` in the job's own session (its JVM and Arrow options), warmed up once, then the
-  job's decode stage -- Parquet scan, normalize, the scalar Arrow UDF, ``inline``, the flat
-  projection the tables are built from -- into Spark's ``noop`` sink, so every output row is produced
-  in the JVM. CPU seconds are those of the whole process tree
+  job's decode stage -- Parquet scan, normalize, ``mapInArrow`` over the executor function, whose flat
+  units are the rows the tables are built from -- into Spark's ``noop`` sink, so every output row is
+  produced in the JVM. CPU seconds are those of the whole process tree
   (driver, JVM, Python workers, read from /proc); wall-clock per core = records / (wall x cores).
 
 ``ratio_per_cpu_second`` (spark / plain) is the issue's measure: the rate through Spark against the
@@ -43,11 +44,29 @@ Measured on the 2-core build machine:
   JIT limited to C1 (what the job used before) the JVM took ~2.5 us/record more: 74.5%.
 
 What changed: the context stays in the JVM (a scalar Arrow UDF instead of ``mapInArrow``: Spark
-keeps the input row and joins the result), the bytes go in once and only a quarantined record's come
+keeps the input row and joins the result; issue #29 went back to ``mapInArrow``, with the flat rows built
+in Arrow: see below), the bytes go in once and only a quarantined record's come
 back, the process id is formatted in Python (the JVM's hex/substring/concat cost ~2.5 us/record),
 rows are built column-wise, the two Streams kinds skip the models (``rows.py``, checked against the
 models by ``tests/pipeline/test_rows.py``), and Arrow Java runs without per-access bounds checks
 (``ARROW_JAVA_OPTS``; ~12% of the JVM's samples went to ``ArrowBuf.refCnt``).
+
+Issue #29 (the native codec): the scalar UDF's ``array<struct<unit>>`` per record cost the JVM a generator
+(``inline``), nested Arrow to rows and a projection of every field: ~9.4 us per record of the JVM's part.
+``mapInArrow`` with one flat row per unit, the context taken and coalesced in Arrow by the executors, costs
+it ~5-6 (the second pass over 200,000 records; the first pass carries the JIT compiling the stage); the
+executor function builds the flat columns directly (no list of units to wrap) and skips the all-null input
+columns' conversion to Python values; the job leaves the input columns that are null by construction in the
+JVM (nine for this input: ~0.7 us of the JVM per record less, measured paired in one session).
+
+Where the rest goes (200,000 records, 2026-11-26, a busy machine; the JDK's flight recorder for the JVM): the
+stage without the exchange (scan and normalize into ``noop``) ~2.2 us of the JVM per record; writing the
+input rows to Arrow ~2 with every input column (string copies; Spark's per-row check of the batch's bytes
+against ``spark.sql.execution.arrow.maxBytesPerBatch``, 64 MiB by default and skipped only at 2^31 - 1, ~0.6
+of it, kept: it bounds a batch when records are large); reading the units back ~1. In the workers (native):
+the C engine's decode 0.6-1.9 us per SubscriptionInfo and 1.6-3.7 per AssignmentInfo by version, its Python
+wrapper ~0.7-0.9, the loop and the rows ~0.5 (more when the rows are kept for the batch than when each is
+dropped at once: fresh memory), pyarrow's conversion ~1.2 (~0.1 per task), pyspark's serialization ~0.8.
 
 Run: ``python bench/bench_pipeline.py [--records 200000] [--repeat 5] [--full]`` (``--full`` also
 times the whole job, tables and report written). ``bench/pipeline_bench.py`` (``python bench/run.py pipeline``)
@@ -125,17 +144,30 @@ def executor_function(path: Path, n: int, batch: int = 10_000) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from codec.pipeline.arrow import DECODE_COLUMNS, decode_arrays
+    from codec.pipeline.arrow import INPUT_COLUMNS, decode_batch
 
-    types = {"version": pa.int32(), "api_key": pa.int32(), "body_offset": pa.int32(), "key": pa.binary()}
+    types = {
+        "generation": pa.int32(),
+        "ts_ms": pa.int64(),
+        "version": pa.int32(),
+        "api_key": pa.int32(),
+        "body_offset": pa.int32(),
+        "key": pa.binary(),
+    }
     batches = []
     for f in sorted(path.glob("*.parquet")):
-        t = pq.read_table(f, columns=["kind", "data"])
+        t = pq.read_table(f).rename_columns({"timestamp": "ts_ms"})
+        t = t.append_column("source", pa.array([str(f)] * t.num_rows))
         for b in t.to_batches(max_chunksize=batch):
-            cols = {"kind": b.column("kind"), "data": b.column("data")}
-            batches.append([cols.get(c, pa.nulls(b.num_rows, types.get(c, pa.string()))) for c in DECODE_COLUMNS])
+            cols = dict(zip(b.schema.names, b.columns))
+            batches.append(
+                pa.RecordBatch.from_arrays(
+                    [cols.get(c, pa.nulls(b.num_rows, types.get(c, pa.string()))) for c in INPUT_COLUMNS],
+                    names=list(INPUT_COLUMNS),
+                )
+            )
     c0, w0 = time.process_time(), time.perf_counter()
-    units = sum(len(decode_arrays(*args).flatten()) for args in batches)
+    units = sum(decode_batch(b).num_rows for b in batches)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     return {"records": n, "units": units, "cpu_s": cpu, "wall_s": wall, "per_cpu_s": n / cpu}
 

@@ -1,39 +1,45 @@
-"""The executor side of the job: Arrow arrays of input records in, an Arrow array of decoded *units*
-per record out (the function behind the job's scalar Arrow UDF). Needs pyarrow, not pyspark.
+"""The executor side of the job: Arrow batches of input records in, Arrow batches of decoded *units* out,
+one flat row per unit (the function behind the job's ``mapInArrow``). Needs pyarrow, not pyspark.
 
 What it costs per record matters (issue #9: the Spark path must keep >= 70% of the plain decode rate
-per core), so the shape of the exchange with the JVM is chosen for it:
+per core; issue #29: the native codec's records per CPU-second through Spark), so the shape of the exchange
+with the JVM is chosen for it:
 
-* the job calls :func:`decode_arrays` as a scalar Arrow UDF over the :data:`DECODE_COLUMNS` only: the
-  record's context (id, source, group, member, generation, time, link ...) never crosses into Python
-  -- Spark keeps each input row in the JVM and joins the UDF's result back to it;
-* the result is one ``array<struct<unit>>`` per record (a record can hold several units: a leader's
-  JoinGroup response has one per member), exploded by Spark (``inline``);
-* a unit's fields live in the struct of its kind (``m`` member, ``a`` assignment, ``g`` group, ``q``
-  quarantine, ``c`` a Kafka Connect worker's metadata or assignment); each kind's rows are built densely (a
-  tuple per row and a Python list per list field, converted by pyarrow in one call each, list columns from
-  offsets) and scattered to the units
-  with one C++ ``take``; the process id is formatted here (in the JVM it cost ~2.5 us per record);
+* the job runs :func:`decode_batches` under ``mapInArrow`` over the :data:`INPUT_COLUMNS`; each batch comes
+  back as one flat row per unit (:data:`FLAT`, the columns the tables are built from): a record can hold
+  several units (a leader's JoinGroup response has one per member), and each carries its record's context
+  (id, source, time, link ...), repeated with one C++ ``take`` when a record has more than one, and the
+  unit's own group, member, generation, leader and protocol over the record's (``coalesce``), its canonical
+  kind over the given one. The JVM only converts the batches: no generator, no nested structs to unpack, no
+  projection. (Until issue #29 a scalar Arrow UDF returned an ``array<struct<unit>>`` per record that Spark
+  exploded with ``inline`` and projected to these columns, its context kept in the JVM and joined back: the
+  JVM's part of a record fell from ~9.4 to ~5-6 us with the flat exchange, bench/README.md);
+* a unit's fields are those of its kind (member, assignment, group, quarantine, a Kafka Connect worker's
+  metadata or assignment: :data:`MEMBER` ... :data:`CONNECT`), null on the units of other kinds; each kind's
+  rows are built densely (a tuple per row and a Python list per list field, converted by pyarrow in one
+  call each) and scattered to the units with one C++ ``take``; the process id is formatted here (in the JVM
+  it cost ~2.5 us per record); an all-null input column (``hex`` next to binary ``data`` ...) is not
+  converted to Python values;
 * SubscriptionInfo and AssignmentInfo records take :mod:`codec.pipeline.rows` (bytes to row fields
   through the generated row decoder, no models); everything else, and every record that path
   declines, takes the models (:func:`codec.pipeline.records.decode_record`), which also report the
   errors;
-* the record's bytes cross once, into Python; only a quarantined record's come back (``q.raw``);
+* the record's bytes cross once, into Python; only a quarantined record's come back (``raw``);
 * Java strings may hold lone surrogates (AssignmentInfo's ``javaUTF`` and ``javaChars`` fields: a
   named topology reaches the tables), which Arrow and Parquet cannot store: a batch whose conversion
   fails is converted again with every such string written as :func:`codec.text.utf8_safe` gives it and
   its field named in the unit's ``escaped`` list (e.g. ``active[0].topology``); a record that still
   cannot be converted is quarantined alone (``ConversionError``), never the whole batch.
 
-:func:`flat_columns` turns the exploded units into the flat columns the tables are made of (Spark
-expressions); :func:`decode_table` does the same without Spark, for tests.
+Memory: one batch of records (Spark's ``spark.sql.execution.arrow.maxRecordsPerBatch``, 10,000 by default)
+and its units at a time, as before. :func:`decode_table` runs the same function without Spark, for tests.
 """
 
 from __future__ import annotations
 
 import gc
-from itertools import accumulate, chain
-from typing import Iterable
+from itertools import repeat
+from typing import Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -47,17 +53,14 @@ __all__ = [
     "INPUT_COLUMNS",
     "CONTEXT_COLUMNS",
     "DECODE_COLUMNS",
-    "UNIT",
-    "UNITS",
-    "UNITS_DDL",
-    "decode_arrays",
-    "decode_udf",
+    "FLAT",
+    "decode_batch",
+    "decode_batches",
     "Units",
     "decode_table",
-    "flat_columns",
 ]
 
-#: the record's context: stays in the JVM, next to the decoded units (see job.normalize)
+#: the record's context (see job.normalize): it crosses into Python and comes back on each of the record's units
 CONTEXT_COLUMNS = (
     "record_id",
     "source",
@@ -189,36 +192,27 @@ _OWN = [("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leade
 #: (Connect's: ``connectors[i]``, ``revoked_connectors[i]``, ``connect_tasks[i].connector``,
 #: ``revoked_tasks[i].connector``)
 ESCAPED = pa.list_(_STR)
-UNIT = pa.struct(
-    _COMMON
-    + _OWN
-    + [("escaped", ESCAPED), ("m", MEMBER), ("a", ASSIGNMENT), ("g", GROUP), ("q", QUARANTINE), ("c", CONNECT)]
+#: the per-kind structs, in the order of their fields among :data:`FLAT`'s columns
+_KINDS = (MEMBER, ASSIGNMENT, GROUP, QUARANTINE, CONNECT)
+_CONTEXT_TYPES = {"generation": _I32, "ts_ms": _I64}
+#: what :func:`decode_batch` returns (the job's decoded units, one row per unit): the record's context (the
+#: unit's own group, member, generation, leader and protocol over the record's; ``kind`` canonical), the
+#: unit's common fields, then the fields of every kind's struct (null where the unit is of another kind)
+FLAT = pa.schema(
+    [
+        pa.field(
+            "protocol_name" if c == "protocol" else c, _CONTEXT_TYPES.get(c, _STR), c not in ("record_id", "source")
+        )
+        for c in CONTEXT_COLUMNS
+    ]
+    + [(name, t) for name, t in _COMMON if name != "canonical_kind"]
+    + [("escaped", ESCAPED)]
+    + [f for t in _KINDS for f in t]
 )
-UNITS = pa.list_(UNIT)
-
-
-def _ddl(t: pa.DataType) -> str:
-    if pa.types.is_string(t):
-        return "string"
-    if pa.types.is_int32(t):
-        return "int"
-    if pa.types.is_int64(t):
-        return "bigint"
-    if pa.types.is_boolean(t):
-        return "boolean"
-    if pa.types.is_binary(t):
-        return "binary"
-    if pa.types.is_map(t):
-        return f"map<{_ddl(t.key_type)},{_ddl(t.item_type)}>"
-    if pa.types.is_list(t):
-        return f"array<{_ddl(t.value_type)}>"
-    if pa.types.is_struct(t):
-        return "struct<" + ",".join(f"`{f.name}`:{_ddl(f.type)}" for f in t) + ">"
-    raise TypeError(t)  # pragma: no cover
-
-
-#: the UDF's return type as a Spark DDL string (backticks: ``group`` is an SQL keyword)
-UNITS_DDL = _ddl(UNITS)
+#: the scalar fields of each kind's struct come first (its rows' tuples), then its lists
+_N_SCALARS = (len(_M_SCALARS), len(_A_SCALARS), 4, 6, len(_C_SCALARS))
+#: what :meth:`Units.table` builds: the units without their record's context
+UNIT_COLUMNS = pa.schema(_COMMON + _OWN + [("escaped", ESCAPED)] + [f for t in _KINDS for f in t])
 
 
 def _hex(text: str) -> bytes:
@@ -229,18 +223,11 @@ def _hex(text: str) -> bytes:
 
 
 def _lists(items: list, t: pa.DataType) -> pa.Array:
-    """A list or map array of type ``t`` from per-row Python lists of tuples (None: a null entry); the
-    tuples become the values in one C++ conversion."""
-    mask = [x is None for x in items]
-    if all(mask):  # (a list field no unit of the batch has: the fast path's warmup, shared, subscribed topics)
+    """A list or map array of type ``t`` from per-row Python lists of tuples (None: a null entry), in one C++
+    conversion."""
+    if items.count(None) == len(items):  # (a list field no unit of the batch has: the fast path's warmup ...)
         return pa.nulls(len(items), t)
-    offsets = pa.array(list(accumulate((len(x) if x else 0 for x in items), initial=0)), _I32)
-    flat = list(chain.from_iterable(x for x in items if x))
-    m = pa.array(mask, _BOOL) if any(mask) else None
-    if pa.types.is_map(t):
-        entries = pa.array(flat, pa.struct([t.key_field, t.item_field]))
-        return pa.MapArray.from_arrays(offsets, entries.field(0), entries.field(1), type=t, mask=m)
-    return pa.ListArray.from_arrays(offsets, pa.array(flat, t.value_type), type=t, mask=m)
+    return pa.array(items, t)
 
 
 class _Kind:
@@ -254,22 +241,25 @@ class _Kind:
         self.rows: list[tuple] = []
         self.lists: tuple[list, ...] = tuple([] for _ in range(n_lists))
 
-    def array(self, t: pa.StructType, n_scalars: int) -> pa.StructArray:
+    def columns(self, t: pa.StructType, n_scalars: int, units: pa.Array) -> list[pa.Array]:
+        """The kind's fields as one column each over every unit (``units``: 0 .. n - 1), null where a
+        unit is of another kind: the dense rows converted in one call per field, then scattered with one
+        C++ ``take``."""
+        n = len(units)
+        if not self.pos:
+            return [pa.nulls(n, f.type) for f in t]
         fields = list(t)
         arrays = pa.array(self.rows, pa.struct(fields[:n_scalars])).flatten()
         arrays += [_lists(items, f.type) for items, f in zip(self.lists, fields[n_scalars:])]
-        return pa.StructArray.from_arrays(arrays, fields=fields)
-
-    def scatter(self, t: pa.StructType, n_scalars: int, n: int) -> pa.Array:
-        if not self.pos:
-            return pa.nulls(n, t)
-        dense = self.array(t, n_scalars)
         if len(self.pos) == n:
-            return dense
-        index: list[int | None] = [None] * n
-        for i, p in enumerate(self.pos):
-            index[p] = i
-        return pc.take(dense, pa.array(index, _I32))
+            return arrays
+        index = pc.index_in(units, value_set=pa.array(self.pos, _I32))
+        return [a.take(index) for a in arrays]
+
+
+#: the common fields of a fast-path unit (unit index, unit kind, canonical kind, streams, protocol version)
+_FAST_MEMBER = (0, "member", "subscription-info", True, None)
+_FAST_ASSIGNMENT = (0, "assignment", "assignment-info", True, None)
 
 
 class Units:
@@ -282,22 +272,31 @@ class Units:
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
         self.m, self.a, self.g, self.q, self.c = _Kind(3), _Kind(4), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
 
-    # --- the fast path's rows
-    def member_fields(self, ckind: str | None, fields: tuple, tasks: list, tags: list | None) -> None:
+    # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
+    def member_fields(self, fields: tuple, tasks: list, tags: list | None) -> None:
         """A bare SubscriptionInfo's unit (``fields``: :data:`MEMBER`'s scalars, the client ones None)."""
-        self._fast(self.m, "member", ckind, fields, (tags, tasks, None))
-
-    def assignment_fields(self, ckind: str | None, fields: tuple, active: list, standby: list) -> None:
-        """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
-        self._fast(self.a, "assignment", ckind, fields, (active, standby, None, None))
-
-    def _fast(self, k: _Kind, unit_kind: str, ckind: str | None, fields: tuple, lists: tuple) -> None:
+        m = self.m
         self.counts.append(1)
-        k.pos.append(len(self.common))
-        self.common.append((0, unit_kind, ckind, True, None))
-        k.rows.append(fields)
-        for items, values in zip(k.lists, lists):
-            items.append(values)
+        m.pos.append(len(self.common))
+        self.common.append(_FAST_MEMBER)
+        m.rows.append(fields)
+        tags_, tasks_, topics = m.lists
+        tags_.append(tags)
+        tasks_.append(tasks)
+        topics.append(None)
+
+    def assignment_fields(self, fields: tuple, active: list, standby: list) -> None:
+        """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
+        a = self.a
+        self.counts.append(1)
+        a.pos.append(len(self.common))
+        self.common.append(_FAST_ASSIGNMENT)
+        a.rows.append(fields)
+        active_, standby_, warmup, shared = a.lists
+        active_.append(active)
+        standby_.append(standby)
+        warmup.append(None)
+        shared.append(None)
 
     # --- the models' rows
     def units(self, ckind: str | None, units: list) -> None:
@@ -515,17 +514,17 @@ class Units:
                         ]
         return found
 
-    def array(self) -> pa.ListArray:
-        """One list of units per record (:data:`UNITS`). A string Arrow cannot hold (a lone surrogate) makes
-        the batch convert again after :meth:`escape_surrogates`."""
+    def table(self) -> pa.RecordBatch:
+        """The units as :data:`UNIT_COLUMNS`, one row each, in record order. A string Arrow cannot hold (a lone
+        surrogate) makes the batch convert again after :meth:`escape_surrogates`."""
         try:
-            return self._array()
+            return self._table()
         except Exception:  # noqa: BLE001 - pyarrow's UnicodeEncodeError (or ArrowInvalid) on a lone surrogate
             if not self.escape_surrogates():
                 raise
-        return self._array()
+        return self._table()
 
-    def _array(self) -> pa.ListArray:
+    def _table(self) -> pa.RecordBatch:
         n = len(self.common)
         arrays = (
             [pa.array(c, t) for c, (_, t) in zip(zip(*self.common), _COMMON)]
@@ -544,16 +543,10 @@ class Units:
             arrays.append(pa.array([self.escaped.get(p) for p in range(n)], ESCAPED))
         else:
             arrays.append(pa.nulls(n, ESCAPED))
-        arrays += [
-            self.m.scatter(MEMBER, len(_M_SCALARS), n),
-            self.a.scatter(ASSIGNMENT, len(_A_SCALARS), n),
-            self.g.scatter(GROUP, 4, n),
-            self.q.scatter(QUARANTINE, 6, n),
-            self.c.scatter(CONNECT, len(_C_SCALARS), n),
-        ]
-        units = pa.StructArray.from_arrays(arrays, fields=list(UNIT))
-        offsets = pa.array(list(accumulate(self.counts, initial=0)), _I32)
-        return pa.ListArray.from_arrays(offsets, units, type=UNITS)
+        units = pa.array(range(n), _I32)
+        for k, t, n_scalars in zip((self.m, self.a, self.g, self.q, self.c), _KINDS, _N_SCALARS):
+            arrays += k.columns(t, n_scalars, units)
+        return pa.RecordBatch.from_arrays(arrays, schema=UNIT_COLUMNS)
 
 
 def decode_rows(rows: Iterable[tuple], out: Units) -> None:
@@ -585,12 +578,12 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
             if ckind == "subscription-info":
                 got = subscription_fields(raw)
                 if got is not None:
-                    member_fields(ckind, *got)
+                    member_fields(*got)
                     continue
             elif ckind == "assignment-info":
                 got = assignment_fields(raw)
                 if got is not None:
-                    assignment_fields_(ckind, *got)
+                    assignment_fields_(*got)
                     continue
         try:
             if raw is None:
@@ -616,32 +609,48 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
         units(ckind, decoded)
 
 
-def decode_arrays(*arrays: pa.Array) -> pa.ListArray:
-    """The UDF: the :data:`DECODE_COLUMNS` of a batch of records -> each record's units (:data:`UNITS`)."""
+def _values(column: pa.Array) -> Iterable:
+    """A column's values as Python objects (an all-null column, e.g. ``hex`` next to binary ``data``, as
+    ``None`` without converting it)."""
+    return repeat(None, len(column)) if column.null_count == len(column) else column.to_pylist()
+
+
+def decode_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The executors' function: a batch of input records (the :data:`INPUT_COLUMNS`) -> their decoded units,
+    one row per unit in record order (:data:`FLAT`)."""
     gc_on = gc.isenabled()
     gc.disable()  # nothing built here forms cycles; the collector would walk the growing rows again and again
     try:
-        rows = list(zip(*(a.to_pylist() for a in arrays)))
+        n, given = batch.num_rows, set(batch.schema.names)
+        rows = list(zip(*(_values(batch.column(c)) if c in given else repeat(None, n) for c in DECODE_COLUMNS)))
         out = Units()
         decode_rows(rows, out)
         try:
-            return out.array()
+            units, counts = out.table(), out.counts
         except Exception:  # noqa: BLE001 - units Arrow cannot hold even escaped: see _convert_carefully
-            return _convert_carefully(rows)
+            units, counts = _convert_carefully(rows)
+        return _with_context(batch, units, counts)
     finally:
         if gc_on:
             gc.enable()
 
 
-def _convert_carefully(rows: list[tuple]) -> pa.ListArray:
+def decode_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """:func:`decode_batch` over each batch (the function Spark's ``mapInArrow`` runs)."""
+    for batch in batches:
+        yield decode_batch(batch)
+
+
+def _convert_carefully(rows: list[tuple]) -> tuple[pa.RecordBatch, list[int]]:
     """Record by record (slow; only for a batch that failed whole): lone surrogates escaped, and a record
     whose units still cannot be converted quarantined alone, with its bytes."""
-    pieces = []
+    pieces, counts = [], []
     for row in rows:
         u = Units()
         decode_rows([row], u)
         try:
-            pieces.append(u.array())
+            pieces.append(u.table())
+            counts += u.counts
             continue
         except Exception as e:  # noqa: BLE001 - this record only
             err = RecordError("ConversionError", f"the decoded record cannot be stored: {type(e).__name__}: {e}")
@@ -653,72 +662,44 @@ def _convert_carefully(rows: list[tuple]) -> pa.ListArray:
                 data = hex_.encode("utf-8", "replace")
         q = Units()
         q.quarantine(canonical_kind(kind), err, data)
-        pieces.append(q.array())
-    return pa.concat_arrays(pieces) if pieces else Units().array()
+        pieces.append(q.table())
+        counts += q.counts
+    if not pieces:
+        return Units().table(), counts
+    return pa.Table.from_batches(pieces, UNIT_COLUMNS).combine_chunks().to_batches()[0], counts
 
 
-def decode_udf(
-    kind: pa.Array,
-    version: pa.Array,
-    hex: pa.Array,
-    data: pa.Array,
-    api_key: pa.Array,
-    direction: pa.Array,
-    body_offset: pa.Array,
-    key: pa.Array,
-    protocol: pa.Array,
-    input_error: pa.Array,
-) -> pa.Array:
-    """:func:`decode_arrays` with the argument types Spark's ``arrow_udf`` reads (a scalar Arrow UDF)."""
-    return decode_arrays(kind, version, hex, data, api_key, direction, body_offset, key, protocol, input_error)
+def _with_context(batch: pa.RecordBatch, units: pa.RecordBatch, counts: list[int]) -> pa.RecordBatch:
+    """The units with their record's context (:data:`FLAT`): each record's columns repeated for its units,
+    the unit's own group, member, generation, leader and protocol over the record's, its canonical kind
+    over the given one."""
+    record = None if len(units) == len(batch) else pa.array([i for i, c in enumerate(counts) for _ in range(c)], _I32)
 
+    def context(name: str) -> pa.Array:
+        t = _CONTEXT_TYPES.get(name, _STR)
+        if name not in batch.schema.names:  # (a column the job found null on every row: see job.decode)
+            return pa.nulls(len(units), t)
+        column = batch.column(name)
+        if column.type != t:
+            column = column.cast(t)
+        return column if record is None else column.take(record)
 
-# --- the flat view ------------------------------------------------------------------------------------------
+    def over(own: pa.Array, given: pa.Array) -> pa.Array:
+        return given if own.null_count == len(own) else pc.coalesce(own, given)
 
-#: flat column -> struct of the fields of the per-kind structs
-_FLAT_FIELDS = (
-    [(f.name, "m") for f in MEMBER]
-    + [(f.name, "a") for f in ASSIGNMENT]
-    + [(f.name, "g") for f in GROUP]
-    + [(f.name, "q") for f in QUARANTINE]
-    + [(f.name, "c") for f in CONNECT]
-)
-
-
-def flat_columns(F) -> list:
-    """Spark columns (``F`` is ``pyspark.sql.functions``) turning the exploded units (the context columns
-    and the fields of :data:`UNIT`) into the flat units the tables are built from: the unit's own context
-    over the record's, the struct fields as columns."""
-
-    def own(name, ctx):
-        return F.coalesce(F.col(f"u_{name}"), F.col(ctx)).alias(name)
-
-    cols = [
-        F.col("record_id"),
-        F.col("source"),
-        own("group", "group"),
-        own("member", "member"),
-        own("generation", "generation"),
-        F.coalesce(F.col("canonical_kind"), F.col("kind")).alias("kind"),
-        F.col("ts_ms"),
-        F.col("link"),
-        F.col("direction"),
-        own("leader", "leader"),
-        own("protocol", "protocol").alias("protocol_name"),
-        F.col("unit"),
-        F.col("unit_kind"),
-        F.col("streams"),
-        F.col("consumer_protocol_version"),
-        F.col("escaped"),
-    ]
-    for name, s in _FLAT_FIELDS:
-        cols.append(F.col(f"{s}.{name}").alias(name))
-    return cols
+    own = {
+        "protocol": "u_protocol",
+        "kind": "canonical_kind",
+        **{c: f"u_{c}" for c in ("group", "member", "generation", "leader")},
+    }
+    columns = [over(units.column(own[c]), context(c)) if c in own else context(c) for c in CONTEXT_COLUMNS]
+    columns += [units.column(f.name) for f in list(FLAT)[len(CONTEXT_COLUMNS) :]]
+    return pa.RecordBatch.from_arrays(columns, schema=FLAT)
 
 
 def decode_table(rows: Iterable[dict]) -> pa.Table:
     """Decode plain dicts (keys from :data:`INPUT_COLUMNS`, missing ones None) without Spark through the
-    executors' code path, and flatten the result as :func:`flat_columns` does."""
+    executors' function (:func:`decode_batch`): one row per unit, the job's columns (:data:`FLAT`)."""
     rows = list(rows)
     types = {"generation": _I32, "version": _I32, "ts_ms": _I64, "api_key": _I32, "body_offset": _I32, "data": _BIN}
 
@@ -726,23 +707,5 @@ def decode_table(rows: Iterable[dict]) -> pa.Table:
         t = types.get(c, _BIN if c == "key" and any(isinstance(r.get(c), bytes) for r in rows) else _STR)
         return pa.array([r.get(c) for r in rows], t)
 
-    units = decode_arrays(*(column(c) for c in DECODE_COLUMNS)).to_pylist()
-    flat = []
-    for r, record_units in zip(rows, units):
-        for u in record_units:
-            d = {c: r.get(c) for c in ("record_id", "source", "ts_ms", "link", "direction")}
-            d.update(
-                unit=u["unit"],
-                unit_kind=u["unit_kind"],
-                streams=u["streams"],
-                consumer_protocol_version=u["consumer_protocol_version"],
-                escaped=u["escaped"],
-            )
-            for name in ("group", "member", "generation", "leader"):
-                d[name] = u[f"u_{name}"] if u[f"u_{name}"] is not None else r.get(name)
-            d["protocol_name"] = u["u_protocol"] if u["u_protocol"] is not None else r.get("protocol")
-            d["kind"] = u["canonical_kind"] if u["canonical_kind"] is not None else r.get("kind")
-            for name, s in _FLAT_FIELDS:
-                d[name] = u[s][name] if u[s] is not None else None
-            flat.append(d)
-    return pa.Table.from_pylist(flat)
+    batch = pa.RecordBatch.from_arrays([column(c) for c in INPUT_COLUMNS], names=list(INPUT_COLUMNS))
+    return pa.Table.from_batches([decode_batch(batch)])

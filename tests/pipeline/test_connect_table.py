@@ -230,9 +230,9 @@ def test_lone_surrogates_in_connect_names_are_escaped():
     )
     units = Units()
     units.units("frame", [ConnectUnit("w", 1, "g", "assignment", info)])
-    (u,) = units.array().to_pylist()[0]
+    (u,) = units.table().to_pylist()
     assert sorted(u["escaped"]) == ["connect_tasks[0].connector", "connectors[1]", "leader_url"]
-    assert u["c"]["connectors"] == ["ok", "c\\udc00"] and u["c"]["leader_url"] == "u\\ud800"
+    assert u["connectors"] == ["ok", "c\\udc00"] and u["leader_url"] == "u\\ud800"
 
 
 def test_connect_table_in_a_job(spark, tmp_path):

@@ -493,17 +493,40 @@ def test_normalize_accepts_the_documented_shapes(spark):
     assert [(x.generation, x.version, x.ts_ms, x.selected) for x in o] == [(None, None, None, True), (1, 2, None, True)]
 
 
-def test_the_udf_type_is_the_documented_ddl(spark):
-    """The job hands Spark the decoder's Arrow type converted in Python (no SQL parse per query): the
-    same type as the DDL the docs show, and the type decode_arrays builds."""
-    from pyspark.sql.pandas.types import from_arrow_type
-    from pyspark.sql.types import _parse_datatype_string
+def test_the_decoded_units_schema_is_what_the_executors_build(spark):
+    """The job hands Spark the executors' Arrow schema converted in Python (no SQL parse per query): the schema
+    of the units it plans is the one decode_batch builds, record id and source never null."""
+    from pyspark.sql import Row
+    from pyspark.sql.pandas.types import from_arrow_schema
 
-    from codec.pipeline.arrow import DECODE_COLUMNS, UNITS, UNITS_DDL, decode_arrays
+    from codec.pipeline.arrow import FLAT, INPUT_COLUMNS, decode_batch
+    from codec.pipeline.job import decode, normalize
 
-    assert from_arrow_type(UNITS) == _parse_datatype_string(UNITS_DDL)
     pa = pytest.importorskip("pyarrow")
-    assert decode_arrays(*(pa.nulls(0) for _ in DECODE_COLUMNS)).type == UNITS
+    units = decode(normalize(spark.createDataFrame([Row(kind="assignment-info", hex="00")]), "s"))
+    assert units.schema == from_arrow_schema(FLAT)
+    assert [f.name for f in units.schema if not f.nullable] == ["record_id", "source"]
+    empty = pa.RecordBatch.from_arrays([pa.nulls(0) for _ in INPUT_COLUMNS], names=list(INPUT_COLUMNS))
+    assert decode_batch(empty).schema == FLAT
+
+
+def test_columns_null_by_construction_stay_in_the_jvm(spark):
+    """decode sends the executors only the input columns that can hold a value: a column normalize fills with
+    null for a field no input has (here ``hex`` next to binary ``data``, no connection for ``link``) stays in the
+    JVM, and comes back null; a column one of two unioned inputs has is sent."""
+    from pyspark.sql import Row
+
+    from codec.pipeline.arrow import INPUT_COLUMNS
+    from codec.pipeline.job import _null_columns, decode, normalize
+
+    sub = bytes.fromhex(jsonl(KAFKA_VECTORS / "subscription.jsonl")[0]["hex"])
+    binary = normalize(spark.createDataFrame([Row(kind="subscription-info", data=sub, group="g")]), "s")
+    absent = _null_columns(binary.select(*INPUT_COLUMNS))
+    assert {"hex", "link", "key", "leader"} <= absent and not {"data", "kind", "group", "record_id", "source"} & absent
+    (u,) = decode(binary).collect()
+    assert (u.unit_kind, u.group, u.link, u.leader, u.source) == ("member", "g", None, None, "s")
+    with_hex = normalize(spark.createDataFrame([Row(kind="subscription-info", hex=sub.hex())]), "t")
+    assert "hex" not in _null_columns(binary.unionByName(with_hex).select(*INPUT_COLUMNS))
 
 
 def test_the_connect_table_holds_each_workers_metadata_and_assignment(sample_run):

@@ -7,7 +7,7 @@ import pytest
 
 pa = pytest.importorskip("pyarrow", reason="the pipeline tests need the spark extra (pip install -e '.[spark]')")
 
-from codec.pipeline.arrow import DECODE_COLUMNS, UNITS, decode_arrays, decode_table  # noqa: E402
+from codec.pipeline.arrow import FLAT, INPUT_COLUMNS, decode_batch, decode_table  # noqa: E402
 from codec.pipeline.offsets import (
     GroupMetadata,
     MemberMetadata,
@@ -228,21 +228,34 @@ def test_kind_aliases():
     assert canonical_kind("frame") == "frame"
 
 
-def test_decode_arrays_gives_one_unit_list_per_record_and_a_stable_type():
+def test_decode_batch_gives_the_units_of_each_record_in_order_and_a_stable_schema():
     recs = [r for r in jsonl(CAPTURES) if "__not_json__" not in r][:10]
     types = {
         "version": pa.int32(),
+        "generation": pa.int32(),
+        "ts_ms": pa.int64(),
         "api_key": pa.int32(),
         "body_offset": pa.int32(),
         "data": pa.binary(),
         "key": pa.binary(),
     }
-    args = [pa.array([r.get(n) for r in recs], types.get(n, pa.string())) for n in DECODE_COLUMNS]
-    out = decode_arrays(*args)
-    assert out.type == UNITS and len(out) == 10
-    assert decode_arrays(*(a.slice(0, 0) for a in args)).type == UNITS
-    assert decode_arrays(*args).to_pylist() == out.to_pylist()
-    assert [len(u) for u in out.to_pylist()] == [2] * 10  # group+member or group+assignment each
+    recs = [{**r, "record_id": f"r{i}", "source": "s", "ts_ms": r["timestamp"]} for i, r in enumerate(recs)]
+    args = [pa.array([r.get(n) for r in recs], types.get(n, pa.string())) for n in INPUT_COLUMNS]
+    batch = pa.RecordBatch.from_arrays(args, names=list(INPUT_COLUMNS))
+    out = decode_batch(batch)
+    assert out.schema == FLAT
+    assert decode_batch(batch.slice(0, 0)).schema == FLAT and decode_batch(batch.slice(0, 0)).num_rows == 0
+    assert decode_batch(batch).to_pylist() == out.to_pylist()
+    units = out.to_pylist()
+    # group+member or group+assignment each, in record order, the record's context on both
+    assert [(u["record_id"], u["unit"]) for u in units] == [(f"r{i}", j) for i in range(10) for j in (0, 1)]
+    assert all(
+        {u["unit_kind"] for u in units[i : i + 2]} in ({"group", "member"}, {"group", "assignment"})
+        for i in range(0, 20, 2)
+    )
+    assert all(
+        u["source"] == "s" and u["ts_ms"] == r["ts_ms"] for u, r in zip(units, [r for r in recs for _ in (0, 1)])
+    )
 
 
 def test_own_group_metadata_codec_agrees_with_the_capture_layer(nested):

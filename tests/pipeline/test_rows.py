@@ -52,13 +52,13 @@ def reference(kind: str, data: bytes) -> list:
         u.units(kind, decode_record(kind, data))
     except RecordError as e:
         u.quarantine(kind, e, data)
-    return u.array().to_pylist()
+    return u.table().to_pylist()
 
 
 def through_rows(kind: str, data: bytes) -> list:
     u = Units()
     decode_rows([(kind, None, None, data, None, None, None, None, None, None)], u)
-    return u.array().to_pylist()
+    return u.table().to_pylist()
 
 
 def check(kind: str, data: bytes) -> bool:
@@ -67,7 +67,7 @@ def check(kind: str, data: bytes) -> bool:
     want = reference(kind, data)
     assert through_rows(kind, data) == want
     if took:  # the fast path never accepts what the models refuse
-        assert want[0][0]["unit_kind"] != "quarantine"
+        assert want[0]["unit_kind"] != "quarantine"
     return took
 
 
@@ -124,7 +124,7 @@ def test_subscription_rules():
     at = v11.index(struct.pack(">iiqh", 0, 1, 10, -1))
     dup = v11[: at - 4] + struct.pack(">i", 3) + v11[at : at + 2 * 18] + one + v11[at + 2 * 18 :]
     assert check("subscription-info", dup)
-    assert through_rows("subscription-info", dup)[0][0]["m"]["tasks"][0]["offset_sum"] == 99
+    assert through_rows("subscription-info", dup)[0]["tasks"][0]["offset_sum"] == 99
     # declined, and then decided by the models: a probe, lsv below the version, a duplicate tag key,
     # a tag that is not UTF-8, an empty endpoint (null in both)
     probe = struct.pack(">ii", 12, 12) + b"\x00" * 40
@@ -137,21 +137,21 @@ def test_subscription_rules():
     bad_utf8 = v11.replace(tag, struct.pack(">i", 2) + b"\xff\xfe")
     for name, data in {"probe": probe, "low lsv": low_lsv, "duplicate tag": dup_tag, "bad utf8": bad_utf8}.items():
         assert data != v11 and not check("subscription-info", data), name
-    assert through_rows("subscription-info", probe)[0][0]["m"]["is_version_probe"] is True
+    assert through_rows("subscription-info", probe)[0]["is_version_probe"] is True
     # v10+: an empty topology name is no name (Kafka's TaskId), also when it meets the unnamed task
     named = _sub(task_offset_sums={TaskId(0, 1, "x"): 5})
     empty = named.replace(struct.pack(">h", 1) + b"x", struct.pack(">h", 0))
     assert check("subscription-info", empty)
-    assert through_rows("subscription-info", empty)[0][0]["m"]["tasks"][0]["topology"] is None
+    assert through_rows("subscription-info", empty)[0]["tasks"][0]["topology"] is None
     one = struct.pack(">iiqh", 0, 1, 5, 0)
     i = empty.index(one)
     both_names = empty[: i - 4] + struct.pack(">i", 2) + struct.pack(">iiqh", 0, 1, 4, -1) + one + empty[i + len(one) :]
     assert check("subscription-info", both_names)
-    assert [
-        (t["topology"], t["offset_sum"]) for t in through_rows("subscription-info", both_names)[0][0]["m"]["tasks"]
-    ] == [(None, 5)]
+    assert [(t["topology"], t["offset_sum"]) for t in through_rows("subscription-info", both_names)[0]["tasks"]] == [
+        (None, 5)
+    ]
     assert check("subscription-info", _sub(user_endpoint=None))
-    assert through_rows("subscription-info", _sub(user_endpoint=None))[0][0]["m"]["user_endpoint"] is None
+    assert through_rows("subscription-info", _sub(user_endpoint=None))[0]["user_endpoint"] is None
 
 
 def test_assignment_rules():
@@ -169,7 +169,7 @@ def test_assignment_rules():
     for v in range(1, 12):
         data = encode_assignment(info, v, drop_unrepresentable=True)
         assert check("assignment-info", data), v
-    row = through_rows("assignment-info", encode_assignment(info))[0][0]["a"]
+    row = through_rows("assignment-info", encode_assignment(info))[0]
     assert [(t["partition"], t["partitions"]) for t in row["active"]] == [(0, 2), (1, 1)]
     assert row["standby"][0]["partitions"] == 2 and row["endpoints"] == 2
     # v5+: a host-map partition whose topic index is not in the dictionary -> declined, quarantined
@@ -178,7 +178,7 @@ def test_assignment_rules():
     at = data.rindex(entry) + len(entry) - 8  # in the standby host map
     bad = data[:at] + struct.pack(">ii", 7, 0) + data[at + 8 :]
     assert not check("assignment-info", bad)
-    assert through_rows("assignment-info", bad)[0][0]["q"]["error_path"].endswith("topic_index")
+    assert through_rows("assignment-info", bad)[0]["error_path"].endswith("topic_index")
     # the same host twice counts once (the models' dict)
     twice = AssignmentInfo(version=4, partitions_by_host={HostInfo("a", 1): (tp,)})
     data = encode_assignment(twice)

@@ -11,7 +11,7 @@ import pytest
 pa = pytest.importorskip("pyarrow", reason="the pipeline's executor code needs pyarrow (spark extra)")
 
 import codec.pipeline.arrow as arrow  # noqa: E402
-from codec.pipeline.arrow import DECODE_COLUMNS, decode_arrays, decode_table  # noqa: E402
+from codec.pipeline.arrow import decode_table  # noqa: E402
 from codec.text import unescape_utf8_safe  # noqa: E402
 
 from .test_rows import check, reference, through_rows  # noqa: E402
@@ -102,40 +102,28 @@ def test_a_lone_surrogate_in_a_named_topology_is_escaped_and_flagged():
 def test_the_fast_path_and_the_models_agree_on_surrogates():
     for hex_ in (SURROGATE, LITERAL, V7_HOST, STANDBY):
         assert check("assignment-info", bytes.fromhex(hex_))  # the fast path takes it, and agrees
-    (unit,) = through_rows("assignment-info", bytes.fromhex(STANDBY))[0]
-    assert (unit["escaped"], unit["a"]["active"], unit["a"]["standby"]) == (
+    (unit,) = through_rows("assignment-info", bytes.fromhex(STANDBY))
+    assert (unit["escaped"], unit["active"], unit["standby"]) == (
         ["standby[0].topology"],
         [],
         [{"subtopology": 1, "partition": 0, "topology": "x\\ud800", "partitions": 1}],
     )
     # the example: host and topic are not columns of any table (a row counts the hosts)
-    (unit,) = through_rows("assignment-info", bytes.fromhex(V7_HOST))[0]
-    assert (unit["unit_kind"], unit["escaped"], unit["a"]["asg_version"], unit["a"]["endpoints"]) == (
+    (unit,) = through_rows("assignment-info", bytes.fromhex(V7_HOST))
+    assert (unit["unit_kind"], unit["escaped"], unit["asg_version"], unit["endpoints"]) == (
         "assignment",
         None,
         7,
         1,
     )
-    assert reference("assignment-info", bytes.fromhex(V7_HOST))[0] == [unit]
+    assert reference("assignment-info", bytes.fromhex(V7_HOST)) == [unit]
 
 
 def test_one_surrogate_record_among_others_flags_only_its_unit():
-    kinds = ["assignment-info"] * 3
     hexes = [LITERAL, SURROGATE, V7_HOST]
-    cols = {"kind": kinds, "hex": hexes}
-    out = decode_arrays(
-        *(
-            pa.array(
-                cols.get(c, [None] * 3),
-                pa.string()
-                if c in ("kind", "hex", "direction", "protocol")
-                else (pa.binary() if c in ("data", "key") else pa.int32()),
-            )
-            for c in DECODE_COLUMNS
-        )
-    ).to_pylist()
-    assert [[u["escaped"] for u in units] for units in out] == [[None], [["active[0].topology"]], [None]]
-    assert [units[0]["a"]["active"] for units in out][:2] == [
+    out = decode_table([{"kind": "assignment-info", "hex": h} for h in hexes]).to_pylist()
+    assert [u["escaped"] for u in out] == [None, ["active[0].topology"], None]
+    assert [u["active"] for u in out][:2] == [
         [{"subtopology": 0, "partition": 0, "topology": "x\\ud800", "partitions": 1}]
     ] * 2
 
