@@ -7,6 +7,11 @@ vectors repeated to ``--records``, as Parquet; the job's own session; a first pa
 ``noop`` sink, the CPU seconds of the whole process tree (driver, JVM, Python workers) counted from /proc. The executors' Python workers inherit the driver's environment, so each run is a child process
 of its own with the codec chosen by the variable; the runs alternate in a shuffled order
 (``bench/harness.py``), and each side's sample is its CPU seconds.
+
+A third side is the pipeline as it was when issue #29 was opened (:data:`ISSUE_COMMIT`: the job of that commit,
+its pure-Python codec; its ``codec/`` and ``schemas/`` taken from git into a temporary folder and put first on
+the child's path): the issue's "today's", against which its target (≥ 2× the records per CPU-second) is
+measured. The native ÷ pure-Python ratio on today's job is the codec's own share of the gain.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from pathlib import Path
 import harness
 
 HERE = Path(__file__).resolve().parent
+#: The commit issue #29 was opened on: its pipeline is the issue's "today's".
+ISSUE_COMMIT = "6247c12"
+ISSUE_SIDE = f"{ISSUE_COMMIT} (issue opened)"
 
 
 def _child(records: int, path: Path) -> None:
@@ -36,15 +44,19 @@ def _child(records: int, path: Path) -> None:
         r = B.spark_decode(spark, path / "in", records)
     finally:
         spark.stop()
-    from codec.wire import native
-
+    try:
+        from codec.wire import native
+    except ImportError:  # the pipeline of ISSUE_COMMIT: no native codec yet
+        codec = "python"
+    else:
+        codec = native.codec_name()
     split = r["us_per_record"]
     print(
         json.dumps(
             {
                 "seconds": r["cpu_s"],
                 "wall_s": r["wall_s"],
-                "codec": native.codec_name(),
+                "codec": codec,
                 "jvm_us": split["jvm"],
                 "workers_us": split["python_workers"],
                 "driver_us": split["driver"],
@@ -53,11 +65,12 @@ def _child(records: int, path: Path) -> None:
     )
 
 
-def _run(codec: str, records: int, path: Path) -> dict:
+def _run(codec: str, records: int, path: Path, tree: Path | None = None) -> dict:
+    """One child run: today's job with ``codec``, or (``tree``) the job of the source tree there."""
     env = {
         **os.environ,
         "REBALANCE_CODEC_NATIVE": "1" if codec == "native" else "0",
-        "PYTHONPATH": os.pathsep.join([str(HERE.parent), str(HERE)]),
+        "PYTHONPATH": os.pathsep.join([str(tree or HERE.parent), str(HERE)]),
     }
     done = subprocess.run(
         [sys.executable, str(HERE / "pipeline_bench.py"), "--child", str(records), str(path)],
@@ -65,12 +78,23 @@ def _run(codec: str, records: int, path: Path) -> dict:
         text=True,
         env=env,
         check=True,
-        cwd=HERE.parent,
+        cwd=tree or HERE.parent,
     )
     out = json.loads(done.stdout.strip().splitlines()[-1])
     if out["codec"] != codec:
         raise RuntimeError(f"the child ran the {out['codec']} codec, not {codec}")
     return out
+
+
+def issue_tree(base: Path) -> Path:
+    """``codec/`` and ``schemas/`` of :data:`ISSUE_COMMIT`, from this checkout's git, under ``base``."""
+    tree = base / ISSUE_COMMIT
+    tree.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(HERE.parent), "archive", ISSUE_COMMIT, "codec", "schemas"], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
 
 
 def run(args) -> None:
@@ -80,6 +104,7 @@ def run(args) -> None:
         path = Path(tmp)
         recs = B.records(args.records)
         B.write_parquet(recs, path / "in")
+        then = issue_tree(path)
         c = harness.Comparison(
             "pipeline",
             f"Spark local[{B.CORES}], {args.records:,} records",
@@ -87,23 +112,28 @@ def run(args) -> None:
             {
                 "native": lambda: _run("native", args.records, path),
                 "python": lambda: _run("python", args.records, path),
+                ISSUE_SIDE: lambda: _run("python", args.records, path, then),
             },
             ours="native",
-            targets={"python": 0.5},
+            targets={ISSUE_SIDE: 0.5},
             unit="CPU s per run",
             meta={
                 "records": args.records,
                 "what": f"the job's decode stage over {args.records:,} SubscriptionInfo/AssignmentInfo records "
                 "(Kafka's vectors, repeated) into Spark's noop sink, the second pass over them (the first "
                 "warms the JVM's JIT); CPU seconds of driver, JVM and Python workers; each run a process "
-                "of its own",
+                f"of its own; today's job with either codec, and the job of {ISSUE_COMMIT}, the commit issue #29 was "
+                "opened on (its pure-Python codec)",
+                "issue_side": ISSUE_SIDE,
             },
         )
         rec = harness.measure(c, repeats=max(3, min(args.repeats, 5)), process=True)
-        r = rec["ratios"]["python"]
+        t = rec["times"]
         print(
-            f"pipeline: native {rec['times']['native']['median']:.2f} CPU s, python "
-            f"{rec['times']['python']['median']:.2f}: {1 / r['median']:.2f}× the records per CPU-second"
+            f"pipeline: native {t['native']['median']:.2f} CPU s, python {t['python']['median']:.2f}, "
+            f"{ISSUE_SIDE} {t[ISSUE_SIDE]['median']:.2f}: the records per CPU-second "
+            f"{1 / rec['ratios'][ISSUE_SIDE]['median']:.2f}× the issue's, {1 / rec['ratios']['python']['median']:.2f}× "
+            "the pure-Python codec's on today's job"
         )
         harness.save("pipeline", [rec], {"repeats": rec["repeats"]})
 
