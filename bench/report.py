@@ -332,9 +332,9 @@ def _pipeline_bar(r: dict) -> str:
     issue = r["meta"].get("issue_side")
     side = issue if issue in r["ratios"] else "python"
     x = r["ratios"][side]
-    against = f"the pipeline of {issue}'s" if side == issue else "the pure-Python codec's"
+    against = f"the pipeline of {issue}" if side == issue else "the pure-Python codec"
     return (
-        f"* **Pipeline records per CPU-second ≥ 2× {against}: {'met' if 1 / x['median'] >= 2 else 'NOT met'}** "
+        f"* **Pipeline records per CPU-second ≥ 2× those of {against}: {'met' if 1 / x['median'] >= 2 else 'NOT met'}** "
         f"({_speedup(r, side)}; against the pure-Python codec on today's job {_speedup(r, 'python')})."
     )
 
