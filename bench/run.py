@@ -11,7 +11,7 @@ pure-Python codec, the plain-value floor, kio, kafka-python), ``kafka4`` (Kafka 
 ``startup`` (``rebalance-codec decode`` of one record against ``python -c pass``, in a venv with the wheel
 installed), ``capture`` (``capture --json`` against tshark's Kafka dissector on the 200 MB capture) and
 ``pipeline`` (decoded records per CPU-second through Spark ``local[2]``, the native codec against the
-pure-Python one) and ``alternatives`` (the engine against Cython over the generated Python: build time and
+pure-Python one and against the pipeline issue #29 was opened on) and ``alternatives`` (the engine against Cython over the generated Python: build time and
 speed). Every figure is paired and interleaved (``bench/harness.py``).
 """
 
