@@ -165,6 +165,16 @@ def _one_line(text: str) -> str:
     return printable(" ".join(text.split()))
 
 
+def _missing(module: str) -> bool:
+    """Whether ``module`` cannot be imported (found without importing it: pandas costs the driver a second)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is None
+    except (ImportError, ValueError):  # (a stand-in in sys.modules, e.g. None)
+        return True
+
+
 def run(args) -> int:
     status, line, plan = _checks_before_spark(args)
     if line is not None:
@@ -175,6 +185,9 @@ def run(args) -> int:
         import pyarrow  # noqa: F401
     except ImportError as e:
         print(f"error: {e.name or 'pyspark'} is not installed; {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    if _missing("pandas"):  # (Spark's mapInArrow asks for it once the job runs: say so before Spark starts)
+        print(f"error: pandas is not installed; {INSTALL_HINT}", file=sys.stderr)
         return 2
     from .job import PipelineError, SparkStartError, options_from_args, spark_error_line
     from .job import run as run_job

@@ -63,6 +63,23 @@ def test_without_pyspark_says_how_to_install(tmp_path):
     assert "spark' extra" in r.stderr and "pip install 'rebalance-codec[spark]'" in r.stderr
 
 
+def test_without_pandas_says_how_to_install_before_spark_starts(tmp_path):
+    """Spark's ``mapInArrow`` (the job's decode) asks for pandas only once the job runs, after Spark's start:
+    the command says it first, with the install line."""
+    pytest.importorskip("pyspark")
+    r = _py(
+        "import sys, argparse; sys.modules['pandas'] = None\n"
+        "from codec.pipeline.command import register\n"
+        "p = argparse.ArgumentParser(); register(p.add_subparsers())\n"
+        f"a = p.parse_args(['pipeline', {str(CAPTURES)!r}, '--out', {str(tmp_path / 'o')!r}, "
+        f"'--log', {str(tmp_path / 'spark.log')!r}])\n"
+        "sys.exit(a.func(a))"
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: pandas is not installed;") and "pip install 'rebalance-codec[spark]'" in r.stderr
+    assert not (tmp_path / "spark.log").exists()  # Spark never started
+
+
 @pytest.mark.slow
 def test_end_to_end_through_spark_submit(tmp_path):
     """The bundled samples through a fresh local Spark, started as spark-submit starts the job
