@@ -21,9 +21,11 @@ with the JVM is chosen for it:
   it cost ~2.5 us per record); an all-null input column (``hex`` next to binary ``data`` ...) is not
   converted to Python values;
 * SubscriptionInfo and AssignmentInfo records take :mod:`codec.pipeline.rows` (bytes to row fields
-  through the generated row decoder, no models); everything else, and every record that path
-  declines, takes the models (:func:`codec.pipeline.records.decode_record`), which also report the
-  errors;
+  through the generated row decoder, no models), in bulk: the batch's records of each kind are picked in
+  Arrow and decoded in one call (:func:`_bulk`; with the native codec one call into the engine, which reads
+  each record's version and runs its decoder), then placed among the other units (:func:`_place`);
+  everything else, and every record that path declines, takes the models one by one
+  (:func:`codec.pipeline.records.decode_record`), which also report the errors;
 * the record's bytes cross once, into Python; only a quarantined record's come back (``raw``);
 * Java strings may hold lone surrogates (AssignmentInfo's ``javaUTF`` and ``javaChars`` fields: a
   named topology reaches the tables), which Arrow and Parquet cannot store: a batch whose conversion
@@ -38,7 +40,7 @@ and its units at a time, as before. :func:`decode_table` runs the same function 
 from __future__ import annotations
 
 import gc
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import Iterable, Iterator
 
 import pyarrow as pa
@@ -47,7 +49,7 @@ import pyarrow.compute as pc
 from ..text import has_lone_surrogate, utf8_safe
 from .kafka4 import HeartbeatAssignmentUnit, HeartbeatMemberUnit
 from .records import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
-from .rows import assignment_fields, subscription_fields
+from .rows import assignment_fields, assignment_rows, subscription_fields, subscription_rows
 
 __all__ = [
     "INPUT_COLUMNS",
@@ -615,24 +617,113 @@ def _values(column: pa.Array) -> Iterable:
     return repeat(None, len(column)) if column.null_count == len(column) else column.to_pylist()
 
 
+#: the kinds whose records a batch decodes in bulk (:func:`_bulk`): most of a bulk input, one unit each
+_BULK = {"subscription-info": subscription_rows, "assignment-info": assignment_rows}
+
+
+def _canonical_kinds(batch: pa.RecordBatch) -> pa.Array | None:
+    """The canonical kind of each record (:func:`codec.pipeline.records.canonical_kind` of each distinct
+    given kind, once), or None without a kind column."""
+    if "kind" not in batch.schema.names:
+        return None
+    kinds = batch.column("kind").dictionary_encode()
+    canonical = pa.array([canonical_kind(k) for k in kinds.dictionary.to_pylist()], _STR)
+    return canonical.take(kinds.indices)
+
+
+def _bulk(batch: pa.RecordBatch) -> dict[str, tuple[list[int], list]]:
+    """The records each bulk kind's decoder (:data:`_BULK`) took, by kind: their positions in the batch and
+    their rows (``None``: declined, the models decide). A record is taken when its canonical kind is one of
+    them, it has binary ``data``, no input error and no ``key`` in hex -- what :func:`decode_rows` would give
+    the same decoder."""
+    kinds = _canonical_kinds(batch)
+    names = batch.schema.names
+    if kinds is None or "data" not in names or batch.column("data").null_count == len(batch):
+        return {}
+    data = batch.column("data")
+    base = pc.is_valid(data)
+    if "input_error" in names:
+        base = pc.and_(base, pc.is_null(batch.column("input_error")))
+    if "key" in names and pa.types.is_string(batch.column("key").type):
+        base = pc.and_(base, pc.is_null(batch.column("key")))
+    out = {}
+    for kind, rows in _BULK.items():
+        index = pc.indices_nonzero(pc.and_(base, pc.fill_null(pc.equal(kinds, kind), False)))
+        if len(index):
+            out[kind] = (index.to_pylist(), rows(data.take(index).to_pylist()))
+    return out
+
+
+def _place(n: int, bulk: dict, slow: list[int], out: Units) -> Units:
+    """``out`` -- the units of the records at positions ``slow`` (in order) -- with the bulk-decoded units
+    (one per record) added, every unit at its place in record order."""
+    counts = [1] * n
+    for i, c in zip(slow, out.counts):
+        counts[i] = c
+    start = list(accumulate(counts, initial=0))
+    where = [p for i, c in zip(slow, out.counts) for p in range(start[i], start[i] + c)]
+    common: list = [None] * start[-1]
+    for p, entry in zip(where, out.common):
+        common[p] = entry
+    out.common = common
+    out.own = {where[p]: o for p, o in out.own.items()}
+    out.escaped = {where[p]: e for p, e in out.escaped.items()}
+    for k in (out.m, out.a, out.g, out.q, out.c):
+        k.pos = [where[p] for p in k.pos]
+    out.counts = counts
+    for kind, (index, got) in bulk.items():
+        taken = [(start[i], r) for i, r in zip(index, got) if r is not None]
+        if not taken:
+            continue
+        pos, rows = zip(*taken)
+        fields, first, second = zip(*rows)
+        unit = _FAST_MEMBER if kind == "subscription-info" else _FAST_ASSIGNMENT
+        for p in pos:
+            common[p] = unit
+        k = out.m if kind == "subscription-info" else out.a
+        k.pos += pos
+        k.rows += fields
+        none = [None] * len(pos)
+        if k is out.m:  # (client tags, tasks, subscribed topics) from (tasks, tags)
+            lists: list[Iterable] = [second, first, none]
+        else:  # (active, standby, warm-up, shared)
+            lists = [first, second, none, none]
+        for items, values in zip(k.lists, lists):
+            items += values
+    return out
+
+
 def decode_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
     """The executors' function: a batch of input records (the :data:`INPUT_COLUMNS`) -> their decoded units,
-    one row per unit in record order (:data:`FLAT`)."""
+    one row per unit in record order (:data:`FLAT`). SubscriptionInfo and AssignmentInfo records are decoded
+    in bulk (:func:`_bulk`, one call per kind); the rest, and any the bulk decoders decline, one by one
+    (:func:`decode_rows`)."""
     gc_on = gc.isenabled()
     gc.disable()  # nothing built here forms cycles; the collector would walk the growing rows again and again
     try:
-        n, given = batch.num_rows, set(batch.schema.names)
-        rows = list(zip(*(_values(batch.column(c)) if c in given else repeat(None, n) for c in DECODE_COLUMNS)))
+        n = batch.num_rows
+        bulk = _bulk(batch)
+        taken = {i for index, got in bulk.values() for i, r in zip(index, got) if r is not None}
+        slow = [i for i in range(n) if i not in taken] if taken else list(range(n))
         out = Units()
-        decode_rows(rows, out)
+        if slow:
+            rest = batch if len(slow) == n else batch.take(pa.array(slow, _I32))
+            decode_rows(_rows(rest), out)
+        out = _place(n, bulk, slow, out) if taken else out
         try:
             units, counts = out.table(), out.counts
         except Exception:  # noqa: BLE001 - units Arrow cannot hold even escaped: see _convert_carefully
-            units, counts = _convert_carefully(rows)
+            units, counts = _convert_carefully(_rows(batch))
         return _with_context(batch, units, counts)
     finally:
         if gc_on:
             gc.enable()
+
+
+def _rows(batch: pa.RecordBatch) -> list[tuple]:
+    """The batch's records as :func:`decode_rows` takes them (tuples in :data:`DECODE_COLUMNS` order)."""
+    n, given = batch.num_rows, set(batch.schema.names)
+    return list(zip(*(_values(batch.column(c)) if c in given else repeat(None, n) for c in DECODE_COLUMNS)))
 
 
 def decode_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -38,10 +38,10 @@ from ..streams.constants import (
 )
 from ..wire import fastpath, native
 from ..wire.builder import wire_class
-from ..wire.native import ACTIVE, Const, EmptyNone, Flat, Lookup, NewDict, Pair, Parent, Shape, Tuple
+from ..wire.native import ACTIVE, Const, EmptyNone, Flat, Lookup, Pair, Parent, Shape, Tuple
 from ..wire.schema import load_message
 
-__all__ = ["subscription_fields", "assignment_fields"]
+__all__ = ["subscription_fields", "assignment_fields", "subscription_rows", "assignment_rows"]
 
 
 _I = struct.Struct(">i")
@@ -93,7 +93,9 @@ def _task_row(sub, part, topology, value) -> Pair:
 
 @cache
 def _subscription_shape(version: int) -> Shape:
-    """SubscriptionInfo bytes -> (the member fields of :func:`subscription_fields`, tasks, client tags)."""
+    """SubscriptionInfo bytes -> (the member fields of :func:`subscription_fields`, tasks, client tags), the
+    tasks and tags in their final form from v7 (the task rows in first-seen order with their last value; the
+    tags' items, None when there are none); v1-6: the two task lists, made rows by :func:`_v6_rows`."""
     decode: dict = {}
     arrays: dict = {}
     conv = {"SubscriptionInfo.process_id": "uuid_text"}
@@ -103,7 +105,7 @@ def _subscription_shape(version: int) -> Shape:
         decode["TaskId"] = Tuple("topic_group_id", "partition")
         tasks: Tuple | str = Tuple("prev_tasks", "standby_tasks")
     else:
-        arrays["SubscriptionInfo.task_offset_sums"] = "dict"
+        arrays["SubscriptionInfo.task_offset_sums"] = "dict:values"
         tasks = "task_offset_sums"
         if version <= 9:
             decode["TaskOffsetSum"] = Flat()
@@ -114,7 +116,7 @@ def _subscription_shape(version: int) -> Shape:
                 "topic_group_id", "partition", EmptyNone("named_topology"), "offset_sum"
             )
     if version >= 11:
-        arrays["SubscriptionInfo.client_tags"] = "dict-unique"
+        arrays["SubscriptionInfo.client_tags"] = "dict-unique:items"
         decode["ClientTag"] = Pair("key", "value")
         conv["ClientTag.key"] = conv["ClientTag.value"] = "utf8"
     # the row's member fields as subscription_fields returns them (the client ones: a ConsumerProtocol's, none)
@@ -135,39 +137,43 @@ def _subscription_shape(version: int) -> Shape:
     return Shape(f"pipeline-SubscriptionInfo-v{version}", decode=decode, arrays=arrays, conv=conv)
 
 
+def _v6_rows(value: tuple, end: int = 0, trailing: int = 0) -> tuple:
+    """A v1-6 shape's value with its two task lists made rows: previous tasks' offset sum -2, standby
+    tasks' -3, a task in both keeping its first position and its standby value (a dict, as in the models)."""
+    fields, (prev, standby), tags = value
+    sums: dict = {}
+    for sub, part in prev:
+        sums[(sub, part, None)] = (sub, part, None, LATEST_OFFSET, None)
+    for sub, part in standby:
+        sums[(sub, part, None)] = (sub, part, None, UNKNOWN_OFFSET_SUM, None)
+    return fields, list(sums.values()), tags
+
+
 #: version -> the native decoder of that version's shape (the value alone), once a call has made it
 _NATIVE_SUBSCRIPTION = native.fast_table()
 _NATIVE_ASSIGNMENT = native.fast_table()
 
 
-def _native_decoder(table: dict, message: str, version: int, shape: Shape):
+def _native_decoder(table: dict, message: str, version: int, shape: Shape, make=None):
     """``table[version]``: the bound program of ``shape`` (None where there is none)."""
     decode = table.get(version)
     if decode is None:
         prog = native.program(message, version, shape=shape)
         if prog is None:
             return None
-        decode = table[version] = native.bound(prog)
+        decode = table[version] = native.bound(prog, make)
     return decode
 
 
 def _native_subscription(data: bytes, version: int) -> tuple | None:
     decode = _NATIVE_SUBSCRIPTION.get(version) or _native_decoder(
-        _NATIVE_SUBSCRIPTION, "SubscriptionInfo", version, _subscription_shape(version)
+        _NATIVE_SUBSCRIPTION,
+        "SubscriptionInfo",
+        version,
+        _subscription_shape(version),
+        _v6_rows if version <= 6 else None,
     )
-    got = decode(data) if decode is not None else None
-    if got is None:
-        return None
-    fields, tasks, tags = got
-    if version <= 6:
-        sums: dict = {}
-        prev, standby = tasks
-        for sub, part in prev:
-            sums[(sub, part, None)] = (sub, part, None, LATEST_OFFSET, None)
-        for sub, part in standby:
-            sums[(sub, part, None)] = (sub, part, None, UNKNOWN_OFFSET_SUM, None)
-        tasks = sums
-    return fields, list(tasks.values()), list(tags.items()) if tags else None
+    return decode(data) if decode is not None else None
 
 
 def subscription_fields(data: bytes) -> tuple | None:
@@ -240,9 +246,9 @@ def subscription_fields(data: bytes) -> tuple | None:
 
 @cache
 def _assignment_shape(version: int) -> Shape:
-    """AssignmentInfo bytes -> (version, commonly supported version, error code, next rebalance, {active task:
-    its partition slots}, {standby task: its partitions' number}, distinct hosts); v5+ partitions checked
-    against the topic dictionary."""
+    """AssignmentInfo bytes -> :func:`assignment_fields`'s value: (version, commonly supported version, error
+    code, next rebalance, distinct hosts), the active task rows with their partition slots counted, the standby
+    task rows with their partitions' number; v5+ partitions checked against the topic dictionary."""
     decode: dict = {
         "TaskId": Tuple("subtopology", "partition", EmptyNone("named_topology") if version >= 10 else Const(None)),
         "StandbyTask": Pair("task_id", "partitions"),
@@ -250,12 +256,12 @@ def _assignment_shape(version: int) -> Shape:
     # partitions are only counted (standby) or not kept (host maps): read and checked, no objects built
     decode["TopicPartition"] = Flat()
     arrays = {
-        "AssignmentInfo.standby_tasks": "dict",
+        "AssignmentInfo.standby_tasks": "dict:rows",
         "StandbyTask.partitions": "count",
-        "AssignmentInfo.active_tasks": "counts",
+        "AssignmentInfo.active_tasks": "counts:rows",
     }
     if version >= 2:
-        arrays["AssignmentInfo.partitions_by_host"] = "dict"
+        arrays["AssignmentInfo.partitions_by_host"] = "dict:len"
         arrays["HostPartitions.partitions" if version <= 4 else "HostPartitions.indexed_partitions"] = "count"
         decode["HostPartitions"] = Pair(Tuple("host", "port"), Const(None))
     if version >= 5:
@@ -264,15 +270,14 @@ def _assignment_shape(version: int) -> Shape:
         decode["IndexedPartition"] = Tuple(Lookup("topic_dictionary", "topic_index"))  # an unknown index: a miss
     if version >= 6:
         arrays["AssignmentInfo.standby_partitions_by_host"] = "dict"
-    decode["AssignmentInfo"] = Tuple(
+    fields = Tuple(
         "version",
         "commonly_supported_version" if version >= 3 else Const(UNKNOWN),
         "err_code" if version >= 4 else Const(0),
         "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE),
-        "active_tasks",
-        "standby_tasks",
-        "partitions_by_host" if version >= 2 else NewDict(),
+        "partitions_by_host" if version >= 2 else Const(0),
     )
+    decode["AssignmentInfo"] = Tuple(fields, "active_tasks", "standby_tasks")
     return Shape(f"pipeline-AssignmentInfo-v{version}", decode=decode, arrays=arrays)
 
 
@@ -280,15 +285,7 @@ def _native_assignment(data: bytes, version: int) -> tuple | None:
     decode = _NATIVE_ASSIGNMENT.get(version) or _native_decoder(
         _NATIVE_ASSIGNMENT, "AssignmentInfo", version, _assignment_shape(version)
     )
-    got = decode(data) if decode is not None else None
-    if got is None:
-        return None
-    v, common, error, next_ms, active, standby, hosts = got
-    return (
-        (v, common, error, next_ms, len(hosts)),
-        [(*k, c) for k, c in active.items()],
-        [(*k, n) for k, n in standby.items()],
-    )
+    return decode(data) if decode is not None else None
 
 
 def assignment_fields(data: bytes) -> tuple | None:
@@ -336,3 +333,30 @@ def assignment_fields(data: bytes) -> tuple | None:
     if version >= 10:  # task tuples carry their named topology
         return fields, [(*k, c) for k, c in active.items()], [(*k, c) for k, c in standby.items()]
     return fields, [(s, p, None, c) for (s, p), c in active.items()], [(s, p, None, c) for (s, p), c in standby.items()]
+
+
+def _filled(table: dict, message: str, shape: Callable[[int], Shape], make: Callable[[int], Callable | None]) -> dict:
+    """``table`` with the native decoder of every version 1 .. latest that has one (made on the first call;
+    none while the native codec is off)."""
+    if not table and ACTIVE[0]:
+        for version in range(1, LATEST_SUPPORTED_VERSION + 1):
+            _native_decoder(table, message, version, shape(version), make(version))
+    return table
+
+
+def subscription_rows(datas: list) -> list:
+    """:func:`subscription_fields` of each of ``datas`` (None: use the models; None too for what is not
+    ``bytes``), in one call into the native codec: what a batch of records takes
+    (:func:`codec.pipeline.arrow.decode_batch`)."""
+    table = _filled(
+        _NATIVE_SUBSCRIPTION, "SubscriptionInfo", _subscription_shape, lambda v: _v6_rows if v <= 6 else None
+    )
+    got = native.each(table, datas, 4, DEFAULT_MAX_METADATA_SIZE, subscription_fields)
+    # a version probe (v3+: a version above the latest supported one) takes the models
+    return [None if r is None or 3 <= r[0][1] > r[0][2] else r for r in got]
+
+
+def assignment_rows(datas: list) -> list:
+    """:func:`assignment_fields` of each of ``datas`` (None: use the models), in one call into the native codec."""
+    table = _filled(_NATIVE_ASSIGNMENT, "AssignmentInfo", _assignment_shape, lambda v: None)
+    return native.each(table, datas, 4, DEFAULT_MAX_METADATA_SIZE, assignment_fields)

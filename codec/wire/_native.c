@@ -31,6 +31,12 @@ enum { K_INT8 = 1, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING
 #define F_ARR_NULLABLE 0x08 /* a null array */
 #define F_MARKER_UV 0x10    /* nullable struct in a tagged field: a uvarint marker */
 #define F_UNIQUE 0x20       /* a dict-building array: a repeated key is a miss */
+/* what a dict-building array (A_DICT, A_COUNTS) gives instead of its dict */
+#define F_TO_VALUES 0x40    /* the list of its values, first seen first */
+#define F_TO_ITEMS 0x80     /* the list of its (key, value) items; None when it is empty */
+#define F_TO_ROWS 0x100     /* the list of its entries as rows: each key (a tuple) with its value appended */
+#define F_TO_LEN 0x200      /* the number of its (distinct) keys */
+#define F_TO_ANY (F_TO_VALUES | F_TO_ITEMS | F_TO_ROWS | F_TO_LEN)
 /* what an array becomes: a tuple, a list, a dict its (pair) elements fill, the enclosing array's dict, the
    number of its elements, or a dict of each distinct element's count (first seen first) */
 enum { A_TUPLE = 0, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS };
@@ -752,6 +758,36 @@ static PyObject *dec_leaf(FieldOp *f, DC *c, Py_ssize_t *pos) {
     return v;
 }
 
+/* A dict-building array's value as its field asks (F_TO_*): the dict itself, or what the caller would make of
+   it -- its values, its items, its entries as flat rows, its size -- built here instead. Steals ``d``; NULL
+   without an exception is a miss (a row's key that is not a tuple). */
+static PyObject *dict_result(int flags, PyObject *d) {
+    if (!(flags & F_TO_ANY)) return d;
+    PyObject *out = NULL;
+    if (flags & F_TO_VALUES) {
+        out = PyDict_Values(d);
+    } else if (flags & F_TO_ITEMS) {
+        out = PyDict_GET_SIZE(d) ? PyDict_Items(d) : Py_NewRef(Py_None);
+    } else if (flags & F_TO_LEN) {
+        out = PyLong_FromSsize_t(PyDict_GET_SIZE(d));
+    } else {  /* F_TO_ROWS */
+        out = PyList_New(PyDict_GET_SIZE(d));
+        PyObject *k, *v;
+        Py_ssize_t i = 0, j = 0;
+        while (out && PyDict_Next(d, &i, &k, &v)) {
+            if (!PyTuple_CheckExact(k)) { Py_CLEAR(out); break; }
+            Py_ssize_t n = PyTuple_GET_SIZE(k);
+            PyObject *row = PyTuple_New(n + 1);
+            if (!row) { Py_CLEAR(out); break; }
+            for (Py_ssize_t m = 0; m < n; m++) PyTuple_SET_ITEM(row, m, Py_NewRef(PyTuple_GET_ITEM(k, m)));
+            PyTuple_SET_ITEM(row, n, Py_NewRef(v));
+            PyList_SET_ITEM(out, j++, row);
+        }
+    }
+    Py_DECREF(d);
+    return out;
+}
+
 static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots) {
     if (!(f->flags & F_ARRAY)) {
         if (f->kind == K_STRUCT && !(f->flags & F_NULLABLE)) return dec_struct(f->sub, c, pos, slots);
@@ -805,7 +841,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
             Py_DECREF(x);
         }
         *pos = p;
-        return out ? out : PyLong_FromSsize_t((Py_ssize_t)n);
+        return out ? dict_result(f->flags, out) : PyLong_FromSsize_t((Py_ssize_t)n);
     }
     /* A_DICT: a new dict that the elements fill; A_INTO: the dict of an enclosing A_DICT array */
     if (f->kind != K_STRUCT) return NULL;
@@ -830,7 +866,7 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
     if (!ok) { Py_XDECREF(out); return NULL; }
     *pos = p;
     if (f->amode == A_INTO) Py_RETURN_NONE;
-    return out;
+    return dict_result(f->flags, out);
 }
 
 static PyObject *unknown_json(PyObject *unknown, int hexonly) {
@@ -1575,6 +1611,47 @@ static PyObject *native_bound(PyObject *self, PyObject *args) {
     return (PyObject *)b;
 }
 
+/* --- each: one decoder per version over a list of buffers ------------------------------------------- */
+
+/* each(table, buffers, width, max_size) -> [table[version](buf) or None for buf in buffers]: the version is
+   the buffer's first ``width`` bytes (2: unsigned, 4: signed, big-endian); a buffer that is not bytes, shorter
+   than ``width`` or longer than ``max_size``, a version the table lacks and a decoder's None all give None.
+   What a batch's Python loop did per record -- read the version, look its decoder up, call it -- without a
+   Python frame per record. An exception other than a miss propagates. */
+static PyObject *native_each(PyObject *self, PyObject *args) {
+    PyObject *table, *bufs;
+    int width;
+    Py_ssize_t max_size;
+    if (!PyArg_ParseTuple(args, "O!O!in", &PyDict_Type, &table, &PyList_Type, &bufs, &width, &max_size)) return NULL;
+    if (width != 2 && width != 4) { PyErr_SetString(PyExc_ValueError, "width: 2 or 4"); return NULL; }
+    Py_ssize_t n = PyList_GET_SIZE(bufs);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *buf = PyList_GET_ITEM(bufs, i), *r = NULL;
+        Py_ssize_t size = PyBytes_CheckExact(buf) ? PyBytes_GET_SIZE(buf) : -1;
+        if (size >= width && size <= max_size) {
+            const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(buf);
+            long v = width == 2 ? (long)(b[0] << 8 | b[1]) : (long)be32(b);
+            PyObject *key = PyLong_FromLong(v);
+            if (!key) { Py_DECREF(out); return NULL; }
+            PyObject *fn = PyDict_GetItemWithError(table, key);  /* borrowed */
+            Py_DECREF(key);
+            if (fn) {
+                Py_INCREF(fn);
+                r = PyObject_Vectorcall(fn, &buf, 1, NULL);
+                Py_DECREF(fn);
+                if (!r) { Py_DECREF(out); return NULL; }
+            } else if (PyErr_Occurred()) {
+                Py_DECREF(out);
+                return NULL;
+            }
+        }
+        PyList_SET_ITEM(out, i, r ? r : Py_NewRef(Py_None));
+    }
+    return out;
+}
+
 /* --- fronts: a public function's native hot path, in one call ----------------------------------- */
 
 /* front(fallback, table, active, nkey, suffix, prefix_max)(*args): while active[0] is True and the call is
@@ -1844,6 +1921,8 @@ static PyMethodDef module_methods[] = {
     {"maker", native_maker, METH_VARARGS, "maker(cls, offsets) -> a positional constructor filling those slots"},
     {"bound", native_bound, METH_VARARGS,
      "bound(program, make or None, prefix, start, trailing_bytes) -> a one-call decoder of a whole buffer"},
+    {"each", native_each, METH_VARARGS,
+     "each(table, buffers, width, max_size) -> [table[version](buffer) or None, ...] (native.each)"},
     {"front", native_front, METH_VARARGS,
      "front(fallback, table, active, nkey, suffix, prefix_max) -> a public function's hot path (native.front)"},
     {"tuple_hash", native_tuple_hash, METH_O, "tuple_hash(t) -> the engine's hash(t), to check it is CPython's"},

@@ -56,6 +56,7 @@ __all__ = [
     "maker",
     "fast_table",
     "bound",
+    "each",
     "front",
     "ACTIVE",
     "OFF",
@@ -146,6 +147,16 @@ def bound(
     return _engine.bound(prog, make, prefix, start, trailing_bytes)
 
 
+def each(table: dict, buffers: list, width: int, max_size: int, fallback: Callable[[bytes], Any]) -> list:
+    """``[table[version](b) for b in buffers]``, with None where that gives None, where the version is not in
+    ``table`` or ``b`` is not ``bytes`` of ``width`` to ``max_size`` bytes; the version is ``b``'s first ``width``
+    (2 or 4) bytes, big-endian (4: signed). One call for a batch, no Python frame per buffer. Without the native
+    codec: ``fallback(b)`` of each ``bytes`` (the table is the native decoders'), None for anything else."""
+    if not ACTIVE[0]:
+        return [fallback(b) if type(b) is bytes else None for b in buffers]
+    return _engine.each(table, buffers, width, max_size)
+
+
 def front(fallback: F, table: dict, nkey: int, suffix: tuple = (), *, prefix_max: int = 0) -> F:
     """``fallback`` (a public function) with its hot path in the engine: a call with ``nkey + 1`` positional
     arguments, while the native codec is active, is ``table[(*args[:nkey], *suffix)](args[nkey])`` when the
@@ -174,6 +185,7 @@ K_INT8, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING, K_BYTES, 
     range(1, 13)
 )
 F_ARRAY, F_COMPACT, F_NULLABLE, F_ARR_NULLABLE, F_MARKER_UV, F_UNIQUE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+F_TO_VALUES, F_TO_ITEMS, F_TO_ROWS, F_TO_LEN = 0x40, 0x80, 0x100, 0x200
 A_TUPLE, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS = range(6)
 C_NONE, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE = range(7)
 B_OBJECT, B_TUPLE, B_DICT, B_PAIR, B_NONE = range(1, 6)
@@ -414,8 +426,11 @@ if TYPE_CHECKING:
 class Shape:
     """What a message's structs become instead of wire dataclasses, struct by struct (by struct name):
     ``decode`` maps a struct to an :class:`Obj`, :class:`Tuple`, :class:`Pair` or :class:`Flat` (structs not
-    named stay wire dataclasses); ``arrays`` maps an array field (``Struct.field``) to ``dict``, ``dict-unique`` or
-    ``into`` (filling the enclosing dict); ``conv`` maps a bytes field (``Struct.field``) to ``utf8`` or
+    named stay wire dataclasses); ``arrays`` maps an array field (``Struct.field``) to ``dict``, ``dict-unique``,
+    ``into`` (filling the enclosing dict), ``count`` (its length, every element read) or ``counts`` (a dict of each
+    distinct element's count); a dict or counts array may name what it gives instead of the dict after a colon:
+    ``:values`` (the values' list, first seen first), ``:items`` (the items' list, None when empty), ``:rows``
+    (each entry as its key tuple with the value appended) or ``:len`` (the number of keys); ``conv`` maps a bytes field (``Struct.field``) to ``utf8`` or
     ``utf8_or_none``, a uuid field to ``uuid_text`` (its dashed text). ``encode`` maps a struct to
     :class:`In`, :class:`Item` or :class:`Row`. Every name is checked against the schema when the program is
     compiled. Shapes compare (and cache) by ``name``."""
@@ -508,11 +523,14 @@ class _Compiler:
         key = f"{spec.name}.{f.py_name}"
         if self.shape is not None and key in self.shape.arrays:
             self.used.add(key)
-            amode = {"dict": A_DICT, "dict-unique": A_DICT, "into": A_INTO, "count": A_COUNT, "counts": A_COUNTS}[
-                self.shape.arrays[key]
-            ]
-            if self.shape.arrays[key] == "dict-unique":
+            mode, _, then = self.shape.arrays[key].partition(":")
+            amode = {"dict": A_DICT, "dict-unique": A_DICT, "into": A_INTO, "count": A_COUNT, "counts": A_COUNTS}[mode]
+            if mode == "dict-unique":
                 flags |= F_UNIQUE
+            if then:
+                if amode not in (A_DICT, A_COUNTS):
+                    raise ValueError(f"{key}: ':{then}' follows a dict or counts array, not {mode}")
+                flags |= {"values": F_TO_VALUES, "items": F_TO_ITEMS, "rows": F_TO_ROWS, "len": F_TO_LEN}[then]
         conv = C_NONE
         if self.mode == "kafka":
             conv = {K_BYTES: C_B64, K_UUID: C_KUUID}.get(kind, C_NONE)

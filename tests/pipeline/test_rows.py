@@ -18,14 +18,17 @@ import pytest
 
 pa = pytest.importorskip("pyarrow", reason="the pipeline's executor code needs pyarrow (spark extra)")
 
-from codec.pipeline.arrow import Units, decode_rows  # noqa: E402
+from codec.pipeline import arrow  # noqa: E402
+from codec.pipeline.arrow import INPUT_COLUMNS, Units, decode_batch, decode_rows  # noqa: E402
 from codec.pipeline.records import RecordError, decode_record  # noqa: E402
-from codec.pipeline.rows import assignment_fields, subscription_fields  # noqa: E402
+from codec.pipeline.rows import assignment_fields, assignment_rows, subscription_fields, subscription_rows  # noqa: E402
+from codec.wire import native  # noqa: E402
 from codec.streams import AssignmentInfo, SubscriptionInfo, encode_assignment, encode_subscription  # noqa: E402
 from codec.types import HostInfo, TaskId, TopicPartition  # noqa: E402
 from tests.conftest import KAFKA_VECTORS, ROOT  # noqa: E402
 
 KINDS = {"subscription-info": subscription_fields, "assignment-info": assignment_fields}
+BULK = {"subscription-info": subscription_rows, "assignment-info": assignment_rows}
 
 
 def _vectors() -> list[tuple[str, str, bytes]]:
@@ -187,3 +190,87 @@ def test_assignment_rules():
     assert check("assignment-info", doubled)
     for v in (0, 12, -1):
         assert not check("assignment-info", struct.pack(">i", v) + data[4:])
+
+
+def _batch(records: list[tuple]) -> pa.RecordBatch:
+    """Input records ``(kind, data, key, input_error)`` as the job's batch (other columns null)."""
+    types = {"generation": pa.int32(), "ts_ms": pa.int64(), "version": pa.int32(), "api_key": pa.int32()}
+    types |= {"body_offset": pa.int32(), "data": pa.binary(), "key": pa.binary()}
+    cols = {c: [None] * len(records) for c in INPUT_COLUMNS}
+    cols["record_id"] = [f"r{i}" for i in range(len(records))]
+    cols["source"] = ["s"] * len(records)
+    cols["kind"], cols["data"], cols["key"], cols["input_error"] = (list(c) for c in zip(*records))
+    return pa.RecordBatch.from_arrays(
+        [pa.array(cols[c], types.get(c, pa.string())) for c in INPUT_COLUMNS], names=list(INPUT_COLUMNS)
+    )
+
+
+def _edited(rng: random.Random, data: bytes) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 3)):
+        if b:
+            b[rng.randrange(len(b))] = rng.randrange(256)
+    return bytes(b)
+
+
+@pytest.mark.parametrize("codec_name", ["native", "python"])
+def test_a_batch_decoded_in_bulk_equals_one_decoded_record_by_record(codec_name, monkeypatch):
+    """``decode_batch`` takes the SubscriptionInfo and AssignmentInfo records of a batch in bulk (one call per
+    kind) and places their units among the others'. Against the same batch decoded record by record (the bulk
+    decoders turned off: every record through ``decode_rows``): the same table, row for row, for every vector,
+    truncations and byte edits of them, and records the bulk path must leave alone (an input error, a key in hex,
+    no bytes, a kind under another name, a JoinGroup frame), shuffled together."""
+    if codec_name == "native" and not native.available():
+        pytest.skip("the native codec is not built")
+    rng = random.Random(29)
+    records = [(kind, data, None, None) for _, kind, data in VECTORS]
+    for _, kind, data in rng.sample(VECTORS, 40):
+        records += [(kind, data[:cut], None, None) for cut in range(0, len(data), 7)]
+        records += [(kind, _edited(rng, data), None, None) for _ in range(5)]
+    _, kind, data = VECTORS[0]
+    records += [
+        (kind, data, None, "ValueError: the input says no"),
+        (kind, None, None, None),
+        ("SubscriptionInfo", data, None, None),  # (canonical: subscription-info)
+        ("assignment", VECTORS[-1][2], None, None),
+        (kind, data, b"\x00\x01", None),  # a binary key does not stop the bulk path
+        ("join-group-response", data, None, None),
+        (None, data, None, None),
+    ]
+    rng.shuffle(records)
+    batch = _batch(records)
+    old = native.set_active(codec_name == "native")
+    try:
+        got = decode_batch(batch)
+        monkeypatch.setattr(arrow, "_BULK", {})
+        want = decode_batch(batch)
+    finally:
+        native.set_active(old)
+    assert got.num_rows == want.num_rows > len(records) - 10
+    assert got.to_pylist() == want.to_pylist()
+    assert got.schema == want.schema
+
+
+def test_bulk_decoders_equal_the_per_record_ones():
+    """``subscription_rows`` / ``assignment_rows`` (one call for a list) give each element what
+    ``subscription_fields`` / ``assignment_fields`` give it, on both codecs, version probes and
+    non-bytes included."""
+    rng = random.Random(1071)
+    datas: dict[str, list] = {k: [] for k in KINDS}
+    for _, kind, data in VECTORS:
+        datas[kind] += [data, data[: rng.randrange(len(data) + 1)], _edited(rng, data)]
+    for kind in KINDS:
+        datas[kind] += [b"", b"\x00", bytearray(datas[kind][0]), None]
+    probe = _sub(version=11)
+    datas["subscription-info"].append(probe[:4] + struct.pack(">i", 10) + probe[8:])  # v11 from a v10 leader
+    for name in ("native", "python"):
+        if name == "native" and not native.available():
+            continue
+        old = native.set_active(name == "native")
+        try:
+            for kind, items in datas.items():
+                one = [KINDS[kind](d) if isinstance(d, bytes) else None for d in items]
+                assert BULK[kind](items) == one
+                assert sum(r is not None for r in one) > len(items) // 4
+        finally:
+            native.set_active(old)

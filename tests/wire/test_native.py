@@ -503,3 +503,95 @@ def test_the_engines_stub_names_what_the_built_engine_has():
     assert _stub_names("class StructProgram:\n    def decode(self): ...\n")["StructProgram"] != _public(
         _native.StructProgram
     )
+
+
+@pytest.mark.skipif(not native.available(), reason="the native codec is not built")
+def test_a_dict_array_gives_what_its_shape_names_instead():
+    """An array shaped ``dict`` or ``counts`` may give, instead of the dict, its values (``:values``), its items or
+    None when empty (``:items``), each entry as its key tuple with the value appended (``:rows``) or its number
+    of keys (``:len``). Each is the plain dict's, made by Python here, on every AssignmentInfo v7 and
+    SubscriptionInfo v11 vector; a ``:rows`` key that is not a tuple is a miss; ``:then`` on other arrays is
+    refused when the program is compiled."""
+    T = native.Tuple
+    task = {"TaskId": T("subtopology", "partition"), "TopicPartition": native.Flat()}
+
+    def asg(then: str):
+        arrays = {
+            "AssignmentInfo.active_tasks": "counts" + then,
+            "AssignmentInfo.standby_tasks": "dict" + then,
+            "StandbyTask.partitions": "count",
+            "AssignmentInfo.partitions_by_host": "dict" + (":len" if then else ""),
+            "HostPartitions.indexed_partitions": "count",
+            "AssignmentInfo.topic_dictionary": "dict",
+            "AssignmentInfo.standby_partitions_by_host": "dict",
+        }
+        decode = task | {
+            "StandbyTask": native.Pair("task_id", "partitions"),
+            "HostPartitions": native.Pair(T("host", "port"), native.Const(None)),
+            "TopicIndex": native.Pair("index", native.Const(None)),
+            "IndexedPartition": T("partition"),
+            "AssignmentInfo": T("active_tasks", "standby_tasks", "partitions_by_host"),
+        }
+        return native.program("AssignmentInfo", 7, shape=native.Shape(f"test-then-a{then}", decode, arrays))
+
+    def sub(then: str):
+        arrays = {"SubscriptionInfo.task_offset_sums": "dict" + then, "SubscriptionInfo.client_tags": "dict" + then}
+        decode = {
+            "TaskOffsetSum": native.Pair(T("topic_group_id", "partition"), "offset_sum"),
+            "ClientTag": native.Pair("key", "value"),
+            "SubscriptionInfo": T("task_offset_sums", "client_tags"),
+        }
+        return native.program("SubscriptionInfo", 11, shape=native.Shape(f"test-then-s{then}", decode, arrays))
+
+    def rows(d: dict) -> list:
+        return [(*k, v) for k, v in d.items()]
+
+    seen = {"a": 0, "s": 0, "empty": 0}
+    for _, message, data in _streams_records():
+        version = struct.unpack_from(">i", data)[0] if len(data) >= 4 else None
+        if message == "AssignmentInfo" and version == 7:
+            plain = asg("").decode(data, 0)
+            if plain is None:
+                continue
+            (active, standby, hosts), end = plain
+            assert asg(":rows").decode(data, 0) == ((rows(active), rows(standby), len(hosts)), end)
+            assert asg(":values").decode(data, 0)[0][:2] == (list(active.values()), list(standby.values()))
+            seen["a"] += 1
+        elif message == "SubscriptionInfo" and version == 11:
+            plain = sub("").decode(data, 0)
+            if plain is None:
+                continue
+            (tasks, tags), end = plain
+            items = sub(":items").decode(data, 0)
+            assert items == ((list(tasks.items()) or None, list(tags.items()) or None), end)
+            assert sub(":len").decode(data, 0) == ((len(tasks), len(tags)), end)
+            seen["s"] += 1
+            seen["empty"] += not tags
+            if tags:  # string keys: no rows
+                assert sub(":rows").decode(data, 0) is None
+    assert seen["a"] > 20 and seen["s"] > 20 and seen["empty"] > 0, seen
+    bad = native.Shape("test-then-bad", arrays={"SubscriptionInfo.prev_tasks": "count:len"})
+    with pytest.raises(ValueError, match="follows a dict or counts array"):
+        native._compiled("SubscriptionInfo", 6, "object", bad)
+
+
+def test_each_decodes_a_list_by_version():
+    """``native.each``: every buffer through the table's decoder of its version (its first 2 or 4 bytes), None
+    where the version is absent, the decoder misses, or the buffer is not bytes of ``width`` to ``max_size``
+    bytes; an error that is not a miss propagates. With the codec off: the fallback of each bytes."""
+
+    def boom(b):
+        raise ZeroDivisionError
+
+    table = {1: lambda b: ("one", b[4:]), -1: lambda b: ("minus", len(b)), 2: lambda b: None, 258: lambda b: "two"}
+    bufs = [b"\0\0\0\1x", b"\xff\xff\xff\xffyz", b"\0\0\0\2", b"\0\0\0\3", b"\0\0\0", bytearray(b"\0\0\0\1"), None]
+    bufs += [b"\0\0\0\1" + bytes(20)]
+    want = [("one", b"x"), ("minus", 6), None, None, None, None, None, None]
+    with codec("native"):
+        if native.active():
+            assert native.each(table, bufs, 4, 10, lambda b: "fallback") == want
+            assert native.each(table, [b"\1\2", b"\1"], 2, 10, None) == ["two", None]
+            with pytest.raises(ZeroDivisionError):
+                native.each({1: boom}, [b"\0\0\0\1"], 4, 10, None)
+    with codec("python"):
+        assert native.each(table, bufs[:2] + [None], 4, 10, len) == [5, 6, None]
