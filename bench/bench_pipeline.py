@@ -67,6 +67,12 @@ of it, kept: it bounds a batch when records are large); reading the units back ~
 the C engine's decode 0.6-1.9 us per SubscriptionInfo and 1.6-3.7 per AssignmentInfo by version, its Python
 wrapper ~0.7-0.9, the loop and the rows ~0.5 (more when the rows are kept for the batch than when each is
 dropped at once: fresh memory), pyarrow's conversion ~1.2 (~0.1 per task), pyspark's serialization ~0.8.
+Then (issue #29's last round, 2026-11-26) the two Streams kinds were decoded in bulk, one call into the engine
+per kind and batch, the rows' final values built by the engine: the wrapper and the loop fell to ~0.5 together
+(in-process 5.3 -> 4.8 us per record; through Spark, this script, 3 runs: 10.9 -> 9.45 CPU-us per record, the
+workers 6.3 -> 5.2). Left: the engine's decode ~1.7 (its objects: tuples and ints allocated and freed), pyarrow's
+conversion ~1.9, and in the JVM ~1.2 for reading back the 62 columns of a unit (against a mapInArrow that
+returns its 8 input columns), 1.5 for the exchange itself.
 
 Run: ``python bench/bench_pipeline.py [--records 200000] [--repeat 5] [--full]`` (``--full`` also
 times the whole job, tables and report written). ``bench/pipeline_bench.py`` (``python bench/run.py pipeline``)
