@@ -336,9 +336,9 @@ def assignment_fields(data: bytes) -> tuple | None:
 
 
 def _filled(table: dict, message: str, shape: Callable[[int], Shape], make: Callable[[int], Callable | None]) -> dict:
-    """``table`` with the native decoder of every version 1 .. latest that has one (made on the first call;
-    none while the native codec is off)."""
-    if not table and ACTIVE[0]:
+    """``table`` with the native decoder of every version 1 .. latest that has one (made once, the first call
+    that finds one missing; none while the native codec is off)."""
+    if len(table) < LATEST_SUPPORTED_VERSION and ACTIVE[0]:
         for version in range(1, LATEST_SUPPORTED_VERSION + 1):
             _native_decoder(table, message, version, shape(version), make(version))
     return table

@@ -313,3 +313,27 @@ def test_the_codecs_row_decoders_agree_on_mutated_inputs():
 @pytest.mark.skipif(not native.available(), reason="the native codec is not built")
 def test_the_codecs_row_decoders_agree_on_two_million_mutated_inputs():
     assert _rows_differential(2_000_000, 1071) > 200_000
+
+
+@pytest.mark.skipif(not native.available(), reason="the native codec is not built")
+def test_the_bulk_decoders_have_every_version_after_one_call(monkeypatch):
+    """A version missing from the bulk decoders' table would send its records through the models one by one,
+    silently slower: one bulk call fills every version, whatever single-record calls filled before it."""
+    from codec.pipeline import rows
+    from codec.streams.constants import LATEST_SUPPORTED_VERSION
+
+    for name, table in (("_NATIVE_SUBSCRIPTION", {}), ("_NATIVE_ASSIGNMENT", {})):
+        monkeypatch.setattr(rows, name, table)
+    old = native.set_active(True)
+    try:
+        sub = next(d for _, k, d in VECTORS if k == "subscription-info" and subscription_fields(d) is not None)
+        assert len(rows._NATIVE_SUBSCRIPTION) == 1
+        subscription_rows([sub])
+        assignment_rows([])
+        assert (
+            set(rows._NATIVE_SUBSCRIPTION)
+            == set(rows._NATIVE_ASSIGNMENT)
+            == set(range(1, LATEST_SUPPORTED_VERSION + 1))
+        )
+    finally:
+        native.set_active(old)
