@@ -267,7 +267,7 @@ def _assignment_shape(version: int) -> Shape:
     if version >= 5:
         arrays["AssignmentInfo.topic_dictionary"] = "dict"
         decode["TopicIndex"] = Pair("index", Const(None))
-        decode["IndexedPartition"] = Tuple(Lookup("topic_dictionary", "topic_index"))  # an unknown index: a miss
+        decode["IndexedPartition"] = Flat(Lookup("topic_dictionary", "topic_index"))  # an unknown index: a miss
     if version >= 6:
         arrays["AssignmentInfo.standby_partitions_by_host"] = "dict"
     fields = Tuple(

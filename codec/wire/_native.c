@@ -43,7 +43,7 @@ enum { A_TUPLE = 0, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS };
 /* decode conversions of a leaf */
 enum { C_NONE = 0, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE };
 /* what a struct becomes */
-enum { B_OBJECT = 1, B_TUPLE, B_DICT, B_PAIR, B_NONE };
+enum { B_OBJECT = 1, B_TUPLE, B_DICT, B_PAIR, B_NONE, B_CHECK };
 /* where a built value comes from */
 enum { S_SLOT = 1, S_CONST, S_NEWDICT, S_CALL, S_BUILD, S_PARENT, S_LOOKUP, S_EMPTY_NONE, S_UNKNOWN_JSON };
 /* what the encoder is given for a struct */
@@ -210,7 +210,7 @@ static Builder *parse_builder(StructProg *sp, PyObject *t) {
         if (!b->type || !PyType_Check((PyObject *)b->type)) { PyErr_SetString(PyExc_ValueError, "not a type"); return NULL; }
         items = spec_obj(t, 2);
         break;
-    case B_TUPLE: case B_DICT:
+    case B_TUPLE: case B_DICT: case B_CHECK:
         items = spec_obj(t, 1);
         break;
     default:
@@ -223,7 +223,7 @@ static Builder *parse_builder(StructProg *sp, PyObject *t) {
     if (!b->srcs) return NULL;
     for (int i = 0; i < b->n; i++) {
         PyObject *it = PyTuple_GET_ITEM(items, i);
-        if (b->kind == B_TUPLE) {
+        if (b->kind == B_TUPLE || b->kind == B_CHECK) {
             if (parse_src(sp, it, &b->srcs[i]) < 0) return NULL;
         } else if (b->kind == B_OBJECT) {
             if (spec_ssize(it, 0, &b->srcs[i].off) < 0 || parse_src(sp, spec_obj(it, 1), &b->srcs[i]) < 0) return NULL;
@@ -986,6 +986,13 @@ static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) 
         Py_RETURN_NONE;
     }
     case B_NONE:
+        Py_RETURN_NONE;
+    case B_CHECK:  /* nothing kept: each source must be there (a lookup's absent key is a miss) */
+        for (int i = 0; i < bd->n; i++) {
+            v = src_value(&bd->srcs[i], c, slots, parent);
+            if (!v) return NULL;
+            Py_DECREF(v);
+        }
         Py_RETURN_NONE;
     }
     return NULL;

@@ -188,7 +188,7 @@ F_ARRAY, F_COMPACT, F_NULLABLE, F_ARR_NULLABLE, F_MARKER_UV, F_UNIQUE = 0x01, 0x
 F_TO_VALUES, F_TO_ITEMS, F_TO_ROWS, F_TO_LEN = 0x40, 0x80, 0x100, 0x200
 A_TUPLE, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS = range(6)
 C_NONE, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE = range(7)
-B_OBJECT, B_TUPLE, B_DICT, B_PAIR, B_NONE = range(1, 6)
+B_OBJECT, B_TUPLE, B_DICT, B_PAIR, B_NONE, B_CHECK = range(1, 7)
 S_SLOT, S_CONST, S_NEWDICT, S_CALL, S_BUILD, S_PARENT, S_LOOKUP, S_EMPTY_NONE, S_UNKNOWN_JSON = range(1, 10)
 E_OBJECT, E_TUPLE, E_ITEM = range(1, 4)
 G_OFF, G_IDX, G_KEY, G_KEYOFF, G_VALUE, G_CONST, G_EXTRA, G_LOOKUP = range(1, 9)
@@ -334,9 +334,15 @@ class Tuple(_Term):
 
 
 class Flat(_Term):
-    """An element not itself kept: its ``into`` arrays fill the dict of the enclosing array."""
+    """An element not itself kept: its ``into`` arrays fill the dict of the enclosing array. With sources
+    (``Flat(Lookup("topic_dictionary", "topic_index"))``), each must be found -- a lookup's absent key is a miss
+    -- and nothing is built."""
 
-    __slots__ = _fields = ()
+    __slots__ = _fields = ("checks",)
+    checks: tuple[Source, ...]
+
+    def __init__(self, *checks: Source) -> None:
+        object.__setattr__(self, "checks", checks)
 
 
 class In(_Term):
@@ -671,7 +677,7 @@ class _Compiler:
 
     def shape_builder(self, target, slots: dict) -> tuple:
         if isinstance(target, Flat):
-            return (B_NONE,)
+            return (B_CHECK, tuple(self.shape_src(x, slots) for x in target.checks)) if target.checks else (B_NONE,)
         if isinstance(target, Pair):
             key, value = self.shape_src(target.key, slots), self.shape_src(target.value, slots)
             return (B_PAIR, key, value, _hash_offsets(target.key))
