@@ -44,13 +44,13 @@ from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
 from .offsets import read_segment, read_text
+from .pcapfile import CAPTURE_MAGICS
 from .story import BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
 from .storytext import render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
 __all__ = ["register", "run", "detect", "ProgressReader", "byte_count", "seconds"]
 
-_PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x0a\x0d\x0d\x0a"}
 _GZIP = b"\x1f\x8b"
 
 
@@ -102,7 +102,7 @@ def detect(path: Path) -> str:
                     if name.endswith(".log")
                     else "text"
                 )
-    if head[:4] in _PCAP_MAGICS:
+    if head[:4] in CAPTURE_MAGICS:
         return "pcap"
     if name.endswith(".log") or (len(head) >= 17 and head[16] == 2 and struct.unpack_from(">i", head, 8)[0] > 0):
         return "segment"
