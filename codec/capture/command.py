@@ -40,6 +40,7 @@ from typing import Iterator, TextIO
 
 from ..budget import BUDGETS, OverBudget, json_text
 from ..cliutil import int_range, seconds
+from ..errors import InputError
 from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
@@ -86,7 +87,8 @@ class ProgressReader(io.RawIOBase):
 
 
 def detect(path: Path) -> str:
-    """``pcap``, ``segment`` or ``text``, from the (decompressed) first bytes and the file name."""
+    """``pcap``, ``segment`` or ``text``, from the (decompressed) first bytes and the file name; a Parquet
+    file (the pipeline's input, which capture does not read) is an ``InputError``."""
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     with open(path, "rb") as f:
         head = f.read(64)
@@ -104,6 +106,11 @@ def detect(path: Path) -> str:
                 )
     if head[:4] in CAPTURE_MAGICS:
         return "pcap"
+    if head[:4] == b"PAR1":
+        raise InputError(
+            f"{path} is a Parquet file: capture reads pcap and pcapng, a __consumer_offsets log segment or a "
+            "text dump of its records; `rebalance-codec pipeline` reads Parquet"
+        )
     if name.endswith(".log") or (len(head) >= 17 and head[16] == 2 and struct.unpack_from(">i", head, 8)[0] > 0):
         return "segment"
     return "text"
