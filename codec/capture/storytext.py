@@ -337,7 +337,9 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             continue
         lines.append(f"{_I}{k}: {s.counts[k]:,}")
         for p in kept[:SHOWN_PROBLEMS]:
-            lines.append(f"{_I * 2}{_p(p.where)}: {_p(p.what)}: {_p(p.reason)}")
+            # (a decode error's reason begins with the message it names, which is also its what: said once)
+            what = "" if p.reason.startswith(f"{p.what} ") or p.reason.startswith(f"{p.what}:") else f"{_p(p.what)}: "
+            lines.append(f"{_I * 2}{_p(p.where)}: {what}{_p(p.reason)}")
         if s.counts[k] > SHOWN_PROBLEMS:
             lines.append(f"{_I * 2}...")
     return "\n".join(lines)
