@@ -103,3 +103,14 @@ def test_a_version_above_the_newest_is_a_future_member():
     # a lone v13 member leads itself: one round at v13, nothing to negotiate (versions are int32 words)
     res = run_scenario(_group({"name": "A", "version": 13}))
     assert res.steady == {"A": 13} and not res.failed
+
+
+def test_the_command_says_a_scenario_error_in_its_own_words(tmp_path, capsys):
+    # one line naming the file and the place, as the refusals above give it, and no Python class name after it
+    # (the name is for plain Python errors a malformed file makes, where it says what kind of thing went wrong)
+    from codec.cli import main
+
+    path = tmp_path / "upgrade.json"
+    path.write_text('{"members": [{"name": "A", "version": 7}], "events": [{"restart": "Z", "version": 7}]}')
+    assert main(["negotiate", "--scenario", str(path)]) == 1
+    assert capsys.readouterr().err == f"error: scenario {path}: events[0].restart: 'Z' is not a member (A)\n"
