@@ -69,7 +69,10 @@ A7 = {"name": "A", "version": 7}
             _group({"name": "A", "version": 7, "release": "2.6"}),
             'members[0]: needs either "release" or "version", not both',
         ),
-        (_group({"name": "A", "release": 2.6}), "members[0].release: unknown Kafka Streams release a number (2.6)"),
+        (
+            _group({"name": "A", "release": 2.6}),
+            'members[0].release: a Kafka Streams release is a string ("2.4"), got a number (2.6)',
+        ),
         (_group({"name": "A", "release": "9.9"}), "members[0].release: unknown Kafka Streams release '9.9'"),
         (
             _group({"name": "A", "version": 7, "upgradeFrom": "2.0"}),
@@ -77,6 +80,7 @@ A7 = {"name": "A", "version": 7}
         ),
         (_group({"name": "A", "release": "2.6", "upgradeFrom": 2.0}), "members[0].upgradeFrom: needs a release string"),
         (_group({"name": "A", "release": "2.6", "upgradeFrom": "3.9"}), "members[0].upgradeFrom: upgrade.from '3.9'"),
+        (_group({"name": "A", "release": "2.9"}), "members[0].release: unknown Kafka Streams release '2.9'; known: "),
         (_group({"name": "", "version": 7}), "members[0].name: needs a non-empty name"),
         (_group({"name": ["A"], "version": 7}), "members[0].name: needs a non-empty name"),
         (_group(A7, {"name": "A", "version": 4}), "members[1].name: 'A' is already a member"),
