@@ -201,9 +201,19 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         out.write(f"group {printable(group)}  ({', '.join(what)}, {kind} input)\n\n")
         out.writelines([render_generation(g) + "\n\n" for g in gens] + [render_heartbeat_group(g) + "\n\n" for g in hb])
     if not by_group:
-        out.write("no consumer group traffic found\n\n")
+        out.write(_nothing_told(args.group, summary) + "\n\n")
     out.write(render_summary(summary, kind, path.name) + "\n")
     return _unreadable(summary, path, err)
+
+
+def _nothing_told(group: str | None, summary: CaptureSummary) -> str:
+    """The line said when no group's story is told: none in the input, or none of ``--group``'s."""
+    others = sorted(summary.other_groups, key=str)
+    if group is None or not others:
+        return "no consumer group traffic found"
+    shown = ", ".join(printable(str(g)) for g in others[:10]) + (", ..." if len(others) > 10 else "")
+    noun = "group" if len(others) == 1 else "groups"
+    return f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: {shown}"
 
 
 def _json_line(item, summary: CaptureSummary) -> str:
