@@ -407,7 +407,12 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
 
     d = sub.add_parser("decode", help="bytes -> JSON or a readable view")
     io_args(d, True)
-    d.add_argument("--format", choices=("json", "pretty"), default="json")
+    d.add_argument(
+        "--format",
+        choices=("json", "pretty"),
+        default="json",
+        help="JSON (default; --style picks its shape) or a readable view, every nested layer decoded",
+    )
     d.add_argument("--compact", action="store_true", help="one-line JSON")
     d.add_argument(
         "--max-size",
