@@ -211,7 +211,8 @@ def _nothing_told(group: str | None, summary: CaptureSummary) -> str:
     others = sorted(summary.other_groups, key=str)
     if group is None or not others:
         return "no consumer group traffic found"
-    shown = ", ".join(printable(str(g)) for g in others[:10]) + (", ..." if len(others) > 10 else "")
+    names = ["(frames naming no group)" if g is None else printable(str(g)) for g in others[:10]]
+    shown = ", ".join(names) + (", ..." if len(others) > 10 else "")
     noun = "group" if len(others) == 1 else "groups"
     return f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: {shown}"
 
