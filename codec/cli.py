@@ -78,8 +78,17 @@ def _hex_to_bytes(text: str) -> bytes:
         cleaned = cleaned[2:]
     try:
         return bytes.fromhex(cleaned)
-    except ValueError as e:
-        raise DecodeError(f"input is not hex ({e})", message="input") from None
+    except ValueError:
+        raise DecodeError(f"input is not hex: {_hex_problem(cleaned)}", message="input") from None
+
+
+def _hex_problem(cleaned: str) -> str:
+    """What is wrong with hex that ``bytes.fromhex`` refused, in a user's terms (its own message calls an odd
+    number of digits a non-hexadecimal number at the last position)."""
+    bad = next((i for i, c in enumerate(cleaned) if c not in "0123456789abcdefABCDEF"), None)
+    if bad is None:
+        return f"an odd number of hex digits ({len(cleaned)}; a byte is two)"
+    return f"{cleaned[bad]!r} at digit {bad + 1} (whitespace and a leading 0x not counted)"
 
 
 def _parse_json(text: str):
@@ -398,7 +407,12 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
 
     d = sub.add_parser("decode", help="bytes -> JSON or a readable view")
     io_args(d, True)
-    d.add_argument("--format", choices=("json", "pretty"), default="json")
+    d.add_argument(
+        "--format",
+        choices=("json", "pretty"),
+        default="json",
+        help="JSON (default; --style picks its shape) or a readable view, every nested layer decoded",
+    )
     d.add_argument("--compact", action="store_true", help="one-line JSON")
     d.add_argument(
         "--max-size",

@@ -149,6 +149,9 @@ def input_errors(what: str) -> Iterator[None]:
             f"{what}: missing {e.args[0]!r}" if e.args else f"{what}: a required field is missing"
         ) from None
     except (TypeError, ValueError, IndexError, AttributeError, StopIteration, ZeroDivisionError, OverflowError) as e:
-        raise InputError(f"{what}: {e} ({type(e).__name__})") from None
+        # Python's own errors are named (their words alone may not say what went wrong); a module's own error
+        # (a ScenarioError) already says it in the input's terms
+        kind = f" ({type(e).__name__})" if type(e).__module__ == "builtins" else ""
+        raise InputError(f"{what}: {e}{kind}") from None
     except RecursionError:
         raise InputError(f"{what}: nests too deeply") from None

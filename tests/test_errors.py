@@ -38,3 +38,19 @@ def test_the_command_line_says_a_folder_is_a_folder(tmp_path, capsys):
 
     assert main(["capture", str(tmp_path)]) == 1
     assert capsys.readouterr().err == f"error: {tmp_path}: Is a directory\n"
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        # 11 digits: every one is hex, the last byte has one digit (Python's own message calls position 11
+        # a non-hexadecimal number)
+        ("000e0003000", "input: input is not hex: an odd number of hex digits (11; a byte is two)"),
+        ("00 0e zz", "input: input is not hex: 'z' at digit 5 (whitespace and a leading 0x not counted)"),
+    ],
+)
+def test_the_command_line_says_what_is_wrong_with_hex(text, said, capsys):
+    from codec.cli import main
+
+    assert main(["decode", "--kind", "auto", text]) == 1
+    assert capsys.readouterr().err == f"error: {said}\n"

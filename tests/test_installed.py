@@ -170,6 +170,48 @@ def test_capture_of_a_shared_pcap(installed_cli, scenario):
     assert text.returncode == 0 and f"g-{scenario}" in text.stdout
 
 
+#: the pages whose sessions need only the base install (no Spark, pyarrow, kafka-python or matplotlib)
+BASE_INSTALL_PAGES = [
+    "getting-started/explain-a-rebalance.md",
+    "getting-started/cross-version-upgrade.md",
+    "guides/group-messages.md",
+    "guides/kafka-connect.md",
+    "guides/kafka4.md",
+    "guides/simulator.md",
+    "guides/cross-version.md",
+]
+
+
+@pytest.mark.parametrize("page", BASE_INSTALL_PAGES)
+def test_the_pages_sessions_run_on_the_installed_package(installed, tmp_path, page):
+    """A page's ``$`` sessions, as tests/docs runs them on the checkout, run the same on the wheel from another
+    folder: its console script and Python first on PATH, and ``codec`` there the installed package, whose
+    ``examples`` folder holds the bundled inputs the pages name (``codec/examples/...``). A file a page names
+    that the wheel leaves out, or a command that behaves otherwise when installed, fails here."""
+    from tests.docs.examples import blocks, check_session, is_session
+
+    bin_dir = installed.parent
+    package = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import codec, os; print(os.path.dirname(codec.__file__))"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    ).stdout.strip()
+    assert not package.startswith(str(ROOT)), package
+    (tmp_path / "codec").symlink_to(package, target_is_directory=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "REBALANCE_CODEC_SHARED")}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONUNBUFFERED="1", COLUMNS="120")
+    ran = 0
+    for block in blocks(page):
+        if block.file:
+            (tmp_path / block.file).write_text(block.text, encoding="utf-8")
+        elif is_session(block) and not (block.not_run or block.slow):
+            check_session(block, tmp_path, env)
+            ran += 1
+    assert ran, f"{page}: no session ran"
+
+
 def _compiler() -> str | None:
     import shlex
     import shutil

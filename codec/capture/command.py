@@ -40,17 +40,18 @@ from typing import Iterator, TextIO
 
 from ..budget import BUDGETS, OverBudget, json_text
 from ..cliutil import int_range, seconds
+from ..errors import InputError
 from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
 from .offsets import read_segment, read_text
+from .pcapfile import CAPTURE_MAGICS
 from .story import BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
 from .storytext import render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
 __all__ = ["register", "run", "detect", "ProgressReader", "byte_count", "seconds"]
 
-_PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x0a\x0d\x0d\x0a"}
 _GZIP = b"\x1f\x8b"
 
 
@@ -86,7 +87,8 @@ class ProgressReader(io.RawIOBase):
 
 
 def detect(path: Path) -> str:
-    """``pcap``, ``segment`` or ``text``, from the (decompressed) first bytes and the file name."""
+    """``pcap``, ``segment`` or ``text``, from the (decompressed) first bytes and the file name; a Parquet
+    file (the pipeline's input, which capture does not read) is an ``InputError``."""
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     with open(path, "rb") as f:
         head = f.read(64)
@@ -102,8 +104,13 @@ def detect(path: Path) -> str:
                     if name.endswith(".log")
                     else "text"
                 )
-    if head[:4] in _PCAP_MAGICS:
+    if head[:4] in CAPTURE_MAGICS:
         return "pcap"
+    if head[:4] == b"PAR1":
+        raise InputError(
+            f"{path} is a Parquet file: capture reads pcap and pcapng, a __consumer_offsets log segment or a "
+            "text dump of its records; `rebalance-codec pipeline` reads Parquet"
+        )
     if name.endswith(".log") or (len(head) >= 17 and head[16] == 2 and struct.unpack_from(">i", head, 8)[0] > 0):
         return "segment"
     return "text"
@@ -194,9 +201,20 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         out.write(f"group {printable(group)}  ({', '.join(what)}, {kind} input)\n\n")
         out.writelines([render_generation(g) + "\n\n" for g in gens] + [render_heartbeat_group(g) + "\n\n" for g in hb])
     if not by_group:
-        out.write("no consumer group traffic found\n\n")
+        out.write(_nothing_told(args.group, summary) + "\n\n")
     out.write(render_summary(summary, kind, path.name) + "\n")
     return _unreadable(summary, path, err)
+
+
+def _nothing_told(group: str | None, summary: CaptureSummary) -> str:
+    """The line said when no group's story is told: none in the input, or none of ``--group``'s."""
+    others = sorted(summary.other_groups, key=str)
+    if group is None or not others:
+        return "no consumer group traffic found"
+    names = ["(frames naming no group)" if g is None else printable(str(g)) for g in others[:10]]
+    shown = ", ".join(names) + (", ..." if len(others) > 10 else "")
+    noun = "group" if len(others) == 1 else "groups"
+    return f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: {shown}"
 
 
 def _json_line(item, summary: CaptureSummary) -> str:

@@ -29,7 +29,7 @@ from ..errors import DecodeError, LimitExceededError, TruncatedError
 from ..wire.native import maker
 from .bytestream import ByteStream
 
-__all__ = ["Packet", "read_packets", "DEFAULT_MAX_PACKET"]
+__all__ = ["Packet", "read_packets", "DEFAULT_MAX_PACKET", "CAPTURE_MAGICS"]
 
 # tcpdump's MAXIMUM_SNAPLEN is 262144; pcapng blocks also carry options, so leave room.
 DEFAULT_MAX_PACKET = 1 << 20
@@ -42,6 +42,8 @@ _PCAP_MAGIC = {
     b"\xa1\xb2\x3c\x4d": (">", 1e-9),
 }
 _PCAPNG_SHB = 0x0A0D0D0A
+#: the first four bytes of a packet capture file: libpcap's magics, and pcapng's Section Header Block type
+CAPTURE_MAGICS = frozenset(_PCAP_MAGIC) | {_PCAPNG_SHB.to_bytes(4, "big")}
 _BOM = 0x1A2B3C4D
 _IDB, _PB, _SPB, _EPB = 1, 2, 3, 6
 

@@ -302,6 +302,8 @@ class CaptureSummary:
     heartbeat_groups: int = 0
     records: int = 0
     offset_commits: Counter = field(default_factory=Counter)  # group -> records
+    #: group -> the frames (or records) of it that ``--group`` left out
+    other_groups: Counter = field(default_factory=Counter)
     counts: Counter = field(default_factory=Counter)  # problem kind -> how many
     problems: dict[str, list[Problem]] = field(default_factory=dict)
 
@@ -359,6 +361,7 @@ class CaptureSummary:
             "unpaired_responses": self.unpaired_responses,
             "unanswered_requests": self.unanswered_requests,
             "offset_commits": dict(self.offset_commits),
+            "other_groups": sum(self.other_groups.values()),
             "problems": {
                 k: {"count": self.counts[k], "first": [dataclasses.asdict(p) for p in v]}
                 for k, v in self.problems.items()
@@ -702,21 +705,23 @@ class _Story:
             g = self.groups[name] = _Group(name, "capture")
         return g
 
+    def _kept(self, gf: GroupFrame) -> GroupFrame | None:
+        """``gf``, counted, when ``--group`` keeps it; else None, counted as another group's."""
+        if self.only is None or gf.group == self.only:
+            self.summary.group_frames += 1
+            return gf
+        self.summary.other_groups[gf.group] += 1
+        return None
+
     def feed(self, event) -> GroupFrame | None:
         """Count one capture record; a group frame comes back decoded."""
         s = self.summary
         if isinstance(event, KafkaFrame):
             s.kafka_frames += 1
             if (event.api_key in HEARTBEAT_APIS or event.api_key in DESCRIBE_APIS) and event.data is not None:
-                gf = self._heartbeat_frame(event)
-                if self.only is None or gf.group == self.only:
-                    s.group_frames += 1
-                    return gf
+                return self._kept(self._heartbeat_frame(event))
             elif event.api_key in GROUP_APIS and event.data is not None:
-                gf = self._frame(event)
-                if self.only is None or gf.group == self.only:
-                    s.group_frames += 1
-                    return gf
+                return self._kept(self._frame(event))
             elif event.api_key is None:
                 s.unpaired_responses += 1
                 s.problem(
@@ -1067,12 +1072,15 @@ def offsets_story(
         if isinstance(rec, ControlMarker):
             continue
         if isinstance(rec.key, dict):  # a consumer or streams group record (codec.kafka4)
-            if (group is None or rec.key.get("groupId") == group) and _tell(summary, rec, 1, told, max_told):
+            if group is not None and rec.key.get("groupId") != group:
+                summary.other_groups[rec.key.get("groupId")] += 1
+            elif _tell(summary, rec, 1, told, max_told):
                 told += 1
                 hb.record(rec.where, rec.key_schema.removesuffix("Key"), rec.key, rec.value)
             continue
         name = rec.key.group
         if group is not None and name != group:
+            summary.other_groups[name] += 1
             continue
         if rec.key_schema == "OffsetCommitKey":
             summary.offset_commits[name] += 1

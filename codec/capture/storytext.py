@@ -297,6 +297,7 @@ def _lost_lines(s: CaptureSummary) -> list[str]:
 def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     """The summary of the input (see the module docstring)."""
     st = s.stats
+    left_out = sum(s.other_groups.values())
     lines = [f"summary of {_p(name)} ({kind})"]
     if kind == "pcap":
         lines += [
@@ -304,7 +305,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             f"{st.bad_packets:,} unreadable)",
             f"{_I}connections    {st.connections:,}",
             f"{_I}Kafka frames   {s.kafka_frames:,}: {s.group_frames:,} group frames decoded, "
-            f"{sum(s.other_apis.values()):,} of other APIs skipped",
+            + (f"{left_out:,} of other groups left out (--group), " if left_out else "")
+            + f"{sum(s.other_apis.values()):,} of other APIs skipped",
         ]
         if s.other_apis:
             apis = sorted(s.other_apis.items())
@@ -324,7 +326,9 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
                 f"{s.unanswered_requests:,} group requests without response"
             )
     else:
-        lines.append(f"{_I}records        {s.records:,}")
+        lines.append(
+            f"{_I}records        {s.records:,}" + (f" ({left_out:,} of other groups left out: --group)" if left_out else "")
+        )
         if s.offset_commits:
             lines.append(
                 f"{_I}offset commits " + ", ".join(f"{_p(g)}: {n:,}" for g, n in sorted(s.offset_commits.items()))
@@ -337,7 +341,9 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             continue
         lines.append(f"{_I}{k}: {s.counts[k]:,}")
         for p in kept[:SHOWN_PROBLEMS]:
-            lines.append(f"{_I * 2}{_p(p.where)}: {_p(p.what)}: {_p(p.reason)}")
+            # (a decode error's reason begins with the message it names, which is also its what: said once)
+            what = "" if p.reason.startswith(f"{p.what} ") or p.reason.startswith(f"{p.what}:") else f"{_p(p.what)}: "
+            lines.append(f"{_I * 2}{_p(p.where)}: {what}{_p(p.reason)}")
         if s.counts[k] > SHOWN_PROBLEMS:
             lines.append(f"{_I * 2}...")
     return "\n".join(lines)

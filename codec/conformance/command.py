@@ -274,6 +274,10 @@ def cmd_conformance(args) -> int:
     return 0 if not why and not bad else 1
 
 
+_SHARED_HELP = "the shared reference folder, Kafka's and kio's vectors (default: shared/ beside the repository)"
+_WRITE_DIR_HELP = "the vector directory to write (default: vectors/ of the checkout)"
+
+
 def register(subparsers) -> None:
     v = subparsers.add_parser("vectors", help="lint, import or regenerate the golden vectors")
     vsub = v.add_subparsers(dest="vectors_command", required=True, metavar="ACTION")
@@ -281,16 +285,16 @@ def register(subparsers) -> None:
     c.add_argument("--dir", help="vector directory (default: vectors/)")
     c.set_defaults(func=cmd_vectors_check)
     i = vsub.add_parser("import", help="import Kafka's reference vectors from ../shared")
-    i.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"))
-    i.add_argument("--dir")
+    i.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"), help=_SHARED_HELP)
+    i.add_argument("--dir", help=_WRITE_DIR_HELP)
     i.add_argument("--streams-only", action="store_true", help="only SubscriptionInfo and AssignmentInfo")
     i.set_defaults(func=cmd_vectors_import)
     r = vsub.add_parser("rebalance", help="regenerate the rebalance rounds (vectors/rebalance/rounds.jsonl)")
-    r.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"))
-    r.add_argument("--dir")
+    r.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"), help=_SHARED_HELP)
+    r.add_argument("--dir", help=_WRITE_DIR_HELP)
     r.set_defaults(func=cmd_vectors_rebalance)
     h = vsub.add_parser("handcraft", help="regenerate the handcrafted vectors")
-    h.add_argument("--dir")
+    h.add_argument("--dir", help=_WRITE_DIR_HELP)
     h.set_defaults(func=cmd_vectors_handcraft)
     add_list_parser(vsub)
     add_mutate_parser(vsub)

@@ -164,7 +164,9 @@ def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
             fits.append((name, d))
     if not fits:
         raise DecodeError(
-            f"no self-describing kind decodes all {len(data)} bytes (tried {', '.join(AUTO_CANDIDATES)})",
+            f"no self-describing kind decodes all {len(data)} bytes (tried {', '.join(AUTO_CANDIDATES)}; "
+            "a response frame does not name its API: --kind response-frame --api-key K --version V of its "
+            "request)",
             message="auto",
         )
     name, d = fits[0]

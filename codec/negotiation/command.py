@@ -155,10 +155,12 @@ def register(subparsers) -> None:
         help="scenario JSON file, or a bundled one by name: seed-004-phases, streams-v4-to-v7, "
         "streams-below-2.0, streams-old-leader, " + ", ".join(CONNECT_SCENARIOS + KAFKA4_SCENARIOS),
     )
-    n.add_argument("--format", choices=("text", "json"), default="text")
+    n.add_argument("--format", choices=("text", "json"), default="text", help="round by round (default) or JSON")
     n.set_defaults(func=cmd_negotiate)
     c = subparsers.add_parser("compat", help="the compatibility matrix of member and leader metadata versions")
-    c.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    c.add_argument(
+        "--format", choices=("table", "markdown", "json"), default="table", help="a text table (default), Markdown or JSON"
+    )
     c.set_defaults(func=cmd_compat)
     register_size(subparsers)
 
@@ -253,12 +255,18 @@ def register_size(subparsers) -> None:
         dest="endpoint_length",
         help="length of application.server (host:port); 0 = unset",
     )
-    s.add_argument("--member-id-length", type=int_range(0, 32767), default=60, dest="member_id_length")
+    s.add_argument(
+        "--member-id-length",
+        type=int_range(0, 32767),
+        default=60,
+        dest="member_id_length",
+        help="length of each member id (default 60, about the Java client's \"<client.id>-<uuid>\")",
+    )
     s.add_argument(
         "--limit",
         type=int_range(1, 1 << 30),
         help="byte limit to warn about (default 1 MiB, Kafka's message.max.bytes)",
     )
     s.add_argument("--find-limit", action="store_true", help="find the member count at which the limit is crossed")
-    s.add_argument("--format", choices=("table", "json"), default="table")
+    s.add_argument("--format", choices=("table", "json"), default="table", help="a text table (default) or JSON")
     s.set_defaults(func=cmd_size)

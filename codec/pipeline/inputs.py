@@ -36,6 +36,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Iterable, Protocol
 
+from ..capture.pcapfile import CAPTURE_MAGICS
+
 __all__ = [
     "InputError",
     "InputPlan",
@@ -259,7 +261,15 @@ class InputPlan:
         return not any(self.paths.values())
 
 
-def _unknown(path: str) -> InputError:
+def _unknown(files: Files, path: str) -> InputError:
+    head = files.head(path, _HEAD)
+    if head[:2] == b"\x1f\x8b":
+        head = _gunzip_head(head)
+    if head[:4] in CAPTURE_MAGICS:  # what a user may well try first: say what the pipeline reads instead
+        return InputError(
+            f"{path} is a packet capture: the pipeline reads the JSON lines that "
+            f"`rebalance-codec capture --json {path}` writes of it"
+        )
     return InputError(
         f"cannot tell the format of {path} (neither a .jsonl/.json/.ndjson/.parquet name nor "
         f"JSON lines or Parquet in its first bytes); pass --input-format jsonl or --input-format "
@@ -298,7 +308,7 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
             if not is_dir:
                 kind = fmt or sniff(files, path)
                 if kind is None:
-                    raise _unknown(path)
+                    raise _unknown(files, path)
                 if kind == "jsonl" or kind == "parquet":
                     if fmt is not None and not files.head(path, 1):
                         kind = "empty"  # (an empty file holds no records, whatever its reader)
@@ -313,7 +323,7 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
             for p, size in found:
                 kind = ("empty" if size == 0 else fmt) if fmt is not None else sniff(files, p, size)
                 if kind is None:
-                    raise _unknown(p)
+                    raise _unknown(files, p)
                 if kind != "empty":
                     files.check(p, kind)
                 kinds[p] = kind

@@ -178,8 +178,9 @@ def decode_wire_reference(message_name: str, version: int, data: bytes | memoryv
 
 
 def field_offsets(message_name: str, version: int, data: bytes) -> dict[str, int]:
-    """The start offset of every field path in ``data`` (the diagnostic re-parse). Stops quietly at the
-    first error, returning what was located up to there."""
+    """The start offset of every field path in ``data`` (the diagnostic re-parse), and of each flexible
+    struct's tagged-field section (``<struct path>._tagged_fields``, as its decode errors name it). Stops
+    quietly at the first error, returning what was located up to there."""
     from construct import Container
 
     con = struct_for(message_name, version)

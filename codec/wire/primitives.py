@@ -521,6 +521,8 @@ class Struct(KConstruct):
                 offsets[prefix + name] = stream.tell()
                 values[name] = con._parse(stream, context, prefix + name)
         if self.tagged is not None:
+            if offsets is not None:  # the section's own name, as its DecodeErrors give it
+                offsets[prefix + "_tagged_fields"] = stream.tell()
             known, unknown = self.tagged._parse(stream, context, base)
             values.update(known)
             if unknown:

@@ -9,7 +9,7 @@ import io
 from codec.capture.command import detect, register, run
 from codec.capture.pcapwriter import conversation, pcap, pcapng
 
-from .storyfixtures import generation_frames, json_lines, streams_pcap, streams_records
+from .storyfixtures import generation_frames, json_lines, run_capture, streams_pcap, streams_records
 
 RECORDS = streams_records()[:2]
 
@@ -48,6 +48,27 @@ def test_group_filter(tmp_path):
     p.write_bytes(streams_pcap(RECORDS))
     assert [x["type"] for x in json_lines(p, "--group", "other")] == ["summary"]
     assert len([x for x in json_lines(p, "--group", "streams-app") if x["type"] == "frame"]) == 12
+
+
+def test_the_group_filter_accounts_for_what_it_leaves_out(tmp_path):
+    # --group keeps one group's frames; the others are counted as left out, and a group that is not there is
+    # said to be absent from an input that has traffic (not "no consumer group traffic")
+    p = tmp_path / "s.pcap"
+    p.write_bytes(streams_pcap(RECORDS))
+    (summary,) = json_lines(p, "--group", "other")
+    assert (summary["kafka_frames"], summary["group_frames"], summary["other_groups"]) == (12, 0, 12)
+    assert json_lines(p, "--group", "streams-app")[-1]["other_groups"] == 0
+    status, text = run_capture(p, "--group", "other")
+    assert status == 0
+    assert text.startswith("no traffic of group 'other' (--group); the input has 1 other group: streams-app\n")
+    assert "  Kafka frames   12: 0 group frames decoded, 12 of other groups left out (--group), 0 of other APIs" in text
+    # a text dump: three GroupMetadataKey tombstones of group "g" (key version 2, group "g", no value)
+    dump = tmp_path / "d.txt"
+    dump.write_text("0002000167\tnull\n" * 3)
+    status, text = run_capture(dump, "--group", "other")
+    assert status == 0 and text.startswith("no traffic of group 'other' (--group); the input has 1 other group: g\n")
+    assert "  records        3 (3 of other groups left out: --group)\n" in text
+    assert json_lines(dump, "--group", "other")[-1]["other_groups"] == 3
 
 
 def test_progress_only_on_a_terminal(tmp_path):

@@ -176,3 +176,20 @@ def test_a_bad_line_in_a_readable_dump_is_a_bad_record_not_a_bad_file(tmp_path):
     p.write_text('{"key": ' + "[" * 50_000 + "\n" + DUMP.decode()[:2000].rsplit("\n", 1)[0] + "\n")
     lines = json_lines(p)  # exit status 0
     assert lines[-1]["problems"]["bad records"]["count"] == 1 and "bad file" not in lines[-1]["problems"]
+
+
+def test_a_parquet_file_is_one_error_line_naming_the_command_that_reads_it(capsys):
+    # The pipeline's offsets.parquet holds __consumer_offsets records, but as Parquet, which capture does not
+    # read: not 42 "text records" of its binary pages, but one line saying so (exit 1).
+    from codec.cli import main
+
+    from tests.conftest import ROOT
+
+    parquet = ROOT / "codec" / "examples" / "pipeline" / "offsets.parquet"
+    assert main(["capture", str(parquet)]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == (
+        f"error: {parquet} is a Parquet file: capture reads pcap and pcapng, a __consumer_offsets log segment "
+        "or a text dump of its records; `rebalance-codec pipeline` reads Parquet\n"
+    )

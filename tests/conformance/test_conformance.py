@@ -12,7 +12,7 @@ import pytest
 from codec.conformance.handcrafted import handcrafted_vectors
 from codec.conformance.impl import BuiltinImplementation, CommandImplementation
 from codec.conformance.messages import normalize
-from codec.conformance.runner import first_difference, run_vectors
+from codec.conformance.runner import byte_difference, first_difference, run_vectors
 from codec.conformance.vectors import check_vectors, load_vectors, vectors_dir
 from tests.conftest import ROOT
 
@@ -154,6 +154,21 @@ def test_broken_adapter_diff_names_field_and_offset():
     assert (
         r.detail
         == "encoding differs at byte 8 (field active_tasks): expected 0000000100000000..., got 0100000000000000..."
+    )
+
+
+def test_byte_difference_names_the_tagged_field_section():
+    # HeartbeatResponse v4 (flexible): throttleTimeMs int32 at 0, errorCode int16 at 4, then the tagged-field
+    # section at 6: count 1, tag 5, size 2, abcd. A writer that drops unknown tagged fields differs at byte 6,
+    # which is the section, not errorCode (kafka-python's encoders do so).
+    expected = bytes.fromhex("00000000" "0000" "01" "05" "02" "abcd")
+    dropped = bytes.fromhex("00000000" "0000" "00")
+    assert byte_difference("HeartbeatResponse", 4, expected, dropped) == (
+        "encoding differs at byte 6 (field _tagged_fields): expected 010502abcd..., got 00..."
+    )
+    wrong_error = bytes.fromhex("00000000" "0010" "01" "05" "02" "abcd")
+    assert byte_difference("HeartbeatResponse", 4, expected, wrong_error) == (
+        "encoding differs at byte 5 (field error_code): expected 00010502abcd..., got 10010502abcd..."
     )
 
 

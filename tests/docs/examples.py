@@ -4,6 +4,7 @@ and generated parts in place, ``docs/_ext/rcdocs``), its fenced blocks, and what
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -188,11 +189,13 @@ def environment() -> dict[str, str]:
     }
 
 
-def run(command: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+def run(
+    command: str, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         ["bash", "-c", command],
         cwd=cwd,
-        env=environment(),
+        env=environment() if env is None else env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -200,3 +203,16 @@ def run(command: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedPr
         timeout=timeout,
         check=False,
     )
+
+
+def check_session(block: Block, cwd: Path, env: dict[str, str] | None = None) -> None:
+    """Run a session block's commands in order in ``cwd`` (``env``: the commands' environment, default
+    :func:`environment`), each to exit 0 and print what the page shows after it."""
+    for cmd in session(block):
+        p = run(cmd.line, cwd, env=env)
+        got = p.stdout.splitlines()
+        assert p.returncode == 0, f"{block.where}: `{cmd.line}` exited {p.returncode}:\n{p.stdout[-3000:]}"
+        if cmd.expected:
+            assert matches(cmd.expected, got), f"{block.where}: `{cmd.line}` printed\n" + "\n".join(
+                difflib.unified_diff(cmd.expected, got, "shown", "printed", lineterm="")
+            )

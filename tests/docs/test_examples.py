@@ -5,7 +5,6 @@ tests/pipeline/test_job.py against the same job run in-process."""
 
 from __future__ import annotations
 
-import difflib
 import shutil
 import subprocess
 import sys
@@ -21,14 +20,13 @@ from .examples import (
     SHELL,
     Block,
     blocks,
+    check_session,
     cli_words,
     command_lines,
     environment,
     is_session,
     matches,
     pages,
-    run,
-    session,
     workdir,
 )
 
@@ -45,14 +43,7 @@ def _run_block(block: Block, cwd, slow: bool, doctests: list[str] | None = None)
     if block.slow and not slow:
         return
     if is_session(block):
-        for cmd in session(block):
-            p = run(cmd.line, cwd)
-            got = p.stdout.splitlines()
-            assert p.returncode == 0, f"{block.where}: `{cmd.line}` exited {p.returncode}:\n{p.stdout[-3000:]}"
-            if cmd.expected:
-                assert matches(cmd.expected, got), f"{block.where}: `{cmd.line}` printed\n" + "\n".join(
-                    difflib.unified_diff(cmd.expected, got, "shown", "printed", lineterm="")
-                )
+        check_session(block, cwd)
     elif block.info in SHELL:
         raise AssertionError(
             f"{block.where}: commands without `$ ` prompts: show them as a session, or say why "

@@ -63,6 +63,17 @@ def test_every_subcommand_and_option_is_in_the_cli_reference():
     assert missing(parser, page) == []
 
 
+def test_every_option_says_in_help_what_it_does():
+    # an option --help lists with no words (`--inputs INPUTS`, `--shared SHARED`) leaves the reader to the code
+    bare = [
+        f"{' '.join(('rebalance-codec',) + words)} {'/'.join(action.option_strings)}"
+        for words, p in _commands(build_parser())
+        for action in p._actions
+        if action.option_strings and not action.help and not isinstance(action, argparse._HelpAction)
+    ]
+    assert bare == []
+
+
 def test_the_cli_reference_check_can_fail():
     page = source("reference/cli.md")
     parser = build_parser()

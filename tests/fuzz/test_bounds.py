@@ -72,6 +72,8 @@ def _claims(name: str, version: int):
     data = encode_wire(name, version, _full(message, message.root, version))
     flexible = message.is_flexible(version)
     for path, off in field_offsets(name, version, data).items():
+        if path.rsplit(".", 1)[-1] == "_tagged_fields":  # a flexible struct's tagged-field section, not a field
+            continue
         f = _resolve(message, path)
         if not (f.is_array or f.type in ("bytes", "string", "javaUTF", "javaChars")):
             continue

@@ -16,6 +16,7 @@ from codec.group import (
     request_frame,
     response_frame,
 )
+from codec.errors import DecodeError
 from codec.kinds import get_kind
 from codec.streams import assignment_from_json, subscription_from_json
 from codec.wire.builder import encode_wire, wire_class
@@ -106,3 +107,15 @@ def test_auto_names_what_fitted():
     d = auto.decode(frame, style="kafka", version=None)
     assert d.value["kind"] == "request-frame" and d.pretty.startswith("auto: request-frame")
     assert auto.encode(d.value, style="kafka", version=None) == frame
+
+
+def test_auto_on_a_response_frame_says_which_kind_reads_it():
+    # SyncGroup response v3 without its size: correlation id 5, throttle 0, error 0, an empty assignment. A
+    # response does not name its API, so no self-describing kind reads it: the error says what does.
+    frame = bytes.fromhex("00000005" "00000000" "0000" "00000000")
+    with pytest.raises(DecodeError) as e:
+        get_kind("auto").decode(frame, style="kafka", version=None)
+    assert "no self-describing kind decodes all 14 bytes" in str(e.value)
+    assert "--kind response-frame --api-key K --version V of its request" in str(e.value)
+    d = get_kind("response-frame").decode(frame, style="kafka", version=3, api_key=14)
+    assert d.value["body"]["errorCode"] == 0

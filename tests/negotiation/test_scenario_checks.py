@@ -69,7 +69,10 @@ A7 = {"name": "A", "version": 7}
             _group({"name": "A", "version": 7, "release": "2.6"}),
             'members[0]: needs either "release" or "version", not both',
         ),
-        (_group({"name": "A", "release": 2.6}), "members[0].release: unknown Kafka Streams release a number (2.6)"),
+        (
+            _group({"name": "A", "release": 2.6}),
+            'members[0].release: a Kafka Streams release is a string ("2.4"), got a number (2.6)',
+        ),
         (_group({"name": "A", "release": "9.9"}), "members[0].release: unknown Kafka Streams release '9.9'"),
         (
             _group({"name": "A", "version": 7, "upgradeFrom": "2.0"}),
@@ -77,6 +80,7 @@ A7 = {"name": "A", "version": 7}
         ),
         (_group({"name": "A", "release": "2.6", "upgradeFrom": 2.0}), "members[0].upgradeFrom: needs a release string"),
         (_group({"name": "A", "release": "2.6", "upgradeFrom": "3.9"}), "members[0].upgradeFrom: upgrade.from '3.9'"),
+        (_group({"name": "A", "release": "2.9"}), "members[0].release: unknown Kafka Streams release '2.9'; known: "),
         (_group({"name": "", "version": 7}), "members[0].name: needs a non-empty name"),
         (_group({"name": ["A"], "version": 7}), "members[0].name: needs a non-empty name"),
         (_group(A7, {"name": "A", "version": 4}), "members[1].name: 'A' is already a member"),
@@ -103,3 +107,14 @@ def test_a_version_above_the_newest_is_a_future_member():
     # a lone v13 member leads itself: one round at v13, nothing to negotiate (versions are int32 words)
     res = run_scenario(_group({"name": "A", "version": 13}))
     assert res.steady == {"A": 13} and not res.failed
+
+
+def test_the_command_says_a_scenario_error_in_its_own_words(tmp_path, capsys):
+    # one line naming the file and the place, as the refusals above give it, and no Python class name after it
+    # (the name is for plain Python errors a malformed file makes, where it says what kind of thing went wrong)
+    from codec.cli import main
+
+    path = tmp_path / "upgrade.json"
+    path.write_text('{"members": [{"name": "A", "version": 7}], "events": [{"restart": "Z", "version": 7}]}')
+    assert main(["negotiate", "--scenario", str(path)]) == 1
+    assert capsys.readouterr().err == f"error: scenario {path}: events[0].restart: 'Z' is not a member (A)\n"

@@ -328,3 +328,12 @@ def test_a_jvm_that_does_not_start_is_one_line(tmp_path, case):
     line = _one_error_line(r)
     assert line.startswith("error: Spark did not start: ") and says in line and f"(Spark's log: {log})" in line
     assert says.split("; ")[-1] in log.read_text() and not (tmp_path / "out").exists()
+
+
+def test_the_help_names_every_table_the_job_writes():
+    # (it named six: connect, the Kafka Connect workers' table, was missing)
+    from codec.pipeline.command import _DESCRIPTION
+    from codec.pipeline.job import TABLES
+
+    text = " ".join(_DESCRIPTION.split())
+    assert f"Writes the Parquet tables {', '.join(TABLES[:-1])} and {TABLES[-1]}, plus report.json" in text

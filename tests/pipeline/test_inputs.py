@@ -126,6 +126,28 @@ def test_bad_inputs_are_one_line_naming_what_to_do(tmp_path, case):
         assert "cannot tell the format of" in msg
 
 
+@pytest.mark.parametrize(
+    "name, head",
+    [
+        ("traffic.pcap", bytes.fromhex("d4c3b2a1" "0200" "0400") + bytes(16)),  # libpcap, little-endian
+        ("traffic.bin", bytes.fromhex("a1b23c4d" "0002" "0004") + bytes(16)),  # libpcap, nanoseconds
+        ("traffic.pcapng", bytes.fromhex("0a0d0d0a" "1c000000" "4d3c2b1a") + bytes(16)),  # pcapng
+        ("traffic.pcap.gz", gzip.compress(bytes.fromhex("a1b2c3d4" "0002" "0004") + bytes(16))),
+    ],
+)
+def test_a_packet_capture_is_named_with_the_command_that_reads_it(tmp_path, name, head):
+    # the pipeline reads what `capture --json` writes of a pcap, not the pcap: the error says so, not
+    # "pass --input-format"
+    path = _write(tmp_path / name, head)
+    for target in (path, tmp_path):
+        with pytest.raises(InputError) as e:
+            _plan(target)
+        assert str(e.value) == (
+            f"{path} is a packet capture: the pipeline reads the JSON lines that "
+            f"`rebalance-codec capture --json {path}` writes of it"
+        )
+
+
 def test_hadoop_listing_agrees_with_the_local_one(spark, tmp_path):
     """URIs are listed through Hadoop's FileSystem API (any scheme Spark is set up for); on file: URIs it
     must give the plan the standard library gives on the same folder."""
