@@ -214,7 +214,9 @@ def _nothing_told(group: str | None, summary: CaptureSummary) -> str:
     names = ["(frames naming no group)" if g is None else printable(str(g)) for g in others[:10]]
     shown = ", ".join(names) + (", ..." if len(others) > 10 else "")
     noun = "group" if len(others) == 1 else "groups"
-    return f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: {shown}"
+    return (
+        f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: {shown}"
+    )
 
 
 def _json_line(item, summary: CaptureSummary) -> str:

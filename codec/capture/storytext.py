@@ -327,7 +327,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             )
     else:
         lines.append(
-            f"{_I}records        {s.records:,}" + (f" ({left_out:,} of other groups left out: --group)" if left_out else "")
+            f"{_I}records        {s.records:,}"
+            + (f" ({left_out:,} of other groups left out: --group)" if left_out else "")
         )
         if s.offset_commits:
             lines.append(

@@ -119,7 +119,9 @@ def register(subparsers) -> None:
         help="how many inputs: mutated seeds and random bytes over the targets (with --cli, hostile input "
         "lines; with --amplification, generated inputs); default 100,000",
     )
-    p.add_argument("--seed", type=int_range(), default=0, help="the random seed: the same seed, the same inputs (default 0)")
+    p.add_argument(
+        "--seed", type=int_range(), default=0, help="the random seed: the same seed, the same inputs (default 0)"
+    )
     p.add_argument("--seconds", type=seconds, help="stop after this long")
     p.add_argument("--target", action="append", help="only targets starting with this (repeatable)")
     p.add_argument(

@@ -159,7 +159,10 @@ def register(subparsers) -> None:
     n.set_defaults(func=cmd_negotiate)
     c = subparsers.add_parser("compat", help="the compatibility matrix of member and leader metadata versions")
     c.add_argument(
-        "--format", choices=("table", "markdown", "json"), default="table", help="a text table (default), Markdown or JSON"
+        "--format",
+        choices=("table", "markdown", "json"),
+        default="table",
+        help="a text table (default), Markdown or JSON",
     )
     c.set_defaults(func=cmd_compat)
     register_size(subparsers)
@@ -260,7 +263,7 @@ def register_size(subparsers) -> None:
         type=int_range(0, 32767),
         default=60,
         dest="member_id_length",
-        help="length of each member id (default 60, about the Java client's \"<client.id>-<uuid>\")",
+        help='length of each member id (default 60, about the Java client\'s "<client.id>-<uuid>")',
     )
     s.add_argument(
         "--limit",

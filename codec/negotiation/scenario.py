@@ -114,7 +114,9 @@ def _instance_keys(v: dict, where: str) -> None:
         raise ScenarioError(f'{where}: needs either "release" or "version"' + (", not both" if "release" in v else ""))
     if "release" in v:
         if not isinstance(v["release"], str):
-            raise ScenarioError(f'{where}.release: a Kafka Streams release is a string ("2.4"), got {_show(v["release"])}')
+            raise ScenarioError(
+                f'{where}.release: a Kafka Streams release is a string ("2.4"), got {_show(v["release"])}'
+            )
         if v["release"] not in RELEASES:
             raise ScenarioError(
                 f"{where}.release: unknown Kafka Streams release {_quote(v['release'])}; known: {', '.join(RELEASES)}"
