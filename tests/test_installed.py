@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -80,6 +81,31 @@ def test_vectors_check(installed_cli):
     assert lines > 3000
     assert p.stdout.strip().splitlines()[-1].startswith(f"{lines} vectors in ")
     assert p.stdout.strip().endswith("0 problems")
+
+
+def test_the_vector_writers_leave_the_installed_package_alone(installed_cli, installed):
+    """``vectors handcraft`` / ``import`` / ``rebalance`` rewrite a checkout's vectors/: in an installed package
+    they ask for ``--dir`` instead of rewriting the package's own copy, and without a shared folder ``import``
+    says how to name one (its default once pointed at ``lib/python3.X/shared``)."""
+    package = Path(
+        subprocess.run(
+            [str(installed.parent / "python"), "-c", "import codec, os; print(os.path.dirname(codec.__file__))"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=installed.parent,  # (not the checkout, whose codec/ the current folder would put first)
+        ).stdout.strip()
+    )
+    before = {p: p.stat().st_mtime_ns for p in (package / "vectors").rglob("*.jsonl")}
+    assert before
+    for action in ("handcraft", "import", "rebalance"):
+        p = installed_cli("vectors", action)
+        _no_traceback(p)
+        assert p.returncode == 1 and "give --dir" in p.stderr, (action, p.stderr)
+    assert {p: p.stat().st_mtime_ns for p in (package / "vectors").rglob("*.jsonl")} == before
+    p = installed_cli("vectors", "import", "--dir", "out")
+    _no_traceback(p)
+    assert p.returncode == 1 and "REBALANCE_CODEC_SHARED" in p.stderr, p.stderr
 
 
 def test_conformance_of_the_built_in_codec(installed_cli):

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import text as _text
+from ..errors import InputError
 from ..cliutil import int_range, seconds
 from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
@@ -72,11 +73,43 @@ def cmd_vectors_check(args) -> int:
     return 1 if problems else 0
 
 
+def _write_dir(args) -> Path:
+    """Where ``vectors import`` / ``rebalance`` / ``handcraft`` write: ``--dir``, else ``vectors/`` of the
+    checkout. An installed package has none (its copy of the vectors is the package's own, not to be rewritten):
+    the command asks for ``--dir``."""
+    if args.dir:
+        return Path(args.dir)
+    checkout = Path(__file__).resolve().parents[2] / "vectors"
+    if not (checkout / "schema.json").is_file():
+        raise InputError(
+            f"vectors {args.vectors_command} rewrites the golden vectors of a source checkout, and this is an "
+            "installed package: give --dir DIR (a copy of the vectors folder) to write there"
+        )
+    return checkout
+
+
+def _shared(args) -> Path:
+    """``--shared``, else the folder :func:`codec.fuzz.corpus.shared_dir` finds (``$REBALANCE_CODEC_SHARED``, or
+    ``shared/`` beside the checkout); none there: the command says how to name it."""
+    from ..fuzz.corpus import shared_dir
+
+    found = Path(args.shared) if args.shared else shared_dir()
+    if found is None or not found.is_dir():
+        raise InputError(
+            f"{found}: no such folder"
+            if found is not None
+            else "no shared reference folder: "
+            "give --shared DIR (Kafka's and kio's vectors) or set REBALANCE_CODEC_SHARED"
+        )
+    return found
+
+
 def cmd_vectors_import(args) -> int:
-    out = Path(args.dir) if args.dir else vectors_dir()
-    written = import_kafka_java(Path(args.shared), out, include_group=not args.streams_only)
+    out = _write_dir(args)
+    shared = _shared(args)
+    written = import_kafka_java(shared, out, include_group=not args.streams_only)
     if not args.streams_only:
-        written.update(import_captures(Path(args.shared), out))
+        written.update(import_captures(shared, out))
         written.update(import_kio_group(vectors_dir(), out))
     for name in written:  # rewrite with the canonical key order
         dump_vectors(out / name, load_vectors([out / name]))
@@ -88,7 +121,7 @@ def cmd_vectors_import(args) -> int:
 def cmd_vectors_handcraft(args) -> int:
     from .handcrafted_rules import RuleError
 
-    out = Path(args.dir) if args.dir else vectors_dir()
+    out = _write_dir(args)
     try:
         files = handcrafted_vectors()
     except RuleError as e:  # a case Kafka's classes have not answered, or an answer against its rule
@@ -104,9 +137,10 @@ def cmd_vectors_handcraft(args) -> int:
 def cmd_vectors_rebalance(args) -> int:
     from .rebalance import ROUNDS_FILE, generate_rounds
 
-    out = (Path(args.dir) if args.dir else vectors_dir()) / "rebalance"
+    out = _write_dir(args) / "rebalance"
+    shared = _shared(args)
     out.mkdir(exist_ok=True)
-    rounds = generate_rounds(Path(args.shared))
+    rounds = generate_rounds(shared)
     (out / ROUNDS_FILE).write_text("".join(_text.dumps(r) + "\n" for r in rounds), encoding="utf-8")
     print(f"rebalance/{ROUNDS_FILE}: {len(rounds)} rounds")
     return 0
@@ -274,8 +308,11 @@ def cmd_conformance(args) -> int:
     return 0 if not why and not bad else 1
 
 
-_SHARED_HELP = "the shared reference folder, Kafka's and kio's vectors (default: shared/ beside the repository)"
-_WRITE_DIR_HELP = "the vector directory to write (default: vectors/ of the checkout)"
+_SHARED_HELP = (
+    "the shared reference folder, Kafka's and kio's vectors (default: $REBALANCE_CODEC_SHARED, else shared/ beside "
+    "the repository)"
+)
+_WRITE_DIR_HELP = "the vector directory to write (default: vectors/ of the checkout; required in an installed package)"
 
 
 def register(subparsers) -> None:
@@ -285,12 +322,12 @@ def register(subparsers) -> None:
     c.add_argument("--dir", help="vector directory (default: vectors/)")
     c.set_defaults(func=cmd_vectors_check)
     i = vsub.add_parser("import", help="import Kafka's reference vectors from ../shared")
-    i.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"), help=_SHARED_HELP)
+    i.add_argument("--shared", help=_SHARED_HELP)
     i.add_argument("--dir", help=_WRITE_DIR_HELP)
     i.add_argument("--streams-only", action="store_true", help="only SubscriptionInfo and AssignmentInfo")
     i.set_defaults(func=cmd_vectors_import)
     r = vsub.add_parser("rebalance", help="regenerate the rebalance rounds (vectors/rebalance/rounds.jsonl)")
-    r.add_argument("--shared", default=str(Path(__file__).resolve().parents[3] / "shared"), help=_SHARED_HELP)
+    r.add_argument("--shared", help=_SHARED_HELP)
     r.add_argument("--dir", help=_WRITE_DIR_HELP)
     r.set_defaults(func=cmd_vectors_rebalance)
     h = vsub.add_parser("handcraft", help="regenerate the handcrafted vectors")
