@@ -161,12 +161,12 @@ def test_byte_difference_names_the_tagged_field_section():
     # HeartbeatResponse v4 (flexible): throttleTimeMs int32 at 0, errorCode int16 at 4, then the tagged-field
     # section at 6: count 1, tag 5, size 2, abcd. A writer that drops unknown tagged fields differs at byte 6,
     # which is the section, not errorCode (kafka-python's encoders do so).
-    expected = bytes.fromhex("00000000" "0000" "01" "05" "02" "abcd")
-    dropped = bytes.fromhex("00000000" "0000" "00")
+    expected = bytes.fromhex("00000000 0000 01 05 02 abcd")
+    dropped = bytes.fromhex("00000000 0000 00")
     assert byte_difference("HeartbeatResponse", 4, expected, dropped) == (
         "encoding differs at byte 6 (field _tagged_fields): expected 010502abcd..., got 00..."
     )
-    wrong_error = bytes.fromhex("00000000" "0010" "01" "05" "02" "abcd")
+    wrong_error = bytes.fromhex("00000000 0010 01 05 02 abcd")
     assert byte_difference("HeartbeatResponse", 4, expected, wrong_error) == (
         "encoding differs at byte 5 (field error_code): expected 00010502abcd..., got 10010502abcd..."
     )

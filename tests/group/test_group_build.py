@@ -112,7 +112,7 @@ def test_auto_names_what_fitted():
 def test_auto_on_a_response_frame_says_which_kind_reads_it():
     # SyncGroup response v3 without its size: correlation id 5, throttle 0, error 0, an empty assignment. A
     # response does not name its API, so no self-describing kind reads it: the error says what does.
-    frame = bytes.fromhex("00000005" "00000000" "0000" "00000000")
+    frame = bytes.fromhex("00000005 00000000 0000 00000000")
     with pytest.raises(DecodeError) as e:
         get_kind("auto").decode(frame, style="kafka", version=None)
     assert "no self-describing kind decodes all 14 bytes" in str(e.value)

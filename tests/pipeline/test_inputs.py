@@ -129,10 +129,10 @@ def test_bad_inputs_are_one_line_naming_what_to_do(tmp_path, case):
 @pytest.mark.parametrize(
     "name, head",
     [
-        ("traffic.pcap", bytes.fromhex("d4c3b2a1" "0200" "0400") + bytes(16)),  # libpcap, little-endian
-        ("traffic.bin", bytes.fromhex("a1b23c4d" "0002" "0004") + bytes(16)),  # libpcap, nanoseconds
-        ("traffic.pcapng", bytes.fromhex("0a0d0d0a" "1c000000" "4d3c2b1a") + bytes(16)),  # pcapng
-        ("traffic.pcap.gz", gzip.compress(bytes.fromhex("a1b2c3d4" "0002" "0004") + bytes(16))),
+        ("traffic.pcap", bytes.fromhex("d4c3b2a1 0200 0400") + bytes(16)),  # libpcap, little-endian
+        ("traffic.bin", bytes.fromhex("a1b23c4d 0002 0004") + bytes(16)),  # libpcap, nanoseconds
+        ("traffic.pcapng", bytes.fromhex("0a0d0d0a 1c000000 4d3c2b1a") + bytes(16)),  # pcapng
+        ("traffic.pcap.gz", gzip.compress(bytes.fromhex("a1b2c3d4 0002 0004") + bytes(16))),
     ],
 )
 def test_a_packet_capture_is_named_with_the_command_that_reads_it(tmp_path, name, head):
