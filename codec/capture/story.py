@@ -767,6 +767,8 @@ class _Story:
     def finish(self) -> Iterator[Generation | HeartbeatGroup]:
         s = self.summary
         for req in self.requests.values():
+            if self.only is not None and req.frame.group != self.only:
+                continue  # another group's request, already counted as left out (--group)
             s.unanswered_requests += 1
             f = req.frame
             s.problem(

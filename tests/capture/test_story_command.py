@@ -81,3 +81,15 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert run(args, out=io.StringIO(), err=tty) == 0 and run(args, out=io.StringIO(), err=plain) == 0
     assert "reading" in tty.getvalue() and f"of {p.stat().st_size / 1e6:,.1f} MB" in tty.getvalue()
     assert plain.getvalue() == ""
+
+
+def test_group_filter_leaves_out_other_groups_unanswered_requests(tmp_path):
+    # the generation's last frame (the SyncGroup response) cut: one SyncGroup request of group streams-app unanswered
+    frames = generation_frames(RECORDS[0])
+    assert frames[-1][0] == "s"
+    p = tmp_path / "u.pcap"
+    p.write_bytes(pcap(conversation(frames[:-1])))
+    assert json_lines(p)[-1]["unanswered_requests"] == 1
+    assert json_lines(p, "--group", "streams-app")[-1]["unanswered_requests"] == 1
+    (summary,) = json_lines(p, "--group", "other")  # another group's: left out with the rest of its frames
+    assert summary["unanswered_requests"] == 0 and summary["other_groups"] == len(frames) - 1
