@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliutil import loads
+from ..errors import read_whole
 from ..connect.constants import MAX_TASKS
 from ..connect.assignment import (
     ConnectAssignment,
@@ -807,7 +808,7 @@ def format_connect_table(metrics: list[dict]) -> str:
 def load_connect_scenario(path: str | Path) -> ConnectScenario:
     path = Path(path)
     try:
-        data = loads(path.read_bytes().decode("utf-8"))
+        data = loads(read_whole(path, "").decode("utf-8"))
     except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
         raise ScenarioError(f"{path}: {e}") from None
     return parse_connect_scenario(data, source_name=path.stem)

@@ -45,6 +45,7 @@ from typing import Any
 
 from ..assignor.leader import Subtopology, Topology
 from ..cliutil import loads
+from ..errors import read_whole
 from ..assignor.model import AssignmentConfigs
 from ..negotiation import initial_used_version, release_latest
 from ..types import TaskId
@@ -369,7 +370,7 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
     try:
-        data = loads(path.read_bytes().decode("utf-8"))
+        data = loads(read_whole(path, "").decode("utf-8"))
     except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
         raise ScenarioError(f"{path}: {e}") from None
     return parse_scenario(data, source_name=path.stem)
