@@ -36,7 +36,15 @@ def _defer_inspect() -> None:
 
 _defer_inspect()  # before the imports below, which import dataclasses
 from . import text as _text  # noqa: E402
-from .errors import MAX_WHOLE_INPUT, CodecError, DecodeError, InputError, os_error_text, read_whole  # noqa: E402
+from .errors import (  # noqa: E402
+    MAX_WHOLE_INPUT,
+    CodecError,
+    DecodeError,
+    InputError,
+    os_error_text,
+    read_whole,
+    stdin_bytes,
+)
 from .kinds import get_kind, kind_names  # noqa: E402
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
@@ -51,7 +59,7 @@ def _read_input(arg: str | None) -> bytes | str:
     """INPUT: the value itself (a hex string for decode, JSON text for encode: a str), or the bytes of
     ``@path`` (raw bytes / a JSON file) or of stdin (``-``/absent)."""
     if arg is None or arg == "-":
-        return read_whole(sys.stdin.buffer, "stdin")
+        return read_whole(stdin_bytes(), "stdin")
     if arg.startswith("@"):
         return read_whole(arg[1:])  # (not pathlib: its imports would cost a decode call's start-up)
     return arg
@@ -207,7 +215,8 @@ def _input_lines(args) -> Iterator[bytes | InputError]:
     """The lines of stdin or ``@file``, split at LF alone: a CR, U+2028 or any other character inside a line
     stays in it, so the output has exactly one line per input line. A line of more than
     :data:`~codec.errors.MAX_WHOLE_INPUT` bytes is read past in pieces and given as its error."""
-    source = open(args.input[1:], "rb") if args.input and args.input.startswith("@") else sys.stdin.buffer
+    from_file = bool(args.input and args.input.startswith("@"))
+    source = open(args.input[1:], "rb") if from_file else stdin_bytes()
     try:
         n = 0
         while raw := source.readline(MAX_WHOLE_INPUT + 1):
@@ -219,7 +228,7 @@ def _input_lines(args) -> Iterator[bytes | InputError]:
                 continue
             yield raw[:-1] if raw.endswith(b"\n") else raw
     finally:
-        if source is not sys.stdin.buffer:
+        if from_file:
             source.close()
 
 
@@ -467,6 +476,10 @@ def _version_action():
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # started with stdout closed (``>&-``): print() would write nothing, and exit 0
+        if sys.stderr is not None:
+            _say("error", "stdout is closed: nothing could be written")
+        return 1
     words = sys.argv[1:] if argv is None else argv
     if words == ["--version"]:  # without building the parser (its imports)
         return run(SimpleNamespace(func=_print_version))

@@ -12,6 +12,8 @@ formats them the same way everywhere, e.g.::
 
 from __future__ import annotations
 
+import sys
+
 __all__ = [
     "CodecError",
     "DecodeError",
@@ -23,6 +25,7 @@ __all__ = [
     "os_error_text",
     "MAX_WHOLE_INPUT",
     "read_whole",
+    "stdin_bytes",
 ]
 
 #: The most bytes a command reads of an input it takes whole (a message's bytes or hex, a JSON document, a
@@ -170,3 +173,11 @@ def read_whole(source, name: str | None = None, limit: int = MAX_WHOLE_INPUT) ->
                 "(codec.errors.MAX_WHOLE_INPUT)"
             )
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def stdin_bytes():
+    """``sys.stdin.buffer``, or :class:`InputError` when the process was started with stdin closed (``<&-``:
+    Python's ``sys.stdin`` is then None)."""
+    if sys.stdin is None:
+        raise InputError("stdin is closed: give the input as an argument, or as @path")
+    return sys.stdin.buffer

@@ -17,7 +17,7 @@ from .engine import assign
 from .json_io import group_from_json, result_to_json
 from .. import text as _text
 from ..cliutil import int_range, loads
-from ..errors import CodecError, InputError, os_error_text, read_whole
+from ..errors import CodecError, InputError, os_error_text, read_whole, stdin_bytes
 from .model import ASSIGNOR_NAMES, AssignmentError, AssignmentResult
 from .wire_io import assign_description_over_bytes, assign_join_group
 
@@ -200,7 +200,7 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | 
             raw = (
                 stdin.read().encode("utf-8", "surrogateescape")
                 if stdin is not None
-                else read_whole(sys.stdin.buffer, "stdin")
+                else read_whole(stdin_bytes(), "stdin")
             )
         else:
             raw = read_whole(args.input)
