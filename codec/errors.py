@@ -157,9 +157,9 @@ def os_error_text(e: OSError) -> str:
 
 def read_whole(source, name: str | None = None, limit: int = MAX_WHOLE_INPUT) -> bytes:
     """Every byte of ``source`` (a path, or a binary file open for reading), or :class:`InputError` naming it
-    (``name``, else the path; ``""``: nothing, for a caller that names it) as soon as it holds more than ``limit`` bytes: an endless input (``/dev/zero``,
-    a pipe that never ends) stops with one error line instead of filling memory. Read in pieces, so refusing
-    costs no more than the limit."""
+    (``name``, else the path; ``""``: nothing, for a caller that names it) as soon as it holds more than
+    ``limit`` bytes: an endless input (``/dev/zero``, a pipe that never ends) stops with one error line instead
+    of filling memory. Read in pieces, so refusing costs no more than the limit."""
     if not hasattr(source, "read"):
         with open(source, "rb") as f:
             return read_whole(f, str(source) if name is None else name, limit)

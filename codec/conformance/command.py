@@ -174,8 +174,8 @@ def _overwritten_input(args) -> str | None:
     """A report that would be written over an input of the run (a vector file, the expectations file) or over
     another report: the error line, else None. ``--write-expect`` may refresh the ``--expect`` file it read."""
     inputs = [("vector file", p) for p in args.files] + ([("--expect file", args.expect)] if args.expect else [])
-    reports = [(w, p) for w, p in (("--junit", args.junit), ("--json", args.json), ("--write-expect", args.write_expect))]
-    reports = [(w, p) for w, p in reports if p]
+    named = (("--junit", args.junit), ("--json", args.json), ("--write-expect", args.write_expect))
+    reports = [(what, path) for what, path in named if path]
     for i, (what, path) in enumerate(reports):
         for other, given in inputs + reports[:i]:
             if not (what == "--write-expect" and other == "--expect file") and _same_file(path, given):
