@@ -8,11 +8,12 @@ records), the explicit cap that stops it with one clear error line or cuts the o
 amplification check of the fuzzer (:mod:`codec.fuzz.amplification`) runs every command under its budget;
 ``tests/fuzz/test_amplification.py`` holds the worst inputs it found.
 
-"Input" is what the command reads: the message's bytes for ``decode`` (one line's with ``--lines``), the JSON
-text for ``encode`` and ``assign``, the file for ``capture``, the scenario file for ``negotiate`` and
-``simulate``, the vector files for ``conformance``, the files and folders for ``pipeline``. Memory is the peak of what the command allocates for
-that input (the peak resident size, above what the process held before); time is the CPU time of the run, on
-one core (the fuzzer allows a factor for the collector and caches).
+"Input" is what the command reads: the message's bytes for ``decode`` (one line's with ``--lines``), the JSON text
+for ``encode`` and ``assign``, the file for ``capture``, the scenario file for ``negotiate`` and ``simulate``, the
+vector files for ``conformance``, the files and folders for ``pipeline``. An input a command reads whole is at most
+:data:`codec.errors.MAX_WHOLE_INPUT` (256 MiB; one line of ``--lines`` too): past it, one error line. Memory is the
+peak of what the command allocates for that input (the peak resident size, above what the process held before); time
+is the CPU time of the run, on one core (the fuzzer allows a factor for the collector and caches).
 
 =============  ==================  ==================  ==================  ================================
 command        output              memory              time                caps (one error line, or a cut

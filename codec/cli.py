@@ -36,7 +36,15 @@ def _defer_inspect() -> None:
 
 _defer_inspect()  # before the imports below, which import dataclasses
 from . import text as _text  # noqa: E402
-from .errors import CodecError, DecodeError, os_error_text  # noqa: E402
+from .errors import (  # noqa: E402
+    MAX_WHOLE_INPUT,
+    CodecError,
+    DecodeError,
+    InputError,
+    os_error_text,
+    read_whole,
+    stdin_bytes,
+)
 from .kinds import get_kind, kind_names  # noqa: E402
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
@@ -51,10 +59,9 @@ def _read_input(arg: str | None) -> bytes | str:
     """INPUT: the value itself (a hex string for decode, JSON text for encode: a str), or the bytes of
     ``@path`` (raw bytes / a JSON file) or of stdin (``-``/absent)."""
     if arg is None or arg == "-":
-        return sys.stdin.buffer.read()
+        return read_whole(stdin_bytes(), "stdin")
     if arg.startswith("@"):
-        with open(arg[1:], "rb") as f:  # (not pathlib: its imports would cost a decode call's start-up)
-            return f.read()
+        return read_whole(arg[1:])  # (not pathlib: its imports would cost a decode call's start-up)
     return arg
 
 
@@ -213,15 +220,24 @@ def cmd_encode(args) -> int:
     return 0
 
 
-def _input_lines(args) -> Iterator[bytes]:
+def _input_lines(args) -> Iterator[bytes | InputError]:
     """The lines of stdin or ``@file``, split at LF alone: a CR, U+2028 or any other character inside a line
-    stays in it, so the output has exactly one line per input line."""
-    source = open(args.input[1:], "rb") if args.input and args.input.startswith("@") else sys.stdin.buffer
+    stays in it, so the output has exactly one line per input line. A line of more than
+    :data:`~codec.errors.MAX_WHOLE_INPUT` bytes is read past in pieces and given as its error."""
+    from_file = bool(args.input and args.input.startswith("@"))
+    source = open(args.input[1:], "rb") if from_file else stdin_bytes()
     try:
-        for raw in source:
+        n = 0
+        while raw := source.readline(MAX_WHOLE_INPUT + 1):
+            n += 1
+            if len(raw) > MAX_WHOLE_INPUT and not raw.endswith(b"\n"):
+                while (rest := source.readline(1 << 20)) and not rest.endswith(b"\n"):
+                    pass
+                yield InputError(f"line {n}: more than {MAX_WHOLE_INPUT:,} bytes (codec.errors.MAX_WHOLE_INPUT)")
+                continue
             yield raw[:-1] if raw.endswith(b"\n") else raw
     finally:
-        if source is not sys.stdin.buffer:
+        if from_file:
             source.close()
 
 
@@ -230,9 +246,11 @@ def _lines(args, handle, render) -> int:
     failed = 0
     out = sys.stdout
     for raw in _input_lines(args):
-        if raw.endswith(b"\r"):  # CRLF files: the CR belongs to the line ending
-            raw = raw[:-1]
         try:
+            if isinstance(raw, InputError):
+                raise raw
+            if raw.endswith(b"\r"):  # CRLF files: the CR belongs to the line ending
+                raw = raw[:-1]
             out.write(render(handle(_utf8(raw))) + "\n")
         except (CodecError, json.JSONDecodeError, RecursionError) as e:
             failed += 1
@@ -472,6 +490,10 @@ def _version_action():
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # started with stdout closed (``>&-``): print() would write nothing, and exit 0
+        if sys.stderr is not None:
+            _say("error", "stdout is closed: nothing could be written")
+        return 1
     words = sys.argv[1:] if argv is None else argv
     if words == ["--version"]:  # without building the parser (its imports)
         return run(SimpleNamespace(func=_print_version))

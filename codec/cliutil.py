@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import CodecError, InputError
+from .errors import CodecError, InputError, read_whole
 
 __all__ = [
     "DuplicateKeyError",
@@ -122,7 +122,7 @@ def read_json_file(path: str | Path, what: str):
     """Parse a JSON file, with any problem (missing, not UTF-8, not JSON, a duplicate key, nested too deeply) as
     one :class:`InputError` line naming the file."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text = read_whole(path, f"{what} {path}").decode("utf-8")
         return loads(text)
     except OSError as e:
         raise InputError(f"{what} {path}: {e.strerror or e}") from None

@@ -12,6 +12,8 @@ formats them the same way everywhere, e.g.::
 
 from __future__ import annotations
 
+import sys
+
 __all__ = [
     "CodecError",
     "DecodeError",
@@ -21,7 +23,15 @@ __all__ = [
     "EncodeError",
     "InputError",
     "os_error_text",
+    "MAX_WHOLE_INPUT",
+    "read_whole",
+    "stdin_bytes",
 ]
+
+#: The most bytes a command reads of an input it takes whole (a message's bytes or hex, a JSON document, a
+#: scenario, a vector file; one line of ``--lines``): 256 MiB, two and a half times the largest request a
+#: Kafka broker accepts (socket.request.max.bytes, 100 MiB), so any Kafka message fits, as hex too.
+MAX_WHOLE_INPUT = 256 << 20
 
 
 class CodecError(Exception):
@@ -143,3 +153,31 @@ def os_error_text(e: OSError) -> str:
         return str(e)
     names = f"{e.filename} -> {e.filename2}" if e.filename2 is not None else str(e.filename)
     return f"{names}: {e.strerror}"
+
+
+def read_whole(source, name: str | None = None, limit: int = MAX_WHOLE_INPUT) -> bytes:
+    """Every byte of ``source`` (a path, or a binary file open for reading), or :class:`InputError` naming it
+    (``name``, else the path; ``""``: nothing, for a caller that names it) as soon as it holds more than
+    ``limit`` bytes: an endless input (``/dev/zero``, a pipe that never ends) stops with one error line instead
+    of filling memory. Read in pieces, so refusing costs no more than the limit."""
+    if not hasattr(source, "read"):
+        with open(source, "rb") as f:
+            return read_whole(f, str(source) if name is None else name, limit)
+    chunks, total = [], 0
+    while chunk := source.read(min(1 << 20, limit + 1 - total)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise InputError(
+                f"{name + ': ' if name else ''}more than {limit:,} bytes, the most a command reads of one input "
+                "(codec.errors.MAX_WHOLE_INPUT)"
+            )
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def stdin_bytes():
+    """``sys.stdin.buffer``, or :class:`InputError` when the process was started with stdin closed (``<&-``:
+    Python's ``sys.stdin`` is then None)."""
+    if sys.stdin is None:
+        raise InputError("stdin is closed: give the input as an argument, or as @path")
+    return sys.stdin.buffer

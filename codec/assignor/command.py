@@ -17,7 +17,7 @@ from .engine import assign
 from .json_io import group_from_json, result_to_json
 from .. import text as _text
 from ..cliutil import int_range, loads
-from ..errors import CodecError, os_error_text
+from ..errors import CodecError, InputError, os_error_text, read_whole, stdin_bytes
 from .model import ASSIGNOR_NAMES, AssignmentError, AssignmentResult
 from .wire_io import assign_description_over_bytes, assign_join_group
 
@@ -184,8 +184,7 @@ def _connect_round_from_join_group(body: bytes, version: int, doc) -> dict:
 
 def _read_bytes(arg: str) -> bytes:
     if arg.startswith("@"):
-        with open(arg[1:], "rb") as f:
-            return f.read()
+        return read_whole(arg[1:])
     try:
         return bytes.fromhex("".join(arg.split()))
     except ValueError:
@@ -198,12 +197,18 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | 
     stdout = stdout or sys.stdout
     try:
         if args.input == "-":
-            raw = stdin.read().encode("utf-8", "surrogateescape") if stdin is not None else sys.stdin.buffer.read()
+            raw = (
+                stdin.read().encode("utf-8", "surrogateescape")
+                if stdin is not None
+                else read_whole(stdin_bytes(), "stdin")
+            )
         else:
-            with open(args.input, "rb") as f:
-                raw = f.read()
+            raw = read_whole(args.input)
     except OSError as e:
         print(_dumps(_error("io", os_error_text(e))), file=stdout)
+        return 1
+    except InputError as e:
+        print(_dumps(_error("io", str(e))), file=stdout)
         return 1
     if not args.lines:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -196,7 +197,31 @@ def _write_reports(args, results, impl_name: str, seed: int, gen) -> list[str]:
     return errors
 
 
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): the same path, after links, is the same file
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _overwritten_input(args) -> str | None:
+    """A report that would be written over an input of the run (a vector file, the expectations file) or over
+    another report: the error line, else None. ``--write-expect`` may refresh the ``--expect`` file it read."""
+    inputs = [("vector file", p) for p in args.files] + ([("--expect file", args.expect)] if args.expect else [])
+    named = (("--junit", args.junit), ("--json", args.json), ("--write-expect", args.write_expect))
+    reports = [(what, path) for what, path in named if path]
+    for i, (what, path) in enumerate(reports):
+        for other, given in inputs + reports[:i]:
+            if not (what == "--write-expect" and other == "--expect file") and _same_file(path, given):
+                return f"error: {what} {_text.printable(path)} is also the {other} {_text.printable(given)}"
+    return None
+
+
 def cmd_conformance(args) -> int:
+    clash = _overwritten_input(args)
+    if clash:
+        print(clash, file=sys.stderr)
+        return 2
     if args.timeout <= 0 or args.max_reply_bytes <= 0 or args.time_limit <= 0:
         print("error: --timeout, --time-limit and --max-reply-bytes take positive numbers", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import text as _text
-from ..errors import InputError
+from ..errors import InputError, read_whole
 from .messages import MESSAGES
 from .runner import GeneratedRun, VectorResult, parse_versions
 
@@ -101,7 +101,8 @@ def read_expectations(path: str | Path) -> Expectations:
     """Read an expectations file; a missing or unreadable file, a line with two ids, or an id listed twice is
     one :class:`InputError` line naming the file and line."""
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")  # a BOM (Windows editors) is not part of an id
+        # (a BOM, which Windows editors write, is not part of an id)
+        text = read_whole(path, f"expectations file {path}").decode("utf-8-sig")
     except OSError as e:
         raise InputError(f"expectations file {path}: {e.strerror or e}") from None
     except UnicodeDecodeError as e:

@@ -267,7 +267,7 @@ class CommandImplementation:
 
     def _start(self, proc: subprocess.Popen | None = None) -> None:
         self.proc = proc or self._spawn()
-        self._buffer = b""
+        self._buffer = bytearray()  # what the adapter wrote past its last reply's newline
         self._stderr = bytearray()
         self.answered = 0
 
@@ -298,6 +298,27 @@ class CommandImplementation:
         tail = bytes(self._stderr[-_STDERR_TAIL * 4 :]).decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
         return f"; its stderr ends: {_text.printable(tail)}" if tail else ""
 
+    def _unasked(self, out_fd: int) -> str | None:
+        """What the adapter wrote to stdout since its last reply, before this request was sent (a second reply, a
+        log line): read as the next reply, it would answer this request with another's answer, and every reply
+        after it too. The reason to fail the request (and start the adapter afresh), else None."""
+        while len(self._buffer) <= self.max_reply:
+            try:
+                chunk = os.read(out_fd, 1 << 16)
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break
+            self._buffer += chunk
+        if not self._buffer:
+            return None
+        extra = bytes(self._buffer[:200])
+        self._buffer.clear()
+        return (
+            "adapter wrote to stdout when it was not asked (one reply line a request, logs to stderr): "
+            + _text.printable(repr(extra))
+        )
+
     def _exchange(self, data: bytes) -> bytes | tuple[str, bool]:
         """Send one request line, read one reply line: the line, or (the reason there is none, whether it
         was a timeout)."""
@@ -309,17 +330,23 @@ class CommandImplementation:
         if self.deadline is not None and run_ends:
             deadline = self.deadline
         out_fd, in_fd, err_fd = proc.stdout.fileno(), proc.stdin.fileno(), proc.stderr.fileno()
+        unasked = self._unasked(out_fd)
+        if unasked is not None:
+            return unasked, False
         pending = memoryview(data)
         with selectors.DefaultSelector() as sel:
             sel.register(out_fd, selectors.EVENT_READ)
             sel.register(err_fd, selectors.EVENT_READ)
             if pending:
                 sel.register(in_fd, selectors.EVENT_WRITE)
+            scanned = 0  # each byte searched once: a reply read in many pieces costs its size, not its square
             while True:
-                newline = self._buffer.find(b"\n")
+                newline = self._buffer.find(b"\n", scanned)
                 if newline >= 0:
-                    line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
+                    line = bytes(self._buffer[:newline])
+                    del self._buffer[: newline + 1]
                     return line
+                scanned = len(self._buffer)
                 if len(self._buffer) > self.max_reply:
                     return f"adapter wrote more than {self.max_reply} bytes without a newline", False
                 left = deadline - time.monotonic()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..cliutil import DuplicateKeyError, loads
+from ..errors import read_whole
 
 __all__ = [
     "vectors_dir",
@@ -117,7 +118,7 @@ def _parse_line(raw: bytes) -> tuple[object, str | None]:
 def read_lines(path: Path):
     """``(line number, parsed JSON or None, problem or None)`` for each non-blank line of a JSONL file; a
     line that is not UTF-8 or not JSON is a problem, never an exception."""
-    for n, raw in enumerate(Path(path).read_bytes().split(b"\n"), 1):
+    for n, raw in enumerate(read_whole(path).split(b"\n"), 1):
         if raw.strip():
             yield (n, *_parse_line(raw))
 
@@ -214,7 +215,7 @@ def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
     counts: dict[str, int] = {}
     builtin = BuiltinImplementation()
     for path in sorted(directory.glob("*.jsonl")):
-        raw_lines = path.read_bytes().split(b"\n")
+        raw_lines = read_whole(path).split(b"\n")
         if raw_lines and raw_lines[-1] == b"":
             raw_lines.pop()
         for n, raw in enumerate(raw_lines, 1):

@@ -24,7 +24,8 @@ against their reader before Spark starts (:meth:`LocalFiles.check`): a Parquet f
 Parquet's magic number ``PAR1``, and a JSON lines file named ``.gz`` must be gzip data (Spark decompresses
 by the name). Files on other filesystems are left to Spark's readers (a request per file would cost too
 much on an object store), which fail with one line too. A local directory that cannot be listed or a file
-that cannot be read is an :class:`InputError` as well, never skipped.
+that cannot be read is an :class:`InputError` as well, never skipped, and so is a local input that is neither a
+regular file nor a directory (a FIFO such as a shell's ``<(zcat ...)``, a device): Spark would read it as empty.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import stat
 import zlib
 from dataclasses import dataclass, field
 from typing import Iterable, Protocol
@@ -105,12 +107,39 @@ def _unreadable(path: str, e: OSError) -> InputError:
     return InputError(f"cannot read {path}: {e.strerror or e}")
 
 
+_SPECIAL = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _regular(path: str, mode: int) -> None:
+    """Refuse a local input that is neither a regular file nor a directory: Spark lists a FIFO (a shell's
+    ``<(zcat ...)``) or a device as a file of 0 bytes and reads no record from it, and sniffing its first bytes
+    would wait for a writer, or take them from what Spark reads."""
+    for test, what in _SPECIAL:
+        if test(mode):
+            raise InputError(
+                f"{path} is {what}, not a regular file: Spark would read no record from it; write it to a file first"
+            )
+
+
 class LocalFiles:
     """Local paths, with the standard library."""
 
     def expand(self, path: str) -> list[tuple[str, bool]]:
         paths = sorted(glob.glob(path)) if _GLOB.search(path) and not os.path.exists(path) else [path]
-        return [(p, os.path.isdir(p)) for p in paths if os.path.exists(p)]
+        found = []
+        for p in paths:
+            try:
+                mode = os.stat(p).st_mode
+            except OSError:
+                continue  # (not there: the caller says so)
+            _regular(p, mode)
+            found.append((p, stat.S_ISDIR(mode)))
+        return found
 
     def walk(self, directory: str) -> Iterable[tuple[str, int]]:
         def refuse(e: OSError) -> None:  # (os.walk would skip a folder it cannot list, and its files with it)
@@ -122,9 +151,11 @@ class LocalFiles:
                 if not hidden(f):
                     p = os.path.join(root, f)
                     try:
-                        yield p, os.path.getsize(p)
+                        st = os.stat(p)
                     except OSError as e:  # a dangling link ...
                         raise _unreadable(p, e) from None
+                    _regular(p, st.st_mode)
+                    yield p, st.st_size
 
     def head(self, path: str, n: int) -> bytes:
         try:

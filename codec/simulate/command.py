@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .. import text as _text
 from ..cliutil import int_range, loads
+from ..errors import read_whole
 from .metrics import TABLE_COLUMNS, format_metrics_table
 
 __all__ = ["register", "run", "TABLE_COLUMNS", "format_table"]
@@ -68,7 +69,7 @@ def format_table(metrics: list[dict]) -> str:
 
 def _is_connect(source, is_connect_scenario) -> bool:
     try:
-        return is_connect_scenario(loads(Path(source).read_bytes().decode("utf-8")))
+        return is_connect_scenario(loads(read_whole(source, "").decode("utf-8")))
     except (OSError, ValueError, RecursionError):
         return False  # load_scenario reports it
 

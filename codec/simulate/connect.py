@@ -45,13 +45,13 @@ end every item runs and the running workers' counts of connectors and of tasks d
 from __future__ import annotations
 
 import heapq
-import math
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..cliutil import loads
+from ..errors import read_whole
 from ..connect.constants import MAX_TASKS
 from ..connect.assignment import (
     ConnectAssignment,
@@ -72,7 +72,7 @@ from ..negotiation.connect import (
 )
 from ..wire.builder import wire_class
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
-from .scenario import ScenarioError
+from .scenario import ScenarioError, int_field, number_field
 from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
 
 __all__ = [
@@ -151,20 +151,6 @@ def _known(d, keys: set[str], where: str) -> None:
         raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"[:300])
 
 
-def _number(v, where: str, *, positive: bool = False) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ScenarioError(f"{where}: needs a number, got {v!r}"[:200])
-    if v < 0 or (positive and v == 0):
-        raise ScenarioError(f"{where}: must be {'> 0' if positive else '>= 0'}")
-    return float(v)
-
-
-def _int(v, where: str, lo: int, hi: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise ScenarioError(f"{where}: needs an integer in {lo}..{hi}, got {v!r}"[:200])
-    return v
-
-
 def _mode(v, where: str) -> str:
     if v not in MODES:
         raise ScenarioError(f"{where}: connect.protocol is one of {', '.join(MODES)}, got {v!r}"[:200])
@@ -197,7 +183,7 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
     description = data.get("description", "")
     if not isinstance(description, str):
         raise ScenarioError("description: needs a string")
-    seed = _int(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
+    seed = int_field(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
     raw_workers = data.get("workers")
     if not isinstance(raw_workers, list) or not raw_workers:
         raise ScenarioError("a Connect scenario needs workers (a non-empty list)")
@@ -221,7 +207,7 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
         raise ScenarioError("connectors: needs a JSON object of connector name -> task count")
     if len(conns) > MAX_CONNECTORS:
         raise ScenarioError(f"at most {MAX_CONNECTORS} connectors")
-    connectors = tuple((c, _int(n, f"connectors[{c}]", 0, MAX_TASKS)) for c, n in conns.items())
+    connectors = tuple((c, int_field(n, f"connectors[{c}]", 0, MAX_TASKS)) for c, n in conns.items())
     if sum(n for _, n in connectors) > MAX_TASKS:
         raise ScenarioError(f"at most {MAX_TASKS} tasks in all")
     for c, _ in connectors:
@@ -229,14 +215,14 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
             raise ScenarioError("connector names need printable, non-empty strings")
     configs = data.get("configs", {})
     _known(configs, {"scheduled_rebalance_max_delay_ms", "session_timeout_ms", "heartbeat_interval_ms"}, "configs")
-    max_delay = _int(
+    max_delay = int_field(
         configs.get("scheduled_rebalance_max_delay_ms", DEFAULT_MAX_DELAY_MS),
         "configs.scheduled_rebalance_max_delay_ms",
         0,
         2**31 - 1,
     )
-    session = _int(configs.get("session_timeout_ms", 10_000), "configs.session_timeout_ms", 1, 2**31 - 1)
-    hb = _int(configs.get("heartbeat_interval_ms", 3_000), "configs.heartbeat_interval_ms", 1, 2**31 - 1)
+    session = int_field(configs.get("session_timeout_ms", 10_000), "configs.session_timeout_ms", 1, 2**31 - 1)
+    hb = int_field(configs.get("heartbeat_interval_ms", 3_000), "configs.heartbeat_interval_ms", 1, 2**31 - 1)
     protocols = data.get("protocols", list(CONNECT_COMPARE))
     if not isinstance(protocols, list) or not protocols or any(p not in CONNECT_PROTOCOLS for p in protocols):
         raise ScenarioError(f"protocols: a non-empty list of {', '.join(CONNECT_PROTOCOLS)}")
@@ -248,7 +234,7 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
         events.extend(_events(raw, i, names))
     if len(events) > MAX_EVENTS:
         raise ScenarioError(f"at most {MAX_EVENTS} events")
-    duration = _number(data.get("duration_s", 600), "duration_s", positive=True)
+    duration = number_field(data.get("duration_s", 600), "duration_s", positive=True)
     if duration > MAX_DURATION_S:
         raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
     events.sort(key=lambda e: e.at)
@@ -272,7 +258,7 @@ def _events(raw, i: int, names: set[str]) -> list[ConnectEvent]:
     _known(raw, {"at", "start", "stop", "crash", "bounce", "rolling", "downtime_s", "every_s", "protocol"}, where)
     if "at" not in raw:
         raise ScenarioError(f"{where}: needs 'at' (seconds)")
-    at = _number(raw["at"], f"{where}.at")
+    at = number_field(raw["at"], f"{where}.at")
     kinds = [k for k in ("start", "stop", "crash", "bounce", "rolling") if k in raw]
     if len(kinds) != 1:
         raise ScenarioError(f"{where}: exactly one of start, stop, crash, bounce, rolling")
@@ -288,8 +274,8 @@ def _events(raw, i: int, names: set[str]) -> list[ConnectEvent]:
         raise ScenarioError(f"{where}: protocol goes with start, bounce or rolling")
     if kind in ("start", "stop", "crash"):
         return [ConnectEvent(at, kind, targets[0], protocol)]
-    downtime = _number(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
-    every = _number(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
+    downtime = number_field(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
+    every = number_field(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
     out = []
     for k, w in enumerate(targets):
         t = at + k * every
@@ -807,7 +793,7 @@ def format_connect_table(metrics: list[dict]) -> str:
 def load_connect_scenario(path: str | Path) -> ConnectScenario:
     path = Path(path)
     try:
-        data = loads(path.read_bytes().decode("utf-8"))
+        data = loads(read_whole(path, "").decode("utf-8"))
     except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
         raise ScenarioError(f"{path}: {e}") from None
     return parse_connect_scenario(data, source_name=path.stem)

@@ -38,6 +38,7 @@ restart of each in turn). ``NAME`` may be ``"@leader"``: the instance of the gro
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -45,6 +46,7 @@ from typing import Any
 
 from ..assignor.leader import Subtopology, Topology
 from ..cliutil import loads
+from ..errors import read_whole
 from ..assignor.model import AssignmentConfigs
 from ..negotiation import initial_used_version, release_latest
 from ..types import TaskId
@@ -68,6 +70,33 @@ DEFAULT_RELEASE = "3.9"
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be run."""
+
+
+def number_field(v, where: str, *, positive: bool = False) -> float:
+    """A scenario's number: a finite JSON number (not a boolean, a string, NaN or an integer past a float's
+    range), ``>= 0`` (``> 0`` if ``positive``)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() <= 1023:
+        v = float(v)
+    if not isinstance(v, float) or not math.isfinite(v):
+        shown = f"an integer of {v.bit_length()} bits" if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+        raise ScenarioError(f"{where}: needs a number, got {shown}"[:200])
+    if v < 0 or (positive and v == 0):
+        raise ScenarioError(f"{where}: must be {'> 0' if positive else '>= 0'}")
+    return v
+
+
+def int_field(v, where: str, lo: int, hi: int) -> int:
+    """A scenario's integer: a JSON integer (not a boolean, a float or a string) in ``lo..hi``."""
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ScenarioError(f"{where}: needs an integer in {lo}..{hi}, got {v!r}"[:200])
+    return v
+
+
+def bool_field(v, where: str) -> bool:
+    """A scenario's switch: ``true`` or ``false`` (the string ``"false"`` is not false)."""
+    if not isinstance(v, bool):
+        raise ScenarioError(f"{where}: needs true or false, got {v!r}"[:200])
+    return v
 
 
 @dataclass(frozen=True)
@@ -180,15 +209,13 @@ def _topology(spec) -> Topology:
     for i, s in enumerate(spec):
         try:
             sub = Subtopology(
-                int(s.get("subtopology", i)),
+                int_field(s.get("subtopology", i), "subtopology", 0, 2**31 - 1),
                 _names(s["source_topics"], f"topology[{i}].source_topics"),
                 _names(s.get("changelog_topics", []), f"topology[{i}].changelog_topics"),
-                int(s.get("partitions", 1)),
+                int_field(s.get("partitions", 1), "partitions", 1, MAX_PARTITIONS),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ScenarioError(f"topology[{i}]: {e}") from None
-        if not 1 <= sub.partitions <= MAX_PARTITIONS:
-            raise ScenarioError(f"topology[{i}]: partitions must be 1..{MAX_PARTITIONS}")
         subs.append(sub)
     if len({s.subtopology for s in subs}) != len(subs):
         raise ScenarioError("duplicate subtopology id")
@@ -270,18 +297,16 @@ def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
             release=None if "version" in raw else raw.get("release", DEFAULT_RELEASE),
             version=raw.get("version"),
             upgrade_from=raw.get("upgrade_from"),
-            threads=int(raw.get("threads", 1)),
+            threads=int_field(raw.get("threads", 1), f"instance {name}: threads", 1, MAX_THREADS),
             host=raw.get("host", name),
             state_dir=raw.get("state_dir", name),
             restore_rate=raw.get("restore_rate"),
-            running=bool(raw.get("running", True)),
+            running=bool_field(raw.get("running", True), f"instance {name}: running"),
         )
         try:
             spec.initial_used  # noqa: B018 (validates release / upgrade_from)
         except ValueError as e:
             raise ScenarioError(f"instance {name}: {e}") from None
-        if not 1 <= spec.threads <= MAX_THREADS:
-            raise ScenarioError(f"instance {name}: threads must be 1..{MAX_THREADS}")
         instances.append(spec)
     if not instances:
         raise ScenarioError("a scenario needs instances")
@@ -307,8 +332,8 @@ def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
             for t in list(place.get("active", ())) + list(place.get("standby", ())):
                 if t not in known:
                     raise ScenarioError(f"initial[{name}]: unknown task {t!r}")
-    duration = float(data.get("duration_s", 3600))
-    if not 0 < duration <= MAX_DURATION_S:
+    duration = number_field(data.get("duration_s", 3600), "duration_s", positive=True)
+    if not duration <= MAX_DURATION_S:
         raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
     return Scenario(
         name=data.get("name", source_name or "scenario"),
@@ -319,7 +344,7 @@ def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
         group=group,
         state=state,
         initial=initial,
-        seed=int(data.get("seed", 1)),
+        seed=int_field(data.get("seed", 1), "seed", -(2**63), 2**63 - 1),
         duration_s=duration,
         description=data.get("description", ""),
         source=data,
@@ -330,8 +355,8 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
     where = f"events[{i}]"
     if "at" not in raw:
         raise ScenarioError(f"{where}: needs 'at' (seconds)")
-    at = float(raw["at"])
-    release, downtime_s = raw.get("release"), float(raw.get("downtime_s", 10.0))
+    at = number_field(raw["at"], f"{where}.at")
+    release, downtime_s = raw.get("release"), number_field(raw.get("downtime_s", 10.0), f"{where}.downtime_s")
     if release is not None:
         try:
             release_latest(release)
@@ -359,9 +384,7 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
         if name != "@leader" and name not in names:
             raise ScenarioError(f"{where}: unknown instance {name!r}")
     if kind == "rolling":
-        every = float(raw.get("every_s", 120))
-        if not every > 0:
-            raise ScenarioError(f"{where}: every_s must be > 0")
+        every = number_field(raw.get("every_s", 120), f"{where}.every_s", positive=True)
         return [event(at + j * every, "restart", name) for j, name in enumerate(targets)]
     return [event(at, kind, targets[0])]
 
@@ -369,7 +392,7 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
     try:
-        data = loads(path.read_bytes().decode("utf-8"))
+        data = loads(read_whole(path, "").decode("utf-8"))
     except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
         raise ScenarioError(f"{path}: {e}") from None
     return parse_scenario(data, source_name=path.stem)

@@ -77,13 +77,33 @@ def _case(tmp_path: Path, case: str) -> tuple[list, int, str]:
         f = tmp_path / "records.jsonl.gz"
         f.write_text(GOOD_LINE + "\n", encoding="utf-8")  # plain JSON lines under a gzip name
         return [f], 1, f"{f} is not gzip data, but its name ends in .gz"
+    if case == "a FIFO":  # a shell's <(zcat ...): Spark listed it as 0 bytes and read no record (exit 0)
+        f = tmp_path / "piped.jsonl"
+        os.mkfifo(f)
+        return [good, f], 1, f"{f} is a FIFO, not a regular file: Spark would read no record from it"
+    if case == "a FIFO in a directory":
+        (tmp_path / "d").mkdir()
+        (tmp_path / "d" / "a.jsonl").write_text(GOOD_LINE + "\n", encoding="utf-8")
+        os.mkfifo(tmp_path / "d" / "b.jsonl")
+        return [tmp_path / "d"], 1, f"{tmp_path / 'd' / 'b.jsonl'} is a FIFO, not a regular file"
+    if case == "/dev/zero":
+        return ["/dev/zero", "--input-format", "jsonl"], 1, "/dev/zero is a character device, not a regular file"
     if case == "--master bogus://x":
         return [good, "--master", "bogus://x"], 2, "--master bogus://x: not a Spark master URL"
     assert case == "--driver-memory xyz"
     return [good, "--driver-memory", "xyz"], 2, "--driver-memory xyz: not a JVM memory size"
 
 
-CASES = ["missing path", "non-Parquet .parquet", "non-gzip .jsonl.gz", "--master bogus://x", "--driver-memory xyz"]
+CASES = [
+    "missing path",
+    "non-Parquet .parquet",
+    "non-gzip .jsonl.gz",
+    "a FIFO",
+    "a FIFO in a directory",
+    "/dev/zero",
+    "--master bogus://x",
+    "--driver-memory xyz",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
