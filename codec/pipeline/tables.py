@@ -391,9 +391,10 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
             _date(),
         )
 
+    consumed, consumed_escaped = _consumer_partitions(ok)
     assignments = assignments.unionByName(
         partition_rows(shared, "share", F.lit(None).cast("array<string>").alias("escaped"))
-    ).unionByName(partition_rows(*_consumer_partitions(ok)))
+    ).unionByName(partition_rows(consumed, "consumer", consumed_escaped))
     assignments = tables["assignments"] = materialize("assignments", assignments)
 
     # --- rebalances ----------------------------------------------------------------------------------
@@ -568,17 +569,17 @@ def _client_id():
     return F.coalesce(F.col("client_id"), known).alias("client_id")
 
 
-def _consumer_partitions(ok: DataFrame) -> tuple[DataFrame, str, object]:
+def _consumer_partitions(ok: DataFrame) -> tuple[DataFrame, object]:
     """A plain consumer's assigned partitions (its ConsumerProtocol assignment; each member's assignment unit
     deduplicated per group, generation and member): one row per member x partition, ``task``
-    ``topic-partition`` (Kafka's TopicPartition.toString), with the role and ``escaped`` column of its rows."""
+    ``topic-partition`` (Kafka's TopicPartition.toString), and the ``escaped`` column of its rows."""
     ca = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("topic_partitions").isNotNull()))
     rows = (
         ca.select(*_ctx(), "ts_ms", "record_id", "escaped", F.posexplode("topic_partitions").alias("_pos", "_tp"))
         .select("*", F.col("_tp.topic").alias("topic"), F.explode("_tp.partitions").alias("partition"))
         .withColumn("task", F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string")))
     )
-    return rows, "consumer", _escaped(_CTX_ESCAPED, (_task_escaped("topic_partitions", "topic"), ("topic", "task")))
+    return rows, _escaped(_CTX_ESCAPED, (_task_escaped("topic_partitions", "topic"), ("topic", "task")))
 
 
 def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame]:

@@ -217,3 +217,19 @@ def test_a_request_header_whose_client_id_runs_past_the_frame_is_quarantined():
         "client_id",
         10,
     )
+
+
+def test_a_topic_arrow_cannot_hold_is_written_escaped_and_named():
+    """Kafka's bytes are UTF-8, but a hand-built unit may hold a lone surrogate in a topic: the batch converts
+    again with the topic written as utf8_safe gives it, the entry named in ``escaped``."""
+    from codec.pipeline.arrow import Units
+    from codec.pipeline.units import AssignmentUnit
+
+    units = Units()
+    units.units("sync-group-response", [AssignmentUnit("m", 1, "g", None, 0, [("ok", [0]), ("x\ud800", [1, 2])])])
+    (row,) = units.table().to_pylist()
+    assert row["topic_partitions"] == [
+        {"topic": "ok", "partitions": [0]},
+        {"topic": "x\\ud800", "partitions": [1, 2]},
+    ]
+    assert row["escaped"] == ["topic_partitions[1].topic"]
