@@ -16,7 +16,7 @@ __all__ = ["MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordEr
 #: an assignment becomes one table row per partition, naming its topic, member and group: at most this many bytes
 #: of such rows per byte of the assignment on the wire (and 1 MiB), else the record is quarantined (codec.budget:
 #: the rows in proportion to the records; a long name over many partitions would cost its length per partition).
-#: Kafka's topic names (249 characters at most) stay far below it.
+#: A topic name as Kafka allows it (249 characters at most) stays below it, unless member ids run to thousands.
 ROW_BYTES = (256, 1 << 20)
 
 
