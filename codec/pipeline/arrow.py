@@ -15,7 +15,9 @@ with the JVM is chosen for it:
   exploded with ``inline`` and projected to these columns, its context kept in the JVM and joined back: the
   JVM's part of a record fell from ~9.4 to ~5-6 us with the flat exchange, bench/README.md);
 * a unit's fields are those of its kind (member, assignment, group, quarantine, a Kafka Connect worker's
-  metadata or assignment: :data:`MEMBER` ... :data:`CONNECT`), null on the units of other kinds; each kind's
+  metadata or assignment: :data:`MEMBER` ... :data:`CONNECT`), null on the units of other kinds (a plain
+  consumer's partitions cross as on the wire, per topic, :data:`TOPIC_PARTITIONS`: the tables make a row of each
+  partition, so a long topic name is not repeated here); each kind's
   rows are built densely (a tuple per row and a Python list per list field, converted by pyarrow in one
   call each) and scattered to the units with one C++ ``take``; the process id is formatted here (in the JVM
   it cost ~2.5 us per record); an all-null input column (``hex`` next to binary ``data`` ...) is not
@@ -125,8 +127,11 @@ _A_SCALARS = [
 ]
 #: a share member's partition (KIP-932): its topic id (Kafka's Uuid string), the name when the bytes give it
 SHARED = pa.struct([("topic_id", _STR), ("topic", _STR), ("partition", _I32)])
+#: a plain consumer's assigned partitions of one topic, as the ConsumerProtocol assignment lists them
+TOPIC_PARTITIONS = pa.struct([("topic", _STR), ("partitions", pa.list_(_I32))])
 #: ``warmup``: the warm-up tasks a KIP-1071 assignment names (a classic one's travel as standbys); ``shared``: the
-#: partitions a share member holds
+#: partitions a share member holds; ``topic_partitions``: a plain (classic, non-Streams) consumer's partitions, per
+#: topic as on the wire (the tables make a row of each partition)
 ASSIGNMENT = pa.struct(
     _A_SCALARS
     + [
@@ -134,6 +139,7 @@ ASSIGNMENT = pa.struct(
         ("standby", pa.list_(TASK_ASG)),
         ("warmup", pa.list_(TASK_ASG)),
         ("shared", pa.list_(SHARED)),
+        ("topic_partitions", pa.list_(TOPIC_PARTITIONS)),
     ]
 )
 #: a share group's topic (its records and Describe responses): id, name, the partitions to hold (null: unknown)
@@ -272,7 +278,7 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q, self.c = _Kind(3), _Kind(4), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
+        self.m, self.a, self.g, self.q, self.c = _Kind(3), _Kind(5), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
 
     # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
     def member_fields(self, fields: tuple, tasks: list, tags: list | None) -> None:
@@ -294,11 +300,12 @@ class Units:
         a.pos.append(len(self.common))
         self.common.append(_FAST_ASSIGNMENT)
         a.rows.append(fields)
-        active_, standby_, warmup, shared = a.lists
+        active_, standby_, warmup, shared, topic_partitions = a.lists
         active_.append(active)
         standby_.append(standby)
         warmup.append(None)
         shared.append(None)
+        topic_partitions.append(None)
 
     # --- the models' rows
     def units(self, ckind: str | None, units: list) -> None:
@@ -317,7 +324,7 @@ class Units:
             m = self.m
             m.pos.append(pos)
             extra = (unit.rack_id, unit.group_instance_id, unit.client_id, unit.client_host)
-            m.lists[2].append(None)
+            m.lists[2].append(unit.subscribed_topics)
             if info is None:
                 m.rows.append((None,) * 7 + extra)
                 m.lists[0].append(None)
@@ -345,6 +352,7 @@ class Units:
             a.pos.append(pos)
             a.lists[2].append(None)
             a.lists[3].append(None)
+            a.lists[4].append(unit.topic_partitions)
             if info is None:
                 a.rows.append((None,) * 5)
                 a.lists[0].append(None)
@@ -399,6 +407,7 @@ class Units:
             a.lists[1].append(unit.standby)
             a.lists[2].append(unit.warmup)
             a.lists[3].append(unit.shared)
+            a.lists[4].append(None)
         elif cls is ConnectUnit:
             self.common.append((index, "connect", ckind, None, None))
             c = self.c
@@ -484,7 +493,7 @@ class Units:
         self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
         kinds = (
             (self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks", "subscribed_topics")),
-            (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup", "shared")),
+            (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup", "shared", "topic_partitions")),
             (self.g, GROUP, 4, ("share_topics",)),
             (self.q, QUARANTINE, 6, ()),
             (self.c, CONNECT, len(_C_SCALARS), _C_LISTS),
@@ -503,6 +512,8 @@ class Units:
                         items[j] = [
                             (e[0], fix(pos, f"{list_name}[{i}].topic", e[1]), *e[2:]) for i, e in enumerate(entries)
                         ]
+                    elif list_name == "topic_partitions":  # (topic, partitions)
+                        items[j] = [(fix(pos, f"{list_name}[{i}].topic", e[0]), e[1]) for i, e in enumerate(entries)]
                     elif list_name in ("connectors", "revoked_connectors", "subscribed_topics"):  # names
                         items[j] = [fix(pos, f"{list_name}[{i}]", e) for i, e in enumerate(entries)]
                     elif list_name in ("connect_tasks", "revoked_tasks"):  # (connector, task)
@@ -686,8 +697,8 @@ def _place(n: int, bulk: dict, slow: list[int], out: Units) -> Units:
         none = [None] * len(pos)
         if k is out.m:  # (client tags, tasks, subscribed topics) from (tasks, tags)
             lists: list[Iterable] = [second, first, none]
-        else:  # (active, standby, warm-up, shared)
-            lists = [first, second, none, none]
+        else:  # (active, standby, warm-up, shared, topic partitions)
+            lists = [first, second, none, none, none]
         for items, values in zip(k.lists, lists):
             items += values
     return out

@@ -587,8 +587,8 @@ _FLAT = from_arrow_schema(FLAT)
 
 
 def _fill_from_requests(units: DataFrame) -> DataFrame:
-    """Responses do not name their group (or, SyncGroup, member and generation): take them from the
-    request with the same connection and correlation id."""
+    """Responses do not name their group (or, SyncGroup, member and generation; JoinGroup below v7 and SyncGroup
+    below v5, the protocol type): take them from the request with the same connection and correlation id."""
     req = (
         units.filter((F.col("direction") == "request") & (F.col("unit") == 0) & F.col("link").isNotNull())
         .groupBy("link")
@@ -596,15 +596,19 @@ def _fill_from_requests(units: DataFrame) -> DataFrame:
             F.first("group", ignorenulls=True).alias("_g"),
             F.first("member", ignorenulls=True).alias("_m"),
             F.first("generation", ignorenulls=True).alias("_gen"),
+            F.first("protocol_type", ignorenulls=True).alias("_pt"),
         )
     )
     u = units.join(req, "link", "left")
     is_resp = F.col("direction") == "response"
+    # (the protocol type is a group unit's field: the others keep theirs, null)
+    is_group = is_resp & (F.col("unit_kind") == "group")
     return (
         u.withColumn("group", F.coalesce("group", F.when(is_resp, F.col("_g"))))
         .withColumn("member", F.coalesce("member", F.when(is_resp, F.col("_m"))))
         .withColumn("generation", F.coalesce("generation", F.when(is_resp, F.col("_gen"))))
-        .drop("_g", "_m", "_gen")
+        .withColumn("protocol_type", F.coalesce("protocol_type", F.when(is_group, F.col("_pt"))))
+        .drop("_g", "_m", "_gen", "_pt")
     )
 
 

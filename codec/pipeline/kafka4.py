@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .units import GroupUnit as _GroupUnit
-from .units import RecordError
+from .units import RecordError, check_rows
 
 __all__ = [
     "API_KEYS",
@@ -211,10 +211,6 @@ def _shared(items, named: bool = False) -> list:
     return [(t["topicId"], t["topicName"] if named else None, p) for t in items or () for p in t["partitions"]]
 
 
-#: a share assignment becomes one row per partition naming its topic, member and group: at most this many bytes of
-#: such names per byte of the assignment on the wire (and 1 MiB), else the record is quarantined (codec.budget:
-#: the rows in proportion to the records; a long name over many partitions would cost its length per partition)
-SHARE_ROW_BYTES = (256, 1 << 20)
 #: the partitions a share group's partition metadata record (Kafka 4.0) may count for one topic: the group row
 #: lists them, so a count is bounded as ``assign --share`` bounds its targets
 MAX_SHARE_PARTITIONS = 100_000
@@ -224,7 +220,7 @@ def _share_assignment(
     items, *, member, generation, group, layer: str, at: str, error_code=None, named=False
 ) -> HeartbeatAssignmentUnit:
     """A share member's partitions; :class:`RecordError` when its rows would repeat names past
-    :data:`SHARE_ROW_BYTES`."""
+    :data:`~codec.pipeline.units.ROW_BYTES`."""
     fixed = len(member or "") + len(group or "")
     wire = rows = 0
     for t in items or ():
@@ -232,15 +228,7 @@ def _share_assignment(
         wire += 16 + name + 4 * n  # a topic id, its name, an int32 a partition
         rows += n * (22 + name + fixed)
     wire += fixed
-    if rows > SHARE_ROW_BYTES[0] * wire + SHARE_ROW_BYTES[1]:
-        raise RecordError(
-            "UnsupportedValue",
-            f"a share assignment whose rows would repeat its topic, member and "
-            f"group names in {rows:,} bytes, past {SHARE_ROW_BYTES[0]} x its {wire:,} bytes "
-            "(one row per partition; codec.budget)",
-            path=at,
-            layer=layer,
-        )
+    check_rows(rows, wire, what="a share assignment", path=at, layer=layer)
     return HeartbeatAssignmentUnit(
         member, generation, group, False, error_code=error_code, shared=_shared(items, named)
     )

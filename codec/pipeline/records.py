@@ -12,6 +12,11 @@ quarantines the record). When the bytes do not say which assignor the group uses
 v5, without a ``protocol`` column) the UserData is tried as Streams metadata and, if that fails,
 kept opaque: the member is recorded without Streams fields rather than quarantined, since a plain
 consumer's UserData is not Streams metadata.
+
+A plain consumer's facts come from the ConsumerProtocol layer itself: a member unit carries the subscription's
+topics, an assignment unit without Streams AssignmentInfo the assignment's partitions per topic (refused past
+:data:`~codec.pipeline.units.ROW_BYTES`, since the tables make a row of each), and the member unit of a request
+frame (the JoinGroup's sender, or a KIP-848 heartbeat's) the request header's client id.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from typing import Any
 
 from ..errors import DecodeError
 from ..streams import decode_assignment, decode_subscription
-from .kafka4 import RECORD_TYPES, body_units, record_units
-from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError
+from .kafka4 import RECORD_TYPES, HeartbeatMemberUnit, body_units, record_units
+from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, check_rows
 
 __all__ = [
     "KINDS",
@@ -156,7 +161,26 @@ def _subscription_unit(msg, info, *, member, generation=None, group=None, **extr
         return MemberUnit(member, generation, group, info, **extra)
     data = msg.data
     rack = getattr(data, "rack_id", None) or None  # an empty RackId is absent (wire-facts §6)
-    return MemberUnit(member, generation, group, info, msg.version, rack, **extra)
+    return MemberUnit(member, generation, group, info, msg.version, rack, subscribed_topics=list(data.topics), **extra)
+
+
+def _assignment_unit(msg, info, *, member, generation=None, group=None, at: str, layer: str | None) -> AssignmentUnit:
+    """A member's assignment: its Streams AssignmentInfo (``info``) or, a plain consumer's, the ConsumerProtocol
+    partitions (``topic_partitions``; :class:`RecordError` past :data:`~codec.pipeline.units.ROW_BYTES`)."""
+    if msg is None:
+        return AssignmentUnit(member, generation, group, info)
+    if info is not None:
+        return AssignmentUnit(member, generation, group, info, msg.version)
+    fixed = len(member or "") + len(group or "")
+    wire = rows = fixed
+    topics = []
+    for tp in msg.data.assigned_partitions:
+        n = len(tp.partitions)
+        wire += 6 + len(tp.topic) + 4 * n  # the topic's length, its name, the array's length, an int32 a partition
+        rows += n * (22 + len(tp.topic) + fixed)
+        topics.append((tp.topic, list(tp.partitions)))
+    check_rows(rows, wire, what="a consumer assignment", path=at, layer=layer)
+    return AssignmentUnit(member, generation, group, None, msg.version, topics)
 
 
 # --- per kind ---------------------------------------------------------------------------------------------
@@ -186,7 +210,7 @@ def _consumer(name: str, data: bytes, protocol: str | None) -> list:
     msg, info = _consumer_layer(nested, strict=pname == STREAMS, at="")
     if name == "consumer-subscription":
         return [_subscription_unit(msg, info, member=None)]
-    return [AssignmentUnit(None, None, None, info, msg.version)]
+    return [_assignment_unit(msg, info, member=None, at="", layer=layer)]
 
 
 def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> list:
@@ -279,8 +303,11 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
             )
         ]
         for i, a in enumerate(assignments):
-            msg, info = _consumer_layer(a.assignment, strict=strict, at=f"assignments[{i}].assignment")
-            units.append(AssignmentUnit(a.member_id, gen, value.group_id, info, msg.version if msg else None))
+            at = f"assignments[{i}].assignment"
+            msg, info = _consumer_layer(a.assignment, strict=strict, at=at)
+            units.append(
+                _assignment_unit(msg, info, member=a.member_id, generation=gen, group=value.group_id, at=at, layer=name)
+            )
             cu = _connect_unit(a.assignment, member=a.member_id, generation=gen, group=value.group_id, protocol=known)
             if cu is not None:
                 units.append(cu)
@@ -292,7 +319,7 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
             GroupUnit(None, None, None, None, getattr(value, "protocol_type", None), known, None, value.error_code)
         ]
         if msg is not None:
-            units.append(AssignmentUnit(None, None, None, info, msg.version))
+            units.append(_assignment_unit(msg, info, member=None, at="assignment", layer=name))
         cu = _connect_unit(value.assignment, member=None, protocol=known)
         if cu is not None:
             units.append(cu)
@@ -411,12 +438,57 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
         raise RecordError("DecodeError", f"body offset {start} outside the {len(data)}-byte frame", layer="frame")
     try:
         if api_key in (JOIN_GROUP, SYNC_GROUP):
-            return _body(name, version, data[start:], protocol)
-        return _kafka4_body(name, version, data[start:])
+            units = _body(name, version, data[start:], protocol)
+        else:
+            units = _kafka4_body(name, version, data[start:])
     except RecordError as e:
         if e.offset is not None and e.layer == name:
             e.offset += start  # offsets into the frame, like the capture's own
         raise
+    return _with_client_id(units, data) if direction == "request" else units
+
+
+def _with_client_id(units: list, frame: bytes) -> list:
+    """A request's member units (its sender's subscription or heartbeat) with the request header's client id,
+    where the body names none."""
+    if not any(type(u) in (MemberUnit, HeartbeatMemberUnit) and u.client_id is None for u in units):
+        return units
+    client_id = _header_client_id(frame)
+    if client_id is None:
+        return units
+    return [
+        u._replace(client_id=client_id) if type(u) in (MemberUnit, HeartbeatMemberUnit) and u.client_id is None else u
+        for u in units
+    ]
+
+
+def _header_client_id(frame: bytes) -> str | None:
+    """The request header's ``client_id`` (v1 and v2: a nullable int16-length string at byte 8)."""
+    if len(frame) < 10:
+        raise RecordError(
+            "DecodeError", f"truncated (need 10, have {len(frame)})", offset=0, path="client_id", layer="RequestHeader"
+        )
+    (n,) = struct.unpack_from(">h", frame, 8)
+    if n < 0:
+        return None
+    if 10 + n > len(frame):
+        raise RecordError(
+            "DecodeError",
+            f"truncated (need {n}, have {len(frame) - 10})",
+            offset=10,
+            path="client_id",
+            layer="RequestHeader",
+        )
+    try:
+        return frame[10 : 10 + n].decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordError(
+            "DecodeError",
+            f"client_id is not UTF-8: {e.reason}",
+            offset=10 + e.start,
+            path="client_id",
+            layer="RequestHeader",
+        ) from None
 
 
 def _kafka4_body(name: str, version: int | None, data: bytes) -> list:
@@ -506,7 +578,17 @@ def _group_metadata(key: bytes | None, value: bytes) -> list:
         if m.assignment:
             asg = group.nested.decode_layer(group.ASSIGNMENT, m.assignment, protocol_name=g.protocol)
             amsg, ainfo = _consumer_layer(asg, strict=strict, at=at + ".assignment")
-            units.append(AssignmentUnit(m.member_id, g.generation, group_id, ainfo, amsg.version if amsg else None))
+            units.append(
+                _assignment_unit(
+                    amsg,
+                    ainfo,
+                    member=m.member_id,
+                    generation=g.generation,
+                    group=group_id,
+                    at=at + ".assignment",
+                    layer="GroupMetadataValue",
+                )
+            )
     return units
 
 

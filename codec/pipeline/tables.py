@@ -10,7 +10,12 @@ Tables (one Parquet directory each):
   (KIP-848 consumer groups, KIP-1071 streams groups, KIP-932 share groups; :mod:`codec.pipeline.kafka4`) fill
   the same rows from their heartbeats, Describe responses and ``__consumer_offsets`` records, with the member
   epoch as the generation and no metadata version (their ``kind`` says where a row came from); a consumer or
-  share member's ``subscribed_topics`` are its topic names (null: not carried, e.g. unchanged).
+  share member's ``subscribed_topics`` are its topic names (null: not carried, e.g. unchanged). A classic
+  member's ``subscribed_topics`` are its ConsumerProtocol subscription's topics (Streams members' too; null for
+  a bare SubscriptionInfo record, which has no such layer), and its ``client_id`` the client id in the header of
+  its JoinGroup request (a frame's; or the ``__consumer_offsets`` member's): a row without one -- a leader's
+  JoinGroup response lists the members without their client ids -- takes the one a row of the same group and
+  member id has (a member id is the coordinator's, for one client instance).
 * ``task_lags``: one row per member x task of its ``task_offset_sums``: offset sum and lag class.
   The end-offset sums are not on the wire, so the lag is *estimated* against the highest offset sum
   any member of the same group and generation reported for the task (a lower bound of the end sum):
@@ -25,9 +30,15 @@ Tables (one Parquet directory each):
   revocation hands out temporary standbys the wire cannot tell from warmups; tasks without an active
   owner are therefore never given warmups.) A share group's member holds partitions (role ``share``): one row
   per member x partition, ``task`` ``topic-partition`` (the topic named from the group's records or Describe
-  responses, else its id in Kafka's form) and ``partition`` set, the task columns null.
+  responses, else its id in Kafka's form), ``topic`` (its name, null when no input names it) and ``partition``
+  set, the task columns null. So does a plain (classic, non-Streams) consumer (role ``consumer``): one row per
+  member x partition of its ConsumerProtocol assignment (a SyncGroup request's for each member, a response's,
+  a ``__consumer_offsets`` member's; deduplicated per group, generation and member like the tasks), ``task``
+  ``topic-partition``, ``topic`` and ``partition``. The checks below read the task roles only.
 * ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams`` /
-  ``share`` for Kafka 4's groups, whose generations are their epochs), leader, protocol, member and client counts, the
+  ``share`` for Kafka 4's groups, whose generations are their epochs), leader, protocol, ``protocol_type`` (a
+  classic JoinGroup response below v7 and SyncGroup below v5 name none: the JoinGroup request's, linked by
+  connection and correlation id, fills its response), member and client counts, the
   versions in use, the probing deadlines (members whose ``next_rebalance_ms`` is not Long.MAX_VALUE)
   and task counts.
 * ``connect``: Kafka Connect workers (groups of protocol type ``connect``): one row per worker layer,
@@ -135,11 +146,12 @@ def _escaped(columns: dict[str, str], *extra):
     return F.when(F.size(names) > 0, names).alias("escaped")
 
 
-def _task_escaped(list_name: str):
-    """Whether the exploded task (position ``_pos`` in ``list_name``) had its topology escaped."""
+def _task_escaped(list_name: str, field: str = "topology"):
+    """Whether the exploded entry (position ``_pos`` in ``list_name``: a task, or a consumer's topic) had its
+    ``field`` escaped."""
     return F.coalesce(
         F.array_contains(
-            F.col("escaped"), F.concat(F.lit(f"{list_name}["), F.col("_pos").cast("string"), F.lit("].topology"))
+            F.col("escaped"), F.concat(F.lit(f"{list_name}["), F.col("_pos").cast("string"), F.lit(f"].{field}"))
         ),
         F.lit(False),
     )
@@ -181,7 +193,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "consumer_protocol_version",
         "rack_id",
         "group_instance_id",
-        "client_id",
+        _client_id(),
         "client_host",
         F.size("tasks").alias("task_count"),
         "subscribed_topics",
@@ -340,6 +352,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         *_ctx(),
         "process_id",
         "task",
+        F.lit(None).cast("string").alias("topic"),
         "subtopology",
         "partition",
         "topology",
@@ -355,15 +368,18 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         _date(),
     )
     share_topics, shared = _share_partitions(ok)
-    assignments = assignments.unionByName(
-        shared.select(
+
+    def partition_rows(df: DataFrame, role: str, escaped) -> DataFrame:
+        """A member's partitions (share, or a plain consumer's) as ``assignments`` rows: no task columns."""
+        return df.select(
             *_ctx(),
             F.lit(None).cast("string").alias("process_id"),
             "task",
+            "topic",
             F.lit(None).cast("int").alias("subtopology"),
             "partition",
             F.lit(None).cast("string").alias("topology"),
-            F.lit("share").alias("role"),
+            F.lit(role).alias("role"),
             F.lit(None).cast("int").alias("partitions"),
             F.lit(None).cast("int").alias("metadata_version"),
             F.lit(None).cast("int").alias("commonly_supported_version"),
@@ -371,10 +387,14 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
             F.lit(None).cast("bigint").alias("next_rebalance_ms"),
             F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
             "record_id",
-            F.lit(None).cast("array<string>").alias("escaped"),
+            escaped,
             _date(),
         )
-    )
+
+    consumed, consumed_escaped = _consumer_partitions(ok)
+    assignments = assignments.unionByName(
+        partition_rows(shared, "share", F.lit(None).cast("array<string>").alias("escaped"))
+    ).unionByName(partition_rows(consumed, "consumer", consumed_escaped))
     assignments = tables["assignments"] = materialize("assignments", assignments)
 
     # --- rebalances ----------------------------------------------------------------------------------
@@ -537,6 +557,31 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     return tables
 
 
+def _client_id():
+    """``members.client_id``: the unit's own (a frame's: its request header's), else -- a leader's JoinGroup
+    response lists the members without it -- the one another row of the same group and member id has (its own
+    JoinGroup request's; a member id is the coordinator's, one per client instance)."""
+    own = F.when(~F.coalesce(F.array_contains(F.col("escaped"), "client_id"), F.lit(False)), F.col("client_id"))
+    known = F.when(
+        F.col("group").isNotNull() & F.col("member").isNotNull() & (F.col("member") != ""),
+        F.min(own).over(Window.partitionBy("group", "member")),
+    )
+    return F.coalesce(F.col("client_id"), known).alias("client_id")
+
+
+def _consumer_partitions(ok: DataFrame) -> tuple[DataFrame, object]:
+    """A plain consumer's assigned partitions (its ConsumerProtocol assignment; each member's assignment unit
+    deduplicated per group, generation and member): one row per member x partition, ``task``
+    ``topic-partition`` (Kafka's TopicPartition.toString), and the ``escaped`` column of its rows."""
+    ca = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("topic_partitions").isNotNull()))
+    rows = (
+        ca.select(*_ctx(), "ts_ms", "record_id", "escaped", F.posexplode("topic_partitions").alias("_pos", "_tp"))
+        .select("*", F.col("_tp.topic").alias("topic"), F.explode("_tp.partitions").alias("partition"))
+        .withColumn("task", F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string")))
+    )
+    return rows, _escaped(_CTX_ESCAPED, (_task_escaped("topic_partitions", "topic"), ("topic", "task")))
+
+
 def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame]:
     """A share group's topics (``group``, ``topic_id``, ``topic``, ``partitions``: the ones to hold, null when
     unknown) from its records and Describe responses, and one row per member x partition it holds (each
@@ -678,7 +723,9 @@ def _findings(
     cfg: Config,
     group_errors: DataFrame | None = None,
 ) -> DataFrame:
-    a = assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("role") != "share"))
+    a = assignments.filter(
+        F.col("group").isNotNull() & F.col("generation").isNotNull() & F.col("role").isin("active", "standby", "warmup")
+    )
     client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
     a = a.withColumn("client", client).withColumn("_task_escaped", _te())
     out = []

@@ -11,7 +11,13 @@ from ..errors import DecodeError
 if TYPE_CHECKING:
     from ..streams import AssignmentInfo, SubscriptionInfo
 
-__all__ = ["MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordError"]
+__all__ = ["MemberUnit", "AssignmentUnit", "GroupUnit", "ConnectUnit", "RecordError", "ROW_BYTES", "check_rows"]
+
+#: an assignment becomes one table row per partition, naming its topic, member and group: at most this many bytes
+#: of such rows per byte of the assignment on the wire (and 1 MiB), else the record is quarantined (codec.budget:
+#: the rows in proportion to the records; a long name over many partitions would cost its length per partition).
+#: A topic name as Kafka allows it (249 characters at most) stays below it, unless member ids run to thousands.
+ROW_BYTES = (256, 1 << 20)
 
 
 class MemberUnit(NamedTuple):
@@ -22,8 +28,9 @@ class MemberUnit(NamedTuple):
     consumer_protocol_version: int | None = None
     rack_id: str | None = None
     group_instance_id: str | None = None
-    client_id: str | None = None
+    client_id: str | None = None  # a frame's: its request header's client id (the JoinGroup's sender)
     client_host: str | None = None
+    subscribed_topics: list | None = None  # the ConsumerProtocol subscription's topic names
 
 
 class AssignmentUnit(NamedTuple):
@@ -32,6 +39,9 @@ class AssignmentUnit(NamedTuple):
     group: str | None
     info: AssignmentInfo | None
     consumer_protocol_version: int | None = None
+    # a plain consumer's (no Streams AssignmentInfo): the ConsumerProtocol assignment's partitions as on the wire,
+    # ``(topic, [partition ...])`` per topic; None for a Streams member, whose tasks say it
+    topic_partitions: list | None = None
 
 
 class GroupUnit(NamedTuple):
@@ -78,3 +88,16 @@ class RecordError(Exception):
             path = ".".join(p for p in (at, e.path) if p)
             return cls(type(e).__name__, str(e), offset=e.offset, path=path, layer=layer or e.message)
         return cls(type(e).__name__, str(e), path=at, layer=layer)
+
+
+def check_rows(rows: int, wire: int, *, what: str, path: str, layer: str | None) -> None:
+    """:class:`RecordError` when ``rows`` bytes of table rows, made of ``wire`` bytes of an assignment, pass
+    :data:`ROW_BYTES`."""
+    if rows > ROW_BYTES[0] * wire + ROW_BYTES[1]:
+        raise RecordError(
+            "UnsupportedValue",
+            f"{what} whose rows would repeat its topic, member and group names in {rows:,} bytes, past "
+            f"{ROW_BYTES[0]} x its {wire:,} bytes (one row per partition; codec.budget)",
+            path=path,
+            layer=layer,
+        )

@@ -282,3 +282,89 @@ def test_a_lone_surrogate_in_the_input_is_kept_losslessly(corpus_run):
     (reb,) = [r for r in read_table(out, "rebalances") if r["group"] == SURROGATE_GROUP]
     assert (reb["active_tasks"], reb["standby_replicas"]) == (2, 1)  # two tasks, not one name
     assert not read_table(out, "quarantine")  # all four decoded, the v7 one included
+
+
+def _frames_of(corpus_run, api_key: int, direction: str) -> list[dict]:
+    """The capture's decoded frames (``capture --json``: codec.capture's own reading of each frame, its
+    responses named by group, member and generation from their requests)."""
+    return [
+        r
+        for path in corpus_run["written"].values()
+        for r in _lines(path)
+        if r.get("type") == "frame" and r["api_key"] == api_key and r["direction"] == direction
+    ]
+
+
+def test_a_plain_consumers_assigned_partitions_are_assignments_rows(corpus_run):
+    """Each SyncGroup's ConsumerProtocol assignment, as the capture decoded it -- the leader's request for every
+    member, the response for its member -- gives one ``consumer`` row per member x partition at its group and
+    generation (``task`` ``topic-partition``), deduplicated when both name the same member and generation."""
+    want: dict = {}
+    for f in _frames_of(corpus_run, 14, "request"):
+        for a in f["frame"]["body"]["assignments"]:
+            value = a["assignment"]["value"]
+            want.setdefault((f["group"], f["generation"], a["memberId"]), []).append(value["assignedPartitions"])
+    for f in _frames_of(corpus_run, 14, "response"):
+        asg = f["frame"]["body"]["assignment"]
+        if asg and asg.get("value") is not None:  # (an error response carries no assignment)
+            want.setdefault((f["group"], f["generation"], f["member"]), []).append(asg["value"]["assignedPartitions"])
+    rows = {}
+    for key, assignments in want.items():
+        parts = [{(t["topic"], p) for t in tps for p in t["partitions"]} for tps in assignments]
+        assert all(p == parts[0] for p in parts), key  # the leader's request and the response agree
+        rows[key] = parts[0]
+    got: dict = {}
+    for r in read_table(corpus_run["out"], "assignments"):
+        if r["role"] == "consumer":
+            assert r["task"] == f"{r['topic']}-{r['partition']}" and r["subtopology"] is None, r
+            got.setdefault((r["group"], r["generation"], r["member"]), set()).add((r["topic"], r["partition"]))
+    assert got == {k: v for k, v in rows.items() if v}
+    assert sum(map(len, got.values())) > 500
+    # the Streams checks do not read partitions: the corpus's findings are the surrogate group's alone
+    assert not [r for r in read_table(corpus_run["out"], "findings") if r["group"] != SURROGATE_GROUP]
+
+
+def test_classic_members_have_their_subscribed_topics_and_client_id(corpus_run):
+    """``subscribed_topics``: the ConsumerProtocol subscription's topics, as the capture decoded the JoinGroup
+    requests (their first protocol's) and the leaders' responses; ``client_id``: the JoinGroup request header's,
+    on that request's row and on the rows of the same group and member id (a leader's response lists members
+    without one)."""
+    topics: dict = {}
+    client: dict = {}
+    for f in _frames_of(corpus_run, 11, "request"):
+        body = f["frame"]["body"]
+        metadata = body["protocols"][0]["metadata"]["value"]
+        topics.setdefault((f["group"], None, body["memberId"] or None), set()).add(tuple(metadata["topics"]))
+        client.setdefault((f["group"], body["memberId"] or None), set()).add(f["frame"]["header"]["clientId"])
+    for f in _frames_of(corpus_run, 11, "response"):
+        for m in f["frame"]["body"]["members"]:
+            topics.setdefault((f["group"], f["generation"], m["memberId"]), set()).add(
+                tuple(m["metadata"]["value"]["topics"])
+            )
+    # a member id is one client's
+    assert all(len(ids) == 1 for (_, member), ids in client.items() if member is not None)
+    members = read_table(corpus_run["out"], "members")
+    assert len(members) > 200
+    for m in members:
+        member = m["member"] or None  # (a first JoinGroup's is the capture's "": no member id yet)
+        assert tuple(m["subscribed_topics"]) in topics[(m["group"], m["generation"], member)], m
+        if member is None:  # its own header's client id
+            assert m["client_id"] in client[(m["group"], None)], m
+        else:
+            assert {m["client_id"]} == client.get((m["group"], member), {None}), m
+    # the members a leader's response lists whose own JoinGroup request the capture lacks have none
+    assert sum(m["client_id"] is None for m in members) < len(members) // 10
+
+
+def test_classic_rebalances_have_the_join_groups_protocol_type(corpus_run):
+    """``protocol_type``: the JoinGroup request's (v5 responses and v3 SyncGroups carry none), on each
+    generation a JoinGroup response of the capture names."""
+    ptype: dict = {}
+    for f in _frames_of(corpus_run, 11, "request"):
+        ptype.setdefault(f["group"], set()).add(f["frame"]["body"]["protocolType"])
+    joined = {(f["group"], f["generation"]) for f in _frames_of(corpus_run, 11, "response") if f["generation"] >= 0}
+    reb = {(r["group"], r["generation"]): r["protocol_type"] for r in read_table(corpus_run["out"], "rebalances")}
+    assert joined and joined <= set(reb)
+    for key in joined:
+        assert {reb[key]} == ptype[key[0]], key
+    assert set().union(*ptype.values()) == {"consumer"}

@@ -17,6 +17,7 @@ from codec.pipeline.tables import Config
 from tests.conftest import KAFKA_VECTORS
 
 from .conftest import CAPTURES, FRAMES, OFFSETS, jsonl, read_table
+from .test_consumers import consumer_partitions
 from .test_kafka4 import CHECKOUT_ASSIGNMENTS, KAFKA4_FINDINGS
 
 NO_REBALANCE = 2**63 - 1
@@ -149,8 +150,14 @@ def test_assignments_match_kafka(sample_run, nested, vectors):
     out, _ = sample_run
     rows = read_table(out, "assignments")
     got = defaultdict(set)
+    consumers = defaultdict(set)
     for r in rows:
+        if r["role"] == "consumer":  # a plain consumer's partition (g-java-default's, from the frames)
+            assert r["task"] == f"{r['topic']}-{r['partition']}"
+            consumers[(r["group"], r["generation"], r["member"])].add((r["topic"], r["partition"]))
+            continue
         got[(r["group"], r["generation"], r["member"])].add((r["task"], r["role"], r["partitions"]))
+    assert dict(consumers) == consumer_partitions(jsonl(FRAMES))
     want = defaultdict(set)
     for v in range(1, 12):
         d = nested[v]["assignment"]["decoded"]
