@@ -53,8 +53,8 @@ holds no string that can carry a lone surrogate: group, member and protocol name
 
 Checks, per group and generation (wire-facts §12 and §5): ``multiple-active-owners``,
 ``no-active-owner`` (a task assigned as standby/warmup but active nowhere: an error, or a warning where
-a member was told to rejoin at once for a cooperative revocation, and none when the next generation hands the
-task to that member; see :func:`_no_active_owner`), ``active-and-standby``
+a member was told to rejoin at once for a cooperative revocation, and none when the next generation makes
+the task active; see :func:`_no_active_owner`), ``active-and-standby``
 (one member holds a task both ways), ``standby-on-active-client`` (another consumer of the same
 client holds it as standby), ``too-many-warmups`` (more than ``max.warmup.replicas``, when known),
 ``unbalanced-active`` (KIP-441: max - min of active tasks per client capacity > 1, checked only
@@ -686,15 +686,17 @@ def _no_active_owner(per_task: DataFrame, rebalances: DataFrame) -> list[DataFra
     adds warmups (§10). So, per task and generation:
 
     * no member of the generation got an immediate follow-up: an error (a task nobody runs);
-    * some did, and the group's next generation in the input makes the task active on one of them: no
-      finding (the withheld task, handed over in the follow-up);
-    * some did, but the next generation is not in the input, or does not give the task to any of them: a
-      warning that says which.
+    * some did, and the group's next generation in the input makes the task active: no finding (the withheld
+      task, handed over in the follow-up; not always to the consumer it was withheld from, since the
+      follow-up's assignor sees the revoked partitions free and may place it anew);
+    * some did, but the next generation is not in the input, or leaves the task active nowhere again: a
+      warning that says which (that generation is checked on its own too).
     """
     w = Window.partitionBy("group").orderBy("generation")
     gens = rebalances.select(
         "group",
         "generation",
+        F.exists("probing_deadlines", lambda d: d["next_rebalance_ms"] == 0).alias("_withheld"),
         F.transform(
             F.filter("probing_deadlines", lambda d: (d["next_rebalance_ms"] == 0) & d["member"].isNotNull()),
             lambda d: d["member"],
@@ -710,13 +712,13 @@ def _no_active_owner(per_task: DataFrame, rebalances: DataFrame) -> list[DataFra
         .join(following, ["group", "_next", "task", "_task_escaped"], "left")
         .withColumn("_immediate", F.coalesce("_immediate", F.array().cast("array<string>")))
     )
-    withheld = F.size("_immediate") > 0
-    handed_over = F.coalesce(F.arrays_overlap("_then", "_immediate"), F.lit(False))
+    withheld = F.coalesce("_withheld", F.lit(False))
+    handed_over = F.coalesce(F.size("_then") > 0, F.lit(False))
     held = F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "), F.lit(", active on no member"))
     pending = F.concat(
         held,
         F.lit(" while "),
-        F.array_join("_immediate", ", "),
+        F.when(F.size("_immediate") > 0, F.array_join("_immediate", ", ")).otherwise(F.lit("a member not named")),
         F.lit(" got an immediate follow-up (next_rebalance_ms 0: an active withheld for cooperative revocation); "),
     )
     return [
@@ -733,7 +735,7 @@ def _no_active_owner(per_task: DataFrame, rebalances: DataFrame) -> list[DataFra
             F.concat(
                 pending,
                 F.when(F.col("_next").isNull(), F.lit("the follow-up generation is not in the input")).otherwise(
-                    F.format_string("generation %d, the next in the input, does not make it active on them", "_next")
+                    F.format_string("generation %d, the next in the input, makes it active nowhere either", "_next")
                 ),
             ),
         ),

@@ -249,7 +249,7 @@ def _oracle(groups: dict) -> set:
         for t in set(active) | set(others):
             if len(active[t]) > 1:
                 found.add((g, gen, "multiple-active-owners", t, None))
-            if not active[t] and not (withheld & _active_next(groups, g, gen, t)):
+            if not active[t] and not (withheld and _active_next(groups, g, gen, t)):
                 found.add((g, gen, "no-active-owner", t, None))
             for s in others[t]:
                 for a in active[t]:

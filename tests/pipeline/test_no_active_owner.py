@@ -48,6 +48,11 @@ GROUPS = {
         1: {"m-1": ([RUN], [], NO_REBALANCE), "m-2": ([], [MOVING], NO_REBALANCE), "m-3": ([], [], 0)},
         2: {"m-1": ([RUN], [], NO_REBALANCE), "m-2": ([], [MOVING], NO_REBALANCE), "m-3": ([MOVING], [], NO_REBALANCE)},
     },
+    # withheld from m-2, and the follow-up's assignor, seeing the partition free, places it on m-3
+    "moved": {
+        1: {"m-1": ([RUN], [], NO_REBALANCE), "m-2": ([], [MOVING], 0), "m-3": ([], [], NO_REBALANCE)},
+        2: {"m-1": ([RUN], [], NO_REBALANCE), "m-2": ([], [MOVING], NO_REBALANCE), "m-3": ([MOVING], [], NO_REBALANCE)},
+    },
     # the revocation generation is the last one in the input: the follow-up was not seen
     "cut": {1: {"m-1": ([RUN], [], NO_REBALANCE), "m-2": ([], [MOVING], 0)}},
     # the follow-up does not hand the task over: a warning at the revocation, an error at the follow-up
@@ -103,4 +108,4 @@ def test_the_finding_says_why(findings):
     )
     assert "m-2 got an immediate follow-up (next_rebalance_ms 0" in by[("cut", 1)]
     assert by[("cut", 1)].endswith("the follow-up generation is not in the input")
-    assert by[("stuck", 1)].endswith("generation 2, the next in the input, does not make it active on them")
+    assert by[("stuck", 1)].endswith("generation 2, the next in the input, makes it active nowhere either")
