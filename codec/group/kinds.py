@@ -152,7 +152,7 @@ AUTO_CANDIDATES = (
 # advertisedUrl), which hold no control character: bytes that read as a Connect message only with one there are
 # some other message (a 16-byte ApiVersions response reads as ConnectMetadata v0 with the url "\0#\0\0").
 # Connector names are not checked: Kafka's classes write any string (its vectors carry "nul\0c").
-TEXT_ONLY = ("connect-metadata", "connect-assignment")
+URL_CHECKED = ("connect-metadata", "connect-assignment")
 URL_KEYS = ("url", "leaderUrl", "leader_url")
 
 
@@ -182,10 +182,10 @@ def _fits(name: str, data: bytes, style: str) -> Decoded | None:
 
 def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
     fits: list[tuple[str, Decoded]] = []
-    implausible: list[str] = []  # Connect kinds that fit only with a control character in a string
+    implausible: list[str] = []  # Connect kinds that fit only with a control character in a URL
     for name in AUTO_CANDIDATES:
         d = _fits(name, data, style)
-        where = _control_char(d.value) if d is not None and name in TEXT_ONLY else None
+        where = _control_char(d.value) if d is not None and name in URL_CHECKED else None
         if where is not None:
             implausible.append(f"{name} only with a control character in {where}")
         elif d is not None:
