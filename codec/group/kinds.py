@@ -10,6 +10,8 @@ bytes follow the body), which ``encode`` honours when ``--version`` is not given
 
 from __future__ import annotations
 
+import unicodedata
+
 from ..errors import DecodeError, EncodeError
 from ..kinds import Decoded, Kind, get_kind, register
 from ..wire.schema import snake
@@ -146,6 +148,28 @@ AUTO_CANDIDATES = (
 )
 
 
+# A Connect worker's URLs (its own ``url``, the leader's ``leaderUrl``) are java.net.URIs (RestServer's
+# advertisedUrl), which hold no control character: bytes that read as a Connect message only with one there are
+# some other message (a 16-byte ApiVersions response reads as ConnectMetadata v0 with the url "\0#\0\0").
+# Connector names are not checked: Kafka's classes write any string (its vectors carry "nul\0c").
+URL_CHECKED = ("connect-metadata", "connect-assignment")
+URL_KEYS = ("url", "leaderUrl", "leader_url")
+
+
+def _control_char(value, path: str = "") -> str | None:
+    """The path of the first URL (a string under one of ``URL_KEYS``, at any depth) in ``value`` that holds a
+    control character (Unicode Cc, Java's Character.isISOControl), or None."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        where = f"{path}.{k}" if path else str(k)
+        if k in URL_KEYS and isinstance(v, str) and any(unicodedata.category(c) == "Cc" for c in v):
+            return where
+        found = _control_char(v, where)
+        if found is not None:
+            return found
+    return None
+
+
 def _fits(name: str, data: bytes, style: str) -> Decoded | None:
     try:
         d = get_kind(name).decode(data, style=style, version=None)
@@ -158,13 +182,18 @@ def _fits(name: str, data: bytes, style: str) -> Decoded | None:
 
 def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
     fits: list[tuple[str, Decoded]] = []
+    implausible: list[str] = []  # Connect kinds that fit only with a control character in a URL
     for name in AUTO_CANDIDATES:
         d = _fits(name, data, style)
-        if d is not None:
+        where = _control_char(d.value) if d is not None and name in URL_CHECKED else None
+        if where is not None:
+            implausible.append(f"{name} only with a control character in {where}")
+        elif d is not None:
             fits.append((name, d))
     if not fits:
+        read = f"; {', '.join(implausible)}, which no Connect worker writes" if implausible else ""
         raise DecodeError(
-            f"no self-describing kind decodes all {len(data)} bytes (tried {', '.join(AUTO_CANDIDATES)}; "
+            f"no self-describing kind decodes all {len(data)} bytes (tried {', '.join(AUTO_CANDIDATES)}{read}; "
             "a response frame does not name its API: --kind response-frame --api-key K --version V of its "
             "request)",
             message="auto",

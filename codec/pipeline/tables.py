@@ -63,7 +63,9 @@ escaped; Connect's strings are UTF-8 on the wire, so only a hand-built model can
 holds no string that can carry a lone surrogate: group, member and protocol names are UTF-8 on the wire).
 
 Checks, per group and generation (wire-facts §12 and §5): ``multiple-active-owners``,
-``no-active-owner`` (a task assigned as standby/warmup but active nowhere), ``active-and-standby``
+``no-active-owner`` (a task assigned as standby/warmup but active nowhere: an error, or a warning where
+a member was told to rejoin at once for a cooperative revocation, and none when the next generation makes
+the task active; see :func:`_no_active_owner`), ``active-and-standby``
 (one member holds a task both ways), ``standby-on-active-client`` (another consumer of the same
 client holds it as standby), ``too-many-warmups`` (more than ``max.warmup.replicas``, when known),
 ``unbalanced-active`` (KIP-441: max - min of active tasks per client capacity > 1, checked only
@@ -715,6 +717,76 @@ def _finding(df: DataFrame, check: str, severity: str, detail, task="task", memb
     )
 
 
+def _no_active_owner(per_task: DataFrame, rebalances: DataFrame) -> list[DataFrame]:
+    """``no-active-owner``: a task held as standby/warmup and active on no member (``per_task``: one row per
+    group, generation and task with its ``active_members`` and ``other_members``), told apart from the state
+    between a cooperative revocation and its follow-up rebalance.
+
+    Kafka's leader (``StreamsPartitionAssignor.populateActiveTaskAndPartitionsLists``) withholds an active
+    task from its new consumer while another member still owns one of its partitions, gives that consumer
+    ``next_rebalance_ms`` 0 (an immediate follow-up) and, when its client held the task as a standby before,
+    the task as a temporary standby (``buildStandbyTaskMap``); the follow-up assigns it (wire-facts §3 and §9
+    step 8; KIP-441's scale-out, whose second rebalance "is composed of two rebalances"). Nothing else leaves
+    a task without an active owner: the task assignors give every task one, and a probing deadline only
+    adds warmups (§10). So, per task and generation:
+
+    * no member of the generation got an immediate follow-up: an error (a task nobody runs);
+    * some did, and the group's next generation in the input makes the task active: no finding (the withheld
+      task, handed over in the follow-up; not always to the consumer it was withheld from, since the
+      follow-up's assignor sees the revoked partitions free and may place it anew);
+    * some did, but the next generation is not in the input, or leaves the task active nowhere again: a
+      warning that says which (that generation is checked on its own too).
+    """
+    w = Window.partitionBy("group").orderBy("generation")
+    gens = rebalances.select(
+        "group",
+        "generation",
+        F.exists("probing_deadlines", lambda d: d["next_rebalance_ms"] == 0).alias("_withheld"),
+        F.transform(
+            F.filter("probing_deadlines", lambda d: (d["next_rebalance_ms"] == 0) & d["member"].isNotNull()),
+            lambda d: d["member"],
+        ).alias("_immediate"),
+        F.lead("generation").over(w).alias("_next"),
+    )
+    following = per_task.select(
+        "group", F.col("generation").alias("_next"), "task", "_task_escaped", F.col("active_members").alias("_then")
+    )
+    o = (
+        per_task.filter(F.size("active_members") == 0)
+        .join(gens, ["group", "generation"], "left")
+        .join(following, ["group", "_next", "task", "_task_escaped"], "left")
+        .withColumn("_immediate", F.coalesce("_immediate", F.array().cast("array<string>")))
+    )
+    withheld = F.coalesce("_withheld", F.lit(False))
+    handed_over = F.coalesce(F.size("_then") > 0, F.lit(False))
+    held = F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "), F.lit(", active on no member"))
+    pending = F.concat(
+        held,
+        F.lit(" while "),
+        F.when(F.size("_immediate") > 0, F.array_join("_immediate", ", ")).otherwise(F.lit("a member not named")),
+        F.lit(" got an immediate follow-up (next_rebalance_ms 0: an active withheld for cooperative revocation); "),
+    )
+    return [
+        _finding(
+            o.filter(~withheld),
+            "no-active-owner",
+            "error",
+            F.concat(held, F.lit(", and no member got an immediate follow-up rebalance")),
+        ),
+        _finding(
+            o.filter(withheld & ~handed_over),
+            "no-active-owner",
+            "warning",
+            F.concat(
+                pending,
+                F.when(F.col("_next").isNull(), F.lit("the follow-up generation is not in the input")).otherwise(
+                    F.format_string("generation %d, the next in the input, makes it active nowhere either", "_next")
+                ),
+            ),
+        ),
+    ]
+
+
 def _findings(
     assignments: DataFrame,
     members: DataFrame,
@@ -743,14 +815,7 @@ def _findings(
             F.concat(F.lit("active on "), F.array_join("active_members", ", ")),
         )
     )
-    out.append(
-        _finding(
-            per_task.filter(F.size("active_members") == 0),
-            "no-active-owner",
-            "error",
-            F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "), F.lit(", active on no member")),
-        )
-    )
+    out.extend(_no_active_owner(per_task, rebalances))
 
     both = a.groupBy("group", "generation", "member", "task", "_task_escaped").agg(
         F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id")

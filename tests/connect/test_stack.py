@@ -27,8 +27,9 @@ from codec.group import (
     response_frame_json,
 )
 from codec.group.pretty import pretty_request_frame, pretty_response_frame
+from codec.errors import DecodeError
 from codec.kinds import get_kind
-from tests.conftest import KAFKA_VECTORS, load_jsonl
+from tests.conftest import KAFKA_VECTORS, SHARED, load_jsonl
 
 RECORDS = load_jsonl(KAFKA_VECTORS / "connect.jsonl")
 METADATA = [r for r in RECORDS if r["kind"] == "ConnectMetadata"]
@@ -407,6 +408,40 @@ def test_auto_goes_down_into_connect_metadata_in_a_request_frame():
         layer = d.value["value"]["body"]["protocols"][0]["metadata"]
         assert without_versions(layer_value(layer, "ConnectMetadata")) == want
         assert auto.encode(d.value, style=style, version=None) == frame
+
+
+# a 16-byte ApiVersions v3 response (the v0 layout of UNSUPPORTED_VERSION 35: ApiVersions 0-2), from
+# frames.jsonl: int16 0 then int16 4 read as ConnectMetadata v0 with the url "\0#\0\0"
+API_VERSIONS_RESPONSE = bytes.fromhex("00000004002300000001001200000002")
+
+
+def test_auto_refuses_bytes_that_are_connect_only_with_a_control_character_in_a_url():
+    as_connect = get_kind("connect-metadata").decode(API_VERSIONS_RESPONSE, style="kafka", version=None)
+    assert as_connect.value["url"] == "\x00#\x00\x00"  # the named kind still reads what it is told to
+    with pytest.raises(DecodeError, match=r"connect-metadata only with a control character in url, which no Connect"):
+        get_kind("auto").decode(API_VERSIONS_RESPONSE, style="kafka", version=None)
+    frames = [f for f in load_jsonl(SHARED / "captures" / "frames.jsonl") if f["direction"] == "response"]
+    assert len(frames) == 775
+    for f in frames:  # a response frame does not name its API: auto reads none of them as anything
+        with pytest.raises(DecodeError, match="no self-describing kind"):
+            get_kind("auto").decode(bytes.fromhex(f["hex"]), style="kafka", version=None)
+
+
+def test_auto_still_names_connect_messages_with_control_characters_outside_the_urls():
+    """Kafka's classes write connector names with a NUL ("nul\\0c"), so only the URLs are checked; and a
+    leader URL with a control character, written by our encoder (no worker would), is refused."""
+    auto = get_kind("auto")
+    nul = [r for r in ASSIGNMENTS if "\x00" in "".join(r["decoded"]["connectorIds"])]
+    assert nul
+    for r in nul:
+        d = auto.decode(bytes.fromhex(r["hex"]), style="kafka", version=None)
+        assert "connect-assignment" in [d.value["kind"], *d.value.get("alsoFits", [])]
+    r = next(r for r in nul if r["decoded"]["leaderUrl"])
+    value = dict(get_kind("connect-assignment").decode(bytes.fromhex(r["hex"]), style="kafka", version=None).value)
+    value["leaderUrl"] = value["leaderUrl"] + "\x07"
+    broken = get_kind("connect-assignment").encode(value, style="kafka", version=None)
+    with pytest.raises(DecodeError, match="connect-assignment only with a control character in leaderUrl"):
+        auto.decode(broken, style="kafka", version=None)
 
 
 @pytest.mark.parametrize("kind", ["ConnectMetadata", "ConnectAssignment"])
