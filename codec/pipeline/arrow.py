@@ -688,17 +688,16 @@ def _place(n: int, bulk: dict, slow: list[int], out: Units) -> Units:
             continue
         pos, rows = zip(*taken)
         fields, first, second = zip(*rows)
-        unit = _FAST_MEMBER if kind == "subscription-info" else _FAST_ASSIGNMENT
+        none = [None] * len(pos)
+        lists: list[Iterable]
+        if kind == "subscription-info":  # (client tags, tasks, subscribed topics) from (fields, tasks, tags)
+            k, unit, lists = out.m, _FAST_MEMBER, [second, first, none]
+        else:  # (active, standby, warm-up, shared, topic partitions) from (fields, active, standby)
+            k, unit, lists = out.a, _FAST_ASSIGNMENT, [first, second, none, none, none]
         for p in pos:
             common[p] = unit
-        k = out.m if kind == "subscription-info" else out.a
         k.pos += pos
         k.rows += fields
-        none = [None] * len(pos)
-        if k is out.m:  # (client tags, tasks, subscribed topics) from (tasks, tags)
-            lists: list[Iterable] = [second, first, none]
-        else:  # (active, standby, warm-up, shared, topic partitions)
-            lists = [first, second, none, none, none]
         for items, values in zip(k.lists, lists):
             items += values
     return out

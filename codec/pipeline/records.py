@@ -393,14 +393,20 @@ def _skip_tagged(data: bytes, pos: int) -> int:
     return pos
 
 
+def _client_id_length(data: bytes) -> int | None:
+    """The length of a request header's ``client_id`` (v1 and v2: a nullable int16-length string at byte 8; -1:
+    null), or None when the frame ends before it."""
+    return struct.unpack_from(">h", data, 8)[0] if len(data) >= 10 else None
+
+
 def _body_offset(data: bytes, api_key: int, version: int, direction: str) -> int:
     flexible = version >= _FLEXIBLE_FROM[api_key]
     if direction == "request":
-        if len(data) < 10:
+        n = _client_id_length(data)
+        if n is None:
             raise DecodeError(
                 f"truncated (need 10, have {len(data)})", message="RequestHeader", offset=0, path="client_id"
             )
-        (n,) = struct.unpack_from(">h", data, 8)
         pos = 10 + max(n, 0)
         return _skip_tagged(data, pos) if flexible else pos
     return _skip_tagged(data, 4) if flexible else 4
@@ -463,12 +469,12 @@ def _with_client_id(units: list, frame: bytes) -> list:
 
 
 def _header_client_id(frame: bytes) -> str | None:
-    """The request header's ``client_id`` (v1 and v2: a nullable int16-length string at byte 8)."""
-    if len(frame) < 10:
+    """The request header's ``client_id`` (:func:`_client_id_length`)."""
+    n = _client_id_length(frame)
+    if n is None:
         raise RecordError(
             "DecodeError", f"truncated (need 10, have {len(frame)})", offset=0, path="client_id", layer="RequestHeader"
         )
-    (n,) = struct.unpack_from(">h", frame, 8)
     if n < 0:
         return None
     if 10 + n > len(frame):

@@ -165,13 +165,14 @@ def _native_decoder(table: dict, message: str, version: int, shape: Shape, make=
     return decode
 
 
+def _subscription_make(version: int):
+    """What a version's shape value still needs made of it: v1-6's two task lists merged (:func:`_v6_rows`)."""
+    return _v6_rows if version <= 6 else None
+
+
 def _native_subscription(data: bytes, version: int) -> tuple | None:
     decode = _NATIVE_SUBSCRIPTION.get(version) or _native_decoder(
-        _NATIVE_SUBSCRIPTION,
-        "SubscriptionInfo",
-        version,
-        _subscription_shape(version),
-        _v6_rows if version <= 6 else None,
+        _NATIVE_SUBSCRIPTION, "SubscriptionInfo", version, _subscription_shape(version), _subscription_make(version)
     )
     return decode(data) if decode is not None else None
 
@@ -348,9 +349,7 @@ def subscription_rows(datas: list) -> list:
     """:func:`subscription_fields` of each of ``datas`` (None: use the models; None too for what is not
     ``bytes``), in one call into the native codec: what a batch of records takes
     (:func:`codec.pipeline.arrow.decode_batch`)."""
-    table = _filled(
-        _NATIVE_SUBSCRIPTION, "SubscriptionInfo", _subscription_shape, lambda v: _v6_rows if v <= 6 else None
-    )
+    table = _filled(_NATIVE_SUBSCRIPTION, "SubscriptionInfo", _subscription_shape, _subscription_make)
     got = native.each(table, datas, 4, DEFAULT_MAX_METADATA_SIZE, subscription_fields)
     # a version probe (v3+: a version above the latest supported one) takes the models
     return [None if r is None or 3 <= r[0][1] > r[0][2] else r for r in got]

@@ -95,21 +95,11 @@ def test_a_vector_file_line_with_an_integer_past_pythons_digits_limit_is_a_probl
 
 def test_a_conformance_adapter_reply_with_a_duplicate_key_fails_the_vector(tmp_path):
     """An adapter whose reply holds "value" twice: which answer it gave cannot be told, so it gave none."""
-    import sys
+    from .adapters import decode_once
 
-    from codec.conformance.impl import CommandImplementation
-
-    adapter = tmp_path / "adapter.py"
-    adapter.write_text(
-        "import sys\nfor line in sys.stdin:\n"
-        '    print(\'{"value": {"version": 1}, "value": {"version": 2}}\', flush=True)\n',
-        encoding="utf-8",
+    outcome, _ = decode_once(
+        tmp_path, '    print(\'{"value": {"version": 1}, "value": {"version": 2}}\', flush=True)\n'
     )
-    impl = CommandImplementation(f"{sys.executable} {adapter}")
-    try:
-        outcome = impl.decode("SubscriptionInfo", 1, b"\x00\x00\x00\x01")
-    finally:
-        impl.close()
     assert outcome.value is None and "duplicate key 'value'" in outcome.failure
 
 

@@ -10,7 +10,9 @@ import sys
 
 import pytest
 
-from codec.conformance.impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT, CommandImplementation
+from codec.conformance.impl import DEFAULT_MAX_REPLY, DEFAULT_TIMEOUT
+
+from .adapters import decode_once
 
 pytestmark = pytest.mark.wheel
 
@@ -28,17 +30,10 @@ def test_a_reply_just_under_the_cap_is_read_within_the_default_timeout(tmp_path)
     """A reply of 64 MiB less 100 bytes, allowed by the protocol: it arrives in some thousand pieces, and joining
     each to all before it (and searching all of it for the newline again) took 17 s, past the 10 s timeout."""
     size = DEFAULT_MAX_REPLY - 100
-    adapter = tmp_path / "big.py"
-    adapter.write_text(
-        "import sys\nfor line in sys.stdin:\n"
+    outcome, impl = decode_once(
+        tmp_path,
         f"    sys.stdout.write('{{\"value\": {{\"userData\": \"' + 'x' * {size - 30} + '\"}}}}\\n'); sys.stdout.flush()\n",
-        encoding="utf-8",
     )
-    impl = CommandImplementation(f"{sys.executable} {adapter}")
-    try:
-        outcome = impl.decode("SubscriptionInfo", 1, b"\x00\x00\x00\x01")
-    finally:
-        impl.close()
     assert impl.timeout == DEFAULT_TIMEOUT == 10
     assert outcome.failure is None, outcome.failure
     assert len(outcome.value["userData"]) == size - 30
