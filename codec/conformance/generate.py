@@ -78,9 +78,9 @@ _FRAMES = ("RequestFrame", "ResponseFrame")
 @cache
 def _frame_apis() -> dict[int, tuple[str, str]]:
     """API key -> (request schema, response schema), for every API whose frames the codec reads."""
-    from ..group.apis import API_KEYS
+    from ..wire.registry import apis
 
-    return {k: (a.request, a.response) for k, a in API_KEYS.items() if a.request is not None and a.response is not None}
+    return {k: (a.request, a.response) for k, a in apis().items() if a.request is not None and a.response is not None}
 
 
 def _frame_cells(message: str) -> list[tuple[str, int, int]]:
@@ -308,7 +308,7 @@ def _frame_value(
     rng: random.Random, message: str, version: int, tame: bool, api_key: int | None = None
 ) -> tuple[dict, int | None]:
     """A request or response frame of an API that has ``version`` (``api_key``'s, when given)."""
-    from ..group.apis import request_header_version, response_header_version
+    from ..wire.registry import request_header_version, response_header_version
 
     request = message == "RequestFrame"
     keys = [

@@ -38,7 +38,7 @@ from ..streams import (
 )
 from ..wire.builder import from_json, to_json
 from ..wire.schema import load_message
-from .apis import API_KEYS, api_for, request_header_version, response_header_version
+from .apis import api_for, apis, request_header_version, response_header_version
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, consumer_from_json, encode_consumer
 from .frames import RequestFrame, ResponseFrame
 from .jsoncheck import check_json, describe
@@ -314,10 +314,10 @@ def _frame_parts(value: dict, api_key: int | None, version: int | None, request:
         raise EncodeError(
             "a frame needs its API key and version (JSON apiKey/apiVersion or --api-key/--version)", message="frame"
         )
-    if key not in API_KEYS:
-        known = ", ".join(f"{k} {a.name}" for k, a in sorted(API_KEYS.items()))
+    if key not in apis():
+        known = ", ".join(f"{k} {a.name}" for k, a in sorted(apis().items()))
         raise EncodeError(f"unknown API key {key} (known: {known})", message="frame", path="api_key")
-    api = API_KEYS[key]
+    api = apis()[key]
     if "api" in value and value["api"] != api.name:
         raise EncodeError(
             f"api {describe(value['api'])} is not API key {key} ({api.name})", message="frame", path="api"
@@ -372,7 +372,7 @@ def request_frame_from_json(
         "RequestHeader",
         style=style,
     )
-    api = API_KEYS[key]
+    api = apis()[key]
     body = value.get("body")
     body = (
         _bytes_from(body, style, "body", "frame")
@@ -387,7 +387,7 @@ def response_frame_from_json(
 ) -> ResponseFrame:
     key, ver, hv, trailing = _frame_parts(value, api_key, version, request=False)
     header = from_json(_header(value, "ResponseHeader", hv, {}, style), "ResponseHeader", style=style)
-    api = API_KEYS[key]
+    api = apis()[key]
     body = value.get("body")
     body = (
         _bytes_from(body, style, "body", "frame")

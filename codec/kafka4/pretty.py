@@ -18,34 +18,11 @@ from ..group.pretty import pretty_body
 from ..pretty import grouped_ranges, pad
 from ..text import printable
 from ..wire.builder import uuid_to_kafka
+from ..wire.registry import error_name
 from ..wire.schema import StructSpec, load_message
 
-__all__ = ["ERRORS", "describe_epoch", "describe_error", "pretty_message", "pretty_record"]
+__all__ = ["describe_epoch", "describe_error", "pretty_message", "pretty_record"]
 
-#: Kafka's error codes (org.apache.kafka.common.protocol.Errors) the group RPCs answer with.
-ERRORS = {
-    0: "NONE",
-    14: "COORDINATOR_LOAD_IN_PROGRESS",
-    15: "COORDINATOR_NOT_AVAILABLE",
-    16: "NOT_COORDINATOR",
-    24: "INVALID_GROUP_ID",
-    25: "UNKNOWN_MEMBER_ID",
-    29: "TOPIC_AUTHORIZATION_FAILED",
-    30: "GROUP_AUTHORIZATION_FAILED",
-    35: "UNSUPPORTED_VERSION",
-    42: "INVALID_REQUEST",
-    69: "GROUP_ID_NOT_FOUND",
-    81: "GROUP_MAX_SIZE_REACHED",
-    82: "FENCED_INSTANCE_ID",
-    110: "FENCED_MEMBER_EPOCH",
-    111: "UNRELEASED_INSTANCE_ID",
-    112: "UNSUPPORTED_ASSIGNOR",
-    113: "STALE_MEMBER_EPOCH",
-    128: "INVALID_REGULAR_EXPRESSION",
-    130: "STREAMS_INVALID_TOPOLOGY",
-    131: "STREAMS_INVALID_TOPOLOGY_EPOCH",
-    132: "STREAMS_TOPOLOGY_FENCED",
-}
 #: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients; 5 since 4.2).
 STREAMS_STATUS = {
     0: "STALE_TOPOLOGY",
@@ -58,7 +35,7 @@ STREAMS_STATUS = {
 
 
 def describe_error(code: int) -> str:
-    return f"{code} {ERRORS.get(code, '(unrecognized)')}"
+    return f"{code} {error_name(code) or '(unrecognized)'}"
 
 
 def describe_epoch(epoch: int) -> str:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import struct
 
 from ..errors import DecodeError, EncodeError, TruncatedError
+from ..wire import registry
 from ..wire.builder import decode_wire, encode_wire
 from ..wire.schema import load_message
 from .body import body_from_json, body_json
-from .common import CLASSIC_RECORD_TYPES, RECORD_TYPES, RECORDS
 
 __all__ = [
     "decode_record",
@@ -38,19 +38,28 @@ def _k(name: str, style: str) -> str:
 
 
 def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, int, str]:
-    """(record name, key schema, key schema version, value schema) of a record type."""
-    if record_type in RECORD_TYPES:
-        name = RECORD_TYPES[record_type]
-        return name, name + "Key", 0, name + "Value"
-    if record_type in CLASSIC_RECORD_TYPES:
-        name = CLASSIC_RECORD_TYPES[record_type]
-        return name, name + "Key", record_type, name + "Value"
-    raise error(
-        f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, share groups 9-15, "
-        "Streams groups 17 and 19-23, classic 0-2)",
-        message="record key",
-        **({"offset": 0} if error is DecodeError else {}),
-    )
+    """(record name, key schema, key schema version, value schema) of a record type (:func:`codec.wire.registry.
+    record_types`)."""
+    table = registry.record_types()
+    record = table.get(record_type) if type(record_type) is int else None
+    if record is None:
+        raise error(
+            f"unknown coordinator record type {record_type} (known: {_ranges(table)})",
+            message="record key",
+            **({"offset": 0} if error is DecodeError else {}),
+        )
+    return record.name, record.key, record.key_version, record.value
+
+
+def _ranges(table) -> str:
+    """``0-17, 19-23`` of the record types known."""
+    out: list[list[int]] = []
+    for t in table:
+        if out and out[-1][1] == t - 1:
+            out[-1][1] = t
+        else:
+            out.append([t, t])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in out)
 
 
 def _prefix(data: bytes, what: str) -> int:
@@ -141,17 +150,21 @@ def _record_type(record: dict) -> int:
     if rtype is not None and (type(rtype) is not int or not -(1 << 15) <= rtype < (1 << 15)):
         raise EncodeError(f"recordType must be an int16, got {rtype!r}"[:120], message="record", path="record_type")
     if name is not None:
-        if not isinstance(name, str) or name not in RECORDS and name not in CLASSIC_RECORD_TYPES.values():
+        types = registry.records().get(name) if isinstance(name, str) else None
+        if types is None:
             raise EncodeError(
-                f"unknown record {str(name)[:60]!r} (known: {', '.join(RECORDS)})", message="record", path="record"
+                f"unknown record {str(name)[:60]!r} (known: {', '.join(registry.records())})",
+                message="record",
+                path="record",
             )
-        by_name = RECORDS.get(name, 2 if name == "GroupMetadata" else None)
         if rtype is None:
-            if by_name is None:
+            if len(types) > 1:
                 raise EncodeError(
-                    "an OffsetCommit record needs its recordType (0 or 1)", message="record", path="record_type"
+                    f"an {name} record needs its recordType ({' or '.join(map(str, sorted(types)))})",
+                    message="record",
+                    path="record_type",
                 )
-            rtype = by_name
+            rtype = types[0]
         elif record_schemas(rtype, error=EncodeError)[0] != name:
             raise EncodeError(f"record {name} is not record type {rtype}", message="record", path="record")
     return rtype
