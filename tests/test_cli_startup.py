@@ -108,7 +108,7 @@ def test_the_console_script_freezes_what_its_imports_built():
         f"import gc, sys; sys.path.insert(0, {str(ROOT)!r}); "
         f"sys.argv = ['rebalance-codec', 'decode', '--kind', 'subscription-info', '--compact', '@{EXAMPLE}']; "
         "from codec.__main__ import console; status = console(); "
-        "print(status, gc.isenabled(), gc.get_freeze_count() > 1000, 'codec.kinds' in sys.modules)"
+        "print(status, gc.isenabled(), gc.get_freeze_count() > 1000, 'codec.catalog' in sys.modules)"
     )
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

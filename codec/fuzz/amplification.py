@@ -477,7 +477,7 @@ _TINY: tuple[tuple[str, int, Callable[[int], dict]], ...] = (
 
 @functools.lru_cache(maxsize=256)
 def _tiny_bytes(which: int, n: int, as_json: bool) -> bytes:
-    from ..kinds import get_kind
+    from ..catalog import get_kind
 
     kind, version, body = _TINY[which]
     if as_json:
@@ -534,7 +534,7 @@ def _mutated(rng: random.Random) -> Case:
 
 def _encode_mutated(rng: random.Random) -> Case:
     """The JSON of a decoded seed, mutated as values (wrong types, huge numbers, deep nesting ...)."""
-    from ..kinds import get_kind
+    from ..catalog import get_kind
     from .cli import _kind_args, json_text, mutate_value
 
     seeds = _seeds()

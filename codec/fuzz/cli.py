@@ -687,7 +687,7 @@ class _Inputs:
             if key in self._values:
                 return self._values[key]
         from ..errors import CodecError
-        from ..kinds import get_kind
+        from ..catalog import get_kind
 
         k, opts, out = get_kind(kind), _options(args), []
         for data in self.seeds[target][:60]:

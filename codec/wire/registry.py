@@ -9,7 +9,9 @@
 * **records** — the ``__consumer_offsets`` record types: a ``coordinator-key`` file's ``apiKey`` is its record
   type; the classic keys, whose version is their record type, say so with ``"recordType": "version"``
   (:func:`record_types`, :func:`records`);
-* **error names** — from the one table the schemas cannot hold, :mod:`codec.wire.error_codes` (:func:`error_name`);
+* **error names** — from the one table the schemas cannot hold, :mod:`codec.wire.error_codes` (:func:`error_name`,
+  :func:`error_code`); the names of the APIs no schema describes yet from Kafka's table of APIs,
+  :mod:`codec.wire.api_keys` (:func:`api_name`);
 * **releases** — a schema's ``history`` names the Kafka release of each version (``"v7 (2.6): ..."``) and its
   ``releases`` the range of releases it follows (``"0.10.0-4.0"``): :func:`first_release`,
   :func:`latest_by_release`.
@@ -40,6 +42,9 @@ __all__ = [
     "Record",
     "api_for",
     "api_key",
+    "api_name",
+    "api_names",
+    "error_code",
     "apis",
     "error_name",
     "error_names",
@@ -51,6 +56,7 @@ __all__ = [
     "message_names",
     "message_of_kind",
     "messages_of_type",
+    "ordered",
     "record_for",
     "record_types",
     "records",
@@ -129,6 +135,31 @@ def _raw_head(name: str) -> dict:
 def message_names() -> list[str]:
     """Every message with a schema, by name (sorted)."""
     return schema_names()
+
+
+def ordered(names) -> list[str]:
+    """``names`` in the order the tables show messages: Kafka Streams' metadata, the version-prefixed messages
+    (ConsumerProtocol, Connect), the headers, each API's request and response by API key, each record's key and value
+    by record type, then any other."""
+    records = {}
+    for t, r in sorted(record_types().items(), reverse=True):  # (a record with two types: its first, the lowest)
+        records[r.key], records[r.value] = (t, 0), (t, 1)
+
+    def key(n: str) -> tuple:
+        h = head(n)
+        if h.type == "streams":
+            return (0, 0, 0, n)
+        if h.version_prefix is not None:
+            return (1, 0, 0, n)
+        if h.type == "header":
+            return (2, 0, 0, n)
+        if h.type in ("request", "response") and h.api_key is not None:
+            return (3, h.api_key, h.type == "response", n)
+        if n in records:
+            return (4, *records[n], n)
+        return (5, 0, 0, n)
+
+    return sorted(names, key=key)
 
 
 def messages_of_type(*types: str) -> list[str]:
@@ -231,10 +262,10 @@ class Api:
             )
 
 
-# Two APIs every capture holds around the group's own, whose bodies no schema here describes yet: known well enough to
-# frame them (their first flexible version is Kafka's FindCoordinatorRequest.json's and ApiVersionsRequest.json's).
-# A schema file of either API takes its place here (apis() prefers the files).
-_FRAMED_ONLY = {10: ("FindCoordinator", 3), 18: ("ApiVersions", 3)}
+# The two APIs every capture holds around the group's own, framed here (their bodies stay bytes) while no schema file
+# describes them: their keys and first flexible versions are Kafka's (codec.wire.api_keys); a schema file of either
+# makes it a message like the others (apis() prefers the files).
+_FRAMED_ONLY = ("FindCoordinator", "ApiVersions")
 # Kafka's generator writes every ApiVersionsResponse behind response header v0, whatever its version, so that a client
 # can read it before it knows what the broker speaks (ApiMessageTypeGenerator: the one exception it makes).
 _V0_RESPONSE_HEADER = "ApiVersions"
@@ -252,10 +283,12 @@ def apis() -> dict[int, Api]:
             h = head(n)
             if h.type in ("request", "response") and h.api_key is not None:
                 found.setdefault(h.api_key, {})[h.type] = n
+        from .api_keys import KAFKA_APIS
+
         table: dict[int, Api] = {}
-        for key, (name, flexible_from) in _FRAMED_ONLY.items():
-            if key not in found:
-                table[key] = Api(key, name, None, None, flexible_from)
+        for key, (name, flexible_from) in KAFKA_APIS.items():
+            if name in _FRAMED_ONLY and key not in found:
+                table[key] = Api(key, name, None, None, flexible_from, 0 if name == _V0_RESPONSE_HEADER else None)
         for key, sides in found.items():
             request, response = sides.get("request"), sides.get("response")
             name = (request or response or "").removesuffix("Request").removesuffix("Response")
@@ -276,6 +309,25 @@ def api_for(api_key: int, *, message: str = "RequestHeader", offset: int | None 
         raise DecodeError(
             f"unknown API key {api_key} (known: {known})", message=message, offset=offset, path="request_api_key"
         ) from None
+
+
+def api_name(key: int) -> str | None:
+    """Kafka's name of the API ``key``: its schema's, else Kafka's table of APIs (:mod:`codec.wire.api_keys`); None
+    for a key Kafka has not used."""
+    from .api_keys import KAFKA_APIS
+
+    api = apis().get(key) if type(key) is int else None
+    if api is not None:
+        return api.name
+    got = KAFKA_APIS.get(key) if type(key) is int else None
+    return got[0] if got is not None else None
+
+
+def api_names() -> dict[int, str]:
+    """Every API key Kafka has used -> its name (:func:`api_name` of each)."""
+    from .api_keys import KAFKA_APIS
+
+    return {key: name for key in sorted({*KAFKA_APIS, *apis()}) if (name := api_name(key)) is not None}
 
 
 def api_key(name: str) -> int:
@@ -383,6 +435,14 @@ def error_names() -> dict[int, str]:
 def error_name(code: int | None) -> str | None:
     """Kafka's name of an error code (``27`` -> ``REBALANCE_IN_PROGRESS``), or None for a code Kafka has not named."""
     return error_names().get(code) if type(code) is int else None
+
+
+def error_code(name: str) -> int:
+    """The code of Kafka's error ``name`` (``UNKNOWN_MEMBER_ID`` -> 25); ``KeyError`` for a name Kafka has not."""
+    for code, known in error_names().items():
+        if known == name:
+            return code
+    raise KeyError(f"no Kafka error named {name!r}")
 
 
 # --- releases -------------------------------------------------------------------------------------------------
