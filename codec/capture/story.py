@@ -46,6 +46,8 @@ from ..group.nested import STREAMS_PROTOCOL, Nested, decode_layer, nest_body
 from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
 from .bytestream import ByteStream
+from ..group.messages import MESSAGES as _GROUP_MESSAGES
+from ..wire import registry as _registry
 from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
 from .metadata import METADATA, topic_names
@@ -77,36 +79,10 @@ __all__ = [
     "partition_items",
 ]
 
-GROUP_APIS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
-# Names of the APIs a capture commonly holds besides the group ones (Kafka's ApiKeys.java).
-API_NAMES = {
-    0: "Produce",
-    1: "Fetch",
-    2: "ListOffsets",
-    3: "Metadata",
-    8: "OffsetCommit",
-    9: "OffsetFetch",
-    10: "FindCoordinator",
-    15: "DescribeGroups",
-    16: "ListGroups",
-    17: "SaslHandshake",
-    18: "ApiVersions",
-    19: "CreateTopics",
-    22: "InitProducerId",
-    36: "SaslAuthenticate",
-    42: "DeleteGroups",
-    47: "OffsetDelete",
-    60: "DescribeCluster",
-    68: "ConsumerGroupHeartbeat",
-    69: "ConsumerGroupDescribe",
-    76: "ShareGroupHeartbeat",
-    77: "ShareGroupDescribe",
-    78: "ShareFetch",
-    79: "ShareAcknowledge",
-    88: "StreamsGroupHeartbeat",
-    89: "StreamsGroupDescribe",
-    **GROUP_APIS,
-}
+#: the classic group protocol's APIs (JoinGroup, SyncGroup, Heartbeat, LeaveGroup: codec.group.messages) by key
+GROUP_APIS = {k: a.name for k, a in _registry.apis().items() if a.request in _GROUP_MESSAGES}
+#: Kafka's names of its APIs (codec.wire.registry: the schemas', then Kafka's table of the others)
+API_NAMES = _registry.api_names()
 MAX_PENDING = 65536  # requests waiting for their response, over all connections
 #: What ``offsets_story`` tells for an input of N bytes: TOLD_FLOOR + N // BYTES_PER_TOLD members' worth of group
 #: records (a heartbeat-based group's record is one, a GroupMetadataValue one and one per member), so that a
