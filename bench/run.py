@@ -12,7 +12,8 @@ pure-Python codec, the plain-value floor, kio, kafka-python), ``kafka4`` (Kafka 
 installed), ``capture`` (``capture --json`` against tshark's Kafka dissector on the 200 MB capture) and
 ``pipeline`` (decoded records per CPU-second through Spark ``local[2]``, the native codec against the
 pure-Python one and against the pipeline issue #29 was opened on) and ``alternatives`` (the engine against Cython over the generated Python: build time and
-speed). Every figure is paired and interleaved (``bench/harness.py``).
+speed), ``fastpath`` (the pure-Python codec with and without its generated fast path, beside the engine).
+Every figure is paired and interleaved (``bench/harness.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline", "alternatives")
+SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline", "alternatives", "fastpath")
 
 
 def _micro(section: str, comparisons, args) -> None:
@@ -102,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
                 import alternatives_bench
 
                 alternatives_bench.run(args)
+            elif section == "fastpath":
+                from fastpath_bench import fastpath_comparisons
+
+                _micro(section, fastpath_comparisons(), args)
     import report
 
     report.write_tables()
