@@ -59,17 +59,18 @@ def topic_id(topic: str) -> str:
 
 
 def _prune(data: Any, spec: StructSpec, version: int) -> Any:
-    """``data`` (Kafka JSON) without the fields ``version`` does not have, recursively."""
+    """``data`` (Kafka JSON) without the fields ``version`` does not have (a struct that differs between versions
+    takes the union of their fields), and without the nulls it cannot carry, recursively."""
     if not isinstance(data, dict):
         return data
     out = {}
     fields = {f.json_name: f for f in spec.fields}
     for key, value in data.items():
         f = fields.get(key)
-        if f is None:
-            raise KeyError(f"{spec.name} has no field {key!r}")
-        if version not in f.versions:
+        if f is None or version not in f.versions:  # (a field of another version's struct, or of this one's)
             continue
+        if value is None and version not in f.nullable:
+            continue  # (a null where this version cannot carry one: the field's default, "" for a string)
         if f.struct is not None and value is not None:
             value = [_prune(v, f.struct, version) for v in value] if f.is_array else _prune(value, f.struct, version)
         out[key] = value
@@ -445,6 +446,7 @@ class _Connection(asyncio.Protocol):
             if len(self.buf) < 4 + size:
                 break
             self.frames.put_nowait((arrived, self.buf[4 : 4 + size]))
+            arrived += 1e-6  # frames of one read keep their order
             self.buf = self.buf[4 + size :]
 
     def write(self, data: bytes) -> None:

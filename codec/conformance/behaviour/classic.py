@@ -159,7 +159,7 @@ class ClassicGroup:
         self.assignments: dict[int, dict[str, list[TopicPartition]]] = {}  # generation -> member -> partitions
         self.kept: dict[str, list[TopicPartition]] = {}  # instance id -> its last assignment
         self._ids = itertools.count(1)
-        self.client_ids: dict[str, str] = {}
+        self.shrunk = False  # a scenario's switch for its plan
 
     # --- what a scenario does --------------------------------------------------------------------------------
 

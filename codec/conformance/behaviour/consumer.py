@@ -137,7 +137,7 @@ class ConsumerGroup:
             self.trace.note("script", detail=f"member {member_id} leaves with epoch {epoch}")
             if gone:
                 self.epoch = epoch
-                self.target, self.owned = [], None
+                self.owned = None
             return Reply({**self.body(0 if gone else UNKNOWN_MEMBER_ID), "memberId": member_id, "memberEpoch": epoch})
         if epoch == 0:
             if version == 0 or not member_id:

@@ -59,6 +59,7 @@ class Driver:
         loop.add_reader(self._errfd, self._drain_err)
         trace.drains.append(self.drain)
         self.open = True
+        self.finished = False
 
     def drain(self) -> None:
         """Read what the driver has written so far (never blocks)."""
@@ -153,6 +154,10 @@ class Driver:
         return self.proc.poll()
 
     def finish(self) -> None:
+        """Read the driver's last output and close its pipes (once: their descriptors are reused after)."""
+        if self.finished:
+            return
+        self.finished = True
         self.drain()
         self._close_reader()
         try:
@@ -294,11 +299,16 @@ async def run_one(s: Scenario, argv: list[str], supports: set[str] | None, confi
                 d.signal(signal.SIGKILL)
                 await d.wait(2)
         await run.broker.close()
+    broken = run.trace.notes_of("broker-error")
+    if broken:  # the scripted coordinator's own mistake: the suite's, and said so
+        verdict = fail(
+            f"the scripted coordinator could not answer (a fault of this suite, not of the client): {broken[0].detail}"
+        )
     if verdict is None:
         try:
             verdict = s.judge(run)
         except Exception as e:  # a judge's own mistake is the suite's, and said so
-            verdict = fail(f"the judge failed: {type(e).__name__}: {e}")
+            verdict = fail(f"the judge failed (a fault of this suite): {type(e).__name__}: {e}")
     return Outcome(s, verdict, round(time.monotonic() - began, 2), run.trace)
 
 

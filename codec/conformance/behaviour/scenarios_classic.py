@@ -430,7 +430,7 @@ def _held(slug: str, api: str, *, drop: bool, java: tuple[str, ...], why: str) -
         g.begin_rebalance()
         faults.arm(api, 0, when=lambda req: req.get("memberId") == member, delay=hold, drop=drop)
         hit = await until(run.trace, lambda: faults.hits, 15, f"a {api} to {'lose' if drop else 'hold'}")
-        await stable(run, 20 + hold, after=hit[0][1].t)
+        await stable(run, 20 + hold, after=hit[0][1].t - 0.001)
 
     def judge(run: Run) -> Verdict:
         faults = run.group.faults
@@ -438,17 +438,20 @@ def _held(slug: str, api: str, *, drop: bool, java: tuple[str, ...], why: str) -
             return fail(f"no {api} came to {'lose' if drop else 'hold'}")
         held = faults.hits[0][1]
         if drop:
-            nxt = first_after(run.trace, ("JoinGroup",), held.t)
+            nxt = first_after(run.trace, ("JoinGroup", api), held.t)
             if nxt is None:
                 return fail(
                     f"after the answer to {held.short()} was lost (the connection closed) the client never joined again"
                 )
+            if nxt.api == "SyncGroup" and nxt.body.get("generationId") != held.body.get("generationId"):
+                return fail(f"{nxt.short()} retried the lost SyncGroup in another generation")
             if nxt.body.get("memberId") != held.body.get("memberId"):
                 return fail(
                     f"{nxt.short()} after a lost {api} answer: expected memberId "
                     f"{held.body.get('memberId')!r} (kept: the membership still holds)"
                 )
-            return ok(f"joined again {nxt.t - held.t:.2f} s after the lost answer, keeping its member id")
+            how = "joined again" if nxt.api == "JoinGroup" else "sent the SyncGroup again"
+            return ok(f"{how} {nxt.t - held.t:.2f} s after the lost answer, keeping its member id")
         again = [r for r in run.trace.of(api, "JoinGroup", after=held.t) if held.answered and r.t < held.answered]
         gone = [n for n in run.trace.notes_of("disconnect") if n.conn == held.conn and n.t < (held.answered or 1e9)]
         if gone:
@@ -494,8 +497,9 @@ SYNC_LOST = _held(
     "SyncGroup",
     drop=True,
     java=(f"{AC}: joinGroupIfNeeded", f"{AC}: CoordinatorResponseHandler.onFailure (markCoordinatorUnknown)"),
-    why="The connection closes before a SyncGroup is answered: the member joins again (a new JoinGroup, same member "
-    "id) rather than waiting for an answer that will not come.",
+    why="The connection closes before a SyncGroup is answered: the member does not wait for an answer that will not "
+    "come; it joins again (a new JoinGroup, same member id, as Kafka's Java consumer does) or sends the SyncGroup "
+    "again in the same generation (which the coordinator answers as long as the generation stands).",
 )
 SYNC_LATE = _held(
     "sync-response-late",

@@ -167,37 +167,46 @@ COOP_OWNED = Scenario(
 )
 
 
-def _half_plan(gen: int, every: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    return every if gen <= 1 else every[: len(every) // 2]
-
-
 def _scripted_leader(run: Run) -> ClassicGroup:
-    g = ClassicGroup(run.trace, run.group_id, run.scenario.topics, scripted_leader=True, plan=_half_plan)
+    """A scripted member leads: it gives the client every partition until the script takes half away."""
+    g = ClassicGroup(run.trace, run.group_id, run.scenario.topics, scripted_leader=True)
+    g.plan = lambda gen, every: every[: len(every) // 2] if g.shrunk else every
     return g
 
 
 async def _play_follow_up(run: Run) -> None:
-    t = await stable(run, 20)
-    run.group.begin_rebalance()
-    # generation 2 takes half away; the client must revoke it and rejoin by itself (a follow-up rebalance)
-    await until(run.trace, lambda: run.group.generation >= 2 and not run.group.syncing, 15, "generation 2 synced")
-    g2 = [r for r in run.trace.of("SyncGroup", after=t) if not r.error][-1]
-    await until(run.trace, lambda: first_after(run.trace, ("JoinGroup",), g2.t), 10, "the follow-up JoinGroup")
+    g = run.group
+    await stable(run, 20)
+    g.shrunk = True
+    g.begin_rebalance()  # the next generation takes half away; the client revokes it and rejoins by itself
+    t = run.trace.now()
+    sync = await until(
+        run.trace,
+        lambda: [r for r in run.trace.of("SyncGroup", after=t) if not r.error and r.answered is not None],
+        15,
+        "the SyncGroup of the generation that takes half away",
+    )
+    await until(run.trace, lambda: first_after(run.trace, ("JoinGroup",), sync[0].t), 10, "the follow-up JoinGroup")
 
 
 def _judge_follow_up(run: Run) -> Verdict:
-    syncs = [r for r in run.trace.of("SyncGroup") if not r.error and r.body.get("generationId") == 2]
+    flip = [n for n in run.trace.notes if n.detail == "the coordinator begins a rebalance"]
+    syncs = [r for r in run.trace.of("SyncGroup", after=flip[0].t if flip else 1e9) if not r.error]
     if not syncs:
-        return fail("generation 2 was never synced")
+        return fail("the generation that takes half away was never synced")
     g2 = syncs[0]
     kept = parts(g2.extra.get("given"))
     every = run.group.all_partitions()
     taken = sorted(set(every) - set(kept))
     rev = [e for e in run.trace.events("revoked", after=g2.t) if parts(e.event.get("partitions"))]
     if not rev:
-        return fail(f"generation 2 took {taken} away; the client never reported them revoked")
+        return fail(
+            f"generation {g2.body.get('generationId')} took {taken} away; the client never reported them revoked"
+        )
     if parts(rev[0].event.get("partitions")) != taken:
-        return fail(f"the client revoked {parts(rev[0].event.get('partitions'))}; generation 2 took exactly {taken}")
+        return fail(
+            f"the client revoked {parts(rev[0].event.get('partitions'))}; the new generation took exactly {taken}"
+        )
     j = first_after(run.trace, ("JoinGroup",), g2.t)
     if j is None:
         return fail(
@@ -236,10 +245,13 @@ def _with_newcomer(run: Run) -> ClassicGroup:
 
 async def _play_newcomer(run: Run) -> None:
     await stable(run, 20)
+    base = run.group.generation
     run.group.scripted.append(Scripted("scripted-2", list(run.scenario.topics)))
     run.group.begin_rebalance()
-    # generation 2 must not move owned partitions; the follow-up (generation 3) gives scripted-2 its share
-    await until(run.trace, lambda: run.group.generation >= 3 and not run.group.syncing, 20, "the follow-up generation")
+    # the next generation must not move owned partitions; the follow-up after it gives scripted-2 its share
+    await until(
+        run.trace, lambda: run.group.generation >= base + 2 and not run.group.syncing, 20, "the follow-up generation"
+    )
 
 
 def _leader_syncs(run: Run) -> list:

@@ -126,6 +126,12 @@ def first_after(
     return None
 
 
+def _unchanged(trace: Trace, syncs: list[Request]) -> bool:
+    """Whether the last SyncGroup gave the client what it was given before (and has reported)."""
+    given = [r.extra.get("given") for r in trace.of("SyncGroup") if "given" in r.extra]
+    return len(given) >= 2 and given[-1] == given[-2] and bool(trace.events("assigned"))
+
+
 async def stable(run: Run, timeout: float = 15.0, *, after: float = -1.0) -> float:
     """Wait until the client is a stable member: an answered SyncGroup, its assigned line, then a heartbeat the
     coordinator accepted in that generation with no JoinGroup after the SyncGroup. Returns the time of that
@@ -139,8 +145,8 @@ async def stable(run: Run, timeout: float = 15.0, *, after: float = -1.0) -> flo
         last = syncs[-1]
         if trace.of("JoinGroup", after=last.t):
             return None
-        if not trace.events("assigned", after=last.t - 0.001) and not trace.events("assigned", after=after):
-            return None
+        if not trace.events("assigned", after=last.t - 0.001) and not _unchanged(trace, syncs):
+            return None  # (a cooperative member given what it had may say nothing)
         beats = [r for r in trace.of("Heartbeat", after=last.t) if not r.error and r.answered is not None]
         if beats and beats[-1].body.get("generationId") == group.generation:
             return beats[-1].t

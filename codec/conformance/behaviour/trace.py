@@ -63,7 +63,8 @@ class Trace:
         self._changed = asyncio.Event()
 
     def now(self) -> float:
-        return round(time.monotonic() - self.start, 3)
+        """Seconds since the scenario began, at the clock's full precision (records are ordered by it)."""
+        return time.monotonic() - self.start
 
     def _wake(self) -> None:
         self._changed.set()
@@ -116,7 +117,7 @@ class Trace:
         return {
             "requests": [
                 {
-                    "t": r.t,
+                    "t": round(r.t, 6),
                     "conn": r.conn,
                     "api": r.api,
                     "version": r.version,
@@ -128,8 +129,10 @@ class Trace:
                 for r in self.requests[:limit]
             ],
             "requestsLeftOut": max(0, len(self.requests) - limit),
-            "driver": [{"t": e.t, **e.event} for e in self.lines[:limit]],
-            "notes": [{"t": n.t, "kind": n.kind, "conn": n.conn, "detail": n.detail} for n in self.notes[:limit]],
+            "driver": [{"t": round(e.t, 6), **e.event} for e in self.lines[:limit]],
+            "notes": [
+                {"t": round(n.t, 6), "kind": n.kind, "conn": n.conn, "detail": n.detail} for n in self.notes[:limit]
+            ],
             "stderr": self.stderr[-20:],
             "exit": self.exit,
         }
