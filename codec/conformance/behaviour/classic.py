@@ -240,10 +240,12 @@ class ClassicGroup:
         m.last_seen = now
         if generation != self.generation:
             return ILLEGAL_GENERATION
-        if self.rebalancing or (self.syncing and commit):
-            # PreparingRebalance; and a commit in CompletingRebalance (its heartbeats are fine)
-            return REBALANCE_IN_PROGRESS
-        return NONE
+        if commit:
+            # ClassicGroup.validateOffsetCommit: a commit is refused in CompletingRebalance only (in
+            # PreparingRebalance an eager member commits from its revocation callback)
+            return REBALANCE_IN_PROGRESS if self.syncing else NONE
+        # a heartbeat: REBALANCE_IN_PROGRESS in PreparingRebalance (in CompletingRebalance it is fine)
+        return REBALANCE_IN_PROGRESS if self.rebalancing else NONE
 
     def _join(self, version: int, req: dict, entry: Request, now: float) -> Reply:
         self._expire(now)

@@ -171,6 +171,9 @@ class Driver:
             if f is not None:
                 f.close()
 
+    def stderr_tail(self) -> list[str]:
+        return self._err.decode("utf-8", "replace").splitlines()[-5:]
+
     def _drain_tail(self) -> None:
         try:
             while True:
@@ -263,6 +266,27 @@ def _group_for(run: Run) -> Any:
     return ClassicGroup(run.trace, run.group_id, s.topics)
 
 
+async def _watched(run: Run) -> None:
+    """The scenario's script, cut short when the driver has not connected within the start-up time or exits
+    before the script is done with it."""
+    play = asyncio.ensure_future(run.scenario.play(run))
+    trace, startup = run.trace, run.config.startup
+    connected = asyncio.ensure_future(trace.wait_for(lambda: trace.notes_of("connect"), startup))
+    done, _ = await asyncio.wait({play, connected}, return_when=asyncio.FIRST_COMPLETED)
+    if play in done:
+        connected.cancel()
+        return play.result()
+    if not connected.result():
+        play.cancel()
+        code = run.driver.proc.poll()
+        said = f" (it exited {code})" if code is not None else ""
+        tail = " | ".join(run.driver.stderr_tail()[-2:])
+        raise Incomplete(
+            f"the driver never connected to the broker within {startup:g} s{said}" + (f": {tail}" if tail else "")
+        )
+    return await play
+
+
 async def run_one(s: Scenario, argv: list[str], supports: set[str] | None, config: Config) -> Outcome:
     began = time.monotonic()
     if supports is None:
@@ -281,7 +305,7 @@ async def run_one(s: Scenario, argv: list[str], supports: set[str] | None, confi
         except OSError as e:
             return Outcome(s, fail(f"the driver cannot be started: {e}"), 0.0, run.trace)
         try:
-            await asyncio.wait_for(s.play(run), s.bound)
+            await asyncio.wait_for(_watched(run), s.bound)
         except Incomplete as e:
             verdict = fail(str(e))
         except asyncio.TimeoutError:

@@ -29,7 +29,7 @@ class Config:
     heartbeat_interval_ms: int = 300
     rebalance_timeout_ms: int = 5000
     consumer_interval_ms: int = 400  # the heartbeat interval the KIP-848 coordinator gives
-    startup: float = 20.0  # seconds a driver has to connect
+    startup: float = 10.0  # seconds a driver has to connect
 
 
 @dataclass(frozen=True)

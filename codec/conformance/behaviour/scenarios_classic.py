@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .classic import ClassicGroup
-from .scenario import Scenario, Verdict, fail, ok, parts, skip, until
+from .scenario import Incomplete, Scenario, Verdict, fail, ok, parts, skip, until
 from .steps import first_after, name, stable
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ GMM = "GroupMetadataManager.java"
 
 UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS = 25, 22, 27
 NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS = 16, 15, 14
+LINGER = 2  # heartbeats a member may still send between an error that tells it to rejoin and its JoinGroup
 
 
 def faulty(run: Run) -> ClassicGroup:
@@ -204,6 +205,12 @@ def _error_scenario(
                 return fail(
                     f"{nxt.short()} came {nxt.t - err.t:.2f} s after {name(error)}: later than the rebalance "
                     f"timeout ({limit:g} s)"
+                )
+            lingering = [h for h in run.trace.of("Heartbeat", after=err.t) if h.t < nxt.t]
+            if len(lingering) > LINGER:
+                return fail(
+                    f"after {err.short()} answered {name(error)} the client sent {len(lingering)} more heartbeats "
+                    f"over {nxt.t - err.t:.2f} s before it rejoined: a member told to rejoin rejoins at once"
                 )
             got = nxt.body.get("memberId", "")
             if keeps_id and got != before:
@@ -430,7 +437,17 @@ def _held(slug: str, api: str, *, drop: bool, java: tuple[str, ...], why: str) -
         g.begin_rebalance()
         faults.arm(api, 0, when=lambda req: req.get("memberId") == member, delay=hold, drop=drop)
         hit = await until(run.trace, lambda: faults.hits, 15, f"a {api} to {'lose' if drop else 'hold'}")
-        await stable(run, 20 + hold, after=hit[0][1].t - 0.001)
+        t = hit[0][1].t
+        if drop:
+            limit = run.config.rebalance_timeout_ms / 1000
+            got = await run.trace.wait_for(lambda: first_after(run.trace, ("JoinGroup", api), t), limit + 1)
+            if not got:
+                raise Incomplete(
+                    f"after the answer to {hit[0][1].short()} was lost the client sent neither a JoinGroup nor the "
+                    f"{api} again within the rebalance timeout ({limit:g} s): it waits for an answer that will not "
+                    "come (Kafka's coordinator removes a member that has not synced within the rebalance timeout)"
+                )
+        await stable(run, 20 + hold, after=t - 0.001)
 
     def judge(run: Run) -> Verdict:
         faults = run.group.faults
