@@ -537,23 +537,28 @@ def _moved(slug: str, error: int, *, full: bool) -> Scenario:
     async def play(run: Run) -> None:
         g: ConsumerGroup = run.group
         await acked(run)
-        g.faults.arm(HB, error, when=lambda req: req.get("memberEpoch", 0) > 0)
+
+        def moved() -> None:
+            g.faults.moved = error
+
+        g.faults.arm(HB, error, when=lambda req: req.get("memberEpoch", 0) > 0, then=moved)
         hit = await until(run.trace, lambda: g.faults.hits, 10, f"a heartbeat to answer {name(error)}")
         t = hit[0][1].t
-        await until(
-            run.trace, lambda: [r for r in run.trace.of(HB, after=t) if not r.error], 15, "a heartbeat after it"
-        )
+        fc = await until(run.trace, lambda: first_after(run.trace, ("FindCoordinator",), t), 8, "a FindCoordinator")
+        ok_after = lambda: [r for r in run.trace.of(HB, after=fc.t) if not r.error]  # noqa: E731
+        await until(run.trace, ok_after, 15, "a heartbeat the new coordinator accepts")
 
     def judge(run: Run) -> Verdict:
         err = run.group.faults.hits[0][1] if run.group.faults.hits else None
         if err is None:
             return fail(f"no heartbeat was answered {name(error)}")
         fc = first_after(run.trace, ("FindCoordinator",), err.t)
-        nxt = first_after(run.trace, (HB,), err.t)
-        if nxt is None:
-            return fail(f"no heartbeat after {name(error)}")
-        if fc is None or fc.t > nxt.t:
-            return fail(f"{nxt.short()} after {name(error)} came before any FindCoordinator")
+        if fc is None:
+            return fail(f"after {name(error)} the client never asked FindCoordinator")
+        first = first_after(run.trace, (HB,), err.t)
+        nxt = first_after(run.trace, (HB,), fc.t)
+        if nxt is None or first is None:
+            return fail(f"no heartbeat after {name(error)} and the FindCoordinator")
         if nxt.body.get("memberId") != err.body.get("memberId") or nxt.body.get("memberEpoch") != err.body.get(
             "memberEpoch"
         ):
@@ -562,11 +567,11 @@ def _moved(slug: str, error: int, *, full: bool) -> Scenario:
             missing = [
                 k
                 for k in ("subscribedTopicNames", "rebalanceTimeoutMs", "topicPartitions")
-                if nxt.body.get(k) in (None, -1)
+                if first.body.get(k) in (None, -1)
             ]
             if missing:
                 return fail(
-                    f"{nxt.short()} after {name(error)} leaves out {', '.join(missing)}: after a failed "
+                    f"{first.short()} after {name(error)} leaves out {', '.join(missing)}: after a failed "
                     "heartbeat the next one is a full heartbeat (a new coordinator may know nothing)"
                 )
             return ok("the heartbeat after the error carries every field")

@@ -35,6 +35,9 @@ ERRORS = {
 }
 
 
+GROUP_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "ConsumerGroupHeartbeat")
+
+
 def name(code: int) -> str:
     return ERRORS.get(code, str(code))
 
@@ -89,6 +92,10 @@ class Faults:
     def __init__(self) -> None:
         self.armed: list[tuple[str, int, Callable[[dict], bool], Callable[[], None] | None, float, bool]] = []
         self.hits: list[tuple[int, Request]] = []
+        # the coordinator moved: every group request is answered this error (NOT_COORDINATOR) until the client
+        # asks FindCoordinator again, as a broker that no longer coordinates the group answers
+        self.moved = 0
+        self.refused: list[Request] = []  # the group requests answered so while it was moved
 
     def arm(
         self,
@@ -103,6 +110,11 @@ class Faults:
         self.armed.append((api, error, when, then, delay, drop))
 
     def __call__(self, api: str, version: int, req: dict, entry: Request) -> Reply | None:
+        if self.moved and api == "FindCoordinator":
+            self.moved = 0
+        elif self.moved and api in GROUP_APIS:
+            self.refused.append(entry)
+            return Reply(error_body(api, self.moved, req), error=self.moved)
         for i, (a, error, when, then, delay, drop) in enumerate(self.armed):
             if a == api and when(req):
                 del self.armed[i]
