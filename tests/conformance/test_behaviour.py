@@ -147,3 +147,11 @@ def test_the_kill_matrix(tmp_path):
     got = _finish(procs, timeout=900)
     killed = {bug: [r["id"] for r in report["results"] if r["status"] == "fail"] for bug, (_, _, report) in got.items()}
     assert all(killed.values()), killed
+
+
+def test_the_docs_list_every_scenario_as_the_code_has_it():
+    from codec.conformance.behaviour import scenarios_markdown
+
+    page = (ROOT / "docs" / "guides" / "behaviour-gate.md").read_text(encoding="utf-8")
+    listed = page.split("<!-- scenarios:start -->\n", 1)[1].split("<!-- scenarios:end -->", 1)[0]
+    assert listed == scenarios_markdown()

@@ -24,3 +24,20 @@ SCENARIOS: list[Scenario] = [*_CLASSIC, *_MEMBERS, *_STATIC, *_CONSUMER]
 
 def by_name() -> dict[str, Scenario]:
     return {s.name: s for s in SCENARIOS}
+
+
+def scenarios_markdown() -> str:
+    """The scenarios as the docs list them (docs/guides/behaviour-gate.md holds this text; a test keeps it so)."""
+    out = []
+    for protocol, heading in (("classic", "The classic protocol"), ("consumer", "The consumer protocol (KIP-848)")):
+        out += [f"### {heading}", ""]
+        for s in SCENARIOS:
+            if s.protocol != protocol:
+                continue
+            seeded = f" Seeded bugs it catches: {', '.join(s.seeded)}." if s.seeded else ""
+            out.append(
+                f"- **`{s.name}`**: {s.title}. {s.rule} *Needs:* {', '.join(sorted(s.needs))}. "
+                f"*Kafka:* {'; '.join(s.java)}.{seeded}"
+            )
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
