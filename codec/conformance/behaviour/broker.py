@@ -165,9 +165,8 @@ class Broker:
             # versions served (ApiVersionsResponse.parse reads it back as v0)
             corr = struct.unpack_from(">i", data, 4)[0]
             body = make_body("ApiVersionsResponse", 0, self._api_versions_body(35))
-            frame = response_frame(18, 0, corr, body)
             self.trace.request(conn, "ApiVersions", version, corr, {}, error=35, at=arrived)
-            writer.write(encode_response_frame(frame, size_prefixed=True))
+            writer.write(encode_response_frame(response_frame(18, 0, corr, body), size_prefixed=True))
             return True
         try:
             frame = decode_request_frame(data, nested=False)

@@ -32,7 +32,7 @@ from ...group.consumer import (
     encode_consumer,
 )
 from .broker import Broker, Reply
-from .steps import Faults
+from .faults import Faults
 from .trace import Request, Trace
 
 __all__ = ["ClassicGroup", "Scripted", "TopicPartition", "decode_assignment", "encode_assignment"]

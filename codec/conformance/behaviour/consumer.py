@@ -16,7 +16,7 @@ import uuid
 from typing import Any
 
 from .broker import Broker, Reply, topic_id
-from .steps import Faults
+from .faults import Faults
 from .trace import Request, Trace
 
 __all__ = ["ConsumerGroup"]

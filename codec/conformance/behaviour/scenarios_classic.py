@@ -196,6 +196,7 @@ def _error_scenario(
             return fail(f"no {api} was answered {name(error)}")
         err = faults.hits[0][1]
         before = err.body.get("memberId", "")
+        fc = None
         if rediscovers:
             fc = first_after(run.trace, ("FindCoordinator",), err.t)
             if fc is None:
@@ -210,7 +211,7 @@ def _error_scenario(
                     f"the client asked FindCoordinator {fc.t - err.t:.2f} s after {name(error)}: its session "
                     f"({limit:g} s) ran out first"
                 )
-        since = fc.t if rediscovers else err.t  # (what it sent the old coordinator meanwhile was refused)
+        since = fc.t if fc is not None else err.t  # (what it sent the old coordinator meanwhile was refused)
         nxt = first_after(run.trace, ("JoinGroup",), since)
         if rejoins:
             if nxt is None:
