@@ -292,7 +292,7 @@ def cmd_demo(args) -> int:
     """The built-in example: a Kafka-written v7 SubscriptionInfo and the AssignmentInfo its leader sent."""
     from importlib import resources
 
-    from .pretty import pretty_assignment, pretty_subscription
+    from .streams.pretty import pretty_assignment, pretty_subscription
     from .streams import decode_assignment, decode_subscription
 
     root = resources.files("codec") / "examples"

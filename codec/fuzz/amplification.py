@@ -334,7 +334,7 @@ def _fitting(make: Callable[[int], bytes], n: int) -> bytes:
 
 def _decode_case(shape: str, kind: str, data: bytes, rng: random.Random, *opts: str) -> Case:
     fmt = ("--format", "pretty") if rng.random() < 0.4 else (("--compact",) if rng.random() < 0.5 else ())
-    style = ("--style", "native") if rng.random() < 0.2 else ()
+    style = ("--style", "snake") if rng.random() < 0.2 else ()
     if rng.random() < 0.15:  # one line of --lines
         return Case(
             "decode", ("--kind", kind, *opts, *style, "--lines"), len(data), shape, stdin=data.hex().encode() + b"\n"

@@ -725,7 +725,7 @@ def _decode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
         pool = inp.seeds[target]
     from .mutations import mutate
 
-    style = rng.choice(("kafka", "native"))
+    style = rng.choice(("kafka", "snake"))
     lines = []
     trailing = []
     whole = inp.whole.get(target)
@@ -753,10 +753,10 @@ def _decode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
 
 def _encode_job(inp: _Inputs, rng: random.Random, n: int) -> Job:
     target, kind, extra = rng.choice(inp.decode_specs)
-    style = rng.choice(("kafka", "native"))
+    style = rng.choice(("kafka", "snake"))
     pool = inp.values(target, kind, extra, style)
     flags: tuple[str, ...] = ()
-    if style == "native" and rng.random() < 0.3:
+    if style == "snake" and rng.random() < 0.3:
         flags = ("--drop-unrepresentable",)
     if kind in ("subscription-info", "assignment-info") and rng.random() < 0.1:
         flags += ("--version", str(rng.choice((1, 4, 7, 11, 12, 0, -1))))

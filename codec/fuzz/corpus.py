@@ -653,7 +653,35 @@ def _corpus(shared: Path | None) -> dict[str, tuple[Seed, ...]]:
     _built(c)
     _offsets(c)
     _streams_and_pcaps(c, conns, kio)
+    _from_schemas(c)
     return {k: tuple(v) for k, v in c.by_target.items()}
+
+
+def _from_schemas(c: _Corpus) -> None:
+    """A seed for every body and response-frame target no source gave one: the message's default value (every field
+    at its default) written by the encoder at the target's version, behind its response header for a frame (the
+    registry's). The targets of a message a schema adds, before any vector of it exists."""
+    from ..wire.builder import encode_wire, wire_class
+    from ..wire.registry import apis, response_header_version
+    from .decoders import targets
+
+    for target in targets():
+        if c.by_target.get(target):
+            continue
+        name, _, version = target.rpartition("/v")
+        if not version.isdigit():
+            continue
+        v = int(version)
+        if name.startswith("response-frame/"):
+            key = int(name.split("/")[1])
+            schema = apis()[key].response
+            assert schema is not None  # (a response-frame target is made for an API with a response schema)
+            header = struct.pack(">i", 1) + (b"\x00" if response_header_version(key, v) >= 1 else b"")
+            body = encode_wire(schema, v, wire_class(schema, schema)())
+            c.add(target, header + body, f"built: {schema} v{v} at its defaults in a response frame", True, True)
+        else:
+            body = encode_wire(name, v, wire_class(name, name)())
+            c.add(target, body, f"built: {name} v{v} at its defaults", True, True)
 
 
 def seed_corpus(shared: Shared = DEFAULT_SHARED) -> dict[str, tuple[Seed, ...]]:

@@ -167,7 +167,7 @@ def _render_kind(name: str, data: bytes, canonical: bool) -> list[str]:
     kind = get_kind(kind_name)
     problems: list[str] = []
     read_back = {}
-    for style in ("kafka", "native"):
+    for style in ("kafka", "snake"):
         try:
             d = kind.decode(data, style=style, **opts)
         except DecodeError as e:

@@ -11,7 +11,7 @@ Layers, outermost first (wire-facts §7, §6, §2-§3):
 :mod:`~codec.group.nested` decodes and encodes the inner layers of a frame in one step.
 """
 
-from .apis import Api, request_header_version, response_header_version
+from ..wire.registry import Api, request_header_version, response_header_version
 from .consumer import (
     ASSIGNMENT,
     SUBSCRIPTION,

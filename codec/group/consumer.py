@@ -18,7 +18,7 @@ from ..streams.common import check_size
 from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
-from .jsoncheck import check_json, describe
+from ..wire.jsoncheck import check_json, describe
 
 __all__ = [
     "SUBSCRIPTION",
@@ -136,7 +136,7 @@ def consumer_json(msg: ConsumerMessage, *, style: str = "kafka") -> dict:
 def consumer_from_json(name: str, value: dict, version: int | None = None, *, style: str = "kafka") -> ConsumerMessage:
     """Inverse of :func:`consumer_json`. The version: ``version`` if given (``encode --version``), else
     the value's ``version`` key, else 3 (what the Java consumer writes). The fields are checked against
-    the schema first (:func:`codec.group.jsoncheck.check_json`): a wrong JSON type, an integer out of
+    the schema first (:func:`codec.wire.jsoncheck.check_json`): a wrong JSON type, an integer out of
     range, a null where none is allowed or an unknown key is an :class:`EncodeError` naming the field."""
     if not isinstance(value, dict):
         raise EncodeError("expected a JSON object", message=name)

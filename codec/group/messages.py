@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from ..wire import message as _message
 from ..wire.message import Decoded
-from ..wire.registry import apis, head, messages_of_type
+from ..wire.registry import message_names, messages_of_type
 from .nested import flatten_body, nest_body
 
-__all__ = ["MESSAGES", "HEADERS", "DecodedMessage", "decode_message", "encode_message"]
+__all__ = ["APIS", "MESSAGES", "HEADERS", "DecodedMessage", "decode_message", "encode_message"]
 
-#: The classic group protocol's bodies: the request and response of every API that was written before it was
-#: flexible (Kafka 4's group APIs are flexible from their first version: :mod:`codec.kafka4`)
-MESSAGES = tuple(
-    m for api in apis().values() for m in (api.request, api.response) if m and head(m).valid.low < head(m).flexible.low
-)
+#: The classic group membership protocol's APIs: what this package is about (their schemas, keys and versions are the
+#: registry's: codec.wire.registry)
+APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup")
+#: Their bodies: each API's request and response
+MESSAGES = tuple(m for name in APIS for m in (f"{name}Request", f"{name}Response") if m in message_names())
 #: The request and response headers
 HEADERS = tuple(messages_of_type("header"))
 

@@ -2,7 +2,7 @@
 
 Every field of the body is shown by name; a carried ConsumerProtocol field is shown as its decoded
 message, indented under the element that carries it (the protocol, member or assignment), with the
-Streams subscription or assignment under that, rendered by :mod:`codec.pretty`; in a Connect group, the
+Streams subscription or assignment under that, rendered by :mod:`codec.streams.pretty`; in a Connect group, the
 worker's metadata or assignment as :mod:`codec.connect.pretty` renders it.
 
 Strings are shown quoted, through :func:`codec.text.printable` (and ``"`` as ``\\"``): a control character, a
@@ -13,7 +13,7 @@ an escape, so no wire string can add a line to the view or send an escape sequen
 from __future__ import annotations
 
 from ..connect.pretty import pretty_connect_assignment, pretty_connect_metadata
-from ..pretty import pretty_assignment, pretty_subscription
+from ..streams.pretty import pretty_assignment, pretty_subscription
 from ..text import printable
 from ..wire.pretty import STEP, struct_lines
 from ..wire.pretty import pretty_body as _pretty_body

@@ -98,7 +98,7 @@ from .common import (
     kind_name,
     message_for,
 )
-from .records import (
+from ..wire.records import (
     decode_record,
     decode_record_key,
     decode_record_value,

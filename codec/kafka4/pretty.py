@@ -1,6 +1,6 @@
 """Readable views of Kafka 4's group RPCs and records (``--format pretty``).
 
-A Streams heartbeat is shown the way a SubscriptionInfo/AssignmentInfo is (:mod:`codec.pretty`): the member,
+A Streams heartbeat is shown the way a SubscriptionInfo/AssignmentInfo is (:mod:`codec.streams.pretty`): the member,
 its endpoint and client tags, its tasks as ``subtopology_partition`` by kind (active, standby, warm-up),
 its task offsets with the lag to the end offsets, and the topology's subtopologies with their topics; a
 consumer or share heartbeat shows the member, epoch, subscription and partitions (a share member reports none:

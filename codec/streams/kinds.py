@@ -19,7 +19,7 @@ __all__: list[str] = []
 
 
 def _pretty():
-    from .. import pretty  # only for --format pretty
+    from . import pretty  # only for --format pretty
 
     return pretty
 

@@ -262,10 +262,6 @@ class Api:
             )
 
 
-# The two APIs every capture holds around the group's own, framed here (their bodies stay bytes) while no schema file
-# describes them: their keys and first flexible versions are Kafka's (codec.wire.api_keys); a schema file of either
-# makes it a message like the others (apis() prefers the files).
-_FRAMED_ONLY = ("FindCoordinator", "ApiVersions")
 # Kafka's generator writes every ApiVersionsResponse behind response header v0, whatever its version, so that a client
 # can read it before it knows what the broker speaks (ApiMessageTypeGenerator: the one exception it makes).
 _V0_RESPONSE_HEADER = "ApiVersions"
@@ -283,12 +279,7 @@ def apis() -> dict[int, Api]:
             h = head(n)
             if h.type in ("request", "response") and h.api_key is not None:
                 found.setdefault(h.api_key, {})[h.type] = n
-        from .api_keys import KAFKA_APIS
-
         table: dict[int, Api] = {}
-        for key, (name, flexible_from) in KAFKA_APIS.items():
-            if name in _FRAMED_ONLY and key not in found:
-                table[key] = Api(key, name, None, None, flexible_from, 0 if name == _V0_RESPONSE_HEADER else None)
         for key, sides in found.items():
             request, response = sides.get("request"), sides.get("response")
             name = (request or response or "").removesuffix("Request").removesuffix("Response")

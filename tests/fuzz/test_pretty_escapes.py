@@ -11,7 +11,7 @@ import uuid
 
 from codec.group.pretty import pretty_body
 from codec.catalog import get_kind
-from codec.pretty import pretty_assignment, pretty_subscription
+from codec.streams.pretty import pretty_assignment, pretty_subscription
 from codec.streams import AssignmentInfo, SubscriptionInfo
 from codec.types import HostInfo, TaskId, TopicPartition
 from tests.conftest import ROOT

@@ -339,7 +339,8 @@ def test_makers_build_what_the_constructors_build():
     for on in (True, False):
         with codec("native" if on else "python"):
             make = native.maker(DecodedMessage)
-            assert make(1, 2, 3) == DecodedMessage(1, 2, 3) and type(make(1, 2, 3)) is DecodedMessage
+            made = make("M", 1, 2, 3, 4)
+            assert made == DecodedMessage("M", 1, 2, 3, 4) and type(made) is DecodedMessage
             cm = native.maker(ConsumerMessage)("n", 3, None, b"t")
             assert cm == ConsumerMessage(name="n", version=3, data=None, trailing=b"t")
             assert hash(native.maker(TaskId)(1, 2, None)) == hash(TaskId(1, 2))

@@ -110,13 +110,15 @@ def test_without_the_file_there_is_no_such_kind(capsys):
 
 def test_the_api_table_is_the_schemas():
     """Keys, names and first flexible versions of the group APIs (wire-facts §7; ConsumerGroupHeartbeat and the
-    others are flexible from their first version, schemas/README.md), the header versions they take, and the two
-    framed-only APIs around them (FindCoordinator flexible 3+, ApiVersionsResponse always header v0)."""
+    others are flexible from their first version, schemas/README.md) and of those around them (Kafka's
+    ``*Request.json`` at 4.3.1), the header versions they take (ApiVersionsResponse always behind header v0)."""
     apis = registry.apis()
     facts = {11: ("JoinGroup", 6), 12: ("Heartbeat", 4), 13: ("LeaveGroup", 4), 14: ("SyncGroup", 4)}
     facts |= {68: ("ConsumerGroupHeartbeat", 0), 69: ("ConsumerGroupDescribe", 0), 76: ("ShareGroupHeartbeat", 0)}
     facts |= {77: ("ShareGroupDescribe", 0), 88: ("StreamsGroupHeartbeat", 0), 89: ("StreamsGroupDescribe", 0)}
-    facts |= {10: ("FindCoordinator", 3), 18: ("ApiVersions", 3)}
+    # the APIs around the group (the behaviour gate's schemas; their first flexible versions are Kafka's message JSON's)
+    facts |= {10: ("FindCoordinator", 3), 18: ("ApiVersions", 3), 1: ("Fetch", 12), 2: ("ListOffsets", 6)}
+    facts |= {3: ("Metadata", 9), 8: ("OffsetCommit", 8), 9: ("OffsetFetch", 6)}
     assert {k: (a.name, a.flexible_from) for k, a in apis.items()} == facts
     assert apis[11].request == "JoinGroupRequest" and apis[11].response == "JoinGroupResponse"
     assert (registry.request_header_version(11, 5), registry.request_header_version(11, 6)) == (1, 2)
