@@ -31,7 +31,9 @@ from .schema import load_message
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeAlias
+
+    _ErrorClass: TypeAlias = "type[DecodeError] | type[EncodeError]"
 
 __all__ = [
     "STYLES",
@@ -67,7 +69,7 @@ class Decoded:
 _decoded = native.maker(Decoded)
 
 
-def message_name(kind: str, *, error: type[DecodeError] | type[EncodeError] = DecodeError) -> str:
+def message_name(kind: str, *, error: _ErrorClass = DecodeError) -> str:
     """The schema name of a message given by its name or its kind name; ``error`` for any other."""
     name = message_of_kind(kind)
     if name is None:
@@ -75,7 +77,7 @@ def message_name(kind: str, *, error: type[DecodeError] | type[EncodeError] = De
     return name
 
 
-def check_version(name: str, version, error: type[DecodeError] | type[EncodeError] = DecodeError) -> int:
+def check_version(name: str, version, error: _ErrorClass = DecodeError) -> int:
     """``version`` if the message has it; else ``UnsupportedVersionError`` (decoding) or ``EncodeError``."""
     valid = load_message(name).valid
     if type(version) is not int or version not in valid:
