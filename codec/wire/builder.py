@@ -82,9 +82,9 @@ def _field_con(op: FieldOp, message: MessageSpec, version: int):
     elif kind in _FIXED:
         sub = _FIXED[kind]
     elif kind == "string":
-        sub = p.String("compact" if op.compact else "int16", op.nullable)
+        sub = p.String(op.length or "int16", op.nullable)
     elif kind == "bytes":
-        sub = p.Bytes("compact" if op.compact else "int32", op.nullable)
+        sub = p.Bytes(op.length or "int32", op.nullable)
     elif kind == "javaUTF":
         sub = p.JavaUTF()
     elif kind == "javaChars":
