@@ -35,6 +35,7 @@ import struct
 import sys
 import time
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Iterator, TextIO
 
@@ -44,9 +45,19 @@ from ..errors import InputError
 from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
+from .judgement import caveats, cut_frames_text
 from .offsets import read_segment, read_text
 from .pcapfile import CAPTURE_MAGICS
-from .story import BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
+from .story import (
+    API_NAMES,
+    BYTES_PER_TOLD,
+    TOLD_FLOOR,
+    CaptureSummary,
+    Generation,
+    GroupFrame,
+    capture_story,
+    offsets_story,
+)
 from .storytext import render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
@@ -181,6 +192,7 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     kind = detect(path)
     summary = CaptureSummary()
     by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
+    told: Counter = Counter()  # group frames decoded: (API key, version, direction)
     with open(path, "rb") as raw:
         progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
         for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary, progress.total):
@@ -188,10 +200,15 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
                 out.write(_json_line(item, summary) + "\n")
             elif isinstance(item, (Generation, HeartbeatGroup)):
                 by_group.setdefault(item.group, []).append(item)
+            elif isinstance(item, GroupFrame):
+                told[(item.api_key, item.api_version, item.direction)] += 1
         progress.clear()
     if args.json:
         out.write(dumps(summary.json()) + "\n")
         return _unreadable(summary, path, err)
+    notes = caveats(summary.stats) if kind == "pcap" else []
+    if by_group and notes:
+        out.write(f"note: {'; '.join(notes)}\n\n")
     for group in sorted(by_group):
         items = by_group[group]
         gens = [g for g in items if isinstance(g, Generation)]
@@ -201,22 +218,53 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         out.write(f"group {printable(group)}  ({', '.join(what)}, {kind} input)\n\n")
         out.writelines([render_generation(g) + "\n\n" for g in gens] + [render_heartbeat_group(g) + "\n\n" for g in hb])
     if not by_group:
-        out.write(_nothing_told(args.group, summary) + "\n\n")
+        out.write(_nothing_told(args.group, summary, told, notes) + "\n\n")
     out.write(render_summary(summary, kind, path.name) + "\n")
     return _unreadable(summary, path, err)
 
 
-def _nothing_told(group: str | None, summary: CaptureSummary) -> str:
-    """The line said when no group's story is told: none in the input, or none of ``--group``'s."""
+def _nothing_told(group: str | None, summary: CaptureSummary, told: Counter, notes: list[str]) -> str:
+    """The line said when no group's story is told: none in the input, none of ``--group``'s, or group frames
+    from which no story could be told (requests never answered; frames the snap length cut to their headers),
+    and what the reader guessed (``notes``)."""
     others = sorted(summary.other_groups, key=str)
-    if group is None or not others:
-        return "no consumer group traffic found"
-    names = ["(frames naming no group)" if g is None else printable(str(g)) for g in others[:10]]
-    shown = ", ".join(names) + (", ..." if len(others) > 10 else "")
-    noun = "group" if len(others) == 1 else "groups"
-    return (
-        f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: {shown}"
-    )
+    tail = "".join(f"; {n}" for n in notes)
+    if group is not None and others:
+        names = ["(frames naming no group)" if g is None else printable(str(g)) for g in others[:10]]
+        shown = ", ".join(names) + (", ..." if len(others) > 10 else "")
+        noun = "group" if len(others) == 1 else "groups"
+        return (
+            f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: "
+            f"{shown}{tail}"
+        )
+    st = summary.stats
+    if told:
+        kinds = ", ".join(
+            f"{API_NAMES.get(k, f'api {k}')} v{v} {d}s x{n:,}" if n != 1 else f"{API_NAMES.get(k, f'api {k}')} v{v} {d}"
+            for (k, v, d), n in sorted(told.items())
+        )
+        why = (
+            "none of the requests was answered (no response captured)"
+            if all(d == "request" for (_, _, d) in told)
+            else "no generation could be placed"
+        )
+        return f"no generation told: {sum(told.values()):,} group frames decoded ({kinds}); {why}{tail}"
+    if st.cut_frames:
+        return (
+            f"no group frame decoded: the capture's snap length cut {st.cut_frames:,} frames to their headers "
+            f"({cut_frames_text(st, API_NAMES)}); capture with a larger snap length (tcpdump -s 0){tail}"
+        )
+    if st.cut_packets:
+        tail = (
+            f"; the capture's snap length cut {st.cut_packets:,} packets (at most {st.snap_length:,} bytes kept of "
+            f"each): capture with a larger one (tcpdump -s 0){tail}"
+        )
+    if not summary.kafka_frames and st.not_kafka_count:
+        return (
+            f"no Kafka traffic found: {st.not_kafka_count:,} connection{'' if st.not_kafka_count == 1 else 's'} read "
+            f"and not taken for Kafka (see the summary); --port P reads a connection with port P as Kafka{tail}"
+        )
+    return f"no consumer group traffic found{tail}"
 
 
 def _json_line(item, summary: CaptureSummary) -> str:

@@ -122,6 +122,7 @@ class Reading:
                 "request" if request else "response",
                 max_frame_size=self.max_frame_size,
                 keep=(lambda h: _HEAD.unpack_from(h, 4)[0] == _PRODUCE) if request else (lambda h: False),
+                synced=flow.from_client is not None,
             )
         if isinstance(event, Gap):
             items = sp.gap(event.offset, event.length, snap=event.reason == SNAP_LENGTH)

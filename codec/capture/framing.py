@@ -122,7 +122,9 @@ class _Walk:
 
 
 class FrameSplitter:
-    """Split one direction (``role`` ``"request"`` or ``"response"``) into frames."""
+    """Split one direction (``role`` ``"request"`` or ``"response"``) into frames. ``synced``: the stream starts
+    at a frame (its handshake was captured); else its first frame is found as after damage, by
+    resynchronising (the bytes before it are ``garbage``)."""
 
     def __init__(
         self,
@@ -134,6 +136,7 @@ class FrameSplitter:
         loss: FrameLoss | None = None,
         confirm: Callable[[bytes], bool] | None = None,
         resync_window: int = RESYNC_WINDOW,
+        synced: bool = True,
     ) -> None:
         self.flow = flow
         self.role = role
@@ -146,7 +149,7 @@ class FrameSplitter:
         self._off = 0  # stream offset of _buf[0]
         self._starts: list[int] = []  # stream offsets where chunks begin (for timestamps) ...
         self._times: list[float] = []  # ... and their capture times
-        self._synced = True
+        self._synced = synced  # False: the stream may start inside a frame (no handshake): resynchronise first
         self._skip = 0  # bytes of a skipped frame still to pass
         self._skip_frame: tuple[int, int, bytes, float] | None = None  # (start, size, header, ts) while _skip > 0
         self._tail: list[int] | None = None  # [from, at, end]: the rest of a frame a gap cut, being dropped

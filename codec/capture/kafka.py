@@ -247,6 +247,10 @@ class KafkaTraffic:
         """The bytes held end undecided (``until`` says where): the way with more answered requests, or a
         guess from requests alone, or not Kafka."""
         assert conn.readings is not None and conn.ends is not None
+        (a, b) = conn.ends
+        if (a[1] in self.ports) != (b[1] in self.ports):  # a port found meanwhile on another connection
+            conn.client, conn.kafka, conn.readings = (b if a[1] in self.ports else a), True, None
+            return
         for r in conn.readings:
             r.close()
         live = sorted((r for r in conn.readings if r.refuted is None), key=lambda r: -r.answered)
@@ -294,6 +298,7 @@ class KafkaTraffic:
                 confirm=(lambda h: _fits(conn, _HEAD.unpack_from(h, 4)[2]))
                 if request
                 else (lambda h: _fits(conn, _CID.unpack_from(h, 4)[0], conn.pending)),
+                synced=flow.from_client is not None,  # without a handshake, the stream may start inside a frame
             )
         return sp
 

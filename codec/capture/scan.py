@@ -19,6 +19,7 @@ too late (:attr:`CaptureStats.late_bytes`) with the limits that would have kept 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -64,7 +65,7 @@ class CaptureStats:
     The capture's snap length: packets it cut (``cut_packets``), the most bytes it kept of one
     (``snap_length``: the largest cut packet's captured length), the bytes it cut off the streams
     (``snap_gap_bytes``, in ``snap_gaps`` gaps), and the Kafka frames cut with them whose headers were
-    captured (``cut_frames``). RSTs ignored as outside their connection's window (``ignored_resets``, the
+    captured (``cut_frames``; by API key, version and direction in ``cut_apis``). RSTs ignored as outside their connection's window (``ignored_resets``, the
     first few in ``ignored_reset_samples``). The reader's judgement of connections no port settled
     (:class:`~codec.capture.kafka.Judged`): those taken for Kafka on a guess (``guessed``, ``guessed_count``)
     and those not taken (``not_kafka``, ``not_kafka_count``)."""
@@ -93,6 +94,7 @@ class CaptureStats:
     snap_gaps: int = 0
     snap_gap_bytes: int = 0
     cut_frames: int = 0
+    cut_apis: Counter = field(default_factory=Counter)
     ignored_resets: int = 0
     ignored_reset_samples: list[tuple[int, Flow, int]] = field(default_factory=list)
     guessed: list[Judged] = field(default_factory=list)
@@ -194,6 +196,7 @@ def kafka_frames(
             for item in traffic.feed(event):
                 if type(item) is KafkaFrame and item.cut:
                     stats.cut_frames += 1
+                    stats.cut_apis[(item.api_key, item.api_version, item.direction)] += 1
                 yield item
     stats.ignored_bytes = traffic.ignored_bytes
     stats.guessed, stats.guessed_count = traffic.guessed, traffic.guessed_count

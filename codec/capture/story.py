@@ -51,10 +51,11 @@ from .framing import Unframed
 from .metadata import METADATA, topic_names
 from .heartbeat import DESCRIBE_APIS, HEARTBEAT_APIS, HeartbeatGroup, HeartbeatStory, PendingHeartbeat, decode_heartbeat
 from .items import Item, items_json, numbered
+from .judgement import reader_json
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, CaptureStats, kafka_frames
-from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, Gap
+from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, SNAP_LENGTH, Gap
 from ..wire.builder import decode_wire, encode_wire
 
 __all__ = [
@@ -358,6 +359,7 @@ class CaptureSummary:
             ],
             "unframed_bytes": dict(self.unframed),
             "lost_frames": self.lost_frames_json(),
+            "reader": reader_json(s),
             "unpaired_responses": self.unpaired_responses,
             "unanswered_requests": self.unanswered_requests,
             "offset_commits": dict(self.offset_commits),
@@ -718,6 +720,8 @@ class _Story:
         s = self.summary
         if isinstance(event, KafkaFrame):
             s.kafka_frames += 1
+            if event.cut:  # only its header was captured (the reader counts it: stats.cut_frames)
+                return None
             if (event.api_key in HEARTBEAT_APIS or event.api_key in DESCRIBE_APIS) and event.data is not None:
                 return self._kept(self._heartbeat_frame(event))
             elif event.api_key in GROUP_APIS and event.data is not None:
@@ -753,7 +757,8 @@ class _Story:
                     "gaps",
                     str(event.flow),
                     f"bytes {event.offset}-{event.offset + event.length}",
-                    f"{event.length} bytes never captured",
+                    f"{event.length} bytes "
+                    + ("cut off by the capture's snap length" if event.reason == SNAP_LENGTH else "never captured"),
                 )
         elif isinstance(event, Unframed):
             s.unframed[event.reason] += event.length
