@@ -177,6 +177,25 @@ def test_zookeeper_is_not_read_as_kafka_and_its_port_not_promoted(tmp_path, caps
     assert any(line.startswith("  not Kafka      1 connection") for line in lines)
 
 
+def test_a_guess_promotes_no_port(tmp_path):
+    """Requests alone on port 2181 are taken on a guess; the ZooKeeper session on 2181 after them is still judged
+    by its own bytes (a port is promoted only when requests and responses agree)."""
+    only = J._written(J.group_session(1, 2)[::2], server=("10.0.0.6", 2181))  # ends first
+    zk = J.TcpConnection(("10.0.0.5", 40111), ("10.0.0.6", 2181), isn=(77, 99))
+    t = J.T0 + 10
+    zk.open(t)
+    for side, data in J.zookeeper_session(12):
+        t += 0.001
+        zk.write(side, data, t)
+    zk.close(t + 0.001)
+    stats = CaptureStats()
+    path = tmp_path / "g.pcap"
+    path.write_bytes(J.pcap(sorted(only.segments + zk.segments, key=lambda s: s.ts)))
+    got = our_frames(path, stats=stats)
+    assert stats.guessed_count == 1 and stats.not_kafka_count == 1
+    assert {c for c, *_ in got} == {0}  # the ZooKeeper session (#1) gave no frame
+
+
 def test_requests_only_first_line_is_true_and_a_guess_names_port(tmp_path, capsys):
     lines, summary = _summary(tmp_path, capsys, J.requests_only(port=9092))
     assert lines[0] == (
