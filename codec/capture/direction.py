@@ -33,12 +33,13 @@ from __future__ import annotations
 import struct
 from collections import deque
 
-from .framing import FrameSplitter, RawFrame, Unframed
+from .framing import REQUEST_PEEK, FrameSplitter, RawFrame, Unframed, plausible
 from .tcp import SNAP_LENGTH, Chunk, Gap
 
 __all__ = ["Reading", "AGREED_PAIRS", "unanswered_ok"]
 
 AGREED_PAIRS = 2  # answered requests that make a reading agreed while the connection goes on
+HEAD_BYTES = 64 + REQUEST_PEEK  # the client side's first bytes looked at for a request header (Reading.headed)
 _PRODUCE = 0
 _PRODUCE_TXN_FROM, _PRODUCE_FLEXIBLE_FROM = 3, 9  # ProduceRequest.json: transactionalId 3+, flexible 9+
 _HEAD = struct.Struct(">hhi")
@@ -99,6 +100,15 @@ class Reading:
         self.refuted: str | None = None  # why this reading is false
         self.framed: dict[tuple[str, int], int] = {}  # frames per sending side
         self._after_gap: set[tuple[str, int]] = set()  # sides whose last event was a gap (garbage may follow)
+        self._head = bytearray()  # the client side's first bytes (up to HEAD_BYTES)
+
+    @property
+    def headed(self) -> bool:
+        """A request header starts within the client side's first bytes: a first request may be in progress."""
+        head = self._head
+        return any(
+            plausible(head, p, "request", self.max_frame_size) for p in range(max(len(head) - REQUEST_PEEK + 1, 0))
+        )
 
     @property
     def requests(self) -> int:
@@ -124,6 +134,8 @@ class Reading:
                 keep=(lambda h: _HEAD.unpack_from(h, 4)[0] == _PRODUCE) if request else (lambda h: False),
                 synced=flow.from_client is not None,
             )
+        if side == self.client and isinstance(event, Chunk) and len(self._head) < HEAD_BYTES:
+            self._head += event.data[: HEAD_BYTES - len(self._head)]
         if isinstance(event, Gap):
             items = sp.gap(event.offset, event.length, snap=event.reason == SNAP_LENGTH)
             self._after_gap.add(side)

@@ -12,8 +12,9 @@ of the connections it takes for Kafka. Which connections, and which direction ca
    (:mod:`codec.capture.direction`: the responses echo the requests' correlation ids, in order).
 
 A broker port found by rule 2 or 3 is added to ``ports`` (so later connections to it are taken at once);
-only then. Until a connection is decided, up to ``detect_limit`` bytes of it are held. When its bytes end,
-or pass that limit, undecided: a way with more answered requests than the other is taken; failing that, a
+only then. Until a connection is decided, up to ``detect_limit`` bytes of it are held (:data:`HOLD_FRAMING`
+times as many while one of its readings frames requests and is not refuted: a large first request may come
+long before its response). When its bytes end, or pass that limit, undecided: a way with more answered requests than the other is taken; failing that, a
 connection of which only one side's bytes were captured, framing cleanly as requests, is taken as a guess
 (:attr:`KafkaTraffic.guessed`: the summary says so, and that ``--port`` settles it); any other is not
 taken (its bytes counted in :attr:`KafkaTraffic.ignored_bytes`, the connection in
@@ -52,6 +53,7 @@ __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
     "RESYNC_CID_WINDOW",
     "MAX_JUDGED",
+    "HOLD_FRAMING",
 ]
 
 DEFAULT_PORTS = frozenset({9092})
@@ -60,6 +62,7 @@ DEFAULT_PORTS = frozenset({9092})
 DEFAULT_MAX_FRAME_SIZE = 100 * 1024 * 1024
 RESYNC_CID_WINDOW = 1 << 16  # how far from the last request's correlation id a resynchronised header may be
 MAX_JUDGED = 16  # guessed and refused connections remembered (beyond, only counted)
+HOLD_FRAMING = 16  # an undecided connection whose bytes frame as requests is held this many times detect_limit
 _HEAD = struct.Struct(">hhi")
 _RESP_HEAD = struct.Struct(">ii")  # size, correlation id
 _CID = struct.Struct(">i")
@@ -234,7 +237,11 @@ class KafkaTraffic:
         elif all(r.refuted for r in conn.readings):
             self._refuse(conn, "; ".join(f"read from {r.client[0]}:{r.client[1]}: {r.refuted}" for r in conn.readings))
         elif conn.held_bytes > self.detect_limit:
-            self._settle(conn, f"more than {self.detect_limit:,} bytes")
+            # a connection whose requests frame (its first response may just be late) is held longer
+            framing = any(r.refuted is None and (r.requests or r.headed) for r in conn.readings)
+            limit = self.detect_limit * HOLD_FRAMING if framing else self.detect_limit
+            if conn.held_bytes > limit:
+                self._settle(conn, f"more than {limit:,} bytes")
 
     def _take(self, conn: _Conn, reading: Reading) -> None:
         """The connection is Kafka, read ``reading``'s way; its broker port is one from now on."""

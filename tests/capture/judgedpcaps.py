@@ -38,6 +38,7 @@ from tests.capture.groupcapture import (
     join_response,
     leave_request,
     leave_response,
+    raw_response,
     sync_request,
     sync_response,
 )
@@ -322,4 +323,7 @@ __all__ = [
     "bogus_reset",
     "requests_only",
     "join_v9",
+    "raw_response",
+    "heartbeat_request",
+    "heartbeat_response",
 ]

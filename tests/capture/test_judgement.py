@@ -354,6 +354,23 @@ def test_unanswered_produce_requests_do_not_refute_a_reading(tmp_path):
     assert len([f for f in got if f[1] == "request"]) == 8
 
 
+def test_a_large_first_request_is_waited_for(tmp_path):
+    """A 300 KB Produce request first (more than the 64 KiB an undecided connection is held for), then its
+    response and a member's heartbeats, on an unknown port without a handshake: held while its requests frame,
+    then agreed."""
+    produce = _produce(3, 1)
+    big = produce + bytes(300_000)
+    writes = [("c", struct.pack(">i", len(big)) + big, None), ("s", J.raw_response(5, b"\x00" * 12), None)]
+    for cid in (6, 7, 8):
+        writes += [("c", J.heartbeat_request(cid, "cli", "g", 1, "m"), None), ("s", J.heartbeat_response(cid), None)]
+    conn = J._written(writes, server=("10.0.0.2", 19092), handshake=False)
+    path = tmp_path / "big.pcap"
+    path.write_bytes(J.pcap(conn.segments))
+    assert [f for f in our_frames(path) if f[1] == "response"] == [
+        (0, "response", k, c) for k, c in [(0, 5), (12, 6), (12, 7), (12, 8)]
+    ]
+
+
 # -- the shared captures still agree ---------------------------------------------------------------------------
 
 SHARED_PCAPS = sorted((SHARED / "captures" / "pcaps").glob("*/*.pcap.gz"))
