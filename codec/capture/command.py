@@ -16,6 +16,12 @@ them. Wire strings are written with :func:`codec.text.printable` in the text sto
 :func:`codec.text.dumps` in JSON, so any Java string (lone surrogates included) comes out, and no name can
 start a line or send a terminal control sequence.
 
+The first line of the text output is true to what follows: a group's story, or why none is told (no group
+traffic; group frames decoded but no generation, such as requests never answered; frames the capture's snap
+length cut to their headers; connections not taken for Kafka), and, wherever the reader guessed which side of
+a connection is the broker (only its requests were captured), it says so and names the ``--port`` that
+settles it (:func:`codec.capture.judgement.caveats`).
+
 Damaged input is reported, never raised: bad packets, records and frames are problems in the summary. When
 the file cannot be read to its end (a pcap cut inside a packet, a truncated or corrupt gzip stream, a
 segment cut inside a batch), the story of what was read is still written, the summary names the damage
@@ -327,7 +333,8 @@ def register(subparsers) -> None:
         metavar="P",
         type=int_range(0, 65535),
         action="append",
-        help="a broker port (repeatable; default 9092, and ports found from handshakes)",
+        help="a broker port (repeatable; default 9092, and ports whose connections proved Kafka: their "
+        "responses answer their requests). Settles a connection the reader would otherwise judge or guess",
     )
     p.add_argument(
         "--max-hole-bytes",
