@@ -113,8 +113,8 @@ def caveats(stats: CaptureStats) -> list[str]:
     if stats.guessed_count:
         first = stats.guessed[0]
         out.append(
-            f"the direction of {_judged(first)}"
+            f"{_judged(first)}"
             + (f" and {stats.guessed_count - 1:,} more" if stats.guessed_count > 1 else "")
-            + f" was guessed from its requests alone ({_ports(stats)} settles it)"
+            + f" taken for Kafka on a guess, from its requests alone ({_ports(stats)} settles it)"
         )
     return out

@@ -13,12 +13,12 @@ of the connections it takes for Kafka. Which connections, and which direction ca
 
 A broker port found by rule 2 or 3 is added to ``ports`` (so later connections to it are taken at once);
 only then. Until a connection is decided, up to ``detect_limit`` bytes of it are held (:data:`HOLD_FRAMING`
-times as many while one of its readings frames requests and is not refuted: a large first request may come
-long before its response). When its bytes end, or pass that limit, undecided: a way with more answered requests than the other is taken; failing that, a
-connection of which only one side's bytes were captured, framing cleanly as requests, is taken as a guess
-(:attr:`KafkaTraffic.guessed`: the summary says so, and that ``--port`` settles it); any other is not
-taken (its bytes counted in :attr:`KafkaTraffic.ignored_bytes`, the connection in
-:attr:`KafkaTraffic.not_kafka`).
+times as many while its client side starts with a request header: a large first request may come long before
+its response). When its bytes end, or pass that limit, undecided: a way with more answered requests than the
+other is taken; failing that, a connection of which only one side's bytes were captured, framing cleanly as
+requests, is taken as a guess (:attr:`KafkaTraffic.guessed`: the summary says so, and that ``--port``
+settles it); any other is not taken (its bytes counted in :attr:`KafkaTraffic.ignored_bytes`, the
+connection in :attr:`KafkaTraffic.not_kafka`).
 
 Pairing (wire-facts §7): a response takes its API key and version from the request with the same
 correlation id on the same connection. Directions are reassembled independently, so a response may be
@@ -226,9 +226,6 @@ class KafkaTraffic:
             else:
                 ways = [a, b]
             conn.readings = [Reading(w, max_frame_size=self.max_frame_size) for w in ways]
-            for e in conn.held[:-1]:  # (none but the event being fed, unless the port rule changed)
-                for r in conn.readings:
-                    r.feed(e)
         for r in conn.readings:
             r.feed(event)
         agreed = [r for r in conn.readings if r.refuted is None and r.answered >= AGREED_PAIRS]
@@ -266,14 +263,15 @@ class KafkaTraffic:
             return
         only = [r for r in live if r.requests_only]
         if len(only) == 1:
-            r = only[0]
+            r, both_ways = only[0], len(conn.readings) > 1
             conn.client, conn.kafka, conn.readings = r.client, True, None
             server = conn.ends[1] if conn.ends[0] == r.client else conn.ends[0]
             self.guessed_count += 1
             if len(self.guessed) < MAX_JUDGED:
                 why = (
                     f"only its requests were captured ({r.requests:,} framed, no byte of the other side, "
-                    f"until {until}): the side sending them was taken for the client"
+                    f"until {until}): taken for Kafka from them alone"
+                    + (", the side sending them for the client" if both_ways else "")
                 )
                 self.guessed.append(Judged(conn.id, r.client, server, why))
             return

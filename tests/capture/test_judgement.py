@@ -205,7 +205,7 @@ def test_requests_only_first_line_is_true_and_a_guess_names_port(tmp_path, capsy
     assert summary["reader"]["guessed"]["count"] == 0  # port 9092: no guess
     lines, summary = _summary(tmp_path, capsys, J.requests_only(port=19092))
     assert lines[0].startswith("no generation told: 6 group frames decoded (JoinGroup v9 requests x6)")
-    assert "was guessed from its requests alone (--port 19092 settles it)" in lines[0]
+    assert "taken for Kafka on a guess, from its requests alone (--port 19092 settles it)" in lines[0]
     assert summary["reader"]["guessed"]["first"][0]["server"] == "10.0.0.2:19092"
     lines, summary = _summary(tmp_path, capsys, J.requests_only(port=19092), "--port", "19092")
     assert "guessed" not in lines[0] and summary["reader"]["guessed"]["count"] == 0
@@ -218,8 +218,8 @@ def test_a_guess_is_said_first_when_a_story_is_told(tmp_path, capsys):
     segs = sorted(story.segments + only.segments, key=lambda s: s.ts)
     built = J.Built(J.pcap(segs), 9092)
     lines, summary = _summary(tmp_path, capsys, built)
-    assert lines[0].startswith("note: the direction of connection #")
-    assert lines[0].endswith("was guessed from its requests alone (--port 19092 settles it)")
+    assert lines[0].startswith("note: connection #")
+    assert lines[0].endswith("taken for Kafka on a guess, from its requests alone (--port 19092 settles it)")
     assert lines[2].startswith("group orders  (")
     assert summary["reader"]["guessed"]["count"] == 1
 
