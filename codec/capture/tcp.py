@@ -405,6 +405,8 @@ class Reassembler:
             known.append(half._high)
         elif half.next is not None:
             known.append(half.next)
+        if half.fin is not None:  # a FIN takes a sequence number too
+            known.append(half.fin + 1)
         if peer is not None and peer.ack is not None:
             known.append(peer.ack)
         if not known:

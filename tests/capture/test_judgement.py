@@ -24,7 +24,7 @@ from codec.capture import CaptureStats
 from codec.capture.direction import unanswered_ok
 from codec.capture.kafka import KafkaTraffic
 from codec.capture.packet import TcpSegment, decode_tcp
-from codec.capture.pcapwriter import ACK, RST, SYN, Seg, frame
+from codec.capture.pcapwriter import ACK, FIN, RST, SYN, Seg, frame
 from codec.capture.scan import tcp_streams
 from codec.capture.tcp import Chunk, Closed, Gap, Late, Reassembler
 from tests.capture import judgedpcaps as J
@@ -301,6 +301,14 @@ def test_rst_acceptance_follows_the_window():
     assert run(1001, -1) == (None, 1)  # no window scale option: 1,000 bytes
     assert run(1000, -1) == ("rst", 0)
     assert run(-1, 7) == (None, 1)  # before the next byte expected
+
+    r = Reassembler()  # after its FIN, a side's RST is one past it
+    r.feed(seg(c, s, 99, SYN, wscale=0))
+    r.feed(seg(s, c, 499, SYN | ACK, ack=100, wscale=0))
+    r.feed(seg(c, s, 100, ACK | FIN, b"x" * 10, ack=500))
+    r.feed(seg(s, c, 500, ACK, ack=111, window=0))  # all acknowledged, the FIN too; window 0
+    out = r.feed(seg(c, s, 111, RST))
+    assert [e.reason for e in out if isinstance(e, Closed)] == ["rst"] and r.ignored_resets == 0
 
 
 def test_ipv4_total_length_zero_takes_the_length_on_the_wire():
