@@ -23,6 +23,8 @@ members, skipping a member that does not subscribe to the partition's topic.
 
 from __future__ import annotations
 
+from itertools import islice
+
 from ...javaorder import filled_capacity, hash_order, hashmap_order, string_hash
 from .model import TP, ConsumerGroup, ConsumerMember, jstr, member_info_key
 
@@ -100,7 +102,7 @@ def _assign_ranges(state: _TopicState, may, out: dict[str, list[TP]]) -> None:
         if not state.unassigned:
             break
         limit = state.max_assignable(consumer)
-        parts = [p for p in state.unassigned if may(consumer, p)][:limit] if limit else []
+        parts = list(islice((p for p in state.unassigned if may(consumer, p)), limit))
         if parts:
             state.on_assigned(consumer, parts, out)
 
