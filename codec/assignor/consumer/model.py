@@ -9,7 +9,7 @@ order: duplicates count where Kafka counts them), the owned partitions (Consumer
 or, server side, the member's current target assignment), the subscription's generation (v2+ ``generationId``;
 None when absent or negative), its rack and ``group.instance.id``, and its raw ``userData`` (None: the client's
 assignor would have written what ``ownedPartitions`` and ``generation`` say, see
-:func:`codec.assignor.consumer.sticky.member_data`).
+:func:`codec.assignor.consumer.sticky_data.member_data`).
 
 Java's orders (:mod:`codec.javaorder` for the hashes): a ``String`` compares by UTF-16 code units
 (:func:`jstr`), a ``TopicPartition`` hashes as ``31 * (31 + partition) + topic.hashCode()``, Kafka's ``Uuid``

@@ -8,7 +8,7 @@ import bisect
 import math
 
 from .model import TP, AssignmentError, ConsumerMember, JavaHashSet, jstr, tp_hash
-from .sticky import DEFAULT_GENERATION, RackInfo, _remove, member_data
+from .sticky_data import DEFAULT_GENERATION, RackInfo, member_data, remove_first as _remove
 
 __all__ = ["ConstrainedBuilder", "GeneralBuilder", "Movements"]
 
