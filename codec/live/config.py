@@ -25,8 +25,8 @@ FIXED = {"enable.auto.commit": "false", "enable.auto.offset.store": "false"}
 DEFAULTS = {
     "group.id": "rebalance-codec-watch",
     "client.id": "rebalance-codec-watch",
-    "statistics.interval.ms": "2000",  # the end offsets for the lag, and whether the brokers are up
-    "log_level": "3",  # librdkafka's own log lines: errors only (the watcher says what matters in one line)
+    "statistics.interval.ms": "1000",  # the end offsets for the lag, and whether the brokers are up
+    "log_level": "0",  # librdkafka's own log lines: none (the watcher says what matters in one line; -X debug=...)
     "fetch.wait.max.ms": "100",  # a record shows up fast on a quiet topic
 }
 

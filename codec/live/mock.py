@@ -109,7 +109,12 @@ class MockCluster:
             from confluent_kafka import Producer
 
             self._producer = Producer(
-                {"bootstrap.servers": self.bootstrap, "client.id": "rebalance-codec-mock-producer", "linger.ms": 5}
+                {
+                    "bootstrap.servers": self.bootstrap,
+                    "client.id": "rebalance-codec-mock-producer",
+                    "linger.ms": 5,
+                    "log_level": 0,
+                }
             )
         return self._producer
 

@@ -41,7 +41,7 @@ INSTALL_HINT = (
 BATCH = 1000  # records taken from the client at a time
 POLL = 0.25  # seconds a consume call waits for records (how fast a signal is answered)
 BACKOFF = (1.0, 30.0)  # seconds between attempts to reach a cluster that does not answer: first, most
-_DOWN_CODES = ("_ALL_BROKERS_DOWN",)
+_AUTH_CODES = ("_AUTHENTICATION", "SASL_AUTHENTICATION_FAILED", "_SSL")
 
 
 class Stop:
@@ -94,6 +94,12 @@ class Watcher:
         self.ends: dict[int, int] = {}  # partition -> end offset, from the client's statistics
         self.told = 0
         self.fatal: str | None = None
+        self.auth_said = False
+        self.conf_bootstrap = ""
+        self.up_seen = False  # the cluster answered since the partitions were assigned
+        self.not_up = 0  # statistics in a row without a broker up
+        self.reading_since = 0  # when the partitions were assigned (wall time, s; the statistics' "time")
+        self.reading = False  # partitions assigned: the statistics say whether the cluster answers
         self.hooks: list[Callable[[Told], list[Told]]] = []  # the cause engine, when there is one
 
     # -- output -------------------------------------------------------------------------------------------
@@ -128,10 +134,13 @@ class Watcher:
     # -- the client's callbacks (run inside consume(), in this thread) ----------------------------------------
 
     def on_error(self, e) -> None:
+        """Fatal errors end the run; authentication failures are said once. Whether the cluster answers is
+        read from the statistics (an error reported late would say it is down after it came back)."""
         if e.fatal():
             self.fatal = f"{e.name()}: {e.str()}"
-        elif e.name() in _DOWN_CODES:
-            self.went_down(e.str())
+        elif e.name() in _AUTH_CODES and not self.auth_said:
+            self.auth_said = True
+            self.say(f"the cluster refuses the client: {printable(e.str())}; retrying (check -X sasl.* and ssl.*)")
 
     def went_down(self, why: str) -> None:
         self.metrics.reachable = 0
@@ -150,9 +159,13 @@ class Watcher:
             stats = json.loads(text)
         except ValueError:
             return
-        up = any(b.get("state") == "UP" and b.get("nodeid", -1) >= 0 for b in (stats.get("brokers") or {}).values())
-        if up:
+        if any(b.get("state") == "UP" for b in (stats.get("brokers") or {}).values()):
+            self.not_up = 0
             self.came_back()
+        elif self.up_seen and stats.get("time", 0) > self.reading_since:  # (not statistics queued before)
+            self.not_up += 1
+            if self.not_up >= 2:  # (two in a row: a client between connections is no cluster gone)
+                self.went_down(f"no broker connected; bootstrap {self.conf_bootstrap}")
         parts = ((stats.get("topics") or {}).get(self.args.topic) or {}).get("partitions") or {}
         for p, s in parts.items():
             end = s.get("ls_offset", -1)
@@ -213,6 +226,7 @@ class Watcher:
     def run(self) -> int:
         ck = self.ck
         conf: dict[str, Any] = client_config(self.args.bootstrap_server, self.args.config, self.args.X or [])
+        self.conf_bootstrap = conf["bootstrap.servers"]
         if self.args.exit_at_end:
             conf["enable.partition.eof"] = "true"
         conf["error_cb"] = self.on_error
@@ -247,6 +261,8 @@ class Watcher:
             return self._end()
         start = ck.OFFSET_BEGINNING if self.args.start == "beginning" else ck.OFFSET_END
         consumer.assign([ck.TopicPartition(self.args.topic, p, start) for p in parts])
+        self.reading = self.up_seen = True  # (the cluster just answered: its metadata)
+        self.reading_since = int(time.time())
         self.say(
             f"reading {self.args.topic} partitions {_ranges(parts)} from the "
             f"{'beginning' if self.args.start == 'beginning' else 'end'}"

@@ -35,11 +35,14 @@ class WatchProcess:
         self.err: queue.Queue[str] = queue.Queue()
         self.out_lines: list[str] = []
         self.err_lines: list[str] = []
+        self.pumps = []
         for stream, q, kept in (
             (self.proc.stdout, self.out, self.out_lines),
             (self.proc.stderr, self.err, self.err_lines),
         ):
-            threading.Thread(target=self._pump, args=(stream, q, kept), daemon=True).start()
+            t = threading.Thread(target=self._pump, args=(stream, q, kept), daemon=True)
+            t.start()
+            self.pumps.append(t)
 
     @staticmethod
     def _pump(stream, q, kept) -> None:
@@ -111,7 +114,11 @@ class WatchProcess:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
-        time.sleep(0.05)  # the pumps read the last lines
+        for t in self.pumps:  # the last lines read
+            t.join(10)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
 
     def __enter__(self) -> WatchProcess:
         return self
