@@ -203,8 +203,11 @@ class ClassicGroup:
     def _formed(self, f: Formed) -> Rebalance | None:
         if self.generation is not None and f.generation <= self.generation:
             if f.generation == self.generation:  # another snapshot of the same generation: what it adds
-                for m in f.members:
-                    self.members[m.member_id] = _merged(self.members.get(m.member_id), m)
+                merged = {m.member_id: _merged(self.members.get(m.member_id), m) for m in f.members}
+                if f.complete:  # the whole group again (a static member replaced without a rebalance, in Kafka)
+                    self.members = merged
+                else:
+                    self.members.update(merged)
                 self.complete = self.complete or f.complete
                 self.leader = self.leader or f.leader
             return None

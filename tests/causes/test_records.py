@@ -111,6 +111,15 @@ def test_another_snapshot_of_the_same_generation_is_no_rebalance():
     assert [r.generation for r in out] == [1, 2]
 
 
+def test_a_static_member_replaced_within_a_generation_is_no_rebalance_and_not_a_member_after():
+    """Kafka stores the same generation again when a static member rejoins with a new member id while the group is
+    stable: no rebalance; the next generation is measured against the replaced membership."""
+    c, c2 = _member("c", instance="i1"), _member("c2", instance="i1")
+    out = _run([_snapshot(1, [_member("a"), c]), _snapshot(1, [_member("a"), c2]), _snapshot(2, [c2])])
+    assert [r.generation for r in out] == [1, 2]
+    assert _kinds(out[1]) == [("member-left", ("a",))]
+
+
 def test_a_tombstone_starts_the_group_anew():
     rc = RecordCauses()
     out = rc.record(_snapshot(1, [_member("a")])) + rc.record(_snapshot(2, [_member("a"), _member("b")]))
