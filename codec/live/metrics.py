@@ -53,11 +53,9 @@ def moved(item: Generation | Epoch) -> int:
 
 
 def _cause_kind(item) -> str:
-    cause = getattr(item, "cause", None)
-    if cause is None:
-        return "unknown"
-    kind = cause.get("kind") if isinstance(cause, dict) else getattr(cause, "kind", None)
-    return str(kind or "unknown")
+    """The main cause's kind (``unknown`` when the item has none)."""
+    r = getattr(item, "rebalance", None)
+    return "unknown" if r is None else r.cause.kind
 
 
 class Metrics:

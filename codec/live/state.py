@@ -40,10 +40,12 @@ from ..capture.heartbeat import kafka_uuid, task_items
 from ..capture.items import Item, items_json, numbered
 from ..capture.offsets import BadRecord, OffsetsRecord, decode_record, member_payloads
 from ..capture.story import Changes, Generation, Member, holdings
+from ..causes import CauseEngine, Rebalance, RecordCauses
 from ..errors import DecodeError
 
 __all__ = [
     "Bad",
+    "LiveGeneration",
     "DEFAULT_IDLE_HORIZON",
     "DEFAULT_MAX_GROUPS",
     "DEFAULT_SETTLE",
@@ -76,6 +78,21 @@ def record_type(key: bytes | None) -> str:
 
 
 # -- what is told ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class LiveGeneration(Generation):
+    """A classic group's generation as ``capture`` tells it (:class:`~codec.capture.story.Generation`), with the
+    cause the cause engine (:mod:`codec.causes`) gave it: its JSON is the ``generation`` record of ``capture
+    --json`` with ``cause`` (and ``causes`` when there is more than one)."""
+
+    rebalance: Rebalance | None = None
+
+    def json(self) -> dict:
+        out = Generation.json(self)
+        if self.rebalance is not None:
+            out.update(self.rebalance.cause_json())
+        return out
 
 
 @dataclass(slots=True)
@@ -127,6 +144,7 @@ class Epoch:
     members: dict[str, EpochMember]
     changes: Changes | None = None
     source: str = "__consumer_offsets"
+    rebalance: Rebalance | None = None
 
     def json(self) -> dict:
         return {
@@ -140,6 +158,7 @@ class Epoch:
             "ts": self.ts,
             "members": [m.json() for m in self.members.values()],
             "changes": None if self.changes is None else self.changes.json(),
+            **(self.rebalance.cause_json() if self.rebalance is not None else {}),
         }
 
 
@@ -184,7 +203,7 @@ class Bad:
         }
 
 
-Told = Generation | Epoch | Notice | Bad
+Told = LiveGeneration | Epoch | Notice | Bad
 
 
 # -- the changes between two told states --------------------------------------------------------------
@@ -244,9 +263,9 @@ class _Classic:
 
     name: str
     last_seen: float | None = None
-    told: Generation | None = None
+    told: LiveGeneration | None = None
     snap: _Snap | None = None
-    held: Generation | None = None
+    held: LiveGeneration | None = None
     held_since: float = 0.0
     commits: int = 0
 
@@ -313,6 +332,9 @@ class Tracker:
         self.offset_commits = 0
         self.dropped: Counter[str] = Counter()  # reason -> groups dropped
         self.now: float | None = None  # record time: the latest record timestamp seen (seconds)
+        # the cause engine, fed the same records; its rebalances wait here for the generation or epoch they explain
+        self.causes = RecordCauses(CauseEngine(source="__consumer_offsets", max_groups=max_groups))
+        self._rebalances: dict[tuple[str, str, int], Rebalance] = {}
 
     # -- feeding ----------------------------------------------------------------------------------------
 
@@ -355,12 +377,27 @@ class Tracker:
                 g.commits += 1
                 self._touch(g, ts)
             return []
+        for r in self.causes.record(rec, ts=ts):
+            self._rebalances[(r.group, "classic" if r.generation is not None else "kafka4", r.number)] = r
         out: list[Told] = []
         if isinstance(rec.key, dict):
             self._kafka4(name, rec, ts, out)
         else:
             self._classic(name, rec, ts, out)
         return out
+
+    def _rebalance(self, group: str, family: str, number: int | None) -> Rebalance | None:
+        """The cause engine's rebalance for a generation or epoch being told (and those of earlier ones, gone)."""
+        if number is None:
+            return None
+        for key in [k for k in self._rebalances if k[0] == group and k[1] == family and k[2] < number]:
+            del self._rebalances[key]
+        return self._rebalances.pop((group, family, number), None)
+
+    def _forget(self, group: str) -> None:
+        self.causes.engine.forget(group)
+        for key in [k for k in self._rebalances if k[0] == group]:
+            del self._rebalances[key]
 
     def _touch(self, g: _Group, ts: float | None) -> None:
         self.groups.move_to_end(g.name)
@@ -377,6 +414,7 @@ class Tracker:
     def _drop(self, g: _Group, reason: str, detail: str) -> list[Told]:
         out = self._settle_group(g, force=True)
         del self.groups[g.name]
+        self._forget(g.name)
         self.dropped[reason] += 1
         out.append(Notice("dropped", g.name, f"no longer tracked: {detail}"))
         return out
@@ -389,6 +427,7 @@ class Tracker:
             if g is not None and isinstance(g, _Classic):
                 out.extend(self._settle_group(g, force=True))
                 del self.groups[name]
+                self._forget(name)
                 out.append(Notice("deleted", name, "the group's metadata was deleted (tombstone)", rec.where, ts))
             return
         if not isinstance(g, _Classic):
@@ -411,7 +450,8 @@ class Tracker:
         g.held = None
         out.append(self._tell(g, gen))
 
-    def _tell(self, g: _Classic, gen: Generation) -> Generation:
+    def _tell(self, g: _Classic, gen: LiveGeneration) -> LiveGeneration:
+        gen.rebalance = self._rebalance(g.name, "classic", gen.generation)
         snap = _generation_snap(gen)
         gen.changes = _changes(g.snap, snap)
         if g.told is not None and gen.generation is not None and g.told.generation is not None:
@@ -422,7 +462,7 @@ class Tracker:
         g.told, g.snap = gen, snap
         return gen
 
-    def _rewritten(self, g: _Classic, gen: Generation, where: str, ts: float | None) -> Notice:
+    def _rewritten(self, g: _Classic, gen: LiveGeneration, where: str, ts: float | None) -> Notice:
         """A told generation stored again: who was replaced (a static member's new member id) or what changed."""
         assert g.told is not None
         before, after = g.told.members, gen.members
@@ -445,7 +485,8 @@ class Tracker:
             for mid, m in gen.members.items():  # a join snapshot after the assignment: keep what was assigned
                 if mid in g.told.members:
                     m.assignment, m.assignment_source = g.told.members[mid].assignment, "__consumer_offsets"
-        gen.changes = g.told.changes
+        gen.changes, gen.rebalance = g.told.changes, g.told.rebalance
+        self._rebalance(g.name, "classic", gen.generation)  # (the engine's word on a generation already told)
         g.told, g.snap = gen, _generation_snap(gen)
         return Notice("rewritten", g.name, f"generation {gen.generation}: " + "; ".join(parts), where, ts)
 
@@ -471,6 +512,7 @@ class Tracker:
             if g is not None and isinstance(g, _Kafka4):
                 out.extend(self._settle_group(g, force=True))
                 del self.groups[name]
+                self._forget(name)
                 out.append(Notice("deleted", name, f"the {protocol} group was deleted (tombstone)", rec.where, ts))
             return
         if not isinstance(g, _Kafka4) or g.protocol != protocol:
@@ -545,7 +587,8 @@ class Tracker:
         changes = _changes(g.snap, snap)
         g.snap = snap
         assignment = g.assignment_epoch if with_target else None
-        return Epoch(g.name, g.protocol, p.epoch, assignment, p.where, p.ts, members, changes)
+        rebalance = self._rebalance(g.name, "kafka4", p.epoch)
+        return Epoch(g.name, g.protocol, p.epoch, assignment, p.where, p.ts, members, changes, rebalance=rebalance)
 
     # -- settling ---------------------------------------------------------------------------------------
 
@@ -589,10 +632,10 @@ def _assigned(m: Member) -> bool:
     return a is not None and len(getattr(a, "raw", a)) > 0
 
 
-def _generation(name: str, rec: OffsetsRecord, ts: float | None) -> Generation:
+def _generation(name: str, rec: OffsetsRecord, ts: float | None) -> LiveGeneration:
     """The generation a GroupMetadataValue record stores, its members' bytes decoded (as ``capture`` does)."""
     v = rec.value
-    gen = Generation(name, v.generation, "__consumer_offsets")
+    gen = LiveGeneration(name, v.generation, "__consumer_offsets")
     gen.joined = True
     gen.protocol_type, gen.protocol, gen.leader = v.protocol_type, v.protocol, v.leader
     gen.state_timestamp = getattr(v, "current_state_timestamp", None)

@@ -58,7 +58,7 @@ def _plural(n: int, word: str) -> str:
 
 def _changes(c: Changes | None, streams: bool = False) -> list[str]:
     if c is None:
-        return ["first seen"]
+        return []
     parts = []
     if c.joined:
         parts.append(f"joined {_names(c.joined)}")
@@ -73,15 +73,25 @@ def _changes(c: Changes | None, streams: bool = False) -> list[str]:
 
 
 def _cause(item) -> list[str]:
-    """The cause the cause engine gave the item, when it has one (``cause`` attribute or JSON key)."""
-    cause = getattr(item, "cause", None)
-    if cause is None:
+    """The main cause the cause engine gave the item (``cause KIND (members)``, with its confidence when it is not
+    certain), and how many other causes it found."""
+    r = getattr(item, "rebalance", None)
+    if r is None:
         return []
-    kind = cause.get("kind") if isinstance(cause, dict) else getattr(cause, "kind", None)
-    members = cause.get("members") if isinstance(cause, dict) else getattr(cause, "members", None)
-    text = f"cause {kind}"
-    if members:
-        text += f" ({_names([str(m) for m in members])})"
+    c = r.cause
+    text = f"cause {c.kind}"
+    if c.members:
+        known = {}  # member id -> its label, from the item's members and changes
+        changes = getattr(item, "changes", None)
+        for label in (changes.joined + changes.left) if changes is not None else []:
+            known[label.split(" (")[0]] = label
+        for m in getattr(item, "members", {}).values():
+            known[m.member_id] = m.label
+        text += f" ({_names([known.get(m, m) for m in c.members])})"
+    if c.confidence != "certain":
+        text += f" [{c.confidence}]"
+    if len(r.causes) > 1:
+        text += f" +{len(r.causes) - 1} more"
     return [text]
 
 
@@ -96,7 +106,7 @@ def line(item: Told) -> str:
             printable(what),
             _plural(len(item.members), "member"),
             *_changes(item.changes, item.protocol == "stream"),
-            *_cause(item),
+            *(_cause(item) or (["first seen"] if item.changes is None else [])),
         ]
         return "  ".join(parts)
     if isinstance(item, Epoch):
@@ -107,7 +117,7 @@ def line(item: Told) -> str:
             f"epoch {item.epoch} ({item.protocol} group{target})",
             _plural(len(item.members), "member"),
             *_changes(item.changes),
-            *_cause(item),
+            *(_cause(item) or (["first seen"] if item.changes is None else [])),
         ]
         return "  ".join(parts)
     if isinstance(item, Notice):

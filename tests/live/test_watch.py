@@ -43,10 +43,14 @@ def _check_played(records: list[dict], played) -> None:
         assert numbers == [n for n, _, _ in p.steps], p.group
         for r, (n, joined, left) in zip(told, p.steps):
             if r["changes"] is None:  # the first one seen: no earlier one to compare with
-                assert n == p.steps[0][0]
+                assert n == p.steps[0][0] and r["cause"]["kind"] == "first-seen"
                 continue
             assert _member_ids(r["changes"]["joined"]) == sorted(joined), (p.group, n)
             assert _member_ids(r["changes"]["left"]) == sorted(left), (p.group, n)
+            # the cause: the member the builder added or removed (records cannot tell a leave from a timeout)
+            kind, members = ("member-joined", joined) if joined else ("member-left", left)
+            assert (r["cause"]["kind"], sorted(r["cause"]["members"])) == (kind, sorted(members)), (p.group, n)
+            assert r["cause"]["confidence"] == ("certain" if joined else "uncertain")
 
 
 def _metrics(text: str) -> dict[str, list]:
@@ -69,11 +73,16 @@ def test_replay_tells_every_generation_and_epoch_once_in_order_and_the_metrics_c
         _check_played(told, played)
         m = _metrics(w.scrape(port))
         assert w.stop() == 0
-    by_group = {}
+    by_group, by_cause = {}, {}
     for s in m["rebalance_codec_rebalances"]:
         assert s.name == "rebalance_codec_rebalances_total"
         by_group[s.labels["group"]] = by_group.get(s.labels["group"], 0) + s.value
+        by_cause[(s.labels["group"], s.labels["cause"])] = s.value
     assert by_group == {p.group: len(p.steps) for p in played}
+    for p in played:
+        joins = sum(1 for _, joined, _ in p.steps[1:] if joined)
+        assert by_cause[(p.group, "first-seen")] == 1 and by_cause.get((p.group, "member-joined"), 0) == joins
+        assert by_cause.get((p.group, "member-left"), 0) == len(p.steps) - 1 - joins
     kinds = {s.labels["group"]: s.labels["protocol_type"] for s in m["rebalance_codec_rebalances"]}
     assert kinds["kip-share-group"] == "share" and kinds["connect-cluster"] == "connect"
     assert kinds["streams-app"] == "consumer"  # (Kafka Streams' protocol type: its protocol is "stream")
