@@ -65,6 +65,10 @@ def _library() -> ctypes.CDLL:
     lib.rd_kafka_mock_broker_set_up.restype = ctypes.c_int
     lib.rd_kafka_mock_broker_set_up.argtypes = [vp, i32]
     lib.rd_kafka_mock_group_initial_rebalance_delay_ms.argtypes = [vp, i32]
+    lib.rd_kafka_mock_set_apiversion.restype = ctypes.c_int
+    lib.rd_kafka_mock_set_apiversion.argtypes = [vp, ctypes.c_int16, ctypes.c_int16, ctypes.c_int16]
+    lib.rd_kafka_mock_broker_set_host_port.restype = None
+    lib.rd_kafka_mock_broker_set_host_port.argtypes = [vp, i32, cp, ctypes.c_int]
     return lib
 
 
@@ -95,6 +99,15 @@ class MockCluster:
 
     def initial_rebalance_delay(self, ms: int) -> None:
         self._lib.rd_kafka_mock_group_initial_rebalance_delay_ms(self._mc, ms)
+
+    def api_versions(self, api_key: int, lowest: int, highest: int) -> None:
+        """The versions of an API the mock advertises (its JoinGroup, SyncGroup and LeaveGroup handlers read only
+        the non-flexible layouts up to v5, v3 and v2: clients that can send more must be told)."""
+        self._lib.rd_kafka_mock_set_apiversion(self._mc, api_key, lowest, highest)
+
+    def advertise(self, host: str, port: int, broker: int = 1) -> None:
+        """Metadata and FindCoordinator answers name ``host:port`` for the broker (a relay in front of it)."""
+        self._lib.rd_kafka_mock_broker_set_host_port(self._mc, broker, host.encode(), port)
 
     def down(self, broker: int = 1) -> None:
         """The broker goes away: its connections close and it accepts none (its port stays reserved)."""
