@@ -40,7 +40,8 @@ from ..capture.heartbeat import kafka_uuid, task_items
 from ..capture.items import Item, items_json, numbered
 from ..capture.offsets import BadRecord, OffsetsRecord, decode_record, member_payloads
 from ..capture.story import Changes, Generation, Member, holdings
-from ..causes import CauseEngine, Rebalance, RecordCauses
+from ..causes import Assigned, CauseEngine, Formed, Rebalance, RecordCauses
+from ..causes.facts import assignment_facts, subscription_facts
 from ..errors import DecodeError
 
 __all__ = [
@@ -377,14 +378,51 @@ class Tracker:
                 g.commits += 1
                 self._touch(g, ts)
             return []
-        for r in self.causes.record(rec, ts=ts):
-            self._rebalances[(r.group, "classic" if r.generation is not None else "kafka4", r.number)] = r
+        if isinstance(rec.key, dict) or rec.tombstone:  # (a classic generation's: from its decoded members below)
+            for r in self.causes.record(rec, ts=ts):
+                self._keep(r)
         out: list[Told] = []
         if isinstance(rec.key, dict):
             self._kafka4(name, rec, ts, out)
         else:
             self._classic(name, rec, ts, out)
         return out
+
+    def _keep(self, r: Rebalance) -> None:
+        self._rebalances[(r.group, "classic" if r.generation is not None else "kafka4", r.number)] = r
+
+    def _observe(self, gen: LiveGeneration, rec: OffsetsRecord, ts: float | None) -> None:
+        """The cause engine told of a classic generation's record: what ``RecordCauses`` reads of it
+        (:func:`codec.causes.records.group_metadata_observations`), from the members' payloads decoded once."""
+        v = rec.value
+        state = getattr(v, "current_state_timestamp", -1)
+        at = state / 1000.0 if isinstance(state, int) and state > 0 else ts
+        members, assigned = [], []
+        for m in v.members:
+            told = gen.members[m.member_id]
+            timeout = getattr(m, "rebalance_timeout", -1)
+            members.append(
+                subscription_facts(
+                    m.member_id,
+                    told.subscription,
+                    instance_id=told.group_instance_id,
+                    client_id=m.client_id,
+                    host=m.client_host,
+                    session_timeout_ms=m.session_timeout,
+                    rebalance_timeout_ms=timeout if timeout is not None and timeout >= 0 else None,
+                )
+            )
+            facts = assignment_facts(told.assignment)
+            if facts is not None:
+                assigned.append(Assigned(at, gen.group, v.generation, m.member_id, facts, where=rec.where))
+        engine = self.causes.engine
+        formed = Formed(
+            at, gen.group, v.generation, tuple(members), True, v.leader, v.protocol_type, v.protocol, rec.where
+        )
+        for obs in (formed, *assigned):
+            r = engine.feed(obs)
+            if r is not None:
+                self._keep(r)
 
     def _rebalance(self, group: str, family: str, number: int | None) -> Rebalance | None:
         """The cause engine's rebalance for a generation or epoch being told (and those of earlier ones, gone)."""
@@ -438,6 +476,7 @@ class Tracker:
             self._new(g, out)
         self._touch(g, ts)
         gen = _generation(name, rec, ts)
+        self._observe(gen, rec, ts)
         if g.held is not None and g.held.generation != gen.generation:
             out.append(self._tell(g, g.held))
             g.held = None
