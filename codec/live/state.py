@@ -264,7 +264,8 @@ class _Classic:
 
     name: str
     last_seen: float | None = None
-    told: LiveGeneration | None = None
+    told: int | None = None  # the last told generation: its number and its members' instance ids (no payloads)
+    told_members: dict[str, str | None] = field(default_factory=dict)
     snap: _Snap | None = None
     held: LiveGeneration | None = None
     held_since: float = 0.0
@@ -419,7 +420,8 @@ class Tracker:
         formed = Formed(
             at, gen.group, v.generation, tuple(members), True, v.leader, v.protocol_type, v.protocol, rec.where
         )
-        for obs in (formed, *assigned):
+        observations: list[Formed | Assigned] = [formed, *assigned]
+        for obs in observations:
             r = engine.feed(obs)
             if r is not None:
                 self._keep(r)
@@ -480,7 +482,7 @@ class Tracker:
         if g.held is not None and g.held.generation != gen.generation:
             out.append(self._tell(g, g.held))
             g.held = None
-        if g.told is not None and gen.generation == g.told.generation:
+        if g.told is not None and gen.generation == g.told:
             out.append(self._rewritten(g, gen, rec.where, ts))
             return
         if gen.members and not any(_assigned(m) for m in gen.members.values()):
@@ -493,40 +495,38 @@ class Tracker:
         gen.rebalance = self._rebalance(g.name, "classic", gen.generation)
         snap = _generation_snap(gen)
         gen.changes = _changes(g.snap, snap)
-        if g.told is not None and gen.generation is not None and g.told.generation is not None:
-            if gen.generation < g.told.generation:
-                gen.events.append(
-                    Event(gen.first_ts, "anomaly", None, None, f"generation went back from {g.told.generation}")
-                )
-        g.told, g.snap = gen, snap
+        if g.told is not None and gen.generation is not None and gen.generation < g.told:
+            gen.events.append(Event(gen.first_ts, "anomaly", None, None, f"generation went back from {g.told}"))
+        g.told, g.snap = gen.generation, snap
+        g.told_members = {mid: m.group_instance_id for mid, m in gen.members.items()}
         return gen
 
     def _rewritten(self, g: _Classic, gen: LiveGeneration, where: str, ts: float | None) -> Notice:
         """A told generation stored again: who was replaced (a static member's new member id) or what changed."""
-        assert g.told is not None
-        before, after = g.told.members, gen.members
+        before, after = g.told_members, gen.members
         gone = [m for m in before if m not in after]
         new = [m for m in after if m not in before]
-        by_instance = {m.group_instance_id: m for m in before.values() if m.group_instance_id}
+        by_instance = {iid: mid for mid, iid in before.items() if iid}
         parts = []
         for mid in new:
             instance = after[mid].group_instance_id
             old = by_instance.get(instance) if instance else None
-            if old is not None and old.member_id in gone:
-                parts.append(f"static member {after[mid].group_instance_id} rejoined as {mid} (was {old.member_id})")
-                gone.remove(old.member_id)
+            if old is not None and old in gone:
+                parts.append(f"static member {instance} rejoined as {mid} (was {old})")
+                gone.remove(old)
             else:
                 parts.append(f"member {mid} added")
         parts += [f"member {mid} removed" for mid in gone]
         if not parts:
             parts = ["stored again"]
-        if not any(_assigned(m) for m in gen.members.values()) and g.told.members:
-            for mid, m in gen.members.items():  # a join snapshot after the assignment: keep what was assigned
-                if mid in g.told.members:
-                    m.assignment, m.assignment_source = g.told.members[mid].assignment, "__consumer_offsets"
-        gen.changes, gen.rebalance = g.told.changes, g.told.rebalance
         self._rebalance(g.name, "classic", gen.generation)  # (the engine's word on a generation already told)
-        g.told, g.snap = gen, _generation_snap(gen)
+        if any(_assigned(m) for m in gen.members.values()):  # (a join snapshot: who holds what is as it was)
+            g.snap = _generation_snap(gen)
+        else:
+            g.snap = _Snap(
+                gen.generation, {m.member_id: m.label for m in gen.members.values()}, g.snap.owners if g.snap else {}
+            )
+        g.told_members = {mid: m.group_instance_id for mid, m in gen.members.items()}
         return Notice("rewritten", g.name, f"generation {gen.generation}: " + "; ".join(parts), where, ts)
 
     # -- Kafka 4 groups ---------------------------------------------------------------------------------
