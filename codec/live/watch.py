@@ -100,7 +100,8 @@ class Watcher:
         self.not_up = 0  # statistics in a row without a broker up
         self.reading_since = 0  # when the partitions were assigned (wall time, s; the statistics' "time")
         self.reading = False  # partitions assigned: the statistics say whether the cluster answers
-        self.hooks: list[Callable[[Told], list[Told]]] = []  # the cause engine, when there is one
+        self.hooks: list[Callable[[Told], None]] = []  # what else each told item goes to (OpenTelemetry spans)
+        self.flushes: list[Callable[[], None]] = []
 
     # -- output -------------------------------------------------------------------------------------------
 
@@ -235,6 +236,16 @@ class Watcher:
         if self.args.metrics_port is not None:
             port = self.metrics.serve(self.args.metrics_port, self.args.metrics_host)
             self.say(f"metrics on http://{self.args.metrics_host or '0.0.0.0'}:{port}/metrics")
+        if self.args.otel:
+            from .otel import INSTALL_HINT as OTEL_HINT
+            from .otel import span_hook
+
+            spans = span_hook()
+            if spans is None:
+                self.say(f"--otel: OpenTelemetry is not installed, no spans ({OTEL_HINT})")
+            else:
+                self.hooks.append(spans[0])
+                self.flushes.append(spans[1])
         self.stop.install()
         try:
             consumer = ck.Consumer(conf)
@@ -251,6 +262,8 @@ class Watcher:
             except RuntimeError:
                 pass
             self.metrics.stop()
+            for flush in self.flushes:
+                flush()
             self.stop.restore()
             self.summary()
 
@@ -429,6 +442,12 @@ def register(subparsers) -> None:
         type=_seconds,
         default=DEFAULT_SETTLE,
         help=f"how long a generation or epoch waits for the record that completes it (default {DEFAULT_SETTLE:g})",
+    )
+    p.add_argument(
+        "--otel",
+        action="store_true",
+        help="one OpenTelemetry span per rebalance, to the process's tracer provider (OTEL_* variables), or OTLP "
+        "or stderr where only the SDK is installed",
     )
     p.add_argument("--topic", default=TOPIC, help=f"the topic to read (default {TOPIC}; a mirror of it elsewhere)")
     p.add_argument(
