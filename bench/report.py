@@ -582,6 +582,19 @@ def _watch_memory(mem: dict) -> str:
     )
 
 
+def _watch_breakdown(b: dict | None) -> str:
+    """Where the decoding time goes (the tracker in-process, by kind of record)."""
+    if not b:
+        return ""
+    total = sum(x["cpu_seconds"] for x in b.values())
+    parts = [
+        f"{name} {x['cpu_seconds'] / total:.0%} ({x['records']:,} records, "
+        f"{x['cpu_seconds'] / x['records'] * 1e6:,.0f} µs each)"
+        for name, x in sorted(b.items(), key=lambda kv: -kv[1]["cpu_seconds"])
+    ]
+    return f" Where the decoding goes (the tracker alone, in-process, {total:.2f} CPU s): " + "; ".join(parts) + "."
+
+
 def watch_lines(results: dict) -> str:
     """The "Watch a cluster" page's figures."""
     r = _process(results, "watch")

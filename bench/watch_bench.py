@@ -54,6 +54,33 @@ def _held_per_group(records) -> tuple[float, int]:
     return held / max(len(t.groups), 1), len(t.groups)
 
 
+def _breakdown(records) -> dict:
+    """The tracker's CPU seconds in-process by kind of record (where ``watch``'s time goes, past the client):
+    the Streams application's generation records, the other groups' generations, offset commits, Kafka 4's
+    records; with how many of each."""
+    import time
+
+    from codec.live.state import Tracker
+
+    t = Tracker()
+    cpu: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for i, (k, v) in enumerate(records):
+        kind = int.from_bytes(k[:2], "big")
+        name = (
+            "offset commits"
+            if kind in (0, 1)
+            else ("Streams application generations" if b"streams-app" in k else "other generations")
+            if kind == 2
+            else "Kafka 4 records"
+        )
+        c = time.process_time()
+        t.feed(k, v, f"offset {i}", 1_767_225_600.0 + i)
+        cpu[name] = cpu.get(name, 0.0) + time.process_time() - c
+        count[name] = count.get(name, 0) + 1
+    return {name: {"cpu_seconds": cpu[name], "records": count[name]} for name in cpu}
+
+
 def _memory(groups: int, streams_members: int) -> dict:
     from codec.live.examples import ClassicGroup
 
@@ -110,6 +137,7 @@ def run(args) -> None:
         )
         rec = harness.measure(c, repeats=args.repeats, rng=random.Random(args.seed), process=True)
     rec["memory"] = _memory(args.memory_groups, args.streams_members)
+    rec["breakdown"] = _breakdown(records)
     harness.save("watch", [rec], {"repeats": args.repeats})
     t = rec["times"]
     n = rec["meta"]["records"]
