@@ -564,7 +564,9 @@ def watch_text(results: dict) -> str:
                 for side in t
             ],
             "",
-            f"Records per CPU-second, watch ÷ the consume loop (per repeat): {_watch_ratio(r)}. " + _watch_memory(mem),
+            f"Records per CPU-second, watch ÷ the consume loop (per repeat): {_watch_ratio(r)}. "
+            + _watch_memory(mem)
+            + _watch_breakdown(r.get("breakdown")),
         ]
     )
 
