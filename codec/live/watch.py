@@ -124,8 +124,8 @@ class Watcher:
                     if self.args.json:
                         self.out.write(dumps(item.json()) + "\n")
                 continue
-            if isinstance(item, Notice) and item.kind == "dropped":
-                self.metrics.forget(item.group)
+            if isinstance(item, Notice) and item.kind in ("dropped", "deleted"):
+                self.metrics.forget(item.group)  # (its series go: their number stays bounded by the groups tracked)
             else:
                 self.metrics.told(item)
                 self.told += not isinstance(item, Notice)
@@ -169,11 +169,16 @@ class Watcher:
                 self.went_down(f"no broker connected; bootstrap {self.conf_bootstrap}")
         parts = ((stats.get("topics") or {}).get(self.args.topic) or {}).get("partitions") or {}
         for p, s in parts.items():
+            if not p.lstrip("-").isdigit() or int(p) < 0:
+                continue
             end = s.get("ls_offset", -1)
             if end is None or end < 0:
                 end = s.get("hi_offset", -1)
-            if p.lstrip("-").isdigit() and int(p) >= 0 and isinstance(end, int) and end >= 0:
+            if isinstance(end, int) and end >= 0:
                 self.ends[int(p)] = end
+            nxt = s.get("next_offset", -1)  # (where a partition with no record read yet is: its start)
+            if isinstance(nxt, int) and nxt >= 0 and int(p) not in self.position:
+                self.position[int(p)] = nxt
         self.update_lag()
 
     def update_lag(self) -> None:
@@ -283,7 +288,10 @@ class Watcher:
         pending = set(parts) if self.args.exit_at_end else set()
         if pending:
             for p in parts:
-                lo, hi = consumer.get_watermark_offsets(ck.TopicPartition(self.args.topic, p), timeout=10)
+                try:
+                    lo, hi = consumer.get_watermark_offsets(ck.TopicPartition(self.args.topic, p), timeout=10)
+                except ck.KafkaException:  # (not known now: its end-of-partition event will say)
+                    continue
                 if hi <= lo or self.args.start != "beginning":
                     pending.discard(p)
         feed, tracker, emit, position = self.tracker.feed, self.tracker, self.emit, self.position
