@@ -180,7 +180,7 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     if getattr(args, "follow", False):  # a stream as it grows: codec.live.follow
         from ..live.follow import run_follow
 
-        return run_follow(args, out, err)
+        return run_follow(args, out, err, json_line=_json_line, unreadable=_unreadable)
     path = Path(args.file)
     kind = detect(path)
     summary = CaptureSummary()

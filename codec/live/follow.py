@@ -411,14 +411,20 @@ def line(item: Any, out: TextIO | None = None) -> str | None:
     return told_line(item)
 
 
-def run_follow(args, out: TextIO, err: TextIO) -> int:
+def run_follow(
+    args,
+    out: TextIO,
+    err: TextIO,
+    *,
+    json_line: Callable[[Any, CaptureSummary], str],
+    unreadable: Callable[[CaptureSummary, Any, TextIO], int],
+) -> int:
     """``capture --follow FILE`` (``-``: standard input): see the module docstring. Exit status 0 when the stream
-    ended or SIGINT/SIGTERM stopped it; 1 when it could not be read to its end (as ``capture`` says)."""
+    ended or SIGINT/SIGTERM stopped it; 1 when it could not be read to its end (as ``capture`` says).
+    ``json_line`` and ``unreadable`` are ``capture``'s own: a JSON line as it writes one, its last error line."""
     import signal
     import threading
 
-    from ..budget import BUDGETS  # noqa: F401  (the same output rules as capture's)
-    from ..capture.command import _json_line, _unreadable
     from ..capture.storytext import render_summary
     from ..text import dumps
     from pathlib import Path
@@ -434,7 +440,7 @@ def run_follow(args, out: TextIO, err: TextIO) -> int:
         for item in items:
             if args.json:
                 if not isinstance(item, Notice):  # (the JSON has the frames they come from)
-                    out.write(_json_line(item, summary) + "\n")
+                    out.write(json_line(item, summary) + "\n")
             else:
                 text = line(item)
                 if text is not None:
@@ -462,4 +468,4 @@ def run_follow(args, out: TextIO, err: TextIO) -> int:
     else:
         out.write(render_summary(summary, "pcap", "-" if args.file == "-" else Path(args.file).name) + "\n")
     out.flush()
-    return _unreadable(summary, Path(args.file), err)
+    return unreadable(summary, Path(args.file), err)
