@@ -39,7 +39,7 @@ def parse_hex(text: str) -> tuple[bytes, str | None]:
     plain = "".join(stripped.split())
     if plain.startswith(("0x", "0X")):
         plain = plain[2:]
-    if plain and set(plain) <= _HEXDIGITS and len(plain) % 2 == 0:
+    if set(plain) <= _HEXDIGITS and len(plain) % 2 == 0:  # (no digits at all: no bytes, which a decoder refuses)
         return bytes.fromhex(plain), None
     if _COLON_HEX.match(plain):
         return bytes.fromhex(plain.replace(":", "")), "read as colon-separated hex"
@@ -89,8 +89,6 @@ def _sections(text: str) -> list[tuple[str, list[str]]]:
 
 def _problem(plain: str, lines: list[str]) -> str:
     """What is wrong, in a user's terms."""
-    if not plain:
-        return "it is empty"
     if lines and _DUMP_LINE.match(lines[0]) and len(lines) > 1:
         return "it looks like a hex dump, but its offsets do not follow from its bytes (is a line missing?)"
     bad = next((i for i, c in enumerate(plain) if c not in _HEXDIGITS), None)
