@@ -115,17 +115,28 @@ def _build(conns: list[TcpConnection], port: int, frames, **pcap_args) -> Built:
 
 
 def response_first(
-    port: int = 19092, heartbeats: int = 4, first_cid: int = 7, tail: bytes = b"", server_first_ip: bool = False
+    port: int = 19092,
+    heartbeats: int = 4,
+    first_cid: int = 7,
+    tail: bytes = b"",
+    server_first_ip: bool = False,
+    *,
+    ipv6: bool = False,
+    linktype: int = 1,
 ) -> Built:
     """The session on ``port``, no handshake captured, starting with the response to a heartbeat sent before the
     capture began; ``tail``: bytes of the broker's before it (the end of a frame the capture began inside of).
-    ``server_first_ip``: the broker has the lower address (the reader must not go by it)."""
+    ``server_first_ip``: the broker has the lower address (the reader must not go by it); ``ipv6``, ``linktype``
+    (pcapwriter's: 1 Ethernet, 0 BSD loopback, 113 Linux cooked, 101 raw IP): other shapes of packet."""
     writes: list[Write] = [("s", tail, ("", None, -1))] if tail else []
     writes.append(("s", heartbeat_response(first_cid - 1), ("response", None, first_cid - 1)))
     writes += group_session(first_cid, heartbeats)
-    client, server = ("10.0.0.9", 43210), ("10.0.0.1" if server_first_ip else "10.0.0.20", port)
+    if ipv6:
+        client, server = ("fd00::9", 43210), ("fd00::1" if server_first_ip else "fd00::20", port)
+    else:
+        client, server = ("10.0.0.9", 43210), ("10.0.0.1" if server_first_ip else "10.0.0.20", port)
     conn = _written(writes, client=client, server=server, handshake=False)
-    return _build([conn], port, [f for f in _frames(0, writes) if f[1]])
+    return _build([conn], port, [f for f in _frames(0, writes) if f[1]], linktype=linktype)
 
 
 #: the last bytes of frames a capture may begin inside of: a SyncGroup response's assignment (its first four

@@ -36,10 +36,12 @@ from tests.conftest import SHARED
 NO_SEQ_ANALYSIS = ("-o", "tcp.analyze_sequence_numbers:FALSE")
 
 
-def _response_first(port, hb, cid, tail, low):
+def _response_first(port, hb, cid, tail, low, ipv6=False, linktype=1):
     how = {"tshark": tail != "header-like"}
     name = f"response-first port {port} hb {hb} cid {cid} tail {tail or 'none'} broker-low {low}"
-    return name, J.response_first(port, hb, cid, J.TAILS.get(tail, b""), low), how
+    name += (" ipv6" if ipv6 else "") + (f" linktype {linktype}" if linktype != 1 else "")
+    built = J.response_first(port, hb, cid, J.TAILS.get(tail, b""), low, ipv6=ipv6, linktype=linktype)
+    return name, built, how
 
 
 def _zookeeper(ops, hs, first, hb):
@@ -75,6 +77,8 @@ def _cases(full: bool) -> list[tuple[str, J.Built, dict]]:
             _response_first(19092, 4, 7, "", False),
             _response_first(2181, 1, 70000, "assignment", True),
             _response_first(443, 30, 2**31 - 100, "header-like", False),
+            _response_first(19092, 4, 7, "", True, ipv6=True, linktype=113),
+            _response_first(9093, 2, 9, "assignment", False, linktype=0),
             _zookeeper(24, True, True, 4),
             _zookeeper(3, False, False, 0),
             _snap(62, 19092, False),
