@@ -495,9 +495,10 @@ UNRELEASED = _scenario(
     "consumer-unreleased-instance-id",
     "consumer protocol: UNRELEASED_INSTANCE_ID is fatal",
     "UNRELEASED_INSTANCE_ID answers a joining static member whose group.instance.id is still held by a member "
-    "that has not left (with memberEpoch -2, a static member's leave). It is not retriable (UnreleasedInstanceIdException is no RetriableException): "
-    "the member stops and tells the application, which may start again once the other instance has left; it "
-    "sends no further joining heartbeat, and does not go on as if it had joined.",
+    "that has not left (with memberEpoch -2, a static member's leave). It is not retriable "
+    "(UnreleasedInstanceIdException is no RetriableException): the member stops and tells the application, which "
+    "may start again once the other instance has left; it sends no further joining heartbeat, and does not go on "
+    "as if it had joined.",
     (
         f"{CHRM}: handleSpecificExceptionInResponse (UNRELEASED_INSTANCE_ID: handleFatalFailure)",
         "UnreleasedInstanceIdException.java (an ApiException, not a RetriableException)",

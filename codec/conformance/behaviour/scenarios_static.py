@@ -153,8 +153,9 @@ STATIC_JOIN_FENCED = Scenario(
     "static: FENCED_INSTANCE_ID on a rejoin is fatal",
     "When another instance joins with a static member's group.instance.id while the member is rejoining, the "
     "coordinator replaces the member and answers its pending JoinGroup FENCED_INSTANCE_ID (Kafka's coordinator "
-    "answers UNRELEASED_INSTANCE_ID to KIP-848's heartbeats only: consumer-unreleased-instance-id). The member stops and tells the application (FencedInstanceIdException "
-    "from poll); it sends no further JoinGroup, SyncGroup or Heartbeat.",
+    "answers UNRELEASED_INSTANCE_ID to KIP-848's heartbeats only: consumer-unreleased-instance-id). The member "
+    "stops and tells the application (FencedInstanceIdException from poll); it sends no further JoinGroup, "
+    "SyncGroup or Heartbeat.",
     (
         f"{AC}: JoinGroupResponseHandler.handle (FENCED_INSTANCE_ID: always fatal on a JoinGroup)",
         f"{AC}: joinGroupIfNeeded (a non-retriable error is thrown)",
