@@ -177,6 +177,10 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
     read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
     out, err = out or sys.stdout, err or sys.stderr  # (looked up now: a caller may have replaced them)
+    if getattr(args, "follow", False):  # a stream as it grows: codec.live.follow
+        from ..live.follow import run_follow
+
+        return run_follow(args, out, err, json_line=_json_line, unreadable=_unreadable)
     path = Path(args.file)
     kind = detect(path)
     summary = CaptureSummary()
@@ -298,5 +302,19 @@ def register(subparsers) -> None:
         default=DEFAULT_MAX_WAIT,
         help="TCP reassembly: give a missing segment up once the bytes behind it have waited more "
         f"than S seconds of capture time (default {DEFAULT_MAX_WAIT:g})",
+    )
+    p.add_argument(
+        "--follow",
+        action="store_true",
+        help="read a pcap/pcapng stream as it grows (FILE - for stdin: tcpdump -U -w - port 9092 | ...), telling "
+        "each generation with its cause the moment it completes; until the stream ends or SIGINT/SIGTERM",
+    )
+    p.add_argument(
+        "--settle",
+        metavar="S",
+        type=seconds,
+        default=2.0,
+        help="--follow: tell a generation S seconds after its first SyncGroup answer when some member's answer "
+        "is not seen (default 2)",
     )
     p.set_defaults(func=run)
