@@ -33,12 +33,13 @@ import pytest
 from codec.assignor.consumer import assign_consumer
 from codec.assignor.consumer.wire import captured_generations, check_capture, group_from_join
 from codec.group import decode_consumer
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SHARED
 
 HERE = ROOT / "tests" / "assignor" / "captures"
 RUN = json.loads((HERE / "run.json").read_text(encoding="utf-8"))
 METADATA = {"topics": RUN["topics"]}
 SCENARIOS = ("aio-range", "aio-roundrobin", "aio-sticky", "kafkajs-roundrobin")
+SHARED_PCAPS = SHARED / "captures" / "pcaps" / "runA"
 
 
 def verdicts(name: str, assignor: str = "auto") -> dict[int, dict]:
@@ -159,6 +160,35 @@ def test_aiokafkas_own_assignor_gives_the_captured_bytes(name):
         assert {m: a.encode() for m, a in out.items()} == gen.assignments, gen.generation
         n += 1
     assert n == 7
+
+
+@pytest.mark.skipif(not SHARED_PCAPS.is_dir(), reason="shared/captures not present")
+@pytest.mark.parametrize("name", ["kp-default", "kp-sticky", "kp-cooperative-sticky"])
+def test_kafka_pythons_own_assignor_gives_the_shared_captures_bytes(name):
+    """The same for the shared captures' kafka-python groups (kafka-python 3.0.12, the captures' own version and
+    the test extra's): its sticky and cooperative-sticky leaders' differences from Kafka's (tests/assignor/
+    test_consumer_check.py) are kafka-python's algorithm — the general path only, as aiokafka's."""
+    import warnings
+    from types import SimpleNamespace
+
+    with warnings.catch_warnings():  # kafka-python 3.0.12 loads its schemas with importlib's deprecated read_text
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
+        from kafka.coordinator.assignors.range import RangePartitionAssignor
+        from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+        from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+        from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+
+    assignors = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
+                 "sticky": StickyPartitionAssignor, "cooperative-sticky": CooperativeStickyAssignor}  # fmt: skip
+    n = 0
+    for gen in captured_generations(SHARED_PCAPS / f"{name}.pcap.gz"):
+        members = [SimpleNamespace(member_id=m, group_instance_id=i, metadata=ConsumerProtocolSubscription.decode(raw))
+                   for m, i, raw in gen.members]  # fmt: skip
+        out = assignors[gen.protocol]().assign(_Cluster(), members)
+        assert {m: a.encode() for m, a in out.items()} == gen.assignments, gen.generation
+        n += 1
+    assert n >= 6
 
 
 def test_kafkajs_own_assignor_gives_the_captured_bytes(kafkajs_driver_modules):

@@ -71,7 +71,7 @@ class ConsumerGroup:
     prefer_rack_aware: bool = False
     """Kafka's test-only switch ``AbstractPartitionAssignor.preferRackAwareLogic`` (package-private; no client sets
     it): the client-side assignors use racks whenever a member's rack holds a replica, even where every partition
-    has replicas on every rack. Kafka's own assignor tests set it; :mod:`.json_io` reads it to run them."""
+    has replicas on every rack. Kafka's own assignor tests set it; :mod:`codec.assignor.consumer.json_io` reads it."""
     subscription_type: str | None = None
     """The server side's ``GroupSpec.subscriptionType`` as given (``"homogeneous"`` or ``"heterogeneous"``); None:
     as the coordinator computes it (every subscribed topic subscribed by every member: homogeneous). The assignor
