@@ -17,7 +17,9 @@ two things at every call:
   classes) and the answer Kafka's, list order included.
 
 The recorded groups also go through the CLI, ``assign --consumer A --lines``. The three methods that run at
-Kafka's own sizes (a million partitions) are behind the ``slow`` marker; so are the random cases' later rounds.
+Kafka's own sizes (up to a million partitions) are behind the ``slow`` marker, held to Kafka's recorded answers
+where those were recorded (vectors/consumer/kafka-client-tests-slow.jsonl); so are the random cases' later
+rounds.
 """
 
 from __future__ import annotations
@@ -119,12 +121,31 @@ def test_the_random_cases_whole(case):
     engine.done()
 
 
+SLOW_RECORDED = {
+    row["id"]: row
+    for row in map(json.loads, (VECTORS.parent / "kafka-client-tests-slow.jsonl").read_text("utf-8").splitlines())
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [c for c in CASES if c.slow], ids=lambda c: c.id)
 def test_kafkas_sizes(case):
-    """A million partitions and 2,000 members (Kafka's sizes): Kafka asserts only that both calls end; here they
-    must, without a failure."""
-    case.run(ours)
+    """Kafka's sizes (up to a million partitions and 2,000 members): Kafka asserts only that both calls end; here
+    they must, without a failure, and where Kafka's answers were recorded (vectors/consumer/
+    kafka-client-tests-slow.jsonl: ``...NotTimeout``, 20,000 partitions and 500 members, as SHA-256 digests) give
+    them."""
+    if case.id in SLOW_RECORDED:
+        engine = Replay(SLOW_RECORDED[case.id])
+        case.run(engine)
+        engine.done()
+    else:
+        case.run(ours)
+
+
+def test_the_slow_vectors_are_the_recorded_slow_cases():
+    slow = [c.id for c in CASES if c.slow and "NotTimeout" in c.id]
+    assert list(SLOW_RECORDED) == slow and len(slow) == 4
+    assert {r["kafkaCommit"] for r in SLOW_RECORDED.values()} == {KAFKA_COMMIT}
 
 
 def test_the_recorded_groups_through_the_cli():
