@@ -6,7 +6,7 @@ the JVM of a running session).
 
 Rules, for each input (after glob expansion):
 
-* a file: ``.jsonl``/``.json``/``.ndjson`` (optionally ``.gz``) is JSON lines, ``.parquet`` is Parquet;
+* a file: ``.jsonl``/``.json``/``.ndjson`` (optionally ``.gz`` or ``.bz2``) is JSON lines, ``.parquet`` is Parquet;
   otherwise its first bytes decide (``PAR1``: Parquet; ``{`` after any whitespace, also inside a gzip
   file named ``.gz``: JSON lines); an empty file holds no records and is left out;
 * a directory: every file below it, recursively, except hidden ones (a name starting with ``.``, or
@@ -59,7 +59,7 @@ FORMATS = ("jsonl", "parquet")
 #: the longest JSON line the job reads (bytes, ``--max-line-length``); a longer one is quarantined with its size.
 #: A Kafka frame's hex is twice its bytes; the JVM holds a line up to three times on its way to Python.
 MAX_LINE = 64 << 20
-JSON_EXTENSIONS = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
+JSON_EXTENSIONS = tuple(base + z for base in (".jsonl", ".json", ".ndjson") for z in ("", ".gz", ".bz2"))
 PARQUET_EXTENSIONS = (".parquet", ".parq")
 _HEAD = 4096  # bytes read to sniff a file
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -186,6 +186,12 @@ class LocalFiles:
                 raise InputError(
                     f"{path} is not a Parquet file: it does not begin and end with Parquet's magic "
                     f"number PAR1 (not Parquet, or cut short)"
+                )
+        elif fmt == "jsonl" and path.lower().endswith(".bz2"):
+            if head[:3] != b"BZh":
+                raise InputError(
+                    f"{path} is not bzip2 data, but its name ends in .bz2 (which makes Spark decompress it); "
+                    f"rename it or compress it"
                 )
         elif fmt == "jsonl" and path.lower().endswith(".gz"):
             if head[:2] != b"\x1f\x8b":

@@ -4,19 +4,23 @@ Run it through the CLI (``rebalance-codec pipeline INPUT... --out DIR``), or und
 with :mod:`codec.pipeline.submit` as the application (``spark-submit .../codec/pipeline/submit.py INPUT...
 --out DIR``), or call :func:`run` with a SparkSession of your own.
 
-Plan: inputs (JSONL/Parquet, any URI Spark reads) -> :func:`normalize` to the canonical input columns
+Plan: inputs (JSONL/Parquet, any URI Spark reads), each record with its file and line or row
+(:mod:`codec.pipeline.reading`) -> :func:`normalize` to the canonical input columns
 (:data:`codec.pipeline.arrow.INPUT_COLUMNS`) -> ``mapInArrow`` (:func:`codec.pipeline.arrow.decode_batches`)
 -> decoded units, persisted once -> the tables (:mod:`codec.pipeline.tables`) -> Parquet under a
-staging directory next to ``--out`` -> the counts check -> report -> one rename into place. A run that
-fails at any point deletes its staging directory, so ``--out`` is either absent (or the previous
-run's output, with ``--overwrite``) or complete.
+staging directory next to ``--out`` -> the counts check -> report -> one rename into place
+(:mod:`codec.pipeline.output`: never over an input, through a link, locked, replacing nothing that appeared
+meanwhile without ``--overwrite``). A run that fails at any point deletes its staging directory, so ``--out``
+is either absent (or the previous run's output, with ``--overwrite``) or complete.
 
 Which reader reads which input is decided first (:mod:`codec.pipeline.inputs`: by extension, by content,
 directories by their files). Every record read is accounted for: the job checks ``records read = not
 selected + decoded + quarantined`` (the not-selected ones counted by reason) and refuses to commit
 otherwise. Bad input -- a missing path, a format that cannot be told, a file its reader cannot read --
-is a :class:`PipelineError` with one line for the user. A session the job starts itself writes Spark's
-and the JVM's log (and their stdout and stderr) to a file (``--log``), not to the terminal.
+is a :class:`PipelineError` with one line for the user; a JVM that dies while the job runs, a
+:class:`JobFailed` with its first cause, read from the log (:mod:`codec.pipeline.failure`). A session the job
+starts itself writes Spark's and the JVM's log (and their stdout and stderr, and Py4J's and PySpark's Python
+logs) to a file (``--log``), not to the terminal.
 """
 
 from __future__ import annotations

@@ -44,51 +44,16 @@ __all__ = [
     "split_lines",
     "read_files",
     "codec_of",
+    "count_range",
+    "range_lines",
+    "count_ranges",
+    "read_ranges",
 ]
 
 SOURCE, POS, LINE, PART = "__source", "__pos", "__line", "__part_"
 #: bytes inflated (or sliced, uncompressed) at a time
 CHUNK = 1 << 20
 _ROWS, _BYTES = 4096, 32 << 20  # an output batch: at most this many rows, or about this many bytes of lines
-
-
-def _inflate(wbits: int) -> Callable[[bytes], Iterator[bytes]]:
-    """A zlib or gzip stream's data, a slice at a time; concatenated gzip members (``cat a.gz b.gz``) are read
-    on, as Hadoop's codec reads them."""
-
-    def run(data: bytes) -> Iterator[bytes]:
-        rest: bytes | memoryview = memoryview(data)
-        while True:
-            d = zlib.decompressobj(wbits)
-            tail = rest
-            while not d.eof:
-                out = d.decompress(tail, CHUNK)
-                tail = d.unconsumed_tail
-                if out:
-                    yield out
-                elif not tail:  # every byte given, no more data, and the stream has not ended
-                    raise zlib.error("the compressed data is cut short")
-            rest = d.unused_data
-            if not bytes(rest).strip(b"\x00"):  # (zero padding after the last member, which gzip allows)
-                return
-
-    return run
-
-
-def _bunzip(data: bytes) -> Iterator[bytes]:
-    rest = data
-    while rest:
-        d = bz2.BZ2Decompressor()
-        out = d.decompress(rest, CHUNK)
-        while True:
-            if out:
-                yield out
-            if d.eof:
-                break
-            if d.needs_input:
-                raise OSError("the compressed data is cut short")
-            out = d.decompress(b"", CHUNK)
-        rest = d.unused_data
 
 
 def _plain(data: bytes) -> Iterator[bytes]:
@@ -100,10 +65,10 @@ def _plain(data: bytes) -> Iterator[bytes]:
 #: file name ending -> how its bytes are read (Hadoop's codecs of the same names: GzipCodec, BZip2Codec,
 #: DefaultCodec). Other codecs Hadoop knows by name (``.lz4``, ``.snappy``, ``.zst``) are left to Spark's text
 #: reader (:data:`HADOOP_ONLY`).
-CODECS: dict[str, Callable[[bytes], Iterator[bytes]]] = {
-    ".gz": _inflate(16 + zlib.MAX_WBITS),
-    ".bz2": _bunzip,
-    ".deflate": _inflate(zlib.MAX_WBITS),
+CODECS: dict[str, Callable[[Iterable[bytes]], Iterator[bytes]]] = {
+    ".gz": lambda chunks: _inflate_stream(chunks, 16 + zlib.MAX_WBITS),
+    ".bz2": lambda chunks: _bunzip_stream(chunks),
+    ".deflate": lambda chunks: _inflate_stream(chunks, zlib.MAX_WBITS),
 }
 HADOOP_ONLY = (".lz4", ".snappy", ".zst")
 
@@ -171,6 +136,14 @@ class _Out:
     def full(self) -> bool:
         return self.n >= _ROWS or self.bytes >= _BYTES
 
+    def put(self, source: str, rows, fixed: list) -> Iterator[pa.RecordBatch]:
+        """Add ``rows`` (``(number, row, raw)``) of the file ``source``; a batch each time one is full."""
+        for number, row, raw in rows:
+            self.add([source, number, *row, raw, *fixed])
+            self.bytes += len(raw) if raw is not None else sum(len(v) for v in row if v is not None)
+            if self.full():
+                yield self.batch()
+
     def batch(self) -> pa.RecordBatch:
         b = pa.RecordBatch.from_arrays(
             [pa.array(c, type=f.type) for c, f in zip(self.cols, self.schema)], schema=self.schema
@@ -191,13 +164,15 @@ def _quarantined(kind: str, error: str) -> list[str | None]:
     return row
 
 
-def _file_rows(source: str, data: bytes, max_line: int) -> Iterator[tuple[int, list[str | None], bytes | None]]:
-    """``(line number, row, raw line or None)`` for each record of one file (blank lines are not records)."""
-    ext = codec_of(source)
-    chunks = CODECS.get(ext or "", _plain)(data)
-    number = 0
+def _records(
+    lines: Iterable[tuple[bytes | None, int]], first: int, max_line: int, what: str | None
+) -> Iterator[tuple[int, list[str | None], bytes | None]]:
+    """``(line number, row, raw line or None)`` for each record among ``lines`` (numbered from ``first``; blank
+    lines are not records). Compressed data (``what``: gzip ...) that cannot be read on ends them with one
+    ``unreadable`` record."""
+    number = first - 1
     try:
-        for line, size in split_lines(chunks, max_line):
+        for line, size in lines:
             number += 1
             if line is None:
                 yield number, _quarantined("line-too-long", too_long(size, max_line)), None
@@ -206,17 +181,30 @@ def _file_rows(source: str, data: bytes, max_line: int) -> Iterator[tuple[int, l
             if row is not None:
                 yield number, row, line if row[_KIND] in ("not-json", "duplicate-key") else None
     except (zlib.error, OSError, EOFError) as e:
+        if what is None:
+            raise
         number += 1
-        what = {".gz": "gzip", ".bz2": "bzip2", ".deflate": "deflate"}.get(ext or "", "compressed")
         yield (
             number,
             _quarantined(
                 "unreadable",
                 f"CorruptInput: the file's {what} data cannot be read from line {number} on ({e}); "
-                f"{number - 1} line(s) before it were read",
+                f"{number - first} line(s) before it were read",
             ),
             None,
         )
+
+
+_WHAT = {".gz": "gzip", ".bz2": "bzip2", ".deflate": "deflate"}
+
+
+def _file_rows(source: str, data: bytes, max_line: int) -> Iterator[tuple[int, list[str | None], bytes | None]]:
+    """The records of one file's bytes."""
+    ext = codec_of(source) or ""
+    chunks = _plain(data)
+    return _records(
+        split_lines(CODECS[ext](chunks) if ext in CODECS else chunks, max_line), 1, max_line, _WHAT.get(ext)
+    )
 
 
 def read_files(batches: Iterable[pa.RecordBatch], max_line: int, parts: list[str]) -> Iterator[pa.RecordBatch]:
@@ -230,10 +218,150 @@ def read_files(batches: Iterable[pa.RecordBatch], max_line: int, parts: list[str
         for i, source in enumerate(paths):
             data = contents[i].as_buffer()
             fixed = [v[i] for v in part_values]
-            for number, row, raw in _file_rows(source, data if data is not None else b"", max_line):
-                out.add([source, number, *row, raw, *fixed])
-                out.bytes += len(raw) if raw is not None else sum(len(v) for v in row if v is not None)
-                if out.full():
-                    yield out.batch()
+            yield from out.put(source, _file_rows(source, data if data is not None else b"", max_line), fixed)
+    if out.n:
+        yield out.batch()
+
+
+# --- local files read in ranges --------------------------------------------------------------------------------
+#
+# A local file Spark would split (over spark.sql.files.maxPartitionBytes) is read by the executors themselves, a
+# range of bytes each, still a line at a time and bounded (Spark's text reader would hold a line of any length, and
+# Hadoop's maximum line length skips or cuts lines without a trace): a first pass counts the lines that begin in each
+# range (the \n bytes, in C), a second reads each range's lines, numbered from the lines of the ranges before it. A
+# line belongs to the range its first byte lies in. A compressed file is one range, read from its start.
+
+
+def _chunks(f, first: bytes = b"") -> Iterator[bytes]:
+    if first:
+        yield first
+    while True:
+        chunk = f.read(CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+def count_range(path: str, start: int, end: int) -> int:
+    """How many lines begin in bytes ``[start, end)`` of an uncompressed file (a line begins at 0 and after each
+    ``\n`` but the file's last byte)."""
+    lo = max(start - 1, 0)
+    n = 1 if start == 0 and end > 0 else 0
+    with open(path, "rb") as f:
+        f.seek(lo)
+        left = end - 1 - lo
+        while left > 0:
+            chunk = f.read(min(CHUNK, left))
+            if not chunk:
+                break
+            n += chunk.count(b"\n")
+            left -= len(chunk)
+    return n
+
+
+def range_lines(path: str, start: int, end: int, max_line: int) -> Iterator[tuple[bytes | None, int]]:
+    """:func:`split_lines` of the lines that begin in bytes ``[start, end)`` of an uncompressed file."""
+    with open(path, "rb") as f:
+        pos, rest = start, b""
+        if start > 0:  # the first line that begins at or after start: after the first \n at or after start - 1
+            f.seek(start - 1)
+            pos = start - 1
+            while True:
+                chunk = f.read(CHUNK)
+                if not chunk:
+                    return
+                i = chunk.find(b"\n")
+                if i >= 0:
+                    pos, rest = pos + i + 1, chunk[i + 1 :]
+                    break
+                pos += len(chunk)
+        if pos >= end:
+            return
+        for line, size in split_lines(_chunks(f, rest), max_line):
+            yield line, size
+            pos += size + 1
+            if pos >= end:
+                return
+
+
+def _compressed(path: str, ext: str) -> Iterator[bytes]:
+    """A local compressed file's data, a slice at a time (its compressed bytes read a slice at a time too)."""
+    with open(path, "rb") as f:
+        yield from CODECS[ext](_chunks(f))
+
+
+def _inflate_stream(chunks: Iterable[bytes], wbits: int) -> Iterator[bytes]:
+    """A zlib or gzip stream's data, a slice at a time; concatenated gzip members (``cat a.gz b.gz``) are read on,
+    as Hadoop's codec reads them, and zero bytes after the last one ignored, as gzip ignores them."""
+    d = zlib.decompressobj(wbits)
+    for chunk in chunks:
+        data = chunk
+        while data:
+            if d.eof:
+                if not data.strip(b"\x00"):
+                    break
+                d = zlib.decompressobj(wbits)
+            out = d.decompress(data, CHUNK)
+            data = d.unused_data if d.eof else d.unconsumed_tail
+            if out:
+                yield out
+            while not data and not d.eof:  # what zlib holds back
+                out = d.decompress(b"", CHUNK)
+                if not out:
+                    break
+                yield out
+    if not d.eof:
+        raise zlib.error("the compressed data is cut short")
+
+
+def _bunzip_stream(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """A bzip2 file's data, a slice at a time; concatenated streams read on."""
+    d: bz2.BZ2Decompressor | None = None
+    for chunk in chunks:
+        data = chunk
+        while data:
+            if d is None or d.eof:
+                d = bz2.BZ2Decompressor()
+            out = d.decompress(data, CHUNK)
+            data = b""
+            while True:
+                if out:
+                    yield out
+                if d.eof:
+                    data = d.unused_data
+                    break
+                if d.needs_input:
+                    break
+                out = d.decompress(b"", CHUNK)
+    if d is not None and not d.eof:
+        raise OSError("the compressed data is cut short")
+
+
+def count_ranges(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Under ``mapInArrow``: rows (``path``, ``start``, ``end``) in, the same with ``lines`` (:func:`count_range`) out."""
+    for batch in batches:
+        d = batch.to_pydict()
+        lines = [count_range(p, a, b) for p, a, b in zip(d["path"], d["start"], d["end"])]
+        yield pa.RecordBatch.from_arrays(
+            [batch.column("path"), batch.column("start"), pa.array(lines, pa.int64())], names=["path", "start", "lines"]
+        )
+
+
+def read_ranges(batches: Iterable[pa.RecordBatch], max_line: int, parts: list[str]) -> Iterator[pa.RecordBatch]:
+    """Under ``mapInArrow``: rows (``source``, ``path``, ``start``, ``end``, ``first`` -- the number of the range's
+    first line -- and the partition columns ``parts``) in, one row per record of :func:`schema` out."""
+    out = _Out(schema(parts))
+    for batch in batches:
+        d = batch.to_pydict()
+        for i, (source, path, start, end, first) in enumerate(
+            zip(d["source"], d["path"], d["start"], d["end"], d["first"])
+        ):
+            ext = codec_of(path) or ""
+            if ext:
+                lines = split_lines(_compressed(path, ext), max_line)
+            else:
+                lines = range_lines(path, start, end, max_line)
+            rows = _records(lines, first, max_line, _WHAT.get(ext))
+            yield from out.put(source, rows, [d[p][i] for p in parts])
     if out.n:
         yield out.batch()

@@ -26,7 +26,7 @@ import fcntl
 import os
 import shutil
 import uuid
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from .failure import PipelineError
 from .inputs import is_uri
@@ -42,7 +42,7 @@ def local_path(out: str) -> str | None:
         parts = urlsplit(out)
         if parts.netloc not in ("", "localhost"):
             return None
-        return unquote(parts.path) or "/"
+        return parts.path or "/"  # (as Hadoop reads it: its path as it is, no percent escapes)
     return None
 
 

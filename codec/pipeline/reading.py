@@ -8,14 +8,17 @@ Provenance is exact by construction: no reader asks Spark which file or row it i
 * a JSON lines file Spark reads in one piece (no larger than ``spark.sql.files.maxPartitionBytes``) is handed
   whole to the executors (``binaryFile``), which split and number its lines themselves
   (:mod:`codec.pipeline.lines`): ``__source`` is the file, ``__pos`` the line, from 1, blank lines counted;
-* a larger one (or one compressed by a codec only Hadoop reads: ``.lz4``, ``.snappy``, ``.zst``) is read by
-  Spark's text reader in its splits, each line tagged with its split's file and start
-  (``_metadata.file_path``, ``_metadata.file_block_start``) and its place among the split's rows; one pass
-  over the splits counts each one's lines, and a line's number is the lines of the splits before it plus its
-  place (:func:`_split_lines`). Hadoop's reader is bounded per line too (it skips a line over the maximum
-  instead of holding it): the same pass checks each file's bytes, and a file that lost bytes to it is read once
-  more on the driver to find those lines (:mod:`codec.pipeline.longlines`), which are quarantined with their
-  sizes and their numbers counted;
+* a larger local one is read by the executors too, in ranges of that size: one pass counts the lines that
+  begin in each range, a second reads each range's lines, numbered from the lines of the ranges before it
+  (a compressed file is one range). A line is held at most ``--max-line-length`` bytes either way: a longer
+  one is counted and dropped as it is read, and quarantined with its size;
+* a larger one on another filesystem (HDFS, S3 ...), or one compressed by a codec only Hadoop reads
+  (``.lz4``, ``.snappy``, ``.zst``), is read by Spark's text reader in its splits, each line tagged with its
+  split (``_metadata.file_path``, ``_metadata.file_block_start``) and its place among the split's rows; one
+  pass counts each split's rows, and a line's number is the rows of the file's splits before it plus its place
+  (:func:`_split_lines`). Hadoop's reader holds such a line whole before it can be measured (its own maximum
+  line length drops or cuts lines without a trace, so it is not used): a line over the maximum is quarantined
+  after it is read;
 * a Parquet row is its file's (``_metadata.file_path``) row ``_metadata.row_index``, from 0.
 
 ``record_id`` is then the record's own id when the input gives one (``record_id`` or ``id``), else
@@ -32,6 +35,7 @@ UTF-8 text, two spellings of one column) quarantines the records it holds, namin
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 from urllib.parse import unquote
 
@@ -45,16 +49,15 @@ from .failure import PipelineError, spark_error_line
 from .inputs import MAX_LINE, HadoopFiles, InputError, InputPlan, LocalFiles, is_uri, plan_inputs
 from .jsonlines import COLUMNS, INPUT_ERROR
 from .jsonlines import ROW as JSON_ROW
-from .jsonlines import parse_lines, too_long
-from .lines import HADOOP_ONLY, LINE, PART, POS, SOURCE, codec_of, read_files
+from .jsonlines import parse_lines
+from .lines import HADOOP_ONLY, LINE, PART, POS, SOURCE, codec_of, count_ranges, read_files, read_ranges
 from .lines import schema as lines_schema
-from .longlines import SplitFile, number_split_files
+from .output import local_path
 from .records import SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 
 __all__ = ["DEFAULT_MAX_LINE", "normalize", "plan", "read_inputs"]
 
 DEFAULT_MAX_LINE = MAX_LINE
-_MAXLEN = "mapreduce.input.linerecordreader.line.maxlength"  # Hadoop's LineRecordReader: longer lines skipped
 #: the input columns the job reads (the package docstring's, synonyms included); the others are ignored
 _DOCUMENTED = frozenset(COLUMNS)
 
@@ -377,21 +380,34 @@ def _whole_file_bytes(spark: SparkSession) -> int:
         return 128 << 20
 
 
+def _python_reads(path: str) -> bool:
+    """Whether the executors can open ``path`` themselves: a local file (a plain path where the default
+    filesystem is local, which the plan has checked, or a ``file:`` URI)."""
+    return local_path(path) is not None
+
+
 def _json_lines(spark: SparkSession, paths: list[str], the_plan: InputPlan, max_line: int) -> list[DataFrame]:
     """JSON lines parsed one line at a time into the documented columns (:mod:`codec.pipeline.jsonlines`: no
     schema inferred, so no line decides how another is read), each with its file and line number: files Spark
-    reads in one piece whole by the executors (:func:`_whole_files`), larger ones in Spark's splits
+    reads in one piece whole by the executors (:func:`_whole_files`); larger local ones by the executors in
+    ranges (:func:`_local_ranges`); larger ones elsewhere by Spark's text reader in its splits
     (:func:`_split_lines`)."""
     whole = _whole_file_bytes(spark)
     small: list[str] = []
-    large: list[str] = []
+    ranged: list[str] = []
+    split: list[str] = []
     for p in paths:
         names = the_plan.files.get(p, [p])
-        split = the_plan.largest.get(p, 0) > whole or any(codec_of(f) in HADOOP_ONLY for f in names)
-        (large if split else small).append(p)
-    return ([_whole_files(spark, small, max_line)] if small else []) + (
-        [_split_lines(spark, large, max_line)] if large else []
-    )
+        hadoop_only = any(codec_of(f) in HADOOP_ONLY for f in names)
+        if the_plan.largest.get(p, 0) <= whole and not hadoop_only:
+            small.append(p)
+        elif not hadoop_only and _python_reads(p):
+            ranged.append(p)
+        else:
+            split.append(p)
+    frames = [_whole_files(spark, small, max_line)] if small else []
+    frames += [_local_ranges(spark, p, the_plan, whole, max_line) for p in ranged]
+    return frames + ([_split_lines(spark, split, max_line)] if split else [])
 
 
 def _shape(rows: DataFrame, parts: list[str]) -> DataFrame:
@@ -420,70 +436,117 @@ def _whole_files(spark: SparkSession, paths: list[str], max_line: int) -> DataFr
     return _shape(rows, parts)
 
 
+_PARTITION_DEFAULT = "__HIVE_DEFAULT_PARTITION__"  # (Spark's name for a null partition value)
+
+
+def _partition_values(directory: str, path: str) -> dict[str, str | None]:
+    """The ``name=value`` folders between a directory read whole and one of its files, as Spark reads them."""
+    rel = path[len(directory.rstrip("/")) :].strip("/").split("/")[:-1]
+    out: dict[str, str | None] = {}
+    for d in rel:
+        name, _, value = d.partition("=")
+        out[unquote(name)] = None if value == _PARTITION_DEFAULT else unquote(value)
+    return out
+
+
+def _local_ranges(spark: SparkSession, given: str, the_plan: InputPlan, whole: int, max_line: int) -> DataFrame:
+    """Local files larger than Spark reads in one piece, read by the executors in ranges of that size
+    (:func:`codec.pipeline.lines.read_ranges`): each line held at most ``max_line`` bytes, whatever its length,
+    numbered from the lines the ranges before it hold (:func:`codec.pipeline.lines.count_ranges`, a pass of its
+    own); a compressed file as one range. ``given``: a file, or a directory read whole (its partition folders'
+    values come with its files' lines)."""
+    names = the_plan.files.get(given, [given])
+    values = {f: _partition_values(given, f) if given in the_plan.partitioned else {} for f in names}
+    parts = sorted({k for v in values.values() for k in v})
+    tasks = []  # (source, path, start, end, partition values...)
+    for f in names:
+        path = os.path.abspath(local_path(f) or f)
+        size = os.path.getsize(path)
+        starts = [0] if codec_of(path) else list(range(0, size, whole))
+        for a in starts:
+            tasks.append((f"file:{path}", path, a, size if codec_of(path) else min(a + whole, size), values[f]))
+    plain = [(path, a, b) for _, path, a, b, _ in tasks if not codec_of(path)]
+    lines: dict[tuple[str, int], int] = {}
+    if plain:
+        counts = spark.sparkContext.parallelize(plain, len(plain)).toDF("path string, start long, end long")
+        out = T.StructType(
+            [
+                T.StructField("path", T.StringType()),
+                T.StructField("start", T.LongType()),
+                T.StructField("lines", T.LongType()),
+            ]
+        )
+        lines = {(r["path"], r["start"]): r["lines"] for r in counts.mapInArrow(count_ranges, out).collect()}
+    rows, before = [], 0
+    for source, path, a, b, vals in sorted(tasks, key=lambda t: (t[1], t[2])):
+        before = 0 if a == 0 else before
+        rows.append((source, path, a, b, before + 1, *(vals.get(p) for p in parts)))
+        before += lines.get((path, a), 0)
+    schema = T.StructType(
+        [
+            T.StructField("source", T.StringType()),
+            T.StructField("path", T.StringType()),
+            T.StructField("start", T.LongType()),
+            T.StructField("end", T.LongType()),
+            T.StructField("first", T.LongType()),
+        ]
+        + [T.StructField(p, T.StringType()) for p in parts]
+    )
+
+    def read(batches):
+        return read_ranges(batches, max_line, parts)
+
+    ranges = spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), schema)
+    return _shape(ranges.mapInArrow(read, from_arrow_schema(lines_schema(parts))), parts)
+
+
 def _split_lines(spark: SparkSession, paths: list[str], max_line: int) -> DataFrame:
-    """Files read by Spark's text reader in its splits: lines end at ``\\n`` (as :mod:`codec.pipeline.lines`
-    splits them), Hadoop's reader holds no line over ``max_line`` (it skips it), and each line is numbered from
-    its split's place in its file (:func:`codec.pipeline.longlines.number_split_files`, which also finds the
-    lines the reader skipped)."""
-    text = spark.read.option("lineSep", "\n").option(_MAXLEN, str(max_line + 2)).text(paths)
+    """Files elsewhere than here (HDFS, S3 ...) that Spark reads in splits, by its text reader: lines end at
+    ``\n`` (as :mod:`codec.pipeline.lines` splits them), and a line's number is its place among its split's
+    rows plus the rows of the file's splits before it (one pass over the splits counts them: every line belongs
+    to exactly one split, which returns its lines in order). Hadoop's reader holds a line whole however long,
+    so a line over ``max_line`` is quarantined after it is read (its maximum line length would drop it, or cut
+    it, without a trace)."""
+    text = spark.read.option("lineSep", "\n").text(paths)
     parts = [c for c in text.columns if c != "value"]
     meta = text.metadataColumn("_metadata")
     lines = text.select(
         meta.file_path.alias("__file"),
         meta.file_block_start.alias("__block"),
-        meta.file_size.alias("__size"),
         F.monotonically_increasing_id().alias("__id"),  # (a split's rows are consecutive in its task)
         "value",
         *(F.col(f"`{p}`").cast("string").alias(f"{PART}{p}") for p in parts),
     )
-    blocks = (
-        lines.groupBy("__file", "__block")
-        .agg(
-            F.count("*").alias("rows"),
-            F.min("__id").alias("first"),
-            F.sum(F.octet_length("value") + 1).alias("bytes"),
-            F.first("__size").alias("size"),
-        )
-        .collect()
-    )
-    files: dict[str, SplitFile] = {}
-    for b in blocks:
-        f = files.setdefault(b["__file"], SplitFile(b["__file"], unquote(b["__file"]), b["size"]))
-        f.blocks[b["__block"]] = (b["rows"], b["first"], b["bytes"])
-    ranges, skipped = number_split_files(spark, list(files.values()), max_line)
-    table = spark.createDataFrame(
-        ranges, "__file string, __block long, __first long, __from long, __to long, __add long, __src string"
-    )
-    numbered = lines.join(F.broadcast(table), ["__file", "__block"]).where(
-        (F.col("__id") - F.col("__first") >= F.col("__from")) & (F.col("__id") - F.col("__first") < F.col("__to"))
-    )
+    blocks = lines.groupBy("__file", "__block").agg(F.count("*").alias("rows"), F.min("__id").alias("first"))
+    table, before, last = [], 0, None
+    for b in sorted(blocks.collect(), key=lambda b: (b["__file"], b["__block"])):
+        before = 0 if b["__file"] != last else before
+        table.append((b["__file"], b["__block"], b["first"], before + 1, unquote(b["__file"])))
+        before, last = before + b["rows"], b["__file"]
+    numbers = spark.createDataFrame(table, "__file string, __block long, __first long, __add long, __src string")
 
     def parse(values: pa.Array) -> pa.Array:
         return parse_lines(values, max_line)
 
-    parsed = numbered.select(
-        F.col("__src").alias(SOURCE),
-        (F.col("__id") - F.col("__first") + F.col("__add")).alias(POS),
-        _scalar_arrow_udf(parse, from_arrow_type(JSON_ROW))(F.col("value")).alias("r"),
-        "value",
-        *(f"`{PART}{p}`" for p in parts),
-    ).filter(F.col("r").isNotNull())
+    parsed = (
+        lines.join(F.broadcast(numbers), ["__file", "__block"])
+        .select(
+            F.col("__src").alias(SOURCE),
+            (F.col("__id") - F.col("__first") + F.col("__add")).alias(POS),
+            _scalar_arrow_udf(parse, from_arrow_type(JSON_ROW))(F.col("value")).alias("r"),
+            "value",
+            *(f"`{PART}{p}`" for p in parts),
+        )
+        .filter(F.col("r").isNotNull())
+    )
     bad = F.col("r.kind").isin("not-json", "duplicate-key")
     rows = parsed.select(
         SOURCE,
         POS,
         *(F.col(f"r.{f.name}").alias(f.name) for f in JSON_ROW),
-        F.when(bad, F.encode(F.col("value"), "UTF-8")).alias(LINE),
+        F.when(bad, F.col("value").cast("binary")).alias(LINE),  # (its bytes as they are, UTF-8 or not)
         *(f"`{PART}{p}`" for p in parts),
     )
-    if skipped:  # lines Hadoop's reader skipped: each one record, quarantined with its size
-        names = rows.schema.names
-        lost = []
-        for source, number, size in skipped:
-            row = dict.fromkeys(names)
-            row.update({SOURCE: source, POS: number, "kind": "line-too-long", INPUT_ERROR: too_long(size, max_line)})
-            lost.append(tuple(row[n] for n in names))
-        rows = rows.unionByName(spark.createDataFrame(lost, rows.schema))
     return _shape(rows, parts)
 
 
