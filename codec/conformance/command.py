@@ -28,7 +28,7 @@ from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
 from .mutation import add_mutate_parser
 from .reports import render_generated, render_table, write_json, write_junit, write_report
-from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_all
+from .runner import OPS, ask_capabilities, in_ranges, parse_versions, preload, run_all
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
 
 __all__ = [
@@ -217,6 +217,18 @@ def _overwritten_input(args) -> str | None:
     return None
 
 
+def _known_ids(args, vectors: list[dict], rounds: list[dict]) -> set[str]:
+    """The ids an expectations file may name: the run's vectors and rounds, and with vector files given, those of
+    the default suite too (not stale because other files were given)."""
+    known = {v["id"] for v in vectors} | {r["id"] for r in rounds}
+    if args.files:
+        try:
+            known |= {v["id"] for v in load_vectors()} | {r["id"] for r in load_rounds()}
+        except (VectorFileError, FileNotFoundError):
+            pass
+    return known
+
+
 def cmd_conformance(args) -> int:
     clash = _overwritten_input(args)
     if clash:
@@ -244,6 +256,10 @@ def cmd_conformance(args) -> int:
             for p in e.problems:
                 print(f"error: {_text.printable(p)}", file=sys.stderr)
             return 1
+    rounds = load_rounds() if not args.files and not args.cross_version else []
+    known = _known_ids(args, vectors, rounds) if expectations is not None else set()
+    if args.impl is not None:
+        preload()  # nothing of the install is read once the adapter runs
     try:
         impl = (
             CommandImplementation(
@@ -274,7 +290,6 @@ def cmd_conformance(args) -> int:
                 max(GENERATE_MIN, round(DEFAULT_GENERATE * len(cells) / len(generated_cells()))) if cells else 0
             )
         declared, said = ask_capabilities(impl)
-        rounds = load_rounds() if not args.files else []
         run_rounds = (
             rounds
             and (not args.message or "RebalanceRound" in args.message)
@@ -299,12 +314,6 @@ def cmd_conformance(args) -> int:
     stale: list[str] = []
     not_seen: list[str] = []
     if expectations is not None:
-        known = {v["id"] for v in suite} | {r["id"] for r in rounds}
-        if args.files:  # ids of the default suite are not stale because other files were given
-            try:
-                known |= {v["id"] for v in load_vectors()} | {r["id"] for r in load_rounds()}
-            except (VectorFileError, FileNotFoundError):
-                pass
         results, stale = apply_expectations(results, expectations, known)
         if gen is not None:
             not_seen = apply_generated(gen, expectations)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -211,6 +212,20 @@ _STDERR_TAIL = 2000  # characters of it a failure quotes
 _STDERR_READ = 4 * 1024 * 1024  # bytes of stderr read at most per drain (an adapter may write it forever)
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL to the adapter's process group (its own: :meth:`CommandImplementation._spawn`), and to the process
+    itself should the group be gone."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # the group has no process left (or is not ours any more)
+        pass
+    if proc.returncode is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+
+
 class AdapterError(ValueError):
     """The adapter command cannot be started (empty, unparseable, not found)."""
 
@@ -256,8 +271,16 @@ class CommandImplementation:
         self._start()
 
     def _spawn(self) -> subprocess.Popen:
+        """Start the adapter in a process group of its own (a new session): a wrapper (``sh run.sh``, ``npm start``,
+        ``gradle run``) and what it starts are stopped together (:meth:`_stop_process`)."""
         try:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as e:
             raise AdapterError(f"cannot start {self.name!r}: {e.strerror or e}") from None
         for f in (proc.stdin, proc.stdout, proc.stderr):
@@ -471,8 +494,11 @@ class CommandImplementation:
 
     @staticmethod
     def _stop_process(proc: subprocess.Popen, *, kill: bool) -> None:
+        """Stop one start of the adapter: killed at once (``kill``), else its stdin closed and two seconds to exit.
+        Either way its whole process group is killed after it: a wrapper killed on a timeout leaves no adapter
+        running, and neither does one that exits while a child it started goes on."""
         if kill:
-            proc.kill()
+            _kill_group(proc)
         for f in (proc.stdin, proc.stdout):
             try:
                 if f is not None:  # never None: _spawn makes pipes of all three
@@ -482,8 +508,9 @@ class CommandImplementation:
         try:
             proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _kill_group(proc)
             proc.wait()
+        _kill_group(proc)
         if proc.stderr is not None:
             proc.stderr.close()
 

@@ -70,6 +70,7 @@ __all__ = [
     "ask_capabilities",
     "STATUSES",
     "write_rank",
+    "preload",
 ]
 
 OPS = ("decode", "encode", "assign")
@@ -835,6 +836,38 @@ def summarize(results: list[VectorResult]) -> list[dict]:
         row["vectors"] += 1
         row[names[r.status]] += 1
     return [table[k] for k in sorted(table, key=lambda k: (k[0], -1 if k[1] is None else k[1]))]
+
+
+# What a run through an adapter loads from the install, loaded before the adapter starts (:func:`preload`): the
+# packages whose every module a run may import, and the modules of others it imports.
+_PRELOAD_PACKAGES = ("codec.assignor", "codec.streams", "codec.connect", "codec.group", "codec.kafka4", "codec.wire")
+_PRELOAD_MODULES = ("codec.kinds", "codec.pretty", "codec.types", "codec.javaorder", "codec.conformance.rebalance")
+
+
+def preload() -> None:
+    """Load now every module and data file of the install a run reads: the modules of the codec, the leader and the
+    gate, every schema, the vector files and the rebalance rounds. An adapter is a program the run starts; one that
+    can write where rebalance-codec is installed could otherwise change what the run imports or reads after it has
+    started (run untrusted adapters against a read-only install all the same: vectors/ADAPTERS.md). The rebalance
+    rounds and the vector files a run names are read by its caller before it starts the adapter."""
+    import importlib
+    import pkgutil
+
+    from ..kinds import kind_names
+    from ..wire.schema import load_message
+    from .generate import _suite_wires
+
+    for package in _PRELOAD_PACKAGES:
+        module = importlib.import_module(package)
+        for info in pkgutil.iter_modules(module.__path__, package + "."):
+            if not info.name.endswith(("command", "convergence")):  # CLI front ends, which a run never calls
+                importlib.import_module(info.name)
+    for name in _PRELOAD_MODULES:
+        importlib.import_module(name)
+    kind_names()  # every kind plugin
+    for name in _SCHEMAS:
+        load_message(name)
+    _suite_wires()  # the suite's vectors, and the bytes no generated case may be
 
 
 def run_rebalance_rounds(
