@@ -30,6 +30,7 @@ from .mutation import add_mutate_parser
 from .reports import render_generated, render_table, write_json, write_junit, write_report
 from .runner import OPS, ask_capabilities, in_ranges, parse_versions, preload, run_all
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
+from .vectors import suite as suite_vectors
 
 __all__ = [
     "register",
@@ -257,6 +258,8 @@ def cmd_conformance(args) -> int:
                 print(f"error: {_text.printable(p)}", file=sys.stderr)
             return 1
     rounds = load_rounds() if not args.files and not args.cross_version else []
+    if vectors and not args.files:
+        suite_vectors(vectors)  # the suite the witnesses and the generator read: these, not a second reading
     known = _known_ids(args, vectors, rounds) if expectations is not None else set()
     if args.impl is not None:
         preload()  # nothing of the install is read once the adapter runs
@@ -272,6 +275,11 @@ def cmd_conformance(args) -> int:
         print(f"error: {_text.printable(str(e))}", file=sys.stderr)
         return 2
     try:
+        try:
+            declared, said = ask_capabilities(impl)
+        except AdapterError as e:  # an adapter of protocol 1
+            print(f"error: {_text.printable(str(e))}", file=sys.stderr)
+            return 2
         if args.cross_version:
             matrix = cross_version_matrix(impl, seed)
             print(f"seed: {seed} (--seed {seed} replays this run)")
@@ -289,7 +297,6 @@ def cmd_conformance(args) -> int:
             n_generate = (
                 max(GENERATE_MIN, round(DEFAULT_GENERATE * len(cells) / len(generated_cells()))) if cells else 0
             )
-        declared, said = ask_capabilities(impl)
         run_rounds = (
             rounds
             and (not args.message or "RebalanceRound" in args.message)

@@ -1,18 +1,22 @@
 """Implementations under test: the built-in codec, or any program speaking the line protocol.
 
-The line protocol (vectors/README.md): one JSON request per line on the program's stdin, one JSON
-response per line on its stdout, in order::
+The line protocol, version 2 (vectors/ADAPTERS.md): one JSON request per line on the program's stdin, one JSON
+reply per line on its stdout, in order; each request has an ``id`` (an integer, new for every request of a run)
+and each reply echoes it::
 
-    {"op": "decode", "message": "SubscriptionInfo", "version": 7, "wire": "<hex>"}
-    {"op": "decode", ..., "readerVersion": 6}           # optional: decode as a reader whose newest version is 6
-    {"op": "decode", "message": "ResponseFrame", "apiKey": 14, "version": 3, "wire": "<hex>"}  # responses name neither
-    {"op": "encode", "message": "SubscriptionInfo", "version": 7, "value": {...}}
-    {"op": "assign", "round": {...}}   # a rebalance round without its "assignments" (vectors/rebalance/)
-    {"op": "capabilities"}             # optional, sent first: what the implementation does
+    {"id": 1, "op": "capabilities", "protocol": 2}   # sent first: what the implementation does
+    {"id": 2, "op": "decode", "message": "SubscriptionInfo", "version": 7, "wire": "<hex>"}
+    {"id": 3, "op": "decode", ..., "readerVersion": 6}  # decode as a reader whose newest version is 6
+    {"id": 4, "op": "decode", "message": "ResponseFrame", "apiKey": 14, "version": 3, "wire": "<hex>"}
+    {"id": 5, "op": "encode", "message": "SubscriptionInfo", "version": 7, "value": {...}}
+    {"id": 6, "op": "assign", "round": {...}}   # a rebalance round without its "assignments" (vectors/rebalance/)
 
-    {"value": {...}}  |  {"wire": "<hex>"}  |  {"assignments": {"<member id>": "<hex>", ...}}
-    |  {"error": {"message": "...", "offset": 12}}  |  {"unsupported": "<reason>"}  (declined: skipped)
-    |  {"capabilities": [{"op": "decode", "message": "JoinGroupResponse", "versions": "0-9"}, ...]}
+    {"id": N, "value": {...}}  |  {"id": N, "wire": "<hex>"}  |  {"id": N, "assignments": {"<member>": "<hex>"}}
+    |  {"id": N, "error": {"message": "...", "offset": 12}}  |  {"id": N, "unsupported": "<reason>"}  (skipped)
+    |  {"id": 1, "capabilities": [{"op": "decode", "message": "JoinGroupResponse", "versions": "0-9"}, ...]}
+
+A reply without the id, or with another request's, fails the request. Protocol 1 had no ids: an adapter that answers the first request without one is
+refused with :class:`OldProtocolError`, which says how to upgrade.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ __all__ = [
     "BuiltinImplementation",
     "CommandImplementation",
     "AdapterError",
+    "OldProtocolError",
+    "PROTOCOL",
     "handle_request",
     "clip",
     "CLIP",
@@ -227,7 +233,14 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 class AdapterError(ValueError):
-    """The adapter command cannot be started (empty, unparseable, not found)."""
+    """The adapter command cannot be started (empty, unparseable, not found), or speaks another protocol."""
+
+
+class OldProtocolError(AdapterError):
+    """The adapter answered the first request as protocol 1 did (its reply has no request id)."""
+
+
+PROTOCOL = 2  # the line protocol's version: 2 added the request id every reply echoes
 
 
 class CommandImplementation:
@@ -268,6 +281,8 @@ class CommandImplementation:
         self.gave_up: str | None = None
         self._timeouts_in_a_row = 0
         self._spare: subprocess.Popen | None = None
+        self._last_id = 0  # request ids count up over the whole run, across starts: no reply matches two requests
+        self._unversioned: dict | None = None  # the last reply, when it carried no id
         self._start()
 
     def _spawn(self) -> subprocess.Popen:
@@ -407,11 +422,16 @@ class CommandImplementation:
                         self._buffer += chunk
 
     def _ask(self, req: dict) -> Outcome:
+        """Send ``req`` with the next request id and read its reply: an :class:`Outcome`, a failure whenever the reply
+        is not one line of JSON naming that id (:data:`PROTOCOL`)."""
+        self._unversioned = None
         if not self.gave_up and self.deadline is not None and time.monotonic() >= self.deadline:
             self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
         if self.gave_up:
             return Outcome(failure=f"not run: {self.gave_up}")
-        line = self._exchange((_text.dumps(req) + "\n").encode("utf-8"))
+        self._last_id += 1
+        request_id = self._last_id
+        line = self._exchange((_text.dumps({"id": request_id, **req}) + "\n").encode("utf-8"))
         if isinstance(line, tuple):  # no reply: the adapter's state is unknown, so it starts afresh
             why, timed_out = line
             reason = clip(why + self._stderr_tail(), 2 * _STDERR_TAIL)
@@ -436,11 +456,25 @@ class CommandImplementation:
                 f"(more than {MAX_REPLY_PARTS} are not read)"
             )
         try:
-            return _outcome(loads(line.decode("utf-8")))
+            reply = loads(line.decode("utf-8"))
         except DuplicateKeyError as e:  # which of the two values was meant cannot be told
             return Outcome(failure=f"adapter answered JSON with a {_text.printable(str(e))}")
         except (ValueError, RecursionError):  # not UTF-8, not JSON, or JSON this reader refuses (huge integers)
             return Outcome(failure=f"adapter answered a line that is not JSON: {_text.printable(repr(line[:200]))}")
+        if isinstance(reply, dict):
+            if "id" not in reply:
+                self._unversioned = reply
+                return Outcome(
+                    failure=f'adapter answered without the request\'s "id" ({request_id}): in protocol {PROTOCOL} '
+                    "every reply echoes the id of the request it answers (vectors/ADAPTERS.md)"
+                )
+            answered = reply.pop("id")
+            if type(answered) is not int or answered != request_id:  # a reply written for another request
+                return Outcome(
+                    failure=f"adapter answered request {_clip(answered, 40)}, not this one ({request_id}): a reply "
+                    "counts only for the request whose id it echoes"
+                )
+        return _outcome(reply)
 
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         req = {"op": "decode", "message": message, "version": version, "wire": wire.hex()}
@@ -460,9 +494,17 @@ class CommandImplementation:
         return self._ask({"op": "assign", "round": round_})
 
     def capabilities(self) -> Outcome:
-        """The optional first request. An adapter that dies or hangs on it is started again and asked
-        everything: not knowing the op is no reason to give it up."""
-        out = self._ask({"op": "capabilities"})
+        """The optional first request, which names the protocol's version. An adapter that dies or hangs on it is
+        started again and asked everything: not knowing the op is no reason to give it up. One that answers it as
+        protocol 1 did (a reply without the request's id) is refused: :class:`OldProtocolError`."""
+        out = self._ask({"op": "capabilities", "protocol": PROTOCOL})
+        old = self._unversioned
+        if old is not None and _outcome(old).failure is None:  # a reply protocol 1 defines, less the id
+            raise OldProtocolError(
+                f'the adapter {self.name!r} speaks protocol 1: its replies carry no "id". This runner speaks '
+                f'protocol {PROTOCOL}, where each request has an "id" and each reply echoes it (one line in the '
+                'adapter: reply["id"] = request["id"]; vectors/ADAPTERS.md, "Protocol versions")'
+            )
         if out.failure and self.gave_up and self.proc is None:
             self.gave_up = None
             self._timeouts_in_a_row = 0

@@ -87,9 +87,14 @@ def _vector_for(req: dict) -> dict:
     raise AssertionError(f"no vector has this request: {json.dumps(req)[:200]}")
 
 
+def test_each_example_reply_echoes_its_requests_id():
+    assert all(isinstance(req["id"], int) and reply["id"] == req["id"] for req, reply in EXCHANGES)
+
+
 @pytest.mark.parametrize("i", range(len(EXCHANGES)))
 def test_each_example_is_a_vector_and_its_reply_agrees_with_it(i):
     req, reply = EXCHANGES[i]
+    req, reply = ({k: v for k, v in x.items() if k != "id"} for x in (req, reply))
     if req["op"] == "assign":
         (round_,) = [r for r in load_rounds() if r["id"] == req["round"]["id"]]
         assert {k: v for k, v in round_.items() if k != "assignments"} == req["round"]
@@ -151,9 +156,14 @@ def test_the_minimal_adapters_run(tmp_path, info, name, runtime):
     (declaration,) = blocks("capabilities")
     assert "capabilities: decode/encode HeartbeatResponse v0-3" in p.stdout
     reply = subprocess.run(
-        [runtime, str(path)], input='{"op": "capabilities"}\n', capture_output=True, text=True, timeout=60, check=True
+        [runtime, str(path)],
+        input='{"id": 1, "op": "capabilities", "protocol": 2}\n',
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
-    assert json.loads(reply.stdout) == json.loads(declaration)
+    assert json.loads(reply.stdout) == {"id": 1, **json.loads(declaration)}
 
 
 def test_the_declaration_parses():
