@@ -45,6 +45,7 @@ __all__ = [
     "OldProtocolError",
     "PROTOCOL",
     "handle_request",
+    "read_back",
     "clip",
     "CLIP",
     "DEFAULT_TIMEOUT",
@@ -125,6 +126,26 @@ def handle_request(req: dict) -> dict:
         return {"error": {"message": j["message"], "offset": j["offset"], "path": j["path"]}}
     except (KeyError, ValueError, TypeError) as e:  # AssignmentError is a ValueError
         return {"error": {"message": f"bad request: {e}", "offset": None}}
+
+
+def read_back(message: str, version: int | None, wire: bytes, api_key: int | None = None) -> Outcome:
+    """The built-in codec's reading of bytes an implementation *wrote*: a value, or an error, which bytes after the end
+    of the message are too. Kafka's readers ignore such bytes (and so does :func:`handle_request`), but no writer of
+    Kafka's writes them: an encoder that appends junk has not written the message."""
+    try:
+        opts = {"api_key": api_key} if api_key is not None else {}
+        got = get_kind(kind_of(message)).decode(wire, style="kafka", version=version, **opts)
+    except (DecodeError, EncodeError) as e:
+        j = e.to_json()
+        return Outcome(error={"message": j["message"], "offset": j["offset"], "path": j["path"]})
+    except (KeyError, ValueError, TypeError) as e:
+        return Outcome(error={"message": f"bad request: {e}", "offset": None})
+    if got.trailing:
+        n, at = got.trailing["bytes"], got.trailing["offset"]
+        return Outcome(
+            error={"message": f"{n} byte{'' if n == 1 else 's'} after the end of the {message} at offset {at}"}
+        )
+    return Outcome(value=got.value)
 
 
 class BuiltinImplementation:

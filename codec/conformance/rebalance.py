@@ -382,12 +382,19 @@ def generate_rounds(shared: Path) -> list[dict]:
 
 def canonical_assignment(raw: bytes) -> dict:
     """A ConsumerProtocol assignment as a comparable value: sorted partitions, and the AssignmentInfo with
-    its unordered collections sorted (the topic dictionary's order is the encoder's own)."""
+    its unordered collections sorted (the topic dictionary's order is the encoder's own). Bytes after the end of
+    either struct are a ValueError: Kafka's readers ignore them, but no leader of Kafka's writes them."""
     from ..streams import assignment_json
+    from ..streams.assignment import assignment_view
 
     cpa = decode_consumer("ConsumerProtocolAssignment", raw)
+    if cpa.trailing:
+        raise ValueError(f"{len(cpa.trailing)} bytes after the end of the ConsumerProtocolAssignment")
+    info, consumed, trailing = assignment_view(bytes(cpa.data.user_data))
+    if trailing:
+        raise ValueError(f"{trailing} bytes after the end of the AssignmentInfo in its user data, at offset {consumed}")
     parts = sorted((tp.topic, p) for tp in cpa.data.assigned_partitions for p in tp.partitions)
-    return {"partitions": parts, "info": assignment_json(decode_assignment(cpa.data.user_data))}
+    return {"partitions": parts, "info": assignment_json(info)}
 
 
 def compare_round(r: dict, got: dict[str, bytes]) -> str | None:

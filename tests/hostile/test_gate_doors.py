@@ -7,11 +7,13 @@ the adapter: one that computes nothing passes nothing; one with a fault fails wh
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 
 import pytest
 
+from codec.conformance.vectors import load_rounds, load_vectors
 from tests.conformance.test_runner_protocol import cli, last
 from tests.conftest import ROOT
 
@@ -46,3 +48,113 @@ def test_the_lagging_adapter_gets_no_pass(args):
     assert p.returncode == 1
     assert passed(p) == (0, 0)
     assert "adapter answered request " in p.stdout
+
+
+def _report(tmp_path, mode: str, *args: str) -> tuple[object, dict]:
+    report = tmp_path / "report.json"
+    p = cli("--impl", codecless(mode), "--json", str(report), "--seed", "5", *args)
+    return p, json.loads(report.read_text(encoding="utf-8"))
+
+
+def _has(value, key: str, nonempty: bool = False) -> bool:
+    """Whether an object anywhere in ``value`` has ``key`` (with a non-empty value)."""
+    if isinstance(value, dict):
+        return (key in value and (bool(value[key]) or not nonempty)) or any(
+            _has(x, key, nonempty) for x in value.values()
+        )
+    return isinstance(value, list) and any(_has(x, key, nonempty) for x in value)
+
+
+SUITE = {v["id"]: v for v in load_vectors()}
+
+
+def _decode_halves_failed(data: dict, which) -> None:
+    """Every valid vector of the run with a decode half that ``which`` picks failed that half, and no other failed."""
+    picked = {r["id"] for r in data["results"] if r["id"] in SUITE and "decode" in r["ops"] and which(SUITE[r["id"]])}
+    picked = {i for i in picked if SUITE[i]["result"] == "valid"}
+    assert picked
+    failed = {r["id"] for r in data["results"] if r["ops"].get("decode") == "fail"}
+    assert picked <= failed
+
+
+@pytest.mark.parametrize(
+    "mode,messages,which",
+    [
+        ("extra-tags", ["JoinGroupRequest", "ConsumerGroupHeartbeatResponse"], lambda v: True),
+        (
+            "extra-tags-empty",
+            ["JoinGroupRequest", "ConsumerGroupHeartbeatResponse"],
+            lambda v: _has(v.get("expected"), "_unknownTaggedFields", nonempty=True),
+        ),
+        (
+            "extra-client-tags",
+            ["SubscriptionInfo"],
+            lambda v: v["version"] >= 11 and "version-probe" not in v.get("flags", ()),
+        ),
+        ("floats", ["HeartbeatResponse", "SubscriptionInfo"], lambda v: True),
+    ],
+)
+def test_a_decoder_that_reads_what_is_not_there_fails(tmp_path, mode, messages, which):
+    """A decoder that adds an unknown tagged field (or one more where there are some) or a client tag to every
+    struct passed all 7,782 vectors and 2,000 generated cases: those maps were compared as field subsets. Integers
+    answered as floats passed too (1 == 1.0). Now the maps' keys are compared whole, numbers with their JSON type."""
+    p, data = _report(tmp_path, mode, *[a for m in messages for a in ("--message", m)])
+    assert p.returncode == 1
+    _decode_halves_failed(data, which)
+    assert data["generated"]["counts"]["fail"] > 0
+
+
+@pytest.mark.parametrize("mode", ["round-junk", "round-junk-inner"])
+def test_junk_after_a_rounds_assignment_fails_the_round(tmp_path, mode):
+    """The built-in leader with a byte after each ConsumerProtocol assignment (or after the AssignmentInfo in its
+    user data): every round passed."""
+    p, data = _report(tmp_path, mode, "--message", "RebalanceRound")
+    assert p.returncode == 1
+    rounds = [r for r in data["results"] if r["message"] == "RebalanceRound"]
+    assert len(rounds) == len(load_rounds()) and all(r["status"] == "fail" for r in rounds)
+    assert all("after the end of the" in r["detail"] for r in rounds)
+
+
+def test_junk_after_an_encoded_message_fails_its_encode(tmp_path):
+    """The built-in encoder with a byte after each message: the vectors that are not canonical (Java's hash order,
+    Connect's grouping), whose bytes are read back rather than compared, passed."""
+    messages = ["SubscriptionInfo", "AssignmentInfo", "ConnectMetadata", "ConnectAssignment"]
+    p, data = _report(tmp_path, "encode-junk", *[a for m in messages for a in ("--message", m)])
+    assert p.returncode == 1
+    encoded = [r for r in data["results"] if "encode" in r["ops"]]
+    assert any(not SUITE[r["id"]].get("canonical", True) for r in encoded)  # the read-back ones are among them
+    assert encoded and all(r["ops"]["encode"] == "fail" for r in encoded)
+    assert data["generated"]["counts"]["pass"] == sum(
+        f["cases"] for f in data["generated"]["passed"] if f["op"] == "decode"
+    )
+
+
+@pytest.mark.parametrize(
+    "expected,actual,difference",
+    [
+        ({"a": 1}, {"a": 1, "b": 2}, None),  # a field the expected value does not name is not compared
+        ({"a": 1}, {"a": 1.0}, "$.a: expected 1, got 1.0"),
+        ({"a": 1}, {"a": True}, "$.a: expected 1, got true"),
+        (
+            {"a": 1},
+            {"a": 1, "_unknownTaggedFields": {"9": "00"}},
+            '$._unknownTaggedFields: expected none, got {"9": "00"}',
+        ),
+        ({"a": 1}, {"a": 1, "_unknownTaggedFields": {}}, None),
+        (
+            {"t": {"_unknownTaggedFields": {"1": "ab"}}},
+            {"t": {"_unknownTaggedFields": {"1": "ab", "2": "cd"}}},
+            '$.t._unknownTaggedFields.2: not expected (got "cd")',
+        ),
+        (
+            {"clientTags": {"zone": "a"}},
+            {"clientTags": {"zone": "a", "rack": "b"}},
+            '$.clientTags.rack: not expected (got "b")',
+        ),
+        ({"clientTags": {"zone": "a"}}, {"clientTags": {}}, '$.clientTags.zone: missing (expected "a")'),
+    ],
+)
+def test_maps_whose_keys_are_data_are_compared_whole(expected, actual, difference):
+    from codec.conformance.messages import first_difference
+
+    assert first_difference(expected, actual) == difference
