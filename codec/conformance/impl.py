@@ -151,6 +151,12 @@ def read_back(message: str, version: int | None, wire: bytes, api_key: int | Non
 class BuiltinImplementation:
     name = "rebalance-codec (built-in)"
 
+    @property
+    def trusted(self) -> bool:
+        """The reference itself, whose passes need no evidence (:mod:`codec.conformance.evidence`); a subclass that
+        changes an answer is an implementation under test like any other."""
+        return type(self) is BuiltinImplementation
+
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         return _outcome(
             handle_request(

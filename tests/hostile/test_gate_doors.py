@@ -158,3 +158,88 @@ def test_maps_whose_keys_are_data_are_compared_whole(expected, actual, differenc
     from codec.conformance.messages import first_difference
 
     assert first_difference(expected, actual) == difference
+
+
+def _no_pass(p) -> None:
+    """The run failed and no vector or round passed."""
+    assert p.returncode == 1, p.stdout[-3000:]
+    assert passed(p)[0] == 0, p.stdout[-3000:]
+
+
+@pytest.mark.parametrize("mode", ["rounds-lookup", "rounds-one-real"])
+@pytest.mark.parametrize("args", [[], ["--generate", "0"], ["--op", "assign"]], ids=["generated", "witnesses", "op"])
+def test_rounds_answered_from_the_installed_file_pass_nothing(mode, args):
+    """Declaring assign alone and answering each round from the installed rebalance/rounds.jsonl: 16 passed, exit
+    0 (rounds had no generated cases and no evidence rule). Now the rounds' passes count beside the adapter's passes
+    of rounds nobody wrote down (generated, or witnesses where the run draws none), and one real answer of 64 is no
+    evidence."""
+    p = cli("--impl", codecless(mode), "--message", "RebalanceRound", "--seed", "3", *args)
+    if mode == "rounds-lookup":
+        _no_pass(p)
+    else:  # one pass of 24 witnesses credits 16 rounds x (1/24) / 50%: one, and the run fails
+        assert p.returncode == 1 and passed(p)[0] <= 1
+        assert "NO EVIDENCE assign RebalanceRound: the adapter passes 1 of " in p.stdout
+
+
+@pytest.mark.parametrize(
+    "mode,args",
+    [
+        ("probe-cells", ["--message", "SubscriptionInfo", "--message", "AssignmentInfo"]),
+        ("probe-cells", ["--message", "ShareGroupHeartbeatRequest", "--message", "SubscriptionInfo"]),
+        ("probe-cells", ["--flags", "version-probe"]),
+        ("probe-cells", ["--message", "AssignmentInfo", "--generate", "0"]),
+        ("probe-cells", ["--message", "ShareGroupHeartbeatRequest", "--generate", "0"]),
+        ("probe-cells-rounds", ["--message", "SubscriptionInfo", "--message", "RebalanceRound"]),
+    ],
+)
+def test_a_table_of_the_cells_the_generator_did_not_draw_passes_nothing(mode, args):
+    """A table of the installed vectors declaring only SubscriptionInfo v0 and v12-, AssignmentInfo v0 and v12- and
+    ShareGroupHeartbeatRequest v0: the generator drew nothing there and a suite vector could be the witness of its
+    rejections (10 passed, exit 0; 26 with the rounds). Now version probes are generated cells too, and witnesses
+    are drawn values only."""
+    p = cli("--impl", codecless(mode), "--seed", "2", *args)
+    _no_pass(p)
+
+
+def _expect(tmp_path, *lines: str) -> str:
+    path = tmp_path / "expect.txt"
+    path.write_text("".join(f"{line}  # what the adapter does not compute\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+PART = ["ConsumerProtocolSubscription", "JoinGroupRequest", "HeartbeatResponse", "ConsumerGroupMemberMetadataValue"]
+
+
+@pytest.mark.parametrize(
+    "mode,lines",
+    [
+        ("one-real", ["generated * * * error"]),
+        ("one-real", ["generated * * decode error", "generated * * encode error", "generated * * assign error"]),
+        ("one-real-decline", []),
+        ("lookup-all-rounds", ["generated * * * error"]),
+    ],
+)
+def test_one_real_answer_an_op_and_message_credits_no_table(tmp_path, mode, lines):
+    """A table of the installed files that answers the first request of each op and message nobody wrote down with a
+    real codec, and every later one wrongly (or declines it), with expectations lines over those failures: the one
+    pass credited the whole suite (7,301 passed, exit 0). Now a pass counts in proportion to the adapter's passes of
+    values nobody wrote down, and a run where that leaves passes uncounted fails."""
+    args = [a for m in PART for a in ("--message", m)] + (["--expect", _expect(tmp_path, *lines)] if lines else [])
+    if mode == "lookup-all-rounds":
+        args += ["--message", "RebalanceRound"]
+    p = cli("--impl", codecless(mode), "--seed", "4", *args)
+    assert p.returncode == 1
+    assert "NO EVIDENCE " in p.stdout and "error: passes without evidence for " in p.stderr
+    m = SUMMARY.fullmatch(last(p))
+    vectors = [v for v in load_vectors() if v["message"] in PART]
+    assert int(m.group(1)) < len(vectors) / 4  # a share in proportion to 1 pass of a message's cases, not the suite
+
+
+@pytest.mark.parametrize("where", ["*", "$*", "$.*", "**", "$[]*"])
+def test_a_generated_line_that_expects_every_failure_of_a_message_is_refused(tmp_path, where):
+    """``generated * * * *`` turned every generated failure into an expected one."""
+    path = _expect(tmp_path, f"generated JoinGroupRequest * * {where}")
+    p = cli("--impl", codecless("one-real"), "--message", "JoinGroupRequest", "--expect", path)
+    assert p.returncode == 1 and p.stdout == ""
+    (line,) = p.stderr.strip().splitlines()
+    assert line.startswith(f"error: {path}:1: a generated line names what differs")
