@@ -204,6 +204,7 @@ def test_the_ci_step_is_a_command_the_cli_takes():
     assert argv[:2] == ["rebalance-codec", "conformance"]
     args = build_parser().parse_args(argv[1:])
     assert args.impl and args.expect and args.junit == "kafka-conformance.xml"
+    assert args.seed is not None  # the guide's way to pin the generated cases of a required check
     assert f"report_paths: {args.junit}" in yaml
 
 
