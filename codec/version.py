@@ -26,6 +26,18 @@ _FAMILIES = (
     ),
     ("share group RPCs", ("ShareGroupHeartbeatRequest", "ShareGroupDescribeRequest")),
     ("classic __consumer_offsets records", ("GroupMetadataValue", "OffsetCommitValue")),
+    (
+        "around the group (the behaviour gate's broker)",
+        (
+            "ApiVersionsRequest",
+            "FindCoordinatorRequest",
+            "MetadataRequest",
+            "OffsetFetchRequest",
+            "OffsetCommitRequest",
+            "ListOffsetsRequest",
+            "FetchRequest",
+        ),
+    ),
 )
 
 

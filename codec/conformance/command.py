@@ -10,6 +10,7 @@ from pathlib import Path
 from .. import text as _text
 from ..errors import InputError
 from ..cliutil import int_range, seconds
+from .behaviour.command import add_arguments as add_behaviour_arguments
 from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
 from .expect import apply as apply_expectations
@@ -236,6 +237,10 @@ def cmd_conformance(args) -> int:
     if clash:
         print(clash, file=sys.stderr)
         return 2
+    if args.behaviour or args.client is not None:  # the behaviour gate (codec.conformance.behaviour)
+        from .behaviour.command import cmd_behaviour
+
+        return cmd_behaviour(args)
     if args.timeout <= 0 or args.max_reply_bytes <= 0 or args.time_limit <= 0:
         print("error: --timeout, --time-limit and --max-reply-bytes take positive numbers", file=sys.stderr)
         return 2
@@ -486,4 +491,5 @@ def register(subparsers) -> None:
         "--cross-version", action="store_true", help="the writer x reader version matrix for the Streams messages"
     )
     k.add_argument("files", nargs="*", help="vector files (default: every vectors/*.jsonl)")
+    add_behaviour_arguments(k)
     k.set_defaults(func=cmd_conformance)

@@ -2,11 +2,10 @@
 
 Wire-facts §7: a request uses header v2 when its API version is flexible and v1 otherwise; a response
 uses header v1 when flexible and v0 otherwise, except ApiVersionsResponse, which is always v0 (a client
-must read it before it knows what the broker speaks). The four classic group APIs and Kafka 4's six
+must read it before it knows what the broker speaks). The four classic group APIs, Kafka 4's six
 (ConsumerGroupHeartbeat 68, ConsumerGroupDescribe 69, ShareGroupHeartbeat 76, ShareGroupDescribe 77,
-StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) have schemas here; the two
-APIs that surround them in every capture (FindCoordinator, ApiVersions) are known only well enough to
-frame them: their bodies stay bytes.
+StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) and the seven a consumer speaks around them (ApiVersions 18,
+FindCoordinator 10, Metadata 3, OffsetFetch 9, OffsetCommit 8, ListOffsets 2, Fetch 1) have schemas here.
 """
 
 from __future__ import annotations
@@ -57,15 +56,21 @@ def _group(key: int, name: str) -> Api:
     return Api(key, name, request, f"{name}Response")
 
 
-# FindCoordinator and ApiVersions: flexible from v3 (Kafka's FindCoordinatorRequest.json and
-# ApiVersionsRequest.json); frames.jsonl records header versions that agree.
+# The APIs a consumer speaks around its group (Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch,
+# FindCoordinator, ApiVersions: the behaviour gate's scripted coordinator serves them, codec.conformance.behaviour),
+# with their schemas; ApiVersions' response is always behind header v0.
 API_KEYS: dict[int, Api] = {
-    10: Api(10, "FindCoordinator", None, None, 3),
+    1: _group(1, "Fetch"),
+    2: _group(2, "ListOffsets"),
+    3: _group(3, "Metadata"),
+    8: _group(8, "OffsetCommit"),
+    9: _group(9, "OffsetFetch"),
+    10: _group(10, "FindCoordinator"),
     11: _group(11, "JoinGroup"),
     12: _group(12, "Heartbeat"),
     13: _group(13, "LeaveGroup"),
     14: _group(14, "SyncGroup"),
-    18: Api(18, "ApiVersions", None, None, 3, response_header_fixed=0),
+    18: Api(18, "ApiVersions", "ApiVersionsRequest", "ApiVersionsResponse", response_header_fixed=0),
     # Kafka 4's group APIs (KIP-848 consumer groups, KIP-932 share groups, KIP-1071 Streams groups;
     # codec.kafka4), flexible from v0
     68: _group(68, "ConsumerGroupHeartbeat"),

@@ -16,10 +16,14 @@ common version above ``M`` is an error; if the version is at least 3 and the com
 rejoins at once. Below version 3 nothing changes: that is why an upgrade from before 2.0 takes two bounces.
 
 Modelling choices, stated: releases before 2.4 are run with these (2.4+) rules (in 2.0-2.3 the second
-assignment word was the leader's own latest version and members set code 2 locally, §1/§4); a leader too
-old to probe (newest version below 4, where AssignmentInfo has no error code) that meets a newer
-subscription fails the round as a whole; a *future* version (12+) is written as the v11 layout under a
-newer version word, which is all a current reader looks at.
+assignment word was the leader's own latest version and members set code 2 locally, §1/§4); a leader from
+before 2.0 (newest version 1 or 2) cannot read a newer subscription at all (``SubscriptionInfo.decode`` throws:
+:mod:`codec.streams.readers`, the one reader model) and fails the round; a leader that can probe but whose
+AssignmentInfo has no error code (v3) fails it too where the rules above call for ASSIGNMENT_ERROR; a leader of
+version 2 assigns at the lowest version received, as 0.10.2.2, 0.11.0.3, 1.0.2 and 1.1.1 do
+(``StreamPartitionAssignor.assign``: ``new AssignmentInfo(minUserMetadataVersion, ...)``; the earlier releases of
+those lines always wrote v2, which a 0.10.0 member cannot read); a *future* version (12+) is written as the v11
+layout under a newer version word, which is all a current reader looks at.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 
-from ..errors import DecodeError
+from ..errors import DecodeError, UnsupportedVersionError
 from ..streams import (
     EARLIEST_PROBEABLE_VERSION,
     LATEST_SUPPORTED_VERSION,
@@ -253,18 +257,28 @@ def leader_assign(leader: StreamsInstance, subscriptions: dict[str, bytes]) -> t
     L = leader.latest
     min_received = min_supported = L
     future: list[str] = []
+    unreadable: list[str] = []
     for name, data in subscriptions.items():
         version, lsv = peek_subscription_versions(data)
-        if version > L:
+        try:  # read as the leader's release reads it (codec.streams.readers): in full, a probe, or not at all
+            # (a future leader reads a future version up to its own, which the codec has no layout for)
+            probe = False if LATEST_SUPPORTED_VERSION < version <= L else decode_subscription(data, latest=L).future
+        except UnsupportedVersionError:  # a reader from before 2.0 meeting a newer version
+            unreadable.append(name)
+            continue
+        if probe:
             future.append(name)  # only the two version words are read
         else:
-            if version <= LATEST_SUPPORTED_VERSION:
-                decode_subscription(data, latest=L)  # the whole message must be readable at its version
             min_received = min(min_received, version)
         if lsv < min_supported:
             min_supported = lsv
     error = None
-    if future and min_received < EARLIEST_PROBEABLE_VERSION:
+    if unreadable:
+        error = (
+            f"a v{L} leader (Kafka before 2.0) cannot read the subscription of {', '.join(unreadable)}: "
+            "SubscriptionInfo.decode throws TaskAssignmentException on a newer version (no version probing)"
+        )
+    elif future and min_received < EARLIEST_PROBEABLE_VERSION:
         error = (
             f"future member(s) {', '.join(future)} and a v{min_received} member: no version probing below v3 "
             "(TaskAssignmentException -> ASSIGNMENT_ERROR)"
@@ -276,7 +290,7 @@ def leader_assign(leader: StreamsInstance, subscriptions: dict[str, bytes]) -> t
                 min_supported,
                 tuple(future),
                 False,
-                error + f"; a v{L} leader cannot even send the error",
+                error if unreadable else error + f"; a v{L} leader cannot even send the error",
                 L,
                 L,
             )

@@ -3,7 +3,8 @@
 Kafka's decoding rules (wire-facts §2), exactly:
 
 * a version above 11 is a *version probe*: only ``version`` and ``latestSupportedVersion`` are read,
-  the rest is ignored (processId zero, no tasks, no endpoint);
+  the rest is ignored (processId zero, no tasks, no endpoint); a reader from before 2.0 (``latest`` 1 or 2)
+  refuses it instead (:mod:`codec.streams.readers`);
 * otherwise the whole message is parsed at its version and checked: ``latestSupportedVersion == -1``
   only for v1-2, else ``1 <= version <= latestSupportedVersion``;
 * v1-6 prevTasks/standbyTasks become offset sums -2/-3;
@@ -23,6 +24,7 @@ from . import shapes
 from .common import check_size, version_guard
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .models import SubscriptionInfo
+from .readers import can_probe
 
 __all__ = [
     "DecodedSubscription",
@@ -70,6 +72,20 @@ def peek_subscription_versions(data: bytes) -> tuple[int, int]:
     return _TWO_INTS.unpack_from(data)
 
 
+def _check_probe(version: int, latest: int) -> None:
+    """A reader from before 2.0 (newest version 1 or 2) cannot probe: it refuses a newer version as Kafka's
+    ``SubscriptionInfo.decode`` did (:mod:`codec.streams.readers`)."""
+    if not can_probe(latest):
+        raise UnsupportedVersionError(
+            f"unable to decode subscription data: version={version} (a reader of version {latest}, Kafka before 2.0, "
+            "cannot probe a newer version)",
+            message=MESSAGE,
+            version=version,
+            offset=0,
+            path="version",
+        )
+
+
 def decode_subscription(
     data: bytes | bytearray | memoryview,
     *,
@@ -87,6 +103,7 @@ def decode_subscription(
     check_size(MESSAGE, data, max_size)
     version, lsv = peek_subscription_versions(data)
     if version > min(latest, LATEST_SUPPORTED_VERSION):
+        _check_probe(version, latest)
         info = SubscriptionInfo(version=version, latest_supported_version=lsv, future=True)
         result = DecodedSubscription(info, None, 8, len(data) - 8)
         return result if detail else info
