@@ -439,7 +439,8 @@ def register(subparsers) -> None:
         type=int_range(0),
         metavar="N",
         help="random values drawn from the schemas for every declared message and version, written by "
-        f"the built-in codec, N cases in all (default {DEFAULT_GENERATE} over every message and "
+        "the built-in codec, and rebalance rounds whose assignment its assignor computes (the evidence a "
+        f"pass needs besides: vectors/ADAPTERS.md), N cases in all (default {DEFAULT_GENERATE} over every message and "
         f"version, in proportion for a --message or --version selection, at least {GENERATE_MIN}; "
         "0 with --flags or vector files)",
     )
@@ -447,7 +448,7 @@ def register(subparsers) -> None:
         "--generated-only",
         action="store_true",
         dest="generated_only",
-        help="run the generated cases alone (no vectors, no rounds)",
+        help="run the generated cases alone (no vectors, no rounds of the files)",
     )
     k.add_argument("--message", action="append", help="only this message (repeatable)")
     k.add_argument(
