@@ -318,6 +318,7 @@ _COMMAND_MODULES = (
     "codec.simulate.command",
     "codec.pipeline.command",
     "codec.fuzz.command",
+    "codec.live.watch",
 )
 #: Which module defines each of the other subcommands: a command line that names one imports that module
 #: alone (``tests/test_cli_startup.py`` checks the table against the whole parser).
@@ -332,6 +333,7 @@ COMMAND_MODULE = {
     "simulate": "codec.simulate.command",
     "pipeline": "codec.pipeline.command",
     "fuzz": "codec.fuzz.command",
+    "watch": "codec.live.watch",
 }
 
 

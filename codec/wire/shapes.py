@@ -14,6 +14,7 @@ TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a dec
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 __all__ = [
     "interpret",
@@ -387,7 +388,7 @@ class _Run:
         if isinstance(term, Tuple):
             return tuple(self.source(x, slots, parent, path) for x in term.items)
         if isinstance(term, Obj):
-            made = object.__new__(term.cls)
+            made: Any = object.__new__(term.cls)
             for name, src in term.slots.items():
                 object.__setattr__(made, name, self.source(src, slots, parent, path))
             return made

@@ -2,9 +2,10 @@
 
 It serves what a group consumer needs around its group — ApiVersions, Metadata, FindCoordinator, ListOffsets, an
 empty Fetch, OffsetFetch and OffsetCommit — and hands every group request (JoinGroup, SyncGroup, Heartbeat,
-LeaveGroup, ConsumerGroupHeartbeat) to the scenario's group (:mod:`.classic`, :mod:`.consumer`). Like Kafka's
-broker it answers the requests of one connection one at a time and in order (Kafka mutes a channel while a
-request is in flight), so a response held back holds back the connection's next ones too.
+LeaveGroup, ConsumerGroupHeartbeat) to the scenario's group (:mod:`~codec.conformance.behaviour.classic`,
+:mod:`~codec.conformance.behaviour.consumer`). Like Kafka's broker it answers the requests of one connection one
+at a time and in order (Kafka mutes a channel while a request is in flight), so a response held back holds back
+the connection's next ones too.
 
 Every request is kept in the scenario's :class:`~.trace.Trace` as Kafka's JSON (the ConsumerProtocol subscription
 inside a JoinGroup decoded beside it), with the error it was answered: the judges read nothing else.

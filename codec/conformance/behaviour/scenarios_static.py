@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 __all__ = ["SCENARIOS"]
 
 STATIC = frozenset({"classic", "static"})
-FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID = 82, 111
-TIGHT = 10  # retries within one second that make a tight loop
+FENCED_INSTANCE_ID = 82
+WINDOW = 5.0  # seconds a fenced member is watched for a retry (its driver's exit ends it sooner)
 # the first version of each group API that carries a group instance id (KIP-345)
 INSTANCE_FROM = {"JoinGroup": 5, "SyncGroup": 3, "Heartbeat": 3, "OffsetCommit": 7, "LeaveGroup": 3}
 
@@ -107,45 +107,64 @@ STATIC_FENCED = Scenario(
 )
 
 
-async def _play_unreleased(run: Run) -> None:
-    run.group.faults.arm("JoinGroup", UNRELEASED_INSTANCE_ID)
-    await until(run.trace, lambda: run.group.faults.hits, 20, "a JoinGroup to answer UNRELEASED_INSTANCE_ID")
-    await run.trace.wait_for(lambda: False, 3.0)
+async def _play_join_fenced(run: Run) -> None:
+    await stable(run, 20)
+    g = run.group
+    inst = run.instance_id
+    assert inst is not None
+    member = g.static.get(inst)
+
+    def taken() -> None:  # another instance joined with this id: the coordinator replaced this member
+        g.members.pop(member, None)
+        g.static[inst] = f"{inst}-another"
+
+    g.begin_rebalance()
+    g.faults.arm("JoinGroup", FENCED_INSTANCE_ID, then=taken)
+    hit = await until(run.trace, lambda: g.faults.hits, 15, "a rejoining JoinGroup to answer FENCED_INSTANCE_ID")
+    err = hit[0][1]
+    # what it does next: a fenced member stops (its driver ends), a retry is seen at once
+    await run.trace.wait_for(
+        lambda: (
+            run.driver.proc.poll() is not None or first_after(run.trace, ("JoinGroup", "SyncGroup", "Heartbeat"), err.t)
+        ),
+        WINDOW,
+    )
 
 
-def _judge_unreleased(run: Run) -> Verdict:
+def _judge_join_fenced(run: Run) -> Verdict:
     hits = run.group.faults.hits
     if not hits:
-        return fail("no JoinGroup was answered UNRELEASED_INSTANCE_ID")
+        return fail("no JoinGroup was answered FENCED_INSTANCE_ID")
     err = hits[0][1]
-    tries = run.trace.of("JoinGroup", after=err.t)
-    syncs = first_after(run.trace, ("SyncGroup", "Heartbeat"), err.t)
-    if syncs is not None and not tries:
-        return fail(f"{syncs.short()} after a JoinGroup answered UNRELEASED_INSTANCE_ID: the member never joined")
-    if not tries:
-        return ok("treated UNRELEASED_INSTANCE_ID as fatal (as Kafka's Java consumer does)")
-    bad = [r for r in tries if r.body.get("groupInstanceId") != run.instance_id]
-    if bad:
-        return fail(f"{bad[0].short()} retried without its instance id {run.instance_id!r}")
-    busiest = max(sum(1 for r in tries if a.t <= r.t < a.t + 1) for a in tries)
-    if busiest > TIGHT:
-        return fail(f"{busiest} JoinGroups within one second after UNRELEASED_INSTANCE_ID: a tight loop")
-    return ok(f"retried with the same instance id, {tries[0].t - err.t:.2f} s after, at most {busiest} a second")
+    again = first_after(run.trace, ("JoinGroup", "SyncGroup", "Heartbeat"), err.t)
+    if again is not None:
+        return fail(
+            f"{again.short()} {again.t - err.t:.2f} s after {err.short()} was answered FENCED_INSTANCE_ID: another "
+            f"instance took {run.instance_id!r} while this one rejoined; a fenced static member stops (a fatal "
+            "error to the application), it does not join again"
+        )
+    errors = run.trace.events("error", after=err.t)
+    said = f" (the driver reported: {str(errors[0].event.get('message'))[:80]})" if errors else ""
+    return ok("stopped after its JoinGroup was answered FENCED_INSTANCE_ID" + said)
 
 
-STATIC_UNRELEASED = Scenario(
-    "static-unreleased-instance-id",
-    "static: UNRELEASED_INSTANCE_ID: stop, or retry the same id with a back-off",
-    "UNRELEASED_INSTANCE_ID (a consumer group's coordinator answers a classic static member whose instance id "
-    "the previous member has not released yet): the member must not go on as if it had joined; it stops (Kafka's "
-    "Java consumer raises it to the application) or retries with the same instance id, never in a tight loop "
-    "(more than 10 a second) and never without its instance id.",
+STATIC_JOIN_FENCED = Scenario(
+    "static-join-fenced-instance-id",
+    "static: FENCED_INSTANCE_ID on a rejoin is fatal",
+    "When another instance joins with a static member's group.instance.id while the member is rejoining, the "
+    "coordinator replaces the member and answers its pending JoinGroup FENCED_INSTANCE_ID (Kafka's coordinator "
+    "answers UNRELEASED_INSTANCE_ID to KIP-848's heartbeats only: consumer-unreleased-instance-id). The member "
+    "stops and tells the application (FencedInstanceIdException from poll); it sends no further JoinGroup, "
+    "SyncGroup or Heartbeat.",
     (
-        f"{AC}: JoinGroupResponseHandler.handle (an unexpected error: KafkaException)",
-        f"{GMM}: classicGroupJoinToConsumerGroup (throwIfInstanceIdIsUnreleased)",
+        f"{AC}: JoinGroupResponseHandler.handle (FENCED_INSTANCE_ID: always fatal on a JoinGroup)",
+        f"{AC}: joinGroupIfNeeded (a non-retriable error is thrown)",
+        "ClassicGroup.java: replaceStaticMember (the pending JoinGroup answered FENCED_INSTANCE_ID)",
+        f"{GMM}: getOrMaybeSubscribeStaticConsumerGroupMember (throwIfInstanceIdIsUnreleased for consumer-protocol "
+        "members only)",
     ),
-    play=_play_unreleased,
-    judge=_judge_unreleased,
+    play=_play_join_fenced,
+    judge=_judge_join_fenced,
     needs=STATIC,
     static=True,
 )
@@ -273,4 +292,4 @@ LEAVE_REASON = Scenario(
 )
 
 
-SCENARIOS = [STATIC_JOIN, STATIC_FENCED, STATIC_UNRELEASED, STATIC_RESTART, LEAVE, LEAVE_REASON]
+SCENARIOS = [STATIC_JOIN, STATIC_FENCED, STATIC_JOIN_FENCED, STATIC_RESTART, LEAVE, LEAVE_REASON]
