@@ -21,7 +21,7 @@ a :class:`Violation`, with the input to reproduce it. The inputs are biased towa
   batches of up to a million tiny records in a few kilobytes (zstd, gzip), decompression bombs;
 * large counts of tiny elements: arrays of empty structs, thousands of statuses, unknown tagged fields, JSON
   arrays of ``{}`` that encoding fills with defaults;
-* and the fuzz seeds mutated (:func:`codec.fuzz.mutate`, :func:`codec.fuzz.cli.mutate_value`).
+* and the fuzz seeds mutated (:func:`codec.fuzz.mutate`, :func:`codec.fuzz.cli_inputs.mutate_value`).
 
 :func:`run` is deterministic for its seed; ``rebalance-codec fuzz --amplification`` runs it, the default test
 run a bounded pass and the worst inputs found (``tests/fuzz/amplification_worst.jsonl``, replayed by
@@ -515,7 +515,7 @@ def _seeds() -> dict[str, list[bytes]]:
 
 def _mutated(rng: random.Random) -> Case:
     """A fuzz seed of a decode target, mutated (or not)."""
-    from .cli import _kind_args
+    from .cli_inputs import _kind_args
     from .mutations import mutate
 
     seeds = _seeds()
@@ -535,7 +535,7 @@ def _mutated(rng: random.Random) -> Case:
 def _encode_mutated(rng: random.Random) -> Case:
     """The JSON of a decoded seed, mutated as values (wrong types, huge numbers, deep nesting ...)."""
     from ..catalog import get_kind
-    from .cli import _kind_args, json_text, mutate_value
+    from .cli_inputs import _kind_args, json_text, mutate_value
 
     seeds = _seeds()
     for _ in range(20):
@@ -565,7 +565,7 @@ def _encode_mutated(rng: random.Random) -> Case:
 
 
 def _assign_streams(rng: random.Random) -> Case:
-    from .cli import _random_group, json_text, mutate_value
+    from .cli_inputs import _random_group, json_text, mutate_value
 
     doc = _random_group(rng)
     if rng.random() < 0.3:
@@ -870,7 +870,7 @@ def _vector_lines() -> tuple[tuple[str, ...], ...]:
 def _conformance(rng: random.Random) -> Case:
     """A vector file for ``conformance`` (the built-in codec): a run of one of the project's files, some lines
     mutated (a field's type, a huge or nested value, a key twice...), some repeated."""
-    from .cli import json_text, mutate_value
+    from .cli_inputs import json_text, mutate_value
 
     lines = rng.choice(_vector_lines())
     start = rng.randrange(len(lines))
@@ -890,7 +890,7 @@ def _conformance(rng: random.Random) -> Case:
 def _negotiate(rng: random.Random) -> Case:
     from importlib import resources
 
-    from .cli import json_text, mutate_value
+    from .cli_inputs import json_text, mutate_value
 
     root = resources.files("codec") / "examples" / "negotiation"
     names = sorted(p.name for p in root.iterdir() if p.name.endswith(".json"))
