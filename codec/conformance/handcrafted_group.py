@@ -30,10 +30,9 @@ import json
 import struct
 from pathlib import Path
 
-from ..wire.registry import request_header_version, response_header_version
-from ..wire.schema import load_message
 from ..group.messages import MESSAGES as GROUP_MESSAGES
-from ..wire.registry import messages_of_type, ordered
+from ..wire.registry import messages_of_type, ordered, request_header_version, response_header_version
+from ..wire.schema import load_message
 from .coverage import (
     CLASSIC_RECORDS,
     FRAME_APIS,

@@ -198,7 +198,7 @@ _STATED_ELSEWHERE = {
     # with protocol.types code: which readers' rules their vectors are held to is Kafka's code's, not a table's
     ("conformance/coverage.py", "_READ_RULES_ONLY"),
     # which of Kafka's commits generated the classes that judge a message's rule vectors (their provenance)
-    ("conformance/handcrafted_rules.py", "_CLASSIC"),
+    ("conformance/handcrafted_case.py", "_CLASSIC"),
 }
 _RELEASE = re.compile(r"\d+\.\d+(\.\d+)?$")
 
