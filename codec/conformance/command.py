@@ -93,9 +93,9 @@ def _write_dir(args) -> Path:
 
 
 def _shared(args) -> Path:
-    """``--shared``, else the folder :func:`codec.fuzz.corpus.shared_dir` finds (``$REBALANCE_CODEC_SHARED``, or
+    """``--shared``, else the folder :func:`codec.shared.shared_dir` finds (``$REBALANCE_CODEC_SHARED``, or
     ``shared/`` beside the checkout); none there: the command says how to name it."""
-    from ..fuzz.corpus import shared_dir
+    from ..shared import shared_dir
 
     found = Path(args.shared) if args.shared else shared_dir()
     if found is None or not found.is_dir():

@@ -90,7 +90,7 @@ from .cli_jobs import (
     RunResult,
     execute,
 )
-from .corpus import DEFAULT_SHARED, Shared
+from ..shared import DEFAULT_SHARED, Shared
 
 __all__ = [
     "COMMANDS",
@@ -125,7 +125,8 @@ class _Inputs:
     """Seeds and base values, built once and shared by the job threads."""
 
     def __init__(self, shared: Shared) -> None:
-        from .corpus import resolve_shared, seed_corpus
+        from ..shared import resolve_shared
+        from .corpus import seed_corpus
 
         shared = resolve_shared(shared)
         corpus = seed_corpus(shared)

@@ -17,7 +17,7 @@ def cmd_fuzz_cli(args) -> int:
 
     from ..text import printable
     from .cli import COMMANDS, DEFAULT_PROGRAM, run
-    from .corpus import DEFAULT_SHARED
+    from ..shared import DEFAULT_SHARED
 
     commands = tuple(args.command or COMMANDS)
     unknown = sorted(set(commands) - set(COMMANDS))
@@ -75,7 +75,7 @@ def cmd_fuzz_amplification(args) -> int:
 
 def cmd_fuzz(args) -> int:
     from ..text import printable
-    from .corpus import shared_dir
+    from ..shared import shared_dir
     from .regressions import write_regression_vectors
     from .runner import run
 

@@ -7,18 +7,17 @@ Each :class:`Seed` says whether its target accepts it and whether re-encoding re
 
 from __future__ import annotations
 
-import enum
 import functools
 import gzip
 import json
-import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Iterator, Literal, TypeAlias
+from typing import Iterator
 
 from ..kafka4.common import MESSAGES as KAFKA4_MESSAGES
 from ..kafka4.common import RECORDS as KAFKA4_RECORDS
+from ..shared import DEFAULT_SHARED, Shared, resolve_shared, shared_dir
 from .decoders import CONNECT_READERS
 
 __all__ = ["Seed", "shared_dir", "seed_corpus", "seeds"]
@@ -38,29 +37,6 @@ class Seed:
     origin: str
     accepted: bool | None = True
     canonical: bool = False
-
-
-def shared_dir() -> Path | None:
-    """The shared reference folder (Kafka's and kio's vectors, the captures): ``$REBALANCE_CODEC_SHARED``,
-    else ``shared/`` beside the repository, as the tests find it; None when it is not there."""
-    env = os.environ.get("REBALANCE_CODEC_SHARED")
-    path = Path(env) if env else Path(__file__).resolve().parents[3] / "shared"
-    return path if path.is_dir() else None
-
-
-class _Default(enum.Enum):
-    SHARED = "the folder shared_dir() finds"
-
-
-#: The default of every ``shared`` argument of the fuzzers: the folder :func:`shared_dir` finds.
-DEFAULT_SHARED: Final = _Default.SHARED
-#: A ``shared`` argument: the shared folder, None to do without it, or :data:`DEFAULT_SHARED`.
-Shared: TypeAlias = Path | None | Literal[_Default.SHARED]
-
-
-def resolve_shared(shared: Shared) -> Path | None:
-    """The folder a ``shared`` argument names (:func:`shared_dir` for :data:`DEFAULT_SHARED`)."""
-    return shared_dir() if shared is _Default.SHARED else shared
 
 
 class _Corpus:

@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import DecodeError
-from .corpus import DEFAULT_SHARED, Shared, seed_corpus
+from ..shared import DEFAULT_SHARED, Shared
+from .corpus import seed_corpus
 from .decoders import Target, targets
 from .mutations import mutate
 from .rendering import render_outputs, rows_problems
