@@ -17,6 +17,7 @@ from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
+    import builtins  # (annotations name builtins.type: "type" alone is ambiguous to the docs)
     from collections.abc import Callable
     from typing import Any
 
@@ -65,7 +66,7 @@ def field_default(fld: dataclasses.Field[Any]) -> Any:
 _CLASSES: dict[tuple[str, str, int], type] = {}
 
 
-def wire_class(message_name: str, struct_name: str) -> type:
+def wire_class(message_name: str, struct_name: str) -> builtins.type:
     """The frozen dataclass for one struct of a message (all fields of all versions)."""
     key = (message_name, struct_name, table_token(message_name))
     cls = _CLASSES.get(key)

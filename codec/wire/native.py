@@ -63,6 +63,7 @@ from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
+    import builtins  # (annotations name builtins.type: "type" alone is ambiguous to the docs)
     from collections.abc import Callable
     from typing import Any, TypeVar
 
@@ -277,7 +278,7 @@ _ECONV: dict[str | None, int] = {"utf8": EC_UTF8, "utf8_none_empty": EC_UTF8_NON
 _IMMUTABLE = (type(None), int, bool, str, bytes, float, uuid.UUID)
 
 
-def slot_offset(cls: type, name: str) -> int:
+def slot_offset(cls: builtins.type, name: str) -> int:
     """Where the slot ``name`` of instances of ``cls`` lives (the engine reads and writes it directly)."""
     for klass in cls.__mro__:
         d = klass.__dict__.get(name)
@@ -292,7 +293,7 @@ if _AVAILABLE:
     )
 
 
-def maker(cls: type) -> Callable[..., Any]:
+def maker(cls: builtins.type) -> Callable[..., Any]:
     """A positional constructor of a slotted class (a frozen dataclass: its fields in order) that fills the
     slots directly, skipping ``__init__``: ``maker(DecodedMessage)(value, consumed, trailing)`` equals
     ``DecodedMessage(value, consumed, trailing)``. For the results the hot paths return. Native where the

@@ -13,6 +13,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
+    import builtins  # (annotations name builtins.type: "type" alone is ambiguous to the docs)
     from collections.abc import Mapping
     from typing import Any
 
@@ -107,7 +108,7 @@ class Obj(_Term):
     """An instance of a slotted class whose every slot is given (slot -> source)."""
 
     __slots__ = _fields = ("cls", "slots")
-    cls: type
+    cls: builtins.type
     slots: dict[str, Source]
 
 
@@ -145,7 +146,7 @@ class In(_Term):
     """Encoding from an instance of ``cls`` (exactly); fields: wire field -> source."""
 
     __slots__ = _fields = ("cls", "fields")
-    cls: type
+    cls: builtins.type
     fields: dict[str, EncodeSource]
 
 
@@ -153,7 +154,7 @@ class Item(_Term):
     """Encoding from one (key, value) item of a dict (``key_cls``: the key's exact class, or None)."""
 
     __slots__ = _fields = ("key_cls", "fields")
-    key_cls: type | None
+    key_cls: builtins.type | None
     fields: dict[str, EncodeSource]
 
 
