@@ -33,7 +33,7 @@ from typing import Any, Protocol
 from .. import text as _text
 from ..cliutil import DuplicateKeyError, loads
 from ..errors import DecodeError, EncodeError
-from ..kinds import get_kind
+from ..catalog import get_kind
 from .messages import kind_of
 
 __all__ = [

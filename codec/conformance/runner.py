@@ -605,7 +605,7 @@ def summarize(results: list[VectorResult]) -> list[dict]:
 # What a run through an adapter loads from the install, loaded before the adapter starts (:func:`preload`): the
 # packages whose every module a run may import, and the modules of others it imports.
 _PRELOAD_PACKAGES = ("codec.assignor", "codec.streams", "codec.connect", "codec.group", "codec.kafka4", "codec.wire")
-_PRELOAD_MODULES = ("codec.kinds", "codec.pretty", "codec.types", "codec.javaorder", "codec.conformance.rebalance")
+_PRELOAD_MODULES = ("codec.catalog", "codec.pretty", "codec.types", "codec.javaorder", "codec.conformance.rebalance")
 
 
 def preload() -> None:
@@ -617,7 +617,7 @@ def preload() -> None:
     import importlib
     import pkgutil
 
-    from ..kinds import kind_names
+    from ..catalog import kind_names
     from ..wire.schema import load_message
     from .generate import _suite_wires
 
