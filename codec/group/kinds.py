@@ -3,11 +3,12 @@
 The bodies and headers are the one message layer's kinds (:mod:`codec.catalog`: ``--version`` required; ``--style
 kafka`` output is exactly Kafka's JSON converter output, the vectors' ``data``); this package adds, for the four
 bodies whose bytes fields carry other messages (JoinGroup's metadata, SyncGroup's assignments), their readable view
-with the carried layers decoded and their JSON with layer objects in place of those bytes (:mod:`.jsonview`). Its own
-kinds: the ConsumerProtocol messages, which read and write their int16 version prefix (Kafka's output for the body
-after a ``version`` key, the prefix as written; ``trailing`` hex too when bytes follow the body, which ``encode``
-honours when ``--version`` is not given), whole frames, given without their int32 size (as frames.jsonl stores them;
-a response frame needs ``--api-key`` and ``--version`` of its request), and ``auto``.
+with the carried layers decoded and their JSON with layer objects in place of those bytes
+(:mod:`codec.group.jsonview`). Its own kinds: the ConsumerProtocol messages, which read and write their int16
+version prefix (Kafka's output for the body after a ``version`` key, the prefix as written; ``trailing`` hex too
+when bytes follow the body, which ``encode`` honours when ``--version`` is not given), whole frames, given without
+their int32 size (as frames.jsonl stores them; a response frame needs ``--api-key`` and ``--version`` of its
+request), and ``auto``.
 """
 
 from __future__ import annotations
