@@ -300,7 +300,7 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     st = s.stats
     left_out = sum(s.other_groups.values())
     lines = [f"summary of {_p(name)} ({kind})"]
-    if kind == "pcap":
+    if kind in ("pcap", "hex"):
         lines += [
             f"{_I}packets        {st.packets:,} ({st.tcp_segments:,} TCP, {st.non_tcp:,} not TCP, "
             f"{st.bad_packets:,} unreadable)",
