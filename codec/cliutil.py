@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import CodecError, InputError, read_whole
+from .errors import CodecError, InputError, os_error_text, read_whole
 
 __all__ = [
     "DuplicateKeyError",
@@ -121,19 +121,26 @@ def loads(text: str | bytes, **kwargs):
 def read_json_file(path: str | Path, what: str):
     """Parse a JSON file, with any problem (missing, not UTF-8, not JSON, a duplicate key, nested too deeply) as
     one :class:`InputError` line naming the file."""
+    raw = b""
     try:
-        text = read_whole(path, f"{what} {path}").decode("utf-8")
-        return loads(text)
+        raw = read_whole(path, f"{what} {path}")
+        return loads(raw.decode("utf-8"))
     except OSError as e:
-        raise InputError(f"{what} {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{what} {path}: not UTF-8 at byte {e.start}") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{what} {path}: not JSON ({e})") from None
+        raise InputError(f"{what} {os_error_text(e)}" if e.filename else f"{what} {path}: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        hint = _json_hint(raw)
+        why = f"not UTF-8 at byte {e.start}" if isinstance(e, UnicodeDecodeError) else f"not JSON ({e})"
+        raise InputError(f"{what} {path}: {f'not JSON: {hint}' if hint else why}") from None
     except RecursionError:
         raise InputError(f"{what} {path}: nests too deeply") from None
     except ValueError as e:  # a duplicate key, an integer of more than 4,300 digits
         raise InputError(f"{what} {path}: {e}") from None
+
+
+def _json_hint(raw: bytes) -> str:
+    from .sniff import json_hint
+
+    return json_hint(raw)
 
 
 @contextmanager
