@@ -47,7 +47,7 @@ from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, sche
 from .impl import BuiltinImplementation
 from .messages import MESSAGES, first_difference, flatten_layers, normalize
 
-__all__ = ["Case", "draw_case", "generated_cells", "kafka_shape", "plan", "take_case"]
+__all__ = ["Case", "cell_ops", "draw_case", "generated_cells", "kafka_shape", "plan", "take_case"]
 
 _REFERENCE = BuiltinImplementation()
 _INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
@@ -105,7 +105,19 @@ def generated_cells(messages: Iterable[str] | None = None) -> list[tuple[str, in
                 cells.append((message, None, None))
             else:
                 cells += [(message, v, None) for v in spec.versions]
+                cells += [(message, v, None) for v in _PROBES.get(message, ())]
     return cells
+
+
+# Versions past the newest a reader knows that it still reads, as a version probe: a SubscriptionInfo of a newer
+# member (Kafka's reader keeps its two version words and asks for a probing rebalance). Only read, never written:
+# no writer has such a version (the vectors flagged version-probe are decode-only too).
+_PROBES = {"SubscriptionInfo": (12,)}
+
+
+def cell_ops(message: str, version: int | None) -> tuple[str, ...]:
+    """The ops a cell of :func:`generated_cells` is asked: a version probe is only read."""
+    return ("decode",) if version in _PROBES.get(message, ()) else ("decode", "encode")
 
 
 # --- random values ---------------------------------------------------------------------------------------
@@ -360,6 +372,10 @@ def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) ->
     def n(struct: bool = True) -> int:
         return _count(rng, budget, struct)
 
+    if message == "SubscriptionInfo" and version in _PROBES[message]:
+        # a newer member's subscription: its version, the newest it supports, then a layout no reader here knows
+        latest = rng.choice((version, version + 1, rng.randint(version, 2**31 - 1)))
+        return version.to_bytes(4, "big") + latest.to_bytes(4, "big") + _bytes(rng)
     if message == "SubscriptionInfo":
         sums = {
             _task_id(rng, version >= 10, False): (_int(rng, 64) if version >= 7 else rng.choice((-2, -3)))
@@ -492,6 +508,8 @@ def _reference(
         d = first_difference(normalize(message, value), normalize(message, got))
         if d:
             return f"the reference reads back another value: {d}"
+    if "encode" not in cell_ops(message, version):  # a version probe: only read, by Kafka as by the reference
+        return wire, got, False
     again = _REFERENCE.encode(message, version, got, api_key=api_key)
     if not again.ok:
         return f"the reference does not write what it read: {again.error and again.error.get('message')}"
@@ -532,9 +550,10 @@ def draw_case(
     return wire, got, canonical, api_key
 
 
-def case_rng(seed: int, index: int, attempt: int) -> random.Random:
-    """The random source of case ``index`` of a run with ``seed`` (each case replays on its own)."""
-    return random.Random(f"rebalance-codec generate {seed} {index} {attempt}")
+def case_rng(seed: int, index: int, attempt: int, tag: str = "generate") -> random.Random:
+    """The random source of case ``index`` of a run with ``seed`` (each case replays on its own); ``tag`` keeps
+    the runner's witnesses apart from the run's cases."""
+    return random.Random(f"rebalance-codec {tag} {seed} {index} {attempt}")
 
 
 def plan(
@@ -544,20 +563,30 @@ def plan(
     ops: Iterable[str] = ("decode", "encode"),
     *,
     wanted: Callable[[str, str, int | None], bool] | None = None,
+    rounds: Iterable[str] = (),
 ) -> list[tuple]:
-    """``n`` cases spread over ``cells`` x ``ops``: (op, message, version, API key, index). Every pair comes
-    once before any comes twice, in an order the seed shuffles; ``wanted(op, message, version)`` leaves
-    pairs out (the undeclared ones)."""
-    pairs = [(op, m, v, a) for m, v, a in cells for op in ops if wanted is None or wanted(op, m, v)]
-    if not pairs or n <= 0:
-        return []
+    """``n`` cases spread over ``cells`` x ``ops`` (each cell's ops: :func:`cell_ops`) and the families of generated
+    rounds ``rounds`` names (op ``assign``): (op, message, version, API key, index). Every pair comes once before
+    any comes twice, in an order the seed shuffles; ``wanted(op, message, version)`` leaves pairs out (the
+    undeclared ones). A family of rounds gets at most :data:`ROUNDS_MAX` (a round costs a whole assignment): when
+    only rounds are left to draw, the plan ends short of ``n``."""
+    pairs = [(op, m, v, a) for m, v, a in cells for op in ops if op in cell_ops(m, v)]
+    pairs += [("assign", m, None, None) for m in rounds]
+    pairs = [p for p in pairs if wanted is None or wanted(*p[:3])]
     order = random.Random(f"rebalance-codec cells {seed}")
     out: list[tuple] = []
-    while len(out) < n:
+    drawn: dict[tuple, int] = {}
+    while len(out) < n and pairs:
         batch = list(pairs)
         order.shuffle(batch)
-        out += [(*pair, len(out) + i) for i, pair in enumerate(batch[: n - len(out)])]
+        for pair in batch[: n - len(out)]:
+            out.append((*pair, len(out)))
+            drawn[pair] = drawn.get(pair, 0) + 1
+        pairs = [p for p in pairs if p[0] != "assign" or drawn.get(p, 0) < ROUNDS_MAX]
     return out
+
+
+ROUNDS_MAX = 64  # generated rounds of one family in a run, at most
 
 
 @cache
@@ -575,14 +604,23 @@ ATTEMPTS = 16
 
 
 def take_case(
-    seed: int, index: int, op: str, message: str, version: int | None, api_key: int | None = None
+    seed: int,
+    index: int,
+    op: str,
+    message: str,
+    version: int | None,
+    api_key: int | None = None,
+    *,
+    tag: str = "generate",
 ) -> Case | str:
     """Case ``index`` of the run with ``seed``: drawn again (up to :data:`ATTEMPTS` times, each from its own
     random source) when the reference does not give a draw back whole or the bytes are a vector's; the last
-    reason when no draw will do."""
+    reason when no draw will do. ``tag`` other than ``generate``: a witness of the runner (:mod:`.evidence`), a
+    small value (``tame``: no unknown tagged field, short strings) drawn apart from the run's cases."""
     why = ""
     for attempt in range(ATTEMPTS):
-        got = draw_case(case_rng(seed, index, attempt), message, version, api_key=api_key)
+        rng = case_rng(seed, index, attempt, tag)
+        got = draw_case(rng, message, version, api_key=api_key, tame=tag != "generate")
         if isinstance(got, str):
             why = f"{message}{'' if version is None else f' v{version}'}: {got}"
             continue
@@ -591,5 +629,6 @@ def take_case(
             why = f"{message}{'' if version is None else f' v{version}'}: drew only bytes of the suite's vectors"
             continue
         ver = "" if version is None else f"-v{version}"
-        return Case(f"gen-{message.lower()}{ver}-{op}-{index}", op, message, version, key, wire, value, canonical)
+        name = "gen" if tag == "generate" else "witness"
+        return Case(f"{name}-{message.lower()}{ver}-{op}-{index}", op, message, version, key, wire, value, canonical)
     return why

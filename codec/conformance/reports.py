@@ -332,6 +332,9 @@ def render_generated(gen: GeneratedRun, *, show_failures: int | None = 20, not_s
             lines.append(_text.printable(f"{label} generated {_group_line(gen, g)}{why}"))
         if show_failures is not None and len(groups) > show_failures:
             lines.append(f"... and {len(groups) - show_failures} more generated {label} groups (see --json)")
+    for entry, n, of in gen.coverage:  # every generated line of an expectations file, counted aloud
+        most = " — most of them: a known difference is a part of a message, not all of it" if 2 * n > of else ""
+        lines.append(_text.printable(f"EXPECTED {entry}: {n} of the {of} generated cases it covers{most}"))
     reasons: dict[str, int] = {}
     for n, why in gen.skipped.values():
         reasons[why] = reasons.get(why, 0) + n

@@ -1635,7 +1635,9 @@ def adapter_reply(req_line: bytes, rng: random.Random, mode: str, p: float, max_
         req = json.loads(req_line)
         honest = handle_request(req) if isinstance(req, dict) else {"error": {"message": "not an object"}}
     except (ValueError, RecursionError):
-        honest = {"error": {"message": "request is not JSON"}}
+        req, honest = None, {"error": {"message": "request is not JSON"}}
+    # the line protocol's version 2: a reply names the request it answers (the replies below that do not fail)
+    honest = {"id": req.get("id") if isinstance(req, dict) else None, **honest}
     if r >= p:
         return "reply", dumps(honest).encode("utf-8") + b"\n"
     r = rng.random()
@@ -1663,14 +1665,13 @@ def adapter_reply(req_line: bytes, rng: random.Random, mode: str, p: float, max_
                 "x" * 100000,
             )
         )
-        return "reply", dumps({"error": {"message": msg, "offset": rng.choice((None, 5, -1, "x", 2**70))}}).encode(
-            "utf-8", "surrogatepass"
-        ) + b"\n"
+        error = {"message": msg, "offset": rng.choice((None, 5, -1, "x", 2**70))}
+        return "reply", dumps({"id": honest["id"], "error": error}).encode("utf-8", "surrogatepass") + b"\n"
     if r < 0.6:  # huge numbers and long values
         return "reply", b'{"value": ' + rng.choice((b"9" * 5000, b"1e99999", b"NaN", b"-" + b"9" * 4301)) + b"}\n"
     if r < 0.7:  # a value line just under the cap
-        pad = max(0, max_reply - 40)
-        return "reply", b'{"value": {"pad": "' + b"x" * pad + b'"}}\n'
+        pad = max(0, max_reply - 60)
+        return "reply", b'{"id": ' + dumps(honest["id"]).encode() + b', "value": {"pad": "' + b"x" * pad + b'"}}\n'
     # valid but wrong: the honest answer, changed
     wrong: Any = honest
     if "wire" in honest and isinstance(honest["wire"], str) and honest["wire"]:
@@ -1683,7 +1684,7 @@ def adapter_reply(req_line: bytes, rng: random.Random, mode: str, p: float, max_
         wrong = {"assignments": {k: "00" for k in honest["assignments"]}} if rng.random() < 0.5 else {"assignments": {}}
     elif "error" in honest:
         wrong = {"value": {}} if rng.random() < 0.5 else {"wire": ""}
-    return "reply", json_text(wrong, rng) + b"\n"
+    return "reply", json_text({"id": honest["id"], **wrong}, rng) + b"\n"
 
 
 def adapter_main(argv: list[str] | None = None) -> int:

@@ -631,6 +631,41 @@ def _streams_and_pcaps(c: _Corpus, conns: dict[tuple, list[tuple[str, bytes]]], 
         c.add("pcap", pcap(segs) if n % 2 else pcapng(segs), f"captures/frames.jsonl {run}/{scenario}/{conn}")
 
 
+def _drawn(c: _Corpus) -> None:
+    """Seeds drawn from the schemas (the gate's generator, :func:`codec.conformance.generate.draw_case`) for every
+    response-frame target no other source seeds, and request frames of every API no request seeds: a message added
+    by its schema file alone (the APIs around the group) is fuzzed from its first commit. Canonical where the
+    reference writes the drawn value back byte for byte."""
+    import random
+
+    from ..conformance.generate import draw_case
+    from .decoders import targets
+
+    seeded_keys = {int.from_bytes(d[:2], "big") for d in c.data("request-frame") if len(d) >= 2}
+    for name in targets():
+        if not name.startswith("response-frame/") or c.by_target.get(name):
+            continue
+        _, key, v = name.split("/")
+        api_key, version = int(key), int(v[1:])
+        for i, tame in enumerate((True, False, True)):
+            rng = random.Random(f"rebalance-codec seed {name} {i}")
+            got = draw_case(rng, "ResponseFrame", version, tame=tame, api_key=api_key)
+            if not isinstance(got, str):
+                c.add(
+                    name, got[0], f"drawn from the schema: {name} ({'tame' if tame else 'wide'} values)", True, got[2]
+                )
+            if api_key not in seeded_keys:
+                req = draw_case(rng, "RequestFrame", version, tame=tame, api_key=api_key)
+                if not isinstance(req, str):
+                    c.add(
+                        "request-frame",
+                        req[0],
+                        f"drawn from the schema: API {api_key} v{version} request",
+                        True,
+                        req[2],
+                    )
+
+
 @functools.lru_cache(maxsize=4)
 def _corpus(shared: Path | None) -> dict[str, tuple[Seed, ...]]:
     c = _Corpus()
@@ -645,6 +680,7 @@ def _corpus(shared: Path | None) -> dict[str, tuple[Seed, ...]]:
     _built(c)
     _offsets(c)
     _streams_and_pcaps(c, conns, kio)
+    _drawn(c)
     return {k: tuple(v) for k, v in c.by_target.items()}
 
 

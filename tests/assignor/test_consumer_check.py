@@ -98,6 +98,8 @@ def test_bad_input_is_one_line():
         (("--consumer", "sticky"), '{"topics": {"t": 6}, "members": [{"memberId": "a", "userData": "zz"}]}'),
         (("--consumer", "auto"), '{"topics": {"t": 6}, "members": []}'),
         (("--consumer", "uniform"), '{"topics": {}, "topicIds": {"t": "x"}, "members": []}'),
+        (("--consumer", "range"), '{"topics": {"t": 6}, "preferRackAwareLogic": "yes", "members": []}'),
+        (("--consumer", "uniform"), '{"topics": {"t": 6}, "subscriptionType": "mixed", "members": []}'),
     ]:
         p = run(*args, stdin=stdin)
         assert p.returncode == 1 and "Traceback" not in p.stderr

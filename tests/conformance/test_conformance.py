@@ -228,8 +228,9 @@ def test_cross_version_matrix_agrees_with_kafka():
     "request_line,expected",
     [
         (
-            {"op": "decode", "message": "AssignmentInfo", "version": 1, "wire": "000000010000000000000000"},
+            {"id": 1, "op": "decode", "message": "AssignmentInfo", "version": 1, "wire": "000000010000000000000000"},
             {
+                "id": 1,
                 "value": {
                     "version": 1,
                     "commonlySupportedVersion": -1,
@@ -239,12 +240,18 @@ def test_cross_version_matrix_agrees_with_kafka():
                     "standbyPartitionsByHost": [],
                     "errCode": 0,
                     "nextRebalanceMs": 9223372036854775807,
-                }
+                },
             },
         ),
         (
-            {"op": "encode", "message": "AssignmentInfo", "version": 1, "value": {"version": 1, "activeTasks": []}},
-            {"wire": "000000010000000000000000"},
+            {
+                "id": 2,
+                "op": "encode",
+                "message": "AssignmentInfo",
+                "version": 1,
+                "value": {"version": 1, "activeTasks": []},
+            },
+            {"id": 2, "wire": "000000010000000000000000"},
         ),
     ],
 )

@@ -53,11 +53,24 @@ def test_an_adapter_that_answers_nothing_fails_every_vector(installed_cli, impl)
     assert "answered nothing" in p.stdout
 
 
+def _with_id(reply: str) -> str:
+    """An adapter's loop that answers ``reply`` to every request: an object with the request's id in it (protocol 2),
+    anything else as it is."""
+    if not reply.startswith("{"):
+        return f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n"
+    rest = reply[1:].lstrip()
+    return (
+        "for line in sys.stdin:\n"
+        f"    print('{{\"id\": ' + json.dumps(json.loads(line)['id']) + {(', ' + rest if rest != '}' else '}')!r}, "
+        "flush=True)\n"
+    )
+
+
 @pytest.mark.parametrize(
     "reply", ["[]", "5", "null", '"no"', '{"error": "x"}', '{"error": {}}', "{}", "not json", '{"unsupported": 5}']
 )
 def test_only_the_error_object_rejects(installed_cli, tmp_path, reply):
-    impl = _adapter(tmp_path, "reply", f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n")
+    impl = _adapter(tmp_path, "reply", _with_id(reply))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
@@ -70,7 +83,7 @@ _HONEST_NO = (
     "from codec.conformance.impl import handle_request\n"
     "def answer(req):\n"
     "    out = handle_request(req)\n"
-    "    return {'error': {'message': 'no'}} if 'error' in out else out\n"
+    "    return {'id': req['id'], **({'error': {'message': 'no'}} if 'error' in out else out)}\n"
 )
 
 
@@ -88,9 +101,7 @@ def test_a_real_rejection_passes_invalid_vectors(installed_cli, tmp_path):
 
 def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
     """Issue #22: an error for valid input too is no evidence; such an adapter passes no invalid vector."""
-    impl = _adapter(
-        tmp_path, "reject", "for line in sys.stdin:\n    print(json.dumps({'error': {'message': 'no'}}), flush=True)\n"
-    )
+    impl = _adapter(tmp_path, "reject", _with_id('{"error": {"message": "no"}}'))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
@@ -99,9 +110,7 @@ def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
 
 
 def test_a_decline_is_a_skip_never_a_pass(installed_cli, tmp_path):
-    impl = _adapter(
-        tmp_path, "decline", 'for line in sys.stdin:\n    print(\'{"unsupported": "maybe"}\', flush=True)\n'
-    )
+    impl = _adapter(tmp_path, "decline", _with_id('{"unsupported": "maybe"}'))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1  # nothing was checked
@@ -190,7 +199,11 @@ def test_reports_stay_valid_with_control_characters_and_lone_surrogates(installe
     impl = _adapter(
         tmp_path,
         "nasty",
-        ("for line in sys.stdin:\n    print(json.dumps({'value': {'x': 'a\\x1b[31m\\x00\\udc00'}}), flush=True)\n"),
+        (
+            "for line in sys.stdin:\n"
+            "    print(json.dumps({'id': json.loads(line)['id'], 'value': {'x': 'a\\x1b[31m\\x00\\udc00'}}), "
+            "flush=True)\n"
+        ),
     )
     junit, report = tmp_path / "r.xml", tmp_path / "r.json"
     p = installed_cli(

@@ -44,13 +44,13 @@ def assign_consumer(group: ConsumerGroup, assignor: str) -> ConsumerAssignment:
 
     revoking: dict = {}
     builder: str | None = None
+    transferring = moves = None
     if assignor == "range":
         out = assign_range(group)
     elif assignor == "roundrobin":
         out = assign_roundrobin(group)
     elif assignor in ("sticky", "cooperative-sticky"):
-        out, revoking, path = assign_sticky(group, assignor)
-        builder = path
+        out, revoking, builder, transferring, moves = assign_sticky(group, assignor)
     elif assignor == "uniform":
         out, builder = assign_uniform(group)
     elif assignor == "server-range":
@@ -58,4 +58,4 @@ def assign_consumer(group: ConsumerGroup, assignor: str) -> ConsumerAssignment:
     else:
         raise AssignmentError(f"assignor: one of {', '.join(CONSUMER_ASSIGNORS)}, not {assignor!r}"[:200])
     members = {m.member_id: out.get(m.member_id, []) for m in group.members}
-    return ConsumerAssignment(members, revoking, builder)
+    return ConsumerAssignment(members, revoking, builder, transferring, moves)

@@ -77,8 +77,8 @@ class _TopicState:
                 self.partition_racks[p] = rs
                 all_partition_racks |= rs
         self.needs_racks = bool(consumer_racks) and not consumer_racks.isdisjoint(all_partition_racks)
-        self.needs_racks = self.needs_racks and not all(
-            rs == all_partition_racks for rs in self.partition_racks.values()
+        self.needs_racks = self.needs_racks and (
+            group.prefer_rack_aware or not all(rs == all_partition_racks for rs in self.partition_racks.values())
         )
 
     def racks_match(self, consumer: str, p: int) -> bool:

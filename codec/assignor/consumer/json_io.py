@@ -6,6 +6,8 @@
      "topics": {"orders": 6, "events": 3},               # the metadata: name -> partition count
      "topicIds": {"orders": "T1-A4s3VTwiI5CTbEp6POw"},   # optional (server side): Kafka's Uuid, or a dashed UUID
      "partitionRacks": {"orders": [["a", "b"], ...]},    # optional (KIP-881): each partition's replica racks
+     "preferRackAwareLogic": false,                      # optional: Kafka's test-only switch (below)
+     "subscriptionType": "heterogeneous",                # optional (server side): the GroupSpec's, forced (below)
      "members": [{"memberId": "c-1", "topics": ["orders", "events"],
                   "ownedPartitions": [{"topic": "orders", "partition": 0}],
                   "generation": 4, "rackId": "a", "groupInstanceId": null,
@@ -19,7 +21,11 @@ Members are listed as the leader's JoinGroup response lists them (client side) o
 holds them (server side): Kafka's hash orders start from there. ``ownedPartitions`` is what the member owns
 (client side: its subscription's; server side: its current target assignment); ``generation`` the subscription's
 ``generationId`` (null: none). Without ``userData``, a sticky member's user data says what ``ownedPartitions`` and
-``generation`` say (as the Java client writes it).
+``generation`` say (as the Java client writes it). ``preferRackAwareLogic`` is a switch only Kafka's own tests turn
+on (``AbstractPartitionAssignor.preferRackAwareLogic``): the client-side assignors then match racks even where every
+partition has replicas on every rack; it lets Kafka's test cases run here as they run there. ``subscriptionType``
+likewise forces the server side's ``GroupSpec`` type, which the coordinator otherwise computes from the
+subscriptions (Kafka's tests hand the assignors types the subscriptions do not have).
 """
 
 from __future__ import annotations
@@ -34,7 +40,15 @@ __all__ = ["consumer_group_from_json", "consumer_result_to_json", "kafka_uuid", 
 
 #: partitions in one group (a partition count is a few bytes of input; the work and the output grow with it)
 MAX_PARTITIONS = 1_000_000
-_GROUP_KEYS = {"assignor", "topics", "topicIds", "partitionRacks", "members"}
+_GROUP_KEYS = {
+    "assignor",
+    "topics",
+    "topicIds",
+    "partitionRacks",
+    "members",
+    "preferRackAwareLogic",
+    "subscriptionType",
+}
 _MEMBER_KEYS = {"memberId", "topics", "ownedPartitions", "generation", "rackId", "groupInstanceId", "userData"}
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 
@@ -148,7 +162,13 @@ def consumer_group_from_json(doc: Any, assignor: str | None = None) -> tuple[Con
             for p, rs in enumerate(_list(per, where))
         )
     members = tuple(_member(m, i) for i, m in enumerate(_list(doc.get("members", []), "members")))
-    return ConsumerGroup(topics, members, racks, topic_ids), name
+    prefer = doc.get("preferRackAwareLogic", False)
+    if not isinstance(prefer, bool):
+        raise AssignmentError(f"preferRackAwareLogic: true or false, not {prefer!r}"[:160])
+    kind = doc.get("subscriptionType")
+    if kind not in (None, "homogeneous", "heterogeneous"):
+        raise AssignmentError(f"subscriptionType: homogeneous or heterogeneous, not {kind!r}"[:160])
+    return ConsumerGroup(topics, members, racks, topic_ids, prefer, kind), name
 
 
 def _tps(tps: list[TP]) -> list[dict[str, Any]]:

@@ -68,6 +68,14 @@ class ConsumerGroup:
     members: tuple[ConsumerMember, ...]
     partition_racks: dict[str, tuple[frozenset[str], ...]] = field(default_factory=dict)
     topic_ids: dict[str, uuid.UUID] = field(default_factory=dict)
+    prefer_rack_aware: bool = False
+    """Kafka's test-only switch ``AbstractPartitionAssignor.preferRackAwareLogic`` (package-private; no client sets
+    it): the client-side assignors use racks whenever a member's rack holds a replica, even where every partition
+    has replicas on every rack. Kafka's own assignor tests set it; :mod:`codec.assignor.consumer.json_io` reads it."""
+    subscription_type: str | None = None
+    """The server side's ``GroupSpec.subscriptionType`` as given (``"homogeneous"`` or ``"heterogeneous"``); None:
+    as the coordinator computes it (every subscribed topic subscribed by every member: homogeneous). The assignor
+    trusts it: Kafka's tests hand it a type the subscriptions do not have."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +88,14 @@ class ConsumerAssignment:
     members: dict[str, list[TP]]
     revoking: dict[str, list[TP]] = field(default_factory=dict)
     builder: str | None = None
+    transferring: dict[TP, str] | None = None
+    """The sticky assignors' ``partitionsTransferringOwnership``: on the constrained path each partition that
+    changes owner (or was claimed twice) and the member it goes to (cooperative-sticky withholds them: ``revoking``);
+    None on the general path, as in Kafka (the cooperative one then derives its ``revoking`` from the owned
+    partitions)."""
+    movements: dict[TP, tuple[str, str]] | None = None
+    """The general sticky path's record of moves while balancing (``PartitionMovements``): each moved partition's
+    first and last owner; None elsewhere."""
 
 
 def jstr(s: str) -> bytes:

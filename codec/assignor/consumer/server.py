@@ -323,7 +323,7 @@ def assign_uniform(group: ConsumerGroup) -> tuple[dict[str, list[TP]], str]:
     spec = _Spec(group)
     if not spec.order:
         return {}, HOMOGENEOUS
-    kind = subscription_type(list(spec.members.values()))
+    kind = group.subscription_type or subscription_type(list(spec.members.values()))
     target = _homogeneous(spec) if kind == HOMOGENEOUS else _heterogeneous(spec)
     return _to_lists(spec, target), kind
 
@@ -333,7 +333,7 @@ def assign_server_range(group: ConsumerGroup) -> tuple[dict[str, list[TP]], str]
     spec = _Spec(group)
     if not spec.order:
         return {}, HOMOGENEOUS
-    kind = subscription_type(list(spec.members.values()))
+    kind = group.subscription_type or subscription_type(list(spec.members.values()))
     ordered = sorted(spec.order, key=lambda i: member_info_key(i, spec.members[i].instance_id))
     # (topic -> [partitions, subscribers, next range, extra]) built lazily as Kafka's computeIfAbsent
     topics: dict[uuid.UUID, list[int]] = {}

@@ -90,12 +90,14 @@ def _claims(assignor: str, members: list[ConsumerMember], per_topic: dict[str, i
 
 def assign_sticky(group: ConsumerGroup, assignor: str = "sticky"):
     """The assignment ``sticky`` or ``cooperative-sticky`` gives: (each member's partitions in Kafka's list order,
-    the partitions cooperative-sticky withholds by member, ``"constrained"`` or ``"general"``)."""
+    the partitions cooperative-sticky withholds by member, ``"constrained"`` or ``"general"``, Kafka's
+    ``partitionsTransferringOwnership`` (None on the general path), the general path's moves)."""
     members = subscription_order(group)
     per_topic = partitions_per_topic(group, members)
     rack_info = RackInfo(group, per_topic, members)
     equal, owned, twice, max_generation = _claims(assignor, members, per_topic)
     transferring: dict[TP, str] | None
+    moves: dict[TP, tuple[str, str]] | None = None
     if equal:
         builder = ConstrainedBuilder(per_topic, rack_info, owned, twice)
         result = builder.build()
@@ -103,6 +105,8 @@ def assign_sticky(group: ConsumerGroup, assignor: str = "sticky"):
     else:
         general = GeneralBuilder(per_topic, rack_info, owned, members, assignor, max_generation)
         result, transferring, path = general.build(), None, "general"
+        moves = dict(general.movements.moves)
+    kafkas = None if transferring is None else dict(transferring)
     by_id = {m.member_id: m for m in members}
     out = {m.member_id: result.get(m.member_id, []) for m in members}
     withheld: dict[str, list[TP]] = {}
@@ -116,7 +120,7 @@ def assign_sticky(group: ConsumerGroup, assignor: str = "sticky"):
             remove_first(out[consumer], tp)
             if len(out[consumer]) < before:
                 withheld.setdefault(consumer, []).append(tp)
-    return out, withheld, path
+    return out, withheld, path, kafkas, moves
 
 
 def _transferring(by_id: dict[str, ConsumerMember], out: dict[str, list[TP]]) -> dict[TP, str]:

@@ -85,7 +85,7 @@ class RackInfo:
                     partition_racks[(t, p)] = rs
                     all_racks |= rs
         use = bool(by_rack) and not set(by_rack).isdisjoint(all_racks)
-        use = use and not all(rs == all_racks for rs in partition_racks.values())
+        use = use and (group.prefer_rack_aware or not all(rs == all_racks for rs in partition_racks.values()))
         self.consumer_racks = {c: r for r, cs in by_rack.items() for c in cs} if use else {}
         self.partition_racks = partition_racks if use else {}
         self.consumers_by_partition = {

@@ -83,7 +83,7 @@ def group_from_join(members: Iterable[tuple[str, str | None, bytes]], metadata_d
             out.append(member_from_subscription(mid, instance, raw))
         except CodecError as e:
             raise AssignmentError(f"member {mid!r}: its metadata is no ConsumerProtocol subscription: {e}") from None
-    return ConsumerGroup(meta.topics, tuple(out), meta.partition_racks, meta.topic_ids)
+    return ConsumerGroup(meta.topics, tuple(out), meta.partition_racks, meta.topic_ids, meta.prefer_rack_aware)
 
 
 def assignment_bytes(partitions: list[TP], version: int = 3) -> bytes:
