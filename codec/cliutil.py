@@ -30,6 +30,7 @@ __all__ = [
     "read_json_file",
     "input_errors",
     "seconds",
+    "cannot_start",
     "INT",
     "LONG",
 ]
@@ -162,3 +163,34 @@ def input_errors(what: str) -> Iterator[None]:
         raise InputError(f"{what}: {e}{kind}") from None
     except RecursionError:
         raise InputError(f"{what}: nests too deeply") from None
+
+
+def cannot_start(argv: list[str] | tuple[str, ...], error: OSError | None = None) -> str | None:
+    """Why the command ``argv`` cannot start, naming the word at fault (issue #46: ``--impl "python x.py"`` where no
+    ``python`` is on PATH said only "No such file or directory"); None when its program is found and executable.
+    ``error``: what starting it raised, said when nothing more precise is known."""
+    import os
+    import shutil
+
+    word = argv[0] if argv else ""
+    if not word:
+        return "the command is empty"
+    if os.sep not in word:
+        if shutil.which(word) is None:
+            n = len(_path_dirs())
+            return f"{word!r} is not on PATH ({n:,} folder{'s' if n != 1 else ''} searched)"
+    elif os.path.isdir(word):
+        return f"{word!r} is a directory, not a program"
+    elif not os.path.exists(word):
+        return f"{word!r} does not exist"
+    elif not os.access(word, os.X_OK):
+        return f"{word!r} is not executable (run it through its interpreter, or chmod +x it)"
+    if error is not None:
+        return f"{word!r}: {error.strerror or error}"
+    return None
+
+
+def _path_dirs() -> list[str]:
+    import os
+
+    return [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
