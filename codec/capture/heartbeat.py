@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from ..errors import DecodeError
-from .events import Event
+from .events import Event, error_name_only
 from .items import Item, items_json, numbered
 
 __all__ = [
@@ -257,6 +257,7 @@ class HeartbeatMember:
             "member_epoch": self.epoch,
             "heartbeats": self.heartbeats,
             "errors": {str(k): v for k, v in sorted(self.errors.items())},
+            "error_names": {str(k): error_name_only(k) for k in sorted(self.errors)},
             "left": self.left,
             "left_ts": self.left_ts,
             "steps": [s.json() for s in self.steps],

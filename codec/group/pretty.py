@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..connect.pretty import pretty_connect_assignment, pretty_connect_metadata
 from ..pretty import pretty_assignment, pretty_subscription
 from ..text import printable
+from ..wire.error_codes import ERROR_NAMES
 from ..wire.schema import load_message
 from .consumer import ConsumerMessage
 from .frames import RequestFrame, ResponseFrame
@@ -57,6 +58,8 @@ def _struct_lines(obj, spec, version: int, indent: str) -> list[str]:
         elif f.is_array and v is not None:
             shown = ", ".join(_scalar(x) for x in v) if v else "(none)"
             lines.append(f"{indent}{f.py_name.ljust(width)}  {shown}")
+        elif f.py_name.endswith("error_code") and type(v) is int:  # Kafka's name beside the code
+            lines.append(f"{indent}{f.py_name.ljust(width)}  {v} {ERROR_NAMES.get(v, '(a code Kafka does not name)')}")
         else:
             lines.append(f"{indent}{f.py_name.ljust(width)}  {_scalar(v)}")
     for tag, raw in (getattr(obj, "unknown_tagged_fields", None) or {}).items():
