@@ -195,3 +195,15 @@ def test_follow_reads_a_gzipped_pipe_and_refuses_what_is_no_capture(pcap, tmp_pa
         f"error: {ROOT / 'README.md'}: not a pcap or pcapng stream, which capture --follow reads: it looks like "
         "Markdown text\n"
     )
+
+
+def test_the_kafka_frames_line_adds_up_on_every_shared_capture(tmp_path):
+    """The summary said "Kafka frames 262: 206 group frames decoded, 54 of other APIs skipped" (2 unpaired responses
+    not said): its parts add up to its total on each capture of ../shared."""
+
+    for gz in sorted((SHARED / "captures" / "pcaps").glob("*/*.pcap.gz")):
+        p = cli("capture", str(gz), cwd=tmp_path)
+        line = next(ln for ln in p.stdout.decode().splitlines() if ln.startswith("  Kafka frames"))
+        total, parts = line.split(":", 1)
+        numbers = [int(part.split()[0].replace(",", "")) for part in parts.strip().split(", ")]
+        assert sum(numbers) == int(total.split()[-1].replace(",", "")), (gz.name, line)
