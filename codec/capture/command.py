@@ -326,12 +326,16 @@ def register(subparsers) -> None:
         "fencing and errors; then a summary of the input, with every problem met (bad "
         "packets, records and frames, gaps, unframed bytes). Exit status 1 when "
         "FILE cannot be read to its end (cut short, a truncated or corrupt gzip "
-        "stream): the story of what was read is written all the same.",
+        "stream): the story of what was read is written all the same; and when "
+        "nothing in it is what capture reads (a README, a directory, a Parquet "
+        "file): one line says what it looks like instead.",
     )
     p.add_argument(
         "file",
         metavar="FILE",
-        help="pcap/pcapng (gzipped or not), __consumer_offsets log segment (*.log) or text dump of its records",
+        help="pcap/pcapng, a __consumer_offsets log segment or a text dump of its records, or hex of packets or "
+        "Kafka frames (tshark -x, -T fields -e tcp.payload, Wireshark's hex dump); gzipped or not (told from the "
+        "bytes); - for stdin (a pipe: tcpdump -U -w - | rebalance-codec capture -)",
     )
     p.add_argument("--json", action="store_true", help="JSON lines: each group frame, each generation, a summary")
     p.add_argument("--group", metavar="G", help="only this group")
