@@ -207,3 +207,30 @@ def test_the_kafka_frames_line_adds_up_on_every_shared_capture(tmp_path):
         total, parts = line.split(":", 1)
         numbers = [int(part.split()[0].replace(",", "")) for part in parts.strip().split(", ")]
         assert sum(numbers) == int(total.split()[-1].replace(",", "")), (gz.name, line)
+
+
+@pytest.mark.wheel
+def test_the_reproducers_from_a_fresh_venv_outside_the_checkout(installed, pcap, tmp_path):
+    """Issue #46's reproducers with the wheel installed in a fresh venv, run in an empty folder."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "REBALANCE_CODEC_SHARED")}
+
+    def go(*args: str, stdin: bytes = b"", path: str | None = None) -> subprocess.CompletedProcess:
+        e = env if path is None else {**env, "PATH": path}
+        return subprocess.run(
+            [str(installed), *args], input=stdin, capture_output=True, cwd=tmp_path, env=e, timeout=300
+        )
+
+    want = _story(cli("capture", "--json", str(pcap), cwd=tmp_path))
+    assert _story(go("capture", "--json", "-", stdin=gzip.compress(pcap.read_bytes()))) == want
+    assert _story(go("capture", "--json", "/dev/stdin", stdin=pcap.read_bytes())) == want
+    (tmp_path / "README.md").write_bytes((ROOT / "README.md").read_bytes())
+    p = go("capture", "README.md")
+    assert p.returncode == 1 and b"it looks like Markdown text" in p.stderr and p.stderr.count(b"\n") == 1
+    p = go("capture", ".")
+    assert p.returncode == 1 and p.stderr.startswith(b"error: . is a directory (") and b"Errno" not in p.stderr
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    p = go("conformance", "--impl", "python-nowhere adapter.py", path=str(empty))
+    assert p.stderr.decode().endswith("'python-nowhere' is not on PATH (1 folder searched)\n")
