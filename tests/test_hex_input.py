@@ -237,3 +237,18 @@ def test_decode_of_a_readme_says_what_it_looks_like(tmp_path):
     p = run("decode", "--kind", "auto", f"@{ROOT / 'README.md'}", cwd=tmp_path)
     assert p.returncode == 1 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "looks like Markdown text (" in p.stderr, p.stderr
+
+
+def test_decode_lines_reads_a_gzipped_file_and_says_where_a_cut_one_stops(tmp_path):
+    text = "".join(r["hex"] + "\n" for r in FRAMES[:3])
+    (tmp_path / "lines.txt").write_text(text)
+    (tmp_path / "lines.dat").write_bytes(gzip.compress(text.encode()))
+    want = run("decode", "--kind", "request-frame", "--lines", "@lines.txt", cwd=tmp_path)
+    got = run("decode", "--kind", "request-frame", "--lines", "@lines.dat", cwd=tmp_path)
+    assert want.returncode == got.returncode == 0 and len(want.stdout.splitlines()) == 3
+    assert got.stdout == want.stdout
+    cut = _run_bytes(
+        "decode", "--kind", "request-frame", "--lines", "-", stdin=gzip.compress(text.encode())[:40], cwd=tmp_path
+    )
+    (line,) = cut.stdout.decode().splitlines()
+    assert json.loads(line)["error"]["message"].startswith("line 1: the gzip stream cannot be read past line 0")
