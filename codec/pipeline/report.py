@@ -37,6 +37,15 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
+#: Rows of a table shown before the rest is folded away (a <details> element the reader opens).
+TABLE_ROWS_SHOWN = 10
+
+
+def _cell(v) -> str:
+    """A table cell: an empty value (null in the job's summary) is an empty cell, never the word ``None``."""
+    return "" if v is None else _esc(v)
+
+
 #: Layout of the charts' labels: tick, value and legend labels are drawn at _FONT px, and no character of the
 #: page's sans-serif font is wider than _CHAR_W px at that size (East Asian wide characters count twice); the
 #: report's screenshot test measures the drawn labels (tests/pipeline/test_report_charts.py).
@@ -204,15 +213,6 @@ def _error_rate_chart(errors: list[dict]) -> str:
     """The share of each day's records that were quarantined."""
     rate = {e["date"]: round(100.0 * e["quarantined"] / e["records"], 2) if e["records"] else 0.0 for e in errors}
     return _columns(_days(rate), [("quarantined", rate)], y_title="% of the day's records", unit="%", legend=False)
-
-
-#: Rows of a table shown before the rest is folded away (a <details> element the reader opens).
-TABLE_ROWS_SHOWN = 10
-
-
-def _cell(v) -> str:
-    """A table cell: an empty value (null in the job's summary) is an empty cell, never the word ``None``."""
-    return "" if v is None else _esc(v)
 
 
 def _table(rows: list[dict], cols: list[str]) -> str:
