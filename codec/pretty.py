@@ -22,7 +22,6 @@ __all__ = [
     "pretty_subscription",
     "pretty_assignment",
     "describe_epoch_ms",
-    "assignor_error_name",
     "describe_error_code",
     "ranges",
     "bounded",
@@ -90,15 +89,6 @@ def describe_epoch_ms(ms: int) -> str:
         return f"{when.isoformat(timespec='milliseconds').replace('+00:00', 'Z')} ({ms})"
     except (OverflowError, OSError, ValueError):
         return str(ms)
-
-
-def assignor_error_name(code: int) -> str | None:
-    """The name of a Streams assignment error code (``AssignorError``: ``INCOMPLETE_SOURCE_TOPIC_METADATA``), or None
-    for a code the Streams assignor does not send."""
-    try:
-        return AssignorError(code).name
-    except ValueError:
-        return None
 
 
 def describe_error_code(code: int) -> str:

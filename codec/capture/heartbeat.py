@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from ..errors import DecodeError
-from .events import Event, error_name_only
+from .events import Event
 from .items import Item, items_json, numbered
 
 __all__ = [
@@ -237,6 +237,8 @@ class HeartbeatMember:
         return self.steps[-1].holdings if self.steps else None
 
     def json(self) -> dict:
+        from .events import ERROR_NAMES  # (Kafka's error names)
+
         return {
             "member_id": self.member_id,
             "client_id": self.client_id,
@@ -257,7 +259,7 @@ class HeartbeatMember:
             "member_epoch": self.epoch,
             "heartbeats": self.heartbeats,
             "errors": {str(k): v for k, v in sorted(self.errors.items())},
-            "error_names": {str(k): error_name_only(k) for k in sorted(self.errors)},
+            "error_names": {str(k): ERROR_NAMES.get(k) for k in sorted(self.errors)},
             "left": self.left,
             "left_ts": self.left_ts,
             "steps": [s.json() for s in self.steps],

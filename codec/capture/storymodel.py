@@ -14,7 +14,7 @@ from ..group.consumer import ConsumerMessage
 from ..group.frames import RequestFrame, ResponseFrame
 from ..group.jsonview import request_frame_json, response_frame_json
 from ..group.nested import Nested
-from ..pretty import assignor_error_name
+from ..streams.constants import assignor_error_name
 from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
 from .events import Event, error_name_only
