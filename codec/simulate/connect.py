@@ -51,8 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliutil import loads
-from ..errors import os_error_text, read_whole
-from ..sniff import json_hint
+from ..errors import read_whole
 from ..connect.constants import MAX_TASKS
 from ..connect.assignment import (
     ConnectAssignment,
@@ -793,13 +792,8 @@ def format_connect_table(metrics: list[dict]) -> str:
 
 def load_connect_scenario(path: str | Path) -> ConnectScenario:
     path = Path(path)
-    raw = b""
     try:
-        raw = read_whole(path, "")
-        data = loads(raw.decode("utf-8"))
-    except OSError as e:
-        raise ScenarioError(os_error_text(e) if e.filename else f"{path}: {e}") from None
-    except (ValueError, RecursionError) as e:  # too long, not UTF-8, not JSON, a duplicate key
-        hint = json_hint(raw) if raw else ""
-        raise ScenarioError(f"{path}: not JSON: {hint}" if hint else f"{path}: {e}") from None
+        data = loads(read_whole(path, "").decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
+        raise ScenarioError(f"{path}: {e}") from None
     return parse_connect_scenario(data, source_name=path.stem)
