@@ -27,7 +27,18 @@ PROJECT_README = HERE.parent / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 #: generated sections of bench/README.md: name -> renderer of results.json
-SECTIONS = ("codec", "kafka4", "targets", "startup", "capture", "pipeline", "watch", "claims", "alternatives")
+SECTIONS = (
+    "codec",
+    "kafka4",
+    "targets",
+    "startup",
+    "capture",
+    "pipeline",
+    "watch",
+    "claims",
+    "alternatives",
+    "fastpath",
+)
 SPEED_START, SPEED_END = "<!-- speed:start -->", "<!-- speed:end -->"
 #: the "Watch a cluster" page states watch's figures, generated here too (between these markers)
 WATCH_DOC = HERE.parent / "docs" / "getting-started" / "watch-a-cluster.md"
@@ -611,6 +622,32 @@ def watch_lines(results: dict) -> str:
     )
 
 
+def fastpath_text(results: dict) -> str:
+    """The pure-Python codec with and without its generated fast path, beside the engine (``fastpath_bench.py``)."""
+    sec = results.get("sections", {}).get("fastpath")
+    if not sec:
+        return "(not measured yet: `python bench/run.py fastpath`)"
+    recs = sec["comparisons"]
+    gain = [r["ratios"]["construct"]["median"] for r in recs]
+    engine = [r["ratios"]["engine"]["median"] for r in recs]
+    lines = [
+        _head(sec, "Fast path") + " Ratios are medians of the per-repeat ratios with their range.",
+        "",
+        f"Over the {len(recs)} codec comparisons, the fast path takes {min(gain):.2f}–{max(gain):.2f}× the construct "
+        f"reference's time (median {_median_of(gain):.2f}: the pure-Python codec is {1 / _median_of(gain):.1f}× "
+        f"faster with it), and {min(engine):.1f}–{max(engine):.1f}× the engine's (median {_median_of(engine):.1f}).",
+        "",
+        "| message (payload) | op | fast path µs | ÷ construct alone | ÷ engine |",
+        "|---|---|--:|--:|--:|",
+    ]
+    for r in recs:
+        lines.append(
+            f"| {r['label']} | {r['op']} | {_us(r['times']['ours']['median'])} | {_r(r['ratios']['construct'])} "
+            f"| {_r(r['ratios']['engine'])} |"
+        )
+    return "\n".join(lines)
+
+
 RENDER = {
     "watch": watch_text,
     "codec": codec_table,
@@ -621,6 +658,7 @@ RENDER = {
     "pipeline": pipeline_text,
     "claims": claims_text,
     "alternatives": alternatives_text,
+    "fastpath": fastpath_text,
 }
 
 

@@ -13,8 +13,9 @@ installed), ``capture`` (``capture --json`` against tshark's Kafka dissector on 
 ``pipeline`` (decoded records per CPU-second through Spark ``local[2]``, the native codec against the
 pure-Python one and against the pipeline issue #29 was opened on), ``watch`` (``rebalance-codec watch``'s records per
 CPU-second against a plain confluent-kafka consume loop on librdkafka's mock cluster, and its memory per tracked
-group) and ``alternatives`` (the engine against Cython over the generated Python: build time and
-speed). Every figure is paired and interleaved (``bench/harness.py``).
+group), ``alternatives`` (the engine against Cython over the generated Python: build time and
+speed) and ``fastpath`` (the pure-Python codec with and without its generated fast path, beside the engine).
+Every figure is paired and interleaved (``bench/harness.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline", "watch", "alternatives")
+SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline", "watch", "alternatives", "fastpath")
 
 
 def _micro(section: str, comparisons, args) -> None:
@@ -112,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
                 import alternatives_bench
 
                 alternatives_bench.run(args)
+            elif section == "fastpath":
+                from fastpath_bench import fastpath_comparisons
+
+                _micro(section, fastpath_comparisons(), args)
     import report
 
     report.write_tables()

@@ -45,7 +45,7 @@ from .errors import (  # noqa: E402
     read_whole,
     stdin_bytes,
 )
-from .kinds import get_kind, kind_names  # noqa: E402
+from .catalog import get_kind, kind_names  # noqa: E402
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
@@ -356,7 +356,7 @@ def cmd_demo(args) -> int:
     """The built-in example: a Kafka-written v7 SubscriptionInfo and the AssignmentInfo its leader sent."""
     from importlib import resources
 
-    from .pretty import pretty_assignment, pretty_subscription
+    from .streams.pretty import pretty_assignment, pretty_subscription
     from .streams import decode_assignment, decode_subscription
 
     root = resources.files("codec") / "examples"
@@ -410,7 +410,7 @@ _DECODE_OPTIONS = {
     "--max-size": "max_size",
 }
 _DECODE_SWITCHES = {"--lines": "lines", "--compact": "compact"}
-_CHOICES = {"style": ("kafka", "native"), "format": ("json", "pretty")}
+_CHOICES = {"style": ("kafka", "snake", "native"), "format": ("json", "pretty")}
 _INTS = ("version", "api_key", "max_size")
 
 
@@ -488,9 +488,10 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
         sp.add_argument("--kind", required=True, help="message kind (see `rebalance-codec kinds`)")
         sp.add_argument(
             "--style",
-            choices=("kafka", "native"),
+            choices=("kafka", "snake", "native"),
             default="kafka",
-            help="JSON shape: kafka = Kafka's JSON (camelCase), native = snake_case (default kafka)",
+            help="JSON shape: kafka = Kafka's JSON (camelCase), snake = snake_case (native: its older name; "
+            "default kafka)",
         )
         sp.add_argument(
             "--version",
@@ -537,7 +538,7 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
     e.add_argument(
         "--drop-unrepresentable",
         action="store_true",
-        help="native style: leave out what the version cannot carry instead of refusing",
+        help="snake style: leave out what the version cannot carry instead of refusing",
     )
     e.set_defaults(func=cmd_encode)
 

@@ -56,7 +56,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--connect",
         action="store_true",
         help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
-        "Connect's eager or incremental cooperative assignor (codec.connect.assignjson)",
+        "Connect's eager or incremental cooperative assignor (codec.assignor.connect_json)",
     )
     p.add_argument(
         "--share",
@@ -150,7 +150,7 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
         ):
             doc = {**doc, "assignor": args.assignor}
         if args is not None and getattr(args, "connect", False):
-            from ..connect.assignjson import run_connect_group_json
+            from .connect_json import run_connect_group_json
 
             if getattr(args, "from_join_group", None):
                 doc = _connect_round_from_join_group(_read_bytes(args.from_join_group), args.join_version, doc)

@@ -1,19 +1,19 @@
 """What the rebalance stories share: the error names of group flows and a member's events.
 
 The error names are Kafka's (``org.apache.kafka.common.protocol.Errors``), from the project's one table of them
-(:mod:`codec.wire.error_codes`).
+(:mod:`codec.wire.error_codes`, read through :mod:`codec.wire.registry`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..wire.error_codes import ERROR_NAMES as _KAFKA_ERRORS
+from ..wire.registry import error_names
 
 __all__ = ["ERROR_NAMES", "Event", "error_name", "error_name_only"]
 
-#: Kafka's error code -> name (the one table: :mod:`codec.wire.error_codes`)
-ERROR_NAMES = _KAFKA_ERRORS
+#: Kafka's error code -> name (the one table: :mod:`codec.wire.error_codes`, read through the registry)
+ERROR_NAMES = error_names()
 
 
 def error_name(code: int | None) -> str:

@@ -115,7 +115,7 @@ def _record_key(line: str) -> bool:
     try:
         if struct.unpack_from(">h", key)[0] in _DECODED:
             return not decode_key(key)[3]
-        from ..kafka4.records import decode_record_key
+        from ..wire.records import decode_record_key
 
         return "trailing" not in decode_record_key(key)
     except DecodeError:

@@ -27,7 +27,8 @@ import datetime as _dt
 import math
 
 from ..kafka4.pretty import STREAMS_STATUS as _STREAMS_STATUS
-from ..pretty import MAX_SHOWN, bounded, describe_epoch_ms, describe_error_code
+from ..pretty import MAX_SHOWN, bounded
+from ..streams.pretty import describe_epoch_ms, describe_error_code
 from ..text import printable as _p
 from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, shared_by_count
 from .items import items_text

@@ -28,9 +28,9 @@ from .impl import (
 from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
 from .mutation import add_mutate_parser
-from .reports import render_generated, render_table, write_json, write_junit, write_report
+from .reports import render_generated, render_gone, render_table, write_json, write_junit, write_report
 from .rounds import round_cells
-from .runner import OPS, ask_capabilities, in_ranges, parse_versions, preload, run_all
+from .runner import OPS, STATUSES, ask_capabilities, in_ranges, parse_versions, preload, run_all
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
 from .vectors import suite as suite_vectors
 
@@ -162,7 +162,7 @@ GENERATE_MIN = 20  # generated cases of a run of a few messages and versions, at
 
 def _nothing_passed(results: list, gen) -> str | None:
     """Why a run that passed nothing fails (None when something passed)."""
-    counts = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "skip", "xfail", "xpass")}
+    counts = {s: sum(r.status == s for r in results) for s in STATUSES}
     if gen is not None:
         for s, n in gen.counts().items():
             counts[s] += n
@@ -179,12 +179,12 @@ def _nothing_passed(results: list, gen) -> str | None:
     )
 
 
-def _write_reports(args, results, impl_name: str, seed: int, gen) -> list[str]:
+def _write_reports(args, results, impl_name: str, seed: int, gen, gone) -> list[str]:
     """Write the reports asked for; each one that cannot be written is one error line (returned)."""
     errors = []
     for what, path, write in (
-        ("JUnit report", args.junit, lambda p: write_junit(results, p, impl_name, gen)),
-        ("JSON report", args.json, lambda p: write_json(results, p, impl_name, seed=seed, generated=gen)),
+        ("JUnit report", args.junit, lambda p: write_junit(results, p, impl_name, gen, gone)),
+        ("JSON report", args.json, lambda p: write_json(results, p, impl_name, seed=seed, generated=gen, gone=gone)),
         (
             "expectations file",
             args.write_expect,
@@ -335,13 +335,16 @@ def cmd_conformance(args) -> int:
         results, stale = apply_expectations(results, expectations, known)
         if gen is not None:
             not_seen = apply_generated(gen, expectations)
-    report_errors = _write_reports(args, results, impl.name, seed, gen)
+    gone = (run.gone, run.stderr) if run.gone else None
+    report_errors = _write_reports(args, results, impl.name, seed, gen, gone)
     print(f"implementation: {_text.printable(impl.name)}")
     print(f"seed: {seed} (--seed {seed} replays this run: its order and its generated cases)")
     print(_text.printable(said))
     for entry in stale:
         print(_text.printable(f"STALE {entry}: no such vector in the suite; remove it"))
     show = args.show_failures or None
+    if run.gone:  # once, before the failures: every one after it was not asked
+        print(render_gone(run.gone, run.stderr, results, gen))
     if gen is not None:
         print(render_generated(gen, show_failures=show, not_seen=not_seen))
     for line in run.unproven:
@@ -363,9 +366,9 @@ def cmd_conformance(args) -> int:
             "passes at least half of the values nobody wrote down, whatever an expectations file lists",
             file=sys.stderr,
         )
-    why = _nothing_passed(results, gen)
+    why = _nothing_passed(results, gen) if not run.gone else f"the adapter was given up: {run.gone}"
     if why:
-        print(f"error: {why}", file=sys.stderr)
+        print(_text.printable(f"error: {why}"), file=sys.stderr)
     return 0 if not why and not bad and not run.unproven else 1
 
 

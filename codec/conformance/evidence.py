@@ -103,7 +103,7 @@ class Ledger:
             )
         if not versions:
             return
-        while not self._enough(key) and self._witnesses[key] < WITNESS_DRAWS:
+        while not self._enough(key) and self._witnesses[key] < WITNESS_DRAWS and not getattr(impl, "gone", None):
             k = self._witnesses[key]
             self._witnesses[key] += 1
             version = versions[k % len(versions)]

@@ -40,9 +40,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ..kafka4.common import CLASSIC_KIND_NAMES
 from ..text import dumps
 from ..wire.builder import default_value, to_json, wire_class
+from ..wire.lowering import field_op, lower, lower_struct
+from ..wire.registry import record_for
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
 from .impl import BuiltinImplementation
 from .messages import MESSAGES, first_difference, flatten_layers, normalize
@@ -78,9 +79,9 @@ _FRAMES = ("RequestFrame", "ResponseFrame")
 @cache
 def _frame_apis() -> dict[int, tuple[str, str]]:
     """API key -> (request schema, response schema), for every API whose frames the codec reads."""
-    from ..group.apis import API_KEYS
+    from ..wire.registry import apis
 
-    return {k: (a.request, a.response) for k, a in API_KEYS.items() if a.request is not None and a.response is not None}
+    return {k: (a.request, a.response) for k, a in apis().items() if a.request is not None and a.response is not None}
 
 
 def _frame_cells(message: str) -> list[tuple[str, int, int]]:
@@ -104,7 +105,10 @@ def generated_cells(messages: Iterable[str] | None = None) -> list[tuple[str, in
             if spec.kind.startswith("coordinator"):
                 cells.append((message, None, None))
             else:
-                cells += [(message, v, None) for v in spec.versions]
+                # a version whose body has no field and no tagged field has one value, which its vectors hold
+                cells += [
+                    (message, v, None) for v in spec.versions if lower(message, v).fields or lower(message, v).flexible
+                ]
                 cells += [(message, v, None) for v in _PROBES.get(message, ())]
     return cells
 
@@ -235,7 +239,7 @@ class _Schema:
 
     def struct(self, spec: StructSpec, fixed: dict | None = None) -> Any:
         kwargs = {f.py_name: self.field(f) for f in spec.fields_at(self.version)}
-        if self.message.is_flexible(self.version):
+        if lower_struct(self.message.name, spec.name, self.version).flexible:
             known: set[int] = set()
             for f in spec.tagged_at(self.version):
                 assert f.tag is not None  # tagged_at yields the tagged fields
@@ -259,7 +263,8 @@ class _Schema:
 
     def field(self, f: FieldSpec) -> Any:
         rng = self.rng
-        nullable = self.version in f.nullable
+        op = field_op(self.message, f, self.version)  # (the lowering decides what may be null on the wire)
+        nullable = op.prefix_nullable or op.nullable
         if nullable and rng.random() < 0.2:
             return None
         if f.is_array:
@@ -300,7 +305,7 @@ def _schema_value(
     if message in _FRAMES:
         return _frame_value(rng, message, _versioned(message, version), tame, api_key)
     spec = load_message(message)
-    if spec.kind.startswith("coordinator") or message in CLASSIC_KIND_NAMES:
+    if record_for(message) is not None:
         # a record part: a value starts with its version (a classic record's is the cell's, Kafka 4's the release's)
         at = spec.valid.low if version is None else version
         value = to_json(_body(rng, message, at, tame), message, at)
@@ -320,7 +325,7 @@ def _frame_value(
     rng: random.Random, message: str, version: int, tame: bool, api_key: int | None = None
 ) -> tuple[dict, int | None]:
     """A request or response frame of an API that has ``version`` (``api_key``'s, when given)."""
-    from ..group.apis import request_header_version, response_header_version
+    from ..wire.registry import request_header_version, response_header_version
 
     request = message == "RequestFrame"
     keys = [

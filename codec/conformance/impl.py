@@ -33,7 +33,7 @@ from typing import Any, Protocol
 from .. import text as _text
 from ..cliutil import DuplicateKeyError, loads
 from ..errors import DecodeError, EncodeError
-from ..kinds import get_kind
+from ..catalog import get_kind
 from .messages import kind_of
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_REPLY",
     "DEFAULT_TIME_LIMIT",
+    "STDERR_LINES",
 ]
 
 
@@ -242,6 +243,8 @@ MAX_REPLY_PARTS = 1_000_000  # objects, arrays and strings in one reply (the lar
 TIMEOUT_STARTS = 3  # starts in a row that each end in a timeout: the adapter is given up
 _STDERR_RING = 64 * 1024  # bytes of the adapter's stderr kept (the newest)
 _STDERR_TAIL = 2000  # characters of it a failure quotes
+_STDERR_HEAD = 8 * 1024  # bytes of the start of each start's stderr kept
+STDERR_LINES = 12  # lines of an adapter's stderr shown when it is given up
 _STDERR_READ = 4 * 1024 * 1024  # bytes of stderr read at most per drain (an adapter may write it forever)
 
 
@@ -306,6 +309,7 @@ class CommandImplementation:
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
         self.proc: subprocess.Popen | None = None
         self.gave_up: str | None = None
+        self.stderr_lines: list[str] = []  # the stderr of the start after which it was given up (_stderr_lines)
         self._timeouts_in_a_row = 0
         self._spare: subprocess.Popen | None = None
         self._last_id = 0  # request ids count up over the whole run, across starts: no reply matches two requests
@@ -336,6 +340,8 @@ class CommandImplementation:
         self.proc = proc or self._spawn()
         self._buffer = bytearray()  # what the adapter wrote past its last reply's newline
         self._stderr = bytearray()
+        self._stderr_head = bytearray()  # the first bytes of this start's stderr (where a failing start says why)
+        self._stderr_cut = False  # whether it wrote more than them
         self.answered = 0
 
     def _drain_stderr(self, limit: int = _STDERR_READ) -> bool:
@@ -355,10 +361,26 @@ class CommandImplementation:
             if not chunk:
                 return True
             read += len(chunk)
+            room = _STDERR_HEAD - len(self._stderr_head)
+            self._stderr_head += chunk[: max(room, 0)]
+            self._stderr_cut = self._stderr_cut or len(chunk) > room
             self._stderr += chunk
             if len(self._stderr) > 2 * _STDERR_RING:
                 del self._stderr[:-_STDERR_RING]
         return False
+
+    def _stderr_lines(self) -> list[str]:
+        """The adapter's stderr of its last start as lines to show a person: the first :data:`STDERR_LINES` of them
+        (where a failing start says why), and the last few when there are more (where a traceback names the error);
+        each printable, at most :data:`CLIP` characters."""
+        self._drain_stderr()
+        head = bytes(self._stderr_head).decode("utf-8", "replace").splitlines()
+        if not self._stderr_cut and len(head) <= STDERR_LINES:
+            lines = head
+        else:
+            tail = bytes(self._stderr[-_STDERR_TAIL * 4 :]).decode("utf-8", "replace").splitlines()[1:][-3:]
+            lines = [*head[: STDERR_LINES - 3], "...", *tail]
+        return [clip(_text.printable(ln.rstrip())) for ln in lines]
 
     def _stderr_tail(self) -> str:
         self._drain_stderr()
@@ -450,32 +472,38 @@ class CommandImplementation:
                             return f"adapter exited (status {status}) without answering", False
                         self._buffer += chunk
 
+    @property
+    def gone(self) -> str | None:
+        """Why the adapter is given up (every further request would fail at once without being sent), else None: the
+        runner asks nothing more of it then, and counts what is left as not run."""
+        if not self.gave_up and self.deadline is not None and time.monotonic() >= self.deadline:
+            self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
+        return self.gave_up
+
     def _ask(self, req: dict) -> Outcome:
         """Send ``req`` with the next request id and read its reply: an :class:`Outcome`, a failure whenever the reply
         is not one line of JSON naming that id (:data:`PROTOCOL`)."""
         self._unversioned = None
-        if not self.gave_up and self.deadline is not None and time.monotonic() >= self.deadline:
-            self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
-        if self.gave_up:
+        if self.gone:
             return Outcome(failure=f"not run: {self.gave_up}")
         self._last_id += 1
         request_id = self._last_id
         line = self._exchange((_text.dumps({"id": request_id, **req}) + "\n").encode("utf-8"))
         if isinstance(line, tuple):  # no reply: the adapter's state is unknown, so it starts afresh
             why, timed_out = line
-            reason = clip(why + self._stderr_tail(), 2 * _STDERR_TAIL)
             self._stop(kill=True)
             self._timeouts_in_a_row = self._timeouts_in_a_row + 1 if timed_out else 0
             if self.answered == 0:
-                self.gave_up = f"the adapter answered nothing ({reason})"
+                self.gave_up = f"the adapter answered nothing ({why})"
             elif self._timeouts_in_a_row >= TIMEOUT_STARTS:
-                self.gave_up = (
-                    f"the adapter timed out after each of its last {TIMEOUT_STARTS} starts (the last: {reason})"
-                )
+                self.gave_up = f"the adapter timed out after each of its last {TIMEOUT_STARTS} starts (the last: {why})"
             elif self.deadline is not None and time.monotonic() >= self.deadline:
                 self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
-            else:
-                self._start()
+            if self.gave_up:  # its stderr is shown once, as lines, by the run's report (stderr_lines), not here
+                self.stderr_lines = self._stderr_lines()
+                return Outcome(failure=clip(why, 2 * _STDERR_TAIL))
+            reason = clip(why + self._stderr_tail(), 2 * _STDERR_TAIL)
+            self._start()
             return Outcome(failure=reason)
         self.answered += 1
         parts = line.count(b"{") + line.count(b"[") + line.count(b'"') // 2
@@ -535,6 +563,8 @@ class CommandImplementation:
                 'adapter: reply["id"] = request["id"]; vectors/ADAPTERS.md, "Protocol versions")'
             )
         if out.failure and self.gave_up and self.proc is None:
+            if self.stderr_lines:  # the last line (a traceback's error) here; all of them if it is given up later
+                out = Outcome(failure=clip(f"{out.failure}; its stderr ends: {self.stderr_lines[-1]}", 2 * CLIP))
             self.gave_up = None
             self._timeouts_in_a_row = 0
             self._start()

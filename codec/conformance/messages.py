@@ -7,37 +7,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import text as _text
-from ..kafka4.common import CLASSIC_KIND_NAMES
-from ..kafka4.common import KIND_NAMES as KAFKA4_KINDS
+from ..catalog import kinds
 
 __all__ = ["DATA_MAPS", "MESSAGES", "flatten_layers", "kind_of", "normalize", "first_difference", "short_json"]
 
-# message name (as in the vectors) -> CLI kind
-MESSAGES: dict[str, str] = {
-    "SubscriptionInfo": "subscription-info",
-    "AssignmentInfo": "assignment-info",
-    "ConsumerProtocolSubscription": "consumer-subscription",
-    "ConsumerProtocolAssignment": "consumer-assignment",
-    "JoinGroupRequest": "join-group-request",
-    "JoinGroupResponse": "join-group-response",
-    "SyncGroupRequest": "sync-group-request",
-    "SyncGroupResponse": "sync-group-response",
-    "HeartbeatRequest": "heartbeat-request",
-    "HeartbeatResponse": "heartbeat-response",
-    "LeaveGroupRequest": "leave-group-request",
-    "LeaveGroupResponse": "leave-group-response",
-    "RequestHeader": "request-header",
-    "ResponseHeader": "response-header",
-    "RequestFrame": "request-frame",
-    "ResponseFrame": "response-frame",
-    "ConnectMetadata": "connect-metadata",
-    "ConnectAssignment": "connect-assignment",
-}
-# Kafka 4's group RPC bodies and __consumer_offsets record parts (codec.kafka4): "ConsumerGroupHeartbeatRequest"
-# -> "consumer-group-heartbeat-request", "ConsumerGroupMetadataKey" -> "consumer-group-metadata-key", ...
-MESSAGES.update(KAFKA4_KINDS)
-# the classic group's __consumer_offsets records in the same shape: "GroupMetadataValue" -> "group-metadata-value", ...
-MESSAGES.update(CLASSIC_KIND_NAMES)
+# message name (as in the vectors) -> CLI kind: every kind that reads a message, as the kinds' registry lists them
+# (codec.catalog: a family's own kinds, then one for each schema message Kafka writes with its generated classes)
+MESSAGES: dict[str, str] = {k.message: k.name for k in kinds() if k.message is not None}
 
 # message family -> vector file in vectors/
 

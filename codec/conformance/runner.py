@@ -74,8 +74,8 @@ __all__ = [
 
 OPS = ("decode", "encode", "assign")
 # pass, fail, skip (declined or not declared), xfail (a failure an expectations file lists), xpass (a listed
-# vector that passes: fixed, the list is stale)
-STATUSES = ("pass", "fail", "skip", "xfail", "xpass")
+# vector that passes: fixed, the list is stale), notrun (not asked: the adapter was given up before, RunResults.gone)
+STATUSES = ("pass", "fail", "skip", "xfail", "xpass", "notrun")
 DETAIL = 2 * 300  # characters of a result's detail or reason (adapter text inside is clipped to 300 already)
 
 
@@ -289,7 +289,7 @@ def _combine(v: dict, halves: list[tuple[str, Half]]) -> VectorResult:
     halves = sorted(halves, key=lambda h: OPS.index(h[0]))
     statuses = [h.status for _, h in halves]
     ops = tuple((op, h.status, clip(h.detail, DETAIL)) for op, h in halves)
-    status = "fail" if "fail" in statuses else "pass" if "pass" in statuses else "skip"
+    status = next((s for s in ("fail", "notrun", "pass") if s in statuses), "skip")
     detail = next((h.detail for _, h in halves if h.status == status), "")
     if status == "skip":
         reason = detail.removeprefix("unsupported: ")
@@ -323,6 +323,7 @@ class GeneratedRun:
     requested: int
     cells: list[tuple[str, int | None]]
     cases: int = 0
+    not_run: int = 0  # cases not drawn nor asked: the adapter was given up before (RunResults.gone)
     dropped: int = 0
     problems: list[str] = field(default_factory=list)
     passed: Counter = field(default_factory=Counter)
@@ -351,6 +352,7 @@ class GeneratedRun:
             "fail": sum(n for n, *_ in self.failed.values()) - xfail,
             "skip": sum(n for n, _ in self.skipped.values()),
             "xfail": xfail,
+            "notrun": self.not_run,
         }
 
     def unexpected(self) -> list[tuple]:
@@ -386,6 +388,8 @@ class RunResults:
     generated: GeneratedRun | None
     seed: int
     unproven: list[str] = field(default_factory=list)  # the evidence that fell short: the run fails (evidence.py)
+    gone: str | None = None  # why the adapter was given up, what was left not run; the run fails
+    stderr: list[str] = field(default_factory=list)  # the first lines of its stderr then (shown once)
 
 
 class _Run:
@@ -423,8 +427,20 @@ class _Run:
                 items.append((write_rank(entry[1]) if op != "decode" else 0, rng.random(), "gen", entry))
         return items
 
+    def gone(self) -> str | None:
+        """Why the implementation was given up (it would fail every further request unsent), else None."""
+        return getattr(self.impl, "gone", None)
+
     def ask(self, items: list[tuple]) -> None:
         for _, _, kind, what in sorted(items, key=lambda x: (x[0], x[1])):
+            gone = self.gone()
+            if gone:  # nothing more is asked, nor drawn: a dead or hung adapter ends the run now
+                if kind == "gen":
+                    assert self.generated is not None
+                    self.generated.not_run += 1
+                else:
+                    self.halves[what[0]].append((what[1], Half("notrun", f"not run: {gone}")))
+                continue
             if kind == "gen":
                 self.ask_generated(*what)
                 continue
@@ -541,7 +557,15 @@ def run_all(
         run.ask(run.items("decode", gen_plan))
         run.settle(("decode",))
     results = [_combine(v, run.halves[i]) for i, v in enumerate(vectors) if run.halves[i]]
-    return RunResults(results, generated, seed, run.ledger.unproven if run.ledger is not None else [])
+    gone = run.gone()
+    return RunResults(
+        results,
+        generated,
+        seed,
+        run.ledger.unproven if run.ledger is not None else [],
+        gone,
+        list(getattr(impl, "stderr_lines", ())) if gone else [],
+    )
 
 
 def run_vectors(
@@ -560,7 +584,14 @@ def run_vectors(
 def summarize(results: list[VectorResult]) -> list[dict]:
     """Per (message, version): counts of vectors and of each status."""
     table: dict[tuple[str, Any], dict] = {}
-    names = {"pass": "passed", "fail": "failed", "skip": "skipped", "xfail": "xfailed", "xpass": "fixed"}
+    names = {
+        "pass": "passed",
+        "fail": "failed",
+        "skip": "skipped",
+        "xfail": "xfailed",
+        "xpass": "fixed",
+        "notrun": "notrun",
+    }
     for r in results:
         row = table.setdefault(
             (r.message, r.version),
@@ -574,7 +605,7 @@ def summarize(results: list[VectorResult]) -> list[dict]:
 # What a run through an adapter loads from the install, loaded before the adapter starts (:func:`preload`): the
 # packages whose every module a run may import, and the modules of others it imports.
 _PRELOAD_PACKAGES = ("codec.assignor", "codec.streams", "codec.connect", "codec.group", "codec.kafka4", "codec.wire")
-_PRELOAD_MODULES = ("codec.kinds", "codec.pretty", "codec.types", "codec.javaorder", "codec.conformance.rebalance")
+_PRELOAD_MODULES = ("codec.catalog", "codec.pretty", "codec.types", "codec.javaorder", "codec.conformance.rebalance")
 
 
 def preload() -> None:
@@ -586,7 +617,7 @@ def preload() -> None:
     import importlib
     import pkgutil
 
-    from ..kinds import kind_names
+    from ..catalog import kind_names
     from ..wire.schema import load_message
     from .generate import _suite_wires
 

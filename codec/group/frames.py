@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError, TruncatedError
 from ..wire.builder import decode_wire, encode_wire, wire_class
-from .apis import Api, api_for, request_header_version, response_header_version
+from ..wire.registry import Api, api_for, request_header_version, response_header_version
 from .nested import flatten_body, nest_body
 
 __all__ = [

@@ -201,7 +201,7 @@ class Follower:
         self._feed(CoordinatorSeen(ts, group, CLASSIC, gf.broker, where))
         code = gf.error_code or 0
         if code in _TOLD_ERRORS:
-            api = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}[gf.api_key]
+            api = GROUP_APIS[gf.api_key]
             self._feed(ErrorSeen(ts, group, CLASSIC, gf.member, code, api, where))
         if gf.api_key == 12 and gf.member:
             self._feed(Heartbeat(ts, group, CLASSIC, gf.member, code, where))

@@ -44,6 +44,7 @@ from ..streams import (
     peek_subscription_versions,
 )
 from ..streams.constants import UNKNOWN
+from ..wire.registry import latest_by_release
 
 __all__ = [
     "RELEASES",
@@ -60,54 +61,16 @@ __all__ = [
 
 FUTURE_VERSION = LATEST_SUPPORTED_VERSION + 1
 
-#: The newest metadata version of each Kafka Streams release (wire-facts §1).
-RELEASES: dict[str, int] = {
-    "0.10.0": 1,
-    "0.10.1": 2,
-    "0.10.2": 2,
-    "0.11.0": 2,
-    "1.0": 2,
-    "1.1": 2,
-    "2.0": 3,
-    "2.1": 4,
-    "2.2": 4,
-    "2.3": 4,
-    "2.4": 5,
-    "2.5": 6,
-    "2.6": 7,
-    "2.7": 8,
-    "2.8": 9,
-    "3.0": 10,
-    "3.1": 10,
-    "3.2": 11,
-    "3.3": 11,
-    "3.4": 11,
-    "3.5": 11,
-    "3.6": 11,
-    "3.7": 11,
-    "3.8": 11,
-    "3.9": 11,
-    "4.0": 11,
-    "future": FUTURE_VERSION,
-}
-_UPGRADE_FROM_V1 = {"0.10.0"}
-_UPGRADE_FROM_V2 = {"0.10.1", "0.10.2", "0.11.0", "1.0", "1.1"}
-_UPGRADE_FROM_EAGER = {"2.0", "2.1", "2.2", "2.3"}
+#: The newest metadata version of each Kafka Streams release (SubscriptionInfo.json's history and release range,
+#: through :func:`codec.wire.registry.latest_by_release`; wire-facts §1), and the future release's.
+RELEASES: dict[str, int] = {**latest_by_release("SubscriptionInfo"), "future": FUTURE_VERSION}
+# StreamsConfig's upgrade.from values by what they do: releases writing only v1, only v2 (metadata before version
+# probing), the eager releases since probing (v3-v4), and the later ones through 3.8 (the last value 4.0 takes)
+_UPGRADE_FROM_V1 = {r for r, v in RELEASES.items() if v == 1}
+_UPGRADE_FROM_V2 = {r for r, v in RELEASES.items() if v == 2}
+_UPGRADE_FROM_EAGER = {r for r, v in RELEASES.items() if v in (3, 4)}
 _UPGRADE_FROM_NO_EFFECT = {
-    "2.4",
-    "2.5",
-    "2.6",
-    "2.7",
-    "2.8",
-    "3.0",
-    "3.1",
-    "3.2",
-    "3.3",
-    "3.4",
-    "3.5",
-    "3.6",
-    "3.7",
-    "3.8",
+    r for r, v in RELEASES.items() if 5 <= v <= LATEST_SUPPORTED_VERSION and tuple(map(int, r.split("."))) <= (3, 8)
 }
 
 

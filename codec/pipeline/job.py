@@ -663,10 +663,12 @@ def _claim(opts: Options, out: str, the_plan: InputPlan) -> LocalTarget:
 
 
 def _alive(spark: SparkSession) -> bool:
-    """Whether the session's JVM still answers."""
+    """Whether the session's JVM still answers and its SparkContext still runs (an executor's uncaught error, an
+    OutOfMemoryError in local mode, stops the context while the JVM shuts down: what is raised after says only
+    that the context is gone)."""
     try:
         jvm = spark.sparkContext._jvm
-        return jvm is not None and jvm.java.lang.System.nanoTime() is not None
+        return jvm is not None and not spark.sparkContext._jsc.sc().isStopped()
     except Exception:  # noqa: BLE001 - py4j's errors, whatever their kind
         return False
 

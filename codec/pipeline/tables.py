@@ -87,11 +87,13 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from ..wire.registry import first_release
+
 __all__ = ["Config", "derive_tables", "RELEASES", "NO_REBALANCE"]
 
 NO_REBALANCE = 2**63 - 1
-#: first Kafka release that writes each Streams metadata version (wire-facts §1)
-RELEASES = ("0.10.0", "0.10.1", "2.0", "2.1", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.2")
+#: first Kafka release that writes each Streams metadata version, v1 first (SubscriptionInfo.json's history)
+RELEASES = tuple(release for _, release in sorted(first_release("SubscriptionInfo").items()))
 PARTITIONED = ("members", "task_lags", "assignments")
 
 
@@ -965,9 +967,9 @@ def _findings(
     )
 
     if group_errors is not None:  # a Kafka 4 group's heartbeat or Describe answered with an error
-        from ..capture.events import ERROR_NAMES
+        from ..wire.registry import error_names
 
-        names = F.create_map(*[F.lit(x) for kv in sorted(ERROR_NAMES.items()) for x in kv])
+        names = F.create_map(*[F.lit(x) for kv in sorted(error_names().items()) for x in kv])
         out.append(
             _finding(
                 group_errors,

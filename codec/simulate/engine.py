@@ -39,7 +39,7 @@ from ..assignor import ClientSpec, GroupDescription, TaskSpec, assign
 from ..assignor.leader import Subtopology
 from ..group import ASSIGNMENT, consumer_subscription, decode_consumer, encode_consumer
 from ..negotiation import GroupMember, select_protocol
-from ..pretty import describe_error_code
+from ..streams.pretty import describe_error_code
 from ..streams.constants import assignor_error_name
 from ..streams import (
     EARLIEST_PROBEABLE_VERSION,

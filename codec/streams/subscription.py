@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import TaskId, _task_id
+from ..wire.shapes import interpret, interpret_encode
 from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, wire_class
 from . import shapes
@@ -191,30 +192,19 @@ def _utf8(raw: bytes, path: str, version: int) -> str:
 
 
 def subscription_from_wire(w) -> SubscriptionInfo:
-    """The version-independent model of a decoded wire object."""
+    """The version-independent model of a decoded wire object. From v7 the decode shape of its version
+    (:func:`codec.streams.shapes.subscription_decode`, the one declaration of the mapping) run by the shapes' Python
+    interpreter, as the engine runs it from the bytes (invalid UTF-8 and a repeated client tag key are DecodeErrors
+    with their paths, as Kafka's decoder throws); v1-6, whose two task lists the shapes do not state, here."""
     v = w.version
+    shape = shapes.subscription_decode(v)
+    if shape is not None:
+        return interpret(shape, MESSAGE, v, w)
     sums: dict[TaskId, int] = {}
-    if v <= 6:
-        for t in w.prev_tasks:
-            sums[_task_id(t.topic_group_id, t.partition)] = LATEST_OFFSET
-        for t in w.standby_tasks:
-            sums[_task_id(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
-    elif v <= 9:
-        for group in w.task_offset_sums:
-            g = group.topic_group_id
-            for p in group.partition_to_offset_sum:
-                sums[_task_id(g, p.partition)] = p.offset_sum
-    else:
-        for t in w.task_offset_sums:
-            sums[_task_id(t.topic_group_id, t.partition, t.named_topology)] = t.offset_sum
-    tags: dict[str, str] = {}
-    for i, tag in enumerate(w.client_tags):
-        key = _utf8(tag.key, f"client_tags[{i}].key", v)
-        if key in tags:  # Kafka's decoder throws IllegalStateException on a duplicate key
-            raise DecodeError(
-                f"duplicate client tag key {key!r}", message=MESSAGE, version=v, path=f"client_tags[{i}].key"
-            )
-        tags[key] = _utf8(tag.value, f"client_tags[{i}].value", v)
+    for t in w.prev_tasks:
+        sums[_task_id(t.topic_group_id, t.partition)] = LATEST_OFFSET
+    for t in w.standby_tasks:
+        sums[_task_id(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
     endpoint = _utf8(w.user_end_point, "user_end_point", v) if w.user_end_point else None
     return SubscriptionInfo(
         version=v,
@@ -224,7 +214,7 @@ def subscription_from_wire(w) -> SubscriptionInfo:
         task_offset_sums=sums,
         unique_field=w.unique_field,
         error_code=w.error_code,
-        client_tags=tags,
+        client_tags={},
     )
 
 
@@ -265,6 +255,9 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
         refuse(f"error_code {info.error_code}", "error_code")
     if v < 11 and info.client_tags:
         refuse("client_tags", "client_tags")
+    shape = shapes.subscription_encode(v) if type(v) is int else None
+    if shape is not None:  # v10-11: the encode shape (codec.streams.shapes, the one declaration), run in Python
+        return interpret_encode(shape, MESSAGE, v, info)
     W = wire_class(MESSAGE, MESSAGE)
     kwargs: dict = {"version": v, "process_id": info.process_id}
     if v >= 3:

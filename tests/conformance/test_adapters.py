@@ -126,7 +126,7 @@ def _generated_counts(adapter: list[str], seed: int, does, xfail) -> dict[str, i
         check=True,
     )
     caps = Capabilities.parse(json.loads(reply.stdout.splitlines()[0])["capabilities"])
-    counts = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0}
+    counts = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0, "notrun": 0}
     for op, m, v, api, i in plan(seed, GENERATE, generated_cells(), wanted=caps.covers):
         case = take_case(seed, i, op, m, v, api)
         vector = {"message": m, "version": v, "apiKey": case.api_key, "wire": case.wire.hex(), "expected": case.value}

@@ -141,7 +141,8 @@ def test_an_adapter_that_answers_once_a_start_is_given_up():
 def test_the_time_limit_ends_a_slow_run():
     p = cli("--impl", hostile("slow"), "--time-limit", "1", "--message", "JoinGroupRequest", "--generate", "0")
     assert p.returncode == 1
-    assert "not run: the run's time limit of 1 s is spent (--time-limit)" in p.stdout
+    assert "GIVEN UP: the run's time limit of 1 s is spent (--time-limit)" in p.stdout
+    assert " not run" in p.stdout.strip().splitlines()[-1]
 
 
 def test_a_stderr_flood_is_a_ring(tmp_path):

@@ -103,6 +103,7 @@ def test_conformance_cli_reports_and_junit(tmp_path):
             "skipped": 0,
             "xfailed": 0,
             "fixed": 0,
+            "notrun": 0,
         }
     ]
 

@@ -25,8 +25,11 @@ Modes:
   encode-junk        the built-in codec, but every encoded message has a byte of junk after it
   lag                the built-in codec one request behind: each request gets the previous request's answer (and id);
                      the first of each process, which has none, a decline
+  lag-echo           lag, but each reply carries the id of the request it is sent for (the answer is still the
+                     previous request's)
 
 Every mode echoes the request's ``id`` (protocol 2), except ``lag``, which sends the id of the request it answers.
+``lag-echo`` echoes the id and answers the previous request: no id can tell it, only the answers.
 """
 
 from __future__ import annotations
@@ -181,11 +184,11 @@ class Cheat:
 
     def reply(self, req: dict) -> dict:
         out = dict(self.answer(req))
-        if self.mode != "lag":
+        if not self.mode.startswith("lag"):
             return {"id": req.get("id"), **out}
         answered = self.previous or {"id": req.get("id"), "unsupported": "starting"}
         self.previous = {"id": req.get("id"), **out}
-        return answered
+        return {**answered, "id": req.get("id")} if self.mode == "lag-echo" else answered
 
 
 def main(mode: str) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ...errors import DecodeError, EncodeError
-from ...group.apis import API_KEYS
+from ...wire.registry import api_key, apis
 from ...group.frames import decode_request_frame, encode_response_frame, response_frame
 from ...group.jsonview import body_json
 from ...wire.builder import from_json
@@ -29,8 +29,25 @@ from .trace import Trace
 
 __all__ = ["Broker", "Reply", "SERVED", "advertised_versions", "make_body", "topic_id"]
 
-#: The APIs the broker answers (API key -> name); ConsumerGroupHeartbeat is answered by a consumer-protocol group
-SERVED = (18, 3, 10, 2, 1, 9, 8, 11, 14, 12, 13, 68)
+#: The APIs the broker answers (their keys, the schemas': codec.wire.registry); ConsumerGroupHeartbeat is answered by
+#: a consumer-protocol group
+SERVED = tuple(
+    api_key(name)
+    for name in (
+        "ApiVersions",
+        "Metadata",
+        "FindCoordinator",
+        "ListOffsets",
+        "Fetch",
+        "OffsetFetch",
+        "OffsetCommit",
+        "JoinGroup",
+        "SyncGroup",
+        "Heartbeat",
+        "LeaveGroup",
+        "ConsumerGroupHeartbeat",
+    )
+)
 MAX_FRAME = 1 << 20  # a consumer's requests here are small: anything larger is not one of them
 FETCH_HOLD_CAP = 0.2  # seconds: an empty Fetch is held for its MaxWaitMs, at most this long
 _SIZE = struct.Struct(">i")
@@ -41,7 +58,7 @@ def advertised_versions() -> dict[int, tuple[int, int]]:
     marks unstable (``latestVersionUnstable``, which a broker does not advertise by default)."""
     out = {}
     for key in SERVED:
-        name = API_KEYS[key].request
+        name = apis()[key].request
         assert name is not None
         spec = load_message(name)
         high = spec.valid.high
@@ -174,7 +191,7 @@ class Broker:
         except DecodeError as e:
             self.trace.note("protocol-error", conn=conn, detail=f"an undecodable request: {e}")
             return False
-        api = API_KEYS[key]
+        api = apis()[key]
         if not low <= version <= high:
             self.trace.note("protocol-error", conn=conn, detail=f"{api.name} v{version}: not advertised ({low}-{high})")
             return False

@@ -11,23 +11,28 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ...wire.registry import error_code
 from .broker import Reply
 from .trace import Request
 
 __all__ = ["ERRORS", "Faults", "GROUP_APIS", "error_body", "name"]
 
+#: the errors a script arms, by code -> Kafka's name (the one table of error names: codec.wire.registry)
 ERRORS = {
-    14: "COORDINATOR_LOAD_IN_PROGRESS",
-    15: "COORDINATOR_NOT_AVAILABLE",
-    16: "NOT_COORDINATOR",
-    22: "ILLEGAL_GENERATION",
-    25: "UNKNOWN_MEMBER_ID",
-    27: "REBALANCE_IN_PROGRESS",
-    79: "MEMBER_ID_REQUIRED",
-    82: "FENCED_INSTANCE_ID",
-    110: "FENCED_MEMBER_EPOCH",
-    111: "UNRELEASED_INSTANCE_ID",
-    113: "STALE_MEMBER_EPOCH",
+    error_code(n): n
+    for n in (
+        "COORDINATOR_LOAD_IN_PROGRESS",
+        "COORDINATOR_NOT_AVAILABLE",
+        "NOT_COORDINATOR",
+        "ILLEGAL_GENERATION",
+        "UNKNOWN_MEMBER_ID",
+        "REBALANCE_IN_PROGRESS",
+        "MEMBER_ID_REQUIRED",
+        "FENCED_INSTANCE_ID",
+        "FENCED_MEMBER_EPOCH",
+        "UNRELEASED_INSTANCE_ID",
+        "STALE_MEMBER_EPOCH",
+    )
 }
 
 

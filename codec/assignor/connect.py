@@ -40,15 +40,15 @@ from dataclasses import dataclass, replace
 
 from ..javaorder import copy_capacity, filled_capacity, hash_order, string_hash
 from ..types import java_string_key
-from .assignment import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
-from .constants import (
+from ..connect.assignment import ConnectAssignment, ConnectorTaskId, encode_connect_assignment
+from ..connect.constants import (
     CONNECT_PROTOCOL_V0,
     CONNECT_PROTOCOL_V1,
     CONNECT_PROTOCOL_V2,
     ConnectError,
     protocol_version,
 )
-from .metadata import ConnectMetadata, decode_connect_metadata
+from ..connect.metadata import ConnectMetadata, decode_connect_metadata
 
 __all__ = [
     "DEFAULT_MAX_DELAY_MS",

@@ -1,24 +1,25 @@
-"""``__consumer_offsets`` records of consumer groups (KIP-848), Streams groups (KIP-1071) and share groups
-(KIP-932), as the group coordinator writes them (``CoordinatorRecordSerde``/``GroupCoordinatorRecordSerde``;
+"""``__consumer_offsets`` records of every group type — the classic group, consumer groups (KIP-848), Streams groups
+(KIP-1071) and share groups (KIP-932) — as the group coordinator writes them (``CoordinatorRecordSerde``/``GroupCoordinatorRecordSerde``;
 schemas/README.md):
 
 * key   = int16 record type, then the key message (non-flexible, version 0) of that type;
 * value = int16 value version, then the value message (flexible) at that version; a null value is a
   tombstone (the member, assignment or group was deleted).
 
-Types 0-2 (OffsetCommit, GroupMetadata) are the classic records, read here with their own schemas (key
-version = record type).
+The record types are the schemas' (:func:`codec.wire.registry.record_types`): each ``coordinator-key`` file's
+``apiKey``; the classic OffsetCommit (0, 1) and GroupMetadata (2), whose key version is their type, are read with
+their own schemas at that version.
 """
 
 from __future__ import annotations
 
 import struct
 
-from ..errors import DecodeError, EncodeError, TruncatedError
-from ..wire.builder import decode_wire, encode_wire
-from ..wire.schema import load_message
-from .body import body_from_json, body_json
-from .common import CLASSIC_RECORD_TYPES, RECORD_TYPES, RECORDS
+from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
+from . import registry
+from .builder import decode_wire, encode_wire
+from .message import from_json, to_json
+from .schema import load_message
 
 __all__ = [
     "decode_record",
@@ -32,25 +33,35 @@ __all__ = [
 
 
 def _k(name: str, style: str) -> str:
+    """A record's own key in ``style`` (``recordType`` / ``record_type``)."""
     if style == "kafka":
         return name
     return {"recordType": "record_type", "valueVersion": "value_version"}.get(name, name)
 
 
 def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, int, str]:
-    """(record name, key schema, key schema version, value schema) of a record type."""
-    if record_type in RECORD_TYPES:
-        name = RECORD_TYPES[record_type]
-        return name, name + "Key", 0, name + "Value"
-    if record_type in CLASSIC_RECORD_TYPES:
-        name = CLASSIC_RECORD_TYPES[record_type]
-        return name, name + "Key", record_type, name + "Value"
-    raise error(
-        f"unknown coordinator record type {record_type} (consumer groups 3-8 and 16, share groups 9-15, "
-        "Streams groups 17 and 19-23, classic 0-2)",
-        message="record key",
-        **({"offset": 0} if error is DecodeError else {}),
-    )
+    """(record name, key schema, key schema version, value schema) of a record type (:func:`codec.wire.registry.
+    record_types`)."""
+    table = registry.record_types()
+    record = table.get(record_type) if type(record_type) is int else None
+    if record is None:
+        raise error(
+            f"unknown coordinator record type {record_type} (known: {_ranges(table)})",
+            message="record key",
+            **({"offset": 0} if error is DecodeError else {}),
+        )
+    return record.name, record.key, record.key_version, record.value
+
+
+def _ranges(table) -> str:
+    """``0-17, 19-23`` of the record types known."""
+    out: list[list[int]] = []
+    for t in table:
+        if out and out[-1][1] == t - 1:
+            out[-1][1] = t
+        else:
+            out.append([t, t])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in out)
 
 
 def _prefix(data: bytes, what: str) -> int:
@@ -74,7 +85,7 @@ def decode_record_key(key: bytes, *, style: str = "kafka") -> dict:
     rtype = _prefix(key, "record key")
     name, schema, kver, _ = record_schemas(rtype)
     model, end = decode_wire(schema, kver, key, start=2)
-    out = {_k("recordType", style): rtype, "record": name, "key": body_json(schema, kver, model, style)}
+    out = {_k("recordType", style): rtype, "record": name, "key": to_json(schema, kver, model, style)}
     t = _trailing(end, len(key))
     if t:
         out["trailing"] = t
@@ -91,11 +102,9 @@ def decode_record_value(record_type: int, value: bytes | None, *, style: str = "
     version = _prefix(value, schema)
     valid = load_message(schema).valid
     if version not in valid:
-        from ..errors import UnsupportedVersionError
-
         raise UnsupportedVersionError(f"no version {version} (valid {valid})", message=schema, offset=0, path="version")
     model, end = decode_wire(schema, version, value, start=2)
-    out = {_k("valueVersion", style): version, "value": body_json(schema, version, model, style)}
+    out = {_k("valueVersion", style): version, "value": to_json(schema, version, model, style)}
     t = _trailing(end, len(value))
     if t:
         out["trailing"] = t
@@ -141,17 +150,21 @@ def _record_type(record: dict) -> int:
     if rtype is not None and (type(rtype) is not int or not -(1 << 15) <= rtype < (1 << 15)):
         raise EncodeError(f"recordType must be an int16, got {rtype!r}"[:120], message="record", path="record_type")
     if name is not None:
-        if not isinstance(name, str) or name not in RECORDS and name not in CLASSIC_RECORD_TYPES.values():
+        types = registry.records().get(name) if isinstance(name, str) else None
+        if types is None:
             raise EncodeError(
-                f"unknown record {str(name)[:60]!r} (known: {', '.join(RECORDS)})", message="record", path="record"
+                f"unknown record {str(name)[:60]!r} (known: {', '.join(registry.records())})",
+                message="record",
+                path="record",
             )
-        by_name = RECORDS.get(name, 2 if name == "GroupMetadata" else None)
         if rtype is None:
-            if by_name is None:
+            if len(types) > 1:
                 raise EncodeError(
-                    "an OffsetCommit record needs its recordType (0 or 1)", message="record", path="record_type"
+                    f"an {name} record needs its recordType ({' or '.join(map(str, sorted(types)))})",
+                    message="record",
+                    path="record_type",
                 )
-            rtype = by_name
+            rtype = types[0]
         elif record_schemas(rtype, error=EncodeError)[0] != name:
             raise EncodeError(f"record {name} is not record type {rtype}", message="record", path="record")
     return rtype
@@ -159,7 +172,7 @@ def _record_type(record: dict) -> int:
 
 def encode_record_key(record_type: int, key: dict, *, style: str = "kafka") -> bytes:
     _, schema, kver, _ = record_schemas(record_type, error=EncodeError)
-    model = body_from_json(schema, kver, key if key is not None else {}, style)
+    model = from_json(schema, kver, key if key is not None else {}, style)
     return struct.pack(">h", record_type) + encode_wire(schema, kver, model)
 
 
@@ -176,7 +189,7 @@ def encode_record_value(
         version = valid.low
     if type(version) is not int or version not in valid:
         raise EncodeError(f"no version {version!r} (valid {valid})"[:120], message=schema, path="value_version")
-    model = body_from_json(schema, version, value, style)
+    model = from_json(schema, version, value, style)
     return struct.pack(">h", version) + encode_wire(schema, version, model)
 
 

@@ -35,7 +35,7 @@ import re
 
 from ..errors import EncodeError
 from ..types import parse_uuid
-from ..wire.schema import FieldSpec, StructSpec, load_message
+from .schema import FieldSpec, StructSpec, load_message
 
 __all__ = ["check_json", "describe", "INT_RANGES", "MAX_TAG"]
 

@@ -1,4 +1,4 @@
-"""A Connect group as JSON for the assignors (:mod:`codec.connect.assignor`), and a round's result as JSON: the
+"""A Connect group as JSON for the assignors (:mod:`codec.assignor.connect`), and a round's result as JSON: the
 shapes a command-line ``assign`` and a simulator can pass around, one round at a time.
 
 Input (keys in Kafka's camelCase; only ``connectors`` and ``workers`` are required)::
@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .assignment import ConnectorTaskId
-from .assignor import (
+from ..connect.assignment import ConnectorTaskId
+from .connect import (
     DEFAULT_MAX_DELAY_MS,
     ConnectAssignResult,
     ConnectWorker,
@@ -38,9 +38,9 @@ from .assignor import (
     assign_connect,
 )
 from ..cliutil import kafka_int
-from .constants import MAX_NAME_CHARS, MAX_TASKS, PROTOCOL_VERSIONS
-from .jsonview import connect_assignment_from_json, connect_assignment_json
-from .metadata import decode_connect_metadata
+from ..connect.constants import MAX_NAME_CHARS, MAX_TASKS, PROTOCOL_VERSIONS
+from ..connect.jsonview import connect_assignment_from_json, connect_assignment_json
+from ..connect.metadata import decode_connect_metadata
 
 __all__ = ["connect_group_from_json", "connect_result_json", "run_connect_group_json"]
 
@@ -68,7 +68,7 @@ def _int(obj: Mapping, key: str, default=None, *, kind: str = "INT", minimum: in
 
 
 def connect_group_from_json(obj: Any) -> dict[str, Any]:
-    """The keyword arguments of :func:`codec.connect.assignor.assign_connect` (with ``protocol``, ``leader``,
+    """The keyword arguments of :func:`codec.assignor.connect.assign_connect` (with ``protocol``, ``leader``,
     ``workers``, ``connectors``) from the JSON above; a ValueError names the key at fault (an
     :class:`~codec.errors.CodecError` the allocation or metadata at fault)."""
     if not isinstance(obj, Mapping):
