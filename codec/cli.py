@@ -200,26 +200,68 @@ def cmd_decode(args) -> int:
 
         return _lines(args, decode_line, str)
     given = _read_input(args.input)
+    raw_file = False
     if isinstance(given, str):  # hex given as the value (a non-ASCII character: "?", which the hex check refuses)
         data = _hex_to_bytes(given.encode("ascii", "replace").decode("ascii"))
-    elif args.input is None or args.input == "-":  # hex on stdin
-        data = _hex_to_bytes(given.decode("ascii", "replace"))
-    else:  # @path: the raw bytes
-        data = given
+    elif args.input is None or args.input == "-":  # hex on stdin (or the raw bytes, piped in)
+        given = _gunzipped(given, "stdin")
+        data, raw_file = _stdin_bytes(given)
+    else:  # @path: the raw bytes (or hex text)
+        data, raw_file = _gunzipped(given, args.input[1:]), True
     try:
-        decoded, data = _decode_as_given(kind, data, args, raw_file=isinstance(given, bytes) and bool(args.input))
+        decoded, data = _decode_as_given(kind, data, args, raw_file=raw_file)
         text = (
             decoded.pretty
             if args.format == "pretty"
             else _json_of(kind, data, decoded, indent=None if args.compact else 2)
         )
     except CodecError as e:
-        _say("error", e)
+        _say("error", f"{e}{_what_it_is(data, args.input) if raw_file else ''}")
         return 1
     for note in decoded.notes:
         _say("note", note)
     print(text)
     return 0
+
+
+def _gunzipped(data: bytes, name: str) -> bytes:
+    """``data``, decompressed (within :data:`~codec.errors.MAX_WHOLE_INPUT`) when it is a gzip stream (its
+    magic, whatever the name), which a note then says."""
+    if data[:2] != b"\x1f\x8b":
+        return data
+    import gzip
+    import io
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+            out = read_whole(f, name)
+    except (OSError, EOFError, zlib.error) as e:
+        raise InputError(f"{name}: a gzip stream that cannot be read: {e}") from None
+    _say("note", f"{name} is gzipped: read decompressed ({len(out):,} bytes)")
+    return out
+
+
+def _stdin_bytes(given: bytes) -> tuple[bytes, bool]:
+    """The bytes of stdin: hex text (as the value takes it), or, when it is not text, the message's own bytes
+    (``decode --kind K - < frame.bin``), said in a note; and whether they are raw bytes."""
+    from .sniff import is_text
+
+    if not given or is_text(given[:4096]):
+        return _hex_to_bytes(given.decode("ascii", "replace")), False
+    _say("note", f"stdin holds bytes, not hex text: decoding its {len(given):,} bytes as they are")
+    return given, True
+
+
+def _what_it_is(data: bytes, arg: str | None) -> str:
+    """For a failed decode of a file (or of stdin's raw bytes): what the input looks like, where it is text,
+    which is neither a message's bytes nor hex."""
+    from .sniff import is_text, looks_like
+
+    if not is_text(data[:4096]):
+        return ""
+    name = "stdin" if arg in (None, "-") else (arg or "").removeprefix("@")
+    return f" ({name} looks like {looks_like(data)}, neither a message's bytes nor hex)"
 
 
 def cmd_encode(args) -> int:
@@ -235,7 +277,10 @@ def cmd_encode(args) -> int:
     try:
         print(encode_line(text).hex())
     except json.JSONDecodeError as e:
-        _say("error", f"input is not JSON: {e}")
+        from .sniff import json_hint
+
+        hint = json_hint(text) if args.input is None or args.input[:1] in "@-" else ""
+        _say("error", f"input is not JSON: {hint or e}")
         return 1
     except CodecError as e:
         _say("error", e)
@@ -248,20 +293,39 @@ def _input_lines(args) -> Iterator[bytes | InputError]:
     stays in it, so the output has exactly one line per input line. A line of more than
     :data:`~codec.errors.MAX_WHOLE_INPUT` bytes is read past in pieces and given as its error."""
     from_file = bool(args.input and args.input.startswith("@"))
-    source = open(args.input[1:], "rb") if from_file else stdin_bytes()
+    f = open(args.input[1:], "rb") if from_file else stdin_bytes()
     try:
+        source = f
+        if f.peek(2)[:2] == b"\x1f\x8b":  # gzipped (its magic, whatever the name): read decompressed
+            import gzip
+
+            source = gzip.GzipFile(fileobj=f)
         n = 0
-        while raw := source.readline(MAX_WHOLE_INPUT + 1):
+        while True:
+            try:
+                raw = source.readline(MAX_WHOLE_INPUT + 1)
+                if len(raw) > MAX_WHOLE_INPUT and not raw.endswith(b"\n"):
+                    while (rest := source.readline(1 << 20)) and not rest.endswith(b"\n"):
+                        pass
+            except (EOFError, OSError, _zlib_error()) as e:  # a cut or corrupt gzip stream
+                yield InputError(f"line {n + 1}: the gzip stream cannot be read past line {n}: {e}")
+                return
+            if not raw:
+                return
             n += 1
             if len(raw) > MAX_WHOLE_INPUT and not raw.endswith(b"\n"):
-                while (rest := source.readline(1 << 20)) and not rest.endswith(b"\n"):
-                    pass
                 yield InputError(f"line {n}: more than {MAX_WHOLE_INPUT:,} bytes (codec.errors.MAX_WHOLE_INPUT)")
                 continue
             yield raw[:-1] if raw.endswith(b"\n") else raw
     finally:
         if from_file:
-            source.close()
+            f.close()
+
+
+def _zlib_error() -> type[Exception]:
+    import zlib
+
+    return zlib.error
 
 
 def _lines(args, handle, render) -> int:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import CodecError, InputError, read_whole
+from .errors import CodecError, InputError, os_error_text, read_whole
 
 __all__ = [
     "DuplicateKeyError",
@@ -30,6 +30,7 @@ __all__ = [
     "read_json_file",
     "input_errors",
     "seconds",
+    "cannot_start",
     "INT",
     "LONG",
 ]
@@ -121,19 +122,26 @@ def loads(text: str | bytes, **kwargs):
 def read_json_file(path: str | Path, what: str):
     """Parse a JSON file, with any problem (missing, not UTF-8, not JSON, a duplicate key, nested too deeply) as
     one :class:`InputError` line naming the file."""
+    raw = b""
     try:
-        text = read_whole(path, f"{what} {path}").decode("utf-8")
-        return loads(text)
+        raw = read_whole(path, f"{what} {path}")
+        return loads(raw.decode("utf-8"))
     except OSError as e:
-        raise InputError(f"{what} {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{what} {path}: not UTF-8 at byte {e.start}") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{what} {path}: not JSON ({e})") from None
+        raise InputError(f"{what} {os_error_text(e)}" if e.filename else f"{what} {path}: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        hint = _json_hint(raw)
+        why = f"not UTF-8 at byte {e.start}" if isinstance(e, UnicodeDecodeError) else f"not JSON ({e})"
+        raise InputError(f"{what} {path}: {f'not JSON: {hint}' if hint else why}") from None
     except RecursionError:
         raise InputError(f"{what} {path}: nests too deeply") from None
     except ValueError as e:  # a duplicate key, an integer of more than 4,300 digits
         raise InputError(f"{what} {path}: {e}") from None
+
+
+def _json_hint(raw: bytes) -> str:
+    from .sniff import json_hint
+
+    return json_hint(raw)
 
 
 @contextmanager
@@ -155,3 +163,34 @@ def input_errors(what: str) -> Iterator[None]:
         raise InputError(f"{what}: {e}{kind}") from None
     except RecursionError:
         raise InputError(f"{what}: nests too deeply") from None
+
+
+def cannot_start(argv: list[str] | tuple[str, ...], error: OSError | None = None) -> str | None:
+    """Why the command ``argv`` cannot start, naming the word at fault (issue #46: ``--impl "python x.py"`` where no
+    ``python`` is on PATH said only "No such file or directory"); None when its program is found and executable.
+    ``error``: what starting it raised, said when nothing more precise is known."""
+    import os
+    import shutil
+
+    word = argv[0] if argv else ""
+    if not word:
+        return "the command is empty"
+    if os.sep not in word:
+        if shutil.which(word) is None:
+            n = len(_path_dirs())
+            return f"{word!r} is not on PATH ({n:,} folder{'s' if n != 1 else ''} searched)"
+    elif os.path.isdir(word):
+        return f"{word!r} is a directory, not a program"
+    elif not os.path.exists(word):
+        return f"{word!r} does not exist"
+    elif not os.access(word, os.X_OK):
+        return f"{word!r} is not executable (run it through its interpreter, or chmod +x it)"
+    if error is not None:
+        return f"{word!r}: {error.strerror or error}"
+    return None
+
+
+def _path_dirs() -> list[str]:
+    import os
+
+    return [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]

@@ -151,6 +151,10 @@ def os_error_text(e: OSError) -> str:
     directory``), not Python's ``[Errno 21] Is a directory: '.'``; Python's text where there is no path."""
     if not e.strerror or e.filename is None:
         return str(e)
+    if isinstance(e, IsADirectoryError) and e.filename2 is None:
+        from .sniff import directory_text
+
+        return f"{e.filename} is {directory_text(str(e.filename))}: give one of its files"
     names = f"{e.filename} -> {e.filename2}" if e.filename2 is not None else str(e.filename)
     return f"{names}: {e.strerror}"
 

@@ -22,7 +22,7 @@ import re
 
 from .errors import DecodeError
 
-__all__ = ["parse_hex", "tcp_payload", "size_prefixed"]
+__all__ = ["parse_hex", "tcp_payload", "size_prefixed", "dumps_of"]
 
 _HEXDIGITS = frozenset("0123456789abcdefABCDEF")
 _COLON_HEX = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})+$")
@@ -32,9 +32,10 @@ _PAIR = re.compile(r"[0-9a-fA-F]{2}")
 _QUAD = re.compile(r"[0-9a-fA-F]{4}")
 
 
-def parse_hex(text: str) -> tuple[bytes, str | None]:
+def parse_hex(text: str, *, cut: bool = True) -> tuple[bytes, str | None]:
     """``text`` as bytes, and a note naming the form it was in (None for plain hex); one :class:`DecodeError`
-    saying what is wrong where it is none of the forms."""
+    saying what is wrong where it is none of the forms. ``cut``: a dump of a whole packet gives its TCP payload
+    (False: the packet, for a reader of packets)."""
     stripped = text.strip()
     plain = "".join(stripped.split())
     if plain.startswith(("0x", "0X")):
@@ -57,7 +58,7 @@ def parse_hex(text: str) -> tuple[bytes, str | None]:
     dump = _dump_of(lines)
     if dump is not None:
         data, layout = dump
-        payload = tcp_payload(data)
+        payload = tcp_payload(data) if cut else None
         if payload is not None:
             packet, what = payload
             if not packet:
@@ -73,6 +74,49 @@ def parse_hex(text: str) -> tuple[bytes, str | None]:
 
 
 _TITLE = re.compile(r"^[A-Za-z][^:]*\(\d+ bytes\):$")
+
+
+def dumps_of(text: str) -> tuple[list[bytes], str] | None:
+    """The bytes of each hex dump in ``text`` — ``tshark -x`` prints one a packet, a blank line between; each
+    starts at offset 0 — and the layout's name; None when ``text`` is not hex dumps. Of ``tshark -x``'s titled
+    sections only the frames are kept (``Frame (N bytes):``; ``Reassembled TCP (N bytes):`` and the like repeat
+    bytes of the frames). A dump whose offsets do not follow from its bytes is a :class:`DecodeError` naming it."""
+    blocks: list[tuple[int, list[str]]] = []  # (line number of the dump's first line, its lines)
+    skipping = skipped = False  # in a section that repeats bytes; lines of it passed
+    for n, ln in enumerate(text.splitlines(), 1):
+        if not ln.strip():
+            continue
+        if _TITLE.match(ln.strip()):
+            skipping, skipped = not ln.strip().startswith("Frame "), False
+            blocks.append((n + 1, []))
+            continue
+        m = _DUMP_LINE.match(ln)
+        if m is None:
+            return None
+        start = int(m.group(1), 16) == 0
+        if skipping and not (start and skipped):  # (the next packet's dump, untitled, starts at offset 0)
+            skipped = True
+            continue
+        skipping = False
+        if not blocks and not start:
+            return None  # (a dump of what was copied starts at offset 0)
+        if start and (not blocks or blocks[-1][1]):
+            blocks.append((n, []))
+        blocks[-1][1].append(ln)
+    dumps = [b for b in blocks if b[1]]
+    if any(not ln.split(None, 1)[1:] for _, lines in dumps for ln in lines[:-1]):
+        return None  # an offset alone ends a dump (hexdump -C): lines of a few hex digits are plain hex
+    out, layout = [], ""
+    for i, (line, lines) in enumerate(dumps):
+        got = _dump(lines)
+        if got is None:
+            raise DecodeError(
+                f"hex dump {i + 1} (line {line}): its offsets do not follow from its bytes (is a line missing?)",
+                message="input",
+            )
+        out.append(got[0])
+        layout = got[1]
+    return (out, layout) if out else None
 
 
 def _sections(text: str) -> list[tuple[str, list[str]]]:

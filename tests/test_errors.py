@@ -29,15 +29,32 @@ def test_an_os_error_names_its_path_first_as_unix_tools_do(tmp_path):
     assert os_error_text(missing.value) == f"{tmp_path / 'absent'}: No such file or directory"
     with pytest.raises(OSError) as folder:
         open(tmp_path)
-    assert os_error_text(folder.value) == f"{tmp_path}: Is a directory"
+    assert os_error_text(folder.value) == f"{tmp_path} is a directory (no files in it): give one of its files"
+    for name in ("b.pcap", "a.pcap", "c.log", "d.txt"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "sub").mkdir()  # (a folder in it is no file)
+    assert os_error_text(folder.value) == (
+        f"{tmp_path} is a directory (4 files in it: a.pcap, b.pcap, c.log, ...): give one of its files"
+    )
     assert os_error_text(OSError("no path here")) == "no path here"
 
 
 def test_the_command_line_says_a_folder_is_a_folder(tmp_path, capsys):
+    """Issue #46: ``capture .`` said ``[Errno 21] Is a directory: '.'``; each command that reads one file says
+    the folder is one, with what is in it, in one line, exit status 1."""
     from codec.cli import main
 
+    (tmp_path / "x.pcap").write_bytes(b"")
     assert main(["capture", str(tmp_path)]) == 1
-    assert capsys.readouterr().err == f"error: {tmp_path}: Is a directory\n"
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path} is a directory (1 file in it: x.pcap): capture reads one file (- for stdin); "
+        "name one of its files\n"
+    )
+    for argv in (["simulate", str(tmp_path)], ["decode", "--kind", "auto", f"@{tmp_path}"], ["assign", str(tmp_path)]):
+        assert main(argv) == 1, argv
+        got = capsys.readouterr()
+        assert f"{tmp_path} is a directory (1 file in it: x.pcap): give one of its files" in got.err + got.out, argv
+        assert "Errno" not in got.err + got.out
 
 
 @pytest.mark.parametrize(

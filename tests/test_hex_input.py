@@ -205,3 +205,50 @@ def test_tshark_whole_packet_dumps_read_as_tshark_reads_them(tmp_path):
                 assert p.returncode == 0, p.stderr
                 decoded += 1
     assert checked > 20 and decoded > 0
+
+
+def _run_bytes(*args: str, stdin: bytes, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "codec", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120
+    )
+
+
+def test_decode_reads_a_frame_s_bytes_piped_in_and_gzip_told_from_the_bytes(tmp_path):
+    """`decode --kind K - < frame.bin` (the bytes, not hex), a gzipped file whatever its name, gzipped hex through a
+    pipe: each decodes the same frame, and a note says how it was read (issue #46)."""
+    want = run("decode", "--kind", "request-frame", FRAME.hex())
+    assert want.returncode == 0, want.stderr
+    (tmp_path / "frame.dat").write_bytes(gzip.compress(FRAME))
+    runs = {
+        "bytes on stdin": _run_bytes("decode", "--kind", "request-frame", "-", stdin=FRAME, cwd=tmp_path),
+        "gzipped file": _run_bytes("decode", "--kind", "request-frame", "@frame.dat", stdin=b"", cwd=tmp_path),
+        "gzipped hex": _run_bytes(
+            "decode", "--kind", "request-frame", "-", stdin=gzip.compress(FRAME.hex().encode()), cwd=tmp_path
+        ),
+    }
+    for how, p in runs.items():
+        assert p.returncode == 0, (how, p.stderr)
+        assert p.stdout.decode() == want.stdout, how
+    assert f"decoding its {len(FRAME):,} bytes as they are".encode() in runs["bytes on stdin"].stderr
+    assert f"frame.dat is gzipped: read decompressed ({len(FRAME):,} bytes)".encode() in runs["gzipped file"].stderr
+
+
+def test_decode_of_a_readme_says_what_it_looks_like(tmp_path):
+    p = run("decode", "--kind", "auto", f"@{ROOT / 'README.md'}", cwd=tmp_path)
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "looks like Markdown text (" in p.stderr, p.stderr
+
+
+def test_decode_lines_reads_a_gzipped_file_and_says_where_a_cut_one_stops(tmp_path):
+    text = "".join(r["hex"] + "\n" for r in FRAMES[:3])
+    (tmp_path / "lines.txt").write_text(text)
+    (tmp_path / "lines.dat").write_bytes(gzip.compress(text.encode()))
+    want = run("decode", "--kind", "request-frame", "--lines", "@lines.txt", cwd=tmp_path)
+    got = run("decode", "--kind", "request-frame", "--lines", "@lines.dat", cwd=tmp_path)
+    assert want.returncode == got.returncode == 0 and len(want.stdout.splitlines()) == 3
+    assert got.stdout == want.stdout
+    cut = _run_bytes(
+        "decode", "--kind", "request-frame", "--lines", "-", stdin=gzip.compress(text.encode())[:40], cwd=tmp_path
+    )
+    (line,) = cut.stdout.decode().splitlines()
+    assert json.loads(line)["error"]["message"].startswith("line 1: the gzip stream cannot be read past line 0")

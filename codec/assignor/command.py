@@ -164,7 +164,10 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
             return _dumps(assign_description_over_bytes(doc), separators=sep), True
         result = assign(group_from_json(doc))
     except json.JSONDecodeError as e:
-        return _dumps(_error("invalid_json", str(e), line)), False
+        from ..sniff import json_hint
+
+        hint = json_hint(text) if line is None else ""
+        return _dumps(_error("invalid_json", f"not JSON: {hint}" if hint else str(e), line)), False
     except RecursionError:
         return _dumps(_error("invalid_json", "the input nests too deeply", line)), False
     except (AssignmentError, CodecError) as e:

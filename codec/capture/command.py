@@ -33,27 +33,25 @@ dump), and reported the same way.
 from __future__ import annotations
 
 import argparse
-import gzip
 import io
-import os
 import re
-import struct
 import sys
 import time
-import zlib
 from collections import Counter
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import Callable, Iterator, TextIO
 
 from ..budget import BUDGETS, OverBudget, json_text
 from ..cliutil import int_range, seconds
-from ..errors import InputError
+from ..errors import MAX_WHOLE_INPUT, read_whole
+from ..sniff import SNIFF
+from ..source import open_source, sniff
 from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
+from .inputs import input_kind, what_it_is
 from .judgement import caveats, cut_frames_text
 from .offsets import read_segment, read_text
-from .pcapfile import CAPTURE_MAGICS
 from .story import (
     API_NAMES,
     BYTES_PER_TOLD,
@@ -69,14 +67,12 @@ from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
 __all__ = ["register", "run", "detect", "ProgressReader", "byte_count", "seconds"]
 
-_GZIP = b"\x1f\x8b"
-
 
 class ProgressReader(io.RawIOBase):
     """A file read through, reporting on ``out`` (at most every ``every`` seconds) how many of its
-    ``total`` bytes have been read; silent when ``out`` is None."""
+    ``total`` bytes have been read (of a pipe, whose size is not known: how many); silent when ``out`` is None."""
 
-    def __init__(self, f: ByteStream, total: int, out: TextIO | None, every: float = 0.5) -> None:
+    def __init__(self, f: ByteStream, total: int | None, out: TextIO | None, every: float = 0.5) -> None:
         self._f, self.total, self.out, self.every = f, total, out, every
         self.done = 0
         self._last = 0.0
@@ -92,8 +88,11 @@ class ProgressReader(io.RawIOBase):
         now = time.monotonic()
         if self.out is not None and now - self._last >= self.every:
             self._last = now
-            pct = 100 * self.done / self.total if self.total else 100
-            self.out.write(f"\rreading {self.done / 1e6:,.1f} of {self.total / 1e6:,.1f} MB ({pct:.0f}%)")
+            if self.total is None:
+                self.out.write(f"\rreading {self.done / 1e6:,.1f} MB")
+            else:
+                pct = 100 * self.done / self.total if self.total else 100
+                self.out.write(f"\rreading {self.done / 1e6:,.1f} of {self.total / 1e6:,.1f} MB ({pct:.0f}%)")
             self.out.flush()
         return n
 
@@ -103,34 +102,15 @@ class ProgressReader(io.RawIOBase):
             self.out.flush()
 
 
-def detect(path: Path) -> str:
-    """``pcap``, ``segment`` or ``text``, from the (decompressed) first bytes and the file name; a Parquet
-    file (the pipeline's input, which capture does not read) is an ``InputError``."""
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
-    with open(path, "rb") as f:
-        head = f.read(64)
-        if head[:2] == _GZIP:
-            f.seek(0)
-            try:
-                head = gzip.GzipFile(fileobj=f).read(64)
-            except (OSError, EOFError, zlib.error):  # not even its start can be read: go by the name
-                return (
-                    "pcap"
-                    if name.endswith((".pcap", ".pcapng", ".cap"))
-                    else "segment"
-                    if name.endswith(".log")
-                    else "text"
-                )
-    if head[:4] in CAPTURE_MAGICS:
-        return "pcap"
-    if head[:4] == b"PAR1":
-        raise InputError(
-            f"{path} is a Parquet file: capture reads pcap and pcapng, a __consumer_offsets log segment or a "
-            "text dump of its records; `rebalance-codec pipeline` reads Parquet"
-        )
-    if name.endswith(".log") or (len(head) >= 17 and head[16] == 2 and struct.unpack_from(">i", head, 8)[0] > 0):
-        return "segment"
-    return "text"
+def detect(path: Path | str) -> str:
+    """``pcap``, ``segment``, ``text`` or ``hex``, from the (decompressed) first bytes (:mod:`codec.capture.inputs`);
+    an input that is none of them (a Parquet file, a README, a directory) is an ``InputError`` saying what it looks
+    like."""
+    with open_source(str(path), reads=_ONE_FILE) as source:
+        return input_kind(sniff(source.raw(), SNIFF), source.name)
+
+
+_ONE_FILE = "capture reads one file (- for stdin)"
 
 
 _UNITS = {
@@ -157,16 +137,12 @@ def byte_count(text: str) -> int:
     return int(m.group(1).replace("_", "")) * _UNITS[m.group(2)]
 
 
-def _gunzipped(f: io.BufferedReader) -> gzip.GzipFile | io.BufferedReader:
-    """``f``, or its decompressed stream when it starts with the gzip magic."""
-    return gzip.GzipFile(fileobj=f) if f.peek(2)[:2] == _GZIP else f
-
-
 def _stories(
-    kind: str, f: io.BufferedReader, args, summary: CaptureSummary, size: int
+    kind: str, f: ByteStream, args, summary: CaptureSummary, size: int | Callable[[], int]
 ) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
-    """The story of the input (``size``: its bytes, for the story's budget)."""
-    if kind == "pcap":
+    """The story of the input (``size``: its bytes, or a function of the bytes read so far, for the story's
+    budget)."""
+    if kind in ("pcap", "hex"):
         return capture_story(
             f,
             ports=args.port or {9092},
@@ -175,11 +151,24 @@ def _stories(
             max_hole_bytes=_or(getattr(args, "max_hole_bytes", None), DEFAULT_MAX_BUFFER),
             max_hole_seconds=_or(getattr(args, "max_hole_seconds", None), DEFAULT_MAX_WAIT),
         )
-    told = TOLD_FLOOR + size // BYTES_PER_TOLD
+    told = (lambda: TOLD_FLOOR + size() // BYTES_PER_TOLD) if callable(size) else TOLD_FLOOR + size // BYTES_PER_TOLD
     if kind == "segment":
-        return offsets_story(read_segment(_gunzipped(f)), group=args.group, summary=summary, max_told=told)
-    text = io.TextIOWrapper(_gunzipped(f), encoding="utf-8", errors="replace")
+        return offsets_story(read_segment(f), group=args.group, summary=summary, max_told=told)
+    text = io.TextIOWrapper(f, encoding="utf-8", errors="replace")  # type: ignore[type-var]
     return offsets_story(read_text(text), group=args.group, summary=summary, max_told=told)
+
+
+def _hex(stream: ByteStream, name: str) -> tuple[io.BytesIO, str]:
+    """The capture that hex text holds (:mod:`codec.capture.hexcapture`), and the note saying what it was read as."""
+    from ..errors import DecodeError
+    from .hexcapture import hex_capture
+
+    raw = read_whole(stream, name, MAX_WHOLE_INPUT)
+    try:
+        data, note = hex_capture(raw.decode("utf-8", "replace"))
+    except DecodeError as e:
+        raise DecodeError(f"{printable(name)}: {e}") from None
+    return io.BytesIO(data), note
 
 
 def _or(value, default):
@@ -198,14 +187,18 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         from ..live.follow import run_follow
 
         return run_follow(args, out, err, json_line=_json_line, unreadable=_unreadable)
-    path = Path(args.file)
-    kind = detect(path)
     summary = CaptureSummary()
     by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
     told: Counter = Counter()  # group frames decoded: (API key, version, direction)
-    with open(path, "rb") as raw:
-        progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
-        for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary, progress.total):
+    with open_source(args.file, reads=_ONE_FILE) as source:
+        progress = ProgressReader(source.raw(), source.size, err if err.isatty() else None)
+        sniffed = sniff(progress, SNIFF)
+        kind = input_kind(sniffed, source.name)
+        stream, note = (sniffed.stream, None) if kind != "hex" else _hex(sniffed.stream, source.name)
+        size = source.size if source.size is not None else (lambda: progress.done)
+        if note is not None:
+            err.write(f"note: {note}\n")
+        for item in _stories(kind, stream, args, summary, size):
             if args.json:
                 out.write(_json_line(item, summary) + "\n")
             elif isinstance(item, (Generation, HeartbeatGroup)):
@@ -213,10 +206,11 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
             elif isinstance(item, GroupFrame):
                 told[(item.api_key, item.api_version, item.direction)] += 1
         progress.clear()
+    looks = what_it_is(sniffed) if kind == "text" else None
     if args.json:
         out.write(dumps(summary.json()) + "\n")
-        return _unreadable(summary, path, err)
-    notes = caveats(summary.stats) if kind == "pcap" else []
+        return _unreadable(summary, source.name, err, looks)
+    notes = caveats(summary.stats) if kind in ("pcap", "hex") else []
     if by_group and notes:
         out.write(f"note: {'; '.join(notes)}\n\n")
     for group in sorted(by_group):
@@ -229,8 +223,8 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         out.writelines([render_generation(g) + "\n\n" for g in gens] + [render_heartbeat_group(g) + "\n\n" for g in hb])
     if not by_group:
         out.write(_nothing_told(args.group, summary, told, notes) + "\n\n")
-    out.write(render_summary(summary, kind, path.name) + "\n")
-    return _unreadable(summary, path, err)
+    out.write(render_summary(summary, kind, source.label) + "\n")
+    return _unreadable(summary, source.name, err, looks)
 
 
 def _nothing_told(group: str | None, summary: CaptureSummary, told: Counter, notes: list[str]) -> str:
@@ -295,18 +289,27 @@ def _json_line(item, summary: CaptureSummary) -> str:
         return dumps(value, default=str)
 
 
-def _unreadable(summary: CaptureSummary, path: Path, err: TextIO) -> int:
-    """1, with one line on ``err``, when the input could not be read to its end (problem ``bad file``)."""
-    if not summary.counts.get("bad file"):
+def _unreadable(summary: CaptureSummary, path: Path | str, err: TextIO, looks: str | None = None) -> int:
+    """1, with one line on ``err``, when the input could not be read to its end (problem ``bad file``), or when
+    nothing in it could be read: every record a bad one (``looks``: what the input looks like), every packet
+    unreadable (the summary says why)."""
+    st = summary.stats
+    bad = summary.counts.get("bad records", 0)
+    if summary.counts.get("bad file"):
+        first = summary.problems["bad file"][0]
+        line = f"cannot be read to its end: {printable(first.reason)} (the output covers what was read before)"
+    elif summary.records and bad == summary.records:
+        line = f"none of its {bad:,} lines is a __consumer_offsets record (the summary says why)" + (
+            f": it looks like {looks}" if looks else ""
+        )
+    elif st.packets and st.bad_packets == st.packets:
+        line = f"none of its {st.packets:,} packets could be read as TCP/IP (the summary says why)"
+    else:
         return 0
-    first = summary.problems["bad file"][0]
     out = sys.stdout if err is sys.stderr else None
     if out is not None:
         out.flush()
-    err.write(
-        f"error: {printable(str(path))}: cannot be read to its end: {printable(first.reason)} "
-        "(the output covers what was read before)\n"
-    )
+    err.write(f"error: {printable(str(path))}: {line}\n")
     return 1
 
 
@@ -323,12 +326,16 @@ def register(subparsers) -> None:
         "fencing and errors; then a summary of the input, with every problem met (bad "
         "packets, records and frames, gaps, unframed bytes). Exit status 1 when "
         "FILE cannot be read to its end (cut short, a truncated or corrupt gzip "
-        "stream): the story of what was read is written all the same.",
+        "stream): the story of what was read is written all the same; and when "
+        "nothing in it is what capture reads (a README, a directory, a Parquet "
+        "file): one line says what it looks like instead.",
     )
     p.add_argument(
         "file",
         metavar="FILE",
-        help="pcap/pcapng (gzipped or not), __consumer_offsets log segment (*.log) or text dump of its records",
+        help="pcap/pcapng, a __consumer_offsets log segment or a text dump of its records, or hex of packets or "
+        "Kafka frames (tshark -x, -T fields -e tcp.payload, Wireshark's hex dump); gzipped or not (told from the "
+        "bytes); - for stdin (a pipe: tcpdump -U -w - | rebalance-codec capture -)",
     )
     p.add_argument("--json", action="store_true", help="JSON lines: each group frame, each generation, a summary")
     p.add_argument("--group", metavar="G", help="only this group")

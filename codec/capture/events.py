@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..wire.registry import error_names
 
-__all__ = ["ERROR_NAMES", "Event", "error_name"]
+__all__ = ["ERROR_NAMES", "Event", "error_name", "error_name_only"]
 
 #: Kafka's error code -> name (the one table: :mod:`codec.wire.error_codes`, read through the registry)
 ERROR_NAMES = error_names()
@@ -20,7 +20,13 @@ def error_name(code: int | None) -> str:
     """``27 REBALANCE_IN_PROGRESS``; ``no response`` for None."""
     if code is None:
         return "no response"
-    return f"{code} {ERROR_NAMES.get(code, 'error')}"
+    return f"{code} {ERROR_NAMES.get(code, '(an error code Kafka does not name)')}"
+
+
+def error_name_only(code: int | None) -> str | None:
+    """Kafka's name of ``code`` (``REBALANCE_IN_PROGRESS``), for a JSON field beside the code; None for None or a
+    code Kafka does not name."""
+    return None if code is None else ERROR_NAMES.get(code)
 
 
 @dataclass(slots=True)
@@ -42,5 +48,6 @@ class Event:
             "kind": self.kind,
             "member": self.member,
             "error_code": self.error_code,
+            "error_name": error_name_only(self.error_code),
             "detail": self.detail,
         }

@@ -240,6 +240,8 @@ class HeartbeatMember:
         return self.steps[-1].holdings if self.steps else None
 
     def json(self) -> dict:
+        from .events import ERROR_NAMES  # (Kafka's error names)
+
         return {
             "member_id": self.member_id,
             "client_id": self.client_id,
@@ -260,6 +262,7 @@ class HeartbeatMember:
             "member_epoch": self.epoch,
             "heartbeats": self.heartbeats,
             "errors": {str(k): v for k, v in sorted(self.errors.items())},
+            "error_names": {str(k): ERROR_NAMES.get(k) for k in sorted(self.errors)},
             "left": self.left,
             "left_ts": self.left_ts,
             "steps": [s.json() for s in self.steps],

@@ -39,7 +39,7 @@ import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import DecodeError
 from ..group.frames import decode_request_frame, decode_response_frame
@@ -477,7 +477,7 @@ def offsets_story(
     *,
     group: str | None = None,
     summary: CaptureSummary | None = None,
-    max_told: int | None = None,
+    max_told: int | Callable[[], int] | None = None,
 ) -> Iterator[Generation | HeartbeatGroup]:
     """The generations that ``__consumer_offsets`` group metadata records describe, in record order.
 
@@ -485,7 +485,8 @@ def offsets_story(
     generation forms and again when its assignment is stored); snapshots of the same generation merge,
     the later one winning. A tombstone (the group deleted) is an event. Offset commits are counted. A bad
     record is a problem of kind ``bad records``, or ``bad file`` when the input could not be read past it.
-    ``max_told``: the most members' worth of group records told (see :data:`TOLD_FLOOR`); the records past it
+    ``max_told``: the most members' worth of group records told (see :data:`TOLD_FLOOR`; a function of the bytes
+    read so far, for a stream whose size is not known); the records past it
     are counted as the problem ``records not told`` (the output budget), never dropped without a word."""
     summary = summary if summary is not None else CaptureSummary()
     groups: dict[str, GroupGenerations] = {}
@@ -535,8 +536,13 @@ def offsets_story(
         yield hg
 
 
-def _tell(summary: CaptureSummary, rec: OffsetsRecord, cost: int, told: int, max_told: int | None) -> bool:
-    """Whether the story has room for a record (``cost`` members' worth); a problem when it has not."""
+def _tell(
+    summary: CaptureSummary, rec: OffsetsRecord, cost: int, told: int, max_told: int | Callable[[], int] | None
+) -> bool:
+    """Whether the story has room for a record (``cost`` members' worth); a problem when it has not. ``max_told``
+    may be a function: the room of a stream, which grows with the bytes read so far."""
+    if callable(max_told):
+        max_told = max_told()
     if max_told is None or told + cost <= max_told:
         return True
     summary.problem(

@@ -14,9 +14,10 @@ from ..group.consumer import ConsumerMessage
 from ..group.frames import RequestFrame, ResponseFrame
 from ..group.jsonview import request_frame_json, response_frame_json
 from ..group.nested import Nested
+from ..streams.constants import assignor_error_name
 from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
-from .events import Event
+from .events import Event, error_name_only
 from .items import Item, items_json, numbered
 from .judgement import reader_json
 from .scan import CaptureStats
@@ -95,6 +96,7 @@ class GroupFrame:
             "member": self.member,
             "generation": self.generation,
             "error_code": self.error_code,
+            "error_name": error_name_only(self.error_code),
         }
         if self.data is not None:
             out["hex"] = self.data.hex()
@@ -412,6 +414,7 @@ def _subscription_info_json(i: SubscriptionInfo) -> dict:
         "task_offset_sums": {str(t): s for t, s in sorted(i.task_offset_sums.items())},
         "client_tags": dict(i.client_tags),
         "error_code": i.error_code,
+        "error_name": assignor_error_name(i.error_code),
         "unique_field": i.unique_field,
     }
 
@@ -430,6 +433,7 @@ def _assignment_info_json(i: AssignmentInfo) -> dict:
         "partitions_by_host": _hosts(i.partitions_by_host),
         "standby_partitions_by_host": _hosts(i.standby_partitions_by_host),
         "error_code": i.error_code,
+        "error_name": assignor_error_name(i.error_code),
         "next_rebalance_ms": i.next_rebalance_ms,
     }
 

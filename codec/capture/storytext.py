@@ -296,12 +296,23 @@ def _lost_lines(s: CaptureSummary) -> list[str]:
     return lines
 
 
+def _frames_rest(s: CaptureSummary, left_out: int) -> str:
+    """The frames the Kafka frames line has not yet counted (so that its parts add up to its total, issue #46):
+    responses whose request the capture does not hold, their API unknown."""
+    rest = s.kafka_frames - s.group_frames - left_out - s.stats.cut_frames - sum(s.other_apis.values())
+    if rest <= 0:
+        return ""
+    if rest <= s.unpaired_responses:
+        return f", {rest:,} of an unknown API (response{'s' if rest != 1 else ''} without {'their' if rest != 1 else 'its'} request)"
+    return f", {rest:,} not told"
+
+
 def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     """The summary of the input (see the module docstring)."""
     st = s.stats
     left_out = sum(s.other_groups.values())
     lines = [f"summary of {_p(name)} ({kind})"]
-    if kind == "pcap":
+    if kind in ("pcap", "hex"):
         lines += [
             f"{_I}packets        {st.packets:,} ({st.tcp_segments:,} TCP, {st.non_tcp:,} not TCP, "
             f"{st.bad_packets:,} unreadable)",
@@ -309,7 +320,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             f"{_I}Kafka frames   {s.kafka_frames:,}: {s.group_frames:,} group frames decoded, "
             + (f"{left_out:,} of other groups left out (--group), " if left_out else "")
             + (f"{st.cut_frames:,} cut by the snap length, " if st.cut_frames else "")
-            + f"{sum(s.other_apis.values()):,} of other APIs skipped",
+            + f"{sum(s.other_apis.values()):,} of other APIs skipped"
+            + _frames_rest(s, left_out),
         ]
         if s.other_apis:
             apis = sorted(s.other_apis.items())

@@ -17,7 +17,7 @@ from ..wire.builder import field_offsets
 from ..wire.schema import schema_names
 from .generate import Case
 from .impl import BuiltinImplementation, Implementation, Outcome, clip, read_back
-from .messages import first_difference, normalize, short_json
+from .messages import error_code_names, first_difference, normalize, short_json
 
 __all__ = [
     "Half",
@@ -113,7 +113,9 @@ def _where(diff: str) -> str:
 
 
 def _compare(v: dict, value: Any, what: str) -> Half:
-    d = first_difference(normalize(v["message"], v["expected"]), normalize(v["message"], value))
+    d = first_difference(
+        normalize(v["message"], v["expected"]), normalize(v["message"], value), names=error_code_names(v["message"])
+    )
     return Half("fail", f"{what} differs at {d}", where=_where(d)) if d else Half("pass")
 
 
@@ -177,7 +179,11 @@ def _refusal_diff(v: dict, wire: Any) -> str:
         return f"{head}: answered no wire"
     back = _REFERENCE.decode(v["message"], v.get("version"), wire, api_key=v.get("apiKey"))
     if back.ok:
-        d = first_difference(normalize(v["message"], v["expected"]), normalize(v["message"], back.value))
+        d = first_difference(
+            normalize(v["message"], v["expected"]),
+            normalize(v["message"], back.value),
+            names=error_code_names(v["message"]),
+        )
         if d:
             return f"{head}; its bytes read back as {d}"
     return f"{head}: {wire.hex()[:64]}"

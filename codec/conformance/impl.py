@@ -328,7 +328,9 @@ class CommandImplementation:
                 start_new_session=True,
             )
         except OSError as e:
-            raise AdapterError(f"cannot start {self.name!r}: {e.strerror or e}") from None
+            from ..cliutil import cannot_start
+
+            raise AdapterError(f"cannot start {self.name!r}: {cannot_start(self.argv, e)}") from None
         for f in (proc.stdin, proc.stdout, proc.stderr):
             assert f is not None  # all three are pipes
             os.set_blocking(f.fileno(), False)

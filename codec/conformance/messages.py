@@ -108,10 +108,12 @@ def normalize(message: str, value: Any) -> Any:
 DATA_MAPS = ("_unknownTaggedFields", "clientTags")
 
 
-def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
+def first_difference(expected: Any, actual: Any, path: str = "$", names: dict[int, str] | None = None) -> str | None:
     """The first place where ``actual`` does not match ``expected`` (fields ``expected`` does not name are
     not compared, except the maps of :data:`DATA_MAPS`, which are compared whole), as ``path: expected X, got
-    Y``; None when they match. Numbers are compared with their JSON type: ``1`` is not ``1.0``, nor ``true``."""
+    Y``; None when they match. Numbers are compared with their JSON type: ``1`` is not ``1.0``, nor ``true``.
+    ``names``: the names of the codes of an ``errorCode`` (or ``errCode``) field, said beside them (Kafka's errors,
+    or Streams' AssignorError: :func:`error_code_names`)."""
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return f"{path}: expected an object, got {short_json(actual)}"
@@ -119,7 +121,7 @@ def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
             if k not in actual:
                 return f"{path}.{k}: missing (expected {short_json(v)})"
             d = _map_difference(v, actual[k], f"{path}.{k}") if k in DATA_MAPS else None
-            d = d or first_difference(v, actual[k], f"{path}.{k}")
+            d = d or first_difference(v, actual[k], f"{path}.{k}", names)
             if d:
                 return d
         for k in DATA_MAPS:
@@ -130,7 +132,7 @@ def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
         if not isinstance(actual, list):
             return f"{path}: expected a list, got {short_json(actual)}"
         for i, (e, a) in enumerate(zip(expected, actual)):
-            d = first_difference(e, a, f"{path}[{i}]")
+            d = first_difference(e, a, f"{path}[{i}]", names)
             if d:
                 return d
         if len(expected) != len(actual):
@@ -140,7 +142,27 @@ def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
         same = type(expected) is type(actual) and expected == actual
     else:
         same = expected == actual
-    return None if same else f"{path}: expected {short_json(expected)}, got {short_json(actual)}"
+    if same:
+        return None
+    if names is not None and path.endswith((".errorCode", ".errCode")):
+        return f"{path}: expected {_named(expected, names)}, got {_named(actual, names)}"
+    return f"{path}: expected {short_json(expected)}, got {short_json(actual)}"
+
+
+def _named(v: Any, names: dict[int, str]) -> str:
+    return f"{v} {names.get(v, '(no such code)')}" if type(v) is int else short_json(v)
+
+
+def error_code_names(message: str) -> dict[int, str]:
+    """The names of a message's error codes: Streams' AssignorError for its SubscriptionInfo and AssignmentInfo,
+    Kafka's errors (:mod:`codec.wire.error_codes`) for the rest."""
+    if message in ("SubscriptionInfo", "AssignmentInfo"):
+        from ..streams import AssignorError
+
+        return {int(e): e.name for e in AssignorError}
+    from ..wire.error_codes import ERROR_NAMES
+
+    return ERROR_NAMES
 
 
 def _map_difference(expected: Any, actual: Any, path: str) -> str | None:

@@ -31,6 +31,11 @@ def cmd_fuzz_cli(args) -> int:
     if not program:
         print("error: --program needs a command", file=sys.stderr)
         return 2
+    from ..cliutil import cannot_start
+
+    if args.program and (why := cannot_start(program)) is not None:
+        print(f"error: cannot start --program {args.program!r}: {why}", file=sys.stderr)
+        return 2
     report = run(
         args.inputs,
         seed=args.seed,

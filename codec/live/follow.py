@@ -28,11 +28,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import select
-import sys
 import time
 from typing import Any, Callable, TextIO
 
 from ..capture.heartbeat import HEARTBEAT_APIS, PROTOCOLS as HB_PROTOCOLS
+from ..capture.pcapfile import CAPTURE_MAGICS
 from ..capture.scan import kafka_frames
 from ..capture.story import GROUP_APIS, CaptureSummary, GroupFrame, _Story
 from ..capture.metadata import METADATA
@@ -52,6 +52,9 @@ from ..causes import (
     Subscribed,
 )
 from ..causes.facts import assignment_facts, subscription_facts
+from ..errors import InputError
+from ..sniff import SNIFF, looks_like
+from ..source import open_source, sniff
 from ..text import printable
 from .state import Epoch, EpochMember, LiveGeneration, Notice, _changes, _generation_snap, _owners, _Snap
 from .text import when
@@ -368,19 +371,24 @@ def follow(
     max_hole_bytes: int,
     max_hole_seconds: float,
 ) -> None:
-    """Read ``source`` (``-`` for standard input) as it grows, handing what completes to ``emit`` as it does."""
-    if source == "-":
-        fd, follow_file, close = sys.stdin.fileno(), False, None
-    else:
-        fd = os.open(source, os.O_RDONLY)
-        follow_file, close = os.path.isfile(source), fd
-    try:
-        stream = FollowStream(fd, stopped, follow_file=follow_file)
+    """Read ``source`` (``-`` for standard input) as it grows, handing what completes to ``emit`` as it does. The
+    input is opened and its first bytes told by :mod:`codec.source`, as ``capture`` does: a gzip stream is read
+    decompressed, and what is no pcap or pcapng stream is an :class:`~codec.errors.InputError` saying what it looks
+    like."""
+    with open_source(source, reads="capture --follow reads one pcap or pcapng stream (- for stdin)") as opened:
+        raw = FollowStream(opened.fd, stopped, follow_file=opened.regular and source != "-")
+        sniffed = sniff(raw, 4, buffered=False)
+        if sniffed.head[:4] not in CAPTURE_MAGICS and sniffed.gzip_error is None and not stopped():
+            head = sniffed.stream.peek(SNIFF) if sniffed.head else b""
+            raise InputError(
+                f"{opened.name}: not a pcap or pcapng stream, which capture --follow reads: it looks like "
+                f"{looks_like(head, complete=False)}" + (", gzipped" if sniffed.gzipped else "")
+            )
         f = Follower(summary, group, settle=settle)
-        stream.on_idle = lambda: emit(f.tick())
+        raw.on_idle = lambda: emit(f.tick())
         last = time.monotonic()
         events = kafka_frames(
-            stream,
+            sniffed.stream,
             ports=ports,
             api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA},
             stats=summary.stats,
@@ -394,9 +402,6 @@ def follow(
                 last = now
                 emit(f.tick())
         emit(f.finish())
-    finally:
-        if close is not None:
-            os.close(close)
 
 
 def line(item: Any, out: TextIO | None = None) -> str | None:
@@ -466,6 +471,6 @@ def run_follow(
     if args.json:
         out.write(dumps(summary.json()) + "\n")
     else:
-        out.write(render_summary(summary, "pcap", "-" if args.file == "-" else Path(args.file).name) + "\n")
+        out.write(render_summary(summary, "pcap", "stdin" if args.file == "-" else Path(args.file).name) + "\n")
     out.flush()
-    return unreadable(summary, Path(args.file), err)
+    return unreadable(summary, "stdin" if args.file == "-" else args.file, err)

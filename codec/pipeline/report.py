@@ -37,6 +37,15 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
+#: Rows of a table shown before the rest is folded away (a <details> element the reader opens).
+TABLE_ROWS_SHOWN = 10
+
+
+def _cell(v) -> str:
+    """A table cell: an empty value (null in the job's summary) is an empty cell, never the word ``None``."""
+    return "" if v is None else _esc(v)
+
+
 #: Layout of the charts' labels: tick, value and legend labels are drawn at _FONT px, and no character of the
 #: page's sans-serif font is wider than _CHAR_W px at that size (East Asian wide characters count twice); the
 #: report's screenshot test measures the drawn labels (tests/pipeline/test_report_charts.py).
@@ -209,9 +218,19 @@ def _error_rate_chart(errors: list[dict]) -> str:
 def _table(rows: list[dict], cols: list[str]) -> str:
     if not rows:
         return "<p class=empty>none</p>"
-    head = "".join(f"<th>{_esc(c)}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f"<td>{_esc(r.get(c, ''))}</td>" for c in cols) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    head = "<tr>" + "".join(f"<th>{_esc(c)}</th>" for c in cols) + "</tr>"
+
+    def body(part: list[dict]) -> str:
+        return "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in part)
+
+    shown = f"<table>{head}{body(rows[:TABLE_ROWS_SHOWN])}</table>"
+    rest = rows[TABLE_ROWS_SHOWN:]
+    if not rest:
+        return shown
+    return (
+        f"{shown}<details><summary>{len(rest):,} more row{'s' if len(rest) != 1 else ''} "
+        f"(of {len(rows):,})</summary><table>{head}{body(rest)}</table></details>"
+    )
 
 
 def render_html(summary: dict) -> str:

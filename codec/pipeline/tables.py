@@ -944,7 +944,11 @@ def _findings(
             asg_errors,
             "assignment-error",
             "error",
-            F.format_string("assignment error code %d", F.col("error_code")),
+            F.format_string(  # the code's AssignorError name beside it
+                "assignment error code %d (%s)",
+                F.col("error_code"),
+                F.coalesce(F.element_at(_assignor_error_names(), F.col("error_code")), F.lit("not an AssignorError")),
+            ),
             task=None,
             member="member",
         )
@@ -986,3 +990,10 @@ def _findings(
     for df in out[1:]:
         result = result.unionByName(df)
     return result
+
+
+def _assignor_error_names():
+    """A Spark map of Streams' AssignorError codes to their names."""
+    from ..streams import AssignorError
+
+    return F.create_map(*[F.lit(x) for e in sorted(AssignorError, key=int) for x in (int(e), e.name)])

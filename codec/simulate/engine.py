@@ -39,6 +39,8 @@ from ..assignor import ClientSpec, GroupDescription, TaskSpec, assign
 from ..assignor.leader import Subtopology
 from ..group import ASSIGNMENT, consumer_subscription, decode_consumer, encode_consumer
 from ..negotiation import GroupMember, select_protocol
+from ..streams.pretty import describe_error_code
+from ..streams.constants import assignor_error_name
 from ..streams import (
     EARLIEST_PROBEABLE_VERSION,
     LATEST_SUPPORTED_VERSION,
@@ -634,8 +636,10 @@ class Simulation:
         cpa = decode_consumer(ASSIGNMENT, data)
         info = decode_assignment(cpa.data.user_data or b"", latest=inst.latest)
         if info.error_code:
-            self._stop_instance(inst, t, clean=False, reason=f"assignment error code {info.error_code}")
-            inst.failed = f"error code {info.error_code}"
+            self._stop_instance(
+                inst, t, clean=False, reason=f"assignment error code {describe_error_code(info.error_code)}"
+            )
+            inst.failed = f"error code {describe_error_code(info.error_code)}"
             return
         received, csv = info.version, info.commonly_supported_version
         if received > m.used or csv > LATEST_SUPPORTED_VERSION:
@@ -819,6 +823,7 @@ class Simulation:
                 "assignment_version": result.version,
                 "commonly_supported_version": result.commonly_supported_version,
                 "error_code": result.error_code,
+                "error_name": assignor_error_name(result.error_code),
                 "probing_rebalance_needed": bool(result.group and result.group.probing_rebalance_needed),
                 "warmups": sum(len(w) for w in warmups.values()),
             }

@@ -46,7 +46,8 @@ from typing import Any
 
 from ..assignor.leader import Subtopology, Topology
 from ..cliutil import loads
-from ..errors import read_whole
+from ..errors import os_error_text, read_whole
+from ..sniff import json_hint
 from ..assignor.model import AssignmentConfigs
 from ..negotiation import initial_used_version, release_latest
 from ..types import TaskId
@@ -391,10 +392,15 @@ def _events(raw: dict, i: int, names: set[str]) -> list[Event]:
 
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
+    raw = b""
     try:
-        data = loads(read_whole(path, "").decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
-        raise ScenarioError(f"{path}: {e}") from None
+        raw = read_whole(path, "")
+        data = loads(raw.decode("utf-8"))
+    except OSError as e:
+        raise ScenarioError(os_error_text(e) if e.filename else f"{path}: {e}") from None
+    except (ValueError, RecursionError) as e:  # too long, not UTF-8, not JSON, a duplicate key
+        hint = json_hint(raw) if raw else ""
+        raise ScenarioError(f"{path}: not JSON: {hint}" if hint else f"{path}: {e}") from None
     return parse_scenario(data, source_name=path.stem)
 
 

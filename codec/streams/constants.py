@@ -3,6 +3,7 @@
 from enum import IntEnum
 
 __all__ = [
+    "assignor_error_name",
     "UNKNOWN",
     "EARLIEST_PROBEABLE_VERSION",
     "MIN_NAMED_TOPOLOGY_VERSION",
@@ -47,3 +48,12 @@ class AssignorError(IntEnum):
     """The leader caught a TaskAssignmentException; the member throws it."""
     SHUTDOWN_REQUESTED = 4
     """A member asked for the application to shut down; the thread shuts down to error state."""
+
+
+def assignor_error_name(code: int) -> str | None:
+    """The name of an assignment error code (``INCOMPLETE_SOURCE_TOPIC_METADATA``), or None for a code the Streams
+    assignor does not send."""
+    try:
+        return AssignorError(code).name
+    except ValueError:
+        return None

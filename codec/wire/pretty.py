@@ -11,6 +11,7 @@ sequence to the terminal.
 from __future__ import annotations
 
 from ..text import printable
+from .registry import error_name
 from .schema import StructSpec, load_message
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
@@ -61,6 +62,8 @@ def struct_lines(obj, spec: StructSpec, version: int, indent: str, special: Spec
         elif f.is_array and v is not None:
             items = ", ".join(scalar(x) for x in v) if v else "(none)"
             lines.append(f"{indent}{f.py_name.ljust(width)}  {items}")
+        elif f.py_name.endswith("error_code") and type(v) is int:  # Kafka's name beside the code (issue #46)
+            lines.append(f"{indent}{f.py_name.ljust(width)}  {v} {error_name(v) or '(a code Kafka does not name)'}")
         else:
             lines.append(f"{indent}{f.py_name.ljust(width)}  {scalar(v)}")
     for tag, raw in (getattr(obj, "unknown_tagged_fields", None) or {}).items():

@@ -190,6 +190,7 @@ def test_a_parquet_file_is_one_error_line_naming_the_command_that_reads_it(capsy
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == (
-        f"error: {parquet} is a Parquet file: capture reads pcap and pcapng, a __consumer_offsets log segment "
-        "or a text dump of its records; `rebalance-codec pipeline` reads Parquet\n"
+        f"error: {parquet}: not what capture reads: it looks like a Parquet file; `rebalance-codec pipeline` reads "
+        "Parquet; capture reads pcap or pcapng, a __consumer_offsets log segment or a text dump of its records "
+        "(KEY<TAB>VALUE, hex or base64), or hex of packets or Kafka frames, gzipped or not\n"
     )

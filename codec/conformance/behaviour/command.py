@@ -99,6 +99,11 @@ def cmd_behaviour(args) -> int:
     if not argv:
         print("error: --client is empty", file=sys.stderr)
         return 2
+    from ...cliutil import cannot_start
+
+    if (why := cannot_start(argv)) is not None:
+        print(f"error: cannot start --client {args.client!r}: {why}", file=sys.stderr)
+        return 2
     scenarios = SCENARIOS
     if args.scenario:
         known = by_name()
