@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..causes import Rebalance
 from .events import Event
 from .items import Item, items_json, numbered
 
@@ -243,7 +244,8 @@ class HeartbeatGroup:
     target assignment epoch, and from the last group metadata record the hash of its topics' metadata (4.1+;
     0 when unknown) and, for a streams group, the topology epoch whose topics were validated (-1: none) and the
     assignment configuration last used (4.2+). ``classic_generations``: generations of the same group id formed by classic
-    members (JoinGroup/SyncGroup), told as generations beside this story."""
+    members (JoinGroup/SyncGroup), told as generations beside this story. ``epoch_causes``: each epoch the input
+    shows (a member epoch given out, a group epoch recorded), with why it came (:mod:`codec.causes`)."""
 
     group: str
     protocol: str
@@ -265,6 +267,7 @@ class HeartbeatGroup:
     endpoints: list[tuple[str, tuple[Item, ...], tuple[Item, ...]]] | None = None
     #: a share group's state: initializing and initialized partitions, deleting topics (items without number)
     state_partitions: dict[str, frozenset[Item]] | None = None
+    epoch_causes: list[Rebalance] = field(default_factory=list)
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -336,4 +339,7 @@ class HeartbeatGroup:
             else [{"endpoint": e, "active": items_json(a), "standby": items_json(sb)} for e, a, sb in self.endpoints],
             "members": [m.json() for m in self.members.values()],
             "events": [e.json() for e in self.events],
+            "epochs": [
+                {"epoch": r.epoch, "previous": r.previous, "ts": r.ts, **r.cause_json()} for r in self.epoch_causes
+            ],
         }

@@ -54,6 +54,8 @@ from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, kafka_frames
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, Gap
 from ..wire.builder import decode_wire
+from ..causes import RecordCauses, Rebalance
+from .storycauses import StoryCauses
 from .storygroups import GroupGenerations
 from .storymodel import (
     API_NAMES,
@@ -122,6 +124,7 @@ class _Story:
         # connection -> (protocol type, protocol names) of its last JoinGroup request
         self.offered: OrderedDict[int, tuple[str, tuple[str, ...]]] = OrderedDict()
         self.hb = HeartbeatStory()
+        self.causes = StoryCauses()
 
     def _group(self, name: str) -> GroupGenerations:
         g = self.groups.get(name)
@@ -204,13 +207,16 @@ class _Story:
         self.requests.clear()
         for name in sorted(self.groups):
             if self.only is None or name == self.only:
-                for g in self.groups[name].finish():
+                gens = self.groups[name].finish()
+                self.causes.settle_classic(name, gens)
+                for g in gens:
                     s.generations += g.generation is not None
                     yield g
         classic = {name: [k for k in g.generations] for name, g in self.groups.items()}
         for hg in self.hb.finish(classic):
             if self.only is None or hg.group == self.only:
                 s.heartbeat_groups += 1
+                self.causes.settle_epochs(hg)
                 yield hg
 
     # -- one frame --------------------------------------------------------------------------------------
@@ -258,13 +264,17 @@ class _Story:
                 self.hb.describe(e.ts, e.api_key, body)
         elif e.direction == "request":
             gf.group, gf.member = body.get("groupId"), body.get("memberId") or None
-            pending = self.hb.request(e.ts, e.api_key, gf.message["header"].get("clientId"), body)
+            client_id = gf.message["header"].get("clientId")
+            pending = self.hb.request(e.ts, e.api_key, client_id, body)
+            self.causes.hb_request(e.ts, (gf.conn, gf.correlation_id), e.api_key, client_id, body, gf.broker)
             self._remember(_Request(gf, pending))
         else:
             gf.error_code = body.get("errorCode")
             gf.member = body.get("memberId") or gf.member
             if req is not None and isinstance(req.body, PendingHeartbeat):
                 self.hb.response(e.ts, req.body, body)
+                key = (gf.conn, gf.correlation_id)
+                self.causes.hb_response(e.ts, key, e.api_key, req.body.group, req.body.member_id or None, body)
         return gf
 
     def _frame(self, e: KafkaFrame) -> GroupFrame:
@@ -305,6 +315,7 @@ class _Story:
         gf.group, gf.generation = body.group_id, getattr(body, "generation_id", None)
         gf.member = getattr(body, "member_id", None)
         group = self._group(body.group_id)
+        self.causes.coordinator(gf.ts, body.group_id, gf.broker)
         ev = None
         if gf.api_key == 14:
             ptype, pname = self._protocol(group, body.generation_id, gf.conn)
@@ -328,6 +339,7 @@ class _Story:
             )
             ev = Event(gf.ts, "leave", ", ".join(m[0] for m in members), None, detail)
             group.event(ev)
+            self.causes.left(gf.ts, body.group_id, members)
         elif gf.api_key == 12 and body.generation_id >= 0:
             group.generation(body.generation_id, gf.ts).member(body.member_id).heartbeats += 1
         if gf.api_key == 11:
@@ -391,7 +403,9 @@ class _Story:
             self._joined(group, gf, req, frame.body)
         elif gf.api_key == 14:
             self._synced(group, gf, frame.body)
-        elif gf.api_key == 12 and gf.error_code:
+        elif gf.api_key == 12:
+            self.causes.heartbeat(gf.ts, group.name, gf.member, gf.error_code)
+        if gf.api_key == 12 and gf.error_code:
             gen = group.generations.get(gf.generation) if gf.generation is not None else None
             if gen is not None and gf.member is not None:  # (a HeartbeatRequest names its member)
                 gen.member(gf.member).heartbeat_errors[gf.error_code] += 1
@@ -405,6 +419,7 @@ class _Story:
     def _joined(self, group: GroupGenerations, gf: GroupFrame, request: _Request, resp) -> None:
         req = request.body
         gf.member = resp.member_id or gf.member
+        self.causes.joined(request.frame.ts, group.name, req, resp, request.client_id, self._where(gf))
         if resp.error_code:
             detail = f"member id assigned {resp.member_id}" if resp.error_code == 79 and resp.member_id else ""
             group.event(Event(gf.ts, "join", gf.member or req.member_id or None, resp.error_code, detail))
@@ -429,6 +444,7 @@ class _Story:
         gen.touch(gf.ts)
 
     def _synced(self, group: GroupGenerations, gf: GroupFrame, resp) -> None:
+        self.causes.synced(gf.ts, group.name, gf.generation, gf.member, gf.error_code)
         if gf.error_code:
             group.event(Event(gf.ts, "sync", gf.member, gf.error_code), gf.generation)
             return
@@ -487,6 +503,8 @@ def offsets_story(
     summary = summary if summary is not None else CaptureSummary()
     groups: dict[str, GroupGenerations] = {}
     hb = HeartbeatStory()
+    causes = RecordCauses()
+    rebalances: dict[tuple[str, str], list[Rebalance]] = {}  # (group, protocol) -> its rebalances, in order
     told = 0
     for rec in records:
         summary.records += 1
@@ -503,6 +521,8 @@ def offsets_story(
             elif _tell(summary, rec, 1, told, max_told):
                 told += 1
                 hb.record(rec.where, rec.key_schema.removesuffix("Key"), rec.key, rec.value)
+                for r in causes.record(rec):
+                    rebalances.setdefault((r.group, r.protocol), []).append(r)
             continue
         name = rec.key.group
         if group is not None and name != group:
@@ -522,13 +542,19 @@ def offsets_story(
             g.event(Event(None, "deleted", None, None, f"tombstone at {rec.where}"))
         else:
             _snapshot_record(g, rec)
+        for r in causes.record(rec):
+            rebalances.setdefault((name, "classic"), []).append(r)
     for name in sorted(groups):
+        told_causes = {r.generation: r for r in rebalances.get((name, "classic"), ())}
         for gen in groups[name].finish():
             summary.generations += gen.generation is not None
+            if gen.generation is not None:
+                gen.rebalance = told_causes.get(gen.generation)
             yield gen
     classic = {name: list(g.generations) for name, g in groups.items()}
     for hg in hb.finish(classic):
         summary.heartbeat_groups += 1
+        hg.epoch_causes = rebalances.get((hg.group, hg.protocol), [])
         yield hg
 
 

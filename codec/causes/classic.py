@@ -61,6 +61,8 @@ from .vocabulary import (
 __all__ = ["ClassicGroup", "MAX_SINCE", "reason_kind", "COORDINATOR_ERRORS", "NO_REBALANCE"]
 
 MAX_SINCE = 4096  # observations kept between two generations (the rest are counted)
+#: a member gone sooner than this share of its session timeout after its last heartbeat did not time out
+SESSION_SLACK = 0.9
 NO_REBALANCE = 2**63 - 1  # AssignmentInfo.nextRebalanceMs when none is scheduled (Long.MAX_VALUE)
 EARLIEST_PROBEABLE_VERSION = 3
 #: errors that say the coordinator moved or is not (yet) serving the group
@@ -142,7 +144,7 @@ class ClassicGroup:
         self.owners_before: dict | None = None  # item -> member, in the generation before the previous one
         self.since = _since()
         self.last_hb: dict[str, float] = {}
-        self.heartbeating: set[str] = set()  # members whose heartbeats the input shows
+        self.visible: set[str] = set()  # members whose own heartbeats or SyncGroup answers the input shows
         self.coordinator: str | None = None
         self.last_ts: float | None = None
 
@@ -159,9 +161,9 @@ class ClassicGroup:
         if ts is not None:
             self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
         if isinstance(obs, Heartbeat):
-            self.heartbeating.add(obs.member)
+            self.visible.add(obs.member)
             if obs.error_code == 0:
-                self.last_hb[obs.member] = obs.ts
+                self.last_hb[obs.member] = obs.until if obs.until is not None else obs.ts
             elif obs.error_code == REBALANCE_IN_PROGRESS:
                 seen = self.since.rip.setdefault(obs.member, [obs.ts, obs.ts])
                 seen[0], seen[1] = min(seen[0], obs.ts), max(seen[1], obs.ts)
@@ -191,6 +193,9 @@ class ClassicGroup:
         return None
 
     def _assigned(self, obs: Assigned) -> None:
+        if obs.answered and obs.ts is not None:
+            self.visible.add(obs.member)
+            self.last_hb[obs.member] = max(self.last_hb.get(obs.member, obs.ts), obs.ts)
         if self.generation is not None and obs.generation == self.generation:
             self.assign[obs.member] = (obs.facts, obs.ts)
         elif self.generation is None or obs.generation > self.generation:
@@ -211,6 +216,9 @@ class ClassicGroup:
                 self.complete = self.complete or f.complete
                 self.leader = self.leader or f.leader
             return None
+        later = [j for j in self.since.joins if j.generation is not None and j.generation > f.generation]
+        if later:  # joins that formed a later generation: told with it
+            self.since.joins = [j for j in self.since.joins if j.generation is None or j.generation <= f.generation]
         now = {m.member_id: m for m in f.members}
         joined_facts = {j.member: j.facts for j in self.since.joins if j.member and j.facts is not None}
         now = {mid: _merged(joined_facts.get(mid), m) for mid, m in now.items()}
@@ -220,7 +228,7 @@ class ClassicGroup:
             self._newcomer_rules(found, f, now)
             self._membership_rules(found, f, now)
             self._subscription_rules(found, now)
-            self._assignment_rules(found, f)
+            self._assignment_rules(found, f, now)
             self._first_rejoin_rule(found, f, now)
         if not found:
             self._fallback(found, f)
@@ -236,6 +244,7 @@ class ClassicGroup:
             self.source,
         )
         self._advance(f, now)
+        self.since.joins = later
         return rebalance
 
     def _advance(self, f: Formed, now: dict[str, MemberFacts]) -> None:
@@ -251,11 +260,13 @@ class ClassicGroup:
         if f.ts is not None:
             for m in now:
                 self.last_hb[m] = max(self.last_hb.get(m, f.ts), f.ts)
-        self.heartbeating &= keep
+        self.visible &= keep
 
     def _owners(self) -> dict | None:
         """Item -> member of the previous generation, when every member's assignment is known."""
         if not self.complete or not self.members or set(self.members) - set(self.assign):
+            return None
+        if any(facts.items is None for facts, _ in self.assign.values()):
             return None
         owners = {}
         for mid, (facts, _) in self.assign.items():
@@ -383,14 +394,14 @@ class ClassicGroup:
                     confidence=LIKELY,
                     at=f.ts,
                 )
-            elif mid in self.heartbeating and last is not None:
+            elif mid in self.visible and last is not None:
                 gap = None if f.ts is None else f.ts - last
                 session = facts.session_timeout_ms
                 ev = [
                     Evidence(last, f"last heartbeat of {label} answered"),
                     Evidence(f.ts, f"generation {f.generation} formed without {label}; no LeaveGroup"),
                 ]
-                if session is not None and gap is not None and gap * 1000 < session:
+                if session is not None and gap is not None and gap * 1000 < session * SESSION_SLACK:
                     found.add(
                         MEMBER_LEFT,
                         mid,
@@ -398,6 +409,7 @@ class ClassicGroup:
                         f"{session:,} ms: a LeaveGroup the input does not hold?",
                         ev,
                         confidence=UNCERTAIN,
+                        at=f.ts,
                     )
                 else:
                     said = f"{session:,} ms" if session is not None else "not in the input"
@@ -407,7 +419,7 @@ class ClassicGroup:
                         f"{label} stopped heartbeating at {when(last)} without leaving (session timeout {said})",
                         ev,
                         confidence=LIKELY,
-                        at=last + session / 1000 if session is not None else last,
+                        at=last + session / 1000 if session is not None else f.ts,
                     )
             else:
                 what = "heartbeats" if self.source == "capture" else "heartbeats (records hold none)"
@@ -486,10 +498,16 @@ class ClassicGroup:
         n = got[0].next_rebalance_ms
         return n / 1000.0 if n is not None and 0 < n < NO_REBALANCE else None
 
-    def _assignment_rules(self, found: Findings, f: Formed) -> None:
-        """What the previous generation's assignments asked for."""
-        first_join = min((j.ts for j in self.since.joins if j.ts is not None), default=f.ts)
+    def _assignment_rules(self, found: Findings, f: Formed, now: dict[str, MemberFacts]) -> None:
+        """What the previous generation's assignments asked of the members still in the group."""
+        rejoined: dict[str, float] = {}
+        for j in self.since.joins:
+            if j.member and j.ts is not None:
+                rejoined[j.member] = min(rejoined.get(j.member, j.ts), j.ts)
         for mid in sorted(self.assign):
+            if mid not in now and mid not in rejoined:
+                continue  # (gone: what it was asked to do is no cause)
+            first_join = rejoined.get(mid, f.ts)
             facts, ts = self.assign[mid]
             label = _label(mid, self.members.get(mid))
             sub = self.members.get(mid)
@@ -544,7 +562,7 @@ class ClassicGroup:
                         Evidence(
                             ts, f"generation {g}'s AssignmentInfo for {label}: next rebalance at {when(deadline)}"
                         ),
-                        Evidence(first_join, "first JoinGroup after the deadline"),
+                        Evidence(first_join, f"{label} rejoined after the deadline"),
                     ],
                     at=deadline,
                 )
@@ -576,24 +594,37 @@ class ClassicGroup:
                     [Evidence(ts, f"generation {g}'s Connect assignment for {label}: error {facts.connect_error}")],
                 )
         owners_now = self._owners()
-        if owners_now is not None and self.owners_before is not None:
-            taken: dict[str, int] = {}
+        taken: dict[str, int] = {}
+        for mid, (facts, _) in self.assign.items():  # what its subscription said it owned, not assigned back
+            owned = self.members[mid].owned if mid in self.members else None
+            if owned and facts.items is not None and (mid in now or mid in rejoined):
+                gone = owned - facts.items
+                if gone:
+                    taken[mid] = len(gone)
+        if owners_now is not None and self.owners_before is not None:  # (subscriptions without owned partitions)
             for item, mid in self.owners_before.items():
-                if mid in self.members and item not in owners_now:
+                if (
+                    mid in self.members
+                    and item not in owners_now
+                    and mid not in taken
+                    and (mid in now or mid in rejoined)
+                ):
                     taken[mid] = taken.get(mid, 0) + 1
-            for mid, n in sorted(taken.items()):
-                label = self.members[mid].label
-                ts = self.assign[mid][1]
-                found.add(
-                    FOLLOW_UP,
-                    mid,
-                    f"generation {self.generation} took {n} partitions from {label} and gave them to nobody (a cooperative revocation: it rejoins at once)",
-                    [
-                        Evidence(
-                            ts, f"generation {self.generation}'s assignment for {label}: {n} revoked, held by no member"
-                        )
-                    ],
-                )
+        for mid, n in sorted(taken.items()):
+            label = self.members[mid].label
+            ts = self.assign[mid][1]
+            found.add(
+                FOLLOW_UP,
+                mid,
+                f"generation {self.generation} revoked {n} partitions {label} owned (a cooperative revocation: it "
+                "rejoins at once)",
+                [
+                    Evidence(
+                        ts,
+                        f"generation {self.generation}'s assignment for {label}: {n} of the partitions it owned revoked",
+                    )
+                ],
+            )
 
     def _first_rejoin_rule(self, found: Findings, f: Formed, now: dict[str, MemberFacts]) -> None:
         """The previous leader (or a member) rejoining first, before anyone was told of a rebalance."""

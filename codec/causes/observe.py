@@ -46,7 +46,8 @@ PROTOCOLS = (CLASSIC, CONSUMER, STREAMS, SHARE)
 class MemberFacts:
     """A member of a generation as the input shows it. ``topics``: the topics it subscribes to (None: not seen);
     ``protocols``: the assignors it offered; ``streams_version``/``streams_latest``: its Streams SubscriptionInfo's
-    used and latest supported versions; ``topology_epoch``: a KIP-1071 member's."""
+    used and latest supported versions; ``topology_epoch``: a KIP-1071 member's; ``owned``: the partitions its
+    ConsumerProtocol subscription (v1+) says it owns, as ``(topic, partition)``."""
 
     member_id: str
     instance_id: str | None = None
@@ -60,10 +61,14 @@ class MemberFacts:
     streams_version: int | None = None
     streams_latest: int | None = None
     topology_epoch: int | None = None
+    owned: frozenset | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.member_id} ({self.client_id})" if self.client_id else self.member_id
+        """``member (client)``; the member id alone when it starts with the client id (as Java's do)."""
+        if not self.client_id or self.member_id.startswith(self.client_id):
+            return self.member_id
+        return f"{self.member_id} ({self.client_id})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +93,9 @@ class Joined:
     """A member asked to join: a JoinGroup request (``member`` empty or None for a new member, until the
     coordinator names it; ``new`` True when the coordinator's answer named a member id it did not send), a
     KIP-848/KIP-1071/KIP-932 heartbeat at member epoch 0, or a member first seen in the coordinator's records.
-    ``reason``: the KIP-800 reason of a JoinGroup v8+. ``facts``: what it offered."""
+    ``reason``: the KIP-800 reason of a JoinGroup v8+. ``facts``: what it offered. ``generation``: the
+    generation the coordinator's answer named (None: not known), so that a join is told with the generation it
+    formed even when the input shows the generation before it late."""
 
     ts: float | None
     group: str
@@ -98,6 +105,7 @@ class Joined:
     reason: str | None = None
     facts: MemberFacts | None = None
     where: str = ""
+    generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +127,9 @@ class Left:
 @dataclass(frozen=True, slots=True)
 class Heartbeat:
     """A member's heartbeat and its answer (``error_code`` 0 when accepted; 27 REBALANCE_IN_PROGRESS while a
-    rebalance waits for it). A live member's sign."""
+    rebalance waits for it). A live member's sign. An input may tell a run of accepted heartbeats as one: from
+    ``ts`` ``until`` the last of them, ``interval`` seconds apart at most (a member that heartbeats for hours
+    costs one observation per run, not one per heartbeat)."""
 
     ts: float
     group: str
@@ -127,6 +137,8 @@ class Heartbeat:
     member: str
     error_code: int = 0
     where: str = ""
+    until: float | None = None
+    interval: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +170,8 @@ class CoordinatorSeen:
 @dataclass(frozen=True, slots=True)
 class Assigned:
     """A member's assignment in a classic generation (its SyncGroup response, the leader's SyncGroup request, a
-    record), or in a Kafka 4 group at an epoch (``generation`` is then the epoch, ``protocol`` the group's)."""
+    record), or in a Kafka 4 group at an epoch (``generation`` is then the epoch, ``protocol`` the group's).
+    ``answered``: the member's own SyncGroup response carried it at ``ts`` (a sign the member was alive then)."""
 
     ts: float | None
     group: str
@@ -167,6 +180,7 @@ class Assigned:
     facts: AssignmentFacts
     protocol: str = CLASSIC
     where: str = ""
+    answered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
