@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..causes import Rebalance
+from ..causes.detectors import Finding
 from .events import Event
 from .items import Item, items_json, numbered
 
@@ -245,7 +246,8 @@ class HeartbeatGroup:
     0 when unknown) and, for a streams group, the topology epoch whose topics were validated (-1: none) and the
     assignment configuration last used (4.2+). ``classic_generations``: generations of the same group id formed by classic
     members (JoinGroup/SyncGroup), told as generations beside this story. ``epoch_causes``: each epoch the input
-    shows (a member epoch given out, a group epoch recorded), with why it came (:mod:`codec.causes`)."""
+    shows (a member epoch given out, a group epoch recorded), with why it came (:mod:`codec.causes`); ``findings``
+    the loop and storm detectors' (:mod:`codec.causes.detectors`)."""
 
     group: str
     protocol: str
@@ -268,6 +270,7 @@ class HeartbeatGroup:
     #: a share group's state: initializing and initialized partitions, deleting topics (items without number)
     state_partitions: dict[str, frozenset[Item]] | None = None
     epoch_causes: list[Rebalance] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -342,4 +345,5 @@ class HeartbeatGroup:
             "epochs": [
                 {"epoch": r.epoch, "previous": r.previous, "ts": r.ts, **r.cause_json()} for r in self.epoch_causes
             ],
+            "findings": [f.json() for f in self.findings],
         }

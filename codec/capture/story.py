@@ -55,7 +55,7 @@ from .scan import BadFile, BadPacket, kafka_frames
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, Gap
 from ..wire.builder import decode_wire
 from ..causes import RecordCauses, Rebalance
-from .storycauses import StoryCauses
+from .storycauses import StoryCauses, detect
 from .storygroups import GroupGenerations
 from .storymodel import (
     API_NAMES,
@@ -545,16 +545,22 @@ def offsets_story(
         for r in causes.record(rec):
             rebalances.setdefault((name, "classic"), []).append(r)
     for name in sorted(groups):
-        told_causes = {r.generation: r for r in rebalances.get((name, "classic"), ())}
+        group_rebalances = rebalances.get((name, "classic"), [])
+        findings: dict[int, list] = {}
+        for f in detect(group_rebalances):
+            findings.setdefault(f.number, []).append(f)
+        told_causes = {r.generation: r for r in group_rebalances}
         for gen in groups[name].finish():
             summary.generations += gen.generation is not None
             if gen.generation is not None:
                 gen.rebalance = told_causes.get(gen.generation)
+                gen.findings = findings.get(gen.generation, [])
             yield gen
     classic = {name: list(g.generations) for name, g in groups.items()}
     for hg in hb.finish(classic):
         summary.heartbeat_groups += 1
         hg.epoch_causes = rebalances.get((hg.group, hg.protocol), [])
+        hg.findings = detect(hg.epoch_causes)
         yield hg
 
 

@@ -37,9 +37,10 @@ from ..causes import (
     Rebalance,
     Subscribed,
 )
+from ..causes.detectors import Detectors, Finding
 from ..causes.facts import assignment_facts, subscription_facts
 from .heartbeatmodel import PROTOCOLS, STREAMS, HeartbeatGroup, field_of
-from .storymodel import Generation
+from .storymodel import Generation, holdings
 
 __all__ = ["StoryCauses", "MAX_OBSERVATIONS", "MAX_RUNS"]
 
@@ -206,9 +207,20 @@ class StoryCauses:
                     ts = answered if answered is not None else at
                     obs.append(Assigned(ts, group, gen.generation, m.member_id, facts, answered=answered is not None))
         by_generation = {r.generation: r for r in _run(obs)}
+        detectors = Detectors()
+        labels = {m.member_id: m.client_id for g in generations for m in g.members.values() if m.client_id}
+        prev: Generation | None = None
         for gen in generations:
-            if gen.generation is not None:
-                gen.rebalance = by_generation.get(gen.generation)
+            if gen.generation is None:
+                continue
+            r = gen.rebalance = by_generation.get(gen.generation)
+            if r is not None:
+                r.moved = _moved(prev, gen)
+                r.missed_sync = tuple(
+                    sorted({e.member for e in gen.events if e.kind == "sync" and e.error_code and e.member})
+                )
+                gen.findings = detectors.feed(r, labels=labels)
+            prev = gen
 
     # -- heartbeat-based groups -------------------------------------------------------------------------
 
@@ -277,6 +289,7 @@ class StoryCauses:
         for epoch, ts in sorted(self.epochs.pop((group, protocol), {}).items()):
             obs.append(EpochBumped(ts, group, protocol, epoch, moved=moved.get(epoch)))
         hg.epoch_causes = _run(obs)
+        hg.findings = detect(hg.epoch_causes, {m.member_id: m.client_id for m in hg.members.values() if m.client_id})
 
 
 def _first_steps(obs: list) -> list:
@@ -291,6 +304,21 @@ def _first_steps(obs: list) -> list:
         elif j.member and j.member in nxt:
             named[id(j)] = nxt[j.member]
     return [dataclasses.replace(o, generation=named[id(o)]) if id(o) in named else o for o in obs]
+
+
+def detect(rebalances: list[Rebalance], labels: dict[str, str] | None = None) -> list[Finding]:
+    """The loop and storm detectors' findings over one group's rebalances, in order."""
+    d = Detectors()
+    return [f for r in rebalances for f in d.feed(r, labels=labels)]
+
+
+def _moved(prev: Generation | None, gen: Generation) -> int | None:
+    """The partitions or tasks ``gen`` moved from ``prev``, when every member's assignment in both is known."""
+    if prev is None or gen.changes is None:
+        return None
+    if any(holdings(m.assignment) is None for g in (prev, gen) for m in g.members.values()):
+        return None
+    return sum(len(items) for moves in gen.changes.moved.values() for items in moves.values())
 
 
 def _run(obs: list) -> list[Rebalance]:

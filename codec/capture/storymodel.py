@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..causes import Rebalance
+from ..causes.detectors import Finding
 from ..errors import DecodeError
 from ..group.consumer import ConsumerMessage
 from ..group.frames import RequestFrame, ResponseFrame
@@ -190,7 +191,8 @@ class Changes:
 class Generation:
     """One generation of one group (``generation`` None: events of a group outside any generation).
     ``source`` is ``capture`` or ``__consumer_offsets``; ``joined`` tells whether its JoinGroup was seen;
-    ``rebalance`` why it formed (:mod:`codec.causes`: its main cause and every cause found)."""
+    ``rebalance`` why it formed (:mod:`codec.causes`: its main cause and every cause found); ``findings`` what the
+    loop and storm detectors (:mod:`codec.causes.detectors`) found when it formed."""
 
     group: str
     generation: int | None
@@ -207,6 +209,7 @@ class Generation:
     state_timestamp: int | None = None
     changes: Changes | None = None
     rebalance: Rebalance | None = None
+    findings: list[Finding] = field(default_factory=list)
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -240,6 +243,8 @@ class Generation:
         }
         if self.rebalance is not None:
             out.update(self.rebalance.cause_json())
+        if self.findings:
+            out["findings"] = [f.json() for f in self.findings]
         return out
 
 

@@ -45,7 +45,7 @@ from .story import (
     subscription_layers,
 )
 
-__all__ = ["render_generation", "render_heartbeat_group", "render_summary", "cause_lines"]
+__all__ = ["render_generation", "render_heartbeat_group", "render_summary", "cause_lines", "finding_lines"]
 
 SHOWN_PROBLEMS = 5
 SHOWN_EVENTS = 200
@@ -245,6 +245,7 @@ def render_generation(g: Generation) -> str:
     lines = [head]
     if g.rebalance is not None:
         lines += cause_lines(g.rebalance, _I)
+    lines += finding_lines(g.findings, _I)
     if g.generation is not None and not g.joined:
         lines.append(f"{_I}(its JoinGroup was not captured: members known from later frames only)")
     lines += _change_lines(g)
@@ -274,6 +275,16 @@ def cause_lines(r: Rebalance, indent: str) -> list[str]:
         title = "cause" if i == 0 else "also "
         lines.append(f"{indent}{title}  {c.kind} ({c.confidence}): {_p(c.detail) if c.detail else '-'}")
         for e in c.evidence:
+            lines.append(f"{indent}{_I * 2}{_when(e.ts) if e.ts is not None else '-'}  {_p(e.what)}")
+    return lines
+
+
+def finding_lines(findings, indent: str) -> list[str]:
+    """The loop and storm detectors' findings (:mod:`codec.causes.detectors`), each with its evidence."""
+    lines = []
+    for f in findings:
+        lines.append(f"{indent}finding  {f.check} ({f.severity}): {_p(f.detail)}")
+        for e in f.evidence[: SHOWN_PROBLEMS * 2]:
             lines.append(f"{indent}{_I * 2}{_when(e.ts) if e.ts is not None else '-'}  {_p(e.what)}")
     return lines
 
@@ -515,6 +526,7 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
         for r in g.epoch_causes[:SHOWN_EVENTS]:
             lines.append(f"{_I * 2}epoch {r.epoch}  {_when(r.ts) if r.ts is not None else '-'}")
             lines += cause_lines(r, _I * 3)
+            lines += finding_lines([f for f in g.findings if f.number == r.epoch], _I * 3)
         lines += _more(len(g.epoch_causes), SHOWN_EVENTS, "epochs")
     if isinstance(g.topology, dict):
         lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))

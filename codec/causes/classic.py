@@ -242,6 +242,7 @@ class ClassicGroup:
             found.causes(),
             self.generation,
             self.source,
+            instances={mid: m.instance_id for mid, m in now.items() if m.instance_id},
         )
         self._advance(f, now)
         self.since.joins = later
@@ -261,6 +262,14 @@ class ClassicGroup:
             for m in now:
                 self.last_hb[m] = max(self.last_hb.get(m, f.ts), f.ts)
         self.visible &= keep
+
+    def moved(self) -> int | None:
+        """The partitions or tasks the current generation moved (items whose owner changed from the generation
+        before), when both generations' assignments are whole in the input; else None."""
+        now = self._owners()
+        if now is None or self.owners_before is None:
+            return None
+        return sum(1 for item in set(now) | set(self.owners_before) if now.get(item) != self.owners_before.get(item))
 
     def _owners(self) -> dict | None:
         """Item -> member of the previous generation, when every member's assignment is known."""

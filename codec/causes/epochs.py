@@ -233,6 +233,7 @@ class EpochGroup:
                     [Evidence(e.ts, f"epoch {e.epoch}")],
                     confidence=UNCERTAIN,
                 )
+        instances = {mid: m.instance_id for mid, m in {**self.members, **members}.items() if m and m.instance_id}
         rebalance = Rebalance(
             self.group,
             self.protocol,
@@ -243,6 +244,8 @@ class EpochGroup:
             found.causes(),
             self.epoch,
             self.source,
+            moved=e.moved,
+            instances=instances,
         )
         self.epoch, self.members, self.events, self.dropped = e.epoch, members, [], 0
         for mid in list(self.last_hb):
