@@ -339,7 +339,7 @@ class _Story:
             )
             ev = Event(gf.ts, "leave", ", ".join(m[0] for m in members), None, detail)
             group.event(ev)
-            self.causes.left(gf.ts, body.group_id, members)
+            self.causes.left(gf.ts, body.group_id, members, gf.conn)
         elif gf.api_key == 12 and body.generation_id >= 0:
             group.generation(body.generation_id, gf.ts).member(body.member_id).heartbeats += 1
         if gf.api_key == 11:
@@ -419,7 +419,7 @@ class _Story:
     def _joined(self, group: GroupGenerations, gf: GroupFrame, request: _Request, resp) -> None:
         req = request.body
         gf.member = resp.member_id or gf.member
-        self.causes.joined(request.frame.ts, group.name, req, resp, request.client_id, self._where(gf))
+        self.causes.joined(request.frame.ts, group.name, req, resp, request.client_id, self._where(gf), gf.conn)
         if resp.error_code:
             detail = f"member id assigned {resp.member_id}" if resp.error_code == 79 and resp.member_id else ""
             group.event(Event(gf.ts, "join", gf.member or req.member_id or None, resp.error_code, detail))

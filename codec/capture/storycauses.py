@@ -100,6 +100,8 @@ class StoryCauses:
         self.subscriptions: dict[tuple[str, str], MemberFacts] = {}  # the last subscription told per member
         self.epochs: dict[tuple[str, str], dict[int, float]] = {}  # (group, protocol) -> epoch -> first seen
         self.dropped: Counter = Counter()
+        self.conns: dict[int, int] = {}  # id of a Left -> its connection
+        self.join_conns: dict[tuple[str, int], list[float]] = {}  # (group, connection) -> its JoinGroups' times
 
     def _add(self, group: str, protocol: str, obs: Any) -> None:
         key = (group, CLASSIC if protocol == CLASSIC else "kafka4")
@@ -123,13 +125,18 @@ class StoryCauses:
             self.coordinators[(group, protocol)] = broker
             self._add(group, protocol, CoordinatorSeen(ts, group, protocol, broker))
 
-    def left(self, ts: float, group: str, members: list[tuple[str, str | None, str | None]]) -> None:
+    def left(self, ts: float, group: str, members: list[tuple[str, str | None, str | None]], conn: int = -1) -> None:
         for member, instance, reason in members:
             if member:
-                self._add(group, CLASSIC, Left(ts, group, CLASSIC, member, "leave-group", reason, instance))
+                lv = Left(ts, group, CLASSIC, member, "leave-group", reason, instance)
+                self._add(group, CLASSIC, lv)
+                self.conns[id(lv)] = conn
 
-    def joined(self, ts: float, group: str, req: Any, resp: Any, client_id: str | None, where: str = "") -> None:
-        """A JoinGroup request (sent at ``ts``) and its answer."""
+    def joined(
+        self, ts: float, group: str, req: Any, resp: Any, client_id: str | None, where: str = "", conn: int = -1
+    ) -> None:
+        """A JoinGroup request (sent at ``ts``) and its answer, on connection ``conn``."""
+        self.join_conns.setdefault((group, conn), []).append(ts)
         member = resp.member_id or req.member_id
         code = resp.error_code
         if code and code != 79:  # (79 MEMBER_ID_REQUIRED: the first step of a new member's join)
@@ -179,7 +186,7 @@ class StoryCauses:
 
     def settle_classic(self, group: str, generations: list[Generation]) -> None:
         """Each of the group's settled generations gets its ``rebalance``."""
-        obs = _first_steps(list(self.obs.pop((group, CLASSIC), ())))
+        obs = self._rejoins(group, _first_steps(list(self.obs.pop((group, CLASSIC), ()))))
         obs += [h for (g, p, m), b in self.beats.items() if g == group and p == CLASSIC for h in b.told(g, p, m)]
         for gen in generations:
             if gen.generation is None:
@@ -221,6 +228,17 @@ class StoryCauses:
                 )
                 gen.findings = detectors.feed(r, labels=labels)
             prev = gen
+
+    def _rejoins(self, group: str, obs: list) -> list:
+        """Each LeaveGroup followed by a JoinGroup on the same connection says when (its ``rejoined``)."""
+        out = []
+        for o in obs:
+            if isinstance(o, Left) and id(o) in self.conns and o.ts is not None:
+                later = [t for t in self.join_conns.get((group, self.conns[id(o)]), ()) if t > o.ts]
+                if later:
+                    o = dataclasses.replace(o, rejoined=min(later))
+            out.append(o)
+        return out
 
     # -- heartbeat-based groups -------------------------------------------------------------------------
 

@@ -330,20 +330,33 @@ class ClassicGroup:
                     f"{label} left: its poll interval (max.poll.interval.ms) expired",
                     [Evidence(lv.ts, f"LeaveGroup from {label}{said}")],
                 )
+            elif lv.rejoined is not None and not lv.reason and lv.how == "leave-group":
+                found.add(
+                    REBALANCE_TIMEOUT,
+                    lv.member,
+                    f"{label} left and its client joined again at {when(lv.rejoined)} without closing its connection: "
+                    "a client leaves on its own when its poll interval (max.poll.interval.ms) expires",
+                    [
+                        Evidence(lv.ts, f"LeaveGroup from {label}, no reason given"),
+                        Evidence(lv.rejoined, "JoinGroup from the same connection"),
+                    ],
+                    confidence=LIKELY,
+                    at=lv.ts,
+                )
             else:
                 what = "static member left" if lv.how == "static-leave" else "left"
                 found.add(
                     MEMBER_LEFT, lv.member, f"{label} {what}{said}", [Evidence(lv.ts, f"LeaveGroup from {label}{said}")]
                 )
+        moves = [
+            (e.ts, f"{e.api or 'response'} error {e.error_code} {COORDINATOR_ERRORS[e.error_code]}")
+            for e in s.errors
+            if e.error_code in COORDINATOR_ERRORS
+        ]
+        moves += [(o.ts, f"the group's requests went to {o.coordinator} (before: {before})") for o, before in s.moved]
+        self._coordinator_rule(found, moves, prev, fresh)
         for e in s.errors:
-            if e.error_code in COORDINATOR_ERRORS:
-                found.add(
-                    COORDINATOR_MOVED,
-                    None,
-                    f"{COORDINATOR_ERRORS[e.error_code]} answered a {e.api or 'group'} request",
-                    [Evidence(e.ts, f"{e.api or 'response'} error {e.error_code} {COORDINATOR_ERRORS[e.error_code]}")],
-                )
-            elif e.error_code == FENCED_INSTANCE_ID and e.member:
+            if e.error_code == FENCED_INSTANCE_ID and e.member:
                 label = _label(e.member, prev.get(e.member))
                 found.add(
                     STATIC_MEMBER_REPLACED,
@@ -351,13 +364,6 @@ class ClassicGroup:
                     f"{label} was fenced: another member took its group.instance.id",
                     [Evidence(e.ts, f"{e.api or 'response'} to {label}: 82 FENCED_INSTANCE_ID")],
                 )
-        for obs, before in s.moved:
-            found.add(
-                COORDINATOR_MOVED,
-                None,
-                f"the coordinator moved from {before} to {obs.coordinator}",
-                [Evidence(obs.ts, f"the group's requests went to {obs.coordinator} (before: {before})")],
-            )
         for j in s.joins:  # an existing member's reason
             if not j.member or j.member not in prev or j.member in fresh:
                 continue
@@ -373,6 +379,31 @@ class ClassicGroup:
                 f"{label} rejoined: '{j.reason}'",
                 [Evidence(j.ts, f"JoinGroup from {label} (reason '{j.reason}')")],
             )
+
+    def _coordinator_rule(self, found: Findings, moves: list, prev: dict, fresh: dict) -> None:
+        """The coordinator moved (``moves``: when, and what showed it), and an existing member rejoined after it
+        before anything else set a rebalance off (no new member, no leave, no one told of a rebalance): the move is
+        a cause. A move the group rode out (its members carried on with the new coordinator) is none."""
+        timed = [m for m in moves if m[0] is not None]
+        if not moves:
+            return
+        if not timed:  # (no times: the move is all the input shows)
+            found.add(COORDINATOR_MOVED, None, "the coordinator moved", [Evidence(None, w) for _, w in moves])
+            return
+        first = min(t for t, _ in timed)
+        s = self.since
+        others = [j.ts for j in fresh.values() if j.ts is not None] + [lv.ts for lv in s.leaves if lv.ts is not None]
+        others += [r[0] for r in s.rip.values()]
+        rejoin = min((j.ts for j in s.joins if j.member in prev and j.ts is not None and j.ts >= first), default=None)
+        if rejoin is None or any(t <= rejoin for t in others):
+            return
+        found.add(
+            COORDINATOR_MOVED,
+            None,
+            "the coordinator moved and the members rejoined with the new one",
+            [Evidence(t, w) for t, w in sorted(timed)] + [Evidence(rejoin, "first rejoin after the move")],
+            at=first,
+        )
 
     def _membership_rules(self, found: Findings, f: Formed, now: dict[str, MemberFacts]) -> None:
         """Members of the previous generation missing from this one, for which no LeaveGroup was seen."""

@@ -106,7 +106,7 @@ class EpochGroup:
         elif isinstance(obs, (Joined, Left, ErrorSeen, Subscribed, MetadataChanged)):
             self._keep(obs)
             if isinstance(obs, Joined) and obs.member and obs.ts is not None:
-                self.last_hb[obs.member] = obs.ts
+                self.last_hb[obs.member] = max(self.last_hb.get(obs.member, obs.ts), obs.ts)
         elif isinstance(obs, CoordinatorSeen):
             if self.coordinator is not None and obs.coordinator != self.coordinator:
                 self._keep((obs, self.coordinator))
@@ -135,8 +135,8 @@ class EpochGroup:
                 )
             elif isinstance(obs, Joined) and obs.member:
                 facts = obs.facts or members.get(obs.member) or MemberFacts(obs.member)
-                if obs.member in members and obs.member not in left and not obs.new:
-                    continue  # a join of a member already in (its own rejoin after a fence, told by the fence)
+                if obs.member in members and obs.member not in left:
+                    continue  # a member already in, asking again (a client repeats epoch 0 until it gets one)
                 joined[obs.member] = (
                     facts,
                     Evidence(obs.ts, f"{facts.label} joined" + (f" at {obs.where}" if obs.where else "")),

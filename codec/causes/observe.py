@@ -112,7 +112,8 @@ class Joined:
 class Left:
     """A member left: a LeaveGroup (``how`` ``leave-group``, with its KIP-800 ``reason`` from v5), a heartbeat at
     member epoch -1 (``heartbeat``) or -2 (``static-leave``), or a member's records deleted (``record``: the
-    records cannot tell how)."""
+    records cannot tell how). ``rejoined``: when the same client joined again without closing its connection,
+    where the input shows it (an input read whole can tell; a client leaves so when its poll interval expires)."""
 
     ts: float | None
     group: str
@@ -122,6 +123,7 @@ class Left:
     reason: str | None = None
     instance_id: str | None = None
     where: str = ""
+    rejoined: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
