@@ -393,6 +393,8 @@ class _Story:
             frame = decode_response_frame(data, gf.api_key, gf.api_version, protocol_type=ptype, protocol_name=pname)
         except DecodeError as e:
             self._failed(gf, e)
+            if gf.api_key == 14 and group is not None:
+                self.causes.sync_unread(gf.ts, group.name, gf.generation, gf.member)
             return
         gf.frame = frame
         gf.error_code = frame.body.error_code

@@ -100,6 +100,7 @@ class StoryCauses:
         self.subscriptions: dict[tuple[str, str], MemberFacts] = {}  # the last subscription told per member
         self.epochs: dict[tuple[str, str], dict[int, float]] = {}  # (group, protocol) -> epoch -> first seen
         self.dropped: Counter = Counter()
+        self.unread: dict[tuple[str, int], set[str]] = {}  # (group, generation) -> members whose sync was unreadable
         self.conns: dict[int, int] = {}  # id of a Left -> its connection
         self.join_conns: dict[tuple[str, int], list[float]] = {}  # (group, connection) -> its JoinGroups' times
 
@@ -176,6 +177,12 @@ class StoryCauses:
         elif error in TOLD_ERRORS:
             self._add(group, CLASSIC, ErrorSeen(ts, group, CLASSIC, member, error, "Heartbeat"))
 
+    def sync_unread(self, ts: float, group: str, generation: int | None, member: str | None) -> None:
+        """A SyncGroup answer the story could not decode: the member got no assignment from it."""
+        self._add(group, CLASSIC, ErrorSeen(ts, group, CLASSIC, member, None, "SyncGroup"))
+        if generation is not None and member:
+            self.unread.setdefault((group, generation), set()).add(member)
+
     def synced(self, ts: float, group: str, generation: int | None, member: str | None, error: int | None) -> None:
         if error:
             if error in TOLD_ERRORS:
@@ -223,9 +230,8 @@ class StoryCauses:
             r = gen.rebalance = by_generation.get(gen.generation)
             if r is not None:
                 r.moved = _moved(prev, gen)
-                r.missed_sync = tuple(
-                    sorted({e.member for e in gen.events if e.kind == "sync" and e.error_code and e.member})
-                )
+                failed = {e.member for e in gen.events if e.kind == "sync" and e.error_code and e.member}
+                r.missed_sync = tuple(sorted(failed | self.unread.get((group, gen.generation), set())))
                 gen.findings = detectors.feed(r, labels=labels)
             prev = gen
 

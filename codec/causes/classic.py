@@ -681,6 +681,24 @@ class ClassicGroup:
             return
         label = self.members[first.member].label if first.member in self.members else str(first.member)
         said = f" (reason '{first.reason}')" if first.reason else ""
+        failed = next(
+            (e for e in self.since.errors if e.member == first.member and e.api == "SyncGroup" and e.ts is not None),
+            None,
+        )
+        if failed is not None and first.ts is not None and failed.ts is not None and failed.ts <= first.ts:
+            what = "an answer the input cannot read" if failed.error_code is None else f"error {failed.error_code}"
+            found.add(
+                UNKNOWN,
+                first.member,
+                f"{label} rejoined after its SyncGroup of generation {self.generation} failed ({what}): a member "
+                "that gets no assignment joins again",
+                [
+                    Evidence(failed.ts, f"SyncGroup answer to {label}: {what}"),
+                    Evidence(first.ts, f"JoinGroup from {label}"),
+                ],
+                confidence=UNCERTAIN,
+            )
+            return
         if first.member == self.leader:
             found.add(
                 LEADER_REJOINED,

@@ -4,7 +4,8 @@ run did is the cause of the rebalance it started, naming the right member.
 Two corpora, each with its own record of what was done and when (:mod:`tests.causes.realruns` turns a record into
 the causes expected; nothing is read from the tool's output but the rebalances it tells):
 
-* ``tests/causes/captures``: made by ``harness.py`` there -- confluent-kafka (classic and
+* ``tests/causes/captures`` and ``codec/examples/captures`` (those the captures guide tells): made by
+  ``tests/causes/captures/harness.py`` -- confluent-kafka (classic and
   ``group.protocol=consumer``), kafka-python, aiokafka and kafkajs members joining, leaving, killed without
   leaving, stalled past ``max.poll.interval.ms``, restarted as static members, changing their subscription, and a
   coordinator moved; each ``*.run.json`` holds the harness's actions and each member's own lines (its member id,
@@ -24,12 +25,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED
+from tests.conftest import ROOT, SHARED
 
 from .realruns import expected, in_window, load, started, told
 
 CAPTURES = Path(__file__).parent / "captures"
-RUNS = sorted(CAPTURES.glob("*.run.json"))
+EXAMPLES = ROOT / "codec" / "examples" / "captures"  # the ones the captures guide tells, shipped as examples
+RUNS = sorted([*CAPTURES.glob("*.run.json"), *EXAMPLES.glob("*.run.json")], key=lambda p: p.name)
 CORPUS = SHARED / "captures"
 
 
