@@ -45,7 +45,8 @@ from .jsonlines import INPUT_ERROR
 from .jsonlines import ROW as JSON_ROW
 from .jsonlines import parse_lines
 from .report import render_html, render_json
-from .records import SELECTED_API_KEYS, SELECTED_RECORD_TYPES
+from .reportcauses import cause_charts
+from .records import REQUESTS_ONLY, SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 from .tables import PARTITIONED, Config, derive_tables
 
 __all__ = [
@@ -415,6 +416,15 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
                 ),
             )
         )
+        if "direction" in cols:  # a LeaveGroup response says nothing the tables keep
+            reasons.append(
+                F.when(
+                    (F.col("kind") == "frame")
+                    & F.col("api_key").isin(*REQUESTS_ONLY)
+                    & (F.col("direction") == "response"),
+                    F.concat(F.lit("frame "), F.coalesce(F.col("__api_name"), F.lit("API")), F.lit(" response")),
+                )
+            )
     if kv:
         key_version = F.conv(F.hex(F.substring(F.col("key"), 1, 2)), 16, 10)
         reasons.append(
@@ -692,6 +702,7 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
         .limit(30)
         .collect()
     ]
+    by_cause, per_minute = cause_charts(rebalances, [g["group"] for g in per_group])
     by_check = {r["check"]: r["count"] for r in findings.groupBy("check").count().orderBy(F.desc("count")).collect()}
     sample = [
         {k: (v if v is None or isinstance(v, (int, str)) else str(v)) for k, v in r.asDict().items()}
@@ -709,6 +720,8 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
             "versions_by_date": versions,
             "error_rate_by_date": units_ok_counts,
             "rebalances_per_group": per_group,
+            "rebalances_by_cause": by_cause,
+            "rebalances_per_minute": per_minute,
         },
         "findings_by_check": by_check,
         "sample_findings": sample,

@@ -42,9 +42,11 @@ __all__ = [
     "frame_selected",
     "JOIN_GROUP",
     "SYNC_GROUP",
+    "LEAVE_GROUP",
+    "REQUESTS_ONLY",
 ]
 
-JOIN_GROUP, SYNC_GROUP = 11, 14
+JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP = 11, 14, 13
 STREAMS = "stream"
 
 #: Kafka 4's group RPC bodies (KIP-848, KIP-1071, KIP-932): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
@@ -64,6 +66,7 @@ KINDS = (
     "join-group-response",
     "sync-group-request",
     "sync-group-response",
+    "leave-group-request",
     "frame",
     "group-metadata",
 ) + tuple(KAFKA4_KINDS)
@@ -79,6 +82,7 @@ _ALIASES = {
     "joingroupresponse": "join-group-response",
     "syncgrouprequest": "sync-group-request",
     "syncgroupresponse": "sync-group-response",
+    "leavegrouprequest": "leave-group-request",
     "groupmetadatavalue": "group-metadata",
     "groupmetadata": "group-metadata",
     "consumeroffsets": "group-metadata",
@@ -324,6 +328,9 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
         if cu is not None:
             units.append(cu)
         return units
+    if name == "LeaveGroupRequest":  # each member leaving (v3+: several), with its KIP-800 reason (v5+)
+        leaving = [(m.member_id, getattr(m, "reason", None)) for m in value.members or ()] or [(value.member_id, None)]
+        return [GroupUnit(m or None, None, value.group_id, event="leave", reason=r) for m, r in leaving]
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 
 
@@ -332,14 +339,26 @@ _BODY_KINDS = {
     "join-group-response": "JoinGroupResponse",
     "sync-group-request": "SyncGroupRequest",
     "sync-group-response": "SyncGroupResponse",
+    "leave-group-request": "LeaveGroupRequest",
 }
 _FRAME_NAMES = {
     (JOIN_GROUP, "request"): "JoinGroupRequest",
     (JOIN_GROUP, "response"): "JoinGroupResponse",
     (SYNC_GROUP, "request"): "SyncGroupRequest",
     (SYNC_GROUP, "response"): "SyncGroupResponse",
+    (LEAVE_GROUP, "request"): "LeaveGroupRequest",
 }
-_FLEXIBLE_FROM = {JOIN_GROUP: 6, SYNC_GROUP: 4, 68: 0, 69: 0, 88: 0, 89: 0, 76: 0, 77: 0}  # Kafka 4's: all flexible
+_FLEXIBLE_FROM = {
+    JOIN_GROUP: 6,
+    SYNC_GROUP: 4,
+    LEAVE_GROUP: 4,
+    68: 0,
+    69: 0,
+    88: 0,
+    89: 0,
+    76: 0,
+    77: 0,
+}  # Kafka 4's: all flexible
 _FRAME_NAMES.update(
     {
         (k, d): v
@@ -357,16 +376,19 @@ _FRAME_NAMES.update(
         )
     }
 )
-#: API keys of the frames that are input to the job: JoinGroup, SyncGroup and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, 68, 69, 88, 89, 76, 77)
+#: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
+#: and why, for the rebalances' causes) and Kafka 4's group APIs
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, 68, 69, 88, 89, 76, 77)
+#: API keys whose responses are not input to the job (a LeaveGroup response says nothing the tables keep)
+REQUESTS_ONLY = (LEAVE_GROUP,)
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
 #: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17, 19-23) group records (no release knows type 18)
 SELECTED_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23)
 
 
 def frame_selected(api_key: int | None) -> bool:
-    """Frames that are input to the job: JoinGroup, SyncGroup, ConsumerGroupHeartbeat/Describe,
-    StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
+    """Frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (requests: :data:`REQUESTS_ONLY`),
+    ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
     return api_key in SELECTED_API_KEYS
 
 
@@ -443,7 +465,7 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
     if not 0 <= start <= len(data):
         raise RecordError("DecodeError", f"body offset {start} outside the {len(data)}-byte frame", layer="frame")
     try:
-        if api_key in (JOIN_GROUP, SYNC_GROUP):
+        if api_key in (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP):
             units = _body(name, version, data[start:], protocol)
         else:
             units = _kafka4_body(name, version, data[start:])

@@ -82,7 +82,7 @@ from .connect_scenario import (
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
 from .scenario import ScenarioError
 from .truth import EXPIRED, LEFT
-from .wire import HEARTBEAT, JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Frames, Recorder
+from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
 
 __all__ = [
     "CONNECT_COMPARE",
@@ -422,14 +422,9 @@ class _Sim:
             self.join_order.remove(w.spec.name)
 
     def _last_heartbeats(self, w: _Worker, t: float) -> None:
-        """A crashing worker's last two heartbeats (one interval apart, the last one an interval before the crash),
-        recorded (heartbeats are not otherwise): its silence is then on the wire, as in a real capture."""
-        for at in (t - 2 * self.hb, t - self.hb):
-            if at >= max(w.joined_at, self.rec.last_ts(w.key)):
-                cid, _ = self.rec.request(
-                    w.key, HEARTBEAT, Frames.heartbeat_request(COORDINATOR_GROUP, self.generation, w.member_id), at
-                )
-                self.rec.response(w.key, cid, Frames.heartbeat_response(0), at)
+        """A crashing worker's last two heartbeats, an interval apart, the last an interval before the crash."""
+        times = [at for at in (t - 2 * self.hb, t - self.hb) if at >= w.joined_at]
+        self.rec.heartbeats(w.key, COORDINATOR_GROUP, self.generation, w.member_id, times, 0.0, t)
 
     def _trigger(self, t: float, reason: str, cause: tuple[str, str]) -> None:
         """``cause``: why, in :mod:`codec.causes`' words, and the member it names (:mod:`codec.simulate.truth`)."""

@@ -51,7 +51,7 @@ from ..wire.builder import wire_class
 from .leader import LOCALITY_TAG, PROTOCOLS, Protocol, leader_assign
 from .metrics import Metrics
 from .truth import EXPIRED, LEFT, join_cause
-from .model import CoordinatorMember, Instance, SimMember, SimTask, SimulationResult, Store
+from .model import CoordinatorMember, Instance, SimMember, SimTask, SimulationResult, Store, initial_used
 from .scenario import Event, InstanceSpec, Scenario, ScenarioError, parse_task
 from .wire import (
     EPOCH,
@@ -306,7 +306,7 @@ class Simulation:
     # ------------------------------------------------------------------ initial state
 
     def _new_member(self, inst: Instance, thread: int, t: float) -> SimMember:
-        spec_used, rebalance = _initial_used(inst)
+        spec_used, rebalance = initial_used(inst)
         if self.protocol.rebalance == "EAGER":
             rebalance = "EAGER"
         client_id = f"{self.sc.group.group_id}-{inst.process_id}-StreamThread-{thread + 1}-consumer"
@@ -463,16 +463,10 @@ class Simulation:
 
     def _last_heartbeats(self, m: SimMember, last_hb: float, t: float) -> None:
         """The last two heartbeats of a member that stops without a LeaveGroup (a crash, or a Streams instance
-        closed without leaving), recorded (steady heartbeats are not): its silence is then on the wire, as in a
-        real capture of a member killed without leaving."""
-        if m.member_id not in self.cmembers or m.joining:
-            return
-        for at in (last_hb - self.hb, last_hb):
-            if self.rec.last_ts(m.key) <= at and at + self.lat <= t:
-                cid, _ = self.rec.request(
-                    m.key, HEARTBEAT, Frames.heartbeat_request(self.sc.group.group_id, m.generation, m.member_id), at
-                )
-                self.rec.response(m.key, cid, Frames.heartbeat_response(NONE), at + self.lat)
+        closed without leaving), on the wire (:meth:`codec.simulate.wire.Recorder.heartbeats`)."""
+        if m.member_id in self.cmembers and not m.joining:
+            g = self.sc.group.group_id
+            self.rec.heartbeats(m.key, g, m.generation, m.member_id, (last_hb - self.hb, last_hb), self.lat, t)
 
     # ------------------------------------------------------------------ members
 
@@ -793,16 +787,6 @@ class Simulation:
         self.bytes_mark = self.rec.coordinator_bytes
         self.rebalances.append(rb)
         self.metrics.rebalance_marks.append(t)
-
-
-def _initial_used(inst: Instance) -> tuple[int, str]:
-    spec = InstanceSpec(
-        inst.name,
-        release=inst.release if not inst.release.startswith("v") else None,
-        version=int(inst.release[1:]) if inst.release.startswith("v") else None,
-        upgrade_from=inst.upgrade_from,
-    )
-    return spec.initial_used
 
 
 def simulate(scenario: Scenario, protocol: str = "ha", **kw) -> SimulationResult:

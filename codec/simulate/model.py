@@ -12,7 +12,7 @@ from ..types import TaskId, TopicPartition
 from .scenario import InstanceSpec
 from .wire import Recorder
 
-__all__ = ["Store", "SimTask", "Instance", "SimMember", "CoordinatorMember", "SimulationResult"]
+__all__ = ["Store", "SimTask", "Instance", "SimMember", "CoordinatorMember", "SimulationResult", "initial_used"]
 
 
 @dataclass
@@ -106,3 +106,14 @@ class SimulationResult:
             "timeline": self.timeline,
             "notes": self.notes,
         }
+
+
+def initial_used(inst: Instance) -> tuple[int, str]:
+    """The metadata version an instance starts with (and why), from its release or version."""
+    spec = InstanceSpec(
+        inst.name,
+        release=inst.release if not inst.release.startswith("v") else None,
+        version=int(inst.release[1:]) if inst.release.startswith("v") else None,
+        upgrade_from=inst.upgrade_from,
+    )
+    return spec.initial_used

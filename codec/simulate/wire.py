@@ -207,6 +207,17 @@ class Recorder:
         self._record(conn, "response", api_key, version, correlation_id, raw, t, body.error_code)
         return decode_response_frame(raw, api_key, version, nested=False)
 
+    def heartbeats(
+        self, key: str, group_id: str, generation: int, member_id: str, times, latency: float, before: float
+    ) -> None:
+        """Accepted heartbeats of ``key``'s member at ``times`` (those after its connection's last frame, and
+        answered before ``before``): a member's last ones before it stops without leaving, so that its silence is
+        on the wire as in a real capture (steady heartbeats are not recorded)."""
+        for at in times:
+            if self.last_ts(key) <= at and at + latency <= before:
+                cid, _ = self.request(key, HEARTBEAT, Frames.heartbeat_request(group_id, generation, member_id), at)
+                self.response(key, cid, Frames.heartbeat_response(NONE), at + latency)
+
     def last_ts(self, key: str) -> float:
         """The time of the last frame on ``key``'s connection (-inf before any)."""
         return self._conns[key].last
