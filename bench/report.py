@@ -27,8 +27,22 @@ PROJECT_README = HERE.parent / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 #: generated sections of bench/README.md: name -> renderer of results.json
-SECTIONS = ("codec", "kafka4", "targets", "startup", "capture", "pipeline", "claims", "alternatives")
+SECTIONS = (
+    "codec",
+    "kafka4",
+    "targets",
+    "startup",
+    "capture",
+    "pipeline",
+    "watch",
+    "claims",
+    "alternatives",
+    "fastpath",
+)
 SPEED_START, SPEED_END = "<!-- speed:start -->", "<!-- speed:end -->"
+#: the "Watch a cluster" page states watch's figures, generated here too (between these markers)
+WATCH_DOC = HERE.parent / "docs" / "getting-started" / "watch-a-cluster.md"
+WATCH_START, WATCH_END = "<!-- watch-figures:start -->", "<!-- watch-figures:end -->"
 
 
 def markers(name: str) -> tuple[str, str]:
@@ -540,7 +554,102 @@ def alternatives_text(results: dict) -> str:
     return "\n".join(lines)
 
 
+def watch_text(results: dict) -> str:
+    """bench/README.md's section of ``bench/watch_bench.py``'s figures."""
+    r = _process(results, "watch")
+    if r is None:
+        return "(not measured yet: `python bench/run.py watch`)"
+    sec = results["sections"]["watch"]
+    n, t, mem = r["meta"]["records"], r["times"], r["memory"]
+    rss = {k: v["max_rss_kb"]["median"] / 1024 for k, v in r.get("extra", {}).items()}
+    return "\n".join(
+        [
+            _head(sec, "Watch") + f" {r['meta']['what']}.",
+            "",
+            "| reader | CPU seconds (median, min–max) | records per CPU-second | peak RSS MiB |",
+            "|---|--:|--:|--:|",
+            *[
+                f"| {'`rebalance-codec watch`' if side == 'ours' else 'plain confluent-kafka consume loop'} | "
+                f"{t[side]['median']:.2f} ({t[side]['min']:.2f}–{t[side]['max']:.2f}) | "
+                f"{n / t[side]['median']:,.0f} | {rss.get(side, 0):,.0f} |"
+                for side in t
+            ],
+            "",
+            f"Records per CPU-second, watch ÷ the consume loop (per repeat): {_watch_ratio(r)}. "
+            + _watch_memory(mem)
+            + _watch_breakdown(r.get("breakdown")),
+        ]
+    )
+
+
+def _watch_ratio(r: dict) -> str:
+    x = r["ratios"]["consume loop"]  # watch's CPU ÷ the loop's; its rate ÷ the loop's is the inverse
+    return f"{1 / x['median']:.2f} ({1 / x['max']:.2f}–{1 / x['min']:.2f})"
+
+
+def _watch_memory(mem: dict) -> str:
+    return (
+        f"Memory per tracked group: {mem['consumer_group_bytes'] / 1024:,.1f} KiB for a consumer group of 3 members "
+        f"and 12 partitions ({mem['consumer_groups']:,} tracked), {mem['streams_app_bytes'] / 1024:,.0f} KiB for the "
+        "Streams application (its members' identities, who owns each partition and task, the cause engine's state)."
+    )
+
+
+def _watch_breakdown(b: dict | None) -> str:
+    """Where the decoding time goes (the tracker in-process, by kind of record)."""
+    if not b:
+        return ""
+    total = sum(x["cpu_seconds"] for x in b.values())
+    parts = [
+        f"{name} {x['cpu_seconds'] / total:.0%} ({x['records']:,} records, "
+        f"{x['cpu_seconds'] / x['records'] * 1e6:,.0f} µs each)"
+        for name, x in sorted(b.items(), key=lambda kv: -kv[1]["cpu_seconds"])
+    ]
+    return f" Where the decoding goes (the tracker alone, in-process, {total:.2f} CPU s): " + "; ".join(parts) + "."
+
+
+def watch_lines(results: dict) -> str:
+    """The "Watch a cluster" page's figures."""
+    r = _process(results, "watch")
+    if r is None:
+        return "(not measured yet: `python bench/run.py watch`)"
+    n, t = r["meta"]["records"], r["times"]
+    return (
+        f"On {r['meta']['what']}: `watch` decodes {n / t['ours']['median']:,.0f} records per CPU-second, "
+        f"{_watch_ratio(r)}× the rate of a plain confluent-kafka consume loop that only reads them (the floor). "
+        + _watch_memory(r["memory"])
+        + " (`bench/README.md`: how, and every figure)"
+    )
+
+
+def fastpath_text(results: dict) -> str:
+    """The pure-Python codec with and without its generated fast path, beside the engine (``fastpath_bench.py``)."""
+    sec = results.get("sections", {}).get("fastpath")
+    if not sec:
+        return "(not measured yet: `python bench/run.py fastpath`)"
+    recs = sec["comparisons"]
+    gain = [r["ratios"]["construct"]["median"] for r in recs]
+    engine = [r["ratios"]["engine"]["median"] for r in recs]
+    lines = [
+        _head(sec, "Fast path") + " Ratios are medians of the per-repeat ratios with their range.",
+        "",
+        f"Over the {len(recs)} codec comparisons, the fast path takes {min(gain):.2f}–{max(gain):.2f}× the construct "
+        f"reference's time (median {_median_of(gain):.2f}: the pure-Python codec is {1 / _median_of(gain):.1f}× "
+        f"faster with it), and {min(engine):.1f}–{max(engine):.1f}× the engine's (median {_median_of(engine):.1f}).",
+        "",
+        "| message (payload) | op | fast path µs | ÷ construct alone | ÷ engine |",
+        "|---|---|--:|--:|--:|",
+    ]
+    for r in recs:
+        lines.append(
+            f"| {r['label']} | {r['op']} | {_us(r['times']['ours']['median'])} | {_r(r['ratios']['construct'])} "
+            f"| {_r(r['ratios']['engine'])} |"
+        )
+    return "\n".join(lines)
+
+
 RENDER = {
+    "watch": watch_text,
     "codec": codec_table,
     "kafka4": kafka4_table,
     "targets": targets_text,
@@ -549,6 +658,7 @@ RENDER = {
     "pipeline": pipeline_text,
     "claims": claims_text,
     "alternatives": alternatives_text,
+    "fastpath": fastpath_text,
 }
 
 
@@ -598,6 +708,9 @@ def write_tables(results_path: Path = RESULTS, latest_path: Path = LATEST) -> No
     README.write_text(doc, encoding="utf-8")
     project = PROJECT_README.read_text(encoding="utf-8")
     PROJECT_README.write_text(replace(project, SPEED_START, SPEED_END, speed_lines(results)), encoding="utf-8")
+    if WATCH_DOC.is_file():
+        page = WATCH_DOC.read_text(encoding="utf-8")
+        WATCH_DOC.write_text(replace(page, WATCH_START, WATCH_END, watch_lines(results)), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,8 +11,11 @@ pure-Python codec, the plain-value floor, kio, kafka-python), ``kafka4`` (Kafka 
 ``startup`` (``rebalance-codec decode`` of one record against ``python -c pass``, in a venv with the wheel
 installed), ``capture`` (``capture --json`` against tshark's Kafka dissector on the 200 MB capture) and
 ``pipeline`` (decoded records per CPU-second through Spark ``local[2]``, the native codec against the
-pure-Python one and against the pipeline issue #29 was opened on) and ``alternatives`` (the engine against Cython over the generated Python: build time and
-speed). Every figure is paired and interleaved (``bench/harness.py``).
+pure-Python one and against the pipeline issue #29 was opened on), ``watch`` (``rebalance-codec watch``'s records per
+CPU-second against a plain confluent-kafka consume loop on librdkafka's mock cluster, and its memory per tracked
+group), ``alternatives`` (the engine against Cython over the generated Python: build time and
+speed) and ``fastpath`` (the pure-Python codec with and without its generated fast path, beside the engine).
+Every figure is paired and interleaved (``bench/harness.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline", "alternatives")
+SECTIONS = ("codec", "kafka4", "startup", "capture", "pipeline", "watch", "alternatives", "fastpath")
 
 
 def _micro(section: str, comparisons, args) -> None:
@@ -71,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", action="store_true", help="only regenerate the tables from the results file")
     p.add_argument("--megabytes", type=int, default=200, help="capture: the size of the capture (default 200)")
     p.add_argument("--records", type=int, default=200_000, help="pipeline: records (default 200,000)")
+    p.add_argument("--streams-members", type=int, default=100, help="watch: the Streams application's members")
+    p.add_argument("--consumer-groups", type=int, default=200, help="watch: consumer groups")
+    p.add_argument("--commits", type=int, default=50, help="watch: offset commits after each generation")
+    p.add_argument("--memory-groups", type=int, default=2000, help="watch: consumer groups of the memory figure")
     args = p.parse_args(argv)
     unknown = set(args.sections) - set(SECTIONS)
     if unknown:
@@ -98,10 +105,18 @@ def main(argv: list[str] | None = None) -> int:
                 import pipeline_bench
 
                 pipeline_bench.run(args)
+            elif section == "watch":
+                import watch_bench
+
+                watch_bench.run(args)
             elif section == "alternatives":
                 import alternatives_bench
 
                 alternatives_bench.run(args)
+            elif section == "fastpath":
+                from fastpath_bench import fastpath_comparisons
+
+                _micro(section, fastpath_comparisons(), args)
     import report
 
     report.write_tables()

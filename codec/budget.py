@@ -30,11 +30,14 @@ assign         4 MiB + 64 x in     64 MiB + 512 x in   1 s + 60 s/MiB      Conne
                                                                            hence the 4 MiB floor; a share
                                                                            group (``--share``): 100,000
                                                                            partitions, each name once
-capture        1 MiB + 64 x in     64 MiB + 512 x in   1 s + 120 s/MiB     a segment's compressed records:
-                                                                           one per 4 bytes of it (and
-                                                                           1,000), 128x decompressed: else
-                                                                           a bad batch, its records not
-                                                                           read; the story tells one
+capture        1 MiB + 64 x in     64 MiB + 512 x in   1 s + 120 s/MiB     a segment's compressed batch:
+                                                                           numbered as a broker numbers
+                                                                           its records, decompressed to
+                                                                           Kafka's max.message.bytes or
+                                                                           128x: else a bad batch, its
+                                                                           records not read
+                                                                           (codec.capture.records); the
+                                                                           story tells one
                                                                            member per 16 bytes (and 1,000),
                                                                            the rest counted as not told; a
                                                                            frame's JSON past its budget:
@@ -116,7 +119,7 @@ class Budget:
 
 _PROPORTIONAL = Budget(64 * KIB, 64, 64 * MIB, 512, 1.0, 60.0)
 _ASSIGN = Budget(4 * MIB, 64, 64 * MIB, 512, 1.0, 60.0)
-_CAPTURE = Budget(1 * MIB, 64, 64 * MIB, 512, 1.0, 120.0)  # a segment's records: one per 4 bytes, decoded one by one
+_CAPTURE = Budget(1 * MIB, 64, 64 * MIB, 512, 1.0, 120.0)  # a segment's records decoded one by one
 _FIXED = Budget(64 * KIB, 0, 64 * MIB, 0, 5.0, 0.0)
 _SIZE = Budget(64 * KIB, 0, 1024 * MIB, 0, 60.0, 0.0)
 

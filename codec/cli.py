@@ -45,7 +45,7 @@ from .errors import (  # noqa: E402
     read_whole,
     stdin_bytes,
 )
-from .kinds import get_kind, kind_names  # noqa: E402
+from .catalog import get_kind, kind_names  # noqa: E402
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
@@ -79,23 +79,15 @@ def _utf8(raw: bytes) -> str:
         raise DecodeError(f"input is not UTF-8 ({e.reason})", message="input", offset=e.start) from None
 
 
-def _hex_to_bytes(text: str) -> bytes:
-    cleaned = "".join(text.split())
-    if cleaned.startswith(("0x", "0X")):
-        cleaned = cleaned[2:]
-    try:
-        return bytes.fromhex(cleaned)
-    except ValueError:
-        raise DecodeError(f"input is not hex: {_hex_problem(cleaned)}", message="input") from None
+def _hex_to_bytes(text: str, *, say: bool = True) -> bytes:
+    """Hex as people copy it (:mod:`codec.hexinput`): plain, with colons, or a hex dump; the form read is said on
+    stderr (``say``) unless it is plain hex."""
+    from .hexinput import parse_hex
 
-
-def _hex_problem(cleaned: str) -> str:
-    """What is wrong with hex that ``bytes.fromhex`` refused, in a user's terms (its own message calls an odd
-    number of digits a non-hexadecimal number at the last position)."""
-    bad = next((i for i, c in enumerate(cleaned) if c not in "0123456789abcdefABCDEF"), None)
-    if bad is None:
-        return f"an odd number of hex digits ({len(cleaned)}; a byte is two)"
-    return f"{cleaned[bad]!r} at digit {bad + 1} (whitespace and a leading 0x not counted)"
+    data, note = parse_hex(text)
+    if note and say:
+        _say("note", note)
+    return data
 
 
 def _parse_json(text: str):
@@ -167,12 +159,43 @@ def _json_of(kind, data: bytes, decoded, **kwargs) -> str:
     )
 
 
+def _decode_as_given(kind, data: bytes, args, *, raw_file: bool):
+    """Decode ``data``; where that fails, the two ways people hand over bytes that are not the message itself, each
+    taken only when it decodes, and then said: a Kafka frame's 4-byte size in front (``tshark -e tcp.payload``, a
+    TCP stream), and a file of hex text given as ``@path`` (which reads raw bytes)."""
+    from .hexinput import parse_hex, size_prefixed
+
+    try:
+        return _decode_one(kind, data, args), data
+    except CodecError as first:
+        alternatives: list[tuple[bytes, str]] = []
+        if raw_file:
+            try:
+                hexed, form = parse_hex(data.decode("ascii"))
+                alternatives.append((hexed, f"the file holds hex text: {form or 'read as hex'}"))
+            except (UnicodeDecodeError, DecodeError):
+                pass
+        for candidate, why in [*alternatives, (data, "")]:
+            if size_prefixed(candidate):
+                n = len(candidate) - 4
+                prefix = f"the first 4 bytes ({candidate[:4].hex(' ')}) are a frame's size, {n:,}: read the {n:,} bytes after them"
+                alternatives.append((candidate[4:], f"{why}; {prefix}" if why else prefix))
+        for candidate, why in alternatives:
+            try:
+                decoded = _decode_one(kind, candidate, args)
+            except CodecError:
+                continue
+            _say("note", why)
+            return decoded, candidate
+        raise first
+
+
 def cmd_decode(args) -> int:
     kind = get_kind(args.kind)
     if args.lines:
 
         def decode_line(line: str) -> str:
-            data = _hex_to_bytes(line)
+            data = _hex_to_bytes(line, say=False)
             return _json_of(kind, data, _decode_one(kind, data, args), separators=(",", ":"))
 
         return _lines(args, decode_line, str)
@@ -184,7 +207,7 @@ def cmd_decode(args) -> int:
     else:  # @path: the raw bytes
         data = given
     try:
-        decoded = _decode_one(kind, data, args)
+        decoded, data = _decode_as_given(kind, data, args, raw_file=isinstance(given, bytes) and bool(args.input))
         text = (
             decoded.pretty
             if args.format == "pretty"
@@ -269,7 +292,7 @@ def cmd_demo(args) -> int:
     """The built-in example: a Kafka-written v7 SubscriptionInfo and the AssignmentInfo its leader sent."""
     from importlib import resources
 
-    from .pretty import pretty_assignment, pretty_subscription
+    from .streams.pretty import pretty_assignment, pretty_subscription
     from .streams import decode_assignment, decode_subscription
 
     root = resources.files("codec") / "examples"
@@ -295,6 +318,7 @@ _COMMAND_MODULES = (
     "codec.simulate.command",
     "codec.pipeline.command",
     "codec.fuzz.command",
+    "codec.live.watch",
 )
 #: Which module defines each of the other subcommands: a command line that names one imports that module
 #: alone (``tests/test_cli_startup.py`` checks the table against the whole parser).
@@ -309,6 +333,7 @@ COMMAND_MODULE = {
     "simulate": "codec.simulate.command",
     "pipeline": "codec.pipeline.command",
     "fuzz": "codec.fuzz.command",
+    "watch": "codec.live.watch",
 }
 
 
@@ -321,7 +346,7 @@ _DECODE_OPTIONS = {
     "--max-size": "max_size",
 }
 _DECODE_SWITCHES = {"--lines": "lines", "--compact": "compact"}
-_CHOICES = {"style": ("kafka", "native"), "format": ("json", "pretty")}
+_CHOICES = {"style": ("kafka", "snake", "native"), "format": ("json", "pretty")}
 _INTS = ("version", "api_key", "max_size")
 
 
@@ -399,9 +424,10 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
         sp.add_argument("--kind", required=True, help="message kind (see `rebalance-codec kinds`)")
         sp.add_argument(
             "--style",
-            choices=("kafka", "native"),
+            choices=("kafka", "snake", "native"),
             default="kafka",
-            help="JSON shape: kafka = Kafka's JSON (camelCase), native = snake_case (default kafka)",
+            help="JSON shape: kafka = Kafka's JSON (camelCase), snake = snake_case (native: its older name; "
+            "default kafka)",
         )
         sp.add_argument(
             "--version",
@@ -420,7 +446,10 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
             "input",
             nargs="?",
             metavar="INPUT",
-            help="hex string or @path (raw bytes)" if decode else "JSON text or @path (JSON)",
+            help="hex (plain, spaced, with colons, or a hex dump as Wireshark, tshark -x, hexdump -C and xxd print "
+            "it) or @path (raw bytes, or hex text) or - for stdin"
+            if decode
+            else "JSON text or @path (JSON)",
         )
 
     d = sub.add_parser("decode", help="bytes -> JSON or a readable view")
@@ -445,7 +474,7 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
     e.add_argument(
         "--drop-unrepresentable",
         action="store_true",
-        help="native style: leave out what the version cannot carry instead of refusing",
+        help="snake style: leave out what the version cannot carry instead of refusing",
     )
     e.set_defaults(func=cmd_encode)
 

@@ -10,24 +10,6 @@ from . import __version__
 
 __all__ = ["version_text", "codec_text", "releases"]
 
-_FAMILIES = (
-    ("classic group APIs", ("JoinGroupRequest", "SyncGroupRequest", "HeartbeatRequest", "LeaveGroupRequest")),
-    ("ConsumerProtocol", ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")),
-    ("Kafka Streams", ("SubscriptionInfo", "AssignmentInfo")),
-    ("Kafka Connect", ("ConnectMetadata", "ConnectAssignment")),
-    (
-        "Kafka 4 group RPCs",
-        (
-            "ConsumerGroupHeartbeatRequest",
-            "ConsumerGroupDescribeRequest",
-            "StreamsGroupHeartbeatRequest",
-            "StreamsGroupDescribeRequest",
-        ),
-    ),
-    ("share group RPCs", ("ShareGroupHeartbeatRequest", "ShareGroupDescribeRequest")),
-    ("classic __consumer_offsets records", ("GroupMetadataValue", "OffsetCommitValue")),
-)
-
 
 def codec_text() -> str:
     """Which codec decodes and encodes, and why when it is not the native one."""
@@ -56,7 +38,7 @@ def releases() -> list[str]:
 
 
 def version_text() -> str:
-    from .wire.schema import load_message
+    from .wire import registry
 
     out = [
         f"rebalance-codec {__version__}",
@@ -64,9 +46,48 @@ def version_text() -> str:
         f"Python {sys.version.split()[0]}",
         "messages (schemas/):",
     ]
-    for family, names in _FAMILIES:
-        ranges = ", ".join(f"{n.removesuffix('Request')} v{load_message(n).valid}" for n in names)
+    for family, ranges in _families(registry):
         out.append(f"  {family}: {ranges}")
     out.append("Kafka releases the schemas follow (schemas/README.md):")
     out += [f"  * {line}" for line in releases()]
     return "\n".join(out)
+
+
+def _families(registry) -> list[tuple[str, str]]:
+    """Each kind of message the schemas hold, with the version ranges (all read from ``schemas/``)."""
+    names = registry.ordered(registry.message_names())
+    apis = ", ".join(f"{a.name} v{a.valid}" for a in registry.apis().values() if a.valid is not None)
+    records = registry.record_types()
+    prefixed = [n for n in names if registry.head(n).version_prefix is not None]
+    out = [
+        ("APIs", apis),
+        ("headers", ", ".join(f"{n} v{registry.head(n).valid}" for n in registry.messages_of_type("header"))),
+        ("version-prefixed", ", ".join(f"{n} v{registry.head(n).valid}" for n in prefixed)),
+        ("Kafka Streams", ", ".join(f"{n} v{registry.head(n).valid}" for n in registry.messages_of_type("streams"))),
+        ("__consumer_offsets records", _records(registry, records)),
+    ]
+    return [(family, ranges) for family, ranges in out if ranges]
+
+
+def _records(registry, records) -> str:
+    """The classic records' values with their versions, then how many others, their types and versions."""
+    classic = {r.value: r for r in records.values() if r.classic}
+    others = {t: r for t, r in records.items() if not r.classic}
+    shown = [f"{v} v{registry.head(v).valid}" for v in classic]
+    versions = sorted({str(registry.head(r.value).valid) for r in others.values()})
+    if others:
+        shown.append(
+            f"{len({r.name for r in others.values()})} more (types {_ranges(list(others))}), "
+            f"each v{' or v'.join(versions)}"
+        )
+    return ", ".join(shown)
+
+
+def _ranges(numbers: list[int]) -> str:
+    out: list[list[int]] = []
+    for t in sorted(numbers):
+        if out and out[-1][1] == t - 1:
+            out[-1][1] = t
+        else:
+            out.append([t, t])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in out)

@@ -99,15 +99,13 @@ def installed_cli(installed, tmp_path):
     return go
 
 
-@pytest.fixture(scope="session")
-def kafkajs_modules() -> Path:
-    """A node_modules folder with the kafkajs that vectors/adapters/kafkajs/package-lock.json pins, installed by
-    ``npm ci`` from the npm registry once per lockfile and kept in ~/.cache/rebalance-codec/. Skips only when node
-    or npm is not installed; a failing ``npm ci`` fails the tests that need it."""
+def npm_modules(src: Path) -> Path:
+    """A node_modules folder with what ``src``'s package-lock.json pins, installed by ``npm ci`` from the npm
+    registry once per lockfile and kept in ~/.cache/rebalance-codec/. Skips only when node or npm is not
+    installed; a failing ``npm ci`` fails the tests that need it."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:
-        pytest.skip("node and npm are not installed: the kafkajs adapter (vectors/adapters/kafkajs) needs them")
-    src = ROOT / "vectors" / "adapters" / "kafkajs"
+        pytest.skip(f"node and npm are not installed: {src.relative_to(ROOT)} needs them")
     pinned = (src / "package.json").read_bytes() + (src / "package-lock.json").read_bytes()
     cache = Path.home() / ".cache" / "rebalance-codec" / f"kafkajs-{hashlib.sha256(pinned).hexdigest()[:16]}"
     if not (cache / "node_modules" / "kafkajs" / "package.json").is_file():
@@ -125,11 +123,21 @@ def kafkajs_modules() -> Path:
         )
         if p.returncode != 0:
             shutil.rmtree(work, ignore_errors=True)
-            pytest.fail(
-                f"npm ci in a copy of vectors/adapters/kafkajs failed (exit {p.returncode}): {p.stderr[-2000:]}"
-            )
+            pytest.fail(f"npm ci in a copy of {src.relative_to(ROOT)} failed (exit {p.returncode}): {p.stderr[-2000:]}")
         try:
             work.rename(cache)
         except OSError:  # another run installed it meanwhile
             shutil.rmtree(work, ignore_errors=True)
     return cache / "node_modules"
+
+
+@pytest.fixture(scope="session")
+def kafkajs_modules() -> Path:
+    """The kafkajs of the kafkajs adapter (vectors/adapters/kafkajs/package-lock.json)."""
+    return npm_modules(ROOT / "vectors" / "adapters" / "kafkajs")
+
+
+@pytest.fixture(scope="session")
+def kafkajs_driver_modules() -> Path:
+    """The kafkajs of the behaviour gate's kafkajs driver (vectors/drivers/kafkajs/package-lock.json)."""
+    return npm_modules(ROOT / "vectors" / "drivers" / "kafkajs")

@@ -1,7 +1,7 @@
 """Hypothesis strategies derived from the schema tables.
 
-``wire_objects(message, version)`` walks the same field table the codec is built from and draws a valid
-wire object for that version: integers across their whole range, strings and bytes (including empty,
+``wire_objects(message, version)`` walks the lowering the codec is built from (:mod:`codec.wire.lowering`) and
+draws a valid wire object for that version: integers across their whole range, strings and bytes (including empty,
 non-ASCII and, where nullable, null), arrays (small), nested structs and, in flexible versions, unknown
 tagged fields. Model strategies for the Streams messages sit on top.
 """
@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from codec.types import HostInfo, TaskId, TopicPartition
 from codec.wire.builder import wire_class
-from codec.wire.schema import FieldSpec, StructSpec, load_message
+from codec.wire.lowering import FieldOp, lower_struct
+from codec.wire.schema import StructSpec, load_message
 
 _INT_RANGES = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 # Text a Kafka string can hold: any Unicode scalar (no lone surrogates, which UTF-8 cannot carry).
@@ -27,10 +28,10 @@ def _int(bits: int):
     return st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
-def _scalar(f: FieldSpec, message, version: int, nullable: bool):
-    t = f.element_type
-    if f.struct is not None:
-        base = struct_objects(message, f.struct, version)
+def _scalar(op: FieldOp, message, version: int, nullable: bool):
+    t = op.kind
+    if op.struct is not None:
+        base = struct_objects(message, op.struct.spec, version)
     elif t in _INT_RANGES:
         base = _int(_INT_RANGES[t])
     elif t == "uint16":
@@ -53,15 +54,16 @@ def _scalar(f: FieldSpec, message, version: int, nullable: bool):
 
 
 def struct_objects(message, spec: StructSpec, version: int):
+    """A wire object of ``spec`` at ``version``, field by field as the lowering lays the version out."""
+    lowered = lower_struct(message.name, spec.name, version)
     kwargs = {}
-    for f in spec.fields_at(version):
-        nullable = version in f.nullable and message.encoding != "java-data-output"
-        if f.is_array:
-            elems = st.lists(_scalar(f, message, version, False), max_size=4).map(tuple)
-            kwargs[f.py_name] = st.none() | elems if nullable else elems
+    for op in lowered.fields:
+        if op.array:
+            elems = st.lists(_scalar(op, message, version, False), max_size=4).map(tuple)
+            kwargs[op.name] = st.none() | elems if op.array_nullable else elems
         else:
-            kwargs[f.py_name] = _scalar(f, message, version, nullable)
-    if message.is_flexible(version):
+            kwargs[op.name] = _scalar(op, message, version, op.nullable)
+    if lowered.flexible:
         known = {f.tag for f in spec.fields if f.tag is not None}
         kwargs["unknown_tagged_fields"] = st.dictionaries(
             st.integers(0, 2**31 - 1).filter(lambda t: t not in known), st.binary(max_size=6), max_size=2

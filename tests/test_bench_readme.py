@@ -29,6 +29,8 @@ def test_generated_sections_match_the_results_file():
     assert report.section(doc) == report.render(latest)
     project = (ROOT / "README.md").read_text(encoding="utf-8")
     assert report.section(project, report.SPEED_START, report.SPEED_END) == report.speed_lines(results)
+    page = report.WATCH_DOC.read_text(encoding="utf-8")  # the "Watch a cluster" page states watch's figures
+    assert report.section(page, report.WATCH_START, report.WATCH_END) == report.watch_lines(results)
 
 
 def _comparison(label: str, kind: str, op: str, ratio: float, side: str = "kio", target: float = 1.0) -> dict:

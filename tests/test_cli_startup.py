@@ -67,6 +67,7 @@ NOT_ON_A_DECODE = (
     "codec.connect",
     "codec.kafka4",
     "codec.pretty",
+    "codec.streams.pretty",
     "codec.capture",
     "codec.assignor",
     "codec.pipeline",
@@ -108,7 +109,7 @@ def test_the_console_script_freezes_what_its_imports_built():
         f"import gc, sys; sys.path.insert(0, {str(ROOT)!r}); "
         f"sys.argv = ['rebalance-codec', 'decode', '--kind', 'subscription-info', '--compact', '@{EXAMPLE}']; "
         "from codec.__main__ import console; status = console(); "
-        "print(status, gc.isenabled(), gc.get_freeze_count() > 1000, 'codec.kinds' in sys.modules)"
+        "print(status, gc.isenabled(), gc.get_freeze_count() > 1000, 'codec.catalog' in sys.modules)"
     )
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -119,11 +120,11 @@ def test_the_console_script_freezes_what_its_imports_built():
 
 def test_the_import_check_sees_an_import():
     """A sibling that can fail: the same check after a decode through the pretty view, which imports
-    codec.pretty (and datetime for its timestamps)."""
+    codec.streams.pretty (and datetime for its timestamps)."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); from codec.cli import main; "
         f"main(['decode', '--kind', 'assignment-info', '--format', 'pretty', "
-        f"'@{ROOT / 'codec' / 'examples' / 'streams-v7-assignment.bin'}']); print('codec.pretty' in sys.modules)"
+        f"'@{ROOT / 'codec' / 'examples' / 'streams-v7-assignment.bin'}']); print('codec.streams.pretty' in sys.modules)"
     )
     p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

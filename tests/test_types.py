@@ -29,7 +29,7 @@ def _checked_or_pending(packages: list[str], files: list[str], pending: set[str]
             continue
         wheres = _top_level_modules() if package == "codec" else [package.replace(".", "/")]
         for where in wheres:
-            checked = where in files or "codec" in files
+            checked = "codec" in files or any(where == f or where.startswith(f + "/") for f in files)
             waiting = any(fnmatch.fnmatch(where, p) for p in pending)
             if checked == waiting:
                 problems.append(f"{where}: {'both checked and pending' if checked else 'neither checked nor pending'}")

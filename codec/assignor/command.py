@@ -18,6 +18,7 @@ from .json_io import group_from_json, result_to_json
 from .. import text as _text
 from ..cliutil import int_range, loads
 from ..errors import CodecError, InputError, os_error_text, read_whole, stdin_bytes
+from .consumer.model import CONSUMER_ASSIGNORS
 from .model import ASSIGNOR_NAMES, AssignmentError, AssignmentResult
 from .wire_io import assign_description_over_bytes, assign_join_group
 
@@ -55,13 +56,28 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--connect",
         action="store_true",
         help="INPUT is a Kafka Connect group round (protocol, leader, connectors, workers, now, state): "
-        "Connect's eager or incremental cooperative assignor (codec.connect.assignjson)",
+        "Connect's eager or incremental cooperative assignor (codec.assignor.connect_json)",
     )
     p.add_argument(
         "--share",
         action="store_true",
         help="INPUT is a KIP-932 share group (topics, members with subscriptions and current assignments): "
         "Kafka's SimpleAssignor as the group coordinator runs it (codec.assignor.share)",
+    )
+    p.add_argument(
+        "--consumer",
+        metavar="ASSIGNOR",
+        choices=(*CONSUMER_ASSIGNORS, "auto"),
+        help="INPUT is a plain consumer group (topics, members with subscriptions, owned partitions, generations, "
+        "racks): Kafka's range, roundrobin, sticky or cooperative-sticky (client side) or KIP-848's uniform or "
+        "server-range (codec.assignor.consumer); with --from-join-group or --check, INPUT is the leader's metadata "
+        "({topics, partitionRacks}) and auto takes the assignor the group chose",
+    )
+    p.add_argument(
+        "--check",
+        metavar="CAPTURE",
+        help="with --consumer: for every generation of this pcap/pcapng, compare the leader's SyncGroup assignment "
+        "with the named assignor's and say where they differ (one JSON line a generation; exit 1 if any differs)",
     )
     p.add_argument(
         "--assignor",
@@ -119,6 +135,8 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
     sep = (",", ":") if line is not None else (", ", ": ")
     try:
         doc = loads(text)
+        if args is not None and getattr(args, "consumer", None):
+            return _dumps(_consumer(doc, args), separators=sep), True
         if args is not None and getattr(args, "share", False):
             from .share import assign_share, share_group_from_json, share_result_to_json
 
@@ -132,7 +150,7 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
         ):
             doc = {**doc, "assignor": args.assignor}
         if args is not None and getattr(args, "connect", False):
-            from ..connect.assignjson import run_connect_group_json
+            from .connect_json import run_connect_group_json
 
             if getattr(args, "from_join_group", None):
                 doc = _connect_round_from_join_group(_read_bytes(args.from_join_group), args.join_version, doc)
@@ -158,6 +176,50 @@ def _one(text: str, fmt: str, line: int | None, args: argparse.Namespace | None 
     if fmt == "table":
         return render_table(result), True
     return _dumps(result_to_json(result), separators=sep), True
+
+
+def _consumer(doc, args: argparse.Namespace) -> dict:
+    """``--consumer``: a JSON group (or, with --from-join-group, the metadata beside the leader's JoinGroup bytes)."""
+    from .consumer import assign_consumer, consumer_group_from_json, consumer_result_to_json
+    from .consumer.wire import assign_join_group_consumer, assignment_bytes
+
+    if getattr(args, "from_join_group", None):
+        body = _read_bytes(args.from_join_group)
+        return assign_join_group_consumer(body, args.join_version, doc, args.consumer, emit_bytes=args.emit_bytes)
+    if args.consumer == "auto":
+        raise AssignmentError("--consumer auto needs --from-join-group or --check (the group's chosen protocol)")
+    group, name = consumer_group_from_json(doc, args.consumer)
+    result = assign_consumer(group, name)
+    out = consumer_result_to_json(result)
+    if args.emit_bytes:
+        out["syncGroup"] = {m: assignment_bytes(tps).hex() for m, tps in result.members.items()}
+    return out
+
+
+def _check(args: argparse.Namespace, stdout: TextIO) -> int:
+    """``--consumer A --check CAPTURE [INPUT]``: one verdict line per generation."""
+    from .consumer.wire import check_capture
+
+    try:
+        doc = loads(read_whole(args.input).decode("utf-8")) if args.input != "-" else {}
+    except OSError as e:
+        print(_dumps(_error("io", os_error_text(e))), file=stdout)
+        return 1
+    except (InputError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        print(_dumps(_error("invalid_json", str(e))), file=stdout)
+        return 1
+    differs = False
+    try:
+        for verdict in check_capture(args.check, doc, args.consumer):
+            differs |= verdict.get("matches") is False
+            print(_dumps(verdict, separators=(",", ":")), file=stdout)
+    except OSError as e:
+        print(_dumps(_error("io", os_error_text(e))), file=stdout)
+        return 1
+    except (AssignmentError, CodecError) as e:
+        print(_dumps(_error("invalid_group", str(e))), file=stdout)
+        return 1
+    return 1 if differs else 0
 
 
 def _connect_round_from_join_group(body: bytes, version: int, doc) -> dict:
@@ -195,6 +257,11 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stdin: TextIO | 
     """Execute the parsed ``assign`` command; returns the exit status. With ``--lines``, exactly one output
     line per input line (split at LF alone): a blank line or a line that is not UTF-8 gets its error line."""
     stdout = stdout or sys.stdout
+    if getattr(args, "check", None):
+        if not getattr(args, "consumer", None):
+            print(_dumps(_error("usage", "--check needs --consumer ASSIGNOR (or auto)")), file=stdout)
+            return 2
+        return _check(args, stdout)
     try:
         if args.input == "-":
             raw = (

@@ -4,7 +4,9 @@
 * :mod:`~codec.capture.packet` — link/IP/TCP headers;
 * :mod:`~codec.capture.tcp` — sans-IO TCP reassembly: chunks with stream offsets, gaps, closes;
 * :mod:`~codec.capture.framing` — Kafka framing of a byte stream, resynchronising after gaps;
-* :mod:`~codec.capture.kafka` — broker-side detection, request/response pairing;
+* :mod:`~codec.capture.kafka` — broker-side detection, request/response pairing, with
+  :mod:`~codec.capture.direction` judging connections no port settles (do their responses answer their
+  requests?), said in words by :mod:`~codec.capture.judgement`;
 * :mod:`~codec.capture.scan` — the whole pipeline over a file;
 * :mod:`~codec.capture.offsets` — ``__consumer_offsets`` keys and values, from text dumps or log segments;
 * :mod:`~codec.capture.story` — the rebalance story of classic groups (generations; its records in

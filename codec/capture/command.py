@@ -16,6 +16,12 @@ them. Wire strings are written with :func:`codec.text.printable` in the text sto
 :func:`codec.text.dumps` in JSON, so any Java string (lone surrogates included) comes out, and no name can
 start a line or send a terminal control sequence.
 
+The first line of the text output is true to what follows: a group's story, or why none is told (no group
+traffic; group frames decoded but no generation, such as requests never answered; frames the capture's snap
+length cut to their headers; connections not taken for Kafka), and, wherever the reader guessed which side of
+a connection is the broker (only its requests were captured), it says so and names the ``--port`` that
+settles it (:func:`codec.capture.judgement.caveats`).
+
 Damaged input is reported, never raised: bad packets, records and frames are problems in the summary. When
 the file cannot be read to its end (a pcap cut inside a packet, a truncated or corrupt gzip stream, a
 segment cut inside a batch), the story of what was read is still written, the summary names the damage
@@ -35,6 +41,7 @@ import struct
 import sys
 import time
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Iterator, TextIO
 
@@ -44,9 +51,19 @@ from ..errors import InputError
 from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
+from .judgement import caveats, cut_frames_text
 from .offsets import read_segment, read_text
 from .pcapfile import CAPTURE_MAGICS
-from .story import BYTES_PER_TOLD, TOLD_FLOOR, CaptureSummary, Generation, GroupFrame, capture_story, offsets_story
+from .story import (
+    API_NAMES,
+    BYTES_PER_TOLD,
+    TOLD_FLOOR,
+    CaptureSummary,
+    Generation,
+    GroupFrame,
+    capture_story,
+    offsets_story,
+)
 from .storytext import render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
@@ -177,10 +194,15 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
     read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
     out, err = out or sys.stdout, err or sys.stderr  # (looked up now: a caller may have replaced them)
+    if getattr(args, "follow", False):  # a stream as it grows: codec.live.follow
+        from ..live.follow import run_follow
+
+        return run_follow(args, out, err, json_line=_json_line, unreadable=_unreadable)
     path = Path(args.file)
     kind = detect(path)
     summary = CaptureSummary()
     by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
+    told: Counter = Counter()  # group frames decoded: (API key, version, direction)
     with open(path, "rb") as raw:
         progress = ProgressReader(raw, os.fstat(raw.fileno()).st_size, err if err.isatty() else None)
         for item in _stories(kind, io.BufferedReader(progress, 1 << 16), args, summary, progress.total):
@@ -188,10 +210,15 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
                 out.write(_json_line(item, summary) + "\n")
             elif isinstance(item, (Generation, HeartbeatGroup)):
                 by_group.setdefault(item.group, []).append(item)
+            elif isinstance(item, GroupFrame):
+                told[(item.api_key, item.api_version, item.direction)] += 1
         progress.clear()
     if args.json:
         out.write(dumps(summary.json()) + "\n")
         return _unreadable(summary, path, err)
+    notes = caveats(summary.stats) if kind == "pcap" else []
+    if by_group and notes:
+        out.write(f"note: {'; '.join(notes)}\n\n")
     for group in sorted(by_group):
         items = by_group[group]
         gens = [g for g in items if isinstance(g, Generation)]
@@ -201,22 +228,53 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         out.write(f"group {printable(group)}  ({', '.join(what)}, {kind} input)\n\n")
         out.writelines([render_generation(g) + "\n\n" for g in gens] + [render_heartbeat_group(g) + "\n\n" for g in hb])
     if not by_group:
-        out.write(_nothing_told(args.group, summary) + "\n\n")
+        out.write(_nothing_told(args.group, summary, told, notes) + "\n\n")
     out.write(render_summary(summary, kind, path.name) + "\n")
     return _unreadable(summary, path, err)
 
 
-def _nothing_told(group: str | None, summary: CaptureSummary) -> str:
-    """The line said when no group's story is told: none in the input, or none of ``--group``'s."""
+def _nothing_told(group: str | None, summary: CaptureSummary, told: Counter, notes: list[str]) -> str:
+    """The line said when no group's story is told: none in the input, none of ``--group``'s, or group frames
+    from which no story could be told (requests never answered; frames the snap length cut to their headers),
+    and what the reader guessed (``notes``)."""
     others = sorted(summary.other_groups, key=str)
-    if group is None or not others:
-        return "no consumer group traffic found"
-    names = ["(frames naming no group)" if g is None else printable(str(g)) for g in others[:10]]
-    shown = ", ".join(names) + (", ..." if len(others) > 10 else "")
-    noun = "group" if len(others) == 1 else "groups"
-    return (
-        f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: {shown}"
-    )
+    tail = "".join(f"; {n}" for n in notes)
+    if group is not None and others:
+        names = ["(frames naming no group)" if g is None else printable(str(g)) for g in others[:10]]
+        shown = ", ".join(names) + (", ..." if len(others) > 10 else "")
+        noun = "group" if len(others) == 1 else "groups"
+        return (
+            f"no traffic of group {printable(repr(group))} (--group); the input has {len(others):,} other {noun}: "
+            f"{shown}{tail}"
+        )
+    st = summary.stats
+    if told:
+        kinds = ", ".join(
+            f"{API_NAMES.get(k, f'api {k}')} v{v} {d}s x{n:,}" if n != 1 else f"{API_NAMES.get(k, f'api {k}')} v{v} {d}"
+            for (k, v, d), n in sorted(told.items())
+        )
+        why = (
+            "none of the requests was answered (no response captured)"
+            if all(d == "request" for (_, _, d) in told)
+            else "no generation could be placed"
+        )
+        return f"no generation told: {sum(told.values()):,} group frames decoded ({kinds}); {why}{tail}"
+    if st.cut_frames:
+        return (
+            f"no group frame decoded: the capture's snap length cut {st.cut_frames:,} frames to their headers "
+            f"({cut_frames_text(st, API_NAMES)}); capture with a larger snap length (tcpdump -s 0){tail}"
+        )
+    if st.cut_packets:
+        tail = (
+            f"; the capture's snap length cut {st.cut_packets:,} packets (at most {st.snap_length:,} bytes kept of "
+            f"each): capture with a larger one (tcpdump -s 0){tail}"
+        )
+    if not summary.kafka_frames and st.not_kafka_count:
+        return (
+            f"no Kafka traffic found: {st.not_kafka_count:,} connection{'' if st.not_kafka_count == 1 else 's'} read "
+            f"and not taken for Kafka (see the summary); --port P reads a connection with port P as Kafka{tail}"
+        )
+    return f"no consumer group traffic found{tail}"
 
 
 def _json_line(item, summary: CaptureSummary) -> str:
@@ -279,7 +337,8 @@ def register(subparsers) -> None:
         metavar="P",
         type=int_range(0, 65535),
         action="append",
-        help="a broker port (repeatable; default 9092, and ports found from handshakes)",
+        help="a broker port (repeatable; default 9092, and ports whose connections proved Kafka: their "
+        "responses answer their requests). Settles a connection the reader would otherwise judge or guess",
     )
     p.add_argument(
         "--max-hole-bytes",
@@ -298,5 +357,19 @@ def register(subparsers) -> None:
         default=DEFAULT_MAX_WAIT,
         help="TCP reassembly: give a missing segment up once the bytes behind it have waited more "
         f"than S seconds of capture time (default {DEFAULT_MAX_WAIT:g})",
+    )
+    p.add_argument(
+        "--follow",
+        action="store_true",
+        help="read a pcap/pcapng stream as it grows (FILE - for stdin: tcpdump -U -w - port 9092 | ...), telling "
+        "each generation with its cause the moment it completes; until the stream ends or SIGINT/SIGTERM",
+    )
+    p.add_argument(
+        "--settle",
+        metavar="S",
+        type=seconds,
+        default=2.0,
+        help="--follow: tell a generation S seconds after its first SyncGroup answer when some member's answer "
+        "is not seen (default 2)",
     )
     p.set_defaults(func=run)

@@ -1,48 +1,19 @@
 """What the rebalance stories share: the error names of group flows and a member's events.
 
-The error table holds the codes group flows meet: classic groups (wire-facts §7, "Error codes seen in group
-flows") and the heartbeat-based groups of Kafka 4 (KIP-848, KIP-1071), with the names and numbers of Kafka's
-``org.apache.kafka.common.protocol.Errors`` (the codes ConsumerGroupHeartbeatResponse.json and
-StreamsGroupHeartbeatResponse.json list as supported errors).
+The error names are Kafka's (``org.apache.kafka.common.protocol.Errors``), from the project's one table of them
+(:mod:`codec.wire.error_codes`, read through :mod:`codec.wire.registry`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..wire.registry import error_names
+
 __all__ = ["ERROR_NAMES", "Event", "error_name"]
 
-ERROR_NAMES = {
-    0: "NONE",
-    -1: "UNKNOWN_SERVER_ERROR",
-    14: "COORDINATOR_LOAD_IN_PROGRESS",
-    15: "COORDINATOR_NOT_AVAILABLE",
-    16: "NOT_COORDINATOR",
-    22: "ILLEGAL_GENERATION",
-    23: "INCONSISTENT_GROUP_PROTOCOL",
-    24: "INVALID_GROUP_ID",
-    25: "UNKNOWN_MEMBER_ID",
-    26: "INVALID_SESSION_TIMEOUT",
-    27: "REBALANCE_IN_PROGRESS",
-    29: "TOPIC_AUTHORIZATION_FAILED",
-    30: "GROUP_AUTHORIZATION_FAILED",
-    31: "CLUSTER_AUTHORIZATION_FAILED",
-    35: "UNSUPPORTED_VERSION",
-    42: "INVALID_REQUEST",
-    69: "GROUP_ID_NOT_FOUND",
-    79: "MEMBER_ID_REQUIRED",
-    81: "GROUP_MAX_SIZE_REACHED",
-    82: "FENCED_INSTANCE_ID",
-    100: "UNKNOWN_TOPIC_ID",
-    110: "FENCED_MEMBER_EPOCH",
-    111: "UNRELEASED_INSTANCE_ID",
-    112: "UNSUPPORTED_ASSIGNOR",
-    113: "STALE_MEMBER_EPOCH",
-    128: "INVALID_REGULAR_EXPRESSION",
-    130: "STREAMS_INVALID_TOPOLOGY",
-    131: "STREAMS_INVALID_TOPOLOGY_EPOCH",
-    132: "STREAMS_TOPOLOGY_FENCED",
-}
+#: Kafka's error code -> name (the one table: :mod:`codec.wire.error_codes`, read through the registry)
+ERROR_NAMES = error_names()
 
 
 def error_name(code: int | None) -> str:

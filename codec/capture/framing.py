@@ -27,6 +27,11 @@ frame), and the bytes dropped with them.
 
 Frames whose header ``keep(header_bytes)`` rejects are skipped without being buffered (``data`` None),
 so a large Fetch response costs no memory.
+
+A gap the capture's snap length made (:data:`~codec.capture.tcp.SNAP_LENGTH`: the packet's last bytes were
+cut off) is reported like any other, except that the frame it cuts, when its whole header was captured, comes
+out as a :class:`RawFrame` with ``cut`` set (its ``data`` None): its API key, version and correlation id are
+known, as tshark's dissector shows them ("packet size limited during capture").
 """
 
 from __future__ import annotations
@@ -69,7 +74,8 @@ _SIZE = struct.Struct(">i")
 class RawFrame:
     """One frame: ``offset`` of its size field in the stream, ``size``, ``header`` (its first bytes, size
     included: 14 for a request, 8 for a response), ``data`` (the frame after the size; None when
-    skipped), capture times of its first and last byte."""
+    skipped or cut), capture times of its first and last byte; ``cut``: the capture's snap length cut the
+    frame (only its header was captured)."""
 
     flow: Flow
     offset: int
@@ -78,13 +84,15 @@ class RawFrame:
     data: bytes | None
     ts: float
     ts_end: float
+    cut: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Unframed:
     """Stream bytes ``[offset, offset + length)`` that are in no frame: ``reason`` is ``cut by gap``
-    (the start of a frame that a gap interrupted), ``garbage`` (skipped while resynchronising) or
-    ``stream ended inside a frame``."""
+    (the start of a frame that a gap interrupted), ``cut by snap length`` (the same, where the gap is the
+    capture's snap length and too little of the frame was captured to read its header), ``garbage``
+    (skipped while resynchronising) or ``stream ended inside a frame``."""
 
     flow: Flow
     offset: int
@@ -114,7 +122,9 @@ class _Walk:
 
 
 class FrameSplitter:
-    """Split one direction (``role`` ``"request"`` or ``"response"``) into frames."""
+    """Split one direction (``role`` ``"request"`` or ``"response"``) into frames. ``synced``: the stream starts
+    at a frame (its handshake was captured); else its first frame is found as after damage, by
+    resynchronising (the bytes before it are ``garbage``)."""
 
     def __init__(
         self,
@@ -126,6 +136,7 @@ class FrameSplitter:
         loss: FrameLoss | None = None,
         confirm: Callable[[bytes], bool] | None = None,
         resync_window: int = RESYNC_WINDOW,
+        synced: bool = True,
     ) -> None:
         self.flow = flow
         self.role = role
@@ -138,7 +149,7 @@ class FrameSplitter:
         self._off = 0  # stream offset of _buf[0]
         self._starts: list[int] = []  # stream offsets where chunks begin (for timestamps) ...
         self._times: list[float] = []  # ... and their capture times
-        self._synced = True
+        self._synced = synced  # False: the stream may start inside a frame (no handshake): resynchronise first
         self._skip = 0  # bytes of a skipped frame still to pass
         self._skip_frame: tuple[int, int, bytes, float] | None = None  # (start, size, header, ts) while _skip > 0
         self._tail: list[int] | None = None  # [from, at, end]: the rest of a frame a gap cut, being dropped
@@ -183,10 +194,12 @@ class FrameSplitter:
         self._split(out)
         return out
 
-    def gap(self, offset: int, length: int, *, given_up: bool = False) -> list[RawFrame | Unframed]:
+    def gap(self, offset: int, length: int, *, given_up: bool = False, snap: bool = False) -> list[RawFrame | Unframed]:
         """Bytes ``[offset, offset + length)`` are missing: drop the frame they cut, then go on where the
         next frame starts, or resynchronise. ``given_up``: a limit made the reassembler give the bytes up
-        (the frames lost are counted in :attr:`loss`, and late bytes may still come, see :meth:`late`)."""
+        (the frames lost are counted in :attr:`loss`, and late bytes may still come, see :meth:`late`).
+        ``snap``: the capture's snap length cut them off (the frame they cut comes out ``cut`` when its
+        header was captured)."""
         out: list[RawFrame | Unframed] = []
         self._settle(out)
         end = offset + length
@@ -200,14 +213,22 @@ class FrameSplitter:
                 out.append(self._unframed(t0, offset - t0, "cut by gap"))
             self._tail = None
         elif self._skip_frame is not None:
-            start, size = self._skip_frame[:2]
-            out.append(self._unframed(start, offset - start, "cut by gap"))
+            start, size, header, first_ts = self._skip_frame
+            if snap:
+                out.append(RawFrame(self.flow, start, size, header, None, first_ts, first_ts, True))
+            else:
+                out.append(self._unframed(start, offset - start, "cut by gap"))
             self._skip, self._skip_frame = 0, None
             cut, boundary = True, start + 4 + size
         elif self._synced:
             cut, start = True, self._off if self._buf else offset
-            if self._buf:
-                out.append(self._unframed(self._off, len(self._buf), "cut by gap"))
+            if snap and plausible(self._buf, 0, self.role, self.max_frame_size):
+                first_ts = self._ts_at(self._off)
+                size = _SIZE.unpack_from(self._buf)[0]
+                header = bytes(self._buf[: self._peek])
+                out.append(RawFrame(self.flow, self._off, size, header, None, first_ts, first_ts, True))
+            elif self._buf:
+                out.append(self._unframed(self._off, len(self._buf), "cut by snap length" if snap else "cut by gap"))
             if len(self._buf) >= 4:
                 size = _SIZE.unpack_from(self._buf)[0]
                 boundary = start + 4 + size if 0 <= size <= self.max_frame_size else None

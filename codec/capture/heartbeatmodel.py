@@ -12,6 +12,7 @@ from typing import Any
 
 from ..causes import Rebalance
 from ..causes.detectors import Finding
+from ..wire.registry import api_key, error_code
 from .events import Event
 from .items import Item, items_json, numbered
 
@@ -41,15 +42,17 @@ __all__ = [
     "topic_partition_items",
 ]
 
-HEARTBEAT_APIS = {68: "ConsumerGroupHeartbeat", 88: "StreamsGroupHeartbeat", 76: "ShareGroupHeartbeat"}
-DESCRIBE_APIS = {69: "ConsumerGroupDescribe", 89: "StreamsGroupDescribe", 77: "ShareGroupDescribe"}
 CONSUMER, STREAMS, SHARE = "consumer", "streams", "share"
+_GROUPS = {"Consumer": CONSUMER, "Streams": STREAMS, "Share": SHARE}
+#: the heartbeat and describe APIs of consumer, streams and share groups by key (the schemas': codec.wire.registry)
+HEARTBEAT_APIS = {api_key(f"{g}GroupHeartbeat"): f"{g}GroupHeartbeat" for g in _GROUPS}
+DESCRIBE_APIS = {api_key(f"{g}GroupDescribe"): f"{g}GroupDescribe" for g in _GROUPS}
 #: each heartbeat or describe API's group protocol
-PROTOCOLS = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: SHARE, 77: SHARE}
+PROTOCOLS = {api_key(f"{g}Group{what}"): p for g, p in _GROUPS.items() for what in ("Heartbeat", "Describe")}
 PARTITIONS = "partitions"
 TASK_KINDS = ("active tasks", "standby tasks", "warmup tasks")
 TASK_FIELDS = (("activeTasks", "active tasks"), ("standbyTasks", "standby tasks"), ("warmupTasks", "warmup tasks"))
-FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID = 110, 25
+FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID = error_code("FENCED_MEMBER_EPOCH"), error_code("UNKNOWN_MEMBER_ID")
 LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
 MAX_OBSERVATIONS = 1 << 16  # per member: the oldest are dropped beyond (and counted)
 

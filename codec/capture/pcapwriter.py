@@ -7,6 +7,8 @@ simulator to record its frames). Checksums are left 0: the reader does not verif
 * :func:`conversation` turns a list of writes into the segments of one connection, timestamps 1 ms apart;
 * :class:`TcpConnection` builds one connection write by write, each at its own time, for writers that
   interleave many connections (sort the segments of all of them by ``ts`` before :func:`pcap`).
+
+:func:`pcap` can cut each packet at a snap length, as ``tcpdump -s`` does.
 """
 
 from __future__ import annotations
@@ -32,11 +34,14 @@ class Seg:
     flags: int
     payload: bytes
     ts: float
+    ack: int = 0  # the acknowledgement number (sent with the ACK flag)
 
 
 def tcp_ip(seg: Seg) -> tuple[int, bytes]:
     """(IP version, the IP packet) for a segment."""
-    tcp = struct.pack(">HHIIBBHHH", seg.sport, seg.dport, seg.seq & 0xFFFFFFFF, 0, 5 << 4, seg.flags, 65535, 0, 0)
+    tcp = struct.pack(
+        ">HHIIBBHHH", seg.sport, seg.dport, seg.seq & 0xFFFFFFFF, seg.ack & 0xFFFFFFFF, 5 << 4, seg.flags, 65535, 0, 0
+    )
     tcp += seg.payload
     src, dst = ipaddress.ip_address(seg.src), ipaddress.ip_address(seg.dst)
     if src.version == 4:
@@ -63,15 +68,18 @@ def frame(seg: Seg, linktype: int) -> bytes:
     raise ValueError(linktype)
 
 
-def pcap(segs: list[Seg], linktype: int = 1, *, nanos: bool = False, big_endian: bool = False) -> bytes:
+def pcap(
+    segs: list[Seg], linktype: int = 1, *, nanos: bool = False, big_endian: bool = False, snaplen: int = 262144
+) -> bytes:
+    """A libpcap file; each packet's captured bytes are cut at ``snaplen`` (its length on the wire is kept)."""
     e = ">" if big_endian else "<"
     magic = 0xA1B23C4D if nanos else 0xA1B2C3D4
-    out = [struct.pack(e + "IHHiIII", magic, 2, 4, 0, 0, 262144, linktype)]
+    out = [struct.pack(e + "IHHiIII", magic, 2, 4, 0, 0, snaplen, linktype)]
     for s in segs:
         data = frame(s, linktype)
         sec = int(s.ts)
         frac = round((s.ts - sec) * (1e9 if nanos else 1e6))
-        out.append(struct.pack(e + "IIII", sec, frac, len(data), len(data)) + data)
+        out.append(struct.pack(e + "IIII", sec, frac, min(len(data), snaplen), len(data)) + data[:snaplen])
     return b"".join(out)
 
 

@@ -23,13 +23,32 @@ that skipped nothing.
 
 A batch is checked whole before any of its records is given (every record's framing, the bytes after the
 last), but its records are not held: :attr:`RecordBatch.records` reads them one at a time from the batch's
-bytes, so a batch of millions of tiny records costs the memory of its bytes, not of its records. Work stays
-in proportion to the segment (``codec.budget``): the records of compressed batches may number at most one per
-:data:`BYTES_PER_RECORD` bytes of the segment up to their end, and :data:`RECORDS_FLOOR` more (an
-uncompressed record takes at least 7 bytes, a compressed one of Kafka's rarely fewer than 10), and a batch's
-records may decompress to at most :data:`DECOMPRESSION_RATIO` times its compressed bytes (and
-:data:`DECOMPRESSION_FLOOR` more); a batch past either — millions of records, or megabytes of zeros, squeezed
-into a few kilobytes — is a :class:`BadBatch` saying so, its records not read.
+bytes, so a batch of millions of tiny records costs the memory of its bytes, not of its records.
+
+A compressed batch is read when it is one a broker writes; work then stays in proportion to the segment
+(``codec.budget``) by what Kafka's writers are:
+
+* its records carry strictly increasing offset deltas, none past the batch's ``lastOffsetDelta``, so it holds
+  at most ``lastOffsetDelta + 1`` of them: Kafka's ``MemoryRecordsBuilder`` refuses an offset not above the
+  one before ("Illegal offset ... following previous offset"), the group coordinator's batches number their
+  records from 0, and the log cleaner keeps the survivors' offsets and the batch's last offset
+  (``MemoryRecords.buildRetainedRecordsInto``). A batch of copies of one record — what packs the most records
+  into the fewest compressed bytes — is no batch a broker writes; one that does number its records costs the
+  compressor at least a byte or so a record (measured: at most 2.1 records per compressed byte, zstd at its
+  highest level over a million commits of one partition);
+* its records decompress to at most :data:`DECOMPRESSION_FLOOR` bytes — Kafka's default ``max.message.bytes``
+  (``ServerLogConfigs.MAX_MESSAGE_BYTES_DEFAULT``, 1 MiB and 12 bytes): the group coordinator fills a batch
+  with writes while their uncompressed size fits the topic's ``max.message.bytes``
+  (``CoordinatorRuntime``: the batch's write limit, ``MemoryRecordsBuilder.hasRoomFor`` estimating compression
+  at a ratio of 1) — or, beyond it, to at most :data:`DECOMPRESSION_RATIO` times its compressed bytes: one
+  write larger than that alone in its batch, an offset commit of that many partitions (measured: at most 93
+  times, zstd at its highest level). Past both, the batch is a :class:`BadBatch` saying so, its records not
+  read; so is one whose records break the numbering above.
+
+Kafka itself bounds no decompressed size (``DefaultRecordBatch`` streams a compressed batch's records, each
+bounded by its own length varint): these rules refuse only batches no broker writes, or, past the floor and
+the ratio, ones whose records would cost far more than their bytes (an offset commit whose metadata strings
+are kilobytes of one character; ``offset.metadata.max.bytes`` allows 4,096).
 """
 
 from __future__ import annotations
@@ -57,8 +76,6 @@ __all__ = [
     "COMPRESSION",
     "DEFAULT_MAX_BATCH",
     "DEFAULT_MAX_DECOMPRESSED",
-    "RECORDS_FLOOR",
-    "BYTES_PER_RECORD",
     "DECOMPRESSION_RATIO",
     "DECOMPRESSION_FLOOR",
 ]
@@ -66,10 +83,9 @@ __all__ = [
 COMPRESSION = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 DEFAULT_MAX_BATCH = 64 * 1024 * 1024
 DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
-#: A segment may hold one record per this many of its bytes, and RECORDS_FLOOR more (the module docstring).
-BYTES_PER_RECORD, RECORDS_FLOOR = 4, 1000
-#: How many times its compressed size a batch's records may decompress to, beyond the floor.
-DECOMPRESSION_RATIO, DECOMPRESSION_FLOOR = 128, 1 << 20
+#: How many times its compressed size a batch's records may decompress to, beyond the floor (Kafka's default
+#: max.message.bytes, 1 MiB + 12: the module docstring).
+DECOMPRESSION_RATIO, DECOMPRESSION_FLOOR = 128, 1024 * 1024 + 12
 _LOG_OVERHEAD = 12
 _HEADER = struct.Struct(">qiibIhiqqqhii")  # through recordCount: 61 bytes
 _XERIAL = b"\x82SNAPPY\x00"
@@ -156,7 +172,6 @@ def read_batches(
             yield from read_batches(f, max_batch=max_batch, max_decompressed=max_decompressed)
         return
     pos = 0
-    records = 0  # in the batches read so far
     while True:
         try:
             head = _read(source, _LOG_OVERHEAD)
@@ -210,16 +225,10 @@ def read_batches(
             )
             return
         try:
-            batch = decode_batch(
-                head + body,
-                position=pos,
-                max_decompressed=max_decompressed,
-                max_records=RECORDS_FLOOR + (pos + _LOG_OVERHEAD + length) // BYTES_PER_RECORD - records,
-            )
+            batch = decode_batch(head + body, position=pos, max_decompressed=max_decompressed)
         except DecodeError as e:
             yield BadBatch(pos, e, _LOG_OVERHEAD + length)
         else:
-            records += len(batch.records)
             yield batch
         pos += _LOG_OVERHEAD + length
 
@@ -237,12 +246,10 @@ def _unreadable(pos: int, e: BaseException) -> BadBatch:
     return BadBatch(pos, _fail(f"cannot be read {f'past byte {pos}' if pos else 'at all'}: {why}", None, ""), 0)
 
 
-def decode_batch(
-    data: bytes, *, position: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED, max_records: int | None = None
-) -> RecordBatch:
+def decode_batch(data: bytes, *, position: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> RecordBatch:
     """Decode one whole batch (``data`` is exactly the batch). Offsets in errors count from
-    ``position``; a CRC mismatch does not raise (see ``crc_ok``). ``max_records``: the most records a
-    compressed batch may hold (see the module docstring; None: as many as its bytes can hold)."""
+    ``position``; a CRC mismatch does not raise (see ``crc_ok``). A compressed batch is read only when it is
+    one a broker writes (see the module docstring)."""
     if len(data) < _HEADER.size:
         magic = data[16] if len(data) > 16 else None
         if magic is not None and magic != 2:
@@ -259,19 +266,21 @@ def decode_batch(
     codec = attributes & 7
     payload = data[_HEADER.size :]
     base: int | None = position + _HEADER.size  # where the records start in the file
+    numbered: int | None = None  # the last offset delta a record may carry (compressed batches)
     if codec:
         if codec not in COMPRESSION:
             raise _fail(f"unknown compression codec {codec}", position + 21, "attributes")
-        if max_records is not None and count > max_records:
+        if count > last_delta + 1:
             raise _fail(
-                f"{count:,} records compressed into {len(data):,} bytes: more than the segment's size so far "
-                f"allows (one record per {BYTES_PER_RECORD} bytes, and {RECORDS_FLOOR:,}: {max_records:,} here; "
-                "codec.budget); its records are not read",
+                f"{count:,} records in a batch whose last offset delta is {last_delta:,}: a broker numbers a "
+                "batch's records with increasing offsets up to its last (MemoryRecordsBuilder); its records are "
+                "not read",
                 position + 57,
                 "record_count",
                 LimitExceededError,
             )
-        ratio_limit = DECOMPRESSION_FLOOR + DECOMPRESSION_RATIO * len(payload)
+        numbered = last_delta
+        ratio_limit = max(DECOMPRESSION_FLOOR, DECOMPRESSION_RATIO * len(payload))
         payload = decompress(
             codec,
             payload,
@@ -279,8 +288,8 @@ def decode_batch(
             offset=base,
             why=""
             if max_decompressed <= ratio_limit
-            else f" ({DECOMPRESSION_RATIO} times its {len(payload):,} bytes and {DECOMPRESSION_FLOOR:,} "
-            "more, codec.budget; its records are not read)",
+            else f" (the most a broker's batch holds, Kafka's default max.message.bytes {DECOMPRESSION_FLOOR:,}, "
+            f"or {DECOMPRESSION_RATIO} times its {len(payload):,} bytes: codec.budget; its records are not read)",
         )
         base = None  # offsets inside decompressed bytes are not file offsets
     if count < 0 or count > len(payload) // 7 + 1:  # a record takes at least 7 bytes
@@ -290,7 +299,7 @@ def decode_batch(
             "record_count",
             LimitExceededError,
         )
-    records = BatchRecords(payload, count, base_offset, base_ts, base)
+    records = BatchRecords(payload, count, base_offset, base_ts, base, numbered)
     _walk(records)  # every record's framing, before any is given
     return RecordBatch(
         position,
@@ -358,6 +367,8 @@ class BatchRecords:
     base_offset: int
     base_timestamp: int
     base: int | None  # the file offset of the payload (None when it was decompressed)
+    #: the last offset delta a record may carry, each above the one before (checked for compressed batches)
+    last_delta: int | None = None
 
     def __len__(self) -> int:
         return self.count
@@ -375,6 +386,7 @@ def _walk(records: BatchRecords) -> None:
 def _records(batch: BatchRecords, make: bool) -> Iterator[Record]:
     payload, count, base_offset, base_ts = batch.payload, batch.count, batch.base_offset, batch.base_timestamp
     r = _Reader(payload, batch.base)
+    last, previous = batch.last_delta, -1
     for i in range(count):
         p = f"records[{i}]"
         length = r.varint(p + ".length")
@@ -389,6 +401,17 @@ def _records(batch: BatchRecords, make: bool) -> Iterator[Record]:
         r.take(1, p + ".attributes")
         ts_delta = r.varint(p + ".timestamp_delta", 10)
         offset_delta = r.varint(p + ".offset_delta")
+        if last is not None:
+            if not previous < offset_delta <= last:
+                raise DecodeError(
+                    f"offset delta {offset_delta} after {previous} (the batch's last is {last}): a broker numbers a "
+                    "batch's records with increasing offsets up to its last (MemoryRecordsBuilder); its records are "
+                    "not read",
+                    message=_MSG,
+                    offset=r.where(),
+                    path=p + ".offset_delta",
+                )
+            previous = offset_delta
         key = r.nullable(p + ".key")
         value = r.nullable(p + ".value")
         n_headers = r.varint(p + ".header_count")

@@ -19,6 +19,7 @@ too late (:attr:`CaptureStats.late_bytes`) with the limits that would have kept 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -26,10 +27,10 @@ from typing import Iterator
 from ..errors import DecodeError
 from .bytestream import ByteStream
 from .framing import Unframed
-from .kafka import DEFAULT_MAX_FRAME_SIZE, DEFAULT_PORTS, KafkaFrame, KafkaTraffic
+from .kafka import DEFAULT_MAX_FRAME_SIZE, DEFAULT_PORTS, Judged, KafkaFrame, KafkaTraffic
 from .packet import decode_tcp
 from .pcapfile import DEFAULT_MAX_PACKET, read_packets
-from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, Chunk, Closed, Gap, Late, Reassembler
+from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, SNAP_LENGTH, Chunk, Closed, Flow, Gap, Late, Reassembler
 
 __all__ = ["BadPacket", "BadFile", "CaptureStats", "tcp_streams", "kafka_frames"]
 
@@ -59,7 +60,15 @@ class CaptureStats:
     (``lost_frames``: cut by such a hole, or starting inside one whose bytes arrived late) and the captured
     bytes dropped with those frames (``lost_frame_bytes``); bytes of such holes captured after all, too
     late (``late_bytes``), and the limits that would have kept every one of them open long enough
-    (``late_max_hole_bytes``, ``late_max_hole_seconds``; 0 when none came)."""
+    (``late_max_hole_bytes``, ``late_max_hole_seconds``; 0 when none came).
+
+    The capture's snap length: packets it cut (``cut_packets``), the most bytes it kept of one
+    (``snap_length``: the largest cut packet's captured length), the bytes it cut off the streams
+    (``snap_gap_bytes``, in ``snap_gaps`` gaps), and the Kafka frames cut with them whose headers were
+    captured (``cut_frames``; by API key, version and direction in ``cut_apis``). RSTs ignored as outside their connection's window (``ignored_resets``, the
+    first few in ``ignored_reset_samples``). The reader's judgement of connections no port settled
+    (:class:`~codec.capture.kafka.Judged`): those taken for Kafka on a guess (``guessed``, ``guessed_count``)
+    and those not taken (``not_kafka``, ``not_kafka_count``)."""
 
     packets: int = 0
     tcp_segments: int = 0
@@ -80,6 +89,18 @@ class CaptureStats:
     late_bytes: int = 0
     late_max_hole_bytes: int = 0
     late_max_hole_seconds: float = 0.0
+    cut_packets: int = 0
+    snap_length: int = 0
+    snap_gaps: int = 0
+    snap_gap_bytes: int = 0
+    cut_frames: int = 0
+    cut_apis: Counter = field(default_factory=Counter)
+    ignored_resets: int = 0
+    ignored_reset_samples: list[tuple[int, Flow, int]] = field(default_factory=list)
+    guessed: list[Judged] = field(default_factory=list)
+    guessed_count: int = 0
+    not_kafka: list[Judged] = field(default_factory=list)
+    not_kafka_count: int = 0
 
 
 def tcp_streams(
@@ -105,8 +126,11 @@ def tcp_streams(
             yield BadFile(e)
             break
         stats.packets += 1
+        if packet.orig_len > len(packet.data):
+            stats.cut_packets += 1
+            stats.snap_length = max(stats.snap_length, len(packet.data))
         try:
-            seg = decode_tcp(packet.linktype, packet.data, packet.ts)
+            seg = decode_tcp(packet.linktype, packet.data, packet.ts, packet.orig_len)
         except DecodeError as e:
             stats.bad_packets += 1
             yield BadPacket(packet.index, e)
@@ -123,6 +147,7 @@ def tcp_streams(
                 yield _count(event, stats)
     for event in reasm.finish():
         yield _count(event, stats)
+    stats.ignored_resets, stats.ignored_reset_samples = reasm.ignored_resets, reasm.ignored_reset_samples
 
 
 def _count(event: Chunk | Gap | Late | Closed, stats: CaptureStats) -> Chunk | Gap | Late | Closed:
@@ -130,7 +155,10 @@ def _count(event: Chunk | Gap | Late | Closed, stats: CaptureStats) -> Chunk | G
         stats.stream_bytes += len(event.data)
     elif isinstance(event, Gap):
         stats.gap_bytes += event.length
-        if event.given_up:
+        if event.reason == SNAP_LENGTH:
+            stats.snap_gaps += 1
+            stats.snap_gap_bytes += event.length
+        elif event.given_up:
             stats.given_up_holes += 1
             stats.given_up_bytes += event.length
     elif isinstance(event, Late):
@@ -165,6 +193,12 @@ def kafka_frames(
         if isinstance(event, (BadPacket, BadFile)):
             yield event
         else:
-            yield from traffic.feed(event)
+            for item in traffic.feed(event):
+                if type(item) is KafkaFrame and item.cut:
+                    stats.cut_frames += 1
+                    stats.cut_apis[(item.api_key, item.api_version, item.direction)] += 1
+                yield item
     stats.ignored_bytes = traffic.ignored_bytes
+    stats.guessed, stats.guessed_count = traffic.guessed, traffic.guessed_count
+    stats.not_kafka, stats.not_kafka_count = traffic.not_kafka, traffic.not_kafka_count
     stats.lost_frames, stats.lost_frame_bytes = traffic.loss.frames, traffic.loss.skipped_bytes

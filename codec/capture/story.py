@@ -52,7 +52,7 @@ from .heartbeat import DESCRIBE_APIS, HEARTBEAT_APIS, HeartbeatGroup, HeartbeatS
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, kafka_frames
-from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, Gap
+from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, SNAP_LENGTH, Gap
 from ..wire.builder import decode_wire
 from ..causes import RecordCauses, Rebalance
 from .storycauses import StoryCauses, detect
@@ -145,6 +145,8 @@ class _Story:
         s = self.summary
         if isinstance(event, KafkaFrame):
             s.kafka_frames += 1
+            if event.cut:  # only its header was captured (the reader counts it: stats.cut_frames)
+                return None
             if (event.api_key in HEARTBEAT_APIS or event.api_key in DESCRIBE_APIS) and event.data is not None:
                 return self._kept(self._heartbeat_frame(event))
             elif event.api_key in GROUP_APIS and event.data is not None:
@@ -180,7 +182,8 @@ class _Story:
                     "gaps",
                     str(event.flow),
                     f"bytes {event.offset}-{event.offset + event.length}",
-                    f"{event.length} bytes never captured",
+                    f"{event.length} bytes "
+                    + ("cut off by the capture's snap length" if event.reason == SNAP_LENGTH else "never captured"),
                 )
         elif isinstance(event, Unframed):
             s.unframed[event.reason] += event.length

@@ -20,8 +20,11 @@ from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
 from .events import Event
 from .items import Item, items_json, numbered
+from .judgement import reader_json
 from .scan import CaptureStats
 from ..wire.builder import encode_wire
+from ..group.messages import MESSAGES as _GROUP_MESSAGES
+from ..wire import registry as _registry
 
 __all__ = [
     "GROUP_APIS",
@@ -42,36 +45,10 @@ __all__ = [
     "error_json",
 ]
 
-GROUP_APIS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
-# Names of the APIs a capture commonly holds besides the group ones (Kafka's ApiKeys.java).
-API_NAMES = {
-    0: "Produce",
-    1: "Fetch",
-    2: "ListOffsets",
-    3: "Metadata",
-    8: "OffsetCommit",
-    9: "OffsetFetch",
-    10: "FindCoordinator",
-    15: "DescribeGroups",
-    16: "ListGroups",
-    17: "SaslHandshake",
-    18: "ApiVersions",
-    19: "CreateTopics",
-    22: "InitProducerId",
-    36: "SaslAuthenticate",
-    42: "DeleteGroups",
-    47: "OffsetDelete",
-    60: "DescribeCluster",
-    68: "ConsumerGroupHeartbeat",
-    69: "ConsumerGroupDescribe",
-    76: "ShareGroupHeartbeat",
-    77: "ShareGroupDescribe",
-    78: "ShareFetch",
-    79: "ShareAcknowledge",
-    88: "StreamsGroupHeartbeat",
-    89: "StreamsGroupDescribe",
-    **GROUP_APIS,
-}
+#: the classic group protocol's APIs (JoinGroup, SyncGroup, Heartbeat, LeaveGroup: codec.group.messages) by key
+GROUP_APIS = {k: a.name for k, a in _registry.apis().items() if a.request in _GROUP_MESSAGES}
+#: Kafka's names of its APIs (codec.wire.registry: the schemas', then Kafka's table of the others)
+API_NAMES = _registry.api_names()
 MAX_PROBLEMS = 50  # problems of each kind kept for the summary (all are counted)
 
 
@@ -329,6 +306,7 @@ class CaptureSummary:
             ],
             "unframed_bytes": dict(self.unframed),
             "lost_frames": self.lost_frames_json(),
+            "reader": reader_json(s),
             "unpaired_responses": self.unpaired_responses,
             "unanswered_requests": self.unanswered_requests,
             "offset_commits": dict(self.offset_commits),

@@ -29,10 +29,12 @@ import math
 
 from ..causes import Rebalance
 from ..kafka4.pretty import STREAMS_STATUS as _STREAMS_STATUS
-from ..pretty import MAX_SHOWN, bounded, describe_epoch_ms, describe_error_code
+from ..pretty import MAX_SHOWN, bounded
+from ..streams.pretty import describe_epoch_ms, describe_error_code
 from ..text import printable as _p
 from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, shared_by_count
 from .items import items_text
+from .judgement import reader_lines
 from .story import (
     API_NAMES,
     CaptureSummary,
@@ -333,6 +335,7 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             f"{_I}connections    {st.connections:,}",
             f"{_I}Kafka frames   {s.kafka_frames:,}: {s.group_frames:,} group frames decoded, "
             + (f"{left_out:,} of other groups left out (--group), " if left_out else "")
+            + (f"{st.cut_frames:,} cut by the snap length, " if st.cut_frames else "")
             + f"{sum(s.other_apis.values()):,} of other APIs skipped",
         ]
         if s.other_apis:
@@ -341,10 +344,12 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
                 f"{_I}other APIs     " + ", ".join(f"{k} {API_NAMES.get(k, 'api')} v{v} x{n}" for (k, v), n in apis)
             )
         lines.append(
-            f"{_I}gaps           {s.gaps:,} ({st.gap_bytes:,} bytes not captured in time"
-            + (f", {st.late_bytes:,} of them captured too late)" if st.late_bytes else ")")
+            f"{_I}gaps           {s.gaps:,} ({st.gap_bytes - st.snap_gap_bytes:,} bytes not captured in time"
+            + (f", {st.late_bytes:,} of them captured too late" if st.late_bytes else "")
+            + (f"; {st.snap_gap_bytes:,} cut by the snap length)" if st.snap_gaps else ")")
         )
         lines += _lost_lines(s)
+        lines += reader_lines(st, API_NAMES)
         if s.unframed:
             lines.append(f"{_I}unframed       " + ", ".join(f"{n:,} bytes {r}" for r, n in sorted(s.unframed.items())))
         if s.unpaired_responses or s.unanswered_requests:

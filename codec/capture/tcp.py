@@ -12,6 +12,10 @@ reported as a :class:`Gap` with its exact byte range when either limit is reache
 by what a connection carries in ``max_wait``; a connection is forgotten once both FINs have been
 delivered or it was reset.
 
+Bytes that a packet carried on the wire but the capture's snap length cut off (the segment's ``length`` is
+more than its captured payload) are known to be missing as soon as the packet is read: they are reported at
+once, when the stream reaches them, as a :class:`Gap` with ``reason`` ``snap-length``, never waited for.
+
 A hole given up because of a limit may still be filled later (a retransmission that came too late): its
 bytes then come out as :class:`Late` records, in order from the start of the hole (pieces that do not
 continue what came before are not reported), with how many bytes and seconds the hole would have had to
@@ -20,6 +24,14 @@ be held for them. The last ``MAX_GIVEN_UP`` such holes of each direction are rem
 :class:`Reassembler` keeps the connection table: ``feed(segment)`` and ``finish()`` return events
 (:class:`Chunk`, :class:`Gap`, :class:`Late`, :class:`Closed`). A SYN (without ACK) whose sequence number differs
 from the connection's starts a new connection on the same ports.
+
+A RST ends its connection only when its sequence number is one the receiver would accept (RFC 9293 3.10.7.4:
+within the receive window; RFC 5961 3.2 narrows that to exactly the next expected byte): from what its
+sender is known to have sent (the end of its highest segment) and what the receiver acknowledged last, up
+to the receiver's advertised window (scaled when both SYNs carried the option, else taken at the largest
+scale, 14). Any other RST is ignored, as the receiving TCP ignores it (counted in
+:attr:`Reassembler.ignored_resets`), and the connection goes on. A RST with nothing to compare against (no
+byte or acknowledgement seen yet) is accepted.
 """
 
 from __future__ import annotations
@@ -44,12 +56,15 @@ __all__ = [
     "GIVEN_UP_BYTES",
     "GIVEN_UP_SECONDS",
     "CLOSED",
+    "SNAP_LENGTH",
     "MAX_GIVEN_UP",
 ]
 
 DEFAULT_MAX_BUFFER = 1024 * 1024
 DEFAULT_MAX_WAIT = 2.0  # seconds of capture time a hole is held open
 GIVEN_UP_BYTES, GIVEN_UP_SECONDS, CLOSED = "max-hole-bytes", "max-hole-seconds", "closed"  # Gap.reason
+SNAP_LENGTH = "snap-length"  # Gap.reason: the capture's snap length cut the packet that carried the bytes
+_MAX_CUTS = 64  # cut-off byte ranges remembered per direction beyond the next byte to deliver
 MAX_GIVEN_UP = 16  # holes given up because of a limit remembered per direction, to recognise late bytes
 _MOD = 1 << 32
 _HALF = 1 << 31
@@ -86,9 +101,10 @@ class Chunk:
 class Gap:
     """Bytes ``[offset, offset + length)`` of the stream are missing: they had not been captured when the
     reader gave them up. ``reason``: ``max-hole-bytes`` (more than ``max_buffer`` bytes were waiting behind
-    them), ``max-hole-seconds`` (the first segment behind them had waited more than ``max_wait`` seconds)
-    or ``closed`` (the connection or the capture ended). ``ts`` is the time of the first segment after
-    them (or of the last packet, when the stream ends in the gap)."""
+    them), ``max-hole-seconds`` (the first segment behind them had waited more than ``max_wait`` seconds),
+    ``closed`` (the connection or the capture ended) or ``snap-length`` (the capture's snap length cut them
+    off the packet that carried them; ``ts`` is that packet's time). ``ts`` is the time of the first segment
+    after them (or of the last packet, when the stream ends in the gap)."""
 
     flow: Flow
     offset: int
@@ -98,8 +114,9 @@ class Gap:
 
     @property
     def given_up(self) -> bool:
-        """Whether a limit, rather than the end of the stream, made the reader give the bytes up."""
-        return self.reason != CLOSED
+        """Whether a limit, rather than the end of the stream or the snap length, made the reader give the bytes
+        up."""
+        return self.reason == GIVEN_UP_BYTES or self.reason == GIVEN_UP_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +181,10 @@ class HalfStream:
         self._last_ts = 0.0
         self._high: int | None = None  # highest absolute sequence number seen (end of a segment)
         self._given_up: list[_GivenUp] = []
+        self._cuts: dict[int, tuple[int, float]] = {}  # snap-length cuts: absolute start -> (end, packet time)
+        self.ack: int | None = None  # the last acknowledgement number this direction sent (raw, 32 bits)
+        self.window = 0  # the last window field it sent (unscaled)
+        self.wscale = -1  # the window scale option of its SYN (-1: none seen)
 
     @property
     def finished(self) -> bool:
@@ -187,7 +208,14 @@ class HalfStream:
         previous_ts = self._last_ts
         self._last_ts = seg.ts
         start = self._unwrap(seg.seq)
-        if self.shortcut and start == self.next and not self._heap and not seg.flags & (SYN | FIN) and seg.payload:
+        if (
+            self.shortcut
+            and start == self.next
+            and not self._heap
+            and not seg.flags & (SYN | FIN)
+            and seg.payload
+            and seg.length == len(seg.payload)
+        ):
             # In order, nothing waiting: what pushing and draining would deliver, without the queue. (A late
             # byte lies before ``next``, so none is here.)
             end = start + len(seg.payload)
@@ -202,6 +230,12 @@ class HalfStream:
                 self.base = self.next = start
         if seg.flags & FIN:
             self.fin = start + seg.length
+        if seg.length > len(seg.payload):  # the snap length cut the packet: its last bytes will never come
+            cut = start + len(seg.payload)
+            if self.next is None or cut >= self.next:
+                self._cuts[cut] = (start + seg.length, seg.ts)
+                if len(self._cuts) > _MAX_CUTS and self.next is not None:
+                    self._cuts = {k: v for k, v in self._cuts.items() if k >= self.next}
         late: list[Event] = []
         if seg.payload:
             if self._given_up and self.next is not None and start < self.next:
@@ -258,7 +292,15 @@ class HalfStream:
                 return []
             self.base = self.next = heap[0][0]  # the stream starts mid-connection
         events: list[Event] = []
-        while heap:
+        while heap or self._cuts:
+            if self._cuts and self.next in self._cuts and (not heap or heap[0][0] > self.next):
+                end, ts = self._cuts.pop(self.next)  # bytes the snap length cut off: reported at once
+                stop = min(end, heap[0][0]) if heap else end
+                events.append(Gap(self.flow, self.next - self.base, stop - self.next, ts, SNAP_LENGTH))
+                self.next = stop
+                continue
+            if not heap:
+                break
             start, _, data, ts = heap[0]
             end = start + len(data)
             if end <= self.next:
@@ -302,6 +344,10 @@ class Reassembler:
         self.max_wait = max_wait
         self._conns: dict[tuple, _Connection] = {}
         self._ids = count()
+        #: RSTs ignored because their sequence number lay outside the receiver's window (see the module docstring)
+        self.ignored_resets = 0
+        #: the first few of them: (connection, sending flow, how far the sequence number lay from the window)
+        self.ignored_reset_samples: list[tuple[int, Flow, int]] = []
 
     def feed(self, seg: TcpSegment) -> list[Event]:
         a, b = (seg.src, seg.sport), (seg.dst, seg.dport)
@@ -329,7 +375,18 @@ class Reassembler:
             half = conn.halves[(a, b)] = HalfStream(
                 Flow(conn.id, *a, *b, from_client=from_client), max_buffer=self.max_buffer, max_wait=self.max_wait
             )
+        if seg.flags & RST:
+            off = self._outside_window(conn, half, seg.seq)
+            if off is not None:  # ignored, as the receiver ignores it: not even its sequence number is taken
+                self.ignored_resets += 1
+                if len(self.ignored_reset_samples) < 16:
+                    self.ignored_reset_samples.append((conn.id, half.flow, off))
+                return events
         events += half.segment(seg)
+        if seg.flags & ACK:
+            half.ack, half.window = seg.ack, seg.window
+        if seg.flags & SYN:
+            half.wscale = seg.wscale
         if seg.flags & RST:
             events += self._close(key, "rst")
         elif len(conn.halves) == 2:
@@ -337,6 +394,36 @@ class Reassembler:
             if h1.fin is not None and h2.fin is not None and h1.finished and h2.finished:  # (fin first: cheap)
                 events += self._close(key, "fin")
         return events
+
+    @staticmethod
+    def _outside_window(conn: _Connection, half: HalfStream, seq: int) -> int | None:
+        """None when a RST from ``half`` with sequence number ``seq`` is acceptable (see the module docstring);
+        else how many bytes it lies before (negative) or beyond the window."""
+        peer = next((h for h in conn.halves.values() if h is not half), None)
+        known: list[int] = []  # where the receiver's next expected byte may be, relative to ``seq`` (signed)
+        if half._high is not None:
+            known.append(half._high)
+        elif half.next is not None:
+            known.append(half.next)
+        if half.fin is not None:  # a FIN takes a sequence number too
+            known.append(half.fin + 1)
+        if peer is not None and peer.ack is not None:
+            known.append(peer.ack)
+        if not known:
+            return None
+        dist = [((seq - k) % _MOD + _HALF) % _MOD - _HALF for k in known]  # seq minus each, in [-2^31, 2^31)
+        if max(dist) < 0:  # before every byte the receiver may expect next
+            return max(dist)
+        window = 0
+        if peer is not None:
+            if peer.isn is not None and half.isn is not None:  # both SYNs seen: scaled only if both asked
+                shift = peer.wscale if peer.wscale >= 0 and half.wscale >= 0 else 0
+            else:
+                shift = 14
+            window = peer.window << shift
+        if min(dist) > window:  # beyond the window of the latest
+            return min(dist) - window
+        return None
 
     def finish(self) -> list[Event]:
         """End of capture: flush and close every open connection."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..wire.error_codes import ERROR_NAMES
 from .collect import Findings, when
 from .observe import (
     AssignmentFacts,
@@ -66,7 +67,7 @@ SESSION_SLACK = 0.9
 NO_REBALANCE = 2**63 - 1  # AssignmentInfo.nextRebalanceMs when none is scheduled (Long.MAX_VALUE)
 EARLIEST_PROBEABLE_VERSION = 3
 #: errors that say the coordinator moved or is not (yet) serving the group
-COORDINATOR_ERRORS = {14: "COORDINATOR_LOAD_IN_PROGRESS", 15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR"}
+COORDINATOR_ERRORS = {c: ERROR_NAMES[c] for c in (14, 15, 16)}  # LOAD_IN_PROGRESS, NOT_AVAILABLE, NOT_COORDINATOR
 FENCED_INSTANCE_ID = 82
 REBALANCE_IN_PROGRESS = 27
 STREAMS_ERRORS = {

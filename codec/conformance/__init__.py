@@ -2,7 +2,11 @@
 Its modules are its API, each listing its own names:
 
 * :mod:`~codec.conformance.vectors` — loading and linting the vector files;
-* :mod:`~codec.conformance.runner` — every vector against an implementation, with the differences;
+* :mod:`~codec.conformance.runner` — every vector against an implementation, with the differences
+  (:mod:`~codec.conformance.checks`, each half's check; :mod:`~codec.conformance.evidence`, what a pass needs
+  besides);
+* :mod:`~codec.conformance.generate`, :mod:`~codec.conformance.rounds` — generated cases and rebalance rounds,
+  values nobody wrote down;
 * :mod:`~codec.conformance.impl` — implementations under test: the built-in codec, or a program speaking the
   line protocol (:mod:`~codec.conformance.adapter` is the built-in codec behind it);
 * :mod:`~codec.conformance.expect`, :mod:`~codec.conformance.reports` — expectations files; table, JUnit and JSON

@@ -2,7 +2,7 @@
 
     python -m codec.conformance.adapter        # reads requests on stdin, answers on stdout
 
-Other implementations write the same loop around their own codec; see vectors/README.md.
+Other implementations write the same loop around their own codec; see vectors/ADAPTERS.md.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ def main() -> int:
             req = json.loads(line)
             resp = handle_request(req)
         except json.JSONDecodeError as e:
-            resp = {"error": {"message": f"request is not JSON: {e}", "offset": None}}
-        sys.stdout.write(_text.dumps(resp) + "\n")
+            req, resp = {}, {"error": {"message": f"request is not JSON: {e}", "offset": None}}
+        # protocol 2: every reply echoes the id of its request
+        sys.stdout.write(_text.dumps({"id": req.get("id") if isinstance(req, dict) else None, **resp}) + "\n")
         sys.stdout.flush()
     return 0
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from .. import text as _text
 from ..errors import InputError
 from ..cliutil import int_range, seconds
+from .behaviour.command import add_arguments as add_behaviour_arguments
 from .coverage import add_list_parser
 from .crossversion import cross_version_matrix, render_matrix
 from .expect import apply as apply_expectations
@@ -27,9 +28,11 @@ from .impl import (
 from .importer import import_captures, import_kafka_java
 from .kio_import import import_kio_group
 from .mutation import add_mutate_parser
-from .reports import render_generated, render_table, write_json, write_junit, write_report
-from .runner import OPS, ask_capabilities, in_ranges, parse_versions, run_all
+from .reports import render_generated, render_gone, render_table, write_json, write_junit, write_report
+from .rounds import round_cells
+from .runner import OPS, STATUSES, ask_capabilities, in_ranges, parse_versions, preload, run_all
 from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
+from .vectors import suite as suite_vectors
 
 __all__ = [
     "register",
@@ -159,7 +162,7 @@ GENERATE_MIN = 20  # generated cases of a run of a few messages and versions, at
 
 def _nothing_passed(results: list, gen) -> str | None:
     """Why a run that passed nothing fails (None when something passed)."""
-    counts = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "skip", "xfail", "xpass")}
+    counts = {s: sum(r.status == s for r in results) for s in STATUSES}
     if gen is not None:
         for s, n in gen.counts().items():
             counts[s] += n
@@ -176,12 +179,12 @@ def _nothing_passed(results: list, gen) -> str | None:
     )
 
 
-def _write_reports(args, results, impl_name: str, seed: int, gen) -> list[str]:
+def _write_reports(args, results, impl_name: str, seed: int, gen, gone) -> list[str]:
     """Write the reports asked for; each one that cannot be written is one error line (returned)."""
     errors = []
     for what, path, write in (
-        ("JUnit report", args.junit, lambda p: write_junit(results, p, impl_name, gen)),
-        ("JSON report", args.json, lambda p: write_json(results, p, impl_name, seed=seed, generated=gen)),
+        ("JUnit report", args.junit, lambda p: write_junit(results, p, impl_name, gen, gone)),
+        ("JSON report", args.json, lambda p: write_json(results, p, impl_name, seed=seed, generated=gen, gone=gone)),
         (
             "expectations file",
             args.write_expect,
@@ -217,11 +220,27 @@ def _overwritten_input(args) -> str | None:
     return None
 
 
+def _known_ids(args, vectors: list[dict], rounds: list[dict]) -> set[str]:
+    """The ids an expectations file may name: the run's vectors and rounds, and with vector files given, those of
+    the default suite too (not stale because other files were given)."""
+    known = {v["id"] for v in vectors} | {r["id"] for r in rounds}
+    if args.files:
+        try:
+            known |= {v["id"] for v in load_vectors()} | {r["id"] for r in load_rounds()}
+        except (VectorFileError, FileNotFoundError):
+            pass
+    return known
+
+
 def cmd_conformance(args) -> int:
     clash = _overwritten_input(args)
     if clash:
         print(clash, file=sys.stderr)
         return 2
+    if args.behaviour or args.client is not None:  # the behaviour gate (codec.conformance.behaviour)
+        from .behaviour.command import cmd_behaviour
+
+        return cmd_behaviour(args)
     if args.timeout <= 0 or args.max_reply_bytes <= 0 or args.time_limit <= 0:
         print("error: --timeout, --time-limit and --max-reply-bytes take positive numbers", file=sys.stderr)
         return 2
@@ -244,6 +263,12 @@ def cmd_conformance(args) -> int:
             for p in e.problems:
                 print(f"error: {_text.printable(p)}", file=sys.stderr)
             return 1
+    rounds = load_rounds() if not args.files and not args.cross_version else []
+    if vectors and not args.files:
+        suite_vectors(vectors)  # the suite the witnesses and the generator read: these, not a second reading
+    known = _known_ids(args, vectors, rounds) if expectations is not None else set()
+    if args.impl is not None:
+        preload()  # nothing of the install is read once the adapter runs
     try:
         impl = (
             CommandImplementation(
@@ -256,6 +281,11 @@ def cmd_conformance(args) -> int:
         print(f"error: {_text.printable(str(e))}", file=sys.stderr)
         return 2
     try:
+        try:
+            declared, said = ask_capabilities(impl)
+        except AdapterError as e:  # an adapter of protocol 1
+            print(f"error: {_text.printable(str(e))}", file=sys.stderr)
+            return 2
         if args.cross_version:
             matrix = cross_version_matrix(impl, seed)
             print(f"seed: {seed} (--seed {seed} replays this run)")
@@ -269,12 +299,14 @@ def cmd_conformance(args) -> int:
         if args.flags:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
         cells = [c for c in generated_cells(args.message) if versions is None or in_ranges(c[1], versions)]
+        families = round_cells(args.message) if versions is None and not args.flags else []
         if n_generate is None:  # the default: DEFAULT_GENERATE over every cell, in proportion for a selection
+            everything = len(generated_cells()) + len(round_cells())
             n_generate = (
-                max(GENERATE_MIN, round(DEFAULT_GENERATE * len(cells) / len(generated_cells()))) if cells else 0
+                max(GENERATE_MIN, round(DEFAULT_GENERATE * (len(cells) + len(families)) / everything))
+                if cells or families
+                else 0
             )
-        declared, said = ask_capabilities(impl)
-        rounds = load_rounds() if not args.files else []
         run_rounds = (
             rounds
             and (not args.message or "RebalanceRound" in args.message)
@@ -291,6 +323,7 @@ def cmd_conformance(args) -> int:
             rounds=rounds if run_rounds else (),
             generate=n_generate,
             cells=cells,
+            round_families=families,
             seed=seed,
         )
     finally:
@@ -299,24 +332,23 @@ def cmd_conformance(args) -> int:
     stale: list[str] = []
     not_seen: list[str] = []
     if expectations is not None:
-        known = {v["id"] for v in suite} | {r["id"] for r in rounds}
-        if args.files:  # ids of the default suite are not stale because other files were given
-            try:
-                known |= {v["id"] for v in load_vectors()} | {r["id"] for r in load_rounds()}
-            except (VectorFileError, FileNotFoundError):
-                pass
         results, stale = apply_expectations(results, expectations, known)
         if gen is not None:
             not_seen = apply_generated(gen, expectations)
-    report_errors = _write_reports(args, results, impl.name, seed, gen)
+    gone = (run.gone, run.stderr) if run.gone else None
+    report_errors = _write_reports(args, results, impl.name, seed, gen, gone)
     print(f"implementation: {_text.printable(impl.name)}")
     print(f"seed: {seed} (--seed {seed} replays this run: its order and its generated cases)")
     print(_text.printable(said))
     for entry in stale:
         print(_text.printable(f"STALE {entry}: no such vector in the suite; remove it"))
     show = args.show_failures or None
+    if run.gone:  # once, before the failures: every one after it was not asked
+        print(render_gone(run.gone, run.stderr, results, gen))
     if gen is not None:
         print(render_generated(gen, show_failures=show, not_seen=not_seen))
+    for line in run.unproven:
+        print(_text.printable(f"NO EVIDENCE {line}"))
     if not args.generated_only:  # the generated cases' line ends a run of them alone
         print(render_table(results, expectations=expectations is not None, show_failures=show))
     for line in report_errors:
@@ -327,10 +359,17 @@ def cmd_conformance(args) -> int:
         + len(report_errors)
         + (len(gen.unexpected()) if gen is not None else 0)
     )
-    why = _nothing_passed(results, gen)
+    if run.unproven:
+        print(
+            f"error: passes without evidence for {len(run.unproven)} op and message"
+            f"{'' if len(run.unproven) == 1 else 's'} (NO EVIDENCE above): a pass counts from an adapter that also "
+            "passes at least half of the values nobody wrote down, whatever an expectations file lists",
+            file=sys.stderr,
+        )
+    why = _nothing_passed(results, gen) if not run.gone else f"the adapter was given up: {run.gone}"
     if why:
-        print(f"error: {why}", file=sys.stderr)
-    return 0 if not why and not bad else 1
+        print(_text.printable(f"error: {why}"), file=sys.stderr)
+    return 0 if not why and not bad and not run.unproven else 1
 
 
 _SHARED_HELP = (
@@ -403,7 +442,8 @@ def register(subparsers) -> None:
         type=int_range(0),
         metavar="N",
         help="random values drawn from the schemas for every declared message and version, written by "
-        f"the built-in codec, N cases in all (default {DEFAULT_GENERATE} over every message and "
+        "the built-in codec, and rebalance rounds whose assignment its assignor computes (the evidence a "
+        f"pass needs besides: vectors/ADAPTERS.md), N cases in all (default {DEFAULT_GENERATE} over every message and "
         f"version, in proportion for a --message or --version selection, at least {GENERATE_MIN}; "
         "0 with --flags or vector files)",
     )
@@ -411,7 +451,7 @@ def register(subparsers) -> None:
         "--generated-only",
         action="store_true",
         dest="generated_only",
-        help="run the generated cases alone (no vectors, no rounds)",
+        help="run the generated cases alone (no vectors, no rounds of the files)",
     )
     k.add_argument("--message", action="append", help="only this message (repeatable)")
     k.add_argument(
@@ -455,4 +495,5 @@ def register(subparsers) -> None:
         "--cross-version", action="store_true", help="the writer x reader version matrix for the Streams messages"
     )
     k.add_argument("files", nargs="*", help="vector files (default: every vectors/*.jsonl)")
+    add_behaviour_arguments(k)
     k.set_defaults(func=cmd_conformance)

@@ -17,7 +17,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from ..wire.schema import StructSpec, load_message
+from ..group.messages import MESSAGES as GROUP_MESSAGES
+from ..kafka4.common import MESSAGES as KAFKA4_MESSAGES
+from ..wire.lowering import StructOp, lower, regular_ops
+from ..wire.registry import api_key, record_types
+from ..wire.schema import load_message
 from .messages import MESSAGES
 from .runner import vector_ops as _runner_ops
 
@@ -52,7 +56,9 @@ __all__ = [
 # messages are written by hand-written code that leaves out what a version cannot carry (flag lossy-version).
 GENERATED_KINDS = ("request", "response", "header")
 GENERATED_DATA = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
-FRAME_APIS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 13}
+#: The APIs whose whole frames the suite covers: the classic group protocol's (every API written before it was
+#: flexible; codec.group.messages)
+FRAME_APIS = {name.removesuffix("Request"): api_key(name.removesuffix("Request")) for name in GROUP_MESSAGES[::2]}
 # the vector files whose valid vectors the handcrafted truncations, refusals and frames are built from
 GROUP_SOURCES = (
     "kafka-java-group.jsonl",
@@ -61,98 +67,26 @@ GROUP_SOURCES = (
     "kafka-java-assignment-info.jsonl",
     "kafka-java-offsets.jsonl",
 )
-# Kafka 4's group RPCs (issue #21) and the __consumer_offsets records of consumer, Streams and share groups (a key and a
-# value of each; their vectors carry no version: a key's record type and a value's version prefix are in the bytes,
-# and the release has version 0 of each)
-KAFKA4_RPCS = (
-    "ConsumerGroupHeartbeatRequest",
-    "ConsumerGroupHeartbeatResponse",
-    "ConsumerGroupDescribeRequest",
-    "ConsumerGroupDescribeResponse",
-    "StreamsGroupHeartbeatRequest",
-    "StreamsGroupHeartbeatResponse",
-    "StreamsGroupDescribeRequest",
-    "StreamsGroupDescribeResponse",
-)
+# Kafka 4's group RPCs (issue #21; codec.kafka4: the APIs flexible from their first version) and the
+# __consumer_offsets records of consumer, Streams and share groups (a key and a value of each; their vectors carry no
+# version: a key's record type and a value's version prefix are in the bytes, and the release has version 0 of each)
+KAFKA4_RPCS = tuple(m for m in KAFKA4_MESSAGES if not m.startswith("ShareGroup"))
 # KIP-932 share groups' RPCs and records (issue #30): kio's bodies (kio-group-share.jsonl) and the hand-made edges
 # of handcrafted-share.jsonl, which also cuts them
-SHARE_RPCS = (
-    "ShareGroupHeartbeatRequest",
-    "ShareGroupHeartbeatResponse",
-    "ShareGroupDescribeRequest",
-    "ShareGroupDescribeResponse",
-)
-KAFKA4_RECORDS = tuple(
-    f"{group}Group{record}{part}"
-    for group, records in (
-        (
-            "Consumer",
-            (
-                "Metadata",
-                "PartitionMetadata",
-                "MemberMetadata",
-                "TargetAssignmentMetadata",
-                "TargetAssignmentMember",
-                "CurrentMemberAssignment",
-                "RegularExpression",
-            ),
-        ),
-        (
-            "Streams",
-            (
-                "Metadata",
-                "MemberMetadata",
-                "TargetAssignmentMetadata",
-                "TargetAssignmentMember",
-                "CurrentMemberAssignment",
-                "Topology",
-            ),
-        ),
-        (
-            "Share",
-            (
-                "PartitionMetadata",
-                "MemberMetadata",
-                "Metadata",
-                "TargetAssignmentMetadata",
-                "TargetAssignmentMember",
-                "CurrentMemberAssignment",
-                "StatePartitionMetadata",
-            ),
-        ),
-    )
-    for record in records
-    for part in ("Key", "Value")
-)
+SHARE_RPCS = tuple(m for m in KAFKA4_MESSAGES if m.startswith("ShareGroup"))
+_RECORDS = record_types()
+KAFKA4_RECORDS = tuple(part for r in _RECORDS.values() if not r.classic for part in (r.key, r.value))
 # The classic group's __consumer_offsets records (written by Kafka's generated classes, kafka-java-offsets.jsonl): their
 # vectors name their version, the key's (its record type) or the value's, which the bytes' int16 prefix repeats
-CLASSIC_RECORDS = ("GroupMetadataKey", "GroupMetadataValue", "OffsetCommitKey", "OffsetCommitValue")
-# The messages whose coverage the suite holds itself to (issue #22): the classic group protocol and what it
-# carries, and Kafka 4's RPCs and records.
-ENFORCED = (
-    "SubscriptionInfo",
-    "AssignmentInfo",
-    "ConsumerProtocolSubscription",
-    "ConsumerProtocolAssignment",
-    "JoinGroupRequest",
-    "JoinGroupResponse",
-    "SyncGroupRequest",
-    "SyncGroupResponse",
-    "HeartbeatRequest",
-    "HeartbeatResponse",
-    "LeaveGroupRequest",
-    "LeaveGroupResponse",
-    "RequestHeader",
-    "ResponseHeader",
-    "RequestFrame",
-    "ResponseFrame",
-    "ConnectMetadata",
-    "ConnectAssignment",
-    *KAFKA4_RPCS,
-    *SHARE_RPCS,
-    *KAFKA4_RECORDS,
-    *CLASSIC_RECORDS,
-)
+CLASSIC_RECORDS = tuple(dict.fromkeys(part for r in _RECORDS.values() if r.classic for part in (r.key, r.value)))
+# The APIs around the group whose schemas the behaviour gate added (codec.conformance.behaviour): its scripted broker
+# reads and writes them with real clients, but no golden vector holds them yet (their Kafka-written vectors are issue
+# #43's); until they come, the suite does not hold itself to them
+AWAITING_VECTORS = ("ApiVersions", "FindCoordinator", "Metadata", "OffsetFetch", "OffsetCommit", "ListOffsets", "Fetch")
+# The messages whose coverage the suite holds itself to (issue #22): every message the conformance protocol names
+# (codec.conformance.messages: every kind that reads a message), the classic group protocol and what it carries,
+# Kafka 4's RPCs and records, and any message a schema adds (but those awaiting their vectors).
+ENFORCED = tuple(m for m in MESSAGES if m.removesuffix("Request").removesuffix("Response") not in AWAITING_VECTORS)
 OPS = ("decode", "encode")
 _FRAMES = {"RequestFrame": "Request", "ResponseFrame": "Response"}
 
@@ -168,17 +102,15 @@ def refusal_fields(message: str, version: int) -> list[tuple[str, ...]]:
         return []
     out: list[tuple[str, ...]] = []
 
-    def walk(struct: StructSpec, path: tuple[str, ...]) -> None:
-        for f in struct.fields:
-            if f.tag is not None:
-                continue
-            if version in f.versions:
-                if f.struct is not None:
-                    walk(f.struct, (*path, f.name))
-            elif not f.ignorable:
+    def walk(struct: StructOp, path: tuple[str, ...]) -> None:
+        for f in struct.spec.fields:  # (in the schema's order)
+            if f in struct.absent and f.tag is None and not f.ignorable:
                 out.append((*path, f.name))
+            op = next((op for op in struct.fields if op.field is f), None)
+            if op is not None and op.struct is not None:
+                walk(op.struct, (*path, f.name))
 
-    walk(spec.root, ())
+    walk(lower(message, version), ())
     return out
 
 
@@ -279,17 +211,19 @@ def rules_that_apply(message: str, version: int) -> list[str]:
     spec = load_message(message)
     generated = message not in _READ_RULES_ONLY
     top = [f for f in spec.root.fields if f.tag is None]
-    present = [f for f in top if version in f.versions]
-    lengths = [f for f in _all_fields(spec.root, version) if f.is_array or f.type in ("string", "bytes")]
-    flexible = spec.is_flexible(version)
+    # the wire's layout is the lowering's (codec.wire.lowering): which lengths may be null, which are compact
+    lowered = lower(message, version)
+    ops = list(regular_ops(message, version))
+    lengths = [op for op in ops if op.array or op.kind in ("string", "bytes")]
+    flexible = lowered.flexible
     out = []
-    if any(version not in f.nullable for f in lengths):
+    if any(not op.prefix_nullable for op in lengths):
         out.append("null in a non-nullable field, read")
         if generated:
             out.append("null in a non-nullable field, written")
-    if generated and any(version in f.nullable for f in present):
+    if generated and any(op.prefix_nullable or op.nullable for op in lowered.fields):
         out.append("null in a nullable field")
-    if not flexible and any(f.is_array and version not in f.nullable for f in _all_fields(spec.root, version)):
+    if any(op.array and op.count == "int32" and not op.array_nullable for op in ops):
         out.append("a negative count")
     if lengths:
         out.append("a length past the input")
@@ -299,19 +233,11 @@ def rules_that_apply(message: str, version: int) -> list[str]:
         out.append("every field set")
     if flexible:
         out += ["unknown tagged fields", "a varint over five bytes"]
-    if flexible and any(f.flexible_override is None or version in f.flexible_override for f in lengths):
+    if any(op.prefix == "compact" for op in lengths):
         out.append("a compact length Java's int wraps")
     if spec.version_prefix == "int16" and version == spec.valid.low:
         out.append("a version prefix below the lowest")
     return out
-
-
-def _all_fields(struct: StructSpec, version: int):
-    for f in struct.fields:
-        if f.tag is None and version in f.versions:
-            yield f
-            if f.struct is not None:
-                yield from _all_fields(f.struct, version)
 
 
 def rule_gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> list[str]:

@@ -2,8 +2,12 @@
 to read it as a reader of every version, against what Kafka's rules imply (wire-facts §2, §3, §5):
 
 * SubscriptionInfo written at W, read by a reader whose newest version is R: W <= R decodes in full;
-  W > R is a version probe (only the version and latestSupportedVersion words);
+  W > R is a version probe (only the version and latestSupportedVersion words) from 2.0 on (R >= 3), an error
+  before (R 1 or 2: those readers throw);
 * AssignmentInfo: W <= R decodes; W > R is an error (no future-version leniency).
+
+The rules are :mod:`codec.streams.readers`, checked against what each release's own reader did with these samples
+(``vectors/releases/streams-readers.jsonl``).
 
 The samples are drawn from the run's seed (process id, endpoint, tasks and offset sums, host maps, the
 latest supported version), and a cell agrees only when the answer is the one Kafka implies *and* the value
@@ -17,6 +21,7 @@ from __future__ import annotations
 import random
 import uuid
 
+from ..streams.readers import reads
 from ..streams import AssignmentInfo, SubscriptionInfo, encode_assignment, encode_subscription
 from ..types import HostInfo, TaskId, TopicPartition
 from .generate import kafka_shape
@@ -63,9 +68,8 @@ def _samples(seed: int):
 
 
 def implied(message: str, writer: int, reader: int) -> str:
-    if writer <= reader:
-        return "ok"
-    return "probe" if message == "SubscriptionInfo" else "error"
+    """What Kafka's reader does: :func:`codec.streams.readers.reads`, the model ``compat`` and the codec share."""
+    return reads(message, writer, reader)
 
 
 def _got(message: str, w: int, r: int, wire: bytes, out) -> str:

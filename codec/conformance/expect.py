@@ -35,10 +35,18 @@ from pathlib import Path
 
 from .. import text as _text
 from ..errors import InputError, read_whole
-from .messages import MESSAGES
+from .messages import DATA_MAPS, MESSAGES
 from .runner import GeneratedRun, VectorResult, parse_versions
 
-__all__ = ["Expectations", "Pattern", "apply", "apply_generated", "expectations_text", "read_expectations"]
+__all__ = [
+    "Expectations",
+    "Pattern",
+    "apply",
+    "apply_generated",
+    "expectations_text",
+    "generated_lines",
+    "read_expectations",
+]
 
 _ID = re.compile(r"\S+\Z")
 GENERATED = "generated"
@@ -85,14 +93,19 @@ def _pattern(path, n: int, entry: str, reason: str) -> Pattern:
             f"{_text.printable(entry[:120])}"
         )
     _, message, versions, op, where = parts
-    if op not in ("decode", "encode", "*"):
+    if op not in ("decode", "encode", "assign", "*"):
         raise InputError(
-            f"{path}:{n}: the op of a generated line is decode, encode or *, not {_text.printable(op[:40])}"
+            f"{path}:{n}: the op of a generated line is decode, encode, assign or *, not {_text.printable(op[:40])}"
         )
     try:
         span = None if versions == "*" else parse_versions(versions)
     except ValueError as e:
         raise InputError(f"{path}:{n}: {_text.printable(str(e))}") from None
+    if not where.strip("*$.[]"):
+        raise InputError(
+            f"{path}:{n}: a generated line names what differs — a JSON path with a field in it, error, bytes or "
+            f"failure —, not {_text.printable(where[:40])}, which would expect every failure of the messages it names"
+        )
     glob = re.compile(".*".join(re.escape(p) for p in where.split("*")))
     return Pattern(n, entry, None if message == "*" else message, span, None if op == "*" else op, glob, reason)
 
@@ -157,14 +170,22 @@ def apply(results: list[VectorResult], exp: Expectations, known_ids: set[str]) -
 
 def apply_generated(gen: GeneratedRun, exp: Expectations) -> list[str]:
     """Mark the generated failure groups a ``generated`` line lists as expected (with its reason); returns the
-    lines that matched none of them, each as ``FILE:LINE: line``."""
-    used = set()
-    for group in gen.failed:
+    lines that matched none of them, each as ``FILE:LINE: line``. Each line that matched is counted aloud
+    (``gen.coverage``): the cases it made expected, of the cases of the ops, messages and versions it names."""
+    used: dict[int, int] = {}
+    for group, (count, *_) in gen.failed.items():
         for p in exp.patterns:
             if p.matches(*group):
                 gen.expected[group] = p.reason
-                used.add(p.line)
+                used[p.line] = used.get(p.line, 0) + count
                 break
+    totals: dict[tuple, int] = dict(gen.passed)
+    for (op, m, v, _), (count, *_) in gen.failed.items():
+        totals[(op, m, v)] = totals.get((op, m, v), 0) + count
+    for p in exp.patterns:
+        if p.line in used:
+            of = sum(n for (op, m, v), n in totals.items() if p.op in (None, op) and p.covers(m, v))
+            gen.coverage.append((f"{exp.path}:{p.line}: {p.text}", used[p.line], of))
     return [
         f"{exp.path}:{p.line}: {p.text}"
         for p in exp.patterns
@@ -176,11 +197,12 @@ def apply_generated(gen: GeneratedRun, exp: Expectations) -> list[str]:
 
 def expectations_text(results: list[VectorResult], implementation: str, gen: GeneratedRun | None = None) -> str:
     """Today's failures (unexpected and expected) as a starting expectations file: each id with its one-line
-    diff as the comment, to be replaced by the reason once investigated; each generated failure group as a
-    ``generated`` line with its count and first case."""
+    diff as the comment, to be replaced by the reason once investigated; the generated failures as ``generated``
+    lines by what differs (:func:`generated_lines`), each with its count and first case."""
     head = [
         f"# Known failures of {implementation}, written by rebalance-codec conformance --write-expect.",
         "# One vector id a line; the comment is the reason. Replace each diff below by what was found.",
+        "# The generated lines name what differs, not the versions this run's seed drew: they hold for other seeds.",
         "",
     ]
     body = []
@@ -190,11 +212,43 @@ def expectations_text(results: list[VectorResult], implementation: str, gen: Gen
             why = _text.printable(why).replace("\n", " ")
             body.append(f"{r.id}  # {why[:300]}" if why else r.id)
     if gen is not None:
-        for (op, message, version, where), (count, first, detail) in gen.failed.items():
-            why = (
-                gen.expected.get((op, message, version, where))
-                or f"{count} generated case{'' if count == 1 else 's'} (seed {gen.seed}), e.g. {first}: {detail}"
-            )
-            ver = "*" if version is None else str(version)
-            body.append(_text.printable(f"generated {message} {ver} {op} {where}  # {why}".replace("\n", " "))[:400])
+        body += generated_lines(gen)
     return "\n".join(head + body) + "\n"
+
+
+_CLASSES = ("error", "bytes", "failure", "members")  # failure classes that are no JSON path
+
+
+def _seen_again(where: str) -> str:
+    """A failure class as another seed's cases show it again: a map whose keys are data (unknown tagged fields,
+    client tags) at any level of any struct, ``*._unknownTaggedFields`` (the seed decides which structs carry one)."""
+    for name in DATA_MAPS:
+        if where == f"$.{name}" or where.endswith(f".{name}"):
+            return f"*.{name}"
+    return where
+
+
+def generated_lines(gen: GeneratedRun) -> list[str]:
+    """The ``generated`` lines of a run's failures, written to hold under other seeds: every version (``*``: a seed
+    draws versions at random), each failure class as :func:`_seen_again` writes it, and a JSON-path class seen in
+    several messages as one line for every message (the same field read or written the same wrong way); the
+    classes that are no path (error, bytes, failure) stay by message."""
+    groups: dict[tuple[str, str], dict] = {}
+    for (op, message, version, where), (count, first, detail) in gen.failed.items():
+        g = groups.setdefault((op, _seen_again(where)), {"messages": [], "count": 0, "first": (first, detail)})
+        if message not in g["messages"]:
+            g["messages"].append(message)
+        g["count"] += count
+        g.setdefault("reason", gen.expected.get((op, message, version, where)))
+    lines = []
+    for (op, where), g in groups.items():
+        messages = [None] if len(g["messages"]) > 1 and where not in _CLASSES else g["messages"]
+        for message in messages:
+            count, (first, detail) = g["count"], g["first"]
+            scope = "" if message is not None else f" of {len(g['messages'])} messages"
+            why = g["reason"] or (
+                f"{count} generated case{'' if count == 1 else 's'}{scope} (seed {gen.seed}), e.g. {first}: {detail}"
+            )
+            line = f"generated {message or '*'} * {op} {where}  # {why}"
+            lines.append(_text.printable(line.replace("\n", " "))[:400])
+    return lines

@@ -40,14 +40,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ..kafka4.common import CLASSIC_KIND_NAMES
 from ..text import dumps
 from ..wire.builder import default_value, to_json, wire_class
+from ..wire.lowering import field_op, lower, lower_struct
+from ..wire.registry import record_for
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
 from .impl import BuiltinImplementation
 from .messages import MESSAGES, first_difference, flatten_layers, normalize
 
-__all__ = ["Case", "draw_case", "generated_cells", "kafka_shape", "plan", "take_case"]
+__all__ = ["Case", "cell_ops", "draw_case", "generated_cells", "kafka_shape", "plan", "take_case"]
 
 _REFERENCE = BuiltinImplementation()
 _INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
@@ -78,9 +79,9 @@ _FRAMES = ("RequestFrame", "ResponseFrame")
 @cache
 def _frame_apis() -> dict[int, tuple[str, str]]:
     """API key -> (request schema, response schema), for every API whose frames the codec reads."""
-    from ..group.apis import API_KEYS
+    from ..wire.registry import apis
 
-    return {k: (a.request, a.response) for k, a in API_KEYS.items() if a.request is not None and a.response is not None}
+    return {k: (a.request, a.response) for k, a in apis().items() if a.request is not None and a.response is not None}
 
 
 def _frame_cells(message: str) -> list[tuple[str, int, int]]:
@@ -104,8 +105,23 @@ def generated_cells(messages: Iterable[str] | None = None) -> list[tuple[str, in
             if spec.kind.startswith("coordinator"):
                 cells.append((message, None, None))
             else:
-                cells += [(message, v, None) for v in spec.versions]
+                # a version whose body has no field and no tagged field has one value, which its vectors hold
+                cells += [
+                    (message, v, None) for v in spec.versions if lower(message, v).fields or lower(message, v).flexible
+                ]
+                cells += [(message, v, None) for v in _PROBES.get(message, ())]
     return cells
+
+
+# Versions past the newest a reader knows that it still reads, as a version probe: a SubscriptionInfo of a newer
+# member (Kafka's reader keeps its two version words and asks for a probing rebalance). Only read, never written:
+# no writer has such a version (the vectors flagged version-probe are decode-only too).
+_PROBES = {"SubscriptionInfo": (12,)}
+
+
+def cell_ops(message: str, version: int | None) -> tuple[str, ...]:
+    """The ops a cell of :func:`generated_cells` is asked: a version probe is only read."""
+    return ("decode",) if version in _PROBES.get(message, ()) else ("decode", "encode")
 
 
 # --- random values ---------------------------------------------------------------------------------------
@@ -223,7 +239,7 @@ class _Schema:
 
     def struct(self, spec: StructSpec, fixed: dict | None = None) -> Any:
         kwargs = {f.py_name: self.field(f) for f in spec.fields_at(self.version)}
-        if self.message.is_flexible(self.version):
+        if lower_struct(self.message.name, spec.name, self.version).flexible:
             known: set[int] = set()
             for f in spec.tagged_at(self.version):
                 assert f.tag is not None  # tagged_at yields the tagged fields
@@ -247,7 +263,8 @@ class _Schema:
 
     def field(self, f: FieldSpec) -> Any:
         rng = self.rng
-        nullable = self.version in f.nullable
+        op = field_op(self.message, f, self.version)  # (the lowering decides what may be null on the wire)
+        nullable = op.prefix_nullable or op.nullable
         if nullable and rng.random() < 0.2:
             return None
         if f.is_array:
@@ -288,7 +305,7 @@ def _schema_value(
     if message in _FRAMES:
         return _frame_value(rng, message, _versioned(message, version), tame, api_key)
     spec = load_message(message)
-    if spec.kind.startswith("coordinator") or message in CLASSIC_KIND_NAMES:
+    if record_for(message) is not None:
         # a record part: a value starts with its version (a classic record's is the cell's, Kafka 4's the release's)
         at = spec.valid.low if version is None else version
         value = to_json(_body(rng, message, at, tame), message, at)
@@ -308,7 +325,7 @@ def _frame_value(
     rng: random.Random, message: str, version: int, tame: bool, api_key: int | None = None
 ) -> tuple[dict, int | None]:
     """A request or response frame of an API that has ``version`` (``api_key``'s, when given)."""
-    from ..group.apis import request_header_version, response_header_version
+    from ..wire.registry import request_header_version, response_header_version
 
     request = message == "RequestFrame"
     keys = [
@@ -360,6 +377,10 @@ def _streams_wire(rng: random.Random, message: str, version: int, tame: bool) ->
     def n(struct: bool = True) -> int:
         return _count(rng, budget, struct)
 
+    if message == "SubscriptionInfo" and version in _PROBES[message]:
+        # a newer member's subscription: its version, the newest it supports, then a layout no reader here knows
+        latest = rng.choice((version, version + 1, rng.randint(version, 2**31 - 1)))
+        return version.to_bytes(4, "big") + latest.to_bytes(4, "big") + _bytes(rng)
     if message == "SubscriptionInfo":
         sums = {
             _task_id(rng, version >= 10, False): (_int(rng, 64) if version >= 7 else rng.choice((-2, -3)))
@@ -492,6 +513,8 @@ def _reference(
         d = first_difference(normalize(message, value), normalize(message, got))
         if d:
             return f"the reference reads back another value: {d}"
+    if "encode" not in cell_ops(message, version):  # a version probe: only read, by Kafka as by the reference
+        return wire, got, False
     again = _REFERENCE.encode(message, version, got, api_key=api_key)
     if not again.ok:
         return f"the reference does not write what it read: {again.error and again.error.get('message')}"
@@ -532,9 +555,10 @@ def draw_case(
     return wire, got, canonical, api_key
 
 
-def case_rng(seed: int, index: int, attempt: int) -> random.Random:
-    """The random source of case ``index`` of a run with ``seed`` (each case replays on its own)."""
-    return random.Random(f"rebalance-codec generate {seed} {index} {attempt}")
+def case_rng(seed: int, index: int, attempt: int, tag: str = "generate") -> random.Random:
+    """The random source of case ``index`` of a run with ``seed`` (each case replays on its own); ``tag`` keeps
+    the runner's witnesses apart from the run's cases."""
+    return random.Random(f"rebalance-codec {tag} {seed} {index} {attempt}")
 
 
 def plan(
@@ -544,20 +568,30 @@ def plan(
     ops: Iterable[str] = ("decode", "encode"),
     *,
     wanted: Callable[[str, str, int | None], bool] | None = None,
+    rounds: Iterable[str] = (),
 ) -> list[tuple]:
-    """``n`` cases spread over ``cells`` x ``ops``: (op, message, version, API key, index). Every pair comes
-    once before any comes twice, in an order the seed shuffles; ``wanted(op, message, version)`` leaves
-    pairs out (the undeclared ones)."""
-    pairs = [(op, m, v, a) for m, v, a in cells for op in ops if wanted is None or wanted(op, m, v)]
-    if not pairs or n <= 0:
-        return []
+    """``n`` cases spread over ``cells`` x ``ops`` (each cell's ops: :func:`cell_ops`) and the families of generated
+    rounds ``rounds`` names (op ``assign``): (op, message, version, API key, index). Every pair comes once before
+    any comes twice, in an order the seed shuffles; ``wanted(op, message, version)`` leaves pairs out (the
+    undeclared ones). A family of rounds gets at most :data:`ROUNDS_MAX` (a round costs a whole assignment): when
+    only rounds are left to draw, the plan ends short of ``n``."""
+    pairs = [(op, m, v, a) for m, v, a in cells for op in ops if op in cell_ops(m, v)]
+    pairs += [("assign", m, None, None) for m in rounds]
+    pairs = [p for p in pairs if wanted is None or wanted(*p[:3])]
     order = random.Random(f"rebalance-codec cells {seed}")
     out: list[tuple] = []
-    while len(out) < n:
+    drawn: dict[tuple, int] = {}
+    while len(out) < n and pairs:
         batch = list(pairs)
         order.shuffle(batch)
-        out += [(*pair, len(out) + i) for i, pair in enumerate(batch[: n - len(out)])]
+        for pair in batch[: n - len(out)]:
+            out.append((*pair, len(out)))
+            drawn[pair] = drawn.get(pair, 0) + 1
+        pairs = [p for p in pairs if p[0] != "assign" or drawn.get(p, 0) < ROUNDS_MAX]
     return out
+
+
+ROUNDS_MAX = 64  # generated rounds of one family in a run, at most
 
 
 @cache
@@ -575,14 +609,23 @@ ATTEMPTS = 16
 
 
 def take_case(
-    seed: int, index: int, op: str, message: str, version: int | None, api_key: int | None = None
+    seed: int,
+    index: int,
+    op: str,
+    message: str,
+    version: int | None,
+    api_key: int | None = None,
+    *,
+    tag: str = "generate",
 ) -> Case | str:
     """Case ``index`` of the run with ``seed``: drawn again (up to :data:`ATTEMPTS` times, each from its own
     random source) when the reference does not give a draw back whole or the bytes are a vector's; the last
-    reason when no draw will do."""
+    reason when no draw will do. ``tag`` other than ``generate``: a witness of the runner (:mod:`.evidence`), a
+    small value (``tame``: no unknown tagged field, short strings) drawn apart from the run's cases."""
     why = ""
     for attempt in range(ATTEMPTS):
-        got = draw_case(case_rng(seed, index, attempt), message, version, api_key=api_key)
+        rng = case_rng(seed, index, attempt, tag)
+        got = draw_case(rng, message, version, api_key=api_key, tame=tag != "generate")
         if isinstance(got, str):
             why = f"{message}{'' if version is None else f' v{version}'}: {got}"
             continue
@@ -591,5 +634,6 @@ def take_case(
             why = f"{message}{'' if version is None else f' v{version}'}: drew only bytes of the suite's vectors"
             continue
         ver = "" if version is None else f"-v{version}"
-        return Case(f"gen-{message.lower()}{ver}-{op}-{index}", op, message, version, key, wire, value, canonical)
+        name = "gen" if tag == "generate" else "witness"
+        return Case(f"{name}-{message.lower()}{ver}-{op}-{index}", op, message, version, key, wire, value, canonical)
     return why

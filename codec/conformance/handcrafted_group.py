@@ -30,8 +30,19 @@ import json
 import struct
 from pathlib import Path
 
+from ..wire.registry import request_header_version, response_header_version
 from ..wire.schema import load_message
-from .coverage import CLASSIC_RECORDS, FRAME_APIS, GROUP_SOURCES, KAFKA4_RPCS, refusal_fields, supported
+from ..group.messages import MESSAGES as GROUP_MESSAGES
+from ..wire.registry import messages_of_type, ordered
+from .coverage import (
+    CLASSIC_RECORDS,
+    FRAME_APIS,
+    GENERATED_DATA,
+    GROUP_SOURCES,
+    KAFKA4_RPCS,
+    refusal_fields,
+    supported,
+)
 
 __all__ = ["GROUP_FILE", "group_vectors"]
 
@@ -39,22 +50,9 @@ GROUP_FILE = "handcrafted-group.jsonl"
 _UNCUTTABLE = {"trailing-bytes", "missing-fields", "version-probe", "capture-facts", "other-reader"}
 # Streams versions whose truncations handcrafted.py already writes (handcrafted-*-info.jsonl)
 _STREAMS_CORE = {4, 5, 6, 7}
-# the messages cut here from another file's bytes (Kafka Connect's vectors carry Kafka's own cuts; headers and
-# frames are cut apart)
-_CUT_MESSAGES = (
-    "SubscriptionInfo",
-    "AssignmentInfo",
-    "ConsumerProtocolSubscription",
-    "ConsumerProtocolAssignment",
-    "JoinGroupRequest",
-    "JoinGroupResponse",
-    "SyncGroupRequest",
-    "SyncGroupResponse",
-    "HeartbeatRequest",
-    "HeartbeatResponse",
-    "LeaveGroupRequest",
-    "LeaveGroupResponse",
-)
+# the messages cut here from another file's bytes: Kafka Streams' metadata, the ConsumerProtocol and the classic group
+# protocol's bodies (Kafka Connect's vectors carry Kafka's own cuts; headers and frames are cut apart)
+_CUT_MESSAGES = (*ordered(messages_of_type("streams")), *GENERATED_DATA, *GROUP_MESSAGES)
 # the non-default values a refusal sets, by field (hand-chosen; Kafka's defaults are null, "", [] and false)
 _NON_DEFAULT: dict[str, list[object]] = {
     "GroupInstanceId": ["instance-1", ""],
@@ -260,8 +258,10 @@ def _header_vectors() -> list[dict]:
 
 
 def _frame(api: str, key: int, version: int, side: str, body: dict) -> dict:
-    message = f"{api}{side.capitalize()}"
-    flexible = load_message(message).is_flexible(version)
+    # the header a version goes with (the registry's, from the request schema's flexible versions)
+    flexible = (request_header_version if side == "request" else response_header_version)(key, version) > (
+        1 if side == "request" else 0
+    )
     corr = 1000 * key + version
     if side == "request":
         client = None if version % 2 else f"rebalance-codec-{api.lower()}"

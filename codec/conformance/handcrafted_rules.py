@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import text as _text
+from ..wire.lowering import WIDTHS, FieldOp, field_op, lower
 from ..wire.primitives import uvarint_bytes
 from ..wire.schema import (
     FieldSpec,
@@ -425,8 +426,9 @@ def rule_cases(directory: Path, messages: Iterable[str] | None = None) -> list[C
 
 
 def _flexible(message: str, version: int | None) -> bool:
+    """Whether the message's structs end with a tagged-field section at ``version`` (a record's: its one version)."""
     spec = load_message(message)
-    return spec.is_flexible(spec.valid.low if version is None else version)
+    return lower(message, spec.valid.low if version is None else version).flexible
 
 
 def _versionless(message: str) -> bool:
@@ -464,7 +466,7 @@ def _cases_of(message: str, version: int | None, src: dict, newest: bool = False
     b = _bound(message, version)
     at = version if version is not None else spec.valid.low
     value, wire = src["tableValue"], bytes.fromhex(src["wire"])
-    flexible = spec.is_flexible(at)
+    flexible = lower(message, at).flexible  # (the structs end with a tagged-field section)
     out: list[Case] = []
 
     def read(rule, what, hexwire: bytes, expect, base=src["id"], **make):
@@ -525,8 +527,9 @@ def _cases_of(message: str, version: int | None, src: dict, newest: bool = False
                 continue
             done.add(_shape(path))
             _field_cases(message, version, at, b, spec, base_value, base_wire, base_id, path, f, read, write)
-            if _kind(f) in ("string", "bytes", "array") and _compact(f, at, flexible) and not _in_tagged(spec, path):
-                wrapped[(_kind(f), at in f.nullable)] = (base_value, base_wire, base_id, path, f)
+            op = _op(message, at, f)
+            if _kind(f) in ("string", "bytes", "array") and op.compact and not _in_tagged(spec, path):
+                wrapped[(_kind(f), op.prefix_nullable)] = (base_value, base_wire, base_id, path, f)
     for (kind, nullable), (base_value, base_wire, base_id, path, f) in sorted(wrapped.items()):
         null_wire = _null_wire(message, version, at, spec, base_value, path, f)
         pos = _first_diff(base_wire, null_wire)  # the compact null, 00, where the length was
@@ -551,7 +554,7 @@ def _cases_of(message: str, version: int | None, src: dict, newest: bool = False
         past = _past_input(message, version, at, spec, wire, value, path, f)
         if past is not None:
             read("past-input", kind, past[0], "refused", path=list(path), offset=past[1], kind=kind)
-    compact = [(path, f) for path, f in lengths if _compact(f, at, flexible)]
+    compact = [(path, f) for path, f in lengths if _op(message, at, f).compact]
     if newest and compact:
         # the source's last compact length, once a message: 2**31 (Java's int: Integer.MIN_VALUE, one less is
         # Integer.MAX_VALUE), and the length it has in five bytes, with bits Java's int has no room for in the last
@@ -569,7 +572,7 @@ def _cases_of(message: str, version: int | None, src: dict, newest: bool = False
                 path=list(path),
                 offset=pos,
                 kind=_kind(f),
-                nullable=at in f.nullable,
+                nullable=_op(message, at, f).prefix_nullable,
                 variant=what,
             )
     if b.framing == "version" and at == spec.valid.low:
@@ -640,7 +643,8 @@ def _cases_of(message: str, version: int | None, src: dict, newest: bool = False
 
 def _field_cases(message, version, at, b, spec, value, wire, base_id, path, f, read, write) -> None:
     """null-write, null-read and negative-count for the field at ``path`` of ``value`` (whose bytes are ``wire``)."""
-    kind, nullable = _kind(f), at in f.nullable
+    op = _op(message, at, f)
+    kind, nullable = _kind(f), op.prefix_nullable or op.nullable
     null_value = _set(value, path, None)
     if not nullable and kind in ("string", "bytes", "array", "struct") and b.values:
         write(
@@ -663,7 +667,7 @@ def _field_cases(message, version, at, b, spec, value, wire, base_id, path, f, r
     at_byte = _first_diff(wire, null_wire)
     if not nullable:
         read("null-read", _slug(path), null_wire, "refused", base=base_id, path=list(path), offset=at_byte)
-    if kind == "array" and not spec.is_flexible(at):
+    if op.count == "int32":  # a classic array: an int32 count, any negative one null to Kafka's readers
         neg = null_wire[:at_byte] + b"\xff\xff\xff\xfe" + null_wire[at_byte + 4 :]
         read(
             "negative-count",
@@ -737,7 +741,8 @@ def _null_sets(spec, value: dict, at: int, covered: AbstractSet[tuple] = frozens
     outer: list[tuple] = []
     inner: list[tuple] = []
     for path, f, x in _paths(spec.root, value, at):
-        if f.tag is not None or at not in f.nullable or x is None or _shape(path) in covered:
+        op = _op(spec.name, at, f) if f.tag is None else None
+        if op is None or not (op.prefix_nullable or op.nullable) or x is None or _shape(path) in covered:
             continue
         inside = any(path[: len(p)] == p for p in outer)
         (inner if inside else outer).append(path)
@@ -748,22 +753,25 @@ def _null_wire(message, version, at, spec, value, path, f) -> bytes:
     """``value`` with the field at ``path`` null, as written by this project's encoder (by one whose table makes
     the field nullable where it is not): the field's length (count) is -1, or compact 0, and the rest reads on."""
     null_value = _set(value, path, None)
-    if at in f.nullable:
+    op = _op(message, at, f)
+    if op.prefix_nullable or op.nullable:
         return _writer(message)(message, version, null_value)
     return _encode_nullable(message, version, null_value, _struct_of(spec, path), f)
 
 
-def _compact(f: FieldSpec, at: int, flexible: bool) -> bool:
-    """Whether the field's length (count) is a compact uvarint at a version (``flexible``: the message's is)."""
-    return flexible and (f.flexible_override is None or at in f.flexible_override)
+def _op(message: str, at: int, f: FieldSpec) -> FieldOp:
+    """The field's wire operation at version ``at``: the lowering's (:mod:`codec.wire.lowering`), which alone decides
+    whether a length is compact, how wide it is and whether it may be null."""
+    return field_op(load_message(message), f, at)
 
 
 def _length_at(message, version, at, spec, wire, value, path, f) -> tuple[int, int]:
     """Where the length (count) of the field at ``path`` starts in ``wire`` (``value``'s bytes), and its width."""
     pos = _first_diff(wire, _null_wire(message, version, at, spec, value, path, f))
-    if _compact(f, at, spec.is_flexible(at)):  # a uvarint: its bytes up to the first below 0x80
+    op = _op(message, at, f)
+    if op.compact:  # a uvarint: its bytes up to the first below 0x80
         return pos, next(i for i in range(5) if wire[pos + i] < 0x80) + 1
-    return pos, 2 if f.type == "string" else 4
+    return pos, WIDTHS[op.prefix or ""]
 
 
 def _past_input(message, version, at, spec, wire, value, path, f) -> tuple[bytes, int] | None:
@@ -773,7 +781,7 @@ def _past_input(message, version, at, spec, wire, value, path, f) -> tuple[bytes
     claim = remaining + 1
     if f.type == "string" and claim > 0x7FFF:
         return None
-    if _compact(f, at, spec.is_flexible(at)):
+    if _op(message, at, f).compact:
         prefix = uvarint_bytes(claim + 1)
     else:
         prefix = claim.to_bytes(width, "big")
@@ -806,7 +814,7 @@ def _frame_cases(sources: dict) -> list[Case]:
             message = f"{api}{side}"
             version = load_message(message).valid.high
             src = sources.get((message, version))
-            if src is None or not load_message(message).is_flexible(version):
+            if src is None or not _flexible(message, version):
                 continue
             corr = 7000 + key
             if side == "Request":

@@ -1,18 +1,22 @@
 """Implementations under test: the built-in codec, or any program speaking the line protocol.
 
-The line protocol (vectors/README.md): one JSON request per line on the program's stdin, one JSON
-response per line on its stdout, in order::
+The line protocol, version 2 (vectors/ADAPTERS.md): one JSON request per line on the program's stdin, one JSON
+reply per line on its stdout, in order; each request has an ``id`` (an integer, new for every request of a run)
+and each reply echoes it::
 
-    {"op": "decode", "message": "SubscriptionInfo", "version": 7, "wire": "<hex>"}
-    {"op": "decode", ..., "readerVersion": 6}           # optional: decode as a reader whose newest version is 6
-    {"op": "decode", "message": "ResponseFrame", "apiKey": 14, "version": 3, "wire": "<hex>"}  # responses name neither
-    {"op": "encode", "message": "SubscriptionInfo", "version": 7, "value": {...}}
-    {"op": "assign", "round": {...}}   # a rebalance round without its "assignments" (vectors/rebalance/)
-    {"op": "capabilities"}             # optional, sent first: what the implementation does
+    {"id": 1, "op": "capabilities", "protocol": 2}   # sent first: what the implementation does
+    {"id": 2, "op": "decode", "message": "SubscriptionInfo", "version": 7, "wire": "<hex>"}
+    {"id": 3, "op": "decode", ..., "readerVersion": 6}  # decode as a reader whose newest version is 6
+    {"id": 4, "op": "decode", "message": "ResponseFrame", "apiKey": 14, "version": 3, "wire": "<hex>"}
+    {"id": 5, "op": "encode", "message": "SubscriptionInfo", "version": 7, "value": {...}}
+    {"id": 6, "op": "assign", "round": {...}}   # a rebalance round without its "assignments" (vectors/rebalance/)
 
-    {"value": {...}}  |  {"wire": "<hex>"}  |  {"assignments": {"<member id>": "<hex>", ...}}
-    |  {"error": {"message": "...", "offset": 12}}  |  {"unsupported": "<reason>"}  (declined: skipped)
-    |  {"capabilities": [{"op": "decode", "message": "JoinGroupResponse", "versions": "0-9"}, ...]}
+    {"id": N, "value": {...}}  |  {"id": N, "wire": "<hex>"}  |  {"id": N, "assignments": {"<member>": "<hex>"}}
+    |  {"id": N, "error": {"message": "...", "offset": 12}}  |  {"id": N, "unsupported": "<reason>"}  (skipped)
+    |  {"id": 1, "capabilities": [{"op": "decode", "message": "JoinGroupResponse", "versions": "0-9"}, ...]}
+
+A reply without the id, or with another request's, fails the request. Protocol 1 had no ids: an adapter that answers the first request without one is
+refused with :class:`OldProtocolError`, which says how to upgrade.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -28,7 +33,7 @@ from typing import Any, Protocol
 from .. import text as _text
 from ..cliutil import DuplicateKeyError, loads
 from ..errors import DecodeError, EncodeError
-from ..kinds import get_kind
+from ..catalog import get_kind
 from .messages import kind_of
 
 __all__ = [
@@ -37,12 +42,16 @@ __all__ = [
     "BuiltinImplementation",
     "CommandImplementation",
     "AdapterError",
+    "OldProtocolError",
+    "PROTOCOL",
     "handle_request",
+    "read_back",
     "clip",
     "CLIP",
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_REPLY",
     "DEFAULT_TIME_LIMIT",
+    "STDERR_LINES",
 ]
 
 
@@ -120,8 +129,34 @@ def handle_request(req: dict) -> dict:
         return {"error": {"message": f"bad request: {e}", "offset": None}}
 
 
+def read_back(message: str, version: int | None, wire: bytes, api_key: int | None = None) -> Outcome:
+    """The built-in codec's reading of bytes an implementation *wrote*: a value, or an error, which bytes after the end
+    of the message are too. Kafka's readers ignore such bytes (and so does :func:`handle_request`), but no writer of
+    Kafka's writes them: an encoder that appends junk has not written the message."""
+    try:
+        opts = {"api_key": api_key} if api_key is not None else {}
+        got = get_kind(kind_of(message)).decode(wire, style="kafka", version=version, **opts)
+    except (DecodeError, EncodeError) as e:
+        j = e.to_json()
+        return Outcome(error={"message": j["message"], "offset": j["offset"], "path": j["path"]})
+    except (KeyError, ValueError, TypeError) as e:
+        return Outcome(error={"message": f"bad request: {e}", "offset": None})
+    if got.trailing:
+        n, at = got.trailing["bytes"], got.trailing["offset"]
+        return Outcome(
+            error={"message": f"{n} byte{'' if n == 1 else 's'} after the end of the {message} at offset {at}"}
+        )
+    return Outcome(value=got.value)
+
+
 class BuiltinImplementation:
     name = "rebalance-codec (built-in)"
+
+    @property
+    def trusted(self) -> bool:
+        """The reference itself, whose passes need no evidence (:mod:`codec.conformance.evidence`); a subclass that
+        changes an answer is an implementation under test like any other."""
+        return type(self) is BuiltinImplementation
 
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         return _outcome(
@@ -208,11 +243,34 @@ MAX_REPLY_PARTS = 1_000_000  # objects, arrays and strings in one reply (the lar
 TIMEOUT_STARTS = 3  # starts in a row that each end in a timeout: the adapter is given up
 _STDERR_RING = 64 * 1024  # bytes of the adapter's stderr kept (the newest)
 _STDERR_TAIL = 2000  # characters of it a failure quotes
+_STDERR_HEAD = 8 * 1024  # bytes of the start of each start's stderr kept
+STDERR_LINES = 12  # lines of an adapter's stderr shown when it is given up
 _STDERR_READ = 4 * 1024 * 1024  # bytes of stderr read at most per drain (an adapter may write it forever)
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL to the adapter's process group (its own: :meth:`CommandImplementation._spawn`), and to the process
+    itself should the group be gone."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # the group has no process left (or is not ours any more)
+        pass
+    if proc.returncode is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+
+
 class AdapterError(ValueError):
-    """The adapter command cannot be started (empty, unparseable, not found)."""
+    """The adapter command cannot be started (empty, unparseable, not found), or speaks another protocol."""
+
+
+class OldProtocolError(AdapterError):
+    """The adapter answered the first request as protocol 1 did (its reply has no request id)."""
+
+
+PROTOCOL = 2  # the line protocol's version: 2 added the request id every reply echoes
 
 
 class CommandImplementation:
@@ -251,13 +309,24 @@ class CommandImplementation:
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
         self.proc: subprocess.Popen | None = None
         self.gave_up: str | None = None
+        self.stderr_lines: list[str] = []  # the stderr of the start after which it was given up (_stderr_lines)
         self._timeouts_in_a_row = 0
         self._spare: subprocess.Popen | None = None
+        self._last_id = 0  # request ids count up over the whole run, across starts: no reply matches two requests
+        self._unversioned: dict | None = None  # the last reply, when it carried no id
         self._start()
 
     def _spawn(self) -> subprocess.Popen:
+        """Start the adapter in a process group of its own (a new session): a wrapper (``sh run.sh``, ``npm start``,
+        ``gradle run``) and what it starts are stopped together (:meth:`_stop_process`)."""
         try:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as e:
             raise AdapterError(f"cannot start {self.name!r}: {e.strerror or e}") from None
         for f in (proc.stdin, proc.stdout, proc.stderr):
@@ -269,6 +338,8 @@ class CommandImplementation:
         self.proc = proc or self._spawn()
         self._buffer = bytearray()  # what the adapter wrote past its last reply's newline
         self._stderr = bytearray()
+        self._stderr_head = bytearray()  # the first bytes of this start's stderr (where a failing start says why)
+        self._stderr_cut = False  # whether it wrote more than them
         self.answered = 0
 
     def _drain_stderr(self, limit: int = _STDERR_READ) -> bool:
@@ -288,10 +359,26 @@ class CommandImplementation:
             if not chunk:
                 return True
             read += len(chunk)
+            room = _STDERR_HEAD - len(self._stderr_head)
+            self._stderr_head += chunk[: max(room, 0)]
+            self._stderr_cut = self._stderr_cut or len(chunk) > room
             self._stderr += chunk
             if len(self._stderr) > 2 * _STDERR_RING:
                 del self._stderr[:-_STDERR_RING]
         return False
+
+    def _stderr_lines(self) -> list[str]:
+        """The adapter's stderr of its last start as lines to show a person: the first :data:`STDERR_LINES` of them
+        (where a failing start says why), and the last few when there are more (where a traceback names the error);
+        each printable, at most :data:`CLIP` characters."""
+        self._drain_stderr()
+        head = bytes(self._stderr_head).decode("utf-8", "replace").splitlines()
+        if not self._stderr_cut and len(head) <= STDERR_LINES:
+            lines = head
+        else:
+            tail = bytes(self._stderr[-_STDERR_TAIL * 4 :]).decode("utf-8", "replace").splitlines()[1:][-3:]
+            lines = [*head[: STDERR_LINES - 3], "...", *tail]
+        return [clip(_text.printable(ln.rstrip())) for ln in lines]
 
     def _stderr_tail(self) -> str:
         self._drain_stderr()
@@ -383,27 +470,38 @@ class CommandImplementation:
                             return f"adapter exited (status {status}) without answering", False
                         self._buffer += chunk
 
-    def _ask(self, req: dict) -> Outcome:
+    @property
+    def gone(self) -> str | None:
+        """Why the adapter is given up (every further request would fail at once without being sent), else None: the
+        runner asks nothing more of it then, and counts what is left as not run."""
         if not self.gave_up and self.deadline is not None and time.monotonic() >= self.deadline:
             self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
-        if self.gave_up:
+        return self.gave_up
+
+    def _ask(self, req: dict) -> Outcome:
+        """Send ``req`` with the next request id and read its reply: an :class:`Outcome`, a failure whenever the reply
+        is not one line of JSON naming that id (:data:`PROTOCOL`)."""
+        self._unversioned = None
+        if self.gone:
             return Outcome(failure=f"not run: {self.gave_up}")
-        line = self._exchange((_text.dumps(req) + "\n").encode("utf-8"))
+        self._last_id += 1
+        request_id = self._last_id
+        line = self._exchange((_text.dumps({"id": request_id, **req}) + "\n").encode("utf-8"))
         if isinstance(line, tuple):  # no reply: the adapter's state is unknown, so it starts afresh
             why, timed_out = line
-            reason = clip(why + self._stderr_tail(), 2 * _STDERR_TAIL)
             self._stop(kill=True)
             self._timeouts_in_a_row = self._timeouts_in_a_row + 1 if timed_out else 0
             if self.answered == 0:
-                self.gave_up = f"the adapter answered nothing ({reason})"
+                self.gave_up = f"the adapter answered nothing ({why})"
             elif self._timeouts_in_a_row >= TIMEOUT_STARTS:
-                self.gave_up = (
-                    f"the adapter timed out after each of its last {TIMEOUT_STARTS} starts (the last: {reason})"
-                )
+                self.gave_up = f"the adapter timed out after each of its last {TIMEOUT_STARTS} starts (the last: {why})"
             elif self.deadline is not None and time.monotonic() >= self.deadline:
                 self.gave_up = f"the run's time limit of {self.time_limit:g} s is spent (--time-limit)"
-            else:
-                self._start()
+            if self.gave_up:  # its stderr is shown once, as lines, by the run's report (stderr_lines), not here
+                self.stderr_lines = self._stderr_lines()
+                return Outcome(failure=clip(why, 2 * _STDERR_TAIL))
+            reason = clip(why + self._stderr_tail(), 2 * _STDERR_TAIL)
+            self._start()
             return Outcome(failure=reason)
         self.answered += 1
         parts = line.count(b"{") + line.count(b"[") + line.count(b'"') // 2
@@ -413,11 +511,25 @@ class CommandImplementation:
                 f"(more than {MAX_REPLY_PARTS} are not read)"
             )
         try:
-            return _outcome(loads(line.decode("utf-8")))
+            reply = loads(line.decode("utf-8"))
         except DuplicateKeyError as e:  # which of the two values was meant cannot be told
             return Outcome(failure=f"adapter answered JSON with a {_text.printable(str(e))}")
         except (ValueError, RecursionError):  # not UTF-8, not JSON, or JSON this reader refuses (huge integers)
             return Outcome(failure=f"adapter answered a line that is not JSON: {_text.printable(repr(line[:200]))}")
+        if isinstance(reply, dict):
+            if "id" not in reply:
+                self._unversioned = reply
+                return Outcome(
+                    failure=f'adapter answered without the request\'s "id" ({request_id}): in protocol {PROTOCOL} '
+                    "every reply echoes the id of the request it answers (vectors/ADAPTERS.md)"
+                )
+            answered = reply.pop("id")
+            if type(answered) is not int or answered != request_id:  # a reply written for another request
+                return Outcome(
+                    failure=f"adapter answered request {_clip(answered, 40)}, not this one ({request_id}): a reply "
+                    "counts only for the request whose id it echoes"
+                )
+        return _outcome(reply)
 
     def decode(self, message, version, wire, reader_version=None, api_key=None) -> Outcome:
         req = {"op": "decode", "message": message, "version": version, "wire": wire.hex()}
@@ -437,10 +549,20 @@ class CommandImplementation:
         return self._ask({"op": "assign", "round": round_})
 
     def capabilities(self) -> Outcome:
-        """The optional first request. An adapter that dies or hangs on it is started again and asked
-        everything: not knowing the op is no reason to give it up."""
-        out = self._ask({"op": "capabilities"})
+        """The optional first request, which names the protocol's version. An adapter that dies or hangs on it is
+        started again and asked everything: not knowing the op is no reason to give it up. One that answers it as
+        protocol 1 did (a reply without the request's id) is refused: :class:`OldProtocolError`."""
+        out = self._ask({"op": "capabilities", "protocol": PROTOCOL})
+        old = self._unversioned
+        if old is not None and _outcome(old).failure is None:  # a reply protocol 1 defines, less the id
+            raise OldProtocolError(
+                f'the adapter {self.name!r} speaks protocol 1: its replies carry no "id". This runner speaks '
+                f'protocol {PROTOCOL}, where each request has an "id" and each reply echoes it (one line in the '
+                'adapter: reply["id"] = request["id"]; vectors/ADAPTERS.md, "Protocol versions")'
+            )
         if out.failure and self.gave_up and self.proc is None:
+            if self.stderr_lines:  # the last line (a traceback's error) here; all of them if it is given up later
+                out = Outcome(failure=clip(f"{out.failure}; its stderr ends: {self.stderr_lines[-1]}", 2 * CLIP))
             self.gave_up = None
             self._timeouts_in_a_row = 0
             self._start()
@@ -471,8 +593,11 @@ class CommandImplementation:
 
     @staticmethod
     def _stop_process(proc: subprocess.Popen, *, kill: bool) -> None:
+        """Stop one start of the adapter: killed at once (``kill``), else its stdin closed and two seconds to exit.
+        Either way its whole process group is killed after it: a wrapper killed on a timeout leaves no adapter
+        running, and neither does one that exits while a child it started goes on."""
         if kill:
-            proc.kill()
+            _kill_group(proc)
         for f in (proc.stdin, proc.stdout):
             try:
                 if f is not None:  # never None: _spawn makes pipes of all three
@@ -482,8 +607,9 @@ class CommandImplementation:
         try:
             proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _kill_group(proc)
             proc.wait()
+        _kill_group(proc)
         if proc.stderr is not None:
             proc.stderr.close()
 

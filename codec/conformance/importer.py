@@ -11,6 +11,8 @@ from pathlib import Path
 
 from .. import text as _text
 from ..errors import InputError
+from ..group.messages import MESSAGES as GROUP_MESSAGES
+from ..wire.registry import apis
 
 __all__ = ["import_kafka_java", "import_captures", "connect_vectors", "kio_kafka4_vectors", "KAFKA_COMMIT"]
 
@@ -500,7 +502,8 @@ def connect_vectors(src: Path, source_file: str = "connect.jsonl") -> list[dict]
     return out
 
 
-_GROUP_KEYS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
+#: the classic group protocol's APIs by key (codec.group.messages, codec.wire.registry)
+_GROUP_KEYS = {k: a.name for k, a in apis().items() if a.request in GROUP_MESSAGES}
 
 
 def import_captures(shared: Path, out_dir: Path) -> dict[str, int]:

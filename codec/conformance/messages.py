@@ -7,37 +7,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import text as _text
-from ..kafka4.common import CLASSIC_KIND_NAMES
-from ..kafka4.common import KIND_NAMES as KAFKA4_KINDS
+from ..catalog import kinds
 
-__all__ = ["MESSAGES", "flatten_layers", "kind_of", "normalize", "first_difference", "short_json"]
+__all__ = ["DATA_MAPS", "MESSAGES", "flatten_layers", "kind_of", "normalize", "first_difference", "short_json"]
 
-# message name (as in the vectors) -> CLI kind
-MESSAGES: dict[str, str] = {
-    "SubscriptionInfo": "subscription-info",
-    "AssignmentInfo": "assignment-info",
-    "ConsumerProtocolSubscription": "consumer-subscription",
-    "ConsumerProtocolAssignment": "consumer-assignment",
-    "JoinGroupRequest": "join-group-request",
-    "JoinGroupResponse": "join-group-response",
-    "SyncGroupRequest": "sync-group-request",
-    "SyncGroupResponse": "sync-group-response",
-    "HeartbeatRequest": "heartbeat-request",
-    "HeartbeatResponse": "heartbeat-response",
-    "LeaveGroupRequest": "leave-group-request",
-    "LeaveGroupResponse": "leave-group-response",
-    "RequestHeader": "request-header",
-    "ResponseHeader": "response-header",
-    "RequestFrame": "request-frame",
-    "ResponseFrame": "response-frame",
-    "ConnectMetadata": "connect-metadata",
-    "ConnectAssignment": "connect-assignment",
-}
-# Kafka 4's group RPC bodies and __consumer_offsets record parts (codec.kafka4): "ConsumerGroupHeartbeatRequest"
-# -> "consumer-group-heartbeat-request", "ConsumerGroupMetadataKey" -> "consumer-group-metadata-key", ...
-MESSAGES.update(KAFKA4_KINDS)
-# the classic group's __consumer_offsets records in the same shape: "GroupMetadataValue" -> "group-metadata-value", ...
-MESSAGES.update(CLASSIC_KIND_NAMES)
+# message name (as in the vectors) -> CLI kind: every kind that reads a message, as the kinds' registry lists them
+# (codec.catalog: a family's own kinds, then one for each schema message Kafka writes with its generated classes)
+MESSAGES: dict[str, str] = {k.message: k.name for k in kinds() if k.message is not None}
 
 # message family -> vector file in vectors/
 
@@ -126,18 +102,29 @@ def normalize(message: str, value: Any) -> Any:
     return f(value) if f and isinstance(value, dict) else value
 
 
+# Maps whose keys are data, not field names: a flexible struct's unknown tagged fields (tag -> hex) and
+# SubscriptionInfo's client tags. They are compared whole, and one ``expected`` does not name is an empty one: a
+# reader that adds a tag of its own to every struct has read something that is not in the bytes.
+DATA_MAPS = ("_unknownTaggedFields", "clientTags")
+
+
 def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
     """The first place where ``actual`` does not match ``expected`` (fields ``expected`` does not name are
-    not compared), as ``path: expected X, got Y``; None when they match."""
+    not compared, except the maps of :data:`DATA_MAPS`, which are compared whole), as ``path: expected X, got
+    Y``; None when they match. Numbers are compared with their JSON type: ``1`` is not ``1.0``, nor ``true``."""
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return f"{path}: expected an object, got {short_json(actual)}"
         for k, v in expected.items():
             if k not in actual:
                 return f"{path}.{k}: missing (expected {short_json(v)})"
-            d = first_difference(v, actual[k], f"{path}.{k}")
+            d = _map_difference(v, actual[k], f"{path}.{k}") if k in DATA_MAPS else None
+            d = d or first_difference(v, actual[k], f"{path}.{k}")
             if d:
                 return d
+        for k in DATA_MAPS:
+            if k not in expected and actual.get(k):
+                return f"{path}.{k}: expected none, got {short_json(actual[k])}"
         return None
     if isinstance(expected, list):
         if not isinstance(actual, list):
@@ -149,11 +136,19 @@ def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
         if len(expected) != len(actual):
             return f"{path}: expected {len(expected)} elements, got {len(actual)}"
         return None
-    if isinstance(expected, bool) or isinstance(actual, bool):  # JSON true is not 1
+    if isinstance(expected, (int, float)) or isinstance(actual, (int, float)):  # JSON true is not 1, 1.0 is not 1
         same = type(expected) is type(actual) and expected == actual
     else:
         same = expected == actual
     return None if same else f"{path}: expected {short_json(expected)}, got {short_json(actual)}"
+
+
+def _map_difference(expected: Any, actual: Any, path: str) -> str | None:
+    """A key one map of :data:`DATA_MAPS` has and the other has not (their values are compared after)."""
+    if not isinstance(expected, dict) or not isinstance(actual, dict):
+        return None
+    extra = sorted(set(actual) - set(expected))
+    return f"{path}.{extra[0]}: not expected (got {short_json(actual[extra[0]])})" if extra else None
 
 
 def short_json(v: Any) -> str:

@@ -276,9 +276,9 @@ def mutants(messages: Iterable[str] | None = None, operators: Iterable[str] | No
 
 def _group_key(v: dict) -> tuple:
     """Vectors are grouped by message (frames also by API): what a group's vectors read is found once."""
-    from .runner import _api
+    from .checks import api_of
 
-    return (v["message"], _api(v) if v["message"].endswith("Frame") else None)
+    return (v["message"], api_of(v) if v["message"].endswith("Frame") else None)
 
 
 class Suite:

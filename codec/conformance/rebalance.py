@@ -19,6 +19,7 @@ active-task list is positional for its partitions; every assignment uses the rou
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from pathlib import Path
 
@@ -33,7 +34,15 @@ from ..types import TaskId
 from ..wire.builder import wire_class
 from .messages import first_difference
 
-__all__ = ["generate_rounds", "run_round", "check_invariants", "ROUNDS_FILE", "canonical_assignment", "compare_round"]
+__all__ = [
+    "generate_rounds",
+    "run_round",
+    "check_invariants",
+    "ROUNDS_FILE",
+    "canonical_assignment",
+    "compare_round",
+    "round_difference",
+]
 
 ROUNDS_FILE = "rounds.jsonl"
 PROV = {"source": "generated", "note": "rebalance-codec's assignor core; invariants checked before writing"}
@@ -382,27 +391,43 @@ def generate_rounds(shared: Path) -> list[dict]:
 
 def canonical_assignment(raw: bytes) -> dict:
     """A ConsumerProtocol assignment as a comparable value: sorted partitions, and the AssignmentInfo with
-    its unordered collections sorted (the topic dictionary's order is the encoder's own)."""
+    its unordered collections sorted (the topic dictionary's order is the encoder's own). Bytes after the end of
+    either struct are a ValueError: Kafka's readers ignore them, but no leader of Kafka's writes them."""
     from ..streams import assignment_json
+    from ..streams.assignment import assignment_view
 
     cpa = decode_consumer("ConsumerProtocolAssignment", raw)
+    if cpa.trailing:
+        raise ValueError(f"{len(cpa.trailing)} bytes after the end of the ConsumerProtocolAssignment")
+    info, consumed, trailing = assignment_view(bytes(cpa.data.user_data))
+    if trailing:
+        raise ValueError(f"{trailing} bytes after the end of the AssignmentInfo in its user data, at offset {consumed}")
     parts = sorted((tp.topic, p) for tp in cpa.data.assigned_partitions for p in tp.partitions)
-    return {"partitions": parts, "info": assignment_json(decode_assignment(cpa.data.user_data))}
+    return {"partitions": parts, "info": assignment_json(info)}
 
 
 def compare_round(r: dict, got: dict[str, bytes]) -> str | None:
     """None when ``got`` assigns what the round expects; otherwise the first difference."""
+    found = round_difference(r, got)
+    return None if found is None else found[0]
+
+
+def round_difference(r: dict, got: dict[str, bytes]) -> tuple[str, str] | None:
+    """None when ``got`` assigns what the round expects; otherwise the first difference and its class: ``members``
+    (other members assigned), ``bytes`` (an assignment that does not read back whole) or the JSON path where a
+    member's assignment differs, the member written ``[]`` (``$[].info.activeTasks[]``)."""
     want = {a["memberId"]: bytes.fromhex(a["assignment"]) for a in r["assignments"]}
     if set(got) != set(want):
-        return f"members differ: expected {sorted(want)}, got {sorted(got)}"
+        return f"members differ: expected {sorted(want)}, got {sorted(got)}", "members"
     for m in sorted(want):
         if got[m] == want[m]:
             continue
         try:
             g = canonical_assignment(got[m])
         except Exception as e:  # noqa: BLE001 - any failure to read the answer is the answer's fault
-            return f"member {m}: assignment does not decode ({e})"
-        d = first_difference(canonical_assignment(want[m]), g, f"$.{m}")
+            return f"member {m}: assignment does not decode ({e})", "bytes"
+        d = first_difference(canonical_assignment(want[m]), g, "$")
         if d:
-            return f"assignment differs at {d}"
+            where = re.sub(r"\[\d+\]", "[]", d.split(": ", 1)[0])
+            return f"assignment differs at $.{m}{d[1:]}", f"$[]{where[1:]}"
     return None

@@ -14,7 +14,15 @@ from xml.etree import ElementTree as ET
 from .. import text as _text
 from .runner import STATUSES, GeneratedRun, VectorResult, summarize
 
-__all__ = ["render_generated", "render_table", "summary_line", "write_json", "write_junit", "write_report"]
+__all__ = [
+    "render_gone",
+    "render_generated",
+    "render_table",
+    "summary_line",
+    "write_json",
+    "write_junit",
+    "write_report",
+]
 
 
 def _plural(n: int, word: str, words: str) -> str:
@@ -24,12 +32,14 @@ def _plural(n: int, word: str, words: str) -> str:
 def summary_line(results: list[VectorResult], *, expectations: bool = False) -> str:
     """``N passed, N failed, N skipped``, then ``, N expected failures`` with an expectations file, ``, N fixed``
     when a listed vector passes. A vector counts once."""
-    n = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "skip", "xfail", "xpass")}
+    n = {s: sum(r.status == s for r in results) for s in STATUSES}
     line = f"{n['pass']} passed, {n['fail']} failed, {n['skip']} skipped"
     if expectations or n["xfail"]:
         line += ", " + _plural(n["xfail"], "expected failure", "expected failures")
     if n["xpass"]:
         line += f", {n['xpass']} fixed"
+    if n["notrun"]:
+        line += f", {n['notrun']} not run"
     return line
 
 
@@ -69,6 +79,8 @@ def render_table(results: list[VectorResult], *, show_failures: int | None = 20,
         cols.append(("xfailed", "expected"))
     if any(r["fixed"] for r in rows):
         cols.append(("fixed", "fixed"))
+    if any(r["notrun"] for r in rows):
+        cols.append(("notrun", "not run"))
     header = ("message", "version", "vectors", *(title for _, title in cols))
     table = [header] + [
         (
@@ -169,17 +181,22 @@ def _counts(rs: list[VectorResult]) -> dict[str, str]:
     return {
         "tests": str(len(rs)),
         "failures": str(sum(r.status in ("fail", "xpass") for r in rs)),
-        "skipped": str(sum(r.status in ("skip", "xfail") for r in rs)),
+        "skipped": str(sum(r.status in ("skip", "xfail", "notrun") for r in rs)),
     }
 
 
 def write_junit(
-    results: list[VectorResult], path: Path, implementation: str, generated: GeneratedRun | None = None
+    results: list[VectorResult],
+    path: Path,
+    implementation: str,
+    generated: GeneratedRun | None = None,
+    gone: tuple[str, Sequence[str]] | None = None,
 ) -> None:
     """One testsuite per message, one testcase per vector: ``<failure>`` for a failure and for a listed vector
     that now passes, ``<skipped message="…">`` for a skipped vector and (type ``expected-failure``) for an
     expected one; the generated cases in a testsuite of their own, one testcase per message, version and
-    op."""
+    op; an adapter given up (``gone``: why, its stderr's first lines) is one failure of a testsuite of its own, and
+    what it left not run is skipped (``type="not-run"``)."""
     counts = _counts(results)
     if generated is not None:
         cells = _generated_cells(generated)
@@ -198,11 +215,20 @@ def write_junit(
                 ET.SubElement(case, "failure", message=detail[:500]).text = detail
             elif r.status == "skip":
                 ET.SubElement(case, "skipped", message=_xml_text(r.reason or r.detail)[:500])
+            elif r.status == "notrun":  # the run fails (the testsuites' adapter failure says why, once)
+                ET.SubElement(case, "skipped", type="not-run", message=_xml_text(r.detail)[:500])
             elif r.status == "xfail":
                 text = _xml_text(f"expected failure: {r.reason + ': ' if r.reason else ''}{r.detail}")
                 ET.SubElement(case, "skipped", type="expected-failure", message=text[:500]).text = text
     if generated is not None:
         _junit_generated(suites, generated)
+    if gone is not None:
+        suite = ET.SubElement(suites, "testsuite", name="adapter", tests="1", failures="1", skipped="0")
+        case = ET.SubElement(suite, "testcase", classname="adapter", name="given up")
+        text = _xml_text("\n".join([gone[0], *gone[1]]))
+        ET.SubElement(case, "failure", message=_xml_text(gone[0])[:500]).text = text
+        for k in ("tests", "failures"):
+            suites.set(k, str(int(suites.get(k, "0")) + 1))
     write_report(path, ET.tostring(suites, encoding="utf-8", xml_declaration=True))
 
 
@@ -213,8 +239,9 @@ def write_json(
     *,
     seed: int | None = None,
     generated: GeneratedRun | None = None,
+    gone: tuple[str, Sequence[str]] | None = None,
 ) -> None:
-    report = {
+    report: dict = {
         "implementation": implementation,
         "seed": seed,
         "counts": {status: sum(r.status == status for r in results) for status in STATUSES},
@@ -235,6 +262,8 @@ def write_json(
     }
     if generated is not None:
         report["generated"] = _generated_json(generated)
+    if gone is not None:
+        report["givenUp"] = {"reason": gone[0], "stderr": list(gone[1])}
     write_report(path, _text.dumps(report, indent=2).encode("utf-8"))
 
 
@@ -332,6 +361,9 @@ def render_generated(gen: GeneratedRun, *, show_failures: int | None = 20, not_s
             lines.append(_text.printable(f"{label} generated {_group_line(gen, g)}{why}"))
         if show_failures is not None and len(groups) > show_failures:
             lines.append(f"... and {len(groups) - show_failures} more generated {label} groups (see --json)")
+    for entry, n, of in gen.coverage:  # every generated line of an expectations file, counted aloud
+        most = " — most of them: a known difference is a part of a message, not all of it" if 2 * n > of else ""
+        lines.append(_text.printable(f"EXPECTED {entry}: {n} of the {of} generated cases it covers{most}"))
     reasons: dict[str, int] = {}
     for n, why in gen.skipped.values():
         reasons[why] = reasons.get(why, 0) + n
@@ -355,5 +387,21 @@ def render_generated(gen: GeneratedRun, *, show_failures: int | None = 20, not_s
     )
     if c["xfail"] or gen.expected:
         line += f", {c['xfail']} expected failure{'' if c['xfail'] == 1 else 's'}"
+    if gen.not_run:
+        line += f", {gen.not_run} not run"
     lines.append(_text.printable(line))
+    return "\n".join(lines)
+
+
+def render_gone(gone: str, stderr: Sequence[str], results: list[VectorResult], gen: GeneratedRun | None) -> str:
+    """An adapter given up, once: why, the first lines of its stderr (each on a line of its own, indented), and what
+    was left not run (counted, never listed: each would say the same)."""
+    lines = [_text.printable(f"GIVEN UP: {gone}" + ("; its stderr:" if stderr else ""))]
+    lines += [f"    {_text.printable(line)}" for line in stderr]
+    vectors = sum(r.status == "notrun" for r in results)
+    cases = gen.not_run if gen is not None else 0
+    left = [_plural(vectors, "vector", "vectors")] + (
+        [_plural(cases, "generated case", "generated cases")] if gen else []
+    )
+    lines.append(f"NOT RUN {' and '.join(left)}: nothing is asked of an adapter once it is given up")
     return "\n".join(lines)

@@ -1,13 +1,15 @@
 """The conformance runner: every vector against an implementation, with diffs people can act on.
 
-The algorithm (also in vectors/README.md):
+The algorithm (also in vectors/README.md; each half's check in :mod:`codec.conformance.checks`):
 
-* ``valid``: decode ``wire``; the answer must match ``expected`` (the fields ``expected`` names; unordered
-  collections compared as sets). Then encode ``expected``: with ``canonical`` the bytes must equal
-  ``wire``; without, the reference decoder must read them back to ``expected``.
+* ``valid``: decode ``wire``; the answer must match ``expected`` (the fields ``expected`` names, numbers with their
+  JSON type, the maps whose keys are data whole; unordered collections compared as sets). Then encode
+  ``expected``: with ``canonical`` the bytes must equal ``wire``; without, the reference decoder must read them
+  back to ``expected``, with no byte after the message's end.
 * ``invalid`` with ``wire``: decoding must fail. ``invalid`` without ``wire``: encoding ``expected`` (the
   input value) must fail.
 * ``acceptable``: either outcome passes; a successful decode must still match ``expected``.
+* a rebalance round (``assign``): the leader's assignments must be the round's, read back whole.
 
 Each vector has one or two halves, one per op it uses (:func:`vector_ops`): the decode half and the encode
 half of a valid vector are checked, selected, declared and declined separately. An answer
@@ -16,40 +18,37 @@ capabilities leave out is skipped without being sent ("not declared"). A vector 
 passes when a half passes and none fails, and is skipped when every half is.
 
 **The order of a run** (:func:`run_all`): no answer may be copied from bytes the run showed earlier. Every
-writing request comes first (the encode halves, the generated encode cases, the rebalance rounds), then the
-adapter is restarted and every reading request follows (the decode halves, the generated decode cases) in a
-process that never saw a value it is asked for. Each part is shuffled by the run's seed; within the writing
-part a message's encode halves come before those of every message that carries it as bytes (SubscriptionInfo
-before ConsumerProtocol before JoinGroup before frames), so no value shown holds the bytes of one still to be
-asked.
+writing request comes first (the encode halves, the generated encode cases, the rebalance rounds and the
+generated rounds), then the adapter is restarted and every reading request follows (the decode halves, the
+generated decode cases) in a process that never saw a value it is asked for. Each part is shuffled by the run's
+seed; within the writing part a message's encode halves come before those of every message that carries it as
+bytes (SubscriptionInfo before ConsumerProtocol before JoinGroup before frames, rounds last), so no value shown
+holds the bytes of one still to be asked.
 
-**Evidence.** A rejection is only evidence from an adapter that reads (or writes) valid input of the same
-message: a rejection passes an invalid vector only once the adapter has answered a valid request of the same
-op and message (for a frame, of the same API) correctly, at any version: a valid half of the run that passed,
-or one of up to three *witnesses* the runner then asks, declared or not (fresh generated values first, then
-the suite's valid vectors). Where the adapter declines the witnesses, or there is none to ask, the rejection
-is skipped ("no evidence"); where it answers them wrongly, the rejection fails ("decline with unsupported").
-And any pass of a vector's half counts only where the adapter also passes a generated case of the same op and
-message (and API), if the run drew any: values nobody wrote down are what an adapter that knows the suite by
-heart cannot answer.
+**Evidence** (:mod:`codec.conformance.evidence`): every pass of an op and message — a half answered right, an
+invalid input refused, a round assigned right — counts in proportion to the adapter's passes of values nobody
+wrote down (the run's generated cases and rounds, and witnesses drawn the same way where those are short);
+passes left uncounted are skipped and fail the run. The built-in codec, the reference itself, needs none.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import random
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..wire.builder import field_offsets
 from ..wire.schema import schema_names
-from .generate import Case, draw_case, generated_cells, plan, take_case
-from .impl import BuiltinImplementation, Implementation, Outcome, clip
-from .messages import first_difference, normalize, short_json
+from .checks import Half, byte_difference, case_vector, check, check_round, key_of
+from .evidence import Ledger
+from .generate import generated_cells, plan, take_case
+from .impl import Implementation, clip
+from .messages import first_difference, short_json
+from .rounds import FAMILIES, RoundCase, round_cells, take_round
 from .vectors import DECODE_ONLY, ENCODE_ONLY
-from .vectors import suite as suite_vectors
 
 __all__ = [
     "VectorResult",
@@ -70,12 +69,13 @@ __all__ = [
     "ask_capabilities",
     "STATUSES",
     "write_rank",
+    "preload",
 ]
 
 OPS = ("decode", "encode", "assign")
 # pass, fail, skip (declined or not declared), xfail (a failure an expectations file lists), xpass (a listed
-# vector that passes: fixed, the list is stale)
-STATUSES = ("pass", "fail", "skip", "xfail", "xpass")
+# vector that passes: fixed, the list is stale), notrun (not asked: the adapter was given up before, RunResults.gone)
+STATUSES = ("pass", "fail", "skip", "xfail", "xpass", "notrun")
 DETAIL = 2 * 300  # characters of a result's detail or reason (adapter text inside is clipped to 300 already)
 
 
@@ -95,6 +95,8 @@ def vector_ops(v: dict) -> tuple[str, ...]:
     """The ops a vector uses: a valid vector decodes ``wire`` and encodes ``expected`` (decode only when
     flagged ``version-probe`` or ``capture-facts``); an invalid vector with ``wire`` decodes, one without
     encodes; an acceptable vector decodes. Rebalance rounds use ``assign``."""
+    if v["result"] == "round":
+        return ("assign",)
     if v["result"] == "valid":
         flags = set(v.get("flags", ()))
         return ("decode",) if DECODE_ONLY & flags else ("encode",) if ENCODE_ONLY & flags else ("decode", "encode")
@@ -283,206 +285,11 @@ def ask_capabilities(impl: Implementation) -> tuple[Capabilities | None, str]:
     return None, f"capabilities: none declared ({why}); every vector is sent"
 
 
-def byte_difference(message: str, version: int | None, expected: bytes, actual: bytes) -> str:
-    """Where two encodings part: the first differing byte offset and the field that starts there (read
-    from the expected bytes with the reference decoder's field offsets)."""
-    n = next((i for i, (a, b) in enumerate(zip(expected, actual)) if a != b), min(len(expected), len(actual)))
-    where = ""
-    if message in _SCHEMAS and version is not None:
-        try:
-            offsets = field_offsets(message, version, expected)
-        except Exception:  # a diagnostic aid only; the byte offset stands on its own
-            offsets = {}
-        starts = [(off, path) for path, off in offsets.items() if off <= n]
-        if starts:
-            where = f" (field {max(starts)[1]})"
-    exp, got = expected[n : n + 8].hex(), actual[n : n + 8].hex()
-    if len(expected) != len(actual) and n == min(len(expected), len(actual)):
-        return f"encodings differ in length: expected {len(expected)} bytes, got {len(actual)}{where}"
-    return f"encoding differs at byte {n}{where}: expected {exp}..., got {got}..."
-
-
-_SCHEMAS = set(schema_names())
-
-
-def _why(out: Outcome) -> str:
-    """Why an answer is not a value: the adapter's failure, or the rejection's message."""
-    if out.failure:
-        return f"adapter failure: {out.failure}"
-    assert out.error is not None  # asked only of an answer neither a value nor declined: a failure or a rejection
-    return str(out.error.get("message"))
-
-
-def _class(out: Outcome) -> str:
-    """The failure class of an answer that is no value: ``error`` (a rejection) or ``failure``."""
-    return "failure" if out.failure else "error"
-
-
-_REFERENCE = BuiltinImplementation()
-
-
-@dataclass(frozen=True)
-class _Half:
-    """One half's outcome: its status and detail; ``key``, the (op, message, API) whose evidence a pass by
-    rejection needs (None otherwise); ``where``, a failure's class: the JSON path where the value differs
-    (indices as ``[]``), ``error`` (the valid input was rejected), ``failure`` or ``bytes`` (unreadable)."""
-
-    status: str
-    detail: str = ""
-    key: tuple | None = None
-    where: str = ""
-
-
-def _declined(out: Outcome) -> _Half:
-    return _Half("skip", f"unsupported: {out.declined}")
-
-
-def _api(v: dict) -> int | None:
-    """The API a vector's frame belongs to: its ``apiKey`` (a response frame), else the first int16 of a request
-    frame (its header's requestApiKey); None for bodies."""
-    if v.get("apiKey") is not None or v["message"] != "RequestFrame":
-        return v.get("apiKey")
-    if isinstance(v.get("expected"), dict) and isinstance(v["expected"].get("apiKey"), int):
-        return v["expected"]["apiKey"]
-    wire = bytes.fromhex(v.get("wire", ""))
-    return int.from_bytes(wire[:2], "big", signed=True) if len(wire) >= 2 else None
-
-
-def _key(op: str, v: dict) -> tuple:
-    return op, v["message"], _api(v)
-
-
-_INDEX = re.compile(r"\[\d+\]")
-_MAP_KEY = re.compile(r"\.(_unknownTaggedFields|clientTags)\..*")  # maps whose keys are data, not field names
-
-
-def _where(diff: str) -> str:
-    """The class of a first difference: its JSON path with every index written ``[]``, cut at a map whose keys
-    are data (a tag number, a client tag)."""
-    return _MAP_KEY.sub(r".\1", _INDEX.sub("[]", diff.split(": ", 1)[0]))
-
-
-def _compare(v: dict, value: Any, what: str) -> _Half:
-    d = first_difference(normalize(v["message"], v["expected"]), normalize(v["message"], value))
-    return _Half("fail", f"{what} differs at {d}", where=_where(d)) if d else _Half("pass")
-
-
-def _decode_valid(impl: Implementation, v: dict) -> _Half:
-    msg, ver, key = v["message"], v.get("version"), v.get("apiKey")
-    out = impl.decode(msg, ver, bytes.fromhex(v["wire"]), api_key=key)
-    if out.declined is not None:
-        return _declined(out)
-    if not out.ok:
-        return _Half("fail", f"decode failed: {_why(out)}", where=_class(out))
-    return _compare(v, out.value, "decoded value")
-
-
-def _encode_valid(impl: Implementation, v: dict) -> _Half:
-    msg, ver, key = v["message"], v.get("version"), v.get("apiKey")
-    enc = impl.encode(msg, ver, v["expected"], api_key=key)
-    if enc.declined is not None:
-        return _declined(enc)
-    if not enc.ok:
-        return _Half("fail", f"encode of expected failed: {_why(enc)}", where=_class(enc))
-    if not isinstance(enc.value, bytes):
-        return _Half("fail", "encode answered no wire", where="failure")
-    wire = bytes.fromhex(v["wire"])
-    if v.get("canonical") and enc.value == wire:
-        return _Half("pass")
-    back = _REFERENCE.decode(msg, ver, enc.value, api_key=key)
-    if v.get("canonical"):
-        where = "bytes" if not back.ok else _compare(v, back.value, "").where or "bytes"
-        return _Half("fail", byte_difference(msg, ver, wire, enc.value), where=where)
-    if not back.ok:
-        return _Half("fail", f"re-encoded bytes do not decode (reference decoder): {_why(back)}", where="bytes")
-    return _compare(v, back.value, "re-encoded value")
-
-
-def _decode_invalid(impl: Implementation, v: dict) -> _Half:
-    out = impl.decode(v["message"], v.get("version"), bytes.fromhex(v["wire"]), api_key=v.get("apiKey"))
-    if out.declined is not None:
-        return _declined(out)
-    if out.ok:
-        return _Half(
-            "fail", f"accepted invalid input (expected {v.get('error', 'an error')}); decoded {short_json(out.value)}"
-        )
-    return _Half("pass", key=_key("decode", v)) if out.rejected else _Half("fail", _why(out))
-
-
-def _encode_invalid(impl: Implementation, v: dict) -> _Half:
-    msg, ver, key = v["message"], v.get("version"), v.get("apiKey")
-    enc = impl.encode(msg, ver, v["expected"], api_key=key)
-    if enc.declined is not None:
-        return _declined(enc)
-    if enc.ok:
-        return _Half("fail", _refusal_diff(v, enc.value))
-    return _Half("pass", key=_key("encode", v)) if enc.rejected else _Half("fail", _why(enc))
-
-
-def _refusal_diff(v: dict, wire: Any) -> str:
-    """An encoder wrote a value Kafka refuses: what it wrote, as the field that does not survive (read back
-    with the reference decoder) or else as bytes."""
-    head = f"encoded a value that must be refused ({v.get('error', 'an error')})"
-    if not isinstance(wire, bytes):
-        return f"{head}: answered no wire"
-    back = _REFERENCE.decode(v["message"], v.get("version"), wire, api_key=v.get("apiKey"))
-    if back.ok:
-        d = first_difference(normalize(v["message"], v["expected"]), normalize(v["message"], back.value))
-        if d:
-            return f"{head}; its bytes read back as {d}"
-    return f"{head}: {wire.hex()[:64]}"
-
-
-def _decode_acceptable(impl: Implementation, v: dict) -> _Half:
-    """Either outcome is Kafka's; a value must still be the one ``expected`` says (a vector without one is
-    refused by the linter: every answer is checked)."""
-    out = impl.decode(v["message"], v.get("version"), bytes.fromhex(v["wire"]), api_key=v.get("apiKey"))
-    if out.declined is not None:
-        return _declined(out)
-    if out.failure:
-        return _Half("fail", _why(out))
-    if out.rejected:
-        return _Half("pass", key=_key("decode", v))
-    if "expected" not in v:
-        return _Half("fail", f"decoded {short_json(out.value)}, but the vector has no expected value to compare with")
-    return _compare(v, out.value, "decoded value")
-
-
-_HALVES = {
-    ("valid", "decode"): _decode_valid,
-    ("valid", "encode"): _encode_valid,
-    ("invalid", "decode"): _decode_invalid,
-    ("invalid", "encode"): _encode_invalid,
-    ("acceptable", "decode"): _decode_acceptable,
-}
-
-
-def _check(impl: Implementation, v: dict, op: str) -> _Half:
-    try:
-        return _HALVES[(v["result"], op)](impl, v)
-    except Exception as e:  # noqa: BLE001 - an adapter that crashes the runner fails its vector
-        return _Half("fail", clip(f"runner error: {type(e).__name__}: {e}"), where="failure")
-
-
-def _case_vector(case: Case) -> dict:
-    """A generated case as a valid vector (the form the half checks take)."""
-    return {
-        "id": case.id,
-        "message": case.message,
-        "version": case.version,
-        "apiKey": case.api_key,
-        "wire": case.wire.hex(),
-        "expected": case.value,
-        "result": "valid",
-        "canonical": case.canonical,
-    }
-
-
-def _combine(v: dict, halves: list[tuple[str, _Half]]) -> VectorResult:
+def _combine(v: dict, halves: list[tuple[str, Half]]) -> VectorResult:
     halves = sorted(halves, key=lambda h: OPS.index(h[0]))
     statuses = [h.status for _, h in halves]
     ops = tuple((op, h.status, clip(h.detail, DETAIL)) for op, h in halves)
-    status = "fail" if "fail" in statuses else "pass" if "pass" in statuses else "skip"
+    status = next((s for s in ("fail", "notrun", "pass") if s in statuses), "skip")
     detail = next((h.detail for _, h in halves if h.status == status), "")
     if status == "skip":
         reason = detail.removeprefix("unsupported: ")
@@ -508,7 +315,7 @@ def _combine(v: dict, halves: list[tuple[str, _Half]]) -> VectorResult:
 @dataclass
 class GeneratedRun:
     """What the generated cases of a run gave, per (op, message, version): passes counted; skips counted with
-    the first reason; failures grouped by class (:class:`_Half`'s ``where``), each group with its count and
+    the first reason; failures grouped by class (:class:`~codec.conformance.checks.Half`'s ``where``), each group with its count and
     its first case (id and detail). An expectations file marks groups expected (``expected``: group ->
     reason; the xfail status); a group no pattern lists is a failure."""
 
@@ -516,15 +323,17 @@ class GeneratedRun:
     requested: int
     cells: list[tuple[str, int | None]]
     cases: int = 0
+    not_run: int = 0  # cases not drawn nor asked: the adapter was given up before (RunResults.gone)
     dropped: int = 0
     problems: list[str] = field(default_factory=list)
     passed: Counter = field(default_factory=Counter)
     skipped: dict = field(default_factory=dict)
     failed: dict = field(default_factory=dict)
     expected: dict = field(default_factory=dict)
+    coverage: list = field(default_factory=list)  # (expectations line, cases it made expected, cases it covers)
 
-    def record(self, case: Case, half: _Half) -> None:
-        cell = (case.op, case.message, case.version)
+    def record(self, op: str, message: str, version: int | None, case_id: str, half: Half) -> None:
+        cell = (op, message, version)
         self.cases += 1
         if half.status == "pass":
             self.passed[cell] += 1
@@ -532,7 +341,7 @@ class GeneratedRun:
             entry = self.skipped.setdefault(cell, [0, clip(half.detail.removeprefix("unsupported: "), DETAIL)])
             entry[0] += 1
         else:
-            entry = self.failed.setdefault((*cell, half.where or "failure"), [0, case.id, clip(half.detail, DETAIL)])
+            entry = self.failed.setdefault((*cell, half.where or "failure"), [0, case_id, clip(half.detail, DETAIL)])
             entry[0] += 1
 
     def counts(self) -> dict[str, int]:
@@ -543,6 +352,7 @@ class GeneratedRun:
             "fail": sum(n for n, *_ in self.failed.values()) - xfail,
             "skip": sum(n for n, _ in self.skipped.values()),
             "xfail": xfail,
+            "notrun": self.not_run,
         }
 
     def unexpected(self) -> list[tuple]:
@@ -577,6 +387,9 @@ class RunResults:
     vectors: list[VectorResult]
     generated: GeneratedRun | None
     seed: int
+    unproven: list[str] = field(default_factory=list)  # the evidence that fell short: the run fails (evidence.py)
+    gone: str | None = None  # why the adapter was given up, what was left not run; the run fails
+    stderr: list[str] = field(default_factory=list)  # the first lines of its stderr then (shown once)
 
 
 class _Run:
@@ -587,167 +400,107 @@ class _Run:
         *,
         wanted: set[str],
         declared: Capabilities | None,
-        witnesses: list[dict],
         seed: int,
         generated: GeneratedRun | None,
     ) -> None:
         self.impl, self.vectors, self.wanted, self.declared = impl, vectors, wanted, declared
-        self.pool, self.seed, self.generated = witnesses, seed, generated
-        self.halves: list[list[tuple[str, _Half]]] = [[] for _ in vectors]
-        self.passed: set[tuple] = set()  # (op, message, API) of every valid request answered correctly
-        self.verdicts: dict[tuple, _Half | None] = {}
-        # (op, message, API) -> [generated cases passed, not passed]
-        self.gen_answers: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+        self.seed, self.generated = seed, generated
+        self.halves: list[list[tuple[str, Half]]] = [[] for _ in vectors]
+        # a trusted implementation (the built-in codec, the reference itself) is not asked for evidence
+        self.ledger = (
+            None if getattr(impl, "trusted", False) else Ledger(seed, None if declared is None else declared.covers)
+        )
 
     def items(self, op: str, gen_plan: list[tuple]) -> list[tuple]:
-        """The requests of one part of the run, in the order the seed gives them."""
+        """The requests of one op, each with where it goes in its part of the run (the seed's order)."""
         rng = random.Random(f"rebalance-codec order {self.seed} {op}")
         items = []
         for i, v in enumerate(self.vectors):
             if op not in vector_ops(v) or op not in self.wanted:
                 continue
             if self.declared is not None and not self.declared.covers(op, v["message"], v.get("version")):
-                self.halves[i].append((op, _Half("skip", "not declared")))
+                self.halves[i].append((op, Half("skip", "not declared")))
                 continue
-            items.append((write_rank(v["message"]) if op == "encode" else 0, rng.random(), "half", (i, op)))
+            items.append((write_rank(v["message"]) if op != "decode" else 0, rng.random(), "half", (i, op)))
         for entry in gen_plan:
             if entry[0] == op:
-                items.append((write_rank(entry[1]) if op == "encode" else 0, rng.random(), "gen", entry))
-        items.sort(key=lambda x: (x[0], x[1]))
+                items.append((write_rank(entry[1]) if op != "decode" else 0, rng.random(), "gen", entry))
         return items
 
+    def gone(self) -> str | None:
+        """Why the implementation was given up (it would fail every further request unsent), else None."""
+        return getattr(self.impl, "gone", None)
+
     def ask(self, items: list[tuple]) -> None:
-        for _, _, kind, what in items:
+        for _, _, kind, what in sorted(items, key=lambda x: (x[0], x[1])):
+            gone = self.gone()
+            if gone:  # nothing more is asked, nor drawn: a dead or hung adapter ends the run now
+                if kind == "gen":
+                    assert self.generated is not None
+                    self.generated.not_run += 1
+                else:
+                    self.halves[what[0]].append((what[1], Half("notrun", f"not run: {gone}")))
+                continue
             if kind == "gen":
                 self.ask_generated(*what)
                 continue
             i, op = what
             v = self.vectors[i]
-            half = _check(self.impl, v, op)
-            if half.status == "pass" and v["result"] == "valid":
-                self.passed.add(_key(op, v))
+            half = _ask_half(self.impl, v, op)
+            if self.ledger is not None and half.status != "skip":
+                self.ledger.answered[key_of(op, v)].add(v.get("version"))
             self.halves[i].append((op, half))
 
     def ask_generated(self, op: str, message: str, version: int | None, api: int | None, index: int) -> None:
         gen = self.generated
         assert gen is not None  # run_all plans generated cases only with a GeneratedRun
-        case = take_case(gen.seed, index, op, message, version, api)
+        case = (
+            take_round(gen.seed, index, message)
+            if op == "assign"
+            else take_case(gen.seed, index, op, message, version, api)
+        )
         if isinstance(case, str):
             gen.dropped += 1
             if len(gen.problems) < 5:
                 gen.problems.append(case)
             return
-        v = _case_vector(case)
-        half = _check(self.impl, v, op)
-        if half.status == "pass":
-            self.passed.add(_key(op, v))
-        self.gen_answers[(op, message, _api(v))][half.status != "pass"] += 1
-        gen.record(case, half)
+        if isinstance(case, RoundCase):
+            half, key = check_round(self.impl, case.expected, FAMILIES[message].compare), (op, message, None)
+        else:
+            v = case_vector(case)
+            half, key = check(self.impl, v, op), key_of(op, v)
+        if self.ledger is not None:
+            self.ledger.record(key, version, half, case.id)
+        gen.record(op, message, version, case.id, half)
 
-    def settle_generated(self) -> None:
-        """A vector's pass counts only from an adapter that also passes a generated case of the same op and
-        message (for a frame, API), where the run generated any: an adapter that knows the suite's answers by
-        heart, or recorded them from the run, answers the values nobody wrote down wrongly or not at all."""
+    def settle(self, ops: tuple[str, ...]) -> None:
+        """Credit the passes of ``ops`` by their evidence (:mod:`codec.conformance.evidence`), asking witnesses
+        where the run's generated cases are too few."""
+        if self.ledger is None:
+            return
+        passes: dict[tuple, list] = defaultdict(list)
         for i, halves in enumerate(self.halves):
-            v = self.vectors[i]
             for j, (op, half) in enumerate(halves):
-                passed, other = self.gen_answers.get((op, v["message"], _api(v)), (0, 0))
-                if half.status == "pass" and other and not passed:
-                    api = (
-                        ""
-                        if _api(v) is None or v["message"] not in ("RequestFrame", "ResponseFrame")
-                        else f" of API {_api(v)}"
-                    )
-                    halves[j] = (
-                        op,
-                        _Half(
-                            "skip",
-                            f"no evidence: the adapter passes none of the {other} generated "
-                            f"{op} cases of {v['message']}{api}; a vector counts from an "
-                            "adapter that also answers values nobody wrote down",
-                        ),
-                    )
+                if op in ops and half.status == "pass":
+                    passes[key_of(op, self.vectors[i])].append((half, functools.partial(_replace, halves, j, op)))
+        for key, found in passes.items():
+            self.ledger.settle(self.impl, key, found)
 
-    def settle(self, op: str) -> None:
-        """Turn passes by rejection of ``op`` into failures or skips where the adapter answers no valid
-        request of the same op and message correctly (a witness is asked when the run holds none)."""
-        for i, halves in enumerate(self.halves):
-            for j, (o, half) in enumerate(halves):
-                if o != op or half.status != "pass" or half.key is None:
-                    continue
-                if half.key not in self.verdicts:
-                    self.verdicts[half.key] = self.evidence(half.key, self.vectors[i].get("version"))
-                verdict = self.verdicts[half.key]
-                if verdict is not None:
-                    halves[j] = (o, verdict)
 
-    def witnesses(self, op: str, message: str, api: int | None, version: int | None) -> list[dict]:
-        """Up to three valid requests of ``op`` x ``message`` (x API): a fresh generated value at the
-        rejected vector's version (or another the generator has), the suite's valid vectors (that version
-        first), another generated value."""
+def _replace(halves: list, j: int, op: str, half: Half) -> None:
+    halves[j] = (op, half)
 
-        def usable(w: dict) -> bool:
-            return w["result"] == "valid" and w["message"] == message and op in vector_ops(w) and _api(w) == api
 
-        suite = [w for w in self.pool if usable(w)] or [w for w in suite_vectors() if usable(w)]
-        suite.sort(
-            key=lambda w: (
-                w.get("version") != version,
-                self.declared is not None and not self.declared.covers(op, message, w.get("version")),
-            )
-        )
-        versions = [v for _, v, a in generated_cells([message]) if a == api]
-        versions.sort(
-            key=lambda v: (v != version, self.declared is not None and not self.declared.covers(op, message, v))
-        )
-        gen = []
-        rng = random.Random(f"rebalance-codec witness {self.seed} {op} {message} {api}")
-        for v in versions[:2]:
-            got = draw_case(rng, message, v, tame=True, api_key=api)
-            if not isinstance(got, str):
-                wire, value, canonical, key = got
-                gen.append(
-                    _case_vector(
-                        Case(
-                            f"generated {message}{'' if v is None else f' v{v}'}",
-                            op,
-                            message,
-                            v,
-                            key,
-                            wire,
-                            value,
-                            canonical,
-                        )
-                    )
-                )
-        return (gen[:1] + suite[:1] + gen[1:2] + suite[1:2])[:3]
+def _ask_half(impl: Implementation, v: dict, op: str) -> Half:
+    """A vector's half, or a rebalance round (``result`` ``round``: :func:`_round_vector`)."""
+    if v["result"] == "round":
+        return check_round(impl, v["round"], FAMILIES[v["message"]].compare)
+    return check(impl, v, op)
 
-    def evidence(self, key: tuple, version: int | None) -> _Half | None:
-        op, message, api = key
-        if key in self.passed:
-            return None
-        out = None
-        for w in self.witnesses(op, message, api, version):
-            half = _check(self.impl, w, op)
-            if half.status == "pass":
-                self.passed.add(key)
-                return None
-            if half.status == "skip":
-                return _Half(
-                    "skip",
-                    f"no evidence: the adapter declines valid {message} input "
-                    f"({w['id']}: {half.detail.removeprefix('unsupported: ')})",
-                )
-            out = (w, half)
-        if out is None:
-            return _Half("skip", f"no evidence: no valid {message} input to ask the adapter")
-        w, half = out
-        return _Half(
-            "fail",
-            f"rejected, but the adapter also {op}s no valid {message} input correctly "
-            f"(witness {w['id']}: {half.detail}); a rejection counts from an implementation of the "
-            "message; decline with unsupported",
-        )
+
+def _round_vector(r: dict, message: str = "RebalanceRound") -> dict:
+    """A rebalance round of the files as a vector of the run (one ``assign`` half)."""
+    return {"id": r["id"], "message": message, "version": None, "result": "round", "round": r}
 
 
 def run_all(
@@ -760,54 +513,59 @@ def run_all(
     rounds: Iterable[dict] = (),
     generate: int = 0,
     cells: list[tuple] | None = None,
+    round_families: Iterable[str] | None = None,
     seed: int = 0,
 ) -> RunResults:
     """Every vector's halves (those of ``ops``; default all), ``generate`` generated cases over ``cells``
-    (default: every message x version the generator draws) and the rebalance ``rounds``, against ``impl``,
-    in the order the module docstring gives. Halves ``declared`` leaves out are skipped unsent; undeclared
-    cells are not generated. ``witnesses``: where the suite's valid vectors for the evidence rule come from
-    (default: ``vectors``). Vector results keep the order of ``vectors`` (a vector none of whose halves is
-    selected has none), the rounds' follow."""
-    vectors = list(vectors)
+    (default: every message x version the generator draws) and the families of generated rounds (default: every
+    one, :mod:`codec.conformance.rounds`), and the rebalance ``rounds``, against ``impl``, in the order the module
+    docstring gives. Halves ``declared`` leaves out are skipped unsent; undeclared cells are not generated. Vector
+    results keep the order of ``vectors`` (a vector none of whose halves is selected has none), the rounds'
+    follow. ``witnesses`` is kept for callers of earlier versions: witnesses are drawn, never taken from files."""
+    del witnesses
+    vectors = list(vectors) + [_round_vector(r) for r in rounds]
     wanted = set(ops or OPS)
     gen_ops = [op for op in ("decode", "encode") if op in wanted]
     generated, gen_plan = None, []
     if generate > 0:
         cells = generated_cells() if cells is None else cells
-        gen_plan = plan(seed, generate, cells, gen_ops, wanted=None if declared is None else declared.covers)
+        families = round_cells() if round_families is None else list(round_families)
+        gen_plan = plan(
+            seed,
+            generate,
+            cells,
+            gen_ops,
+            wanted=None if declared is None else declared.covers,
+            rounds=families if "assign" in wanted else (),
+        )
         generated = GeneratedRun(
             seed,
             generate,
             sorted({(m, v) for _, m, v, _, _ in gen_plan}, key=lambda c: (c[0], -1 if c[1] is None else c[1])),
         )
-    run = _Run(
-        impl,
-        vectors,
-        wanted=wanted,
-        declared=declared,
-        witnesses=list(witnesses) if witnesses is not None else vectors,
-        seed=seed,
-        generated=generated,
-    )
-    round_results: list[VectorResult] = []
+    run = _Run(impl, vectors, wanted=wanted, declared=declared, seed=seed, generated=generated)
     # the writing part, then the reading part in a fresh process (started now: it loads meanwhile)
     prepare = getattr(impl, "prepare_restart", None)
     if prepare is not None and "decode" in wanted:
         prepare()
-    run.ask(run.items("encode", gen_plan))
-    rounds = list(rounds)
-    if rounds and "assign" in wanted:
-        round_results = run_rebalance_rounds(impl, rounds, declared=declared)
-    run.settle("encode")
+    run.ask(run.items("encode", gen_plan) + run.items("assign", gen_plan))
+    run.settle(("encode", "assign"))
     if "decode" in wanted:
         restart = getattr(impl, "restart", None)
         if restart is not None:
             restart()
         run.ask(run.items("decode", gen_plan))
-        run.settle("decode")
-    run.settle_generated()
+        run.settle(("decode",))
     results = [_combine(v, run.halves[i]) for i, v in enumerate(vectors) if run.halves[i]]
-    return RunResults(results + round_results, generated, seed)
+    gone = run.gone()
+    return RunResults(
+        results,
+        generated,
+        seed,
+        run.ledger.unproven if run.ledger is not None else [],
+        gone,
+        list(getattr(impl, "stderr_lines", ())) if gone else [],
+    )
 
 
 def run_vectors(
@@ -826,7 +584,14 @@ def run_vectors(
 def summarize(results: list[VectorResult]) -> list[dict]:
     """Per (message, version): counts of vectors and of each status."""
     table: dict[tuple[str, Any], dict] = {}
-    names = {"pass": "passed", "fail": "failed", "skip": "skipped", "xfail": "xfailed", "xpass": "fixed"}
+    names = {
+        "pass": "passed",
+        "fail": "failed",
+        "skip": "skipped",
+        "xfail": "xfailed",
+        "xpass": "fixed",
+        "notrun": "notrun",
+    }
     for r in results:
         row = table.setdefault(
             (r.message, r.version),
@@ -837,44 +602,49 @@ def summarize(results: list[VectorResult]) -> list[dict]:
     return [table[k] for k in sorted(table, key=lambda k: (k[0], -1 if k[1] is None else k[1]))]
 
 
+# What a run through an adapter loads from the install, loaded before the adapter starts (:func:`preload`): the
+# packages whose every module a run may import, and the modules of others it imports.
+_PRELOAD_PACKAGES = ("codec.assignor", "codec.streams", "codec.connect", "codec.group", "codec.kafka4", "codec.wire")
+_PRELOAD_MODULES = ("codec.catalog", "codec.pretty", "codec.types", "codec.javaorder", "codec.conformance.rebalance")
+
+
+def preload() -> None:
+    """Load now every module and data file of the install a run reads: the modules of the codec, the leader and the
+    gate, every schema, the vector files and the rebalance rounds. An adapter is a program the run starts; one that
+    can write where rebalance-codec is installed could otherwise change what the run imports or reads after it has
+    started (run untrusted adapters against a read-only install all the same: vectors/ADAPTERS.md). The rebalance
+    rounds and the vector files a run names are read by its caller before it starts the adapter."""
+    import importlib
+    import pkgutil
+
+    from ..catalog import kind_names
+    from ..wire.schema import load_message
+    from .generate import _suite_wires
+
+    for package in _PRELOAD_PACKAGES:
+        module = importlib.import_module(package)
+        for info in pkgutil.iter_modules(module.__path__, package + "."):
+            if not info.name.endswith(("command", "convergence")):  # CLI front ends, which a run never calls
+                importlib.import_module(info.name)
+    for name in _PRELOAD_MODULES:
+        importlib.import_module(name)
+    kind_names()  # every kind plugin
+    for name in schema_names():
+        load_message(name)
+    _suite_wires()  # the suite's vectors, and the bytes no generated case may be
+
+
 def run_rebalance_rounds(
     impl: Implementation, rounds: Iterable[dict], *, declared: Capabilities | None = None
 ) -> list[VectorResult]:
-    """Every rebalance round: the implementation's leader must assign what the round expects."""
-    from .rebalance import compare_round
-
+    """Every rebalance round of the files: the implementation's leader must assign what the round expects (no
+    generated rounds, no evidence: :func:`run_all` runs both)."""
     results = []
     for r in rounds:
-        if declared is not None and not declared.covers("assign", "RebalanceRound", None):
-            results.append(
-                VectorResult(
-                    r["id"],
-                    "RebalanceRound",
-                    None,
-                    "skip",
-                    "not declared",
-                    (),
-                    "not declared",
-                    (("assign", "skip", "not declared"),),
-                )
-            )
-            continue
-        query = {k: v for k, v in r.items() if k not in ("assignments", "_file")}
-        status = "fail"
-        problem: str | None
-        try:
-            out = impl.assign(query)
-            if out.declined is not None:
-                status, problem = "skip", f"unsupported: {out.declined}"
-            else:
-                problem = f"assign failed: {_why(out)}" if not out.ok else compare_round(r, out.value)
-        except Exception as e:  # an adapter that crashes the runner is a failing round, not a crash
-            problem = f"runner error: {type(e).__name__}: {e}"
-        if status != "skip":
-            status = "fail" if problem else "pass"
-        problem = clip(problem or "", DETAIL)
-        reason = problem.removeprefix("unsupported: ") if status == "skip" else ""
-        results.append(
-            VectorResult(r["id"], "RebalanceRound", None, status, problem, (), reason, (("assign", status, problem),))
-        )
+        v = _round_vector(r)
+        if declared is not None and not declared.covers("assign", v["message"], None):
+            half = Half("skip", "not declared")
+        else:
+            half = _ask_half(impl, v, "assign")
+        results.append(_combine(v, [("assign", half)]))
     return results

@@ -151,12 +151,13 @@ def load_vectors(paths: Iterable[Path] | None = None) -> list[dict]:
 _SUITE: list[dict] = []
 
 
-def suite() -> list[dict]:
+def suite(loaded: list[dict] | None = None) -> list[dict]:
     """The golden vectors of ``vectors/``, loaded once for the process (none when they cannot be read): what the
-    runner's witnesses and the generator's freshness check draw on."""
+    runner's witnesses and the generator's freshness check draw on. ``loaded``: the default files as the caller
+    has just read them, kept instead of reading them again."""
     if not _SUITE:
         try:
-            _SUITE.extend(load_vectors())
+            _SUITE.extend(loaded if loaded is not None else load_vectors())
         except (VectorFileError, OSError):
             pass
     return _SUITE

@@ -27,6 +27,7 @@ from construct import Container
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..javaorder import copy_capacity, hash_order, string_hash
 from ..wire.builder import decode_wire, default_value, struct_for
+from ..wire.lowering import lower
 from ..wire.schema import Versions, load_message
 from .constants import CONNECT_PROTOCOL_V0, LATEST_VERSION
 
@@ -113,18 +114,24 @@ def _read_tolerant(message: str, layout: int, header: int, data: bytes, start: i
     bytes end takes its default, and a nullable field reads any negative int32 length as null."""
     spec = load_message(message)
     con = struct_for(message, layout)
-    fields = {f.py_name: f for f in spec.root.fields_at(layout)}
+    ops = {op.name: op for op in lower(message, layout).fields}
     stream = io.BytesIO(data)
     stream.seek(start)
     ctx = Container(_total=len(data))
     values = {}
     for name, sub in con.fields:
-        f = fields[name]
+        op = ops[name]
+        f = op.field
         pos = stream.tell()
         if pos >= len(data) and _tolerant(f, layout):
             values[name] = default_value(f, spec)
             continue
-        if layout in f.nullable and len(data) - pos >= 4 and _INT32.unpack_from(data, pos)[0] < 0:
+        if (
+            op.prefix_nullable
+            and op.prefix == "int32"
+            and len(data) - pos >= 4
+            and _INT32.unpack_from(data, pos)[0] < 0
+        ):
             values[name] = None
             stream.seek(pos + 4)
             continue

@@ -69,7 +69,7 @@ def connect_assignment_json(
 ) -> dict:
     """The assignment as JSON. ``reader_version`` says which deserializer read it (default: the one its
     header picks): 0 leaves out what ConnectProtocol's ``Assignment`` does not have (revocations, delay)."""
-    native = style == "native"
+    native = style != "kafka"  # snake_case (``snake``; ``native`` its older name)
     values: dict[str, Any] = {
         "version": info.version,
         "error": info.error,
@@ -96,7 +96,7 @@ def connect_assignment_json(
 def connect_metadata_json(info: ConnectMetadata, *, style: str = "kafka", reader_version: int | None = None) -> dict:
     """The worker metadata as JSON; the allocation only for the v1/v2 reader (ConnectProtocol's ``WorkerState``
     has none): in ``kafka`` style a null allocation is Kafka's empty assignment, in ``native`` style null."""
-    native = style == "native"
+    native = style != "kafka"  # snake_case (``snake``; ``native`` its older name)
     out: dict[str, Any] = {}
     if info.version is not None:
         out["version"] = info.version

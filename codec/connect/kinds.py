@@ -1,4 +1,4 @@
-"""Kafka Connect's command-line kinds (registered into :mod:`codec.kinds` as a plugin).
+"""Kafka Connect's command-line kinds (registered into :mod:`codec.catalog` as a plugin).
 
 ``connect-metadata`` (a worker's JoinGroup metadata) and ``connect-assignment`` (its SyncGroup assignment).
 Decoding reads the bytes' own int16 header; ``--version N`` names the reading worker's deserializer instead
@@ -6,13 +6,14 @@ Decoding reads the bytes' own int16 header; ``--version N`` names the reading wo
 every worker since reads, whatever protocol the group runs), and so does a conformance request's
 ``readerVersion``. Encoding writes the version of ``--version``, else the value's ``version`` key, else the
 newest (2). ``--style kafka`` is the JSON of Kafka's classes (the vectors' ``data`` and ``decoded``) and, like
-Kafka's v0 writer, leaves out what version 0 cannot carry; ``--style native`` refuses that unless given
+Kafka's v0 writer, leaves out what version 0 cannot carry; ``--style snake`` refuses that unless given
 ``--drop-unrepresentable``.
 """
 
 from __future__ import annotations
 
-from ..kinds import Decoded, Kind, register
+from ..catalog import Kind, View, register
+from ..wire.message import Decoded
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from .assignment import decode_connect_assignment, encode_connect_assignment, regrouped
 from .constants import reader_name
@@ -58,10 +59,10 @@ def _decode_metadata(
     latest: int | None = None,
     max_size: int = DEFAULT_MAX_METADATA_SIZE,
     **_,
-) -> Decoded:
+) -> View:
     asked = latest if latest is not None else version
     d = decode_connect_metadata(data, reader_version=asked, detail=True, max_size=max_size)
-    return Decoded(
+    return View(
         connect_metadata_json(d.info, style=style, reader_version=d.reader_version),
         pretty_connect_metadata(d.info, reader_version=d.reader_version, size=len(data), trailing=d.trailing),
         _notes(
@@ -90,10 +91,10 @@ def _decode_assignment(
     latest: int | None = None,
     max_size: int = DEFAULT_MAX_METADATA_SIZE,
     **_,
-) -> Decoded:
+) -> View:
     asked = latest if latest is not None else version
     d = decode_connect_assignment(data, reader_version=asked, detail=True, max_size=max_size)
-    return Decoded(
+    return View(
         connect_assignment_json(d.info, style=style, reader_version=d.reader_version),
         pretty_connect_assignment(d.info, reader_version=d.reader_version, size=len(data), trailing=d.trailing),
         _notes("ConnectAssignment", d.info.version, d.reader_version, asked, d.consumed, d.trailing, d.wire),
@@ -106,6 +107,30 @@ def _encode_assignment(value: dict, *, style: str = "kafka", version: int | None
     return encode_connect_assignment(connect_assignment_from_json(value), version, drop_unrepresentable=drop)
 
 
+def _read_metadata(data: bytes, version: int | None = None, *, max_size: int = DEFAULT_MAX_METADATA_SIZE, **_):
+    """The model of a worker's metadata (``version``: the reading worker's deserializer, as ``--version``)."""
+    d = decode_connect_metadata(data, reader_version=version, detail=True, max_size=max_size)
+    return Decoded("ConnectMetadata", d.info.version, d.info, d.consumed, d.trailing)
+
+
+def _write_metadata(value, version: int | None = None, *, drop_unrepresentable: bool = True, **_) -> bytes:
+    if isinstance(value, dict):
+        value = connect_metadata_from_json(value)
+    return encode_connect_metadata(value, version, drop_unrepresentable=drop_unrepresentable)
+
+
+def _read_assignment(data: bytes, version: int | None = None, *, max_size: int = DEFAULT_MAX_METADATA_SIZE, **_):
+    """The model of an assignment (``version``: the reading worker's deserializer, as ``--version``)."""
+    d = decode_connect_assignment(data, reader_version=version, detail=True, max_size=max_size)
+    return Decoded("ConnectAssignment", d.info.version, d.info, d.consumed, d.trailing)
+
+
+def _write_assignment(value, version: int | None = None, *, drop_unrepresentable: bool = True, **_) -> bytes:
+    if isinstance(value, dict):
+        value = connect_assignment_from_json(value)
+    return encode_connect_assignment(value, version, drop_unrepresentable=drop_unrepresentable)
+
+
 register(
     Kind(
         "connect-metadata",
@@ -113,6 +138,9 @@ register(
         "header (v0-2; --version picks the reader)",
         _decode_metadata,
         _encode_metadata,
+        message="ConnectMetadata",
+        read=_read_metadata,
+        write=_write_metadata,
     )
 )
 register(
@@ -122,5 +150,8 @@ register(
         "header (v0-2; --version picks the reader)",
         _decode_assignment,
         _encode_assignment,
+        message="ConnectAssignment",
+        read=_read_assignment,
+        write=_write_assignment,
     )
 )

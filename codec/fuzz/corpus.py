@@ -80,17 +80,24 @@ class _Corpus:
 
 # Kafka's message JSON ("flexibleVersions"): JoinGroup 6+, Heartbeat, LeaveGroup and SyncGroup 4+; a
 # flexible request has header v2, a flexible response header v1. Written out here, not taken from
-# codec.group.apis, so that a seed assembled with them checks the decoder rather than agreeing with it.
+# the registry (codec.wire.registry), so that a seed assembled with them checks the decoder rather than agreeing with it.
 _FLEXIBLE_FROM = {11: 6, 12: 4, 13: 4, 14: 4}
-_GROUP_API = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
-_STREAMS_TARGETS = {
-    "SubscriptionInfo": "subscription-info",
-    "AssignmentInfo": "assignment-info",
-    "ConsumerProtocolSubscription": "consumer-subscription",
-    "ConsumerProtocolAssignment": "consumer-assignment",
-    "RequestFrame": "request-frame",
-}
-_CONNECT_TARGETS = {"ConnectMetadata": "connect-metadata", "ConnectAssignment": "connect-assignment"}
+
+
+@functools.cache
+def _kind_targets() -> tuple[dict[str, str], dict[str, str], dict[int, str]]:
+    """(message -> the target named as its kind, message -> the kind whose targets are one per Connect reader, API key
+    -> name of the classic group APIs), from the kinds' registry and the fuzzer's targets."""
+    from ..group.messages import MESSAGES as GROUP_MESSAGES
+    from ..catalog import kinds
+    from ..wire.registry import apis
+    from .decoders import targets
+
+    names = set(targets())
+    by_kind = {k.message: k.name for k in kinds() if k.message is not None and k.name in names}
+    by_reader = {k.message: k.name for k in kinds() if k.message is not None and f"{k.name}/r0" in names}
+    group = {key: api.name for key, api in apis().items() if api.request in GROUP_MESSAGES}
+    return by_kind, by_reader, group
 
 
 # The other part of a classic __consumer_offsets record whose key or value is a vector's, assembled here field by
@@ -113,7 +120,7 @@ def _classic_record(message: str, wire: bytes) -> bytes:
 
 def _connect_target(message: str, reader: int) -> str:
     """The target of a Connect message read at ``reader`` (a vector's ``version``: 0, 1 or 2)."""
-    return f"{_CONNECT_TARGETS[message]}/r{min(reader, 1)}"
+    return f"{_kind_targets()[1][message]}/r{min(reader, 1)}"
 
 
 def _request_header(key: int, version: int, correlation_id: int, client_id: str | None) -> bytes:
@@ -168,6 +175,7 @@ def _from_vectors(c: _Corpus) -> None:
     from ..conformance.vectors import load_vectors
 
     records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]] = {}
+    by_kind, by_reader, group_api = _kind_targets()
     for v in load_vectors():
         if "wire" not in v:
             continue
@@ -176,9 +184,9 @@ def _from_vectors(c: _Corpus) -> None:
         accepted = {"valid": True, "invalid": False}.get(v["result"])
         canonical = bool(v["result"] == "valid" and v.get("canonical") and not DECODE_ONLY & set(v.get("flags", ())))
         origin = f"vectors/{v['_file']} {v['id']}"
-        if msg in _STREAMS_TARGETS:
-            c.add(_STREAMS_TARGETS[msg], wire, origin, accepted, canonical)
-        elif msg in _CONNECT_TARGETS:  # a Connect vector's version is the reader's (conformance/importer.py)
+        if msg in by_kind:
+            c.add(by_kind[msg], wire, origin, accepted, canonical)
+        elif msg in by_reader:  # a Connect vector's version is the reader's (conformance/importer.py)
             c.add(_connect_target(msg, v["version"]), wire, origin, accepted, canonical)
         elif msg == "ResponseFrame":
             c.add(f"response-frame/{v['apiKey']}/v{version}", wire, origin, accepted, canonical)
@@ -214,12 +222,12 @@ def _from_vectors(c: _Corpus) -> None:
         if msg == "RequestFrame":
             split = _request_header_length(wire, hv)
             c.add(f"RequestHeader/v{hv}", wire[:split], origin + " (header)")
-            if key in _GROUP_API:
-                c.add(f"{_GROUP_API[key]}Request/v{version}", wire[split:], origin + " (body)")
+            if key in group_api:
+                c.add(f"{group_api[key]}Request/v{version}", wire[split:], origin + " (body)")
         elif msg == "ResponseFrame":
             split = _response_header_length(wire, hv)
             c.add(f"ResponseHeader/v{hv}", wire[:split], origin + " (header)")
-            c.add(f"{_GROUP_API[key]}Response/v{version}", wire[split:], origin + " (body)")
+            c.add(f"{group_api[key]}Response/v{version}", wire[split:], origin + " (body)")
     _kafka4_segments(c, records)
 
 
@@ -340,13 +348,13 @@ def _from_frames_jsonl(c: _Corpus, shared: Path) -> dict[tuple, list[tuple[str, 
         if request:
             c.add("request-frame", wire, origin)
             c.add(f"RequestHeader/v{r['header_version']}", wire[:at], origin + " (header)")
-            if key in _GROUP_API:
-                c.add(f"{_GROUP_API[key]}Request/v{v}", wire[at:], origin + " (body)")
+            if key in _kind_targets()[2]:
+                c.add(f"{_kind_targets()[2][key]}Request/v{v}", wire[at:], origin + " (body)")
         else:
             c.add(f"ResponseHeader/v{r['header_version']}", wire[:at], origin + " (header)", usable)
-            if key in _GROUP_API:
+            if key in _kind_targets()[2]:
                 c.add(f"response-frame/{key}/v{v}", wire, origin, usable)
-                c.add(f"{_GROUP_API[key]}Response/v{v}", wire[at:], origin + " (body)", usable)
+                c.add(f"{_kind_targets()[2][key]}Response/v{v}", wire[at:], origin + " (body)", usable)
     return conns
 
 
@@ -382,7 +390,7 @@ def _from_pcaps(c: _Corpus, shared: Path) -> None:
 
 
 def _encode(kind: str, version: int | None, value: dict, **opts) -> bytes:
-    from ..kinds import get_kind
+    from ..catalog import get_kind
 
     return get_kind(kind).encode(value, style="kafka", version=version, **opts)
 
@@ -467,7 +475,7 @@ def _built(c: _Corpus) -> None:
     for key in (12, 13):
         for kind in ("Request", "Response"):
             for (name, v), wires in sorted(bodies.items()):
-                if name != _GROUP_API[key] + kind:
+                if name != _kind_targets()[2][key] + kind:
                     continue
                 for i, body in enumerate(wires):
                     if kind == "Request":
@@ -480,7 +488,7 @@ def _built(c: _Corpus) -> None:
                         )
     # JoinGroup and SyncGroup responses at every version: Kafka's own bodies, a header by hand
     for key in (11, 14):
-        name = _GROUP_API[key] + "Response"
+        name = _kind_targets()[2][key] + "Response"
         for v in load_message(name).versions:
             for i, seed in enumerate(s for s in c.by_target.get(f"{name}/v{v}", ()) if s.canonical):
                 if i >= 6:
@@ -631,6 +639,41 @@ def _streams_and_pcaps(c: _Corpus, conns: dict[tuple, list[tuple[str, bytes]]], 
         c.add("pcap", pcap(segs) if n % 2 else pcapng(segs), f"captures/frames.jsonl {run}/{scenario}/{conn}")
 
 
+def _drawn(c: _Corpus) -> None:
+    """Seeds drawn from the schemas (the gate's generator, :func:`codec.conformance.generate.draw_case`) for every
+    response-frame target no other source seeds, and request frames of every API no request seeds: a message added
+    by its schema file alone (the APIs around the group) is fuzzed from its first commit. Canonical where the
+    reference writes the drawn value back byte for byte."""
+    import random
+
+    from ..conformance.generate import draw_case
+    from .decoders import targets
+
+    seeded_keys = {int.from_bytes(d[:2], "big") for d in c.data("request-frame") if len(d) >= 2}
+    for name in targets():
+        if not name.startswith("response-frame/") or c.by_target.get(name):
+            continue
+        _, key, v = name.split("/")
+        api_key, version = int(key), int(v[1:])
+        for i, tame in enumerate((True, False, True)):
+            rng = random.Random(f"rebalance-codec seed {name} {i}")
+            got = draw_case(rng, "ResponseFrame", version, tame=tame, api_key=api_key)
+            if not isinstance(got, str):
+                c.add(
+                    name, got[0], f"drawn from the schema: {name} ({'tame' if tame else 'wide'} values)", True, got[2]
+                )
+            if api_key not in seeded_keys:
+                req = draw_case(rng, "RequestFrame", version, tame=tame, api_key=api_key)
+                if not isinstance(req, str):
+                    c.add(
+                        "request-frame",
+                        req[0],
+                        f"drawn from the schema: API {api_key} v{version} request",
+                        True,
+                        req[2],
+                    )
+
+
 @functools.lru_cache(maxsize=4)
 def _corpus(shared: Path | None) -> dict[str, tuple[Seed, ...]]:
     c = _Corpus()
@@ -645,7 +688,36 @@ def _corpus(shared: Path | None) -> dict[str, tuple[Seed, ...]]:
     _built(c)
     _offsets(c)
     _streams_and_pcaps(c, conns, kio)
+    _drawn(c)
+    _from_schemas(c)
     return {k: tuple(v) for k, v in c.by_target.items()}
+
+
+def _from_schemas(c: _Corpus) -> None:
+    """A seed for every body and response-frame target no source gave one: the message's default value (every field
+    at its default) written by the encoder at the target's version, behind its response header for a frame (the
+    registry's). The targets of a message a schema adds, before any vector of it exists."""
+    from ..wire.builder import encode_wire, wire_class
+    from ..wire.registry import apis, response_header_version
+    from .decoders import targets
+
+    for target in targets():
+        if c.by_target.get(target):
+            continue
+        name, _, version = target.rpartition("/v")
+        if not version.isdigit():
+            continue
+        v = int(version)
+        if name.startswith("response-frame/"):
+            key = int(name.split("/")[1])
+            schema = apis()[key].response
+            assert schema is not None  # (a response-frame target is made for an API with a response schema)
+            header = struct.pack(">i", 1) + (b"\x00" if response_header_version(key, v) >= 1 else b"")
+            body = encode_wire(schema, v, wire_class(schema, schema)())
+            c.add(target, header + body, f"built: {schema} v{v} at its defaults in a response frame", True, True)
+        else:
+            body = encode_wire(name, v, wire_class(name, name)())
+            c.add(target, body, f"built: {name} v{v} at its defaults", True, True)
 
 
 def seed_corpus(shared: Shared = DEFAULT_SHARED) -> dict[str, tuple[Seed, ...]]:

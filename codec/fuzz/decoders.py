@@ -23,7 +23,7 @@ CONNECT_READERS = (0, 1)
 
 def _group_targets() -> dict[str, Target]:
     from ..group import MESSAGES, decode_consumer, decode_message, decode_request_frame, decode_response_frame
-    from ..group.apis import API_KEYS
+    from ..wire.registry import apis
     from ..wire.schema import load_message
 
     out: dict[str, Target] = {
@@ -34,7 +34,7 @@ def _group_targets() -> dict[str, Target]:
     for name in MESSAGES:
         for v in load_message(name).versions:
             out[f"{name}/v{v}"] = (lambda n, ver: lambda b: decode_message(n, ver, b, nested=True))(name, v)
-    for key, api in API_KEYS.items():
+    for key, api in apis().items():
         if api.response is None:
             continue
         for v in load_message(api.response).versions:

@@ -161,13 +161,13 @@ def _order_free(message: str | None, value) -> bool:
 
 def _render_kind(name: str, data: bytes, canonical: bool) -> list[str]:
     from ..conformance.messages import first_difference
-    from ..kinds import get_kind
+    from ..catalog import get_kind
 
     kind_name, opts = _kind_call(name)
     kind = get_kind(kind_name)
     problems: list[str] = []
     read_back = {}
-    for style in ("kafka", "native"):
+    for style in ("kafka", "snake"):
         try:
             d = kind.decode(data, style=style, **opts)
         except DecodeError as e:

@@ -11,7 +11,7 @@ Layers, outermost first (wire-facts §7, §6, §2-§3):
 :mod:`~codec.group.nested` decodes and encodes the inner layers of a frame in one step.
 """
 
-from .apis import API_KEYS, Api, request_header_version, response_header_version
+from ..wire.registry import Api, request_header_version, response_header_version
 from .consumer import (
     ASSIGNMENT,
     SUBSCRIPTION,
@@ -48,7 +48,6 @@ from .nested import LayerError, Nested, flatten_body, nest_body, unwrap_body
 from .stream import DEFAULT_MAX_FRAME_SIZE, Connection, FrameReader
 
 __all__ = [
-    "API_KEYS",
     "Api",
     "request_header_version",
     "response_header_version",

@@ -16,10 +16,9 @@ from ..errors import EncodeError, TruncatedError, UnsupportedVersionError
 from ..streams.constants import DEFAULT_MAX_METADATA_SIZE
 from ..streams.common import check_size
 from ..wire import native
-from ..wire.native import ACTIVE, OFF
 from ..wire.builder import decode_wire, encode_wire, from_json, to_json, wire_class
 from ..wire.schema import load_message
-from .jsoncheck import check_json, describe
+from ..wire.jsoncheck import check_json, describe
 
 __all__ = [
     "SUBSCRIPTION",
@@ -59,9 +58,8 @@ class ConsumerMessage:
 
 
 _message = native.maker(ConsumerMessage)
-#: (name, version prefix) -> the native decoder of the whole call, once a call has checked both; empty while the
-#: native codec is off
-_NATIVE = native.fast_table()
+#: (name, version prefix) -> the native decoder of the whole call, once a call has checked both
+_DECODE = native.Hot()
 
 
 def decode_consumer(
@@ -70,11 +68,8 @@ def decode_consumer(
     """Decode a version-prefixed ConsumerProtocol message (wire-facts §6); input above ``max_size``
     bytes is refused (:data:`codec.streams.constants.DEFAULT_MAX_METADATA_SIZE`)."""
     if type(data) is bytes and 2 <= len(data) <= max_size:
-        try:
-            # (a negative version is never in the table)
-            got = (_NATIVE if ACTIVE[0] else OFF)[name, data[0] << 8 | data[1]](data)
-        except (KeyError, TypeError):
-            got = None
+        fast = _DECODE.get((name, data[0] << 8 | data[1]))  # (a negative version is never in the table)
+        got = fast(data) if fast is not None else None
         if got is not None:
             return got
     data = bytes(data)
@@ -93,14 +88,14 @@ def decode_consumer(
         )
     layout = min(version, spec.valid.high)
     body, end = decode_wire(name, layout, data, start=2)
-    prog = native.object_program(name, version) if native.ACTIVE[0] and layout == version else None
-    if prog is not None:
-        _NATIVE[(name, version)] = native.bound(prog, _message, prefix=(name, version), start=2, trailing_bytes=True)
+    if native.ACTIVE[0] and layout == version:
+        prog = native.object_program(name, version)
+        _DECODE.learn((name, version), prog, _message, prefix=(name, version), start=2, trailing_bytes=True)
     return _message(name, version, body, data[end:])
 
 
 # (the key: the name and the bytes' version prefix, as above; a max_size given: the function)
-decode_consumer = native.front(decode_consumer, _NATIVE, 1, prefix_max=DEFAULT_MAX_METADATA_SIZE)
+decode_consumer = _DECODE.front(decode_consumer, 1, prefix_max=DEFAULT_MAX_METADATA_SIZE)
 
 
 def encode_consumer(msg: ConsumerMessage) -> bytes:
@@ -141,7 +136,7 @@ def consumer_json(msg: ConsumerMessage, *, style: str = "kafka") -> dict:
 def consumer_from_json(name: str, value: dict, version: int | None = None, *, style: str = "kafka") -> ConsumerMessage:
     """Inverse of :func:`consumer_json`. The version: ``version`` if given (``encode --version``), else
     the value's ``version`` key, else 3 (what the Java consumer writes). The fields are checked against
-    the schema first (:func:`codec.group.jsoncheck.check_json`): a wrong JSON type, an integer out of
+    the schema first (:func:`codec.wire.jsoncheck.check_json`): a wrong JSON type, an integer out of
     range, a null where none is allowed or an unknown key is an :class:`EncodeError` naming the field."""
     if not isinstance(value, dict):
         raise EncodeError("expected a JSON object", message=name)

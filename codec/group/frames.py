@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError, TruncatedError
 from ..wire.builder import decode_wire, encode_wire, wire_class
-from .apis import Api, api_for, request_header_version, response_header_version
+from ..wire.registry import Api, api_for, request_header_version, response_header_version
 from .nested import flatten_body, nest_body
 
 __all__ = [
@@ -182,7 +182,14 @@ def decode_response_frame(
         api.check_version(api_version, message=api.response, offset=None)
         hv = response_header_version(api_key, api_version)
         header, hend = decode_wire("ResponseHeader", hv, data)
-        body, trailing = _body(api.response, api_version, data, hend)
+        try:
+            body, trailing = _body(api.response, api_version, data, hend)
+        except DecodeError:
+            if api_key != 18 or api_version == 0:
+                raise
+            # Kafka's ApiVersionsResponse.parse: a broker that does not serve the request's version answers
+            # UNSUPPORTED_VERSION in v0's layout, and a reader that fails at the request's version reads v0
+            body, trailing = _body(api.response, 0, data, hend)
     except DecodeError as e:
         raise e.with_context(offset_base=base)
     if nested and api.response is not None:

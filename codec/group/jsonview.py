@@ -1,7 +1,7 @@
 """JSON views of group messages, frames and their nested layers, and the way back.
 
 Message bodies use Kafka's JSON converter shape (``style="kafka"``: camelCase, only the version's
-fields, bytes base64) or snake_case with bytes as hex (``"native"``), as :func:`codec.wire.builder.to_json`
+fields, bytes base64) or snake_case with bytes as hex (``"snake"``), as :func:`codec.wire.builder.to_json`
 does. In a frame, a carried field that was decoded further (:class:`Nested`) becomes an object::
 
     {"layer": "ConsumerProtocolSubscription", "bytes": "<base64 or hex>",
@@ -38,10 +38,10 @@ from ..streams import (
 )
 from ..wire.builder import from_json, to_json
 from ..wire.schema import load_message
-from .apis import API_KEYS, api_for, request_header_version, response_header_version
+from ..wire.registry import api_for, apis, request_header_version, response_header_version
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, consumer_from_json, encode_consumer
 from .frames import RequestFrame, ResponseFrame
-from .jsoncheck import check_json, describe
+from ..wire.jsoncheck import check_json, describe
 from .nested import CONNECT_ASSIGNMENT, CONNECT_METADATA, Nested, carried_layer, flatten_body, nested_fields
 
 __all__ = [
@@ -230,7 +230,7 @@ def _located(e: EncodeError, message: str, version: int | None) -> EncodeError:
 
 def body_from_json(name: str, value: object, style: str = "kafka", version: int | None = None):
     """A body's wire model from its JSON; layer objects in carried fields are encoded to bytes. The JSON
-    is checked against the schema first (:func:`codec.group.jsoncheck.check_json`; ``version``, when
+    is checked against the schema first (:func:`codec.wire.jsoncheck.check_json`; ``version``, when
     known, decides which fields may be null): a wrong type, an out-of-range integer, a null where none is
     allowed or an unknown key is an :class:`EncodeError` naming the field."""
     if not isinstance(value, dict):
@@ -314,10 +314,10 @@ def _frame_parts(value: dict, api_key: int | None, version: int | None, request:
         raise EncodeError(
             "a frame needs its API key and version (JSON apiKey/apiVersion or --api-key/--version)", message="frame"
         )
-    if key not in API_KEYS:
-        known = ", ".join(f"{k} {a.name}" for k, a in sorted(API_KEYS.items()))
+    if key not in apis():
+        known = ", ".join(f"{k} {a.name}" for k, a in sorted(apis().items()))
         raise EncodeError(f"unknown API key {key} (known: {known})", message="frame", path="api_key")
-    api = API_KEYS[key]
+    api = apis()[key]
     if "api" in value and value["api"] != api.name:
         raise EncodeError(
             f"api {describe(value['api'])} is not API key {key} ({api.name})", message="frame", path="api"
@@ -372,7 +372,7 @@ def request_frame_from_json(
         "RequestHeader",
         style=style,
     )
-    api = API_KEYS[key]
+    api = apis()[key]
     body = value.get("body")
     body = (
         _bytes_from(body, style, "body", "frame")
@@ -387,7 +387,7 @@ def response_frame_from_json(
 ) -> ResponseFrame:
     key, ver, hv, trailing = _frame_parts(value, api_key, version, request=False)
     header = from_json(_header(value, "ResponseHeader", hv, {}, style), "ResponseHeader", style=style)
-    api = API_KEYS[key]
+    api = apis()[key]
     body = value.get("body")
     body = (
         _bytes_from(body, style, "body", "frame")

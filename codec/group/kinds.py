@@ -1,81 +1,61 @@
-"""The group layer's command-line kinds (registered into :mod:`codec.kinds` as a plugin).
+"""The group layer's command-line kinds and views (registered into :mod:`codec.catalog` as a plugin).
 
-Message bodies and headers take ``--version``; the ConsumerProtocol kinds read and write their int16
-version prefix; frames are given without their int32 size (as frames.jsonl stores them), and a
-response frame needs ``--api-key`` and ``--version`` of its request. ``--style kafka`` output of a body
-is exactly Kafka's JSON converter output (the vectors' ``data``); that of a ConsumerProtocol message is
-Kafka's output for its body after a ``version`` key (the prefix as written; ``trailing`` hex too when
-bytes follow the body), which ``encode`` honours when ``--version`` is not given.
+The bodies and headers are the one message layer's kinds (:mod:`codec.catalog`: ``--version`` required; ``--style
+kafka`` output is exactly Kafka's JSON converter output, the vectors' ``data``); this package adds, for the four
+bodies whose bytes fields carry other messages (JoinGroup's metadata, SyncGroup's assignments), their readable view
+with the carried layers decoded and their JSON with layer objects in place of those bytes (:mod:`.jsonview`). Its own
+kinds: the ConsumerProtocol messages, which read and write their int16 version prefix (Kafka's output for the body
+after a ``version`` key, the prefix as written; ``trailing`` hex too when bytes follow the body, which ``encode``
+honours when ``--version`` is not given), whole frames, given without their int32 size (as frames.jsonl stores them;
+a response frame needs ``--api-key`` and ``--version`` of its request), and ``auto``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 
 from ..errors import DecodeError, EncodeError
-from ..kinds import Decoded, Kind, get_kind, register
-from ..wire.schema import snake
+from ..catalog import Kind, View, get_kind, register, register_view
+from ..wire.message import Decoded as Read
+from ..wire.registry import kind_name
 from .consumer import ASSIGNMENT, SUBSCRIPTION, consumer_from_json, consumer_json, decode_consumer, encode_consumer
 from .frames import decode_request_frame, decode_response_frame, encode_request_frame, encode_response_frame
 from .jsonview import (
     body_from_json,
-    body_json,
     request_frame_from_json,
     request_frame_json,
     response_frame_from_json,
     response_frame_json,
 )
-from .messages import HEADERS, MESSAGES, decode_message, encode_message
+from .messages import decode_message
+from .nested import CARRIERS
 from .pretty import pretty_body, pretty_consumer, pretty_request_frame, pretty_response_frame
 
 __all__ = ["AUTO_CANDIDATES"]
 
 
-def _need_version(name: str, version: int | None, error=DecodeError) -> int:
-    if version is None:
-        raise error(f"{name} needs --version", message=name)
-    return version
+def _carrier_pretty(message: str, version: int, data: bytes, decoded) -> str:
+    """A carrier's tree with its carried layers decoded (ConsumerProtocol and Streams, or Connect's)."""
+    return pretty_body(message, version, decode_message(message, version, data, nested=True).value)
 
 
-def _trailing(name: str, version: int, consumed: int, trailing: int) -> tuple[str, ...]:
-    if not trailing:
-        return ()
-    return (f"{name} v{version}: {trailing} trailing bytes after offset {consumed} ignored (Kafka ignores them too)",)
-
-
-def _kind_name(name: str) -> str:
-    return snake(name).replace("_", "-")
-
-
-def _body_kind(name: str) -> Kind:
-    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
-        v = _need_version(name, version)
-        d = decode_message(name, v, data, nested=True)
-        flat = decode_message(name, v, data)
-        return Decoded(
-            body_json(name, v, flat.value, style),
-            pretty_body(name, v, d.value),
-            _trailing(name, v, d.consumed, d.trailing),
-            {"offset": d.consumed, "bytes": d.trailing} if d.trailing else None,
-        )
-
-    def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
-        v = _need_version(name, version, EncodeError)
-        if (
-            isinstance(value, dict)
-            and isinstance(value.get("trailing"), dict)
-            and set(value["trailing"]) == {"offset", "bytes"}
-        ):
-            # decode's report of bytes after the message (which Kafka ignores): not a field to write
-            value = {k: x for k, x in value.items() if k != "trailing"}
-        return encode_message(name, v, body_from_json(name, value, style, v))
-
-    what = "" if name in HEADERS else " body"
-    return Kind(_kind_name(name), f"Kafka {name}{what} (--version required)", decode, encode, self_describing=False)
+def _carrier_from_json(message: str, version: int, value, style: str):
+    """A carrier's JSON, its carried fields given as bytes or as layer objects (encoded first)."""
+    return body_from_json(message, value, style, version)
 
 
 def _consumer_kind(name: str) -> Kind:
-    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> Decoded:
+    def read(data: bytes, version: int | None = None, **_) -> Read:
+        msg = decode_consumer(name, data)
+        return Read(name, msg.version, msg, len(data) - len(msg.trailing), len(msg.trailing))
+
+    def write(value, version: int | None = None, **_) -> bytes:
+        if isinstance(value, dict):
+            return encode(value, version=version)
+        return encode_consumer(value if version is None else dataclasses.replace(value, version=version))
+
+    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> View:
         msg = decode_consumer(name, data)
         notes = []
         if version is not None and version != msg.version:
@@ -90,24 +70,38 @@ def _consumer_kind(name: str) -> Kind:
                 f"{name} v{msg.version}: {len(msg.trailing)} trailing bytes (Kafka ignores them; "
                 f'kept as "trailing" in the JSON)'
             )
-        return Decoded(consumer_json(msg, style=style), pretty_consumer(msg, size=len(data)), tuple(notes))
+        return View(consumer_json(msg, style=style), pretty_consumer(msg, size=len(data)), tuple(notes))
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
         return encode_consumer(consumer_from_json(name, value, version, style=style))
 
     what = "subscription (JoinGroup metadata)" if name == SUBSCRIPTION else "assignment (SyncGroup assignment)"
     return Kind(
-        _kind_name(name).replace("-protocol", ""),
+        kind_name(name).replace("-protocol", ""),
         f"ConsumerProtocol {what}, int16 version prefix (v0-3+)",
         decode,
         encode,
+        message=name,
+        read=read,
+        write=write,
     )
 
 
-def _decode_request_frame(data: bytes, *, style: str = "kafka", **_) -> Decoded:
+def _read_request_frame(data: bytes, version: int | None = None, **_) -> Read:
+    frame = decode_request_frame(data, nested=True)
+    return Read("RequestFrame", frame.api_version, frame, len(data) - len(frame.trailing), len(frame.trailing))
+
+
+def _write_request_frame(value, version: int | None = None, **opts) -> bytes:
+    if isinstance(value, dict):
+        return _encode_request_frame(value, version=version, **opts)
+    return encode_request_frame(value)
+
+
+def _decode_request_frame(data: bytes, *, style: str = "kafka", **_) -> View:
     frame = decode_request_frame(data)
     notes = (f"{len(frame.trailing)} bytes after the {frame.api.name} request body",) if frame.trailing else ()
-    return Decoded(request_frame_json(frame, style), pretty_request_frame(frame, size=len(data)), notes)
+    return View(request_frame_json(frame, style), pretty_request_frame(frame, size=len(data)), notes)
 
 
 def _encode_request_frame(
@@ -116,14 +110,27 @@ def _encode_request_frame(
     return encode_request_frame(request_frame_from_json(value, style=style, api_key=api_key, version=version))
 
 
+def _read_response_frame(data: bytes, version: int | None = None, *, api_key: int | None = None, **_) -> Read:
+    if api_key is None or version is None:
+        raise DecodeError("a response frame needs --api-key and --version of its request", message="response frame")
+    frame = decode_response_frame(data, api_key, version, nested=True)
+    return Read("ResponseFrame", version, frame, len(data) - len(frame.trailing), len(frame.trailing))
+
+
+def _write_response_frame(value, version: int | None = None, **opts) -> bytes:
+    if isinstance(value, dict):
+        return _encode_response_frame(value, version=version, **opts)
+    return encode_response_frame(value)
+
+
 def _decode_response_frame(
     data: bytes, *, style: str = "kafka", version: int | None = None, api_key: int | None = None, **_
-) -> Decoded:
+) -> View:
     if api_key is None or version is None:
         raise DecodeError("a response frame needs --api-key and --version of its request", message="response frame")
     frame = decode_response_frame(data, api_key, version)
     notes = (f"{len(frame.trailing)} bytes after the {frame.api.name} response body",) if frame.trailing else ()
-    return Decoded(response_frame_json(frame, style), pretty_response_frame(frame, size=len(data)), notes)
+    return View(response_frame_json(frame, style), pretty_response_frame(frame, size=len(data)), notes)
 
 
 def _encode_response_frame(
@@ -170,7 +177,7 @@ def _control_char(value, path: str = "") -> str | None:
     return None
 
 
-def _fits(name: str, data: bytes, style: str) -> Decoded | None:
+def _fits(name: str, data: bytes, style: str) -> View | None:
     try:
         d = get_kind(name).decode(data, style=style, version=None)
     except DecodeError:
@@ -180,8 +187,8 @@ def _fits(name: str, data: bytes, style: str) -> Decoded | None:
     return d
 
 
-def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
-    fits: list[tuple[str, Decoded]] = []
+def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> View:
+    fits: list[tuple[str, View]] = []
     implausible: list[str] = []  # Connect kinds that fit only with a control character in a URL
     for name in AUTO_CANDIDATES:
         d = _fits(name, data, style)
@@ -204,7 +211,7 @@ def _decode_auto(data: bytes, *, style: str = "kafka", **_) -> Decoded:
     value = {"kind": name, "value": d.value}
     if others:
         value["alsoFits" if style == "kafka" else "also_fits"] = others
-    return Decoded(value, f"auto: {name}{also}\n{d.pretty}", (f"auto: decoded as {name}{also}",) + d.notes)
+    return View(value, f"auto: {name}{also}\n{d.pretty}", (f"auto: decoded as {name}{also}",) + d.notes)
 
 
 def _encode_auto(value: dict, *, style: str = "kafka", **opts) -> bytes:
@@ -218,11 +225,18 @@ def _encode_auto(value: dict, *, style: str = "kafka", **opts) -> bytes:
     return get_kind(value["kind"]).encode(value["value"], style=style, **opts)
 
 
+def _read_auto(data: bytes, version: int | None = None, **_) -> Read:
+    """The reading of the kind ``decode --kind auto`` picks for the whole input."""
+    read = get_kind(_decode_auto(data).value["kind"]).read
+    assert read is not None  # every candidate reads
+    return read(data)
+
+
 def _register_all() -> None:
     register(_consumer_kind(SUBSCRIPTION))
     register(_consumer_kind(ASSIGNMENT))
-    for name in MESSAGES + HEADERS:
-        register(_body_kind(name))
+    for message in CARRIERS:
+        register_view(message, pretty=_carrier_pretty, from_json=_carrier_from_json)
     register(
         Kind(
             "request-frame",
@@ -230,6 +244,9 @@ def _register_all() -> None:
             "Streams layer (Connect's in a connect group)",
             _decode_request_frame,
             _encode_request_frame,
+            message="RequestFrame",
+            read=_read_request_frame,
+            write=_write_request_frame,
         )
     )
     register(
@@ -239,9 +256,20 @@ def _register_all() -> None:
             _decode_response_frame,
             _encode_response_frame,
             self_describing=False,
+            message="ResponseFrame",
+            read=_read_response_frame,
+            write=_write_response_frame,
         )
     )
-    register(Kind("auto", "try the self-describing kinds and say which one fitted", _decode_auto, _encode_auto))
+    register(
+        Kind(
+            "auto",
+            "try the self-describing kinds and say which one fitted",
+            _decode_auto,
+            _encode_auto,
+            read=_read_auto,
+        )
+    )
 
 
 _register_all()

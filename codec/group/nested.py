@@ -59,6 +59,7 @@ from ..streams import (
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, decode_consumer, encode_consumer
 
 __all__ = [
+    "CARRIERS",
     "LayerError",
     "Nested",
     "STREAMS_PROTOCOL",
@@ -91,6 +92,8 @@ _CARRIERS: dict[str, tuple[str | None, str, str]] = {
     "SyncGroupRequest": ("assignments", "assignment", ASSIGNMENT),
     "SyncGroupResponse": (None, "assignment", ASSIGNMENT),
 }
+#: The messages whose bytes fields carry other messages
+CARRIERS = tuple(_CARRIERS)
 _STREAMS_LAYER = {SUBSCRIPTION: "SubscriptionInfo", ASSIGNMENT: "AssignmentInfo"}
 # the ConsumerProtocol layer of a carrier -> the Connect message the same field carries in a Connect group
 _CONNECT_LAYER = {SUBSCRIPTION: CONNECT_METADATA, ASSIGNMENT: CONNECT_ASSIGNMENT}

@@ -2,7 +2,7 @@
 
 Every field of the body is shown by name; a carried ConsumerProtocol field is shown as its decoded
 message, indented under the element that carries it (the protocol, member or assignment), with the
-Streams subscription or assignment under that, rendered by :mod:`codec.pretty`; in a Connect group, the
+Streams subscription or assignment under that, rendered by :mod:`codec.streams.pretty`; in a Connect group, the
 worker's metadata or assignment as :mod:`codec.connect.pretty` renders it.
 
 Strings are shown quoted, through :func:`codec.text.printable` (and ``"`` as ``\\"``): a control character, a
@@ -13,8 +13,11 @@ an escape, so no wire string can add a line to the view or send an escape sequen
 from __future__ import annotations
 
 from ..connect.pretty import pretty_connect_assignment, pretty_connect_metadata
-from ..pretty import pretty_assignment, pretty_subscription
+from ..streams.pretty import pretty_assignment, pretty_subscription
 from ..text import printable
+from ..wire.pretty import STEP, struct_lines
+from ..wire.pretty import pretty_body as _pretty_body
+from ..wire.pretty import scalar as _scalar
 from ..wire.schema import load_message
 from .consumer import ConsumerMessage
 from .frames import RequestFrame, ResponseFrame
@@ -22,46 +25,16 @@ from .nested import Nested
 
 __all__ = ["pretty_body", "pretty_request_frame", "pretty_response_frame", "pretty_consumer"]
 
-_STEP = "  "
+_STEP = STEP
 
 
-def _scalar(v) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, (bytes, bytearray)):
-        if not v:
-            return "(0 bytes)"
-        h = bytes(v).hex()
-        return f"({len(v)} bytes) {h[:64]}{'...' if len(h) > 64 else ''}"
-    if isinstance(v, str):
-        return '"' + printable(v).replace('"', '\\"') + '"'
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
+def _special(v, indent: str) -> list[str] | None:
+    """A carried layer (a :class:`Nested`), as the tree shows it; None for any other value."""
+    return _nested_lines(v, indent) if isinstance(v, Nested) else None
 
 
 def _struct_lines(obj, spec, version: int, indent: str) -> list[str]:
-    fields = spec.fields_at(version)
-    width = max((len(f.py_name) for f in fields), default=0)
-    lines = []
-    for f in fields:
-        v = getattr(obj, f.py_name)
-        if isinstance(v, Nested):
-            lines.append(f"{indent}{f.py_name}:")
-            lines += _nested_lines(v, indent + _STEP)
-        elif f.is_array and f.struct is not None and v:
-            lines.append(f"{indent}{f.py_name} ({len(v)}):")
-            for i, item in enumerate(v):
-                lines.append(f"{indent}{_STEP}[{i}]")
-                lines += _struct_lines(item, f.struct, version, indent + _STEP * 2)
-        elif f.is_array and v is not None:
-            shown = ", ".join(_scalar(x) for x in v) if v else "(none)"
-            lines.append(f"{indent}{f.py_name.ljust(width)}  {shown}")
-        else:
-            lines.append(f"{indent}{f.py_name.ljust(width)}  {_scalar(v)}")
-    for tag, raw in (getattr(obj, "unknown_tagged_fields", None) or {}).items():
-        lines.append(f"{indent}unknown tagged field {tag}: {_scalar(raw)}")
-    return lines
+    return struct_lines(obj, spec, version, indent, _special)
 
 
 def _indent(text: str, indent: str) -> list[str]:
@@ -102,9 +75,7 @@ def pretty_consumer(msg: ConsumerMessage, *, size: int | None = None) -> str:
 
 
 def pretty_body(name: str, version: int, body, *, indent: str = "") -> str:
-    return "\n".join(
-        [f"{indent}{name} v{version}"] + _struct_lines(body, load_message(name).root, version, indent + _STEP)
-    )
+    return _pretty_body(name, version, body, indent=indent, special=_special)
 
 
 def _frame_lines(kind: str, schema: str | None, frame, size: int | None) -> list[str]:

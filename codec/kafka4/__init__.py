@@ -37,7 +37,7 @@ names in camelCase (``groupId``, ``memberEpoch``, ``rebalanceTimeoutMs``, ``topi
 of that version and no other, ``null`` for null strings, arrays and structs, UUIDs as Kafka's ``Uuid``
 strings (URL-safe base64 of the 16 bytes, no padding: ``AAAAAAAAAAAAAAAAAAAAAA`` is the zero UUID), bytes
 as base64, and unknown tagged fields (kept, and written back) under ``"_unknownTaggedFields": {"<tag>":
-"<hex>"}``. ``style="native"`` gives snake_case names, dashed UUIDs and hex bytes. ``encode`` takes either
+"<hex>"}``. ``style="snake"`` (also spelled ``"native"``) gives snake_case names, dashed UUIDs and hex bytes. ``encode`` takes either
 key spelling; missing fields take their defaults; the JSON is checked against the schema first.
 
 Example: ``decode("consumer-group-heartbeat-request", 1, body)`` ->
@@ -80,13 +80,10 @@ counts them).
 
 from __future__ import annotations
 
-from ..errors import EncodeError
-from ..wire import native
-from ..wire.native import ACTIVE, OFF
+from ..wire.message import decode_json as decode
 from .body import (
     DecodedBody,
     body_from_json,
-    body_json,
     decode_body,
     decode_model,
     encode_model,
@@ -101,7 +98,7 @@ from .common import (
     kind_name,
     message_for,
 )
-from .records import (
+from ..wire.records import (
     decode_record,
     decode_record_key,
     decode_record_value,
@@ -134,30 +131,6 @@ __all__ = [
 ]
 
 
-#: (kind, version, style) -> the native decoder straight to that JSON, once a call has checked them
-_JSON = native.fast_table()
-
-
-def decode(kind: str, version: int, body: bytes, *, style: str = "kafka") -> dict:
-    """One RPC body (or record part body) at ``version`` as Kafka's JSON (see the module docstring).
-    The native codec writes the JSON straight from the bytes, without the wire model in between."""
-    try:
-        got = (_JSON if ACTIVE[0] else OFF)[kind, version, style](body)
-    except (KeyError, TypeError):
-        got = None
-    if got is not None:
-        return got
-    d = decode_body(kind, version, body)
-    prog = native.program(d.message, version, "kafka" if style == "kafka" else "native")
-    if prog is not None:
-        _JSON[(kind, version, style)] = native.bound(prog)
-    return body_json(d.message, version, d.value, style)
-
-
-decode = native.front(decode, _JSON, 2, ("kafka",))  # (style given: the function)
-
-
 def encode(kind: str, version: int, value: dict, *, style: str = "kafka") -> bytes:
     """The bytes of one body from its JSON (either key spelling); ``EncodeError`` when it does not fit."""
-    name = message_for(kind, error=EncodeError)
-    return encode_model(name, version, body_from_json(name, version, value, style))
+    return encode_model(kind, version, body_from_json(kind, version, value, style))

@@ -1,15 +1,18 @@
-"""The names of Kafka 4's group RPCs and ``__consumer_offsets`` records, and the kind names of both.
+"""The names of Kafka 4's group RPCs and ``__consumer_offsets`` records, and the kind names of both, as
+:mod:`codec.wire.registry` derives them from ``schemas/`` (nothing here is kept by hand).
 
-The RPCs (KIP-848 consumer groups, KIP-1071 Streams groups, KIP-932 share groups) and the coordinator records
-whose schemas are in ``schemas/`` (each file's Kafka commit: ``schemas/README.md``). A CLI kind name is the message
-name in kebab case: ``ConsumerGroupHeartbeatRequest`` is ``consumer-group-heartbeat-request``; a record
+The RPCs (KIP-848 consumer groups, KIP-1071 Streams groups, KIP-932 share groups) are the request and response
+schemas whose every version is flexible; the records are the coordinator records (each ``coordinator-key`` file's
+``apiKey`` is its record type) and the classic group's (whose key version is their type). A CLI kind name is the
+message name in kebab case: ``ConsumerGroupHeartbeatRequest`` is ``consumer-group-heartbeat-request``; a record
 part is ``<record>-key`` or ``<record>-value``, e.g. ``consumer-group-member-metadata-value``.
 """
 
 from __future__ import annotations
 
 from ..errors import DecodeError, EncodeError
-from ..wire.schema import snake
+from ..wire import registry
+from ..wire.registry import kind_name
 
 __all__ = [
     "API_KEYS",
@@ -26,81 +29,42 @@ __all__ = [
     "record_type_of",
 ]
 
+
+def _kafka4_apis() -> list[registry.Api]:
+    """Kafka 4's group APIs: those whose request and response are flexible at every version."""
+    out = []
+    for api in registry.apis().values():
+        if api.request is None or api.response is None:
+            continue
+        if all(registry.head(m).valid.low >= registry.head(m).flexible.low for m in (api.request, api.response)):
+            out.append(api)
+    return out
+
+
 #: The RPC bodies: message name -> (API key, "request"/"response").
 MESSAGES: dict[str, tuple[int, str]] = {
-    "ConsumerGroupHeartbeatRequest": (68, "request"),
-    "ConsumerGroupHeartbeatResponse": (68, "response"),
-    "ConsumerGroupDescribeRequest": (69, "request"),
-    "ConsumerGroupDescribeResponse": (69, "response"),
-    "StreamsGroupHeartbeatRequest": (88, "request"),
-    "StreamsGroupHeartbeatResponse": (88, "response"),
-    "StreamsGroupDescribeRequest": (89, "request"),
-    "StreamsGroupDescribeResponse": (89, "response"),
-    "ShareGroupHeartbeatRequest": (76, "request"),
-    "ShareGroupHeartbeatResponse": (76, "response"),
-    "ShareGroupDescribeRequest": (77, "request"),
-    "ShareGroupDescribeResponse": (77, "response"),
+    m: (api.key, side)
+    for api in _kafka4_apis()
+    for m, side in ((api.request, "request"), (api.response, "response"))
+    if m is not None
 }
-
 #: API key -> API name.
-API_KEYS: dict[int, str] = {
-    68: "ConsumerGroupHeartbeat",
-    69: "ConsumerGroupDescribe",
-    88: "StreamsGroupHeartbeat",
-    89: "StreamsGroupDescribe",
-    76: "ShareGroupHeartbeat",
-    77: "ShareGroupDescribe",
+API_KEYS: dict[int, str] = {api.key: api.name for api in _kafka4_apis()}
+_RECORDS = registry.record_types()
+#: Coordinator record types of consumer, Streams and share groups (the int16 before a record key; the key schemas'
+#: ``apiKey``) -> record name (schemas ``<name>Key``/``<name>Value``). Type 18 (StreamsGroupPartitionMetadata) is not
+#: here: only trunk builds before 4.1 wrote it, and released Kafka, knowing no type 18, skips it as unknown.
+RECORD_TYPES: dict[int, str] = {t: r.name for t, r in _RECORDS.items() if not r.classic}
+#: Share groups' records (KIP-932). Type 9 is Kafka 4.0's early-access partition metadata.
+SHARE_RECORD_TYPES: dict[int, str] = {t: n for t, n in RECORD_TYPES.items() if n.startswith("ShareGroup")}
+#: The classic group's records, read with the older schemas: the key version is the record type.
+CLASSIC_RECORD_TYPES: dict[int, str] = {t: r.name for t, r in _RECORDS.items() if r.classic}
+#: The classic records -> their record types, the one Kafka's coordinator writes first.
+CLASSIC_RECORDS: dict[str, tuple[int, ...]] = {
+    name: types for name, types in registry.records().items() if name in CLASSIC_RECORD_TYPES.values()
 }
-
-#: Share groups' records (KIP-932). Type 9 is Kafka 4.0's early-access partition metadata, which 4.1 no
-#: longer writes (schemas/README.md); 15 records the share-group state of the group's partitions.
-SHARE_RECORD_TYPES: dict[int, str] = {
-    9: "ShareGroupPartitionMetadata",
-    10: "ShareGroupMemberMetadata",
-    11: "ShareGroupMetadata",
-    12: "ShareGroupTargetAssignmentMetadata",
-    13: "ShareGroupTargetAssignmentMember",
-    14: "ShareGroupCurrentMemberAssignment",
-    15: "ShareGroupStatePartitionMetadata",
-}
-
-#: Coordinator record types of consumer, Streams and share groups (the int16 before a record key; the key
-#: schemas' ``apiKey``; GroupCoordinatorRecordSerde) -> record name (schemas ``<name>Key``/``<name>Value``).
-#: Type 18 (StreamsGroupPartitionMetadata) is not here: only trunk builds before 4.1 wrote it, and released
-#: Kafka, knowing no type 18, skips it as unknown (schemas/README.md).
-RECORD_TYPES: dict[int, str] = {
-    3: "ConsumerGroupMetadata",
-    4: "ConsumerGroupPartitionMetadata",
-    5: "ConsumerGroupMemberMetadata",
-    6: "ConsumerGroupTargetAssignmentMetadata",
-    7: "ConsumerGroupTargetAssignmentMember",
-    8: "ConsumerGroupCurrentMemberAssignment",
-    16: "ConsumerGroupRegularExpression",
-    17: "StreamsGroupMetadata",
-    19: "StreamsGroupMemberMetadata",
-    20: "StreamsGroupTargetAssignmentMetadata",
-    21: "StreamsGroupTargetAssignmentMember",
-    22: "StreamsGroupCurrentMemberAssignment",
-    23: "StreamsGroupTopology",
-    **SHARE_RECORD_TYPES,
-}
-
-#: The classic group's records, read with the older schemas: the key version is the record type and the
-#: key schema is read at that version.
-CLASSIC_RECORD_TYPES: dict[int, str] = {0: "OffsetCommit", 1: "OffsetCommit", 2: "GroupMetadata"}
-
-#: The classic records -> their record types, the one Kafka's coordinator writes first (it writes OffsetCommit
-#: keys as type 1 and reads 0 too: ``GroupCoordinatorRecordHelpers``, ``GroupCoordinatorRecordSerde``).
-CLASSIC_RECORDS: dict[str, tuple[int, ...]] = {"OffsetCommit": (1, 0), "GroupMetadata": (2,)}
-
 #: Every record name read here -> its type.
 RECORDS: dict[str, int] = {name: t for t, name in RECORD_TYPES.items()}
-
-
-def kind_name(message: str) -> str:
-    """``ConsumerGroupHeartbeatRequest`` -> ``consumer-group-heartbeat-request``."""
-    return snake(message).replace("_", "-")
-
 
 #: Every message (RPC body, record key or value) -> its CLI kind.
 KIND_NAMES: dict[str, str] = {m: kind_name(m) for m in MESSAGES}
@@ -116,7 +80,9 @@ def message_for(kind: str, *, error=DecodeError) -> str:
     """The schema name for a kind given as a message name (``ConsumerGroupHeartbeatRequest``, also a record
     part such as ``ConsumerGroupMetadataValue``) or a CLI kind name (``consumer-group-heartbeat-request``)."""
     if kind in MESSAGES or (
-        kind.endswith(("Key", "Value")) and kind.removesuffix("Key").removesuffix("Value") in RECORDS
+        isinstance(kind, str)
+        and kind.endswith(("Key", "Value"))
+        and kind.removesuffix("Key").removesuffix("Value") in RECORDS
     ):
         return kind
     try:

@@ -1,6 +1,6 @@
 """Readable views of Kafka 4's group RPCs and records (``--format pretty``).
 
-A Streams heartbeat is shown the way a SubscriptionInfo/AssignmentInfo is (:mod:`codec.pretty`): the member,
+A Streams heartbeat is shown the way a SubscriptionInfo/AssignmentInfo is (:mod:`codec.streams.pretty`): the member,
 its endpoint and client tags, its tasks as ``subtopology_partition`` by kind (active, standby, warm-up),
 its task offsets with the lag to the end offsets, and the topology's subtopologies with their topics; a
 consumer or share heartbeat shows the member, epoch, subscription and partitions (a share member reports none:
@@ -14,38 +14,15 @@ tagged fields, wherever they are in the message, are listed after the view with 
 
 from __future__ import annotations
 
-from ..group.pretty import pretty_body
 from ..pretty import grouped_ranges, pad
 from ..text import printable
 from ..wire.builder import uuid_to_kafka
-from ..wire.schema import StructSpec, load_message
+from ..wire.pretty import pretty_body, pretty_record, unknown_tag_lines
+from ..wire.registry import error_name
+from ..wire.schema import load_message
 
-__all__ = ["ERRORS", "describe_epoch", "describe_error", "pretty_message", "pretty_record"]
+__all__ = ["describe_epoch", "describe_error", "pretty_message", "pretty_record"]
 
-#: Kafka's error codes (org.apache.kafka.common.protocol.Errors) the group RPCs answer with.
-ERRORS = {
-    0: "NONE",
-    14: "COORDINATOR_LOAD_IN_PROGRESS",
-    15: "COORDINATOR_NOT_AVAILABLE",
-    16: "NOT_COORDINATOR",
-    24: "INVALID_GROUP_ID",
-    25: "UNKNOWN_MEMBER_ID",
-    29: "TOPIC_AUTHORIZATION_FAILED",
-    30: "GROUP_AUTHORIZATION_FAILED",
-    35: "UNSUPPORTED_VERSION",
-    42: "INVALID_REQUEST",
-    69: "GROUP_ID_NOT_FOUND",
-    81: "GROUP_MAX_SIZE_REACHED",
-    82: "FENCED_INSTANCE_ID",
-    110: "FENCED_MEMBER_EPOCH",
-    111: "UNRELEASED_INSTANCE_ID",
-    112: "UNSUPPORTED_ASSIGNOR",
-    113: "STALE_MEMBER_EPOCH",
-    128: "INVALID_REGULAR_EXPRESSION",
-    130: "STREAMS_INVALID_TOPOLOGY",
-    131: "STREAMS_INVALID_TOPOLOGY_EPOCH",
-    132: "STREAMS_TOPOLOGY_FENCED",
-}
 #: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients; 5 since 4.2).
 STREAMS_STATUS = {
     0: "STALE_TOPOLOGY",
@@ -58,7 +35,7 @@ STREAMS_STATUS = {
 
 
 def describe_error(code: int) -> str:
-    return f"{code} {ERRORS.get(code, '(unrecognized)')}"
+    return f"{code} {error_name(code) or '(unrecognized)'}"
 
 
 def describe_epoch(epoch: int) -> str:
@@ -338,76 +315,11 @@ _VIEWS = {
 }
 
 
-def _unknown_tags(model, spec: StructSpec, path: str) -> list[str]:
-    """``path: unknown tagged field T (N bytes) hex`` for every unknown tagged field in a wire model."""
-    out = []
-    for tag, raw in (getattr(model, "unknown_tagged_fields", None) or {}).items():
-        h = bytes(raw).hex()
-        out.append(
-            f"{path or '(body)'}: unknown tagged field {tag} ({len(raw)} bytes) {h[:64]}"
-            + ("..." if len(h) > 64 else "")
-        )
-    for f in spec.fields:
-        if f.struct is None:
-            continue
-        v = getattr(model, f.py_name, None)
-        sub = f"{path}.{f.py_name}" if path else f.py_name
-        items = v if f.is_array else (v,)
-        for i, item in enumerate(items or ()):
-            if item is not None:
-                out += _unknown_tags(item, f.struct, f"{sub}[{i}]" if f.is_array else sub)
-    return out
-
-
 def pretty_message(name: str, version: int, model, *, size: int | None = None, trailing: int = 0) -> str:
     view = _VIEWS.get(name)
     text = view(model, version, size) if view else pretty_body(name, version, model)
     if view:  # the tree of pretty_body shows them in place
-        text += "".join(f"\n  {line}" for line in _unknown_tags(model, load_message(name).root, ""))
+        text += "".join(f"\n  {line}" for line in unknown_tag_lines(model, load_message(name).root, ""))
     if trailing:
         text += f"\n  note: {trailing} trailing bytes ignored (as Kafka ignores them)"
     return text
-
-
-def pretty_record(
-    record_name: str,
-    record_type: int,
-    key_schema: str | None,
-    key_model,
-    value_schema: str | None,
-    value_version: int | None,
-    value_model,
-    *,
-    key_version: int = 0,
-) -> str:
-    lines = [f"{record_name} record (type {record_type})"]
-    if key_schema is not None:
-        lines += ["  " + x for x in pretty_body(key_schema, key_version, key_model).splitlines()]
-    if value_schema is not None:
-        assert value_version is not None  # a value's schema comes with the version it was read at
-        if value_model is None:
-            lines.append("  value: null (a tombstone: deleted)")
-        else:
-            lines += ["  " + x for x in pretty_body(value_schema, value_version, value_model).splitlines()]
-            lines += _tagged_lines(value_schema, value_version, value_model, "    ")
-    return "\n".join(lines)
-
-
-def _tagged_lines(schema: str, version: int, model, indent: str) -> list[str]:
-    """The known tagged fields of a body (the tree of :func:`pretty_body` shows the regular ones only), in
-    Kafka's JSON: ``ClassicMemberMetadata`` of a classic member in a consumer group."""
-    from .. import text as _text
-    from ..wire.builder import to_json
-    from ..wire.schema import load_message
-
-    spec = load_message(schema)
-    out = []
-    for f in spec.root.tagged_at(version):
-        v = getattr(model, f.py_name)
-        shown = (
-            "null (not written)"
-            if v is None
-            else _text.dumps(to_json(model, schema, version, style="kafka").get(f.json_name), ensure_ascii=True)
-        )
-        out.append(f"{indent}{f.py_name} (tag {f.tag})  {printable(shown)}")
-    return out

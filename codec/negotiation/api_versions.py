@@ -7,24 +7,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..group.messages import MESSAGES as _GROUP_MESSAGES
+from ..wire.registry import apis, request_header_version, response_header_version
+
 __all__ = ["GROUP_APIS", "ApiChoice", "choose_api_versions", "header_versions"]
 
-# API key -> (name, schema of the request, flexible from version)
+#: API key -> (name, its first flexible version) of the classic group protocol's APIs (the schemas': codec.wire.registry)
 GROUP_APIS: dict[int, tuple[str, int]] = {
-    11: ("JoinGroup", 6),
-    12: ("Heartbeat", 4),
-    13: ("LeaveGroup", 4),
-    14: ("SyncGroup", 4),
+    k: (a.name, a.flexible_from) for k, a in apis().items() if a.request in _GROUP_MESSAGES
 }
 
 
 def header_versions(api_key: int, version: int) -> tuple[int, int]:
-    """(request header version, response header version) for one API version."""
-    flexible_from = GROUP_APIS[api_key][1] if api_key in GROUP_APIS else None
-    flexible = flexible_from is not None and version >= flexible_from
-    if api_key == 18:  # ApiVersionsResponse always uses header v0 so any client can read it
-        return (2 if version >= 3 else 1), 0
-    return (2, 1) if flexible else (1, 0)
+    """(request header version, response header version) for one API version: v2 and v1 at a flexible version, v1 and
+    v0 before (ApiVersionsResponse always v0, so any client can read it: the registry's)."""
+    if api_key not in apis():
+        return 1, 0
+    return request_header_version(api_key, version), response_header_version(api_key, version)
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,14 @@ common version above ``M`` is an error; if the version is at least 3 and the com
 rejoins at once. Below version 3 nothing changes: that is why an upgrade from before 2.0 takes two bounces.
 
 Modelling choices, stated: releases before 2.4 are run with these (2.4+) rules (in 2.0-2.3 the second
-assignment word was the leader's own latest version and members set code 2 locally, §1/§4); a leader too
-old to probe (newest version below 4, where AssignmentInfo has no error code) that meets a newer
-subscription fails the round as a whole; a *future* version (12+) is written as the v11 layout under a
-newer version word, which is all a current reader looks at.
+assignment word was the leader's own latest version and members set code 2 locally, §1/§4); a leader from
+before 2.0 (newest version 1 or 2) cannot read a newer subscription at all (``SubscriptionInfo.decode`` throws:
+:mod:`codec.streams.readers`, the one reader model) and fails the round; a leader that can probe but whose
+AssignmentInfo has no error code (v3) fails it too where the rules above call for ASSIGNMENT_ERROR; a leader of
+version 2 assigns at the lowest version received, as 0.10.2.2, 0.11.0.3, 1.0.2 and 1.1.1 do
+(``StreamPartitionAssignor.assign``: ``new AssignmentInfo(minUserMetadataVersion, ...)``; the earlier releases of
+those lines always wrote v2, which a 0.10.0 member cannot read); a *future* version (12+) is written as the v11
+layout under a newer version word, which is all a current reader looks at.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 
-from ..errors import DecodeError
+from ..errors import DecodeError, UnsupportedVersionError
 from ..streams import (
     EARLIEST_PROBEABLE_VERSION,
     LATEST_SUPPORTED_VERSION,
@@ -40,6 +44,7 @@ from ..streams import (
     peek_subscription_versions,
 )
 from ..streams.constants import UNKNOWN
+from ..wire.registry import latest_by_release
 
 __all__ = [
     "RELEASES",
@@ -56,54 +61,16 @@ __all__ = [
 
 FUTURE_VERSION = LATEST_SUPPORTED_VERSION + 1
 
-#: The newest metadata version of each Kafka Streams release (wire-facts §1).
-RELEASES: dict[str, int] = {
-    "0.10.0": 1,
-    "0.10.1": 2,
-    "0.10.2": 2,
-    "0.11.0": 2,
-    "1.0": 2,
-    "1.1": 2,
-    "2.0": 3,
-    "2.1": 4,
-    "2.2": 4,
-    "2.3": 4,
-    "2.4": 5,
-    "2.5": 6,
-    "2.6": 7,
-    "2.7": 8,
-    "2.8": 9,
-    "3.0": 10,
-    "3.1": 10,
-    "3.2": 11,
-    "3.3": 11,
-    "3.4": 11,
-    "3.5": 11,
-    "3.6": 11,
-    "3.7": 11,
-    "3.8": 11,
-    "3.9": 11,
-    "4.0": 11,
-    "future": FUTURE_VERSION,
-}
-_UPGRADE_FROM_V1 = {"0.10.0"}
-_UPGRADE_FROM_V2 = {"0.10.1", "0.10.2", "0.11.0", "1.0", "1.1"}
-_UPGRADE_FROM_EAGER = {"2.0", "2.1", "2.2", "2.3"}
+#: The newest metadata version of each Kafka Streams release (SubscriptionInfo.json's history and release range,
+#: through :func:`codec.wire.registry.latest_by_release`; wire-facts §1), and the future release's.
+RELEASES: dict[str, int] = {**latest_by_release("SubscriptionInfo"), "future": FUTURE_VERSION}
+# StreamsConfig's upgrade.from values by what they do: releases writing only v1, only v2 (metadata before version
+# probing), the eager releases since probing (v3-v4), and the later ones through 3.8 (the last value 4.0 takes)
+_UPGRADE_FROM_V1 = {r for r, v in RELEASES.items() if v == 1}
+_UPGRADE_FROM_V2 = {r for r, v in RELEASES.items() if v == 2}
+_UPGRADE_FROM_EAGER = {r for r, v in RELEASES.items() if v in (3, 4)}
 _UPGRADE_FROM_NO_EFFECT = {
-    "2.4",
-    "2.5",
-    "2.6",
-    "2.7",
-    "2.8",
-    "3.0",
-    "3.1",
-    "3.2",
-    "3.3",
-    "3.4",
-    "3.5",
-    "3.6",
-    "3.7",
-    "3.8",
+    r for r, v in RELEASES.items() if 5 <= v <= LATEST_SUPPORTED_VERSION and tuple(map(int, r.split("."))) <= (3, 8)
 }
 
 
@@ -253,18 +220,28 @@ def leader_assign(leader: StreamsInstance, subscriptions: dict[str, bytes]) -> t
     L = leader.latest
     min_received = min_supported = L
     future: list[str] = []
+    unreadable: list[str] = []
     for name, data in subscriptions.items():
         version, lsv = peek_subscription_versions(data)
-        if version > L:
+        try:  # read as the leader's release reads it (codec.streams.readers): in full, a probe, or not at all
+            # (a future leader reads a future version up to its own, which the codec has no layout for)
+            probe = False if LATEST_SUPPORTED_VERSION < version <= L else decode_subscription(data, latest=L).future
+        except UnsupportedVersionError:  # a reader from before 2.0 meeting a newer version
+            unreadable.append(name)
+            continue
+        if probe:
             future.append(name)  # only the two version words are read
         else:
-            if version <= LATEST_SUPPORTED_VERSION:
-                decode_subscription(data, latest=L)  # the whole message must be readable at its version
             min_received = min(min_received, version)
         if lsv < min_supported:
             min_supported = lsv
     error = None
-    if future and min_received < EARLIEST_PROBEABLE_VERSION:
+    if unreadable:
+        error = (
+            f"a v{L} leader (Kafka before 2.0) cannot read the subscription of {', '.join(unreadable)}: "
+            "SubscriptionInfo.decode throws TaskAssignmentException on a newer version (no version probing)"
+        )
+    elif future and min_received < EARLIEST_PROBEABLE_VERSION:
         error = (
             f"future member(s) {', '.join(future)} and a v{min_received} member: no version probing below v3 "
             "(TaskAssignmentException -> ASSIGNMENT_ERROR)"
@@ -276,7 +253,7 @@ def leader_assign(leader: StreamsInstance, subscriptions: dict[str, bytes]) -> t
                 min_supported,
                 tuple(future),
                 False,
-                error + f"; a v{L} leader cannot even send the error",
+                error if unreadable else error + f"; a v{L} leader cannot even send the error",
                 L,
                 L,
             )

@@ -5,7 +5,7 @@ tests without Spark) can use it.
 Input records
 =============
 
-The job reads JSON Lines (``.jsonl``, ``.json``, ``.ndjson``; gzip too) and Parquet: files, directories
+The job reads JSON Lines (``.jsonl``, ``.json``, ``.ndjson``; gzip and bzip2 too) and Parquet: files, directories
 and globs, local or any Hadoop filesystem URI. A file's format is told by its extension, else by its first
 bytes (``PAR1``, or a ``{``); a directory by the files inside it, recursively (hidden ones, such as
 ``_SUCCESS`` and ``.crc`` files, skipped; empty files hold no records), each format with its own reader,
@@ -19,10 +19,14 @@ JVM started. A JVM that does not start is one line with its reason (exit status 
 output go to the log file (``--log``). In a JSON lines file each line is parsed on its own, into the columns
 below, with no schema inferred (:mod:`codec.pipeline.jsonlines`): a line that is not one JSON object is a
 record, quarantined as ``not-json`` with its text (a file of nothing else too); a line holding a key twice, or
-two keys that differ only in case, is quarantined as ``duplicate-key`` with its text; a blank line is not a
-record. Parquet files are read together when their schemas merge, else each on its own. A value that does not
-fit its column -- bytes that are not a string, a ``version`` no 32-bit integer holds -- quarantines its record
-(``FieldType``, ``FieldRange``), naming the column and what it holds.
+two keys that differ only in case, is quarantined as ``duplicate-key`` with its text; a line over
+``--max-line-length`` bytes is never held, but quarantined as ``line-too-long`` with its size; a blank line is not
+a record. Parquet files are read together when their schemas merge, else in groups of one schema each. A value
+that does not fit its column -- bytes that are not a string, a ``version`` no 32-bit integer holds, a struct or a
+list where a value belongs, binary that is not UTF-8 where text does, columns whose names differ only in case --
+quarantines its record (``FieldType``, ``FieldRange``, ``DuplicateKey``), naming the column and what it holds.
+Each record's ``source`` is the file that holds it and its default ``record_id`` its line or row there
+(:mod:`codec.pipeline.reading`).
 Each record is one captured piece of
 rebalance metadata with its context. Columns (all optional except the bytes; unknown columns are
 ignored):
@@ -42,8 +46,10 @@ column              meaning
 ``generation``      generation id (``generation_id``)
 ``timestamp``       capture or record time: epoch milliseconds (integer), or a Spark timestamp;
                     ``ts`` in epoch *seconds* (float, as ``frames.jsonl`` writes it) also works
-``record_id``       a stable id for the record (``id``); default ``<file URI>:<row id>`` (Spark's
-                    monotonically increasing id: unique, and the row number for small files)
+``record_id``       a stable id for the record (``id``); default ``<source>:<line>`` for JSON lines (the
+                    line's number in its file, from 1, blank lines counted) and ``<source>:<row>``
+                    for Parquet (the row's index in its file, from 0), where ``source`` is the file
+                    as Hadoop names it (``file:/data/a b.jsonl``: no percent escapes)
 ``leader``          the group leader's member id, when the capture knows it
 ``protocol``        the assignor (protocol) name, e.g. ``stream``, when the capture knows it
 ==================  ===========================================================================
@@ -94,7 +100,9 @@ value back (see :mod:`codec.pipeline.tables`).
 
 Outputs (Parquet, under ``--out``): ``members``, ``task_lags``, ``assignments``, ``rebalances``,
 ``connect``, ``findings``, ``quarantine`` (each written with its schema also when it has no rows), and ``report.json``
-/ ``report.html``; see :mod:`codec.pipeline.job`.
+/ ``report.html``; see :mod:`codec.pipeline.job`. ``--out`` is never an input nor a folder that holds or lies
+inside one, is written through a symbolic link, and is committed by one rename that replaces nothing but an empty
+folder unless ``--overwrite`` (:mod:`codec.pipeline.output`).
 """
 
 from .records import KINDS, canonical_kind

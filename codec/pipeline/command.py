@@ -7,12 +7,12 @@ and the subcommand says how to install it when it is missing.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from typing import Any
 
 from ..cliutil import INT, LONG, int_range
+from .inputs import MAX_LINE
 
 __all__ = ["register", "run", "main", "INSTALL_HINT", "usage_error", "MASTER_FORMS"]
 
@@ -48,7 +48,18 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         choices=("jsonl", "parquet"),
         help="read every input with this reader (default: by extension, else by content)",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing --out (never an input, nor a folder holding one or inside one)",
+    )
+    p.add_argument(
+        "--max-line-length",
+        type=byte_size,
+        default=MAX_LINE,
+        metavar="BYTES",
+        help="the longest JSON line read (a longer one is quarantined with its size); 64m by default",
+    )
     p.add_argument(
         "--acceptable-recovery-lag",
         type=int_range(*LONG),
@@ -128,13 +139,20 @@ def usage_error(args) -> str | None:
     return None
 
 
-def _out_exists(out: str) -> bool:
-    """A local ``--out`` that the job would refuse without ``--overwrite`` (it exists, and is not an empty
-    folder)."""
-    try:
-        return os.path.lexists(out) and not (os.path.isdir(out) and not os.listdir(out))
-    except OSError:  # (left to the job, which says it in its words)
-        return False
+_SIZE = re.compile(r"([1-9][0-9]{0,12})([kKmMgG]?)")
+#: the most ``--max-line-length`` may be: Hadoop's line reader counts in a Java int, with the line's end
+_MOST = (1 << 31) - 3
+
+
+def byte_size(text: str) -> int:
+    """An argparse type: a number of bytes, with an optional unit k, m or g (powers of 1024)."""
+    m = _SIZE.fullmatch(text)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"not a number of bytes (such as 1048576, 512k, 64m, 1g): {text[:40]!r}")
+    n = int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2).lower()]
+    if n > _MOST:
+        raise argparse.ArgumentTypeError(f"{text[:40]}: at most {_MOST} bytes (2 GiB, less the line's end)")
+    return n
 
 
 def _checks_before_spark(args) -> tuple[int, str | None, Any]:
@@ -154,8 +172,16 @@ def _checks_before_spark(args) -> tuple[int, str | None, Any]:
         except InputError as e:
             return 1, str(e), None
     out = args.out.rstrip("/") or args.out
-    if not args.overwrite and local_only([out], args.master) and _out_exists(out):
-        return 1, f"{out} exists; pass --overwrite to replace it", None
+    if local_only([out], args.master):
+        from .output import LocalTarget, clash, local_path
+
+        path = local_path(out) or out
+        given = [p for p in (local_path(r) for r in (plan.roots if plan is not None else ())) if p is not None]
+        line = clash(path, given)
+        if line is not None:
+            return 1, line, None
+        if not args.overwrite and LocalTarget(path).exists():
+            return 1, f"{out} exists; pass --overwrite to replace it", None
     return 0, None, plan
 
 
@@ -189,7 +215,7 @@ def run(args) -> int:
     if _missing("pandas"):  # (Spark's mapInArrow asks for it once the job runs: say so before Spark starts)
         print(f"error: pandas is not installed; {INSTALL_HINT}", file=sys.stderr)
         return 2
-    from .job import PipelineError, SparkStartError, options_from_args, spark_error_line
+    from .job import JobFailed, PipelineError, SparkStartError, options_from_args, spark_error_line
     from .job import run as run_job
 
     opts = options_from_args(args)
@@ -201,6 +227,10 @@ def run(args) -> int:
         return 1
     except SparkStartError as e:
         print(f"error: {_one_line(str(e))}", file=sys.stderr)
+        return 2
+    except JobFailed as e:
+        where = f" (Spark's log: {opts.log})" if opts.log else ""
+        print(f"error: the job failed: {_one_line(str(e))}{where}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

@@ -420,9 +420,9 @@ def findings(
     )
 
     if group_errors is not None:  # a Kafka 4 group's heartbeat or Describe answered with an error
-        from ..capture.events import ERROR_NAMES
+        from ..wire.registry import error_names
 
-        names = F.create_map(*[F.lit(x) for kv in sorted(ERROR_NAMES.items()) for x in kv])
+        names = F.create_map(*[F.lit(x) for kv in sorted(error_names().items()) for x in kv])
         out.append(
             finding(
                 group_errors,

@@ -6,7 +6,7 @@ the JVM of a running session).
 
 Rules, for each input (after glob expansion):
 
-* a file: ``.jsonl``/``.json``/``.ndjson`` (optionally ``.gz``) is JSON lines, ``.parquet`` is Parquet;
+* a file: ``.jsonl``/``.json``/``.ndjson`` (optionally ``.gz`` or ``.bz2``) is JSON lines, ``.parquet`` is Parquet;
   otherwise its first bytes decide (``PAR1``: Parquet; ``{`` after any whitespace, also inside a gzip
   file named ``.gz``: JSON lines); an empty file holds no records and is left out;
 * a directory: every file below it, recursively, except hidden ones (a name starting with ``.``, or
@@ -49,13 +49,17 @@ __all__ = [
     "sniff",
     "is_uri",
     "FORMATS",
+    "MAX_LINE",
     "JSON_EXTENSIONS",
     "PARQUET_EXTENSIONS",
     "local_only",
 ]
 
 FORMATS = ("jsonl", "parquet")
-JSON_EXTENSIONS = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
+#: the longest JSON line the job reads (bytes, ``--max-line-length``); a longer one is quarantined with its size.
+#: A Kafka frame's hex is twice its bytes; the JVM holds a line up to three times on its way to Python.
+MAX_LINE = 64 << 20
+JSON_EXTENSIONS = tuple(base + z for base in (".jsonl", ".json", ".ndjson") for z in ("", ".gz", ".bz2"))
 PARQUET_EXTENSIONS = (".parquet", ".parq")
 _HEAD = 4096  # bytes read to sniff a file
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -90,8 +94,8 @@ def hidden(name: str) -> bool:
 
 
 class Files(Protocol):
-    def expand(self, path: str) -> list[tuple[str, bool]]:
-        """``[(path, is_dir)]`` for an input (a glob may give several, a missing path none)."""
+    def expand(self, path: str) -> list[tuple[str, bool, int]]:
+        """``[(path, is_dir, size)]`` for an input (a glob may give several, a missing path none)."""
 
     def walk(self, directory: str) -> Iterable[tuple[str, int]]:
         """``(path, size)`` of every non-hidden file below ``directory``."""
@@ -129,16 +133,16 @@ def _regular(path: str, mode: int) -> None:
 class LocalFiles:
     """Local paths, with the standard library."""
 
-    def expand(self, path: str) -> list[tuple[str, bool]]:
+    def expand(self, path: str) -> list[tuple[str, bool, int]]:
         paths = sorted(glob.glob(path)) if _GLOB.search(path) and not os.path.exists(path) else [path]
         found = []
         for p in paths:
             try:
-                mode = os.stat(p).st_mode
+                st = os.stat(p)
             except OSError:
                 continue  # (not there: the caller says so)
-            _regular(p, mode)
-            found.append((p, stat.S_ISDIR(mode)))
+            _regular(p, st.st_mode)
+            found.append((p, stat.S_ISDIR(st.st_mode), st.st_size))
         return found
 
     def walk(self, directory: str) -> Iterable[tuple[str, int]]:
@@ -183,6 +187,12 @@ class LocalFiles:
                     f"{path} is not a Parquet file: it does not begin and end with Parquet's magic "
                     f"number PAR1 (not Parquet, or cut short)"
                 )
+        elif fmt == "jsonl" and path.lower().endswith(".bz2"):
+            if head[:3] != b"BZh":
+                raise InputError(
+                    f"{path} is not bzip2 data, but its name ends in .bz2 (which makes Spark decompress it); "
+                    f"rename it or compress it"
+                )
         elif fmt == "jsonl" and path.lower().endswith(".gz"):
             if head[:2] != b"\x1f\x8b":
                 raise InputError(
@@ -207,10 +217,10 @@ class HadoopFiles:
         p = self._jvm.org.apache.hadoop.fs.Path(path)
         return p, p.getFileSystem(self._conf)
 
-    def expand(self, path: str) -> list[tuple[str, bool]]:
+    def expand(self, path: str) -> list[tuple[str, bool, int]]:
         p, fs = self._fs(path)
         statuses = fs.globStatus(p)  # null when a plain path does not exist
-        return [(s.getPath().toString(), s.isDirectory()) for s in (statuses or [])]
+        return [(s.getPath().toString(), s.isDirectory(), s.getLen()) for s in (statuses or [])]
 
     def walk(self, directory: str) -> Iterable[tuple[str, int]]:
         root, fs = self._fs(directory)
@@ -281,6 +291,12 @@ class InputPlan:
     #: directories read whole that have partition directories (``name=value``): each is read on its own,
     #: since Spark refuses to discover partitions across inputs of different shapes
     partitioned: set[str] = field(default_factory=set)
+    #: the size of each planned file, and of a directory read whole its largest file's (bytes)
+    largest: dict[str, int] = field(default_factory=dict)
+    #: the names of the files below each directory read whole (a file's own name for a file)
+    files: dict[str, list[str]] = field(default_factory=dict)
+    #: every input as given, globs expanded: the files and folders the job reads (and must not write over)
+    roots: list[str] = field(default_factory=list)
 
     def reads(self, fmt: str) -> list[list[str]]:
         """The reader calls for ``fmt``: each partitioned directory alone, everything else together."""
@@ -335,7 +351,8 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
         matches = files.expand(given)
         if not matches:
             raise InputError(f"input not found: {given}" if not _GLOB.search(given) else f"no input matches {given}")
-        for path, is_dir in matches:
+        for path, is_dir, size in matches:
+            plan.roots.append(path)
             if not is_dir:
                 kind = fmt or sniff(files, path)
                 if kind is None:
@@ -346,6 +363,7 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
                     else:
                         files.check(path, kind)
                 (plan.empty if kind == "empty" else plan.paths[kind]).append(path)
+                plan.largest[path], plan.files[path] = size, [path]
                 continue
             found = list(files.walk(path))
             if not found:
@@ -361,9 +379,13 @@ def plan_inputs(inputs: list[str], fmt: str | None, files_for) -> InputPlan:
             used = {k for k in kinds.values()}
             if len(used) == 1 and "empty" not in used and _spark_reads_all(path, list(kinds)):
                 plan.paths[used.pop()].append(path)  # the whole directory, by its one reader
+                plan.largest[path] = max(size for _, size in found)
+                plan.files[path] = [p for p, _ in found]
                 if any(_depth(path, p) > 0 for p in kinds):
                     plan.partitioned.add(path)
                 continue
+            sizes = dict(found)
             for p, kind in kinds.items():
                 (plan.empty if kind == "empty" else plan.paths[kind]).append(p)
+                plan.largest[p], plan.files[p] = sizes[p], [p]
     return plan

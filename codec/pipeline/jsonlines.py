@@ -26,7 +26,7 @@ import json
 
 import pyarrow as pa
 
-__all__ = ["COLUMNS", "BYTES_COLUMNS", "INPUT_ERROR", "ROW", "parse_line", "parse_lines"]
+__all__ = ["COLUMNS", "BYTES_COLUMNS", "INPUT_ERROR", "ROW", "parse_line", "parse_raw", "parse_lines", "too_long"]
 
 #: The columns of the package docstring, as a JSON line may spell them (synonyms included).
 COLUMNS = (
@@ -134,9 +134,9 @@ def _keys(e: _Collision) -> str:
     return f"the keys {first!r} and {second!r} (they differ only in case, and column names do not)"
 
 
-def _parse_bytes(raw: bytes) -> list[str | None] | None:
-    """A line as Spark's text reader hands it over (its bytes, whatever they are): one that is not UTF-8 is
-    not JSON (kind ``not-json``), never decoded with replacement characters."""
+def parse_raw(raw: bytes) -> list[str | None] | None:
+    """A line's row from its bytes, whatever they are (as read from its file): one that is not UTF-8 is not
+    JSON (kind ``not-json``), never decoded with replacement characters."""
     try:
         return parse_line(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -145,9 +145,28 @@ def _parse_bytes(raw: bytes) -> list[str | None] | None:
         return row
 
 
-def parse_lines(lines: pa.Array) -> pa.Array:
+def _row(raw: bytes | None, max_line: int | None) -> list[str | None] | None:
+    if raw is None:
+        return None
+    if max_line is not None and len(raw) > max_line:
+        row: list[str | None] = [None] * (len(COLUMNS) + 1)
+        row[_INDEX["kind"]] = "line-too-long"
+        row[-1] = too_long(len(raw), max_line)
+        return row
+    return parse_raw(raw)
+
+
+def too_long(size: int, max_line: int) -> str:
+    """The ``input_error`` of a line over the maximum line length (kind ``line-too-long``)."""
+    return (
+        f"LineLength: the line is {size:,} bytes, over the maximum line length ({max_line:,} bytes: --max-line-length)"
+    )
+
+
+def parse_lines(lines: pa.Array, max_line: int | None = None) -> pa.Array:
     """The rows (:data:`ROW`) of a batch of lines; a blank line's row is null (the job drops it). The lines are
-    read as bytes: Spark's strings keep a file's bytes as they are, UTF-8 or not."""
+    read as bytes: Spark's strings keep a file's bytes as they are, UTF-8 or not. A line over ``max_line`` bytes
+    is kind ``line-too-long``, with its size."""
     names = (*COLUMNS, INPUT_ERROR)
-    rows = (None if raw is None else _parse_bytes(raw) for raw in lines.cast(pa.binary()).to_pylist())
+    rows = (_row(raw, max_line) for raw in lines.cast(pa.binary()).to_pylist())
     return pa.array([None if r is None else dict(zip(names, r)) for r in rows], ROW)

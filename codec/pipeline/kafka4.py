@@ -36,10 +36,14 @@ the record is refused (quarantined) with its field path.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
+from ..wire.registry import apis, record_types
 from .units import GroupUnit as _GroupUnit
 from .units import RecordError, check_rows
+
+_READ = re.compile(r"(Consumer|Streams|Share)Group(Heartbeat|Describe)")
 
 __all__ = [
     "API_KEYS",
@@ -50,18 +54,12 @@ __all__ = [
     "record_units",
 ]
 
-#: the Kafka 4 group APIs the job reads (frames of these keys are selected)
-API_KEYS = {
-    68: "ConsumerGroupHeartbeat",
-    69: "ConsumerGroupDescribe",
-    88: "StreamsGroupHeartbeat",
-    89: "StreamsGroupDescribe",
-    76: "ShareGroupHeartbeat",
-    77: "ShareGroupDescribe",
-}
-#: ``__consumer_offsets`` record types of consumer (3-8, 16), share (9-15) and streams (17, 19-23) groups the job
-#: reads (no release knows type 18, codec.kafka4.common.RECORD_TYPES)
-RECORD_TYPES = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23)
+#: the Kafka 4 group APIs the job reads (frames of these keys are selected): the heartbeat and describe APIs of
+#: consumer, streams and share groups, as the schemas number them (codec.wire.registry)
+API_KEYS = {k: a.name for k, a in apis().items() if _READ.fullmatch(a.name) and a.request and a.response}
+#: ``__consumer_offsets`` record types of consumer, share and streams groups the job reads: every coordinator record
+#: the schemas define (no release knows type 18: no schema has it)
+RECORD_TYPES = tuple(t for t, r in record_types().items() if not r.classic)
 _INT32_MAX = (1 << 31) - 1
 
 

@@ -26,6 +26,8 @@ from typing import Any
 
 from ..errors import DecodeError
 from ..streams import decode_assignment, decode_subscription
+from ..wire.registry import api_for, api_key, apis, kind_name, records
+from .kafka4 import API_KEYS as KAFKA4_API_KEYS
 from .kafka4 import RECORD_TYPES, HeartbeatMemberUnit, body_units, record_units
 from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, check_rows
 
@@ -46,15 +48,12 @@ __all__ = [
     "REQUESTS_ONLY",
 ]
 
-JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP = 11, 14, 13
+JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP = api_key("JoinGroup"), api_key("SyncGroup"), api_key("LeaveGroup")
 STREAMS = "stream"
 
 #: Kafka 4's group RPC bodies (KIP-848, KIP-1071, KIP-932): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
 KAFKA4_KINDS = {
-    f"{w}-group-{api}-{d}": f"{w.capitalize()}Group{api.capitalize()}{d.capitalize()}"
-    for w in ("consumer", "streams", "share")
-    for api in ("heartbeat", "describe")
-    for d in ("request", "response")
+    kind_name(m): m for k in KAFKA4_API_KEYS for m in (apis()[k].request, apis()[k].response) if m is not None
 }
 
 KINDS = (
@@ -334,56 +333,23 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 
 
-_BODY_KINDS = {
-    "join-group-request": "JoinGroupRequest",
-    "join-group-response": "JoinGroupResponse",
-    "sync-group-request": "SyncGroupRequest",
-    "sync-group-response": "SyncGroupResponse",
-    "leave-group-request": "LeaveGroupRequest",
-}
-_FRAME_NAMES = {
-    (JOIN_GROUP, "request"): "JoinGroupRequest",
-    (JOIN_GROUP, "response"): "JoinGroupResponse",
-    (SYNC_GROUP, "request"): "SyncGroupRequest",
-    (SYNC_GROUP, "response"): "SyncGroupResponse",
-    (LEAVE_GROUP, "request"): "LeaveGroupRequest",
-}
-_FLEXIBLE_FROM = {
-    JOIN_GROUP: 6,
-    SYNC_GROUP: 4,
-    LEAVE_GROUP: 4,
-    68: 0,
-    69: 0,
-    88: 0,
-    89: 0,
-    76: 0,
-    77: 0,
-}  # Kafka 4's: all flexible
-_FRAME_NAMES.update(
-    {
-        (k, d): v
-        for v, k, d in (
-            (f"{name}{d.capitalize()}", k, d)
-            for k, name in (
-                (68, "ConsumerGroupHeartbeat"),
-                (69, "ConsumerGroupDescribe"),
-                (88, "StreamsGroupHeartbeat"),
-                (89, "StreamsGroupDescribe"),
-                (76, "ShareGroupHeartbeat"),
-                (77, "ShareGroupDescribe"),
-            )
-            for d in ("request", "response")
-        )
-    }
-)
+_BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
+_BODY_KINDS[kind_name(apis()[LEAVE_GROUP].request)] = apis()[LEAVE_GROUP].request
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
 #: and why, for the rebalances' causes) and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, 68, 69, 88, 89, 76, 77)
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, *KAFKA4_API_KEYS)
 #: API keys whose responses are not input to the job (a LeaveGroup response says nothing the tables keep)
 REQUESTS_ONLY = (LEAVE_GROUP,)
+#: (API key, direction) -> the body's schema, for the APIs the job reads (codec.wire.registry)
+_FRAME_NAMES = {
+    (k, d): getattr(apis()[k], d)
+    for k in SELECTED_API_KEYS
+    for d in ("request", "response")
+    if not (k in REQUESTS_ONLY and d == "response")
+}
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
 #: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17, 19-23) group records (no release knows type 18)
-SELECTED_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23)
+SELECTED_RECORD_TYPES = (*records()["GroupMetadata"], *RECORD_TYPES)
 
 
 def frame_selected(api_key: int | None) -> bool:
@@ -422,7 +388,7 @@ def _client_id_length(data: bytes) -> int | None:
 
 
 def _body_offset(data: bytes, api_key: int, version: int, direction: str) -> int:
-    flexible = version >= _FLEXIBLE_FROM[api_key]
+    flexible = version >= api_for(api_key).flexible_from
     if direction == "request":
         n = _client_id_length(data)
         if n is None:

@@ -95,14 +95,15 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from ..wire.registry import first_release
 from .config import Config
 from .findings import detector_findings, findings as _findings, share_findings as _share_findings
 from .rebalances import NO_REBALANCE, rebalances_table
 
 __all__ = ["derive_tables", "RELEASES", "NO_REBALANCE"]
 
-#: first Kafka release that writes each Streams metadata version (wire-facts §1)
-RELEASES = ("0.10.0", "0.10.1", "2.0", "2.1", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.2")
+#: first Kafka release that writes each Streams metadata version, v1 first (SubscriptionInfo.json's history)
+RELEASES = tuple(release for _, release in sorted(first_release("SubscriptionInfo").items()))
 PARTITIONED = ("members", "task_lags", "assignments")
 
 

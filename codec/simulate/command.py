@@ -28,16 +28,35 @@ __all__ = ["register", "run", "TABLE_COLUMNS", "format_table"]
 DEFAULT_COMPARE = ("eager", "cooperative", "ha", "affinity")
 
 
+DESCRIPTION = """\
+Run a scenario under one protocol or compare them.
+
+  rebalance-codec simulate SCENARIO.json [--protocol eager|cooperative|ha|affinity] [--out DIR]
+  rebalance-codec simulate --example scale-out --compare [--out DIR]
+  rebalance-codec simulate --list-examples
+  rebalance-codec simulate --example connect-bounce --compare   (a Kafka Connect scenario, "kind": "connect")
+
+Writes to --out (default simulate-out/<scenario>), per protocol P: P.timeline.json (metrics, rebalances,
+timeline), P.frames.jsonl and P.frames.pcap.gz (every recorded frame, readable by the capture decoder), P.png
+and P.html (per-instance timeline and unavailability); with --compare also compare.png, compare.html and
+compare.json, and a metrics table on stdout.
+
+The scenario file's format: the simulator guide, "Scenario files" (docs/guides/simulator.md).
+"""
+
+
 def register(subparsers) -> argparse.ArgumentParser:
     from .leader import PROTOCOLS
 
     p = subparsers.add_parser(
         "simulate",
         help="simulate a Streams group through membership changes",
-        description=__doc__,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("scenario", nargs="?", help="a scenario JSON file (see codec/simulate/scenario.py)")
+    p.add_argument(
+        "scenario", nargs="?", help='a scenario JSON file (the simulator guide\'s "Scenario files" gives its format)'
+    )
     p.add_argument("--example", help="a bundled scenario by name (see --list-examples)")
     p.add_argument("--list-examples", action="store_true", help="list the bundled scenarios and exit")
     from .connect import CONNECT_PROTOCOLS

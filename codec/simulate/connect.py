@@ -26,7 +26,7 @@ timeout on a crash), joins, or rejoins on its own (after an assignment that revo
 one that carries a scheduled delay: when it runs out); the other workers learn of it at their next heartbeat,
 so a round takes one ``heartbeat_interval_ms``: JoinGroup requests (each worker's metadata for the protocols of
 its ``connect.protocol``, with its current allocation), the JoinGroup responses (the leader's with every
-member's metadata of the selected protocol), the leader's assignor (:func:`codec.connect.assignor.assign_connect`,
+member's metadata of the selected protocol), the leader's assignor (:func:`codec.assignor.connect.assign_connect`,
 with the leader's state kept between rounds while it stays leader), the SyncGroup requests and responses with
 each worker's assignment bytes, which the worker decodes and applies. Every frame is encoded and decoded with
 the codec and recorded (``frames.jsonl`` and a pcap, readable by ``capture``). Under eager rebalancing every
@@ -57,7 +57,7 @@ from ..connect.assignment import (
     ConnectorTaskId,
     decode_connect_assignment,
 )
-from ..connect.assignor import (
+from ..assignor.connect import (
     IncrementalAssignorState,
     apply_assignment,
     assign_connect,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..connect.assignor import DEFAULT_MAX_DELAY_MS
+from ..assignor.connect import DEFAULT_MAX_DELAY_MS
 from ..connect.constants import MAX_TASKS
 from .scenario import ScenarioError, int_field, number_field
 

@@ -26,7 +26,7 @@ from ..group import (
     request_frame,
     response_frame,
 )
-from ..group.apis import api_for, request_header_version, response_header_version
+from ..wire.registry import api_for, api_key, apis, error_code, request_header_version, response_header_version
 from ..wire.builder import wire_class
 
 __all__ = [
@@ -44,9 +44,14 @@ __all__ = [
     "UNKNOWN_MEMBER_ID",
 ]
 
-JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
-API_VERSIONS = {JOIN_GROUP: 9, SYNC_GROUP: 5, HEARTBEAT: 4, LEAVE_GROUP: 5}
-NONE, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED = 0, 25, 27, 79
+JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = (
+    api_key(n) for n in ("JoinGroup", "Heartbeat", "LeaveGroup", "SyncGroup")
+)
+#: the version of each API the simulated members speak: its newest (the schemas')
+API_VERSIONS = {k: apis()[k].valid.high for k in (JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP)}  # type: ignore[union-attr]
+NONE, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED = (
+    error_code(n) for n in ("NONE", "UNKNOWN_MEMBER_ID", "REBALANCE_IN_PROGRESS", "MEMBER_ID_REQUIRED")
+)
 #: Simulated time 0 is this wall-clock instant in the recorded timestamps (2023-11-14T22:13:20Z).
 EPOCH = 1_700_000_000.0
 COORDINATOR = ("10.0.0.1", 9092)

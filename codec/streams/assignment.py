@@ -12,13 +12,13 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
-from ..types import HostInfo, TaskId, TopicPartition, _host_info, _task_id, _topic_partition
-from ..wire.builder import decode_wire, encode_wire, field_offsets, wire_class
+from ..wire.shapes import interpret, interpret_encode
+from ..wire.builder import decode_wire, encode_wire, field_offsets
 from ..wire import native
 from . import shapes
-from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE, UNKNOWN
+from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_SUPPORTED_VERSION, NO_REBALANCE
 from .common import check_size, version_guard
-from .models import AssignmentInfo, Partitions
+from .models import AssignmentInfo
 
 __all__ = [
     "DecodedAssignment",
@@ -113,48 +113,14 @@ def _shaped(version: int):
     return native.program(MESSAGE, version, shape=shape) if shape is not None else None
 
 
-def _task(w) -> TaskId:
-    return _task_id(w.subtopology, w.partition, w.named_topology)
-
-
-def _tp(w) -> TopicPartition:
-    return _topic_partition(w.topic, w.partition)
-
-
 def assignment_from_wire(w) -> AssignmentInfo:
-    v = w.version
-    dictionary = {e.index: e.topic for e in w.topic_dictionary}  # duplicate index: last wins, as in Kafka
-
-    def host_map(entries, name) -> dict[HostInfo, Partitions]:
-        out: dict[HostInfo, Partitions] = {}
-        for i, h in enumerate(entries):
-            if v >= 5:
-                parts = []
-                for j, ip in enumerate(h.indexed_partitions):
-                    topic = dictionary.get(ip.topic_index)
-                    if topic is None:
-                        raise DecodeError(
-                            f"topic index {ip.topic_index} is not in the topic dictionary",
-                            message=MESSAGE,
-                            version=v,
-                            path=f"{name}[{i}].indexed_partitions[{j}].topic_index",
-                        )
-                    parts.append(_topic_partition(topic, ip.partition))
-                out[_host_info(h.host, h.port)] = tuple(parts)
-            else:
-                out[_host_info(h.host, h.port)] = tuple(_tp(p) for p in h.partitions)
-        return out
-
-    return AssignmentInfo(
-        version=v,
-        commonly_supported_version=w.commonly_supported_version if v >= 3 else UNKNOWN,
-        active_tasks=tuple(_task(t) for t in w.active_tasks),
-        standby_tasks={_task(s.task_id): tuple(_tp(p) for p in s.partitions) for s in w.standby_tasks},
-        partitions_by_host=host_map(w.partitions_by_host, "partitions_by_host"),
-        standby_partitions_by_host=host_map(w.standby_partitions_by_host, "standby_partitions_by_host"),
-        error_code=w.err_code,
-        next_rebalance_ms=w.next_scheduled_rebalance_ms,
-    )
+    """The version-independent model of a decoded wire object: the decode shape of its version
+    (:func:`codec.streams.shapes.assignment_decode`, the one declaration of the mapping) run by the shapes'
+    Python interpreter, as the engine runs it from the bytes. A host map's partition naming a topic index the
+    dictionary lacks is a DecodeError with its path."""
+    shape = shapes.assignment_decode(w.version)
+    assert shape is not None  # (every version 1-11 has one)
+    return interpret(shape, MESSAGE, w.version, w)
 
 
 def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop_unrepresentable: bool = False):
@@ -166,57 +132,24 @@ def assignment_to_wire(info: AssignmentInfo, version: int | None = None, *, drop
     no commonlySupportedVersion: whatever the model holds there is not written."""
     v = info.version if version is None else version
     _check(info, v, drop_unrepresentable)
+    shape = shapes.assignment_encode(v)
+    if shape is None:
+        raise EncodeError(f"no version {v} (valid 1-{LATEST_SUPPORTED_VERSION})", message=MESSAGE, version=v)
+    # the encode shape of the version (codec.streams.shapes: the one declaration of the mapping), run in Python
+    return interpret_encode(shape, MESSAGE, v, info, *_dictionary(info, v))
 
-    # positional slot-setting constructors (codec.wire.fastpath.maker): same objects as the keyword ones
-    from ..wire.fastpath import maker
 
-    TaskIdW = maker(MESSAGE, "TaskId", ("subtopology", "partition", "named_topology"))
-    TPW = maker(MESSAGE, "TopicPartition", ("topic", "partition"))
-    Standby = maker(MESSAGE, "StandbyTask", ("task_id", "partitions"))
-
-    def task(t: TaskId):
-        return TaskIdW(t.subtopology, t.partition, t.topology_name if v >= 10 else None)
-
-    def tps(parts):
-        return tuple([TPW(p.topic, p.partition) for p in parts])
-
-    kwargs: dict = {
-        "version": v,
-        "active_tasks": tuple([task(t) for t in info.active_tasks]),
-        "standby_tasks": tuple([Standby(task(t), tps(ps)) for t, ps in info.standby_tasks.items()]),
-    }
-    if v >= 3:
-        kwargs["commonly_supported_version"] = info.commonly_supported_version
-    if v >= 4:
-        kwargs["err_code"] = info.error_code
-    if v >= 7:
-        kwargs["next_scheduled_rebalance_ms"] = info.next_rebalance_ms
-    if 2 <= v <= 4:
-        Host = maker(MESSAGE, "HostPartitions", ("host", "port", "partitions"))
-        kwargs["partitions_by_host"] = tuple(
-            [Host(h.host, h.port, tps(ps)) for h, ps in info.partitions_by_host.items()]
-        )
-    elif v >= 5:
-        maps = [info.partitions_by_host] + ([info.standby_partitions_by_host] if v >= 6 else [])
-        index: dict[str, int] = {}
-        for m in maps:  # the dictionary covers every topic the encoded host maps name, first seen first
-            for parts in m.values():
-                for p in parts:
-                    index.setdefault(p.topic, len(index))
-        Idx = maker(MESSAGE, "TopicIndex", ("index", "topic"))
-        IP = maker(MESSAGE, "IndexedPartition", ("topic_index", "partition"))
-        Host = maker(MESSAGE, "HostPartitions", ("host", "port", "indexed_partitions"))
-        kwargs["topic_dictionary"] = tuple([Idx(i, t) for t, i in index.items()])
-
-        def indexed(m):
-            return tuple(
-                [Host(h.host, h.port, tuple([IP(index[p.topic], p.partition) for p in ps])) for h, ps in m.items()]
-            )
-
-        kwargs["partitions_by_host"] = indexed(info.partitions_by_host)
-        if v >= 6:
-            kwargs["standby_partitions_by_host"] = indexed(info.standby_partitions_by_host)
-    return wire_class(MESSAGE, MESSAGE)(**kwargs)
+def _dictionary(info: AssignmentInfo, v: int) -> tuple:
+    """The encode shape's extra arguments from v5: the topic dictionary's rows ``[(index, topic), ...]`` and
+    ``{topic: index}``, covering every topic the encoded host maps name, first seen first."""
+    if v < 5:
+        return ()
+    index: dict[str, int] = {}
+    for m in (info.partitions_by_host, info.standby_partitions_by_host) if v >= 6 else (info.partitions_by_host,):
+        for parts in m.values():
+            for p in parts:
+                index.setdefault(p.topic, len(index))
+    return [(i, t) for t, i in index.items()], index
 
 
 def _check(info: AssignmentInfo, v: int, drop_unrepresentable: bool) -> None:
@@ -257,13 +190,6 @@ def _encode_native(prog, info: AssignmentInfo, v: int) -> bytes | None:
     the model path refuses)."""
     try:
         _check(info, v, False)
-        if v < 5:
-            return prog.encode(info)
-        index: dict[str, int] = {}
-        for m in (info.partitions_by_host, info.standby_partitions_by_host) if v >= 6 else (info.partitions_by_host,):
-            for parts in m.values():  # the dictionary covers every topic the host maps name, first seen first
-                for p in parts:
-                    index.setdefault(p.topic, len(index))
-        return prog.encode(info, [(i, t) for t, i in index.items()], index)
+        return prog.encode(info, *_dictionary(info, v))
     except Exception:  # noqa: BLE001 - refused or unusual: the wire-object path decides and reports
         return None

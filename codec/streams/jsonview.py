@@ -41,7 +41,7 @@ def subscription_json(
 ) -> dict:
     """The model as JSON (see the module docstring); in ``kafka`` style with the wire view of that version:
     ``wire_json`` when the caller has it already (Kafka's JSON of the wire object), else ``to_json(wire)``."""
-    if style == "native":
+    if style != "kafka":  # snake_case (``snake``; ``native`` its older name)
         out: dict[str, Any] = {
             "version": info.version,
             "latest_supported_version": info.latest_supported_version,
@@ -190,7 +190,7 @@ def _hosts_json(m) -> list[dict]:
 
 def assignment_json(info: _streams.AssignmentInfo, *, style: str = "kafka") -> dict:
     c = info.canonical()
-    if style == "native":
+    if style != "kafka":  # snake_case (``snake``; ``native`` its older name)
         return {
             "version": info.version,
             "commonly_supported_version": info.commonly_supported_version,

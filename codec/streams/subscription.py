@@ -3,7 +3,8 @@
 Kafka's decoding rules (wire-facts §2), exactly:
 
 * a version above 11 is a *version probe*: only ``version`` and ``latestSupportedVersion`` are read,
-  the rest is ignored (processId zero, no tasks, no endpoint);
+  the rest is ignored (processId zero, no tasks, no endpoint); a reader from before 2.0 (``latest`` 1 or 2)
+  refuses it instead (:mod:`codec.streams.readers`);
 * otherwise the whole message is parsed at its version and checked: ``latestSupportedVersion == -1``
   only for v1-2, else ``1 <= version <= latestSupportedVersion``;
 * v1-6 prevTasks/standbyTasks become offset sums -2/-3;
@@ -17,12 +18,14 @@ from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..types import TaskId, _task_id
+from ..wire.shapes import interpret, interpret_encode
 from ..wire import native
 from ..wire.builder import decode_wire, encode_wire, wire_class
 from . import shapes
 from .common import check_size, version_guard
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .models import SubscriptionInfo
+from .readers import can_probe
 
 __all__ = [
     "DecodedSubscription",
@@ -70,6 +73,20 @@ def peek_subscription_versions(data: bytes) -> tuple[int, int]:
     return _TWO_INTS.unpack_from(data)
 
 
+def _check_probe(version: int, latest: int) -> None:
+    """A reader from before 2.0 (newest version 1 or 2) cannot probe: it refuses a newer version as Kafka's
+    ``SubscriptionInfo.decode`` did (:mod:`codec.streams.readers`)."""
+    if not can_probe(latest):
+        raise UnsupportedVersionError(
+            f"unable to decode subscription data: version={version} (a reader of version {latest}, Kafka before 2.0, "
+            "cannot probe a newer version)",
+            message=MESSAGE,
+            version=version,
+            offset=0,
+            path="version",
+        )
+
+
 def decode_subscription(
     data: bytes | bytearray | memoryview,
     *,
@@ -87,6 +104,7 @@ def decode_subscription(
     check_size(MESSAGE, data, max_size)
     version, lsv = peek_subscription_versions(data)
     if version > min(latest, LATEST_SUPPORTED_VERSION):
+        _check_probe(version, latest)
         info = SubscriptionInfo(version=version, latest_supported_version=lsv, future=True)
         result = DecodedSubscription(info, None, 8, len(data) - 8)
         return result if detail else info
@@ -174,30 +192,19 @@ def _utf8(raw: bytes, path: str, version: int) -> str:
 
 
 def subscription_from_wire(w) -> SubscriptionInfo:
-    """The version-independent model of a decoded wire object."""
+    """The version-independent model of a decoded wire object. From v7 the decode shape of its version
+    (:func:`codec.streams.shapes.subscription_decode`, the one declaration of the mapping) run by the shapes' Python
+    interpreter, as the engine runs it from the bytes (invalid UTF-8 and a repeated client tag key are DecodeErrors
+    with their paths, as Kafka's decoder throws); v1-6, whose two task lists the shapes do not state, here."""
     v = w.version
+    shape = shapes.subscription_decode(v)
+    if shape is not None:
+        return interpret(shape, MESSAGE, v, w)
     sums: dict[TaskId, int] = {}
-    if v <= 6:
-        for t in w.prev_tasks:
-            sums[_task_id(t.topic_group_id, t.partition)] = LATEST_OFFSET
-        for t in w.standby_tasks:
-            sums[_task_id(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
-    elif v <= 9:
-        for group in w.task_offset_sums:
-            g = group.topic_group_id
-            for p in group.partition_to_offset_sum:
-                sums[_task_id(g, p.partition)] = p.offset_sum
-    else:
-        for t in w.task_offset_sums:
-            sums[_task_id(t.topic_group_id, t.partition, t.named_topology)] = t.offset_sum
-    tags: dict[str, str] = {}
-    for i, tag in enumerate(w.client_tags):
-        key = _utf8(tag.key, f"client_tags[{i}].key", v)
-        if key in tags:  # Kafka's decoder throws IllegalStateException on a duplicate key
-            raise DecodeError(
-                f"duplicate client tag key {key!r}", message=MESSAGE, version=v, path=f"client_tags[{i}].key"
-            )
-        tags[key] = _utf8(tag.value, f"client_tags[{i}].value", v)
+    for t in w.prev_tasks:
+        sums[_task_id(t.topic_group_id, t.partition)] = LATEST_OFFSET
+    for t in w.standby_tasks:
+        sums[_task_id(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
     endpoint = _utf8(w.user_end_point, "user_end_point", v) if w.user_end_point else None
     return SubscriptionInfo(
         version=v,
@@ -207,7 +214,7 @@ def subscription_from_wire(w) -> SubscriptionInfo:
         task_offset_sums=sums,
         unique_field=w.unique_field,
         error_code=w.error_code,
-        client_tags=tags,
+        client_tags={},
     )
 
 
@@ -248,6 +255,9 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
         refuse(f"error_code {info.error_code}", "error_code")
     if v < 11 and info.client_tags:
         refuse("client_tags", "client_tags")
+    shape = shapes.subscription_encode(v) if type(v) is int else None
+    if shape is not None:  # v10-11: the encode shape (codec.streams.shapes, the one declaration), run in Python
+        return interpret_encode(shape, MESSAGE, v, info)
     W = wire_class(MESSAGE, MESSAGE)
     kwargs: dict = {"version": v, "process_id": info.process_id}
     if v >= 3:

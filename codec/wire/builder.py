@@ -16,6 +16,7 @@ from functools import cache
 from ..errors import DecodeError, EncodeError
 from . import native
 from .models import default_value, to_json, uuid_to_kafka, wire_class
+from .lowering import FieldOp, lower_struct
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
@@ -68,39 +69,32 @@ def _fixed() -> dict:
     }
 
 
-def _field_con(f: FieldSpec, message: MessageSpec, version: int):
-    """The construct structure of one field (construct is imported here, on the reference path only: a
-    decode that the native codec serves does not load it)."""
+def _field_con(op: FieldOp, message: MessageSpec, version: int):
+    """The construct structure of one field, as the lowering (:mod:`codec.wire.lowering`) lays it out (construct is
+    imported here, on the reference path only: a decode that the native codec serves does not load it)."""
     from . import primitives as p
 
     _FIXED = _fixed()
-    flexible = message.is_flexible(version)
-    if f.flexible_override is not None:
-        flexible = version in f.flexible_override
-    nullable = version in f.nullable
-    dataout = message.encoding == "java-data-output"
-    prefix_len = "compact" if flexible else ("int32")
-    elem = f.element_type
-    if f.struct is not None:
-        sub = _struct_con(message.name, f.struct.name, version)
-    elif elem in _FIXED:
-        sub = _FIXED[elem]
-    elif elem == "string":
-        if dataout:
-            raise ValueError(f"{message.name}.{f.name}: java-data-output messages use javaUTF, not string")
-        sub = p.String("compact" if flexible else "int16", nullable and not f.is_array)
-    elif elem == "bytes":
-        sub = p.Bytes(prefix_len, nullable and not f.is_array)
-    elif elem == "javaUTF":
+    kind = op.kind
+    if kind == "struct":
+        assert op.struct is not None
+        sub = _struct_con(message.name, op.struct.name, version)
+    elif kind in _FIXED:
+        sub = _FIXED[kind]
+    elif kind == "string":
+        sub = p.String(op.length or "int16", op.nullable)
+    elif kind == "bytes":
+        sub = p.Bytes(op.length or "int32", op.nullable)
+    elif kind == "javaUTF":
         sub = p.JavaUTF()
-    elif elem == "javaChars":
+    elif kind == "javaChars":
         sub = p.JavaChars()
     else:
-        raise ValueError(f"{message.name}.{f.name}: unsupported type {f.type}")
-    if f.is_array:
-        return p.Array(sub, prefix_len, nullable and not dataout)
-    if f.struct is not None and nullable:
-        return p.NullableStruct(sub, tagged=f.tag is not None)  # a marker (-1/0 null, 1 present), then the struct
+        raise ValueError(f"{message.name}.{op.field.name}: unsupported type {op.field.type}")
+    if op.array:
+        return p.Array(sub, op.count or "int32", op.array_nullable)
+    if op.marker is not None:
+        return p.NullableStruct(sub, tagged=op.marker == "uvarint")  # a marker (-1/0 null, 1 present), then the struct
     return sub
 
 
@@ -109,21 +103,17 @@ def _struct_con(message_name: str, struct_name: str, version: int):
     from . import primitives as p
 
     message = load_message(message_name)
-    spec: StructSpec = message.structs[struct_name]
-    present = spec.fields_at(version)
-    fields = [(f.py_name, _field_con(f, message, version)) for f in present]
-    absent = [
-        (f.py_name, default_value(f, message), f.ignorable)
-        for f in spec.fields
-        if f not in present and not (f.tag is not None and f.tagged_versions and version in f.tagged_versions)
-    ]
+    lowered = lower_struct(message_name, struct_name, version)
+    fields = [(op.name, _field_con(op, message, version)) for op in lowered.fields]
+    absent = [(f.py_name, default_value(f, message), f.ignorable) for f in lowered.absent]
     tagged = None
     tagged_names = None
-    if message.is_flexible(version):
-        tagged_specs = spec.tagged_at(version)
-        tagged = p.TaggedFields({f.tag_number: (f.py_name, _field_con(f, message, version)) for f in tagged_specs})
-        tagged_names = {f.py_name: (f.tag_number, default_value(f, message)) for f in tagged_specs}
-    return p.Struct(spec.name, fields, wire_class(message_name, struct_name), absent, tagged, tagged_names)
+    if lowered.flexible:
+        tagged = p.TaggedFields(
+            {op.field.tag_number: (op.name, _field_con(op, message, version)) for op in lowered.tagged}
+        )
+        tagged_names = {op.name: (op.field.tag_number, default_value(op.field, message)) for op in lowered.tagged}
+    return p.Struct(lowered.spec.name, fields, wire_class(message_name, struct_name), absent, tagged, tagged_names)
 
 
 @on_schema_change

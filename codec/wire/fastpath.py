@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from .encodings import mutf8_decode, mutf8_encode, uvarint_bytes
 from .models import field_default, wire_class
+from .lowering import FieldOp, StructOp, lower
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 __all__ = [
@@ -195,18 +196,6 @@ class _Gen:
     def emit(self, indent: int, line: str) -> None:
         self.lines.append("    " * indent + line)
 
-    # --- per-field decisions, exactly as builder._field_con makes them -------------------------------
-    def flexible(self, f: FieldSpec) -> bool:
-        if f.flexible_override is not None:
-            return self.version in f.flexible_override
-        return self.message.is_flexible(self.version)
-
-    def nullable(self, f: FieldSpec) -> bool:
-        return self.version in f.nullable and not f.is_array
-
-    def array_nullable(self, f: FieldSpec) -> bool:
-        return self.version in f.nullable and self.message.encoding != "java-data-output"
-
     def wire_class(self, spec: StructSpec) -> type:
         return wire_class(self.message.name, spec.name)
 
@@ -252,30 +241,30 @@ class _Gen:
         return out
 
 
-def _fixed_fmt(f: FieldSpec) -> str | None:
+def _fixed_fmt(op: FieldOp) -> str | None:
     """The struct format of a field that is entirely fixed-width (not arrays)."""
-    if f.is_array or f.struct is not None:
+    if op.array:
         return None
-    if f.type in _INT_FMT:
-        return _INT_FMT[f.type]
-    if f.type == "bool":
+    if op.kind in _INT_FMT:
+        return _INT_FMT[op.kind]
+    if op.kind == "bool":
         return "?"
-    if f.type == "uuid":
+    if op.kind == "uuid":
         return "16s"
     return None
 
 
-def _all_fixed(g: _Gen, spec: StructSpec) -> list[tuple[FieldSpec, str]] | None:
+def _all_fixed(sop: StructOp) -> list[tuple[FieldOp, str]] | None:
     """The fields of a struct whose every field (this version) is fixed-width and which has no tagged
     section; None otherwise."""
-    if g.message.is_flexible(g.version):
+    if sop.flexible:
         return None
     out = []
-    for f in spec.fields_at(g.version):
-        fmt = _fixed_fmt(f)
+    for op in sop.fields:
+        fmt = _fixed_fmt(op)
         if fmt is None or fmt == "16s":
             return None
-        out.append((f, fmt))
+        out.append((op, fmt))
     return out or None
 
 
@@ -342,11 +331,9 @@ def _dec_null_check(g: _Gen, ind: int, n: str, nullable: bool, target: str) -> i
     return ind
 
 
-def _dec_string_bytes(
-    g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, nullable: bool, flexible: bool
-) -> None:
-    t = f.element_type
-    n = _dec_length(g, ind, run, flexible, "h" if t == "string" else "i")
+def _dec_string_bytes(g: _Gen, ind: int, run: _DecRun, op: FieldOp, target: str, nullable: bool) -> None:
+    t, flexible = op.kind, op.compact
+    n = _dec_length(g, ind, run, flexible, "h" if op.length == "int16" else "i")
     i2 = _dec_null_check(g, ind, n, nullable, target)
     if t == "string" and flexible:
         g.emit(i2, f"if {n} > 32767: raise Miss")
@@ -357,11 +344,11 @@ def _dec_string_bytes(
     g.emit(i2, f"pos = {e}")
 
 
-def _dec_scalar(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, nullable: bool) -> None:
-    """Decode one non-array value of field ``f`` into ``target`` (may leave fixed parts in ``run``)."""
-    t = f.element_type
-    flexible = g.flexible(f)
-    if f.struct is not None:
+def _dec_scalar(g: _Gen, ind: int, run: _DecRun, op: FieldOp, target: str, nullable: bool) -> None:
+    """Decode one non-array value of field ``op`` into ``target`` (may leave fixed parts in ``run``)."""
+    t = op.kind
+    flexible = op.compact
+    if op.struct is not None:
         _flush_dec(g, ind, run)
         if nullable:  # an int8 marker: negative for null, else the struct follows
             g.emit(ind, "if pos >= end: raise Miss")
@@ -369,9 +356,9 @@ def _dec_scalar(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, null
             g.emit(ind, "if buf[pos - 1] >= 128:")
             g.emit(ind + 1, f"{target} = None")
             g.emit(ind, "else:")
-            _dec_struct(g, ind + 1, f.struct, target)
+            _dec_struct(g, ind + 1, op.struct, target)
             return
-        _dec_struct(g, ind, f.struct, target)
+        _dec_struct(g, ind, op.struct, target)
         return
     if t in _INT_FMT:
         run.add(_INT_FMT[t], target)
@@ -392,9 +379,9 @@ def _dec_scalar(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, null
         g.emit(ind + 1, f"{target} = " + (f"str({value}, 'utf-8')" if t == "string" else value))
         g.emit(ind + 1, f"pos = {e}")
         g.emit(ind, "else:")
-        _dec_string_bytes(g, ind + 1, _DecRun(), f, target, nullable, flexible)
+        _dec_string_bytes(g, ind + 1, _DecRun(), op, target, nullable)
     elif t in ("string", "bytes"):
-        _dec_string_bytes(g, ind, run, f, target, nullable, flexible)
+        _dec_string_bytes(g, ind, run, op, target, nullable)
     elif t == "javaUTF":
         n = g.var("n")
         run.add("H", n)
@@ -420,23 +407,22 @@ def _dec_scalar(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str, null
         raise NotImplementedError(t)
 
 
-def _dec_field(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str) -> None:
-    if not f.is_array:
-        _dec_scalar(g, ind, run, f, target, g.nullable(f))
+def _dec_field(g: _Gen, ind: int, run: _DecRun, op: FieldOp, target: str) -> None:
+    if not op.array:
+        _dec_scalar(g, ind, run, op, target, op.nullable)
         return
-    compact = g.flexible(f)
-    n = _dec_length(g, ind, run, compact, "i")
-    i2 = _dec_null_check(g, ind, n, g.array_nullable(f), target)
+    n = _dec_length(g, ind, run, op.count == "compact", "i")
+    i2 = _dec_null_check(g, ind, n, op.array_nullable, target)
     g.emit(i2, f"if {n} > end - pos: raise Miss")
-    t = f.element_type
+    t = op.kind
     if t in _INT_FMT:
         fmt = _INT_FMT[t]
         g.emit(i2, f"{target} = _unpack_from('>%d{fmt}' % {n}, buf, pos)")
         g.emit(i2, f"pos += {_INT_SIZE[fmt]} * {n}")
         return
-    fixed = _all_fixed(g, f.struct) if f.struct is not None else None
+    fixed = _all_fixed(op.struct) if op.struct is not None else None
     lst = g.var("l")
-    if fixed is not None and f.struct is not None:  # (fixed is None for any other field)
+    if fixed is not None and op.struct is not None:  # (fixed is None for any other field)
         # An array of fixed-width structs: one iter_unpack over the whole array.
         fmt = "".join(x for _, x in fixed)
         size = sum(_INT_SIZE[x] for _, x in fixed)
@@ -451,7 +437,7 @@ def _dec_field(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str) -> No
         o = g.var("o")
         g.emit(i2, f"{lst} = []")
         g.emit(i2, f"for {', '.join(names)}, in {g.struct_obj(fmt)}.iter_unpack(buf[pos:{e}]):")
-        g.new_object(i2 + 1, f.struct, o, [(fs.py_name, name) for (fs, _), name in zip(fixed, names)])
+        g.new_object(i2 + 1, op.struct.spec, o, [(fo.name, name) for (fo, _), name in zip(fixed, names)])
         g.emit(i2 + 1, f"{lst}.append({o})")
         g.emit(i2, f"pos = {e}")
         g.emit(i2, f"{target} = tuple({lst})")
@@ -460,24 +446,24 @@ def _dec_field(g: _Gen, ind: int, run: _DecRun, f: FieldSpec, target: str) -> No
     g.emit(i2, f"for _ in range({n}):")
     item = g.var("o")
     inner = _DecRun()
-    _dec_scalar(g, i2 + 1, inner, f, item, False)
+    _dec_scalar(g, i2 + 1, inner, op, item, False)
     _flush_dec(g, i2 + 1, inner)
     g.emit(i2 + 1, f"{lst}.append({item})")
     g.emit(i2, f"{target} = tuple({lst})")
 
 
-def _dec_struct(g: _Gen, ind: int, spec: StructSpec, target: str) -> None:
+def _dec_struct(g: _Gen, ind: int, sop: StructOp, target: str) -> None:
     run = _DecRun()
     values = []
-    for f in spec.fields_at(g.version):
-        var = g.var(f.py_name[:12] + "_")
-        _dec_field(g, ind, run, f, var)
-        values.append((f.py_name, var))
+    for op in sop.fields:
+        var = g.var(op.name[:12] + "_")
+        _dec_field(g, ind, run, op, var)
+        values.append((op.name, var))
     _flush_dec(g, ind, run)
     tagged = None
-    if g.message.is_flexible(g.version):
+    if sop.flexible:
         tagged = g.var("tf")
-        known = frozenset(f.tag for f in spec.tagged_at(g.version))
+        known = frozenset(op.tag for op in sop.tagged)
         g.emit(ind, "if buf[pos] == 0:")
         g.emit(ind + 1, "pos += 1")
         g.emit(ind + 1, f"{tagged} = {{}}")
@@ -485,7 +471,7 @@ def _dec_struct(g: _Gen, ind: int, spec: StructSpec, target: str) -> None:
         g.emit(ind + 1, f"{tagged}, pos = _tagged_decode(buf, pos, end, {g.glob(known, 'k')})")
         values.append(("unknown_tagged_fields", tagged))
         # known tagged fields never decode here (a known tag is a miss): they keep their defaults
-    g.new_object(ind, spec, target, values)
+    g.new_object(ind, sop.spec, target, values)
 
 
 # --- encoding -------------------------------------------------------------------------------------------
@@ -517,20 +503,20 @@ def _enc_length(g: _Gen, ind: int, run: _EncRun, compact: bool, fmt: str, expr: 
         run.items.append((fmt, expr))
 
 
-def _enc_scalar(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str, nullable: bool) -> None:
+def _enc_scalar(g: _Gen, ind: int, run: _EncRun, op: FieldOp, var: str, nullable: bool) -> None:
     """Write one non-array value held in ``var``."""
-    t = f.element_type
-    flexible = g.flexible(f)
-    if f.struct is not None:
+    t = op.kind
+    flexible = op.compact
+    if op.struct is not None:
         _flush_enc(g, ind, run)
         if nullable:  # an int8 marker: -1 for null, 1 before the struct
             g.emit(ind, f"if {var} is None:")
             g.emit(ind + 1, "ap(b'\\xff')")
             g.emit(ind, "else:")
             g.emit(ind + 1, "ap(b'\\x01')")
-            _enc_struct(g, ind + 1, f.struct, var)
+            _enc_struct(g, ind + 1, op.struct, var)
             return
-        _enc_struct(g, ind, f.struct, var)
+        _enc_struct(g, ind, op.struct, var)
         return
     if t in _INT_FMT:
         _enc_int_check(g, ind, var, t)
@@ -563,7 +549,7 @@ def _enc_scalar(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str, nullabl
             g.emit(i2, f"if type({var}) is not bytes: raise Miss")
             g.emit(i2, f"{raw} = {var}")
             g.emit(i2, f"{nvar} = len({raw})")
-        _enc_length(g, ind, run, flexible, "h" if t == "string" else "i", nvar)
+        _enc_length(g, ind, run, flexible, "h" if op.length == "int16" else "i", nvar)
         _flush_enc(g, ind, run)
         g.emit(ind, f"ap({raw})")
     elif t == "javaUTF":
@@ -590,14 +576,14 @@ def _enc_scalar(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str, nullabl
         raise NotImplementedError(t)
 
 
-def _enc_field(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str) -> None:
-    if not f.is_array:
-        _enc_scalar(g, ind, run, f, var, g.nullable(f))
+def _enc_field(g: _Gen, ind: int, run: _EncRun, op: FieldOp, var: str) -> None:
+    if not op.array:
+        _enc_scalar(g, ind, run, op, var, op.nullable)
         return
-    compact = g.flexible(f)
+    compact = op.count == "compact"
     nvar = g.var("n")
-    t = f.element_type
-    if g.array_nullable(f):
+    t = op.kind
+    if op.array_nullable:
         g.emit(ind, f"if {var} is None:")
         g.emit(ind + 1, f"{nvar} = -1")
         g.emit(ind, "else:")
@@ -608,7 +594,7 @@ def _enc_field(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str) -> None:
     g.emit(i2, f"{nvar} = len({var})")
     _enc_length(g, ind, run, compact, "i", nvar)
     _flush_enc(g, ind, run)
-    if g.array_nullable(f):
+    if op.array_nullable:
         g.emit(ind, f"if {nvar} > 0:")
         ind += 1
     if t in _INT_FMT:
@@ -619,38 +605,34 @@ def _enc_field(g: _Gen, ind: int, run: _EncRun, f: FieldSpec, var: str) -> None:
     item = g.var("it")
     g.emit(ind, f"for {item} in {var}:")
     inner = _EncRun()
-    _enc_scalar(g, ind + 1, inner, f, item, False)
+    _enc_scalar(g, ind + 1, inner, op, item, False)
     _flush_enc(g, ind + 1, inner)
 
 
-def _enc_struct(g: _Gen, ind: int, spec: StructSpec, obj: str) -> None:
+def _enc_struct(g: _Gen, ind: int, sop: StructOp, obj: str) -> None:
     if g.rows:
-        _enc_row(g, ind, spec, obj)
+        _enc_row(g, ind, sop, obj)
         return
-    cls = g.wire_class(spec)
+    cls = g.wire_class(sop.spec)
     cname = g.glob(cls, "C")
     g.emit(ind, f"if type({obj}) is not {cname}: raise Miss")
-    present = spec.fields_at(g.version)
-    flexible = g.message.is_flexible(g.version)
-    tagged = spec.tagged_at(g.version) if flexible else ()
     by_name = {fld.name: fld for fld in dataclasses.fields(cls)}
 
     def default(f: FieldSpec) -> Any:
         return field_default(by_name[f.py_name])
 
-    for f in spec.fields:  # a value a version lacks must be at its default unless ignorable (§0.3)
-        if f in present or f in tagged or f.ignorable:
-            continue
-        g.emit(ind, f"if {obj}.{f.py_name} != {g.glob(default(f), 'd')}: raise Miss")
-    for f in tagged:  # a known tagged field away from its default (an empty struct's too): the reference writes it
-        g.emit(ind, f"if {obj}.{f.py_name} != {g.glob(default(f), 'd')}: raise Miss")
+    for f in sop.absent:  # a value a version lacks must be at its default unless ignorable (§0.3)
+        if not f.ignorable:
+            g.emit(ind, f"if {obj}.{f.py_name} != {g.glob(default(f), 'd')}: raise Miss")
+    for op in sop.tagged:  # a known tagged field away from its default (an empty struct's too): the reference writes it
+        g.emit(ind, f"if {obj}.{op.name} != {g.glob(default(op.field), 'd')}: raise Miss")
     run = _EncRun()
-    for f in present:
-        var = g.var(f.py_name[:12] + "_")
-        g.emit(ind, f"{var} = {obj}.{f.py_name}")
-        _enc_field(g, ind, run, f, var)
+    for op in sop.fields:
+        var = g.var(op.name[:12] + "_")
+        g.emit(ind, f"{var} = {obj}.{op.name}")
+        _enc_field(g, ind, run, op, var)
     _flush_enc(g, ind, run)
-    if flexible:
+    if sop.flexible:
         u = g.var("u")
         g.emit(ind, f"{u} = {obj}.unknown_tagged_fields")
         g.emit(ind, f"ap(_tagged_encode({u}) if {u} else b'\\x00')")
@@ -658,17 +640,16 @@ def _enc_struct(g: _Gen, ind: int, spec: StructSpec, obj: str) -> None:
         g.emit(ind, f"if {obj}.unknown_tagged_fields: raise Miss")
 
 
-def _enc_row(g: _Gen, ind: int, spec: StructSpec, obj: str) -> None:
+def _enc_row(g: _Gen, ind: int, sop: StructOp, obj: str) -> None:
     """Row mode: a struct is a tuple of the values of its fields at this version, in wire order."""
-    if g.message.is_flexible(g.version):
+    if sop.flexible:
         raise NotImplementedError("row encoders are for classic versions")
-    present = spec.fields_at(g.version)
-    names = [g.var(f.py_name[:12] + "_") for f in present]
+    names = [g.var(op.name[:12] + "_") for op in sop.fields]
     g.emit(ind, f"if type({obj}) is not tuple: raise Miss")
     g.emit(ind, f"{', '.join(names)}, = {obj}")
     run = _EncRun()
-    for f, var in zip(present, names):
-        _enc_field(g, ind, run, f, var)
+    for op, var in zip(sop.fields, names):
+        _enc_field(g, ind, run, op, var)
     _flush_enc(g, ind, run)
 
 
@@ -682,18 +663,18 @@ def _generate(message_name: str, version: int, kind: str) -> tuple[str, dict]:
     g = _Gen(message, version)
     if kind in ("decode", "rowdecode"):
         g.rows = kind == "rowdecode"
-        if g.rows and message.is_flexible(version):
+        if g.rows and lower(message_name, version).flexible:
             raise NotImplementedError("row decoders are for classic versions")
         g.emit(0, "def decode(buf, pos):")
         g.emit(1, "end = len(buf)")
-        _dec_struct(g, 1, message.root, "obj")
+        _dec_struct(g, 1, lower(message_name, version), "obj")
         g.emit(1, "return obj, pos")
     else:
         g.rows = kind == "rows"
         g.emit(0, "def encode(obj):")
         g.emit(1, "parts = []")
         g.emit(1, "ap = parts.append")
-        _enc_struct(g, 1, message.root, "obj")
+        _enc_struct(g, 1, lower(message_name, version), "obj")
         g.emit(1, "return b''.join(parts)")
     return "\n".join(g.lines) + "\n", g.globs
 

@@ -13,7 +13,7 @@ What a struct decodes to is the program's *mode*:
   the default, behind :func:`codec.wire.builder.decode_wire`/:func:`~codec.wire.builder.encode_wire`;
 * ``rows``: tuples of the fields present at that version, in wire order (classic versions; the rows of
   :func:`codec.wire.fastpath.row_decoder`/:func:`~codec.wire.fastpath.row_encoder`);
-* ``kafka`` / ``native``: the dicts of :func:`codec.wire.builder.to_json` in that style, straight from the
+* ``kafka`` / ``snake``: the dicts of :func:`codec.wire.builder.to_json` in that style, straight from the
   bytes (Kafka's JSON: camelCase, bytes base64, UUIDs as Kafka's ``Uuid`` strings).
 
 A *shape* (:class:`Shape`) makes a message decode straight to a model of a higher layer (the Streams models
@@ -35,12 +35,35 @@ import uuid
 from functools import cache, update_wrapper
 
 from .models import default_value, field_default, value_json, wire_class
+from .lowering import FieldOp, StructOp, lower_struct
+from .shapes import (  # (re-exported while the callers move to codec.wire.shapes)
+    Attr,
+    Const,
+    EmptyNone,
+    Extra,
+    Flat,
+    In,
+    Item,
+    Key,
+    KeyAttr,
+    Lookup,
+    LookupAttr,
+    NewDict,
+    Obj,
+    Pair,
+    Parent,
+    Row,
+    Shape,
+    Slot,
+    Tuple,
+    Value,
+)
 from .schema import FieldSpec, MessageSpec, StructSpec, load_message, on_schema_change
 
 TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
     from typing import Any, TypeVar
 
     F = TypeVar("F", bound=Callable[..., Any])
@@ -58,6 +81,7 @@ __all__ = [
     "bound",
     "each",
     "front",
+    "Hot",
     "ACTIVE",
     "OFF",
     # shapes
@@ -175,6 +199,47 @@ def front(fallback: F, table: dict, nkey: int, suffix: tuple = (), *, prefix_max
     return hot
 
 
+class Hot:
+    """One hot path: the table of native callables a function fills by key (a :func:`fast_table`) and the C front
+    that calls them without a Python frame (:func:`front`). The glue of every hot entry point, written once::
+
+        _DECODE = Hot()
+
+        def decode(name, version, data):
+            ...  # check, decode on the reference path, report errors
+            _DECODE.learn((name, version), native.object_program(name, version), make)
+            return ...
+
+        decode = _DECODE.front(decode, 2)
+    """
+
+    __slots__ = ("table",)
+
+    def __init__(self) -> None:
+        self.table: dict = fast_table()
+
+    def front(self, fallback: F, nkey: int, suffix: tuple = (), *, prefix_max: int = 0) -> F:
+        """``fallback`` fronted by this table (:func:`front`)."""
+        return front(fallback, self.table, nkey, suffix, prefix_max=prefix_max)
+
+    def learn(self, key, prog, make: Callable[..., Any] | None = None, **how) -> None:
+        """Keep ``bound(prog, make, **how)`` under ``key`` (nothing without a program: the codec off, or none)."""
+        if prog is not None and ACTIVE[0]:
+            self.table[key] = bound(prog, make, **how)
+
+    def learn_encoder(self, key, prog) -> None:
+        """Keep ``prog.encode`` under ``key`` (nothing without a program)."""
+        if prog is not None and ACTIVE[0]:
+            self.table[key] = prog.encode
+
+    def get(self, key):
+        """The callable under ``key`` while the native codec is active, else None (an unhashable key too)."""
+        try:
+            return self.table.get(key) if ACTIVE[0] else None
+        except TypeError:
+            return None
+
+
 def codec_name() -> str:
     """``native`` or ``python``: which codec decodes and encodes in this process."""
     return "native" if ACTIVE[0] else "python"
@@ -245,232 +310,7 @@ def maker(cls: type) -> Callable[..., Any]:
     return globs["make"]
 
 
-# --- shapes: a message straight to (and from) a higher layer's model ---------------------------------
-# Plain classes (not dataclasses: these are imported on the CLI's start-up path).
-
-
-class _Term:
-    __slots__ = ()
-    _fields: tuple[str, ...] = ()
-
-    def __init__(self, *args, **kwargs) -> None:
-        values = dict(zip(self._fields, args), **kwargs)
-        for name in self._fields:
-            object.__setattr__(self, name, values.get(name, getattr(type(self), "_" + name, None)))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(repr(getattr(self, n)) for n in self._fields)})"
-
-
-# Each term names its fields in ``__slots__`` (the constructor's positional order) and annotates their types; a
-# ``_<field>`` class attribute is the default of a field left out.
-class Slot(_Term):
-    """The value of a field of this struct (snake_case name; a bare string means the same)."""
-
-    __slots__ = _fields = ("name",)
-    name: str
-
-
-class Const(_Term):
-    """A constant (immutable) value."""
-
-    __slots__ = _fields = ("value",)
-    value: object
-
-
-class NewDict(_Term):
-    """A new empty dict."""
-
-    __slots__ = _fields = ()
-
-
-class Parent(_Term):
-    """The value of a field of the enclosing struct (decoded before this one)."""
-
-    __slots__ = _fields = ("name",)
-    name: str
-
-
-class Lookup(_Term):
-    """``root[table][this struct's field]``: ``table`` a dict-shaped array field of the message's root struct,
-    decoded before this one; a key it lacks is a miss (the model path reports it)."""
-
-    __slots__ = _fields = ("table", "name")
-    table: str
-    name: str
-
-
-class EmptyNone(_Term):
-    """The field's value, an empty string as None."""
-
-    __slots__ = _fields = ("name",)
-    name: str
-
-
-class Obj(_Term):
-    """An instance of a slotted class whose every slot is given (slot -> source)."""
-
-    __slots__ = _fields = ("cls", "slots")
-    cls: type
-    slots: dict[str, Source]
-
-
-class Pair(_Term):
-    """An element of a dict-shaped array: key -> value in the dict it becomes."""
-
-    __slots__ = _fields = ("key", "value")
-    key: Source
-    value: Source
-
-
-class Tuple(_Term):
-    """A tuple of sources (``Tuple("a", Const(None), Parent("b"))``)."""
-
-    __slots__ = _fields = ("items",)
-    items: tuple[Source, ...]
-
-    def __init__(self, *items: Source) -> None:
-        object.__setattr__(self, "items", items)
-
-
-class Flat(_Term):
-    """An element not itself kept: its ``into`` arrays fill the dict of the enclosing array. With sources
-    (``Flat(Lookup("topic_dictionary", "topic_index"))``), each must be found -- a lookup's absent key is a miss
-    -- and nothing is built."""
-
-    __slots__ = _fields = ("checks",)
-    checks: tuple[Source, ...]
-
-    def __init__(self, *checks: Source) -> None:
-        object.__setattr__(self, "checks", checks)
-
-
-class In(_Term):
-    """Encoding from an instance of ``cls`` (exactly); fields: wire field -> source."""
-
-    __slots__ = _fields = ("cls", "fields")
-    cls: type
-    fields: dict[str, EncodeSource]
-
-
-class Item(_Term):
-    """Encoding from one (key, value) item of a dict (``key_cls``: the key's exact class, or None)."""
-
-    __slots__ = _fields = ("key_cls", "fields")
-    key_cls: type | None
-    fields: dict[str, EncodeSource]
-
-
-class Row(_Term):
-    """Encoding from a tuple of the fields at this version, in wire order."""
-
-    __slots__ = _fields = ()
-
-
-class Attr(_Term):
-    """An attribute of the object being encoded (``conv``: ``utf8`` or ``utf8_none_empty`` for a bytes field
-    written from a str; ``items``: an array written from a dict's items)."""
-
-    __slots__ = _fields = ("name", "conv", "items")
-    _items = False
-    name: str
-    conv: str | None
-    items: bool
-
-
-class Key(_Term):
-    """The item's key."""
-
-    __slots__ = _fields = ("conv",)
-    conv: str | None
-
-
-class KeyAttr(_Term):
-    """An attribute of the item's key."""
-
-    __slots__ = _fields = ("name",)
-    name: str
-
-
-class Value(_Term):
-    """The item's value."""
-
-    __slots__ = _fields = ("conv", "items")
-    _items = False
-    conv: str | None
-    items: bool
-
-
-class Extra(_Term):
-    """The n-th extra argument of ``encode`` (computed by the caller)."""
-
-    __slots__ = _fields = ("index",)
-    index: int
-
-
-class LookupAttr(_Term):
-    """``extra[index][obj.name]``: a caller's table, by an attribute."""
-
-    __slots__ = _fields = ("name", "index")
-    name: str
-    index: int
-
-
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    #: where a decoded value comes from (a bare string: a :class:`Slot`)
-    Source: TypeAlias = "str | Slot | Const | NewDict | Parent | Lookup | EmptyNone | Obj | Tuple"
-    #: what a decoded struct becomes
-    DecodeTarget: TypeAlias = "Obj | Tuple | Pair | Flat"
-    #: what a struct is encoded from
-    EncodeTarget: TypeAlias = "In | Item | Row"
-    #: where the encoder finds a field's value
-    EncodeSource: TypeAlias = "Attr | Key | KeyAttr | Value | Const | Extra | LookupAttr"
-
-
-class Shape:
-    """What a message's structs become instead of wire dataclasses, struct by struct (by struct name):
-    ``decode`` maps a struct to an :class:`Obj`, :class:`Tuple`, :class:`Pair` or :class:`Flat` (structs not
-    named stay wire dataclasses); ``arrays`` maps an array field (``Struct.field``) to ``dict``, ``dict-unique``,
-    ``into`` (filling the enclosing dict), ``count`` (its length, every element read) or ``counts`` (a dict of each
-    distinct element's count); a dict or counts array may name what it gives instead of the dict after a colon:
-    ``:values`` (the values' list, first seen first), ``:items`` (the items' list, None when empty), ``:rows``
-    (each entry as its key tuple with the value appended) or ``:len`` (the number of keys); ``conv`` maps a bytes field (``Struct.field``) to ``utf8`` or
-    ``utf8_or_none``, a uuid field to ``uuid_text`` (its dashed text). ``encode`` maps a struct to
-    :class:`In`, :class:`Item` or :class:`Row`. Every name is checked against the schema when the program is
-    compiled. Shapes compare (and cache) by ``name``."""
-
-    __slots__ = ("name", "decode", "arrays", "conv", "encode")
-
-    def __init__(
-        self,
-        name: str,
-        decode: Mapping[str, DecodeTarget] | None = None,
-        arrays: Mapping[str, str] | None = None,
-        conv: Mapping[str, str] | None = None,
-        encode: Mapping[str, EncodeTarget] | None = None,
-    ) -> None:
-        self.name = name
-        self.decode = decode or {}
-        self.arrays = arrays or {}
-        self.conv = conv or {}
-        self.encode = encode or {}
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Shape) and other.name == self.name
-
-
 # --- the compiler ---------------------------------------------------------------------------------------
-
-
-def _flexible(message: MessageSpec, version: int, f: FieldSpec) -> bool:
-    if f.flexible_override is not None:
-        return version in f.flexible_override
-    return message.is_flexible(version)
 
 
 def _wire_class(message: MessageSpec, spec: StructSpec) -> type:
@@ -483,7 +323,7 @@ class _Compiler:
         self.version = version
         self.mode = mode
         self.shape = shape
-        self.json = mode in ("kafka", "native")
+        self.json = mode in ("kafka", "snake")
         self.used: set[str] = set()
         self.structs: dict[tuple, Any] = {}
         self.stack: list[dict] = []  # the slots of the structs being compiled, outermost first
@@ -491,7 +331,7 @@ class _Compiler:
     # what one field is on the wire
     def field_op(
         self,
-        f: FieldSpec,
+        op: FieldOp,
         slot: int,
         spec: StructSpec,
         enc_src: tuple | None,
@@ -502,28 +342,24 @@ class _Compiler:
         dcall: int = 0,
         tdefault=None,
     ) -> tuple:
-        m, v = self.message, self.version
-        elem = f.element_type
-        if f.struct is not None:
+        f = op.field
+        if op.struct is not None:
             kind = K_STRUCT
-            sub = self.struct(f.struct)
-        elif elem in _KINDS:
-            kind, sub = _KINDS[elem], None
+            sub = self.struct(op.struct.spec)
+        elif op.kind in _KINDS:
+            kind, sub = _KINDS[op.kind], None
         else:
-            raise ValueError(f"{m.name}.{f.name}: no native kind for {f.type}")
-        if elem == "string" and m.encoding == "java-data-output":
-            raise ValueError(f"{m.name}.{f.name}: java-data-output messages use javaUTF")
+            raise ValueError(f"{self.message.name}.{f.name}: no native kind for {f.type}")
         flags = 0
-        if _flexible(m, v, f):
+        if op.compact:
             flags |= F_COMPACT
-        nullable = v in f.nullable
-        if f.is_array:
+        if op.array:
             flags |= F_ARRAY
-            if nullable and m.encoding != "java-data-output":
+            if op.array_nullable:
                 flags |= F_ARR_NULLABLE
-        elif nullable and kind in (K_STRING, K_BYTES, K_STRUCT):
+        elif op.nullable:
             flags |= F_NULLABLE
-            if kind == K_STRUCT and f.tag is not None:
+            if op.marker == "uvarint":
                 flags |= F_MARKER_UV
         amode = A_LIST if self.json else A_TUPLE
         key = f"{spec.name}.{f.py_name}"
@@ -540,7 +376,7 @@ class _Compiler:
         conv = C_NONE
         if self.mode == "kafka":
             conv = {K_BYTES: C_B64, K_UUID: C_KUUID}.get(kind, C_NONE)
-        elif self.mode == "native":
+        elif self.mode == "snake":
             conv = {K_BYTES: C_HEX, K_UUID: C_SUUID}.get(kind, C_NONE)
         if self.shape is not None and key in self.shape.conv:
             self.used.add(key)
@@ -558,10 +394,10 @@ class _Compiler:
         return self.structs[key]
 
     def struct_spec(self, spec: StructSpec) -> tuple:
-        m, v = self.message, self.version
-        present = spec.fields_at(v)
-        flexible = m.is_flexible(v)
-        tagged = spec.tagged_at(v) if flexible else ()
+        sop = lower_struct(self.message.name, spec.name, self.version)
+        present = tuple(op.field for op in sop.fields)
+        tagged = tuple(op.field for op in sop.tagged)
+        flexible = sop.flexible
         if self.mode == "rows" and flexible:
             raise ValueError("rows are for classic versions")
         slots = {f.py_name: i for i, f in enumerate(present)}
@@ -571,12 +407,12 @@ class _Compiler:
         nslots = len(slots) + (1 if flexible else 0)
         self.stack.append(slots)
         try:
-            return self._struct_spec(spec, present, tagged, flexible, slots, unknown_slot, nslots)
+            return self._struct_spec(sop, present, tagged, slots, unknown_slot, nslots)
         finally:
             self.stack.pop()
 
-    def _struct_spec(self, spec, present, tagged, flexible, slots, unknown_slot, nslots) -> tuple:
-        m = self.message
+    def _struct_spec(self, sop: StructOp, present, tagged, slots, unknown_slot, nslots) -> tuple:
+        m, spec, flexible = self.message, sop.spec, sop.flexible
         shaped = self.shape is not None and (spec.name in self.shape.decode or spec.name in self.shape.encode)
         cls = None if self.json or self.mode == "rows" or shaped else _wire_class(m, spec)
         enc_in = self.shape.encode.get(spec.name) if self.shape is not None else None
@@ -587,10 +423,12 @@ class _Compiler:
                     f"{m.name} v{self.version} {spec.name}: the encoder shape names "
                     f"{sorted(enc_in.fields)}, the version has {[f.py_name for f in present]}"
                 )
-        fields = tuple(self.field_op(f, i, spec, *self.enc_source(f, i, cls, enc_in)) for i, f in enumerate(present))
-        tagged_ops = tuple(self.tagged_op(f, slots[f.py_name], spec, cls) for f in tagged)
+        fields = tuple(
+            self.field_op(op, i, spec, *self.enc_source(op.field, i, cls, enc_in)) for i, op in enumerate(sop.fields)
+        )
+        tagged_ops = tuple(self.tagged_op(op, slots[op.name], spec, cls) for op in sop.tagged)
         out = self.builder(spec, present, tagged, slots, unknown_slot, cls)
-        enc = self.encoder(spec, present, tagged, cls, enc_in)
+        enc = self.encoder(sop, cls, enc_in)
         return (nslots, fields, int(flexible), unknown_slot, tagged_ops, out, enc)
 
     def enc_source(self, f: FieldSpec, i: int, cls: type | None, enc_in) -> tuple:
@@ -628,7 +466,8 @@ class _Compiler:
             return (G_LOOKUP, (slot_offset(enc_in.cls, src.name), src.index)), EC_NONE, 0
         raise ValueError(f"not an encoder source: {src!r}")
 
-    def tagged_op(self, f: FieldSpec, slot: int, spec: StructSpec, cls: type | None) -> tuple:
+    def tagged_op(self, op: FieldOp, slot: int, spec: StructSpec, cls: type | None) -> tuple:
+        f = op.field
         d = default_value(f, self.message)
         if self.json:
             d = value_json(d, f, self.message, self.version, self.mode)
@@ -641,7 +480,7 @@ class _Compiler:
             fld = next(x for x in dataclasses.fields(cls) if x.name == f.py_name)
             # (a struct's default is a factory's: the empty struct, compared by value as the reference does)
             tdefault = field_default(fld)
-        return self.field_op(f, slot, spec, enc_src, tag=f.tag_number, ddefault=d, dcall=dcall, tdefault=tdefault)
+        return self.field_op(op, slot, spec, enc_src, tag=f.tag_number, ddefault=d, dcall=dcall, tdefault=tdefault)
 
     def builder(self, spec: StructSpec, present, tagged, slots: dict, unknown_slot: int, cls: type | None) -> tuple:
         if self.shape is not None and spec.name in self.shape.decode:
@@ -720,26 +559,25 @@ class _Compiler:
             return (S_BUILD, self.shape_builder(src, slots))
         raise ValueError(f"not a source: {src!r}")
 
-    def encoder(self, spec: StructSpec, present, tagged, cls: type | None, enc_in) -> tuple | None:
+    def encoder(self, sop: StructOp, cls: type | None, enc_in) -> tuple | None:
         if enc_in is not None:
             if isinstance(enc_in, In):
                 return (E_OBJECT, enc_in.cls, (), -1, 0)
             if isinstance(enc_in, Row):
-                return (E_TUPLE, len(present))
+                return (E_TUPLE, len(sop.fields))
             return (E_ITEM, enc_in.key_cls)
-        if self.shape is not None and spec.name in self.shape.decode:
+        if self.shape is not None and sop.spec.name in self.shape.decode:
             return None
         if self.mode == "rows":
-            return (E_TUPLE, len(present))
+            return (E_TUPLE, len(sop.fields))
         if cls is None:
             return None
         by_name = {fld.name: fld for fld in dataclasses.fields(cls)}
         absent = []
-        for f in spec.fields:  # a value a version lacks must be at its default unless ignorable (§0.3)
-            if f in present or f in tagged or f.ignorable:
-                continue
-            fld = by_name[f.py_name]
-            absent.append((slot_offset(cls, f.py_name), field_default(fld)))
+        for f in sop.absent:  # a value a version lacks must be at its default unless ignorable (§0.3)
+            if not f.ignorable:
+                absent.append((slot_offset(cls, f.py_name), field_default(by_name[f.py_name])))
+        tagged = sop.tagged
         has_unknown = "unknown_tagged_fields" in by_name
         unknown_off = slot_offset(cls, "unknown_tagged_fields") if has_unknown else -1
         return (
@@ -747,7 +585,7 @@ class _Compiler:
             cls,
             tuple(absent),
             unknown_off,
-            int(has_unknown and not tagged and not self.message.is_flexible(self.version)),
+            int(has_unknown and not tagged and not sop.flexible),
         )
 
 

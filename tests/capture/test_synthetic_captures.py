@@ -201,7 +201,7 @@ def test_truncated_file_keeps_complete_packets(cut):
     assert [e.correlation_id for e in events if isinstance(e, KafkaFrame)] == [0, 1, 2, 3]
 
 
-def test_snaplen_cut_packet_becomes_a_gap():
+def test_snaplen_cut_packet_becomes_a_gap_and_a_cut_frame():
     conv = [("c", request(12, 4, i, bytes(200))) for i in range(3)]
     segs = conversation(conv)
     data = bytearray(pcap(segs))
@@ -216,8 +216,10 @@ def test_snaplen_cut_packet_becomes_a_gap():
         pos += 16 + incl
         index += 1
     events, _ = frames_of(bytes(data))
-    assert [e.correlation_id for e in events if isinstance(e, KafkaFrame)] == [0, 2]
-    assert [(g.offset + g.length) - g.offset for g in events if isinstance(g, Gap)] == [50]
+    # the cut request's header was captured: it is a frame, said to be cut (tshark: "packet size limited")
+    frames = [(e.correlation_id, e.cut, e.data is None) for e in events if isinstance(e, KafkaFrame)]
+    assert frames == [(0, False, False), (1, True, True), (2, False, False)]
+    assert [(g.length, g.reason) for g in events if isinstance(g, Gap)] == [(50, "snap-length")]
 
 
 @given(st.binary(max_size=400))

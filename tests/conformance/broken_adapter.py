@@ -53,7 +53,7 @@ def main(mode: str) -> int:
             resp["wire"] = little_endian_counts(req["message"], version, wire).hex()
         elif mode == "drop-versions" and req["op"] == "decode" and "value" in resp:
             resp["value"]["version"] = 0
-        print(json.dumps(resp), flush=True)
+        print(json.dumps({"id": req.get("id"), **resp}), flush=True)
     return 0
 
 

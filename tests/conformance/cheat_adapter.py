@@ -122,7 +122,8 @@ def _load(memory: dict) -> dict:
 def main(mode: str) -> int:
     memory: dict = {}
     for line in sys.stdin:
-        sys.stdout.write(json.dumps(answer(mode, json.loads(line), memory)) + "\n")
+        req = json.loads(line)
+        sys.stdout.write(json.dumps({"id": req.get("id"), **answer(mode, req, memory)}) + "\n")
         sys.stdout.flush()
     return 0
 

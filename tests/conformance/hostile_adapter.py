@@ -85,9 +85,13 @@ def main(mode: str) -> int:
         threading.Thread(target=_flood, daemon=True).start()
     state: dict = {}
     for line in sys.stdin:
-        reply = answer(mode, json.loads(line), state)
+        req = json.loads(line)
+        reply = answer(mode, req, state)
+        rid = json.dumps(req.get("id"))
         sys.stdout.write(
-            json.dumps(reply) + "\n" if reply is not None else '{"value": [' + "{}," * 1_999_999 + "{}]}\n"
+            json.dumps({"id": req.get("id"), **reply}) + "\n"
+            if reply is not None
+            else '{"id": ' + rid + ', "value": [' + "{}," * 1_999_999 + "{}]}\n"
         )
         sys.stdout.flush()
     return 0

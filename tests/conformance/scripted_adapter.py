@@ -60,7 +60,7 @@ def main(mode: str, log: str | None) -> int:
         if out:
             out.write(json.dumps([req.get("op"), req.get("message"), req.get("version")]) + "\n")
             out.flush()
-        sys.stdout.write(json.dumps(answer(mode, req)) + "\n")
+        sys.stdout.write(json.dumps({"id": req.get("id"), **answer(mode, req)}) + "\n")
         sys.stdout.flush()
     return 0
 

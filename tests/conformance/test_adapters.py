@@ -118,10 +118,15 @@ def _generated_counts(adapter: list[str], seed: int, does, xfail) -> dict[str, i
     from codec.conformance.runner import Capabilities
 
     reply = subprocess.run(
-        adapter, input='{"op": "capabilities"}\n', capture_output=True, text=True, timeout=120, check=True
+        adapter,
+        input='{"id": 1, "op": "capabilities", "protocol": 2}\n',
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     caps = Capabilities.parse(json.loads(reply.stdout.splitlines()[0])["capabilities"])
-    counts = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0}
+    counts = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0, "notrun": 0}
     for op, m, v, api, i in plan(seed, GENERATE, generated_cells(), wanted=caps.covers):
         case = take_case(seed, i, op, m, v, api)
         vector = {"message": m, "version": v, "apiKey": case.api_key, "wire": case.wire.hex(), "expected": case.value}

@@ -87,9 +87,14 @@ def _vector_for(req: dict) -> dict:
     raise AssertionError(f"no vector has this request: {json.dumps(req)[:200]}")
 
 
+def test_each_example_reply_echoes_its_requests_id():
+    assert all(isinstance(req["id"], int) and reply["id"] == req["id"] for req, reply in EXCHANGES)
+
+
 @pytest.mark.parametrize("i", range(len(EXCHANGES)))
 def test_each_example_is_a_vector_and_its_reply_agrees_with_it(i):
     req, reply = EXCHANGES[i]
+    req, reply = ({k: v for k, v in x.items() if k != "id"} for x in (req, reply))
     if req["op"] == "assign":
         (round_,) = [r for r in load_rounds() if r["id"] == req["round"]["id"]]
         assert {k: v for k, v in round_.items() if k != "assignments"} == req["round"]
@@ -151,9 +156,14 @@ def test_the_minimal_adapters_run(tmp_path, info, name, runtime):
     (declaration,) = blocks("capabilities")
     assert "capabilities: decode/encode HeartbeatResponse v0-3" in p.stdout
     reply = subprocess.run(
-        [runtime, str(path)], input='{"op": "capabilities"}\n', capture_output=True, text=True, timeout=60, check=True
+        [runtime, str(path)],
+        input='{"id": 1, "op": "capabilities", "protocol": 2}\n',
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
-    assert json.loads(reply.stdout) == json.loads(declaration)
+    assert json.loads(reply.stdout) == {"id": 1, **json.loads(declaration)}
 
 
 def test_the_declaration_parses():
@@ -194,6 +204,7 @@ def test_the_ci_step_is_a_command_the_cli_takes():
     assert argv[:2] == ["rebalance-codec", "conformance"]
     args = build_parser().parse_args(argv[1:])
     assert args.impl and args.expect and args.junit == "kafka-conformance.xml"
+    assert args.seed is not None  # the guide's way to pin the generated cases of a required check
     assert f"report_paths: {args.junit}" in yaml
 
 

@@ -102,7 +102,7 @@ def _seeded(cls: type, table: dict) -> type:
 
 
 def _vectors_of(message: str, api_key: int | None, suite: list[dict]) -> list[dict]:
-    from codec.conformance.runner import _api
+    from codec.conformance.checks import api_of as _api
 
     header = message in ("RequestHeader", "ResponseHeader")
     return [
@@ -148,7 +148,7 @@ def expected() -> set[str]:
 
 def test_the_adapter_with_kafkas_rules_passes_in_process(adapter, suite, expected):
     """With kafka-python's real JSON every vector of these classes passes or is an expected failure."""
-    from codec.conformance.runner import _api
+    from codec.conformance.checks import api_of as _api
 
     for name, cls in _classes(adapter).items():
         vectors = _vectors_of(name, cls._json.get("apiKey"), suite)

@@ -108,7 +108,7 @@ def test_declined_messages_are_skipped_not_failed(tmp_path):
     assert last(p) == f"{group} passed, 0 failed, {streams} skipped"
     assert f"SKIP {streams}: no Kafka Streams metadata here" in p.stdout
     data = json.loads(report.read_text())
-    assert data["counts"] == {"pass": group, "fail": 0, "skip": streams, "xfail": 0, "xpass": 0}
+    assert data["counts"] == {"pass": group, "fail": 0, "skip": streams, "xfail": 0, "xpass": 0, "notrun": 0}
     skipped = [r for r in data["results"] if r["status"] == "skip"]
     assert {r["message"] for r in skipped} == {"SubscriptionInfo"} and len(skipped) == streams
     assert all(r["reason"] == "no Kafka Streams metadata here" and r["version"] is not None for r in skipped)
@@ -159,7 +159,10 @@ def test_unsupported_never_passes_an_invalid_vector():
 @pytest.mark.parametrize("reply", ['{"unsupported": 5}', '{"unsupported": null}'])
 def test_unsupported_needs_a_string_reason(tmp_path, reply):
     script = tmp_path / "a.py"
-    script.write_text(f"import sys\nfor line in sys.stdin:\n    print({reply!r}, flush=True)\n")
+    script.write_text(
+        "import json, sys\nfor line in sys.stdin:\n"
+        f"    print(json.dumps({{'id': json.loads(line)['id'], **json.loads({reply!r})}}), flush=True)\n"
+    )
     impl = CommandImplementation(f"{sys.executable} {script}")
     try:
         (r,) = run_vectors(impl, select({"JoinGroupRequest"}, {4})[:1])
@@ -316,7 +319,7 @@ def test_a_declaration_naming_no_message_of_the_suite_says_so(tmp_path):
     script = tmp_path / "a.py"
     script.write_text(
         "import sys\nsys.stdin.readline()\n"
-        'print(\'{"capabilities": [{"op": "decode", "message": "JoinGroupRequset"}]}\', flush=True)\n'
+        'print(\'{"id": 1, "capabilities": [{"op": "decode", "message": "JoinGroupRequset"}]}\', flush=True)\n'
     )
     impl = CommandImplementation(f"{sys.executable} {script}")
     try:
@@ -542,3 +545,62 @@ def test_junit_and_json_of_expected_and_fixed(tmp_path):
     assert root.find(f".//testcase[@name='{fixed}']/failure") is not None
     statuses = {r["id"]: (r["status"], r["reason"]) for r in json.loads(report.read_text())["results"]}
     assert statuses[REFUSAL] == ("xfail", "drops it") and statuses[fixed] == ("xpass", "")
+
+
+# --- protocol 2: the request id -------------------------------------------------------------------------------
+
+PROTOCOL_1 = """\
+import json, sys
+from codec.conformance.impl import handle_request
+for line in sys.stdin:
+    req = json.loads(line)
+    print(json.dumps(handle_request(req)), flush=True)
+"""
+
+
+@pytest.mark.parametrize("extra", [[], ["--cross-version"]], ids=["run", "cross-version"])
+def test_an_adapter_of_protocol_1_is_refused_with_how_to_upgrade(tmp_path, extra):
+    """Replies without the request's id (the reference adapter's answers, as protocol 1 wrote them): refused before
+    anything else is asked, in one line that says what to change."""
+    script = tmp_path / "old.py"
+    script.write_text(PROTOCOL_1, encoding="utf-8")
+    p = cli("--impl", f"{sys.executable} {script}", "--message", "HeartbeatResponse", *extra)
+    assert p.returncode == 2 and p.stdout == ""
+    (line,) = p.stderr.strip().splitlines()
+    assert line.startswith("error: the adapter ") and "speaks protocol 1" in line
+    assert 'reply["id"] = request["id"]' in line and "protocol 2" in line
+
+
+def test_a_reply_without_the_id_fails_its_request(tmp_path):
+    """The capabilities reply has the id, the others do not: each of them fails, and none passes."""
+    script = tmp_path / "half.py"
+    script.write_text(
+        PROTOCOL_1.replace(
+            "    print(json.dumps(handle_request(req)), flush=True)",
+            "    out = handle_request(req)\n"
+            "    print(json.dumps({'id': req['id'], **out} if req['op'] == 'capabilities' else out), flush=True)",
+        ),
+        encoding="utf-8",
+    )
+    p = cli("--impl", f"{sys.executable} {script}", "--message", "HeartbeatResponse", "--version", "0", "--seed", "1")
+    n = len(select({"HeartbeatResponse"}, {0}))
+    assert p.returncode == 1 and last(p) == f"0 passed, {n} failed, 0 skipped"
+    assert 'adapter answered without the request\'s "id"' in p.stdout
+
+
+def test_the_request_ids_are_new_for_every_request_of_a_run(tmp_path):
+    log = tmp_path / "ids.log"
+    script = tmp_path / "ids.py"
+    script.write_text(
+        PROTOCOL_1.replace(
+            "    print(json.dumps(handle_request(req)), flush=True)",
+            f"    open({str(log)!r}, 'a').write(json.dumps(req['id']) + '\\n')\n"
+            "    print(json.dumps({'id': req['id'], **handle_request(req)}), flush=True)",
+        ),
+        encoding="utf-8",
+    )
+    p = cli("--impl", f"{sys.executable} {script}", "--message", "HeartbeatResponse", "--version", "0-1")
+    assert p.returncode == 0, p.stdout[-2000:]
+    ids = [json.loads(line) for line in log.read_text().splitlines()]
+    # two processes (the writing part and the reading part), one count over both
+    assert ids == list(range(1, len(ids) + 1)) and all(type(i) is int for i in ids)

@@ -22,7 +22,7 @@ from codec.connect import (
     encode_connect_assignment,
     encode_connect_metadata,
 )
-from codec.connect.assignor import ConnectWorker, assign_connect, assign_eager
+from codec.assignor.connect import ConnectWorker, assign_connect, assign_eager
 
 
 def T(connector: str, task: int) -> ConnectorTaskId:

@@ -49,7 +49,7 @@ from codec.connect import (
     encode_connect_assignment,
     encode_connect_metadata,
 )
-from codec.connect.assignor import (
+from codec.assignor.connect import (
     ConnectWorker,
     IncrementalAssignorState,
     apply_assignment,

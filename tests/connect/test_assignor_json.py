@@ -1,4 +1,4 @@
-"""The Connect group JSON of :mod:`codec.connect.assignjson`: a round in, the result out, the state carried to
+"""The Connect group JSON of :mod:`codec.assignor.connect_json`: a round in, the result out, the state carried to
 the next round, workers from their metadata bytes, the SyncGroup bytes, and refusals naming the key. Expected
 values are worked out by hand from the assignors' rules (see test_assignor_incremental's docstring)."""
 
@@ -14,7 +14,7 @@ from codec.connect import (
     ConnectorTaskId,
     encode_connect_metadata,
 )
-from codec.connect.assignjson import run_connect_group_json
+from codec.assignor.connect_json import run_connect_group_json
 from codec.errors import CodecError
 
 

@@ -101,7 +101,13 @@ def test_the_line_protocol_carries_connect():
     finally:
         impl.close()
     assert results and all(r.status == "pass" for r in results), [r for r in results if r.status != "pass"][:3]
-    request = {"op": "decode", "message": "ConnectMetadata", "version": 0, "wire": "00010001770000000000000003ffffffff"}
+    request = {
+        "id": 1,
+        "op": "decode",
+        "message": "ConnectMetadata",
+        "version": 0,
+        "wire": "00010001770000000000000003ffffffff",
+    }
     reply = subprocess.run(
         [sys.executable, "-m", "codec.conformance.adapter"],
         cwd=ROOT,
@@ -111,4 +117,4 @@ def test_the_line_protocol_carries_connect():
         timeout=120,
     )
     # version 0 in a request is the reader's: ConnectProtocol's reads the URL and the offset of a v1 message
-    assert json.loads(reply.stdout) == {"value": {"version": 1, "url": "w", "configOffset": 3}}
+    assert json.loads(reply.stdout) == {"id": 1, "value": {"version": 1, "url": "w", "configOffset": 3}}

@@ -28,7 +28,7 @@ from codec.group import (
 )
 from codec.group.pretty import pretty_request_frame, pretty_response_frame
 from codec.errors import DecodeError
-from codec.kinds import get_kind
+from codec.catalog import get_kind
 from tests.conftest import KAFKA_VECTORS, SHARED, load_jsonl
 
 RECORDS = load_jsonl(KAFKA_VECTORS / "connect.jsonl")

@@ -74,6 +74,22 @@ def test_every_option_says_in_help_what_it_does():
     assert bare == []
 
 
+def rest_markup(parser: argparse.ArgumentParser) -> list[str]:
+    """Every command whose --help shows reStructuredText markup (``x``, :mod:`y`) meant for the docs' renderer."""
+    found = []
+    for words, p in _commands(parser):
+        text = p.format_help()
+        if re.search(r"``|:(?:mod|func|class|meth|data|attr):`", text):
+            found.append(" ".join(("rebalance-codec",) + words))
+    return found
+
+
+def test_help_texts_are_plain_text():
+    # `simulate --help` printed its module docstring's ``--out`` and ``P.png`` (issue #46)
+    assert rest_markup(build_parser()) == []
+    assert rest_markup(argparse.ArgumentParser(description="writes ``out``")) == ["rebalance-codec"]
+
+
 def test_the_cli_reference_check_can_fail():
     page = source("reference/cli.md")
     parser = build_parser()

@@ -380,7 +380,8 @@ def test_the_mixed_adapter_at_zero_is_the_reference_adapter():
 
     for i, req in enumerate(REQUESTS):
         action, data = adapter_reply(json.dumps(req).encode(), random.Random(i), "mixed", 0.0, 200_000)
-        assert action == "reply" and data == dumps(handle_request(req)).encode() + b"\n"
+        # (with the request's id, as every reply of the line protocol's version 2)
+        assert action == "reply" and data == dumps({"id": req.get("id"), **handle_request(req)}).encode() + b"\n"
 
 
 def test_the_mixed_adapter_mutates_its_share():

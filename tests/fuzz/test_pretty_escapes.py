@@ -10,8 +10,8 @@ import sys
 import uuid
 
 from codec.group.pretty import pretty_body
-from codec.kinds import get_kind
-from codec.pretty import pretty_assignment, pretty_subscription
+from codec.catalog import get_kind
+from codec.streams.pretty import pretty_assignment, pretty_subscription
 from codec.streams import AssignmentInfo, SubscriptionInfo
 from codec.types import HostInfo, TaskId, TopicPartition
 from tests.conftest import ROOT

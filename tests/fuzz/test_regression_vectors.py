@@ -13,7 +13,7 @@ from codec.conformance.impl import BuiltinImplementation
 from codec.conformance.runner import run_vectors
 from codec.conformance.vectors import vectors_dir
 from codec.fuzz import REGRESSIONS, regression_vector, regression_vectors
-from codec.kinds import get_kind
+from codec.catalog import get_kind
 
 FILE = vectors_dir() / "regression.jsonl"
 

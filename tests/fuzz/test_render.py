@@ -9,7 +9,7 @@ import json
 import pytest
 
 import codec.fuzz.rendering as rendering
-import codec.kinds
+import codec.catalog
 from codec.fuzz import render, run, seed_corpus, targets
 from tests.conftest import SHARED
 
@@ -53,10 +53,10 @@ def test_json_that_is_not_utf8_is_caught(monkeypatch):
 
 
 def test_a_pretty_view_with_raw_control_characters_is_caught(monkeypatch):
-    import codec.group.pretty
+    import codec.wire.pretty
 
     monkeypatch.setattr(
-        codec.group.pretty, "_scalar", lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, str) else str(v)
+        codec.wire.pretty, "scalar", lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, str) else str(v)
     )
     problems = render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT)
     assert any("--format pretty holds the control character" in p for p in problems), problems
@@ -65,24 +65,24 @@ def test_a_pretty_view_with_raw_control_characters_is_caught(monkeypatch):
 
 
 def _replace_encode(monkeypatch, kind_name, encode):
-    kind = codec.kinds.get_kind(kind_name)
+    kind = codec.catalog.get_kind(kind_name)
     monkeypatch.setitem(
-        codec.kinds._REGISTRY,
+        codec.catalog._REGISTRY,
         kind_name,
-        codec.kinds.Kind(kind.name, kind.summary, kind.decode, encode, kind.self_describing),
+        codec.catalog.Kind(kind.name, kind.summary, kind.decode, encode, kind.self_describing),
     )
     return kind.encode
 
 
 def test_an_encoder_that_loses_a_field_is_caught(monkeypatch):
-    original = codec.kinds.get_kind("heartbeat-request").encode
+    original = codec.catalog.get_kind("heartbeat-request").encode
     _replace_encode(monkeypatch, "heartbeat-request", lambda value, **kw: original({**value, "memberId": ""}, **kw))
     problems = render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT)
     assert any("decode to another value" in p and "memberId" in p for p in problems), problems
 
 
 def test_a_canonical_input_encoded_differently_is_caught(monkeypatch):
-    original = codec.kinds.get_kind("heartbeat-request").encode
+    original = codec.catalog.get_kind("heartbeat-request").encode
     _replace_encode(monkeypatch, "heartbeat-request", lambda value, **kw: original(value, **kw) + b"\x00")
     # one trailing byte: the same value, so only the canonical claim catches it
     assert render("HeartbeatRequest/v0", HOSTILE_HEARTBEAT, canonical=False) == []

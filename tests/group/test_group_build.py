@@ -17,7 +17,7 @@ from codec.group import (
     response_frame,
 )
 from codec.errors import DecodeError
-from codec.kinds import get_kind
+from codec.catalog import get_kind
 from codec.streams import assignment_from_json, subscription_from_json
 from codec.wire.builder import encode_wire, wire_class
 from tests.conftest import KAFKA_VECTORS, load_jsonl

@@ -11,9 +11,9 @@ import pytest
 
 from codec.errors import EncodeError
 from codec.group import body_from_json, consumer_from_json, consumer_json, decode_consumer, encode_consumer
-from codec.group.jsoncheck import check_json
+from codec.wire.jsoncheck import check_json
 from codec.group.messages import encode_message
-from codec.kinds import get_kind
+from codec.catalog import get_kind
 
 
 def _encode(name: str, version: int, value, style: str = "kafka") -> str:

@@ -45,19 +45,66 @@ def test_truncated_count_by_hand():
 
 
 @pytest.mark.parametrize("impl", ["false", "true"])
-def test_an_adapter_that_answers_nothing_fails_every_vector(installed_cli, impl):
+def test_an_adapter_that_answers_nothing_is_given_up(installed_cli, impl):
+    """One request fails (the one it died on); every other is not run, and the run fails."""
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
-    assert _summary(p.stdout) == f"0 passed, {TRUNCATED} failed, 0 skipped"
-    assert "answered nothing" in p.stdout
+    assert _summary(p.stdout) == f"0 passed, 1 failed, 0 skipped, {TRUNCATED - 1} not run"
+    assert "GIVEN UP: the adapter answered nothing (adapter exited (status " in p.stdout
+    assert f"NOT RUN {TRUNCATED - 1} vectors: " in p.stdout
+    assert "error: the adapter was given up: the adapter answered nothing" in p.stderr
+
+
+_BROKEN = "import no_such_module_of_the_adapter\n"  # the interpreter that runs it lacks its module
+
+
+def test_a_broken_adapter_is_one_failure_with_its_stderr_shown_once(installed_cli, tmp_path):
+    """An adapter whose interpreter lacks its module (issue #46): before, each of ~100 FAIL lines repeated its
+    traceback, newlines as a literal \\x0a. Now: the one request it failed on, then its stderr once, one line to a
+    line, and the rest counted as not run (none drawn, none sent)."""
+    junit, report = tmp_path / "r.xml", tmp_path / "r.json"
+    impl = _adapter(tmp_path, "broken", _BROKEN)
+    p = installed_cli("conformance", "--impl", impl, "--seed", "3", "--junit", str(junit), "--json", str(report))
+    assert "Traceback" not in p.stderr  # the runner's own: the adapter's is on stdout, below
+    assert p.returncode == 1
+    out = p.stdout.splitlines()
+    assert out.count("    ModuleNotFoundError: No module named 'no_such_module_of_the_adapter'") == 1
+    assert out.count("    Traceback (most recent call last):") == 1
+    assert "\\x0a" not in p.stdout and p.stdout.count("No module named") == 2  # the capabilities line names it too
+    assert sum(line.startswith("FAIL ") for line in out) == 1
+    data = json.loads(report.read_text(encoding="utf-8"))
+    counts, generated = data["counts"], data["generated"]
+    assert counts["fail"] == 1 and counts["pass"] == counts["skip"] == 0
+    assert counts["notrun"] == len(data["results"]) - 1
+    assert generated["cases"] + generated["counts"]["notrun"] == generated["requested"]
+    assert data["givenUp"]["stderr"][-1] == "ModuleNotFoundError: No module named 'no_such_module_of_the_adapter'"
+    assert _summary(p.stdout) == f"0 passed, 1 failed, 0 skipped, {counts['notrun']} not run"
+    suites = xml.dom.minidom.parse(str(junit)).getElementsByTagName("testsuite")
+    (adapter,) = [s for s in suites if s.getAttribute("name") == "adapter"]
+    assert (
+        "No module named 'no_such_module_of_the_adapter'" in adapter.getElementsByTagName("failure")[0].firstChild.data
+    )
+
+
+def _with_id(reply: str) -> str:
+    """An adapter's loop that answers ``reply`` to every request: an object with the request's id in it (protocol 2),
+    anything else as it is."""
+    if not reply.startswith("{"):
+        return f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n"
+    rest = reply[1:].lstrip()
+    return (
+        "for line in sys.stdin:\n"
+        f"    print('{{\"id\": ' + json.dumps(json.loads(line)['id']) + {(', ' + rest if rest != '}' else '}')!r}, "
+        "flush=True)\n"
+    )
 
 
 @pytest.mark.parametrize(
     "reply", ["[]", "5", "null", '"no"', '{"error": "x"}', '{"error": {}}', "{}", "not json", '{"unsupported": 5}']
 )
 def test_only_the_error_object_rejects(installed_cli, tmp_path, reply):
-    impl = _adapter(tmp_path, "reply", f"for line in sys.stdin:\n    print({reply!r}, flush=True)\n")
+    impl = _adapter(tmp_path, "reply", _with_id(reply))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
@@ -70,7 +117,7 @@ _HONEST_NO = (
     "from codec.conformance.impl import handle_request\n"
     "def answer(req):\n"
     "    out = handle_request(req)\n"
-    "    return {'error': {'message': 'no'}} if 'error' in out else out\n"
+    "    return {'id': req['id'], **({'error': {'message': 'no'}} if 'error' in out else out)}\n"
 )
 
 
@@ -88,9 +135,7 @@ def test_a_real_rejection_passes_invalid_vectors(installed_cli, tmp_path):
 
 def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
     """Issue #22: an error for valid input too is no evidence; such an adapter passes no invalid vector."""
-    impl = _adapter(
-        tmp_path, "reject", "for line in sys.stdin:\n    print(json.dumps({'error': {'message': 'no'}}), flush=True)\n"
-    )
+    impl = _adapter(tmp_path, "reject", _with_id('{"error": {"message": "no"}}'))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1
@@ -99,9 +144,7 @@ def test_rejecting_everything_is_no_implementation(installed_cli, tmp_path):
 
 
 def test_a_decline_is_a_skip_never_a_pass(installed_cli, tmp_path):
-    impl = _adapter(
-        tmp_path, "decline", 'for line in sys.stdin:\n    print(\'{"unsupported": "maybe"}\', flush=True)\n'
-    )
+    impl = _adapter(tmp_path, "decline", _with_id('{"unsupported": "maybe"}'))
     p = installed_cli("conformance", "--impl", impl, "--flags", "truncated")
     _clean(p)
     assert p.returncode == 1  # nothing was checked
@@ -190,7 +233,11 @@ def test_reports_stay_valid_with_control_characters_and_lone_surrogates(installe
     impl = _adapter(
         tmp_path,
         "nasty",
-        ("for line in sys.stdin:\n    print(json.dumps({'value': {'x': 'a\\x1b[31m\\x00\\udc00'}}), flush=True)\n"),
+        (
+            "for line in sys.stdin:\n"
+            "    print(json.dumps({'id': json.loads(line)['id'], 'value': {'x': 'a\\x1b[31m\\x00\\udc00'}}), "
+            "flush=True)\n"
+        ),
     )
     junit, report = tmp_path / "r.xml", tmp_path / "r.json"
     p = installed_cli(

@@ -22,7 +22,7 @@ _HONEST_NO = (
     "from codec.conformance.impl import handle_request\n"
     "def answer(req):\n"
     "    out = handle_request(req)\n"
-    "    return {'error': {'message': 'no'}} if 'error' in out else out\n"
+    "    return {'id': req['id'], **({'error': {'message': 'no'}} if 'error' in out else out)}\n"
 )
 
 
@@ -32,11 +32,13 @@ def test_a_reply_just_under_the_cap_is_read_within_the_default_timeout(tmp_path)
     size = DEFAULT_MAX_REPLY - 100
     outcome, impl = decode_once(
         tmp_path,
-        f"    sys.stdout.write('{{\"value\": {{\"userData\": \"' + 'x' * {size - 30} + '\"}}}}\\n'); sys.stdout.flush()\n",
+        "    import json\n"
+        f'    sys.stdout.write(\'{{"id": \' + str(json.loads(line)[\'id\']) + \', "value": {{"userData": "\' '
+        f"+ 'x' * {size - 40} + '\"}}}}\\n'); sys.stdout.flush()\n",
     )
     assert impl.timeout == DEFAULT_TIMEOUT == 10
     assert outcome.failure is None, outcome.failure
-    assert len(outcome.value["userData"]) == size - 30
+    assert len(outcome.value["userData"]) == size - 40
 
 
 def _summary(stdout: str) -> str:

@@ -240,10 +240,13 @@ def test_checked_before_pyspark_is_imported(tmp_path, monkeypatch, capsys, case)
     good = tmp_path / "a.jsonl"
     good.write_text('{"kind": "assignment-info", "hex": "00"}\n')
     out = tmp_path / "out"
+    full = tmp_path / "full"  # an earlier output
+    full.mkdir()
+    (full / "report.json").write_text("{}")
     argv, status, says = {
         "usage": ([str(good), "--out", str(out), "--master", "bogus://x"], 2, "not a Spark master URL"),
         "input": ([str(tmp_path / "nope"), "--out", str(out)], 1, "input not found"),
-        "output": ([str(good), "--out", str(tmp_path)], 1, f"{tmp_path} exists; pass --overwrite to replace it"),
+        "output": ([str(good), "--out", str(full)], 1, f"{full} exists; pass --overwrite to replace it"),
     }[case]
     assert run(_args(*argv)) == status
     err = capsys.readouterr().err.splitlines()
@@ -253,7 +256,7 @@ def test_checked_before_pyspark_is_imported(tmp_path, monkeypatch, capsys, case)
     assert "spark' extra" in capsys.readouterr().err
     out.mkdir()  # an empty output folder is fine, as the job says
     assert run(_args(str(good), "--out", str(out))) == 2
-    assert run(_args(str(good), "--out", str(tmp_path), "--overwrite")) == 2
+    assert run(_args(str(good), "--out", str(full), "--overwrite")) == 2
 
 
 def test_jvm_start_errors_read_from_the_log(tmp_path):
@@ -337,3 +340,21 @@ def test_the_help_names_every_table_the_job_writes():
 
     text = " ".join(_DESCRIPTION.split())
     assert f"Writes the Parquet tables {', '.join(TABLES[:-1])} and {TABLES[-1]}, plus report.json" in text
+
+
+def test_max_line_length_takes_a_number_of_bytes_hadoop_can_count():
+    """Hadoop's line reader counts a line and its end in a Java int: 2 GiB less three bytes at most."""
+    from codec.pipeline.command import byte_size
+
+    assert [byte_size(t) for t in ("1", "512k", "64m", "64M", "1g", "2147483645")] == [
+        1,
+        512 << 10,
+        64 << 20,
+        64 << 20,
+        1 << 30,
+        (1 << 31) - 3,
+    ]
+    for bad in ("0", "2g", "2147483646", "64mb", "-1", "1.5m", ""):
+        with pytest.raises(argparse.ArgumentTypeError):
+            byte_size(bad)
+    assert _args("a.jsonl", "--out", "o").max_line_length == 64 << 20

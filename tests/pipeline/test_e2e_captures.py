@@ -391,3 +391,27 @@ def test_every_rebalance_of_the_shared_captures_has_a_cause(corpus_run):
     assert rows and all(r["cause"] is not None and r["causes"][0] == r["cause"] for r in rows)
     kinds = Counter(r["cause"]["kind"] for r in rows)
     assert kinds["member-joined"] >= 36 and kinds["member-left"] >= 24  # 12 runA groups: 3 joins and 2 leaves each
+
+
+def test_every_members_row_names_the_line_that_holds_it(corpus_run):
+    """The issue: on these pcaps turned into JSON lines, 202 of 216 ``members`` rows named a file that does not
+    hold their group (the files' lines were labelled by whichever file the task read when Spark asked). Each
+    row's ``record_id`` is now its file and line: that line is a JoinGroup or SyncGroup frame, and the request
+    on its connection with its correlation id -- in the same file -- names the row's group."""
+    rows = [m for m in read_table(corpus_run["out"], "members") if not m["source"].endswith(".parquet")]
+    assert len(rows) > 100
+    files: dict[str, tuple[list[dict], dict]] = {}
+    for m in rows:
+        source, _, n = m["record_id"].rpartition(":")
+        assert source == m["source"] and source.startswith("file:/"), m
+        if source not in files:
+            lines = [json.loads(line) for line in Path(source[len("file:") :]).read_text().splitlines()]
+            asked = {
+                (f["connection"], f["correlation_id"]): f.get("group") for f in lines if f.get("direction") == "request"
+            }
+            files[source] = (lines, asked)
+        lines, asked = files[source]
+        frame = lines[int(n) - 1]
+        assert frame["type"] == "frame" and frame["api_key"] in SELECTED_APIS, (m["record_id"], frame)
+        assert asked[(frame["connection"], frame["correlation_id"])] == m["group"], m["record_id"]
+    assert len(files) >= len(PCAPS) - 1

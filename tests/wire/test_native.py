@@ -74,7 +74,7 @@ def both(fn, *args, **kwargs):
     return got, ref
 
 
-@pytest.mark.parametrize("mode", ["object", "kafka", "native", "rows"])
+@pytest.mark.parametrize("mode", ["object", "kafka", "snake", "rows"])
 def test_every_message_version_has_a_program(mode):
     for name, v in MESSAGE_VERSIONS:
         if mode == "rows" and load_message(name).is_flexible(v):
@@ -99,7 +99,7 @@ def test_the_engine_equals_the_reference_on_every_vector(chunk):
         assert ("ok", got) == ref, rid
         obj, end = got
         assert native.program(msg, v).encode(obj) == encode_wire_reference(msg, v, obj), rid
-        for style in ("kafka", "native"):
+        for style in ("kafka", "snake"):
             assert native.program(msg, v, style).decode(data, start) == (to_json(obj, msg, v, style=style), end), rid
         if not load_message(msg).is_flexible(v):
             rows = native.program(msg, v, "rows")
@@ -172,7 +172,7 @@ def test_generated_objects(name, version, data):
     got, ref = both(decode_wire, name, version, raw)
     assert got == ref
     assert native.program(name, version).decode(raw, 0) == ref[1]
-    for style in ("kafka", "native"):
+    for style in ("kafka", "snake"):
         assert native.program(name, version, style).decode(raw, 0)[0] == to_json(ref[1][0], name, version, style=style)
     for k in sorted({0, 1, len(raw) // 2, len(raw) - 1}):
         if 0 <= k < len(raw):
@@ -339,7 +339,8 @@ def test_makers_build_what_the_constructors_build():
     for on in (True, False):
         with codec("native" if on else "python"):
             make = native.maker(DecodedMessage)
-            assert make(1, 2, 3) == DecodedMessage(1, 2, 3) and type(make(1, 2, 3)) is DecodedMessage
+            made = make("M", 1, 2, 3, 4)
+            assert made == DecodedMessage("M", 1, 2, 3, 4) and type(made) is DecodedMessage
             cm = native.maker(ConsumerMessage)("n", 3, None, b"t")
             assert cm == ConsumerMessage(name="n", version=3, data=None, trailing=b"t")
             assert hash(native.maker(TaskId)(1, 2, None)) == hash(TaskId(1, 2))

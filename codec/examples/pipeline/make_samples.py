@@ -216,13 +216,13 @@ def connect_group() -> bytes:
     ``worker-1`` what the new worker should run; at generation 4 each worker's metadata carries the assignment it
     holds (as ``WorkerCoordinator.onJoinComplete`` keeps it: the last one received, what was kept added), and the
     leader hands ``worker-2`` the revoked connectors and tasks. Both rounds are
-    :func:`codec.connect.assignor.assign_connect` (Kafka's ``IncrementalCooperativeAssignor``); the bytes are
+    :func:`codec.assignor.connect.assign_connect` (Kafka's ``IncrementalCooperativeAssignor``); the bytes are
     :mod:`codec.connect`'s writers in Kafka's Java order, which the tests hold byte for byte to the Kafka-written
     ``connect.jsonl``."""
     from dataclasses import replace
 
     from codec.connect import ConnectAssignment, ConnectMetadata, ConnectorTaskId, encode_connect_metadata
-    from codec.connect.assignor import ConnectWorker, assign_connect
+    from codec.assignor.connect import ConnectWorker, assign_connect
     from codec.pipeline.offsets import GroupMetadata, MemberMetadata, encode_group_metadata
 
     urls = {"worker-1": "http://10.0.2.1:8083/", "worker-2": "http://10.0.2.2:8083/"}

@@ -3,7 +3,8 @@
     pip install kafka-python==3.0.12 rebalance-codec
     rebalance-codec conformance --impl 'python adapter.py' --expect expect.txt
 
-Reads one JSON request a line on stdin and answers one JSON line on stdout, flushed, until stdin closes.
+Reads one JSON request a line on stdin and answers one JSON line on stdout, flushed, until stdin closes; each
+reply echoes its request's "id" (the line protocol's version 2).
 Every byte is read and written by kafka-python's own protocol classes; this file only translates between
 them and the protocol's values: Kafka's JSON shape (camelCase names, bytes as base64, unknown tagged fields as
 "_unknownTaggedFields", tag -> hex), wire as hex. What kafka-python does not implement is declined with
@@ -257,11 +258,12 @@ def main():
     for line in sys.stdin:
         if not line.strip():
             continue
+        req = json.loads(line)
         try:
-            resp = answer(json.loads(line))
+            resp = answer(req)
         except Exception as e:  # noqa: BLE001 -- kafka-python refused the input: that is an answer, not a crash
             resp = {"error": {"message": f"{type(e).__name__}: {e}"}}
-        sys.stdout.write(json.dumps(resp) + "\n")
+        sys.stdout.write(json.dumps({"id": req["id"], **resp}) + "\n")  # protocol 2: echo the request's id
         sys.stdout.flush()  # one reply a request, flushed at once: the runner waits for the newline
     return 0
 

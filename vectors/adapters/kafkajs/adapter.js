@@ -6,7 +6,8 @@
  *   rebalance-codec conformance --impl 'node adapter.js' --expect expect.txt
  *
  * Reads one JSON request a line on stdin and answers one JSON line on stdout, in order, until stdin
- * closes, writing each reply out before reading the next request. Like most clients, kafkajs only writes
+ * closes, writing each reply out before reading the next request; each reply echoes its request's "id"
+ * (the line protocol's version 2). Like most clients, kafkajs only writes
  * requests and only reads responses: this adapter encodes JoinGroup, SyncGroup, Heartbeat and LeaveGroup
  * requests (bodies, and frames as kafkajs sends them, less the int32 size a frame vector does not have)
  * and decodes their responses (bodies, and frames as kafkajs' connection reads them after the size), at
@@ -127,13 +128,14 @@ async function main () {
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
   for await (const line of lines) {
     if (!line.trim()) continue
+    const req = JSON.parse(line)
     let reply
     try {
-      reply = await answer(JSON.parse(line))
+      reply = await answer(req)
     } catch (e) { // kafkajs refused the input: that is an answer, not a crash
       reply = { error: { message: `${(e && e.name) || 'Error'}: ${(e && e.message) || e}` } }
     }
-    await send(reply)
+    await send({ id: req.id, ...reply }) // protocol 2: every reply echoes its request's id
   }
 }
 

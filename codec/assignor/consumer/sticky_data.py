@@ -1,0 +1,122 @@
+"""What the sticky assignors read from a member (its claimed partitions and generation, :func:`member_data`) and
+their rack information (:class:`RackInfo`): :mod:`codec.assignor.consumer.sticky` says the rules."""
+
+from __future__ import annotations
+
+import struct
+
+from .model import TP, ConsumerGroup, ConsumerMember
+
+__all__ = ["DEFAULT_GENERATION", "member_data", "decode_sticky_user_data", "RackInfo", "remove_first"]
+
+DEFAULT_GENERATION = -1
+
+
+def decode_sticky_user_data(data: bytes) -> tuple[list[TP], int | None]:
+    """``StickyAssignor.deserializeTopicPartitionAssignment``: V1 (partitions, generation), else V0 (partitions, no
+    generation), else nothing at generation -1."""
+
+    def read(with_generation: bool) -> tuple[list[TP], int | None]:
+        pos, out = 0, []
+
+        def take(n: int) -> bytes:
+            nonlocal pos
+            if n < 0 or pos + n > len(data):
+                raise ValueError
+            pos += n
+            return data[pos - n : pos]
+
+        (topics,) = struct.unpack(">i", take(4))
+        if topics < 0:
+            raise ValueError
+        for _ in range(topics):
+            (n,) = struct.unpack(">h", take(2))
+            topic = take(n).decode("utf-8", "replace")
+            (count,) = struct.unpack(">i", take(4))
+            if count < 0:
+                raise ValueError
+            out += [(topic, p) for p in struct.unpack(f">{count}i", take(4 * count))]
+        generation = struct.unpack(">i", take(4))[0] if with_generation else None
+        return out, generation
+
+    try:
+        return read(True)
+    except (ValueError, struct.error, MemoryError):
+        try:
+            return read(False)
+        except (ValueError, struct.error, MemoryError):
+            return [], DEFAULT_GENERATION
+
+
+def member_data(assignor: str, m: ConsumerMember) -> tuple[list[TP], int | None]:
+    """What ``assignor`` reads a member's previous partitions and generation from (the module docstring)."""
+    if assignor == "sticky":
+        if m.user_data is None:
+            return list(m.owned), m.generation
+        if not m.user_data:
+            return [], None
+        return decode_sticky_user_data(m.user_data)
+    if m.generation is not None and m.generation >= 0:
+        return list(m.owned), m.generation
+    if m.user_data is None:
+        return list(m.owned), None
+    return list(m.owned), struct.unpack(">i", m.user_data[:4])[0] if len(m.user_data) >= 4 else DEFAULT_GENERATION
+
+
+def subscription_generation(m: ConsumerMember) -> int:
+    return m.generation if m.generation is not None and m.generation >= 0 else DEFAULT_GENERATION
+
+
+class RackInfo:
+    """``AbstractStickyAssignor.RackInfo``."""
+
+    def __init__(self, group: ConsumerGroup, per_topic: dict[str, int], members: list[ConsumerMember]) -> None:
+        by_rack: dict[str, list[str]] = {}
+        for m in members:
+            if m.rack:
+                by_rack.setdefault(m.rack, []).append(m.member_id)
+        partition_racks: dict[TP, frozenset[str]] = {}
+        all_racks: set[str] = set()
+        if by_rack:
+            for t, n in per_topic.items():
+                replica = group.partition_racks.get(t, ())
+                for p in range(n):
+                    rs = replica[p] if p < len(replica) else frozenset()
+                    partition_racks[(t, p)] = rs
+                    all_racks |= rs
+        use = bool(by_rack) and not set(by_rack).isdisjoint(all_racks)
+        use = use and (group.prefer_rack_aware or not all(rs == all_racks for rs in partition_racks.values()))
+        self.consumer_racks = {c: r for r, cs in by_rack.items() for c in cs} if use else {}
+        self.partition_racks = partition_racks if use else {}
+        self.consumers_by_partition = {
+            tp: sum(len(by_rack.get(r, ())) for r in rs) for tp, rs in partition_racks.items()
+        }
+
+    def mismatch(self, consumer: str, tp: TP) -> bool:
+        rack = self.consumer_racks.get(consumer)
+        racks = self.partition_racks.get(tp)
+        return rack is not None and (racks is None or rack not in racks)
+
+    def sort_by_rack_consumers(self, partitions: list[TP]) -> list[TP]:
+        if not self.consumers_by_partition:
+            return partitions
+        return sorted(partitions, key=lambda tp: self.consumers_by_partition.get(tp, 0))
+
+    def next_rack_consumer(self, tp: TP, consumers: list[str], first: int) -> int:
+        racks = self.partition_racks.get(tp)
+        if not racks:
+            return -1
+        for i in range(len(consumers)):
+            index = (first + i) % len(consumers)
+            rack = self.consumer_racks.get(consumers[index])
+            if rack is not None and rack in racks:
+                return index
+        return -1
+
+
+def remove_first(lst: list, x) -> None:
+    """``List.remove(Object)``: the first occurrence, if any."""
+    try:
+        lst.remove(x)
+    except ValueError:
+        pass

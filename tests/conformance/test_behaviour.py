@@ -1,0 +1,157 @@
+"""The behaviour gate (issue #45): the shipped drivers of real clients against every scenario, the seeded bugs
+each caught, and a driver that never connects failed.
+
+The real clients run as users run them (kafka-python, aiokafka and confluent-kafka from the test extra, kafkajs
+from the npm registry through vectors/drivers/kafkajs/package-lock.json); each driver's known differences from
+Kafka's rules are its expect.txt, each with its reason, and a listed scenario that passes fails the run. The
+seeded bugs are kafka-python patched (vectors/drivers/seeded/kafka_python_bug.py): each must fail a scenario
+written to catch it, which the unpatched driver passes. The whole kill matrix (every bug against every
+scenario) is behind the ``mutation`` marker."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codec.conformance.behaviour import SCENARIOS
+from tests.conftest import ROOT
+
+DRIVERS = ROOT / "vectors" / "drivers"
+BUGS = (
+    "keep-member-id",
+    "skip-revocation",
+    "ignore-rebalance-in-progress",
+    "stop-heartbeating",
+    "drop-owned-partitions",
+)
+
+
+def _commands(kafkajs: Path) -> dict[str, list[str]]:
+    py = sys.executable
+    return {
+        "kafka-python": [py, str(DRIVERS / "kafka-python" / "driver.py")],
+        "aiokafka": [py, str(DRIVERS / "aiokafka" / "driver.py")],
+        "confluent-kafka": [py, str(DRIVERS / "confluent-kafka" / "driver.py")],
+        "kafkajs": ["env", f"NODE_PATH={kafkajs}", "node", str(DRIVERS / "kafkajs" / "driver.js")],
+    }
+
+
+def _gate(client: list[str], out: Path, *extra: str) -> subprocess.Popen:
+    args = [sys.executable, "-m", "codec", "conformance", "--behaviour", "--client", shlex.join(client)]
+    return subprocess.Popen(
+        [*args, "--json", str(out), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+    )
+
+
+def _finish(procs: dict[str, tuple[subprocess.Popen, Path]], timeout: float = 400) -> dict[str, tuple[int, str, dict]]:
+    got = {}
+    for name, (p, out) in procs.items():
+        text, _ = p.communicate(timeout=timeout)
+        got[name] = (p.returncode, text, json.loads(out.read_text()) if out.is_file() else {})
+    return got
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory, kafkajs_driver_modules) -> dict[str, tuple[int, str, dict]]:
+    """Every shipped driver against every scenario, with its expectations file, all four at once."""
+    base = tmp_path_factory.mktemp("behaviour")
+    procs = {}
+    for name, cmd in _commands(kafkajs_driver_modules).items():
+        out = base / f"{name}.json"
+        procs[name] = (_gate(cmd, out, "--expect", str(DRIVERS / name / "expect.txt"), "--jobs", "5"), out)
+    return _finish(procs)
+
+
+@pytest.mark.parametrize("name", ["kafka-python", "aiokafka", "confluent-kafka", "kafkajs"])
+def test_a_shipped_driver_meets_its_expectations(shipped, name):
+    code, text, report = shipped[name]
+    results = report["results"]
+    assert code == 0, [(r["id"], r["status"], r["detail"]) for r in results if r["status"] in ("fail", "xpass")] or text
+
+    assert [r["id"] for r in results] == [s.name for s in SCENARIOS] and len(results) >= 30
+    for r in results:
+        assert r["detail"], r  # every verdict says why: what the client sent and what the rule expected
+        assert r["status"] in ("pass", "skip", "xfail"), r
+    ran = [r for r in results if r["status"] != "skip"]
+    assert len(ran) >= 20, [r["id"] for r in results if r["status"] == "skip"]
+    # what a skip means: the driver did not declare what the scenario needs, and nothing else
+    declared = set(report["supports"])
+    for r in results:
+        if r["status"] == "skip" and not r["detail"].startswith(("LeaveGroup v", "the subscription is v")):
+            assert not set(r["needs"]) <= declared, r
+
+
+def test_every_scenario_is_run_by_some_driver(shipped):
+    ran = {r["id"] for _, _, report in shipped.values() for r in report["results"] if r["status"] in ("pass", "xfail")}
+    assert sorted({s.name for s in SCENARIOS} - ran) == []
+
+
+def test_every_scenario_names_its_rule_and_kafkas_code():
+    assert len(SCENARIOS) >= 30 and len({s.name for s in SCENARIOS}) == len(SCENARIOS)
+    for s in SCENARIOS:
+        assert s.title and len(s.rule) > 60, s.name
+        assert s.java and all(".java" in where for where in s.java), s.name
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory, shipped) -> dict[str, tuple[int, str, dict]]:
+    """Each seeded bug against the scenarios written to catch it; and a driver that never connects."""
+    base = tmp_path_factory.mktemp("seeded")
+    procs = {}
+    for bug in BUGS:
+        scenarios = [x for s in SCENARIOS if bug in s.seeded for x in ("--scenario", s.name)]
+        out = base / f"{bug}.json"
+        procs[bug] = (
+            _gate([sys.executable, str(DRIVERS / "seeded" / "kafka_python_bug.py"), bug], out, *scenarios),
+            out,
+        )
+    out = base / "never-connects.json"
+    cmd = [sys.executable, str(DRIVERS / "seeded" / "kafka_python_bug.py"), "never-connects"]
+    procs["never-connects"] = (_gate(cmd, out, "--scenario", "join", "--scenario", "heartbeat-cadence"), out)
+    return _finish(procs)
+
+
+@pytest.mark.parametrize("bug", BUGS)
+def test_a_seeded_bug_is_caught(seeded, shipped, bug):
+    code, text, report = seeded[bug]
+    assert code == 1, text[-3000:]
+    failed = [r["id"] for r in report["results"] if r["status"] == "fail"]
+    assert failed, text[-3000:]
+    # the same scenarios pass the unpatched client: the bug is what fails them
+    clean = {r["id"]: r["status"] for r in shipped["kafka-python"][2]["results"]}
+    assert all(clean[f] == "pass" for f in failed), (failed, clean)
+
+
+def test_a_driver_that_never_connects_fails(seeded):
+    code, text, report = seeded["never-connects"]
+    assert code == 1
+    assert [r["status"] for r in report["results"]] == ["fail", "fail"], text
+    assert all("never connected" in r["detail"] for r in report["results"])
+
+
+@pytest.mark.mutation
+def test_the_kill_matrix(tmp_path):
+    """Every seeded bug against every scenario (``-m mutation``): each is killed; the kills by scenario."""
+    procs = {}
+    for bug in BUGS:
+        out = tmp_path / f"{bug}.json"
+        procs[bug] = (
+            _gate([sys.executable, str(DRIVERS / "seeded" / "kafka_python_bug.py"), bug], out, "--jobs", "4"),
+            out,
+        )
+    got = _finish(procs, timeout=900)
+    killed = {bug: [r["id"] for r in report["results"] if r["status"] == "fail"] for bug, (_, _, report) in got.items()}
+    assert all(killed.values()), killed
+
+
+def test_the_docs_list_every_scenario_as_the_code_has_it():
+    from codec.conformance.behaviour import scenarios_markdown
+
+    page = (ROOT / "docs" / "guides" / "behaviour-gate.md").read_text(encoding="utf-8")
+    listed = page.split("<!-- scenarios:start -->\n", 1)[1].split("<!-- scenarios:end -->", 1)[0]
+    assert listed == scenarios_markdown()
