@@ -129,6 +129,11 @@ class Detectors:
         self._missed(r, out)
         return out
 
+    def forget(self, group: str) -> None:
+        """A group no longer followed (a live watcher dropped it, or its tombstone was read): its state goes."""
+        for key in [k for k in self._groups if k[0] == group]:
+            del self._groups[key]
+
     def _finding(self, check: str, r: Rebalance, members, detail: str, evidence) -> Finding:
         return Finding(check, "warning", r.group, r.protocol, r.number, tuple(members), detail, tuple(evidence))
 
