@@ -334,7 +334,7 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
 
 
 _BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
-_BODY_KINDS[kind_name(apis()[LEAVE_GROUP].request)] = apis()[LEAVE_GROUP].request
+_BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
 #: and why, for the rebalances' causes) and Kafka 4's group APIs
 SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, *KAFKA4_API_KEYS)
