@@ -34,6 +34,9 @@ pairs whose names are shared, so a long name over many partitions costs its leng
 the output. Records repeat themselves: a group epoch equal to the one before is not listed again, and a
 current-assignment record equal to the step before counts as a repeat of that step (``repeats``).
 
+The records it gives out (:class:`Step`, :class:`HeartbeatMember`, :class:`HeartbeatGroup`) and the helpers they
+share are in :mod:`codec.capture.heartbeatmodel`; this module re-exports them.
+
 Anomalies are events of kind ``anomaly`` (and listed with the group's events): a member epoch that goes
 backwards, an assignment given to a member after it left (without joining again), a client tag key given
 twice (the map keeps the last value; the member's request had both), and a group's records after its
@@ -43,16 +46,38 @@ tombstone says so).
 
 from __future__ import annotations
 
-import base64
-import uuid
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, overload
 
 from ..errors import DecodeError
-from ..wire.registry import api_key, error_code
 from .events import Event
-from .items import Item, items_json, numbered
+from .items import Item, numbered
+from .heartbeatmodel import (
+    CONSUMER,
+    DESCRIBE_APIS,
+    FENCED_MEMBER_EPOCH,
+    HEARTBEAT_APIS,
+    LEAVE_EPOCHS,
+    MAX_OBSERVATIONS,
+    PARTITIONS,
+    PROTOCOLS,
+    SHARE,
+    STREAMS,
+    TASK_FIELDS,
+    TASK_KINDS,
+    UNKNOWN_MEMBER_ID,
+    HeartbeatGroup,
+    HeartbeatMember,
+    Holdings,
+    Step,
+    field_of,
+    kafka_uuid,
+    partition_items_of,
+    shared_by_count,
+    task_items,
+    topic_partition_items,
+)
 
 __all__ = [
     "CONSUMER",
@@ -69,312 +94,6 @@ __all__ = [
     "shared_by_count",
     "task_items",
 ]
-
-CONSUMER, STREAMS, SHARE = "consumer", "streams", "share"
-_GROUPS = {"Consumer": CONSUMER, "Streams": STREAMS, "Share": SHARE}
-#: the heartbeat and describe APIs of consumer, streams and share groups by key (the schemas': codec.wire.registry)
-HEARTBEAT_APIS = {api_key(f"{g}GroupHeartbeat"): f"{g}GroupHeartbeat" for g in _GROUPS}
-DESCRIBE_APIS = {api_key(f"{g}GroupDescribe"): f"{g}GroupDescribe" for g in _GROUPS}
-#: each heartbeat or describe API's group protocol
-PROTOCOLS = {api_key(f"{g}Group{what}"): p for g, p in _GROUPS.items() for what in ("Heartbeat", "Describe")}
-PARTITIONS = "partitions"
-TASK_KINDS = ("active tasks", "standby tasks", "warmup tasks")
-_TASK_FIELDS = (("activeTasks", "active tasks"), ("standbyTasks", "standby tasks"), ("warmupTasks", "warmup tasks"))
-FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID = error_code("FENCED_MEMBER_EPOCH"), error_code("UNKNOWN_MEMBER_ID")
-LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
-MAX_OBSERVATIONS = 1 << 16  # per member: the oldest are dropped beyond (and counted)
-
-Holdings = dict[str, frozenset[Item]]
-
-
-def kafka_uuid(value: Any) -> str:
-    """A topic id in Kafka's short form (``Uuid.toString()``: URL-safe base64 of its 16 bytes, no padding),
-    from the 22-character form itself, a 36-character UUID string, 16 bytes or a :class:`uuid.UUID`."""
-    if isinstance(value, uuid.UUID):
-        raw = value.bytes
-    elif isinstance(value, (bytes, bytearray)) and len(value) == 16:
-        raw = bytes(value)
-    elif isinstance(value, str) and len(value) == 36:
-        try:
-            raw = uuid.UUID(value).bytes
-        except ValueError:
-            return value
-    else:
-        return str(value)
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def _get(d: Any, *names: str, default: Any = None) -> Any:
-    """A field of a decoded message in Kafka's JSON (camelCase); the first of ``names`` present."""
-    if not isinstance(d, dict):
-        return default
-    for n in names:
-        if n in d:
-            return d[n]
-    return default
-
-
-def task_items(items: Any) -> frozenset[Item]:
-    """(subtopology, partition) items of a list of ``{subtopologyId, partitions}``."""
-    return frozenset(
-        x for t in items or () for x in numbered(str(_get(t, "subtopologyId")), _get(t, "partitions") or ())
-    )
-
-
-def _partition_items(items: Any, names: dict[str, str]) -> frozenset[Item]:
-    out: set[Item] = set()
-    for t in items or ():
-        tid = kafka_uuid(_get(t, "topicId"))
-        out.update(numbered(names.get(tid, tid), _get(t, "partitions") or ()))
-    return frozenset(out)
-
-
-def _topic_partition_items(items: Any, topic: str = "topic") -> set[Item]:
-    """(topic, partition) items of a list of ``{topic, partitions}`` (a streams endpoint's partitions; a share
-    group's state record names its field ``topicName``)."""
-    return {x for t in items or () for x in numbered(str(_get(t, topic)), _get(t, "partitions") or ())}
-
-
-def shared_by_count(shared: list[tuple[tuple[str, ...], frozenset[Item]]]) -> list[tuple[int, frozenset[Item]]]:
-    """:meth:`HeartbeatGroup.shared`'s partitions grouped by how many members hold them, fewest first."""
-    by_count: dict[int, set[Item]] = {}
-    for who, items in shared:
-        by_count.setdefault(len(who), set()).update(items)
-    return [(n, frozenset(by_count[n])) for n in sorted(by_count)]
-
-
-def _topic_ids(items: Any) -> set[str]:
-    return {kafka_uuid(_get(t, "topicId")) for t in items or ()}
-
-
-# -- the story's records ------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Step:
-    """An assignment a member was given (``cause`` ``join`` in the answer to its join, else ``assigned``), or
-    what it gave up when fenced (``fenced``):
-    ``epoch`` the member epoch it came with, ``holdings`` what it holds by kind (``partitions``, or the
-    streams kinds of :data:`TASK_KINDS`), ``added``/``revoked`` against the step before, ``reached`` when the
-    member reported owning exactly that (None: not seen). From ``__consumer_offsets`` (``cause`` ``current``
-    or ``target``): ``where`` the record, ``previous_epoch``, ``state``, ``pending`` (revocations pending) and
-    ``repeats`` (records after it that said the same again)."""
-
-    ts: float | None
-    epoch: int | None
-    holdings: Holdings
-    added: dict[str, list[Item]]
-    revoked: dict[str, list[Item]]
-    cause: str = "assigned"
-    reached: float | None = None
-    where: str | None = None
-    previous_epoch: int | None = None
-    state: int | None = None
-    pending: dict[str, list[Item]] = field(default_factory=dict)
-    repeats: int = 0
-
-    def json(self) -> dict:
-        out = {
-            "ts": self.ts,
-            "epoch": self.epoch,
-            "cause": self.cause,
-            "assignment": {k: items_json(v) for k, v in self.holdings.items()},
-            "added": {k: items_json(v) for k, v in self.added.items()},
-            "revoked": {k: items_json(v) for k, v in self.revoked.items()},
-            "reached_ts": self.reached,
-        }
-        if self.where is not None:
-            out.update(
-                {
-                    "where": self.where,
-                    "previous_epoch": self.previous_epoch,
-                    "state": self.state,
-                    "pending_revocation": {k: items_json(v) for k, v in self.pending.items()},
-                    "repeats": self.repeats,
-                }
-            )
-        return out
-
-
-@dataclass(slots=True)
-class HeartbeatMember:
-    """A member of a heartbeat-based group: identity (the latest non-null value of each field its requests or
-    records carried), its steps, heartbeats and errors, and how it ended (``left``: ``leave``, ``static
-    leave``, ``fenced`` or ``removed``, None while a member)."""
-
-    member_id: str
-    client_id: str | None = None
-    instance_id: str | None = None
-    rack_id: str | None = None
-    client_host: str | None = None
-    subscribed_topics: tuple[str, ...] | None = None
-    subscribed_regex: str | None = None
-    server_assignor: str | None = None
-    rebalance_timeout_ms: int | None = None
-    process_id: str | None = None
-    user_endpoint: str | None = None
-    client_tags: dict[str, str] | None = None
-    topology_epoch: int | None = None
-    classic: bool = False  # its records say it joined with the classic protocol (online migration)
-    joined: float | None = None
-    join_epoch: int | None = None
-    epoch: int | None = None
-    heartbeats: int = 0
-    errors: Counter = field(default_factory=Counter)
-    left: str | None = None
-    left_ts: float | None = None
-    steps: list[Step] = field(default_factory=list)
-    target: Step | None = None
-    target_raw: Any = field(default=None, repr=False)
-    target_source: str | None = None
-    dropped: int = 0
-    last_epoch: int | None = field(default=None, repr=False)  # from records, since it last joined
-    _obs: list[tuple] = field(default_factory=list, repr=False)
-
-    @property
-    def label(self) -> str:
-        return f"{self.member_id} ({self.client_id})" if self.client_id else self.member_id
-
-    def holdings(self) -> Holdings | None:
-        """What the member holds at the end of the story (its last step), None when no step was seen."""
-        return self.steps[-1].holdings if self.steps else None
-
-    def json(self) -> dict:
-        from .events import ERROR_NAMES  # (Kafka's error names)
-
-        return {
-            "member_id": self.member_id,
-            "client_id": self.client_id,
-            "instance_id": self.instance_id,
-            "rack_id": self.rack_id,
-            "client_host": self.client_host,
-            "subscribed_topic_names": None if self.subscribed_topics is None else list(self.subscribed_topics),
-            "subscribed_topic_regex": self.subscribed_regex,
-            "server_assignor": self.server_assignor,
-            "rebalance_timeout_ms": self.rebalance_timeout_ms,
-            "process_id": self.process_id,
-            "user_endpoint": self.user_endpoint,
-            "client_tags": self.client_tags,
-            "topology_epoch": self.topology_epoch,
-            "classic": self.classic,
-            "joined_ts": self.joined,
-            "join_epoch": self.join_epoch,
-            "member_epoch": self.epoch,
-            "heartbeats": self.heartbeats,
-            "errors": {str(k): v for k, v in sorted(self.errors.items())},
-            "error_names": {str(k): ERROR_NAMES.get(k) for k in sorted(self.errors)},
-            "left": self.left,
-            "left_ts": self.left_ts,
-            "steps": [s.json() for s in self.steps],
-            "target": None if self.target is None else self.target.json(),
-            "target_source": self.target_source,
-            "observations_dropped": self.dropped,
-        }
-
-
-@dataclass(slots=True)
-class HeartbeatGroup:
-    """A heartbeat-based group (``protocol`` ``consumer`` or ``streams``): its members, its events (joins,
-    leaves, failed heartbeats, in time order), and, from ``__consumer_offsets``, its group epochs and
-    target assignment epoch, and from the last group metadata record the hash of its topics' metadata (4.1+;
-    0 when unknown) and, for a streams group, the topology epoch whose topics were validated (-1: none) and the
-    assignment configuration last used (4.2+). ``classic_generations``: generations of the same group id formed by classic
-    members (JoinGroup/SyncGroup), told as generations beside this story."""
-
-    group: str
-    protocol: str
-    source: str = "capture"
-    members: dict[str, HeartbeatMember] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)
-    first_ts: float | None = None
-    last_ts: float | None = None
-    group_epochs: list[int] = field(default_factory=list)
-    assignment_epoch: int | None = None
-    metadata_hash: int | None = None
-    validated_topology_epoch: int | None = None
-    assignment_configs: dict[str, str] | None = None
-    topology: Any = None
-    status: dict[tuple[int, str], None] = field(default_factory=dict)  # distinct, in the order first seen
-    classic_generations: list[int] = field(default_factory=list)
-    deleted: bool = False
-    endpoint_epoch: int | None = None
-    endpoints: list[tuple[str, tuple[Item, ...], tuple[Item, ...]]] | None = None
-    #: a share group's state: initializing and initialized partitions, deleting topics (items without number)
-    state_partitions: dict[str, frozenset[Item]] | None = None
-
-    def touch(self, ts: float | None) -> None:
-        if ts is not None:
-            self.first_ts = ts if self.first_ts is None else min(self.first_ts, ts)
-            self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
-
-    def member(self, member_id: str) -> HeartbeatMember:
-        m = self.members.get(member_id)
-        if m is None:
-            m = self.members[member_id] = HeartbeatMember(member_id)
-        return m
-
-    def epochs(self) -> list[int]:
-        """The member epochs the group's members were given, in order."""
-        return sorted({s.epoch for m in self.members.values() for s in m.steps if s.epoch is not None and s.epoch > 0})
-
-    def group_epoch(self, epoch: int | None) -> None:
-        """A group epoch a record or a Describe response gave: listed unless it equals the one before."""
-        if epoch is not None and (not self.group_epochs or self.group_epochs[-1] != epoch):
-            self.group_epochs.append(epoch)
-
-    def anomaly(self, ts: float | None, member: str | None, detail: str) -> None:
-        self.events.append(Event(ts, "anomaly", member, None, detail))
-
-    def shared(self) -> list[tuple[tuple[str, ...], frozenset[Item]]]:
-        """The partitions that two or more of the group's members hold at the end of the story (a share group's
-        members share them; in another group it would be a fault), grouped by who holds them: (holders,
-        partitions), so that a holder's name is written once per group of partitions, not once per partition."""
-        holders: dict[Item, list[str]] = {}
-        for m in self.members.values():
-            if m.left is None:
-                for item in (m.holdings() or {}).get(PARTITIONS, ()):
-                    holders.setdefault(item, []).append(m.member_id)
-        by_set: dict[tuple[str, ...], set[Item]] = {}
-        for item, ms in holders.items():
-            if len(ms) > 1:
-                by_set.setdefault(tuple(sorted(ms)), set()).add(item)
-        return sorted((ms, frozenset(items)) for ms, items in by_set.items())
-
-    def json(self) -> dict:
-        """The group in the story's JSON. Shared partitions are grouped by how many members hold them: who
-        they are is each member's holdings (listing them per group could cost a name per shared partition)."""
-        return {
-            "type": "heartbeat-group",
-            "group": self.group,
-            "protocol": self.protocol,
-            "source": self.source,
-            "first_ts": self.first_ts,
-            "last_ts": self.last_ts,
-            "member_epochs": self.epochs(),
-            "group_epochs": self.group_epochs,
-            "assignment_epoch": self.assignment_epoch,
-            "metadata_hash": self.metadata_hash,
-            "validated_topology_epoch": self.validated_topology_epoch,
-            "assignment_configs": self.assignment_configs,
-            "status": [{"code": c, "detail": d} for c, d in self.status],
-            "classic_generations": self.classic_generations,
-            "deleted": self.deleted,
-            "topology": self.topology,
-            "endpoint_information_epoch": self.endpoint_epoch,
-            "shared_partitions": [
-                {"holders": n, "partitions": items_json(items)} for n, items in shared_by_count(self.shared())
-            ],
-            "state_partitions": None
-            if self.state_partitions is None
-            else {state: items_json(items) for state, items in self.state_partitions.items()},
-            "partitions_by_endpoint": None
-            if self.endpoints is None
-            else [{"endpoint": e, "active": items_json(a), "standby": items_json(sb)} for e, a, sb in self.endpoints],
-            "members": [m.json() for m in self.members.values()],
-            "events": [e.json() for e in self.events],
-        }
-
-
 # -- from a capture -----------------------------------------------------------------------------------
 
 _KINDS = {
@@ -437,12 +156,12 @@ def _assignment(protocol: str, body: dict, names: dict[str, str], *, request: bo
     the message says "unchanged" (a null field). A share member's request owns nothing it reports."""
     if protocol != STREAMS:
         if request:
-            items = _get(body, "topicPartitions")
+            items = field_of(body, "topicPartitions")
         else:
-            a = _get(body, "assignment")
-            items = None if a is None else _get(a, "topicPartitions", default=())
-        return None if items is None else {PARTITIONS: _partition_items(items, names)}
-    fields = [(kind, _get(body, name)) for name, kind in _TASK_FIELDS]
+            a = field_of(body, "assignment")
+            items = None if a is None else field_of(a, "topicPartitions", default=())
+        return None if items is None else {PARTITIONS: partition_items_of(items, names)}
+    fields = [(kind, field_of(body, name)) for name, kind in TASK_FIELDS]
     if all(v is None for _, v in fields):
         return None
     return {kind: task_items(v) for kind, v in fields if v is not None}
@@ -471,9 +190,9 @@ class HeartbeatStory:
 
     def request(self, ts: float, api_key: int, client_id: str | None, body: dict) -> PendingHeartbeat:
         protocol = PROTOCOLS[api_key]
-        name = _get(body, "groupId", default="")
-        member_id = _get(body, "memberId", default="")
-        epoch = _get(body, "memberEpoch", default=0)
+        name = field_of(body, "groupId", default="")
+        member_id = field_of(body, "memberId", default="")
+        epoch = field_of(body, "memberEpoch", default=0)
         g = self.group(name, protocol)
         g.touch(ts)
         if member_id:
@@ -491,23 +210,23 @@ class HeartbeatStory:
             epoch,
             client_id,
             body if not member_id and epoch == 0 else None,
-            _get(body, "topology") if protocol == STREAMS else None,
+            field_of(body, "topology") if protocol == STREAMS else None,
         )
 
     def response(self, ts: float, req: PendingHeartbeat, body: dict) -> None:
         protocol = PROTOCOLS[req.api_key]
         g = self.group(req.group, protocol)
         g.touch(ts)
-        error = _get(body, "errorCode", default=0)
-        member_id = _get(body, "memberId") or req.member_id
+        error = field_of(body, "errorCode", default=0)
+        member_id = field_of(body, "memberId") or req.member_id
         if protocol == STREAMS:
-            for s in _get(body, "status") or ():
-                g.status.setdefault((_get(s, "statusCode"), _get(s, "statusDetail", default="")), None)
+            for s in field_of(body, "status") or ():
+                g.status.setdefault((field_of(s, "statusCode"), field_of(s, "statusDetail", default="")), None)
             self._endpoints(g, body, error)
         if req.topology is not None and not error:
             g.topology = req.topology
         if not member_id:  # a join refused before the coordinator named the member
-            g.events.append(Event(ts, "join", None, error, _get(body, "errorMessage") or ""))
+            g.events.append(Event(ts, "join", None, error, field_of(body, "errorMessage") or ""))
             return
         m = g.member(member_id)
         if req.join is not None:
@@ -515,7 +234,7 @@ class HeartbeatStory:
         if m.client_id is None and req.client_id is not None:
             m.client_id = req.client_id
         given = None if error else _assignment(protocol, body, {}, request=False)
-        epoch = _get(body, "memberEpoch")
+        epoch = field_of(body, "memberEpoch")
         if error or given is not None or req.epoch <= 0 or epoch != m.epoch:
             self._observe(
                 m,
@@ -525,7 +244,7 @@ class HeartbeatStory:
                     req.epoch,
                     epoch,
                     error,
-                    _get(body, "errorMessage"),
+                    field_of(body, "errorMessage"),
                     given,
                     self._raw(protocol, body, request=False),
                 ),
@@ -538,16 +257,16 @@ class HeartbeatStory:
         """The partitions of every member's endpoint (Interactive Queries) a streams response carries, with
         its endpoint information epoch: the group keeps those of the highest epoch (frames do not come out in
         time order). Null: unchanged for that member; each endpoint's partitions are active and standby."""
-        items = _get(body, "partitionsByUserEndpoint")
-        epoch = _get(body, "endpointInformationEpoch")
+        items = field_of(body, "partitionsByUserEndpoint")
+        epoch = field_of(body, "endpointInformationEpoch")
         if error or items is None or epoch is None or (g.endpoint_epoch is not None and epoch < g.endpoint_epoch):
             return
         g.endpoint_epoch = epoch
         g.endpoints = sorted(
             (
-                f"{_get(_get(e, 'userEndpoint'), 'host')}:{_get(_get(e, 'userEndpoint'), 'port')}",
-                tuple(sorted(_topic_partition_items(_get(e, "activePartitions")))),
-                tuple(sorted(_topic_partition_items(_get(e, "standbyPartitions")))),
+                f"{field_of(field_of(e, 'userEndpoint'), 'host')}:{field_of(field_of(e, 'userEndpoint'), 'port')}",
+                tuple(sorted(topic_partition_items(field_of(e, "activePartitions")))),
+                tuple(sorted(topic_partition_items(field_of(e, "standbyPartitions")))),
             )
             for e in items
         )
@@ -559,29 +278,29 @@ class HeartbeatStory:
         share group's assignments carry."""
         protocol = PROTOCOLS[api_key]
         api = DESCRIBE_APIS[api_key]
-        for gd in _get(body, "groups") or ():
-            if _get(gd, "errorCode"):
+        for gd in field_of(body, "groups") or ():
+            if field_of(gd, "errorCode"):
                 continue
-            g = self.group(_get(gd, "groupId", default=""), protocol)
+            g = self.group(field_of(gd, "groupId", default=""), protocol)
             g.touch(ts)
-            g.group_epoch(_get(gd, "groupEpoch"))
-            g.assignment_epoch = _get(gd, "assignmentEpoch", default=g.assignment_epoch)
-            for md in _get(gd, "members") or ():
-                m = g.member(_get(md, "memberId", default=""))
-                self._identity(g, m, md, _get(md, "clientId"), ts)
-                m.client_host = _get(md, "clientHost", default=m.client_host)
-                m.topology_epoch = _get(md, "topologyEpoch", default=m.topology_epoch)
-                current, target = _get(md, "assignment"), _get(md, "targetAssignment")
+            g.group_epoch(field_of(gd, "groupEpoch"))
+            g.assignment_epoch = field_of(gd, "assignmentEpoch", default=g.assignment_epoch)
+            for md in field_of(gd, "members") or ():
+                m = g.member(field_of(md, "memberId", default=""))
+                self._identity(g, m, md, field_of(md, "clientId"), ts)
+                m.client_host = field_of(md, "clientHost", default=m.client_host)
+                m.topology_epoch = field_of(md, "topologyEpoch", default=m.topology_epoch)
+                current, target = field_of(md, "assignment"), field_of(md, "targetAssignment")
                 if protocol != STREAMS:
                     for a in (current, target):
-                        for t in _get(a, "topicPartitions") or ():
-                            self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+                        for t in field_of(a, "topicPartitions") or ():
+                            self.topic_name(field_of(t, "topicId"), field_of(t, "topicName"))
                 self._observe(
                     m,
                     (
                         ts,
                         "described",
-                        _get(md, "memberEpoch"),
+                        field_of(md, "memberEpoch"),
                         self._described(protocol, current),
                         self._raw(protocol, current, request=True),
                     ),
@@ -595,18 +314,20 @@ class HeartbeatStory:
     @staticmethod
     def _described(protocol: str, a: Any) -> Holdings:
         if protocol != STREAMS:
-            return {PARTITIONS: _partition_items(_get(a, "topicPartitions"), {})}
-        return {kind: task_items(_get(a, name)) for name, kind in _TASK_FIELDS}
+            return {PARTITIONS: partition_items_of(field_of(a, "topicPartitions"), {})}
+        return {kind: task_items(field_of(a, name)) for name, kind in TASK_FIELDS}
 
     def _raw(self, protocol: str, body: dict, *, request: bool) -> Any:
         """Topic ids of a consumer or share heartbeat's partitions (labels wait for names seen later)."""
         if protocol == STREAMS:
             return None
-        items = _get(body, "topicPartitions") if request else _get(_get(body, "assignment"), "topicPartitions")
+        items = (
+            field_of(body, "topicPartitions") if request else field_of(field_of(body, "assignment"), "topicPartitions")
+        )
         return (
             None
             if items is None
-            else tuple((kafka_uuid(_get(t, "topicId")), tuple(_get(t, "partitions") or ())) for t in items)
+            else tuple((kafka_uuid(field_of(t, "topicId")), tuple(field_of(t, "partitions") or ())) for t in items)
         )
 
     @staticmethod
@@ -634,24 +355,24 @@ class HeartbeatStory:
             ("server_assignor", "serverAssignor"),
             ("process_id", "processId"),
         ):
-            v = _get(body, key)
+            v = field_of(body, key)
             if v is not None:
                 setattr(m, attr, v)
-        topics = _get(body, "subscribedTopicNames")
+        topics = field_of(body, "subscribedTopicNames")
         if topics is not None:
             m.subscribed_topics = tuple(topics)
-        timeout = _get(body, "rebalanceTimeoutMs", default=-1)
+        timeout = field_of(body, "rebalanceTimeoutMs", default=-1)
         if timeout is not None and timeout != -1:
             m.rebalance_timeout_ms = timeout
-        ep = _get(body, "userEndpoint")
+        ep = field_of(body, "userEndpoint")
         if ep is not None:
-            m.user_endpoint = f"{_get(ep, 'host')}:{_get(ep, 'port')}"
-        tags = _get(body, "clientTags")
+            m.user_endpoint = f"{field_of(ep, 'host')}:{field_of(ep, 'port')}"
+        tags = field_of(body, "clientTags")
         if tags is not None:
-            given = {_get(t, "key"): _get(t, "value") for t in tags}
+            given = {field_of(t, "key"): field_of(t, "value") for t in tags}
             repeated, m.client_tags = len(given) < len(tags) and given != m.client_tags, given
             if repeated:  # once for each time the tags change, not for each heartbeat that repeats them
-                keys = Counter(_get(t, "key") for t in tags)
+                keys = Counter(field_of(t, "key") for t in tags)
                 twice = sorted({str(k) for k, n in keys.items() if n > 1})
                 g.anomaly(
                     ts,
@@ -659,9 +380,9 @@ class HeartbeatStory:
                     f"client tag key {', '.join(map(repr, twice[:5]))} given twice"
                     f"{f' at {where}' if where else ''}; the last value is kept",
                 )
-        topo = _get(body, "topology")
+        topo = field_of(body, "topology")
         if topo is not None:
-            m.topology_epoch = _get(topo, "epoch")
+            m.topology_epoch = field_of(topo, "epoch")
 
     # -- __consumer_offsets records ----------------------------------------------------------------------
 
@@ -670,8 +391,8 @@ class HeartbeatStory:
         ``key``/``value`` in Kafka's JSON, ``value`` None for a tombstone), in record order."""
         protocol = STREAMS if name.startswith("Streams") else SHARE if name.startswith("Share") else CONSUMER
         kind = name.removeprefix("ConsumerGroup").removeprefix("StreamsGroup").removeprefix("ShareGroup")
-        g = self.group(_get(key, "groupId", default=""), protocol, "__consumer_offsets")
-        member_id = _get(key, "memberId")
+        g = self.group(field_of(key, "groupId", default=""), protocol, "__consumer_offsets")
+        member_id = field_of(key, "memberId")
         m = g.member(member_id) if member_id is not None else None
         if value is None:
             if kind == "Metadata":
@@ -695,15 +416,15 @@ class HeartbeatStory:
                 )
             )
         if kind == "Metadata":
-            g.group_epoch(_get(value, "epoch"))
-            g.metadata_hash = _get(value, "metadataHash")
+            g.group_epoch(field_of(value, "epoch"))
+            g.metadata_hash = field_of(value, "metadataHash")
             if protocol == STREAMS:
-                g.validated_topology_epoch = _get(value, "validatedTopologyEpoch")
-                configs = _get(value, "lastAssignmentConfigs")
-                g.assignment_configs = {_get(c, "key"): _get(c, "value") for c in configs} if configs else None
+                g.validated_topology_epoch = field_of(value, "validatedTopologyEpoch")
+                configs = field_of(value, "lastAssignmentConfigs")
+                g.assignment_configs = {field_of(c, "key"): field_of(c, "value") for c in configs} if configs else None
         elif kind == "PartitionMetadata":
-            for t in _get(value, "topics") or ():
-                self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+            for t in field_of(value, "topics") or ():
+                self.topic_name(field_of(t, "topicId"), field_of(t, "topicName"))
         elif kind == "StatePartitionMetadata":  # the share-group state of the group's partitions
             g.state_partitions = {}
             for state, field_name in (
@@ -711,16 +432,16 @@ class HeartbeatStory:
                 ("initialized", "initializedTopics"),
                 ("deleting", "deletingTopics"),
             ):
-                items = _get(value, field_name) or ()
+                items = field_of(value, field_name) or ()
                 for t in items:
-                    self.topic_name(_get(t, "topicId"), _get(t, "topicName"))
+                    self.topic_name(field_of(t, "topicId"), field_of(t, "topicName"))
                 g.state_partitions[state] = frozenset(
-                    _topic_partition_items(items, "topicName")
+                    topic_partition_items(items, "topicName")
                     if state != "deleting"
-                    else ((str(_get(t, "topicName")), None) for t in items)
+                    else ((str(field_of(t, "topicName")), None) for t in items)
                 )
         elif kind == "TargetAssignmentMetadata":
-            g.assignment_epoch = _get(value, "assignmentEpoch")
+            g.assignment_epoch = field_of(value, "assignmentEpoch")
             for other in g.members.values():
                 if other.target is not None and other.target.epoch is None:
                     other.target.epoch = g.assignment_epoch
@@ -730,10 +451,10 @@ class HeartbeatStory:
             if m.left is not None or (not m.steps and m.target is None and m.client_id is None):
                 g.events.append(Event(None, "join", member_id, None, f"member metadata at {where}"))
             m.left = None
-            self._identity(g, m, value, _get(value, "clientId"), None, where)
-            m.client_host = _get(value, "clientHost", default=m.client_host)
-            m.topology_epoch = _get(value, "topologyEpoch", default=m.topology_epoch)
-            m.classic = _get(value, "classicMemberMetadata") is not None
+            self._identity(g, m, value, field_of(value, "clientId"), None, where)
+            m.client_host = field_of(value, "clientHost", default=m.client_host)
+            m.topology_epoch = field_of(value, "topologyEpoch", default=m.topology_epoch)
+            m.classic = field_of(value, "classicMemberMetadata") is not None
         elif m is not None and kind == "TargetAssignmentMember":
             new = self._record_holdings(protocol, value, "")
             self._after_leave(g, m, new, f"target assignment record at {where}")
@@ -748,7 +469,11 @@ class HeartbeatStory:
         """A current member assignment record: a step, or a repeat of the step before when it says the same."""
         new = self._record_holdings(protocol, value, "")
         pending = {k: sorted(v) for k, v in self._record_holdings(protocol, value, "PendingRevocation").items() if v}
-        epoch, previous, state = _get(value, "memberEpoch"), _get(value, "previousMemberEpoch"), _get(value, "state")
+        epoch, previous, state = (
+            field_of(value, "memberEpoch"),
+            field_of(value, "previousMemberEpoch"),
+            field_of(value, "state"),
+        )
         last = m.steps[-1] if m.steps else None
         if (
             last is not None
@@ -800,9 +525,11 @@ class HeartbeatStory:
         give up). Partitions are labelled with topic ids here and named at the end (:meth:`finish`)."""
         if protocol != STREAMS:
             field_name = "partitionsPendingRevocation" if suffix else None
-            items = _get(value, field_name) if field_name else _get(value, "assignedPartitions", "topicPartitions")
-            return {PARTITIONS: _partition_items(items, {})}
-        return {kind: task_items(_get(value, f"{name}{suffix}")) for name, kind in _TASK_FIELDS}
+            items = (
+                field_of(value, field_name) if field_name else field_of(value, "assignedPartitions", "topicPartitions")
+            )
+            return {PARTITIONS: partition_items_of(items, {})}
+        return {kind: task_items(field_of(value, f"{name}{suffix}")) for name, kind in TASK_FIELDS}
 
     # -- settling ---------------------------------------------------------------------------------------
 

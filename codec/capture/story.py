@@ -54,6 +54,8 @@ from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, kafka_frames
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, SNAP_LENGTH, Gap
 from ..wire.builder import decode_wire
+from ..causes import RecordCauses, Rebalance
+from .storycauses import StoryCauses, detect
 from .storygroups import GroupGenerations
 from .storymodel import (
     API_NAMES,
@@ -122,6 +124,7 @@ class _Story:
         # connection -> (protocol type, protocol names) of its last JoinGroup request
         self.offered: OrderedDict[int, tuple[str, tuple[str, ...]]] = OrderedDict()
         self.hb = HeartbeatStory()
+        self.causes = StoryCauses()
 
     def _group(self, name: str) -> GroupGenerations:
         g = self.groups.get(name)
@@ -207,13 +210,16 @@ class _Story:
         self.requests.clear()
         for name in sorted(self.groups):
             if self.only is None or name == self.only:
-                for g in self.groups[name].finish():
+                gens = self.groups[name].finish()
+                self.causes.settle_classic(name, gens)
+                for g in gens:
                     s.generations += g.generation is not None
                     yield g
         classic = {name: [k for k in g.generations] for name, g in self.groups.items()}
         for hg in self.hb.finish(classic):
             if self.only is None or hg.group == self.only:
                 s.heartbeat_groups += 1
+                self.causes.settle_epochs(hg)
                 yield hg
 
     # -- one frame --------------------------------------------------------------------------------------
@@ -261,13 +267,17 @@ class _Story:
                 self.hb.describe(e.ts, e.api_key, body)
         elif e.direction == "request":
             gf.group, gf.member = body.get("groupId"), body.get("memberId") or None
-            pending = self.hb.request(e.ts, e.api_key, gf.message["header"].get("clientId"), body)
+            client_id = gf.message["header"].get("clientId")
+            pending = self.hb.request(e.ts, e.api_key, client_id, body)
+            self.causes.hb_request(e.ts, (gf.conn, gf.correlation_id), e.api_key, client_id, body, gf.broker)
             self._remember(_Request(gf, pending))
         else:
             gf.error_code = body.get("errorCode")
             gf.member = body.get("memberId") or gf.member
             if req is not None and isinstance(req.body, PendingHeartbeat):
                 self.hb.response(e.ts, req.body, body)
+                key = (gf.conn, gf.correlation_id)
+                self.causes.hb_response(e.ts, key, e.api_key, req.body.group, req.body.member_id or None, body)
         return gf
 
     def _frame(self, e: KafkaFrame) -> GroupFrame:
@@ -308,6 +318,7 @@ class _Story:
         gf.group, gf.generation = body.group_id, getattr(body, "generation_id", None)
         gf.member = getattr(body, "member_id", None)
         group = self._group(body.group_id)
+        self.causes.coordinator(gf.ts, body.group_id, gf.broker)
         ev = None
         if gf.api_key == 14:
             ptype, pname = self._protocol(group, body.generation_id, gf.conn)
@@ -331,6 +342,7 @@ class _Story:
             )
             ev = Event(gf.ts, "leave", ", ".join(m[0] for m in members), None, detail)
             group.event(ev)
+            self.causes.left(gf.ts, body.group_id, members, gf.conn)
         elif gf.api_key == 12 and body.generation_id >= 0:
             group.generation(body.generation_id, gf.ts).member(body.member_id).heartbeats += 1
         if gf.api_key == 11:
@@ -384,6 +396,8 @@ class _Story:
             frame = decode_response_frame(data, gf.api_key, gf.api_version, protocol_type=ptype, protocol_name=pname)
         except DecodeError as e:
             self._failed(gf, e)
+            if gf.api_key == 14 and group is not None:
+                self.causes.sync_unread(gf.ts, group.name, gf.generation, gf.member)
             return
         gf.frame = frame
         gf.error_code = frame.body.error_code
@@ -394,7 +408,9 @@ class _Story:
             self._joined(group, gf, req, frame.body)
         elif gf.api_key == 14:
             self._synced(group, gf, frame.body)
-        elif gf.api_key == 12 and gf.error_code:
+        elif gf.api_key == 12:
+            self.causes.heartbeat(gf.ts, group.name, gf.member, gf.error_code)
+        if gf.api_key == 12 and gf.error_code:
             gen = group.generations.get(gf.generation) if gf.generation is not None else None
             if gen is not None and gf.member is not None:  # (a HeartbeatRequest names its member)
                 gen.member(gf.member).heartbeat_errors[gf.error_code] += 1
@@ -408,6 +424,7 @@ class _Story:
     def _joined(self, group: GroupGenerations, gf: GroupFrame, request: _Request, resp) -> None:
         req = request.body
         gf.member = resp.member_id or gf.member
+        self.causes.joined(request.frame.ts, group.name, req, resp, request.client_id, self._where(gf), gf.conn)
         if resp.error_code:
             detail = f"member id assigned {resp.member_id}" if resp.error_code == 79 and resp.member_id else ""
             group.event(Event(gf.ts, "join", gf.member or req.member_id or None, resp.error_code, detail))
@@ -432,6 +449,7 @@ class _Story:
         gen.touch(gf.ts)
 
     def _synced(self, group: GroupGenerations, gf: GroupFrame, resp) -> None:
+        self.causes.synced(gf.ts, group.name, gf.generation, gf.member, gf.error_code)
         if gf.error_code:
             group.event(Event(gf.ts, "sync", gf.member, gf.error_code), gf.generation)
             return
@@ -491,6 +509,8 @@ def offsets_story(
     summary = summary if summary is not None else CaptureSummary()
     groups: dict[str, GroupGenerations] = {}
     hb = HeartbeatStory()
+    causes = RecordCauses()
+    rebalances: dict[tuple[str, str], list[Rebalance]] = {}  # (group, protocol) -> its rebalances, in order
     told = 0
     for rec in records:
         summary.records += 1
@@ -507,6 +527,8 @@ def offsets_story(
             elif _tell(summary, rec, 1, told, max_told):
                 told += 1
                 hb.record(rec.where, rec.key_schema.removesuffix("Key"), rec.key, rec.value)
+                for r in causes.record(rec):
+                    rebalances.setdefault((r.group, r.protocol), []).append(r)
             continue
         name = rec.key.group
         if group is not None and name != group:
@@ -526,13 +548,25 @@ def offsets_story(
             g.event(Event(None, "deleted", None, None, f"tombstone at {rec.where}"))
         else:
             _snapshot_record(g, rec)
+        for r in causes.record(rec):
+            rebalances.setdefault((name, "classic"), []).append(r)
     for name in sorted(groups):
+        group_rebalances = rebalances.get((name, "classic"), [])
+        findings: dict[int, list] = {}
+        for f in detect(group_rebalances):
+            findings.setdefault(f.number, []).append(f)
+        told_causes = {r.generation: r for r in group_rebalances}
         for gen in groups[name].finish():
             summary.generations += gen.generation is not None
+            if gen.generation is not None:
+                gen.rebalance = told_causes.get(gen.generation)
+                gen.findings = findings.get(gen.generation, [])
             yield gen
     classic = {name: list(g.generations) for name, g in groups.items()}
     for hg in hb.finish(classic):
         summary.heartbeat_groups += 1
+        hg.epoch_causes = rebalances.get((hg.group, hg.protocol), [])
+        hg.findings = detect(hg.epoch_causes)
         yield hg
 
 

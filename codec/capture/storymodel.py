@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from ..causes import Rebalance
+from ..causes.detectors import Finding
 from ..errors import DecodeError
 from ..group.consumer import ConsumerMessage
 from ..group.frames import RequestFrame, ResponseFrame
@@ -167,7 +169,9 @@ class Changes:
 @dataclass(slots=True)
 class Generation:
     """One generation of one group (``generation`` None: events of a group outside any generation).
-    ``source`` is ``capture`` or ``__consumer_offsets``; ``joined`` tells whether its JoinGroup was seen."""
+    ``source`` is ``capture`` or ``__consumer_offsets``; ``joined`` tells whether its JoinGroup was seen;
+    ``rebalance`` why it formed (:mod:`codec.causes`: its main cause and every cause found); ``findings`` what the
+    loop and storm detectors (:mod:`codec.causes.detectors`) found when it formed."""
 
     group: str
     generation: int | None
@@ -183,6 +187,8 @@ class Generation:
     last_ts: float | None = None
     state_timestamp: int | None = None
     changes: Changes | None = None
+    rebalance: Rebalance | None = None
+    findings: list[Finding] = field(default_factory=list)
 
     def touch(self, ts: float | None) -> None:
         if ts is not None:
@@ -196,7 +202,9 @@ class Generation:
         return m
 
     def json(self) -> dict:
-        return {
+        """The generation in the story's JSON; ``cause`` (and ``causes`` when more than one was found) as
+        :meth:`codec.causes.Rebalance.cause_json` writes them."""
+        out = {
             "type": "generation",
             "group": self.group,
             "generation": self.generation,
@@ -212,6 +220,11 @@ class Generation:
             "events": [e.json() for e in self.events],
             "changes": None if self.changes is None else self.changes.json(),
         }
+        if self.rebalance is not None:
+            out.update(self.rebalance.cause_json())
+        if self.findings:
+            out["findings"] = [f.json() for f in self.findings]
+        return out
 
 
 @dataclass(frozen=True, slots=True)

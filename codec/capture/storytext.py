@@ -1,9 +1,10 @@
 """The readable layout of a rebalance story (``rebalance-codec capture``), in the spirit of ``git log --stat``.
 
-A generation is a header line (number, protocol, leader, time span), the changes from the previous
+A generation is a header line (number, protocol, leader, time span), why it formed (its main cause and every
+other cause found, each with its confidence and evidence: :mod:`codec.causes`), the changes from the previous
 generation, each member (identity and offered protocols; the subscription and assignment through the
 ConsumerProtocol and Kafka Streams layers; heartbeats, sync errors, leaving) and the events. A heartbeat-based
-group (:func:`render_heartbeat_group`) is its member epochs, then each member with its steps (epoch, time,
+group (:func:`render_heartbeat_group`) is its member epochs (each with its causes), then each member with its steps (epoch, time,
 what it holds, what was added and revoked, when it reached it; for a streams member its active, standby and
 warm-up tasks; for a share member the partitions it shares and with whom), then the events. The summary
 gives the input's counts, the frames lost with TCP holes given up at the limits, and the first problems of
@@ -26,6 +27,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 
+from ..causes import Rebalance
 from ..kafka4.pretty import STREAMS_STATUS as _STREAMS_STATUS
 from ..pretty import MAX_SHOWN, bounded
 from ..streams.pretty import describe_epoch_ms, describe_error_code
@@ -45,7 +47,7 @@ from .story import (
     subscription_layers,
 )
 
-__all__ = ["render_generation", "render_heartbeat_group", "render_summary"]
+__all__ = ["render_generation", "render_heartbeat_group", "render_summary", "cause_lines", "finding_lines"]
 
 SHOWN_PROBLEMS = 5
 SHOWN_EVENTS = 200
@@ -243,6 +245,9 @@ def render_generation(g: Generation) -> str:
     elif g.state_timestamp not in (None, -1):
         head += f"  state at {describe_epoch_ms(g.state_timestamp)}"
     lines = [head]
+    if g.rebalance is not None:
+        lines += cause_lines(g.rebalance, _I)
+    lines += finding_lines(g.findings, _I)
     if g.generation is not None and not g.joined:
         lines.append(f"{_I}(its JoinGroup was not captured: members known from later frames only)")
     lines += _change_lines(g)
@@ -262,6 +267,28 @@ def render_generation(g: Generation) -> str:
             lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
         lines += _more(len(g.events), SHOWN_EVENTS, "events")
     return "\n".join(lines)
+
+
+def cause_lines(r: Rebalance, indent: str) -> list[str]:
+    """Why a generation or epoch formed: its main cause, then every other cause found, each with its kind, its
+    confidence, its detail and its evidence (time and what)."""
+    lines = []
+    for i, c in enumerate(r.causes):
+        title = "cause" if i == 0 else "also "
+        lines.append(f"{indent}{title}  {c.kind} ({c.confidence}): {_p(c.detail) if c.detail else '-'}")
+        for e in c.evidence:
+            lines.append(f"{indent}{_I * 2}{_when(e.ts) if e.ts is not None else '-'}  {_p(e.what)}")
+    return lines
+
+
+def finding_lines(findings, indent: str) -> list[str]:
+    """The loop and storm detectors' findings (:mod:`codec.causes.detectors`), each with its evidence."""
+    lines = []
+    for f in findings:
+        lines.append(f"{indent}finding  {f.check} ({f.severity}): {_p(f.detail)}")
+        for e in f.evidence[: SHOWN_PROBLEMS * 2]:
+            lines.append(f"{indent}{_I * 2}{_when(e.ts) if e.ts is not None else '-'}  {_p(e.what)}")
+    return lines
 
 
 def _more(n: int, shown: int, what: str) -> list[str]:
@@ -511,6 +538,13 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
     if g.deleted:
         facts.append("deleted (tombstone)")
     lines.append(f"{_I}" + "; ".join(facts))
+    if g.epoch_causes:
+        lines.append(f"{_I}epochs:")
+        for r in g.epoch_causes[:SHOWN_EVENTS]:
+            lines.append(f"{_I * 2}epoch {r.epoch}  {_when(r.ts) if r.ts is not None else '-'}")
+            lines += cause_lines(r, _I * 3)
+            lines += finding_lines([f for f in g.findings if f.number == r.epoch], _I * 3)
+        lines += _more(len(g.epoch_causes), SHOWN_EVENTS, "epochs")
     if isinstance(g.topology, dict):
         lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))
     if g.assignment_configs:

@@ -62,6 +62,8 @@ from .vocabulary import (
 __all__ = ["ClassicGroup", "MAX_SINCE", "reason_kind", "COORDINATOR_ERRORS", "NO_REBALANCE"]
 
 MAX_SINCE = 4096  # observations kept between two generations (the rest are counted)
+#: a member gone sooner than this share of its session timeout after its last heartbeat did not time out
+SESSION_SLACK = 0.9
 NO_REBALANCE = 2**63 - 1  # AssignmentInfo.nextRebalanceMs when none is scheduled (Long.MAX_VALUE)
 EARLIEST_PROBEABLE_VERSION = 3
 #: errors that say the coordinator moved or is not (yet) serving the group
@@ -143,7 +145,7 @@ class ClassicGroup:
         self.owners_before: dict | None = None  # item -> member, in the generation before the previous one
         self.since = _since()
         self.last_hb: dict[str, float] = {}
-        self.heartbeating: set[str] = set()  # members whose heartbeats the input shows
+        self.visible: set[str] = set()  # members whose own heartbeats or SyncGroup answers the input shows
         self.coordinator: str | None = None
         self.last_ts: float | None = None
 
@@ -160,9 +162,9 @@ class ClassicGroup:
         if ts is not None:
             self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
         if isinstance(obs, Heartbeat):
-            self.heartbeating.add(obs.member)
+            self.visible.add(obs.member)
             if obs.error_code == 0:
-                self.last_hb[obs.member] = obs.ts
+                self.last_hb[obs.member] = obs.until if obs.until is not None else obs.ts
             elif obs.error_code == REBALANCE_IN_PROGRESS:
                 seen = self.since.rip.setdefault(obs.member, [obs.ts, obs.ts])
                 seen[0], seen[1] = min(seen[0], obs.ts), max(seen[1], obs.ts)
@@ -192,6 +194,9 @@ class ClassicGroup:
         return None
 
     def _assigned(self, obs: Assigned) -> None:
+        if obs.answered and obs.ts is not None:
+            self.visible.add(obs.member)
+            self.last_hb[obs.member] = max(self.last_hb.get(obs.member, obs.ts), obs.ts)
         if self.generation is not None and obs.generation == self.generation:
             self.assign[obs.member] = (obs.facts, obs.ts)
         elif self.generation is None or obs.generation > self.generation:
@@ -212,6 +217,9 @@ class ClassicGroup:
                 self.complete = self.complete or f.complete
                 self.leader = self.leader or f.leader
             return None
+        later = [j for j in self.since.joins if j.generation is not None and j.generation > f.generation]
+        if later:  # joins that formed a later generation: told with it
+            self.since.joins = [j for j in self.since.joins if j.generation is None or j.generation <= f.generation]
         now = {m.member_id: m for m in f.members}
         joined_facts = {j.member: j.facts for j in self.since.joins if j.member and j.facts is not None}
         now = {mid: _merged(joined_facts.get(mid), m) for mid, m in now.items()}
@@ -221,7 +229,7 @@ class ClassicGroup:
             self._newcomer_rules(found, f, now)
             self._membership_rules(found, f, now)
             self._subscription_rules(found, now)
-            self._assignment_rules(found, f)
+            self._assignment_rules(found, f, now)
             self._first_rejoin_rule(found, f, now)
         if not found:
             self._fallback(found, f)
@@ -235,8 +243,10 @@ class ClassicGroup:
             found.causes(),
             self.generation,
             self.source,
+            instances={mid: m.instance_id for mid, m in now.items() if m.instance_id},
         )
         self._advance(f, now)
+        self.since.joins = later
         return rebalance
 
     def _advance(self, f: Formed, now: dict[str, MemberFacts]) -> None:
@@ -252,11 +262,21 @@ class ClassicGroup:
         if f.ts is not None:
             for m in now:
                 self.last_hb[m] = max(self.last_hb.get(m, f.ts), f.ts)
-        self.heartbeating &= keep
+        self.visible &= keep
+
+    def moved(self) -> int | None:
+        """The partitions or tasks the current generation moved (items whose owner changed from the generation
+        before), when both generations' assignments are whole in the input; else None."""
+        now = self._owners()
+        if now is None or self.owners_before is None:
+            return None
+        return sum(1 for item in set(now) | set(self.owners_before) if now.get(item) != self.owners_before.get(item))
 
     def _owners(self) -> dict | None:
         """Item -> member of the previous generation, when every member's assignment is known."""
         if not self.complete or not self.members or set(self.members) - set(self.assign):
+            return None
+        if any(facts.items is None for facts, _ in self.assign.values()):
             return None
         owners = {}
         for mid, (facts, _) in self.assign.items():
@@ -311,20 +331,33 @@ class ClassicGroup:
                     f"{label} left: its poll interval (max.poll.interval.ms) expired",
                     [Evidence(lv.ts, f"LeaveGroup from {label}{said}")],
                 )
+            elif lv.rejoined is not None and not lv.reason and lv.how == "leave-group":
+                found.add(
+                    REBALANCE_TIMEOUT,
+                    lv.member,
+                    f"{label} left and its client joined again at {when(lv.rejoined)} without closing its connection: "
+                    "a client leaves on its own when its poll interval (max.poll.interval.ms) expires",
+                    [
+                        Evidence(lv.ts, f"LeaveGroup from {label}, no reason given"),
+                        Evidence(lv.rejoined, "JoinGroup from the same connection"),
+                    ],
+                    confidence=LIKELY,
+                    at=lv.ts,
+                )
             else:
                 what = "static member left" if lv.how == "static-leave" else "left"
                 found.add(
                     MEMBER_LEFT, lv.member, f"{label} {what}{said}", [Evidence(lv.ts, f"LeaveGroup from {label}{said}")]
                 )
+        moves = [
+            (e.ts, f"{e.api or 'response'} error {e.error_code} {COORDINATOR_ERRORS[e.error_code]}")
+            for e in s.errors
+            if e.error_code in COORDINATOR_ERRORS
+        ]
+        moves += [(o.ts, f"the group's requests went to {o.coordinator} (before: {before})") for o, before in s.moved]
+        self._coordinator_rule(found, moves, prev, fresh)
         for e in s.errors:
-            if e.error_code in COORDINATOR_ERRORS:
-                found.add(
-                    COORDINATOR_MOVED,
-                    None,
-                    f"{COORDINATOR_ERRORS[e.error_code]} answered a {e.api or 'group'} request",
-                    [Evidence(e.ts, f"{e.api or 'response'} error {e.error_code} {COORDINATOR_ERRORS[e.error_code]}")],
-                )
-            elif e.error_code == FENCED_INSTANCE_ID and e.member:
+            if e.error_code == FENCED_INSTANCE_ID and e.member:
                 label = _label(e.member, prev.get(e.member))
                 found.add(
                     STATIC_MEMBER_REPLACED,
@@ -332,13 +365,6 @@ class ClassicGroup:
                     f"{label} was fenced: another member took its group.instance.id",
                     [Evidence(e.ts, f"{e.api or 'response'} to {label}: 82 FENCED_INSTANCE_ID")],
                 )
-        for obs, before in s.moved:
-            found.add(
-                COORDINATOR_MOVED,
-                None,
-                f"the coordinator moved from {before} to {obs.coordinator}",
-                [Evidence(obs.ts, f"the group's requests went to {obs.coordinator} (before: {before})")],
-            )
         for j in s.joins:  # an existing member's reason
             if not j.member or j.member not in prev or j.member in fresh:
                 continue
@@ -354,6 +380,31 @@ class ClassicGroup:
                 f"{label} rejoined: '{j.reason}'",
                 [Evidence(j.ts, f"JoinGroup from {label} (reason '{j.reason}')")],
             )
+
+    def _coordinator_rule(self, found: Findings, moves: list, prev: dict, fresh: dict) -> None:
+        """The coordinator moved (``moves``: when, and what showed it), and an existing member rejoined after it
+        before anything else set a rebalance off (no new member, no leave, no one told of a rebalance): the move is
+        a cause. A move the group rode out (its members carried on with the new coordinator) is none."""
+        timed = [m for m in moves if m[0] is not None]
+        if not moves:
+            return
+        if not timed:  # (no times: the move is all the input shows)
+            found.add(COORDINATOR_MOVED, None, "the coordinator moved", [Evidence(None, w) for _, w in moves])
+            return
+        first = min(t for t, _ in timed)
+        s = self.since
+        others = [j.ts for j in fresh.values() if j.ts is not None] + [lv.ts for lv in s.leaves if lv.ts is not None]
+        others += [r[0] for r in s.rip.values()]
+        rejoin = min((j.ts for j in s.joins if j.member in prev and j.ts is not None and j.ts >= first), default=None)
+        if rejoin is None or any(t <= rejoin for t in others):
+            return
+        found.add(
+            COORDINATOR_MOVED,
+            None,
+            "the coordinator moved and the members rejoined with the new one",
+            [Evidence(t, w) for t, w in sorted(timed)] + [Evidence(rejoin, "first rejoin after the move")],
+            at=first,
+        )
 
     def _membership_rules(self, found: Findings, f: Formed, now: dict[str, MemberFacts]) -> None:
         """Members of the previous generation missing from this one, for which no LeaveGroup was seen."""
@@ -384,14 +435,14 @@ class ClassicGroup:
                     confidence=LIKELY,
                     at=f.ts,
                 )
-            elif mid in self.heartbeating and last is not None:
+            elif mid in self.visible and last is not None:
                 gap = None if f.ts is None else f.ts - last
                 session = facts.session_timeout_ms
                 ev = [
                     Evidence(last, f"last heartbeat of {label} answered"),
                     Evidence(f.ts, f"generation {f.generation} formed without {label}; no LeaveGroup"),
                 ]
-                if session is not None and gap is not None and gap * 1000 < session:
+                if session is not None and gap is not None and gap * 1000 < session * SESSION_SLACK:
                     found.add(
                         MEMBER_LEFT,
                         mid,
@@ -399,6 +450,7 @@ class ClassicGroup:
                         f"{session:,} ms: a LeaveGroup the input does not hold?",
                         ev,
                         confidence=UNCERTAIN,
+                        at=f.ts,
                     )
                 else:
                     said = f"{session:,} ms" if session is not None else "not in the input"
@@ -408,7 +460,7 @@ class ClassicGroup:
                         f"{label} stopped heartbeating at {when(last)} without leaving (session timeout {said})",
                         ev,
                         confidence=LIKELY,
-                        at=last + session / 1000 if session is not None else last,
+                        at=last + session / 1000 if session is not None else f.ts,
                     )
             else:
                 what = "heartbeats" if self.source == "capture" else "heartbeats (records hold none)"
@@ -487,10 +539,16 @@ class ClassicGroup:
         n = got[0].next_rebalance_ms
         return n / 1000.0 if n is not None and 0 < n < NO_REBALANCE else None
 
-    def _assignment_rules(self, found: Findings, f: Formed) -> None:
-        """What the previous generation's assignments asked for."""
-        first_join = min((j.ts for j in self.since.joins if j.ts is not None), default=f.ts)
+    def _assignment_rules(self, found: Findings, f: Formed, now: dict[str, MemberFacts]) -> None:
+        """What the previous generation's assignments asked of the members still in the group."""
+        rejoined: dict[str, float] = {}
+        for j in self.since.joins:
+            if j.member and j.ts is not None:
+                rejoined[j.member] = min(rejoined.get(j.member, j.ts), j.ts)
         for mid in sorted(self.assign):
+            if mid not in now and mid not in rejoined:
+                continue  # (gone: what it was asked to do is no cause)
+            first_join = rejoined.get(mid, f.ts)
             facts, ts = self.assign[mid]
             label = _label(mid, self.members.get(mid))
             sub = self.members.get(mid)
@@ -545,7 +603,7 @@ class ClassicGroup:
                         Evidence(
                             ts, f"generation {g}'s AssignmentInfo for {label}: next rebalance at {when(deadline)}"
                         ),
-                        Evidence(first_join, "first JoinGroup after the deadline"),
+                        Evidence(first_join, f"{label} rejoined after the deadline"),
                     ],
                     at=deadline,
                 )
@@ -577,24 +635,37 @@ class ClassicGroup:
                     [Evidence(ts, f"generation {g}'s Connect assignment for {label}: error {facts.connect_error}")],
                 )
         owners_now = self._owners()
-        if owners_now is not None and self.owners_before is not None:
-            taken: dict[str, int] = {}
+        taken: dict[str, int] = {}
+        for mid, (facts, _) in self.assign.items():  # what its subscription said it owned, not assigned back
+            owned = self.members[mid].owned if mid in self.members else None
+            if owned and facts.items is not None and (mid in now or mid in rejoined):
+                gone = owned - facts.items
+                if gone:
+                    taken[mid] = len(gone)
+        if owners_now is not None and self.owners_before is not None:  # (subscriptions without owned partitions)
             for item, mid in self.owners_before.items():
-                if mid in self.members and item not in owners_now:
+                if (
+                    mid in self.members
+                    and item not in owners_now
+                    and mid not in taken
+                    and (mid in now or mid in rejoined)
+                ):
                     taken[mid] = taken.get(mid, 0) + 1
-            for mid, n in sorted(taken.items()):
-                label = self.members[mid].label
-                ts = self.assign[mid][1]
-                found.add(
-                    FOLLOW_UP,
-                    mid,
-                    f"generation {self.generation} took {n} partitions from {label} and gave them to nobody (a cooperative revocation: it rejoins at once)",
-                    [
-                        Evidence(
-                            ts, f"generation {self.generation}'s assignment for {label}: {n} revoked, held by no member"
-                        )
-                    ],
-                )
+        for mid, n in sorted(taken.items()):
+            label = self.members[mid].label
+            ts = self.assign[mid][1]
+            found.add(
+                FOLLOW_UP,
+                mid,
+                f"generation {self.generation} revoked {n} partitions {label} owned (a cooperative revocation: it "
+                "rejoins at once)",
+                [
+                    Evidence(
+                        ts,
+                        f"generation {self.generation}'s assignment for {label}: {n} of the partitions it owned revoked",
+                    )
+                ],
+            )
 
     def _first_rejoin_rule(self, found: Findings, f: Formed, now: dict[str, MemberFacts]) -> None:
         """The previous leader (or a member) rejoining first, before anyone was told of a rebalance."""
@@ -611,6 +682,24 @@ class ClassicGroup:
             return
         label = self.members[first.member].label if first.member in self.members else str(first.member)
         said = f" (reason '{first.reason}')" if first.reason else ""
+        failed = next(
+            (e for e in self.since.errors if e.member == first.member and e.api == "SyncGroup" and e.ts is not None),
+            None,
+        )
+        if failed is not None and first.ts is not None and failed.ts is not None and failed.ts <= first.ts:
+            what = "an answer the input cannot read" if failed.error_code is None else f"error {failed.error_code}"
+            found.add(
+                UNKNOWN,
+                first.member,
+                f"{label} rejoined after its SyncGroup of generation {self.generation} failed ({what}): a member "
+                "that gets no assignment joins again",
+                [
+                    Evidence(failed.ts, f"SyncGroup answer to {label}: {what}"),
+                    Evidence(first.ts, f"JoinGroup from {label}"),
+                ],
+                confidence=UNCERTAIN,
+            )
+            return
         if first.member == self.leader:
             found.add(
                 LEADER_REJOINED,

@@ -66,6 +66,12 @@ class CauseEngine:
             self._groups.move_to_end(key)
         return g.feed(obs)
 
+    def moved(self, group: str) -> int | None:
+        """What the classic group's current generation moved, once its assignments are in (see
+        :meth:`codec.causes.classic.ClassicGroup.moved`); None when unknown."""
+        g = self._groups.get((group, CLASSIC))
+        return g.moved() if isinstance(g, ClassicGroup) else None
+
     def idle(self, before: float) -> list[tuple[str, str]]:
         """Forget the groups whose last observation with a time is older than ``before`` (seconds since the
         epoch); their (group, family) keys, family ``classic`` or ``kafka4``."""

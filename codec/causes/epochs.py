@@ -75,6 +75,7 @@ class EpochGroup:
         self.events: list = []
         self.dropped = 0
         self.last_hb: dict[str, float] = {}
+        self.last_beat: dict[str, float] = {}  # member -> its last accepted heartbeat (joins aside)
         self.gaps: dict[str, list[float]] = {}  # member -> its last times between heartbeats (at most 8)
         self.coordinator: str | None = None
         self.last_ts: float | None = None
@@ -90,16 +91,22 @@ class EpochGroup:
         if ts is not None:
             self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
         if isinstance(obs, Heartbeat):
-            before = self.last_hb.get(obs.member)
-            if before is not None and obs.ts > before:
-                gaps = self.gaps.setdefault(obs.member, [])
+            if obs.error_code:
+                return None
+            before = self.last_beat.get(obs.member)
+            last = obs.until if obs.until is not None else obs.ts
+            gaps = self.gaps.setdefault(obs.member, [])
+            if obs.interval is not None:
+                gaps.append(obs.interval)
+            elif before is not None and obs.ts > before:
                 gaps.append(obs.ts - before)
-                del gaps[:-8]
-            self.last_hb[obs.member] = obs.ts
+            del gaps[:-8]
+            self.last_beat[obs.member] = max(last, before) if before is not None else last
+            self.last_hb[obs.member] = max(last, self.last_hb.get(obs.member, last))
         elif isinstance(obs, (Joined, Left, ErrorSeen, Subscribed, MetadataChanged)):
             self._keep(obs)
             if isinstance(obs, Joined) and obs.member and obs.ts is not None:
-                self.last_hb[obs.member] = obs.ts
+                self.last_hb[obs.member] = max(self.last_hb.get(obs.member, obs.ts), obs.ts)
         elif isinstance(obs, CoordinatorSeen):
             if self.coordinator is not None and obs.coordinator != self.coordinator:
                 self._keep((obs, self.coordinator))
@@ -128,8 +135,8 @@ class EpochGroup:
                 )
             elif isinstance(obs, Joined) and obs.member:
                 facts = obs.facts or members.get(obs.member) or MemberFacts(obs.member)
-                if obs.member in members and obs.member not in left and not obs.new:
-                    continue  # a join of a member already in (its own rejoin after a fence, told by the fence)
+                if obs.member in members and obs.member not in left:
+                    continue  # a member already in, asking again (a client repeats epoch 0 until it gets one)
                 joined[obs.member] = (
                     facts,
                     Evidence(obs.ts, f"{facts.label} joined" + (f" at {obs.where}" if obs.where else "")),
@@ -145,14 +152,14 @@ class EpochGroup:
                 joined.pop(obs.member, None)
             elif isinstance(obs, ErrorSeen) and obs.error_code in FENCED and obs.member:
                 label = members[obs.member].label if obs.member in members else obs.member
-                last = self.last_hb.get(obs.member)
                 found.add(
                     SESSION_TIMEOUT,
                     obs.member,
-                    f"{label} was fenced ({FENCED[obs.error_code]}): the coordinator had removed it (its session or rebalance timeout expired)",
+                    f"{label} was fenced ({FENCED[obs.error_code]}): the coordinator no longer knew it at its epoch "
+                    "-- its session or rebalance timeout expired, or it sent a stale epoch; the input does not say "
+                    "which",
                     [Evidence(obs.ts, f"heartbeat of {label} answered {obs.error_code} {FENCED[obs.error_code]}")],
-                    confidence=LIKELY,
-                    at=last if last is not None else obs.ts,
+                    confidence=UNCERTAIN,
                 )
                 left.add(obs.member)
             elif isinstance(obs, ErrorSeen) and obs.error_code in COORDINATOR_ERRORS:
@@ -226,6 +233,7 @@ class EpochGroup:
                     [Evidence(e.ts, f"epoch {e.epoch}")],
                     confidence=UNCERTAIN,
                 )
+        instances = {mid: m.instance_id for mid, m in {**self.members, **members}.items() if m and m.instance_id}
         rebalance = Rebalance(
             self.group,
             self.protocol,
@@ -236,12 +244,15 @@ class EpochGroup:
             found.causes(),
             self.epoch,
             self.source,
+            moved=e.moved,
+            instances=instances,
         )
         self.epoch, self.members, self.events, self.dropped = e.epoch, members, [], 0
         for mid in list(self.last_hb):
             if mid not in members:
                 del self.last_hb[mid]
                 self.gaps.pop(mid, None)
+                self.last_beat.pop(mid, None)
         return rebalance
 
     def _subscribed(self, found: Findings, members: dict, joined: dict, left: set, obs: Subscribed) -> None:
@@ -313,7 +324,7 @@ class EpochGroup:
         for mid in sorted(members):
             last = self.last_hb.get(mid)
             gaps = sorted(self.gaps.get(mid, ()))
-            if last is None or len(gaps) < 2 or mid in found.members(SESSION_TIMEOUT):
+            if last is None or not gaps or mid in found.members(SESSION_TIMEOUT):
                 continue
             usual = gaps[len(gaps) // 2]  # the median of its last times between heartbeats
             gap = e.ts - last

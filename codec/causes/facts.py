@@ -33,9 +33,12 @@ def subscription_facts(member_id: str, value: Any, **known: Any) -> MemberFacts:
     from its subscription the topics it subscribes to and its Streams metadata versions."""
     data, info = consumer_layers(value)
     topics = frozenset(data.topics) if data is not None and data.topics is not None else None
+    owned_tps = getattr(data, "owned_partitions", None) if data is not None else None
+    owned = frozenset((tp.topic, p) for tp in owned_tps for p in tp.partitions) if owned_tps else None
     return MemberFacts(
         member_id,
         topics=topics,
+        owned=owned,
         streams_version=getattr(info, "version", None),
         streams_latest=getattr(info, "latest_supported_version", None),
         **known,
@@ -48,11 +51,10 @@ def assignment_facts(value: Any) -> AssignmentFacts | None:
     if isinstance(value, Nested) and value.ok:
         info = getattr(value.value, "info", None)
         if info is not None and hasattr(info, "revoked_connectors"):  # Kafka Connect's
-            items = frozenset(
-                [("connector", c) for c in info.connectors] + [("task", f"{t.connector}-{t.task}") for t in info.tasks]
-            )
+            # (an incremental cooperative assignment names what it adds and what it revokes, not what the worker
+            # holds: its items are left unknown, the revocations say it)
             return AssignmentFacts(
-                items=items,
+                items=None,
                 connect_error=info.error,
                 connect_delay=info.delay,
                 connect_revoked=len(info.revoked_connectors) + len(info.revoked_tasks),

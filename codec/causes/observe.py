@@ -46,7 +46,8 @@ PROTOCOLS = (CLASSIC, CONSUMER, STREAMS, SHARE)
 class MemberFacts:
     """A member of a generation as the input shows it. ``topics``: the topics it subscribes to (None: not seen);
     ``protocols``: the assignors it offered; ``streams_version``/``streams_latest``: its Streams SubscriptionInfo's
-    used and latest supported versions; ``topology_epoch``: a KIP-1071 member's."""
+    used and latest supported versions; ``topology_epoch``: a KIP-1071 member's; ``owned``: the partitions its
+    ConsumerProtocol subscription (v1+) says it owns, as ``(topic, partition)``."""
 
     member_id: str
     instance_id: str | None = None
@@ -60,10 +61,14 @@ class MemberFacts:
     streams_version: int | None = None
     streams_latest: int | None = None
     topology_epoch: int | None = None
+    owned: frozenset | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.member_id} ({self.client_id})" if self.client_id else self.member_id
+        """``member (client)``; the member id alone when it starts with the client id (as Java's do)."""
+        if not self.client_id or self.member_id.startswith(self.client_id):
+            return self.member_id
+        return f"{self.member_id} ({self.client_id})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +93,9 @@ class Joined:
     """A member asked to join: a JoinGroup request (``member`` empty or None for a new member, until the
     coordinator names it; ``new`` True when the coordinator's answer named a member id it did not send), a
     KIP-848/KIP-1071/KIP-932 heartbeat at member epoch 0, or a member first seen in the coordinator's records.
-    ``reason``: the KIP-800 reason of a JoinGroup v8+. ``facts``: what it offered."""
+    ``reason``: the KIP-800 reason of a JoinGroup v8+. ``facts``: what it offered. ``generation``: the
+    generation the coordinator's answer named (None: not known), so that a join is told with the generation it
+    formed even when the input shows the generation before it late."""
 
     ts: float | None
     group: str
@@ -98,13 +105,15 @@ class Joined:
     reason: str | None = None
     facts: MemberFacts | None = None
     where: str = ""
+    generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Left:
     """A member left: a LeaveGroup (``how`` ``leave-group``, with its KIP-800 ``reason`` from v5), a heartbeat at
     member epoch -1 (``heartbeat``) or -2 (``static-leave``), or a member's records deleted (``record``: the
-    records cannot tell how)."""
+    records cannot tell how). ``rejoined``: when the same client joined again without closing its connection,
+    where the input shows it (an input read whole can tell; a client leaves so when its poll interval expires)."""
 
     ts: float | None
     group: str
@@ -114,12 +123,15 @@ class Left:
     reason: str | None = None
     instance_id: str | None = None
     where: str = ""
+    rejoined: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Heartbeat:
     """A member's heartbeat and its answer (``error_code`` 0 when accepted; 27 REBALANCE_IN_PROGRESS while a
-    rebalance waits for it). A live member's sign."""
+    rebalance waits for it). A live member's sign. An input may tell a run of accepted heartbeats as one: from
+    ``ts`` ``until`` the last of them, ``interval`` seconds apart at most (a member that heartbeats for hours
+    costs one observation per run, not one per heartbeat)."""
 
     ts: float
     group: str
@@ -127,19 +139,22 @@ class Heartbeat:
     member: str
     error_code: int = 0
     where: str = ""
+    until: float | None = None
+    interval: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ErrorSeen:
     """A group response with an error that says something about membership or the coordinator: NOT_COORDINATOR
     (16), COORDINATOR_NOT_AVAILABLE (15), COORDINATOR_LOAD_IN_PROGRESS (14), UNKNOWN_MEMBER_ID (25),
-    ILLEGAL_GENERATION (22), FENCED_INSTANCE_ID (82), FENCED_MEMBER_EPOCH (110). ``api``: the response's API."""
+    ILLEGAL_GENERATION (22), FENCED_INSTANCE_ID (82), FENCED_MEMBER_EPOCH (110); or None: a SyncGroup answer the
+    input holds but cannot read (the member got no assignment from it). ``api``: the response's API."""
 
     ts: float | None
     group: str
     protocol: str
     member: str | None
-    error_code: int
+    error_code: int | None
     api: str = ""
     where: str = ""
 
@@ -158,7 +173,8 @@ class CoordinatorSeen:
 @dataclass(frozen=True, slots=True)
 class Assigned:
     """A member's assignment in a classic generation (its SyncGroup response, the leader's SyncGroup request, a
-    record), or in a Kafka 4 group at an epoch (``generation`` is then the epoch, ``protocol`` the group's)."""
+    record), or in a Kafka 4 group at an epoch (``generation`` is then the epoch, ``protocol`` the group's).
+    ``answered``: the member's own SyncGroup response carried it at ``ts`` (a sign the member was alive then)."""
 
     ts: float | None
     group: str
@@ -167,6 +183,7 @@ class Assigned:
     facts: AssignmentFacts
     protocol: str = CLASSIC
     where: str = ""
+    answered: bool = False
 
 
 @dataclass(frozen=True, slots=True)

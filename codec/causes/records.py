@@ -144,6 +144,9 @@ class RecordCauses:
             r = self.engine.feed(o)
             if r is not None:
                 out.append(r)
+        if key_schema == "GroupMetadataKey":  # (its assignments are in the same record)
+            for r in out:
+                r.moved = self.engine.moved(r.group)
         return out
 
     def kafka4(self, name: str, key: dict, value: dict | None, *, where: str = "", ts: float | None = None) -> list:

@@ -153,7 +153,8 @@ class Rebalance:
     """A generation (classic group, ``generation`` set) or an epoch (Kafka 4 group, ``epoch`` set) with its
     causes, main one first. ``protocol``: ``classic``, ``consumer``, ``streams`` or ``share``; ``ts`` when it
     formed (None from records without a time); ``members`` its member ids when the input shows them;
-    ``previous`` the generation or epoch before it in the input (None for the first)."""
+    ``previous`` the generation or epoch before it in the input (None for the first); ``moved``,
+    ``missed_sync`` and ``instances`` are what the detectors (:mod:`codec.causes.detectors`) read."""
 
     group: str
     protocol: str
@@ -164,6 +165,11 @@ class Rebalance:
     causes: tuple[Cause, ...]
     previous: int | None = None
     source: str = "capture"
+    #: what the input shows of what it did: the partitions or tasks it moved (None: not shown), the members that
+    #: got no assignment from their SyncGroup, each static member's ``group.instance.id``
+    moved: int | None = None
+    missed_sync: tuple[str, ...] = ()
+    instances: dict[str, str] = field(default_factory=dict)
 
     @property
     def cause(self) -> Cause:
@@ -198,6 +204,7 @@ class Rebalance:
                 "ts": self.ts,
                 "source": self.source,
                 "members": list(self.members),
+                "moved": self.moved,
                 **self.cause_json(),
             }
         )

@@ -8,6 +8,11 @@ an epoch of a Kafka 4 group::
 
     2026-05-01 12:00:03.120Z  clicks  epoch 12 (consumer group)  4 members  left m-2 (c-2)  3 partitions moved
 
+and a loop or storm detector's finding (:mod:`codec.causes.detectors`), on the line after the rebalance that
+completed it::
+
+    2026-05-01 12:00:09.120Z  orders-app  finding rebalance-storm (warning): 10 rebalances in 59.8 s ...
+
 Names are written with :func:`codec.text.printable` (no name can start a line or send a terminal control
 sequence); member lists are cut at :data:`SHOWN` names with a count of the rest.
 """
@@ -19,6 +24,7 @@ import math
 import re
 
 from ..capture.story import Changes, Generation
+from ..causes.detectors import Finding
 from ..text import printable
 from .state import Bad, Epoch, Notice, Told
 
@@ -95,7 +101,7 @@ def _cause(item) -> list[str]:
     return [text]
 
 
-def line(item: Told) -> str:
+def line(item: Told | Finding) -> str:
     """The line that tells ``item``."""
     if isinstance(item, Generation):
         what = f"{item.protocol_type or '?'}/{item.protocol or '?'}"
@@ -120,6 +126,9 @@ def line(item: Told) -> str:
             *(_cause(item) or (["first seen"] if item.changes is None else [])),
         ]
         return "  ".join(parts)
+    if isinstance(item, Finding):
+        ts = item.evidence[-1].ts if item.evidence else None
+        return f"{when(ts)}  {printable(item.group)}  finding {item.check} ({item.severity}): {printable(item.detail)}"
     if isinstance(item, Notice):
         where = f" ({item.where})" if item.where else ""
         return f"{when(item.ts)}  {printable(item.group)}  {item.kind}: {printable(item.detail)}{where}"

@@ -5,7 +5,10 @@ partition (or ``--partitions``), joins no group and commits nothing. Each record
 into its group's running state (:class:`codec.live.state.Tracker`), and each generation or epoch is told the moment
 the record that completes it is read: one line per rebalance (:mod:`codec.live.text`), or with ``--json`` the same
 ``{"type": "generation", ...}`` records ``capture --json`` writes (and ``{"type": "epoch", ...}`` for Kafka 4's
-groups), one per line, flushed at once. ``--metrics-port`` serves Prometheus' text format on ``/metrics``
+groups), one per line, flushed at once. Each rebalance told is fed to the loop and storm detectors
+(:mod:`codec.causes.detectors`, the ones ``capture`` and the pipeline use): a finding is told on the line after the
+rebalance that completed it (``{"type": "finding", ...}`` with ``--json``) and counted in
+``rebalance_codec_findings_total``. ``--metrics-port`` serves Prometheus' text format on ``/metrics``
 (:mod:`codec.live.metrics`).
 
 As a daemon: a cluster that does not answer (at start-up or later) is one line on stderr, and the watcher retries
@@ -24,6 +27,7 @@ import threading
 import time
 from typing import Any, Callable, TextIO
 
+from ..causes.detectors import Detectors, Finding
 from ..errors import InputError
 from ..text import dumps, printable
 from .config import client_config, parse_partitions, setting
@@ -88,6 +92,7 @@ class Watcher:
             settle=args.settle,
         )
         self.metrics = Metrics(self.tracker)
+        self.detectors = Detectors()  # the loop and storm detectors, fed each rebalance told
         self.stop = Stop()
         self.down_since: float | None = None
         self.position: dict[int, int] = {}  # partition -> next offset to read
@@ -126,11 +131,26 @@ class Watcher:
                 continue
             if isinstance(item, Notice) and item.kind in ("dropped", "deleted"):
                 self.metrics.forget(item.group)  # (its series go: their number stays bounded by the groups tracked)
+                self.detectors.forget(item.group)
             else:
                 self.metrics.told(item)
                 self.told += not isinstance(item, Notice)
             self.out.write((dumps(item.json(), default=str) if self.args.json else line(item)) + "\n")
+            for f in self.findings(item):
+                self.metrics.finding(f.group, f.check)
+                self.out.write((dumps(f.json(), default=str) if self.args.json else line(f)) + "\n")
         self.out.flush()
+
+    def findings(self, item: Told) -> list[Finding]:
+        """The detectors' findings that a rebalance told completes (:mod:`codec.causes.detectors`). What it moved is
+        told by its changes (None when the record before it is not known: a loop is then not claimed)."""
+        r = getattr(item, "rebalance", None)
+        if r is None:
+            return []
+        changes = getattr(item, "changes", None)
+        if changes is not None and r.moved is None:
+            r.moved = sum(len(items) for moves in changes.moved.values() for items in moves.values())
+        return self.detectors.feed(r)
 
     # -- the client's callbacks (run inside consume(), in this thread) ----------------------------------------
 

@@ -152,6 +152,8 @@ GROUP = pa.struct(
         ("member_count", _I32),
         ("group_error_code", _I32),
         ("group_protocol", _STR),
+        ("group_event", _STR),
+        ("leave_reason", _STR),
         ("share_topics", pa.list_(SHARE_TOPIC)),
     ]
 )
@@ -218,7 +220,7 @@ FLAT = pa.schema(
     + [f for t in _KINDS for f in t]
 )
 #: the scalar fields of each kind's struct come first (its rows' tuples), then its lists
-_N_SCALARS = (len(_M_SCALARS), len(_A_SCALARS), 4, 6, len(_C_SCALARS))
+_N_SCALARS = (len(_M_SCALARS), len(_A_SCALARS), 6, 6, len(_C_SCALARS))
 #: what :meth:`Units.table` builds: the units without their record's context
 UNIT_COLUMNS = pa.schema(_COMMON + _OWN + [("escaped", ESCAPED)] + [f for t in _KINDS for f in t])
 
@@ -445,7 +447,8 @@ class Units:
         else:
             self.common.append((index, "group", ckind, None, None))
             self.g.pos.append(pos)
-            self.g.rows.append((unit.protocol_type, unit.member_count, unit.error_code, unit.group_protocol))
+            g = unit  # (a group unit: a LeaveGroup request's carries its event and reason)
+            self.g.rows.append((g.protocol_type, g.member_count, g.error_code, g.group_protocol, g.event, g.reason))
             self.g.lists[0].append(getattr(unit, "share_topics", None))
         if (
             unit.member is not None
@@ -494,7 +497,7 @@ class Units:
         kinds = (
             (self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks", "subscribed_topics")),
             (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup", "shared", "topic_partitions")),
-            (self.g, GROUP, 4, ("share_topics",)),
+            (self.g, GROUP, 6, ("share_topics",)),
             (self.q, QUARANTINE, 6, ()),
             (self.c, CONNECT, len(_C_SCALARS), _C_LISTS),
         )

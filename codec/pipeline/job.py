@@ -54,6 +54,7 @@ from .inputs import InputPlan, is_uri, local_only
 from .output import LocalTarget, clash, local_path, sibling
 from .reading import DEFAULT_MAX_LINE, normalize, plan, read_inputs
 from .report import render_html, render_json
+from .reportcauses import cause_charts
 from .tables import PARTITIONED, Config, derive_tables
 
 __all__ = [
@@ -434,6 +435,7 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
         .limit(30)
         .collect()
     ]
+    by_cause, per_minute = cause_charts(rebalances, [g["group"] for g in per_group])
     by_check = {r["check"]: r["count"] for r in findings.groupBy("check").count().orderBy(F.desc("count")).collect()}
     sample = [
         {k: (v if v is None or isinstance(v, (int, str)) else str(v)) for k, v in r.asDict().items()}
@@ -451,6 +453,8 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
             "versions_by_date": versions,
             "error_rate_by_date": units_ok_counts,
             "rebalances_per_group": per_group,
+            "rebalances_by_cause": by_cause,
+            "rebalances_per_minute": per_minute,
         },
         "findings_by_check": by_check,
         "sample_findings": sample,

@@ -244,7 +244,7 @@ def _chunks(f, first: bytes = b"") -> Iterator[bytes]:
 
 def count_range(path: str, start: int, end: int) -> int:
     """How many lines begin in bytes ``[start, end)`` of an uncompressed file (a line begins at 0 and after each
-    ``\n`` but the file's last byte)."""
+    ``\\n`` but the file's last byte)."""
     lo = max(start - 1, 0)
     n = 1 if start == 0 and end > 0 else 0
     with open(path, "rb") as f:

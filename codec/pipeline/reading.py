@@ -53,7 +53,7 @@ from .jsonlines import parse_lines
 from .lines import HADOOP_ONLY, LINE, PART, POS, SOURCE, codec_of, count_ranges, read_files, read_ranges
 from .lines import schema as lines_schema
 from .output import local_path
-from .records import SELECTED_API_KEYS, SELECTED_RECORD_TYPES
+from .records import REQUESTS_ONLY, SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 
 __all__ = ["DEFAULT_MAX_LINE", "normalize", "plan", "read_inputs"]
 
@@ -343,6 +343,15 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
                 ),
             )
         )
+        if "direction" in cols:  # a LeaveGroup response says nothing the tables keep
+            reasons.append(
+                F.when(
+                    (F.col("kind") == "frame")
+                    & F.col("api_key").isin(*REQUESTS_ONLY)
+                    & (F.col("direction") == "response"),
+                    F.concat(F.lit("frame "), F.coalesce(F.col("__api_name"), F.lit("API")), F.lit(" response")),
+                )
+            )
     if kv:
         key_version = F.conv(F.hex(F.substring(F.col("key"), 1, 2)), 16, 10)
         reasons.append(

@@ -44,9 +44,11 @@ __all__ = [
     "frame_selected",
     "JOIN_GROUP",
     "SYNC_GROUP",
+    "LEAVE_GROUP",
+    "REQUESTS_ONLY",
 ]
 
-JOIN_GROUP, SYNC_GROUP = api_key("JoinGroup"), api_key("SyncGroup")
+JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP = api_key("JoinGroup"), api_key("SyncGroup"), api_key("LeaveGroup")
 STREAMS = "stream"
 
 #: Kafka 4's group RPC bodies (KIP-848, KIP-1071, KIP-932): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
@@ -63,6 +65,7 @@ KINDS = (
     "join-group-response",
     "sync-group-request",
     "sync-group-response",
+    "leave-group-request",
     "frame",
     "group-metadata",
 ) + tuple(KAFKA4_KINDS)
@@ -78,6 +81,7 @@ _ALIASES = {
     "joingroupresponse": "join-group-response",
     "syncgrouprequest": "sync-group-request",
     "syncgroupresponse": "sync-group-response",
+    "leavegrouprequest": "leave-group-request",
     "groupmetadatavalue": "group-metadata",
     "groupmetadata": "group-metadata",
     "consumeroffsets": "group-metadata",
@@ -323,22 +327,34 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
         if cu is not None:
             units.append(cu)
         return units
+    if name == "LeaveGroupRequest":  # each member leaving (v3+: several), with its KIP-800 reason (v5+)
+        leaving = [(m.member_id, getattr(m, "reason", None)) for m in value.members or ()] or [(value.member_id, None)]
+        return [GroupUnit(m or None, None, value.group_id, event="leave", reason=r) for m, r in leaving]
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 
 
 _BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
-#: API keys of the frames that are input to the job: JoinGroup, SyncGroup and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, *KAFKA4_API_KEYS)
+_BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
+#: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
+#: and why, for the rebalances' causes) and Kafka 4's group APIs
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, *KAFKA4_API_KEYS)
+#: API keys whose responses are not input to the job (a LeaveGroup response says nothing the tables keep)
+REQUESTS_ONLY = (LEAVE_GROUP,)
 #: (API key, direction) -> the body's schema, for the APIs the job reads (codec.wire.registry)
-_FRAME_NAMES = {(k, d): getattr(apis()[k], d) for k in SELECTED_API_KEYS for d in ("request", "response")}
+_FRAME_NAMES = {
+    (k, d): getattr(apis()[k], d)
+    for k in SELECTED_API_KEYS
+    for d in ("request", "response")
+    if not (k in REQUESTS_ONLY and d == "response")
+}
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
 #: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17, 19-23) group records (no release knows type 18)
 SELECTED_RECORD_TYPES = (*records()["GroupMetadata"], *RECORD_TYPES)
 
 
 def frame_selected(api_key: int | None) -> bool:
-    """Frames that are input to the job: JoinGroup, SyncGroup, ConsumerGroupHeartbeat/Describe,
-    StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
+    """Frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (requests: :data:`REQUESTS_ONLY`),
+    ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
     return api_key in SELECTED_API_KEYS
 
 
@@ -415,7 +431,7 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
     if not 0 <= start <= len(data):
         raise RecordError("DecodeError", f"body offset {start} outside the {len(data)}-byte frame", layer="frame")
     try:
-        if api_key in (JOIN_GROUP, SYNC_GROUP):
+        if api_key in (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP):
             units = _body(name, version, data[start:], protocol)
         else:
             units = _kafka4_body(name, version, data[start:])

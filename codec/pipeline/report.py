@@ -1,5 +1,6 @@
 """The run summary as JSON and as one self-contained HTML page (inline SVG charts, no scripts, no
-network): version distribution over time, decode error rate, rebalances per group, findings by kind.
+network): version distribution over time, decode error rate, rebalances per group and by cause, rebalances per
+minute (the storm chart), findings by kind.
 Pure Python: the job collects the small aggregates on the driver and hands them here."""
 
 from __future__ import annotations
@@ -125,9 +126,12 @@ def _columns(
     unit: str = "",
     legend: bool = True,
     integer: bool = False,
+    x_title: str = "date (UTC",
+    x_unit: str = "days",
 ) -> str:
     """Columns over time, one per date, stacked by layer: a y axis with ticks, gridlines and its title, date
-    labels thinned to those that fit side by side, the x axis title, and the legend in rows."""
+    labels thinned to those that fit side by side, the x axis title, and the legend in rows. ``x_title`` and
+    ``x_unit`` name the columns (days by default; minutes for the storm chart)."""
     if not dates:
         return "<p class=empty>no dates</p>"
     left, right, top_pad = 64, 44, 10
@@ -166,7 +170,7 @@ def _columns(
     out.append(
         f'<line x1="{left}" x2="{left + plot_w}" y1="{bottom}" y2="{bottom}" stroke="#999"/>'
         f'<text class="axis-title" x="{left + plot_w / 2:.1f}" y="{bottom + 38}" text-anchor="middle">'
-        f"date (UTC{', every ' + str(step) + ' days labelled' if step > 1 else ''})</text>"
+        f"{_esc(x_title)}{', every ' + str(step) + ' ' + x_unit + ' labelled' if step > 1 else ''})</text>"
         f'<text class="axis-title" transform="rotate(-90)" x="{-(top_pad + height / 2):.1f}" y="14" '
         f'text-anchor="middle">{_esc(y_title)}</text>'
     )
@@ -213,6 +217,66 @@ def _error_rate_chart(errors: list[dict]) -> str:
     """The share of each day's records that were quarantined."""
     rate = {e["date"]: round(100.0 * e["quarantined"] / e["records"], 2) if e["records"] else 0.0 for e in errors}
     return _columns(_days(rate), [("quarantined", rate)], y_title="% of the day's records", unit="%", legend=False)
+
+
+def _cause_bars(rows: list[dict], width: int = 720) -> str:
+    """Each group's rebalances as one horizontal bar, split by cause (:mod:`codec.causes`' kinds), with a legend
+    of the causes present; each part's tooltip says the group, the cause and how many."""
+    groups: dict[str, dict[str, int]] = {}
+    for r in rows:
+        groups.setdefault(str(r["group"]), {})[str(r["cause"])] = int(r["rebalances"])
+    if not groups:
+        return "<p class=empty>none</p>"
+    causes = sorted(
+        {c for g in groups.values() for c in g}, key=lambda c: (-sum(g.get(c, 0) for g in groups.values()), c)
+    )
+    colour = {c: _PALETTE[i % len(_PALETTE)] for i, c in enumerate(causes)}
+    order = sorted(groups, key=lambda g: (-sum(groups[g].values()), g))
+    bar_h, label_w, top_pad = 18, 220, 18
+    top = max(sum(g.values()) for g in groups.values()) or 1
+    h = top_pad + bar_h * len(order) + 30
+    parts = [f'<text class="axis-title" x="{label_w - 6}" y="12" text-anchor="end">group</text>']
+    for i, name in enumerate(order):
+        y, x = top_pad + i * bar_h, float(label_w)
+        parts.append(
+            f'<text class="category" x="{label_w - 6}" y="{y + 13}" text-anchor="end">'
+            f"{_esc(_clip(name, label_w - 12))}<title>{_esc(name)}</title></text>"
+        )
+        for c in causes:
+            n = groups[name].get(c, 0)
+            if n:
+                w = (width - label_w - 80) * n / top
+                parts.append(
+                    f'<rect x="{x:.1f}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{colour[c]}">'
+                    f"<title>{_esc(name)}: {_fmt(n)} {_esc(c)}</title></rect>"
+                )
+                x += w
+        parts.append(f'<text class="value" x="{x + 4:.1f}" y="{y + 13}">{_fmt(sum(groups[name].values()))}</text>')
+    parts.append(f'<text class="axis-title" x="{label_w}" y="{h - 8}">rebalances, by cause</text>')
+    legend_y, x = h + 8, float(label_w)
+    for c in causes:
+        w = 14 + _text_width(c) + 18
+        if x + w > width and x > label_w:
+            x, legend_y = float(label_w), legend_y + 18
+        parts.append(
+            f'<rect x="{x:.1f}" y="{legend_y - 9}" width="10" height="10" fill="{colour[c]}"/>'
+            f'<text class="legend" x="{x + 14:.1f}" y="{legend_y}">{_esc(c)}</text>'
+        )
+        x += w
+    return f'<svg width="{width}" height="{legend_y + 10}" role="img">{"".join(parts)}</svg>'
+
+
+def _storm_chart(rows: list[dict]) -> str:
+    """Rebalances per minute, stacked by group, over the busiest minutes (a storm is a tall column: the loop and
+    storm detectors' ``rebalance-storm`` finding counts ten in a minute)."""
+    minutes = sorted({str(r["minute"]) for r in rows})
+    layers: dict[str, dict[str, float]] = {}
+    for r in rows:
+        layers.setdefault(str(r["group"]), {})[str(r["minute"])] = r["rebalances"]
+    ordered = sorted(layers.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+    return _columns(
+        minutes, ordered, y_title="rebalances in the minute", integer=True, x_title="minute (UTC", x_unit="minutes"
+    )
 
 
 def _table(rows: list[dict], cols: list[str]) -> str:
@@ -274,6 +338,10 @@ code{{font-size:12px}}
 <h2>Subscription metadata versions over time</h2>{_versions_chart(versions)}
 <h2>Decode error rate (% of records quarantined, by day)</h2>{_error_rate_chart(errors)}
 <h2>Rebalances (generations observed) per group</h2>{_bars(reb, category="group", value="generations observed")}
+<h2>Rebalances by cause, per group</h2>{_cause_bars(charts.get("rebalances_by_cause", []))}
+<p>Why each generation (or Kafka 4 epoch) formed: the <code>rebalances</code> table's <code>cause</code> (the main
+one) and <code>causes</code>, in the vocabulary of the captures guide.</p>
+<h2>Rebalances per minute (the busiest minutes)</h2>{_storm_chart(charts.get("rebalances_per_minute", []))}
 <h2>Findings by check</h2>{_bars(fnd, category="check", value="findings")}
 <h2>Quarantine by error type</h2>{_table(summary.get("quarantine_by_type", []), ["error_type", "kind", "records"])}
 <h2>First findings</h2>{

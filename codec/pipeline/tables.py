@@ -38,9 +38,16 @@ Tables (one Parquet directory each):
 * ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams`` /
   ``share`` for Kafka 4's groups, whose generations are their epochs), leader, protocol, ``protocol_type`` (a
   classic JoinGroup response below v7 and SyncGroup below v5 name none: the JoinGroup request's, linked by
-  connection and correlation id, fills its response), member and client counts, the
-  versions in use, the probing deadlines (members whose ``next_rebalance_ms`` is not Long.MAX_VALUE)
-  and task counts.
+  connection and correlation id, fills its response), member and client counts (``member_count``: the members
+  whose subscription or assignment the input holds; ``reported_member_count``: the group's size as the leader's
+  JoinGroup response or SyncGroup request, or a ``__consumer_offsets`` record, gives it; ``members_complete``: the
+  input holds the whole group), the versions in use, the probing deadlines (members whose ``next_rebalance_ms``
+  is not Long.MAX_VALUE), task counts, and why the generation formed: ``cause`` (the main one: ``kind``,
+  ``members``, ``detail``, ``confidence``, ``evidence`` as ``{ts, what}``), ``causes`` (every cause found, the main
+  one first; the vocabulary is :mod:`codec.causes`', the capture story's, decided by the same engine in
+  :mod:`codec.pipeline.causes`) and ``moved`` (the partitions or tasks whose owner changed from the generation
+  before, when the input holds both generations' assignments whole; else null). A Kafka 4 group's row at
+  generation 0 holds its members' joins (member epoch 0): its cause is ``member-joined``.
 * ``connect``: Kafka Connect workers (groups of protocol type ``connect``): one row per worker layer,
   deduplicated per group, generation, member and ``layer`` like ``members``: ``metadata`` (a JoinGroup's
   ConnectMetadata: ``url``, ``config_offset``, and from v1 the worker's previous assignment, its
@@ -62,46 +69,42 @@ row's ``escaped`` column names the columns written so (``["topology", "task"]``)
 escaped; Connect's strings are UTF-8 on the wire, so only a hand-built model can need it; ``rebalances``
 holds no string that can carry a lone surrogate: group, member and protocol names are UTF-8 on the wire).
 
-Checks, per group and generation (wire-facts §12 and §5): ``multiple-active-owners``,
-``no-active-owner`` (a task assigned as standby/warmup but active nowhere: an error, or a warning where
-a member was told to rejoin at once for a cooperative revocation, and none when the next generation makes
-the task active; see :func:`_no_active_owner`), ``active-and-standby``
+Checks, per group and generation (wire-facts §12 and §5; :mod:`codec.pipeline.findings`): ``multiple-active-owners``,
+``no-active-owner`` (a task assigned as standby/warmup but active nowhere, decided where the input holds the whole
+group: an error, or a warning where a member was told to rejoin at once for a cooperative revocation, and none
+when the next generation makes the task active; where the input holds some members only, one warning per
+generation that says what is missing; see :func:`codec.pipeline.findings._no_active_owner`), ``active-and-standby``
 (one member holds a task both ways), ``standby-on-active-client`` (another consumer of the same
 client holds it as standby), ``too-many-warmups`` (more than ``max.warmup.replicas``, when known),
 ``unbalanced-active`` (KIP-441: max - min of active tasks per client capacity > 1, checked only
 when no follow-up rebalance is scheduled, since warmups may legitimately skew a probing
-generation), ``mixed-assignment-versions`` (a leader sends one version to all), ``unresolved-version-mix``
+generation, and where the input holds the whole group), ``mixed-assignment-versions`` (a leader sends one version to all), ``unresolved-version-mix``
 (the group's latest observed generation still has mixed subscription versions, a version probe, or
 an assignment below the commonly supported version: probing should have resolved it), and
 ``assignment-error`` / ``shutdown-requested`` (non-zero error codes), and ``group-error`` (a Kafka 4 group's
 heartbeat or Describe response with an error code, e.g. ``FENCED_MEMBER_EPOCH (110)``, at the epoch it names).
-A share group's: ``unheld-partition`` (a partition of its topics that no member holds at an epoch) and
+The loop and storm detectors over each group's ``rebalances`` rows (:mod:`codec.causes.detectors`):
+``rebalance-storm``, ``probing-loop``, ``poll-interval-drops``, ``static-member-flapping`` (warnings; the detail ends
+with the evidence). A share group's: ``unheld-partition`` (a partition of its topics that no member holds at an epoch) and
 ``unsubscribed-partition`` (a member holds a partition of a topic it does not subscribe to); see
 :func:`_share_findings`. The Streams checks above look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from ..wire.registry import first_release
+from .config import Config
+from .findings import detector_findings, findings as _findings, share_findings as _share_findings
+from .rebalances import NO_REBALANCE, rebalances_table
 
-__all__ = ["Config", "derive_tables", "RELEASES", "NO_REBALANCE"]
+__all__ = ["derive_tables", "RELEASES", "NO_REBALANCE"]
 
-NO_REBALANCE = 2**63 - 1
 #: first Kafka release that writes each Streams metadata version, v1 first (SubscriptionInfo.json's history)
 RELEASES = tuple(release for _, release in sorted(first_release("SubscriptionInfo").items()))
 PARTITIONED = ("members", "task_lags", "assignments")
-
-
-@dataclass(frozen=True)
-class Config:
-    acceptable_recovery_lag: int = 10000
-    num_standby_replicas: int | None = None
-    max_warmup_replicas: int | None = None
 
 
 def _release(col):
@@ -402,68 +405,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     assignments = tables["assignments"] = materialize("assignments", assignments)
 
     # --- rebalances ----------------------------------------------------------------------------------
-    g = ok.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("generation") >= 0))
-    is_mem = F.col("unit_kind").isin("member", "assignment")
-    deadline = F.when(
-        F.col("next_rebalance_ms") != NO_REBALANCE,
-        F.struct(F.col("next_rebalance_ms").alias("next_rebalance_ms"), F.col("member")),
-    )
-    reb = g.groupBy("group", "generation").agg(
-        F.coalesce(F.first("group_protocol", ignorenulls=True), F.lit("classic")).alias("group_protocol"),
-        F.first("leader", ignorenulls=True).alias("leader"),
-        F.first("protocol_name", ignorenulls=True).alias("protocol"),
-        F.first("protocol_type", ignorenulls=True).alias("protocol_type"),
-        F.count_distinct(F.when(is_mem, F.col("member"))).alias("member_count"),
-        F.max("member_count").alias("reported_member_count"),
-        F.count_distinct("process_id").alias("client_count"),
-        F.array_sort(F.collect_set("sub_version")).alias("subscription_versions"),
-        F.array_sort(F.collect_set("latest_supported_version")).alias("latest_supported_versions"),
-        F.array_sort(F.collect_set("asg_version")).alias("assignment_versions"),
-        F.array_sort(F.collect_set("commonly_supported_version")).alias("commonly_supported_versions"),
-        F.coalesce(F.max("is_version_probe"), F.lit(False)).alias("version_probe"),
-        F.array_sort(F.collect_set(deadline)).alias("probing_deadlines"),
-        F.array_sort(F.collect_set(F.when(F.col("asg_error_code") != 0, F.col("asg_error_code")))).alias(
-            "assignment_error_codes"
-        ),
-        F.count(F.when(F.col("unit") == 0, 1)).alias("records"),
-        F.timestamp_millis(F.min("ts_ms")).alias("first_seen"),
-        F.timestamp_millis(F.max("ts_ms")).alias("last_seen"),
-    )
-    counts = (
-        assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
-        .groupBy("group", "generation")
-        .agg(
-            F.count_distinct(F.when(F.col("role") == "active", F.struct("task", _te()))).alias("active_tasks"),
-            F.count(F.when(F.col("role") == "standby", 1)).alias("standby_replicas"),
-            F.count(F.when(F.col("role") == "warmup", 1)).alias("warmup_replicas"),
-        )
-    )
-    rebalances = reb.join(counts, ["group", "generation"], "left").select(
-        "group",
-        "generation",
-        "group_protocol",
-        "leader",
-        "protocol",
-        "protocol_type",
-        "member_count",
-        "reported_member_count",
-        "client_count",
-        "subscription_versions",
-        "latest_supported_versions",
-        "assignment_versions",
-        "commonly_supported_versions",
-        "version_probe",
-        "probing_deadlines",
-        (F.size("probing_deadlines") > 0).alias("followup_scheduled"),
-        "assignment_error_codes",
-        F.coalesce("active_tasks", F.lit(0)).alias("active_tasks"),
-        F.coalesce("standby_replicas", F.lit(0)).alias("standby_replicas"),
-        F.coalesce("warmup_replicas", F.lit(0)).alias("warmup_replicas"),
-        "records",
-        "first_seen",
-        "last_seen",
-    )
-    rebalances = tables["rebalances"] = materialize("rebalances", rebalances)
+    rebalances = tables["rebalances"] = materialize("rebalances", rebalances_table(ok, assignments))
 
     # --- Kafka Connect workers -----------------------------------------------------------------------------
     c = _dedupe(ok.filter(F.col("unit_kind") == "connect"), "connect_layer")
@@ -555,7 +497,10 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     ).select("group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
     share_findings = _share_findings(assignments, members, share_topics)
     tables["findings"] = materialize(
-        "findings", _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors).unionByName(share_findings)
+        "findings",
+        _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors)
+        .unionByName(share_findings)
+        .unionByName(detector_findings(rebalances)),
     )
     tables["quarantine"] = materialize("quarantine", quarantine)
     return tables
@@ -614,386 +559,3 @@ def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame]:
         .withColumn("task", F.concat(F.coalesce("topic", "topic_id"), F.lit("-"), F.col("partition").cast("string")))
     )
     return topics, rows
-
-
-def _share_findings(assignments: DataFrame, members: DataFrame, topics: DataFrame) -> DataFrame:
-    """A share group's two checks, per group and epoch (``generation``):
-
-    * ``unheld-partition``: a partition its members should hold that none does. What each member holds at an
-      epoch is its last assignment at or before it (a null assignment in a heartbeat response means unchanged);
-      the partitions to hold are the ones the group's records list (Kafka 4.0's partition metadata, or the
-      initialized share-group state of 4.1) of the topics those members subscribe to (each member's last
-      subscription at or before the epoch) or hold. Kafka's assignor leaves such a partition when the only
-      member that held it stopped subscribing to its topic and no member was hashed onto it.
-    * ``unsubscribed-partition``: a member holds a partition of a topic its subscription (its last one at or
-      before the epoch) does not name.
-    """
-    sh = assignments.filter(
-        (F.col("role") == "share") & F.col("group").isNotNull() & F.col("generation").isNotNull()
-    ).select("group", "generation", "member", "task", F.regexp_extract("task", r"^(.*)-(-?[0-9]+)$", 1).alias("topic"))
-    gens = sh.select("group", "generation").distinct()
-    seen = sh.select("group", "member", F.col("generation").alias("_g")).distinct()
-    latest = (
-        gens.join(seen, "group")
-        .filter(F.col("_g") <= F.col("generation"))
-        .groupBy("group", "generation", "member")
-        .agg(F.max("_g").alias("_g"))
-    )
-    held = latest.join(sh.withColumnRenamed("generation", "_g"), ["group", "member", "_g"]).select(
-        "group", "generation", "member", "task", "topic"
-    )
-    subs = members.filter(F.col("subscribed_topics").isNotNull()).select(
-        "group", "member", F.coalesce("generation", F.lit(-1)).alias("_sg"), "timestamp", "subscribed_topics"
-    )
-    w = Window.partitionBy("group", "generation", "member").orderBy(
-        F.col("_sg").desc(), F.col("timestamp").desc_nulls_last()
-    )
-    subs_at = (
-        latest.select("group", "generation", "member")
-        .join(subs, ["group", "member"])
-        .filter(F.col("_sg") <= F.col("generation"))
-        .withColumn("_rn", F.row_number().over(w))
-        .filter("_rn = 1")
-        .select("group", "generation", "member", "subscribed_topics")
-    )
-
-    wanted = (
-        subs_at.select("group", "generation", F.explode("subscribed_topics").alias("topic"))
-        .unionByName(held.select("group", "generation", "topic"))
-        .distinct()
-    )
-    known = (
-        topics.filter(F.col("partitions").isNotNull() & F.col("topic").isNotNull())
-        .select("group", "topic", F.explode("partitions").alias("partition"))
-        .distinct()
-    )
-    expected = wanted.join(known, ["group", "topic"]).withColumn(
-        "task", F.concat(F.col("topic"), F.lit("-"), F.col("partition").cast("string"))
-    )
-    unheld = expected.join(
-        held.select("group", "generation", "task").distinct(), ["group", "generation", "task"], "left_anti"
-    ).withColumn("_task_escaped", F.lit(False))
-
-    odd = (
-        sh.join(subs_at, ["group", "generation", "member"])
-        .filter(~F.array_contains("subscribed_topics", F.col("topic")))
-        .withColumn("_task_escaped", F.lit(False))
-    )
-    return _finding(
-        unheld,
-        "unheld-partition",
-        "warning",
-        F.concat(F.lit("no member of the share group holds "), F.col("task"), F.lit(" at this epoch")),
-    ).unionByName(
-        _finding(
-            odd,
-            "unsubscribed-partition",
-            "error",
-            F.concat(
-                F.lit("holds "),
-                F.col("task"),
-                F.lit(" but subscribes to "),
-                F.array_join(F.array_sort("subscribed_topics"), ", "),
-            ),
-            member="member",
-        )
-    )
-
-
-def _finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:
-    def col(c):
-        return F.col(c) if isinstance(c, str) else (c if c is not None else F.lit(None))
-
-    # the task name is the only string of a finding that can hold a lone surrogate (written escaped)
-    escaped = F.when(F.col("_task_escaped"), F.array(F.lit("task"))) if task == "task" else F.lit(None)
-    return df.select(
-        "group",
-        "generation",
-        F.lit(check).alias("check"),
-        F.lit(severity).alias("severity"),
-        col(task).cast("string").alias("task"),
-        col(member).cast("string").alias("member"),
-        col(process).cast("string").alias("process_id"),
-        detail.alias("detail"),
-        escaped.cast("array<string>").alias("escaped"),
-    )
-
-
-def _no_active_owner(per_task: DataFrame, rebalances: DataFrame) -> list[DataFrame]:
-    """``no-active-owner``: a task held as standby/warmup and active on no member (``per_task``: one row per
-    group, generation and task with its ``active_members`` and ``other_members``), told apart from the state
-    between a cooperative revocation and its follow-up rebalance.
-
-    Kafka's leader (``StreamsPartitionAssignor.populateActiveTaskAndPartitionsLists``) withholds an active
-    task from its new consumer while another member still owns one of its partitions, gives that consumer
-    ``next_rebalance_ms`` 0 (an immediate follow-up) and, when its client held the task as a standby before,
-    the task as a temporary standby (``buildStandbyTaskMap``); the follow-up assigns it (wire-facts §3 and §9
-    step 8; KIP-441's scale-out, whose second rebalance "is composed of two rebalances"). Nothing else leaves
-    a task without an active owner: the task assignors give every task one, and a probing deadline only
-    adds warmups (§10). So, per task and generation:
-
-    * no member of the generation got an immediate follow-up: an error (a task nobody runs);
-    * some did, and the group's next generation in the input makes the task active: no finding (the withheld
-      task, handed over in the follow-up; not always to the consumer it was withheld from, since the
-      follow-up's assignor sees the revoked partitions free and may place it anew);
-    * some did, but the next generation is not in the input, or leaves the task active nowhere again: a
-      warning that says which (that generation is checked on its own too).
-    """
-    w = Window.partitionBy("group").orderBy("generation")
-    gens = rebalances.select(
-        "group",
-        "generation",
-        F.exists("probing_deadlines", lambda d: d["next_rebalance_ms"] == 0).alias("_withheld"),
-        F.transform(
-            F.filter("probing_deadlines", lambda d: (d["next_rebalance_ms"] == 0) & d["member"].isNotNull()),
-            lambda d: d["member"],
-        ).alias("_immediate"),
-        F.lead("generation").over(w).alias("_next"),
-    )
-    following = per_task.select(
-        "group", F.col("generation").alias("_next"), "task", "_task_escaped", F.col("active_members").alias("_then")
-    )
-    o = (
-        per_task.filter(F.size("active_members") == 0)
-        .join(gens, ["group", "generation"], "left")
-        .join(following, ["group", "_next", "task", "_task_escaped"], "left")
-        .withColumn("_immediate", F.coalesce("_immediate", F.array().cast("array<string>")))
-    )
-    withheld = F.coalesce("_withheld", F.lit(False))
-    handed_over = F.coalesce(F.size("_then") > 0, F.lit(False))
-    held = F.concat(F.lit("standby/warmup on "), F.array_join("other_members", ", "), F.lit(", active on no member"))
-    pending = F.concat(
-        held,
-        F.lit(" while "),
-        F.when(F.size("_immediate") > 0, F.array_join("_immediate", ", ")).otherwise(F.lit("a member not named")),
-        F.lit(" got an immediate follow-up (next_rebalance_ms 0: an active withheld for cooperative revocation); "),
-    )
-    return [
-        _finding(
-            o.filter(~withheld),
-            "no-active-owner",
-            "error",
-            F.concat(held, F.lit(", and no member got an immediate follow-up rebalance")),
-        ),
-        _finding(
-            o.filter(withheld & ~handed_over),
-            "no-active-owner",
-            "warning",
-            F.concat(
-                pending,
-                F.when(F.col("_next").isNull(), F.lit("the follow-up generation is not in the input")).otherwise(
-                    F.format_string("generation %d, the next in the input, makes it active nowhere either", "_next")
-                ),
-            ),
-        ),
-    ]
-
-
-def _findings(
-    assignments: DataFrame,
-    members: DataFrame,
-    rebalances: DataFrame,
-    asg_errors: DataFrame,
-    cfg: Config,
-    group_errors: DataFrame | None = None,
-) -> DataFrame:
-    a = assignments.filter(
-        F.col("group").isNotNull() & F.col("generation").isNotNull() & F.col("role").isin("active", "standby", "warmup")
-    )
-    client = F.coalesce(F.col("process_id"), F.concat(F.lit("member:"), F.col("member")))
-    a = a.withColumn("client", client).withColumn("_task_escaped", _te())
-    out = []
-
-    per_task = a.groupBy("group", "generation", "task", "_task_escaped").agg(
-        F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("member")))).alias("active_members"),
-        F.array_sort(F.collect_set(F.when(F.col("role") == "active", F.col("client")))).alias("active_clients"),
-        F.array_sort(F.collect_set(F.when(F.col("role") != "active", F.col("member")))).alias("other_members"),
-    )
-    out.append(
-        _finding(
-            per_task.filter(F.size("active_members") > 1),
-            "multiple-active-owners",
-            "error",
-            F.concat(F.lit("active on "), F.array_join("active_members", ", ")),
-        )
-    )
-    out.extend(_no_active_owner(per_task, rebalances))
-
-    both = a.groupBy("group", "generation", "member", "task", "_task_escaped").agg(
-        F.collect_set("role").alias("roles"), F.first("process_id").alias("process_id")
-    )
-    both = both.filter(F.array_contains("roles", "active") & (F.size("roles") > 1))
-    out.append(
-        _finding(
-            both,
-            "active-and-standby",
-            "error",
-            F.concat(F.lit("roles "), F.array_join(F.array_sort("roles"), ", ")),
-            member="member",
-            process="process_id",
-        )
-    )
-
-    act = a.filter(F.col("role") == "active").select(
-        "group",
-        "generation",
-        "task",
-        "_task_escaped",
-        F.col("client").alias("a_client"),
-        F.col("member").alias("a_member"),
-    )
-    stb = a.filter(F.col("role") != "active")
-    same = stb.join(act, ["group", "generation", "task", "_task_escaped"]).filter(
-        (F.col("client") == F.col("a_client")) & (F.col("member") != F.col("a_member"))
-    )
-    out.append(
-        _finding(
-            same,
-            "standby-on-active-client",
-            "error",
-            F.concat(
-                F.col("role"),
-                F.lit(" on "),
-                F.col("member"),
-                F.lit(", active on "),
-                F.col("a_member"),
-                F.lit(" of the same client"),
-            ),
-            member="member",
-            process="process_id",
-        )
-    )
-
-    if cfg.max_warmup_replicas is not None:
-        wu = a.filter(F.col("role") == "warmup").groupBy("group", "generation").agg(F.count("*").alias("n"))
-        out.append(
-            _finding(
-                wu.filter(F.col("n") > cfg.max_warmup_replicas),
-                "too-many-warmups",
-                "error",
-                F.format_string(f"%d warmups, max.warmup.replicas = {cfg.max_warmup_replicas}", F.col("n")),
-                task=None,
-            )
-        )
-
-    # KIP-441 balance: activeTaskLoad = active tasks / capacity (consumers of the client), max - min <= 1
-    settled = rebalances.filter(~F.col("followup_scheduled") & (F.size("assignment_error_codes") == 0)).select(
-        "group", "generation"
-    )
-    per_client = a.groupBy("group", "generation", "client").agg(
-        F.count_distinct(F.when(F.col("role") == "active", F.struct("task", "_task_escaped"))).alias("actives"),
-        F.count_distinct("member").alias("capacity"),
-    )
-    per_client = per_client.join(settled, ["group", "generation"]).withColumn(
-        "load", F.col("actives") / F.col("capacity")
-    )
-    skew = per_client.groupBy("group", "generation").agg(F.max("load").alias("hi"), F.min("load").alias("lo"))
-    out.append(
-        _finding(
-            skew.filter(F.col("hi") - F.col("lo") > 1.0),
-            "unbalanced-active",
-            "warning",
-            F.format_string(
-                "active tasks per client capacity range %.2f to %.2f (KIP-441 allows 1)", F.col("lo"), F.col("hi")
-            ),
-            task=None,
-        )
-    )
-
-    mixed_asg = rebalances.filter(F.size("assignment_versions") > 1)
-    out.append(
-        _finding(
-            mixed_asg,
-            "mixed-assignment-versions",
-            "error",
-            F.concat(
-                F.lit("assignment versions "),
-                F.array_join("assignment_versions", ", "),
-                F.lit(" in one generation (the leader sends one version to all)"),
-            ),
-            task=None,
-        )
-    )
-
-    latest = rebalances.withColumn("_last", F.max("generation").over(Window.partitionBy("group"))).filter(
-        F.col("generation") == F.col("_last")
-    )
-    csv_max = F.array_max(F.filter("commonly_supported_versions", lambda x: x > 0))
-    below = F.coalesce(F.array_min("assignment_versions") < csv_max, F.lit(False))
-    unresolved = latest.filter((F.size("subscription_versions") > 1) | F.col("version_probe") | below)
-    out.append(
-        _finding(
-            unresolved,
-            "unresolved-version-mix",
-            "warning",
-            F.concat(
-                F.lit("latest generation: subscription versions "),
-                F.array_join("subscription_versions", ", "),
-                F.lit("; assignment versions "),
-                F.array_join("assignment_versions", ", "),
-                F.lit("; commonly supported "),
-                F.array_join("commonly_supported_versions", ", "),
-                F.when(F.col("version_probe"), F.lit("; a version probe")).otherwise(F.lit("")),
-            ),
-            task=None,
-        )
-    )
-
-    out.append(
-        _finding(
-            asg_errors,
-            "assignment-error",
-            "error",
-            F.format_string(  # the code's AssignorError name beside it
-                "assignment error code %d (%s)",
-                F.col("error_code"),
-                F.coalesce(F.element_at(_assignor_error_names(), F.col("error_code")), F.lit("not an AssignorError")),
-            ),
-            task=None,
-            member="member",
-        )
-    )
-    shut = members.filter((F.col("error_code") == 4) & F.col("group").isNotNull())
-    out.append(
-        _finding(
-            shut,
-            "shutdown-requested",
-            "warning",
-            F.lit("subscription error code 4 (SHUTDOWN_REQUESTED)"),
-            task=None,
-            member="member",
-            process="process_id",
-        )
-    )
-
-    if group_errors is not None:  # a Kafka 4 group's heartbeat or Describe answered with an error
-        from ..wire.registry import error_names
-
-        names = F.create_map(*[F.lit(x) for kv in sorted(error_names().items()) for x in kv])
-        out.append(
-            _finding(
-                group_errors,
-                "group-error",
-                "warning",
-                F.format_string(
-                    "%s (%d) in a %s group's response",
-                    F.coalesce(F.element_at(names, F.col("error_code")), F.lit("error")),
-                    F.col("error_code"),
-                    F.col("group_protocol"),
-                ),
-                task=None,
-                member="member",
-            )
-        )
-
-    result = out[0]
-    for df in out[1:]:
-        result = result.unionByName(df)
-    return result
-
-
-def _assignor_error_names():
-    """A Spark map of Streams' AssignorError codes to their names."""
-    from ..streams import AssignorError
-
-    return F.create_map(*[F.lit(x) for e in sorted(AssignorError, key=int) for x in (int(e), e.name)])

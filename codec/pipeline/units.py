@@ -56,6 +56,8 @@ class GroupUnit(NamedTuple):
     group_protocol: str | None = None  # Kafka 4's groups: "consumer" (KIP-848), "streams" (KIP-1071) or "share"
     # (KIP-932); None: classic
     share_topics: list | None = None  # a share group's topics: (topic id, name, partitions or None)
+    event: str | None = None  # "leave": a LeaveGroup request's member leaving (the rebalances' causes read it)
+    reason: str | None = None  # its KIP-800 reason (LeaveGroup v5+)
 
 
 class ConnectUnit(NamedTuple):

@@ -52,27 +52,36 @@ from typing import Any
 
 from ..cliutil import loads
 from ..errors import read_whole
-from ..connect.constants import MAX_TASKS
 from ..connect.assignment import (
     ConnectAssignment,
     ConnectorTaskId,
     decode_connect_assignment,
 )
 from ..assignor.connect import (
-    DEFAULT_MAX_DELAY_MS,
     IncrementalAssignorState,
     apply_assignment,
     assign_connect,
     connector_tasks,
     workers_from_metadata,
 )
+from ..causes.vocabulary import FOLLOW_UP, MEMBER_JOINED
 from ..negotiation.connect import (
     join_group_protocols,
     select_connect_protocol,
 )
 from ..wire.builder import wire_class
+from .connect_scenario import (
+    CONNECT_COMPARE,
+    CONNECT_PROTOCOLS,
+    ConnectEvent,
+    ConnectScenario,
+    ConnectWorkerSpec,
+    is_connect_scenario,
+    parse_connect_scenario,
+)
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
-from .scenario import ScenarioError, int_field, number_field
+from .scenario import ScenarioError
+from .truth import EXPIRED, LEFT
 from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
 
 __all__ = [
@@ -89,198 +98,7 @@ __all__ = [
     "simulate_connect",
 ]
 
-#: Runs of a Connect scenario: every worker's ``connect.protocol`` set to one mode, or each its own.
-CONNECT_PROTOCOLS = {
-    "eager": "eager (default, v0): stop-the-world, EagerAssignor",
-    "compatible": "compatible (v1): incremental cooperative",
-    "sessioned": "sessioned (v2): incremental cooperative, session-keyed",
-    "as-configured": "each worker's own connect.protocol",
-}
-CONNECT_COMPARE = ("eager", "sessioned")
-MODES = ("eager", "compatible", "sessioned")
-MAX_WORKERS, MAX_CONNECTORS, MAX_EVENTS, MAX_DURATION_S = 100, 1000, 1000, 7 * 86400.0  # and MAX_TASKS, as assign
 COORDINATOR_GROUP = "connect-cluster"
-
-
-# --- scenarios ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ConnectWorkerSpec:
-    name: str
-    protocol: str = "sessioned"
-    running: bool = True
-
-
-@dataclass(frozen=True)
-class ConnectEvent:
-    at: float
-    kind: str  # start | stop | crash
-    worker: str
-    protocol: str | None = None
-
-    def describe(self) -> str:
-        return f"{self.kind} {self.worker}" + (f" ({self.protocol})" if self.protocol else "")
-
-
-@dataclass(frozen=True)
-class ConnectScenario:
-    name: str
-    description: str
-    workers: tuple[ConnectWorkerSpec, ...]
-    connectors: tuple[tuple[str, int], ...]
-    events: tuple[ConnectEvent, ...]
-    duration_s: float
-    max_delay_ms: int = DEFAULT_MAX_DELAY_MS
-    session_timeout_ms: int = 10_000
-    heartbeat_interval_ms: int = 3_000
-    protocols: tuple[str, ...] = CONNECT_COMPARE
-    seed: int = 1
-    kind: str = "connect"
-
-
-def is_connect_scenario(data: Any) -> bool:
-    return isinstance(data, dict) and data.get("kind") == "connect"
-
-
-def _known(d, keys: set[str], where: str) -> None:
-    if not isinstance(d, dict):
-        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
-    unknown = set(d) - keys
-    if unknown:
-        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"[:300])
-
-
-def _mode(v, where: str) -> str:
-    if v not in MODES:
-        raise ScenarioError(f"{where}: connect.protocol is one of {', '.join(MODES)}, got {v!r}"[:200])
-    return v
-
-
-def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> ConnectScenario:
-    """A :class:`ConnectScenario` from its JSON object; :class:`ScenarioError` for anything it cannot run."""
-    _known(
-        data,
-        {
-            "kind",
-            "name",
-            "description",
-            "seed",
-            "workers",
-            "connectors",
-            "configs",
-            "protocols",
-            "events",
-            "duration_s",
-        },
-        "scenario",
-    )
-    if data.get("kind") != "connect":
-        raise ScenarioError('a Connect scenario has "kind": "connect"')
-    name = data.get("name", source_name or "connect")
-    if not isinstance(name, str) or not name:
-        raise ScenarioError("name: needs a non-empty string")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise ScenarioError("description: needs a string")
-    seed = int_field(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
-    raw_workers = data.get("workers")
-    if not isinstance(raw_workers, list) or not raw_workers:
-        raise ScenarioError("a Connect scenario needs workers (a non-empty list)")
-    if len(raw_workers) > MAX_WORKERS:
-        raise ScenarioError(f"at most {MAX_WORKERS} workers")
-    workers = []
-    for i, raw in enumerate(raw_workers):
-        _known(raw, {"name", "protocol", "running"}, f"workers[{i}]")
-        wname = raw.get("name")
-        if not isinstance(wname, str) or not wname or not wname.isprintable() or len(wname) > 100:
-            raise ScenarioError(f"workers[{i}]: name needs a printable string of 1..100 characters")
-        running = raw.get("running", True)
-        if not isinstance(running, bool):
-            raise ScenarioError(f"workers[{i}]: running needs true or false")
-        workers.append(ConnectWorkerSpec(wname, _mode(raw.get("protocol", "sessioned"), f"workers[{i}]"), running))
-    names = {w.name for w in workers}
-    if len(names) != len(workers):
-        raise ScenarioError("duplicate worker name")
-    conns = data.get("connectors")
-    if not isinstance(conns, dict) or not conns:
-        raise ScenarioError("connectors: needs a JSON object of connector name -> task count")
-    if len(conns) > MAX_CONNECTORS:
-        raise ScenarioError(f"at most {MAX_CONNECTORS} connectors")
-    connectors = tuple((c, int_field(n, f"connectors[{c}]", 0, MAX_TASKS)) for c, n in conns.items())
-    if sum(n for _, n in connectors) > MAX_TASKS:
-        raise ScenarioError(f"at most {MAX_TASKS} tasks in all")
-    for c, _ in connectors:
-        if not c or not c.isprintable():
-            raise ScenarioError("connector names need printable, non-empty strings")
-    configs = data.get("configs", {})
-    _known(configs, {"scheduled_rebalance_max_delay_ms", "session_timeout_ms", "heartbeat_interval_ms"}, "configs")
-    max_delay = int_field(
-        configs.get("scheduled_rebalance_max_delay_ms", DEFAULT_MAX_DELAY_MS),
-        "configs.scheduled_rebalance_max_delay_ms",
-        0,
-        2**31 - 1,
-    )
-    session = int_field(configs.get("session_timeout_ms", 10_000), "configs.session_timeout_ms", 1, 2**31 - 1)
-    hb = int_field(configs.get("heartbeat_interval_ms", 3_000), "configs.heartbeat_interval_ms", 1, 2**31 - 1)
-    protocols = data.get("protocols", list(CONNECT_COMPARE))
-    if not isinstance(protocols, list) or not protocols or any(p not in CONNECT_PROTOCOLS for p in protocols):
-        raise ScenarioError(f"protocols: a non-empty list of {', '.join(CONNECT_PROTOCOLS)}")
-    raw_events = data.get("events", [])
-    if not isinstance(raw_events, list):
-        raise ScenarioError("events: needs a list")
-    events: list[ConnectEvent] = []
-    for i, raw in enumerate(raw_events):
-        events.extend(_events(raw, i, names))
-    if len(events) > MAX_EVENTS:
-        raise ScenarioError(f"at most {MAX_EVENTS} events")
-    duration = number_field(data.get("duration_s", 600), "duration_s", positive=True)
-    if duration > MAX_DURATION_S:
-        raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
-    events.sort(key=lambda e: e.at)
-    return ConnectScenario(
-        name=name,
-        description=description,
-        workers=tuple(workers),
-        connectors=connectors,
-        events=tuple(events),
-        duration_s=duration,
-        max_delay_ms=max_delay,
-        session_timeout_ms=session,
-        heartbeat_interval_ms=hb,
-        protocols=tuple(protocols),
-        seed=seed,
-    )
-
-
-def _events(raw, i: int, names: set[str]) -> list[ConnectEvent]:
-    where = f"events[{i}]"
-    _known(raw, {"at", "start", "stop", "crash", "bounce", "rolling", "downtime_s", "every_s", "protocol"}, where)
-    if "at" not in raw:
-        raise ScenarioError(f"{where}: needs 'at' (seconds)")
-    at = number_field(raw["at"], f"{where}.at")
-    kinds = [k for k in ("start", "stop", "crash", "bounce", "rolling") if k in raw]
-    if len(kinds) != 1:
-        raise ScenarioError(f"{where}: exactly one of start, stop, crash, bounce, rolling")
-    kind = kinds[0]
-    targets = raw[kind] if kind == "rolling" else [raw[kind]]
-    if not isinstance(targets, list) or not targets:
-        raise ScenarioError(f"{where}: rolling needs a non-empty list of workers")
-    for w in targets:
-        if not isinstance(w, str) or w not in names:
-            raise ScenarioError(f"{where}: unknown worker {w!r}"[:200])
-    protocol = _mode(raw["protocol"], where) if "protocol" in raw else None
-    if protocol and kind in ("stop", "crash"):
-        raise ScenarioError(f"{where}: protocol goes with start, bounce or rolling")
-    if kind in ("start", "stop", "crash"):
-        return [ConnectEvent(at, kind, targets[0], protocol)]
-    downtime = number_field(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
-    every = number_field(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
-    out = []
-    for k, w in enumerate(targets):
-        t = at + k * every
-        out += [ConnectEvent(t, "stop", w), ConnectEvent(t + downtime, "start", w, protocol)]
-    return out
 
 
 # --- frames ------------------------------------------------------------------------------------------------
@@ -442,6 +260,7 @@ class _Sim:
         self.last_change = 0.0
         self.events_json: list[dict] = []
         self._pending_reasons: list[str] = []
+        self._cause: tuple[str, str] = ("unknown", "")
         self.group_mode: str | None = None  # the connect.protocol mode of the last completed generation
         self._round_before: dict = dict(self.metrics)
 
@@ -554,14 +373,14 @@ class _Sim:
                 w = self.workers[args[0]]
                 if w.member_id == args[1]:
                     self._drop(w)
-                    self._trigger(t, f"{args[0]}'s session timed out")
+                    self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
             elif action == "complete":
                 self._round(t)
             elif action == "rejoin":
                 w = self.workers[args[0]]
                 if w.running and w.member_id == args[1] and w.rejoin_at == t:
                     w.rejoin_at = None
-                    self._trigger(t, f"{w.spec.name} rejoins ({args[2]})")
+                    self._trigger(t, f"{w.spec.name} rejoins ({args[2]})", (FOLLOW_UP, w.member_id))
             self._sample(t)
         self._account(end)
         self._sample(end)
@@ -579,7 +398,7 @@ class _Sim:
             if e.protocol and self.protocol == "as-configured":
                 w.mode = e.protocol
             self._new_member(w, t)
-            self._trigger(t, f"{e.worker} joins")
+            self._trigger(t, f"{e.worker} joins", (MEMBER_JOINED, w.member_id))
         else:
             if not w.running:
                 self.notes.append(f"{t:g}s: {e.kind} {e.worker}: not running")
@@ -592,8 +411,9 @@ class _Sim:
                 self.rec.response(w.key, cid, _leave_response(w.member_id), t)
                 self.rec.close(w.key, t)
                 self._drop(w)
-                self._trigger(t, f"{e.worker} leaves")
+                self._trigger(t, f"{e.worker} leaves", (LEFT, w.member_id))
             else:
+                self._last_heartbeats(w, t)
                 self.rec.close(w.key, t)
                 self._push(t + self.sc.session_timeout_ms / 1000.0, "timeout", e.worker, w.member_id)
 
@@ -601,12 +421,19 @@ class _Sim:
         if w.spec.name in self.join_order:
             self.join_order.remove(w.spec.name)
 
-    def _trigger(self, t: float, reason: str) -> None:
+    def _last_heartbeats(self, w: _Worker, t: float) -> None:
+        """A crashing worker's last two heartbeats, an interval apart, the last an interval before the crash."""
+        times = [at for at in (t - 2 * self.hb, t - self.hb) if at >= w.joined_at]
+        self.rec.heartbeats(w.key, COORDINATOR_GROUP, self.generation, w.member_id, times, 0.0, t)
+
+    def _trigger(self, t: float, reason: str, cause: tuple[str, str]) -> None:
+        """``cause``: why, in :mod:`codec.causes`' words, and the member it names (:mod:`codec.simulate.truth`)."""
         if self.round_end is not None:  # a round is under way: this change joins it
             self._pending_reasons.append(reason)
             return
         self.round_start, self.round_end = t, t + self.hb
         self._pending_reasons = [reason]
+        self._cause = cause
         self._round_before = dict(self.metrics)
         members = [w for w in self.workers.values() if w.running]
         if self.group_mode == "eager":
@@ -706,6 +533,8 @@ class _Sim:
                 "started_s": round(start, 3),
                 "completed_s": round(t, 3),
                 "reasons": list(self._pending_reasons),
+                "cause": self._cause[0],
+                "cause_member": self._cause[1],
                 "protocol": sel.protocol,
                 "leader": self.leader,
                 "members": [w.spec.name for w in members],

@@ -16,7 +16,8 @@ Actors:
 
 Everything exchanged goes through :class:`codec.simulate.wire.Recorder` as encoded frames and is read
 back from those bytes. What is not simulated as frames: steady heartbeats (a member learns of a
-rebalance at its next heartbeat, whose request and REBALANCE_IN_PROGRESS response are recorded),
+rebalance at its next heartbeat, whose request and REBALANCE_IN_PROGRESS response are recorded; a member that
+stops without leaving has its last two heartbeats recorded, so that its silence is on the wire),
 FindCoordinator/ApiVersions and offset commits.
 
 State model (per task): the changelog's end offset grows at ``write_rate`` while the active task
@@ -32,8 +33,6 @@ from __future__ import annotations
 import heapq
 import random
 import uuid
-from dataclasses import dataclass, field
-from typing import Any
 
 from ..assignor import ClientSpec, GroupDescription, TaskSpec, assign
 from ..assignor.leader import Subtopology
@@ -53,8 +52,11 @@ from ..types import TaskId, TopicPartition
 from ..wire.builder import wire_class
 from .leader import LOCALITY_TAG, PROTOCOLS, Protocol, leader_assign
 from .metrics import Metrics
+from .truth import EXPIRED, LEFT, join_cause
+from .model import CoordinatorMember, Instance, SimMember, SimTask, SimulationResult, Store, initial_used
 from .scenario import Event, InstanceSpec, Scenario, ScenarioError, parse_task
 from .wire import (
+    EPOCH,
     HEARTBEAT,
     JOIN_GROUP,
     LEAVE_GROUP,
@@ -73,103 +75,20 @@ _EPS = 1e-6
 _OwnedTP = wire_class("ConsumerProtocolSubscription", "TopicPartition")
 
 
-@dataclass
-class _Store:
-    """One task's local store in one state directory."""
-
-    pos0: float
-    t0: float
-    rate: float
-    active: str | None = None  # instance holding it as active
-    followers: set[str] = field(default_factory=set)  # instances holding it as standby/warmup
-    restoring: bool = False
-    token: int = 0
-
-
-@dataclass
-class _Task:
-    task: TaskId
-    stateful: bool
-    end0: float = 0.0
-    t0: float = 0.0
-    processing: bool = False
-    owner: "_Member | None" = None  # the member holding it as active (running or restoring)
-    lagging: bool = False  # restoring while another live instance holds a caught-up copy
-
-
-@dataclass
-class _Instance:
-    spec: InstanceSpec
-    name: str
-    host: str
-    state_dir: str
-    restore_rate: float
-    process_id: uuid.UUID
-    release: str
-    latest: int
-    upgrade_from: str | None
-    alive: bool = False
-    incarnation: int = 0
-    members: list["_Member"] = field(default_factory=list)
-    warmups: frozenset[TaskId] = frozenset()
-    failed: str | None = None
-
-
-@dataclass(eq=False)
-class _Member:
-    instance: _Instance
-    thread: int
-    key: str  # the recorder's connection key: one per incarnation and thread
-    client_id: str
-    used: int
-    rebalance: str
-    hb_phase: float
-    member_id: str = ""
-    generation: int = -1
-    alive: bool = True
-    joining: bool = False
-    active: set[TaskId] = field(default_factory=set)
-    standby: set[TaskId] = field(default_factory=set)
-    prev_active: frozenset[TaskId] = frozenset()
-    owned: tuple[TopicPartition, ...] = ()
-    probe_token: int = 0
-
-
-@dataclass
-class _CMember:
-    member: _Member
-    metadata: bytes = b""
-    joined: bool = False
-    correlation_id: int = 0
-    sync_correlation_id: int = 0
-
-
-@dataclass
-class SimulationResult:
-    scenario: str
-    protocol: str
-    metrics: dict[str, Any]
-    rebalances: list[dict]
-    timeline: dict[str, Any]
-    notes: list[str]
-    recorder: Recorder
-
-    def to_json(self) -> dict:
-        return {
-            "scenario": self.scenario,
-            "protocol": self.protocol,
-            "metrics": self.metrics,
-            "rebalances": self.rebalances,
-            "timeline": self.timeline,
-            "notes": self.notes,
-        }
-
-
 class Simulation:
     def __init__(
-        self, scenario: Scenario, protocol: str | Protocol = "ha", *, keep_frames: bool = True, run: str = "simulate"
+        self,
+        scenario: Scenario,
+        protocol: str | Protocol = "ha",
+        *,
+        keep_frames: bool = True,
+        run: str = "simulate",
+        reasons: bool = True,
     ) -> None:
+        """``reasons``: the members write their KIP-800 reason in each JoinGroup (v8+), as Kafka's Java client
+        does; False leaves it null, as older clients and librdkafka do (the rebalances' causes are the same)."""
         self.sc = scenario
+        self.reasons = reasons
         self.protocol = PROTOCOLS[protocol] if isinstance(protocol, str) else protocol
         self.rng = random.Random(f"{scenario.seed}:{scenario.name}")
         self.rec = Recorder(scenario=scenario.name, protocol=self.protocol.name, run=run, keep=keep_frames)
@@ -181,23 +100,23 @@ class Simulation:
         self.notes: list[str] = []
         # topology
         self.sub_of: dict[TaskId, Subtopology] = {}
-        self.tasks: dict[TaskId, _Task] = {}
+        self.tasks: dict[TaskId, SimTask] = {}
         for sub in scenario.topology.subtopologies:
             for t in sub.tasks():
                 self.sub_of[t] = sub
-                self.tasks[t] = _Task(t, sub.stateful, end0=scenario.state.initial_offsets if sub.stateful else 0)
+                self.tasks[t] = SimTask(t, sub.stateful, end0=scenario.state.initial_offsets if sub.stateful else 0)
         self.task_of_tp = {tp: t for t, sub in self.sub_of.items() for tp in sub.source_partitions(t)}
         self.topics = tuple(sorted({tp.topic for tp in self.task_of_tp}))
-        self.stores: dict[TaskId, dict[str, _Store]] = {t: {} for t in self.tasks}
-        self.dir_stores: dict[str, dict[TaskId, _Store]] = {}
+        self.stores: dict[TaskId, dict[str, Store]] = {t: {} for t in self.tasks}
+        self.dir_stores: dict[str, dict[TaskId, Store]] = {}
         # instances
-        self.instances: dict[str, _Instance] = {}
+        self.instances: dict[str, Instance] = {}
         for spec in scenario.instances:
             if spec.latest > LATEST_SUPPORTED_VERSION:
                 raise ScenarioError(
                     f"instance {spec.name}: metadata versions above {LATEST_SUPPORTED_VERSION} are not simulated"
                 )
-            self.instances[spec.name] = _Instance(
+            self.instances[spec.name] = Instance(
                 spec,
                 spec.name,
                 spec.host or spec.name,
@@ -209,7 +128,7 @@ class Simulation:
                 spec.upgrade_from,
             )
         # coordinator
-        self.cmembers: dict[str, _CMember] = {}
+        self.cmembers: dict[str, CoordinatorMember] = {}
         self.state = "Empty"
         self.generation = 0
         self.leader: str | None = None
@@ -259,17 +178,17 @@ class Simulation:
 
     # ------------------------------------------------------------------ state model
 
-    def _end(self, task: _Task, t: float) -> float:
+    def _end(self, task: SimTask, t: float) -> float:
         return task.end0 + (self.sc.state.write_rate * (t - task.t0) if task.processing else 0.0)
 
-    def _pos(self, task: _Task, st: _Store, t: float) -> float:
+    def _pos(self, task: SimTask, st: Store, t: float) -> float:
         if st.active is not None and not st.restoring:
             return self._end(task, t)
         if st.active is not None or st.followers:
             return min(st.pos0 + st.rate * (t - st.t0), self._end(task, t))
         return st.pos0
 
-    def _settle(self, task: _Task, st: _Store, t: float) -> None:
+    def _settle(self, task: SimTask, st: Store, t: float) -> None:
         pos = self._pos(task, st, t)
         if pos > st.pos0:
             if st.active is not None and st.restoring:
@@ -278,7 +197,7 @@ class Simulation:
                 self.metrics.offsets_replicated += pos - st.pos0
         st.pos0, st.t0 = pos, t
 
-    def _set_processing(self, task: _Task, on: bool, t: float) -> None:
+    def _set_processing(self, task: SimTask, on: bool, t: float) -> None:
         if task.processing == on:
             return
         for st in self.stores[task.task].values():
@@ -288,10 +207,10 @@ class Simulation:
         self.metrics.running += 1 if on else -1
         self.metrics.last_change = t
 
-    def _store(self, inst: _Instance, task: TaskId, t: float) -> _Store:
+    def _store(self, inst: Instance, task: TaskId, t: float) -> Store:
         st = self.stores[task].get(inst.state_dir)
         if st is None:
-            st = _Store(0.0, t, inst.restore_rate)
+            st = Store(0.0, t, inst.restore_rate)
             self.stores[task][inst.state_dir] = st
             self.dir_stores.setdefault(inst.state_dir, {})[task] = st
         st.rate = inst.restore_rate
@@ -300,7 +219,7 @@ class Simulation:
     def _live_dirs(self) -> set[str]:
         return {i.state_dir for i in self.instances.values() if i.alive}
 
-    def _start_active(self, m: _Member, task_id: TaskId, t: float) -> None:
+    def _start_active(self, m: SimMember, task_id: TaskId, t: float) -> None:
         task = self.tasks[task_id]
         if task.owner is not None:  # the coordinator thinks another member still has it: it is stopped first
             self._stop_active(task.owner, task_id, t)
@@ -335,7 +254,7 @@ class Simulation:
         self._at(t + lag / st.rate, "restored", task_id, m.instance.state_dir, st.token)
         self.metrics.last_change = t
 
-    def _stop_active(self, m: _Member, task_id: TaskId, t: float) -> None:
+    def _stop_active(self, m: SimMember, task_id: TaskId, t: float) -> None:
         task = self.tasks[task_id]
         m.active.discard(task_id)
         self.metrics.dirty.add(m.instance.name)
@@ -372,14 +291,14 @@ class Simulation:
         if task.owner:
             self.metrics.dirty.add(task.owner.instance.name)
 
-    def _follow(self, m: _Member, task_id: TaskId, t: float) -> None:
+    def _follow(self, m: SimMember, task_id: TaskId, t: float) -> None:
         m.standby.add(task_id)
         task = self.tasks[task_id]
         st = self._store(m.instance, task_id, t)
         self._settle(task, st, t)
         st.followers.add(m.instance.name)
 
-    def _unfollow(self, m: _Member, task_id: TaskId, t: float) -> None:
+    def _unfollow(self, m: SimMember, task_id: TaskId, t: float) -> None:
         m.standby.discard(task_id)
         st = self.stores[task_id].get(m.instance.state_dir)
         if st is not None:
@@ -388,12 +307,12 @@ class Simulation:
 
     # ------------------------------------------------------------------ initial state
 
-    def _new_member(self, inst: _Instance, thread: int, t: float) -> _Member:
-        spec_used, rebalance = _initial_used(inst)
+    def _new_member(self, inst: Instance, thread: int, t: float) -> SimMember:
+        spec_used, rebalance = initial_used(inst)
         if self.protocol.rebalance == "EAGER":
             rebalance = "EAGER"
         client_id = f"{self.sc.group.group_id}-{inst.process_id}-StreamThread-{thread + 1}-consumer"
-        m = _Member(
+        m = SimMember(
             inst,
             thread,
             f"{inst.name}#{inst.incarnation}.{thread}",
@@ -405,7 +324,7 @@ class Simulation:
         self.rec.connect(m.key, inst.name, client_id, inst.release, t)
         return m
 
-    def _new_member_id(self, m: _Member) -> str:
+    def _new_member_id(self, m: SimMember) -> str:
         return f"{m.client_id}-{uuid.UUID(int=self.rng.getrandbits(128))}"
 
     def _initial_state(self) -> None:
@@ -420,7 +339,7 @@ class Simulation:
         for inst in running:
             for m in inst.members:
                 m.member_id, m.generation = self._new_member_id(m), 1
-                self.cmembers[m.member_id] = _CMember(m, joined=True)
+                self.cmembers[m.member_id] = CoordinatorMember(m, joined=True)
             active, standby, lag = placement.get(inst.name, ([], [], 0))
             for k, task_id in enumerate(sorted(active)):
                 m = inst.members[k % len(inst.members)]
@@ -443,7 +362,7 @@ class Simulation:
         self.last_owner = dict(self.last_assignment)
         self.metrics.last_change = 0.0
 
-    def _initial_placement(self, running: list[_Instance]) -> dict[str, tuple[list, list, float]]:
+    def _initial_placement(self, running: list[Instance]) -> dict[str, tuple[list, list, float]]:
         if self.sc.initial is not None:
             return {
                 name: (
@@ -477,7 +396,7 @@ class Simulation:
 
     # ------------------------------------------------------------------ scenario events
 
-    def _resolve(self, name: str) -> _Instance | None:
+    def _resolve(self, name: str) -> Instance | None:
         if name == "@leader":
             cm = self.cmembers.get(self.leader) if self.leader else None
             return cm.member.instance if cm else None
@@ -500,7 +419,7 @@ class Simulation:
     def _on_restart_up(self, t: float, name: str, ev: Event) -> None:
         self._start_instance(self.instances[name], t, ev)
 
-    def _start_instance(self, inst: _Instance, t: float, ev: Event | None) -> None:
+    def _start_instance(self, inst: Instance, t: float, ev: Event | None) -> None:
         if inst.alive:
             self.notes.append(f"{t:g} s: {inst.name} is already running")
             return
@@ -515,7 +434,7 @@ class Simulation:
         for m in inst.members:
             self._send_join(m, t, "new member")
 
-    def _stop_instance(self, inst: _Instance, t: float, *, clean: bool, reason: str = "") -> None:
+    def _stop_instance(self, inst: Instance, t: float, *, clean: bool, reason: str = "") -> None:
         if not inst.alive:
             return
         inst.alive = False
@@ -536,6 +455,7 @@ class Simulation:
                 self._at(t + self.lat, "leave", m, cid)
             else:  # found by the coordinator when its session expires
                 last_hb = t - ((t - m.hb_phase) % self.hb)
+                self._last_heartbeats(m, last_hb, t)
                 self._at(max(t, last_hb + self.sc.group.session_timeout_ms / 1000.0), "expire", m)
                 if clean:
                     self.rec.close(m.key, t)
@@ -543,9 +463,16 @@ class Simulation:
         if reason:
             self.notes.append(f"{t:g} s: {inst.name} stopped: {reason}")
 
+    def _last_heartbeats(self, m: SimMember, last_hb: float, t: float) -> None:
+        """The last two heartbeats of a member that stops without a LeaveGroup (a crash, or a Streams instance
+        closed without leaving), on the wire (:meth:`codec.simulate.wire.Recorder.heartbeats`)."""
+        if m.member_id in self.cmembers and not m.joining:
+            g = self.sc.group.group_id
+            self.rec.heartbeats(m.key, g, m.generation, m.member_id, (last_hb - self.hb, last_hb), self.lat, t)
+
     # ------------------------------------------------------------------ members
 
-    def _offset_sums(self, inst: _Instance, t: float) -> dict[TaskId, int]:
+    def _offset_sums(self, inst: Instance, t: float) -> dict[TaskId, int]:
         sums: dict[TaskId, int] = {}
         prev = set().union(*(m.prev_active for m in inst.members)) if self.protocol.rebalance == "EAGER" else set()
         for task_id, st in sorted(self.dir_stores.get(inst.state_dir, {}).items()):
@@ -559,7 +486,7 @@ class Simulation:
                 sums[task_id] = int(self._pos(task, st, t))
         return sums
 
-    def _subscription(self, m: _Member, t: float) -> bytes:
+    def _subscription(self, m: SimMember, t: float) -> bytes:
         inst = m.instance
         v = m.used
         sums = self._offset_sums(inst, t)
@@ -591,10 +518,11 @@ class Simulation:
             )
         )
 
-    def _send_join(self, m: _Member, t: float, reason: str) -> None:
+    def _send_join(self, m: SimMember, t: float, reason: str) -> None:
         if not m.alive or m.joining:
             return
         m.joining = True
+        m.join_reason = reason
         if m.rebalance == "EAGER":  # onJoinPrepare revokes everything
             for task_id in sorted(m.active):
                 self._stop_active(m, task_id, t)
@@ -604,20 +532,25 @@ class Simulation:
             m.key,
             JOIN_GROUP,
             Frames.join_request(
-                g.group_id, m.member_id, self._subscription(m, t), g.session_timeout_ms, g.rebalance_timeout_ms, reason
+                g.group_id,
+                m.member_id,
+                self._subscription(m, t),
+                g.session_timeout_ms,
+                g.rebalance_timeout_ms,
+                reason if self.reasons else None,
             ),
             t,
         )
         self._at(t + self.lat, "join", m, cid, frame)
 
-    def _on_member_join(self, t: float, m: _Member, reason: str) -> None:
+    def _on_member_join(self, t: float, m: SimMember, reason: str) -> None:
         self._send_join(m, t, reason)
 
-    def _on_probe(self, t: float, m: _Member, token: int) -> None:
+    def _on_probe(self, t: float, m: SimMember, token: int) -> None:
         if m.alive and m.probe_token == token:
             self._send_join(m, t, "scheduled probing rebalance")
 
-    def _on_heartbeat(self, t: float, m: _Member, rebalance_id: int) -> None:
+    def _on_heartbeat(self, t: float, m: SimMember, rebalance_id: int) -> None:
         """A member's next heartbeat after a rebalance started: REBALANCE_IN_PROGRESS, so it rejoins."""
         if not m.alive or m.joining or self.state != "PreparingRebalance" or self.rebalance_id != rebalance_id:
             return
@@ -630,7 +563,7 @@ class Simulation:
         if resp.body.error_code == REBALANCE_IN_PROGRESS:
             self._at(t + 2 * self.lat, "member_join", m, "group is rebalancing")
 
-    def _apply(self, m: _Member, data: bytes, t: float) -> None:
+    def _apply(self, m: SimMember, data: bytes, t: float) -> None:
         """``onAssignment``: the ConsumerProtocol assignment and its AssignmentInfo, from the bytes received."""
         inst = m.instance
         cpa = decode_consumer(ASSIGNMENT, data)
@@ -675,13 +608,13 @@ class Simulation:
         if info.next_rebalance_ms == 0:
             rejoin = rejoin or "nextRebalance 0"
         elif info.next_rebalance_ms != NO_REBALANCE and rejoin is None:
-            self._at(max(t, info.next_rebalance_ms / 1000.0), "probe", m, m.probe_token)
+            self._at(max(t, info.next_rebalance_ms / 1000.0 - EPOCH), "probe", m, m.probe_token)
         if rejoin:
             self._at(t + self.lat, "member_join", m, rejoin)
 
     # ------------------------------------------------------------------ coordinator
 
-    def _on_join(self, t: float, m: _Member, cid: int, frame) -> None:
+    def _on_join(self, t: float, m: SimMember, cid: int, frame) -> None:
         body = frame.body
         if not m.alive:
             return
@@ -700,27 +633,29 @@ class Simulation:
             self._at(t + self.lat, "member_join", m, "unknown member id")
             return
         cm = self.cmembers.get(body.member_id)
+        new = cm is None
         if cm is None:
-            cm = self.cmembers[body.member_id] = _CMember(m)
+            cm = self.cmembers[body.member_id] = CoordinatorMember(m)
         cm.metadata = body.protocols[0].metadata
         cm.correlation_id = cid
         if self.state in ("Stable", "Empty"):
-            self._start_rebalance(t, f"JoinGroup from {m.instance.name} ({body.reason})")
+            cause = (join_cause(new, m.join_reason), body.member_id)
+            self._start_rebalance(t, f"JoinGroup from {m.instance.name} ({body.reason})", cause)
         cm.joined = True
         if self.rebalance is not None and body.reason:
             self.rebalance.setdefault("join_reasons", set()).add(f"{m.instance.name}: {body.reason}")
         self._maybe_complete(t)
 
-    def _on_leave(self, t: float, m: _Member, cid: int) -> None:
+    def _on_leave(self, t: float, m: SimMember, cid: int) -> None:
         self.rec.response(m.key, cid, Frames.leave_response(m.member_id), t)
         self.rec.close(m.key, t + self.lat)
-        self._remove(t, m.member_id, f"LeaveGroup from {m.instance.name}")
+        self._remove(t, m.member_id, f"LeaveGroup from {m.instance.name}", LEFT)
 
-    def _on_expire(self, t: float, m: _Member) -> None:
+    def _on_expire(self, t: float, m: SimMember) -> None:
         if m.member_id in self.cmembers and not m.alive:
-            self._remove(t, m.member_id, f"session of {m.instance.name} expired")
+            self._remove(t, m.member_id, f"session of {m.instance.name} expired", EXPIRED)
 
-    def _remove(self, t: float, member_id: str, why: str) -> None:
+    def _remove(self, t: float, member_id: str, why: str, cause: str) -> None:
         if member_id not in self.cmembers:
             return
         del self.cmembers[member_id]
@@ -730,13 +665,14 @@ class Simulation:
             self.state, self.rebalance = "Empty", None
             return
         if self.state == "Stable":
-            self._start_rebalance(t, why)
+            self._start_rebalance(t, why, (cause, member_id))
         self._maybe_complete(t)
 
-    def _start_rebalance(self, t: float, trigger: str) -> None:
+    def _start_rebalance(self, t: float, trigger: str, cause: tuple[str, str]) -> None:
+        """``cause``: why, in :mod:`codec.causes`' words, and the member it names (:mod:`codec.simulate.truth`)."""
         self.state = "PreparingRebalance"
         self.rebalance_id += 1
-        self.rebalance = {"trigger": trigger, "started_s": round(t, 6)}
+        self.rebalance = {"trigger": trigger, "cause": cause[0], "cause_member": cause[1], "started_s": round(t, 6)}
         for cm in self.cmembers.values():
             cm.joined = False
             m = cm.member
@@ -793,7 +729,7 @@ class Simulation:
             configs=self.sc.configs,
             end_offset_sums=end,
             leader_member_id=self.leader,
-            now_ms=int(round(t * 1000)),
+            now_ms=int(round((EPOCH + t) * 1000)),  # Kafka's clock: the deadline it writes is wall-clock ms
             latest=lm.instance.latest,
         )
         for mid, cm in self.cmembers.items():
@@ -856,16 +792,6 @@ class Simulation:
         self.bytes_mark = self.rec.coordinator_bytes
         self.rebalances.append(rb)
         self.metrics.rebalance_marks.append(t)
-
-
-def _initial_used(inst: _Instance) -> tuple[int, str]:
-    spec = InstanceSpec(
-        inst.name,
-        release=inst.release if not inst.release.startswith("v") else None,
-        version=int(inst.release[1:]) if inst.release.startswith("v") else None,
-        upgrade_from=inst.upgrade_from,
-    )
-    return spec.initial_used
 
 
 def simulate(scenario: Scenario, protocol: str = "ha", **kw) -> SimulationResult:

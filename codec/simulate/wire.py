@@ -159,6 +159,7 @@ class _Conn:
     tcp: TcpConnection | None
     next_correlation: int = 1
     pending: dict[int, int] = field(default_factory=dict)  # correlation id -> api key
+    last: float = float("-inf")  # the time of its last frame
 
 
 class Recorder:
@@ -211,10 +212,26 @@ class Recorder:
         self._record(conn, "response", api_key, version, correlation_id, raw, t, body.error_code)
         return decode_response_frame(raw, api_key, version, nested=False)
 
+    def heartbeats(
+        self, key: str, group_id: str, generation: int, member_id: str, times, latency: float, before: float
+    ) -> None:
+        """Accepted heartbeats of ``key``'s member at ``times`` (those after its connection's last frame, and
+        answered before ``before``): a member's last ones before it stops without leaving, so that its silence is
+        on the wire as in a real capture (steady heartbeats are not recorded)."""
+        for at in times:
+            if self.last_ts(key) <= at and at + latency <= before:
+                cid, _ = self.request(key, HEARTBEAT, Frames.heartbeat_request(group_id, generation, member_id), at)
+                self.response(key, cid, Frames.heartbeat_response(NONE), at + latency)
+
+    def last_ts(self, key: str) -> float:
+        """The time of the last frame on ``key``'s connection (-inf before any)."""
+        return self._conns[key].last
+
     def _record(
         self, conn: _Conn, direction: str, api_key: int, version: int, cid: int, raw: bytes, t: float, error: int | None
     ) -> None:
         self.frames += 1
+        conn.last = max(conn.last, t)
         if not self.keep or conn.tcp is None:  # the connection has no TCP stream exactly when frames are not kept
             return
         if direction == "request":

@@ -72,3 +72,44 @@ def read_table(out: Path, name: str) -> list[dict]:
 
     part = ds.partitioning(pa.schema([("date", pa.string())]), flavor="hive")
     return ds.dataset(str(out / name), format="parquet", partitioning=part).to_table().to_pylist()
+
+
+def leader_sync(group: str, generation: int, assignments: dict[str, bytes], ts: int | None = None) -> dict:
+    """A record of the leader's SyncGroup request (v3) for ``group`` at ``generation``: every member's Streams
+    AssignmentInfo (``assignments``: member -> its bytes) in a ConsumerProtocol assignment. It names the whole
+    group (the leader sends every member's assignment), so the checks that need the whole group are decided."""
+    from codec.group import consumer_assignment, encode_consumer, encode_message
+    from codec.streams import decode_assignment
+    from codec.wire.builder import wire_class
+
+    tp = wire_class("ConsumerProtocolAssignment", "TopicPartition")
+    entry = wire_class("SyncGroupRequest", "SyncGroupRequestAssignment")
+    items = []
+    for member, info in assignments.items():
+        parts: dict[str, set[int]] = {}
+        for t in decode_assignment(info).active_tasks:
+            parts.setdefault("in", set()).add(t.partition)
+        cpa = consumer_assignment(
+            1,
+            assigned_partitions=tuple(tp(topic=t, partitions=tuple(sorted(p))) for t, p in parts.items()),
+            user_data=info,
+        )
+        items.append(entry(member_id=member, assignment=encode_consumer(cpa)))
+    body = wire_class("SyncGroupRequest", "SyncGroupRequest")(
+        group_id=group,
+        generation_id=generation,
+        member_id=next(iter(assignments)),
+        group_instance_id=None,
+        assignments=tuple(items),
+    )
+    record = {
+        "record_id": f"{group}/{generation}/leader-sync",
+        "kind": "sync-group-request",
+        "version": 3,
+        "hex": encode_message("SyncGroupRequest", 3, body).hex(),
+        "group": group,
+        "generation": generation,
+    }
+    if ts is not None:
+        record["timestamp"] = ts
+    return record

@@ -34,7 +34,19 @@ from .test_surrogates import LITERAL, STANDBY, SURROGATE, V7_HOST  # noqa: E402
 CORPUS = SHARED / "captures"
 SURROGATE_GROUP = "surrogate-app"
 PCAPS = sorted((CORPUS / "pcaps").glob("*/*.pcap.gz"))
-SELECTED_APIS = (11, 14)  # JoinGroup, SyncGroup: the pipeline's input among the frames
+SELECTED_APIS = (11, 14)  # JoinGroup, SyncGroup (and LeaveGroup requests: _selected): the pipeline's frames
+
+
+def _selected(f: dict) -> bool:
+    """A frame the pipeline reads: JoinGroup, SyncGroup, and LeaveGroup requests (who left, for the causes)."""
+    return f["api_key"] in SELECTED_APIS or (f["api_key"] == 13 and f["direction"] == "request")
+
+
+def _reason(f: dict) -> str:
+    """Why the pipeline does not read a frame, as its summary says it."""
+    return f"frame {f['api_name']}" + (" response" if f["api_key"] == 13 else "")
+
+
 #: documented columns of the tables that are empty here (tables.py): they must be there without rows
 COLUMNS = {
     "task_lags": {
@@ -163,7 +175,7 @@ def test_the_corpus_is_plain_consumers_only():
 def test_read_equals_not_selected_plus_decoded_plus_quarantined(corpus_run):
     lines = [r for path in corpus_run["written"].values() for r in _lines(path)]
     frames = [r for r in lines if r.get("type") == "frame"]
-    selected = [f for f in frames if f["api_key"] in SELECTED_APIS]
+    selected = [f for f in frames if _selected(f)]
     n_parquet = len(corpus_run["surrogates"])
     # Every JoinGroup/SyncGroup frame of this corpus was written by a real client or by librdkafka's mock
     # and read back by real clients (captures/README), and the three AssignmentInfo records are Kafka's
@@ -179,9 +191,9 @@ def test_read_equals_not_selected_plus_decoded_plus_quarantined(corpus_run):
     assert summary["counts"] == want
     assert want["records_read"] == want["not_selected"] + want["decoded"] + want["quarantined"]
     reasons = Counter(f"line type {r['type']}" for r in lines if r.get("type") != "frame")
-    reasons.update(f"frame {f['api_name']}" for f in frames if f["api_key"] not in SELECTED_APIS)
+    reasons.update(_reason(f) for f in frames if not _selected(f))
     assert summary["not_selected_by_reason"] == dict(reasons)
-    assert set(reasons) >= {"line type generation", "line type summary", "frame Heartbeat", "frame LeaveGroup"}
+    assert set(reasons) >= {"line type generation", "line type summary", "frame Heartbeat", "frame LeaveGroup response"}
     report = json.loads((corpus_run["out"] / "report.json").read_text())
     assert report["counts"] == want and report["not_selected_by_reason"] == dict(reasons)
     # the folder was read by its files: every capture as JSON lines (one by content), the Parquet file, and
@@ -256,9 +268,10 @@ def test_a_lone_surrogate_in_the_input_is_kept_losslessly(corpus_run):
     """The named topology "x" + U+D800 (a lone high surrogate, writeChars) is decoded, not quarantined; its
     rows hold the utf8_safe text and name the escaped columns, so that the exact Java string comes back.
     The topology whose name is the 7 characters x\\ud800 is stored as it is and not flagged, and stays
-    another task: no multiple-active-owners finding; the standby of x + U+D800's task 1_0, which nobody
-    runs, is a no-active-owner finding, its task flagged too (the other finding: v10 assignments where 11
-    is commonly supported, an unresolved version mix). The issue's v7 example (surrogates in a host and a
+    another task: no multiple-active-owners finding; the standby of x + U+D800's task 1_0, which none of the
+    three members in the input runs, is a no-active-owner warning for the generation (the input does not show
+    the group's size: another member may run it), which names no task (the other finding: v10 assignments where
+    11 is commonly supported, an unresolved version mix). The issue's v7 example (surrogates in a host and a
     topic, which no table holds) is decoded as well."""
     out = corpus_run["out"]
     rows = {r["record_id"]: r for r in read_table(out, "assignments") if r["record_id"].startswith("surrogate/")}
@@ -276,7 +289,7 @@ def test_a_lone_surrogate_in_the_input_is_kept_losslessly(corpus_run):
     assert (standby["role"], standby["task"], standby["escaped"]) == ("standby", "x\\ud800__1_0", ["topology", "task"])
     findings = read_table(out, "findings")
     assert sorted((f["group"], f["check"], f["task"] or "", f["escaped"] or []) for f in findings) == [
-        (SURROGATE_GROUP, "no-active-owner", "x\\ud800__1_0", ["task"]),
+        (SURROGATE_GROUP, "no-active-owner", "", []),
         (SURROGATE_GROUP, "unresolved-version-mix", "", []),
     ]
     (reb,) = [r for r in read_table(out, "rebalances") if r["group"] == SURROGATE_GROUP]
@@ -368,6 +381,16 @@ def test_classic_rebalances_have_the_join_groups_protocol_type(corpus_run):
     for key in joined:
         assert {reb[key]} == ptype[key[0]], key
     assert set().union(*ptype.values()) == {"consumer"}
+
+
+def test_every_rebalance_of_the_shared_captures_has_a_cause(corpus_run):
+    """Each generation the corpus's frames give the ``rebalances`` table says why it formed; the causes are the
+    capture story's (tests/causes/test_real_captures.py holds those to the runs' records): a group's first
+    generation is its first member's join, the others' joins and leaves follow."""
+    rows = [r for r in read_table(corpus_run["out"], "rebalances") if r["group"] != SURROGATE_GROUP]
+    assert rows and all(r["cause"] is not None and r["causes"][0] == r["cause"] for r in rows)
+    kinds = Counter(r["cause"]["kind"] for r in rows)
+    assert kinds["member-joined"] >= 36 and kinds["member-left"] >= 24  # 12 runA groups: 3 joins and 2 leaves each
 
 
 def test_every_members_row_names_the_line_that_holds_it(corpus_run):

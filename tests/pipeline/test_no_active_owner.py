@@ -1,7 +1,9 @@
 """``no-active-owner`` on hand-made generations: a task nobody runs is an error, the state between a cooperative
 revocation and its follow-up is not. The expected findings come from Kafka's leader (wire-facts §3 and §9 step 8:
 a withheld active gives its consumer ``next_rebalance_ms`` 0, and a temporary standby when its client held the
-task as one; a probing deadline withholds nothing), not from the pipeline's output."""
+task as one; a probing deadline withholds nothing), not from the pipeline's output. Each generation is the
+leader's SyncGroup request (every member's assignment: the whole group); the same generation as bare assignment
+records, which do not show the group's size, is one warning that says so."""
 
 from __future__ import annotations
 
@@ -15,21 +17,21 @@ from codec.pipeline.job import Options, run  # noqa: E402
 from codec.streams import NO_REBALANCE, AssignmentInfo, encode_assignment  # noqa: E402
 from codec.types import TaskId, TopicPartition  # noqa: E402
 
-from .conftest import read_table  # noqa: E402
+from .conftest import leader_sync, read_table  # noqa: E402
 
 TS = 1730808000000
 RUN, MOVING = TaskId(0, 0), TaskId(0, 1)
 NOW = -1  # a probing deadline: TS + probing.rebalance.interval.ms
 
 
-def _info(active=(), standby=(), next_ms=NO_REBALANCE) -> str:
+def _info(active=(), standby=(), next_ms=NO_REBALANCE) -> bytes:
     info = AssignmentInfo(
         version=11,
         active_tasks=tuple(active),
         standby_tasks={t: (TopicPartition("in", t.partition),) for t in standby},
         next_rebalance_ms=TS + 600_000 if next_ms == NOW else next_ms,
     )
-    return encode_assignment(info).hex()
+    return encode_assignment(info)
 
 
 # group -> generation -> member -> (active, standby, next_rebalance_ms); MOVING is the task under test
@@ -61,7 +63,10 @@ GROUPS = {
         2: {"m-1": ([RUN], [], NO_REBALANCE), "m-2": ([], [MOVING], NO_REBALANCE)},
     },
 }
+#: the "lost" generation again, as each member's assignment alone: the input does not show the group's size
+PARTIAL = {"partial": GROUPS["lost"]}
 EXPECTED = {
+    ("partial", 1, "warning"),
     ("lost", 1, "error"),
     ("probing", 1, "error"),
     ("cut", 1, "warning"),
@@ -74,16 +79,21 @@ EXPECTED = {
 def findings(spark, tmp_path_factory):
     base = tmp_path_factory.mktemp("no-active-owner")
     records = [
+        leader_sync(g, gen, {m: _info(*spec) for m, spec in members.items()}, TS + gen)
+        for g, gens in GROUPS.items()
+        for gen, members in gens.items()
+    ]
+    records += [
         {
             "record_id": f"{g}/{gen}/{m}",
             "kind": "assignment-info",
-            "hex": _info(*spec),
+            "hex": _info(*spec).hex(),
             "timestamp": TS + gen,
             "group": g,
             "generation": gen,
             "member": m,
         }
-        for g, gens in GROUPS.items()
+        for g, gens in PARTIAL.items()
         for gen, members in gens.items()
         for m, spec in members.items()
     ]
@@ -96,7 +106,7 @@ def findings(spark, tmp_path_factory):
 def test_no_active_owner_is_an_error_only_without_a_pending_revocation(findings):
     got = {(f["group"], f["generation"], f["severity"]) for f in findings if f["check"] == "no-active-owner"}
     assert got == EXPECTED
-    assert all(f["task"] == str(MOVING) for f in findings)
+    assert all(f["task"] == str(MOVING) for f in findings if f["group"] != "partial")
     assert {f["check"] for f in findings} == {"no-active-owner"}
 
 
@@ -107,5 +117,10 @@ def test_the_finding_says_why(findings):
         == "standby/warmup on m-2, active on no member, and no member got an immediate follow-up rebalance"
     )
     assert "m-2 got an immediate follow-up (next_rebalance_ms 0" in by[("cut", 1)]
+    assert by[("partial", 1)] == (
+        "1 task held as standby/warmup by m-2 is active on none of the 2 members whose assignments the input holds, "
+        "and it cannot tell whether another member runs them: the input does not show the group's size (no leader's "
+        "JoinGroup response or SyncGroup request, no __consumer_offsets record of the generation)"
+    )
     assert by[("cut", 1)].endswith("the follow-up generation is not in the input")
     assert by[("stuck", 1)].endswith("generation 2, the next in the input, makes it active nowhere either")

@@ -27,7 +27,7 @@ def test_simulated_scale_out(spark, tmp_path):
     cfg = Config(acceptable_recovery_lag=10000, num_standby_replicas=1, max_warmup_replicas=2)
     summary = run(Options(inputs=[str(src)], out=str(out), quiet=True, config=cfg), spark)
 
-    selected = [f for f in frames if f["api_key"] in (11, 14)]
+    selected = [f for f in frames if f["api_key"] in (11, 14) or (f["api_key"] == 13 and f["direction"] == "request")]
     assert summary["counts"] == {
         "records_read": len(frames),
         "not_selected": len(frames) - len(selected),
