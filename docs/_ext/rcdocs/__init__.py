@@ -4,6 +4,7 @@ CLI reference from the argument parser (:mod:`rcdocs.cliref`) and the Python API
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from . import apipages, cliref, transclude
@@ -33,6 +34,26 @@ def _source_read(app, docname: str, source: list[str]) -> None:
     source[0] = cliref.expand(text)
 
 
+def _name_as_python_reads_it(app, doctree) -> None:
+    """A short name in an annotation (``Config``, ``Changes``) is resolved by Sphinx against every documented object
+    whose name ends with it, and two modules may document one each (a class and its re-export, or two classes of one
+    name): it is resolved here as Python resolves it, the object the module's own namespace binds to that name,
+    named where it is defined."""
+    from sphinx.addnodes import pending_xref
+
+    for node in doctree.findall(pending_xref):
+        target, modname = node.get("reftarget", ""), node.get("py:module")
+        if node.get("refdomain") != "py" or not modname or not target.isidentifier():
+            continue
+        try:
+            obj = getattr(importlib.import_module(modname), target)
+        except (ImportError, AttributeError):
+            continue
+        home, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if isinstance(home, str) and isinstance(qualname, str) and home.startswith("codec.") and home != modname:
+            node["reftarget"] = f"{home}.{qualname}"
+
+
 def setup(app):
     from pygments.lexers import JsonLexer, TextLexer
 
@@ -41,4 +62,5 @@ def setup(app):
         app.add_lexer(name, lexer)
     app.connect("builder-inited", _builder_inited)
     app.connect("source-read", _source_read)
+    app.connect("doctree-read", _name_as_python_reads_it)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
