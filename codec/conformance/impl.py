@@ -107,9 +107,9 @@ def handle_request(req: dict) -> dict:
 
             return {"capabilities": [{"op": ["decode", "encode"], "message": list(MESSAGES)}, {"op": "assign"}]}
         if req.get("op") == "assign":
-            from .rebalance import run_round
+            from .rounds import reference_assign
 
-            return {"assignments": {m: b.hex() for m, b in run_round(req["round"]).items()}}
+            return {"assignments": {m: b.hex() for m, b in reference_assign(req["round"]).items()}}
         kind = get_kind(kind_of(req["message"]))
         version = req.get("version")
         opts = {"api_key": req["apiKey"]} if req.get("apiKey") is not None else {}

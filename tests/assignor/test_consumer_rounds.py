@@ -170,3 +170,15 @@ def test_kafka_pythons_assignors_are_held_to_kafkas():
     assert by["range", "fail"] == by["range", "error"] == 0 and by["range", "pass"] > 10
     assert by["roundrobin", "error"] > 0 and by["roundrobin", "fail"] == 0
     assert by["sticky", "fail"] > 0 and by["cooperative-sticky", "fail"] > 0
+
+
+def test_the_built_in_leader_answers_both_families():
+    from codec.conformance.impl import handle_request
+
+    def builtin(r):
+        out = handle_request({"op": "assign", "round": r})
+        return {m: bytes.fromhex(h) for m, h in out["assignments"].items()}
+
+    assert _run(builtin, 30).counts() == {"pass": 30, "fail": 0, "skip": 0, "xfail": 0}
+    streams = take_round(7, 0, "RebalanceRound")
+    assert FAMILIES["RebalanceRound"].compare(streams.expected, builtin(streams.round)) is None
