@@ -127,7 +127,8 @@ def check_consumer_round(r: dict, assignments: dict[str, bytes]) -> list[str]:
     given to nobody."""
     group = _group(r)
     subs = {m.member_id: set(m.topics) for m in group.members}
-    problems, seen = [], {}
+    problems: list[str] = []
+    seen: dict[TP, str] = {}
     for m, raw in sorted(assignments.items()):
         if m not in subs:
             problems.append(f"{m}: not a member of the round")
