@@ -21,7 +21,7 @@ from ..assignor.model import AssignmentConfigs
 from ..types import TaskId
 from .rebalance import _round, _subscription, check_invariants, round_difference, run_round
 
-__all__ = ["FAMILIES", "RoundCase", "RoundFamily", "reference_assign", "register", "round_cells", "take_round"]
+__all__ = ["FAMILIES", "RoundCase", "RoundFamily", "register", "round_cells", "take_round"]
 
 
 @dataclass(frozen=True)
@@ -189,9 +189,3 @@ register(
         "ConsumerProtocol assignments out, each member's partitions compared with Kafka's",
     )
 )
-
-
-def reference_assign(r: dict) -> dict[str, bytes]:
-    """The built-in leader's answer to any family's round: a round naming a ``consumerAssignor`` is a consumer
-    group's, every other one Kafka Streams'."""
-    return (assign_consumer_round if "consumerAssignor" in r else run_round)(r)
