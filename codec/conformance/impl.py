@@ -107,7 +107,7 @@ def handle_request(req: dict) -> dict:
 
             return {"capabilities": [{"op": ["decode", "encode"], "message": list(MESSAGES)}, {"op": "assign"}]}
         if req.get("op") == "assign":
-            from ..assignor.consumer.rounds import assign_consumer_round
+            from ..assignor.consumer.gate_rounds import assign_consumer_round
             from .rebalance import run_round
 
             # a round naming a consumerAssignor is a consumer group's (ConsumerRound), every other one Streams'

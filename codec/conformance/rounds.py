@@ -170,7 +170,7 @@ register(
 
 # --- a consumer group's leader (the client-side assignors; codec.assignor.consumer) --------------------------
 
-from ..assignor.consumer.rounds import (  # noqa: E402 - the family registers after the module's core
+from ..assignor.consumer.gate_rounds import (  # noqa: E402 - the family registers after the module's core
     assign_consumer_round,
     check_consumer_round,
     compare_consumer_round,

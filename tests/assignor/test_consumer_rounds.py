@@ -1,4 +1,4 @@
-"""The consumer assignors' family of generated gate rounds (``ConsumerRound``, codec/assignor/consumer/rounds.py,
+"""The consumer assignors' family of generated gate rounds (``ConsumerRound``, codec/assignor/consumer/gate_rounds.py,
 registered in codec/conformance/rounds.py): random groups as a leader sees them, Kafka's assignment computed by the
 Kafka-exact assignors, and a client's own assignor (kafka-python's, through vectors/adapters/kafka-python-assignors)
 held to it.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from codec.assignor.consumer.rounds import (
+from codec.assignor.consumer.gate_rounds import (
     _group,
     _partitions,
     assign_consumer_round,
