@@ -108,9 +108,12 @@ def handle_request(req: dict) -> dict:
 
             return {"capabilities": [{"op": ["decode", "encode"], "message": list(MESSAGES)}, {"op": "assign"}]}
         if req.get("op") == "assign":
+            from ..assignor.consumer.gate_rounds import assign_consumer_round
             from .rebalance import run_round
 
-            return {"assignments": {m: b.hex() for m, b in run_round(req["round"]).items()}}
+            # a round naming a consumerAssignor is a consumer group's (ConsumerRound), every other one Streams'
+            leader = assign_consumer_round if "consumerAssignor" in req["round"] else run_round
+            return {"assignments": {m: b.hex() for m, b in leader(req["round"]).items()}}
         kind = get_kind(kind_of(req["message"]))
         version = req.get("version")
         opts = {"api_key": req["apiKey"]} if req.get("apiKey") is not None else {}

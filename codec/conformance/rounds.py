@@ -167,3 +167,25 @@ register(
         "assignments carrying AssignmentInfo out",
     )
 )
+
+# --- a consumer group's leader (the client-side assignors; codec.assignor.consumer) --------------------------
+
+from ..assignor.consumer.gate_rounds import (  # noqa: E402 - the family registers after the module's core
+    assign_consumer_round,
+    check_consumer_round,
+    compare_consumer_round,
+    draw_consumer_round,
+)
+
+register(
+    RoundFamily(
+        "ConsumerRound",
+        draw_consumer_round,
+        assign_consumer_round,
+        check_consumer_round,
+        compare_consumer_round,
+        "a consumer group's leader: the members' ConsumerProtocol subscriptions (owned partitions, generation) and "
+        "the topics' partition counts in, with range, roundrobin, sticky or cooperative-sticky named; their "
+        "ConsumerProtocol assignments out, each member's partitions compared with Kafka's",
+    )
+)

@@ -269,7 +269,7 @@ def ask_capabilities(impl: Implementation) -> tuple[Capabilities | None, str]:
         from .messages import MESSAGES
 
         named = {m for _, msgs, _ in caps.entries for m in (msgs or ())}
-        unknown = sorted(named - set(MESSAGES) - {"RebalanceRound"})
+        unknown = sorted(named - set(MESSAGES) - set(FAMILIES))
         note = ""
         if unknown:
             shown = ", ".join(unknown[:8]) + (f", ... ({len(unknown)} names)" if len(unknown) > 8 else "")
