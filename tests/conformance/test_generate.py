@@ -49,7 +49,9 @@ def test_the_reference_gives_back_every_value_it_draws():
         run = run_all(BuiltinImplementation(), [], generate=800, seed=seed)
         gen = run.generated
         assert (
-            gen.cases == 800 and gen.dropped == 0 and gen.counts() == {"pass": 800, "fail": 0, "skip": 0, "xfail": 0, "notrun": 0}
+            gen.cases == 800
+            and gen.dropped == 0
+            and gen.counts() == {"pass": 800, "fail": 0, "skip": 0, "xfail": 0, "notrun": 0}
         ), gen.problems
 
 
