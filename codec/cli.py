@@ -295,6 +295,10 @@ def _input_lines(args) -> Iterator[bytes | InputError]:
     from_file = bool(args.input and args.input.startswith("@"))
     f = open(args.input[1:], "rb") if from_file else stdin_bytes()
     try:
+        if not hasattr(f, "peek"):  # a stdin without peek is one a caller gave, already in memory (io.BytesIO)
+            import io
+
+            f = io.BufferedReader(io.BytesIO(f.read()))
         source = f
         if f.peek(2)[:2] == b"\x1f\x8b":  # gzipped (its magic, whatever the name): read decompressed
             import gzip

@@ -623,7 +623,7 @@ def preload() -> None:
 
     for package in _PRELOAD_PACKAGES:
         module = importlib.import_module(package)
-        for info in pkgutil.iter_modules(module.__path__, package + "."):
+        for info in pkgutil.walk_packages(module.__path__, package + "."):  # subpackages too
             if not info.name.endswith(("command", "convergence")):  # CLI front ends, which a run never calls
                 importlib.import_module(info.name)
     for name in _PRELOAD_MODULES:

@@ -39,7 +39,7 @@ _BREAKERS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 # What a line for people may not hold (conformance's table): C0 but LF, DEL, C1, U+2028/9.
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _HEX = re.compile(r"[0-9a-f]*\Z")
-_SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped\Z")
+_SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped(?:, (\d+) not run)?\Z")  # not run: given up
 _MATRIX = re.compile(r"(\d+) of (\d+) cells agree with Kafka\Z")
 #: The input file of a run that reads a file instead of stdin (``@in`` for decode and encode, ``in`` for assign).
 INPUT_FILE = "in"

@@ -142,7 +142,7 @@ def test_a_batch_of_millions_of_tiny_records_is_refused_in_one_line(installed, t
     assert len(seg) < 200_000
     (tmp_path / "00000000000000000000.log").write_bytes(seg)
     res = _run(installed, "capture", str(tmp_path / "00000000000000000000.log"))
-    assert res.status == 0
+    assert res.status == 1  # the segment's one batch is refused: nothing in it is read (issue #46's truthful exit)
     _within(res, "capture", len(seg))
     text = res.stdout.decode("utf-8")
     assert "data decompresses to more than" in text and "its records are not read" in text
@@ -153,7 +153,7 @@ def test_copies_of_one_record_are_no_batch_a_broker_writes(installed, tmp_path):
     (tmp_path / "00000000000000000000.log").write_bytes(_segment_of_copies(1_000))
     res = _run(installed, "capture", str(tmp_path / "00000000000000000000.log"))
     text = res.stdout.decode("utf-8")
-    assert res.status == 0 and "offset delta 0 after 0" in text and "its records are not read" in text
+    assert res.status == 1 and "offset delta 0 after 0" in text and "its records are not read" in text
 
 
 def test_a_batch_within_the_bound_is_told_with_its_epochs_collapsed(installed, tmp_path):
