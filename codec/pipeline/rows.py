@@ -38,7 +38,8 @@ from ..streams.constants import (
 )
 from ..wire import fastpath, native
 from ..wire.builder import wire_class
-from ..wire.native import ACTIVE, Const, EmptyNone, Flat, Lookup, Pair, Parent, Shape, Tuple
+from ..wire.native import ACTIVE
+from ..wire.shapes import Const, EmptyNone, Flat, Lookup, Pair, Parent, Shape, Tuple
 from ..wire.schema import load_message
 
 __all__ = ["subscription_fields", "assignment_fields", "subscription_rows", "assignment_rows"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..types import HostInfo, TaskId, TopicPartition
-from ..wire.native import (
+from ..wire.shapes import (
     Attr,
     Const,
     EmptyNone,

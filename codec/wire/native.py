@@ -36,14 +36,13 @@ from functools import cache, update_wrapper
 
 from .models import default_value, field_default, value_json, wire_class
 from .lowering import FieldOp, StructOp, lower_struct
-from .shapes import (  # (re-exported while the callers move to codec.wire.shapes)
+from .shapes import (
     Attr,
     Const,
     EmptyNone,
     Extra,
     Flat,
     In,
-    Item,
     Key,
     KeyAttr,
     Lookup,
@@ -85,27 +84,6 @@ __all__ = [
     "Hot",
     "ACTIVE",
     "OFF",
-    # shapes
-    "Shape",
-    "Slot",
-    "Const",
-    "NewDict",
-    "Parent",
-    "Lookup",
-    "EmptyNone",
-    "Obj",
-    "Tuple",
-    "Pair",
-    "Flat",
-    "In",
-    "Item",
-    "Row",
-    "Attr",
-    "Key",
-    "KeyAttr",
-    "Value",
-    "Extra",
-    "LookupAttr",
 ]
 
 try:
