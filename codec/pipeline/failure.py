@@ -21,6 +21,7 @@ __all__ = [
     "spark_error_line",
     "jvm_start_error",
     "jvm_death",
+    "jvm_out_of_memory",
     "gateway_gone",
 ]
 
@@ -145,6 +146,8 @@ _GONE = (
     "Connection reset by peer",
     "SparkContext has been shutdown",
     "Cannot call methods on a stopped SparkContext",
+    # what Py4J raises when the JVM's answer to a call is cut off as the JVM dies (a CI run's out of memory)
+    "An error occurred while calling None.None",
 )
 
 
@@ -168,17 +171,30 @@ _ERROR_LINE = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d\S* +ERROR\b")
 _JAVA_EXCEPTION = re.compile(r"^(?:Caused by: )?((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error))(?::\s*(.*))?$")
 
 
+def _read_log(log: str, start: int) -> list[str] | None:
+    try:
+        with open(log, "rb") as f:
+            f.seek(start)
+            return f.read(8 << 20).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+
+
+def jvm_out_of_memory(log: str, start: int = 0) -> bool:
+    """Whether the JVM wrote a ``java.lang.OutOfMemoryError`` to ``log`` after byte ``start``: then whatever the
+    job raised (a cut-off Py4J answer, a context that still says it runs while the JVM shuts down) follows from
+    it, and the out of memory is the line to show."""
+    lines = _read_log(log, start)
+    return lines is not None and any(_OOM.search(ln) for ln in lines)
+
+
 def jvm_death(log: str, start: int = 0) -> str | None:
     """Why the JVM died, from what it wrote to ``log`` after byte ``start``: the first
     ``java.lang.OutOfMemoryError`` (with what to change), else the first exception an ERROR line of Spark's log
     reports. None when the log says nothing of the kind (or cannot be read)."""
-    try:
-        with open(log, "rb") as f:
-            f.seek(start)
-            text = f.read(8 << 20).decode("utf-8", "replace")
-    except OSError:
+    lines = _read_log(log, start)
+    if lines is None:
         return None
-    lines = text.splitlines()
     for ln in lines:
         m = _OOM.search(ln)
         if m:

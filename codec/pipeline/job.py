@@ -47,6 +47,7 @@ from .failure import (
     SparkStartError,
     gateway_gone,
     jvm_death,
+    jvm_out_of_memory,
     jvm_start_error,
     spark_error_line,
 )
@@ -624,7 +625,12 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
                 fs.delete(staging)
             except Exception:  # pragma: no cover - best effort; the original error matters more
                 pass
-        if own and opts.log and not isinstance(e, KeyboardInterrupt) and (gateway_gone(e) or not _alive(spark)):
+        if (
+            own
+            and opts.log
+            and not isinstance(e, KeyboardInterrupt)
+            and (gateway_gone(e) or jvm_out_of_memory(opts.log, log_start) or not _alive(spark))
+        ):
             # the JVM died: whatever was raised after says only that; its first cause is in the log
             raise JobFailed(jvm_death(opts.log, log_start) or f"the JVM exited ({spark_error_line(e)})") from None
         raise

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from codec.pipeline.failure import gateway_gone, jvm_death
+from codec.pipeline.failure import gateway_gone, jvm_death, jvm_out_of_memory
 from tests.conftest import ROOT
 
 #: the head of Spark's log when a task's line ran the JVM out of memory (local[*], --driver-memory 2g), as Spark
@@ -42,6 +42,9 @@ def test_the_first_cause_is_read_from_the_log(tmp_path):
     )
     assert jvm_death(str(other)) == "IOException: No space left on device"
     assert jvm_death(str(tmp_path / "missing.log")) is None
+    # the out of memory decides the line whatever Py4J raised after it; a log with another error does not
+    assert jvm_out_of_memory(str(log), start) and not jvm_out_of_memory(str(other))
+    assert not jvm_out_of_memory(str(log), len(log.read_bytes())) and not jvm_out_of_memory(str(tmp_path / "x"))
 
 
 def test_a_lost_gateway_is_told_by_what_py4j_raises():
@@ -56,6 +59,8 @@ def test_a_lost_gateway_is_told_by_what_py4j_raises():
     except RuntimeError as e:
         assert gateway_gone(e)
     assert gateway_gone(RuntimeError("org.apache.spark.sql.classic.SparkSession does not exist in the JVM"))
+    # a CI run's out of memory: the JVM's answer to the running call was cut off
+    assert gateway_gone(RuntimeError("An error occurred while calling None.None"))
     assert not gateway_gone(ValueError("[COLUMN_ALREADY_EXISTS] The column `hex` already exists."))
 
 
