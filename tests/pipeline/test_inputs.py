@@ -134,6 +134,7 @@ def test_bad_inputs_are_one_line_naming_what_to_do(tmp_path, case):
         ("traffic.pcapng", bytes.fromhex("0a0d0d0a 1c000000 4d3c2b1a") + bytes(16)),  # pcapng
         ("traffic.pcap.gz", gzip.compress(bytes.fromhex("a1b2c3d4 0002 0004") + bytes(16))),
     ],
+    ids=["pcap", "pcap-nanoseconds", "pcapng", "pcap-gzip"],  # gzip's header holds the time: not in an id
 )
 def test_a_packet_capture_is_named_with_the_command_that_reads_it(tmp_path, name, head):
     # the pipeline reads what `capture --json` writes of a pcap, not the pcap: the error says so, not
