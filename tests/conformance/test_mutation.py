@@ -118,6 +118,17 @@ def test_a_null_tagged_array_kills_the_mutant_that_makes_it_non_nullable():
     assert not run_mutant(Suite([v for v in own if v["id"] != null], []), m).killed
 
 
+def test_a_null_client_tag_key_kills_the_mutant_that_makes_it_nullable():
+    # SubscriptionInfo v11+'s ClientTag.key made nullable: the mutant's codec reads Kafka's rule vector (a -1 length
+    # there) as a tag with a null key. The kafka-style view sorted the tags and crashed on it, and the reference
+    # adapter answered the crash as a refusal ("bad request: '<' not supported ..."), so the vector passed and the
+    # mutant survived; the view now shows the null key, and the rule vector kills the mutant on both paths
+    m = _mutant("nullable-added:SubscriptionInfo:ClientTag.key")
+    key = "kr-subscriptioninfo-v11-null-read-clienttags-0-key"
+    own = [v for v in load_vectors() if v["message"] == m.message]
+    assert run_mutant(Suite(own, []), m).killed_by == (key, key)
+
+
 # The APIs a consumer speaks around its group, which only the behaviour gate's scripted broker reads and writes
 # (codec.conformance.behaviour): real clients read its answers and write its requests in every run of
 # tests/conformance/test_behaviour.py, but no golden vector reads them yet (their vectors: issue #43's).
