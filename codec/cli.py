@@ -382,7 +382,7 @@ _COMMAND_MODULES = (
     "codec.assignor.command",
     "codec.negotiation.command",
     "codec.conformance.command",
-    "codec.capture.command",
+    "codec.live.capturecmd",
     "codec.simulate.command",
     "codec.pipeline.command",
     "codec.fuzz.command",
@@ -397,7 +397,7 @@ COMMAND_MODULE = {
     "size": "codec.negotiation.command",
     "vectors": "codec.conformance.command",
     "conformance": "codec.conformance.command",
-    "capture": "codec.capture.command",
+    "capture": "codec.live.capturecmd",  # capture's parser; --follow is codec.live.follow's
     "simulate": "codec.simulate.command",
     "pipeline": "codec.pipeline.command",
     "fuzz": "codec.fuzz.command",

@@ -183,10 +183,8 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
     read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
     out, err = out or sys.stdout, err or sys.stderr  # (looked up now: a caller may have replaced them)
-    if getattr(args, "follow", False):  # a stream as it grows: codec.live.follow
-        from ..live.follow import run_follow
-
-        return run_follow(args, out, err, json_line=_json_line, unreadable=_unreadable)
+    if getattr(args, "follow", False):  # the command line's capture is codec.live.capturecmd's, which follows
+        raise ValueError("capture --follow is run by codec.live.capturecmd.run")
     summary = CaptureSummary()
     by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
     told: Counter = Counter()  # group frames decoded: (API key, version, direction)
