@@ -23,7 +23,8 @@ from ..wire.schema import load_message
 
 __all__ = ["describe_epoch", "describe_error", "pretty_message", "pretty_record"]
 
-#: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients; 5 since 4.2).
+#: StreamsGroupHeartbeatResponse.Status codes (StreamsGroupHeartbeatResponse.Status in Kafka's clients; 5 since 4.2, 6
+#: since 4.4 for v1 clients).
 STREAMS_STATUS = {
     0: "STALE_TOPOLOGY",
     1: "MISSING_SOURCE_TOPICS",
@@ -31,6 +32,7 @@ STREAMS_STATUS = {
     3: "MISSING_INTERNAL_TOPICS",
     4: "SHUTDOWN_APPLICATION",
     5: "ASSIGNMENT_DELAYED",
+    6: "MISSING_CLIENT_TAGS",
 }
 
 

@@ -272,3 +272,19 @@ def test_streams_status_5_is_named():
         "StreamsGroupHeartbeatResponse", 0, kafka4.decode_model("StreamsGroupHeartbeatResponse", 0, bytes(wire))
     )
     assert 'ASSIGNMENT_DELAYED: "missing source topic words"' in out
+
+
+def test_streams_status_codes_are_kafkas():
+    """StreamsGroupHeartbeatResponse.Status codes as Kafka 4.4's message JSON lists them (8d3916cfe1; 6 is
+    MISSING_CLIENT_TAGS, KAFKA-20744)."""
+    from codec.kafka4.pretty import STREAMS_STATUS
+
+    assert STREAMS_STATUS == {
+        0: "STALE_TOPOLOGY",
+        1: "MISSING_SOURCE_TOPICS",
+        2: "INCORRECTLY_PARTITIONED_TOPICS",
+        3: "MISSING_INTERNAL_TOPICS",
+        4: "SHUTDOWN_APPLICATION",
+        5: "ASSIGNMENT_DELAYED",
+        6: "MISSING_CLIENT_TAGS",
+    }

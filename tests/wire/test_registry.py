@@ -176,14 +176,21 @@ def test_the_streams_releases_are_the_history():
 
 
 def test_error_names_are_kafkas():
-    """Kafka's Errors: -1 UNKNOWN_SERVER_ERROR .. 133 SHARE_SESSION_LIMIT_REACHED, one name each."""
+    """Kafka's Errors (4.4 branch, 8d3916cfe1): -1 UNKNOWN_SERVER_ERROR .. 136 CONTROLLER_ID_NOT_REGISTERED, one name
+    each."""
     assert ERROR_NAMES[-1] == "UNKNOWN_SERVER_ERROR" and ERROR_NAMES[0] == "NONE"
     assert (ERROR_NAMES[27], ERROR_NAMES[79], ERROR_NAMES[132]) == (
         "REBALANCE_IN_PROGRESS",
         "MEMBER_ID_REQUIRED",
         "STREAMS_TOPOLOGY_FENCED",
     )
-    assert sorted(ERROR_NAMES) == list(range(-1, 134)) and len(set(ERROR_NAMES.values())) == len(ERROR_NAMES)
+    assert (ERROR_NAMES[133], ERROR_NAMES[134], ERROR_NAMES[135], ERROR_NAMES[136]) == (
+        "SHARE_SESSION_LIMIT_REACHED",
+        "GROUP_DELETION_FAILED",
+        "STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED",
+        "CONTROLLER_ID_NOT_REGISTERED",
+    )
+    assert sorted(ERROR_NAMES) == list(range(-1, 137)) and len(set(ERROR_NAMES.values())) == len(ERROR_NAMES)
     assert registry.error_name(25) == "UNKNOWN_MEMBER_ID" and registry.error_code("UNKNOWN_MEMBER_ID") == 25
     assert registry.error_name(9999) is None
 
