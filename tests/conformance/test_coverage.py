@@ -30,9 +30,13 @@ from tests.conftest import ROOT
 # Kafka's generated writer refuses a non-default value for these fields at these versions (hand-checked against
 # Kafka's message JSON at 1eb7644 and MessageDataGenerator: not ignorable, absent from the version, inside a struct
 # the version writes). ConsumerProtocol's, the headers' and the other fields a version lacks are ignorable (among
-# Kafka 4's, ConsumerGroupDescribeResponse v1's MemberType is; the records have one version).
+# Kafka 4's, ConsumerGroupDescribeResponse v1's MemberType is; the records have one version). StreamsGroupHeartbeat-
+# Response's two are from Kafka's JSON on the 4.4 branch (8d3916cfe1): the int32 AcceptableRecoveryLagLegacy is v0
+# only and TopologyDescriptionRequired v1+, neither ignorable (v1's int64 AcceptableRecoveryLag is).
 KAFKA_REFUSALS = (
     {("ConsumerGroupHeartbeatRequest", 0, ("SubscribedTopicRegex",))}
+    | {("StreamsGroupHeartbeatResponse", 0, ("TopologyDescriptionRequired",))}
+    | {("StreamsGroupHeartbeatResponse", 1, ("AcceptableRecoveryLagLegacy",))}
     | {("JoinGroupRequest", v, ("GroupInstanceId",)) for v in range(5)}
     | {("JoinGroupResponse", v, ("SkipAssignment",)) for v in range(9)}
     | {("SyncGroupRequest", v, ("GroupInstanceId",)) for v in range(3)}
