@@ -498,8 +498,10 @@ def _ask_half(impl: Implementation, v: dict, op: str) -> Half:
     return check(impl, v, op)
 
 
-def _round_vector(r: dict, message: str = "RebalanceRound") -> dict:
-    """A rebalance round of the files as a vector of the run (one ``assign`` half)."""
+def _round_vector(r: dict, message: str | None = None) -> dict:
+    """A rebalance round of the files as a vector of the run (one ``assign`` half): a ``ConsumerRound`` when it names
+    a consumer assignor, else a Streams ``RebalanceRound``."""
+    message = message or ("ConsumerRound" if "consumerAssignor" in r else "RebalanceRound")
     return {"id": r["id"], "message": message, "version": None, "result": "round", "round": r}
 
 
