@@ -44,6 +44,20 @@ def load_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def consumer_round_count() -> int:
+    """How many ConsumerRounds the gate runs from the files, counted from vectors/consumer/ by the rule the gate states
+    (docs/explanations/assignors.md): each Kafka-computed case of a client-side assignor with an expected
+    assignment and no partition racks."""
+    n = 0
+    for name in ("kafka-tests.jsonl", "kafka-java-assignors.jsonl"):
+        for line in (ROOT / "vectors" / "consumer" / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                c = json.loads(line)
+                client = c.get("assignor") in ("range", "roundrobin", "sticky", "cooperative-sticky")
+                n += client and "expected" in c and "partitionRacks" not in c.get("group", {})
+    return n
+
+
 def record_id(r: dict) -> str:
     return str(r.get("id") or f"{r.get('kind')}-v{r.get('version')}-{r.get('index')}")
 

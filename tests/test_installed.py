@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SHARED
+from tests.conftest import ROOT, SHARED, consumer_round_count
 
 pytestmark = pytest.mark.wheel
 
@@ -52,9 +52,12 @@ PLAIN_ASSIGNMENT = (
 
 
 def _vector_lines() -> int:
-    """The vectors and rebalance rounds of the checkout's vectors/, counted line by line."""
+    """The vectors and rebalance rounds of the checkout's vectors/, counted line by line, and the consumer leader's
+    rounds of vectors/consumer/."""
     files = [*(ROOT / "vectors").glob("*.jsonl"), ROOT / "vectors" / "rebalance" / "rounds.jsonl"]
-    return sum(1 for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
+    return consumer_round_count() + sum(
+        1 for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()
+    )
 
 
 def _no_traceback(p: subprocess.CompletedProcess) -> None:

@@ -24,7 +24,7 @@ from codec.conformance.coverage import (
 )
 from codec.conformance.impl import BuiltinImplementation
 from codec.conformance.kio_import import KIO_FILE, KIO_SOURCE, kio_group_vectors
-from codec.conformance.vectors import load_rounds, load_vectors, vectors_dir
+from codec.conformance.vectors import load_consumer_rounds, load_rounds, load_vectors, vectors_dir
 from tests.conftest import ROOT
 
 # Kafka's generated writer refuses a non-default value for these fields at these versions (hand-checked against
@@ -256,9 +256,9 @@ def test_vectors_readme_embeds_the_list():
     readme = (ROOT / "vectors" / "README.md").read_text(encoding="utf-8")
     block = embedded_block(readme)
     assert block is not None, "vectors/README.md lacks the vectors-list markers"
-    assert block == render_list(load_vectors(), len(load_rounds()), markdown=True), (
-        "vectors/README.md is stale: run `rebalance-codec vectors list --update vectors/README.md`"
-    )
+    assert block == render_list(
+        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=len(load_consumer_rounds())
+    ), "vectors/README.md is stale: run `rebalance-codec vectors list --update vectors/README.md`"
 
 
 def test_update_rewrites_only_the_block(tmp_path, capsys):
@@ -301,7 +301,9 @@ def test_vectors_list_cli(tmp_path, capsys):
         check=False,
     )
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == render_list(load_vectors(), len(load_rounds()), markdown=True)
+    assert p.stdout.strip() == render_list(
+        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=len(load_consumer_rounds())
+    )
     # a folder of one file, per version: rows for every version, counted from that file only
     (tmp_path / "one.jsonl").write_text(
         json.dumps(
