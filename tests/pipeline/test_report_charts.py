@@ -40,9 +40,12 @@ MEASURE = """<script>
   const box = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
   const charts = [...document.querySelectorAll('svg')].map(svg => ({
     chart: (svg.previousElementSibling || {}).textContent || '', svg: box(svg),
+    axis: svg.dataset.axis || '', unit: svg.dataset.unit || '', segments: JSON.parse(svg.dataset.segments || '[]'),
     texts: [...svg.querySelectorAll('text')].map(t => ({cls: t.getAttribute('class') || '',
       text: t.firstChild ? t.firstChild.textContent : '', box: box(t)})),
-    shapes: [...svg.querySelectorAll('rect')].map(box)}));
+    shapes: [...svg.querySelectorAll('rect')].map(box),
+    marks: [...svg.querySelectorAll('rect.mark')].map(r => ({box: box(r), first: r.dataset.first || '',
+      last: r.dataset.last || '', title: r.textContent}))}));
   const out = document.createElement('pre');
   out.id = 'measured';
   out.style.display = 'none';
@@ -135,6 +138,41 @@ def problems(charts: list[dict]) -> list[str]:
     return found
 
 
+#: A plotted mark (a column, a bar, a point) narrower than this is a hairline (the bundled example's error-rate
+#: columns were 0.8 px wide)
+MIN_MARK_PX = 4.0
+
+
+def mark_problems(charts: list[dict]) -> list[str]:
+    """What hides the data: a plotted mark narrower than MIN_MARK_PX, and a date axis that spans an empty year
+    (a stretch of a year or more inside one run of its columns without a mark), or a run that starts or ends
+    without data."""
+    found = []
+    for c in charts:
+        found += [
+            f"{c['chart']}: a mark {m['box'][2] - m['box'][0]:.2f} px wide ({m['title']})"
+            for m in c["marks"]
+            if m["box"][2] - m["box"][0] < MIN_MARK_PX
+        ]
+        if c["axis"] != "date":
+            continue
+        days = sorted(
+            {
+                (datetime.date.fromisoformat(m["first"]), datetime.date.fromisoformat(m["last"]))
+                for m in c["marks"]
+                if m["first"]
+            }
+        )
+        for first, last in ((datetime.date.fromisoformat(a), datetime.date.fromisoformat(b)) for a, b in c["segments"]):
+            inside = [d for d in days if first <= d[0] and d[1] <= last]
+            if not inside or inside[0][0] != first or inside[-1][1] != last:
+                found.append(f"{c['chart']}: the run {first} to {last} starts or ends without data")
+            for (_, end), (start, _) in zip(inside, inside[1:]):
+                if (start - end).days - 1 >= 365:
+                    found.append(f"{c['chart']}: the axis spans an empty year ({end} to {start})")
+    return found
+
+
 @pytest.mark.parametrize("days", [1, 30, 400])
 def test_the_charts_are_readable(days, tmp_path):
     charts = measure(report.render_html(summary(days)), tmp_path, f"report-{days}-days")
@@ -145,13 +183,16 @@ def test_the_charts_are_readable(days, tmp_path):
         "Rebalances (generations observed) per group",
         "Findings by check",
     ]
-    assert problems(charts) == []
+    assert problems(charts) == [] and mark_problems(charts) == []
     versions, errors = charts[0], charts[1]
     ticks = [t["text"] for t in versions["texts"] if "x-tick" in t["cls"]]
-    if days == 1:  # the day and the members without a date, side by side
-        assert ticks == ["2024-01-01", "unknown"]
-    else:  # the first day, then as many as fit side by side, in order
+    # the members without a date apart, labelled as such, not as a date
+    assert [t["text"] for t in versions["texts"] if "x-other" in t["cls"]] == ["no date"]
+    if days == 1:
+        assert ticks == ["2024-01-01"]
+    else:  # the first day (400 days: the first week's Monday), then as many as fit side by side, in order
         assert ticks[0] == "2024-01-01" and ticks == sorted(ticks) and 4 <= len(ticks) <= 16
+    assert versions["unit"] == ("week" if days == 400 else "day")
     assert [t["text"] for t in errors["texts"] if "x-tick" in t["cls"]][0] == "2024-01-01"
     assert {t["text"] for t in versions["texts"] if "legend" in t["cls"]} == {"v7", "v8", "v9", "v10", "v11"}
 
@@ -174,3 +215,53 @@ def test_the_check_sees_overlapping_labels_and_a_bare_axis(tmp_path, monkeypatch
         "the y axis has fewer than two tick labels",
         "no date on the x axis",
     }
+
+
+def apart(dates: list[str]) -> dict:
+    """The bundled example's shape (issue #46): two runs of days two years apart, a day with 8 of 8 records
+    quarantined, a record without a date, members on a few of the days."""
+    errors = [
+        {"date": d, "records": 8 if d == "2024-11-07" else 2, "quarantined": 8 if d == "2024-11-07" else 0}
+        for d in dates
+    ]
+    s = summary(1)
+    s["charts"]["error_rate_by_date"] = [*errors, {"date": "unknown", "records": 1, "quarantined": 1}]
+    s["charts"]["versions_by_date"] = {d: {"11": 1} for d in dates[::3]}
+    return s
+
+
+TWO_YEARS = [f"2024-11-{d:02}" for d in range(1, 10)] + ["2026-11-22"]
+
+
+def test_records_two_years_apart_are_two_runs_with_wide_marks(tmp_path):
+    """The reproducer: the error-rate columns were 0.8 px wide over an axis of two years, the day with 8 of 8
+    quarantined a hairline, ``unknown`` drawn as a date at the right edge."""
+    charts = {c["chart"]: c for c in measure(report.render_html(apart(TWO_YEARS)), tmp_path, "two-years")}
+    assert problems(list(charts.values())) == [] and mark_problems(list(charts.values())) == []
+    errors = charts["Decode error rate (% of records quarantined, by day)"]
+    assert errors["segments"] == [["2024-11-01", "2024-11-09"], ["2026-11-22", "2026-11-22"]]
+    full = [m for m in errors["marks"] if m["first"] == "2024-11-07"]
+    assert len(full) == 1 and "8 of 8" in full[0]["title"]
+    assert full[0]["box"][2] - full[0]["box"][0] >= 20 and full[0]["box"][3] - full[0]["box"][1] >= 150
+    assert [t["text"] for t in errors["texts"] if "x-other" in t["cls"]] == ["no date"]
+    assert "unknown" not in [t["text"] for t in errors["texts"] if "x-tick" in t["cls"]]
+
+
+def test_the_mark_check_sees_hairlines_and_an_empty_year(tmp_path, monkeypatch):
+    """The checks can fail: with no axis cut (an empty stretch never too long) and a minimum column width of
+    0, the two years are one run, its columns under a pixel wide."""
+    monkeypatch.setattr(report, "_GAP", dict.fromkeys(report._GAP, 10**6))
+    monkeypatch.setattr(report, "_MIN_COL", 0.0)
+    found = mark_problems(measure(report.render_html(apart(TWO_YEARS)), tmp_path, "one-run"))
+    assert any("empty year" in p for p in found) and any("px wide" in p for p in found), found
+
+
+def test_plain_consumers_are_said_not_no_dates():
+    """A fleet of plain consumers (no Streams subscription): the versions chart says what the members table
+    holds, not "no dates"."""
+    s = summary(1)
+    s["charts"]["versions_by_date"] = {}
+    s["tables"] = {"members": 216}
+    page = report.render_html(s)
+    part = page.split("Subscription metadata versions over time</h2>")[1].split("<h2>")[0]
+    assert "no dates" not in part and "216 rows" in part and "plain consumers" in part
