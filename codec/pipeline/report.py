@@ -104,11 +104,11 @@ def _bars(items: list[tuple[str, float]], *, category: str, value: str, width: i
     ]
     for i, (label, v) in enumerate(items):
         y = top_pad + i * bar_h
-        w = (width - label_w - 80) * (v / top)
+        w = max((width - label_w - 80) * (v / top), _MIN_BAR if v else 0.0)
         parts.append(
             f'<text class="category" x="{label_w - 6}" y="{y + 13}" text-anchor="end">'
             f"{_esc(_clip(str(label), label_w - 12))}<title>{_esc(label)}</title></text>"
-            f'<rect x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}">'
+            f'<rect class="mark" x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}">'
             f"<title>{_esc(label)}: {_fmt(v)}{unit}</title></rect>"
             f'<text class="value" x="{label_w + w + 4:.1f}" y="{y + 13}">{_fmt(v)}{unit}</text>'
         )
@@ -123,6 +123,8 @@ def _bars(items: list[tuple[str, float]], *, category: str, value: str, width: i
 _UNITS = ("day", "week", "month", "quarter", "year")
 _GAP = {"day": 14, "week": 8, "month": 5, "quarter": 1, "year": 0}
 _MIN_COL = 8.0
+#: A bar's least length: a group with 1 rebalance beside one with 900 is still a bar (its number is beside it)
+_MIN_BAR = 5.0
 _MAX_COL = 60.0
 _BREAK = 24.0
 _APART = 28.0
@@ -496,9 +498,9 @@ def _cause_bars(rows: list[dict], width: int = 720) -> str:
         for c in causes:
             n = groups[name].get(c, 0)
             if n:
-                w = (width - label_w - 80) * n / top
+                w = max((width - label_w - 80) * n / top, _MIN_BAR)
                 parts.append(
-                    f'<rect x="{x:.1f}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{colour[c]}">'
+                    f'<rect class="mark" x="{x:.1f}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{colour[c]}">'
                     f"<title>{_esc(name)}: {_fmt(n)} {_esc(c)}</title></rect>"
                 )
                 x += w

@@ -265,3 +265,33 @@ def test_plain_consumers_are_said_not_no_dates():
     page = report.render_html(s)
     part = page.split("Subscription metadata versions over time</h2>")[1].split("<h2>")[0]
     assert "no dates" not in part and "216 rows" in part and "plain consumers" in part
+
+
+def _real(spark, tmp_path_factory, inputs: list[str]) -> list[dict]:
+    from codec.pipeline.job import Options, run
+
+    out = tmp_path_factory.mktemp("report") / "out"
+    run(Options(inputs=inputs, out=str(out), quiet=True), spark)
+    return measure((out / "report.html").read_text(encoding="utf-8"), out.parent, "report")
+
+
+def test_the_bundled_example_report_is_readable(spark, tmp_path_factory):
+    """The real summary of the bundled example (its records two years apart): every chart readable, every
+    mark at least MIN_MARK_PX wide (the error-rate columns were 0.8 px), no date axis over an empty year."""
+    pytest.importorskip("pyspark")
+    from .conftest import CAPTURES, FRAMES, OFFSETS
+
+    charts = _real(spark, tmp_path_factory, [str(CAPTURES), str(OFFSETS), str(FRAMES)])
+    assert problems(charts) == [] and mark_problems(charts) == []
+    errors = next(c for c in charts if c["chart"].startswith("Decode error rate"))
+    assert len(errors["segments"]) == 2 and [t["text"] for t in errors["texts"] if "x-other" in t["cls"]] == ["no date"]
+
+
+@pytest.mark.slow
+def test_the_shared_captures_report_is_readable(spark, tmp_path_factory):
+    """The real summary of the shared corpus' frames (plain consumers of five client libraries, one day)."""
+    pytest.importorskip("pyspark")
+    from tests.conftest import SHARED
+
+    charts = _real(spark, tmp_path_factory, [str(SHARED / "captures" / "frames.jsonl")])
+    assert problems(charts) == [] and mark_problems(charts) == []
