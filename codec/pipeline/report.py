@@ -184,7 +184,7 @@ class _Axis:
         for b in sorted({_bin(d, unit) for d in days}):
             if segments:
                 last = segments[-1][-1]
-                fill = []
+                fill: list[datetime.date] = []
                 while (n := _next(last, unit)) < b and len(fill) <= _GAP[unit]:
                     fill.append(last := n)
                 if len(fill) <= _GAP[unit]:
@@ -412,9 +412,24 @@ def _date_chart(axis: _Axis, layers, *note: str, **kw) -> str:
     return tagged + _axis_note(axis, *note)
 
 
-def _versions_chart(series: dict[str, dict[str, int]], tables: Mapping[str, int] | None = None) -> str:
-    """Members (subscriptions decoded) per date, stacked by their metadata version; without any, what the
-    members table holds instead."""
+def _version_order(k: str) -> tuple:
+    """Streams versions first, then ConsumerProtocol's, each by number; then Kafka 4's groups, then the rest."""
+    kind, _, number = k.rpartition(" v")
+    if kind and number.isdigit():
+        return (0 if kind == "Streams" else 1, kind, int(number), "")
+    return (2, k, 0, k)
+
+
+def _versions_chart(
+    series: dict[str, dict[str, int]], tables: Mapping[str, int] | None = None, every: dict | None = None
+) -> str:
+    """Members per date, stacked by their subscription's version: ``every`` (the summary's
+    ``member_versions_by_date``: Streams, ConsumerProtocol and Kafka 4 groups' members) where the job gives it,
+    else the Streams metadata versions (``versions_by_date``); without any, what the members table holds."""
+    if every:
+        series, names = every, lambda k: k
+    else:
+        names = lambda k: f"v{k}"  # noqa: E731
     if not series:
         members = (tables or {}).get("members")
         if members:
@@ -430,7 +445,9 @@ def _versions_chart(series: dict[str, dict[str, int]], tables: Mapping[str, int]
             "no <code>__consumer_offsets</code> group record).</p>"
         )
     axis = _Axis(series, _PLOT_W)
-    keys = sorted({k for counts in series.values() for k in counts}, key=lambda k: (len(k), k))
+    keys = sorted(
+        {k for counts in series.values() for k in counts}, key=_version_order if every else lambda k: (len(k), k)
+    )
     layers = []
     for k in keys:
         col: dict[str, float] = {}
@@ -438,10 +455,9 @@ def _versions_chart(series: dict[str, dict[str, int]], tables: Mapping[str, int]
             if counts.get(k):
                 c = axis.column(d)
                 col[c] = col.get(c, 0) + counts[k]
-        layers.append((f"v{k}", col))
-    return _date_chart(
-        axis, layers, "members", y_title="members (subscriptions)", integer=True, x_title=_UNIT_TITLE[axis.unit]
-    )
+        layers.append((names(k), col))
+    y_title = "members" if every else "members (Streams subscriptions)"
+    return _date_chart(axis, layers, "members", y_title=y_title, integer=True, x_title=_UNIT_TITLE[axis.unit])
 
 
 def _error_rate_chart(errors: list[dict]) -> str:
@@ -604,7 +620,9 @@ code{{font-size:12px}}
 <code>connect</code> row); a quarantined one is one <code>quarantine</code> row.</p>
 <h2>Not selected (read, not input to the decoder)</h2>{_table(reasons, ["reason", "records"])}
 <h2>Tables</h2><table><tr><th>table</th><th>rows</th><th>path</th></tr>{tables}</table>
-<h2>Subscription metadata versions over time</h2>{_versions_chart(versions, summary.get("tables"))}
+<h2>Subscription metadata versions over time</h2>{
+        _versions_chart(versions, summary.get("tables"), charts.get("member_versions_by_date"))
+    }
 <h2>Decode error rate (% of records quarantined, by day)</h2>{_error_rate_chart(errors)}
 <h2>Rebalances (generations observed) per group</h2>{_bars(reb, category="group", value="generations observed")}
 <h2>Rebalances by cause, per group</h2>{_cause_bars(charts.get("rebalances_by_cause", []))}

@@ -78,7 +78,7 @@ def summary(days: int) -> dict:
     }
 
 
-def measure(page: str, tmp_path, name: str) -> list[dict]:
+def measure(page: str, tmp_path, name: str, width: int = 1100) -> list[dict]:
     """The charts of an HTML page as Chromium lays them out (and a screenshot of the page, ``name``.png)."""
     path = tmp_path / f"{name}.html"
     path.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
@@ -88,7 +88,7 @@ def measure(page: str, tmp_path, name: str) -> list[dict]:
         page over to it and exit)."""
         profile = tempfile.mkdtemp(prefix="profile-", dir=tmp_path)
         return subprocess.run(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--window-size=1100,1400", *args, path.as_uri()],
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},1400", *args, path.as_uri()],
             capture_output=True,
             text=True,
             timeout=180,
@@ -267,31 +267,79 @@ def test_plain_consumers_are_said_not_no_dates():
     assert "no dates" not in part and "216 rows" in part and "plain consumers" in part
 
 
-def _real(spark, tmp_path_factory, inputs: list[str]) -> list[dict]:
+def _real(spark, tmp_path_factory, inputs: list[str]):
     from codec.pipeline.job import Options, run
 
     out = tmp_path_factory.mktemp("report") / "out"
-    run(Options(inputs=inputs, out=str(out), quiet=True), spark)
-    return measure((out / "report.html").read_text(encoding="utf-8"), out.parent, "report")
+    summary = run(Options(inputs=inputs, out=str(out), quiet=True), spark)
+    return out, summary
 
 
-def test_the_bundled_example_report_is_readable(spark, tmp_path_factory):
-    """The real summary of the bundled example (its records two years apart): every chart readable, every
-    mark at least MIN_MARK_PX wide (the error-rate columns were 0.8 px), no date axis over an empty year."""
-    pytest.importorskip("pyspark")
+@pytest.fixture(scope="module")
+def bundled(spark, tmp_path_factory):
+    """The pipeline once on the bundled example (its records two years apart)."""
     from .conftest import CAPTURES, FRAMES, OFFSETS
 
-    charts = _real(spark, tmp_path_factory, [str(CAPTURES), str(OFFSETS), str(FRAMES)])
-    assert problems(charts) == [] and mark_problems(charts) == []
+    return _real(spark, tmp_path_factory, [str(CAPTURES), str(OFFSETS), str(FRAMES)])
+
+
+def test_the_bundled_example_report_is_readable(bundled):
+    """The real report of the bundled example: every chart readable, every mark at least MIN_MARK_PX wide (the
+    error-rate columns were 0.8 px), no date axis over an empty year, the record without a date apart; at a
+    laptop's and a desktop's width."""
+    out, _ = bundled
+    for width in (1280, 1920):  # a laptop's and a desktop's
+        charts = measure((out / "report.html").read_text(encoding="utf-8"), out.parent, f"report-{width}", width)
+        assert problems(charts) == [] and mark_problems(charts) == [], width
     errors = next(c for c in charts if c["chart"].startswith("Decode error rate"))
     assert len(errors["segments"]) == 2 and [t["text"] for t in errors["texts"] if "x-other" in t["cls"]] == ["no date"]
+
+
+def test_members_by_version_cover_every_group_type(bundled, spark):
+    """:func:`codec.pipeline.reportcauses.member_versions` on the real tables: every ``members`` row counted once,
+    under its Streams metadata version, its ConsumerProtocol version, or its Kafka 4 group's protocol (counted
+    here from the Parquet files with pyarrow); the report draws them, readable."""
+    from codec.pipeline.reportcauses import member_versions
+
+    from .conftest import read_table
+
+    out, summary = bundled
+    got = member_versions(spark.read.parquet(str(out / "members")), spark.read.parquet(str(out / "rebalances")))
+    protocol: dict[str, str] = {}
+    for r in read_table(out, "rebalances"):
+        if r["group_protocol"] is not None:
+            protocol.setdefault(r["group"], r["group_protocol"])
+    names = {
+        "consumer": "consumer group (KIP-848)",
+        "streams": "streams group (KIP-1071)",
+        "share": "share group (KIP-932)",
+    }
+    want: dict[str, dict[str, int]] = {}
+    for r in read_table(out, "members"):
+        if r["metadata_version"] is not None:
+            what = f"Streams v{r['metadata_version']}"
+        elif r["consumer_protocol_version"] is not None:
+            what = f"ConsumerProtocol v{r['consumer_protocol_version']}"
+        else:
+            what = names.get(protocol.get(r["group"], ""), "other")
+        day = want.setdefault(r["date"] or "unknown", {})
+        day[what] = day.get(what, 0) + 1
+    assert got == want
+    kinds = {k.rsplit(" v", 1)[0] for d in got.values() for k in d}
+    assert {"Streams", "ConsumerProtocol", "consumer group (KIP-848)"} <= kinds  # the example has all three
+    assert sum(n for d in got.values() for n in d.values()) == summary["tables"]["members"]
+    summary["charts"]["member_versions_by_date"] = got
+    charts = measure(report.render_html(summary), out.parent, "report-members")
+    assert problems(charts) == [] and mark_problems(charts) == []
+    legend = {t["text"] for t in charts[0]["texts"] if "legend" in t["cls"]}
+    assert legend == {k for d in got.values() for k in d}
 
 
 @pytest.mark.slow
 def test_the_shared_captures_report_is_readable(spark, tmp_path_factory):
     """The real summary of the shared corpus' frames (plain consumers of five client libraries, one day)."""
-    pytest.importorskip("pyspark")
     from tests.conftest import SHARED
 
-    charts = _real(spark, tmp_path_factory, [str(SHARED / "captures" / "frames.jsonl")])
+    out, _ = _real(spark, tmp_path_factory, [str(SHARED / "captures" / "frames.jsonl")])
+    charts = measure((out / "report.html").read_text(encoding="utf-8"), out.parent, "report")
     assert problems(charts) == [] and mark_problems(charts) == []
