@@ -154,11 +154,13 @@ def test_assignments_match_kafka(sample_run, nested, vectors):
     got = defaultdict(set)
     consumers = defaultdict(set)
     for r in rows:
-        if r["role"] == "consumer":  # a plain consumer's partition (g-java-default's, from the frames)
+        if r["role"] == "consumer":  # a plain consumer's partition (g-java-default's, from the frames; payments')
             assert r["task"] == f"{r['topic']}-{r['partition']}"
             consumers[(r["group"], r["generation"], r["member"])].add((r["topic"], r["partition"]))
             continue
         got[(r["group"], r["generation"], r["member"])].add((r["task"], r["role"], r["partitions"]))
+    # the KIP-848 group payments (make_kafka4_sample.py): c1 holds partitions 0-2 of topic payments at epoch 5
+    assert consumers.pop(("payments", 5, "c1")) == {("payments", p) for p in (0, 1, 2)}
     assert dict(consumers) == consumer_partitions(jsonl(FRAMES))
     want = defaultdict(set)
     for v in range(1, 12):
