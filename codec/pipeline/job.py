@@ -55,7 +55,7 @@ from .inputs import InputPlan, is_uri, local_only
 from .output import LocalTarget, clash, local_path, sibling
 from .reading import DEFAULT_MAX_LINE, normalize, plan, read_inputs
 from .report import render_html, render_json
-from .reportcauses import cause_charts
+from .reportcauses import cause_charts, member_versions
 from .tables import PARTITIONED, Config, derive_tables
 
 __all__ = [
@@ -456,6 +456,7 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
             "rebalances_per_group": per_group,
             "rebalances_by_cause": by_cause,
             "rebalances_per_minute": per_minute,
+            "member_versions_by_date": member_versions(members, rebalances),
         },
         "findings_by_check": by_check,
         "sample_findings": sample,
