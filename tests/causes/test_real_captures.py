@@ -45,7 +45,7 @@ def _check(rec: dict, pcap: Path) -> None:
         r = started(rebalances, e)
         if r is None and e.optional:
             continue
-        window = [(w.number, w.cause.kind, w.cause.members) for w in in_window(rebalances, e)]
+        window = [(w.number, w.cause.kind, w.cause.confidence, w.cause.members) for w in in_window(rebalances, e)]
         assert r is not None, f"{e.action} of {e.client_id} ({e.member}) should start a {e.kind}: {window}"
 
 
