@@ -710,7 +710,8 @@ class ClassicGroup:
             None,
         )
         if failed is not None and first.ts is not None and failed.ts is not None and failed.ts <= first.ts:
-            what = "an answer the input cannot read" if failed.error_code is None else f"error {failed.error_code}"
+            code = failed.error_code
+            what = "an answer the input cannot read" if code is None else f"error {code} {ERROR_NAMES.get(code, '?')}"
             found.add(
                 UNKNOWN,
                 first.member,
