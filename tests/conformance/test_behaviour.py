@@ -26,6 +26,7 @@ BUGS = (
     "keep-member-id",
     "skip-revocation",
     "ignore-rebalance-in-progress",
+    "reset-member-id",
     "stop-heartbeating",
     "drop-owned-partitions",
 )
@@ -132,6 +133,25 @@ def test_a_driver_that_never_connects_fails(seeded):
     assert code == 1
     assert [r["status"] for r in report["results"]] == ["fail", "fail"], text
     assert all("never connected" in r["detail"] for r in report["results"])
+
+
+def test_every_seeded_bug_a_scenario_names_is_seeded_and_measured():
+    """The bugs the scenarios say they catch (the docs list them with each scenario) are the seeded driver's, each
+    one run here, and the docs' measure names them all: a bug named but never seeded is a kill nobody made."""
+    import ast
+
+    tree = ast.parse((DRIVERS / "seeded" / "kafka_python_bug.py").read_text(encoding="utf-8"))
+    seeded = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["BUGS"]
+    )
+    assert set(seeded) - {"never-connects"} == set(BUGS)
+    named = {bug for s in SCENARIOS for bug in s.seeded}
+    assert named == set(BUGS), (sorted(named - set(BUGS)), sorted(set(BUGS) - named))
+    page = (ROOT / "docs" / "guides" / "behaviour-gate.md").read_text(encoding="utf-8")
+    measured = " ".join(page.split("## Measured: the seeded bugs", 1)[1].split())
+    assert all(bug in measured for bug in BUGS) and f"{len(BUGS)} of {len(BUGS)}" in measured
 
 
 @pytest.mark.mutation
