@@ -175,6 +175,40 @@ def test_the_kill_matrix(tmp_path):
     assert all(killed.values()), killed
 
 
+@pytest.fixture(scope="module")
+def minimal(tmp_path_factory, kafkajs_driver_modules) -> dict[str, tuple[int, str, dict]]:
+    """The guide's minimal drivers, as the page shows them, against a few scenarios each: they work as written."""
+    from tests.docs.examples import blocks
+
+    base = tmp_path_factory.mktemp("minimal")
+    files = {b.file: b.text for b in blocks("guides/behaviour-gate.md") if b.file}
+    assert sorted(files) == ["minimal-driver.js", "minimal_driver.py"], sorted(files)
+    for name, text in files.items():
+        (base / name).write_text(text, encoding="utf-8")
+    commands = {
+        "python": [sys.executable, str(base / "minimal_driver.py")],
+        "javascript": ["env", f"NODE_PATH={kafkajs_driver_modules}", "node", str(base / "minimal-driver.js")],
+    }
+    scenarios = [x for s in ("join", "eager-revoke-before-rejoin", "leave-group-on-close") for x in ("--scenario", s)]
+    procs = {}
+    for lang, cmd in commands.items():
+        out = base / f"{lang}.json"
+        procs[lang] = (_gate(cmd, out, *scenarios), out)
+    return _finish(procs, timeout=200)
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_the_guides_minimal_drivers_run(minimal, lang):
+    code, text, report = minimal[lang]
+    assert code == 0, text[-3000:]
+    assert report["supports"] == ["classic", "eager"]
+    assert [(r["id"], r["status"]) for r in report["results"]] == [
+        ("join", "pass"),
+        ("eager-revoke-before-rejoin", "pass"),
+        ("leave-group-on-close", "pass"),
+    ], text[-3000:]
+
+
 def test_the_docs_list_every_scenario_as_the_code_has_it():
     from codec.conformance.behaviour import scenarios_markdown
 
