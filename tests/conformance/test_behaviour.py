@@ -209,6 +209,32 @@ def test_the_guides_minimal_drivers_run(minimal, lang):
     ], text[-3000:]
 
 
+def test_the_list_names_every_scenario_the_docs_list():
+    """``--behaviour --list`` (which an unknown --scenario points to) gives the scenarios the docs page lists."""
+    import re
+
+    got = subprocess.run(
+        [sys.executable, "-m", "codec", "conformance", "--behaviour", "--list"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert got.returncode == 0 and not got.stderr, got.stderr
+    rows = [line.split(None, 3) for line in got.stdout.splitlines()]
+    page = (ROOT / "docs" / "guides" / "behaviour-gate.md").read_text(encoding="utf-8")
+    assert [r[0] for r in rows] == re.findall(r"(?m)^- \*\*`([a-z0-9-]+)`\*\*: ", page.split("scenarios:start")[1])
+    assert {r[1] for r in rows} == {"classic", "consumer"}
+    bad = subprocess.run(
+        [sys.executable, "-m", "codec", "conformance", "--behaviour", "--client", "true", "--scenario", "nope"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and "--behaviour --list" in bad.stderr, bad.stderr
+
+
 def test_the_docs_list_every_scenario_as_the_code_has_it():
     from codec.conformance.behaviour import scenarios_markdown
 
