@@ -44,6 +44,20 @@ def load_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def consumer_round_count() -> int:
+    """How many ConsumerRounds the gate runs from the files, counted from vectors/consumer/ by the rule the gate states
+    (docs/explanations/assignors.md): each Kafka-computed case of a client-side assignor with an expected
+    assignment and no partition racks."""
+    n = 0
+    for name in ("kafka-tests.jsonl", "kafka-java-assignors.jsonl"):
+        for line in (ROOT / "vectors" / "consumer" / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                c = json.loads(line)
+                client = c.get("assignor") in ("range", "roundrobin", "sticky", "cooperative-sticky")
+                n += client and "expected" in c and "partitionRacks" not in c.get("group", {})
+    return n
+
+
 def record_id(r: dict) -> str:
     return str(r.get("id") or f"{r.get('kind')}-v{r.get('version')}-{r.get('index')}")
 
@@ -57,14 +71,23 @@ def kafka_vectors():
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory) -> Path:
     """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path."""
+    import fcntl
+    import hashlib
+    import tempfile
+
     base = tmp_path_factory.mktemp("installed")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
-        check=True,
-        timeout=600,
-        cwd=base,
-        capture_output=True,
-    )
+    # pip builds a local folder in place (its build/ and *.egg-info): one build of the checkout at a time, so that
+    # the test workers (pytest-xdist), each making its own install, never write the same files at once
+    lock = Path(tempfile.gettempdir()) / f"rebalance-codec-wheel-{hashlib.sha256(bytes(ROOT)).hexdigest()[:16]}.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
+            check=True,
+            timeout=600,
+            cwd=base,
+            capture_output=True,
+        )
     (wheel,) = (base / "dist").glob("rebalance_codec-*.whl")
     subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
     subprocess.run(

@@ -271,7 +271,7 @@ def streams_response(
         "memberId": member,
         "memberEpoch": epoch,
         "heartbeatIntervalMs": 5000,
-        "acceptableRecoveryLag": 10000,
+        "acceptableRecoveryLagLegacy": 10000,  # v0 (Kafka 4.4 renamed the int32 field; v1 has an int64)
         "taskOffsetIntervalMs": 60000,
         "status": None,
         "activeTasks": _tasks(active),

@@ -30,8 +30,8 @@ from .kio_import import import_kio_group
 from .mutation import add_mutate_parser
 from .reports import render_generated, render_gone, render_table, write_json, write_junit, write_report
 from .rounds import round_cells
-from .runner import OPS, STATUSES, ask_capabilities, in_ranges, parse_versions, preload, run_all
-from .vectors import VectorFileError, check_vectors, load_rounds, load_vectors, vectors_dir
+from .runner import OPS, STATUSES, ask_capabilities, in_ranges, parse_versions, preload, round_message, run_all
+from .vectors import VectorFileError, check_vectors, load_consumer_rounds, load_rounds, load_vectors, vectors_dir
 from .vectors import suite as suite_vectors
 
 __all__ = [
@@ -263,7 +263,7 @@ def cmd_conformance(args) -> int:
             for p in e.problems:
                 print(f"error: {_text.printable(p)}", file=sys.stderr)
             return 1
-    rounds = load_rounds() if not args.files and not args.cross_version else []
+    rounds = load_rounds() + load_consumer_rounds() if not args.files and not args.cross_version else []
     if vectors and not args.files:
         suite_vectors(vectors)  # the suite the witnesses and the generator read: these, not a second reading
     known = _known_ids(args, vectors, rounds) if expectations is not None else set()
@@ -307,13 +307,9 @@ def cmd_conformance(args) -> int:
                 if cells or families
                 else 0
             )
-        run_rounds = (
-            rounds
-            and (not args.message or "RebalanceRound" in args.message)
-            and versions is None
-            and not args.flags
-            and not args.generated_only
-        )
+        if args.message:  # a round of the files is a RebalanceRound (Streams) or a ConsumerRound: each by its name
+            rounds = [r for r in rounds if round_message(r) in args.message]
+        run_rounds = rounds and versions is None and not args.flags and not args.generated_only
         run = run_all(
             impl,
             [] if args.generated_only else vectors,

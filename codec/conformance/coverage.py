@@ -297,7 +297,7 @@ def version_ranges(versions: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]:
+def _rows(vectors: list[dict], rounds: int, by_version: bool, consumer_rounds: int = 0) -> list[list[str]]:
     counts = tally(vectors)
     rows = []
     for message, versions in supported().items():
@@ -327,14 +327,21 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool) -> list[list[str]]
             rows.append(row)
     if rounds:
         rows.append(["RebalanceRound", "", f"assign ({rounds} rounds)", "-", "-", *([] if by_version else [""])])
+    if consumer_rounds:
+        rows.append(
+            ["ConsumerRound", "", f"assign ({consumer_rounds} rounds)", "-", "-", *([] if by_version else [""])]
+        )
     return rows
 
 
-def render_list(vectors: list[dict], rounds: int = 0, *, markdown: bool = False, by_version: bool = False) -> str:
+def render_list(
+    vectors: list[dict], rounds: int = 0, *, markdown: bool = False, by_version: bool = False, consumer_rounds: int = 0
+) -> str:
     """The table of ``rebalance-codec vectors list``: per message (or message × version) the versions, the ops
     its vectors exercise and how many valid / invalid vectors each op has; versions the codec does not support
     that vectors name (unknown version words, version probes) in the last column, their vectors counted in the
-    message's row (``by_version``: rows of their own)."""
+    message's row (``by_version``: rows of their own); the Streams leader's rounds (``rounds``) and the consumer
+    leader's (``consumer_rounds``: the Kafka-computed cases of ``vectors/consumer/``) last."""
     head = [
         "message",
         "version" if by_version else "versions",
@@ -342,7 +349,7 @@ def render_list(vectors: list[dict], rounds: int = 0, *, markdown: bool = False,
         "decode: valid / invalid",
         "encode: valid / invalid",
     ] + ([] if by_version else ["other versions (bad or probes)"])
-    rows = _rows(vectors, rounds, by_version)
+    rows = _rows(vectors, rounds, by_version, consumer_rounds)
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -359,7 +366,7 @@ def cmd_vectors_list(args) -> int:
     from pathlib import Path
 
     from .. import text as _text
-    from .vectors import VectorFileError, load_rounds, load_vectors, vectors_dir
+    from .vectors import VectorFileError, load_consumer_rounds, load_rounds, load_vectors, vectors_dir
 
     directory = Path(args.dir) if args.dir else vectors_dir()
     try:
@@ -370,7 +377,11 @@ def cmd_vectors_list(args) -> int:
             print(f"error: {_text.printable(p)}", file=sys.stderr)
         return 1
     table = render_list(
-        vectors, len(load_rounds(directory)), markdown=args.markdown or bool(args.update), by_version=args.by_version
+        vectors,
+        len(load_rounds(directory)),
+        markdown=args.markdown or bool(args.update),
+        by_version=args.by_version,
+        consumer_rounds=len(load_consumer_rounds(directory)),
     )
     if args.update:
         try:

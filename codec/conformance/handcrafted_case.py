@@ -25,6 +25,7 @@ __all__ = [
     "ANSWERS",
     "CLASSIC_COMMIT",
     "KAFKA4_COMMIT",
+    "KAFKA44_COMMIT",
     "RULES_FILE",
     "SHARE_COMMIT",
     "RuleError",
@@ -41,6 +42,10 @@ ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # group's __consumer_offsets records, the classic group's included, at the commit schemas/README.md follows for them
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
+# the messages whose tables follow Kafka's 4.4 branch (8d3916cfe1, apache 87943b2ff8; schemas/README.md): the
+# Streams heartbeat's v1 (KIP-1331), judged by the classes generated there
+KAFKA44_COMMIT = "8d3916cfe15f13a2d878c79d302ba2d63172f0af"
+_AT_44 = {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse"}
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 _CLASSIC = {
@@ -88,7 +93,15 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
     hand-written class; its rules are handcrafted.py's)."""
     spec = load_message(message)
-    commit = CLASSIC_COMMIT if message in _CLASSIC else SHARE_COMMIT if message.startswith("Share") else KAFKA4_COMMIT
+    commit = (
+        CLASSIC_COMMIT
+        if message in _CLASSIC
+        else SHARE_COMMIT
+        if message.startswith("Share")
+        else KAFKA44_COMMIT
+        if message in _AT_44
+        else KAFKA4_COMMIT
+    )
     if spec.kind in ("request", "response", "header"):
         return Binding(f"org.apache.kafka.common.message.{message}Data", commit, None)
     if spec.kind in ("coordinator-key", "coordinator-value") or message in CLASSIC_RECORDS:

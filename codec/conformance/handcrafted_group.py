@@ -58,6 +58,8 @@ _NON_DEFAULT: dict[str, list[object]] = {
     "SubscribedTopicRegex": ["^orders-.*", ""],
     "MemberId": ["member-1"],
     "SkipAssignment": [True],
+    "TopologyDescriptionRequired": [True],  # StreamsGroupHeartbeatResponse v0 (v1+ in Kafka 4.4)
+    "AcceptableRecoveryLagLegacy": [10000],  # StreamsGroupHeartbeatResponse v1+ (v0 only in Kafka 4.4)
 }
 _MEMBERS = {
     "LeaveGroupRequest": [{"memberId": "member-1", "groupInstanceId": "instance-1"}],
@@ -86,11 +88,13 @@ def _str16(s: str | None) -> bytes:  # Kafka's non-compact (nullable) string: in
 
 # the file of kio's Kafka 4 RPCs (issue #21), whose bytes the Kafka 4 truncations and refusals are built from
 KAFKA4_SOURCE = "kio-group-kafka4.jsonl"
+# StreamsGroupHeartbeat v0-1 as Kafka 4.4's classes write them (vectors/tools/kafka_streams44.py): v1's only source
+KAFKA44_STREAMS_SOURCE = "kafka-java-streams44.jsonl"
 
 
 def _load(directory: Path) -> list[dict]:
     out = []
-    for name in (*GROUP_SOURCES, KAFKA4_SOURCE):
+    for name in (*GROUP_SOURCES, KAFKA4_SOURCE, KAFKA44_STREAMS_SOURCE):
         path = directory / name
         out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return out

@@ -70,6 +70,7 @@ __all__ = [
     "STATUSES",
     "write_rank",
     "preload",
+    "round_message",
 ]
 
 OPS = ("decode", "encode", "assign")
@@ -498,8 +499,16 @@ def _ask_half(impl: Implementation, v: dict, op: str) -> Half:
     return check(impl, v, op)
 
 
-def _round_vector(r: dict, message: str = "RebalanceRound") -> dict:
-    """A rebalance round of the files as a vector of the run (one ``assign`` half)."""
+def round_message(r: dict) -> str:
+    """The message a rebalance round of the files is run as: a ``ConsumerRound`` when it names a consumer assignor,
+    else a Streams ``RebalanceRound``."""
+    return "ConsumerRound" if "consumerAssignor" in r else "RebalanceRound"
+
+
+def _round_vector(r: dict, message: str | None = None) -> dict:
+    """A rebalance round of the files as a vector of the run (one ``assign`` half): a ``ConsumerRound`` when it names
+    a consumer assignor, else a Streams ``RebalanceRound``."""
+    message = message or round_message(r)
     return {"id": r["id"], "message": message, "version": None, "result": "round", "round": r}
 
 

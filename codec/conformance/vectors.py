@@ -13,6 +13,7 @@ from ..errors import read_whole
 __all__ = [
     "vectors_dir",
     "load_vectors",
+    "load_consumer_rounds",
     "load_rounds",
     "check_vectors",
     "structure_problems",
@@ -168,6 +169,25 @@ def load_rounds(directory: Path | None = None) -> list[dict]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_consumer_rounds(directory: Path | None = None) -> list[dict]:
+    """The ``ConsumerRound`` s of the files: each client-side case of ``vectors/consumer/``'s Kafka-computed files
+    (Kafka's own assignor tests, the Java assignors' outputs) that a leader's round can carry
+    (:func:`codec.assignor.consumer.gate_rounds.kafka_round`)."""
+    from ..assignor.consumer.gate_rounds import KAFKA_ROUND_FILES, kafka_round
+
+    out = []
+    for name in KAFKA_ROUND_FILES:
+        path = (directory or vectors_dir()) / "consumer" / name
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                r = kafka_round({**json.loads(line), "file": f"consumer/{name}"})
+                if r is not None:
+                    out.append(r)
+    return out
 
 
 def _check_rounds(directory: Path, seen: dict, problems: list[str], counts: dict) -> None:

@@ -157,6 +157,14 @@ def _streams_request(m, version: int, size: int | None) -> str:
     return "\n".join(lines)
 
 
+def _recovery_lag(m, version: int) -> str:
+    """v0's int32 AcceptableRecoveryLagLegacy; v1's int64 AcceptableRecoveryLag, -1 when the broker has none."""
+    if version < 1:
+        return str(m.acceptable_recovery_lag_legacy)
+    lag = m.acceptable_recovery_lag
+    return "-1 (not configured by the broker)" if lag == -1 else str(lag)
+
+
 def _streams_response(m, version: int, size: int | None) -> str:
     head = f"StreamsGroupHeartbeatResponse v{version}" + (f"  {size} bytes" if size is not None else "")
     lines = [head]
@@ -167,9 +175,14 @@ def _streams_response(m, version: int, size: int | None) -> str:
             ("member epoch", describe_epoch(m.member_epoch)),
             ("heartbeat interval", f"{m.heartbeat_interval_ms} ms"),
             ("throttle", f"{m.throttle_time_ms} ms"),
-            ("acceptable recovery lag", str(m.acceptable_recovery_lag)),
+            ("acceptable recovery lag", _recovery_lag(m, version)),
             ("task offset interval", f"{m.task_offset_interval_ms} ms"),
             ("endpoint epoch", str(m.endpoint_information_epoch)),
+            *(
+                [("topology description required", str(m.topology_description_required).lower())]
+                if version >= 1
+                else []
+            ),
             (
                 "status",
                 "null"

@@ -24,15 +24,19 @@ from codec.conformance.coverage import (
 )
 from codec.conformance.impl import BuiltinImplementation
 from codec.conformance.kio_import import KIO_FILE, KIO_SOURCE, kio_group_vectors
-from codec.conformance.vectors import load_rounds, load_vectors, vectors_dir
+from codec.conformance.vectors import load_consumer_rounds, load_rounds, load_vectors, vectors_dir
 from tests.conftest import ROOT
 
 # Kafka's generated writer refuses a non-default value for these fields at these versions (hand-checked against
 # Kafka's message JSON at 1eb7644 and MessageDataGenerator: not ignorable, absent from the version, inside a struct
 # the version writes). ConsumerProtocol's, the headers' and the other fields a version lacks are ignorable (among
-# Kafka 4's, ConsumerGroupDescribeResponse v1's MemberType is; the records have one version).
+# Kafka 4's, ConsumerGroupDescribeResponse v1's MemberType is; the records have one version). StreamsGroupHeartbeat-
+# Response's two are from Kafka's JSON on the 4.4 branch (8d3916cfe1): the int32 AcceptableRecoveryLagLegacy is v0
+# only and TopologyDescriptionRequired v1+, neither ignorable (v1's int64 AcceptableRecoveryLag is).
 KAFKA_REFUSALS = (
     {("ConsumerGroupHeartbeatRequest", 0, ("SubscribedTopicRegex",))}
+    | {("StreamsGroupHeartbeatResponse", 0, ("TopologyDescriptionRequired",))}
+    | {("StreamsGroupHeartbeatResponse", 1, ("AcceptableRecoveryLagLegacy",))}
     | {("JoinGroupRequest", v, ("GroupInstanceId",)) for v in range(5)}
     | {("JoinGroupResponse", v, ("SkipAssignment",)) for v in range(9)}
     | {("SyncGroupRequest", v, ("GroupInstanceId",)) for v in range(3)}
@@ -252,9 +256,9 @@ def test_vectors_readme_embeds_the_list():
     readme = (ROOT / "vectors" / "README.md").read_text(encoding="utf-8")
     block = embedded_block(readme)
     assert block is not None, "vectors/README.md lacks the vectors-list markers"
-    assert block == render_list(load_vectors(), len(load_rounds()), markdown=True), (
-        "vectors/README.md is stale: run `rebalance-codec vectors list --update vectors/README.md`"
-    )
+    assert block == render_list(
+        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=len(load_consumer_rounds())
+    ), "vectors/README.md is stale: run `rebalance-codec vectors list --update vectors/README.md`"
 
 
 def test_update_rewrites_only_the_block(tmp_path, capsys):
@@ -297,7 +301,9 @@ def test_vectors_list_cli(tmp_path, capsys):
         check=False,
     )
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == render_list(load_vectors(), len(load_rounds()), markdown=True)
+    assert p.stdout.strip() == render_list(
+        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=len(load_consumer_rounds())
+    )
     # a folder of one file, per version: rows for every version, counted from that file only
     (tmp_path / "one.jsonl").write_text(
         json.dumps(

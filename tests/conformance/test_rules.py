@@ -13,6 +13,7 @@ from codec.conformance.handcrafted_rules import (
     ANSWERS,
     CLASSIC_COMMIT,
     KAFKA4_COMMIT,
+    KAFKA44_COMMIT,
     RULES_FILE,
     SHARE_COMMIT,
     RuleError,
@@ -41,6 +42,7 @@ def test_every_rule_vector_is_a_kafka_answer(rules, answers):
             CLASSIC_COMMIT,
             KAFKA4_COMMIT,
             SHARE_COMMIT,
+            KAFKA44_COMMIT,
         ), v["id"]
         assert p["checkedBy"].startswith(a["class"]) and p["record"].endswith(":" + v["id"]), v["id"]
         # a refusal is an exception of Kafka's; an acceptance is bytes Kafka wrote or read

@@ -63,8 +63,8 @@ def test_lines_mode_gives_one_error_line_per_bad_line(capsys, tmp_path):
 
 
 def test_unknown_versions_and_kinds_are_errors_not_tracebacks(capsys):
-    status, _, err = cli(capsys, "decode", "--kind", "streams-group-heartbeat-request", "--version", "1", "00")
-    assert status == 1 and "no version 1 (valid 0)" in err and err.count("\n") == 1
+    status, _, err = cli(capsys, "decode", "--kind", "streams-group-heartbeat-request", "--version", "2", "00")
+    assert status == 1 and "no version 2 (valid 0-1)" in err and err.count("\n") == 1
     with pytest.raises(DecodeError, match="no message named 'no-such-request'"):
         kafka4.decode("no-such-request", 0, b"")
     with pytest.raises(EncodeError, match="subscribed_topic_regex"):

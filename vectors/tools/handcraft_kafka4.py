@@ -743,7 +743,7 @@ valid(
         "memberId": "m1",
         "memberEpoch": 8,
         "heartbeatIntervalMs": 5000,
-        "acceptableRecoveryLag": 10000,
+        "acceptableRecoveryLagLegacy": 10000,
         "taskOffsetIntervalMs": 60000,
         "status": [{"statusCode": 1, "statusDetail": "missing source topic words"}],
         "activeTasks": [{"subtopologyId": "0", "partitions": [0]}],

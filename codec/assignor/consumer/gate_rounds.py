@@ -166,3 +166,86 @@ def compare_consumer_round(r: dict, got: dict[str, bytes]) -> tuple[str, str] | 
             extra = ", ".join(f"{t}-{p}" for t, p in sorted(g - w)) or "none"
             return f"{m} ({r['consumerAssignor']}): missing {missing}; extra {extra}", "$[].assignedPartitions"
     return None
+
+
+#: The files of Kafka-computed consumer cases whose client-side groups the gate asks as ``ConsumerRound`` s.
+KAFKA_ROUND_FILES = ("kafka-tests.jsonl", "kafka-java-assignors.jsonl")
+
+
+def _sticky_runs(owned: list[TP], generation: int | None) -> bytes:
+    """StickyAssignor user data with one (topic, partitions) entry per run of one topic in ``owned`` (so it reads
+    back as ``owned`` in its order), and the generation (V1) when there is one."""
+    runs: list[tuple[str, list[int]]] = []
+    for t, p in owned:
+        if not runs or runs[-1][0] != t:
+            runs.append((t, []))
+        runs[-1][1].append(p)
+    out = [struct.pack(">i", len(runs))]
+    for t, ps in runs:
+        name = t.encode()
+        out += [struct.pack(">h", len(name)), name, struct.pack(f">i{len(ps)}i", len(ps), *ps)]
+    if generation is not None:
+        out.append(struct.pack(">i", generation))
+    return b"".join(out)
+
+
+def _expected(tps: list) -> list[TP]:
+    """A case's expected partitions, written ``[topic, partition]`` or ``{"topic", "partition"}``."""
+    return [(tp["topic"], tp["partition"]) if isinstance(tp, dict) else (tp[0], tp[1]) for tp in tps]
+
+
+def kafka_round(row: dict) -> dict | None:
+    """A ``ConsumerRound`` of the files from one Kafka-computed case of ``vectors/consumer/`` (its ``expected`` is
+    what Kafka's Java assignor gave, or Kafka's own test asserts), or None when the case is no client leader's round
+    the round format can carry: a server-side assignor, an expected error, partition racks (the round has no
+    metadata for them). A ``sticky`` member's owned partitions and generation go in the user data as the Java
+    driver that computed the cases wrote it (:func:`_sticky_runs`), unless the case gives the user data itself."""
+    assignor, group = row.get("assignor"), row.get("group", {})
+    if assignor not in ROUND_ASSIGNORS or "expected" not in row or "partitionRacks" in group:
+        return None
+    members = group["members"]
+    topic = wire_class("ConsumerProtocolSubscription", "TopicPartition")
+    out = []
+    for m in members:
+        by: dict[str, list[int]] = {}
+        for tp in m.get("ownedPartitions") or ():
+            by.setdefault(tp["topic"], []).append(tp["partition"])
+        gen = m.get("generation")
+        owned = [(tp["topic"], tp["partition"]) for tp in m.get("ownedPartitions") or ()]
+        user: bytes | None = None
+        if m.get("userData") is not None:
+            user = bytes.fromhex(m["userData"])
+        elif assignor == "sticky" and (owned or gen is not None):
+            user = _sticky_runs(owned, gen)
+        msg = consumer_subscription(
+            3,
+            topics=tuple(m["topics"]),
+            user_data=user,
+            owned_partitions=tuple(topic(topic=t, partitions=tuple(ps)) for t, ps in by.items()),
+            generation_id=-1 if gen is None else gen,
+            rack_id=m.get("rackId"),
+        )
+        entry = {"memberId": m["memberId"], "metadata": encode_consumer(msg).hex()}
+        if m.get("groupInstanceId") is not None:
+            entry["groupInstanceId"] = m["groupInstanceId"]
+        out.append(entry)
+    expected = row["expected"]
+    provenance = {"source": "kafka", "file": row.get("file", ""), "kafkaCommit": row.get("kafkaCommit", "")}
+    for k in ("kafkaTest", "sequence", "round"):  # a multi-round sequence's rounds: owned = the previous output
+        if k in row:
+            provenance[k] = row[k]
+    return {
+        "id": f"consumer-{row['id']}",
+        "consumerAssignor": assignor,
+        "topics": dict(group["topics"]),
+        "leader": members[0]["memberId"] if members else "",
+        "members": out,
+        "assignments": [
+            {
+                "memberId": m["memberId"],
+                "assignment": assignment_bytes(_expected(expected.get(m["memberId"], []))).hex(),
+            }
+            for m in members
+        ],
+        "provenance": provenance,
+    }

@@ -66,7 +66,7 @@ def sgh_response(member, epoch, error=0, active=None, standby=None, warmup=None,
         "memberEpoch": epoch,
         "errorCode": error,
         "heartbeatIntervalMs": 5000,
-        "acceptableRecoveryLag": 10000,
+        "acceptableRecoveryLagLegacy": 10000,
         "taskOffsetIntervalMs": 60000,
     }
     if active is not None:
