@@ -39,6 +39,7 @@ from .coverage import (
     GENERATED_DATA,
     GROUP_SOURCES,
     KAFKA4_RPCS,
+    KAFKA44_RPCS,
     refusal_fields,
     supported,
 )
@@ -60,6 +61,15 @@ _NON_DEFAULT: dict[str, list[object]] = {
     "SkipAssignment": [True],
     "TopologyDescriptionRequired": [True],  # StreamsGroupHeartbeatResponse v0 (v1+ in Kafka 4.4)
     "AcceptableRecoveryLagLegacy": [10000],  # StreamsGroupHeartbeatResponse v1+ (v0 only in Kafka 4.4)
+    # the RPCs around the group at Kafka 4.4 (coverage.KAFKA44_RPCS)
+    "IncludeAuthorizedOperations": [True],  # DescribeGroupsRequest v0-2
+    "ErrorMessage": ["the group is being deleted", ""],  # DescribeGroupsResponse v0-5 Groups[] (default null)
+    "AuthorizedOperations": [8],  # DescribeGroupsResponse v0-2 Groups[] (default -2147483648)
+    "StatesFilter": [["Stable"]],  # ListGroupsRequest v0-3
+    "TypesFilter": [["consumer"]],  # ListGroupsRequest v0-4
+    "GenerationIdOrMemberEpoch": [5],  # TxnOffsetCommitRequest v0-2 (default -1)
+    "IsRenewAck": [True],  # ShareFetchRequest, ShareAcknowledgeRequest v1
+    "PartitionMaxBytes": [1048576],  # ShareFetchRequest v1-2 Topics[].Partitions[] (v0 only)
 }
 _MEMBERS = {
     "LeaveGroupRequest": [{"memberId": "member-1", "groupInstanceId": "instance-1"}],
@@ -90,11 +100,14 @@ def _str16(s: str | None) -> bytes:  # Kafka's non-compact (nullable) string: in
 KAFKA4_SOURCE = "kio-group-kafka4.jsonl"
 # StreamsGroupHeartbeat v0-1 as Kafka 4.4's classes write them (vectors/tools/kafka_streams44.py): v1's only source
 KAFKA44_STREAMS_SOURCE = "kafka-java-streams44.jsonl"
+# the RPCs around the group at Kafka 4.4 (coverage.KAFKA44_RPCS: the admin RPCs, the share groups' data and state
+# RPCs) as Kafka 4.4's classes write them (vectors/tools/kafka_message_rand.py): their only sources
+KAFKA44_ADMIN_SOURCES = ("kafka-java-admin.jsonl", "kafka-java-admin-share.jsonl")
 
 
 def _load(directory: Path) -> list[dict]:
     out = []
-    for name in (*GROUP_SOURCES, KAFKA4_SOURCE, KAFKA44_STREAMS_SOURCE):
+    for name in (*GROUP_SOURCES, KAFKA4_SOURCE, KAFKA44_STREAMS_SOURCE, *KAFKA44_ADMIN_SOURCES):
         path = directory / name
         out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return out
@@ -122,7 +135,7 @@ def _sources(directory: Path) -> dict[tuple[str, int], list[dict]]:
 
 
 def _cut_points(n: int) -> list[int]:
-    return sorted({n // 2, n - 1} - {n})
+    return sorted(c for c in {n // 2, n - 1} if 0 <= c < n)  # none of a body of no bytes (a field-less version)
 
 
 def _truncations(message: str, version: int, src: dict, extra: dict | None = None, what: str = "") -> list[dict]:
@@ -148,19 +161,44 @@ def _truncations(message: str, version: int, src: dict, extra: dict | None = Non
     return out
 
 
-def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -> list[dict]:
+def _key(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _with(value: dict, path: tuple[str, ...], new: object) -> dict | None:
+    """``value`` with the field at ``path`` (Kafka's names) set to ``new``, each array of structs on the way cut to
+    its first element (one element holding the field); None where an array on the way is empty or null."""
+    key = _key(path[0])
+    if len(path) == 1:
+        return {**value, key: new}
+    below = value.get(key)
+    if isinstance(below, list):
+        inner = _with(below[0], path[1:], new) if below and isinstance(below[0], dict) else None
+        return None if inner is None else {**value, key: [inner]}
+    inner = _with(below, path[1:], new) if isinstance(below, dict) else None
+    return None if inner is None else {**value, key: inner}
+
+
+def _refusals(message: str, version: int, cands: list[dict], frame=None) -> list[dict]:
+    """The refusals of a message × version, each on the first of ``cands`` (valid vectors) whose value reaches the
+    field: a field inside a struct needs an element of each array on the way, which the refusal keeps alone."""
     out = []
     for path in refusal_fields(message, version):
         name = path[-1]
         values: list[object] = (
             [_MEMBERS[message]] if name == "Members" and message in _MEMBERS else _NON_DEFAULT.get(name, [])
         )
-        if len(path) > 1:
-            values = []  # none today; a nested field would need its parent written (the coverage test tells)
         for value in values:
-            key = name[0].lower() + name[1:]
-            body = {**base, key: value}
-            shown = json.dumps(value) if not isinstance(value, list) else "one member"
+            src, body = next(
+                ((c, b) for c in cands if (b := _with(c["expected"], path, value)) is not None), (None, None)
+            )
+            if src is None or body is None:
+                continue  # no source reaches the field (the coverage test names the version)
+            src_id = src["id"]
+            key = ".".join(_key(p) for p in path)
+            shown = "one member" if name == "Members" else json.dumps(value)
+            if len(path) > 1:
+                shown += f" (in one element of {'.'.join(_key(p) for p in path[:-1])})"
             vid = f"hc-{message.lower()}-v{version}-refuse-{key.lower()}{'-empty' if value == '' else ''}"
             desc = (
                 f"{message} v{version} with {key} {shown}, a non-default value for a field v{version} lacks: "
@@ -310,13 +348,12 @@ def group_vectors(directory: Path) -> list[dict]:
     out = _header_vectors()
     # refusals, on a Kafka- or kio-written value of the same message and version
     # (a message × version without a source vector gets none: the coverage test names it)
-    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS):
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *KAFKA44_RPCS):
         for version in supported()[message]:
             if refusal_fields(message, version) and sources.get((message, version)):
-                src = sources[(message, version)][0]
-                out += _refusals(message, version, src["expected"], src["id"])
+                out += _refusals(message, version, sources[(message, version)])
     # truncations of every message and version (the Streams core versions have their own in handcrafted.py)
-    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *CLASSIC_RECORDS):
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *KAFKA44_RPCS, *CLASSIC_RECORDS):
         for version in supported()[message]:
             if message in ("SubscriptionInfo", "AssignmentInfo") and version in _STREAMS_CORE:
                 continue
@@ -339,5 +376,5 @@ def group_vectors(directory: Path) -> list[dict]:
                 out += _truncations(
                     frame["message"], version, frame, {"apiKey": key} if side == "response" else None, f"{api.lower()}-"
                 )
-                out += _refusals(message, version, body["expected"], body["id"], frame=frame)
+                out += _refusals(message, version, [body], frame=frame)
     return out
