@@ -44,7 +44,7 @@ from .coverage import (
     supported,
 )
 
-__all__ = ["GROUP_FILE", "group_vectors"]
+__all__ = ["GROUP_FILE", "group_vectors", "refusal_cases"]
 
 GROUP_FILE = "handcrafted-group.jsonl"
 _UNCUTTABLE = {"trailing-bytes", "missing-fields", "version-probe", "capture-facts", "other-reader"}
@@ -342,16 +342,83 @@ def _frame(api: str, key: int, version: int, side: str, body: dict) -> dict:
     return v
 
 
+# --- Kafka's verdict on the refusals of the RPCs at Kafka 4.4 -------------------------------------------------
+
+
+def _refusal_case(v: dict):
+    """The question a refusal vector of :data:`KAFKA44_RPCS` puts to Kafka's class at the 4.4 commit: write this
+    value at this version (KafkaRules.java's ``write``)."""
+    from .handcrafted_case import Case
+
+    return Case(v["id"], "refusal", v["message"], v["version"], "write", "refused", {"value": v["expected"]})
+
+
+def refusal_cases(directory: Path) -> list:
+    """The cases of the refusal vectors of :data:`KAFKA44_RPCS` (``Case.question()`` of each, one JSON line, to
+    vectors/tools/KafkaRules.java on Kafka's classes at the 4.4 commit; its answers go to
+    vectors/tools/kafka-rules.answers.jsonl beside the rule vectors')."""
+    sources = _sources(directory)
+    return [_refusal_case(v) for v in _kafka44_refusals(sources)]
+
+
+def _kafka44_refusals(sources: dict) -> list[dict]:
+    out = []
+    for message in KAFKA44_RPCS:
+        for version in supported()[message]:
+            if refusal_fields(message, version) and sources.get((message, version)):
+                out += _refusals(message, version, sources[(message, version)])
+    return out
+
+
+def _with_kafkas_verdict(directory: Path, vectors: list[dict]) -> list[dict]:
+    """Each refusal with Kafka's answer to it in its provenance; a refusal without an answer to this very value, or
+    one Kafka wrote or refused for another reason, stops the build (RuleError), as a rule vector's does."""
+    from .handcrafted_case import ANSWERS, RuleError
+
+    path = directory / ANSWERS
+    lines = path.read_text(encoding="utf-8").split("\n") if path.is_file() else []
+    answers = {a["id"]: a for a in (json.loads(line) for line in lines if line.strip())}
+    out, problems = [], []
+    for v in vectors:
+        q = _refusal_case(v).question()
+        a = answers.get(v["id"])
+        if a is None or a.get("digest") != q["digest"]:
+            problems.append(
+                f"{v['id']}: no answer from Kafka's classes to this value (run vectors/tools/KafkaRules.java)"
+            )
+        elif a["ok"] or not (
+            "UnsupportedVersionException" in a["error"]  # ... a non-default <the field> at version <v>
+            and f"non-default {v['id'].split('-refuse-')[1].removesuffix('-empty').split('.')[-1]} at"
+            in a["error"].lower()
+        ):
+            problems.append(
+                f"{v['id']}: Kafka's {q['class']} {'wrote' if a['ok'] else 'refused'} it: {a.get('error') or a['hex']}"
+            )
+        else:
+            prov = {
+                **v["provenance"],
+                "commit": a["commit"],
+                "record": f"vectors/{ANSWERS.as_posix()}:{v['id']}",
+                "checkedBy": f"{a['class']} (write): {a['error']}",
+            }
+            out.append({**v, "provenance": prov})
+    if problems:
+        raise RuleError("; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+    return out
+
+
 def group_vectors(directory: Path) -> list[dict]:
     """The vectors of ``handcrafted-group.jsonl``, from the committed vectors of ``directory``."""
     sources = _sources(directory)
     out = _header_vectors()
     # refusals, on a Kafka- or kio-written value of the same message and version
-    # (a message × version without a source vector gets none: the coverage test names it)
-    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *KAFKA44_RPCS):
+    # (a message × version without a source vector gets none: the coverage test names it); those of the RPCs at
+    # Kafka 4.4 each with the verdict of Kafka's class at that commit
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS):
         for version in supported()[message]:
             if refusal_fields(message, version) and sources.get((message, version)):
                 out += _refusals(message, version, sources[(message, version)])
+    out += _with_kafkas_verdict(directory, _kafka44_refusals(sources))
     # truncations of every message and version (the Streams core versions have their own in handcrafted.py)
     for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *KAFKA44_RPCS, *CLASSIC_RECORDS):
         for version in supported()[message]:
