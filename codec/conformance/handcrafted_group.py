@@ -6,10 +6,14 @@ Four kinds, none of them made by this project's encoder or decoder:
   (:func:`codec.conformance.coverage.refusal_fields`), at every such version: a Kafka- or kio-written value of that
   version with the field set to a non-default value, which Kafka's generated writer refuses
   (``UnsupportedVersionException: Attempted to write a non-default … at version …``). A null-default string is
-  set twice, to a name and to ``""`` (not null, so not the default either). Invalid vectors without ``wire``;
+  set twice, to a name and to ``""`` (not null, so not the default either); a field inside a struct is set on one
+  element holding it (each array on the way cut to that element). Invalid vectors without ``wire``. Those of the
+  RPCs at Kafka 4.4 (``coverage.KAFKA44_RPCS``) are each Kafka's verdict: the value asked of Kafka's class at the
+  4.4 commit (:func:`refusal_cases`, through vectors/tools/KafkaRules.java; the answers beside the rule vectors');
 * **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut to half and to all but the
   last byte, for every group and ConsumerProtocol message × version, the Streams versions outside the core
-  4-7 (handcrafted.py cuts those at every field), Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``) and
+  4-7 (handcrafted.py cuts those at every field), Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``), the
+  RPCs at Kafka 4.4 (Kafka's bytes, ``kafka-java-admin*.jsonl``; a field-less version has no byte to cut) and
   the classic group's ``__consumer_offsets`` record parts (Kafka's bytes, ``kafka-java-offsets.jsonl``): Kafka's
   readers need every field, and a flexible body its final tagged-field count, so each cut fails;
 * **headers** — RequestHeader v0-2 and ResponseHeader v0-1, bytes assembled field by field from
