@@ -1,0 +1,178 @@
+"""Which versions of each API a Kafka release speaks, 2.0 ... 4.4: the one per-release table of the project.
+
+Its data is ``vectors/releases/kafka-versions.json``, derived from Kafka's own message JSON at each release's
+commit by ``vectors/tools/kafka_release_versions.py`` (never typed by hand). A broker of a release answers an API
+when the API's JSON names no ``listeners`` (before KRaft) or names ``broker`` or ``zkBroker``; it advertises the
+``validVersions`` range less its newest version where that is ``latestVersionUnstable`` (a broker advertises an
+unstable version only with ``unstable.api.versions.enable``). A Java client of a release sends the same range
+(a client, too, leaves an unstable version out). Feature flags a broker needs before it answers an API (KIP-848's
+``group.version``, KIP-932's ``share.version``, KIP-1071's ``streams.version``) are not in Kafka's JSON and not
+in this table: :mod:`codec.negotiation.kafka4` models those.
+
+Used by ``negotiate --broker-release`` (what a client gets against a broker of that release), ``vectors list``
+and ``conformance --kafka-release`` (only what a release speaks) and the docs' table
+(``docs/reference/kafka-releases.md``, which a test holds to the data).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..wire.registry import apis, first_release, head, message_names
+
+__all__ = [
+    "data_path",
+    "kafka_releases",
+    "release_commits",
+    "message_range",
+    "broker_api_versions",
+    "client_api_versions",
+    "codec_api_versions",
+    "speaks",
+    "check_release",
+    "api_table",
+    "render_api_table",
+]
+
+
+def data_path() -> Path:
+    from ..conformance.vectors import vectors_dir
+
+    return vectors_dir() / "releases" / "kafka-versions.json"
+
+
+@cache
+def _data() -> dict[str, Any]:
+    return json.loads(data_path().read_text(encoding="utf-8"))
+
+
+def kafka_releases() -> tuple[str, ...]:
+    """The releases the table holds, oldest first (``"2.0"`` ... ``"4.4"``)."""
+    return tuple(_data()["releases"])
+
+
+def release_commits() -> dict[str, dict[str, str]]:
+    """release -> {commit, what (the tag or the version-bump commit), gradle_version}: where each column was read."""
+    return dict(_data()["releases"])
+
+
+def check_release(release: str) -> str:
+    """``release`` if the table holds it, else ``ValueError`` naming the ones it holds."""
+    if release not in _data()["releases"]:
+        known = kafka_releases()
+        raise ValueError(f"unknown Kafka release {release!r} (known: {known[0]} ... {known[-1]}: {', '.join(known)})")
+    return release
+
+
+def _range(text: str) -> tuple[int, int]:
+    lo, _, hi = text.partition("-")
+    return int(lo), int(hi or lo)
+
+
+def message_range(message: str, release: str, *, broker: bool = True) -> tuple[int, int] | None:
+    """(lowest, highest) version of a request or response that ``release`` speaks by default, or None (the release
+    has no such API, its broker does not answer it (``broker``), or its one version is unstable). ``KeyError`` for
+    a message the table does not hold."""
+    entry = _data()["messages"][message]
+    facts = entry["releases"].get(check_release(release))
+    if facts is None:
+        return None
+    listeners = facts.get("listeners")
+    if broker and listeners is not None and not {"broker", "zkBroker"} & set(listeners):
+        return None
+    lo, hi = _range(facts["validVersions"])
+    if facts.get("latestVersionUnstable"):
+        hi -= 1
+    return (lo, hi) if lo <= hi else None
+
+
+def broker_api_versions(release: str) -> dict[int, tuple[int, int]]:
+    """API key -> (min, max) a broker of ``release`` advertises in ApiVersions, for every API of ``schemas/``."""
+    return _api_versions(release, broker=True)
+
+
+def client_api_versions(release: str) -> dict[int, tuple[int, int]]:
+    """API key -> (min, max) a Java client of ``release`` can send, for every API of ``schemas/``."""
+    return _api_versions(release, broker=False)
+
+
+def _api_versions(release: str, *, broker: bool) -> dict[int, tuple[int, int]]:
+    check_release(release)
+    messages = _data()["messages"]
+    out: dict[int, tuple[int, int]] = {}
+    for key, api in apis().items():
+        if api.request is None or api.request not in messages:
+            continue
+        got = message_range(api.request, release, broker=broker)
+        if got is not None:
+            out[key] = got
+    return out
+
+
+def codec_api_versions() -> dict[int, tuple[int, int]]:
+    """API key -> (min, max) of the request schema this codec holds (what it reads and writes)."""
+    return {k: (head(a.request).valid.low, head(a.request).valid.high) for k, a in apis().items() if a.request}
+
+
+def speaks(release: str, message: str, version: int | None) -> bool | None:
+    """Whether a Kafka ``release`` speaks ``message`` at ``version``: a request or response by the table (a
+    version its brokers advertise, or its clients send); any other message by its schema's ``history`` (the
+    release that first wrote the version: :func:`codec.wire.registry.first_release`), a version the history names
+    no release for counting as spoken. None when nothing says (a message the table and the history do not cover,
+    or no version)."""
+    check_release(release)
+    if version is None:
+        return None
+    messages = _data()["messages"]
+    if message in messages:
+        facts = messages[message]["releases"].get(release)
+        if facts is None:
+            return False
+        lo, hi = _range(facts["validVersions"])
+        if facts.get("latestVersionUnstable"):
+            hi -= 1
+        return lo <= version <= hi
+    if message not in message_names():
+        return None
+    firsts = first_release(message)
+    if not firsts:
+        return None
+    if version not in firsts:
+        return True
+    return _key(firsts[version]) <= _key(release)
+
+
+def _key(release: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in release.split("."))
+
+
+def api_table() -> list[dict[str, Any]]:
+    """One row per API of ``schemas/``: key, name, and per release the range its brokers advertise ("" where none)."""
+    rows = []
+    releases = kafka_releases()
+    messages = _data()["messages"]
+    for key, api in apis().items():
+        if api.request is None or api.request not in messages:
+            continue
+        cells = {}
+        for r in releases:
+            got = message_range(api.request, r)
+            cells[r] = "" if got is None else f"{got[0]}-{got[1]}" if got[0] != got[1] else str(got[0])
+        rows.append({"key": key, "name": api.name, "versions": cells})
+    return rows
+
+
+def render_api_table(releases: tuple[str, ...] | None = None) -> str:
+    """The table as Markdown: one row per API, one column per release (the broker's advertised versions)."""
+    releases = releases or kafka_releases()
+    lines = [
+        "| API | key | " + " | ".join(releases) + " |",
+        "|---|---:|" + "---|" * len(releases),
+    ]
+    for row in api_table():
+        cells = [row["versions"][r] or "–" for r in releases]
+        lines.append(f"| {row['name']} | {row['key']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
