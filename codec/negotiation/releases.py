@@ -32,6 +32,8 @@ __all__ = [
     "client_api_versions",
     "codec_api_versions",
     "speaks",
+    "selects",
+    "vector_api_key",
     "check_release",
     "api_table",
     "render_api_table",
@@ -143,6 +145,32 @@ def speaks(release: str, message: str, version: int | None) -> bool | None:
     if version not in firsts:
         return True
     return _key(firsts[version]) <= _key(release)
+
+
+def selects(release: str, message: str, version: int | None, api_key: int | None = None) -> bool:
+    """Whether ``--kafka-release`` keeps a vector or generated cell of ``message`` at ``version``: all but what
+    :func:`speaks` says the release does not speak. A ``RequestFrame``/``ResponseFrame`` is judged as its API's
+    request or response (``api_key``)."""
+    if message in ("RequestFrame", "ResponseFrame") and api_key is not None:
+        api = apis().get(api_key)
+        side = None if api is None else api.request if message == "RequestFrame" else api.response
+        if side is None:
+            return True
+        message = side
+    return speaks(release, message, version) is not False
+
+
+def vector_api_key(vector: dict[str, Any]) -> int | None:
+    """A frame vector's API key: its ``apiKey`` (a response frame), else the request frame's first two bytes."""
+    if vector.get("apiKey") is not None:
+        return int(vector["apiKey"])
+    wire = vector.get("wire")
+    if vector.get("message") == "RequestFrame" and isinstance(wire, str) and len(wire) >= 4:
+        try:
+            return int(wire[:4], 16)
+        except ValueError:
+            return None
+    return None
 
 
 def _key(release: str) -> tuple[int, ...]:
