@@ -1,7 +1,7 @@
 """``rebalance-codec vectors upstream-diff KAFKA_TREE``: ``schemas/`` compared field by field with Kafka's message JSON.
 
 Kafka's side is a source tree (a checkout, an extracted ``git archive``, or any folder of its message JSON files),
-or, with ``--ref REF``, a git repository (bare or not) read at ``REF`` without a checkout. Every
+a recorded copy of its facts (``vectors/releases/kafka-4.4-facts.json``), or, with ``--ref REF``, a git repository (bare or not) read at ``REF`` without a checkout. Every
 ``*.json`` whose ``name`` is a message of ``schemas/`` is compared with that schema (test sources, under
 ``src/test/``, are left out): the message's ``apiKey``, ``type``, ``validVersions``, ``flexibleVersions``; each
 field, in wire order, by name, with its ``type``, ``versions``, ``nullableVersions``, ``taggedVersions``, ``tag``,
@@ -92,6 +92,13 @@ def _is_test(path: str) -> bool:
 
 def kafka_messages(tree: Path, names: set[str]) -> dict[str, dict[str, Any]]:
     """name -> Kafka's spec, for each ``*.json`` under ``tree`` naming a message of ``names``."""
+    if tree.is_file():  # a recorded copy of the facts (vectors/tools/kafka_release_versions.py facts)
+        try:
+            recorded = json.loads(tree.read_text(encoding="utf-8"))
+            specs = recorded["messages"]
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+            raise UpstreamError(f"{tree}: not a Kafka source tree nor a recorded facts file ({e})") from None
+        return {n: s for n, s in specs.items() if n in names and isinstance(s, dict)}
     if not tree.is_dir():
         raise UpstreamError(f"{tree}: not a directory (a Kafka source tree, or a git repository with --ref)")
     out: dict[str, dict[str, Any]] = {}

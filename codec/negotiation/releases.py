@@ -37,7 +37,16 @@ __all__ = [
     "check_release",
     "api_table",
     "render_api_table",
+    "render_release_commits",
+    "PAGE_MARKERS",
+    "update_page",
 ]
+
+#: The markers of the generated blocks of ``docs/reference/kafka-releases.md``: (start, end) per block.
+PAGE_MARKERS = {
+    "table": ("<!-- kafka-releases-table:start -->", "<!-- kafka-releases-table:end -->"),
+    "commits": ("<!-- kafka-releases-commits:start -->", "<!-- kafka-releases-commits:end -->"),
+}
 
 
 def data_path() -> Path:
@@ -204,3 +213,22 @@ def render_api_table(releases: tuple[str, ...] | None = None) -> str:
         cells = [row["versions"][r] or "–" for r in releases]
         lines.append(f"| {row['name']} | {row['key']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def render_release_commits() -> str:
+    """Markdown: each release's column, where it was read (commit and what it is)."""
+    lines = ["| release | commit | what | gradle.properties |", "|---|---|---|---|"]
+    for r, c in release_commits().items():
+        lines.append(f"| {r} | `{c['commit'][:10]}` | {c['what']} | {c['gradle_version']} |")
+    return "\n".join(lines)
+
+
+def update_page(path: Path) -> None:
+    """Rewrite the generated blocks of the docs page (``python -c 'from codec.negotiation.releases import
+    update_page; from pathlib import Path; update_page(Path("docs/reference/kafka-releases.md"))'``)."""
+    text = path.read_text(encoding="utf-8")
+    for name, body in (("table", render_api_table()), ("commits", render_release_commits())):
+        start, end = PAGE_MARKERS[name]
+        a, b = text.index(start) + len(start), text.index(end)
+        text = text[:a] + "\n" + body + "\n" + text[b:]
+    path.write_text(text, encoding="utf-8")
