@@ -131,11 +131,13 @@ def java_facts(repo: str, commit: str, paths: list[str]) -> dict[str, dict]:
     return out
 
 
-def build(repo: str, schemas: Path) -> dict:
+def build(repo: str, schemas: Path, only: tuple[str, ...] | None = None) -> dict:
     names = schema_names(schemas)
     releases: dict[str, dict] = {}
     messages: dict[str, dict] = {}
     for release, (ref, what) in RELEASES.items():
+        if only is not None and release not in only:
+            continue
         commit = _git(repo, "rev-parse", f"{ref}^{{commit}}").strip()
         version = next(
             (
