@@ -199,14 +199,14 @@ def _fields(message: str, path: str, ours: list[dict[str, Any]], theirs: list[di
             out.append(
                 f"{message}: {path}{name}: not in Kafka's ({_show(f.get('type'))}, versions {f.get('versions')})"
             )
-    common_ours = [f.get("name") for f in ours if f.get("name") in theirs_by]
-    common_theirs = [f.get("name") for f in theirs if f.get("name") in ours_by]
+    common_ours = [str(f.get("name")) for f in ours if f.get("name") in theirs_by]
+    common_theirs = [str(f.get("name")) for f in theirs if f.get("name") in ours_by]
     if common_ours != common_theirs:
         out.append(
             f"{message}: {path or '(top)'}: field order: ours {', '.join(common_ours)}; Kafka {', '.join(common_theirs)}"
         )
     for name in common_theirs:
-        a, b = ours_by[name], theirs_by[name]
+        a, b = ours_by[name], theirs_by[name]  # (every name here is a str: the fields' names)
         for key in FIELD_KEYS:
             va, vb = _norm(key, _get(a, key)), _norm(key, _get(b, key))
             if key == "ignorable":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..cliutil import input_errors, int_range, read_json_file
 from ..text import dumps, printable
@@ -96,7 +97,7 @@ def cmd_api_versions(args) -> int:
 
     who = f"a Kafka {args.client_release} client" if client is not None else "this codec"
     client = client if client is not None else codec_api_versions()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for key, api in apis().items():
         if key not in client and key not in broker:
             continue
@@ -125,11 +126,14 @@ def cmd_api_versions(args) -> int:
     print(f"# {who} against a Kafka {args.broker_release} broker (its ApiVersions answer: vectors/releases)")
     header = ("API", "key", "client", "broker", "used", "headers")
     table = [header]
+
+    def span(v: list[int] | None) -> str:
+        return "-" if v is None else f"{v[0]}-{v[1]}"
+
     for r in rows:
-        span = lambda v: "-" if v is None else f"{v[0]}-{v[1]}"  # noqa: E731
         used = f"v{r['version']}" if r["version"] is not None else f"none: {r['why']}"
         hdrs = f"req v{r['request_header']}, resp v{r['response_header']}" if r["version"] is not None else ""
-        table.append((r["api"], str(r["api_key"]), span(r["client"]), span(r["broker"]), used, hdrs))
+        table.append((str(r["api"]), str(r["api_key"]), span(r["client"]), span(r["broker"]), used, hdrs))
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         print("  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip())
