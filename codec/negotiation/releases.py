@@ -50,9 +50,14 @@ PAGE_MARKERS = {
 
 
 def data_path() -> Path:
-    from ..conformance.vectors import vectors_dir
-
-    return vectors_dir() / "releases" / "kafka-versions.json"
+    """``vectors/releases/kafka-versions.json`` of a source checkout, else the copy shipped in the wheel
+    (``codec/vectors/``; found as :func:`codec.conformance.vectors.vectors_dir` finds the vectors, a floor above)."""
+    codec_root = Path(__file__).resolve().parents[1]
+    for candidate in (codec_root / "vectors", codec_root.parent / "vectors"):
+        path = candidate / "releases" / "kafka-versions.json"
+        if path.is_file():
+            return path
+    raise FileNotFoundError("no per-release table (vectors/releases/kafka-versions.json) in the checkout or install")
 
 
 @cache
