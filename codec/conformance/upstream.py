@@ -270,5 +270,8 @@ def upstream_diff(
             result.ours_only.append(name)
             continue
         result.compared.append(name)
-        result.lines += diff_message(ours[name], theirs[name])
+        try:
+            result.lines += diff_message(ours[name], theirs[name])
+        except (TypeError, AttributeError, KeyError, ValueError) as e:  # a spec of the wrong shape: one line
+            raise UpstreamError(f"Kafka's {name}: not a message spec of the usual shape ({type(e).__name__}: {e})")
     return result

@@ -220,7 +220,12 @@ def test_upstream_diff_bad_inputs_one_line(capsys, tmp_path):
         code, out, err = run(capsys, *argv)
         assert code == 1 and out == ""
         assert len(err.strip().splitlines()) == 1 and err.startswith("error: "), err
-    code, out, err = run(capsys, "vectors", "upstream-diff", str(tmp_path))  # a tree without message JSON
+    bad = _tree(tmp_path / "bad", "JoinGroupRequest") / "JoinGroupRequest.json"
+    _edit(bad, lambda spec: spec.update(fields=5))
+    code, out, err = run(capsys, "vectors", "upstream-diff", str(tmp_path / "bad"), "--message", "JoinGroupRequest")
+    assert code == 1 and out == "" and err.startswith("error: Kafka's JoinGroupRequest: ") and "Traceback" not in err
+    (tmp_path / "empty").mkdir()
+    code, out, err = run(capsys, "vectors", "upstream-diff", str(tmp_path / "empty"))  # no message JSON
     assert code == 1 and "no message JSON of schemas/ found" in err
 
 

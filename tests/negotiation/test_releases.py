@@ -116,6 +116,16 @@ def test_the_data_is_what_the_script_derives_from_kafka():
             )
 
 
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="no clone of Kafka's sources here")
+def test_the_recorded_44_facts_are_what_the_script_reads_from_kafka():
+    spec = importlib.util.spec_from_file_location("krv", ROOT / "vectors" / "tools" / "kafka_release_versions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    recorded = json.loads((ROOT / "vectors" / "releases" / "kafka-4.4-facts.json").read_text(encoding="utf-8"))
+    assert mod.facts(str(MIRROR), recorded["commit"], ROOT / "schemas") == recorded
+    assert "about" not in json.dumps(recorded["messages"])  # facts only: no text of Kafka's files
+
+
 def test_negotiate_broker_release_is_the_highest_common_version(capsys):
     code, out, _ = run(capsys, "negotiate", "--broker-release", "3.7", "--format", "json")
     assert code == 0
