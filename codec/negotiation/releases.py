@@ -1,4 +1,4 @@
-"""Which versions of each API a Kafka release speaks, 2.0 ... 4.4: the one per-release table of the project.
+"""Which versions of each API (and coordinator record) a Kafka release speaks, 2.0 ... 4.4: the one per-release table.
 
 Its data is ``vectors/releases/kafka-versions.json``, derived from Kafka's own message JSON at each release's
 commit by ``vectors/tools/kafka_release_versions.py`` (never typed by hand). A broker of a release answers an API
@@ -134,27 +134,33 @@ def codec_api_versions() -> dict[int, tuple[int, int]]:
 
 
 def speaks(release: str, message: str, version: int | None) -> bool | None:
-    """Whether a Kafka ``release`` speaks ``message`` at ``version``: a request or response by the table (a
-    version its brokers advertise, or its clients send); any other message by its schema's ``history`` (the
-    release that first wrote the version: :func:`codec.wire.registry.first_release`), a version the history names
-    no release for counting as spoken. None when nothing says (a message the table and the history do not cover,
-    or no version)."""
+    """Whether a Kafka ``release`` speaks ``message`` at ``version``, by the table: a request or response at a
+    version its brokers advertise or its clients send; a coordinator record or ConsumerProtocol message at a version
+    of that release's JSON (a record key: whether the release has the record at all, a key's version being its
+    record type). Before the first release whose JSON holds the message (the classic records until 2.8,
+    ConsumerProtocol until 2.7, every RPC's hand-written classes are in the table), and for a message the table
+    does not hold (Streams' and Connect's metadata), the schema's ``history`` says (the release that first wrote
+    each version: :func:`codec.wire.registry.first_release`), a version it names no release for counting as spoken.
+    None when nothing says."""
     check_release(release)
-    if version is None:
-        return None
     messages = _data()["messages"]
-    if message in messages:
-        facts = messages[message]["releases"].get(release)
-        if facts is None:
-            return False
-        lo, hi = _range(facts["validVersions"])
-        if facts.get("latestVersionUnstable"):
-            hi -= 1
-        return lo <= version <= hi
+    entry = messages.get(message)
+    if entry is not None:
+        facts = entry["releases"].get(release)
+        if facts is not None:
+            if version is None or entry.get("type") == "coordinator-key":
+                return True
+            lo, hi = _range(facts["validVersions"])
+            if facts.get("latestVersionUnstable"):
+                hi -= 1
+            return lo <= version <= hi
+        first = min(entry["releases"], key=_key)
+        if _key(release) > _key(first) or not first_release(message):
+            return False  # gone by then, or not yet and nothing older says it was
     if message not in message_names():
         return None
     firsts = first_release(message)
-    if not firsts:
+    if not firsts or version is None:
         return None
     if version not in firsts:
         return True

@@ -87,6 +87,23 @@ def test_conformance_kafka_release_43_vs_44(capsys, tmp_path):
     assert {v["message"] for v in by_id.values()} >= {"StreamsGroupHeartbeatRequest", "TxnOffsetCommitRequest"}
 
 
+def test_records_follow_the_release(capsys, tmp_path):
+    """A coordinator record exists from the release whose JSON first holds it (KIP-848's from 3.5); a classic
+    record's value at the versions of that release's JSON (GroupMetadataValue v4, flexible, from 3.5)."""
+    report = tmp_path / "records.json"
+    names = ["ConsumerGroupMetadataValue", "ConsumerGroupMetadataKey", "GroupMetadataValue"]
+    argv = ["conformance", "--kafka-release", "3.4", "--generate", "0", "--json", str(report)]
+    for m in names:
+        argv += ["--message", m]
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    got = {(r["message"], r["version"]) for r in json.loads(report.read_text())["results"]}
+    assert {m for m, _ in got} == {"GroupMetadataValue"}
+    lo, hi = RAW["messages"]["GroupMetadataValue"]["releases"]["3.4"]["validVersions"].split("-")
+    assert {v for _, v in got} == set(range(int(lo), int(hi) + 1)) == {0, 1, 2, 3}
+    assert "3.4" not in RAW["messages"]["ConsumerGroupMetadataValue"]["releases"]
+
+
 def test_generated_cases_follow_the_release(capsys, tmp_path):
     report = tmp_path / "gen.json"
     code, _, err = run(

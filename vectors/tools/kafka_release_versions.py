@@ -7,8 +7,9 @@ It reads a git repository of Kafka's sources (a bare clone is enough: nothing is
 the commit :data:`RELEASES` names: the release's tag where the repository has one, else the commit that set
 ``gradle.properties``'s version to the release (``Bump version to X.Y.Z``; where the ``.0`` release's commit is not
 in the repository, the first patch release's, whose message versions Kafka does not change in a patch release).
-Every ``*/src/main/resources/common/message/*.json`` file of a request or response whose ``name`` is a message of
-``schemas/`` is read, and these facts of it kept: ``apiKey``, ``type``, ``validVersions``, ``flexibleVersions``,
+Every ``*/src/main/resources/common/message/*.json`` file of a request, response, coordinator record or data
+message (ConsumerProtocol's) whose ``name`` is a message of ``schemas/`` is read (Streams' metadata, which has its own
+release table, is not), and these facts of it kept: ``apiKey``, ``type``, ``validVersions``, ``flexibleVersions``,
 ``latestVersionUnstable`` and ``listeners`` (which servers answer the API). An API whose messages a release still
 wrote by hand (2.0 and 2.1 all of them, some until 2.4) is read from that release's ``ApiKeys.java``, which names
 the request and response classes, and those classes' ``schemaVersions()`` arrays (v0 to one less than their
@@ -64,6 +65,9 @@ _MESSAGE_PATH = re.compile(r"^(?:.*/)?src/main/resources/common/message/([A-Za-z
 _COMMENT = re.compile(r"^\s*//.*$", re.M)
 #: Kafka's names of a message before it was renamed -> the name schemas/ (and Kafka since) gives it.
 RENAMED = {"ListOffsetRequest": "ListOffsetsRequest", "ListOffsetResponse": "ListOffsetsResponse"}
+#: The kinds of message JSON kept: RPCs, coordinator records, and plain data (ConsumerProtocol, the classic
+#: records before Kafka 4 typed them); Streams' own metadata (streams/) follows its own release table.
+KINDS = ("request", "response", "coordinator-key", "coordinator-value", "data")
 KEPT = ("apiKey", "type", "validVersions", "flexibleVersions", "latestVersionUnstable", "listeners", "source")
 
 
@@ -85,7 +89,7 @@ def facts_at(repo: str, commit: str, names: set[str]) -> dict[str, dict]:
         if not m or RENAMED.get(m.group(1), m.group(1)) not in names:
             continue
         spec = json.loads(_COMMENT.sub("", _git(repo, "show", f"{commit}:{path}")))
-        if spec.get("type") not in ("request", "response"):
+        if spec.get("type") not in KINDS or path.startswith("streams/"):
             continue
         name = RENAMED.get(spec.get("name", m.group(1)), spec.get("name", m.group(1)))
         if name in out:
