@@ -536,8 +536,9 @@ def register(subparsers) -> None:
         metavar="R",
         dest="kafka_release",
         help="only what Kafka release R (2.0 ... 4.4) speaks: an API message at a version R's brokers and clients "
-        "do not use is left out, vectors and generated cases (vectors/releases/kafka-versions.json); other "
-        "messages by the releases their schema's history names",
+        "do not use is left out, vectors and generated cases, records and ConsumerProtocol by the same table "
+        "(vectors/releases/kafka-versions.json), Streams' and Connect's metadata by the releases their schema's "
+        "history names; the rebalance rounds run whole",
     )
     k.add_argument(
         "--expect",
