@@ -405,6 +405,20 @@ def cmd_vectors_list(args) -> int:
         for p in e.problems:
             print(f"error: {_text.printable(p)}", file=sys.stderr)
         return 1
+    if getattr(args, "kafka_release", None) is not None:
+        from ..negotiation.releases import check_release, selects, vector_api_key
+
+        try:
+            check_release(args.kafka_release)
+        except ValueError as e:
+            print(f"error: --kafka-release: {_text.printable(str(e))}", file=sys.stderr)
+            return 2
+        if args.update:
+            print("error: --update writes the whole table: not with --kafka-release", file=sys.stderr)
+            return 2
+        before = len(vectors)
+        vectors = [v for v in vectors if selects(args.kafka_release, v["message"], v.get("version"), vector_api_key(v))]
+        print(f"kafka release {args.kafka_release}: {len(vectors)} of {before} vectors selected", file=sys.stderr)
     table = render_list(
         vectors,
         len(load_rounds(directory)),
@@ -450,6 +464,12 @@ def add_list_parser(vsub) -> None:
     p.add_argument("--markdown", action="store_true", help="as a Markdown table (as vectors/README.md embeds it)")
     p.add_argument("--by-version", action="store_true", dest="by_version", help="one row per message and version")
     p.add_argument("--dir", help="vector directory (default: vectors/)")
+    p.add_argument(
+        "--kafka-release",
+        metavar="R",
+        dest="kafka_release",
+        help="only the vectors of what Kafka release R (2.0 ... 4.4) speaks (as conformance --kafka-release selects)",
+    )
     p.add_argument(
         "--update",
         metavar="FILE",
