@@ -16,7 +16,7 @@ APIs at that version does. ``tests/conformance/test_coverage.py`` holds the suit
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..group.messages import MESSAGES as GROUP_MESSAGES
 from ..kafka4.common import MESSAGES as KAFKA4_MESSAGES
@@ -326,7 +326,9 @@ def version_ranges(versions: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-def _rows(vectors: list[dict], rounds: int, by_version: bool, consumer_rounds: int = 0) -> list[list[str]]:
+def _rows(
+    vectors: list[dict], rounds: int, by_version: bool, consumer_rounds: int | Mapping[str, int] = 0
+) -> list[list[str]]:
     counts = tally(vectors)
     rows = []
     for message, versions in supported().items():
@@ -356,21 +358,27 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool, consumer_rounds: i
             rows.append(row)
     if rounds:
         rows.append(["RebalanceRound", "", f"assign ({rounds} rounds)", "-", "-", *([] if by_version else [""])])
-    if consumer_rounds:
-        rows.append(
-            ["ConsumerRound", "", f"assign ({consumer_rounds} rounds)", "-", "-", *([] if by_version else [""])]
-        )
+    per = {"ConsumerRound": consumer_rounds} if isinstance(consumer_rounds, int) else dict(consumer_rounds)
+    for message, n in per.items():
+        if n:
+            rows.append([message, "", f"assign ({n} rounds)", "-", "-", *([] if by_version else [""])])
     return rows
 
 
 def render_list(
-    vectors: list[dict], rounds: int = 0, *, markdown: bool = False, by_version: bool = False, consumer_rounds: int = 0
+    vectors: list[dict],
+    rounds: int = 0,
+    *,
+    markdown: bool = False,
+    by_version: bool = False,
+    consumer_rounds: int | Mapping[str, int] = 0,
 ) -> str:
     """The table of ``rebalance-codec vectors list``: per message (or message × version) the versions, the ops
     its vectors exercise and how many valid / invalid vectors each op has; versions the codec does not support
     that vectors name (unknown version words, version probes) in the last column, their vectors counted in the
     message's row (``by_version``: rows of their own); the Streams leader's rounds (``rounds``) and the consumer
-    leader's (``consumer_rounds``: the Kafka-computed cases of ``vectors/consumer/``) last."""
+    assignors' (``consumer_rounds``: the Kafka-computed cases of ``vectors/consumer/``, a count of ``ConsumerRound``
+    s or the count of each message, :func:`codec.conformance.vectors.round_counts`) last."""
     head = [
         "message",
         "version" if by_version else "versions",
@@ -395,7 +403,7 @@ def cmd_vectors_list(args) -> int:
     from pathlib import Path
 
     from .. import text as _text
-    from .vectors import VectorFileError, load_consumer_rounds, load_rounds, load_vectors, vectors_dir
+    from .vectors import VectorFileError, load_consumer_rounds, load_rounds, load_vectors, round_counts, vectors_dir
 
     directory = Path(args.dir) if args.dir else vectors_dir()
     try:
@@ -424,7 +432,7 @@ def cmd_vectors_list(args) -> int:
         len(load_rounds(directory)),
         markdown=args.markdown or bool(args.update),
         by_version=args.by_version,
-        consumer_rounds=len(load_consumer_rounds(directory)),
+        consumer_rounds=round_counts(load_consumer_rounds(directory)),
     )
     if args.update:
         try:
