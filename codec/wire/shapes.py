@@ -24,6 +24,7 @@ __all__ = [
     "Slot",
     "Const",
     "NewDict",
+    "Keys",
     "Parent",
     "Lookup",
     "EmptyNone",
@@ -79,6 +80,18 @@ class NewDict(_Term):
     """A new empty dict."""
 
     __slots__ = _fields = ()
+
+
+class Keys(_Term):
+    """A new dict: every element of each named array of this struct (decoded before it) as a key, with the constant
+    given for that array, array after array (a key met again takes the later value, as a dict's update does):
+    ``Keys(("prev_tasks", -2), ("standby_tasks", -3))``."""
+
+    __slots__ = _fields = ("arrays",)
+    arrays: tuple[tuple[str, object], ...]
+
+    def __init__(self, *arrays: tuple[str, object]) -> None:
+        object.__setattr__(self, "arrays", arrays)
 
 
 class Parent(_Term):
@@ -217,7 +230,7 @@ if TYPE_CHECKING:
     from typing import TypeAlias
 
     #: where a decoded value comes from (a bare string: a :class:`Slot`)
-    Source: TypeAlias = "str | Slot | Const | NewDict | Parent | Lookup | EmptyNone | Obj | Tuple"
+    Source: TypeAlias = "str | Slot | Const | NewDict | Keys | Parent | Lookup | EmptyNone | Obj | Tuple"
     #: what a decoded struct becomes
     DecodeTarget: TypeAlias = "Obj | Tuple | Pair | Flat"
     #: what a struct is encoded from
@@ -407,6 +420,12 @@ class _Run:
             return src.value
         if isinstance(src, NewDict):
             return {}
+        if isinstance(src, Keys):
+            out: dict = {}
+            for name, value in src.arrays:
+                for key in slots[name] or ():
+                    out[key] = value
+            return out
         if isinstance(src, Parent):
             assert parent is not None, f"Parent({src.name!r}) in the root struct"
             return parent[src.name]
@@ -444,22 +463,23 @@ class _Encode:
         term = self.shape.encode.get(sop.name)
         if term is None:
             return obj  # (a wire object already)
-        if isinstance(term, Row):
-            values = dict(zip((op.name for op in sop.fields), obj))
-        else:
-            values = {}
-            for op in sop.fields:
+        row = isinstance(term, Row)
+        values = {}
+        for i, op in enumerate(sop.fields):
+            if row:  # (a row's nested structs are rows or shaped too)
+                value, where = obj[i], path
+            else:
                 src = term.fields[op.name]
                 where = src.name if isinstance(src, Attr) else path
                 value = self.source(src, obj, item, path)
-                if value is not None and op.struct is not None:
-                    if op.array:
-                        value = tuple(self.element(op.struct, x, where) for x in value)
-                    else:
-                        value = self.element(op.struct, value, where)
-                elif value is not None and op.array:
-                    value = tuple(value)
-                values[op.name] = value
+            if value is not None and op.struct is not None:
+                if op.array:
+                    value = tuple(self.element(op.struct, x, where) for x in value)
+                else:
+                    value = self.element(op.struct, value, where)
+            elif value is not None and op.array:
+                value = tuple(value)
+            values[op.name] = value
         return wire_class(self.message, sop.name)(**values)
 
     def element(self, sop, x, where: str):
