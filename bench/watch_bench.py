@@ -8,7 +8,9 @@ SubscriptionInfo and AssignmentInfo, with every host's partitions), consumer gro
 Connect cluster, Kafka 4 consumer, streams and share groups, and the offset commits of them all (most of a real
 topic's records). Both sides are whole processes that read every record from the beginning to the topic's end and
 exit: ``watch --from beginning --exit-at-end --json`` (its output thrown away) and ``watch_floor.py`` (an assigned
-consumer that touches each record's key and value). Each run's sample is its CPU seconds (the process and its
+consumer that touches each record's key and value). The mock keeps 5 MiB of a partition and drops the oldest records
+past it (the Streams application's partition holds more): the figures count the records it still holds, which an
+untimed run of each side first shows both read, whole. Each run's sample is its CPU seconds (the process and its
 children, ``bench/harness.py``'s ``run_process``), start-up included on both sides; the two interleave in a
 shuffled order.
 
@@ -35,6 +37,36 @@ def _records(streams_members: int, consumer_groups: int, commits: int):
     from codec.live.examples import example_cluster
 
     return example_cluster(streams_members, consumer_groups, commits)
+
+
+def _held(mc, produced) -> list:
+    """The records the mock cluster still holds after ``produced``, in the order produced: past 5 MiB in a
+    partition it drops the oldest (:meth:`codec.live.mock.MockCluster.low_watermarks`), so both readers read fewer
+    records than were produced, and the figures count those read."""
+    lows = mc.low_watermarks()
+    seen: dict[int, int] = {}
+    out = []
+    for k, v in produced:
+        p = mc.partition_of(k, v)
+        offset = seen.get(p, 0)
+        seen[p] = offset + 1
+        if offset >= lows.get(p, 0):
+            out.append((k, v))
+    return out
+
+
+def _read_whole(watch: list[str], floor: list[str], held: int) -> int:
+    """One untimed run of each side: both read exactly the ``held`` records; the rebalances watch told."""
+    import json
+    import subprocess
+
+    w = subprocess.run(watch, cwd=ROOT, capture_output=True, text=True, check=True)
+    summary = json.loads(w.stdout.splitlines()[-1])
+    f = subprocess.run(floor, cwd=ROOT, capture_output=True, text=True, check=True)
+    read = {"watch": sum(summary["records_read"].values()), "consume loop": int(f.stderr.split()[0])}
+    if set(read.values()) != {held}:
+        raise RuntimeError(f"the readers did not read the {held:,} records the mock cluster holds: {read}")
+    return int(summary["told"])
 
 
 def _held_per_group(records) -> tuple[float, int]:
@@ -102,13 +134,15 @@ def _memory(groups: int, streams_members: int) -> dict:
 def run(args) -> None:
     from codec.live.mock import MockCluster
 
-    records, played = _records(args.streams_members, args.consumer_groups, args.commits)
-    rebalances = sum(len(p.steps) for p in played)
+    produced, _ = _records(args.streams_members, args.consumer_groups, args.commits)
     with MockCluster() as mc:
-        mc.produce(records)
+        mc.produce(produced)
+        records = _held(mc, produced)
         watch = [sys.executable, "-m", "codec", "watch", "--bootstrap-server", mc.bootstrap]
         watch += ["--from", "beginning", "--exit-at-end", "--json"]
         floor = [sys.executable, str(HERE / "watch_floor.py"), mc.bootstrap]
+        rebalances = _read_whole(watch, floor, len(records))
+        gone = len(produced) - len(records)
 
         def side(argv):
             def go() -> dict:
@@ -128,11 +162,19 @@ def run(args) -> None:
                 "rebalances": rebalances,
                 "streams_members": args.streams_members,
                 "megabytes": sum(len(k) + len(v or b"") for k, v in records) / 1e6,
+                "produced": len(produced),
                 "what": f"{len(records):,} __consumer_offsets records ("
                 f"{sum(len(k) + len(v or b'') for k, v in records) / 1e6:,.1f} MB: a Streams application of "
                 f"{args.streams_members} members, {args.consumer_groups} consumer groups, a Connect cluster, Kafka 4 "
                 f"consumer, streams and share groups, {rebalances:,} rebalances, the rest offset commits) on "
-                "librdkafka's mock cluster, read from the beginning to the end",
+                "librdkafka's mock cluster, read from the beginning to the end"
+                + (
+                    f" ({len(produced):,} produced: the mock keeps 5 MiB of a partition, and the oldest {gone:,} "
+                    "records of the Streams application's partition went, its first generations among them, as a "
+                    "broker's retention would take them)"
+                    if gone
+                    else ""
+                ),
             },
         )
         rec = harness.measure(c, repeats=args.repeats, rng=random.Random(args.seed), process=True)

@@ -71,14 +71,23 @@ def kafka_vectors():
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory) -> Path:
     """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path."""
+    import fcntl
+    import hashlib
+    import tempfile
+
     base = tmp_path_factory.mktemp("installed")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
-        check=True,
-        timeout=600,
-        cwd=base,
-        capture_output=True,
-    )
+    # pip builds a local folder in place (its build/ and *.egg-info): one build of the checkout at a time, so that
+    # the test workers (pytest-xdist), each making its own install, never write the same files at once
+    lock = Path(tempfile.gettempdir()) / f"rebalance-codec-wheel-{hashlib.sha256(bytes(ROOT)).hexdigest()[:16]}.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(base / "dist"), str(ROOT)],
+            check=True,
+            timeout=600,
+            cwd=base,
+            capture_output=True,
+        )
     (wheel,) = (base / "dist").glob("rebalance_codec-*.whl")
     subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
     subprocess.run(

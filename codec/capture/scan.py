@@ -34,6 +34,8 @@ from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, SNAP_LENGTH, Chunk, Close
 
 __all__ = ["BadPacket", "BadFile", "CaptureStats", "tcp_streams", "kafka_frames"]
 
+EXPIRE_EVERY = 0.1  # seconds of capture time between looks at every connection's holes (tcp_streams' follow)
+
 
 @dataclass(frozen=True, slots=True)
 class BadPacket:
@@ -110,13 +112,17 @@ def tcp_streams(
     max_wait: float = DEFAULT_MAX_WAIT,
     max_packet: int = DEFAULT_MAX_PACKET,
     stats: CaptureStats | None = None,
+    follow: bool = False,
 ) -> Iterator[Chunk | Gap | Late | Closed | BadPacket | BadFile]:
     """Reassemble every TCP connection of a pcap/pcapng file (see :mod:`codec.capture.tcp`): a hole is held
-    open while at most ``max_buffer`` bytes wait behind it, for at most ``max_wait`` seconds."""
+    open while at most ``max_buffer`` bytes wait behind it, for at most ``max_wait`` seconds. ``follow`` (a capture
+    read as it is written): the ``max_wait`` seconds are counted on the capture's clock too, so a connection gone
+    quiet behind a hole is not held until the capture ends (:meth:`~codec.capture.tcp.Reassembler.expire`)."""
     stats = stats if stats is not None else CaptureStats()
     stats.max_hole_bytes, stats.max_hole_seconds = max_buffer, max_wait
     reasm = Reassembler(max_buffer=max_buffer, max_wait=max_wait)
     packets = read_packets(source, max_packet=max_packet)
+    expired = float("-inf")  # the capture time holes were last looked at (follow)
     while True:
         try:
             packet = next(packets)
@@ -144,6 +150,10 @@ def tcp_streams(
                 stats.stream_bytes += len(event.data)
                 yield event
             else:
+                yield _count(event, stats)
+        if follow and seg.ts - expired >= EXPIRE_EVERY:
+            expired = seg.ts
+            for event in reasm.expire(seg.ts):
                 yield _count(event, stats)
     for event in reasm.finish():
         yield _count(event, stats)
@@ -182,6 +192,7 @@ def kafka_frames(
     max_wait: float = DEFAULT_MAX_WAIT,
     max_packet: int = DEFAULT_MAX_PACKET,
     stats: CaptureStats | None = None,
+    follow: bool = False,
 ) -> Iterator[KafkaFrame | Unframed | Gap | BadPacket | BadFile]:
     """The Kafka frames of a capture file (see :mod:`codec.capture.kafka`); ``api_keys`` limits which
     frames keep their bytes (the others come out with ``data`` None). ``max_buffer``/``max_wait``: see
@@ -189,7 +200,10 @@ def kafka_frames(
     once the capture has been read."""
     stats = stats if stats is not None else CaptureStats()
     traffic = KafkaTraffic(ports=ports, max_frame_size=max_frame_size, api_keys=api_keys)
-    for event in tcp_streams(source, max_buffer=max_buffer, max_wait=max_wait, max_packet=max_packet, stats=stats):
+    streams = tcp_streams(
+        source, max_buffer=max_buffer, max_wait=max_wait, max_packet=max_packet, stats=stats, follow=follow
+    )
+    for event in streams:
         if isinstance(event, (BadPacket, BadFile)):
             yield event
         else:

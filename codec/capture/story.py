@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import DecodeError
-from ..group.frames import decode_request_frame, decode_response_frame
+from ..group.frames import decode_request_frame, decode_response_frame, refused_error_code
 from ..group.nested import nest_body
 from .bytestream import ByteStream
 from .events import ERROR_NAMES, Event, error_name
@@ -397,7 +397,8 @@ class _Story:
         except DecodeError as e:
             self._failed(gf, e)
             if gf.api_key == 14 and group is not None:
-                self.causes.sync_unread(gf.ts, group.name, gf.generation, gf.member)
+                code = refused_error_code(data, gf.api_key, gf.api_version, e)
+                self.causes.sync_unread(gf.ts, group.name, gf.generation, gf.member, code)
             return
         gf.frame = frame
         gf.error_code = frame.body.error_code

@@ -177,9 +177,12 @@ class StoryCauses:
         elif error in TOLD_ERRORS:
             self._add(group, CLASSIC, ErrorSeen(ts, group, CLASSIC, member, error, "Heartbeat"))
 
-    def sync_unread(self, ts: float, group: str, generation: int | None, member: str | None) -> None:
-        """A SyncGroup answer the story could not decode: the member got no assignment from it."""
-        self._add(group, CLASSIC, ErrorSeen(ts, group, CLASSIC, member, None, "SyncGroup"))
+    def sync_unread(
+        self, ts: float, group: str, generation: int | None, member: str | None, error: int | None = None
+    ) -> None:
+        """A SyncGroup answer the story could not decode (``error``: its error code where the bytes still say it):
+        the member got no assignment from it."""
+        self._add(group, CLASSIC, ErrorSeen(ts, group, CLASSIC, member, error, "SyncGroup"))
         if generation is not None and member:
             self.unread.setdefault((group, generation), set()).add(member)
 

@@ -425,6 +425,25 @@ class Reassembler:
             return min(dist) - window
         return None
 
+    def expire(self, now: float) -> list[Event]:
+        """Give up, as :meth:`feed` would, every hole whose first segment behind it has waited more than
+        ``max_wait`` seconds by ``now`` on the capture's clock (the latest packet of any connection): a connection
+        that falls quiet behind a lost segment (a member that sent LeaveGroup and closed) has no packet of its own to
+        let it move on. A connection whose FINs are then all delivered closes. For a reader that follows a capture
+        as it is written (``capture --follow``); reading a whole file, its end flushes what is held."""
+        events: list[Event] = []
+        for key, conn in list(self._conns.items()):
+            for half in conn.halves.values():
+                heap = half._heap
+                if heap and now - heap[0][3] > half.max_wait and now > half._last_ts:
+                    half._last_ts = now
+                    events += half._drain(force=False)
+            if len(conn.halves) == 2:
+                h1, h2 = conn.halves.values()
+                if h1.fin is not None and h2.fin is not None and h1.finished and h2.finished:
+                    events += self._close(key, "fin")
+        return events
+
     def finish(self) -> list[Event]:
         """End of capture: flush and close every open connection."""
         events: list[Event] = []

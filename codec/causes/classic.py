@@ -116,6 +116,7 @@ class _Since:
     moved: list[tuple[CoordinatorSeen, str]]
     rip: dict[str, list[float]]  # member -> first and last REBALANCE_IN_PROGRESS answer
     dropped: int = 0
+    carried: int = 0  # the first ``carried`` leaves were sent before the previous generation formed (_pending)
 
     def count(self) -> int:
         return len(self.joins) + len(self.leaves) + len(self.errors) + len(self.moved)
@@ -245,9 +246,31 @@ class ClassicGroup:
             self.source,
             instances={mid: m.instance_id for mid, m in now.items() if m.instance_id},
         )
+        pending = self._pending(now)
         self._advance(f, now)
         self.since.joins = later
+        self.since.leaves, self.since.carried = pending, len(pending)
         return rebalance
+
+    def _pending(self, now: dict[str, MemberFacts]) -> list[Left]:
+        """The LeaveGroups of members still in the generation that just formed, sent after their last JoinGroup:
+        the coordinator had not acted on them yet (a client may leave while its JoinGroup waits, and a broker that
+        answers a connection's requests in order -- librdkafka's mock does -- forms that generation with it), so
+        they are the next generation's to tell. Carried once: a leave whose member is in the next generation too
+        is dropped."""
+        s = self.since
+        last_join: dict[str, float] = {}
+        for j in s.joins:
+            if j.member and j.ts is not None:
+                last_join[j.member] = max(last_join.get(j.member, j.ts), j.ts)
+        return [
+            lv
+            for lv in s.leaves[s.carried :]
+            if lv.how == "leave-group"
+            and lv.member in now
+            and lv.ts is not None
+            and lv.ts > last_join.get(lv.member, float("-inf"))
+        ]
 
     def _advance(self, f: Formed, now: dict[str, MemberFacts]) -> None:
         owners = self._owners()
@@ -687,7 +710,8 @@ class ClassicGroup:
             None,
         )
         if failed is not None and first.ts is not None and failed.ts is not None and failed.ts <= first.ts:
-            what = "an answer the input cannot read" if failed.error_code is None else f"error {failed.error_code}"
+            code = failed.error_code
+            what = "an answer the input cannot read" if code is None else f"error {code} {ERROR_NAMES.get(code, '?')}"
             found.add(
                 UNKNOWN,
                 first.member,

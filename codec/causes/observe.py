@@ -147,8 +147,9 @@ class Heartbeat:
 class ErrorSeen:
     """A group response with an error that says something about membership or the coordinator: NOT_COORDINATOR
     (16), COORDINATOR_NOT_AVAILABLE (15), COORDINATOR_LOAD_IN_PROGRESS (14), UNKNOWN_MEMBER_ID (25),
-    ILLEGAL_GENERATION (22), FENCED_INSTANCE_ID (82), FENCED_MEMBER_EPOCH (110); or None: a SyncGroup answer the
-    input holds but cannot read (the member got no assignment from it). ``api``: the response's API."""
+    ILLEGAL_GENERATION (22), FENCED_INSTANCE_ID (82), FENCED_MEMBER_EPOCH (110); and a SyncGroup answer the input
+    holds but cannot read (the member got no assignment from it), with its error code where its bytes still say it
+    (:func:`codec.group.frames.refused_error_code`), else None. ``api``: the response's API."""
 
     ts: float | None
     group: str

@@ -18,7 +18,7 @@ from ..wire.schema import (
     raw_message,
     schema_overrides,
 )
-from .coverage import CLASSIC_RECORDS, FRAME_APIS
+from .coverage import CLASSIC_RECORDS, FRAME_APIS, KAFKA44_RPCS
 from .mutation import with_field
 
 __all__ = [
@@ -43,9 +43,10 @@ ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
 # the messages whose tables follow Kafka's 4.4 branch (8d3916cfe1, apache 87943b2ff8; schemas/README.md): the
-# Streams heartbeat's v1 (KIP-1331), judged by the classes generated there
+# Streams heartbeat's v1 (KIP-1331) and the RPCs around the group added at 4.4 (the admin RPCs, the share groups'
+# data and state RPCs), judged by the classes generated there
 KAFKA44_COMMIT = "8d3916cfe15f13a2d878c79d302ba2d63172f0af"
-_AT_44 = {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse"}
+_AT_44 = {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse", *KAFKA44_RPCS}
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 _CLASSIC = {
@@ -96,10 +97,10 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     commit = (
         CLASSIC_COMMIT
         if message in _CLASSIC
-        else SHARE_COMMIT
-        if message.startswith("Share")
         else KAFKA44_COMMIT
         if message in _AT_44
+        else SHARE_COMMIT
+        if message.startswith("Share")
         else KAFKA4_COMMIT
     )
     if spec.kind in ("request", "response", "header"):

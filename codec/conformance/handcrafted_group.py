@@ -6,10 +6,14 @@ Four kinds, none of them made by this project's encoder or decoder:
   (:func:`codec.conformance.coverage.refusal_fields`), at every such version: a Kafka- or kio-written value of that
   version with the field set to a non-default value, which Kafka's generated writer refuses
   (``UnsupportedVersionException: Attempted to write a non-default … at version …``). A null-default string is
-  set twice, to a name and to ``""`` (not null, so not the default either). Invalid vectors without ``wire``;
+  set twice, to a name and to ``""`` (not null, so not the default either); a field inside a struct is set on one
+  element holding it (each array on the way cut to that element). Invalid vectors without ``wire``. Those of the
+  RPCs at Kafka 4.4 (``coverage.KAFKA44_RPCS``) are each Kafka's verdict: the value asked of Kafka's class at the
+  4.4 commit (:func:`refusal_cases`, through vectors/tools/KafkaRules.java; the answers beside the rule vectors');
 * **truncations** — the bytes of a valid vector of another file (Kafka's, kio's) cut to half and to all but the
   last byte, for every group and ConsumerProtocol message × version, the Streams versions outside the core
-  4-7 (handcrafted.py cuts those at every field), Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``) and
+  4-7 (handcrafted.py cuts those at every field), Kafka 4's group RPCs (kio's bytes, ``kio-group-kafka4.jsonl``), the
+  RPCs at Kafka 4.4 (Kafka's bytes, ``kafka-java-admin*.jsonl``; a field-less version has no byte to cut) and
   the classic group's ``__consumer_offsets`` record parts (Kafka's bytes, ``kafka-java-offsets.jsonl``): Kafka's
   readers need every field, and a flexible body its final tagged-field count, so each cut fails;
 * **headers** — RequestHeader v0-2 and ResponseHeader v0-1, bytes assembled field by field from
@@ -39,11 +43,12 @@ from .coverage import (
     GENERATED_DATA,
     GROUP_SOURCES,
     KAFKA4_RPCS,
+    KAFKA44_RPCS,
     refusal_fields,
     supported,
 )
 
-__all__ = ["GROUP_FILE", "group_vectors"]
+__all__ = ["GROUP_FILE", "group_vectors", "refusal_cases"]
 
 GROUP_FILE = "handcrafted-group.jsonl"
 _UNCUTTABLE = {"trailing-bytes", "missing-fields", "version-probe", "capture-facts", "other-reader"}
@@ -60,6 +65,15 @@ _NON_DEFAULT: dict[str, list[object]] = {
     "SkipAssignment": [True],
     "TopologyDescriptionRequired": [True],  # StreamsGroupHeartbeatResponse v0 (v1+ in Kafka 4.4)
     "AcceptableRecoveryLagLegacy": [10000],  # StreamsGroupHeartbeatResponse v1+ (v0 only in Kafka 4.4)
+    # the RPCs around the group at Kafka 4.4 (coverage.KAFKA44_RPCS)
+    "IncludeAuthorizedOperations": [True],  # DescribeGroupsRequest v0-2
+    "ErrorMessage": ["the group is being deleted", ""],  # DescribeGroupsResponse v0-5 Groups[] (default null)
+    "AuthorizedOperations": [8],  # DescribeGroupsResponse v0-2 Groups[] (default -2147483648)
+    "StatesFilter": [["Stable"]],  # ListGroupsRequest v0-3
+    "TypesFilter": [["consumer"]],  # ListGroupsRequest v0-4
+    "GenerationIdOrMemberEpoch": [5],  # TxnOffsetCommitRequest v0-2 (default -1)
+    "IsRenewAck": [True],  # ShareFetchRequest, ShareAcknowledgeRequest v1
+    "PartitionMaxBytes": [1048576],  # ShareFetchRequest v1-2 Topics[].Partitions[] (v0 only)
 }
 _MEMBERS = {
     "LeaveGroupRequest": [{"memberId": "member-1", "groupInstanceId": "instance-1"}],
@@ -90,11 +104,14 @@ def _str16(s: str | None) -> bytes:  # Kafka's non-compact (nullable) string: in
 KAFKA4_SOURCE = "kio-group-kafka4.jsonl"
 # StreamsGroupHeartbeat v0-1 as Kafka 4.4's classes write them (vectors/tools/kafka_streams44.py): v1's only source
 KAFKA44_STREAMS_SOURCE = "kafka-java-streams44.jsonl"
+# the RPCs around the group at Kafka 4.4 (coverage.KAFKA44_RPCS: the admin RPCs, the share groups' data and state
+# RPCs) as Kafka 4.4's classes write them (vectors/tools/kafka_message_rand.py): their only sources
+KAFKA44_ADMIN_SOURCES = ("kafka-java-admin.jsonl", "kafka-java-admin-share.jsonl")
 
 
 def _load(directory: Path) -> list[dict]:
     out = []
-    for name in (*GROUP_SOURCES, KAFKA4_SOURCE, KAFKA44_STREAMS_SOURCE):
+    for name in (*GROUP_SOURCES, KAFKA4_SOURCE, KAFKA44_STREAMS_SOURCE, *KAFKA44_ADMIN_SOURCES):
         path = directory / name
         out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return out
@@ -122,7 +139,7 @@ def _sources(directory: Path) -> dict[tuple[str, int], list[dict]]:
 
 
 def _cut_points(n: int) -> list[int]:
-    return sorted({n // 2, n - 1} - {n})
+    return sorted(c for c in {n // 2, n - 1} if 0 <= c < n)  # none of a body of no bytes (a field-less version)
 
 
 def _truncations(message: str, version: int, src: dict, extra: dict | None = None, what: str = "") -> list[dict]:
@@ -148,19 +165,44 @@ def _truncations(message: str, version: int, src: dict, extra: dict | None = Non
     return out
 
 
-def _refusals(message: str, version: int, base: dict, src_id: str, frame=None) -> list[dict]:
+def _key(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _with(value: dict, path: tuple[str, ...], new: object) -> dict | None:
+    """``value`` with the field at ``path`` (Kafka's names) set to ``new``, each array of structs on the way cut to
+    its first element (one element holding the field); None where an array on the way is empty or null."""
+    key = _key(path[0])
+    if len(path) == 1:
+        return {**value, key: new}
+    below = value.get(key)
+    if isinstance(below, list):
+        inner = _with(below[0], path[1:], new) if below and isinstance(below[0], dict) else None
+        return None if inner is None else {**value, key: [inner]}
+    inner = _with(below, path[1:], new) if isinstance(below, dict) else None
+    return None if inner is None else {**value, key: inner}
+
+
+def _refusals(message: str, version: int, cands: list[dict], frame=None) -> list[dict]:
+    """The refusals of a message × version, each on the first of ``cands`` (valid vectors) whose value reaches the
+    field: a field inside a struct needs an element of each array on the way, which the refusal keeps alone."""
     out = []
     for path in refusal_fields(message, version):
         name = path[-1]
         values: list[object] = (
             [_MEMBERS[message]] if name == "Members" and message in _MEMBERS else _NON_DEFAULT.get(name, [])
         )
-        if len(path) > 1:
-            values = []  # none today; a nested field would need its parent written (the coverage test tells)
         for value in values:
-            key = name[0].lower() + name[1:]
-            body = {**base, key: value}
-            shown = json.dumps(value) if not isinstance(value, list) else "one member"
+            src, body = next(
+                ((c, b) for c in cands if (b := _with(c["expected"], path, value)) is not None), (None, None)
+            )
+            if src is None or body is None:
+                continue  # no source reaches the field (the coverage test names the version)
+            src_id = src["id"]
+            key = ".".join(_key(p) for p in path)
+            shown = "one member" if name == "Members" else json.dumps(value)
+            if len(path) > 1:
+                shown += f" (in one element of {'.'.join(_key(p) for p in path[:-1])})"
             vid = f"hc-{message.lower()}-v{version}-refuse-{key.lower()}{'-empty' if value == '' else ''}"
             desc = (
                 f"{message} v{version} with {key} {shown}, a non-default value for a field v{version} lacks: "
@@ -304,19 +346,85 @@ def _frame(api: str, key: int, version: int, side: str, body: dict) -> dict:
     return v
 
 
+# --- Kafka's verdict on the refusals of the RPCs at Kafka 4.4 -------------------------------------------------
+
+
+def _refusal_case(v: dict):
+    """The question a refusal vector of :data:`KAFKA44_RPCS` puts to Kafka's class at the 4.4 commit: write this
+    value at this version (KafkaRules.java's ``write``)."""
+    from .handcrafted_case import Case
+
+    return Case(v["id"], "refusal", v["message"], v["version"], "write", "refused", {"value": v["expected"]})
+
+
+def refusal_cases(directory: Path) -> list:
+    """The cases of the refusal vectors of :data:`KAFKA44_RPCS` (``Case.question()`` of each, one JSON line, to
+    vectors/tools/KafkaRules.java on Kafka's classes at the 4.4 commit; its answers go to
+    vectors/tools/kafka-rules.answers.jsonl beside the rule vectors')."""
+    sources = _sources(directory)
+    return [_refusal_case(v) for v in _kafka44_refusals(sources)]
+
+
+def _kafka44_refusals(sources: dict) -> list[dict]:
+    out = []
+    for message in KAFKA44_RPCS:
+        for version in supported()[message]:
+            if refusal_fields(message, version) and sources.get((message, version)):
+                out += _refusals(message, version, sources[(message, version)])
+    return out
+
+
+def _with_kafkas_verdict(directory: Path, vectors: list[dict]) -> list[dict]:
+    """Each refusal with Kafka's answer to it in its provenance; a refusal without an answer to this very value, or
+    one Kafka wrote or refused for another reason, stops the build (RuleError), as a rule vector's does."""
+    from .handcrafted_case import ANSWERS, RuleError
+
+    path = directory / ANSWERS
+    lines = path.read_text(encoding="utf-8").split("\n") if path.is_file() else []
+    answers = {a["id"]: a for a in (json.loads(line) for line in lines if line.strip())}
+    out, problems = [], []
+    for v in vectors:
+        q = _refusal_case(v).question()
+        a = answers.get(v["id"])
+        if a is None or a.get("digest") != q["digest"]:
+            problems.append(
+                f"{v['id']}: no answer from Kafka's classes to this value (run vectors/tools/KafkaRules.java)"
+            )
+        elif a["ok"] or not (
+            "UnsupportedVersionException" in a["error"]  # ... a non-default <the field> at version <v>
+            and f"non-default {v['id'].split('-refuse-')[1].removesuffix('-empty').split('.')[-1]} at"
+            in a["error"].lower()
+        ):
+            problems.append(
+                f"{v['id']}: Kafka's {q['class']} {'wrote' if a['ok'] else 'refused'} it: {a.get('error') or a['hex']}"
+            )
+        else:
+            prov = {
+                **v["provenance"],
+                "commit": a["commit"],
+                "record": f"vectors/{ANSWERS.as_posix()}:{v['id']}",
+                "checkedBy": f"{a['class']} (write): {a['error']}",
+            }
+            out.append({**v, "provenance": prov})
+    if problems:
+        raise RuleError("; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+    return out
+
+
 def group_vectors(directory: Path) -> list[dict]:
     """The vectors of ``handcrafted-group.jsonl``, from the committed vectors of ``directory``."""
     sources = _sources(directory)
     out = _header_vectors()
     # refusals, on a Kafka- or kio-written value of the same message and version
-    # (a message × version without a source vector gets none: the coverage test names it)
+    # (a message × version without a source vector gets none: the coverage test names it); those of the RPCs at
+    # Kafka 4.4 each with the verdict of Kafka's class at that commit
     for message in (*_CUT_MESSAGES, *KAFKA4_RPCS):
         for version in supported()[message]:
             if refusal_fields(message, version) and sources.get((message, version)):
-                src = sources[(message, version)][0]
-                out += _refusals(message, version, src["expected"], src["id"])
+                out += _refusals(message, version, sources[(message, version)])
+    out += _with_kafkas_verdict(directory, _kafka44_refusals(sources))
     # truncations of every message and version (the Streams core versions have their own in handcrafted.py)
-    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *CLASSIC_RECORDS):
+    for message in (*_CUT_MESSAGES, *KAFKA4_RPCS, *KAFKA44_RPCS, *CLASSIC_RECORDS):
         for version in supported()[message]:
             if message in ("SubscriptionInfo", "AssignmentInfo") and version in _STREAMS_CORE:
                 continue
@@ -339,5 +447,5 @@ def group_vectors(directory: Path) -> list[dict]:
                 out += _truncations(
                     frame["message"], version, frame, {"apiKey": key} if side == "response" else None, f"{api.lower()}-"
                 )
-                out += _refusals(message, version, body["expected"], body["id"], frame=frame)
+                out += _refusals(message, version, [body], frame=frame)
     return out

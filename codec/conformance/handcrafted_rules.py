@@ -7,8 +7,9 @@ vector file; the one reaching the most fields), and, for fields that vector does
 from the table; Kafka's classes then judge each case — ``vectors/tools/KafkaRules.java`` calls them, and their
 answers are kept in ``vectors/tools/kafka-rules.answers.jsonl`` (the Kafka commit, the class, the bytes written,
 the value read or the exception thrown). A vector is made only from an answer to the very case (a digest of the
-case is in the answer); a case without one stops ``vectors handcraft``. Kafka's classes of three commits answer,
-each at the commit its tables follow (``CLASSIC_COMMIT``, ``KAFKA4_COMMIT``, ``SHARE_COMMIT``); when one moves,
+case is in the answer); a case without one stops ``vectors handcraft``. Kafka's classes of four commits answer,
+each at the commit its tables follow (``CLASSIC_COMMIT``, ``KAFKA4_COMMIT``, ``SHARE_COMMIT``, ``KAFKA44_COMMIT``: the
+Streams heartbeat and the RPCs added at 4.4); when one moves,
 the cases of that commit are asked again: ``Case.question()`` of each of ``rule_cases(vectors_dir())`` whose
 ``commit`` it is, one JSON line each, to KafkaRules.java run on that commit's classes (its header comment), and
 its answers replace theirs in the answers file. The rules:

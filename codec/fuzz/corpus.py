@@ -18,6 +18,7 @@ from typing import Iterator
 from ..kafka4.common import MESSAGES as KAFKA4_MESSAGES
 from ..kafka4.common import RECORDS as KAFKA4_RECORDS
 from ..shared import DEFAULT_SHARED, Shared, resolve_shared, shared_dir
+from ..wire.registry import request_header_version, response_header_version
 from .decoders import CONNECT_READERS
 
 __all__ = ["Seed", "shared_dir", "seed_corpus", "seeds"]
@@ -74,6 +75,20 @@ def _kind_targets() -> tuple[dict[str, str], dict[str, str], dict[int, str]]:
     by_reader = {k.message: k.name for k in kinds() if k.message is not None and f"{k.name}/r0" in names}
     group = {key: api.name for key, api in apis().items() if api.request in GROUP_MESSAGES}
     return by_kind, by_reader, group
+
+
+def _rpc_bodies(by_kind: dict[str, str]) -> dict[str, tuple[int, str]]:
+    """Message -> (API key, "request"/"response") of every RPC body without a target of its own (Kafka 4's group
+    RPCs, the RPCs added at Kafka 4.4: their seeds go inside frames); the classic group's have theirs."""
+    from ..group.messages import MESSAGES as GROUP_MESSAGES
+    from ..wire.registry import apis
+
+    out = {m: v for m, v in KAFKA4_MESSAGES.items() if m not in by_kind}
+    for key, api in apis().items():
+        for m, side in ((api.request, "request"), (api.response, "response")):
+            if m is not None and m not in GROUP_MESSAGES and m not in by_kind:
+                out.setdefault(m, (key, side))
+    return out
 
 
 # The other part of a classic __consumer_offsets record whose key or value is a vector's, assembled here field by
@@ -152,6 +167,7 @@ def _from_vectors(c: _Corpus) -> None:
 
     records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]] = {}
     by_kind, by_reader, group_api = _kind_targets()
+    rpc_bodies = _rpc_bodies(by_kind)
     for v in load_vectors():
         if "wire" not in v:
             continue
@@ -166,19 +182,22 @@ def _from_vectors(c: _Corpus) -> None:
             c.add(_connect_target(msg, v["version"]), wire, origin, accepted, canonical)
         elif msg == "ResponseFrame":
             c.add(f"response-frame/{v['apiKey']}/v{version}", wire, origin, accepted, canonical)
-        elif msg in KAFKA4_MESSAGES:  # a Kafka 4 group RPC body (codec.kafka4): inside its frame
-            key, direction = KAFKA4_MESSAGES[msg]
+        elif msg in rpc_bodies and version is not None:  # another RPC's body (Kafka 4's, 4.4's): inside its frame
+            key, direction = rpc_bodies[msg]
+            # the header its API version goes with (the registry's: v2/v1 where the version is flexible, else v1/v0)
             if direction == "request":
+                tags = b"\x00" if request_header_version(key, version) >= 2 else b""
                 c.add(
                     "request-frame",
-                    struct.pack(">hhih", key, version, 7, 3) + b"k4v\x00" + wire,
+                    struct.pack(">hhih", key, version, 7, 3) + b"k4v" + tags + wire,
                     f"{origin} in a request frame",
                     accepted,
                 )
             else:
+                tags = b"\x00" if response_header_version(key, version) >= 1 else b""
                 c.add(
                     f"response-frame/{key}/v{version}",
-                    struct.pack(">i", 7) + b"\x00" + wire,
+                    struct.pack(">i", 7) + tags + wire,
                     f"{origin} in a response frame",
                     accepted,
                 )

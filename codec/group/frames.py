@@ -17,7 +17,9 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError, TruncatedError
 from ..wire.builder import decode_wire, encode_wire, wire_class
+from ..wire.lowering import FIXED
 from ..wire.registry import Api, api_for, request_header_version, response_header_version
+from ..wire.schema import load_message
 from .nested import flatten_body, nest_body
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "decode_response_frame",
     "encode_request_frame",
     "encode_response_frame",
+    "refused_error_code",
     "request_frame",
     "response_frame",
     "size_prefix",
@@ -195,6 +198,29 @@ def decode_response_frame(
     if nested and api.response is not None:
         body = nest_body(api.response, body, protocol_type=protocol_type, protocol_name=protocol_name)
     return ResponseFrame(api_key=api_key, api_version=api_version, header=header, body=body, trailing=trailing)
+
+
+def refused_error_code(data: bytes, api_key: int, api_version: int, error: DecodeError) -> int | None:
+    """The ErrorCode of a response frame (without its size) that :func:`decode_response_frame` refused with
+    ``error``, when the refusal lies past it and every body field before it has a fixed width (the schema says
+    where it is): a SyncGroup answer whose assignment is null -- librdkafka's mock writes one with its error --
+    still says its error. None when the frame cannot tell."""
+    api = api_for(api_key)
+    if api.response is None or error.offset is None:
+        return None
+    try:
+        _, pos = decode_wire("ResponseHeader", response_header_version(api_key, api_version), data)
+    except DecodeError:
+        return None
+    for f in load_message(api.response).root.fields_at(api_version):
+        if f.name == "ErrorCode" and f.type == "int16":
+            if error.offset < pos + 2 or len(data) < pos + 2:
+                return None
+            return int.from_bytes(data[pos : pos + 2], "big", signed=True)
+        if f.type not in FIXED:
+            return None
+        pos += FIXED[f.type]
+    return None
 
 
 def _encode_body(schema: str | None, version: int, body) -> bytes:

@@ -394,6 +394,7 @@ def follow(
             stats=summary.stats,
             max_buffer=max_hole_bytes,
             max_wait=max_hole_seconds,
+            follow=True,
         )
         for event in events:
             emit(f.feed(event))

@@ -142,19 +142,12 @@ class MockCluster:
         """Produce ``(key, value)`` records (a None value is a tombstone) to ``partition``, else the partition of
         ``group``, else each to its group's partition (read from its key); waits until they are written.
         Returns how many."""
-        from ..capture.offsets import decode_record
-
         p = self.producer()
         n = 0
         for key, value in records:
             part = partition
             if part is None:
-                name = group
-                if name is None:
-                    rec = decode_record(key, value, "produce")
-                    k = getattr(rec, "key", None)
-                    name = k.get("groupId") if isinstance(k, dict) else getattr(k, "group", "")
-                part = partition_for(str(name), self.partitions)
+                part = partition_for(group, self.partitions) if group is not None else self.partition_of(key, value)
             p.produce(topic, key=key, value=value, partition=part)
             n += 1
             if n % 10_000 == 0:
@@ -163,6 +156,26 @@ class MockCluster:
         if left:
             raise RuntimeError(f"{left} records could not be produced to the mock cluster")
         return n
+
+    def partition_of(self, key: bytes, value: bytes | None) -> int:
+        """The partition :meth:`produce` writes a record to: its group's (read from its key)."""
+        from ..capture.offsets import decode_record
+
+        k = getattr(decode_record(key, value, "produce"), "key", None)
+        name = k.get("groupId") if isinstance(k, dict) else getattr(k, "group", "")
+        return partition_for(str(name), self.partitions)
+
+    def low_watermarks(self, topic: str = "__consumer_offsets") -> dict[int, int]:
+        """Each partition's log start offset. The mock keeps at most 5 MiB of a partition (``max_size`` in
+        librdkafka's ``rdkafka_mock.c``, which no call changes) and drops its oldest batches past it, as a broker's
+        retention would: a partition's first records produced may be gone."""
+        from confluent_kafka import Consumer, TopicPartition
+
+        c = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "rebalance-codec-mock", "log_level": 0})
+        try:
+            return {p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[0] for p in range(self.partitions)}
+        finally:
+            c.close()
 
     def close(self) -> None:
         if self._producer is not None:
@@ -196,15 +209,17 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: done.set())
     with MockCluster(partitions=args.partitions) as mc:
-        n = 0
+        n = held = 0
         if args.example:
             from .examples import example_records
 
             n = mc.produce(example_records())
+            held = n - sum(mc.low_watermarks().values())
         print(f"{mc.bootstrap}", flush=True)
         print(
-            f"mock cluster on {mc.bootstrap}: __consumer_offsets ({args.partitions} partitions), {n} records; "
-            "stdin closed or SIGINT/SIGTERM stops it",
+            f"mock cluster on {mc.bootstrap}: __consumer_offsets ({args.partitions} partitions), {held:,} records"
+            + (f" ({n:,} produced: the mock keeps 5 MiB of a partition, the oldest went)" if held < n else "")
+            + "; stdin closed or SIGINT/SIGTERM stops it",
             file=sys.stderr,
             flush=True,
         )

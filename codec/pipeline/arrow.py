@@ -146,7 +146,7 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q, self.c = _Kind(3), _Kind(5), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
+        self.m, self.a, self.g, self.q, self.c = _Kind(5), _Kind(7), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
 
     # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
     def member_fields(self, fields: tuple, tasks: list, tags: list | None) -> None:
@@ -156,10 +156,12 @@ class Units:
         m.pos.append(len(self.common))
         self.common.append(_FAST_MEMBER)
         m.rows.append(fields)
-        tags_, tasks_, topics = m.lists
+        tags_, tasks_, topics, owned, owned_generation = m.lists
         tags_.append(tags)
         tasks_.append(tasks)
         topics.append(None)
+        owned.append(None)
+        owned_generation.append(None)
 
     def assignment_fields(self, fields: tuple, active: list, standby: list) -> None:
         """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
@@ -168,12 +170,11 @@ class Units:
         a.pos.append(len(self.common))
         self.common.append(_FAST_ASSIGNMENT)
         a.rows.append(fields)
-        active_, standby_, warmup, shared, topic_partitions = a.lists
+        active_, standby_, *rest = a.lists
         active_.append(active)
         standby_.append(standby)
-        warmup.append(None)
-        shared.append(None)
-        topic_partitions.append(None)
+        for items in rest:  # warm-up, shared, topic partitions, consumed, revoking
+            items.append(None)
 
     # --- the models' rows
     def units(self, ckind: str | None, units: list) -> None:
@@ -193,6 +194,8 @@ class Units:
             m.pos.append(pos)
             extra = (unit.rack_id, unit.group_instance_id, unit.client_id, unit.client_host)
             m.lists[2].append(unit.subscribed_topics)
+            m.lists[3].append(unit.owned_partitions)
+            m.lists[4].append(unit.subscription_generation)
             if info is None:
                 m.rows.append((None,) * 7 + extra)
                 m.lists[0].append(None)
@@ -221,6 +224,8 @@ class Units:
             a.lists[2].append(None)
             a.lists[3].append(None)
             a.lists[4].append(unit.topic_partitions)
+            a.lists[5].append(None)
+            a.lists[6].append(None)
             if info is None:
                 a.rows.append((None,) * 5)
                 a.lists[0].append(None)
@@ -266,6 +271,8 @@ class Units:
             m.lists[0].append(unit.client_tags)
             m.lists[1].append(unit.tasks)
             m.lists[2].append(unit.subscribed_topics)
+            m.lists[3].append(None)
+            m.lists[4].append(None)
         elif cls is HeartbeatAssignmentUnit:
             self.common.append((index, "assignment", ckind, unit.streams, None))
             a = self.a
@@ -276,6 +283,8 @@ class Units:
             a.lists[2].append(unit.warmup)
             a.lists[3].append(unit.shared)
             a.lists[4].append(None)
+            a.lists[5].append(unit.consumed)
+            a.lists[6].append(unit.revoking)
         elif cls is ConnectUnit:
             self.common.append((index, "connect", ckind, None, None))
             c = self.c
@@ -361,8 +370,18 @@ class Units:
         own_names = ("member", "group", None, "leader", "protocol_name")
         self.own = {p: row(p, o, own_names) for p, o in self.own.items()}
         kinds = (
-            (self.m, MEMBER, len(_M_SCALARS), ("client_tags", "tasks", "subscribed_topics")),
-            (self.a, ASSIGNMENT, len(_A_SCALARS), ("active", "standby", "warmup", "shared", "topic_partitions")),
+            (
+                self.m,
+                MEMBER,
+                len(_M_SCALARS),
+                ("client_tags", "tasks", "subscribed_topics", "owned_partitions", "subscription_generation"),
+            ),
+            (
+                self.a,
+                ASSIGNMENT,
+                len(_A_SCALARS),
+                ("active", "standby", "warmup", "shared", "topic_partitions", "consumed", "revoking"),
+            ),
             (self.g, GROUP, 6, ("share_topics",)),
             (self.q, QUARANTINE, 6, ()),
             (self.c, CONNECT, len(_C_SCALARS), _C_LISTS),
@@ -373,15 +392,15 @@ class Units:
                 k.rows[j] = row(pos, k.rows[j], names)
                 for items, list_name in zip(k.lists, list_names):
                     entries = items[j]
-                    if not entries:
+                    if not entries or list_name == "subscription_generation":  # (an int)
                         continue
                     if list_name == "client_tags":  # a map: its keys and values together
                         items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
-                    elif list_name in ("shared", "share_topics"):  # (topic id, topic name, ...)
+                    elif list_name in ("shared", "share_topics", "consumed", "revoking"):  # (id, name, ...)
                         items[j] = [
                             (e[0], fix(pos, f"{list_name}[{i}].topic", e[1]), *e[2:]) for i, e in enumerate(entries)
                         ]
-                    elif list_name == "topic_partitions":  # (topic, partitions)
+                    elif list_name in ("topic_partitions", "owned_partitions"):  # (topic, partitions)
                         items[j] = [(fix(pos, f"{list_name}[{i}].topic", e[0]), e[1]) for i, e in enumerate(entries)]
                     elif list_name in ("connectors", "revoked_connectors", "subscribed_topics"):  # names
                         items[j] = [fix(pos, f"{list_name}[{i}]", e) for i, e in enumerate(entries)]
@@ -559,10 +578,10 @@ def _place(n: int, bulk: dict, slow: list[int], out: Units) -> Units:
         fields, first, second = zip(*rows)
         none = [None] * len(pos)
         lists: list[Iterable]
-        if kind == "subscription-info":  # (client tags, tasks, subscribed topics) from (fields, tasks, tags)
-            k, unit, lists = out.m, _FAST_MEMBER, [second, first, none]
-        else:  # (active, standby, warm-up, shared, topic partitions) from (fields, active, standby)
-            k, unit, lists = out.a, _FAST_ASSIGNMENT, [first, second, none, none, none]
+        if kind == "subscription-info":  # (client tags, tasks, subscribed topics, owned ...) from (fields, tasks, tags)
+            k, unit, lists = out.m, _FAST_MEMBER, [second, first, none, none, none]
+        else:  # (active, standby, warm-up, shared, topic partitions, ...) from (fields, active, standby)
+            k, unit, lists = out.a, _FAST_ASSIGNMENT, [first, second, none, none, none, none, none]
         for p in pos:
             common[p] = unit
         k.pos += pos

@@ -77,8 +77,20 @@ _M_SCALARS = [
     ("client_host", _STR),
 ]
 #: ``subscribed_topics``: a consumer or share member's subscribed topic names (KIP-848, KIP-932)
+_SUBSCRIBED = ("subscribed_topics", pa.list_(_STR))
+#: a plain consumer's assigned partitions of one topic, as the ConsumerProtocol assignment lists them
+TOPIC_PARTITIONS = pa.struct([("topic", _STR), ("partitions", pa.list_(_I32))])
+#: ``owned_partitions``, ``subscription_generation``: a classic consumer's ConsumerProtocolSubscription v1+
+#: owned partitions and v2+ generation (built like the lists: one Python value a row; the fast path has none)
 MEMBER = pa.struct(
-    _M_SCALARS + [("client_tags", TAGS), ("tasks", pa.list_(TASK_SUM)), ("subscribed_topics", pa.list_(_STR))]
+    _M_SCALARS
+    + [
+        ("client_tags", TAGS),
+        ("tasks", pa.list_(TASK_SUM)),
+        _SUBSCRIBED,
+        ("owned_partitions", pa.list_(TOPIC_PARTITIONS)),
+        ("subscription_generation", _I32),
+    ]
 )
 _A_SCALARS = [
     ("asg_version", _I32),
@@ -89,11 +101,10 @@ _A_SCALARS = [
 ]
 #: a share member's partition (KIP-932): its topic id (Kafka's Uuid string), the name when the bytes give it
 SHARED = pa.struct([("topic_id", _STR), ("topic", _STR), ("partition", _I32)])
-#: a plain consumer's assigned partitions of one topic, as the ConsumerProtocol assignment lists them
-TOPIC_PARTITIONS = pa.struct([("topic", _STR), ("partitions", pa.list_(_I32))])
 #: ``warmup``: the warm-up tasks a KIP-1071 assignment names (a classic one's travel as standbys); ``shared``: the
 #: partitions a share member holds; ``topic_partitions``: a plain (classic, non-Streams) consumer's partitions, per
-#: topic as on the wire (the tables make a row of each partition)
+#: topic as on the wire (the tables make a row of each partition); ``consumed``: a KIP-848 consumer member's
+#: partitions, ``revoking`` those pending revocation (by topic id, as ``shared``)
 ASSIGNMENT = pa.struct(
     _A_SCALARS
     + [
@@ -102,6 +113,8 @@ ASSIGNMENT = pa.struct(
         ("warmup", pa.list_(TASK_ASG)),
         ("shared", pa.list_(SHARED)),
         ("topic_partitions", pa.list_(TOPIC_PARTITIONS)),
+        ("consumed", pa.list_(SHARED)),
+        ("revoking", pa.list_(SHARED)),
     ]
 )
 #: a share group's topic (its records and Describe responses): id, name, the partitions to hold (null: unknown)

@@ -172,17 +172,39 @@ def _checks_before_spark(args) -> tuple[int, str | None, Any]:
         except InputError as e:
             return 1, str(e), None
     out = args.out.rstrip("/") or args.out
-    if local_only([out], args.master):
+    # a file: URI names a local path whatever Hadoop's default filesystem: checked here too (on a local master)
+    if local_only([out], args.master) or (local_only([], args.master) and out.lower().startswith("file:")):
         from .output import LocalTarget, clash, local_path
 
-        path = local_path(out) or out
-        given = [p for p in (local_path(r) for r in (plan.roots if plan is not None else ())) if p is not None]
-        line = clash(path, given)
+        path = local_path(out)
+        if path is None:  # (a file: URI naming another host: Spark's to refuse)
+            return 0, None, plan
+        line = clash(path, plan.roots if plan is not None else _local_inputs(list(args.inputs), args.master))
         if line is not None:
             return 1, line, None
         if not args.overwrite and LocalTarget(path).exists():
             return 1, f"{out} exists; pass --overwrite to replace it", None
     return 0, None, plan
+
+
+def _local_inputs(inputs: list[str], master: str | None) -> list[str]:
+    """The local paths among ``inputs`` when some are URIs (and the plan waits for Spark): each ``file:`` URI's,
+    globs expanded, and each plain path's when plain paths are local -- so that an ``--out`` over one of them
+    is refused before Spark starts."""
+    import glob
+    import os
+
+    from .inputs import is_uri, local_only
+    from .output import local_path
+
+    found = []
+    for given in inputs:
+        path = local_path(given) if is_uri(given) and given.lower().startswith("file:") else None
+        if path is None and not is_uri(given) and local_only([given], master):
+            path = given
+        if path is not None:
+            found += sorted(glob.glob(path)) if glob.has_magic(path) and not os.path.exists(path) else [path]
+    return found
 
 
 def _one_line(text: str) -> str:

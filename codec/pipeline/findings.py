@@ -10,7 +10,11 @@ from pyspark.sql import functions as F
 from .causes import FINDINGS_SCHEMA, group_findings
 from .config import Config
 
-__all__ = ["share_findings", "findings", "detector_findings", "finding"]
+__all__ = ["share_findings", "consumer_findings", "findings", "detector_findings", "finding"]
+
+#: the ``assignments`` roles of a consumer's partitions: a classic or KIP-848 member's, and a KIP-848 member's
+#: partitions pending revocation (still its own until it acknowledges the revocation)
+CONSUMER_ROLES = ("consumer", "pending-revocation")
 
 
 def _te():
@@ -105,6 +109,31 @@ def share_findings(assignments: DataFrame, members: DataFrame, topics: DataFrame
             member="member",
         )
     )
+
+
+def consumer_findings(assignments: DataFrame) -> DataFrame:
+    """``partition-owned-twice``: a consumer group's partition that two members own in one generation (a classic
+    group's generation, a KIP-848 group's member epoch), its own or pending revocation (KAFKA-12984: invalid owned
+    partitions reaching the assignor). Two owners in the input are evidence whatever the input leaves out, as for
+    ``multiple-active-owners``: an input holding only some members can miss a case, never invent one. A KIP-848
+    member's rows at an epoch are its first assignment at it (the tables' deduplication), and Kafka gives a
+    partition to a new member at an epoch only once its previous owner has revoked it."""
+    c = assignments.filter(
+        F.col("group").isNotNull() & F.col("generation").isNotNull() & F.col("role").isin(*CONSUMER_ROLES)
+    ).withColumn("_task_escaped", _te())
+    per = c.groupBy("group", "generation", "task", "_task_escaped").agg(
+        F.array_sort(F.collect_set("member")).alias("owners"),
+        F.array_sort(F.collect_set(F.when(F.col("role") != "consumer", F.col("member")))).alias("revoking"),
+    )
+    detail = F.concat(
+        F.lit("owned by "),
+        F.array_join("owners", ", "),
+        F.when(
+            F.size("revoking") > 0,
+            F.concat(F.lit(" (pending revocation on "), F.array_join("revoking", ", "), F.lit(")")),
+        ).otherwise(F.lit("")),
+    )
+    return finding(per.filter(F.size("owners") > 1), "partition-owned-twice", "error", detail)
 
 
 def finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:

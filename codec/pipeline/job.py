@@ -55,7 +55,7 @@ from .inputs import InputPlan, is_uri, local_only
 from .output import LocalTarget, clash, local_path, sibling
 from .reading import DEFAULT_MAX_LINE, normalize, plan, read_inputs
 from .report import render_html, render_json
-from .reportcauses import cause_charts
+from .reportcauses import cause_charts, member_versions
 from .tables import PARTITIONED, Config, derive_tables
 
 __all__ = [
@@ -456,6 +456,7 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
             "rebalances_per_group": per_group,
             "rebalances_by_cause": by_cause,
             "rebalances_per_minute": per_minute,
+            "member_versions_by_date": member_versions(members, rebalances),
         },
         "findings_by_check": by_check,
         "sample_findings": sample,
@@ -631,7 +632,9 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
             and not isinstance(e, KeyboardInterrupt)
             and (gateway_gone(e) or jvm_out_of_memory(opts.log, log_start) or not _alive(spark))
         ):
-            # the JVM died: whatever was raised after says only that; its first cause is in the log
+            # the JVM died: whatever was raised after says only that; its first cause is in the log, which
+            # the dying JVM may still be writing as Python hears the cut-off answer (a loaded CI machine)
+            _await_death(spark, opts.log, log_start)
             raise JobFailed(jvm_death(opts.log, log_start) or f"the JVM exited ({spark_error_line(e)})") from None
         raise
     finally:
@@ -670,6 +673,18 @@ def _claim(opts: Options, out: str, the_plan: InputPlan) -> LocalTarget:
         target.unlock()
         raise PipelineError(f"{out} exists; pass --overwrite to replace it")
     return target
+
+
+def _await_death(spark: SparkSession, log: str, start: int, limit: float = 20.0) -> None:
+    """Wait, at most ``limit`` seconds, until the log after ``start`` holds the JVM's OutOfMemoryError or the
+    JVM's process has exited (its last words are then in the log): a dying JVM cuts off its answer to Python
+    before it has written why it dies."""
+    proc = getattr(getattr(spark.sparkContext, "_gateway", None), "proc", None)
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and not jvm_out_of_memory(log, start):
+        if proc is None or proc.poll() is not None:
+            break
+        time.sleep(0.2)
 
 
 def _alive(spark: SparkSession) -> bool:

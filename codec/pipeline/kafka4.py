@@ -22,6 +22,11 @@ What each becomes (``generation`` is the member epoch for a member's unit, the g
   ``*TargetAssignmentMember`` (no epoch of its own) as assignment units; the others as a GroupUnit. Every
   GroupUnit names its ``group_protocol`` (``consumer``, ``streams`` or ``share``).
 
+A KIP-848 consumer member's assignment unit carries its partitions (``consumed``, as ``shared`` below) and, from a
+``ConsumerGroupCurrentMemberAssignment`` record, those pending revocation (``revoking``); its group's
+``ConsumerGroupPartitionMetadata`` record and Describe responses name its topics (``share_topics`` on the
+GroupUnit, as a share group's records do).
+
 A share group's member unit carries its subscribed topic names (a consumer's too), and its assignment unit the
 partitions it holds (``shared``: ``(topic id, topic name or None, partition)``; heartbeats name topics by id, a
 Describe response by id and name); the topics a share group's records describe ride on its GroupUnit
@@ -95,6 +100,8 @@ class HeartbeatAssignmentUnit(NamedTuple):
     warmup: list | None = None
     error_code: int | None = None
     shared: list | None = None  # a share member's partitions: (topic id, topic name or None, partition)
+    consumed: list | None = None  # a KIP-848 consumer member's partitions, as ``shared``
+    revoking: list | None = None  # its partitions pending revocation (a CurrentMemberAssignment record's)
 
 
 def _group(
@@ -214,22 +221,63 @@ def _shared(items, named: bool = False) -> list:
 MAX_SHARE_PARTITIONS = 100_000
 
 
+def _rows_checked(groups, *, member, group, layer: str, at: str, what: str, named: bool) -> None:
+    """:class:`RecordError` when the rows of these ``[{topicId[, topicName], partitions}]`` lists would repeat
+    names past :data:`~codec.pipeline.units.ROW_BYTES`."""
+    fixed = len(member or "") + len(group or "")
+    wire = rows = 0
+    for items in groups:
+        for t in items or ():
+            n, name = len(t["partitions"]), len(t["topicName"]) if named else 0
+            wire += 16 + name + 4 * n  # a topic id, its name, an int32 a partition
+            rows += n * (22 + name + fixed)
+    wire += fixed
+    check_rows(rows, wire, what=what, path=at, layer=layer)
+
+
 def _share_assignment(
     items, *, member, generation, group, layer: str, at: str, error_code=None, named=False
 ) -> HeartbeatAssignmentUnit:
     """A share member's partitions; :class:`RecordError` when its rows would repeat names past
     :data:`~codec.pipeline.units.ROW_BYTES`."""
-    fixed = len(member or "") + len(group or "")
-    wire = rows = 0
-    for t in items or ():
-        n, name = len(t["partitions"]), len(t["topicName"]) if named else 0
-        wire += 16 + name + 4 * n  # a topic id, its name, an int32 a partition
-        rows += n * (22 + name + fixed)
-    wire += fixed
-    check_rows(rows, wire, what="a share assignment", path=at, layer=layer)
+    _rows_checked((items,), member=member, group=group, layer=layer, at=at, what="a share assignment", named=named)
     return HeartbeatAssignmentUnit(
         member, generation, group, False, error_code=error_code, shared=_shared(items, named)
     )
+
+
+def _consumer_assignment(
+    items, *, member, generation, group, layer: str, at: str, pending=None, named=False
+) -> HeartbeatAssignmentUnit:
+    """A KIP-848 consumer member's partitions (``items``) and those pending revocation (``pending``: a
+    CurrentMemberAssignment record's; None where the message has no such list), by topic id, with the name where
+    the message gives it; :class:`RecordError` when its rows would repeat names past
+    :data:`~codec.pipeline.units.ROW_BYTES`."""
+    _rows_checked(
+        (items, pending), member=member, group=group, layer=layer, at=at, what="a consumer assignment", named=named
+    )
+    return HeartbeatAssignmentUnit(
+        member,
+        generation,
+        group,
+        False,
+        consumed=_shared(items, named),
+        revoking=None if pending is None else _shared(pending, named),
+    )
+
+
+def _topics(items, layer: str) -> list:
+    """A group's topics as a ``*PartitionMetadata`` record lists them: ``(topic id, name, partitions)``."""
+    for i, t in enumerate(items):
+        if t["numPartitions"] > MAX_SHARE_PARTITIONS:
+            raise RecordError(
+                "UnsupportedValue",
+                f"a topic of {t['numPartitions']:,} partitions, more than "
+                f"{MAX_SHARE_PARTITIONS:,} (the group's row lists them; codec.budget)",
+                path=f"topics[{i}].num_partitions",
+                layer=layer,
+            )
+    return [(t["topicId"], t["topicName"], list(range(max(t["numPartitions"], 0)))) for t in items]
 
 
 def _share_body_units(name: str, v: dict) -> list:
@@ -348,13 +396,27 @@ def body_units(name: str, v: dict) -> list:
         member, epoch = v.get("memberId") or None, v["memberEpoch"]
         units = [_group(member, epoch, None, None, "consumer", None, None, v["errorCode"])]
         if v["errorCode"] == 0 and v.get("assignment") is not None:
-            units.append(HeartbeatAssignmentUnit(member, epoch, None, False))
+            units.append(
+                _consumer_assignment(
+                    v["assignment"]["topicPartitions"],
+                    member=member,
+                    generation=epoch,
+                    group=None,
+                    layer=name,
+                    at="assignment.topic_partitions",
+                )
+            )
         return units
     if name in ("ConsumerGroupDescribeResponse", "StreamsGroupDescribeResponse"):
         streams = name.startswith("Streams")
         units = []
         for i, g in enumerate(v["groups"]):
             gid, members = g["groupId"], g.get("members") or ()
+            named = None
+            if not streams:  # the topics its members' assignments name (id and name)
+                named = sorted(
+                    {(t["topicId"], t["topicName"], None) for m in members for t in m["assignment"]["topicPartitions"]}
+                )
             units.append(
                 _group(
                     None,
@@ -365,12 +427,24 @@ def body_units(name: str, v: dict) -> list:
                     g.get("assignorName") or None,
                     len(members),
                     g["errorCode"],
+                    named,
                 )
             )
             for j, m in enumerate(members):
                 mid, epoch = m["memberId"] or None, m["memberEpoch"]
                 if not streams:
                     units.append(_consumer_member(m, member=mid, generation=epoch, group=gid))
+                    units.append(
+                        _consumer_assignment(
+                            m["assignment"]["topicPartitions"],
+                            member=mid,
+                            generation=epoch,
+                            group=gid,
+                            named=True,
+                            layer=name,
+                            at=f"groups[{i}].members[{j}].assignment.topic_partitions",
+                        )
+                    )
                     continue
                 units.append(_streams_member(m, member=mid, generation=epoch, group=gid, layer=name))
                 units.append(
@@ -403,6 +477,8 @@ def record_units(rec: dict) -> list:
         units = _share_record_units(name, v, member=member, group=group)
         if units is not None:
             return units
+    if name == "ConsumerGroupPartitionMetadata":  # the subscribed topics: id, name, partition count
+        return [_group(None, None, group, None, ptype, share_topics=_topics(v["topics"], name))]
     if name.endswith("GroupMetadata"):
         return [_group(None, v["epoch"], group, None, ptype)]
     if name.endswith("TargetAssignmentMetadata"):
@@ -418,28 +494,33 @@ def record_units(rec: dict) -> list:
                 _group(member, epoch, group, None, ptype),
                 _streams_assignment(v, member=member, generation=epoch, group=group, layer=name),
             ]
-        return [_group(member, epoch, group, None, ptype), HeartbeatAssignmentUnit(member, epoch, group, False)]
+        return [
+            _group(member, epoch, group, None, ptype),
+            _consumer_assignment(
+                v["assignedPartitions"],
+                pending=v["partitionsPendingRevocation"],
+                member=member,
+                generation=epoch,
+                group=group,
+                layer=name,
+                at="assigned_partitions",
+            ),
+        ]
     if name.endswith("TargetAssignmentMember"):
         if streams:
             return [_streams_assignment(v, member=member, generation=None, group=group, layer=name)]
-        return [HeartbeatAssignmentUnit(member, None, group, False)]
+        return [
+            _consumer_assignment(
+                v["topicPartitions"], member=member, generation=None, group=group, layer=name, at="topic_partitions"
+            )
+        ]
     return [_group(member, None, group, None, ptype)]
 
 
 def _share_record_units(name: str, v: dict, *, member, group) -> list | None:
     """The units of a share group's record that differ from a consumer group's (None: the same as theirs)."""
     if name == "ShareGroupPartitionMetadata":  # Kafka 4.0's early access: every topic with its partition count
-        for i, t in enumerate(v["topics"]):
-            if t["numPartitions"] > MAX_SHARE_PARTITIONS:
-                raise RecordError(
-                    "UnsupportedValue",
-                    f"a topic of {t['numPartitions']:,} partitions, more than "
-                    f"{MAX_SHARE_PARTITIONS:,} (the group's row lists them; codec.budget)",
-                    path=f"topics[{i}].num_partitions",
-                    layer=name,
-                )
-        topics = [(t["topicId"], t["topicName"], list(range(max(t["numPartitions"], 0)))) for t in v["topics"]]
-        return [_group(None, None, group, None, "share", share_topics=topics)]
+        return [_group(None, None, group, None, "share", share_topics=_topics(v["topics"], name))]
     if name == "ShareGroupStatePartitionMetadata":  # the initialized partitions are the assignable ones
         known = [(t["topicId"], t["topicName"], list(t["partitions"])) for t in v["initializedTopics"]]
         unsettled = [(t["topicId"], t["topicName"], None) for t in v["initializingTopics"] + v["deletingTopics"]]

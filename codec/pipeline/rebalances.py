@@ -4,7 +4,7 @@ it moved; see :mod:`codec.pipeline.tables` for its other columns."""
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from .causes import CAUSE_SCHEMA, UNIT_COLUMNS, group_causes
@@ -19,10 +19,28 @@ def _te():
     return F.coalesce(F.array_contains(F.col("escaped"), "task"), F.lit(False))
 
 
+def _client():
+    """A unit's client for ``client_count`` where its group has no Streams process ids: its member's client id and
+    host (``{client_id, client_host}``), each the first any unit of the same group and member id gives (a member
+    id is the coordinator's, for one client instance: a heartbeat frame names the client id, a record or Describe
+    response the host too); null when no unit names the client id, or the unit names no member (as
+    ``member_count``, which counts the members by id)."""
+    w = Window.partitionBy("group", "member")
+    known = F.col("member").isNotNull() & (F.col("member") != "")
+
+    def of(c: str):
+        return F.coalesce(F.col(c), F.when(known, F.first(c, ignorenulls=True).over(w)))
+
+    cid = of("client_id")
+    return F.when(known & cid.isNotNull(), F.struct(cid.alias("client_id"), of("client_host").alias("client_host")))
+
+
 def rebalances_table(ok: DataFrame, assignments: DataFrame) -> DataFrame:
     """The table from the decoded units (``ok``: not quarantined) and the ``assignments`` table."""
-    g = ok.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("generation") >= 0))
     is_mem = F.col("unit_kind").isin("member", "assignment")
+    g = ok.withColumn("_client", F.when(is_mem, _client())).filter(  # (a member's client from any of its units)
+        F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("generation") >= 0)
+    )
     deadline = F.when(
         F.col("next_rebalance_ms") != NO_REBALANCE,
         F.struct(F.col("next_rebalance_ms").alias("next_rebalance_ms"), F.col("member")),
@@ -34,7 +52,8 @@ def rebalances_table(ok: DataFrame, assignments: DataFrame) -> DataFrame:
         F.first("protocol_type", ignorenulls=True).alias("protocol_type"),
         F.count_distinct(F.when(is_mem, F.col("member"))).alias("member_count"),
         F.max("member_count").alias("reported_member_count"),
-        F.count_distinct("process_id").alias("client_count"),
+        F.count_distinct("process_id").alias("_processes"),
+        F.count_distinct("_client").alias("_clients"),
         F.array_sort(F.collect_set("sub_version")).alias("subscription_versions"),
         F.array_sort(F.collect_set("latest_supported_version")).alias("latest_supported_versions"),
         F.array_sort(F.collect_set("asg_version")).alias("assignment_versions"),
@@ -71,7 +90,7 @@ def rebalances_table(ok: DataFrame, assignments: DataFrame) -> DataFrame:
             F.col("_whole")
             | (F.col("reported_member_count").isNotNull() & (F.col("member_count") >= F.col("reported_member_count")))
         ).alias("members_complete"),
-        "client_count",
+        F.when(F.col("_processes") > 0, F.col("_processes")).otherwise(F.col("_clients")).alias("client_count"),
         "subscription_versions",
         "latest_supported_versions",
         "assignment_versions",

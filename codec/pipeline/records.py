@@ -164,7 +164,21 @@ def _subscription_unit(msg, info, *, member, generation=None, group=None, **extr
         return MemberUnit(member, generation, group, info, **extra)
     data = msg.data
     rack = getattr(data, "rack_id", None) or None  # an empty RackId is absent (wire-facts §6)
-    return MemberUnit(member, generation, group, info, msg.version, rack, subscribed_topics=list(data.topics), **extra)
+    owned = None
+    if msg.version >= 1:  # ownedPartitions from v1, generationId from v2 (ConsumerProtocolSubscription.json)
+        owned = [(tp.topic, list(tp.partitions)) for tp in data.owned_partitions]
+    return MemberUnit(
+        member,
+        generation,
+        group,
+        info,
+        msg.version,
+        rack,
+        subscribed_topics=list(data.topics),
+        owned_partitions=owned,
+        subscription_generation=data.generation_id if msg.version >= 2 else None,
+        **extra,
+    )
 
 
 def _assignment_unit(msg, info, *, member, generation=None, group=None, at: str, layer: str | None) -> AssignmentUnit:

@@ -104,11 +104,11 @@ def _bars(items: list[tuple[str, float]], *, category: str, value: str, width: i
     ]
     for i, (label, v) in enumerate(items):
         y = top_pad + i * bar_h
-        w = (width - label_w - 80) * (v / top)
+        w = max((width - label_w - 80) * (v / top), _MIN_BAR if v else 0.0)
         parts.append(
             f'<text class="category" x="{label_w - 6}" y="{y + 13}" text-anchor="end">'
             f"{_esc(_clip(str(label), label_w - 12))}<title>{_esc(label)}</title></text>"
-            f'<rect x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}">'
+            f'<rect class="mark" x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{_PALETTE[0]}">'
             f"<title>{_esc(label)}: {_fmt(v)}{unit}</title></rect>"
             f'<text class="value" x="{label_w + w + 4:.1f}" y="{y + 13}">{_fmt(v)}{unit}</text>'
         )
@@ -116,30 +116,152 @@ def _bars(items: list[tuple[str, float]], *, category: str, value: str, width: i
     return "".join(parts)
 
 
+#: The date axis (:func:`_date_axis`): columns are days, or weeks, months, quarters or years when days would be
+#: narrower than _MIN_COL px; a stretch of more than _GAP[unit] empty columns (always less than a year) is cut out
+#: of the axis (a break, drawn as a dashed line with what it skips in its tooltip); dates that are not dates
+#: (``unknown``: records without a timestamp) are one column set apart at the right, labelled as such.
+_UNITS = ("day", "week", "month", "quarter", "year")
+_GAP = {"day": 14, "week": 8, "month": 5, "quarter": 1, "year": 0}
+_MIN_COL = 8.0
+#: A bar's least length: a group with 1 rebalance beside one with 900 is still a bar (its number is beside it)
+_MIN_BAR = 5.0
+_MAX_COL = 60.0
+_BREAK = 24.0
+_APART = 28.0
+
+
+def _bin(d: datetime.date, unit: str) -> datetime.date:
+    if unit == "day":
+        return d
+    if unit == "week":
+        return d - datetime.timedelta(d.weekday())
+    if unit == "month":
+        return d.replace(day=1)
+    if unit == "quarter":
+        return d.replace(month=3 * ((d.month - 1) // 3) + 1, day=1)
+    return d.replace(month=1, day=1)
+
+
+def _next(b: datetime.date, unit: str) -> datetime.date:
+    if unit in ("day", "week"):
+        return b + datetime.timedelta(1 if unit == "day" else 7)
+    months = {"month": 1, "quarter": 3, "year": 12}[unit]
+    m = b.month - 1 + months
+    return b.replace(year=b.year + m // 12, month=m % 12 + 1)
+
+
+def _label(b: datetime.date, unit: str) -> str:
+    if unit in ("day", "week"):
+        return b.isoformat()
+    if unit == "month":
+        return b.isoformat()[:7]
+    if unit == "quarter":
+        return f"{b.year} Q{(b.month - 1) // 3 + 1}"
+    return str(b.year)
+
+
+class _Axis:
+    """Columns of a date axis: ``segments`` (runs of consecutive bins, each bin's first day), the ``unit``, each
+    input key's column (``column``), and the keys that are not dates (``apart``)."""
+
+    def __init__(self, keys, plot_w: float) -> None:
+        days, self.apart = set(), []
+        for k in keys:
+            try:
+                days.add(datetime.date.fromisoformat(str(k)))
+            except ValueError:
+                self.apart.append(str(k))
+        self.apart.sort()
+        self.unit, self.segments = "day", []
+        for unit in _UNITS:
+            self.unit, self.segments = unit, self._segments(days, unit)
+            if self.col_w(plot_w) >= _MIN_COL:
+                break
+
+    @staticmethod
+    def _segments(days: set, unit: str) -> list[list[datetime.date]]:
+        segments: list[list[datetime.date]] = []
+        for b in sorted({_bin(d, unit) for d in days}):
+            if segments:
+                last = segments[-1][-1]
+                fill: list[datetime.date] = []
+                while (n := _next(last, unit)) < b and len(fill) <= _GAP[unit]:
+                    fill.append(last := n)
+                if len(fill) <= _GAP[unit]:
+                    segments[-1] += [*fill, b]
+                    continue
+            segments.append([b])
+        return segments
+
+    def columns(self) -> int:
+        return sum(map(len, self.segments)) + len(self.apart)
+
+    def col_w(self, plot_w: float) -> float:
+        segments = [[_label(b, self.unit) for b in seg] for seg in self.segments]
+        return _col_width(segments, self.apart, plot_w)
+
+    def column(self, key) -> str:
+        try:
+            return _label(_bin(datetime.date.fromisoformat(str(key)), self.unit), self.unit)
+        except ValueError:
+            return str(key)
+
+
+def _reserve(seg: Sequence[str], other: bool = False) -> float:
+    """The least width of a run of columns: room for its first label (``no date`` for the columns apart)."""
+    return _text_width("no date" if other else seg[0]) + 10
+
+
+def _col_width(segments: Sequence[Sequence[str]], apart: Sequence[str], plot_w: float) -> float:
+    """One column's width: the room left by the breaks spread over the columns, each run (and the columns apart)
+    at least as wide as its first label, no column wider than _MAX_COL."""
+    runs = [(len(seg), _reserve(seg)) for seg in segments if seg] + (
+        [(len(apart), _reserve(apart, True))] if apart else []
+    )
+    room = plot_w - _BREAK * max(len(segments) - 1, 0) - (_APART if apart and segments else 0)
+    col_w = min(_MAX_COL, room / max(sum(n for n, _ in runs), 1))
+    for _ in range(5):
+        small = [(n, need) for n, need in runs if n * col_w < need]
+        large = sum(n for n, need in runs if n * col_w >= need)
+        if not large:
+            break
+        col_w = min(_MAX_COL, max(0.0, room - sum(need for _, need in small)) / large)
+    return col_w
+
+
 def _columns(
-    dates: list[str],
+    segments: Sequence[Sequence[str]],
     layers: Sequence[tuple[str, Mapping[str, float]]],
     *,
     y_title: str,
+    x_title: str,
+    apart: Sequence[str] = (),
     width: int = 720,
     height: int = 200,
     unit: str = "",
     legend: bool = True,
     integer: bool = False,
-    x_title: str = "date (UTC",
-    x_unit: str = "days",
+    spans: Mapping[str, tuple[str, str]] | None = None,
+    titles: Mapping[str, str] | None = None,
+    floor: Mapping[str, str] | None = None,
 ) -> str:
-    """Columns over time, one per date, stacked by layer: a y axis with ticks, gridlines and its title, date
-    labels thinned to those that fit side by side, the x axis title, and the legend in rows. ``x_title`` and
-    ``x_unit`` name the columns (days by default; minutes for the storm chart)."""
-    if not dates:
-        return "<p class=empty>no dates</p>"
+    """Columns, stacked by layer, in ``segments`` (runs of consecutive columns; a break between two) and the
+    ``apart`` columns set apart at the right (records without a date): a y axis with ticks, gridlines and its
+    title, column labels placed where they fit (each segment's first one first), the x axis title and the
+    legend in rows. Every column drawn is a mark (``class="mark"``) at least _MIN_COL px wide when the axis
+    allows it; ``spans`` gives a date column's first and last day (``data-first``/``data-last``, for the
+    screenshot test), ``titles`` a column's tooltip, ``floor`` a column with data but nothing to stack: a
+    baseline mark with that tooltip (a day with records, none quarantined)."""
+    spans, titles, floor = spans or {}, titles or {}, floor or {}
+    cols = [c for seg in segments for c in seg] + list(apart)
+    if not cols:
+        return ""
     left, right, top_pad = 64, 44, 10
     plot_w, bottom = width - left - right, top_pad + height
-    ticks = _ticks(max(sum(layer.get(d, 0) for _, layer in layers) for d in dates), integer=integer)
+    col_w = _col_width(segments, apart, plot_w)
+    gap = min(2.0, col_w * 0.2) if col_w > 4 else 0.0
+    ticks = _ticks(max(sum(layer.get(c, 0) for _, layer in layers) for c in cols), integer=integer)
     y_max = ticks[-1]
-    col_w = min(plot_w / len(dates), 80.0)
-    gap = min(2.0, col_w * 0.2) if col_w > 3 else 0.0
     out = []
     for t in ticks:
         y = bottom - height * t / y_max
@@ -147,30 +269,91 @@ def _columns(
             f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>'
             f'<text class="y-tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}{unit}</text>'
         )
-    for i, d in enumerate(dates):
-        y, x = bottom, left + i * col_w + gap / 2
+    x_of: dict[str, float] = {}
+    x = float(left)
+    for k, seg in enumerate(segments):
+        if k:
+            mid = x + _BREAK / 2
+            before, after = spans.get(segments[k - 1][-1], ("", ""))[1], spans.get(seg[0], ("", ""))[0]
+            skipped = (
+                f"no records from {before} to {after} (cut out of the axis)"
+                if before and after
+                else "columns without data cut out"
+            )
+            out.append(
+                f'<g class="break"><title>{_esc(skipped)}</title>'
+                f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{top_pad}" y2="{bottom}" stroke="#bbb" '
+                f'stroke-dasharray="3,3"/>'
+                f'<path d="M{mid - 6:.1f},{bottom + 5} l4,-10 M{mid + 2:.1f},{bottom + 5} l4,-10" stroke="#777"/>'
+                f"</g>"
+            )
+            x += _BREAK
+        pad = max(0.0, _reserve(seg) - len(seg) * col_w) / 2
+        x += pad
+        for c in seg:
+            x_of[c] = x
+            x += col_w
+        x += pad
+    if apart:
+        if segments:
+            sep = x + _APART / 2
+            out.append(f'<line x1="{sep:.1f}" x2="{sep:.1f}" y1="{top_pad}" y2="{bottom + 30}" stroke="#999"/>')
+            x += _APART
+        x += max(0.0, _reserve(apart, True) - len(apart) * col_w) / 2
+        for c in apart:
+            x_of[c] = x
+            x += col_w
+    for c in cols:
+        y, cx = bottom, x_of[c] + gap / 2
+        w = max(col_w - gap, 0.5)
+        data = f' data-first="{spans[c][0]}" data-last="{spans[c][1]}"' if c in spans else ""
+        drawn = False
         for j, (name, layer) in enumerate(layers):
-            n = layer.get(d, 0)
+            n = layer.get(c, 0)
             if not n:
                 continue
             h = height * n / y_max
             y -= h
+            tip = titles.get(c) or f"{c} {name}: {_fmt(n)}{unit}"
             out.append(
-                f'<rect x="{x:.2f}" y="{y:.2f}" width="{max(col_w - gap, 0.5):.2f}" height="{h:.2f}" '
-                f'fill="{_PALETTE[j % len(_PALETTE)]}"><title>{_esc(d)} {_esc(name)}: {_fmt(n)}{unit}</title>'
-                f"</rect>"
+                f'<rect class="mark" x="{cx:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}"{data} '
+                f'fill="{_PALETTE[j % len(_PALETTE)]}"><title>{_esc(tip)}</title></rect>'
             )
-    step = max(1, math.ceil((max(_text_width(d) for d in dates) + 8) / col_w))
-    for i in range(0, len(dates), step):
-        x = left + (i + 0.5) * col_w
+            drawn = True
+        if not drawn and c in floor:
+            out.append(
+                f'<rect class="mark floor" x="{cx:.2f}" y="{bottom - 3}" width="{w:.2f}" height="3"{data} '
+                f'fill="#9a9a9a"><title>{_esc(floor[c])}</title></rect>'
+            )
+    placed: list[tuple[float, float]] = []
+
+    def label(c: str, cls: str) -> None:
+        text = "no date" if cls == "x-other" else c
+        mid = x_of[c] + col_w / 2
+        w = _text_width(text)
+        lo, hi = mid - w / 2, mid + w / 2
+        if lo < 2 or hi > width - 2 or any(lo < b + 8 and hi > a - 8 for a, b in placed):
+            return
+        placed.append((lo, hi))
         out.append(
-            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{bottom}" y2="{bottom + 4}" stroke="#999"/>'
-            f'<text class="x-tick" x="{x:.1f}" y="{bottom + 19}" text-anchor="middle">{_esc(dates[i])}</text>'
+            f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{bottom}" y2="{bottom + 4}" stroke="#999"/>'
+            f'<text class="{cls}" x="{mid:.1f}" y="{bottom + 19}" text-anchor="middle">{_esc(text)}'
+            f"<title>{_esc(c)}</title></text>"
         )
+
+    for seg in segments:
+        label(seg[0], "x-tick")
+    for c in apart:
+        label(c, "x-other")
+    widest = max((_text_width(c) for c in cols), default=0.0)
+    step = max(1, math.ceil((widest + 8) / col_w))
+    for seg in segments:
+        for c in seg[step::step]:
+            label(c, "x-tick")
     out.append(
         f'<line x1="{left}" x2="{left + plot_w}" y1="{bottom}" y2="{bottom}" stroke="#999"/>'
         f'<text class="axis-title" x="{left + plot_w / 2:.1f}" y="{bottom + 38}" text-anchor="middle">'
-        f"{_esc(x_title)}{', every ' + str(step) + ' ' + x_unit + ' labelled' if step > 1 else ''})</text>"
+        f"{_esc(x_title)}</text>"
         f'<text class="axis-title" transform="rotate(-90)" x="{-(top_pad + height / 2):.1f}" y="14" '
         f'text-anchor="middle">{_esc(y_title)}</text>'
     )
@@ -190,33 +373,119 @@ def _columns(
     return f'<svg width="{width}" height="{total:.0f}" role="img">{"".join(out)}</svg>'
 
 
-def _days(keys) -> list[str]:
-    """The x axis of a chart by day: every day from the first to the last (a day without records is an empty
-    column, not a missing one), then any key that is not a date (``unknown``)."""
-    days, other = [], []
+_PLOT_W = 720 - 64 - 44
+_UNIT_TITLE = {
+    "day": "day (UTC)",
+    "week": "week (UTC, from its Monday)",
+    "month": "month (UTC)",
+    "quarter": "quarter (UTC)",
+    "year": "year (UTC)",
+}
+
+
+def _axis_note(axis: _Axis, what: str = "records", extra: str = "") -> str:
+    """What the date axis does, said under the chart: its columns, the stretches cut out, the undated apart."""
+    parts = [f"One column per {axis.unit} (UTC)"]
+    if len(axis.segments) > 1:
+        parts.append(
+            f"{len(axis.segments) - 1} stretch{'es' if len(axis.segments) > 2 else ''} of more than "
+            f"{_GAP[axis.unit]} {axis.unit}s without {what} cut out of the axis (dashed lines; the tooltip says "
+            "from when to when)"
+        )
+    if axis.apart:
+        parts.append(f"{what} without a date at the right, apart (<i>no date</i>)")
+    if extra:
+        parts.append(extra)
+    return "<p class=note>" + "; ".join(parts) + ".</p>"
+
+
+def _date_chart(axis: _Axis, layers, *note: str, **kw) -> str:
+    """:func:`_columns` over a date axis: each column's days (``data-first``/``data-last``) from the axis."""
+    segments = [[_label(b, axis.unit) for b in seg] for seg in axis.segments]
+    spans = {}
+    for seg in axis.segments:
+        for b in seg:
+            spans[_label(b, axis.unit)] = (b.isoformat(), (_next(b, axis.unit) - datetime.timedelta(1)).isoformat())
+    svg = _columns(segments, layers, apart=axis.apart, spans=spans, **kw)
+    first_last = json.dumps([[spans[s[0]][0], spans[s[-1]][1]] for s in segments])
+    tagged = svg.replace("<svg ", f'<svg data-axis="date" data-unit="{axis.unit}" data-segments=\'{first_last}\' ', 1)
+    return tagged + _axis_note(axis, *note)
+
+
+def _version_order(k: str) -> tuple:
+    """Streams versions first, then ConsumerProtocol's, each by number; then Kafka 4's groups, then the rest."""
+    kind, _, number = k.rpartition(" v")
+    if kind and number.isdigit():
+        return (0 if kind == "Streams" else 1, kind, int(number), "")
+    return (2, k, 0, k)
+
+
+def _versions_chart(
+    series: dict[str, dict[str, int]], tables: Mapping[str, int] | None = None, every: dict | None = None
+) -> str:
+    """Members per date, stacked by their subscription's version: ``every`` (the summary's
+    ``member_versions_by_date``: Streams, ConsumerProtocol and Kafka 4 groups' members) where the job gives it,
+    else the Streams metadata versions (``versions_by_date``); without any, what the members table holds."""
+    if every:
+        series, names = every, lambda k: k
+    else:
+        names = lambda k: f"v{k}"  # noqa: E731
+    if not series:
+        members = (tables or {}).get("members")
+        if members:
+            return (
+                f"<p class=empty>None of the {members:,} rows of the <code>members</code> table carries a Kafka "
+                "Streams subscription (SubscriptionInfo), the one with a metadata version: its members are plain "
+                "consumers (ConsumerProtocol), Kafka 4 or Connect groups' members (their rebalances are charted "
+                "below). Their ConsumerProtocol version and kind are the table's <code>consumer_protocol_version</code> "
+                "and <code>kind</code> columns.</p>"
+            )
+        return (
+            "<p class=empty>No member was decoded: the input holds no subscription (no JoinGroup, no SyncGroup, "
+            "no <code>__consumer_offsets</code> group record).</p>"
+        )
+    axis = _Axis(series, _PLOT_W)
+    keys = sorted(
+        {k for counts in series.values() for k in counts}, key=_version_order if every else lambda k: (len(k), k)
+    )
+    layers = []
     for k in keys:
-        try:
-            days.append(datetime.date.fromisoformat(k))
-        except (TypeError, ValueError):
-            other.append(k)
-    if days:
-        first, last = min(days), max(days)
-        days = [first + datetime.timedelta(i) for i in range((last - first).days + 1)]
-    return [d.isoformat() for d in days] + sorted(other)
-
-
-def _versions_chart(series: dict[str, dict[str, int]]) -> str:
-    """Members (subscriptions decoded) per date, stacked by their metadata version."""
-    dates = _days(series)
-    keys = sorted({k for counts in series.values() for k in counts}, key=lambda k: (len(k), k))
-    layers = [(f"v{k}", {d: counts.get(k, 0) for d, counts in series.items()}) for k in keys]
-    return _columns(dates, layers, y_title="members (subscriptions)", integer=True)
+        col: dict[str, float] = {}
+        for d, counts in series.items():
+            if counts.get(k):
+                c = axis.column(d)
+                col[c] = col.get(c, 0) + counts[k]
+        layers.append((names(k), col))
+    y_title = "members" if every else "members (Streams subscriptions)"
+    return _date_chart(axis, layers, "members", y_title=y_title, integer=True, x_title=_UNIT_TITLE[axis.unit])
 
 
 def _error_rate_chart(errors: list[dict]) -> str:
-    """The share of each day's records that were quarantined."""
-    rate = {e["date"]: round(100.0 * e["quarantined"] / e["records"], 2) if e["records"] else 0.0 for e in errors}
-    return _columns(_days(rate), [("quarantined", rate)], y_title="% of the day's records", unit="%", legend=False)
+    """The share of each day's (week's, ...) records that were quarantined; a day with records and none
+    quarantined is a grey baseline, a day without records no column (or cut out of the axis)."""
+    if not errors:
+        return "<p class=empty>No record was input to the decoder, so none was quarantined.</p>"
+    axis = _Axis([e["date"] for e in errors], _PLOT_W)
+    sums: dict[str, list[int]] = {}
+    for e in errors:
+        s = sums.setdefault(axis.column(e["date"]), [0, 0])
+        s[0] += int(e["quarantined"] or 0)
+        s[1] += int(e["records"] or 0)
+    rate = {c: round(100.0 * q / n, 2) for c, (q, n) in sums.items() if n and q}
+    titles = {c: f"{c}: {q:,} of {n:,} records quarantined ({100.0 * q / n:.3g}%)" for c, (q, n) in sums.items() if n}
+    floor = {c: f"{c}: none of {n:,} records quarantined" for c, (q, n) in sums.items() if n and not q}
+    return _date_chart(
+        axis,
+        [("quarantined", rate)],
+        "records",
+        "a grey line at 0%: records, none quarantined; no column: no records",
+        y_title="% of the records",
+        unit="%",
+        legend=False,
+        titles=titles,
+        floor=floor,
+        x_title=_UNIT_TITLE[axis.unit],
+    )
 
 
 def _cause_bars(rows: list[dict], width: int = 720) -> str:
@@ -245,9 +514,9 @@ def _cause_bars(rows: list[dict], width: int = 720) -> str:
         for c in causes:
             n = groups[name].get(c, 0)
             if n:
-                w = (width - label_w - 80) * n / top
+                w = max((width - label_w - 80) * n / top, _MIN_BAR)
                 parts.append(
-                    f'<rect x="{x:.1f}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{colour[c]}">'
+                    f'<rect class="mark" x="{x:.1f}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" fill="{colour[c]}">'
                     f"<title>{_esc(name)}: {_fmt(n)} {_esc(c)}</title></rect>"
                 )
                 x += w
@@ -268,15 +537,31 @@ def _cause_bars(rows: list[dict], width: int = 720) -> str:
 
 def _storm_chart(rows: list[dict]) -> str:
     """Rebalances per minute, stacked by group, over the busiest minutes (a storm is a tall column: the loop and
-    storm detectors' ``rebalance-storm`` finding counts ten in a minute)."""
+    storm detectors' ``rebalance-storm`` finding counts ten in a minute); minutes next to each other are one run,
+    a break between runs."""
+    if not rows:
+        return "<p class=empty>No rebalance has a time (the input's records carry no timestamp).</p>"
     minutes = sorted({str(r["minute"]) for r in rows})
+    segments: list[list[str]] = []
+    prev = None
+    for m in minutes:
+        try:
+            t = datetime.datetime.strptime(m, "%Y-%m-%d %H:%M")
+        except ValueError:
+            t = None
+        if segments and prev is not None and t is not None and t - prev == datetime.timedelta(minutes=1):
+            segments[-1].append(m)
+        else:
+            segments.append([m])
+        prev = t
+    if len(segments) > 12:  # too many runs to break between: the busiest minutes side by side
+        segments = [minutes]
     layers: dict[str, dict[str, float]] = {}
     for r in rows:
         layers.setdefault(str(r["group"]), {})[str(r["minute"])] = r["rebalances"]
     ordered = sorted(layers.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
-    return _columns(
-        minutes, ordered, y_title="rebalances in the minute", integer=True, x_title="minute (UTC", x_unit="minutes"
-    )
+    title = "minute (UTC)" + ("; minutes apart separated (dashed)" if len(segments) > 1 else "")
+    return _columns(segments, ordered, y_title="rebalances in the minute", integer=True, x_title=title)
 
 
 def _table(rows: list[dict], cols: list[str]) -> str:
@@ -318,7 +603,7 @@ h1{{font-size:1.5em}} h2{{font-size:1.15em;margin-top:1.8em;border-bottom:1px so
 table{{border-collapse:collapse}} td,th{{border:1px solid #ddd;padding:3px 8px;text-align:left}}
 svg text{{font-size:{
         _FONT
-    }px;fill:#333}} svg .axis-title{{font-weight:600;fill:#555}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}}
+    }px;fill:#333}} svg .axis-title{{font-weight:600;fill:#555}} .ok{{color:#2a7a2a}} .bad{{color:#b00}} .empty{{color:#888}} .note{{color:#666;font-size:12px;margin:0 0 0 64px}}
 code{{font-size:12px}}
 </style></head><body>
 <h1>rebalance-codec pipeline report</h1>
@@ -335,7 +620,9 @@ code{{font-size:12px}}
 <code>connect</code> row); a quarantined one is one <code>quarantine</code> row.</p>
 <h2>Not selected (read, not input to the decoder)</h2>{_table(reasons, ["reason", "records"])}
 <h2>Tables</h2><table><tr><th>table</th><th>rows</th><th>path</th></tr>{tables}</table>
-<h2>Subscription metadata versions over time</h2>{_versions_chart(versions)}
+<h2>Subscription metadata versions over time</h2>{
+        _versions_chart(versions, summary.get("tables"), charts.get("member_versions_by_date"))
+    }
 <h2>Decode error rate (% of records quarantined, by day)</h2>{_error_rate_chart(errors)}
 <h2>Rebalances (generations observed) per group</h2>{_bars(reb, category="group", value="generations observed")}
 <h2>Rebalances by cause, per group</h2>{_cause_bars(charts.get("rebalances_by_cause", []))}

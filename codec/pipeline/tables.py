@@ -12,7 +12,9 @@ Tables (one Parquet directory each):
   epoch as the generation and no metadata version (their ``kind`` says where a row came from); a consumer or
   share member's ``subscribed_topics`` are its topic names (null: not carried, e.g. unchanged). A classic
   member's ``subscribed_topics`` are its ConsumerProtocol subscription's topics (Streams members' too; null for
-  a bare SubscriptionInfo record, which has no such layer), and its ``client_id`` the client id in the header of
+  a bare SubscriptionInfo record, which has no such layer), its ``owned_partitions`` (``{topic, partitions}`` per
+  topic) and ``subscription_generation`` the subscription's ownedPartitions (v1+) and generationId (v2+; -1: none),
+  null where the version lacks them, and its ``client_id`` the client id in the header of
   its JoinGroup request (a frame's; or the ``__consumer_offsets`` member's): a row without one -- a leader's
   JoinGroup response lists the members without their client ids -- takes the one a row of the same group and
   member id has (a member id is the coordinator's, for one client instance).
@@ -34,14 +36,21 @@ Tables (one Parquet directory each):
   set, the task columns null. So does a plain (classic, non-Streams) consumer (role ``consumer``): one row per
   member x partition of its ConsumerProtocol assignment (a SyncGroup request's for each member, a response's,
   a ``__consumer_offsets`` member's; deduplicated per group, generation and member like the tasks), ``task``
-  ``topic-partition``, ``topic`` and ``partition``. The checks below read the task roles only.
+  ``topic-partition``, ``topic`` and ``partition``. A KIP-848 consumer member's partitions (heartbeat responses,
+  Describe responses, ``ConsumerGroupCurrentMemberAssignment`` and ``ConsumerGroupTargetAssignmentMember``
+  records; by topic id) are role ``consumer`` rows too, the topic named as a share group's is (its
+  ``ConsumerGroupPartitionMetadata`` record, its Describe responses), and the partitions a current assignment record
+  lists as pending revocation are rows of role ``pending-revocation`` (still the member's until it revokes them).
+  The Streams checks below read the task roles only.
 * ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams`` /
   ``share`` for Kafka 4's groups, whose generations are their epochs), leader, protocol, ``protocol_type`` (a
   classic JoinGroup response below v7 and SyncGroup below v5 name none: the JoinGroup request's, linked by
   connection and correlation id, fills its response), member and client counts (``member_count``: the members
   whose subscription or assignment the input holds; ``reported_member_count``: the group's size as the leader's
   JoinGroup response or SyncGroup request, or a ``__consumer_offsets`` record, gives it; ``members_complete``: the
-  input holds the whole group), the versions in use, the probing deadlines (members whose ``next_rebalance_ms``
+  input holds the whole group; ``client_count``: a Streams group's distinct process ids, any other group's distinct
+  ``{client id, host}`` of its members, each member's from any unit of the same group and member id, a member
+  without a known client id not counted), the versions in use, the probing deadlines (members whose ``next_rebalance_ms``
   is not Long.MAX_VALUE), task counts, and why the generation formed: ``cause`` (the main one: ``kind``,
   ``members``, ``detail``, ``confidence``, ``evidence`` as ``{ts, what}``), ``causes`` (every cause found, the main
   one first; the vocabulary is :mod:`codec.causes`', the capture story's, decided by the same engine in
@@ -87,7 +96,8 @@ The loop and storm detectors over each group's ``rebalances`` rows (:mod:`codec.
 ``rebalance-storm``, ``probing-loop``, ``poll-interval-drops``, ``static-member-flapping`` (warnings; the detail ends
 with the evidence). A share group's: ``unheld-partition`` (a partition of its topics that no member holds at an epoch) and
 ``unsubscribed-partition`` (a member holds a partition of a topic it does not subscribe to); see
-:func:`_share_findings`. The Streams checks above look at the active, standby and warm-up rows only.
+:func:`_share_findings`. A consumer group's (classic or KIP-848): ``partition-owned-twice`` (two members own a
+partition in one generation, pending revocation included; :func:`codec.pipeline.findings.consumer_findings`). The Streams checks above look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
@@ -97,7 +107,7 @@ from pyspark.sql import functions as F
 
 from ..wire.registry import first_release
 from .config import Config
-from .findings import detector_findings, findings as _findings, share_findings as _share_findings
+from .findings import consumer_findings, detector_findings, findings as _findings, share_findings as _share_findings
 from .rebalances import NO_REBALANCE, rebalances_table
 
 __all__ = ["derive_tables", "RELEASES", "NO_REBALANCE"]
@@ -204,6 +214,8 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "client_host",
         F.size("tasks").alias("task_count"),
         "subscribed_topics",
+        "owned_partitions",
+        "subscription_generation",
         "kind",
         F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
         "record_id",
@@ -219,7 +231,14 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
                 "client_id": "client_id",
                 "client_host": "client_host",
                 "kind": "kind",
-            }
+            },
+            (
+                F.exists(
+                    F.coalesce(F.col("escaped"), F.array().cast("array<string>")),
+                    lambda x: x.startswith("owned_partitions["),
+                ),
+                ("owned_partitions",),
+            ),
         ),
         _date(),
     )
@@ -374,7 +393,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "escaped",
         _date(),
     )
-    share_topics, shared = _share_partitions(ok)
+    share_topics, shared, consumed, revoking = _share_partitions(ok)
 
     def partition_rows(df: DataFrame, role: str, escaped) -> DataFrame:
         """A member's partitions (share, or a plain consumer's) as ``assignments`` rows: no task columns."""
@@ -398,10 +417,15 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
             _date(),
         )
 
+    k4_consumed = consumed
     consumed, consumed_escaped = _consumer_partitions(ok)
     assignments = assignments.unionByName(
         partition_rows(shared, "share", F.lit(None).cast("array<string>").alias("escaped"))
     ).unionByName(partition_rows(consumed, "consumer", consumed_escaped))
+    no_escape = F.lit(None).cast("array<string>").alias("escaped")  # (topic names from the records' UTF-8)
+    assignments = assignments.unionByName(partition_rows(k4_consumed, "consumer", no_escape)).unionByName(
+        partition_rows(revoking, "pending-revocation", no_escape)
+    )
     assignments = tables["assignments"] = materialize("assignments", assignments)
 
     # --- rebalances ----------------------------------------------------------------------------------
@@ -500,6 +524,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "findings",
         _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors)
         .unionByName(share_findings)
+        .unionByName(consumer_findings(assignments))
         .unionByName(detector_findings(rebalances)),
     )
     tables["quarantine"] = materialize("quarantine", quarantine)
@@ -531,31 +556,41 @@ def _consumer_partitions(ok: DataFrame) -> tuple[DataFrame, object]:
     return rows, _escaped(_CTX_ESCAPED, (_task_escaped("topic_partitions", "topic"), ("topic", "task")))
 
 
-def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame]:
+def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
     """A share group's topics (``group``, ``topic_id``, ``topic``, ``partitions``: the ones to hold, null when
-    unknown) from its records and Describe responses, and one row per member x partition it holds (each
-    member's assignment unit deduplicated per group, epoch and member), the topic named where any unit names it
-    (``task``: ``topic-partition``; the topic id in Kafka's form when no input names it)."""
+    unknown) from its records and Describe responses (a KIP-848 consumer group's too: its partition metadata
+    records, its Describe responses), and one row per member x partition it holds (each member's assignment unit
+    deduplicated per group, epoch and member), the topic named where any unit names it (``task``:
+    ``topic-partition``; the topic id in Kafka's form when no input names it): a share member's, a KIP-848
+    consumer member's, and the consumer member's partitions pending revocation."""
     topics = (
         ok.filter(F.col("share_topics").isNotNull())
         .select("group", F.explode("share_topics").alias("_t"))
         .select("group", "_t.*")
     )
     names = topics.filter(F.col("topic").isNotNull()).groupBy("group", "topic_id").agg(F.min("topic").alias("_name"))
-    sa = _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col("shared").isNotNull()))
-    rows = sa.select(*_ctx(), "ts_ms", "record_id", F.explode("shared").alias("_s")).select("*", "_s.*").drop("_s")
-    rows = (
-        rows.alias("r")
-        .join(
-            names.alias("n"),
-            F.col("r.group").eqNullSafe(F.col("n.group")) & (F.col("r.topic_id") == F.col("n.topic_id")),
-            "left",
+
+    def deduped(column: str) -> DataFrame:
+        return _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col(column).isNotNull()))
+
+    def rows_of(sa: DataFrame, column: str) -> DataFrame:
+        rows = sa.select(*_ctx(), "ts_ms", "record_id", F.explode(column).alias("_s")).select("*", "_s.*").drop("_s")
+        rows = (
+            rows.alias("r")
+            .join(
+                names.alias("n"),
+                F.col("r.group").eqNullSafe(F.col("n.group")) & (F.col("r.topic_id") == F.col("n.topic_id")),
+                "left",
+            )
+            .select("r.*", "n._name")
         )
-        .select("r.*", "n._name")
-    )
-    rows = (
-        rows.withColumn("topic", F.coalesce("topic", "_name"))
-        .drop("_name")
-        .withColumn("task", F.concat(F.coalesce("topic", "topic_id"), F.lit("-"), F.col("partition").cast("string")))
-    )
-    return topics, rows
+        return (
+            rows.withColumn("topic", F.coalesce("topic", "_name"))
+            .drop("_name")
+            .withColumn(
+                "task", F.concat(F.coalesce("topic", "topic_id"), F.lit("-"), F.col("partition").cast("string"))
+            )
+        )
+
+    consumers = deduped("consumed")  # (a member's partitions and those it is revoking from one unit)
+    return topics, rows_of(deduped("shared"), "shared"), rows_of(consumers, "consumed"), rows_of(consumers, "revoking")

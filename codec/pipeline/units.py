@@ -31,6 +31,9 @@ class MemberUnit(NamedTuple):
     client_id: str | None = None  # a frame's: its request header's client id (the JoinGroup's sender)
     client_host: str | None = None
     subscribed_topics: list | None = None  # the ConsumerProtocol subscription's topic names
+    # ConsumerProtocolSubscription v1+: the partitions the member owns, ``(topic, [partition ...])`` per topic
+    owned_partitions: list | None = None
+    subscription_generation: int | None = None  # v2+: the generation of those partitions (-1: none)
 
 
 class AssignmentUnit(NamedTuple):

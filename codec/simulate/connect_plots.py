@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .metrics import CONNECT_TABLE_COLUMNS, format_value
-from .plots import _events, _finish, _instances_to_show, _plt, _save, _steps, write_html
+from .plots import _events, _finish, _instances_to_show, _plt, _protocol_lines, _save, _steps, _strip_scale, write_html
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,7 +58,7 @@ def run_figure(result: dict):
             label="tasks running" if i == 0 else None,
         )
         ax.set_ylim(0, top * 1.1)
-        ax.set_yticks([])
+        _strip_scale(ax, top)
         ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
         for t in tl["rebalances_completed_s"]:
             ax.axvline(t, color="#9e9e9e", linewidth=0.5, linestyle=":")
@@ -103,18 +103,11 @@ def compare_figure(results: Sequence[dict]):
     plt = _plt()
     fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
     end = max(r["timeline"]["end_s"] for r in results)
-    styles = ["-", "--", "-.", ":"]
-    for i, r in enumerate(results):
+    lines = []
+    for r in results:
         xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["tasks"] + x["connectors"], end)
-        ax.step(
-            xs,
-            ys,
-            where="post",
-            linewidth=2.4 - 0.4 * (i % 4),
-            linestyle=styles[i % 4],
-            color=PROTOCOL_COLORS.get(r["protocol"]),
-            label=r["protocol"],
-        )
+        lines.append((r["protocol"], xs, ys, PROTOCOL_COLORS.get(r["protocol"])))
+    _protocol_lines(ax, lines)
     _events(ax, results[0]["timeline"])
     ax.set_xlim(0, end)
     ax.set_xlabel("simulated time (s)")

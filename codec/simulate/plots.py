@@ -54,6 +54,38 @@ def _steps(rows: list[dict], key, end: float) -> tuple[list[float], list[float]]
     return xs, ys
 
 
+def _strip_scale(ax, top: float) -> None:
+    """A strip's y scale: 0 and the strips' common top (every strip has the same), small, beside the strip's
+    name."""
+    ax.set_yticks([0, top])
+    ax.set_yticklabels(["0", f"{top:g}"], fontsize=7)
+    ax.tick_params(axis="y", length=3, pad=2)
+    ax.yaxis.labelpad = 10
+
+
+def _protocol_lines(ax, lines: Sequence[tuple[str, list[float], list[float], str | None]]) -> None:
+    """One step line per protocol (name, xs, ys, colour); lines that would be drawn on top of each other are
+    told apart: each drawn a little above the one before, dashed differently, and the legend says which it
+    coincides with."""
+    styles = ["-", "--", "-.", ":"]
+    top = max((max(ys, default=0) for _, _, ys, _ in lines), default=0) or 1
+    seen: dict[tuple, list[str]] = {}
+    for i, (name, xs, ys, colour) in enumerate(lines):
+        same = seen.setdefault((tuple(xs), tuple(ys)), [])
+        lift = 0.015 * top * len(same)
+        label = name + (f" (same as {' and '.join(same)}, drawn a little above)" if same else "")
+        ax.step(
+            xs,
+            [y + lift for y in ys],
+            where="post",
+            linewidth=2.4 - 0.4 * (i % 4),
+            linestyle=styles[i % 4],
+            color=colour,
+            label=label,
+        )
+        same.append(name)
+
+
 def _instances_to_show(timeline: dict) -> tuple[list[str], int]:
     names = list(timeline["instances"])
     if len(names) <= MAX_INSTANCE_ROWS:
@@ -111,7 +143,7 @@ def run_figure(result: dict):
             )
             ys_prev = upper
         ax.set_ylim(0, top * 1.1)
-        ax.set_yticks([])
+        _strip_scale(ax, top)
         ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
         for t in tl["rebalances_completed_s"]:
             ax.axvline(t, color="#9e9e9e", linewidth=0.5, linestyle=":")
@@ -187,19 +219,11 @@ def compare_figure(results: Sequence[dict]):
     plt = _plt()
     fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
     end = max(r["timeline"]["end_s"] for r in results)
-    styles = ["-", "--", "-.", ":"]
-    for i, r in enumerate(results):
-        rows = r["timeline"]["unavailable"]
-        xs, ys = _steps(rows, lambda x: x["unassigned"] + x["restoring"], end)
-        ax.step(
-            xs,
-            ys,
-            where="post",
-            linewidth=2.4 - 0.4 * (i % 4),
-            linestyle=styles[i % 4],
-            color=PROTOCOL_COLORS.get(r["protocol"]),
-            label=r["protocol"],
-        )
+    lines = []
+    for r in results:
+        xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["unassigned"] + x["restoring"], end)
+        lines.append((r["protocol"], xs, ys, PROTOCOL_COLORS.get(r["protocol"])))
+    _protocol_lines(ax, lines)
     for e in results[0]["timeline"]["events"]:
         ax.axvline(e["at"], color="black", linewidth=0.8)
         ax.annotate(

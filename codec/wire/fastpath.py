@@ -646,7 +646,8 @@ def _enc_row(g: _Gen, ind: int, sop: StructOp, obj: str) -> None:
         raise NotImplementedError("row encoders are for classic versions")
     names = [g.var(op.name[:12] + "_") for op in sop.fields]
     g.emit(ind, f"if type({obj}) is not tuple: raise Miss")
-    g.emit(ind, f"{', '.join(names)}, = {obj}")
+    # a version without fields (ListGroupsRequest v0-2) is the empty tuple
+    g.emit(ind, f"{', '.join(names)}, = {obj}" if names else f"if {obj}: raise Miss")
     run = _EncRun()
     for op, var in zip(sop.fields, names):
         _enc_field(g, ind, run, op, var)

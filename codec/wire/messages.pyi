@@ -7,6 +7,80 @@ from dataclasses import dataclass
 def __getattr__(name: str) -> type: ...
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AlterShareGroupOffsetsRequestData:
+    """AlterShareGroupOffsetsRequest (API key 91): reset a share group's start offsets. (schemas/AlterShareGroupOffsetsRequest.json: v0)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopic, ...] = ...
+    """(Topics: []AlterShareGroupOffsetsRequestTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AlterShareGroupOffsetsRequestPartition:
+        """AlterShareGroupOffsetsRequest's AlterShareGroupOffsetsRequestPartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        start_offset: int = ...
+        """(StartOffset: int64, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AlterShareGroupOffsetsRequestTopic:
+        """AlterShareGroupOffsetsRequest's AlterShareGroupOffsetsRequestTopic."""
+
+        topic_name: str = ...
+        """(TopicName: string, v0+)"""
+        partitions: tuple[AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestPartition, ...] = ...
+        """(Partitions: []AlterShareGroupOffsetsRequestPartition, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlterShareGroupOffsetsResponseData:
+    """AlterShareGroupOffsetsResponse (API key 91): reset a share group's start offsets. (schemas/AlterShareGroupOffsetsResponse.json: v0)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    error_code: int = ...
+    """(ErrorCode: int16, v0+)"""
+    error_message: str | None = ...
+    """(ErrorMessage: string, v0+)"""
+    responses: tuple[AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponseTopic, ...] = ...
+    """(Responses: []AlterShareGroupOffsetsResponseTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AlterShareGroupOffsetsResponsePartition:
+        """AlterShareGroupOffsetsResponse's AlterShareGroupOffsetsResponsePartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AlterShareGroupOffsetsResponseTopic:
+        """AlterShareGroupOffsetsResponse's AlterShareGroupOffsetsResponseTopic."""
+
+        topic_name: str = ...
+        """(TopicName: string, v0+)"""
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponsePartition, ...] = ...
+        """(Partitions: []AlterShareGroupOffsetsResponsePartition, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ApiVersionsRequestData:
     """ApiVersionsRequest (API key 18): a client asks which API versions the broker serves. (schemas/ApiVersionsRequest.json: v0-5)"""
 
@@ -647,6 +721,306 @@ class ConsumerProtocolSubscriptionData:
         """Its partitions. (Partitions: []int32, v1+)"""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteGroupsRequestData:
+    """DeleteGroupsRequest (API key 42): delete empty groups. (schemas/DeleteGroupsRequest.json: v0-3)"""
+
+    groups_names: tuple[str, ...] = ...
+    """(GroupsNames: []string, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteGroupsResponseData:
+    """DeleteGroupsResponse (API key 42): the per-group result of a DeleteGroups (v3: an error message). (schemas/DeleteGroupsResponse.json: v0-3)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    results: tuple[DeleteGroupsResponseData.DeletableGroupResult, ...] = ...
+    """(Results: []DeletableGroupResult, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DeletableGroupResult:
+        """DeleteGroupsResponse's DeletableGroupResult."""
+
+        group_id: str = ...
+        """(GroupId: string, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v3+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteShareGroupOffsetsRequestData:
+    """DeleteShareGroupOffsetsRequest (API key 92): delete a share group's state for some topics. (schemas/DeleteShareGroupOffsetsRequest.json: v0)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[DeleteShareGroupOffsetsRequestData.DeleteShareGroupOffsetsRequestTopic, ...] = ...
+    """(Topics: []DeleteShareGroupOffsetsRequestTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DeleteShareGroupOffsetsRequestTopic:
+        """DeleteShareGroupOffsetsRequest's DeleteShareGroupOffsetsRequestTopic."""
+
+        topic_name: str = ...
+        """(TopicName: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteShareGroupOffsetsResponseData:
+    """DeleteShareGroupOffsetsResponse (API key 92): delete a share group's state for some topics. (schemas/DeleteShareGroupOffsetsResponse.json: v0)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    error_code: int = ...
+    """(ErrorCode: int16, v0+)"""
+    error_message: str | None = ...
+    """(ErrorMessage: string, v0+)"""
+    responses: tuple[DeleteShareGroupOffsetsResponseData.DeleteShareGroupOffsetsResponseTopic, ...] = ...
+    """(Responses: []DeleteShareGroupOffsetsResponseTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DeleteShareGroupOffsetsResponseTopic:
+        """DeleteShareGroupOffsetsResponse's DeleteShareGroupOffsetsResponseTopic."""
+
+        topic_name: str = ...
+        """(TopicName: string, v0+)"""
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteShareGroupStateRequestData:
+    """DeleteShareGroupStateRequest (API key 86): the group coordinator deletes a share-partition's state. (schemas/DeleteShareGroupStateRequest.json: v0)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[DeleteShareGroupStateRequestData.DeleteStateData, ...] = ...
+    """(Topics: []DeleteStateData, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionData:
+        """DeleteShareGroupStateRequest's PartitionData."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DeleteStateData:
+        """DeleteShareGroupStateRequest's DeleteStateData."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[DeleteShareGroupStateRequestData.PartitionData, ...] = ...
+        """(Partitions: []PartitionData, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteShareGroupStateResponseData:
+    """DeleteShareGroupStateResponse (API key 86): the group coordinator deletes a share-partition's state. (schemas/DeleteShareGroupStateResponse.json: v0)"""
+
+    results: tuple[DeleteShareGroupStateResponseData.DeleteStateResult, ...] = ...
+    """(Results: []DeleteStateResult, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionResult:
+        """DeleteShareGroupStateResponse's PartitionResult."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DeleteStateResult:
+        """DeleteShareGroupStateResponse's DeleteStateResult."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[DeleteShareGroupStateResponseData.PartitionResult, ...] = ...
+        """(Partitions: []PartitionResult, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DescribeGroupsRequestData:
+    """DescribeGroupsRequest (API key 15): the classic groups' state, members and their metadata/assignment bytes. (schemas/DescribeGroupsRequest.json: v0-6)"""
+
+    groups: tuple[str, ...] = ...
+    """(Groups: []string, v0+)"""
+    include_authorized_operations: bool = ...
+    """(IncludeAuthorizedOperations: bool, v3+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DescribeGroupsResponseData:
+    """DescribeGroupsResponse (API key 15): each group's state, protocol and members (metadata and assignment bytes). (schemas/DescribeGroupsResponse.json: v0-6)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v1+)"""
+    groups: tuple[DescribeGroupsResponseData.DescribedGroup, ...] = ...
+    """(Groups: []DescribedGroup, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DescribedGroupMember:
+        """DescribeGroupsResponse's DescribedGroupMember."""
+
+        member_id: str = ...
+        """(MemberId: string, v0+)"""
+        group_instance_id: str | None = ...
+        """(GroupInstanceId: string, v4+)"""
+        client_id: str = ...
+        """(ClientId: string, v0+)"""
+        client_host: str = ...
+        """(ClientHost: string, v0+)"""
+        member_metadata: bytes = ...
+        """(MemberMetadata: bytes, v0+)"""
+        member_assignment: bytes = ...
+        """(MemberAssignment: bytes, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DescribedGroup:
+        """DescribeGroupsResponse's DescribedGroup."""
+
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v6+)"""
+        group_id: str = ...
+        """(GroupId: string, v0+)"""
+        group_state: str = ...
+        """(GroupState: string, v0+)"""
+        protocol_type: str = ...
+        """(ProtocolType: string, v0+)"""
+        protocol_data: str = ...
+        """(ProtocolData: string, v0+)"""
+        members: tuple[DescribeGroupsResponseData.DescribedGroupMember, ...] = ...
+        """(Members: []DescribedGroupMember, v0+)"""
+        authorized_operations: int = ...
+        """(AuthorizedOperations: int32, v3+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DescribeShareGroupOffsetsRequestData:
+    """DescribeShareGroupOffsetsRequest (API key 90): a share group's start offsets per partition. (schemas/DescribeShareGroupOffsetsRequest.json: v0-1)"""
+
+    groups: tuple[DescribeShareGroupOffsetsRequestData.DescribeShareGroupOffsetsRequestGroup, ...] = ...
+    """(Groups: []DescribeShareGroupOffsetsRequestGroup, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DescribeShareGroupOffsetsRequestTopic:
+        """DescribeShareGroupOffsetsRequest's DescribeShareGroupOffsetsRequestTopic."""
+
+        topic_name: str = ...
+        """(TopicName: string, v0+)"""
+        partitions: tuple[int, ...] = ...
+        """(Partitions: []int32, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DescribeShareGroupOffsetsRequestGroup:
+        """DescribeShareGroupOffsetsRequest's DescribeShareGroupOffsetsRequestGroup."""
+
+        group_id: str = ...
+        """(GroupId: string, v0+)"""
+        topics: tuple[DescribeShareGroupOffsetsRequestData.DescribeShareGroupOffsetsRequestTopic, ...] | None = ...
+        """(Topics: []DescribeShareGroupOffsetsRequestTopic, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DescribeShareGroupOffsetsResponseData:
+    """DescribeShareGroupOffsetsResponse (API key 90): a share group's start offsets per partition. (schemas/DescribeShareGroupOffsetsResponse.json: v0-1)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    groups: tuple[DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponseGroup, ...] = ...
+    """(Groups: []DescribeShareGroupOffsetsResponseGroup, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DescribeShareGroupOffsetsResponsePartition:
+        """DescribeShareGroupOffsetsResponse's DescribeShareGroupOffsetsResponsePartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        start_offset: int = ...
+        """(StartOffset: int64, v0+)"""
+        leader_epoch: int = ...
+        """(LeaderEpoch: int32, v0+)"""
+        lag: int = ...
+        """(Lag: int64, v1+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DescribeShareGroupOffsetsResponseTopic:
+        """DescribeShareGroupOffsetsResponse's DescribeShareGroupOffsetsResponseTopic."""
+
+        topic_name: str = ...
+        """(TopicName: string, v0+)"""
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponsePartition, ...] = ...
+        """(Partitions: []DescribeShareGroupOffsetsResponsePartition, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class DescribeShareGroupOffsetsResponseGroup:
+        """DescribeShareGroupOffsetsResponse's DescribeShareGroupOffsetsResponseGroup."""
+
+        group_id: str = ...
+        """(GroupId: string, v0+)"""
+        topics: tuple[DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponseTopic, ...] = ...
+        """(Topics: []DescribeShareGroupOffsetsResponseTopic, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FetchRequestData:
     """FetchRequest (API key 1): records from partitions, from an offset on. (schemas/FetchRequest.json: v4-18)"""
 
@@ -984,6 +1358,74 @@ class HeartbeatResponseData:
     """Tagged fields the schema does not know, by tag (kept, and written back)."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class InitializeShareGroupStateRequestData:
+    """InitializeShareGroupStateRequest (API key 83): the group coordinator asks the share coordinator to initialise a share-partition's state. (schemas/InitializeShareGroupStateRequest.json: v0)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[InitializeShareGroupStateRequestData.InitializeStateData, ...] = ...
+    """(Topics: []InitializeStateData, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionData:
+        """InitializeShareGroupStateRequest's PartitionData."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        state_epoch: int = ...
+        """(StateEpoch: int32, v0+)"""
+        start_offset: int = ...
+        """(StartOffset: int64, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class InitializeStateData:
+        """InitializeShareGroupStateRequest's InitializeStateData."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[InitializeShareGroupStateRequestData.PartitionData, ...] = ...
+        """(Partitions: []PartitionData, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InitializeShareGroupStateResponseData:
+    """InitializeShareGroupStateResponse (API key 83): the group coordinator asks the share coordinator to initialise a share-partition's state. (schemas/InitializeShareGroupStateResponse.json: v0)"""
+
+    results: tuple[InitializeShareGroupStateResponseData.InitializeStateResult, ...] = ...
+    """(Results: []InitializeStateResult, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionResult:
+        """InitializeShareGroupStateResponse's PartitionResult."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class InitializeStateResult:
+        """InitializeShareGroupStateResponse's InitializeStateResult."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[InitializeShareGroupStateResponseData.PartitionResult, ...] = ...
+        """(Partitions: []PartitionResult, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class JoinGroupRequestData:
     """JoinGroupRequest (API key 11): a member asks the coordinator to (re)join a group. (schemas/JoinGroupRequest.json: v0-9)"""
 
@@ -1104,6 +1546,45 @@ class LeaveGroupResponseData:
         """The static member identity. (GroupInstanceId: string, v3+)"""
         error_code: int = ...
         """The error code for this member, 0 for none. (ErrorCode: int16, v3+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListGroupsRequestData:
+    """ListGroupsRequest (API key 16): the groups a broker coordinates (filtered by state and type). (schemas/ListGroupsRequest.json: v0-5)"""
+
+    states_filter: tuple[str, ...] = ...
+    """(StatesFilter: []string, v4+)"""
+    types_filter: tuple[str, ...] = ...
+    """(TypesFilter: []string, v5+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListGroupsResponseData:
+    """ListGroupsResponse (API key 16): the groups a broker coordinates, with their state and type. (schemas/ListGroupsResponse.json: v0-5)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v1+)"""
+    error_code: int = ...
+    """(ErrorCode: int16, v0+)"""
+    groups: tuple[ListGroupsResponseData.ListedGroup, ...] = ...
+    """(Groups: []ListedGroup, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ListedGroup:
+        """ListGroupsResponse's ListedGroup."""
+
+        group_id: str = ...
+        """(GroupId: string, v0+)"""
+        protocol_type: str = ...
+        """(ProtocolType: string, v0+)"""
+        group_state: str = ...
+        """(GroupState: string, v4+)"""
+        group_type: str = ...
+        """(GroupType: string, v5+)"""
         unknown_tagged_fields: dict[int, bytes] = ...
         """Tagged fields the schema does not know, by tag (kept, and written back)."""
 
@@ -1400,6 +1881,60 @@ class OffsetCommitValueData:
     """Tagged fields the schema does not know, by tag (kept, and written back)."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class OffsetDeleteRequestData:
+    """OffsetDeleteRequest (API key 47): delete a group's committed offsets for some partitions. (schemas/OffsetDeleteRequest.json: v0)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[OffsetDeleteRequestData.OffsetDeleteRequestTopic, ...] = ...
+    """(Topics: []OffsetDeleteRequestTopic, v0+)"""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class OffsetDeleteRequestPartition:
+        """OffsetDeleteRequest's OffsetDeleteRequestPartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class OffsetDeleteRequestTopic:
+        """OffsetDeleteRequest's OffsetDeleteRequestTopic."""
+
+        name: str = ...
+        """(Name: string, v0+)"""
+        partitions: tuple[OffsetDeleteRequestData.OffsetDeleteRequestPartition, ...] = ...
+        """(Partitions: []OffsetDeleteRequestPartition, v0+)"""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OffsetDeleteResponseData:
+    """OffsetDeleteResponse (API key 47): the per-partition result of an OffsetDelete. (schemas/OffsetDeleteResponse.json: v0)"""
+
+    error_code: int = ...
+    """(ErrorCode: int16, v0+)"""
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    topics: tuple[OffsetDeleteResponseData.OffsetDeleteResponseTopic, ...] = ...
+    """(Topics: []OffsetDeleteResponseTopic, v0+)"""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class OffsetDeleteResponsePartition:
+        """OffsetDeleteResponse's OffsetDeleteResponsePartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class OffsetDeleteResponseTopic:
+        """OffsetDeleteResponse's OffsetDeleteResponseTopic."""
+
+        name: str = ...
+        """(Name: string, v0+)"""
+        partitions: tuple[OffsetDeleteResponseData.OffsetDeleteResponsePartition, ...] = ...
+        """(Partitions: []OffsetDeleteResponsePartition, v0+)"""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OffsetFetchRequestData:
     """OffsetFetchRequest (API key 9): a group's committed offsets. (schemas/OffsetFetchRequest.json: v1-10)"""
 
@@ -1540,6 +2075,167 @@ class OffsetFetchResponseData:
         """Tagged fields the schema does not know, by tag (kept, and written back)."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ReadShareGroupStateRequestData:
+    """ReadShareGroupStateRequest (API key 84): a broker reads a share-partition's state from the share coordinator. (schemas/ReadShareGroupStateRequest.json: v0)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[ReadShareGroupStateRequestData.ReadStateData, ...] = ...
+    """(Topics: []ReadStateData, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionData:
+        """ReadShareGroupStateRequest's PartitionData."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        leader_epoch: int = ...
+        """(LeaderEpoch: int32, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ReadStateData:
+        """ReadShareGroupStateRequest's ReadStateData."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ReadShareGroupStateRequestData.PartitionData, ...] = ...
+        """(Partitions: []PartitionData, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadShareGroupStateResponseData:
+    """ReadShareGroupStateResponse (API key 84): a broker reads a share-partition's state from the share coordinator. (schemas/ReadShareGroupStateResponse.json: v0)"""
+
+    results: tuple[ReadShareGroupStateResponseData.ReadStateResult, ...] = ...
+    """(Results: []ReadStateResult, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class StateBatch:
+        """ReadShareGroupStateResponse's StateBatch."""
+
+        first_offset: int = ...
+        """(FirstOffset: int64, v0+)"""
+        last_offset: int = ...
+        """(LastOffset: int64, v0+)"""
+        delivery_state: int = ...
+        """(DeliveryState: int8, v0+)"""
+        delivery_count: int = ...
+        """(DeliveryCount: int16, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionResult:
+        """ReadShareGroupStateResponse's PartitionResult."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        state_epoch: int = ...
+        """(StateEpoch: int32, v0+)"""
+        start_offset: int = ...
+        """(StartOffset: int64, v0+)"""
+        state_batches: tuple[ReadShareGroupStateResponseData.StateBatch, ...] = ...
+        """(StateBatches: []StateBatch, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ReadStateResult:
+        """ReadShareGroupStateResponse's ReadStateResult."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ReadShareGroupStateResponseData.PartitionResult, ...] = ...
+        """(Partitions: []PartitionResult, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadShareGroupStateSummaryRequestData:
+    """ReadShareGroupStateSummaryRequest (API key 87): the share-partition state's start offset and epochs, without the batches. (schemas/ReadShareGroupStateSummaryRequest.json: v0-1)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[ReadShareGroupStateSummaryRequestData.ReadStateSummaryData, ...] = ...
+    """(Topics: []ReadStateSummaryData, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionData:
+        """ReadShareGroupStateSummaryRequest's PartitionData."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        leader_epoch: int = ...
+        """(LeaderEpoch: int32, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ReadStateSummaryData:
+        """ReadShareGroupStateSummaryRequest's ReadStateSummaryData."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ReadShareGroupStateSummaryRequestData.PartitionData, ...] = ...
+        """(Partitions: []PartitionData, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadShareGroupStateSummaryResponseData:
+    """ReadShareGroupStateSummaryResponse (API key 87): the share-partition state's start offset and epochs, without the batches. (schemas/ReadShareGroupStateSummaryResponse.json: v0-1)"""
+
+    results: tuple[ReadShareGroupStateSummaryResponseData.ReadStateSummaryResult, ...] = ...
+    """(Results: []ReadStateSummaryResult, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionResult:
+        """ReadShareGroupStateSummaryResponse's PartitionResult."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        state_epoch: int = ...
+        """(StateEpoch: int32, v0+)"""
+        leader_epoch: int = ...
+        """(LeaderEpoch: int32, v0+)"""
+        start_offset: int = ...
+        """(StartOffset: int64, v0+)"""
+        delivery_complete_count: int = ...
+        """(DeliveryCompleteCount: int32, v1+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ReadStateSummaryResult:
+        """ReadShareGroupStateSummaryResponse's ReadStateSummaryResult."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ReadShareGroupStateSummaryResponseData.PartitionResult, ...] = ...
+        """(Partitions: []PartitionResult, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RequestHeaderData:
     """RequestHeader: what precedes every request body inside the int32-size-prefixed frame. (schemas/RequestHeader.json: v0-2)"""
 
@@ -1562,6 +2258,300 @@ class ResponseHeaderData:
     """The correlation id of the request this answers. (CorrelationId: int32, v0+)"""
     unknown_tagged_fields: dict[int, bytes] = ...
     """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShareAcknowledgeRequestData:
+    """ShareAcknowledgeRequest (API key 79): a share consumer acknowledges delivered records (KIP-932). (schemas/ShareAcknowledgeRequest.json: v1-2)"""
+
+    group_id: str | None = ...
+    """(GroupId: string, v0+)"""
+    member_id: str | None = ...
+    """(MemberId: string, v0+)"""
+    share_session_epoch: int = ...
+    """(ShareSessionEpoch: int32, v0+)"""
+    is_renew_ack: bool = ...
+    """(IsRenewAck: bool, v2+)"""
+    topics: tuple[ShareAcknowledgeRequestData.AcknowledgeTopic, ...] = ...
+    """(Topics: []AcknowledgeTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AcknowledgementBatch:
+        """ShareAcknowledgeRequest's AcknowledgementBatch."""
+
+        first_offset: int = ...
+        """(FirstOffset: int64, v0+)"""
+        last_offset: int = ...
+        """(LastOffset: int64, v0+)"""
+        acknowledge_types: tuple[int, ...] = ...
+        """(AcknowledgeTypes: []int8, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AcknowledgePartition:
+        """ShareAcknowledgeRequest's AcknowledgePartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        acknowledgement_batches: tuple[ShareAcknowledgeRequestData.AcknowledgementBatch, ...] = ...
+        """(AcknowledgementBatches: []AcknowledgementBatch, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AcknowledgeTopic:
+        """ShareAcknowledgeRequest's AcknowledgeTopic."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ShareAcknowledgeRequestData.AcknowledgePartition, ...] = ...
+        """(Partitions: []AcknowledgePartition, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShareAcknowledgeResponseData:
+    """ShareAcknowledgeResponse (API key 79): a share consumer acknowledges delivered records (KIP-932). (schemas/ShareAcknowledgeResponse.json: v1-2)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    error_code: int = ...
+    """(ErrorCode: int16, v0+)"""
+    error_message: str | None = ...
+    """(ErrorMessage: string, v0+)"""
+    acquisition_lock_timeout_ms: int = ...
+    """(AcquisitionLockTimeoutMs: int32, v2+)"""
+    responses: tuple[ShareAcknowledgeResponseData.ShareAcknowledgeTopicResponse, ...] = ...
+    """(Responses: []ShareAcknowledgeTopicResponse, v0+)"""
+    node_endpoints: tuple[ShareAcknowledgeResponseData.NodeEndpoint, ...] = ...
+    """(NodeEndpoints: []NodeEndpoint, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class LeaderIdAndEpoch:
+        """ShareAcknowledgeResponse's LeaderIdAndEpoch."""
+
+        leader_id: int = ...
+        """(LeaderId: int32, v0+)"""
+        leader_epoch: int = ...
+        """(LeaderEpoch: int32, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionData:
+        """ShareAcknowledgeResponse's PartitionData."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        current_leader: ShareAcknowledgeResponseData.LeaderIdAndEpoch = ...
+        """(CurrentLeader: LeaderIdAndEpoch, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ShareAcknowledgeTopicResponse:
+        """ShareAcknowledgeResponse's ShareAcknowledgeTopicResponse."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ShareAcknowledgeResponseData.PartitionData, ...] = ...
+        """(Partitions: []PartitionData, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class NodeEndpoint:
+        """ShareAcknowledgeResponse's NodeEndpoint."""
+
+        node_id: int = ...
+        """(NodeId: int32, v0+)"""
+        host: str = ...
+        """(Host: string, v0+)"""
+        port: int = ...
+        """(Port: int32, v0+)"""
+        rack: str | None = ...
+        """(Rack: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShareFetchRequestData:
+    """ShareFetchRequest (API key 78): a share consumer fetches records and acknowledges delivered ones (KIP-932). (schemas/ShareFetchRequest.json: v1-2)"""
+
+    group_id: str | None = ...
+    """(GroupId: string, v0+)"""
+    member_id: str | None = ...
+    """(MemberId: string, v0+)"""
+    share_session_epoch: int = ...
+    """(ShareSessionEpoch: int32, v0+)"""
+    max_wait_ms: int = ...
+    """(MaxWaitMs: int32, v0+)"""
+    min_bytes: int = ...
+    """(MinBytes: int32, v0+)"""
+    max_bytes: int = ...
+    """(MaxBytes: int32, v0+)"""
+    max_records: int = ...
+    """(MaxRecords: int32, v1+)"""
+    batch_size: int = ...
+    """(BatchSize: int32, v1+)"""
+    share_acquire_mode: int = ...
+    """(ShareAcquireMode: int8, v2+)"""
+    is_renew_ack: bool = ...
+    """(IsRenewAck: bool, v2+)"""
+    topics: tuple[ShareFetchRequestData.FetchTopic, ...] = ...
+    """(Topics: []FetchTopic, v0+)"""
+    forgotten_topics_data: tuple[ShareFetchRequestData.ForgottenTopic, ...] = ...
+    """(ForgottenTopicsData: []ForgottenTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AcknowledgementBatch:
+        """ShareFetchRequest's AcknowledgementBatch."""
+
+        first_offset: int = ...
+        """(FirstOffset: int64, v0+)"""
+        last_offset: int = ...
+        """(LastOffset: int64, v0+)"""
+        acknowledge_types: tuple[int, ...] = ...
+        """(AcknowledgeTypes: []int8, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class FetchPartition:
+        """ShareFetchRequest's FetchPartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        partition_max_bytes: int = ...
+        """(PartitionMaxBytes: int32, v0)"""
+        acknowledgement_batches: tuple[ShareFetchRequestData.AcknowledgementBatch, ...] = ...
+        """(AcknowledgementBatches: []AcknowledgementBatch, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class FetchTopic:
+        """ShareFetchRequest's FetchTopic."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ShareFetchRequestData.FetchPartition, ...] = ...
+        """(Partitions: []FetchPartition, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ForgottenTopic:
+        """ShareFetchRequest's ForgottenTopic."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[int, ...] = ...
+        """(Partitions: []int32, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShareFetchResponseData:
+    """ShareFetchResponse (API key 78): a share consumer fetches records and acknowledges delivered ones (KIP-932). (schemas/ShareFetchResponse.json: v1-2)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    error_code: int = ...
+    """(ErrorCode: int16, v0+)"""
+    error_message: str | None = ...
+    """(ErrorMessage: string, v0+)"""
+    acquisition_lock_timeout_ms: int = ...
+    """(AcquisitionLockTimeoutMs: int32, v1+)"""
+    responses: tuple[ShareFetchResponseData.ShareFetchableTopicResponse, ...] = ...
+    """(Responses: []ShareFetchableTopicResponse, v0+)"""
+    node_endpoints: tuple[ShareFetchResponseData.NodeEndpoint, ...] = ...
+    """(NodeEndpoints: []NodeEndpoint, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class LeaderIdAndEpoch:
+        """ShareFetchResponse's LeaderIdAndEpoch."""
+
+        leader_id: int = ...
+        """(LeaderId: int32, v0+)"""
+        leader_epoch: int = ...
+        """(LeaderEpoch: int32, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class AcquiredRecords:
+        """ShareFetchResponse's AcquiredRecords."""
+
+        first_offset: int = ...
+        """(FirstOffset: int64, v0+)"""
+        last_offset: int = ...
+        """(LastOffset: int64, v0+)"""
+        delivery_count: int = ...
+        """(DeliveryCount: int16, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionData:
+        """ShareFetchResponse's PartitionData."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        acknowledge_error_code: int = ...
+        """(AcknowledgeErrorCode: int16, v0+)"""
+        acknowledge_error_message: str | None = ...
+        """(AcknowledgeErrorMessage: string, v0+)"""
+        current_leader: ShareFetchResponseData.LeaderIdAndEpoch = ...
+        """(CurrentLeader: LeaderIdAndEpoch, v0+)"""
+        records: bytes | None = ...
+        """(Records: bytes, v0+)"""
+        acquired_records: tuple[ShareFetchResponseData.AcquiredRecords, ...] = ...
+        """(AcquiredRecords: []AcquiredRecords, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class ShareFetchableTopicResponse:
+        """ShareFetchResponse's ShareFetchableTopicResponse."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[ShareFetchResponseData.PartitionData, ...] = ...
+        """(Partitions: []PartitionData, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class NodeEndpoint:
+        """ShareFetchResponse's NodeEndpoint."""
+
+        node_id: int = ...
+        """(NodeId: int32, v0+)"""
+        host: str = ...
+        """(Host: string, v0+)"""
+        port: int = ...
+        """(Port: int32, v0+)"""
+        rack: str | None = ...
+        """(Rack: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ShareGroupCurrentMemberAssignmentKeyData:
@@ -2728,3 +3718,178 @@ class SyncGroupResponseData:
     """This member's version-prefixed ConsumerProtocolAssignment. (Assignment: bytes, v0+)"""
     unknown_tagged_fields: dict[int, bytes] = ...
     """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TxnOffsetCommitRequestData:
+    """TxnOffsetCommitRequest (API key 28): a transactional producer commits a group's offsets. (schemas/TxnOffsetCommitRequest.json: v0-6)"""
+
+    transactional_id: str = ...
+    """(TransactionalId: string, v0+)"""
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    producer_id: int = ...
+    """(ProducerId: int64, v0+)"""
+    producer_epoch: int = ...
+    """(ProducerEpoch: int16, v0+)"""
+    generation_id_or_member_epoch: int = ...
+    """(GenerationIdOrMemberEpoch: int32, v3+)"""
+    member_id: str = ...
+    """(MemberId: string, v3+)"""
+    group_instance_id: str | None = ...
+    """(GroupInstanceId: string, v3+)"""
+    topics: tuple[TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic, ...] = ...
+    """(Topics: []TxnOffsetCommitRequestTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class TxnOffsetCommitRequestPartition:
+        """TxnOffsetCommitRequest's TxnOffsetCommitRequestPartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        committed_offset: int = ...
+        """(CommittedOffset: int64, v0+)"""
+        committed_leader_epoch: int = ...
+        """(CommittedLeaderEpoch: int32, v2+)"""
+        committed_metadata: str | None = ...
+        """(CommittedMetadata: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class TxnOffsetCommitRequestTopic:
+        """TxnOffsetCommitRequest's TxnOffsetCommitRequestTopic."""
+
+        name: str = ...
+        """(Name: string, v0-5)"""
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v6+)"""
+        partitions: tuple[TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition, ...] = ...
+        """(Partitions: []TxnOffsetCommitRequestPartition, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TxnOffsetCommitResponseData:
+    """TxnOffsetCommitResponse (API key 28): the per-partition result of a TxnOffsetCommit. (schemas/TxnOffsetCommitResponse.json: v0-6)"""
+
+    throttle_time_ms: int = ...
+    """(ThrottleTimeMs: int32, v0+)"""
+    topics: tuple[TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic, ...] = ...
+    """(Topics: []TxnOffsetCommitResponseTopic, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class TxnOffsetCommitResponsePartition:
+        """TxnOffsetCommitResponse's TxnOffsetCommitResponsePartition."""
+
+        partition_index: int = ...
+        """(PartitionIndex: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class TxnOffsetCommitResponseTopic:
+        """TxnOffsetCommitResponse's TxnOffsetCommitResponseTopic."""
+
+        name: str = ...
+        """(Name: string, v0-5)"""
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v6+)"""
+        partitions: tuple[TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition, ...] = ...
+        """(Partitions: []TxnOffsetCommitResponsePartition, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WriteShareGroupStateRequestData:
+    """WriteShareGroupStateRequest (API key 85): a broker writes a share-partition's state to the share coordinator. (schemas/WriteShareGroupStateRequest.json: v0-1)"""
+
+    group_id: str = ...
+    """(GroupId: string, v0+)"""
+    topics: tuple[WriteShareGroupStateRequestData.WriteStateData, ...] = ...
+    """(Topics: []WriteStateData, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class StateBatch:
+        """WriteShareGroupStateRequest's StateBatch."""
+
+        first_offset: int = ...
+        """(FirstOffset: int64, v0+)"""
+        last_offset: int = ...
+        """(LastOffset: int64, v0+)"""
+        delivery_state: int = ...
+        """(DeliveryState: int8, v0+)"""
+        delivery_count: int = ...
+        """(DeliveryCount: int16, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionData:
+        """WriteShareGroupStateRequest's PartitionData."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        state_epoch: int = ...
+        """(StateEpoch: int32, v0+)"""
+        leader_epoch: int = ...
+        """(LeaderEpoch: int32, v0+)"""
+        start_offset: int = ...
+        """(StartOffset: int64, v0+)"""
+        delivery_complete_count: int = ...
+        """(DeliveryCompleteCount: int32, v1+)"""
+        state_batches: tuple[WriteShareGroupStateRequestData.StateBatch, ...] = ...
+        """(StateBatches: []StateBatch, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class WriteStateData:
+        """WriteShareGroupStateRequest's WriteStateData."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[WriteShareGroupStateRequestData.PartitionData, ...] = ...
+        """(Partitions: []PartitionData, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WriteShareGroupStateResponseData:
+    """WriteShareGroupStateResponse (API key 85): a broker writes a share-partition's state to the share coordinator. (schemas/WriteShareGroupStateResponse.json: v0-1)"""
+
+    results: tuple[WriteShareGroupStateResponseData.WriteStateResult, ...] = ...
+    """(Results: []WriteStateResult, v0+)"""
+    unknown_tagged_fields: dict[int, bytes] = ...
+    """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class PartitionResult:
+        """WriteShareGroupStateResponse's PartitionResult."""
+
+        partition: int = ...
+        """(Partition: int32, v0+)"""
+        error_code: int = ...
+        """(ErrorCode: int16, v0+)"""
+        error_message: str | None = ...
+        """(ErrorMessage: string, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class WriteStateResult:
+        """WriteShareGroupStateResponse's WriteStateResult."""
+
+        topic_id: uuid.UUID = ...
+        """(TopicId: uuid, v0+)"""
+        partitions: tuple[WriteShareGroupStateResponseData.PartitionResult, ...] = ...
+        """(Partitions: []PartitionResult, v0+)"""
+        unknown_tagged_fields: dict[int, bytes] = ...
+        """Tagged fields the schema does not know, by tag (kept, and written back)."""

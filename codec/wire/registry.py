@@ -239,7 +239,9 @@ class Api:
             if self.bodiless_flexible_from is None:
                 raise ValueError(f"{self.name}: an API without a schema here names its first flexible version")
             return self.bodiless_flexible_from
-        return load_message(self.request).flexible.low
+        flexible = load_message(self.request).flexible
+        # never flexible ("none": OffsetDelete): no version is; "none" parses as the empty range 0..-1
+        return 32767 if flexible.empty else flexible.low
 
     @property
     def valid(self) -> Versions | None:

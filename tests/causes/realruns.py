@@ -41,6 +41,7 @@ class Expected:
     member: str | None
     before: float | None
     optional: bool = False
+    certain: bool = False
 
 
 def expected(record: dict) -> list[Expected]:
@@ -54,7 +55,9 @@ def expected(record: dict) -> list[Expected]:
     * the last member to stop or be killed leaves the group empty: no generation follows (librdkafka's mock forms
       none for an empty group);
     * moving the group's coordinator may start no rebalance at all (the mock keeps the group's state across its
-      brokers, and the members carry on with the new coordinator): ``optional`` is then True.
+      brokers, and the members carry on with the new coordinator): ``optional`` is then True;
+    * a dynamic member that stops sends a LeaveGroup (every client closes so): the capture holds the act itself, so
+      its ``member-left`` is ``certain`` -- ``certain`` is then True.
     """
     actions = record["actions"]
     session = record.get("session_timeout_ms", 0) / 1000.0
@@ -89,7 +92,10 @@ def expected(record: dict) -> list[Expected]:
                 nxt = actions[i + 2]["t"] if i + 2 < len(actions) else None
             if not alive:
                 kind = None
-        out.append(Expected(act["t"], act["action"], kind, cid, member, nxt, act["action"] == "move-coordinator"))
+        certain = act["action"] == "stop" and kind == "member-left"
+        out.append(
+            Expected(act["t"], act["action"], kind, cid, member, nxt, act["action"] == "move-coordinator", certain)
+        )
     return out
 
 
@@ -117,6 +123,8 @@ def started(rebalances: list, e: Expected):
     be the first.)"""
     for r in in_window(rebalances, e):
         if r.cause.kind == e.kind and (e.member is None or e.member in r.cause.members):
+            if e.certain and r.cause.confidence != "certain":
+                continue
             return r
     return None
 

@@ -292,3 +292,30 @@ def test_the_engine_keeps_at_most_max_groups_and_forgets_idle_ones():
     assert len(engine) == 2 and engine.forgotten == 1
     assert engine.idle(before=(T0 + 60_000) / 1000) == [("g2", "classic"), ("g3", "classic")]
     assert len(engine) == 0 and engine.forgotten == 3
+
+
+def test_a_leave_the_coordinator_had_not_acted_on_is_the_next_generations_cause():
+    """A client may send its LeaveGroup while its JoinGroup waits (kafka-python's leader rejoins, then closes); a
+    broker that answers a connection's requests in order forms that generation with the member, and the one after
+    without it: the LeaveGroup is the later generation's cause, certain (kafka-python's captures under
+    tests/causes/captures show it). A member that leaves and then joins again is back: its leave is no cause."""
+    from codec.causes import Formed, Joined, Left, MemberFacts
+
+    def formed(ts, n, *ids):
+        return Formed(ts, "g", n, tuple(MemberFacts(i) for i in ids), True, ids[0])
+
+    engine = CauseEngine()
+    assert engine.feed(formed(10.0, 1, "a", "b")).cause.kind == "first-seen"
+    engine.feed(Joined(20.0, "g", "classic", "b"))
+    engine.feed(Left(21.0, "g", "classic", "b"))  # after its JoinGroup: not acted on before generation 2
+    assert "member-left" not in {c.kind for c in engine.feed(formed(25.0, 2, "a", "b")).causes}
+    three = engine.feed(formed(30.0, 3, "a"))
+    assert (three.cause.kind, three.cause.members, three.cause.confidence) == ("member-left", ("b",), CERTAIN)
+    assert [e.ts for e in three.cause.evidence] == [21.0]
+    engine.feed(Left(31.0, "g", "classic", "a"))
+    engine.feed(Joined(32.0, "g", "classic", "a"))  # back after its leave
+    engine.feed(Joined(33.0, "g", "classic", "c", new=True))
+    four = engine.feed(formed(35.0, 4, "a", "c"))
+    assert [c.kind for c in four.causes] == ["member-joined"]
+    five = engine.feed(formed(40.0, 5, "c"))  # a gone with no LeaveGroup since its rejoin: the input cannot tell
+    assert (five.cause.kind, five.cause.members, five.cause.confidence) == ("member-left", ("a",), UNCERTAIN)

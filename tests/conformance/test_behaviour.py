@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from codec.conformance.behaviour import SCENARIOS
+from codec.conformance.expect import read_expectations
 from tests.conftest import ROOT
 
 DRIVERS = ROOT / "vectors" / "drivers"
@@ -26,6 +27,7 @@ BUGS = (
     "keep-member-id",
     "skip-revocation",
     "ignore-rebalance-in-progress",
+    "reset-member-id",
     "stop-heartbeating",
     "drop-owned-partitions",
 )
@@ -122,9 +124,14 @@ def test_a_seeded_bug_is_caught(seeded, shipped, bug):
     assert code == 1, text[-3000:]
     failed = [r["id"] for r in report["results"] if r["status"] == "fail"]
     assert failed, text[-3000:]
-    # the same scenarios pass the unpatched client: the bug is what fails them
+    # the same scenarios pass the unpatched client: the bug is what fails them. A scenario the client fails now
+    # and then (its expect.txt says intermittent) may have failed the unpatched run too: it counts for no kill,
+    # and the bug must still fail one scenario the unpatched client passed
     clean = {r["id"]: r["status"] for r in shipped["kafka-python"][2]["results"]}
-    assert all(clean[f] == "pass" for f in failed), (failed, clean)
+    known = read_expectations(DRIVERS / "kafka-python" / "expect.txt").reasons
+    races = {name for name, why in known.items() if why.startswith("intermittent")}
+    assert all(clean[f] == "pass" or f in races for f in failed), (failed, clean)
+    assert [f for f in failed if clean[f] == "pass"], (failed, clean)
 
 
 def test_a_driver_that_never_connects_fails(seeded):
@@ -132,6 +139,25 @@ def test_a_driver_that_never_connects_fails(seeded):
     assert code == 1
     assert [r["status"] for r in report["results"]] == ["fail", "fail"], text
     assert all("never connected" in r["detail"] for r in report["results"])
+
+
+def test_every_seeded_bug_a_scenario_names_is_seeded_and_measured():
+    """The bugs the scenarios say they catch (the docs list them with each scenario) are the seeded driver's, each
+    one run here, and the docs' measure names them all: a bug named but never seeded is a kill nobody made."""
+    import ast
+
+    tree = ast.parse((DRIVERS / "seeded" / "kafka_python_bug.py").read_text(encoding="utf-8"))
+    seeded = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["BUGS"]
+    )
+    assert set(seeded) - {"never-connects"} == set(BUGS)
+    named = {bug for s in SCENARIOS for bug in s.seeded}
+    assert named == set(BUGS), (sorted(named - set(BUGS)), sorted(set(BUGS) - named))
+    page = (ROOT / "docs" / "guides" / "behaviour-gate.md").read_text(encoding="utf-8")
+    measured = " ".join(page.split("## Measured: the seeded bugs", 1)[1].split())
+    assert all(bug in measured for bug in BUGS) and f"{len(BUGS)} of {len(BUGS)}" in measured
 
 
 @pytest.mark.mutation
@@ -147,6 +173,66 @@ def test_the_kill_matrix(tmp_path):
     got = _finish(procs, timeout=900)
     killed = {bug: [r["id"] for r in report["results"] if r["status"] == "fail"] for bug, (_, _, report) in got.items()}
     assert all(killed.values()), killed
+
+
+@pytest.fixture(scope="module")
+def minimal(tmp_path_factory, kafkajs_driver_modules) -> dict[str, tuple[int, str, dict]]:
+    """The guide's minimal drivers, as the page shows them, against a few scenarios each: they work as written."""
+    from tests.docs.examples import blocks
+
+    base = tmp_path_factory.mktemp("minimal")
+    files = {b.file: b.text for b in blocks("guides/behaviour-gate.md") if b.file}
+    assert sorted(files) == ["minimal-driver.js", "minimal_driver.py"], sorted(files)
+    for name, text in files.items():
+        (base / name).write_text(text, encoding="utf-8")
+    commands = {
+        "python": [sys.executable, str(base / "minimal_driver.py")],
+        "javascript": ["env", f"NODE_PATH={kafkajs_driver_modules}", "node", str(base / "minimal-driver.js")],
+    }
+    scenarios = [x for s in ("join", "eager-revoke-before-rejoin", "leave-group-on-close") for x in ("--scenario", s)]
+    procs = {}
+    for lang, cmd in commands.items():
+        out = base / f"{lang}.json"
+        procs[lang] = (_gate(cmd, out, *scenarios), out)
+    return _finish(procs, timeout=200)
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_the_guides_minimal_drivers_run(minimal, lang):
+    code, text, report = minimal[lang]
+    assert code == 0, text[-3000:]
+    assert report["supports"] == ["classic", "eager"]
+    assert [(r["id"], r["status"]) for r in report["results"]] == [
+        ("join", "pass"),
+        ("eager-revoke-before-rejoin", "pass"),
+        ("leave-group-on-close", "pass"),
+    ], text[-3000:]
+
+
+def test_the_list_names_every_scenario_the_docs_list():
+    """``--behaviour --list`` (which an unknown --scenario points to) gives the scenarios the docs page lists."""
+    import re
+
+    got = subprocess.run(
+        [sys.executable, "-m", "codec", "conformance", "--behaviour", "--list"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert got.returncode == 0 and not got.stderr, got.stderr
+    rows = [line.split(None, 3) for line in got.stdout.splitlines()]
+    page = (ROOT / "docs" / "guides" / "behaviour-gate.md").read_text(encoding="utf-8")
+    assert [r[0] for r in rows] == re.findall(r"(?m)^- \*\*`([a-z0-9-]+)`\*\*: ", page.split("scenarios:start")[1])
+    assert {r[1] for r in rows} == {"classic", "consumer"}
+    bad = subprocess.run(
+        [sys.executable, "-m", "codec", "conformance", "--behaviour", "--client", "true", "--scenario", "nope"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and "--behaviour --list" in bad.stderr, bad.stderr
 
 
 def test_the_docs_list_every_scenario_as_the_code_has_it():

@@ -32,7 +32,16 @@ from tests.conftest import ROOT
 # the version writes). ConsumerProtocol's, the headers' and the other fields a version lacks are ignorable (among
 # Kafka 4's, ConsumerGroupDescribeResponse v1's MemberType is; the records have one version). StreamsGroupHeartbeat-
 # Response's two are from Kafka's JSON on the 4.4 branch (8d3916cfe1): the int32 AcceptableRecoveryLagLegacy is v0
-# only and TopologyDescriptionRequired v1+, neither ignorable (v1's int64 AcceptableRecoveryLag is).
+# only and TopologyDescriptionRequired v1+, neither ignorable (v1's int64 AcceptableRecoveryLag is). The RPCs around
+# the group at Kafka 4.4 (coverage.KAFKA44_RPCS), each checked by hand against Kafka's JSON on the 4.4 branch
+# (8d3916cfe1), none of these fields ignorable: DescribeGroupsRequest's IncludeAuthorizedOperations (bool, 3+);
+# DescribeGroupsResponse's Groups[].ErrorMessage (nullable string, 6+, default null) and Groups[].AuthorizedOperations
+# (int32, 3+, default -2147483648; ThrottleTimeMs, 1+, and Members[].GroupInstanceId, 4+, are ignorable);
+# ListGroupsRequest's StatesFilter (4+) and TypesFilter (5+); TxnOffsetCommitRequest's GenerationIdOrMemberEpoch
+# (default -1), MemberId (default "") and GroupInstanceId (default null), all 3+ (Topics[].Name 0-5, TopicId 6+ and
+# Partitions[].CommittedLeaderEpoch 2+ are ignorable); ShareFetchRequest's IsRenewAck (2+, default false) and
+# Topics[].Partitions[].PartitionMaxBytes (v0 only), ShareAcknowledgeRequest's IsRenewAck (ShareAcquireMode, 2+, is
+# ignorable). Kafka's classes at that commit refuse each vector (test_kafka44_refusals_are_kafkas_answers).
 KAFKA_REFUSALS = (
     {("ConsumerGroupHeartbeatRequest", 0, ("SubscribedTopicRegex",))}
     | {("StreamsGroupHeartbeatResponse", 0, ("TopologyDescriptionRequired",))}
@@ -44,6 +53,18 @@ KAFKA_REFUSALS = (
     | {("LeaveGroupRequest", v, ("Members",)) for v in range(3)}
     | {("LeaveGroupRequest", v, ("MemberId",)) for v in range(3, 6)}
     | {("LeaveGroupResponse", v, ("Members",)) for v in range(3)}
+    | {("DescribeGroupsRequest", v, ("IncludeAuthorizedOperations",)) for v in range(3)}
+    | {("DescribeGroupsResponse", v, ("Groups", "ErrorMessage")) for v in range(6)}
+    | {("DescribeGroupsResponse", v, ("Groups", "AuthorizedOperations")) for v in range(3)}
+    | {("ListGroupsRequest", v, ("StatesFilter",)) for v in range(4)}
+    | {("ListGroupsRequest", v, ("TypesFilter",)) for v in range(5)}
+    | {
+        ("TxnOffsetCommitRequest", v, (f,))
+        for v in range(3)
+        for f in ("GenerationIdOrMemberEpoch", "MemberId", "GroupInstanceId")
+    }
+    | {("ShareFetchRequest", 1, ("IsRenewAck",)), ("ShareAcknowledgeRequest", 1, ("IsRenewAck",))}
+    | {("ShareFetchRequest", v, ("Topics", "Partitions", "PartitionMaxBytes")) for v in (1, 2)}
 )
 API_KEYS = {"JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12, "LeaveGroup": 13}
 
@@ -85,10 +106,31 @@ def _non_default(value) -> bool:
     return value not in (None, "", [], False)
 
 
+def _at(value: dict, keys: list[str]):
+    """The value at a path of keys, through the first element of each array on the way (the refusal's one)."""
+    for k in keys:
+        if not isinstance(value, dict) or k not in value:
+            return None
+        value = value[k]
+        if isinstance(value, list) and k != keys[-1]:
+            value = value[0] if value else None
+    return value
+
+
+def _without(value: dict, keys: list[str]) -> dict:
+    if len(keys) == 1:
+        return {k: x for k, x in value.items() if k != keys[0]}
+    below = value[keys[0]]
+    if isinstance(below, list):
+        return {**value, keys[0]: [_without(below[0], keys[1:]), *below[1:]]}
+    return {**value, keys[0]: _without(below, keys[1:])}
+
+
 def test_every_refused_field_has_a_vector_the_codec_refuses_and_nothing_else_in_it(vectors):
     builtin = BuiltinImplementation()
-    for message, version, (field,) in sorted(KAFKA_REFUSALS):
-        key = field[0].lower() + field[1:]
+    for message, version, path in sorted(KAFKA_REFUSALS):
+        keys = [p[0].lower() + p[1:] for p in path]
+        field = ".".join(path)
         side = "RequestFrame" if message.endswith("Request") else "ResponseFrame"
         # frames are those of the classic APIs (coverage.FRAME_APIS)
         for frame in (None, side) if message.removesuffix("Request").removesuffix("Response") in API_KEYS else (None,):
@@ -108,12 +150,12 @@ def test_every_refused_field_has_a_vector_the_codec_refuses_and_nothing_else_in_
                     and v["expected"]["apiKey"] != API_KEYS[message.removesuffix("Request").removesuffix("Response")]
                 ):
                     continue
-                if key in body and _non_default(body[key]):
+                if _non_default(_at(body, keys)):
                     found.append(v)
             assert found, (frame, message, version, field)
             for v in found:
                 # the refusal is the field's: the same value without it is written
-                without = {k: x for k, x in (v["expected"]["body"] if frame else v["expected"]).items() if k != key}
+                without = _without(v["expected"]["body"] if frame else v["expected"], keys)
                 value = {**v["expected"], "body": without} if frame else without
                 assert builtin.encode(frame or message, version, value, api_key=v.get("apiKey")).ok, v["id"]
                 assert not builtin.encode(frame or message, version, v["expected"], api_key=v.get("apiKey")).ok

@@ -29,10 +29,13 @@ def corpus():
 
 def test_every_target_has_seeds(corpus):
     # 95, connect-metadata/r0, /r1 and connect-assignment/r0, /r1, and the response frames of Kafka 4's group
-    # APIs (#21): 68 and 69 v0-1, 88 and 89 v0; the share groups' (#30): 76 and 77 v1; and the response frames of
-    # the APIs around the group (#45, at Kafka 4.4's versions): Fetch 4-18, ListOffsets 1-11, Metadata 0-13,
-    # OffsetCommit 2-10, OffsetFetch 1-10, FindCoordinator 0-6, ApiVersions 0-5 (72)
-    assert len(TARGETS) == 107 + 72
+    # APIs (#21): 68 and 69 v0-1, 88 v0-1 (v1: Kafka 4.4) and 89 v0; the share groups' (#30): 76 and 77 v1; and the
+    # response frames of the APIs around the group (#45, at Kafka 4.4's versions): Fetch 4-18, ListOffsets 1-11,
+    # Metadata 0-13, OffsetCommit 2-10, OffsetFetch 1-10, FindCoordinator 0-6, ApiVersions 0-5 (72); and those of the
+    # RPCs added at Kafka 4.4 (#43): DescribeGroups 0-6, ListGroups 0-5, OffsetDelete 0, DeleteGroups 0-3,
+    # TxnOffsetCommit 0-6, ShareFetch and ShareAcknowledge 1-2, Initialize/Read/Delete ShareGroupState 0, Write and
+    # ReadSummary 0-1, DescribeShareGroupOffsets 0-1, Alter and Delete ShareGroupOffsets 0 (40)
+    assert len(TARGETS) == 108 + 72 + 40
     without = sorted(t for t in TARGETS if not corpus.get(t))
     assert without == []
     assert set(corpus) <= set(TARGETS)  # no seed goes to a target that does not exist

@@ -71,3 +71,25 @@ def test_the_dashboard_and_the_rules_name_only_what_watch_serves():
         <= {n.removesuffix("_total") for n in seen}
         <= families
     )
+
+
+def test_the_rules_select_only_causes_and_checks_watch_tells():
+    """``watch`` reads ``__consumer_offsets``, which holds no LeaveGroup and no heartbeat: a member gone between two
+    generations is ``member-left`` there, never ``session-timeout`` or ``rebalance-timeout`` (a rule selecting those
+    would never fire). Every cause a rule selects is one watch tells of the example groups' records; every check, a
+    detector's."""
+    from codec.causes.detectors import CHECKS
+    from codec.live.examples import example_cluster
+
+    records, _ = example_cluster(streams_members=4, consumer_groups=2, commits_per_generation=0)
+    t = Tracker()
+    kinds = set()
+    for i, (key, value) in enumerate(records):
+        for item in [*t.feed(key, value, f"offset {i}", 1_767_225_600.0 + i), *t.tick()]:
+            r = getattr(item, "rebalance", None)
+            if r is not None:
+                kinds.add(r.cause.kind)  # (the label rebalance_codec_rebalances_total counts by)
+    exprs = " ".join(e for _, e in _exprs())
+    causes = set(re.findall(r'cause="([a-z-]+)"', exprs))
+    assert causes and causes <= kinds, (causes, kinds)
+    assert set(re.findall(r'check="([a-z-]+)"', exprs)) <= set(CHECKS)

@@ -257,6 +257,51 @@ def test_partitions_split_the_groups_between_watchers_and_group_narrows(cluster)
     )
 
 
+def test_the_lag_is_the_records_between_the_watchers_position_and_each_partitions_end(cluster):
+    """rebalance_codec_consumer_lag_records from librdkafka's own statistics of a real consumer: each partition's end
+    (its ls_offset) less the watcher's next offset to read, over the partitions it reads; the records produced say
+    what the ends are."""
+    import argparse
+    import io
+
+    import confluent_kafka as ck
+
+    from codec.live.watch import TOPIC, Watcher, register
+
+    groups = {"lag-app": 5, "lag-other": 3}
+    assert partition_for("lag-app") != partition_for("lag-other")
+    for name, n in groups.items():
+        g = ClassicGroup(name, {"orders": 2})
+        cluster.produce([g.join(f"c-{i}")[0] for i in range(n)])
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    w = Watcher(parser.parse_args(["watch", "--bootstrap-server", cluster.bootstrap]), io.StringIO(), io.StringIO(), ck)
+    assert w.metrics.lag == -1  # not known yet
+    read = {partition_for("lag-app"): 2, partition_for("lag-other"): 0}  # as if 2 records of lag-app were read
+    w.position.update(read)
+    stats: list[str] = []
+    c = ck.Consumer(
+        {"bootstrap.servers": cluster.bootstrap, "group.id": "lag-test", "statistics.interval.ms": 100,
+         "stats_cb": stats.append, "log_level": 0, "enable.auto.commit": False}
+    )  # fmt: skip
+    try:
+        c.assign([ck.TopicPartition(TOPIC, p, 0) for p in read])
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            c.poll(0.1)
+            parts = [json.loads(s)["topics"].get(TOPIC, {}).get("partitions", {}) for s in stats[-1:]]
+            if parts and all(parts[0].get(str(p), {}).get("ls_offset", -1) >= 0 for p in read):
+                break
+        for s in stats:
+            w.on_stats(s)
+    finally:
+        c.close()
+    assert w.ends == {partition_for("lag-app"): 5, partition_for("lag-other"): 3}
+    assert w.metrics.lag == (5 - 2) + (3 - 0)
+    m = _metrics(w.metrics.text())
+    assert m["rebalance_codec_consumer_lag_records"][0].value == 6
+
+
 def test_without_the_live_extra_watch_names_the_install(monkeypatch, capsys):
     import sys
 

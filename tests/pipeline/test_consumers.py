@@ -17,6 +17,8 @@ pa = pytest.importorskip("pyarrow", reason="the pipeline tests need the spark ex
 from codec.pipeline.arrow import decode_table  # noqa: E402
 from codec.pipeline.units import ROW_BYTES  # noqa: E402
 
+from tests.conftest import SHARED  # noqa: E402
+
 from .conftest import FRAMES, jsonl  # noqa: E402
 
 
@@ -162,6 +164,60 @@ def test_a_sync_group_response_gives_the_consumers_partitions_per_topic():
     assert ("orders", [0, 1, 2, 3, 4, 5]) in want[0]  # the first member alone: every partition
     # a plain consumer's assignment carries no Streams tasks
     assert all(u["active"] is None and not u["streams"] for u in units if u["unit_kind"] == "assignment")
+
+
+def subscription_owned(raw: bytes) -> tuple[list | None, int | None]:
+    """ConsumerProtocolSubscription's ownedPartitions (v1+, ``[(topic, [partition])]``) and generationId (v2+):
+    int16 version, topics, user data, then those; None where the version lacks them."""
+    r = Reader(raw)
+    version = r.i16()
+    r.array(r.string), r.raw()
+    owned = r.array(lambda: (r.string(), r.array(r.i32))) if version >= 1 else None
+    return owned, r.i32() if version >= 2 else None
+
+
+def join_request_any(frame: bytes, version: int) -> dict:
+    """JoinGroup request v0-v5 (non-flexible): group, session timeout, rebalance timeout (v1+), member, instance
+    id (v5+), protocol type, protocols."""
+    r = Reader(frame, 10 + len(header_client_id(frame).encode()))
+    group, _ = r.string(), r.i32()
+    if version >= 1:
+        r.i32()
+    member = r.string()
+    if version >= 5:
+        r.string()
+    r.string()
+    return {"group": group, "member": member or None, "protocols": r.array(lambda: (r.string(), r.raw()))}
+
+
+def test_a_classic_members_owned_partitions_and_subscription_generation_on_the_shared_captures():
+    """Issue #44: the ConsumerProtocol subscription's owned partitions (v1+) and generation (v2+) on the members'
+    units, for every non-flexible JoinGroup request of the shared corpus (five client libraries), read off the
+    bytes here by hand; null where the subscription's version lacks them."""
+    frames = [
+        f
+        for f in jsonl(SHARED / "captures" / "frames.jsonl")
+        if f["api_key"] == 11 and f["direction"] == "request" and not f["flexible"]
+    ]
+    got = [u for u in _decode(frames) if u["unit_kind"] == "member"]
+    want = []
+    for f in frames:
+        j = join_request_any(bytes.fromhex(f["hex"]), f["api_version"])
+        owned, generation = subscription_owned(j["protocols"][0][1])  # the member unit is the first protocol's
+        want.append((j["member"], owned, generation))
+    assert [
+        (
+            u["member"],
+            None if u["owned_partitions"] is None else [(t["topic"], t["partitions"]) for t in u["owned_partitions"]],
+            u["subscription_generation"],
+        )
+        for u in got
+    ] == want
+    # the corpus holds all three cases: v0 (neither), v1 (owned only: kafka-python's cooperative-sticky), v2+
+    # with a generation, and members that own partitions when they rejoin
+    assert {(w[1] is None, w[2] is None) for w in want} == {(True, True), (False, True), (False, False)}
+    assert any(w[1] for w in want) and any(w[2] is not None and w[2] >= 1 for w in want)
+    assert len(want) >= 100
 
 
 def _sync_response(topic: str, partitions: int) -> str:

@@ -369,6 +369,58 @@ def test_classic_members_have_their_subscribed_topics_and_client_id(corpus_run):
     assert sum(m["client_id"] is None for m in members) < len(members) // 10
 
 
+def test_classic_members_have_their_owned_partitions_and_subscription_generation(corpus_run):
+    """Issue #44: ``owned_partitions`` (ConsumerProtocolSubscription v1+) and ``subscription_generation`` (v2+) of
+    each JoinGroup request's row, read off the line's bytes by hand (tests/pipeline/test_consumers.py's reader);
+    null where the subscription's version lacks them."""
+    from .test_consumers import join_request_any, subscription_owned
+
+    rows = [m for m in read_table(corpus_run["out"], "members") if not m["source"].endswith(".parquet")]
+    lines: dict[str, list] = {}
+    checked: Counter = Counter()
+    for m in rows:
+        source, _, n = m["record_id"].rpartition(":")
+        if source not in lines:
+            lines[source] = [json.loads(line) for line in Path(source[len("file:") :]).read_text().splitlines()]
+        f = lines[source][int(n) - 1]
+        if (f["api_key"], f["direction"]) != (11, "request") or f["api_version"] >= 6:  # (flexible: not this reader's)
+            continue
+        frame = bytes.fromhex(f["hex"])
+        j = join_request_any(frame, f["api_version"])
+        owned, generation = subscription_owned(j["protocols"][0][1])
+        got = m["owned_partitions"]
+        assert (None if got is None else [(t["topic"], t["partitions"]) for t in got]) == owned, m["record_id"]
+        assert m["subscription_generation"] == generation, m["record_id"]
+        checked[(owned is None, bool(owned), generation is None)] += 1
+    # v0 (neither), v1 (owned partitions only), v2+ (both), and rejoining members that own partitions (4 rows here:
+    # a member's later JoinGroup requests, with no generation of their own, are deduplicated into its first one)
+    assert {k[0] for k in checked} == {True, False} and {k[2] for k in checked} == {True, False}
+    assert sum(v for k, v in checked.items() if k[1]) >= 1
+
+
+def test_classic_rebalances_count_clients_by_client_id(corpus_run):
+    """Issue #44: ``client_count`` of a plain consumer group's generation: the distinct client ids (and hosts: a
+    frame names none) of the members its leader's JoinGroup response lists, each member's client id its own
+    JoinGroup request header's (the capture's reading)."""
+    client: dict = {}
+    for f in _frames_of(corpus_run, 11, "request"):
+        if f["frame"]["body"]["memberId"]:
+            client[(f["group"], f["frame"]["body"]["memberId"])] = f["frame"]["header"]["clientId"]
+    listed: dict = {}
+    for f in _frames_of(corpus_run, 11, "response"):
+        if f["generation"] >= 0 and f["frame"]["body"]["members"]:
+            listed[(f["group"], f["generation"])] = {m["memberId"] for m in f["frame"]["body"]["members"]}
+    reb = {(r["group"], r["generation"]): r for r in read_table(corpus_run["out"], "rebalances")}
+    exact = 0
+    for key, members in listed.items():
+        ids = {client[(key[0], m)] for m in members if (key[0], m) in client}
+        if len(ids) == len(members) and reb[key]["member_count"] == len(members):
+            assert reb[key]["client_count"] == len(ids), (key, reb[key]["client_count"], ids)
+            exact += 1
+        assert 1 <= reb[key]["client_count"] <= reb[key]["member_count"], key
+    assert exact >= 20
+
+
 def test_classic_rebalances_have_the_join_groups_protocol_type(corpus_run):
     """``protocol_type``: the JoinGroup request's (v5 responses and v3 SyncGroups carry none), on each
     generation a JoinGroup response of the capture names."""

@@ -6,10 +6,13 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
+import time
+from types import SimpleNamespace
 
 import pytest
 
 from codec.pipeline.failure import gateway_gone, jvm_death, jvm_out_of_memory
+from codec.pipeline.job import _await_death
 from tests.conftest import ROOT
 
 #: the head of Spark's log when a task's line ran the JVM out of memory (local[*], --driver-memory 2g), as Spark
@@ -62,6 +65,35 @@ def test_a_lost_gateway_is_told_by_what_py4j_raises():
     # a CI run's out of memory: the JVM's answer to the running call was cut off
     assert gateway_gone(RuntimeError("An error occurred while calling None.None"))
     assert not gateway_gone(ValueError("[COLUMN_ALREADY_EXISTS] The column `hex` already exists."))
+
+
+def test_the_cause_is_awaited_while_the_dying_jvm_still_writes_it(tmp_path):
+    """A loaded machine: Python hears the JVM's cut-off answer before the JVM has written its OutOfMemoryError
+    (a CI run printed Py4J's "None.None" for that reason). The wait ends when the log holds it, or when the
+    process has exited; here a stand-in JVM writes the log's error a second late and then lives on."""
+    log = tmp_path / "spark.log"
+    log.write_text("2026-11-28 12:57:01 WARN NativeCodeLoader: ...\n")
+    start = log.stat().st_size
+    script = f"import time; time.sleep(1); open({str(log)!r}, 'a').write({OOM_LOG!r}); time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        spark = SimpleNamespace(sparkContext=SimpleNamespace(_gateway=SimpleNamespace(proc=proc)))
+        assert jvm_death(str(log), start) is None
+        t0 = time.monotonic()
+        _await_death(spark, str(log), start)  # type: ignore[arg-type]
+        assert time.monotonic() - t0 < 20
+        assert (jvm_death(str(log), start) or "").startswith("the JVM ran out of memory")
+    finally:
+        proc.kill()
+        proc.wait()
+    # a process that has exited ends the wait at once, whatever the log says
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    t0 = time.monotonic()
+    _await_death(
+        SimpleNamespace(sparkContext=SimpleNamespace(_gateway=SimpleNamespace(proc=gone))), str(log), log.stat().st_size
+    )  # type: ignore[arg-type]
+    assert time.monotonic() - t0 < 1
 
 
 def test_a_jvm_out_of_memory_is_one_line_with_its_cause(tmp_path):

@@ -6,6 +6,7 @@ from, counts of the input files, and checks re-derived here by hand from those d
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 
 import pytest
@@ -154,11 +155,13 @@ def test_assignments_match_kafka(sample_run, nested, vectors):
     got = defaultdict(set)
     consumers = defaultdict(set)
     for r in rows:
-        if r["role"] == "consumer":  # a plain consumer's partition (g-java-default's, from the frames)
+        if r["role"] == "consumer":  # a plain consumer's partition (g-java-default's, from the frames; payments')
             assert r["task"] == f"{r['topic']}-{r['partition']}"
             consumers[(r["group"], r["generation"], r["member"])].add((r["topic"], r["partition"]))
             continue
         got[(r["group"], r["generation"], r["member"])].add((r["task"], r["role"], r["partitions"]))
+    # the KIP-848 group payments (make_kafka4_sample.py): c1 holds partitions 0-2 of topic payments at epoch 5
+    assert consumers.pop(("payments", 5, "c1")) == {("payments", p) for p in (0, 1, 2)}
     assert dict(consumers) == consumer_partitions(jsonl(FRAMES))
     want = defaultdict(set)
     for v in range(1, 12):
@@ -707,3 +710,36 @@ def test_every_rebalance_of_the_bundled_example_has_a_cause(sample_run):
     # 18 s and left at 32, 41 and 50 s (the last leaves an empty group: no generation follows)
     java = sorted((r["generation"], r["cause"]["kind"]) for r in rows if r["group"] == "g-java-default")
     assert [k for _, k in java] == ["member-joined"] * 3 + ["member-left"] * 2
+
+
+def test_the_report_shows_the_rebalances_by_cause_and_per_minute(sample_run):
+    """The report's rebalances by cause, per group, and its storm chart's rebalances per minute are the
+    ``rebalances`` table's rows counted again here (every group of the example: fewer than the 30 the report
+    shows), each drawn as a part of its group's bar (its tooltip: group, count, cause); g-java-default's are those
+    its run_meta.json implies (three joins, two leaves: see the test above)."""
+    import html as html_lib
+    from collections import Counter
+
+    out, summary = sample_run
+    rows = read_table(out, "rebalances")
+    by_cause = Counter((r["group"], r["cause"]["kind"]) for r in rows)
+    per_minute = Counter(
+        (r["first_seen"].strftime("%Y-%m-%d %H:%M"), r["group"]) for r in rows if r["first_seen"] is not None
+    )
+    assert len({g for g, _ in by_cause}) < 30 and len({m for m, _ in per_minute}) < 60
+    rep = json.loads((out / "report.json").read_text())
+    for charts in (summary["charts"], rep["charts"]):
+        assert {(c["group"], c["cause"]): c["rebalances"] for c in charts["rebalances_by_cause"]} == by_cause
+        assert {(c["minute"], c["group"]): c["rebalances"] for c in charts["rebalances_per_minute"]} == per_minute
+    assert by_cause[("g-java-default", "member-joined")] == 3 and by_cause[("g-java-default", "member-left")] == 2
+    page = (out / "report.html").read_text()
+    start = page.index("<h2>Rebalances by cause, per group</h2>")
+    section = page[start : page.index("<h2>", start + 1)]
+    drawn = Counter(
+        (html_lib.unescape(g), html_lib.unescape(c))
+        for g, n, c in re.findall(r"<title>([^<]*): (\d+) ([a-z-]+)</title></rect>", section)
+        for _ in range(int(n))
+    )
+    assert drawn == by_cause
+    legend = {html_lib.unescape(c) for c in re.findall(r'<text class="legend"[^>]*>([^<]*)</text>', section)}
+    assert legend == {c for _, c in by_cause}

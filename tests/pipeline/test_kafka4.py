@@ -122,6 +122,19 @@ def test_the_kafka4_units_without_spark():
     # Describe: one group unit (epoch 2, one member) and the member's unit and assignment
     kinds = [(u["unit_kind"], u["generation"], u["member_count"]) for u in by["checkout/describe-resp"]]
     assert kinds == [("group", 2, 1), ("member", 2, None), ("assignment", 2, None)]
+    # KIP-848 partitions by topic id (PAYMENTS_ID): c1's heartbeat response and its current assignment record at
+    # epoch 5 (0, 1, 2; nothing pending revocation), and the Describe response, which names the topic
+    tid = "AAAAAAAAAAAAAAAAAAAAAQ"
+    [_, a] = by["payments/c1/join-resp"]
+    assert (a["member"], a["generation"], a["streams"], a["revoking"]) == ("c1", 5, False, None)
+    assert [(s["topic_id"], s["topic"], s["partition"]) for s in a["consumed"]] == [(tid, None, p) for p in (0, 1, 2)]
+    [_, a] = by["payments/rec/c1-current"]
+    assert [(s["topic_id"], s["partition"]) for s in a["consumed"]] == [(tid, p) for p in (0, 1, 2)]
+    assert (a["generation"], a["revoking"]) == (5, [])
+    [g, m, a] = by["payments/describe"]
+    assert [(t["topic_id"], t["topic"]) for t in g["share_topics"]] == [(tid, "payments")]
+    assert [(s["topic"], s["partition"]) for s in a["consumed"]] == [("payments", p) for p in (0, 1, 2)]
+    assert (m["client_id"], m["client_host"]) == ("pay", "/10.0.1.1")
 
 
 def test_bad_kafka4_records_are_quarantined_with_their_place():
@@ -227,10 +240,19 @@ def test_one_set_of_tables_for_classic_and_kafka4_groups(mixed_run):
     }
 
     asg = defaultdict(set)
+    consumed = defaultdict(set)
     for r in read_table(out, "assignments"):
         if r["group"] == "checkout-app":
             asg[(r["member"], r["generation"])].add((r["task"], r["role"]))
+        if r["group"] == "payments":
+            consumed[(r["member"], r["generation"])].add((r["task"], r["topic"], r["partition"], r["role"]))
     assert dict(asg) == CHECKOUT_ASSIGNMENTS
+    # payments: c1 holds payments 0-2 at epoch 5 (its heartbeat response, record and Describe agree), the topic
+    # named by the Describe response where the heartbeat and the record give its id only
+    assert dict(consumed) == {("c1", 5): {(f"payments-{p}", "payments", p, "consumer") for p in (0, 1, 2)}}
+    # a client of a consumer group: its client id and host -- c1 ("pay", /10.0.1.1) at epochs 0 and 5 (c2's join,
+    # refused, names no member)
+    assert {e: reb[("payments", e)]["client_count"] for e in (0, 5)} == {0: 1, 5: 1}
 
     assert {g: reb[(g, e)]["group_protocol"] for g, e in reb} == {
         "streams-app": "classic",

@@ -60,6 +60,10 @@ def inputs(tmp_path):
         "out lies inside the input folder through a link",
         "out holds the input",
         "out is a glob's match",
+        "the input is a file: URI",
+        "out is a file: URI",
+        "out is a file: URI inside the input, through a link",
+        "out is a file: URI glob's match",
     ],
 )
 def test_an_out_that_is_holds_or_lies_inside_an_input_is_refused(tmp_path, inputs, monkeypatch, capsys, case):
@@ -87,6 +91,17 @@ def test_an_out_that_is_holds_or_lies_inside_an_input_is_refused(tmp_path, input
         ),
         "out holds the input": ([inputs / "sub" / "b.jsonl", "--out", inputs, "--overwrite"], "holds the input"),
         "out is a glob's match": ([tmp_path / "i*", "--out", inputs, "--overwrite"], "is the input"),
+        # a file: URI is read by Spark, yet names a local path: refused before Spark starts all the same
+        "the input is a file: URI": ([f"file://{inputs}", "--out", inputs, "--overwrite"], "is the input"),
+        "out is a file: URI": ([inputs, "--out", f"file:{inputs}/", "--overwrite"], "is the input"),
+        "out is a file: URI inside the input, through a link": (
+            [f"file://{inputs}", "--out", f"file:{tmp_path}/link-to-in/sub"],
+            "lies inside the input",
+        ),
+        "out is a file: URI glob's match": (
+            [f"file://{inputs}/*.jsonl", "--out", f"file://{inputs}/a.jsonl", "--overwrite"],
+            "is the input",
+        ),
     }[case]
     assert run(_args(*argv)) == 1
     err = capsys.readouterr().err.splitlines()

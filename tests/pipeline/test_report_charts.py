@@ -40,9 +40,12 @@ MEASURE = """<script>
   const box = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
   const charts = [...document.querySelectorAll('svg')].map(svg => ({
     chart: (svg.previousElementSibling || {}).textContent || '', svg: box(svg),
+    axis: svg.dataset.axis || '', unit: svg.dataset.unit || '', segments: JSON.parse(svg.dataset.segments || '[]'),
     texts: [...svg.querySelectorAll('text')].map(t => ({cls: t.getAttribute('class') || '',
       text: t.firstChild ? t.firstChild.textContent : '', box: box(t)})),
-    shapes: [...svg.querySelectorAll('rect')].map(box)}));
+    shapes: [...svg.querySelectorAll('rect')].map(box),
+    marks: [...svg.querySelectorAll('rect.mark')].map(r => ({box: box(r), first: r.dataset.first || '',
+      last: r.dataset.last || '', title: r.textContent}))}));
   const out = document.createElement('pre');
   out.id = 'measured';
   out.style.display = 'none';
@@ -75,7 +78,7 @@ def summary(days: int) -> dict:
     }
 
 
-def measure(page: str, tmp_path, name: str) -> list[dict]:
+def measure(page: str, tmp_path, name: str, width: int = 1100) -> list[dict]:
     """The charts of an HTML page as Chromium lays them out (and a screenshot of the page, ``name``.png)."""
     path = tmp_path / f"{name}.html"
     path.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
@@ -85,7 +88,7 @@ def measure(page: str, tmp_path, name: str) -> list[dict]:
         page over to it and exit)."""
         profile = tempfile.mkdtemp(prefix="profile-", dir=tmp_path)
         return subprocess.run(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--window-size=1100,1400", *args, path.as_uri()],
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},1400", *args, path.as_uri()],
             capture_output=True,
             text=True,
             timeout=180,
@@ -135,6 +138,41 @@ def problems(charts: list[dict]) -> list[str]:
     return found
 
 
+#: A plotted mark (a column, a bar, a point) narrower than this is a hairline (the bundled example's error-rate
+#: columns were 0.8 px wide)
+MIN_MARK_PX = 4.0
+
+
+def mark_problems(charts: list[dict]) -> list[str]:
+    """What hides the data: a plotted mark narrower than MIN_MARK_PX, and a date axis that spans an empty year
+    (a stretch of a year or more inside one run of its columns without a mark), or a run that starts or ends
+    without data."""
+    found = []
+    for c in charts:
+        found += [
+            f"{c['chart']}: a mark {m['box'][2] - m['box'][0]:.2f} px wide ({m['title']})"
+            for m in c["marks"]
+            if m["box"][2] - m["box"][0] < MIN_MARK_PX
+        ]
+        if c["axis"] != "date":
+            continue
+        days = sorted(
+            {
+                (datetime.date.fromisoformat(m["first"]), datetime.date.fromisoformat(m["last"]))
+                for m in c["marks"]
+                if m["first"]
+            }
+        )
+        for first, last in ((datetime.date.fromisoformat(a), datetime.date.fromisoformat(b)) for a, b in c["segments"]):
+            inside = [d for d in days if first <= d[0] and d[1] <= last]
+            if not inside or inside[0][0] != first or inside[-1][1] != last:
+                found.append(f"{c['chart']}: the run {first} to {last} starts or ends without data")
+            for (_, end), (start, _) in zip(inside, inside[1:]):
+                if (start - end).days - 1 >= 365:
+                    found.append(f"{c['chart']}: the axis spans an empty year ({end} to {start})")
+    return found
+
+
 @pytest.mark.parametrize("days", [1, 30, 400])
 def test_the_charts_are_readable(days, tmp_path):
     charts = measure(report.render_html(summary(days)), tmp_path, f"report-{days}-days")
@@ -145,13 +183,16 @@ def test_the_charts_are_readable(days, tmp_path):
         "Rebalances (generations observed) per group",
         "Findings by check",
     ]
-    assert problems(charts) == []
+    assert problems(charts) == [] and mark_problems(charts) == []
     versions, errors = charts[0], charts[1]
     ticks = [t["text"] for t in versions["texts"] if "x-tick" in t["cls"]]
-    if days == 1:  # the day and the members without a date, side by side
-        assert ticks == ["2024-01-01", "unknown"]
-    else:  # the first day, then as many as fit side by side, in order
+    # the members without a date apart, labelled as such, not as a date
+    assert [t["text"] for t in versions["texts"] if "x-other" in t["cls"]] == ["no date"]
+    if days == 1:
+        assert ticks == ["2024-01-01"]
+    else:  # the first day (400 days: the first week's Monday), then as many as fit side by side, in order
         assert ticks[0] == "2024-01-01" and ticks == sorted(ticks) and 4 <= len(ticks) <= 16
+    assert versions["unit"] == ("week" if days == 400 else "day")
     assert [t["text"] for t in errors["texts"] if "x-tick" in t["cls"]][0] == "2024-01-01"
     assert {t["text"] for t in versions["texts"] if "legend" in t["cls"]} == {"v7", "v8", "v9", "v10", "v11"}
 
@@ -174,3 +215,131 @@ def test_the_check_sees_overlapping_labels_and_a_bare_axis(tmp_path, monkeypatch
         "the y axis has fewer than two tick labels",
         "no date on the x axis",
     }
+
+
+def apart(dates: list[str]) -> dict:
+    """The bundled example's shape (issue #46): two runs of days two years apart, a day with 8 of 8 records
+    quarantined, a record without a date, members on a few of the days."""
+    errors = [
+        {"date": d, "records": 8 if d == "2024-11-07" else 2, "quarantined": 8 if d == "2024-11-07" else 0}
+        for d in dates
+    ]
+    s = summary(1)
+    s["charts"]["error_rate_by_date"] = [*errors, {"date": "unknown", "records": 1, "quarantined": 1}]
+    s["charts"]["versions_by_date"] = {d: {"11": 1} for d in dates[::3]}
+    return s
+
+
+TWO_YEARS = [f"2024-11-{d:02}" for d in range(1, 10)] + ["2026-11-22"]
+
+
+def test_records_two_years_apart_are_two_runs_with_wide_marks(tmp_path):
+    """The reproducer: the error-rate columns were 0.8 px wide over an axis of two years, the day with 8 of 8
+    quarantined a hairline, ``unknown`` drawn as a date at the right edge."""
+    charts = {c["chart"]: c for c in measure(report.render_html(apart(TWO_YEARS)), tmp_path, "two-years")}
+    assert problems(list(charts.values())) == [] and mark_problems(list(charts.values())) == []
+    errors = charts["Decode error rate (% of records quarantined, by day)"]
+    assert errors["segments"] == [["2024-11-01", "2024-11-09"], ["2026-11-22", "2026-11-22"]]
+    full = [m for m in errors["marks"] if m["first"] == "2024-11-07"]
+    assert len(full) == 1 and "8 of 8" in full[0]["title"]
+    assert full[0]["box"][2] - full[0]["box"][0] >= 20 and full[0]["box"][3] - full[0]["box"][1] >= 150
+    assert [t["text"] for t in errors["texts"] if "x-other" in t["cls"]] == ["no date"]
+    assert "unknown" not in [t["text"] for t in errors["texts"] if "x-tick" in t["cls"]]
+
+
+def test_the_mark_check_sees_hairlines_and_an_empty_year(tmp_path, monkeypatch):
+    """The checks can fail: with no axis cut (an empty stretch never too long) and a minimum column width of
+    0, the two years are one run, its columns under a pixel wide."""
+    monkeypatch.setattr(report, "_GAP", dict.fromkeys(report._GAP, 10**6))
+    monkeypatch.setattr(report, "_MIN_COL", 0.0)
+    found = mark_problems(measure(report.render_html(apart(TWO_YEARS)), tmp_path, "one-run"))
+    assert any("empty year" in p for p in found) and any("px wide" in p for p in found), found
+
+
+def test_plain_consumers_are_said_not_no_dates():
+    """A fleet of plain consumers (no Streams subscription): the versions chart says what the members table
+    holds, not "no dates"."""
+    s = summary(1)
+    s["charts"]["versions_by_date"] = {}
+    s["tables"] = {"members": 216}
+    page = report.render_html(s)
+    part = page.split("Subscription metadata versions over time</h2>")[1].split("<h2>")[0]
+    assert "no dates" not in part and "216 rows" in part and "plain consumers" in part
+
+
+def _real(spark, tmp_path_factory, inputs: list[str]):
+    from codec.pipeline.job import Options, run
+
+    out = tmp_path_factory.mktemp("report") / "out"
+    summary = run(Options(inputs=inputs, out=str(out), quiet=True), spark)
+    return out, summary
+
+
+@pytest.fixture(scope="module")
+def bundled(spark, tmp_path_factory):
+    """The pipeline once on the bundled example (its records two years apart)."""
+    from .conftest import CAPTURES, FRAMES, OFFSETS
+
+    return _real(spark, tmp_path_factory, [str(CAPTURES), str(OFFSETS), str(FRAMES)])
+
+
+def test_the_bundled_example_report_is_readable(bundled):
+    """The real report of the bundled example: every chart readable, every mark at least MIN_MARK_PX wide (the
+    error-rate columns were 0.8 px), no date axis over an empty year, the record without a date apart; at a
+    laptop's and a desktop's width."""
+    out, _ = bundled
+    for width in (1280, 1920):  # a laptop's and a desktop's
+        charts = measure((out / "report.html").read_text(encoding="utf-8"), out.parent, f"report-{width}", width)
+        assert problems(charts) == [] and mark_problems(charts) == [], width
+    errors = next(c for c in charts if c["chart"].startswith("Decode error rate"))
+    assert len(errors["segments"]) == 2 and [t["text"] for t in errors["texts"] if "x-other" in t["cls"]] == ["no date"]
+
+
+def test_members_by_version_cover_every_group_type(bundled, spark):
+    """:func:`codec.pipeline.reportcauses.member_versions` on the real tables: every ``members`` row counted once,
+    under its Streams metadata version, its ConsumerProtocol version, or its Kafka 4 group's protocol (counted
+    here from the Parquet files with pyarrow); the report draws them, readable."""
+    from codec.pipeline.reportcauses import member_versions
+
+    from .conftest import read_table
+
+    out, summary = bundled
+    got = member_versions(spark.read.parquet(str(out / "members")), spark.read.parquet(str(out / "rebalances")))
+    protocol: dict[str, str] = {}
+    for r in read_table(out, "rebalances"):
+        if r["group_protocol"] is not None:
+            protocol.setdefault(r["group"], r["group_protocol"])
+    names = {
+        "consumer": "consumer group (KIP-848)",
+        "streams": "streams group (KIP-1071)",
+        "share": "share group (KIP-932)",
+    }
+    want: dict[str, dict[str, int]] = {}
+    for r in read_table(out, "members"):
+        if r["metadata_version"] is not None:
+            what = f"Streams v{r['metadata_version']}"
+        elif r["consumer_protocol_version"] is not None:
+            what = f"ConsumerProtocol v{r['consumer_protocol_version']}"
+        else:
+            what = names.get(protocol.get(r["group"], ""), "other")
+        day = want.setdefault(r["date"] or "unknown", {})
+        day[what] = day.get(what, 0) + 1
+    assert got == want
+    kinds = {k.rsplit(" v", 1)[0] for d in got.values() for k in d}
+    assert {"Streams", "ConsumerProtocol", "consumer group (KIP-848)"} <= kinds  # the example has all three
+    assert sum(n for d in got.values() for n in d.values()) == summary["tables"]["members"]
+    summary["charts"]["member_versions_by_date"] = got
+    charts = measure(report.render_html(summary), out.parent, "report-members")
+    assert problems(charts) == [] and mark_problems(charts) == []
+    legend = {t["text"] for t in charts[0]["texts"] if "legend" in t["cls"]}
+    assert legend == {k for d in got.values() for k in d}
+
+
+@pytest.mark.slow
+def test_the_shared_captures_report_is_readable(spark, tmp_path_factory):
+    """The real summary of the shared corpus' frames (plain consumers of five client libraries, one day)."""
+    from tests.conftest import SHARED
+
+    out, _ = _real(spark, tmp_path_factory, [str(SHARED / "captures" / "frames.jsonl")])
+    charts = measure((out / "report.html").read_text(encoding="utf-8"), out.parent, "report")
+    assert problems(charts) == [] and mark_problems(charts) == []

@@ -80,6 +80,59 @@ RECORDS = [
     _rec("b/y-gone", "ShareGroupCurrentMemberAssignment", {"groupId": B, "memberId": "z"}, None),  # a tombstone
 ]
 
+# broken-consumers, a KIP-848 consumer group (its records beside the share groups': one module run): topic orders
+# (3 partitions) named by the group's partition metadata record. Members x and y run in one client (client id cx on
+# host /h1), z in another (cz on /h2). At member epoch 3 x owns orders-0 and is revoking orders-1, which y already
+# owns: orders-1 is owned twice; z owns orders-2 (and its target assignment, no epoch, says so).
+K = "broken-consumers"
+
+
+def _member(client: str, host: str) -> dict:
+    return {
+        "instanceId": None,
+        "rackId": None,
+        "clientId": client,
+        "clientHost": host,
+        "subscribedTopicNames": ["orders"],
+        "subscribedTopicRegex": None,
+        "rebalanceTimeoutMs": 300000,
+        "serverAssignor": "uniform",
+        "classicMemberMetadata": None,
+    }
+
+
+def _owns(epoch: int, owned: list[int], revoking: list[int]) -> dict:
+    return {
+        "memberEpoch": epoch,
+        "previousMemberEpoch": epoch - 1,
+        "state": 0 if not revoking else 2,
+        "assignedPartitions": [{"topicId": ORDERS, "partitions": owned}],
+        "partitionsPendingRevocation": [{"topicId": ORDERS, "partitions": revoking}] if revoking else [],
+    }
+
+
+CONSUMER_RECORDS = [
+    _rec(
+        "k/topics",
+        "ConsumerGroupPartitionMetadata",
+        {"groupId": K},
+        {"topics": [{"topicId": ORDERS, "topicName": "orders", "numPartitions": 3, "partitionMetadata": []}]},
+    ),
+    *(
+        _rec(f"k/{m}", "ConsumerGroupMemberMetadata", {"groupId": K, "memberId": m}, _member(c, h))
+        for m, c, h in (("x", "cx", "/h1"), ("y", "cx", "/h1"), ("z", "cz", "/h2"))
+    ),
+    _rec("k/x-3", "ConsumerGroupCurrentMemberAssignment", {"groupId": K, "memberId": "x"}, _owns(3, [0], [1])),
+    _rec("k/y-3", "ConsumerGroupCurrentMemberAssignment", {"groupId": K, "memberId": "y"}, _owns(3, [1], [])),
+    _rec("k/z-3", "ConsumerGroupCurrentMemberAssignment", {"groupId": K, "memberId": "z"}, _owns(3, [2], [])),
+    _rec(
+        "k/z-target",
+        "ConsumerGroupTargetAssignmentMember",
+        {"groupId": K, "memberId": "z"},
+        {"topicPartitions": [{"topicId": ORDERS, "partitions": [2]}]},
+    ),
+]
+
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
@@ -89,7 +142,7 @@ def inputs(tmp_path_factory):
     )
     assert p.returncode == 0, p.stderr
     (tmp / "queue-app.jsonl").write_text(p.stdout)
-    (tmp / "broken-queue.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    (tmp / "broken-queue.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS + CONSUMER_RECORDS))
     captured = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     return tmp, captured
 
@@ -159,9 +212,9 @@ def test_every_record_is_accounted_for(share_run, inputs):
     frames = [d for d in captured if d["type"] == "frame"]
     assert len(frames) == 30 and {d["api_key"] for d in frames} == {76, 77}  # 14 heartbeats and a Describe
     want = {
-        "records_read": len(captured) + len(RECORDS),
+        "records_read": len(captured) + len(RECORDS) + len(CONSUMER_RECORDS),
         "not_selected": other.total() + 1,  # + the tombstone
-        "records_in": len(frames) + len(RECORDS) - 1,
+        "records_in": len(frames) + len(RECORDS) + len(CONSUMER_RECORDS) - 1,
         "quarantined": 0,
     }
     want["decoded"] = want["records_in"]
@@ -303,3 +356,40 @@ def test_a_partition_count_past_the_bound_is_one_quarantine_row():
     assert "2,147,483,647 partitions, more than 100,000" in big["error_message"]
     small = unit(100_000)
     assert small["unit_kind"] == "group" and len(small["share_topics"][0]["partitions"]) == 100_000
+
+
+def test_a_kip848_consumer_groups_partitions_owners_and_clients(share_run):
+    """Issue #44: a KIP-848 group's partitions as ``assignments`` rows, named from its partition metadata record,
+    those pending revocation with a role of their own; a partition owned twice in one epoch; its clients counted
+    by client id and host."""
+    out, _ = share_run
+    asg = defaultdict(set)
+    for r in read_table(out, "assignments"):
+        if r["group"] == K:
+            assert (r["topic"], r["task"], r["subtopology"]) == ("orders", f"orders-{r['partition']}", None)
+            asg[(r["member"], r["generation"])].add((r["task"], r["role"]))
+    assert dict(asg) == {
+        ("x", 3): {("orders-0", "consumer"), ("orders-1", "pending-revocation")},
+        ("y", 3): {("orders-1", "consumer")},
+        ("z", 3): {("orders-2", "consumer")},
+        ("z", None): {("orders-2", "consumer")},  # the target assignment: no epoch of its own
+    }
+    findings = {
+        (r["generation"], r["check"], r["task"], r["severity"]): r["detail"]
+        for r in read_table(out, "findings")
+        if r["group"] == K
+    }
+    assert findings == {
+        (3, "partition-owned-twice", "orders-1", "error"): "owned by x, y (pending revocation on x)",
+    }
+    [reb] = [r for r in read_table(out, "rebalances") if r["group"] == K]
+    # three members, two clients: (cx, /h1) runs x and y, (cz, /h2) runs z
+    assert (reb["generation"], reb["group_protocol"], reb["member_count"], reb["client_count"]) == (
+        3,
+        "consumer",
+        3,
+        2,
+    )
+    # a share group's clients likewise: broken-queue's x (cx on /h) at epoch 3, y (cy on /h) at 4
+    clients = {r["generation"]: r["client_count"] for r in read_table(out, "rebalances") if r["group"] == B}
+    assert clients == {3: 1, 4: 1}

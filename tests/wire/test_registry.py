@@ -119,11 +119,20 @@ def test_the_api_table_is_the_schemas():
     # the APIs around the group (the behaviour gate's schemas; their first flexible versions are Kafka's message JSON's)
     facts |= {10: ("FindCoordinator", 3), 18: ("ApiVersions", 3), 1: ("Fetch", 12), 2: ("ListOffsets", 6)}
     facts |= {3: ("Metadata", 9), 8: ("OffsetCommit", 8), 9: ("OffsetFetch", 6)}
+    # the group admin RPCs and the share-group data and state RPCs (Kafka's message JSON on the 4.4 branch, #43);
+    # OffsetDelete is never flexible ("none")
+    facts |= {15: ("DescribeGroups", 5), 16: ("ListGroups", 3), 28: ("TxnOffsetCommit", 3), 42: ("DeleteGroups", 2)}
+    facts |= {47: ("OffsetDelete", 32767), 78: ("ShareFetch", 0), 79: ("ShareAcknowledge", 0)}
+    state = ("Initialize", "Read", "Write", "Delete")
+    facts |= {k: (n + "ShareGroupState", 0) for k, n in zip((83, 84, 85, 86), state)}
+    facts |= {87: ("ReadShareGroupStateSummary", 0)}
+    facts |= {k: (n + "ShareGroupOffsets", 0) for k, n in zip((90, 91, 92), ("Describe", "Alter", "Delete"))}
     assert {k: (a.name, a.flexible_from) for k, a in apis.items()} == facts
     assert apis[11].request == "JoinGroupRequest" and apis[11].response == "JoinGroupResponse"
     assert (registry.request_header_version(11, 5), registry.request_header_version(11, 6)) == (1, 2)
     assert (registry.response_header_version(14, 3), registry.response_header_version(14, 4)) == (0, 1)
     assert registry.response_header_version(18, 3) == 0 and registry.request_header_version(18, 3) == 2
+    assert (registry.request_header_version(47, 0), registry.response_header_version(47, 0)) == (1, 0)
     assert (registry.api_name(0), registry.api_name(3), registry.api_name(92)) == (
         "Produce",
         "Metadata",

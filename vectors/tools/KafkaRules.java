@@ -46,7 +46,8 @@ import java.util.List;
  * url, configOffset, allocation; error, leader, leaderUrl, configOffset, connectorIds, taskIds, revoked ones,
  * delay), read through the result's accessors. Unknown tagged
  * fields, which the JSON converters leave out, are carried as "_unknownTaggedFields" (tag -> hex) on every
- * struct, read from and written to {@code unknownTaggedFields()}.
+ * struct, read from and written to {@code unknownTaggedFields()}. A records field is shown as the bytes the message
+ * holds (the converters write every one as empty bytes).
  *
  * This file holds none of Kafka's code; it calls Kafka's classes, which are built by hand outside the project
  * (vectors/tools/README.md): {@code java -cp <Kafka's classes>:<jackson> KafkaRules COMMIT < cases > answers}.
@@ -123,6 +124,7 @@ public class KafkaRules {
         }
         JsonNode json = (JsonNode) converter(cls).getMethod("write", cls, short.class).invoke(null, m, version);
         showTagged(m, json);
+        showRecords(m, json);
         a.put("ok", true);
         a.set("value", json);
         a.put("consumed", consumed);
@@ -217,6 +219,30 @@ public class KafkaRules {
             for (RawTaggedField f : raw) tags.put(Integer.toString(f.tag()), HEX.formatHex(f.data()));
         }
         eachChild(m, json, KafkaRules::showTagged);
+    }
+
+    /**
+     * The bytes of each records field (ShareFetchResponse's Records): the JSON converters write every one as empty
+     * bytes (KIP-673's JsonConverterGenerator: {@code new BinaryNode(new byte[]{})}), so the value read would not say
+     * what was read; the bytes the message holds, from its getter, replace them.
+     */
+    static void showRecords(Message m, JsonNode json) {
+        if (!(json instanceof ObjectNode)) return;
+        for (Iterator<String> it = json.fieldNames(); it.hasNext(); ) {
+            String name = it.next();
+            if (!json.get(name).isBinary()) continue;
+            Object records = child(m, name);  // MemoryRecords (in ...common.record.internal from Kafka 4.4)
+            if (records == null || !records.getClass().getSimpleName().equals("MemoryRecords")) continue;
+            try {
+                ByteBuffer b = ((ByteBuffer) records.getClass().getMethod("buffer").invoke(records)).duplicate();
+                byte[] bytes = new byte[b.remaining()];
+                b.get(bytes);
+                ((ObjectNode) json).put(name, bytes);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        eachChild(m, json, KafkaRules::showRecords);
     }
 
     interface Visit { void apply(Message m, JsonNode json); }

@@ -23,7 +23,7 @@ from . import SCENARIOS, by_name
 from .runner import CAPABILITIES, Outcome, run_scenarios
 from .scenario import Config
 
-__all__ = ["add_arguments", "cmd_behaviour", "results_of"]
+__all__ = ["add_arguments", "cmd_behaviour", "results_of", "scenario_list"]
 
 DEFAULT_JOBS = 8
 INTERMITTENT = "intermittent"  # an expectations line whose reason begins so: the client fails it some runs only
@@ -87,7 +87,20 @@ def render(results: list[VectorResult], outcomes: list[Outcome], *, expectations
     return "\n".join(lines)
 
 
+def scenario_list() -> str:
+    """``--behaviour --list``: a line per scenario, its name, protocol, what a driver must declare for it, title."""
+    width = max(len(s.name) for s in SCENARIOS)
+    needs = max(len(",".join(s.needs)) for s in SCENARIOS)
+    return "\n".join(
+        _text.printable(f"{s.name:{width}}  {s.protocol:8}  {','.join(sorted(s.needs)):{needs}}  {s.title}")
+        for s in SCENARIOS
+    )
+
+
 def cmd_behaviour(args) -> int:
+    if args.list:
+        print(scenario_list())
+        return 0
     if not args.client:
         print("error: --behaviour needs --client CMD, the driver of the client under test", file=sys.stderr)
         return 2
@@ -192,6 +205,11 @@ def add_arguments(k) -> None:
         action="append",
         metavar="NAME",
         help="with --behaviour: only this scenario (repeatable; the scenarios: docs' behaviour gate page)",
+    )
+    k.add_argument(
+        "--list",
+        action="store_true",
+        help="with --behaviour: list the scenarios (name, protocol, what a driver must declare, title) and exit",
     )
     k.add_argument(
         "--jobs",

@@ -236,7 +236,7 @@ def _fenced(slug: str, error: int, seeded: tuple[str, ...] = ()) -> Scenario:
     )
 
 
-FENCED_EPOCH = _fenced("consumer-fenced-member-epoch", FENCED_MEMBER_EPOCH, ("keep-member-epoch",))
+FENCED_EPOCH = _fenced("consumer-fenced-member-epoch", FENCED_MEMBER_EPOCH)
 UNKNOWN = _fenced("consumer-unknown-member-id", UNKNOWN_MEMBER_ID)
 
 

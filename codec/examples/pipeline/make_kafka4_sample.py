@@ -26,6 +26,7 @@ from codec import kafka4
 HERE = Path(__file__).resolve().parent
 BASE_TS = 1_763_971_200_000  # 2025-11-24T08:00:00Z
 TASKS = {"subtopologyId": "0", "partitions": [0, 1]}
+PAYMENTS_ID = "AAAAAAAAAAAAAAAAAAAAAQ"  # the topic ``payments``: its id (the Describe response names it)
 
 
 def _request(api_key: int, version: int, corr: int, client: str, body: bytes) -> bytes:
@@ -377,7 +378,7 @@ def records() -> list[dict]:
                 "memberId": "c1",
                 "memberEpoch": 5,
                 "heartbeatIntervalMs": 5000,
-                "assignment": {"topicPartitions": [{"topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partitions": [0, 1, 2]}]},
+                "assignment": {"topicPartitions": [{"topicId": PAYMENTS_ID, "partitions": [0, 1, 2]}]},
             },
         ),
         group="payments",
@@ -466,8 +467,16 @@ def records() -> list[dict]:
                                 "clientHost": "/10.0.1.1",
                                 "subscribedTopicNames": ["payments"],
                                 "subscribedTopicRegex": None,
-                                "assignment": {"topicPartitions": []},
-                                "targetAssignment": {"topicPartitions": []},
+                                "assignment": {
+                                    "topicPartitions": [
+                                        {"topicId": PAYMENTS_ID, "topicName": "payments", "partitions": [0, 1, 2]}
+                                    ]
+                                },
+                                "targetAssignment": {
+                                    "topicPartitions": [
+                                        {"topicId": PAYMENTS_ID, "topicName": "payments", "partitions": [0, 1, 2]}
+                                    ]
+                                },
                             }
                         ],
                     }
@@ -504,7 +513,7 @@ def records() -> list[dict]:
                 "memberEpoch": 5,
                 "previousMemberEpoch": 4,
                 "state": 0,
-                "assignedPartitions": [{"topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partitions": [0, 1, 2]}],
+                "assignedPartitions": [{"topicId": PAYMENTS_ID, "partitions": [0, 1, 2]}],
                 "partitionsPendingRevocation": [],
             },
         },

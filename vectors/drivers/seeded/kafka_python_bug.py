@@ -8,6 +8,8 @@ BUG is one of:
 * keep-member-id: the member keeps its member id where kafka-python would reset it (UNKNOWN_MEMBER_ID);
 * skip-revocation: the revocation callback is never called (eager rebalances, cooperative revocations);
 * ignore-rebalance-in-progress: a heartbeat answered REBALANCE_IN_PROGRESS is taken as a success;
+* reset-member-id: a heartbeat answered REBALANCE_IN_PROGRESS resets the member id and generation before the
+  rejoin (aiokafka before its PR #747: the rejoin as a new member started another rebalance, for ever);
 * stop-heartbeating: after its first heartbeat the member sends no other (it pretends they succeed);
 * drop-owned-partitions: the cooperative subscription leaves its owned partitions out;
 * never-connects: the driver declares what it supports and never starts the client.
@@ -24,6 +26,7 @@ BUGS = (
     "keep-member-id",
     "skip-revocation",
     "ignore-rebalance-in-progress",
+    "reset-member-id",
     "stop-heartbeating",
     "drop-owned-partitions",
     "never-connects",
@@ -60,6 +63,15 @@ def seed(bug):
             return handle(self, response, send_time)
 
         BaseCoordinator._handle_heartbeat_response = ignore
+    elif bug == "reset-member-id":
+        handle = BaseCoordinator._handle_heartbeat_response
+
+        def forget(self, response, send_time):
+            if response.error_code == 27:
+                self.reset_generation()
+            return handle(self, response, send_time)
+
+        BaseCoordinator._handle_heartbeat_response = forget
     elif bug == "stop-heartbeating":
         send = BaseCoordinator._send_heartbeat_request
         sent = []
