@@ -17,7 +17,8 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
-from ..wire.shapes import interpret, interpret_encode
+from ..wire.shapes import interpret_encode
+from ..wire.shapes_python import interpret
 from ..wire import native
 from ..wire.builder import decode_wire, encode_wire
 from . import shapes
