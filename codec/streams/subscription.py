@@ -17,10 +17,10 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
-from ..wire.shapes import interpret_encode
-from ..wire.shapes_python import interpret
 from ..wire import native
 from ..wire.builder import decode_wire, encode_wire
+from ..wire.shapes import interpret_encode
+from ..wire.shapes_python import compiled_encode, interpret
 from . import shapes
 from .common import check_size, version_guard
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN, UNKNOWN_OFFSET_SUM
@@ -197,9 +197,18 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     model holds there is not written, and decodes back as -1 (unknown)."""
 
     v = info.version if version is None else version
+    refuse = _check(info, v, drop_unrepresentable)
+    shape = shapes.subscription_encode(v)
+    assert shape is not None  # (every version version_guard lets through has one)
+    # the encode shape (codec.streams.shapes, the one declaration), run in Python
+    return interpret_encode(shape, MESSAGE, v, info, *task_extras(info, v, refuse))
+
+
+def _check(info: SubscriptionInfo, v: int, drop_unrepresentable: bool):
+    """What :func:`subscription_to_wire` refuses before it converts anything; returns the version's ``refuse``
+    (what :func:`task_extras` calls for an offset sum v1-6 cannot carry)."""
     lsv = info.latest_supported_version
     refuse = version_guard(MESSAGE, v, drop_unrepresentable)
-
     if v >= 3 and not 1 <= v <= lsv:
         raise EncodeError(
             f"version must be between 1 and {lsv}; was {v}", message=MESSAGE, version=v, path="latest_supported_version"
@@ -226,10 +235,7 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
         raise EncodeError(
             f"int32 field needs an integer, got {type(v).__name__}", message=MESSAGE, version=v, path="version"
         )
-    shape = shapes.subscription_encode(v)
-    assert shape is not None  # (every version version_guard lets through has one)
-    # the encode shape (codec.streams.shapes, the one declaration), run in Python
-    return interpret_encode(shape, MESSAGE, v, info, *task_extras(info, v, refuse))
+    return refuse
 
 
 def task_extras(info: SubscriptionInfo, v: int, refuse=None) -> tuple:
@@ -257,82 +263,29 @@ def task_extras(info: SubscriptionInfo, v: int, refuse=None) -> tuple:
     return ()
 
 
-def _fast_ok(info: SubscriptionInfo, v: int) -> bool:
-    """False where :func:`subscription_to_wire` could refuse the model at a version 7-11 (the paths that
-    skip it must then not be taken: the wire-object path raises its error)."""
-    lsv = info.latest_supported_version
-    if type(lsv) is not int or not 7 <= v <= LATEST_SUPPORTED_VERSION or not v <= lsv:
-        return False
-    return not (v < 8 and info.unique_field or v < 9 and info.error_code or v < 11 and info.client_tags)
-
-
-def _rows(info: SubscriptionInfo, v: int) -> tuple | None:
-    """The v7+ message as the plain tuples of :func:`codec.wire.fastpath.row_encoder` (fields in wire
-    order), or None whenever :func:`subscription_to_wire` would refuse the model or the model holds
-    anything unusual: the wire-object path then encodes it, or raises its error."""
-    lsv = info.latest_supported_version
-    if not _fast_ok(info, v):
-        return None
-    endpoint = info.user_endpoint
-    if endpoint is None:
-        endpoint = ""
-    elif type(endpoint) is not str:
-        return None
-    try:
-        fields = [v, lsv, info.process_id, endpoint.encode("utf-8")]
-    except UnicodeEncodeError:  # a lone surrogate: the model path refuses it with the field's name
-        return None
-    sums = info.task_offset_sums
-    if type(sums) is not dict:
-        return None
-    if v <= 9:
-        try:
-            (groups,) = task_extras(info, v)
-        except EncodeError:
-            return None
-        fields.append(groups)
-    else:
-        fields.append([(t.subtopology, t.partition, s, t.topology_name) for t, s in sums.items()])
-    if v >= 8:
-        fields.append(info.unique_field)
-    if v >= 9:
-        fields.append(info.error_code)
-    if v >= 11:
-        tags = info.client_tags
-        if type(tags) is not dict:
-            return None
-        try:
-            fields.append([(k.encode("utf-8"), val.encode("utf-8")) for k, val in tags.items()])
-        except (UnicodeEncodeError, AttributeError):
-            return None
-    return tuple(fields)
-
-
 def encode_subscription(
     info: SubscriptionInfo, version: int | None = None, *, drop_unrepresentable: bool = False
 ) -> bytes:
     """Encode ``info`` at ``version`` (default ``info.version``); see :func:`subscription_to_wire`."""
     v = info.version if version is None else version
     if not drop_unrepresentable and type(v) is int and 7 <= v <= LATEST_SUPPORTED_VERSION:
-        # the hot versions: straight from the model to bytes (the native codec's shape program, else rows)
-        shape = shapes.subscription_encode(v)
-        prog = native.program(MESSAGE, v, shape=shape) if shape is not None else None
-        if prog is not None and _fast_ok(info, v) and type(info.task_offset_sums) is dict:
-            try:
-                out = prog.encode(info, *task_extras(info, v))
-            except EncodeError:  # (a named topology below v10: the path below says where)
-                out = None
-            if out is not None:
-                return out
-        encode = _row_encoder(v)
-        if encode is not None:
-            try:
-                rows = _rows(info, v)
-                out = encode(rows) if rows is not None else None
-                if out is not None:
-                    return out
-            except Exception:  # noqa: BLE001 - anything unusual: the path below decides
-                pass
+        # the hot versions: straight from the model to bytes through the encode shape (the one declaration): the
+        # native codec's program, else the shape compiled to the fast path's rows; anything the model path would
+        # refuse, or anything unusual, takes the path below, which decides and reports
+        out = None
+        try:
+            shape = shapes.subscription_encode(v)
+            if shape is not None and type(info.task_offset_sums) is dict:
+                extras = task_extras(info, v, _check(info, v, False))
+                prog = native.program(MESSAGE, v, shape=shape)
+                if prog is not None:
+                    out = prog.encode(info, *extras)
+                else:
+                    out = _row_encoder(v)(compiled_encode(shape, MESSAGE, v)(info, *extras))
+        except Exception:  # noqa: BLE001 - refused or unusual: the path below decides and reports
+            out = None
+        if out is not None:
+            return out
     return encode_wire(MESSAGE, v, subscription_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))
 
 

@@ -16,21 +16,30 @@ from collections.abc import Callable
 from typing import Any
 
 from .shapes import (
+    Attr,
     Const,
     EmptyNone,
+    Extra,
     Flat,
+    In,
+    Item,
+    Key,
+    KeyAttr,
     Keys,
     Lookup,
+    LookupAttr,
     NewDict,
     Obj,
     Pair,
     Parent,
+    Row,
     Shape,
     Slot,
     Tuple,
+    Value,
 )
 
-__all__ = ["interpret", "compiled", "Miss"]
+__all__ = ["interpret", "compiled", "compiled_encode", "Miss"]
 
 
 # --- the Python interpreter of the decode shapes -------------------------------------------------------------
@@ -437,3 +446,111 @@ _THEN: dict[str, Callable[[dict], object]] = {
     "rows": lambda d: [(*k, v) if isinstance(k, tuple) else (k, v) for k, v in d.items()],
     "len": len,
 }
+
+
+# --- encode shapes compiled to Python, to the fast path's row tuples ------------------------------------------
+
+
+def compiled_encode(shape: Shape, message: str, version: int):
+    """``shape`` (an encode shape) as one Python function ``(model, *extra) -> row tuples`` of ``message`` at
+    ``version``: what :func:`codec.wire.fastpath.row_encoder` writes (fields in wire order, nested structs as tuples,
+    arrays as lists). What the engine's program would refuse or miss on (a model of another class, a string that is
+    not one, a key missing from an extra lookup) raises; the caller then takes the wire-object path, which decides
+    and reports."""
+    from .lowering import lower
+
+    sop = lower(message, version)
+    key = (shape.name, message, version, "encode")
+    got = _COMPILED.get(key)
+    if got is None or got[0] is not sop:
+        run = _Encoder(shape).struct(sop)
+        got = _COMPILED[key] = (sop, lambda model, *extra: run(model, None, extra))
+    return got[1]
+
+
+def _utf8(value) -> bytes:
+    if type(value) is not str:
+        raise TypeError(f"needs a string, got {type(value).__name__}")
+    return value.encode("utf-8")  # (a lone surrogate raises: the wire-object path names it)
+
+
+def _utf8_none_empty(value) -> bytes:
+    return b"" if value is None else _utf8(value)
+
+
+def _exactly(value, cls):
+    if type(value) is not cls:
+        raise TypeError(f"needs a {cls.__name__}, got {type(value).__name__}")
+    return value
+
+
+class _Encoder:
+    __slots__ = ("shape",)
+
+    def __init__(self, shape: Shape) -> None:
+        self.shape = shape
+
+    def passes(self, sop) -> bool:
+        """Whether a Row struct's row is already the row tuple: every nested struct a Row that passes too."""
+        return all(op.struct is None or self.passes(op.struct) for op in sop.fields) and isinstance(
+            self.shape.encode.get(sop.name), Row
+        )
+
+    def struct(self, sop):
+        """One generated function ``(obj, item, extra) -> row tuple`` of a shaped struct."""
+        term = self.shape.encode.get(sop.name)
+        if term is None:
+            raise ValueError(f"{sop.name}: a struct with no encode shape has no row")
+        if isinstance(term, Row) and self.passes(sop):
+            return lambda obj, item, extra: obj
+        ns: dict = {"_utf8": _utf8, "_utf8_none_empty": _utf8_none_empty, "_exactly": _exactly}
+        lines = ["def enc(obj, item, X):"]
+        if isinstance(term, In):
+            ns["cls"] = term.cls
+            lines.append("    _exactly(obj, cls)")
+        elif isinstance(term, Item) and term.key_cls is not None:
+            ns["key_cls"] = term.key_cls
+            lines.append("    _exactly(item[0], key_cls)")
+        names = []
+        for i, op in enumerate(sop.fields):
+            v = f"v{i}"
+            names.append(v)
+            expr = f"obj[{i}]" if isinstance(term, Row) else self.source(term.fields[op.name], ns)
+            lines.append(f"    {v} = {expr}")
+            if op.struct is not None:
+                sub = self.struct(op.struct)
+                ns[f"s{i}"] = sub
+                as_item = isinstance(self.shape.encode.get(op.struct.name), Item)
+                call = f"s{i}(None, x, X)" if as_item else f"s{i}(x, None, X)"
+                if op.array:
+                    lines.append(f"    if {v} is not None: {v} = [{call} for x in {v}]")
+                else:
+                    lines.append(f"    if {v} is not None: {v} = {call.replace('x', v, 1)}")
+        lines.append(f"    return ({''.join(n + ', ' for n in names)})")
+        exec("\n".join(lines), ns)  # noqa: S102 - our own code, from the schema's names and the shape
+        return ns["enc"]
+
+    def source(self, src, ns: dict) -> str:
+        def conv(expr: str, how: str | None) -> str:
+            if how is None:
+                return expr
+            return f"{'_utf8_none_empty' if how == 'utf8_none_empty' else '_utf8'}({expr})"
+
+        if isinstance(src, Attr):
+            expr = f"obj.{src.name}"
+            return conv(f"list({expr}.items())" if src.items else expr, src.conv)
+        if isinstance(src, Key):
+            return conv("item[0]", src.conv)
+        if isinstance(src, KeyAttr):
+            return f"item[0].{src.name}"
+        if isinstance(src, Value):
+            return conv("list(item[1].items())" if src.items else "item[1]", src.conv)
+        if isinstance(src, Const):
+            name = f"c{len(ns)}"
+            ns[name] = src.value
+            return name
+        if isinstance(src, Extra):
+            return f"X[{src.index}]"
+        if isinstance(src, LookupAttr):
+            return f"X[{src.index}][obj.{src.name}]"
+        raise ValueError(f"not an encoder source: {src!r}")
