@@ -12,9 +12,6 @@ decoded and, on a miss, walks the object (``_Run``) to raise the DecodeError wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from .shapes import (
     Attr,
     Const,
@@ -38,6 +35,12 @@ from .shapes import (
     Tuple,
     Value,
 )
+
+TYPE_CHECKING = False  # (not typing.TYPE_CHECKING: importing typing costs a decode call's start-up)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["interpret", "compiled", "compiled_encode", "Miss"]
 
