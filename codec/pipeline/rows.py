@@ -4,43 +4,41 @@ straight to the fields of their output rows, without the codec's models.
 The model decode (:func:`codec.streams.decode_subscription` / :func:`~codec.streams.decode_assignment`)
 builds a version-independent object -- ``TaskId`` and ``TopicPartition`` values, host maps of every
 partition -- that the job would only take apart again: a row needs the tasks, the standby partition
-*counts* and the number of distinct hosts. This module keeps exactly what the rows hold, applying the same
-rules as the model conversion: v1-6 task lists become offset sums -2/-3, a duplicate task keeps its
-first position and its last value (a dict, as in the models), an empty endpoint or topology name is null, client tags
-are UTF-8 and unique, every v5+ host-map partition names a topic of the dictionary, hosts are counted
-once per (host, port).
+*counts* and the number of distinct hosts. So the rows are a *projection* of the models' own decode shapes
+(:mod:`codec.streams.shapes`, the one declaration of each mapping; :func:`codec.wire.shapes.project`): the same
+arrays filling the same dicts (v1-6's two task lists one dict, -2 and -3; a duplicate task keeping its first
+position and its last value), the same conversions (an empty endpoint or topology name null, client tags UTF-8 and
+unique), the same lookups (every v5+ host-map partition names a topic of the dictionary) -- with tuples where the
+models have objects, and counts where a row keeps only a number (hosts once per (host, port)).
 
-With the native codec the bytes are decoded by a shape of their own (:mod:`codec.wire.native`): the
-member's fields, the task rows keyed for the dict semantics, the client tags, the distinct hosts, straight
-from the bytes; otherwise it reads the rows of :func:`codec.wire.fastpath.row_decoder` (tuples in wire order,
-no wire objects). It is a fast path in the codec's sense: it *returns None* on anything unusual (a version
-probe, a version outside 1-11, a truncated or malformed buffer, invalid UTF-8, a duplicate tag key, an
-unknown topic index, the fast path turned off ...) and the caller decodes the record through the models
-(:func:`codec.pipeline.records.decode_record`), which decide -- and report the error with its offset and
-field path. ``tests/pipeline/test_rows.py`` holds the rows of both paths equal on every Kafka vector,
-every handcrafted vector and generated inputs.
+With the native codec the engine runs the projected shape straight from the bytes (:mod:`codec.wire.native`);
+otherwise the same shape compiled to Python runs over the row tuples of the generated fast path
+(:func:`codec.wire.shapes.compiled`). It is a
+fast path in the codec's sense: it *returns None* on anything unusual (a version probe, a version outside 1-11, a
+truncated or malformed buffer, invalid UTF-8, a duplicate tag key, an unknown topic index, the fast path turned
+off ...) and the caller decodes the record through the models (:func:`codec.pipeline.records.decode_record`), which
+decide -- and report the error with its offset and field path. ``tests/pipeline/test_rows.py`` holds the rows of
+both paths equal on every Kafka vector, every handcrafted vector and generated inputs.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import struct
 from collections.abc import Callable
 from functools import cache
 
 from ..streams.constants import (
     DEFAULT_MAX_METADATA_SIZE,
-    LATEST_OFFSET,
     LATEST_SUPPORTED_VERSION,
-    NO_REBALANCE,
     UNKNOWN,
-    UNKNOWN_OFFSET_SUM,
 )
+from ..streams.models import AssignmentInfo, SubscriptionInfo
+from ..streams.shapes import assignment_decode, subscription_decode
+from ..types import HostInfo, TaskId, TopicPartition
 from ..wire import fastpath, native
-from ..wire.builder import wire_class
 from ..wire.native import ACTIVE
-from ..wire.shapes import Const, EmptyNone, Flat, Lookup, Pair, Parent, Shape, Tuple
-from ..wire.schema import load_message
+from ..wire.shapes import Const, Flat, Lookup, NewDict, Pair, Shape, Tuple, project
+from ..wire.shapes_python import compiled
 
 __all__ = ["subscription_fields", "assignment_fields", "subscription_rows", "assignment_rows"]
 
@@ -49,105 +47,61 @@ _I = struct.Struct(">i")
 _II = struct.Struct(">ii")
 
 
-@cache
-def _layout(message: str, version: int) -> tuple[dict, dict]:
-    """``({field: index in the row}, {field: default})`` of one version: a field the version lacks takes
-    the wire model's default, as in the models."""
-    root = load_message(message).root
-    index = {f.py_name: i for i, f in enumerate(root.fields_at(version))}
-    defaults = {
-        f.name: f.default
-        for f in dataclasses.fields(wire_class(message, root.name))
-        if f.default is not dataclasses.MISSING
-    }
-    return index, defaults
-
-
-_DECODERS: dict[tuple[str, int], Callable[[bytes, int], tuple]] = {}
-
-
-def _decode_row(message: str, version: int, data: bytes) -> tuple | None:
-    """``(row, layout)`` of ``data`` at ``version``, or None: no row decoder (the fast path is off, or
-    turned on later: a missing decoder is not kept) or anything unusual in the bytes."""
-    decode = _DECODERS.get((message, version))
+def _interpreted(message: str, version: int, data: bytes, shape: Shape, make: Callable | None) -> tuple | None:
+    """Without the native codec: ``shape`` compiled to Python (:func:`codec.wire.shapes.compiled`) over the row
+    tuples of ``data`` (:func:`codec.wire.fastpath.row_decoder`), or None on anything unusual."""
+    decode = fastpath.row_decoder(message, version)
     if decode is None:
-        decode = fastpath.row_decoder(message, version)
-        if decode is None:
-            return None
-        _DECODERS[(message, version)] = decode
+        return None
     try:
-        return decode(data, 0)[0], _layout(message, version)
+        value = compiled(shape, message, version, rows=True)(decode(data, 0)[0])
     except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
         return None
+    return make(value) if make is not None else value
 
 
-def _get(row: tuple, layout: tuple, name: str):
-    i = layout[0].get(name)
-    return row[i] if i is not None else layout[1].get(name)
-
-
-def _task_row(sub, part, topology, value) -> Pair:
+def _task_row(task: dict, value) -> Pair:
     """A task keyed (subtopology, partition, topology), its value the whole row: the dict's values are the
     rows in first-seen order with the last value, as the models' dict keeps them."""
-    return Pair(Tuple(sub, part, topology), Tuple(sub, part, topology, value, Const(None)))
+    key = (task["subtopology"], task["partition"], task["topology_name"])
+    return Pair(Tuple(*key), Tuple(*key, value, Const(None)))
+
+
+def _subscription_root(slots: dict) -> Tuple:
+    """The row's (member fields of :func:`subscription_fields`, tasks, client tags); the client fields (rack,
+    instance id, client id and host) are a ConsumerProtocol's: none."""
+    fields = [slots[n] for n in ("process_id", "version", "latest_supported_version", "user_endpoint")]
+    fields += [slots["unique_field"], slots["error_code"], Const(False)] + [Const(None)] * 4
+    tags = slots["client_tags"]
+    return Tuple(Tuple(*fields), slots["task_offset_sums"], Const(None) if isinstance(tags, NewDict) else tags)
 
 
 @cache
 def _subscription_shape(version: int) -> Shape:
-    """SubscriptionInfo bytes -> (the member fields of :func:`subscription_fields`, tasks, client tags), the
-    tasks and tags in their final form from v7 (the task rows in first-seen order with their last value; the
-    tags' items, None when there are none); v1-6: the two task lists, made rows by :func:`_v6_rows`."""
-    decode: dict = {}
-    arrays: dict = {}
-    conv = {"SubscriptionInfo.process_id": "uuid_text"}
-    if version >= 2:
-        conv["SubscriptionInfo.user_end_point"] = "utf8_or_none"
-    if version <= 6:  # two task lists: their rows are made below
-        decode["TaskId"] = Tuple("topic_group_id", "partition")
-        tasks: Tuple | str = Tuple("prev_tasks", "standby_tasks")
-    else:
-        arrays["SubscriptionInfo.task_offset_sums"] = "dict:values"
-        tasks = "task_offset_sums"
-        if version <= 9:
-            decode["TaskOffsetSum"] = Flat()
-            arrays["TaskOffsetSum.partition_to_offset_sum"] = "into"
-            decode["PartitionToOffsetSum"] = _task_row(Parent("topic_group_id"), "partition", Const(None), "offset_sum")
-        else:
-            decode["TaskOffsetSum"] = _task_row(
-                "topic_group_id", "partition", EmptyNone("named_topology"), "offset_sum"
-            )
-    if version >= 11:
-        arrays["SubscriptionInfo.client_tags"] = "dict-unique:items"
-        decode["ClientTag"] = Pair("key", "value")
-        conv["ClientTag.key"] = conv["ClientTag.value"] = "utf8"
-    # the row's member fields as subscription_fields returns them (the client ones: a ConsumerProtocol's, none)
-    fields = Tuple(
-        "process_id",
-        "version",
-        "latest_supported_version" if version >= 3 else Const(UNKNOWN),
-        "user_end_point" if version >= 2 else Const(None),
-        "unique_field" if version >= 8 else Const(0),
-        "error_code" if version >= 9 else Const(0),
-        Const(False),
-        Const(None),
-        Const(None),
-        Const(None),
-        Const(None),
+    """SubscriptionInfo bytes -> (the member fields of :func:`subscription_fields`, tasks, client tags): the
+    model's decode shape (:func:`codec.streams.shapes.subscription_decode`) projected onto the row -- a task a
+    key tuple and its row (the rows in first-seen order with their last value), the tags' items (None when there
+    are none), the process id as text. v1-6's task dict (of the two lists) is made rows by :func:`_v6_rows`."""
+    model = subscription_decode(version)
+    assert model is not None
+    return project(
+        model,
+        f"pipeline-SubscriptionInfo-v{version}",
+        objs={
+            TaskId: lambda t: Tuple(t["subtopology"], t["partition"], t["topology_name"]),
+            SubscriptionInfo: _subscription_root,
+        },
+        pairs={TaskId: _task_row},
+        then={"SubscriptionInfo.task_offset_sums": "values", "SubscriptionInfo.client_tags": "items"},
+        conv={"SubscriptionInfo.process_id": "uuid_text"},
     )
-    decode["SubscriptionInfo"] = Tuple(fields, tasks, "client_tags" if version >= 11 else Const(None))
-    return Shape(f"pipeline-SubscriptionInfo-v{version}", decode=decode, arrays=arrays, conv=conv)
 
 
 def _v6_rows(value: tuple, end: int = 0, trailing: int = 0) -> tuple:
-    """A v1-6 shape's value with its two task lists made rows: previous tasks' offset sum -2, standby
-    tasks' -3, a task in both keeping its first position and its standby value (a dict, as in the models)."""
-    fields, (prev, standby), tags = value
-    sums: dict = {}
-    for sub, part in prev:
-        sums[(sub, part, None)] = (sub, part, None, LATEST_OFFSET, None)
-    for sub, part in standby:
-        sums[(sub, part, None)] = (sub, part, None, UNKNOWN_OFFSET_SUM, None)
-    return fields, list(sums.values()), tags
+    """A v1-6 shape's value with its task dict (the two lists' tasks, a task in both keeping its first position
+    and its standby value) made rows."""
+    fields, sums, tags = value
+    return fields, [(*k, v, None) for k, v in sums.items()], tags
 
 
 #: version -> the native decoder of that version's shape (the value alone), once a call has made it
@@ -197,90 +151,45 @@ def subscription_fields(data: bytes) -> tuple | None:
         return None
     if ACTIVE[0]:
         return _native_subscription(data, version)
-    got = _decode_row("SubscriptionInfo", version, data)
-    if got is None:
-        return None
-    w, layout = got
-    index = layout[0]
-    try:
-        sums: dict = {}
-        if version <= 6:
-            for sub, part in w[index["prev_tasks"]]:
-                sums[(sub, part, None)] = LATEST_OFFSET
-            for sub, part in w[index["standby_tasks"]]:
-                sums[(sub, part, None)] = UNKNOWN_OFFSET_SUM
-        elif version <= 9:
-            for sub, pairs in w[index["task_offset_sums"]]:
-                for part, offset_sum in pairs:
-                    sums[(sub, part, None)] = offset_sum
-        else:
-            for sub, part, offset_sum, named in w[index["task_offset_sums"]]:
-                sums[(sub, part, named or None)] = offset_sum  # an empty name is none (Kafka's TaskId)
-        tags = None
-        if version >= 11 and w[index["client_tags"]]:
-            seen: dict = {}
-            for key, value in w[index["client_tags"]]:
-                key = key.decode("utf-8")
-                if key in seen:
-                    return None
-                seen[key] = value.decode("utf-8")
-            tags = list(seen.items())
-        raw_endpoint = _get(w, layout, "user_end_point")
-        endpoint = raw_endpoint.decode("utf-8") if raw_endpoint else None
-    except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
-        return None
-    # (the row's client fields -- rack, instance id, client id and host -- are a ConsumerProtocol's: none)
-    fields = (
-        str(w[index["process_id"]]),
-        version,
-        lsv,
-        endpoint,
-        _get(w, layout, "unique_field"),
-        _get(w, layout, "error_code"),
-        False,
-        None,
-        None,
-        None,
-        None,
+    return _interpreted("SubscriptionInfo", version, data, _subscription_shape(version), _subscription_make(version))
+
+
+def _assignment_root(slots: dict) -> Tuple:
+    """The row's (assignment fields, active task rows, standby task rows) of :func:`assignment_fields`."""
+    hosts = slots["partitions_by_host"]
+    fields = (slots["version"], slots["commonly_supported_version"], slots["error_code"], slots["next_rebalance_ms"])
+    return Tuple(
+        Tuple(*fields, Const(0) if isinstance(hosts, NewDict) else hosts), slots["active_tasks"], slots["standby_tasks"]
     )
-    return fields, [(*k, v, None) for k, v in sums.items()], tags  # (no end offset sum in SubscriptionInfo)
 
 
 @cache
 def _assignment_shape(version: int) -> Shape:
-    """AssignmentInfo bytes -> :func:`assignment_fields`'s value: (version, commonly supported version, error
-    code, next rebalance, distinct hosts), the active task rows with their partition slots counted, the standby
-    task rows with their partitions' number; v5+ partitions checked against the topic dictionary."""
-    decode: dict = {
-        "TaskId": Tuple("subtopology", "partition", EmptyNone("named_topology") if version >= 10 else Const(None)),
-        "StandbyTask": Pair("task_id", "partitions"),
-    }
-    # partitions are only counted (standby) or not kept (host maps): read and checked, no objects built
-    decode["TopicPartition"] = Flat()
-    arrays = {
-        "AssignmentInfo.standby_tasks": "dict:rows",
-        "StandbyTask.partitions": "count",
-        "AssignmentInfo.active_tasks": "counts:rows",
-    }
+    """AssignmentInfo bytes -> :func:`assignment_fields`'s value: the model's decode shape
+    (:func:`codec.streams.shapes.assignment_decode`) projected onto the row -- the active task rows with their
+    partition slots counted, the standby task rows with their partitions' number, the number of distinct hosts;
+    partitions read and checked (v5+: against the topic dictionary), no objects built."""
+    model = assignment_decode(version)
+    assert model is not None
+    counted = {"StandbyTask.partitions": "count", "AssignmentInfo.active_tasks": "counts:rows"}
+    decode: dict = {}
     if version >= 2:
-        arrays["AssignmentInfo.partitions_by_host"] = "dict:len"
-        arrays["HostPartitions.partitions" if version <= 4 else "HostPartitions.indexed_partitions"] = "count"
-        decode["HostPartitions"] = Pair(Tuple("host", "port"), Const(None))
-    if version >= 5:
-        arrays["AssignmentInfo.topic_dictionary"] = "dict"
+        counted["HostPartitions.partitions" if version <= 4 else "HostPartitions.indexed_partitions"] = "count"
+    if version >= 5:  # the dictionary's topics are not kept: only its indexes are looked up
         decode["TopicIndex"] = Pair("index", Const(None))
-        decode["IndexedPartition"] = Flat(Lookup("topic_dictionary", "topic_index"))  # an unknown index: a miss
-    if version >= 6:
-        arrays["AssignmentInfo.standby_partitions_by_host"] = "dict"
-    fields = Tuple(
-        "version",
-        "commonly_supported_version" if version >= 3 else Const(UNKNOWN),
-        "err_code" if version >= 4 else Const(0),
-        "next_scheduled_rebalance_ms" if version >= 7 else Const(NO_REBALANCE),
-        "partitions_by_host" if version >= 2 else Const(0),
+    return project(
+        model,
+        f"pipeline-AssignmentInfo-v{version}",
+        objs={
+            TaskId: lambda t: Tuple(t["subtopology"], t["partition"], t["topology_name"]),
+            TopicPartition: lambda p: Flat(*(x for x in p.values() if isinstance(x, Lookup))),
+            AssignmentInfo: _assignment_root,
+        },
+        pairs={HostInfo: lambda host, _: Pair(Tuple(host["host"], host["port"]), Const(None))},
+        then={"AssignmentInfo.standby_tasks": "rows", "AssignmentInfo.partitions_by_host": "len"},
+        arrays=counted,
+        decode=decode,
     )
-    decode["AssignmentInfo"] = Tuple(fields, "active_tasks", "standby_tasks")
-    return Shape(f"pipeline-AssignmentInfo-v{version}", decode=decode, arrays=arrays)
 
 
 def _native_assignment(data: bytes, version: int) -> tuple | None:
@@ -305,36 +214,7 @@ def assignment_fields(data: bytes) -> tuple | None:
         return None
     if ACTIVE[0]:
         return _native_assignment(data, version)
-    got = _decode_row("AssignmentInfo", version, data)
-    if got is None:
-        return None
-    w, layout = got
-    index = layout[0]
-    try:
-        hosts = _get(w, layout, "partitions_by_host") or ()
-        if version >= 5:
-            known = {i for i, _ in w[index["topic_dictionary"]]}
-            used = [t for _, _, parts in hosts for t, _ in parts]
-            used += [t for _, _, parts in _get(w, layout, "standby_partitions_by_host") or () for t, _ in parts]
-            if not known.issuperset(used):
-                return None
-        active: dict = {}
-        for t in w[index["active_tasks"]]:
-            active[t] = active.get(t, 0) + 1
-        standby = {t: len(parts) for t, parts in w[index["standby_tasks"]]}
-        n_hosts = len({(h, p) for h, p, _ in hosts})
-    except Exception:  # noqa: BLE001 - anything at all: the model path decides and reports
-        return None
-    fields = (
-        version,
-        w[index["commonly_supported_version"]] if version >= 3 else UNKNOWN,
-        _get(w, layout, "err_code"),
-        _get(w, layout, "next_scheduled_rebalance_ms"),
-        n_hosts,
-    )
-    if version >= 10:  # task tuples carry their named topology
-        return fields, [(*k, c) for k, c in active.items()], [(*k, c) for k, c in standby.items()]
-    return fields, [(s, p, None, c) for (s, p), c in active.items()], [(s, p, None, c) for (s, p), c in standby.items()]
+    return _interpreted("AssignmentInfo", version, data, _assignment_shape(version), None)
 
 
 def _filled(table: dict, message: str, shape: Callable[[int], Shape], make: Callable[[int], Callable | None]) -> dict:

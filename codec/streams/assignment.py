@@ -12,7 +12,8 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
-from ..wire.shapes import interpret, interpret_encode
+from ..wire.shapes import interpret_encode
+from ..wire.shapes_python import interpret
 from ..wire.builder import decode_wire, encode_wire, field_offsets
 from ..wire import native
 from . import shapes

@@ -9,13 +9,14 @@ None and the model path decides and reports (``tests/streams/test_native_shapes.
 
 * SubscriptionInfo v7-9: the groups of (partition, offset sum) pairs fill one ``{TaskId: offset sum}``
   dict; v10-11: one pair per task, an empty topology name as none; v11's client tags a dict of UTF-8
-  strings, a repeated key a miss (Kafka's decoder throws); the endpoint UTF-8, empty as none. v1-6 (two
-  task lists into one dict) keep the Python conversion.
+  strings, a repeated key a miss (Kafka's decoder throws); the endpoint UTF-8, empty as none. v1-6: the two
+  task lists fill one dict, each list's tasks with its constant (:class:`~codec.wire.shapes.Keys`).
 * AssignmentInfo v1-11: TaskId, TopicPartition and HostInfo models; standby tasks and host maps dicts; v5+
   partitions name their topic through the dictionary (a missing index: a miss).
 
-Encoding: SubscriptionInfo v10-11 and AssignmentInfo v1-11 from the models (the caller checks first what
-the model path would refuse and, for AssignmentInfo v5+, computes the topic dictionary).
+Encoding: SubscriptionInfo v1-11 and AssignmentInfo v1-11 from the models (the caller checks first what the
+model path would refuse and computes what Kafka arranges: SubscriptionInfo v1-9's tasks, split or grouped by
+subtopology; AssignmentInfo v5+'s topic dictionary).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..wire.shapes import (
     Item,
     Key,
     KeyAttr,
+    Keys,
     Lookup,
     LookupAttr,
     NewDict,
@@ -43,7 +45,7 @@ from ..wire.shapes import (
     Shape,
     Value,
 )
-from .constants import NO_REBALANCE, UNKNOWN
+from .constants import LATEST_OFFSET, NO_REBALANCE, UNKNOWN, UNKNOWN_OFFSET_SUM
 from .models import AssignmentInfo, SubscriptionInfo
 
 __all__ = ["subscription_decode", "subscription_encode", "assignment_decode", "assignment_encode"]
@@ -51,9 +53,11 @@ __all__ = ["subscription_decode", "subscription_encode", "assignment_decode", "a
 
 @cache
 def subscription_decode(version: int) -> Shape | None:
-    """bytes -> SubscriptionInfo (v7-11)."""
-    if not 7 <= version <= 11:
+    """bytes -> SubscriptionInfo (v1-11)."""
+    if not 1 <= version <= 11:
         return None
+    if version <= 6:
+        return _subscription_decode_v1_6(version)
     decode: dict = {}
     arrays = {"SubscriptionInfo.task_offset_sums": "dict"}
     conv = {"SubscriptionInfo.user_end_point": "utf8_or_none"}
@@ -100,22 +104,55 @@ def subscription_decode(version: int) -> Shape | None:
     return Shape(f"SubscriptionInfo-decode-v{version}", decode=decode, arrays=arrays, conv=conv)
 
 
+def _subscription_decode_v1_6(version: int) -> Shape:
+    """v1-6: the running (prevTasks) and the other stateful tasks (standbyTasks) of one ``{TaskId: offset sum}``
+    dict, as Kafka's SubscriptionInfo reads them (-2, LATEST_OFFSET, and -3, UNKNOWN_OFFSET_SUM); a task in both
+    lists takes the standby's."""
+    conv = {"SubscriptionInfo.user_end_point": "utf8_or_none"} if version >= 2 else {}
+    decode = {
+        "TaskId": Obj(
+            TaskId, {"subtopology": "topic_group_id", "partition": "partition", "topology_name": Const(None)}
+        ),
+        "SubscriptionInfo": Obj(
+            SubscriptionInfo,
+            {
+                "version": "version",
+                "latest_supported_version": "latest_supported_version" if version >= 3 else Const(UNKNOWN),
+                "process_id": "process_id",
+                "user_endpoint": "user_end_point" if version >= 2 else Const(None),
+                "task_offset_sums": Keys(("prev_tasks", LATEST_OFFSET), ("standby_tasks", UNKNOWN_OFFSET_SUM)),
+                "unique_field": Const(0),
+                "error_code": Const(0),
+                "client_tags": NewDict(),
+                "future": Const(False),
+            },
+        ),
+    }
+    return Shape(f"SubscriptionInfo-decode-v{version}", decode=decode, conv=conv)
+
+
 @cache
 def subscription_encode(version: int) -> Shape | None:
-    """SubscriptionInfo -> bytes (v10-11; v7-9 group the tasks first, in Python: the rows encoder)."""
-    if not 10 <= version <= 11:
+    """SubscriptionInfo -> bytes (v1-11). v1-9 take the model's tasks as the caller arranges them
+    (:func:`codec.streams.subscription.task_extras`, Kafka's grouping): v1-6 two extra arguments, the running
+    tasks and the others; v7-9 one, the rows ``[(subtopology, [(partition, offset sum), ...]), ...]``."""
+    if not 1 <= version <= 11:
         return None
-    root = {
-        "version": Const(version),
-        "latest_supported_version": Attr("latest_supported_version"),
-        "process_id": Attr("process_id"),
-        "user_end_point": Attr("user_endpoint", "utf8_none_empty"),
-        "task_offset_sums": Attr("task_offset_sums", items=True),
-        "unique_field": Attr("unique_field"),
-        "error_code": Attr("error_code"),
-    }
-    encode: dict[str, In | Item] = {
-        "TaskOffsetSum": Item(
+    root = {"version": Const(version), "process_id": Attr("process_id")}
+    if version >= 3:
+        root["latest_supported_version"] = Attr("latest_supported_version")
+    if version >= 2:
+        root["user_end_point"] = Attr("user_endpoint", "utf8_none_empty")
+    encode: dict[str, In | Item | Row] = {}
+    if version <= 6:
+        root["prev_tasks"], root["standby_tasks"] = Extra(0), Extra(1)
+        encode["TaskId"] = In(TaskId, {"topic_group_id": Attr("subtopology"), "partition": Attr("partition")})
+    elif version <= 9:
+        root["task_offset_sums"] = Extra(0)
+        encode["TaskOffsetSum"] = encode["PartitionToOffsetSum"] = Row()
+    else:
+        root["task_offset_sums"] = Attr("task_offset_sums", items=True)
+        encode["TaskOffsetSum"] = Item(
             TaskId,
             {
                 "topic_group_id": KeyAttr("subtopology"),
@@ -124,7 +161,10 @@ def subscription_encode(version: int) -> Shape | None:
                 "named_topology": KeyAttr("topology_name"),
             },
         )
-    }
+    if version >= 8:
+        root["unique_field"] = Attr("unique_field")
+    if version >= 9:
+        root["error_code"] = Attr("error_code")
     if version >= 11:
         root["client_tags"] = Attr("client_tags", items=True)
         encode["ClientTag"] = Item(None, {"key": Key("utf8"), "value": Value("utf8")})

@@ -17,10 +17,10 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
-from ..types import TaskId, _task_id
-from ..wire.shapes import interpret, interpret_encode
 from ..wire import native
-from ..wire.builder import decode_wire, encode_wire, wire_class
+from ..wire.builder import decode_wire, encode_wire
+from ..wire.shapes import interpret_encode
+from ..wire.shapes_python import compiled_encode, interpret
 from . import shapes
 from .common import check_size, version_guard
 from .constants import DEFAULT_MAX_METADATA_SIZE, LATEST_OFFSET, LATEST_SUPPORTED_VERSION, UNKNOWN, UNKNOWN_OFFSET_SUM
@@ -34,6 +34,7 @@ __all__ = [
     "peek_subscription_versions",
     "subscription_to_wire",
     "subscription_from_wire",
+    "task_extras",
 ]
 
 MESSAGE = "SubscriptionInfo"
@@ -173,49 +174,16 @@ def _check_latest(version: int, lsv: int) -> None:
         )
 
 
-def _encode_utf8(s, path: str, version: int) -> bytes:
-    from ..wire.encodings import utf8_or_refuse
-
-    if not isinstance(s, str):
-        raise EncodeError(f"needs a string, got {type(s).__name__}", message=MESSAGE, version=version, path=path)
-    try:
-        return utf8_or_refuse(s, path)
-    except EncodeError as e:
-        raise EncodeError(e.reason, message=MESSAGE, version=version, path=path) from None
-
-
-def _utf8(raw: bytes, path: str, version: int) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise DecodeError(f"invalid UTF-8 ({e.reason})", message=MESSAGE, version=version, path=path) from None
-
-
 def subscription_from_wire(w) -> SubscriptionInfo:
-    """The version-independent model of a decoded wire object. From v7 the decode shape of its version
+    """The version-independent model of a decoded wire object: the decode shape of its version
     (:func:`codec.streams.shapes.subscription_decode`, the one declaration of the mapping) run by the shapes' Python
     interpreter, as the engine runs it from the bytes (invalid UTF-8 and a repeated client tag key are DecodeErrors
-    with their paths, as Kafka's decoder throws); v1-6, whose two task lists the shapes do not state, here."""
+    with their paths, as Kafka's decoder throws)."""
     v = w.version
     shape = shapes.subscription_decode(v)
-    if shape is not None:
-        return interpret(shape, MESSAGE, v, w)
-    sums: dict[TaskId, int] = {}
-    for t in w.prev_tasks:
-        sums[_task_id(t.topic_group_id, t.partition)] = LATEST_OFFSET
-    for t in w.standby_tasks:
-        sums[_task_id(t.topic_group_id, t.partition)] = UNKNOWN_OFFSET_SUM
-    endpoint = _utf8(w.user_end_point, "user_end_point", v) if w.user_end_point else None
-    return SubscriptionInfo(
-        version=v,
-        latest_supported_version=w.latest_supported_version if v >= 3 else UNKNOWN,
-        process_id=w.process_id,
-        user_endpoint=endpoint,
-        task_offset_sums=sums,
-        unique_field=w.unique_field,
-        error_code=w.error_code,
-        client_tags={},
-    )
+    if shape is None:
+        raise DecodeError(f"no SubscriptionInfo v{v} model", message=MESSAGE, version=v)
+    return interpret(shape, MESSAGE, v, w)
 
 
 def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, drop_unrepresentable: bool = False):
@@ -227,12 +195,20 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
     errorCode below v9, clientTags below v11, offset values below v7). Named topologies below v10 are
     refused either way, as Kafka refuses them. v1-2 have no latestSupportedVersion word: whatever the
     model holds there is not written, and decodes back as -1 (unknown)."""
-    from ..wire.fastpath import maker  # the slot-filling constructors (not on the native decode's path)
 
     v = info.version if version is None else version
+    refuse = _check(info, v, drop_unrepresentable)
+    shape = shapes.subscription_encode(v)
+    assert shape is not None  # (every version version_guard lets through has one)
+    # the encode shape (codec.streams.shapes, the one declaration), run in Python
+    return interpret_encode(shape, MESSAGE, v, info, *task_extras(info, v, refuse))
+
+
+def _check(info: SubscriptionInfo, v: int, drop_unrepresentable: bool):
+    """What :func:`subscription_to_wire` refuses before it converts anything; returns the version's ``refuse``
+    (what :func:`task_extras` calls for an offset sum v1-6 cannot carry)."""
     lsv = info.latest_supported_version
     refuse = version_guard(MESSAGE, v, drop_unrepresentable)
-
     if v >= 3 and not 1 <= v <= lsv:
         raise EncodeError(
             f"version must be between 1 and {lsv}; was {v}", message=MESSAGE, version=v, path="latest_supported_version"
@@ -255,108 +231,36 @@ def subscription_to_wire(info: SubscriptionInfo, version: int | None = None, *, 
         refuse(f"error_code {info.error_code}", "error_code")
     if v < 11 and info.client_tags:
         refuse("client_tags", "client_tags")
-    shape = shapes.subscription_encode(v) if type(v) is int else None
-    if shape is not None:  # v10-11: the encode shape (codec.streams.shapes, the one declaration), run in Python
-        return interpret_encode(shape, MESSAGE, v, info)
-    W = wire_class(MESSAGE, MESSAGE)
-    kwargs: dict = {"version": v, "process_id": info.process_id}
-    if v >= 3:
-        kwargs["latest_supported_version"] = lsv
-    if v >= 2:
-        kwargs["user_end_point"] = _encode_utf8(info.user_endpoint or "", "user_endpoint", v)
-    if v <= 6:
-        TaskIdW = maker(MESSAGE, "TaskId", ("topic_group_id", "partition"))
-        for t, s in sums.items():
-            if s not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
-                refuse(f"offset sum {s} of task {t} (v1-6 carry only running/not running)", f"task_offset_sums[{t}]")
-        kwargs["prev_tasks"] = tuple(TaskIdW(t.subtopology, t.partition) for t, s in sums.items() if s == LATEST_OFFSET)
-        kwargs["standby_tasks"] = tuple(
-            TaskIdW(t.subtopology, t.partition) for t, s in sums.items() if s != LATEST_OFFSET
+    if type(v) is not int:
+        raise EncodeError(
+            f"int32 field needs an integer, got {type(v).__name__}", message=MESSAGE, version=v, path="version"
         )
-    elif v <= 9:
-        TOS = maker(MESSAGE, "TaskOffsetSum", ("topic_group_id", "partition_to_offset_sum"))
-        P = maker(MESSAGE, "PartitionToOffsetSum", ("partition", "offset_sum"))
-        groups: dict[int, list] = {}
-        for t, s in sums.items():
-            g = t.subtopology
-            if g in groups:
-                groups[g].append(P(t.partition, s))
-            else:
-                groups[g] = [P(t.partition, s)]
-        kwargs["task_offset_sums"] = tuple(TOS(g, tuple(ps)) for g, ps in groups.items())
-    else:
-        TOS = maker(MESSAGE, "TaskOffsetSum", ("topic_group_id", "partition", "offset_sum", "named_topology"))
-        kwargs["task_offset_sums"] = tuple(TOS(t.subtopology, t.partition, s, t.topology_name) for t, s in sums.items())
-    if v >= 8:
-        kwargs["unique_field"] = info.unique_field
-    if v >= 9:
-        kwargs["error_code"] = info.error_code
-    if v >= 11:
-        Tag = wire_class(MESSAGE, "ClientTag")
-        kwargs["client_tags"] = tuple(
-            Tag(
-                key=_encode_utf8(k, f"client_tags[{k!r}].key", v),
-                value=_encode_utf8(val, f"client_tags[{k!r}].value", v),
-            )
-            for k, val in info.client_tags.items()
-        )
-    return W(**kwargs)
+    return refuse
 
 
-def _fast_ok(info: SubscriptionInfo, v: int) -> bool:
-    """False where :func:`subscription_to_wire` could refuse the model at a version 7-11 (the paths that
-    skip it must then not be taken: the wire-object path raises its error)."""
-    lsv = info.latest_supported_version
-    if type(lsv) is not int or not 7 <= v <= LATEST_SUPPORTED_VERSION or not v <= lsv:
-        return False
-    return not (v < 8 and info.unique_field or v < 9 and info.error_code or v < 11 and info.client_tags)
-
-
-def _rows(info: SubscriptionInfo, v: int) -> tuple | None:
-    """The v7+ message as the plain tuples of :func:`codec.wire.fastpath.row_encoder` (fields in wire
-    order), or None whenever :func:`subscription_to_wire` would refuse the model or the model holds
-    anything unusual: the wire-object path then encodes it, or raises its error."""
-    lsv = info.latest_supported_version
-    if not _fast_ok(info, v):
-        return None
-    endpoint = info.user_endpoint
-    if endpoint is None:
-        endpoint = ""
-    elif type(endpoint) is not str:
-        return None
-    try:
-        fields = [v, lsv, info.process_id, endpoint.encode("utf-8")]
-    except UnicodeEncodeError:  # a lone surrogate: the model path refuses it with the field's name
-        return None
+def task_extras(info: SubscriptionInfo, v: int, refuse=None) -> tuple:
+    """What Kafka arranges of the model's tasks before writing SubscriptionInfo v1-9 (the encode shape's extra
+    arguments): v1-6 the running tasks (offset sum -2) and the other stateful ones, v7-9 the tasks grouped by
+    subtopology, first seen first, as rows ``[(subtopology, [(partition, offset sum), ...]), ...]``; v10-11 none.
+    ``refuse(what, path)``: called for an offset sum v1-6 cannot carry (v1-6 say only running or not)."""
     sums = info.task_offset_sums
-    if type(sums) is not dict:
-        return None
+    if v <= 6:
+        for t, s in sums.items():
+            if s not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM) and refuse is not None:
+                refuse(f"offset sum {s} of task {t} (v1-6 carry only running/not running)", f"task_offset_sums[{t}]")
+        return [t for t, s in sums.items() if s == LATEST_OFFSET], [t for t, s in sums.items() if s != LATEST_OFFSET]
     if v <= 9:
         groups: dict[int, list] = {}
         for t, s in sums.items():
-            if t.topology_name is not None:
-                return None
+            if t.topology_name is not None:  # (subscription_to_wire says so first, with the task's path)
+                raise EncodeError("named topologies are not compatible with versions below 10", message=MESSAGE)
             g = t.subtopology
             if g in groups:
                 groups[g].append((t.partition, s))
             else:
                 groups[g] = [(t.partition, s)]
-        fields.append([(g, ps) for g, ps in groups.items()])
-    else:
-        fields.append([(t.subtopology, t.partition, s, t.topology_name) for t, s in sums.items()])
-    if v >= 8:
-        fields.append(info.unique_field)
-    if v >= 9:
-        fields.append(info.error_code)
-    if v >= 11:
-        tags = info.client_tags
-        if type(tags) is not dict:
-            return None
-        try:
-            fields.append([(k.encode("utf-8"), val.encode("utf-8")) for k, val in tags.items()])
-        except (UnicodeEncodeError, AttributeError):
-            return None
-    return tuple(fields)
+        return (list(groups.items()),)
+    return ()
 
 
 def encode_subscription(
@@ -365,22 +269,23 @@ def encode_subscription(
     """Encode ``info`` at ``version`` (default ``info.version``); see :func:`subscription_to_wire`."""
     v = info.version if version is None else version
     if not drop_unrepresentable and type(v) is int and 7 <= v <= LATEST_SUPPORTED_VERSION:
-        # the hot versions: straight from the model to bytes (the native codec's shape at v10-11, else rows)
-        shape = shapes.subscription_encode(v)
-        prog = native.program(MESSAGE, v, shape=shape) if shape is not None else None
-        if prog is not None and _fast_ok(info, v):
-            out = prog.encode(info)
-            if out is not None:
-                return out
-        encode = _row_encoder(v)
-        if encode is not None:
-            try:
-                rows = _rows(info, v)
-                out = encode(rows) if rows is not None else None
-                if out is not None:
-                    return out
-            except Exception:  # noqa: BLE001 - anything unusual: the path below decides
-                pass
+        # the hot versions: straight from the model to bytes through the encode shape (the one declaration): the
+        # native codec's program, else the shape compiled to the fast path's rows; anything the model path would
+        # refuse, or anything unusual, takes the path below, which decides and reports
+        out = None
+        try:
+            shape = shapes.subscription_encode(v)
+            if shape is not None and type(info.task_offset_sums) is dict:
+                extras = task_extras(info, v, _check(info, v, False))
+                prog = native.program(MESSAGE, v, shape=shape)
+                if prog is not None:
+                    out = prog.encode(info, *extras)
+                else:
+                    out = _row_encoder(v)(compiled_encode(shape, MESSAGE, v)(info, *extras))
+        except Exception:  # noqa: BLE001 - refused or unusual: the path below decides and reports
+            out = None
+        if out is not None:
+            return out
     return encode_wire(MESSAGE, v, subscription_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))
 
 

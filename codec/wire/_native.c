@@ -45,7 +45,7 @@ enum { C_NONE = 0, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE };
 /* what a struct becomes */
 enum { B_OBJECT = 1, B_TUPLE, B_DICT, B_PAIR, B_NONE, B_CHECK };
 /* where a built value comes from */
-enum { S_SLOT = 1, S_CONST, S_NEWDICT, S_CALL, S_BUILD, S_PARENT, S_LOOKUP, S_EMPTY_NONE, S_UNKNOWN_JSON };
+enum { S_SLOT = 1, S_CONST, S_NEWDICT, S_CALL, S_BUILD, S_PARENT, S_LOOKUP, S_EMPTY_NONE, S_UNKNOWN_JSON, S_KEYS };
 /* what the encoder is given for a struct */
 enum { E_OBJECT = 1, E_TUPLE, E_ITEM };
 /* where the encoder finds a field's value */
@@ -69,7 +69,7 @@ typedef struct {
     Py_ssize_t off;  /* B_OBJECT: where the value goes */
     PyObject *key;   /* B_DICT: the key */
     PyObject *obj;   /* S_CONST: the value; S_CALL: the factory; S_UNKNOWN_JSON: the key */
-    Builder *build;  /* S_BUILD */
+    Builder *build;  /* S_BUILD; S_KEYS: n sources, each an array's slot (i) and the value its keys get (obj) */
 } Src;
 
 struct Builder {
@@ -175,6 +175,24 @@ static int parse_src(StructProg *sp, PyObject *t, Src *s) {
     case S_LOOKUP:
         if (spec_int(t, 1, &s->i) < 0 || spec_int(t, 2, &s->j) < 0) return -1;
         return 0;
+    case S_KEYS: {
+        PyObject *items = spec_obj(t, 1);
+        if (!items || !PyTuple_Check(items)) { PyErr_SetString(PyExc_ValueError, "keys items"); return -1; }
+        Builder *b = arena_alloc(sp, sizeof(Builder));
+        if (!b) return -1;
+        b->n = (int)PyTuple_GET_SIZE(items);
+        b->srcs = arena_alloc(sp, b->n * sizeof(Src));
+        if (!b->srcs) return -1;
+        for (int k = 0; k < b->n; k++) {
+            PyObject *it = PyTuple_GET_ITEM(items, k);
+            if (spec_int(it, 0, &b->srcs[k].i) < 0) return -1;
+            if (b->srcs[k].i < 0 || b->srcs[k].i >= MAXSLOTS) { PyErr_SetString(PyExc_ValueError, "slot out of range"); return -1; }
+            b->srcs[k].obj = spec_obj(it, 1);
+            if (!b->srcs[k].obj) return -1;
+        }
+        s->build = b;
+        return 0;
+    }
     }
     PyErr_SetString(PyExc_ValueError, "unknown source kind");
     return -1;
@@ -914,6 +932,17 @@ static PyObject *src_value(Src *s, DC *c, PyObject **slots, PyObject **parent) {
         return PyObject_CallNoArgs(s->obj);
     case S_BUILD:
         return build(s->build, c, slots, parent);
+    case S_KEYS: {  /* a new dict: each array's elements as keys, with that array's value (a later key wins) */
+        PyObject *d = PyDict_New();
+        if (!d) return NULL;
+        for (int k = 0; k < s->build->n; k++) {
+            PyObject *a = slots[s->build->srcs[k].i];
+            if (!a || !PyTuple_CheckExact(a)) { Py_DECREF(d); return NULL; }  /* (a null array: a miss) */
+            for (Py_ssize_t x = 0; x < PyTuple_GET_SIZE(a); x++)
+                if (PyDict_SetItem(d, PyTuple_GET_ITEM(a, x), s->build->srcs[k].obj) < 0) { Py_DECREF(d); return NULL; }
+        }
+        return d;
+    }
     case S_LOOKUP: {
         PyObject *d = c->root ? c->root[s->i] : NULL;
         if (!d || !PyDict_CheckExact(d) || !slots[s->j]) return NULL;

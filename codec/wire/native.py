@@ -47,6 +47,7 @@ from .shapes import (
     KeyAttr,
     Lookup,
     LookupAttr,
+    Keys,
     NewDict,
     Obj,
     Pair,
@@ -233,7 +234,7 @@ F_TO_VALUES, F_TO_ITEMS, F_TO_ROWS, F_TO_LEN = 0x40, 0x80, 0x100, 0x200
 A_TUPLE, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS = range(6)
 C_NONE, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE = range(7)
 B_OBJECT, B_TUPLE, B_DICT, B_PAIR, B_NONE, B_CHECK = range(1, 7)
-S_SLOT, S_CONST, S_NEWDICT, S_CALL, S_BUILD, S_PARENT, S_LOOKUP, S_EMPTY_NONE, S_UNKNOWN_JSON = range(1, 10)
+S_SLOT, S_CONST, S_NEWDICT, S_CALL, S_BUILD, S_PARENT, S_LOOKUP, S_EMPTY_NONE, S_UNKNOWN_JSON, S_KEYS = range(1, 11)
 E_OBJECT, E_TUPLE, E_ITEM = range(1, 4)
 G_OFF, G_IDX, G_KEY, G_KEYOFF, G_VALUE, G_CONST, G_EXTRA, G_LOOKUP = range(1, 9)
 EC_NONE, EC_UTF8, EC_UTF8_NONE_EMPTY = range(3)
@@ -526,6 +527,10 @@ class _Compiler:
             return (S_CONST, src.value)
         if isinstance(src, NewDict):
             return (S_NEWDICT,)
+        if isinstance(src, Keys):
+            if not all(isinstance(value, _IMMUTABLE) for _, value in src.arrays):
+                raise ValueError("a key's value must be immutable")
+            return (S_KEYS, tuple((slots[name], value) for name, value in src.arrays))
         if isinstance(src, Parent):
             if len(self.stack) < 2:
                 raise ValueError(f"Parent({src.name!r}) in the root struct")

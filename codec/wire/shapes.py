@@ -4,8 +4,10 @@ A *shape* makes a message decode straight to a model of a higher layer (the Stre
 dicts this way) and encode from it: it names, struct by struct, what replaces the wire dataclass. Shapes are
 declarations in the layer that owns the model (``codec/streams/shapes.py``); the C engine runs them as compiled
 programs (:func:`codec.wire.native.program` with ``shape=``), so the engine stays generic, and
-:func:`interpret` runs a decode shape in Python over the wire object the reference decoded, so that the paths without
-the engine (and the diagnostic path, which reports the errors the engine only misses on) read the same declaration.
+:func:`codec.wire.shapes_python.interpret` runs a decode shape in Python over the wire object the reference decoded
+(and :func:`interpret_encode` an encode shape), so that the paths without the engine (and the diagnostic path, which
+reports the errors the engine only misses on) read the same declaration. :func:`project` derives a shape from
+another: the same bytes viewed otherwise (the pipeline's rows of the Streams models).
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "interpret",
+    "project",
     "interpret_encode",
     "Shape",
     "Slot",
     "Const",
     "NewDict",
+    "Keys",
     "Parent",
     "Lookup",
     "EmptyNone",
@@ -79,6 +82,18 @@ class NewDict(_Term):
     """A new empty dict."""
 
     __slots__ = _fields = ()
+
+
+class Keys(_Term):
+    """A new dict: every element of each named array of this struct (decoded before it) as a key, with the constant
+    given for that array, array after array (a key met again takes the later value, as a dict's update does):
+    ``Keys(("prev_tasks", -2), ("standby_tasks", -3))``."""
+
+    __slots__ = _fields = ("arrays",)
+    arrays: tuple[tuple[str, object], ...]
+
+    def __init__(self, *arrays: tuple[str, object]) -> None:
+        object.__setattr__(self, "arrays", arrays)
 
 
 class Parent(_Term):
@@ -217,7 +232,7 @@ if TYPE_CHECKING:
     from typing import TypeAlias
 
     #: where a decoded value comes from (a bare string: a :class:`Slot`)
-    Source: TypeAlias = "str | Slot | Const | NewDict | Parent | Lookup | EmptyNone | Obj | Tuple"
+    Source: TypeAlias = "str | Slot | Const | NewDict | Keys | Parent | Lookup | EmptyNone | Obj | Tuple"
     #: what a decoded struct becomes
     DecodeTarget: TypeAlias = "Obj | Tuple | Pair | Flat"
     #: what a struct is encoded from
@@ -261,165 +276,51 @@ class Shape:
         return isinstance(other, Shape) and other.name == self.name
 
 
-# --- the Python interpreter of the decode shapes -------------------------------------------------------------
-# What the engine's programs build from the bytes, built here from the wire object the reference decoded: the one
-# declaration of a model mapping serves the engine and the paths without it (no C compiler, REBALANCE_CODEC_NATIVE=0,
-# a miss whose error the reference reports). Where the engine misses (invalid UTF-8 under a ``utf8`` conversion, a
-# repeated key of a ``dict-unique`` array, a lookup that finds nothing), this raises the DecodeError, with the path.
-
-_FLAT = object()  # what a Flat element gives: nothing to keep
+# --- projections: a shape derived from another ---------------------------------------------------------------
 
 
-def interpret(shape: Shape, message: str, version: int, obj):
-    """The model ``shape`` makes of the wire object ``obj`` of ``message`` at ``version`` (a decode shape's)."""
-    from .lowering import lower
+def project(
+    shape: Shape,
+    name: str,
+    objs: Mapping[builtins.type, Any] | None = None,
+    pairs: Mapping[builtins.type, Any] | None = None,
+    then: Mapping[str, str] | None = None,
+    arrays: Mapping[str, str] | None = None,
+    conv: Mapping[str, str] | None = None,
+    decode: Mapping[str, DecodeTarget] | None = None,
+) -> Shape:
+    """A decode shape made from ``shape`` (another view of the same bytes: the pipeline's rows of a model): each
+    ``Obj(cls, slots)`` whose class ``objs`` names becomes ``objs[cls](slots)`` (its slots projected first), each
+    ``Pair`` whose key is such an ``Obj`` of a class ``pairs`` names becomes ``pairs[cls](key slots, value)``;
+    ``then`` gives a dict array of ``shape`` what it yields instead of the dict (``values``, ``items``, ``rows``,
+    ``len``: an array ``shape`` lacks is left alone); ``arrays``, ``conv`` and ``decode`` add or replace entries
+    of ``shape``'s (a struct the projection reads differently). Everything else -- which arrays fill dicts, the
+    lookups, the conversions, which fields -- is ``shape``'s."""
+    objs, pairs = objs or {}, pairs or {}
 
-    run = _Run(shape, message, version)
-    return run.struct(lower(message, version), obj, "", None, None)
+    def term(t):
+        if isinstance(t, Pair):
+            key = t.key
+            if isinstance(key, Obj) and key.cls in pairs:
+                return pairs[key.cls]({k: term(v) for k, v in key.slots.items()}, term(t.value))
+            return Pair(term(key), term(t.value))
+        if isinstance(t, Obj):
+            slots = {k: term(v) for k, v in t.slots.items()}
+            return objs[t.cls](slots) if t.cls in objs else Obj(t.cls, slots)
+        if isinstance(t, Tuple):
+            return Tuple(*(term(x) for x in t.items))
+        if isinstance(t, Flat):
+            return Flat(*(term(x) for x in t.checks))
+        return t
 
-
-class _Run:
-    __slots__ = ("shape", "message", "version", "root")
-
-    def __init__(self, shape: Shape, message: str, version: int) -> None:
-        self.shape, self.message, self.version = shape, message, version
-        self.root: dict | None = None
-
-    def fail(self, reason: str, path: str):
-        from ..errors import DecodeError
-
-        return DecodeError(reason, message=self.message, version=self.version, path=path)
-
-    def struct(self, sop, obj, path: str, parent: dict | None, into: dict | None):
-        import dataclasses
-
-        shape = self.shape
-        slots: dict = {}
-        if self.root is None:
-            self.root = slots
-        changed = False
-        for op in (*sop.fields, *sop.tagged):
-            raw = getattr(obj, op.name)
-            key = f"{sop.name}.{op.name}"
-            where = f"{path}.{op.name}" if path else op.name
-            if raw is None:
-                value = None
-            elif op.array:
-                value = self.array(op, raw, key, where, slots, into)
-            elif op.struct is not None:
-                value = self.struct(op.struct, raw, where, slots, None)
-            else:
-                value = self.conv(key, raw, where)
-            changed = changed or value is not raw
-            slots[op.name] = value
-        term = shape.decode.get(sop.name)
-        if term is not None:
-            return self.build(term, slots, parent, path)
-        if not changed:
-            return obj
-        return dataclasses.replace(obj, **slots)
-
-    def array(self, op, raw, key: str, where: str, slots: dict, into: dict | None):
-        mode, _, then = self.shape.arrays.get(key, "").partition(":")
-        if mode in ("count", "counts"):
-            items = [self.element(op, key, x, f"{where}[{i}]", slots, None) for i, x in enumerate(raw)]
-            if mode == "count":
-                return len(items)
-            counts: dict = {}
-            for x in items:
-                counts[x] = counts.get(x, 0) + 1
-            return self.then(counts, then)
-        if mode == "into":
-            assert into is not None, f"{key}: an 'into' array inside no dict"
-            for i, x in enumerate(raw):
-                self.put(into, self.element(op, key, x, f"{where}[{i}]", slots, into), False, f"{where}[{i}]")
-            return raw
-        if mode in ("dict", "dict-unique"):
-            out: dict = {}
-            for i, x in enumerate(raw):
-                entry = self.element(op, key, x, f"{where}[{i}]", slots, out)
-                self.put(out, entry, mode == "dict-unique", f"{where}[{i}]")
-            return self.then(out, then)
-        return tuple(self.element(op, key, x, f"{where}[{i}]", slots, None) for i, x in enumerate(raw))
-
-    def element(self, op, key: str, x, where: str, slots: dict, into: dict | None):
-        if op.struct is not None:
-            return self.struct(op.struct, x, where, slots, into)
-        return self.conv(key, x, where)
-
-    def put(self, out: dict, entry, unique: bool, where: str) -> None:
-        if entry is _FLAT:
-            return
-        k, v = entry
-        if unique and k in out:
-            raise self.fail(f"duplicate key {k!r}", f"{where}.key")
-        out[k] = v
-
-    def then(self, d: dict, then: str):
-        if then == "values":
-            return list(d.values())
-        if then == "items":
-            return list(d.items()) or None
-        if then == "rows":
-            return [(*k, v) if isinstance(k, tuple) else (k, v) for k, v in d.items()]
-        if then == "len":
-            return len(d)
-        return d
-
-    def conv(self, key: str, raw, where: str):
-        how = self.shape.conv.get(key)
-        if how is None:
-            return raw
-        if how == "uuid_text":
-            return str(raw)
-        if how == "utf8_or_none" and not raw:
-            return None
-        try:
-            return bytes(raw).decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise self.fail(f"invalid UTF-8 ({e.reason})", where) from None
-
-    def build(self, term, slots: dict, parent: dict | None, path: str):
-        if isinstance(term, Flat):
-            for check in term.checks:
-                self.source(check, slots, parent, path)
-            return _FLAT
-        if isinstance(term, Pair):
-            return self.source(term.key, slots, parent, path), self.source(term.value, slots, parent, path)
-        if isinstance(term, Tuple):
-            return tuple(self.source(x, slots, parent, path) for x in term.items)
-        if isinstance(term, Obj):
-            made: Any = object.__new__(term.cls)
-            for name, src in term.slots.items():
-                object.__setattr__(made, name, self.source(src, slots, parent, path))
-            return made
-        raise ValueError(f"not a decode shape: {term!r}")
-
-    def source(self, src, slots: dict, parent: dict | None, path: str):
-        if isinstance(src, str):
-            return slots[src]
-        if isinstance(src, Slot):
-            return slots[src.name]
-        if isinstance(src, EmptyNone):
-            value = slots[src.name]
-            return None if value == "" else value
-        if isinstance(src, Const):
-            return src.value
-        if isinstance(src, NewDict):
-            return {}
-        if isinstance(src, Parent):
-            assert parent is not None, f"Parent({src.name!r}) in the root struct"
-            return parent[src.name]
-        if isinstance(src, Lookup):
-            assert self.root is not None
-            table, key = self.root[src.table], slots[src.name]
-            if key not in table:
-                what = src.name.replace("_", " ")
-                raise self.fail(f"{what} {key} is not in the {src.table.replace('_', ' ')}", f"{path}.{src.name}")
-            return table[key]
-        if isinstance(src, (Obj, Tuple)):
-            return self.build(src, slots, parent, path)
-        raise ValueError(f"not a source: {src!r}")
+    out_arrays = dict(shape.arrays)
+    for key, what in (then or {}).items():
+        if key in out_arrays:
+            out_arrays[key] = f"{out_arrays[key].partition(':')[0]}:{what}"
+    out_arrays.update(arrays or {})
+    out_decode = {k: term(v) for k, v in shape.decode.items()}
+    out_decode.update(decode or {})
+    return Shape(name, decode=out_decode, arrays=out_arrays, conv={**shape.conv, **(conv or {})})
 
 
 def interpret_encode(shape: Shape, message: str, version: int, model, *extra):
@@ -444,22 +345,24 @@ class _Encode:
         term = self.shape.encode.get(sop.name)
         if term is None:
             return obj  # (a wire object already)
-        if isinstance(term, Row):
-            values = dict(zip((op.name for op in sop.fields), obj))
-        else:
-            values = {}
-            for op in sop.fields:
+        row = isinstance(term, Row)
+        values = {}
+        for i, op in enumerate(sop.fields):
+            if row:  # (a row's nested structs are rows or shaped too)
+                value, where = obj[i], path
+            else:
+                assert not isinstance(term, Row)
                 src = term.fields[op.name]
                 where = src.name if isinstance(src, Attr) else path
                 value = self.source(src, obj, item, path)
-                if value is not None and op.struct is not None:
-                    if op.array:
-                        value = tuple(self.element(op.struct, x, where) for x in value)
-                    else:
-                        value = self.element(op.struct, value, where)
-                elif value is not None and op.array:
-                    value = tuple(value)
-                values[op.name] = value
+            if value is not None and op.struct is not None:
+                if op.array:
+                    value = tuple(self.element(op.struct, x, where) for x in value)
+                else:
+                    value = self.element(op.struct, value, where)
+            elif value is not None and op.array:
+                value = tuple(value)
+            values[op.name] = value
         return wire_class(self.message, sop.name)(**values)
 
     def element(self, sop, x, where: str):
