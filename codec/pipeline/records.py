@@ -134,7 +134,7 @@ def _consumer_layer(value: Any, *, strict: bool, at: str):
     if not hasattr(msg, "data"):  # another protocol's layer (Kafka Connect's): no ConsumerProtocol data
         return None, None
     user = msg.data.user_data
-    if isinstance(user, group.Nested):
+    if isinstance(user, group.Nested) and user.layer in ("SubscriptionInfo", "AssignmentInfo"):
         if not user.ok:
             if strict:
                 raise _nested_error(user, f"{at}.user_data" if at else "user_data")
