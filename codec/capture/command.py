@@ -140,7 +140,7 @@ def byte_count(text: str) -> int:
 
 def _stories(
     kind: str, f: ByteStream, args, summary: CaptureSummary, size: int | Callable[[], int]
-) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
+) -> Iterator[GroupFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
     """The story of the input (``size``: its bytes, or a function of the bytes read so far, for the story's
     budget)."""
     if kind in ("pcap", "hex"):
@@ -187,7 +187,7 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     if getattr(args, "follow", False):  # the command line's capture is codec.live.capturecmd's, which follows
         raise ValueError("capture --follow is run by codec.live.capturecmd.run")
     summary = CaptureSummary()
-    by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
+    by_group: dict[str, list[Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]] = {}
     told: Counter = Counter()  # group frames decoded: (API key, version, direction)
     with open_source(args.file, reads=_ONE_FILE) as source:
         progress = ProgressReader(source.raw(), source.size, err if err.isatty() else None)
@@ -216,7 +216,9 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         items = by_group[group]
         gens = [g for g in items if isinstance(g, Generation)]
         hb = [g for g in items if isinstance(g, HeartbeatGroup)]
-        admin = [g for g in items if isinstance(g, (DescribedGroup, CommittedOffsets))]
+        admin: list[DescribedGroup | CommittedOffsets] = [
+            g for g in items if isinstance(g, (DescribedGroup, CommittedOffsets))
+        ]
         what = [f"{sum(g.generation is not None for g in gens)} generations"] if gens or not (hb or admin) else []
         what += [f"{g.protocol} group: {len(g.members)} members" for g in hb]
         for cls, noun in ((DescribedGroup, "described"), (CommittedOffsets, "offsets fetched")):

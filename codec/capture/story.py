@@ -478,7 +478,7 @@ def capture_story(
     summary: CaptureSummary | None = None,
     max_hole_bytes: int = DEFAULT_MAX_BUFFER,
     max_hole_seconds: float = DEFAULT_MAX_WAIT,
-) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
+) -> Iterator[GroupFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
     """The group frames and generations of a pcap/pcapng file (see the module docstring); counts and
     problems go to ``summary``. ``group`` keeps only that group's frames and generations.
     ``max_hole_bytes``/``max_hole_seconds``: how long TCP reassembly holds a hole open for a late
@@ -488,7 +488,7 @@ def capture_story(
     for event in kafka_frames(
         source,
         ports=set(ports),
-        api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA},
+        api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA, *ADMIN_APIS},
         stats=summary.stats,
         max_buffer=max_hole_bytes,
         max_wait=max_hole_seconds,

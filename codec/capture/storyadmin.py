@@ -27,7 +27,7 @@ from typing import Any
 from ..errors import DecodeError
 from ..group.frames import decode_request_frame, decode_response_frame
 from ..group.nested import carried_layer, decode_layer
-from .events import error_name
+from .events import error_name_only
 from .storymodel import payload_json
 
 __all__ = [
@@ -80,7 +80,7 @@ class DescribedGroup:
             "version": self.version,
             "group": self.group,
             "error_code": self.error_code,
-            "error_name": error_name(self.error_code) if self.error_code else None,
+            "error_name": error_name_only(self.error_code) if self.error_code else None,
             "error_message": self.error_message,
             "state": self.state,
             "protocol_type": self.protocol_type,
@@ -119,7 +119,7 @@ class CommittedOffsets:
             "version": self.version,
             "group": self.group,
             "error_code": self.error_code,
-            "error_name": error_name(self.error_code) if self.error_code else None,
+            "error_name": error_name_only(self.error_code) if self.error_code else None,
             "offsets": [
                 {"topic": t, "partition": p, "offset": o, "leader_epoch": e, "metadata": md, "error_code": ec}
                 for t, p, o, e, md, ec in self.offsets

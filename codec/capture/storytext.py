@@ -663,10 +663,11 @@ def render_admin(item: DescribedGroup | CommittedOffsets) -> str:
     if isinstance(item, DescribedGroup):
         head = (
             f"described  {_when(item.ts, date=True)}  DescribeGroups v{item.version}: state {_p(item.state)}, "
-            f"{_p(item.protocol_type or '-')}/{_p(item.protocol or '-')}, {len(item.members)} members"
+            f"{_p(item.protocol_type or '-')}/{_p(item.protocol or '-')}, {len(item.members)} "
+            + ("member" if len(item.members) == 1 else "members")
         )
         if item.error_code:
-            head += f"; error {item.error_code} {error_name(item.error_code)}"
+            head += f"; error {error_name(item.error_code)}"
             if item.error_message:
                 head += f" ({_p(item.error_message)})"
         lines = [head]
@@ -678,9 +679,10 @@ def render_admin(item: DescribedGroup | CommittedOffsets) -> str:
             lines += _payload_line("subscription", m.metadata, " " * 6)
             lines += _payload_line("assignment", m.assignment, " " * 6)
         return "\n".join(lines)
-    head = f"committed  {_when(item.ts, date=True)}  OffsetFetch v{item.version}: {len(item.offsets)} partitions"
+    n = len(item.offsets)
+    head = f"committed  {_when(item.ts, date=True)}  OffsetFetch v{item.version}: {n} partition{'' if n == 1 else 's'}"
     if item.error_code:
-        head += f"; error {item.error_code} {error_name(item.error_code)}"
+        head += f"; error {error_name(item.error_code)}"
     lines = [head]
     for t, p, o, epoch, md, ec in item.offsets:
         line = f"    {_p(t)}-{p}  " + ("none" if o < 0 else f"offset {o}")
@@ -689,6 +691,6 @@ def render_admin(item: DescribedGroup | CommittedOffsets) -> str:
         if md:
             line += f"  metadata {_p(repr(md))}"
         if ec:
-            line += f"  error {ec} {error_name(ec)}"
+            line += f"  error {error_name(ec)}"
         lines.append(line)
     return "\n".join(lines)

@@ -122,7 +122,7 @@ def _user_layer(name: str, msg, assignor: str | None):
     if assignor != STREAMS_PROTOCOL and (name != SUBSCRIPTION or assignor not in STICKY_ASSIGNORS):
         known = "sticky, cooperative-sticky or stream" if name == SUBSCRIPTION else "stream"
         raise DecodeError(f"--assignor {assignor!r}: no user data layer known for it (known: {known})", message=name)
-    layer = layer_of(assignor) if assignor in STICKY_ASSIGNORS else _STREAMS_INNER[name]
+    layer = layer_of(assignor) or _STREAMS_INNER[name]
     return decode_layer(layer, msg.data.user_data, protocol_name=None, at="user_data")
 
 
