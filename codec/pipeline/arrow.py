@@ -156,12 +156,11 @@ class Units:
         m.pos.append(len(self.common))
         self.common.append(_FAST_MEMBER)
         m.rows.append(fields)
-        tags_, tasks_, topics, owned, owned_generation = m.lists
+        tags_, tasks_, *rest = m.lists
         tags_.append(tags)
         tasks_.append(tasks)
-        topics.append(None)
-        owned.append(None)
-        owned_generation.append(None)
+        for items in rest:  # (topics, owned partitions and generation, sticky partitions and generation: none)
+            items.append(None)
 
     def assignment_fields(self, fields: tuple, active: list, standby: list) -> None:
         """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
