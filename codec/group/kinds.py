@@ -76,6 +76,9 @@ def _consumer_kind(name: str) -> Kind:
         msg = decode_consumer(name, data)
         notes = []
         user = _user_layer(name, msg, assignor)
+        if user is None and assignor is not None and msg.data.user_data:
+            known = "sticky, cooperative-sticky or stream" if name == SUBSCRIPTION else "stream"
+            notes.append(f"userData: kept as bytes: no layout known for --assignor {assignor!r} (known: {known})")
         if user is not None:
             msg = dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=user))
             if user.error is not None:
@@ -120,8 +123,7 @@ def _user_layer(name: str, msg, assignor: str | None):
     if assignor is None or not msg.data.user_data:
         return None
     if assignor != STREAMS_PROTOCOL and (name != SUBSCRIPTION or assignor not in STICKY_ASSIGNORS):
-        known = "sticky, cooperative-sticky or stream" if name == SUBSCRIPTION else "stream"
-        raise DecodeError(f"--assignor {assignor!r}: no user data layer known for it (known: {known})", message=name)
+        return None  # (no layout known: the bytes stay bytes, and decode says so)
     layer = layer_of(assignor) or _STREAMS_INNER[name]
     return decode_layer(layer, msg.data.user_data, protocol_name=None, at="user_data")
 

@@ -191,3 +191,12 @@ def test_garbage_never_raises_past_the_layer(assignor):
             protocol_name=None,
         )
         assert layer.ok or "Kafka's" in layer.error.message, n
+
+
+def test_an_assignor_without_a_layout_keeps_the_bytes_with_a_note():
+    raw = bytes.fromhex("00030000000100017400000002abcd00000000ffffffffffff")  # v3, topics [t], user data abcd
+    view = get_kind("consumer-subscription").decode(raw, assignor="range")
+    assert view.value["userData"] == "q80=" and len(view.notes) == 1 and "'range'" in view.notes[0]
+    view = get_kind("consumer-subscription").decode(raw, assignor="cooperative-sticky")
+    assert view.value["userData"]["error"]["path"] == "generation" and len(view.notes) == 1
+    assert "Kafka's CooperativeStickyAssignor reads generation -1" in view.notes[0]
