@@ -36,7 +36,7 @@ from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, shared_by_count
 from ..group.nested import sticky_data
 from ..group.sticky import carried_note
 from .items import items_text, numbered
-from .storyadmin import CommittedOffsets, DescribedGroup
+from .storyadmin import ADMIN_APIS, CommittedOffsets, DescribedGroup
 from .judgement import reader_lines
 from .story import (
     API_NAMES,
@@ -366,6 +366,7 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     st = s.stats
     left_out = sum(s.other_groups.values())
     lines = [f"summary of {_p(name)} ({kind})"]
+    told_admin = sum(n for (k, _), n in s.other_apis.items() if k in ADMIN_APIS)  # (read for the story)
     if kind in ("pcap", "hex"):
         lines += [
             f"{_I}packets        {st.packets:,} ({st.tcp_segments:,} TCP, {st.non_tcp:,} not TCP, "
@@ -374,7 +375,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             f"{_I}Kafka frames   {s.kafka_frames:,}: {s.group_frames:,} group frames decoded, "
             + (f"{left_out:,} of other groups left out (--group), " if left_out else "")
             + (f"{st.cut_frames:,} cut by the snap length, " if st.cut_frames else "")
-            + f"{sum(s.other_apis.values()):,} of other APIs skipped"
+            + (f"{told_admin:,} DescribeGroups/OffsetFetch read, " if told_admin else "")
+            + f"{sum(s.other_apis.values()) - told_admin:,} of other APIs skipped"
             + _frames_rest(s, left_out),
         ]
         if s.other_apis:

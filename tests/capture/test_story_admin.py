@@ -120,6 +120,7 @@ def test_the_text_story(tmp_path):
     assert "StickyAssignorUserData v1: generation 7; previous events: 0, 2; orders: 1 (3 partitions)" in text
     assert "DescribeGroups v6: state Dead, -/-, 0 members; error 69 GROUP_ID_NOT_FOUND (Group gone not found.)" in text
     assert "events-0  offset 42 (leader epoch 3)  metadata 'm0'" in text
+    assert "16: 0 group frames decoded, 16 DescribeGroups/OffsetFetch read, 0 of other APIs skipped" in text
     status, text = run_capture(_pcap(tmp_path), "--group", "gone")
     assert "sticky-group" not in text and "GROUP_ID_NOT_FOUND" in text
 
