@@ -15,7 +15,8 @@ name a Metadata response gave.
 
 Each response gives one :class:`DescribedGroup` or :class:`CommittedOffsets` per group, told after the group's
 generations (``type`` ``described-group`` and ``committed-offsets`` in ``--json``;
-:func:`codec.capture.storytext.render_admin` the text).
+:func:`codec.capture.storytext.render_admin` the text). A frame that does not decode (a version the schemas do not
+have, bytes cut short) is one ``unread admin frames`` problem in the summary, with the reason.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ class AdminStory:
                 return
             body = decode_response_frame(e.data, e.api_key, e.api_version, nested=False).body
         except DecodeError as err:
-            self.problem("bad frames", where, f"{what} correlation id {e.correlation_id}", str(err))
+            self.problem("unread admin frames", where, f"{what} correlation id {e.correlation_id}", str(err))
             return
         if e.api_key == DESCRIBE_GROUPS:
             for g in body.groups:

@@ -129,7 +129,7 @@ def test_a_broken_response_is_one_problem(tmp_path):
     rows = [dict(r) for r in FRAMES[:2]]
     rows[1]["hex"] = rows[1]["hex"][:60]  # the DescribeGroups v0 response cut short
     lines = json_lines(_pcap(tmp_path, rows))
-    problem = lines[-1]["problems"]["bad frames"]
+    problem = lines[-1]["problems"]["unread admin frames"]
     assert problem["count"] == 1
     (bad,) = problem["first"]
     assert "DescribeGroups response v0" in bad["what"] and "truncated" in bad["reason"]
