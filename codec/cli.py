@@ -125,7 +125,9 @@ def _error_json(e: Exception) -> dict:
 
 
 def _opts(args) -> dict:
-    opts = {k: getattr(args, k) for k in ("api_key", "drop_unrepresentable", "request_kind") if hasattr(args, k)}
+    opts = {
+        k: getattr(args, k) for k in ("api_key", "drop_unrepresentable", "request_kind", "assignor") if hasattr(args, k)
+    }
     if getattr(args, "max_size", None) is not None:
         opts["max_size"] = args.max_size
     return opts
@@ -412,6 +414,7 @@ _DECODE_OPTIONS = {
     "--api-key": "api_key",
     "--format": "format",
     "--max-size": "max_size",
+    "--assignor": "assignor",
 }
 _DECODE_SWITCHES = {"--lines": "lines", "--compact": "compact"}
 _CHOICES = {"style": ("kafka", "snake", "native"), "format": ("json", "pretty")}
@@ -436,6 +439,7 @@ def plain_decode_args(words: list[str]) -> SimpleNamespace | None:
         "format": "json",
         "compact": False,
         "max_size": None,
+        "assignor": None,
         "func": cmd_decode,
     }
     seen: set[str] = set()
@@ -504,6 +508,12 @@ def build_parser(*, core_only: bool = False, only: str | None = None):
         )
         sp.add_argument(
             "--api-key", type=int_range(-(1 << 15), (1 << 15) - 1), dest="api_key", help="API key of a response frame"
+        )
+        sp.add_argument(
+            "--assignor",
+            metavar="NAME",
+            help="a consumer subscription's assignor (its JoinGroup protocol name): sticky, cooperative-sticky or "
+            "stream decode its userData (frames take it from the exchange)",
         )
         sp.add_argument(
             "--lines",

@@ -49,6 +49,7 @@ from ..source import open_source, sniff
 from ..text import dumps, printable
 from .bytestream import ByteStream
 from .heartbeat import HeartbeatGroup
+from .storyadmin import CommittedOffsets, DescribedGroup
 from .inputs import input_kind, what_it_is
 from .judgement import caveats, cut_frames_text
 from .offsets import read_segment, read_text
@@ -62,7 +63,7 @@ from .story import (
     capture_story,
     offsets_story,
 )
-from .storytext import render_generation, render_heartbeat_group, render_summary
+from .storytext import render_admin, render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
 __all__ = ["register", "run", "detect", "ProgressReader", "byte_count", "seconds"]
@@ -139,7 +140,7 @@ def byte_count(text: str) -> int:
 
 def _stories(
     kind: str, f: ByteStream, args, summary: CaptureSummary, size: int | Callable[[], int]
-) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
+) -> Iterator[GroupFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
     """The story of the input (``size``: its bytes, or a function of the bytes read so far, for the story's
     budget)."""
     if kind in ("pcap", "hex"):
@@ -186,7 +187,7 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     if getattr(args, "follow", False):  # the command line's capture is codec.live.capturecmd's, which follows
         raise ValueError("capture --follow is run by codec.live.capturecmd.run")
     summary = CaptureSummary()
-    by_group: dict[str, list[Generation | HeartbeatGroup]] = {}
+    by_group: dict[str, list[Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]] = {}
     told: Counter = Counter()  # group frames decoded: (API key, version, direction)
     with open_source(args.file, reads=_ONE_FILE) as source:
         progress = ProgressReader(source.raw(), source.size, err if err.isatty() else None)
@@ -199,8 +200,8 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         for item in _stories(kind, stream, args, summary, size):
             if args.json:
                 out.write(_json_line(item, summary) + "\n")
-            elif isinstance(item, (Generation, HeartbeatGroup)):
-                by_group.setdefault(item.group, []).append(item)
+            elif isinstance(item, (Generation, HeartbeatGroup, DescribedGroup, CommittedOffsets)):
+                by_group.setdefault(item.group if item.group is not None else "(not named)", []).append(item)
             elif isinstance(item, GroupFrame):
                 told[(item.api_key, item.api_version, item.direction)] += 1
         progress.clear()
@@ -215,10 +216,17 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
         items = by_group[group]
         gens = [g for g in items if isinstance(g, Generation)]
         hb = [g for g in items if isinstance(g, HeartbeatGroup)]
-        what = [f"{sum(g.generation is not None for g in gens)} generations"] if gens or not hb else []
+        admin: list[DescribedGroup | CommittedOffsets] = [
+            g for g in items if isinstance(g, (DescribedGroup, CommittedOffsets))
+        ]
+        what = [f"{sum(g.generation is not None for g in gens)} generations"] if gens or not (hb or admin) else []
         what += [f"{g.protocol} group: {len(g.members)} members" for g in hb]
+        for cls, noun in ((DescribedGroup, "described"), (CommittedOffsets, "offsets fetched")):
+            n = sum(isinstance(g, cls) for g in admin)
+            what += [f"{noun} {n} time{'' if n == 1 else 's'}"] if n else []
         out.write(f"group {printable(group)}  ({', '.join(what)}, {kind} input)\n\n")
         out.writelines([render_generation(g) + "\n\n" for g in gens] + [render_heartbeat_group(g) + "\n\n" for g in hb])
+        out.writelines(render_admin(g) + "\n\n" for g in admin)
     if not by_group:
         out.write(_nothing_told(args.group, summary, told, notes) + "\n\n")
     out.write(render_summary(summary, kind, source.label) + "\n")

@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..errors import DecodeError
 from ..group.frames import decode_request_frame, decode_response_frame, refused_error_code
 from ..group.nested import nest_body
+from ..group.sticky import COOPERATIVE_STICKY_LAYER, STICKY_LAYER
 from .bytestream import ByteStream
 from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
@@ -56,6 +57,7 @@ from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT, GIVEN_UP_BYTES, SNAP_LENG
 from ..wire.builder import decode_wire
 from ..causes import RecordCauses, Rebalance
 from .storycauses import StoryCauses, detect
+from .storyadmin import ADMIN_APIS, AdminStory, CommittedOffsets, DescribedGroup
 from .storygroups import GroupGenerations
 from .storymodel import (
     API_NAMES,
@@ -99,6 +101,9 @@ MAX_PENDING = 65536  # requests waiting for their response, over all connections
 #: records (a heartbeat-based group's record is one, a GroupMetadataValue one and one per member), so that a
 #: segment of tiny compressed records cannot ask for a story many times its size (codec.budget).
 TOLD_FLOOR, BYTES_PER_TOLD = 1000, 16
+#: a sticky assignor's user data Kafka's reader cannot read is a finding of its own (Kafka ignores it: the member's
+#: previous partitions are lost to the leader), not a layer this codec failed on
+STICKY_LAYERS = (STICKY_LAYER, COOPERATIVE_STICKY_LAYER)
 
 # -- from a capture -----------------------------------------------------------------------------------
 
@@ -125,6 +130,7 @@ class _Story:
         self.offered: OrderedDict[int, tuple[str, tuple[str, ...]]] = OrderedDict()
         self.hb = HeartbeatStory()
         self.causes = StoryCauses()
+        self.admin = AdminStory(summary.problem, self.hb.topic_names)
 
     def _group(self, name: str) -> GroupGenerations:
         g = self.groups.get(name)
@@ -163,6 +169,8 @@ class _Story:
                 s.other_apis[(event.api_key, event.api_version)] += 1
                 if event.api_key == METADATA and event.direction == "response" and event.data is not None:
                     self._metadata(event)
+                elif event.api_key in ADMIN_APIS and event.data is not None:
+                    self.admin.feed(event)  # (told at the end: DescribeGroups' members, OffsetFetch's offsets)
         elif isinstance(event, Gap):
             s.gaps += 1
             if event.given_up:
@@ -194,7 +202,7 @@ class _Story:
             s.problem("bad file", f"byte {event.error.offset}", "file", str(event.error))
         return None
 
-    def finish(self) -> Iterator[Generation | HeartbeatGroup]:
+    def finish(self) -> Iterator[Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
         s = self.summary
         for req in self.requests.values():
             if self.only is not None and req.frame.group != self.only:
@@ -221,6 +229,10 @@ class _Story:
                 s.heartbeat_groups += 1
                 self.causes.settle_epochs(hg)
                 yield hg
+        for told in self.admin.told:
+            if self.only is None or told.group == self.only:
+                yield told
+        self.admin.told.clear()
 
     # -- one frame --------------------------------------------------------------------------------------
 
@@ -291,9 +303,8 @@ class _Story:
             for value in carried(gf.frame.body):
                 for bad in nested_errors(value):
                     assert bad.error is not None  # (what nested_errors finds)
-                    self.summary.problem(
-                        "undecodable layers", self._where(gf), f"{bad.layer} at {bad.error.at}", bad.error.message
-                    )
+                    kind = "unreadable sticky user data" if bad.layer in STICKY_LAYERS else "undecodable layers"
+                    self.summary.problem(kind, self._where(gf), f"{bad.layer} at {bad.error.at}", bad.error.message)
         return gf
 
     @staticmethod
@@ -467,7 +478,7 @@ def capture_story(
     summary: CaptureSummary | None = None,
     max_hole_bytes: int = DEFAULT_MAX_BUFFER,
     max_hole_seconds: float = DEFAULT_MAX_WAIT,
-) -> Iterator[GroupFrame | Generation | HeartbeatGroup]:
+) -> Iterator[GroupFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
     """The group frames and generations of a pcap/pcapng file (see the module docstring); counts and
     problems go to ``summary``. ``group`` keeps only that group's frames and generations.
     ``max_hole_bytes``/``max_hole_seconds``: how long TCP reassembly holds a hole open for a late
@@ -477,7 +488,7 @@ def capture_story(
     for event in kafka_frames(
         source,
         ports=set(ports),
-        api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA},
+        api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA, *ADMIN_APIS},
         stats=summary.stats,
         max_buffer=max_hole_bytes,
         max_wait=max_hole_seconds,

@@ -15,7 +15,7 @@ from ..errors import DecodeError
 from ..group.consumer import ConsumerMessage
 from ..group.frames import RequestFrame, ResponseFrame
 from ..group.jsonview import request_frame_json, response_frame_json
-from ..group.nested import Nested
+from ..group.nested import Nested, sticky_data, streams_info
 from ..streams.constants import assignor_error_name
 from ..streams import AssignmentInfo, SubscriptionInfo
 from ..connect.assignment import ConnectAssignment
@@ -331,9 +331,7 @@ def _layers(value) -> tuple[ConsumerMessage | None, Any]:
     if not isinstance(msg, ConsumerMessage):  # another protocol's layer (Kafka Connect's): not consumer data
         return None, None
     user = msg.data.user_data
-    if isinstance(user, Nested) and user.ok:
-        return msg, user.value.info
-    return msg, None
+    return msg, streams_info(user)
 
 
 def subscription_layers(value) -> tuple[ConsumerMessage | None, SubscriptionInfo | None]:
@@ -480,11 +478,36 @@ def _payload_json(value, streams_json) -> dict | None:
         return {"bytes": len(value.raw), **_connect_json(value.value)}
     out = {"bytes": len(value.raw), "consumer": _consumer_summary(msg)}
     user = msg.data.user_data
+    sticky = sticky_data(user)
     if info is not None:
         out["streams"] = streams_json(info)
-    elif isinstance(user, Nested) and user.error is not None:  # (a Streams layer that decoded has its info)
-        out["streams_error"] = dataclasses.asdict(user.error)
+    elif sticky is not None:
+        out["sticky"] = _sticky_json(sticky)
+    elif isinstance(user, Nested) and user.error is not None:  # (a layer that decoded has its info)
+        key = "streams_error" if user.layer in ("SubscriptionInfo", "AssignmentInfo") else "sticky_error"
+        out[key] = {"layer": user.layer, **dataclasses.asdict(user.error)}
     return out
+
+
+def _sticky_json(u) -> dict:
+    """A sticky assignor's user data (:mod:`codec.group.sticky`): its layer and version, the generation (null when
+    the layout has none), the previous partitions by topic (``sticky``), the protocol that carried another's layout."""
+    out: dict = {"layer": u.layer, "version": u.version, "generation": u.generation}
+    if u.assignor == "sticky":
+        by: dict[str, list[int]] = {}
+        for t, ps in u.partitions:
+            by.setdefault(t, []).extend(ps)
+        out["previous_assignment"] = by
+    if u.trailing:
+        out["trailing_bytes"] = len(u.trailing)
+    if u.carried_by:
+        out["carried_by"] = u.carried_by
+    return out
+
+
+def payload_json(value, what: str) -> dict | None:
+    """A subscription's (``what`` = ``subscription``) or an assignment's JSON, as a generation's members give it."""
+    return _payload_json(value, _subscription_info_json if what == "subscription" else _assignment_info_json)
 
 
 def _member_json(m: Member) -> dict:

@@ -33,7 +33,10 @@ from ..pretty import MAX_SHOWN, bounded
 from ..streams.pretty import describe_epoch_ms, describe_error_code
 from ..text import printable as _p
 from .heartbeat import HeartbeatGroup, HeartbeatMember, Step, shared_by_count
-from .items import items_text
+from ..group.nested import sticky_data
+from ..group.sticky import carried_note
+from .items import items_text, numbered
+from .storyadmin import ADMIN_APIS, CommittedOffsets, DescribedGroup
 from .judgement import reader_lines
 from .story import (
     API_NAMES,
@@ -47,7 +50,14 @@ from .story import (
     subscription_layers,
 )
 
-__all__ = ["render_generation", "render_heartbeat_group", "render_summary", "cause_lines", "finding_lines"]
+__all__ = [
+    "render_generation",
+    "render_heartbeat_group",
+    "render_summary",
+    "render_admin",
+    "cause_lines",
+    "finding_lines",
+]
 
 SHOWN_PROBLEMS = 5
 SHOWN_EVENTS = 200
@@ -111,8 +121,25 @@ def _subscription_lines(m: Member, indent: str) -> list[str]:
             )
         if info.version >= 9:
             lines.append(f"{indent}{_I * 2}error code        {describe_error_code(info.error_code)}")
+    elif sticky_data(d.user_data) is not None:
+        lines += _sticky_lines(sticky_data(d.user_data), indent)
     else:
         lines += _user_error(d.user_data, indent)
+    return lines
+
+
+def _sticky_lines(u, indent: str) -> list[str]:
+    """A sticky assignor's user data (:mod:`codec.group.sticky`) in one line, and a note when another protocol
+    carried its layout."""
+    parts = [] if u.generation is None else [f"generation {u.generation}"]
+    if u.assignor == "sticky":
+        tps = {item for t, ps in u.partitions for item in numbered(t, ps)}
+        parts.append(f"previous {items_text(tps)} ({len(tps)} partitions)")
+    if u.trailing:
+        parts.append(f"{len(u.trailing)} trailing bytes Kafka does not read")
+    lines = [f"{indent}{_I}{u.layer} v{u.version}: " + "; ".join(parts)]
+    if u.carried_by:
+        lines.append(f"{indent}{_I * 2}note: {carried_note(u)}")
     return lines
 
 
@@ -339,6 +366,7 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
     st = s.stats
     left_out = sum(s.other_groups.values())
     lines = [f"summary of {_p(name)} ({kind})"]
+    told_admin = sum(n for (k, _), n in s.other_apis.items() if k in ADMIN_APIS)  # (read for the story)
     if kind in ("pcap", "hex"):
         lines += [
             f"{_I}packets        {st.packets:,} ({st.tcp_segments:,} TCP, {st.non_tcp:,} not TCP, "
@@ -347,7 +375,8 @@ def render_summary(s: CaptureSummary, kind: str, name: str) -> str:
             f"{_I}Kafka frames   {s.kafka_frames:,}: {s.group_frames:,} group frames decoded, "
             + (f"{left_out:,} of other groups left out (--group), " if left_out else "")
             + (f"{st.cut_frames:,} cut by the snap length, " if st.cut_frames else "")
-            + f"{sum(s.other_apis.values()):,} of other APIs skipped"
+            + (f"{told_admin:,} DescribeGroups/OffsetFetch read, " if told_admin else "")
+            + f"{sum(s.other_apis.values()) - told_admin:,} of other APIs skipped"
             + _frames_rest(s, left_out),
         ]
         if s.other_apis:
@@ -614,3 +643,56 @@ def _topology(t: dict) -> str:
         ]
         parts.append(f"{_p(str(sub.get('subtopologyId')))} reads {_items(reads, 6)}")
     return "; ".join(parts) or "(no subtopology)"
+
+
+# -- what an admin's questions told (codec.capture.storyadmin) ------------------------------------------------
+
+
+def _payload_line(what: str, v, indent: str) -> list[str]:
+    """A described member's metadata or assignment, as the generations show subscriptions and assignments."""
+    if v is None or isinstance(v, (bytes, bytearray)):
+        return [f"{indent}{what.ljust(13)} {'null' if v is None else f'{len(v)} bytes'}"]
+    m = Member(member_id="")
+    if what == "subscription":
+        m.subscription = v
+        return _subscription_lines(m, indent)
+    m.assignment = v
+    return _assignment_lines(m, indent)
+
+
+def render_admin(item: DescribedGroup | CommittedOffsets) -> str:
+    """The text story's lines for one described group or one group's committed offsets."""
+    if isinstance(item, DescribedGroup):
+        head = (
+            f"described  {_when(item.ts, date=True)}  DescribeGroups v{item.version}: state {_p(item.state)}, "
+            f"{_p(item.protocol_type or '-')}/{_p(item.protocol or '-')}, {len(item.members)} "
+            + ("member" if len(item.members) == 1 else "members")
+        )
+        if item.error_code:
+            head += f"; error {error_name(item.error_code)}"
+            if item.error_message:
+                head += f" ({_p(item.error_message)})"
+        lines = [head]
+        for m in item.members:
+            facts = [f"client {_p(m.client_id)}", f"host {_p(m.client_host)}"]
+            if m.group_instance_id:
+                facts.append(f"instance {_p(m.group_instance_id)}")
+            lines.append(f"    {_p(m.member_id)}  {'; '.join(facts)}")
+            lines += _payload_line("subscription", m.metadata, " " * 6)
+            lines += _payload_line("assignment", m.assignment, " " * 6)
+        return "\n".join(lines)
+    n = len(item.offsets)
+    head = f"committed  {_when(item.ts, date=True)}  OffsetFetch v{item.version}: {n} partition{'' if n == 1 else 's'}"
+    if item.error_code:
+        head += f"; error {error_name(item.error_code)}"
+    lines = [head]
+    for t, p, o, epoch, md, ec in item.offsets:
+        line = f"    {_p(t)}-{p}  " + ("none" if o < 0 else f"offset {o}")
+        if epoch is not None and epoch >= 0:
+            line += f" (leader epoch {epoch})"
+        if md:
+            line += f"  metadata {_p(repr(md))}"
+        if ec:
+            line += f"  error {error_name(ec)}"
+        lines.append(line)
+    return "\n".join(lines)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..group.consumer import ConsumerMessage
-from ..group.nested import Nested
+from ..group.nested import Nested, streams_info
 from .observe import AssignmentFacts, MemberFacts
 
 __all__ = ["subscription_facts", "assignment_facts", "consumer_layers"]
@@ -24,7 +24,7 @@ def consumer_layers(value: Any) -> tuple[Any, Any]:
         return None, None
     data = value.value.data
     user = data.user_data
-    info = user.value.info if isinstance(user, Nested) and user.ok else None
+    info = streams_info(user)
     return data, info
 
 

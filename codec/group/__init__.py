@@ -44,7 +44,8 @@ from .jsonview import (
     response_frame_json,
 )
 from .messages import HEADERS, MESSAGES, DecodedMessage, decode_message, encode_message
-from .nested import LayerError, Nested, flatten_body, nest_body, unwrap_body
+from .nested import LayerError, Nested, flatten_body, nest_body, sticky_data, unwrap_body
+from .sticky import StickyUserData, decode_sticky_user_data, encode_sticky_user_data
 from .stream import DEFAULT_MAX_FRAME_SIZE, Connection, FrameReader
 
 __all__ = [
@@ -76,6 +77,10 @@ __all__ = [
     "size_prefix",
     "strip_size_prefix",
     "Nested",
+    "sticky_data",
+    "StickyUserData",
+    "decode_sticky_user_data",
+    "encode_sticky_user_data",
     "LayerError",
     "nest_body",
     "flatten_body",

@@ -7,7 +7,8 @@ does. In a frame, a carried field that was decoded further (:class:`Nested`) bec
     {"layer": "ConsumerProtocolSubscription", "bytes": "<base64 or hex>",
      "value": {"version": 3, "topics": [...], "userData": {"layer": "SubscriptionInfo", ...}}}
 
-or, when the layer could not be decoded, ``"error": {"message", "reason", "offset", "path", "at"}`` in
+(a subscription's ``userData`` in a ``sticky`` or ``cooperative-sticky`` group is a ``StickyAssignorUserData`` or
+``CooperativeStickyAssignorUserData`` layer: :mod:`codec.group.sticky`), or, when the layer could not be decoded, ``"error": {"message", "reason", "offset", "path", "at"}`` in
 place of ``"value"``. In a Connect group the layer is ``ConnectMetadata`` or ``ConnectAssignment`` and its
 value the JSON of :mod:`codec.connect.jsonview` as read by reader version 1 (Kafka's names in ``kafka``
 style, snake_case in ``native``), with ``"trailing": {"offset", "bytes"}`` when bytes follow the message. Encoding accepts the same shape: ``bytes`` wins when present (the bytes as
@@ -43,6 +44,16 @@ from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, consumer_from_j
 from .frames import RequestFrame, ResponseFrame
 from ..wire.jsoncheck import check_json, describe
 from .nested import CONNECT_ASSIGNMENT, CONNECT_METADATA, Nested, carried_layer, flatten_body, nested_fields
+from .sticky import (
+    COOPERATIVE_STICKY,
+    COOPERATIVE_STICKY_LAYER,
+    STICKY,
+    STICKY_LAYER,
+    StickyUserData,
+    encode_sticky_user_data,
+    sticky_user_data_from_json,
+    sticky_user_data_json,
+)
 
 __all__ = [
     "body_json",
@@ -50,6 +61,7 @@ __all__ = [
     "request_frame_json",
     "response_frame_json",
     "body_from_json",
+    "carried_from_json",
     "request_frame_from_json",
     "response_frame_from_json",
 ]
@@ -97,6 +109,8 @@ def nested_json(n: Nested, style: str = "kafka") -> dict:
         if v.trailing:
             value["trailing"] = v.trailing.hex()
         out["value"] = value
+    elif isinstance(v, StickyUserData):
+        out["value"] = sticky_user_data_json(v, style)
     elif n.layer == "SubscriptionInfo":
         out["value"] = subscription_json(v.info, v.wire, style=style)
     elif n.layer in (CONNECT_METADATA, CONNECT_ASSIGNMENT):
@@ -200,6 +214,9 @@ def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | 
         except EncodeError as e:
             raise _within(e, f"{path}.value", layer) from None
     try:
+        if layer in (STICKY_LAYER, COOPERATIVE_STICKY_LAYER):
+            assignor = STICKY if layer == STICKY_LAYER else COOPERATIVE_STICKY
+            return encode_sticky_user_data(sticky_user_data_from_json(assignor, value))
         if layer == "SubscriptionInfo":
             return encode_subscription(subscription_from_json(value), drop_unrepresentable=style == "kafka")
         if layer == "AssignmentInfo":
@@ -211,6 +228,14 @@ def _layer_from_json(v, layer: str, style: str, path: str, protocol_name: str | 
     except EncodeError as e:
         raise _within(e, f"{path}.value", layer) from None
     raise EncodeError(f"unknown layer {describe(layer)}", path=f"{path}.layer")
+
+
+def carried_from_json(v, layer: str, style: str, path: str, *, message: str | None = None) -> bytes | None:
+    """A carried field's JSON (bytes string, null or layer object) -> its bytes; an error names ``message``."""
+    try:
+        return _layer_from_json(v, layer, style, path)
+    except EncodeError as e:
+        raise _located(e, message, None) if message is not None else e from None
 
 
 def _within(e: EncodeError, prefix: str, layer: str) -> EncodeError:

@@ -24,13 +24,27 @@ from .consumer import ASSIGNMENT, SUBSCRIPTION, consumer_from_json, consumer_jso
 from .frames import decode_request_frame, decode_response_frame, encode_request_frame, encode_response_frame
 from .jsonview import (
     body_from_json,
+    carried_from_json,
+    nested_json,
     request_frame_from_json,
     request_frame_json,
     response_frame_from_json,
     response_frame_json,
 )
 from .messages import decode_message
-from .nested import CARRIERS
+from .nested import CARRIERS, STREAMS_PROTOCOL, decode_layer
+from .sticky import (
+    COOPERATIVE_STICKY,
+    STICKY,
+    STICKY_ASSIGNORS,
+    decode_sticky_user_data,
+    encode_sticky_user_data,
+    layer_of,
+    pretty_sticky_user_data,
+    read_carried,
+    sticky_user_data_from_json,
+    sticky_user_data_json,
+)
 from .pretty import pretty_body, pretty_consumer, pretty_request_frame, pretty_response_frame
 
 __all__ = ["AUTO_CANDIDATES"]
@@ -56,9 +70,19 @@ def _consumer_kind(name: str) -> Kind:
             return encode(value, version=version)
         return encode_consumer(value if version is None else dataclasses.replace(value, version=version))
 
-    def decode(data: bytes, *, style: str = "kafka", version: int | None = None, **_) -> View:
+    def decode(
+        data: bytes, *, style: str = "kafka", version: int | None = None, assignor: str | None = None, **_
+    ) -> View:
         msg = decode_consumer(name, data)
         notes = []
+        user = _user_layer(name, msg, assignor)
+        if user is None and assignor is not None and msg.data.user_data:
+            known = "sticky, cooperative-sticky or stream" if name == SUBSCRIPTION else "stream"
+            notes.append(f"userData: kept as bytes: no layout known for --assignor {assignor!r} (known: {known})")
+        if user is not None:
+            msg = dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=user))
+            if user.error is not None:
+                notes.append(_not_decoded_note(user, assignor))
         if version is not None and version != msg.version:
             notes.append(f"{name}: the version prefix says v{msg.version} (not --version {version}); read as written")
         if msg.version != msg.layout_version:
@@ -71,9 +95,14 @@ def _consumer_kind(name: str) -> Kind:
                 f"{name} v{msg.version}: {len(msg.trailing)} trailing bytes (Kafka ignores them; "
                 f'kept as "trailing" in the JSON)'
             )
-        return View(consumer_json(msg, style=style), pretty_consumer(msg, size=len(data)), tuple(notes))
+        return View(_consumer_view(msg, style), pretty_consumer(msg, size=len(data)), tuple(notes))
 
     def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
+        user_keys = [k for k in ("userData", "user_data") if isinstance(value, dict) and isinstance(value.get(k), dict)]
+        if user_keys:  # a layer object (what decode --assignor writes): its bytes, or its value encoded
+            inner = "SubscriptionInfo" if name == SUBSCRIPTION else "AssignmentInfo"
+            raw = carried_from_json(value[user_keys[0]], inner, style, "user_data", message=name)
+            value = {**value, user_keys[0]: _bytes_text(raw, style)}
         return encode_consumer(consumer_from_json(name, value, version, style=style))
 
     what = "subscription (JoinGroup metadata)" if name == SUBSCRIPTION else "assignment (SyncGroup assignment)"
@@ -86,6 +115,75 @@ def _consumer_kind(name: str) -> Kind:
         read=read,
         write=write,
     )
+
+
+def _user_layer(name: str, msg, assignor: str | None):
+    """The subscription's (or, for ``stream``, the assignment's) user data decoded for ``assignor`` (the JoinGroup
+    protocol name), or None when there is nothing to decode."""
+    if assignor is None or not msg.data.user_data:
+        return None
+    if assignor != STREAMS_PROTOCOL and (name != SUBSCRIPTION or assignor not in STICKY_ASSIGNORS):
+        return None  # (no layout known: the bytes stay bytes, and decode says so)
+    layer = layer_of(assignor) or _STREAMS_INNER[name]
+    return decode_layer(layer, msg.data.user_data, protocol_name=None, at="user_data")
+
+
+_STREAMS_INNER = {SUBSCRIPTION: "SubscriptionInfo", ASSIGNMENT: "AssignmentInfo"}
+
+
+def _not_decoded_note(user, assignor: str | None) -> str:
+    """One line for user data that is not what ``assignor`` writes: where it failed (and, for the sticky assignors,
+    what Kafka reads instead: the error says it)."""
+    tail = "" if assignor in STICKY_ASSIGNORS else " (Kafka Streams refuses it)"
+    return f"userData: not {user.layer}, kept as bytes: {user.error.message}{tail}"
+
+
+def _consumer_view(msg, style: str) -> dict:
+    """The consumer message's JSON; a decoded user data layer as a layer object (:mod:`codec.group.jsonview`)."""
+    user = msg.data.user_data
+    if not hasattr(user, "layer"):
+        return consumer_json(msg, style=style)
+    flat = dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=user.raw))
+    out = consumer_json(flat, style=style)
+    out["userData" if style == "kafka" else "user_data"] = nested_json(user, style)
+    return out
+
+
+def _bytes_text(raw: bytes | None, style: str) -> str | None:
+    import base64
+
+    return None if raw is None else base64.b64encode(raw).decode() if style == "kafka" else raw.hex()
+
+
+def _sticky_kind(assignor: str) -> Kind:
+    layer = layer_of(assignor)
+    assert layer is not None
+
+    def read(data: bytes, version: int | None = None, **_) -> Read:
+        u = decode_sticky_user_data(assignor, data)
+        return Read(layer, u.version, u, len(data) - len(u.trailing), len(u.trailing))
+
+    def write(value, version: int | None = None, **_) -> bytes:
+        return encode(value, version=version) if isinstance(value, dict) else encode_sticky_user_data(value)
+
+    def decode(data: bytes, *, style: str = "kafka", **_) -> View:
+        u = read_carried(assignor, data, other_layout=False)
+        notes = (
+            (f"{layer} v{u.version}: {len(u.trailing)} trailing bytes (Kafka does not read them)",)
+            if u.trailing
+            else ()
+        )
+        return View(sticky_user_data_json(u, style), pretty_sticky_user_data(u, size=len(data)), notes)
+
+    def encode(value: dict, *, style: str = "kafka", version: int | None = None, **_) -> bytes:
+        return encode_sticky_user_data(sticky_user_data_from_json(assignor, value, version))
+
+    what = (
+        "StickyAssignor's user data (v1: previous partitions, generation; v0: partitions)"
+        if assignor == STICKY
+        else "CooperativeStickyAssignor's user data (v0: the generation)"
+    )
+    return Kind(kind_name(layer), what, decode, encode, self_describing=False, read=read, write=write)
 
 
 def _read_request_frame(data: bytes, version: int | None = None, **_) -> Read:
@@ -236,6 +334,8 @@ def _read_auto(data: bytes, version: int | None = None, **_) -> Read:
 def _register_all() -> None:
     register(_consumer_kind(SUBSCRIPTION))
     register(_consumer_kind(ASSIGNMENT))
+    register(_sticky_kind(STICKY))
+    register(_sticky_kind(COOPERATIVE_STICKY))
     for message in CARRIERS:
         register_view(message, pretty=_carrier_pretty, from_json=_carrier_from_json)
     register(

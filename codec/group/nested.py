@@ -9,7 +9,9 @@ The stack (wire-facts §6, §7, §2, §3)::
 
 A bytes field is decoded one layer further when the group's protocol type is ``consumer`` (assumed
 when the message does not say and the caller does not know); UserData is decoded as Kafka Streams
-metadata when the protocol (assignor) name is ``stream``.
+metadata when the protocol (assignor) name is ``stream``, and a subscription's UserData as the classic sticky
+assignors' (``StickyAssignorUserData``, ``CooperativeStickyAssignorUserData``: :mod:`codec.group.sticky`) when it
+is ``sticky`` or ``cooperative-sticky``.
 
 A Kafka Connect group (protocol type ``connect``) carries Connect's own messages in the same fields::
 
@@ -57,6 +59,14 @@ from ..streams import (
     encode_subscription,
 )
 from .consumer import ASSIGNMENT, SUBSCRIPTION, ConsumerMessage, decode_consumer, encode_consumer
+from .sticky import (
+    COOPERATIVE_STICKY_LAYER,
+    STICKY_LAYER,
+    StickyUserData,
+    encode_sticky_user_data,
+    layer_of,
+    read_carried,
+)
 
 __all__ = [
     "CARRIERS",
@@ -75,6 +85,8 @@ __all__ = [
     "carried_layer",
     "decode_layer",
     "layer_bytes",
+    "streams_info",
+    "sticky_data",
 ]
 
 STREAMS_PROTOCOL = "stream"
@@ -95,6 +107,9 @@ _CARRIERS: dict[str, tuple[str | None, str, str]] = {
 #: The messages whose bytes fields carry other messages
 CARRIERS = tuple(_CARRIERS)
 _STREAMS_LAYER = {SUBSCRIPTION: "SubscriptionInfo", ASSIGNMENT: "AssignmentInfo"}
+_STREAMS_LAYERS = frozenset(_STREAMS_LAYER.values())
+# the sticky assignors' user data layers (codec.group.sticky) -> their protocol (assignor) names
+_STICKY_ASSIGNOR = {STICKY_LAYER: "sticky", COOPERATIVE_STICKY_LAYER: "cooperative-sticky"}
 # the ConsumerProtocol layer of a carrier -> the Connect message the same field carries in a Connect group
 _CONNECT_LAYER = {SUBSCRIPTION: CONNECT_METADATA, ASSIGNMENT: CONNECT_ASSIGNMENT}
 
@@ -120,10 +135,12 @@ class Nested:
     """A bytes field decoded one layer further.
 
     ``layer``: ``ConsumerProtocolSubscription``, ``ConsumerProtocolAssignment``, ``SubscriptionInfo``,
-    ``AssignmentInfo``, ``ConnectMetadata`` or ``ConnectAssignment``. ``raw``: the field's bytes exactly as
+    ``AssignmentInfo``, ``ConnectMetadata``, ``ConnectAssignment``, ``StickyAssignorUserData`` or
+    ``CooperativeStickyAssignorUserData``. ``raw``: the field's bytes exactly as
     carried. ``value``: a :class:`ConsumerMessage` (whose ``data.user_data`` may itself be a ``Nested``), a
     Streams ``DecodedSubscription``/``DecodedAssignment``, a Connect ``DecodedConnectMetadata``/
-    ``DecodedConnectAssignment`` (read with reader version 1), or None when ``error`` says why not."""
+    ``DecodedConnectAssignment`` (read with reader version 1), a :class:`~codec.group.sticky.StickyUserData`, or None
+    when ``error`` says why not."""
 
     layer: str
     raw: bytes
@@ -143,12 +160,20 @@ def decode_layer(layer: str, raw: bytes, *, protocol_name: str | None, at: str =
         if layer in (SUBSCRIPTION, ASSIGNMENT):
             msg = decode_consumer(layer, raw)
             user = msg.data.user_data
-            if protocol_name == STREAMS_PROTOCOL and user:
-                inner = decode_layer(
-                    _STREAMS_LAYER[layer], user, protocol_name=None, at=f"{at}.user_data" if at else "user_data"
-                )
+            inner_layer = (
+                _STREAMS_LAYER[layer]
+                if protocol_name == STREAMS_PROTOCOL
+                else layer_of(protocol_name)
+                if layer == SUBSCRIPTION
+                else None
+            )
+            if inner_layer is not None and user:
+                inner = decode_layer(inner_layer, user, protocol_name=None, at=f"{at}.user_data" if at else "user_data")
                 msg = dataclasses.replace(msg, data=dataclasses.replace(msg.data, user_data=inner))
             return Nested(layer, raw, msg)
+        if layer in _STICKY_ASSIGNOR:
+            data = read_carried(_STICKY_ASSIGNOR[layer], raw)
+            return Nested(data.layer, raw, data)
         if layer == "SubscriptionInfo":
             return Nested(layer, raw, decode_subscription(raw, detail=True))
         if layer == "AssignmentInfo":
@@ -162,6 +187,21 @@ def decode_layer(layer: str, raw: bytes, *, protocol_name: str | None, at: str =
     except DecodeError as e:
         return Nested(layer, raw, None, LayerError.of(e, at))
     raise ValueError(f"unknown layer {layer!r}")
+
+
+def streams_info(user: Any) -> Any:
+    """The Streams SubscriptionInfo/AssignmentInfo a decoded UserData layer holds, else None (undecoded, or a sticky
+    assignor's user data)."""
+    if isinstance(user, Nested) and user.ok and user.layer in _STREAMS_LAYERS:
+        return user.value.info
+    return None
+
+
+def sticky_data(user: Any) -> StickyUserData | None:
+    """The sticky assignor's user data a decoded UserData layer holds, else None."""
+    if isinstance(user, Nested) and user.ok and isinstance(user.value, StickyUserData):
+        return user.value
+    return None
 
 
 def nested_fields(name: str) -> tuple[str | None, str, str] | None:
@@ -228,6 +268,8 @@ def layer_bytes(value, *, path: str = "") -> bytes | None:
             data = dataclasses.replace(value.data, user_data=layer_bytes(user, path=f"{path}.user_data"))
             value = dataclasses.replace(value, data=data)
         return encode_consumer(value)
+    if isinstance(value, StickyUserData):
+        return encode_sticky_user_data(value)
     if isinstance(value, SubscriptionInfo):
         return encode_subscription(value)
     if isinstance(value, AssignmentInfo):
@@ -290,6 +332,8 @@ def _unwrap(value):
     v = value.value
     if isinstance(v, ConsumerMessage):
         return dataclasses.replace(v, data=dataclasses.replace(v.data, user_data=_unwrap(v.data.user_data)))
+    if isinstance(v, StickyUserData):
+        return v
     return v.info  # DecodedSubscription / DecodedAssignment / DecodedConnectMetadata / DecodedConnectAssignment
 
 

@@ -22,6 +22,7 @@ from ..wire.schema import load_message
 from .consumer import ConsumerMessage
 from .frames import RequestFrame, ResponseFrame
 from .nested import Nested
+from .sticky import StickyUserData, pretty_sticky_user_data
 
 __all__ = ["pretty_body", "pretty_request_frame", "pretty_response_frame", "pretty_consumer"]
 
@@ -50,6 +51,8 @@ def _nested_lines(n: Nested, indent: str) -> list[str]:
     v = n.value
     if isinstance(v, ConsumerMessage):
         return _consumer_lines(v, indent, size=len(n.raw))
+    if isinstance(v, StickyUserData):
+        return _indent(pretty_sticky_user_data(v, size=len(n.raw)), indent)
     if n.layer == "SubscriptionInfo":
         return _indent(pretty_subscription(v.info, size=len(n.raw), trailing=v.trailing), indent)
     if n.layer in ("ConnectMetadata", "ConnectAssignment"):

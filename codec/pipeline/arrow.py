@@ -146,7 +146,7 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q, self.c = _Kind(5), _Kind(7), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
+        self.m, self.a, self.g, self.q, self.c = _Kind(7), _Kind(7), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
 
     # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
     def member_fields(self, fields: tuple, tasks: list, tags: list | None) -> None:
@@ -156,12 +156,11 @@ class Units:
         m.pos.append(len(self.common))
         self.common.append(_FAST_MEMBER)
         m.rows.append(fields)
-        tags_, tasks_, topics, owned, owned_generation = m.lists
+        tags_, tasks_, *rest = m.lists
         tags_.append(tags)
         tasks_.append(tasks)
-        topics.append(None)
-        owned.append(None)
-        owned_generation.append(None)
+        for items in rest:  # (topics, owned partitions and generation, sticky partitions and generation: none)
+            items.append(None)
 
     def assignment_fields(self, fields: tuple, active: list, standby: list) -> None:
         """A bare AssignmentInfo's unit (``fields``: :data:`ASSIGNMENT`'s scalars)."""
@@ -196,6 +195,8 @@ class Units:
             m.lists[2].append(unit.subscribed_topics)
             m.lists[3].append(unit.owned_partitions)
             m.lists[4].append(unit.subscription_generation)
+            m.lists[5].append(unit.sticky_partitions)
+            m.lists[6].append(unit.sticky_generation)
             if info is None:
                 m.rows.append((None,) * 7 + extra)
                 m.lists[0].append(None)
@@ -374,7 +375,15 @@ class Units:
                 self.m,
                 MEMBER,
                 len(_M_SCALARS),
-                ("client_tags", "tasks", "subscribed_topics", "owned_partitions", "subscription_generation"),
+                (
+                    "client_tags",
+                    "tasks",
+                    "subscribed_topics",
+                    "owned_partitions",
+                    "subscription_generation",
+                    "sticky_partitions",
+                    "sticky_generation",
+                ),
             ),
             (
                 self.a,
@@ -392,7 +401,7 @@ class Units:
                 k.rows[j] = row(pos, k.rows[j], names)
                 for items, list_name in zip(k.lists, list_names):
                     entries = items[j]
-                    if not entries or list_name == "subscription_generation":  # (an int)
+                    if not entries or list_name in ("subscription_generation", "sticky_generation"):  # (an int)
                         continue
                     if list_name == "client_tags":  # a map: its keys and values together
                         items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
@@ -400,7 +409,11 @@ class Units:
                         items[j] = [
                             (e[0], fix(pos, f"{list_name}[{i}].topic", e[1]), *e[2:]) for i, e in enumerate(entries)
                         ]
-                    elif list_name in ("topic_partitions", "owned_partitions"):  # (topic, partitions)
+                    elif list_name in (
+                        "topic_partitions",
+                        "owned_partitions",
+                        "sticky_partitions",
+                    ):  # (topic, partitions)
                         items[j] = [(fix(pos, f"{list_name}[{i}].topic", e[0]), e[1]) for i, e in enumerate(entries)]
                     elif list_name in ("connectors", "revoked_connectors", "subscribed_topics"):  # names
                         items[j] = [fix(pos, f"{list_name}[{i}]", e) for i, e in enumerate(entries)]
@@ -579,7 +592,7 @@ def _place(n: int, bulk: dict, slow: list[int], out: Units) -> Units:
         none = [None] * len(pos)
         lists: list[Iterable]
         if kind == "subscription-info":  # (client tags, tasks, subscribed topics, owned ...) from (fields, tasks, tags)
-            k, unit, lists = out.m, _FAST_MEMBER, [second, first, none, none, none]
+            k, unit, lists = out.m, _FAST_MEMBER, [second, first, none, none, none, none, none]
         else:  # (active, standby, warm-up, shared, topic partitions, ...) from (fields, active, standby)
             k, unit, lists = out.a, _FAST_ASSIGNMENT, [first, second, none, none, none, none, none]
         for p in pos:

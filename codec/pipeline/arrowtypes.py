@@ -81,7 +81,8 @@ _SUBSCRIBED = ("subscribed_topics", pa.list_(_STR))
 #: a plain consumer's assigned partitions of one topic, as the ConsumerProtocol assignment lists them
 TOPIC_PARTITIONS = pa.struct([("topic", _STR), ("partitions", pa.list_(_I32))])
 #: ``owned_partitions``, ``subscription_generation``: a classic consumer's ConsumerProtocolSubscription v1+
-#: owned partitions and v2+ generation (built like the lists: one Python value a row; the fast path has none)
+#: owned partitions and v2+ generation (built like the lists: one Python value a row; the fast path has none);
+#: ``sticky_partitions``, ``sticky_generation``: what its sticky assignor's user data says (codec.group.sticky)
 MEMBER = pa.struct(
     _M_SCALARS
     + [
@@ -90,6 +91,8 @@ MEMBER = pa.struct(
         _SUBSCRIBED,
         ("owned_partitions", pa.list_(TOPIC_PARTITIONS)),
         ("subscription_generation", _I32),
+        ("sticky_partitions", pa.list_(TOPIC_PARTITIONS)),
+        ("sticky_generation", _I32),
     ]
 )
 _A_SCALARS = [

@@ -134,7 +134,7 @@ def _consumer_layer(value: Any, *, strict: bool, at: str):
     if not hasattr(msg, "data"):  # another protocol's layer (Kafka Connect's): no ConsumerProtocol data
         return None, None
     user = msg.data.user_data
-    if isinstance(user, group.Nested):
+    if isinstance(user, group.Nested) and user.layer in ("SubscriptionInfo", "AssignmentInfo"):
         if not user.ok:
             if strict:
                 raise _nested_error(user, f"{at}.user_data" if at else "user_data")
@@ -167,6 +167,13 @@ def _subscription_unit(msg, info, *, member, generation=None, group=None, **extr
     owned = None
     if msg.version >= 1:  # ownedPartitions from v1, generationId from v2 (ConsumerProtocolSubscription.json)
         owned = [(tp.topic, list(tp.partitions)) for tp in data.owned_partitions]
+    sticky = _group_api().sticky_data(data.user_data)
+    sticky_partitions = None
+    if sticky is not None and sticky.assignor == "sticky":
+        by: dict[str, list[int]] = {}
+        for t, ps in sticky.partitions:
+            by.setdefault(t, []).extend(ps)
+        sticky_partitions = list(by.items())
     return MemberUnit(
         member,
         generation,
@@ -177,6 +184,8 @@ def _subscription_unit(msg, info, *, member, generation=None, group=None, **extr
         subscribed_topics=list(data.topics),
         owned_partitions=owned,
         subscription_generation=data.generation_id if msg.version >= 2 else None,
+        sticky_partitions=sticky_partitions,
+        sticky_generation=None if sticky is None else sticky.generation,
         **extra,
     )
 

@@ -14,7 +14,10 @@ Tables (one Parquet directory each):
   member's ``subscribed_topics`` are its ConsumerProtocol subscription's topics (Streams members' too; null for
   a bare SubscriptionInfo record, which has no such layer), its ``owned_partitions`` (``{topic, partitions}`` per
   topic) and ``subscription_generation`` the subscription's ownedPartitions (v1+) and generationId (v2+; -1: none),
-  null where the version lacks them, and its ``client_id`` the client id in the header of
+  null where the version lacks them; ``sticky_partitions`` and ``sticky_generation`` what the user data of a
+  ``sticky`` or ``cooperative-sticky`` member says (its previous partitions, StickyAssignorUserData only, and
+  generation: :mod:`codec.group.sticky`; null where the protocol is another, the user data does not read as Kafka
+  reads it, or the layout has none); and its ``client_id`` the client id in the header of
   its JoinGroup request (a frame's; or the ``__consumer_offsets`` member's): a row without one -- a leader's
   JoinGroup response lists the members without their client ids -- takes the one a row of the same group and
   member id has (a member id is the coordinator's, for one client instance).
@@ -225,6 +228,8 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "subscribed_topics",
         "owned_partitions",
         "subscription_generation",
+        "sticky_partitions",
+        "sticky_generation",
         "kind",
         F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
         "record_id",
@@ -247,6 +252,13 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
                     lambda x: x.startswith("owned_partitions["),
                 ),
                 ("owned_partitions",),
+            ),
+            (
+                F.exists(
+                    F.coalesce(F.col("escaped"), F.array().cast("array<string>")),
+                    lambda x: x.startswith("sticky_partitions["),
+                ),
+                ("sticky_partitions",),
             ),
         ),
         _date(),

@@ -34,6 +34,11 @@ class MemberUnit(NamedTuple):
     # ConsumerProtocolSubscription v1+: the partitions the member owns, ``(topic, [partition ...])`` per topic
     owned_partitions: list | None = None
     subscription_generation: int | None = None  # v2+: the generation of those partitions (-1: none)
+    # the sticky assignors' user data (codec.group.sticky), when the protocol is sticky or cooperative-sticky and
+    # it reads: the previous partitions ``(topic, [partition ...])`` per topic (StickyAssignorUserData; None for
+    # cooperative-sticky's, which holds a generation alone) and the generation it names (None: v0, none)
+    sticky_partitions: list | None = None
+    sticky_generation: int | None = None
 
 
 class AssignmentUnit(NamedTuple):
