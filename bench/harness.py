@@ -196,13 +196,17 @@ def load(path: Path = RESULTS) -> dict:
     return {"sections": {}}
 
 
-def save(section: str, records: list[dict], info: dict, path: Path = RESULTS) -> dict:
+def now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def save(section: str, records: list[dict], info: dict, path: Path = RESULTS, *, stamp: bool = True) -> dict:
     """Replace one section of the results file (the others stay as they were), stamped with when, where
-    and with what it ran."""
+    and with what it ran (``stamp=False``: ``info`` holds the stamp, the section's earlier run's, kept beside rows
+    of a later partial run that carry their own)."""
     data = load(path)
     data.setdefault("sections", {})[section] = {
-        "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": machine(),
+        **({"when": now(), "machine": machine()} if stamp else {}),
         **info,
         "comparisons": records,
     }

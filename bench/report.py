@@ -97,6 +97,35 @@ def _head(sec: dict, what: str) -> str:
     )
 
 
+def _later(sec: dict) -> str:
+    """What the header says of rows a later partial run measured (``run.py --only``): each run once, with its
+    rows' mark."""
+    runs: dict[str, dict] = {}
+    for r in sec.get("comparisons", []):
+        if r.get("run"):
+            runs.setdefault(json.dumps(r["run"], sort_keys=True), r["run"])
+    notes = []
+    for i, run in enumerate(runs.values()):
+        m = run.get("machine", {})
+        notes.append(
+            f" Rows marked {'‡' * (i + 1)} were measured alone, later: {run.get('when', '?')} on {m.get('cpu', '?')} "
+            f"(load {m.get('load_at_start', 0):.1f} at the start), {run.get('repeats', '?')} paired repeats."
+        )
+    return "".join(notes)
+
+
+def _mark(sec: dict, r: dict) -> str:
+    """A row's label, with the mark of the later run that measured it (see :func:`_later`)."""
+    if not r.get("run"):
+        return r["label"]
+    runs: list[str] = []
+    for x in sec.get("comparisons", []):
+        key = json.dumps(x["run"], sort_keys=True) if x.get("run") else None
+        if key is not None and key not in runs:
+            runs.append(key)
+    return f"{r['label']} {'‡' * (runs.index(json.dumps(r['run'], sort_keys=True)) + 1)}"
+
+
 def _records(results: dict, section: str) -> list[dict]:
     return results.get("sections", {}).get(section, {}).get("comparisons", [])
 
@@ -107,7 +136,7 @@ def codec_table(results: dict) -> str:
         return "(not measured yet: `python bench/run.py codec`)"
     lines = [
         _head(sec, "Codec") + " Times are medians; ratios are medians of the per-repeat ratios with their "
-        "range; below 1, the first is faster.",
+        "range; below 1, the first is faster." + _later(sec),
         "",
         "| message (payload) | op | bytes | ours µs | ours ÷ floor | ours ÷ kio | ours ÷ kafka-python "
         "| python µs | python ÷ floor | python ÷ kio | python ÷ kafka-python |",
@@ -116,7 +145,7 @@ def codec_table(results: dict) -> str:
     for r in sec["comparisons"]:
         t = r["times"]
         lines.append(
-            f"| {r['label']} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
+            f"| {_mark(sec, r)} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
             f"| {_r(r['ratios'].get('floor'))} | {_r(r['ratios'].get('kio'))} "
             f"| {_r(r['ratios'].get('kafka-python'))} | {_us(t.get('python', {}).get('median'))} "
             f"| {_r(_ratio_of(r, 'python', 'floor'))} | {_r(_ratio_of(r, 'python', 'kio'))} "
@@ -131,7 +160,7 @@ def kafka4_table(results: dict) -> str:
         return "(not measured yet: `python bench/run.py kafka4`)"
     lines = [
         _head(sec, "Kafka 4") + " `decode → Kafka JSON` is `codec.kafka4.decode`, `decode_model` the wire "
-        "model, `encode` `encode_model`; kio's side is its native reader (entities) and its writer.",
+        "model, `encode` `encode_model`; kio's side is its native reader (entities) and its writer." + _later(sec),
         "",
         "| message (payload) | op | bytes | ours µs | ours ÷ kio | python µs | python ÷ kio |",
         "|---|---|--:|--:|--:|--:|--:|",
@@ -139,7 +168,7 @@ def kafka4_table(results: dict) -> str:
     for r in sec["comparisons"]:
         t = r["times"]
         lines.append(
-            f"| {r['label']} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
+            f"| {_mark(sec, r)} | {r['op']} | {r['meta'].get('bytes', 0):,} | {_us(t['ours']['median'])} "
             f"| {_r(r['ratios'].get('kio'))} | {_us(t.get('python', {}).get('median'))} "
             f"| {_r(_ratio_of(r, 'python', 'kio'))} |"
         )
@@ -631,7 +660,7 @@ def fastpath_text(results: dict) -> str:
     gain = [r["ratios"]["construct"]["median"] for r in recs]
     engine = [r["ratios"]["engine"]["median"] for r in recs]
     lines = [
-        _head(sec, "Fast path") + " Ratios are medians of the per-repeat ratios with their range.",
+        _head(sec, "Fast path") + " Ratios are medians of the per-repeat ratios with their range." + _later(sec),
         "",
         f"Over the {len(recs)} codec comparisons, the fast path takes {min(gain):.2f}–{max(gain):.2f}× the construct "
         f"reference's time (median {_median_of(gain):.2f}: the pure-Python codec is {1 / _median_of(gain):.1f}× "
@@ -642,7 +671,7 @@ def fastpath_text(results: dict) -> str:
     ]
     for r in recs:
         lines.append(
-            f"| {r['label']} | {r['op']} | {_us(r['times']['ours']['median'])} | {_r(r['ratios']['construct'])} "
+            f"| {_mark(sec, r)} | {r['op']} | {_us(r['times']['ours']['median'])} | {_r(r['ratios']['construct'])} "
             f"| {_r(r['ratios']['engine'])} |"
         )
     return "\n".join(lines)

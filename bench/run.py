@@ -46,11 +46,16 @@ def _micro(section: str, comparisons, args) -> None:
         )
     rng = random.Random(args.seed)
     records = []
+    # a partial run's rows carry their own run (when, where, load at their start, repeats): the section's header
+    # stays the run that measured the rest (report.py marks the later rows and says when they ran)
+    stamp = {"when": harness.now(), "machine": harness.machine(), "repeats": args.repeats} if args.only else None
     for c in comparisons:
         if args.only and args.only not in c.label:
             continue
         t = time.perf_counter()
         r = harness.measure(c, repeats=args.repeats, rng=rng)
+        if stamp is not None:
+            r["run"] = stamp
         records.append(r)
         ratios = ", ".join(f"{k} {v['median']:.2f}" for k, v in r["ratios"].items())
         print(
@@ -58,10 +63,20 @@ def _micro(section: str, comparisons, args) -> None:
             f"({time.perf_counter() - t:.0f} s)",
             flush=True,
         )
-    if args.only:  # a partial run merges into the section's last results
-        old = {(r["label"], r["op"]): r for r in harness.load()["sections"].get(section, {}).get("comparisons", [])}
+    prev = harness.load()["sections"].get(section, {})
+    if args.only and prev.get("comparisons"):  # a partial run merges into the section's last results
+        old = {(r["label"], r["op"]): r for r in prev["comparisons"]}
         old.update({(r["label"], r["op"]): r for r in records})
-        records = list(old.values())
+        if all(r.get("run") for r in old.values()):  # every row measured later: the rows' runs are the runs
+            for r in old.values():
+                r.pop("run")
+            harness.save(section, list(old.values()), {"peers": peer_versions(), "repeats": args.repeats})
+        else:
+            header = {k: v for k, v in prev.items() if k != "comparisons"}
+            harness.save(section, list(old.values()), header, stamp=False)
+        return
+    for r in records:
+        r.pop("run", None)
     harness.save(section, records, {"peers": peer_versions(), "repeats": args.repeats})
 
 

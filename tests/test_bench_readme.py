@@ -104,3 +104,22 @@ def test_convergence_tables_match_the_results_file():
     assert all(fast["kinds"][k]["rounds_max"] <= ref["kinds"][k]["rounds_max"] for k in ref["kinds"])
     assert results["issue_28_rounds"]["high_availability_fast"] < 316 <= results["issue_28_rounds"]["high_availability"]
     assert results["scale_500x10000"]["ratio_median"] <= 2
+
+
+def test_rows_of_a_later_partial_run_are_marked_with_their_run():
+    """``run.py codec --only X`` measures some rows again: the section's header stays the run of the others, and
+    each later row is marked and its run said (when, machine, load, repeats) -- no row is credited to a run that did
+    not measure it."""
+    report = _report()
+    results = json.loads((ROOT / "bench" / "results" / "results.json").read_text(encoding="utf-8"))
+    sec = results["sections"]["codec"]
+    first, second = sec["comparisons"][0], sec["comparisons"][1]
+    later = {"when": "2031-01-02 03:04 UTC", "machine": {"cpu": "Test CPU", "load_at_start": 7.25}, "repeats": 5}
+    first["run"] = later
+    table = report.codec_table(results)
+    head = table.splitlines()[0]
+    assert head.startswith(f"Codec: run {sec['when']} on {sec['machine']['cpu']}")
+    assert "Rows marked ‡ were measured alone, later: 2031-01-02 03:04 UTC on Test CPU (load 7.2 at the start)" in head
+    assert "5 paired repeats" in head
+    assert f"| {first['label']} ‡ | {first['op']} |" in table
+    assert f"| {second['label']} | {second['op']} |" in table
