@@ -425,7 +425,7 @@ TOPOLOGY = {
 }
 
 
-def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
+def kip1071_script(cap: ScriptedCapture | None = None, *, version: int = 0) -> ScriptedCapture:
     """The KIP-1071 streams group ``wordcount`` (see the module docstring). Times in seconds after T0:
 
     0.0 stream-1 joins (topology epoch 1, process p-1, endpoint host1:8080) -> epoch 1, active 0_0-0_2 and
@@ -436,6 +436,9 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
     2.1 stream-2 owns them.
     3.0 stream-3 joins with topology epoch 2 -> STREAMS_INVALID_TOPOLOGY_EPOCH (131).
     4.0 stream-2 leaves (epoch -1).
+    ``version`` 1 (Kafka 4.4's StreamsGroupHeartbeat v1): the same exchanges, each response with the int64
+    ``acceptableRecoveryLag`` (10000) and ``topologyDescriptionRequired`` (true in the answer to stream-1's first
+    heartbeat, 0.0), and the answer at 1.6 carrying status 6 MISSING_CLIENT_TAGS, which only v1 clients are sent.
     Partitions by endpoint (Interactive Queries; requests carry the last endpoint information epoch the member
     received, -1 before any): at 0.0 epoch 1, host1:8080 active words 0-2 and wordcount-counts-repartition
     0-2; at 1.0 and 1.5 epoch 2, the same and host2:8080 standby repartition 0; at 2.0 epoch 3, host1 active
@@ -447,7 +450,14 @@ def kip1071_script(cap: ScriptedCapture | None = None) -> ScriptedCapture:
         cap.clients[f"stream-{n}"] = f"wordcount-{n}-StreamThread-1-consumer"
 
     def hb(t, m, req, resp):
-        cap.exchange(t, m, 88, 0, req, resp)
+        if version >= 1:  # v1's response: the lag as int64, whether the group wants the topology described
+            resp = {k: v for k, v in resp.items() if k != "acceptableRecoveryLagLegacy"}
+            resp["acceptableRecoveryLag"] = 10000
+            resp["topologyDescriptionRequired"] = t == 0.0
+            if t == 1.6:
+                detail = "the group's assignor uses client tags (rack.aware.assignment.tags) the member lacks"
+                resp["status"] = [{"statusCode": 6, "statusDetail": detail}]
+        cap.exchange(t, m, 88, version, req, resp)
 
     def join(t, m, resp, n, topology=TOPOLOGY):
         hb(

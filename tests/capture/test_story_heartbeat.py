@@ -244,6 +244,25 @@ def test_streams_tasks_per_member(streams_lines):
     assert (s2["left"], s2["left_ts"]) == ("leave", _at(4.0 + RTT))
 
 
+def test_a_streams_group_heartbeat_v1_exchange_is_told(streams_lines, tmp_path):
+    """Kafka 4.4's StreamsGroupHeartbeat v1 (the same script at v1: responses with the int64 acceptableRecoveryLag
+    and topologyDescriptionRequired, one answer with status 6 MISSING_CLIENT_TAGS, kip1071_script's docstring): the
+    story tells the same members, epochs, tasks and events as at v0, and the status v1 clients are sent."""
+    path = tmp_path / "kip1071-v1.pcap"
+    path.write_bytes(kip1071_script(version=1).pcap())
+    v1 = _group(json_lines(path), "wordcount")
+    v0 = _group(streams_lines, "wordcount")
+    for key in ("members", "member_epochs", "events", "topology", "endpoint_information_epoch"):
+        assert v1[key] == v0[key], key
+    assert v0["status"] == [] and v1["status"] == [
+        {"code": 6, "detail": "the group's assignor uses client tags (rack.aware.assignment.tags) the member lacks"}
+    ]
+    status, text = run_capture(path)
+    assert status == 0
+    assert "  status 6 MISSING_CLIENT_TAGS: the group's assignor uses client tags" in text
+    assert "stream-3  131 STREAMS_INVALID_TOPOLOGY_EPOCH" in text
+
+
 def test_streams_topology_error(streams_lines):
     g = _group(streams_lines, "wordcount")
     s3 = _member(g, "stream-3")
