@@ -107,11 +107,21 @@ KAFKA44_STREAMS_SOURCE = "kafka-java-streams44.jsonl"
 # the RPCs around the group at Kafka 4.4 (coverage.KAFKA44_RPCS: the admin RPCs, the share groups' data and state
 # RPCs) as Kafka 4.4's classes write them (vectors/tools/kafka_message_rand.py): their only sources
 KAFKA44_ADMIN_SOURCES = ("kafka-java-admin.jsonl", "kafka-java-admin-share.jsonl")
+# StreamsGroupDescribe v0-1 and StreamsGroupTopologyDescriptionUpdate (API 93) and the records Kafka 4.4 adds or
+# changes (StreamsGroupMetadataValue, ShareGroupTargetAssignmentMetadataValue, the share coordinator's ShareSnapshot
+# and ShareUpdate) as Kafka 4.4's classes write them (vectors/tools/kafka_topology44.py)
+KAFKA44_TOPOLOGY_SOURCES = ("kafka-java-topology44.jsonl", "kafka-java-records44.jsonl")
 
 
 def _load(directory: Path) -> list[dict]:
     out = []
-    for name in (*GROUP_SOURCES, KAFKA4_SOURCE, KAFKA44_STREAMS_SOURCE, *KAFKA44_ADMIN_SOURCES):
+    for name in (
+        *GROUP_SOURCES,
+        KAFKA4_SOURCE,
+        KAFKA44_STREAMS_SOURCE,
+        *KAFKA44_ADMIN_SOURCES,
+        *KAFKA44_TOPOLOGY_SOURCES,
+    ):
         path = directory / name
         out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return out
