@@ -27,10 +27,10 @@ VECTORS = [
 ]
 
 
-def _groups() -> dict[tuple[str, int], list[dict]]:
-    g: dict[tuple[str, int], list[dict]] = collections.defaultdict(list)
+def _groups() -> dict[str, list[dict]]:
+    g: dict[str, list[dict]] = collections.defaultdict(list)
     for v in VECTORS:
-        g[(v["message"], v["version"])].append(v)
+        g[v["message"]].append(v)
     return dict(sorted(g.items()))
 
 
@@ -62,14 +62,16 @@ def test_every_record_part_has_kafka_written_vectors():
         "ShareUpdateKey",
         "ShareUpdateValue",
     }
-    assert {m for m, _ in GROUPS} == want
+    assert set(GROUPS) == want and all(v["version"] is None for v in VECTORS)
     assert all(v["provenance"]["commit"] == "8d3916cfe15f13a2d878c79d302ba2d63172f0af" for v in VECTORS)
 
 
-@pytest.mark.parametrize("message,version", list(GROUPS), ids=[f"{m}-v{v}" for m, v in GROUPS])
-def test_kafka_written_records_through_the_cli(message, version):
-    vecs = GROUPS[(message, version)]
-    args = ["--kind", kebab(message), "--version", str(version), "--lines", "--style", "kafka"]
+@pytest.mark.parametrize("message", list(GROUPS))
+def test_kafka_written_records_through_the_cli(message):
+    # a record part's version is in its bytes (the value's int16 prefix; a key's record type gives it): --version 0,
+    # the one version of each, as Kafka 4.4 writes them
+    vecs = GROUPS[message]
+    args = ["--kind", kebab(message), "--version", "0", "--lines", "--style", "kafka"]
     d = run(["decode", *args], "".join(v["wire"] + "\n" for v in vecs))
     assert d.returncode == 0, d.stderr
     assert [json.loads(line) for line in d.stdout.splitlines()] == [v["expected"] for v in vecs]

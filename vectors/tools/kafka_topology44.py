@@ -11,8 +11,9 @@ with the Data class (``org.apache.kafka.common.message``, ``org.apache.kafka.coo
 ``org.apache.kafka.coordinator.share.generated``) and reads it back equal; its lines are the answers files
 ``kafka-topology44.answers.jsonl`` and ``kafka-records44.answers.jsonl``. A record's vector puts in front of Kafka's
 bytes the int16 its coordinator writes first (the key's record type: 0 ShareSnapshot, 1 ShareUpdate, in the share
-coordinator's own numbering; the value's version), its expected value is Kafka's JSON (a value's with its
-``valueVersion``). Nothing here imports this project's codec. From the repository root, with Kafka's message JSON at
+coordinator's own numbering; the value's version; the vector names no version, as no Kafka 4 record's does), its
+expected value is Kafka's JSON (a value's with its ``valueVersion``, and the tagged fields Kafka's JsonConverter leaves
+out at their defaults given those defaults). Nothing here imports this project's codec. From the repository root, with Kafka's message JSON at
 the 4.4 commit in KAFKA (its clients/, group-coordinator/ and share-coordinator/ message folders):
 
     python vectors/tools/kafka_topology44.py cases KAFKA rpc > /tmp/rpc.in
@@ -155,6 +156,7 @@ def vectors(which: str) -> None:
             case = "only its untagged fields set" if i == N else f"random case {i}"
             vec = {
                 **base,
+                "version": None,  # a record part's version is in its bytes (its vectors name none, as Kafka 4's)
                 "description": f"{kind} ({case}): {what}, then Kafka's bytes; written and read by Kafka",
                 "wire": struct.pack(">h", prefix).hex() + a["hex"],
                 "expected": expected,
