@@ -123,3 +123,37 @@ def test_a_share_coordinator_key_is_not_a_group_key():
     key = next(v for v in VECTORS if v["message"] == "ShareSnapshotKey")
     d = run(["decode", "--kind", "share-update-key"], key["wire"] + "\n")
     assert d.returncode != 0 and "record type 0" in d.stderr and "Traceback" not in d.stderr
+
+
+def test_the_pretty_view_shows_the_topology_description_as_a_tree():
+    # a struct field (TopologyDescription, a global store's Source) is shown field by field under its name, as the
+    # Kafka-written value has it, never as a Python object
+    topo = [
+        json.loads(line)
+        for line in (ROOT / "vectors" / "kafka-java-topology44.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    v = next(
+        v
+        for v in topo
+        if v["message"] == "StreamsGroupTopologyDescriptionUpdateRequest"
+        and v["expected"]["topologyDescription"]["globalStores"]
+    )
+    args = [
+        "decode",
+        "--kind",
+        "streams-group-topology-description-update-request",
+        "--version",
+        "0",
+        "--format",
+        "pretty",
+    ]
+    d = run(args, v["wire"])
+    assert d.returncode == 0, d.stderr
+    assert "Data." not in d.stdout and "unknown_tagged_fields" not in d.stdout
+    store = v["expected"]["topologyDescription"]["globalStores"][0]
+    assert "  topology_description:\n    subtopologies" in d.stdout
+    source = d.stdout.split("source:")[1].splitlines()[1].split()
+    assert source == ["name", '"' + store["source"]["name"] + '"']
+    r = next(v for v in VECTORS if v["message"] == "ShareUpdateKey")
+    d = run(["decode", "--kind", "share-update-key", "--format", "pretty"], r["wire"])
+    assert d.returncode == 0 and d.stdout.startswith("ShareUpdate record (__share_group_state type 1)")
