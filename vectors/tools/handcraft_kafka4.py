@@ -1253,8 +1253,7 @@ valid(
     None,
     "A StreamsGroupMetadata value as "
     "Kafka 4.1's early access writes it: group epoch 9 and the MetadataHash (an int64, not tagged), no tagged "
-    "fields (ValidatedTopologyEpoch reads as -1, LastAssignmentConfigs as the empty array, Kafka 4.4's "
-    "StoredDescriptionTopologyEpoch and FailedDescriptionTopologyEpoch as -1)",
+    "fields (ValidatedTopologyEpoch and 4.4's two description epochs read as -1, LastAssignmentConfigs as [])",
     i16(0) + i32(9) + i64(0x7A3F0C11D2E4B658) + tags(),
     {
         "valueVersion": 0,
