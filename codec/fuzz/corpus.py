@@ -241,10 +241,12 @@ def _share_state_records(c: _Corpus, share: dict[str, list[tuple[bytes, str, boo
         keys, values = share.get(name + "Key", []), share.get(name + "Value", [])
         key = next((w for w, _, ok in keys if ok), None)
         value = next((w for w, _, ok in values if ok), None)
-        for w, origin, accepted in values if key is not None else ():
-            c.add("share-state-record", struct.pack(">H", len(key)) + key + w, f"{origin} behind its key", accepted)
-        for w, origin, accepted in keys if value is not None else ():
-            c.add("share-state-record", struct.pack(">H", len(w)) + w + value, f"{origin} with a value", accepted)
+        if key is not None:
+            for w, origin, accepted in values:
+                c.add("share-state-record", struct.pack(">H", len(key)) + key + w, f"{origin} behind its key", accepted)
+        if value is not None:
+            for w, origin, accepted in keys:
+                c.add("share-state-record", struct.pack(">H", len(w)) + w + value, f"{origin} with a value", accepted)
 
 
 def _kafka4_segments(c: _Corpus, records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]]) -> None:

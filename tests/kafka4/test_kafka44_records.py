@@ -157,3 +157,19 @@ def test_the_pretty_view_shows_the_topology_description_as_a_tree():
     r = next(v for v in VECTORS if v["message"] == "ShareUpdateKey")
     d = run(["decode", "--kind", "share-update-key", "--format", "pretty"], r["wire"])
     assert d.returncode == 0 and d.stdout.startswith("ShareUpdate record (__share_group_state type 1)")
+
+
+def test_streams_topology_rpcs_have_kafka_written_vectors_at_every_version():
+    # tests/group/test_admin_rpcs.py runs every kafka-*.answers.jsonl through the CLI, these among them
+    topo = [
+        json.loads(line)
+        for line in (ROOT / "vectors" / "tools" / "kafka-topology44.answers.jsonl").read_text("utf-8").splitlines()
+    ]
+    got = {(r["kind"], r["version"]) for r in topo}
+    describe = {(f"StreamsGroupDescribe{side}", v) for side in ("Request", "Response") for v in (0, 1)}
+    update = {(f"StreamsGroupTopologyDescriptionUpdate{side}", 0) for side in ("Request", "Response")}
+    assert got == describe | update
+    v1 = [r["data"] for r in topo if (r["kind"], r["version"]) == ("StreamsGroupDescribeResponse", 1)]
+    groups = [g for d in v1 for g in d["groups"]]
+    assert any(g["topologyDescription"] is not None for g in groups)
+    assert any(g["topologyDescription"] is None for g in groups)
