@@ -44,18 +44,31 @@ def load_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def consumer_round_count() -> int:
-    """How many ConsumerRounds the gate runs from the files, counted from vectors/consumer/ by the rule the gate states
-    (docs/explanations/assignors.md): each Kafka-computed case of a client-side assignor with an expected
-    assignment and no partition racks."""
-    n = 0
+def consumer_round_counts() -> dict[str, int]:
+    """How many rounds of each message the gate runs from vectors/consumer/, counted by the rule the gate states
+    (docs/explanations/assignors.md, vectors/ADAPTERS.md): each Kafka-computed case with an expected assignment and
+    none of Kafka's test-only switches (preferRackAwareLogic, a forced subscriptionType); a client-side assignor's
+    a ConsumerRound, or a ConsumerRackRound when the case has partition racks; a server-side one's (uniform,
+    server-range) a ServerAssignorRound."""
+    n = {"ConsumerRound": 0, "ConsumerRackRound": 0, "ServerAssignorRound": 0}
     for name in ("kafka-tests.jsonl", "kafka-java-assignors.jsonl"):
         for line in (ROOT / "vectors" / "consumer" / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                c = json.loads(line)
-                client = c.get("assignor") in ("range", "roundrobin", "sticky", "cooperative-sticky")
-                n += client and "expected" in c and "partitionRacks" not in c.get("group", {})
+            if not line.strip():
+                continue
+            c = json.loads(line)
+            g = c.get("group", {})
+            if "expected" not in c or g.get("preferRackAwareLogic") or "subscriptionType" in g:
+                continue
+            if c.get("assignor") in ("range", "roundrobin", "sticky", "cooperative-sticky"):
+                n["ConsumerRackRound" if "partitionRacks" in g else "ConsumerRound"] += 1
+            elif c.get("assignor") in ("uniform", "server-range"):
+                n["ServerAssignorRound"] += 1
     return n
+
+
+def consumer_round_count() -> int:
+    """Every round the gate runs from vectors/consumer/ (:func:`consumer_round_counts`)."""
+    return sum(consumer_round_counts().values())
 
 
 def record_id(r: dict) -> str:

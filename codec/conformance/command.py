@@ -138,6 +138,37 @@ def cmd_vectors_handcraft(args) -> int:
     return 0
 
 
+def cmd_vectors_upstream_diff(args) -> int:
+    from .upstream import UpstreamError, known_differences, upstream_diff
+
+    try:
+        result = upstream_diff(Path(args.tree), ref=args.ref, names=args.message)
+    except UpstreamError as e:
+        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
+        return 1
+    known = {} if args.all else known_differences()
+    shown = [line for line in result.lines if line not in known]
+    for line in shown:
+        print(_text.printable(line))
+    found = set(result.lines)
+    stale = [k for k in known if k.split(":", 1)[0] in result.compared and k not in found]
+    for line in stale:
+        print(f"stale known difference (no longer found): {_text.printable(line)}")
+    where = f"{args.tree}" + (f" at {args.ref}" if args.ref else "")
+    print(
+        f"upstream-diff: {len(result.compared)} schemas compared with {where}: {len(shown)} difference(s)"
+        f"{f', {len(result.lines) - len(shown)} known' if not args.all else ''}; "
+        f"{len(result.ours_only)} with no Kafka JSON of their name"
+        f"{': ' + ', '.join(result.ours_only[:8]) if result.ours_only else ''}"
+        f"{', ...' if len(result.ours_only) > 8 else ''}",
+        file=sys.stderr,
+    )
+    if not result.compared:
+        print(f"error: no message JSON of schemas/ found in {where}", file=sys.stderr)
+        return 1
+    return 1 if shown or stale else 0
+
+
 def cmd_vectors_rebalance(args) -> int:
     from .rebalance import ROUNDS_FILE, generate_rounds
 
@@ -249,6 +280,14 @@ def cmd_conformance(args) -> int:
     except ValueError as e:
         print(f"error: --version: {_text.printable(str(e))}", file=sys.stderr)
         return 2
+    if args.kafka_release is not None:
+        from ..negotiation.releases import check_release
+
+        try:
+            check_release(args.kafka_release)
+        except ValueError as e:
+            print(f"error: --kafka-release: {_text.printable(str(e))}", file=sys.stderr)
+            return 2
     n_generate = args.generate if args.generate is not None else None if not args.files and not args.flags else 0
     if args.generated_only and n_generate == 0:
         print("error: --generated-only needs --generate N with N > 0", file=sys.stderr)
@@ -299,6 +338,19 @@ def cmd_conformance(args) -> int:
         if args.flags:
             vectors = [v for v in vectors if set(args.flags) & set(v.get("flags", ()))]
         cells = [c for c in generated_cells(args.message) if versions is None or in_ranges(c[1], versions)]
+        if args.kafka_release is not None:  # only what Kafka release R speaks (codec.negotiation.releases)
+            from ..negotiation.releases import selects, vector_api_key
+
+            before = len(vectors)
+            vectors = [
+                v for v in vectors if selects(args.kafka_release, v["message"], v.get("version"), vector_api_key(v))
+            ]
+            cells = [c for c in cells if selects(args.kafka_release, c[0], c[1], c[2])]
+            print(
+                f"kafka release {args.kafka_release}: {len(vectors)} of {before} vectors selected "
+                f"({before - len(vectors)} at versions Kafka {args.kafka_release} does not speak)",
+                file=sys.stderr,
+            )
         families = round_cells(args.message) if versions is None and not args.flags else []
         if n_generate is None:  # the default: DEFAULT_GENERATE over every cell, in proportion for a selection
             everything = len(generated_cells()) + len(round_cells())
@@ -390,6 +442,20 @@ def register(subparsers) -> None:
     r.add_argument("--shared", help=_SHARED_HELP)
     r.add_argument("--dir", help=_WRITE_DIR_HELP)
     r.set_defaults(func=cmd_vectors_rebalance)
+    u = vsub.add_parser(
+        "upstream-diff",
+        help="compare schemas/ field by field with Kafka's message JSON: one line per difference",
+        description="Compare every schema of schemas/ with Kafka's message JSON of the same name in a Kafka source "
+        "tree (a checkout, an extracted git archive, a folder of message JSON), or in a git repository at --ref: "
+        "versions, flexible versions, fields, types, tags, defaults, nullable and tagged versions, common structs. "
+        "One line per difference; exit 1 when there is any. The differences vectors/releases/upstream-known.txt "
+        "lists, with their reasons, are counted, not shown (--all shows them).",
+    )
+    u.add_argument("tree", metavar="KAFKA_SOURCE_TREE", help="Kafka's source tree, or a git repository with --ref")
+    u.add_argument("--ref", help="read the git repository KAFKA_SOURCE_TREE at this ref (a tag, branch or commit)")
+    u.add_argument("--message", action="append", help="only this schema (repeatable)")
+    u.add_argument("--all", action="store_true", help="show the known differences too")
+    u.set_defaults(func=cmd_vectors_upstream_diff)
     h = vsub.add_parser("handcraft", help="regenerate the handcrafted vectors")
     h.add_argument("--dir", help=_WRITE_DIR_HELP)
     h.set_defaults(func=cmd_vectors_handcraft)
@@ -465,6 +531,15 @@ def register(subparsers) -> None:
         "assign (rebalance rounds)",
     )
     k.add_argument("--flags", action="append", help="only vectors with this flag (repeatable)")
+    k.add_argument(
+        "--kafka-release",
+        metavar="R",
+        dest="kafka_release",
+        help="only what Kafka release R (2.0 ... 4.4) speaks: an API message at a version R's brokers and clients "
+        "do not use is left out, vectors and generated cases, records and ConsumerProtocol by the same table "
+        "(vectors/releases/kafka-versions.json), Streams' and Connect's metadata by the releases their schema's "
+        "history names; the rebalance rounds run whole",
+    )
     k.add_argument(
         "--expect",
         metavar="FILE",

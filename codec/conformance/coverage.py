@@ -16,7 +16,7 @@ APIs at that version does. ``tests/conformance/test_coverage.py`` holds the suit
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..group.messages import MESSAGES as GROUP_MESSAGES
 from ..kafka4.common import MESSAGES as KAFKA4_MESSAGES
@@ -331,7 +331,9 @@ def version_ranges(versions: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-def _rows(vectors: list[dict], rounds: int, by_version: bool, consumer_rounds: int = 0) -> list[list[str]]:
+def _rows(
+    vectors: list[dict], rounds: int, by_version: bool, consumer_rounds: int | Mapping[str, int] = 0
+) -> list[list[str]]:
     counts = tally(vectors)
     rows = []
     for message, versions in supported().items():
@@ -361,21 +363,27 @@ def _rows(vectors: list[dict], rounds: int, by_version: bool, consumer_rounds: i
             rows.append(row)
     if rounds:
         rows.append(["RebalanceRound", "", f"assign ({rounds} rounds)", "-", "-", *([] if by_version else [""])])
-    if consumer_rounds:
-        rows.append(
-            ["ConsumerRound", "", f"assign ({consumer_rounds} rounds)", "-", "-", *([] if by_version else [""])]
-        )
+    per = {"ConsumerRound": consumer_rounds} if isinstance(consumer_rounds, int) else dict(consumer_rounds)
+    for message, n in per.items():
+        if n:
+            rows.append([message, "", f"assign ({n} rounds)", "-", "-", *([] if by_version else [""])])
     return rows
 
 
 def render_list(
-    vectors: list[dict], rounds: int = 0, *, markdown: bool = False, by_version: bool = False, consumer_rounds: int = 0
+    vectors: list[dict],
+    rounds: int = 0,
+    *,
+    markdown: bool = False,
+    by_version: bool = False,
+    consumer_rounds: int | Mapping[str, int] = 0,
 ) -> str:
     """The table of ``rebalance-codec vectors list``: per message (or message × version) the versions, the ops
     its vectors exercise and how many valid / invalid vectors each op has; versions the codec does not support
     that vectors name (unknown version words, version probes) in the last column, their vectors counted in the
     message's row (``by_version``: rows of their own); the Streams leader's rounds (``rounds``) and the consumer
-    leader's (``consumer_rounds``: the Kafka-computed cases of ``vectors/consumer/``) last."""
+    assignors' (``consumer_rounds``: the Kafka-computed cases of ``vectors/consumer/``, a count of ``ConsumerRound``
+    s or the count of each message, :func:`codec.conformance.vectors.round_counts`) last."""
     head = [
         "message",
         "version" if by_version else "versions",
@@ -400,7 +408,7 @@ def cmd_vectors_list(args) -> int:
     from pathlib import Path
 
     from .. import text as _text
-    from .vectors import VectorFileError, load_consumer_rounds, load_rounds, load_vectors, vectors_dir
+    from .vectors import VectorFileError, load_consumer_rounds, load_rounds, load_vectors, round_counts, vectors_dir
 
     directory = Path(args.dir) if args.dir else vectors_dir()
     try:
@@ -410,12 +418,26 @@ def cmd_vectors_list(args) -> int:
         for p in e.problems:
             print(f"error: {_text.printable(p)}", file=sys.stderr)
         return 1
+    if getattr(args, "kafka_release", None) is not None:
+        from ..negotiation.releases import check_release, selects, vector_api_key
+
+        try:
+            check_release(args.kafka_release)
+        except ValueError as e:
+            print(f"error: --kafka-release: {_text.printable(str(e))}", file=sys.stderr)
+            return 2
+        if args.update:
+            print("error: --update writes the whole table: not with --kafka-release", file=sys.stderr)
+            return 2
+        before = len(vectors)
+        vectors = [v for v in vectors if selects(args.kafka_release, v["message"], v.get("version"), vector_api_key(v))]
+        print(f"kafka release {args.kafka_release}: {len(vectors)} of {before} vectors selected", file=sys.stderr)
     table = render_list(
         vectors,
         len(load_rounds(directory)),
         markdown=args.markdown or bool(args.update),
         by_version=args.by_version,
-        consumer_rounds=len(load_consumer_rounds(directory)),
+        consumer_rounds=round_counts(load_consumer_rounds(directory)),
     )
     if args.update:
         try:
@@ -455,6 +477,12 @@ def add_list_parser(vsub) -> None:
     p.add_argument("--markdown", action="store_true", help="as a Markdown table (as vectors/README.md embeds it)")
     p.add_argument("--by-version", action="store_true", dest="by_version", help="one row per message and version")
     p.add_argument("--dir", help="vector directory (default: vectors/)")
+    p.add_argument(
+        "--kafka-release",
+        metavar="R",
+        dest="kafka_release",
+        help="only the vectors of what Kafka release R (2.0 ... 4.4) speaks (as conformance --kafka-release selects)",
+    )
     p.add_argument(
         "--update",
         metavar="FILE",

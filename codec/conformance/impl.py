@@ -109,10 +109,19 @@ def handle_request(req: dict) -> dict:
             return {"capabilities": [{"op": ["decode", "encode"], "message": list(MESSAGES)}, {"op": "assign"}]}
         if req.get("op") == "assign":
             from ..assignor.consumer.gate_rounds import assign_consumer_round
+            from ..assignor.consumer.gate_server import assign_server_round
             from .rebalance import run_round
 
-            # a round naming a consumerAssignor is a consumer group's (ConsumerRound), every other one Streams'
-            leader = assign_consumer_round if "consumerAssignor" in req["round"] else run_round
+            # a round naming a consumerAssignor is a consumer group's (ConsumerRound, ConsumerRackRound), one naming
+            # a serverAssignor KIP-848's coordinator's (ServerAssignorRound), every other one Streams'
+            rnd = req["round"]
+            leader = (
+                assign_server_round
+                if "serverAssignor" in rnd
+                else assign_consumer_round
+                if "consumerAssignor" in rnd
+                else run_round
+            )
             return {"assignments": {m: b.hex() for m, b in leader(req["round"]).items()}}
         kind = get_kind(kind_of(req["message"]))
         version = req.get("version")

@@ -7,7 +7,7 @@ Rounds come in **families**, one per kind of leader the gate holds an implementa
 group as its leader sees it), assigns it with its reference assignor, says whether that assignment is sound, and
 compares an implementation's answer with it. Kafka Streams' leader (``RebalanceRound``: members' ConsumerProtocol
 subscriptions carrying SubscriptionInfo, a topology, the configs, end-offset sums) is the one family today; another
-(a consumer group's assignors) joins with :func:`register`, and every run then draws its rounds too.
+(a consumer group's client-side assignors, with and without racks; KIP-848's server-side ones) joins with :func:`register`, and every run then draws its rounds too.
 """
 
 from __future__ import annotations
@@ -174,7 +174,14 @@ from ..assignor.consumer.gate_rounds import (  # noqa: E402 - the family registe
     assign_consumer_round,
     check_consumer_round,
     compare_consumer_round,
+    draw_consumer_rack_round,
     draw_consumer_round,
+)
+from ..assignor.consumer.gate_server import (  # noqa: E402
+    assign_server_round,
+    check_server_round,
+    compare_server_round,
+    draw_server_round,
 )
 
 register(
@@ -187,5 +194,30 @@ register(
         "a consumer group's leader: the members' ConsumerProtocol subscriptions (owned partitions, generation) and "
         "the topics' partition counts in, with range, roundrobin, sticky or cooperative-sticky named; their "
         "ConsumerProtocol assignments out, each member's partitions compared with Kafka's",
+    )
+)
+register(
+    RoundFamily(
+        "ConsumerRackRound",
+        draw_consumer_rack_round,
+        assign_consumer_round,
+        check_consumer_round,
+        compare_consumer_round,
+        "a consumer group's leader with KIP-881's racks: a ConsumerRound whose members name their racks and whose "
+        "metadata names each partition's replica racks (partitionRacks); a client whose assignors do not match racks "
+        "declares ConsumerRound only and these are skipped",
+    )
+)
+
+register(
+    RoundFamily(
+        "ServerAssignorRound",
+        draw_server_round,
+        assign_server_round,
+        check_server_round,
+        compare_server_round,
+        "KIP-848's group coordinator: the members' subscribed topic names and current target assignments (by topic "
+        "id) and the topics' partition counts and ids in, with uniform or range named; each member's "
+        "ConsumerGroupTargetAssignmentMemberValue out, its partitions compared with Kafka's",
     )
 )

@@ -500,14 +500,17 @@ def _ask_half(impl: Implementation, v: dict, op: str) -> Half:
 
 
 def round_message(r: dict) -> str:
-    """The message a rebalance round of the files is run as: a ``ConsumerRound`` when it names a consumer assignor,
-    else a Streams ``RebalanceRound``."""
-    return "ConsumerRound" if "consumerAssignor" in r else "RebalanceRound"
+    """The message a rebalance round of the files is run as: a ``ConsumerRound`` (or with partition racks a
+    ``ConsumerRackRound``) when it names a consumer assignor, a ``ServerAssignorRound`` when it names a server-side
+    one, else a Streams ``RebalanceRound`` (:func:`codec.assignor.consumer.gate_rounds.round_message`)."""
+    from ..assignor.consumer.gate_rounds import round_message as rule
+
+    return rule(r)
 
 
 def _round_vector(r: dict, message: str | None = None) -> dict:
-    """A rebalance round of the files as a vector of the run (one ``assign`` half): a ``ConsumerRound`` when it names
-    a consumer assignor, else a Streams ``RebalanceRound``."""
+    """A rebalance round of the files as a vector of the run (one ``assign`` half), run as :func:`round_message`
+    says."""
     message = message or round_message(r)
     return {"id": r["id"], "message": message, "version": None, "result": "round", "round": r}
 

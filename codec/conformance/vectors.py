@@ -14,6 +14,7 @@ __all__ = [
     "vectors_dir",
     "load_vectors",
     "load_consumer_rounds",
+    "round_counts",
     "load_rounds",
     "check_vectors",
     "structure_problems",
@@ -172,9 +173,10 @@ def load_rounds(directory: Path | None = None) -> list[dict]:
 
 
 def load_consumer_rounds(directory: Path | None = None) -> list[dict]:
-    """The ``ConsumerRound`` s of the files: each client-side case of ``vectors/consumer/``'s Kafka-computed files
-    (Kafka's own assignor tests, the Java assignors' outputs) that a leader's round can carry
-    (:func:`codec.assignor.consumer.gate_rounds.kafka_round`)."""
+    """The consumer assignors' rounds of the files: each case of ``vectors/consumer/``'s Kafka-computed files (Kafka's
+    own assignor tests, the Java assignors' outputs) with an expected assignment and none of Kafka's test-only
+    switches, as a ``ConsumerRound``, ``ConsumerRackRound`` (partition racks) or ``ServerAssignorRound`` (KIP-848's
+    ``uniform`` and ``range``) (:func:`codec.assignor.consumer.gate_rounds.kafka_round`)."""
     from ..assignor.consumer.gate_rounds import KAFKA_ROUND_FILES, kafka_round
 
     out = []
@@ -187,6 +189,18 @@ def load_consumer_rounds(directory: Path | None = None) -> list[dict]:
                 r = kafka_round({**json.loads(line), "file": f"consumer/{name}"})
                 if r is not None:
                     out.append(r)
+    return out
+
+
+def round_counts(rounds: list[dict]) -> dict[str, int]:
+    """How many of ``rounds`` each message has (``ConsumerRound``, ``ConsumerRackRound``, ``ServerAssignorRound``),
+    in that order."""
+    from ..assignor.consumer.gate_rounds import round_message
+
+    out = {"ConsumerRound": 0, "ConsumerRackRound": 0, "ServerAssignorRound": 0}
+    for r in rounds:
+        m = round_message(r)
+        out[m] = out.get(m, 0) + 1
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..cliutil import input_errors, int_range, read_json_file
 from ..text import dumps, printable
@@ -81,7 +82,76 @@ def _scenario_path(name: str) -> Path:
     raise FileNotFoundError(f"no scenario file {name!r} (nor a bundled one of that name)")
 
 
+def cmd_api_versions(args) -> int:
+    """``negotiate --broker-release R [--client-release C]``: what a client gets against a broker of release R."""
+    from .api_versions import header_versions
+    from .releases import broker_api_versions, check_release, client_api_versions, codec_api_versions
+
+    try:
+        broker = broker_api_versions(check_release(args.broker_release))
+        client = client_api_versions(check_release(args.client_release)) if args.client_release else None
+    except ValueError as e:
+        print(f"error: {printable(str(e))}", file=sys.stderr)
+        return 2
+    from ..wire.registry import apis
+
+    who = f"a Kafka {args.client_release} client" if client is not None else "this codec"
+    client = client if client is not None else codec_api_versions()
+    rows: list[dict[str, Any]] = []
+    for key, api in apis().items():
+        if key not in client and key not in broker:
+            continue
+        c, b = client.get(key), broker.get(key)
+        if c is None or b is None:
+            version, why = None, ("the broker does not answer it" if b is None else f"{who} does not send it")
+        else:
+            lo, hi = max(c[0], b[0]), min(c[1], b[1])
+            version, why = (hi, "") if lo <= hi else (None, "no common version")
+        hdr = header_versions(key, version) if version is not None else None
+        rows.append(
+            {
+                "api_key": key,
+                "api": api.name,
+                "client": None if c is None else list(c),
+                "broker": None if b is None else list(b),
+                "version": version,
+                "request_header": hdr and hdr[0],
+                "response_header": hdr and hdr[1],
+                "why": why,
+            }
+        )
+    if args.format == "json":
+        print(json.dumps({"broker_release": args.broker_release, "client": who, "apis": rows}, indent=2))
+        return 0
+    print(f"# {who} against a Kafka {args.broker_release} broker (its ApiVersions answer: vectors/releases)")
+    header = ("API", "key", "client", "broker", "used", "headers")
+    table = [header]
+
+    def span(v: list[int] | None) -> str:
+        return "-" if v is None else f"{v[0]}-{v[1]}"
+
+    for r in rows:
+        used = f"v{r['version']}" if r["version"] is not None else f"none: {r['why']}"
+        hdrs = f"req v{r['request_header']}, resp v{r['response_header']}" if r["version"] is not None else ""
+        table.append((str(r["api"]), str(r["api_key"]), span(r["client"]), span(r["broker"]), used, hdrs))
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        print("  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip())
+    return 0
+
+
 def cmd_negotiate(args) -> int:
+    if args.broker_release is not None:
+        if args.scenario is not None:
+            print("error: --broker-release and --scenario are two different questions: give one", file=sys.stderr)
+            return 2
+        return cmd_api_versions(args)
+    if args.client_release is not None:
+        print("error: --client-release goes with --broker-release", file=sys.stderr)
+        return 2
+    if args.scenario is None:
+        print("error: negotiate needs --scenario or --broker-release", file=sys.stderr)
+        return 2
     path = _scenario_path(args.scenario)
     spec = read_json_file(path, "scenario")
     with input_errors(f"scenario {path}"):
@@ -151,9 +221,19 @@ def register(subparsers) -> None:
     )
     n.add_argument(
         "--scenario",
-        required=True,
         help="scenario JSON file, or a bundled one by name: seed-004-phases, streams-v4-to-v7, "
         "streams-below-2.0, streams-old-leader, " + ", ".join(CONNECT_SCENARIOS + KAFKA4_SCENARIOS),
+    )
+    n.add_argument(
+        "--broker-release",
+        metavar="R",
+        help="instead of a scenario: the version of each API a client uses against a Kafka broker of release R "
+        "(2.0 ... 4.4; the broker's versions from Kafka's message JSON at R: vectors/releases/kafka-versions.json)",
+    )
+    n.add_argument(
+        "--client-release",
+        metavar="C",
+        help="with --broker-release: the client is Kafka's Java client of release C (default: this codec's versions)",
     )
     n.add_argument("--format", choices=("text", "json"), default="text", help="round by round (default) or JSON")
     n.set_defaults(func=cmd_negotiate)

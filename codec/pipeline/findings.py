@@ -10,7 +10,14 @@ from pyspark.sql import functions as F
 from .causes import FINDINGS_SCHEMA, group_findings
 from .config import Config
 
-__all__ = ["share_findings", "consumer_findings", "findings", "detector_findings", "finding"]
+__all__ = [
+    "share_findings",
+    "consumer_findings",
+    "consumer_move_findings",
+    "findings",
+    "detector_findings",
+    "finding",
+]
 
 #: the ``assignments`` roles of a consumer's partitions: a classic or KIP-848 member's, and a KIP-848 member's
 #: partitions pending revocation (still its own until it acknowledges the revocation)
@@ -134,6 +141,123 @@ def consumer_findings(assignments: DataFrame) -> DataFrame:
         ).otherwise(F.lit("")),
     )
     return finding(per.filter(F.size("owners") > 1), "partition-owned-twice", "error", detail)
+
+
+#: Kafka's client-side assignors by rebalance protocol (codec.assignor.consumer.findings: the same checks on bytes)
+EAGER_PROTOCOLS = ("range", "roundrobin", "sticky")
+COOPERATIVE_PROTOCOLS = ("cooperative-sticky",)
+
+
+def consumer_move_findings(assignments: DataFrame, members: DataFrame, rebalances: DataFrame) -> DataFrame:
+    """A classic consumer group's moves against its rebalance protocol (the rows' form of
+    :mod:`codec.assignor.consumer.findings`, which ``assign --consumer --check`` runs on bytes):
+
+    * ``eager-move-without-revocation``: the group's protocol is eager (``range``, ``roundrobin``, ``sticky``:
+      Kafka's client revokes every partition before it joins, so its subscription owns nothing) and a member's
+      subscription at the generation still lists a partition that another member is given in it;
+    * ``cooperative-one-step-move``: the protocol is ``cooperative-sticky`` and a partition that a member of the
+      generation still held -- its valid claim at the JoinGroup (the highest subscription generation's; a tie keeps
+      none, as Kafka's assignor resolves claims), or given to it in the generation before -- goes to another member
+      in the same generation (KIP-429 takes two rebalances).
+
+    Moves are evidence whatever the input leaves out: an input holding some members only can miss one, never
+    invent one."""
+    proto = rebalances.filter(F.col("group_protocol") == "classic").select("group", "generation", "protocol")
+    c = (
+        assignments.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & (F.col("role") == "consumer"))
+        .withColumn("_task_escaped", _te())
+        .select("group", "generation", "task", "_task_escaped", "topic", "partition", F.col("member").alias("to"))
+        .distinct()
+    )
+    claims = (
+        members.filter(F.col("group").isNotNull() & F.col("generation").isNotNull())
+        .select(
+            "group",
+            "generation",
+            "member",
+            F.coalesce("subscription_generation", F.lit(-1)).alias("_sg"),
+            F.explode("owned_partitions").alias("_tp"),
+        )
+        .select(
+            "group",
+            "generation",
+            "member",
+            "_sg",
+            F.col("_tp.topic").alias("topic"),
+            F.explode("_tp.partitions").alias("partition"),
+        )  # fmt: skip
+        .distinct()
+    )
+    eager = (
+        claims.join(proto.filter(F.col("protocol").isin(*EAGER_PROTOCOLS)), ["group", "generation"])
+        .join(c, ["group", "generation", "topic", "partition"])
+        .filter(F.col("to") != F.col("member"))
+        .groupBy("group", "generation", "task", "_task_escaped", "member", "protocol")
+        .agg(F.array_sort(F.collect_set("to")).alias("to"))
+    )
+    out = finding(
+        eager,
+        "eager-move-without-revocation",
+        "error",
+        F.concat(
+            F.col("member"),
+            F.lit(" still owned it at the JoinGroup ("),
+            F.col("protocol"),
+            F.lit(" is eager: a member revokes everything before joining) and "),
+            F.array_join("to", ", "),
+            F.lit(" was given it"),
+        ),
+        member="member",
+    )
+    w = Window.partitionBy("group", "generation", "topic", "partition")
+    valid = (
+        claims.withColumn("_top", F.max("_sg").over(w))
+        .filter(F.col("_sg") == F.col("_top"))
+        .withColumn("_n", F.size(F.collect_set("member").over(w)))
+        .filter(F.col("_n") == 1)
+        .select("group", "generation", "topic", "partition", "member", F.lit("owned it at the JoinGroup").alias("how"))
+    )
+    present = (
+        c.select("group", "generation", F.col("to").alias("member"))
+        .unionByName(members.select("group", "generation", "member"))
+        .distinct()
+    )
+    held = (
+        c.select(
+            "group",
+            (F.col("generation") + 1).alias("generation"),
+            "topic",
+            "partition",
+            F.col("to").alias("member"),
+            F.concat(F.lit("was given it in generation "), F.col("generation").cast("string")).alias("how"),
+        )
+        .join(present, ["group", "generation", "member"])
+        .join(valid.select("group", "generation", "topic", "partition"), ["group", "generation", "topic", "partition"], "left_anti")
+    )  # fmt: skip
+    coop = (
+        valid.unionByName(held)
+        .join(proto.filter(F.col("protocol").isin(*COOPERATIVE_PROTOCOLS)), ["group", "generation"])
+        .join(c, ["group", "generation", "topic", "partition"])
+        .filter(F.col("to") != F.col("member"))
+        .groupBy("group", "generation", "task", "_task_escaped", "member", "how")
+        .agg(F.array_sort(F.collect_set("to")).alias("to"))
+    )
+    return out.unionByName(
+        finding(
+            coop,
+            "cooperative-one-step-move",
+            "error",
+            F.concat(
+                F.col("member"),
+                F.lit(" "),
+                F.col("how"),
+                F.lit(" and "),
+                F.array_join("to", ", "),
+                F.lit(" was given it in the same generation (cooperative: the owner revokes it first)"),
+            ),
+            member="member",
+        )
+    )
 
 
 def finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:

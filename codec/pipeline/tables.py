@@ -97,7 +97,10 @@ The loop and storm detectors over each group's ``rebalances`` rows (:mod:`codec.
 with the evidence). A share group's: ``unheld-partition`` (a partition of its topics that no member holds at an epoch) and
 ``unsubscribed-partition`` (a member holds a partition of a topic it does not subscribe to); see
 :func:`_share_findings`. A consumer group's (classic or KIP-848): ``partition-owned-twice`` (two members own a
-partition in one generation, pending revocation included; :func:`codec.pipeline.findings.consumer_findings`). The Streams checks above look at the active, standby and warm-up rows only.
+partition in one generation, pending revocation included; :func:`codec.pipeline.findings.consumer_findings`); a classic one's ``eager-move-without-revocation`` (an eager
+protocol's member whose subscription still lists a partition another member is given) and ``cooperative-one-step-move``
+(cooperative-sticky giving a partition a member still held to another in one generation;
+:func:`codec.pipeline.findings.consumer_move_findings`). The Streams checks above look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
@@ -107,7 +110,13 @@ from pyspark.sql import functions as F
 
 from ..wire.registry import first_release
 from .config import Config
-from .findings import consumer_findings, detector_findings, findings as _findings, share_findings as _share_findings
+from .findings import (
+    consumer_findings,
+    consumer_move_findings,
+    detector_findings,
+    findings as _findings,
+    share_findings as _share_findings,
+)
 from .rebalances import NO_REBALANCE, rebalances_table
 
 __all__ = ["derive_tables", "RELEASES", "NO_REBALANCE"]
@@ -525,6 +534,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors)
         .unionByName(share_findings)
         .unionByName(consumer_findings(assignments))
+        .unionByName(consumer_move_findings(assignments, members, rebalances))
         .unionByName(detector_findings(rebalances)),
     )
     tables["quarantine"] = materialize("quarantine", quarantine)

@@ -185,33 +185,40 @@ def test_the_built_in_leader_answers_both_families():
 
 
 def test_kafkas_own_cases_run_through_the_gate_as_consumer_rounds_under_the_evidence_rule():
+    from codec.assignor.consumer.gate_rounds import round_message
+    from codec.assignor.consumer.gate_server import assign_server_round
     from codec.conformance.vectors import load_consumer_rounds
+    from tests.conftest import consumer_round_counts
 
     rounds = load_consumer_rounds()
-    by = Counter(r["consumerAssignor"] for r in rounds)
-    # every client-side case of the two Kafka-computed files the round format carries (none with partition racks)
+    # every case of the two Kafka-computed files by the documented rule, counted from the files by hand
+    counted = consumer_round_counts()
+    assert counted == {"ConsumerRound": 253, "ConsumerRackRound": 131, "ServerAssignorRound": 180}
+    assert Counter(round_message(r) for r in rounds) == counted
+    plain = [r for r in rounds if round_message(r) == "ConsumerRound"]
+    by = Counter(r["consumerAssignor"] for r in plain)
     assert by == {"range": 78, "roundrobin": 74, "sticky": 52, "cooperative-sticky": 49}
-    assert sum("kafkaTest" in r["provenance"] for r in rounds) == 20  # from Kafka's own test methods
+    assert sum("kafkaTest" in r["provenance"] for r in plain) == 20  # from Kafka's own test methods
     # multi-round sequences computed by Kafka's Java assignors, each round's owned partitions the previous output
-    assert sum("sequence" in r["provenance"] for r in rounds) == 42 + 48 + 30 + 30
+    assert sum("sequence" in r["provenance"] for r in plain) == 42 + 48 + 30 + 30
+    families = ["ConsumerRound", "ConsumerRackRound", "ServerAssignorRound"]
 
     def run(fn):
         return run_all(
-            Impl(fn), [], ops=["assign"], rounds=rounds, generate=10, cells=[], round_families=["ConsumerRound"], seed=7
+            Impl(fn), [], ops=["assign"], rounds=rounds, generate=30, cells=[], round_families=families, seed=7
         )
 
-    kafka = run(assign_consumer_round)
-    assert Counter(v.message for v in kafka.vectors) == {"ConsumerRound": len(rounds)}
+    def builtin(r):
+        return assign_server_round(r) if "serverAssignor" in r else assign_consumer_round(r)
+
+    kafka = run(builtin)
+    assert Counter(v.message for v in kafka.vectors) == counted
     assert Counter(v.status for v in kafka.vectors) == {"pass": len(rounds)} and not kafka.unproven
 
     # an adapter answering from the installed files (Kafka's answers, by heart) passes no file round: its passes
     # count only beside passes on rounds drawn from the run's seed, which it cannot answer
     def key(r):
-        return (
-            r["consumerAssignor"],
-            json.dumps(r["topics"]),
-            json.dumps([[m["memberId"], m["metadata"]] for m in r["members"]]),
-        )
+        return json.dumps({k: v for k, v in r.items() if k not in ("id", "provenance", "assignments")}, sort_keys=True)
 
     table = {key(r): {a["memberId"]: bytes.fromhex(a["assignment"]) for a in r["assignments"]} for r in rounds}
     cheat = run(lambda r: table.get(key(r), "not in the files"))

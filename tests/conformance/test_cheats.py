@@ -17,13 +17,13 @@ import pytest
 
 from codec.conformance.generate import plan
 from codec.conformance.runner import write_rank
-from codec.conformance.vectors import load_consumer_rounds, load_rounds, load_vectors
+from codec.conformance.vectors import load_rounds, load_vectors
 from tests.conformance.test_runner_protocol import cli, last
-from tests.conftest import ROOT
+from tests.conftest import ROOT, consumer_round_count
 
 CHEAT = ROOT / "tests" / "conformance" / "cheat_adapter.py"
 VECTORS = load_vectors()
-ROUNDS = len(load_rounds()) + len(load_consumer_rounds())  # the Streams and the consumer leader's
+ROUNDS = len(load_rounds()) + consumer_round_count()  # the Streams leader's and the consumer assignors'
 # A part of the suite with a layer that carries another's bytes (ConsumerProtocol in JoinGroup), a record, a
 # Kafka 4 RPC and a message with many versions; the whole suite runs in the tests of the issue's own four.
 PART = [

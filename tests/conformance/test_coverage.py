@@ -24,8 +24,8 @@ from codec.conformance.coverage import (
 )
 from codec.conformance.impl import BuiltinImplementation
 from codec.conformance.kio_import import KIO_FILE, KIO_SOURCE, kio_group_vectors
-from codec.conformance.vectors import load_consumer_rounds, load_rounds, load_vectors, vectors_dir
-from tests.conftest import ROOT
+from codec.conformance.vectors import load_rounds, load_vectors, vectors_dir
+from tests.conftest import ROOT, consumer_round_counts
 
 # Kafka's generated writer refuses a non-default value for these fields at these versions (hand-checked against
 # Kafka's message JSON at 1eb7644 and MessageDataGenerator: not ignorable, absent from the version, inside a struct
@@ -304,7 +304,7 @@ def test_vectors_readme_embeds_the_list():
     block = embedded_block(readme)
     assert block is not None, "vectors/README.md lacks the vectors-list markers"
     assert block == render_list(
-        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=len(load_consumer_rounds())
+        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=consumer_round_counts()
     ), "vectors/README.md is stale: run `rebalance-codec vectors list --update vectors/README.md`"
 
 
@@ -349,7 +349,7 @@ def test_vectors_list_cli(tmp_path, capsys):
     )
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == render_list(
-        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=len(load_consumer_rounds())
+        load_vectors(), len(load_rounds()), markdown=True, consumer_rounds=consumer_round_counts()
     )
     # a folder of one file, per version: rows for every version, counted from that file only
     (tmp_path / "one.jsonl").write_text(

@@ -97,7 +97,13 @@ def toy():
 
 
 def test_a_family_plugs_in_and_its_rounds_are_drawn_and_judged(toy):
-    assert rounds.round_cells() == ["RebalanceRound", "ConsumerRound", "ToyRound"]
+    assert rounds.round_cells() == [
+        "RebalanceRound",
+        "ConsumerRound",
+        "ConsumerRackRound",
+        "ServerAssignorRound",
+        "ToyRound",
+    ]
     right = Leader(_toy_assign)
     run = run_all(right, [], ops=["assign"], generate=20, cells=[], round_families=["ToyRound"], seed=1)
     assert run.generated.counts() == {"pass": 20, "fail": 0, "skip": 0, "xfail": 0, "notrun": 0}

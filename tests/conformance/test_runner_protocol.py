@@ -26,8 +26,8 @@ from codec.conformance.runner import (
     run_vectors,
     vector_ops,
 )
-from codec.conformance.vectors import load_consumer_rounds, load_rounds, load_vectors
-from tests.conftest import ROOT
+from codec.conformance.vectors import load_rounds, load_vectors
+from tests.conftest import ROOT, consumer_round_counts
 
 ADAPTER = ROOT / "tests" / "conformance" / "scripted_adapter.py"
 VECTORS = load_vectors()
@@ -410,7 +410,7 @@ def test_op_selection(tmp_path):
     p = cli("--op", "assign", "--json", str(report))
     results = json.loads(report.read_text())["results"]
     by = Counter(r["message"] for r in results)
-    assert by == {"RebalanceRound": len(load_rounds()), "ConsumerRound": len(load_consumer_rounds())}
+    assert by == {"RebalanceRound": len(load_rounds()), **consumer_round_counts()}
 
 
 # --- expectations ----------------------------------------------------------------------------------------

@@ -27,6 +27,9 @@ from .wire import assignment_bytes, member_from_subscription
 __all__ = [
     "ROUND_ASSIGNORS",
     "draw_consumer_round",
+    "draw_consumer_rack_round",
+    "kafka_round",
+    "round_message",
     "assign_consumer_round",
     "check_consumer_round",
     "compare_consumer_round",
@@ -45,9 +48,11 @@ def sticky_user_data(by: dict[str, list[int]], generation: int) -> bytes:
     return b"".join([*out, struct.pack(">i", generation)])
 
 
-def subscription_bytes(topics: list[str], owned: list[TP], generation: int, *, sticky: bool = False) -> bytes:
-    """A v3 ``ConsumerProtocolSubscription``: ``topics``, ``owned`` grouped by topic, ``generation``; the user data
-    null, or with ``sticky`` what Kafka's ``StickyAssignor`` writes there (:func:`sticky_user_data`)."""
+def subscription_bytes(
+    topics: list[str], owned: list[TP], generation: int, *, sticky: bool = False, rack: str | None = None
+) -> bytes:
+    """A v3 ``ConsumerProtocolSubscription``: ``topics``, ``owned`` grouped by topic, ``generation``, ``rack``; the
+    user data null, or with ``sticky`` what Kafka's ``StickyAssignor`` writes there (:func:`sticky_user_data`)."""
     topic = wire_class("ConsumerProtocolSubscription", "TopicPartition")
     by: dict[str, list[int]] = {}
     for t, p in owned:
@@ -58,9 +63,14 @@ def subscription_bytes(topics: list[str], owned: list[TP], generation: int, *, s
         user_data=sticky_user_data(by, generation) if sticky else None,
         owned_partitions=tuple(topic(topic=t, partitions=tuple(ps)) for t, ps in by.items()),
         generation_id=generation,
-        rack_id=None,
+        rack_id=rack,
     )
     return encode_consumer(msg)
+
+
+def _racks(raw: dict | None) -> dict[str, tuple[frozenset[str], ...]]:
+    """A round's ``partitionRacks`` (topic -> each partition's replica racks) as the assignors read them."""
+    return {t: tuple(frozenset(x for x in rs if x is not None) for rs in per) for t, per in (raw or {}).items()}
 
 
 def _group(r: dict) -> ConsumerGroup:
@@ -68,37 +78,54 @@ def _group(r: dict) -> ConsumerGroup:
         member_from_subscription(m["memberId"], m.get("groupInstanceId"), bytes.fromhex(m["metadata"]))
         for m in r["members"]
     )
-    return ConsumerGroup(dict(r["topics"]), members)
+    return ConsumerGroup(dict(r["topics"]), members, _racks(r.get("partitionRacks")))
 
 
-def draw_consumer_round(rng: random.Random) -> dict:
+RACKS = ("rack-a", "rack-b", "rack-c")
+
+
+def draw_consumer_round(rng: random.Random, *, racks: bool = False) -> dict:
     """A consumer group as its leader sees it: 1-4 topics of 1-8 partitions, 1-6 members subscribing to all of them
     (most often) or to some, one of :data:`ROUND_ASSIGNORS`; the members' owned partitions are what the same
     assignor gave a previous generation of part of the group (a member may have left, joined, or report an older
-    generation)."""
+    generation). With ``racks`` (a ``ConsumerRackRound``, KIP-881): each partition's replicas on 1-3 of
+    :data:`RACKS` (now and then on all of them, where rack-aware assignment is off), most members in a rack."""
     topics = {f"t{i}": rng.randint(1, 8) for i in range(rng.randint(1, 4))}
     names = list(topics)
     assignor = rng.choice(ROUND_ASSIGNORS)
     homogeneous = rng.random() < 0.6
     ids = [f"consumer-{i}-{rng.randrange(16**4):04x}" for i in range(rng.randint(1, 6))]
     subs = {m: names if homogeneous else sorted(rng.sample(names, rng.randint(1, len(names)))) for m in ids}
+    partition_racks: dict[str, list[list[str]]] = {}
+    member_rack: dict[str, str | None] = {m: None for m in ids}
+    if racks:
+        everywhere = rng.random() < 0.15
+        partition_racks = {
+            t: [list(RACKS) if everywhere else sorted(rng.sample(RACKS, rng.randint(1, 3))) for _ in range(n)]
+            for t, n in topics.items()
+        }
+        member_rack = {m: rng.choice(RACKS) if rng.random() < 0.85 else None for m in ids}
     generation = rng.randint(1, 40)
     previous = [m for m in ids if rng.random() < 0.75]
     owned: dict[str, list[TP]] = {m: [] for m in ids}
     if previous and assignor != "range" or previous and rng.random() < 0.5:
-        before = ConsumerGroup(topics, tuple(ConsumerMember(m, tuple(subs[m])) for m in previous))
+        before = ConsumerGroup(
+            topics,
+            tuple(ConsumerMember(m, tuple(subs[m]), rack=member_rack[m]) for m in previous),
+            _racks(partition_racks),
+        )
         for m, tps in assign_consumer(before, assignor).members.items():
             owned[m] = list(tps)
     old = rng.choice(ids) if rng.random() < 0.15 else None
     members = []
     for m in ids:
         gen = -1 if not owned[m] else generation - (rng.randint(1, 3) if m == old else 0)
-        members.append(
-            {"memberId": m, "metadata": subscription_bytes(subs[m], owned[m], gen, sticky=assignor == "sticky").hex()}
-        )
-    return {
+        raw = subscription_bytes(subs[m], owned[m], gen, sticky=assignor == "sticky", rack=member_rack[m])
+        members.append({"memberId": m, "metadata": raw.hex()})
+    out = {
         "consumerAssignor": assignor,
         "topics": topics,
+        **({"partitionRacks": partition_racks} if racks else {}),
         "leader": rng.choice(ids),
         "members": members,
         "provenance": {
@@ -107,6 +134,12 @@ def draw_consumer_round(rng: random.Random) -> dict:
             "Kafka-exact consumer assignors (codec.assignor.consumer)",
         },
     }
+    return out
+
+
+def draw_consumer_rack_round(rng: random.Random) -> dict:
+    """A ``ConsumerRackRound``: :func:`draw_consumer_round` with partition and member racks."""
+    return draw_consumer_round(rng, racks=True)
 
 
 def assign_consumer_round(r: dict) -> dict[str, bytes]:
@@ -194,14 +227,35 @@ def _expected(tps: list) -> list[TP]:
     return [(tp["topic"], tp["partition"]) if isinstance(tp, dict) else (tp[0], tp[1]) for tp in tps]
 
 
+def round_message(r: dict) -> str:
+    """The message a round is run as, from its keys (the rule ``vectors/ADAPTERS.md`` states): ``serverAssignor`` —
+    a ``ServerAssignorRound`` (KIP-848's coordinator); ``consumerAssignor`` with ``partitionRacks`` — a
+    ``ConsumerRackRound`` (a client leader's round with KIP-881's racks); ``consumerAssignor`` — a
+    ``ConsumerRound``; anything else a Kafka Streams ``RebalanceRound``."""
+    if "serverAssignor" in r:
+        return "ServerAssignorRound"
+    if "consumerAssignor" in r:
+        return "ConsumerRackRound" if "partitionRacks" in r else "ConsumerRound"
+    return "RebalanceRound"
+
+
 def kafka_round(row: dict) -> dict | None:
-    """A ``ConsumerRound`` of the files from one Kafka-computed case of ``vectors/consumer/`` (its ``expected`` is
-    what Kafka's Java assignor gave, or Kafka's own test asserts), or None when the case is no client leader's round
-    the round format can carry: a server-side assignor, an expected error, partition racks (the round has no
-    metadata for them). A ``sticky`` member's owned partitions and generation go in the user data as the Java
-    driver that computed the cases wrote it (:func:`_sticky_runs`), unless the case gives the user data itself."""
+    """A round of the files from one Kafka-computed case of ``vectors/consumer/`` (its ``expected`` is what Kafka's
+    Java assignor gave, or Kafka's own test asserts), or None when the case is none a round can carry: an expected
+    error, or one of Kafka's test-only switches (``preferRackAwareLogic``, a forced ``subscriptionType``: no client
+    or coordinator sets them). A client-side case is a ``ConsumerRound``, or with partition racks a
+    ``ConsumerRackRound`` (the racks as the leader's metadata has them); a server-side one (``uniform``,
+    ``server-range``) a ``ServerAssignorRound`` (:func:`codec.assignor.consumer.gate_server.kafka_server_round`).
+    A ``sticky`` member's owned partitions and generation go in the user data as the Java driver that computed the
+    cases wrote it (:func:`_sticky_runs`), unless the case gives the user data itself."""
     assignor, group = row.get("assignor"), row.get("group", {})
-    if assignor not in ROUND_ASSIGNORS or "expected" not in row or "partitionRacks" in group:
+    if "expected" not in row or group.get("preferRackAwareLogic") or "subscriptionType" in group:
+        return None
+    if assignor in ("uniform", "server-range"):
+        from .gate_server import kafka_server_round
+
+        return kafka_server_round(row)
+    if assignor not in ROUND_ASSIGNORS:
         return None
     members = group["members"]
     topic = wire_class("ConsumerProtocolSubscription", "TopicPartition")
@@ -238,6 +292,7 @@ def kafka_round(row: dict) -> dict | None:
         "id": f"consumer-{row['id']}",
         "consumerAssignor": assignor,
         "topics": dict(group["topics"]),
+        **({"partitionRacks": group["partitionRacks"]} if "partitionRacks" in group else {}),
         "leader": members[0]["memberId"] if members else "",
         "members": out,
         "assignments": [

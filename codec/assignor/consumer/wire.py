@@ -13,7 +13,8 @@ the one the named assignor gives.
   were both seen: which assignor ran (``--consumer``, or ``auto``: the protocol the coordinator chose), and per
   member the partitions Kafka's assignor gives and the leader did not (``missing``) or the leader gave and Kafka's
   does not (``extra``). Cooperative-sticky's withheld partitions are named as such. A generation that cannot be
-  checked (no metadata for a subscribed topic, a protocol not known, bytes not decoded) says why.
+  checked (no metadata for a subscribed topic, a protocol not known, bytes not decoded) says why; each verdict
+  carries the generation's ``findings`` (:mod:`codec.assignor.consumer.findings`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ...errors import CodecError
 from ...group import consumer_assignment, decode_consumer, encode_consumer, decode_message
 from ...wire.builder import wire_class
 from . import assign_consumer
+from .findings import decoded, group_findings
 from .json_io import consumer_group_from_json
 from .model import CLIENT_ASSIGNORS, TP, AssignmentError, ConsumerGroup, ConsumerMember
 
@@ -222,5 +224,24 @@ def check_generation(gen: CapturedGeneration, metadata_doc: Any, assignor: str) 
 
 
 def check_capture(path: str | Path, metadata_doc: Any, assignor: str) -> Iterator[dict[str, Any]]:
-    for gen in captured_generations(path):
-        yield check_generation(gen, metadata_doc, assignor)
+    """Every generation's verdict (:func:`check_generation`) with its ``findings``
+    (:mod:`codec.assignor.consumer.findings`: a partition owned twice or unowned, an eager move without revocation,
+    a cooperative move in one step, an assignment that is not the named assignor's)."""
+    gens = list(captured_generations(path))
+    verdicts = {(g.group, g.generation): check_generation(g, metadata_doc, assignor) for g in gens}
+    topics = None
+    if isinstance(metadata_doc, Mapping) and isinstance(metadata_doc.get("topics"), Mapping):
+        topics = _metadata(metadata_doc).topics
+
+    def protocol_of(g: CapturedGeneration) -> str | None:
+        try:
+            return _auto(assignor, g.protocol)
+        except AssignmentError:
+            return None
+
+    found = group_findings(
+        [decoded(g, protocol_of(g), member_from_subscription, _partitions_of) for g in gens], topics, verdicts
+    )
+    for key, verdict in verdicts.items():
+        verdict["findings"] = found[key]
+        yield verdict
