@@ -351,11 +351,12 @@ def _record_kind(message: str) -> Kind:
     :func:`codec.wire.records.decode_record` names it, since a value may have a field named ``version``)."""
     from .wire import registry
 
-    types = registry.record_for(message) or ()
-    record = registry.record_types()[types[0]].name
+    r = registry.record_of(message)
+    assert r is not None
+    types = registry.records(r.coordinator)[r.name]
     if message.endswith("Key"):
-        return _key_kind(record, types)
-    return _value_kind(record, types)
+        return _key_kind(r.name, types, r.coordinator)
+    return _value_kind(r.name, types, r.coordinator)
 
 
 def _prefix(data: bytes, what: str, path: str) -> int:
@@ -366,17 +367,18 @@ def _prefix(data: bytes, what: str, path: str) -> int:
     return int.from_bytes(data[:2], "big", signed=True)
 
 
-def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
+def _key_kind(record: str, types: tuple[int, ...], coordinator: str = "group") -> Kind:
     """The key of a record whose record types are ``types`` (one, but the classic OffsetCommit's 1 and 0, the one
-    Kafka writes first); the key version of each is the registry's (0 from Kafka 4, the type itself for a classic
-    record)."""
+    Kafka writes first) within its ``coordinator``'s types; the key version of each is the registry's (0 from Kafka
+    4, the type itself for a classic record)."""
     from .wire import registry
     from .wire.message import Decoded as Read
     from .wire.message import to_json
     from .wire.records import encode_record_key
 
     schema = record + "Key"
-    versions = {registry.record_types()[t].key_version: t for t in types}
+    table = registry.record_types(coordinator)
+    versions = {table[t].key_version: t for t in types}
     shown = " or ".join(map(str, types))
 
     def read(data: bytes, version: int | None = None, **_) -> Any:
@@ -385,14 +387,14 @@ def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
         data = bytes(data)
         got = _prefix(data, schema, "record_type")
         if got not in types:
-            other = registry.record_types().get(got)
+            other = table.get(got)
             raise DecodeError(
                 f"record type {got} ({other.name if other else 'another record'}), not {shown} ({record})",
                 message=schema,
                 offset=0,
                 path="record_type",
             )
-        kver = registry.record_types()[got].key_version
+        kver = table[got].key_version
         model, end = decode_wire(schema, kver, data, start=2)
         return Read(schema, kver, model, end, len(data) - end)
 
@@ -419,7 +421,8 @@ def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
             raise EncodeError(
                 f"no version {version} (valid {', '.join(map(str, sorted(versions)))})", message=schema, path="version"
             )
-        return encode_record_key(types[0] if version is None else versions[version], value, style=style)
+        rtype = types[0] if version is None else versions[version]
+        return encode_record_key(rtype, value, style=style, coordinator=coordinator)
 
     def write(value, version: int | None = None, **_) -> bytes:
         from .wire.message import encode as encode_body
@@ -429,12 +432,12 @@ def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
         rtype = types[0] if version is None else versions.get(version)
         if rtype is None:
             raise EncodeError(f"no version {version} (valid {sorted(versions)})", message=schema, path="version")
-        kver = registry.record_types()[rtype].key_version
+        kver = table[rtype].key_version
         return rtype.to_bytes(2, "big", signed=True) + encode_body(schema, kver, value)
 
     return Kind(
         registry.kind_name(schema),
-        f"__consumer_offsets key of a {record} record (int16 type {shown}, then the key)",
+        f"{registry.COORDINATORS[coordinator]} key of a {record} record (int16 type {shown}, then the key)",
         decode,
         encode,
         message=schema,
@@ -443,7 +446,7 @@ def _key_kind(record: str, types: tuple[int, ...]) -> Kind:
     )
 
 
-def _value_kind(record: str, types: tuple[int, ...]) -> Kind:
+def _value_kind(record: str, types: tuple[int, ...], coordinator: str = "group") -> Kind:
     from .errors import UnsupportedVersionError
     from .wire import registry
     from .wire.message import Decoded as Read
@@ -492,7 +495,7 @@ def _value_kind(record: str, types: tuple[int, ...]) -> Kind:
                     f"valueVersion must be an integer, got {given!r}"[:100], message=schema, path="value_version"
                 )
             version = given
-        out = encode_record_value(types[0], version, value, style=style)
+        out = encode_record_value(types[0], version, value, style=style, coordinator=coordinator)
         assert out is not None  # a value given (a JSON object) is never a tombstone
         return out
 
@@ -510,7 +513,7 @@ def _value_kind(record: str, types: tuple[int, ...]) -> Kind:
 
     return Kind(
         registry.kind_name(schema),
-        f"__consumer_offsets value of a {record} record (int16 version, then the value)",
+        f"{registry.COORDINATORS[coordinator]} value of a {record} record (int16 version, then the value)",
         decode,
         encode,
         message=schema,

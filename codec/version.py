@@ -65,6 +65,11 @@ def _families(registry) -> list[tuple[str, str]]:
         ("version-prefixed", ", ".join(f"{n} v{registry.head(n).valid}" for n in prefixed)),
         ("Kafka Streams", ", ".join(f"{n} v{registry.head(n).valid}" for n in registry.messages_of_type("streams"))),
         ("__consumer_offsets records", _records(registry, records)),
+        *(
+            (f"{topic} records", _records(registry, registry.record_types(coordinator)))
+            for coordinator, topic in registry.COORDINATORS.items()
+            if coordinator != "group"
+        ),
     ]
     return [(family, ranges) for family, ranges in out if ranges]
 
@@ -77,7 +82,7 @@ def _records(registry, records) -> str:
     versions = sorted({str(registry.head(r.value).valid) for r in others.values()})
     if others:
         shown.append(
-            f"{len({r.name for r in others.values()})} more (types {_ranges(list(others))}), "
+            f"{len({r.name for r in others.values()})} {'more' if shown else 'records'} (types {_ranges(list(others))}), "
             f"each v{' or v'.join(versions)}"
         )
     return ", ".join(shown)

@@ -34,6 +34,7 @@ __all__ = [
     "GENERATED_KINDS",
     "GROUP_SOURCES",
     "KAFKA4_RECORDS",
+    "SHARE_COORDINATOR_RECORDS",
     "KAFKA4_RPCS",
     "KAFKA44_RPCS",
     "MARKERS",
@@ -83,6 +84,10 @@ KAFKA4_RPCS = tuple(
 SHARE_RPCS = tuple(m for m in KAFKA4_MESSAGES if m.startswith("ShareGroup"))
 _RECORDS = record_types()
 KAFKA4_RECORDS = tuple(part for r in _RECORDS.values() if not r.classic for part in (r.key, r.value))
+# The share coordinator's records (__share_group_state: ShareSnapshot, ShareUpdate; Kafka 4.4's classes wrote their
+# vectors, kafka-java-records44.jsonl): record types of that coordinator's own, versionless vectors as Kafka 4's
+SHARE_COORDINATOR_RECORDS = tuple(part for r in record_types("share").values() for part in (r.key, r.value))
+_VERSIONLESS = (*KAFKA4_RECORDS, *SHARE_COORDINATOR_RECORDS)
 # The classic group's __consumer_offsets records (written by Kafka's generated classes, kafka-java-offsets.jsonl): their
 # vectors name their version, the key's (its record type) or the value's, which the bytes' int16 prefix repeats
 CLASSIC_RECORDS = tuple(dict.fromkeys(part for r in _RECORDS.values() if r.classic for part in (r.key, r.value)))
@@ -201,7 +206,7 @@ def gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> list[st
             continue
         for version in versions:
             have = counts.get((message, version), Counter())
-            if message in KAFKA4_RECORDS:  # a record's vectors name no version: the release's one, 0
+            if message in _VERSIONLESS:  # a record's vectors name no version: the release's one, 0
                 have = have + counts.get((message, None), Counter())
             for op, result in sorted(required(message, version)):
                 if not have[(op, result)]:
@@ -288,7 +293,7 @@ def rule_gaps(vectors: Iterable[dict], messages: Iterable[str] = ENFORCED) -> li
             continue
         for version in versions:
             got = have.get((message, version), set()) | (
-                have.get((message, None), set()) if message in KAFKA4_RECORDS else set()
+                have.get((message, None), set()) if message in _VERSIONLESS else set()
             )
             for rule in rules_that_apply(message, version):
                 ok = message in below if rule == "a version prefix below the lowest" else rule in got

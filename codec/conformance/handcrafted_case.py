@@ -18,6 +18,7 @@ from ..wire.schema import (
     raw_message,
     schema_overrides,
 )
+from ..wire.registry import head, record_types
 from .coverage import CLASSIC_RECORDS, FRAME_APIS, KAFKA44_RPCS
 from .mutation import with_field
 
@@ -46,7 +47,16 @@ KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
 # Streams heartbeat's v1 (KIP-1331) and the RPCs around the group added at 4.4 (the admin RPCs, the share groups'
 # data and state RPCs), judged by the classes generated there
 KAFKA44_COMMIT = "8d3916cfe15f13a2d878c79d302ba2d63172f0af"
-_AT_44 = {"StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse", *KAFKA44_RPCS}
+_AT_44 = {
+    *(f"StreamsGroup{api}{side}" for api in ("Heartbeat", "Describe") for side in ("Request", "Response")),
+    *KAFKA44_RPCS,  # StreamsGroupTopologyDescriptionUpdate (API 93) among them
+    # the record values Kafka 4.4 wrote the vectors of (kafka-java-records44.jsonl: tags 2-3; tag 0 since 4.3.0)
+    "StreamsGroupMetadataValue",
+    "ShareGroupTargetAssignmentMetadataValue",
+    # the share coordinator's records (__share_group_state), whose tables follow the 4.4 branch
+    *(r.key for r in record_types("share").values()),
+    *(r.value for r in record_types("share").values()),
+}
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 _CLASSIC = {
@@ -108,8 +118,10 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     if spec.kind in ("coordinator-key", "coordinator-value") or message in CLASSIC_RECORDS:
         # Kafka 4 reads a classic key of record type 0 (our OffsetCommitKey v0) as its LegacyOffsetCommitKey
         java = "LegacyOffsetCommitKey" if (message, version) == ("OffsetCommitKey", 0) else message
+        # the share coordinator's records are its own package's (ShareCoordinatorRecordSerde)
+        package = "share" if head(message).coordinator == "share" else "group"
         return Binding(
-            f"org.apache.kafka.coordinator.group.generated.{java}",
+            f"org.apache.kafka.coordinator.{package}.generated.{java}",
             commit,
             "record-key" if message.endswith("Key") else "record-value",
         )

@@ -44,6 +44,7 @@ from .coverage import (
     GROUP_SOURCES,
     KAFKA4_RPCS,
     KAFKA44_RPCS,
+    SHARE_COORDINATOR_RECORDS,
     refusal_fields,
     supported,
 )
@@ -74,6 +75,9 @@ _NON_DEFAULT: dict[str, list[object]] = {
     "GenerationIdOrMemberEpoch": [5],  # TxnOffsetCommitRequest v0-2 (default -1)
     "IsRenewAck": [True],  # ShareFetchRequest, ShareAcknowledgeRequest v1
     "PartitionMaxBytes": [1048576],  # ShareFetchRequest v1-2 Topics[].Partitions[] (v0 only)
+    "IncludeTopologyDescription": [True],  # StreamsGroupDescribeRequest v0 (v1+ in Kafka 4.4)
+    "TopologyDescriptionStatus": [3],  # StreamsGroupDescribeResponse v0 Groups[] (v1+; default 0)
+    "TopologyDescription": [{"subtopologies": [], "globalStores": []}],  # ... (v1+; default null)
 }
 _MEMBERS = {
     "LeaveGroupRequest": [{"memberId": "member-1", "groupInstanceId": "instance-1"}],
@@ -107,11 +111,21 @@ KAFKA44_STREAMS_SOURCE = "kafka-java-streams44.jsonl"
 # the RPCs around the group at Kafka 4.4 (coverage.KAFKA44_RPCS: the admin RPCs, the share groups' data and state
 # RPCs) as Kafka 4.4's classes write them (vectors/tools/kafka_message_rand.py): their only sources
 KAFKA44_ADMIN_SOURCES = ("kafka-java-admin.jsonl", "kafka-java-admin-share.jsonl")
+# StreamsGroupDescribe v0-1 and StreamsGroupTopologyDescriptionUpdate (API 93) and the records Kafka 4.4 adds or
+# changes (StreamsGroupMetadataValue, ShareGroupTargetAssignmentMetadataValue, the share coordinator's ShareSnapshot
+# and ShareUpdate) as Kafka 4.4's classes write them (vectors/tools/kafka_topology44.py)
+KAFKA44_TOPOLOGY_SOURCES = ("kafka-java-topology44.jsonl", "kafka-java-records44.jsonl")
 
 
 def _load(directory: Path) -> list[dict]:
     out = []
-    for name in (*GROUP_SOURCES, KAFKA4_SOURCE, KAFKA44_STREAMS_SOURCE, *KAFKA44_ADMIN_SOURCES):
+    for name in (
+        *GROUP_SOURCES,
+        KAFKA4_SOURCE,
+        KAFKA44_STREAMS_SOURCE,
+        *KAFKA44_ADMIN_SOURCES,
+        *KAFKA44_TOPOLOGY_SOURCES,
+    ):
         path = directory / name
         out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return out
@@ -430,6 +444,12 @@ def group_vectors(directory: Path) -> list[dict]:
                 continue
             if sources.get((message, version)):
                 out += _truncations(message, version, sources[(message, version)][0])
+    # the share coordinator's record parts, cut from Kafka 4.4's bytes (their vectors name no version: the bytes do)
+    for message in SHARE_COORDINATOR_RECORDS:
+        src = next((v for v in _load(directory) if v["message"] == message and v.get("result") == "valid"), None)
+        if src is not None:
+            for v in _truncations(message, 0, src):
+                out.append({**v, "id": v["id"].replace("-v0-", "-"), "version": None})
     seen = set()
     for v in [v for v in out if v["message"] in ("RequestHeader", "ResponseHeader")]:
         if (v["message"], v["version"]) not in seen:  # the first header of each version, cut

@@ -18,8 +18,11 @@ from typing import Iterator
 from ..kafka4.common import MESSAGES as KAFKA4_MESSAGES
 from ..kafka4.common import RECORDS as KAFKA4_RECORDS
 from ..shared import DEFAULT_SHARED, Shared, resolve_shared, shared_dir
-from ..wire.registry import request_header_version, response_header_version
+from ..wire.registry import record_types, request_header_version, response_header_version
 from .decoders import CONNECT_READERS
+
+# the share coordinator's record parts (its own record types: __share_group_state), seeded as whole records
+SHARE_COORDINATOR_RECORDS = frozenset(p for r in record_types("share").values() for p in (r.key, r.value))
 
 __all__ = ["Seed", "shared_dir", "seed_corpus", "seeds"]
 
@@ -166,6 +169,7 @@ def _from_vectors(c: _Corpus) -> None:
     from ..conformance.vectors import load_vectors
 
     records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]] = {}
+    share: dict[str, list[tuple[bytes, str, bool | None]]] = {}
     by_kind, by_reader, group_api = _kind_targets()
     rpc_bodies = _rpc_bodies(by_kind)
     for v in load_vectors():
@@ -205,6 +209,8 @@ def _from_vectors(c: _Corpus) -> None:
             c.add("offsets-key-value", _classic_record(msg, wire), f"{origin} in a record", accepted)
         elif version is not None:
             c.add(f"{msg}/v{version}", wire, origin, accepted, canonical)
+        elif msg in SHARE_COORDINATOR_RECORDS:  # a __share_group_state record part: with the other part's first
+            share.setdefault(msg, []).append((wire, origin, accepted))
         elif msg.removesuffix("Key").removesuffix("Value") in KAFKA4_RECORDS:
             part = "Key" if msg.endswith("Key") else "Value"
             records.setdefault(msg.removesuffix(part), {}).setdefault(part, []).append((wire, origin, accepted))
@@ -224,6 +230,23 @@ def _from_vectors(c: _Corpus) -> None:
             c.add(f"ResponseHeader/v{hv}", wire[:split], origin + " (header)")
             c.add(f"{group_api[key]}Response/v{version}", wire[split:], origin + " (body)")
     _kafka4_segments(c, records)
+    _share_state_records(c, share)
+
+
+def _share_state_records(c: _Corpus, share: dict[str, list[tuple[bytes, str, bool | None]]]) -> None:
+    """The share coordinator's record parts (kafka-java-records44.jsonl and their cuts) as whole records of the
+    ``share-state-record`` target: each value behind the first valid key of its record, each key before the first
+    valid value."""
+    for name in sorted({m.removesuffix("Key").removesuffix("Value") for m in share}):
+        keys, values = share.get(name + "Key", []), share.get(name + "Value", [])
+        key = next((w for w, _, ok in keys if ok), None)
+        value = next((w for w, _, ok in values if ok), None)
+        if key is not None:
+            for w, origin, accepted in values:
+                c.add("share-state-record", struct.pack(">H", len(key)) + key + w, f"{origin} behind its key", accepted)
+        if value is not None:
+            for w, origin, accepted in keys:
+                c.add("share-state-record", struct.pack(">H", len(w)) + w + value, f"{origin} with a value", accepted)
 
 
 def _kafka4_segments(c: _Corpus, records: dict[str, dict[str, list[tuple[bytes, str, bool | None]]]]) -> None:

@@ -11,7 +11,7 @@ import functools
 import io
 from typing import Callable
 
-__all__ = ["Target", "targets", "frame_stream", "CONNECT_READERS"]
+__all__ = ["Target", "targets", "frame_stream", "share_state_record", "CONNECT_READERS"]
 
 #: A target: one decoding entry point, as a function of the input's bytes.
 Target = Callable[[bytes], object]
@@ -46,7 +46,17 @@ def _group_targets() -> dict[str, Target]:
             out[f"{name}/v{v}"] = (lambda n, ver: lambda b: decode_message(n, ver, b))(name, v)
 
     out["frame-stream"] = frame_stream
+    out["share-state-record"] = share_state_record
     return out
+
+
+def share_state_record(b: bytes) -> object:
+    """The ``share-state-record`` target: a ``__share_group_state`` record, ``[uint16 key length][key][value]``, read
+    as the share coordinator's (its record types, 0 ShareSnapshot and 1 ShareUpdate, are its own)."""
+    from ..wire.records import decode_record
+
+    n = int.from_bytes(b[:2], "big")
+    return decode_record(b[2 : 2 + n], b[2 + n :], coordinator="share")
 
 
 def frame_stream(b: bytes) -> list[bytes]:

@@ -59,6 +59,9 @@ def struct_lines(obj, spec: StructSpec, version: int, indent: str, special: Spec
             for i, item in enumerate(v):
                 lines.append(f"{indent}{STEP}[{i}]")
                 lines += struct_lines(item, f.struct, version, indent + STEP * 2, special)
+        elif f.struct is not None and not f.is_array and v is not None:  # a struct field: its own tree below it
+            lines.append(f"{indent}{f.py_name}:")
+            lines += struct_lines(v, f.struct, version, indent + STEP, special)
         elif f.is_array and v is not None:
             items = ", ".join(scalar(x) for x in v) if v else "(none)"
             lines.append(f"{indent}{f.py_name.ljust(width)}  {items}")
@@ -131,7 +134,11 @@ def pretty_record(
 ) -> str:
     """A ``__consumer_offsets`` record (or one of its parts): its type, its key's tree, its value's (a tombstone
     said so) with the value's known tagged fields."""
-    lines = [f"{record_name} record (type {record_type})"]
+    from .registry import record_of
+
+    record = record_of(record_name)
+    where = "" if record is None or record.coordinator == "group" else f"{record.topic} "
+    lines = [f"{record_name} record ({where}type {record_type})"]
     if key_schema is not None:
         lines += ["  " + x for x in pretty_body(key_schema, key_version, key_model).splitlines()]
     if value_schema is not None:

@@ -8,7 +8,10 @@ schemas/README.md):
 
 The record types are the schemas' (:func:`codec.wire.registry.record_types`): each ``coordinator-key`` file's
 ``apiKey``; the classic OffsetCommit (0, 1) and GroupMetadata (2), whose key version is their type, are read with
-their own schemas at that version.
+their own schemas at that version. The share coordinator writes its records (ShareSnapshot, ShareUpdate) the same way to
+``__share_group_state``, with record types of its own (0 and 1, which are not OffsetCommit's): every function here takes
+``coordinator="share"`` for them (``group``, the default, is ``__consumer_offsets``; :data:`codec.wire.registry.
+COORDINATORS`).
 """
 
 from __future__ import annotations
@@ -39,14 +42,16 @@ def _k(name: str, style: str) -> str:
     return {"recordType": "record_type", "valueVersion": "value_version"}.get(name, name)
 
 
-def record_schemas(record_type: int, *, error=DecodeError) -> tuple[str, str, int, str]:
-    """(record name, key schema, key schema version, value schema) of a record type (:func:`codec.wire.registry.
-    record_types`)."""
-    table = registry.record_types()
+def record_schemas(record_type: int, *, error=DecodeError, coordinator: str = "group") -> tuple[str, str, int, str]:
+    """(record name, key schema, key schema version, value schema) of a record type of ``coordinator``
+    (:func:`codec.wire.registry.record_types`: ``group``, ``__consumer_offsets``, or ``share``,
+    ``__share_group_state``)."""
+    table = registry.record_types(coordinator)
     record = table.get(record_type) if type(record_type) is int else None
     if record is None:
         raise error(
-            f"unknown coordinator record type {record_type} (known: {_ranges(table)})",
+            f"unknown {'' if coordinator == 'group' else coordinator + ' '}coordinator record type {record_type} "
+            f"(known: {_ranges(table)})",
             message="record key",
             **({"offset": 0} if error is DecodeError else {}),
         )
@@ -79,11 +84,12 @@ def _trailing(end: int, total: int) -> dict | None:
     return {"offset": end, "bytes": total - end} if end < total else None
 
 
-def decode_record_key(key: bytes, *, style: str = "kafka") -> dict:
-    """``{"recordType", "record", "key"}`` (and ``"trailing"`` when bytes follow the key)."""
+def decode_record_key(key: bytes, *, style: str = "kafka", coordinator: str = "group") -> dict:
+    """``{"recordType", "record", "key"}`` (and ``"trailing"`` when bytes follow the key) of a ``coordinator``'s
+    record key."""
     key = bytes(key)
     rtype = _prefix(key, "record key")
-    name, schema, kver, _ = record_schemas(rtype)
+    name, schema, kver, _ = record_schemas(rtype, coordinator=coordinator)
     model, end = decode_wire(schema, kver, key, start=2)
     out = {_k("recordType", style): rtype, "record": name, "key": to_json(schema, kver, model, style)}
     t = _trailing(end, len(key))
@@ -92,10 +98,12 @@ def decode_record_key(key: bytes, *, style: str = "kafka") -> dict:
     return out
 
 
-def decode_record_value(record_type: int, value: bytes | None, *, style: str = "kafka") -> dict:
-    """``{"valueVersion", "value"}`` of a record of ``record_type``; a None value is a tombstone:
-    ``{"valueVersion": None, "value": None}``."""
-    _, _, _, schema = record_schemas(record_type)
+def decode_record_value(
+    record_type: int, value: bytes | None, *, style: str = "kafka", coordinator: str = "group"
+) -> dict:
+    """``{"valueVersion", "value"}`` of a record of ``record_type`` (of ``coordinator``); a None value is a
+    tombstone: ``{"valueVersion": None, "value": None}``."""
+    _, _, _, schema = record_schemas(record_type, coordinator=coordinator)
     if value is None:
         return {_k("valueVersion", style): None, "value": None}
     value = bytes(value)
@@ -111,11 +119,12 @@ def decode_record_value(record_type: int, value: bytes | None, *, style: str = "
     return out
 
 
-def decode_record(key: bytes, value: bytes | None, *, style: str = "kafka") -> dict:
-    """One ``__consumer_offsets`` record (see :func:`codec.kafka4.decode_record`)."""
-    k = decode_record_key(key, style=style)
+def decode_record(key: bytes, value: bytes | None, *, style: str = "kafka", coordinator: str = "group") -> dict:
+    """One ``__consumer_offsets`` record (see :func:`codec.kafka4.decode_record`), or with ``coordinator="share"``
+    one ``__share_group_state`` record."""
+    k = decode_record_key(key, style=style, coordinator=coordinator)
     try:
-        v = decode_record_value(k[_k("recordType", style)], value, style=style)
+        v = decode_record_value(k[_k("recordType", style)], value, style=style, coordinator=coordinator)
     except DecodeError as e:
         raise e.with_context(path_prefix="value") if not e.path.startswith("value") else e
     out = {
@@ -142,7 +151,7 @@ def _get(d: dict, *names):
     return None
 
 
-def _record_type(record: dict) -> int:
+def _record_type(record: dict, coordinator: str = "group") -> int:
     rtype = _get(record, "recordType", "record_type")
     name = record.get("record")
     if rtype is None and name is None:
@@ -150,10 +159,10 @@ def _record_type(record: dict) -> int:
     if rtype is not None and (type(rtype) is not int or not -(1 << 15) <= rtype < (1 << 15)):
         raise EncodeError(f"recordType must be an int16, got {rtype!r}"[:120], message="record", path="record_type")
     if name is not None:
-        types = registry.records().get(name) if isinstance(name, str) else None
+        types = registry.records(coordinator).get(name) if isinstance(name, str) else None
         if types is None:
             raise EncodeError(
-                f"unknown record {str(name)[:60]!r} (known: {', '.join(registry.records())})",
+                f"unknown record {str(name)[:60]!r} (known: {', '.join(registry.records(coordinator))})",
                 message="record",
                 path="record",
             )
@@ -165,23 +174,23 @@ def _record_type(record: dict) -> int:
                     path="record_type",
                 )
             rtype = types[0]
-        elif record_schemas(rtype, error=EncodeError)[0] != name:
+        elif record_schemas(rtype, error=EncodeError, coordinator=coordinator)[0] != name:
             raise EncodeError(f"record {name} is not record type {rtype}", message="record", path="record")
     return rtype
 
 
-def encode_record_key(record_type: int, key: dict, *, style: str = "kafka") -> bytes:
-    _, schema, kver, _ = record_schemas(record_type, error=EncodeError)
+def encode_record_key(record_type: int, key: dict, *, style: str = "kafka", coordinator: str = "group") -> bytes:
+    _, schema, kver, _ = record_schemas(record_type, error=EncodeError, coordinator=coordinator)
     model = from_json(schema, kver, key if key is not None else {}, style)
     return struct.pack(">h", record_type) + encode_wire(schema, kver, model)
 
 
 def encode_record_value(
-    record_type: int, version: int | None, value: dict | None, *, style: str = "kafka"
+    record_type: int, version: int | None, value: dict | None, *, style: str = "kafka", coordinator: str = "group"
 ) -> bytes | None:
     if value is None:
         return None
-    _, _, _, schema = record_schemas(record_type, error=EncodeError)
+    _, _, _, schema = record_schemas(record_type, error=EncodeError, coordinator=coordinator)
     valid = load_message(schema).valid
     if version is None:
         if valid.low != valid.high:
@@ -196,8 +205,9 @@ def encode_record_value(
 _RECORD_KEYS = {"recordType", "record_type", "record", "key", "valueVersion", "value_version", "value", "trailing"}
 
 
-def encode_record(record: dict, *, style: str = "kafka") -> tuple[bytes, bytes | None]:
-    """The (key, value) bytes of a record's JSON; ``value`` None (a tombstone) gives a None value."""
+def encode_record(record: dict, *, style: str = "kafka", coordinator: str = "group") -> tuple[bytes, bytes | None]:
+    """The (key, value) bytes of a record's JSON (a ``coordinator``'s record); ``value`` None (a tombstone) gives a
+    None value."""
     if not isinstance(record, dict):
         raise EncodeError("a record needs a JSON object", message="record")
     unknown = sorted(k for k in record if k not in _RECORD_KEYS)
@@ -207,11 +217,15 @@ def encode_record(record: dict, *, style: str = "kafka") -> tuple[bytes, bytes |
             message="record",
             path=unknown[0][:60],
         )
-    rtype = _record_type(record)
-    key = encode_record_key(rtype, record.get("key") or {}, style=style)
+    rtype = _record_type(record, coordinator)
+    key = encode_record_key(rtype, record.get("key") or {}, style=style, coordinator=coordinator)
     try:
         value = encode_record_value(
-            rtype, _get(record, "valueVersion", "value_version"), record.get("value"), style=style
+            rtype,
+            _get(record, "valueVersion", "value_version"),
+            record.get("value"),
+            style=style,
+            coordinator=coordinator,
         )
     except EncodeError as e:
         raise EncodeError(

@@ -6,9 +6,11 @@
 * **APIs** — each API key with its request and response schemas and its first flexible version, from the
   ``request``/``response`` files' ``apiKey`` (:func:`apis`, :func:`api_for`), and the header version each API
   version uses (:func:`request_header_version`, :func:`response_header_version`);
-* **records** — the ``__consumer_offsets`` record types: a ``coordinator-key`` file's ``apiKey`` is its record
-  type; the classic keys, whose version is their record type, say so with ``"recordType": "version"``
-  (:func:`record_types`, :func:`records`);
+* **records** — each coordinator's record types: a ``coordinator-key`` file's ``apiKey`` is its record type
+  *within its coordinator* (its ``"coordinator"``: ``group``, the default, writes ``__consumer_offsets``; ``share``
+  writes ``__share_group_state``, :data:`COORDINATORS`), so the share coordinator's types 0 and 1 shadow nothing of
+  the group coordinator's; the classic keys, whose version is their record type, say so with
+  ``"recordType": "version"`` (:func:`record_types`, :func:`records`, :func:`record_of`);
 * **error names** — from the one table the schemas cannot hold, :mod:`codec.wire.error_codes` (:func:`error_name`,
   :func:`error_code`); the names of the APIs no schema describes yet from Kafka's table of APIs,
   :mod:`codec.wire.api_keys` (:func:`api_name`);
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = [
+    "COORDINATORS",
     "Api",
     "Head",
     "KAFKA_RELEASES",
@@ -58,6 +61,7 @@ __all__ = [
     "messages_of_type",
     "ordered",
     "record_for",
+    "record_of",
     "record_types",
     "records",
     "request_header_version",
@@ -70,9 +74,21 @@ class Head:
     ``header``, ``data``, ``streams``, ``coordinator-key``, ``coordinator-value``), ``api_key`` (an API key, or a
     coordinator record's type; None), ``valid`` and ``flexible`` (:class:`~codec.wire.schema.Versions`),
     ``version_prefix`` (``int16`` or None), ``record_type`` (``version`` for a classic record key, else None),
-    ``releases`` (the ``"first-last"`` release range it follows, or None), ``history``."""
+    ``coordinator`` (the coordinator whose record a ``coordinator-key``/``-value`` is: ``group``, the default, or
+    ``share``), ``releases`` (the ``"first-last"`` release range it follows, or None), ``history``."""
 
-    __slots__ = ("name", "type", "api_key", "valid", "flexible", "version_prefix", "record_type", "releases", "history")
+    __slots__ = (
+        "name",
+        "type",
+        "api_key",
+        "valid",
+        "flexible",
+        "version_prefix",
+        "record_type",
+        "coordinator",
+        "releases",
+        "history",
+    )
 
     def __init__(self, raw: dict) -> None:
         self.name: str = raw["name"]
@@ -82,6 +98,7 @@ class Head:
         self.flexible = Versions.parse(raw.get("flexibleVersions", "none"))
         self.version_prefix: str | None = raw.get("versionPrefix")
         self.record_type: str | None = raw.get("recordType")
+        self.coordinator: str = raw.get("coordinator", "group")
         self.releases: str | None = raw.get("releases")
         self.history: tuple[str, ...] = tuple(raw.get("history", ()))
 
@@ -142,22 +159,23 @@ def ordered(names) -> list[str]:
     (ConsumerProtocol, Connect), the headers, each API's request and response by API key, each record's key and value
     by record type, then any other."""
     records = {}
-    for t, r in sorted(record_types().items(), reverse=True):  # (a record with two types: its first, the lowest)
-        records[r.key], records[r.value] = (t, 0), (t, 1)
+    for c, coordinator in enumerate(COORDINATORS):  # the group coordinator's records, then the share coordinator's
+        for t, r in sorted(record_types(coordinator).items(), reverse=True):  # (two types: the lowest)
+            records[r.key], records[r.value] = (c, t, 0), (c, t, 1)
 
     def key(n: str) -> tuple:
         h = head(n)
         if h.type == "streams":
-            return (0, 0, 0, n)
+            return (0, 0, 0, 0, n)
         if h.version_prefix is not None:
-            return (1, 0, 0, n)
+            return (1, 0, 0, 0, n)
         if h.type == "header":
-            return (2, 0, 0, n)
+            return (2, 0, 0, 0, n)
         if h.type in ("request", "response") and h.api_key is not None:
-            return (3, h.api_key, h.type == "response", n)
+            return (3, 0, h.api_key, h.type == "response", n)
         if n in records:
             return (4, *records[n], n)
-        return (5, 0, 0, n)
+        return (5, 0, 0, 0, n)
 
     return sorted(names, key=key)
 
@@ -344,18 +362,26 @@ def response_header_version(api_key: int, api_version: int) -> int:
     return 1 if api_version >= api.flexible_from else 0
 
 
-# --- __consumer_offsets records --------------------------------------------------------------------------------
+# --- coordinator records --------------------------------------------------------------------------------------
+
+#: Each coordinator that writes records -> the topic it writes them to: the group coordinator's
+#: ``__consumer_offsets`` (``GroupCoordinatorRecordSerde``) and the share coordinator's ``__share_group_state``
+#: (``ShareCoordinatorRecordSerde``). A record type is a number within its coordinator: the share coordinator's
+#: ShareSnapshot (0) and ShareUpdate (1) are not the classic OffsetCommit keys 0 and 1. A record schema names its
+#: coordinator with ``"coordinator"`` (``group`` when it does not).
+COORDINATORS = {"group": "__consumer_offsets", "share": "__share_group_state"}
 
 
 class Record:
-    """A ``__consumer_offsets`` record type: ``type`` (the int16 before its key), ``name`` (``<name>Key`` and
-    ``<name>Value`` are its schemas) and ``key_version`` (the key schema's version: 0 for Kafka 4's records, the
-    type itself for the classic ones, whose key version is their type)."""
+    """A coordinator record type: ``type`` (the int16 before its key), ``name`` (``<name>Key`` and ``<name>Value``
+    are its schemas), ``key_version`` (the key schema's version: 0 for Kafka 4's records, the type itself for the
+    classic ones, whose key version is their type) and ``coordinator`` (``group`` or ``share``, whose
+    :data:`COORDINATORS` topic holds it: ``topic``)."""
 
-    __slots__ = ("type", "name", "key_version")
+    __slots__ = ("type", "name", "key_version", "coordinator")
 
-    def __init__(self, type: int, name: str, key_version: int) -> None:
-        self.type, self.name, self.key_version = type, name, key_version
+    def __init__(self, type: int, name: str, key_version: int, coordinator: str = "group") -> None:
+        self.type, self.name, self.key_version, self.coordinator = type, name, key_version, coordinator
 
     @property
     def key(self) -> str:
@@ -366,53 +392,82 @@ class Record:
         return self.name + "Value"
 
     @property
+    def topic(self) -> str:
+        return COORDINATORS[self.coordinator]
+
+    @property
     def classic(self) -> bool:
         return self.key_version == self.type and head(self.key).record_type == "version"
 
     def __repr__(self) -> str:
-        return f"Record({self.type}, {self.name!r}, key_version={self.key_version})"
+        extra = "" if self.coordinator == "group" else f", coordinator={self.coordinator!r}"
+        return f"Record({self.type}, {self.name!r}, key_version={self.key_version}{extra})"
 
 
-_RECORDS: dict[int, Record] = {}
+_RECORDS: dict[str, dict[int, Record]] = {}
 
 
-def record_types() -> dict[int, Record]:
-    """Every record type -> its :class:`Record` (sorted by type): each ``coordinator-key`` schema's ``apiKey``, and
-    each version of a key whose ``recordType`` is ``version`` (the classic OffsetCommit 0 and 1, GroupMetadata 2)."""
+def record_types(coordinator: str = "group") -> dict[int, Record]:
+    """Every record type of a coordinator (:data:`COORDINATORS`; the group coordinator's ``__consumer_offsets`` by
+    default) -> its :class:`Record` (sorted by type): each of its ``coordinator-key`` schemas' ``apiKey``, and each
+    version of a key whose ``recordType`` is ``version`` (the classic OffsetCommit 0 and 1, GroupMetadata 2). Two
+    records of one type in one coordinator are refused (``ValueError``): neither shadows the other."""
     if not _RECORDS:
-        table: dict[int, Record] = {}
+        tables: dict[str, dict[int, Record]] = {c: {} for c in COORDINATORS}
+
+        def put(r: Record) -> None:
+            if r.coordinator not in tables:
+                raise ValueError(f"{r.key}: no coordinator {r.coordinator!r} (known: {', '.join(COORDINATORS)})")
+            other = tables[r.coordinator].get(r.type)
+            if other is not None:
+                raise ValueError(
+                    f"{r.key} and {other.key} are both record type {r.type} of the {r.coordinator} coordinator"
+                )
+            tables[r.coordinator][r.type] = r
+
         for n in message_names():
             if not n.endswith("Key"):
                 continue
             h = head(n)
             name = n.removesuffix("Key")
             if h.type == "coordinator-key" and h.api_key is not None:
-                table[h.api_key] = Record(h.api_key, name, h.valid.low)
+                put(Record(h.api_key, name, h.valid.low, h.coordinator))
             elif h.record_type == "version":
                 for v in range(h.valid.low, h.valid.high + 1):
-                    table[v] = Record(v, name, v)
-        _RECORDS.update(sorted(table.items()))
-    return _RECORDS
+                    put(Record(v, name, v, h.coordinator))
+        _RECORDS.update({c: dict(sorted(table.items())) for c, table in tables.items()})
+    try:
+        return _RECORDS[coordinator]
+    except KeyError:
+        raise ValueError(f"no coordinator {coordinator!r} (known: {', '.join(COORDINATORS)})") from None
 
 
-def records() -> dict[str, tuple[int, ...]]:
-    """Every record name -> its record types, the one Kafka's coordinator writes first (the highest: it writes
-    OffsetCommit keys as type 1 and reads 0 too)."""
+def records(coordinator: str = "group") -> dict[str, tuple[int, ...]]:
+    """Every record name of a coordinator -> its record types, the one Kafka's coordinator writes first (the highest:
+    it writes OffsetCommit keys as type 1 and reads 0 too)."""
     out: dict[str, list[int]] = {}
-    for t, r in record_types().items():
+    for t, r in record_types(coordinator).items():
         out.setdefault(r.name, []).append(t)
     return {name: tuple(sorted(types, reverse=True)) for name, types in out.items()}
 
 
-def record_for(name: str) -> tuple[int, ...] | None:
-    """The record types of a record name (``ConsumerGroupMetadata``, also ``...Key``/``...Value``), or None."""
-    table = records()
-    if name in table:
-        return table[name]
-    for suffix in ("Key", "Value"):
-        if name.endswith(suffix) and name.removesuffix(suffix) in table:
-            return table[name.removesuffix(suffix)]
+def record_of(name: str) -> Record | None:
+    """The :class:`Record` of a record name (``ShareSnapshot``, also ``...Key``/``...Value``) in whichever
+    coordinator writes it (the type Kafka writes first, for a record with two), or None. Record names are unique
+    across coordinators (a name is a schema file)."""
+    for coordinator in COORDINATORS:
+        table = records(coordinator)
+        for base in (name, name.removesuffix("Key"), name.removesuffix("Value")):
+            if base in table and (base == name or name in (base + "Key", base + "Value")):
+                return record_types(coordinator)[table[base][0]]
     return None
+
+
+def record_for(name: str) -> tuple[int, ...] | None:
+    """The record types of a record name (``ConsumerGroupMetadata``, also ``...Key``/``...Value``) within its
+    coordinator (:func:`record_of`), or None."""
+    r = record_of(name)
+    return None if r is None else records(r.coordinator)[r.name]
 
 
 # --- error names ----------------------------------------------------------------------------------------------

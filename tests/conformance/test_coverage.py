@@ -42,8 +42,13 @@ from tests.conftest import ROOT, consumer_round_counts
 # Partitions[].CommittedLeaderEpoch 2+ are ignorable); ShareFetchRequest's IsRenewAck (2+, default false) and
 # Topics[].Partitions[].PartitionMaxBytes (v0 only), ShareAcknowledgeRequest's IsRenewAck (ShareAcquireMode, 2+, is
 # ignorable). Kafka's classes at that commit refuse each vector (test_kafka44_refusals_are_kafkas_answers).
+# StreamsGroupDescribe v1 (4.4 branch, 8d3916cfe1): the request's IncludeTopologyDescription (bool, 1+, default false)
+# and the response's Groups[].TopologyDescription (nullable struct, 1+, default null) and
+# Groups[].TopologyDescriptionStatus (int8, 1+, default 0), none ignorable (Groups[].AssignorName is).
 KAFKA_REFUSALS = (
     {("ConsumerGroupHeartbeatRequest", 0, ("SubscribedTopicRegex",))}
+    | {("StreamsGroupDescribeRequest", 0, ("IncludeTopologyDescription",))}
+    | {("StreamsGroupDescribeResponse", 0, ("Groups", f)) for f in ("TopologyDescription", "TopologyDescriptionStatus")}
     | {("StreamsGroupHeartbeatResponse", 0, ("TopologyDescriptionRequired",))}
     | {("StreamsGroupHeartbeatResponse", 1, ("AcceptableRecoveryLagLegacy",))}
     | {("JoinGroupRequest", v, ("GroupInstanceId",)) for v in range(5)}

@@ -34,8 +34,11 @@ def test_every_target_has_seeds(corpus):
     # Metadata 0-13, OffsetCommit 2-10, OffsetFetch 1-10, FindCoordinator 0-6, ApiVersions 0-5 (72); and those of the
     # RPCs added at Kafka 4.4 (#43): DescribeGroups 0-6, ListGroups 0-5, OffsetDelete 0, DeleteGroups 0-3,
     # TxnOffsetCommit 0-6, ShareFetch and ShareAcknowledge 1-2, Initialize/Read/Delete ShareGroupState 0, Write and
-    # ReadSummary 0-1, DescribeShareGroupOffsets 0-1, Alter and Delete ShareGroupOffsets 0 (40)
-    assert len(TARGETS) == 108 + 72 + 40
+    # ReadSummary 0-1, DescribeShareGroupOffsets 0-1, Alter and Delete ShareGroupOffsets 0 (40); Kafka 4.4's
+    # StreamsGroupDescribe v1 (89) and StreamsGroupTopologyDescriptionUpdate v0 (93), and the share coordinator's
+    # __share_group_state records, whole (share-state-record) (3)
+    assert len(TARGETS) == 108 + 72 + 40 + 3
+    assert {"response-frame/89/v1", "response-frame/93/v0", "share-state-record"} <= set(TARGETS)
     without = sorted(t for t in TARGETS if not corpus.get(t))
     assert without == []
     assert set(corpus) <= set(TARGETS)  # no seed goes to a target that does not exist

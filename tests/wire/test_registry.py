@@ -127,6 +127,7 @@ def test_the_api_table_is_the_schemas():
     facts |= {k: (n + "ShareGroupState", 0) for k, n in zip((83, 84, 85, 86), state)}
     facts |= {87: ("ReadShareGroupStateSummary", 0)}
     facts |= {k: (n + "ShareGroupOffsets", 0) for k, n in zip((90, 91, 92), ("Describe", "Alter", "Delete"))}
+    facts |= {93: ("StreamsGroupTopologyDescriptionUpdate", 0)}  # Kafka 4.4 (KIP-1331)
     assert {k: (a.name, a.flexible_from) for k, a in apis.items()} == facts
     assert apis[11].request == "JoinGroupRequest" and apis[11].response == "JoinGroupResponse"
     assert (registry.request_header_version(11, 5), registry.request_header_version(11, 6)) == (1, 2)

@@ -1253,7 +1253,7 @@ valid(
     None,
     "A StreamsGroupMetadata value as "
     "Kafka 4.1's early access writes it: group epoch 9 and the MetadataHash (an int64, not tagged), no tagged "
-    "fields (ValidatedTopologyEpoch reads as -1, LastAssignmentConfigs as the empty array)",
+    "fields (ValidatedTopologyEpoch and 4.4's two description epochs read as -1, LastAssignmentConfigs as [])",
     i16(0) + i32(9) + i64(0x7A3F0C11D2E4B658) + tags(),
     {
         "valueVersion": 0,
@@ -1261,6 +1261,8 @@ valid(
         "metadataHash": 0x7A3F0C11D2E4B658,
         "validatedTopologyEpoch": -1,
         "lastAssignmentConfigs": [],
+        "storedDescriptionTopologyEpoch": -1,
+        "failedDescriptionTopologyEpoch": -1,
     },
 )
 w = (
@@ -1286,6 +1288,8 @@ valid(
             {"key": "num.standby.replicas", "value": "1"},
             {"key": "acceptable.recovery.lag", "value": "10000"},
         ],
+        "storedDescriptionTopologyEpoch": -1,
+        "failedDescriptionTopologyEpoch": -1,
     },
 )
 cuts("record-streams-group-metadata-value-ga", "StreamsGroupMetadataValue", None, w, [10, 18, len(w) - 1])
@@ -1297,7 +1301,15 @@ valid(
     "value whose LastAssignmentConfigs is null: Kafka writes it (tag 1, size 1, marker 00), the empty array being "
     "its default",
     i16(0) + i32(1) + i64(0) + tags({1: b"\x00"}),
-    {"valueVersion": 0, "epoch": 1, "metadataHash": 0, "validatedTopologyEpoch": -1, "lastAssignmentConfigs": None},
+    {
+        "valueVersion": 0,
+        "epoch": 1,
+        "metadataHash": 0,
+        "validatedTopologyEpoch": -1,
+        "lastAssignmentConfigs": None,
+        "storedDescriptionTopologyEpoch": -1,
+        "failedDescriptionTopologyEpoch": -1,
+    },
 )
 invalid(
     "record-streams-group-metadata-value-epoch-only",

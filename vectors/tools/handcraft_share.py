@@ -770,9 +770,10 @@ valid(
     "record-sharegrouptargetassignmentmetadata-value",
     "ShareGroupTargetAssignmentMetadataValue",
     None,
-    "A ShareGroupTargetAssignmentMetadata value: assignment epoch 7",
+    "A ShareGroupTargetAssignmentMetadata value: assignment epoch 7, no AssignmentTimestamp (tag 0 since 4.3: read "
+    "as 0)",
     i16(0) + i32(7) + tags(),
-    {"valueVersion": 0, "assignmentEpoch": 7},
+    {"valueVersion": 0, "assignmentEpoch": 7, "assignmentTimestamp": 0},
 )
 w = i16(0) + carr([T0 + ints([0, 1]) + tags(), T2 + ints([]) + tags()]) + tags()
 valid(

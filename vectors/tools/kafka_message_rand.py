@@ -89,7 +89,9 @@ def struct(fields, rng, structs, depth):
         fields = fields["fields"]
     out = {}
     for f in fields:
-        if not inv(f["versions"], V[0]):
+        # a tagged field without "versions" (StreamsGroupMetadataValue's LastAssignmentConfigs): Kafka's generator
+        # takes its taggedVersions
+        if not inv(f.get("versions", f.get("taggedVersions")), V[0]):
             continue
         if f.get("nullableVersions") and not inv(f["nullableVersions"], V[0]):
             f = {k: x for k, x in f.items() if k != "nullableVersions"}
