@@ -33,3 +33,17 @@ def test_a_link_no_page_shows_is_left_for_the_build_to_name():
     assert site.relink(text, "vectors/README.md", "guides/page.md") == (
         "[x](nowhere.md) [y](gate-in-ci.md) ![p](../../vectors/plots/a.png) [w](https://example.org/)"
     )
+
+
+def test_a_link_to_a_docs_page_goes_to_that_page():
+    """A repository file that links a docs page (vectors/README.md -> ../docs/reference/kafka-releases.md) keeps
+    the link working where a page shows the file: to that page, relative to the showing page."""
+    site = transclude.Site.scan(DOCS)
+    text = "[r](../docs/reference/kafka-releases.md) [s](../docs/reference/kafka-releases.md#anchor)"
+    assert site.relink(text, "vectors/README.md", "reference/vectors.md") == (
+        "[r](kafka-releases.md) [s](kafka-releases.md#anchor)"
+    )
+    assert site.relink(text, "vectors/README.md", "guides/page.md") == (
+        "[r](../reference/kafka-releases.md) [s](../reference/kafka-releases.md#anchor)"
+    )
+    assert "](kafka-releases.md)" in source("reference/vectors.md")

@@ -105,6 +105,10 @@ class Site:
             repo_path = os.path.normpath(source_dir / path).replace(os.sep, "/")
             if bang or repo_path.endswith(IMAGE_SUFFIXES):
                 new = os.path.relpath(self.root / repo_path, self.docs / page_dir)
+            elif (self.root / repo_path).resolve().is_relative_to(self.docs.resolve()) and repo_path.endswith(".md"):
+                # a docs page itself: the link goes to that page
+                target_page = (self.root / repo_path).resolve().relative_to(self.docs.resolve()).as_posix()
+                new = os.path.relpath(self.docs / target_page, self.docs / page_dir) if target_page != page else ""
             else:
                 shown = self.page_for(repo_path)
                 if shown is None:
