@@ -272,8 +272,8 @@ class Units:
             m.lists[0].append(unit.client_tags)
             m.lists[1].append(unit.tasks)
             m.lists[2].append(unit.subscribed_topics)
-            m.lists[3].append(None)
-            m.lists[4].append(None)
+            for items in m.lists[3:]:  # (owned partitions and generation, sticky user data: a classic member's)
+                items.append(None)
         elif cls is HeartbeatAssignmentUnit:
             self.common.append((index, "assignment", ckind, unit.streams, None))
             a = self.a
