@@ -376,6 +376,43 @@ def _from_frames_jsonl(c: _Corpus, shared: Path) -> dict[tuple, list[tuple[str, 
     return conns
 
 
+def _sticky_user_data(c: _Corpus, shared: Path | None) -> None:
+    """The layouts Kafka's sticky assignors write, built by the project's encoder; then the user data of every sticky
+    and cooperative-sticky subscription real clients sent in a JoinGroup of the captures (each distinct one once;
+    kafka-python's, which Kafka cannot read, included)."""
+    from ..errors import DecodeError
+    from ..group import decode_consumer
+    from ..group.sticky import COOPERATIVE_STICKY, STICKY, StickyUserData, encode_sticky_user_data
+    from ..wire.builder import decode_wire
+
+    for u in (
+        StickyUserData(STICKY, 1, (("orders", (0, 2, 4)), ("payments", ())), 7),
+        StickyUserData(STICKY, 0, (("t" * 300, (2147483647,)),)),
+        StickyUserData(STICKY, 1, (), -1),
+        StickyUserData(COOPERATIVE_STICKY, 0, (), 3),
+    ):
+        c.add(
+            f"{u.assignor}-assignor-user-data", encode_sticky_user_data(u), f"built: {u.layer} v{u.version}", True, True
+        )
+    if shared is None:
+        return
+    seen: set[tuple[str, bytes]] = set()
+    for r in _jsonl(shared / "captures" / "frames.jsonl"):
+        if r["api_key"] != 11 or r["direction"] != "request":
+            continue
+        origin = f"captures/frames.jsonl {r['run']}/{r['scenario']}/{r['conn']}/{r['correlation_id']}"
+        try:
+            join, _ = decode_wire("JoinGroupRequest", r["api_version"], bytes.fromhex(r["hex"])[r["body_offset"] :])
+            for p in join.protocols:
+                if p.name in (STICKY, COOPERATIVE_STICKY):
+                    data = decode_consumer("ConsumerProtocolSubscription", p.metadata).data.user_data
+                    if data and (p.name, bytes(data)) not in seen:
+                        seen.add((p.name, bytes(data)))
+                        c.add(f"{p.name}-assignor-user-data", bytes(data), f"{origin} ({p.name} user data)", None)
+        except DecodeError:
+            continue
+
+
 def _cut_pcap(raw: bytes, start: int, count: int) -> bytes:
     """The global header of a classic pcap file and its records ``[start, start + count)`` (pcap-savefile(5):
     a 24-byte header, then per packet a 16-byte header whose third word is the captured length)."""
@@ -704,6 +741,7 @@ def _corpus(shared: Path | None) -> dict[str, tuple[Seed, ...]]:
         conns = _from_frames_jsonl(c, shared)
         _from_pcaps(c, shared)
     _built(c)
+    _sticky_user_data(c, shared)
     _offsets(c)
     _streams_and_pcaps(c, conns, kio)
     _drawn(c)

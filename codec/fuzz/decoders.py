@@ -47,6 +47,11 @@ def _group_targets() -> dict[str, Target]:
 
     out["frame-stream"] = frame_stream
     out["share-state-record"] = share_state_record
+    # the sticky assignors' user data, as their kinds read it (Kafka's reading: codec.group.sticky)
+    from ..group.sticky import COOPERATIVE_STICKY, STICKY, decode_sticky_user_data
+
+    out["sticky-assignor-user-data"] = lambda b: decode_sticky_user_data(STICKY, b)
+    out["cooperative-sticky-assignor-user-data"] = lambda b: decode_sticky_user_data(COOPERATIVE_STICKY, b)
     return out
 
 

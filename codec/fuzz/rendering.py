@@ -29,6 +29,8 @@ _KIND_OF_TARGET = {
     "consumer-subscription": "consumer-subscription",
     "consumer-assignment": "consumer-assignment",
     "request-frame": "request-frame",
+    "sticky-assignor-user-data": "sticky-assignor-user-data",
+    "cooperative-sticky-assignor-user-data": "cooperative-sticky-assignor-user-data",
 }
 _MESSAGE_OF_KIND = {
     "subscription-info": "SubscriptionInfo",
@@ -160,10 +162,14 @@ def _order_free(message: str | None, value) -> bool:
 
 
 def _render_kind(name: str, data: bytes, canonical: bool) -> list[str]:
+    kind_name, opts = _kind_call(name)
+    return _render_as(kind_name, opts, data, canonical)
+
+
+def _render_as(kind_name: str, opts: dict, data: bytes, canonical: bool) -> list[str]:
     from ..conformance.messages import first_difference
     from ..catalog import get_kind
 
-    kind_name, opts = _kind_call(name)
     kind = get_kind(kind_name)
     problems: list[str] = []
     read_back = {}
@@ -371,6 +377,16 @@ def render_outputs(name: str, data: bytes, canonical: bool) -> list[str]:
     """Every output but the pipeline's rows (see :func:`render`)."""
     if name in ("pcap", "offsets-segment", "offsets-key-value"):
         return _render_story(name, data)
+    if name == "share-state-record":  # a __share_group_state record: its key and its value, each as its kind
+        from ..conformance.messages import kind_of
+        from ..wire.registry import record_types
+
+        n = int.from_bytes(data[:2], "big")
+        key, value = data[2 : 2 + n], data[2 + n :]
+        record = record_types("share")[int.from_bytes(key[:2], "big", signed=True)]
+        return _render_as(kind_of(record.key), {}, key, canonical) + (
+            _render_as(kind_of(record.name + "Value"), {}, value, canonical) if value else []
+        )
     if name == "frame-stream":
         from ..group import decode_request_frame
 

@@ -36,8 +36,9 @@ def test_every_target_has_seeds(corpus):
     # TxnOffsetCommit 0-6, ShareFetch and ShareAcknowledge 1-2, Initialize/Read/Delete ShareGroupState 0, Write and
     # ReadSummary 0-1, DescribeShareGroupOffsets 0-1, Alter and Delete ShareGroupOffsets 0 (40); Kafka 4.4's
     # StreamsGroupDescribe v1 (89) and StreamsGroupTopologyDescriptionUpdate v0 (93), and the share coordinator's
-    # __share_group_state records, whole (share-state-record) (3)
-    assert len(TARGETS) == 108 + 72 + 40 + 3
+    # __share_group_state records, whole (share-state-record) (3); the sticky and cooperative-sticky assignors' user
+    # data (2)
+    assert len(TARGETS) == 108 + 72 + 40 + 3 + 2
     assert {"response-frame/89/v1", "response-frame/93/v0", "share-state-record"} <= set(TARGETS)
     without = sorted(t for t in TARGETS if not corpus.get(t))
     assert without == []
