@@ -325,9 +325,12 @@ def _conformance_job(inp: _Inputs, rng: random.Random, budget: int, seed: str, i
         chosen.add("RebalanceRound")
         count += inp.rounds
     elif count > cap:
-        versions = sorted({v for (m, v), _ in inp.vector_counts.items() if m in chosen and v is not None})
-        version = rng.choice(versions)
-        count = sum(c for (m, v), c in inp.vector_counts.items() if m in chosen and v == version)
+        # (a version the command line can name: a rule vector's "version" -1 says what Kafka reads behind a
+        # negative version prefix, and no --version range selects it)
+        versions = sorted({v for (m, v), _ in inp.vector_counts.items() if m in chosen and v is not None and v >= 0})
+        version = rng.choice(versions) if versions else None
+        if version is not None:
+            count = sum(c for (m, v), c in inp.vector_counts.items() if m in chosen and v == version)
     args: list[str] = ["conformance", *common]
     for m in sorted(chosen):
         args += ["--message", m]
