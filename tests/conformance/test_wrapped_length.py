@@ -77,7 +77,14 @@ def test_a_reader_that_keeps_a_compact_length_in_an_int32_fails_only_the_wrapped
     # where Kafka reads the length -2 it fails (2**31 is Integer.MAX_VALUE to it as to Kafka, refused; the high bits
     # fall out of its int as out of Kafka's, the length it had): a non-nullable field read as empty where Kafka throws,
     # a nullable one as empty where Kafka reads null
-    assert failed & new == {i for i in new if "-int-min-" not in i and "-high-bits-" not in i}
+    # (which case a vector is, by what its description says it holds: a long field path shortens the id)
+    kept = {
+        v["id"]
+        for v in vectors
+        if v["id"] in new
+        and ("Java's Integer.MIN_VALUE" in v["description"] or "in five bytes, bits" in v["description"])
+    }
+    assert failed & new == new - kept
     for vid in ("protocols", "protocols-0-name", "groupinstanceid"):
         assert f"kr-joingrouprequest-v6-wrapped-length-{vid}" in failed
     # every message with a compact length: each group RPC and record value of a flexible version
