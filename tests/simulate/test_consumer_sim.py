@@ -1,0 +1,332 @@
+"""Plain consumer groups in ``simulate`` (issue #44): eager, cooperative (KIP-429) and KIP-848 runs.
+
+Expected values come from the scenario and the rules worked out by hand (the model in
+``codec/simulate/consumer.py``: a classic round lasts one heartbeat interval, 3 s; eager members revoke all they own
+when it starts), from Kafka's own ``CurrentAssignmentBuilderTest`` (transcribed below), from the recorded frames
+read back with the codec and the project's assignors and ``assign --consumer --check``, or from properties.
+
+``consumer-scale-out`` by hand, eager (range): orders has 12 partitions; C4, C5 and C6 join at 30, 50 and 70 s
+(three rounds); C1 stops at 150 s (a LeaveGroup: a round at once) and starts at 160 s (another). Each round all 12
+partitions are down for its 3 s: 5 * 12 * 3 = 180 partition-s, 12 at most at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from codec.assignor.consumer import assign_consumer
+from codec.assignor.consumer.wire import check_capture, group_from_join
+from codec.group import decode_consumer, decode_request_frame, decode_response_frame, decode_sticky_user_data
+from codec.simulate.command import register
+from codec.simulate.consumer import load_consumer_scenario, parse_consumer_scenario, simulate_consumer
+from codec.simulate.consumer_classic import ClassicRun
+from codec.simulate.consumer_kip848 import STABLE, UNRELEASED, UNREVOKED, Kip848Run, _Held
+from codec.simulate.scenario import ScenarioError, bundled_examples, example_path
+
+EXAMPLES = ["consumer-scale-out", "consumer-crash-resubscribe"]
+PROTOCOLS = ["eager", "cooperative", "kip848"]
+
+
+@pytest.fixture(scope="module")
+def runs():
+    out = {}
+    for name in EXAMPLES:
+        sc = load_consumer_scenario(example_path(name))
+        for p in PROTOCOLS:
+            out[name, p] = simulate_consumer(sc, p)
+    return out
+
+
+def test_bundled():
+    assert set(EXAMPLES) <= set(bundled_examples())
+
+
+def test_eager_scale_out_by_hand(runs):
+    m = runs["consumer-scale-out", "eager"].metrics
+    assert m["unavailable_partition_s"] == 180.0
+    assert m["max_unavailable"] == 12
+    assert m["rebalances"] == 5
+    assert m["assignor"] == "range"
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_eager_costs_at_least_cooperative_and_kip848(runs, name):
+    eager = runs[name, "eager"].metrics
+    for p in ("cooperative", "kip848"):
+        m = runs[name, p].metrics
+        assert eager["unavailable_partition_s"] >= m["unavailable_partition_s"]
+        assert eager["max_unavailable"] >= m["max_unavailable"]
+    assert runs["consumer-scale-out", "cooperative"].metrics["max_unavailable"] < 12
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_every_partition_owned_at_most_once_and_all_at_the_end(runs, name, protocol):
+    r = runs[name, protocol]
+    assert r.metrics["double_owned"] == 0 and r.timeline["double_owned"] == []
+    assert r.metrics["all_partitions_owned_at_end"]
+    owned = [p for held in r.final.values() for p in held]
+    assert sorted(owned) == sorted(f"{t}-{p}" for t, n in load_consumer_scenario(example_path(name)).topics.items() for p in range(n))  # fmt: skip
+
+
+def test_a_one_step_move_under_cooperative_is_caught():
+    """The ledger's check can fail: the cooperative protocol run with an assignor that moves partitions in one step
+    (sticky, not cooperative-sticky) owns partitions twice when a member joins."""
+    sc = load_consumer_scenario(example_path("consumer-scale-out"))
+    sim = ClassicRun(sc, "cooperative", keep_frames=False, run="t")
+    sim.assignor = "sticky"
+    sim.run()
+    assert sim.ledger.double_owned
+
+
+def _generated(seed: int) -> dict:
+    rnd = random.Random(seed)
+    topics = {f"t{i}": rnd.randint(1, 9) for i in range(rnd.randint(1, 3))}
+    names = [f"C{i}" for i in range(rnd.randint(2, 6))]
+    members = [
+        {"name": n, "topics": rnd.sample(sorted(topics), rnd.randint(1, len(topics))), "running": rnd.random() < 0.7}
+        for n in names
+    ]
+    members[0]["running"] = True
+    events, t = [], 0.0
+    for _ in range(rnd.randint(1, 6)):
+        t += rnd.choice([1, 2, 4, 7, 20, 50])
+        kind = rnd.choice(["start", "stop", "crash", "bounce", "subscribe"])
+        e = {"at": t, kind: rnd.choice(names)}
+        if kind == "subscribe":
+            e["topics"] = rnd.sample(sorted(topics), rnd.randint(1, len(topics)))
+        events.append(e)
+    return {"kind": "consumer", "name": f"gen-{seed}", "topics": topics, "members": members, "events": events,
+            "assignor": rnd.choice(["range", "roundrobin", "sticky", "cooperative-sticky"]),
+            "server_assignor": rnd.choice(["uniform", "server-range"]), "duration_s": t + 120}  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_groups_never_own_a_partition_twice(seed):
+    sc = parse_consumer_scenario(_generated(seed))
+    for p in PROTOCOLS:
+        r = simulate_consumer(sc, p, keep_frames=False)
+        assert r.metrics["double_owned"] == 0, (p, r.timeline["double_owned"][:3])
+        assert not [n for n in r.notes if "holds it" in n], p
+        held = [tp for ps in r.final.values() for tp in ps]
+        assert len(held) == len(set(held))
+
+
+def _frames(result) -> list[dict]:
+    return list(result.recorder.records)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("protocol", ["eager", "cooperative"])
+def test_classic_frames_decode_and_the_leader_gave_the_assignors_output(runs, name, protocol, tmp_path):
+    r = runs[name, protocol]
+    sc = load_consumer_scenario(example_path(name))
+    pending: dict = {}
+    sticky_seen = 0
+    for rec in _frames(r):
+        raw = bytes.fromhex(rec["hex"])
+        if rec["direction"] == "request":
+            f = decode_request_frame(raw, nested=False)
+            pending[rec["conn"], rec["correlation_id"]] = rec["api_key"]
+            if rec["api_key"] == 11:
+                metadata = bytes(f.body.protocols[0].metadata)
+                sub = decode_consumer("ConsumerProtocolSubscription", metadata)
+                assert sub.version == 3 and tuple(sub.data.topics)
+                if f.body.protocols[0].name == "sticky" and sub.data.user_data is not None:
+                    u = decode_sticky_user_data("sticky", bytes(sub.data.user_data))
+                    assert u.version == 1 and u.generation == sub.data.generation_id  # its last generation
+                    sticky_seen += 1
+                if protocol == "eager":
+                    assert not sub.data.owned_partitions  # onJoinPrepare revoked everything
+        else:
+            api = pending.pop((rec["conn"], rec["correlation_id"]))
+            f = decode_response_frame(raw, api, rec["api_version"], nested=False)
+            if api == 11 and f.body.members:
+                # the leader's JoinGroup response: the assignor run on it is what the leader's SyncGroup says
+                group = group_from_join(
+                    [(m.member_id, m.group_instance_id, bytes(m.metadata)) for m in f.body.members],
+                    {"topics": sc.topics},
+                )
+                mine = next(a for a in r.assignments if a["generation"] == f.body.generation_id)
+                assert assign_consumer(group, sc.protocol_assignor(protocol)).members == mine["members"]
+    if sc.assignor == "sticky" and protocol == "eager":
+        assert sticky_seen
+    _, pcap = r.recorder.write(tmp_path, "frames")
+    verdicts = list(check_capture(pcap, {"topics": sc.topics}, "auto"))
+    assert verdicts and all(v["checked"] and v["matches"] for v in verdicts)
+    assert len(verdicts) == r.metrics["rebalances"] + 1  # every round and the initial one
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_kip848_frames_decode_and_say_what_the_members_own(runs, name):
+    r = runs[name, "kip848"]
+    pending: dict = {}
+    reported: dict[str, set] = {}
+    last_seen: dict[str, float] = {}
+    last_assignment: dict[str, set] = {}
+    interval = load_consumer_scenario(example_path(name)).consumer_heartbeat_interval_ms / 1000
+    for rec in _frames(r):
+        raw = bytes.fromhex(rec["hex"])
+        assert rec["api_key"] == 68 and rec["api_version"] == 1
+        if rec["direction"] == "request":
+            f = decode_request_frame(raw, nested=False)
+            pending[rec["conn"], rec["correlation_id"]] = f.body
+            last_seen[f.body.member_id] = rec["ts"]
+            for mid in [m for m, at in last_seen.items() if at < rec["ts"] - interval - 1e-6]:
+                reported.pop(mid, None)  # a member silent for longer than its heartbeat interval has crashed
+            if f.body.topic_partitions is not None:
+                reported[f.body.member_id] = {(x.topic_id, p) for x in f.body.topic_partitions for p in x.partitions}
+            if f.body.member_epoch == -1:
+                reported.pop(f.body.member_id, None)
+        else:
+            req = pending.pop((rec["conn"], rec["correlation_id"]))
+            f = decode_response_frame(raw, 68, 1, nested=False)
+            assert f.body.error_code == 0
+            if f.body.assignment is not None:
+                last_assignment[req.member_id] = {
+                    (x.topic_id, p) for x in f.body.assignment.topic_partitions for p in x.partitions
+                }
+        # what the members report owning never overlaps
+        seen: set = set()
+        for owned in reported.values():
+            assert not owned & seen
+            seen |= owned
+    final = r.assignments[-1]
+    assert assign_consumer(final["group"], r.assignor).members == final["members"]
+
+
+# --- Kafka's CurrentAssignmentBuilderTest, transcribed (topic1/topic2 with 10 partitions each) -----------------
+
+
+def _sim(owners: dict, target: list, epoch: int) -> Kip848Run:
+    sc = parse_consumer_scenario(
+        {"kind": "consumer", "topics": {"topic1": 10, "topic2": 10}, "members": [{"name": "m"}], "duration_s": 1}
+    )
+    sim = Kip848Run(sc, "kip848", keep_frames=False, run="t")
+    sim.owners, sim.target, sim.assignment_epoch = dict(owners), {"member": target}, epoch
+    return sim
+
+
+def _tps(t1, t2) -> set:
+    return {("topic1", p) for p in t1} | {("topic2", p) for p in t2}
+
+
+def test_kafka_stable_to_unrevoked_partitions():
+    sim = _sim({tp: "member" for tp in _tps([1, 2, 3], [4, 5, 6])}, sorted(_tps([2, 3, 4], [5, 6, 7])), 11)
+    h = _Held("member", ("topic1", "topic2"), None, epoch=10, assigned=_tps([1, 2, 3], [4, 5, 6]))
+    sim._reconcile(h, None, False)  # no owned partitions sent: the member still owns what it must revoke
+    assert (h.state, h.epoch, h.assigned, h.pending) == (UNREVOKED, 10, _tps([2, 3], [5, 6]), _tps([1], [4]))
+
+
+def test_kafka_stable_to_unreleased_partitions():
+    own = _tps([1, 2, 3], [4, 5, 6])
+    owners = {tp: ("member" if tp in own else "other") for tp in _tps(range(10), range(10))}
+    sim = _sim(owners, sorted(_tps([1, 2, 3, 4], [4, 5, 6, 7])), 11)
+    h = _Held("member", ("topic1", "topic2"), None, epoch=10, assigned=set(own))
+    sim._reconcile(h, None, False)
+    assert (h.state, h.epoch, h.assigned, h.pending) == (UNRELEASED, 11, own, set())
+
+
+def test_kafka_unrevoked_partitions_to_stable():
+    sim = _sim({}, sorted(_tps([2, 3], [5, 6])), 11)
+    h = _Held("member", ("topic1", "topic2"), None, 10, UNREVOKED, _tps([2, 3], [5, 6]), _tps([1], [4]))
+    sim._reconcile(h, _tps([2, 3], [5, 6]), False)
+    assert (h.state, h.epoch, h.assigned, h.pending) == (STABLE, 11, _tps([2, 3], [5, 6]), set())
+
+
+def test_kafka_remains_in_unrevoked_partitions():
+    sim = _sim({}, sorted(_tps([3], [6])), 12)
+    h = _Held("member", ("topic1", "topic2"), None, 10, UNREVOKED, _tps([2, 3], [5, 6]), _tps([1], [4]))
+    sim._reconcile(h, _tps([1, 2, 3], [5, 6]), False)  # topic1-1 is still owned
+    assert (h.state, h.epoch, h.assigned, h.pending) == (UNREVOKED, 10, _tps([2, 3], [5, 6]), _tps([1], [4]))
+
+
+def test_kafka_unrevoked_to_stable_with_returned_partitions_pending_revocation():
+    owners = {tp: "member" for tp in _tps([2, 3, 4], [5, 6])}
+    sim = _sim(owners, sorted(_tps([2, 3, 4], [5, 6, 7])), 12)
+    h = _Held("member", ("topic1", "topic2"), None, 10, UNREVOKED, _tps([2, 3], [5, 6]), _tps([4], []))
+    sim._reconcile(h, _tps([2, 3], [5, 6]), False)
+    assert (h.state, h.epoch, h.assigned, h.pending) == (STABLE, 12, _tps([2, 3, 4], [5, 6, 7]), set())
+
+
+def test_kafka_stable_to_unrevoked_with_topics_no_longer_subscribed():
+    sim = _sim({}, sorted(_tps([1, 2, 3], [4, 5, 6])), 10)
+    h = _Held("member", ("topic1",), None, epoch=10, assigned=_tps([1, 2, 3], [4, 5, 6]))
+    sim._reconcile(h, _tps([1, 2, 3], [4, 5, 6]), True)
+    assert (h.state, h.epoch, h.assigned, h.pending) == (UNREVOKED, 10, _tps([1, 2, 3], []), _tps([], [4, 5, 6]))
+
+
+# --- the command and the scenario files ----------------------------------------------------------------
+
+
+def _args(argv: list[str]):
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    return parser.parse_args(["simulate", *argv])
+
+
+def test_command_compare(tmp_path, capsys):
+    args = _args(["--example", "consumer-scale-out", "--compare", "--out", str(tmp_path), "--no-plots"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[1].split()[:3] == ["protocol", "assignor", "rebalances"]
+    assert [ln.split()[:2] for ln in lines[3:6]] == [["eager", "range"], ["cooperative", "cooperative-sticky"], ["kip848", "uniform"]]  # fmt: skip
+    data = json.loads((tmp_path / "compare.json").read_text())
+    assert data["kind"] == "consumer" and [m["protocol"] for m in data["metrics"]] == PROTOCOLS
+    tl = json.loads((tmp_path / "kip848.timeline.json").read_text())
+    assert tl["kind"] == "consumer" and len(tl["timeline"]["partitions"]) == 12
+    assert (tmp_path / "eager.frames.pcap.gz").stat().st_size > 0
+
+
+def test_command_pictures(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    args = _args(["--example", "consumer-crash-resubscribe", "--compare", "--protocols", "eager,kip848", "--out", str(tmp_path), "--no-frames"])  # fmt: skip
+    assert args.func(args) == 0
+    for name in ("eager.png", "kip848.png", "compare.png", "compare.html"):
+        assert (tmp_path / name).stat().st_size > 1000
+    assert "<svg" in (tmp_path / "kip848.html").read_text()
+
+
+def test_command_errors(tmp_path, capsys):
+    args = _args(["--example", "consumer-scale-out", "--protocol", "ha", "--out", str(tmp_path)])
+    assert args.func(args) == 2
+    assert "a consumer group's: eager, cooperative, kip848" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"kind": "consumer", "topics": {"a": 0}, "members": [{"name": "C1"}]}))
+    args = _args([str(bad), "--out", str(tmp_path)])
+    assert args.func(args) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "topics[a]" in err
+
+
+@pytest.mark.parametrize(
+    "patch, why",
+    [
+        ({"topics": {}}, "topics"),
+        ({"members": []}, "members"),
+        ({"assignor": "uniform"}, "assignor"),
+        ({"server_assignor": "range"}, "server_assignor"),
+        ({"protocols": ["ha"]}, "protocols"),
+        ({"configs": {"heartbeat_interval_ms": 0}}, "configs.heartbeat_interval_ms"),
+        ({"events": [{"at": 1, "start": "nobody"}]}, "unknown member"),
+        ({"events": [{"at": 1, "subscribe": "C1"}]}, "topics goes with subscribe"),
+        ({"events": [{"at": 1, "stop": "C1", "topics": ["a"]}]}, "topics goes with subscribe"),
+        ({"partition_racks": {"a": [["r"]]}}, "partition_racks[a]"),
+        ({"nonsense": 1}, "unknown key"),
+    ],
+)
+def test_scenario_validation(patch, why):
+    base = {"kind": "consumer", "topics": {"a": 2}, "members": [{"name": "C1"}]}
+    with pytest.raises(ScenarioError, match=why.replace("[", r"\[").replace("]", r"\]")):
+        parse_consumer_scenario({**base, **patch})
+
+
+def test_example_files_parse_from_disk():
+    for name in EXAMPLES:
+        assert load_consumer_scenario(Path(example_path(name))).kind == "consumer"
