@@ -344,11 +344,10 @@ class ClassicRun:
             received[mid] = [(tp.topic, p) for tp in msg.data.assigned_partitions for p in tp.partitions]
         revoked_by: dict[str, list[TP]] = {}
         for mid, (m, _, _) in joins.items():  # every member takes what it was given ...
-            got = received[mid]
-            self.ledger.take(m.name, [tp for tp in got if tp not in m.owned], t)
+            self.ledger.take(m.name, [tp for tp in received[mid] if tp not in m.owned], t)
         for mid, (m, _, _) in joins.items():  # ... and gives up what it was not: a one-step move is owned twice
-            got = set(received[mid])
-            revoked = [tp for tp in m.owned if tp not in got]
+            given = set(received[mid])
+            revoked = [tp for tp in m.owned if tp not in given]
             if revoked:
                 self.ledger.give_up(m.name, revoked, t, revoked=True)
                 revoked_by[m.name] = revoked

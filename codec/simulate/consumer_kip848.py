@@ -181,9 +181,9 @@ class Kip848Run:
                 if c.running and c.member_id == args[1] and c.token == args[2]:
                     self._heartbeat(c, t)
             elif action == "expire":
-                h = self.held.get(args[0])
-                if h is not None and h.last_heartbeat == args[1]:
-                    self._remove(h, t, f"{args[2]}'s session timed out", (EXPIRED, h.member_id))
+                gone = self.held.get(args[0])
+                if gone is not None and gone.last_heartbeat == args[1]:
+                    self._remove(gone, t, f"{args[2]}'s session timed out", (EXPIRED, gone.member_id))
             self._sample(t)
         self.ledger.advance(end)
         self._sample(end)

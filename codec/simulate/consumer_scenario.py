@@ -212,7 +212,11 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
         partition_racks=racks,
         protocols=tuple(protocols),
         seed=seed,
-        **conf,
+        session_timeout_ms=conf["session_timeout_ms"],
+        heartbeat_interval_ms=conf["heartbeat_interval_ms"],
+        consumer_heartbeat_interval_ms=conf["consumer_heartbeat_interval_ms"],
+        consumer_session_timeout_ms=conf["consumer_session_timeout_ms"],
+        assignment_interval_ms=conf["assignment_interval_ms"],
     )
 
 
