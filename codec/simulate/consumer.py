@@ -4,7 +4,8 @@ the consumer group protocol (KIP-848), over real bytes.
 
 The model. The group starts stable at time 0 with the placement the run's assignor gives the running members
 from nothing (classic: generation 1, its JoinGroup/SyncGroup recorded; KIP-848: group epoch 1, every member at
-epoch 1). Then:
+epoch 1, each member's first heartbeat a full one -- its subscription, owned partitions and rebalance timeout --
+as a Java consumer sends after it reconnects, so that the capture says what every member holds). Then:
 
 * **eager** (:mod:`codec.simulate.consumer_classic`): a member joining, leaving (LeaveGroup), expiring (a crash:
   found ``session_timeout_ms`` later), changing its subscription or rejoining starts a round; every member revokes

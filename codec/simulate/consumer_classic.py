@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from ..assignor.consumer import ConsumerGroup, assign_consumer
 from ..assignor.consumer.model import TP
 from ..assignor.consumer.wire import assignment_bytes, member_from_subscription
-from ..causes.vocabulary import FOLLOW_UP, MEMBER_JOINED, UNKNOWN
+from ..causes.vocabulary import FOLLOW_UP, MEMBER_JOINED, SUBSCRIPTION_CHANGED, UNKNOWN
 from ..group import StickyUserData, consumer_subscription, decode_consumer, encode_consumer, encode_sticky_user_data
 from ..javaorder import hashmap_order
 from ..wire.builder import wire_class
@@ -243,7 +243,11 @@ class ClassicRun:
         elif e.kind == "subscribe":
             m.topics = e.topics or ()
             if m.running:  # subscribe() with other topics: the consumer rejoins (requestRejoinIfNecessary)
-                self._trigger(t, f"{e.member} subscribes to {', '.join(m.topics) or 'nothing'}", (UNKNOWN, m.member_id))
+                self._trigger(
+                    t,
+                    f"{e.member} subscribes to {', '.join(m.topics) or 'nothing'}",
+                    (SUBSCRIPTION_CHANGED, m.member_id),
+                )
         else:
             if not m.running:
                 self.notes.append(f"{t:g}s: {e.kind} {e.member}: not running")

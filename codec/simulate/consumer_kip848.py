@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from ..assignor.consumer import ConsumerGroup, ConsumerMember, assign_consumer
 from ..assignor.consumer.model import TP
 from ..assignor.consumer.server import topic_id
-from ..causes.vocabulary import MEMBER_JOINED, UNKNOWN
+from ..causes.vocabulary import MEMBER_JOINED, SUBSCRIPTION_CHANGED, UNKNOWN
 from ..group import (
     decode_request_frame,
     decode_response_frame,
@@ -111,6 +111,7 @@ class _Client:
     sent_topics: tuple[str, ...] | None = None
     token: int = 0
     joined_at: float = 0.0
+    full: bool = False  # the next heartbeat is a full one (HeartbeatState.reset)
 
 
 class Kip848Run:
@@ -163,7 +164,7 @@ class Kip848Run:
                 for tp in h.assigned:
                     self.owners[tp] = c.member_id
                 c.epoch, c.owned = 1, set(h.assigned)
-                c.sent_owned, c.sent_topics = frozenset(c.owned), c.topics
+                c.full = True  # the capture starts here: each member's first heartbeat says all it holds
                 self.ledger.take(c.name, sorted(c.owned), 0.0)
                 self._schedule(c, 0.0)
         self._sample(0.0)
@@ -235,7 +236,8 @@ class Kip848Run:
 
     def _heartbeat(self, c: _Client, t: float, *, leaving: bool = False) -> None:
         T = _cls("ConsumerGroupHeartbeatRequest", "TopicPartitions")
-        joining = c.epoch == 0 and not leaving
+        joining = (c.epoch == 0 or c.full) and not leaving
+        c.full = False
         owned = frozenset(c.owned)
         send_owned = joining or owned != c.sent_owned
         send_topics = joining or c.topics != c.sent_topics
@@ -296,7 +298,7 @@ class Kip848Run:
             if req.subscribed_topic_names is not None and set(req.subscribed_topic_names) != set(h.topics):
                 h.topics = tuple(req.subscribed_topic_names)
                 changed = True
-                self._bump(t, f"{name} subscribes to {', '.join(h.topics) or 'nothing'}", (UNKNOWN, mid))
+                self._bump(t, f"{name} subscribes to {', '.join(h.topics) or 'nothing'}", (SUBSCRIPTION_CHANGED, mid))
         h.last_heartbeat = t
         self._push(t + self.sc.consumer_session_timeout_ms / 1000.0, "expire", mid, t, name)
         if self.group_epoch > self.assignment_epoch and t >= self.assigned_at + self.sc.assignment_interval_ms / 1000:

@@ -1,6 +1,6 @@
 """Plain consumer group scenario files for ``simulate`` (``"kind": "consumer"``, issue #44): read and checked, every
 field by name. The format is the simulator guide's "Consumer groups" section; the model is
-:mod:`codec.simulate.consumer`'s docstring.
+:mod:`codec.simulate.consumer`'s docstring. A scenario::
 
     {"kind": "consumer", "name": "consumer-scale-out", "description": "...", "seed": 1,
      "topics": {"orders": 12},

@@ -8,6 +8,18 @@ read back with the codec and the project's assignors and ``assign --consumer --c
 ``consumer-scale-out`` by hand, eager (range): orders has 12 partitions; C4, C5 and C6 join at 30, 50 and 70 s
 (three rounds); C1 stops at 150 s (a LeaveGroup: a round at once) and starts at 160 s (another). Each round all 12
 partitions are down for its 3 s: 5 * 12 * 3 = 180 partition-s, 12 at most at once.
+
+Cooperative (cooperative-sticky, quotas floor/ceil of 12 / members): C4 joins at 30, round [30, 33]: C1-C3 hold 4
+each over a quota of 3, each revokes one at 33, the follow-up round [33, 36] gives the three to C4: 3 * 3 = 9. C5
+at 50: quotas 2-3 with two members at 3: two partitions revoked at 53, given at 56: 2 * 3 = 6. C6 at 70: 2 each,
+the two at 3 give one each: 6. C1 stops at 150: its 2 partitions are nobody's until the round [150, 153] gives them
+out: 6. C1 starts at 160: two revoked at 163, given at 166: 6. In all 9 + 6 + 6 + 6 + 6 = 33, at most 3 at once.
+
+KIP-848 (uniform; heartbeats every 5 s in step, the initial members' from 0 and the joiners' from 30, 50, 70; an
+event happens before the heartbeats of the same instant): C4 joins at 30, the others revoke one each at their
+heartbeat at 30, C4 takes the three at its heartbeat at 35: 3 * 5 = 15. C5 at 50 and C6 at 70: two each, 10 and 10.
+C1 stops at 150: the others' heartbeats at 150 take its two at once: 0. C1 starts at 160: two revoked at 160, taken
+at 165: 10. In all 15 + 10 + 10 + 0 + 10 = 45.
 """
 
 from __future__ import annotations
@@ -52,6 +64,37 @@ def test_eager_scale_out_by_hand(runs):
     assert m["max_unavailable"] == 12
     assert m["rebalances"] == 5
     assert m["assignor"] == "range"
+
+
+def test_cooperative_scale_out_by_hand(runs):
+    r = runs["consumer-scale-out", "cooperative"]
+    assert r.metrics["unavailable_partition_s"] == 33.0
+    assert r.metrics["max_unavailable"] == 3
+    assert [rb["completed_s"] for rb in r.rebalances] == [33, 36, 53, 56, 73, 76, 153, 163, 166]
+    assert r.metrics["revocations"] == 3 + 2 + 2 + 2  # (C1's stop is no revocation)
+
+
+def test_kip848_scale_out_by_hand(runs):
+    r = runs["consumer-scale-out", "kip848"]
+    assert r.metrics["unavailable_partition_s"] == 45.0
+    assert r.metrics["max_unavailable"] == 3
+    assert [rb["completed_s"] for rb in r.rebalances] == [30, 50, 70, 150, 160]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("protocol", ["eager", "cooperative"])
+def test_the_capture_story_tells_each_classic_rebalance_s_cause(runs, name, protocol, tmp_path):
+    """The cause engine's oracle (as tests/causes/test_simulated.py for Streams and Connect): each generation's main
+    cause read from the pcap is the simulator's, naming the member the simulator names."""
+    from codec.capture.story import Generation, capture_story
+
+    r = runs[name, protocol]
+    _, pcap = r.recorder.write(tmp_path, "frames")
+    gens = {g.generation: g for g in capture_story(pcap) if isinstance(g, Generation) and g.generation is not None}
+    for rb in r.rebalances:
+        told = gens[rb["generation"]].rebalance
+        assert told is not None
+        assert (told.cause.kind, rb["cause_member"] in told.cause.members) == (rb["cause"], True), rb["reasons"]
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
@@ -127,6 +170,8 @@ def test_classic_frames_decode_and_the_leader_gave_the_assignors_output(runs, na
     r = runs[name, protocol]
     sc = load_consumer_scenario(example_path(name))
     pending: dict = {}
+    given: dict = {}  # (client id, generation) -> the partitions its SyncGroup response gave
+    generations: dict = {}
     sticky_seen = 0
     for rec in _frames(r):
         raw = bytes.fromhex(rec["hex"])
@@ -140,12 +185,22 @@ def test_classic_frames_decode_and_the_leader_gave_the_assignors_output(runs, na
                 if f.body.protocols[0].name == "sticky" and sub.data.user_data is not None:
                     u = decode_sticky_user_data("sticky", bytes(sub.data.user_data))
                     assert u.version == 1 and u.generation == sub.data.generation_id  # its last generation
+                    # ... and the partitions that generation's SyncGroup gave it
+                    assert sorted(u.topic_partitions()) == sorted(given[f.header.client_id, u.generation])
                     sticky_seen += 1
                 if protocol == "eager":
                     assert not sub.data.owned_partitions  # onJoinPrepare revoked everything
         else:
             api = pending.pop((rec["conn"], rec["correlation_id"]))
             f = decode_response_frame(raw, api, rec["api_version"], nested=False)
+            if api == 14:
+                a = decode_consumer("ConsumerProtocolAssignment", bytes(f.body.assignment))
+                generation = generations[rec["conn"]]
+                given[rec["client_id"], generation] = [
+                    (x.topic, p) for x in a.data.assigned_partitions for p in x.partitions
+                ]
+            if api == 11:
+                generations[rec["conn"]] = f.body.generation_id
             if api == 11 and f.body.members:
                 # the leader's JoinGroup response: the assignor run on it is what the leader's SyncGroup says
                 group = group_from_join(
