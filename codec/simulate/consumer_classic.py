@@ -136,8 +136,7 @@ class _Member:
     name: str
     topics: tuple[str, ...]
     rack: str | None
-    running: bool = False  # consuming (a crashed member is not)
-    known: bool = False  # in the coordinator's group (a crashed member is, until its session expires)
+    running: bool = False  # consuming, in the coordinator's group
     member_id: str = ""
     key: str = ""
     incarnation: int = 0
@@ -145,7 +144,6 @@ class _Member:
     owned: list[TP] = field(default_factory=list)
     last_assigned: list[TP] | None = None  # StickyAssignor's memberAssignment
     joined_at: float = 0.0
-    expires_at: float | None = None
     joined_topics: tuple[str, ...] = ()
 
 
@@ -165,7 +163,8 @@ class ClassicRun:
         self.seq = 0
         self.generation = 0
         self.leader: str | None = None
-        self.join_order: list[str] = []
+        self.join_order: list[str] = []  # the running members, in the order they joined
+        self.dead: dict[str, float] = {}  # crashed members the coordinator still counts: member id -> expiry
         self.round_start: float | None = None
         self.round_pending = False
         self.reasons: list[str] = []
@@ -181,15 +180,13 @@ class ClassicRun:
 
     def _new_member(self, m: _Member, t: float) -> None:
         m.incarnation += 1
-        m.running = m.known = True
+        m.running = True
         m.member_id = f"consumer-{GROUP}-{m.name}-" + str(
             uuid.uuid5(uuid.NAMESPACE_URL, f"{self.sc.seed}/{self.sc.name}/{m.name}/{m.incarnation}")
         )
         m.key = f"{m.name}#{m.incarnation}"
-        m.generation, m.owned, m.last_assigned, m.joined_at, m.expires_at = -1, [], None, t, None
+        m.generation, m.owned, m.last_assigned, m.joined_at = -1, [], None, t
         self.rec.connect(m.key, m.name, f"consumer-{GROUP}-{m.name}", "classic", t)
-        if m.name in self.join_order:
-            self.join_order.remove(m.name)
         self.join_order.append(m.name)
 
     def run(self):
@@ -210,11 +207,8 @@ class ClassicRun:
             if action == "event":
                 self._event(args[0], t)
             elif action == "expire":
-                m = self.members[args[0]]
-                if m.member_id == args[1] and m.known and not m.running:
-                    m.known = False
-                    self.join_order.remove(m.name)
-                    self._trigger(t, f"{m.name}'s session timed out", (EXPIRED, m.member_id))
+                if self.dead.pop(args[1], None) is not None:
+                    self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
             elif action == "complete":
                 self._complete(t)
             elif action == "rejoin":
@@ -235,8 +229,8 @@ class ClassicRun:
     def _event(self, e: ConsumerEvent, t: float) -> None:
         m = self.members[e.member]
         if e.kind == "start":
-            if m.running or m.known:
-                self.notes.append(f"{t:g}s: start {e.member}: already in the group")
+            if m.running:
+                self.notes.append(f"{t:g}s: start {e.member}: already running")
                 return
             self._new_member(m, t)
             self._trigger(t, f"{e.member} joins", (MEMBER_JOINED, m.member_id))
@@ -258,15 +252,15 @@ class ClassicRun:
                 cid, _ = self.rec.request(m.key, LEAVE_GROUP, Frames.leave_request(GROUP, m.member_id, "the consumer is being closed"), t)  # fmt: skip
                 self.rec.response(m.key, cid, Frames.leave_response(m.member_id), t)
                 self.rec.close(m.key, t)
-                m.known = False
                 self.join_order.remove(m.name)
                 self._trigger(t, f"{e.member} leaves", (LEFT, m.member_id))
             else:
                 times = [at for at in (t - 2 * self.hb, t - self.hb) if at >= m.joined_at]
                 self.rec.heartbeats(m.key, GROUP, self.generation, m.member_id, times, 0.0, t)
                 self.rec.close(m.key, t)
-                m.expires_at = t + self.sc.session_timeout_ms / 1000.0
-                self._push(m.expires_at, "expire", m.name, m.member_id)
+                self.join_order.remove(m.name)
+                self.dead[m.member_id] = t + self.sc.session_timeout_ms / 1000.0
+                self._push(self.dead[m.member_id], "expire", m.name, m.member_id)
 
     def _trigger(self, t: float, reason: str, cause: tuple[str, str]) -> None:
         if self.round_pending:
@@ -287,10 +281,8 @@ class ClassicRun:
         self._push(t + self.hb, "complete")
 
     def _complete(self, t: float, *, initial: bool = False) -> None:
-        waiting = [self.members[n] for n in self.join_order if not self.members[n].running]
-        if waiting:  # the coordinator waits for members it still counts (a crashed one: until its session ends)
-            expires = [m.expires_at for m in waiting if m.expires_at is not None]
-            self._push(max(max(expires, default=t), t), "complete")
+        if self.dead:  # the coordinator waits for members it still counts (a crashed one: until its session ends)
+            self._push(max(max(self.dead.values()), t), "complete")
             return
         self.round_pending = False
         members = [self.members[n] for n in self.join_order]

@@ -385,3 +385,28 @@ def test_scenario_validation(patch, why):
 def test_example_files_parse_from_disk():
     for name in EXAMPLES:
         assert load_consumer_scenario(Path(example_path(name))).kind == "consumer"
+
+
+def test_a_member_restarted_before_its_session_ends_by_hand():
+    """C2 of two members on ``a`` (4 partitions; range gives C1 a-0, a-1 and C2 a-2, a-3) crashes at 10 s and starts
+    again at 20 s, as a new member, while the coordinator still counts its old incarnation (session 45 s).
+
+    Eager: the join starts a round at 20 in which C1 revokes all; the round waits for the dead incarnation until its
+    session ends at 55: 2 partitions down over [10, 20], 4 over [20, 55]: 20 + 140 = 160. Cooperative: C1 keeps its
+    two; C2's two are down from 10 until the round completes at 55: 90. KIP-848 (heartbeats at 5, 10, ...; the crash
+    at 10 comes before that heartbeat, so its last is at 5 and its session ends at 50): C2 rejoining at 20 makes
+    the uniform target of three members move one of C1's to the new C2, which C1 revokes at its heartbeat at 20 and
+    the new C2 takes at 25; the dead member's two are freed at 50 and taken at the heartbeats of 50:
+    2 * 10 + 3 * 5 + 2 * 25 = 85."""
+    sc = parse_consumer_scenario(
+        {"kind": "consumer", "topics": {"a": 4}, "members": [{"name": "C1"}, {"name": "C2"}],
+         "events": [{"at": 10, "crash": "C2"}, {"at": 20, "start": "C2"}], "duration_s": 120}
+    )  # fmt: skip
+    got = {p: simulate_consumer(sc, p) for p in PROTOCOLS}
+    assert {p: r.metrics["unavailable_partition_s"] for p, r in got.items()} == {
+        "eager": 160.0,
+        "cooperative": 90.0,
+        "kip848": 85.0,
+    }
+    assert [(rb["started_s"], rb["completed_s"]) for rb in got["eager"].rebalances] == [(20.0, 55.0)]
+    assert all(r.metrics["all_partitions_owned_at_end"] and r.metrics["double_owned"] == 0 for r in got.values())
