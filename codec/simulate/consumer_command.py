@@ -42,15 +42,21 @@ def run_consumer(args, source: str | Path, run_protocols) -> int:
     def label(name: str) -> str:
         return f"{name} ({scenario.protocol_assignor(name)})"
 
-    return run_protocols(
-        args,
-        scenario,
-        names,
-        simulate=simulate_consumer,
-        label=label,
-        plot_run=plot_consumer_run,
-        plot_compare=plot_consumer_compare,
-        write_html=write_consumer_html,
-        format_table=format_consumer_table,
-        compare_extra={"kind": "consumer"},
-    )
+    from ..assignor.consumer import AssignmentError
+
+    try:
+        return run_protocols(
+            args,
+            scenario,
+            names,
+            simulate=simulate_consumer,
+            label=label,
+            plot_run=plot_consumer_run,
+            plot_compare=plot_consumer_compare,
+            write_html=write_consumer_html,
+            format_table=format_consumer_table,
+            compare_extra={"kind": "consumer"},
+        )
+    except AssignmentError as e:  # where Kafka's assignor throws (the sticky one's quirk), with Kafka's message
+        print(f"error: the assignor failed: {_text.printable(str(e))}", file=sys.stderr)
+        return 1

@@ -115,6 +115,15 @@ def _topic_list(v, where: str) -> tuple[str, ...]:
     return tuple(_name(t, where, "a topic") for t in v)
 
 
+def _known_topics(names: tuple[str, ...], topics: dict[str, int], where: str) -> tuple[str, ...]:
+    """A subscription names topics of ``topics`` only: a misspelt name would subscribe to nothing, silently (Kafka's
+    assignors skip a topic the metadata lacks)."""
+    unknown = [t for t in names if t not in topics]
+    if unknown:
+        raise ScenarioError(f"{where}: topic(s) {', '.join(unknown)} not in the scenario's topics"[:200])
+    return names
+
+
 def _choice(v, allowed, where: str) -> str:
     if v not in allowed:
         raise ScenarioError(f"{where}: one of {', '.join(allowed)}, got {v!r}"[:200])
@@ -159,7 +168,7 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
         where = f"members[{i}]"
         _known(raw, {"name", "topics", "rack", "running"}, where)
         mname = _name(raw.get("name"), where)
-        mtopics = _topic_list(raw.get("topics", list(topics)), f"{where}.topics")
+        mtopics = _known_topics(_topic_list(raw.get("topics", list(topics)), f"{where}.topics"), topics, where)
         rack = raw.get("rack")
         if rack is not None:
             rack = _name(rack, where, "rack")
@@ -194,6 +203,8 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
     events: list[ConsumerEvent] = []
     for i, raw in enumerate(raw_events):
         events.extend(_events(raw, i, names))
+        if events and events[-1].topics is not None:
+            _known_topics(events[-1].topics, topics, f"events[{i}]")
     if len(events) > MAX_EVENTS:
         raise ScenarioError(f"events: at most {MAX_EVENTS}")
     duration = number_field(data.get("duration_s", 300), "duration_s", positive=True)
