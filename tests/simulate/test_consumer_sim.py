@@ -430,3 +430,38 @@ def test_an_assignor_failure_is_one_line(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "NullPointerException" in err
     assert not (tmp_path / "eager.timeline.json").exists()
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_capture_story_tells_each_kip848_epoch_s_cause_and_the_holdings(runs, name, tmp_path):
+    """The story reads a KIP-848 run's pcap as a heartbeat group: each group epoch the simulator's coordinator
+    bumped has the simulator's cause, naming its member, and what each live member holds at the end is what the run
+    ends with."""
+    from codec.capture.story import HeartbeatGroup, capture_story
+
+    r = runs[name, "kip848"]
+    _, pcap = r.recorder.write(tmp_path, "frames")
+    (group,) = [g for g in capture_story(pcap) if isinstance(g, HeartbeatGroup)]
+    assert group.findings == []
+    told = {rb.epoch: rb for rb in group.epoch_causes}
+    for rb in r.rebalances:
+        cause = told[rb["generation"]].causes[0]
+        assert (cause.kind, rb["cause_member"] in cause.members) == (rb["cause"], True), rb["reasons"]
+    names = {t: n for n, t in ((n, str(u)) for n, u in Kip848Run(load_consumer_scenario(example_path(name)), "kip848", keep_frames=False, run="t").ids.items())}  # fmt: skip
+    held = {}
+    last = set(group.epoch_causes[-1].members)  # the members of the last epoch (a crashed one has expired)
+    for mid, m in group.members.items():
+        if mid in last and m.steps:
+            client = m.client_id.rsplit("-", 1)[1]
+            held[client] = sorted(f"{t}-{p}" for t, p in (_named(tid, names) for tid in m.steps[-1].holdings.get("partitions", ())))  # fmt: skip
+    assert held == {c: r.final[c] for c in held}
+    assert set(held) >= {c for c, ps in r.final.items() if ps}
+
+
+def _named(tp, names: dict) -> tuple[str, int]:
+    import base64
+    import uuid
+
+    tid, p = tp
+    raw = base64.urlsafe_b64decode(tid + "==")
+    return names[str(uuid.UUID(bytes=raw))], p
