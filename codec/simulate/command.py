@@ -52,7 +52,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
     p = subparsers.add_parser(
         "simulate",
-        help="simulate a Streams group through membership changes",
+        help="simulate a Streams, Connect or consumer group through membership changes",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
