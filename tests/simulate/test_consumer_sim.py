@@ -465,3 +465,16 @@ def _named(tp, names: dict) -> tuple[str, int]:
     tid, p = tp
     raw = base64.urlsafe_b64decode(tid + "==")
     return names[str(uuid.UUID(bytes=raw))], p
+
+
+def test_kip848_assignment_interval_holds_the_target_back():
+    """``assignment_interval_ms``: the coordinator computes the next target only once that long has passed since the
+    last one (at time 0): C4's join at 30 s bumps the epoch, but the target that gives it partitions comes at the
+    first heartbeat at or after 100 s, and C4 consumes nothing before."""
+    data = json.loads(example_path("consumer-scale-out").read_text())
+    data["configs"] = {"assignment_interval_ms": 100_000}
+    r = simulate_consumer(parse_consumer_scenario(data), "kip848", keep_frames=False)
+    assert r.rebalances[0]["started_s"] == 30 and r.rebalances[0]["completed_s"] == 100
+    c4 = r.timeline["instances"]["C4"]
+    assert [row["active"] for row in c4 if row["t"] < 100] in ([0], [])
+    assert r.metrics["double_owned"] == 0 and r.metrics["all_partitions_owned_at_end"]
