@@ -304,7 +304,7 @@ class ClassicRun:
                 m.key,
                 JOIN_GROUP,
                 _join_request(m.member_id, self.assignor, metadata, self.sc.session_timeout_ms, reason),
-                max(start, m.joined_at),  # fmt: skip
+                max(start, m.joined_at),
             )
             m.joined_topics = m.topics
             joins[m.member_id] = (m, cid, frame.body.protocols[0].metadata)
