@@ -449,7 +449,19 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
         .orderBy(F.desc("records"))
         .collect()
     ]
+    consumer = {"generations_checked": 0, "not_checked": 0, "not_checked_sample": []}
+    if "consumer_checks" in tables:  # (codec.pipeline.consumerchecks: which generations it could not check, why)
+        v = tables["consumer_checks"].filter(F.col("check").isNull()).cache()
+        consumer["generations_checked"] = v.filter(F.col("checked")).count()
+        nc = v.filter(~F.col("checked"))
+        consumer["not_checked"] = nc.count()
+        consumer["not_checked_sample"] = [
+            r.asDict()
+            for r in nc.select("group", "generation", "why").orderBy("group", "generation").limit(50).collect()
+        ]
+        v.unpersist()
     return {
+        "consumer_assignor_checks": consumer,
         "charts": {
             "versions_by_date": versions,
             "error_rate_by_date": units_ok_counts,

@@ -114,6 +114,7 @@ from pyspark.sql import functions as F
 from ..wire.registry import first_release
 from .config import Config
 from .findings import (
+    consumer_assignor_checks,
     consumer_findings,
     consumer_move_findings,
     detector_findings,
@@ -541,12 +542,15 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         & F.col("group").isNotNull()
     ).select("group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
     share_findings = _share_findings(assignments, members, share_topics)
+    # (not a table: the report lists the consumer generations the assignor checks could not check, and why)
+    verdicts = tables["consumer_checks"] = consumer_assignor_checks(ok)
     tables["findings"] = materialize(
         "findings",
         _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors)
         .unionByName(share_findings)
         .unionByName(consumer_findings(assignments))
         .unionByName(consumer_move_findings(assignments, members, rebalances))
+        .unionByName(verdicts.filter(F.col("check").isNotNull()).drop("checked", "why"))
         .unionByName(detector_findings(rebalances)),
     )
     tables["quarantine"] = materialize("quarantine", quarantine)
