@@ -103,7 +103,12 @@ with the evidence). A share group's: ``unheld-partition`` (a partition of its to
 partition in one generation, pending revocation included; :func:`codec.pipeline.findings.consumer_findings`); a classic one's ``eager-move-without-revocation`` (an eager
 protocol's member whose subscription still lists a partition another member is given) and ``cooperative-one-step-move``
 (cooperative-sticky giving a partition a member still held to another in one generation;
-:func:`codec.pipeline.findings.consumer_move_findings`). The Streams checks above look at the active, standby and warm-up rows only.
+:func:`codec.pipeline.findings.consumer_move_findings`); and, running Kafka's assignor on each generation's leader's
+JoinGroup response and SyncGroup request bytes with the partition counts of the Metadata responses in the group's
+input (:mod:`codec.pipeline.consumerchecks`), ``not-the-assignors-assignment``, ``partition-unowned`` and
+``member-never-rejoined`` (a member of a generation the next one's JoinGroup response does not list, without a
+LeaveGroup); the generations those could not check are listed, with the reason, in the report's
+``consumer_assignor_checks``. The Streams checks above look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
