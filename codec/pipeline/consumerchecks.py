@@ -238,12 +238,10 @@ def _row(group: str, generation: int, *, checked=None, why=None, check=None, sev
 
 
 def group_consumer_checks(pdf):
-    """``applyInPandas``'s function: one group's facts in, its findings and verdicts out."""
-    import pandas as pd
-
+    """``applyInPandas``'s function: one group's facts in, its findings and verdicts out (a DataFrame of the input's
+    class: pandas, which only Spark's side needs)."""
     cols = [c.split()[0] for c in VERDICT_SCHEMA.split(", ")]
-    if pdf.empty:
-        return pd.DataFrame([], columns=cols)
     records = pdf.to_dict("records")
-    group = records[0]["group"]
-    return pd.DataFrame(generation_verdicts(group, records), columns=cols)
+    if not records:
+        return type(pdf)([], columns=cols)
+    return type(pdf)(generation_verdicts(records[0]["group"], records), columns=cols)
