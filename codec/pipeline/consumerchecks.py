@@ -22,7 +22,7 @@ and, from two generations in a row:
 Both checks of an assignment need the topics' partition counts, which group messages do not carry: they are the
 counts of the Metadata responses in the same input (``source``) as the group's JoinGroup response, a topic's
 count known where every such response that names it agrees (and the partitions' replica racks from their brokers,
-for the rack-aware assignors). A generation that cannot be checked -- its leader's JoinGroup response or SyncGroup
+for the rack-aware assignors); for a topic none names, the count given with ``--partitions TOPIC=N``. A generation that cannot be checked -- its leader's JoinGroup response or SyncGroup
 request not in the input, a protocol that is none of Kafka's assignors, a subscribed topic whose count no Metadata
 response gives (or whose responses disagree), bytes that do not read -- has no such finding and says why: one
 verdict row each (``checked``, ``why``), which the job's report lists.
@@ -85,8 +85,9 @@ def _topics(rows: list[dict]) -> tuple[dict[str, int], dict[str, list[list[str]]
     )
 
 
-def generation_verdicts(group: str, rows: Iterable[dict]) -> list[dict[str, Any]]:
-    """The findings and verdict rows (:data:`VERDICT_SCHEMA`) of one group's facts (:data:`FACTS_SCHEMA`)."""
+def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """The findings and verdict rows (:data:`VERDICT_SCHEMA`) of one group's facts (:data:`FACTS_SCHEMA`);
+    ``given``: partition counts for the topics no Metadata response of the group's input names (``--partitions``)."""
     from ..assignor.consumer.findings import decoded, group_findings
     from ..assignor.consumer.model import CLIENT_ASSIGNORS, AssignmentError
     from ..assignor.consumer.wire import (
@@ -99,6 +100,9 @@ def generation_verdicts(group: str, rows: Iterable[dict]) -> list[dict[str, Any]
 
     rows = list(rows)
     counts, racks, disagree = _topics([r for r in rows if r["what"] == "topic"])
+    for t, n in (given or {}).items():  # (a topic the responses name, or disagree on, keeps what they say)
+        if t not in counts and t not in disagree:
+            counts[t] = n
     gens: dict[int, CapturedGeneration] = {}
     joined: dict[int, str] = {}  # generation -> the record of its leader's JoinGroup response (the first one)
     for r in sorted(
@@ -154,7 +158,7 @@ def generation_verdicts(group: str, rows: Iterable[dict]) -> list[dict[str, Any]
                 why = f"the partition count of {', '.join(unknown)} is not known: " + (
                     f"the Metadata responses of the group's input disagree on {', '.join(odd)}"
                     if odd
-                    else "no Metadata response of the group's input names it"
+                    else "no Metadata response of the group's input names it (nor --partitions)"
                 )
         if why is None:
             v = check_generation(gen, doc, "auto")
@@ -237,11 +241,11 @@ def _row(group: str, generation: int, *, checked=None, why=None, check=None, sev
             "member": member, "process_id": None, "detail": detail, "escaped": None, "checked": checked, "why": why}  # fmt: skip
 
 
-def group_consumer_checks(pdf):
+def group_consumer_checks(pdf, given: dict[str, int] | None = None):
     """``applyInPandas``'s function: one group's facts in, its findings and verdicts out (a DataFrame of the input's
     class: pandas, which only Spark's side needs)."""
     cols = [c.split()[0] for c in VERDICT_SCHEMA.split(", ")]
     records = pdf.to_dict("records")
     if not records:
         return type(pdf)([], columns=cols)
-    return type(pdf)(generation_verdicts(records[0]["group"], records), columns=cols)
+    return type(pdf)(generation_verdicts(records[0]["group"], records, given), columns=cols)

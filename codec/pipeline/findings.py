@@ -262,12 +262,13 @@ def consumer_move_findings(assignments: DataFrame, members: DataFrame, rebalance
     )
 
 
-def consumer_assignor_checks(ok: DataFrame) -> DataFrame:
+def consumer_assignor_checks(ok: DataFrame, partitions: dict[str, int] | None = None) -> DataFrame:
     """A classic consumer group's checks that run Kafka's assignor on what its leader saw
     (:mod:`codec.pipeline.consumerchecks`: ``not-the-assignors-assignment``, ``partition-unowned``,
     ``member-never-rejoined``), one group at a time, over the units (``ok``: not quarantined) that carry a plain
     consumer's subscription and assignment bytes, the leader's JoinGroup responses, the LeaveGroup requests and the
-    Metadata responses' topics of the groups' inputs (``source``). Rows of :data:`~.consumerchecks.VERDICT_SCHEMA`:
+    Metadata responses' topics of the groups' inputs (``source``); ``partitions``: the counts given for topics no
+    such response names (``--partitions``). Rows of :data:`~.consumerchecks.VERDICT_SCHEMA`:
     the findings (``check`` set) and one verdict per generation (``check`` null)."""
     g = ok.filter(F.col("group").isNotNull())
 
@@ -317,7 +318,12 @@ def consumer_assignor_checks(ok: DataFrame) -> DataFrame:
         )
     )
     keep = joins.select("group").distinct()  # (only groups a leader's plain consumer JoinGroup response shows)
-    return rows.join(keep, "group", "left_semi").groupBy("group").applyInPandas(group_consumer_checks, VERDICT_SCHEMA)
+    given = dict(partitions or {})
+
+    def checks(pdf):  # (applyInPandas reads its function's signature: a closure, not a partial)
+        return group_consumer_checks(pdf, given)
+
+    return rows.join(keep, "group", "left_semi").groupBy("group").applyInPandas(checks, VERDICT_SCHEMA)
 
 
 def finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:

@@ -54,7 +54,9 @@ Tables (one Parquet directory each):
   input holds the whole group; ``client_count``: a Streams group's distinct process ids, any other group's distinct
   ``{client id, host}`` of its members, each member's from any unit of the same group and member id, a member
   without a known client id not counted), the versions in use, the probing deadlines (members whose ``next_rebalance_ms``
-  is not Long.MAX_VALUE), task counts, and why the generation formed: ``cause`` (the main one: ``kind``,
+  is not Long.MAX_VALUE), task counts (a Streams group's active tasks, standby and warm-up replicas) and
+  ``assigned_partitions`` (a consumer or share group's, classic or Kafka 4: the partitions its members hold in the
+  generation, each once, pending revocation included), and why the generation formed: ``cause`` (the main one: ``kind``,
   ``members``, ``detail``, ``confidence``, ``evidence`` as ``{ts, what}``), ``causes`` (every cause found, the main
   one first; the vocabulary is :mod:`codec.causes`', the capture story's, decided by the same engine in
   :mod:`codec.pipeline.causes`) and ``moved`` (the partitions or tasks whose owner changed from the generation
@@ -548,7 +550,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     ).select("group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
     share_findings = _share_findings(assignments, members, share_topics)
     # (not a table: the report lists the consumer generations the assignor checks could not check, and why)
-    verdicts = tables["consumer_checks"] = consumer_assignor_checks(ok)
+    verdicts = tables["consumer_checks"] = consumer_assignor_checks(ok, dict(cfg.partitions))
     tables["findings"] = materialize(
         "findings",
         _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors)

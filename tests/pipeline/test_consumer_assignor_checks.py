@@ -22,6 +22,8 @@ pytest.importorskip("pyspark", reason="the pipeline tests need the spark extra (
 
 from codec.capture.metadata import metadata_response_v12  # noqa: E402
 from codec.group import decode_consumer, decode_message  # noqa: E402
+from codec.pipeline.command import topic_count  # noqa: E402
+from codec.pipeline.config import Config  # noqa: E402
 from codec.pipeline.job import Options, run  # noqa: E402
 from tests.conftest import SHARED  # noqa: E402
 
@@ -39,6 +41,8 @@ INPUTS = {
     "none": (["java-default"], []),
     "disagree": (["kp-default"], [TOPICS, {"orders": 8, "events": 3}]),
 }
+#: ``--partitions``: a count for a topic "none" has no Metadata response of ("disagree"'s responses agree on it)
+GIVEN = (("events", 3),)
 #: the LeaveGroup request left out of the input (ck-default's first member: it leaves after generation 4)
 DROPPED_LEAVE = ("ck-default", "ck-default-c1")
 
@@ -66,7 +70,8 @@ def result(spark, tmp_path_factory):
         lines += [_metadata_frame(t, i + 1) for i, t in enumerate(metadata)]
         (folder / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     out = tmp_path_factory.mktemp("consumer-checks") / "out"
-    summary = run(Options(inputs=[str(folder)], out=str(out), quiet=True), spark)
+    # --partitions events=3: a count for a topic no Metadata response names (orders stays unknown without them)
+    summary = run(Options(inputs=[str(folder)], out=str(out), quiet=True, config=Config(partitions=GIVEN)), spark)
     return out, summary
 
 
@@ -221,7 +226,10 @@ def test_the_report_names_the_generations_it_could_not_check_and_why(result):
     odd = {n for n, g in leader_generations("kp-default").items() if g["members"] and g["assignments"] is not None}
     assert none and odd
     for n in none:
-        assert why[("g-java-default", n)].endswith("no Metadata response of the group's input names it")
+        assert why[("g-java-default", n)] == (
+            "the partition count of orders is not known: no Metadata response of the group's input names it (nor "
+            "--partitions)"
+        )
     for n in odd:
         assert "the Metadata responses of the group's input disagree on orders (6 and 8)" in why[("g-kp-default", n)]
     assert not [r for r in read_table(out, "findings") if r["group"] in ("g-java-default", "g-kp-default")
@@ -234,3 +242,72 @@ def test_metadata_requests_are_not_selected_and_responses_are_decoded(result):
     assert summary["counts"]["quarantined"] == 0
     # (these inputs hold Metadata responses only: each is decoded, none is left out)
     assert not any("Metadata" in k or "API key 3" in k for k in summary["not_selected_by_reason"])
+
+
+def _join_requests(scenario: str) -> dict[str, str]:
+    """member id -> client id, off the JoinGroup requests that name their member (and the responses to the others)."""
+    out, pending = {}, {}
+    for f in _scenario(scenario):
+        if f["api_key"] != 11:
+            continue
+        if f["direction"] == "request":
+            v = decode_message("JoinGroupRequest", f["api_version"], _body(f)).value
+            if v.member_id:
+                out[v.member_id] = f["client_id"]
+            pending[(f["conn"], f["correlation_id"])] = f["client_id"]
+        elif f.get("error_code", 0) == 0:
+            v = decode_message("JoinGroupResponse", f["api_version"], _body(f)).value
+            out.setdefault(v.member_id, pending[(f["conn"], f["correlation_id"])])
+    return out
+
+
+@pytest.mark.parametrize("scenario", ["java-sticky", "java-cooperative-sticky", "kp-sticky", "ck-default"])
+def test_the_tables_carry_a_classic_consumer_group_whole(result, scenario):
+    """What a Streams group's rows carry, a plain consumer group's carry too: every member with its client,
+    subscription, owned partitions and generation; every partition it is given; the generation's size, clients and
+    partitions."""
+    from codec.assignor.consumer.wire import member_from_subscription
+
+    out, _ = result
+    group = f"g-{scenario}"
+    gens = {n: g for n, g in leader_generations(scenario).items() if g["members"] and g["assignments"] is not None}
+    clients = _join_requests(scenario)
+    reb = {r["generation"]: r for r in read_table(out, "rebalances") if r["group"] == group}
+    members = {}
+    for r in read_table(out, "members"):
+        if r["group"] == group and r["generation"] is not None and r["kind"] == "frame":
+            members.setdefault((r["generation"], r["member"]), r)
+    assignments: dict = {}
+    for r in read_table(out, "assignments"):
+        if r["group"] == group:
+            assert r["role"] == "consumer" and r["task"] == f"{r['topic']}-{r['partition']}"
+            assignments.setdefault(r["generation"], {}).setdefault(r["member"], set()).add((r["topic"], r["partition"]))
+    assert len(gens) >= 5
+    for n, g in gens.items():
+        r = reb[n]
+        ids = [m for m, _, _ in g["members"]]
+        assert (r["group_protocol"], r["protocol"], r["protocol_type"]) == ("classic", g["protocol"], "consumer")
+        assert (r["member_count"], r["reported_member_count"], r["members_complete"]) == (len(ids), len(ids), True)
+        assert r["client_count"] == len({clients[m] for m in ids})
+        given = {m: set(ps) for m, ps in g["assignments"].items()}
+        assert r["assigned_partitions"] == len(set().union(*given.values()))
+        assert assignments[n] == {m: ps for m, ps in given.items() if ps}
+        for m, inst, raw in g["members"]:
+            row, want = members[(n, m)], member_from_subscription(m, inst, raw)
+            assert row["client_id"] == clients[m] and row["subscribed_topics"] == list(want.topics)
+            owned = {(t["topic"], p) for t in row["owned_partitions"] or () for p in t["partitions"]}
+            assert owned == set(want.owned)
+            version = decode_consumer("ConsumerProtocolSubscription", raw).version
+            assert row["consumer_protocol_version"] == version
+            assert row["subscription_generation"] == (
+                decode_consumer("ConsumerProtocolSubscription", raw).data.generation_id if version >= 2 else None
+            )
+
+
+def test_partitions_option_reads_topic_equals_count():
+    import argparse
+
+    assert topic_count("orders=6") == ("orders", 6) and topic_count("a=b=2") == ("a=b", 2)
+    for bad in ("orders", "orders=0", "=3", "orders=-1", "orders=x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            topic_count(bad)
