@@ -189,7 +189,7 @@ def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] 
                     task=f.get("partition"),
                     member=f.get("member"),
                     detail=f["detail"],
-                )  # fmt: skip
+                )
             )
     out.extend(_never_rejoined(group, gens, rows, member_from_subscription, _partitions_of))
     return out

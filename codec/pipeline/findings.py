@@ -300,11 +300,11 @@ def consumer_assignor_checks(ok: DataFrame, partitions: dict[str, int] | None = 
                 record_id=F.col("record_id"),
                 protocol=F.col("protocol_name"),
                 leader=F.col("leader"),
-            )  # fmt: skip
+            )
         )
         .unionByName(
             facts(g.filter(F.col("assignment_bytes").isNotNull()), "sync", **member, data=F.col("assignment_bytes"))
-        )  # fmt: skip
+        )
         .unionByName(facts(g.filter(F.col("group_event") == "leave"), "leave", member=F.col("member")))
         .unionByName(
             facts(
@@ -314,7 +314,7 @@ def consumer_assignor_checks(ok: DataFrame, partitions: dict[str, int] | None = 
                 topic=F.col("_t.topic"),
                 partitions=F.col("_t.partitions"),
                 racks=F.col("_t.racks"),
-            )  # fmt: skip
+            )
         )
     )
     keep = joins.select("group").distinct()  # (only groups a leader's plain consumer JoinGroup response shows)
