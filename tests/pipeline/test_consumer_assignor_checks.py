@@ -311,3 +311,42 @@ def test_partitions_option_reads_topic_equals_count():
     for bad in ("orders", "orders=0", "=3", "orders=-1", "orders=x"):
         with pytest.raises(argparse.ArgumentTypeError):
             topic_count(bad)
+
+
+def test_a_static_member_back_under_a_new_member_id_rejoined():
+    """A static member (``group.instance.id``) that comes back with a new member id rejoined (Kafka's coordinator
+    replaces the old id, KIP-345); a dynamic one missing from the next JoinGroup without a LeaveGroup did not."""
+    from codec.assignor.consumer.wire import assignment_bytes
+    from codec.group import consumer_subscription, encode_consumer
+    from codec.pipeline.consumerchecks import generation_verdicts
+
+    sub = encode_consumer(consumer_subscription(0, topics=("t",), user_data=None))
+
+    def join(gen, unit, member, instance):
+        return {"what": "join", "generation": gen, "record_id": f"j{gen}", "unit": unit, "member": member,
+                "instance": instance, "data": sub}  # fmt: skip
+
+    rows = [
+        {"what": "joined", "generation": 1, "record_id": "j1", "protocol": "range", "leader": "a"},
+        join(1, 1, "a", "static-a"),
+        join(1, 2, "b", None),
+        {"what": "sync", "generation": 1, "record_id": "s1", "unit": 1, "member": "a", "data": assignment_bytes([])},
+        {
+            "what": "sync",
+            "generation": 1,
+            "record_id": "s1",
+            "unit": 2,
+            "member": "b",
+            "data": assignment_bytes([("t", 0)]),
+        },  # fmt: skip
+        {"what": "joined", "generation": 2, "record_id": "j2", "protocol": "range", "leader": "a2"},
+        join(2, 1, "a2", "static-a"),
+        {"what": "topic", "topic": "t", "partitions": 1},
+    ]
+    out = generation_verdicts("g", rows)
+    never = [r for r in out if r["check"] == "member-never-rejoined"]
+    assert [(r["generation"], r["member"]) for r in never] == [(2, "b")]
+    assert "it was given t-0" in never[0]["detail"]
+    assert [r["why"] for r in out if r["check"] is None] == [None, "the leader's SyncGroup request is not in the input"]
+    rows.append({"what": "leave", "member": "b"})
+    assert not [r for r in generation_verdicts("g", rows) if r["check"] == "member-never-rejoined"]
