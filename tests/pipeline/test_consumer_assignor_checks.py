@@ -235,6 +235,9 @@ def test_the_report_names_the_generations_it_could_not_check_and_why(result):
     assert not [r for r in read_table(out, "findings") if r["group"] in ("g-java-default", "g-kp-default")
                 and r["check"] in ("partition-unowned", "not-the-assignors-assignment")]  # fmt: skip
     assert report["not_checked"] >= len(none) + len(odd)
+    html = (out / "report.html").read_text()
+    assert f"{report['generations_checked']} generations checked, {report['not_checked']} not checked" in html
+    assert "the partition count of orders is not known" in html
 
 
 def test_metadata_requests_are_not_selected_and_responses_are_decoded(result):
