@@ -16,7 +16,7 @@ import uuid
 from ..wire.builder import decode_wire
 from ..wire.message import encode, from_json
 
-__all__ = ["METADATA", "metadata_response_v12", "topic_names"]
+__all__ = ["METADATA", "metadata_response_v12", "topic_names", "topic_partitions"]
 
 METADATA = 3
 _NO_ID = uuid.UUID(int=0)
@@ -32,6 +32,31 @@ def topic_names(body: bytes, version: int) -> dict[str, str]:
         for t in response.topics
         if t.name and t.topic_id != _NO_ID
     }
+
+
+def topic_partitions(body: bytes, version: int) -> list[tuple[str | None, str, int, list[list[str]]]]:
+    """The topics of a MetadataResponse body at ``version`` as a consumer's leader sees them (Kafka's
+    ``MetadataResponse.buildCluster``: a topic answered with an error is left out): ``(topic id in Kafka's short
+    form, or None below v10, name, partition count, each partition's replica racks)``, the racks those of the
+    response's brokers that name one (``Cluster``'s nodes), sorted; the partitions in the response's order."""
+    response, _ = decode_wire("MetadataResponse", version, bytes(body))
+    racks = {b.node_id: b.rack for b in response.brokers if getattr(b, "rack", None)}
+    out = []
+    for t in response.topics:
+        if t.error_code or t.name is None:
+            continue
+        tid = getattr(t, "topic_id", None)
+        short = base64.urlsafe_b64encode(tid.bytes).decode("ascii").rstrip("=") if tid and tid != _NO_ID else None
+        by_index = sorted(t.partitions, key=lambda p: p.partition_index)
+        out.append(
+            (
+                short,
+                t.name,
+                len(t.partitions),
+                [sorted({racks[n] for n in p.replica_nodes if n in racks}) for p in by_index],
+            )
+        )
+    return out
 
 
 def metadata_response_v12(

@@ -75,8 +75,9 @@ Accepted ``kind`` values (Kafka's message names and the vectors' short names are
   ``response``), ``body_offset`` (optional: the header is parsed when absent) and, to pair responses
   with requests, ``conn`` (or ``connection``) and ``correlation_id``. Only JoinGroup (11), SyncGroup (14),
   ConsumerGroupHeartbeat (68), ConsumerGroupDescribe (69), StreamsGroupHeartbeat (88), StreamsGroupDescribe
-  (89), ShareGroupHeartbeat (76) and ShareGroupDescribe (77) frames are input to the job; other frames are
-  counted as *not selected*, and so are
+  (89), ShareGroupHeartbeat (76) and ShareGroupDescribe (77) frames, LeaveGroup (13) requests and Metadata (3)
+  responses (the topics' partition counts and replica racks, for :mod:`codec.pipeline.consumerchecks`) are input
+  to the job; other frames are counted as *not selected*, and so are
   lines whose ``type`` is not ``frame`` (``capture --json`` also writes generation and summary lines);
 * ``group-metadata``: a ``__consumer_offsets`` record: ``key`` and ``value`` (binary, or hex
   strings), e.g. what Spark's Kafka source or ``kafka-dump-log --print-data-log`` gives. Only

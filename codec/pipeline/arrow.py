@@ -146,7 +146,7 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q, self.c = _Kind(7), _Kind(7), _Kind(1), _Kind(0), _Kind(len(_C_LISTS))
+        self.m, self.a, self.g, self.q, self.c = _Kind(8), _Kind(8), _Kind(2), _Kind(0), _Kind(len(_C_LISTS))
 
     # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
     def member_fields(self, fields: tuple, tasks: list, tags: list | None) -> None:
@@ -197,6 +197,7 @@ class Units:
             m.lists[4].append(unit.subscription_generation)
             m.lists[5].append(unit.sticky_partitions)
             m.lists[6].append(unit.sticky_generation)
+            m.lists[7].append(unit.subscription_bytes)
             if info is None:
                 m.rows.append((None,) * 7 + extra)
                 m.lists[0].append(None)
@@ -227,6 +228,7 @@ class Units:
             a.lists[4].append(unit.topic_partitions)
             a.lists[5].append(None)
             a.lists[6].append(None)
+            a.lists[7].append(unit.assignment_bytes)
             if info is None:
                 a.rows.append((None,) * 5)
                 a.lists[0].append(None)
@@ -286,6 +288,7 @@ class Units:
             a.lists[4].append(None)
             a.lists[5].append(unit.consumed)
             a.lists[6].append(unit.revoking)
+            a.lists[7].append(None)
         elif cls is ConnectUnit:
             self.common.append((index, "connect", ckind, None, None))
             c = self.c
@@ -326,6 +329,7 @@ class Units:
             g = unit  # (a group unit: a LeaveGroup request's carries its event and reason)
             self.g.rows.append((g.protocol_type, g.member_count, g.error_code, g.group_protocol, g.event, g.reason))
             self.g.lists[0].append(getattr(unit, "share_topics", None))
+            self.g.lists[1].append(getattr(unit, "metadata_topics", None))
         if (
             unit.member is not None
             or unit.group is not None

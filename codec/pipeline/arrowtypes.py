@@ -93,6 +93,7 @@ MEMBER = pa.struct(
         ("subscription_generation", _I32),
         ("sticky_partitions", pa.list_(TOPIC_PARTITIONS)),
         ("sticky_generation", _I32),
+        ("subscription_bytes", _BIN),
     ]
 )
 _A_SCALARS = [
@@ -118,10 +119,16 @@ ASSIGNMENT = pa.struct(
         ("topic_partitions", pa.list_(TOPIC_PARTITIONS)),
         ("consumed", pa.list_(SHARED)),
         ("revoking", pa.list_(SHARED)),
+        ("assignment_bytes", _BIN),
     ]
 )
 #: a share group's topic (its records and Describe responses): id, name, the partitions to hold (null: unknown)
 SHARE_TOPIC = pa.struct([("topic_id", _STR), ("topic", _STR), ("partitions", pa.list_(_I32))])
+#: a Metadata response's topic: id (Kafka's short form; null below v10), name, partition count, and each
+#: partition's replica racks (the brokers' racks; an empty list where none is known)
+METADATA_TOPIC = pa.struct(
+    [("topic_id", _STR), ("topic", _STR), ("partitions", _I32), ("racks", pa.list_(pa.list_(_STR)))]
+)
 #: ``group_protocol``: ``consumer`` (KIP-848), ``streams`` (KIP-1071) or ``share`` (KIP-932) for Kafka 4's
 #: groups, null for classic ones
 GROUP = pa.struct(
@@ -133,6 +140,7 @@ GROUP = pa.struct(
         ("group_event", _STR),
         ("leave_reason", _STR),
         ("share_topics", pa.list_(SHARE_TOPIC)),
+        ("metadata_topics", pa.list_(METADATA_TOPIC)),
     ]
 )
 CONNECT_TASK = pa.struct([("connector", _STR), ("task", _I32)])

@@ -79,6 +79,15 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the apps' max.warmup.replicas, for the warmup check (default: unknown)",
     )
+    p.add_argument(
+        "--partitions",
+        type=topic_count,
+        action="append",
+        default=[],
+        metavar="TOPIC=N",
+        help="a topic's partition count, for the consumer groups' assignor checks where no Metadata response of "
+        "the group's input names it (repeat for each topic)",
+    )
     p.add_argument("--shuffle-partitions", type=int_range(*INT), metavar="N", help="spark.sql.shuffle.partitions")
     p.add_argument("--driver-memory", default="2g", help="local mode driver memory (default 2g)")
     p.add_argument(
@@ -137,6 +146,14 @@ def usage_error(args) -> str | None:
         if value is not None and value < least:
             return f"{name} {value}: must be at least {least}"
     return None
+
+
+def topic_count(text: str) -> tuple[str, int]:
+    """``TOPIC=N`` (``--partitions``): a topic's name and its partition count (1 or more)."""
+    name, sep, n = text.rpartition("=")
+    if not sep or not name or not n.isdigit() or not 0 < int(n) <= 2**31 - 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: TOPIC=N, N a partition count from 1")
+    return name, int(n)
 
 
 _SIZE = re.compile(r"([1-9][0-9]{0,12})([kKmMgG]?)")

@@ -9,11 +9,13 @@ from pyspark.sql import functions as F
 
 from .causes import FINDINGS_SCHEMA, group_findings
 from .config import Config
+from .consumerchecks import FACTS_SCHEMA, VERDICT_SCHEMA, group_consumer_checks
 
 __all__ = [
     "share_findings",
     "consumer_findings",
     "consumer_move_findings",
+    "consumer_assignor_checks",
     "findings",
     "detector_findings",
     "finding",
@@ -258,6 +260,70 @@ def consumer_move_findings(assignments: DataFrame, members: DataFrame, rebalance
             member="member",
         )
     )
+
+
+def consumer_assignor_checks(ok: DataFrame, partitions: dict[str, int] | None = None) -> DataFrame:
+    """A classic consumer group's checks that run Kafka's assignor on what its leader saw
+    (:mod:`codec.pipeline.consumerchecks`: ``not-the-assignors-assignment``, ``partition-unowned``,
+    ``member-never-rejoined``), one group at a time, over the units (``ok``: not quarantined) that carry a plain
+    consumer's subscription and assignment bytes, the leader's JoinGroup responses, the LeaveGroup requests and the
+    Metadata responses' topics of the groups' inputs (``source``); ``partitions``: the counts given for topics no
+    such response names (``--partitions``). Rows of :data:`~.consumerchecks.VERDICT_SCHEMA`:
+    the findings (``check`` set) and one verdict per generation (``check`` null)."""
+    g = ok.filter(F.col("group").isNotNull())
+
+    def facts(df: DataFrame, what: str, **cols) -> DataFrame:
+        names = [c.split()[0] for c in FACTS_SCHEMA.split(", ")]
+        given = {"group": F.col("group"), "what": F.lit(what), **cols}
+        types = dict(c.split() for c in FACTS_SCHEMA.split(", "))
+        return df.select(*[given.get(n, F.lit(None)).cast(types[n]).alias(n) for n in names])
+
+    joins = g.filter(F.col("subscription_bytes").isNotNull())
+    member = {"generation": F.col("generation"), "record_id": F.col("record_id"), "unit": F.col("unit"),
+              "member": F.col("member"), "ts_ms": F.col("ts_ms")}  # fmt: skip
+    responses = g.filter(F.col("unit_kind") == "group").join(
+        joins.select("record_id").distinct(), "record_id", "left_semi"
+    )
+    sources = joins.select("group", "source").distinct()
+    topics = (
+        ok.filter(F.col("metadata_topics").isNotNull())
+        .select("source", "ts_ms", F.explode("metadata_topics").alias("_t"))
+        .join(sources, "source")
+    )
+    rows = (
+        facts(joins, "join", **member, instance=F.col("group_instance_id"), data=F.col("subscription_bytes"))
+        .unionByName(
+            facts(
+                responses,
+                "joined",
+                generation=F.col("generation"),
+                record_id=F.col("record_id"),
+                protocol=F.col("protocol_name"),
+                leader=F.col("leader"),
+            )
+        )
+        .unionByName(
+            facts(g.filter(F.col("assignment_bytes").isNotNull()), "sync", **member, data=F.col("assignment_bytes"))
+        )
+        .unionByName(facts(g.filter(F.col("group_event") == "leave"), "leave", member=F.col("member")))
+        .unionByName(
+            facts(
+                topics,
+                "topic",
+                ts_ms=F.col("ts_ms"),
+                topic=F.col("_t.topic"),
+                partitions=F.col("_t.partitions"),
+                racks=F.col("_t.racks"),
+            )
+        )
+    )
+    keep = joins.select("group").distinct()  # (only groups a leader's plain consumer JoinGroup response shows)
+    given = dict(partitions or {})
+
+    def checks(pdf):  # (applyInPandas reads its function's signature: a closure, not a partial)
+        return group_consumer_checks(pdf, given)
+
+    return rows.join(keep, "group", "left_semi").groupBy("group").applyInPandas(checks, VERDICT_SCHEMA)
 
 
 def finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:

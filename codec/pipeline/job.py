@@ -449,7 +449,23 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
         .orderBy(F.desc("records"))
         .collect()
     ]
+    consumer = {"generations_checked": 0, "not_checked": 0, "not_checked_sample": []}
+    if "consumer_checks" in tables:  # (codec.pipeline.consumerchecks: which generations it could not check, why)
+        v = tables["consumer_checks"].filter(F.col("check").isNull()).cache()
+        consumer["generations_checked"] = v.filter(F.col("checked")).count()
+        nc = v.filter(~F.col("checked"))
+        consumer["not_checked"] = nc.count()
+        consumer["not_checked_sample"] = [
+            r.asDict()
+            for r in nc.select("group", "generation", "why").orderBy("group", "generation").limit(50).collect()
+        ]
+        v.unpersist()
+    # a KIP-848 group's assignment is the broker's: no leader's bytes to run an assignor on (partition-owned-twice
+    # is checked; a partition between its revocation and its next owner's heartbeat is unowned by design)
+    k848 = rebalances.filter(F.col("group_protocol") == "consumer").select("group").distinct().orderBy("group")
+    consumer["kip848_groups_not_checked"] = [r["group"] for r in k848.limit(50).collect()]
     return {
+        "consumer_assignor_checks": consumer,
         "charts": {
             "versions_by_date": versions,
             "error_rate_by_date": units_ok_counts,
@@ -593,6 +609,7 @@ def run(opts: Options, spark: SparkSession | None = None) -> dict:
                 "acceptable_recovery_lag": opts.config.acceptable_recovery_lag,
                 "num_standby_replicas": opts.config.num_standby_replicas,
                 "max_warmup_replicas": opts.config.max_warmup_replicas,
+                "partitions": dict(opts.config.partitions),
             },
             "counts": counts,
             "counts_check": "records_read == not_selected + decoded + quarantined",
@@ -708,7 +725,12 @@ def options_from_args(args: argparse.Namespace) -> Options:
         master=args.master,
         input_format=args.input_format,
         overwrite=args.overwrite,
-        config=Config(args.acceptable_recovery_lag, args.num_standby_replicas, args.max_warmup_replicas),
+        config=Config(
+            args.acceptable_recovery_lag,
+            args.num_standby_replicas,
+            args.max_warmup_replicas,
+            tuple(getattr(args, "partitions", None) or ()),
+        ),
         shuffle_partitions=args.shuffle_partitions,
         driver_memory=args.driver_memory,
         ui=args.ui,

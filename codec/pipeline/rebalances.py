@@ -12,6 +12,9 @@ from .causes import CAUSE_SCHEMA, UNIT_COLUMNS, group_causes
 __all__ = ["rebalances_table", "NO_REBALANCE"]
 
 NO_REBALANCE = 2**63 - 1
+#: the ``assignments`` roles of a partition a member holds (a plain or KIP-848 consumer's, pending revocation
+#: included, and a share member's)
+PARTITION_ROLES = ("consumer", "pending-revocation", "share")
 
 
 def _te():
@@ -75,6 +78,10 @@ def rebalances_table(ok: DataFrame, assignments: DataFrame) -> DataFrame:
             F.count_distinct(F.when(F.col("role") == "active", F.struct("task", _te()))).alias("active_tasks"),
             F.count(F.when(F.col("role") == "standby", 1)).alias("standby_replicas"),
             F.count(F.when(F.col("role") == "warmup", 1)).alias("warmup_replicas"),
+            # a consumer or share group's (classic or Kafka 4): the partitions its members hold, each once
+            F.count_distinct(F.when(F.col("role").isin(*PARTITION_ROLES), F.struct("task", _te()))).alias(
+                "assigned_partitions"
+            ),
         )
     )
     rebalances = reb.join(counts, ["group", "generation"], "left").select(
@@ -102,6 +109,7 @@ def rebalances_table(ok: DataFrame, assignments: DataFrame) -> DataFrame:
         F.coalesce("active_tasks", F.lit(0)).alias("active_tasks"),
         F.coalesce("standby_replicas", F.lit(0)).alias("standby_replicas"),
         F.coalesce("warmup_replicas", F.lit(0)).alias("warmup_replicas"),
+        F.coalesce("assigned_partitions", F.lit(0)).alias("assigned_partitions"),
         "records",
         "first_seen",
         "last_seen",

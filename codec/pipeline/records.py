@@ -46,9 +46,11 @@ __all__ = [
     "SYNC_GROUP",
     "LEAVE_GROUP",
     "REQUESTS_ONLY",
+    "RESPONSES_ONLY",
 ]
 
 JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP = api_key("JoinGroup"), api_key("SyncGroup"), api_key("LeaveGroup")
+METADATA = api_key("Metadata")
 STREAMS = "stream"
 
 #: Kafka 4's group RPC bodies (KIP-848, KIP-1071, KIP-932): kind -> Kafka's message name (:mod:`codec.pipeline.kafka4`)
@@ -306,6 +308,8 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
                     member=m.member_id,
                     generation=gen,
                     group_instance_id=getattr(m, "group_instance_id", None),
+                    # a plain consumer's bytes, for the assignor the consumer checks run (consumerchecks)
+                    subscription_bytes=bytes(m.metadata.raw) if msg is not None and info is None else None,
                 )
             )
             cu = _connect_unit(m.metadata, member=m.member_id, generation=gen, protocol=value.protocol_name)
@@ -331,9 +335,12 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
         for i, a in enumerate(assignments):
             at = f"assignments[{i}].assignment"
             msg, info = _consumer_layer(a.assignment, strict=strict, at=at)
-            units.append(
-                _assignment_unit(msg, info, member=a.member_id, generation=gen, group=value.group_id, at=at, layer=name)
+            unit = _assignment_unit(
+                msg, info, member=a.member_id, generation=gen, group=value.group_id, at=at, layer=name
             )
+            if msg is not None and info is None:  # a plain consumer's bytes, for the consumer checks (consumerchecks)
+                unit = unit._replace(assignment_bytes=bytes(a.assignment.raw))
+            units.append(unit)
             cu = _connect_unit(a.assignment, member=a.member_id, generation=gen, group=value.group_id, protocol=known)
             if cu is not None:
                 units.append(cu)
@@ -360,15 +367,18 @@ _BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis(
 _BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
 #: and why, for the rebalances' causes) and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, *KAFKA4_API_KEYS)
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, METADATA, *KAFKA4_API_KEYS)
 #: API keys whose responses are not input to the job (a LeaveGroup response says nothing the tables keep)
 REQUESTS_ONLY = (LEAVE_GROUP,)
+#: API keys whose requests are not input to the job (a Metadata response's topics and their partition counts are
+#: what the consumer checks need: codec.pipeline.consumerchecks)
+RESPONSES_ONLY = (METADATA,)
 #: (API key, direction) -> the body's schema, for the APIs the job reads (codec.wire.registry)
 _FRAME_NAMES = {
     (k, d): getattr(apis()[k], d)
     for k in SELECTED_API_KEYS
     for d in ("request", "response")
-    if not (k in REQUESTS_ONLY and d == "response")
+    if not (k in REQUESTS_ONLY and d == "response") and not (k in RESPONSES_ONLY and d == "request")
 }
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
 #: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17, 19-23) group records (no release knows type 18)
@@ -377,6 +387,7 @@ SELECTED_RECORD_TYPES = (*records()["GroupMetadata"], *RECORD_TYPES)
 
 def frame_selected(api_key: int | None) -> bool:
     """Frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (requests: :data:`REQUESTS_ONLY`),
+    Metadata (responses: :data:`RESPONSES_ONLY`),
     ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
     return api_key in SELECTED_API_KEYS
 
@@ -456,6 +467,8 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
     try:
         if api_key in (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP):
             units = _body(name, version, data[start:], protocol)
+        elif api_key == METADATA:
+            units = _metadata(name, version, data[start:])
         else:
             units = _kafka4_body(name, version, data[start:])
     except RecordError as e:
@@ -463,6 +476,18 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
             e.offset += start  # offsets into the frame, like the capture's own
         raise
     return _with_client_id(units, data) if direction == "request" else units
+
+
+def _metadata(name: str, version: int, body: bytes) -> list:
+    """A Metadata response: one group unit (no group: the topics are the cluster's) with its topics, their partition
+    counts and replica racks (:func:`codec.capture.metadata.topic_partitions`)."""
+    from ..capture.metadata import topic_partitions
+
+    try:
+        topics = topic_partitions(body, version)
+    except DecodeError as e:
+        raise RecordError.of(e, name) from None
+    return [GroupUnit(None, None, None, metadata_topics=topics)]
 
 
 def _with_client_id(units: list, frame: bytes) -> list:

@@ -582,6 +582,18 @@ def _table(rows: list[dict], cols: list[str]) -> str:
     )
 
 
+def _consumer_checks(summary: dict) -> str:
+    """The classic consumer generations the assignor checks ran on, and those they could not, with the reason
+    (codec.pipeline.consumerchecks)."""
+    cc = summary.get("consumer_assignor_checks") or {}
+    return (
+        f"<p>{cc.get('generations_checked', 0)} generations checked, {cc.get('not_checked', 0)} not checked "
+        "(<code>not-the-assignors-assignment</code> and <code>partition-unowned</code> need the leader's JoinGroup "
+        "response and SyncGroup request and the topics' partition counts: a Metadata response in the group's input, "
+        "or <code>--partitions</code>).</p>" + _table(cc.get("not_checked_sample", []), ["group", "generation", "why"])
+    )
+
+
 def render_html(summary: dict) -> str:
     c = summary["counts"]
     charts = summary.get("charts", {})
@@ -630,6 +642,7 @@ code{{font-size:12px}}
 one) and <code>causes</code>, in the vocabulary of the captures guide.</p>
 <h2>Rebalances per minute (the busiest minutes)</h2>{_storm_chart(charts.get("rebalances_per_minute", []))}
 <h2>Findings by check</h2>{_bars(fnd, category="check", value="findings")}
+<h2>Consumer groups' assignments checked against Kafka's assignors</h2>{_consumer_checks(summary)}
 <h2>Quarantine by error type</h2>{_table(summary.get("quarantine_by_type", []), ["error_type", "kind", "records"])}
 <h2>First findings</h2>{
         _table(

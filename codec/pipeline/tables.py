@@ -54,7 +54,9 @@ Tables (one Parquet directory each):
   input holds the whole group; ``client_count``: a Streams group's distinct process ids, any other group's distinct
   ``{client id, host}`` of its members, each member's from any unit of the same group and member id, a member
   without a known client id not counted), the versions in use, the probing deadlines (members whose ``next_rebalance_ms``
-  is not Long.MAX_VALUE), task counts, and why the generation formed: ``cause`` (the main one: ``kind``,
+  is not Long.MAX_VALUE), task counts (a Streams group's active tasks, standby and warm-up replicas) and
+  ``assigned_partitions`` (a consumer or share group's, classic or Kafka 4: the partitions its members hold in the
+  generation, each once, pending revocation included), and why the generation formed: ``cause`` (the main one: ``kind``,
   ``members``, ``detail``, ``confidence``, ``evidence`` as ``{ts, what}``), ``causes`` (every cause found, the main
   one first; the vocabulary is :mod:`codec.causes`', the capture story's, decided by the same engine in
   :mod:`codec.pipeline.causes`) and ``moved`` (the partitions or tasks whose owner changed from the generation
@@ -103,7 +105,12 @@ with the evidence). A share group's: ``unheld-partition`` (a partition of its to
 partition in one generation, pending revocation included; :func:`codec.pipeline.findings.consumer_findings`); a classic one's ``eager-move-without-revocation`` (an eager
 protocol's member whose subscription still lists a partition another member is given) and ``cooperative-one-step-move``
 (cooperative-sticky giving a partition a member still held to another in one generation;
-:func:`codec.pipeline.findings.consumer_move_findings`). The Streams checks above look at the active, standby and warm-up rows only.
+:func:`codec.pipeline.findings.consumer_move_findings`); and, running Kafka's assignor on each generation's leader's
+JoinGroup response and SyncGroup request bytes with the partition counts of the Metadata responses in the group's
+input (:mod:`codec.pipeline.consumerchecks`), ``not-the-assignors-assignment``, ``partition-unowned`` and
+``member-never-rejoined`` (a member of a generation the next one's JoinGroup response does not list, without a
+LeaveGroup); the generations those could not check are listed, with the reason, in the report's
+``consumer_assignor_checks``. The Streams checks above look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
@@ -114,6 +121,7 @@ from pyspark.sql import functions as F
 from ..wire.registry import first_release
 from .config import Config
 from .findings import (
+    consumer_assignor_checks,
     consumer_findings,
     consumer_move_findings,
     detector_findings,
@@ -541,12 +549,15 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         & F.col("group").isNotNull()
     ).select("group", "generation", "member", "group_protocol", F.col("group_error_code").alias("error_code"))
     share_findings = _share_findings(assignments, members, share_topics)
+    # (not a table: the report lists the consumer generations the assignor checks could not check, and why)
+    verdicts = tables["consumer_checks"] = consumer_assignor_checks(ok, dict(cfg.partitions))
     tables["findings"] = materialize(
         "findings",
         _findings(assignments, members, rebalances, asg_errors, cfg, k4_errors)
         .unionByName(share_findings)
         .unionByName(consumer_findings(assignments))
         .unionByName(consumer_move_findings(assignments, members, rebalances))
+        .unionByName(verdicts.filter(F.col("check").isNotNull()).drop("checked", "why"))
         .unionByName(detector_findings(rebalances)),
     )
     tables["quarantine"] = materialize("quarantine", quarantine)

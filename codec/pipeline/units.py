@@ -39,6 +39,9 @@ class MemberUnit(NamedTuple):
     # cooperative-sticky's, which holds a generation alone) and the generation it names (None: v0, none)
     sticky_partitions: list | None = None
     sticky_generation: int | None = None
+    # a plain consumer's subscription bytes as a leader's JoinGroup response lists them (the consumer checks run
+    # the named assignor on them: codec.pipeline.consumerchecks); None elsewhere
+    subscription_bytes: bytes | None = None
 
 
 class AssignmentUnit(NamedTuple):
@@ -50,6 +53,8 @@ class AssignmentUnit(NamedTuple):
     # a plain consumer's (no Streams AssignmentInfo): the ConsumerProtocol assignment's partitions as on the wire,
     # ``(topic, [partition ...])`` per topic; None for a Streams member, whose tasks say it
     topic_partitions: list | None = None
+    # a plain consumer's assignment bytes as a leader's SyncGroup request lists them (codec.pipeline.consumerchecks)
+    assignment_bytes: bytes | None = None
 
 
 class GroupUnit(NamedTuple):
@@ -66,6 +71,8 @@ class GroupUnit(NamedTuple):
     share_topics: list | None = None  # a share group's topics: (topic id, name, partitions or None)
     event: str | None = None  # "leave": a LeaveGroup request's member leaving (the rebalances' causes read it)
     reason: str | None = None  # its KIP-800 reason (LeaveGroup v5+)
+    # a Metadata response's topics: (topic id or None, name, partition count, each partition's replica racks)
+    metadata_topics: list | None = None
 
 
 class ConnectUnit(NamedTuple):

@@ -190,6 +190,25 @@ def test_assignments_match_kafka(sample_run, nested, vectors):
     assert dict(got) == dict(want)
 
 
+def test_rebalances_count_a_consumer_groups_partitions(sample_run):
+    """``assigned_partitions``: what ``active_tasks`` is to a Streams group, a plain or KIP-848 consumer group's
+    partitions held in the generation (the frames' SyncGroup assignments, decoded by hand; payments' c1 holds 0-2 at
+    epoch 5, make_kafka4_sample.py); a Streams group holds none as partitions."""
+    out, _ = sample_run
+    reb = {(r["group"], r["generation"]): r for r in read_table(out, "rebalances")}
+    held: dict = defaultdict(set)
+    for (group, generation, _), tps in consumer_partitions(jsonl(FRAMES)).items():
+        held[(group, generation)] |= tps
+    held[("payments", 5)] = {("payments", p) for p in (0, 1, 2)}
+    assert held and {k: reb[k]["assigned_partitions"] for k in held} == {k: len(v) for k, v in held.items()}
+    assert {r["assigned_partitions"] for k, r in reb.items() if k not in held} == {0}
+    assert reb[("streams-app", 11)]["active_tasks"] > 0
+    # the report says which consumer generations the assignor checks ran on, and that payments' (KIP-848) were not
+    checks = json.loads((out / "report.json").read_text())["consumer_assignor_checks"]
+    assert checks["kip848_groups_not_checked"] == ["payments"]
+    assert checks["generations_checked"] == 0 and checks["not_checked"] == len([k for k in held if k[0] != "payments"])
+
+
 def test_rebalances_one_row_per_group_generation(sample_run, nested):
     out, _ = sample_run
     reb = {(r["group"], r["generation"]): r for r in read_table(out, "rebalances")}
