@@ -159,8 +159,9 @@ def consumer_move_findings(assignments: DataFrame, members: DataFrame, rebalance
       subscription at the generation still lists a partition that another member is given in it;
     * ``cooperative-one-step-move``: the protocol is ``cooperative-sticky`` and a partition that a member of the
       generation still held -- its valid claim at the JoinGroup (the highest subscription generation's; a tie keeps
-      none, as Kafka's assignor resolves claims), or given to it in the generation before -- goes to another member
-      in the same generation (KIP-429 takes two rebalances).
+      none, as Kafka's assignor resolves claims), or given to it in the generation before (of a topic its subscription
+      still names: a topic it left it revoked before joining) -- goes to another member in the same generation
+      (KIP-429 takes two rebalances).
 
     Moves are evidence whatever the input leaves out: an input holding some members only can miss one, never
     invent one."""
@@ -224,6 +225,15 @@ def consumer_move_findings(assignments: DataFrame, members: DataFrame, rebalance
         .unionByName(members.select("group", "generation", "member"))
         .distinct()
     )
+    left = (  # (member, topic) where the member's subscription at the generation does not name the topic
+        members.filter(F.col("group").isNotNull() & F.col("generation").isNotNull() & F.col("subscribed_topics").isNotNull())
+        .select("group", "generation", "member", "subscribed_topics")
+        .join(c.select("group", "generation", "topic").distinct(), ["group", "generation"])
+        .groupBy("group", "generation", "member", "topic")
+        .agg(F.max(F.array_contains("subscribed_topics", F.col("topic")).cast("int")).alias("_in"))
+        .filter(F.col("_in") == 0)
+        .select("group", "generation", "member", "topic")
+    )  # fmt: skip
     held = (
         c.select(
             "group",
@@ -235,6 +245,8 @@ def consumer_move_findings(assignments: DataFrame, members: DataFrame, rebalance
         )
         .join(present, ["group", "generation", "member"])
         .join(valid.select("group", "generation", "topic", "partition"), ["group", "generation", "topic", "partition"], "left_anti")
+        # a topic its subscription left it revoked before joining (ConsumerCoordinator.onJoinPrepare): free at once
+        .join(left, ["group", "generation", "member", "topic"], "left_anti")
     )  # fmt: skip
     coop = (
         valid.unionByName(held)

@@ -23,7 +23,8 @@ ASG = T.StructType(
 TP = T.StructType([T.StructField("topic", T.StringType()), T.StructField("partitions", T.ArrayType(T.IntegerType()))])
 MEM = T.StructType(
     [T.StructField(n, t) for n, t in [("group", T.StringType()), ("generation", T.IntegerType()),
-     ("member", T.StringType()), ("owned_partitions", T.ArrayType(TP)), ("subscription_generation", T.IntegerType())]]
+     ("member", T.StringType()), ("owned_partitions", T.ArrayType(TP)), ("subscription_generation", T.IntegerType()),
+     ("subscribed_topics", T.ArrayType(T.StringType()))]]
 )  # fmt: skip
 REB = T.StructType(
     [T.StructField(n, t) for n, t in [("group", T.StringType()), ("generation", T.IntegerType()),
@@ -31,16 +32,18 @@ REB = T.StructType(
 )  # fmt: skip
 
 
-def _run(spark, given: dict[int, dict[str, list[int]]], owned: dict[int, dict[str, tuple[list[int], int]]], protocol):
+def _run(spark, given: dict[int, dict[str, list[int]]], owned: dict[int, dict[str, tuple[list[int], int]]], protocol,
+         topics: dict[tuple[int, str], list[str]] | None = None):  # fmt: skip
     """One group ``g`` of topic ``t``: ``given[gen][member]`` its SyncGroup partitions, ``owned[gen][member]`` its
-    subscription's owned partitions and generation."""
+    subscription's owned partitions and generation; ``topics[(gen, member)]`` its subscription's topics (``["t"]``)."""
     asg = [
         ("g", gen, m, "consumer", f"t-{p}", "t", p, None)
         for gen, ms in given.items()
         for m, ps in ms.items()
         for p in ps
     ]
-    mem = [("g", gen, m, [("t", ps)] if ps else [], sg) for gen, ms in owned.items() for m, (ps, sg) in ms.items()]
+    mem = [("g", gen, m, [("t", ps)] if ps else [], sg, (topics or {}).get((gen, m), ["t"]))
+           for gen, ms in owned.items() for m, (ps, sg) in ms.items()]  # fmt: skip
     reb = [("g", gen, "classic", protocol) for gen in sorted(set(given) | set(owned))]
     out = consumer_move_findings(
         spark.createDataFrame(asg, ASG), spark.createDataFrame(mem, MEM), spark.createDataFrame(reb, REB)
@@ -59,6 +62,10 @@ def test_cooperative_two_steps_are_no_finding_and_one_step_is(spark):
     # a member that dropped its claim still held the partition: the generation before says so
     dropped = {2: {"a": ([0, 1], 1), "b": ([], -1)}}
     assert _run(spark, at_once, dropped, "cooperative-sticky") == [(2, "cooperative-one-step-move", "t-2", "a")]
+    # but a member whose subscription left the topic revoked its partitions before joining (onJoinPrepare): the
+    # partition is free, and giving it at once is no move
+    left = {2: {"a": ([], 1), "b": ([], -1)}}
+    assert _run(spark, at_once, left, "cooperative-sticky", {(2, "a"): ["u"]}) == []
     # a stale claim (an older generation's) loses to the newer one: b keeping t-2 is no move from a
     stale = {2: {"a": ([2], 1), "b": ([2], 2)}}
     assert _run(spark, {2: {"a": [], "b": [2]}}, stale, "cooperative-sticky") == []
