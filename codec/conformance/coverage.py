@@ -243,7 +243,9 @@ def rules_that_apply(message: str, version: int) -> list[str]:
     if message in _FRAMES or message == "AssignmentInfo":
         return []
     spec = load_message(message)
-    generated = message not in _READ_RULES_ONLY
+    # a "data" message Kafka writes other than with its generated classes (Connect's, the sticky assignors' user
+    # data: protocol.types Structs) is held to the reading rules only, as SubscriptionInfo is
+    generated = message not in _READ_RULES_ONLY and (spec.kind != "data" or message in GENERATED_DATA)
     top = [f for f in spec.root.fields if f.tag is None]
     # the wire's layout is the lowering's (codec.wire.lowering): which lengths may be null, which are compact
     lowered = lower(message, version)

@@ -102,7 +102,8 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     """The Kafka class that reads (and writes) a message: generated from its message JSON, or for Kafka
     Connect's messages the hand-written deserializer of the reading worker (ConnectProtocol's at v0,
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
-    hand-written class; its rules are handcrafted.py's)."""
+    hand-written class; its rules are handcrafted.py's) and the sticky assignors' user data (read by the assignors'
+    ``memberData``, whose own readings are its vectors: ``kafka-java-sticky-user-data.jsonl``)."""
     spec = load_message(message)
     commit = (
         CLASSIC_COMMIT
