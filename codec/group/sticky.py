@@ -95,7 +95,8 @@ def _read_sticky(data: bytes, version: int) -> StickyUserData:
     """``StickyAssignorUserData`` at ``version`` (the schema's layout, through the message layer)."""
     got = _wire.decode(STICKY_LAYER, version, data)
     v = got.value
-    topics = tuple((t.topic, t.partitions) for t in v.previous_assignment)
+    # (a null list would read as empty, as the shapes read one: no schema here lets one through)
+    topics = tuple((t.topic, tuple(t.partitions or ())) for t in v.previous_assignment or ())
     return StickyUserData(STICKY, version, topics, v.generation if version == 1 else None, data[got.consumed :])
 
 

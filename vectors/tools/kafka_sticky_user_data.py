@@ -12,8 +12,10 @@ kept in ``tests/group/kafka_sticky_user_data.jsonl`` (its first line says how it
 
 Left out: bytes with more after the fields (Kafka does not read them: the tests hold those), empty bytes (Kafka
 reads no user data at all; the subscription's rule), and the topic of malformed UTF-8, which Kafka's
-``Type.STRING`` reads with U+FFFD and this codec refuses (docs/explanations/input-policy.md). Nothing here imports
-this project's codec. From the repository root::
+``Type.STRING`` reads with U+FFFD and this codec refuses (docs/explanations/input-policy.md). Added by hand
+(``HANDCRAFTED``, provenance ``handcrafted``): a -1 partition count, refused by the rule of Kafka's ``ArrayOf.read``
+that refused the topic array's -1 in Kafka's run. Nothing here imports this project's codec. From the repository
+root::
 
     python vectors/tools/kafka_sticky_user_data.py > vectors/kafka-java-sticky-user-data.jsonl
 """
@@ -215,8 +217,47 @@ def _end(raw: str, version: int) -> int:
     return _layout(raw)[1] + (4 if version == 1 else 0)
 
 
+# bytes no Kafka run here gave its assignor, refused by the rule of Kafka's protocol.types that refused the others:
+# ArrayOf.read of a non-nullable array throws on a negative size ("Array size -1 cannot be negative"), so its V1 and
+# V0 schemas both fail and StickyAssignor reads no previous partitions, generation -1
+HANDCRAFTED = {
+    "00000001000174ffffffff00000009": (
+        "-1 as the count of the non-nullable partitions array of its one topic, then generation 9",
+        "invalid-count",
+        7,
+        ["null-non-nullable", "bad-count"],
+    ),
+}
+
+
+def handcrafted() -> list[dict]:
+    out = []
+    for raw, (what, error, offset, flags) in HANDCRAFTED.items():
+        for version in (1, 0):
+            out.append(
+                {
+                    "id": f"hc-sticky-v{version}-refused-{raw}",
+                    "message": LAYER["sticky"],
+                    "version": version,
+                    "description": f"StickyAssignorUserData v{version} with {what}: neither of Kafka's layouts reads it",
+                    "wire": raw,
+                    "result": "invalid",
+                    "error": error,
+                    "offset": offset,
+                    "canonical": False,
+                    "flags": flags,
+                    "provenance": {
+                        "source": "handcrafted",
+                        "note": "Kafka's protocol.types ArrayOf.read refuses a negative size of a non-nullable array "
+                        "(SchemaException), as it refused the topic array's -1 in the case Kafka's StickyAssignor ran",
+                    },
+                }
+            )
+    return out
+
+
 def main() -> int:
-    for v in vectors():
+    for v in [*vectors(), *handcrafted()]:
         sys.stdout.write(json.dumps(v) + "\n")
     return 0
 
