@@ -176,3 +176,20 @@ def test_an_answer_against_the_rule_stops_the_generator(tmp_path, answers):
     (d / ANSWERS).write_text("\n".join(map(json.dumps, flipped.values())) + "\n", encoding="utf-8")
     with pytest.raises(RuleError, match="kr-heartbeatrequest-v0-null-read-groupid: Kafka accepted it"):
         rule_vectors(d, ["HeartbeatRequest"])
+
+
+def test_the_tables_at_kafka_4_4_are_the_schemas_that_say_so():
+    """Which Kafka classes judge a message's rule cases follows from its schema file (``"follows": "4.4"``), not a
+    hand-kept list: the commit is the 4.4 row of the per-release table, and a schema dropped in that says so is bound
+    to it, one that does not to the release its family follows."""
+    from codec.wire.schema import raw_message, schema_overrides
+
+    releases = json.loads((vectors_dir() / "releases" / "kafka-versions.json").read_text(encoding="utf-8"))
+    assert KAFKA44_COMMIT == releases["releases"]["4.4"]["commit"]
+    assert binding("StreamsGroupTopologyDescriptionUpdateRequest", 0).commit == KAFKA44_COMMIT
+    assert binding("ConsumerGroupHeartbeatRequest", 0).commit == KAFKA4_COMMIT
+    copy = {**raw_message("ConsumerGroupHeartbeatRequest"), "name": "ExampleGroupHeartbeatRequest", "apiKey": 1000}
+    with schema_overrides({"ExampleGroupHeartbeatRequest": {**copy, "follows": "4.4"}}):
+        assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA44_COMMIT
+    with schema_overrides({"ExampleGroupHeartbeatRequest": copy}):
+        assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA4_COMMIT
