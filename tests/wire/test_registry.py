@@ -211,9 +211,6 @@ def test_error_names_are_kafkas():
 _TABLES = {"wire/registry.py", "wire/error_codes.py", "wire/api_keys.py"}
 # Lists of message names that state what no schema does, each with its reason
 _STATED_ELSEWHERE = {
-    # Kafka writes SubscriptionInfo with its generated class but Streams fills it from a model, and Connect's messages
-    # with protocol.types code: which readers' rules their vectors are held to is Kafka's code's, not a table's
-    ("conformance/coverage.py", "_READ_RULES_ONLY"),
     # which of Kafka's commits generated the classes that judge a message's rule vectors (their provenance)
     ("conformance/handcrafted_case.py", "_CLASSIC"),
 }
