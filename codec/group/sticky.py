@@ -173,32 +173,27 @@ def encode_sticky_user_data(u: StickyUserData) -> bytes:
         if (u.generation is None) != (u.version == 0):
             want = "no generation" if u.version == 0 else "a generation"
             raise EncodeError(f"v{u.version} has {want}", message=STICKY_LAYER, version=u.version, path="generation")
-        value = {
-            "previous_assignment": [{"topic": t, "partitions": list(ps)} for t, ps in u.partitions],
-            "generation": -1 if u.generation is None else u.generation,
-        }
-        return _wire.encode(STICKY_LAYER, u.version, value) + u.trailing
+        return _wire.encode(STICKY_LAYER, u.version, _model(u)) + u.trailing
     if u.assignor == COOPERATIVE_STICKY:
         if u.version != 0 or u.generation is None or u.partitions:
             raise EncodeError(
                 "cooperative-sticky user data is v0: a generation, no partitions", message=COOPERATIVE_STICKY_LAYER
             )
-        return _wire.encode(COOPERATIVE_STICKY_LAYER, 0, {"generation": u.generation}) + u.trailing
+        return _wire.encode(COOPERATIVE_STICKY_LAYER, 0, _model(u)) + u.trailing
     raise EncodeError(f"no sticky assignor is called {u.assignor!r}", message="user data")
 
 
 def _model(u: StickyUserData):
-    """The wire model of ``u``'s fields (the schema's, at ``u.version``)."""
-    from ..wire.builder import from_json
+    """The wire model of ``u``'s fields (the schema's classes; a v0 generation is the field's default)."""
+    from ..wire.models import wire_class
 
     if u.assignor == STICKY:
-        value = {
-            "previous_assignment": [{"topic": t, "partitions": list(ps)} for t, ps in u.partitions],
-            "generation": -1 if u.generation is None else u.generation,
-        }
-    else:
-        value = {"generation": u.generation}
-    return from_json(value, u.layer, u.version, style="snake")
+        topic = wire_class(STICKY_LAYER, "TopicPartitions")
+        return wire_class(STICKY_LAYER, STICKY_LAYER)(
+            previous_assignment=tuple(topic(topic=t, partitions=tuple(ps)) for t, ps in u.partitions),
+            generation=-1 if u.generation is None else u.generation,
+        )
+    return wire_class(COOPERATIVE_STICKY_LAYER, COOPERATIVE_STICKY_LAYER)(generation=u.generation)
 
 
 def sticky_user_data_json(u: StickyUserData, style: str = "kafka") -> dict:
