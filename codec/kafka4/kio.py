@@ -31,8 +31,16 @@ _RANGES = {
 
 
 def kio_name(f: FieldSpec, value: dict) -> str:
+    """kio's key for ``f`` in ``value``: the snake-case name, else without ``_ms``, else without ``_legacy`` (Kafka
+    4.4 renamed StreamsGroupHeartbeatResponse v0's int32 ``AcceptableRecoveryLag`` to
+    ``AcceptableRecoveryLagLegacy`` when v1 gave the name to an int64; kio 0.6.5 is generated from the older JSON).
+    """
     name = snake(f.name)
-    return name if name in value else name.removesuffix("_ms")
+    if name in value:
+        return name
+    if name.endswith("_legacy") and name.removesuffix("_legacy") in value:
+        return name.removesuffix("_legacy")
+    return name.removesuffix("_ms")
 
 
 def _kafka_uuid(u: uuid.UUID) -> str:

@@ -4,6 +4,7 @@
     rebalance-codec simulate --example scale-out --compare [--out DIR]
     rebalance-codec simulate --list-examples
     rebalance-codec simulate --example connect-bounce --compare   (a Kafka Connect scenario, "kind": "connect")
+    rebalance-codec simulate --example consumer-scale-out --compare   (a consumer group, "kind": "consumer")
 
 Writes to ``--out`` (default ``simulate-out/<scenario>``), per protocol P: ``P.timeline.json`` (metrics,
 rebalances, timeline), ``P.frames.jsonl`` and ``P.frames.pcap.gz`` (every recorded frame, readable by
@@ -35,6 +36,7 @@ Run a scenario under one protocol or compare them.
   rebalance-codec simulate --example scale-out --compare [--out DIR]
   rebalance-codec simulate --list-examples
   rebalance-codec simulate --example connect-bounce --compare   (a Kafka Connect scenario, "kind": "connect")
+  rebalance-codec simulate --example consumer-scale-out --compare   (a consumer group, "kind": "consumer")
 
 Writes to --out (default simulate-out/<scenario>), per protocol P: P.timeline.json (metrics, rebalances,
 timeline), P.frames.jsonl and P.frames.pcap.gz (every recorded frame, readable by the capture decoder), P.png
@@ -50,7 +52,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
     p = subparsers.add_parser(
         "simulate",
-        help="simulate a Streams group through membership changes",
+        help="simulate a Streams, Connect or consumer group through membership changes",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -60,12 +62,14 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--example", help="a bundled scenario by name (see --list-examples)")
     p.add_argument("--list-examples", action="store_true", help="list the bundled scenarios and exit")
     from .connect import CONNECT_PROTOCOLS
+    from .consumer_scenario import CONSUMER_PROTOCOLS
 
     p.add_argument(
         "--protocol",
-        choices=sorted(set(PROTOCOLS) | set(CONNECT_PROTOCOLS)),
+        choices=sorted(set(PROTOCOLS) | set(CONNECT_PROTOCOLS) | set(CONSUMER_PROTOCOLS)),
         help="Streams: eager|cooperative|ha|ha_fast|affinity (default ha); a Connect scenario: "
-        "eager|compatible|sessioned|as-configured (default sessioned)",
+        "eager|compatible|sessioned|as-configured (default sessioned); a consumer group: "
+        "eager|cooperative|kip848 (default kip848)",
     )
     p.add_argument("--compare", action="store_true", help="run every protocol and print a metrics table")
     p.add_argument(
@@ -93,6 +97,14 @@ def _is_connect(source, is_connect_scenario) -> bool:
         return False  # load_scenario reports it
 
 
+def _kind(source) -> str | None:
+    try:
+        data = loads(read_whole(source, "").decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None  # load_scenario reports it
+    return data.get("kind") if isinstance(data, dict) and isinstance(data.get("kind"), str) else None
+
+
 def run(args) -> int:
     from dataclasses import replace
 
@@ -116,6 +128,10 @@ def run(args) -> int:
         return 2
     from .connect import is_connect_scenario
 
+    if _kind(source) == "consumer":  # "kind": "consumer": a plain consumer group (issue #44)
+        from .consumer_command import run_consumer
+
+        return run_consumer(args, source, run_protocols)
     if _is_connect(source, is_connect_scenario):  # "kind": "connect": Kafka Connect workers (issue #18)
         return run_connect(args, source)
     try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import DecodeError, EncodeError, TruncatedError, UnsupportedVersionError
 from ..wire.shapes import interpret_encode
-from ..wire.shapes_python import interpret
+from ..wire.shapes_python import compiled_encode, interpret
 from ..wire.builder import decode_wire, encode_wire, field_offsets
 from ..wire import native
 from . import shapes
@@ -178,12 +178,29 @@ def _check(info: AssignmentInfo, v: int, drop_unrepresentable: bool) -> None:
 def encode_assignment(info: AssignmentInfo, version: int | None = None, *, drop_unrepresentable: bool = False) -> bytes:
     v = info.version if version is None else version
     shape = shapes.assignment_encode(v) if type(v) is int and not drop_unrepresentable else None
-    prog = native.program(MESSAGE, v, shape=shape) if shape is not None else None
-    if prog is not None and type(info) is AssignmentInfo:  # the native codec: straight from the model
-        out = _encode_native(prog, info, v)
+    if shape is not None and type(info) is AssignmentInfo:
+        # straight from the model through the encode shape (the one declaration): the native codec's program, else
+        # the shape compiled to the fast path's rows
+        prog = native.program(MESSAGE, v, shape=shape)
+        out = _encode_native(prog, info, v) if prog is not None else _encode_rows(shape, info, v)
         if out is not None:
             return out
     return encode_wire(MESSAGE, v, assignment_to_wire(info, v, drop_unrepresentable=drop_unrepresentable))
+
+
+def _encode_rows(shape, info: AssignmentInfo, v: int) -> bytes | None:
+    """Without the engine: the encode shape compiled to the fast path's row tuples (what the wire-object path would
+    build and encode, without building it), or None for the wire-object path."""
+    from ..wire.fastpath import row_encoder
+
+    rows = row_encoder(MESSAGE, v)
+    if rows is None:
+        return None
+    try:
+        _check(info, v, False)
+        return rows(compiled_encode(shape, MESSAGE, v)(info, *_dictionary(info, v)))
+    except Exception:  # noqa: BLE001 - refused or unusual: the wire-object path decides and reports
+        return None
 
 
 def _encode_native(prog, info: AssignmentInfo, v: int) -> bytes | None:

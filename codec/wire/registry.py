@@ -204,16 +204,25 @@ def kind_names() -> dict[str, str]:
 
 
 def message_of_kind(kind: str) -> str | None:
-    """The message whose kind name (or name) is ``kind``, or None. Reads the schema folder's listing only."""
+    """The message whose kind name (or name) is ``kind``, or None. Reads the schema folder's listing only: once
+    per kind found (a decode call's path, where listing the folder each time cost ~60 µs), and again for every
+    kind not found, so a schema file added meanwhile is seen."""
     if not isinstance(kind, str):
         return None
+    found = _KINDS.get(kind)
+    if found is not None:
+        return found
     names = message_names()
     if kind in names:
-        return kind
-    for n in names:
-        if kind_name(n) == kind:
-            return n
-    return None
+        found = kind
+    else:
+        found = next((n for n in names if kind_name(n) == kind), None)
+    if found is not None:
+        _KINDS[kind] = found
+    return found
+
+
+_KINDS: dict[str, str] = {}  # kind or message name -> message, for the kinds found (at most two per schema)
 
 
 # --- APIs -----------------------------------------------------------------------------------------------------
@@ -555,6 +564,7 @@ def latest_by_release(message: str) -> dict[str, int]:
 
 @on_schema_change
 def _forget() -> None:
+    _KINDS.clear()
     _HEADS.clear()
     _APIS.clear()
     _RECORDS.clear()

@@ -17,7 +17,7 @@ from codec.simulate.connect import load_connect_scenario, simulate_connect
 from codec.simulate.engine import simulate
 from codec.simulate.scenario import bundled_examples, example_path, load_scenario
 
-STREAMS = [n for n in bundled_examples() if not n.startswith("connect")]
+STREAMS = [n for n in bundled_examples() if not n.startswith(("connect", "consumer"))]
 HEAVY = {"scale-out-100"}  # 100 members: a minute and more; run with -m slow
 STREAMS_PARAMS = [pytest.param(n, marks=pytest.mark.slow) if n in HEAVY else n for n in STREAMS]
 CONNECT = [n for n in bundled_examples() if n.startswith("connect")]

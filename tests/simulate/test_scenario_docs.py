@@ -8,13 +8,18 @@ import re
 
 import pytest
 
+from codec.simulate.consumer import parse_consumer_scenario, simulate_consumer
 from codec.simulate.scenario import ScenarioError, parse_scenario
 from tests.conftest import ROOT
 
 PAGE = (ROOT / "docs" / "guides" / "simulator.md").read_text()
-SECTION = PAGE[PAGE.index("### Scenario files") :]
+SECTION = PAGE[PAGE.index("### Scenario files") : PAGE.index("## Consumer groups")]
 EXAMPLE = json.loads(re.search(r"```json\n(.*?)```", SECTION, re.S).group(1))
 TABLE_KEYS = {k for row in re.findall(r"(?m)^\| (`[^|]+`) \|", SECTION) for k in re.findall(r"`(\w+)`", row)}
+CONSUMER = PAGE[PAGE.index("### Consumer group scenario files") :]
+CONSUMER = CONSUMER[: CONSUMER.index("\n## ")]
+CONSUMER_EXAMPLE = json.loads(re.search(r"```json\n(.*?)```", CONSUMER, re.S).group(1))
+CONSUMER_KEYS = {k for row in re.findall(r"(?m)^\| (`[^|]+`) \|", CONSUMER) for k in re.findall(r"`(\w+)`", row)}
 
 
 def test_the_documented_example_parses():
@@ -34,3 +39,24 @@ def test_the_table_names_exactly_the_keys_the_parser_takes():
     assert accepted == TABLE_KEYS
     with pytest.raises(ScenarioError, match="unknown key"):
         parse_scenario({**EXAMPLE, "nonsense_key": 1})
+
+
+def test_the_consumer_group_example_parses_and_runs():
+    """The consumer group section (issue #44): its example runs under every protocol and its table names exactly the
+    top-level keys the parser takes."""
+    sc = parse_consumer_scenario(CONSUMER_EXAMPLE)
+    assert sc.name == "consumer-scale-out" and [e.kind for e in sc.events] == ["start", "subscribe"]
+    for p in sc.protocols:
+        assert simulate_consumer(sc, p, keep_frames=False).metrics["all_partitions_owned_at_end"]
+    accepted = set()
+    for key in CONSUMER_KEYS | {"nonsense_key"}:
+        try:
+            parse_consumer_scenario({**CONSUMER_EXAMPLE, key: CONSUMER_EXAMPLE.get(key, PROBE.get(key))})
+        except ScenarioError as e:
+            if "unknown key" in str(e):
+                continue
+        accepted.add(key)
+    assert accepted == CONSUMER_KEYS
+
+
+PROBE = {"kind": "consumer", "partition_racks": {"orders": [["a"]] * 12}, "protocols": ["eager"], "configs": {}}

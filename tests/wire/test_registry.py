@@ -350,3 +350,22 @@ def test_the_scan_finds_the_tables_it_looks_for(tmp_path):
         "releases and their versions",
         "versions and their releases",
     ]
+
+
+def test_a_kind_found_is_not_looked_up_in_the_folder_again(monkeypatch):
+    """A decode call names its message; listing the schema folder each time made the pure-Python codec ~20x
+    slower on small messages (SyncGroupResponse v3: ~165 µs a call instead of ~8). A kind found is remembered; a
+    kind not found lists the folder again, so a schema file added meanwhile is still seen."""
+    from codec.wire import registry
+
+    calls: list[int] = []
+    real = registry.message_names
+    monkeypatch.setattr(registry, "message_names", lambda: calls.append(1) or real())
+    monkeypatch.setattr(registry, "_KINDS", {})
+    for _ in range(3):
+        assert registry.message_of_kind("heartbeat-request") == "HeartbeatRequest"
+        assert registry.message_of_kind("HeartbeatRequest") == "HeartbeatRequest"
+    assert len(calls) == 2
+    assert registry.message_of_kind("no-such-request") is None
+    assert registry.message_of_kind("no-such-request") is None
+    assert len(calls) == 4

@@ -16,9 +16,11 @@ The checks (Kafka's rules, ``ConsumerCoordinator`` and KIP-429):
   whose subscription still lists a partition (``ownedPartitions``) did not revoke it, and when that generation gives
   the partition to another member both consume it until the first one's SyncGroup answer.
 * ``cooperative-one-step-move`` (error): under the cooperative protocol (``cooperative-sticky``) a partition that a
-  member of the generation still owned — given to it in the generation before (when that one was seen), or its
-  valid claim at the JoinGroup — goes to another member in the same generation: KIP-429 takes two rebalances, the
-  owner revoking it first and the partition withheld meanwhile.
+  member of the generation still owned — given to it in the generation before (when that one was seen) of a topic
+  it still subscribes to, or its valid claim at the JoinGroup — goes to another member in the same generation:
+  KIP-429 takes two rebalances, the owner revoking it first and the partition withheld meanwhile. A member whose
+  subscription left the topic revoked its partitions before it joined (``ConsumerCoordinator.onJoinPrepare``), so
+  those are free at once.
 * ``not-the-assignors-assignment`` (warning): the leader's assignment is not the one Kafka's named assignor gives the
   same subscriptions and metadata (``assign --consumer --check``; the differences member by member).
 
@@ -119,7 +121,6 @@ def generation_findings(
         out.append(
             _finding("partition-unowned", "error", gen, f"subscribed but given to nobody{who}", partition=_tp(tp))
         )
-    present = {m.member_id for m in members}
     if protocol in EAGER:
         for m in members:
             for tp in m.owned:
@@ -140,9 +141,12 @@ def generation_findings(
         owner: dict[TP, tuple[str, str]] = {}
         for tp, mid in claims.items():
             owner[tp] = (mid, "owned it at the JoinGroup")
+        subscribed_by = {m.member_id: set(m.topics) for m in members}
         for mid, tps in (before or {}).items():
             for tp in tps:
-                if mid in present:  # still a member: it holds the partition until told to revoke it
+                # still a member, still subscribed to the topic: it holds the partition until told to revoke it (a
+                # topic it left it revoked before joining: ConsumerCoordinator.onJoinPrepare, cooperative)
+                if tp[0] in subscribed_by.get(mid, ()):
                     owner.setdefault(tp, (mid, f"was given it in generation {gen.generation - 1}"))
         for tp, (mid, how) in sorted(owner.items()):
             to = [x for x in holder.get(tp, []) if x != mid]

@@ -1,0 +1,133 @@
+"""Pictures of a consumer group run (issue #44), as :mod:`codec.simulate.connect_plots` draws Connect runs: each
+partition's availability over time (one row a partition, coloured by the member consuming it, red where nobody
+does), the unavailable partitions below it with the rebalances and events, and the protocols compared (partitions
+unavailable over time, and the main metrics as bars). PNG, and an HTML page with the same figures as inline SVG.
+Needs matplotlib (the ``plots`` extra)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .consumer_ledger import CONSUMER_TABLE_COLUMNS
+from .metrics import format_value
+from .plots import _events, _plt, _protocol_lines, _save, _steps, write_html
+
+__all__ = ["plot_consumer_compare", "plot_consumer_run", "write_consumer_html", "MAX_PARTITION_ROWS_DRAWN"]
+
+PROTOCOL_COLORS = {"eager": "#c62828", "cooperative": "#ef6c00", "kip848": "#2e7d32"}
+UNAVAILABLE = "#d32f2f"
+MAX_PARTITION_ROWS_DRAWN = 200
+_PALETTE = ["#1565c0", "#2e7d32", "#6a1b9a", "#00838f", "#9e9d24", "#4e342e", "#ad1457", "#283593", "#558b2f",
+            "#00695c", "#5d4037", "#37474f"]  # fmt: skip
+
+
+def run_figure(result: dict):
+    plt = _plt()
+    tl = result["timeline"]
+    end = tl["end_s"]
+    rows = tl.get("partitions") or {}
+    names = list(rows)[:MAX_PARTITION_ROWS_DRAWN]
+    members = list(tl["instances"])
+    colours = {m: _PALETTE[i % len(_PALETTE)] for i, m in enumerate(members)}
+    n = len(names)
+    fig, (ax, bx) = plt.subplots(
+        2, 1, figsize=(11, 2.5 + min(n, 60) * 0.12 + 3), dpi=110, sharex=True,
+        gridspec_kw={"height_ratios": [max(2.0, min(n, 60) * 0.12), 3]},
+    )  # fmt: skip
+    for y, name in enumerate(names):
+        spans = rows[name]
+        for k, (t0, who) in enumerate(spans):
+            t1 = spans[k + 1][0] if k + 1 < len(spans) else end
+            if t1 <= t0:
+                continue
+            colour = UNAVAILABLE if who is None else colours.get(who, "#757575")
+            ax.broken_barh([(t0, t1 - t0)], (y - 0.4, 0.8), facecolors=colour, linewidth=0)
+    ax.set_yticks(range(n))
+    ax.set_yticklabels(names, fontsize=6 if n > 20 else 8)
+    ax.set_ylim(-0.6, n - 0.4)
+    ax.invert_yaxis()
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[m]) for m in members]
+    handles.append(plt.Rectangle((0, 0), 1, 1, color=UNAVAILABLE))
+    ax.legend(handles, members + ["nobody consumes it"], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7,
+              frameon=False)  # fmt: skip
+    if len(rows) > n:
+        ax.set_title(f"the first {n} of {len(rows)} partitions", fontsize=8)
+    xs, ys = _steps(tl["unavailable"], lambda r: r["unassigned"], end)
+    bx.fill_between(xs, 0, ys, step="post", color=UNAVAILABLE, alpha=0.8, linewidth=0, label="partitions unavailable")
+    for k, t in enumerate(tl["rebalances_completed_s"]):
+        bx.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
+    _events(bx, tl)
+    bx.set_xlim(0, end)
+    bx.set_ylim(0, max(1, tl.get("partitions_total", 1)) * 1.05)
+    bx.set_xlabel("simulated time (s)")
+    bx.set_ylabel("partitions unavailable")
+    bx.legend(loc="upper right", fontsize=8, frameon=False)
+    for a in (ax, bx):
+        for s in ("top", "right"):
+            a.spines[s].set_visible(False)
+    m = result["metrics"]
+    fig.suptitle(
+        f"{result['scenario']} — {result['protocol']} ({result.get('assignor', '')}): {m['rebalances']} rebalances, "
+        f"{m['unavailable_partition_s']:.0f} partition-s unavailable, at most {m['max_unavailable']} at once, "
+        f"{m['moves']} moves",
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 0.9, 0.96))
+    return fig
+
+
+def compare_figure(results: Sequence[dict]):
+    plt = _plt()
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
+    end = max(r["timeline"]["end_s"] for r in results)
+    lines = []
+    for r in results:
+        xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["unassigned"], end)
+        lines.append((f"{r['protocol']} ({r.get('assignor', '')})", xs, ys, PROTOCOL_COLORS.get(r["protocol"])))
+    _protocol_lines(ax, lines)
+    _events(ax, results[0]["timeline"])
+    ax.set_xlim(0, end)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("partitions unavailable")
+    ax.set_title(f"{results[0]['scenario']}: a consumer group, by rebalance protocol", fontsize=11)
+    ax.legend(fontsize=9, frameon=False)
+    metrics = [
+        ("unavailable_partition_s", "unavailable,\npartition-s"),
+        ("max_unavailable", "max\nunavailable"),
+        ("revocations", "revocations"),
+        ("moves", "moves"),
+        ("time_to_stable_s", "stable\nafter, s"),
+        ("rebalances", "rebalances"),
+    ]
+    width = 0.8 / len(results)
+    for i, r in enumerate(results):
+        vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
+        xs = [j + i * width for j in range(len(metrics))]
+        bars = bx.bar(xs, vals, width, color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+        for b, v in zip(bars, vals):
+            bx.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
+    bx.set_xticks([j + width * (len(results) - 1) / 2 for j in range(len(metrics))])
+    bx.set_xticklabels([label for _, label in metrics], fontsize=8)
+    bx.set_yscale("symlog", linthresh=10)
+    bx.set_ylabel("value (symlog)")
+    bx.legend(fontsize=8, frameon=False)
+    for a in (ax, bx):
+        for s in ("top", "right"):
+            a.spines[s].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_consumer_run(result: dict, out: Path, stem: str) -> tuple[Path, str]:
+    png = out / f"{stem}.png"
+    return png, _save(run_figure(result), png)
+
+
+def plot_consumer_compare(results: Sequence[dict], out: Path, stem: str = "compare") -> tuple[Path, str]:
+    png = out / f"{stem}.png"
+    return png, _save(compare_figure(results), png)
+
+
+def write_consumer_html(path: Path, title: str, description: str, results: Sequence[dict], svgs: Sequence[str]) -> Path:
+    return write_html(path, title, description, results, svgs, columns=CONSUMER_TABLE_COLUMNS, fmt=format_value)

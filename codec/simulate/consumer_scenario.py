@@ -1,0 +1,285 @@
+"""Plain consumer group scenario files for ``simulate`` (``"kind": "consumer"``, issue #44): read and checked, every
+field by name. The format is the simulator guide's "Consumer groups" section; the model is
+:mod:`codec.simulate.consumer`'s docstring. A scenario::
+
+    {"kind": "consumer", "name": "consumer-scale-out", "description": "...", "seed": 1,
+     "topics": {"orders": 12},
+     "partition_racks": {"orders": [["a", "b"], ...]},
+     "members": [{"name": "C1", "topics": ["orders"], "rack": "a"}, {"name": "C4", "running": false}],
+     "assignor": "range", "server_assignor": "uniform",
+     "protocols": ["eager", "cooperative", "kip848"],
+     "configs": {"session_timeout_ms": 45000, "heartbeat_interval_ms": 3000,
+                 "consumer_heartbeat_interval_ms": 5000, "consumer_session_timeout_ms": 45000,
+                 "assignment_interval_ms": 0},
+     "events": [{"at": 30, "start": "C4"}, {"at": 90, "subscribe": "C1", "topics": ["orders", "payments"]}],
+     "duration_s": 300}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..assignor.consumer import CLIENT_ASSIGNORS, SERVER_ASSIGNORS
+from ..cliutil import loads
+from ..errors import read_whole
+from .scenario import ScenarioError, int_field, number_field
+
+__all__ = [
+    "CONSUMER_PROTOCOLS",
+    "ConsumerMemberSpec",
+    "ConsumerEvent",
+    "ConsumerScenario",
+    "is_consumer_scenario",
+    "parse_consumer_scenario",
+    "load_consumer_scenario",
+]
+
+#: the compared protocols of a consumer group, and what each runs
+CONSUMER_PROTOCOLS = {
+    "eager": "classic eager: every member revokes all it owns before it rejoins",
+    "cooperative": "classic cooperative (KIP-429): cooperative-sticky, only moving partitions are revoked",
+    "kip848": "consumer group protocol (KIP-848): heartbeats, server-side assignor, per-member reconciliation",
+}
+MAX_MEMBERS, MAX_TOPICS, MAX_PARTITIONS, MAX_EVENTS, MAX_DURATION_S = 1000, 1000, 100_000, 10_000, 7 * 86400.0
+_NAME_LIMIT = 249  # Kafka's longest topic name
+
+
+@dataclass(frozen=True)
+class ConsumerMemberSpec:
+    name: str
+    topics: tuple[str, ...]
+    rack: str | None = None
+    running: bool = True
+
+
+@dataclass(frozen=True)
+class ConsumerEvent:
+    at: float
+    kind: str  # start | stop | crash | subscribe
+    member: str
+    topics: tuple[str, ...] | None = None  # subscribe: the new subscription
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.member}" + (f" ({', '.join(self.topics)})" if self.topics is not None else "")
+
+
+@dataclass(frozen=True)
+class ConsumerScenario:
+    name: str
+    description: str
+    topics: dict[str, int]
+    members: tuple[ConsumerMemberSpec, ...]
+    events: tuple[ConsumerEvent, ...]
+    duration_s: float
+    assignor: str = "range"
+    server_assignor: str = "uniform"
+    partition_racks: dict[str, tuple[frozenset[str], ...]] | None = None
+    session_timeout_ms: int = 45_000
+    heartbeat_interval_ms: int = 3_000
+    consumer_heartbeat_interval_ms: int = 5_000
+    consumer_session_timeout_ms: int = 45_000
+    assignment_interval_ms: int = 0
+    protocols: tuple[str, ...] = tuple(CONSUMER_PROTOCOLS)
+    seed: int = 1
+    kind: str = "consumer"
+
+    def protocol_assignor(self, protocol: str) -> str:
+        """The assignor a run under ``protocol`` uses: the scenario's ``assignor`` under eager, cooperative-sticky
+        (Kafka's cooperative assignor) under cooperative, the ``server_assignor`` under KIP-848."""
+        return {"eager": self.assignor, "cooperative": "cooperative-sticky"}.get(protocol, self.server_assignor)
+
+
+def is_consumer_scenario(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("kind") == "consumer"
+
+
+def _known(d, keys: set[str], where: str) -> None:
+    if not isinstance(d, dict):
+        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
+    unknown = set(d) - keys
+    if unknown:
+        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"[:300])
+
+
+def _name(v, where: str, what: str = "name") -> str:
+    if not isinstance(v, str) or not v or not v.isprintable() or len(v) > _NAME_LIMIT:
+        raise ScenarioError(f"{where}: {what} needs a printable string of 1..{_NAME_LIMIT} characters, got {v!r}"[:200])
+    return v
+
+
+def _topic_list(v, where: str) -> tuple[str, ...]:
+    if not isinstance(v, list):
+        raise ScenarioError(f"{where}: needs a list of topic names, got {v!r}"[:200])
+    return tuple(_name(t, where, "a topic") for t in v)
+
+
+def _known_topics(names: tuple[str, ...], topics: dict[str, int], where: str) -> tuple[str, ...]:
+    """A subscription names topics of ``topics`` only: a misspelt name would subscribe to nothing, silently (Kafka's
+    assignors skip a topic the metadata lacks)."""
+    unknown = [t for t in names if t not in topics]
+    if unknown:
+        raise ScenarioError(f"{where}: topic(s) {', '.join(unknown)} not in the scenario's topics"[:200])
+    return names
+
+
+def _choice(v, allowed, where: str) -> str:
+    if v not in allowed:
+        raise ScenarioError(f"{where}: one of {', '.join(allowed)}, got {v!r}"[:200])
+    return v
+
+
+def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> ConsumerScenario:
+    """A :class:`ConsumerScenario` from its JSON object; :class:`ScenarioError` for anything it cannot run."""
+    _known(
+        data,
+        {"kind", "name", "description", "seed", "topics", "partition_racks", "members", "assignor",
+         "server_assignor", "protocols", "configs", "events", "duration_s"},
+        "scenario",
+    )  # fmt: skip
+    if data.get("kind") != "consumer":
+        raise ScenarioError('a consumer group scenario has "kind": "consumer"')
+    name = data.get("name", source_name or "consumer")
+    if not isinstance(name, str) or not name:
+        raise ScenarioError("name: needs a non-empty string")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise ScenarioError("description: needs a string")
+    seed = int_field(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
+    raw_topics = data.get("topics")
+    if not isinstance(raw_topics, dict) or not raw_topics:
+        raise ScenarioError("topics: needs a JSON object of topic name -> partition count")
+    if len(raw_topics) > MAX_TOPICS:
+        raise ScenarioError(f"topics: at most {MAX_TOPICS}")
+    topics = {
+        _name(t, "topics", "a topic"): int_field(n, f"topics[{t}]", 1, MAX_PARTITIONS) for t, n in raw_topics.items()
+    }
+    if sum(topics.values()) > MAX_PARTITIONS:
+        raise ScenarioError(f"topics: at most {MAX_PARTITIONS} partitions in all")
+    racks = _partition_racks(data.get("partition_racks"), topics)
+    raw_members = data.get("members")
+    if not isinstance(raw_members, list) or not raw_members:
+        raise ScenarioError("members: needs a non-empty list")
+    if len(raw_members) > MAX_MEMBERS:
+        raise ScenarioError(f"members: at most {MAX_MEMBERS}")
+    members = []
+    for i, raw in enumerate(raw_members):
+        where = f"members[{i}]"
+        _known(raw, {"name", "topics", "rack", "running"}, where)
+        mname = _name(raw.get("name"), where)
+        mtopics = _known_topics(_topic_list(raw.get("topics", list(topics)), f"{where}.topics"), topics, where)
+        rack = raw.get("rack")
+        if rack is not None:
+            rack = _name(rack, where, "rack")
+        running = raw.get("running", True)
+        if not isinstance(running, bool):
+            raise ScenarioError(f"{where}: running needs true or false, got {running!r}"[:200])
+        members.append(ConsumerMemberSpec(mname, mtopics, rack, running))
+    names = {m.name for m in members}
+    if len(names) != len(members):
+        raise ScenarioError("members: duplicate member name")
+    assignor = _choice(data.get("assignor", "range"), CLIENT_ASSIGNORS, "assignor")
+    server_assignor = _choice(data.get("server_assignor", "uniform"), SERVER_ASSIGNORS, "server_assignor")
+    protocols = data.get("protocols", list(CONSUMER_PROTOCOLS))
+    if not isinstance(protocols, list) or not protocols or any(p not in CONSUMER_PROTOCOLS for p in protocols):
+        raise ScenarioError(f"protocols: a non-empty list of {', '.join(CONSUMER_PROTOCOLS)}")
+    configs = data.get("configs", {})
+    defaults = {
+        "session_timeout_ms": 45_000,
+        "heartbeat_interval_ms": 3_000,
+        "consumer_heartbeat_interval_ms": 5_000,
+        "consumer_session_timeout_ms": 45_000,
+        "assignment_interval_ms": 0,
+    }
+    _known(configs, set(defaults), "configs")
+    conf = {
+        k: int_field(configs.get(k, d), f"configs.{k}", 0 if k == "assignment_interval_ms" else 1, 2**31 - 1)
+        for k, d in defaults.items()
+    }
+    raw_events = data.get("events", [])
+    if not isinstance(raw_events, list):
+        raise ScenarioError("events: needs a list")
+    events: list[ConsumerEvent] = []
+    for i, raw in enumerate(raw_events):
+        events.extend(_events(raw, i, names))
+        if events and events[-1].topics is not None:
+            _known_topics(events[-1].topics, topics, f"events[{i}]")
+    if len(events) > MAX_EVENTS:
+        raise ScenarioError(f"events: at most {MAX_EVENTS}")
+    duration = number_field(data.get("duration_s", 300), "duration_s", positive=True)
+    if duration > MAX_DURATION_S:
+        raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
+    events.sort(key=lambda e: e.at)
+    return ConsumerScenario(
+        name=name,
+        description=description,
+        topics=topics,
+        members=tuple(members),
+        events=tuple(events),
+        duration_s=duration,
+        assignor=assignor,
+        server_assignor=server_assignor,
+        partition_racks=racks,
+        protocols=tuple(protocols),
+        seed=seed,
+        session_timeout_ms=conf["session_timeout_ms"],
+        heartbeat_interval_ms=conf["heartbeat_interval_ms"],
+        consumer_heartbeat_interval_ms=conf["consumer_heartbeat_interval_ms"],
+        consumer_session_timeout_ms=conf["consumer_session_timeout_ms"],
+        assignment_interval_ms=conf["assignment_interval_ms"],
+    )
+
+
+def _partition_racks(v, topics: dict[str, int]) -> dict[str, tuple[frozenset[str], ...]] | None:
+    if v is None:
+        return None
+    _known(v, set(topics), "partition_racks")
+    out = {}
+    for t, rows in v.items():
+        where = f"partition_racks[{t}]"
+        if not isinstance(rows, list) or len(rows) != topics[t]:
+            raise ScenarioError(f"{where}: a list of the replicas' racks of each of its {topics[t]} partitions")
+        out[t] = tuple(frozenset(_topic_list(r, f"{where}[{p}]")) for p, r in enumerate(rows))
+    return out
+
+
+def _events(raw, i: int, names: set[str]) -> list[ConsumerEvent]:
+    where = f"events[{i}]"
+    _known(raw, {"at", "start", "stop", "crash", "bounce", "rolling", "subscribe", "topics", "downtime_s", "every_s"},
+           where)  # fmt: skip
+    if "at" not in raw:
+        raise ScenarioError(f"{where}: needs 'at' (seconds)")
+    at = number_field(raw["at"], f"{where}.at")
+    kinds = [k for k in ("start", "stop", "crash", "bounce", "rolling", "subscribe") if k in raw]
+    if len(kinds) != 1:
+        raise ScenarioError(f"{where}: exactly one of start, stop, crash, bounce, rolling, subscribe")
+    kind = kinds[0]
+    targets = raw[kind] if kind == "rolling" else [raw[kind]]
+    if not isinstance(targets, list) or not targets:
+        raise ScenarioError(f"{where}: rolling needs a non-empty list of members")
+    for m in targets:
+        if not isinstance(m, str) or m not in names:
+            raise ScenarioError(f"{where}: unknown member {m!r}"[:200])
+    if ("topics" in raw) != (kind == "subscribe"):
+        raise ScenarioError(f"{where}: topics goes with subscribe, and subscribe needs topics")
+    if kind == "subscribe":
+        return [ConsumerEvent(at, kind, targets[0], _topic_list(raw["topics"], f"{where}.topics"))]
+    if kind in ("start", "stop", "crash"):
+        return [ConsumerEvent(at, kind, targets[0])]
+    downtime = number_field(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
+    every = number_field(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
+    out = []
+    for k, m in enumerate(targets):
+        t = at + k * every
+        out += [ConsumerEvent(t, "stop", m), ConsumerEvent(t + downtime, "start", m)]
+    return out
+
+
+def load_consumer_scenario(path: str | Path) -> ConsumerScenario:
+    path = Path(path)
+    try:
+        data = loads(read_whole(path, "").decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
+        raise ScenarioError(f"{path}: {e}") from None
+    return parse_consumer_scenario(data, source_name=path.stem)
