@@ -59,10 +59,17 @@ def _families(registry) -> list[tuple[str, str]]:
     apis = ", ".join(f"{a.name} v{a.valid}" for a in registry.apis().values() if a.valid is not None)
     records = registry.record_types()
     prefixed = [n for n in names if registry.head(n).version_prefix is not None]
+    # a payload whose reader picks its version (the sticky assignors' user data): no prefix, no API, no record
+    unprefixed = [
+        n
+        for n in names
+        if registry.head(n).type == "data" and registry.head(n).version_prefix is None and registry.record_of(n) is None
+    ]
     out = [
         ("APIs", apis),
         ("headers", ", ".join(f"{n} v{registry.head(n).valid}" for n in registry.messages_of_type("header"))),
         ("version-prefixed", ", ".join(f"{n} v{registry.head(n).valid}" for n in prefixed)),
+        ("without a version prefix", ", ".join(f"{n} v{registry.head(n).valid}" for n in unprefixed)),
         ("Kafka Streams", ", ".join(f"{n} v{registry.head(n).valid}" for n in registry.messages_of_type("streams"))),
         ("__consumer_offsets records", _records(registry, records)),
         *(

@@ -54,6 +54,7 @@ from ..cliutil import loads
 from ..errors import DecodeError, LimitExceededError, TruncatedError, UnsupportedVersionError
 from ..kafka4.common import RECORD_TYPES as KAFKA4_RECORD_TYPES
 from ..wire.builder import decode_wire
+from ..wire.registry import record_types
 from ..wire.schema import load_message
 from .bytestream import ByteStream
 from .records import DEFAULT_MAX_BATCH, DEFAULT_MAX_DECOMPRESSED, BadBatch, read_batches
@@ -75,20 +76,9 @@ __all__ = [
     "READ_ERRORS",
 ]
 
-# Key version -> (key schema, value schema) as Kafka's group coordinator writes them
-# (group-coordinator/src/main/resources/common/message/*Key.json, "validVersions" of each key).
-RECORD_TYPES: dict[int, tuple[str, str]] = {
-    0: ("OffsetCommitKey", "OffsetCommitValue"),
-    1: ("OffsetCommitKey", "OffsetCommitValue"),
-    2: ("GroupMetadataKey", "GroupMetadataValue"),
-    3: ("ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue"),
-    4: ("ConsumerGroupPartitionMetadataKey", "ConsumerGroupPartitionMetadataValue"),
-    5: ("ConsumerGroupMemberMetadataKey", "ConsumerGroupMemberMetadataValue"),
-    6: ("ConsumerGroupTargetAssignmentMetadataKey", "ConsumerGroupTargetAssignmentMetadataValue"),
-    7: ("ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue"),
-    8: ("ConsumerGroupCurrentMemberAssignmentKey", "ConsumerGroupCurrentMemberAssignmentValue"),
-    **{t: (f"{name}Key", f"{name}Value") for t, name in KAFKA4_RECORD_TYPES.items()},
-}
+# Record type -> (key schema, value schema) as Kafka's group coordinator writes them: the registry's, from the
+# schemas (a classic key's version doubles as its record type; a Kafka 4 key's "apiKey" is its type)
+RECORD_TYPES: dict[int, tuple[str, str]] = {t: (r.key, r.value) for t, r in record_types().items()}
 _DECODED = {0, 1, 2}
 _VERSION = struct.Struct(">h")
 DEFAULT_MAX_LINE = 64 * 1024 * 1024  # characters of a text dump line

@@ -230,9 +230,11 @@ RULES = {
     "a compact length Java's int wraps": ("decode", None, "wrapped-length"),
     "a version prefix below the lowest": ("decode", "invalid", "bad-version"),
 }
-# Kafka Streams' SubscriptionInfo (read by Kafka's generated SubscriptionInfoData) and Kafka Connect's messages (its
-# protocol.types schemas) are held to the rules of reading only: their vectors' values are not their tables'
-_READ_RULES_ONLY = ("SubscriptionInfo", "ConnectMetadata", "ConnectAssignment")
+# Kafka Streams' SubscriptionInfo (read by Kafka's generated SubscriptionInfoData, but filled from Streams' model) is
+# held to the rules of reading only, as every "data" message Kafka does not write with its generated classes is
+# (Connect's and the sticky assignors' protocol.types schemas: rules_that_apply): their vectors' values are not their
+# tables'
+_READ_RULES_ONLY = ("SubscriptionInfo",)
 
 
 def rules_that_apply(message: str, version: int) -> list[str]:
@@ -243,7 +245,7 @@ def rules_that_apply(message: str, version: int) -> list[str]:
     if message in _FRAMES or message == "AssignmentInfo":
         return []
     spec = load_message(message)
-    generated = message not in _READ_RULES_ONLY
+    generated = message not in _READ_RULES_ONLY and (spec.kind != "data" or message in GENERATED_DATA)
     top = [f for f in spec.root.fields if f.tag is None]
     # the wire's layout is the lowering's (codec.wire.lowering): which lengths may be null, which are compact
     lowered = lower(message, version)

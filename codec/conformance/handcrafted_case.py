@@ -18,8 +18,8 @@ from ..wire.schema import (
     raw_message,
     schema_overrides,
 )
-from ..wire.registry import head, record_types
-from .coverage import CLASSIC_RECORDS, FRAME_APIS, KAFKA44_RPCS
+from ..wire.registry import head
+from .coverage import CLASSIC_RECORDS, FRAME_APIS
 from .mutation import with_field
 
 __all__ = [
@@ -43,20 +43,14 @@ ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # group's __consumer_offsets records, the classic group's included, at the commit schemas/README.md follows for them
 CLASSIC_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
 KAFKA4_COMMIT = "26b251a451ce941d3d7a55e6487bcb7f16b5ad48"
-# the messages whose tables follow Kafka's 4.4 branch (8d3916cfe1, apache 87943b2ff8; schemas/README.md): the
-# Streams heartbeat's v1 (KIP-1331) and the RPCs around the group added at 4.4 (the admin RPCs, the share groups'
-# data and state RPCs), judged by the classes generated there
+# the messages whose tables follow Kafka's 4.4 branch (8d3916cfe1, apache 87943b2ff8; schemas/README.md), judged by
+# the classes generated there: every schema whose head says so ("follows": "4.4"; read when a case is bound, so a
+# schema file added or overridden counts) -- Streams heartbeat's and describe's v1 (KIP-1331),
+# StreamsGroupTopologyDescriptionUpdate (API 93), the RPCs around the group added at 4.4 (the admin RPCs, the share
+# groups' data and state RPCs), the record values Kafka 4.4 wrote the vectors of, the share coordinator's records.
+# The commit is the 4.4 row of vectors/releases/kafka-versions.json (a test holds them equal).
 KAFKA44_COMMIT = "8d3916cfe15f13a2d878c79d302ba2d63172f0af"
-_AT_44 = {
-    *(f"StreamsGroup{api}{side}" for api in ("Heartbeat", "Describe") for side in ("Request", "Response")),
-    *KAFKA44_RPCS,  # StreamsGroupTopologyDescriptionUpdate (API 93) among them
-    # the record values Kafka 4.4 wrote the vectors of (kafka-java-records44.jsonl: tags 2-3; tag 0 since 4.3.0)
-    "StreamsGroupMetadataValue",
-    "ShareGroupTargetAssignmentMetadataValue",
-    # the share coordinator's records (__share_group_state), whose tables follow the 4.4 branch
-    *(r.key for r in record_types("share").values()),
-    *(r.value for r in record_types("share").values()),
-}
+_FOLLOWS_44 = "4.4"
 # KIP-932's share groups at the release their tables follow (Kafka 4.1.0)
 SHARE_COMMIT = "13f70256db3c994c590e5d262a7cc50b9e973204"
 _CLASSIC = {
@@ -102,13 +96,14 @@ def binding(message: str, version: int | None = None) -> Binding | None:
     """The Kafka class that reads (and writes) a message: generated from its message JSON, or for Kafka
     Connect's messages the hand-written deserializer of the reading worker (ConnectProtocol's at v0,
     IncrementalCooperativeConnectProtocol's from v1; ``version``). None for AssignmentInfo (Kafka Streams'
-    hand-written class; its rules are handcrafted.py's)."""
+    hand-written class; its rules are handcrafted.py's) and the sticky assignors' user data (read by the assignors'
+    ``memberData``, whose own readings are its vectors: ``kafka-java-sticky-user-data.jsonl``)."""
     spec = load_message(message)
     commit = (
         CLASSIC_COMMIT
         if message in _CLASSIC
         else KAFKA44_COMMIT
-        if message in _AT_44
+        if head(message).follows == _FOLLOWS_44
         else SHARE_COMMIT
         if message.startswith("Share")
         else KAFKA4_COMMIT

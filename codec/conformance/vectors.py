@@ -239,7 +239,9 @@ def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
     Returns (problems, counts)."""
     import jsonschema
 
+    from .. import text
     from .impl import BuiltinImplementation
+    from .messages import MESSAGES
 
     directory = directory or vectors_dir()
     schema = json.loads((directory / "schema.json").read_text(encoding="utf-8"))
@@ -249,6 +251,7 @@ def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
     seen: dict[str, str] = {}
     counts: dict[str, int] = {}
     builtin = BuiltinImplementation()
+    known = set(MESSAGES)  # every message a kind reads, derived from the schemas (no enum in schema.json repeats it)
     for path in sorted(directory.glob("*.jsonl")):
         raw_lines = read_whole(path).split(b"\n")
         if raw_lines and raw_lines[-1] == b"":
@@ -267,6 +270,11 @@ def check_vectors(directory: Path | None = None) -> tuple[list[str], dict]:
             for err in validator.iter_errors(v):
                 loc = "/".join(str(p) for p in err.absolute_path) or "(vector)"
                 problems.append(f"{where}: {loc}: {err.message}")
+            if v["message"] not in known:
+                problems.append(
+                    f"{where}: message: {text.printable(repr(v['message'][:80]))} is no message a kind reads (a schema "
+                    "of schemas/, RequestFrame, ResponseFrame: `rebalance-codec kinds`)"
+                )
             vid = v["id"]
             if vid in seen:
                 problems.append(f"{where}: duplicate id {vid!r} (first at {seen[vid]})")

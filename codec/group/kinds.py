@@ -183,7 +183,7 @@ def _sticky_kind(assignor: str) -> Kind:
         if assignor == STICKY
         else "CooperativeStickyAssignor's user data (v0: the generation)"
     )
-    return Kind(kind_name(layer), what, decode, encode, self_describing=False, read=read, write=write)
+    return Kind(kind_name(layer), what, decode, encode, self_describing=False, message=layer, read=read, write=write)
 
 
 def _read_request_frame(data: bytes, version: int | None = None, **_) -> Read:

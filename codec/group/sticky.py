@@ -1,16 +1,19 @@
-"""The user data the classic sticky assignors put in a ConsumerProtocol subscription, read as Kafka reads it.
+"""The user data the classic sticky assignors put in a ConsumerProtocol subscription: the family's read rule and
+its model; the layouts are schema files (``schemas/StickyAssignorUserData.json``,
+``schemas/CooperativeStickyAssignorUserData.json``), read and written by the one message layer
+(:mod:`codec.wire.message`: the lowering, with the native engine where it runs).
 
 ``StickyAssignor`` (JoinGroup protocol name ``sticky``) writes ``StickyAssignorUserData`` with its old
-``Struct`` schemas (``StickyAssignor.java``)::
+``Struct`` schemas (``StickyAssignor.java``; the classic encoding of the schema file)::
 
     v0: previous_assignment: [topic: string (int16 length), partitions: [int32] (int32 count)] (int32 count)
     v1: v0, then generation: int32
 
-It always writes v1 (``serializeTopicPartitionAssignment``, the partitions grouped by topic) and reads v1, else
-v0, else nothing (``deserializeTopicPartitionAssignment``: "ignore the consumer's previous assignment if it
-cannot be parsed" -- no partitions, generation -1); empty user data is no partitions and no generation. Bytes
-left after the fields are not looked at (``Schema.read`` reads what the schema names), so a v0 followed by four
-more bytes reads as v1.
+The bytes carry no version. Kafka always writes v1 (``serializeTopicPartitionAssignment``, the partitions grouped
+by topic) and reads v1, else v0, else nothing (``deserializeTopicPartitionAssignment``: "ignore the consumer's
+previous assignment if it cannot be parsed" -- no partitions, generation -1); empty user data is no partitions and
+no generation. Bytes left after the fields are not looked at (``Schema.read`` reads what the schema names), so a v0
+followed by four more bytes reads as v1. That read rule is this module's (:func:`decode_sticky_user_data`).
 
 ``CooperativeStickyAssignor`` (``cooperative-sticky``) writes ``generation: int32`` alone (its
 ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0``) and reads it only when the subscription has no ``GenerationId``
@@ -18,17 +21,18 @@ more bytes reads as v1.
 layout (its ``CurrentAssignment`` and ``Generation``).
 
 :func:`decode_sticky_user_data` returns what the bytes hold, or raises :class:`DecodeError` (offset and field
-path) where Kafka would fall back to nothing; Kafka's strings are read as UTF-8 with malformed bytes replaced, as
-``Type.STRING`` does.
+path) where Kafka would fall back to nothing. One divergence, the input policy's
+(``docs/explanations/input-policy.md``): Kafka's ``Type.STRING`` replaces malformed UTF-8 in a topic with U+FFFD
+and reads on; this codec refuses it (:func:`kafka_reads_instead` says what Kafka reads then).
 """
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
-from ..errors import DecodeError, EncodeError, TruncatedError
+from ..errors import DecodeError, EncodeError
 from ..text import printable
+from ..wire import message as _wire
 from ..wire.jsoncheck import describe
 
 __all__ = [
@@ -51,12 +55,11 @@ __all__ = [
 STICKY = "sticky"
 COOPERATIVE_STICKY = "cooperative-sticky"
 STICKY_ASSIGNORS = (STICKY, COOPERATIVE_STICKY)
+#: the schema (``schemas/<name>.json``) of each assignor's user data
 STICKY_LAYER = "StickyAssignorUserData"
 COOPERATIVE_STICKY_LAYER = "CooperativeStickyAssignorUserData"
 _LAYERS = {STICKY: STICKY_LAYER, COOPERATIVE_STICKY: COOPERATIVE_STICKY_LAYER}
 _ASSIGNOR = {v: k for k, v in _LAYERS.items()}
-_INT = struct.Struct(">i")
-_SHORT = struct.Struct(">h")
 
 
 def layer_of(assignor: str | None) -> str | None:
@@ -88,56 +91,13 @@ class StickyUserData:
         return [(t, p) for t, ps in self.partitions for p in ps]
 
 
-class _Reader:
-    def __init__(self, data: bytes, layer: str, version: int) -> None:
-        self.data, self.pos, self.layer, self.version = data, 0, layer, version
-
-    def fail(self, reason: str, path: str, at: int | None = None) -> DecodeError:
-        return DecodeError(
-            reason, message=self.layer, version=self.version, offset=self.pos if at is None else at, path=path
-        )
-
-    def take(self, n: int, path: str) -> bytes:
-        have = len(self.data) - self.pos
-        if n > have:
-            raise TruncatedError(
-                f"truncated (need {n}, have {have})",
-                message=self.layer,
-                version=self.version,
-                offset=self.pos,
-                path=path,
-            )
-        self.pos += n
-        return self.data[self.pos - n : self.pos]
-
-    def int32(self, path: str) -> int:
-        return _INT.unpack(self.take(4, path))[0]
-
-    def count(self, path: str, each: int) -> int:
-        at = self.pos
-        n = self.int32(path)
-        if n < 0:
-            raise self.fail(f"array size {n} cannot be negative", path, at)
-        have = len(self.data) - self.pos
-        if n * each > have:
-            raise self.fail(f"array of {n} needs at least {n * each} bytes, {have} remain", path, at)
-        return n
-
-
 def _read_sticky(data: bytes, version: int) -> StickyUserData:
-    r = _Reader(data, STICKY_LAYER, version)
-    topics = []
-    for i in range(r.count("previous_assignment", 6)):
-        at = r.pos
-        n = _SHORT.unpack(r.take(2, f"previous_assignment[{i}].topic"))[0]
-        if n < 0:
-            raise r.fail(f"string length {n} cannot be negative", f"previous_assignment[{i}].topic", at)
-        topic = r.take(n, f"previous_assignment[{i}].topic").decode("utf-8", "replace")
-        k = r.count(f"previous_assignment[{i}].partitions", 4)
-        parts = struct.unpack(f">{k}i", r.take(4 * k, f"previous_assignment[{i}].partitions"))
-        topics.append((topic, parts))
-    generation = r.int32("generation") if version == 1 else None
-    return StickyUserData(STICKY, version, tuple(topics), generation, data[r.pos :])
+    """``StickyAssignorUserData`` at ``version`` (the schema's layout, through the message layer)."""
+    got = _wire.decode(STICKY_LAYER, version, data)
+    v = got.value
+    # (a null list would read as empty, as the shapes read one: no schema here lets one through)
+    topics = tuple((t.topic, tuple(t.partitions or ())) for t in v.previous_assignment or ())
+    return StickyUserData(STICKY, version, topics, v.generation if version == 1 else None, data[got.consumed :])
 
 
 def decode_sticky_user_data(assignor: str, data: bytes | bytearray | memoryview) -> StickyUserData:
@@ -151,14 +111,20 @@ def decode_sticky_user_data(assignor: str, data: bytes | bytearray | memoryview)
         except DecodeError:
             return _read_sticky(data, 0)  # v0 is v1's prefix: where it fails, v1 failed at the same place
     if assignor == COOPERATIVE_STICKY:
-        r = _Reader(data, COOPERATIVE_STICKY_LAYER, 0)
-        generation = r.int32("generation")
-        return StickyUserData(COOPERATIVE_STICKY, 0, (), generation, data[r.pos :])
+        got = _wire.decode(COOPERATIVE_STICKY_LAYER, 0, data)
+        return StickyUserData(COOPERATIVE_STICKY, 0, (), got.value.generation, data[got.consumed :])
     raise DecodeError(f"no sticky assignor is called {assignor!r} (sticky, cooperative-sticky)", message="user data")
 
 
-def kafka_reads_instead(assignor: str) -> str:
-    """What Kafka's assignor makes of user data it cannot read, in a phrase (no parentheses: it goes inside one)."""
+def kafka_reads_instead(assignor: str, error: DecodeError | None = None) -> str:
+    """What Kafka's assignor makes of user data it cannot read, in a phrase (no parentheses: it goes inside one).
+    ``error``: this codec's refusal, when it is the one divergence (malformed UTF-8 in a topic, which Kafka's
+    ``Type.STRING`` reads with U+FFFD in its place)."""
+    if error is not None and error.reason.startswith("invalid UTF-8"):
+        return (
+            f"Kafka's {'Cooperative' if assignor == COOPERATIVE_STICKY else ''}StickyAssignor reads the topic with "
+            "U+FFFD in place of the malformed bytes and reads on; this codec refuses malformed UTF-8"
+        )
     if assignor == STICKY:
         return "Kafka's StickyAssignor reads no previous partitions, generation -1"
     return "Kafka's CooperativeStickyAssignor reads generation -1 when the subscription, v0-1, has no GenerationId"
@@ -191,62 +157,52 @@ def read_carried(assignor: str, data: bytes, *, other_layout: bool = True) -> St
                 u = None
             if u is not None and not u.trailing:
                 hint = (
-                    f"after its first 2 bytes, int16 {_SHORT.unpack(data[:2])[0]}, the rest reads as {STICKY_LAYER} "
+                    f"after its first 2 bytes, int16 {int.from_bytes(data[:2], 'big', signed=True)}, the rest reads "
+                    f"as {STICKY_LAYER} "
                     f"v1: generation {u.generation}, {len(u.topic_partitions())} partitions; "
                 )
-        reason = f"{e.reason} ({hint}{kafka_reads_instead(assignor)})"  # (the line's detail, after where it failed)
+        reason = f"{e.reason} ({hint}{kafka_reads_instead(assignor, e)})"  # (the line's detail, after where it failed)
         raise DecodeError(reason, message=e.message, version=e.version, offset=e.offset, path=e.path) from None
 
 
 def encode_sticky_user_data(u: StickyUserData) -> bytes:
     """The bytes of ``u`` (then its ``trailing``): what the Java assignors write for the same values."""
-    out: list[bytes] = []
     if u.assignor == STICKY:
         if u.version not in (0, 1):
             raise EncodeError(f"version {u.version} does not exist (0, 1)", message=STICKY_LAYER, path="version")
         if (u.generation is None) != (u.version == 0):
             want = "no generation" if u.version == 0 else "a generation"
             raise EncodeError(f"v{u.version} has {want}", message=STICKY_LAYER, version=u.version, path="generation")
-        out.append(_INT.pack(len(u.partitions)))
-        for i, (topic, parts) in enumerate(u.partitions):
-            name = topic.encode("utf-8")
-            if len(name) > 0x7FFF:
-                raise EncodeError(
-                    f"topic of {len(name)} bytes is longer than 32767",
-                    message=STICKY_LAYER,
-                    version=u.version,
-                    path=f"previous_assignment[{i}].topic",
-                )
-            out += [_SHORT.pack(len(name)), name, struct.pack(f">i{len(parts)}i", len(parts), *parts)]
-        if u.generation is not None:
-            out.append(_INT.pack(u.generation))
-    elif u.assignor == COOPERATIVE_STICKY:
+        return _wire.encode(STICKY_LAYER, u.version, _model(u)) + u.trailing
+    if u.assignor == COOPERATIVE_STICKY:
         if u.version != 0 or u.generation is None or u.partitions:
             raise EncodeError(
                 "cooperative-sticky user data is v0: a generation, no partitions", message=COOPERATIVE_STICKY_LAYER
             )
-        out.append(_INT.pack(u.generation))
-    else:
-        raise EncodeError(f"no sticky assignor is called {u.assignor!r}", message="user data")
-    return b"".join(out) + u.trailing
+        return _wire.encode(COOPERATIVE_STICKY_LAYER, 0, _model(u)) + u.trailing
+    raise EncodeError(f"no sticky assignor is called {u.assignor!r}", message="user data")
 
 
-def _k(name: str, style: str) -> str:
-    if style != "kafka":
-        return name
-    head, *rest = name.split("_")
-    return head + "".join(w.title() for w in rest)
+def _model(u: StickyUserData):
+    """The wire model of ``u``'s fields (the schema's classes; a v0 generation is the field's default)."""
+    from ..wire.models import wire_class
+
+    if u.assignor == STICKY:
+        topic = wire_class(STICKY_LAYER, "TopicPartitions")
+        return wire_class(STICKY_LAYER, STICKY_LAYER)(
+            previous_assignment=tuple(topic(topic=t, partitions=tuple(ps)) for t, ps in u.partitions),
+            generation=-1 if u.generation is None else u.generation,
+        )
+    return wire_class(COOPERATIVE_STICKY_LAYER, COOPERATIVE_STICKY_LAYER)(generation=u.generation)
 
 
 def sticky_user_data_json(u: StickyUserData, style: str = "kafka") -> dict:
-    """``{"version", "previousAssignment": [{"topic", "partitions"}], "generation"}`` (Kafka's field names;
-    snake_case for ``style`` other than ``kafka``) for ``sticky``, ``{"version", "generation"}`` for
-    ``cooperative-sticky``; ``generation`` only where the layout has one, ``trailing`` (hex) when bytes follow."""
-    out: dict = {"version": u.version}
-    if u.assignor == STICKY:
-        out[_k("previous_assignment", style)] = [{"topic": t, "partitions": list(ps)} for t, ps in u.partitions]
-    if u.generation is not None:
-        out["generation"] = u.generation
+    """``{"version", "previousAssignment": [{"topic", "partitions"}], "generation"}`` (the schema's JSON, Kafka's
+    field names; snake_case for ``style`` other than ``kafka``) for ``sticky``, ``{"version", "generation"}`` for
+    ``cooperative-sticky``; ``generation`` only where the layout has one, ``trailing`` (hex) when bytes follow.
+    ``version`` is the layout that read the bytes, which they do not say (the read rule's)."""
+    style = "kafka" if style == "kafka" else "snake"
+    out: dict = {"version": u.version, **_wire.to_json(u.layer, u.version, _model(u), style)}
     if u.trailing:
         out["trailing"] = u.trailing.hex()
     return out
@@ -259,7 +215,8 @@ def _int(v, path: str, layer: str, bits: int = 32) -> int:
 
 
 def sticky_user_data_from_json(assignor: str, value, version: int | None = None) -> StickyUserData:
-    """Inverse of :func:`sticky_user_data_json` (either style); every key checked."""
+    """Inverse of :func:`sticky_user_data_json` (either style): ``version`` and ``trailing`` read here, the fields
+    by the schema's JSON checker (every key, type and range checked; a field left out takes its default)."""
     layer = _LAYERS.get(assignor)
     if layer is None:
         raise EncodeError(
@@ -267,48 +224,21 @@ def sticky_user_data_from_json(assignor: str, value, version: int | None = None)
         )
     if not isinstance(value, dict):
         raise EncodeError(f"expected a JSON object, got {describe(value)}", message=layer)
-    keys = ("version", "generation", "trailing") + (
-        ("previousAssignment", "previous_assignment") if assignor == STICKY else ()
-    )
-    unknown = sorted(k for k in value if k not in keys)
-    if unknown:
-        raise EncodeError(
-            f"no key {describe(unknown[0])} here (keys: {', '.join(keys)})", message=layer, path=unknown[0][:60]
-        )
     if version is None:
         version = _int(value.get("version", 1 if assignor == STICKY else 0), "version", layer, 16)
-    generation = value.get("generation")
-    generation = None if generation is None else _int(generation, "generation", layer)
     trailing = value.get("trailing") or ""
     try:
         tail = bytes.fromhex(trailing)
     except (TypeError, ValueError):
         raise EncodeError(f"trailing must be hex, got {describe(trailing)}", message=layer, path="trailing") from None
-    topics: list[tuple[str, tuple[int, ...]]] = []
-    if assignor == STICKY:
-        given = [k for k in ("previousAssignment", "previous_assignment") if k in value]
-        if len(given) > 1:
-            raise EncodeError(
-                "given twice (previousAssignment, previous_assignment)", message=layer, path="previous_assignment"
-            )
-        items = value.get(given[0]) if given else []
-        if not isinstance(items, list):
-            raise EncodeError(f"expected an array, got {describe(items)}", message=layer, path="previous_assignment")
-        for i, item in enumerate(items):
-            path = f"previous_assignment[{i}]"
-            if not isinstance(item, dict) or sorted(item) != ["partitions", "topic"]:
-                raise EncodeError('expected {"topic": ..., "partitions": [...]}', message=layer, path=path)
-            if not isinstance(item["topic"], str):
-                raise EncodeError(
-                    f"expected a string, got {describe(item['topic'])}", message=layer, path=f"{path}.topic"
-                )
-            parts = item["partitions"]
-            if not isinstance(parts, list):
-                raise EncodeError(f"expected an array, got {describe(parts)}", message=layer, path=f"{path}.partitions")
-            topics.append(
-                (item["topic"], tuple(_int(p, f"{path}.partitions[{j}]", layer) for j, p in enumerate(parts)))
-            )
-    return StickyUserData(assignor, version, tuple(topics), generation, tail)
+    _wire.check_version(layer, version, EncodeError)
+    if assignor == STICKY and version == 0 and "generation" in value:
+        raise EncodeError("v0 has no generation", message=layer, version=0, path="generation")
+    model = _wire.from_json(layer, version, value, "kafka", extra=("version", "trailing"))  # (either key spelling)
+    if assignor == COOPERATIVE_STICKY:
+        return StickyUserData(assignor, version, (), model.generation, tail)
+    topics = tuple((t.topic, t.partitions) for t in model.previous_assignment)
+    return StickyUserData(assignor, version, topics, model.generation if version == 1 else None, tail)
 
 
 def pretty_sticky_user_data(u: StickyUserData, *, size: int | None = None) -> str:

@@ -721,6 +721,13 @@ class ConsumerProtocolSubscriptionData:
         """Its partitions. (Partitions: []int32, v1+)"""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CooperativeStickyAssignorUserDataData:
+    """CooperativeStickyAssignorUserData: the user data Kafka's CooperativeStickyAssignor (JoinGroup protocol "cooperative-sticky") puts in its ConsumerProtocol subscription. (schemas/CooperativeStickyAssignorUserData.json: v0)"""
+
+    generation: int = ...
+    """The generation of the member's owned partitions. (Generation: int32, v0+)"""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteGroupsRequestData:
     """DeleteGroupsRequest (API key 42): delete empty groups. (schemas/DeleteGroupsRequest.json: v0-3)"""
 
@@ -3002,6 +3009,24 @@ class ShareUpdateValueData:
         """(DeliveryCount: int16, v0+)"""
         unknown_tagged_fields: dict[int, bytes] = ...
         """Tagged fields the schema does not know, by tag (kept, and written back)."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StickyAssignorUserDataData:
+    """StickyAssignorUserData: the user data Kafka's classic StickyAssignor (JoinGroup protocol "sticky") puts in its ConsumerProtocol subscription. (schemas/StickyAssignorUserData.json: v0-1)"""
+
+    previous_assignment: tuple[StickyAssignorUserDataData.TopicPartitions, ...] = ...
+    """The partitions the member was assigned last, by topic (Struct field previous_assignment). (PreviousAssignment: []TopicPartitions, v0+)"""
+    generation: int = ...
+    """The generation of that assignment (KIP-341: the highest generation wins a partition claimed twice). (Generation: int32, v1+)"""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class TopicPartitions:
+        """StickyAssignorUserData's TopicPartitions."""
+
+        topic: str = ...
+        """The topic. (Topic: string, v0+)"""
+        partitions: tuple[int, ...] = ...
+        """Its partitions, in the order they were assigned. (Partitions: []int32, v0+)"""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StreamsGroupCurrentMemberAssignmentKeyData:

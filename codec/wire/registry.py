@@ -75,7 +75,9 @@ class Head:
     coordinator record's type; None), ``valid`` and ``flexible`` (:class:`~codec.wire.schema.Versions`),
     ``version_prefix`` (``int16`` or None), ``record_type`` (``version`` for a classic record key, else None),
     ``coordinator`` (the coordinator whose record a ``coordinator-key``/``-value`` is: ``group``, the default, or
-    ``share``), ``releases`` (the ``"first-last"`` release range it follows, or None), ``history``."""
+    ``share``), ``releases`` (the ``"first-last"`` release range it follows, or None), ``follows`` (the Kafka
+    release whose message JSON the table follows where the schema names one: ``"4.4"`` for the branch
+    ``vectors/releases/kafka-versions.json`` names; None), ``history``."""
 
     __slots__ = (
         "name",
@@ -87,6 +89,7 @@ class Head:
         "record_type",
         "coordinator",
         "releases",
+        "follows",
         "history",
     )
 
@@ -100,6 +103,7 @@ class Head:
         self.record_type: str | None = raw.get("recordType")
         self.coordinator: str = raw.get("coordinator", "group")
         self.releases: str | None = raw.get("releases")
+        self.follows: str | None = raw.get("follows")
         self.history: tuple[str, ...] = tuple(raw.get("history", ()))
 
     def __repr__(self) -> str:

@@ -57,8 +57,9 @@ def test_vectors_check_catches_problems(tmp_path):
         {**good, "id": "x-1", "description": "It should decode"},  # modal verb
         {**good, "id": "x-2", "flags": ["no-such-flag"]},
         {**good, "id": "x-3", "canonical": False, "flags": []},  # unexplained non-canonical
-        {**good, "id": "x-4", "expected": {"version": 7, "latestSupportedVersion": 3}},
-    ]  # does not re-validate
+        {**good, "id": "x-4", "expected": {"version": 7, "latestSupportedVersion": 3}},  # does not re-validate
+        {**good, "id": "x-5", "message": "NoSuchMessage"},  # (schema.json keeps no enum of them: the registry's)
+    ]
     (tmp_path / "bad.jsonl").write_text("".join(json.dumps(v) + "\n" for v in bad) + "{not json\n")
     problems, _ = check_vectors(tmp_path)
     text = "\n".join(problems)
@@ -69,8 +70,20 @@ def test_vectors_check_catches_problems(tmp_path):
         "no flag says why",
         "does not re-validate",
         "not JSON",
+        "'NoSuchMessage' is no message a kind reads",
     ):
         assert needle in text
+
+
+def test_the_vector_schema_keeps_no_list_of_messages():
+    """The messages a vector may name are the kinds' (derived from schemas/, codec.conformance.messages), not a
+    hand-kept enum in vectors/schema.json that a new schema file would leave stale: every schema is one of them."""
+    from codec.conformance.messages import MESSAGES
+    from codec.wire.schema import schema_names
+
+    schema = json.loads((vectors_dir() / "schema.json").read_text(encoding="utf-8"))
+    assert "enum" not in schema["properties"]["message"]
+    assert set(schema_names()) <= set(MESSAGES)
 
 
 def test_builtin_passes_every_vector():

@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from codec.conformance.coverage import ENFORCED, rule_gaps, rules_that_apply, supported
+from codec.conformance.handcrafted_case import binding_or_none
 from codec.conformance.handcrafted_rules import (
     ANSWERS,
     CLASSIC_COMMIT,
@@ -99,8 +100,13 @@ def test_which_rules_apply_by_hand():
 
 
 def test_every_enforced_message_but_assignment_info_has_a_kafka_class():
+    # AssignmentInfo and the sticky assignors' user data are read by hand-written Kafka code with no class to ask a
+    # rule case of (Streams' AssignmentInfo.decode, the assignors' memberData): handcrafted.py's vectors hold the first,
+    # the assignors' own readings (kafka-java-sticky-user-data.jsonl) the others
+    unbound = ("AssignmentInfo", "StickyAssignorUserData", "CooperativeStickyAssignorUserData")
     for message in ENFORCED:
-        if message in ("AssignmentInfo", "RequestFrame", "ResponseFrame"):
+        if message in (*unbound, "RequestFrame", "ResponseFrame"):
+            assert binding_or_none(message) is None, message
             continue
         assert binding(message, supported()[message][0]) is not None, message
 
@@ -170,3 +176,20 @@ def test_an_answer_against_the_rule_stops_the_generator(tmp_path, answers):
     (d / ANSWERS).write_text("\n".join(map(json.dumps, flipped.values())) + "\n", encoding="utf-8")
     with pytest.raises(RuleError, match="kr-heartbeatrequest-v0-null-read-groupid: Kafka accepted it"):
         rule_vectors(d, ["HeartbeatRequest"])
+
+
+def test_the_tables_at_kafka_4_4_are_the_schemas_that_say_so():
+    """Which Kafka classes judge a message's rule cases follows from its schema file (``"follows": "4.4"``), not a
+    hand-kept list: the commit is the 4.4 row of the per-release table, and a schema dropped in that says so is bound
+    to it, one that does not to the release its family follows."""
+    from codec.wire.schema import raw_message, schema_overrides
+
+    releases = json.loads((vectors_dir() / "releases" / "kafka-versions.json").read_text(encoding="utf-8"))
+    assert KAFKA44_COMMIT == releases["releases"]["4.4"]["commit"]
+    assert binding("StreamsGroupTopologyDescriptionUpdateRequest", 0).commit == KAFKA44_COMMIT
+    assert binding("ConsumerGroupHeartbeatRequest", 0).commit == KAFKA4_COMMIT
+    copy = {**raw_message("ConsumerGroupHeartbeatRequest"), "name": "ExampleGroupHeartbeatRequest", "apiKey": 1000}
+    with schema_overrides({"ExampleGroupHeartbeatRequest": {**copy, "follows": "4.4"}}):
+        assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA44_COMMIT
+    with schema_overrides({"ExampleGroupHeartbeatRequest": copy}):
+        assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA4_COMMIT

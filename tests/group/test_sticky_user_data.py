@@ -29,6 +29,8 @@ WRITES = [r for r in RECORDS if r.get("case") == "write"]
 READS = [r for r in RECORDS if r.get("case") == "read"]
 KIND = {"sticky": "sticky-assignor-user-data", "cooperative-sticky": "cooperative-sticky-assignor-user-data"}
 CAPTURES = ROOT.parent / "shared" / "captures"
+# bytes Kafka read with a malformed UTF-8 topic (its Type.STRING substitutes U+FFFD): refused here, by the input policy
+MALFORMED_UTF8 = {"000000010001ff0000000000000009"}
 
 
 def _kafka_view(assignor: str, raw: bytes) -> dict:
@@ -62,7 +64,16 @@ def test_bytes_given_by_hand_read_as_kafka_reads_them(r, assignor):
     raw, kafka = bytes.fromhex(r["hex"]), r[assignor]
     fell_back = kafka == ({"partitions": [], "generation": -1} if assignor == "sticky" else {"generation": -1})
     written = assignor == "cooperative-sticky" and raw == b"\xff\xff\xff\xff"  # (-1 written, and read, as -1)
-    if fell_back and not written:
+    if assignor == "sticky" and r["hex"] in MALFORMED_UTF8:
+        # the one divergence (docs/explanations/input-policy.md): Kafka's Type.STRING reads the topic with U+FFFD
+        # (here a topic of no partitions, then generation 9); the input policy refuses malformed UTF-8 at its byte
+        with pytest.raises(DecodeError) as e:
+            decode_sticky_user_data(assignor, raw)
+        assert (e.value.offset, e.value.path) == (6, "previous_assignment[0].topic"), e.value
+        assert e.value.reason.startswith("invalid UTF-8")
+        with pytest.raises(DecodeError, match="StickyAssignor reads the topic with U\\+FFFD"):
+            read_carried(assignor, raw, other_layout=False)
+    elif fell_back and not written:
         with pytest.raises(DecodeError):
             decode_sticky_user_data(assignor, raw)
         with pytest.raises(DecodeError, match="Kafka's .*StickyAssignor reads"):
@@ -153,7 +164,7 @@ def test_kafka_python_sticky_user_data_stays_bytes_with_one_note():
         assert user["layer"] == "StickyAssignorUserData" and "value" not in user
         notes = out.stderr.strip().splitlines()
         assert len(notes) == 1 and "Traceback" not in out.stderr
-        assert "array of 65536" in notes[0] and "int16 1, the rest reads as StickyAssignorUserData v1" in notes[0]
+        assert "array count 65536" in notes[0] and "int16 1, the rest reads as StickyAssignorUserData v1" in notes[0]
         assert "Kafka's StickyAssignor reads no previous partitions, generation -1" in notes[0]
         return
     pytest.fail("no kafka-python sticky subscription with user data in the captures")

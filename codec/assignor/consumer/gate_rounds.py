@@ -39,13 +39,11 @@ ROUND_ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
 
 
 def sticky_user_data(by: dict[str, list[int]], generation: int) -> bytes:
-    """The user data Kafka's ``StickyAssignor`` writes (its V1 schema): the previous partitions by topic, the
-    generation they were assigned in."""
-    out = [struct.pack(">i", len(by))]
-    for t, ps in by.items():
-        name = t.encode()
-        out += [struct.pack(">h", len(name)), name, struct.pack(f">i{len(ps)}i", len(ps), *ps)]
-    return b"".join([*out, struct.pack(">i", generation)])
+    """The user data Kafka's ``StickyAssignor`` writes (its V1 schema, ``schemas/StickyAssignorUserData.json``): the
+    previous partitions by topic, the generation they were assigned in."""
+    from ...group.sticky import STICKY, StickyUserData, encode_sticky_user_data
+
+    return encode_sticky_user_data(StickyUserData(STICKY, 1, tuple((t, tuple(ps)) for t, ps in by.items()), generation))
 
 
 def subscription_bytes(
