@@ -75,6 +75,7 @@ from .arrowtypes import (  # (the types, kept apart from the code that fills the
     QUARANTINE,
     UNIT_COLUMNS,
 )
+from .admin import DESCRIBE_GROUPS, DESCRIBED_KIND
 from .kafka4 import HeartbeatAssignmentUnit, HeartbeatMemberUnit
 from .records import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
 from .rows import assignment_fields, assignment_rows, subscription_fields, subscription_rows
@@ -520,7 +521,8 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
         except RecordError as e:
             quarantine(ckind, e, raw)
             continue
-        units(ckind, decoded)
+        # a DescribeGroups response's rows say so in their kind (codec.pipeline.admin)
+        units(DESCRIBED_KIND if ckind == "frame" and api_key == DESCRIBE_GROUPS else ckind, decoded)
 
 
 def _values(column: pa.Array) -> Iterable:

@@ -53,7 +53,7 @@ from .jsonlines import parse_lines
 from .lines import HADOOP_ONLY, LINE, PART, POS, SOURCE, codec_of, count_ranges, read_files, read_ranges
 from .lines import schema as lines_schema
 from .output import local_path
-from .records import REQUESTS_ONLY, SELECTED_API_KEYS, SELECTED_RECORD_TYPES
+from .records import REQUESTS_ONLY, RESPONSES_ONLY, SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 
 __all__ = ["DEFAULT_MAX_LINE", "normalize", "plan", "read_inputs"]
 
@@ -350,6 +350,14 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
                     & F.col("api_key").isin(*REQUESTS_ONLY)
                     & (F.col("direction") == "response"),
                     F.concat(F.lit("frame "), F.coalesce(F.col("__api_name"), F.lit("API")), F.lit(" response")),
+                )
+            )
+            reasons.append(  # nor does a DescribeGroups request (its response is read: codec.pipeline.admin)
+                F.when(
+                    (F.col("kind") == "frame")
+                    & F.col("api_key").isin(*RESPONSES_ONLY)
+                    & (F.col("direction") == "request"),
+                    F.concat(F.lit("frame "), F.coalesce(F.col("__api_name"), F.lit("API")), F.lit(" request")),
                 )
             )
     if kv:

@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import DecodeError
 from ..streams import decode_assignment, decode_subscription
 from ..wire.registry import api_for, api_key, apis, kind_name, records
+from .admin import DESCRIBE_GROUPS, DESCRIBED_KIND, RESPONSES_ONLY, describe_groups_units
 from .kafka4 import API_KEYS as KAFKA4_API_KEYS
 from .kafka4 import RECORD_TYPES, HeartbeatMemberUnit, body_units, record_units
 from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, check_rows
@@ -46,6 +47,7 @@ __all__ = [
     "SYNC_GROUP",
     "LEAVE_GROUP",
     "REQUESTS_ONLY",
+    "RESPONSES_ONLY",
 ]
 
 JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP = api_key("JoinGroup"), api_key("SyncGroup"), api_key("LeaveGroup")
@@ -68,6 +70,7 @@ KINDS = (
     "leave-group-request",
     "frame",
     "group-metadata",
+    DESCRIBED_KIND,
 ) + tuple(KAFKA4_KINDS)
 
 _ALIASES = {
@@ -85,6 +88,7 @@ _ALIASES = {
     "groupmetadatavalue": "group-metadata",
     "groupmetadata": "group-metadata",
     "consumeroffsets": "group-metadata",
+    "describegroupsresponse": DESCRIBED_KIND,
     **{k.replace("-", ""): k for k in KAFKA4_KINDS},
 }
 
@@ -359,8 +363,9 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
 _BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
 _BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
-#: and why, for the rebalances' causes) and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, *KAFKA4_API_KEYS)
+#: and why, for the rebalances' causes), DescribeGroups (its responses: the members, :mod:`codec.pipeline.admin`)
+#: and Kafka 4's group APIs
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, DESCRIBE_GROUPS, *KAFKA4_API_KEYS)
 #: API keys whose responses are not input to the job (a LeaveGroup response says nothing the tables keep)
 REQUESTS_ONLY = (LEAVE_GROUP,)
 #: (API key, direction) -> the body's schema, for the APIs the job reads (codec.wire.registry)
@@ -368,7 +373,7 @@ _FRAME_NAMES = {
     (k, d): getattr(apis()[k], d)
     for k in SELECTED_API_KEYS
     for d in ("request", "response")
-    if not (k in REQUESTS_ONLY and d == "response")
+    if not (k in REQUESTS_ONLY and d == "response") and not (k in RESPONSES_ONLY and d == "request")
 }
 #: ``__consumer_offsets`` key types (record types) that are input to the job: classic group metadata (2) and
 #: Kafka 4's consumer (3-8, 16), share (9-15) and streams (17, 19-23) group records (no release knows type 18)
@@ -377,7 +382,7 @@ SELECTED_RECORD_TYPES = (*records()["GroupMetadata"], *RECORD_TYPES)
 
 def frame_selected(api_key: int | None) -> bool:
     """Frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (requests: :data:`REQUESTS_ONLY`),
-    ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
+    DescribeGroups (responses: :data:`RESPONSES_ONLY`), ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
     return api_key in SELECTED_API_KEYS
 
 
@@ -456,6 +461,8 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
     try:
         if api_key in (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP):
             units = _body(name, version, data[start:], protocol)
+        elif api_key == DESCRIBE_GROUPS:
+            units = describe_groups_units(version, data[start:])
         else:
             units = _kafka4_body(name, version, data[start:])
     except RecordError as e:
@@ -659,6 +666,8 @@ def decode_record(
             return _frame(data, api_key, version, direction, body_offset, protocol)
         if kind == "group-metadata":
             return _group_metadata(key, data)
+        if kind == DESCRIBED_KIND:
+            return describe_groups_units(version, data)
     except RecordError:
         raise
     except DecodeError as e:
