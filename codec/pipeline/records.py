@@ -27,7 +27,16 @@ from typing import Any
 from ..errors import DecodeError
 from ..streams import decode_assignment, decode_subscription
 from ..wire.registry import api_for, api_key, apis, kind_name, records
-from .admin import DESCRIBE_GROUPS, DESCRIBED_KIND, RESPONSES_ONLY, describe_groups_units
+from .admin import (
+    DESCRIBE_GROUPS,
+    DESCRIBED_KIND,
+    OFFSET_FETCH,
+    RESPONSES_ONLY,
+    SHARE_STATE_KIND,
+    describe_groups_units,
+    offset_fetch_units,
+    share_state_units,
+)
 from .kafka4 import API_KEYS as KAFKA4_API_KEYS
 from .kafka4 import RECORD_TYPES, HeartbeatMemberUnit, body_units, record_units
 from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, check_rows
@@ -71,6 +80,7 @@ KINDS = (
     "frame",
     "group-metadata",
     DESCRIBED_KIND,
+    SHARE_STATE_KIND,
 ) + tuple(KAFKA4_KINDS)
 
 _ALIASES = {
@@ -89,6 +99,8 @@ _ALIASES = {
     "groupmetadata": "group-metadata",
     "consumeroffsets": "group-metadata",
     "describegroupsresponse": DESCRIBED_KIND,
+    "sharegroupstate": SHARE_STATE_KIND,
+    "sharegroupstaterecord": SHARE_STATE_KIND,
     **{k.replace("-", ""): k for k in KAFKA4_KINDS},
 }
 
@@ -363,9 +375,9 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
 _BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
 _BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
-#: and why, for the rebalances' causes), DescribeGroups (its responses: the members, :mod:`codec.pipeline.admin`)
-#: and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, DESCRIBE_GROUPS, *KAFKA4_API_KEYS)
+#: and why, for the rebalances' causes), DescribeGroups (its responses: the members, :mod:`codec.pipeline.admin`),
+#: OffsetFetch (committed offsets) and Kafka 4's group APIs
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, DESCRIBE_GROUPS, OFFSET_FETCH, *KAFKA4_API_KEYS)
 #: API keys whose responses are not input to the job (a LeaveGroup response says nothing the tables keep)
 REQUESTS_ONLY = (LEAVE_GROUP,)
 #: (API key, direction) -> the body's schema, for the APIs the job reads (codec.wire.registry)
@@ -382,7 +394,7 @@ SELECTED_RECORD_TYPES = (*records()["GroupMetadata"], *RECORD_TYPES)
 
 def frame_selected(api_key: int | None) -> bool:
     """Frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (requests: :data:`REQUESTS_ONLY`),
-    DescribeGroups (responses: :data:`RESPONSES_ONLY`), ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
+    DescribeGroups (responses: :data:`RESPONSES_ONLY`), OffsetFetch, ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
     return api_key in SELECTED_API_KEYS
 
 
@@ -463,6 +475,8 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
             units = _body(name, version, data[start:], protocol)
         elif api_key == DESCRIBE_GROUPS:
             units = describe_groups_units(version, data[start:])
+        elif api_key == OFFSET_FETCH:
+            units = offset_fetch_units(version, data[start:], direction)
         else:
             units = _kafka4_body(name, version, data[start:])
     except RecordError as e:
@@ -668,6 +682,8 @@ def decode_record(
             return _group_metadata(key, data)
         if kind == DESCRIBED_KIND:
             return describe_groups_units(version, data)
+        if kind == SHARE_STATE_KIND:
+            return share_state_units(key, data)
     except RecordError:
         raise
     except DecodeError as e:

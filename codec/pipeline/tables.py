@@ -503,6 +503,8 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         ),
     )
     tables["connect"] = materialize("connect", connect)
+    tables["offsets"] = materialize("offsets", _offsets(ok))
+    tables["share_state"] = materialize("share_state", _share_state(ok))
 
     quarantine = units.filter(F.col("unit_kind") == "quarantine").select(
         "record_id",
@@ -551,6 +553,55 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     )
     tables["quarantine"] = materialize("quarantine", quarantine)
     return tables
+
+
+def _offsets(ok: DataFrame) -> DataFrame:
+    """``offsets``: one row per group x partition of each OffsetFetch response (:mod:`codec.pipeline.admin`)."""
+    o = ok.filter((F.col("unit_kind") == "offsets") & (F.col("direction") != "request"))
+    o = o.select("*", F.posexplode("committed").alias("_pos", "_c"))
+    return o.select(
+        "group",
+        F.col("_c.topic").alias("topic"),
+        F.col("_c.topic_id").alias("topic_id"),
+        F.col("_c.partition").alias("partition"),
+        F.col("_c.offset").alias("committed_offset"),
+        F.col("_c.leader_epoch").alias("leader_epoch"),
+        F.col("_c.metadata").alias("metadata"),
+        F.col("_c.error_code").alias("error_code"),
+        F.col("offsets_error_code").alias("group_error_code"),
+        "kind",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "source",
+        _escaped(
+            {**_CTX_ESCAPED, "kind": "kind"},
+            (_task_escaped("committed", "topic"), ("topic",)),
+            (_task_escaped("committed", "metadata"), ("metadata",)),
+        ),
+    )
+
+
+def _share_state(ok: DataFrame) -> DataFrame:
+    """``share_state``: one row per ``__share_group_state`` record (:mod:`codec.pipeline.admin`)."""
+    return ok.filter(F.col("unit_kind") == "share-state").select(
+        "group",
+        F.col("state_topic_id").alias("topic_id"),
+        F.col("state_partition").alias("partition"),
+        F.col("state_record").alias("record"),
+        "snapshot_epoch",
+        "state_epoch",
+        F.col("state_leader_epoch").alias("leader_epoch"),
+        "start_offset",
+        "delivery_complete_count",
+        F.col("create_ms").alias("create_time_ms"),  # (as written: Kafka's -1 and Long.MAX_VALUE included)
+        F.col("write_ms").alias("write_time_ms"),
+        F.col("state_batches").alias("batches"),
+        F.size("state_batches").alias("batch_count"),
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "source",
+        _escaped({**_CTX_ESCAPED, "kind": "kind"}),
+    )
 
 
 def _client_id():
