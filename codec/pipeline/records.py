@@ -33,7 +33,6 @@ from .admin import (
     OFFSET_FETCH,
     RESPONSES_ONLY,
     SHARE_STATE_KIND,
-    describe_groups_units,
     offset_fetch_units,
     share_state_units,
 )
@@ -372,6 +371,61 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 
 
+def _describe_groups(version: int | None, data: bytes) -> list:
+    """The units of a DescribeGroupsResponse body (``data``, without the header), or :class:`RecordError`
+    (:mod:`codec.pipeline.admin` says what they are)."""
+    from ..group import decode_message
+    from ..group.nested import carried_layer, decode_layer
+
+    name = "DescribeGroupsResponse"
+    if version is None:
+        raise RecordError("MissingVersion", f"{name} bytes need the API version (column 'version')", layer=name)
+    try:
+        body = decode_message(name, version, data, nested=False).value
+    except DecodeError as e:
+        raise RecordError.of(e, name) from None
+    except KeyError as e:
+        raise RecordError("UnsupportedKind", str(e), layer=name) from None
+    units: list = []
+    for gi, g in enumerate(body.groups or ()):
+        ptype, protocol = g.protocol_type, g.protocol_data or None
+        members = g.members or ()
+        units.append(GroupUnit(None, None, g.group_id, None, ptype or None, protocol, None, g.error_code))
+        sub_layer = carried_layer("JoinGroupResponse", ptype)
+        asg_layer = carried_layer("SyncGroupResponse", ptype)
+        strict = protocol == STREAMS
+        for mi, m in enumerate(members):
+            at = f"groups[{gi}].members[{mi}]"
+            member, gid = m.member_id, g.group_id
+            sub = (
+                decode_layer(sub_layer, m.member_metadata, protocol_name=protocol, at=at + ".member_metadata")
+                if sub_layer is not None and m.member_metadata
+                else None
+            )
+            msg, info = _consumer_layer(sub, strict=strict, at=at + ".member_metadata")
+            extra = dict(
+                group_instance_id=getattr(m, "group_instance_id", None),
+                client_id=m.client_id,
+                client_host=m.client_host,
+            )
+            units.append(_subscription_unit(msg, info, member=member, group=gid, **extra))
+            cu = _connect_unit(sub, member=member, group=gid, protocol=protocol)
+            if cu is not None:
+                units.append(cu)
+            if asg_layer is None or not m.member_assignment:
+                continue
+            asg = decode_layer(asg_layer, m.member_assignment, protocol_name=protocol, at=at + ".member_assignment")
+            amsg, ainfo = _consumer_layer(asg, strict=strict, at=at + ".member_assignment")
+            if amsg is not None:
+                units.append(
+                    _assignment_unit(amsg, ainfo, member=member, group=gid, at=at + ".member_assignment", layer=name)
+                )
+            cu = _connect_unit(asg, member=member, group=gid, protocol=protocol)
+            if cu is not None:
+                units.append(cu)
+    return units
+
+
 _BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
 _BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
@@ -474,7 +528,7 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
         if api_key in (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP):
             units = _body(name, version, data[start:], protocol)
         elif api_key == DESCRIBE_GROUPS:
-            units = describe_groups_units(version, data[start:])
+            units = _describe_groups(version, data[start:])
         elif api_key == OFFSET_FETCH:
             units = offset_fetch_units(version, data[start:], direction)
         else:
@@ -681,7 +735,7 @@ def decode_record(
         if kind == "group-metadata":
             return _group_metadata(key, data)
         if kind == DESCRIBED_KIND:
-            return describe_groups_units(version, data)
+            return _describe_groups(version, data)
         if kind == SHARE_STATE_KIND:
             return share_state_units(key, data)
     except RecordError:
