@@ -549,7 +549,7 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
         except RecordError as e:
             quarantine(ckind, e, raw)
             continue
-        # a DescribeGroups response's rows say so in their kind (codec.pipeline.admin)
+        # a DescribeGroups or OffsetFetch response's rows say so in their kind (codec.pipeline.admin)
         units(_MARKED.get(api_key, ckind) if ckind == "frame" and direction == "response" else ckind, decoded)
 
 
