@@ -69,6 +69,16 @@ Tables (one Parquet directory each):
   revoked connectors and tasks and the scheduled ``delay`` in ms; v0 has none revoked and delay 0);
   group, generation, member, ``protocol`` (``default``, ``compatible``, ``sessioned``), ``version`` (the
   bytes' header), connector and task counts, timestamp, record id, source.
+* ``offsets``: one row per group x partition of each OffsetFetch response (:mod:`codec.pipeline.admin`): group
+  (before v8 its request's), ``topic`` (null in v10, which names ``topic_id``), ``partition``, ``committed_offset``
+  (-1: none), ``leader_epoch`` (v5+, else null), ``metadata``, ``error_code``, ``group_error_code``, kind
+  (``offset-fetch-response``), timestamp, record id, source.
+* ``share_state``: one row per ``__share_group_state`` record (ShareSnapshot or ShareUpdate): group, ``topic_id``,
+  ``partition``, ``record``, ``snapshot_epoch``, ``state_epoch`` (null in an update), ``leader_epoch``,
+  ``start_offset``, ``delivery_complete_count`` (null: not recorded), ``create_time_ms`` and ``write_time_ms`` (as
+  written), ``batches`` (``first_offset``, ``last_offset``, ``delivery_state``, ``delivery_count``) and
+  ``batch_count``, timestamp, record id, source. (A DescribeGroups response's members are ``members``,
+  ``assignments`` and ``connect`` rows of kind ``describe-groups-response``, generation null.)
 * ``findings``: violations of the checks below; ``quarantine``: every record that did not decode.
 
 Every table is written with its schema also when it has no rows. Parquet strings must be valid UTF-8,
@@ -574,7 +584,7 @@ def _offsets(ok: DataFrame) -> DataFrame:
         "record_id",
         "source",
         _escaped(
-            {**_CTX_ESCAPED, "kind": "kind"},
+            {"group": "group", "kind": "kind"},
             (_task_escaped("committed", "topic"), ("topic",)),
             (_task_escaped("committed", "metadata"), ("metadata",)),
         ),
@@ -600,7 +610,7 @@ def _share_state(ok: DataFrame) -> DataFrame:
         F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
         "record_id",
         "source",
-        _escaped({**_CTX_ESCAPED, "kind": "kind"}),
+        _escaped({"group": "group", "state_record": "record", "state_topic_id": "topic_id"}),
     )
 
 
