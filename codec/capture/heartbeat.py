@@ -66,6 +66,7 @@ from .heartbeatmodel import (
     STREAMS,
     TASK_FIELDS,
     TASK_KINDS,
+    TOPOLOGY_UPDATE_APIS,
     UNKNOWN_MEMBER_ID,
     HeartbeatGroup,
     HeartbeatMember,
@@ -86,6 +87,7 @@ __all__ = [
     "SHARE",
     "STREAMS",
     "TASK_KINDS",
+    "TOPOLOGY_UPDATE_APIS",
     "HeartbeatGroup",
     "HeartbeatMember",
     "HeartbeatStory",
@@ -109,11 +111,17 @@ _KINDS = {
     (76, "response"): "share-group-heartbeat-response",
     (77, "request"): "share-group-describe-request",
     (77, "response"): "share-group-describe-response",
+    **{
+        (k, d): f"streams-group-topology-description-update-{d}"
+        for k in TOPOLOGY_UPDATE_APIS
+        for d in ("request", "response")
+    },
 }
 
 
 def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int) -> dict:
-    """A heartbeat or describe frame (api keys 68, 88, 76, 69, 89, 77; without its size) in Kafka's JSON: ``api``,
+    """A heartbeat or describe frame (api keys 68, 88, 76, 69, 89, 77), or a StreamsGroupTopologyDescriptionUpdate
+    (93), without its size, in Kafka's JSON: ``api``,
     ``apiKey``, ``apiVersion``, ``headerVersion``, ``header``, ``body`` (through :func:`codec.kafka4.decode`),
     ``body_offset``. The APIs are flexible from v0: request header v2, response header v1 (wire-facts §7). Raises
     DecodeError."""
@@ -128,7 +136,7 @@ def decode_heartbeat(data: bytes, direction: str, api_key: int, api_version: int
     except DecodeError as e:
         raise e.with_context(offset_base=end)
     return {
-        "api": {**HEARTBEAT_APIS, **DESCRIBE_APIS}[api_key],
+        "api": {**HEARTBEAT_APIS, **DESCRIBE_APIS, **TOPOLOGY_UPDATE_APIS}[api_key],
         "apiKey": api_key,
         "apiVersion": api_version,
         "headerVersion": hv,
@@ -285,6 +293,17 @@ class HeartbeatStory:
             g.touch(ts)
             g.group_epoch(field_of(gd, "groupEpoch"))
             g.assignment_epoch = field_of(gd, "assignmentEpoch", default=g.assignment_epoch)
+            status = field_of(gd, "topologyDescriptionStatus") if protocol == STREAMS else None
+            if status:  # StreamsGroupDescribe v1 (Kafka 4.4): 0 not requested, 1 not stored, 2 error, 3 available
+                topology = field_of(gd, "topology")
+                g.topology_description = {
+                    "source": api,
+                    "ts": ts,
+                    "topology_epoch": field_of(topology, "epoch") if topology is not None else None,
+                    "status": status,
+                    "assignor": field_of(gd, "assignorName"),
+                    "description": field_of(gd, "topologyDescription"),
+                }
             for md in field_of(gd, "members") or ():
                 m = g.member(field_of(md, "memberId", default=""))
                 self._identity(g, m, md, field_of(md, "clientId"), ts)
@@ -310,6 +329,35 @@ class HeartbeatStory:
                 m.target = Step(ts, g.assignment_epoch, self._described(protocol, target), {}, {}, cause="target")
                 m.target_raw = self._raw(protocol, target, request=True)
                 m.target_source = api
+
+    def topology_update(self, ts: float, request: dict, response: dict | None) -> None:
+        """A StreamsGroupTopologyDescriptionUpdate exchange (API 93; ``response`` None while unanswered): a
+        ``topology description`` event of the member that pushed it, with the subtopologies and global stores it
+        described and the coordinator's answer; an accepted one is the group's topology description."""
+        g = self.group(field_of(request, "groupId", default=""), STREAMS)
+        g.touch(ts)
+        member = field_of(request, "memberId") or None
+        epoch = field_of(request, "topologyEpoch")
+        td = field_of(request, "topologyDescription")
+        subs, stores = len(field_of(td, "subtopologies") or ()), len(field_of(td, "globalStores") or ())
+        detail = f"topology epoch {epoch}: {subs} subtopolog{'y' if subs == 1 else 'ies'}, {stores} global store" + (
+            "" if stores == 1 else "s"
+        )
+        code = None if response is None else field_of(response, "errorCode", default=0)
+        if response is None:
+            detail += "; unanswered"
+        elif field_of(response, "errorMessage"):
+            detail += f"; {field_of(response, 'errorMessage')}"
+        g.events.append(Event(ts, "topology description", member, code or None, detail))
+        if code == 0:
+            g.topology_description = {
+                "source": TOPOLOGY_UPDATE_APIS[next(iter(TOPOLOGY_UPDATE_APIS))],
+                "ts": ts,
+                "topology_epoch": epoch,
+                "status": None,
+                "assignor": None,
+                "description": td,
+            }
 
     @staticmethod
     def _described(protocol: str, a: Any) -> Holdings:

@@ -19,6 +19,7 @@ from .items import Item, items_json, numbered
 __all__ = [
     "CONSUMER",
     "DESCRIBE_APIS",
+    "TOPOLOGY_UPDATE_APIS",
     "HEARTBEAT_APIS",
     "PROTOCOLS",
     "PARTITIONS",
@@ -49,6 +50,9 @@ HEARTBEAT_APIS = {api_key(f"{g}GroupHeartbeat"): f"{g}GroupHeartbeat" for g in _
 DESCRIBE_APIS = {api_key(f"{g}GroupDescribe"): f"{g}GroupDescribe" for g in _GROUPS}
 #: each heartbeat or describe API's group protocol
 PROTOCOLS = {api_key(f"{g}Group{what}"): p for g, p in _GROUPS.items() for what in ("Heartbeat", "Describe")}
+#: StreamsGroupTopologyDescriptionUpdate (API 93, Kafka 4.4, KIP-1331): the member a StreamsGroupHeartbeat v1
+#: answer asked (``topologyDescriptionRequired``) pushes its topology's description to the group
+TOPOLOGY_UPDATE_APIS = {api_key("StreamsGroupTopologyDescriptionUpdate"): "StreamsGroupTopologyDescriptionUpdate"}
 PARTITIONS = "partitions"
 TASK_KINDS = ("active tasks", "standby tasks", "warmup tasks")
 TASK_FIELDS = (("activeTasks", "active tasks"), ("standbyTasks", "standby tasks"), ("warmupTasks", "warmup tasks"))
@@ -268,6 +272,10 @@ class HeartbeatGroup:
     validated_topology_epoch: int | None = None
     assignment_configs: dict[str, str] | None = None
     topology: Any = None
+    #: a streams group's topology description (KIP-1331, Kafka 4.4): the last one a member pushed
+    #: (StreamsGroupTopologyDescriptionUpdate, accepted) or a StreamsGroupDescribe v1 response gave: ``source``,
+    #: ``topology_epoch``, ``status`` (the Describe's ``topologyDescriptionStatus``), ``description``
+    topology_description: dict | None = None
     status: dict[tuple[int, str], None] = field(default_factory=dict)  # distinct, in the order first seen
     classic_generations: list[int] = field(default_factory=list)
     deleted: bool = False
@@ -336,6 +344,7 @@ class HeartbeatGroup:
             "classic_generations": self.classic_generations,
             "deleted": self.deleted,
             "topology": self.topology,
+            "topology_description": self.topology_description,
             "endpoint_information_epoch": self.endpoint_epoch,
             "shared_partitions": [
                 {"holders": n, "partitions": items_json(items)} for n, items in shared_by_count(self.shared())

@@ -49,7 +49,15 @@ from .bytestream import ByteStream
 from .events import ERROR_NAMES, Event, error_name
 from .framing import Unframed
 from .metadata import METADATA, topic_names
-from .heartbeat import DESCRIBE_APIS, HEARTBEAT_APIS, HeartbeatGroup, HeartbeatStory, PendingHeartbeat, decode_heartbeat
+from .heartbeat import (
+    DESCRIBE_APIS,
+    HEARTBEAT_APIS,
+    TOPOLOGY_UPDATE_APIS,
+    HeartbeatGroup,
+    HeartbeatStory,
+    PendingHeartbeat,
+    decode_heartbeat,
+)
 from .kafka import DEFAULT_PORTS, KafkaFrame
 from .offsets import BadRecord, ControlMarker, OffsetsRecord, member_payloads
 from .scan import BadFile, BadPacket, kafka_frames
@@ -96,6 +104,8 @@ __all__ = [
     "partition_items",
 ]
 
+#: the heartbeat-based groups' APIs the story reads (codec.capture.heartbeat)
+_HEARTBEAT_FAMILY = frozenset({*HEARTBEAT_APIS, *DESCRIBE_APIS, *TOPOLOGY_UPDATE_APIS})
 MAX_PENDING = 65536  # requests waiting for their response, over all connections
 #: What ``offsets_story`` tells for an input of N bytes: TOLD_FLOOR + N // BYTES_PER_TOLD members' worth of group
 #: records (a heartbeat-based group's record is one, a GroupMetadataValue one and one per member), so that a
@@ -153,7 +163,7 @@ class _Story:
             s.kafka_frames += 1
             if event.cut:  # only its header was captured (the reader counts it: stats.cut_frames)
                 return None
-            if (event.api_key in HEARTBEAT_APIS or event.api_key in DESCRIBE_APIS) and event.data is not None:
+            if event.api_key in _HEARTBEAT_FAMILY and event.data is not None:
                 return self._kept(self._heartbeat_frame(event))
             elif event.api_key in GROUP_APIS and event.data is not None:
                 return self._kept(self._frame(event))
@@ -215,6 +225,8 @@ class _Story:
                 f"{API_NAMES[f.api_key]} v{f.api_version} correlation id {f.correlation_id}",
                 "no response captured",
             )
+            if f.api_key in TOPOLOGY_UPDATE_APIS and isinstance(req.body, dict):  # (its event says so)
+                self.hb.topology_update(f.ts, req.body, None)
         self.requests.clear()
         for name in sorted(self.groups):
             if self.only is None or name == self.only:
@@ -268,7 +280,15 @@ class _Story:
                 self._remember(_Request(gf, None))
             return gf
         body = gf.message["body"]
-        if e.api_key in DESCRIBE_APIS:
+        if e.api_key in TOPOLOGY_UPDATE_APIS:  # (Kafka 4.4) a streams member's topology description, and the answer
+            if e.direction == "request":
+                gf.group, gf.member = body.get("groupId"), body.get("memberId") or None
+                self._remember(_Request(gf, body))
+            else:
+                gf.error_code = body.get("errorCode")
+                if req is not None and isinstance(req.body, dict):
+                    self.hb.topology_update(e.ts, req.body, body)
+        elif e.api_key in DESCRIBE_APIS:
             if e.direction == "request":
                 ids = body.get("groupIds") or []
                 gf.group = ids[0] if len(ids) == 1 else None
@@ -488,7 +508,7 @@ def capture_story(
     for event in kafka_frames(
         source,
         ports=set(ports),
-        api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA, *ADMIN_APIS},
+        api_keys={*GROUP_APIS, *_HEARTBEAT_FAMILY, METADATA, *ADMIN_APIS},
         stats=summary.stats,
         max_buffer=max_hole_bytes,
         max_wait=max_hole_seconds,

@@ -576,6 +576,8 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
         lines += _more(len(g.epoch_causes), SHOWN_EVENTS, "epochs")
     if isinstance(g.topology, dict):
         lines.append(f"{_I}topology epoch {g.topology.get('epoch')}: " + _topology(g.topology))
+    if g.topology_description is not None:
+        lines.append(_topology_description(g.topology_description))
     if g.assignment_configs:
         lines.append(
             f"{_I}last assignment configs: "
@@ -629,6 +631,43 @@ def render_heartbeat_group(g: HeartbeatGroup) -> str:
             lines.append(text + (f"  {_p(e.detail)}" if e.detail else ""))
         lines += _more(len(g.events), SHOWN_EVENTS, "events")
     return "\n".join(lines)
+
+
+_DESCRIPTION_STATUS = {
+    0: "not requested",
+    1: "not stored",
+    2: "error",
+    3: "available",
+}  # StreamsGroupDescribeResponse.json
+
+
+def _topology_description(d: dict) -> str:
+    """A streams group's topology description (KIP-1331) in one line: where it came from, its topology epoch, and
+    each subtopology's nodes with the topics they read and write, then the global stores."""
+    src = d.get("source")
+    head = f"{_I}topology description ({_p(str(src))}"
+    if d.get("status") is not None:
+        head += f", status {d['status']} {_DESCRIPTION_STATUS.get(d['status'], 'unknown')}"
+    if d.get("topology_epoch") is not None:
+        head += f", topology epoch {d['topology_epoch']}"
+    if d.get("assignor"):
+        head += f", assignor {_p(str(d['assignor']))}"
+    td = d.get("description")
+    if not isinstance(td, dict):
+        return head + "): none"
+    parts = []
+    for sub in td.get("subtopologies") or ():
+        nodes = sub.get("nodes") or ()
+        reads = sorted({t for n in nodes for t in n.get("sourceTopics") or ()})
+        writes = sorted({n["sinkTopic"] for n in nodes if n.get("sinkTopic")})
+        text = f"{_p(str(sub.get('subtopologyId')))}: {_plural(len(nodes), 'node')}"
+        text += f", reads {_items(reads, 6)}" if reads else ""
+        text += f", writes {_items(writes, 6)}" if writes else ""
+        parts.append(text)
+    stores = len(td.get("globalStores") or ())
+    if stores:
+        parts.append(_plural(stores, "global store"))
+    return head + "): " + ("; ".join(parts) or "(no subtopology)")
 
 
 def _topology(t: dict) -> str:

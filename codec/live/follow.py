@@ -16,8 +16,11 @@ come):
 
 Between them the text lines say what the wire shows and ``__consumer_offsets`` never records: a member leaving
 (LeaveGroup, its KIP-800 reason), heartbeats answered with an error (a rebalance in progress, an unknown member: a
-session that expired), joins refused. ``--json`` writes what ``capture --json`` writes (each group frame, each
-generation, each heartbeat group at the end, the summary), each generation as soon as it is complete.
+session that expired), joins refused; and an admin's questions, each DescribeGroups and OffsetFetch response told the
+moment it is read (the group's members with their decoded metadata and assignment, its committed offsets;
+:mod:`codec.capture.storyadmin`), as ``capture`` tells them at the end. ``--json`` writes what ``capture --json``
+writes (each group frame, each generation, each heartbeat group, each described group and committed offsets, the
+summary), each generation as soon as it is complete.
 
 Memory: what the story keeps of a generation is dropped once the next one is told; the rest is bounded as the
 story's is (pending requests, heartbeat observations).
@@ -36,7 +39,8 @@ from ..capture.pcapfile import CAPTURE_MAGICS
 from ..capture.scan import kafka_frames
 from ..capture.story import GROUP_APIS, CaptureSummary, GroupFrame, _Story
 from ..capture.metadata import METADATA
-from ..capture.heartbeat import DESCRIBE_APIS
+from ..capture.heartbeat import DESCRIBE_APIS, TOPOLOGY_UPDATE_APIS
+from ..capture.storyadmin import ADMIN_APIS, CommittedOffsets, DescribedGroup
 from ..causes import (
     CLASSIC,
     Assigned,
@@ -157,6 +161,9 @@ class Follower:
 
     def feed(self, event) -> list[Any]:
         gf = self.story.feed(event)
+        if self.story.admin.told:  # a DescribeGroups or OffsetFetch response: told as it comes, as capture tells it
+            told, self.story.admin.told = self.story.admin.told, []
+            return [a for a in told if self.only is None or a.group == self.only]
         if gf is None:
             return []
         out: list[Any] = [gf]
@@ -390,7 +397,7 @@ def follow(
         events = kafka_frames(
             sniffed.stream,
             ports=ports,
-            api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, METADATA},
+            api_keys={*GROUP_APIS, *HEARTBEAT_APIS, *DESCRIBE_APIS, *TOPOLOGY_UPDATE_APIS, METADATA, *ADMIN_APIS},
             stats=summary.stats,
             max_buffer=max_hole_bytes,
             max_wait=max_hole_seconds,
@@ -414,6 +421,13 @@ def line(item: Any, out: TextIO | None = None) -> str | None:
         return None
     if isinstance(item, HeartbeatGroup):
         return f"{when(item.last_ts)}  {printable(item.group)}  {item.protocol} group: {len(item.members):,} members"
+    if isinstance(item, (DescribedGroup, CommittedOffsets)):  # the story's lines, the first one as a followed line
+        from ..capture.storytext import render_admin
+
+        first, _, rest = render_admin(item).partition("\n")
+        what = first.split("  ", 2)[-1]  # (past "described  <date time>")
+        head = f"{when(item.ts)}  {printable(item.group or '?')}  {what}"
+        return head + ("\n" + rest if rest else "")
     return told_line(item)
 
 

@@ -74,16 +74,20 @@ Accepted ``kind`` values (Kafka's message names and the vectors' short names are
   ``frames.jsonl`` write it, with ``api_key``, ``api_version``, ``direction`` (``request`` or
   ``response``), ``body_offset`` (optional: the header is parsed when absent) and, to pair responses
   with requests, ``conn`` (or ``connection``) and ``correlation_id``. Only JoinGroup (11), SyncGroup (14),
-  ConsumerGroupHeartbeat (68), ConsumerGroupDescribe (69), StreamsGroupHeartbeat (88), StreamsGroupDescribe
-  (89), ShareGroupHeartbeat (76) and ShareGroupDescribe (77) frames, LeaveGroup (13) requests and Metadata (3)
-  responses (the topics' partition counts and replica racks, for :mod:`codec.pipeline.consumerchecks`) are input
-  to the job; other frames are counted as *not selected*, and so are
+  LeaveGroup (13, requests), DescribeGroups (15, responses), OffsetFetch (9), Metadata (3, responses: the topics'
+  partition counts and replica racks, for :mod:`codec.pipeline.consumerchecks`), ConsumerGroupHeartbeat (68),
+  ConsumerGroupDescribe (69), StreamsGroupHeartbeat (88), StreamsGroupDescribe (89), ShareGroupHeartbeat (76)
+  and ShareGroupDescribe (77) frames are input to the job (:mod:`codec.pipeline.admin` says what DescribeGroups
+  and OffsetFetch give); other frames are counted as *not selected*, and so are
   lines whose ``type`` is not ``frame`` (``capture --json`` also writes generation and summary lines);
 * ``group-metadata``: a ``__consumer_offsets`` record: ``key`` and ``value`` (binary, or hex
   strings), e.g. what Spark's Kafka source or ``kafka-dump-log --print-data-log`` gives. Only
   group records with a value are input: classic group metadata (key version 2) and Kafka 4's consumer, share
   and streams group records (record types 3-8, 16, 9-15, 17 and 19-23); offset commits and tombstones are counted
-  as not selected.
+  as not selected;
+* ``describe-groups-response``: a DescribeGroups response *body* at ``version`` (as a ``frame`` gives it);
+* ``share-state-record``: a ``__share_group_state`` record, ``key`` and ``value`` as for ``group-metadata``
+  (ShareSnapshot and ShareUpdate, read with the share coordinator's record types): a ``share_state`` row.
 
 Every record read is counted once: ``records read = not selected + decoded + quarantined``, which the
 job checks before it commits its output (``report.json``: ``counts``, and ``not_selected_by_reason``,
@@ -100,7 +104,7 @@ named topologies). Such a value is written as :func:`codec.text.utf8_safe` gives
 value back (see :mod:`codec.pipeline.tables`).
 
 Outputs (Parquet, under ``--out``): ``members``, ``task_lags``, ``assignments``, ``rebalances``,
-``connect``, ``findings``, ``quarantine`` (each written with its schema also when it has no rows), and ``report.json``
+``connect``, ``offsets``, ``share_state``, ``findings``, ``quarantine`` (each written with its schema also when it has no rows), and ``report.json``
 / ``report.html``; see :mod:`codec.pipeline.job`. ``--out`` is never an input nor a folder that holds or lies
 inside one, is written through a symbolic link, and is committed by one rename that replaces nothing but an empty
 folder unless ``--overwrite`` (:mod:`codec.pipeline.output`).

@@ -72,9 +72,12 @@ from .arrowtypes import (  # (the types, kept apart from the code that fills the
     GROUP,
     INPUT_COLUMNS,
     MEMBER,
+    OFFSETS,
     QUARANTINE,
+    SHARE_STATE,
     UNIT_COLUMNS,
 )
+from .admin import DESCRIBE_GROUPS, DESCRIBED_KIND, OFFSET_FETCH, OFFSETS_KIND, OffsetsUnit, ShareStateUnit
 from .kafka4 import HeartbeatAssignmentUnit, HeartbeatMemberUnit
 from .records import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, canonical_kind, decode_record
 from .rows import assignment_fields, assignment_rows, subscription_fields, subscription_rows
@@ -147,6 +150,7 @@ class Units:
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
         self.m, self.a, self.g, self.q, self.c = _Kind(8), _Kind(8), _Kind(2), _Kind(0), _Kind(len(_C_LISTS))
+        self.o, self.s = _Kind(1), _Kind(1)  # an OffsetFetch group's committed offsets; a share-partition's state
 
     # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
     def member_fields(self, fields: tuple, tasks: list, tags: list | None) -> None:
@@ -323,6 +327,16 @@ class Units:
                     items.append([(t.connector, t.task) for t in values])
                 else:
                     items.append(list(values))
+        elif cls is OffsetsUnit:
+            self.common.append((index, "offsets", ckind, None, None))
+            self.o.pos.append(pos)
+            self.o.rows.append((unit.error_code,))
+            self.o.lists[0].append(unit.committed)
+        elif cls is ShareStateUnit:
+            self.common.append((index, "share-state", ckind, None, None))
+            self.s.pos.append(pos)
+            self.s.rows.append(unit[3:-1])
+            self.s.lists[0].append(unit.batches)
         else:
             self.common.append((index, "group", ckind, None, None))
             self.g.pos.append(pos)
@@ -398,6 +412,8 @@ class Units:
             (self.g, GROUP, 6, ("share_topics",)),
             (self.q, QUARANTINE, 6, ()),
             (self.c, CONNECT, len(_C_SCALARS), _C_LISTS),
+            (self.o, OFFSETS, 1, ("committed",)),
+            (self.s, SHARE_STATE, len(SHARE_STATE) - 1, ("state_batches",)),
         )
         for k, t, n_scalars, list_names in kinds:
             names = [f.name if pa.types.is_string(f.type) else None for f in list(t)[:n_scalars]]
@@ -405,7 +421,7 @@ class Units:
                 k.rows[j] = row(pos, k.rows[j], names)
                 for items, list_name in zip(k.lists, list_names):
                     entries = items[j]
-                    if not entries or list_name in ("subscription_generation", "sticky_generation"):  # (an int)
+                    if not entries or list_name in ("subscription_generation", "sticky_generation", "state_batches"):
                         continue
                     if list_name == "client_tags":  # a map: its keys and values together
                         items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
@@ -421,6 +437,19 @@ class Units:
                         items[j] = [(fix(pos, f"{list_name}[{i}].topic", e[0]), e[1]) for i, e in enumerate(entries)]
                     elif list_name in ("connectors", "revoked_connectors", "subscribed_topics"):  # names
                         items[j] = [fix(pos, f"{list_name}[{i}]", e) for i, e in enumerate(entries)]
+                    elif list_name == "committed":  # (topic, topic id, partition, offset, epoch, metadata, error)
+                        items[j] = [
+                            (
+                                fix(pos, f"committed[{i}].topic", e[0]),
+                                e[1],
+                                e[2],
+                                e[3],
+                                e[4],
+                                fix(pos, f"committed[{i}].metadata", e[5]),
+                                e[6],
+                            )
+                            for i, e in enumerate(entries)
+                        ]
                     elif list_name in ("connect_tasks", "revoked_tasks"):  # (connector, task)
                         items[j] = [
                             (fix(pos, f"{list_name}[{i}].connector", e[0]), e[1]) for i, e in enumerate(entries)
@@ -462,7 +491,7 @@ class Units:
         else:
             arrays.append(pa.nulls(n, ESCAPED))
         units = pa.array(range(n), _I32)
-        for k, t, n_scalars in zip((self.m, self.a, self.g, self.q, self.c), _KINDS, _N_SCALARS):
+        for k, t, n_scalars in zip((self.m, self.a, self.g, self.q, self.c, self.o, self.s), _KINDS, _N_SCALARS):
             arrays += k.columns(t, n_scalars, units)
         return pa.RecordBatch.from_arrays(arrays, schema=UNIT_COLUMNS)
 
@@ -524,7 +553,12 @@ def decode_rows(rows: Iterable[tuple], out: Units) -> None:
         except RecordError as e:
             quarantine(ckind, e, raw)
             continue
-        units(ckind, decoded)
+        # a DescribeGroups or OffsetFetch response's rows say so in their kind (codec.pipeline.admin)
+        units(_MARKED.get(api_key, ckind) if ckind == "frame" and direction == "response" else ckind, decoded)
+
+
+#: the kind of the rows of an admin API's frames (codec.pipeline.admin): their records' kind is ``frame``
+_MARKED = {DESCRIBE_GROUPS: DESCRIBED_KIND, OFFSET_FETCH: OFFSETS_KIND}
 
 
 def _values(column: pa.Array) -> Iterable:

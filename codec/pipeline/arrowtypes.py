@@ -21,6 +21,10 @@ __all__ = [
     "CONNECT_TASK",
     "CONNECT",
     "QUARANTINE",
+    "COMMITTED",
+    "OFFSETS",
+    "STATE_BATCH",
+    "SHARE_STATE",
     "ESCAPED",
     "FLAT",
     "UNIT_COLUMNS",
@@ -174,6 +178,37 @@ QUARANTINE = pa.struct(
         ("raw", _BIN),
     ]
 )
+#: a committed offset an OffsetFetch response gives (codec.pipeline.admin): the topic (v10: null, its id in
+#: ``topic_id``), the partition, the offset (-1: none), its leader epoch (v5+), metadata, error code
+COMMITTED = pa.struct(
+    [
+        ("topic", _STR),
+        ("topic_id", _STR),
+        ("partition", _I32),
+        ("offset", _I64),
+        ("leader_epoch", _I32),
+        ("metadata", _STR),
+        ("error_code", _I32),
+    ]
+)
+OFFSETS = pa.struct([("offsets_error_code", _I32), ("committed", pa.list_(COMMITTED))])
+#: a share-partition's offset batch (ShareSnapshotValue / ShareUpdateValue's StateBatch)
+STATE_BATCH = pa.struct(
+    [("first_offset", _I64), ("last_offset", _I64), ("delivery_state", _I32), ("delivery_count", _I32)]
+)
+_S_SCALARS = [
+    ("state_record", _STR),
+    ("state_topic_id", _STR),
+    ("state_partition", _I32),
+    ("snapshot_epoch", _I32),
+    ("state_epoch", _I32),
+    ("state_leader_epoch", _I32),
+    ("start_offset", _I64),
+    ("delivery_complete_count", _I32),
+    ("create_ms", _I64),
+    ("write_ms", _I64),
+]
+SHARE_STATE = pa.struct(_S_SCALARS + [("state_batches", pa.list_(STATE_BATCH))])
 _COMMON = [
     ("unit", _I32),
     ("unit_kind", _STR),
@@ -189,7 +224,7 @@ _OWN = [("u_member", _STR), ("u_group", _STR), ("u_generation", _I32), ("u_leade
 #: ``revoked_tasks[i].connector``)
 ESCAPED = pa.list_(_STR)
 #: the per-kind structs, in the order of their fields among :data:`FLAT`'s columns
-_KINDS = (MEMBER, ASSIGNMENT, GROUP, QUARANTINE, CONNECT)
+_KINDS = (MEMBER, ASSIGNMENT, GROUP, QUARANTINE, CONNECT, OFFSETS, SHARE_STATE)
 _CONTEXT_TYPES = {"generation": _I32, "ts_ms": _I64}
 #: what :func:`decode_batch` returns (the job's decoded units, one row per unit): the record's context (the
 #: unit's own group, member, generation, leader and protocol over the record's; ``kind`` canonical), the
@@ -206,6 +241,6 @@ FLAT = pa.schema(
     + [f for t in _KINDS for f in t]
 )
 #: the scalar fields of each kind's struct come first (its rows' tuples), then its lists
-_N_SCALARS = (len(_M_SCALARS), len(_A_SCALARS), 6, 6, len(_C_SCALARS))
+_N_SCALARS = (len(_M_SCALARS), len(_A_SCALARS), 6, 6, len(_C_SCALARS), 1, len(_S_SCALARS))
 #: what :meth:`Units.table` builds: the units without their record's context
 UNIT_COLUMNS = pa.schema(_COMMON + _OWN + [("escaped", ESCAPED)] + [f for t in _KINDS for f in t])

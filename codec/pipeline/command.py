@@ -23,8 +23,9 @@ INSTALL_HINT = (
 
 _DESCRIPTION = """Decode captured rebalance records at scale on Apache Spark: JSONL/Parquet records
 with hex or binary metadata and context (see `python -m pydoc codec.pipeline` for the format),
-`rebalance-codec capture --json` output, and __consumer_offsets dumps. Writes the Parquet tables
-members, task_lags, assignments, rebalances, connect, findings and quarantine, plus report.json and
+`rebalance-codec capture --json` output, __consumer_offsets and __share_group_state dumps. Writes the
+Parquet tables members, task_lags, assignments, rebalances, connect, offsets, share_state, findings and
+quarantine, plus report.json and
 report.html, atomically under --out. Local Spark (local[*]) by default; --master URL for a cluster.
 Directories are read by the files inside them (JSON lines or Parquet, told by extension or content;
 mixed folders work). Spark's log goes to a file (--log), not the terminal. Exit status: 0 done, 1 bad

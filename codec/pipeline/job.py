@@ -78,7 +78,17 @@ __all__ = [
 #: Arrow Java's unchecked buffer access; for a cluster, pass them as spark.executor.extraJavaOptions
 ARROW_JAVA_OPTS = "-Darrow.enable_unsafe_memory_access=true -Darrow.enable_null_check_for_get=false"
 
-TABLES = ("members", "task_lags", "assignments", "rebalances", "connect", "findings", "quarantine")
+TABLES = (
+    "members",
+    "task_lags",
+    "assignments",
+    "rebalances",
+    "connect",
+    "offsets",
+    "share_state",
+    "findings",
+    "quarantine",
+)
 
 
 @dataclass

@@ -53,6 +53,7 @@ from .jsonlines import parse_lines
 from .lines import HADOOP_ONLY, LINE, PART, POS, SOURCE, codec_of, count_ranges, read_files, read_ranges
 from .lines import schema as lines_schema
 from .output import local_path
+from ..wire.registry import api_names
 from .records import REQUESTS_ONLY, RESPONSES_ONLY, SELECTED_API_KEYS, SELECTED_RECORD_TYPES
 
 __all__ = ["DEFAULT_MAX_LINE", "normalize", "plan", "read_inputs"]
@@ -352,12 +353,22 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
                     F.concat(F.lit("frame "), F.coalesce(F.col("__api_name"), F.lit("API")), F.lit(" response")),
                 )
             )
-            reasons.append(  # a Metadata request: its response holds the topics
+            reasons.append(  # a request whose response is read (Metadata: its topics; DescribeGroups: codec.pipeline.admin)
                 F.when(
                     (F.col("kind") == "frame")
                     & F.col("api_key").isin(*RESPONSES_ONLY)
                     & (F.col("direction") == "request"),
-                    F.concat(F.lit("frame "), F.coalesce(F.col("__api_name"), F.lit("API")), F.lit(" request")),
+                    F.concat(
+                        F.lit("frame "),
+                        F.coalesce(
+                            F.col("__api_name"),
+                            F.element_at(
+                                F.create_map(*[F.lit(x) for k in RESPONSES_ONLY for x in (k, api_names()[k])]),
+                                F.col("api_key"),
+                            ),
+                        ),
+                        F.lit(" request"),
+                    ),
                 )
             )
     if kv:
@@ -369,6 +380,16 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
                     ~key_version.isin(*map(str, SELECTED_RECORD_TYPES)),
                     F.concat(F.lit("__consumer_offsets key version "), key_version),
                 ).when(F.col("data").isNull() & F.col("hex").isNull(), F.lit("__consumer_offsets tombstone")),
+            )
+        )
+    if "key" in cols and "kind" in cols:  # a deleted share-partition's state (codec.pipeline.admin)
+        reasons.append(
+            F.when(
+                (F.col("kind") == "share-state-record")
+                & F.col("key").isNotNull()
+                & F.col("data").isNull()
+                & F.col("hex").isNull(),
+                F.lit("__share_group_state tombstone"),
             )
         )
     reason = F.coalesce(*reasons) if len(reasons) > 1 else (reasons[0] if reasons else F.lit(None))

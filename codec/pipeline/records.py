@@ -27,6 +27,15 @@ from typing import Any
 from ..errors import DecodeError
 from ..streams import decode_assignment, decode_subscription
 from ..wire.registry import api_for, api_key, apis, kind_name, records
+from .admin import RESPONSES_ONLY as ADMIN_RESPONSES_ONLY
+from .admin import (
+    DESCRIBE_GROUPS,
+    DESCRIBED_KIND,
+    OFFSET_FETCH,
+    SHARE_STATE_KIND,
+    offset_fetch_units,
+    share_state_units,
+)
 from .kafka4 import API_KEYS as KAFKA4_API_KEYS
 from .kafka4 import RECORD_TYPES, HeartbeatMemberUnit, body_units, record_units
 from .units import AssignmentUnit, ConnectUnit, GroupUnit, MemberUnit, RecordError, check_rows
@@ -70,6 +79,8 @@ KINDS = (
     "leave-group-request",
     "frame",
     "group-metadata",
+    DESCRIBED_KIND,
+    SHARE_STATE_KIND,
 ) + tuple(KAFKA4_KINDS)
 
 _ALIASES = {
@@ -87,6 +98,9 @@ _ALIASES = {
     "groupmetadatavalue": "group-metadata",
     "groupmetadata": "group-metadata",
     "consumeroffsets": "group-metadata",
+    "describegroupsresponse": DESCRIBED_KIND,
+    "sharegroupstate": SHARE_STATE_KIND,
+    "sharegroupstaterecord": SHARE_STATE_KIND,
     **{k.replace("-", ""): k for k in KAFKA4_KINDS},
 }
 
@@ -363,16 +377,72 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
     raise RecordError("UnsupportedKind", f"no units for {name}", layer=name)  # pragma: no cover
 
 
+def _describe_groups(version: int | None, data: bytes) -> list:
+    """The units of a DescribeGroupsResponse body (``data``, without the header), or :class:`RecordError`
+    (:mod:`codec.pipeline.admin` says what they are)."""
+    from ..group import decode_message
+    from ..group.nested import carried_layer, decode_layer
+
+    name = "DescribeGroupsResponse"
+    if version is None:
+        raise RecordError("MissingVersion", f"{name} bytes need the API version (column 'version')", layer=name)
+    try:
+        body = decode_message(name, version, data, nested=False).value
+    except DecodeError as e:
+        raise RecordError.of(e, name) from None
+    except KeyError as e:
+        raise RecordError("UnsupportedKind", str(e), layer=name) from None
+    units: list = []
+    for gi, g in enumerate(body.groups or ()):
+        ptype, protocol = g.protocol_type, g.protocol_data or None
+        members = g.members or ()
+        units.append(GroupUnit(None, None, g.group_id, None, ptype or None, protocol, None, g.error_code))
+        sub_layer = carried_layer("JoinGroupResponse", ptype)
+        asg_layer = carried_layer("SyncGroupResponse", ptype)
+        strict = protocol == STREAMS
+        for mi, m in enumerate(members):
+            at = f"groups[{gi}].members[{mi}]"
+            member, gid = m.member_id, g.group_id
+            sub = (
+                decode_layer(sub_layer, m.member_metadata, protocol_name=protocol, at=at + ".member_metadata")
+                if sub_layer is not None and m.member_metadata
+                else None
+            )
+            msg, info = _consumer_layer(sub, strict=strict, at=at + ".member_metadata")
+            extra = dict(
+                group_instance_id=getattr(m, "group_instance_id", None),
+                client_id=m.client_id,
+                client_host=m.client_host,
+            )
+            units.append(_subscription_unit(msg, info, member=member, group=gid, **extra))
+            cu = _connect_unit(sub, member=member, group=gid, protocol=protocol)
+            if cu is not None:
+                units.append(cu)
+            if asg_layer is None or not m.member_assignment:
+                continue
+            asg = decode_layer(asg_layer, m.member_assignment, protocol_name=protocol, at=at + ".member_assignment")
+            amsg, ainfo = _consumer_layer(asg, strict=strict, at=at + ".member_assignment")
+            if amsg is not None:
+                units.append(
+                    _assignment_unit(amsg, ainfo, member=member, group=gid, at=at + ".member_assignment", layer=name)
+                )
+            cu = _connect_unit(asg, member=member, group=gid, protocol=protocol)
+            if cu is not None:
+                units.append(cu)
+    return units
+
+
 _BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
 _BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
-#: and why, for the rebalances' causes) and Kafka 4's group APIs
-SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, METADATA, *KAFKA4_API_KEYS)
+#: and why, for the rebalances' causes), DescribeGroups (its responses: the members, :mod:`codec.pipeline.admin`),
+#: OffsetFetch (committed offsets), Metadata (its responses: the topics' partition counts) and Kafka 4's group APIs
+SELECTED_API_KEYS = (JOIN_GROUP, SYNC_GROUP, LEAVE_GROUP, DESCRIBE_GROUPS, OFFSET_FETCH, METADATA, *KAFKA4_API_KEYS)
 #: API keys whose responses are not input to the job (a LeaveGroup response says nothing the tables keep)
 REQUESTS_ONLY = (LEAVE_GROUP,)
 #: API keys whose requests are not input to the job (a Metadata response's topics and their partition counts are
-#: what the consumer checks need: codec.pipeline.consumerchecks)
-RESPONSES_ONLY = (METADATA,)
+#: what the consumer checks need: codec.pipeline.consumerchecks; a DescribeGroups response's members)
+RESPONSES_ONLY = (METADATA, *ADMIN_RESPONSES_ONLY)
 #: (API key, direction) -> the body's schema, for the APIs the job reads (codec.wire.registry)
 _FRAME_NAMES = {
     (k, d): getattr(apis()[k], d)
@@ -387,8 +457,8 @@ SELECTED_RECORD_TYPES = (*records()["GroupMetadata"], *RECORD_TYPES)
 
 def frame_selected(api_key: int | None) -> bool:
     """Frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (requests: :data:`REQUESTS_ONLY`),
-    Metadata (responses: :data:`RESPONSES_ONLY`),
-    ConsumerGroupHeartbeat/Describe, StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
+    DescribeGroups and Metadata (responses: :data:`RESPONSES_ONLY`), OffsetFetch, ConsumerGroupHeartbeat/Describe,
+    StreamsGroupHeartbeat/Describe and ShareGroupHeartbeat/Describe."""
     return api_key in SELECTED_API_KEYS
 
 
@@ -469,6 +539,10 @@ def _frame(data: bytes, api_key, version, direction, body_offset, protocol) -> l
             units = _body(name, version, data[start:], protocol)
         elif api_key == METADATA:
             units = _metadata(name, version, data[start:])
+        elif api_key == DESCRIBE_GROUPS:
+            units = _describe_groups(version, data[start:])
+        elif api_key == OFFSET_FETCH:
+            units = offset_fetch_units(version, data[start:], direction)
         else:
             units = _kafka4_body(name, version, data[start:])
     except RecordError as e:
@@ -684,6 +758,10 @@ def decode_record(
             return _frame(data, api_key, version, direction, body_offset, protocol)
         if kind == "group-metadata":
             return _group_metadata(key, data)
+        if kind == DESCRIBED_KIND:
+            return _describe_groups(version, data)
+        if kind == SHARE_STATE_KIND:
+            return share_state_units(key, data)
     except RecordError:
         raise
     except DecodeError as e:

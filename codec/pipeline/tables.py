@@ -71,6 +71,16 @@ Tables (one Parquet directory each):
   revoked connectors and tasks and the scheduled ``delay`` in ms; v0 has none revoked and delay 0);
   group, generation, member, ``protocol`` (``default``, ``compatible``, ``sessioned``), ``version`` (the
   bytes' header), connector and task counts, timestamp, record id, source.
+* ``offsets``: one row per group x partition of each OffsetFetch response (:mod:`codec.pipeline.admin`): group
+  (before v8 its request's), ``topic`` (null in v10, which names ``topic_id``), ``partition``, ``committed_offset``
+  (-1: none), ``leader_epoch`` (v5+, else null), ``metadata``, ``error_code``, ``group_error_code``, kind
+  (``offset-fetch-response``), timestamp, record id, source.
+* ``share_state``: one row per ``__share_group_state`` record (ShareSnapshot or ShareUpdate): group, ``topic_id``,
+  ``partition``, ``record``, ``snapshot_epoch``, ``state_epoch`` (null in an update), ``leader_epoch``,
+  ``start_offset``, ``delivery_complete_count`` (null: not recorded), ``create_time_ms`` and ``write_time_ms`` (as
+  written), ``batches`` (``first_offset``, ``last_offset``, ``delivery_state``, ``delivery_count``) and
+  ``batch_count``, timestamp, record id, source. (A DescribeGroups response's members are ``members``,
+  ``assignments`` and ``connect`` rows of kind ``describe-groups-response``, generation null.)
 * ``findings``: violations of the checks below; ``quarantine``: every record that did not decode.
 
 Every table is written with its schema also when it has no rows. Parquet strings must be valid UTF-8,
@@ -511,6 +521,8 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         ),
     )
     tables["connect"] = materialize("connect", connect)
+    tables["offsets"] = materialize("offsets", _offsets(ok))
+    tables["share_state"] = materialize("share_state", _share_state(ok))
 
     quarantine = units.filter(F.col("unit_kind") == "quarantine").select(
         "record_id",
@@ -562,6 +574,55 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
     )
     tables["quarantine"] = materialize("quarantine", quarantine)
     return tables
+
+
+def _offsets(ok: DataFrame) -> DataFrame:
+    """``offsets``: one row per group x partition of each OffsetFetch response (:mod:`codec.pipeline.admin`)."""
+    o = ok.filter((F.col("unit_kind") == "offsets") & (F.col("direction") != "request"))
+    o = o.select("*", F.posexplode("committed").alias("_pos", "_c"))
+    return o.select(
+        "group",
+        F.col("_c.topic").alias("topic"),
+        F.col("_c.topic_id").alias("topic_id"),
+        F.col("_c.partition").alias("partition"),
+        F.col("_c.offset").alias("committed_offset"),
+        F.col("_c.leader_epoch").alias("leader_epoch"),
+        F.col("_c.metadata").alias("metadata"),
+        F.col("_c.error_code").alias("error_code"),
+        F.col("offsets_error_code").alias("group_error_code"),
+        "kind",
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "source",
+        _escaped(
+            {"group": "group", "kind": "kind"},
+            (_task_escaped("committed", "topic"), ("topic",)),
+            (_task_escaped("committed", "metadata"), ("metadata",)),
+        ),
+    )
+
+
+def _share_state(ok: DataFrame) -> DataFrame:
+    """``share_state``: one row per ``__share_group_state`` record (:mod:`codec.pipeline.admin`)."""
+    return ok.filter(F.col("unit_kind") == "share-state").select(
+        "group",
+        F.col("state_topic_id").alias("topic_id"),
+        F.col("state_partition").alias("partition"),
+        F.col("state_record").alias("record"),
+        "snapshot_epoch",
+        "state_epoch",
+        F.col("state_leader_epoch").alias("leader_epoch"),
+        "start_offset",
+        "delivery_complete_count",
+        F.col("create_ms").alias("create_time_ms"),  # (as written: Kafka's -1 and Long.MAX_VALUE included)
+        F.col("write_ms").alias("write_time_ms"),
+        F.col("state_batches").alias("batches"),
+        F.size("state_batches").alias("batch_count"),
+        F.timestamp_millis(F.col("ts_ms")).alias("timestamp"),
+        "record_id",
+        "source",
+        _escaped({"group": "group", "state_record": "record", "state_topic_id": "topic_id"}),
+    )
 
 
 def _client_id():
