@@ -82,7 +82,16 @@ from .connect_scenario import (
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
 from .scenario import ScenarioError
 from .truth import EXPIRED, LEFT
-from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Recorder
+from .wire import (
+    JOIN_GROUP,
+    LEAVE_GROUP,
+    SYNC_GROUP,
+    Recorder,
+    join_request,
+    join_response,
+    sync_request,
+    sync_response,
+)
 
 __all__ = [
     "CONNECT_COMPARE",
@@ -106,54 +115,6 @@ COORDINATOR_GROUP = "connect-cluster"
 
 def _cls(message: str, struct: str | None = None):
     return wire_class(message, struct or message)
-
-
-def _join_request(member_id: str, protocols: tuple[tuple[str, bytes], ...], session_ms: int):
-    P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
-    return _cls("JoinGroupRequest")(
-        group_id=COORDINATOR_GROUP,
-        session_timeout_ms=session_ms,
-        rebalance_timeout_ms=60_000,
-        member_id=member_id,
-        group_instance_id=None,
-        protocol_type="connect",
-        protocols=tuple(P(name=n, metadata=md) for n, md in protocols),
-        reason=None,
-    )
-
-
-def _join_response(generation: int, protocol: str, leader: str, member_id: str, members: dict[str, bytes]):
-    M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
-    return _cls("JoinGroupResponse")(
-        throttle_time_ms=0,
-        error_code=0,
-        generation_id=generation,
-        protocol_type="connect",
-        protocol_name=protocol,
-        leader=leader,
-        skip_assignment=False,
-        member_id=member_id,
-        members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in members.items()),
-    )
-
-
-def _sync_request(generation: int, member_id: str, protocol: str, assignments: dict[str, bytes]):
-    A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
-    return _cls("SyncGroupRequest")(
-        group_id=COORDINATOR_GROUP,
-        generation_id=generation,
-        member_id=member_id,
-        group_instance_id=None,
-        protocol_type="connect",
-        protocol_name=protocol,
-        assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()),
-    )
-
-
-def _sync_response(protocol: str, assignment: bytes):
-    return _cls("SyncGroupResponse")(
-        throttle_time_ms=0, error_code=0, protocol_type="connect", protocol_name=protocol, assignment=assignment
-    )
 
 
 def _leave_request(member_id: str):
@@ -469,14 +430,21 @@ class _Sim:
             cid, frame = self.rec.request(
                 w.key,
                 JOIN_GROUP,
-                _join_request(w.member_id, protos, self.sc.session_timeout_ms),
+                join_request(
+                    "connect",
+                    COORDINATOR_GROUP,
+                    w.member_id,
+                    protos,
+                    session_ms=self.sc.session_timeout_ms,
+                    rebalance_ms=60_000,
+                ),
                 max(start, w.joined_at),
             )
             joins[w.member_id] = (w, cid, {p.name: p.metadata for p in frame.body.protocols})
         metadata = {m: protos[sel.protocol] for m, (_, _, protos) in joins.items()}
         join_responses = {}
         for m, (w, cid, _) in joins.items():
-            body = _join_response(gen, sel.protocol, leader.member_id, m, metadata if w is leader else {})
+            body = join_response("connect", gen, sel.protocol, leader.member_id, m, metadata if w is leader else {})
             join_responses[m] = self.rec.response(w.key, cid, body, t)
         # the leader's assignor, on the members' metadata from its JoinGroup response
         wk = workers_from_metadata([(x.member_id, x.metadata) for x in join_responses[leader.member_id].body.members])
@@ -494,14 +462,17 @@ class _Sim:
         sync_cids = {}
         for m, (w, _, _) in joins.items():
             cid, frame = self.rec.request(
-                w.key, SYNC_GROUP, _sync_request(gen, m, sel.protocol, encoded if w is leader else {}), t
+                w.key,
+                SYNC_GROUP,
+                sync_request("connect", COORDINATOR_GROUP, gen, m, sel.protocol, encoded if w is leader else {}),
+                t,
             )
             sync_cids[m] = cid
             if w is leader:  # what the coordinator reads from the leader's SyncGroup
                 encoded = {a.member_id: a.assignment for a in frame.body.assignments}
         received: dict[str, ConnectAssignment] = {}
         for m, (w, _, _) in joins.items():
-            frame = self.rec.response(w.key, sync_cids[m], _sync_response(sel.protocol, encoded[m]), t)
+            frame = self.rec.response(w.key, sync_cids[m], sync_response("connect", sel.protocol, encoded[m]), t)
             # a worker reads its assignment with the deserializer of the group's protocol
             received[m] = decode_connect_assignment(
                 frame.body.assignment, reader_version=0 if sel.version == 0 else None

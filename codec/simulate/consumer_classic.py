@@ -29,7 +29,17 @@ from ..wire.builder import wire_class
 from .consumer_ledger import Ledger
 from .consumer_scenario import ConsumerEvent, ConsumerScenario
 from .truth import EXPIRED, LEFT
-from .wire import JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP, Frames, Recorder
+from .wire import (
+    JOIN_GROUP,
+    LEAVE_GROUP,
+    SYNC_GROUP,
+    Frames,
+    Recorder,
+    join_request,
+    join_response,
+    sync_request,
+    sync_response,
+)
 
 __all__ = ["ClassicRun", "subscription_bytes", "sticky_user_data"]
 
@@ -71,54 +81,6 @@ def subscription_bytes(topics, user_data: bytes | None, owned: list[TP], generat
         rack_id=rack,
     )
     return encode_consumer(msg)
-
-
-def _join_request(member_id: str, assignor: str, metadata: bytes, session_ms: int, reason: str | None):
-    P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
-    return _cls("JoinGroupRequest")(
-        group_id=GROUP,
-        session_timeout_ms=session_ms,
-        rebalance_timeout_ms=300_000,
-        member_id=member_id,
-        group_instance_id=None,
-        protocol_type="consumer",
-        protocols=(P(name=assignor, metadata=metadata),),
-        reason=reason,
-    )
-
-
-def _join_response(generation: int, protocol: str, leader: str, member_id: str, members: dict[str, bytes]):
-    M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
-    return _cls("JoinGroupResponse")(
-        throttle_time_ms=0,
-        error_code=0,
-        generation_id=generation,
-        protocol_type="consumer",
-        protocol_name=protocol,
-        leader=leader,
-        skip_assignment=False,
-        member_id=member_id,
-        members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in members.items()),
-    )
-
-
-def _sync_request(generation: int, member_id: str, protocol: str, assignments: dict[str, bytes]):
-    A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
-    return _cls("SyncGroupRequest")(
-        group_id=GROUP,
-        generation_id=generation,
-        member_id=member_id,
-        group_instance_id=None,
-        protocol_type="consumer",
-        protocol_name=protocol,
-        assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()),
-    )
-
-
-def _sync_response(protocol: str, assignment: bytes):
-    return _cls("SyncGroupResponse")(
-        throttle_time_ms=0, error_code=0, protocol_type="consumer", protocol_name=protocol, assignment=assignment
-    )
 
 
 class ConsumerRecorder(Recorder):
@@ -303,7 +265,15 @@ class ClassicRun:
             cid, frame = self.rec.request(
                 m.key,
                 JOIN_GROUP,
-                _join_request(m.member_id, self.assignor, metadata, self.sc.session_timeout_ms, reason),
+                join_request(
+                    "consumer",
+                    GROUP,
+                    m.member_id,
+                    ((self.assignor, metadata),),
+                    session_ms=self.sc.session_timeout_ms,
+                    rebalance_ms=300_000,
+                    reason=reason,
+                ),
                 max(start, m.joined_at),
             )
             m.joined_topics = m.topics
@@ -312,7 +282,9 @@ class ClassicRun:
         metadata_of = {mid: joins[mid][2] for mid in order}
         responses = {}
         for mid, (m, cid, _) in joins.items():
-            body = _join_response(gen, self.assignor, leader.member_id, mid, metadata_of if m is leader else {})
+            body = join_response(
+                "consumer", gen, self.assignor, leader.member_id, mid, metadata_of if m is leader else {}
+            )
             responses[mid] = self.rec.response(m.key, cid, body, t)
         # the leader: the subscriptions of its JoinGroup response, the assignor, the SyncGroup assignments
         read = [(x.member_id, x.group_instance_id, bytes(getattr(x.metadata, "raw", x.metadata))) for x in responses[leader.member_id].body.members]  # fmt: skip
@@ -326,7 +298,7 @@ class ClassicRun:
         self.assignments.append({"generation": gen, "group": group, "members": dict(result.members)})
         sync = {}
         for mid, (m, _, _) in joins.items():
-            cid, frame = self.rec.request(m.key, SYNC_GROUP, _sync_request(gen, mid, self.assignor, encoded if m is leader else {}), t)  # fmt: skip
+            cid, frame = self.rec.request(m.key, SYNC_GROUP, sync_request("consumer", GROUP, gen, mid, self.assignor, encoded if m is leader else {}), t)  # fmt: skip
             if m is leader:
                 encoded = {
                     a.member_id: bytes(getattr(a.assignment, "raw", a.assignment)) for a in frame.body.assignments
@@ -334,7 +306,7 @@ class ClassicRun:
             sync[mid] = cid
         received: dict[str, list[TP]] = {}
         for mid, (m, _, _) in joins.items():
-            frame = self.rec.response(m.key, sync[mid], _sync_response(self.assignor, encoded[mid]), t)
+            frame = self.rec.response(m.key, sync[mid], sync_response("consumer", self.assignor, encoded[mid]), t)
             raw = bytes(getattr(frame.body.assignment, "raw", frame.body.assignment))
             msg = decode_consumer("ConsumerProtocolAssignment", raw)
             received[mid] = [(tp.topic, p) for tp in msg.data.assigned_partitions for p in tp.partitions]

@@ -282,3 +282,74 @@ class Recorder:
 
 def _ip(n: int) -> str:
     return f"10.0.{n // 250 + 1}.{n % 250 + 1}"
+
+
+# --- the classic group protocol's bodies, as a coordinator and its members write them (Connect and consumer runs) ---
+
+
+def _cls(message: str, struct: str | None = None):
+    return wire_class(message, struct or message)
+
+
+def join_request(
+    protocol_type: str,
+    group: str,
+    member_id: str,
+    protocols: tuple[tuple[str, bytes], ...],
+    *,
+    session_ms: int,
+    rebalance_ms: int,
+    reason: str | None = None,
+):
+    """A JoinGroupRequest body: ``protocols`` as (name, metadata) in the member's order of preference."""
+    P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
+    return _cls("JoinGroupRequest")(
+        group_id=group,
+        session_timeout_ms=session_ms,
+        rebalance_timeout_ms=rebalance_ms,
+        member_id=member_id,
+        group_instance_id=None,
+        protocol_type=protocol_type,
+        protocols=tuple(P(name=n, metadata=md) for n, md in protocols),
+        reason=reason,
+    )
+
+
+def join_response(
+    protocol_type: str, generation: int, protocol: str, leader: str, member_id: str, members: dict[str, bytes]
+):
+    """A JoinGroupResponse body: ``members`` (member id -> metadata) for the leader, empty for the others."""
+    M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
+    return _cls("JoinGroupResponse")(
+        throttle_time_ms=0,
+        error_code=0,
+        generation_id=generation,
+        protocol_type=protocol_type,
+        protocol_name=protocol,
+        leader=leader,
+        skip_assignment=False,
+        member_id=member_id,
+        members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in members.items()),
+    )
+
+
+def sync_request(
+    protocol_type: str, group: str, generation: int, member_id: str, protocol: str, assignments: dict[str, bytes]
+):
+    """A SyncGroupRequest body: ``assignments`` (member id -> assignment) from the leader, empty from the others."""
+    A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
+    return _cls("SyncGroupRequest")(
+        group_id=group,
+        generation_id=generation,
+        member_id=member_id,
+        group_instance_id=None,
+        protocol_type=protocol_type,
+        protocol_name=protocol,
+        assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()),
+    )
+
+
+def sync_response(protocol_type: str, protocol: str, assignment: bytes):
+    return _cls("SyncGroupResponse")(
+        throttle_time_ms=0, error_code=0, protocol_type=protocol_type, protocol_name=protocol, assignment=assignment
+    )
