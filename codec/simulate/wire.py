@@ -287,10 +287,6 @@ def _ip(n: int) -> str:
 # --- the classic group protocol's bodies, as a coordinator and its members write them (Connect and consumer runs) ---
 
 
-def _cls(message: str, struct: str | None = None):
-    return wire_class(message, struct or message)
-
-
 def join_request(
     protocol_type: str,
     group: str,
