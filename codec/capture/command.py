@@ -151,6 +151,7 @@ def _stories(
             summary=summary,
             max_hole_bytes=_or(getattr(args, "max_hole_bytes", None), DEFAULT_MAX_BUFFER),
             max_hole_seconds=_or(getattr(args, "max_hole_seconds", None), DEFAULT_MAX_WAIT),
+            metadata=bool(getattr(args, "json", False)),  # (the pipeline reads the topics' partition counts)
         )
     told = (lambda: TOLD_FLOOR + size() // BYTES_PER_TOLD) if callable(size) else TOLD_FLOOR + size // BYTES_PER_TOLD
     if kind == "segment":

@@ -224,6 +224,12 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
 
     # --- members and task lags -----------------------------------------------------------------------
     m = _dedupe(ok.filter(F.col("unit_kind") == "member"))
+    names = _topic_names(ok)
+    m = m.join(
+        names.groupBy("group").agg(F.map_from_entries(F.collect_list(F.struct("topic_id", "_name"))).alias("_names")),
+        "group",
+        "left",
+    )
     members = m.select(
         *_ctx(),
         "process_id",
@@ -244,7 +250,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "client_host",
         F.size("tasks").alias("task_count"),
         "subscribed_topics",
-        "owned_partitions",
+        _owned_partitions(),
         "subscription_generation",
         "sticky_partitions",
         "sticky_generation",
@@ -432,7 +438,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "escaped",
         _date(),
     )
-    share_topics, shared, consumed, revoking = _share_partitions(ok)
+    share_topics, shared, consumed, revoking = _share_partitions(ok, names)
 
     def partition_rows(df: DataFrame, role: str, escaped) -> DataFrame:
         """A member's partitions (share, or a plain consumer's) as ``assignments`` rows: no task columns."""
@@ -650,7 +656,49 @@ def _consumer_partitions(ok: DataFrame) -> tuple[DataFrame, object]:
     return rows, _escaped(_CTX_ESCAPED, (_task_escaped("topic_partitions", "topic"), ("topic", "task")))
 
 
-def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
+def _owned_partitions():
+    """``members.owned_partitions``: ``{topic, partitions, topic_id}`` per topic a member owns -- a classic
+    subscription's (``topic_id`` null), or a KIP-848 heartbeat request's ``topicPartitions`` (by id: ``topic`` the
+    name :func:`_topic_names` knows, null where no input of the group names the id; ``topic_id`` always set)."""
+    none = F.lit(None).cast("string")
+    classic = F.transform(
+        "owned_partitions",
+        lambda x: F.struct(x["topic"].alias("topic"), x["partitions"].alias("partitions"), none.alias("topic_id")),
+    )
+    by_id = F.transform(
+        "owned_topic_ids",
+        lambda x: F.struct(
+            F.try_element_at(F.col("_names"), x["topic_id"]).alias("topic"),
+            x["partitions"].alias("partitions"),
+            x["topic_id"].alias("topic_id"),
+        ),
+    )
+    return F.coalesce(classic, by_id).alias("owned_partitions")
+
+
+def _topic_names(ok: DataFrame) -> DataFrame:
+    """The topic names each group's inputs give its topic ids (``group``, ``topic_id``, ``_name``): a share or
+    KIP-848 group's records and Describe responses (``share_topics``), and the Metadata responses of the same
+    input files (``source``) as the group's records; an id named two ways keeps the least name."""
+    own = ok.filter(F.col("share_topics").isNotNull()).select("group", F.explode("share_topics").alias("_t"))
+    sources = ok.filter(F.col("group").isNotNull()).select("group", "source").distinct()
+    metadata = (
+        ok.filter(F.col("metadata_topics").isNotNull())
+        .select("source", F.explode("metadata_topics").alias("_t"))
+        .join(sources, "source")
+        .select("group", "_t")
+    )
+    both = own.select("group", F.col("_t.topic_id").alias("topic_id"), F.col("_t.topic").alias("topic")).unionByName(
+        metadata.select("group", F.col("_t.topic_id").alias("topic_id"), F.col("_t.topic").alias("topic"))
+    )
+    return (
+        both.filter(F.col("topic").isNotNull() & F.col("topic_id").isNotNull())
+        .groupBy("group", "topic_id")
+        .agg(F.min("topic").alias("_name"))
+    )
+
+
+def _share_partitions(ok: DataFrame, names: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
     """A share group's topics (``group``, ``topic_id``, ``topic``, ``partitions``: the ones to hold, null when
     unknown) from its records and Describe responses (a KIP-848 consumer group's too: its partition metadata
     records, its Describe responses), and one row per member x partition it holds (each member's assignment unit
@@ -662,7 +710,6 @@ def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, D
         .select("group", F.explode("share_topics").alias("_t"))
         .select("group", "_t.*")
     )
-    names = topics.filter(F.col("topic").isNotNull()).groupBy("group", "topic_id").agg(F.min("topic").alias("_name"))
 
     def deduped(column: str) -> DataFrame:
         return _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col(column).isNotNull()))
