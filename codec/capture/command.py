@@ -63,6 +63,7 @@ from .story import (
     capture_story,
     offsets_story,
 )
+from .storymodel import MetadataFrame
 from .storytext import render_admin, render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
@@ -140,7 +141,7 @@ def byte_count(text: str) -> int:
 
 def _stories(
     kind: str, f: ByteStream, args, summary: CaptureSummary, size: int | Callable[[], int]
-) -> Iterator[GroupFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
+) -> Iterator[GroupFrame | MetadataFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
     """The story of the input (``size``: its bytes, or a function of the bytes read so far, for the story's
     budget)."""
     if kind in ("pcap", "hex"):

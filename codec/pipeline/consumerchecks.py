@@ -133,7 +133,9 @@ def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] 
         g = _v(r, "generation")
         if g is not None and joined.get(int(g)) == r["record_id"]:
             raw = _v(r, "data")  # (None: a Streams member; only member-never-rejoined reads it)
-            gens[int(g)].members.append((r["member"], _v(r, "instance"), None if raw is None else bytes(raw)))
+            gens[int(g)].members.append(
+                (r["member"], _v(r, "instance"), None if raw is None else bytes(raw))  # type: ignore[arg-type]
+            )
     syncs: dict[int, str] = {}
     for r in sorted(
         (r for r in rows if r["what"] == "sync" and _v(r, "generation") is not None),

@@ -13,8 +13,11 @@ Tables (one Parquet directory each):
   share member's ``subscribed_topics`` are its topic names (null: not carried, e.g. unchanged). A classic
   member's ``subscribed_topics`` are its ConsumerProtocol subscription's topics (Streams members' too; null for
   a bare SubscriptionInfo record, which has no such layer), its ``owned_partitions`` (``{topic, partitions}`` per
-  topic) and ``subscription_generation`` the subscription's ownedPartitions (v1+) and generationId (v2+; -1: none),
-  null where the version lacks them; ``sticky_partitions`` and ``sticky_generation`` what the user data of a
+  topic, ``topic_id`` null) and ``subscription_generation`` the subscription's ownedPartitions (v1+) and
+  generationId (v2+; -1: none), null where the version lacks them; a KIP-848 member's are its heartbeat request's
+  ``topicPartitions`` (``topic_id`` its id, ``topic`` the name any input of the group gives it -- its records,
+  Describe responses, the Metadata responses of its input files -- or null) and that request's member epoch (a
+  null ``topicPartitions``, "unchanged", is a null ``owned_partitions``; an empty one an empty list); ``sticky_partitions`` and ``sticky_generation`` what the user data of a
   ``sticky`` or ``cooperative-sticky`` member says (its previous partitions, StickyAssignorUserData only, and
   generation: :mod:`codec.group.sticky`; null where the protocol is another, the user data does not read as Kafka
   reads it, or the layout has none); and its ``client_id`` the client id in the header of
@@ -42,9 +45,9 @@ Tables (one Parquet directory each):
   ``topic-partition``, ``topic`` and ``partition``. A KIP-848 consumer member's partitions (heartbeat responses,
   Describe responses, ``ConsumerGroupCurrentMemberAssignment`` and ``ConsumerGroupTargetAssignmentMember``
   records; by topic id) are role ``consumer`` rows too, the topic named as a share group's is (its
-  ``ConsumerGroupPartitionMetadata`` record, its Describe responses), and the partitions a current assignment record
-  lists as pending revocation are rows of role ``pending-revocation`` (still the member's until it revokes them).
-  The Streams checks below read the task roles only.
+  ``ConsumerGroupPartitionMetadata`` record, its Describe responses, the Metadata responses of its input files), and
+  the partitions a current assignment record lists as pending revocation are rows of role ``pending-revocation``
+  (still the member's until it revokes them). The Streams checks below read the task roles only.
 * ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams`` /
   ``share`` for Kafka 4's groups, whose generations are their epochs), leader, protocol, ``protocol_type`` (a
   classic JoinGroup response below v7 and SyncGroup below v5 name none: the JoinGroup request's, linked by
@@ -119,8 +122,9 @@ protocol's member whose subscription still lists a partition another member is g
 JoinGroup response and SyncGroup request bytes with the partition counts of the Metadata responses in the group's
 input (:mod:`codec.pipeline.consumerchecks`), ``not-the-assignors-assignment``, ``partition-unowned`` and
 ``member-never-rejoined`` (a member of a generation the next one's JoinGroup response does not list, without a
-LeaveGroup); the generations those could not check are listed, with the reason, in the report's
-``consumer_assignor_checks``. The Streams checks above look at the active, standby and warm-up rows only.
+LeaveGroup; a classic Streams group's too); a KIP-848 group's ``partition-unowned`` at each member epoch where the
+input shows it settled (:func:`codec.pipeline.consumerchecks.kip848_verdicts`); the generations and epochs those
+could not check are listed, with the reason, in the report's ``consumer_assignor_checks``. The Streams checks above look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
