@@ -196,6 +196,38 @@ def test_a_partition_the_settled_group_holds_nowhere_is_found():
     assert found == [(5, "partition-unowned", "orders-0")]
 
 
+def test_a_released_partition_waits_for_its_next_owners_heartbeat():
+    """KIP-848's reconciliation (KIP-848, "Assignment Reconciliation"): B is given t-0 at epoch 2 only once A has
+    revoked it, and learns so at its next heartbeat. The moment A reaches epoch 2 (releasing t-0), every member is
+    at 2 but t-0 is unowned by design: not judged. B's next response settles the group: held by B, no finding; a
+    response that leaves B without it (its assignment unchanged) is a partition the broker never handed over."""
+
+    def ev(i, what, member, gen=None, parts=None):
+        row = {"group": "g", "record_id": f"r:{i}", "unit": 0, "ts_ms": i, "what": what, "member": member,
+               "generation": gen}  # fmt: skip
+        if what == "k848-sub":
+            row["topics"] = ["t"]
+        if parts is not None:
+            row["parts"] = [{"topic_id": "T", "topic": "t", "partition": p} for p in parts]
+        return row
+
+    start = [
+        ev(1, "k848-sub", "A", 0), ev(2, "k848-sub", "B", 0),
+        ev(3, "k848-assigned", "A", 1, [0, 1]), ev(4, "k848-assigned", "B", 1, []),
+        ev(5, "k848-assigned", "B", 2, []), ev(6, "k848-assigned", "A", 2, [1]),
+    ]  # fmt: skip
+
+    def judged(rows):
+        out = kip848_verdicts("g", rows, {"t": 2})
+        return {r["generation"]: r["checked"] for r in out if r["check"] is None}, [
+            (r["generation"], r["task"]) for r in out if r["check"] is not None
+        ]
+
+    assert judged(start) == ({1: True, 2: False}, [])
+    assert judged(start + [ev(7, "k848-assigned", "B", 2, [0])]) == ({1: True, 2: True}, [])
+    assert judged(start + [ev(7, "k848-beat", "B", 2)]) == ({1: True, 2: True}, [(2, "t-0")])
+
+
 def test_a_kip848_epoch_without_partition_counts_says_why():
     rows = [r for r in _k848_rows(_frames()) if r["what"] != "topic"]
     out = kip848_verdicts("kip848", rows, {})
