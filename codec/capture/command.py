@@ -182,7 +182,8 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Print the story of ``args.file``. ``--json``: one line per group frame (``"type": "frame"``), one
     per generation (``"type": "generation"``, written when the generation is over: a newer-but-one
     generation of its group began, or the input ended) and one per heartbeat-based group (``"type":
-    "heartbeat-group"``, at the end), then one ``"type": "summary"`` line. Exit
+    "heartbeat-group"``, at the end), one per Metadata response (``"type": "metadata"``: its bytes, for the
+    pipeline's partition counts), then one ``"type": "summary"`` line. Exit
     status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
     read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
     out, err = out or sys.stdout, err or sys.stderr  # (looked up now: a caller may have replaced them)

@@ -121,8 +121,9 @@ class GroupFrame:
 
 @dataclass(slots=True)
 class MetadataFrame:
-    """A Metadata response of the capture (``capture --json`` writes it, so that the pipeline knows the topics'
-    partition counts and ids): where and when, its bytes (without the size) and where its body begins."""
+    """A Metadata response of the capture (``capture --json`` writes it as a ``"type": "metadata"`` line, so that
+    the pipeline knows the topics' partition counts and ids): where and when, its bytes (without the size) and where
+    its body begins."""
 
     ts: float
     conn: int
@@ -135,7 +136,7 @@ class MetadataFrame:
 
     def json(self) -> dict:
         return {
-            "type": "frame",
+            "type": "metadata",
             "ts": self.ts,
             "connection": self.conn,
             "client": self.client,

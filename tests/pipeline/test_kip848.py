@@ -289,7 +289,7 @@ def test_capture_json_carries_the_metadata_responses(tmp_path):
     want = [(f["hex"], f["body_offset"], f["api_version"]) for f in _frames()
             if f["api_key"] == 3 and f["direction"] == "response"]  # fmt: skip
     assert len(want) == 12 and got == want
-    assert all(x["direction"] == "response" and x["type"] == "frame" for x in lines if x.get("api_key") == 3)
+    assert all(x["direction"] == "response" and x["type"] == "metadata" for x in lines if x.get("api_key") == 3)
     # (heartbeats as before: one frame line each)
     assert sum(x.get("api_key") == 68 for x in lines) == sum(f["api_key"] == 68 for f in _frames())
 
