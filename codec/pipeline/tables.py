@@ -17,9 +17,9 @@ Tables (one Parquet directory each):
   generationId (v2+; -1: none), null where the version lacks them; a KIP-848 member's are its heartbeat request's
   ``topicPartitions`` (``topic_id`` its id, ``topic`` the name any input of the group gives it -- its records,
   Describe responses, the Metadata responses of its input files -- or null) and that request's member epoch (a
-  null ``topicPartitions``, "unchanged", is a null ``owned_partitions``; an empty one an empty list); ``sticky_partitions`` and ``sticky_generation`` what the user data of a
-  ``sticky`` or ``cooperative-sticky`` member says (its previous partitions, StickyAssignorUserData only, and
-  generation: :mod:`codec.group.sticky`; null where the protocol is another, the user data does not read as Kafka
+  null ``topicPartitions``, "unchanged", is a null ``owned_partitions``; an empty one an empty list);
+  ``sticky_partitions`` and ``sticky_generation`` what the user data of a ``sticky`` or ``cooperative-sticky``
+  member says (its previous partitions, StickyAssignorUserData only, and generation: :mod:`codec.group.sticky`; null where the protocol is another, the user data does not read as Kafka
   reads it, or the layout has none); and its ``client_id`` the client id in the header of
   its JoinGroup request (a frame's; or the ``__consumer_offsets`` member's): a row without one -- a leader's
   JoinGroup response lists the members without their client ids -- takes the one a row of the same group and
@@ -124,7 +124,8 @@ input (:mod:`codec.pipeline.consumerchecks`), ``not-the-assignors-assignment``, 
 ``member-never-rejoined`` (a member of a generation the next one's JoinGroup response does not list, without a
 LeaveGroup; a classic Streams group's too); a KIP-848 group's ``partition-unowned`` at each member epoch where the
 input shows it settled (:func:`codec.pipeline.consumerchecks.kip848_verdicts`); the generations and epochs those
-could not check are listed, with the reason, in the report's ``consumer_assignor_checks``. The Streams checks above look at the active, standby and warm-up rows only.
+could not check are listed, with the reason, in the report's ``consumer_assignor_checks``. The Streams checks above
+look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
