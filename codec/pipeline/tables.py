@@ -19,8 +19,8 @@ Tables (one Parquet directory each):
   Describe responses, the Metadata responses of its input files -- or null) and that request's member epoch (a
   null ``topicPartitions``, "unchanged", is a null ``owned_partitions``; an empty one an empty list);
   ``sticky_partitions`` and ``sticky_generation`` what the user data of a ``sticky`` or ``cooperative-sticky``
-  member says (its previous partitions, StickyAssignorUserData only, and generation: :mod:`codec.group.sticky`; null where the protocol is another, the user data does not read as Kafka
-  reads it, or the layout has none); and its ``client_id`` the client id in the header of
+  member says (its previous partitions, StickyAssignorUserData only, and generation: :mod:`codec.group.sticky`;
+  null where the protocol is another, the user data does not read as Kafka reads it, or the layout has none); and its ``client_id`` the client id in the header of
   its JoinGroup request (a frame's; or the ``__consumer_offsets`` member's): a row without one -- a leader's
   JoinGroup response lists the members without their client ids -- takes the one a row of the same group and
   member id has (a member id is the coordinator's, for one client instance).
