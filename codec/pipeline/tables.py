@@ -20,10 +20,11 @@ Tables (one Parquet directory each):
   null ``topicPartitions``, "unchanged", is a null ``owned_partitions``; an empty one an empty list);
   ``sticky_partitions`` and ``sticky_generation`` what the user data of a ``sticky`` or ``cooperative-sticky``
   member says (its previous partitions, StickyAssignorUserData only, and generation: :mod:`codec.group.sticky`;
-  null where the protocol is another, the user data does not read as Kafka reads it, or the layout has none); and its ``client_id`` the client id in the header of
-  its JoinGroup request (a frame's; or the ``__consumer_offsets`` member's): a row without one -- a leader's
-  JoinGroup response lists the members without their client ids -- takes the one a row of the same group and
-  member id has (a member id is the coordinator's, for one client instance).
+  null where the protocol is another, the user data does not read as Kafka reads it, or the layout has none); and
+  its ``client_id`` the client id in the header of its JoinGroup request (a frame's; or the ``__consumer_offsets``
+  member's): a row without one -- a leader's JoinGroup response lists the members without their client ids --
+  takes the one a row of the same group and member id has (a member id is the coordinator's, for one client
+  instance).
 * ``task_lags``: one row per member x task of its ``task_offset_sums``: offset sum and lag class.
   The end-offset sums are not on the wire, so the lag is *estimated* against the highest offset sum
   any member of the same group and generation reported for the task (a lower bound of the end sum):
