@@ -69,7 +69,6 @@ from ..negotiation.connect import (
     join_group_protocols,
     select_connect_protocol,
 )
-from ..wire.builder import wire_class
 from .connect_scenario import (
     CONNECT_COMPARE,
     CONNECT_PROTOCOLS,
@@ -83,9 +82,11 @@ from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
 from .scenario import ScenarioError
 from .truth import EXPIRED, LEFT
 from .wire import (
+    CONNECT_CLIENT,
     JOIN_GROUP,
     LEAVE_GROUP,
     SYNC_GROUP,
+    Frames,
     Recorder,
     join_request,
     join_response,
@@ -108,39 +109,6 @@ __all__ = [
 ]
 
 COORDINATOR_GROUP = "connect-cluster"
-
-
-# --- frames ------------------------------------------------------------------------------------------------
-
-
-def _cls(message: str, struct: str | None = None):
-    return wire_class(message, struct or message)
-
-
-def _leave_request(member_id: str):
-    M = _cls("LeaveGroupRequest", "MemberIdentity")
-    return _cls("LeaveGroupRequest")(
-        group_id=COORDINATOR_GROUP,
-        member_id="",
-        members=(M(member_id=member_id, group_instance_id=None, reason="the consumer is being closed"),),
-    )
-
-
-def _leave_response(member_id: str):
-    M = _cls("LeaveGroupResponse", "MemberResponse")
-    return _cls("LeaveGroupResponse")(
-        throttle_time_ms=0, error_code=0, members=(M(member_id=member_id, group_instance_id=None, error_code=0),)
-    )
-
-
-class _ConnectRecorder(Recorder):
-    """The simulator's recorder, its records naming Connect workers."""
-
-    def _record(self, conn, direction, api_key, version, cid, raw, t, error) -> None:
-        n = len(self.records)
-        super()._record(conn, direction, api_key, version, cid, raw, t, error)
-        if len(self.records) > n:
-            self.records[-1]["client"] = f"simulated Kafka Connect worker ({conn.release})"
 
 
 # --- the simulation ----------------------------------------------------------------------------------------
@@ -194,7 +162,7 @@ class _Sim:
         if protocol not in CONNECT_PROTOCOLS:
             raise ScenarioError(f"unknown Connect protocol {protocol!r}")
         self.sc, self.protocol = sc, protocol
-        self.rec = _ConnectRecorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames)
+        self.rec = Recorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames, client=CONNECT_CLIENT)
         self.hb = sc.heartbeat_interval_ms / 1000.0
         self.configured = connector_tasks(dict(sc.connectors))
         self.all_connectors = [c for c, _ in sc.connectors]
@@ -368,8 +336,9 @@ class _Sim:
             w.running = False
             w.rejoin_at = None
             if e.kind == "stop":
-                cid, _ = self.rec.request(w.key, LEAVE_GROUP, _leave_request(w.member_id), t)
-                self.rec.response(w.key, cid, _leave_response(w.member_id), t)
+                leave = Frames.leave_request(COORDINATOR_GROUP, w.member_id, "the consumer is being closed")
+                cid, _ = self.rec.request(w.key, LEAVE_GROUP, leave, t)
+                self.rec.response(w.key, cid, Frames.leave_response(w.member_id), t)
                 self.rec.close(w.key, t)
                 self._drop(w)
                 self._trigger(t, f"{e.worker} leaves", (LEFT, w.member_id))

@@ -30,6 +30,7 @@ from .consumer_ledger import Ledger
 from .consumer_scenario import ConsumerEvent, ConsumerScenario
 from .truth import EXPIRED, LEFT
 from .wire import (
+    CONSUMER_CLIENT,
     JOIN_GROUP,
     LEAVE_GROUP,
     SYNC_GROUP,
@@ -83,16 +84,6 @@ def subscription_bytes(topics, user_data: bytes | None, owned: list[TP], generat
     return encode_consumer(msg)
 
 
-class ConsumerRecorder(Recorder):
-    """The simulator's recorder, its records naming the simulated consumers."""
-
-    def _record(self, conn, direction, api_key, version, cid, raw, t, error) -> None:
-        n = len(self.records)
-        super()._record(conn, direction, api_key, version, cid, raw, t, error)
-        if len(self.records) > n:
-            self.records[-1]["client"] = f"simulated Kafka consumer ({conn.release})"
-
-
 @dataclass
 class _Member:
     name: str
@@ -115,7 +106,7 @@ class ClassicRun:
     def __init__(self, sc: ConsumerScenario, protocol: str, *, keep_frames: bool, run: str) -> None:
         self.sc, self.protocol = sc, protocol
         self.assignor = sc.protocol_assignor(protocol)
-        self.rec = ConsumerRecorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames)
+        self.rec = Recorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames, client=CONSUMER_CLIENT)
         self.hb = sc.heartbeat_interval_ms / 1000.0
         self.members = {m.name: _Member(m.name, m.topics, m.rack) for m in sc.members}
         self.specs = {m.name: m for m in sc.members}

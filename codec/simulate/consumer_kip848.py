@@ -33,20 +33,12 @@ from ..assignor.consumer import ConsumerGroup, ConsumerMember, assign_consumer
 from ..assignor.consumer.model import TP
 from ..assignor.consumer.server import topic_id
 from ..causes.vocabulary import MEMBER_JOINED, SUBSCRIPTION_CHANGED, UNKNOWN
-from ..group import (
-    decode_request_frame,
-    decode_response_frame,
-    encode_request_frame,
-    encode_response_frame,
-    request_frame,
-    response_frame,
-)
 from ..wire.builder import wire_class
 from ..wire.registry import api_key
-from .consumer_classic import ConsumerRecorder
 from .consumer_ledger import Ledger
 from .consumer_scenario import ConsumerEvent, ConsumerScenario
 from .truth import EXPIRED, LEFT
+from .wire import CONSUMER_CLIENT, Recorder
 
 __all__ = ["Kip848Run", "CONSUMER_GROUP_HEARTBEAT", "HEARTBEAT_VERSION"]
 
@@ -59,27 +51,6 @@ REBALANCE_TIMEOUT_MS = 300_000
 
 def _cls(message: str, struct: str | None = None):
     return wire_class(message, struct or message)
-
-
-class HeartbeatRecorder(ConsumerRecorder):
-    """The recorder, speaking ConsumerGroupHeartbeat v1 (a current Java consumer's)."""
-
-    def request(self, key: str, api: int, body, t: float):
-        conn = self._conns[key]
-        cid = conn.next_correlation
-        conn.next_correlation += 1
-        raw = encode_request_frame(request_frame(api, HEARTBEAT_VERSION, cid, conn.client_id, body))
-        conn.pending[cid] = api
-        self._record(conn, "request", api, HEARTBEAT_VERSION, cid, raw, t, None)
-        return cid, decode_request_frame(raw, nested=False)
-
-    def response(self, key: str, correlation_id: int, body, t: float):
-        conn = self._conns[key]
-        api = conn.pending.pop(correlation_id)
-        raw = encode_response_frame(response_frame(api, HEARTBEAT_VERSION, correlation_id, body))
-        self.coordinator_bytes += len(raw) + 4
-        self._record(conn, "response", api, HEARTBEAT_VERSION, correlation_id, raw, t, body.error_code)
-        return decode_response_frame(raw, api, HEARTBEAT_VERSION, nested=False)
 
 
 @dataclass
@@ -119,7 +90,14 @@ class Kip848Run:
 
     def __init__(self, sc: ConsumerScenario, protocol: str, *, keep_frames: bool, run: str) -> None:
         self.sc, self.protocol, self.assignor = sc, protocol, sc.server_assignor
-        self.rec = HeartbeatRecorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames)
+        self.rec = Recorder(
+            scenario=sc.name,
+            protocol=protocol,
+            run=run,
+            keep=keep_frames,
+            client=CONSUMER_CLIENT,
+            versions={CONSUMER_GROUP_HEARTBEAT: HEARTBEAT_VERSION},  # a current Java consumer's
+        )
         self.hb = sc.consumer_heartbeat_interval_ms / 1000.0
         self.clients = {m.name: _Client(m.name, m.topics, m.rack) for m in sc.members}
         self.specs = {m.name: m for m in sc.members}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,9 @@ __all__ = [
     "LEAVE_GROUP",
     "API_VERSIONS",
     "Recorder",
+    "STREAMS_CLIENT",
+    "CONSUMER_CLIENT",
+    "CONNECT_CLIENT",
     "Frames",
     "EPOCH",
     "MEMBER_ID_REQUIRED",
@@ -56,6 +60,10 @@ NONE, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED = (
 EPOCH = 1_700_000_000.0
 COORDINATOR = ("10.0.0.1", 9092)
 PROTOCOL_TYPE, PROTOCOL_NAME = "consumer", "stream"
+#: the records' ``client`` of each kind of simulated member (``{release}``: the member's)
+STREAMS_CLIENT = "simulated Kafka Streams {release}"
+CONSUMER_CLIENT = "simulated Kafka consumer ({release})"
+CONNECT_CLIENT = "simulated Kafka Connect worker ({release})"
 
 
 def _cls(message: str, struct: str | None = None):
@@ -165,11 +173,23 @@ class _Conn:
 class Recorder:
     """Encodes frames, keeps their bytes, and writes them out as ``frames.jsonl`` and a pcap.
 
-    ``keep=False`` still encodes and decodes every frame (the simulation's path is the same) but keeps
-    only the byte counts, for long benchmark runs."""
+    ``client``: each record's ``client``, with ``{release}`` the connection's release (Streams instances by
+    default; :data:`CONSUMER_CLIENT`, :data:`CONNECT_CLIENT`). ``versions``: the version each API is spoken at
+    (default :data:`API_VERSIONS`, the classic group APIs). ``keep=False`` still encodes and decodes every frame
+    (the simulation's path is the same) but keeps only the byte counts, for long benchmark runs."""
 
-    def __init__(self, *, scenario: str, protocol: str, run: str = "simulate", keep: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        scenario: str,
+        protocol: str,
+        run: str = "simulate",
+        keep: bool = True,
+        client: str = STREAMS_CLIENT,
+        versions: Mapping[int, int] = API_VERSIONS,
+    ) -> None:
         self.scenario, self.protocol, self.run, self.keep = scenario, protocol, run, keep
+        self.client, self.versions = client, versions
         self.records: list[dict] = []
         self._conns: dict[str, _Conn] = {}
         self._hosts: dict[str, int] = {}
@@ -196,7 +216,7 @@ class Recorder:
         conn = self._conns[key]
         cid = conn.next_correlation
         conn.next_correlation += 1
-        version = API_VERSIONS[api_key]
+        version = self.versions[api_key]
         raw = encode_request_frame(request_frame(api_key, version, cid, conn.client_id, body))
         conn.pending[cid] = api_key
         self._record(conn, "request", api_key, version, cid, raw, t, None)
@@ -206,7 +226,7 @@ class Recorder:
         """Encode the coordinator's response; returns the frame as the member decodes it."""
         conn = self._conns[key]
         api_key = conn.pending.pop(correlation_id)
-        version = API_VERSIONS[api_key]
+        version = self.versions[api_key]
         raw = encode_response_frame(response_frame(api_key, version, correlation_id, body))
         self.coordinator_bytes += len(raw) + 4
         self._record(conn, "response", api_key, version, correlation_id, raw, t, body.error_code)
@@ -244,7 +264,7 @@ class Recorder:
         rec = {
             "run": self.run,
             "scenario": self.scenario,
-            "client": f"simulated Kafka Streams {conn.release}",
+            "client": self.client.format(release=conn.release),
             "client_version": conn.release,
             "strategy": self.protocol,
             "client_id": conn.client_id,
