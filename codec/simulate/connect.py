@@ -50,8 +50,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cliutil import loads
-from ..errors import read_whole
 from ..connect.assignment import (
     ConnectAssignment,
     ConnectorTaskId,
@@ -79,7 +77,7 @@ from .connect_scenario import (
     parse_connect_scenario,
 )
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
-from .scenario import ScenarioError
+from .scenario import ScenarioError, load_kind_scenario
 from .truth import EXPIRED, LEFT
 from .wire import (
     CONNECT_CLIENT,
@@ -560,9 +558,4 @@ def format_connect_table(metrics: list[dict]) -> str:
 
 
 def load_connect_scenario(path: str | Path) -> ConnectScenario:
-    path = Path(path)
-    try:
-        data = loads(read_whole(path, "").decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
-        raise ScenarioError(f"{path}: {e}") from None
-    return parse_connect_scenario(data, source_name=path.stem)
+    return load_kind_scenario(path, parse_connect_scenario)
