@@ -131,7 +131,7 @@ def run(args) -> int:
     if _kind(source) == "consumer":  # "kind": "consumer": a plain consumer group (issue #44)
         from .consumer_command import run_consumer
 
-        return run_consumer(args, source, run_protocols)
+        return run_consumer(args, source)
     if _is_connect(source, is_connect_scenario):  # "kind": "connect": Kafka Connect workers (issue #18)
         return run_connect(args, source)
     try:
@@ -237,16 +237,17 @@ def run_protocols(
     return 0
 
 
-def run_connect(args, source: str | Path) -> int:
-    """``rebalance-codec simulate`` on a Connect scenario (``"kind": "connect"``)."""
+def kind_protocols(args, source: str | Path, load, protocols, default, what: str, whose: str):
+    """A ``"kind"`` scenario (Connect, consumer group) read with ``load``, and the protocols of ``protocols`` to run
+    it under: ``--protocols`` or the scenario's own with ``--compare``, else ``--protocol`` or ``default(scenario)``.
+    Or the exit status, after one line on stderr: 1 for the file's fault, 2 for the command line's (``what``
+    names the kind of scenario and ``whose`` its protocols in that line)."""
     from dataclasses import replace
 
-    from .connect import CONNECT_PROTOCOLS, format_connect_table, load_connect_scenario, simulate_connect
-    from .connect_plots import plot_connect_compare, plot_connect_run, write_connect_html
     from .scenario import ScenarioError
 
     try:
-        scenario = load_connect_scenario(source)
+        scenario = load(source)
     except ScenarioError as e:
         print(f"error: {_text.printable(str(e))}", file=sys.stderr)
         return 1
@@ -257,15 +258,29 @@ def run_connect(args, source: str | Path) -> int:
             [p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols else list(scenario.protocols)
         )
     else:
-        names = [args.protocol or scenario.protocols[-1]]
-    unknown = [n for n in names if n not in CONNECT_PROTOCOLS]
+        names = [args.protocol or default(scenario)]
+    unknown = [n for n in names if n not in protocols]
     if unknown or not names:
         print(
-            f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
-            f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})",
+            f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for {what} scenario "
+            f"({whose}: {', '.join(protocols)})",
             file=sys.stderr,
         )
         return 2
+    return scenario, names
+
+
+def run_connect(args, source: str | Path) -> int:
+    """``rebalance-codec simulate`` on a Connect scenario (``"kind": "connect"``)."""
+    from .connect import CONNECT_PROTOCOLS, format_connect_table, load_connect_scenario, simulate_connect
+    from .connect_plots import plot_connect_compare, plot_connect_run, write_connect_html
+
+    picked = kind_protocols(
+        args, source, load_connect_scenario, CONNECT_PROTOCOLS, lambda sc: sc.protocols[-1], "a Connect", "Connect's"
+    )
+    if isinstance(picked, int):
+        return picked
+    scenario, names = picked
     return run_protocols(
         args,
         scenario,
