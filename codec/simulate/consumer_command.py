@@ -11,9 +11,9 @@ __all__ = ["run_consumer"]
 
 
 def run_consumer(args, source: str | Path) -> int:
-    from .command import kind_protocols, run_protocols
     from .consumer import CONSUMER_PROTOCOLS, format_consumer_table, load_consumer_scenario, simulate_consumer
     from .consumer_plots import plot_consumer_compare, plot_consumer_run, write_consumer_html
+    from .protocol_runs import kind_protocols, run_protocols
 
     picked = kind_protocols(
         args,
