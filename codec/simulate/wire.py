@@ -71,21 +71,20 @@ def _cls(message: str, struct: str | None = None):
 
 
 class Frames:
-    """Builders of the group messages' bodies (wire models for :func:`codec.group.request_frame`)."""
+    """Builders of the group messages' bodies (wire models for :func:`codec.group.request_frame`), as a Streams
+    group's members (protocol type ``consumer``, protocol ``stream``) and its coordinator write them."""
 
     @staticmethod
     def join_request(
         group_id: str, member_id: str, metadata: bytes, session_ms: int, rebalance_ms: int, reason: str | None = None
     ):
-        P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
-        return _cls("JoinGroupRequest")(
-            group_id=group_id,
-            session_timeout_ms=session_ms,
-            rebalance_timeout_ms=rebalance_ms,
-            member_id=member_id,
-            group_instance_id=None,
-            protocol_type=PROTOCOL_TYPE,
-            protocols=(P(name=PROTOCOL_NAME, metadata=metadata),),
+        return join_request(
+            PROTOCOL_TYPE,
+            group_id,
+            member_id,
+            ((PROTOCOL_NAME, metadata),),
+            session_ms=session_ms,
+            rebalance_ms=rebalance_ms,
             reason=reason,
         )
 
@@ -98,41 +97,15 @@ class Frames:
         member_id: str,
         members: dict[str, bytes] | None = None,
     ):
-        M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
-        return _cls("JoinGroupResponse")(
-            throttle_time_ms=0,
-            error_code=error,
-            generation_id=generation,
-            protocol_type=PROTOCOL_TYPE if protocol else None,
-            protocol_name=protocol,
-            leader=leader,
-            skip_assignment=False,
-            member_id=member_id,
-            members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in (members or {}).items()),
-        )
+        return join_response(PROTOCOL_TYPE, generation, protocol, leader, member_id, members or {}, error=error)
 
     @staticmethod
     def sync_request(group_id: str, generation: int, member_id: str, assignments: dict[str, bytes]):
-        A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
-        return _cls("SyncGroupRequest")(
-            group_id=group_id,
-            generation_id=generation,
-            member_id=member_id,
-            group_instance_id=None,
-            protocol_type=PROTOCOL_TYPE,
-            protocol_name=PROTOCOL_NAME,
-            assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()),
-        )
+        return sync_request(PROTOCOL_TYPE, group_id, generation, member_id, PROTOCOL_NAME, assignments)
 
     @staticmethod
     def sync_response(error: int, assignment: bytes):
-        return _cls("SyncGroupResponse")(
-            throttle_time_ms=0,
-            error_code=error,
-            protocol_type=PROTOCOL_TYPE,
-            protocol_name=PROTOCOL_NAME,
-            assignment=assignment,
-        )
+        return sync_response(PROTOCOL_TYPE, PROTOCOL_NAME, assignment, error=error)
 
     @staticmethod
     def heartbeat_request(group_id: str, generation: int, member_id: str):
@@ -304,7 +277,7 @@ def _ip(n: int) -> str:
     return f"10.0.{n // 250 + 1}.{n % 250 + 1}"
 
 
-# --- the classic group protocol's bodies, as a coordinator and its members write them (Connect and consumer runs) ---
+# --- the classic group protocol's bodies, as a coordinator and its members write them (every kind of group) ---
 
 
 def join_request(
@@ -332,15 +305,23 @@ def join_request(
 
 
 def join_response(
-    protocol_type: str, generation: int, protocol: str, leader: str, member_id: str, members: dict[str, bytes]
+    protocol_type: str,
+    generation: int,
+    protocol: str | None,
+    leader: str,
+    member_id: str,
+    members: dict[str, bytes],
+    *,
+    error: int = 0,
 ):
-    """A JoinGroupResponse body: ``members`` (member id -> metadata) for the leader, empty for the others."""
+    """A JoinGroupResponse body: ``members`` (member id -> metadata) for the leader, empty for the others; with an
+    ``error``, no ``protocol`` (and so no protocol type)."""
     M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
     return _cls("JoinGroupResponse")(
         throttle_time_ms=0,
-        error_code=0,
+        error_code=error,
         generation_id=generation,
-        protocol_type=protocol_type,
+        protocol_type=protocol_type if protocol else None,
         protocol_name=protocol,
         leader=leader,
         skip_assignment=False,
@@ -365,7 +346,7 @@ def sync_request(
     )
 
 
-def sync_response(protocol_type: str, protocol: str, assignment: bytes):
+def sync_response(protocol_type: str, protocol: str, assignment: bytes, *, error: int = 0):
     return _cls("SyncGroupResponse")(
-        throttle_time_ms=0, error_code=0, protocol_type=protocol_type, protocol_name=protocol, assignment=assignment
+        throttle_time_ms=0, error_code=error, protocol_type=protocol_type, protocol_name=protocol, assignment=assignment
     )
