@@ -78,7 +78,7 @@ from .connect_scenario import (
 )
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
 from .scenario import ScenarioError, load_kind_scenario
-from .truth import EXPIRED, LEFT
+from .truth import EXPIRED, LEFT, rebalance_record
 from .wire import (
     CONNECT_CLIENT,
     JOIN_GROUP,
@@ -466,21 +466,20 @@ class _Sim:
         if initial:
             return
         self.rebalances.append(
-            {
-                "generation": gen,
-                "started_s": round(start, 3),
-                "completed_s": round(t, 3),
-                "reasons": list(self._pending_reasons),
-                "cause": self._cause[0],
-                "cause_member": self._cause[1],
-                "protocol": sel.protocol,
-                "leader": self.leader,
-                "members": [w.spec.name for w in members],
-                "connector_revocations": self.metrics["connector_revocations"] - before["connector_revocations"],
-                "task_revocations": self.metrics["task_revocations"] - before["task_revocations"],
-                "delay_ms": delay,
-                "assignments": {w.spec.name: _assignment_json(received[m]) for m, (w, _, _) in joins.items()},
-            }
+            rebalance_record(
+                gen,
+                start,
+                t,
+                self._pending_reasons,
+                self._cause,
+                sel.protocol,
+                leader=self.leader,
+                members=[w.spec.name for w in members],
+                connector_revocations=self.metrics["connector_revocations"] - before["connector_revocations"],
+                task_revocations=self.metrics["task_revocations"] - before["task_revocations"],
+                delay_ms=delay,
+                assignments={w.spec.name: _assignment_json(received[m]) for m, (w, _, _) in joins.items()},
+            )
         )
 
     def _result(self, end: float) -> ConnectSimulationResult:

@@ -27,7 +27,7 @@ from ..javaorder import hashmap_order
 from ..wire.builder import wire_class
 from .consumer_run import MemberRun
 from .consumer_scenario import ConsumerScenario
-from .truth import EXPIRED, LEFT
+from .truth import EXPIRED, LEFT, rebalance_record
 from .wire import (
     CONSUMER_CLIENT,
     JOIN_GROUP,
@@ -273,17 +273,16 @@ class ClassicRun(MemberRun):
         if initial:
             return
         self.rebalances.append(
-            {
-                "generation": gen,
-                "started_s": round(start, 3),
-                "completed_s": round(t, 3),
-                "reasons": list(self.reasons),
-                "cause": self.cause[0],
-                "cause_member": self.cause[1],
-                "protocol": self.assignor,
-                "leader": self.leader,
-                "members": [m.name for m in members],
-                "assignments": {m.name: [f"{tp[0]}-{tp[1]}" for tp in received[m.member_id]] for m in members},
-                "revoked": {n: [f"{tp[0]}-{tp[1]}" for tp in tps] for n, tps in revoked_by.items()},
-            }
+            rebalance_record(
+                gen,
+                start,
+                t,
+                self.reasons,
+                self.cause,
+                self.assignor,
+                leader=self.leader,
+                members=[m.name for m in members],
+                assignments={m.name: [f"{tp[0]}-{tp[1]}" for tp in received[m.member_id]] for m in members},
+                revoked={n: [f"{tp[0]}-{tp[1]}" for tp in tps] for n, tps in revoked_by.items()},
+            )
         )

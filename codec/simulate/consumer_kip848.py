@@ -36,7 +36,7 @@ from ..wire.builder import wire_class
 from ..wire.registry import api_key
 from .consumer_run import MemberRun
 from .consumer_scenario import ConsumerScenario
-from .truth import EXPIRED, LEFT
+from .truth import EXPIRED, LEFT, rebalance_record
 from .wire import CONSUMER_CLIENT, Recorder
 
 __all__ = ["Kip848Run", "CONSUMER_GROUP_HEARTBEAT", "HEARTBEAT_VERSION"]
@@ -308,17 +308,16 @@ class Kip848Run(MemberRun):
             return
         names = {c.member_id: c.name for c in self.members.values()}
         self.rebalances.append(
-            {
-                "generation": self.group_epoch,
-                "started_s": round(self.bumped_at if self.bumped_at is not None else t, 3),
-                "completed_s": round(t, 3),
-                "reasons": list(self.pending_reasons),
-                "cause": self.cause[0],
-                "cause_member": self.cause[1],
-                "protocol": self.assignor,
-                "members": [names.get(mid, mid) for mid in self.held],
-                "assignments": {names.get(m, m): [f"{x[0]}-{x[1]}" for x in tps] for m, tps in self.target.items()},
-            }
+            rebalance_record(
+                self.group_epoch,
+                self.bumped_at if self.bumped_at is not None else t,
+                t,
+                self.pending_reasons,
+                self.cause,
+                self.assignor,
+                members=[names.get(mid, mid) for mid in self.held],
+                assignments={names.get(m, m): [f"{x[0]}-{x[1]}" for x in tps] for m, tps in self.target.items()},
+            )
         )
         self.bumped_at, self.pending_reasons = None, []
 
