@@ -44,7 +44,6 @@ end every item runs and the running workers' counts of connectors and of tasks d
 
 from __future__ import annotations
 
-import heapq
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +76,7 @@ from .connect_scenario import (
     parse_connect_scenario,
 )
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
+from .runloop import QueueRun
 from .scenario import ScenarioError, load_kind_scenario
 from .truth import EXPIRED, LEFT, rebalance_record
 from .wire import (
@@ -155,10 +155,11 @@ class ConnectSimulationResult:
         }
 
 
-class _Sim:
+class _Sim(QueueRun):
     def __init__(self, sc: ConnectScenario, protocol: str, *, keep_frames: bool, run: str) -> None:
         if protocol not in CONNECT_PROTOCOLS:
             raise ScenarioError(f"unknown Connect protocol {protocol!r}")
+        super().__init__()
         self.sc, self.protocol = sc, protocol
         self.rec = Recorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames, client=CONNECT_CLIENT)
         self.hb = sc.heartbeat_interval_ms / 1000.0
@@ -166,9 +167,6 @@ class _Sim:
         self.all_connectors = [c for c, _ in sc.connectors]
         self.all_tasks = [t for c in self.all_connectors for t in self.configured[c]]
         self.workers = {w.name: _Worker(w, w.protocol if protocol == "as-configured" else protocol) for w in sc.workers}
-        self.queue: list = []
-        self.seq = 0
-        self.now = 0.0
         self.round_start: float | None = None
         self.round_end: float | None = None
         self.generation = 1
@@ -185,17 +183,12 @@ class _Sim:
         self.not_running_t = 0.0
         self.last_t = 0.0
         self.last_change = 0.0
-        self.events_json: list[dict] = []
         self._pending_reasons: list[str] = []
         self._cause: tuple[str, str] = ("unknown", "")
         self.group_mode: str | None = None  # the connect.protocol mode of the last completed generation
         self._round_before: dict = dict(self.metrics)
 
     # time and bookkeeping
-    def _push(self, t: float, action: str, *args) -> None:
-        self.seq += 1
-        heapq.heappush(self.queue, (t, self.seq, action, args))
-
     def _account(self, t: float) -> None:
         dt = t - self.last_t
         if dt > 0:
@@ -277,7 +270,6 @@ class _Sim:
 
     # the run
     def run(self) -> ConnectSimulationResult:
-        sc = self.sc
         for w in self.workers.values():
             if w.spec.running:
                 self._new_member(w, 0.0)
@@ -285,36 +277,27 @@ class _Sim:
         if members:
             # the stable group at generation 1: its assignor's placement from nothing, not counted
             self._round(0.0, initial=True)
-        self._sample(0.0)
-        for e in sc.events:
-            self._push(e.at, "event", e)
-            self.events_json.append({"at": e.at, "event": e.describe()})
-        end = sc.duration_s
-        while self.queue and self.queue[0][0] <= end:
-            t, _, action, args = heapq.heappop(self.queue)
-            self._account(t)
-            self.now = t
-            if action == "event":
-                self._event(args[0], t)
-            elif action == "timeout":
-                w = self.workers[args[0]]
-                if w.member_id == args[1]:
-                    self._drop(w)
-                    self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
-            elif action == "complete":
-                self._round(t)
-            elif action == "rejoin":
-                w = self.workers[args[0]]
-                if w.running and w.member_id == args[1] and w.rejoin_at == t:
-                    w.rejoin_at = None
-                    self._trigger(t, f"{w.spec.name} rejoins ({args[2]})", (FOLLOW_UP, w.member_id))
-            self._sample(t)
-        self._account(end)
-        self._sample(end)
-        for w in self.workers.values():
-            if w.running:
-                self.rec.close(w.key, end)
-        return self._result(end)
+        return self._result(self._loop())
+
+    def _advance(self, t: float) -> None:
+        self._account(t)
+
+    def _open_keys(self) -> list[str]:
+        return [w.key for w in self.workers.values() if w.running]
+
+    def _act(self, action: str, args: tuple, t: float) -> None:
+        if action == "timeout":
+            w = self.workers[args[0]]
+            if w.member_id == args[1]:
+                self._drop(w)
+                self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
+        elif action == "complete":
+            self._round(t)
+        elif action == "rejoin":
+            w = self.workers[args[0]]
+            if w.running and w.member_id == args[1] and w.rejoin_at == t:
+                w.rejoin_at = None
+                self._trigger(t, f"{w.spec.name} rejoins ({args[2]})", (FOLLOW_UP, w.member_id))
 
     def _event(self, e: ConnectEvent, t: float) -> None:
         w = self.workers[e.worker]
