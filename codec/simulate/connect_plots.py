@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .metrics import CONNECT_TABLE_COLUMNS, format_value
-from .plots import _finish, _instances_to_show, _marks, _plt, _save, _steps, _strip_frame, protocols_figure, write_html
+from .plots import _finish, _panel, _run_frame, _run_title, _save, _steps, _strip_frame, protocols_figure, write_html
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -22,13 +22,10 @@ PROTOCOL_COLORS = {"eager": "#c62828", "compatible": "#ef6c00", "sessioned": "#2
 
 
 def run_figure(result: dict):
-    plt = _plt()
     tl = result["timeline"]
     end = tl["end_s"]
-    names, hidden = _instances_to_show(tl)
+    fig, gs, names, hidden = _run_frame(tl)
     n = len(names)
-    fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
-    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
     top = max((r["connectors"] + r["tasks"] for rows in tl["instances"].values() for r in rows), default=1) or 1
     axes: list[Axes] = []
     for i, name in enumerate(names):
@@ -75,19 +72,13 @@ def run_figure(result: dict):
         linewidth=0,
         label="connectors not running",
     )
-    _marks(ax, tl)
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("connectors + tasks")
-    ax.set_xlim(0, end)
-    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    _panel(ax, tl, "connectors + tasks")
     m = result["metrics"]
-    title = (
-        f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
+    said = (
         f"{m['task_s_not_running']:.0f} task-s and {m['connector_s_not_running']:.0f} connector-s not running, "
-        f"{m['task_moves']} task moves, balanced after "
-        + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—")
+        f"{m['task_moves']} task moves"
     )
-    return _finish(fig, axes, n, title, hidden, "workers")
+    return _finish(fig, axes, n, _run_title(result, said), hidden, "workers")
 
 
 def compare_figure(results: Sequence[dict]):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .consumer_ledger import CONSUMER_TABLE_COLUMNS
 from .metrics import format_value
-from .plots import _despine, _marks, _plt, _save, _steps, protocols_figure, write_html
+from .plots import _despine, _panel, _plt, _save, _steps, protocols_figure, write_html
 
 __all__ = ["plot_consumer_compare", "plot_consumer_run", "write_consumer_html", "MAX_PARTITION_ROWS_DRAWN"]
 
@@ -55,12 +55,8 @@ def run_figure(result: dict):
         ax.set_title(f"the first {n} of {len(rows)} partitions", fontsize=8)
     xs, ys = _steps(tl["unavailable"], lambda r: r["unassigned"], end)
     bx.fill_between(xs, 0, ys, step="post", color=UNAVAILABLE, alpha=0.8, linewidth=0, label="partitions unavailable")
-    _marks(bx, tl)
-    bx.set_xlim(0, end)
+    _panel(bx, tl, "partitions unavailable")
     bx.set_ylim(0, max(1, tl.get("partitions_total", 1)) * 1.05)
-    bx.set_xlabel("simulated time (s)")
-    bx.set_ylabel("partitions unavailable")
-    bx.legend(loc="upper right", fontsize=8, frameon=False)
     _despine(ax, bx)
     m = result["metrics"]
     fig.suptitle(

@@ -98,13 +98,10 @@ def _instances_to_show(timeline: dict) -> tuple[list[str], int]:
 def run_figure(result: dict):
     """Top: one strip per instance (active processing / restoring / standby / warmup tasks, stacked);
     bottom: active tasks not processing, and warmups in flight, with the rebalances marked."""
-    plt = _plt()
     tl = result["timeline"]
     end = tl["end_s"]
-    names, hidden = _instances_to_show(tl)
+    fig, gs, names, hidden = _run_frame(tl)
     n = len(names)
-    fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
-    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
     top = (
         max(
             (
@@ -170,19 +167,38 @@ def run_figure(result: dict):
         linewidth=0,
     )
     ax.step(xs, warm, where="post", color=COLORS["warmup"], linewidth=1.5, label="warmup replicas in flight")
+    _panel(ax, tl, "tasks")
+    m = result["metrics"]
+    said = f"{m['unavailable_task_s']:.0f} task-s unavailable ({m['restoring_task_s']:.0f} restoring)"
+    return _finish(fig, axes, n, _run_title(result, said), hidden, "instances")
+
+
+def _run_frame(tl: dict):
+    """A run figure: a strip per member drawn (:func:`_instances_to_show`) above the unavailability panel; returns
+    the figure, its grid, the members drawn and how many were left out."""
+    names, hidden = _instances_to_show(tl)
+    n = len(names)
+    fig = _plt().figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
+    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
+    return fig, gs, names, hidden
+
+
+def _panel(ax, tl: dict, ylabel: str) -> None:
+    """A run figure's unavailability panel, once drawn: the marks, its axes' labels and range, its legend."""
     _marks(ax, tl)
     ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("tasks")
-    ax.set_xlim(0, end)
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(0, tl["end_s"])
     ax.legend(loc="upper right", fontsize=8, frameon=False)
+
+
+def _run_title(result: dict, said: str) -> str:
+    """A Streams or Connect run figure's title: the scenario, the protocol, its rebalances, what ``said`` and when
+    the group was balanced."""
     m = result["metrics"]
-    title = (
-        f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
-        f"{m['unavailable_task_s']:.0f} task-s unavailable "
-        f"({m['restoring_task_s']:.0f} restoring), balanced after "
-        + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—")
+    return f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, {said}, balanced after " + (
+        f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"
     )
-    return _finish(fig, axes, n, title, hidden, "instances")
 
 
 def _strip_frame(ax, name: str, top: float, tl: dict) -> None:
