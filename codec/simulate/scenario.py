@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assignor.leader import Subtopology, Topology
+from ..catalog import json_type
 from ..cliutil import loads
 from ..errors import os_error_text, read_whole
 from ..sniff import json_hint
@@ -362,6 +363,9 @@ def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
         },
         "scenario",
     )
+    for key in ("configs", "group", "state"):
+        if not isinstance(data.get(key, {}), dict):
+            raise ScenarioError(f"{key} must be a JSON object, not {json_type(data[key])}")
     try:
         configs = AssignmentConfigs(**data.get("configs", {}))
         group = GroupSettings(**data.get("group", {}))
