@@ -18,7 +18,7 @@ from ..wire.schema import (
     raw_message,
     schema_overrides,
 )
-from ..wire.registry import head
+from ..wire.registry import head, record_of
 from .coverage import CLASSIC_RECORDS
 from .mutation import with_field
 
@@ -27,7 +27,12 @@ __all__ = [
     "CLASSIC_COMMIT",
     "KAFKA4_COMMIT",
     "KAFKA44_COMMIT",
+    "MAX_FILE_BYTES",
     "RULES_FILE",
+    "is_rules_file",
+    "rules_files",
+    "rules_part",
+    "split_rules",
     "SHARE_COMMIT",
     "RuleError",
     "Binding",
@@ -38,7 +43,51 @@ __all__ = [
     "Case",
 ]
 
+# The rule vectors: one set under one name, kept in one file a family (a tracked file stays under 5 MB; the whole set
+# was 6.4 MB): RULES_FILE names the set, rules_part the file of a vector, rules_files the files of a folder
 RULES_FILE = "kafka-java-rules.jsonl"
+_RULES_STEM = RULES_FILE.removesuffix(".jsonl")
+#: the most bytes one tracked vector file may hold (tests/conformance/test_conformance.py holds every file to it)
+MAX_FILE_BYTES = 5_000_000
+
+
+def rules_part(vector: dict) -> str:
+    """The file (``kafka-java-rules-<family>.jsonl``) a rule vector is kept in, by its message's family: ``classic``
+    (the classic group protocol, its headers, frames and records, and the layers it carries, which the classic
+    commit's classes judge), ``share`` (share groups: their RPCs, records and the share coordinator's), ``consumer``
+    and ``streams`` (KIP-848's and KIP-1071's RPCs and records), ``admin`` (the RPCs around the group)."""
+    message = vector["message"]
+    if message.endswith("Frame"):
+        family = "classic"
+    elif "Share" in message:
+        family = "share"
+    elif message.startswith(("ConsumerGroup", "StreamsGroup")):
+        family = "consumer" if message.startswith("ConsumerGroup") else "streams"
+    else:
+        r = record_of(message)
+        classic = (r is not None and r.classic) or judging_commit(message) == CLASSIC_COMMIT
+        family = "classic" if classic or head(message).type in ("streams", "data") else "admin"
+    return f"{_RULES_STEM}-{family}.jsonl"
+
+
+def split_rules(vectors: list[dict]) -> dict[str, list[dict]]:
+    """The rule vectors by the file each is kept in (:func:`rules_part`), each file in the generator's order."""
+    out: dict[str, list[dict]] = {}
+    for v in vectors:
+        out.setdefault(rules_part(v), []).append(v)
+    return dict(sorted(out.items()))
+
+
+def is_rules_file(name: str) -> bool:
+    """Whether a vector file's name is one of the rule vectors' files (or the one file they were kept in)."""
+    return name == RULES_FILE or (name.startswith(_RULES_STEM + "-") and name.endswith(".jsonl"))
+
+
+def rules_files(directory: Path) -> list[Path]:
+    """The rule vectors' files in ``directory`` (``vectors/``)."""
+    return sorted(p for p in directory.glob(_RULES_STEM + "*.jsonl") if is_rules_file(p.name))
+
+
 ANSWERS = Path("tools") / "kafka-rules.answers.jsonl"  # inside vectors/
 # Kafka's classes that judge the cases, by the table each schema follows (its head's "follows", read when a case is
 # bound, so a schema file added or overridden counts; schemas/README.md):

@@ -1,5 +1,6 @@
 """Rule vectors: one for every rule Kafka's generated readers and writers enforce, at every message and version
-where it applies (``vectors/kafka-java-rules.jsonl``), each verdict Kafka's own.
+where it applies (``vectors/kafka-java-rules-<family>.jsonl``: the set is one, kept a file a family under 5 MB each,
+:func:`codec.conformance.handcrafted_case.rules_part`), each verdict Kafka's own.
 
 The cases are made from the schemas (so a message added to ``schemas/`` and given vectors gets them with no code
 here) and from a valid vector of each message and version that Kafka, kio or a hand-assembler wrote (of any
@@ -109,7 +110,8 @@ def _answers(directory: Path) -> dict[str, dict]:
 
 
 def rule_vectors(directory: Path, messages: Iterable[str] | None = None) -> list[dict]:
-    """The vectors of ``kafka-java-rules.jsonl`` (those of ``messages``): every case with Kafka's answer. RuleError
+    """The rule vectors (those of ``messages``; :func:`~codec.conformance.handcrafted_case.split_rules` gives each its
+    file): every case with Kafka's answer. RuleError
     lists the cases without an answer to them, and the answers that contradict the rule."""
     answers = _answers(directory)
     out, problems = [], []
