@@ -96,16 +96,11 @@ KINDS = (
 # message names and the vectors' names, squashed: canonical_kind lowers them and drops "-" and "_"), and the short
 # names users write (a judgement, not a schema's: the Streams layers without "-info"; __consumer_offsets' record
 # names and topic; the share coordinator's records)
-_MESSAGES = {
-    **_STREAMS_LAYERS,
-    **_CONSUMER_LAYERS,
-    **_BODY_KINDS,
-    **KAFKA4_KINDS,
-    DESCRIBED_KIND: apis()[DESCRIBE_GROUPS].response,
-}
+_MESSAGES = {**_STREAMS_LAYERS, **_CONSUMER_LAYERS, **_BODY_KINDS, **KAFKA4_KINDS}
 _ALIASES = {
     **{k.replace("-", ""): k for k in KINDS},
     **{m.lower(): k for k, m in _MESSAGES.items()},
+    (apis()[DESCRIBE_GROUPS].response or "").lower(): DESCRIBED_KIND,
     **{k.removesuffix("-info"): k for k in _STREAMS_LAYERS},
     **{r.lower(): GROUP_METADATA for r in ("GroupMetadata", "GroupMetadataValue", "ConsumerOffsets")},
     **{r.lower(): SHARE_STATE_KIND for r in ("ShareGroupState", "ShareGroupStateRecord")},
