@@ -238,9 +238,10 @@ def _bound(message: str, version: int | None = None) -> Binding:
 
 
 def binding_or_none(message: str, version: int | None = None) -> Binding | None:
+    """:func:`binding`, or None for a name no schema has or a table no known commit judges (its ``follows``)."""
     try:
         return binding(message, version)
-    except KeyError:
+    except (KeyError, RuleError):
         return None
 
 

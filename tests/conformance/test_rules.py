@@ -192,3 +192,13 @@ def test_the_tables_at_kafka_4_4_are_the_schemas_that_say_so():
         assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA44_COMMIT
     with schema_overrides({"ExampleGroupHeartbeatRequest": copy}):
         assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA4_COMMIT
+    # every table's judging commit is its head's (the classic group's, share groups' 4.1), none kept by name
+    assert binding("JoinGroupRequest", 0).commit == binding("RequestHeader", 0).commit == CLASSIC_COMMIT
+    assert binding("ShareGroupHeartbeatRequest", 0).commit == SHARE_COMMIT
+    for follows, commit in (("1eb7644", CLASSIC_COMMIT), ("4.1", SHARE_COMMIT)):
+        with schema_overrides({"ExampleGroupHeartbeatRequest": {**copy, "follows": follows}}):
+            assert binding("ExampleGroupHeartbeatRequest", 0).commit == commit
+    with schema_overrides({"ExampleGroupHeartbeatRequest": {**copy, "follows": "9.9"}}):
+        with pytest.raises(RuleError, match="follows '9.9'"):
+            binding("ExampleGroupHeartbeatRequest", 0)
+        assert binding_or_none("ExampleGroupHeartbeatRequest", 0) is None
