@@ -214,11 +214,6 @@ _TABLES = {"wire/registry.py", "wire/error_codes.py", "wire/api_keys.py"}
 _ACCEPTED = {
     # the order --kind auto tries the self-describing kinds in (most specific first): a choice, not a schema's fact
     ("group/kinds.py", "AUTO_CANDIDATES"),
-    # the fuzzer's targets that go to the command line without options, and those whose canonical order its
-    # rendering check knows: which targets it has is the fuzzer's choice (codec.fuzz.decoders names them)
-    ("fuzz/cli_inputs.py", "_DIRECT_KINDS"),
-    ("fuzz/rendering.py", "_KIND_OF_TARGET"),
-    ("fuzz/rendering.py", "_MESSAGE_OF_KIND"),
     # the messages Kafka Streams' release readers model: the schemas' streams type, but read at import here would
     # cost every decode call's start-up (test_the_accepted_lists_hold_what_they_say holds it to the registry's)
     ("streams/readers.py", "MESSAGES"),
