@@ -31,6 +31,7 @@ __all__ = [
     "Kind",
     "View",
     "get_kind",
+    "json_type",
     "kind_names",
     "kinds",
     "register",
@@ -123,7 +124,7 @@ def _guarded(name: str, encode: Callable[..., bytes]) -> Callable[..., bytes]:
 
     def encode_value(value, **kwargs) -> bytes:
         if not isinstance(value, dict):
-            raise EncodeError(f"needs a JSON object, got {_json_type(value)}", message=name)
+            raise EncodeError(f"needs a JSON object, got {json_type(value)}", message=name)
         try:
             return encode(value, **kwargs)
         except CodecError:
@@ -136,7 +137,8 @@ def _guarded(name: str, encode: Callable[..., bytes]) -> Callable[..., bytes]:
     return encode_value
 
 
-def _json_type(v) -> str:
+def json_type(v: object) -> str:
+    """The JSON name of a parsed value's type, for a message: "an object", "a list", "a string", "null" ..."""
     return {
         dict: "an object",
         list: "a list",

@@ -123,6 +123,7 @@ def cmd_vectors_import(args) -> int:
 
 
 def cmd_vectors_handcraft(args) -> int:
+    from .handcrafted_case import rules_files
     from .handcrafted_rules import RuleError
 
     out = _write_dir(args)
@@ -135,6 +136,10 @@ def cmd_vectors_handcraft(args) -> int:
     for name, vectors in files.items():
         dump_vectors(out / name, vectors)
         print(f"{name}: {len(vectors)} vectors")
+    for stale in rules_files(out):  # a family's file the rule vectors no longer have (or the one file of old)
+        if stale.name not in files:
+            stale.unlink()
+            print(f"{stale.name}: removed (no rule vector is kept there now)")
     return 0
 
 

@@ -43,7 +43,7 @@ from typing import Any
 from ..text import dumps
 from ..wire.builder import default_value, to_json, wire_class
 from ..wire.lowering import field_op, lower, lower_struct
-from ..wire.registry import record_for
+from ..wire.registry import messages_of_type, record_for
 from ..wire.schema import FieldSpec, MessageSpec, StructSpec, load_message, schema_names
 from .impl import BuiltinImplementation
 from .messages import MESSAGES, first_difference, flatten_layers, normalize
@@ -71,8 +71,10 @@ class Case:
 
 # --- the cells -------------------------------------------------------------------------------------------
 
-_STREAMS = ("SubscriptionInfo", "AssignmentInfo")
-_CONNECT = ("ConnectMetadata", "ConnectAssignment")
+# the messages drawn by their family's writer (Kafka Streams' and Connect's hand-written layouts): the schemas' streams
+# type, and the data messages of Kafka Connect (named so)
+_STREAMS = tuple(messages_of_type("streams"))
+_CONNECT = tuple(m for m in messages_of_type("data") if m.startswith("Connect"))
 _FRAMES = ("RequestFrame", "ResponseFrame")
 
 

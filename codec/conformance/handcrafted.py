@@ -424,12 +424,13 @@ def handcrafted_vectors() -> dict[str, list[dict]]:
         }
     )
     from .handcrafted_group import GROUP_FILE, group_vectors
-    from .handcrafted_rules import RULES_FILE, rule_vectors
+    from .handcrafted_case import split_rules
+    from .handcrafted_rules import rule_vectors
     from .vectors import vectors_dir
 
     return {
         "handcrafted-subscription-info.jsonl": sub,
         "handcrafted-assignment-info.jsonl": asg,
         GROUP_FILE: group_vectors(vectors_dir()),
-        RULES_FILE: rule_vectors(vectors_dir()),
+        **split_rules(rule_vectors(vectors_dir())),  # (one file a family: handcrafted_case.rules_part)
     }

@@ -23,7 +23,7 @@ from .handcrafted_case import (
     _ROOT_TAGS,
     _SOURCE_KINDS,
     _UNUSABLE,
-    RULES_FILE,
+    is_rules_file,
     Case,
     RuleError,
     _body_value,
@@ -53,7 +53,7 @@ __all__ = ["rule_cases"]
 def _load(directory: Path) -> list[dict]:
     out = []
     for path in sorted(directory.glob("*.jsonl")):
-        if path.name != RULES_FILE:
+        if not is_rules_file(path.name):
             out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return out
 

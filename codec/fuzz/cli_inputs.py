@@ -13,21 +13,13 @@ __all__ = ["mutate_value", "json_text", "MAX_LINE", "mutate_text", "mutate_hex_l
 
 # --- the inputs -------------------------------------------------------------------------------------------
 
-# kinds the decode/encode targets of codec.fuzz map to (the record readers have no kind)
-_DIRECT_KINDS = {
-    "subscription-info",
-    "assignment-info",
-    "consumer-subscription",
-    "consumer-assignment",
-    "request-frame",
-}
-
 
 def _kind_args(target: str) -> tuple[str, tuple[str, ...]] | None:
     """(kind, the options that go with it) for a fuzz target name, or None when it has no CLI kind."""
+    from ..catalog import kind_names
     from ..conformance.messages import kind_of
 
-    if target in _DIRECT_KINDS:
+    if target in kind_names():  # a target named after its kind (the record readers have none)
         return target, ()
     if target.startswith("response-frame/"):
         _, key, v = target.split("/")

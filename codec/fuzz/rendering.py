@@ -22,38 +22,16 @@ __all__ = ["render"]
 
 # Text for people may hold a newline and nothing else below U+0020 (nor DEL, C1, U+2028/U+2029).
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-# Kinds of the CLI for the targets that are not a message at a version
-_KIND_OF_TARGET = {
-    "subscription-info": "subscription-info",
-    "assignment-info": "assignment-info",
-    "consumer-subscription": "consumer-subscription",
-    "consumer-assignment": "consumer-assignment",
-    "request-frame": "request-frame",
-    "sticky-assignor-user-data": "sticky-assignor-user-data",
-    "cooperative-sticky-assignor-user-data": "cooperative-sticky-assignor-user-data",
-}
-_MESSAGE_OF_KIND = {
-    "subscription-info": "SubscriptionInfo",
-    "assignment-info": "AssignmentInfo",
-    "connect-metadata": "ConnectMetadata",
-    "connect-assignment": "ConnectAssignment",
-}
-# pipeline kinds of the group bodies it reads
-_PIPELINE_BODIES = {
-    "JoinGroupRequest": "join-group-request",
-    "JoinGroupResponse": "join-group-response",
-    "SyncGroupRequest": "sync-group-request",
-    "SyncGroupResponse": "sync-group-response",
-}
 
 
 def _kind_call(name: str) -> tuple[str, dict]:
     """(CLI kind, decode/encode options) of a target; the record readers have none (:func:`render_outputs` takes
     them through the capture story instead)."""
+    from ..catalog import kind_names
     from ..conformance.messages import kind_of
 
-    if name in _KIND_OF_TARGET:
-        return _KIND_OF_TARGET[name], {}
+    if name in kind_names():  # a target named after its kind: the kind reads the whole input, no options
+        return name, {}
     if name.startswith("connect-"):  # connect-metadata/r0: --version 0 picks the reader
         kind, _, reader = name.partition("/r")
         return kind, {"version": int(reader)}
@@ -197,7 +175,7 @@ def _render_as(kind_name: str, opts: dict, data: bytes, canonical: bool) -> list
         header = struct.unpack_from(">h", data)[0]  # but version 1 for a v0 header read by reader 1: Kafka's v0
         unversioned = header == 0 and opts["version"] >= 1  # writer has no room for the fields reader 1 read
         encode_opts = {**opts, "version": 1 if unversioned else header}  # (then the versions differ)
-    message = _MESSAGE_OF_KIND.get(kind_name)
+    message = get_kind(kind_name).message
     where = f"encode --kind {kind_name} --style kafka"
     try:
         again = kind.encode(read_back["kafka"], style="kafka", **encode_opts)  # the JSON as the CLI wrote it
@@ -281,8 +259,10 @@ def _pipeline_row(name: str, data: bytes) -> dict | None:
         n = int.from_bytes(data[:2], "big")
         return {"kind": "group-metadata", "key": data[2 : 2 + n], "data": data[2 + n :]}
     message, _, v = name.partition("/v")
-    if message in _PIPELINE_BODIES:
-        return {"kind": _PIPELINE_BODIES[message], "data": data, "version": int(v)}
+    if message in _pipeline_bodies():
+        from ..wire.registry import kind_name
+
+        return {"kind": kind_name(message), "data": data, "version": int(v)}
     if name.startswith("connect-"):
         return _connect_carrier(name.split("/")[0], data)
     return None
@@ -299,6 +279,7 @@ def _connect_carrier(kind: str, data: bytes) -> dict:
     the v1/v2 deserializer, as every worker since Kafka 2.3 does)."""
     from ..group.messages import encode_message
     from ..wire.builder import wire_class
+    from ..wire.registry import kind_name
 
     message, version = _CONNECT_CARRIERS[kind]
     if message == "JoinGroupRequest":
@@ -317,7 +298,17 @@ def _connect_carrier(kind: str, data: bytes) -> dict:
             protocol_name="sessioned",
             assignments=(wire_class(message, "SyncGroupRequestAssignment")(member_id="w", assignment=data),),
         )
-    return {"kind": _PIPELINE_BODIES[message], "data": encode_message(message, version, body), "version": version}
+    return {"kind": kind_name(message), "data": encode_message(message, version, body), "version": version}
+
+
+@functools.cache
+def _pipeline_bodies() -> frozenset[str]:
+    """The group bodies the pipeline reads as records of their own: JoinGroup's and SyncGroup's request and response."""
+    from ..wire.registry import api_key, apis
+
+    return frozenset(
+        m for n in ("JoinGroup", "SyncGroup") for a in (apis()[api_key(n)],) for m in (a.request, a.response) if m
+    )
 
 
 @functools.cache

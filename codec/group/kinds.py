@@ -31,7 +31,7 @@ from .jsonview import (
     response_frame_from_json,
     response_frame_json,
 )
-from .messages import decode_message
+from .messages import decode_message, layer_kind
 from .nested import CARRIERS, STREAMS_PROTOCOL, decode_layer
 from .sticky import (
     COOPERATIVE_STICKY,
@@ -107,7 +107,7 @@ def _consumer_kind(name: str) -> Kind:
 
     what = "subscription (JoinGroup metadata)" if name == SUBSCRIPTION else "assignment (SyncGroup assignment)"
     return Kind(
-        kind_name(name).replace("-protocol", ""),
+        layer_kind(name),
         f"ConsumerProtocol {what}, int16 version prefix (v0-3+)",
         decode,
         encode,

@@ -10,18 +10,26 @@ from __future__ import annotations
 
 from ..wire import message as _message
 from ..wire.message import Decoded
-from ..wire.registry import message_names, messages_of_type
+from ..wire.registry import apis, head, kind_name, message_names, messages_of_type
 from .nested import flatten_body, nest_body
 
-__all__ = ["APIS", "MESSAGES", "HEADERS", "DecodedMessage", "decode_message", "encode_message"]
+__all__ = ["APIS", "MESSAGES", "HEADERS", "DecodedMessage", "decode_message", "encode_message", "layer_kind"]
 
-#: The classic group membership protocol's APIs: what this package is about (their schemas, keys and versions are the
-#: registry's: codec.wire.registry)
-APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup")
+#: The classic group membership protocol's APIs, by key: what this package is about (JoinGroup, Heartbeat,
+#: LeaveGroup, SyncGroup; the APIs whose request schema says ``"groupProtocol": "classic"``, with their keys and
+#: versions, are the registry's: codec.wire.registry)
+APIS = tuple(a.name for _, a in sorted(apis().items()) if a.request and head(a.request).group_protocol == "classic")
 #: Their bodies: each API's request and response
 MESSAGES = tuple(m for name in APIS for m in (f"{name}Request", f"{name}Response") if m in message_names())
 #: The request and response headers
 HEADERS = tuple(messages_of_type("header"))
+
+
+def layer_kind(message: str) -> str:
+    """The command-line kind of a layer the group messages carry: its kebab-case name without ``-protocol``
+    (``ConsumerProtocolSubscription`` is ``consumer-subscription``)."""
+    return kind_name(message).replace("-protocol", "")
+
 
 #: One decode: the message, its version, the wire model, where it ended, the bytes after it
 DecodedMessage = Decoded

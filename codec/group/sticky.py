@@ -23,7 +23,8 @@ layout (its ``CurrentAssignment`` and ``Generation``).
 :func:`decode_sticky_user_data` returns what the bytes hold, or raises :class:`DecodeError` (offset and field
 path) where Kafka would fall back to nothing. One divergence, the input policy's
 (``docs/explanations/input-policy.md``): Kafka's ``Type.STRING`` replaces malformed UTF-8 in a topic with U+FFFD
-and reads on; this codec refuses it (:func:`kafka_reads_instead` says what Kafka reads then).
+and reads on; this codec refuses it (:func:`kafka_reads_instead` says what Kafka reads then) unless asked to read as
+Kafka does (``strings="java"``, what the assignors of :mod:`codec.assignor.consumer` ask).
 """
 
 from __future__ import annotations
@@ -91,25 +92,33 @@ class StickyUserData:
         return [(t, p) for t, ps in self.partitions for p in ps]
 
 
-def _read_sticky(data: bytes, version: int) -> StickyUserData:
+def _read_sticky(data: bytes, version: int, strings: str = "strict") -> StickyUserData:
     """``StickyAssignorUserData`` at ``version`` (the schema's layout, through the message layer)."""
-    got = _wire.decode(STICKY_LAYER, version, data)
+    got = (  # (the strict call passes no keyword: the hot path's front takes it)
+        _wire.decode(STICKY_LAYER, version, data, strings=strings)
+        if strings != "strict"
+        else _wire.decode(STICKY_LAYER, version, data)
+    )
     v = got.value
     # (a null list would read as empty, as the shapes read one: no schema here lets one through)
     topics = tuple((t.topic, tuple(t.partitions or ())) for t in v.previous_assignment or ())
     return StickyUserData(STICKY, version, topics, v.generation if version == 1 else None, data[got.consumed :])
 
 
-def decode_sticky_user_data(assignor: str, data: bytes | bytearray | memoryview) -> StickyUserData:
+def decode_sticky_user_data(
+    assignor: str, data: bytes | bytearray | memoryview, *, strings: str = "strict"
+) -> StickyUserData:
     """Read ``data`` as ``assignor`` (``sticky`` or ``cooperative-sticky``) reads its user data (the module
     docstring); a :class:`DecodeError` where Kafka's assignor would read nothing (no partitions, generation -1).
-    Empty bytes are an error here too: Kafka reads them as no user data at all."""
+    Empty bytes are an error here too: Kafka reads them as no user data at all. ``strings="java"``: a topic's
+    malformed UTF-8 read as Kafka's ``Type.STRING`` reads it (U+FFFD in place; :func:`codec.wire.message.decode`),
+    where the input policy refuses it (the assignors, :mod:`codec.assignor.consumer.sticky_data`, read so)."""
     data = bytes(data)
     if assignor == STICKY:
         try:
-            return _read_sticky(data, 1)
+            return _read_sticky(data, 1, strings)
         except DecodeError:
-            return _read_sticky(data, 0)  # v0 is v1's prefix: where it fails, v1 failed at the same place
+            return _read_sticky(data, 0, strings)  # v0 is v1's prefix: where it fails, v1 failed at the same place
     if assignor == COOPERATIVE_STICKY:
         got = _wire.decode(COOPERATIVE_STICKY_LAYER, 0, data)
         return StickyUserData(COOPERATIVE_STICKY, 0, (), got.value.generation, data[got.consumed :])

@@ -26,7 +26,10 @@ from typing import Any
 
 from ..errors import DecodeError
 from ..streams import decode_assignment, decode_subscription
-from ..wire.registry import api_for, api_key, apis, kind_name, records
+from ..group.consumer import ASSIGNMENT as CONSUMER_ASSIGNMENT
+from ..group.consumer import SUBSCRIPTION as CONSUMER_SUBSCRIPTION
+from ..group.messages import layer_kind
+from ..wire.registry import api_for, api_key, apis, kind_name, messages_of_type, records
 from .admin import RESPONSES_ONLY as ADMIN_RESPONSES_ONLY
 from .admin import (
     DESCRIBE_GROUPS,
@@ -67,41 +70,40 @@ KAFKA4_KINDS = {
     kind_name(m): m for k in KAFKA4_API_KEYS for m in (apis()[k].request, apis()[k].response) if m is not None
 }
 
+# The layers and bodies the pipeline makes units of, by the message each reads: which ones is the pipeline's choice
+# (what it has rows for: decode_record), their kinds are the command line's names of the messages
+# (codec.wire.registry.kind_name; the ConsumerProtocol layers' codec.group.messages.layer_kind), so no kind name is
+# kept here by hand. The Streams layers (SubscriptionInfo, AssignmentInfo), the ConsumerProtocol layers (the group
+# package's SUBSCRIPTION, ASSIGNMENT), the classic bodies of JoinGroup and SyncGroup (both ways) and LeaveGroup
+# (requests only), DescribeGroups' response (codec.pipeline.admin) and Kafka 4's RPC bodies
+_STREAMS_LAYERS = {kind_name(m): m for m in sorted(messages_of_type("streams"), key=lambda m: "Subscription" not in m)}
+_CONSUMER_LAYERS = {layer_kind(m): m for m in (CONSUMER_SUBSCRIPTION, CONSUMER_ASSIGNMENT)}
+_BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
+_BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
+FRAME, GROUP_METADATA = "frame", "group-metadata"  # (whole frames; __consumer_offsets records, key and value)
 KINDS = (
-    "subscription-info",
-    "assignment-info",
-    "consumer-subscription",
-    "consumer-assignment",
-    "join-group-request",
-    "join-group-response",
-    "sync-group-request",
-    "sync-group-response",
-    "leave-group-request",
-    "frame",
-    "group-metadata",
+    *_STREAMS_LAYERS,
+    *_CONSUMER_LAYERS,
+    *_BODY_KINDS,
+    FRAME,
+    GROUP_METADATA,
     DESCRIBED_KIND,
     SHARE_STATE_KIND,
-) + tuple(KAFKA4_KINDS)
+    *KAFKA4_KINDS,
+)
 
+# What else a record's kind may say: each kind without its hyphens and the name of the message it reads (Kafka's
+# message names and the vectors' names, squashed: canonical_kind lowers them and drops "-" and "_"), and the short
+# names users write (a judgement, not a schema's: the Streams layers without "-info"; __consumer_offsets' record
+# names and topic; the share coordinator's records)
+_MESSAGES = {**_STREAMS_LAYERS, **_CONSUMER_LAYERS, **_BODY_KINDS, **KAFKA4_KINDS}
 _ALIASES = {
-    "subscription": "subscription-info",
-    "subscriptioninfo": "subscription-info",
-    "assignment": "assignment-info",
-    "assignmentinfo": "assignment-info",
-    "consumerprotocolsubscription": "consumer-subscription",
-    "consumerprotocolassignment": "consumer-assignment",
-    "joingrouprequest": "join-group-request",
-    "joingroupresponse": "join-group-response",
-    "syncgrouprequest": "sync-group-request",
-    "syncgroupresponse": "sync-group-response",
-    "leavegrouprequest": "leave-group-request",
-    "groupmetadatavalue": "group-metadata",
-    "groupmetadata": "group-metadata",
-    "consumeroffsets": "group-metadata",
-    "describegroupsresponse": DESCRIBED_KIND,
-    "sharegroupstate": SHARE_STATE_KIND,
-    "sharegroupstaterecord": SHARE_STATE_KIND,
-    **{k.replace("-", ""): k for k in KAFKA4_KINDS},
+    **{k.replace("-", ""): k for k in KINDS},
+    **{m.lower(): k for k, m in _MESSAGES.items()},
+    (apis()[DESCRIBE_GROUPS].response or "").lower(): DESCRIBED_KIND,
+    **{k.removesuffix("-info"): k for k in _STREAMS_LAYERS},
+    **{r.lower(): GROUP_METADATA for r in ("GroupMetadata", "GroupMetadataValue", "ConsumerOffsets")},
+    **{r.lower(): SHARE_STATE_KIND for r in ("ShareGroupState", "ShareGroupStateRecord")},
 }
 
 
@@ -432,8 +434,6 @@ def _describe_groups(version: int | None, data: bytes) -> list:
     return units
 
 
-_BODY_KINDS = {kind_name(m): m for k in (JOIN_GROUP, SYNC_GROUP) for m in (apis()[k].request, apis()[k].response) if m}
-_BODY_KINDS.update({kind_name(m): m for m in (apis()[LEAVE_GROUP].request,) if m})  # (its requests only)
 #: API keys of the frames that are input to the job: JoinGroup, SyncGroup, LeaveGroup (its requests: who left,
 #: and why, for the rebalances' causes), DescribeGroups (its responses: the members, :mod:`codec.pipeline.admin`),
 #: OffsetFetch (committed offsets), Metadata (its responses: the topics' partition counts) and Kafka 4's group APIs

@@ -15,7 +15,6 @@ the capture decoder), ``P.png`` and ``P.html`` (per-instance timeline and unavai
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -108,6 +107,8 @@ def _kind(source) -> str | None:
 def run(args) -> int:
     from dataclasses import replace
 
+    from .protocol_runs import run_protocols
+
     from .engine import simulate
     from .leader import PROTOCOLS
     from .plots import plot_compare, plot_run, write_html
@@ -131,7 +132,7 @@ def run(args) -> int:
     if _kind(source) == "consumer":  # "kind": "consumer": a plain consumer group (issue #44)
         from .consumer_command import run_consumer
 
-        return run_consumer(args, source, run_protocols)
+        return run_consumer(args, source)
     if _is_connect(source, is_connect_scenario):  # "kind": "connect": Kafka Connect workers (issue #18)
         return run_connect(args, source)
     try:
@@ -162,110 +163,18 @@ def run(args) -> int:
     )
 
 
-def run_protocols(
-    args,
-    scenario,
-    names: list[str],
-    *,
-    simulate,
-    label,
-    plot_run,
-    plot_compare,
-    write_html,
-    format_table,
-    compare_extra: dict | None = None,
-) -> int:
-    """Run ``scenario`` under each protocol of ``names``, write each timeline, the frames and the pictures, and
-    print the metrics table (or JSON): the part of ``simulate`` that Streams and Connect groups share."""
-    from .plots import have_matplotlib
-
-    out = Path(args.out) if args.out else Path("simulate-out") / scenario.name
-    out.mkdir(parents=True, exist_ok=True)
-    plots = not args.no_plots
-    if plots and not have_matplotlib():
-        print(
-            "rebalance-codec simulate: matplotlib is not installed (pip install 'rebalance-codec[plots]'); "
-            "writing no pictures",
-            file=sys.stderr,
-        )
-        plots = False
-    results, svgs, written = [], [], []
-    for name in names:
-        res = simulate(scenario, name, keep_frames=not args.no_frames, run=f"simulate-{scenario.name}")
-        data = res.to_json()
-        results.append(data)
-        path = out / f"{name}.timeline.json"
-        path.write_text(json.dumps(data, indent=1))
-        written.append(path)
-        if not args.no_frames:
-            written.extend(res.recorder.write(out, f"{name}.frames"))
-        if plots:
-            png, svg = plot_run(data, out, name)
-            written.append(png)
-            written.append(
-                write_html(out / f"{name}.html", f"{scenario.name}: {label(name)}", scenario.description, [data], [svg])
-            )
-            svgs.append(svg)
-        for note in res.notes:
-            print(f"note ({name}): {_text.printable(note)}", file=sys.stderr)
-    if args.compare:
-        (out / "compare.json").write_text(
-            json.dumps(
-                {"scenario": scenario.name, **(compare_extra or {}), "metrics": [r["metrics"] for r in results]},
-                indent=1,
-            )
-        )
-        written.append(out / "compare.json")
-        if plots:
-            png, svg = plot_compare(results, out)
-            written.append(png)
-            written.append(
-                write_html(
-                    out / "compare.html",
-                    f"{scenario.name}: protocols compared",
-                    scenario.description,
-                    results,
-                    [svg] + svgs,
-                )
-            )
-    if args.json:
-        print(json.dumps([r["metrics"] for r in results], indent=1))
-    else:
-        print(f"{scenario.name}: {scenario.description}" if scenario.description else scenario.name)
-        print(format_table([r["metrics"] for r in results]))
-        print(f"\nwrote {len(written)} files to {out}/")
-    return 0
-
-
 def run_connect(args, source: str | Path) -> int:
     """``rebalance-codec simulate`` on a Connect scenario (``"kind": "connect"``)."""
-    from dataclasses import replace
-
     from .connect import CONNECT_PROTOCOLS, format_connect_table, load_connect_scenario, simulate_connect
     from .connect_plots import plot_connect_compare, plot_connect_run, write_connect_html
-    from .scenario import ScenarioError
+    from .protocol_runs import kind_protocols, run_protocols
 
-    try:
-        scenario = load_connect_scenario(source)
-    except ScenarioError as e:
-        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
-        return 1
-    if args.seed is not None:
-        scenario = replace(scenario, seed=args.seed)
-    if args.compare:
-        names = (
-            [p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols else list(scenario.protocols)
-        )
-    else:
-        names = [args.protocol or scenario.protocols[-1]]
-    unknown = [n for n in names if n not in CONNECT_PROTOCOLS]
-    if unknown or not names:
-        print(
-            f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a Connect scenario "
-            f"(Connect's: {', '.join(CONNECT_PROTOCOLS)})",
-            file=sys.stderr,
-        )
-        return 2
+    picked = kind_protocols(
+        args, source, load_connect_scenario, CONNECT_PROTOCOLS, lambda sc: sc.protocols[-1], "a Connect", "Connect's"
+    )
+    if isinstance(picked, int):
+        return picked
+    scenario, names = picked
     return run_protocols(
         args,
         scenario,

@@ -44,14 +44,11 @@ end every item runs and the running workers' counts of connectors and of tasks d
 
 from __future__ import annotations
 
-import heapq
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cliutil import loads
-from ..errors import read_whole
 from ..connect.assignment import (
     ConnectAssignment,
     ConnectorTaskId,
@@ -69,7 +66,6 @@ from ..negotiation.connect import (
     join_group_protocols,
     select_connect_protocol,
 )
-from ..wire.builder import wire_class
 from .connect_scenario import (
     CONNECT_COMPARE,
     CONNECT_PROTOCOLS,
@@ -80,12 +76,15 @@ from .connect_scenario import (
     parse_connect_scenario,
 )
 from .metrics import CONNECT_TABLE_COLUMNS, format_metrics_table
-from .scenario import ScenarioError
-from .truth import EXPIRED, LEFT
+from .runloop import QueueRun
+from .scenario import ScenarioError, load_kind_scenario
+from .truth import EXPIRED, LEFT, rebalance_record
 from .wire import (
+    CONNECT_CLIENT,
     JOIN_GROUP,
     LEAVE_GROUP,
     SYNC_GROUP,
+    Frames,
     Recorder,
     join_request,
     join_response,
@@ -108,39 +107,6 @@ __all__ = [
 ]
 
 COORDINATOR_GROUP = "connect-cluster"
-
-
-# --- frames ------------------------------------------------------------------------------------------------
-
-
-def _cls(message: str, struct: str | None = None):
-    return wire_class(message, struct or message)
-
-
-def _leave_request(member_id: str):
-    M = _cls("LeaveGroupRequest", "MemberIdentity")
-    return _cls("LeaveGroupRequest")(
-        group_id=COORDINATOR_GROUP,
-        member_id="",
-        members=(M(member_id=member_id, group_instance_id=None, reason="the consumer is being closed"),),
-    )
-
-
-def _leave_response(member_id: str):
-    M = _cls("LeaveGroupResponse", "MemberResponse")
-    return _cls("LeaveGroupResponse")(
-        throttle_time_ms=0, error_code=0, members=(M(member_id=member_id, group_instance_id=None, error_code=0),)
-    )
-
-
-class _ConnectRecorder(Recorder):
-    """The simulator's recorder, its records naming Connect workers."""
-
-    def _record(self, conn, direction, api_key, version, cid, raw, t, error) -> None:
-        n = len(self.records)
-        super()._record(conn, direction, api_key, version, cid, raw, t, error)
-        if len(self.records) > n:
-            self.records[-1]["client"] = f"simulated Kafka Connect worker ({conn.release})"
 
 
 # --- the simulation ----------------------------------------------------------------------------------------
@@ -189,20 +155,18 @@ class ConnectSimulationResult:
         }
 
 
-class _Sim:
+class _Sim(QueueRun):
     def __init__(self, sc: ConnectScenario, protocol: str, *, keep_frames: bool, run: str) -> None:
         if protocol not in CONNECT_PROTOCOLS:
             raise ScenarioError(f"unknown Connect protocol {protocol!r}")
+        super().__init__()
         self.sc, self.protocol = sc, protocol
-        self.rec = _ConnectRecorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames)
+        self.rec = Recorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames, client=CONNECT_CLIENT)
         self.hb = sc.heartbeat_interval_ms / 1000.0
         self.configured = connector_tasks(dict(sc.connectors))
         self.all_connectors = [c for c, _ in sc.connectors]
         self.all_tasks = [t for c in self.all_connectors for t in self.configured[c]]
         self.workers = {w.name: _Worker(w, w.protocol if protocol == "as-configured" else protocol) for w in sc.workers}
-        self.queue: list = []
-        self.seq = 0
-        self.now = 0.0
         self.round_start: float | None = None
         self.round_end: float | None = None
         self.generation = 1
@@ -219,17 +183,12 @@ class _Sim:
         self.not_running_t = 0.0
         self.last_t = 0.0
         self.last_change = 0.0
-        self.events_json: list[dict] = []
         self._pending_reasons: list[str] = []
         self._cause: tuple[str, str] = ("unknown", "")
         self.group_mode: str | None = None  # the connect.protocol mode of the last completed generation
         self._round_before: dict = dict(self.metrics)
 
     # time and bookkeeping
-    def _push(self, t: float, action: str, *args) -> None:
-        self.seq += 1
-        heapq.heappush(self.queue, (t, self.seq, action, args))
-
     def _account(self, t: float) -> None:
         dt = t - self.last_t
         if dt > 0:
@@ -311,7 +270,6 @@ class _Sim:
 
     # the run
     def run(self) -> ConnectSimulationResult:
-        sc = self.sc
         for w in self.workers.values():
             if w.spec.running:
                 self._new_member(w, 0.0)
@@ -319,36 +277,27 @@ class _Sim:
         if members:
             # the stable group at generation 1: its assignor's placement from nothing, not counted
             self._round(0.0, initial=True)
-        self._sample(0.0)
-        for e in sc.events:
-            self._push(e.at, "event", e)
-            self.events_json.append({"at": e.at, "event": e.describe()})
-        end = sc.duration_s
-        while self.queue and self.queue[0][0] <= end:
-            t, _, action, args = heapq.heappop(self.queue)
-            self._account(t)
-            self.now = t
-            if action == "event":
-                self._event(args[0], t)
-            elif action == "timeout":
-                w = self.workers[args[0]]
-                if w.member_id == args[1]:
-                    self._drop(w)
-                    self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
-            elif action == "complete":
-                self._round(t)
-            elif action == "rejoin":
-                w = self.workers[args[0]]
-                if w.running and w.member_id == args[1] and w.rejoin_at == t:
-                    w.rejoin_at = None
-                    self._trigger(t, f"{w.spec.name} rejoins ({args[2]})", (FOLLOW_UP, w.member_id))
-            self._sample(t)
-        self._account(end)
-        self._sample(end)
-        for w in self.workers.values():
-            if w.running:
-                self.rec.close(w.key, end)
-        return self._result(end)
+        return self._result(self._loop())
+
+    def _advance(self, t: float) -> None:
+        self._account(t)
+
+    def _open_keys(self) -> list[str]:
+        return [w.key for w in self.workers.values() if w.running]
+
+    def _act(self, action: str, args: tuple, t: float) -> None:
+        if action == "timeout":
+            w = self.workers[args[0]]
+            if w.member_id == args[1]:
+                self._drop(w)
+                self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
+        elif action == "complete":
+            self._round(t)
+        elif action == "rejoin":
+            w = self.workers[args[0]]
+            if w.running and w.member_id == args[1] and w.rejoin_at == t:
+                w.rejoin_at = None
+                self._trigger(t, f"{w.spec.name} rejoins ({args[2]})", (FOLLOW_UP, w.member_id))
 
     def _event(self, e: ConnectEvent, t: float) -> None:
         w = self.workers[e.worker]
@@ -368,8 +317,9 @@ class _Sim:
             w.running = False
             w.rejoin_at = None
             if e.kind == "stop":
-                cid, _ = self.rec.request(w.key, LEAVE_GROUP, _leave_request(w.member_id), t)
-                self.rec.response(w.key, cid, _leave_response(w.member_id), t)
+                leave = Frames.leave_request(COORDINATOR_GROUP, w.member_id, "the consumer is being closed")
+                cid, _ = self.rec.request(w.key, LEAVE_GROUP, leave, t)
+                self.rec.response(w.key, cid, Frames.leave_response(w.member_id), t)
                 self.rec.close(w.key, t)
                 self._drop(w)
                 self._trigger(t, f"{e.worker} leaves", (LEFT, w.member_id))
@@ -499,21 +449,20 @@ class _Sim:
         if initial:
             return
         self.rebalances.append(
-            {
-                "generation": gen,
-                "started_s": round(start, 3),
-                "completed_s": round(t, 3),
-                "reasons": list(self._pending_reasons),
-                "cause": self._cause[0],
-                "cause_member": self._cause[1],
-                "protocol": sel.protocol,
-                "leader": self.leader,
-                "members": [w.spec.name for w in members],
-                "connector_revocations": self.metrics["connector_revocations"] - before["connector_revocations"],
-                "task_revocations": self.metrics["task_revocations"] - before["task_revocations"],
-                "delay_ms": delay,
-                "assignments": {w.spec.name: _assignment_json(received[m]) for m, (w, _, _) in joins.items()},
-            }
+            rebalance_record(
+                gen,
+                start,
+                t,
+                self._pending_reasons,
+                self._cause,
+                sel.protocol,
+                leader=self.leader,
+                members=[w.spec.name for w in members],
+                connector_revocations=self.metrics["connector_revocations"] - before["connector_revocations"],
+                task_revocations=self.metrics["task_revocations"] - before["task_revocations"],
+                delay_ms=delay,
+                assignments={w.spec.name: _assignment_json(received[m]) for m, (w, _, _) in joins.items()},
+            )
         )
 
     def _result(self, end: float) -> ConnectSimulationResult:
@@ -591,9 +540,4 @@ def format_connect_table(metrics: list[dict]) -> str:
 
 
 def load_connect_scenario(path: str | Path) -> ConnectScenario:
-    path = Path(path)
-    try:
-        data = loads(read_whole(path, "").decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
-        raise ScenarioError(f"{path}: {e}") from None
-    return parse_connect_scenario(data, source_name=path.stem)
+    return load_kind_scenario(path, parse_connect_scenario)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .metrics import CONNECT_TABLE_COLUMNS, format_value
-from .plots import _events, _finish, _instances_to_show, _plt, _protocol_lines, _save, _steps, _strip_scale, write_html
+from .plots import _finish, _panel, _run_frame, _run_title, _save, _steps, _strip_frame, protocols_figure, write_html
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -22,13 +22,10 @@ PROTOCOL_COLORS = {"eager": "#c62828", "compatible": "#ef6c00", "sessioned": "#2
 
 
 def run_figure(result: dict):
-    plt = _plt()
     tl = result["timeline"]
     end = tl["end_s"]
-    names, hidden = _instances_to_show(tl)
+    fig, gs, names, hidden = _run_frame(tl)
     n = len(names)
-    fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
-    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
     top = max((r["connectors"] + r["tasks"] for rows in tl["instances"].values() for r in rows), default=1) or 1
     axes: list[Axes] = []
     for i, name in enumerate(names):
@@ -57,14 +54,7 @@ def run_figure(result: dict):
             linewidth=0,
             label="tasks running" if i == 0 else None,
         )
-        ax.set_ylim(0, top * 1.1)
-        _strip_scale(ax, top)
-        ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
-        for t in tl["rebalances_completed_s"]:
-            ax.axvline(t, color="#9e9e9e", linewidth=0.5, linestyle=":")
-        ax.tick_params(labelbottom=False)
-        for s in ("top", "right"):
-            ax.spines[s].set_visible(False)
+        _strip_frame(ax, name, top, tl)
     ax = fig.add_subplot(gs[n, 0], sharex=axes[0] if axes else None)
     rows = tl["unavailable"]
     xs, dt = _steps(rows, lambda r: r["tasks"], end)
@@ -82,62 +72,31 @@ def run_figure(result: dict):
         linewidth=0,
         label="connectors not running",
     )
-    for k, t in enumerate(tl["rebalances_completed_s"]):
-        ax.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
-    _events(ax, tl)
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("connectors + tasks")
-    ax.set_xlim(0, end)
-    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    _panel(ax, tl, "connectors + tasks")
     m = result["metrics"]
-    title = (
-        f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
+    said = (
         f"{m['task_s_not_running']:.0f} task-s and {m['connector_s_not_running']:.0f} connector-s not running, "
-        f"{m['task_moves']} task moves, balanced after "
-        + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—")
+        f"{m['task_moves']} task moves"
     )
-    return _finish(fig, axes, n, title, hidden, "workers")
+    return _finish(fig, axes, n, _run_title(result, said), hidden, "workers")
 
 
 def compare_figure(results: Sequence[dict]):
-    plt = _plt()
-    fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
-    end = max(r["timeline"]["end_s"] for r in results)
-    lines = []
-    for r in results:
-        xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["tasks"] + x["connectors"], end)
-        lines.append((r["protocol"], xs, ys, PROTOCOL_COLORS.get(r["protocol"])))
-    _protocol_lines(ax, lines)
-    _events(ax, results[0]["timeline"])
-    ax.set_xlim(0, end)
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("connectors + tasks not running")
-    ax.set_title(f"{results[0]['scenario']}: Kafka Connect, by rebalance protocol", fontsize=11)
-    ax.legend(fontsize=9, frameon=False)
-    metrics = [
-        ("task_s_not_running", "tasks not\nrunning, task-s"),
-        ("connector_s_not_running", "connectors not\nrunning, s"),
-        ("task_revocations", "task\nrevocations"),
-        ("task_moves", "task moves"),
-        ("time_to_balanced_s", "time until\nbalanced, s"),
-        ("rebalances", "rebalances"),
-    ]
-    width = 0.8 / len(results)
-    for i, r in enumerate(results):
-        vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
-        xs = [j + i * width for j in range(len(metrics))]
-        bars = bx.bar(xs, vals, width, color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
-        for b, v in zip(bars, vals):
-            bx.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
-    bx.set_xticks([j + width * (len(results) - 1) / 2 for j in range(len(metrics))])
-    bx.set_xticklabels([label for _, label in metrics], fontsize=8)
-    bx.set_yscale("symlog", linthresh=10)
-    bx.set_ylabel("value (symlog)")
-    for a in (ax, bx):
-        for s in ("top", "right"):
-            a.spines[s].set_visible(False)
-    fig.tight_layout()
-    return fig
+    return protocols_figure(
+        results,
+        unavailable=lambda x: x["tasks"] + x["connectors"],
+        ylabel="connectors + tasks not running",
+        title=f"{results[0]['scenario']}: Kafka Connect, by rebalance protocol",
+        metrics=[
+            ("task_s_not_running", "tasks not\nrunning, task-s"),
+            ("connector_s_not_running", "connectors not\nrunning, s"),
+            ("task_revocations", "task\nrevocations"),
+            ("task_moves", "task moves"),
+            ("time_to_balanced_s", "time until\nbalanced, s"),
+            ("rebalances", "rebalances"),
+        ],
+        colours=PROTOCOL_COLORS,
+    )
 
 
 def plot_connect_run(result: dict, out: Path, stem: str) -> tuple[Path, str]:

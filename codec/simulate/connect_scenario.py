@@ -8,7 +8,17 @@ from typing import Any
 
 from ..assignor.connect import DEFAULT_MAX_DELAY_MS
 from ..connect.constants import MAX_TASKS
-from .scenario import ScenarioError, int_field, number_field
+from .scenario import (
+    ScenarioError,
+    bounces,
+    duration_field,
+    event_head,
+    events_field,
+    int_field,
+    known_keys,
+    protocols_field,
+    scenario_header,
+)
 
 __all__ = [
     "CONNECT_PROTOCOLS",
@@ -78,14 +88,6 @@ def is_connect_scenario(data: Any) -> bool:
     return isinstance(data, dict) and data.get("kind") == "connect"
 
 
-def _known(d, keys: set[str], where: str) -> None:
-    if not isinstance(d, dict):
-        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
-    unknown = set(d) - keys
-    if unknown:
-        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"[:300])
-
-
 def _mode(v, where: str) -> str:
     if v not in MODES:
         raise ScenarioError(f"{where}: connect.protocol is one of {', '.join(MODES)}, got {v!r}"[:200])
@@ -94,7 +96,7 @@ def _mode(v, where: str) -> str:
 
 def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> ConnectScenario:
     """A :class:`ConnectScenario` from its JSON object; :class:`ScenarioError` for anything it cannot run."""
-    _known(
+    known_keys(
         data,
         {
             "kind",
@@ -110,15 +112,7 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
         },
         "scenario",
     )
-    if data.get("kind") != "connect":
-        raise ScenarioError('a Connect scenario has "kind": "connect"')
-    name = data.get("name", source_name or "connect")
-    if not isinstance(name, str) or not name:
-        raise ScenarioError("name: needs a non-empty string")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise ScenarioError("description: needs a string")
-    seed = int_field(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
+    name, description, seed = scenario_header(data, "connect", "a Connect scenario", source_name or "connect")
     raw_workers = data.get("workers")
     if not isinstance(raw_workers, list) or not raw_workers:
         raise ScenarioError("a Connect scenario needs workers (a non-empty list)")
@@ -126,7 +120,7 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
         raise ScenarioError(f"at most {MAX_WORKERS} workers")
     workers = []
     for i, raw in enumerate(raw_workers):
-        _known(raw, {"name", "protocol", "running"}, f"workers[{i}]")
+        known_keys(raw, {"name", "protocol", "running"}, f"workers[{i}]")
         wname = raw.get("name")
         if not isinstance(wname, str) or not wname or not wname.isprintable() or len(wname) > 100:
             raise ScenarioError(f"workers[{i}]: name needs a printable string of 1..100 characters")
@@ -149,7 +143,7 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
         if not c or not c.isprintable():
             raise ScenarioError("connector names need printable, non-empty strings")
     configs = data.get("configs", {})
-    _known(configs, {"scheduled_rebalance_max_delay_ms", "session_timeout_ms", "heartbeat_interval_ms"}, "configs")
+    known_keys(configs, {"scheduled_rebalance_max_delay_ms", "session_timeout_ms", "heartbeat_interval_ms"}, "configs")
     max_delay = int_field(
         configs.get("scheduled_rebalance_max_delay_ms", DEFAULT_MAX_DELAY_MS),
         "configs.scheduled_rebalance_max_delay_ms",
@@ -158,20 +152,13 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
     )
     session = int_field(configs.get("session_timeout_ms", 10_000), "configs.session_timeout_ms", 1, 2**31 - 1)
     hb = int_field(configs.get("heartbeat_interval_ms", 3_000), "configs.heartbeat_interval_ms", 1, 2**31 - 1)
-    protocols = data.get("protocols", list(CONNECT_COMPARE))
-    if not isinstance(protocols, list) or not protocols or any(p not in CONNECT_PROTOCOLS for p in protocols):
-        raise ScenarioError(f"protocols: a non-empty list of {', '.join(CONNECT_PROTOCOLS)}")
-    raw_events = data.get("events", [])
-    if not isinstance(raw_events, list):
-        raise ScenarioError("events: needs a list")
+    protocols = protocols_field(data, CONNECT_PROTOCOLS, CONNECT_COMPARE)
     events: list[ConnectEvent] = []
-    for i, raw in enumerate(raw_events):
+    for i, raw in enumerate(events_field(data)):
         events.extend(_events(raw, i, names))
     if len(events) > MAX_EVENTS:
         raise ScenarioError(f"at most {MAX_EVENTS} events")
-    duration = number_field(data.get("duration_s", 600), "duration_s", positive=True)
-    if duration > MAX_DURATION_S:
-        raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
+    duration = duration_field(data, 600, MAX_DURATION_S)
     events.sort(key=lambda e: e.at)
     return ConnectScenario(
         name=name,
@@ -183,36 +170,19 @@ def parse_connect_scenario(data: dict, *, source_name: str | None = None) -> Con
         max_delay_ms=max_delay,
         session_timeout_ms=session,
         heartbeat_interval_ms=hb,
-        protocols=tuple(protocols),
+        protocols=protocols,
         seed=seed,
     )
 
 
 def _events(raw, i: int, names: set[str]) -> list[ConnectEvent]:
-    where = f"events[{i}]"
-    _known(raw, {"at", "start", "stop", "crash", "bounce", "rolling", "downtime_s", "every_s", "protocol"}, where)
-    if "at" not in raw:
-        raise ScenarioError(f"{where}: needs 'at' (seconds)")
-    at = number_field(raw["at"], f"{where}.at")
-    kinds = [k for k in ("start", "stop", "crash", "bounce", "rolling") if k in raw]
-    if len(kinds) != 1:
-        raise ScenarioError(f"{where}: exactly one of start, stop, crash, bounce, rolling")
-    kind = kinds[0]
-    targets = raw[kind] if kind == "rolling" else [raw[kind]]
-    if not isinstance(targets, list) or not targets:
-        raise ScenarioError(f"{where}: rolling needs a non-empty list of workers")
-    for w in targets:
-        if not isinstance(w, str) or w not in names:
-            raise ScenarioError(f"{where}: unknown worker {w!r}"[:200])
+    keys = {"at", "start", "stop", "crash", "bounce", "rolling", "downtime_s", "every_s", "protocol"}
+    known_keys(raw, keys, f"events[{i}]")
+    where, at, kind, targets = event_head(raw, i, ("start", "stop", "crash", "bounce", "rolling"), names, "worker")
     protocol = _mode(raw["protocol"], where) if "protocol" in raw else None
     if protocol and kind in ("stop", "crash"):
         raise ScenarioError(f"{where}: protocol goes with start, bounce or rolling")
     if kind in ("start", "stop", "crash"):
         return [ConnectEvent(at, kind, targets[0], protocol)]
-    downtime = number_field(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
-    every = number_field(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
-    out = []
-    for k, w in enumerate(targets):
-        t = at + k * every
-        out += [ConnectEvent(t, "stop", w), ConnectEvent(t + downtime, "start", w, protocol)]
-    return out
+    return [e for stop, start, w in bounces(raw, where, at, kind, targets)
+            for e in (ConnectEvent(stop, "stop", w), ConnectEvent(start, "start", w, protocol))]  # fmt: skip

@@ -15,21 +15,21 @@ and was not given (and then rejoins at once, ``requestRejoin``), and takes what 
 
 from __future__ import annotations
 
-import heapq
 import uuid
 from dataclasses import dataclass, field
 
 from ..assignor.consumer import ConsumerGroup, assign_consumer
 from ..assignor.consumer.model import TP
 from ..assignor.consumer.wire import assignment_bytes, member_from_subscription
-from ..causes.vocabulary import FOLLOW_UP, MEMBER_JOINED, SUBSCRIPTION_CHANGED, UNKNOWN
+from ..causes.vocabulary import FOLLOW_UP, MEMBER_JOINED, SUBSCRIPTION_CHANGED
 from ..group import StickyUserData, consumer_subscription, decode_consumer, encode_consumer, encode_sticky_user_data
 from ..javaorder import hashmap_order
 from ..wire.builder import wire_class
-from .consumer_ledger import Ledger
-from .consumer_scenario import ConsumerEvent, ConsumerScenario
-from .truth import EXPIRED, LEFT
+from .consumer_run import MemberRun
+from .consumer_scenario import ConsumerScenario
+from .truth import EXPIRED, LEFT, rebalance_record
 from .wire import (
+    CONSUMER_CLIENT,
     JOIN_GROUP,
     LEAVE_GROUP,
     SYNC_GROUP,
@@ -83,16 +83,6 @@ def subscription_bytes(topics, user_data: bytes | None, owned: list[TP], generat
     return encode_consumer(msg)
 
 
-class ConsumerRecorder(Recorder):
-    """The simulator's recorder, its records naming the simulated consumers."""
-
-    def _record(self, conn, direction, api_key, version, cid, raw, t, error) -> None:
-        n = len(self.records)
-        super()._record(conn, direction, api_key, version, cid, raw, t, error)
-        if len(self.records) > n:
-            self.records[-1]["client"] = f"simulated Kafka consumer ({conn.release})"
-
-
 @dataclass
 class _Member:
     name: str
@@ -109,20 +99,14 @@ class _Member:
     joined_topics: tuple[str, ...] = ()
 
 
-class ClassicRun:
+class ClassicRun(MemberRun):
     """One run of a consumer scenario under ``eager`` or ``cooperative``."""
 
     def __init__(self, sc: ConsumerScenario, protocol: str, *, keep_frames: bool, run: str) -> None:
-        self.sc, self.protocol = sc, protocol
-        self.assignor = sc.protocol_assignor(protocol)
-        self.rec = ConsumerRecorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames)
+        rec = Recorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames, client=CONSUMER_CLIENT)
+        super().__init__(sc, protocol, sc.protocol_assignor(protocol), rec)
         self.hb = sc.heartbeat_interval_ms / 1000.0
         self.members = {m.name: _Member(m.name, m.topics, m.rack) for m in sc.members}
-        self.specs = {m.name: m for m in sc.members}
-        parts = [(t, p) for t, n in sc.topics.items() for p in range(n)]
-        self.ledger = Ledger(parts, sc.events[0].at if sc.events else 0.0)
-        self.queue: list = []
-        self.seq = 0
         self.generation = 0
         self.leader: str | None = None
         self.join_order: list[str] = []  # the running members, in the order they joined
@@ -130,15 +114,6 @@ class ClassicRun:
         self.round_start: float | None = None
         self.round_pending = False
         self.reasons: list[str] = []
-        self.cause: tuple[str, str] = (UNKNOWN, "")
-        self.rebalances: list[dict] = []
-        self.notes: list[str] = []
-        self.events_json: list[dict] = []
-        self.assignments: list[dict] = []  # what the leader's assignor got and gave, per generation
-
-    def _push(self, t: float, action: str, *args) -> None:
-        self.seq += 1
-        heapq.heappush(self.queue, (t, self.seq, action, args))
 
     def _new_member(self, m: _Member, t: float) -> None:
         m.incarnation += 1
@@ -151,78 +126,49 @@ class ClassicRun:
         self.rec.connect(m.key, m.name, f"consumer-{GROUP}-{m.name}", "classic", t)
         self.join_order.append(m.name)
 
-    def run(self):
-        sc = self.sc
+    def run(self) -> float:
         for m in self.members.values():
             if self.specs[m.name].running:
                 self._new_member(m, 0.0)
         if self.join_order:
             self._complete(0.0, initial=True)
-        self._sample(0.0)
-        for e in sc.events:
-            self._push(e.at, "event", e)
-            self.events_json.append({"at": e.at, "event": e.describe()})
-        end = sc.duration_s
-        while self.queue and self.queue[0][0] <= end:
-            t, _, action, args = heapq.heappop(self.queue)
-            self.ledger.advance(t)
-            if action == "event":
-                self._event(args[0], t)
-            elif action == "expire":
-                if self.dead.pop(args[1], None) is not None:
-                    self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
-            elif action == "complete":
-                self._complete(t)
-            elif action == "rejoin":
-                m = self.members[args[0]]
-                if m.running and m.member_id == args[1]:
-                    self._trigger(t, f"{m.name} rejoins ({args[2]})", (FOLLOW_UP, m.member_id))
-            self._sample(t)
-        self.ledger.advance(end)
-        self._sample(end)
-        for m in self.members.values():
-            if m.running:
-                self.rec.close(m.key, end)
-        return end
+        return self._loop()
 
-    def _sample(self, t: float) -> None:
-        self.ledger.sample(t, list(self.members))
+    def _act(self, action: str, args: tuple, t: float) -> None:
+        if action == "expire":
+            if self.dead.pop(args[1], None) is not None:
+                self._trigger(t, f"{args[0]}'s session timed out", (EXPIRED, args[1]))
+        elif action == "complete":
+            self._complete(t)
+        elif action == "rejoin":
+            m = self.members[args[0]]
+            if m.running and m.member_id == args[1]:
+                self._trigger(t, f"{m.name} rejoins ({args[2]})", (FOLLOW_UP, m.member_id))
 
-    def _event(self, e: ConsumerEvent, t: float) -> None:
-        m = self.members[e.member]
-        if e.kind == "start":
-            if m.running:
-                self.notes.append(f"{t:g}s: start {e.member}: already running")
-                return
-            self._new_member(m, t)
-            self._trigger(t, f"{e.member} joins", (MEMBER_JOINED, m.member_id))
-        elif e.kind == "subscribe":
-            m.topics = e.topics or ()
-            if m.running:  # subscribe() with other topics: the consumer rejoins (requestRejoinIfNecessary)
-                self._trigger(
-                    t,
-                    f"{e.member} subscribes to {', '.join(m.topics) or 'nothing'}",
-                    (SUBSCRIPTION_CHANGED, m.member_id),
-                )
+    def _start(self, m: _Member, t: float) -> None:
+        self._new_member(m, t)
+        self._trigger(t, f"{m.name} joins", (MEMBER_JOINED, m.member_id))
+
+    def _resubscribe(self, m: _Member, t: float) -> None:
+        # subscribe() with other topics: the consumer rejoins (requestRejoinIfNecessary)
+        reason = f"{m.name} subscribes to {', '.join(m.topics) or 'nothing'}"
+        self._trigger(t, reason, (SUBSCRIPTION_CHANGED, m.member_id))
+
+    def _stop(self, m: _Member, t: float, *, crashed: bool) -> None:
+        m.owned, m.running = [], False
+        if not crashed:  # close(): onPartitionsRevoked, then LeaveGroup
+            cid, _ = self.rec.request(m.key, LEAVE_GROUP, Frames.leave_request(GROUP, m.member_id, "the consumer is being closed"), t)  # fmt: skip
+            self.rec.response(m.key, cid, Frames.leave_response(m.member_id), t)
+            self.rec.close(m.key, t)
+            self.join_order.remove(m.name)
+            self._trigger(t, f"{m.name} leaves", (LEFT, m.member_id))
         else:
-            if not m.running:
-                self.notes.append(f"{t:g}s: {e.kind} {e.member}: not running")
-                return
-            self.ledger.give_up(m.name, m.owned, t, revoked=False)
-            m.owned, m.running = [], False
-            if e.kind == "stop":  # close(): onPartitionsRevoked, then LeaveGroup
-                cid, _ = self.rec.request(m.key, LEAVE_GROUP, Frames.leave_request(GROUP, m.member_id, "the consumer is being closed"), t)  # fmt: skip
-                self.rec.response(m.key, cid, Frames.leave_response(m.member_id), t)
-                self.rec.close(m.key, t)
-                self.join_order.remove(m.name)
-                self._trigger(t, f"{e.member} leaves", (LEFT, m.member_id))
-            else:
-                times = [at for at in (t - 2 * self.hb, t - self.hb) if at >= m.joined_at]
-                self.rec.heartbeats(m.key, GROUP, self.generation, m.member_id, times, 0.0, t)
-                self.rec.close(m.key, t)
-                self.join_order.remove(m.name)
-                self.dead[m.member_id] = t + self.sc.session_timeout_ms / 1000.0
-                self._push(self.dead[m.member_id], "expire", m.name, m.member_id)
+            times = [at for at in (t - 2 * self.hb, t - self.hb) if at >= m.joined_at]
+            self.rec.heartbeats(m.key, GROUP, self.generation, m.member_id, times, 0.0, t)
+            self.rec.close(m.key, t)
+            self.join_order.remove(m.name)
+            self.dead[m.member_id] = t + self.sc.session_timeout_ms / 1000.0
+            self._push(self.dead[m.member_id], "expire", m.name, m.member_id)
 
     def _trigger(self, t: float, reason: str, cause: tuple[str, str]) -> None:
         if self.round_pending:
@@ -327,17 +273,16 @@ class ClassicRun:
         if initial:
             return
         self.rebalances.append(
-            {
-                "generation": gen,
-                "started_s": round(start, 3),
-                "completed_s": round(t, 3),
-                "reasons": list(self.reasons),
-                "cause": self.cause[0],
-                "cause_member": self.cause[1],
-                "protocol": self.assignor,
-                "leader": self.leader,
-                "members": [m.name for m in members],
-                "assignments": {m.name: [f"{tp[0]}-{tp[1]}" for tp in received[m.member_id]] for m in members},
-                "revoked": {n: [f"{tp[0]}-{tp[1]}" for tp in tps] for n, tps in revoked_by.items()},
-            }
+            rebalance_record(
+                gen,
+                start,
+                t,
+                self.reasons,
+                self.cause,
+                self.assignor,
+                leader=self.leader,
+                members=[m.name for m in members],
+                assignments={m.name: [f"{tp[0]}-{tp[1]}" for tp in received[m.member_id]] for m in members},
+                revoked={n: [f"{tp[0]}-{tp[1]}" for tp in tps] for n, tps in revoked_by.items()},
+            )
         )

@@ -10,34 +10,23 @@ from .. import text as _text
 __all__ = ["run_consumer"]
 
 
-def run_consumer(args, source: str | Path, run_protocols) -> int:
-    from dataclasses import replace
-
+def run_consumer(args, source: str | Path) -> int:
     from .consumer import CONSUMER_PROTOCOLS, format_consumer_table, load_consumer_scenario, simulate_consumer
     from .consumer_plots import plot_consumer_compare, plot_consumer_run, write_consumer_html
-    from .scenario import ScenarioError
+    from .protocol_runs import kind_protocols, run_protocols
 
-    try:
-        scenario = load_consumer_scenario(source)
-    except ScenarioError as e:
-        print(f"error: {_text.printable(str(e))}", file=sys.stderr)
-        return 1
-    if args.seed is not None:
-        scenario = replace(scenario, seed=args.seed)
-    if args.compare:
-        names = (
-            [p.strip() for p in args.protocols.split(",") if p.strip()] if args.protocols else list(scenario.protocols)
-        )
-    else:
-        names = [args.protocol or "kip848"]
-    unknown = [n for n in names if n not in CONSUMER_PROTOCOLS]
-    if unknown or not names:
-        print(
-            f"rebalance-codec simulate: unknown protocol(s) {', '.join(unknown)} for a consumer group scenario "
-            f"(a consumer group's: {', '.join(CONSUMER_PROTOCOLS)})",
-            file=sys.stderr,
-        )
-        return 2
+    picked = kind_protocols(
+        args,
+        source,
+        load_consumer_scenario,
+        CONSUMER_PROTOCOLS,
+        lambda sc: "kip848",
+        "a consumer group",
+        "a consumer group's",
+    )
+    if isinstance(picked, int):
+        return picked
+    scenario, names = picked
 
     def label(name: str) -> str:
         return f"{name} ({scenario.protocol_assignor(name)})"

@@ -25,28 +25,19 @@ acknowledges at once with a heartbeat carrying its owned partitions; otherwise i
 
 from __future__ import annotations
 
-import heapq
 import uuid
 from dataclasses import dataclass, field
 
 from ..assignor.consumer import ConsumerGroup, ConsumerMember, assign_consumer
 from ..assignor.consumer.model import TP
 from ..assignor.consumer.server import topic_id
-from ..causes.vocabulary import MEMBER_JOINED, SUBSCRIPTION_CHANGED, UNKNOWN
-from ..group import (
-    decode_request_frame,
-    decode_response_frame,
-    encode_request_frame,
-    encode_response_frame,
-    request_frame,
-    response_frame,
-)
+from ..causes.vocabulary import MEMBER_JOINED, SUBSCRIPTION_CHANGED
 from ..wire.builder import wire_class
 from ..wire.registry import api_key
-from .consumer_classic import ConsumerRecorder
-from .consumer_ledger import Ledger
-from .consumer_scenario import ConsumerEvent, ConsumerScenario
-from .truth import EXPIRED, LEFT
+from .consumer_run import MemberRun
+from .consumer_scenario import ConsumerScenario
+from .truth import EXPIRED, LEFT, rebalance_record
+from .wire import CONSUMER_CLIENT, Recorder
 
 __all__ = ["Kip848Run", "CONSUMER_GROUP_HEARTBEAT", "HEARTBEAT_VERSION"]
 
@@ -59,27 +50,6 @@ REBALANCE_TIMEOUT_MS = 300_000
 
 def _cls(message: str, struct: str | None = None):
     return wire_class(message, struct or message)
-
-
-class HeartbeatRecorder(ConsumerRecorder):
-    """The recorder, speaking ConsumerGroupHeartbeat v1 (a current Java consumer's)."""
-
-    def request(self, key: str, api: int, body, t: float):
-        conn = self._conns[key]
-        cid = conn.next_correlation
-        conn.next_correlation += 1
-        raw = encode_request_frame(request_frame(api, HEARTBEAT_VERSION, cid, conn.client_id, body))
-        conn.pending[cid] = api
-        self._record(conn, "request", api, HEARTBEAT_VERSION, cid, raw, t, None)
-        return cid, decode_request_frame(raw, nested=False)
-
-    def response(self, key: str, correlation_id: int, body, t: float):
-        conn = self._conns[key]
-        api = conn.pending.pop(correlation_id)
-        raw = encode_response_frame(response_frame(api, HEARTBEAT_VERSION, correlation_id, body))
-        self.coordinator_bytes += len(raw) + 4
-        self._record(conn, "response", api, HEARTBEAT_VERSION, correlation_id, raw, t, body.error_code)
-        return decode_response_frame(raw, api, HEARTBEAT_VERSION, nested=False)
 
 
 @dataclass
@@ -114,17 +84,21 @@ class _Client:
     full: bool = False  # the next heartbeat is a full one (HeartbeatState.reset)
 
 
-class Kip848Run:
+class Kip848Run(MemberRun):
     """One run of a consumer scenario under ``kip848``."""
 
     def __init__(self, sc: ConsumerScenario, protocol: str, *, keep_frames: bool, run: str) -> None:
-        self.sc, self.protocol, self.assignor = sc, protocol, sc.server_assignor
-        self.rec = HeartbeatRecorder(scenario=sc.name, protocol=protocol, run=run, keep=keep_frames)
+        rec = Recorder(
+            scenario=sc.name,
+            protocol=protocol,
+            run=run,
+            keep=keep_frames,
+            client=CONSUMER_CLIENT,
+            versions={CONSUMER_GROUP_HEARTBEAT: HEARTBEAT_VERSION},  # a current Java consumer's
+        )
+        super().__init__(sc, protocol, sc.server_assignor, rec)
         self.hb = sc.consumer_heartbeat_interval_ms / 1000.0
-        self.clients = {m.name: _Client(m.name, m.topics, m.rack) for m in sc.members}
-        self.specs = {m.name: m for m in sc.members}
-        parts = [(t, p) for t, n in sc.topics.items() for p in range(n)]
-        self.ledger = Ledger(parts, sc.events[0].at if sc.events else 0.0)
+        self.members = {m.name: _Client(m.name, m.topics, m.rack) for m in sc.members}
         self.ids = {t: topic_id(ConsumerGroup({}, ()), t) for t in sc.topics}
         self.names = {i: t for t, i in self.ids.items()}
         self.held: dict[str, _Held] = {}  # the coordinator's members, in the order they joined
@@ -132,26 +106,14 @@ class Kip848Run:
         self.target: dict[str, list[TP]] = {}
         self.group_epoch = self.assignment_epoch = 0
         self.assigned_at = float("-inf")
-        self.queue: list = []
-        self.seq = 0
         self.pending_reasons: list[str] = []
-        self.cause: tuple[str, str] = (UNKNOWN, "")
         self.bumped_at: float | None = None
-        self.rebalances: list[dict] = []
-        self.assignments: list[dict] = []
-        self.notes: list[str] = []
-        self.events_json: list[dict] = []
         self.violations: list[str] = []
-
-    def _push(self, t: float, action: str, *args) -> None:
-        self.seq += 1
-        heapq.heappush(self.queue, (t, self.seq, action, args))
 
     # -- the run ------------------------------------------------------------------------------------------
 
     def run(self) -> float:
-        sc = self.sc
-        first = [c for c in self.clients.values() if self.specs[c.name].running]
+        first = [c for c in self.members.values() if self.specs[c.name].running]
         for c in first:  # the stable group at epoch 1: the assignor's placement from nothing
             self._connect(c, 0.0)
             self.held[c.member_id] = _Held(c.member_id, c.topics, c.rack, last_heartbeat=0.0)
@@ -167,34 +129,17 @@ class Kip848Run:
                 c.full = True  # the capture starts here: each member's first heartbeat says all it holds
                 self.ledger.take(c.name, sorted(c.owned), 0.0)
                 self._schedule(c, 0.0)
-        self._sample(0.0)
-        for e in sc.events:
-            self._push(e.at, "event", e)
-            self.events_json.append({"at": e.at, "event": e.describe()})
-        end = sc.duration_s
-        while self.queue and self.queue[0][0] <= end:
-            t, _, action, args = heapq.heappop(self.queue)
-            self.ledger.advance(t)
-            if action == "event":
-                self._event(args[0], t)
-            elif action == "heartbeat":
-                c = self.clients[args[0]]
-                if c.running and c.member_id == args[1] and c.token == args[2]:
-                    self._heartbeat(c, t)
-            elif action == "expire":
-                gone = self.held.get(args[0])
-                if gone is not None and gone.last_heartbeat == args[1]:
-                    self._remove(gone, t, f"{args[2]}'s session timed out", (EXPIRED, gone.member_id))
-            self._sample(t)
-        self.ledger.advance(end)
-        self._sample(end)
-        for c in self.clients.values():
-            if c.running:
-                self.rec.close(c.key, end)
-        return end
+        return self._loop()
 
-    def _sample(self, t: float) -> None:
-        self.ledger.sample(t, list(self.clients))
+    def _act(self, action: str, args: tuple, t: float) -> None:
+        if action == "heartbeat":
+            c = self.members[args[0]]
+            if c.running and c.member_id == args[1] and c.token == args[2]:
+                self._heartbeat(c, t)
+        elif action == "expire":
+            gone = self.held.get(args[0])
+            if gone is not None and gone.last_heartbeat == args[1]:
+                self._remove(gone, t, f"{args[2]}'s session timed out", (EXPIRED, gone.member_id))
 
     def _connect(self, c: _Client, t: float) -> None:
         c.incarnation += 1
@@ -208,29 +153,20 @@ class Kip848Run:
         c.token += 1
         self._push(t + self.hb, "heartbeat", c.name, c.member_id, c.token)
 
-    def _event(self, e: ConsumerEvent, t: float) -> None:
-        c = self.clients[e.member]
-        if e.kind == "start":
-            if c.running:
-                self.notes.append(f"{t:g}s: start {e.member}: already running")
-                return
-            self._connect(c, t)
-            self._heartbeat(c, t)
-        elif e.kind == "subscribe":
-            c.topics = e.topics or ()
-            if c.running:
-                self._heartbeat(c, t)
-        else:
-            if not c.running:
-                self.notes.append(f"{t:g}s: {e.kind} {e.member}: not running")
-                return
-            self.ledger.give_up(c.name, sorted(c.owned), t, revoked=False)
-            c.owned = set()
-            if e.kind == "stop":
-                self._heartbeat(c, t, leaving=True)
-            c.running = False
-            c.token += 1
-            self.rec.close(c.key, t)
+    def _start(self, c: _Client, t: float) -> None:
+        self._connect(c, t)
+        self._heartbeat(c, t)
+
+    def _resubscribe(self, c: _Client, t: float) -> None:
+        self._heartbeat(c, t)
+
+    def _stop(self, c: _Client, t: float, *, crashed: bool) -> None:
+        c.owned = set()
+        if not crashed:
+            self._heartbeat(c, t, leaving=True)
+        c.running = False
+        c.token += 1
+        self.rec.close(c.key, t)
 
     # -- the member's side ----------------------------------------------------------------------------------
 
@@ -370,19 +306,18 @@ class Kip848Run:
         self.assignments.append({"epoch": self.group_epoch, "group": group, "members": dict(result.members)})
         if initial:
             return
-        names = {c.member_id: c.name for c in self.clients.values()}
+        names = {c.member_id: c.name for c in self.members.values()}
         self.rebalances.append(
-            {
-                "generation": self.group_epoch,
-                "started_s": round(self.bumped_at if self.bumped_at is not None else t, 3),
-                "completed_s": round(t, 3),
-                "reasons": list(self.pending_reasons),
-                "cause": self.cause[0],
-                "cause_member": self.cause[1],
-                "protocol": self.assignor,
-                "members": [names.get(mid, mid) for mid in self.held],
-                "assignments": {names.get(m, m): [f"{x[0]}-{x[1]}" for x in tps] for m, tps in self.target.items()},
-            }
+            rebalance_record(
+                self.group_epoch,
+                self.bumped_at if self.bumped_at is not None else t,
+                t,
+                self.pending_reasons,
+                self.cause,
+                self.assignor,
+                members=[names.get(mid, mid) for mid in self.held],
+                assignments={names.get(m, m): [f"{x[0]}-{x[1]}" for x in tps] for m, tps in self.target.items()},
+            )
         )
         self.bumped_at, self.pending_reasons = None, []
 

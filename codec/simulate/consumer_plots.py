@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .consumer_ledger import CONSUMER_TABLE_COLUMNS
 from .metrics import format_value
-from .plots import _events, _plt, _protocol_lines, _save, _steps, write_html
+from .plots import _despine, _panel, _plt, _save, _steps, protocols_figure, write_html
 
 __all__ = ["plot_consumer_compare", "plot_consumer_run", "write_consumer_html", "MAX_PARTITION_ROWS_DRAWN"]
 
@@ -55,17 +55,9 @@ def run_figure(result: dict):
         ax.set_title(f"the first {n} of {len(rows)} partitions", fontsize=8)
     xs, ys = _steps(tl["unavailable"], lambda r: r["unassigned"], end)
     bx.fill_between(xs, 0, ys, step="post", color=UNAVAILABLE, alpha=0.8, linewidth=0, label="partitions unavailable")
-    for k, t in enumerate(tl["rebalances_completed_s"]):
-        bx.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
-    _events(bx, tl)
-    bx.set_xlim(0, end)
+    _panel(bx, tl, "partitions unavailable")
     bx.set_ylim(0, max(1, tl.get("partitions_total", 1)) * 1.05)
-    bx.set_xlabel("simulated time (s)")
-    bx.set_ylabel("partitions unavailable")
-    bx.legend(loc="upper right", fontsize=8, frameon=False)
-    for a in (ax, bx):
-        for s in ("top", "right"):
-            a.spines[s].set_visible(False)
+    _despine(ax, bx)
     m = result["metrics"]
     fig.suptitle(
         f"{result['scenario']} — {result['protocol']} ({result.get('assignor', '')}): {m['rebalances']} rebalances, "
@@ -78,45 +70,23 @@ def run_figure(result: dict):
 
 
 def compare_figure(results: Sequence[dict]):
-    plt = _plt()
-    fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
-    end = max(r["timeline"]["end_s"] for r in results)
-    lines = []
-    for r in results:
-        xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["unassigned"], end)
-        lines.append((f"{r['protocol']} ({r.get('assignor', '')})", xs, ys, PROTOCOL_COLORS.get(r["protocol"])))
-    _protocol_lines(ax, lines)
-    _events(ax, results[0]["timeline"])
-    ax.set_xlim(0, end)
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("partitions unavailable")
-    ax.set_title(f"{results[0]['scenario']}: a consumer group, by rebalance protocol", fontsize=11)
-    ax.legend(fontsize=9, frameon=False)
-    metrics = [
-        ("unavailable_partition_s", "unavailable,\npartition-s"),
-        ("max_unavailable", "max\nunavailable"),
-        ("revocations", "revocations"),
-        ("moves", "moves"),
-        ("time_to_stable_s", "stable\nafter, s"),
-        ("rebalances", "rebalances"),
-    ]
-    width = 0.8 / len(results)
-    for i, r in enumerate(results):
-        vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
-        xs = [j + i * width for j in range(len(metrics))]
-        bars = bx.bar(xs, vals, width, color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
-        for b, v in zip(bars, vals):
-            bx.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
-    bx.set_xticks([j + width * (len(results) - 1) / 2 for j in range(len(metrics))])
-    bx.set_xticklabels([label for _, label in metrics], fontsize=8)
-    bx.set_yscale("symlog", linthresh=10)
-    bx.set_ylabel("value (symlog)")
-    bx.legend(fontsize=8, frameon=False)
-    for a in (ax, bx):
-        for s in ("top", "right"):
-            a.spines[s].set_visible(False)
-    fig.tight_layout()
-    return fig
+    return protocols_figure(
+        results,
+        unavailable=lambda x: x["unassigned"],
+        ylabel="partitions unavailable",
+        title=f"{results[0]['scenario']}: a consumer group, by rebalance protocol",
+        metrics=[
+            ("unavailable_partition_s", "unavailable,\npartition-s"),
+            ("max_unavailable", "max\nunavailable"),
+            ("revocations", "revocations"),
+            ("moves", "moves"),
+            ("time_to_stable_s", "stable\nafter, s"),
+            ("rebalances", "rebalances"),
+        ],
+        colours=PROTOCOL_COLORS,
+        line_label=lambda r: f"{r['protocol']} ({r.get('assignor', '')})",
+        bar_legend=True,
+    )
 
 
 def plot_consumer_run(result: dict, out: Path, stem: str) -> tuple[Path, str]:

@@ -22,9 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from ..assignor.consumer import CLIENT_ASSIGNORS, SERVER_ASSIGNORS
-from ..cliutil import loads
-from ..errors import read_whole
-from .scenario import ScenarioError, int_field, number_field
+from .scenario import (
+    ScenarioError,
+    bounces,
+    duration_field,
+    event_head,
+    events_field,
+    int_field,
+    known_keys,
+    load_kind_scenario,
+    protocols_field,
+    scenario_header,
+)
 
 __all__ = [
     "CONSUMER_PROTOCOLS",
@@ -44,6 +53,7 @@ CONSUMER_PROTOCOLS = {
 }
 MAX_MEMBERS, MAX_TOPICS, MAX_PARTITIONS, MAX_EVENTS, MAX_DURATION_S = 1000, 1000, 100_000, 10_000, 7 * 86400.0
 _NAME_LIMIT = 249  # Kafka's longest topic name
+_EVENT_KINDS = ("start", "stop", "crash", "bounce", "rolling", "subscribe")
 
 
 @dataclass(frozen=True)
@@ -95,14 +105,6 @@ def is_consumer_scenario(data: Any) -> bool:
     return isinstance(data, dict) and data.get("kind") == "consumer"
 
 
-def _known(d, keys: set[str], where: str) -> None:
-    if not isinstance(d, dict):
-        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
-    unknown = set(d) - keys
-    if unknown:
-        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"[:300])
-
-
 def _name(v, where: str, what: str = "name") -> str:
     if not isinstance(v, str) or not v or not v.isprintable() or len(v) > _NAME_LIMIT:
         raise ScenarioError(f"{where}: {what} needs a printable string of 1..{_NAME_LIMIT} characters, got {v!r}"[:200])
@@ -132,21 +134,13 @@ def _choice(v, allowed, where: str) -> str:
 
 def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> ConsumerScenario:
     """A :class:`ConsumerScenario` from its JSON object; :class:`ScenarioError` for anything it cannot run."""
-    _known(
+    known_keys(
         data,
         {"kind", "name", "description", "seed", "topics", "partition_racks", "members", "assignor",
          "server_assignor", "protocols", "configs", "events", "duration_s"},
         "scenario",
     )  # fmt: skip
-    if data.get("kind") != "consumer":
-        raise ScenarioError('a consumer group scenario has "kind": "consumer"')
-    name = data.get("name", source_name or "consumer")
-    if not isinstance(name, str) or not name:
-        raise ScenarioError("name: needs a non-empty string")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        raise ScenarioError("description: needs a string")
-    seed = int_field(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
+    name, description, seed = scenario_header(data, "consumer", "a consumer group scenario", source_name or "consumer")
     raw_topics = data.get("topics")
     if not isinstance(raw_topics, dict) or not raw_topics:
         raise ScenarioError("topics: needs a JSON object of topic name -> partition count")
@@ -166,7 +160,7 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
     members = []
     for i, raw in enumerate(raw_members):
         where = f"members[{i}]"
-        _known(raw, {"name", "topics", "rack", "running"}, where)
+        known_keys(raw, {"name", "topics", "rack", "running"}, where)
         mname = _name(raw.get("name"), where)
         mtopics = _known_topics(_topic_list(raw.get("topics", list(topics)), f"{where}.topics"), topics, where)
         rack = raw.get("rack")
@@ -181,9 +175,7 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
         raise ScenarioError("members: duplicate member name")
     assignor = _choice(data.get("assignor", "range"), CLIENT_ASSIGNORS, "assignor")
     server_assignor = _choice(data.get("server_assignor", "uniform"), SERVER_ASSIGNORS, "server_assignor")
-    protocols = data.get("protocols", list(CONSUMER_PROTOCOLS))
-    if not isinstance(protocols, list) or not protocols or any(p not in CONSUMER_PROTOCOLS for p in protocols):
-        raise ScenarioError(f"protocols: a non-empty list of {', '.join(CONSUMER_PROTOCOLS)}")
+    protocols = protocols_field(data, CONSUMER_PROTOCOLS, CONSUMER_PROTOCOLS)
     configs = data.get("configs", {})
     defaults = {
         "session_timeout_ms": 45_000,
@@ -192,24 +184,19 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
         "consumer_session_timeout_ms": 45_000,
         "assignment_interval_ms": 0,
     }
-    _known(configs, set(defaults), "configs")
+    known_keys(configs, set(defaults), "configs")
     conf = {
         k: int_field(configs.get(k, d), f"configs.{k}", 0 if k == "assignment_interval_ms" else 1, 2**31 - 1)
         for k, d in defaults.items()
     }
-    raw_events = data.get("events", [])
-    if not isinstance(raw_events, list):
-        raise ScenarioError("events: needs a list")
     events: list[ConsumerEvent] = []
-    for i, raw in enumerate(raw_events):
+    for i, raw in enumerate(events_field(data)):
         events.extend(_events(raw, i, names))
         if events and events[-1].topics is not None:
             _known_topics(events[-1].topics, topics, f"events[{i}]")
     if len(events) > MAX_EVENTS:
         raise ScenarioError(f"events: at most {MAX_EVENTS}")
-    duration = number_field(data.get("duration_s", 300), "duration_s", positive=True)
-    if duration > MAX_DURATION_S:
-        raise ScenarioError(f"duration_s must be in (0, {MAX_DURATION_S:g}]")
+    duration = duration_field(data, 300, MAX_DURATION_S)
     events.sort(key=lambda e: e.at)
     return ConsumerScenario(
         name=name,
@@ -221,7 +208,7 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
         assignor=assignor,
         server_assignor=server_assignor,
         partition_racks=racks,
-        protocols=tuple(protocols),
+        protocols=protocols,
         seed=seed,
         session_timeout_ms=conf["session_timeout_ms"],
         heartbeat_interval_ms=conf["heartbeat_interval_ms"],
@@ -234,7 +221,7 @@ def parse_consumer_scenario(data: dict, *, source_name: str | None = None) -> Co
 def _partition_racks(v, topics: dict[str, int]) -> dict[str, tuple[frozenset[str], ...]] | None:
     if v is None:
         return None
-    _known(v, set(topics), "partition_racks")
+    known_keys(v, set(topics), "partition_racks")
     out = {}
     for t, rows in v.items():
         where = f"partition_racks[{t}]"
@@ -245,41 +232,18 @@ def _partition_racks(v, topics: dict[str, int]) -> dict[str, tuple[frozenset[str
 
 
 def _events(raw, i: int, names: set[str]) -> list[ConsumerEvent]:
-    where = f"events[{i}]"
-    _known(raw, {"at", "start", "stop", "crash", "bounce", "rolling", "subscribe", "topics", "downtime_s", "every_s"},
-           where)  # fmt: skip
-    if "at" not in raw:
-        raise ScenarioError(f"{where}: needs 'at' (seconds)")
-    at = number_field(raw["at"], f"{where}.at")
-    kinds = [k for k in ("start", "stop", "crash", "bounce", "rolling", "subscribe") if k in raw]
-    if len(kinds) != 1:
-        raise ScenarioError(f"{where}: exactly one of start, stop, crash, bounce, rolling, subscribe")
-    kind = kinds[0]
-    targets = raw[kind] if kind == "rolling" else [raw[kind]]
-    if not isinstance(targets, list) or not targets:
-        raise ScenarioError(f"{where}: rolling needs a non-empty list of members")
-    for m in targets:
-        if not isinstance(m, str) or m not in names:
-            raise ScenarioError(f"{where}: unknown member {m!r}"[:200])
+    known_keys(raw, {"at", "start", "stop", "crash", "bounce", "rolling", "subscribe", "topics", "downtime_s", "every_s"},
+               f"events[{i}]")  # fmt: skip
+    where, at, kind, targets = event_head(raw, i, _EVENT_KINDS, names, "member")
     if ("topics" in raw) != (kind == "subscribe"):
         raise ScenarioError(f"{where}: topics goes with subscribe, and subscribe needs topics")
     if kind == "subscribe":
         return [ConsumerEvent(at, kind, targets[0], _topic_list(raw["topics"], f"{where}.topics"))]
     if kind in ("start", "stop", "crash"):
         return [ConsumerEvent(at, kind, targets[0])]
-    downtime = number_field(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
-    every = number_field(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
-    out = []
-    for k, m in enumerate(targets):
-        t = at + k * every
-        out += [ConsumerEvent(t, "stop", m), ConsumerEvent(t + downtime, "start", m)]
-    return out
+    return [e for stop, start, m in bounces(raw, where, at, kind, targets)
+            for e in (ConsumerEvent(stop, "stop", m), ConsumerEvent(start, "start", m))]  # fmt: skip
 
 
 def load_consumer_scenario(path: str | Path) -> ConsumerScenario:
-    path = Path(path)
-    try:
-        data = loads(read_whole(path, "").decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
-        raise ScenarioError(f"{path}: {e}") from None
-    return parse_consumer_scenario(data, source_name=path.stem)
+    return load_kind_scenario(path, parse_consumer_scenario)

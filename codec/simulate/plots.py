@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import io
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Sequence
 
 from .metrics import TABLE_COLUMNS
@@ -97,13 +98,10 @@ def _instances_to_show(timeline: dict) -> tuple[list[str], int]:
 def run_figure(result: dict):
     """Top: one strip per instance (active processing / restoring / standby / warmup tasks, stacked);
     bottom: active tasks not processing, and warmups in flight, with the rebalances marked."""
-    plt = _plt()
     tl = result["timeline"]
     end = tl["end_s"]
-    names, hidden = _instances_to_show(tl)
+    fig, gs, names, hidden = _run_frame(tl)
     n = len(names)
-    fig = plt.figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
-    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
     top = (
         max(
             (
@@ -142,14 +140,7 @@ def run_figure(result: dict):
                 label=label if i == 0 else None,
             )
             ys_prev = upper
-        ax.set_ylim(0, top * 1.1)
-        _strip_scale(ax, top)
-        ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
-        for t in tl["rebalances_completed_s"]:
-            ax.axvline(t, color="#9e9e9e", linewidth=0.5, linestyle=":")
-        ax.tick_params(labelbottom=False)
-        for s in ("top", "right"):
-            ax.spines[s].set_visible(False)
+        _strip_frame(ax, name, top, tl)
     ax = fig.add_subplot(gs[n, 0], sharex=axes[0] if axes else None)
     rows = tl["unavailable"]
     xs, unassigned = _steps(rows, lambda r: r["unassigned"], end)
@@ -176,21 +167,56 @@ def run_figure(result: dict):
         linewidth=0,
     )
     ax.step(xs, warm, where="post", color=COLORS["warmup"], linewidth=1.5, label="warmup replicas in flight")
+    _panel(ax, tl, "tasks")
+    m = result["metrics"]
+    said = f"{m['unavailable_task_s']:.0f} task-s unavailable ({m['restoring_task_s']:.0f} restoring)"
+    return _finish(fig, axes, n, _run_title(result, said), hidden, "instances")
+
+
+def _run_frame(tl: dict):
+    """A run figure: a strip per member drawn (:func:`_instances_to_show`) above the unavailability panel; returns
+    the figure, its grid, the members drawn and how many were left out."""
+    names, hidden = _instances_to_show(tl)
+    n = len(names)
+    fig = _plt().figure(figsize=(11, 1.0 + 0.55 * n + 3.0), dpi=110)
+    gs = fig.add_gridspec(n + 1, 1, height_ratios=[1] * n + [max(3, n * 0.35)], hspace=0.15)
+    return fig, gs, names, hidden
+
+
+def _panel(ax, tl: dict, ylabel: str) -> None:
+    """A run figure's unavailability panel, once drawn: the marks, its axes' labels and range, its legend."""
+    _marks(ax, tl)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(0, tl["end_s"])
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+
+
+def _run_title(result: dict, said: str) -> str:
+    """A Streams or Connect run figure's title: the scenario, the protocol, its rebalances, what ``said`` and when
+    the group was balanced."""
+    m = result["metrics"]
+    return f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, {said}, balanced after " + (
+        f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—"
+    )
+
+
+def _strip_frame(ax, name: str, top: float, tl: dict) -> None:
+    """One member's strip of a run figure: its scale, its name, the rebalances dotted, no x labels."""
+    ax.set_ylim(0, top * 1.1)
+    _strip_scale(ax, top)
+    ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=9)
+    for t in tl["rebalances_completed_s"]:
+        ax.axvline(t, color="#9e9e9e", linewidth=0.5, linestyle=":")
+    ax.tick_params(labelbottom=False)
+    _despine(ax)
+
+
+def _marks(ax, tl: dict) -> None:
+    """A run figure's unavailability panel: the rebalances (dotted) and the scenario's events."""
     for k, t in enumerate(tl["rebalances_completed_s"]):
         ax.axvline(t, color="#616161", linewidth=0.6, linestyle=":", label="rebalance" if k == 0 else None)
     _events(ax, tl)
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("tasks")
-    ax.set_xlim(0, end)
-    ax.legend(loc="upper right", fontsize=8, frameon=False)
-    m = result["metrics"]
-    title = (
-        f"{result['scenario']} — {result['protocol']}: {m['rebalances']} rebalances, "
-        f"{m['unavailable_task_s']:.0f} task-s unavailable "
-        f"({m['restoring_task_s']:.0f} restoring), balanced after "
-        + (f"{m['time_to_balanced_s']:.0f} s" if m["time_to_balanced_s"] is not None else "—")
-    )
-    return _finish(fig, axes, n, title, hidden, "instances")
 
 
 def _events(ax, tl: dict) -> None:
@@ -216,47 +242,72 @@ def _finish(fig, axes, n: int, title: str, hidden: int, members: str):
 
 def compare_figure(results: Sequence[dict]):
     """Unavailable active tasks over time, one line per protocol, and the main metrics as bars."""
+    return protocols_figure(
+        results,
+        unavailable=lambda x: x["unassigned"] + x["restoring"],
+        ylabel="active tasks not processing",
+        title=f"{results[0]['scenario']}: unavailability by rebalance protocol",
+        metrics=[
+            ("unavailable_task_s", "unavailable\ntask-s"),
+            ("restoring_task_s", "restoring\ntask-s"),
+            ("lagging_restore_task_s", "restoring with a\ncaught-up replica\nelsewhere, task-s"),
+            ("time_to_balanced_s", "time until\nbalanced, s"),
+            ("rebalances", "rebalances"),
+        ],
+        colours=PROTOCOL_COLORS,
+    )
+
+
+def protocols_figure(
+    results: Sequence[dict],
+    *,
+    unavailable: Callable[[dict], float],
+    ylabel: str,
+    title: str,
+    metrics: Sequence[tuple[str, str]],
+    colours: dict[str, str],
+    line_label: Callable[[dict], str] = lambda r: r["protocol"],
+    bar_legend: bool = False,
+):
+    """The protocols compared, for every kind of group: above, what is unavailable over time (``unavailable`` of a
+    timeline's ``unavailable`` row), one line per run (``line_label``), with the scenario's events; below, the
+    ``metrics`` (key, label) as bars, one per run, on a symlog scale."""
     plt = _plt()
     fig, (ax, bx) = plt.subplots(2, 1, figsize=(11, 7.5), dpi=110, gridspec_kw={"height_ratios": [3, 2]})
     end = max(r["timeline"]["end_s"] for r in results)
     lines = []
     for r in results:
-        xs, ys = _steps(r["timeline"]["unavailable"], lambda x: x["unassigned"] + x["restoring"], end)
-        lines.append((r["protocol"], xs, ys, PROTOCOL_COLORS.get(r["protocol"])))
+        xs, ys = _steps(r["timeline"]["unavailable"], unavailable, end)
+        lines.append((line_label(r), xs, ys, colours.get(r["protocol"])))
     _protocol_lines(ax, lines)
-    for e in results[0]["timeline"]["events"]:
-        ax.axvline(e["at"], color="black", linewidth=0.8)
-        ax.annotate(
-            e["event"], (e["at"], 1), xycoords=("data", "axes fraction"), fontsize=7, rotation=90, va="top", ha="right"
-        )
+    _events(ax, results[0]["timeline"])
     ax.set_xlim(0, end)
     ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("active tasks not processing")
-    ax.set_title(f"{results[0]['scenario']}: unavailability by rebalance protocol", fontsize=11)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=11)
     ax.legend(fontsize=9, frameon=False)
-    metrics = [
-        ("unavailable_task_s", "unavailable\ntask-s"),
-        ("restoring_task_s", "restoring\ntask-s"),
-        ("lagging_restore_task_s", "restoring with a\ncaught-up replica\nelsewhere, task-s"),
-        ("time_to_balanced_s", "time until\nbalanced, s"),
-        ("rebalances", "rebalances"),
-    ]
     width = 0.8 / len(results)
     for i, r in enumerate(results):
         vals = [float(r["metrics"][k] or 0) for k, _ in metrics]
         xs = [j + i * width for j in range(len(metrics))]
-        bars = bx.bar(xs, vals, width, color=PROTOCOL_COLORS.get(r["protocol"]), label=r["protocol"])
+        bars = bx.bar(xs, vals, width, color=colours.get(r["protocol"]), label=r["protocol"])
         for b, v in zip(bars, vals):
             bx.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=7)
     bx.set_xticks([j + width * (len(results) - 1) / 2 for j in range(len(metrics))])
     bx.set_xticklabels([label for _, label in metrics], fontsize=8)
     bx.set_yscale("symlog", linthresh=10)
     bx.set_ylabel("value (symlog)")
-    for a in (ax, bx):
-        for s in ("top", "right"):
-            a.spines[s].set_visible(False)
+    if bar_legend:
+        bx.legend(fontsize=8, frameon=False)
+    _despine(ax, bx)
     fig.tight_layout()
     return fig
+
+
+def _despine(*axes) -> None:
+    for a in axes:
+        for s in ("top", "right"):
+            a.spines[s].set_visible(False)
 
 
 def _save(fig, png: Path) -> str:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assignor.leader import Subtopology, Topology
+from ..catalog import json_type
 from ..cliutil import loads
 from ..errors import os_error_text, read_whole
 from ..sniff import json_hint
@@ -98,6 +99,93 @@ def bool_field(v, where: str) -> bool:
     if not isinstance(v, bool):
         raise ScenarioError(f"{where}: needs true or false, got {v!r}"[:200])
     return v
+
+
+def known_keys(d, keys: set[str], where: str, *, cut: int | None = 300) -> None:
+    """A JSON object at ``where`` whose keys are all of ``keys``; the message naming the unknown ones is cut at
+    ``cut`` characters (``None``: never)."""
+    if not isinstance(d, dict):
+        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
+    unknown = set(d) - keys
+    if unknown:
+        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"[:cut])
+
+
+def scenario_header(data: dict, kind: str, what: str, default_name: str) -> tuple[str, str, int]:
+    """A ``"kind"`` scenario's ``kind`` (``what`` names the kind in the message), ``name`` (default
+    ``default_name``), ``description`` and ``seed``."""
+    if data.get("kind") != kind:
+        raise ScenarioError(f'{what} has "kind": "{kind}"')
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        raise ScenarioError("name: needs a non-empty string")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise ScenarioError("description: needs a string")
+    return name, description, int_field(data.get("seed", 1), "seed", -(2**63), 2**63 - 1)
+
+
+def protocols_field(data: dict, allowed, default) -> tuple[str, ...]:
+    """The ``protocols`` compared: a non-empty list of ``allowed``'s names (default ``default``)."""
+    protocols = data.get("protocols", list(default))
+    if not isinstance(protocols, list) or not protocols or any(p not in allowed for p in protocols):
+        raise ScenarioError(f"protocols: a non-empty list of {', '.join(allowed)}")
+    return tuple(protocols)
+
+
+def events_field(data: dict) -> list:
+    """The ``events`` list (default empty), each still to be read."""
+    raw_events = data.get("events", [])
+    if not isinstance(raw_events, list):
+        raise ScenarioError("events: needs a list")
+    return raw_events
+
+
+def duration_field(data: dict, default: float, maximum: float) -> float:
+    """``duration_s``: in (0, ``maximum``]."""
+    duration = number_field(data.get("duration_s", default), "duration_s", positive=True)
+    if duration > maximum:
+        raise ScenarioError(f"duration_s must be in (0, {maximum:g}]")
+    return duration
+
+
+def event_head(raw: dict, i: int, kinds: tuple[str, ...], names: set[str], what: str) -> tuple[str, float, str, list]:
+    """An event's place (``events[i]``), ``at``, its one kind of ``kinds`` and the ``what`` (members, workers) it
+    names, each one of ``names`` (``rolling``: a non-empty list of them)."""
+    where = f"events[{i}]"
+    if "at" not in raw:
+        raise ScenarioError(f"{where}: needs 'at' (seconds)")
+    at = number_field(raw["at"], f"{where}.at")
+    present = [k for k in kinds if k in raw]
+    if len(present) != 1:
+        raise ScenarioError(f"{where}: exactly one of {', '.join(kinds)}")
+    kind = present[0]
+    targets = raw[kind] if kind == "rolling" else [raw[kind]]
+    if not isinstance(targets, list) or not targets:
+        raise ScenarioError(f"{where}: rolling needs a non-empty list of {what}s")
+    for m in targets:
+        if not isinstance(m, str) or m not in names:
+            raise ScenarioError(f"{where}: unknown {what} {m!r}"[:200])
+    return where, at, kind, targets
+
+
+def bounces(raw: dict, where: str, at: float, kind: str, targets: list) -> list[tuple[float, float, str]]:
+    """A ``bounce`` (one) or ``rolling`` (each in turn, ``every_s`` apart) event's stops and starts: (stopped at,
+    started again at, name), ``downtime_s`` apart."""
+    downtime = number_field(raw.get("downtime_s", 10), f"{where}.downtime_s", positive=True)
+    every = number_field(raw.get("every_s", 60), f"{where}.every_s", positive=True) if kind == "rolling" else 0.0
+    return [(at + k * every, at + k * every + downtime, m) for k, m in enumerate(targets)]
+
+
+def load_kind_scenario(path: str | Path, parse):
+    """A ``"kind"`` scenario file read whole and given to ``parse(data, source_name=...)``; a file that is not
+    UTF-8 JSON (or has a duplicate key) is a :class:`ScenarioError`."""
+    path = Path(path)
+    try:
+        data = loads(read_whole(path, "").decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:  # not UTF-8, not JSON, a duplicate key
+        raise ScenarioError(f"{path}: {e}") from None
+    return parse(data, source_name=path.stem)
 
 
 @dataclass(frozen=True)
@@ -239,11 +327,7 @@ def _names(v, where: str) -> tuple[str, ...]:
 
 
 def _known(d: dict, keys: set[str], where: str) -> None:
-    if not isinstance(d, dict):
-        raise ScenarioError(f"{where}: needs a JSON object, got {d!r}"[:200])
-    unknown = set(d) - keys
-    if unknown:
-        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    known_keys(d, keys, where, cut=None)  # a Streams scenario's message names every unknown key
 
 
 def parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
@@ -279,6 +363,9 @@ def _parse_scenario(data: dict, *, source_name: str | None = None) -> Scenario:
         },
         "scenario",
     )
+    for key in ("configs", "group", "state"):
+        if not isinstance(data.get(key, {}), dict):
+            raise ScenarioError(f"{key} must be a JSON object, not {json_type(data[key])}")
     try:
         configs = AssignmentConfigs(**data.get("configs", {}))
         group = GroupSettings(**data.get("group", {}))

@@ -14,7 +14,7 @@ from ..causes.vocabulary import (
     UNKNOWN,
 )
 
-__all__ = ["join_cause", "JOIN_REASONS", "LEFT", "EXPIRED"]
+__all__ = ["join_cause", "rebalance_record", "JOIN_REASONS", "LEFT", "EXPIRED"]
 
 #: the simulated members' JoinGroup reasons (KIP-800) that start a rebalance, and the cause each is
 JOIN_REASONS = {
@@ -36,3 +36,21 @@ def join_cause(new_member: bool, reason: str | None) -> str:
         if reason and reason.startswith(prefix):
             return kind
     return UNKNOWN
+
+
+def rebalance_record(
+    generation: int, started: float, completed: float, reasons, cause: tuple[str, str], protocol: str, **rest
+) -> dict:
+    """A completed rebalance as the Connect and consumer group runs record it: its generation (or epoch), when it
+    started and completed, what set it off (``reasons``, and ``cause``: the kind and the member it names), the
+    protocol it ran, then ``rest`` in order."""
+    return {
+        "generation": generation,
+        "started_s": round(started, 3),
+        "completed_s": round(completed, 3),
+        "reasons": list(reasons),
+        "cause": cause[0],
+        "cause_member": cause[1],
+        "protocol": protocol,
+        **rest,
+    }

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,9 @@ __all__ = [
     "LEAVE_GROUP",
     "API_VERSIONS",
     "Recorder",
+    "STREAMS_CLIENT",
+    "CONSUMER_CLIENT",
+    "CONNECT_CLIENT",
     "Frames",
     "EPOCH",
     "MEMBER_ID_REQUIRED",
@@ -56,6 +60,10 @@ NONE, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED = (
 EPOCH = 1_700_000_000.0
 COORDINATOR = ("10.0.0.1", 9092)
 PROTOCOL_TYPE, PROTOCOL_NAME = "consumer", "stream"
+#: the records' ``client`` of each kind of simulated member (``{release}``: the member's)
+STREAMS_CLIENT = "simulated Kafka Streams {release}"
+CONSUMER_CLIENT = "simulated Kafka consumer ({release})"
+CONNECT_CLIENT = "simulated Kafka Connect worker ({release})"
 
 
 def _cls(message: str, struct: str | None = None):
@@ -63,21 +71,20 @@ def _cls(message: str, struct: str | None = None):
 
 
 class Frames:
-    """Builders of the group messages' bodies (wire models for :func:`codec.group.request_frame`)."""
+    """Builders of the group messages' bodies (wire models for :func:`codec.group.request_frame`), as a Streams
+    group's members (protocol type ``consumer``, protocol ``stream``) and its coordinator write them."""
 
     @staticmethod
     def join_request(
         group_id: str, member_id: str, metadata: bytes, session_ms: int, rebalance_ms: int, reason: str | None = None
     ):
-        P = _cls("JoinGroupRequest", "JoinGroupRequestProtocol")
-        return _cls("JoinGroupRequest")(
-            group_id=group_id,
-            session_timeout_ms=session_ms,
-            rebalance_timeout_ms=rebalance_ms,
-            member_id=member_id,
-            group_instance_id=None,
-            protocol_type=PROTOCOL_TYPE,
-            protocols=(P(name=PROTOCOL_NAME, metadata=metadata),),
+        return join_request(
+            PROTOCOL_TYPE,
+            group_id,
+            member_id,
+            ((PROTOCOL_NAME, metadata),),
+            session_ms=session_ms,
+            rebalance_ms=rebalance_ms,
             reason=reason,
         )
 
@@ -90,41 +97,15 @@ class Frames:
         member_id: str,
         members: dict[str, bytes] | None = None,
     ):
-        M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
-        return _cls("JoinGroupResponse")(
-            throttle_time_ms=0,
-            error_code=error,
-            generation_id=generation,
-            protocol_type=PROTOCOL_TYPE if protocol else None,
-            protocol_name=protocol,
-            leader=leader,
-            skip_assignment=False,
-            member_id=member_id,
-            members=tuple(M(member_id=m, group_instance_id=None, metadata=md) for m, md in (members or {}).items()),
-        )
+        return join_response(PROTOCOL_TYPE, generation, protocol, leader, member_id, members or {}, error=error)
 
     @staticmethod
     def sync_request(group_id: str, generation: int, member_id: str, assignments: dict[str, bytes]):
-        A = _cls("SyncGroupRequest", "SyncGroupRequestAssignment")
-        return _cls("SyncGroupRequest")(
-            group_id=group_id,
-            generation_id=generation,
-            member_id=member_id,
-            group_instance_id=None,
-            protocol_type=PROTOCOL_TYPE,
-            protocol_name=PROTOCOL_NAME,
-            assignments=tuple(A(member_id=m, assignment=a) for m, a in assignments.items()),
-        )
+        return sync_request(PROTOCOL_TYPE, group_id, generation, member_id, PROTOCOL_NAME, assignments)
 
     @staticmethod
     def sync_response(error: int, assignment: bytes):
-        return _cls("SyncGroupResponse")(
-            throttle_time_ms=0,
-            error_code=error,
-            protocol_type=PROTOCOL_TYPE,
-            protocol_name=PROTOCOL_NAME,
-            assignment=assignment,
-        )
+        return sync_response(PROTOCOL_TYPE, PROTOCOL_NAME, assignment, error=error)
 
     @staticmethod
     def heartbeat_request(group_id: str, generation: int, member_id: str):
@@ -165,11 +146,23 @@ class _Conn:
 class Recorder:
     """Encodes frames, keeps their bytes, and writes them out as ``frames.jsonl`` and a pcap.
 
-    ``keep=False`` still encodes and decodes every frame (the simulation's path is the same) but keeps
-    only the byte counts, for long benchmark runs."""
+    ``client``: each record's ``client``, with ``{release}`` the connection's release (Streams instances by
+    default; :data:`CONSUMER_CLIENT`, :data:`CONNECT_CLIENT`). ``versions``: the version each API is spoken at
+    (default :data:`API_VERSIONS`, the classic group APIs). ``keep=False`` still encodes and decodes every frame
+    (the simulation's path is the same) but keeps only the byte counts, for long benchmark runs."""
 
-    def __init__(self, *, scenario: str, protocol: str, run: str = "simulate", keep: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        scenario: str,
+        protocol: str,
+        run: str = "simulate",
+        keep: bool = True,
+        client: str = STREAMS_CLIENT,
+        versions: Mapping[int, int] = API_VERSIONS,
+    ) -> None:
         self.scenario, self.protocol, self.run, self.keep = scenario, protocol, run, keep
+        self.client, self.versions = client, versions
         self.records: list[dict] = []
         self._conns: dict[str, _Conn] = {}
         self._hosts: dict[str, int] = {}
@@ -196,7 +189,7 @@ class Recorder:
         conn = self._conns[key]
         cid = conn.next_correlation
         conn.next_correlation += 1
-        version = API_VERSIONS[api_key]
+        version = self.versions[api_key]
         raw = encode_request_frame(request_frame(api_key, version, cid, conn.client_id, body))
         conn.pending[cid] = api_key
         self._record(conn, "request", api_key, version, cid, raw, t, None)
@@ -206,7 +199,7 @@ class Recorder:
         """Encode the coordinator's response; returns the frame as the member decodes it."""
         conn = self._conns[key]
         api_key = conn.pending.pop(correlation_id)
-        version = API_VERSIONS[api_key]
+        version = self.versions[api_key]
         raw = encode_response_frame(response_frame(api_key, version, correlation_id, body))
         self.coordinator_bytes += len(raw) + 4
         self._record(conn, "response", api_key, version, correlation_id, raw, t, body.error_code)
@@ -244,7 +237,7 @@ class Recorder:
         rec = {
             "run": self.run,
             "scenario": self.scenario,
-            "client": f"simulated Kafka Streams {conn.release}",
+            "client": self.client.format(release=conn.release),
             "client_version": conn.release,
             "strategy": self.protocol,
             "client_id": conn.client_id,
@@ -284,7 +277,7 @@ def _ip(n: int) -> str:
     return f"10.0.{n // 250 + 1}.{n % 250 + 1}"
 
 
-# --- the classic group protocol's bodies, as a coordinator and its members write them (Connect and consumer runs) ---
+# --- the classic group protocol's bodies, as a coordinator and its members write them (every kind of group) ---
 
 
 def join_request(
@@ -312,15 +305,23 @@ def join_request(
 
 
 def join_response(
-    protocol_type: str, generation: int, protocol: str, leader: str, member_id: str, members: dict[str, bytes]
+    protocol_type: str,
+    generation: int,
+    protocol: str | None,
+    leader: str,
+    member_id: str,
+    members: dict[str, bytes],
+    *,
+    error: int = 0,
 ):
-    """A JoinGroupResponse body: ``members`` (member id -> metadata) for the leader, empty for the others."""
+    """A JoinGroupResponse body: ``members`` (member id -> metadata) for the leader, empty for the others; with an
+    ``error``, no ``protocol`` (and so no protocol type)."""
     M = _cls("JoinGroupResponse", "JoinGroupResponseMember")
     return _cls("JoinGroupResponse")(
         throttle_time_ms=0,
-        error_code=0,
+        error_code=error,
         generation_id=generation,
-        protocol_type=protocol_type,
+        protocol_type=protocol_type if protocol else None,
         protocol_name=protocol,
         leader=leader,
         skip_assignment=False,
@@ -345,7 +346,7 @@ def sync_request(
     )
 
 
-def sync_response(protocol_type: str, protocol: str, assignment: bytes):
+def sync_response(protocol_type: str, protocol: str, assignment: bytes, *, error: int = 0):
     return _cls("SyncGroupResponse")(
-        throttle_time_ms=0, error_code=0, protocol_type=protocol_type, protocol_name=protocol, assignment=assignment
+        throttle_time_ms=0, error_code=error, protocol_type=protocol_type, protocol_name=protocol, assignment=assignment
     )

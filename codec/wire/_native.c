@@ -36,6 +36,7 @@ enum { K_INT8 = 1, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING
 #define F_TO_ITEMS 0x80     /* the list of its (key, value) items; None when it is empty */
 #define F_TO_ROWS 0x100     /* the list of its entries as rows: each key (a tuple) with its value appended */
 #define F_TO_LEN 0x200      /* the number of its (distinct) keys */
+#define F_JAVA_UTF8 0x400   /* a string read as Java's new String(bytes, UTF_8) reads it (U+FFFD for malformed) */
 #define F_TO_ANY (F_TO_VALUES | F_TO_ITEMS | F_TO_ROWS | F_TO_LEN)
 /* what an array becomes: a tuple, a list, a dict its (pair) elements fill, the enclosing array's dict, the
    number of its elements, or a dict of each distinct element's count (first seen first) */
@@ -606,6 +607,93 @@ done:
     return out;
 }
 
+/* UTF-8 as Java's new String(bytes, UTF_8) reads it (String.decodeUTF8_UTF16 of JDK 17; Kafka's Type.STRING through
+   Utils.utf8): valid UTF-8 as PyUnicode_DecodeUTF8 reads it; U+FFFD for an encoded surrogate (one for its three
+   bytes), for the maximal start of a malformed 3- or 4-byte sequence, for each byte that cannot start one; a
+   sequence cut short by the end is one U+FFFD. codec.wire.encodings.java_utf8_decode is the same rule in Python
+   (tests/wire/test_java_strings.py holds both to Java's output). */
+static PyObject *java_utf8_decode(const unsigned char *p, Py_ssize_t n) {
+    PyObject *s = PyUnicode_DecodeUTF8((const char *)p, n, NULL);
+    if (s || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return s;
+    PyErr_Clear();
+    Py_UCS4 small[256];
+    Py_UCS4 *u = n <= (Py_ssize_t)(sizeof(small) / sizeof(small[0])) ? small : PyMem_Malloc(n * sizeof(Py_UCS4));
+    if (!u) return PyErr_NoMemory();
+    Py_ssize_t k = 0, sp = 0;
+    const Py_UCS4 R = 0xFFFD;
+#define CONT(x) (((x) & 0xC0) == 0x80)
+    while (sp < n) {
+        unsigned b1 = p[sp++];
+        if (b1 < 0x80) {
+            u[k++] = b1;
+        } else if (b1 >= 0xC2 && b1 <= 0xDF) { /* two bytes */
+            if (sp < n) {
+                unsigned b2 = p[sp];
+                if (!CONT(b2)) {
+                    u[k++] = R; /* (b2 is read again) */
+                } else {
+                    u[k++] = (b1 & 0x1F) << 6 | (b2 & 0x3F);
+                    sp++;
+                }
+                continue;
+            }
+            u[k++] = R;
+            break;
+        } else if (b1 >> 4 == 0xE) { /* three bytes */
+            if (sp + 1 < n) {
+                unsigned b2 = p[sp], b3 = p[sp + 1];
+                int bad2 = (b1 == 0xE0 && (b2 & 0xE0) == 0x80) || !CONT(b2);
+                if (bad2 || !CONT(b3)) {
+                    u[k++] = R;
+                    sp += bad2 ? 0 : 1;
+                    continue;
+                }
+                sp += 2;
+                Py_UCS4 c = (b1 & 0x0F) << 12 | (b2 & 0x3F) << 6 | (b3 & 0x3F);
+                u[k++] = (c >= 0xD800 && c <= 0xDFFF) ? R : c;
+                continue;
+            }
+            u[k++] = R;
+            if (sp < n && ((b1 == 0xE0 && (p[sp] & 0xE0) == 0x80) || !CONT(p[sp]))) continue;
+            break;
+        } else if (b1 >> 3 == 0x1E) { /* four bytes (F0-F7) */
+            if (sp + 2 < n) {
+                unsigned b2 = p[sp], b3 = p[sp + 1], b4 = p[sp + 2];
+                Py_UCS4 uc = (b1 & 0x07) << 18 | (b2 & 0x3F) << 12 | (b3 & 0x3F) << 6 | (b4 & 0x3F);
+                if (!CONT(b2) || !CONT(b3) || !CONT(b4) || uc < 0x10000 || uc > 0x10FFFF) {
+                    u[k++] = R;
+                    if (b1 > 0xF4 || (b1 == 0xF0 && (b2 < 0x90 || b2 > 0xBF)) || (b1 == 0xF4 && (b2 & 0xF0) != 0x80) ||
+                        !CONT(b2))
+                        ;
+                    else if (!CONT(b3))
+                        sp += 1;
+                    else
+                        sp += 2;
+                    continue;
+                }
+                u[k++] = uc;
+                sp += 3;
+                continue;
+            }
+            if (b1 > 0xF4 || (sp < n && ((b1 == 0xF0 && (p[sp] < 0x90 || p[sp] > 0xBF)) ||
+                                         (b1 == 0xF4 && (p[sp] & 0xF0) != 0x80) || !CONT(p[sp])))) {
+                u[k++] = R;
+                continue;
+            }
+            sp++;
+            u[k++] = R;
+            if (sp < n && !CONT(p[sp])) continue;
+            break;
+        } else {
+            u[k++] = R;
+        }
+    }
+#undef CONT
+    s = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, u, k);
+    if (u != small) PyMem_Free(u);
+    return s;
+}
+
 /* ... and back: each UTF-16 code unit of the str (a lone surrogate is a unit of its own) in one to three
    bytes, NUL as C0 80. */
 static PyObject *mutf8_encode(PyObject *s) {
@@ -701,7 +789,8 @@ static PyObject *dec_leaf(FieldOp *f, DC *c, Py_ssize_t *pos) {
             break;
         }
         if (n > 32767 || n > c->end - p) return NULL;
-        v = PyUnicode_DecodeUTF8((const char *)b + p, (Py_ssize_t)n, NULL);
+        v = (f->flags & F_JAVA_UTF8) ? java_utf8_decode(b + p, (Py_ssize_t)n)
+                                     : PyUnicode_DecodeUTF8((const char *)b + p, (Py_ssize_t)n, NULL);
         p += n;
         break;
     case K_BYTES:
@@ -1946,6 +2035,11 @@ static PyObject *native_mutf8_decode(PyObject *self, PyObject *raw) {
     return s;
 }
 
+static PyObject *native_java_utf8_decode(PyObject *self, PyObject *raw) {
+    if (!PyBytes_Check(raw)) return PyErr_Format(PyExc_TypeError, "java_utf8_decode needs bytes");
+    return java_utf8_decode((const unsigned char *)PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw));
+}
+
 static PyObject *native_mutf8_encode(PyObject *self, PyObject *s) {
     if (!PyUnicode_Check(s)) { PyErr_SetString(PyExc_TypeError, "str"); return NULL; }
     return mutf8_encode(s);
@@ -1965,6 +2059,7 @@ static PyMethodDef module_methods[] = {
     {"configure", native_configure, METH_VARARGS, "configure(UUID, int_offset, is_safe_offset, SafeUUID.unknown)"},
     {"mutf8_decode", native_mutf8_decode, METH_O, "the engine's modified UTF-8 decoder (tests compare it)"},
     {"mutf8_encode", native_mutf8_encode, METH_O, "the engine's modified UTF-8 encoder (tests compare it)"},
+    {"java_utf8_decode", native_java_utf8_decode, METH_O, "the engine's Java UTF-8 decoder (tests compare it)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -129,13 +129,23 @@ def struct_for(message_name: str, version: int):
     return _struct_con(message_name, message.name, version)
 
 
-def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, start: int = 0):
+def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, start: int = 0, strings: str = "strict"):
     """Decode one message body at ``version`` from ``data[start:]``.
 
     Returns ``(wire_object, end_offset)``. Raises ``DecodeError`` naming message, version, offset, path.
     The native codec (:mod:`codec.wire.native`) decodes first, or where it is not active the code
     generated from the schema table (:mod:`codec.wire.fastpath`); whenever either meets anything unusual
-    the construct path below decodes instead and reports the error."""
+    the construct path below decodes instead and reports the error. ``strings``: ``strict`` (the input policy:
+    malformed UTF-8 in a string is refused) or ``java`` (read as Java's ``new String(bytes, UTF_8)`` reads it,
+    U+FFFD in place of each malformed sequence: :func:`codec.wire.encodings.java_utf8_decode`)."""
+    if strings != "strict":
+        if strings != "java":
+            raise ValueError(f"strings must be 'strict' or 'java', not {strings!r}")
+        prog = native.program(message_name, version, native.JAVA_STRINGS) if start >= 0 else None
+        got = prog.decode(data, start) if prog is not None else None
+        return (
+            got if got is not None else decode_wire_reference(message_name, version, data, start=start, strings=strings)
+        )
     if native.ACTIVE[0]:
         prog = native.OBJECT_PROGRAMS.get((message_name, version)) or native.object_program(message_name, version)
         if prog is not None and start >= 0:
@@ -152,14 +162,16 @@ def decode_wire(message_name: str, version: int, data: bytes | memoryview, *, st
     return decode_wire_reference(message_name, version, data, start=start)
 
 
-def decode_wire_reference(message_name: str, version: int, data: bytes | memoryview, *, start: int = 0):
+def decode_wire_reference(
+    message_name: str, version: int, data: bytes | memoryview, *, start: int = 0, strings: str = "strict"
+):
     """:func:`decode_wire` on the interpreted construct path only (the reference and diagnostic path)."""
     from construct import Container
 
     con = struct_for(message_name, version)
     stream = io.BytesIO(data)
     stream.seek(start)
-    ctx = Container(_total=len(data))
+    ctx = Container(_total=len(data), _strings=strings)
     try:
         obj = con._parse(stream, ctx, "")
     except DecodeError as e:

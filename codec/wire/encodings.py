@@ -3,14 +3,16 @@ codec, the Python fast path and the construct primitives (:mod:`codec.wire.primi
 
 * :func:`uvarint_bytes`: unsigned LEB128 (Kafka's compact lengths and tags);
 * :func:`utf8_or_refuse`: UTF-8, a lone surrogate refused with the field's path (Java would write ``?``);
-* :func:`mutf8_encode` / :func:`mutf8_decode`: Java's modified UTF-8 (``DataOutputStream.writeUTF``).
+* :func:`mutf8_encode` / :func:`mutf8_decode`: Java's modified UTF-8 (``DataOutputStream.writeUTF``);
+* :func:`java_utf8_decode`: UTF-8 read as Java's ``new String(bytes, UTF_8)`` reads it, U+FFFD in place of each
+  malformed sequence (Kafka's ``Type.STRING``, through ``Utils.utf8``), for the decode option ``strings="java"``.
 """
 
 from __future__ import annotations
 
 from ..errors import EncodeError
 
-__all__ = ["uvarint_bytes", "utf8_or_refuse", "mutf8_encode", "mutf8_decode"]
+__all__ = ["uvarint_bytes", "utf8_or_refuse", "mutf8_encode", "mutf8_decode", "java_utf8_decode"]
 
 
 def uvarint_bytes(n: int) -> bytes:
@@ -81,3 +83,88 @@ def mutf8_decode(raw: bytes) -> str:
         else:
             raise ValueError(i)
     return units.decode("utf-16-be", "surrogatepass")
+
+
+_REPL = "\ufffd"
+
+
+def java_utf8_decode(raw: bytes) -> str:
+    """``raw`` as Java's ``new String(raw, StandardCharsets.UTF_8)`` reads it (``String.decodeUTF8_UTF16`` of JDK 17,
+    whose replacement differs from Python's ``"replace"`` at encoded surrogates): one U+FFFD for an encoded surrogate
+    (``ED A0 80``; Python gives three), whole or cut short by the end (``ED A0``), for the start of a malformed 3- or
+    4-byte sequence, for each byte that cannot start one (``C0``, ``C1``, ``F5``-``FF``, a continuation byte). Valid
+    UTF-8 reads as Python's strict decoder reads it. Held to Java's own output (tests/wire/test_java_strings.py)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    out: list[str] = []
+    sp, sl = 0, len(raw)
+    while sp < sl:
+        b1 = raw[sp]
+        sp += 1
+        if b1 < 0x80:
+            out.append(chr(b1))
+        elif 0xC2 <= b1 <= 0xDF:  # two bytes
+            if sp < sl:
+                b2 = raw[sp]
+                if b2 & 0xC0 != 0x80:
+                    out.append(_REPL)  # (b2 is read again)
+                else:
+                    out.append(chr(((b1 & 0x1F) << 6) | (b2 & 0x3F)))
+                    sp += 1
+                continue
+            out.append(_REPL)
+            break
+        elif b1 >> 4 == 0xE:  # three bytes
+            if sp + 1 < sl:
+                b2, b3 = raw[sp], raw[sp + 1]
+                if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or b2 & 0xC0 != 0x80 or b3 & 0xC0 != 0x80:
+                    out.append(_REPL)
+                    sp += 0 if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or b2 & 0xC0 != 0x80 else 1
+                    continue
+                sp += 2
+                c = ((b1 & 0x0F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F)
+                out.append(_REPL if 0xD800 <= c <= 0xDFFF else chr(c))
+                continue
+            if sp < sl and ((b1 == 0xE0 and raw[sp] & 0xE0 == 0x80) or raw[sp] & 0xC0 != 0x80):
+                out.append(_REPL)  # (the byte after is read again)
+                continue
+            out.append(_REPL)
+            break
+        elif b1 >> 3 == 0x1E:  # four bytes (F0-F7)
+            if sp + 2 < sl:
+                b2, b3, b4 = raw[sp], raw[sp + 1], raw[sp + 2]
+                uc = ((b1 & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F)
+                if b2 & 0xC0 != 0x80 or b3 & 0xC0 != 0x80 or b4 & 0xC0 != 0x80 or not 0x10000 <= uc <= 0x10FFFF:
+                    out.append(_REPL)
+                    if b1 > 0xF4 or (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF) or (b1 == 0xF4 and b2 & 0xF0 != 0x80):
+                        pass  # (malformed4: 1)
+                    elif b2 & 0xC0 != 0x80:
+                        pass
+                    elif b3 & 0xC0 != 0x80:
+                        sp += 1
+                    else:
+                        sp += 2
+                    continue
+                out.append(chr(uc))
+                sp += 3
+                continue
+            if b1 > 0xF4 or (
+                sp < sl
+                and (
+                    (b1 == 0xF0 and not 0x90 <= raw[sp] <= 0xBF)
+                    or (b1 == 0xF4 and raw[sp] & 0xF0 != 0x80)
+                    or raw[sp] & 0xC0 != 0x80
+                )
+            ):
+                out.append(_REPL)
+                continue
+            sp += 1
+            out.append(_REPL)
+            if sp < sl and raw[sp] & 0xC0 != 0x80:
+                continue
+            break
+        else:
+            out.append(_REPL)
+    return "".join(out)

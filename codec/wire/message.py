@@ -102,11 +102,17 @@ def _as_bytes(data, name: str) -> bytes:
 _DECODE = native.Hot()
 
 
-def decode(name: str, version: int, data: bytes | bytearray | memoryview) -> Decoded:
-    """One message (body, header, record part) at ``version``; trailing bytes are counted, not refused."""
+def decode(name: str, version: int, data: bytes | bytearray | memoryview, *, strings: str = "strict") -> Decoded:
+    """One message (body, header, record part) at ``version``; trailing bytes are counted, not refused.
+    ``strings="java"`` reads a string's malformed UTF-8 as Kafka's Java reader does (U+FFFD in place of each
+    malformed sequence, :func:`codec.wire.encodings.java_utf8_decode`) where the default input policy refuses it
+    (``docs/explanations/input-policy.md``): for a caller that must see what Kafka saw, the sticky assignors."""
     message = message_name(name)
     check_version(message, version)
     data = _as_bytes(data, message)
+    if strings != "strict":  # (a keyword: the hot path's front passes it here)
+        value, end = decode_wire(message, version, data, strings=strings)
+        return _decoded(message, version, value, end, len(data) - end)
     value, end = decode_wire(message, version, data)
     if native.ACTIVE[0]:
         _DECODE.learn((name, version), native.object_program(message, version), _decoded, prefix=(message, version))

@@ -230,7 +230,7 @@ K_INT8, K_INT16, K_INT32, K_INT64, K_UINT16, K_BOOL, K_UUID, K_STRING, K_BYTES, 
     range(1, 13)
 )
 F_ARRAY, F_COMPACT, F_NULLABLE, F_ARR_NULLABLE, F_MARKER_UV, F_UNIQUE = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
-F_TO_VALUES, F_TO_ITEMS, F_TO_ROWS, F_TO_LEN = 0x40, 0x80, 0x100, 0x200
+F_TO_VALUES, F_TO_ITEMS, F_TO_ROWS, F_TO_LEN, F_JAVA_UTF8 = 0x40, 0x80, 0x100, 0x200, 0x400
 A_TUPLE, A_LIST, A_DICT, A_INTO, A_COUNT, A_COUNTS = range(6)
 C_NONE, C_B64, C_HEX, C_KUUID, C_SUUID, C_UTF8, C_UTF8_OR_NONE = range(7)
 B_OBJECT, B_TUPLE, B_DICT, B_PAIR, B_NONE, B_CHECK = range(1, 7)
@@ -304,6 +304,8 @@ class _Compiler:
         self.mode = mode
         self.shape = shape
         self.json = mode in ("kafka", "snake")
+        # "object-java": the object mode, its strings read as Java reads them (:data:`JAVA_STRINGS`)
+        self.java_strings = mode == JAVA_STRINGS
         self.used: set[str] = set()
         self.structs: dict[tuple, Any] = {}
         self.stack: list[dict] = []  # the slots of the structs being compiled, outermost first
@@ -341,6 +343,8 @@ class _Compiler:
             flags |= F_NULLABLE
             if op.marker == "uvarint":
                 flags |= F_MARKER_UV
+        if self.java_strings and kind == K_STRING:
+            flags |= F_JAVA_UTF8
         amode = A_LIST if self.json else A_TUPLE
         key = f"{spec.name}.{f.py_name}"
         if self.shape is not None and key in self.shape.arrays:
@@ -627,6 +631,10 @@ def _compiled(message_name: str, version: int, mode: str, shape: Shape | None):
             )
     return prog
 
+
+#: The mode of an object-mode program whose strings read malformed UTF-8 as Java's ``new String(bytes, UTF_8)``
+#: does (U+FFFD in place: :func:`codec.wire.encodings.java_utf8_decode`): the decode option ``strings="java"``
+JAVA_STRINGS = "object-java"
 
 #: (message, version) -> the object-mode program (or None), for decode_wire/encode_wire.
 OBJECT_PROGRAMS: dict[tuple[str, int], Any] = {}

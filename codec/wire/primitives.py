@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 import construct
 
 from ..errors import DecodeError, EncodeError, LimitExceededError, TruncatedError
-from .encodings import mutf8_decode, mutf8_encode, utf8_or_refuse, uvarint_bytes
+from .encodings import java_utf8_decode, mutf8_decode, mutf8_encode, utf8_or_refuse, uvarint_bytes
 
 __all__ = [
     "KConstruct",
@@ -243,6 +243,8 @@ class String(_Length):
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as e:
+            if getattr(context, "_strings", None) == "java":  # the decode option: as Java reads it
+                return java_utf8_decode(raw)
             raise DecodeError(
                 f"invalid UTF-8 in string ({e.reason} at byte {e.start})",
                 offset=pos + self.min_size + e.start,

@@ -77,7 +77,10 @@ class Head:
     ``coordinator`` (the coordinator whose record a ``coordinator-key``/``-value`` is: ``group``, the default, or
     ``share``), ``releases`` (the ``"first-last"`` release range it follows, or None), ``follows`` (the Kafka
     release whose message JSON the table follows where the schema names one: ``"4.4"`` for the branch
-    ``vectors/releases/kafka-versions.json`` names; None), ``history``."""
+    ``vectors/releases/kafka-versions.json`` names, ``"4.1"``, ``"1eb7644"`` for the classic group's commit,
+    ``"4.0-early-access"``; None: the 4.3.1 release), ``group_protocol`` (``classic`` for the classic group
+    membership protocol's requests and responses; None), ``vectors`` (``awaiting`` while no golden vector holds the
+    message: the conformance suite does not hold itself to it yet; None), ``history``."""
 
     __slots__ = (
         "name",
@@ -90,6 +93,8 @@ class Head:
         "coordinator",
         "releases",
         "follows",
+        "group_protocol",
+        "vectors",
         "history",
     )
 
@@ -104,6 +109,8 @@ class Head:
         self.coordinator: str = raw.get("coordinator", "group")
         self.releases: str | None = raw.get("releases")
         self.follows: str | None = raw.get("follows")
+        self.group_protocol: str | None = raw.get("groupProtocol")
+        self.vectors: str | None = raw.get("vectors")
         self.history: tuple[str, ...] = tuple(raw.get("history", ()))
 
     def __repr__(self) -> str:

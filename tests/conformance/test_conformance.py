@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from codec.conformance.handcrafted import handcrafted_vectors
+from codec.conformance.handcrafted_case import MAX_FILE_BYTES, is_rules_file, rules_files, rules_part
 from codec.conformance.impl import BuiltinImplementation, CommandImplementation
 from codec.conformance.messages import normalize
 from codec.conformance.runner import byte_difference, first_difference, run_vectors
@@ -39,9 +40,25 @@ def test_vectors_check_passes():
 
 
 def test_handcrafted_files_are_up_to_date():
-    for name, vectors in handcrafted_vectors().items():
+    """Every generated file is what the generator gives; the rule vectors, one set, are kept a file a family
+    (``handcrafted_case.rules_part``): the files on disk are exactly the generator's, each under the 5 MB bar of a
+    tracked file, and together every rule vector it gives, each once, in its order."""
+    files = handcrafted_vectors()
+    for name, vectors in files.items():
         committed = [json.loads(line) for line in (vectors_dir() / name).read_text().splitlines()]
         assert committed == vectors, f"{name} is stale: run `rebalance-codec vectors handcraft`"
+    parts = rules_files(vectors_dir())
+    assert [p.name for p in parts] == sorted(n for n in files if is_rules_file(n)), "run `vectors handcraft`"
+    assert len(parts) >= 2 and all(p.stat().st_size < MAX_FILE_BYTES for p in parts)
+    union = [v for p in parts for v in files[p.name]]
+    assert len(union) == len({v["id"] for v in union}) == sum(len(v) for n, v in files.items() if is_rules_file(n))
+    assert all(rules_part(v) == p.name for p in parts for v in files[p.name])
+
+
+def test_no_vector_file_passes_the_tracked_file_bar():
+    """No vector file is 5 MB or more (the rule vectors were 6.4 MB in one file)."""
+    big = [p.name for p in vectors_dir().rglob("*") if p.is_file() and p.stat().st_size >= MAX_FILE_BYTES]
+    assert big == []
 
 
 def test_vectors_check_catches_problems(tmp_path):

@@ -410,3 +410,16 @@ def test_a_record_kind_without_vectors_is_a_gap():
         "StreamsGroupTopologyValue v0: no valid vector to decode",
         "StreamsGroupTopologyValue v0: no valid vector to encode",
     ]
+
+
+def test_a_message_awaiting_vectors_has_none():
+    """``"vectors": "awaiting"`` in a schema's head keeps the message out of the coverage the suite holds itself to;
+    the mark must go when its vectors come (no vector of any file names a message so marked), and the suite holds
+    itself to every other message."""
+    from codec.conformance.coverage import AWAITING_VECTORS
+    from codec.conformance.messages import MESSAGES
+
+    assert AWAITING_VECTORS, "the behaviour gate's APIs around the group await their vectors (issue #43)"
+    named = {v["message"] for v in load_vectors()} | {v.get("bodyMessage") for v in load_vectors()}
+    assert sorted(set(AWAITING_VECTORS) & named) == []
+    assert set(ENFORCED) | set(AWAITING_VECTORS) == set(MESSAGES)

@@ -1,5 +1,5 @@
 """The rule vectors (issue #27): a vector for every rule Kafka's generated readers and writers enforce, made from
-the schemas and judged by Kafka's own classes (vectors/kafka-java-rules.jsonl, vectors/tools/kafka-rules.answers.jsonl)."""
+the schemas and judged by Kafka's own classes (vectors/kafka-java-rules-*.jsonl, vectors/tools/kafka-rules.answers.jsonl)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ import shutil
 import pytest
 
 from codec.conformance.coverage import ENFORCED, rule_gaps, rules_that_apply, supported
-from codec.conformance.handcrafted_case import binding_or_none
+from codec.conformance.handcrafted_case import binding_or_none, is_rules_file, rules_files
 from codec.conformance.handcrafted_rules import (
     ANSWERS,
     CLASSIC_COMMIT,
     KAFKA4_COMMIT,
     KAFKA44_COMMIT,
-    RULES_FILE,
     SHARE_COMMIT,
     RuleError,
     binding,
@@ -26,7 +25,7 @@ from codec.conformance.vectors import load_vectors, vectors_dir
 
 @pytest.fixture(scope="module")
 def rules() -> list[dict]:
-    return load_vectors([vectors_dir() / RULES_FILE])
+    return load_vectors(rules_files(vectors_dir()))
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +150,7 @@ def _copy(tmp_path):
     d = tmp_path / "vectors"
     (d / "tools").mkdir(parents=True)
     for path in vectors_dir().glob("*.jsonl"):
-        if path.name != RULES_FILE:
+        if not is_rules_file(path.name):
             shutil.copy(path, d / path.name)
     return d
 
@@ -193,3 +192,13 @@ def test_the_tables_at_kafka_4_4_are_the_schemas_that_say_so():
         assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA44_COMMIT
     with schema_overrides({"ExampleGroupHeartbeatRequest": copy}):
         assert binding("ExampleGroupHeartbeatRequest", 0).commit == KAFKA4_COMMIT
+    # every table's judging commit is its head's (the classic group's, share groups' 4.1), none kept by name
+    assert binding("JoinGroupRequest", 0).commit == binding("RequestHeader", 0).commit == CLASSIC_COMMIT
+    assert binding("ShareGroupHeartbeatRequest", 0).commit == SHARE_COMMIT
+    for follows, commit in (("1eb7644", CLASSIC_COMMIT), ("4.1", SHARE_COMMIT)):
+        with schema_overrides({"ExampleGroupHeartbeatRequest": {**copy, "follows": follows}}):
+            assert binding("ExampleGroupHeartbeatRequest", 0).commit == commit
+    with schema_overrides({"ExampleGroupHeartbeatRequest": {**copy, "follows": "9.9"}}):
+        with pytest.raises(RuleError, match="follows '9.9'"):
+            binding("ExampleGroupHeartbeatRequest", 0)
+        assert binding_or_none("ExampleGroupHeartbeatRequest", 0) is None

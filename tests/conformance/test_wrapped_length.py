@@ -1,5 +1,5 @@
 """The gate against a reader that keeps a compact length in a signed 32-bit int (the rule vectors' ``wrapped-length``
-cases, vectors/kafka-java-rules.jsonl).
+cases, vectors/kafka-java-rules-*.jsonl).
 
 The fake implementation here is the reference codec with one mistake, a classic one of Kafka clients: it reads a
 compact length as Kafka's ``ByteUtils.readUnsignedVarint(...) - 1`` does, in a Java int (so the uvarint

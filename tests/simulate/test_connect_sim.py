@@ -163,6 +163,16 @@ def test_eager_frames_offer_only_default(eager):
             assert [p.name for p in req.body.protocols] == ["default"]
 
 
+def test_the_frames_name_the_simulated_worker(eager, coop):
+    """Each record names a Connect worker and its connect.protocol (not the recorder's default, a Streams
+    instance): the client a capture reader sees."""
+    for run in (eager, coop):
+        assert run.recorder.records
+        for r in run.recorder.records:
+            assert r["client_version"] in ("eager", "compatible", "sessioned"), r
+            assert r["client"] == f"simulated Kafka Connect worker ({r['client_version']})", r
+
+
 def _cli(argv):
     parser = argparse.ArgumentParser(prog="rebalance-codec")
     register(parser.add_subparsers())

@@ -165,6 +165,18 @@ def _frames(result) -> list[dict]:
     return list(result.recorder.records)
 
 
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_the_frames_name_the_simulated_consumer(runs, protocol):
+    """Each record names a plain consumer and its group protocol (not the recorder's default, a Streams instance):
+    the client a capture reader sees."""
+    for name in EXAMPLES:
+        records = _frames(runs[name, protocol])
+        assert records
+        for r in records:
+            assert r["client_version"] == ("consumer" if protocol == "kip848" else "classic"), r
+            assert r["client"] == f"simulated Kafka consumer ({r['client_version']})", r
+
+
 @pytest.mark.parametrize("name", EXAMPLES)
 @pytest.mark.parametrize("protocol", ["eager", "cooperative"])
 def test_classic_frames_decode_and_the_leader_gave_the_assignors_output(runs, name, protocol, tmp_path):

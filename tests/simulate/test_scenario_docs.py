@@ -60,3 +60,12 @@ def test_the_consumer_group_example_parses_and_runs():
 
 
 PROBE = {"kind": "consumer", "partition_racks": {"orders": [["a"]] * 12}, "protocols": ["eager"], "configs": {}}
+
+
+@pytest.mark.parametrize("key", ["configs", "group", "state"])
+@pytest.mark.parametrize(("value", "named"), [(None, "null"), ([1], "a list"), ("x", "a string"), (3, "a number")])
+def test_a_settings_block_that_is_not_an_object_is_one_line_naming_it(key, value, named):
+    # a Streams scenario's settings blocks are objects; anything else is named, with what it was, not a Python call
+    with pytest.raises(ScenarioError) as e:
+        parse_scenario({"name": "x", key: value, "instances": [{"name": "a"}]})
+    assert str(e.value) == f"{key} must be a JSON object, not {named}"

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from codec.wire import registry
+from codec.wire.registry import kind_name
 from codec.wire.error_codes import ERROR_NAMES
 from tests.conftest import ROOT, console
 
@@ -211,10 +212,13 @@ def test_error_names_are_kafkas():
 
 # The modules that hold the tables (the registry derives; the two tables the schemas cannot hold)
 _TABLES = {"wire/registry.py", "wire/error_codes.py", "wire/api_keys.py"}
-# Lists of message names that state what no schema does, each with its reason
-_STATED_ELSEWHERE = {
-    # which of Kafka's commits generated the classes that judge a message's rule vectors (their provenance)
-    ("conformance/handcrafted_case.py", "_CLASSIC"),
+# Lists of names that state what no schema does: a judgement, each with its reason
+_ACCEPTED = {
+    # the order --kind auto tries the self-describing kinds in (most specific first): a choice, not a schema's fact
+    ("group/kinds.py", "AUTO_CANDIDATES"),
+    # the messages Kafka Streams' release readers model: the schemas' streams type, but read at import here would
+    # cost every decode call's start-up (test_the_accepted_lists_hold_what_they_say holds it to the registry's)
+    ("streams/readers.py", "MESSAGES"),
 }
 _RELEASE = re.compile(r"\d+\.\d+(\.\d+)?$")
 
@@ -227,6 +231,9 @@ def _hand_tables(root: Path) -> list[str]:
     apis = {k: a.name for k, a in registry.apis().items()}
     records = {t: r.name for t, r in registry.record_types().items()}
     errors = set(ERROR_NAMES.values())
+    api_names = set(apis.values())
+    # a message's kind (kebab case, and squashed as the pipeline's aliases were) and a carried layer's
+    kinds = {k for m in messages for k in (kind_name(m), kind_name(m).replace("-protocol", ""), m.lower())}
     out = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
@@ -237,6 +244,14 @@ def _hand_tables(root: Path) -> list[str]:
             id(node.value): getattr(node.targets[0], "id", "") if isinstance(node, ast.Assign) else ""
             for node in ast.walk(tree)
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+        }
+        # the module's own tables: what a module-level assignment binds (not a comparison's operands or a
+        # scenario's script)
+        module_level = {
+            id(part)
+            for node in tree.body
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+            for part in _operands(node.value)
         }
         for node in ast.walk(tree):
             found = []
@@ -261,15 +276,33 @@ def _hand_tables(root: Path) -> list[str]:
                     found.append("releases and their versions")
                 if len([v for v in vs if _RELEASE.match(v)]) >= 3 and len(ki) >= 3:
                     found.append("versions and their releases")
-            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                if len([k for k in ks if k in kinds]) >= 3 and id(node) in module_level:
+                    found.append("kind names")
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
                 s = _consts(node.elts, str)
                 named = len([x for x in s if x in messages])
-                # three names, or two beside more spliced in (handcrafted_case's _AT_44 was two names, two splices)
+                # three names, or two beside more spliced in (handcrafted_case's _AT_44 was two names, two splices),
+                # or nothing but two or more (handcrafted_case's _FROM_OUR_TABLE, coverage's GENERATED_DATA)
                 composed = named >= 2 and any(isinstance(e, ast.Starred) for e in node.elts)
-                if (named >= 3 or composed) and (rel, assigned.get(id(node), "")) not in _STATED_ELSEWHERE:
+                only = named >= 2 and named == len(node.elts) and id(node) in module_level
+                if named >= 3 or composed or only:
                     found.append("message names")
+                # the APIs by name (group.messages' APIS, coverage's AWAITING_VECTORS)
+                if len([x for x in s if x in api_names]) >= 3 and id(node) in module_level:
+                    found.append("API names")
+                # the command line's kinds of messages (pipeline.records' KINDS)
+                if len([x for x in s if x in kinds]) >= 3 and id(node) in module_level:
+                    found.append("kind names")
+            where = (rel, assigned.get(id(node), ""))
+            if found and where in _ACCEPTED:
+                continue
             out += [f"codec/{rel}:{node.lineno}: {what}" for what in found]
     return out
+
+
+def _operands(node) -> list:
+    """A value and, where it joins displays (``(...) + tuple(...)``, ``{...} | {...}``), each of them."""
+    return [node, *_operands(node.left), *_operands(node.right)] if isinstance(node, ast.BinOp) else [node]
 
 
 def _names_record(record: str, strings: list[str]) -> bool:
@@ -337,7 +370,13 @@ def test_the_scan_finds_the_tables_it_looks_for(tmp_path):
         "ERRORS = {0: 'NONE', 25: 'UNKNOWN_MEMBER_ID', 27: 'REBALANCE_IN_PROGRESS'}\n"
         "RELEASES = {'2.4': 5, '2.5': 6, '2.6': 7}\n"
         "FIRSTS = {1: '0.10.0', 2: '0.10.1', 3: '2.0'}\n"
-        "FINE = {'JoinGroupRequest': ('protocols', 'metadata'), 'SyncGroupRequest': (None, 'assignment')}\n",
+        "FINE = {'JoinGroupRequest': ('protocols', 'metadata'), 'SyncGroupRequest': (None, 'assignment')}\n"
+        "APIS = ('JoinGroup', 'SyncGroup', 'Heartbeat', 'LeaveGroup')\n"
+        "OURS = {'ShareGroupPartitionMetadataKey', 'ShareGroupPartitionMetadataValue'}\n"
+        "KINDS = ('subscription-info', 'consumer-subscription', 'join-group-request', 'frame') + tuple(OTHERS)\n"
+        "ALIASES = {'joingrouprequest': 'x', 'syncgrouprequest': 'y', 'consumerprotocolassignment': 'z'}\n"
+        "def f(m):\n"
+        "    return m in ('JoinGroup', 'SyncGroup', 'Heartbeat') or m in ('ConnectMetadata', 'ConnectAssignment')\n",
         encoding="utf-8",
     )
     found = [line.split(": ", 1)[1] for line in _hand_tables(pkg)]
@@ -351,7 +390,25 @@ def test_the_scan_finds_the_tables_it_looks_for(tmp_path):
         "Kafka's error names",
         "releases and their versions",
         "versions and their releases",
+        "API names",
+        "message names",
+        "kind names",
+        "kind names",
     ]
+
+
+def test_the_accepted_lists_hold_what_they_say():
+    """Each accepted list names a module table the scan finds (so a stale entry goes), and the one accepted for its
+    start-up cost holds the registry's."""
+    from codec.streams import readers
+
+    for rel, name in _ACCEPTED:
+        tree = ast.parse((ROOT / "codec" / rel).read_text(encoding="utf-8"))
+        assert any(isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == name for n in tree.body), (
+            rel,
+            name,
+        )
+    assert set(readers.MESSAGES) == set(registry.messages_of_type("streams"))
 
 
 def test_a_kind_found_is_not_looked_up_in_the_folder_again(monkeypatch):

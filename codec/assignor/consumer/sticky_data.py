@@ -1,10 +1,16 @@
 """What the sticky assignors read from a member (its claimed partitions and generation, :func:`member_data`) and
-their rack information (:class:`RackInfo`): :mod:`codec.assignor.consumer.sticky` says the rules."""
+their rack information (:class:`RackInfo`): :mod:`codec.assignor.consumer.sticky` says the rules.
+
+The user data's layouts are the schema files the one message layer reads (``StickyAssignorUserData``,
+``CooperativeStickyAssignorUserData``: :mod:`codec.group.sticky`, which keeps Kafka's read rule); the assignor asks
+it to read a topic's malformed UTF-8 as Kafka's ``Type.STRING`` does (``strings="java"``: U+FFFD in place), since the
+assignor must see the partitions Kafka's assignor sees, where the codec's default input policy refuses such bytes."""
 
 from __future__ import annotations
 
-import struct
-
+from ...errors import DecodeError
+from ...group.sticky import COOPERATIVE_STICKY, STICKY
+from ...group.sticky import decode_sticky_user_data as _read_user_data
 from .model import TP, ConsumerGroup, ConsumerMember
 
 __all__ = ["DEFAULT_GENERATION", "member_data", "decode_sticky_user_data", "RackInfo", "remove_first"]
@@ -14,38 +20,12 @@ DEFAULT_GENERATION = -1
 
 def decode_sticky_user_data(data: bytes) -> tuple[list[TP], int | None]:
     """``StickyAssignor.deserializeTopicPartitionAssignment``: V1 (partitions, generation), else V0 (partitions, no
-    generation), else nothing at generation -1."""
-
-    def read(with_generation: bool) -> tuple[list[TP], int | None]:
-        pos, out = 0, []
-
-        def take(n: int) -> bytes:
-            nonlocal pos
-            if n < 0 or pos + n > len(data):
-                raise ValueError
-            pos += n
-            return data[pos - n : pos]
-
-        (topics,) = struct.unpack(">i", take(4))
-        if topics < 0:
-            raise ValueError
-        for _ in range(topics):
-            (n,) = struct.unpack(">h", take(2))
-            topic = take(n).decode("utf-8", "replace")
-            (count,) = struct.unpack(">i", take(4))
-            if count < 0:
-                raise ValueError
-            out += [(topic, p) for p in struct.unpack(f">{count}i", take(4 * count))]
-        generation = struct.unpack(">i", take(4))[0] if with_generation else None
-        return out, generation
-
+    generation), else nothing at generation -1; a topic's malformed UTF-8 read as Java reads it."""
     try:
-        return read(True)
-    except (ValueError, struct.error, MemoryError):
-        try:
-            return read(False)
-        except (ValueError, struct.error, MemoryError):
-            return [], DEFAULT_GENERATION
+        u = _read_user_data(STICKY, data, strings="java")
+    except DecodeError:
+        return [], DEFAULT_GENERATION
+    return u.topic_partitions(), u.generation
 
 
 def member_data(assignor: str, m: ConsumerMember) -> tuple[list[TP], int | None]:
@@ -60,7 +40,10 @@ def member_data(assignor: str, m: ConsumerMember) -> tuple[list[TP], int | None]
         return list(m.owned), m.generation
     if m.user_data is None:
         return list(m.owned), None
-    return list(m.owned), struct.unpack(">i", m.user_data[:4])[0] if len(m.user_data) >= 4 else DEFAULT_GENERATION
+    try:  # CooperativeStickyAssignor.memberData: bytes it cannot read are generation -1
+        return list(m.owned), _read_user_data(COOPERATIVE_STICKY, m.user_data).generation
+    except DecodeError:
+        return list(m.owned), DEFAULT_GENERATION
 
 
 def subscription_generation(m: ConsumerMember) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ...group.messages import APIS
 from ...wire.registry import error_code
 from .broker import Reply
 from .trace import Request
@@ -36,7 +37,9 @@ ERRORS = {
 }
 
 
-GROUP_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "ConsumerGroupHeartbeat")
+# the membership RPCs a moved coordinator refuses (with the error it moved with): the classic group protocol's
+# (codec.group.messages) and KIP-848's heartbeat
+GROUP_APIS = (*APIS, "ConsumerGroupHeartbeat")
 
 
 def name(code: int) -> str:
