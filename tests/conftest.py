@@ -80,17 +80,40 @@ def kafka_vectors():
     return lambda name: load_jsonl(KAFKA_VECTORS / name)
 
 
-# What a user runs: the wheel in a fresh venv outside the checkout (tests/test_installed.py, tests/hostile/).
-@pytest.fixture(scope="session")
-def installed(tmp_path_factory) -> Path:
-    """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path."""
-    import fcntl
-    import hashlib
-    import tempfile
+def run_folder(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this run shares (the parent of each worker's base temp); with
+    ``-n 0``, this process's base temp."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
-    base = tmp_path_factory.mktemp("installed")
+
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder ``name`` of :func:`run_folder`, filled by ``build(folder)`` once per test run: the first worker
+    that needs it builds it under a lock, the others wait and reuse it. A build that raises leaves no folder
+    behind (the next worker to ask builds it again, and fails the same way)."""
+    import fcntl
+
+    shared = run_folder(tmp_path_factory)
+    folder, complete = shared / name, shared / f"{name}.complete"
+    with (shared / f"{name}.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not complete.is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            try:
+                build(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            complete.touch()
+    return folder
+
+
+def _build_installed(base: Path) -> None:
+    import fcntl
+
     # pip builds a local folder in place (its build/ and *.egg-info): one build of the checkout at a time, so that
-    # the test workers (pytest-xdist), each making its own install, never write the same files at once
+    # two test runs of one checkout never write the same files at once
     lock = Path(tempfile.gettempdir()) / f"rebalance-codec-wheel-{hashlib.sha256(bytes(ROOT)).hexdigest()[:16]}.lock"
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
@@ -102,6 +125,11 @@ def installed(tmp_path_factory) -> Path:
             capture_output=True,
         )
     (wheel,) = (base / "dist").glob("rebalance_codec-*.whl")
+    install_wheel(wheel, base)
+
+
+def install_wheel(wheel: Path, base: Path) -> Path:
+    """``wheel`` installed with plain pip into a new venv ``base``/venv; its console script."""
     subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
     subprocess.run(
         [str(base / "venv" / "bin" / "pip"), "install", "--quiet", str(wheel)],
@@ -110,29 +138,52 @@ def installed(tmp_path_factory) -> Path:
         cwd=base,
         capture_output=True,
     )
-    script = base / "venv" / "bin" / "rebalance-codec"
+    return base / "venv" / "bin" / "rebalance-codec"
+
+
+# What a user runs: the wheel in a fresh venv outside the checkout (tests/test_installed.py, tests/hostile/).
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory) -> Path:
+    """The console script of a fresh venv with the wheel installed, and nothing of the checkout on its path: built
+    once per test run (:func:`built_once`; the pytest-xdist workers share it). Tests read it, never change it."""
+    script = built_once(tmp_path_factory, "installed", _build_installed) / "venv" / "bin" / "rebalance-codec"
     assert script.is_file()
     return script
 
 
 @pytest.fixture
-def installed_cli(installed, tmp_path):
-    """Run the installed console script in an empty folder, with no variable pointing into the checkout."""
+def own_installed(installed, tmp_path) -> Path:
+    """The same wheel in a venv of the test's own, for a test that changes the installed package (the
+    :func:`installed` venv is shared by the run's workers)."""
+    (wheel,) = (installed.parents[2] / "dist").glob("rebalance_codec-*.whl")
+    script = install_wheel(wheel, tmp_path / "own")
+    assert script.is_file()
+    return script
+
+
+def console(script: Path, cwd: Path):
+    """Run ``script`` (an installed console script) in ``cwd``, with no variable pointing into the checkout."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "REBALANCE_CODEC_SHARED")}
 
     def go(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [str(installed), *args],
+            [str(script), *args],
             input=stdin,
             capture_output=True,
             text=True,
             encoding="utf-8",
-            cwd=tmp_path,
+            cwd=cwd,
             env=env,
             timeout=timeout,
         )
 
     return go
+
+
+@pytest.fixture
+def installed_cli(installed, tmp_path):
+    """Run the installed console script in an empty folder, with no variable pointing into the checkout."""
+    return console(installed, tmp_path)
 
 
 def npm_modules(src: Path) -> Path:

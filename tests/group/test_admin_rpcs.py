@@ -7,6 +7,8 @@ view of what it read back): through the command line, each decodes to Kafka's va
 from __future__ import annotations
 
 import collections
+import contextlib
+import io
 import json
 import os
 import re
@@ -71,8 +73,22 @@ def test_every_version_of_the_admin_rpcs_has_kafka_written_vectors():
                 assert GROUPS.get((api + side, v)), f"{api}{side} v{v}"
 
 
-@pytest.mark.parametrize("kind,version", list(GROUPS), ids=[f"{k}-v{v}" for k, v in GROUPS])
-def test_kafka_written_vectors_through_the_cli(kind, version):
+def in_process(tmp_path):
+    """``rebalance-codec ARGS`` in this process, its lines read from a file (``@path``): what :func:`run` does
+    without starting Python for each command."""
+    from codec.cli import main
+
+    def go(args: list[str], lines: str) -> subprocess.CompletedProcess:
+        (tmp_path / "lines.txt").write_text(lines, encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main([*args, f"@{tmp_path / 'lines.txt'}"])
+        return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
+
+    return go
+
+
+def _through_the_cli(run, kind: str, version: int) -> None:
     recs = GROUPS[(kind, version)]
     args = ["--kind", kebab(kind), "--version", str(version), "--lines", "--style", "kafka"]
     d = run(["decode", *args], "".join(r["hex"] + "\n" for r in recs))
@@ -81,6 +97,21 @@ def test_kafka_written_vectors_through_the_cli(kind, version):
     e = run(["encode", *args], "".join(json.dumps(r["data"], ensure_ascii=False) + "\n" for r in recs))
     assert e.returncode == 0, e.stderr
     assert e.stdout.splitlines() == [r["hex"] for r in recs]
+
+
+@pytest.mark.parametrize("kind,version", list(GROUPS), ids=[f"{k}-v{v}" for k, v in GROUPS])
+def test_kafka_written_vectors_through_the_cli(kind, version, tmp_path):
+    """Every version's vectors through the command (in this process; the newest version of each message through
+    ``python -m codec`` and its stdin below)."""
+    _through_the_cli(in_process(tmp_path), kind, version)
+
+
+NEWEST = sorted({kind: (kind, version) for kind, version in GROUPS}.values())
+
+
+@pytest.mark.parametrize("kind,version", NEWEST, ids=[f"{k}-v{v}" for k, v in NEWEST])
+def test_kafka_written_vectors_through_a_started_command(kind, version):
+    _through_the_cli(run, kind, version)
 
 
 def test_delete_groups_v3_carries_a_per_group_error_message():

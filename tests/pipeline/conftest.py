@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import KAFKA_VECTORS, ROOT
+from tests.conftest import KAFKA_VECTORS, ROOT, built_once
 
 NEEDS_SPARK = "the pipeline tests need the spark extra (pip install -e '.[spark]')"
 
@@ -58,6 +58,23 @@ def spark():
     s.sparkContext.setLogLevel("ERROR")
     yield s
     s.stop()
+
+
+def bundled_run(spark, tmp_path_factory) -> tuple[Path, dict]:
+    """The job on the bundled example (captures, offsets and frames), run once per test run and read by every
+    module that checks it (:func:`tests.conftest.built_once`: the xdist workers share it): its output folder,
+    which tests read and never change, and a fresh copy of its summary (a test may change its copy)."""
+    import pickle
+
+    from codec.pipeline.job import Options, run
+
+    def build(folder: Path) -> None:
+        inputs = [str(CAPTURES), str(OFFSETS), str(FRAMES)]
+        summary = run(Options(inputs=inputs, out=str(folder / "out"), quiet=True), spark)
+        (folder / "summary.pickle").write_bytes(pickle.dumps(summary))
+
+    folder = built_once(tmp_path_factory, "pipeline-bundled", build)
+    return folder / "out", pickle.loads((folder / "summary.pickle").read_bytes())
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from codec.pipeline.job import Options, run
 from codec.pipeline.tables import Config
 from tests.conftest import KAFKA_VECTORS
 
-from .conftest import CAPTURES, FRAMES, OFFSETS, jsonl, leader_sync, read_table
+from .conftest import CAPTURES, FRAMES, OFFSETS, bundled_run, jsonl, leader_sync, read_table
 from .test_consumers import consumer_partitions
 from .test_kafka4 import CHECKOUT_ASSIGNMENTS, KAFKA4_FINDINGS
 
@@ -35,9 +35,7 @@ def _task(t: dict) -> str:
 
 @pytest.fixture(scope="module")
 def sample_run(spark, tmp_path_factory):
-    out = tmp_path_factory.mktemp("pipeline") / "out"
-    summary = run(Options(inputs=[str(CAPTURES), str(OFFSETS), str(FRAMES)], out=str(out), quiet=True), spark)
-    return out, summary
+    return bundled_run(spark, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -278,9 +278,9 @@ def _real(spark, tmp_path_factory, inputs: list[str]):
 @pytest.fixture(scope="module")
 def bundled(spark, tmp_path_factory):
     """The pipeline once on the bundled example (its records two years apart)."""
-    from .conftest import CAPTURES, FRAMES, OFFSETS
+    from .conftest import bundled_run
 
-    return _real(spark, tmp_path_factory, [str(CAPTURES), str(OFFSETS), str(FRAMES)])
+    return bundled_run(spark, tmp_path_factory)
 
 
 def test_the_bundled_example_report_is_readable(bundled):

@@ -86,19 +86,31 @@ def test_every_vector_gives_the_models_rows():
     assert kafka_ok and all(KINDS[k](d) is not None for k, d in kafka_ok)
 
 
-def test_truncations_and_byte_edits():
+def _truncations_and_byte_edits(vectors: int, edits: int) -> None:
+    """Every cut of ``vectors`` vectors drawn at random, and ``edits`` vectors with 1-3 bytes changed."""
     rng = random.Random(441)
-    sample = rng.sample(VECTORS, 60)
+    sample = rng.sample(VECTORS, vectors)
     for _, kind, data in sample:
         for cut in range(len(data)):
             assert not check(kind, data[:cut]) or cut >= 8
-    for _ in range(1000):
+    for _ in range(edits):
         _, kind, data = rng.choice(VECTORS)
         b = bytearray(data)
         for _ in range(rng.randint(1, 3)):
             if b:
                 b[rng.randrange(len(b))] = rng.randrange(256)
         check(kind, bytes(b))
+
+
+def test_truncations_and_byte_edits():
+    """20 vectors cut and 300 edited (the default run; :func:`test_truncations_and_byte_edits_in_full`, 60 and
+    1,000, runs with ``-m slow``)."""
+    _truncations_and_byte_edits(20, 300)
+
+
+@pytest.mark.slow
+def test_truncations_and_byte_edits_in_full():
+    _truncations_and_byte_edits(60, 1000)
 
 
 PID = uuid.UUID("6f1c2f0e-8d2b-4c6a-9e4e-0123456789ab")

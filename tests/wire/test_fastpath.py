@@ -276,10 +276,7 @@ def test_encode_entry_points_agree_on_streams_vectors():
 MESSAGE_VERSIONS = [(name, v) for name in SCHEMAS for v in load_message(name).versions]
 
 
-@pytest.mark.parametrize(("name", "version"), MESSAGE_VERSIONS)
-@settings(max_examples=25)
-@given(data=st.data())
-def test_generated_objects(name, version, data):
+def _generated_object_agrees(name, version, data):
     obj = data.draw(wire_objects(name, version))
     got, ref = both(encode_wire, name, version, obj)
     assert got == ref
@@ -299,6 +296,24 @@ def test_generated_objects(name, version, data):
             assert got == ref
     got, ref = both(decode_wire, name, version, bytearray(raw + b"\x07"))
     assert got == ref
+
+
+@pytest.mark.parametrize(("name", "version"), MESSAGE_VERSIONS)
+@settings(max_examples=5)
+@given(data=st.data())
+def test_generated_objects(name, version, data):
+    """Every (message, version): five drawn objects through both paths (the default run; the 25 draws of
+    :func:`test_generated_objects_deep` run with ``-m slow``)."""
+    _generated_object_agrees(name, version, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "version"), MESSAGE_VERSIONS)
+@settings(max_examples=25)
+@given(data=st.data())
+def test_generated_objects_deep(name, version, data):
+    """Every (message, version): 25 drawn objects through both paths (``-m slow``)."""
+    _generated_object_agrees(name, version, data)
 
 
 _BAD = (2**31, -(2**63) - 1, True, 1.5, "x", b"x", None, (1,), -1)

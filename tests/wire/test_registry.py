@@ -22,7 +22,7 @@ import pytest
 from codec.wire import registry
 from codec.wire.registry import kind_name
 from codec.wire.error_codes import ERROR_NAMES
-from tests.conftest import ROOT
+from tests.conftest import ROOT, console
 
 # HeartbeatRequest v4 (flexible) assembled by hand: compact string "g" (02 67), int32 generation 1, compact string
 # "m" (02 6d), a null compact GroupInstanceId (00), an empty tagged-field section (00)
@@ -60,9 +60,11 @@ def _decode_and_encode(run) -> None:
 
 
 @pytest.mark.wheel
-def test_a_schema_file_dropped_into_the_installed_package_is_a_message(installed, installed_cli):
+def test_a_schema_file_dropped_into_the_installed_package_is_a_message(own_installed, tmp_path):
     """The Done-when of issue #42: a copy of HeartbeatRequest under another name and API key, dropped into the
-    installed package's schema folder, decodes and encodes through the console script, with no other change."""
+    installed package's schema folder, decodes and encodes through the console script, with no other change.
+    (Its own install: the shared one is read by other workers' tests meanwhile.)"""
+    installed, installed_cli = own_installed, console(own_installed, tmp_path)
     site = subprocess.run(
         [str(installed.parent / "python"), "-c", "import codec.wire.schema as s; print(s._schema_path())"],
         capture_output=True,
