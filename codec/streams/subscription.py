@@ -58,6 +58,9 @@ def peek_subscription_versions(data: bytes) -> tuple[int, int]:
     """``(version, latest_supported_version)`` of any SubscriptionInfo without a full parse.
 
     v1-2 have no second word: their latest supported version is -1 (unknown)."""
+    if len(data) >= 8:  # (the usual case: one unpack)
+        version, lsv = _TWO_INTS.unpack_from(data)
+        return (version, UNKNOWN) if 1 <= version <= 2 else (version, lsv)
     if len(data) < 4:
         raise TruncatedError(f"truncated (need 4, have {len(data)})", message=MESSAGE, offset=0, path="version")
     (version,) = struct.unpack_from(">i", data)
@@ -101,10 +104,11 @@ def decode_subscription(
     probe. Passing an older release's number models that release's reader (version probing, §5).
     Input above ``max_size`` bytes is refused (:data:`DEFAULT_MAX_METADATA_SIZE`).
     Returns a :class:`SubscriptionInfo`, or a :class:`DecodedSubscription` with ``detail=True``."""
-    data = bytes(data)
+    if type(data) is not bytes:
+        data = bytes(data)
     check_size(MESSAGE, data, max_size)
     version, lsv = peek_subscription_versions(data)
-    if version > min(latest, LATEST_SUPPORTED_VERSION):
+    if version > latest or version > LATEST_SUPPORTED_VERSION:
         _check_probe(version, latest)
         info = SubscriptionInfo(version=version, latest_supported_version=lsv, future=True)
         result = DecodedSubscription(info, None, 8, len(data) - 8)
@@ -155,11 +159,20 @@ def subscription_view(
     return d.info, wire, d.consumed, d.trailing
 
 
+#: version -> the native program that decodes it straight to the model (emptied when the schema tables change)
+_SHAPED: dict = native.fast_table()
+
+
 def _shaped(version: int):
     """The native program that decodes ``version`` straight to the model, or None (see
     :mod:`codec.streams.shapes`)."""
-    shape = shapes.subscription_decode(version)
-    return native.program(MESSAGE, version, shape=shape) if shape is not None else None
+    prog = _SHAPED.get(version) if native.ACTIVE[0] else None
+    if prog is None:
+        shape = shapes.subscription_decode(version)
+        prog = native.program(MESSAGE, version, shape=shape) if shape is not None else None
+        if prog is not None:
+            _SHAPED[version] = prog
+    return prog
 
 
 def _check_latest(version: int, lsv: int) -> None:

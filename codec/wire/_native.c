@@ -104,6 +104,10 @@ struct StructProg {
     PyObject **absent_def;
     void **arena;
     int narena, carena;
+    Py_ssize_t fixed;    /* > 0: every field a fixed-width integer (or bool), together this many bytes */
+    Py_ssize_t minsize;  /* the fewest bytes one value of the struct takes on the wire */
+    Py_ssize_t into_min; /* > 0: an array of it fills the enclosing dict (A_INTO) with elements of at least
+                            this many bytes each */
 };
 
 static PyTypeObject StructProgType;
@@ -290,6 +294,48 @@ static int parse_field(StructProg *sp, PyObject *t, FieldOp *f) {
     return 0;
 }
 
+/* the wire width of a fixed-width integer kind, else 0 */
+static Py_ssize_t fixed_width(int kind) {
+    switch (kind) {
+    case K_INT8: case K_BOOL: return 1;
+    case K_INT16: case K_UINT16: return 2;
+    case K_INT32: return 4;
+    case K_INT64: return 8;
+    }
+    return 0;
+}
+
+/* what the decoder may know of a struct before reading it: whether all of its fields are fixed-width integers
+   (one bounds check for them all, no per-field dispatch), the fewest bytes a value takes, and the fewest an
+   element of an array of it that fills the enclosing dict takes (that dict is sized for the bytes that remain) */
+static void struct_sizes(StructProg *sp) {
+    Py_ssize_t fixed = 0, min = sp->flexible ? 1 : 0;
+    int all_fixed = sp->nfields > 0;
+    for (int i = 0; i < sp->nfields; i++) {
+        FieldOp *f = &sp->fields[i];
+        Py_ssize_t w = f->flags & F_ARRAY ? 0 : fixed_width(f->kind);
+        if (w == 0) all_fixed = 0;
+        fixed += w;
+        if (f->flags & F_ARRAY) {
+            min += f->flags & F_COMPACT ? 1 : 4;
+            if (f->amode == A_INTO && f->kind == K_STRUCT) sp->into_min = f->sub->minsize > 0 ? f->sub->minsize : 1;
+        } else if (w) {
+            min += w;
+        } else {
+            switch (f->kind) {
+            case K_UUID: min += 16; break;
+            case K_STRING: min += f->flags & F_COMPACT ? 1 : 2; break;
+            case K_BYTES: min += f->flags & F_COMPACT ? 1 : 4; break;
+            case K_JAVAUTF: min += 2; break;
+            case K_JAVACHARS: min += 4; break;
+            case K_STRUCT: min += f->flags & F_NULLABLE ? 1 : f->sub->minsize; break;
+            }
+        }
+    }
+    sp->fixed = all_fixed ? fixed : 0;
+    sp->minsize = min;
+}
+
 /* (nslots, fields, flexible, unknown_slot, tagged, out, enc) */
 static PyObject *native_struct(PyObject *self, PyObject *spec) {
     if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 7) { PyErr_SetString(PyExc_ValueError, "struct spec"); return NULL; }
@@ -315,6 +361,7 @@ static PyObject *native_struct(PyObject *self, PyObject *spec) {
         if (parse_field(sp, PyTuple_GET_ITEM(fields, i), &sp->fields[i]) < 0) goto fail;
     for (int i = 0; i < sp->ntagged; i++)
         if (parse_field(sp, PyTuple_GET_ITEM(tagged, i), &sp->tagged[i]) < 0) goto fail;
+    struct_sizes(sp);
     sp->out = parse_builder(sp, PyTuple_GET_ITEM(spec, 5));
     if (!sp->out) goto fail;
     enc = PyTuple_GET_ITEM(spec, 6);
@@ -955,7 +1002,11 @@ static PyObject *dec_field(FieldOp *f, DC *c, Py_ssize_t *pos, PyObject **slots)
     PyObject *saved = c->target;
     int saved_unique = c->unique;
     if (f->amode == A_DICT) {
-        out = new_dict(n, c->end - p);
+        /* elements that fill it through arrays of their own (A_INTO): as many entries as the bytes that remain
+           can hold (new_dict still allows at most one per 8 bytes), instead of growing from n step by step */
+        int64_t hint = n;
+        if (f->sub->into_min > 0 && (c->end - p) / f->sub->into_min > hint) hint = (c->end - p) / f->sub->into_min;
+        out = new_dict(hint, c->end - p);
         if (!out) return NULL;
         c->target = out;
         c->unique = (f->flags & F_UNIQUE) != 0;
@@ -1045,6 +1096,20 @@ static PyObject *src_value(Src *s, DC *c, PyObject **slots, PyObject **parent) {
     return v;
 }
 
+/* src_value, with the sources most elements have (a slot, the parent's slot, a constant) taken here without a
+   call */
+static inline PyObject *src_fast(Src *s, DC *c, PyObject **slots, PyObject **parent) {
+    PyObject *v;
+    switch (s->kind) {
+    case S_SLOT: v = slots[s->i]; break;
+    case S_PARENT: v = parent ? parent[s->i] : NULL; break;
+    case S_CONST: v = s->obj; break;
+    default: return src_value(s, c, slots, parent);
+    }
+    Py_XINCREF(v);
+    return v;
+}
+
 static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) {
     PyObject *o, *v;
     switch (bd->kind) {
@@ -1052,7 +1117,7 @@ static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) 
         o = bd->type->tp_alloc(bd->type, 0);
         if (!o) return NULL;
         for (int i = 0; i < bd->n; i++) {
-            v = src_value(&bd->srcs[i], c, slots, parent);
+            v = src_fast(&bd->srcs[i], c, slots, parent);
             if (!v) { Py_DECREF(o); return NULL; }
             SLOT(o, bd->srcs[i].off) = v;
         }
@@ -1061,7 +1126,7 @@ static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) 
         o = PyTuple_New(bd->n);
         if (!o) return NULL;
         for (int i = 0; i < bd->n; i++) {
-            v = src_value(&bd->srcs[i], c, slots, parent);
+            v = src_fast(&bd->srcs[i], c, slots, parent);
             if (!v) { Py_DECREF(o); return NULL; }
             PyTuple_SET_ITEM(o, i, v);
         }
@@ -1085,9 +1150,9 @@ static PyObject *build(Builder *bd, DC *c, PyObject **slots, PyObject **parent) 
         return o;
     case B_PAIR: {
         if (!c->target) return NULL;
-        PyObject *k = src_value(&bd->srcs[0], c, slots, parent);
+        PyObject *k = src_fast(&bd->srcs[0], c, slots, parent);
         if (!k) return NULL;
-        v = src_value(&bd->srcs[1], c, slots, parent);
+        v = src_fast(&bd->srcs[1], c, slots, parent);
         if (!v) { Py_DECREF(k); return NULL; }
         int r;
         if (bd->nhash) {
@@ -1168,11 +1233,30 @@ static PyObject *dec_struct(StructProg *sp, DC *c, Py_ssize_t *pos, PyObject **p
     for (int i = 0; i < n; i++) slots[i] = NULL;
     int root = c->root == NULL;
     if (root) c->root = slots;
-    for (int i = 0; i < sp->nfields; i++) {
-        FieldOp *f = &sp->fields[i];
-        PyObject *v = dec_field(f, c, &p, slots);
-        if (!v) goto done;
-        slots[f->slot] = v;
+    if (sp->fixed) {  /* fixed-width integers only: one bounds check, each read straight from the bytes */
+        if (sp->fixed > c->end - p) goto done;
+        for (int i = 0; i < sp->nfields; i++) {
+            FieldOp *f = &sp->fields[i];
+            const unsigned char *q = c->b + p;
+            PyObject *v;
+            switch (f->kind) {
+            case K_INT8: v = PyLong_FromLong((int8_t)q[0]); p += 1; break;
+            case K_BOOL: v = Py_NewRef(q[0] ? Py_True : Py_False); p += 1; break;
+            case K_INT16: v = PyLong_FromLong(be16(q)); p += 2; break;
+            case K_UINT16: v = PyLong_FromLong((uint16_t)be16(q)); p += 2; break;
+            case K_INT32: v = PyLong_FromLong(be32(q)); p += 4; break;
+            default: v = PyLong_FromLongLong(be64(q)); p += 8; break;  /* K_INT64 */
+            }
+            if (!v) goto done;
+            slots[f->slot] = v;
+        }
+    } else {
+        for (int i = 0; i < sp->nfields; i++) {
+            FieldOp *f = &sp->fields[i];
+            PyObject *v = dec_field(f, c, &p, slots);
+            if (!v) goto done;
+            slots[f->slot] = v;
+        }
     }
     if (sp->flexible) {
         PyObject *u;
