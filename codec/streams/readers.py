@@ -46,8 +46,6 @@ SOURCES: dict[str, str] = {
     ),
 }
 
-MESSAGES = ("SubscriptionInfo", "AssignmentInfo")
-
 
 def can_probe(reader: int) -> bool:
     """Whether a SubscriptionInfo reader of newest version ``reader`` reads a newer version as a probe (2.0 on)."""
@@ -57,8 +55,11 @@ def can_probe(reader: int) -> bool:
 def reads(message: str, written: int, reader: int) -> str:
     """``"ok"`` (decoded in full), ``"probe"`` (only the version words) or ``"error"``: what Kafka's reader of
     newest version ``reader`` does with ``message`` bytes written at version ``written`` (``written`` >= 1)."""
-    if message not in MESSAGES:
-        raise ValueError(f"no Streams reader for {message!r}: one of {', '.join(MESSAGES)}")
+    from ..wire.registry import messages_of_type  # (at the call: the schemas are not read at import)
+
+    known = messages_of_type("streams")
+    if message not in known:
+        raise ValueError(f"no Streams reader for {message!r}: one of {', '.join(known)}")
     if written <= reader:
         return "ok"
     if message == "SubscriptionInfo" and can_probe(reader):

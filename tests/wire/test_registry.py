@@ -216,9 +216,6 @@ _TABLES = {"wire/registry.py", "wire/error_codes.py", "wire/api_keys.py"}
 _ACCEPTED = {
     # the order --kind auto tries the self-describing kinds in (most specific first): a choice, not a schema's fact
     ("group/kinds.py", "AUTO_CANDIDATES"),
-    # the messages Kafka Streams' release readers model: the schemas' streams type, but read at import here would
-    # cost every decode call's start-up (test_the_accepted_lists_hold_what_they_say holds it to the registry's)
-    ("streams/readers.py", "MESSAGES"),
 }
 _RELEASE = re.compile(r"\d+\.\d+(\.\d+)?$")
 
@@ -398,17 +395,13 @@ def test_the_scan_finds_the_tables_it_looks_for(tmp_path):
 
 
 def test_the_accepted_lists_hold_what_they_say():
-    """Each accepted list names a module table the scan finds (so a stale entry goes), and the one accepted for its
-    start-up cost holds the registry's."""
-    from codec.streams import readers
-
+    """Each accepted list names a module table the scan finds (so a stale entry goes)."""
     for rel, name in _ACCEPTED:
         tree = ast.parse((ROOT / "codec" / rel).read_text(encoding="utf-8"))
         assert any(isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == name for n in tree.body), (
             rel,
             name,
         )
-    assert set(readers.MESSAGES) == set(registry.messages_of_type("streams"))
 
 
 def test_a_kind_found_is_not_looked_up_in_the_folder_again(monkeypatch):
