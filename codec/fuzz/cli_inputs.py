@@ -16,10 +16,10 @@ __all__ = ["mutate_value", "json_text", "MAX_LINE", "mutate_text", "mutate_hex_l
 
 def _kind_args(target: str) -> tuple[str, tuple[str, ...]] | None:
     """(kind, the options that go with it) for a fuzz target name, or None when it has no CLI kind."""
-    from ..catalog import kind_names
     from ..conformance.messages import kind_of
+    from .rendering import kind_targets
 
-    if target in kind_names():  # a target named after its kind (the record readers have none)
+    if target in kind_targets():  # a target named after its kind (the record readers have none)
         return target, ()
     if target.startswith("response-frame/"):
         _, key, v = target.split("/")

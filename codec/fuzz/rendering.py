@@ -17,20 +17,28 @@ import struct
 from ..errors import CodecError, DecodeError
 from .decoders import frame_stream
 
-__all__ = ["render"]
+__all__ = ["render", "kind_targets"]
 
 
 # Text for people may hold a newline and nothing else below U+0020 (nor DEL, C1, U+2028/U+2029).
 _CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
+@functools.cache
+def kind_targets() -> frozenset[str]:
+    """The command line's kinds, once: a target named after one is read whole by it, with no options (the record
+    readers have no kind). Asked for every input rendered, so not rebuilt each time."""
+    from ..catalog import kind_names
+
+    return frozenset(kind_names())
+
+
 def _kind_call(name: str) -> tuple[str, dict]:
     """(CLI kind, decode/encode options) of a target; the record readers have none (:func:`render_outputs` takes
     them through the capture story instead)."""
-    from ..catalog import kind_names
     from ..conformance.messages import kind_of
 
-    if name in kind_names():  # a target named after its kind: the kind reads the whole input, no options
+    if name in kind_targets():  # a target named after its kind: the kind reads the whole input, no options
         return name, {}
     if name.startswith("connect-"):  # connect-metadata/r0: --version 0 picks the reader
         kind, _, reader = name.partition("/r")
