@@ -290,13 +290,24 @@ def consumer_assignor_checks(ok: DataFrame, partitions: dict[str, int] | None = 
         types = dict(c.split() for c in FACTS_SCHEMA.split(", "))
         return df.select(*[given.get(n, F.lit(None)).cast(types[n]).alias(n) for n in names])
 
-    joins = g.filter(F.col("subscription_bytes").isNotNull())
+    plain = g.filter(F.col("subscription_bytes").isNotNull())
+    # a classic Streams group's members as its leader's JoinGroup response lists them (for member-never-rejoined)
+    leaders = g.filter((F.col("unit_kind") == "group") & F.col("leader").isNotNull()).select("record_id").distinct()
+    streams = g.filter((F.col("unit_kind") == "member") & F.col("streams") & F.col("generation").isNotNull()).join(
+        leaders, "record_id", "left_semi"
+    )
+    joins = plain.unionByName(streams)
     member = {"generation": F.col("generation"), "record_id": F.col("record_id"), "unit": F.col("unit"),
               "member": F.col("member"), "ts_ms": F.col("ts_ms")}  # fmt: skip
     responses = g.filter(F.col("unit_kind") == "group").join(
         joins.select("record_id").distinct(), "record_id", "left_semi"
     )
-    sources = joins.select("group", "source").distinct()
+    # a KIP-848 consumer group's heartbeat and Describe responses, leaves, joins and subscriptions, topics
+    k848 = (
+        g.filter((F.col("unit_kind") == "group") & (F.col("group_protocol") == "consumer")).select("group").distinct()
+    )
+    kg = g.join(k848, "group", "left_semi")
+    sources = joins.select("group", "source").unionByName(kg.select("group", "source")).distinct()
     topics = (
         ok.filter(F.col("metadata_topics").isNotNull())
         .select("source", "ts_ms", F.explode("metadata_topics").alias("_t"))
@@ -326,10 +337,73 @@ def consumer_assignor_checks(ok: DataFrame, partitions: dict[str, int] | None = 
                 topic=F.col("_t.topic"),
                 partitions=F.col("_t.partitions"),
                 racks=F.col("_t.racks"),
+                topic_id=F.col("_t.topic_id"),
+            )
+        )
+        .unionByName(
+            facts(
+                kg.filter(
+                    (F.col("unit_kind") == "assignment")
+                    & F.col("consumed").isNotNull()
+                    & (F.col("direction") == "response")
+                    & F.col("member").isNotNull()
+                    & F.col("generation").isNotNull()
+                ),
+                "k848-assigned",
+                **member,
+                parts=F.col("consumed"),
+            )
+        )
+        .unionByName(
+            facts(
+                kg.filter(
+                    (F.col("unit_kind") == "group")
+                    & (F.col("direction") == "response")
+                    & (F.coalesce(F.col("group_error_code"), F.lit(0)) == 0)
+                    & F.col("member").isNotNull()
+                    & F.col("generation").isNotNull()
+                ),
+                "k848-beat",
+                **member,
+            )
+        )
+        .unionByName(
+            facts(
+                kg.filter(
+                    (F.col("unit_kind") == "group")
+                    & (F.col("direction") == "request")
+                    & (F.col("generation") < 0)
+                    & F.col("member").isNotNull()
+                ),
+                "k848-leave",
+                **member,
+            )
+        )
+        .unionByName(
+            facts(
+                kg.filter(
+                    (F.col("unit_kind") == "member")
+                    & (F.col("direction") == "request")
+                    & F.col("subscribed_topics").isNotNull()
+                    & F.col("member").isNotNull()
+                ),
+                "k848-sub",
+                **member,
+                topics=F.col("subscribed_topics"),
+            )
+        )
+        .unionByName(
+            facts(
+                kg.filter(F.col("share_topics").isNotNull()).select("group", F.explode("share_topics").alias("_t")),
+                "k848-topic",
+                topic=F.col("_t.topic"),
+                topic_id=F.col("_t.topic_id"),
+                partitions=F.when(F.col("_t.partitions").isNotNull(), F.size(F.col("_t.partitions"))),
             )
         )
     )
-    keep = joins.select("group").distinct()  # (only groups a leader's plain consumer JoinGroup response shows)
+    # (the groups a leader's plain consumer or Streams JoinGroup response shows, and the KIP-848 groups)
+    keep = joins.select("group").unionByName(k848).distinct()
     given = dict(partitions or {})
 
     def checks(pdf):  # (applyInPandas reads its function's signature: a closure, not a partial)

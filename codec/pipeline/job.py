@@ -41,6 +41,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from .arrow import FLAT, INPUT_COLUMNS, decode_batches
+from .consumerchecks import KIP848_NOT_JUDGED
 from .failure import (
     JobFailed,
     PipelineError,
@@ -470,10 +471,15 @@ def _collect_report(spark, units_ok_counts, tables: dict[str, DataFrame]) -> dic
             for r in nc.select("group", "generation", "why").orderBy("group", "generation").limit(50).collect()
         ]
         v.unpersist()
-    # a KIP-848 group's assignment is the broker's: no leader's bytes to run an assignor on (partition-owned-twice
-    # is checked; a partition between its revocation and its next owner's heartbeat is unowned by design)
+    # a KIP-848 group's epochs are judged for partition-unowned where the input shows them settled (their verdicts
+    # above; partition-owned-twice at every epoch); what no input can judge is whether the broker's assignor gave
+    # its own answer: the broker computes it from state the wire does not carry whole
     k848 = rebalances.filter(F.col("group_protocol") == "consumer").select("group").distinct().orderBy("group")
-    consumer["kip848_groups_not_checked"] = [r["group"] for r in k848.limit(50).collect()]
+    consumer["kip848_not_judged"] = {
+        "check": "not-the-assignors-assignment",
+        "why": KIP848_NOT_JUDGED,
+        "groups": [r["group"] for r in k848.limit(50).collect()],
+    }
     return {
         "consumer_assignor_checks": consumer,
         "charts": {
