@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import pytest
 
@@ -445,6 +445,38 @@ def test_balance_warmups_and_config(spark, tmp_path):
     assert got == want and ("warm-app-1", "4_43", "warmup") in got
     reb = {r["group"]: r for r in read_table(out, "rebalances")}
     assert reb["warm-app"]["warmup_replicas"] == sum(1 for w in want if w[2] == "warmup")
+
+
+def test_a_run_leaves_no_dataframe_behind(spark, tmp_path):
+    """A DataFrame's query plan lives in the JVM until Python frees the py4j object that stands for it, and py4j's
+    objects sit in reference cycles that only Python's cycle collector frees. The job's outlived the run until the
+    collector happened to run; in a session that runs the job again and again (a notebook, these tests) their plans
+    filled the driver's heap and every later query crawled through full garbage collections. After a run, no
+    Dataset, Column or grouping of it is left on the Python side, not even as uncollected garbage."""
+    import gc
+
+    from py4j.java_gateway import JavaObject
+    from py4j.protocol import Py4JError
+
+    plans = ("Dataset", "Column", "RelationalGroupedDataset")
+
+    def name(o: JavaObject) -> str | None:
+        try:
+            return o.getClass().getSimpleName()
+        except Py4JError:  # (one the gateway already let go of: it holds nothing)
+            return None
+
+    def live() -> Counter:
+        objs = [o for o in gc.get_objects() if isinstance(o, JavaObject)]
+        return Counter(n for n in map(name, objs) if n in plans)
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(CAPTURES.read_text().splitlines(keepends=True)[:40]))
+    gc.collect()
+    before = live()
+    summary = run(Options(inputs=[str(src)], out=str(tmp_path / "out"), quiet=True), spark)
+    assert summary["counts"]["records_read"] == 40
+    assert live() - before == Counter()
 
 
 def test_existing_output_is_refused(spark, tmp_path):
