@@ -63,6 +63,7 @@ from .story import (
     capture_story,
     offsets_story,
 )
+from .storymodel import MetadataFrame
 from .storytext import render_admin, render_generation, render_heartbeat_group, render_summary
 from .tcp import DEFAULT_MAX_BUFFER, DEFAULT_MAX_WAIT
 
@@ -140,7 +141,7 @@ def byte_count(text: str) -> int:
 
 def _stories(
     kind: str, f: ByteStream, args, summary: CaptureSummary, size: int | Callable[[], int]
-) -> Iterator[GroupFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
+) -> Iterator[GroupFrame | MetadataFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
     """The story of the input (``size``: its bytes, or a function of the bytes read so far, for the story's
     budget)."""
     if kind in ("pcap", "hex"):
@@ -151,6 +152,7 @@ def _stories(
             summary=summary,
             max_hole_bytes=_or(getattr(args, "max_hole_bytes", None), DEFAULT_MAX_BUFFER),
             max_hole_seconds=_or(getattr(args, "max_hole_seconds", None), DEFAULT_MAX_WAIT),
+            metadata=bool(getattr(args, "json", False)),  # (the pipeline reads the topics' partition counts)
         )
     told = (lambda: TOLD_FLOOR + size() // BYTES_PER_TOLD) if callable(size) else TOLD_FLOOR + size // BYTES_PER_TOLD
     if kind == "segment":
@@ -180,7 +182,8 @@ def run(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Print the story of ``args.file``. ``--json``: one line per group frame (``"type": "frame"``), one
     per generation (``"type": "generation"``, written when the generation is over: a newer-but-one
     generation of its group began, or the input ended) and one per heartbeat-based group (``"type":
-    "heartbeat-group"``, at the end), then one ``"type": "summary"`` line. Exit
+    "heartbeat-group"``, at the end), one per Metadata response (``"type": "metadata"``: its bytes, for the
+    pipeline's partition counts), then one ``"type": "summary"`` line. Exit
     status 0; 1 when the file could not be opened, or could not be read to its end (the story of what was
     read is written all the same, and one ``error:`` line on ``err`` says where reading stopped)."""
     out, err = out or sys.stdout, err or sys.stderr  # (looked up now: a caller may have replaced them)

@@ -68,6 +68,7 @@ from .storycauses import StoryCauses, detect
 from .storyadmin import ADMIN_APIS, AdminStory, CommittedOffsets, DescribedGroup
 from .storygroups import GroupGenerations
 from .storymodel import (
+    MetadataFrame,
     API_NAMES,
     GROUP_APIS,
     CaptureSummary,
@@ -498,9 +499,12 @@ def capture_story(
     summary: CaptureSummary | None = None,
     max_hole_bytes: int = DEFAULT_MAX_BUFFER,
     max_hole_seconds: float = DEFAULT_MAX_WAIT,
-) -> Iterator[GroupFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
+    metadata: bool = False,
+) -> Iterator[GroupFrame | MetadataFrame | Generation | HeartbeatGroup | DescribedGroup | CommittedOffsets]:
     """The group frames and generations of a pcap/pcapng file (see the module docstring); counts and
-    problems go to ``summary``. ``group`` keeps only that group's frames and generations.
+    problems go to ``summary``. ``group`` keeps only that group's frames and generations; ``metadata`` yields
+    each Metadata response that reads too (a :class:`MetadataFrame`: the topics' partition counts, which group
+    messages do not carry).
     ``max_hole_bytes``/``max_hole_seconds``: how long TCP reassembly holds a hole open for a late
     segment (see :mod:`codec.capture.scan`); frames lost to holes given up are counted in the summary."""
     summary = summary if summary is not None else CaptureSummary()
@@ -516,7 +520,23 @@ def capture_story(
         gf = story.feed(event)
         if gf is not None:
             yield gf
+        elif metadata and isinstance(event, KafkaFrame):
+            mf = _metadata_frame(event)
+            if mf is not None:
+                yield mf
     yield from story.finish()
+
+
+def _metadata_frame(e: KafkaFrame) -> MetadataFrame | None:
+    """A Metadata response's frame, when its header reads (the story counts and reports the others)."""
+    if e.api_key != METADATA or e.direction != "response" or e.data is None or e.api_version is None:
+        return None
+    try:
+        _, end = decode_wire("ResponseHeader", 1 if e.api_version >= 9 else 0, e.data)
+    except DecodeError:
+        return None
+    gf = _group_frame(e)
+    return MetadataFrame(gf.ts, gf.conn, gf.client, gf.broker, e.api_version, e.correlation_id, e.data, end)
 
 
 # -- from __consumer_offsets --------------------------------------------------------------------------

@@ -32,6 +32,7 @@ __all__ = [
     "API_NAMES",
     "MAX_PROBLEMS",
     "GroupFrame",
+    "MetadataFrame",
     "Member",
     "Changes",
     "Generation",
@@ -116,6 +117,38 @@ class GroupFrame:
         elif self.frame is not None:
             out["frame"] = response_frame_json(self.frame)
         return out
+
+
+@dataclass(slots=True)
+class MetadataFrame:
+    """A Metadata response of the capture (``capture --json`` writes it as a ``"type": "metadata"`` line, so that
+    the pipeline knows the topics' partition counts and ids): where and when, its bytes (without the size) and where
+    its body begins."""
+
+    ts: float
+    conn: int
+    client: str
+    broker: str
+    api_version: int
+    correlation_id: int
+    data: bytes
+    body_offset: int
+
+    def json(self) -> dict:
+        return {
+            "type": "metadata",
+            "ts": self.ts,
+            "connection": self.conn,
+            "client": self.client,
+            "broker": self.broker,
+            "direction": "response",
+            "api_key": 3,
+            "api_name": API_NAMES[3],
+            "api_version": self.api_version,
+            "correlation_id": self.correlation_id,
+            "hex": self.data.hex(),
+            "body_offset": self.body_offset,
+        }
 
 
 @dataclass(slots=True)

@@ -88,19 +88,26 @@ class ShareStateUnit(NamedTuple):
     batches: list
 
 
-def offset_fetch_units(version: int | None, data: bytes, direction: str) -> list:
-    """The units of an OffsetFetch request or response body (``data``, without the header)."""
+def message_body(name: str, version: int | None, data: bytes):
+    """The decoded body of a ``name`` message at ``version`` (``data``: without its header, nested layers not
+    decoded), or the :class:`RecordError` that says why not (no version, bytes that do not read, no schema)."""
     from ..group import decode_message
 
-    name = "OffsetFetchRequest" if direction == "request" else "OffsetFetchResponse"
     if version is None:
         raise RecordError("MissingVersion", f"{name} bytes need the API version (column 'version')", layer=name)
     try:
-        body = decode_message(name, version, data, nested=False).value
+        return decode_message(name, version, data, nested=False).value
     except DecodeError as e:
         raise RecordError.of(e, name) from None
     except KeyError as e:
         raise RecordError("UnsupportedKind", str(e), layer=name) from None
+
+
+def offset_fetch_units(version: int | None, data: bytes, direction: str) -> list:
+    """The units of an OffsetFetch request or response body (``data``, without the header)."""
+    name = "OffsetFetchRequest" if direction == "request" else "OffsetFetchResponse"
+    body = message_body(name, version, data)
+    assert version is not None  # (message_body refuses bytes without one)
     if direction == "request":
         groups = [g.group_id for g in body.groups or ()] if version >= 8 else [body.group_id]
         return [OffsetsUnit(None, None, g, None, None) for g in groups] or [OffsetsUnit(None, None, None, None, None)]

@@ -138,6 +138,8 @@ class _Kind:
 
 #: the common fields of a fast-path unit (unit index, unit kind, canonical kind, streams, protocol version)
 _FAST_MEMBER = (0, "member", "subscription-info", True, None)
+#: the unit lists that hold no text a lone surrogate can be in (numbers, bytes, Kafka's base64 topic ids)
+_NOT_TEXT = ("subscription_generation", "sticky_generation", "state_batches", "subscription_bytes", "owned_topic_ids")
 _FAST_ASSIGNMENT = (0, "assignment", "assignment-info", True, None)
 
 
@@ -149,7 +151,7 @@ class Units:
         self.common: list[tuple] = []  # per unit: unit index, unit kind, canonical kind, streams, protocol version
         self.own: dict[int, tuple] = {}  # unit -> (member, group, generation, leader, protocol), sparse
         self.escaped: dict[int, list[str]] = {}  # unit -> its escaped fields (escape_surrogates), sparse
-        self.m, self.a, self.g, self.q, self.c = _Kind(8), _Kind(8), _Kind(2), _Kind(0), _Kind(len(_C_LISTS))
+        self.m, self.a, self.g, self.q, self.c = _Kind(9), _Kind(8), _Kind(2), _Kind(0), _Kind(len(_C_LISTS))
         self.o, self.s = _Kind(1), _Kind(1)  # an OffsetFetch group's committed offsets; a share-partition's state
 
     # --- the fast path's rows (one unit each, appended without a loop: they are most of a bulk input)
@@ -202,6 +204,7 @@ class Units:
             m.lists[5].append(unit.sticky_partitions)
             m.lists[6].append(unit.sticky_generation)
             m.lists[7].append(unit.subscription_bytes)
+            m.lists[8].append(None)
             if info is None:
                 m.rows.append((None,) * 7 + extra)
                 m.lists[0].append(None)
@@ -278,8 +281,11 @@ class Units:
             m.lists[0].append(unit.client_tags)
             m.lists[1].append(unit.tasks)
             m.lists[2].append(unit.subscribed_topics)
-            for items in m.lists[3:]:  # (owned partitions and generation, sticky user data: a classic member's)
+            m.lists[3].append(None)  # (owned partitions by name, sticky user data, bytes: a classic member's)
+            m.lists[4].append(getattr(unit, "owned_epoch", None))
+            for items in m.lists[5:8]:
                 items.append(None)
+            m.lists[8].append(getattr(unit, "owned", None))  # (a KIP-848 member's, by topic id)
         elif cls is HeartbeatAssignmentUnit:
             self.common.append((index, "assignment", ckind, unit.streams, None))
             a = self.a
@@ -401,6 +407,8 @@ class Units:
                     "subscription_generation",
                     "sticky_partitions",
                     "sticky_generation",
+                    "subscription_bytes",
+                    "owned_topic_ids",
                 ),
             ),
             (
@@ -421,7 +429,7 @@ class Units:
                 k.rows[j] = row(pos, k.rows[j], names)
                 for items, list_name in zip(k.lists, list_names):
                     entries = items[j]
-                    if not entries or list_name in ("subscription_generation", "sticky_generation", "state_batches"):
+                    if not entries or list_name in _NOT_TEXT:
                         continue
                     if list_name == "client_tags":  # a map: its keys and values together
                         items[j] = [(fix(pos, list_name, key), fix(pos, list_name, v)) for key, v in entries]
@@ -630,9 +638,10 @@ def _place(n: int, bulk: dict, slow: list[int], out: Units) -> Units:
         none = [None] * len(pos)
         lists: list[Iterable]
         if kind == "subscription-info":  # (client tags, tasks, subscribed topics, owned ...) from (fields, tasks, tags)
-            k, unit, lists = out.m, _FAST_MEMBER, [second, first, none, none, none, none, none]
+            k, unit, lists = out.m, _FAST_MEMBER, [second, first]
         else:  # (active, standby, warm-up, shared, topic partitions, ...) from (fields, active, standby)
-            k, unit, lists = out.a, _FAST_ASSIGNMENT, [first, second, none, none, none, none, none]
+            k, unit, lists = out.a, _FAST_ASSIGNMENT, [first, second]
+        lists += [none] * (len(k.lists) - 2)  # (every other list: none; each list one entry a unit)
         for p in pos:
             common[p] = unit
         k.pos += pos

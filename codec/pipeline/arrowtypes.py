@@ -15,6 +15,7 @@ __all__ = [
     "MEMBER",
     "SHARED",
     "TOPIC_PARTITIONS",
+    "OWNED_BY_ID",
     "ASSIGNMENT",
     "SHARE_TOPIC",
     "GROUP",
@@ -84,6 +85,9 @@ _M_SCALARS = [
 _SUBSCRIBED = ("subscribed_topics", pa.list_(_STR))
 #: a plain consumer's assigned partitions of one topic, as the ConsumerProtocol assignment lists them
 TOPIC_PARTITIONS = pa.struct([("topic", _STR), ("partitions", pa.list_(_I32))])
+#: a KIP-848 member's owned partitions of one topic, by topic id (its heartbeat request's ``topicPartitions``)
+OWNED_BY_ID = pa.struct([("topic_id", _STR), ("partitions", pa.list_(_I32))])
+#: ``owned_topic_ids``: those of a KIP-848 member (``subscription_generation`` then its request's member epoch);
 #: ``owned_partitions``, ``subscription_generation``: a classic consumer's ConsumerProtocolSubscription v1+
 #: owned partitions and v2+ generation (built like the lists: one Python value a row; the fast path has none);
 #: ``sticky_partitions``, ``sticky_generation``: what its sticky assignor's user data says (codec.group.sticky)
@@ -98,6 +102,7 @@ MEMBER = pa.struct(
         ("sticky_partitions", pa.list_(TOPIC_PARTITIONS)),
         ("sticky_generation", _I32),
         ("subscription_bytes", _BIN),
+        ("owned_topic_ids", pa.list_(OWNED_BY_ID)),
     ]
 )
 _A_SCALARS = [

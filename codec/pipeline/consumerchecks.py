@@ -33,20 +33,37 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["FACTS_SCHEMA", "VERDICT_SCHEMA", "CHECKS", "group_consumer_checks", "generation_verdicts"]
+__all__ = [
+    "FACTS_SCHEMA",
+    "VERDICT_SCHEMA",
+    "CHECKS",
+    "group_consumer_checks",
+    "generation_verdicts",
+    "kip848_verdicts",
+]
 
 #: the rows the Spark side hands over, one group at a time (``what``: ``join`` a member of a leader's JoinGroup
-#: response, ``joined`` the response itself, ``sync`` a member's assignment in a leader's SyncGroup request,
-#: ``leave`` a LeaveGroup request's member, ``topic`` a Metadata response's topic in the group's input)
+#: response -- a Streams member's without bytes --, ``joined`` the response itself, ``sync`` a member's assignment
+#: in a leader's SyncGroup request, ``leave`` a LeaveGroup request's member, ``topic`` a Metadata response's topic
+#: in the group's input; a KIP-848 group's: ``k848-assigned`` a heartbeat or Describe response's assignment of a
+#: member at its epoch, ``k848-leave`` a heartbeat request leaving the group (epoch < 0), ``k848-sub`` a member's
+#: subscribed topics, ``k848-topic`` a topic its records or Describe responses name)
 FACTS_SCHEMA = (
     "group string, generation int, what string, record_id string, unit int, member string, instance string, "
     "data binary, protocol string, leader string, ts_ms bigint, topic string, partitions int, "
-    "racks array<array<string>>"
+    "racks array<array<string>>, topic_id string, "
+    "parts array<struct<topic_id:string,topic:string,partition:int>>, topics array<string>"
 )
 #: the findings (``check`` set) and one verdict row per generation (``check`` null: ``checked``, ``why``)
 VERDICT_SCHEMA = (
     "group string, generation int, check string, severity string, task string, member string, process_id string, "
     "detail string, escaped array<string>, checked boolean, why string"
+)
+#: why no KIP-848 group is judged for ``not-the-assignors-assignment`` (report.json's ``kip848_not_judged``)
+KIP848_NOT_JUDGED = (
+    "the broker computes a KIP-848 group's assignment (its server assignor, from the group's state: member order, "
+    "the previous target, subscriptions and topic metadata as the coordinator holds them), which no captured "
+    "message carries whole: no leader's bytes to hold it to"
 )
 #: the checks run here (the other consumer checks run in Spark: codec.pipeline.findings)
 CHECKS = ("not-the-assignors-assignment", "partition-unowned")
@@ -92,9 +109,9 @@ def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] 
     from ..assignor.consumer.model import CLIENT_ASSIGNORS, AssignmentError
     from ..assignor.consumer.wire import (
         CapturedGeneration,
-        _partitions_of,
         check_generation,
         member_from_subscription,
+        partitions_of,
     )
     from ..errors import CodecError
 
@@ -115,7 +132,10 @@ def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] 
     for r in sorted((r for r in rows if r["what"] == "join"), key=lambda r: int(r["unit"])):
         g = _v(r, "generation")
         if g is not None and joined.get(int(g)) == r["record_id"]:
-            gens[int(g)].members.append((r["member"], _v(r, "instance"), bytes(r["data"])))
+            raw = _v(r, "data")  # (None: a Streams member; only member-never-rejoined reads it)
+            gens[int(g)].members.append(
+                (r["member"], _v(r, "instance"), None if raw is None else bytes(raw))  # type: ignore[arg-type]
+            )
     syncs: dict[int, str] = {}
     for r in sorted(
         (r for r in rows if r["what"] == "sync" and _v(r, "generation") is not None),
@@ -137,6 +157,8 @@ def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] 
     ordered = [gens[g] for g in sorted(gens)]
     for gen in ordered:
         why = None
+        if gen.members and all(raw is None for _, _, raw in gen.members):
+            continue  # a classic Streams generation: the assignor checks are a plain consumer group's
         if not gen.members or gen.assignments is None:
             why = (
                 "the leader's "
@@ -174,7 +196,7 @@ def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] 
         g for g in ordered if (group, g.generation) in verdicts and verdicts[(group, g.generation)].get("checked")
     ]
     found = group_findings(
-        [decoded(g, protocol_of(g), member_from_subscription, _partitions_of) for g in checked], counts, verdicts
+        [decoded(g, protocol_of(g), member_from_subscription, partitions_of) for g in checked], counts, verdicts
     )
     for (_, generation), items in sorted(found.items()):
         for f in items:
@@ -191,7 +213,8 @@ def generation_verdicts(group: str, rows: Iterable[dict], given: dict[str, int] 
                     detail=f["detail"],
                 )
             )
-    out.extend(_never_rejoined(group, gens, rows, member_from_subscription, _partitions_of))
+    out.extend(_never_rejoined(group, gens, rows, member_from_subscription, partitions_of))
+    out.extend(kip848_verdicts(group, rows, given or {}))
     return out
 
 
@@ -232,6 +255,166 @@ def _never_rejoined(group: str, gens: dict, rows: list[dict], member, partitions
                     ),
                 )
             )
+    return out
+
+
+_EVENTS = ("k848-assigned", "k848-beat", "k848-leave", "k848-sub")
+
+
+def _order(r: dict) -> tuple:
+    rid = str(r["record_id"])
+    head, _, line = rid.rpartition(":")
+    return (_v(r, "ts_ms") or 0, head, int(line) if line.isdigit() else 0, rid, int(_v(r, "unit") or 0))
+
+
+def kip848_verdicts(group: str, rows: list[dict], given: dict[str, int]) -> list[dict[str, Any]]:
+    """``partition-unowned`` for a KIP-848 group, and one verdict row per member epoch its responses name.
+
+    The broker computes the assignment and members reconcile one by one, so a partition is unowned by design
+    between its revocation and its next owner's heartbeat. The group is judged at each epoch N where the input
+    shows it *settled*: the heartbeat (or Describe) responses, replayed in time order (a heartbeat request with
+    epoch 0 joins the group, without partitions until its first response; one with epoch < 0 leaves it), put
+    every member at N, and, when the last member to reach N released partitions doing so, every other member had
+    a response after it (a released partition reaches its next owner at that owner's next heartbeat).
+    At the last such moment, every partition of the members' subscribed topics -- partition counts from the
+    Metadata responses of the group's input (by topic id and name), else its records' partition metadata, else
+    ``--partitions`` -- must be held by some member; one held twice is ``partition-owned-twice``, which the
+    tables' rows give at every epoch (:func:`codec.pipeline.findings.consumer_findings`)."""
+    k = [r for r in rows if str(r["what"]).startswith("k848-")]
+    if not k:
+        return []
+    meta = [r for r in rows if r["what"] == "topic"]
+    counts, _, disagree = _topics(meta)
+    recorded: dict[str, set[int]] = {}
+    names: dict[str, set[str]] = {}
+    for r in meta + [r for r in k if r["what"] == "k848-topic"]:
+        tid, t = _v(r, "topic_id"), _v(r, "topic")
+        if tid is not None and t is not None:
+            names.setdefault(tid, set()).add(t)
+        if r["what"] == "k848-topic" and t is not None and _v(r, "partitions") is not None:
+            recorded.setdefault(t, set()).add(int(r["partitions"]))
+    state: dict[str, tuple[int | None, set, int]] = {}  # member -> (epoch, its partitions, index of that)
+    subs: dict[str, list[str]] = {}
+    since: dict[int, tuple[int, str, bool]] = {}  # epoch -> (index, member, whether it released partitions then)
+    settled: dict[int, tuple[dict, dict]] = {}  # epoch -> the last settled moment (state, subscriptions)
+    epochs: set[int] = set()
+    events = sorted((r for r in k if r["what"] in _EVENTS), key=_order)
+    for i, r in enumerate(events):
+        m = r["member"]
+        if r["what"] == "k848-beat":  # a response without an assignment: the member's is unchanged at its epoch
+            if m in state and state[m][0] == _v(r, "generation"):
+                state[m] = (state[m][0], state[m][1], i)
+            else:
+                continue
+        if r["what"] == "k848-sub":
+            subs[m] = [str(t) for t in r["topics"]]
+            if _v(r, "generation") == 0:  # a join (or a rejoin): a member without its assignment yet
+                state[m] = (None, set(), i)
+                since.clear()
+            continue
+        if r["what"] == "k848-leave":  # the group's membership changed: its epoch moves on
+            state.pop(m, None)
+            since.clear()
+            continue
+        if r["what"] == "k848-beat":
+            e = int(r["generation"])
+            released = False
+        else:
+            e, released = _assigned(r, i, state, epochs)
+        at = {ep for ep, _, _ in state.values()}
+        if len(at) != 1 or None in at:
+            since.clear()
+            continue
+        if e not in since:
+            since.clear()
+            since[e] = (i, m, released)
+        first, last, freed = since[e]
+        if not freed or all(idx > first or mm == last for mm, (_, _, idx) in state.items()):
+            settled[e] = (dict(state), dict(subs))
+    return _judged(group, epochs, settled, names, counts, disagree, recorded, given)
+
+
+def _assigned(r: dict, i: int, state: dict, epochs: set) -> tuple[int, bool]:
+    """A response's assignment of a member at its epoch (event ``i``) into ``state``; whether it released
+    partitions (held some it no longer holds)."""
+    m, e = r["member"], int(r["generation"])
+    epochs.add(e)
+    given = _v(r, "parts")
+    parts = {(p["topic_id"], p["topic"], int(p["partition"])) for p in ([] if given is None else given)}
+    released = bool(state[m][1] - parts) if m in state else False
+    state[m] = (e, parts, i)
+    return e, released
+
+
+def _judged(group, epochs, settled, names, counts, disagree, recorded, given) -> list[dict[str, Any]]:
+    """The verdict of each epoch, and its findings, from the settled moments :func:`kip848_verdicts` found."""
+    out = []
+    for n in sorted(epochs):
+        why = None
+        if n not in settled:
+            why = (
+                f"the group never settled at epoch {n} in the input: no moment has every member at it (and, where "
+                "the last to reach it released partitions, each other member's next heartbeat after that: a "
+                "released partition reaches its next owner at that owner's next heartbeat)"
+            )
+            out.append(_row(group, n, checked=False, why=why))
+            continue
+        st, sb = settled[n]
+        missing = sorted(m for m in st if m not in sb)
+        owned: dict[tuple[str, int], list[str]] = {}
+        unnamed = set()
+        for m, (_, parts, _) in st.items():
+            for tid, t, p in parts:
+                known = t or (min(names[tid]) if tid in names and len(names[tid]) == 1 else None)
+                if known is None:
+                    unnamed.add(tid)
+                owned.setdefault((known or tid, p), []).append(m)
+        topics = sorted({t for m in st for t in sb.get(m, ())})
+        size: dict[str, int] = {}
+        unknown = []
+        for t in topics:
+            if t in counts:
+                size[t] = counts[t]
+            elif t in disagree:
+                unknown.append(f"{t} (the Metadata responses disagree: {' and '.join(map(str, disagree[t]))})")
+            elif len(recorded.get(t, ())) == 1:
+                size[t] = next(iter(recorded[t]))
+            elif t in given:
+                size[t] = given[t]
+            else:
+                unknown.append(t)
+        if missing:
+            why = f"the subscribed topics of {', '.join(missing)} are not in the input"
+        elif unnamed:
+            why = (
+                f"no input of the group names topic id {', '.join(sorted(unnamed))} (a Metadata response, its records)"
+            )
+        elif unknown:
+            why = (
+                f"the partition count of {', '.join(unknown)} is not known: no Metadata response of the group's "
+                "input names it (nor its partition metadata record, nor --partitions)"
+            )
+        out.append(_row(group, n, checked=why is None, why=why))
+        if why is not None:
+            continue
+        for t in topics:
+            for p in range(size[t]):
+                if (t, p) in owned:
+                    continue
+                out.append(
+                    _row(
+                        group,
+                        n,
+                        check="partition-unowned",
+                        severity="error",
+                        task=f"{t}-{p}",
+                        detail=(
+                            f"{t}-{p} (of a subscribed topic, {size[t]} partitions) is held by none of the "
+                            f"{len(st)} members at epoch {n}, settled (each heartbeated at it after the last one "
+                            "reached it)"
+                        ),
+                    )
+                )
     return out
 
 

@@ -88,7 +88,10 @@ def _error_chain(e: BaseException) -> list[tuple[str, str]]:
     seen = 0
     while cur is not None and not chain and seen < 20:
         desc = getattr(cur, "_desc", None)  # pyspark's captured exceptions (AnalysisException ...)
-        chain.append((type(cur).__name__, desc if isinstance(desc, str) and desc else str(cur)))
+        text = desc if isinstance(desc, str) and desc else _text(cur)
+        chain.append(
+            (type(cur).__name__, "(its text is in the JVM, which no longer answers)" if text is None else text)
+        )
         nxt = getattr(cur, "_cause", None) or cur.__cause__
         cur = nxt if isinstance(nxt, BaseException) else None
         seen += 1
@@ -103,7 +106,7 @@ def spark_error_line(e: BaseException) -> str:
     """One line for the user from a Spark, Py4J or Python error, without stack traces: a Python worker's
     exception (the last line of its traceback); else Spark's first error-class message (``[CLASS] ...``,
     which names the file) with the root cause; else the root cause."""
-    chain = _error_chain(e) or [(type(e).__name__, str(e))]
+    chain = _error_chain(e) or [(type(e).__name__, _text(e) or "")]
 
     def first_line(text: str) -> str:
         for ln in text.splitlines():
@@ -151,6 +154,15 @@ _GONE = (
 )
 
 
+def _text(e: BaseException) -> str | None:
+    """``str(e)``, or None where that cannot be had: a Py4J error's text is the Java exception's, which it asks the
+    JVM for -- and a JVM that has died answers nothing (the call raises ConnectionRefusedError)."""
+    try:
+        return str(e)
+    except Exception:  # noqa: BLE001 - any failure to reach the JVM
+        return None
+
+
 def gateway_gone(e: BaseException) -> bool:
     """Whether ``e`` (or an error it was raised from) says the JVM is gone or its context shut down under the
     job: what every call says once the JVM has died, whatever killed it."""
@@ -159,7 +171,8 @@ def gateway_gone(e: BaseException) -> bool:
     while cur is not None and seen < 10:
         if type(cur).__name__ in ("Py4JNetworkError", "ConnectionRefusedError", "ConnectionResetError"):
             return True
-        if any(s in str(cur) for s in _GONE):
+        text = _text(cur)
+        if text is None or any(s in text for s in _GONE):  # (None: its text is in a JVM that no longer answers)
             return True
         cur = cur.__cause__ or cur.__context__
         seen += 1

@@ -4,6 +4,7 @@ Streams checks), per share group, and the loop and storm detectors over the ``re
 
 from __future__ import annotations
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -281,61 +282,136 @@ def consumer_assignor_checks(ok: DataFrame, partitions: dict[str, int] | None = 
     consumer's subscription and assignment bytes, the leader's JoinGroup responses, the LeaveGroup requests and the
     Metadata responses' topics of the groups' inputs (``source``); ``partitions``: the counts given for topics no
     such response names (``--partitions``). Rows of :data:`~.consumerchecks.VERDICT_SCHEMA`:
-    the findings (``check`` set) and one verdict per generation (``check`` null)."""
-    g = ok.filter(F.col("group").isNotNull())
+    the findings (``check`` set) and one verdict per generation (``check`` null), computed once and persisted (the
+    findings table and the report both read them: the caller unpersists them).
 
-    def facts(df: DataFrame, what: str, **cols) -> DataFrame:
-        names = [c.split()[0] for c in FACTS_SCHEMA.split(", ")]
-        given = {"group": F.col("group"), "what": F.lit(what), **cols}
-        types = dict(c.split() for c in FACTS_SCHEMA.split(", "))
-        return df.select(*[given.get(n, F.lit(None)).cast(types[n]).alias(n) for n in names])
-
-    joins = g.filter(F.col("subscription_bytes").isNotNull())
-    member = {"generation": F.col("generation"), "record_id": F.col("record_id"), "unit": F.col("unit"),
-              "member": F.col("member"), "ts_ms": F.col("ts_ms")}  # fmt: skip
-    responses = g.filter(F.col("unit_kind") == "group").join(
-        joins.select("record_id").distinct(), "record_id", "left_semi"
-    )
-    sources = joins.select("group", "source").distinct()
-    topics = (
-        ok.filter(F.col("metadata_topics").isNotNull())
-        .select("source", "ts_ms", F.explode("metadata_topics").alias("_t"))
-        .join(sources, "source")
-    )
-    rows = (
-        facts(joins, "join", **member, instance=F.col("group_instance_id"), data=F.col("subscription_bytes"))
-        .unionByName(
-            facts(
-                responses,
-                "joined",
-                generation=F.col("generation"),
-                record_id=F.col("record_id"),
-                protocol=F.col("protocol_name"),
-                leader=F.col("leader"),
+    The units are read once: every fact a unit can give is picked in one pass (``_facts``); which of them count
+    (a Streams member's only in a leader's response, a response only of such a generation, a KIP-848 group's,
+    the topics of the groups' inputs) is decided on those few rows."""
+    cand = _facts(ok).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        leaders = cand.filter((F.col("what") == "joined") & F.col("leader").isNotNull()).select("record_id")
+        # a classic Streams group's members as its leader's JoinGroup response lists them (member-never-rejoined)
+        streams = cand.filter(F.col("what") == "streams-join").join(leaders.distinct(), "record_id", "left_semi")
+        joins = cand.filter(F.col("what") == "join").unionByName(streams.withColumn("what", F.lit("join")))
+        responses = cand.filter(F.col("what") == "joined").join(
+            joins.select("record_id").distinct(), "record_id", "left_semi"
+        )
+        k848 = cand.filter(F.col("_k848")).select("group").distinct()
+        kg = cand.filter(F.col("what").startswith("k848-")).join(k848, "group", "left_semi")
+        shared = kg.filter(F.col("what") == "k848-topics").select("group", F.explode("_topics").alias("_t"))
+        k848_topics = shared.select(
+            "group",
+            F.lit("k848-topic").alias("what"),
+            F.col("_t.topic").alias("topic"),
+            F.col("_t.topic_id").alias("topic_id"),
+            F.when(F.col("_t.partitions").isNotNull(), F.size(F.col("_t.partitions"))).alias("partitions"),
+        )
+        sources = (
+            joins.select("group", "source")
+            .unionByName(
+                cand.filter(F.col("what") == "source").select("group", "source").join(k848, "group", "left_semi")
+            )
+            .distinct()
+        )
+        topics = (
+            cand.filter(F.col("what") == "metadata")
+            .select("source", "ts_ms", F.explode("_metadata").alias("_t"))
+            .join(sources, "source")
+            .select(
+                "group",
+                F.lit("topic").alias("what"),
+                "ts_ms",
+                F.col("_t.topic").alias("topic"),
+                F.col("_t.partitions").alias("partitions"),
+                F.col("_t.racks").alias("racks"),
+                F.col("_t.topic_id").alias("topic_id"),
             )
         )
-        .unionByName(
-            facts(g.filter(F.col("assignment_bytes").isNotNull()), "sync", **member, data=F.col("assignment_bytes"))
+        rows = (
+            _as_facts(joins)
+            .unionByName(_as_facts(responses))
+            .unionByName(_as_facts(cand.filter(F.col("what").isin("sync", "leave"))))
+            .unionByName(_as_facts(kg.filter(F.col("what") != "k848-topics")))
+            .unionByName(_as_facts(k848_topics))
+            .unionByName(_as_facts(topics))
         )
-        .unionByName(facts(g.filter(F.col("group_event") == "leave"), "leave", member=F.col("member")))
-        .unionByName(
-            facts(
-                topics,
-                "topic",
-                ts_ms=F.col("ts_ms"),
-                topic=F.col("_t.topic"),
-                partitions=F.col("_t.partitions"),
-                racks=F.col("_t.racks"),
-            )
+        # (the groups a leader's plain consumer or Streams JoinGroup response shows, and the KIP-848 groups)
+        keep = joins.select("group").unionByName(k848).distinct()
+        given = dict(partitions or {})
+
+        def checks(pdf):  # (applyInPandas reads its function's signature: a closure, not a partial)
+            return group_consumer_checks(pdf, given)
+
+        verdicts = (
+            rows.join(keep, "group", "left_semi")
+            .groupBy("group")
+            .applyInPandas(checks, VERDICT_SCHEMA)
+            .persist(StorageLevel.MEMORY_AND_DISK)
         )
-    )
-    keep = joins.select("group").distinct()  # (only groups a leader's plain consumer JoinGroup response shows)
-    given = dict(partitions or {})
+        verdicts.count()  # (computed here, while the picked facts are still at hand)
+        return verdicts
+    finally:
+        cand.unpersist()
 
-    def checks(pdf):  # (applyInPandas reads its function's signature: a closure, not a partial)
-        return group_consumer_checks(pdf, given)
 
-    return rows.join(keep, "group", "left_semi").groupBy("group").applyInPandas(checks, VERDICT_SCHEMA)
+_FACT_TYPES = dict(c.split() for c in FACTS_SCHEMA.split(", "))
+
+
+def _as_facts(df: DataFrame) -> DataFrame:
+    """``df``'s columns of :data:`~.consumerchecks.FACTS_SCHEMA`, in its order (null where ``df`` has none)."""
+    have = set(df.columns)
+    return df.select(*[(F.col(n) if n in have else F.lit(None)).cast(t).alias(n) for n, t in _FACT_TYPES.items()])
+
+
+def _facts(ok: DataFrame) -> DataFrame:
+    """Every fact a unit of ``ok`` can give the consumer checks, in one pass: rows of the facts' columns plus
+    ``source``, ``_k848`` (the unit shows a KIP-848 consumer group), ``_topics`` (a KIP-848 group's topics, for
+    ``k848-topics``) and ``_metadata`` (a Metadata response's topics, for ``metadata``). ``what``: ``join`` (a
+    plain consumer's subscription), ``streams-join`` (a Streams member of a JoinGroup response, kept where the
+    response is a leader's), ``joined`` (a group response), ``sync``, ``leave``, ``k848-assigned``, ``k848-beat``,
+    ``k848-leave``, ``k848-sub``, ``k848-topics`` (kept for KIP-848 groups), ``source`` (a KIP-848 group's input,
+    one row per unit, deduplicated after) and ``metadata``."""
+    c = F.col
+    grouped = c("group").isNotNull()
+    kind, direction = c("unit_kind"), c("direction")
+    member = {"generation": c("generation"), "record_id": c("record_id"), "unit": c("unit"), "member": c("member"),
+              "ts_ms": c("ts_ms")}  # fmt: skip
+    # (the columns beyond the facts', each a null of its own type where a fact does not give it)
+    extra = {"source": c("source"), "_k848": F.lit(False), "_topics": c("share_topics"),
+             "_metadata": c("metadata_topics")}  # fmt: skip
+    k848 = (kind == "group") & (c("group_protocol") == "consumer")
+
+    def fact(what: str, cond, **cols):
+        given = {"group": c("group"), "what": F.lit(what), **cols}
+        fields = [given.get(n, F.lit(None)).cast(t).alias(n) for n, t in _FACT_TYPES.items()]
+        fields += [(given[n] if n in given else F.when(F.lit(False), col)).alias(n) for n, col in extra.items()]
+        return F.when(cond, F.struct(*fields))
+
+    picked = [
+        fact("join", grouped & c("subscription_bytes").isNotNull(), **member, instance=c("group_instance_id"),
+             data=c("subscription_bytes"), source=c("source")),
+        fact("streams-join", grouped & (kind == "member") & c("streams") & c("generation").isNotNull(), **member,
+             instance=c("group_instance_id"), source=c("source")),
+        fact("joined", grouped & (kind == "group"), generation=c("generation"), record_id=c("record_id"),
+             protocol=c("protocol_name"), leader=c("leader"), _k848=F.coalesce(k848, F.lit(False))),
+        fact("sync", grouped & c("assignment_bytes").isNotNull(), **member, data=c("assignment_bytes")),
+        fact("leave", grouped & (c("group_event") == "leave"), member=c("member")),
+        fact("k848-assigned", grouped & (kind == "assignment") & c("consumed").isNotNull() & (direction == "response")
+             & c("member").isNotNull() & c("generation").isNotNull(), **member, parts=c("consumed")),
+        fact("k848-beat", grouped & (kind == "group") & (direction == "response")
+             & (F.coalesce(c("group_error_code"), F.lit(0)) == 0) & c("member").isNotNull()
+             & c("generation").isNotNull(), **member),
+        fact("k848-leave", grouped & (kind == "group") & (direction == "request") & (c("generation") < 0)
+             & c("member").isNotNull(), **member),
+        fact("k848-sub", grouped & (kind == "member") & (direction == "request") & c("subscribed_topics").isNotNull()
+             & c("member").isNotNull(), **member, topics=c("subscribed_topics")),
+        fact("k848-topics", grouped & c("share_topics").isNotNull(), _topics=c("share_topics")),
+        fact("source", grouped, source=c("source")),
+        fact("metadata", c("metadata_topics").isNotNull(), ts_ms=c("ts_ms"), source=c("source"),
+             _metadata=c("metadata_topics")),
+    ]  # fmt: skip
+    return ok.select(F.explode(F.array(*picked)).alias("_f")).filter(F.col("_f").isNotNull()).select("_f.*")
 
 
 def finding(df: DataFrame, check: str, severity: str, detail, task="task", member=None, process=None) -> DataFrame:

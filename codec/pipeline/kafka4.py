@@ -10,7 +10,9 @@ What each becomes (``generation`` is the member epoch for a member's unit, the g
   ``consumer`` or ``streams``; a consumer's ``serverAssignor`` as the protocol) and, when it carries the
   member's data (a join, epoch 0, or any of those fields changed), a :class:`HeartbeatMemberUnit`: a streams
   member's process id, endpoint (``host:port``), client tags and task offsets (``taskOffsets``, with their
-  ``taskEndOffsets``: the lag is on the wire), a consumer's rack and instance id;
+  ``taskEndOffsets``: the lag is on the wire), a consumer's rack and instance id and what it owns (its
+  ``topicPartitions``, by topic id, at the request's member epoch; null in KIP-848 means unchanged, so a null
+  field stays None, distinct from an empty list);
 * a heartbeat **response**: a GroupUnit with its error code and, when it carries an assignment, a
   :class:`HeartbeatAssignmentUnit` (a streams member's active, standby and warm-up tasks). Each list is null
   when unchanged since the member's last heartbeat (Kafka's field descriptions): a null list gives no rows,
@@ -85,6 +87,10 @@ class HeartbeatMemberUnit(NamedTuple):
     client_id: str | None = None
     client_host: str | None = None
     subscribed_topics: list | None = None  # a consumer or share member's topic names (None: unchanged/unknown)
+    # a KIP-848 member's ConsumerGroupHeartbeat request's ``topicPartitions``: what it owns, ``(topic id,
+    # [partitions])`` per topic (None: the field was null, unchanged since its last heartbeat; []: it owns none)
+    owned: list | None = None
+    owned_epoch: int | None = None  # the member epoch at which it owns them (the request's; None with owned None)
 
 
 class HeartbeatAssignmentUnit(NamedTuple):
@@ -195,8 +201,9 @@ def _streams_member(v: dict, *, member, generation, group, layer: str) -> Heartb
     )
 
 
-def _consumer_member(v: dict, *, member, generation, group) -> HeartbeatMemberUnit:
-    """A consumer or share member (a share member has no instance id)."""
+def _consumer_member(v: dict, *, member, generation, group, owned=None) -> HeartbeatMemberUnit:
+    """A consumer or share member (a share member has no instance id); ``owned``: a KIP-848 heartbeat request's
+    ``topicPartitions`` (None: null)."""
     topics = v.get("subscribedTopicNames")
     return HeartbeatMemberUnit(
         member,
@@ -208,6 +215,8 @@ def _consumer_member(v: dict, *, member, generation, group) -> HeartbeatMemberUn
         client_id=v.get("clientId"),
         client_host=v.get("clientHost"),
         subscribed_topics=None if topics is None else list(topics),
+        owned=None if owned is None else [(t["topicId"], list(t["partitions"])) for t in owned],
+        owned_epoch=None if owned is None else generation,
     )
 
 
@@ -387,10 +396,17 @@ def body_units(name: str, v: dict) -> list:
         member, epoch, group = v["memberId"] or None, v["memberEpoch"], v["groupId"]
         units = [_group(member, epoch, group, None, "consumer", v.get("serverAssignor"))]
         carries = any(
-            v.get(f) is not None for f in ("rackId", "instanceId", "subscribedTopicNames", "subscribedTopicRegex")
+            v.get(f) is not None
+            for f in ("rackId", "instanceId", "subscribedTopicNames", "subscribedTopicRegex", "topicPartitions")
         )
         if epoch >= 0 and (epoch == 0 or carries):
-            units.append(_consumer_member(v, member=member, generation=epoch, group=group))
+            owned = v.get("topicPartitions")
+            if owned is not None:
+                _rows_checked(
+                    (owned,), member=member, group=group, layer=name, at="topic_partitions", what="owned partitions",
+                    named=False,
+                )  # fmt: skip
+            units.append(_consumer_member(v, member=member, generation=epoch, group=group, owned=owned))
         return units
     if name == "ConsumerGroupHeartbeatResponse":
         member, epoch = v.get("memberId") or None, v["memberEpoch"]

@@ -332,8 +332,11 @@ def normalize(df: DataFrame, source: str | None = None) -> DataFrame:
     ).drop(POS)
     # why a record is not input to the decoder (null: it is): every record read is counted, by reason
     reasons = []
-    if "type" in cols:  # `capture --json` also writes generation and summary lines: only frames are records
-        reasons.append(F.when(F.col("__type") != "frame", F.concat(F.lit("line type "), F.col("__type"))))
+    if "type" in cols:  # `capture --json` also writes generation and summary lines: only frames are records (its
+        # Metadata responses, type "metadata", are frames too: the topics' partition counts)
+        reasons.append(
+            F.when(~F.col("__type").isin("frame", "metadata"), F.concat(F.lit("line type "), F.col("__type")))
+        )
     if "api_key" in cols:
         reasons.append(
             F.when(

@@ -36,6 +36,7 @@ from .admin import (
     DESCRIBED_KIND,
     OFFSET_FETCH,
     SHARE_STATE_KIND,
+    message_body,
     offset_fetch_units,
     share_state_units,
 )
@@ -382,18 +383,10 @@ def _body(name: str, version: int | None, data: bytes, protocol: str | None) -> 
 def _describe_groups(version: int | None, data: bytes) -> list:
     """The units of a DescribeGroupsResponse body (``data``, without the header), or :class:`RecordError`
     (:mod:`codec.pipeline.admin` says what they are)."""
-    from ..group import decode_message
     from ..group.nested import carried_layer, decode_layer
 
     name = "DescribeGroupsResponse"
-    if version is None:
-        raise RecordError("MissingVersion", f"{name} bytes need the API version (column 'version')", layer=name)
-    try:
-        body = decode_message(name, version, data, nested=False).value
-    except DecodeError as e:
-        raise RecordError.of(e, name) from None
-    except KeyError as e:
-        raise RecordError("UnsupportedKind", str(e), layer=name) from None
+    body = message_body(name, version, data)
     units: list = []
     for gi, g in enumerate(body.groups or ()):
         ptype, protocol = g.protocol_type, g.protocol_data or None

@@ -590,7 +590,19 @@ def _consumer_checks(summary: dict) -> str:
         f"<p>{cc.get('generations_checked', 0)} generations checked, {cc.get('not_checked', 0)} not checked "
         "(<code>not-the-assignors-assignment</code> and <code>partition-unowned</code> need the leader's JoinGroup "
         "response and SyncGroup request and the topics' partition counts: a Metadata response in the group's input, "
-        "or <code>--partitions</code>).</p>" + _table(cc.get("not_checked_sample", []), ["group", "generation", "why"])
+        "or <code>--partitions</code>; a KIP-848 group's epoch is judged for <code>partition-unowned</code> where "
+        "the input shows the group settled at it).</p>"
+        + _table(cc.get("not_checked_sample", []), ["group", "generation", "why"])
+        + _kip848(cc.get("kip848_not_judged") or {})
+    )
+
+
+def _kip848(k: dict) -> str:
+    if not k.get("groups"):
+        return ""
+    return (
+        f"<p>Not judged for <code>{_esc(k['check'])}</code> (KIP-848 groups "
+        f"{_esc(', '.join(k['groups']))}): {_esc(k['why'])}.</p>"
     )
 
 

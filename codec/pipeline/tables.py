@@ -13,14 +13,18 @@ Tables (one Parquet directory each):
   share member's ``subscribed_topics`` are its topic names (null: not carried, e.g. unchanged). A classic
   member's ``subscribed_topics`` are its ConsumerProtocol subscription's topics (Streams members' too; null for
   a bare SubscriptionInfo record, which has no such layer), its ``owned_partitions`` (``{topic, partitions}`` per
-  topic) and ``subscription_generation`` the subscription's ownedPartitions (v1+) and generationId (v2+; -1: none),
-  null where the version lacks them; ``sticky_partitions`` and ``sticky_generation`` what the user data of a
-  ``sticky`` or ``cooperative-sticky`` member says (its previous partitions, StickyAssignorUserData only, and
-  generation: :mod:`codec.group.sticky`; null where the protocol is another, the user data does not read as Kafka
-  reads it, or the layout has none); and its ``client_id`` the client id in the header of
-  its JoinGroup request (a frame's; or the ``__consumer_offsets`` member's): a row without one -- a leader's
-  JoinGroup response lists the members without their client ids -- takes the one a row of the same group and
-  member id has (a member id is the coordinator's, for one client instance).
+  topic, ``topic_id`` null) and ``subscription_generation`` the subscription's ownedPartitions (v1+) and
+  generationId (v2+; -1: none), null where the version lacks them; a KIP-848 member's are its heartbeat request's
+  ``topicPartitions`` (``topic_id`` its id, ``topic`` the name any input of the group gives it -- its records,
+  Describe responses, the Metadata responses of its input files -- or null) and that request's member epoch (a
+  null ``topicPartitions``, "unchanged", is a null ``owned_partitions``; an empty one an empty list);
+  ``sticky_partitions`` and ``sticky_generation`` what the user data of a ``sticky`` or ``cooperative-sticky``
+  member says (its previous partitions, StickyAssignorUserData only, and generation: :mod:`codec.group.sticky`;
+  null where the protocol is another, the user data does not read as Kafka reads it, or the layout has none); and
+  its ``client_id`` the client id in the header of its JoinGroup request (a frame's; or the ``__consumer_offsets``
+  member's): a row without one -- a leader's JoinGroup response lists the members without their client ids --
+  takes the one a row of the same group and member id has (a member id is the coordinator's, for one client
+  instance).
 * ``task_lags``: one row per member x task of its ``task_offset_sums``: offset sum and lag class.
   The end-offset sums are not on the wire, so the lag is *estimated* against the highest offset sum
   any member of the same group and generation reported for the task (a lower bound of the end sum):
@@ -42,9 +46,9 @@ Tables (one Parquet directory each):
   ``topic-partition``, ``topic`` and ``partition``. A KIP-848 consumer member's partitions (heartbeat responses,
   Describe responses, ``ConsumerGroupCurrentMemberAssignment`` and ``ConsumerGroupTargetAssignmentMember``
   records; by topic id) are role ``consumer`` rows too, the topic named as a share group's is (its
-  ``ConsumerGroupPartitionMetadata`` record, its Describe responses), and the partitions a current assignment record
-  lists as pending revocation are rows of role ``pending-revocation`` (still the member's until it revokes them).
-  The Streams checks below read the task roles only.
+  ``ConsumerGroupPartitionMetadata`` record, its Describe responses, the Metadata responses of its input files), and
+  the partitions a current assignment record lists as pending revocation are rows of role ``pending-revocation``
+  (still the member's until it revokes them). The Streams checks below read the task roles only.
 * ``rebalances``: one row per group x generation: ``group_protocol`` (``classic``, or ``consumer`` / ``streams`` /
   ``share`` for Kafka 4's groups, whose generations are their epochs), leader, protocol, ``protocol_type`` (a
   classic JoinGroup response below v7 and SyncGroup below v5 name none: the JoinGroup request's, linked by
@@ -119,8 +123,10 @@ protocol's member whose subscription still lists a partition another member is g
 JoinGroup response and SyncGroup request bytes with the partition counts of the Metadata responses in the group's
 input (:mod:`codec.pipeline.consumerchecks`), ``not-the-assignors-assignment``, ``partition-unowned`` and
 ``member-never-rejoined`` (a member of a generation the next one's JoinGroup response does not list, without a
-LeaveGroup); the generations those could not check are listed, with the reason, in the report's
-``consumer_assignor_checks``. The Streams checks above look at the active, standby and warm-up rows only.
+LeaveGroup; a classic Streams group's too); a KIP-848 group's ``partition-unowned`` at each member epoch where the
+input shows it settled (:func:`codec.pipeline.consumerchecks.kip848_verdicts`); the generations and epochs those
+could not check are listed, with the reason, in the report's ``consumer_assignor_checks``. The Streams checks above
+look at the active, standby and warm-up rows only.
 """
 
 from __future__ import annotations
@@ -224,6 +230,12 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
 
     # --- members and task lags -----------------------------------------------------------------------
     m = _dedupe(ok.filter(F.col("unit_kind") == "member"))
+    names = _topic_names(ok)
+    m = m.join(
+        names.groupBy("group").agg(F.map_from_entries(F.collect_list(F.struct("topic_id", "_name"))).alias("_names")),
+        "group",
+        "left",
+    )
     members = m.select(
         *_ctx(),
         "process_id",
@@ -244,7 +256,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "client_host",
         F.size("tasks").alias("task_count"),
         "subscribed_topics",
-        "owned_partitions",
+        _owned_partitions(),
         "subscription_generation",
         "sticky_partitions",
         "sticky_generation",
@@ -432,7 +444,7 @@ def derive_tables(units: DataFrame, cfg: Config, materialize=None) -> dict[str, 
         "escaped",
         _date(),
     )
-    share_topics, shared, consumed, revoking = _share_partitions(ok)
+    share_topics, shared, consumed, revoking = _share_partitions(ok, names)
 
     def partition_rows(df: DataFrame, role: str, escaped) -> DataFrame:
         """A member's partitions (share, or a plain consumer's) as ``assignments`` rows: no task columns."""
@@ -650,7 +662,49 @@ def _consumer_partitions(ok: DataFrame) -> tuple[DataFrame, object]:
     return rows, _escaped(_CTX_ESCAPED, (_task_escaped("topic_partitions", "topic"), ("topic", "task")))
 
 
-def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
+def _owned_partitions():
+    """``members.owned_partitions``: ``{topic, partitions, topic_id}`` per topic a member owns -- a classic
+    subscription's (``topic_id`` null), or a KIP-848 heartbeat request's ``topicPartitions`` (by id: ``topic`` the
+    name :func:`_topic_names` knows, null where no input of the group names the id; ``topic_id`` always set)."""
+    none = F.lit(None).cast("string")
+    classic = F.transform(
+        "owned_partitions",
+        lambda x: F.struct(x["topic"].alias("topic"), x["partitions"].alias("partitions"), none.alias("topic_id")),
+    )
+    by_id = F.transform(
+        "owned_topic_ids",
+        lambda x: F.struct(
+            F.try_element_at(F.col("_names"), x["topic_id"]).alias("topic"),
+            x["partitions"].alias("partitions"),
+            x["topic_id"].alias("topic_id"),
+        ),
+    )
+    return F.coalesce(classic, by_id).alias("owned_partitions")
+
+
+def _topic_names(ok: DataFrame) -> DataFrame:
+    """The topic names each group's inputs give its topic ids (``group``, ``topic_id``, ``_name``): a share or
+    KIP-848 group's records and Describe responses (``share_topics``), and the Metadata responses of the same
+    input files (``source``) as the group's records; an id named two ways keeps the least name."""
+    own = ok.filter(F.col("share_topics").isNotNull()).select("group", F.explode("share_topics").alias("_t"))
+    sources = ok.filter(F.col("group").isNotNull()).select("group", "source").distinct()
+    metadata = (
+        ok.filter(F.col("metadata_topics").isNotNull())
+        .select("source", F.explode("metadata_topics").alias("_t"))
+        .join(sources, "source")
+        .select("group", "_t")
+    )
+    both = own.select("group", F.col("_t.topic_id").alias("topic_id"), F.col("_t.topic").alias("topic")).unionByName(
+        metadata.select("group", F.col("_t.topic_id").alias("topic_id"), F.col("_t.topic").alias("topic"))
+    )
+    return (
+        both.filter(F.col("topic").isNotNull() & F.col("topic_id").isNotNull())
+        .groupBy("group", "topic_id")
+        .agg(F.min("topic").alias("_name"))
+    )
+
+
+def _share_partitions(ok: DataFrame, names: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
     """A share group's topics (``group``, ``topic_id``, ``topic``, ``partitions``: the ones to hold, null when
     unknown) from its records and Describe responses (a KIP-848 consumer group's too: its partition metadata
     records, its Describe responses), and one row per member x partition it holds (each member's assignment unit
@@ -662,7 +716,6 @@ def _share_partitions(ok: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, D
         .select("group", F.explode("share_topics").alias("_t"))
         .select("group", "_t.*")
     )
-    names = topics.filter(F.col("topic").isNotNull()).groupBy("group", "topic_id").agg(F.min("topic").alias("_name"))
 
     def deduped(column: str) -> DataFrame:
         return _dedupe(ok.filter((F.col("unit_kind") == "assignment") & F.col(column).isNotNull()))

@@ -18,7 +18,7 @@ from codec.assignor.consumer.findings import decoded, group_findings
 from codec.assignor.consumer.gate_rounds import subscription_bytes
 from codec.assignor.consumer.wire import (
     CapturedGeneration,
-    _partitions_of,
+    partitions_of,
     assignment_bytes,
     check_capture,
     member_from_subscription,
@@ -72,7 +72,7 @@ def _generation(row: dict, *, eager: bool) -> CapturedGeneration:
 
 def _findings(gens, topics, verdicts=None):
     found = group_findings(
-        [decoded(g, g.protocol, member_from_subscription, _partitions_of) for g in gens], topics, verdicts
+        [decoded(g, g.protocol, member_from_subscription, partitions_of) for g in gens], topics, verdicts
     )
     return [f for fs in found.values() for f in fs]
 

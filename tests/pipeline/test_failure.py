@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from codec.pipeline.failure import gateway_gone, jvm_death, jvm_out_of_memory
+from codec.pipeline.failure import gateway_gone, jvm_death, jvm_out_of_memory, spark_error_line
 from codec.pipeline.job import _await_death
 from tests.conftest import ROOT
 
@@ -65,6 +65,25 @@ def test_a_lost_gateway_is_told_by_what_py4j_raises():
     # a CI run's out of memory: the JVM's answer to the running call was cut off
     assert gateway_gone(RuntimeError("An error occurred while calling None.None"))
     assert not gateway_gone(ValueError("[COLUMN_ALREADY_EXISTS] The column `hex` already exists."))
+
+
+def test_an_error_whose_text_is_in_a_dead_jvm_says_the_gateway_is_gone():
+    """A Py4J error's text is the Java exception's, which it asks the JVM for: once the JVM has died, ``str`` of it
+    raises. Seen in a loaded run of the out-of-memory test below: the PipelineError of the first pass had such an
+    error as its context, and reading its text put "ConnectionRefusedError" on the user's line, not the cause."""
+
+    class Py4JJavaError(Exception):
+        def __str__(self) -> str:
+            raise ConnectionRefusedError(111, "Connection refused")
+
+    try:
+        try:
+            raise Py4JJavaError()
+        except Py4JJavaError:
+            raise RuntimeError("cannot read the input: NullPointerException") from None
+    except RuntimeError as e:
+        assert e.__context__ is not None and gateway_gone(e)
+    assert spark_error_line(Py4JJavaError()) == "Py4JJavaError: (its text is in the JVM, which no longer answers)"
 
 
 def test_the_cause_is_awaited_while_the_dying_jvm_still_writes_it(tmp_path):

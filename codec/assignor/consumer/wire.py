@@ -40,6 +40,7 @@ __all__ = [
     "captured_generations",
     "check_generation",
     "check_capture",
+    "partitions_of",
 ]
 
 SUBSCRIPTION = "ConsumerProtocolSubscription"
@@ -166,7 +167,9 @@ def captured_generations(path: str | Path) -> Iterator[CapturedGeneration]:
     yield from sorted(gens.values(), key=lambda g: (g.group, g.generation))
 
 
-def _partitions_of(raw: bytes) -> list[TP]:
+def partitions_of(raw: bytes) -> list[TP]:
+    """The ``(topic, partition)`` pairs of a ConsumerProtocol assignment's bytes, in their order (a
+    :class:`~codec.errors.CodecError` when they do not read)."""
     msg = decode_consumer(ASSIGNMENT, raw)
     return [(tp.topic, p) for tp in msg.data.assigned_partitions for p in tp.partitions]
 
@@ -195,7 +198,7 @@ def check_generation(gen: CapturedGeneration, metadata_doc: Any, assignor: str) 
         if missing_topics:
             raise AssignmentError(f"the metadata lacks subscribed topic(s) {', '.join(missing_topics)}")
         expected = assign_consumer(group, name)
-        actual = {m: _partitions_of(b) for m, b in gen.assignments.items()}
+        actual = {m: partitions_of(b) for m, b in gen.assignments.items()}
     except (AssignmentError, CodecError) as e:
         out["checked"] = False
         out["why"] = str(e)
@@ -240,7 +243,7 @@ def check_capture(path: str | Path, metadata_doc: Any, assignor: str) -> Iterato
             return None
 
     found = group_findings(
-        [decoded(g, protocol_of(g), member_from_subscription, _partitions_of) for g in gens], topics, verdicts
+        [decoded(g, protocol_of(g), member_from_subscription, partitions_of) for g in gens], topics, verdicts
     )
     for key, verdict in verdicts.items():
         verdict["findings"] = found[key]
