@@ -5,6 +5,7 @@ from, counts of the input files, and checks re-derived here by hand from those d
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections import Counter, defaultdict
@@ -401,11 +402,11 @@ def test_the_findings_count_check_can_fail(sample_run, nested, vectors):
         )
 
 
-def test_balance_warmups_and_config(spark, tmp_path):
-    """KIP-441 balance and warmups on Kafka-written bytes. bal-app: three clients holding 3, 6 and 0
-    active tasks (assignment.jsonl v11 #1, #2, #11: no error, no follow-up rebalance) are unbalanced.
-    warm-app: v11 #0 runs task 4_43 that #14 holds as a standby; with num.standby.replicas = 0 each
-    standby of a task active in the generation is a warmup, and max.warmup.replicas = 0 flags them."""
+@pytest.fixture(scope="module")
+def warm_run(spark, tmp_path_factory):
+    """The run of :func:`test_balance_warmups_and_config`'s input; with what of it the Python side still holds
+    after it (:func:`_plan_objects`)."""
+    tmp_path = tmp_path_factory.mktemp("warm")
     subs = [r for r in jsonl(KAFKA_VECTORS / "subscription.jsonl") if r["version"] == 11]
     asgs = {r["index"]: r for r in jsonl(KAFKA_VECTORS / "assignment.jsonl") if r["version"] == 11}
     recs = []
@@ -423,12 +424,38 @@ def test_balance_warmups_and_config(spark, tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in recs))
     out = tmp_path / "out"
+    gc.collect()
+    before = _plan_objects()
     run(
         Options(
             inputs=[str(src)], out=str(out), quiet=True, config=Config(num_standby_replicas=0, max_warmup_replicas=0)
         ),
         spark,
     )
+    return out, asgs, _plan_objects() - before
+
+
+def _plan_objects() -> Counter:
+    """The py4j objects of query plans this process holds (live or uncollected garbage), by Java class."""
+    from py4j.java_gateway import JavaObject
+    from py4j.protocol import Py4JError
+
+    def name(o: JavaObject) -> str | None:
+        try:
+            return o.getClass().getSimpleName()
+        except Py4JError:  # (one the gateway already let go of: it holds nothing)
+            return None
+
+    objs = [o for o in gc.get_objects() if isinstance(o, JavaObject)]
+    return Counter(n for n in map(name, objs) if n in ("Dataset", "Column", "RelationalGroupedDataset"))
+
+
+def test_balance_warmups_and_config(warm_run):
+    """KIP-441 balance and warmups on Kafka-written bytes. bal-app: three clients holding 3, 6 and 0
+    active tasks (assignment.jsonl v11 #1, #2, #11: no error, no follow-up rebalance) are unbalanced.
+    warm-app: v11 #0 runs task 4_43 that #14 holds as a standby; with num.standby.replicas = 0 each
+    standby of a task active in the generation is a warmup, and max.warmup.replicas = 0 flags them."""
+    out, asgs, _ = warm_run
     f = {(r["group"], r["generation"], r["check"]) for r in read_table(out, "findings")}
     assert ("bal-app", 1, "unbalanced-active") in f
     assert ("warm-app", 1, "too-many-warmups") in f
@@ -447,36 +474,13 @@ def test_balance_warmups_and_config(spark, tmp_path):
     assert reb["warm-app"]["warmup_replicas"] == sum(1 for w in want if w[2] == "warmup")
 
 
-def test_a_run_leaves_no_dataframe_behind(spark, tmp_path):
+def test_a_run_leaves_no_dataframe_behind(warm_run):
     """A DataFrame's query plan lives in the JVM until Python frees the py4j object that stands for it, and py4j's
     objects sit in reference cycles that only Python's cycle collector frees. The job's outlived the run until the
     collector happened to run; in a session that runs the job again and again (a notebook, these tests) their plans
     filled the driver's heap and every later query crawled through full garbage collections. After a run, no
     Dataset, Column or grouping of it is left on the Python side, not even as uncollected garbage."""
-    import gc
-
-    from py4j.java_gateway import JavaObject
-    from py4j.protocol import Py4JError
-
-    plans = ("Dataset", "Column", "RelationalGroupedDataset")
-
-    def name(o: JavaObject) -> str | None:
-        try:
-            return o.getClass().getSimpleName()
-        except Py4JError:  # (one the gateway already let go of: it holds nothing)
-            return None
-
-    def live() -> Counter:
-        objs = [o for o in gc.get_objects() if isinstance(o, JavaObject)]
-        return Counter(n for n in map(name, objs) if n in plans)
-
-    src = tmp_path / "in.jsonl"
-    src.write_text("".join(CAPTURES.read_text().splitlines(keepends=True)[:40]))
-    gc.collect()
-    before = live()
-    summary = run(Options(inputs=[str(src)], out=str(tmp_path / "out"), quiet=True), spark)
-    assert summary["counts"]["records_read"] == 40
-    assert live() - before == Counter()
+    assert warm_run[2] == Counter()
 
 
 def test_existing_output_is_refused(spark, tmp_path):
