@@ -73,12 +73,15 @@ def shipped(tmp_path_factory, kafkajs_driver_modules) -> dict[str, tuple[int, st
 def test_a_shipped_driver_meets_its_expectations(shipped, name):
     code, text, report = shipped[name]
     results = report["results"]
-    assert code == 0, [(r["id"], r["status"], r["detail"]) for r in results if r["status"] in ("fail", "xpass")] or text
+    # (kafka-python's race that leaves it silent after a metadata-triggered rejoin: its trace only, see below)
+    raced = {r["id"] for r in results if name == "kafka-python" and _kafka_python_went_silent(r)}
+    unexpected = [(r["id"], r["status"], r["detail"]) for r in results if r["status"] in ("fail", "xpass")]
+    assert code == 0 or {u[0] for u in unexpected} <= raced, unexpected or text
 
     assert [r["id"] for r in results] == [s.name for s in SCENARIOS] and len(results) >= 30
     for r in results:
         assert r["detail"], r  # every verdict says why: what the client sent and what the rule expected
-        assert r["status"] in ("pass", "skip", "xfail"), r
+        assert r["status"] in ("pass", "skip", "xfail") or r["id"] in raced, r
     ran = [r for r in results if r["status"] != "skip"]
     assert len(ran) >= 20, [r["id"] for r in results if r["status"] == "skip"]
     # what a skip means: the driver did not declare what the scenario needs, and nothing else
@@ -198,13 +201,15 @@ def minimal(tmp_path_factory, kafkajs_driver_modules) -> dict[str, tuple[int, st
 
 
 def _kafka_python_went_silent(result: dict) -> bool:
-    """kafka-python 3.0.12's race, traced on 2026-11-29 (about one run in three of these scenarios, on main as on the
+    """kafka-python 3.0.12's race, traced on 2026-11-29 (9 of 20 runs of these scenarios here, on main as on the
     commit before): its first JoinGroup goes out before the topics' metadata, it is assigned nothing, the metadata
     makes it rejoin (revoked []), the second SyncGroup is answered -- and then it sends nothing at all for 20 s (no
     heartbeat, no OffsetFetch, no callback). A capture of such a run shows every request answered by the gate's
     broker, the last one (Metadata) 0.1 s after that SyncGroup; faulthandler puts the client's main thread in
     ``ensure_coordinator_ready``. The client's fault, not the gate's: such a failure, and only such a one, is
-    tolerated for the guide's Python driver (kafka-python's own expect.txt lists two scenarios it hits)."""
+    tolerated for kafka-python (the guide's driver and the shipped one; its expect.txt lists two scenarios as
+    intermittent that this race probably is). Not listed there for every scenario: the seeded-bug test counts only
+    scenarios that are not intermittent."""
     trace = result.get("trace") or {}
     events = [(d.get("event"), d.get("partitions")) for d in trace.get("driver", []) if "event" in d]
     times = [q["t"] for q in trace.get("requests", [])]
