@@ -702,7 +702,8 @@ def _release_plans() -> None:
     only by Python's cycle collector, which may not run for a long time -- and the plans of a job's queries over
     the units' hundred-odd columns run to hundreds of MB: a session that runs the job again and again (a notebook,
     the tests) filled a 1 GB heap with dead plans, and every query after that crawled through full garbage
-    collections (the split run of tests/pipeline/test_provenance.py, after the run before it: 695 s, and 153 s with them freed)."""
+    collections (the split run of tests/pipeline/test_provenance.py, after the run before it: 695 s, and 153 s
+    with them freed)."""
     gc.collect()
 
 
